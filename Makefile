@@ -1,0 +1,63 @@
+# make run   - create/refresh .venv, install what is missing, open PrivPlan on the built-in example
+# make test  - the whole check: import contract, core tests WITHOUT Qt (.venv-core), GUI tests offscreen
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+             command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+             && { echo $$p; break; }; done)
+VENV      := .venv
+CORE_VENV := .venv-core
+PY        := $(VENV)/bin/python
+CORE_PY   := $(CORE_VENV)/bin/python
+PIP_FLAGS := -q --disable-pip-version-check
+ARGS      ?=
+
+.PHONY: run test test-core test-gui lint-imports bench screenshot examples clean check-python
+
+check-python:
+	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
+
+$(VENV)/.installed: pyproject.toml | check-python
+	@bash tools/ensure-debs.sh venv
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
+	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test]'
+	@touch $@
+
+# The headless environment: the core and its tests, and no PySide6 at all.
+$(CORE_VENV)/.installed: pyproject.toml | check-python
+	@bash tools/ensure-debs.sh venv
+	$(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_PY) -m pip install $(PIP_FLAGS) --upgrade pip
+	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test]'
+	@touch $@
+
+run: $(VENV)/.installed
+	@bash tools/ensure-debs.sh run
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then $(PY) app.py $(ARGS); \
+	else echo "No display found: PrivPlan opens on a virtual X display (xvfb-run)."; \
+	     echo "Use 'make screenshot' to see it as a PNG."; xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) app.py $(ARGS); fi
+
+screenshot: $(VENV)/.installed
+	@bash tools/ensure-debs.sh run
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) app.py --screenshot docs/screenshot-main.png $(ARGS)
+
+lint-imports: $(VENV)/.installed
+	$(VENV)/bin/lint-imports
+
+test-core: $(CORE_VENV)/.installed
+	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
+	$(CORE_PY) -m pytest -q -p no:cacheprovider tests/core --doctest-modules core
+
+test-gui: $(VENV)/.installed
+	@bash tools/ensure-debs.sh test
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests/gui
+
+test: lint-imports test-core test-gui
+
+bench: $(VENV)/.installed
+	$(PY) bench/bounds.py
+
+examples: $(VENV)/.installed
+	$(PY) tools/make_examples.py
+
+clean:
+	rm -rf $(VENV) $(CORE_VENV) *.egg-info .pytest_cache

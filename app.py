@@ -1,0 +1,24 @@
+"""PrivPlan entry point: ``python app.py [FILE]`` opens the window; a subcommand runs headless.
+
+Keep the top level light: process-pool workers (spawn) import this module, and the
+command line must work without Qt installed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from core.cli import SUBCOMMANDS, run_cli
+
+    if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help", "--version")):
+        return run_cli(argv)
+    from gui.app import run_gui
+
+    return run_gui(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

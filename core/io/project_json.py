@@ -1,0 +1,141 @@
+"""Project files (``*.privplan.json``): an envelope around the project, versioned.
+
+``{"format": "privplan-project", "schema_version": N, "saved_by": "privplan X.Y.Z",
+"project": {...}}``. Older versions are migrated step by step
+(:mod:`core.io.migrations`); newer ones are refused with
+:class:`UnsupportedSchemaVersion`. Unknown keys are ignored with a logged warning.
+Saves are atomic.
+
+Examples
+--------
+>>> from core.examples import four_startups
+>>> from core.project import Project
+>>> p = Project(name="demo"); _ = p.add_mdp(four_startups())
+>>> q = project_from_dict(project_to_dict(p))
+>>> q.name, q.mdps[0].mdp == p.mdps[0].mdp
+('demo', True)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any
+
+from core import __version__
+from core._validation import InputError
+from core.io.atomic import atomic_write_text
+from core.io.mdp_files import load_mdp, mdp_from_dict, mdp_to_dict, read_json
+from core.io.migrations import SCHEMA_VERSION, migrate
+from core.project import MdpEntry, Project, RunRecord
+
+__all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "UnsupportedSchemaVersion", "project_to_dict",
+           "project_from_dict", "load_project", "save_project", "load_any", "dumps_project"]
+
+log = logging.getLogger(__name__)
+
+PROJECT_FORMAT = "privplan-project"
+_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes"}
+
+
+class UnsupportedSchemaVersion(InputError):
+    """The file was written by a newer PrivPlan."""
+
+
+def project_to_dict(project: Project) -> dict[str, Any]:
+    mdps = []
+    for e in project.mdps:
+        d = {"id": e.id, **mdp_to_dict(e.mdp)}
+        if e.note:
+            d["note"] = e.note
+        mdps.append(d)
+    runs = [{"id": r.id, "kind": r.kind, "target": r.target, "params": r.params,
+             "summary": r.summary, "mode": r.mode, "seed": r.seed, "created": r.created}
+            for r in project.runs]
+    return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
+            "saved_by": f"privplan {__version__}",
+            "project": {"name": project.name, "notes": project.notes, "mdps": mdps,
+                        "maps": project.maps, "advising": project.advising,
+                        "ledger": project.ledger, "runs": runs}}
+
+
+def dumps_project(project: Project) -> str:
+    return json.dumps(project_to_dict(project), indent=2, allow_nan=False) + "\n"
+
+
+def project_from_dict(doc: Any) -> Project:
+    if not isinstance(doc, dict) or doc.get("format") != PROJECT_FORMAT:
+        raise InputError(f"not a PrivPlan project (format must be {PROJECT_FORMAT!r})",
+                         field="format")
+    ver = doc.get("schema_version")
+    if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
+        raise InputError(f"must be a positive integer, got {ver!r}", field="schema_version")
+    if ver > SCHEMA_VERSION:
+        raise UnsupportedSchemaVersion(
+            f"file has schema version {ver} (saved by {doc.get('saved_by', 'unknown')}); this "
+            f"PrivPlan {__version__} reads up to {SCHEMA_VERSION}", field="schema_version")
+    payload = doc.get("project")
+    if not isinstance(payload, dict):
+        raise InputError("must be an object", field="project")
+    payload = migrate(payload, ver)
+    for key in sorted(set(payload) - _KNOWN):
+        log.warning("ignoring unknown project key %r", key)
+    project = Project(name=str(payload.get("name", "Untitled")),
+                      notes=str(payload.get("notes", "")))
+    for i, m in enumerate(payload.get("mdps", []) or []):
+        if not isinstance(m, dict) or not isinstance(m.get("id"), str):
+            raise InputError("each MDP needs a string id", field=f"mdps[{i}]")
+        try:
+            mdp = mdp_from_dict({k: v for k, v in m.items() if k not in ("id", "note")})
+        except InputError as exc:
+            raise InputError(exc.problem, field=f"mdps[{m['id']}].{exc.field or ''}".rstrip(".")
+                             ) from None
+        project.mdps.append(MdpEntry(m["id"], mdp, str(m.get("note", ""))))
+    for i, r in enumerate(payload.get("runs", []) or []):
+        try:
+            project.runs.append(RunRecord(
+                id=str(r["id"]), kind=str(r["kind"]), target=str(r["target"]),
+                params=dict(r.get("params", {})), summary=dict(r.get("summary", {})),
+                mode=str(r.get("mode", "experiment")), seed=r.get("seed"),
+                created=str(r.get("created", ""))))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"malformed run record ({exc})", field=f"runs[{i}]") from None
+    for key in ("maps", "advising", "ledger"):
+        val = payload.get(key, []) or []
+        if not isinstance(val, list):
+            raise InputError("must be a list", field=key)
+        setattr(project, key, val)
+    return project
+
+
+def load_project(path: str | os.PathLike[str]) -> Project:
+    try:
+        return project_from_dict(read_json(path))
+    except InputError as exc:
+        if exc.file:
+            raise
+        raise exc.with_file(str(path)) from None
+
+
+def save_project(project: Project, path: str | os.PathLike[str]) -> None:
+    atomic_write_text(path, dumps_project(project))
+
+
+def load_any(path: str | os.PathLike[str]) -> Project:
+    """Open a project, or wrap an ``*.mdp.json``/``*.mdp.npz`` file in a new project."""
+    name = str(path).lower()
+    if name.endswith(".npz"):
+        mdp = load_mdp(path)
+    else:
+        doc = read_json(path)
+        if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
+            return load_project(path)
+        if isinstance(doc, dict) and doc.get("format") == "privplan-mdp":
+            mdp = load_mdp(path)
+        else:
+            raise InputError("not a PrivPlan project or MDP file (unknown 'format')",
+                             field="format", file=str(path))
+    project = Project(name=mdp.name or os.path.basename(str(path)))
+    project.add_mdp(mdp)
+    return project

@@ -1,0 +1,73 @@
+"""Release-mode randomness from the operating system's CSPRNG.
+
+numpy's generators are fine for reproducible experiments but are not cryptographic.
+For a real release, PrivPlan draws its uniforms from :func:`os.urandom` and builds the
+other variates from them (Box–Muller normals, Marsaglia–Tsang gammas). Laplace and
+exponential-mechanism noise go through OpenDP instead (see ``core.privacy.laplace``).
+
+Examples
+--------
+>>> g = SecureRandom()
+>>> x = g.random(1000)
+>>> bool(((x > 0) & (x < 1)).all())
+True
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = ["SecureRandom"]
+
+_TWO_M53 = 2.0**-53
+
+
+class SecureRandom:
+    """The subset of ``numpy.random.Generator`` that PrivPlan uses, from ``os.urandom``."""
+
+    def random(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        """Uniform doubles in the *open* interval (0, 1) (53 random bits, never 0)."""
+        shape = () if size is None else size
+        n = int(np.prod(shape, dtype=np.int64))
+        raw = np.frombuffer(os.urandom(8 * max(n, 1)), dtype=np.uint64)[:n]
+        u = ((raw >> np.uint64(11)).astype(np.float64) + 0.5) * _TWO_M53
+        return u.reshape(shape)
+
+    def standard_exponential(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        return -np.log(self.random(size))
+
+    def standard_normal(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        shape = () if size is None else size
+        n = int(np.prod(shape, dtype=np.int64))
+        m = (n + 1) // 2
+        u1, u2 = self.random(m), self.random(m)
+        r = np.sqrt(-2.0 * np.log(u1))
+        z = np.concatenate([r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)])[:n]
+        return z.reshape(shape)
+
+    def standard_gamma(self, shape: "np.ndarray | float") -> np.ndarray:
+        """Gamma(shape, 1) variates by Marsaglia–Tsang (boosted for shape < 1)."""
+        a = np.asarray(shape, dtype=np.float64)
+        if np.any(~(a > 0)):
+            raise ValueError("gamma shape must be > 0")
+        flat = a.ravel()
+        small = flat < 1.0
+        work = np.where(small, flat + 1.0, flat)
+        d = work - 1.0 / 3.0
+        c = 1.0 / np.sqrt(9.0 * d)
+        out = np.empty_like(work)
+        todo = np.arange(work.size)
+        while todo.size:
+            z = self.standard_normal(todo.size)
+            v = (1.0 + c[todo] * z) ** 3
+            u = self.random(todo.size)
+            ok = (v > 0) & (
+                np.log(u) < 0.5 * z * z + d[todo] - d[todo] * v + d[todo] * np.log(np.where(v > 0, v, 1.0))
+            )
+            out[todo[ok]] = d[todo[ok]] * v[ok]
+            todo = todo[~ok]
+        if small.any():
+            out[small] *= self.random(int(small.sum())) ** (1.0 / flat[small])
+        return out.reshape(a.shape)

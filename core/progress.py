@@ -1,0 +1,41 @@
+"""One progress-and-cancel protocol for every long computation.
+
+A long function takes ``progress: Progress = no_progress`` and calls
+``progress(fraction, message)`` with ``fraction`` in [0, 1]. To cancel, the callback
+raises :class:`Cancelled`; core code lets it propagate.
+
+Examples
+--------
+>>> seen = []
+>>> p = sub_progress(lambda f, m="": seen.append(round(f, 2)), 0.5, 1.0)
+>>> p(0.5, "half of the second half")
+>>> seen
+[0.75]
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+__all__ = ["Progress", "Cancelled", "no_progress", "sub_progress"]
+
+
+class Cancelled(Exception):  # noqa: N818 - the name reads as the event it signals
+    """Raised by a progress callback to stop a computation cooperatively."""
+
+
+class Progress(Protocol):
+    def __call__(self, fraction: float, message: str = "") -> None: ...
+
+
+def no_progress(fraction: float, message: str = "") -> None:
+    """The default progress callback: does nothing."""
+
+
+def sub_progress(progress: Progress, start: float, stop: float) -> Progress:
+    """Map a sub-step's [0, 1] onto ``[start, stop]`` of ``progress``."""
+
+    def wrapped(fraction: float, message: str = "") -> None:
+        progress(start + (stop - start) * min(max(fraction, 0.0), 1.0), message)
+
+    return wrapped
