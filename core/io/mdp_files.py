@@ -22,6 +22,7 @@ import io
 import json
 import math
 import os
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,23 @@ def read_json(path: str | os.PathLike[str]) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                          file=p) from None
-    except InputError as exc:
-        raise exc.with_file(p) from None
+    except _NonFinite as exc:
+        m = re.search(r"(?<![\w\"])-?(NaN|Infinity)(?![\w\"])", text)
+        where = ""
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            where = f" at line {line}, column {col}"
+        raise InputError(f"{exc.args[0]}{where} is not a valid number (JSON numbers must be "
+                         "finite)", file=p) from None
+
+
+class _NonFinite(ValueError):
+    pass
 
 
 def _reject_constant(name: str) -> float:
-    raise InputError(f"{name} is not a valid number (JSON numbers must be finite)")
+    raise _NonFinite(name)
 
 
 def _number(x: Any, field: str) -> float:
@@ -223,6 +235,8 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str]) -> None:
 
 
 def _load_npz(path: str | os.PathLike[str]) -> MDP:
+    if os.path.exists(path) and not zipfile.is_zipfile(path):
+        raise InputError("not an NPZ archive (expected a file written by numpy.savez)")
     try:
         with np.load(path, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
