@@ -205,7 +205,38 @@ def _cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- dirichlet
+def _cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from core.privacy.dirichlet_accounting import dirichlet_privacy
+
+    try:
+        res = dirichlet_privacy(args.k, args.eta, args.eta if args.eta_bar is None
+                                else args.eta_bar, args.w, args.b, gamma=args.gamma,
+                                delta_target=args.delta, delta_method=args.delta_method)
+    except InputError as exc:
+        raise _flag_error(exc, {"k": "--k", "eta": "--eta", "eta_bar": "--eta-bar",
+                                "w": "--w", "b": "--b", "gamma": "--gamma",
+                                "delta": "--delta", "delta_method": "--delta-method"}) from None
+    for w in res.warnings:
+        err.write(f"warning: {w}\n")
+
+    def text() -> str:
+        approx = ("n/a" if res.epsilon_approx is None else f"{res.epsilon_approx:.6g}")
+        lines = [f"Dirichlet mechanism, k = {res.k:g}, eta = {res.eta:g}, "
+                 f"eta_bar = {res.eta_bar:g}, |W| = {res.w}, b = {res.b:g}",
+                 f"epsilon = {res.epsilon:.6g}   (Lemma 1.7 approximation: {approx})",
+                 f"delta   = {res.delta:.6g}   [{res.delta_label}]",
+                 f"gamma   = {res.gamma:.6g}" + ("" if res.delta_target is None else
+                                               f"   (largest gamma with delta <= "
+                                               f"{res.delta_target:g})")]
+        return "\n".join(lines)
+
+    _emit(args, res.to_dict(), text, out)
+    return 0
+
+
 SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
+    "dirichlet": _cmd_dirichlet,
     "privatize": _cmd_privatize,
     "bounds": _cmd_bounds,
     "sweep": _cmd_sweep,
@@ -220,6 +251,19 @@ def _build_parser() -> _Parser:
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    sp = sub.add_parser("dirichlet", help="(epsilon, delta) of the Dirichlet mechanism")
+    sp.add_argument("--k", type=float, required=True, help="concentration k > 0")
+    sp.add_argument("--eta", type=float, required=True, help="lower bound of entries in W")
+    sp.add_argument("--eta-bar", type=float, default=None,
+                    help="lower bound of the mass outside W (default: --eta)")
+    sp.add_argument("--w", type=int, required=True, help="|W| >= 2")
+    sp.add_argument("--b", type=float, required=True, help="adjacency radius in (0, 1]")
+    grp = sp.add_mutually_exclusive_group(required=True)
+    grp.add_argument("--gamma", type=float, help="Omega_1 threshold in (0, 1/|W|)")
+    grp.add_argument("--delta", type=float, help="target delta: uses the best gamma")
+    sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto")
+    common(sp)
 
     sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row")
     sp.add_argument("mdp", metavar="MDP", help="*.mdp.json or *.mdp.npz")

@@ -36,8 +36,10 @@ from scipy.special import logsumexp
 
 from core._validation import InputError, RandomSource, as_random_source, check_k
 from core.mdp import MDP
+from core.privacy.dirichlet_accounting import DirichletPrivacy, dirichlet_privacy
 
-__all__ = ["ZERO_MODES", "PrivatizedMDP", "dirichlet_rows", "privatize_mdp"]
+__all__ = ["ZERO_MODES", "PrivatizedMDP", "dirichlet_rows", "privatize_mdp",
+           "dirichlet_privacy", "DirichletPrivacy"]
 
 ZERO_MODES = ("support", "smoothing")
 _FLOOR = 1e-300  # far above the smallest normal double (2.2e-308): renormalising keeps it normal
