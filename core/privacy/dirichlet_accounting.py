@@ -343,7 +343,8 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
         while f(lo) > 0:
             lo -= 20
             if lo < -700:
-                raise InputError("no gamma reaches this delta target", field="delta")
+                raise InputError(f"no gamma in (0, 1/|W|) gives delta <= {target:g}: k·eta = "
+                                 f"{k * eta:.3g} is too small", field="delta")
         hi = math.log(top * (1 - 1e-12))
         return math.exp(brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))
     # Secant steps on log δ against log γ (nearly linear: δ ~ C·γ^{kη} for small γ), from
