@@ -178,10 +178,12 @@ def _cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     seed_drawn = args.seed is None
     try:
         res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
-                            seed=args.seed, zeros=args.zeros, workers=args.workers,
-                            progress=_Progress(err, "sweep"))
+                            seed=args.seed, zeros=args.zeros, b=args.b,
+                            delta_target=args.delta, adjacency=args.adjacency,
+                            workers=args.workers, progress=_Progress(err, "sweep"))
     except InputError as exc:
-        raise _flag_error(exc, {"k": "--k", "runs": "--runs", "beta": "--beta",
+        raise _flag_error(exc, {"k": "--k", "runs": "--runs", "beta": "--beta", "b": "--b",
+                                "delta": "--delta", "adjacency": "--adjacency",
                                 "alpha": "--alpha", "seed": "--seed", "workers": "--workers",
                                 "zeros": "--zeros"}) from None
     payload = res.to_dict()
@@ -199,6 +201,13 @@ def _cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{res.mean(c)[i]:>9.4f}±{res.sd(c)[i]:<6.3f}" for c in cols))
         lines.append("v_true and cost_empirical use the true model (oracle view); "
                      f"{res.elapsed_s:.2f} s")
+        lines.append("privacy of each release (Dirichlet mechanism, Theorem 1.6):")
+        for p in res.privacy:
+            lines.append("  " + p.statement)
+            for r in p.not_applicable[:3]:
+                lines.append(f"    no guarantee for {r.state}/{r.action}: {r.reason}")
+            if len(p.not_applicable) > 3:
+                lines.append(f"    ... and {len(p.not_applicable) - 3} more rows (see --json)")
         return "\n".join(lines)
 
     _emit(args, payload, text, out)
@@ -293,6 +302,12 @@ def _build_parser() -> _Parser:
                     help="experiment seed (drawn from the OS and reported if omitted)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
     sp.add_argument("--zeros", choices=("support", "smoothing"), default="support")
+    sp.add_argument("--b", type=float, default=0.1,
+                    help="adjacency radius of one row, in (0, 1] (default 0.1)")
+    sp.add_argument("--delta", type=float, default=0.05,
+                    help="target delta per row, in (0, 1) (default 0.05)")
+    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default="one-row",
+                    help="which MDPs are neighbours (default: differ in one row)")
     common(sp)
     return p
 

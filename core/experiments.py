@@ -34,6 +34,7 @@ from core._validation import InputError, check_beta, check_k, fresh_seed
 from core.mdp import MDP
 from core.planning.synthesis import evaluate_policy, synthesize
 from core.privacy.dirichlet import privatize_mdp
+from core.privacy.mdp_accounting import MdpPrivacy, mdp_privacy
 from core.progress import Cancelled, Progress, no_progress
 from core.robust import ALPHA_MODES, alpha_radius, robust_bounds
 
@@ -60,6 +61,7 @@ class SweepResult:
     seed: int
     elapsed_s: float = 0.0
     mode: str = "experiment"
+    privacy: tuple[MdpPrivacy, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("k", "alpha", *QUANTITIES):
@@ -96,6 +98,13 @@ class SweepResult:
         for name in (*QUANTITIES, "cost_bound", "cost_empirical"):
             out[f"{name}_mean"] = self.mean(name).tolist()
             out[f"{name}_sd"] = self.sd(name).tolist()
+        if self.privacy:
+            first = self.privacy[0]
+            out.update(b=first.b, delta_target=first.delta_target, adjacency=first.adjacency,
+                       epsilon=[p.epsilon for p in self.privacy],
+                       delta=[p.delta for p in self.privacy],
+                       privacy_statement=[p.statement for p in self.privacy],
+                       privacy_rows=[p.to_dict()["rows"] for p in self.privacy])
         out["elapsed_s"] = self.elapsed_s
         return out
 
@@ -125,7 +134,8 @@ def _default_executor(workers: int) -> Executor:
 
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                   beta: float = 0.05, alpha_mode: str = "paper", seed: int | None = None,
-                  zeros: str = "support", workers: int | None = None,
+                  zeros: str = "support", b: float = 0.1, delta_target: float = 0.05,
+                  adjacency: str = "one-row", workers: int | None = None,
                   executor: Executor | None = None, progress: Progress = no_progress
                   ) -> SweepResult:
     """Run the Figure 2.1 experiment on ``mdp`` (the *true* model).
@@ -139,6 +149,8 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     beta, alpha_mode : see :func:`core.robust.cost_of_privacy`.
     seed : int, optional
         Experiment seed; drawn from the OS and recorded if omitted.
+    b, delta_target, adjacency :
+        The (ε, δ) accounting of every k (:func:`core.privacy.mdp_accounting.mdp_privacy`).
     workers : int, optional
         Processes (default: CPU count). ``1`` runs on the calling thread.
     executor : Executor, optional
@@ -156,6 +168,8 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         raise InputError(f"must be one of {ALPHA_MODES}, got {alpha_mode!r}", field="alpha")
     seed = fresh_seed() if seed is None else int(seed)
     alphas = [alpha_radius(k, beta, mode=alpha_mode, n=mdp.n_states) for k in ks]
+    privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
+                                zeros=zeros) for k in ks)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
@@ -198,4 +212,4 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
                        v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,
-                       elapsed_s=time.perf_counter() - t0)
+                       elapsed_s=time.perf_counter() - t0, privacy=privacy)

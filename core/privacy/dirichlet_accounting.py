@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -337,22 +338,30 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
         return dirichlet_delta(k, eta, eta_bar, w, math.exp(t), method=method,
                                mc_draws=mc_draws, mc_seed=mc_seed)["delta"] - target
 
-    # The union bound is >= every δ, so its root is a lower end of the bracket.
-    lo = math.log(_union_root(k, eta, w, target)) if method != "union" else math.log(top) - 60
+    # The union bound has a closed-form root; it is >= every δ, so for the exact and MC
+    # methods its root is the lower end of the bracket.
+    g_union = _union_root(k, eta, w, target)
+    if not g_union > 0:
+        raise InputError(f"no gamma in (0, 1/|W|) gives delta <= {target:g}: k·eta = "
+                         f"{k * eta:.3g} is too small", field="delta")
+    lo = math.log(g_union)
     if method == "union":
-        while f(lo) > 0:
-            lo -= 20
-            if lo < -700:
-                raise InputError(f"no gamma in (0, 1/|W|) gives delta <= {target:g}: k·eta = "
-                                 f"{k * eta:.3g} is too small", field="delta")
-        hi = math.log(top * (1 - 1e-12))
-        return math.exp(brentq(f, lo, hi, xtol=1e-12, rtol=1e-12))
-    # Secant steps on log δ against log γ (nearly linear: δ ~ C·γ^{kη} for small γ), from
-    # the union-bound root; the bracket [lo, hi] is kept so brentq can finish if needed.
-    hi = math.log(top * (1 - 1e-12))
+        t = lo
+    else:
+        # Secant steps on log δ against log γ (nearly linear: δ ~ C·γ^{kη} for small γ),
+        # from the union-bound root; a bracket is kept so brentq can finish if needed.
+        t = _secant_root(f, lo, math.log(top * (1 - 1e-12)), target)
+    for _ in range(60):  # the root may sit a rounding error above δ̂: step just inside
+        if f(t) <= 0:
+            break
+        t -= 1e-12 * max(1.0, abs(t))
+    return math.exp(t)
+
+
+def _secant_root(f: Callable[[float], float], lo: float, hi: float, target: float) -> float:
     f_lo = f(lo)
     if f_lo >= 0:  # the bound and the exact value agree to roundoff
-        return math.exp(lo)
+        return lo
     t0, h0 = lo, math.log(f_lo + target) - math.log(target)
     t1 = min(lo + 0.1, (lo + hi) / 2)
     for _ in range(8):
@@ -362,16 +371,16 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
         else:
             lo = max(lo, t1)
         if abs(f1) <= 1e-12 * target:
-            return math.exp(t1)
+            return t1
         h1 = math.log(max(f1 + target, 1e-300)) - math.log(target)
         if h1 == h0 or not math.isfinite(h1):
             break
         t_next = t1 - h1 * (t1 - t0) / (h1 - h0)
         t0, h0 = t1, h1
         if abs(t_next - t1) < 1e-9:
-            return math.exp(t_next)
+            return t_next
         t1 = t_next if lo < t_next < hi else (lo + hi) / 2
-    return math.exp(brentq(f, lo, hi, xtol=1e-11, rtol=1e-11))
+    return float(brentq(f, lo, hi, xtol=1e-11, rtol=1e-11))
 
 
 def _union_root(k: float, eta: float, w: int, target: float) -> float:
