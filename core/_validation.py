@@ -41,8 +41,8 @@ class InputError(ValueError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
     def with_file(self, file: str) -> "InputError":
-        """The same error, with the file it came from named first."""
-        return InputError(self.problem, field=self.field, file=file)
+        """The same error (same class), with the file it came from named first."""
+        return type(self)(self.problem, field=self.field, file=file)
 
 
 def _is_finite_number(x: Any) -> bool:

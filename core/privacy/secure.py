@@ -21,18 +21,22 @@ import numpy as np
 
 __all__ = ["SecureRandom"]
 
-_TWO_M53 = 2.0**-53
+_TWO_M52 = 2.0**-52
 
 
 class SecureRandom:
     """The subset of ``numpy.random.Generator`` that PrivPlan uses, from ``os.urandom``."""
 
     def random(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        """Uniform doubles in the *open* interval (0, 1) (53 random bits, never 0)."""
+        """Uniform doubles in the *open* interval (0, 1): (j + ½)·2⁻⁵² for 52 random bits j.
+
+        Every such value is an exact double, from 2⁻⁵³ to 1 − 2⁻⁵³ (with 53 bits the top
+        value (2⁵³ − ½)·2⁻⁵³ would round to 1.0).
+        """
         shape = () if size is None else size
         n = int(np.prod(shape, dtype=np.int64))
         raw = np.frombuffer(os.urandom(8 * max(n, 1)), dtype=np.uint64)[:n]
-        u = ((raw >> np.uint64(11)).astype(np.float64) + 0.5) * _TWO_M53
+        u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * _TWO_M52
         return u.reshape(shape)
 
     def standard_exponential(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:

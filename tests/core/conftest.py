@@ -1,0 +1,60 @@
+"""Shared settings for the Qt-free core tests.
+
+Hypothesis runs derandomised (a fixed seed derived from each test) and without an
+example database, so a CI run is reproducible (``.hypothesis/`` then holds only
+Hypothesis's constants cache; it is git-ignored).
+Set ``HYPOTHESIS_PROFILE=explore`` to search with fresh random examples instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, max_examples=500, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def make_random_mdp(rng: np.random.Generator, n_states: int, n_actions: int,
+                    horizon: int | None, *, discount: float | None = None,
+                    zeros: float = 0.0, masked: bool = True, holes: bool = False):
+    """A random valid MDP; ``zeros`` is the chance of a structural zero per entry.
+
+    Rewards are drawn from N(0, 1) so values have both signs. With ``masked``, states
+    have between 1 and ``n_actions`` actions. By default the available actions are
+    ``0 .. n_s-1`` (the shape an ``*.mdp.json`` file can express) and some state has all
+    of them; ``holes=True`` makes any non-empty subset available instead (NPZ only).
+    """
+    from core.mdp import MDP
+
+    S, A = n_states, n_actions
+    u = rng.uniform(size=(S, A, S))
+    if zeros:
+        u = np.where(rng.uniform(size=u.shape) < zeros, 0.0, u)
+        empty = u.sum(axis=2) == 0
+        u[empty, rng.integers(S)] = 1.0  # keep every row a distribution
+    P = u / u.sum(axis=2, keepdims=True)
+    mask = np.ones((S, A), dtype=bool)
+    if masked and A > 1:
+        if holes:
+            mask = rng.uniform(size=(S, A)) < 0.6
+            mask[np.arange(S), rng.integers(A, size=S)] = True
+        else:
+            n_s = rng.integers(1, A + 1, size=S)
+            n_s[rng.integers(S)] = A
+            mask = np.arange(A)[None, :] < n_s[:, None]
+    if discount is None:
+        discount = 1.0 if horizon is not None else float(rng.uniform(0.3, 0.95))
+    return MDP(P=P, R=rng.normal(size=(S, A)), R_T=rng.normal(size=S), mask=mask,
+               horizon=horizon, discount=discount)
+
+
+@pytest.fixture(scope="session")
+def random_mdp_factory():
+    return make_random_mdp
