@@ -85,27 +85,51 @@ def inner_extremes(rows: np.ndarray, v: np.ndarray, *, alpha: float, beta: float
     """
     rows = np.asarray(rows, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    lo_min, hi_max = _knapsack(rows, v, alpha, np.argsort(v, kind="stable") if order is None
-                               else order)
-    lo = beta * v.min() + (1.0 - beta) * lo_min
-    hi = beta * v.max() + (1.0 - beta) * hi_max
+    o = np.argsort(v, kind="stable") if order is None else order
+    return _extremes(rows, v, v, alpha, beta, o, o[::-1])
+
+
+# Rows are processed in blocks so that the (block, n) temporaries stay in cache: at
+# n = 1000 a whole-matrix pass allocates 8 MB per temporary and runs ~5x slower.
+_BLOCK_ELEMS = 1 << 15
+
+
+def _extremes(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: float, beta: float,
+              asc_lo: np.ndarray, desc_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """min over P̂ of pᵀv_lo and max over P̂ of pᵀv_hi, row by row (spec §6.5).
+
+    The L∞ box around each row is l = max(P̄ − α, 0), u = min(P̄ + α, 1); the knapsack
+    starts from l and fills the remaining mass r = 1 − Σl greedily along ``asc_lo`` (for
+    the min) or ``desc_hi`` (for the max): fill_j = clip(r − (cumsum(c) − c), 0, c) with
+    c = (u − l) in that order.
+    """
+    m, n = rows.shape
+    lo = np.empty(m)
+    hi = np.empty(m)
+    v_lo_sorted, v_hi_sorted = v_lo[asc_lo], v_hi[desc_hi]
+    step = max(1, _BLOCK_ELEMS // max(n, 1))
+    for start in range(0, m, step):
+        block = rows[start:start + step]
+        lower = block - alpha
+        np.maximum(lower, 0.0, out=lower)
+        cap = block + alpha
+        np.minimum(cap, 1.0, out=cap)
+        cap -= lower
+        rest = 1.0 - lower.sum(axis=1, keepdims=True)
+        np.maximum(rest, 0.0, out=rest)
+        for order, vs, base_v, out in ((asc_lo, v_lo_sorted, v_lo, lo),
+                                       (desc_hi, v_hi_sorted, v_hi, hi)):
+            c = cap[:, order]
+            fill = np.cumsum(c, axis=1)
+            fill -= c
+            np.subtract(rest, fill, out=fill)
+            np.clip(fill, 0.0, c, out=fill)
+            out[start:start + step] = lower @ base_v + fill @ vs
+    lo *= 1.0 - beta
+    lo += beta * v_lo.min()
+    hi *= 1.0 - beta
+    hi += beta * v_hi.max()
     return lo, hi
-
-
-def _knapsack(rows: np.ndarray, v: np.ndarray, alpha: float, order: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """min and max of qᵀv over {l ≤ q ≤ u, Σq = 1}: greedy fill in ascending/descending v."""
-    lower = np.maximum(rows - alpha, 0.0)
-    cap = np.minimum(rows + alpha, 1.0) - lower
-    rest = np.maximum(1.0 - lower.sum(axis=1), 0.0)[:, None]
-    base = lower @ v
-    out = []
-    for o in (order, order[::-1]):
-        c = cap[:, o]
-        before = np.cumsum(c, axis=1) - c
-        fill = np.clip(rest - before, 0.0, c)
-        out.append(base + fill @ v[o])
-    return out[0], out[1]
 
 
 def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense: str = "min"
@@ -138,9 +162,8 @@ def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense
 def _inner(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: float, beta: float,
            method: str) -> tuple[np.ndarray, np.ndarray]:
     if method == "greedy":
-        lo, _ = inner_extremes(rows, v_lo, alpha=alpha, beta=beta)
-        _, hi = inner_extremes(rows, v_hi, alpha=alpha, beta=beta)
-        return lo, hi
+        return _extremes(rows, v_lo, v_hi, alpha, beta, np.argsort(v_lo, kind="stable"),
+                         np.argsort(v_hi, kind="stable")[::-1])
     lo = np.array([inner_lp(r, v_lo, alpha=alpha, beta=beta, sense="min") for r in rows])
     hi = np.array([inner_lp(r, v_hi, alpha=alpha, beta=beta, sense="max") for r in rows])
     return lo, hi
