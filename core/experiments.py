@@ -173,7 +173,10 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
-    chunk = max(1, math.ceil(runs / max(1, 2 * n_workers)))
+    # In-process runs report (and can be cancelled) after every run; a pool gets a few
+    # chunks per worker so that start-up and pickling costs stay small.
+    inline = executor is None and n_workers == 1
+    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 2 * n_workers)))
     tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))
              for start in range(0, runs, chunk)]
     t0 = time.perf_counter()
@@ -188,7 +191,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
 
     progress(0.0, "starting")
-    if executor is None and n_workers == 1:
+    if inline:
         for task in tasks:
             i, start, stop = task
             record(task, _run_chunk(mdp, ks[i], alphas[i], beta, zeros, seed, i, start, stop))

@@ -83,6 +83,9 @@ def project_from_dict(doc: Any) -> Project:
         log.warning("ignoring unknown project key %r", key)
     project = Project(name=str(payload.get("name", "Untitled")),
                       notes=str(payload.get("notes", "")))
+    for key in ("mdps", "runs", "maps", "advising", "ledger"):
+        if not isinstance(payload.get(key, []) or [], list):
+            raise InputError(f"must be a list, got {type(payload[key]).__name__}", field=key)
     for i, m in enumerate(payload.get("mdps", []) or []):
         if not isinstance(m, dict) or not isinstance(m.get("id"), str):
             raise InputError("each MDP needs a string id", field=f"mdps[{i}]")
@@ -99,7 +102,7 @@ def project_from_dict(doc: Any) -> Project:
                 params=dict(r.get("params", {})), summary=dict(r.get("summary", {})),
                 mode=str(r.get("mode", "experiment")), seed=r.get("seed"),
                 created=str(r.get("created", ""))))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"malformed run record ({exc})", field=f"runs[{i}]") from None
     for key in ("maps", "advising", "ledger"):
         val = payload.get(key, []) or []

@@ -1,0 +1,594 @@
+"""PrivPlan's main window: menus, toolbar, docks, workspace tabs and status bar.
+
+Layout (``ux.md``): the Project tree on the left, one workspace tab per open MDP in the
+centre (drawing above, Figure 2.1 below), the active workspace's run parameters on the
+right, a Log dock (hidden by default) and a status bar with model validity, the
+randomness mode and the progress of a running analysis.
+
+The window owns the :class:`gui.document.ProjectDocument` it is given and one
+:class:`gui.workers.TaskRunner` per workspace; ``closeEvent`` shuts them all down.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QScrollArea,
+    QStackedWidget,
+    QStyle,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
+
+from core import __version__
+from core._validation import InputError
+from core.project import Project
+from gui.commands import RenameProjectCommand
+from gui.document import ProjectDocument
+from gui.editors.mdp_view import MdpView
+from gui.panels.log_panel import LogPanel
+from gui.panels.project_panel import ProjectPanel
+from gui.settings import Settings
+from gui.workers import TaskRunner
+from gui.workspace import MdpWorkspace
+
+__all__ = ["MainWindow", "ask_save_changes", "OPEN_FILTERS", "PROJECT_SUFFIX"]
+
+PROJECT_SUFFIX = ".privplan.json"
+OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.npz);;"
+                "PrivPlan projects (*.privplan.json);;MDP files (*.mdp.json *.mdp.npz);;"
+                "All files (*)")
+MAX_AUTO_OPEN = 6
+DEFAULT_SIZE = (1500, 950)
+
+ABOUT_HTML = """<h3>PrivPlan {version}</h3>
+<p>Privacy-preserving policy synthesis for Markov decision processes with the Dirichlet
+mechanism, and the cost of privacy it brings (Gohari, Hale &amp; Topcu, CDC 2020;
+Gohari, dissertation, ch. 1–2).</p>
+<p><b>Privacy note.</b> PrivPlan works offline and sends nothing anywhere. A <i>seeded
+experiment</i> is reproducible and meant for studying the method — it is not a private
+release. Quantities marked <i>oracle view</i> (V, |V̄ − V|) are computed from the true
+model, which the private algorithm never sees: never publish them as private results.
+The four-startups model is an illustrative placeholder, not the paper's model.</p>"""
+
+
+def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
+    """Save / Discard / Cancel for unsaved changes (tests replace this function)."""
+    return QMessageBox.question(
+        parent, "Unsaved changes", f"The project “{name}” has unsaved changes.\n\n"
+        "Save them before closing it?",
+        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 use_settings: bool = True) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._use_settings = use_settings
+        document.setParent(self)
+        self._settings = Settings()
+        self._workspaces: dict[str, MdpWorkspace] = {}
+        self._runners: dict[str, TaskRunner] = {}
+        self._discard_on_close = False
+        self.setObjectName("main_window")
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
+                            | QMainWindow.DockOption.AllowTabbedDocks)
+
+        # centre: workspace tabs, or an empty state
+        self.tabs = QTabWidget(self)
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.setDocumentMode(True)
+        self.empty_view = MdpView(document, None, self)
+        self.closed_label = QLabel("No workspace is open.\n\nDouble-click an MDP in the Project "
+                                   "panel to open its workspace.", self)
+        self.closed_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.closed_label.setStyleSheet("QLabel { color: #666; font-size: 11pt; }")
+        self.central = QStackedWidget(self)
+        for w in (self.empty_view, self.closed_label, self.tabs):
+            self.central.addWidget(w)
+        self.setCentralWidget(self.central)
+
+        # docks
+        self.project_panel = ProjectPanel(document, self)
+        self.project_dock = self._add_dock("Project", "project_dock", self.project_panel,
+                                           Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.params_stack = QStackedWidget(self)
+        self.params_placeholder = QLabel("Open an MDP workspace to set the parameters of its "
+                                         "analysis here.", self)
+        self.params_placeholder.setWordWrap(True)
+        self.params_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.params_placeholder.setStyleSheet("QLabel { color: #666; padding: 16px; }")
+        self.params_stack.addWidget(self.params_placeholder)
+        scroll = QScrollArea(self)
+        scroll.setWidget(self.params_stack)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.params_dock = self._add_dock("Run parameters", "params_dock", scroll,
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.log_panel = LogPanel(self)
+        self.log_dock = self._add_dock("Log", "log_dock", self.log_panel,
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.log_dock.hide()
+        self.log_dock.visibilityChanged.connect(self._on_log_dock_visibility_changed)
+        self._log_dock_sized = False
+        self.log_panel.install_logging_handler()
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+        self._create_actions()
+        self._create_menus_and_toolbar()
+        self._create_status_bar()
+
+        document.project_replaced.connect(self._on_document_project_replaced)
+        document.dirty_changed.connect(self._on_document_dirty_changed)
+        document.path_changed.connect(self._on_document_path_changed)
+        document.name_changed.connect(self._on_document_name_changed)
+        document.run_added.connect(self._on_document_run_added)
+        document.run_removed.connect(self._on_document_run_removed)
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self.tabs.tabCloseRequested.connect(self._on_tabs_tab_close_requested)
+        self.project_panel.mdp_activated.connect(self._on_project_panel_mdp_activated)
+        self.project_panel.run_activated.connect(self._on_project_panel_run_activated)
+        self.project_panel.rename_requested.connect(self.rename_project)
+
+        self.project_dock.setMinimumWidth(170)
+        self.params_dock.setMinimumWidth(300)
+        self.resize(*DEFAULT_SIZE)
+        geometry, state = self._settings.window_state() if use_settings else (None, None)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+        else:
+            self.resizeDocks([self.project_dock, self.params_dock], [220, 310],
+                             Qt.Orientation.Horizontal)
+        self._open_initial_workspaces()
+        self._update_title()
+        self._update_status()
+        self.log_panel.info(f"PrivPlan {__version__}: opened “{document.display_name}”"
+                            + (f" from {document.path}" if document.path else ""))
+
+    # ------------------------------------------------------------------ construction
+    def _add_dock(self, title: str, name: str, widget: QWidget,
+                  area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _create_actions(self) -> None:
+        style = self.style()
+        sp = QStyle.StandardPixmap
+
+        def action(text: str, slot, shortcut=None, icon=None, tip: str = "") -> QAction:
+            a = QAction(text, self)
+            if icon is not None:
+                a.setIcon(style.standardIcon(icon))
+            if shortcut is not None:
+                a.setShortcut(shortcut)
+            if tip:
+                a.setStatusTip(tip)
+                a.setToolTip(tip)
+            a.triggered.connect(slot)
+            return a
+
+        self.new_action = action("&New Project", self.new_project, QKeySequence.StandardKey.New,
+                                 sp.SP_FileIcon, "Start an empty project")
+        self.open_action = action("&Open…", self.open_file, QKeySequence("Ctrl+O"),
+                                  sp.SP_DialogOpenButton,
+                                  "Open a project (*.privplan.json) or an MDP file")
+        self.save_action = action("&Save", self.save, QKeySequence("Ctrl+S"),
+                                  sp.SP_DialogSaveButton, "Save the project")
+        self.save_as_action = action("Save &As…", self.save_as, QKeySequence("Ctrl+Shift+S"),
+                                     None, "Save the project under a new name")
+        self.quit_action = action("&Quit", self.close, QKeySequence.StandardKey.Quit, None,
+                                  "Quit PrivPlan")
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        stack = self._document.undo_stack
+        self.undo_action = stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setIcon(style.standardIcon(sp.SP_ArrowBack))
+        self.redo_action = stack.createRedoAction(self, "&Redo")
+        redo_keys = list(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
+        if QKeySequence("Ctrl+Shift+Z") not in redo_keys:
+            redo_keys.append(QKeySequence("Ctrl+Shift+Z"))
+        self.redo_action.setShortcuts(redo_keys)
+        self.redo_action.setIcon(style.standardIcon(sp.SP_ArrowForward))
+        self.rename_action = action("Re&name Project…", self.rename_project, None, None,
+                                    "Rename the project (undoable)")
+        self.run_action = action("&Run Analysis", self.run_analysis, QKeySequence("F5"),
+                                 sp.SP_MediaPlay,
+                                 "Run the privacy sweep of the active workspace (F5)")
+        self.cancel_action = action("&Cancel", self.cancel_analysis, QKeySequence("Esc"),
+                                    sp.SP_MediaStop, "Cancel the running analysis (Esc)")
+        self.fit_action = action("&Fit Drawing to View", self._fit_active_drawing, None, None,
+                                 "Fit the MDP drawing (or press F in the drawing)")
+        self.about_action = action("&About PrivPlan", self.show_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _create_menus_and_toolbar(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for a in (self.new_action, self.open_action, None, self.save_action,
+                  self.save_as_action, None, self.quit_action):
+            file_menu.addSeparator() if a is None else file_menu.addAction(a)
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.rename_action)
+        view_menu = bar.addMenu("&View")
+        for dock in (self.project_dock, self.params_dock, self.log_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.fit_action)
+        analysis_menu = bar.addMenu("&Analysis")
+        analysis_menu.addAction(self.run_action)
+        analysis_menu.addAction(self.cancel_action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+        self.view_menu = view_menu
+
+        tb = QToolBar("Main toolbar", self)
+        tb.setObjectName("main_toolbar")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setMovable(False)
+        for a in (self.new_action, self.open_action, self.save_action, None, self.undo_action,
+                  self.redo_action, None, self.run_action, self.cancel_action):
+            tb.addSeparator() if a is None else tb.addAction(a)
+        self.addToolBar(tb)
+        view_menu.insertAction(view_menu.actions()[0], tb.toggleViewAction())
+
+    def _create_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.validity_label = QLabel(self)
+        self.mode_label = QLabel(self)
+        self.mode_label.setToolTip("Randomness mode of the active workspace's analysis.")
+        self.progress_bar = QProgressBar(self)
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setFixedWidth(220)
+        self.progress_bar.setFormat("%p%")
+        self.progress_bar.hide()
+        for w in (self.validity_label, self.mode_label, self.progress_bar):
+            sb.addPermanentWidget(w)
+
+    # ------------------------------------------------------------------ workspaces
+    @property
+    def document(self) -> ProjectDocument:
+        return self._document
+
+    def workspaces(self) -> dict[str, MdpWorkspace]:
+        return dict(self._workspaces)
+
+    def active_workspace(self) -> MdpWorkspace | None:
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, MdpWorkspace) else None
+
+    def open_workspace(self, mdp_id: str) -> MdpWorkspace:
+        """Open (or bring forward) the workspace tab of ``mdp_id``."""
+        ws = self._workspaces.get(mdp_id)
+        if ws is None:
+            runner = TaskRunner(self)
+            ws = MdpWorkspace(self._document, mdp_id, runner, self.tabs)
+            self._workspaces[mdp_id] = ws
+            self._runners[mdp_id] = runner
+            panel = ws.analysis_panel
+            panel.message_logged.connect(self.log_panel.log)
+            panel.parameters_changed.connect(self._update_status)
+            runner.started.connect(functools.partial(self._on_runner_started, mdp_id))
+            runner.progress_changed.connect(
+                functools.partial(self._on_runner_progress_changed, mdp_id))
+            runner.finished.connect(functools.partial(self._on_runner_finished, mdp_id))
+            self.params_stack.addWidget(panel)
+            index = self.tabs.addTab(ws, ws.title())
+            entry = self._document.mdp_entry(mdp_id)
+            self.tabs.setTabToolTip(index, f"{entry.mdp.name or mdp_id} ({mdp_id})")
+        self.tabs.setCurrentWidget(ws)
+        self.central.setCurrentWidget(self.tabs)
+        self._on_tabs_current_changed(self.tabs.currentIndex())
+        return ws
+
+    def close_workspace(self, mdp_id: str) -> None:
+        ws = self._workspaces.pop(mdp_id, None)
+        if ws is None:
+            return
+        runner = self._runners.pop(mdp_id)
+        runner.shutdown()
+        self.params_stack.removeWidget(ws.analysis_panel)
+        ws.analysis_panel.deleteLater()
+        self.tabs.removeTab(self.tabs.indexOf(ws))
+        ws.deleteLater()
+        runner.deleteLater()
+        if not self._workspaces:
+            self._show_empty_centre()
+        self._update_status()
+
+    def _close_all_workspaces(self) -> None:
+        for mdp_id in list(self._workspaces):
+            self.close_workspace(mdp_id)
+
+    def _open_initial_workspaces(self) -> None:
+        entries = self._document.project.mdps[:MAX_AUTO_OPEN]
+        for e in entries:
+            self.open_workspace(e.id)
+        if entries:
+            self.tabs.setCurrentIndex(0)
+        else:
+            self._show_empty_centre()
+
+    def _show_empty_centre(self) -> None:
+        self.central.setCurrentWidget(self.closed_label if self._document.project.mdps
+                                      else self.empty_view)
+        self.params_stack.setCurrentWidget(self.params_placeholder)
+
+    # ------------------------------------------------------------------ file actions
+    def new_project(self) -> None:
+        if not self._maybe_save():
+            return
+        self._document.replace_project(Project(name="Untitled"), None)
+
+    def open_file(self) -> None:
+        if not self._maybe_save():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open project or MDP",
+                                              self._settings.last_dir, OPEN_FILTERS)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | os.PathLike[str]) -> bool:
+        """Load ``path`` into the document; on any problem explain it and change nothing."""
+        from core.io.mdp_files import read_json
+        from core.io.project_json import PROJECT_FORMAT, load_any
+
+        path = str(path)
+        try:
+            project = load_any(path)
+            is_project = (path.lower().endswith(".json")
+                          and isinstance(doc := read_json(path), dict)
+                          and doc.get("format") == PROJECT_FORMAT)
+        except InputError as exc:
+            self._report_open_error(str(exc))
+            return False
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self._report_open_error(f"{path}: cannot read this file ({exc})")
+            return False
+        self._settings.last_dir = str(Path(path).parent)
+        self._document.replace_project(project, path if is_project else None)
+        if not is_project:
+            self.log_panel.info(f"{path} is an MDP file: it was wrapped in a new, unsaved "
+                                "project (Save As… to keep it)")
+        return True
+
+    def _report_open_error(self, message: str) -> None:
+        self.log_panel.error(f"cannot open: {message}")
+        QMessageBox.critical(self, "Cannot open file", message)
+
+    def save(self) -> bool:
+        if self._document.path is None:
+            return self.save_as()
+        return self.save_to(self._document.path)
+
+    def save_as(self) -> bool:
+        folder = (str(Path(self._document.path).parent) if self._document.path
+                  else self._settings.last_dir)
+        suggested = str(Path(folder or ".") / (_safe_file_stem(self._document.display_name)
+                                               + PROJECT_SUFFIX))
+        path, _ = QFileDialog.getSaveFileName(self, "Save project as", suggested,
+                                              "PrivPlan project (*.privplan.json)")
+        if not path:
+            return False
+        if not path.lower().endswith(PROJECT_SUFFIX):
+            path = (path[:-5] if path.lower().endswith(".json") else path) + PROJECT_SUFFIX
+        return self.save_to(path)
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        """Save atomically (temp file + rename) and mark the document clean."""
+        from core.io.project_json import save_project
+
+        path = str(path)
+        try:
+            save_project(self._document.project, path)
+        except (InputError, OSError, ValueError) as exc:
+            self.log_panel.error(f"cannot save {path}: {exc}")
+            QMessageBox.critical(self, "Cannot save", f"The project was not saved.\n\n{exc}")
+            return False
+        self._document.mark_saved(path)
+        self._settings.last_dir = str(Path(path).parent)
+        self.log_panel.info(f"saved {path}")
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def _maybe_save(self) -> bool:
+        """True when it is fine to drop the current project (saved, discarded or clean)."""
+        if not self._document.is_dirty:
+            return True
+        answer = ask_save_changes(self, self._document.display_name)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def rename_project(self) -> None:
+        name, ok = QInputDialog.getText(self, "Rename project", "Project name:",
+                                        text=self._document.project.name)
+        name = name.strip()
+        if ok and name and name != self._document.project.name:
+            self._document.push(RenameProjectCommand(self._document, name))
+
+    def discard_and_close(self) -> bool:
+        """Close without asking about unsaved changes (``--screenshot``)."""
+        self._discard_on_close = True
+        return self.close()
+
+    # ------------------------------------------------------------------ analysis actions
+    def run_analysis(self) -> bool:
+        ws = self.active_workspace()
+        if ws is None:
+            self.statusBar().showMessage("Open an MDP workspace first.", 4000)
+            return False
+        return ws.analysis_panel.run()
+
+    def cancel_analysis(self) -> None:
+        ws = self.active_workspace()
+        if ws is not None:
+            ws.analysis_panel.cancel()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About PrivPlan", ABOUT_HTML.format(version=__version__))
+
+    def _fit_active_drawing(self) -> None:
+        ws = self.active_workspace()
+        if ws is not None:
+            ws.mdp_view.fit_to_view()
+
+    # ------------------------------------------------------------------ status
+    def _update_title(self) -> None:
+        where = self._document.path or "not saved"
+        self.setWindowTitle(f"{self._document.display_name}[*] — {where} — PrivPlan")
+        self.setWindowModified(self._document.is_dirty)
+
+    def _update_status(self) -> None:
+        ws = self.active_workspace()
+        if ws is None or not self._document.has_mdp(ws.mdp_id):
+            self.validity_label.setText("no model open")
+            self.mode_label.setText("")
+        else:
+            m = self._document.mdp_entry(ws.mdp_id).mdp
+            self.validity_label.setText(f"model valid ✓ ({m.n_states} states, "
+                                        f"{int(m.mask.sum())} state–action pairs)")
+            self.validity_label.setToolTip("Every row of P is a probability distribution and "
+                                           "every reward is finite (checked when loaded).")
+            self.mode_label.setText(" · " + ws.analysis_panel.randomness_label())
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        ws = self.active_workspace()
+        running = ws is not None and ws.analysis_panel.is_running
+        self.run_action.setEnabled(ws is not None and not running)
+        self.cancel_action.setEnabled(running)
+        if ws is not None and running:
+            self.progress_bar.show()
+        else:
+            self.progress_bar.hide()
+
+    # ------------------------------------------------------------------ slots
+    def _on_document_project_replaced(self) -> None:
+        self._close_all_workspaces()
+        self._open_initial_workspaces()
+        self._update_title()
+        self._update_status()
+        self.log_panel.info(f"project “{self._document.display_name}” opened"
+                            + (f" from {self._document.path}" if self._document.path else ""))
+
+    def _on_document_dirty_changed(self, dirty: bool) -> None:
+        self._update_title()
+
+    def _on_document_path_changed(self, path: str) -> None:
+        self._update_title()
+
+    def _on_document_name_changed(self, name: str) -> None:
+        self._update_title()
+
+    def _on_document_run_added(self, run_id: str) -> None:
+        r = self._document.run(run_id)
+        s = r.summary
+        mode = (f"seeded experiment (seed {r.seed})" if r.params.get("seeded", True)
+                else f"experiment, fresh OS seed {r.seed}")
+        self.log_panel.info(f"{r.id} recorded: {r.kind} on {r.target}, "
+                            f"{len(s.get('k', []))} k values × {s.get('runs')} runs, "
+                            f"β = {s.get('beta')}, α {s.get('alpha_mode')}, {mode}, "
+                            f"{float(s.get('elapsed_s', 0.0)):.2f} s")
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        self.log_panel.info(f"{run_id} removed from the project")
+
+    def _on_tabs_current_changed(self, index: int) -> None:
+        ws = self.active_workspace()
+        if ws is not None:
+            self.params_stack.setCurrentWidget(ws.analysis_panel)
+        else:
+            self.params_stack.setCurrentWidget(self.params_placeholder)
+        self._update_status()
+
+    def _on_log_dock_visibility_changed(self, visible: bool) -> None:
+        if visible and not self._log_dock_sized:
+            self._log_dock_sized = True
+            self.resizeDocks([self.log_dock], [170], Qt.Orientation.Vertical)
+
+    def _on_tabs_tab_close_requested(self, index: int) -> None:
+        ws = self.tabs.widget(index)
+        if isinstance(ws, MdpWorkspace):
+            self.close_workspace(ws.mdp_id)
+
+    def _on_project_panel_mdp_activated(self, mdp_id: str) -> None:
+        self.open_workspace(mdp_id)
+
+    def _on_project_panel_run_activated(self, run_id: str) -> None:
+        record = self._document.run(run_id)
+        if record.kind == "sweep" and self._document.has_mdp(record.target):
+            self.open_workspace(record.target).results.show_run(run_id)
+
+    def _on_runner_started(self, mdp_id: str) -> None:
+        if self._is_active(mdp_id):
+            self.progress_bar.setValue(0)
+        self._update_actions()
+
+    def _on_runner_progress_changed(self, mdp_id: str, fraction: float, message: str) -> None:
+        if self._is_active(mdp_id):
+            self.progress_bar.setValue(int(round(1000 * fraction)))
+            self.statusBar().showMessage(f"Privacy sweep: {message}")
+
+    def _on_runner_finished(self, mdp_id: str) -> None:
+        if self._is_active(mdp_id):
+            self.statusBar().clearMessage()
+        self._update_actions()
+
+    def _is_active(self, mdp_id: str) -> bool:
+        ws = self.active_workspace()
+        return ws is not None and ws.mdp_id == mdp_id
+
+    # ------------------------------------------------------------------ Qt events
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self._discard_on_close and not self._maybe_save():
+            event.ignore()
+            return
+        for runner in list(self._runners.values()):
+            runner.shutdown()
+        if self._use_settings:
+            self._settings.set_window_state(self.saveGeometry(), self.saveState())
+            self._settings.sync()
+        self.log_panel.remove_logging_handler()
+        event.accept()
+
+
+def _safe_file_stem(name: str) -> str:
+    stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
+    return stem.replace(" ", "-") or "project"
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.preview import example_document, run_preview
+
+    return run_preview(lambda: MainWindow(example_document()), exec_=exec_,
+                       title="", size=DEFAULT_SIZE)
+
+
+if __name__ == "__main__":
+    preview()

@@ -1,0 +1,1 @@
+"""Docked and workspace panels: project tree, run parameters, plots, log."""

@@ -1,0 +1,435 @@
+"""Run parameters of an MDP workspace (right dock) and its Run / Cancel buttons.
+
+The panel validates as you type, starts :func:`core.experiments.privacy_sweep` through
+its workspace's :class:`gui.workers.TaskRunner` on a snapshot of the model, and when the
+run succeeds records it in the project with an undoable
+:class:`gui.commands.AddRunCommand`.
+
+Randomness is labelled honestly. A *seeded experiment* uses the seed shown. Unticking
+"seeded experiment" draws a fresh seed from the operating system for each run, and
+records it — but the sweep stays an **experiment**: it evaluates π̄ on the true model
+(the oracle view) and uses numpy's generator, so it is never a private *release*.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core._validation import InputError, check_beta, check_k
+from core.experiments import DEFAULT_K
+from core.project import RunRecord
+from gui.commands import AddRunCommand
+from gui.document import ProjectDocument
+from gui.style import ERROR_COLOUR, INVALID_STYLE
+from gui.workers import TaskRunner
+
+__all__ = ["AnalysisPanel", "SweepParameters", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS",
+           "default_workers"]
+
+DEFAULT_K_TEXT = ", ".join(f"{k:g}" for k in DEFAULT_K)
+MAX_K_VALUES = 60
+
+TOOLTIPS = {
+    "k": "Dirichlet concentration k: larger k gives a more accurate private model but less "
+         "privacy (ε grows with k). One or more values > 0, separated by commas.",
+    "runs": "Privatisations per k: the plots show the mean ± 1 standard deviation over these "
+            "runs (the paper uses 50).",
+    "beta": "β in (0, 1) is the tail probability of Lemma 2.2 and the mixing weight of the "
+            "robust set P̂_{α,β}: smaller β widens α, larger β adds a floor to the bound.",
+    "alpha": "How the radius α of the robust set is computed: ‘paper’ uses "
+             "α = √(log(1/β) / (2(k+1))) as published, where Lemma 2.2 may fail; ‘rigorous’ "
+             "uses α = √(log(2n/β) / (2(k+1))), a union bound over the n next states.",
+    "seed": "Seed of the experiment's random numbers: the same seed reproduces the same "
+            "results bit for bit, whatever the number of workers.",
+    "seeded": "Ticked: a reproducible seeded experiment with the seed shown. Unticked: each run "
+              "draws a fresh seed from the operating system and records it; the sweep is "
+              "still an experiment (it uses the true model), never a private release.",
+    "workers": "Processes used for the runs; 1 runs them in PrivPlan's own worker thread.",
+}
+
+
+def default_workers() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def parse_k_list(text: str) -> tuple[float, ...]:
+    """Parse ``"10, 20, 5e3"`` into sorted, distinct concentrations k > 0.
+
+    Raises :class:`InputError` (field ``k``) naming the first bad entry.
+    """
+    parts = [p for p in re.split(r"[,;\s]+", text.strip()) if p]
+    if not parts:
+        raise InputError("enter at least one value of k (> 0)", field="k")
+    values: list[float] = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            raise InputError(f"{part!r} is not a number", field="k") from None
+        try:
+            values.append(check_k(value, "k"))
+        except InputError:
+            raise InputError(f"{part} is not a finite number > 0", field="k") from None
+    ks = tuple(sorted(set(values)))
+    if len(ks) > MAX_K_VALUES:
+        raise InputError(f"at most {MAX_K_VALUES} values, got {len(ks)}", field="k")
+    return ks
+
+
+@dataclass(frozen=True)
+class SweepParameters:
+    """What one press of Run means; stored in :attr:`core.project.RunRecord.params`."""
+
+    ks: tuple[float, ...]
+    runs: int
+    beta: float
+    alpha_mode: str
+    seeded: bool
+    seed: int | None  # None: a fresh OS seed is drawn (and recorded in the result)
+    workers: int
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ks"] = list(self.ks)
+        return d
+
+    def sweep_kwargs(self) -> dict[str, Any]:
+        return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
+                "seed": self.seed, "workers": self.workers}
+
+
+def randomness_label(seeded: bool, seed: int | None) -> str:
+    """The status-bar words for the randomness mode (never ambiguous)."""
+    if seeded:
+        return f"seeded experiment (seed {seed})"
+    return "experiment with a fresh OS seed per run (recorded; not a release)"
+
+
+class AnalysisPanel(QWidget):
+    """Parameters + Run/Cancel for the privacy sweep of one MDP."""
+
+    parameters_changed = Signal()
+    message_logged = Signal(str, str)  # level, text (the main window's Log dock listens)
+
+    def __init__(self, document: ProjectDocument, mdp_id: str, runner: TaskRunner,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._mdp_id = mdp_id
+        self._runner = runner
+        self._running: tuple[SweepParameters, object] | None = None
+
+        self.model_label = QLabel(self)
+        self.model_label.setWordWrap(True)
+        self.model_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.k_edit = QLineEdit(DEFAULT_K_TEXT, self)
+        self.k_edit.setCursorPosition(0)
+        self.k_edit.setToolTip(TOOLTIPS["k"])
+        self.k_error = QLabel(self)
+        self.k_error.setWordWrap(True)
+        self.k_error.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.k_error.hide()
+
+        self.runs_spin = QSpinBox(self)
+        self.runs_spin.setRange(1, 100_000)
+        self.runs_spin.setValue(50)
+        self.runs_spin.setToolTip(TOOLTIPS["runs"])
+
+        self.beta_spin = QDoubleSpinBox(self)
+        self.beta_spin.setDecimals(4)
+        self.beta_spin.setRange(0.0001, 0.9999)  # the open interval (0, 1)
+        self.beta_spin.setSingleStep(0.01)
+        self.beta_spin.setValue(0.05)
+        self.beta_spin.setToolTip(TOOLTIPS["beta"])
+
+        self.alpha_combo = QComboBox(self)
+        self.alpha_combo.addItem("paper (Lemma 2.2)", "paper")
+        self.alpha_combo.addItem("rigorous (log 2n/β)", "rigorous")
+        self.alpha_combo.setToolTip(TOOLTIPS["alpha"])
+        self.alpha_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.alpha_combo.setMinimumContentsLength(10)
+        for i in range(self.alpha_combo.count()):
+            self.alpha_combo.setItemData(i, TOOLTIPS["alpha"], Qt.ItemDataRole.ToolTipRole)
+
+        self.seeded_check = QCheckBox("seeded experiment", self)
+        self.seeded_check.setChecked(True)
+        self.seeded_check.setToolTip(TOOLTIPS["seeded"])
+        self.seed_spin = QSpinBox(self)
+        self.seed_spin.setRange(0, 2_147_483_647)
+        self.seed_spin.setValue(7)
+        self.seed_spin.setToolTip(TOOLTIPS["seed"])
+        self.mode_label = QLabel(self)
+        self.mode_label.setWordWrap(True)
+        self.mode_label.setStyleSheet("color: #555;")
+
+        self.workers_spin = QSpinBox(self)
+        self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
+        self.workers_spin.setValue(default_workers())
+        self.workers_spin.setToolTip(TOOLTIPS["workers"])
+
+        style = self.style()
+        self.run_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
+                                      "Run (F5)", self)
+        self.run_button.setToolTip("Run the privacy sweep (Figure 2.1) with these parameters.")
+        self.cancel_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop),
+                                         "Cancel (Esc)", self)
+        self.cancel_button.setToolTip("Stop the running sweep; nothing is recorded.")
+        self.cancel_button.setEnabled(False)
+        self.status_label = QLabel(self)
+        self.status_label.setWordWrap(True)
+
+        model_box = QGroupBox("Model", self)
+        QVBoxLayout(model_box).addWidget(self.model_label)
+        box = QGroupBox("Privacy sweep (Figure 2.1)", self)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(self._label("k values", "k"), self.k_edit)
+        form.addRow("", self.k_error)
+        form.addRow(self._label("runs per k", "runs"), self.runs_spin)
+        form.addRow(self._label("β", "beta"), self.beta_spin)
+        form.addRow(self._label("α radius", "alpha"), self.alpha_combo)
+        form.addRow("", self.seeded_check)
+        form.addRow(self._label("seed", "seed"), self.seed_spin)
+        form.addRow("", self.mode_label)
+        form.addRow(self._label("workers", "workers"), self.workers_spin)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button, 1)
+        buttons.addWidget(self.cancel_button, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(model_box)
+        layout.addWidget(box)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status_label)
+        layout.addStretch(1)
+
+        self.k_edit.textChanged.connect(self._on_k_edit_text_changed)
+        for sig in (self.runs_spin.valueChanged, self.beta_spin.valueChanged,
+                    self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
+                    self.workers_spin.valueChanged):
+            sig.connect(self._on_parameter_changed)
+        self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+        runner.started.connect(self._on_runner_started)
+        runner.finished.connect(self._on_runner_finished)
+        runner.succeeded.connect(self._on_runner_succeeded)
+        runner.failed.connect(self._on_runner_failed)
+        runner.cancelled.connect(self._on_runner_cancelled)
+        runner.progress_changed.connect(self._on_runner_progress_changed)
+        document.mdp_changed.connect(self._on_document_mdp_changed)
+        self._update_model_label()
+        self._on_seeded_check_toggled(self.seeded_check.isChecked())
+
+    # ------------------------------------------------------------------ public
+    @property
+    def mdp_id(self) -> str:
+        return self._mdp_id
+
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    @property
+    def is_running(self) -> bool:
+        return self._runner.is_running
+
+    def randomness_label(self) -> str:
+        return randomness_label(self.seeded_check.isChecked(), self.seed_spin.value())
+
+    def parameters(self) -> SweepParameters:
+        """The parameters in the widgets; raises :class:`InputError` if any is invalid."""
+        ks = parse_k_list(self.k_edit.text())
+        beta = check_beta(self.beta_spin.value())
+        seeded = self.seeded_check.isChecked()
+        return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=beta,
+                               alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
+                               seed=self.seed_spin.value() if seeded else None,
+                               workers=self.workers_spin.value())
+
+    def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
+                       beta: float | None = None, alpha_mode: str | None = None,
+                       seed: int | None = None, seeded: bool | None = None,
+                       workers: int | None = None) -> None:
+        """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
+        if ks is not None:
+            self.k_edit.setText(ks)
+            self.k_edit.setCursorPosition(0)
+        if runs is not None:
+            self.runs_spin.setValue(runs)
+        if beta is not None:
+            self.beta_spin.setValue(beta)
+        if alpha_mode is not None:
+            self.alpha_combo.setCurrentIndex(self.alpha_combo.findData(alpha_mode))
+        if seed is not None:
+            self.seed_spin.setValue(seed)
+        if seeded is not None:
+            self.seeded_check.setChecked(seeded)
+        if workers is not None:
+            self.workers_spin.setValue(workers)
+
+    def run(self) -> bool:
+        """Validate and start the sweep; on bad input show why and start nothing."""
+        if not self._document.has_mdp(self._mdp_id):
+            return False
+        try:
+            params = self.parameters()
+        except InputError as exc:
+            self._show_error(str(exc))
+            QMessageBox.warning(self, "Cannot run the privacy sweep",
+                                f"Please fix the run parameters first.\n\n{exc}")
+            return False
+        mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
+        from core.experiments import privacy_sweep
+
+        self._running = (params, mdp)
+        self._runner.start(privacy_sweep, mdp, list(params.ks), **params.sweep_kwargs())
+        return True
+
+    def cancel(self) -> None:
+        if self._runner.is_running:
+            self.status_label.setText("Cancelling…")
+            self._runner.cancel()
+
+    # ------------------------------------------------------------------ helpers
+    def _label(self, text: str, key: str) -> QLabel:
+        label = QLabel(text, self)
+        label.setToolTip(TOOLTIPS[key])
+        return label
+
+    def _show_error(self, message: str) -> None:
+        self.k_error.setText(message)
+        self.k_error.show()
+        self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>{message}</span>")
+
+    def _update_model_label(self) -> None:
+        if not self._document.has_mdp(self._mdp_id):
+            self.model_label.setText("(this MDP is no longer in the project)")
+            return
+        m = self._document.mdp_entry(self._mdp_id).mdp
+        horizon = f"horizon T = {m.horizon}" if m.is_finite else "infinite horizon"
+        self.model_label.setText(
+            f"<b>{m.name or self._mdp_id}</b><br>{m.n_states} states, "
+            f"{int(m.mask.sum())} state–action pairs, {horizon}, γ = {m.discount:g}, "
+            f"s₀ = {m.state_names[m.initial_state]}<br>"
+            "<span style='color:#1B7F3B'>model valid ✓</span>")
+
+    # ------------------------------------------------------------------ slots
+    def _on_k_edit_text_changed(self, text: str) -> None:
+        try:
+            parse_k_list(text)
+        except InputError as exc:
+            self.k_edit.setStyleSheet(INVALID_STYLE)
+            self.k_edit.setToolTip(f"{exc}\n\n{TOOLTIPS['k']}")
+            self.k_error.setText(str(exc))
+            self.k_error.show()
+        else:
+            self.k_edit.setStyleSheet("")
+            self.k_edit.setToolTip(TOOLTIPS["k"])
+            self.k_error.hide()
+            self.k_error.clear()
+        self.parameters_changed.emit()
+
+    def _on_parameter_changed(self, *args: object) -> None:
+        self.parameters_changed.emit()
+
+    def _on_seeded_check_toggled(self, checked: bool) -> None:
+        self.seed_spin.setEnabled(checked)
+        if checked:
+            self.mode_label.setText("Reproducible; for studying the method, not for releasing "
+                                    "private data.")
+        else:
+            self.mode_label.setText("A fresh seed is drawn from the OS for each run and "
+                                    "recorded. Still an experiment: the sweep uses the true "
+                                    "model, so it is never a release.")
+        self.parameters_changed.emit()
+
+    def _on_runner_started(self) -> None:
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.k_error.hide()
+        self.status_label.setText("Running…")
+
+    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
+        self.status_label.setText(f"Running… {fraction:.0%}  {message}")
+
+    def _on_runner_finished(self) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def _on_runner_succeeded(self, result: object) -> None:
+        if self._running is None:
+            return
+        params, snapshot = self._running
+        self._running = None
+        from core.experiments import SweepResult
+
+        assert isinstance(result, SweepResult)
+        if not self._document.has_mdp(self._mdp_id):
+            self.message_logged.emit("WARNING", f"sweep finished but MDP {self._mdp_id} is "
+                                                "gone; the result was discarded")
+            return
+        if self._document.mdp_entry(self._mdp_id).mdp is not snapshot:
+            self.message_logged.emit("WARNING", f"MDP {self._mdp_id} changed during the run; "
+                                                "the recorded result is for the model as it "
+                                                "was when Run was pressed")
+        record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
+                           target=self._mdp_id, params=params.to_dict(),
+                           summary=result.to_dict(), mode=result.mode, seed=result.seed)
+        self._document.push(AddRunCommand(self._document, record))
+        self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
+                                  f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
+
+    def _on_runner_failed(self, exc: object) -> None:
+        self._running = None
+        text = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>Run failed: "
+                                  f"{text}</span>")
+        self.message_logged.emit("ERROR", f"sweep on {self._mdp_id} failed: {text}")
+
+    def _on_runner_cancelled(self) -> None:
+        self._running = None
+        self.status_label.setText("Cancelled; nothing was recorded.")
+        self.message_logged.emit("INFO", f"sweep on {self._mdp_id} cancelled")
+
+    def _on_document_mdp_changed(self, mdp_id: str) -> None:
+        if mdp_id == self._mdp_id:
+            self._update_model_label()
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.preview import example_document, run_preview
+
+    def build() -> QWidget:
+        runner = TaskRunner()
+        panel = AnalysisPanel(example_document(), "four-startups", runner)
+        runner.setParent(panel)
+        return panel
+
+    return run_preview(build, exec_=exec_, title="Run parameters", size=(340, 560))
+
+
+if __name__ == "__main__":
+    preview()

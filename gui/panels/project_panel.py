@@ -1,0 +1,136 @@
+"""The Project dock: a tree of the project's MDPs and recorded runs.
+
+Double-click an MDP to open (or bring forward) its workspace tab; double-click a run to
+show it in its MDP's workspace. The tree is rebuilt from the document on every change:
+it never holds state of its own.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QMenu, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from gui.document import ProjectDocument
+
+__all__ = ["ProjectPanel"]
+
+_KIND_ROLE = Qt.ItemDataRole.UserRole
+_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ProjectPanel(QWidget):
+    mdp_activated = Signal(str)
+    run_activated = Signal(str)
+    rename_requested = Signal()
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setExpandsOnDoubleClick(False)
+        self.tree.itemActivated.connect(self._on_tree_item_activated)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._on_tree_context_menu_requested)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tree)
+        for sig in (document.project_replaced, document.run_added, document.run_removed,
+                    document.mdp_changed, document.name_changed):
+            sig.connect(self._on_document_changed)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ content
+    def rebuild(self) -> None:
+        project = self._document.project
+        self.tree.clear()
+        root = QTreeWidgetItem([project.name or "Untitled"])
+        root.setData(0, _KIND_ROLE, "project")
+        root.setToolTip(0, "The project. Right-click to rename.")
+        font = root.font(0)
+        font.setBold(True)
+        root.setFont(0, font)
+        self.tree.addTopLevelItem(root)
+        mdps = QTreeWidgetItem(root, [f"MDPs ({len(project.mdps)})"])
+        mdps.setData(0, _KIND_ROLE, "group")
+        if not project.mdps:
+            hint = QTreeWidgetItem(mdps, ["(none — File ▸ Open… an *.mdp.json)"])
+            hint.setDisabled(True)
+        for e in project.mdps:
+            m = e.mdp
+            horizon = f"T = {m.horizon}" if m.is_finite else f"γ = {m.discount:g}, infinite"
+            item = QTreeWidgetItem(mdps, [m.name or e.id])
+            item.setData(0, _KIND_ROLE, "mdp")
+            item.setData(0, _ID_ROLE, e.id)
+            tip = (f"{e.id}: {m.n_states} states, {int(m.mask.sum())} state–action pairs, "
+                   f"{horizon}.\nDouble-click to open its workspace.")
+            if e.note:
+                tip += f"\n\n{e.note}"
+            item.setToolTip(0, tip)
+        runs = QTreeWidgetItem(root, [f"Runs ({len(project.runs)})"])
+        runs.setData(0, _KIND_ROLE, "group")
+        if not project.runs:
+            hint = QTreeWidgetItem(runs, ["(none yet — F5 runs the analysis)"])
+            hint.setDisabled(True)
+        for r in project.runs:
+            seed = f"seed {r.seed}" if r.seed is not None else "no seed"
+            item = QTreeWidgetItem(runs, [f"{r.id} · {r.kind} · {r.target}"])
+            item.setData(0, _KIND_ROLE, "run")
+            item.setData(0, _ID_ROLE, r.id)
+            item.setToolTip(0, f"{r.kind} on {r.target}, {r.mode}, {seed}\ncreated {r.created}"
+                               "\nDouble-click to show it.")
+        for it in (root, mdps, runs):
+            it.setExpanded(True)
+
+    def item_ids(self, kind: str) -> list[str]:
+        """Ids of the tree items of ``kind`` ("mdp" or "run"), in display order."""
+        out: list[str] = []
+        stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        while stack:
+            item = stack.pop(0)
+            if item.data(0, _KIND_ROLE) == kind:
+                out.append(item.data(0, _ID_ROLE))
+            stack[0:0] = [item.child(i) for i in range(item.childCount())]
+        return out
+
+    # ------------------------------------------------------------------ slots
+    def _on_document_changed(self, *args: object) -> None:
+        self.rebuild()
+
+    def _on_tree_item_activated(self, item: QTreeWidgetItem, column: int) -> None:
+        kind = item.data(0, _KIND_ROLE)
+        if kind == "mdp":
+            self.mdp_activated.emit(item.data(0, _ID_ROLE))
+        elif kind == "run":
+            self.run_activated.emit(item.data(0, _ID_ROLE))
+        elif kind == "project":
+            self.rename_requested.emit()
+
+    def _on_tree_context_menu_requested(self, pos) -> None:
+        item = self.tree.itemAt(pos)
+        if item is None:
+            return
+        menu = QMenu(self)
+        kind = item.data(0, _KIND_ROLE)
+        if kind == "project":
+            menu.addAction("Rename project…", self.rename_requested.emit)
+        elif kind == "mdp":
+            mdp_id = item.data(0, _ID_ROLE)
+            menu.addAction("Open workspace", lambda: self.mdp_activated.emit(mdp_id))
+        elif kind == "run":
+            run_id = item.data(0, _ID_ROLE)
+            menu.addAction("Show results", lambda: self.run_activated.emit(run_id))
+        if not menu.isEmpty():
+            menu.exec(self.tree.viewport().mapToGlobal(pos))
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.preview import example_document, run_preview
+
+    return run_preview(lambda: ProjectPanel(example_document()), exec_=exec_,
+                       title="Project", size=(280, 400))
+
+
+if __name__ == "__main__":
+    preview()

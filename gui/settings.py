@@ -1,0 +1,59 @@
+"""User preferences in QSettings (never in the project file), versioned like Orange's.
+
+Bump :data:`SETTINGS_VERSION` when a key changes meaning and add a step to
+:func:`migrate_settings`. Tests redirect QSettings to a temporary folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+__all__ = ["SETTINGS_VERSION", "Settings", "migrate_settings"]
+
+SETTINGS_VERSION = 1
+
+
+def migrate_settings(settings: QSettings, version: int) -> None:
+    """Upgrade stored settings from ``version`` to :data:`SETTINGS_VERSION` (no steps yet)."""
+    settings.setValue("settings_version", SETTINGS_VERSION)
+
+
+class Settings:
+    """Typed access to the few preferences PrivPlan keeps."""
+
+    def __init__(self) -> None:
+        self._qs = QSettings()
+        stored = self._qs.value("settings_version", None)
+        try:
+            version = int(stored) if stored is not None else SETTINGS_VERSION
+        except (TypeError, ValueError):
+            version = 0
+        if stored is None or version < SETTINGS_VERSION:
+            migrate_settings(self._qs, version)
+
+    def _get(self, key: str, default: Any) -> Any:
+        value = self._qs.value(key, default)
+        return default if value is None else value
+
+    @property
+    def last_dir(self) -> str:
+        return str(self._get("files/last_dir", ""))
+
+    @last_dir.setter
+    def last_dir(self, folder: str) -> None:
+        self._qs.setValue("files/last_dir", folder)
+
+    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
+        geometry = self._qs.value("window/geometry")
+        state = self._qs.value("window/state")
+        return (geometry if isinstance(geometry, QByteArray) else None,
+                state if isinstance(state, QByteArray) else None)
+
+    def set_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
+        self._qs.setValue("window/geometry", geometry)
+        self._qs.setValue("window/state", state)
+
+    def sync(self) -> None:
+        self._qs.sync()

@@ -1,0 +1,42 @@
+"""Shared look: the colour-blind-safe palette (Okabe–Ito), the private accent, text helpers."""
+
+from __future__ import annotations
+
+__all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "INVALID_STYLE"]
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable with common colour-vision
+# deficiencies.
+OKABE_ITO = {
+    "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
+}
+
+#: The one accent colour for private (released) artefacts.
+PRIVATE_ACCENT = OKABE_ITO["orange"]
+ERROR_COLOUR = OKABE_ITO["vermillion"]
+
+#: Plot series: key -> (legend label, colour, symbol, dashed line)
+SERIES = {
+    "v_lower": ("v\u0332  pessimistic bound", OKABE_ITO["blue"], "t", False),
+    "v_private": ("V\u0304  private value (π̄ on P̄)", PRIVATE_ACCENT, "o", False),
+    "v_true": ("V  π̄ on true P (oracle view)", OKABE_ITO["black"], "s", True),
+    "v_upper": ("v\u0304  optimistic bound", OKABE_ITO["green"], "t1", False),
+    "cost_bound": ("bound  v\u0304 − v\u0332", OKABE_ITO["vermillion"], "d", False),
+    "cost_empirical": ("empirical |V\u0304 − V| (oracle view)", OKABE_ITO["black"], "s", True),
+}
+
+INVALID_STYLE = (f"border: 1px solid {ERROR_COLOUR}; background: #FDECE6;")
+
+
+def fmt_num(x: float, digits: int = 4) -> str:
+    """Number text for tables: fixed decimals for ordinary magnitudes, else scientific.
+
+    >>> fmt_num(0.0042712), fmt_num(-0.27851), fmt_num(123456.0), fmt_num(0.0)
+    ('0.0043', '-0.2785', '1.235e+05', '0.0000')
+    """
+    if x != x:  # NaN
+        return "–"
+    ax = abs(x)
+    if ax == 0 or 1e-3 <= ax < 1e4:
+        return f"{x:.{digits}f}"
+    return f"{x:.{max(1, digits - 1)}e}"
