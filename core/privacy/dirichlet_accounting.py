@@ -98,8 +98,11 @@ def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray) -> np.ndarray:
     lo_lim, hi_lim = g[ok][:, None], upper[ok][:, None]
     span = hi_lim - lo_lim
     grade_lo = _GRADE_FINE if a1 < 1.0 else _GRADE
+    # At the last level the inner factor I_{1-g/(1-x)}(a_r, a_2) behaves like
+    # (upper - x)^{a_r} at the upper limit: grade finely there when a_r < 1.
+    grade_hi = _GRADE_FINE if m == 2 and a_r < 1.0 else _GRADE
     br = np.concatenate([lo_lim, hi_lim, np.clip(_breaks(a1, b1)[None, :], lo_lim, hi_lim),
-                         hi_lim - span * _GRADE[None, :], lo_lim + span * grade_lo[None, :]],
+                         hi_lim - span * grade_hi[None, :], lo_lim + span * grade_lo[None, :]],
                         axis=1)
     br.sort(axis=1)
     lo, hi = br[:, :-1], br[:, 1:]
@@ -125,18 +128,55 @@ def union_delta(k: float, eta: float, w: int, gamma: "np.ndarray | float") -> np
     return np.minimum(1.0, w * betainc(k * eta, k * (1.0 - eta), np.asarray(gamma, float)))
 
 
+def _mc_minima(k: float, eta: float, eta_bar: float, w: int, draws: int, seed: int
+               ) -> list[np.ndarray]:
+    """min over W of every draw, per vertex (A, B): the same draws for every γ."""
+    rng = np.random.default_rng(seed)
+    return [rng.dirichlet(np.array([*a_w, a_r]), size=draws)[:, :w].min(axis=1)
+            for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values()]
+
+
+def _cp_upper(fails: int, draws: int) -> float:
+    """One-sided 95% Clopper–Pearson upper limit of a failure probability."""
+    return 1.0 if fails >= draws else float(beta_dist.ppf(0.95, fails + 1, draws - fails))
+
+
 def _mc_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, draws: int,
               seed: int) -> tuple[float, float]:
     """(point estimate, one-sided 95% Clopper–Pearson upper limit), worst vertex."""
-    rng = np.random.default_rng(seed)
     worst = (0.0, 0.0)
-    for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values():
-        x = rng.dirichlet(np.array([*a_w, a_r]), size=draws)
-        fails = int((x[:, :w] < gamma).any(axis=1).sum())
-        upper = 1.0 if fails == draws else float(beta_dist.ppf(0.95, fails + 1, draws - fails))
+    for m in _mc_minima(k, eta, eta_bar, w, draws, seed):
+        fails = int((m < gamma).sum())
+        upper = _cp_upper(fails, draws)
         if upper > worst[1]:
             worst = (fails / draws, upper)
     return worst
+
+
+def _mc_root(k: float, eta: float, eta_bar: float, w: int, target: float, draws: int,
+             seed: int) -> float:
+    """Largest γ whose Monte Carlo δ (the Clopper–Pearson upper limit) is <= δ̂.
+
+    The draws are the same at every γ (fixed seed), so a vertex fails #{draws with
+    min_W x < γ} times: γ* is the (f+1)-th smallest minimum, f the largest failure count
+    whose upper limit is <= δ̂, taken at both vertices.
+    """
+    lo, hi = -1, draws  # _cp_upper(lo) <= δ̂ < _cp_upper(hi), with lo = -1 meaning none
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _cp_upper(mid, draws) <= target:
+            lo = mid
+        else:
+            hi = mid
+    if lo < 0:
+        raise InputError(f"{draws} Monte Carlo draws cannot show delta <= {target:g}; use more "
+                         "draws or the union bound", field="delta")
+    g = min(float(np.partition(m, lo)[lo]) for m in _mc_minima(k, eta, eta_bar, w, draws, seed))
+    g = min(g, (1.0 / w) * (1 - 1e-12))
+    if not g > 0:
+        raise InputError(f"no gamma in (0, 1/|W|) gives delta <= {target:g} (Monte Carlo)",
+                         field="delta")
+    return g
 
 
 def dirichlet_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, *,
@@ -338,15 +378,18 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
         return dirichlet_delta(k, eta, eta_bar, w, math.exp(t), method=method,
                                mc_draws=mc_draws, mc_seed=mc_seed)["delta"] - target
 
-    # The union bound has a closed-form root; it is >= every δ, so for the exact and MC
-    # methods its root is the lower end of the bracket.
+    # The union bound has a closed-form root; it is >= every exact δ, so for the exact
+    # method its root is the lower end of the bracket (an MC upper limit may exceed it).
     g_union = _union_root(k, eta, w, target)
-    if not g_union > 0:
+    # betaincinv returns the smallest normal float when the root underflows (k·eta << 1)
+    if not g_union > 0 or union_delta(k, eta, w, g_union) > target * (1 + 1e-6):
         raise InputError(f"no gamma in (0, 1/|W|) gives delta <= {target:g}: k·eta = "
                          f"{k * eta:.3g} is too small", field="delta")
     lo = math.log(g_union)
     if method == "union":
         t = lo
+    elif method == "mc":  # a step function of γ: solved on the draws themselves
+        return _mc_root(k, eta, eta_bar, w, target, mc_draws, mc_seed)
     else:
         # Secant steps on log δ against log γ (nearly linear: δ ~ C·γ^{kη} for small γ),
         # from the union-bound root; a bracket is kept so brentq can finish if needed.
