@@ -64,8 +64,7 @@ UNION_CONFIGS = {  # |W|: (η, η̄, [k, ...])
 
 
 def clear_caches() -> None:
-    da._delta_cached.cache_clear()
-    da._breaks.cache_clear()
+    da.clear_caches()
 
 
 def cold_time(fn, repeats: int = REPEATS) -> tuple[float, object]:

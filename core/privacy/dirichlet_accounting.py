@@ -45,7 +45,8 @@ from scipy.stats import beta as beta_dist
 from core._validation import InputError
 
 __all__ = ["DELTA_METHODS", "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
-           "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta"]
+           "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
+           "clear_caches"]
 
 DELTA_METHODS = ("auto", "exact", "union", "mc")
 EXACT_MAX_W = 3
@@ -200,10 +201,22 @@ def _delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: s
     if method == "mc":
         est, upper = _mc_delta(k, eta, eta_bar, w, gamma, mc_draws, mc_seed)
         return {"delta": upper, "delta_estimate": est}
-    verts = vertex_parameters(k, eta, eta_bar, w)
-    qa = float(prob_all_above(*verts["A"], gamma)[0])
-    qb = float(prob_all_above(*verts["B"], gamma)[0])
-    return {"delta": 1.0 - min(qa, qb), "delta_vertex_A": 1.0 - qa, "delta_vertex_B": 1.0 - qb}
+    da, db = (_vertex_delta(k, eta, eta_bar, w, v, gamma) for v in ("A", "B"))
+    return {"delta": max(da, db), "delta_vertex_A": da, "delta_vertex_B": db}
+
+
+@lru_cache(maxsize=512)
+def _vertex_delta(k: float, eta: float, eta_bar: float, w: int, vertex: str, gamma: float
+                  ) -> float:
+    """1 − P[Dir ∈ Ω₁] at one vertex type (memoised: γ* solves and δ share evaluations)."""
+    a_w, a_r = vertex_parameters(k, eta, eta_bar, w)[vertex]
+    return 1.0 - float(prob_all_above(a_w, a_r, gamma)[0])
+
+
+def clear_caches() -> None:
+    """Forget memoised δ evaluations and quadrature breakpoints (for benchmarks)."""
+    for fn in (_delta_cached, _vertex_delta, _breaks):
+        fn.cache_clear()
 
 
 # --------------------------------------------------------------------------- ε
@@ -391,9 +404,16 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
     elif method == "mc":  # a step function of γ: solved on the draws themselves
         return _mc_root(k, eta, eta_bar, w, target, mc_draws, mc_seed)
     else:
+        # δ = max(δ_A, δ_B), both increasing in γ, so γ* = min(root_A, root_B): solve at
+        # vertex A (the usual maximiser) and check B once, which halves the work.
         # Secant steps on log δ against log γ (nearly linear: δ ~ C·γ^{kη} for small γ),
         # from the union-bound root; a bracket is kept so brentq can finish if needed.
-        t = _secant_root(f, lo, math.log(top * (1 - 1e-12)), target)
+        def at(vertex: str) -> Callable[[float], float]:
+            return lambda u: _vertex_delta(k, eta, eta_bar, w, vertex, math.exp(u)) - target
+
+        t = _secant_root(at("A"), lo, math.log(top * (1 - 1e-12)), target)
+        if at("B")(t) > 0:  # vertex B binds first: its root lies below A's
+            t = _secant_root(at("B"), lo, t, target)
     for _ in range(60):  # the root may sit a rounding error above δ̂: step just inside
         if f(t) <= 0:
             break

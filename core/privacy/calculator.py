@@ -1,0 +1,601 @@
+"""Curves of the Privacy Calculator: ε vs δ, ε vs k, δ vs γ and accuracy vs k.
+
+Everything here is a "what-if" evaluation of the Dirichlet mechanism's accountant
+(:mod:`core.privacy.dirichlet_accounting`): nothing is released and nothing is recorded.
+
+* :func:`epsilon_delta_curve` is the Figure 1.1 reproduction. It is computed
+  *parametrically*: on a log-spaced grid of the Ω₁ threshold γ in (0, 1/|W|), δ(γ) comes
+  from one vectorised evaluation per vertex type and ε(γ) from the closed form of
+  Theorem 1.6. Because δ increases with γ, the point at δ(γ) is exactly the
+  corrected problem (1.23) solved for δ̂ = δ(γ): the curve is ε*(δ̂).
+  ε of Lemma 1.7 is ε plus a constant offset (spec §2.7).
+* :func:`epsilon_vs_k` solves γ* for each k at a fixed δ̂ (or takes a fixed γ).
+* :func:`delta_vs_gamma` gives δ(γ) by the exact quadrature, the union bound and,
+  optionally, Monte Carlo.
+* :func:`accuracy_vs_k` gives the variance bound, E‖x − p‖² and the radius α (paper
+  and rigorous) of Dir_k (spec §3).
+* :func:`evaluate_calculator` is what the GUI's worker runs: the single-point result,
+  the ε–δ curve and δ–γ curves (sharing one δ evaluation) and the accuracy curves.
+
+References
+----------
+Gohari, dissertation, ch. 1 (Theorem 1.6, Lemma 1.7, problem (1.23), Figure 1.1);
+PrivPlan spec ``dirichlet-and-policy-synthesis.md`` §2–§4.
+
+Examples
+--------
+>>> c = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40)
+>>> round(c.epsilon_at(0.05), 2), round(c.approx_offset, 6)
+(2.52, 2.527472)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import betainc, betaincinv
+from scipy.stats import beta as beta_dist
+
+from core._validation import InputError, check_beta, check_k
+from core.privacy.dirichlet_accounting import (
+    DELTA_METHODS,
+    EXACT_MAX_W,
+    DirichletPrivacy,
+    dirichlet_epsilon,
+    dirichlet_privacy,
+    prob_all_above,
+    union_delta,
+    validate_parameters,
+    vertex_parameters,
+)
+from core.progress import Progress, no_progress
+
+__all__ = [
+    "FIGURE_1_1",
+    "DELTA_RANGE",
+    "GAMMA_FLOOR",
+    "EpsilonDeltaCurve",
+    "EpsilonVsK",
+    "DeltaGammaCurve",
+    "AccuracyCurve",
+    "CalculatorInputs",
+    "CalculatorResult",
+    "gamma_grid",
+    "delta_on_grid",
+    "epsilon_delta_curve",
+    "epsilon_vs_k",
+    "delta_vs_gamma",
+    "accuracy_vs_k",
+    "default_k_grid",
+    "evaluate_calculator",
+    "warning_field",
+]
+
+#: Figure 1.1 of [D] (caption: |W| = 3 and (η, η̄, k); body text: b = 0.1; spec §4.1).
+FIGURE_1_1: dict[str, dict[str, float | int]] = {
+    "left": {"k": 6.7, "eta": 0.15, "eta_bar": 0.15, "w": 3, "b": 0.1},
+    "middle": {"k": 5.1, "eta": 0.20, "eta_bar": 0.20, "w": 3, "b": 0.1},
+    "right": {"k": 4.1, "eta": 0.25, "eta_bar": 0.25, "w": 3, "b": 0.1},
+}
+
+#: The ε–δ curve keeps the points with δ in this open interval.
+DELTA_RANGE = (1e-6, 0.999)
+#: Smallest γ of the grids: below it the exact quadrature loses accuracy when kη << 1.
+GAMMA_FLOOR = 1e-12
+_MC_DRAWS = 200_000
+
+
+# --------------------------------------------------------------------------- results
+def _frozen(arr: object) -> np.ndarray:
+    a = np.array(arr, dtype=np.float64, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class EpsilonDeltaCurve:
+    """ε against δ for one configuration, parametrised by γ (ascending γ, ascending δ).
+
+    ``epsilon_approx`` is Lemma 1.7's simplified ε (``epsilon + approx_offset``), or None
+    where the lemma does not apply.
+    """
+
+    gamma: np.ndarray
+    delta: np.ndarray
+    epsilon: np.ndarray
+    epsilon_approx: np.ndarray | None
+    approx_offset: float | None
+    delta_method: str
+    k: float
+    eta: float
+    eta_bar: float
+    w: int
+    b: float
+
+    def __post_init__(self) -> None:
+        for name in ("gamma", "delta", "epsilon"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        if self.epsilon_approx is not None:
+            object.__setattr__(self, "epsilon_approx", _frozen(self.epsilon_approx))
+
+    def epsilon_at(self, delta: float) -> float:
+        """ε at ``delta`` by linear interpolation in log δ (NaN outside the curve)."""
+        if self.delta.size < 2 or not self.delta[0] <= delta <= self.delta[-1]:
+            return math.nan
+        return float(np.interp(math.log(delta), np.log(self.delta), self.epsilon))
+
+
+@dataclass(frozen=True, eq=False)
+class EpsilonVsK:
+    """ε (and γ, δ) against k at a fixed δ̂ — or at a fixed γ. NaN where not available."""
+
+    k: np.ndarray
+    epsilon: np.ndarray
+    epsilon_approx: np.ndarray
+    gamma: np.ndarray
+    delta: np.ndarray
+    delta_target: float | None
+    fixed_gamma: float | None
+    delta_method: str
+    reasons: tuple[str, ...]  # "" where the k is valid, else why it has no value
+
+    def __post_init__(self) -> None:
+        for name in ("k", "epsilon", "epsilon_approx", "gamma", "delta"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    @property
+    def valid(self) -> np.ndarray:
+        return np.isfinite(self.epsilon)
+
+
+@dataclass(frozen=True, eq=False)
+class DeltaGammaCurve:
+    """δ against γ: exact (|W| <= 3 only), the rigorous union bound, and optionally MC."""
+
+    gamma: np.ndarray
+    union: np.ndarray
+    exact: np.ndarray | None = None
+    mc: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("gamma", "union", "exact", "mc"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+
+@dataclass(frozen=True, eq=False)
+class AccuracyCurve:
+    """Accuracy of Dir_k against k (spec §3) for vectors of length n."""
+
+    k: np.ndarray
+    variance_bound: np.ndarray  # 1 / (4 (k + 1)), Lemma 1.8
+    expected_sq_error: np.ndarray | None  # (1 - ||p||²) / (k + 1) at the given p
+    alpha_paper: np.ndarray  # Lemma 2.2 as published (can fail)
+    alpha_rigorous: np.ndarray  # sub-Gaussian tails + union bound over n
+    n: int
+    beta: float
+
+    def __post_init__(self) -> None:
+        for name in ("k", "variance_bound", "expected_sq_error", "alpha_paper",
+                     "alpha_rigorous"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+
+# --------------------------------------------------------------------------- curves
+def gamma_grid(k: float, eta: float, eta_bar: float, w: int, *, n_points: int = 40,
+               delta_range: tuple[float, float] = DELTA_RANGE) -> np.ndarray:
+    """A γ grid in (0, 1/|W|), ascending, whose δ(γ) is about log-spaced over ``delta_range``.
+
+    With u(γ) := I_γ(kη, k(1−η)), the probability that one W-entry at vertex A falls
+    below γ, every δ satisfies u(γ) <= δ(γ) <= |W|·u(γ) (one entry failing; the union
+    bound). The grid is γ = u⁻¹(u) for u log-spaced from δ_min/|W| to δ_max, so δ is
+    log-spaced up to a factor |W| and the ends bracket ``delta_range``. For kη near 1 this
+    is close to log-spaced γ; for large kη (δ rising steeply in γ) it still resolves the
+    curve. γ is kept >= 1e-12 (where the exact quadrature is reliable) and below 1/|W|.
+
+    Examples
+    --------
+    >>> g = gamma_grid(6.7, 0.15, 0.15, 3, n_points=5)
+    >>> g.size, bool(np.all(np.diff(g) > 0)), bool(g[0] > 0), bool(g[-1] < 1 / 3)
+    (5, True, True, True)
+    """
+    if isinstance(n_points, bool) or not isinstance(n_points, (int, np.integer)) \
+            or n_points < 2:
+        raise InputError(f"must be an integer >= 2, got {n_points!r}", field="n_points")
+    a, c = k * eta, k * (1.0 - eta)
+    top = (1.0 / w) * (1.0 - 1e-9)
+    u_lo = max(delta_range[0] / w, float(betainc(a, c, GAMMA_FLOOR)))
+    u_hi = min(delta_range[1], float(betainc(a, c, top)))
+    if not u_hi > u_lo:  # degenerate (the whole range is squeezed below the floor)
+        return np.geomspace(GAMMA_FLOOR, top, int(n_points))
+    g = betaincinv(a, c, np.geomspace(u_lo, u_hi, int(n_points)))
+    g = np.clip(g, GAMMA_FLOOR, top)
+    return np.maximum.accumulate(g)
+
+
+def _mc_delta_grid(k: float, eta: float, eta_bar: float, w: int, gammas: np.ndarray,
+                   draws: int, seed: int) -> np.ndarray:
+    """Monte Carlo δ (one-sided 95 % Clopper–Pearson upper limit, worst vertex) on a grid.
+
+    The same draws as :func:`core.privacy.dirichlet_accounting.dirichlet_delta` with
+    ``method="mc"`` and the same seed, evaluated for every γ at once.
+    """
+    rng = np.random.default_rng(seed)
+    worst = np.zeros(gammas.shape)
+    for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values():
+        m = np.sort(rng.dirichlet(np.array([*a_w, a_r]), size=draws)[:, :w].min(axis=1))
+        fails = np.searchsorted(m, gammas, side="left")
+        upper = np.ones(gammas.shape)
+        some = fails < draws
+        upper[some] = beta_dist.ppf(0.95, fails[some] + 1, draws - fails[some])
+        worst = np.maximum(worst, upper)
+    return worst
+
+
+def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndarray",
+                  method: str, *, mc_draws: int = _MC_DRAWS, mc_seed: int = 0) -> np.ndarray:
+    """δ(γ) for every γ of ``gammas`` by one method (``exact``, ``union`` or ``mc``).
+
+    ``exact`` is one vectorised quadrature per vertex type (|W| <= 3).
+
+    Examples
+    --------
+    >>> d = delta_on_grid(6.7, 0.15, 0.15, 3, np.array([0.01]), "exact")
+    >>> round(float(d[0]), 6)
+    0.156845
+    """
+    g = np.asarray(gammas, dtype=np.float64)
+    if method == "union":
+        return np.asarray(union_delta(k, eta, w, g), dtype=np.float64)
+    if method == "mc":
+        return _mc_delta_grid(k, eta, eta_bar, w, g, mc_draws, mc_seed)
+    if method == "exact":
+        if w > EXACT_MAX_W:
+            raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
+                             f"(|W| = {w})", field="delta_method")
+        verts = vertex_parameters(k, eta, eta_bar, w)
+        qa = prob_all_above(*verts["A"], g)
+        qb = prob_all_above(*verts["B"], g)
+        return 1.0 - np.minimum(qa, qb)
+    raise InputError(f"must be one of exact, union, mc; got {method!r}", field="delta_method")
+
+
+def _resolve_method(method: str, w: int) -> str:
+    if method not in DELTA_METHODS:
+        raise InputError(f"must be one of {', '.join(DELTA_METHODS)}, got {method!r}",
+                         field="delta_method")
+    if method == "auto":
+        return "exact" if w <= EXACT_MAX_W else "union"
+    return method
+
+
+def _epsilon_grid(k: float, eta: float, eta_bar: float, w: int, b: float,
+                  gammas: np.ndarray) -> np.ndarray:
+    return np.array([dirichlet_epsilon(k, eta, eta_bar, w, b, float(g)) for g in gammas])
+
+
+def _approx_offset(k: float, eta: float, eta_bar: float, w: int, b: float) -> float | None:
+    """ε_approx − ε of Lemma 1.7: independent of γ (spec §2.7), or None if not applicable."""
+    r = dirichlet_privacy(k, eta, eta_bar, w, b, gamma=0.5 / w, delta_method="union")
+    return None if r.epsilon_approx is None else r.epsilon_approx - r.epsilon
+
+
+def _monotone(gammas: np.ndarray, delta: np.ndarray, eps: np.ndarray,
+              delta_range: tuple[float, float]) -> np.ndarray:
+    """Indices of the points in range whose δ rises strictly and ε falls strictly."""
+    keep: list[int] = []
+    for i in range(gammas.size):
+        if not (delta_range[0] < delta[i] < delta_range[1]) or not math.isfinite(eps[i]):
+            continue
+        if keep and (delta[i] <= delta[keep[-1]] or eps[i] >= eps[keep[-1]]):
+            continue
+        keep.append(i)
+    return np.array(keep, dtype=np.intp)
+
+
+def _curve_from(k: float, eta: float, eta_bar: float, w: int, b: float, gammas: np.ndarray,
+                delta: np.ndarray, method: str,
+                delta_range: tuple[float, float] = DELTA_RANGE) -> EpsilonDeltaCurve:
+    eps = _epsilon_grid(k, eta, eta_bar, w, b, gammas)
+    idx = _monotone(gammas, delta, eps, delta_range)
+    offset = _approx_offset(k, eta, eta_bar, w, b)
+    return EpsilonDeltaCurve(
+        gamma=gammas[idx], delta=delta[idx], epsilon=eps[idx],
+        epsilon_approx=None if offset is None else eps[idx] + offset, approx_offset=offset,
+        delta_method=method, k=k, eta=eta, eta_bar=eta_bar, w=w, b=b)
+
+
+def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, *,
+                        n_points: int = 40, delta_method: str = "auto",
+                        mc_draws: int = _MC_DRAWS, mc_seed: int = 0) -> EpsilonDeltaCurve:
+    """The ε–δ trade-off of Dir_k (Figure 1.1): ε*(δ̂) with γ* of the corrected (1.23).
+
+    Parameters
+    ----------
+    k, eta, eta_bar, w, b :
+        As in :func:`core.privacy.dirichlet_accounting.dirichlet_privacy`.
+    n_points : int
+        Size of the log-spaced γ grid (:func:`gamma_grid`); the curve keeps the points
+        with δ in (1e-6, 0.999) along which δ rises and ε falls.
+    delta_method : {"auto", "exact", "union", "mc"}
+        How δ(γ) is computed (``auto``: exact for |W| <= 3, else the union bound).
+
+    Returns
+    -------
+    EpsilonDeltaCurve
+        Arrays ``gamma``, ``delta``, ``epsilon`` and ``epsilon_approx`` (Lemma 1.7, or
+        None), in ascending δ.
+
+    Examples
+    --------
+    >>> c = epsilon_delta_curve(6.7, 0.15, 0.15, 3, 0.1, n_points=20)
+    >>> bool(np.all(np.diff(c.delta) > 0) and np.all(np.diff(c.epsilon) < 0))
+    True
+    """
+    k, eta, eta_bar, w, b, _ = validate_parameters(k, eta, eta_bar, w, b)
+    method = _resolve_method(delta_method, w)
+    gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
+    delta = delta_on_grid(k, eta, eta_bar, w, gammas, method, mc_draws=mc_draws,
+                          mc_seed=mc_seed)
+    return _curve_from(k, eta, eta_bar, w, b, gammas, delta, method)
+
+
+def delta_vs_gamma(k: float, eta: float, eta_bar: float, w: int, *,
+                   gammas: "np.ndarray | None" = None, n_points: int = 40,
+                   methods: Sequence[str] = ("exact", "union"), mc_draws: int = _MC_DRAWS,
+                   mc_seed: int = 0) -> DeltaGammaCurve:
+    """δ(γ) by several methods on one γ grid (default :func:`gamma_grid`).
+
+    ``exact`` is skipped (left None) when |W| > 3; the union bound is always included.
+
+    Examples
+    --------
+    >>> d = delta_vs_gamma(6.7, 0.15, 0.15, 3, gammas=np.array([0.01]))
+    >>> round(float(d.exact[0]), 6), round(float(d.union[0]), 6)
+    (0.156845, 0.164226)
+    """
+    k, eta, eta_bar, w, _, _ = validate_parameters(k, eta, eta_bar, w, 1.0)
+    g = gamma_grid(k, eta, eta_bar, w, n_points=n_points) if gammas is None \
+        else np.asarray(gammas, dtype=np.float64)
+    if g.size and not (np.all(g > 0) and np.all(g < 1.0 / w)):
+        raise InputError(f"every gamma must lie in (0, 1/|W|) = (0, {1.0 / w:.6g})",
+                         field="gamma")
+    exact = delta_on_grid(k, eta, eta_bar, w, g, "exact") \
+        if "exact" in methods and w <= EXACT_MAX_W else None
+    mc = delta_on_grid(k, eta, eta_bar, w, g, "mc", mc_draws=mc_draws, mc_seed=mc_seed) \
+        if "mc" in methods else None
+    return DeltaGammaCurve(gamma=g, union=delta_on_grid(k, eta, eta_bar, w, g, "union"),
+                           exact=exact, mc=mc)
+
+
+def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: float, *,
+                 delta_target: float | None = None, gamma: float | None = None,
+                 delta_method: str = "auto", progress: Progress = no_progress
+                 ) -> EpsilonVsK:
+    """ε against k at a fixed δ̂ (γ* solved per k), or at a fixed γ.
+
+    A k for which the accountant has no answer (e.g. no γ reaches δ̂ because kη is tiny)
+    gets NaN and its reason in ``reasons``; parameter errors that do not depend on k
+    raise :class:`InputError`. ``progress`` is called after every k (and may cancel).
+
+    Examples
+    --------
+    >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    >>> [round(float(e), 3) for e in r.epsilon]
+    [2.516, 3.122, 4.943]
+    """
+    ks = [check_k(k, "k") for k in ks]
+    if not ks:
+        raise InputError("needs at least one value", field="k")
+    if (gamma is None) == (delta_target is None):
+        raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
+    validate_parameters(ks[0], eta, eta_bar, w, b)
+    method = _resolve_method(delta_method, int(w))
+    n = len(ks)
+    eps, approx, gam, dels = (np.full(n, np.nan) for _ in range(4))
+    reasons: list[str] = []
+    for i, k in enumerate(ks):
+        try:
+            r = dirichlet_privacy(k, eta, eta_bar, w, b, gamma=gamma, delta_target=delta_target,
+                                  delta_method=delta_method)
+        except InputError as exc:
+            reasons.append(str(exc))
+        else:
+            eps[i], gam[i], dels[i] = r.epsilon, r.gamma, r.delta
+            approx[i] = np.nan if r.epsilon_approx is None else r.epsilon_approx
+            reasons.append("")
+        progress((i + 1) / n, f"k = {k:g}")
+    return EpsilonVsK(k=np.array(ks), epsilon=eps, epsilon_approx=approx, gamma=gam,
+                      delta=dels, delta_target=delta_target, fixed_gamma=gamma,
+                      delta_method=method, reasons=tuple(reasons))
+
+
+def accuracy_vs_k(ks: Sequence[float], *, n: int, p: "np.ndarray | None" = None,
+                  beta: float = 0.05) -> AccuracyCurve:
+    """Variance bound, E‖x − p‖² (at ``p``) and α (paper, rigorous) against k (spec §3).
+
+    Examples
+    --------
+    >>> a = accuracy_vs_k([24.0], n=2, p=np.array([0.5, 0.5]), beta=math.exp(-2))
+    >>> float(a.variance_bound[0]), float(a.expected_sq_error[0]), round(float(a.alpha_paper[0]), 12)
+    (0.01, 0.02, 0.2)
+    """
+    ks_ = np.array([check_k(k, "k") for k in ks], dtype=np.float64)
+    beta = check_beta(beta)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise InputError(f"must be an integer >= 2, got {n!r}", field="n")
+    esq = None
+    if p is not None:
+        p = np.asarray(p, dtype=np.float64)
+        if p.shape != (n,) or np.any(p < 0) or abs(float(p.sum()) - 1.0) > 1e-9:
+            raise InputError(f"must be a probability vector of length n = {n}", field="p")
+        esq = (1.0 - float((p ** 2).sum())) / (ks_ + 1.0)
+    return AccuracyCurve(
+        k=ks_, variance_bound=1.0 / (4.0 * (ks_ + 1.0)), expected_sq_error=esq,
+        alpha_paper=np.sqrt(math.log(1.0 / beta) / (2.0 * (ks_ + 1.0))),
+        alpha_rigorous=np.sqrt(math.log(2.0 * n / beta) / (2.0 * (ks_ + 1.0))),
+        n=int(n), beta=beta)
+
+
+def default_k_grid(k: float | None = None, *, per_decade: int = 3) -> np.ndarray:
+    """Log-spaced k from 1 to 10⁴ (widened by whole decades to include ``k``).
+
+    Examples
+    --------
+    >>> default_k_grid()[[0, 3, -1]].tolist()
+    [1.0, 10.0, 10000.0]
+    """
+    lo, hi = 0, 4
+    if k is not None and k > 0:
+        lo, hi = min(lo, math.floor(math.log10(k))), max(hi, math.ceil(math.log10(k)))
+    return np.logspace(lo, hi, per_decade * (hi - lo) + 1)
+
+
+# --------------------------------------------------------------------------- warnings
+_WARNING_FIELDS = (
+    (re.compile(r"Lemma 1\.2"), "k"),  # k·eta or k·eta_bar < 1
+    (re.compile(r"\(1\.21\)|corrected v2"), "b"),  # eta + b/2 > (1 - eta_bar)/2
+    (re.compile(r"Lemma 1\.7"), "epsilon_approx"),
+    (re.compile(r"vertex B"), "delta"),
+)
+
+
+def warning_field(message: str) -> str:
+    """Which parameter (or result) a warning of the accountant concerns.
+
+    ``"k"`` (kη, kη̄ < 1), ``"b"`` (the corrected v₂), ``"epsilon_approx"`` (Lemma 1.7
+    not applicable), ``"delta"`` (vertex B minimises) or ``""`` if unknown.
+
+    Examples
+    --------
+    >>> r = dirichlet_privacy(3.0, 0.15, 0.15, 3, 0.1, gamma=0.01)
+    >>> [warning_field(w) for w in r.warnings]
+    ['k', 'epsilon_approx']
+    """
+    for pattern, name in _WARNING_FIELDS:
+        if pattern.search(message):
+            return name
+    return ""
+
+
+# --------------------------------------------------------------------------- calculator
+@dataclass(frozen=True)
+class CalculatorInputs:
+    """One set of calculator parameters (a snapshot handed to a worker).
+
+    Exactly one of ``delta_target`` (solve γ*) and ``gamma`` (fixed) is set. ``beta``
+    and ``n`` (default |W| + 1) only enter the accuracy figures.
+    """
+
+    k: float
+    eta: float
+    eta_bar: float
+    w: int
+    b: float
+    delta_target: float | None = 0.05
+    gamma: float | None = None
+    delta_method: str = "auto"
+    beta: float = 0.05
+    n: int | None = None
+
+    @property
+    def n_entries(self) -> int:
+        return self.n if self.n is not None else self.w + 1
+
+    def check(self) -> tuple[tuple[str, str], ...]:
+        """Validate cheaply (no δ evaluation); return the warnings as (field, text).
+
+        Raises :class:`InputError` naming the parameter and its admissible range.
+
+        Examples
+        --------
+        >>> CalculatorInputs(6.7, 0.15, 0.15, 3, 0.1).check()
+        ()
+        >>> CalculatorInputs(6.7, 0.6, 0.5, 3, 0.1).check()
+        Traceback (most recent call last):
+        ...
+        core._validation.InputError: eta_bar: eta + eta_bar must be < 1, got 1.1
+        """
+        k, eta, eta_bar, w, b, warns = validate_parameters(self.k, self.eta, self.eta_bar,
+                                                           self.w, self.b)
+        _resolve_method(self.delta_method, w)
+        if self.delta_method == "exact" and w > EXACT_MAX_W:
+            raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
+                             f"(|W| = {w})", field="delta_method")
+        if (self.gamma is None) == (self.delta_target is None):
+            raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
+        if self.gamma is not None and not 0 < self.gamma < 1.0 / w:
+            raise InputError(f"must lie in (0, 1/|W|) = (0, {1.0 / w:.6g}), got {self.gamma:g}",
+                             field="gamma")
+        if self.delta_target is not None and not 0 < self.delta_target < 1:
+            raise InputError(f"must lie in (0, 1), got {self.delta_target:g}", field="delta")
+        check_beta(self.beta)
+        if self.n is not None and self.n < w + 1:
+            raise InputError(f"must be >= |W| + 1 = {w + 1} (W is a subset of the first "
+                             f"n - 1 entries), got {self.n}", field="n")
+        return tuple((warning_field(m), m) for m in warns)
+
+
+@dataclass(frozen=True, eq=False)
+class CalculatorResult:
+    """Everything the calculator shows for one :class:`CalculatorInputs`."""
+
+    inputs: CalculatorInputs
+    point: DirichletPrivacy
+    curve: EpsilonDeltaCurve
+    delta_gamma: DeltaGammaCurve
+    accuracy: AccuracyCurve
+    warnings: tuple[tuple[str, str], ...] = field(default=())
+    elapsed_s: float = 0.0
+
+
+def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
+                        ks: "Sequence[float] | None" = None,
+                        progress: Progress = no_progress) -> CalculatorResult:
+    """The calculator's point result, ε–δ and δ–γ curves and accuracy curves.
+
+    δ(γ) is evaluated once on one grid and shared by the ε–δ curve and the δ–γ plot.
+    ``ks`` is the k grid of the accuracy curves (default :func:`default_k_grid` with
+    10 points per decade). ``progress`` is called between the stages (and may cancel).
+
+    Examples
+    --------
+    >>> r = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"]), n_points=12)
+    >>> round(r.point.epsilon, 4), r.point.delta_method, r.delta_gamma.exact is not None
+    (2.5161, 'exact', True)
+    """
+    import time
+
+    t0 = time.perf_counter()
+    inputs.check()
+    progress(0.0, "ε, δ at the chosen γ")
+    point = dirichlet_privacy(inputs.k, inputs.eta, inputs.eta_bar, inputs.w, inputs.b,
+                              gamma=inputs.gamma, delta_target=inputs.delta_target,
+                              delta_method=inputs.delta_method)
+    method = point.delta_method
+    k, eta, eta_bar, w, b = point.k, point.eta, point.eta_bar, point.w, point.b
+    progress(0.25, "δ(γ) on the grid")
+    gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
+    deltas: dict[str, np.ndarray] = {"union": delta_on_grid(k, eta, eta_bar, w, gammas,
+                                                             "union")}
+    if w <= EXACT_MAX_W:
+        deltas["exact"] = delta_on_grid(k, eta, eta_bar, w, gammas, "exact")
+    progress(0.8, "ε(γ)")
+    if method == "mc":
+        deltas["mc"] = delta_on_grid(k, eta, eta_bar, w, gammas, "mc")
+    curve = _curve_from(k, eta, eta_bar, w, b, gammas, deltas[method], method)
+    dg = DeltaGammaCurve(gamma=gammas, union=deltas["union"], exact=deltas.get("exact"),
+                         mc=deltas.get("mc"))
+    grid = default_k_grid(k, per_decade=10) if ks is None else ks
+    n = inputs.n_entries
+    acc = accuracy_vs_k(grid, n=n, p=np.full(n, 1.0 / n), beta=inputs.beta)
+    progress(1.0, "done")
+    return CalculatorResult(inputs=inputs, point=point, curve=curve, delta_gamma=dg,
+                            accuracy=acc,
+                            warnings=tuple((warning_field(m), m) for m in point.warnings),
+                            elapsed_s=time.perf_counter() - t0)
