@@ -22,6 +22,7 @@ from typing import Any
 
 from core._validation import InputError
 from core.mdp import MDP
+from core.mdp_model import MdpModel
 
 __all__ = ["MdpEntry", "RunRecord", "Project", "now_iso"]
 
@@ -30,11 +31,42 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-@dataclass
 class MdpEntry:
-    id: str
-    mdp: MDP
-    note: str = ""
+    """An MDP of the project: its id, the editable :class:`MdpModel` and a note.
+
+    ``entry.mdp`` is the validated, frozen :class:`MDP` of the model (cached until the
+    model changes; InputError naming the problem if the model is invalid). Assigning an
+    MDP to ``entry.mdp`` replaces the model.
+    """
+
+    def __init__(self, id: str, mdp: "MDP | MdpModel", note: str = "") -> None:  # noqa: A002
+        self.id = id
+        self.note = note
+        self.model = mdp if isinstance(mdp, MdpModel) else MdpModel.from_mdp(mdp)
+        self._cache: tuple[int, int, MDP] | None = None
+
+    @property
+    def mdp(self) -> MDP:
+        key = (id(self.model), self.model.version)
+        if self._cache is None or self._cache[:2] != key:
+            self._cache = (*key, self.model.to_mdp())
+        return self._cache[2]
+
+    @mdp.setter
+    def mdp(self, value: MDP) -> None:
+        self.model = MdpModel.from_mdp(value)
+        self._cache = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MdpEntry):
+            return NotImplemented
+        return (self.id, self.note, self.model.to_dict()) == (other.id, other.note,
+                                                              other.model.to_dict())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"MdpEntry(id={self.id!r}, name={self.model.name!r})"
 
 
 @dataclass
@@ -67,16 +99,20 @@ class Project:
             i += 1
         return f"{prefix}-{i}"
 
-    def add_mdp(self, mdp: MDP, mdp_id: str | None = None) -> str:
+    def add_mdp(self, mdp: "MDP | MdpModel", mdp_id: str | None = None) -> str:
         mdp_id = mdp_id or self._new_id("mdp", {e.id for e in self.mdps})
         self.mdps.append(MdpEntry(mdp_id, mdp))
         return mdp_id
 
-    def mdp(self, mdp_id: str) -> MDP:
+    def entry(self, mdp_id: str) -> MdpEntry:
         for e in self.mdps:
             if e.id == mdp_id:
-                return e.mdp
+                return e
         raise InputError(f"no MDP with id {mdp_id!r}", field="mdp")
+
+    def mdp(self, mdp_id: str) -> MDP:
+        """The validated MDP of an entry (InputError if its model is invalid)."""
+        return self.entry(mdp_id).mdp
 
     def new_run_id(self) -> str:
         return self._new_id("run", {r.id for r in self.runs})

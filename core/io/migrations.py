@@ -13,7 +13,10 @@ from typing import Any
 
 __all__ = ["SCHEMA_VERSION", "migration", "migrate", "MIGRATIONS"]
 
-SCHEMA_VERSION = 1
+# 1: MDPs stored in the *.mdp.json interchange shape (names as keys).
+# 2: MDPs stored as editable models with stable ids (core.mdp_model.MdpModel.to_dict), so
+#    that drafts (rows not yet summing to 1) can be saved and renames keep references.
+SCHEMA_VERSION = 2
 
 Step = Callable[[dict[str, Any]], dict[str, Any]]
 MIGRATIONS: dict[int, Step] = {}
@@ -37,3 +40,25 @@ def migrate(payload: dict[str, Any], version: int) -> dict[str, Any]:
         payload = MIGRATIONS[version](payload)
         version += 1
     return payload
+
+
+@migration(1)
+def _mdps_get_ids(payload: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2: interchange-shaped MDPs become id-based models (same numbers)."""
+    from core.io.mdp_files import mdp_from_dict
+    from core.mdp_model import MdpModel
+
+    out = dict(payload)
+    mdps = []
+    for m in payload.get("mdps", []) or []:
+        if not isinstance(m, dict):
+            mdps.append(m)  # left for the loader to refuse with its field name
+            continue
+        model = MdpModel.from_mdp(mdp_from_dict({k: v for k, v in m.items()
+                                                 if k not in ("id", "note")}))
+        d = {"id": m.get("id"), **model.to_dict()}
+        if m.get("note"):
+            d["note"] = m["note"]
+        mdps.append(d)
+    out["mdps"] = mdps
+    return out

@@ -26,8 +26,10 @@ from typing import Any
 from core import __version__
 from core._validation import InputError
 from core.io.atomic import atomic_write_text
-from core.io.mdp_files import load_mdp, mdp_from_dict, mdp_to_dict, read_json
+from core.io.jsonfmt import dumps
+from core.io.mdp_files import load_mdp, read_json
 from core.io.migrations import SCHEMA_VERSION, migrate
+from core.mdp_model import MdpModel
 from core.project import MdpEntry, Project, RunRecord
 
 __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "UnsupportedSchemaVersion", "project_to_dict",
@@ -46,7 +48,7 @@ class UnsupportedSchemaVersion(InputError):
 def project_to_dict(project: Project) -> dict[str, Any]:
     mdps = []
     for e in project.mdps:
-        d = {"id": e.id, **mdp_to_dict(e.mdp)}
+        d = {"id": e.id, **e.model.to_dict()}
         if e.note:
             d["note"] = e.note
         mdps.append(d)
@@ -61,7 +63,7 @@ def project_to_dict(project: Project) -> dict[str, Any]:
 
 
 def dumps_project(project: Project) -> str:
-    return json.dumps(project_to_dict(project), indent=2, allow_nan=False) + "\n"
+    return dumps(project_to_dict(project)) + "\n"
 
 
 def project_from_dict(doc: Any) -> Project:
@@ -90,11 +92,11 @@ def project_from_dict(doc: Any) -> Project:
         if not isinstance(m, dict) or not isinstance(m.get("id"), str):
             raise InputError("each MDP needs a string id", field=f"mdps[{i}]")
         try:
-            mdp = mdp_from_dict({k: v for k, v in m.items() if k not in ("id", "note")})
+            model = MdpModel.from_dict({k: v for k, v in m.items() if k not in ("id", "note")})
         except InputError as exc:
             raise InputError(exc.problem, field=f"mdps[{m['id']}].{exc.field or ''}".rstrip(".")
                              ) from None
-        project.mdps.append(MdpEntry(m["id"], mdp, str(m.get("note", ""))))
+        project.mdps.append(MdpEntry(m["id"], model, str(m.get("note", ""))))
     for i, r in enumerate(payload.get("runs", []) or []):
         try:
             project.runs.append(RunRecord(

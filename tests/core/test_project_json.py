@@ -14,7 +14,7 @@ from core import __version__
 from core._validation import InputError
 from core.examples import example2, four_startups
 from core.io import migrations, project_json
-from core.io.mdp_files import save_mdp
+from core.io.mdp_files import mdp_from_dict, save_mdp
 from core.io.migrations import MIGRATIONS, SCHEMA_VERSION, migrate, migration
 from core.io.project_json import (
     PROJECT_FORMAT,
@@ -73,7 +73,9 @@ def test_envelope():
     assert doc["saved_by"] == f"privplan {__version__}"
     assert set(doc["project"]) >= {"name", "mdps", "runs", "maps", "advising", "ledger"}
     m = doc["project"]["mdps"][0]
-    assert m["id"] == "startups" and m["format"] == "privplan-mdp" and m["note"] == "a note"
+    assert m["id"] == "startups" and m["note"] == "a note"
+    assert m["states"][0] == {"id": "st-1", "label": "start", "pos": [0.0, 0.0]}
+    assert {"action", "target", "p"} == set(m["transitions"][0])
 
 
 # ----------------------------------------------------------------------------- golden files
@@ -145,10 +147,15 @@ def test_bad_payloads_name_the_field():
     with pytest.raises(InputError, match="project"):
         project_from_dict(bad)
     bad = copy.deepcopy(doc)
-    bad["project"]["mdps"][0]["transitions"]["start"]["acquire_1"]["start"] = 0.5
+    bad["project"]["mdps"][0]["transitions"][0]["target"] = "nowhere"
     with pytest.raises(InputError) as info:
         project_from_dict(bad)
-    assert info.value.field == "mdps[startups].transitions" and "acquire_1" in str(info.value)
+    assert info.value.field.startswith("mdps[startups]") and "nowhere" in str(info.value)
+    bad = copy.deepcopy(doc)
+    bad["project"]["mdps"][0]["actions"][0]["reward"] = "lots"
+    with pytest.raises(InputError) as info:
+        project_from_dict(bad)
+    assert info.value.field == "mdps[startups].actions[0].reward"
     bad = copy.deepcopy(doc)
     del bad["project"]["mdps"][1]["id"]
     with pytest.raises(InputError) as info:
@@ -292,3 +299,32 @@ def test_project_ids_and_lookup():
     assert info.value.field == "mdp"
     assert p.new_run_id() == "run-1"
     assert np.array_equal(p.mdp("mine").P, four_startups().P)
+
+
+def test_a_draft_with_an_invalid_row_saves_and_loads_but_cannot_be_analysed():
+    """Schema 2 keeps drafts: a row that does not sum to 1 is a problem, not a load error."""
+    doc = project_to_dict(sample_project())
+    tr = doc["project"]["mdps"][0]["transitions"]
+    first = next(t for t in tr if t["action"] == "ac-1")
+    first["p"] = first["p"] + 0.25
+    project = project_from_dict(doc)
+    model = project.mdps[0].model
+    assert not model.is_valid
+    (problem,) = [p for p in model.errors() if p.action == "ac-1"]
+    assert problem.deficit == pytest.approx(-0.25) and "acquire_1" in problem.message
+    with pytest.raises(InputError, match="acquire_1"):
+        _ = project.mdps[0].mdp
+    assert project_to_dict(project) == doc  # the draft round-trips unchanged
+
+
+def test_migration_1_to_2_keeps_every_number():
+    v1 = json.loads((GOLDEN / "v1_builtin.json").read_text())
+    assert v1["schema_version"] == 1
+    old = {m["id"]: mdp_from_dict({k: v for k, v in m.items() if k not in ("id", "note")})
+           for m in v1["project"]["mdps"]}
+    migrated = project_from_dict(v1)
+    assert [e.id for e in migrated.mdps] == list(old)
+    for e in migrated.mdps:
+        assert e.mdp == old[e.id]
+        assert e.model.state_labels == list(old[e.id].state_names)
+    assert migrated.mdps[0].note == v1["project"]["mdps"][0].get("note", "")
