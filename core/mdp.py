@@ -103,7 +103,8 @@ class MDP:
         object.__setattr__(self, "discount", d)
         s0 = self.initial_state
         if isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S:
-            raise InputError(f"must be a state index in [0, {S}), got {s0!r}", field="initial_state")
+            raise InputError(f"must be a state index in [0, {S}), got {s0!r}",
+                             field="initial_state")
         object.__setattr__(self, "initial_state", int(s0))
         # per-state checks, with names in every message
         for s in range(S):

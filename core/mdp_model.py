@@ -226,7 +226,8 @@ class MdpModel:
         A = self.width
         names = tuple(tuple(lab + [""] * (A - len(lab))) for lab in self.action_labels)
         layout = {self.state_labels[s]: (float(x), float(y))
-                  for s, (x, y) in enumerate(self.positions) if not (math.isnan(x) or math.isnan(y))}
+                  for s, (x, y) in enumerate(self.positions)
+                  if not (math.isnan(x) or math.isnan(y))}
         return MDP(P=self.P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
                    discount=self.discount,
                    initial_state=self.state_index(self.initial_state),  # type: ignore[arg-type]
@@ -431,8 +432,12 @@ class MdpModel:
         self._touch()
 
     # ------------------------------------------------------------------ persistence
-    def to_dict(self) -> dict[str, Any]:
-        """The project-file shape (schema 2): ids, labels, positions, sparse transitions."""
+    def to_dict(self, *, transitions: bool = True) -> dict[str, Any]:
+        """The project-file shape (schema 2): ids, labels, positions, sparse transitions.
+
+        ``transitions=False`` leaves the transition list out (the caller stores ``P`` in a
+        sidecar ``.npz``, as project files do for large models).
+        """
         states = []
         for s, sid in enumerate(self.state_ids):
             d: dict[str, Any] = {"id": sid, "label": self.state_labels[s]}
@@ -442,7 +447,8 @@ class MdpModel:
             if self.R_T[s] != 0:
                 d["terminal_reward"] = float(self.R_T[s])
             states.append(d)
-        actions, transitions = [], []
+        actions: list[dict[str, Any]] = []
+        transitions_out: list[dict[str, Any]] = []
         for s, ids in enumerate(self.action_ids):
             for j, aid in enumerate(ids):
                 a: dict[str, Any] = {"id": aid, "state": self.state_ids[s],
@@ -450,41 +456,91 @@ class MdpModel:
                 if self.R[s, j] != 0:
                     a["reward"] = float(self.R[s, j])
                 actions.append(a)
+                if not transitions:
+                    continue
                 for t in np.flatnonzero(self.P[s, j]):
-                    transitions.append({"action": aid, "target": self.state_ids[t],
-                                        "p": float(self.P[s, j, t])})
-        return {"name": self.name, "horizon": self.horizon, "discount": self.discount,
-                "initial_state": self.initial_state, "states": states, "actions": actions,
-                "transitions": transitions}
+                    transitions_out.append({"action": aid, "target": self.state_ids[t],
+                                            "p": float(self.P[s, j, t])})
+        out = {"name": self.name, "horizon": self.horizon, "discount": self.discount,
+               "initial_state": self.initial_state, "states": states, "actions": actions}
+        if transitions:
+            out["transitions"] = transitions_out
+        return out
+
+    @property
+    def nnz(self) -> int:
+        """Number of non-zero transition probabilities."""
+        return int(np.count_nonzero(self.P))
 
     @classmethod
-    def from_dict(cls, d: Any) -> "MdpModel":
-        """Read the schema-2 shape; drafts may be invalid, but references must resolve."""
+    def from_dict(cls, d: Any, *, P: np.ndarray | None = None) -> "MdpModel":
+        """Read the schema-2 shape; drafts may be invalid, but references must resolve.
+
+        ``P`` gives the transition array of a model whose file keeps it in a sidecar; its
+        shape must match the states and actions listed in ``d``.
+        """
         if not isinstance(d, dict):
             raise InputError("must be an object", field="mdp")
         m = cls(name=str(d.get("name", "") or ""))
+        # Built in bulk (not through add_state/add_action): large models load in O(size).
+        sids, slabels, pos, rt = [], [], [], []
         for i, st in enumerate(_list(d.get("states"), "states")):
             if not isinstance(st, dict) or not isinstance(st.get("id"), str):
                 raise InputError("each state needs a string id", field=f"states[{i}]")
-            pos = st.get("pos")
-            if pos is not None and not (isinstance(pos, list) and len(pos) == 2):
-                raise InputError(f"must be [x, y], got {pos!r}", field=f"states[{i}].pos")
-            m.add_state(str(st.get("label", st["id"])),
-                        None if pos is None else (_num(pos[0], "pos"), _num(pos[1], "pos")),
-                        state_id=st["id"],
-                        terminal_reward=_num(st.get("terminal_reward", 0.0),
-                                             f"states[{i}].terminal_reward"))
+            xy = st.get("pos")
+            if xy is not None and not (isinstance(xy, list) and len(xy) == 2):
+                raise InputError(f"must be [x, y], got {xy!r}", field=f"states[{i}].pos")
+            sids.append(st["id"])
+            slabels.append(str(st.get("label", st["id"])))
+            pos.append((np.nan, np.nan) if xy is None else (_num(xy[0], f"states[{i}].pos"),
+                                                            _num(xy[1], f"states[{i}].pos")))
+            rt.append(_num(st.get("terminal_reward", 0.0), f"states[{i}].terminal_reward"))
+        index = {sid: i for i, sid in enumerate(sids)}
+        if len(index) != len(sids):
+            raise InputError("state ids must be unique", field="states")
+        aids: list[list[str]] = [[] for _ in sids]
+        alabels: list[list[str]] = [[] for _ in sids]
+        where: dict[str, tuple[int, int]] = {}
+        rewards: list[tuple[int, int, float]] = []
         for i, ac in enumerate(_list(d.get("actions"), "actions")):
             if not isinstance(ac, dict) or not isinstance(ac.get("id"), str):
                 raise InputError("each action needs a string id", field=f"actions[{i}]")
-            m.add_action(str(ac.get("state")), str(ac.get("label", ac["id"])),
-                         action_id=ac["id"],
-                         reward=_num(ac.get("reward", 0.0), f"actions[{i}].reward"))
+            if ac["id"] in where:
+                raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
+            s_i = index.get(ac.get("state"))  # type: ignore[arg-type]
+            if s_i is None:
+                raise InputError(f"unknown state id {ac.get('state')!r}",
+                                 field=f"actions[{i}].state")
+            where[ac["id"]] = (s_i, len(aids[s_i]))
+            aids[s_i].append(ac["id"])
+            alabels[s_i].append(str(ac.get("label", ac["id"])))
+            rewards.append((*where[ac["id"]], _num(ac.get("reward", 0.0),
+                                                   f"actions[{i}].reward")))
+        S, A = len(sids), max((len(a) for a in aids), default=0)
+        m.state_ids, m.state_labels, m.action_ids, m.action_labels = sids, slabels, aids, alabels
+        m.positions = np.array(pos, dtype=float).reshape(S, 2)
+        m.R_T = np.array(rt, dtype=float)
+        m.R = np.zeros((S, A))
+        for s_i, j, r in rewards:
+            m.R[s_i, j] = r
+        m.P = np.zeros((S, A, S))
         for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
             if not isinstance(tr, dict):
                 raise InputError("must be an object", field=f"transitions[{i}]")
-            m.set_probability(str(tr.get("action")), str(tr.get("target")),
-                              _num(tr.get("p"), f"transitions[{i}].p", finite=False))
+            a_at, t_i = where.get(tr.get("action")), index.get(tr.get("target"))  # type: ignore
+            if a_at is None:
+                raise InputError(f"unknown action id {tr.get('action')!r}",
+                                 field=f"transitions[{i}].action")
+            if t_i is None:
+                raise InputError(f"unknown state id {tr.get('target')!r}",
+                                 field=f"transitions[{i}].target")
+            m.P[a_at[0], a_at[1], t_i] = _num(tr.get("p"), f"transitions[{i}].p", finite=False)
+        if P is not None:
+            if P.shape != (m.n_states, m.width, m.n_states):
+                raise InputError(f"array P has shape {P.shape}, the model needs "
+                                 f"{(m.n_states, m.width, m.n_states)}", field="arrays")
+            m.P = np.array(P, dtype=np.float64)
+            m.P[~m.mask()] = 0.0
         horizon = d.get("horizon", 3)
         if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
             raise InputError(f"must be an integer or null, got {horizon!r}", field="horizon")

@@ -109,7 +109,7 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
     g = mdp.discount
     v = np.zeros(mdp.n_states)
     status, it = Status.MAX_ITER, 0
-    for it in range(1, cap + 1):
+    for it in range(1, cap + 1):  # noqa: B007 - `it` is reported as n_iter
         Q = mdp.R + g * (mdp.P @ v)
         v_new = np.where(mdp.mask, Q, -np.inf).max(axis=1)
         if np.max(np.abs(v_new - v)) < tol * (1.0 - g) / (2.0 * g):

@@ -67,9 +67,9 @@ class SecureRandom:
             z = self.standard_normal(todo.size)
             v = (1.0 + c[todo] * z) ** 3
             u = self.random(todo.size)
-            ok = (v > 0) & (
-                np.log(u) < 0.5 * z * z + d[todo] - d[todo] * v + d[todo] * np.log(np.where(v > 0, v, 1.0))
-            )
+            dd = d[todo]
+            log_v = np.log(np.where(v > 0, v, 1.0))
+            ok = (v > 0) & (np.log(u) < 0.5 * z * z + dd - dd * v + dd * log_v)
             out[todo[ok]] = d[todo[ok]] * v[ok]
             todo = todo[~ok]
         if small.any():

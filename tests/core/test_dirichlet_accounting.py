@@ -490,7 +490,7 @@ def test_privacy_loss_of_adjacent_inputs_never_exceeds_epsilon(k, eta, eb, w, b,
 def test_theorem_1_6_is_attained_for_two_changing_entries(k, eta, eb, b, gamma) -> None:
     # |W| = 2: the extreme points (1.20) with p_i + p_j = 1 - eta_bar are in the domain, and
     # x = (1 - gamma, gamma, 0, ...) is in Omega_1, so the bound is tight.
-    w, n = 2, 4
+    w = 2
     eps = dirichlet_privacy(k, eta, eb, w, b, gamma=gamma).epsilon
     c = 1 - eb
     rest = np.array([eb / 2, eb / 2])

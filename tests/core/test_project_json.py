@@ -328,3 +328,30 @@ def test_migration_1_to_2_keeps_every_number():
         assert e.mdp == old[e.id]
         assert e.model.state_labels == list(old[e.id].state_names)
     assert migrated.mdps[0].note == v1["project"]["mdps"][0].get("note", "")
+
+
+def test_large_models_keep_their_arrays_in_a_sidecar(tmp_path, monkeypatch):
+    monkeypatch.setattr(project_json, "SIDECAR_NNZ", 100)
+    project = Project(name="big")
+    project.add_mdp(example2(), "ex/2")  # 2,000 non-zeros > 100; the id needs sanitising
+    path = tmp_path / "big.privplan.json"
+    save_project(project, path)
+    doc = json.loads(path.read_text())
+    (m,) = doc["project"]["mdps"]
+    assert m["arrays"] == "big.ex_2.npz" and "transitions" not in m
+    assert (tmp_path / "big.ex_2.npz").is_file()
+    again = load_project(path)
+    assert again.mdps[0].mdp == project.mdps[0].mdp
+    (tmp_path / "big.ex_2.npz").unlink()
+    with pytest.raises(InputError) as info:
+        load_project(path)
+    assert "big.ex_2.npz" in str(info.value) and "missing" in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_sidecar_names_cannot_escape_the_project_folder(tmp_path):
+    doc = project_to_dict(sample_project())
+    doc["project"]["mdps"][0]["arrays"] = "../elsewhere.npz"
+    with pytest.raises(InputError) as info:
+        project_from_dict(doc, base_dir=tmp_path)
+    assert "arrays" in info.value.field
