@@ -1,8 +1,12 @@
-"""Start the PrivPlan window: ``python app.py [FILE] [--screenshot OUT.png]``.
+"""Start the PrivPlan window: ``python app.py [FILE] [--calculator] [--screenshot OUT.png]``.
 
-Without FILE the built-in example project opens. ``--screenshot OUT.png`` shows the
-window, runs the analysis of the active MDP with the default parameters as a seeded
-experiment (``--seed``, default 7), waits for it, saves a picture of the window and exits.
+Without FILE the built-in example project opens. ``--calculator`` also opens the Privacy
+Calculator tab on the Figure 1.1 left configuration, with the three Figure 1.1 curves
+overlaid in its ε–δ plot, and makes it the active tab.
+``--screenshot OUT.png`` shows the window and then, for an MDP workspace, runs its
+analysis with the default parameters as a seeded experiment (``--seed``, default 7), or,
+with ``--calculator``, waits for the calculator's plots; it saves a picture of the window
+and exits.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7,
                    help="seed of the --screenshot run (a seeded experiment; default 7)")
     p.add_argument("--mdp", metavar="ID", help="id of the MDP whose workspace is active")
+    p.add_argument("--calculator", action="store_true",
+                   help="open the Privacy Calculator on the Figure 1.1 left configuration "
+                        "(with --screenshot: picture the calculator instead of a sweep)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes for the --screenshot run (default: min(2, CPUs))")
     return p
@@ -90,7 +97,13 @@ def run_gui(argv: list[str] | None = None) -> int:
     window = MainWindow(document, use_settings=not args.screenshot)
     if args.mdp is not None:
         window.open_workspace(args.mdp)
+    if args.calculator:
+        calc = window.open_calculator()
+        calc.apply_preset("left")
+        calc.set_compare(True)  # the three Figure 1.1 configurations in the ε–δ plot
     if args.screenshot:
+        if args.calculator:
+            return _calculator_screenshot(app, window, Path(args.screenshot))
         return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
                            workers=args.workers)
     window.show()
@@ -142,5 +155,47 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None) -> in
     if status not in ("ok", "no-run"):
         print(f"privplan: --screenshot: the analysis did not finish ({status}); the picture "
               f"was saved anyway to {out}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _calculator_screenshot(app, window, out: Path) -> int:
+    """Show the window, wait until the calculator has drawn every plot, save a PNG."""
+    import time
+
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    calc = window.calculator
+    deadline = time.monotonic() + SCREENSHOT_TIMEOUT_S
+    loop = QEventLoop()
+    poll = QTimer()
+    poll.setInterval(25)
+
+    def check() -> None:
+        if not calc.is_busy or time.monotonic() > deadline:
+            loop.quit()
+
+    poll.timeout.connect(check)
+    poll.start()
+    loop.exec()
+    poll.stop()
+    done = not calc.is_busy and calc.result is not None and calc.k_result is not None
+    settle = QEventLoop()
+    QTimer.singleShot(300, settle.quit)
+    settle.exec()
+    app.processEvents()
+    ok = window.grab().save(str(out))
+    window.discard_and_close()
+    window.deleteLater()
+    app.processEvents()
+    if not ok:
+        print(f"privplan: --screenshot: cannot write {out}", file=sys.stderr)
+        return 1
+    if not done:
+        print(f"privplan: --screenshot: the calculator did not finish in "
+              f"{SCREENSHOT_TIMEOUT_S} s; the picture was saved anyway to {out}",
+              file=sys.stderr)
         return 1
     return 0

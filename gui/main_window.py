@@ -1,9 +1,11 @@
 """PrivPlan's main window: menus, toolbar, docks, workspace tabs and status bar.
 
 Layout (``ux.md``): the Project tree on the left, one workspace tab per open MDP in the
-centre (drawing above, Figure 2.1 below), the active workspace's run parameters on the
-right, a Log dock (hidden by default) and a status bar with model validity, the
-randomness mode and the progress of a running analysis.
+centre (drawing above, Figure 2.1 below) plus, on request, the Privacy Calculator tab
+(Analysis ▸ Privacy Calculator, Ctrl+Shift+P, or "Privacy Calculator" in the Project
+tree), the active workspace's run parameters on the right, a Log dock (hidden by default)
+and a status bar with model validity, the randomness mode and the progress of a running
+analysis.
 
 The window owns the :class:`gui.document.ProjectDocument` it is given and one
 :class:`gui.workers.TaskRunner` per workspace; ``closeEvent`` shuts them all down.
@@ -40,6 +42,7 @@ from gui.commands import RenameProjectCommand
 from gui.document import ProjectDocument
 from gui.editors.mdp_view import MdpView
 from gui.panels.log_panel import LogPanel
+from gui.panels.privacy_panel import PrivacyCalculatorPanel
 from gui.panels.project_panel import ProjectPanel
 from gui.settings import Settings
 from gui.workers import TaskRunner
@@ -84,6 +87,7 @@ class MainWindow(QMainWindow):
         self._settings = Settings()
         self._workspaces: dict[str, MdpWorkspace] = {}
         self._runners: dict[str, TaskRunner] = {}
+        self.calculator: PrivacyCalculatorPanel | None = None
         self._discard_on_close = False
         self.setObjectName("main_window")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
@@ -147,6 +151,7 @@ class MainWindow(QMainWindow):
         self.project_panel.mdp_activated.connect(self._on_project_panel_mdp_activated)
         self.project_panel.run_activated.connect(self._on_project_panel_run_activated)
         self.project_panel.rename_requested.connect(self.rename_project)
+        self.project_panel.calculator_activated.connect(self._on_project_panel_calculator_activated)
 
         self.project_dock.setMinimumWidth(170)
         self.params_dock.setMinimumWidth(300)
@@ -219,6 +224,10 @@ class MainWindow(QMainWindow):
                                  "Run the privacy sweep of the active workspace (F5)")
         self.cancel_action = action("&Cancel", self.cancel_analysis, QKeySequence("Esc"),
                                     sp.SP_MediaStop, "Cancel the running analysis (Esc)")
+        self.calculator_action = action(
+            "Privacy &Calculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
+            "Open the Privacy Calculator: (ε, δ) of the Dirichlet mechanism, what-if "
+            "(Ctrl+Shift+P)")
         self.fit_action = action("&Fit Drawing to View", self._fit_active_drawing, None, None,
                                  "Fit the MDP drawing (or press F in the drawing)")
         self.about_action = action("&About PrivPlan", self.show_about)
@@ -243,6 +252,8 @@ class MainWindow(QMainWindow):
         analysis_menu = bar.addMenu("&Analysis")
         analysis_menu.addAction(self.run_action)
         analysis_menu.addAction(self.cancel_action)
+        analysis_menu.addSeparator()
+        analysis_menu.addAction(self.calculator_action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
         self.view_menu = view_menu
@@ -317,6 +328,35 @@ class MainWindow(QMainWindow):
         self.tabs.removeTab(self.tabs.indexOf(ws))
         ws.deleteLater()
         runner.deleteLater()
+        if not self._workspaces and self.calculator is None:
+            self._show_empty_centre()
+        self._update_status()
+
+    def open_calculator(self) -> PrivacyCalculatorPanel:
+        """Open (or bring forward) the Privacy Calculator tab."""
+        if self.calculator is None:
+            calc = PrivacyCalculatorPanel(self._document, self.tabs)
+            calc.message_logged.connect(self.log_panel.log)
+            self.calculator = calc
+            self.params_stack.addWidget(calc.info_panel)
+            index = self.tabs.addTab(calc, "Privacy Calculator")
+            self.tabs.setTabToolTip(index, "(ε, δ) of the Dirichlet mechanism: what-if, "
+                                           "nothing is recorded")
+            self.log_panel.info("Privacy Calculator opened (what-if: nothing is recorded)")
+        self.tabs.setCurrentWidget(self.calculator)
+        self.central.setCurrentWidget(self.tabs)
+        self._on_tabs_current_changed(self.tabs.currentIndex())
+        return self.calculator
+
+    def close_calculator(self) -> None:
+        calc, self.calculator = self.calculator, None
+        if calc is None:
+            return
+        calc.shutdown()
+        self.params_stack.removeWidget(calc.info_panel)
+        calc.info_panel.deleteLater()
+        self.tabs.removeTab(self.tabs.indexOf(calc))
+        calc.deleteLater()
         if not self._workspaces:
             self._show_empty_centre()
         self._update_status()
@@ -330,8 +370,8 @@ class MainWindow(QMainWindow):
         for e in entries:
             self.open_workspace(e.id)
         if entries:
-            self.tabs.setCurrentIndex(0)
-        else:
+            self.tabs.setCurrentIndex(self.tabs.indexOf(self._workspaces[entries[0].id]))
+        elif self.calculator is None:
             self._show_empty_centre()
 
     def _show_empty_centre(self) -> None:
@@ -466,7 +506,12 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         ws = self.active_workspace()
-        if ws is None or not self._document.has_mdp(ws.mdp_id):
+        if self.calculator is not None and self.tabs.currentWidget() is self.calculator:
+            self.validity_label.setText("Privacy Calculator")
+            self.validity_label.setToolTip("A what-if tool: nothing it computes is recorded "
+                                           "in the project or released.")
+            self.mode_label.setText(" · what-if, nothing is recorded")
+        elif ws is None or not self._document.has_mdp(ws.mdp_id):
             self.validity_label.setText("no model open")
             self.mode_label.setText("")
         else:
@@ -523,6 +568,8 @@ class MainWindow(QMainWindow):
         ws = self.active_workspace()
         if ws is not None:
             self.params_stack.setCurrentWidget(ws.analysis_panel)
+        elif self.calculator is not None and self.tabs.currentWidget() is self.calculator:
+            self.params_stack.setCurrentWidget(self.calculator.info_panel)
         else:
             self.params_stack.setCurrentWidget(self.params_placeholder)
         self._update_status()
@@ -536,9 +583,14 @@ class MainWindow(QMainWindow):
         ws = self.tabs.widget(index)
         if isinstance(ws, MdpWorkspace):
             self.close_workspace(ws.mdp_id)
+        elif ws is not None and ws is self.calculator:
+            self.close_calculator()
 
     def _on_project_panel_mdp_activated(self, mdp_id: str) -> None:
         self.open_workspace(mdp_id)
+
+    def _on_project_panel_calculator_activated(self) -> None:
+        self.open_calculator()
 
     def _on_project_panel_run_activated(self, run_id: str) -> None:
         record = self._document.run(run_id)
@@ -571,6 +623,8 @@ class MainWindow(QMainWindow):
             return
         for runner in list(self._runners.values()):
             runner.shutdown()
+        if self.calculator is not None:
+            self.calculator.shutdown()
         if self._use_settings:
             self._settings.set_window_state(self.saveGeometry(), self.saveState())
             self._settings.sync()

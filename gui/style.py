@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "INVALID_STYLE"]
+import re
+
+__all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "INVALID_STYLE",
+           "pretty_message"]
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with common colour-vision
 # deficiencies.
@@ -40,3 +43,18 @@ def fmt_num(x: float, digits: int = 4) -> str:
     if ax == 0 or 1e-3 <= ax < 1e4:
         return f"{x:.{digits}f}"
     return f"{x:.{max(1, digits - 1)}e}"
+
+
+_SYMBOLS = ((r"\beta_bar\b", "η̄"), (r"\beta\b", "η"), (r"\bdelta_method\b", "δ method"),
+            (r"\bdelta\b", "δ"), (r"\bgamma\b", "γ"), (r"\bbeta\b", "β"), (r"\bv2\b", "v₂"))
+
+
+def pretty_message(text: str) -> str:
+    """The core's ASCII parameter names as the symbols the panel shows (η, η̄, δ, γ, β).
+
+    >>> pretty_message("eta + eta_bar must be < 1, got 1.1")
+    'η + η̄ must be < 1, got 1.1'
+    """
+    for pattern, symbol in _SYMBOLS:
+        text = re.sub(pattern, symbol, text)
+    return text

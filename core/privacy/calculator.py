@@ -422,8 +422,8 @@ def accuracy_vs_k(ks: Sequence[float], *, n: int, p: "np.ndarray | None" = None,
     Examples
     --------
     >>> a = accuracy_vs_k([24.0], n=2, p=np.array([0.5, 0.5]), beta=math.exp(-2))
-    >>> float(a.variance_bound[0]), float(a.expected_sq_error[0]), round(float(a.alpha_paper[0]), 12)
-    (0.01, 0.02, 0.2)
+    >>> a.variance_bound.tolist(), a.expected_sq_error.tolist(), a.alpha_paper.round(12).tolist()
+    ([0.01], [0.02], [0.2])
     """
     ks_ = np.array([check_k(k, "k") for k in ks], dtype=np.float64)
     beta = check_beta(beta)

@@ -201,7 +201,10 @@ def _delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: s
     if method == "mc":
         est, upper = _mc_delta(k, eta, eta_bar, w, gamma, mc_draws, mc_seed)
         return {"delta": upper, "delta_estimate": est}
-    da, db = (_vertex_delta(k, eta, eta_bar, w, v, gamma) for v in ("A", "B"))
+    # Every exact δ is at most the rigorous union bound; where quadrature loses accuracy
+    # (γ far below 1e-12 with kη < 1) the bound keeps the reported δ valid.
+    ub = float(union_delta(k, eta, w, gamma))
+    da, db = (min(_vertex_delta(k, eta, eta_bar, w, v, gamma), ub) for v in ("A", "B"))
     return {"delta": max(da, db), "delta_vertex_A": da, "delta_vertex_B": db}
 
 
@@ -416,8 +419,16 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
             t = _secant_root(at("B"), lo, t, target)
     for _ in range(60):  # the root may sit a rounding error above δ̂: step just inside
         if f(t) <= 0:
-            break
+            return math.exp(t)
         t -= 1e-12 * max(1.0, abs(t))
+    # Not verified (numerical trouble): the union root is valid for every method but MC,
+    # since exact δ <= union bound <= target there.
+    t = lo
+    while f(t) > 0:
+        t -= 1e-9 * max(1.0, abs(t))
+        if t < -745:
+            raise InputError(f"no gamma could be verified for delta <= {target:g}",
+                             field="delta")
     return math.exp(t)
 
 

@@ -3,7 +3,11 @@
 The panel validates as you type, starts :func:`core.experiments.privacy_sweep` through
 its workspace's :class:`gui.workers.TaskRunner` on a snapshot of the model, and when the
 run succeeds records it in the project with an undoable
-:class:`gui.commands.AddRunCommand`.
+:class:`gui.commands.AddRunCommand`. The (ε, δ) accounting of every k is set here too:
+the adjacency radius b of one row, the target δ̂ per row and the MDP-level adjacency
+(one changed row: parallel composition; all rows: basic composition). The record keeps
+a small summary (:func:`run_summary`): the composed ε, δ and statement per k and the
+number of rows without a guarantee — the per-row details are recomputed on demand.
 
 Randomness is labelled honestly. A *seeded experiment* uses the seed shown. Unticking
 "seeded experiment" draws a fresh seed from the operating system for each run, and
@@ -38,14 +42,16 @@ from PySide6.QtWidgets import (
 
 from core._validation import InputError, check_beta, check_k
 from core.experiments import DEFAULT_K
+from core.privacy.mdp_accounting import ADJACENCIES, ADJACENCY_TEXT
 from core.project import RunRecord
 from gui.commands import AddRunCommand
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, INVALID_STYLE
+from gui.widgets import SciSpinBox
 from gui.workers import TaskRunner
 
 __all__ = ["AnalysisPanel", "SweepParameters", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS",
-           "default_workers"]
+           "default_workers", "run_summary"]
 
 DEFAULT_K_TEXT = ", ".join(f"{k:g}" for k in DEFAULT_K)
 MAX_K_VALUES = 60
@@ -66,7 +72,28 @@ TOOLTIPS = {
               "draws a fresh seed from the operating system and records it; the sweep is "
               "still an experiment (it uses the true model), never a private release.",
     "workers": "Processes used for the runs; 1 runs them in PrivPlan's own worker thread.",
+    "b": "Adjacency radius b in (0, 1]: a neighbouring model may change one transition row "
+         "by at most b in L1; a larger b hides bigger changes (more private) at the price "
+         "of a larger ε.",
+    "delta": "Target δ in (0, 1) for every row: the largest acceptable probability that a "
+             "row's ε bound fails; a smaller target is more private but makes ε larger.",
+    "adjacency": "Which models count as neighbours. one-row: "
+                 + ADJACENCY_TEXT["one-row"] + ". all-rows: " + ADJACENCY_TEXT["all-rows"]
+                 + ". all-rows protects more and gives a much larger ε.",
 }
+
+
+def run_summary(result: Any) -> dict[str, Any]:
+    """What a run record keeps of a :class:`core.experiments.SweepResult`: everything in
+    its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
+    number of rows and of rows without a guarantee per k (recomputed on demand)."""
+    summary = result.to_dict()
+    summary.pop("privacy_rows", None)
+    if result.privacy:
+        summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
+        summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
+                                                     for p in result.privacy]
+    return summary
 
 
 def default_workers() -> int:
@@ -108,6 +135,9 @@ class SweepParameters:
     seeded: bool
     seed: int | None  # None: a fresh OS seed is drawn (and recorded in the result)
     workers: int
+    b: float = 0.1
+    delta_target: float = 0.05
+    adjacency: str = "one-row"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -116,7 +146,8 @@ class SweepParameters:
 
     def sweep_kwargs(self) -> dict[str, Any]:
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
-                "seed": self.seed, "workers": self.workers}
+                "seed": self.seed, "workers": self.workers, "b": self.b,
+                "delta_target": self.delta_target, "adjacency": self.adjacency}
 
 
 def randomness_label(seeded: bool, seed: int | None) -> str:
@@ -190,6 +221,25 @@ class AnalysisPanel(QWidget):
         self.workers_spin.setValue(default_workers())
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
 
+        self.b_spin = SciSpinBox(self, minimum=0.001, maximum=1.0, value=0.1, step=0.01)
+        self.b_spin.setToolTip(TOOLTIPS["b"])
+        self.delta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.999, value=0.05,
+                                     log_step=10 ** 0.1)
+        self.delta_spin.setToolTip(TOOLTIPS["delta"])
+        self.adjacency_combo = QComboBox(self)
+        for key, text in (("one-row", "one row (parallel)"), ("all-rows", "all rows (basic)")):
+            self.adjacency_combo.addItem(text, key)
+            self.adjacency_combo.setItemData(self.adjacency_combo.count() - 1,
+                                             ADJACENCY_TEXT[key], Qt.ItemDataRole.ToolTipRole)
+        assert tuple(self.adjacency_combo.itemData(i) for i in range(2)) == ADJACENCIES
+        self.adjacency_combo.setToolTip(TOOLTIPS["adjacency"])
+        self.adjacency_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.adjacency_combo.setMinimumContentsLength(10)
+        self.adjacency_label = QLabel(self)
+        self.adjacency_label.setWordWrap(True)
+        self.adjacency_label.setStyleSheet("color: #555;")
+
         style = self.style()
         self.run_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
                                       "Run (F5)", self)
@@ -215,12 +265,20 @@ class AnalysisPanel(QWidget):
         form.addRow(self._label("seed", "seed"), self.seed_spin)
         form.addRow("", self.mode_label)
         form.addRow(self._label("workers", "workers"), self.workers_spin)
+        privacy_box = QGroupBox("Privacy accounting (ε, δ per k)", self)
+        pform = QFormLayout(privacy_box)
+        pform.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        pform.addRow(self._label("b (row radius)", "b"), self.b_spin)
+        pform.addRow(self._label("target δ per row", "delta"), self.delta_spin)
+        pform.addRow(self._label("neighbours", "adjacency"), self.adjacency_combo)
+        pform.addRow("", self.adjacency_label)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button, 1)
         buttons.addWidget(self.cancel_button, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(model_box)
         layout.addWidget(box)
+        layout.addWidget(privacy_box)
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
         layout.addStretch(1)
@@ -228,9 +286,12 @@ class AnalysisPanel(QWidget):
         self.k_edit.textChanged.connect(self._on_k_edit_text_changed)
         for sig in (self.runs_spin.valueChanged, self.beta_spin.valueChanged,
                     self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
-                    self.workers_spin.valueChanged):
+                    self.workers_spin.valueChanged, self.b_spin.valueChanged,
+                    self.delta_spin.valueChanged):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
+        self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
+        self._on_adjacency_combo_changed()
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         runner.started.connect(self._on_runner_started)
@@ -264,15 +325,22 @@ class AnalysisPanel(QWidget):
         ks = parse_k_list(self.k_edit.text())
         beta = check_beta(self.beta_spin.value())
         seeded = self.seeded_check.isChecked()
+        b = float(self.b_spin.value())
+        if not 0 < b <= 1:
+            raise InputError(f"must lie in (0, 1], got {b:g}", field="b")
+        delta = check_beta(self.delta_spin.value(), "delta")
         return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=beta,
                                alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
                                seed=self.seed_spin.value() if seeded else None,
-                               workers=self.workers_spin.value())
+                               workers=self.workers_spin.value(), b=b, delta_target=delta,
+                               adjacency=str(self.adjacency_combo.currentData()))
 
     def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
                        beta: float | None = None, alpha_mode: str | None = None,
                        seed: int | None = None, seeded: bool | None = None,
-                       workers: int | None = None) -> None:
+                       workers: int | None = None, b: float | None = None,
+                       delta_target: float | None = None, adjacency: str | None = None
+                       ) -> None:
         """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
         if ks is not None:
             self.k_edit.setText(ks)
@@ -289,6 +357,15 @@ class AnalysisPanel(QWidget):
             self.seeded_check.setChecked(seeded)
         if workers is not None:
             self.workers_spin.setValue(workers)
+        if b is not None:
+            self.b_spin.setValue(b)
+        if delta_target is not None:
+            self.delta_spin.setValue(delta_target)
+        if adjacency is not None:
+            index = self.adjacency_combo.findData(adjacency)
+            if index < 0:
+                raise ValueError(f"unknown adjacency {adjacency!r}")
+            self.adjacency_combo.setCurrentIndex(index)
 
     def run(self) -> bool:
         """Validate and start the sweep; on bad input show why and start nothing."""
@@ -355,6 +432,11 @@ class AnalysisPanel(QWidget):
     def _on_parameter_changed(self, *args: object) -> None:
         self.parameters_changed.emit()
 
+    def _on_adjacency_combo_changed(self, *args: object) -> None:
+        key = str(self.adjacency_combo.currentData())
+        self.adjacency_label.setText(f"Assumed: {ADJACENCY_TEXT[key]}.")
+        self.parameters_changed.emit()
+
     def _on_seeded_check_toggled(self, checked: bool) -> None:
         self.seed_spin.setEnabled(checked)
         if checked:
@@ -397,7 +479,7 @@ class AnalysisPanel(QWidget):
                                                 "was when Run was pressed")
         record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
                            target=self._mdp_id, params=params.to_dict(),
-                           summary=result.to_dict(), mode=result.mode, seed=result.seed)
+                           summary=run_summary(result), mode=result.mode, seed=result.seed)
         self._document.push(AddRunCommand(self._document, record))
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")

@@ -10,11 +10,16 @@ private value of π̄ on P̄), V (π̄ on the true P — the **oracle view**, wh
 algorithm itself never sees) and v̄ (optimistic bound);
 (b) the cost of privacy: the computable bound v̄ − v̲ and the empirical |V̄ − V| (oracle
 view). Both plots use a log k axis; right-click a plot to export it (PNG, SVG, CSV).
+
+The table also gives the composed (ε, δ) of the release at each k, under the adjacency the
+run assumed; below it, the privacy statement of the k in focus (the selected row) and a
+"Per-row privacy…" button that opens :class:`gui.dialogs.privacy_rows_dialog.PrivacyRowsDialog`.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import numpy as np
@@ -23,8 +28,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QTableWidget,
@@ -44,7 +51,8 @@ COST_KEYS = ("cost_bound", "cost_empirical")
 # horizontal offsets (decades of k) so that error bars at the same k do not hide each other
 _DODGE = {"v_lower": -0.018, "v_private": -0.006, "v_true": 0.006, "v_upper": 0.018,
           "cost_bound": -0.008, "cost_empirical": 0.008}
-TABLE_COLUMNS = ("k", "α", "v\u0332\npessimistic", "V\u0304\nprivate", "V\n(oracle view)",
+TABLE_COLUMNS = ("k", "α", "ε\n(release)", "δ\n(release)", "v\u0332\npessimistic",
+                 "V\u0304\nprivate", "V\n(oracle view)",
                  "v\u0304\noptimistic", "bound\nv\u0304 − v\u0332", "|V\u0304 − V|\n(oracle view)")
 EMPTY_TEXT = ("Press F5 (or Run in the Run parameters panel) to run the privacy sweep on "
               "this MDP.\n\nFor each k the model is privatised with the Dirichlet mechanism, "
@@ -176,11 +184,35 @@ class CostOfPrivacyPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        for col in range(4):  # k, α, ε, δ: as narrow as their contents
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setAlternatingRowColors(True)
-        self.table.setToolTip("Per k: mean ± 1 sd over the runs, at the initial state s₀. "
-                              "Columns marked ‘oracle view’ use the true model, which the "
-                              "private algorithm never sees.")
+        self.table.setToolTip("Per k: the (ε, δ) of the whole private model under the "
+                              "adjacency stated below, then mean ± 1 sd over the runs, at the "
+                              "initial state s₀. Columns marked ‘oracle view’ use the true "
+                              "model, which the private algorithm never sees.")
+        self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
+        self.privacy_label = QLabel(content)
+        self.privacy_label.setWordWrap(True)
+        self.privacy_label.setTextFormat(Qt.TextFormat.RichText)
+        self.privacy_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.privacy_label.setStyleSheet("QLabel { color: #222; padding: 0 4px; }")
+        self.rows_button = QPushButton("Per-row privacy…", content)
+        self.rows_button.setToolTip("The (ε, δ) of every transition row at the k in focus, "
+                                    "including the rows without a guarantee and why.")
+        self.rows_button.clicked.connect(self.show_row_privacy)
+        self.rows_dialog = None
+        table_box = QWidget(content)
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.setSpacing(2)
+        table_layout.addWidget(self.table, 1)
+        focus = QHBoxLayout()
+        focus.addWidget(self.privacy_label, 1)
+        focus.addWidget(self.rows_button, 0, Qt.AlignmentFlag.AlignTop)
+        table_layout.addLayout(focus)
 
         plots = QSplitter(Qt.Orientation.Horizontal, content)
         plots.addWidget(self.values_plot)
@@ -188,10 +220,10 @@ class CostOfPrivacyPanel(QWidget):
         plots.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical, content)
         self.splitter.addWidget(plots)
-        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(table_box)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([300, 150])
+        self.splitter.setSizes([270, 190])
         self.splitter.setChildrenCollapsible(False)
         lay = QVBoxLayout(content)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -243,6 +275,8 @@ class CostOfPrivacyPanel(QWidget):
             self.error_bars[key].clear_values()
         self.table.setRowCount(0)
         self.caption.clear()
+        self.privacy_label.clear()
+        self.rows_button.setEnabled(False)
 
     def _render(self, record: RunRecord) -> None:
         s = record.summary
@@ -256,6 +290,8 @@ class CostOfPrivacyPanel(QWidget):
         self._set_ranges(s)
         self._fill_table(s)
         self.caption.setText(self._caption_html(record))
+        self.rows_button.setEnabled(bool(s.get("epsilon")))
+        self._update_privacy_label()
 
     def _set_ranges(self, s: dict[str, Any] | None = None) -> None:
         """Autoscale x; scale y so the data stay below the legend band at the top."""
@@ -292,12 +328,19 @@ class CostOfPrivacyPanel(QWidget):
             mode = f"experiment, fresh OS seed {record.seed} (recorded)"
         name = self._mdp_name()
         elapsed = float(s.get("elapsed_s", 0.0))
+        if s.get("epsilon"):
+            adjacency = str(s.get("adjacency", "one-row"))
+            privacy = (f" &nbsp;·&nbsp; (ε, δ) with b = {float(s.get('b', 0.1)):g}, target "
+                       f"δ = {float(s.get('delta_target', 0.05)):g} per row, "
+                       f"{html.escape(adjacency)}")
+        else:
+            privacy = " &nbsp;·&nbsp; no (ε, δ) recorded (older run)"
         return (f"<b>Figure 2.1 — {html.escape(name)}</b> &nbsp;·&nbsp; {record.id} &nbsp;·&nbsp; "
                 f"{s.get('runs')} runs per k &nbsp;·&nbsp; β = {s.get('beta'):g} &nbsp;·&nbsp; "
                 f"α: {html.escape(str(s.get('alpha_mode')))} &nbsp;·&nbsp; {html.escape(mode)}"
-                f" &nbsp;·&nbsp; {elapsed:.2f} s<br><span style='color:#555'>mean ± 1 sd over "
-                "runs (bars shifted slightly along k). <b>Oracle view</b> = uses the true "
-                "model, which the private algorithm never sees.</span>")
+                f" &nbsp;·&nbsp; {elapsed:.2f} s{privacy}<br><span style='color:#555'>mean ± 1 "
+                "sd over runs (bars shifted slightly along k). <b>Oracle view</b> = uses the "
+                "true model, which the private algorithm never sees.</span>")
 
     def _mdp_name(self) -> str:
         if self._document.has_mdp(self._mdp_id):
@@ -306,21 +349,83 @@ class CostOfPrivacyPanel(QWidget):
 
     def _fill_table(self, s: dict[str, Any]) -> None:
         k = list(s["k"])
-        alpha = list(s.get("alpha", [float("nan")] * len(k)))
+        nan = [float("nan")] * len(k)
+        alpha = list(s.get("alpha", nan))
+        eps, dels = list(s.get("epsilon") or nan), list(s.get("delta") or nan)
+        statements = list(s.get("privacy_statement") or [""] * len(k))
+        missing = list(s.get("privacy_rows_without_guarantee") or [0] * len(k))
         self.table.setRowCount(len(k))
         keys = VALUE_KEYS + COST_KEYS
+        first = 4  # columns before the value columns
         for row, kv in enumerate(k):
-            cells = [f"{kv:g}", f"{float(alpha[row]):.4g}"]
+            e = float("nan") if eps[row] is None else float(eps[row])
+            cells = [f"{kv:g}", f"{float(alpha[row]):.4g}",
+                     fmt_num(e) + (" *" if missing[row] else ""),
+                     fmt_num(float("nan") if dels[row] is None else float(dels[row]), 3)]
             for key in keys:
                 m = float(s[f"{key}_mean"][row])
                 sd = float(s[f"{key}_sd"][row])
-                cells.append(f"{fmt_num(m)} ± {fmt_num(sd)}")
+                cells.append(f"{fmt_num(m, 3)} ± {fmt_num(sd, 3)}")
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if col >= 2 and keys[col - 2] in ("v_true", "cost_empirical"):
+                if col >= first and keys[col - first] in ("v_true", "cost_empirical"):
                     item.setForeground(QColor("#555555"))
+                if col in (2, 3) and statements[row]:
+                    tip = statements[row]
+                    if missing[row]:
+                        tip += ("\n* Some rows have no guarantee; the composed (ε, δ) covers "
+                                "the others. Per-row privacy… lists them.")
+                    item.setToolTip(tip)
                 self.table.setItem(row, col, item)
+
+    def focus_index(self) -> int:
+        """The k in focus: the selected table row, or the first k."""
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return rows[0].row() if rows else 0
+
+    def _update_privacy_label(self) -> None:
+        if self._run_id is None:
+            self.privacy_label.clear()
+            return
+        s = self._document.run(self._run_id).summary
+        statements = s.get("privacy_statement") or []
+        i = self.focus_index()
+        if i >= len(statements):
+            self.privacy_label.setText("<span style='color:#555'>This run recorded no (ε, δ); "
+                                       "run the sweep again to get them.</span>")
+            return
+        missing = (s.get("privacy_rows_without_guarantee") or [0] * len(statements))[i]
+        total = (s.get("privacy_rows_total") or [None] * len(statements))[i]
+        extra = ""
+        if missing:
+            extra = (f" <span style='color:#8A5300'>⚠ {missing}"
+                     + (f" of {total}" if total else "") + " rows have no guarantee: see "
+                     "Per-row privacy…</span>")
+        statement = re.sub(r"^k = [^:]+: ", "", statements[i])
+        self.privacy_label.setText(
+            f"<b>Privacy of the release at k = {float(s['k'][i]):g}</b> (select a row for "
+            f"another k): {html.escape(statement)}.{extra}")
+
+    def show_row_privacy(self) -> None:
+        """Open the per-row (ε, δ) dialog for the k in focus."""
+        if self._run_id is None:
+            return
+        from gui.dialogs.privacy_rows_dialog import PrivacyRowsDialog
+
+        if self.rows_dialog is not None:
+            self.rows_dialog.close()
+        dialog = PrivacyRowsDialog(self._document, self._run_id, self.focus_index(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(self._on_rows_dialog_destroyed)
+        self.rows_dialog = dialog
+        dialog.show()
+
+    def _on_rows_dialog_destroyed(self, *args: object) -> None:
+        self.rows_dialog = None
+
+    def _on_table_item_selection_changed(self) -> None:
+        self._update_privacy_label()
 
     # ------------------------------------------------------------------ slots
     def _on_document_run_added(self, run_id: str) -> None:
@@ -339,6 +444,7 @@ class CostOfPrivacyPanel(QWidget):
 def preview(exec_: bool = True) -> QWidget:
     from core.experiments import privacy_sweep
     from gui.commands import AddRunCommand
+    from gui.panels.analysis_panel import run_summary
     from gui.preview import example_document, run_preview
 
     def build() -> QWidget:
@@ -349,7 +455,7 @@ def preview(exec_: bool = True) -> QWidget:
                                workers=1)
         doc.push(AddRunCommand(doc, RunRecord(
             id=doc.project.new_run_id(), kind="sweep", target="four-startups",
-            params={"seeded": True, "seed": 7}, summary=result.to_dict(), mode=result.mode,
+            params={"seeded": True, "seed": 7}, summary=run_summary(result), mode=result.mode,
             seed=result.seed)))
         return panel
 

@@ -1,8 +1,8 @@
-"""The Project dock: a tree of the project's MDPs and recorded runs.
+"""The Project dock: a tree of the project's MDPs and recorded runs, and the tools.
 
 Double-click an MDP to open (or bring forward) its workspace tab; double-click a run to
-show it in its MDP's workspace. The tree is rebuilt from the document on every change:
-it never holds state of its own.
+show it in its MDP's workspace; double-click "Privacy Calculator" to open the calculator.
+The tree is rebuilt from the document on every change: it never holds state of its own.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class ProjectPanel(QWidget):
     mdp_activated = Signal(str)
     run_activated = Signal(str)
     rename_requested = Signal()
+    calculator_activated = Signal()
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,7 +81,14 @@ class ProjectPanel(QWidget):
             item.setData(0, _ID_ROLE, r.id)
             item.setToolTip(0, f"{r.kind} on {r.target}, {r.mode}, {seed}\ncreated {r.created}"
                                "\nDouble-click to show it.")
-        for it in (root, mdps, runs):
+        tools = QTreeWidgetItem(root, ["Tools"])
+        tools.setData(0, _KIND_ROLE, "group")
+        calc = QTreeWidgetItem(tools, ["Privacy Calculator"])
+        calc.setData(0, _KIND_ROLE, "calculator")
+        calc.setToolTip(0, "(ε, δ) of the Dirichlet mechanism and its accuracy, with the "
+                           "Figure 1.1 configurations: what-if, nothing is recorded.\n"
+                           "Double-click to open (Ctrl+Shift+P).")
+        for it in (root, mdps, runs, tools):
             it.setExpanded(True)
 
     def item_ids(self, kind: str) -> list[str]:
@@ -106,6 +114,8 @@ class ProjectPanel(QWidget):
             self.run_activated.emit(item.data(0, _ID_ROLE))
         elif kind == "project":
             self.rename_requested.emit()
+        elif kind == "calculator":
+            self.calculator_activated.emit()
 
     def _on_tree_context_menu_requested(self, pos) -> None:
         item = self.tree.itemAt(pos)
@@ -121,6 +131,8 @@ class ProjectPanel(QWidget):
         elif kind == "run":
             run_id = item.data(0, _ID_ROLE)
             menu.addAction("Show results", lambda: self.run_activated.emit(run_id))
+        elif kind == "calculator":
+            menu.addAction("Open the Privacy Calculator", self.calculator_activated.emit)
         if not menu.isEmpty():
             menu.exec(self.tree.viewport().mapToGlobal(pos))
 

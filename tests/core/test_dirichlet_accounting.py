@@ -637,3 +637,13 @@ def test_result_to_dict_round_trips_the_fields() -> None:
                 "delta_target", "delta_vertex_A", "delta_vertex_B"):
         assert d[key] == getattr(r, key)
     assert d["warnings"] == [] and d["w"] == 3
+
+
+def test_exact_delta_never_exceeds_the_union_bound_even_for_tiny_gamma() -> None:
+    """Regression: with k·eta < 1 and gamma ~ 1e-24 the quadrature lost accuracy and reported
+    more than the (rigorous) union bound, and gamma* then broke its delta target."""
+    for gamma in (1e-40, 1e-24, 1e-12):
+        d = dirichlet_delta(1.0, 0.15, 0.15, 3, gamma)
+        assert d["delta"] <= float(union_delta(1.0, 0.15, 3, gamma)) * (1 + 1e-12)
+    r = dirichlet_privacy(1.0, 0.15, 0.15, 3, 0.1, delta_target=1e-3)
+    assert r.delta <= 1e-3 and r.gamma > 0

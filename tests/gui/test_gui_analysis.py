@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core._validation import InputError
 from core.experiments import QUANTITIES
-from gui.panels.analysis_panel import DEFAULT_K_TEXT, TOOLTIPS, AnalysisPanel, parse_k_list
+from gui.panels.analysis_panel import (
+    DEFAULT_K_TEXT,
+    TOOLTIPS,
+    AnalysisPanel,
+    parse_k_list,
+    run_summary,
+)
 from gui.panels.plot_panel import _DODGE, COST_KEYS, VALUE_KEYS, CostOfPrivacyPanel
+from gui.style import fmt_num, pretty_message
 from gui.workers import TaskRunner
 
 
@@ -74,7 +82,17 @@ def test_sweep_end_to_end(qtbot, panels):
     assert (record.kind, record.target, record.seed, record.mode) == (
         "sweep", "four-startups", 11, "experiment")
     assert record.params["ks"] == [10.0, 1000.0] and record.params["runs"] == 3
-    assert record.summary == result.to_dict()
+    # the record keeps the small summary: no per-row privacy table
+    full = result.to_dict()
+    assert "privacy_rows" in full and "privacy_rows" not in record.summary
+    assert record.summary == run_summary(result)
+    assert {k: v for k, v in record.summary.items()
+            if not k.startswith("privacy_rows")} == {k: v for k, v in full.items()
+                                                     if k != "privacy_rows"}
+    assert record.summary["privacy_rows_total"] == [6, 6]
+    assert record.summary["privacy_rows_without_guarantee"] == [0, 0]
+    assert (record.params["b"], record.params["delta_target"], record.params["adjacency"]) \
+        == (0.1, 0.05, "one-row")
     # the plots show exactly the means of the result
     assert plots.run_id == record.id
     for key in QUANTITIES:
@@ -88,6 +106,8 @@ def test_sweep_end_to_end(qtbot, panels):
                                   result.mean("cost_empirical"))
     assert plots.table.rowCount() == 2
     assert plots.table.item(1, 0).text() == "1000"
+    assert plots.table.horizontalHeaderItem(2).text().startswith("ε")
+    assert plots.table.horizontalHeaderItem(3).text().startswith("δ")
     caption = plots.caption.text()
     assert "seeded experiment (seed 11)" in caption and "3 runs per k" in caption
     assert "β = 0.05" in caption and "oracle view" in caption.lower()
@@ -161,3 +181,92 @@ def test_plot_export_writes_png(qtbot, panels, tmp_path):
     assert out.stat().st_size > 1000
     # the context menu (with Export…) stays enabled
     assert plots.values_plot.getPlotItem().getViewBox().menuEnabled()
+
+
+def test_privacy_parameters_and_columns(qtbot, panels):
+    """b, target δ and the adjacency reach privacy_sweep; the table shows the composed
+    (ε, δ) of mdp_privacy for each k, and the statement of the k in focus."""
+    from core.privacy.mdp_accounting import ADJACENCY_TEXT, mdp_privacy
+
+    doc, panel, plots, runner = panels
+    assert panel.b_spin.value() == 0.1 and panel.delta_spin.value() == 0.05
+    assert panel.adjacency_combo.currentData() == "one-row"
+    assert "parallel composition" in panel.adjacency_combo.itemData(
+        0, Qt.ItemDataRole.ToolTipRole)
+    assert "more private" in TOOLTIPS["delta"] and "larger ε" in TOOLTIPS["b"]
+    panel.set_parameters(ks="10, 100", runs=2, workers=1, b=0.05, delta_target=0.01,
+                         adjacency="all-rows")
+    assert "every transition row" in panel.adjacency_label.text()
+    with qtbot.waitSignal(runner.succeeded, timeout=30000):
+        assert panel.run()
+    record = doc.project.runs[0]
+    s = record.summary
+    assert (s["b"], s["delta_target"], s["adjacency"]) == (0.05, 0.01, "all-rows")
+    mdp = doc.mdp_entry("four-startups").mdp
+    for row, k in enumerate((10.0, 100.0)):
+        ref = mdp_privacy(mdp, k, b=0.05, delta_target=0.01, adjacency="all-rows")
+        assert s["epsilon"][row] == ref.epsilon and s["delta"][row] == ref.delta
+        assert plots.table.item(row, 2).text() == fmt_num(ref.epsilon)
+        assert plots.table.item(row, 3).text() == fmt_num(ref.delta, 3)
+        assert plots.table.item(row, 2).toolTip().startswith(ref.statement)
+    assert "k = 10" in plots.privacy_label.text()
+    assert ADJACENCY_TEXT["all-rows"] in plots.privacy_label.text()
+    assert "all-rows" in plots.caption.text() and "b = 0.05" in plots.caption.text()
+    plots.table.selectRow(1)
+    assert "k = 100" in plots.privacy_label.text() and plots.focus_index() == 1
+    assert plots.rows_button.isEnabled()
+
+
+def test_bad_privacy_parameter_is_refused(panels):
+    _, panel, _, _ = panels
+    panel.delta_spin.setValue(0.0)  # clamps to its minimum > 0
+    assert panel.parameters().delta_target > 0
+    with pytest.raises(ValueError):
+        panel.set_parameters(adjacency="some-rows")
+
+
+def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
+    """Example 2 has rows with fewer than three next states: no guarantee, with the reason."""
+    from core.privacy.mdp_accounting import mdp_privacy
+    from gui.dialogs.privacy_rows_dialog import NO_GUARANTEE_BRUSH, PrivacyRowsDialog
+
+    runner = TaskRunner()
+    panel = AnalysisPanel(example_doc, "example-2", runner)
+    plots = CostOfPrivacyPanel(example_doc, "example-2")
+    for w in (panel, plots):
+        qtbot.addWidget(w)
+    panel.set_parameters(ks="10, 100", runs=1, workers=1)
+    with qtbot.waitSignal(runner.succeeded, timeout=60000):
+        panel.run()
+    runner.shutdown()
+    s = example_doc.project.runs[0].summary
+    assert s["privacy_rows_without_guarantee"][0] > 0
+    assert "rows have no guarantee" in plots.privacy_label.text()
+    assert plots.table.item(0, 2).text().endswith("*")
+    plots.show_row_privacy()
+    dialog = plots.rows_dialog
+    assert isinstance(dialog, PrivacyRowsDialog)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=30000)
+    ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 10.0)
+    assert dialog.table.rowCount() == len(ref.rows) == 100
+    shown_missing = [i for i in range(dialog.table.rowCount())
+                     if dialog.table.item(i, 6).text() == "no guarantee"]
+    assert len(shown_missing) == len(ref.not_applicable) == s["privacy_rows_without_guarantee"][0]
+    i = shown_missing[0]
+    assert dialog.table.item(i, 10).text() == pretty_message(ref.rows[i].reason) != ""
+    assert dialog.table.item(i, 0).background() == NO_GUARANTEE_BRUSH
+    ok = next(j for j in range(100) if j not in shown_missing)
+    assert dialog.table.item(ok, 6).text() == fmt_num_dialog(ref.rows[ok].result.epsilon)
+    assert "without a guarantee" in dialog.status.text() and "changed" not in dialog.status.text()
+    # another k: recomputed for that k
+    with qtbot.waitSignal(dialog.runner.succeeded, timeout=30000):
+        dialog.k_combo.setCurrentIndex(1)
+    assert dialog.result.k == 100.0
+    dialog.close()
+    qtbot.waitUntil(lambda: plots.rows_dialog is None, timeout=5000)
+
+
+def fmt_num_dialog(x):
+    from gui.dialogs.privacy_rows_dialog import _num
+
+    return _num(x)

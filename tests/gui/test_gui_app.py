@@ -7,7 +7,7 @@ import sys
 from PySide6.QtGui import QImage
 
 from gui import resources
-from gui.app import run_gui
+from gui.app import build_parser, run_gui
 
 
 def test_screenshot_writes_png(qapp, tmp_path):
@@ -16,6 +16,16 @@ def test_screenshot_writes_png(qapp, tmp_path):
     assert out.stat().st_size > 20_000
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1500, 950)
+
+
+def test_calculator_screenshot(qapp, tmp_path):
+    """--calculator --screenshot: the calculator tab on Figure 1.1, every plot drawn."""
+    out = tmp_path / "calc.png"
+    assert run_gui(["--screenshot", str(out), "--calculator"]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1500, 950)
+    assert out.stat().st_size > 20_000
+    assert "--calculator" in build_parser().format_help()
 
 
 def test_bad_file_exits_2_with_one_line(qapp, tmp_path, capsys):

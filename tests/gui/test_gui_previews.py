@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 MODULES = ["gui.editors.mdp_view", "gui.panels.analysis_panel", "gui.panels.plot_panel",
+           "gui.panels.privacy_panel", "gui.dialogs.privacy_rows_dialog",
            "gui.panels.log_panel", "gui.panels.project_panel", "gui.workspace",
            "gui.main_window"]
 

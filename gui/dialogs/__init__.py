@@ -1,0 +1,1 @@
+"""Dialogs: per-row privacy of a run, and (later) export and preferences."""

@@ -1,0 +1,131 @@
+"""Small input widgets shared by panels: a compact number spin box and a spin + slider pair.
+
+* :class:`SciSpinBox` shows numbers compactly (``6.7``, ``0.05``, ``3.1e-05``), accepts
+  scientific notation, and can step multiplicatively (for parameters spanning decades);
+* :class:`ParameterSlider` is a 0–1000 ``QSlider`` mapped linearly or logarithmically onto
+  a spin box's range, kept in sync with it without feedback loops.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QSlider, QSpinBox, QWidget
+
+__all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS"]
+
+SLIDER_STEPS = 1000
+
+
+class SciSpinBox(QDoubleSpinBox):
+    """A double spin box with ``%g``-style text; ``log_step`` multiplies instead of adding."""
+
+    def __init__(self, parent: QWidget | None = None, *, minimum: float = 0.0,
+                 maximum: float = 1.0, value: float = 0.0, digits: int = 5,
+                 log_step: float | None = None, step: float = 0.01) -> None:
+        super().__init__(parent)
+        self._digits = digits
+        self._log_step = log_step
+        self.setDecimals(14)  # internal rounding only; the text uses `digits` significant
+        self.setRange(minimum, maximum)
+        self.setSingleStep(step)
+        # validated as you type: every acceptable keystroke emits valueChanged (panels
+        # rate-limit their computations)
+        self.setKeyboardTracking(True)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
+        self.setValue(value)
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 (Qt override)
+        return f"{value:.{self._digits}g}"
+
+    def valueFromText(self, text: str) -> float:  # noqa: N802 (Qt override)
+        try:
+            return float(text.strip().replace(",", "."))
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> object:  # noqa: D401 (Qt override)
+        t = text.strip().replace(",", ".")
+        if not t:
+            return (QValidator.State.Intermediate, text, pos)
+        try:
+            v = float(t)
+        except ValueError:
+            if all(c in "0123456789.eE+-" for c in t):
+                return (QValidator.State.Intermediate, text, pos)
+            return (QValidator.State.Invalid, text, pos)
+        if not math.isfinite(v):
+            return (QValidator.State.Invalid, text, pos)
+        if self.minimum() <= v <= self.maximum():
+            return (QValidator.State.Acceptable, text, pos)
+        return (QValidator.State.Intermediate, text, pos)
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt override)
+        if self._log_step is None or self.value() <= 0:
+            super().stepBy(steps)
+            return
+        self.setValue(self.value() * self._log_step ** steps)
+
+
+class ParameterSlider(QSlider):
+    """A horizontal slider driving ``spin`` (a QDoubleSpinBox or QSpinBox), both ways.
+
+    ``log=True`` maps the slider position to ``minimum·(maximum/minimum)^t``. Moving the
+    slider sets the spin box (which emits its own ``valueChanged``); changing the spin box
+    moves the slider silently.
+    """
+
+    moved_by_user = Signal()
+
+    def __init__(self, spin: QDoubleSpinBox | QSpinBox, parent: QWidget | None = None, *,
+                 log: bool = False, minimum: float | None = None,
+                 maximum: float | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self._spin = spin
+        self._log = log
+        self._lo = float(spin.minimum() if minimum is None else minimum)
+        self._hi = float(spin.maximum() if maximum is None else maximum)
+        if log and self._lo <= 0:
+            raise ValueError("a log slider needs a positive minimum")
+        self._integer = isinstance(spin, QSpinBox)
+        steps = int(self._hi - self._lo) if self._integer else SLIDER_STEPS
+        self.setRange(0, max(1, steps))
+        self.setSingleStep(1)
+        self.setPageStep(max(1, steps // 20))
+        self._sync_from_spin()
+        spin.valueChanged.connect(self._on_spin_value_changed)
+        self.valueChanged.connect(self._on_slider_value_changed)
+
+    def value_at(self, position: int) -> float:
+        t = position / self.maximum()
+        if self._log:
+            return self._lo * (self._hi / self._lo) ** t
+        return self._lo + (self._hi - self._lo) * t
+
+    def position_of(self, value: float) -> int:
+        v = min(max(float(value), self._lo), self._hi)
+        if self._log:
+            t = math.log(v / self._lo) / math.log(self._hi / self._lo)
+        else:
+            t = (v - self._lo) / (self._hi - self._lo)
+        return int(round(t * self.maximum()))
+
+    def _sync_from_spin(self) -> None:
+        was = self.blockSignals(True)
+        self.setValue(self.position_of(self._spin.value()))
+        self.blockSignals(was)
+
+    def _on_spin_value_changed(self, *args: object) -> None:
+        if self.position_of(self._spin.value()) != self.value():
+            self._sync_from_spin()
+
+    def _on_slider_value_changed(self, position: int) -> None:
+        value = self.value_at(position)
+        if self._integer:
+            self._spin.setValue(int(round(value)))
+        else:
+            # a value that reads well: 4 significant digits
+            self._spin.setValue(float(f"{value:.4g}"))
+        self.moved_by_user.emit()
