@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -77,6 +79,33 @@ def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
         | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
 
 
+@dataclass(frozen=True)
+class ToolSpec:
+    """A kind of tool tab: its title, tooltip, and ``factory(window) -> QWidget``."""
+
+    key: str
+    title: str
+    factory: Callable[["MainWindow"], QWidget]
+    tooltip: str = ""
+    in_tree: bool = True  # listed under "Tools" in the project tree
+
+
+TOOLS: dict[str, ToolSpec] = {}
+
+
+def register_tool(spec: ToolSpec) -> ToolSpec:
+    """Make a tool tab available (menus and the project tree list registered tools)."""
+    TOOLS[spec.key] = spec
+    return spec
+
+
+register_tool(ToolSpec(
+    "calculator", "Privacy Calculator",
+    lambda window: PrivacyCalculatorPanel(window.document, window.tabs),
+    "(ε, δ) of the Dirichlet mechanism and its accuracy, with the Figure 1.1 "
+    "configurations: what-if, nothing is recorded.\nDouble-click to open (Ctrl+Shift+P)."))
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  use_settings: bool = True) -> None:
@@ -87,7 +116,7 @@ class MainWindow(QMainWindow):
         self._settings = Settings()
         self._workspaces: dict[str, MdpWorkspace] = {}
         self._runners: dict[str, TaskRunner] = {}
-        self.calculator: PrivacyCalculatorPanel | None = None
+        self._tools: dict[str, QWidget] = {}  # open tool tabs (calculator, ledger, ...)
         self._discard_on_close = False
         self.setObjectName("main_window")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
@@ -109,7 +138,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.central)
 
         # docks
-        self.project_panel = ProjectPanel(document, self)
+        self.project_panel = ProjectPanel(document, self, tools=lambda: [
+            (t.key, t.title, t.tooltip) for t in TOOLS.values() if t.in_tree])
         self.project_dock = self._add_dock("Project", "project_dock", self.project_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.params_stack = QStackedWidget(self)
@@ -151,7 +181,7 @@ class MainWindow(QMainWindow):
         self.project_panel.mdp_activated.connect(self._on_project_panel_mdp_activated)
         self.project_panel.run_activated.connect(self._on_project_panel_run_activated)
         self.project_panel.rename_requested.connect(self.rename_project)
-        self.project_panel.calculator_activated.connect(self._on_project_panel_calculator_activated)
+        self.project_panel.tool_activated.connect(self._on_project_panel_tool_activated)
 
         self.project_dock.setMinimumWidth(170)
         self.params_dock.setMinimumWidth(300)
@@ -328,38 +358,72 @@ class MainWindow(QMainWindow):
         self.tabs.removeTab(self.tabs.indexOf(ws))
         ws.deleteLater()
         runner.deleteLater()
-        if not self._workspaces and self.calculator is None:
+        if not self._workspaces and not self._tools:
+            self._show_empty_centre()
+        self._update_status()
+
+    # ------------------------------------------------------------------ tool tabs
+    # A tool tab is any workspace that is not an MDP's: the Privacy Calculator, the ledger,
+    # a logistics map, an advising set-up... Modules register one with ``register_tool``
+    # (module level, see ``TOOLS``) and open it with ``open_tool(key)``. A tool widget may
+    # have ``info_panel`` (shown in the right dock), ``message_logged`` (a signal into the
+    # log) and ``shutdown()`` (called when its tab closes).
+    @property
+    def calculator(self) -> PrivacyCalculatorPanel | None:
+        w = self._tools.get("calculator")
+        return w if isinstance(w, PrivacyCalculatorPanel) else None
+
+    def tools(self) -> dict[str, QWidget]:
+        return dict(self._tools)
+
+    def open_tool(self, key: str, title: str | None = None,
+                  factory: Callable[[], QWidget] | None = None, *, tooltip: str = "") -> QWidget:
+        """Open (or bring forward) the tool tab ``key``; registered tools need only the key."""
+        w = self._tools.get(key)
+        if w is None:
+            spec = TOOLS.get(key)
+            if factory is None and spec is None:
+                raise KeyError(f"no tool {key!r}")
+            title = title or (spec.title if spec else key)
+            tooltip = tooltip or (spec.tooltip if spec else "")
+            w = factory() if factory is not None else spec.factory(self)  # type: ignore[union-attr]
+            self._tools[key] = w
+            if hasattr(w, "message_logged"):
+                w.message_logged.connect(self.log_panel.log)
+            side = getattr(w, "info_panel", None)
+            if side is not None:
+                self.params_stack.addWidget(side)
+            index = self.tabs.addTab(w, title)
+            if tooltip:
+                self.tabs.setTabToolTip(index, tooltip)
+            self.log_panel.info(f"{title} opened")
+        self.tabs.setCurrentWidget(w)
+        self.central.setCurrentWidget(self.tabs)
+        self._on_tabs_current_changed(self.tabs.currentIndex())
+        return w
+
+    def close_tool(self, key: str) -> None:
+        w = self._tools.pop(key, None)
+        if w is None:
+            return
+        if hasattr(w, "shutdown"):
+            w.shutdown()
+        side = getattr(w, "info_panel", None)
+        if side is not None:
+            self.params_stack.removeWidget(side)
+            side.deleteLater()
+        self.tabs.removeTab(self.tabs.indexOf(w))
+        w.deleteLater()
+        if not self._workspaces and not self._tools:
             self._show_empty_centre()
         self._update_status()
 
     def open_calculator(self) -> PrivacyCalculatorPanel:
         """Open (or bring forward) the Privacy Calculator tab."""
-        if self.calculator is None:
-            calc = PrivacyCalculatorPanel(self._document, self.tabs)
-            calc.message_logged.connect(self.log_panel.log)
-            self.calculator = calc
-            self.params_stack.addWidget(calc.info_panel)
-            index = self.tabs.addTab(calc, "Privacy Calculator")
-            self.tabs.setTabToolTip(index, "(ε, δ) of the Dirichlet mechanism: what-if, "
-                                           "nothing is recorded")
-            self.log_panel.info("Privacy Calculator opened (what-if: nothing is recorded)")
-        self.tabs.setCurrentWidget(self.calculator)
-        self.central.setCurrentWidget(self.tabs)
-        self._on_tabs_current_changed(self.tabs.currentIndex())
-        return self.calculator
+        return self.open_tool("calculator")  # type: ignore[return-value]
 
     def close_calculator(self) -> None:
-        calc, self.calculator = self.calculator, None
-        if calc is None:
-            return
-        calc.shutdown()
-        self.params_stack.removeWidget(calc.info_panel)
-        calc.info_panel.deleteLater()
-        self.tabs.removeTab(self.tabs.indexOf(calc))
-        calc.deleteLater()
-        if not self._workspaces:
-            self._show_empty_centre()
-        self._update_status()
+        self.close_tool("calculator")
 
     def _close_all_workspaces(self) -> None:
         for mdp_id in list(self._workspaces):
@@ -371,7 +435,7 @@ class MainWindow(QMainWindow):
             self.open_workspace(e.id)
         if entries:
             self.tabs.setCurrentIndex(self.tabs.indexOf(self._workspaces[entries[0].id]))
-        elif self.calculator is None:
+        elif not self._tools:
             self._show_empty_centre()
 
     def _show_empty_centre(self) -> None:
@@ -568,8 +632,9 @@ class MainWindow(QMainWindow):
         ws = self.active_workspace()
         if ws is not None:
             self.params_stack.setCurrentWidget(ws.analysis_panel)
-        elif self.calculator is not None and self.tabs.currentWidget() is self.calculator:
-            self.params_stack.setCurrentWidget(self.calculator.info_panel)
+        elif (tool := self.tabs.currentWidget()) in self._tools.values() and getattr(
+                tool, "info_panel", None) is not None:
+            self.params_stack.setCurrentWidget(tool.info_panel)
         else:
             self.params_stack.setCurrentWidget(self.params_placeholder)
         self._update_status()
@@ -583,14 +648,16 @@ class MainWindow(QMainWindow):
         ws = self.tabs.widget(index)
         if isinstance(ws, MdpWorkspace):
             self.close_workspace(ws.mdp_id)
-        elif ws is not None and ws is self.calculator:
-            self.close_calculator()
+        else:
+            key = next((k for k, w in self._tools.items() if w is ws), None)
+            if key is not None:
+                self.close_tool(key)
 
     def _on_project_panel_mdp_activated(self, mdp_id: str) -> None:
         self.open_workspace(mdp_id)
 
-    def _on_project_panel_calculator_activated(self) -> None:
-        self.open_calculator()
+    def _on_project_panel_tool_activated(self, key: str) -> None:
+        self.open_tool(key)
 
     def _on_project_panel_run_activated(self, run_id: str) -> None:
         record = self._document.run(run_id)
@@ -623,8 +690,9 @@ class MainWindow(QMainWindow):
             return
         for runner in list(self._runners.values()):
             runner.shutdown()
-        if self.calculator is not None:
-            self.calculator.shutdown()
+        for tool in self._tools.values():
+            if hasattr(tool, "shutdown"):
+                tool.shutdown()
         if self._use_settings:
             self._settings.set_window_state(self.saveGeometry(), self.saveState())
             self._settings.sync()

@@ -7,6 +7,8 @@ The tree is rebuilt from the document on every change: it never holds state of i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QMenu, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -22,11 +24,14 @@ class ProjectPanel(QWidget):
     mdp_activated = Signal(str)
     run_activated = Signal(str)
     rename_requested = Signal()
-    calculator_activated = Signal()
+    tool_activated = Signal(str)  # key of a registered tool tab
 
-    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 tools: Callable[[], list[tuple[str, str, str]]] | None = None) -> None:
         super().__init__(parent)
         self._document = document
+        # (key, label, tooltip) of the tool tabs to list under "Tools"
+        self._tools = tools or (lambda: [])
         self.tree = QTreeWidget(self)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
@@ -83,11 +88,11 @@ class ProjectPanel(QWidget):
                                "\nDouble-click to show it.")
         tools = QTreeWidgetItem(root, ["Tools"])
         tools.setData(0, _KIND_ROLE, "group")
-        calc = QTreeWidgetItem(tools, ["Privacy Calculator"])
-        calc.setData(0, _KIND_ROLE, "calculator")
-        calc.setToolTip(0, "(ε, δ) of the Dirichlet mechanism and its accuracy, with the "
-                           "Figure 1.1 configurations: what-if, nothing is recorded.\n"
-                           "Double-click to open (Ctrl+Shift+P).")
+        for key, label, tip in self._tools():
+            item = QTreeWidgetItem(tools, [label])
+            item.setData(0, _KIND_ROLE, "tool")
+            item.setData(0, _ID_ROLE, key)
+            item.setToolTip(0, tip)
         for it in (root, mdps, runs, tools):
             it.setExpanded(True)
 
@@ -114,8 +119,8 @@ class ProjectPanel(QWidget):
             self.run_activated.emit(item.data(0, _ID_ROLE))
         elif kind == "project":
             self.rename_requested.emit()
-        elif kind == "calculator":
-            self.calculator_activated.emit()
+        elif kind == "tool":
+            self.tool_activated.emit(item.data(0, _ID_ROLE))
 
     def _on_tree_context_menu_requested(self, pos) -> None:
         item = self.tree.itemAt(pos)
@@ -131,8 +136,9 @@ class ProjectPanel(QWidget):
         elif kind == "run":
             run_id = item.data(0, _ID_ROLE)
             menu.addAction("Show results", lambda: self.run_activated.emit(run_id))
-        elif kind == "calculator":
-            menu.addAction("Open the Privacy Calculator", self.calculator_activated.emit)
+        elif kind == "tool":
+            key = item.data(0, _ID_ROLE)
+            menu.addAction(f"Open {item.text(0)}", lambda: self.tool_activated.emit(key))
         if not menu.isEmpty():
             menu.exec(self.tree.viewport().mapToGlobal(pos))
 
