@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -47,6 +46,7 @@ from gui.panels.log_panel import LogPanel
 from gui.panels.privacy_panel import PrivacyCalculatorPanel
 from gui.panels.project_panel import ProjectPanel
 from gui.settings import Settings
+from gui.tools import TOOLS, load_tools
 from gui.workers import TaskRunner
 from gui.workspace import MdpWorkspace
 
@@ -79,33 +79,6 @@ def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
         | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """A kind of tool tab: its title, tooltip, and ``factory(window) -> QWidget``."""
-
-    key: str
-    title: str
-    factory: Callable[["MainWindow"], QWidget]
-    tooltip: str = ""
-    in_tree: bool = True  # listed under "Tools" in the project tree
-
-
-TOOLS: dict[str, ToolSpec] = {}
-
-
-def register_tool(spec: ToolSpec) -> ToolSpec:
-    """Make a tool tab available (menus and the project tree list registered tools)."""
-    TOOLS[spec.key] = spec
-    return spec
-
-
-register_tool(ToolSpec(
-    "calculator", "Privacy Calculator",
-    lambda window: PrivacyCalculatorPanel(window.document, window.tabs),
-    "(ε, δ) of the Dirichlet mechanism and its accuracy, with the Figure 1.1 "
-    "configurations: what-if, nothing is recorded.\nDouble-click to open (Ctrl+Shift+P)."))
-
-
 class MainWindow(QMainWindow):
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  use_settings: bool = True) -> None:
@@ -117,6 +90,7 @@ class MainWindow(QMainWindow):
         self._workspaces: dict[str, MdpWorkspace] = {}
         self._runners: dict[str, TaskRunner] = {}
         self._tools: dict[str, QWidget] = {}  # open tool tabs (calculator, ledger, ...)
+        load_tools()
         self._discard_on_close = False
         self.setObjectName("main_window")
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks
@@ -363,11 +337,7 @@ class MainWindow(QMainWindow):
         self._update_status()
 
     # ------------------------------------------------------------------ tool tabs
-    # A tool tab is any workspace that is not an MDP's: the Privacy Calculator, the ledger,
-    # a logistics map, an advising set-up... Modules register one with ``register_tool``
-    # (module level, see ``TOOLS``) and open it with ``open_tool(key)``. A tool widget may
-    # have ``info_panel`` (shown in the right dock), ``message_logged`` (a signal into the
-    # log) and ``shutdown()`` (called when its tab closes).
+    # Every workspace that is not an MDP's; see gui/tools.py for how modules register one.
     @property
     def calculator(self) -> PrivacyCalculatorPanel | None:
         w = self._tools.get("calculator")

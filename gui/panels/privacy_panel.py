@@ -69,6 +69,7 @@ from core.privacy.calculator import (
 from core.progress import no_progress
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
+from gui.tools import ToolSpec, register_tool
 from gui.widgets import ParameterSlider, SciSpinBox
 from gui.workers import TaskRunner
 
@@ -1147,6 +1148,13 @@ class PrivacyCalculatorPanel(QWidget):
             self._start_k_curve()
         else:
             self._set_k_title(updating=False)
+
+
+register_tool(ToolSpec(
+    "calculator", "Privacy Calculator",
+    lambda window: PrivacyCalculatorPanel(window.document, window.tabs),
+    "(ε, δ) of the Dirichlet mechanism and its accuracy, with the Figure 1.1 "
+    "configurations: what-if, nothing is recorded.\nDouble-click to open (Ctrl+Shift+P)."))
 
 
 def preview(exec_: bool = True) -> QWidget:
