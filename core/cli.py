@@ -18,6 +18,13 @@ from typing import Any, NoReturn, TextIO
 
 from core import __version__
 from core._validation import InputError
+from core.advising.cli import (
+    add_advise_bench_parser,
+    add_advise_parser,
+    cmd_advise,
+    cmd_advise_bench,
+)
+from core.logistics.cli import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
 
@@ -249,6 +256,10 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "privatize": _cmd_privatize,
     "bounds": _cmd_bounds,
     "sweep": _cmd_sweep,
+    "plan": cmd_plan,
+    "plan-bench": cmd_plan_bench,
+    "advise": cmd_advise,
+    "advise-bench": cmd_advise_bench,
 }
 
 
@@ -309,6 +320,10 @@ def _build_parser() -> _Parser:
     sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default="one-row",
                     help="which MDPs are neighbours (default: differ in one row)")
     common(sp)
+    add_plan_parser(sub, common)
+    add_plan_bench_parser(sub, common)
+    add_advise_parser(sub, common)
+    add_advise_bench_parser(sub, common)
     return p
 
 

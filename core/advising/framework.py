@@ -1,0 +1,802 @@
+"""The differentially private advising framework (thesis Ch. 3, Algorithms 3–5).
+
+:func:`run_advising` runs the reference algorithm of spec §3.13 on an
+:class:`~core.advising.model.AdvisingSetup` and returns a frozen
+:class:`AdvisingResult`. The building blocks are public so that tests and the GUI can
+show each step: :func:`normalize_alg4` (Algorithm 4), :func:`policy_step` (Algorithm 3),
+:func:`teacher_view`, :func:`squared_distance` (Eq. 3.1) and :func:`advice_distribution`
+(Algorithm 5 lines 20–24).
+
+One epoch, for agents j = 0..n−1 in index order (teachers read an epoch-start snapshot,
+budgets change at once):
+
+1. If the strategy advises and b_ask(j) > 0, every neighbour i with b_give(i) > 0 is a
+   candidate. Its view q̂ of Q_i(s) on j's actions gets Laplace(S/ε) noise when the sets
+   differ (or always, in the sound variant); the candidate with the largest squared
+   distance to Q_j(s) (first wins ties) advises if that distance exceeds d: it samples
+   j's action from π′ = Normalize(p̃ + ξ(q̂ − p̃·q̂)). Advice costs 1 of b_ask(j) and 1 of
+   b_give(i); the teacher's own tables are never touched.
+2. Otherwise j samples its action from its own π_j(s).
+3. Every agent applies Q(s,a) ← (1−α)Q(s,a) + α(r + γ max Q(s′,·)) and Algorithm 3.
+
+RNG discipline (spec §3.13), with one ``numpy.random.Generator`` per run: per epoch,
+``integers(0, n_tasks, size=n_agents)`` for the tasks, then per agent in index order the
+Laplace draws of its candidates (in index order, ``len(A_j)`` each; the noise goes
+through :func:`core.privacy.laplace.laplace_release` with that same Generator), then one
+uniform double for the advised action or for its own action (exactly the one double that
+``Generator.choice(n, p=...)`` consumes). The same seed therefore gives bit-identical
+runs, identical set-ups on identical strategies consume identical streams, and a run
+with no possible advice consumes no noise. (The tasks of epoch e+1 are drawn at the end
+of epoch e — the same sequence — so that γ > 0 can bootstrap from the agent's next task.)
+
+Release mode (``rng=None``): the Laplace noise comes from OpenDP; task allocation and
+action sampling (post-processing) use an OS-seeded numpy generator.
+
+Examples
+--------
+>>> from core.advising.presets import preset
+>>> res = run_advising(preset("table35", epochs=60), rng=1)
+>>> res.convergence.shape, res.mode, res.advice_total > 0
+((60,), 'experiment', True)
+>>> bool(np.array_equal(res.convergence, run_advising(preset("table35", epochs=60),
+...                                                    rng=1).convergence))
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core._validation import InputError, RandomSource, as_random_source
+from core.advising.accounting import DEFAULT_DELTA, AdvisingAccounting, account_advising
+from core.advising.model import AdvisingSetup, teacher_view_map
+from core.privacy.laplace import laplace_release
+from core.privacy.ledger import PrivacyLedger
+from core.progress import Progress, no_progress
+
+__all__ = [
+    "normalize_alg4",
+    "q_update",
+    "policy_step",
+    "teacher_view",
+    "squared_distance",
+    "advice_distribution",
+    "sample_index",
+    "AdviceLog",
+    "ReleaseLog",
+    "AdvisingResult",
+    "run_advising",
+    "SENSITIVITY_NOTE",
+]
+
+SENSITIVITY_NOTE = (
+    "Sensitivity: the thesis fixes S = 1 because 'the maximum value of a percentage is 1', "
+    "but the noise is added to Q-values, which range over [r_min, r_max] (Q0 = 0, rewards "
+    "2/0): one differing Q-record moves one coordinate by up to r_max - r_min = 2. "
+    "Laplace(1/epsilon) noise is therefore only 2*epsilon-DP per release. The sound "
+    "default calibrates the noise to the strict S = r_max - r_min, so the stated epsilon "
+    "holds; the thesis option keeps S = 1 and the ledger records the true 2*epsilon.")
+
+
+# ---------------------------------------------------------------------------- steps
+def normalize_alg4(p: "np.ndarray | Sequence[float]", *, center: float = 0.5,
+                   floor: float = 0.001) -> np.ndarray:
+    """Algorithm 4: lift the minimum to Δ by an affine map toward c_o, then sum-normalise.
+
+    Examples
+    --------
+    >>> normalize_alg4([0.7, 0.4, -0.1, 0.0]).round(10).tolist()
+    [0.5703281027, 0.3567760342, 0.0008559201, 0.0720399429]
+    >>> normalize_alg4([0.6, 0.2, 0.2, 0.2]).round(10).tolist()
+    [0.5, 0.1666666667, 0.1666666667, 0.1666666667]
+    """
+    x = np.array(p, dtype=np.float64)
+    d = float(x.min())
+    if d < floor:
+        rho = (center - floor) / (center - d)
+        x = center - rho * (center - x)
+    return x / x.sum()
+
+
+def _normalize_rows(p: np.ndarray, mask: np.ndarray, center: float, floor: float) -> np.ndarray:
+    """Algorithm 4 on every row of ``p`` over its ``mask``ed entries (others stay 0)."""
+    d = np.where(mask, p, np.inf).min(axis=1)
+    low = d < floor
+    if low.any():
+        rho = (center - floor) / (center - d[low])
+        p[low] = np.where(mask[low], center - rho[:, None] * (center - p[low]), 0.0)
+    p /= p.sum(axis=1)[:, None]
+    return p
+
+
+def q_update(q: float, reward: float, *, alpha: float, gamma: float = 0.0,
+             next_max: float = 0.0) -> float:
+    """Q(s,a) ← (1−α)Q(s,a) + α[r + γ max Q(s′,·)] (Lemma 3.1 closed form when γ = 0).
+
+    Examples
+    --------
+    >>> q = 0.0
+    >>> for _ in range(10):
+    ...     q = q_update(q, 2.0, alpha=0.1)
+    >>> round(q, 10)
+    1.3026431198
+    """
+    target = reward if gamma == 0.0 else reward + gamma * next_max
+    return (1.0 - alpha) * q + alpha * target
+
+
+def policy_step(q: "np.ndarray | Sequence[float]", pi: "np.ndarray | Sequence[float]",
+                action: int, reward: float, *, alpha: float = 0.5, xi: float = 0.1,
+                center: float = 0.5, floor: float = 0.001) -> tuple[np.ndarray, np.ndarray]:
+    """One step of Algorithm 3 (γ = 0): update Q(s, action), then π(s); returns copies.
+
+    Examples
+    --------
+    >>> q, pi = policy_step([0, 0, 0, 0], [0.25] * 4, 0, 2.0)
+    >>> q.tolist(), pi.round(10).tolist()
+    ([1.0, 0.0, 0.0, 0.0], [0.325, 0.225, 0.225, 0.225])
+    """
+    qn = np.array(q, dtype=np.float64)
+    p = np.array(pi, dtype=np.float64)
+    qn[action] = q_update(float(qn[action]), reward, alpha=alpha)
+    rbar = float((p * qn).sum())
+    return qn, normalize_alg4(p + xi * (qn - rbar), center=center, floor=floor)
+
+
+def teacher_view(q_teacher: "np.ndarray | Sequence[float]",
+                 pi_teacher: "np.ndarray | Sequence[float]", teacher_actions: Sequence[int],
+                 student_actions: Sequence[int], *, q0: float = 0.0
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """TEACHER_VIEW (spec §3.13): the teacher's (Q, π) at one task, on the student's actions.
+
+    Examples
+    --------
+    >>> q, p = teacher_view([2, 0, 0, 0.4], [0.7, 0.1, 0.1, 0.1], [0, 1, 2, 3], [0, 1, 2, 4])
+    >>> q.tolist(), p.tolist()      # case 4: D is read in E's place
+    ([2.0, 0.0, 0.0, 0.4], [0.7, 0.1, 0.1, 0.1])
+    >>> teacher_view([2, 0, 0], [0.8, 0.1, 0.1], [0, 1, 2], [0, 1, 2, 4])[0].tolist()
+    [2.0, 0.0, 0.0, 0.0]
+    """
+    qt = np.asarray(q_teacher, dtype=np.float64)
+    pt = np.asarray(pi_teacher, dtype=np.float64)
+    src = teacher_view_map(teacher_actions, student_actions)
+    q = np.array([q0 if k is None else qt[k] for k in src], dtype=np.float64)
+    p = np.array([0.0 if k is None else pt[k] for k in src], dtype=np.float64)
+    return q, p
+
+
+def squared_distance(x: "np.ndarray | Sequence[float]", y: "np.ndarray | Sequence[float]"
+                     ) -> float:
+    """Eq. 3.1: d_E²(x, y) = Σ (x_i − y_i)² — squared, no square root.
+
+    Examples
+    --------
+    >>> round(squared_distance([2.1, -0.2, 0.05, 0.7], [1.5, 0, 0, 0]), 10)
+    0.8925
+    """
+    d = np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+    return float((d * d).sum())
+
+
+def advice_distribution(p_view: "np.ndarray | Sequence[float]",
+                        q_view: "np.ndarray | Sequence[float]", *, xi: float = 0.1,
+                        subtract_rbar: bool = True, center: float = 0.5,
+                        floor: float = 0.001) -> np.ndarray:
+    """π′ of Algorithm 5 lines 20–24 with the spec's fixes A3/A4.
+
+    p̃ = p̂ / Σ p̂ (uniform if Σ p̂ = 0), r̃ = p̃·q̂ (0 with ``subtract_rbar=False``, the
+    literal line 22), π′ = Normalize_Alg4(p̃ + ξ(q̂ − r̃)).
+
+    Examples
+    --------
+    >>> q = [2.1, -0.2, 0.05, 0.7]
+    >>> advice_distribution([0.7, 0.1, 0.1, 0.1], q).round(10).tolist()
+    [0.8752703943, 0.001208201, 0.0275353755, 0.0959860292]
+    >>> advice_distribution([0.7, 0.1, 0.1, 0.1], q, subtract_rbar=False).round(10).tolist()
+    [0.7193675889, 0.0632411067, 0.0830039526, 0.1343873518]
+    """
+    p = np.asarray(p_view, dtype=np.float64)
+    q = np.asarray(q_view, dtype=np.float64)
+    tot = float(p.sum())
+    pt = p / tot if tot > 0 else np.full(p.size, 1.0 / p.size)
+    rt = float((pt * q).sum()) if subtract_rbar else 0.0
+    return normalize_alg4(pt + xi * (q - rt), center=center, floor=floor)
+
+
+def sample_index(p: "np.ndarray | Sequence[float]", u: float) -> int:
+    """The index ``Generator.choice(len(p), p=p)`` returns when its uniform draw is ``u``.
+
+    Examples
+    --------
+    >>> sample_index([0.2, 0.5, 0.3], 0.1), sample_index([0.2, 0.5, 0.3], 0.6)
+    (0, 1)
+    """
+    cdf = np.cumsum(np.asarray(p, dtype=np.float64))
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(u, side="right"))
+
+
+# ---------------------------------------------------------------------------- logs
+def _frozen(a: Any, dtype: Any) -> np.ndarray:
+    arr = np.array(a, dtype=dtype, copy=True)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class AdviceLog:
+    """Every successful advice: who advised whom, when, why and what was chosen.
+
+    ``epoch`` is 1-based; ``action`` is a server index; ``q_hat`` and ``pi_advice`` are
+    the (noisy) teacher view and π′ on the student's actions, NaN-padded to the widest set.
+    """
+
+    epoch: np.ndarray
+    student: np.ndarray
+    teacher: np.ndarray
+    task: np.ndarray
+    case: np.ndarray
+    distance: np.ndarray
+    action: np.ndarray
+    reward: np.ndarray
+    q_hat: np.ndarray
+    pi_advice: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name, dt in (("epoch", np.int64), ("student", np.int64), ("teacher", np.int64),
+                         ("task", np.int64), ("case", np.int64), ("distance", np.float64),
+                         ("action", np.int64), ("reward", np.float64), ("q_hat", np.float64),
+                         ("pi_advice", np.float64)):
+            object.__setattr__(self, name, _frozen(getattr(self, name), dt))
+
+    def __len__(self) -> int:
+        return int(self.epoch.size)
+
+    def rows(self, setup: AdvisingSetup) -> list[dict[str, Any]]:
+        """One dict per advice with names instead of indices (the CLI/GUI log)."""
+        out = []
+        for e in range(len(self)):
+            j = int(self.student[e])
+            kj = len(setup.action_sets[j])
+            out.append({
+                "epoch": int(self.epoch[e]), "student": setup.agents[j],
+                "teacher": setup.agents[int(self.teacher[e])],
+                "task": setup.tasks[int(self.task[e])], "case": int(self.case[e]),
+                "distance": float(self.distance[e]),
+                "action": setup.servers[int(self.action[e])], "reward": float(self.reward[e]),
+                "q_hat": self.q_hat[e, :kj].tolist(), "pi_advice": self.pi_advice[e, :kj].tolist(),
+            })
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class ReleaseLog:
+    """Every release of a teacher's Q(s,·) to a student (noised or raw); epoch 1-based."""
+
+    epoch: np.ndarray
+    teacher: np.ndarray
+    student: np.ndarray
+    task: np.ndarray
+    case: np.ndarray
+    noised: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("epoch", "teacher", "student", "task", "case"):
+            object.__setattr__(self, name, _frozen(getattr(self, name), np.int64))
+        object.__setattr__(self, "noised", _frozen(self.noised, bool))
+
+    def __len__(self) -> int:
+        return int(self.epoch.size)
+
+
+# ---------------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class AdvisingResult:
+    """Everything one advising run produced. Arrays are read-only; epochs are rows.
+
+    Attributes
+    ----------
+    convergence : (E,) array
+        Convergence ratio after each epoch: mean over agents and tasks of
+        Σ_a π_j(s,a) R(s,a) / max_{a∈A_j} R(s,a) (spec §5.3 [R]).
+    convergence_per_agent : (E, n) array
+    advice_per_epoch : (E,) int array
+    ask_budget, give_budget : (E, n) int arrays
+        Remaining b_ask / b_give after each epoch.
+    releases_per_epoch, unprotected_per_epoch : (E, n) int arrays
+        Noisy (ε-DP) and raw releases of each agent's Q-values, as a teacher.
+    tasks, actions : (E, n) int arrays
+        Task and chosen server of each agent in each epoch; ``advised`` marks advice.
+    events : AdviceLog
+    releases : ReleaseLog or None
+        Per-release log (``detail=True`` only).
+    accounting : AdvisingAccounting
+        Per-teacher totals under basic, advanced and RDP composition.
+    notes : tuple of str
+        What the reader must know (sensitivity, unprotected releases, randomness mode).
+    """
+
+    setup: AdvisingSetup
+    mode: str
+    seed: int | None
+    convergence: np.ndarray
+    convergence_per_agent: np.ndarray
+    initial_convergence: float
+    advice_per_epoch: np.ndarray
+    ask_budget: np.ndarray
+    give_budget: np.ndarray
+    releases_per_epoch: np.ndarray
+    unprotected_per_epoch: np.ndarray
+    tasks: np.ndarray
+    actions: np.ndarray
+    advised: np.ndarray
+    events: AdviceLog
+    releases: ReleaseLog | None
+    q_final: np.ndarray
+    pi_final: np.ndarray
+    visits: np.ndarray
+    accounting: AdvisingAccounting
+    advising_closed_epoch: int | None
+    elapsed_s: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("convergence", "convergence_per_agent", "q_final", "pi_final"):
+            object.__setattr__(self, name, _frozen(getattr(self, name), np.float64))
+        for name in ("advice_per_epoch", "ask_budget", "give_budget", "releases_per_epoch",
+                     "unprotected_per_epoch", "tasks", "actions", "visits"):
+            object.__setattr__(self, name, _frozen(getattr(self, name), np.int64))
+        object.__setattr__(self, "advised", _frozen(self.advised, bool))
+
+    # -------------------------------------------------------------- summaries
+    @property
+    def strategy(self) -> str:
+        return self.setup.params.strategy
+
+    @property
+    def epochs(self) -> int:
+        return int(self.convergence.size)
+
+    @property
+    def advice_total(self) -> int:
+        return int(self.advice_per_epoch.sum())
+
+    def auc(self, horizon: int = 200) -> float:
+        """Mean convergence ratio over epochs 1..``horizon`` (AUC_T of spec §5.3)."""
+        return float(self.convergence[:max(1, horizon)].mean())
+
+    def cr_at(self, epoch: int) -> float:
+        """Convergence ratio after ``epoch`` (1-based; 0 = before learning)."""
+        return self.initial_convergence if epoch == 0 else float(self.convergence[epoch - 1])
+
+    def epochs_to(self, level: float = 0.9) -> int | None:
+        """First epoch with convergence ratio ≥ ``level`` (None if never)."""
+        hit = np.flatnonzero(self.convergence >= level)
+        return int(hit[0]) + 1 if hit.size else None
+
+    @property
+    def last_advice_epoch(self) -> int | None:
+        hit = np.flatnonzero(self.advice_per_epoch)
+        return int(hit[-1]) + 1 if hit.size else None
+
+    @property
+    def epsilon_spent(self) -> np.ndarray:
+        """Per-agent cumulative true ε, basic composition (see :attr:`accounting`)."""
+        return self.accounting.totals("basic")
+
+    def epsilon_over_time(self) -> np.ndarray:
+        """(E, n) cumulative true ε per agent (basic composition) after each epoch."""
+        return np.cumsum(self.releases_per_epoch, axis=0) * self.accounting.epsilon_per_release
+
+    def ledger(self, ledger: PrivacyLedger | None = None, *,
+               dataset_prefix: str | None = None) -> PrivacyLedger:
+        """Record every noisy release in ``ledger`` (a new one by default), one per teacher.
+
+        Each entry: mechanism ``laplace``, the release's true ε (ε·S_strict/S), the noise
+        sensitivity, the strict sensitivity, the nominal ε and the scale; dataset
+        ``advising:<set-up>:<agent>``. Raw (case-1) releases are not ε-DP and are not
+        ledger entries: :attr:`accounting` counts them as unprotected.
+        """
+        if self.releases is None:
+            raise InputError("this run kept no per-release log (run with detail=True)",
+                             field="detail")
+        led = ledger if ledger is not None else PrivacyLedger()
+        s = self.setup
+        prefix = dataset_prefix if dataset_prefix is not None else f"advising:{s.name}"
+        acc = self.accounting
+        scale = acc.noise_sensitivity / acc.epsilon
+        for k in np.flatnonzero(self.releases.noised):
+            i, j = int(self.releases.teacher[k]), int(self.releases.student[k])
+            t, e = int(self.releases.task[k]), int(self.releases.epoch[k])
+            led.record(dataset=f"{prefix}:{s.agents[i]}", mechanism="laplace",
+                       epsilon=acc.epsilon_per_release,
+                       parameters={"sensitivity": acc.noise_sensitivity,
+                                   "strict_sensitivity": acc.strict_sensitivity,
+                                   "nominal_epsilon": acc.epsilon, "scale": scale,
+                                   "case": int(self.releases.case[k]), "epoch": e,
+                                   "values": len(s.action_sets[j])},
+                       adjacency="one Q-value record of the teacher differs",
+                       released=f"noisy Q({s.tasks[t]}, .) of {s.agents[i]} to "
+                                f"{s.agents[j]}, epoch {e}",
+                       mode=self.mode, seed=self.seed, source="advising")
+        return led
+
+    def to_dict(self, *, events: bool = True) -> dict[str, Any]:
+        """The ``advise --json`` object."""
+        s = self.setup
+        acc = self.accounting
+        out: dict[str, Any] = {
+            "preset": s.name, "strategy": self.strategy, "variant": s.params.variant,
+            "mode": self.mode, "seed": self.seed, "epochs": self.epochs,
+            "agents": list(s.agents), "params": s.params.to_dict(),
+            "noise_sensitivity": s.noise_sensitivity,
+            "strict_sensitivity": s.strict_sensitivity,
+            "convergence": self.convergence.tolist(),
+            "initial_convergence": self.initial_convergence,
+            "auc200": self.auc(200), "epochs_to_90": self.epochs_to(0.9),
+            "advice_total": self.advice_total,
+            "advice_per_epoch": self.advice_per_epoch.tolist(),
+            "advising_closed_epoch": self.advising_closed_epoch,
+            "last_advice_epoch": self.last_advice_epoch,
+            "epsilon_spent": self.epsilon_spent.tolist(),
+            "epsilon_spent_accountant": "basic composition, true epsilon per release",
+            "epsilon_spent_nominal": acc.totals("nominal").tolist(),
+            "releases": [a.releases for a in acc.agents],
+            "unprotected_releases": [a.unprotected_releases for a in acc.agents],
+            "composition": acc.to_dict(),
+            "ask_budget_final": self.ask_budget[-1].tolist(),
+            "give_budget_final": self.give_budget[-1].tolist(),
+            "notes": list(self.notes), "elapsed_s": self.elapsed_s,
+        }
+        if events:
+            out["advice_events"] = self.events.rows(s)
+        else:
+            out["advice_events"] = self.advice_total
+        return out
+
+
+# ---------------------------------------------------------------------------- engine
+class _Engine:
+    """Mutable state of one run; :func:`run_advising` is the public entry point."""
+
+    def __init__(self, setup: AdvisingSetup, src: RandomSource, detail: bool) -> None:
+        p = setup.params
+        self.setup, self.p, self.detail = setup, p, detail
+        n, T = setup.n_agents, setup.n_tasks
+        sizes = np.array([len(a) for a in setup.action_sets])
+        K = int(sizes.max())
+        self.n, self.T, self.K, self.sizes = n, T, K, sizes
+        self.mask = np.arange(K)[None, :] < sizes[:, None]
+        acts = np.full((n, K), -1, dtype=np.int64)
+        for j, a in enumerate(setup.action_sets):
+            acts[j, :len(a)] = a
+        self.acts = acts
+        r = setup.rewards
+        self.R_view = np.where(self.mask[:, None, :], r[:, np.maximum(acts, 0)].transpose(1, 0, 2),
+                               0.0)
+        self.R_best = np.where(self.mask[:, None, :], self.R_view, -np.inf).max(axis=2)
+        # Q and π carry one extra column: Q0 / probability 0 for actions a teacher lacks.
+        self.Q = np.zeros((n, T, K + 1))
+        self.Q[:, :, :K] = np.where(self.mask[:, None, :], p.q0, 0.0)
+        self.Q[:, :, K] = p.q0
+        self.Pi = np.zeros((n, T, K + 1))
+        self.Pi[:, :, :K] = np.where(self.mask, 1.0 / sizes[:, None], 0.0)[:, None, :]
+        self.N = np.zeros((n, T), dtype=np.int64)
+        self.Qf = self.Q.reshape(n * T, K + 1)  # flat views (no copies)
+        self.Pif = self.Pi.reshape(n * T, K + 1)
+        self.Nf = self.N.reshape(n * T)
+        self.Rf = self.R_view.reshape(n * T, K)
+        self.b_ask = np.full(n, p.ask_budget, dtype=np.int64)
+        self.b_give = np.full(n, p.give_budget, dtype=np.int64)
+        # Who may advise whom: cases[i, j] for teacher i, student j.
+        self.cases = setup.neighbour_cases()
+        allowed = setup.can_advise(p.strategy)  # [i, j]
+        self.allowed = allowed.T.copy()  # [student, teacher]
+        self.nb_lists = [np.flatnonzero(self.allowed[j]) for j in range(n)]
+        self.noised = np.zeros((n, n), dtype=bool)  # [student, teacher]
+        if p.strategy == "dp":
+            self.noised = self.allowed & ((self.cases.T != 1) | p.noise_on_identical_sets)
+        self.src = np.full((n, n, K), K, dtype=np.int64)  # [student, teacher, position]
+        for j in range(n):
+            for i in self.nb_lists[j]:
+                m = teacher_view_map(setup.action_sets[i], setup.action_sets[j])
+                self.src[j, i, :len(m)] = [K if k is None else k for k in m]
+        self.S_noise = setup.noise_sensitivity
+        self.eps = p.epsilon
+        self.eps_true = setup.true_epsilon_per_release
+        self.spent = np.zeros(n)
+        self.cap = p.max_epsilon_per_teacher
+        # Randomness.
+        if src.mode == "release":
+            self.rng = np.random.default_rng()
+            self.noise_rng: Any = None  # OpenDP
+        else:
+            self.rng = src.generator
+            self.noise_rng = src.generator
+        self.rows = np.arange(n)
+        # Logs.
+        self.ev: list[tuple[Any, ...]] = []
+        self.rel: list[tuple[np.ndarray, ...]] = []
+
+    # ------------------------------------------------------------------ helpers
+    def cr_per_agent(self) -> np.ndarray:
+        K = self.K
+        return ((self.Pi[:, :, :K] * self.R_view).sum(axis=2) / self.R_best).mean(axis=1)
+
+    def any_eligible(self) -> bool:
+        if self.p.strategy == "none":
+            return False
+        give_ok = self.b_give > 0
+        if self.cap is not None:
+            give_ok &= self.spent + self.eps_true <= self.cap * (1 + 1e-12)
+        return bool((self.allowed[self.b_ask > 0] & give_ok[None, :]).any())
+
+    def sample_own(self, rows: np.ndarray, tasks: np.ndarray, u: np.ndarray) -> np.ndarray:
+        cdf = np.cumsum(self.Pi[rows, tasks, :self.K], axis=1)
+        cdf /= cdf[:, -1:]
+        return (cdf <= u[:, None]).sum(axis=1)
+
+    def learn(self, rows: np.ndarray, tasks: np.ndarray, k: np.ndarray,
+              next_tasks: np.ndarray | None) -> None:
+        """Q update and Algorithm 3 for agents ``rows`` at ``tasks`` after actions ``k``."""
+        p, K = self.p, self.K
+        idx = rows * self.T + tasks  # rows of the flat (n·T, ·) views
+        r = self.Rf[idx, k]
+        if p.gamma != 0.0 and next_tasks is not None:
+            nxt = np.where(self.mask[rows], self.Qf[rows * self.T + next_tasks, :K],
+                           -np.inf).max(axis=1)
+            r = r + p.gamma * nxt
+        q = self.Qf[idx]
+        ar = np.arange(idx.size)
+        q[ar, k] = (1.0 - p.alpha) * q[ar, k] + p.alpha * r
+        self.Qf[idx, k] = q[ar, k]
+        qv = q[:, :K]
+        pi = self.Pif[idx, :K]
+        rbar = (pi * qv).sum(axis=1)
+        msk = self.mask if idx.size == self.n else self.mask[rows]
+        new = np.where(msk, pi + p.xi * (qv - rbar[:, None]), 0.0)
+        self.Pif[idx, :K] = _normalize_rows(new, msk, p.norm_center, p.norm_floor)
+        self.Nf[idx] += 1
+
+    # ------------------------------------------------------------------ one student
+    def advise(self, e: int, j: int, s: int, Qs: np.ndarray, Ps: np.ndarray, Ns: np.ndarray,
+               rel_row: np.ndarray, unp_row: np.ndarray) -> int:
+        """Algorithm 5 for student j at task s; returns the advised position or -1."""
+        p = self.p
+        cand = self.nb_lists[j]
+        if cand.size == 0:
+            return -1
+        ok = self.b_give[cand] > 0
+        if self.cap is not None:
+            ok &= self.spent[cand] + self.eps_true <= self.cap * (1 + 1e-12)
+        if p.direction_guard:
+            ok &= Ns[cand, s] > Ns[j, s]
+        cand = cand[ok]
+        if cand.size == 0:
+            return -1
+        kj = int(self.sizes[j])
+        src = self.src[j, cand, :kj]
+        qhat = Qs[cand[:, None], s, src]
+        noisy = self.noised[j, cand]
+        if noisy.any():
+            idx = np.flatnonzero(noisy)
+            released = laplace_release(qhat[idx], epsilon=self.eps, sensitivity=self.S_noise,
+                                       rng=self.noise_rng)
+            if p.noise_zero:
+                unp_row[cand[idx]] += 1
+            else:
+                qhat[idx] = released
+                rel_row[cand[idx]] += 1
+                self.spent[cand[idx]] += self.eps_true
+        if not noisy.all():
+            unp_row[cand[~noisy]] += 1
+        if self.detail:
+            self.rel.append((np.full(cand.size, e + 1), cand, np.full(cand.size, j),
+                             np.full(cand.size, s),
+                             self.cases[cand, j], noisy & (not p.noise_zero)))
+        diff = qhat - self.Q[j, s, :kj]
+        dist = (diff * diff).sum(axis=1)
+        b = int(np.argmax(dist))
+        if not dist[b] > p.distance_threshold:
+            return -1
+        i = int(cand[b])
+        pi_adv = advice_distribution(Ps[i, s, src[b]], qhat[b], xi=p.xi,
+                                     subtract_rbar=p.subtract_rbar, center=p.norm_center,
+                                     floor=p.norm_floor)
+        k = sample_index(pi_adv, float(self.rng.random()))
+        self.b_ask[j] -= 1
+        self.b_give[i] -= 1
+        if self.detail:
+            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), float(dist[b]),
+                            int(self.acts[j, k]), float(self.R_view[j, s, k]), qhat[b].copy(),
+                            pi_adv))
+        else:
+            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), float(dist[b]),
+                            int(self.acts[j, k]), float(self.R_view[j, s, k]), None, None))
+        return k
+
+    # ------------------------------------------------------------------ run
+    def run(self, progress: Progress,
+            on_epoch: Callable[[int, float, int], None] | None) -> dict[str, Any]:
+        p, n, T, E = self.p, self.n, self.T, self.p.epochs
+        rng = self.rng
+        conv_agent = np.empty((E, n))
+        advice = np.zeros(E, dtype=np.int64)
+        ask = np.empty((E, n), dtype=np.int64)
+        give = np.empty((E, n), dtype=np.int64)
+        rel = np.zeros((E, n), dtype=np.int64)
+        unp = np.zeros((E, n), dtype=np.int64)
+        tasks_log = np.empty((E, n), dtype=np.int64)
+        act_log = np.empty((E, n), dtype=np.int64)
+        adv_log = np.zeros((E, n), dtype=bool)
+        closed: int | None = None if self.any_eligible() else 0
+        initial = float(self.cr_per_agent().mean())
+        rows = self.rows
+        tasks = rng.integers(0, T, size=n)
+        progress(0.0, "starting")
+        for e in range(E):
+            live_learned = False
+            if self.any_eligible():
+                k = np.full(n, -1, dtype=np.int64)
+                u = np.empty(n)
+                if p.snapshot_teachers:
+                    Qs, Ps, Ns = self.Q.copy(), self.Pi.copy(), self.N.copy()
+                else:
+                    Qs, Ps, Ns = self.Q, self.Pi, self.N
+                for j in range(n):
+                    s = int(tasks[j])
+                    kj = -1
+                    if self.b_ask[j] > 0:
+                        kj = self.advise(e, j, s, Qs, Ps, Ns, rel[e], unp[e])
+                    if kj >= 0:
+                        k[j] = kj
+                        adv_log[e, j] = True
+                    else:
+                        u[j] = rng.random()
+                    if not p.snapshot_teachers:  # live teachers: learn at once (γ = 0)
+                        if kj < 0:
+                            k[j] = self.sample_own(rows[j:j + 1], tasks[j:j + 1], u[j:j + 1])[0]
+                        self.learn(rows[j:j + 1], tasks[j:j + 1], k[j:j + 1], None)
+                        live_learned = True
+                own = ~adv_log[e]
+                if p.snapshot_teachers and own.any():
+                    k[own] = self.sample_own(rows[own], tasks[own], u[own])
+                advice[e] = int(adv_log[e].sum())
+            else:
+                u = rng.random(n)
+                k = self.sample_own(rows, tasks, u)
+            next_tasks = rng.integers(0, T, size=n)
+            if not live_learned:
+                self.learn(rows, tasks, k, next_tasks)
+            tasks_log[e] = tasks
+            act_log[e] = self.acts[rows, k]
+            cr = self.cr_per_agent()
+            conv_agent[e] = cr
+            ask[e] = self.b_ask
+            give[e] = self.b_give
+            if closed is None and not self.any_eligible():
+                closed = e + 1
+            tasks = next_tasks
+            if on_epoch is not None:
+                on_epoch(e + 1, float(cr.mean()), int(advice[e]))
+            progress((e + 1) / E, f"epoch {e + 1} of {E}")
+        return {"conv_agent": conv_agent, "initial": initial, "advice": advice, "ask": ask,
+                "give": give, "rel": rel, "unp": unp, "tasks": tasks_log, "actions": act_log,
+                "advised": adv_log, "closed": closed}
+
+
+def _build_logs(eng: _Engine) -> tuple[AdviceLog, ReleaseLog | None]:
+    K = eng.K
+    m = len(eng.ev)
+    qh = np.full((m, K), np.nan)
+    pa = np.full((m, K), np.nan)
+    for r, ev in enumerate(eng.ev):
+        if ev[8] is not None:
+            qh[r, :ev[8].size] = ev[8]
+            pa[r, :ev[9].size] = ev[9]
+    cols = list(zip(*[ev[:8] for ev in eng.ev])) if m else [[]] * 8
+    events = AdviceLog(epoch=cols[0], student=cols[1], teacher=cols[2], task=cols[3],
+                       case=cols[4], distance=cols[5], action=cols[6], reward=cols[7],
+                       q_hat=qh, pi_advice=pa)
+    if not eng.detail:
+        return events, None
+    if eng.rel:
+        parts = list(zip(*eng.rel))
+        cat = [np.concatenate(x) for x in parts]
+    else:
+        cat = [np.zeros(0, dtype=np.int64)] * 5 + [np.zeros(0, dtype=bool)]
+    return events, ReleaseLog(epoch=cat[0], teacher=cat[1], student=cat[2], task=cat[3],
+                              case=cat[4], noised=cat[5])
+
+
+def run_advising(setup: AdvisingSetup, *,
+                 rng: "np.random.Generator | int | RandomSource | None" = None,
+                 delta: float = DEFAULT_DELTA, detail: bool = True,
+                 progress: Progress = no_progress,
+                 on_epoch: Callable[[int, float, int], None] | None = None) -> AdvisingResult:
+    """Run the advising framework on ``setup`` for ``setup.params.epochs`` epochs.
+
+    Parameters
+    ----------
+    setup : AdvisingSetup
+        Agents, action sets, rewards and parameters (strategy, ε, budgets, …).
+    rng : int, numpy Generator or None
+        An int seed or a Generator gives a reproducible *seeded experiment* (numpy noise,
+        one stream, spec §3.13 discipline). ``None`` is *release mode*: OpenDP Laplace
+        noise, OS-seeded sampling.
+    delta : float
+        δ of the advanced-composition and RDP totals in :attr:`AdvisingResult.accounting`.
+    detail : bool
+        Keep the per-release log and the noisy views of every advice (needed for
+        :meth:`AdvisingResult.ledger`); experiments switch it off.
+    progress : callable
+        ``progress(fraction, message)`` once per epoch; raise
+        :class:`core.progress.Cancelled` to stop.
+    on_epoch : callable, optional
+        ``on_epoch(epoch, convergence_ratio, advice_count)`` after each epoch (live plots).
+
+    Returns
+    -------
+    AdvisingResult
+
+    References
+    ----------
+    S. Shen, *Differential Privacy in Reinforcement Learning*, PhD thesis, UTS, 2022,
+    Ch. 3 (Algorithms 3–5); Shen et al., ICA3PP 2019.
+
+    Examples
+    --------
+    >>> from core.advising.presets import preset
+    >>> r = run_advising(preset("exp2", strategy="dp", epochs=30), rng=0)
+    >>> int(r.ask_budget[-1].sum()) + r.advice_total == 10 * 30
+    True
+    """
+    if not isinstance(setup, AdvisingSetup):
+        raise InputError("must be an AdvisingSetup", field="setup")
+    src = as_random_source(rng)
+    t0 = time.perf_counter()
+    eng = _Engine(setup, src, detail)
+    out = eng.run(progress, on_epoch)
+    events, releases = _build_logs(eng)
+    rel_tot = out["rel"].sum(axis=0)
+    unp_tot = out["unp"].sum(axis=0)
+    acc = account_advising(setup.agents, rel_tot.tolist(), unp_tot.tolist(),
+                           epsilon=setup.params.epsilon, noise_sensitivity=setup.noise_sensitivity,
+                           strict_sensitivity=setup.strict_sensitivity, delta=delta)
+    notes = _notes(setup, src.mode, int(rel_tot.sum()), int(unp_tot.sum()))
+    K = eng.K
+    return AdvisingResult(
+        setup=setup, mode=src.mode, seed=src.seed, convergence=out["conv_agent"].mean(axis=1),
+        convergence_per_agent=out["conv_agent"], initial_convergence=out["initial"],
+        advice_per_epoch=out["advice"], ask_budget=out["ask"], give_budget=out["give"],
+        releases_per_epoch=out["rel"], unprotected_per_epoch=out["unp"], tasks=out["tasks"],
+        actions=out["actions"], advised=out["advised"], events=events, releases=releases,
+        q_final=eng.Q[:, :, :K], pi_final=eng.Pi[:, :, :K], visits=eng.N, accounting=acc,
+        advising_closed_epoch=out["closed"], elapsed_s=time.perf_counter() - t0,
+        notes=notes)
+
+
+def _notes(setup: AdvisingSetup, mode: str, noisy: int, raw: int) -> tuple[str, ...]:
+    p = setup.params
+    notes = []
+    if mode == "release":
+        notes.append("release mode: Laplace noise from OpenDP; task allocation and action "
+                     "sampling use an OS-seeded generator (not reproducible)")
+    else:
+        notes.append("seeded experiment: numpy noise, reproducible, not for real releases")
+    if p.strategy == "dp" and abs(setup.noise_sensitivity - setup.strict_sensitivity) > 1e-12:
+        notes.append(f"thesis sensitivity S = {setup.noise_sensitivity:g}: each release is "
+                     f"{setup.true_epsilon_per_release:.4g}-DP, not {p.epsilon:g}-DP "
+                     f"(strict S = {setup.strict_sensitivity:g}). " + SENSITIVITY_NOTE)
+    if raw:
+        why = ("noise_zero test flag: noise drawn but not added" if p.noise_zero else
+               "identical action sets (case 1) or traditional advising")
+        notes.append(f"{raw} release(s) of raw Q-values carry no DP protection ({why})")
+    if p.strategy == "dp" and noisy == 0 and raw == 0:
+        notes.append("no teacher released anything: epsilon spent is 0")
+    return tuple(notes)

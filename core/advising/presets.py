@@ -1,0 +1,306 @@
+"""Ready-made advising set-ups: Table 3.5, the §5.6 layouts, Experiments 1–3, Tables 3.1–3.4.
+
+The thesis gives the parameters (Table 3.5: 10 users, 12 servers, 10 tasks, rewards 2/0,
+d = 0.7, b_give = b_ask = 30, 700 epochs, ε = 1, S = 1) but not the action sets, the
+optimal server of each task, α, ξ or the number of seeds. The spec's reproduction
+protocol (§5.6 [R]) fixes them:
+
+* servers A..L; the optimal server of task s is ``core[s mod 3]`` with core = {A, B, C}
+  (tasks 1, 4, 7, 10 → A; 2, 5, 8 → B; 3, 6, 9 → C), reward 2, every other server 0;
+* layouts (four servers per agent, so every agent has every task's optimum):
+
+  ``same``       every agent [A, B, C, D]                          (Exp. 1: none, traditional)
+  ``sunflower``  agent j gets [A, B, C, petal(j mod 9)], petals D..L (Exp. 1: dp)
+  ``mixed``      agents 1–4 [A, B, C, D]; agents 5–10 [A, B, C, E] … [A, B, C, J] (Exp. 2, 3)
+  ``fig32``      Fig. 3.2's users a = {A,B,C,D}, b = {A,B,C,E}, c = {B,C,D,E}, d = {A,B,C,D}
+
+* α = 0.5, ξ = 0.1, γ = 0, Q₀ = 0, uniform π₀; 20 seeds.
+
+Every preset comes in two variants (see :mod:`core.advising.model`): ``"sound"``
+(default: strict sensitivity S = 2, case-1 releases noised) and ``"thesis"`` (S = 1,
+case-1 releases raw — the faithful reproduction).
+
+Examples
+--------
+>>> s = preset("table35")
+>>> (s.n_agents, s.n_servers, s.n_tasks, s.params.epochs, s.params.distance_threshold)
+(10, 12, 10, 700, 0.7)
+>>> [s.servers[k] for k in preset("exp1", strategy="dp").action_sets[1]]
+['A', 'B', 'C', 'E']
+>>> [a.label for a in experiment_arms("exp3")]
+['no advice', 'dp eps=0.1', 'dp eps=0.4', 'dp eps=0.7', 'dp eps=1', 'dp eps=2']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core._validation import InputError
+from core.advising.framework import q_update, squared_distance, teacher_view
+from core.advising.model import (
+    CASE_NAMES,
+    AdvisingParams,
+    AdvisingSetup,
+    dataset_diff,
+    neighbour_case,
+)
+
+__all__ = [
+    "SERVER_LABELS",
+    "LAYOUTS",
+    "PRESETS",
+    "EXPERIMENTS",
+    "EXP3_EPSILONS",
+    "TABLE_3_5",
+    "core_rewards",
+    "layout_action_sets",
+    "table35_params",
+    "preset",
+    "ExperimentArm",
+    "experiment_arms",
+    "WorkedExample",
+    "worked_example",
+]
+
+SERVER_LABELS = tuple("ABCDEFGHIJKL")
+LAYOUTS = ("same", "sunflower", "mixed", "fig32")
+EXPERIMENTS = ("exp1", "exp2", "exp3")
+PRESETS = ("table35", "exp1", "exp2", "exp3") + LAYOUTS
+EXP3_EPSILONS = (0.1, 0.4, 0.7, 1.0, 2.0)
+
+#: Table 3.5 verbatim (blank cells = "same as Experiment 1"; Exp. 3 sweeps ε in (0, 2]).
+TABLE_3_5: dict[str, Any] = {
+    "n_users": 10, "n_servers": 12, "n_tasks": 10, "epsilon": {"exp1": 1.0, "exp2": 1.0,
+                                                                "exp3": "(0, 2)"},
+    "sensitivity": 1.0, "reward": (2.0, 0.0), "distance_threshold": 0.7, "b_give": 30,
+    "b_ask": 30, "epochs": 700,
+}
+
+_PRESET_TEXT = {
+    "table35": "Table 3.5 parameters on the 'mixed' layout (DP advising, epsilon = 1)",
+    "exp1": "Experiment 1: 'same' layout for no advice and traditional advising, "
+            "'sunflower' for DP advising (each agent one different server)",
+    "exp2": "Experiment 2: 'mixed' layout (4 agents share a set, 6 differ by one server)",
+    "exp3": "Experiment 3: 'mixed' layout, DP advising with epsilon swept",
+    "same": "every agent has servers A, B, C, D",
+    "sunflower": "agent j has A, B, C and petal D..L (j mod 9)",
+    "mixed": "agents 1-4 have A, B, C, D; agents 5-10 have A, B, C and one of E..J",
+    "fig32": "Fig. 3.2: users a, b, c, d with a = {A,B,C,D} and c = {B,C,D,E}",
+}
+
+
+def core_rewards(n_tasks: int = 10, n_servers: int = 12, *, core: tuple[int, ...] = (0, 1, 2),
+                 high: float = 2.0, low: float = 0.0) -> np.ndarray:
+    """R[task, server]: ``high`` for the optimal server core[task mod len(core)], else ``low``.
+
+    Examples
+    --------
+    >>> core_rewards(4, 5).tolist()[:2]
+    [[2.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0]]
+    """
+    r = np.full((n_tasks, n_servers), float(low))
+    for s in range(n_tasks):
+        r[s, core[s % len(core)]] = float(high)
+    return r
+
+
+def layout_action_sets(name: str, n_agents: int = 10) -> list[list[int]]:
+    """Server indices per agent for a §5.6 layout (``fig32`` has exactly 4 agents).
+
+    Examples
+    --------
+    >>> layout_action_sets("mixed")[3:6]
+    [[0, 1, 2, 3], [0, 1, 2, 4], [0, 1, 2, 5]]
+    >>> layout_action_sets("sunflower")[9]
+    [0, 1, 2, 3]
+    """
+    if name == "same":
+        return [[0, 1, 2, 3] for _ in range(n_agents)]
+    if name == "sunflower":
+        return [[0, 1, 2, 3 + (j % 9)] for j in range(n_agents)]
+    if name == "mixed":
+        return [[0, 1, 2, 3] if j < 4 else [0, 1, 2, 4 + (j - 4) % 8] for j in range(n_agents)]
+    if name == "fig32":
+        return [[0, 1, 2, 3], [0, 1, 2, 4], [1, 2, 3, 4], [0, 1, 2, 3]]
+    raise InputError(f"must be one of {', '.join(LAYOUTS)}, got {name!r}", field="layout")
+
+
+def table35_params(variant: str = "sound", **overrides: Any) -> AdvisingParams:
+    """Table 3.5 (ε = 1, d = 0.7, budgets 30, 700 epochs) + spec §5.6 constants.
+
+    Examples
+    --------
+    >>> p = table35_params("thesis")
+    >>> p.epsilon, p.sensitivity, p.ask_budget, p.alpha, p.xi
+    (1.0, 1.0, 30, 0.5, 0.1)
+    """
+    base: dict[str, Any] = {"epsilon": 1.0, "distance_threshold": 0.7, "ask_budget": 30,
+                            "give_budget": 30, "epochs": 700, "alpha": 0.5, "xi": 0.1,
+                            "gamma": 0.0, "q0": 0.0}
+    base.update(overrides)
+    return AdvisingParams.for_variant(variant, **base)
+
+
+def _layout_for(name: str, strategy: str) -> str:
+    if name in LAYOUTS:
+        return name
+    if name == "exp1":
+        return "sunflower" if strategy == "dp" else "same"
+    return "mixed"  # table35, exp2, exp3
+
+
+def preset(name: str = "table35", *, variant: str = "sound", strategy: str | None = None,
+           **overrides: Any) -> AdvisingSetup:
+    """A named set-up; ``overrides`` are :class:`AdvisingParams` fields (``epsilon=0.1``…).
+
+    ``exp1`` picks its layout from the strategy (DP → sunflower, else same), as the
+    thesis's Experiment 1 does. Without ``strategy`` every preset advises with ``dp``.
+
+    Examples
+    --------
+    >>> preset("exp1", strategy="none").name, preset("exp1", strategy="dp").description[:12]
+    ('exp1', 'Experiment 1')
+    >>> preset("fig32").agents
+    ('a', 'b', 'c', 'd')
+    """
+    if name not in PRESETS:
+        raise InputError(f"must be one of {', '.join(PRESETS)}, got {name!r}", field="preset")
+    strategy = strategy or overrides.pop("strategy", None) or "dp"
+    params = table35_params(variant, strategy=strategy, **overrides)
+    layout = _layout_for(name, strategy)
+    if layout == "fig32":
+        servers = SERVER_LABELS[:5]
+        tasks = ("1", "2", "3", "4")
+        agents = ("a", "b", "c", "d")
+        # Every user has B and C: task 1, 3 -> B, task 2, 4 -> C.
+        rewards = core_rewards(4, 5, core=(1, 2))
+    else:
+        servers = SERVER_LABELS
+        tasks = tuple(str(t + 1) for t in range(10))
+        agents = tuple(f"u{j + 1}" for j in range(10))
+        rewards = core_rewards(10, 12)
+    sets = layout_action_sets(layout, len(agents))
+    text = _PRESET_TEXT[name] + ("" if layout == name else f" [layout: {layout}]")
+    return AdvisingSetup(servers=servers, tasks=tasks, agents=agents,
+                         action_sets=tuple(tuple(a) for a in sets), rewards=rewards,
+                         params=params, name=name, description=text)
+
+
+@dataclass(frozen=True)
+class ExperimentArm:
+    """One curve of an experiment: a label and the set-up (strategy, ε, layout) it runs."""
+
+    label: str
+    setup: AdvisingSetup
+
+
+def experiment_arms(name: str, *, variant: str = "sound",
+                    epsilons: tuple[float, ...] = EXP3_EPSILONS,
+                    **overrides: Any) -> list[ExperimentArm]:
+    """The arms of Experiment 1, 2 or 3 (one-click set-ups).
+
+    ``exp1`` and ``exp2``: no advice, traditional advising, DP advising (ε = 1).
+    ``exp3``: no advice (the base of Fig. 3.9), then DP advising at each ε.
+
+    Examples
+    --------
+    >>> [(a.label, a.setup.description.split('[layout: ')[-1]) for a in experiment_arms("exp1")]
+    [('no advice', 'same]'), ('traditional', 'same]'), ('dp', 'sunflower]')]
+    """
+    if name not in EXPERIMENTS:
+        raise InputError(f"must be one of {', '.join(EXPERIMENTS)}, got {name!r}",
+                         field="experiment")
+    if name in ("exp1", "exp2"):
+        return [ExperimentArm("no advice", preset(name, variant=variant, strategy="none",
+                                                  **overrides)),
+                ExperimentArm("traditional", preset(name, variant=variant,
+                                                    strategy="traditional", **overrides)),
+                ExperimentArm("dp", preset(name, variant=variant, strategy="dp", **overrides))]
+    if not epsilons:
+        raise InputError("needs at least one value", field="epsilons")
+    arms = [ExperimentArm("no advice", preset(name, variant=variant, strategy="none",
+                                              **overrides))]
+    for eps in epsilons:
+        arms.append(ExperimentArm(f"dp eps={float(eps):g}",
+                                  preset(name, variant=variant, strategy="dp",
+                                         **{**overrides, "epsilon": eps})))
+    return arms
+
+
+# ---------------------------------------------------------------------------- Tables 3.1–3.4
+@dataclass(frozen=True)
+class WorkedExample:
+    """Tables 3.1–3.4 instantiated (spec §4 [R]): two converged Q-datasets that are neighbours.
+
+    ``tables`` maps "3.1" … "3.4" to rows (action, symbolic entry, value).
+    """
+
+    teacher_actions: tuple[str, ...]
+    student_actions: tuple[str, ...]
+    rewards: dict[str, float]
+    repeats: int
+    alpha: float
+    q_teacher: tuple[float, ...]
+    q_student: tuple[float, ...]
+    teacher_only: tuple[str, ...]
+    student_only: tuple[str, ...]
+    case: int
+    case_name: str
+    q_view: tuple[float, ...]
+    distance: float
+    threshold: float
+    advice: bool
+    tables: dict[str, tuple[tuple[str, str, float], ...]]
+
+    def partial(self, t: int, reward: float = 2.0) -> float:
+        """Q after ``t`` forced selections from Q₀ = 0 (Lemma 3.1): r(1 − (1−α)^t)."""
+        return reward * (1.0 - (1.0 - self.alpha) ** t)
+
+
+def worked_example(*, alpha: float = 0.5, repeats: int = 60,
+                   threshold: float = 0.7) -> WorkedExample:
+    """Force-select every action ``repeats`` times (no policy), as spec §4 prescribes.
+
+    Agent i has A_i = [A, B, C, D], agent j has A_j = [A, B, C, E]; R(s, A) = 2, else 0.
+
+    Examples
+    --------
+    >>> w = worked_example()
+    >>> w.q_teacher, w.q_student, w.teacher_only, w.student_only, w.case
+    ((2.0, 0.0, 0.0, 0.0), (2.0, 0.0, 0.0, 0.0), ('D',), ('E',), 4)
+    >>> w.q_view, w.distance, w.advice
+    ((2.0, 0.0, 0.0, 0.0), 0.0, False)
+    """
+    a_i, a_j = ("A", "B", "C", "D"), ("A", "B", "C", "E")
+    rewards = {"A": 2.0, "B": 0.0, "C": 0.0, "D": 0.0, "E": 0.0}
+
+    def converge(actions: tuple[str, ...]) -> tuple[float, ...]:
+        q = [0.0] * len(actions)
+        for _ in range(repeats):
+            for k, a in enumerate(actions):
+                q[k] = q_update(q[k], rewards[a], alpha=alpha)
+        return tuple(q)
+
+    qi, qj = converge(a_i), converge(a_j)
+    index = {a: k for k, a in enumerate("ABCDE")}
+    ti, tj = [index[a] for a in a_i], [index[a] for a in a_j]
+    case = neighbour_case(ti, tj)
+    view, _ = teacher_view(qi, [0.25] * 4, ti, tj)
+    dist = squared_distance(view, qj)
+    only_i, only_j = dataset_diff(a_i, a_j)
+
+    def table(actions: tuple[str, ...], q: tuple[float, ...], sym: str) -> tuple[
+            tuple[str, str, float], ...]:
+        return tuple((a, f"{sym}(s, {a})", float(v)) for a, v in zip(actions, q))
+
+    tables = {"3.1": table(a_i, qi, "Q"), "3.2": table(a_j, qj, "Q"),
+              "3.3": table(a_i, qi, "r"), "3.4": table(a_j, qj, "r")}
+    return WorkedExample(teacher_actions=a_i, student_actions=a_j, rewards=rewards,
+                         repeats=repeats, alpha=alpha, q_teacher=qi, q_student=qj,
+                         teacher_only=tuple(only_i), student_only=tuple(only_j), case=case,
+                         case_name=CASE_NAMES[case], q_view=tuple(float(x) for x in view),
+                         distance=dist, threshold=threshold, advice=dist > threshold,
+                         tables=tables)

@@ -1,0 +1,273 @@
+"""The baselines of spec §6.2: Best-first and Greedy (GPPP). No-privacy is the planner's
+``approach="noprivacy"`` (same steps and messages as DP-based, exact information).
+
+Both run inside a :class:`core.logistics.planner.PlanningSession`, so they share its
+world, communication ledgers, dynamics and random streams with the other approaches
+(common random numbers).
+
+* **Best-first** (forward search as in MAFS-style planners): the origin carries the
+  package to its nearest center (preferring one shared with the goal agent). At each
+  center the holder broadcasts the state to all m − 1 other agents (m − 1 messages) and
+  every agent sharing the center replies. The goal agent takes the package if it is
+  there; otherwise the "nearest" agent — the one whose exact local distance from this
+  center to one of its *unvisited* other centers is smallest (or to a visited one if it
+  has no other) — carries it there. A repeated (center, holder) state or more than
+  2·N_centers hops is ``fail_loop``.
+* **Greedy** (GPPP): a global best-first search over the public center graph with unit
+  cost per crossing (hop count, ties by id); expanding a center costs 2·(members − 1)
+  messages (GP_EXPAND and GP_REPLY); then one plan message per route agent; local legs
+  are exact. No memo.
+* Broken routes (packet routing): a planned leg whose node or route has left triggers a
+  new finding process from the current center (messages charged again), at most 3 times,
+  then ``fail_broken``.
+
+Examples
+--------
+>>> from core.logistics.examples import fig41, FIG41_TASK
+>>> from core.logistics.planner import PlanningSession
+>>> r = PlanningSession(fig41(), approach="greedy", rng=0).plan(FIG41_TASK)
+>>> r.success, r.centers, r.length
+(True, ('A', 'B', 'E', 'F'), 550.0)
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import TYPE_CHECKING
+
+from core.logistics.model import Task
+from core.logistics.routing import path_is_valid
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.logistics.planner import PlanningSession, PlanResult, _Msgs
+
+__all__ = ["best_first", "greedy", "MAX_RESTARTS"]
+
+MAX_RESTARTS = 3
+
+
+def _msgs() -> "_Msgs":
+    from core.logistics.planner import _Msgs
+
+    return _Msgs()
+
+
+def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
+            segs: list[tuple[str, str, str]], msgs: "_Msgs", restarts: int) -> "PlanResult":
+    from core.logistics.planner import PlanResult
+
+    centers = tuple(v for v in route if s.world.graph.has_node(v) and
+                    s.world.kind(v) == "center")
+    merged: list[tuple[str, str, str]] = []
+    for seg in segs:
+        if merged and merged[-1][0] == seg[0]:
+            merged[-1] = (seg[0], merged[-1][1], seg[2])
+        else:
+            merged.append(seg)
+    first = [v for v in route[:route.index(centers[0]) + 1]] if centers else list(route)
+    view = tuple(first) + centers[1:]
+    return PlanResult(task=task, approach=s.approach, status="ok", route=tuple(route),
+                      length=total, centers=centers, agents=tuple(m[0] for m in merged),
+                      segments=tuple(merged), plan_view=view, messages=msgs.total,
+                      message_kinds=dict(msgs.kinds), restarts=restarts)
+
+
+def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
+    """Best-first forward search (spec §6.2) for one task in session ``s``."""
+    w = s.world
+    a, g = w.agent_of(task.origin), task.goal_agent
+    msgs = _msgs()
+    protect = (task.origin,) + ((task.goal,) if task.goal else ())
+    if a == g:
+        s._tick(0, protect)
+        return s.finish(task, [(a, task.origin, task.goal)], msgs)
+    m = len(w.agents)
+    route: list[str] = [task.origin]
+    total = 0.0
+    segs: list[tuple[str, str, str]] = []
+    restarts = 0
+    tick = 0
+    # origin leg: to the nearest own center (one shared with g if any)
+    while True:
+        s._tick(tick, protect)
+        tick += 1
+        loc = s.live.local(a)
+        own = list(w.agent_centers[a])
+        pool = [c for c in own if g in w.members[c]] or own
+        legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
+        legs = [(lg, c) for lg, c in legs if lg is not None]
+        if not legs:
+            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+        (path, d), c = min(legs, key=lambda x: (x[0][1], x[1]))
+        s._tick(tick, protect)
+        tick += 1
+        if path_is_valid(loc, path):
+            break
+        restarts += 1
+        if restarts > MAX_RESTARTS:
+            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+    route += path[1:]
+    total += d
+    segs.append((a, task.origin, c))
+    holder, here = a, c
+    visited = {c}
+    states: set[tuple[str, str]] = set()
+    hops = 0
+    while True:
+        if (here, holder) in states or hops > 2 * len(w.center_ids):
+            return s._fail(task, "fail_loop", msgs, restarts=restarts)
+        states.add((here, holder))
+        if not s.send(holder, msgs, "bcast", m - 1):
+            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+        responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
+        if not responders:
+            return s._fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
+                           msgs, restarts=restarts)
+        if g in responders:
+            leg = s.live.shortest(g, here, task.goal)
+            if leg is None:
+                return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            s._tick(tick, protect)
+            tick += 1
+            if not path_is_valid(s.live.local(g), leg[0]):
+                restarts += 1
+                if restarts > MAX_RESTARTS:
+                    return s._fail(task, "fail_broken", msgs, restarts=restarts)
+                states.discard((here, holder))
+                continue
+            route += leg[0][1:]
+            total += leg[1]
+            segs.append((g, here, leg[0][-1]))
+            return _result(s, task, route, total, segs, msgs, restarts)
+        best: tuple[int, float, str, str, list[str]] | None = None
+        for y in sorted(responders):
+            for c2 in w.agent_centers[y]:
+                if c2 == here:
+                    continue
+                leg = s.live.shortest(y, here, c2)
+                if leg is None:
+                    continue
+                key = (1 if c2 in visited else 0, leg[1], y, c2, leg[0])
+                if best is None or key[:4] < best[:4]:
+                    best = key
+        if best is None:
+            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+        _, d, y, c2, path = best
+        s._tick(tick, protect)
+        tick += 1
+        if not path_is_valid(s.live.local(y), path):
+            restarts += 1
+            if restarts > MAX_RESTARTS:
+                return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            states.discard((here, holder))
+            continue
+        route += path[1:]
+        total += d
+        segs.append((y, here, c2))
+        holder, here = y, c2
+        visited.add(c2)
+        hops += 1
+
+
+def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
+                   msgs: "_Msgs") -> tuple[list[tuple[str, str, str]] | None, bool]:
+    """Best-first over centers with unit crossing cost; returns (chain, blocked).
+
+    ``starts`` are (center, agent holding the package there). The chain is a list of
+    (agent, from center, to center) crossings ending at a center the goal agent shares.
+    """
+    w = s.world
+    heap = [(0, c, holder) for c, holder in starts]
+    heapq.heapify(heap)
+    parent: dict[str, tuple[str, str] | None] = {c: None for c, _ in starts}
+    expanded: set[str] = set()
+    blocked = False
+    while heap:
+        cost, c, holder = heapq.heappop(heap)
+        if c in expanded:
+            continue
+        expanded.add(c)
+        others = [y for y in w.members[c] if y != holder]
+        if not s.send(holder, msgs, "gp_expand", len(others)):
+            blocked = True
+            continue
+        repliers = [y for y in others if s.send(y, msgs, "gp_reply")]
+        blocked = blocked or len(repliers) < len(others)
+        if g in repliers or holder == g:
+            chain: list[tuple[str, str, str]] = []
+            v = c
+            while parent[v] is not None:
+                u, ag = parent[v]  # type: ignore[misc]
+                chain.append((ag, u, v))
+                v = u
+            return chain[::-1] + [(g, c, "")], blocked
+        for y in sorted(repliers):
+            for c2 in w.agent_centers[y]:
+                if c2 not in parent:
+                    parent[c2] = (c, y)
+                    heapq.heappush(heap, (cost + 1, c2, y))
+    return None, blocked
+
+
+def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
+    """GPPP-style Greedy (spec §6.2) for one task in session ``s``."""
+    w = s.world
+    a, g = w.agent_of(task.origin), task.goal_agent
+    msgs = _msgs()
+    protect = (task.origin,) + ((task.goal,) if task.goal else ())
+    if a == g:
+        s._tick(0, protect)
+        return s.finish(task, [(a, task.origin, task.goal)], msgs)
+    route: list[str] = [task.origin]
+    total = 0.0
+    segs: list[tuple[str, str, str]] = []
+    restarts = 0
+    tick = 0
+    here: str | None = None  # None: still at the origin base
+    holder = a
+    while True:
+        s._tick(tick, protect)
+        tick += 1
+        starts = [(c, a) for c in w.agent_centers[a]] if here is None else [(here, holder)]
+        chain, blocked = _global_search(s, starts, g, msgs)
+        if chain is None:
+            return s._fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
+                           restarts=restarts)
+        plan: list[tuple[str, str, str | None]] = []
+        if here is None:
+            plan.append((a, task.origin, chain[0][1]))
+        plan += [(ag, f, t) for ag, f, t in chain[:-1]]
+        plan.append((g, chain[-1][1], task.goal))
+        merged: list[tuple[str, str, str | None]] = []
+        for seg in plan:
+            if merged and merged[-1][0] == seg[0]:
+                merged[-1] = (seg[0], merged[-1][1], seg[2])
+            else:
+                merged.append(seg)
+        n_plan = len({m[0] for m in merged} - {a})
+        sender = a if here is None else holder
+        if not s.send(sender, msgs, "plan", n_plan):
+            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+        legs = [s.live.shortest(ag, f, t) for ag, f, t in merged]
+        if any(lg is None for lg in legs):
+            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+        s._tick(tick, protect)
+        tick += 1
+        broken_at = None
+        for i, ((ag, f, t), lg) in enumerate(zip(merged, legs)):
+            if not path_is_valid(s.live.local(ag), lg[0]):  # type: ignore[index]
+                broken_at = i
+                break
+            route += lg[0][1:]  # type: ignore[index]
+            total += lg[1]  # type: ignore[index]
+            segs.append((ag, f, lg[0][-1]))  # type: ignore[index]
+        if broken_at is None:
+            return _result(s, task, route, total, segs, msgs, restarts)
+        restarts += 1
+        if restarts > MAX_RESTARTS:
+            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+        ag, f, _t = merged[broken_at]
+        if f == task.origin:
+            here, holder = None, a
+        else:
+            here, holder = f, ag

@@ -1,0 +1,154 @@
+"""``*.map.json`` files (formats-and-cli.md §3): networkx node-link JSON, version 1.
+
+``networkx.node_link_graph(data, edges="edges")`` reads the files; the older ``"links"``
+key is accepted too. Errors name the file and the node, edge or field.
+
+Examples
+--------
+>>> from core.logistics.examples import fig41
+>>> d = map_to_dict(fig41())
+>>> d["graph"]["format"], len(d["nodes"]), map_from_dict(d).agents
+('privplan-map', 35, ('a', 'b', 'c', 'd', 'e', 'f'))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import networkx as nx
+
+from core._validation import InputError
+from core.logistics.model import DEFAULT_DEGREE_CAP, LogisticsWorld, Task
+
+__all__ = ["MAP_FORMAT", "MAP_VERSION", "map_from_dict", "map_to_dict", "load_map", "save_map",
+           "dumps_map"]
+
+MAP_FORMAT = "privplan-map"
+MAP_VERSION = 1
+
+
+def map_from_dict(d: Any) -> LogisticsWorld:
+    """Build and validate a world from the node-link dict of a ``*.map.json`` file."""
+    if not isinstance(d, dict):
+        raise InputError("a map file holds one JSON object", field="map")
+    gattr = d.get("graph") or {}
+    if not isinstance(gattr, dict):
+        raise InputError("must be an object", field="graph")
+    fmt = gattr.get("format", MAP_FORMAT)
+    if fmt != MAP_FORMAT:
+        raise InputError(f"format must be {MAP_FORMAT!r}, got {fmt!r}", field="graph.format")
+    version = gattr.get("version", MAP_VERSION)
+    if version != MAP_VERSION:
+        raise InputError(f"version {version!r} is not supported (this PrivPlan reads "
+                         f"version {MAP_VERSION})", field="graph.version")
+    if d.get("directed") or d.get("multigraph"):
+        raise InputError("routes are undirected: 'directed' and 'multigraph' must be false",
+                         field="map")
+    key = "edges" if "edges" in d else "links"
+    if not isinstance(d.get("nodes"), list) or not isinstance(d.get(key, []), list):
+        raise InputError("'nodes' and 'edges' must be lists", field="map")
+    for i, n in enumerate(d["nodes"]):
+        if not isinstance(n, dict) or "id" not in n:
+            raise InputError("every node needs an 'id'", field=f"nodes[{i}]")
+    for i, e in enumerate(d.get(key, [])):
+        if not isinstance(e, dict) or "source" not in e or "target" not in e:
+            raise InputError("every edge needs 'source' and 'target'", field=f"{key}[{i}]")
+    ids = {n["id"] for n in d["nodes"]}
+    for e in d.get(key, []):
+        for end in ("source", "target"):
+            if e[end] not in ids:
+                raise InputError(f"unknown node {e[end]!r}", field=f"edge {e['source']}-"
+                                 f"{e['target']}")
+    gattr = dict(gattr)
+    data = dict(d)
+    data["graph"] = {}
+    data.setdefault(key, [])
+    try:
+        g = nx.node_link_graph(data, directed=False, multigraph=False, edges=key)
+    except (nx.NetworkXError, KeyError, TypeError) as exc:
+        raise InputError(f"not a node-link graph ({exc})", field="map") from None
+    tasks = gattr.get("tasks", [])
+    if not isinstance(tasks, list):
+        raise InputError("must be a list", field="graph.tasks")
+    cap = gattr.get("degree_cap", DEFAULT_DEGREE_CAP)
+    world = LogisticsWorld(g, name=str(gattr.get("name", "")), degree_cap=cap,
+                           note=str(gattr.get("note", "")))
+    from core.logistics.model import validate_task
+
+    checked: list[Task] = []
+    for i, t in enumerate(tasks):
+        try:
+            checked.append(validate_task(world, t))
+        except InputError as exc:
+            raise InputError(exc.problem, field=f"graph.tasks[{i}].{exc.field}") from None
+    return LogisticsWorld(world.graph, name=world.name, tasks=tuple(checked),
+                          degree_cap=world.degree_cap, note=world.note)
+
+
+def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
+    """The ``*.map.json`` object of ``world`` (nodes sorted: centers, then bases by agent)."""
+    g = world.graph
+    gattr: dict[str, Any] = {"format": MAP_FORMAT, "version": MAP_VERSION, "name": world.name}
+    if world.note:
+        gattr["note"] = world.note
+    if world.degree_cap != DEFAULT_DEGREE_CAP:
+        gattr["degree_cap"] = world.degree_cap
+    gattr["tasks"] = [t.to_dict() for t in world.tasks]
+    nodes = []
+    for c in world.center_ids:
+        d = g.nodes[c]
+        item: dict[str, Any] = {"id": c, "kind": "center", "agents": list(d["agents"]),
+                                "capacity": int(d["capacity"])}
+        if d.get("pos") is not None:
+            item["pos"] = [float(x) for x in d["pos"]]
+        nodes.append(item)
+    for a in world.agents:
+        for b in world.bases[a]:
+            d = g.nodes[b]
+            item = {"id": b, "kind": "base", "agent": a}
+            if d.get("pos") is not None:
+                item["pos"] = [float(x) for x in d["pos"]]
+            nodes.append(item)
+    order = {n["id"]: i for i, n in enumerate(nodes)}
+    edges = []
+    for u, v, d in g.edges(data=True):
+        s, t = (u, v) if order[u] <= order[v] else (v, u)
+        e: dict[str, Any] = {"source": s, "target": t, "length": float(d["length"])}
+        if g.nodes[s]["kind"] == "center" and g.nodes[t]["kind"] == "center":
+            e["agent"] = d["agent"]
+        edges.append(e)
+    edges.sort(key=lambda e: (order[e["source"]], order[e["target"]]))
+    return {"directed": False, "multigraph": False, "graph": gattr, "nodes": nodes,
+            "edges": edges}
+
+
+def dumps_map(world: LogisticsWorld) -> str:
+    """The file text: two-space indented JSON with a trailing newline."""
+    return json.dumps(map_to_dict(world), indent=2, allow_nan=False) + "\n"
+
+
+def load_map(path: str | os.PathLike[str]) -> LogisticsWorld:
+    """Read and validate a ``*.map.json`` file; errors name the file."""
+    p = os.fspath(path)
+    try:
+        with open(p, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except FileNotFoundError:
+        raise InputError("no such file", file=p) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc})", file=p) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=p) from None
+    try:
+        return map_from_dict(d)
+    except InputError as exc:
+        raise exc.with_file(p) from None
+
+
+def save_map(world: LogisticsWorld, path: str | os.PathLike[str]) -> None:
+    """Write ``world`` atomically as a ``*.map.json`` file."""
+    from core.io.atomic import atomic_write_text
+
+    atomic_write_text(path, dumps_map(world))

@@ -1,0 +1,282 @@
+"""The logistics world of spec §1: agents, private bases, public centers, lengths, tasks.
+
+A :class:`LogisticsWorld` wraps one undirected ``networkx.Graph`` (the "logistic map" of
+Fig 4.1, ground truth for the simulator and evaluator only) and checks it once:
+
+* every node is a ``base`` (private to one ``agent``) or a ``center`` (public, shared by
+  the listed ``agents``; ``capacity`` lc ≥ the number of agents sharing it);
+* every center is shared by at least two agents;
+* every edge has a finite ``length`` > 0 and lies inside one agent's area (base–base of
+  one agent, or base–center with the center shared by the base's agent; a center–center
+  edge must name its ``agent``);
+* every agent's local area (its bases and the centers it shares) is connected, and no
+  node has more than ``degree_cap`` local edges (the public cap D_MAX of spec F3).
+
+Violations raise :class:`core._validation.InputError` whose ``field`` names the node,
+edge or agent. Node ids are strings.
+
+Examples
+--------
+>>> import networkx as nx
+>>> g = nx.Graph()
+>>> g.add_node("a1", kind="base", agent="a"); g.add_node("b1", kind="base", agent="b")
+>>> g.add_node("X", kind="center", agents=["a", "b"], capacity=2)
+>>> g.add_edge("a1", "X", length=10.0); g.add_edge("b1", "X", length=5.0)
+>>> w = LogisticsWorld(g, name="tiny")
+>>> w.agents, w.center_ids, w.members["X"]
+(('a', 'b'), ('X',), ('a', 'b'))
+>>> sorted(w.local("a").nodes)
+['X', 'a1']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from core._validation import InputError
+
+__all__ = ["Center", "Task", "LogisticsWorld", "DEFAULT_DEGREE_CAP", "validate_task",
+           "local_graph", "mean_length"]
+
+DEFAULT_DEGREE_CAP = 4  # spec F3 / §8.1 item 2: public cap D_MAX = 4 (= Fig 4.4(a)'s d_max)
+
+
+@dataclass(frozen=True)
+class Center:
+    """A public logistic center: its id, the agents sharing it and its capacity lc."""
+
+    cid: str
+    agents: tuple[str, ...]
+    capacity: int
+    pos: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """Move a package from base ``origin`` to a base of ``goal_agent``.
+
+    ``goal`` is the destination base when known (only the goal agent knows it; the origin
+    agent plans with the goal *agent* only). ``None`` means "any base of the goal agent":
+    the goal agent delivers to its base nearest to the center where it receives the package.
+    """
+
+    origin: str
+    goal_agent: str
+    goal: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"origin": self.origin, "goal_agent": self.goal_agent}
+        if self.goal is not None:
+            d["goal"] = self.goal
+        return d
+
+
+def mean_length(graph: nx.Graph) -> float:
+    """Mean ``length`` over the edges of ``graph`` (0 for a graph without edges)."""
+    ls = [float(d["length"]) for _, _, d in graph.edges(data=True)]
+    return math.fsum(ls) / len(ls) if ls else 0.0
+
+
+def local_graph(world_graph: nx.Graph, agent: str) -> nx.Graph:
+    """Agent ``agent``'s local map (Fig 4.2): its bases, the centers it shares, its edges."""
+    g = nx.Graph()
+    for v, d in world_graph.nodes(data=True):
+        if (d.get("kind") == "base" and d.get("agent") == agent) or (
+                d.get("kind") == "center" and agent in d.get("agents", ())):
+            g.add_node(v, kind=d["kind"])
+    for u, v, d in world_graph.edges(data=True):
+        if d.get("agent") == agent:
+            g.add_edge(u, v, length=float(d["length"]))
+    return g
+
+
+def _edge_name(u: Any, v: Any) -> str:
+    return f"edge {u}-{v}"
+
+
+@dataclass(frozen=True, eq=False)
+class LogisticsWorld:
+    """A validated logistic map (ground truth). Treat ``graph`` as read-only.
+
+    After construction every edge carries an ``agent`` attribute (its owner) and every
+    center a tuple ``agents`` and an int ``capacity``.
+    """
+
+    graph: nx.Graph
+    name: str = ""
+    tasks: tuple[Task, ...] = ()
+    degree_cap: int = DEFAULT_DEGREE_CAP
+    note: str = ""
+    agents: tuple[str, ...] = field(init=False)
+    center_ids: tuple[str, ...] = field(init=False)
+    centers: dict[str, Center] = field(init=False, repr=False)
+    members: dict[str, tuple[str, ...]] = field(init=False, repr=False)
+    bases: dict[str, tuple[str, ...]] = field(init=False, repr=False)
+    agent_centers: dict[str, tuple[str, ...]] = field(init=False, repr=False)
+    _locals: dict[str, nx.Graph] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        g = nx.Graph(self.graph)  # private copy; callers keep theirs
+        if isinstance(self.degree_cap, bool) or not isinstance(self.degree_cap, int) or \
+                self.degree_cap < 2:
+            raise InputError(f"must be an integer >= 2, got {self.degree_cap!r}",
+                             field="degree_cap")
+        centers: dict[str, Center] = {}
+        bases: dict[str, list[str]] = {}
+        for v, d in g.nodes(data=True):
+            if not isinstance(v, str) or not v:
+                raise InputError(f"node ids must be non-empty strings, got {v!r}", field="nodes")
+            kind = d.get("kind")
+            if kind == "base":
+                ag = d.get("agent")
+                if not isinstance(ag, str) or not ag:
+                    raise InputError("a base needs an 'agent' (a non-empty string)",
+                                     field=f"node {v}")
+                bases.setdefault(ag, []).append(v)
+            elif kind == "center":
+                ags = d.get("agents")
+                if not isinstance(ags, (list, tuple)) or not all(
+                        isinstance(a, str) and a for a in ags):
+                    raise InputError("a center needs 'agents': a list of agent names",
+                                     field=f"node {v}")
+                ags_t = tuple(sorted(set(ags)))
+                if len(ags_t) < 2:
+                    raise InputError(f"center is shared by {len(ags_t)} agent(s) "
+                                     f"({', '.join(ags_t) or 'none'}); every center must be "
+                                     "shared by at least 2 agents", field=f"node {v}")
+                cap = d.get("capacity", len(ags_t))
+                if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
+                        cap != int(cap) or int(cap) < len(ags_t):
+                    raise InputError(f"capacity must be an integer >= the {len(ags_t)} agents "
+                                     f"sharing it, got {cap!r}", field=f"node {v}")
+                pos = d.get("pos")
+                centers[v] = Center(v, ags_t, int(cap),
+                                    None if pos is None else (float(pos[0]), float(pos[1])))
+                d["agents"] = ags_t
+                d["capacity"] = int(cap)
+            else:
+                raise InputError(f"kind must be 'base' or 'center', got {kind!r}",
+                                 field=f"node {v}")
+        agents = sorted(bases)
+        if not agents:
+            raise InputError("the map has no bases", field="nodes")
+        for c in centers.values():
+            for a in c.agents:
+                if a not in bases:
+                    raise InputError(f"agent {a!r} shares this center but has no base",
+                                     field=f"node {c.cid}")
+        for u, v, d in g.edges(data=True):
+            name = _edge_name(u, v)
+            try:
+                length = float(d.get("length"))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise InputError(f"length must be a number > 0, got {d.get('length')!r}",
+                                 field=name) from None
+            if not math.isfinite(length) or length <= 0:
+                raise InputError(f"length must be a finite number > 0, got {d.get('length')!r}",
+                                 field=name)
+            d["length"] = length
+            if u == v:
+                raise InputError("self-loops are not routes", field=name)
+            du, dv = g.nodes[u], g.nodes[v]
+            if du["kind"] == "base" and dv["kind"] == "base":
+                if du["agent"] != dv["agent"]:
+                    raise InputError(f"joins bases of agents {du['agent']!r} and "
+                                     f"{dv['agent']!r}; areas meet only at centers", field=name)
+                owner = du["agent"]
+            elif du["kind"] == "center" and dv["kind"] == "center":
+                owner = d.get("agent")
+                if owner not in du["agents"] or owner not in dv["agents"]:
+                    raise InputError("a center-center edge needs an 'agent' that shares both "
+                                     "centers", field=name)
+            else:
+                base, cen = (du, dv) if du["kind"] == "base" else (dv, du)
+                owner = base["agent"]
+                if owner not in cen["agents"]:
+                    cid = v if du["kind"] == "base" else u
+                    raise InputError(f"agent {owner!r} does not share center {cid!r}",
+                                     field=name)
+            d["agent"] = owner
+        locals_: dict[str, nx.Graph] = {}
+        agent_centers: dict[str, tuple[str, ...]] = {}
+        for a in agents:
+            loc = local_graph(g, a)
+            if not nx.is_connected(loc):
+                comps = sorted((sorted(c) for c in nx.connected_components(loc)), key=len)
+                raise InputError(f"local area is disconnected: {{{', '.join(comps[0])}}} "
+                                 "cannot reach the rest", field=f"agent {a}")
+            for v, deg in loc.degree():
+                if deg > self.degree_cap:
+                    raise InputError(f"has {deg} routes in agent {a}'s area, more than the "
+                                     f"degree cap {self.degree_cap}", field=f"node {v}")
+            locals_[a] = nx.freeze(loc)
+            agent_centers[a] = tuple(sorted(c for c in loc if g.nodes[c]["kind"] == "center"))
+        object.__setattr__(self, "graph", nx.freeze(g))
+        object.__setattr__(self, "agents", tuple(agents))
+        object.__setattr__(self, "center_ids", tuple(sorted(centers)))
+        object.__setattr__(self, "centers", centers)
+        object.__setattr__(self, "members", {c: centers[c].agents for c in sorted(centers)})
+        object.__setattr__(self, "bases", {a: tuple(sorted(bases[a])) for a in agents})
+        object.__setattr__(self, "agent_centers", agent_centers)
+        object.__setattr__(self, "_locals", locals_)
+        object.__setattr__(self, "tasks", tuple(validate_task(self, t) for t in self.tasks))
+
+    def local(self, agent: str) -> nx.Graph:
+        """Agent ``agent``'s true local map (frozen graph, edge attribute ``length``)."""
+        if agent not in self._locals:
+            raise InputError(f"unknown agent {agent!r}", field="agent")
+        return self._locals[agent]
+
+    def kind(self, node: str) -> str:
+        return str(self.graph.nodes[node]["kind"])
+
+    def agent_of(self, base: str) -> str:
+        return str(self.graph.nodes[base]["agent"])
+
+    @property
+    def n_bases(self) -> int:
+        return sum(len(b) for b in self.bases.values())
+
+    @property
+    def total_capacity(self) -> int:
+        """Σ_c lc_c: Theorem 4.5's bound on Step-1 query messages."""
+        return sum(c.capacity for c in self.centers.values())
+
+    def neighbours(self, agent: str) -> dict[str, tuple[str, ...]]:
+        """Neighbour agent → shared centers (what ``agent`` knows about its neighbours)."""
+        out: dict[str, list[str]] = {}
+        for c in self.agent_centers[agent]:
+            for b in self.members[c]:
+                if b != agent:
+                    out.setdefault(b, []).append(c)
+        return {b: tuple(cs) for b, cs in sorted(out.items())}
+
+
+def validate_task(world: LogisticsWorld, task: Any) -> Task:
+    """Check a task (or a ``{"origin", "goal_agent"[, "goal"]}`` dict) against the world."""
+    if isinstance(task, dict):
+        try:
+            task = Task(str(task["origin"]), str(task["goal_agent"]),
+                        None if task.get("goal") is None else str(task["goal"]))
+        except KeyError as exc:
+            raise InputError(f"a task needs {exc.args[0]!r}", field="tasks") from None
+    if not isinstance(task, Task):
+        raise InputError(f"not a task: {task!r}", field="tasks")
+    g = world.graph
+    if task.origin not in g:
+        raise InputError(f"unknown node {task.origin!r}", field="origin")
+    if g.nodes[task.origin]["kind"] != "base":
+        raise InputError(f"{task.origin!r} is a center, not a base", field="origin")
+    if task.goal_agent not in world.bases:
+        raise InputError(f"unknown agent {task.goal_agent!r} (agents: "
+                         f"{', '.join(world.agents)})", field="goal_agent")
+    if task.goal is not None:
+        if task.goal not in g or g.nodes[task.goal]["kind"] != "base" or \
+                g.nodes[task.goal]["agent"] != task.goal_agent:
+            raise InputError(f"{task.goal!r} is not a base of agent {task.goal_agent!r}",
+                             field="goal")
+    return task

@@ -1,0 +1,459 @@
+"""Step 2.1 and 2.3 of the planner: Laplace topology obfuscation and EM redistribution.
+
+* :func:`degree_histogram` — the 1K distribution P(k), k = 1..d_max (Alg 7 line 4).
+* :func:`obfuscate_topology` — Alg 7: Laplace noise on the histogram (through
+  :func:`core.privacy.laplace.laplace_release`, so OpenDP in release mode), then
+  :func:`rewire_to_histogram`, which builds a *connected* graph that keeps every center
+  (Lemma 4.1 made true, spec F8) and matches the noisy histogram as well as it can.
+* :func:`em_softmax` — Eq. 4.2, the thesis's "exponential mechanism" redistribution: a
+  deterministic softmax, so invertible by :func:`em_invert` (spec F5);
+  :func:`em_fixed_point_epsilon` is Remark 3's ε at which the softmax returns its input.
+
+Sensitivity: the thesis uses ΔS = 1 per bin with d_max bins (scale ΔS·d_max/ε). Under
+node adjacency a node of degree d moves up to 2d + 1 units of the histogram (spec F2), so
+the sound preset adds Laplace((2·D_MAX + 1)/ε) per bin (:func:`node_dp_sensitivity`).
+
+Examples
+--------
+>>> from core.logistics.examples import fig41
+>>> degree_histogram(fig41().local("b"), 4).tolist()
+[0, 4, 2, 1]
+>>> em_softmax([0.7, 0.3], 2.0).round(5).tolist()
+[0.59869, 0.40131]
+>>> em_invert([0.598687660112452, 0.401312339887548], 2.0).round(12).tolist()
+[0.7, 0.3]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from core._validation import InputError
+from core.privacy.laplace import check_epsilon, exponential_probabilities, laplace_release
+
+__all__ = ["degree_histogram", "node_dp_sensitivity", "histogram_sensitivity",
+           "deniability_size", "em_softmax", "em_invert", "em_fixed_point_epsilon",
+           "ObfuscatedTopology", "obfuscate_topology", "rewire_to_histogram",
+           "REWIRE_MODES", "SENSITIVITY_MODES"]
+
+REWIRE_MODES = ("overlap", "pure_postprocessing")
+SENSITIVITY_MODES = ("thesis", "node_dp_l1")
+
+
+def degree_histogram(graph: nx.Graph, dmax: int) -> np.ndarray:
+    """P(k) for k = 1..dmax: the number of nodes of degree k (degrees above dmax in bin dmax).
+
+    Degree-0 nodes are not counted (the thesis: "P(0) is not counted").
+    """
+    h = np.zeros(int(dmax), dtype=np.int64)
+    for _, d in graph.degree():
+        if d >= 1:
+            h[min(int(d), int(dmax)) - 1] += 1
+    return h
+
+
+def node_dp_sensitivity(dmax: int) -> int:
+    """L1 sensitivity of the 1K histogram under node adjacency: 2·d_max + 1 (spec F2).
+
+    Examples
+    --------
+    >>> node_dp_sensitivity(4)
+    9
+    """
+    return 2 * int(dmax) + 1
+
+
+def histogram_sensitivity(mode: str, dmax: int, delta_s: float = 1.0) -> float:
+    """The L1 sensitivity used for the whole histogram vector.
+
+    ``"thesis"``: ΔS·d_max (each of d_max bins gets ε/d_max with ΔS = 1; sequential
+    composition), ``"node_dp_l1"``: 2·d_max + 1.
+    """
+    if mode == "thesis":
+        return float(delta_s) * int(dmax)
+    if mode == "node_dp_l1":
+        return float(node_dp_sensitivity(dmax))
+    raise InputError(f"must be one of {SENSITIVITY_MODES}, got {mode!r}",
+                     field="laplace_sensitivity")
+
+
+def deniability_size(epsilon: float, dmax: int, delta_s: float = 1.0) -> int:
+    """Corollary 4.1's heuristic ⌈ΔS·d_max/ε⌉ (a heuristic, spec F9, not a DP guarantee).
+
+    Examples
+    --------
+    >>> [deniability_size(e, 4) for e in (0.5, 0.2, 0.8)]
+    [8, 20, 5]
+    """
+    return int(math.ceil(float(delta_s) * int(dmax) / check_epsilon(epsilon) - 1e-12))
+
+
+def em_softmax(u: "np.ndarray | list[float]", epsilon: float, delta_u: float = 1.0
+               ) -> np.ndarray:
+    """Eq. 4.2: u′_i = exp(ε u_i/(2Δu)) / Σ_j exp(ε u_j/(2Δu)), computed max-subtracted.
+
+    Deterministic (no noise is drawn), hence not differentially private (spec F5).
+    """
+    return exponential_probabilities(np.asarray(u, dtype=np.float64), epsilon=epsilon,
+                                     sensitivity=delta_u)
+
+
+def em_invert(u_prime: "np.ndarray | list[float]", epsilon: float, delta_u: float = 1.0
+              ) -> np.ndarray:
+    """The F5 inversion attack: recover u from the softmax output and the public ε.
+
+    u_i = 1/k + (2Δu/ε)(ln u′_i − mean_j ln u′_j), using Σ u = 1.
+    """
+    up = np.asarray(u_prime, dtype=np.float64)
+    e = check_epsilon(epsilon)
+    lg = np.log(up)
+    return 1.0 / up.size + (2.0 * float(delta_u) / e) * (lg - lg.mean())
+
+
+def em_fixed_point_epsilon(u: "np.ndarray | list[float]", delta_u: float = 1.0) -> np.ndarray:
+    """Remark 3: ε_i = 2Δu(k·ln u_i − Σ_j ln u_j)/(k·u_i − Σ_j u_j), one value per entry.
+
+    For k = 2 both entries agree (ε* = 2Δu(ln u₁ − ln u₂)/(u₁ − u₂)); for k ≥ 3 they
+    generally do not (the source's equations are inconsistent). Entries with k·u_i = Σu
+    give nan.
+
+    Examples
+    --------
+    >>> em_fixed_point_epsilon([0.7, 0.3]).round(4).tolist()
+    [4.2365, 4.2365]
+    """
+    x = np.asarray(u, dtype=np.float64)
+    k = x.size
+    num = 2.0 * float(delta_u) * (k * np.log(x) - np.log(x).sum())
+    den = k * x - x.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(den) > 1e-15, num / np.where(den == 0, 1.0, den), np.nan)
+
+
+@dataclass(frozen=True, eq=False)
+class ObfuscatedTopology:
+    """Agent ``owner``'s obfuscated local map (Fig 4.4(b)) with its private annotations.
+
+    ``graph`` uses opaque ids for every non-center node and carries, *for the owner and
+    the evaluator only*, the edge ``length`` and ``fake`` flags and the node ``fake`` flag;
+    :meth:`topology` is what may be released (ids and edges only). ``relabel`` maps the
+    owner's real base ids to their opaque ids (kept real nodes only).
+    """
+
+    owner: str
+    graph: nx.Graph
+    relabel: dict[str, str]
+    histogram: tuple[int, ...]
+    noisy: tuple[float, ...]
+    target: tuple[int, ...]
+    realised: tuple[int, ...]
+    dmax: int
+    epsilon: float
+    sensitivity: float
+    scale: float
+    rewire: str
+    n_fake_nodes: int
+    n_fake_edges: int
+    dropped: tuple[str, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def topology(self) -> nx.Graph:
+        """The releasable view: node ids (centers public, others opaque) and edges only."""
+        t = nx.Graph()
+        for v, d in self.graph.nodes(data=True):
+            t.add_node(v, kind=d["kind"])
+        t.add_edges_from(self.graph.edges())
+        return t
+
+    @property
+    def histogram_l1_deviation(self) -> int:
+        """Σ_k |realised(k) − target(k)|: how far the rewiring is from the noisy histogram."""
+        return int(sum(abs(a - b) for a, b in zip(self.realised, self.target)))
+
+
+def _token(rng: np.random.Generator, taken: set[str], owner: str) -> str:
+    while True:
+        t = f"{owner}:{int(rng.integers(16 ** 6)):06x}"
+        if t not in taken:
+            taken.add(t)
+            return t
+
+
+def _fix_targets(targets: dict[str, int], dmax: int, rng: np.random.Generator,
+                 notes: list[str]) -> None:
+    n = len(targets)
+    names = list(targets)
+    cap = min(dmax, max(n - 1, 1))
+    for v in names:
+        targets[v] = min(max(targets[v], 1), cap)
+    s0 = sum(targets.values())
+    while sum(targets.values()) < 2 * (n - 1):  # a connected graph needs n - 1 edges
+        low = min((v for v in names if targets[v] < cap), key=lambda v: targets[v], default=None)
+        if low is None:
+            break
+        targets[low] += 1
+    if sum(targets.values()) % 2:
+        up = [v for v in names if targets[v] < cap]
+        if up:
+            targets[up[int(rng.integers(len(up)))]] += 1
+        else:
+            down = [v for v in names if targets[v] > 1]
+            targets[down[int(rng.integers(len(down)))]] -= 1
+    for _ in range(4 * n):
+        if nx.is_graphical(list(targets.values())):
+            break
+        hi = max(names, key=lambda v: targets[v])
+        lo = min(names, key=lambda v: targets[v])
+        targets[hi] -= 1
+        targets[lo] += 1
+    if sum(targets.values()) != s0:
+        notes.append(f"degree targets adjusted from sum {s0} to {sum(targets.values())} "
+                     "(connectivity, parity, graphicality)")
+
+
+def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, owner: str,
+                        rng: np.random.Generator, rewire: str = "overlap",
+                        fake_len: tuple[float, float] = (0.5, 1.5), max_tries: int = 200
+                        ) -> tuple[nx.Graph, dict[str, str], int, int, tuple[str, ...],
+                                   list[str]]:
+    """Alg 7 line 8: a connected graph, keeping all centers, close to histogram ``target``.
+
+    ``"overlap"`` (default) keeps real edges where the degree targets allow (with their
+    real lengths; spec F4: not pure post-processing of the histogram) and assigns the
+    largest targets to the real nodes of largest degree, so that a noiseless histogram
+    gives back the true map exactly. ``"pure_postprocessing"`` ignores the real edges: a
+    random connected graph with the target degrees, centers placed on nodes of matching
+    degree, every length fake. Fake lengths are L̄·U(0.5, 1.5) rounded (L̄ = mean real
+    length); non-center ids are replaced by random opaque ids.
+
+    Returns ``(graph, relabel, n_fake_nodes, n_fake_edges, dropped, notes)``.
+    """
+    if rewire not in REWIRE_MODES:
+        raise InputError(f"must be one of {REWIRE_MODES}, got {rewire!r}", field="rewire")
+    tgt = [max(0, int(x)) for x in target]
+    dmax = len(tgt)
+    notes: list[str] = []
+    centers = sorted(v for v, d in local.nodes(data=True) if d.get("kind") == "center")
+    bases = sorted(v for v, d in local.nodes(data=True) if d.get("kind") != "center")
+    lbar = float(np.mean([d["length"] for *_, d in local.edges(data=True)])) if \
+        local.number_of_edges() else 1.0
+    n_target = sum(tgt)
+    n_new = max(n_target, len(centers), 2)
+    if n_new != n_target:
+        notes.append(f"node count raised from {n_target} to {n_new} (every center is kept)")
+    multiset = sorted((k + 1 for k in range(dmax) for _ in range(tgt[k])), reverse=True)
+    multiset += [2] * (n_new - len(multiset))
+    dropped: tuple[str, ...] = ()
+    if rewire == "overlap":
+        if n_new >= len(centers) + len(bases):
+            keep_bases = list(bases)
+        else:
+            pick = rng.choice(len(bases), size=n_new - len(centers), replace=False)
+            keep_bases = [bases[int(i)] for i in sorted(pick)]
+            dropped = tuple(b for b in bases if b not in set(keep_bases))
+        kept = centers + keep_bases
+        n_fake = n_new - len(kept)
+        order = [kept[int(i)] for i in rng.permutation(len(kept))]
+        order.sort(key=lambda v: -local.degree(v))  # stable: ties stay random
+        fakes = [f"__fake{i}" for i in range(n_fake)]
+        targets = {v: multiset[i] for i, v in enumerate(order + fakes)}
+    else:
+        n_fake = n_new - len(centers)
+        slots = [f"__node{i}" for i in range(n_new)]
+        targets = {v: multiset[i] for i, v in enumerate(slots)}
+    _fix_targets(targets, dmax, rng, notes)
+    g = nx.Graph()
+    for v in targets:
+        g.add_node(v)
+    resid = dict(targets)
+    n_fake_edges = 0
+
+    def fake_length() -> float:
+        return float(max(1, round(lbar * rng.uniform(*fake_len))))
+
+    def add_fake(x: str, y: str) -> None:
+        nonlocal n_fake_edges
+        g.add_edge(x, y, length=fake_length(), fake=True)
+        resid[x] = max(0, resid[x] - 1)
+        resid[y] = max(0, resid[y] - 1)
+        n_fake_edges += 1
+
+    if rewire == "overlap":
+        real = [(u, v) for u, v in local.edges() if u in targets and v in targets]
+        for i in rng.permutation(len(real)):
+            u, v = real[int(i)]
+            if resid[u] > 0 and resid[v] > 0:
+                g.add_edge(u, v, length=float(local[u][v]["length"]), fake=False)
+                resid[u] -= 1
+                resid[v] -= 1
+    # connect the components (Lemma 4.1 enforced)
+    rank = {v: i for i, v in enumerate(targets)}
+    comps = sorted((sorted(c, key=rank.__getitem__) for c in nx.connected_components(g)),
+                   key=lambda c: rank[c[0]])
+    forced = 0
+    while len(comps) > 1:
+        a, b = comps[0], comps[1]
+
+        def pick(comp: list[str]) -> str:
+            for cond in (lambda v: resid[v] > 0, lambda v: g.degree(v) < dmax):
+                pool = [v for v in comp if cond(v)]
+                if pool:
+                    return pool[int(rng.integers(len(pool)))]
+            return comp[int(rng.integers(len(comp)))]
+
+        x, y = pick(a), pick(b)
+        if resid[x] == 0 or resid[y] == 0:
+            forced += 1
+        add_fake(x, y)
+        comps = [sorted(a + b, key=rank.__getitem__)] + comps[2:]
+    if forced:
+        notes.append(f"{forced} connecting edge(s) beyond the degree targets")
+    # random stub matching on the remaining degree
+    stubs = [v for v in targets for _ in range(resid[v])]
+    stubs = [stubs[int(i)] for i in rng.permutation(len(stubs))]
+    left: list[str] = []
+    tries = 0
+    while len(stubs) >= 2:
+        x = stubs.pop()
+        j = len(stubs) - 1
+        while j >= 0 and (stubs[j] == x or g.has_edge(x, stubs[j])):
+            j -= 1
+            tries += 1
+        if j < 0 or tries > max_tries * max(1, len(targets)):
+            left.append(x)
+            continue
+        y = stubs.pop(j)
+        add_fake(x, y)
+    left += stubs
+    # stubs that cannot pair directly: swap an edge (u, v) for (x, u) and (y, v), which
+    # keeps every degree target, as long as the map stays connected
+    while len(left) >= 2:
+        x, y = left.pop(), left.pop()
+        edges = list(g.edges())
+        done = False
+        for i in rng.permutation(len(edges))[:max_tries]:
+            u, v = edges[int(i)]
+            for u, v in ((u, v), (v, u)):
+                if len({x, u, v}) < 3 or len({y, u, v}) < 3 or g.has_edge(x, u) or \
+                        g.has_edge(y, v) or (x == y and u == v):
+                    continue
+                old = dict(g[u][v])
+                g.remove_edge(u, v)
+                add_fake(x, u)
+                add_fake(y, v)
+                if nx.is_connected(g):
+                    done = True
+                    n_fake_edges -= 1 if old.get("fake") else 0
+                    break
+                g.remove_edge(x, u)
+                g.remove_edge(y, v)
+                n_fake_edges -= 2
+                g.add_edge(u, v, **old)
+            if done:
+                break
+        if not done:
+            left += [x, y]
+            break
+    unmatched = len(left)
+    if unmatched:
+        notes.append(f"{unmatched} degree stub(s) left unmatched")
+    # names: centers public, everything else opaque
+    taken: set[str] = set()
+    relabel: dict[str, str] = {}
+    mapping: dict[str, str] = {}
+    if rewire == "overlap":
+        for v in targets:
+            if v in centers:
+                mapping[v] = v
+            else:
+                mapping[v] = _token(rng, taken, owner)
+                if not v.startswith("__fake"):
+                    relabel[v] = mapping[v]
+    else:
+        # place the centers on nodes whose degree is closest to their true degree
+        free = list(targets)
+        for c in sorted(centers, key=lambda c: (-local.degree(c), c)):
+            best = min(abs(g.degree(v) - local.degree(c)) for v in free)
+            pool = [v for v in free if abs(g.degree(v) - local.degree(c)) == best]
+            v = pool[int(rng.integers(len(pool)))]
+            free.remove(v)
+            mapping[v] = c
+        for v in free:
+            mapping[v] = _token(rng, taken, owner)
+        dropped = tuple(bases)
+    out = nx.Graph()
+    for v in targets:
+        nv = mapping[v]
+        is_center = nv in centers
+        is_fake = (not is_center) and (rewire != "overlap" or v.startswith("__fake"))
+        out.add_node(nv, kind="center" if is_center else "node", fake=is_fake)
+    for u, v, d in g.edges(data=True):
+        out.add_edge(mapping[u], mapping[v], length=d["length"],
+                     fake=bool(d["fake"]) or rewire != "overlap")
+    if rewire != "overlap":
+        n_fake_edges = out.number_of_edges()
+    return out, relabel, n_fake, n_fake_edges, dropped, notes
+
+
+def obfuscate_topology(local: nx.Graph, *, owner: str, epsilon: float, dmax: int,
+                       sensitivity_mode: str = "node_dp_l1", delta_s: float = 1.0,
+                       rewire: str = "overlap", rng: np.random.Generator,
+                       noise_rng: "np.random.Generator | None",
+                       fake_len: tuple[float, float] = (0.5, 1.5), ledger: Any = None,
+                       mode: str = "experiment", seed: int | None = None,
+                       bin_clip: int | None = None) -> ObfuscatedTopology:
+    """Algorithm 7 on agent ``owner``'s local map.
+
+    The histogram noise is one :func:`core.privacy.laplace.laplace_release` call
+    (``noise_rng=None``: OpenDP, release mode) and is recorded in ``ledger`` (a
+    :class:`core.privacy.ledger.PrivacyLedger`) when given. ``rng`` drives the rewiring
+    choices (which bases to drop, edge order, fake lengths, opaque ids). ``bin_clip``
+    clips every rounded bin at a public maximum (post-processing of the noisy histogram,
+    so free in privacy terms; a PrivPlan addition that bounds the released map's size —
+    with Laplace(36) noise per bin the sound preset at ε = 0.5 otherwise releases maps of
+    up to several hundred nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from core.logistics.examples import fig41
+    >>> o = obfuscate_topology(fig41().local("b"), owner="b", epsilon=1e9, dmax=4,
+    ...                        rng=np.random.default_rng(0), noise_rng=np.random.default_rng(1))
+    >>> o.target, o.n_fake_nodes, o.n_fake_edges, o.graph.number_of_edges()
+    ((0, 4, 2, 1), 0, 0, 9)
+    """
+    eps = check_epsilon(epsilon)
+    dmax = int(dmax)
+    h = degree_histogram(local, dmax)
+    sens = histogram_sensitivity(sensitivity_mode, dmax, delta_s)
+    noisy = laplace_release(h.astype(np.float64), epsilon=eps, sensitivity=sens, rng=noise_rng)
+    target = np.maximum(0, np.rint(noisy)).astype(np.int64)
+    if bin_clip is not None:
+        target = np.minimum(target, int(bin_clip))
+    if ledger is not None:
+        actual = (eps * node_dp_sensitivity(dmax) / sens)
+        ledger.record(dataset=f"agent:{owner}", mechanism="laplace", epsilon=eps,
+                      parameters={"sensitivity": sens, "scale": sens / eps, "bins": dmax,
+                                  "sensitivity_mode": sensitivity_mode,
+                                  "conservative_epsilon": actual},
+                      adjacency="node (one base and its routes)",
+                      released=f"1K degree histogram of agent {owner}'s local map "
+                               f"({dmax} bins), rounded and clipped",
+                      mode=mode, seed=seed, source="logistics: Alg 7")
+    g, relabel, nf, nfe, dropped, notes = rewire_to_histogram(
+        local, target, owner=owner, rng=rng, rewire=rewire, fake_len=fake_len)
+    realised = degree_histogram(g, dmax)
+    over = sum(1 for _, d in g.degree() if d > dmax)
+    if over:
+        notes.append(f"{over} node(s) above degree {dmax} (connectivity forced)")
+    return ObfuscatedTopology(
+        owner=owner, graph=g, relabel=relabel, histogram=tuple(int(x) for x in h),
+        noisy=tuple(float(x) for x in noisy), target=tuple(int(x) for x in target),
+        realised=tuple(int(x) for x in realised), dmax=dmax, epsilon=eps, sensitivity=sens,
+        scale=sens / eps, rewire=rewire, n_fake_nodes=nf, n_fake_edges=nfe, dropped=dropped,
+        notes=tuple(notes))

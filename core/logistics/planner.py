@@ -1,0 +1,914 @@
+"""The DP multi-agent planner of spec §3 (Alg 6 in three steps) and its session state.
+
+A :class:`PlanningSession` is one run over one world: per-agent communication ledgers
+(budget C messages, each "costing" ε/C), per-agent privacy ledgers, each agent's
+published (obfuscated) map — built **once per run** on first request and cached, also at
+receivers (spec F10) — and each origin's route memo (Remark 4). :meth:`PlanningSession.plan`
+plans and executes one task and returns a frozen :class:`PlanResult`.
+
+Approaches: ``"dp"`` (the method), ``"noprivacy"`` (same steps and messages, exact
+crossing lengths and goal leg), ``"bestfirst"`` and ``"greedy"`` (spec §6.2, in
+:mod:`core.logistics.baselines`).
+
+* **Step 1** (§3.2): the origin floods a query through the centers, BFS level by level
+  (sorted ids), one message per post at a center, never posting at a center it received
+  the query through; agents at the goal's level are not expanded; convergecast replies
+  along the BFS tree build the high-level agent–center map H; intermediate agents are
+  those with dist(a,x) + dist(x,g) ≤ L_g + slack.
+* **Step 2** (§3.4–3.6): requests and replies relayed hop by hop along the tree; each
+  intermediate agent publishes Alg 7's obfuscated topology, Alg 8's route probabilities
+  per destination center and their redistribution (Eq. 4.2 softmax, or the sound
+  Laplace-vector release), with every noise draw recorded in its privacy ledger.
+* **Step 3** (§3.7): the origin turns the released probabilities into crossing
+  estimates (policy evaluation, or the thesis's inverse-probability Dijkstra scaled by
+  its own mean length), picks the shortest center route, hands over at centers, and
+  every agent on the route executes its exact local leg on its true current map.
+
+Presets (spec §3.9): ``sound`` (default) and ``thesis`` (faithful; its flaws are listed
+in :data:`THESIS_FLAWS` and in every result of the preset).
+
+Examples
+--------
+>>> from core.logistics.examples import fig41, FIG41_TASK
+>>> s = PlanningSession(fig41(), approach="noprivacy", rng=0)
+>>> r = s.plan(FIG41_TASK)
+>>> r.success, r.length, r.centers, r.agents, r.messages
+(True, 550.0, ('A', 'B', 'E', 'F'), ('a', 'b', 'e', 'f'), 24)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import secrets
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from core._validation import InputError
+from core.logistics.model import LogisticsWorld, Task, mean_length, validate_task
+from core.logistics.obfuscation import (REWIRE_MODES, SENSITIVITY_MODES, ObfuscatedTopology,
+                                        em_softmax, obfuscate_topology)
+from core.logistics.route_rl import (REWARD_MODES, Policy, greedy_path, hitting_steps,
+                                     inverse_prob_distances, rl_policy)
+from core.logistics.routing import Dynamics, LiveWorld
+from core.privacy.laplace import check_epsilon, laplace_release
+from core.privacy.ledger import PrivacyLedger
+from core.progress import Progress, no_progress
+
+__all__ = ["PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
+           "PlannerParams", "CommLedger", "PublishedMap", "Discovery", "PlanResult",
+           "PlanningSession", "plan_task"]
+
+PRESETS = ("sound", "thesis")
+APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy")
+
+#: status code -> reason shown to the user (a failed task is a result, not an error)
+STATUSES = {
+    "ok": "delivered",
+    "fail_not_found": "goal agent not found (query cap reached or no connection)",
+    "fail_budget": "communication budget exhausted",
+    "fail_no_route": "no route between the origin and the goal agent's centers",
+    "fail_loop": "the package went round in a loop (best-first)",
+    "fail_broken": "route broken by leaving nodes too often",
+}
+
+THESIS_FLAWS = (
+    "F1: the Laplace and exponential steps both spend epsilon on the same map; sequential "
+    "composition gives 2*epsilon, not epsilon",
+    "F2: Delta_S = 1 per bin is wrong under node adjacency: removing a node of degree d moves "
+    "the histogram by up to 2d+1, so the real loss is up to (2*d_max+1)/d_max * epsilon",
+    "F3: d_max is the map's own maximum degree, so the histogram length and the noise scale "
+    "leak data",
+    "F4: rewiring keeps real routes and lengths, so the released topology is not "
+    "post-processing of the noisy histogram",
+    "F5: Eq. 4.2 is a deterministic softmax: given epsilon the released probabilities invert "
+    "exactly to the RL probabilities (no DP for lengths)",
+    "F6: parallel composition across nodes is invalid: one length changes the policy at "
+    "many nodes",
+    "F7: one annotation per destination center re-uses the mechanism (sequential, not "
+    "accounted)",
+    "F8: Lemma 4.1 (connectivity) is not automatic; PrivPlan enforces it in the rewiring",
+    "F9: Corollary 4.1's ceil(Delta_S*d_max/epsilon) nodes is a heuristic, not a guarantee",
+    "RL: rewards 200/length with no terminal state favour long reward-collecting walks; the "
+    "listing trains one episode",
+    "Step 3: converting sharp probabilities with the inverse rule makes crossings look "
+    "near 0 (non-monotone in epsilon)",
+)
+
+SOUND_CAVEATS = (
+    "topology: the histogram release is epsilon_L-DP under node adjacency; overlap rewiring "
+    "keeps real routes, which that guarantee does not cover (spec F4; use "
+    "rewire='pure_postprocessing' for strict post-processing)",
+    "lengths: each node's probability vector is released with Laplace noise at "
+    "epsilon_node; composition across nodes is reported as parallel (the thesis's claim) "
+    "and, conservatively, as the sum over nodes (spec F6)",
+    "messages: the budget C caps messages per agent (epsilon/C per message is bookkeeping, "
+    "not noise)",
+)
+
+
+def _choice(name: str, value: Any, options: Sequence[str]) -> None:
+    if value not in options:
+        raise InputError(f"must be one of {', '.join(options)}; got {value!r}", field=name)
+
+
+@dataclass(frozen=True)
+class PlannerParams:
+    """Every knob of spec §3.9. Build with :meth:`preset` (``sound`` default, ``thesis``).
+
+    ``comm_budget`` is C messages per agent per run: ``None`` means N_centers + 30 (spec
+    §6.4: 40–80 for 10–50 centers), ``math.inf`` unlimited.
+    """
+
+    preset: str = "sound"
+    epsilon: float = 0.5
+    eps_split: str = "split"
+    rho_laplace: float = 0.5
+    delta_s: float = 1.0
+    laplace_sensitivity: str = "node_dp_l1"
+    dmax_mode: str = "public_cap"
+    d_max: int = 4
+    rewire: str = "overlap"
+    bin_clip: int | None = 10
+    fake_len_low: float = 0.5
+    fake_len_high: float = 1.5
+    rl_alpha: float = 0.1
+    rl_gamma: float = 0.9
+    rl_zeta: float = 0.95
+    rl_episodes: int = 300
+    rl_max_steps_factor: int = 4
+    rl_reward_mode: str = "neg_length"
+    reward_const: float = 200.0
+    q_init_const: float = 100.0
+    terminal_at_dest: bool = True
+    goal_bonus: float = 0.0
+    pi_floor: float = 1e-3
+    em_mode: str = "laplace_vector"
+    em_split: str = "per_edge"
+    delta_u: float = 1.0
+    split_eps_over_destinations: bool = True
+    crossing_estimator: str = "policy_evaluation"
+    goal_leg_mode: str = "uniform"
+    slack_levels: int = 1
+    comm_budget: float | None = None
+    memo: bool = True
+    p_explore: float = 0.1
+
+    def __post_init__(self) -> None:
+        _choice("preset", self.preset, PRESETS)
+        check_epsilon(self.epsilon)
+        _choice("eps_split", self.eps_split, ("thesis", "split"))
+        if not 0.0 < float(self.rho_laplace) < 1.0:
+            raise InputError(f"must lie in (0, 1), got {self.rho_laplace!r}", field="rho_laplace")
+        _choice("laplace_sensitivity", self.laplace_sensitivity, SENSITIVITY_MODES)
+        _choice("dmax_mode", self.dmax_mode, ("local", "public_cap"))
+        if isinstance(self.d_max, bool) or int(self.d_max) != self.d_max or self.d_max < 2:
+            raise InputError(f"must be an integer >= 2, got {self.d_max!r}", field="d_max")
+        _choice("rewire", self.rewire, REWIRE_MODES)
+        _choice("rl_reward_mode", self.rl_reward_mode, REWARD_MODES)
+        _choice("em_mode", self.em_mode, ("softmax", "laplace_vector"))
+        _choice("em_split", self.em_split, ("per_edge", "per_node"))
+        _choice("crossing_estimator", self.crossing_estimator,
+                ("policy_evaluation", "inverse_prob_dijkstra"))
+        _choice("goal_leg_mode", self.goal_leg_mode, ("uniform", "exact"))
+        if int(self.rl_episodes) < 0:
+            raise InputError("must be >= 0", field="rl_episodes")
+        if self.comm_budget is not None and not (float(self.comm_budget) >= 0):
+            raise InputError(f"must be >= 0, got {self.comm_budget!r}", field="comm_budget")
+        if not 0.0 <= float(self.p_explore) <= 1.0:
+            raise InputError(f"must lie in [0, 1], got {self.p_explore!r}", field="p_explore")
+        if int(self.slack_levels) < 0:
+            raise InputError("must be >= 0", field="slack_levels")
+
+    @classmethod
+    def preset_params(cls, name: str = "sound", **overrides: Any) -> "PlannerParams":
+        """The ``sound`` or ``thesis`` preset of spec §3.9, with ``overrides`` applied.
+
+        Examples
+        --------
+        >>> p = PlannerParams.preset_params("thesis", epsilon=0.8)
+        >>> p.em_mode, p.crossing_estimator, p.epsilon_laplace, p.epsilon_exponential
+        ('softmax', 'inverse_prob_dijkstra', 0.8, 0.8)
+        """
+        _choice("preset", name, PRESETS)
+        if name == "thesis":
+            base = dict(preset="thesis", eps_split="thesis", laplace_sensitivity="thesis",
+                        dmax_mode="local", bin_clip=None, rl_episodes=1,
+                        rl_reward_mode="thesis_inverse",
+                        terminal_at_dest=False, em_mode="softmax", em_split="per_edge",
+                        split_eps_over_destinations=False,
+                        crossing_estimator="inverse_prob_dijkstra")
+        else:
+            base = dict(preset="sound")
+        names = {f.name for f in fields(cls)}
+        for k in overrides:
+            if k not in names:
+                raise InputError(f"unknown planner parameter {k!r}", field=k)
+        base.update(overrides)
+        return cls(**base)  # type: ignore[arg-type]
+
+    @property
+    def epsilon_laplace(self) -> float:
+        return self.epsilon if self.eps_split == "thesis" else self.rho_laplace * self.epsilon
+
+    @property
+    def epsilon_exponential(self) -> float:
+        return self.epsilon if self.eps_split == "thesis" else (
+            (1.0 - self.rho_laplace) * self.epsilon)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        if d["comm_budget"] is not None and math.isinf(d["comm_budget"]):
+            d["comm_budget"] = "unlimited"
+        return d
+
+
+@dataclass
+class CommLedger:
+    """Messages an agent may still send: ``budget`` C per run; each costs ε/C (§4.6.4)."""
+
+    budget: float
+    epsilon: float
+    sent: int = 0
+
+    def can_send(self, n: int = 1) -> bool:
+        return self.sent + n <= self.budget
+
+    def spend(self, n: int = 1) -> None:
+        self.sent += n
+
+    @property
+    def epsilon_used(self) -> float:
+        """ε·sent/C: the thesis's per-message bookkeeping (0 with an unlimited budget)."""
+        return 0.0 if math.isinf(self.budget) or self.budget == 0 else (
+            self.epsilon * self.sent / self.budget)
+
+
+@dataclass(frozen=True, eq=False)
+class PublishedMap:
+    """What agent ``owner`` releases (Fig 4.4(d)): topology and probabilities, no lengths.
+
+    ``obfuscated`` (with lengths and fake flags) and ``rl_policy`` (before
+    redistribution) are the owner's private artefacts, kept for the inspector (Fig 4.4
+    (b)–(c)). ``crossings[(s, t)]`` = (estimate in units of the receiver's mean length,
+    display path), computed from the released data only.
+    """
+
+    owner: str
+    topology: nx.Graph
+    centers: tuple[str, ...]
+    policy: dict[str, Policy]
+    obfuscated: ObfuscatedTopology
+    rl_policy: dict[str, Policy]
+    epsilon_laplace: float
+    epsilon_per_destination: float
+    crossings: dict[tuple[str, str], tuple[float, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, eq=False)
+class Discovery:
+    """Step 1's outcome: the high-level map H (Fig 4.3) and the message counts."""
+
+    found: bool
+    level: dict[str, int]
+    parent: dict[str, tuple[str, str] | None]
+    known: tuple[str, ...]
+    incidences: tuple[tuple[str, str], ...]
+    goal_level: int | None
+    candidates: tuple[str, ...]
+    posts: int
+    replies: int
+    budget_blocked: bool
+    cap_reached: bool
+
+    def tree_path(self, agent: str) -> list[str]:
+        """Agents from the origin to ``agent`` along the BFS tree."""
+        path = [agent]
+        while self.parent.get(path[-1]) is not None:
+            path.append(self.parent[path[-1]][0])  # type: ignore[index]
+        return path[::-1]
+
+
+@dataclass(frozen=True, eq=False)
+class PlanResult:
+    """One planned and executed task (a failed task is a result with its ``failure``)."""
+
+    task: Task
+    approach: str
+    status: str
+    route: tuple[str, ...]
+    length: float | None
+    centers: tuple[str, ...]
+    agents: tuple[str, ...]
+    segments: tuple[tuple[str, str, str], ...]
+    plan_view: tuple[str, ...]
+    messages: int
+    message_kinds: dict[str, int]
+    estimated_length: float | None = None
+    shortest_length: float | None = None
+    memo_hit: bool = False
+    restarts: int = 0
+    discovery: Discovery | None = None
+    center_graph: tuple[tuple[str, str, str, float], ...] = ()
+    elapsed_s: float = 0.0
+
+    @property
+    def success(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def failure(self) -> str | None:
+        return None if self.status == "ok" else STATUSES[self.status]
+
+    @property
+    def stretch(self) -> float | None:
+        if self.length is None or not self.shortest_length:
+            return None
+        return self.length / self.shortest_length
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"success": self.success, "status": self.status, "failure": self.failure,
+                "route": list(self.route), "length": self.length,
+                "centers": list(self.centers), "agents": list(self.agents),
+                "segments": [list(s) for s in self.segments],
+                "plan_view": list(self.plan_view), "messages": self.messages,
+                "message_kinds": dict(self.message_kinds),
+                "estimated_length": self.estimated_length,
+                "shortest_length": self.shortest_length, "stretch": self.stretch,
+                "memo_hit": self.memo_hit, "restarts": self.restarts,
+                "task": self.task.to_dict(), "approach": self.approach}
+
+
+@dataclass
+class _Memo:
+    discovery: Discovery
+    posts: int
+    estimate: float
+
+
+_ORIGIN, _GOAL = "\x00origin", "\x00goal"
+
+
+class _Msgs:
+    __slots__ = ("kinds",)
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, int] = {}
+
+    def add(self, kind: str, n: int = 1) -> None:
+        self.kinds[kind] = self.kinds.get(kind, 0) + n
+
+    @property
+    def total(self) -> int:
+        return sum(self.kinds.values())
+
+
+class PlanningSession:
+    """One run over one world (ledgers, published maps, memos persist across tasks).
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+    approach : {"dp", "noprivacy", "bestfirst", "greedy"}
+    params : PlannerParams, optional
+        Default: the ``sound`` preset.
+    rng : int, numpy Generator or None
+        An int or Generator is a seeded experiment (numpy noise, reproducible; every random
+        stream is a child of ``SeedSequence(seed)``: per agent for noise and rewiring, per
+        origin for memo exploration, per task and tick for the dynamics, so all approaches
+        see the same streams). ``None`` is release mode: Laplace noise from OpenDP, the
+        rest from an OS-seeded generator.
+    dynamics : Dynamics, optional
+        Packet routing: nodes leave and join before each planning step.
+    """
+
+    def __init__(self, world: LogisticsWorld, *, approach: str = "dp",
+                 params: PlannerParams | None = None,
+                 rng: "int | np.random.Generator | None" = None,
+                 dynamics: Dynamics | None = None) -> None:
+        _choice("approach", approach, APPROACHES)
+        self.world = world
+        self.approach = approach
+        self.params = params if params is not None else PlannerParams()
+        if isinstance(rng, np.random.Generator):
+            self.seed: int | None = int(rng.integers(2 ** 63))
+            self.mode = "experiment"
+        elif rng is None:
+            self.seed = None
+            self.mode = "release"
+        elif isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+            self.seed = int(rng)
+            self.mode = "experiment"
+        else:
+            raise InputError(f"must be a non-negative int seed, a Generator or None, got "
+                             f"{rng!r}", field="seed")
+        self._entropy = self.seed if self.seed is not None else secrets.randbits(128)
+        self._agent_index = {a: i for i, a in enumerate(world.agents)}
+        self.dynamics = dynamics if (dynamics is not None and dynamics.active) else None
+        self.live = LiveWorld(world)
+        C = self.params.comm_budget
+        budget = float(len(world.center_ids) + 30) if C is None else float(C)
+        self.comm_budget = budget
+        self.comm = {a: CommLedger(budget, self.params.epsilon) for a in world.agents}
+        self.ledgers = {a: PrivacyLedger() for a in world.agents}
+        self.published: dict[str, PublishedMap] = {}
+        self.received: dict[str, dict[str, Any]] = {a: {} for a in world.agents}
+        self.memo: dict[str, dict[str, _Memo]] = {a: {} for a in world.agents}
+        self.results: list[PlanResult] = []
+        self._task_no = 0
+        self._streams: dict[tuple[int, ...], np.random.Generator] = {}
+        self._lbar = {a: mean_length(world.local(a)) for a in world.agents}
+        #: nodes that hold or await a package: they do not leave (packet routing)
+        self.protected: set[str] = set()
+
+    # ------------------------------------------------------------------ randomness
+    def stream(self, *key: int) -> np.random.Generator:
+        """The child generator ``SeedSequence(seed, spawn_key=key)`` (cached)."""
+        g = self._streams.get(key)
+        if g is None:
+            g = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+                self._entropy, spawn_key=key)))
+            self._streams[key] = g
+        return g
+
+    def _noise_rng(self, agent: str) -> np.random.Generator | None:
+        return None if self.mode == "release" else self.stream(0, self._agent_index[agent])
+
+    def _aux_rng(self, agent: str) -> np.random.Generator:
+        return self.stream(1, self._agent_index[agent])
+
+    def _tick(self, tick: int, protect: Iterable[str]) -> None:
+        if self.dynamics is not None:
+            self.live.tick(self.dynamics, self.stream(3, self._task_no, tick),
+                           self.protected.union(protect))
+
+    # ------------------------------------------------------------------ messages
+    def send(self, agent: str, msgs: _Msgs, kind: str, n: int = 1) -> bool:
+        """Charge ``n`` messages to ``agent``; False (nothing sent) if over its budget."""
+        led = self.comm[agent]
+        if not led.can_send(n):
+            return False
+        led.spend(n)
+        msgs.add(kind, n)
+        return True
+
+    # ------------------------------------------------------------------ public API
+    def plan(self, task: Task | dict[str, Any]) -> PlanResult:
+        """Plan and execute one task; the result is also appended to :attr:`results`."""
+        task = validate_task(self.world, task)
+        t0 = time.perf_counter()
+        if task.origin not in self.live.local(self.world.agent_of(task.origin)) or (
+                task.goal is not None and task.goal not in self.live.local(task.goal_agent)):
+            res = self._fail(task, "fail_broken", _Msgs())  # its node has left the network
+            self.results.append(res)
+            self._task_no += 1
+            return res
+        shortest = self._shortest(task)
+        if self.approach in ("dp", "noprivacy"):
+            res = self._plan_pipeline(task)
+        elif self.approach == "bestfirst":
+            from core.logistics.baselines import best_first
+
+            res = best_first(self, task)
+        else:
+            from core.logistics.baselines import greedy
+
+            res = greedy(self, task)
+        res = replace(res, shortest_length=shortest, elapsed_s=time.perf_counter() - t0)
+        self.results.append(res)
+        self._task_no += 1
+        return res
+
+    def run(self, tasks: Sequence[Task], progress: Progress = no_progress) -> list[PlanResult]:
+        """Plan ``tasks`` in order; ``progress`` may raise Cancelled between tasks."""
+        out = []
+        for t in tasks:
+            if isinstance(t, Task):
+                self.protected.update(v for v in (t.origin, t.goal) if v is not None)
+        for i, t in enumerate(tasks):
+            progress(i / max(1, len(tasks)), f"task {i + 1} of {len(tasks)}")
+            out.append(self.plan(t))
+        progress(1.0, "done")
+        return out
+
+    def publish(self, agent: str) -> PublishedMap:
+        """Agent ``agent``'s Step-2 artefact (built on first call, then cached)."""
+        pm = self.published.get(agent)
+        if pm is None:
+            pm = self._build_published(agent)
+            self.published[agent] = pm
+        return pm
+
+    def epsilon_spent(self) -> dict[str, float]:
+        """Per agent: Σ ε over its privacy-ledger entries (basic composition)."""
+        return {a: self.ledgers[a].total(f"agent:{a}")[0] for a in self.world.agents}
+
+    def epsilon_conservative(self) -> dict[str, float | None]:
+        """Per agent: the conservative loss (F2 true sensitivity, F6 sum over nodes);
+        ``None`` where it is unbounded (the deterministic softmax, F5)."""
+        out: dict[str, float | None] = {}
+        for a in self.world.agents:
+            tot: float | None = 0.0
+            for e in self.ledgers[a].entries:
+                c = e.parameters.get("conservative_epsilon", e.epsilon)
+                if c is None or tot is None:
+                    tot = None
+                else:
+                    tot += float(c)
+            out[a] = tot
+        return out
+
+    def flaws(self) -> tuple[str, ...]:
+        """The thesis flaws that apply to this session's preset (empty for ``sound``)."""
+        return THESIS_FLAWS if self.params.preset == "thesis" else ()
+
+    def caveats(self) -> tuple[str, ...]:
+        return SOUND_CAVEATS if self.params.preset == "sound" else ()
+
+    # ------------------------------------------------------------------ helpers
+    def _shortest(self, task: Task) -> float | None:
+        g = self.live.union_graph()
+        try:
+            dist = nx.single_source_dijkstra_path_length(g, task.origin, weight="length")
+        except nx.NodeNotFound:
+            return None
+        goals = [task.goal] if task.goal is not None else self.live.bases(task.goal_agent)
+        ds = [dist[v] for v in goals if v in dist]
+        return float(min(ds)) if ds else None
+
+    def _fail(self, task: Task, status: str, msgs: _Msgs, **kw: Any) -> PlanResult:
+        return PlanResult(task=task, approach=self.approach, status=status, route=(),
+                          length=None, centers=(), agents=(), segments=(), plan_view=(),
+                          messages=msgs.total, message_kinds=dict(msgs.kinds), **kw)
+
+    def execute(self, task: Task, segments: list[tuple[str, str, str | None]]
+                ) -> tuple[list[str], float] | None:
+        """Exact legs on the true current maps, concatenated (None if a leg is impossible)."""
+        route: list[str] = []
+        total = 0.0
+        for ag, frm, to in segments:
+            leg = self.live.shortest(ag, frm, to)
+            if leg is None:
+                return None
+            path, d = leg
+            route.extend(path if not route else path[1:])
+            total += d
+        return route, total
+
+    def finish(self, task: Task, segs: list[tuple[str, str, str | None]], msgs: _Msgs,
+               **kw: Any) -> PlanResult:
+        ex = self.execute(task, segs)
+        if ex is None:
+            return self._fail(task, "fail_broken", msgs, **kw)
+        route, total = ex
+        centers = tuple(v for v in route if self.world.graph.has_node(v) and
+                        self.world.kind(v) == "center")
+        seg_out = tuple((a, f, t if t is not None else route[-1]) for a, f, t in segs)
+        first_leg = self.live.shortest(segs[0][0], segs[0][1], segs[0][2])
+        view: tuple[str, ...] = tuple(first_leg[0]) if first_leg else ()
+        view = view + centers[sum(1 for v in view if v in centers):]
+        return PlanResult(task=task, approach=self.approach, status="ok", route=tuple(route),
+                          length=total, centers=centers,
+                          agents=tuple(s[0] for s in seg_out), segments=seg_out,
+                          plan_view=view, messages=msgs.total,
+                          message_kinds=dict(msgs.kinds), **kw)
+
+    # ------------------------------------------------------------------ Step 1
+    def discover(self, origin: str, goal: str, max_posts: float, msgs: _Msgs) -> Discovery:
+        """Step 1 (§3.2): query flooding through the centers and convergecast replies."""
+        w = self.world
+        level = {origin: 0}
+        parent: dict[str, tuple[str, str] | None] = {origin: None}
+        got: dict[str, set[str]] = {origin: set()}
+        posts = 0
+        blocked = cap = False
+        found = origin == goal
+        current = [origin]
+        while current and not found:
+            nxt: list[str] = []
+            for x in sorted(current):
+                for c in w.agent_centers[x]:
+                    if c in got.get(x, ()):
+                        continue
+                    if posts >= max_posts:
+                        cap = True
+                        break
+                    if not self.send(x, msgs, "query"):
+                        blocked = True
+                        break
+                    posts += 1
+                    for y in w.members[c]:
+                        if y == x:
+                            continue
+                        got.setdefault(y, set()).add(c)
+                        if y not in level:
+                            level[y] = level[x] + 1
+                            parent[y] = (x, c)
+                            nxt.append(y)
+                            if y == goal:
+                                found = True
+                if cap:
+                    break
+            if cap:
+                break
+            current = nxt
+        # convergecast: deepest first; a lost reply loses its whole subtree
+        ok: dict[str, bool] = {origin: True}
+        replies = 0
+        for y in sorted((v for v in level if v != origin), key=lambda v: (-level[v], v)):
+            if self.send(y, msgs, "reply"):
+                replies += 1
+                ok[y] = True
+            else:
+                ok[y] = False
+                blocked = True
+
+        def delivered(v: str) -> bool:
+            while v != origin:
+                if not ok[v]:
+                    return False
+                v = parent[v][0]  # type: ignore[index]
+            return True
+
+        known = tuple(sorted(v for v in level if delivered(v)))
+        inc = sorted({(y, c) for x in known for c in w.agent_centers[x] for y in w.members[c]})
+        found = goal in known
+        cands: tuple[str, ...] = ()
+        lg = None
+        if found:
+            ag = nx.Graph()
+            ag.add_nodes_from(known)
+            by_c: dict[str, list[str]] = {}
+            for y, c in inc:
+                by_c.setdefault(c, []).append(y)
+            for ys in by_c.values():
+                for i, u in enumerate(ys):
+                    for v in ys[i + 1:]:
+                        ag.add_edge(u, v)
+            da = nx.single_source_shortest_path_length(ag, origin)
+            dg = nx.single_source_shortest_path_length(ag, goal)
+            lg = da[goal]
+            cands = tuple(x for x in known if x not in (origin, goal) and x in da and x in dg
+                          and da[x] + dg[x] <= lg + self.params.slack_levels)
+        return Discovery(found=found, level=level, parent=parent, known=known,
+                         incidences=tuple(inc), goal_level=lg, candidates=cands, posts=posts,
+                         replies=replies, budget_blocked=blocked, cap_reached=cap)
+
+    # ------------------------------------------------------------------ Step 2 (DP side)
+    def _build_published(self, j: str) -> PublishedMap:
+        p = self.params
+        local = self.live.local(j)
+        dmax = p.d_max if p.dmax_mode == "public_cap" else max(
+            (d for _, d in local.degree()), default=1)
+        led = self.ledgers[j]
+        aux = self._aux_rng(j)
+        noise = self._noise_rng(j)
+        eps_l = p.epsilon_laplace
+        obf = obfuscate_topology(local, owner=j, epsilon=eps_l, dmax=dmax,
+                                 sensitivity_mode=p.laplace_sensitivity, delta_s=p.delta_s,
+                                 rewire=p.rewire, rng=aux, noise_rng=noise,
+                                 fake_len=(p.fake_len_low, p.fake_len_high), ledger=led,
+                                 mode=self.mode, seed=self.seed, bin_clip=p.bin_clip)
+        g = obf.graph
+        centers = tuple(sorted(v for v, d in g.nodes(data=True) if d["kind"] == "center"))
+        dests = centers if len(centers) >= 2 else ()
+        eps_e = p.epsilon_exponential
+        eps_dest = eps_e / len(dests) if (p.split_eps_over_destinations and dests) else eps_e
+        rl: dict[str, Policy] = {}
+        released: dict[str, Policy] = {}
+        for t in dests:
+            starts = [c for c in centers if c != t]
+            pi, _q = rl_policy(g, t, starts, rng=aux, episodes=p.rl_episodes,
+                               max_steps_factor=p.rl_max_steps_factor, alpha=p.rl_alpha,
+                               gamma=p.rl_gamma, zeta=p.rl_zeta, reward_mode=p.rl_reward_mode,
+                               reward_const=p.reward_const, q_init_const=p.q_init_const,
+                               terminal_at_dest=p.terminal_at_dest, goal_bonus=p.goal_bonus,
+                               pi_floor=p.pi_floor)
+            rl[t] = pi
+            released[t] = self._redistribute(j, t, pi, eps_dest, led, noise)
+        topo = obf.topology()
+        crossings: dict[tuple[str, str], tuple[float, tuple[str, ...]]] = {}
+        n = topo.number_of_nodes()
+        for t in dests:
+            pol = released[t]
+            if p.crossing_estimator == "policy_evaluation":
+                h = hitting_steps(topo, pol, t)
+                for s in centers:
+                    if s != t:
+                        crossings[(s, t)] = (h[s], tuple(greedy_path(pol, s, t, n)))
+            else:
+                dist, nxt = inverse_prob_distances(topo, pol, t, 1.0)
+                for s in centers:
+                    if s != t and s in dist:
+                        path = [s]
+                        while path[-1] != t and len(path) <= n:
+                            path.append(nxt[path[-1]])
+                        crossings[(s, t)] = (dist[s], tuple(path))
+        return PublishedMap(owner=j, topology=topo, centers=centers, policy=released,
+                            obfuscated=obf, rl_policy=rl, epsilon_laplace=eps_l,
+                            epsilon_per_destination=eps_dest, crossings=crossings)
+
+    def _redistribute(self, j: str, t: str, pi: Policy, eps_node: float, led: PrivacyLedger,
+                      noise: np.random.Generator | None) -> Policy:
+        p = self.params
+        multi = [v for v in sorted(pi) if len(pi[v]) >= 2]
+        out: Policy = {v: {u: 1.0 for u in pi[v]} for v in pi if len(pi[v]) < 2}
+        if p.em_mode == "softmax":
+            for v in multi:
+                us = sorted(pi[v])
+                e = eps_node / len(us) if p.em_split == "per_edge" else eps_node
+                w = em_softmax([pi[v][u] for u in us], e, p.delta_u)
+                out[v] = {u: float(x) for u, x in zip(us, w)}
+            led.record(dataset=f"agent:{j}", mechanism="exponential (Eq. 4.2 softmax)",
+                       epsilon=eps_node,
+                       parameters={"sensitivity": p.delta_u, "em_split": p.em_split,
+                                   "nodes": len(multi), "randomised": False,
+                                   "conservative_epsilon": None},
+                       adjacency="route lengths (no neighbouring relation defined: F5)",
+                       released=f"route probabilities towards center {t} at {len(multi)} "
+                                "nodes (deterministic, invertible)",
+                       mode=self.mode, seed=self.seed, source="logistics: Eq 4.2")
+            return out
+        if multi:
+            us_of = {v: sorted(pi[v]) for v in multi}
+            vec = np.array([pi[v][u] for v in multi for u in us_of[v]])
+            noisy = laplace_release(vec, epsilon=eps_node, sensitivity=2.0 * p.delta_u,
+                                    rng=noise)
+            k = 0
+            for v in multi:
+                m = len(us_of[v])
+                x = np.maximum(noisy[k:k + m], p.pi_floor)
+                x = x / x.sum()
+                out[v] = {u: float(y) for u, y in zip(us_of[v], x)}
+                k += m
+        led.record(dataset=f"agent:{j}", mechanism="laplace", epsilon=eps_node,
+                   parameters={"sensitivity": 2.0 * p.delta_u,
+                               "scale": 2.0 * p.delta_u / eps_node, "nodes": len(multi),
+                               "composition": "parallel over nodes (thesis claim)",
+                               "conservative_epsilon": eps_node * len(multi)},
+                   adjacency="one node's probability vector (L1 change <= 2)",
+                   released=f"route probabilities towards center {t} at {len(multi)} nodes, "
+                            "clipped at pi_floor and renormalised",
+                   mode=self.mode, seed=self.seed, source="logistics: Laplace vector")
+        return out
+
+    def _exact_view(self, j: str) -> dict[tuple[str, str], tuple[float, tuple[str, ...]]]:
+        return {k: (d, tuple(p)) for k, (d, p) in self.live.center_distances(j).items()}
+
+    # ------------------------------------------------------------------ the pipeline
+    def _plan_pipeline(self, task: Task) -> PlanResult:
+        p = self.params
+        a = self.world.agent_of(task.origin)
+        g = task.goal_agent
+        msgs = _Msgs()
+        protect = (task.origin,) + ((task.goal,) if task.goal else ())
+        if a == g:
+            self._tick(3, protect)
+            return self.finish(task, [(a, task.origin, task.goal)], msgs, estimated_length=None)
+        self._tick(0, protect)
+        memo = self.memo[a].get(g) if p.memo else None
+        memo_hit = False
+        disc: Discovery | None = None
+        if memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
+            disc, memo_hit = memo.discovery, True
+        else:
+            cap = memo.posts if memo is not None else self.world.total_capacity
+            d = self.discover(a, g, cap, msgs)
+            if d.found:
+                disc = d
+            elif memo is not None:
+                disc, memo_hit = memo.discovery, True
+            else:
+                status = "fail_budget" if d.budget_blocked else "fail_not_found"
+                return self._fail(task, status, msgs, discovery=d)
+        assert disc is not None
+        # ---- Step 2
+        self._tick(1, protect)
+        recv = self.received[a]
+        step2_blocked = False
+        for j in disc.candidates:
+            if j in recv:
+                continue
+            path = disc.tree_path(j)
+            if not all(self.send(x, msgs, "map_request") for x in path[:-1]) or \
+                    not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
+                step2_blocked = True
+                continue
+            recv[j] = self.publish(j) if self.approach == "dp" else self._exact_view(j)
+        # ---- Step 3
+        self._tick(2, protect)
+        lbar_a = self._lbar[a]
+        arcs: list[tuple[str, str, str, float]] = []
+        loc = self.live.local(a)
+        dist0 = nx.single_source_dijkstra_path_length(loc, task.origin, weight="length")
+        a_centers = [c for c in self.world.agent_centers[a] if c in dist0]
+        for c in a_centers:
+            arcs.append((_ORIGIN, c, a, float(dist0[c])))
+        for (s, t), (d, _path) in self.live.center_distances(a).items():
+            arcs.append((s, t, a, d))
+        for j in disc.candidates:
+            view = recv.get(j)
+            if view is None:
+                continue
+            if self.approach == "dp":
+                for (s, t), (d, _path) in view.crossings.items():
+                    if math.isfinite(d):
+                        arcs.append((s, t, j, d * lbar_a))
+            else:
+                for (s, t), (d, _path) in view.items():
+                    arcs.append((s, t, j, d))
+        for c in self.world.agent_centers[g]:
+            if self.approach == "noprivacy" or p.goal_leg_mode == "exact":
+                leg = self.live.shortest(g, c, task.goal)
+                if leg is not None:
+                    arcs.append((c, _GOAL, g, leg[1]))
+            else:
+                arcs.append((c, _GOAL, g, 0.0))
+        route = _dijkstra(arcs, _ORIGIN, _GOAL)
+        cg = tuple(arcs)
+        if route is None:
+            status = "fail_budget" if step2_blocked else "fail_no_route"
+            return self._fail(task, status, msgs, discovery=disc, center_graph=cg,
+                              memo_hit=memo_hit)
+        est, hops = route
+        segs: list[tuple[str, str, str | None]] = []
+        for frm, to, ag in hops:
+            f = task.origin if frm == _ORIGIN else frm
+            t_ = task.goal if to == _GOAL else to
+            if segs and segs[-1][0] == ag:
+                segs[-1] = (ag, segs[-1][1], t_)
+            else:
+                segs.append((ag, f, t_))
+        for x in [s[0] for s in segs[:-1]]:
+            if not self.send(x, msgs, "handover"):
+                return self._fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
+                                  memo_hit=memo_hit, estimated_length=est)
+        if p.memo:
+            old = self.memo[a].get(g)
+            if old is None or (not memo_hit and est < old.estimate - 1e-9):
+                posts = disc.posts if old is None else min(old.posts, disc.posts)
+                self.memo[a][g] = _Memo(disc, posts, est)
+            elif not memo_hit:
+                old.posts = min(old.posts, disc.posts)
+        self._tick(3, protect)
+        return self.finish(task, segs, msgs, estimated_length=est, memo_hit=memo_hit,
+                           discovery=disc, center_graph=cg)
+
+
+def _dijkstra(arcs: Sequence[tuple[str, str, str, float]], src: str, dst: str
+              ) -> tuple[float, list[tuple[str, str, str]]] | None:
+    """Shortest route on the center graph; arcs (from, to, agent, weight). Ties by id."""
+    out: dict[str, list[tuple[str, str, float]]] = {}
+    for u, v, ag, w in arcs:
+        out.setdefault(u, []).append((v, ag, w))
+    best = {src: 0.0}
+    prev: dict[str, tuple[str, str]] = {}
+    heap: list[tuple[float, str]] = [(0.0, src)]
+    done: set[str] = set()
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        if u == dst:
+            break
+        for v, ag, w in sorted(out.get(u, ()), key=lambda e: (e[0], e[1])):
+            nd = d + w
+            if nd < best.get(v, math.inf) - 1e-12:
+                best[v] = nd
+                prev[v] = (u, ag)
+                heapq.heappush(heap, (nd, v))
+    if dst not in best:
+        return None
+    hops: list[tuple[str, str, str]] = []
+    v = dst
+    while v != src:
+        u, ag = prev[v]
+        hops.append((u, v, ag))
+        v = u
+    return best[dst], hops[::-1]
+
+
+def plan_task(world: LogisticsWorld, task: Task | dict[str, Any], *, approach: str = "dp",
+              params: PlannerParams | None = None,
+              rng: "int | np.random.Generator | None" = None) -> tuple[PlanResult,
+                                                                        PlanningSession]:
+    """Plan one task in a fresh session; returns the result and the session (ledgers,
+    published maps) for inspection.
+
+    Examples
+    --------
+    >>> from core.logistics.examples import fig41, FIG41_TASK
+    >>> r, s = plan_task(fig41(), FIG41_TASK, rng=1)
+    >>> r.success, r.route[0], r.route[-1], sorted(s.published)
+    (True, 'a2', 'f4', ['b', 'c', 'd', 'e'])
+    """
+    s = PlanningSession(world, approach=approach, params=params, rng=rng)
+    return s.plan(task), s
+
+
