@@ -25,6 +25,7 @@ from core.advising.cli import (
     cmd_advise_bench,
 )
 from core.logistics.cli import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
+from core.report_cli import add_report_parser, cmd_report
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
 
@@ -260,6 +261,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "plan-bench": cmd_plan_bench,
     "advise": cmd_advise,
     "advise-bench": cmd_advise_bench,
+    "report": cmd_report,
 }
 
 
@@ -324,6 +326,7 @@ def _build_parser() -> _Parser:
     add_plan_bench_parser(sub, common)
     add_advise_parser(sub, common)
     add_advise_bench_parser(sub, common)
+    add_report_parser(sub, common)
     return p
 
 

@@ -254,7 +254,7 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
         s._tick(tick, protect)
         tick += 1
         broken_at = None
-        for i, ((ag, f, t), lg) in enumerate(zip(merged, legs)):
+        for i, ((ag, f, _t), lg) in enumerate(zip(merged, legs)):
             if not path_is_valid(s.live.local(ag), lg[0]):  # type: ignore[index]
                 broken_at = i
                 break

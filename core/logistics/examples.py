@@ -304,7 +304,7 @@ def generate_world(n_centers: int = 10, *, seed: "int | np.random.Generator" = 0
         for u, v, d in _local_edges(pos, bases, centers_of[i], dmax, rng):
             raw.append((aname[i], u, v, d))
     mean_e = float(np.mean([d for *_, d in raw]))
-    for ag, u, v, d in raw:
+    for _ag, u, v, d in raw:
         g.add_edge(u, v, length=float(max(5, round(l_target * d / mean_e))))
     for v in g.nodes:
         g.nodes[v]["pos"] = (round(float(pos[v][0]) * 1000, 1), round(float(pos[v][1]) * 1000, 1))

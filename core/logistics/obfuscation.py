@@ -337,8 +337,8 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
         edges = list(g.edges())
         done = False
         for i in rng.permutation(len(edges))[:max_tries]:
-            u, v = edges[int(i)]
-            for u, v in ((u, v), (v, u)):
+            e0, e1 = edges[int(i)]
+            for u, v in ((e0, e1), (e1, e0)):
                 if len({x, u, v}) < 3 or len({y, u, v}) < 3 or g.has_edge(x, u) or \
                         g.has_edge(y, v) or (x == y and u == v):
                     continue

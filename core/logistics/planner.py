@@ -51,10 +51,21 @@ import numpy as np
 
 from core._validation import InputError
 from core.logistics.model import LogisticsWorld, Task, mean_length, validate_task
-from core.logistics.obfuscation import (REWIRE_MODES, SENSITIVITY_MODES, ObfuscatedTopology,
-                                        em_softmax, obfuscate_topology)
-from core.logistics.route_rl import (REWARD_MODES, Policy, greedy_path, hitting_steps,
-                                     inverse_prob_distances, rl_policy)
+from core.logistics.obfuscation import (
+    REWIRE_MODES,
+    SENSITIVITY_MODES,
+    ObfuscatedTopology,
+    em_softmax,
+    obfuscate_topology,
+)
+from core.logistics.route_rl import (
+    REWARD_MODES,
+    Policy,
+    greedy_path,
+    hitting_steps,
+    inverse_prob_distances,
+    rl_policy,
+)
 from core.logistics.routing import Dynamics, LiveWorld
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger

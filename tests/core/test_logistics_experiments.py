@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core._validation import InputError
-from core.logistics.experiments import (BENCHMARKS, METRICS, benchmark_config, run_benchmark)
+from core.logistics.experiments import BENCHMARKS, METRICS, benchmark_config, run_benchmark
 from core.progress import Cancelled
 
 

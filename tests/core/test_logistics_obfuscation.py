@@ -9,12 +9,24 @@ import numpy as np
 import pytest
 
 from core.logistics.examples import fig41, generate_world
-from core.logistics.obfuscation import (degree_histogram, deniability_size, em_fixed_point_epsilon,
-                                        em_invert, em_softmax, histogram_sensitivity,
-                                        node_dp_sensitivity, obfuscate_topology,
-                                        rewire_to_histogram)
-from core.logistics.route_rl import (alg8_initial, hitting_steps, inverse_prob_distances,
-                                     prob_to_distance, rl_policy)
+from core.logistics.obfuscation import (
+    degree_histogram,
+    deniability_size,
+    em_fixed_point_epsilon,
+    em_invert,
+    em_softmax,
+    histogram_sensitivity,
+    node_dp_sensitivity,
+    obfuscate_topology,
+    rewire_to_histogram,
+)
+from core.logistics.route_rl import (
+    alg8_initial,
+    hitting_steps,
+    inverse_prob_distances,
+    prob_to_distance,
+    rl_policy,
+)
 from core.privacy.ledger import PrivacyLedger
 
 H_B = np.array([0, 4, 2, 1])             # Fig 4.4(a)

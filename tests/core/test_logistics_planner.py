@@ -11,8 +11,13 @@ from core._validation import InputError
 from core.logistics.examples import FIG41_TASK, fig41, generate_tasks, generate_world
 from core.logistics.model import Task
 from core.logistics.obfuscation import em_invert
-from core.logistics.planner import (APPROACHES, THESIS_FLAWS, PlannerParams, PlanningSession,
-                                    plan_task)
+from core.logistics.planner import (
+    APPROACHES,
+    THESIS_FLAWS,
+    PlannerParams,
+    PlanningSession,
+    plan_task,
+)
 from core.logistics.routing import Dynamics
 
 UNLIMITED = math.inf
