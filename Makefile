@@ -10,7 +10,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui lint-imports bench screenshot examples clean check-python
+.PHONY: run test test-core test-gui lint-imports bench screenshot examples report-pages clean check-python
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -49,12 +49,17 @@ test-core: $(CORE_VENV)/.installed
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
+	@bash tools/ensure-debs.sh report
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests/gui
 
 test: lint-imports test-core test-gui
 
 bench: $(VENV)/.installed
 	$(PY) bench/bounds.py
+
+report-pages: $(VENV)/.installed
+	@bash tools/ensure-debs.sh report
+	$(PY) tools/make_report_pages.py
 
 examples: $(VENV)/.installed
 	$(PY) tools/make_examples.py

@@ -14,10 +14,20 @@ def main(argv: list[str] | None = None) -> int:
     from core.cli import SUBCOMMANDS, run_cli
 
     if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help", "--version")):
+        if argv[0] == "report" and _has_qt():
+            from gui.export import install_cli_pdf  # PDF goes through Qt (lazily started)
+
+            install_cli_pdf()
         return run_cli(argv)
     from gui.app import run_gui
 
     return run_gui(argv)
+
+
+def _has_qt() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("PySide6") is not None
 
 
 if __name__ == "__main__":

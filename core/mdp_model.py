@@ -26,6 +26,8 @@ Examples
 from __future__ import annotations
 
 import copy as _copy
+import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,7 +38,7 @@ import numpy as np
 from core._validation import InputError
 from core.mdp import MDP, ROW_SUM_TOL
 
-__all__ = ["Problem", "MdpModel"]
+__all__ = ["Problem", "MdpModel", "digest_of"]
 
 
 @dataclass(frozen=True)
@@ -207,9 +209,14 @@ class MdpModel:
     def is_valid(self) -> bool:
         return not self.errors()
 
-    def summary(self) -> str:
-        """One line for a status bar: valid, or how many problems and the first one."""
-        errs = self.errors()
+    def summary(self, problems: list[Problem] | None = None) -> str:
+        """One line for a status bar: valid, or how many problems and the first one.
+
+        ``problems`` (a result of :meth:`problems` for the current version) saves
+        recomputing them.
+        """
+        errs = [p for p in (self.problems() if problems is None else problems)
+                if p.severity == "error"]
         n_pairs = sum(len(a) for a in self.action_ids)
         if not errs:
             return f"model valid ✓ ({self.n_states} states, {n_pairs} state–action pairs)"
@@ -266,6 +273,27 @@ class MdpModel:
 
     def copy(self) -> "MdpModel":
         return _copy.deepcopy(self)
+
+    def digest(self) -> str:
+        """A fingerprint of everything an analysis reads (not the name or the positions).
+
+        Two models with the same digest give the same analysis results; recorded with a
+        run, it tells whether the run still describes the model.
+
+        >>> m = MdpModel(); s = m.add_state("a", (0, 0)); d = m.digest()
+        >>> m.move_states({s: (5, 5)}); m.digest() == d
+        True
+        >>> m.set_terminal_reward(s, 1.0); m.digest() == d
+        False
+        """
+        return digest_of(self.digest_key(), self.P, self.R, self.R_T)
+
+    def digest_key(self) -> list[Any]:
+        """The non-array part of :meth:`digest` (copied: safe to hand to a worker, which
+        can then hash the arrays of the model's frozen MDP with :func:`digest_of`)."""
+        return [list(self.state_ids), list(self.state_labels),
+                [list(a) for a in self.action_ids], [list(a) for a in self.action_labels],
+                self.horizon, self.discount, self.initial_state]
 
     # ------------------------------------------------------------------ edits
     def _touch(self) -> None:
@@ -336,6 +364,26 @@ class MdpModel:
     def move_state(self, state_id: str, pos: tuple[float, float]) -> None:
         self.positions[self.state_index(state_id)] = (float(pos[0]), float(pos[1]))
         self._touch()
+
+    def move_states(self, positions: Mapping[str, "tuple[float, float] | None"]) -> None:
+        """Move several states at once (one version step); ``None`` clears a position."""
+        rows = [(self.state_index(sid), pos) for sid, pos in positions.items()]
+        if len(self.positions) != self.n_states:
+            self.positions = np.full((self.n_states, 2), np.nan)
+        for s, pos in rows:
+            self.positions[s] = (np.nan, np.nan) if pos is None else (float(pos[0]),
+                                                                      float(pos[1]))
+        self._touch()
+
+    def restore(self, other: "MdpModel") -> None:
+        """Take over the content of ``other`` (a :meth:`copy` taken earlier), in place.
+
+        The version still goes up, so caches keyed on (model, version) see a change.
+        """
+        snapshot = other.copy()
+        version = max(self.version, other.version) + 1
+        self.__dict__.update(snapshot.__dict__)
+        self.version = version
 
     def set_terminal_reward(self, state_id: str, value: float) -> None:
         self.R_T[self.state_index(state_id)] = float(value)
@@ -552,6 +600,19 @@ class MdpModel:
         m.initial_state = init
         m.version = 0
         return m
+
+
+def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> str:
+    """:meth:`MdpModel.digest` from its key and arrays. A valid model and its
+    :meth:`MdpModel.to_mdp` have the same arrays, so the MDP can be hashed instead."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps(key, ensure_ascii=False).encode("utf-8"))
+    for arr in (P, R, R_T):
+        a = np.ascontiguousarray(arr, dtype=np.float64)
+        h.update(str(a.shape).encode("ascii"))
+        if a.size:
+            h.update(memoryview(a.reshape(-1)).cast("B"))
+    return h.hexdigest()
 
 
 def _list(x: Any, name: str) -> list[Any]:

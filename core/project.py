@@ -43,13 +43,16 @@ class MdpEntry:
         self.id = id
         self.note = note
         self.model = mdp if isinstance(mdp, MdpModel) else MdpModel.from_mdp(mdp)
-        self._cache: tuple[int, int, MDP] | None = None
+        # (model, version, MDP): holds the model itself, so a model that replaced a freed
+        # one at the same address can never be taken for it
+        self._cache: tuple[MdpModel, int, MDP] | None = None
 
     @property
     def mdp(self) -> MDP:
-        key = (id(self.model), self.model.version)
-        if self._cache is None or self._cache[:2] != key:
-            self._cache = (*key, self.model.to_mdp())
+        model = self.model
+        if self._cache is None or self._cache[0] is not model \
+                or self._cache[1] != model.version:
+            self._cache = (model, model.version, model.to_mdp())
         return self._cache[2]
 
     @mdp.setter
@@ -92,6 +95,9 @@ class Project:
     advising: list[dict[str, Any]] = field(default_factory=list)
     ledger: list[dict[str, Any]] = field(default_factory=list)
     notes: str = ""
+    # privacy budget per protected dataset: {dataset: {"epsilon": e, "delta": d}}
+    # (core.privacy.ledger.budgets_from_dict reads it); optional key "budgets" in the file
+    budgets: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def _new_id(self, prefix: str, taken: set[str]) -> str:
         i = 1

@@ -9,6 +9,10 @@ HTML needs no Qt and no network. The GUI turns the same model into PDF.
 Reports are reproducible: apart from the ``generated`` time stamp, a report of the same
 project and inputs is byte-identical.
 
+Sections, by id: ``overview`` (what was analysed and the privacy spent, when there is
+anything to say), ``models``, one ``run-<id>`` per analysis run with a reporter
+(``sweep``, ``advise``, ``plan``), ``no-analyses`` (when there is none) and ``ledger``.
+
 Examples
 --------
 >>> from core.project import Project
@@ -23,6 +27,7 @@ import datetime as _dt
 import hashlib
 import html
 import math
+import os
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +37,8 @@ from typing import Any
 from core import __version__
 
 __all__ = ["Paragraph", "KeyValues", "Table", "Series", "Figure", "Section", "Report",
-           "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot"]
+           "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
+           "section_titles", "ledger_totals"]
 
 
 # --------------------------------------------------------------------------- content model
@@ -54,6 +60,7 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     title: str = ""
     note: str = ""
+    widths: tuple[int, ...] = ()  # optional column widths in percent (a layout hint)
 
 
 @dataclass(frozen=True)
@@ -142,18 +149,22 @@ def _sweep_section(project: Any, run: Any) -> Section:
             if run.mode == "experiment" else "release mode (secure noise)")
     sec.blocks.append(KeyValues((
         ("MDP", f"{name} [{run.target}]"), ("randomness", mode),
-        ("k values", ", ".join(_fmt(k) for k in s.get("k", []))),
+        ("k values", ", ".join(_fmt(k, 6) for k in s.get("k", []))),
         ("runs per k", _fmt(s.get("runs", p.get("runs")))),
         ("β", _fmt(s.get("beta", p.get("beta")))), ("α radius", str(s.get("alpha_mode", ""))),
-        ("zero entries", str(s.get("zeros", "support"))), ("created", run.created),
+        ("zero entries", str(s.get("zeros", "support"))), ("created", _time(run.created)),
     ), "Parameters"))
     ks = [float(k) for k in s.get("k", [])]
     if not ks:
         sec.blocks.append(Paragraph("This run recorded no results.", "warning"))
         return sec
 
+    def nums(key: str) -> tuple[float, ...]:  # stored summaries keep non-finite as null
+        return tuple(math.nan if v is None else float(v) for v in s.get(key, []))
+
     def series(key: str, label: str, dashed: bool = False) -> Series:
-        return Series(label, tuple(ks), tuple(s[f"{key}_mean"]), tuple(s[f"{key}_sd"]), dashed)
+        sd = tuple(0.0 if math.isnan(v) else v for v in nums(f"{key}_sd"))
+        return Series(label, tuple(ks), nums(f"{key}_mean"), sd, dashed)
 
     sec.blocks.append(Figure(
         f"{run.id}-values", "Values at s₀ vs k (mean ± 1 sd)", "k (Dirichlet concentration)",
@@ -170,21 +181,258 @@ def _sweep_section(project: Any, run: Any) -> Section:
     cols = ["k", "α", "v̲", "V̄", "V (oracle)", "v̄", "bound", "|V̄ − V|"]
     rows = []
     for i, k in enumerate(ks):
-        row = [_fmt(k), _fmt(s["alpha"][i])] + [
+        row = [_fmt(k, 6), _fmt(s["alpha"][i])] + [
             f"{_fmt(s[f'{q}_mean'][i])} ± {_fmt(s[f'{q}_sd'][i], 2)}"
             for q in ("v_lower", "v_private", "v_true", "v_upper", "cost_bound",
                       "cost_empirical")]
         rows.append(tuple(row))
-    sec.blocks.append(Table(tuple(cols), tuple(rows), "Values and cost of privacy per k"))
+    sec.blocks.append(Table(tuple(cols), tuple(rows), "Values and cost of privacy per k "
+                            "(mean ± sd over the runs)", widths=(8, 8, 14, 14, 14, 14, 14, 14)))
     if "epsilon" in s:
-        prow = tuple((_fmt(k), _fmt(s["epsilon"][i]), _fmt(s["delta"][i], 3),
-                      s.get("privacy_statement", [""] * len(ks))[i]) for i, k in enumerate(ks))
-        sec.blocks.append(Table(("k", "ε", "δ", "statement"), prow,
-                                "Privacy of each release (Dirichlet mechanism, Theorem 1.6)",
-                                note=f"b = {_fmt(s.get('b'))}, target δ̂ = "
-                                     f"{_fmt(s.get('delta_target'))}, adjacency: "
-                                     f"{s.get('adjacency', '')}."))
+        from core.privacy.mdp_accounting import ADJACENCY_TEXT
+
+        n = len(ks)
+        out = s.get("privacy_rows_without_guarantee")
+        total = s.get("privacy_rows_total")
+        pcols: tuple[str, ...] = ("k", "ε", "δ")
+        if isinstance(out, list) and isinstance(total, list) and len(out) == len(total) == n:
+            pcols += ("rows without a guarantee",)
+        prow = tuple((_fmt(k, 6), _fmt(s["epsilon"][i]), _fmt(s["delta"][i], 3))
+                     + ((f"{out[i]} of {total[i]}",) if len(pcols) == 4 else ())
+                     for i, k in enumerate(ks))
+        adjacency = str(s.get("adjacency", ""))
+        assumed = ADJACENCY_TEXT.get(adjacency, adjacency)
+        tail = (" This sweep is a seeded experiment: none of its privatised models was "
+                "released." if run.mode == "experiment" else "")
+        sec.blocks.append(Table(
+            pcols, prow, "Privacy of one privatised model per k (Dirichlet mechanism, "
+            "Theorem 1.6)",
+            note=f"Each privatised model is (ε, δ)-DP assuming {assumed}; b = "
+                 f"{_fmt(s.get('b'))}, target δ̂ = {_fmt(s.get('delta_target'))}.{tail}"))
     return sec
+
+
+@reporter("bounds")
+def _bounds_section(project: Any, run: Any) -> Section:
+    """Policy on one privatised model and its cost-of-privacy bounds (Theorem 1 or 2).
+
+    ``summary`` is the MDP workspace's (``PrivatePolicy.summary()`` with ``state_ids`` and
+    ``policy_ids``): values per stage and state, π̄ per stage.
+    """
+    s = run.summary
+    p = run.params
+    entry = next((e for e in project.mdps if e.id == run.target), None)
+    name = entry.model.name if entry is not None else run.target
+    sec = Section(f"Private policy and bounds for {name} ({run.id})", id=f"run-{run.id}")
+
+    def label(item: Any) -> str:
+        if entry is None or item is None:
+            return _fmt(item)
+        try:
+            return entry.model.label(str(item))
+        except (KeyError, ValueError, IndexError):
+            return str(item)
+
+    sec.blocks.append(KeyValues((
+        ("MDP", f"{name} [{run.target}]"), ("randomness", _mode_text(run)),
+        ("k", _fmt(s.get("k", p.get("k")), 6)), ("β", _fmt(s.get("beta", p.get("beta")))),
+        ("α radius", f"{_fmt(s.get('alpha'))} ({s.get('alpha_mode', p.get('alpha_mode', ''))})"),
+        ("horizon", "∞" if s.get("horizon") is None else _fmt(s.get("horizon"))),
+        ("cost-of-privacy bound at s₀", _fmt(s.get("cost_bound"))),
+        ("status", str(s.get("status", ""))), ("created", _time(run.created))), "Parameters"))
+    states = list(s.get("state_ids") or [])
+    pol = s.get("policy_ids") or s.get("policy") or []
+    first = pol[0] if pol and isinstance(pol[0], list) else pol
+
+    def stage0(key: str) -> list[Any]:
+        v = s.get(key) or []
+        return v[0] if v and isinstance(v[0], list) else v
+
+    lo, mid, hi = stage0("v_lower"), stage0("v_private"), stage0("v_upper")
+    if states and len(lo) == len(mid) == len(hi) == len(states):
+        rows = tuple((label(st), label(first[i]) if i < len(first) else "–", _fmt(lo[i]),
+                      _fmt(mid[i]), _fmt(hi[i])) for i, st in enumerate(states))
+        sec.blocks.append(Table(("state", "π̄ action (stage 0)", "v̲ pessimistic",
+                                 "V̄ private", "v̄ optimistic"), rows,
+                                "Policy and values at stage 0"))
+    for w in s.get("warnings", []) or []:
+        sec.blocks.append(Paragraph(str(w), "warning"))
+    return sec
+
+
+def _generic_section(project: Any, run: Any) -> Section:
+    """A run kind without a reporter: what was run, with which parameters (never dropped)."""
+    sec = Section(f"{run.kind} on {run.target} ({run.id})", id=f"run-{run.id}")
+    items = [("randomness", _mode_text(run)), ("created", _time(run.created))]
+    items += [(str(k), _fmt(v)) for k, v in sorted(run.params.items())
+              if isinstance(v, (str, int, float, bool)) or v is None]
+    sec.blocks.append(KeyValues(tuple(items), "Parameters"))
+    sec.blocks.append(Paragraph(f"PrivPlan has no report layout for “{run.kind}” runs yet: "
+                                "its parameters are listed; its results are in the project "
+                                "file.", "note"))
+    return sec
+
+
+def _pair(eps: float, delta: float) -> str:
+    return f"({_fmt(eps)}, {_fmt(delta, 3)})"
+
+
+def _time(iso: str) -> str:
+    """``2026-01-02T03:04:05+00:00`` -> ``2026-01-02 03:04:05 UTC`` (wraps at spaces)."""
+    return iso.replace("T", " ").replace("+00:00", " UTC")
+
+
+def _mode_text(run: Any) -> str:
+    return ("seeded experiment (seed %s) — reproducible, not a release" % run.seed
+            if run.mode == "experiment" else "release mode (secure noise)")
+
+
+@reporter("advise")
+def _advise_section(project: Any, run: Any) -> Section:
+    """One DP advising run.
+
+    ``summary`` is the advising workspace's summary (``gui.advising_results.single_summary``:
+    ``setup``, ``convergence``, ``curve_epochs``, ``privacy`` …) or the ``advise --json``
+    object (:meth:`core.advising.framework.AdvisingResult.to_dict`: ``preset``,
+    ``composition`` …); both are read.
+    """
+    s = run.summary
+    prm = {**(s.get("params") or {}), **(run.params.get("params") or {}), **run.params}
+    name = s.get("setup") or s.get("preset") or run.target
+    sec = Section(f"Advising run on {name} ({run.id})", id=f"run-{run.id}")
+    agents = [str(a) for a in s.get("agents", [])]
+    sec.blocks.append(KeyValues((
+        ("set-up", str(name)), ("randomness", _mode_text(run)),
+        ("strategy", str(s.get("strategy", prm.get("strategy", "")))),
+        ("variant", str(s.get("variant", prm.get("variant", "")))),
+        ("ε per advice (nominal)", _fmt(s.get("epsilon", prm.get("epsilon")))),
+        ("epochs", _fmt(s.get("epochs"))), ("agents", ", ".join(agents)),
+        ("ask / give budgets", f"{_fmt(prm.get('ask_budget'))} / "
+                               f"{_fmt(prm.get('give_budget'))}"),
+        ("created", _time(run.created))), "Parameters"))
+    conv = [float(c) for c in s.get("convergence", []) if c is not None]
+    if conv:
+        epochs = [float(e) for e in s.get("curve_epochs", range(1, len(conv) + 1))]
+        xs, ys = tuple(epochs[:len(conv)]), tuple(conv[:len(epochs)])
+        if s.get("initial_convergence") is not None:
+            xs, ys = (0.0, *xs), (float(s["initial_convergence"]), *ys)
+        sec.blocks.append(Figure(
+            f"{run.id}-convergence", "Convergence ratio vs epoch", "epoch",
+            "convergence ratio", (Series("convergence", xs, ys),)))
+        e90 = s.get("epochs_to_90")
+        advice = s.get("advice_total")
+        sec.blocks.append(KeyValues((
+            ("AUC over the first 200 epochs", _fmt(s.get("auc200"))),
+            ("final convergence ratio", _fmt(s.get("cr_final", conv[-1]))),
+            ("90 % reached at epoch", "never" if e90 is None else _fmt(e90)),
+            ("advice events", _fmt(advice if isinstance(advice, int) else
+                                   s.get("advice_events"))),
+            ("last advice at epoch", _fmt(s.get("last_advice_epoch")))), "Results"))
+    priv = s.get("privacy") or s.get("composition") or {}
+    if agents and priv.get("basic") is not None:
+        raw = priv.get("unprotected", priv.get("unprotected_releases")) or []
+
+        def at(values: Any, i: int) -> str:
+            values = values or []
+            return _fmt(values[i]) if i < len(values) else "–"
+
+        rows = tuple((a, at(priv.get("releases"), i), at(raw, i), at(priv.get("basic"), i),
+                      at(priv.get("advanced"), i), at(priv.get("rdp"), i))
+                     for i, a in enumerate(agents))
+        sec.blocks.append(Table(
+            ("teacher", "noisy releases", "raw releases", "ε basic", "ε advanced", "ε RDP"),
+            rows, "Privacy per teacher (true ε)", note=str(priv.get("statement", ""))))
+    for n in s.get("notes", []) or []:
+        sec.blocks.append(Paragraph(str(n), "note"))
+    return sec
+
+
+@reporter("advise-experiment")
+def _advise_experiment_section(project: Any, run: Any) -> Section:
+    """An advising experiment (``gui.advising_results.experiment_summary``): arms over seeds."""
+    s = run.summary
+    title = s.get("experiment") or run.params.get("experiment") or "experiment"
+    sec = Section(f"Advising {title} ({run.id})", id=f"run-{run.id}")
+    seeds = s.get("seeds") or []
+    sec.blocks.append(KeyValues((
+        ("randomness", str(s.get("randomness") or _mode_text(run))),
+        ("seeds", f"{len(seeds)} ({_fmt(min(seeds))}–{_fmt(max(seeds))})" if seeds else "–"),
+        ("epochs", _fmt(s.get("epochs"))), ("δ of advanced / RDP", _fmt(s.get("delta"))),
+        ("created", _time(run.created))), "Parameters"))
+    arms = [a for a in s.get("arms", []) if isinstance(a, dict)]
+    epochs = [float(e) for e in s.get("curve_epochs", [])]
+    series = []
+    for a in arms:
+        m = [float(v) if v is not None else math.nan for v in a.get("cr_mean", [])]
+        ci = [float(v) if v is not None else 0.0 for v in a.get("cr_ci", [])]
+        n = min(len(m), len(epochs))
+        if n:
+            series.append(Series(str(a.get("label", "")), tuple(epochs[:n]), tuple(m[:n]),
+                                 tuple(ci[:n]) if len(ci) >= n else None))
+    if series:
+        sec.blocks.append(Figure(f"{run.id}-convergence", "Mean convergence ratio vs epoch "
+                                 "(± 95 % CI over seeds)", "epoch", "convergence ratio",
+                                 tuple(series)))
+    if arms:
+        sec.blocks.append(Table(
+            ("arm", "strategy", "ε", "AUC₂₀₀", "final ratio", "advice", "worst teacher "
+             "ε basic / advanced / RDP"),
+            tuple((str(a.get("label", "")), str(a.get("strategy", "")), _fmt(a.get("epsilon")),
+                   f"{_fmt(a.get('auc200'))} ± {_fmt(a.get('auc200_ci'), 2)}",
+                   f"{_fmt(a.get('cr_final'))} ± {_fmt(a.get('cr_final_ci'), 2)}",
+                   _fmt(a.get("advice")),
+                   " / ".join(_fmt((a.get("privacy") or {}).get(k))
+                              for k in ("worst_basic", "worst_advanced", "worst_rdp")))
+                  for a in arms), "Arms (means over seeds)"))
+    comps = [c for c in s.get("comparisons", []) if isinstance(c, dict)]
+    if comps:
+        sec.blocks.append(Table(
+            ("a − b", "horizon", "mean AUC difference", "a wins"),
+            tuple((f"{c.get('a')} − {c.get('b')}", _fmt(c.get("horizon")),
+                   f"{_fmt(c.get('mean'))} ± {_fmt(c.get('ci'), 2)}",
+                   f"{_fmt(c.get('wins'))} of {_fmt(c.get('n'))}") for c in comps),
+            "Paired comparisons with the first arm"))
+    return sec
+
+
+@reporter("plan")
+def _plan_section(project: Any, run: Any) -> Section:
+    """DP multi-agent route planning (``summary`` = the ``plan --json`` object)."""
+    s = run.summary
+    task = s.get("task", {}) or {}
+    sec = Section(f"Route planning {task.get('origin', '?')} → agent "
+                  f"{task.get('goal_agent', '?')} ({run.id})", id=f"run-{run.id}")
+    sec.blocks.append(KeyValues((
+        ("map", run.target), ("randomness", _mode_text(run)),
+        ("approach", str(s.get("approach", ""))), ("preset", _fmt(s.get("preset"))),
+        ("ε per agent", _fmt(s.get("epsilon"))),
+        ("message budget per agent", _fmt(s.get("comm_budget"))), ("created", _time(run.created)),
+    ), "Parameters"))
+    ok = bool(s.get("success"))
+    sec.blocks.append(KeyValues((
+        ("outcome", "delivered" if ok else f"failed: {s.get('failure') or s.get('status')}"),
+        ("route", " → ".join(map(str, s.get("route", []))) or "–"),
+        ("length", _fmt(s.get("length"))), ("shortest length", _fmt(s.get("shortest_length"))),
+        ("stretch", _fmt(s.get("stretch"))), ("messages", _fmt(s.get("messages"))),
+    ), "Result"))
+    spent = s.get("epsilon_spent", {}) or {}
+    if spent:
+        cons = s.get("epsilon_conservative", {}) or {}
+        sent = s.get("messages_sent", {}) or {}
+        sec.blocks.append(Table(
+            ("agent", "ε spent", "ε conservative", "messages sent"),
+            tuple((str(a), _fmt(spent[a]), _fmt(cons.get(a)), _fmt(sent.get(a)))
+                  for a in sorted(spent)), "Privacy per agent (basic composition)"))
+    for key in ("caveats", "thesis_flaws"):
+        for n in s.get(key, []) or []:
+            sec.blocks.append(Paragraph(str(n), "note"))
+    return sec
+
+
+_NOT_SPENT = ("Seeded experiments are listed so every use of the data is visible, but "
+              "nothing was released: their noise is reproducible from the recorded seed. "
+              "They are not counted as spent; their row shows what releasing every "
+              "privatised output would cost.")
 
 
 def _ledger_section(project: Any) -> Section:
@@ -192,26 +440,109 @@ def _ledger_section(project: Any) -> Section:
 
     sec = Section("Privacy ledger", id="ledger")
     try:
-        led = PrivacyLedger.from_list(list(project.ledger))
+        led = PrivacyLedger.from_project(project)
     except (TypeError, ValueError) as exc:
         sec.blocks.append(Paragraph(f"The ledger could not be read: {exc}", "warning"))
         return sec
-    if not led.entries:
+    if not led.entries and not led.budgets:
         sec.blocks.append(Paragraph(
             "No releases are recorded. Each release of private data (privatised MDP rows, "
             "obfuscated maps, advice) appears here with its (ε, δ).", "note"))
         return sec
-    rows = tuple((e.id, e.dataset, e.mechanism, _fmt(e.epsilon), _fmt(e.delta, 3), e.mode,
-                  e.released, e.time) for e in led.entries)
-    sec.blocks.append(Table(("id", "protects", "mechanism", "ε", "δ", "mode", "released",
-                             "time"), rows, "Releases"))
-    trows = []
+    totals, assumptions = ledger_totals(led)
+    sec.blocks.append(totals)
+    if assumptions:
+        sec.blocks.append(KeyValues(tuple(assumptions), "Accountants"))
+    if any(not e.is_release for e in led.entries):
+        sec.blocks.append(Paragraph(_NOT_SPENT, "note"))
+    if led.entries:
+        rows = tuple((e.id, e.dataset, e.mechanism, _fmt(e.epsilon), _fmt(e.delta, 3),
+                      str(e.count), e.mode + ("" if e.seed is None else f" (seed {e.seed})"),
+                      e.released, e.source, _time(e.time)) for e in led.entries)
+        sec.blocks.append(Table(("id", "protects", "mechanism", "ε", "δ", "uses", "mode",
+                                 "released", "by", "time"), rows, "Entries",
+                                note="ε and δ are per use; an entry with n uses counts "
+                                     "n times.",
+                                widths=(6, 11, 12, 7, 6, 6, 14, 16, 7, 15)))
+        adj = sorted({(e.dataset, e.mechanism, e.adjacency) for e in led.entries
+                      if e.adjacency})
+        if adj:
+            sec.blocks.append(Table(("protects", "mechanism", "neighbouring datasets"),
+                                    tuple(adj), "Adjacency assumed"))
+    return sec
+
+
+def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
+    """Totals per dataset, side by side: basic, advanced, zCDP and the budget.
+
+    Returns the table (one row for the releases of each dataset, and one for its seeded
+    experiments if any) and ``(accountant, assumption)`` pairs. The ledger panel shows
+    the same rows.
+    """
+    from core.privacy.ledger import _release_modes
+
+    release_modes = _release_modes(led.entries)
+    rows = []
+    assumptions: dict[str, str] = {}
     for ds in led.datasets():
-        for c in led.compositions(ds):
-            if c.applicable:
-                trows.append((ds, c.method, _fmt(c.epsilon), _fmt(c.delta, 3), c.assumption))
-    sec.blocks.append(Table(("protects", "accountant", "ε", "δ", "assumption"), tuple(trows),
-                            "Totals per protected dataset"))
+        groups = [("releases (spent)", release_modes)]
+        if any(e.dataset == ds and not e.is_release for e in led.entries):
+            groups.append(("seeded experiments (not spent)", ("experiment",)))
+        for label, modes in groups:
+            es = led.select(ds, modes=modes)
+            comps = {c.method: c for c in led.compositions(ds, modes=modes)}
+            cells = []
+            for m in ("basic", "advanced", "zCDP"):
+                c = comps.get(m)
+                if c is None:
+                    cells.append("–")
+                    continue
+                assumptions.setdefault(m, c.assumption)
+                if not c.applicable:
+                    cells.append("not applicable")
+                elif m != "basic" and c.epsilon > comps["basic"].epsilon:
+                    cells.append(f"{_pair(c.epsilon, c.delta)}, looser than basic")
+                else:
+                    cells.append(_pair(c.epsilon, c.delta))
+            budget = "–"
+            if ds in led.budgets and modes is release_modes:
+                be, bd = led.budgets[ds]
+                over = led.would_exceed(ds, 0.0, 0.0)
+                budget = f"{_pair(be, bd)} — {'EXCEEDED' if over else 'within'}"
+            rows.append((ds, label, str(sum(e.count for e in es)), *cells, budget))
+    table = Table(("protects", "counted", "uses", "basic (ε, δ)", "advanced (ε, δ)",
+                   "zCDP (ε, δ)", "budget (ε, δ)"), tuple(rows),
+                  "Totals per protected dataset", widths=(14, 14, 6, 16, 18, 14, 18))
+    return table, [(k, assumptions[k]) for k in ("basic", "advanced", "zCDP")
+                   if k in assumptions]
+
+
+def _overview_section(project: Any) -> Section:
+    from core.privacy.ledger import PrivacyLedger
+
+    sec = Section("Overview", id="overview")
+    if project.notes:
+        sec.blocks.append(Paragraph(project.notes, "note"))
+    if project.runs:
+        sec.blocks.append(Table(
+            ("run", "analysis", "on", "randomness", "seed", "created"),
+            tuple((r.id, r.kind, r.target, r.mode, _fmt(r.seed), _time(r.created))
+                  for r in project.runs), "Analyses"))
+    try:
+        led = PrivacyLedger.from_project(project)
+    except (TypeError, ValueError):
+        return sec  # the ledger section says why
+    rows = []
+    for ds in led.datasets():
+        e, d = led.spent(ds)
+        n = sum(x.count for x in led.select(ds) if x.is_release)
+        b = led.budgets.get(ds)
+        rows.append((ds, str(n), _pair(e, d), "–" if b is None else _pair(*b)))
+    if rows:
+        sec.blocks.append(Table(("protects", "releases", "spent (basic composition)",
+                                 "budget"), tuple(rows), "Privacy spent",
+                                note="Tighter totals, assumptions and every entry are in "
+                                     "the privacy ledger section."))
     return sec
 
 
@@ -240,29 +571,65 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def _ledger_note(project: Any, run_id: str) -> Paragraph | None:
+    ids = [(d.get("id", "?"), d.get("mode", "release")) for d in project.ledger
+           if isinstance(d, dict) and d.get("source") == run_id]
+    if not ids:
+        return None
+    modes = sorted({m for _, m in ids})
+    return Paragraph(f"Privacy ledger entries of this run: {', '.join(i for i, _ in ids)} "
+                     f"({', '.join(modes)}).", "note")
+
+
+def _source_date() -> _dt.datetime | None:
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not raw:
+        return None
+    try:
+        return _dt.datetime.fromtimestamp(int(raw), _dt.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
 def build_report(project: Any, *, project_path: str | Path | None = None,
                  include: Sequence[str] | None = None,
                  now: _dt.datetime | None = None) -> Report:
-    """The report of ``project``: models, every run with a reporter, and the ledger.
+    """The report of ``project``: overview, models, every run with a reporter, the ledger.
 
-    ``include`` limits the sections by id (``"models"``, ``"run-<id>"``, ``"ledger"``).
+    ``include`` limits the sections by id (``"overview"``, ``"models"``, ``"run-<id>"``,
+    ``"ledger"``; see :func:`section_titles`). ``now`` is the ``generated`` time: by
+    default ``SOURCE_DATE_EPOCH`` (reproducible builds) if set, else the clock.
     """
-    now = now or _dt.datetime.now(_dt.timezone.utc)
+    now = now or _source_date() or _dt.datetime.now(_dt.timezone.utc)
     meta = {"PrivPlan": __version__, "generated": now.replace(microsecond=0).isoformat(),
             "platform": f"{platform.system()} {platform.machine()}, Python "
                         f"{platform.python_version()}",
             "project": project.name}
     if project_path is not None and Path(project_path).is_file():
-        meta["project file"] = Path(project_path).name
-        meta["project SHA-256"] = file_sha256(project_path)
+        path = Path(project_path)
+        meta["project file"] = path.name
+        meta["project SHA-256"] = file_sha256(path)
+        for e in project.mdps:  # large models keep P in a sidecar next to the project
+            from core.io.project_json import sidecar_name
+
+            side = path.parent / sidecar_name(path, e.id)
+            if side.is_file():
+                meta[f"{side.name} SHA-256"] = file_sha256(side)
+        meta["rebuild with"] = f"privplan report {path.name} -o REPORT.pdf"
     seeds = sorted({str(r.seed) for r in project.runs if r.seed is not None})
     if seeds:
         meta["seeds"] = ", ".join(seeds)
-    sections = [_mdp_section(project)] if project.mdps else []
+    sections = []
+    if project.runs or project.ledger or getattr(project, "budgets", None):
+        sections.append(_overview_section(project))
+    if project.mdps:
+        sections.append(_mdp_section(project))
     for run in project.runs:
-        fn = REPORTERS.get(run.kind)
-        if fn is not None:
-            sections.append(fn(project, run))
+        sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+        note = _ledger_note(project, run.id)
+        if note is not None:
+            sec.blocks.append(note)
+        sections.append(sec)
     if not any(s.id.startswith("run-") for s in sections):
         sections.append(Section("Analyses", [Paragraph(
             "This project has no analyses yet: run one (for example F5 in an MDP workspace) "
@@ -272,6 +639,12 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         keep = set(include)
         sections = [s for s in sections if s.id in keep]
     return Report(f"PrivPlan report — {project.name}", meta, sections)
+
+
+def section_titles(project: Any) -> list[tuple[str, str]]:
+    """``(id, title)`` of every section the report of ``project`` has, in order."""
+    rep = build_report(project, now=_dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc))
+    return [(s.id, s.title) for s in rep.sections]
 
 
 # --------------------------------------------------------------------------- SVG plots
@@ -382,9 +755,18 @@ def _default_css() -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def to_html(report: Report, *, css: str | None = None) -> str:
-    """A self-contained HTML page (inline CSS and SVG figures)."""
+def to_html(report: Report, *, css: str | None = None,
+            figure_html: Callable[[Figure], str] | None = None,
+            break_before: Sequence[str] = ()) -> str:
+    """A self-contained HTML page (inline CSS and SVG figures).
+
+    ``figure_html(fig)`` replaces the inline SVG of each figure (the GUI puts an
+    ``<img>`` of a pyqtgraph rendering there for PDF). Sections whose id is in
+    ``break_before`` start a new page when printed (their heading has class
+    ``page-break``).
+    """
     e = html.escape
+    draw = figure_html or svg_plot
     css = _default_css() if css is None else css
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{e(report.title)}</title><style>{css}</style></head><body>",
@@ -396,7 +778,8 @@ def to_html(report: Report, *, css: str | None = None) -> str:
             f'<li><a href="#{e(s.id)}">{e(s.title)}</a></li>' for s in report.sections)
             + "</ol></nav>")
     for s in report.sections:
-        parts.append(f'<section id="{e(s.id)}"><h2>{e(s.title)}</h2>')
+        cls = ' class="page-break"' if s.id in break_before else ""
+        parts.append(f'<section id="{e(s.id)}"><h2{cls}>{e(s.title)}</h2>')
         for b in s.blocks:
             if isinstance(b, Paragraph):
                 parts.append(f'<p class="{e(b.kind)}">{e(b.text)}</p>')
@@ -408,14 +791,17 @@ def to_html(report: Report, *, css: str | None = None) -> str:
             elif isinstance(b, Table):
                 if b.title:
                     parts.append(f"<h3>{e(b.title)}</h3>")
+                wid = (tuple(f' width="{w}%"' for w in b.widths)
+                       if len(b.widths) == len(b.columns) else ("",) * len(b.columns))
                 parts.append('<table class="data"><thead><tr>' + "".join(
-                    f"<th>{e(c)}</th>" for c in b.columns) + "</tr></thead><tbody>" + "".join(
+                    f"<th{w}>{e(c)}</th>" for c, w in zip(b.columns, wid))
+                    + "</tr></thead><tbody>" + "".join(
                     "<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in b.rows)
                     + "</tbody></table>")
                 if b.note:
                     parts.append(f'<p class="note">{e(b.note)}</p>')
             elif isinstance(b, Figure):
-                parts.append(f'<figure id="{e(b.id)}">{svg_plot(b)}')
+                parts.append(f'<figure id="{e(b.id)}">{draw(b)}')
                 if b.caption:
                     parts.append(f"<figcaption>{e(b.caption)}</figcaption>")
                 parts.append("</figure>")

@@ -4,9 +4,11 @@ Without FILE the built-in example project opens. ``--calculator`` also opens the
 Calculator tab on the Figure 1.1 left configuration, with the three Figure 1.1 curves
 overlaid in its ε–δ plot, and makes it the active tab.
 ``--screenshot OUT.png`` shows the window and then, for an MDP workspace, runs its
-analysis with the default parameters as a seeded experiment (``--seed``, default 7), or,
-with ``--calculator``, waits for the calculator's plots; it saves a picture of the window
-and exits.
+analysis with the default parameters as a seeded experiment (``--seed``, default 7) —
+the privacy sweep, then "Synthesise & bound" so that π̄ and its values are on the drawing —
+or, with ``--calculator``, waits for the calculator's plots; it saves a picture of the
+window and exits. Without ``--screenshot``, autosaved copies left by a crash are offered
+for recovery once the window is up.
 """
 
 from __future__ import annotations
@@ -51,16 +53,12 @@ def run_gui(argv: list[str] | None = None) -> int:
 
     from core import __version__
     from core._validation import InputError
-    from core.io.mdp_files import read_json
-    from core.io.project_json import PROJECT_FORMAT, load_any
+    from gui.main_window import read_project_file
     from gui.resources import BUILTIN_PROJECT, asset_path
 
     path = Path(args.file) if args.file else asset_path(*BUILTIN_PROJECT)
     try:
-        project = load_any(path)
-        is_project = (str(path).lower().endswith(".json")
-                      and isinstance(doc := read_json(path), dict)
-                      and doc.get("format") == PROJECT_FORMAT)
+        project, is_project = read_project_file(path)
     except InputError as exc:
         print(f"privplan: {exc}", file=sys.stderr)
         return 2
@@ -107,6 +105,9 @@ def run_gui(argv: list[str] | None = None) -> int:
         return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
                            workers=args.workers)
     window.show()
+    if args.file:
+        window.add_recent_file(str(path))
+    window.offer_recovery()
     return int(app.exec())
 
 
@@ -134,8 +135,14 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None) -> in
         if window.run_analysis():
             if runner.is_running:
                 loop.exec()
-            timer.stop()
             status = outcome.get("status", "timeout")  # type: ignore[assignment]
+            if status == "ok":  # then π̄ and its bounds on the drawing
+                outcome.clear()
+                if window.run_bounds():
+                    if runner.is_running:
+                        loop.exec()
+                    status = outcome.get("status", "timeout")  # type: ignore[assignment]
+            timer.stop()
         else:
             status = "not started"
     # let the plots and the drawing settle, then grab

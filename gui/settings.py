@@ -10,9 +10,10 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-__all__ = ["SETTINGS_VERSION", "Settings", "migrate_settings"]
+__all__ = ["SETTINGS_VERSION", "Settings", "migrate_settings", "MAX_RECENT"]
 
 SETTINGS_VERSION = 1
+MAX_RECENT = 8
 
 
 def migrate_settings(settings: QSettings, version: int) -> None:
@@ -44,6 +45,37 @@ class Settings:
     @last_dir.setter
     def last_dir(self, folder: str) -> None:
         self._qs.setValue("files/last_dir", folder)
+
+    @property
+    def recent_files(self) -> list[str]:
+        """Recently opened or saved files, newest first."""
+        value = self._qs.value("files/recent", [], type=list)
+        return [str(v) for v in (value or []) if v][:MAX_RECENT]
+
+    def add_recent_file(self, path: str) -> None:
+        import os
+
+        path = os.path.abspath(path)
+        files = [f for f in self.recent_files if f != path]
+        self._qs.setValue("files/recent", [path, *files][:MAX_RECENT])
+
+    def remove_recent_file(self, path: str) -> None:
+        self._qs.setValue("files/recent", [f for f in self.recent_files if f != path])
+
+    def clear_recent_files(self) -> None:
+        self._qs.setValue("files/recent", [])
+
+    @property
+    def autosave_interval_s(self) -> int:
+        """Seconds between autosaves of a project with unsaved changes (default 60)."""
+        try:
+            return max(5, int(self._get("files/autosave_interval_s", 60)))
+        except (TypeError, ValueError):
+            return 60
+
+    @autosave_interval_s.setter
+    def autosave_interval_s(self, seconds: int) -> None:
+        self._qs.setValue("files/autosave_interval_s", int(seconds))
 
     def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
         geometry = self._qs.value("window/geometry")

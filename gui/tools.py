@@ -37,6 +37,9 @@ TOOLS: dict[str, ToolSpec] = {}
 # Modules that register tools, in the order they appear under "Tools" (one line each).
 TOOL_MODULES: list[str] = [
     "gui.panels.privacy_panel",
+    "gui.panels.advising_panel",
+    "gui.panels.ledger_panel",
+    "gui.panels.logistics_panel",
 ]
 
 

@@ -42,7 +42,7 @@ __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchema
 log = logging.getLogger(__name__)
 
 PROJECT_FORMAT = "privplan-project"
-_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes"}
+_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets"}
 
 
 class UnsupportedSchemaVersion(InputError):
@@ -82,11 +82,13 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
     runs = [{"id": r.id, "kind": r.kind, "target": r.target, "params": r.params,
              "summary": r.summary, "mode": r.mode, "seed": r.seed, "created": r.created}
             for r in project.runs]
+    payload = {"name": project.name, "notes": project.notes, "mdps": mdps,
+               "maps": project.maps, "advising": project.advising,
+               "ledger": project.ledger, "runs": runs}
+    if project.budgets:  # optional (no schema bump): older readers ignore it with a warning
+        payload["budgets"] = project.budgets
     return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
-            "saved_by": f"privplan {__version__}",
-            "project": {"name": project.name, "notes": project.notes, "mdps": mdps,
-                        "maps": project.maps, "advising": project.advising,
-                        "ledger": project.ledger, "runs": runs}}
+            "saved_by": f"privplan {__version__}", "project": payload}
 
 
 def dumps_project(project: Project) -> str:
@@ -141,6 +143,10 @@ def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = Non
         if not isinstance(val, list):
             raise InputError("must be a list", field=key)
         setattr(project, key, val)
+    if payload.get("budgets") is not None:
+        from core.privacy.ledger import budgets_from_dict, budgets_to_dict
+
+        project.budgets = budgets_to_dict(budgets_from_dict(payload["budgets"]))
     return project
 
 

@@ -2,9 +2,24 @@
 
 An entry records the mechanism, its parameters, (ε, δ), the adjacency assumed, the data
 it protects (the *dataset*: e.g. ``"mdp:four-startups"`` or ``"agent:b"``), what was
-released, the randomness mode (release or seeded experiment) and the time. Totals per
-dataset use basic composition (Σε, Σδ); tighter accountants are added where their
-assumptions hold, and say which they are. Calculator what-ifs are never recorded.
+released, the randomness mode and the time. Calculator what-ifs are never recorded.
+
+Modes. ``"release"`` is a real release (secure noise; what left PrivPlan). A
+``"experiment"`` entry records privatisations made by a seeded experiment (e.g. the
+Figure 2.1 sweep): they are listed so a reader sees every use of the data, but nothing
+was released — their noise is reproducible from the recorded seed — so they are **not**
+spent: :meth:`PrivacyLedger.spent` and the budgets count every entry whose mode is not
+``"experiment"``. An entry without a mode counts as a release (the safe reading).
+:meth:`PrivacyLedger.total` and :meth:`PrivacyLedger.compositions` take ``modes`` to
+choose; by default they count everything.
+
+An entry may stand for ``count`` independent uses of the same mechanism with the same
+(ε, δ) (a sweep privatises the model ``runs`` times at each k); totals weigh it by
+``count``, exactly as ``count`` separate entries would.
+
+Totals per dataset use basic composition (Σε, Σδ); tighter accountants are added where
+their assumptions hold, and say which they are (:func:`compose`). Budgets are per
+dataset; :meth:`PrivacyLedger.would_exceed` says, before a release, whether it fits.
 
 Examples
 --------
@@ -13,22 +28,34 @@ Examples
 >>> _ = led.record(dataset="agent:a", mechanism="laplace", epsilon=0.25, released="y")
 >>> led.total("agent:a")
 (0.75, 0.0)
+>>> _ = led.record(dataset="agent:a", mechanism="laplace", epsilon=0.5, mode="experiment",
+...                count=10)
+>>> led.total("agent:a"), led.spent("agent:a")
+((5.75, 0.0), (0.75, 0.0))
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from core._validation import InputError
 from core.project import now_iso
 
+if TYPE_CHECKING:
+    from core.privacy.mdp_accounting import MdpPrivacy
+
 __all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition", "compose",
-           "PURE_MECHANISMS"]
+           "PURE_MECHANISMS", "MODES", "record_privatization", "mdp_dataset",
+           "budgets_from_dict", "budgets_to_dict"]
 
 # Mechanisms whose entries are pure ε-DP (δ = 0) in the usual sense, so zCDP applies.
 PURE_MECHANISMS = ("laplace", "exponential")
+MODES = ("release", "experiment")
+_ID = re.compile(r"^rel-(\d+)$")
 
 
 class BudgetExceeded(InputError):
@@ -45,20 +72,56 @@ class LedgerEntry:
     parameters: dict[str, Any] = field(default_factory=dict)
     adjacency: str = ""
     released: str = ""
-    mode: str = "experiment"
+    mode: str = "release"
     seed: int | None = None
     source: str = ""
     time: str = field(default_factory=now_iso)
+    count: int = 1
+
+    @property
+    def is_release(self) -> bool:
+        """True unless the entry is a seeded experiment (see the module docstring)."""
+        return self.mode != "experiment"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["count"] == 1:
+            del d["count"]  # the common case stays as short as before
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "LedgerEntry":
+        if not isinstance(d, dict):
+            raise InputError(f"malformed ledger entry (an object is needed, got "
+                             f"{type(d).__name__})", field="ledger")
         try:
-            return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+            e = cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
         except TypeError as exc:
             raise InputError(f"malformed ledger entry ({exc})", field="ledger") from None
+        _check_entry(e)
+        return e
+
+
+def _check_entry(e: LedgerEntry) -> None:
+    where = f"ledger[{e.id}]"
+    for name in ("epsilon", "delta"):
+        v = getattr(e, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise InputError(f"{name} must be a number, got {v!r}", field=where)
+    if not (math.isfinite(e.epsilon) and e.epsilon >= 0) or not 0 <= e.delta <= 1:
+        raise InputError(f"invalid (epsilon, delta) = ({e.epsilon}, {e.delta})", field=where)
+    if isinstance(e.count, bool) or not isinstance(e.count, int) or e.count < 1:
+        raise InputError(f"count must be an integer >= 1, got {e.count!r}", field=where)
+
+
+def _filter(entries: Iterable[LedgerEntry], dataset: str | None,
+            modes: Sequence[str] | None) -> list[LedgerEntry]:
+    return [e for e in entries if (dataset is None or e.dataset == dataset)
+            and (modes is None or e.mode in modes)]
+
+
+def _release_modes(entries: Iterable[LedgerEntry]) -> tuple[str, ...]:
+    return tuple(sorted({e.mode for e in entries if e.is_release} | {"release"}))
 
 
 @dataclass
@@ -66,28 +129,58 @@ class PrivacyLedger:
     entries: list[LedgerEntry] = field(default_factory=list)
     budgets: dict[str, tuple[float, float]] = field(default_factory=dict)
 
+    def next_id(self) -> str:
+        """A fresh ``rel-N`` id (one more than the largest in use)."""
+        n = max((int(m.group(1)) for e in self.entries if (m := _ID.match(e.id))), default=0)
+        return f"rel-{max(n, len(self.entries)) + 1}"
+
     def record(self, *, dataset: str, mechanism: str, epsilon: float, delta: float = 0.0,
                enforce_budget: bool = False, **details: Any) -> LedgerEntry:
         """Append one release. With ``enforce_budget`` a release past the budget is refused."""
         if not (math.isfinite(epsilon) and epsilon >= 0) or not 0 <= delta <= 1:
             raise InputError(f"invalid (epsilon, delta) = ({epsilon}, {delta})", field="epsilon")
-        if enforce_budget:
-            problem = self.would_exceed(dataset, epsilon, delta)
+        entry = LedgerEntry(id=self.next_id(), dataset=dataset, mechanism=mechanism,
+                            epsilon=float(epsilon), delta=float(delta), **details)
+        _check_entry(entry)
+        if enforce_budget and entry.is_release:
+            problem = self.would_exceed(dataset, entry.count * epsilon,
+                                        min(1.0, entry.count * delta))
             if problem:
                 raise BudgetExceeded(problem, field="budget")
-        entry = LedgerEntry(id=f"rel-{len(self.entries) + 1}", dataset=dataset,
-                            mechanism=mechanism, epsilon=float(epsilon), delta=float(delta),
-                            **details)
         self.entries.append(entry)
         return entry
+
+    def extend(self, entries: Iterable[LedgerEntry]) -> list[LedgerEntry]:
+        """Append entries made elsewhere (e.g. a run's own ledger), with fresh ids."""
+        added = []
+        for e in entries:
+            e = replace(e, id=self.next_id())
+            _check_entry(e)
+            self.entries.append(e)
+            added.append(e)
+        return added
 
     def datasets(self) -> list[str]:
         return sorted({e.dataset for e in self.entries} | set(self.budgets))
 
-    def total(self, dataset: str) -> tuple[float, float]:
-        """Basic sequential composition over every release touching ``dataset``."""
-        es = [e for e in self.entries if e.dataset == dataset]
-        return (math.fsum(e.epsilon for e in es), min(1.0, math.fsum(e.delta for e in es)))
+    def mechanisms(self) -> list[str]:
+        return sorted({e.mechanism for e in self.entries})
+
+    def select(self, dataset: str | None = None, *,
+               modes: Sequence[str] | None = None) -> list[LedgerEntry]:
+        """The entries of ``dataset`` (all datasets if None) whose mode is in ``modes``."""
+        return _filter(self.entries, dataset, modes)
+
+    def total(self, dataset: str, *, modes: Sequence[str] | None = None
+              ) -> tuple[float, float]:
+        """Basic sequential composition over the entries of ``dataset`` (all modes by default)."""
+        es = _filter(self.entries, dataset, modes)
+        return (math.fsum(e.count * e.epsilon for e in es),
+                min(1.0, math.fsum(e.count * e.delta for e in es)))
+
+    def spent(self, dataset: str) -> tuple[float, float]:
+        """What the releases of ``dataset`` cost (basic composition; experiments excluded)."""
+        return self.total(dataset, modes=_release_modes(self.entries))
 
     def set_budget(self, dataset: str, epsilon: float, delta: float = 0.0) -> None:
         if not (math.isfinite(epsilon) and epsilon > 0) or not 0 <= delta < 1:
@@ -95,28 +188,68 @@ class PrivacyLedger:
                              f"({epsilon}, {delta})", field="budget")
         self.budgets[dataset] = (float(epsilon), float(delta))
 
+    def clear_budget(self, dataset: str) -> None:
+        self.budgets.pop(dataset, None)
+
     def would_exceed(self, dataset: str, epsilon: float, delta: float = 0.0) -> str:
-        """Empty if the release fits the dataset's budget, else a one-line reason."""
+        """Empty if a release of (ε, δ) fits the dataset's budget, else a one-line reason.
+
+        Only releases are counted (see the module docstring), with basic composition.
+        """
         if dataset not in self.budgets:
             return ""
         be, bd = self.budgets[dataset]
-        te, td = self.total(dataset)
+        te, td = self.spent(dataset)
         if te + epsilon > be + 1e-12 or td + delta > bd + 1e-15:
             return (f"{dataset}: spent ({te:.4g}, {td:.3g}) + this release ({epsilon:.4g}, "
                     f"{delta:.3g}) exceeds the budget ({be:.4g}, {bd:.3g})")
         return ""
 
-    def compositions(self, dataset: str, *, delta_slack: float = 1e-6) -> list["Composition"]:
-        """Every applicable composition of ``dataset``'s releases, basic first."""
-        return compose([e for e in self.entries if e.dataset == dataset],
-                       delta_slack=delta_slack)
+    def compositions(self, dataset: str, *, modes: Sequence[str] | None = None,
+                     delta_slack: float = 1e-6) -> list["Composition"]:
+        """Every composition of ``dataset``'s entries (``modes``: all by default), basic first."""
+        return compose(_filter(self.entries, dataset, modes), delta_slack=delta_slack)
 
     def to_list(self) -> list[dict[str, Any]]:
         return [e.to_dict() for e in self.entries]
 
     @classmethod
-    def from_list(cls, items: list[dict[str, Any]]) -> "PrivacyLedger":
-        return cls(entries=[LedgerEntry.from_dict(d) for d in items])
+    def from_list(cls, items: list[dict[str, Any]],
+                  budgets: dict[str, Any] | None = None) -> "PrivacyLedger":
+        if not isinstance(items, list):
+            raise InputError(f"must be a list, got {type(items).__name__}", field="ledger")
+        return cls(entries=[LedgerEntry.from_dict(d) for d in items],
+                   budgets=budgets_from_dict(budgets or {}))
+
+    @classmethod
+    def from_project(cls, project: Any) -> "PrivacyLedger":
+        """The ledger of a :class:`core.project.Project` (its entries and budgets)."""
+        return cls.from_list(list(project.ledger), getattr(project, "budgets", None) or {})
+
+
+def budgets_to_dict(budgets: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    """Budgets as stored in the project file: ``{dataset: {"epsilon": e, "delta": d}}``."""
+    return {ds: {"epsilon": float(e), "delta": float(d)} for ds, (e, d) in sorted(budgets.items())}
+
+
+def budgets_from_dict(d: Any) -> dict[str, tuple[float, float]]:
+    """Inverse of :func:`budgets_to_dict`, validated (InputError naming the dataset)."""
+    if not isinstance(d, dict):
+        raise InputError(f"must be an object, got {type(d).__name__}", field="budgets")
+    out: dict[str, tuple[float, float]] = {}
+    for ds, b in d.items():
+        where = f"budgets[{ds}]"
+        if not isinstance(b, dict) or "epsilon" not in b:
+            raise InputError('must be {"epsilon": E, "delta": D}', field=where)
+        e, dl = b.get("epsilon"), b.get("delta", 0.0)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (e, dl)):
+            raise InputError(f"epsilon and delta must be numbers, got ({e!r}, {dl!r})",
+                             field=where)
+        if not (math.isfinite(e) and e > 0) or not 0 <= dl < 1:
+            raise InputError(f"needs epsilon > 0 and 0 <= delta < 1, got ({e}, {dl})",
+                             field=where)
+        out[str(ds)] = (float(e), float(dl))
+    return out
 
 
 @dataclass(frozen=True)
@@ -133,6 +266,8 @@ class Composition:
 def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Composition]:
     """Totals of ``entries`` under three accountants (each says when it applies).
 
+    An entry with ``count`` c counts as c releases of its (ε, δ).
+
     * basic composition: (Σεᵢ, Σδᵢ) — always valid;
     * advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3, heterogeneous form):
       ε' = √(2 ln(1/δ') Σεᵢ²) + Σ εᵢ(e^{εᵢ} − 1), δ = Σδᵢ + δ' — for any (εᵢ, δᵢ)-DP releases;
@@ -146,27 +281,87 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
     ...       for i in range(100)]
     >>> [(c.method, round(c.epsilon, 3)) for c in compose(es)]
     [('basic', 10.0), ('advanced', 6.308), ('zCDP', 5.757)]
+    >>> one = [LedgerEntry(id="x", dataset="d", mechanism="laplace", epsilon=0.1, count=100)]
+    >>> [round(c.epsilon, 3) for c in compose(one)]
+    [10.0, 6.308, 5.757]
     """
     if not 0 < delta_slack < 1:
         raise InputError(f"must lie in (0, 1), got {delta_slack!r}", field="delta_slack")
-    eps = [e.epsilon for e in entries]
-    dels = [e.delta for e in entries]
-    out = [Composition("basic", math.fsum(eps), min(1.0, math.fsum(dels)),
+    eps = [(e.count, e.epsilon) for e in entries]
+    dsum = math.fsum(e.count * e.delta for e in entries)
+    out = [Composition("basic", math.fsum(c * x for c, x in eps), min(1.0, dsum),
                        "sequential composition: valid for any releases")]
     if not entries:
         return out
     log_inv = math.log(1.0 / delta_slack)
     try:
-        adv = math.sqrt(2 * log_inv * math.fsum(x * x for x in eps)) + math.fsum(
-            x * math.expm1(x) for x in eps)
+        adv = math.sqrt(2 * log_inv * math.fsum(c * x * x for c, x in eps)) + math.fsum(
+            c * x * math.expm1(x) for c, x in eps)
     except OverflowError:
         adv = math.inf
-    out.append(Composition("advanced", adv, min(1.0, math.fsum(dels) + delta_slack),
+    out.append(Composition("advanced", adv, min(1.0, dsum + delta_slack),
                            f"advanced composition (Dwork-Rothblum-Vadhan) with slack "
                            f"delta' = {delta_slack:g}"))
     pure = all(e.delta == 0 and e.mechanism in PURE_MECHANISMS for e in entries)
-    rho = math.fsum(x * x / 2 for x in eps)
+    rho = math.fsum(c * x * x / 2 for c, x in eps)
     out.append(Composition("zCDP", rho + 2 * math.sqrt(rho * log_inv), delta_slack,
                            f"zero-concentrated DP (Bun-Steinke): pure eps-DP releases only, "
                            f"converted at delta = {delta_slack:g}", applicable=pure))
     return out
+
+
+# --------------------------------------------------------------------------- MDP releases
+def mdp_dataset(mdp_id: str) -> str:
+    """The dataset name of an MDP's transition data: ``"mdp:<id>"``."""
+    return f"mdp:{mdp_id}"
+
+
+def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPrivacy",
+                         k: float, mode: str, seed: int | None, source: str,
+                         count: int = 1, zeros: str = "support", released: str = "",
+                         time: str | None = None) -> LedgerEntry | None:
+    """Record one privatisation of MDP ``mdp_id`` (Algorithm 1 step 1, Dirichlet rows).
+
+    The entry protects ``"mdp:<mdp_id>"`` with the composed (ε, δ) of ``privacy`` (from
+    :func:`core.privacy.mdp_accounting.mdp_privacy` at this ``k``) and states its
+    adjacency. ``mode`` is ``"release"`` (secure noise; the privatised model left PrivPlan)
+    or ``"experiment"`` (seeded: listed, not spent). ``count`` privatisations of the same
+    model at the same k make one entry (a sweep's ``runs``). ``source`` names what made it
+    (e.g. a run id).
+
+    Returns None, recording nothing, when no row has a DP guarantee (ε = ∞): such a
+    release is not differentially private, and a ledger of (ε, δ) cannot hold it — the
+    caller must say so to the user.
+
+    Examples
+    --------
+    >>> from core.examples import four_startups
+    >>> from core.privacy.mdp_accounting import mdp_privacy
+    >>> led = PrivacyLedger()
+    >>> e = record_privatization(led, mdp_id="m", privacy=mdp_privacy(four_startups(), 50),
+    ...                          k=50, mode="experiment", seed=7, source="run-1", count=20)
+    >>> e.dataset, e.mechanism, e.count, round(e.epsilon, 3), e.is_release
+    ('mdp:m', 'dirichlet', 20, 38.244, False)
+    """
+    from core.privacy.mdp_accounting import ADJACENCY_TEXT
+
+    if mode not in MODES:
+        raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
+    if not math.isfinite(privacy.epsilon):
+        return None
+    n_out = len(privacy.not_applicable)
+    what = released or (
+        (f"privatised transition rows (Dir(k·p), k = {k:g})" if mode == "release"
+         else f"nothing ({count} seeded privatisation{'s' if count != 1 else ''}, "
+              f"k = {k:g})"))
+    if n_out:
+        what += f"; {n_out} of {len(privacy.rows)} rows have no DP guarantee"
+    params: dict[str, Any] = {"k": float(k), "b": privacy.b,
+                              "delta_target": privacy.delta_target,
+                              "adjacency": privacy.adjacency, "zeros": zeros,
+                              "rows": len(privacy.rows), "rows_without_guarantee": n_out}
+    extra: dict[str, Any] = {} if time is None else {"time": time}
+    return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
+                         epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
+                         adjacency=ADJACENCY_TEXT[privacy.adjacency], released=what,
+                         mode=mode, seed=seed, source=source, count=int(count), **extra)

@@ -146,6 +146,12 @@ class PrivacyRowsDialog(QDialog):
                                 f"{html.escape(self._record.target)} is no longer in the "
                                 "project: the rows cannot be recomputed.</span>")
             return
+        if not self._document.is_valid(self._record.target):
+            problem = self._document.errors(self._record.target)[0].message
+            self.status.setText(f"<span style='color:{ERROR_COLOUR}'>The model is not valid "
+                                f"right now ({html.escape(problem)}): the rows cannot be "
+                                "recomputed until it is fixed.</span>")
+            return
         mdp = self._document.mdp_entry(self._record.target).mdp  # frozen snapshot
         self.status.setText("Computing…")
         self.table.setRowCount(0)

@@ -3,11 +3,18 @@
 The panel validates as you type, starts :func:`core.experiments.privacy_sweep` through
 its workspace's :class:`gui.workers.TaskRunner` on a snapshot of the model, and when the
 run succeeds records it in the project with an undoable
-:class:`gui.commands.AddRunCommand`. The (ε, δ) accounting of every k is set here too:
-the adjacency radius b of one row, the target δ̂ per row and the MDP-level adjacency
-(one changed row: parallel composition; all rows: basic composition). The record keeps
-a small summary (:func:`run_summary`): the composed ε, δ and statement per k and the
-number of rows without a guarantee — the per-row details are recomputed on demand.
+:class:`gui.commands.AddRunCommand`. A model that is not valid (a row that does not sum
+to 1, a state without actions…) is refused before anything starts, with the reason.
+
+"Synthesise & bound" privatises the model once at one k, synthesises π̄ and bounds its
+value per state (:func:`core.private_policy.private_policy`); the run record ("bounds")
+keeps π̄ and v̲, V̄, v̄ per state, which the workspace draws on the MDP.
+
+The (ε, δ) accounting of every k is set here too: the adjacency radius b of one row, the
+target δ̂ per row and the MDP-level adjacency (one changed row: parallel composition; all
+rows: basic composition). The record keeps a small summary (:func:`run_summary`): the
+composed ε, δ and statement per k and the number of rows without a guarantee — the per-row
+details are recomputed on demand.
 
 Randomness is labelled honestly. A *seeded experiment* uses the seed shown. Unticking
 "seeded experiment" draws a fresh seed from the operating system for each run, and
@@ -17,6 +24,8 @@ records it — but the sweep stays an **experiment**: it evaluates π̄ on the t
 
 from __future__ import annotations
 
+import html
+import math
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -46,12 +55,15 @@ from core.privacy.mdp_accounting import ADJACENCIES, ADJACENCY_TEXT
 from core.project import RunRecord
 from gui.commands import AddRunCommand
 from gui.document import ProjectDocument
+from gui.ledger import record_mdp_release, record_sweep
 from gui.style import ERROR_COLOUR, INVALID_STYLE
 from gui.widgets import SciSpinBox
 from gui.workers import TaskRunner
 
 __all__ = ["AnalysisPanel", "SweepParameters", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS",
-           "default_workers", "run_summary"]
+           "default_workers", "run_summary", "bounds_summary", "DEFAULT_BOUNDS_K"]
+
+DEFAULT_BOUNDS_K = 100.0
 
 DEFAULT_K_TEXT = ", ".join(f"{k:g}" for k in DEFAULT_K)
 MAX_K_VALUES = 60
@@ -77,23 +89,78 @@ TOOLTIPS = {
          "of a larger ε.",
     "delta": "Target δ in (0, 1) for every row: the largest acceptable probability that a "
              "row's ε bound fails; a smaller target is more private but makes ε larger.",
+    "bounds_k": "Dirichlet concentration k of the one private model behind the policy shown on "
+                "the drawing: larger k, more accurate and less private.",
+    "bounds": "Privatise the model once at this k, synthesise the private policy π̄ on it and "
+              "bound its value per state (v̲ ≤ V̄ ≤ v̄); π̄ and the values appear on the "
+              "drawing and are kept with the project (F6).",
     "adjacency": "Which models count as neighbours. one-row: "
                  + ADJACENCY_TEXT["one-row"] + ". all-rows: " + ADJACENCY_TEXT["all-rows"]
                  + ". all-rows protects more and gives a much larger ε.",
 }
 
 
+def json_safe(obj: Any) -> Any:
+    """``obj`` with every non-finite float (an ε of ∞: no guarantee) as None, so that the
+    project file stays strict JSON.
+
+    >>> json_safe({"epsilon": [1.5, float("inf")], "n": 2})
+    {'epsilon': [1.5, None], 'n': 2}
+    """
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
 def run_summary(result: Any) -> dict[str, Any]:
     """What a run record keeps of a :class:`core.experiments.SweepResult`: everything in
     its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
-    number of rows and of rows without a guarantee per k (recomputed on demand)."""
+    number of rows and of rows without a guarantee per k (recomputed on demand).
+    Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null."""
     summary = result.to_dict()
     summary.pop("privacy_rows", None)
     if result.privacy:
         summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
         summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
                                                      for p in result.privacy]
-    return summary
+    return json_safe(summary)
+
+
+def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
+                   ) -> dict[str, Any]:
+    """What a "bounds" run record keeps of a :class:`core.private_policy.PrivatePolicy`:
+    its summary plus the ids of the states and of the chosen actions (``policy_ids``), so
+    the drawing can show π̄ even after the model was edited."""
+    summary = result.summary()
+    summary["state_ids"] = list(state_ids)
+    pol = result.policy
+
+    def ids(row: Any) -> list[str | None]:
+        return [action_ids[s][int(a)] if int(a) < len(action_ids[s]) else None
+                for s, a in enumerate(row)]
+
+    summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
+    return json_safe(summary)
+
+
+def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
+                 accounting: dict[str, Any] | None = None, **kwargs: Any
+                 ) -> tuple[Any, str, Any]:
+    """Worker: :func:`core.private_policy.private_policy`, the digest of the model it ran
+    on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
+    model are kept off the UI thread)."""
+    from core.mdp_model import digest_of
+    from core.privacy.mdp_accounting import mdp_privacy
+    from core.private_policy import private_policy
+
+    digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
+    result = private_policy(mdp, k, progress=progress, **kwargs)
+    privacy = mdp_privacy(mdp, k, **accounting) if accounting else None
+    return result, digest, privacy
 
 
 def default_workers() -> int:
@@ -169,7 +236,8 @@ class AnalysisPanel(QWidget):
         self._document = document
         self._mdp_id = mdp_id
         self._runner = runner
-        self._running: tuple[SweepParameters, object] | None = None
+        # (kind, parameters, snapshot, extra) of the task in the runner
+        self._running: tuple[str, Any, object, dict[str, Any]] | None = None
 
         self.model_label = QLabel(self)
         self.model_label.setWordWrap(True)
@@ -240,6 +308,12 @@ class AnalysisPanel(QWidget):
         self.adjacency_label.setWordWrap(True)
         self.adjacency_label.setStyleSheet("color: #555;")
 
+        self.bounds_k_spin = SciSpinBox(self, minimum=0.01, maximum=1e9, value=DEFAULT_BOUNDS_K,
+                                        log_step=10 ** 0.25)
+        self.bounds_k_spin.setToolTip(TOOLTIPS["bounds_k"])
+        self.bounds_button = QPushButton("Synthesise && bound (F6)", self)
+        self.bounds_button.setToolTip(TOOLTIPS["bounds"])
+
         style = self.style()
         self.run_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
                                       "Run (F5)", self)
@@ -272,15 +346,23 @@ class AnalysisPanel(QWidget):
         pform.addRow(self._label("target δ per row", "delta"), self.delta_spin)
         pform.addRow(self._label("neighbours", "adjacency"), self.adjacency_combo)
         pform.addRow("", self.adjacency_label)
+        bounds_box = QGroupBox("Private policy on the drawing", self)
+        bform = QFormLayout(bounds_box)
+        bform.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        brow = QHBoxLayout()
+        brow.addWidget(self.bounds_k_spin, 1)
+        brow.addWidget(self.bounds_button, 2)
+        bform.addRow(self._label("k", "bounds_k"), brow)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button, 1)
         buttons.addWidget(self.cancel_button, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(model_box)
         layout.addWidget(box)
-        layout.addWidget(privacy_box)
         layout.addLayout(buttons)
         layout.addWidget(self.status_label)
+        layout.addWidget(bounds_box)
+        layout.addWidget(privacy_box)
         layout.addStretch(1)
 
         self.k_edit.textChanged.connect(self._on_k_edit_text_changed)
@@ -293,6 +375,8 @@ class AnalysisPanel(QWidget):
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
         self._on_adjacency_combo_changed()
         self.run_button.clicked.connect(self.run)
+        self.bounds_button.clicked.connect(self.run_bounds)
+        self.bounds_k_spin.valueChanged.connect(self._on_parameter_changed)
         self.cancel_button.clicked.connect(self.cancel)
         runner.started.connect(self._on_runner_started)
         runner.finished.connect(self._on_runner_finished)
@@ -367,9 +451,30 @@ class AnalysisPanel(QWidget):
                 raise ValueError(f"unknown adjacency {adjacency!r}")
             self.adjacency_combo.setCurrentIndex(index)
 
+    def model_problem(self) -> str | None:
+        """Why the model cannot be analysed (the first problem), or None if it is valid."""
+        if not self._document.has_mdp(self._mdp_id):
+            return "this MDP is no longer in the project"
+        errors = self._document.errors(self._mdp_id)
+        if not errors:
+            return None
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return errors[0].message + more
+
+    def _refuse_invalid_model(self, what: str) -> bool:
+        problem = self.model_problem()
+        if problem is None:
+            return False
+        text = f"Cannot run {what}: the model is not valid — {problem}. Fix it in the Inspector."
+        self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>{html.escape(text)}"
+                                  "</span>")
+        self.message_logged.emit("WARNING", text)
+        return True
+
     def run(self) -> bool:
         """Validate and start the sweep; on bad input show why and start nothing."""
-        if not self._document.has_mdp(self._mdp_id):
+        if not self._document.has_mdp(self._mdp_id) or self._refuse_invalid_model(
+                "the privacy sweep"):
             return False
         try:
             params = self.parameters()
@@ -381,8 +486,35 @@ class AnalysisPanel(QWidget):
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
         from core.experiments import privacy_sweep
 
-        self._running = (params, mdp)
+        self._running = ("sweep", params, mdp, {})
         self._runner.start(privacy_sweep, mdp, list(params.ks), **params.sweep_kwargs())
+        return True
+
+    def run_bounds(self) -> bool:
+        """Start "Synthesise & bound" (one private model at the k of its field)."""
+        if not self._document.has_mdp(self._mdp_id) or self._refuse_invalid_model(
+                "Synthesise & bound"):
+            return False
+        try:
+            k = check_k(float(self.bounds_k_spin.value()), "k")
+            beta = check_beta(self.beta_spin.value())
+        except InputError as exc:
+            self._show_error(str(exc))
+            return False
+        seeded = self.seeded_check.isChecked()
+        params = {"k": k, "beta": beta, "alpha_mode": str(self.alpha_combo.currentData()),
+                  "seeded": seeded, "seed": self.seed_spin.value() if seeded else None}
+        model = self._document.model(self._mdp_id)
+        key = model.digest_key()  # the model's digest is computed in the worker
+        extra = {"state_ids": key[0], "action_ids": key[2], "version": model.version}
+        mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
+        self._running = ("bounds", params, mdp, extra)
+        accounting = {"b": float(self.b_spin.value()),
+                      "delta_target": float(self.delta_spin.value()),
+                      "adjacency": str(self.adjacency_combo.currentData())}
+        self._runner.start(_bounds_task, mdp, k, key, beta=beta,
+                           alpha_mode=params["alpha_mode"], seed=params["seed"],
+                           accounting=accounting)
         return True
 
     def cancel(self) -> None:
@@ -405,13 +537,21 @@ class AnalysisPanel(QWidget):
         if not self._document.has_mdp(self._mdp_id):
             self.model_label.setText("(this MDP is no longer in the project)")
             return
-        m = self._document.mdp_entry(self._mdp_id).mdp
-        horizon = f"horizon T = {m.horizon}" if m.is_finite else "infinite horizon"
+        m = self._document.model(self._mdp_id)
+        horizon = f"horizon T = {m.horizon}" if m.horizon is not None else "infinite horizon"
+        pairs = sum(len(a) for a in m.action_ids)
+        s0 = m.label(m.initial_state) if m.initial_state in m.state_ids else "–"
+        problem = self.model_problem()
+        if problem is None:
+            validity = "<span style='color:#1B7F3B'>model valid ✓</span>"
+        else:
+            validity = (f"<span style='color:{ERROR_COLOUR}'>model invalid: "
+                        f"{html.escape(problem)} — the analyses will not run until it is "
+                        "fixed</span>")
         self.model_label.setText(
-            f"<b>{m.name or self._mdp_id}</b><br>{m.n_states} states, "
-            f"{int(m.mask.sum())} state–action pairs, {horizon}, γ = {m.discount:g}, "
-            f"s₀ = {m.state_names[m.initial_state]}<br>"
-            "<span style='color:#1B7F3B'>model valid ✓</span>")
+            f"<b>{html.escape(m.name or self._mdp_id)}</b><br>{m.n_states} states, "
+            f"{pairs} state–action pairs, {horizon}, γ = {m.discount:g}, "
+            f"s₀ = {html.escape(s0)}<br>{validity}")
 
     # ------------------------------------------------------------------ slots
     def _on_k_edit_text_changed(self, text: str) -> None:
@@ -450,6 +590,7 @@ class AnalysisPanel(QWidget):
 
     def _on_runner_started(self) -> None:
         self.run_button.setEnabled(False)
+        self.bounds_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.k_error.hide()
         self.status_label.setText("Running…")
@@ -459,42 +600,84 @@ class AnalysisPanel(QWidget):
 
     def _on_runner_finished(self) -> None:
         self.run_button.setEnabled(True)
+        self.bounds_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
 
     def _on_runner_succeeded(self, result: object) -> None:
         if self._running is None:
             return
-        params, snapshot = self._running
+        kind, params, snapshot, extra = self._running
         self._running = None
+        if not self._document.has_mdp(self._mdp_id):
+            self.message_logged.emit("WARNING", f"{kind} finished but MDP {self._mdp_id} is "
+                                                "gone; the result was discarded")
+            return
+        entry = self._document.mdp_entry(self._mdp_id)
+        if not self._document.is_valid(self._mdp_id) or entry.mdp is not snapshot:
+            self.message_logged.emit("WARNING", f"MDP {self._mdp_id} changed during the run; "
+                                                "the recorded result is for the model as it "
+                                                "was when the run started")
+        if kind == "bounds":
+            self._record_bounds(result, params, extra)
+            return
         from core.experiments import SweepResult
 
         assert isinstance(result, SweepResult)
-        if not self._document.has_mdp(self._mdp_id):
-            self.message_logged.emit("WARNING", f"sweep finished but MDP {self._mdp_id} is "
-                                                "gone; the result was discarded")
-            return
-        if self._document.mdp_entry(self._mdp_id).mdp is not snapshot:
-            self.message_logged.emit("WARNING", f"MDP {self._mdp_id} changed during the run; "
-                                                "the recorded result is for the model as it "
-                                                "was when Run was pressed")
         record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
                            target=self._mdp_id, params=params.to_dict(),
                            summary=run_summary(result), mode=result.mode, seed=result.seed)
+        stack = self._document.undo_stack
+        stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record))
+        record_sweep(self._document, self._mdp_id, result, source=record.id)
+        stack.endMacro()
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
+
+    def _record_bounds(self, outcome: Any, params: dict[str, Any], extra: dict[str, Any]
+                       ) -> None:
+        from core.private_policy import PrivatePolicy
+
+        result, digest, privacy = outcome
+        assert isinstance(result, PrivatePolicy)
+        self._document.note_digest(self._mdp_id, extra["version"], digest)
+        params = dict(params, model_digest=digest)
+        if params.get("seed") is None:
+            params["seed"] = result.seed  # the fresh OS seed, recorded
+        record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
+                           target=self._mdp_id, params=params,
+                           summary=bounds_summary(result, extra["state_ids"],
+                                                  extra["action_ids"]),
+                           mode=result.mode, seed=result.seed)
+        stack = self._document.undo_stack
+        stack.beginMacro(f"Record {record.kind} {record.id}")
+        self._document.push(AddRunCommand(self._document, record))
+        if privacy is not None:
+            entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
+                                       seed=result.seed, source=record.id, mode=result.mode)
+            if entry is None:
+                self.message_logged.emit("WARNING", f"{record.id}: no row of the model has a "
+                                                    "DP guarantee, so nothing was recorded in "
+                                                    "the ledger")
+        stack.endMacro()
+        for w in result.warnings:
+            self.message_logged.emit("WARNING", f"{record.id}: {w}")
+        self.status_label.setText(
+            f"Done: {record.id}, π̄ at k = {result.k:g} and its bounds in "
+            f"{result.elapsed_s:.2g} s (seed {result.seed}); cost bound at s₀ "
+            f"{result.cost_bound:.4g}. Shown on the drawing.")
 
     def _on_runner_failed(self, exc: object) -> None:
         self._running = None
         text = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
         self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>Run failed: "
                                   f"{text}</span>")
-        self.message_logged.emit("ERROR", f"sweep on {self._mdp_id} failed: {text}")
+        self.message_logged.emit("ERROR", f"analysis of {self._mdp_id} failed: {text}")
 
     def _on_runner_cancelled(self) -> None:
         self._running = None
         self.status_label.setText("Cancelled; nothing was recorded.")
-        self.message_logged.emit("INFO", f"sweep on {self._mdp_id} cancelled")
+        self.message_logged.emit("INFO", f"analysis of {self._mdp_id} cancelled")
 
     def _on_document_mdp_changed(self, mdp_id: str) -> None:
         if mdp_id == self._mdp_id:

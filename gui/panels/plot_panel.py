@@ -344,7 +344,7 @@ class CostOfPrivacyPanel(QWidget):
 
     def _mdp_name(self) -> str:
         if self._document.has_mdp(self._mdp_id):
-            return self._document.mdp_entry(self._mdp_id).mdp.name or self._mdp_id
+            return self._document.model(self._mdp_id).name or self._mdp_id
         return self._mdp_id
 
     def _fill_table(self, s: dict[str, Any]) -> None:
@@ -358,9 +358,11 @@ class CostOfPrivacyPanel(QWidget):
         keys = VALUE_KEYS + COST_KEYS
         first = 4  # columns before the value columns
         for row, kv in enumerate(k):
-            e = float("nan") if eps[row] is None else float(eps[row])
+            # a recorded ε of null is ∞: no finite guarantee (an ε on older runs is absent)
+            e_text = "∞" if eps[row] is None and s.get("epsilon") else fmt_num(
+                float("nan") if eps[row] is None else float(eps[row]))
             cells = [f"{kv:g}", f"{float(alpha[row]):.4g}",
-                     fmt_num(e) + (" *" if missing[row] else ""),
+                     e_text + (" *" if missing[row] else ""),
                      fmt_num(float("nan") if dels[row] is None else float(dels[row]), 3)]
             for key in keys:
                 m = float(s[f"{key}_mean"][row])

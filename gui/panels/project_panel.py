@@ -2,6 +2,8 @@
 
 Double-click an MDP to open (or bring forward) its workspace tab; double-click a run to
 show it in its MDP's workspace; double-click "Privacy Calculator" to open the calculator.
+Right-click an MDP to rename, duplicate, export or delete it, or add a new one; right-click
+a run to show or delete it. Every change is an undoable command.
 The tree is rebuilt from the document on every change: it never holds state of its own.
 """
 
@@ -25,6 +27,8 @@ class ProjectPanel(QWidget):
     run_activated = Signal(str)
     rename_requested = Signal()
     tool_activated = Signal(str)  # key of a registered tool tab
+    new_mdp_requested = Signal()
+    export_requested = Signal(str)  # mdp id
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  tools: Callable[[], list[tuple[str, str, str]]] | None = None) -> None:
@@ -43,7 +47,8 @@ class ProjectPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tree)
         for sig in (document.project_replaced, document.run_added, document.run_removed,
-                    document.mdp_changed, document.name_changed):
+                    document.mdp_changed, document.name_changed, document.mdp_added,
+                    document.mdp_removed):
             sig.connect(self._on_document_changed)
         self.rebuild()
 
@@ -61,16 +66,20 @@ class ProjectPanel(QWidget):
         mdps = QTreeWidgetItem(root, [f"MDPs ({len(project.mdps)})"])
         mdps.setData(0, _KIND_ROLE, "group")
         if not project.mdps:
-            hint = QTreeWidgetItem(mdps, ["(none — File ▸ Open… an *.mdp.json)"])
+            hint = QTreeWidgetItem(mdps, ["(none — File ▸ New MDP, or Open… a file)"])
             hint.setDisabled(True)
         for e in project.mdps:
-            m = e.mdp
-            horizon = f"T = {m.horizon}" if m.is_finite else f"γ = {m.discount:g}, infinite"
-            item = QTreeWidgetItem(mdps, [m.name or e.id])
+            m = e.model
+            horizon = (f"T = {m.horizon}" if m.horizon is not None
+                       else f"γ = {m.discount:g}, infinite")
+            valid = self._document.is_valid(e.id)
+            item = QTreeWidgetItem(mdps, [(m.name or e.id) + ("" if valid else "  ⚠")])
             item.setData(0, _KIND_ROLE, "mdp")
             item.setData(0, _ID_ROLE, e.id)
-            tip = (f"{e.id}: {m.n_states} states, {int(m.mask.sum())} state–action pairs, "
-                   f"{horizon}.\nDouble-click to open its workspace.")
+            pairs = sum(len(a) for a in m.action_ids)
+            tip = (f"{e.id}: {m.n_states} states, {pairs} state–action pairs, "
+                   f"{horizon}.\n{self._document.summary(e.id)}\n"
+                   "Double-click to open its workspace; right-click for more.")
             if e.note:
                 tip += f"\n\n{e.note}"
             item.setToolTip(0, tip)
@@ -107,6 +116,43 @@ class ProjectPanel(QWidget):
             stack[0:0] = [item.child(i) for i in range(item.childCount())]
         return out
 
+    # ------------------------------------------------------------------ actions
+    def rename_mdp(self, mdp_id: str, name: str | None = None) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
+        from gui.commands import SetMdpSettingsCommand
+
+        old = self._document.model(mdp_id).name
+        if name is None:
+            name, ok = QInputDialog.getText(self, "Rename MDP", "MDP name:", text=old)
+            if not ok:
+                return
+        name = name.strip()
+        if name and name != old:
+            self._document.push(SetMdpSettingsCommand(self._document, mdp_id, name=name,
+                                                      text=f"Rename MDP to “{name}”"))
+
+    def duplicate_mdp(self, mdp_id: str) -> str:
+        from gui.commands import AddMdpCommand
+
+        entry = self._document.mdp_entry(mdp_id)
+        model = entry.model.copy()
+        model.name = f"{model.name or mdp_id} (copy)"
+        cmd = AddMdpCommand(self._document, model, f"{mdp_id}-copy", entry.note,
+                            text=f"Duplicate MDP “{entry.model.name or mdp_id}”")
+        self._document.push(cmd)
+        return cmd.mdp_id
+
+    def delete_mdp(self, mdp_id: str) -> None:
+        from gui.commands import RemoveMdpCommand
+
+        self._document.push(RemoveMdpCommand(self._document, mdp_id))
+
+    def delete_run(self, run_id: str) -> None:
+        from gui.commands import RemoveRunCommand
+
+        self._document.push(RemoveRunCommand(self._document, run_id))
+
     # ------------------------------------------------------------------ slots
     def _on_document_changed(self, *args: object) -> None:
         self.rebuild()
@@ -133,9 +179,17 @@ class ProjectPanel(QWidget):
         elif kind == "mdp":
             mdp_id = item.data(0, _ID_ROLE)
             menu.addAction("Open workspace", lambda: self.mdp_activated.emit(mdp_id))
+            menu.addAction("Rename…", lambda: self.rename_mdp(mdp_id))
+            menu.addAction("Duplicate", lambda: self.duplicate_mdp(mdp_id))
+            menu.addAction("Export…", lambda: self.export_requested.emit(mdp_id))
+            menu.addSeparator()
+            menu.addAction("Delete", lambda: self.delete_mdp(mdp_id))
+        elif kind == "group" and item.text(0).startswith("MDPs"):
+            menu.addAction("New MDP", self.new_mdp_requested.emit)
         elif kind == "run":
             run_id = item.data(0, _ID_ROLE)
             menu.addAction("Show results", lambda: self.run_activated.emit(run_id))
+            menu.addAction("Delete run", lambda: self.delete_run(run_id))
         elif kind == "tool":
             key = item.data(0, _ID_ROLE)
             menu.addAction(f"Open {item.text(0)}", lambda: self.tool_activated.emit(key))

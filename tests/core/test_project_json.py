@@ -355,3 +355,23 @@ def test_sidecar_names_cannot_escape_the_project_folder(tmp_path):
     with pytest.raises(InputError) as info:
         project_from_dict(doc, base_dir=tmp_path)
     assert "arrays" in info.value.field
+
+
+def test_golden_v2_drawn_four_startups_content():
+    """A project drawn by hand in the editor (tools/build_four_startups.py), with a sweep
+    and a "bounds" run whose π̄ and per-state values the drawing shows."""
+    from core.examples import four_startups
+
+    project = load_project(GOLDEN / "v2_drawn_four_startups.json")
+    (entry,) = project.mdps
+    mdp, ref = entry.mdp, four_startups()
+    assert mdp.state_names == ref.state_names and np.array_equal(mdp.P, ref.P)
+    assert np.array_equal(mdp.R, ref.R) and np.array_equal(mdp.R_T, ref.R_T)
+    assert entry.model.position("st-2") == (320.0, -140.0)
+    sweep, bounds = project.runs
+    assert (sweep.kind, bounds.kind) == ("sweep", "bounds") and bounds.seed == 7
+    s = bounds.summary
+    assert s["stages_kept"] == 3 and len(s["policy"]) == 3 and len(s["v_upper"][0]) == 3
+    assert s["state_ids"] == ["st-1", "st-2", "st-3"]
+    assert s["policy_ids"][0][0] in {"ac-1", "ac-2", "ac-3", "ac-4"}
+    assert bounds.params["model_digest"] == entry.model.digest()

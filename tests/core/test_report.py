@@ -42,7 +42,7 @@ def test_empty_project_says_there_is_nothing_yet():
 def test_report_has_every_section_and_figure():
     rep = build_report(project_with_a_sweep(), project_path=BUILTIN, now=NOW)
     ids = [s.id for s in rep.sections]
-    assert ids == ["models", "run-run-1", "ledger"]
+    assert ids == ["overview", "models", "run-run-1", "ledger"]
     assert len(rep.figures()) == 2
     assert rep.metadata["seeds"] == "5" and len(rep.metadata["project SHA-256"]) == 64
     html = to_html(rep)
@@ -54,8 +54,10 @@ def test_ledger_totals_equal_the_sum_of_entries():
     ledger = next(s for s in rep.sections if s.id == "ledger")
     totals = next(b for b in ledger.blocks
                   if getattr(b, "title", "") == "Totals per protected dataset")
-    basic = next(r for r in totals.rows if r[1] == "basic")
-    assert basic[2] == "23.2" and basic[3] == "0.06"
+    assert totals.columns[3] == "basic (ε, δ)"
+    row = next(r for r in totals.rows if r[0] == "mdp:four-startups")
+    assert row[1] == "releases (spent)" and row[2] == "2" and row[3] == "(23.2, 0.06)"
+    assert row[5] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
 
 
 def test_a_seeded_report_is_byte_stable_apart_from_its_date():

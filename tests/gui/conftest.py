@@ -49,6 +49,14 @@ def isolated_settings(qapp, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def recovery_dir(tmp_path, monkeypatch):
+    """Autosave copies go to a folder of the test's own (gui.autosave.recovery_folder)."""
+    folder = tmp_path / "recovery"
+    monkeypatch.setenv("PRIVPLAN_RECOVERY_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def no_save_prompt(monkeypatch):
     """Closing a window with unsaved changes must not block on a dialog."""
     from PySide6.QtWidgets import QMessageBox

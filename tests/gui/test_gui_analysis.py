@@ -116,11 +116,16 @@ def test_sweep_end_to_end(qtbot, panels):
     assert any("oracle view" in t for t in legend_labels)
     assert len(legend_labels) == len(VALUE_KEYS)
     assert len(plots.cost_legend.items) == len(COST_KEYS)
-    # undo removes the run and empties the plots; redo brings it back
+    # the privatisations are in the ledger: one seeded-experiment entry per k, from this run
+    ledger = doc.project.ledger
+    assert [(e["source"], e["mechanism"], e["mode"]) for e in ledger] == [
+        (record.id, "dirichlet", "experiment")] * 2
+    assert [e["epsilon"] for e in ledger] == pytest.approx(result.to_dict()["epsilon"])
+    # undo removes the run and its ledger entries in one step; redo brings both back
     doc.undo_stack.undo()
-    assert doc.project.runs == [] and plots.is_empty
+    assert doc.project.runs == [] and plots.is_empty and doc.project.ledger == []
     doc.undo_stack.redo()
-    assert plots.run_id == record.id
+    assert plots.run_id == record.id and len(doc.project.ledger) == 2
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
 
 

@@ -129,11 +129,23 @@ def test_save_and_save_as(window, tmp_path, monkeypatch):
 
 def test_new_project_shows_empty_canvas(window):
     window.new_action.trigger()
+    assert window.tabs.count() == 1  # one empty MDP, ready to draw
+    ws = window.active_workspace()
+    assert "no states yet" in ws.mdp_view.empty_text()
+    assert window.validity_label.text().startswith("model invalid: the model has no states")
+    window.close_workspace(ws.mdp_id)
+    assert window.central.currentWidget() is window.closed_label
+    assert not window.run_action.isEnabled()
+    assert window.validity_label.text() == "no model open"
+
+
+def test_empty_project_view_teaches(window):
+    from core.project import Project
+
+    window.document.replace_project(Project(name="nothing"))
     assert window.tabs.count() == 0
     assert window.central.currentWidget() is window.empty_view
     assert "no MDP" in window.empty_view.empty_text()
-    assert not window.run_action.isEnabled()
-    assert window.validity_label.text() == "no model open"
 
 
 def test_tree_double_click_reopens_workspace(window):

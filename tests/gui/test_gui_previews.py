@@ -7,8 +7,11 @@ import importlib
 import pytest
 from PySide6.QtWidgets import QWidget
 
-MODULES = ["gui.editors.mdp_view", "gui.panels.analysis_panel", "gui.panels.plot_panel",
+MODULES = ["gui.editors.mdp_view", "gui.editors.inspector", "gui.editors.matrix_view",
+           "gui.editors.mdp_editor", "gui.editors.items", "gui.panels.analysis_panel",
+           "gui.panels.plot_panel",
            "gui.panels.privacy_panel", "gui.dialogs.privacy_rows_dialog",
+           "gui.panels.advising_panel", "gui.panels.ledger_panel",
            "gui.panels.log_panel", "gui.panels.project_panel", "gui.workspace",
            "gui.main_window"]
 
