@@ -46,12 +46,14 @@ from PySide6.QtWidgets import (
 
 from core import __version__
 from core._validation import InputError
+from core.privacy.ledger import mdp_dataset
 from core.project import Project
 from gui.autosave import AutosaveController
 from gui.commands import RenameProjectCommand
 from gui.document import ProjectDocument
 from gui.editors.mdp_view import MdpView
 from gui.export import install_export_action
+from gui.ledger import spent_text
 from gui.panels.log_panel import LogPanel
 from gui.panels.privacy_panel import PrivacyCalculatorPanel
 from gui.panels.project_panel import ProjectPanel
@@ -267,6 +269,8 @@ class MainWindow(QMainWindow):
 
         document.project_replaced.connect(self._on_document_project_replaced)
         document.dirty_changed.connect(self._on_document_dirty_changed)
+        # ledger entries and budgets change through the undo stack: keep "ε spent" current
+        document.undo_stack.indexChanged.connect(self._update_status)
         document.path_changed.connect(self._on_document_path_changed)
         document.name_changed.connect(self._on_document_name_changed)
         document.run_added.connect(self._on_document_run_added)
@@ -979,6 +983,13 @@ class MainWindow(QMainWindow):
             self.validity_label.setToolTip("A what-if tool: nothing it computes is recorded "
                                            "in the project or released.")
             self.mode_label.setText(" · what-if, nothing is recorded")
+        elif ws is None and (tool := self.tabs.currentWidget()) in self._tools.values():
+            # another tool tab: its title, and its randomness mode when it has one
+            self.validity_label.setStyleSheet("")
+            self.validity_label.setText(self.tabs.tabText(self.tabs.indexOf(tool)))
+            self.validity_label.setToolTip("")
+            label = getattr(tool, "randomness_label", None)
+            self.mode_label.setText(" · " + label() if callable(label) else "")
         elif ws is None or not self._document.has_mdp(ws.mdp_id):
             self.validity_label.setText("no model open")
             self.mode_label.setText("")
@@ -992,7 +1003,9 @@ class MainWindow(QMainWindow):
                 "Every row of P is a probability distribution and every reward is finite."
                 if valid else f"{summary}\n\nThe analyses refuse to run until every problem "
                 "is fixed; the Inspector lists them.")
-            self.mode_label.setText(" · " + ws.analysis_panel.randomness_label())
+            spent = spent_text(self._document, mdp_dataset(ws.mdp_id))
+            self.mode_label.setText(" · " + ws.analysis_panel.randomness_label()
+                                    + (f" · {spent}" if spent else ""))
         self._update_actions()
 
     def _update_actions(self) -> None:

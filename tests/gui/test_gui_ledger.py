@@ -200,3 +200,26 @@ def test_spent_text_for_the_status_bar(example_doc, sweep):
     assert gl.spent_text(doc, "mdp:four-startups") == "ε spent 0 of 50"
     gl.record_mdp_release(doc, "four-startups", sweep.privacy[1], k=100, seed=None, source="r")
     assert gl.spent_text(doc, "mdp:four-startups").endswith("of 50 — over budget")
+
+
+def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
+    """ux.md: the status bar shows the privacy spent vs the budget of the active dataset."""
+    from core.io.project_json import load_project
+    from core.privacy.ledger import mdp_dataset
+    from gui.document import ProjectDocument
+    from gui.ledger import record_entries, set_budget
+    from gui.main_window import MainWindow
+    from gui.resources import BUILTIN_PROJECT, asset_path
+
+    doc = ProjectDocument(load_project(asset_path(*BUILTIN_PROJECT)), None)
+    window = MainWindow(doc, use_settings=False)
+    qtbot.addWidget(window)
+    mdp_id = window.active_workspace().mdp_id
+    assert "ε spent" not in window.mode_label.text()  # no budget: nothing to show
+    set_budget(doc, mdp_dataset(mdp_id), (10.0, 0.1))
+    record_entries(doc, [{"dataset": mdp_dataset(mdp_id), "mechanism": "dirichlet",
+                          "epsilon": 4.0, "delta": 0.01, "mode": "release", "id": "x"}])
+    assert "ε spent 4 of 10" in window.mode_label.text()
+    doc.undo_stack.undo()
+    assert "ε spent 0 of 10" in window.mode_label.text()
+    window.discard_and_close()
