@@ -33,8 +33,6 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
-    QFontMetricsF,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -46,13 +44,13 @@ from PySide6.QtWidgets import (
     QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
     QGraphicsView,
     QLabel,
     QStyle,
-    QStyleOptionGraphicsItem,
     QWidget,
 )
+
+from gui.editors.items import LodTextItem, _plain_option
 
 __all__ = ["AGENT_PALETTE", "agent_colours", "display_positions", "edge_owner", "ZoomView",
            "TextItem", "NodeItem", "EdgeItem", "MapCanvas", "BASE_RADIUS", "CENTER_HALF",
@@ -156,41 +154,17 @@ def display_positions(d: Mapping[str, Any]) -> dict[str, QPointF]:
 
 
 # ---------------------------------------------------------------------------- items
-class TextItem(QGraphicsSimpleTextItem):
-    """A label that is not painted when smaller than ``min_px`` on screen."""
+class TextItem(LodTextItem):
+    """Map labels: the editor's level-of-detail label with the map's smaller defaults."""
 
     def __init__(self, text: str, parent: QGraphicsItem | None = None, *, point_size: float = 8.0,
-                 bold: bool = False, colour: QColor | str = "#1A1A1A", min_px: float = 5.0,
-                 background: QColor | None = LABEL_BG) -> None:
-        super().__init__(text, parent)
-        font = QFont()
-        font.setPointSizeF(point_size)
-        font.setBold(bold)
-        self.setFont(font)
-        self.setBrush(QBrush(QColor(colour)))
-        self._min_px = min_px
-        self._background = background
-        self._height = QFontMetricsF(font).height()
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: N802 (Qt)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if self._height * lod < self._min_px:
-            return
-        if self._background is not None:
-            painter.fillRect(self.boundingRect().adjusted(-1.5, 0, 1.5, 0), self._background)
-        super().paint(painter, option, widget)
-
-    def center_on(self, p: QPointF) -> None:
-        r = self.boundingRect()
-        self.setPos(p.x() - r.width() / 2, p.y() - r.height() / 2)
+                 min_px: float = 5.0, background: QColor | None = LABEL_BG, **kwargs: Any
+                 ) -> None:
+        super().__init__(text, parent, point_size=point_size, min_px=min_px,
+                         background=background, **kwargs)
 
 
-def _plain(option: QStyleOptionGraphicsItem) -> QStyleOptionGraphicsItem:
-    plain = QStyleOptionGraphicsItem(option)
-    plain.state &= ~(QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_HasFocus)
-    return plain
+_plain = _plain_option
 
 
 class NodeItem(QGraphicsItem):
