@@ -353,6 +353,18 @@ def _band(plot: pg.PlotWidget, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     return fill
 
 
+def _note_label(parent: QWidget, *, colour: str = "#222", padding: str = "3px 4px",
+                selectable: bool = False) -> QLabel:
+    """A word-wrapped rich-text note above a results page."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setStyleSheet(f"QLabel {{ color: {colour}; padding: {padding}; }}")
+    return label
+
+
 def _table(columns: Sequence[str], parent: QWidget | None = None) -> QTableWidget:
     t = QTableWidget(0, len(columns), parent)
     t.setHorizontalHeaderLabels(list(columns))
@@ -475,11 +487,7 @@ class AdvisingResultsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel(self)
-        self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.caption.setStyleSheet("QLabel { color: #222; padding: 1px 4px; }")
+        self.caption = _note_label(self, padding="1px 4px", selectable=True)
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.curve_items: dict[str, pg.PlotDataItem] = {}
@@ -576,12 +584,7 @@ class AdvisingResultsView(QWidget):
 
         # privacy ledger
         w = QWidget()
-        self.ledger_statement = QLabel(w)
-        self.ledger_statement.setWordWrap(True)
-        self.ledger_statement.setTextFormat(Qt.TextFormat.RichText)
-        self.ledger_statement.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.ledger_statement.setStyleSheet("QLabel { color: #222; padding: 3px 4px; }")
+        self.ledger_statement = _note_label(w, selectable=True)
         self.ledger_table = _table(LEDGER_COLUMNS)
         lay = QVBoxLayout(w)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -592,10 +595,7 @@ class AdvisingResultsView(QWidget):
 
         # thesis claims
         w = QWidget()
-        self.claims_note = QLabel(w)
-        self.claims_note.setWordWrap(True)
-        self.claims_note.setTextFormat(Qt.TextFormat.RichText)
-        self.claims_note.setStyleSheet("QLabel { color: #333; padding: 3px 4px; }")
+        self.claims_note = _note_label(w, colour="#333")
         self.claims_table = _table(CLAIM_COLUMNS)
         self.claims_table.setWordWrap(True)
         hdr = self.claims_table.horizontalHeader()
@@ -617,10 +617,7 @@ class AdvisingResultsView(QWidget):
 
         # Tables 3.1–3.4
         w = QWidget()
-        self.worked_label = QLabel(w)
-        self.worked_label.setWordWrap(True)
-        self.worked_label.setTextFormat(Qt.TextFormat.RichText)
-        self.worked_label.setStyleSheet("QLabel { color: #222; padding: 3px 4px; }")
+        self.worked_label = _note_label(w)
         self.worked_tables: dict[str, QTableWidget] = {}
         row = QHBoxLayout()
         for key in ("3.1", "3.2", "3.3", "3.4"):
