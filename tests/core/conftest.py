@@ -58,3 +58,30 @@ def make_random_mdp(rng: np.random.Generator, n_states: int, n_actions: int,
 @pytest.fixture(scope="session")
 def random_mdp_factory():
     return make_random_mdp
+
+
+@pytest.fixture(scope="session")
+def run_tool():
+    """``run_tool(name, out)``: run ``tools/<name>.py``'s ``main()`` writing into ``out``.
+
+    The example generators write to their module-level ``OUT``; tests redirect it to a
+    temporary folder and compare what they write with the committed files.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+
+    def run(name: str, out: Path) -> Path:
+        spec = importlib.util.spec_from_file_location(name, root / "tools" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mp = pytest.MonkeyPatch()
+        mp.setattr(mod, "OUT", out)
+        try:
+            mod.main()
+        finally:
+            mp.undo()
+        return out
+
+    return run

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -17,23 +16,12 @@ ASSETS = ROOT / "assets" / "examples"
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("make_examples",
-                                                  ROOT / "tools" / "make_examples.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    out = tmp_path_factory.mktemp("examples")
-    mp = pytest.MonkeyPatch()
-    mp.setattr(mod, "OUT", out)
-    try:
-        mod.main()
-    finally:
-        mp.undo()
-    return out
+def generated(tmp_path_factory, run_tool):
+    return run_tool("make_examples", tmp_path_factory.mktemp("examples"))
 
 
 def test_generator_writes_every_committed_file(generated):
-    # *.map.json files come from tools/make_map_examples.py (tests/core/test_logistics_io.py)
+    # *.map.json files come from tools/make_map_examples.py (tests/core/test_logistics_model.py)
     assert sorted(p.name for p in generated.iterdir()) == sorted(
         p.name for p in ASSETS.iterdir() if not p.name.endswith(".map.json"))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 
@@ -173,19 +172,8 @@ def test_world_is_frozen_copy():
 
 # --------------------------------------------------------- committed example maps
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("make_map_examples",
-                                                  ROOT / "tools" / "make_map_examples.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    out = tmp_path_factory.mktemp("maps")
-    mp = pytest.MonkeyPatch()
-    mp.setattr(mod, "OUT", out)
-    try:
-        mod.main()
-    finally:
-        mp.undo()
-    return out
+def generated(tmp_path_factory, run_tool):
+    return run_tool("make_map_examples", tmp_path_factory.mktemp("maps"))
 
 
 def test_committed_maps_are_current(generated):
