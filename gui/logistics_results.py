@@ -132,6 +132,26 @@ def _cell(text: str, tip: str = "", *, bold: bool = False,
     return it
 
 
+def _rich_label(parent: QWidget, *, selectable: bool = False) -> QLabel:
+    """A word-wrapped rich-text label (captions and notes beside the figures)."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _column(parent: QWidget, top: QWidget, main: QWidget) -> QWidget:
+    """``top`` above ``main`` (which takes the extra space), without margins."""
+    w = QWidget(parent)
+    lay = QVBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(top)
+    lay.addWidget(main, 1)
+    return w
+
+
 class RatioSplitter(QSplitter):
     """A splitter that keeps its first pane at ``ratio`` of the space until the user drags."""
 
@@ -174,17 +194,10 @@ class RouteTab(QWidget):
         self.canvas.show_empty("Run a task (F5) to see its route on the true map here.")
         self.table = _table(("agent", "from", "to", "leg length", "what the others learn"), self)
         self.table.setMinimumWidth(260)
-        self.plan_label = QLabel(self)
-        self.plan_label.setWordWrap(True)
-        self.plan_label.setTextFormat(Qt.TextFormat.RichText)
-        side = QWidget(self)
-        lay = QVBoxLayout(side)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.plan_label)
-        lay.addWidget(self.table, 1)
+        self.plan_label = _rich_label(self)
         split = RatioSplitter(Qt.Orientation.Horizontal, 0.6, self)
         split.addWidget(self.canvas)
-        split.addWidget(side)
+        split.addWidget(_column(self, self.plan_label, self.table))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(split)
@@ -389,28 +402,12 @@ class ObfuscationTab(QWidget):
         bar.addStretch(1)
         self.true_view = ZoomView(self)
         self.obf_view = ZoomView(self)
-        self.true_title = QLabel(self)
-        self.obf_title = QLabel(self)
-        for lab in (self.true_title, self.obf_title):
-            lab.setTextFormat(Qt.TextFormat.RichText)
-            lab.setWordWrap(True)
-        left = QWidget(self)
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.true_title)
-        ll.addWidget(self.true_view, 1)
-        right = QWidget(self)
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(self.obf_title)
-        rl.addWidget(self.obf_view, 1)
+        self.true_title = _rich_label(self)
+        self.obf_title = _rich_label(self)
         split = RatioSplitter(Qt.Orientation.Horizontal, 0.45, self)
-        split.addWidget(left)
-        split.addWidget(right)
-        self.info = QLabel(self)
-        self.info.setWordWrap(True)
-        self.info.setTextFormat(Qt.TextFormat.RichText)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        split.addWidget(_column(self, self.true_title, self.true_view))
+        split.addWidget(_column(self, self.obf_title, self.obf_view))
+        self.info = _rich_label(self, selectable=True)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
@@ -719,17 +716,10 @@ class CenterGraphTab(QWidget):
         self.view = ZoomView(self)
         self.view.show_empty(self.EMPTY)
         self.table = _table(("from", "to", "agent", "estimate", "source", "chosen"), self)
-        self.caption = QLabel(self)
-        self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.RichText)
-        side = QWidget(self)
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.caption)
-        sl.addWidget(self.table, 1)
+        self.caption = _rich_label(self)
         split = RatioSplitter(Qt.Orientation.Horizontal, 0.64, self)
         split.addWidget(self.view)
-        split.addWidget(side)
+        split.addWidget(_column(self, self.caption, self.table))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
@@ -1024,10 +1014,7 @@ class PlanResultsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.banner = QLabel(self)
-        self.banner.setWordWrap(True)
-        self.banner.setTextFormat(Qt.TextFormat.RichText)
-        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner = _rich_label(self, selectable=True)
         self.tabs = QTabWidget(self)
         self.route_tab = RouteTab(self)
         self.agent_map = AgentMapView(self)
