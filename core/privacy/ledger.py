@@ -17,6 +17,11 @@ An entry may stand for ``count`` independent uses of the same mechanism with the
 (ε, δ) (a sweep privatises the model ``runs`` times at each k); totals weigh it by
 ``count``, exactly as ``count`` separate entries would.
 
+Unbounded releases. A release with no finite ε (raw data left PrivPlan, or the guarantee
+does not apply) is still recorded, with ``epsilon = math.inf`` and a ``reason``; it is
+written to files as ``"epsilon": null`` with ``"epsilon_reason"``, and every total that
+includes it is unbounded (∞). Nothing that left is ever free.
+
 Totals per dataset use basic composition (Σε, Σδ); tighter accountants are added where
 their assumptions hold, and say which they are (:func:`compose`). Budgets are per
 dataset; :meth:`PrivacyLedger.would_exceed` says, before a release, whether it fits.
@@ -77,6 +82,12 @@ class LedgerEntry:
     source: str = ""
     time: str = field(default_factory=now_iso)
     count: int = 1
+    reason: str = ""
+
+    @property
+    def unbounded(self) -> bool:
+        """True when this release has no finite ε (see the module docstring)."""
+        return math.isinf(self.epsilon)
 
     @property
     def is_release(self) -> bool:
@@ -87,6 +98,11 @@ class LedgerEntry:
         d = asdict(self)
         if d["count"] == 1:
             del d["count"]  # the common case stays as short as before
+        if not d["reason"]:
+            del d["reason"]
+        if self.unbounded:  # JSON has no infinity: null with the reason beside it
+            d["epsilon"] = None
+            d["epsilon_reason"] = self.reason
         return d
 
     @classmethod
@@ -94,6 +110,10 @@ class LedgerEntry:
         if not isinstance(d, dict):
             raise InputError(f"malformed ledger entry (an object is needed, got "
                              f"{type(d).__name__})", field="ledger")
+        d = dict(d)
+        if "epsilon" in d and d["epsilon"] is None:  # an unbounded release
+            d["epsilon"] = math.inf
+            d.setdefault("reason", d.get("epsilon_reason") or "no finite bound")
         try:
             e = cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
         except TypeError as exc:
@@ -108,8 +128,10 @@ def _check_entry(e: LedgerEntry) -> None:
         v = getattr(e, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise InputError(f"{name} must be a number, got {v!r}", field=where)
-    if not (math.isfinite(e.epsilon) and e.epsilon >= 0) or not 0 <= e.delta <= 1:
+    if math.isnan(e.epsilon) or e.epsilon < 0 or not 0 <= e.delta <= 1:
         raise InputError(f"invalid (epsilon, delta) = ({e.epsilon}, {e.delta})", field=where)
+    if math.isinf(e.epsilon) and not e.reason:
+        raise InputError("an unbounded release (epsilon = null) needs a reason", field=where)
     if isinstance(e.count, bool) or not isinstance(e.count, int) or e.count < 1:
         raise InputError(f"count must be an integer >= 1, got {e.count!r}", field=where)
 
@@ -136,8 +158,12 @@ class PrivacyLedger:
 
     def record(self, *, dataset: str, mechanism: str, epsilon: float, delta: float = 0.0,
                enforce_budget: bool = False, **details: Any) -> LedgerEntry:
-        """Append one release. With ``enforce_budget`` a release past the budget is refused."""
-        if not (math.isfinite(epsilon) and epsilon >= 0) or not 0 <= delta <= 1:
+        """Append one release. With ``enforce_budget`` a release past the budget is refused.
+
+        ``epsilon = math.inf`` records a release without a finite guarantee; it needs
+        ``reason=...`` (why it is unbounded).
+        """
+        if math.isnan(epsilon) or epsilon < 0 or not 0 <= delta <= 1:
             raise InputError(f"invalid (epsilon, delta) = ({epsilon}, {delta})", field="epsilon")
         entry = LedgerEntry(id=self.next_id(), dataset=dataset, mechanism=mechanism,
                             epsilon=float(epsilon), delta=float(delta), **details)
@@ -201,8 +227,9 @@ class PrivacyLedger:
         be, bd = self.budgets[dataset]
         te, td = self.spent(dataset)
         if te + epsilon > be + 1e-12 or td + delta > bd + 1e-15:
-            return (f"{dataset}: spent ({te:.4g}, {td:.3g}) + this release ({epsilon:.4g}, "
-                    f"{delta:.3g}) exceeds the budget ({be:.4g}, {bd:.3g})")
+            return (f"{dataset}: spent ({_fmt_eps(te)}, {td:.3g}) + this release "
+                    f"({_fmt_eps(epsilon)}, {delta:.3g}) exceeds the budget ({be:.4g}, "
+                    f"{bd:.3g})")
         return ""
 
     def compositions(self, dataset: str, *, modes: Sequence[str] | None = None,
@@ -225,6 +252,10 @@ class PrivacyLedger:
     def from_project(cls, project: Any) -> "PrivacyLedger":
         """The ledger of a :class:`core.project.Project` (its entries and budgets)."""
         return cls.from_list(list(project.ledger), getattr(project, "budgets", None) or {})
+
+
+def _fmt_eps(e: float) -> str:
+    return "unbounded" if math.isinf(e) else f"{e:.4g}"
 
 
 def budgets_to_dict(budgets: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
@@ -319,7 +350,7 @@ def mdp_dataset(mdp_id: str) -> str:
 def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPrivacy",
                          k: float, mode: str, seed: int | None, source: str,
                          count: int = 1, zeros: str = "support", released: str = "",
-                         time: str | None = None) -> LedgerEntry | None:
+                         time: str | None = None) -> LedgerEntry:
     """Record one privatisation of MDP ``mdp_id`` (Algorithm 1 step 1, Dirichlet rows).
 
     The entry protects ``"mdp:<mdp_id>"`` with the composed (ε, δ) of ``privacy`` (from
@@ -329,9 +360,8 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
     model at the same k make one entry (a sweep's ``runs``). ``source`` names what made it
     (e.g. a run id).
 
-    Returns None, recording nothing, when no row has a DP guarantee (ε = ∞): such a
-    release is not differentially private, and a ledger of (ε, δ) cannot hold it — the
-    caller must say so to the user.
+    A privatisation without a finite guarantee (ε = ∞: some row has none under one-row
+    adjacency) is recorded all the same, as an unbounded entry with the reason.
 
     Examples
     --------
@@ -347,8 +377,6 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
 
     if mode not in MODES:
         raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
-    if not math.isfinite(privacy.epsilon):
-        return None
     n_out = len(privacy.not_applicable)
     what = released or (
         (f"privatised transition rows (Dir(k·p), k = {k:g})" if mode == "release"
@@ -361,6 +389,9 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
                               "adjacency": privacy.adjacency, "zeros": zeros,
                               "rows": len(privacy.rows), "rows_without_guarantee": n_out}
     extra: dict[str, Any] = {} if time is None else {"time": time}
+    if not math.isfinite(privacy.epsilon):
+        extra["reason"] = getattr(privacy, "epsilon_reason", "") or (
+            f"{n_out} of {len(privacy.rows)} rows have no DP guarantee")
     return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
                          epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
                          adjacency=ADJACENCY_TEXT[privacy.adjacency], released=what,

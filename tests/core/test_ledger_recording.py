@@ -67,14 +67,24 @@ def test_count_weighs_like_separate_entries():
         assert a.epsilon == pytest.approx(b.epsilon) and a.delta == pytest.approx(b.delta)
 
 
-def test_no_guarantee_records_nothing():
+def test_no_guarantee_is_recorded_as_unbounded():
+    """A release without a finite guarantee is never free: it is an unbounded entry."""
     from dataclasses import replace
 
     priv = replace(mdp_privacy(four_startups(), 10), epsilon=math.inf, delta=1.0)
     led = PrivacyLedger()
-    assert record_privatization(led, mdp_id="m", privacy=priv, k=10, mode="release",
-                                seed=None, source="x") is None
-    assert led.entries == []
+    e = record_privatization(led, mdp_id="m", privacy=priv, k=10, mode="release",
+                             seed=None, source="x")
+    assert led.entries == [e] and e.unbounded and e.reason
+    assert led.spent("mdp:m")[0] == math.inf
+    d = e.to_dict()
+    assert d["epsilon"] is None and d["epsilon_reason"] == e.reason
+    back = LedgerEntry.from_dict(d)
+    assert back.unbounded and back.reason == e.reason
+    led.set_budget("mdp:m", 100.0, 0.5)
+    assert "unbounded" in led.would_exceed("mdp:m", 0.1)
+    with pytest.raises(InputError, match="reason"):
+        led.record(dataset="d", mechanism="laplace", epsilon=math.inf)
     with pytest.raises(InputError):
         record_privatization(led, mdp_id="m", privacy=priv, k=10, mode="what-if", seed=None,
                              source="x")

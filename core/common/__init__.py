@@ -1,0 +1,1 @@
+"""Pieces every capability of the core shares (Qt-free)."""

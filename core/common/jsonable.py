@@ -1,0 +1,95 @@
+"""The one place where a non-finite number becomes JSON ``null`` with a reason.
+
+The command-line contract (``formats-and-cli.md`` §5): a quantity with no finite value (an
+ε without a guarantee, a value that diverged) is written as ``null`` with a sibling
+``<key>_reason`` string (a list of strings, aligned with the values, for list-valued keys),
+never ``Infinity`` or ``NaN``. Producers that know *why* a value is unbounded put the reason
+there themselves; :func:`jsonable` fills in a generic one only where none was given, so a
+non-finite value can never reach ``json.dumps(allow_nan=False)`` and crash the command.
+
+Examples
+--------
+>>> import math
+>>> jsonable({"epsilon": math.inf, "delta": 0.05})
+{'epsilon': None, 'delta': 0.05, 'epsilon_reason': 'no finite bound (unbounded)'}
+>>> jsonable({"epsilon": math.inf, "epsilon_reason": "raw Q-values released"})
+{'epsilon': None, 'epsilon_reason': 'raw Q-values released'}
+>>> jsonable({"v": [1.0, math.nan]})
+{'v': [1.0, None], 'v_reason': [None, 'not a number (undefined)']}
+>>> dumps({"x": [math.inf]})
+'{"x": [null], "x_reason": ["no finite bound (unbounded)"]}'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["jsonable", "dumps", "finite_or_none", "UNBOUNDED", "UNDEFINED"]
+
+UNBOUNDED = "no finite bound (unbounded)"
+UNDEFINED = "not a number (undefined)"
+
+
+def _why(x: float) -> str:
+    return UNDEFINED if math.isnan(x) else UNBOUNDED
+
+
+def finite_or_none(x: Any) -> float | None:
+    """``float(x)`` if it is finite, else None."""
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def _is_bad(x: Any) -> bool:
+    return isinstance(x, (float, np.floating)) and not math.isfinite(float(x))
+
+
+def _scalar(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def jsonable(obj: Any) -> Any:
+    """A copy of ``obj`` that ``json.dumps(allow_nan=False)`` accepts (see module docstring).
+
+    numpy arrays and scalars become lists and Python numbers; tuples become lists.
+    """
+    obj = _scalar(obj)
+    if isinstance(obj, np.ndarray):
+        obj = obj.tolist()
+    if isinstance(obj, dict):
+        out: dict[Any, Any] = {}
+        reasons: dict[str, Any] = {}
+        for key, value in obj.items():
+            value = _scalar(value)
+            if isinstance(value, np.ndarray):
+                value = value.tolist()
+            if _is_bad(value):
+                out[key] = None
+                reasons[f"{key}_reason"] = _why(float(value))
+            elif isinstance(value, (list, tuple)) and any(_is_bad(_scalar(v)) for v in value):
+                vals = [_scalar(v) for v in value]
+                out[key] = [None if _is_bad(v) else jsonable(v) for v in vals]
+                reasons[f"{key}_reason"] = [_why(float(v)) if _is_bad(v) else None
+                                            for v in vals]
+            else:
+                out[key] = jsonable(value)
+        for rk, rv in reasons.items():
+            if out.get(rk) is None:  # a producer's own reason wins
+                out[rk] = rv
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [None if _is_bad(_scalar(v)) else jsonable(v) for v in obj]
+    if _is_bad(obj):
+        return None
+    return obj
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps(jsonable(obj), allow_nan=False, **kwargs)``."""
+    return json.dumps(jsonable(obj), allow_nan=False, **kwargs)
