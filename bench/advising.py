@@ -8,9 +8,11 @@ Targets (printed as PASS/MISS):
    each, in under 1 minute on 2 cores (process pool start-up included).
 
 Then Experiments 1–3 are run with 20 seeds in both variants — ``thesis`` (S = 1,
-identical sets share raw Q-values: the faithful reproduction) and ``sound`` (strict
-S = 2, every DP release noised) — and every thesis claim of §3.6 is printed with the
-thesis's number, ours and a verdict (core.advising.claims). These claims are reported,
+identical sets share raw Q-values, advice drawn from the teacher's raw policy: the
+faithful reproduction, whose ε is unbounded) and ``sound`` (strict S = 2, every DP
+release noised, advice built from the noisy Q alone: ε per advice query) — and every
+thesis claim of §3.6 is printed with the thesis's number, ours and a verdict
+(core.advising.claims). These claims are reported,
 not asserted: spec §10.5 says several of them cannot be reproduced from the text.
 
 The spec's own prototype numbers ([P], spec §5.6, thesis variant) are printed next to
@@ -143,9 +145,11 @@ def main() -> int:
                         proto += f" / {PROTOTYPE_ADVICE[(n, s.label)]:.1f}"
                 closed = "-" if s.closed_epoch_median != s.closed_epoch_median else (
                     f"{s.closed_epoch_median:.0f}")
+                eps = ("unbounded" if not np.isfinite(s.epsilon_spent_mean) else
+                       f"{s.epsilon_spent_mean:.1f}")
                 print(f"  {n:<5}{s.label:<13}{s.auc200:>12.4f} ±{s.auc200_ci:.4f}"
                       f"{100 * s.cr_final:>8.2f}%{s.advice:>8.1f}{closed:>7}"
-                      f"{s.epsilon_spent_mean:>12.1f}{proto}")
+                      f"{eps:>12}{proto}")
         print(f"\n  Thesis claims [{variant}] (reported, not asserted):")
         for c in check_claims(res):
             print(f"  - [{c.verdict}] \"{c.claim.quote}\" ({c.claim.source})")

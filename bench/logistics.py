@@ -7,6 +7,11 @@
    median and the maximum over several origin/goal pairs are printed.
 2. The full B2 size sweep (5 sizes × 4 approaches × 50 worlds, spec §8.3) on 2 worker
    processes: target under 5 minutes. Timed end to end, including the process pool start.
+   Then the sweep's findings, fairly compared: delivery rates per approach, and route
+   lengths on *paired tasks* (tasks both DP and the other approach delivered; each
+   approach's mean over its own deliveries would favour the one that fails on long
+   tasks), with the unpaired figure beside it for reference; and what each approach
+   proves (ε per agent, or none).
 
 Usage::
 
@@ -50,6 +55,41 @@ def bench_plan(repeats: int) -> list[float]:
     return times
 
 
+def report_b2(res) -> None:
+    """Delivery rates, paired route-length comparisons and the privacy of each approach."""
+    cfg = res.config
+    succ = res.mean("success")
+    print("  privacy (proven per agent):")
+    for ap, g in res.privacy().items():
+        print(f"    {ap:>10}: " + (f"epsilon <= {g['epsilon']:g}" if g["epsilon"] is not None
+                                   else f"none ({g['epsilon_reason']})"))
+    print("  delivery rate (delivered / packages):")
+    print(f"    {'N':>4} " + "".join(f"{a:>11}" for a in cfg.approaches))
+    for i, v in enumerate(cfg.values):
+        print(f"    {v:>4g} " + "".join(f"{100 * succ[i, j]:>10.1f}%"
+                                       for j in range(len(cfg.approaches))))
+    if "dp" not in cfg.approaches:
+        return
+    k = cfg.approaches.index("dp")
+    print("  route length, DP vs each approach on paired tasks (both delivered); "
+          "+ = DP shorter:")
+    for j, a in enumerate(cfg.approaches):
+        if j == k:
+            continue
+        for i, v in enumerate(cfg.values):
+            pr = res.paired_route(i, j)
+            own = res.mean("route_length")
+            unpaired = 100.0 * (own[i, j] - own[i, k]) / own[i, j]
+            if pr["dp_advantage_percent"] is None:
+                print(f"    {a:>10} N={v:g}: no paired tasks")
+                continue
+            ci = (f" [{pr['ci_low']:+.1f}, {pr['ci_high']:+.1f}]"
+                  if pr["ci_low"] is not None else "")
+            print(f"    {a:>10} N={v:g}: paired {pr['dp_advantage_percent']:+.1f} %{ci} on "
+                  f"{pr['paired_tasks']} tasks (DP {pr['length_ref']:.1f} vs "
+                  f"{pr['length']:.1f}); unpaired {unpaired:+.1f} %")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="5 worlds per size in the sweep")
@@ -71,6 +111,7 @@ def main() -> None:
     sweep = time.perf_counter() - t0
     print(f"  {sweep:.1f} s ({len(res.config.values)} sizes x {len(res.config.approaches)} "
           f"approaches x {worlds} worlds)")
+    report_b2(res)
     print("Targets")
     print(f"  [{'PASS' if worst < 1.0 else 'MISS'}] one plan on 50 centers under 1 s: "
           f"max {worst * 1e3:.1f} ms (median {med * 1e3:.1f} ms)")

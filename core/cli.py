@@ -9,7 +9,6 @@ source (release mode) and say so; progress goes to stderr only when it is a term
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -24,6 +23,7 @@ from core.advising.cli import (
     cmd_advise,
     cmd_advise_bench,
 )
+from core.audit.cli import add_audit_parser, cmd_audit
 from core.logistics.cli import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.report_cli import add_report_parser, cmd_report
 
@@ -90,8 +90,12 @@ class _Progress:
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], str],
           out: TextIO) -> None:
+    """Print ``payload`` as one strict JSON object (``--json``: every non-finite number is
+    null with a ``…_reason``, :func:`core.common.jsonable.dumps`) or ``text()``."""
     if args.json:
-        out.write(json.dumps(payload, allow_nan=False) + "\n")
+        from core.common.jsonable import dumps
+
+        out.write(dumps(payload) + "\n")
     else:
         out.write(text() + "\n")
 
@@ -101,11 +105,58 @@ def _mode_line(seed: int | None) -> str:
             if seed is not None else "mode: release (noise from the OS secure random source)")
 
 
+# ---------------------------------------------------------------------------- privacy flags
+_PRIVACY_FLAGS = {"eta": "--eta", "domain_rule": "--domain-rule", "b": "--b",
+                  "delta": "--delta", "adjacency": "--adjacency",
+                  "delta_method": "--delta-method", "zeros": "--zeros", "k": "--k"}
+
+
+def _add_privacy_flags(sp: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """--eta, --domain-rule, --b, --delta, --adjacency (the public mechanism parameters).
+
+    ``defaults=False`` leaves them None (``bounds``: taken from the file's release block
+    when it has one)."""
+    from core.privacy.mdp_accounting import (
+        DEFAULT_B,
+        DEFAULT_DELTA,
+        DEFAULT_DOMAIN_RULE,
+        DEFAULT_ETA,
+        PARAMETER_HELP,
+    )
+
+    def d(value: Any) -> Any:
+        return value if defaults else None
+
+    sp.add_argument("--eta", type=float, default=d(DEFAULT_ETA), metavar="H",
+                    help=PARAMETER_HELP["eta"].replace("%", "%%"))
+    sp.add_argument("--domain-rule", choices=("refuse", "mix"), default=d(DEFAULT_DOMAIN_RULE),
+                    help=PARAMETER_HELP["domain_rule"])
+    sp.add_argument("--b", type=float, default=d(DEFAULT_B),
+                    help="adjacency radius " + PARAMETER_HELP["b"])
+    sp.add_argument("--delta", type=float, default=d(DEFAULT_DELTA),
+                    help=f"target delta per row, in (0, 1) (default {DEFAULT_DELTA:g})")
+    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default=d("one-row"),
+                    help="which MDPs are neighbours: one-row (default) = differ in one "
+                         "transition row, all-rows = every row may differ")
+
+
+def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
+    """The guarantee in words (``whole``: with the adjacency and the public parameters),
+    then the (ε, δ) per support size."""
+    lines = [priv.statement if whole else priv.headline]
+    for g in priv.supports:
+        if g.n >= 2:
+            what = (f"({g.epsilon:.4g}, {g.delta:.3g})" if g.bounded else
+                    f"no guarantee: {g.reason}")
+            lines.append(f"  rows with {g.n} possible next states (radius {g.b:g}): {what}")
+    return lines
+
+
 # ---------------------------------------------------------------------------- privatize
 def _cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from core.io.atomic import atomic_write_text
-    from core.io.mdp_files import load_mdp, mdp_to_dict, save_mdp
-    from core.privacy.dirichlet import privatize_mdp
+    from core.io.mdp_files import load_mdp, save_mdp
+    from core.privacy.dirichlet import mechanism_rows, privatize_mdp
+    from core.privacy.mdp_accounting import mdp_privacy
     from core.project import now_iso
 
     in_kind = "npz" if args.mdp.lower().endswith(".npz") else "json"
@@ -115,53 +166,108 @@ def _cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(f"must be a *.mdp.{in_kind} file like the input", field="-o")
     mdp = load_mdp(args.mdp)
     try:
-        res = privatize_mdp(mdp, args.k, rng=args.seed, zeros=args.zeros)
+        prepared = mechanism_rows(mdp, eta=args.eta, domain_rule=args.domain_rule,
+                                  zeros=args.zeros)
+        privacy = mdp_privacy(mdp, args.k, b=args.b, delta_target=args.delta,
+                              adjacency=args.adjacency, prepared=prepared)
+        res = privatize_mdp(mdp, args.k, rng=args.seed, prepared=prepared)
     except InputError as exc:
-        raise _flag_error(exc, {"k": "--k", "seed": "--seed", "zeros": "--zeros"}) from None
-    release = {"mechanism": "dirichlet", "k": res.k, "mode": res.mode, "seed": res.seed,
-               "zeros": res.zeros, "rows": res.rows, "source": os.path.basename(args.mdp),
-               "created": now_iso(), "privplan": __version__}
-    if out_kind == "json":
-        d = mdp_to_dict(res.mdp)
-        d["release"] = release
-        atomic_write_text(args.output, json.dumps(d, indent=2, allow_nan=False) + "\n")
-    else:
-        save_mdp(res.mdp, args.output)
+        raise _flag_error(exc, {**_PRIVACY_FLAGS, "seed": "--seed"}) from None
+    guarantee = privacy.guarantee()
+    release = {**guarantee, "mode": res.mode, "seed": res.seed, "rows": res.rows,
+               "source": os.path.basename(args.mdp), "created": now_iso(),
+               "privplan": __version__}
+    save_mdp(res.mdp, args.output, release=release)
     for w in res.warnings:
         err.write(f"warning: {w}\n")
-    payload = {"output": args.output, "rows": res.rows, "k": res.k, "seed": res.seed,
-               "mode": res.mode, "zeros": res.zeros, "warnings": list(res.warnings)}
-    _emit(args, payload, lambda: (f"wrote {args.output}: {res.rows} rows privatised with "
-                                  f"Dir(k·p), k = {res.k:g}\n{_mode_line(res.seed)}"), out)
+    if not privacy.bounded:
+        err.write(f"warning: this release has no finite (epsilon, delta) guarantee: "
+                  f"{privacy.epsilon_reason}\n")
+    payload = {"output": args.output, **release, "warnings": list(res.warnings)}
+
+    def text() -> str:
+        return "\n".join([f"wrote {args.output}: {res.rows} rows privatised with Dir(k·p), "
+                          f"k = {res.k:g}", _mode_line(res.seed),
+                          "guarantee (also in the file's release metadata):",
+                          *("  " + line for line in _privacy_text(privacy))])
+
+    _emit(args, payload, text, out)
     return 0
 
 
 # ---------------------------------------------------------------------------- bounds
+BOUNDS_PRIVACY_NOTE = (
+    "privacy: the policy, V_private and the bounds are computed from MDP (the privatised "
+    "model) alone, so they are post-processing of that release and carry its guarantee "
+    "(Lemma 2.1), restated here at --k from its supports and the public parameters (from "
+    "the file's release metadata when present, else --eta/--domain-rule/--b/--delta/"
+    "--adjacency)")
 def _cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from core.io.mdp_files import load_mdp
-    from core.robust import cost_of_privacy
+    from core.io.mdp_files import load_mdp, read_release
+    from core.privacy.mdp_accounting import (
+        DEFAULT_B,
+        DEFAULT_DELTA,
+        DEFAULT_DOMAIN_RULE,
+        DEFAULT_ETA,
+        release_privacy,
+    )
+    from core.robust import cost_of_privacy, release_centre_shift
 
     mdp = load_mdp(args.mdp)
+    release = read_release(args.mdp)
+    rel = release or {}
+
+    def pick(flag: Any, key: str, default: Any) -> Any:
+        if flag is not None:
+            return flag
+        value = rel.get(key)
+        return default if value is None else value
+
+    params = {"eta": float(pick(args.eta, "eta", DEFAULT_ETA)),
+              "domain_rule": str(pick(args.domain_rule, "domain_rule", DEFAULT_DOMAIN_RULE)),
+              "b": float(pick(args.b, "b", DEFAULT_B)),
+              "delta_target": float(pick(args.delta, "delta_target", DEFAULT_DELTA)),
+              "adjacency": str(pick(args.adjacency, "adjacency", "one-row")),
+              "zeros": str(rel.get("zeros", "support"))}
+    if params["zeros"] == "smoothing":
+        params["smoothing"] = float(rel.get("smoothing", 0.01))
     try:
+        privacy = release_privacy(mdp, args.k, **params)
+        # the noise was centred on the pre-processed rows: widen alpha by the public shift
+        shift = release_centre_shift(mdp, eta=params["eta"], domain_rule=params["domain_rule"],
+                                     zeros=params["zeros"],
+                                     smoothing=params.get("smoothing", 0.0))
         res = cost_of_privacy(mdp, k=args.k, beta=args.beta, alpha_mode=args.alpha,
-                              method=args.method, progress=_Progress(err, "bounds"))
+                              method=args.method, progress=_Progress(err, "bounds"),
+                              centre_shift=shift)
     except InputError as exc:
-        raise _flag_error(exc, {"k": "--k", "beta": "--beta", "alpha": "--alpha",
+        raise _flag_error(exc, {**_PRIVACY_FLAGS, "delta_target": "--delta",
+                                "beta": "--beta", "alpha": "--alpha",
                                 "method": "--method"}) from None
+    if release is not None and release.get("k") is not None and float(release["k"]) != args.k:
+        err.write(f"warning: --k {args.k:g} differs from k = {float(release['k']):g} in the "
+                  "file's release metadata; the guarantee below is at --k\n")
     s0 = mdp.initial_state
     start = res.at_start
     payload = {
         "k": args.k, "beta": res.beta, "alpha": res.alpha, "alpha_mode": res.alpha_mode,
+        "alpha_shift": res.alpha_shift, "alpha_shift_note": res.alpha_shift_note,
         "method": res.method, "horizon": mdp.horizon, "states": list(mdp.state_names),
         "initial_state": mdp.state_names[s0], "policy": res.policy.tolist(),
         "v_private": start(res.v_private).tolist(), "v_lower": start(res.v_lower).tolist(),
         "v_upper": start(res.v_upper).tolist(), "cost_bound": res.cost_bound,
         "status": res.status.message, "elapsed_s": res.elapsed_s,
+        "epsilon": privacy.epsilon, "delta": privacy.delta, "adjacency": privacy.adjacency,
+        "privacy": privacy.guarantee(), "privacy_note": BOUNDS_PRIVACY_NOTE,
+        "release": release,
     }
+    if not privacy.bounded:
+        payload["epsilon_reason"] = privacy.epsilon_reason
 
     def text() -> str:
         lines = [f"{mdp.name or args.mdp}: k = {args.k:g}, beta = {res.beta:g}, "
                  f"alpha = {res.alpha:.6g} ({res.alpha_mode}), method = {res.method}",
+                 *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
                  f"{'state':<16}{'action':<16}{'v_lower':>12}{'V_private':>12}{'v_upper':>12}"]
         pol0 = res.policy[0] if res.policy.ndim == 2 else res.policy
         for s, name in enumerate(mdp.state_names):
@@ -170,6 +276,8 @@ def _cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          f"{start(res.v_upper)[s]:>12.6g}")
         lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
                      f"  ({res.elapsed_s * 1e3:.2f} ms)")
+        lines.append(BOUNDS_PRIVACY_NOTE)
+        lines += ["  " + line for line in _privacy_text(privacy)]
         return "\n".join(lines)
 
     _emit(args, payload, text, out)
@@ -188,12 +296,12 @@ def _cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
                             seed=args.seed, zeros=args.zeros, b=args.b,
                             delta_target=args.delta, adjacency=args.adjacency,
+                            eta=args.eta, domain_rule=args.domain_rule,
                             workers=args.workers, progress=_Progress(err, "sweep"))
     except InputError as exc:
-        raise _flag_error(exc, {"k": "--k", "runs": "--runs", "beta": "--beta", "b": "--b",
-                                "delta": "--delta", "adjacency": "--adjacency",
-                                "alpha": "--alpha", "seed": "--seed", "workers": "--workers",
-                                "zeros": "--zeros"}) from None
+        raise _flag_error(exc, {**_PRIVACY_FLAGS, "runs": "--runs", "beta": "--beta",
+                                "alpha": "--alpha", "seed": "--seed",
+                                "workers": "--workers"}) from None
     payload = res.to_dict()
     payload["seed_drawn_from_os"] = seed_drawn
     payload["initial_state"] = mdp.state_names[mdp.initial_state]
@@ -209,13 +317,13 @@ def _cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{res.mean(c)[i]:>9.4f}±{res.sd(c)[i]:<6.3f}" for c in cols))
         lines.append("v_true and cost_empirical use the true model (oracle view); "
                      f"{res.elapsed_s:.2f} s")
-        lines.append("privacy of each release (Dirichlet mechanism, Theorem 1.6):")
-        for p in res.privacy:
-            lines.append("  " + p.statement)
-            for r in p.not_applicable[:3]:
-                lines.append(f"    no guarantee for {r.state}/{r.action}: {r.reason}")
-            if len(p.not_applicable) > 3:
-                lines.append(f"    ... and {len(p.not_applicable) - 3} more rows (see --json)")
+        if res.privacy:
+            first = res.privacy[0]
+            lines.append("privacy of one privatised model per k (Dirichlet mechanism, "
+                         f"within-support analysis); adjacency: {first.adjacency_text}; "
+                         f"public parameters: {first.parameters_text}:")
+            for p in res.privacy:
+                lines += ["  " + line for line in _privacy_text(p, whole=False)]
         return "\n".join(lines)
 
     _emit(args, payload, text, out)
@@ -260,9 +368,16 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "plan": cmd_plan,
     "plan-bench": cmd_plan_bench,
     "advise": cmd_advise,
+    "audit": cmd_audit,
     "advise-bench": cmd_advise_bench,
     "report": cmd_report,
 }
+
+
+ZEROS_HELP = ("zero probabilities: 'support' (default) keeps them zero, so which transitions "
+              "are possible is disclosed (the adjacency does not protect it); 'smoothing' "
+              "mixes every row that has a zero with the uniform distribution on all states "
+              "(weight 0.01): its support becomes all states, the model changes")
 
 
 def _build_parser() -> _Parser:
@@ -284,7 +399,13 @@ def _build_parser() -> _Parser:
     grp = sp.add_mutually_exclusive_group(required=True)
     grp.add_argument("--gamma", type=float, help="Omega_1 threshold in (0, 1/|W|)")
     grp.add_argument("--delta", type=float, help="target delta: uses the best gamma")
-    sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto")
+    sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto",
+                    help="how delta is bounded. auto (default) = union: the union bound "
+                         "|W|·I_gamma(k·eta, k(1-eta)), proven at every input; exact (|W| <= 3) "
+                         "= the vertex reduction of [D] Lemma 1.2 (certified quadrature; the "
+                         "lemma's printed proof has a gap: numerically supported, not proven; "
+                         "reproduces Figure 1.1); mc = Monte Carlo estimate at the vertices "
+                         "(also rests on Lemma 1.2)")
     common(sp)
 
     sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row")
@@ -293,16 +414,24 @@ def _build_parser() -> _Parser:
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode (secure noise)")
     sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
-                    help="zero probabilities: keep them (support disclosed) or smooth")
-    sp.add_argument("-o", "--output", required=True, help="output MDP file (same kind)")
+                    help=ZEROS_HELP)
+    sp.add_argument("-o", "--output", required=True,
+                    help="output MDP file (same kind); its release metadata states the "
+                         "guarantee: a 'release' object (JSON) or a 'release_json' entry (NPZ)")
+    _add_privacy_flags(sp)
     common(sp)
 
-    sp = sub.add_parser("bounds", help="policy on the private model and cost-of-privacy bounds")
+    sp = sub.add_parser("bounds", help="policy on the private model and cost-of-privacy bounds",
+                        description="Treats MDP as the privatised model: everything computed "
+                        "from it is post-processing of that release and carries its "
+                        "guarantee, which is restated at --k (privacy flags default to the "
+                        "file's release metadata, else to privatize's defaults).")
     sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz)")
     sp.add_argument("--k", type=float, required=True, help="k that produced the model")
     sp.add_argument("--beta", type=float, required=True, help="beta in (0, 1)")
     sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
     sp.add_argument("--method", choices=("greedy", "lp"), default="greedy")
+    _add_privacy_flags(sp, defaults=False)
     common(sp)
 
     sp = sub.add_parser("sweep", help="the Figure 2.1 experiment over a list of k")
@@ -314,17 +443,14 @@ def _build_parser() -> _Parser:
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
-    sp.add_argument("--zeros", choices=("support", "smoothing"), default="support")
-    sp.add_argument("--b", type=float, default=0.1,
-                    help="adjacency radius of one row, in (0, 1] (default 0.1)")
-    sp.add_argument("--delta", type=float, default=0.05,
-                    help="target delta per row, in (0, 1) (default 0.05)")
-    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default="one-row",
-                    help="which MDPs are neighbours (default: differ in one row)")
+    sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
+                    help=ZEROS_HELP)
+    _add_privacy_flags(sp)
     common(sp)
     add_plan_parser(sub, common)
     add_plan_bench_parser(sub, common)
     add_advise_parser(sub, common)
+    add_audit_parser(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

@@ -5,6 +5,12 @@ synthesise π̄ on the private model, compute V̄^π̄, the robust bounds v̲ an
 V^π̄ — π̄ evaluated on the *true* model (the "oracle view": the algorithm itself never
 sees it; it is shown to validate the bound). All values are taken at the initial state.
 
+The robust set is built with radius α + shift(s, a) per row, where shift is the public
+bound of how far the pre-processing (domain rule ``mix``, ``zeros="smoothing"``) moved the
+centre of the noise away from the true row (:func:`core.robust.centre_shift`): the oracle
+comparison is against the *true* model, which Lemma 2.2 alone does not put within α of P̄.
+``alpha`` in the result is Lemma 2.2's radius; ``alpha_shift`` the largest inflation.
+
 Runs go through a :class:`concurrent.futures.Executor` (processes by default). Run r of
 the i-th k draws from ``SeedSequence(seed, spawn_key=(i, r))``, so results are
 bit-identical for a seed whatever the number of workers or the chunking.
@@ -31,12 +37,19 @@ from typing import Any
 import numpy as np
 
 from core._validation import InputError, check_beta, check_k, fresh_seed
+from core.common.jsonable import jsonable
 from core.mdp import MDP
 from core.planning.synthesis import evaluate_policy, synthesize
-from core.privacy.dirichlet import privatize_mdp
+from core.privacy.dirichlet import (
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    MechanismRows,
+    mechanism_rows,
+    privatize_mdp,
+)
 from core.privacy.mdp_accounting import MdpPrivacy, mdp_privacy
 from core.progress import Cancelled, Progress, no_progress
-from core.robust import ALPHA_MODES, alpha_radius, robust_bounds
+from core.robust import ALPHA_MODES, alpha_radius, alpha_shift_note, centre_shift, robust_bounds
 
 __all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES"]
 
@@ -62,6 +75,14 @@ class SweepResult:
     elapsed_s: float = 0.0
     mode: str = "experiment"
     privacy: tuple[MdpPrivacy, ...] = ()
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+    alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
+
+    @property
+    def alpha_shift_note(self) -> str:
+        """Why α was inflated ("" when it was not)."""
+        return alpha_shift_note(self.alpha_shift)
 
     def __post_init__(self) -> None:
         for name in ("k", "alpha", *QUANTITIES):
@@ -91,33 +112,53 @@ class SweepResult:
         return x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.zeros(x.shape[0])
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``sweep --json`` object: every list aligned with ``k``."""
+        """The ``sweep --json`` object: every list aligned with ``k``.
+
+        Strict JSON (:func:`core.common.jsonable.jsonable`): an unbounded ε is ``None``
+        with its reason at the same index of ``epsilon_reason``; never inf or NaN.
+        """
         out: dict[str, Any] = {"k": self.k.tolist(), "runs": self.runs, "beta": self.beta,
                                "alpha_mode": self.alpha_mode, "alpha": self.alpha.tolist(),
-                               "zeros": self.zeros, "seed": self.seed, "mode": self.mode}
+                               "zeros": self.zeros, "seed": self.seed, "mode": self.mode,
+                               "eta": self.eta, "domain_rule": self.domain_rule,
+                               "alpha_shift": self.alpha_shift,
+                               # the largest radius any row's robust set used, per k
+                               "alpha_effective": (self.alpha + self.alpha_shift).tolist(),
+                               "alpha_shift_note": self.alpha_shift_note}
         for name in (*QUANTITIES, "cost_bound", "cost_empirical"):
             out[f"{name}_mean"] = self.mean(name).tolist()
             out[f"{name}_sd"] = self.sd(name).tolist()
         if self.privacy:
             first = self.privacy[0]
             out.update(b=first.b, delta_target=first.delta_target, adjacency=first.adjacency,
+                       adjacency_text=first.adjacency_text,
+                       delta_method=first.delta_method,
                        epsilon=[p.epsilon for p in self.privacy],
                        delta=[p.delta for p in self.privacy],
                        privacy_statement=[p.statement for p in self.privacy],
+                       privacy_supports=[[g.to_dict() for g in p.supports]
+                                         for p in self.privacy],
                        privacy_rows=[p.to_dict()["rows"] for p in self.privacy])
+            if not all(p.bounded for p in self.privacy):
+                out["epsilon_reason"] = [None if p.bounded else p.epsilon_reason
+                                         for p in self.privacy]
         out["elapsed_s"] = self.elapsed_s
-        return out
+        return jsonable(out)
 
 
-def _run_chunk(mdp: MDP, k: float, alpha: float, beta: float, zeros: str, seed: int,
-               k_index: int, start: int, stop: int) -> np.ndarray:
-    """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0."""
+def _run_chunk(mdp: MDP, k: float, alpha: "float | np.ndarray", beta: float,
+               prepared: MechanismRows, seed: int, k_index: int, start: int, stop: int
+               ) -> np.ndarray:
+    """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0.
+
+    ``alpha`` is the radius of every row, or (S, A) radii α + centre shift.
+    """
     out = np.empty((stop - start, 4))
     s0 = mdp.initial_state
     for j, r in enumerate(range(start, stop)):
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
                                                                          spawn_key=(k_index, r))))
-        private = privatize_mdp(mdp, k, rng=rng, zeros=zeros).mdp
+        private = privatize_mdp(mdp, k, rng=rng, prepared=prepared).mdp
         plan = synthesize(private)
         lo, hi, _, _ = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
         v_true = evaluate_policy(mdp, plan.policy)
@@ -135,7 +176,8 @@ def _default_executor(workers: int) -> Executor:
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                   beta: float = 0.05, alpha_mode: str = "paper", seed: int | None = None,
                   zeros: str = "support", b: float = 0.1, delta_target: float = 0.05,
-                  adjacency: str = "one-row", workers: int | None = None,
+                  adjacency: str = "one-row", eta: float = DEFAULT_ETA,
+                  domain_rule: str = DEFAULT_DOMAIN_RULE, workers: int | None = None,
                   executor: Executor | None = None, progress: Progress = no_progress
                   ) -> SweepResult:
     """Run the Figure 2.1 experiment on ``mdp`` (the *true* model).
@@ -146,11 +188,21 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         Concentrations k (> 0, need not be integers).
     runs : int
         Privatisations per k (the papers use 50).
-    beta, alpha_mode : see :func:`core.robust.cost_of_privacy`.
+    beta, alpha_mode : see :func:`core.robust.cost_of_privacy`. Each row's radius is α
+        plus its centre shift (module docstring).
     seed : int, optional
         Experiment seed; drawn from the OS and recorded if omitted.
+    zeros : {"support", "smoothing"}
+        Zero probabilities (:mod:`core.privacy.dirichlet`).
     b, delta_target, adjacency :
         The (ε, δ) accounting of every k (:func:`core.privacy.mdp_accounting.mdp_privacy`).
+    eta, domain_rule :
+        The declared domain and its rule (``"mix"``, the default, or ``"refuse"``; the
+        defaults are :data:`core.privacy.dirichlet.DEFAULT_ETA` and
+        :data:`core.privacy.dirichlet.DEFAULT_DOMAIN_RULE`): every run privatises
+        the rows exactly as the accounting describes them
+        (:func:`core.privacy.dirichlet.mechanism_rows`, computed once). With ``refuse`` a
+        row outside the domain stops the sweep before any run, naming the row.
     workers : int, optional
         Processes (default: CPU count). ``1`` runs on the calling thread.
     executor : Executor, optional
@@ -168,8 +220,14 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         raise InputError(f"must be one of {ALPHA_MODES}, got {alpha_mode!r}", field="alpha")
     seed = fresh_seed() if seed is None else int(seed)
     alphas = [alpha_radius(k, beta, mode=alpha_mode, n=mdp.n_states) for k in ks]
+    prepared = mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros)
+    # the noise is centred on the pre-processed rows T(P): widen each row's radius by the
+    # public bound of ‖T(P) − P‖_∞ so that the bounds are about the true model
+    shift = centre_shift(prepared, mdp.P.shape[:2])
+    shifted = bool((shift > 0).any())
+    radii: list[float | np.ndarray] = [a + shift if shifted else a for a in alphas]
     privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                                zeros=zeros) for k in ks)
+                                prepared=prepared) for k in ks)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
@@ -194,15 +252,16 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     if inline:
         for task in tasks:
             i, start, stop = task
-            record(task, _run_chunk(mdp, ks[i], alphas[i], beta, zeros, seed, i, start, stop))
+            record(task, _run_chunk(mdp, ks[i], radii[i], beta, prepared, seed, i, start,
+                                    stop))
     else:
         ex = executor if executor is not None else _default_executor(n_workers)
         jobs: dict[Future[Any], tuple[int, int, int]] = {}
         try:
             for task in tasks:
                 i, start, stop = task
-                jobs[ex.submit(_run_chunk, mdp, ks[i], alphas[i], beta, zeros, seed, i, start,
-                               stop)] = task
+                jobs[ex.submit(_run_chunk, mdp, ks[i], radii[i], beta, prepared, seed, i,
+                               start, stop)] = task
             for fut in as_completed(jobs):
                 record(jobs[fut], fut.result())
         except Cancelled:
@@ -215,4 +274,6 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
                        v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,
-                       elapsed_s=time.perf_counter() - t0, privacy=privacy)
+                       elapsed_s=time.perf_counter() - t0, privacy=privacy, eta=prepared.eta,
+                       domain_rule=prepared.domain_rule,
+                       alpha_shift=float(shift.max()) if shifted else 0.0)

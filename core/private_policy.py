@@ -4,7 +4,11 @@
 every row with concentration k (:func:`core.privacy.dirichlet.privatize_mdp`), synthesise
 π̄ on the private model and compute V̄, v̲ and v̄ (:func:`core.robust.cost_of_privacy`).
 Unlike the Figure 2.1 sweep it never evaluates π̄ on the true model, so every number it
-returns is computed from the private model only.
+returns is computed from the private model only, plus public parameters: the robust set
+of each row is widened by the public bound of how far the pre-processing (domain rule
+``mix``, ``zeros="smoothing"``) moved the centre of the noise away from the true row
+(:func:`core.robust.release_centre_shift`, from P̄'s supports and the public rules), so
+that v̲ and v̄ are about the true model.
 
 :meth:`PrivatePolicy.summary` is the compact record a project keeps (house style §3:
 parameters and summaries, not big arrays): the policy and the three value functions at
@@ -30,9 +34,9 @@ import numpy as np
 
 from core._validation import InputError, check_beta, check_k, fresh_seed
 from core.mdp import MDP
-from core.privacy.dirichlet import privatize_mdp
+from core.privacy.dirichlet import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.progress import Progress, no_progress, sub_progress
-from core.robust import ALPHA_MODES, cost_of_privacy
+from core.robust import ALPHA_MODES, alpha_shift_note, cost_of_privacy, release_centre_shift
 
 __all__ = ["PrivatePolicy", "private_policy", "ALL_STAGES_MAX_CELLS"]
 
@@ -65,6 +69,12 @@ class PrivatePolicy:
     status: str
     warnings: tuple[str, ...] = ()
     elapsed_s: float = 0.0
+    alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
+
+    @property
+    def alpha_shift_note(self) -> str:
+        """Why α was inflated ("" when it was not)."""
+        return alpha_shift_note(self.alpha_shift)
 
     @property
     def cost_bound(self) -> float:
@@ -77,7 +87,8 @@ class PrivatePolicy:
     def summary(self) -> dict[str, Any]:
         """The JSON-safe record kept in the project (``RunRecord.summary``)."""
         return {"k": self.k, "beta": self.beta, "alpha": self.alpha,
-                "alpha_mode": self.alpha_mode, "seed": self.seed, "mode": self.mode,
+                "alpha_mode": self.alpha_mode, "alpha_shift": self.alpha_shift,
+                "alpha_shift_note": self.alpha_shift_note, "seed": self.seed, "mode": self.mode,
                 "horizon": self.horizon, "stages_kept": self.stages_kept,
                 "policy": self.policy.tolist(), "v_private": self.v_private.tolist(),
                 "v_lower": self.v_lower.tolist(), "v_upper": self.v_upper.tolist(),
@@ -88,7 +99,8 @@ class PrivatePolicy:
 def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = "paper",
                    seed: int | None = None, zeros: str = "support",
                    max_cells: int = ALL_STAGES_MAX_CELLS,
-                   progress: Progress = no_progress) -> PrivatePolicy:
+                   progress: Progress = no_progress, eta: float | None = None,
+                   domain_rule: str = DEFAULT_DOMAIN_RULE) -> PrivatePolicy:
     """Privatise ``mdp`` once with Dir_k, synthesise π̄ and bound it (see module docstring).
 
     Parameters
@@ -97,7 +109,8 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
         The true model.
     k : float
         Dirichlet concentration (> 0): larger k, more accurate and less private.
-    beta, alpha_mode : see :func:`core.robust.cost_of_privacy`.
+    beta, alpha_mode : see :func:`core.robust.cost_of_privacy`; each row's radius is α plus
+        its centre shift (module docstring).
     seed : int, optional
         Experiment seed; drawn from the OS and recorded when omitted (still an
         experiment: the seed is recorded so the run can be repeated).
@@ -113,10 +126,16 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     seed = fresh_seed() if seed is None else int(seed)
     t0 = time.perf_counter()
     progress(0.0, f"privatising {int(mdp.mask.sum())} rows with k = {k:g}")
-    private = privatize_mdp(mdp, k, rng=seed, zeros=zeros)
+    # eta / domain_rule: the declared domain (core.privacy.dirichlet), as in the accounting
+    prepared = mechanism_rows(mdp, eta=DEFAULT_ETA if eta is None else eta,
+                              domain_rule=domain_rule, zeros=zeros)
+    private = privatize_mdp(mdp, k, rng=seed, prepared=prepared)
     progress(0.5, "synthesising π̄ and bounding its value")
     bounds = cost_of_privacy(private.mdp, k=k, beta=beta, alpha_mode=alpha_mode,
-                             progress=sub_progress(progress, 0.5, 1.0))
+                             progress=sub_progress(progress, 0.5, 1.0),
+                             centre_shift=release_centre_shift(
+                                 private.mdp, eta=prepared.eta, domain_rule=prepared.domain_rule,
+                                 zeros=prepared.zeros, smoothing=prepared.smoothing))
     S = mdp.n_states
     if mdp.is_finite:
         T = int(mdp.horizon)  # type: ignore[arg-type]
@@ -134,4 +153,4 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
                          initial_state=mdp.initial_state, policy=policy, v_private=vals[0],
                          v_lower=vals[1], v_upper=vals[2], stages_kept=keep,
                          status=bounds.status.message, warnings=private.warnings,
-                         elapsed_s=time.perf_counter() - t0)
+                         elapsed_s=time.perf_counter() - t0, alpha_shift=bounds.alpha_shift)

@@ -11,7 +11,9 @@ project and inputs is byte-identical.
 
 Sections, by id: ``overview`` (what was analysed and the privacy spent, when there is
 anything to say), ``models``, one ``run-<id>`` per analysis run with a reporter
-(``sweep``, ``advise``, ``plan``), ``no-analyses`` (when there is none) and ``ledger``.
+(``sweep``, ``advise``, ``plan``, ``audit``), ``no-analyses`` (when there is none) and
+``ledger``. An ε without a finite bound (``math.inf``, or ``null`` in a stored summary)
+reads "unbounded" with its reason everywhere — never ∞, 0 or a dropped row.
 
 Examples
 --------
@@ -38,7 +40,7 @@ from core import __version__
 
 __all__ = ["Paragraph", "KeyValues", "Table", "Series", "Figure", "Section", "Report",
            "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
-           "section_titles", "ledger_totals"]
+           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT"]
 
 
 # --------------------------------------------------------------------------- content model
@@ -197,7 +199,8 @@ def _sweep_section(project: Any, run: Any) -> Section:
         pcols: tuple[str, ...] = ("k", "ε", "δ")
         if isinstance(out, list) and isinstance(total, list) and len(out) == len(total) == n:
             pcols += ("rows without a guarantee",)
-        prow = tuple((_fmt(k, 6), _fmt(s["epsilon"][i]), _fmt(s["delta"][i], 3))
+        prow = tuple((_fmt(k, 6), _eps(s["epsilon"][i], _reason_at(s.get("epsilon_reason"), i)),
+                      _fmt(s["delta"][i], 3))
                      + ((f"{out[i]} of {total[i]}",) if len(pcols) == 4 else ())
                      for i, k in enumerate(ks))
         adjacency = str(s.get("adjacency", ""))
@@ -273,8 +276,48 @@ def _generic_section(project: Any, run: Any) -> Section:
     return sec
 
 
+UNBOUNDED_TEXT = "unbounded"
+
+
+def _eps(x: Any, reason: Any = "") -> str:
+    """An ε for display: a number, or "unbounded" with its reason (never ∞, 0 or blank).
+
+    ``None`` is the JSON form of an unbounded ε (``formats-and-cli.md`` §5), so it reads
+    as unbounded too.
+
+    >>> _eps(1.25), _eps(math.inf, "raw Q-values released"), _eps(None)
+    ('1.25', 'unbounded (raw Q-values released)', 'unbounded')
+    """
+    if x is None or (isinstance(x, (int, float)) and not isinstance(x, bool)
+                     and math.isinf(x) and x > 0):
+        return f"{UNBOUNDED_TEXT} ({reason})" if reason else UNBOUNDED_TEXT
+    return _fmt(x)
+
+
+def _reason_at(reasons: Any, i: int) -> str:
+    """The ``i``-th entry of a ``<key>_reason`` list (or the one string), else ""."""
+    if isinstance(reasons, str):
+        return reasons
+    if isinstance(reasons, (list, tuple)) and i < len(reasons) and reasons[i]:
+        return str(reasons[i])
+    return ""
+
+
 def _pair(eps: float, delta: float) -> str:
-    return f"({_fmt(eps)}, {_fmt(delta, 3)})"
+    return f"({_eps(eps)}, {_fmt(delta, 3)})"
+
+
+def unbounded_reasons(led: Any, dataset: str | None = None, *,
+                      modes: Sequence[str] | None = None) -> list[str]:
+    """One line per ledger entry without a finite ε: ``"rel-3 (raw, agent:a): why"``.
+
+    The ledger panel and the report list these beside every total they make unbounded.
+    """
+    return [f"{e.id} ({e.mechanism}, {e.dataset}"
+            + (f", {e.count} uses" if e.count != 1 else "") + ")"
+            + (" [seeded experiment, not spent]" if not e.is_release else "")
+            + f": {e.reason or 'no finite bound'}"
+            for e in led.select(dataset, modes=modes) if e.unbounded]
 
 
 def _time(iso: str) -> str:
@@ -336,8 +379,16 @@ def _advise_section(project: Any, run: Any) -> Section:
             values = values or []
             return _fmt(values[i]) if i < len(values) else "–"
 
-        rows = tuple((a, at(priv.get("releases"), i), at(raw, i), at(priv.get("basic"), i),
-                      at(priv.get("advanced"), i), at(priv.get("rdp"), i))
+        def eps_at(key: str, i: int) -> str:  # null ε with a reason is unbounded
+            values = priv.get(key) or []
+            if i >= len(values):
+                return "–"
+            why = _reason_at(priv.get(f"{key}_reason"), i)
+            v = values[i]
+            return _eps(v, why) if (v is None and why) or isinstance(v, float) else _fmt(v)
+
+        rows = tuple((a, at(priv.get("releases"), i), at(raw, i), eps_at("basic", i),
+                      eps_at("advanced", i), eps_at("rdp", i))
                      for i, a in enumerate(agents))
         sec.blocks.append(Table(
             ("teacher", "noisy releases", "raw releases", "ε basic", "ε advanced", "ε RDP"),
@@ -381,7 +432,8 @@ def _advise_experiment_section(project: Any, run: Any) -> Section:
                    f"{_fmt(a.get('auc200'))} ± {_fmt(a.get('auc200_ci'), 2)}",
                    f"{_fmt(a.get('cr_final'))} ± {_fmt(a.get('cr_final_ci'), 2)}",
                    _fmt(a.get("advice")),
-                   " / ".join(_fmt((a.get("privacy") or {}).get(k))
+                   " / ".join(_eps((a.get("privacy") or {}).get(k),
+                                   (a.get("privacy") or {}).get(f"{k}_reason", ""))
                               for k in ("worst_basic", "worst_advanced", "worst_rdp")))
                   for a in arms), "Arms (means over seeds)"))
     comps = [c for c in s.get("comparisons", []) if isinstance(c, dict)]
@@ -417,15 +469,105 @@ def _plan_section(project: Any, run: Any) -> Section:
     ), "Result"))
     spent = s.get("epsilon_spent", {}) or {}
     if spent:
-        cons = s.get("epsilon_conservative", {}) or {}
-        sent = s.get("messages_sent", {}) or {}
+        why = s.get("epsilon_spent_reason", {}) or {}
+        sent = s.get("messages_sent", s.get("messages_by_agent", {})) or {}
         sec.blocks.append(Table(
-            ("agent", "ε spent", "ε conservative", "messages sent"),
-            tuple((str(a), _fmt(spent[a]), _fmt(cons.get(a)), _fmt(sent.get(a)))
+            ("agent", "ε proven", "messages sent"),
+            tuple((str(a), _eps(spent[a], why.get(a, "")), _fmt(sent.get(a)))
                   for a in sorted(spent)), "Privacy per agent (basic composition)"))
     for key in ("caveats", "thesis_flaws"):
         for n in s.get(key, []) or []:
             sec.blocks.append(Paragraph(str(n), "note"))
+    return sec
+
+
+def _claim_boundary(eps: float, delta: float, n: int = 101) -> tuple[tuple[float, ...],
+                                                                      tuple[float, ...]]:
+    """The most TPR any test reaches at each FPR if the mechanism is (ε, δ)-DP:
+    min(δ + e^ε·FPR, 1 − e^{−ε}(1 − δ − FPR), 1) (Kairouz, Oh & Viswanath 2015)."""
+    xs = tuple(i / (n - 1) for i in range(n))
+    e = math.exp(min(eps, 700.0))
+    ys = tuple(max(0.0, min(delta + e * x, 1.0 - (1.0 - delta - x) / e, 1.0)) for x in xs)
+    return xs, ys
+
+
+@reporter("audit")
+def _audit_section(project: Any, run: Any) -> Section:
+    """An empirical privacy audit (``summary`` = ``AuditResult.to_dict()``, JSON-safe).
+
+    ε_lb ≤ ε_tight ≤ ε_claimed side by side, the verdict (a violation is a warning
+    paragraph), the worst pair, the attack's ROC against the boundary the claim allows.
+    """
+    s = run.summary
+    label = s.get("label") or s.get("mechanism") or run.target
+    sec = Section(f"Privacy audit: {label} ({run.id})", id=f"run-{run.id}")
+    params = s.get("parameters") or (run.params.get("params") or {})
+    conf = s.get("confidence")
+    conf_text = "–" if conf is None else f"{100 * float(conf):g} %"
+    sec.blocks.append(KeyValues((
+        ("mechanism", str(label)), ("randomness", _mode_text(run)),
+        ("public parameters", ", ".join(f"{k} = {_fmt(v)}" for k, v in params.items()
+                                        if not isinstance(v, (list, dict))) or "–"),
+        ("samples per side", _fmt(s.get("samples"))), ("confidence of ε_lb", conf_text),
+        ("created", _time(run.created))), "Parameters"))
+    claimed = s.get("epsilon_claimed")
+    claimed_text = _eps(claimed, s.get("epsilon_claimed_reason") or "")
+    tight = s.get("epsilon_tight")
+    tight_text = (f"unknown ({s.get('epsilon_tight_reason') or 'output densities unknown'})"
+                  if tight is None else _fmt(tight)
+                  + (f" ({s.get('epsilon_tight_method')})"
+                     if s.get("epsilon_tight_method") else ""))
+    sec.blocks.append(Table(
+        ("ε_lb (attack)", "ε_tight (exact)", "ε_claimed", "δ_claimed", "verdict"),
+        ((f"{_fmt(s.get('epsilon_lb'))} at {conf_text}", tight_text, claimed_text,
+          _fmt(s.get("delta_claimed"), 3), str(s.get("verdict", "–"))),),
+        "ε_lb ≤ ε_tight ≤ ε_claimed",
+        note="ε_lb is proven by the attack with the stated confidence (Clopper–Pearson on "
+             "both error rates); ε_tight is the exact ε of the worst pair where the output "
+             "densities are known; ε_claimed is PrivPlan's own guarantee. A violation "
+             "means ε_lb > ε_claimed.", widths=(22, 26, 26, 10, 16)))
+    if s.get("verdict") == "violation":
+        sec.blocks.append(Paragraph(
+            f"VIOLATION: the attack proves ε ≥ {_fmt(s.get('epsilon_lb'))} with {conf_text} "
+            f"confidence, above the claimed ε = {claimed_text}. The stated guarantee of this "
+            "mechanism does not hold.", "warning"))
+    elif claimed is None or math.isinf(float(claimed)):
+        sec.blocks.append(Paragraph(
+            f"No finite ε is claimed ({s.get('epsilon_claimed_reason') or 'unbounded'}), so "
+            f"the audit cannot find a violation; its ε_lb = {_fmt(s.get('epsilon_lb'))} shows "
+            "how much an observer learns.", "note"))
+    pair = s.get("pair")
+    att = s.get("attack") or {}
+    items = [("adjacency", str(s.get("adjacency", "–")))]
+    if isinstance(pair, dict):
+        items.append(("worst pair", str(pair.get("description") or "")))
+        items += [(f"  {k}", _fmt(v) if not isinstance(v, list) else
+                   "[" + ", ".join(_fmt(x) for x in v) + "]")
+                  for k, v in pair.items() if k != "description"]
+    elif pair is not None:
+        items.append(("worst pair", str(pair)))
+    if att.get("fpr") is not None:
+        items.append(("attack", f"{att.get('kind', '')} ({att.get('features', '')}): FPR "
+                                f"{_fmt(att.get('fpr'))} ≤ {_fmt(att.get('fpr_upper'))}, FNR "
+                                f"{_fmt(att.get('fnr'))} ≤ {_fmt(att.get('fnr_upper'))} on "
+                                f"{_fmt(att.get('samples_evaluated'))} per side"))
+    sec.blocks.append(KeyValues(tuple(items), "Worst pair and attack"))
+    roc = [(float(p[0]), float(p[1])) for p in s.get("roc") or [] if len(p) == 2]
+    if roc:
+        series = [Series("attack ROC", tuple(p[0] for p in roc), tuple(p[1] for p in roc))]
+        if claimed is not None and math.isfinite(float(claimed)):
+            bx, by = _claim_boundary(float(claimed), float(s.get("delta_claimed") or 0.0))
+            series.append(Series(f"limit if ({_fmt(claimed)}, "
+                                 f"{_fmt(s.get('delta_claimed'), 3)})-DP holds", bx, by,
+                                 dashed=True))
+        series.append(Series("chance (ε = 0)", (0.0, 1.0), (0.0, 1.0), dashed=True))
+        sec.blocks.append(Figure(
+            f"{run.id}-roc", "Attack ROC (evaluation split)", "false-positive rate",
+            "true-positive rate", tuple(series),
+            caption="A test against an (ε, δ)-DP mechanism cannot rise above the dashed "
+                    "limit; the attack's curve above it is a violation."))
+    for n in s.get("notes", []) or []:
+        sec.blocks.append(Paragraph(str(n), "note"))
     return sec
 
 
@@ -456,7 +598,8 @@ def _ledger_section(project: Any) -> Section:
     if any(not e.is_release for e in led.entries):
         sec.blocks.append(Paragraph(_NOT_SPENT, "note"))
     if led.entries:
-        rows = tuple((e.id, e.dataset, e.mechanism, _fmt(e.epsilon), _fmt(e.delta, 3),
+        rows = tuple((e.id, e.dataset, e.mechanism, _eps(e.epsilon, e.reason),
+                      _fmt(e.delta, 3),
                       str(e.count), e.mode + ("" if e.seed is None else f" (seed {e.seed})"),
                       e.released, e.source, _time(e.time)) for e in led.entries)
         sec.blocks.append(Table(("id", "protects", "mechanism", "ε", "δ", "uses", "mode",
@@ -510,9 +653,14 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
                 over = led.would_exceed(ds, 0.0, 0.0)
                 budget = f"{_pair(be, bd)} — {'EXCEEDED' if over else 'within'}"
             rows.append((ds, label, str(sum(e.count for e in es)), *cells, budget))
+    why = unbounded_reasons(led)
+    note = ("Unbounded totals: these entries have no finite ε, so every total that counts "
+            "them is unbounded (and any budget of their dataset is exceeded) — "
+            + "; ".join(why) + "." if why else "")
     table = Table(("protects", "counted", "uses", "basic (ε, δ)", "advanced (ε, δ)",
                    "zCDP (ε, δ)", "budget (ε, δ)"), tuple(rows),
-                  "Totals per protected dataset", widths=(14, 14, 6, 16, 18, 14, 18))
+                  "Totals per protected dataset", note=note,
+                  widths=(14, 14, 6, 16, 18, 14, 18))
     return table, [(k, assumptions[k]) for k in ("basic", "advanced", "zCDP")
                    if k in assumptions]
 
@@ -537,12 +685,19 @@ def _overview_section(project: Any) -> Section:
         e, d = led.spent(ds)
         n = sum(x.count for x in led.select(ds) if x.is_release)
         b = led.budgets.get(ds)
-        rows.append((ds, str(n), _pair(e, d), "–" if b is None else _pair(*b)))
+        budget = "–" if b is None else _pair(*b) + (
+            " — EXCEEDED" if led.would_exceed(ds, 0.0, 0.0) else "")
+        rows.append((ds, str(n), _pair(e, d), budget))
     if rows:
+        from core.privacy.ledger import _release_modes
+
+        why = unbounded_reasons(led, modes=_release_modes(led.entries))
+        note = "Tighter totals, assumptions and every entry are in the privacy ledger section."
+        if why:
+            note = ("Unbounded: releases without a finite ε — " + "; ".join(why) + ". "
+                    + note)
         sec.blocks.append(Table(("protects", "releases", "spent (basic composition)",
-                                 "budget"), tuple(rows), "Privacy spent",
-                                note="Tighter totals, assumptions and every entry are in "
-                                     "the privacy ledger section."))
+                                 "budget"), tuple(rows), "Privacy spent", note=note))
     return sec
 
 

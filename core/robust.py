@@ -16,6 +16,28 @@ and the second term is a fractional knapsack solved by a greedy fill in ascendin
 of v. ``v`` is shared by every row at a stage, so one sort per stage serves all rows.
 ``method="lp"`` keeps the papers' LP, solved with HiGHS, as a cross-check.
 
+Centre shift (issue 10). Lemma 2.2 concentrates P̄ = Dir_k(c) around the row c the noise
+is *centred on*. The public pre-processing of :func:`core.privacy.dirichlet.mechanism_rows`
+moves that centre away from the true row P: the domain rule ``"mix"`` and
+``zeros="smoothing"`` both give c = T(P) = κ·P + (1 − κ)·u, with u the uniform
+distribution on the row's support after pre-processing (n entries, P's support included)
+and κ the public ``contraction`` of the row (1 − n·η for ``mix``, times 1 − λ for a
+smoothed row). Hence, entry by entry, T(P) − P = (1 − κ)(u − P) and, because
+0 <= P_j <= 1 on the support and both vanish off it,
+
+    ‖T(P) − P‖_∞ = (1 − κ)·max_j |1/n − P_j| <= (1 − κ)·max(1/n, 1 − 1/n)
+                 = (1 − κ)(1 − 1/n)           (n >= 2; 0 when n = 1, where κ = 1),
+
+which depends on P only through the public support size n (:func:`centre_shift_bound`; for
+``mix`` alone it is (n − 1)·η). The bound is the supremum (P tending to a vertex of its
+support). Under smoothing, whether a row had a zero is not visible in P̄, so every
+full-support row is taken as smoothed (:func:`centre_shift`, :func:`release_centre_shift`).
+So ‖P − P̄‖_∞ <= ‖T(P) − P̄‖_∞ + ‖T(P) − P‖_∞: whenever Lemma 2.2 puts T(P)
+within α of P̄, the true P lies within α + shift, and :func:`cost_of_privacy` takes the
+per-row radius α + shift(s, a) (``centre_shift``) so that the sandwich v̲ <= V <= v̄ keeps
+the probability Lemma 2.2 gives it. ``alpha`` in the results stays the radius of Lemma
+2.2; ``alpha_shift`` is the largest inflation (0 when nothing moved the centre).
+
 References
 ----------
 Gohari, Hale, Topcu, "Privacy-Preserving Policy Synthesis in Markov Decision
@@ -34,7 +56,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import linprog
@@ -45,8 +69,12 @@ from core.planning.synthesis import PolicyResult, evaluate_policy, synthesize
 from core.progress import Progress, no_progress
 from core.results import Status, readonly
 
+if TYPE_CHECKING:  # pragma: no cover
+    from core.privacy.dirichlet import MechanismRows
+
 __all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "alpha_radius", "inner_extremes",
-           "inner_lp", "cost_of_privacy", "robust_bounds"]
+           "inner_lp", "cost_of_privacy", "robust_bounds", "centre_shift_bound", "centre_shift",
+           "release_centre_shift", "alpha_shift_note"]
 
 ALPHA_MODES = ("paper", "rigorous")
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
@@ -76,6 +104,81 @@ def alpha_radius(k: float, beta: float, *, mode: str = "paper", n: int | None = 
     raise InputError(f"must be one of {ALPHA_MODES}, got {mode!r}", field="alpha")
 
 
+def centre_shift_bound(support: "np.ndarray | Sequence[int]",
+                       contraction: "np.ndarray | Sequence[float]") -> np.ndarray:
+    """Public bound of ‖T(P) − P‖_∞ per row: (1 − κ)(1 − 1/n) if n >= 2, else 0.
+
+    ``support`` is n (the row's support size after the public pre-processing) and
+    ``contraction`` κ (T(P) = κ·P + (1 − κ)·u_support); see the module docstring for the
+    derivation. Neither depends on P beyond its support.
+
+    Examples
+    --------
+    >>> centre_shift_bound([3, 1, 2], [1 - 3 * 0.02, 1.0, 1.0]).round(12).tolist()
+    [0.04, 0.0, 0.0]
+    """
+    n = np.asarray(support, dtype=np.float64)
+    w = np.clip(1.0 - np.asarray(contraction, dtype=np.float64), 0.0, 1.0)
+    return np.where(n >= 2, w * (1.0 - 1.0 / np.maximum(n, 1.0)), 0.0)
+
+
+def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...], *,
+                  eta: float, domain_rule: str, zeros: str, smoothing: float) -> np.ndarray:
+    """(S, A) shift bounds from the rows' supports n (after pre-processing) and the public
+    rules. ``mix``: factor 1 − n·η of κ on rows with n >= 2. Smoothing: whether a row had
+    a zero is not visible in P̄ (a smoothed row has full support, like a row that had no
+    zero), so every full-support row is taken as smoothed (factor 1 − λ), which can only
+    enlarge the bound; the result depends on nothing P̄ does not show."""
+    n = np.asarray(support, dtype=np.int64)
+    kappa = np.ones(n.shape, dtype=np.float64)
+    if zeros == "smoothing" and smoothing > 0:
+        kappa = np.where(n == shape[0], 1.0 - float(smoothing), kappa)
+    if domain_rule == "mix":
+        kappa = kappa * np.where(n >= 2, 1.0 - n * float(eta), 1.0)
+    out = np.zeros(shape, dtype=np.float64)
+    idx = np.asarray(index, dtype=np.int64).reshape(-1, 2)
+    out[idx[:, 0], idx[:, 1]] = centre_shift_bound(n, kappa)
+    return out
+
+
+def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarray:
+    """The public (S, A) shift bound of the rows ``prepared`` describes.
+
+    ``prepared`` is :func:`core.privacy.dirichlet.mechanism_rows` of the true model (the
+    rows the noise was centred on) and ``shape`` is (S, A); unavailable (s, a) get 0. Per
+    row this is :func:`centre_shift_bound` of (n, κ) with κ ``prepared.contraction``, except
+    that under ``zeros="smoothing"`` every full-support row counts as smoothed (whether it
+    had a zero is not public): equal to :func:`release_centre_shift` of every P̄ drawn
+    around ``prepared``, and >= the row's own bound.
+    """
+    return _public_shift(prepared.support, prepared.index, tuple(shape), eta=prepared.eta,
+                         domain_rule=prepared.domain_rule, zeros=prepared.zeros,
+                         smoothing=prepared.smoothing)
+
+
+def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: str = "support",
+                         smoothing: float = 0.0) -> np.ndarray:
+    """The (S, A) shift bound for a *released* model P̄, from its supports and public rules.
+
+    The noise keeps every support entry positive and every zero zero, so P̄'s supports are
+    those of the pre-processed rows; see :func:`centre_shift` for the rules.
+    """
+    n = (private.P[private.mask] > 0).sum(axis=1)
+    return _public_shift(n, np.argwhere(private.mask), private.P.shape[:2], eta=eta,
+                         domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
+
+
+def alpha_shift_note(shift: float) -> str:
+    """One sentence for results: why α was inflated, or "" when it was not."""
+    if not shift > 0:
+        return ""
+    return (f"alpha inflated by up to {shift:.6g} per row (alpha_shift): the noise is centred "
+            "on the pre-processed row T(P) = κ·P + (1 − κ)·u (domain rule 'mix' and/or "
+            "smoothing), not on the true P, and ‖T(P) − P‖_∞ <= (1 − κ)(1 − 1/n), a public "
+            "bound from the row's support size n; with radius alpha + shift the true P is in "
+            "the robust set whenever Lemma 2.2 puts T(P) within alpha of P̄")
+
+
 def inner_extremes(rows: np.ndarray, v: np.ndarray, *, alpha: float, beta: float,
                    order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``min`` and ``max`` of ``pᵀv`` over P̂_{α,β} around each row of ``rows``.
@@ -94,25 +197,28 @@ def inner_extremes(rows: np.ndarray, v: np.ndarray, *, alpha: float, beta: float
 _BLOCK_ELEMS = 1 << 15
 
 
-def _extremes(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: float, beta: float,
+def _extremes(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
+              alpha: "float | np.ndarray", beta: float,
               asc_lo: np.ndarray, desc_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """min over P̂ of pᵀv_lo and max over P̂ of pᵀv_hi, row by row (spec §6.5).
 
     The L∞ box around each row is l = max(P̄ − α, 0), u = min(P̄ + α, 1); the knapsack
     starts from l and fills the remaining mass r = 1 − Σl greedily along ``asc_lo`` (for
     the min) or ``desc_hi`` (for the max): fill_j = clip(r − (cumsum(c) − c), 0, c) with
-    c = (u − l) in that order.
+    c = (u − l) in that order. ``alpha`` is one radius or one per row (shape (m,)).
     """
     m, n = rows.shape
     lo = np.empty(m)
     hi = np.empty(m)
     v_lo_sorted, v_hi_sorted = v_lo[asc_lo], v_hi[desc_hi]
     step = max(1, _BLOCK_ELEMS // max(n, 1))
+    per_row = isinstance(alpha, np.ndarray)
     for start in range(0, m, step):
         block = rows[start:start + step]
-        lower = block - alpha
+        a = alpha[start:start + step, None] if per_row else alpha
+        lower = block - a
         np.maximum(lower, 0.0, out=lower)
-        cap = block + alpha
+        cap = block + a
         np.minimum(cap, 1.0, out=cap)
         cap -= lower
         rest = 1.0 - lower.sum(axis=1, keepdims=True)
@@ -159,13 +265,16 @@ def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense
     return float(sign * res.fun)
 
 
-def _inner(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: float, beta: float,
-           method: str) -> tuple[np.ndarray, np.ndarray]:
+def _inner(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: "float | np.ndarray",
+           beta: float, method: str) -> tuple[np.ndarray, np.ndarray]:
     if method == "greedy":
         return _extremes(rows, v_lo, v_hi, alpha, beta, np.argsort(v_lo, kind="stable"),
                          np.argsort(v_hi, kind="stable")[::-1])
-    lo = np.array([inner_lp(r, v_lo, alpha=alpha, beta=beta, sense="min") for r in rows])
-    hi = np.array([inner_lp(r, v_hi, alpha=alpha, beta=beta, sense="max") for r in rows])
+    radii = alpha if isinstance(alpha, np.ndarray) else np.full(len(rows), alpha)
+    lo = np.array([inner_lp(r, v_lo, alpha=float(a), beta=beta, sense="min")
+                   for r, a in zip(rows, radii)])
+    hi = np.array([inner_lp(r, v_hi, alpha=float(a), beta=beta, sense="max")
+                   for r, a in zip(rows, radii)])
     return lo, hi
 
 
@@ -175,6 +284,10 @@ class BoundResult:
 
     Finite horizon: arrays are (T+1, S) (stage 0 first; last row is R_T) and ``policy``
     is (T, S). Infinite horizon: arrays are (S,) and ``policy`` is (S,).
+
+    ``alpha`` is the radius of Lemma 2.2; the row (s, a) was bounded with radius
+    ``alpha + alpha_shifts[s, a]`` (module docstring: the centre shift). ``alpha_shift`` is
+    the largest of those inflations, 0 when the noise was centred on the true rows.
     """
 
     policy: np.ndarray
@@ -189,6 +302,7 @@ class BoundResult:
     status: Status = Status.SUCCESS
     n_iter: int = 0
     elapsed_s: float = 0.0
+    alpha_shifts: np.ndarray | None = None  # (S, A) inflation per row; None: none
 
     def __post_init__(self) -> None:
         pol = np.array(self.policy, dtype=np.int64, copy=True)
@@ -196,6 +310,19 @@ class BoundResult:
         object.__setattr__(self, "policy", pol)
         for name in ("v_private", "v_lower", "v_upper"):
             object.__setattr__(self, name, readonly(getattr(self, name)))
+        if self.alpha_shifts is not None:
+            object.__setattr__(self, "alpha_shifts", readonly(self.alpha_shifts))
+
+    @property
+    def alpha_shift(self) -> float:
+        """The largest inflation of α over the rows (0.0 when there was none)."""
+        s = self.alpha_shifts
+        return float(s.max()) if s is not None and s.size else 0.0
+
+    @property
+    def alpha_shift_note(self) -> str:
+        """Why α was inflated ("" when it was not)."""
+        return alpha_shift_note(self.alpha_shift)
 
     def at_start(self, arr: np.ndarray) -> np.ndarray:
         """Stage-0 values (finite) or the stationary values (infinite)."""
@@ -208,19 +335,37 @@ class BoundResult:
         return float(self.at_start(self.v_upper)[s0] - self.at_start(self.v_lower)[s0])
 
 
-def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: float, beta: float,
+def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarray", beta: float,
                   method: str = "greedy", tol: float = 1e-10, max_iter: int | None = None,
                   progress: Progress = no_progress) -> tuple[np.ndarray, np.ndarray, Status, int]:
-    """v̲ and v̄ of a deterministic ``policy`` on the private model (Theorems 1 and 2)."""
+    """v̲ and v̄ of a deterministic ``policy`` on the private model (Theorems 1 and 2).
+
+    ``alpha`` is one radius for every row, or an (S, A) array of per-row radii (e.g. α plus
+    the centre shift of each row, :func:`centre_shift`).
+    """
     if method not in METHODS:
         raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")
     beta = check_beta(beta)
-    if not (math.isfinite(alpha) and alpha >= 0):
-        raise InputError(f"must be finite and >= 0, got {alpha!r}", field="alpha")
     S = private.n_states
+    per_row = isinstance(alpha, np.ndarray) and alpha.ndim > 0
+    if per_row:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if alpha.shape != private.P.shape[:2]:
+            raise InputError(f"per-row radii must have shape {private.P.shape[:2]}, got "
+                             f"{alpha.shape}", field="alpha")
+        if not (np.isfinite(alpha).all() and (alpha >= 0).all()):
+            raise InputError("per-row radii must be finite and >= 0", field="alpha")
+    else:
+        alpha = float(alpha)
+        if not (math.isfinite(alpha) and alpha >= 0):
+            raise InputError(f"must be finite and >= 0, got {alpha!r}", field="alpha")
     idx = np.arange(S)
     g = private.discount
     policy = np.asarray(policy, dtype=np.int64)
+
+    def radius(a: np.ndarray) -> "float | np.ndarray":
+        return alpha[idx, a] if per_row else alpha  # type: ignore[index]
+
     if private.is_finite:
         T = private.horizon
         lo = np.empty((T + 1, S))
@@ -228,12 +373,14 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: float, beta: float
         lo[T] = hi[T] = private.R_T
         for t in range(T - 1, -1, -1):
             a = policy[t]
-            m_lo, m_hi = _inner(private.P[idx, a], lo[t + 1], hi[t + 1], alpha, beta, method)
+            m_lo, m_hi = _inner(private.P[idx, a], lo[t + 1], hi[t + 1], radius(a), beta,
+                                method)
             lo[t] = private.R[idx, a] + g * m_lo
             hi[t] = private.R[idx, a] + g * m_hi
             progress((T - t) / T, f"stage {t}")
         return lo, hi, Status.SUCCESS, T
     rows = private.P[idx, policy]
+    radii = radius(policy)
     r = private.R[idx, policy]
     lo = hi = evaluate_policy(private, policy)
     rmax = float(np.abs(r).max(initial=0.0))
@@ -243,7 +390,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: float, beta: float
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
-        m_lo, m_hi = _inner(rows, lo, hi, alpha, beta, method)
+        m_lo, m_hi = _inner(rows, lo, hi, radii, beta, method)
         new_lo, new_hi = r + g * m_lo, r + g * m_hi
         delta = max(np.max(np.abs(new_lo - lo)), np.max(np.abs(new_hi - hi)))
         lo, hi = new_lo, new_hi
@@ -256,7 +403,8 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: float, beta: float
 
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
                     method: str = "greedy", plan: PolicyResult | None = None,
-                    progress: Progress = no_progress) -> BoundResult:
+                    progress: Progress = no_progress,
+                    centre_shift: "float | np.ndarray | None" = None) -> BoundResult:
     """Synthesise π̄ on the private model (Algorithm 1 steps 3–4) and bound its cost of privacy.
 
     Parameters
@@ -273,6 +421,12 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
         The exact closed form (default) or the papers' LP solved with HiGHS.
     plan : PolicyResult, optional
         A policy already synthesised on ``private`` (skips synthesis).
+    centre_shift : float or (S, A) array, optional
+        Public bound of ‖T(P) − P‖_∞ per row when the noise was centred on pre-processed
+        rows T(P) (:func:`centre_shift` of the true model's
+        :func:`~core.privacy.dirichlet.mechanism_rows`, or :func:`release_centre_shift`
+        of a released model). Each row is bounded with radius α + its shift. ``None`` (or
+        0): P̄ was centred on the true rows, α alone (the papers' setting).
 
     Examples
     --------
@@ -285,10 +439,29 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     """
     t0 = time.perf_counter()
     alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
+    shifts = _shift_array(centre_shift, private.P.shape[:2])
+    radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
     plan = plan if plan is not None else synthesize(private)
-    lo, hi, status, it = robust_bounds(private, plan.policy, alpha=alpha, beta=beta,
+    lo, hi, status, it = robust_bounds(private, plan.policy, alpha=radii, beta=beta,
                                        method=method, progress=progress)
     return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=lo, v_upper=hi,
                        alpha=alpha, beta=beta, alpha_mode=alpha_mode, method=method,
                        initial_state=private.initial_state, status=status, n_iter=it,
-                       elapsed_s=time.perf_counter() - t0)
+                       elapsed_s=time.perf_counter() - t0, alpha_shifts=shifts)
+
+
+def _shift_array(shift: "float | np.ndarray | None", shape: tuple[int, ...]
+                 ) -> np.ndarray | None:
+    """``shift`` as a validated (S, A) array, or None when it is absent or all zero (then
+    the bounds are computed exactly as without it)."""
+    if shift is None:
+        return None
+    arr = np.asarray(shift, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(shape, float(arr))
+    if arr.shape != tuple(shape):
+        raise InputError(f"must be a number or an array of shape {tuple(shape)}, got shape "
+                         f"{arr.shape}", field="centre_shift")
+    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+        raise InputError("must be finite and >= 0", field="centre_shift")
+    return arr if (arr > 0).any() else None

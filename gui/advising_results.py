@@ -43,16 +43,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.advising.accounting import ACCOUNTANTS, advanced_composition, rdp_composition
-from core.advising.experiments import ExperimentResult, ci95
-from core.advising.framework import AdvisingResult
+from core.advising.accounting import (
+    ACCOUNTANTS,
+    advanced_composition,
+    odometer_delta,
+    rdp_composition,
+)
+from core.advising.accounting import ADJACENCY as CORE_ADJACENCY
+from core.advising.experiments import UNBOUNDED_SPENT, ExperimentResult, ci95
+from core.advising.framework import UNBOUNDED_REASONS, AdvisingResult, max_releases
 from core.advising.model import CASE_NAMES
 from core.advising.presets import WorkedExample
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from gui.style import OKABE_ITO, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["AdvisingResultsView", "single_summary", "experiment_summary", "randomness_text",
-           "single_ledger_entries", "experiment_ledger_entries", "advising_dataset",
+           "single_ledger_entries", "experiment_ledger_entries", "advising_dataset", "raw_kinds",
+           "UNBOUNDED",
            "jsonable", "arm_colour", "agent_colour", "STORED_POINTS", "VERDICT_COLOURS",
            "CR_AT_EPOCHS"]
 
@@ -86,9 +93,12 @@ EMPTY_BUDGETS = ("Each agent starts with b_ask asking and b_give giving budget (
                  "each); every advice costs one of each. Their decline over the epochs, and "
                  "the privacy spent by each teacher, appear here after a run.")
 EMPTY_LEDGER = ("The privacy ledger appears here after a run: per teacher, how many noisy "
-                "releases of its Q-values it made, and the ε they cost under basic, advanced "
-                "and Rényi-DP composition (each accountant named), with the true ε per release "
-                "next to the thesis's nominal one.")
+                "releases of its Q-values it made, how many raw releases (no noise: then its ε "
+                "is unbounded, and the reason is shown), and the ε they cost under basic, "
+                "advanced and Rényi-DP composition (each accountant named).")
+#: What a table shows for an ε without a finite bound (never 0, never blank).
+UNBOUNDED = "unbounded"
+_UNBOUNDED_BG = "#FBE0D6"
 EMPTY_CLAIMS = ("Run Experiments 1, 2 and 3 to check the thesis's claims (§3.6): each claim "
                 "is quoted with the thesis's number, ours, and whether our runs reproduce it.")
 DETAILS_NOT_KEPT = ("This is a recorded run: its record keeps the curves and totals, not the "
@@ -172,26 +182,46 @@ def single_summary(result: AdvisingResult, *, full: bool = False) -> dict[str, A
             "rdp_order": [a.rdp_order for a in acc.agents],
             "nominal_basic": [a.nominal_basic for a in acc.agents],
             "tightest": [a.tightest[0] for a in acc.agents],
+            "unbounded": [dict(a.unbounded) for a in acc.agents],
+            "basic_reason": acc.reasons(), "advanced_reason": acc.reasons(),
+            "rdp_reason": acc.reasons(),
+            "epsilon_per_advice": (acc.epsilon_per_release if s.params.strategy == "dp"
+                                   and acc.bounded else None),
+            "adjacency": CORE_ADJACENCY,
             "statement": acc.statement(),
         },
         "notes": list(result.notes), "elapsed_s": result.elapsed_s,
     }
 
 
-def _worst_teacher(result: ExperimentResult, a: int, delta: float) -> dict[str, float]:
-    """Mean over seeds of the most-spent teacher's ε under each accountant, for arm ``a``."""
+def _worst_teacher(result: ExperimentResult, a: int, delta: float) -> dict[str, Any]:
+    """Mean over seeds of the most-spent teacher's ε under each accountant, for arm ``a``.
+
+    Unbounded (``inf``, with ``…_reason``) as soon as any teacher of any seed released raw
+    data — never the finite part alone.
+    """
     setup = result.setups[a]
     per = setup.true_epsilon_per_release
-    spent = result.epsilon_spent[a]  # (seeds, agents) basic totals, NaN-padded
-    releases = np.rint(np.nan_to_num(spent, nan=0.0) / per).astype(int)
+    spent = result.epsilon_spent[a]  # (seeds, agents) basic totals, NaN-padded, inf = raw
+    if result.agent_releases is not None:
+        releases = np.nan_to_num(result.agent_releases[a], nan=0.0).astype(int)
+    else:
+        releases = np.rint(np.where(np.isfinite(spent), spent, 0.0) / per).astype(int)
     worst = releases.max(axis=1)
-    basic = worst * per
-    adv = np.array([advanced_composition([per] * int(k), delta=delta) for k in worst])
-    rdp = np.array([rdp_composition(int(k), per, delta=delta)[0] for k in worst])
-    return {"worst_releases": float(worst.mean()), "worst_basic": float(basic.mean()),
-            "worst_advanced": float(adv.mean()), "worst_rdp": float(rdp.mean()),
-            "mean_basic": float(np.nan_to_num(spent, nan=0.0).mean()),
-            "epsilon_per_release": per}
+    out: dict[str, Any] = {"worst_releases": float(worst.mean()), "epsilon_per_release": per}
+    if np.isinf(spent).any():
+        for k in ("worst_basic", "worst_advanced", "worst_rdp", "mean_basic"):
+            out[k] = math.inf
+            out[f"{k}_reason"] = UNBOUNDED_SPENT
+        return out
+    # the count is adaptive: δ split over every count the run could reach (as the engine)
+    d_k = odometer_delta(delta, max(max_releases(setup), default=0))
+    adv = np.array([advanced_composition([per] * int(k), delta=d_k) for k in worst])
+    rdp = np.array([rdp_composition(int(k), per, delta=d_k)[0] for k in worst])
+    out.update({"worst_basic": float((worst * per).mean()), "worst_advanced": float(adv.mean()),
+                "worst_rdp": float(rdp.mean()),
+                "mean_basic": float(np.nanmean(spent, axis=1).mean())})
+    return out
 
 
 def experiment_summary(result: ExperimentResult, *, full: bool = False, delta: float = 1e-5,
@@ -229,7 +259,7 @@ def experiment_summary(result: ExperimentResult, *, full: bool = False, delta: f
 
 
 # ---------------------------------------------------------------------------- ledger entries
-ADJACENCY = "one Q-value record of the teacher differs (one action's value)"
+ADJACENCY = CORE_ADJACENCY
 
 
 def advising_dataset(setup_name: str, agent: str) -> str:
@@ -244,45 +274,96 @@ def _entry_params(setup: Any, strategy: str) -> dict[str, Any]:
             "strategy": strategy, "variant": p.variant}
 
 
-def single_ledger_entries(result: AdvisingResult, *, source: str) -> list[LedgerEntry]:
-    """One entry per teacher that released noisy Q-values: ``count`` releases of the true ε.
+_RAW_WHAT = {"raw_q": "raw Q(s,·) views", "raw_policy": "advice drawn from the raw policy",
+             "raw_visits": "raw visit counts (direction guard)"}
 
-    Raw (case-1) releases of the thesis variant carry no ε and are not entries (the run
-    record counts them as unprotected).
-    """
+
+def _record_raw(led: PrivacyLedger, setup: Any, agent: str, kinds: dict[str, int], *,
+                what: str, mode: str, seed: int | None, source: str) -> None:
+    """One unbounded entry per kind of raw release (``count`` of them, ε = ∞ + reason)."""
+    for kind, k in kinds.items():
+        if k <= 0:
+            continue
+        led.record(dataset=advising_dataset(setup.name, agent),
+                   mechanism=f"none ({kind.replace('_', ' ')})", epsilon=math.inf,
+                   reason=UNBOUNDED_REASONS[kind],
+                   parameters={**_entry_params(setup, setup.params.strategy), "kind": kind},
+                   adjacency=ADJACENCY,
+                   released=f"{_RAW_WHAT[kind]} of {agent} ({k} releases, {what})",
+                   mode=mode, seed=seed, source=source, count=int(k))
+
+
+def raw_kinds(setup: Any) -> list[str]:
+    """The kinds of raw (unbounded) release a set-up's parameters can make."""
+    p = setup.params
+    if p.strategy == "none":
+        return []
+    out = []
+    if p.strategy == "traditional" or not p.noise_on_identical_sets or p.noise_zero:
+        out.append("raw_q")
+    if p.strategy == "traditional" or p.advice_prior == "teacher":
+        out.append("raw_policy")
+    if p.direction_guard:
+        out.append("raw_visits")
+    return out
+
+
+def single_ledger_entries(result: AdvisingResult, *, source: str) -> list[LedgerEntry]:
+    """Per teacher: one entry for its noisy releases (``count`` of the true ε), and one per
+    kind of raw release (raw Q-values, advice from the raw policy, raw visit counts) with
+    ε = ∞ and the reason — nothing that left is free."""
     s = result.setup
     acc = result.accounting
     led = PrivacyLedger()
     for a in acc.agents:
-        if a.releases == 0:
-            continue
-        led.record(dataset=advising_dataset(s.name, a.agent), mechanism="laplace",
-                   epsilon=acc.epsilon_per_release,
-                   parameters=_entry_params(s, s.params.strategy), adjacency=ADJACENCY,
-                   released=f"noisy Q(s,·) of {a.agent} to students ({a.releases} releases, "
-                            f"{source})", mode=result.mode, seed=result.seed, source=source,
-                   count=int(a.releases))
+        if a.releases:
+            led.record(dataset=advising_dataset(s.name, a.agent), mechanism="laplace",
+                       epsilon=acc.epsilon_per_release,
+                       parameters=_entry_params(s, s.params.strategy), adjacency=ADJACENCY,
+                       released=f"noisy Q(s,·) of {a.agent} to students ({a.releases} "
+                                f"releases, {source})", mode=result.mode, seed=result.seed,
+                       source=source, count=int(a.releases))
+        _record_raw(led, s, a.agent, a.unbounded, what=source, mode=result.mode,
+                    seed=result.seed, source=source)
     return led.entries
 
 
 def experiment_ledger_entries(result: ExperimentResult, *, source: str) -> list[LedgerEntry]:
-    """Seeded experiments: per arm and teacher, the releases over all seeds (listed, not spent)."""
+    """Seeded experiments: per arm and teacher, the releases over all seeds (listed, not
+    spent); raw releases as unbounded entries."""
     led = PrivacyLedger()
     for a, label in enumerate(result.labels):
         setup = result.setups[a]
         per = setup.true_epsilon_per_release
-        spent = np.nan_to_num(result.epsilon_spent[a], nan=0.0)  # (seeds, agents)
-        releases = np.rint(spent / per).astype(int).sum(axis=0)
+        spent = result.epsilon_spent[a]  # (seeds, agents)
+        if result.agent_releases is not None:
+            releases = np.nan_to_num(result.agent_releases[a], nan=0.0).sum(axis=0)
+            raw = np.nan_to_num(result.agent_unprotected[a], nan=0.0).sum(axis=0)
+        else:
+            releases = np.rint(np.where(np.isfinite(spent), spent, 0.0) / per).sum(axis=0)
+            raw = np.isinf(spent).sum(axis=0)
+        what = f"arm “{label}” of {result.name} over {result.n_seeds} seeded runs, {source}"
         for j, agent in enumerate(setup.agents):
             k = int(releases[j])
-            if k == 0:
-                continue
-            led.record(dataset=advising_dataset(setup.name, agent), mechanism="laplace",
-                       epsilon=per, parameters=_entry_params(setup, setup.params.strategy),
-                       adjacency=ADJACENCY,
-                       released=f"noisy Q(s,·) of {agent}, arm “{label}” of {result.name} "
-                                f"({k} releases over {result.n_seeds} seeded runs, {source})",
-                       mode="experiment", seed=result.seed, source=source, count=k)
+            if k:
+                led.record(dataset=advising_dataset(setup.name, agent), mechanism="laplace",
+                           epsilon=per, parameters=_entry_params(setup, setup.params.strategy),
+                           adjacency=ADJACENCY,
+                           released=f"noisy Q(s,·) of {agent}, arm “{label}” of {result.name} "
+                                    f"({k} releases over {result.n_seeds} seeded runs, "
+                                    f"{source})",
+                           mode="experiment", seed=result.seed, source=source, count=k)
+            if int(raw[j]):
+                kinds = raw_kinds(setup)
+                led.record(dataset=advising_dataset(setup.name, agent),
+                           mechanism="none (raw releases)", epsilon=math.inf,
+                           reason=f"{agent} released raw data {int(raw[j])} times without "
+                                  "noise: " + "; ".join(UNBOUNDED_REASONS[x] for x in kinds),
+                           parameters=_entry_params(setup, setup.params.strategy),
+                           adjacency=ADJACENCY,
+                           released=f"raw data of {agent} ({int(raw[j])} releases, {what})",
+                           mode="experiment", seed=result.seed, source=source,
+                           count=int(raw[j]))
     return led.entries
 
 
@@ -404,8 +485,19 @@ def _fill(table: QTableWidget, rows: Sequence[Sequence[Any]],
                 h.setToolTip(tip)
 
 
+def _eps_cell(v: Any, reason: str | None = None) -> Any:
+    """An ε for a table: the number, or "unbounded" for ∞ / a null with a reason."""
+    if v is None:
+        return UNBOUNDED if reason else "–"
+    v = float(v)
+    return UNBOUNDED if math.isinf(v) else v
+
+
 def _short(x: float) -> str:
-    """Compact table numbers: 267, 158.8, 0.7604, 1e-05."""
+    """Compact table numbers: 267, 158.8, 0.7604, 1e-05; ∞ (an ε without a bound) is
+    "unbounded"."""
+    if math.isinf(x):
+        return UNBOUNDED
     if not math.isfinite(x):
         return "–"
     if x == int(x) and abs(x) < 1e6:
@@ -454,15 +546,17 @@ class _Page(QStackedWidget):
 
 # ---------------------------------------------------------------------------- the view
 LEDGER_COLUMNS = ("teacher", "noisy\nreleases", "raw releases\n(no DP)", "true ε\nper release",
-                  "nominal ε\n(thesis S)", "ε basic\n(δ = 0)", "ε advanced\n(δ)", "ε RDP\n(δ)",
-                  "RDP\norder", "tightest")
+                  "thesis's ε\n(not a bound)", "ε basic\n(δ = 0)", "ε advanced\n(δ)",
+                  "ε RDP\n(δ)", "RDP\norder", "tightest")
 LEDGER_TIPS = ("The agent as a teacher: its Q-values are what is protected.",
                "Laplace releases of this agent's Q(s,·) to students (every candidate "
                "evaluation releases one noisy vector).",
-               "Releases of raw Q-values to students with identical action sets (the thesis "
-               "variant): no DP protection, no finite ε covers them.",
+               "Releases without noise: raw Q-values (identical action sets in the thesis "
+               "variant, traditional advising), advice drawn from the teacher's raw policy "
+               "(thesis, traditional) and raw visit counts (direction guard). No finite ε "
+               "covers them: the totals are unbounded.",
                "ε that one release really satisfies: ε·S_strict/S_noise.",
-               "ε as the thesis states it (with its S = 1).",
+               "ε per release as the thesis states it (its S = 1), not a bound.",
                ACCOUNTANTS["basic"], ACCOUNTANTS["advanced"], ACCOUNTANTS["rdp"],
                "Rényi order α at which the RDP bound was tightest.",
                "The accountant giving the smallest total.")
@@ -865,6 +959,7 @@ class AdvisingResultsView(QWidget):
             ask = np.concatenate([[p.ask_budget], result.ask_budget[:, j]]).astype(float)
             give = np.concatenate([[p.give_budget], result.give_budget[:, j]]).astype(float)
             e_t = np.concatenate([[0.0], eps_t[:, j]])
+            e_t[np.isinf(e_t)] = np.nan  # unbounded from a raw release on: the line stops
             pen = _agent_pen(j)
             self.budget_items[f"ask:{s.agents[j]}"] = self.ask_plot.plot(x, ask, pen=pen,
                                                                          name=s.agents[j])
@@ -875,8 +970,11 @@ class AdvisingResultsView(QWidget):
         self.ask_plot.getPlotItem().setTitle("b_ask left, per agent", size="9.5pt")
         self.give_plot.getPlotItem().setTitle("b_give left, per agent",
                                               size="9.5pt")
-        self.eps_plot.getPlotItem().setTitle("True ε spent per teacher (basic)",
-                                             size="9.5pt")
+        unb = [s.agents[j] for j in range(n) if np.isinf(result.epsilon_spent[j])]
+        self.eps_plot.getPlotItem().setTitle(
+            "True ε spent per teacher (basic)" + (
+                f" — unbounded for {len(unb)} teacher(s): the line stops at their first raw "
+                "release" if unb else ""), size="9.5pt")
         received = np.bincount(ev.student, minlength=n) if len(ev) else np.zeros(n, int)
         given = np.bincount(ev.teacher, minlength=n) if len(ev) else np.zeros(n, int)
         rows = []
@@ -885,9 +983,14 @@ class AdvisingResultsView(QWidget):
                          int(result.ask_budget[-1, j]), int(result.give_budget[-1, j]),
                          _first_zero(result.ask_budget[:, j], p.ask_budget),
                          _first_zero(result.give_budget[:, j], p.give_budget),
-                         float(result.epsilon_spent[j])])
+                         _eps_cell(result.epsilon_spent[j])])
         _set_columns(self.budget_table, BUDGET_COLUMNS)
         _fill(self.budget_table, rows)
+        for j, why in enumerate(result.epsilon_spent_reasons):
+            if why:
+                item = self.budget_table.item(j, 7)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(why)
         self.budgets_page.show_content()
 
     def show_experiment_details(self, result: ExperimentResult) -> None:
@@ -931,6 +1034,9 @@ class AdvisingResultsView(QWidget):
                 ("give_budget", self.give_plot, "Mean b_give left (95 % CI)"),
                 ("epsilon_time", self.eps_plot, "Mean true ε per teacher (basic)")):
             mq, hq = result.mean_ci(q)
+            if q == "epsilon_time" and np.isinf(mq).any():
+                title += " — unbounded arms (raw releases) stop where ε became unbounded"
+                mq, hq = np.where(np.isinf(mq), np.nan, mq), np.where(np.isinf(hq), 0.0, hq)
             plot.getPlotItem().setTitle(title, size="9.5pt")
             for a, lab in enumerate(labels):
                 colour = arm_colour(lab, labels)
@@ -949,9 +1055,14 @@ class AdvisingResultsView(QWidget):
                          f"{result.give_budget[a, :, -1].mean():.1f}",
                          f"{np.median(closed):.0f}" if closed.size and (
                              result.setups[a].params.strategy != "none") else "–",
-                         float(np.nan_to_num(spent, nan=0.0).mean())])
+                         _eps_cell(np.nanmean(spent, axis=1).mean())])
         _set_columns(self.budget_table, EXP_BUDGET_COLUMNS)
         _fill(self.budget_table, rows)
+        for a in range(len(labels)):
+            if np.isinf(result.epsilon_spent[a]).any():
+                item = self.budget_table.item(a, 5)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(UNBOUNDED_SPENT)
         self.budgets_page.show_content()
 
 
@@ -960,48 +1071,72 @@ class AdvisingResultsView(QWidget):
         pv = s["privacy"]
         _set_columns(self.ledger_table, LEDGER_COLUMNS)
         rows = []
+        reasons = pv.get("basic_reason") or [None] * len(s["agents"])
         for j, name in enumerate(s["agents"]):
             order = pv["rdp_order"][j]
+            eps = [_eps_cell(pv[k][j], reasons[j]) for k in ("basic", "advanced", "rdp")]
             rows.append([name, int(pv["releases"][j]), int(pv["unprotected"][j]),
                          float(pv["epsilon_per_release"]), float(pv["nominal_epsilon"]),
-                         float(pv["basic"][j]), float(pv["advanced"][j]), float(pv["rdp"][j]),
+                         *eps,
                          "–" if order is None or not math.isfinite(float(order)) else
-                         f"{float(order):.3g}", pv["tightest"][j]])
+                         f"{float(order):.3g}",
+                         "–" if eps[0] == UNBOUNDED else pv["tightest"][j]])
         _fill(self.ledger_table, rows, LEDGER_TIPS)
         for r, n_raw in enumerate(pv["unprotected"]):
             if n_raw:
-                self.ledger_table.item(r, 2).setBackground(QBrush(QColor("#FBE0D6")))
+                why = reasons[r] or "raw data left without noise: no finite ε"
+                for c in (2, 5, 6, 7):
+                    item = self.ledger_table.item(r, c)
+                    item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                    item.setToolTip(why)
         mode = ("<b style='color:#D55E00'>release mode</b>" if s["mode"] == "release" else
                 "<b>seeded experiment</b> (not a release)")
+        per_advice = pv.get("epsilon_per_advice")
+        head = ""
+        if s.get("strategy") != "none":
+            head = (f"ε per advice query (per candidate teacher): <b>{per_advice:g}</b>"
+                    if per_advice is not None else
+                    "ε per advice query: <b style='color:#D55E00'>unbounded</b> (raw data "
+                    "left; hover a red cell for the reason)") + " · "
         self.ledger_statement.setText(
-            f"{mode} · δ = {pv['delta']:g} for the advanced and RDP totals · "
+            f"{mode} · {head}δ = {pv['delta']:g} for the advanced and RDP totals · "
             f"{html.escape(pv['statement'])}")
 
     def _show_experiment_ledger(self, s: dict[str, Any]) -> None:
         _set_columns(self.ledger_table, EXP_LEDGER_COLUMNS)
         rows = []
-        for arm in s["arms"]:
+        unbounded_rows = []
+        for r, arm in enumerate(s["arms"]):
             pv = arm["privacy"]
+            why = pv.get("worst_basic_reason")
+            cells = [_eps_cell(pv.get(k), why) for k in ("worst_basic", "worst_advanced",
+                                                         "worst_rdp", "mean_basic")]
+            if UNBOUNDED in cells:
+                unbounded_rows.append((r, why or UNBOUNDED_SPENT))
             rows.append([arm["label"], arm["strategy"], f"{arm['epsilon']:g}",
                          float(pv["epsilon_per_release"]), float(arm["releases"]),
-                         float(arm["unprotected"]), float(pv["worst_releases"]),
-                         float(pv["worst_basic"]), float(pv["worst_advanced"]),
-                         float(pv["worst_rdp"]), float(pv["mean_basic"])])
+                         float(arm["unprotected"]), float(pv["worst_releases"]), *cells])
         tips = ("", "", "ε per release as set (the thesis's nominal figure when S = 1).",
                 "ε that one release really satisfies: ε·S_strict/S_noise.",
                 "Mean over seeds of all noisy releases in a run.",
-                "Releases of raw Q-values (identical action sets, thesis variant or "
-                "traditional advising): no DP protection.",
-                "Releases of the teacher that released most, mean over seeds.",
+                "Releases without noise (raw Q-values, advice from the raw policy, raw "
+                "visit counts): no DP protection, the totals are unbounded.",
+                "Noisy releases of the teacher that released most, mean over seeds.",
                 ACCOUNTANTS["basic"], ACCOUNTANTS["advanced"], ACCOUNTANTS["rdp"],
                 "Mean over teachers and seeds, basic composition.")
         _fill(self.ledger_table, rows, tips)
+        for r, why in unbounded_rows:
+            for c in (5, 7, 8, 9, 10):
+                item = self.ledger_table.item(r, c)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(why)
         self.ledger_statement.setText(
             f"<b>seeded experiment</b> (numpy noise; not a release) · {len(s['seeds'])} seeds "
             f"per arm · per arm the teacher that spent most, mean over seeds, under basic "
             f"composition (δ = 0), advanced composition and a Rényi-DP accountant (δ = "
             f"{s['delta']:g}). True ε per release = ε·S_strict/S_noise: with the thesis's "
-            "S = 1 and rewards 2/0 it is 2ε. Raw releases are not covered by any ε.")
+            "S = 1 and rewards 2/0 it is 2ε. Raw releases are not covered by any ε: an arm "
+            "with any is <b>unbounded</b>.")
 
     # ------------------------------------------------------------------ claims
     def show_claims(self, claims: Sequence[dict[str, Any]], note: str) -> None:

@@ -19,12 +19,14 @@ document's :func:`ledger_events` object (the ledger panel listens; it also refre
 ``project_replaced``).
 
 What is recorded: releases of private data (privatised MDP rows, obfuscated maps and
-route probabilities, advising Q-values) and the seeded experiments that privatise data
+route probabilities, advising Q-values; raw releases too, as unbounded entries) and the
+seeded experiments that privatise data
 (so a reader sees every use); the Privacy Calculator's what-ifs never.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -165,8 +167,8 @@ def sweep_entries(mdp_id: str, result: "SweepResult", *, source: str,
     """The ledger entries of a privacy sweep: one per k (``count`` = runs), experiment mode.
 
     The sweep evaluates π̄ on the true model (oracle view), so it is never a release; its
-    privatisations are listed so a reader sees every use of the data. Values of k with no
-    DP guarantee (ε = ∞) make no entry.
+    privatisations are listed so a reader sees every use of the data. A value of k with no
+    DP guarantee makes an unbounded entry (ε = ∞ with the reason), never none.
     """
     led = PrivacyLedger()
     for k, priv in zip(result.k.tolist(), result.privacy):
@@ -194,7 +196,9 @@ def record_mdp_release(document: "ProjectDocument", mdp_id: str, privacy: "MdpPr
                        ) -> LedgerEntry | None:
     """Record one privatised MDP (a release unless ``mode="experiment"``).
 
-    Returns None (recording nothing) when no row has a DP guarantee; say so to the user.
+    A privatisation without a finite guarantee is recorded all the same, as an unbounded
+    entry with the reason (:func:`core.privacy.ledger.record_privatization`). None only if
+    nothing was recorded.
     """
     probe = PrivacyLedger()
     e = record_privatization(probe, mdp_id=mdp_id, privacy=privacy, k=k, mode=mode, seed=seed,
@@ -241,7 +245,10 @@ def confirm_release(parent: QWidget | None, document: "ProjectDocument", dataset
 
 
 def spent_text(document: "ProjectDocument", dataset: str) -> str:
-    """"ε spent 59.3 of 100" for a status bar ("" when the dataset has no budget)."""
+    """"ε spent 59.3 of 100" for a status bar ("" when the dataset has no budget).
+
+    A release without a finite ε makes it "ε spent unbounded of 100 — over budget".
+    """
     try:
         led = project_ledger(document)
     except ValueError:
@@ -251,7 +258,8 @@ def spent_text(document: "ProjectDocument", dataset: str) -> str:
     spent, _ = led.spent(dataset)
     budget, _ = led.budgets[dataset]
     over = " — over budget" if led.would_exceed(dataset, 0.0, 0.0) else ""
-    return f"ε spent {spent:.3g} of {budget:.3g}{over}"
+    shown = "unbounded" if math.isinf(spent) else f"{spent:.3g}"
+    return f"ε spent {shown} of {budget:.3g}{over}"
 
 
 def mdp_release_check(document: "ProjectDocument", mdp_id: str, privacy: "MdpPrivacy") -> str:

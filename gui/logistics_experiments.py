@@ -601,7 +601,9 @@ class ExperimentsPage(QWidget):
             + (f", <b style='color:{ERROR_COLOUR}'>{fails} not</b>" if fails else "")
             + ". Spec §8.3 calls only the within-approach trends (and No-privacy ≥ DP on route "
               "length) robust; the gaps between approaches depend on choices the thesis does "
-              "not specify.")
+              "not specify. Route lengths are compared on paired tasks (delivered by both); "
+              "success rates separately."
+            + "<br>" + privacy_text(summary))
         self.title_label.setText(
             f"<b>{html.escape(str(name))}</b> — {html.escape(str(summary.get('title', '')))}")
 
@@ -640,6 +642,7 @@ class ExperimentsPage(QWidget):
             key = (row.get("approach"), row.get("metric"))
             groups.setdefault(key, []).append((float(row.get(param, math.nan)),
                                                _num(row.get("dp_advantage_percent"))))
+        paired = {(row.get("approach"), row.get("metric")) for row in rel if row.get("paired")}
         for (a, m), pts in groups.items():
             thesis = THESIS_GAPS.get((a, m))
             vals = [v for _x, v in pts if math.isfinite(v)]
@@ -648,7 +651,12 @@ class ExperimentsPage(QWidget):
             r = t.rowCount()
             t.insertRow(r)
             t.setItem(r, 0, QTableWidgetItem(APPROACH_STYLE.get(a, (a,))[0]))
-            t.setItem(r, 1, QTableWidgetItem(str(m)))
+            mi = QTableWidgetItem(str(m) + (" (paired tasks)" if (a, m) in paired else ""))
+            if (a, m) in paired:
+                mi.setToolTip("Compared only on the tasks both approaches delivered; each "
+                              "approach's own mean would favour the one that fails on long "
+                              "tasks. Delivery rates are in the success row.")
+            t.setItem(r, 1, mi)
             t.setItem(r, 2, QTableWidgetItem(thesis[1] if thesis else "—"))
             txt = "–" if not math.isfinite(mean) else f"{mean:+.1f}{unit}"
             it = QTableWidgetItem(txt)
@@ -661,6 +669,25 @@ class ExperimentsPage(QWidget):
             per = ", ".join(f"{x:g}: {'–' if not math.isfinite(v) else f'{v:+.1f}'}"
                             for x, v in pts)
             t.setItem(r, 4, QTableWidgetItem(per))
+
+
+def privacy_text(summary: Mapping[str, Any]) -> str:
+    """One line per approach: the ε it proves per agent, or "no proven bound" (HTML)."""
+    parts = []
+    for a, g in (summary.get("privacy") or {}).items():
+        label = html.escape(APPROACH_STYLE.get(a, (a,))[0])
+        eps = g.get("epsilon")
+        if eps is None:
+            why = html.escape(str(g.get("epsilon_reason", "")))
+            parts.append(f"{label}: <span style='color:{ERROR_COLOUR}'>no proven bound</span>"
+                         f" <span style='color:#666'>({why})</span>")
+        elif isinstance(eps, list):
+            parts.append(f"{label}: ε ≤ the swept ε per agent (proven)")
+        elif float(eps) == 0.0:
+            parts.append(f"{label}: nothing private released (ε = 0)")
+        else:
+            parts.append(f"{label}: ε ≤ {float(eps):g} per agent (proven)")
+    return ("<b>Privacy</b> — " + "; ".join(parts)) if parts else ""
 
 
 def preview(exec_: bool = True) -> QWidget:

@@ -19,9 +19,15 @@ tabs, all drawn from the run's :class:`~core.logistics.planner.PlanResult` and t
 * **Center graph (Fig 4.6)** — the origin's center graph with the estimated crossing
   lengths (exact on its own map, estimated from released probabilities elsewhere, 0 for the
   unknown goal leg) and the chosen center route in bold, plus the same arcs as a table;
-* **Ledger** — per agent: its role, ε spent by mechanism (topology / route probabilities),
-  the conservative ε (spec F2/F6), messages sent, the budget C and what is left, and what
-  it released; below, the preset's caveats (sound) or the thesis flaws (thesis).
+* **Ledger** — per agent: its role, the ε each release *proves* by mechanism (topology /
+  route probabilities; ∞ with the reason where it proves none), the thesis's nominal ε
+  beside it (not a guarantee), messages sent, the budget C and what is left, and what it
+  released; below, the preset's caveats (sound) or the thesis flaws (thesis).
+
+The banner states the run's headline privacy figure: the largest per-agent ε proven, or
+"no proven bound" with the reason (never a nominal figure). The Fig 4.4 tab can show an
+agent's release *as received* by the origin: opaque ids in release order, no lengths, no
+real names, no fake flags, laid out from the released graph alone.
 """
 
 from __future__ import annotations
@@ -68,6 +74,7 @@ from gui.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["PlanResultsView", "RouteTab", "AgentMapView", "ObfuscationTab", "CenterGraphTab",
            "LedgerTab", "world_colours", "chosen_arcs", "ledger_rows", "fmt_estimate",
+           "guarantee_text",
            "ORIGIN", "GOAL", "TABS"]
 
 ORIGIN, GOAL = "\x00origin", "\x00goal"  # the center graph's two virtual nodes (planner)
@@ -103,6 +110,21 @@ def chosen_arcs(result: Any) -> list[tuple[str, str, str]]:
         return []
     found = _dijkstra(arcs, ORIGIN, GOAL)
     return [] if found is None else [tuple(h) for h in found[1]]  # type: ignore[misc]
+
+
+def _eps_text(x: float) -> str:
+    """An ε for a table cell: ∞ when nothing is proven."""
+    return "∞" if x is None or math.isinf(x) else fmt_num(x, 3)
+
+
+def guarantee_text(session: Any) -> str:
+    """The run's headline privacy figure: the largest per-agent ε proven, or why none."""
+    g = session.guarantee()
+    if not any(session.ledgers[a].entries for a in session.world.agents):
+        return "nothing private was released (ε = 0)"
+    if not g.bounded:
+        return f"no proven bound (ε = ∞): {g.reason}"
+    return f"ε ≤ {g.epsilon:.4g} per agent, δ = 0 ({g.adjacency.split(':')[0]})"
 
 
 def _table(headers: Sequence[str], parent: QWidget) -> QTableWidget:
@@ -364,7 +386,8 @@ class ObfuscationTab(QWidget):
 
     LABEL_MODES = (("lengths", "lengths (private; never sent)"),
                    ("rl", "RL probabilities π (Fig 4.4c, private)"),
-                   ("released", "released probabilities π̃ (Fig 4.4d, sent)"))
+                   ("released", "released probabilities π̃ (Fig 4.4d, sent)"),
+                   ("received", "as received by the origin (only what is sent)"))
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -381,7 +404,10 @@ class ObfuscationTab(QWidget):
         self.label_combo = QComboBox(self)
         for key, text in self.LABEL_MODES:
             self.label_combo.addItem(text, key)
-        self.label_combo.setToolTip("What the edge labels of the obfuscated map show.")
+        self.label_combo.setToolTip(
+            "What the edge labels of the obfuscated map show. “As received” draws the release "
+            "exactly as the origin gets it: opaque ids in release order, no lengths, no real "
+            "names, nothing that marks a node or route as fake.")
         self.dest_combo = QComboBox(self)
         self.dest_combo.setToolTip("Destination center of the probabilities (one policy per "
                                    "destination: spec F7).")
@@ -417,6 +443,7 @@ class ObfuscationTab(QWidget):
         self.label_combo.currentIndexChanged.connect(self._redraw)
         self.dest_combo.currentIndexChanged.connect(self._redraw)
         self.obf_node_ids: list[str] = []
+        self.received_ids: list[str] = []
         self.fake_nodes = 0
         self.fake_edges = 0
         self.clear()
@@ -526,7 +553,72 @@ class ObfuscationTab(QWidget):
                                      "recorded).")
             self.info.setText("")
             return
-        self._draw_obfuscated(a, pm, preview=not published)
+        if self.label_combo.currentData() == "received":
+            self._draw_received(a, pm, preview=not published)
+        else:
+            self._draw_obfuscated(a, pm, preview=not published)
+
+    def _draw_received(self, a: str, pm: Any, *, preview: bool) -> None:
+        """The release as the origin receives it, laid out from the released graph alone."""
+        rel = pm.released
+        g = rel.graph()
+        v = self.obf_view
+        v.hide_empty()
+        v.graphics_scene.clear()
+        self.received_ids = list(rel.nodes)
+        self.obf_node_ids = sorted(g.nodes)
+        self.fake_nodes = self.fake_edges = 0  # nothing in the release says which are fake
+        lay = nx.kamada_kawai_layout(g) if g.number_of_nodes() > 2 else nx.circular_layout(g)
+        ls = [math.dist(lay[x], lay[y]) for x, y in g.edges]
+        k = 70.0 / (sum(ls) / len(ls)) if ls and sum(ls) > 0 else 70.0
+        pos = {n: QPointF(float(x) * k, float(y) * k) for n, (x, y) in lay.items()}
+        dest = self.dest_combo.currentData()
+        for x, y in rel.edges:
+            line = QGraphicsLineItem(pos[x].x(), pos[x].y(), pos[y].x(), pos[y].y())
+            line.setPen(QPen(ACCENT, 2.0))
+            line.setToolTip(f"released route {x} – {y} (no length is sent)")
+            v.graphics_scene.addItem(line)
+        pol = rel.policy.get(dest, {}) if dest is not None else {}
+        for x, outs in pol.items():
+            if len(outs) < 2:
+                continue
+            for y, p in outs.items():
+                lab = TextItem(f"{p:.2f}", point_size=6.5, colour="#7A4A00")
+                lab.setZValue(4)
+                lab.center_on(pos[x] + (pos[y] - pos[x]) * 0.3)
+                v.graphics_scene.addItem(lab)
+        centers = set(rel.centers)
+        for i, n in enumerate(rel.nodes):
+            is_c = n in centers
+            item = NodeItem(n, "center" if is_c else "base",
+                            CENTER_FILL if is_c else QColor(ACCENT).lighter(135),
+                            movable=False, outline=ACCENT)
+            item.setPos(pos[n])
+            item.setToolTip(f"released id {n} (position {i + 1} of {len(rel.nodes)} in the "
+                            "message)")
+            v.graphics_scene.addItem(item)
+            lab = TextItem(n if is_c else n.split(":")[-1], point_size=7.0, bold=is_c)
+            lab.setZValue(12)
+            if is_c:
+                lab.center_on(pos[n])
+            else:
+                lab.setPos(pos[n].x() + BASE_RADIUS - 1, pos[n].y() + BASE_RADIUS - 4)
+            v.graphics_scene.addItem(lab)
+        origin = (self._world.agent_of(self._result.task.origin)
+                  if self._result is not None else "the origin")
+        self.obf_title.setText(
+            f"<b style='color:{PRIVATE_ACCENT}'>{'What-if: ' if preview else ''}What "
+            f"{html.escape(origin)} receives from {html.escape(a)}</b>: {g.number_of_nodes()} "
+            f"nodes, {g.number_of_edges()} routes and the route probabilities"
+            + (f" towards {html.escape(dest)}" if dest else "") + " — opaque ids in a random "
+            "order; no lengths, no real names, nothing marks a node or route as fake."
+            + (" — <i>preview, not part of the run, nothing recorded</i>" if preview else ""))
+        shown = ", ".join(self.received_ids[:14]) + (" …" if len(self.received_ids) > 14 else "")
+        self.info.setText(
+            f"Nodes in the order they are sent: {html.escape(shown)}. Routes are sent in a "
+            "random order too; the drawing is laid out from the released graph alone (the "
+            "true positions would give the real bases away).")
+        v.fit_to_view()
 
     def _draw_true(self, a: str) -> None:
         v = self.true_view
@@ -880,7 +972,8 @@ def ledger_rows(world: Any, result: Any, session: Any) -> list[dict[str, Any]]:
     cands = set(result.discovery.candidates) if result.discovery is not None else set()
     carried = {s[0]: (s[1], s[2]) for s in result.segments}
     spent = session.epsilon_spent()
-    cons = session.epsilon_conservative()
+    nominal = session.epsilon_nominal()
+    reasons = session.epsilon_reasons()
     rows = []
     for a in world.agents:
         roles = []
@@ -903,7 +996,7 @@ def ledger_rows(world: Any, result: Any, session: Any) -> list[dict[str, Any]]:
         rows.append({
             "agent": a, "role": ", ".join(roles) or "—",
             "eps_topology": topo, "eps_probabilities": probs, "eps_total": spent[a],
-            "eps_conservative": cons[a], "mechanisms": mechs,
+            "eps_nominal": nominal[a], "reason": reasons.get(a, ""), "mechanisms": mechs,
             "messages": comm.sent, "budget": budget,
             "left": (math.inf if math.isinf(budget) else budget - comm.sent),
             "eps_comm_left": comm.epsilon - comm.epsilon_used,
@@ -914,19 +1007,20 @@ def ledger_rows(world: Any, result: Any, session: Any) -> list[dict[str, Any]]:
 class LedgerTab(QWidget):
     """Per-agent ledger of one run, with the preset's caveats or the thesis flaws."""
 
-    HEADERS = ("agent", "role in this task", "ε topology\n(Laplace, Alg 7)",
-               "ε route probabilities\n(redistribution)", "ε total\n(basic)",
-               "conservative ε\n(F2, F6)", "messages\nsent", "budget C", "messages\nleft",
+    HEADERS = ("agent", "role in this task", "ε topology\n(proven, Alg 7)",
+               "ε route probabilities\n(proven)", "ε proven\n(basic)",
+               "nominal ε\n(thesis accounting)", "messages\nsent", "budget C", "messages\nleft",
                "ε − ε·sent/C\n(bookkeeping)", "what it released")
     TIPS = (
-        "", "", "ε spent on the noisy 1K degree histogram of the agent's map (topology: "
-        "number of bases and routes). Smaller ε = more noise = more private.",
-        "ε spent on the route probabilities the agent released (sound: Laplace noise on each "
-        "node's probability vector; thesis: the deterministic Eq. 4.2 softmax).",
-        "Σ ε of this run's releases by the agent (basic sequential composition).",
-        "The loss if the thesis's assumptions fail: the true histogram sensitivity (F2) and "
-        "no parallel composition across nodes (F6). ∞: the thesis's softmax is invertible "
-        "(F5), so no finite ε covers it.",
+        "", "", "ε proven for the agent's released topology (the noisy 1K degree histogram, "
+        "realised as a map). ∞: no finite ε covers it (overlap rewiring keeps real routes, "
+        "F4; or d_max is the map's own maximum degree, F3).",
+        "ε proven for the route probabilities the agent released (sound: Laplace noise, "
+        "computed on the fake map; ∞ for the thesis's deterministic Eq. 4.2 softmax, F5).",
+        "Σ ε of this run's releases by the agent (basic sequential composition): what this "
+        "run proves for the agent's map. ∞: nothing is proven (hover for the reason).",
+        "What the preset's parameters nominally spend (the thesis's own accounting, e.g. "
+        "ε per step). Not a guarantee: see “ε proven”.",
         "Messages this agent sent (queries, replies, map requests and replies, hand-overs).",
         "Communication budget C per agent (messages); the thesis counts ε/C per message.",
         "C minus messages sent: when it reaches 0 the agent stops communicating.",
@@ -970,16 +1064,19 @@ class LedgerTab(QWidget):
         for row in self.rows:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            cons = row["eps_conservative"]
-            vals = (row["agent"], row["role"], fmt_num(row["eps_topology"], 3),
-                    fmt_num(row["eps_probabilities"], 3), fmt_num(row["eps_total"], 3),
-                    "∞ (F5)" if cons is None else fmt_num(cons, 3), str(row["messages"]),
+            vals = (row["agent"], row["role"], _eps_text(row["eps_topology"]),
+                    _eps_text(row["eps_probabilities"]), _eps_text(row["eps_total"]),
+                    _eps_text(row["eps_nominal"]), str(row["messages"]),
                     "∞" if math.isinf(row["budget"]) else f"{row['budget']:g}",
                     "∞" if math.isinf(row["left"]) else f"{row['left']:g}",
                     fmt_num(row["eps_comm_left"], 3), row["released"])
             for c, text in enumerate(vals):
-                it = _cell(text, row["released"] if c == 10 else "",
-                           bold=c == 0 and row["role"] != "—", align_right=2 <= c <= 9)
+                tip = row["released"] if c == 10 else (
+                    f"no proven bound: {row['reason']}" if 2 <= c <= 4 and text == "∞" else "")
+                it = _cell(text, tip, bold=c == 0 and row["role"] != "—",
+                           align_right=2 <= c <= 9)
+                if 2 <= c <= 4 and text == "∞":
+                    it.setForeground(QBrush(QColor(ERROR_COLOUR)))
                 if c == 8 and not math.isinf(row["left"]) and row["left"] <= 0:
                     it.setForeground(QBrush(QColor(ERROR_COLOUR)))
                 self.table.setItem(r, c, it)
@@ -992,18 +1089,20 @@ class LedgerTab(QWidget):
             mode = ("Release mode: secure noise; these releases are recorded in the project "
                     "ledger and spent against each agent's budget.")
         p = s.params
+        g = s.guarantee()
+        head = (f"<p><b>Proven:</b> {html.escape(guarantee_text(s))}</p>")
         if p.preset == "thesis":
             items = "".join(f"<li>{html.escape(f)}</li>" for f in s.flaws())
-            extra = (f"<p><b>Thesis preset</b>: nominal ε = {p.epsilon:g} per agent, but the "
-                     f"Laplace and exponential steps each use ε, so the composed loss is "
-                     f"{2 * p.epsilon:g} (F1) — and the softmax release is not randomised "
-                     f"(F5). The thesis's flaws:</p><ul>{items}</ul>")
+            extra = (f"{head}<p><b>Thesis preset</b>: nominal ε = {p.epsilon:g} per agent by "
+                     f"the thesis's own accounting — not a guarantee: the Laplace and "
+                     f"exponential steps each use ε (F1), and the release proves no finite ε "
+                     f"at all (F3, F4, F5). The thesis's flaws:</p><ul>{items}</ul>")
         else:
             items = "".join(f"<li>{html.escape(c)}</li>" for c in s.caveats())
-            extra = (f"<p><b>Sound preset</b>: ε = {p.epsilon:g} per agent, split "
+            extra = (f"{head}<p><b>Sound preset</b>: ε = {p.epsilon:g} per agent, split "
                      f"ε<sub>L</sub> = {p.epsilon_laplace:g} (topology) + "
-                     f"ε<sub>E</sub> = {p.epsilon_exponential:g} (route probabilities). "
-                     f"Caveats:</p><ul>{items}</ul>")
+                     f"ε<sub>E</sub> = {p.epsilon_exponential:g} (route probabilities); "
+                     f"{html.escape(g.adjacency)}. Caveats:</p><ul>{items}</ul>")
         ref = f" Recorded as {html.escape(run_id)}." if run_id else ""
         self.notes.setHtml(f"<p>{mode}{ref}</p>{extra}")
 
@@ -1074,7 +1173,8 @@ class PlanResultsView(QWidget):
                 f"<b>{r.messages}</b> messages, carried by "
                 f"{' → '.join(html.escape(a) for a in r.agents)} via centers "
                 f"{', '.join(html.escape(c) for c in r.centers) or '—'}"
-                f" · {html.escape(r.approach)}{where}{rid}")
+                f" · {html.escape(r.approach)}{where}{rid}"
+                f"<br>Privacy: {html.escape(guarantee_text(session))}")
         else:
             self.banner.setStyleSheet(
                 f"QLabel {{ background: #FDECE6; border: 2px solid {ERROR_COLOUR}; "
@@ -1084,7 +1184,8 @@ class PlanResultsView(QWidget):
                 f"{html.escape(r.failure or r.status)}</b> ({html.escape(r.status)}) — task "
                 f"{html.escape(r.task.origin)} → agent {html.escape(r.task.goal_agent)}, "
                 f"{r.messages} messages sent · {html.escape(r.approach)}{where}{rid}. "
-                "A task that cannot be planned is a result, not an error.")
+                "A task that cannot be planned is a result, not an error."
+                f"<br>Privacy: {html.escape(guarantee_text(session))}")
         self.route_tab.show_result(world, map_dict, r)
         self.agent_map.show_result(world, r, colours)
         self.obfuscation.show_result(world, r, session, colours)

@@ -40,6 +40,7 @@ TOOL_MODULES: list[str] = [
     "gui.panels.advising_panel",
     "gui.panels.ledger_panel",
     "gui.panels.logistics_panel",
+    "gui.audit.panel",
 ]
 
 

@@ -4,8 +4,11 @@
 --epochs N [--seed S]`` runs one advising experiment. Without ``--seed`` it runs in
 release mode (OpenDP Laplace noise) and says so. ``--json`` keys: ``convergence`` (per
 epoch), ``advice_events`` (one object per advice), ``epsilon_spent`` (per agent, true ε
-under basic composition), plus ``strategy``, ``preset``, ``variant``, ``seed``,
-``mode``, ``epochs``, ``composition`` (basic / advanced / RDP totals, each named) and more.
+under basic composition; ``null`` where raw data left, with ``epsilon_spent_reason``),
+``epsilon_per_advice`` (the proven ε of one advice query, ``null`` + reason when there is
+none), ``adjacency``, plus ``strategy``, ``preset``, ``variant``, ``seed``, ``mode``,
+``epochs``, ``composition`` (basic / advanced / RDP totals, each named) and more. JSON
+goes through :func:`core.common.jsonable.dumps` (never ``Infinity`` or ``NaN``).
 
 ``advise-bench`` runs Experiments 1–3 over many seeds and prints (or writes as CSV and
 JSON) the mean and 95 % CI per epoch, the arm summaries, the paired comparisons and the
@@ -37,6 +40,18 @@ FLAGS = {
 }
 
 
+def _emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], str],
+          out: TextIO) -> None:
+    """One JSON line (null + reason for every unbounded value) or the text report."""
+    from core.common.jsonable import dumps
+
+    out.write((dumps(payload) if args.json else text()) + "\n")
+
+
+def _eps_text(x: float) -> str:
+    return f"{x:.4g}" if math.isfinite(x) else "unbounded"
+
+
 def _sensitivity(text: str) -> float | str:
     if text.strip().lower() == "strict":
         return "strict"
@@ -52,8 +67,10 @@ def _common_params(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--strategy", choices=STRATEGIES, default=None,
                     help="advising strategy (default: dp)")
     sp.add_argument("--variant", choices=VARIANTS, default=None,
-                    help="sound (default: strict sensitivity, every DP release noised) or "
-                         "thesis (S = 1, identical sets share raw Q-values)")
+                    help="sound (default: strict sensitivity, every DP release noised, "
+                         "advice drawn from the noisy Q-values alone: epsilon per advice "
+                         "query) or thesis (S = 1, identical sets share raw Q-values, advice "
+                         "drawn from the teacher's raw policy: unbounded)")
     sp.add_argument("--epsilon", type=float, default=None, help="epsilon > 0 per release")
     sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
     sp.add_argument("--d", "--distance-threshold", dest="d", type=float, default=None,
@@ -69,7 +86,8 @@ def _common_params(sp: argparse.ArgumentParser) -> None:
                     help="noise sensitivity S: a number (thesis: 1) or 'strict' "
                          "(r_max - r_min)")
     sp.add_argument("--direction-guard", action="store_true", default=None,
-                    help="only teachers that met the task more often than the student")
+                    help="only teachers that met the task more often than the student "
+                         "(compares raw visit counts: epsilon spent becomes unbounded)")
     sp.add_argument("--literal-advice", action="store_true", default=None,
                     help="advice distribution without the r-bar term (Alg. 5 line 22 as "
                          "printed)")
@@ -162,6 +180,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise``; returns the exit code (user errors raise InputError)."""
     from core import cli as _cli
     from core._validation import InputError
+    from core.advising.accounting import ADJACENCY
     from core.advising.framework import run_advising
     from core.advising.model import AdvisingParams
     from core.advising.presets import preset
@@ -223,26 +242,36 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         "; advice still possible at the end"))
         if p.strategy == "traditional":
             raw = [a.unprotected_releases for a in acc.agents]
-            lines.append("privacy: traditional advising shares raw Q-values (no DP "
-                         f"protection): {sum(raw)} releases; per agent "
-                         + ", ".join(f"{a.agent} {a.unprotected_releases}"
-                                     for a in acc.agents))
+            lines.append("privacy: traditional advising shares raw Q-values and policies (no "
+                         f"DP protection): {sum(raw)} releases; epsilon spent unbounded for "
+                         + ", ".join(f"{a.agent} ({a.unprotected_releases})"
+                                     for a in acc.agents if a.unprotected_releases)
+                         if sum(raw) else "privacy: traditional advising shares raw Q-values "
+                         "(no DP protection); no teacher released anything")
         elif p.strategy == "dp":
-            lines.append(f"privacy per teacher (true epsilon per release "
-                         f"{acc.epsilon_per_release:.4g}; nominal {acc.epsilon:g}; "
-                         f"delta {acc.delta:g} for advanced/RDP):")
+            per = ("unbounded (raw data left, see below)" if not acc.bounded else
+                   f"{acc.epsilon_per_release:.4g}")
+            lines.append(f"privacy: epsilon per advice query (per candidate teacher, delta 0) "
+                         f"{per}; adjacency: {ADJACENCY}")
+            lines.append(f"privacy per teacher (true epsilon per noisy release "
+                         f"{acc.epsilon_per_release:.4g}; delta {acc.delta:g} for "
+                         f"advanced/RDP; 'thesis' is the thesis's nominal figure, not a "
+                         f"bound):")
             lines.append(f"  {'agent':<8}{'noisy':>7}{'raw':>6}{'basic':>11}{'advanced':>11}"
-                         f"{'RDP':>11}{'nominal':>10}")
+                         f"{'RDP':>11}{'thesis':>10}")
             for a in acc.agents:
                 lines.append(f"  {a.agent:<8.8}{a.releases:>7}{a.unprotected_releases:>6}"
-                             f"{a.basic:>11.4g}{a.advanced:>11.4g}{a.rdp:>11.4g}"
-                             f"{a.nominal_basic:>10.4g}")
+                             f"{_eps_text(a.basic):>11}{_eps_text(a.advanced):>11}"
+                             f"{_eps_text(a.rdp):>11}{a.nominal_basic:>10.4g}")
+            for a in acc.agents:
+                if a.reason:
+                    lines.append(f"  unbounded: {a.reason}")
         for note in res.notes:
             lines.append(f"note: {note}")
         lines.append(f"{res.elapsed_s:.3f} s")
         return "\n".join(lines)
 
-    _cli._emit(args, payload, text, out)
+    _emit(args, payload, text, out)
     return 0
 
 
@@ -359,14 +388,17 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 lines.append(f"\n{n} [{v}] - {r.n_seeds} seeds x {len(r.labels)} arms, "
                              f"{r.epochs} epochs, {r.elapsed_s:.1f} s on {r.workers} worker(s)")
                 lines.append(f"  {'arm':<13}{'AUC200':>16}{'CR(final)':>11}{'to 90%':>8}"
-                             f"{'advice':>8}{'closed':>8}{'eps max':>9}")
+                             f"{'advice':>8}{'closed':>8}{'eps max':>10}")
                 for s in r.summaries():
                     e90 = "-" if not math.isfinite(s.epochs_to_90) else f"{s.epochs_to_90:.0f}"
                     closed = ("-" if not math.isfinite(s.closed_epoch_median) else
                               f"{s.closed_epoch_median:.0f}")
                     lines.append(f"  {s.label:<13.13}{s.auc200:>9.4f}±{s.auc200_ci:<6.4f}"
                                  f"{100 * s.cr_final:>10.2f}%{e90:>8}{s.advice:>8.1f}"
-                                 f"{closed:>8}{s.epsilon_spent_max:>9.3g}")
+                                 f"{closed:>8}{_eps_text(s.epsilon_spent_max):>10}")
+                if any(x.unbounded for x in r.summaries()):
+                    lines.append("  (eps max 'unbounded': a teacher released raw data - raw "
+                                 "Q-values, its raw policy or raw visit counts)")
                 for lab in r.labels[1:]:
                     d = r.paired(lab, r.labels[0])
                     lines.append(f"  {lab} - {r.labels[0]}: {100 * d.mean:+.2f} pp "
@@ -383,5 +415,5 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lines.append(f"total {total:.1f} s")
         return "\n".join(lines)
 
-    _cli._emit(args, payload, text, out)
+    _emit(args, payload, text, out)
     return 0

@@ -42,7 +42,12 @@ from core.advising.model import AdvisingSetup
 from core.advising.presets import EXP3_EPSILONS, ExperimentArm
 from core.progress import Progress, no_progress
 
+#: Why an ε total of an arm is unbounded (JSON ``null`` + this reason).
+UNBOUNDED_SPENT = ("a teacher released raw data (raw Q-values, its raw policy or raw visit "
+                   "counts) without noise: no finite epsilon")
+
 __all__ = [
+    "UNBOUNDED_SPENT",
     "ArmSummary",
     "PairedDiff",
     "ExperimentResult",
@@ -113,9 +118,28 @@ class ArmSummary:
     epsilon_spent_mean: float
     closed_epoch_median: float
 
+    @property
+    def unbounded(self) -> bool:
+        """True when some teacher of some seed made a release with no finite ε."""
+        return math.isinf(self.epsilon_spent_max)
+
     def to_dict(self) -> dict[str, Any]:
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                for k, v in self.__dict__.items()}
+        out: dict[str, Any] = {}
+        for k, v in self.__dict__.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                out[k] = None
+                out[f"{k}_reason"] = _SUMMARY_REASONS.get(k, "undefined")
+            else:
+                out[k] = v
+        return out
+
+
+#: Why a scalar summary is null in JSON.
+_SUMMARY_REASONS = {
+    "epsilon_spent_max": UNBOUNDED_SPENT, "epsilon_spent_mean": UNBOUNDED_SPENT,
+    "epochs_to_90": "no seed reached a convergence ratio of 90 %",
+    "closed_epoch_median": "advice stayed possible until the end in every seed",
+}
 
 
 @dataclass(frozen=True)
@@ -141,8 +165,11 @@ class ExperimentResult:
     Arrays are (arms, seeds, epochs) unless stated: ``convergence``, ``advice`` (advice
     events per epoch), ``ask_budget`` / ``give_budget`` (mean remaining budget over
     agents), ``epsilon_time`` (mean cumulative true ε per agent, basic composition).
-    ``epsilon_spent`` is (arms, seeds, max agents) final true ε per agent (NaN-padded);
-    ``releases``, ``unprotected``, ``closed_epoch`` are (arms, seeds).
+    ``epsilon_spent`` is (arms, seeds, max agents) final true ε per agent (NaN-padded;
+    ``inf`` for a teacher with an unbounded release, see :data:`UNBOUNDED_SPENT`);
+    ``releases``, ``unprotected``, ``closed_epoch`` are (arms, seeds);
+    ``agent_releases`` / ``agent_unprotected`` are (arms, seeds, max agents) per-teacher
+    counts of noisy and of unbounded releases (NaN-padded).
     """
 
     name: str
@@ -162,11 +189,15 @@ class ExperimentResult:
     seed_drawn: bool = False
     workers: int = 1
     elapsed_s: float = 0.0
+    agent_releases: np.ndarray | None = None
+    agent_unprotected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for name in ("seeds", "convergence", "advice", "ask_budget", "give_budget",
                      "epsilon_time", "epsilon_spent", "releases", "unprotected",
-                     "closed_epoch"):
+                     "closed_epoch", "agent_releases", "agent_unprotected"):
+            if getattr(self, name) is None:
+                continue
             arr = np.array(getattr(self, name), copy=True)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
@@ -191,7 +222,12 @@ class ExperimentResult:
         if quantity not in ("convergence", "advice", "ask_budget", "give_budget",
                             "epsilon_time"):
             raise InputError(f"unknown series {quantity!r}", field="quantity")
-        return ci95(getattr(self, quantity).astype(np.float64), axis=1)
+        x = getattr(self, quantity).astype(np.float64)
+        inf = np.isinf(x).any(axis=1)
+        if not inf.any():
+            return ci95(x, axis=1)
+        m, h = ci95(np.where(np.isinf(x), 0.0, x), axis=1)  # unbounded: ∞ ± ∞
+        return np.where(inf, np.inf, m), np.where(inf, np.inf, h)
 
     def auc(self, horizon: int = 200) -> np.ndarray:
         """(arms, seeds) mean convergence ratio over epochs 1..horizon."""
@@ -247,8 +283,11 @@ class ExperimentResult:
             d: dict[str, Any] = {"summary": summary.to_dict()}
             if series:
                 for q, (m, h) in means.items():
-                    d[f"{q}_mean"] = m[a].tolist()
-                    d[f"{q}_ci"] = h[a].tolist()
+                    for key, vals in ((f"{q}_mean", m[a]), (f"{q}_ci", h[a])):
+                        d[key] = [float(v) if math.isfinite(v) else None for v in vals]
+                        if not np.isfinite(vals).all():
+                            d[f"{key}_reason"] = [None if math.isfinite(v) else
+                                                  UNBOUNDED_SPENT for v in vals]
             arms.append(d)
         base = self.labels[0]
         comps = [self.paired(lab, base).to_dict() for lab in self.labels[1:]]
@@ -296,7 +335,7 @@ def _run_chunk(setup: AdvisingSetup, seeds: Sequence[int], delta: float) -> dict
     out = {"conv": np.empty((m, E)), "adv": np.empty((m, E), dtype=np.int64),
            "ask": np.empty((m, E)), "give": np.empty((m, E)), "eps_t": np.empty((m, E)),
            "eps": np.empty((m, n)), "rel": np.empty(m), "unp": np.empty(m),
-           "closed": np.empty(m)}
+           "closed": np.empty(m), "a_rel": np.empty((m, n)), "a_unp": np.empty((m, n))}
     for r, sd in enumerate(seeds):
         res = run_advising(setup, rng=int(sd), delta=delta, detail=False)
         out["conv"][r] = res.convergence
@@ -307,6 +346,8 @@ def _run_chunk(setup: AdvisingSetup, seeds: Sequence[int], delta: float) -> dict
         out["eps"][r] = res.epsilon_spent
         out["rel"][r] = res.releases_per_epoch.sum()
         out["unp"][r] = res.unprotected_per_epoch.sum()
+        out["a_rel"][r] = res.releases_per_epoch.sum(axis=0)
+        out["a_unp"][r] = res.unprotected_per_epoch.sum(axis=0)
         out["closed"][r] = (math.nan if res.advising_closed_epoch is None
                             else res.advising_closed_epoch)
     return out
@@ -381,6 +422,8 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
     rel = np.empty((A, R))
     unp = np.empty((A, R))
     closed = np.empty((A, R))
+    a_rel = np.full((A, R, n_max), np.nan)
+    a_unp = np.full((A, R, n_max), np.nan)
     done = 0
     t0 = time.perf_counter()
 
@@ -396,6 +439,8 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
         rel[a, start:stop] = out["rel"]
         unp[a, start:stop] = out["unp"]
         closed[a, start:stop] = out["closed"]
+        a_rel[a, start:stop, :out["a_rel"].shape[1]] = out["a_rel"]
+        a_unp[a, start:stop, :out["a_unp"].shape[1]] = out["a_unp"]
         done += stop - start
         progress(done / (A * R), f"{labels[a]}: {done} of {A * R} runs")
 
@@ -426,7 +471,8 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
         seeds=np.array(seed_list), convergence=conv, advice=adv, ask_budget=ask,
         give_budget=give, epsilon_time=eps_t, epsilon_spent=eps, releases=rel,
         unprotected=unp, closed_epoch=closed, seed=base, seed_drawn=seed_drawn,
-        workers=1 if inline else n_workers, elapsed_s=time.perf_counter() - t0)
+        workers=1 if inline else n_workers, elapsed_s=time.perf_counter() - t0,
+        agent_releases=a_rel, agent_unprotected=a_unp)
 
 
 def epsilon_sweep(setup: AdvisingSetup, epsilons: Sequence[float] = EXP3_EPSILONS, *,

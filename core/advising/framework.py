@@ -2,10 +2,11 @@
 
 :func:`run_advising` runs the reference algorithm of spec §3.13 on an
 :class:`~core.advising.model.AdvisingSetup` and returns a frozen
-:class:`AdvisingResult`. The building blocks are public so that tests and the GUI can
-show each step: :func:`normalize_alg4` (Algorithm 4), :func:`policy_step` (Algorithm 3),
-:func:`teacher_view`, :func:`squared_distance` (Eq. 3.1) and :func:`advice_distribution`
-(Algorithm 5 lines 20–24).
+:class:`AdvisingResult`. The building blocks are public so that tests, the GUI and the
+privacy audit (:mod:`core.audit.advising`) run the very code that ships:
+:func:`normalize_alg4` (Algorithm 4), :func:`policy_step` (Algorithm 3),
+:func:`teacher_view`, :func:`squared_distance` (Eq. 3.1), :func:`advice_distribution`
+(Algorithm 5 lines 20–24) and :func:`advice_query` (one advice query, lines 17–24).
 
 One epoch, for agents j = 0..n−1 in index order (teachers read an epoch-start snapshot,
 budgets change at once):
@@ -13,11 +14,65 @@ budgets change at once):
 1. If the strategy advises and b_ask(j) > 0, every neighbour i with b_give(i) > 0 is a
    candidate. Its view q̂ of Q_i(s) on j's actions gets Laplace(S/ε) noise when the sets
    differ (or always, in the sound variant); the candidate with the largest squared
-   distance to Q_j(s) (first wins ties) advises if that distance exceeds d: it samples
-   j's action from π′ = Normalize(p̃ + ξ(q̂ − p̃·q̂)). Advice costs 1 of b_ask(j) and 1 of
+   distance to Q_j(s) (first wins ties) advises if that distance exceeds d: j's action is
+   sampled from π′ = Normalize(p̃ + ξ(q̂ − p̃·q̂)), where p̃ is the uniform policy
+   (sound) or the teacher's policy (thesis). Advice costs 1 of b_ask(j) and 1 of
    b_give(i); the teacher's own tables are never touched.
 2. Otherwise j samples its action from its own π_j(s).
 3. Every agent applies Q(s,a) ← (1−α)Q(s,a) + α(r + γ max Q(s′,·)) and Algorithm 3.
+
+Privacy of one advice query (sound variant, ``dp`` strategy)
+-------------------------------------------------------------
+*Observer.* The student j (and anyone who reads the advice log): it sees whether advice
+arrives, when, from which teacher, the advised action, and the logged q̂, d_E² and π′ of
+the advising teacher.
+
+*Public.* The set-up (agents, action sets, rewards, every parameter: ε, S, d, ξ, the
+Algorithm 4 constants, the budgets, the cap), the epoch and the student's task s, the
+student's own tables (the observer holds them), and everything observed before (so
+remaining budgets and the teachers' release counts are functions of earlier outputs).
+
+*Private input of teacher i.* Its tables (Q_i, π_i, N_i).
+
+*Adjacency.* Two teachers are neighbours when their Q-tables differ in **at most one
+entry** Q(s′, a′), each value within the public range [q_lo, q_hi] of
+:meth:`~core.advising.model.AdvisingSetup.q_range` (so by at most
+S_strict = q_hi − q_lo = r_max − r_min = 2 with the thesis rewards, Q₀ = 0, γ = 0) — one
+differing record, as in the thesis's Tables 3.1–3.4; their policies π and visit counts N
+may differ **arbitrarily** (they come from the same private experience).
+
+*Mechanism.* The candidate set C is a function of public data (neighbour structure,
+budgets, cap). Each i ∈ C releases q̂_i = v_i + L_i, v_i = TEACHER_VIEW(Q_i(s,·)) ∈ ℝ^k,
+L_i ~ Laplace(S_noise/ε)^k. The output is g(q̂_C, public, U): the argmax of
+‖q̂_i − Q_j(s)‖², the threshold test, π′ from q̂_b and the uniform policy (or, with
+``advice_prior="student"``, the student's own π_j(s)), and the action drawn with an
+independent uniform U.
+
+*Claim.* For each teacher i, one advice query is ε·S_strict/S_noise-DP (= ε in the sound
+variant, where S_noise = S_strict), δ = 0. *Proof.* TEACHER_VIEW reads each teacher
+entry at most once (the position map is injective; positions the teacher lacks read the
+public Q₀), so neighbouring teachers give views with ‖v_i − v′_i‖₁ ≤ S_strict; the
+Laplace mechanism of scale S_noise/ε on a query of L1-sensitivity S_strict is
+ε·S_strict/S_noise-DP (Dwork & Roth 2014, Thm 3.6). The other candidates' q̂ do not
+depend on teacher i's tables, and g reads no private datum of i besides q̂_i (neither
+π_i nor N_i), so the output is a randomised post-processing of q̂_i (Prop. 2.1). A
+teacher not in C contributes nothing (ε = 0 for that query). ∎ The bound covers the
+whole logged q̂_i, not only the action. Under a **row** adjacency (all of Q_i(s,·) may
+change) the same query is k·ε-DP (group privacy, k = the student's action count); a
+teacher's queries compose over the run (:mod:`core.advising.accounting`: basic, advanced,
+RDP), which holds if the neighbouring teachers' tables differ in that one entry at every
+query. No bound here covers the teacher's underlying *experience* (one changed
+experience moves later Q-values through learning).
+
+*What has no finite ε* (recorded as unbounded ledger entries, ``math.inf`` with a
+reason, and ``epsilon_spent`` becomes unbounded): a raw Q-view (identical sets in the
+thesis variant, traditional advising, the ``noise_zero`` test flag); advice drawn from
+the teacher's raw policy (``advice_prior="teacher"``: the thesis variant, traditional
+advising) — π_i may differ arbitrarily between neighbours; and the ``direction_guard``,
+which compares raw visit counts (every comparison, in every variant).
+
+*Numerics.* Seeded runs draw numpy floating-point Laplace noise (reproducible; not for
+real releases); release mode draws it from OpenDP (:mod:`core.privacy.laplace`).
 
 RNG discipline (spec §3.13), with one ``numpy.random.Generator`` per run: per epoch,
 ``integers(0, n_tasks, size=n_agents)`` for the tasks, then per agent in index order the
@@ -45,6 +100,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,7 +109,12 @@ from typing import Any
 import numpy as np
 
 from core._validation import InputError, RandomSource, as_random_source
-from core.advising.accounting import DEFAULT_DELTA, AdvisingAccounting, account_advising
+from core.advising.accounting import (
+    ADJACENCY,
+    DEFAULT_DELTA,
+    AdvisingAccounting,
+    account_advising,
+)
 from core.advising.model import AdvisingSetup, teacher_view_map
 from core.privacy.laplace import laplace_release
 from core.privacy.ledger import PrivacyLedger
@@ -67,6 +128,14 @@ __all__ = [
     "squared_distance",
     "advice_distribution",
     "sample_index",
+    "sample_rows",
+    "noised_pairs",
+    "max_releases",
+    "AdviceDraw",
+    "advice_query",
+    "RELEASE_KINDS",
+    "UNBOUNDED_REASONS",
+    "ADJACENCY",
     "AdviceLog",
     "ReleaseLog",
     "AdvisingResult",
@@ -82,11 +151,27 @@ SENSITIVITY_NOTE = (
     "default calibrates the noise to the strict S = r_max - r_min, so the stated epsilon "
     "holds; the thesis option keeps S = 1 and the ledger records the true 2*epsilon.")
 
+#: What a teacher can release in one advice query, in the order of the log's ``kind`` codes.
+RELEASE_KINDS = ("noisy_q", "raw_q", "raw_policy", "raw_visits")
+#: Why each raw kind has no finite ε.
+UNBOUNDED_REASONS = {
+    "raw_q": "raw Q-values left without noise (identical action sets in the thesis "
+             "variant, traditional advising, or the noise_zero test flag): whether and "
+             "what advice arrives is a deterministic function of them",
+    "raw_policy": "the advice was drawn from the teacher's raw policy (thesis advice "
+                  "distribution / traditional advising): the policy may differ "
+                  "arbitrarily between neighbouring teachers",
+    "raw_visits": "the direction guard compared the teacher's raw visit count with the "
+                  "student's: it decides who may advise",
+}
+
 
 # ---------------------------------------------------------------------------- steps
 def normalize_alg4(p: "np.ndarray | Sequence[float]", *, center: float = 0.5,
                    floor: float = 0.001) -> np.ndarray:
     """Algorithm 4: lift the minimum to Δ by an affine map toward c_o, then sum-normalise.
+
+    Works on one vector or on every row (last axis) of an array.
 
     Examples
     --------
@@ -94,13 +179,16 @@ def normalize_alg4(p: "np.ndarray | Sequence[float]", *, center: float = 0.5,
     [0.5703281027, 0.3567760342, 0.0008559201, 0.0720399429]
     >>> normalize_alg4([0.6, 0.2, 0.2, 0.2]).round(10).tolist()
     [0.5, 0.1666666667, 0.1666666667, 0.1666666667]
+    >>> normalize_alg4([[0.6, 0.2, 0.2, 0.2], [0.7, 0.4, -0.1, 0.0]])[1].round(4).tolist()
+    [0.5703, 0.3568, 0.0009, 0.072]
     """
     x = np.array(p, dtype=np.float64)
-    d = float(x.min())
-    if d < floor:
-        rho = (center - floor) / (center - d)
-        x = center - rho * (center - x)
-    return x / x.sum()
+    d = x.min(axis=-1, keepdims=True)
+    low = d < floor
+    if low.any():
+        rho = (center - floor) / np.where(low, center - d, 1.0)
+        x = np.where(low, center - rho * (center - x), x)
+    return x / x.sum(axis=-1, keepdims=True)
 
 
 def _normalize_rows(p: np.ndarray, mask: np.ndarray, center: float, floor: float) -> np.ndarray:
@@ -187,10 +275,11 @@ def advice_distribution(p_view: "np.ndarray | Sequence[float]",
                         q_view: "np.ndarray | Sequence[float]", *, xi: float = 0.1,
                         subtract_rbar: bool = True, center: float = 0.5,
                         floor: float = 0.001) -> np.ndarray:
-    """π′ of Algorithm 5 lines 20–24 with the spec's fixes A3/A4.
+    """π′ of Algorithm 5 lines 20–24 with the spec's fixes A3/A4 (one vector or rows).
 
     p̃ = p̂ / Σ p̂ (uniform if Σ p̂ = 0), r̃ = p̃·q̂ (0 with ``subtract_rbar=False``, the
-    literal line 22), π′ = Normalize_Alg4(p̃ + ξ(q̂ − r̃)).
+    literal line 22), π′ = Normalize_Alg4(p̃ + ξ(q̂ − r̃)). p̂ is the prior the variant
+    chooses (:func:`advice_query`); in the thesis it is the teacher's policy.
 
     Examples
     --------
@@ -202,9 +291,10 @@ def advice_distribution(p_view: "np.ndarray | Sequence[float]",
     """
     p = np.asarray(p_view, dtype=np.float64)
     q = np.asarray(q_view, dtype=np.float64)
-    tot = float(p.sum())
-    pt = p / tot if tot > 0 else np.full(p.size, 1.0 / p.size)
-    rt = float((pt * q).sum()) if subtract_rbar else 0.0
+    p, q = np.broadcast_arrays(p, q)
+    tot = p.sum(axis=-1, keepdims=True)
+    pt = np.where(tot > 0, p / np.where(tot > 0, tot, 1.0), 1.0 / p.shape[-1])
+    rt = (pt * q).sum(axis=-1, keepdims=True) if subtract_rbar else 0.0
     return normalize_alg4(pt + xi * (q - rt), center=center, floor=floor)
 
 
@@ -219,6 +309,154 @@ def sample_index(p: "np.ndarray | Sequence[float]", u: float) -> int:
     cdf = np.cumsum(np.asarray(p, dtype=np.float64))
     cdf /= cdf[-1]
     return int(cdf.searchsorted(u, side="right"))
+
+
+def sample_rows(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """:func:`sample_index` on every row of ``p`` with the uniforms ``u`` (one per row).
+
+    Examples
+    --------
+    >>> sample_rows(np.array([[0.2, 0.5, 0.3], [0.2, 0.5, 0.3]]), np.array([0.1, 0.6])).tolist()
+    [0, 1]
+    """
+    cdf = np.cumsum(np.asarray(p, dtype=np.float64), axis=-1)
+    cdf /= cdf[..., -1:]
+    return (cdf <= np.asarray(u, dtype=np.float64)[..., None]).sum(axis=-1)
+
+
+def max_releases(setup: AdvisingSetup) -> list[int]:
+    """Per teacher, the most noisy releases a run could make — public: epochs × the number
+    of students that may ask it (each asks each candidate at most once per epoch), or what
+    its cap ``max_epsilon_per_teacher`` allows.
+
+    Examples
+    --------
+    >>> from core.advising.presets import preset
+    >>> max_releases(preset("mixed", epochs=10))[:2], max_releases(preset("mixed", epochs=10,
+    ...     max_epsilon_per_teacher=5.0))[:2]
+    ([90, 90], [5, 5])
+    """
+    p = setup.params
+    students = setup.can_advise(p.strategy).sum(axis=1)  # [teacher]
+    out = [int(p.epochs * k) for k in students]
+    if p.max_epsilon_per_teacher is not None:
+        per = setup.true_epsilon_per_release
+        cap = int(math.floor(p.max_epsilon_per_teacher * (1 + 1e-12) / per))
+        out = [min(k, cap) for k in out]
+    return out
+
+
+def noised_pairs(setup: AdvisingSetup) -> np.ndarray:
+    """(n, n) bool at [student, teacher]: does that teacher's Q-view get Laplace noise?
+
+    Only under ``dp``, between neighbours, and for identical sets (case 1) only with
+    ``noise_on_identical_sets`` (the sound variant).
+
+    Examples
+    --------
+    >>> from core.advising.presets import preset
+    >>> int(noised_pairs(preset("mixed")).sum()), int(noised_pairs(preset("mixed",
+    ...     variant="thesis")).sum())
+    (90, 78)
+    """
+    p = setup.params
+    if p.strategy != "dp":
+        return np.zeros((setup.n_agents,) * 2, dtype=bool)
+    cases = setup.neighbour_cases()
+    allowed = setup.can_advise(p.strategy).T
+    return allowed & ((cases.T != 1) | p.noise_on_identical_sets)
+
+
+@dataclass(frozen=True, eq=False)
+class AdviceDraw:
+    """The outcome of B independent advice queries (:func:`advice_query`).
+
+    ``teacher`` is the index of the advising candidate (−1: no advice), ``action`` the
+    advised position in the student's action set (−1: no advice), ``distance`` the best
+    candidate's d_E², ``q_hat`` (B, c, k) every candidate's (noisy) view and ``pi_advice``
+    (B, k) the π′ the action was drawn from (NaN rows without advice).
+    """
+
+    teacher: np.ndarray
+    action: np.ndarray
+    distance: np.ndarray
+    q_hat: np.ndarray
+    pi_advice: np.ndarray
+
+    @property
+    def advised(self) -> np.ndarray:
+        return self.action >= 0
+
+
+def advice_query(q_views: np.ndarray, p_views: np.ndarray | None, q_student: np.ndarray,
+                 p_student: np.ndarray, noised: np.ndarray, *, params: Any,
+                 sensitivity: float, noise_rng: Any, rng: Any) -> AdviceDraw:
+    """Algorithm 5 lines 17–24 for one student and its candidates, B times independently.
+
+    Parameters
+    ----------
+    q_views, p_views : (B, c, k) arrays
+        TEACHER_VIEW of each candidate's Q(s,·) and π(s,·) on the student's k actions
+        (``p_views`` is read only with ``params.advice_prior == "teacher"`` or the
+        ``traditional`` strategy, the non-private baseline).
+    q_student, p_student : (B, k) arrays
+        The student's own Q_j(s,·) and π_j(s,·).
+    noised : (c,) bool
+        Which candidates' views get Laplace(sensitivity/ε) noise.
+    params : AdvisingParams
+        ε, d, ξ, the Algorithm 4 constants, ``subtract_rbar``, ``advice_prior``,
+        ``strategy``, ``noise_zero``.
+    noise_rng, rng
+        The noise source (:func:`core.privacy.laplace.laplace_release`'s ``rng``) and
+        the generator of the advised action's uniform; the run uses one stream for both.
+
+    The engine calls this with B = 1 for every advice query; the privacy audit
+    (:mod:`core.audit.advising`) calls it with B = n to sample what the student observes.
+    RNG order: the Laplace draws of the noised candidates (all B rows, C order), then one
+    uniform per row that receives advice.
+
+    Examples
+    --------
+    >>> from core.advising.model import AdvisingParams
+    >>> prm = AdvisingParams.for_variant("sound", epsilon=1e9)
+    >>> d = advice_query(np.array([[[2.0, 0, 0, 0]]]), None, np.zeros((1, 4)),
+    ...                  np.full((1, 4), 0.25), np.array([True]), params=prm,
+    ...                  sensitivity=2.0, noise_rng=np.random.default_rng(0),
+    ...                  rng=np.random.default_rng(1))
+    >>> d.teacher.tolist(), round(float(d.distance[0]), 6), d.advised.tolist()
+    ([0], 4.0, [True])
+    """
+    q = np.array(q_views, dtype=np.float64)
+    B, c, k = q.shape
+    noised = np.asarray(noised, dtype=bool)
+    if noised.any():
+        idx = np.flatnonzero(noised)
+        released = laplace_release(q[:, idx], epsilon=params.epsilon, sensitivity=sensitivity,
+                                   rng=noise_rng)
+        if not params.noise_zero:
+            q[:, idx] = released
+    qs = np.asarray(q_student, dtype=np.float64)
+    diff = q - qs[:, None, :]
+    dist = (diff * diff).sum(axis=2)
+    best = dist.argmax(axis=1)  # strict >: the first of equal distances wins
+    rows = np.arange(B)
+    db = dist[rows, best]
+    adv = db > params.distance_threshold
+    teacher = np.where(adv, best, -1)
+    action = np.full(B, -1, dtype=np.int64)
+    pi = np.full((B, k), np.nan)
+    if adv.any():
+        if params.advice_prior == "teacher" or params.strategy == "traditional":
+            prior = np.asarray(p_views, dtype=np.float64)[rows[adv], best[adv]]
+        elif params.advice_prior == "student":
+            prior = np.asarray(p_student, dtype=np.float64)[adv]
+        else:
+            prior = np.full((int(adv.sum()), k), 1.0 / k)
+        pi[adv] = advice_distribution(prior, q[rows[adv], best[adv]], xi=params.xi,
+                                      subtract_rbar=params.subtract_rbar,
+                                      center=params.norm_center, floor=params.norm_floor)
+        action[adv] = sample_rows(pi[adv], rng.random(int(adv.sum())))
+    return AdviceDraw(teacher=teacher, action=action, distance=db, q_hat=q, pi_advice=pi)
 
 
 # ---------------------------------------------------------------------------- logs
@@ -276,19 +514,28 @@ class AdviceLog:
 
 @dataclass(frozen=True, eq=False)
 class ReleaseLog:
-    """Every release of a teacher's Q(s,·) to a student (noised or raw); epoch 1-based."""
+    """Every release of a teacher's data to a student; epoch 1-based.
+
+    ``kind`` indexes :data:`RELEASE_KINDS`: 0 a noisy Q-view (finite ε), 1 a raw Q-view,
+    2 the teacher's raw policy (advice from it), 3 its raw visit count (direction guard);
+    1–3 have no finite ε.
+    """
 
     epoch: np.ndarray
     teacher: np.ndarray
     student: np.ndarray
     task: np.ndarray
     case: np.ndarray
-    noised: np.ndarray
+    kind: np.ndarray
 
     def __post_init__(self) -> None:
-        for name in ("epoch", "teacher", "student", "task", "case"):
+        for name in ("epoch", "teacher", "student", "task", "case", "kind"):
             object.__setattr__(self, name, _frozen(getattr(self, name), np.int64))
-        object.__setattr__(self, "noised", _frozen(self.noised, bool))
+
+    @property
+    def noised(self) -> np.ndarray:
+        """True for the noisy (finite-ε) Q-view releases."""
+        return self.kind == 0
 
     def __len__(self) -> int:
         return int(self.epoch.size)
@@ -309,7 +556,8 @@ class AdvisingResult:
     ask_budget, give_budget : (E, n) int arrays
         Remaining b_ask / b_give after each epoch.
     releases_per_epoch, unprotected_per_epoch : (E, n) int arrays
-        Noisy (ε-DP) and raw releases of each agent's Q-values, as a teacher.
+        Noisy (finite-ε) releases of each agent's Q-values as a teacher, and its
+        unbounded releases (raw Q-values, raw policy, raw visit counts).
     tasks, actions : (E, n) int arrays
         Task and chosen server of each agent in each epoch; ``advised`` marks advice.
     events : AdviceLog
@@ -386,21 +634,37 @@ class AdvisingResult:
 
     @property
     def epsilon_spent(self) -> np.ndarray:
-        """Per-agent cumulative true ε, basic composition (see :attr:`accounting`)."""
+        """Per-agent cumulative true ε, basic composition (see :attr:`accounting`).
+
+        ``inf`` for an agent that made an unbounded release (:attr:`epsilon_spent_reasons`
+        says why); never 0 for an agent whose raw data left.
+        """
         return self.accounting.totals("basic")
 
+    @property
+    def epsilon_spent_reasons(self) -> list[str | None]:
+        """Per agent: why :attr:`epsilon_spent` is unbounded, or None."""
+        return self.accounting.reasons()
+
     def epsilon_over_time(self) -> np.ndarray:
-        """(E, n) cumulative true ε per agent (basic composition) after each epoch."""
-        return np.cumsum(self.releases_per_epoch, axis=0) * self.accounting.epsilon_per_release
+        """(E, n) cumulative true ε per agent (basic composition) after each epoch.
+
+        ``inf`` from the epoch of an agent's first unbounded release on.
+        """
+        eps = np.cumsum(self.releases_per_epoch, axis=0) * self.accounting.epsilon_per_release
+        return np.where(np.cumsum(self.unprotected_per_epoch, axis=0) > 0, np.inf, eps)
 
     def ledger(self, ledger: PrivacyLedger | None = None, *,
                dataset_prefix: str | None = None) -> PrivacyLedger:
-        """Record every noisy release in ``ledger`` (a new one by default), one per teacher.
+        """Record every release in ``ledger`` (a new one by default), per teacher.
 
-        Each entry: mechanism ``laplace``, the release's true ε (ε·S_strict/S), the noise
-        sensitivity, the strict sensitivity, the nominal ε and the scale; dataset
-        ``advising:<set-up>:<agent>``. Raw (case-1) releases are not ε-DP and are not
-        ledger entries: :attr:`accounting` counts them as unprotected.
+        A noisy Q-view: one entry each, mechanism ``laplace``, the release's true ε
+        (ε·S_strict/S), the noise sensitivity, the strict sensitivity, the nominal ε and
+        the scale. Raw releases (Q-values, the policy the advice was drawn from, visit
+        counts compared by the direction guard): one entry per teacher and kind with
+        ``count`` = how many, ``epsilon = math.inf`` and the reason (JSON ``null`` +
+        ``epsilon_reason``). Dataset ``advising:<set-up>:<agent>``; the adjacency is
+        :data:`~core.advising.accounting.ADJACENCY`.
         """
         if self.releases is None:
             raise InputError("this run kept no per-release log (run with detail=True)",
@@ -410,20 +674,42 @@ class AdvisingResult:
         prefix = dataset_prefix if dataset_prefix is not None else f"advising:{s.name}"
         acc = self.accounting
         scale = acc.noise_sensitivity / acc.epsilon
-        for k in np.flatnonzero(self.releases.noised):
-            i, j = int(self.releases.teacher[k]), int(self.releases.student[k])
-            t, e = int(self.releases.task[k]), int(self.releases.epoch[k])
+        mech = {1: "none (raw Q-values)", 2: "none (raw policy)", 3: "none (raw visit count)"}
+        what = {1: "raw Q(s, .) views", 2: "advice drawn from the raw policy pi(s, .)",
+                3: "raw visit counts compared by the direction guard"}
+        rl = self.releases
+        for k in np.flatnonzero(rl.kind == 0):
+            i, j = int(rl.teacher[k]), int(rl.student[k])
+            t, e = int(rl.task[k]), int(rl.epoch[k])
             led.record(dataset=f"{prefix}:{s.agents[i]}", mechanism="laplace",
                        epsilon=acc.epsilon_per_release,
                        parameters={"sensitivity": acc.noise_sensitivity,
                                    "strict_sensitivity": acc.strict_sensitivity,
                                    "nominal_epsilon": acc.epsilon, "scale": scale,
-                                   "case": int(self.releases.case[k]), "epoch": e,
+                                   "case": int(rl.case[k]), "epoch": e,
                                    "values": len(s.action_sets[j])},
-                       adjacency="one Q-value record of the teacher differs",
+                       adjacency=ADJACENCY,
                        released=f"noisy Q({s.tasks[t]}, .) of {s.agents[i]} to "
                                 f"{s.agents[j]}, epoch {e}",
                        mode=self.mode, seed=self.seed, source="advising")
+        # Raw releases: one entry per (teacher, kind) standing for all of them (``count``;
+        # the totals weigh it exactly as that many entries), each unbounded with its reason.
+        for i in range(s.n_agents):
+            for kind in (1, 2, 3):
+                sel = np.flatnonzero((rl.teacher == i) & (rl.kind == kind))
+                if sel.size == 0:
+                    continue
+                studs = sorted({s.agents[int(j)] for j in rl.student[sel]})
+                e0, e1 = int(rl.epoch[sel].min()), int(rl.epoch[sel].max())
+                led.record(dataset=f"{prefix}:{s.agents[i]}", mechanism=mech[kind],
+                           epsilon=math.inf, reason=UNBOUNDED_REASONS[RELEASE_KINDS[kind]],
+                           parameters={"kind": RELEASE_KINDS[kind], "first_epoch": e0,
+                                       "last_epoch": e1,
+                                       "cases": sorted({int(c) for c in rl.case[sel]})},
+                           adjacency=ADJACENCY, count=int(sel.size),
+                           released=f"{what[kind]} of {s.agents[i]} to "
+                                    f"{', '.join(studs)} ({sel.size} times, epochs {e0}-{e1})",
+                           mode=self.mode, seed=self.seed, source="advising")
         return led
 
     def to_dict(self, *, events: bool = True) -> dict[str, Any]:
@@ -443,16 +729,30 @@ class AdvisingResult:
             "advice_per_epoch": self.advice_per_epoch.tolist(),
             "advising_closed_epoch": self.advising_closed_epoch,
             "last_advice_epoch": self.last_advice_epoch,
-            "epsilon_spent": self.epsilon_spent.tolist(),
+            "epsilon_spent": [x if math.isfinite(x) else None
+                              for x in self.epsilon_spent.tolist()],
             "epsilon_spent_accountant": "basic composition, true epsilon per release",
+            "epsilon_per_advice": (acc.epsilon_per_release if s.params.strategy == "dp"
+                                   and acc.bounded else None),
+            "adjacency": ADJACENCY,
             "epsilon_spent_nominal": acc.totals("nominal").tolist(),
+            "epsilon_spent_nominal_note": "the thesis's own figure; not a bound",
             "releases": [a.releases for a in acc.agents],
             "unprotected_releases": [a.unprotected_releases for a in acc.agents],
+            "unbounded_releases": [dict(a.unbounded) for a in acc.agents],
             "composition": acc.to_dict(),
             "ask_budget_final": self.ask_budget[-1].tolist(),
             "give_budget_final": self.give_budget[-1].tolist(),
             "notes": list(self.notes), "elapsed_s": self.elapsed_s,
         }
+        if any(self.epsilon_spent_reasons):
+            out["epsilon_spent_reason"] = self.epsilon_spent_reasons
+        if out["epsilon_per_advice"] is None:
+            out["epsilon_per_advice_reason"] = (
+                "no advising strategy ran" if s.params.strategy == "none" else
+                "raw data left: " + "; ".join(sorted({
+                    UNBOUNDED_REASONS[k] for k in acc.unbounded_by_kind()}))
+                if not acc.bounded else "traditional advising releases raw Q-values")
         if events:
             out["advice_events"] = self.events.rows(s)
         else:
@@ -498,9 +798,7 @@ class _Engine:
         allowed = setup.can_advise(p.strategy)  # [i, j]
         self.allowed = allowed.T.copy()  # [student, teacher]
         self.nb_lists = [np.flatnonzero(self.allowed[j]) for j in range(n)]
-        self.noised = np.zeros((n, n), dtype=bool)  # [student, teacher]
-        if p.strategy == "dp":
-            self.noised = self.allowed & ((self.cases.T != 1) | p.noise_on_identical_sets)
+        self.noised = noised_pairs(setup)  # [student, teacher]
         self.src = np.full((n, n, K), K, dtype=np.int64)  # [student, teacher, position]
         for j in range(n):
             for i in self.nb_lists[j]:
@@ -511,6 +809,13 @@ class _Engine:
         self.eps_true = setup.true_epsilon_per_release
         self.spent = np.zeros(n)
         self.cap = p.max_epsilon_per_teacher
+        # Which (student, teacher) queries release nothing unbounded; under a cap only
+        # those may happen (an unbounded release passes every cap).
+        raw_prior = p.strategy == "traditional" or p.advice_prior == "teacher"
+        self.bounded = (self.noised & (not p.noise_zero) & (not raw_prior)
+                        & (not p.direction_guard))
+        self.raw_prior = raw_prior
+        self.kind_tot = np.zeros((n, len(RELEASE_KINDS)), dtype=np.int64)
         # Randomness.
         if src.mode == "release":
             self.rng = np.random.default_rng()
@@ -532,9 +837,11 @@ class _Engine:
         if self.p.strategy == "none":
             return False
         give_ok = self.b_give > 0
+        ok = self.allowed[self.b_ask > 0] & give_ok[None, :]
         if self.cap is not None:
             give_ok &= self.spent + self.eps_true <= self.cap * (1 + 1e-12)
-        return bool((self.allowed[self.b_ask > 0] & give_ok[None, :]).any())
+            ok = self.allowed[self.b_ask > 0] & self.bounded[self.b_ask > 0] & give_ok[None, :]
+        return bool(ok.any())
 
     def sample_own(self, rows: np.ndarray, tasks: np.ndarray, u: np.ndarray) -> np.ndarray:
         cdf = np.cumsum(self.Pi[rows, tasks, :self.K], axis=1)
@@ -564,6 +871,17 @@ class _Engine:
         self.Nf[idx] += 1
 
     # ------------------------------------------------------------------ one student
+    def _raw(self, e: int, teachers: np.ndarray, j: int, s: int, kind: int,
+             unp_row: np.ndarray) -> None:
+        """Unbounded releases of ``teachers`` to student j (kind: RELEASE_KINDS index)."""
+        unp_row[teachers] += 1
+        self.kind_tot[teachers, kind] += 1
+        self.spent[teachers] = np.inf
+        if self.detail:
+            self.rel.append((np.full(teachers.size, e + 1), teachers, np.full(teachers.size, j),
+                             np.full(teachers.size, s), self.cases[teachers, j],
+                             np.full(teachers.size, kind)))
+
     def advise(self, e: int, j: int, s: int, Qs: np.ndarray, Ps: np.ndarray, Ns: np.ndarray,
                rel_row: np.ndarray, unp_row: np.ndarray) -> int:
         """Algorithm 5 for student j at task s; returns the advised position or -1."""
@@ -573,50 +891,54 @@ class _Engine:
             return -1
         ok = self.b_give[cand] > 0
         if self.cap is not None:
-            ok &= self.spent[cand] + self.eps_true <= self.cap * (1 + 1e-12)
-        if p.direction_guard:
-            ok &= Ns[cand, s] > Ns[j, s]
+            ok &= self.bounded[j, cand] & (self.spent[cand] + self.eps_true
+                                           <= self.cap * (1 + 1e-12))
         cand = cand[ok]
         if cand.size == 0:
             return -1
+        if p.direction_guard:  # raw visit counts decide who may advise: unbounded
+            self._raw(e, cand, j, s, 3, unp_row)
+            cand = cand[Ns[cand, s] > Ns[j, s]]
+            if cand.size == 0:
+                return -1
         kj = int(self.sizes[j])
         src = self.src[j, cand, :kj]
-        qhat = Qs[cand[:, None], s, src]
         noisy = self.noised[j, cand]
+        draw = advice_query(Qs[cand[:, None], s, src][None],
+                            Ps[cand[:, None], s, src][None] if self.raw_prior else None,
+                            self.Q[j, s, :kj][None], self.Pi[j, s, :kj][None], noisy,
+                            params=p, sensitivity=self.S_noise, noise_rng=self.noise_rng,
+                            rng=self.rng)
         if noisy.any():
-            idx = np.flatnonzero(noisy)
-            released = laplace_release(qhat[idx], epsilon=self.eps, sensitivity=self.S_noise,
-                                       rng=self.noise_rng)
+            idx = cand[noisy]
             if p.noise_zero:
-                unp_row[cand[idx]] += 1
+                self._raw(e, idx, j, s, 1, unp_row)
             else:
-                qhat[idx] = released
-                rel_row[cand[idx]] += 1
-                self.spent[cand[idx]] += self.eps_true
+                rel_row[idx] += 1
+                self.kind_tot[idx, 0] += 1
+                self.spent[idx] += self.eps_true
+                if self.detail:
+                    self.rel.append((np.full(idx.size, e + 1), idx, np.full(idx.size, j),
+                                     np.full(idx.size, s), self.cases[idx, j],
+                                     np.zeros(idx.size, dtype=np.int64)))
         if not noisy.all():
-            unp_row[cand[~noisy]] += 1
-        if self.detail:
-            self.rel.append((np.full(cand.size, e + 1), cand, np.full(cand.size, j),
-                             np.full(cand.size, s),
-                             self.cases[cand, j], noisy & (not p.noise_zero)))
-        diff = qhat - self.Q[j, s, :kj]
-        dist = (diff * diff).sum(axis=1)
-        b = int(np.argmax(dist))
-        if not dist[b] > p.distance_threshold:
+            self._raw(e, cand[~noisy], j, s, 1, unp_row)
+        b = int(draw.teacher[0])
+        if b < 0:
             return -1
         i = int(cand[b])
-        pi_adv = advice_distribution(Ps[i, s, src[b]], qhat[b], xi=p.xi,
-                                     subtract_rbar=p.subtract_rbar, center=p.norm_center,
-                                     floor=p.norm_floor)
-        k = sample_index(pi_adv, float(self.rng.random()))
+        k = int(draw.action[0])
+        if self.raw_prior:  # π′ was drawn from the teacher's raw policy
+            self._raw(e, cand[b:b + 1], j, s, 2, unp_row)
         self.b_ask[j] -= 1
         self.b_give[i] -= 1
+        dist = float(draw.distance[0])
         if self.detail:
-            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), float(dist[b]),
-                            int(self.acts[j, k]), float(self.R_view[j, s, k]), qhat[b].copy(),
-                            pi_adv))
+            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), dist,
+                            int(self.acts[j, k]), float(self.R_view[j, s, k]),
+                            draw.q_hat[0, b].copy(), draw.pi_advice[0].copy()))
         else:
-            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), float(dist[b]),
+            self.ev.append((e + 1, j, i, s, int(self.cases[i, j]), dist,
                             int(self.acts[j, k]), float(self.R_view[j, s, k]), None, None))
         return k
 
@@ -707,11 +1029,11 @@ def _build_logs(eng: _Engine) -> tuple[AdviceLog, ReleaseLog | None]:
         return events, None
     if eng.rel:
         parts = list(zip(*eng.rel))
-        cat = [np.concatenate(x) for x in parts]
+        cat = [np.concatenate(x) for x in parts]  # time order: appended as released
     else:
-        cat = [np.zeros(0, dtype=np.int64)] * 5 + [np.zeros(0, dtype=bool)]
+        cat = [np.zeros(0, dtype=np.int64)] * 6
     return events, ReleaseLog(epoch=cat[0], teacher=cat[1], student=cat[2], task=cat[3],
-                              case=cat[4], noised=cat[5])
+                              case=cat[4], kind=cat[5])
 
 
 def run_advising(setup: AdvisingSetup, *,
@@ -765,10 +1087,13 @@ def run_advising(setup: AdvisingSetup, *,
     events, releases = _build_logs(eng)
     rel_tot = out["rel"].sum(axis=0)
     unp_tot = out["unp"].sum(axis=0)
+    kinds = [{RELEASE_KINDS[c]: int(eng.kind_tot[a, c]) for c in range(1, len(RELEASE_KINDS))
+              if eng.kind_tot[a, c]} for a in range(setup.n_agents)]
     acc = account_advising(setup.agents, rel_tot.tolist(), unp_tot.tolist(),
                            epsilon=setup.params.epsilon, noise_sensitivity=setup.noise_sensitivity,
-                           strict_sensitivity=setup.strict_sensitivity, delta=delta)
-    notes = _notes(setup, src.mode, int(rel_tot.sum()), int(unp_tot.sum()))
+                           strict_sensitivity=setup.strict_sensitivity, delta=delta,
+                           unbounded=kinds, max_releases=max_releases(setup))
+    notes = _notes(setup, src.mode, int(rel_tot.sum()), acc)
     K = eng.K
     return AdvisingResult(
         setup=setup, mode=src.mode, seed=src.seed, convergence=out["conv_agent"].mean(axis=1),
@@ -781,7 +1106,8 @@ def run_advising(setup: AdvisingSetup, *,
         notes=notes)
 
 
-def _notes(setup: AdvisingSetup, mode: str, noisy: int, raw: int) -> tuple[str, ...]:
+def _notes(setup: AdvisingSetup, mode: str, noisy: int, acc: AdvisingAccounting
+           ) -> tuple[str, ...]:
     p = setup.params
     notes = []
     if mode == "release":
@@ -793,10 +1119,14 @@ def _notes(setup: AdvisingSetup, mode: str, noisy: int, raw: int) -> tuple[str, 
         notes.append(f"thesis sensitivity S = {setup.noise_sensitivity:g}: each release is "
                      f"{setup.true_epsilon_per_release:.4g}-DP, not {p.epsilon:g}-DP "
                      f"(strict S = {setup.strict_sensitivity:g}). " + SENSITIVITY_NOTE)
-    if raw:
-        why = ("noise_zero test flag: noise drawn but not added" if p.noise_zero else
-               "identical action sets (case 1) or traditional advising")
-        notes.append(f"{raw} release(s) of raw Q-values carry no DP protection ({why})")
-    if p.strategy == "dp" and noisy == 0 and raw == 0:
+    kinds = acc.unbounded_by_kind()
+    if kinds:
+        raw = sum(kinds.values())
+        why = "; ".join(f"{n} x {UNBOUNDED_REASONS[k]}" for k, n in kinds.items())
+        if p.noise_zero:
+            why += " (noise_zero test flag: noise drawn but not added)"
+        notes.append(f"{raw} release(s) carry no DP protection, so epsilon spent is "
+                     f"unbounded for the teachers that made them: {why}")
+    if p.strategy == "dp" and noisy == 0 and not kinds:
         notes.append("no teacher released anything: epsilon spent is 0")
     return tuple(notes)

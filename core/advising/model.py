@@ -10,13 +10,18 @@ Two *variants* of the parameters exist wherever the thesis is unsound (spec §9)
 
 * ``"sound"`` (the default): the Laplace noise is calibrated to the **strict**
   sensitivity S = (largest − smallest possible Q-value) = r_max − r_min = 2 for the
-  thesis rewards, so every release really is ε-DP; and case-1 releases (identical
-  action sets) are noised too, so *every* release of a teacher's Q-values under the
-  ``dp`` strategy carries a finite ε.
-* ``"thesis"`` (faithful): S = 1 ("the maximum value of a percentage is 1", §3.6.3) and
-  case-1 releases go out without noise. The noise Laplace(1/ε) is then only 2ε-DP per
-  release (one differing Q-record moves one coordinate by up to r_max − r_min = 2), and
-  case-1 advice has no DP protection; the accounting says so.
+  thesis rewards; case-1 releases (identical action sets) are noised too; and the advice
+  distribution π′ is built from the noisy Q-values alone (``advice_prior="uniform"``:
+  Alg. 5's formula started from the uniform policy), never from the teacher's policy.
+  Every advice
+  query under the ``dp`` strategy is then ε-DP for the teacher (the proof is in
+  :mod:`core.advising.framework`).
+* ``"thesis"`` (faithful): S = 1 ("the maximum value of a percentage is 1", §3.6.3),
+  case-1 releases go out without noise and π′ is the teacher's own (raw) policy shifted
+  by ξ·(noisy Q) (Alg. 5 lines 20–24). Laplace(1/ε) is only 2ε-DP on the Q-values (one
+  differing Q-record moves one coordinate by up to r_max − r_min = 2), and the raw policy
+  and the raw case-1 Q-values carry no finite ε at all: the ledger records those
+  releases as unbounded.
 
 Examples
 --------
@@ -45,6 +50,8 @@ from core._validation import InputError
 __all__ = [
     "STRATEGIES",
     "VARIANTS",
+    "VARIANT_KNOBS",
+    "ADVICE_PRIORS",
     "CASE_NAMES",
     "AdvisingParams",
     "AdvisingSetup",
@@ -57,6 +64,13 @@ __all__ = [
 
 STRATEGIES = ("none", "traditional", "dp")
 VARIANTS = ("sound", "thesis")
+#: Where the advice distribution π′ starts from (see :class:`AdvisingParams`).
+ADVICE_PRIORS = ("uniform", "student", "teacher")
+#: The privacy-relevant knobs of each named variant.
+VARIANT_KNOBS: dict[str, dict[str, Any]] = {
+    "sound": {"sensitivity": None, "noise_on_identical_sets": True, "advice_prior": "uniform"},
+    "thesis": {"sensitivity": 1.0, "noise_on_identical_sets": False, "advice_prior": "teacher"},
+}
 SETUP_FORMAT = "privplan-advising"
 SETUP_VERSION = 1
 
@@ -127,9 +141,19 @@ class AdvisingParams:
         Algorithm 3; spec A3), or the literal line 22 without r̃ (False).
     noise_on_identical_sets : bool
         Also noise case-1 releases under ``dp`` (True, sound). False is the thesis: raw
-        Q-values go to students with identical action sets (flagged as unprotected).
+        Q-values go to students with identical action sets (unbounded ledger entries).
+    advice_prior : {"uniform", "student", "teacher"}
+        The policy p̃ that π′ = Normalize(p̃ + ξ(q̂ − p̃·q̂)) starts from under the ``dp``
+        strategy. ``"uniform"`` (sound default): the uniform policy, so π′ is a function
+        of the noisy q̂ alone; ``"student"``: the student's own π_j(s), which the student
+        holds anyway (also post-processing); both keep the advice ε-DP for the teacher.
+        ``"teacher"`` (thesis, Alg. 5 line 22): the teacher's raw π_i(s) — every advice
+        then releases the teacher's policy without noise (unbounded). Traditional
+        advising always uses the teacher's policy (it is the non-private baseline).
     direction_guard : bool
-        Only teachers that visited the task more often than the student (spec A10).
+        Only teachers that visited the task more often than the student (spec A10). The
+        guard compares raw visit counts, which no finite ε covers: every comparison is an
+        unbounded ledger entry for the compared teacher, in every variant.
     snapshot_teachers : bool
         Teachers read an epoch-start snapshot (True; spec A8) or live state (needs γ = 0).
     noise_zero : bool
@@ -137,7 +161,9 @@ class AdvisingParams:
         releases are then *not* private and are accounted as unprotected.
     max_epsilon_per_teacher : float or None
         Optional cap on a teacher's cumulative true ε (basic composition); a teacher
-        whose next release would pass it stops being a candidate.
+        whose next release would pass it stops being a candidate. An unbounded release
+        passes every cap, so under a cap a teacher is never asked for one (no raw
+        case-1 views, no direction guard, no advice from its raw policy).
     """
 
     strategy: str = "dp"
@@ -155,6 +181,7 @@ class AdvisingParams:
     epochs: int = 700
     subtract_rbar: bool = True
     noise_on_identical_sets: bool = True
+    advice_prior: str = "uniform"
     direction_guard: bool = False
     snapshot_teachers: bool = True
     noise_zero: bool = False
@@ -166,6 +193,9 @@ class AdvisingParams:
         if self.strategy not in STRATEGIES:
             raise InputError(f"must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}",
                              field="strategy")
+        if self.advice_prior not in ADVICE_PRIORS:
+            raise InputError(f"must be one of {', '.join(ADVICE_PRIORS)}, got "
+                             f"{self.advice_prior!r}", field="advice_prior")
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "epsilon"))
         if self.sensitivity is not None:
             s = _num(self.sensitivity, "sensitivity")
@@ -215,25 +245,22 @@ class AdvisingParams:
         Examples
         --------
         >>> p = AdvisingParams.for_variant("thesis")
-        >>> p.sensitivity, p.noise_on_identical_sets, p.variant
-        (1.0, False, 'thesis')
+        >>> p.sensitivity, p.noise_on_identical_sets, p.advice_prior, p.variant
+        (1.0, False, 'teacher', 'thesis')
         """
         if variant not in VARIANTS:
             raise InputError(f"must be one of {', '.join(VARIANTS)}, got {variant!r}",
                              field="variant")
-        base: dict[str, Any] = ({"sensitivity": None, "noise_on_identical_sets": True}
-                                if variant == "sound" else
-                                {"sensitivity": 1.0, "noise_on_identical_sets": False})
+        base: dict[str, Any] = dict(VARIANT_KNOBS[variant])
         base.update(overrides)
         return cls(**base)
 
     @property
     def variant(self) -> str:
         """``"sound"``, ``"thesis"`` or ``"custom"`` (for the privacy-relevant knobs)."""
-        if self.sensitivity is None and self.noise_on_identical_sets:
-            return "sound"
-        if self.sensitivity == 1.0 and not self.noise_on_identical_sets:
-            return "thesis"
+        for name, knobs in VARIANT_KNOBS.items():
+            if all(getattr(self, k) == v for k, v in knobs.items()):
+                return name
         return "custom"
 
     def replace(self, **changes: Any) -> "AdvisingParams":
@@ -251,7 +278,13 @@ class AdvisingParams:
         unknown = sorted(set(d) - known)
         if unknown:
             raise InputError(f"unknown parameter {unknown[0]!r}", field="params")
-        return cls(**dict(d))
+        d = dict(d)
+        if "advice_prior" not in d and d.get("sensitivity") == 1.0 and d.get(
+                "noise_on_identical_sets") is False:
+            # A file from before advice_prior existed, holding the thesis variant: keep
+            # its faithful advice distribution (older "sound" files get the sound one).
+            d["advice_prior"] = "teacher"
+        return cls(**d)
 
 
 def neighbour_case(teacher: Sequence[int], student: Sequence[int]) -> int:

@@ -34,7 +34,7 @@ from core.io.atomic import atomic_write_bytes, atomic_write_text
 from core.mdp import MDP
 
 __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
-           "read_json"]
+           "read_json", "read_release"]
 
 MDP_FORMAT = "privplan-mdp"
 MDP_VERSION = 1
@@ -215,10 +215,23 @@ def load_mdp(path: str | os.PathLike[str]) -> MDP:
         raise exc.with_file(str(path)) from None
 
 
-def save_mdp(mdp: MDP, path: str | os.PathLike[str]) -> None:
-    """Write ``mdp`` atomically, as JSON or NPZ by the file name."""
+def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
+             release: dict[str, Any] | None = None) -> None:
+    """Write ``mdp`` atomically, as JSON or NPZ by the file name.
+
+    ``release`` (optional) is the metadata of a privatised model — its guarantee stated
+    whole (see ``privatize``): a top-level ``"release"`` object in JSON, a 0-d string array
+    ``release_json`` holding that object as JSON text in NPZ (an optional key, ignored by
+    :func:`load_mdp`; read it with :func:`read_release`). Non-finite numbers become null
+    with a ``…_reason`` (:func:`core.common.jsonable.jsonable`).
+    """
+    from core.common.jsonable import dumps, jsonable
+
     if _kind(path) == "json":
-        atomic_write_text(path, json.dumps(mdp_to_dict(mdp), indent=2) + "\n")
+        d = mdp_to_dict(mdp)
+        if release is not None:
+            d["release"] = jsonable(release)
+        atomic_write_text(path, json.dumps(d, indent=2, allow_nan=False) + "\n")
         return
     buf = io.BytesIO()
     arrays: dict[str, Any] = dict(
@@ -230,8 +243,38 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str]) -> None:
     rows = mdp.action_names
     arrays["action_names"] = np.array(rows[0] if all(r == rows[0] for r in rows) else rows,
                                       dtype=str)
+    if release is not None:
+        arrays["release_json"] = np.array(dumps(release), dtype=str)
     np.savez(buf, **arrays)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The ``release`` metadata a privatised MDP file carries (see :func:`save_mdp`), or
+    None if it has none. Errors name the file."""
+    p = str(path)
+    try:
+        if _kind(path) == "json":
+            data = read_json(path)
+            rel = data.get("release") if isinstance(data, dict) else None
+        else:
+            with np.load(path, allow_pickle=False) as z:
+                if "release_json" not in z.files:
+                    return None
+                text = str(z["release_json"])
+            try:
+                rel = json.loads(text, parse_constant=_reject_constant)
+            except (json.JSONDecodeError, _NonFinite):
+                raise InputError("is not valid JSON", field="release_json") from None
+    except InputError as exc:
+        raise exc if exc.file else exc.with_file(p) from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"not a readable NPZ archive ({exc})", file=p) from None
+    if rel is None:
+        return None
+    if not isinstance(rel, dict):
+        raise InputError("must be an object", field="release", file=p)
+    return rel
 
 
 def _load_npz(path: str | os.PathLike[str]) -> MDP:

@@ -28,6 +28,7 @@ import numpy as np
 
 from core import __version__
 from core._validation import InputError
+from core.common.jsonable import jsonable
 from core.io.atomic import atomic_write_bytes, atomic_write_text
 from core.io.jsonfmt import dumps
 from core.io.mdp_files import load_mdp, read_json
@@ -92,7 +93,9 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
 
 
 def dumps_project(project: Project) -> str:
-    return dumps(project_to_dict(project)) + "\n"
+    # jsonable: a non-finite number anywhere in a run record (an unbounded ε in a summary)
+    # becomes null with a reason instead of making the save fail and lose work.
+    return dumps(jsonable(project_to_dict(project))) + "\n"
 
 
 def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = None) -> Project:

@@ -17,6 +17,9 @@ world, communication ledgers, dynamics and random streams with the other approac
   cost per crossing (hop count, ties by id); expanding a center costs 2·(members − 1)
   messages (GP_EXPAND and GP_REPLY); then one plan message per route agent; local legs
   are exact. No memo.
+* Privacy: every Best-first reply carries exact local distances, so each is an unbounded
+  entry in the replying agent's ledger (``PlanningSession.record_raw``); Greedy sends
+  nothing private (the public center graph and hop counts), so it records nothing.
 * Broken routes (packet routing): a planned leg whose node or route has left triggers a
   new finding process from the current center (messages charged again), at most 3 times,
   then ``fail_broken``.
@@ -120,6 +123,10 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
         if not s.send(holder, msgs, "bcast", m - 1):
             return s._fail(task, "fail_budget", msgs, restarts=restarts)
         responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
+        for y in responders:  # each reply carries exact local distances: a raw release
+            s.record_raw(y, "none (exact values)", "exact local distances from a center to "
+                         "its other centers, in best-first replies",
+                         "Best-first baseline: replies carry exact local distances")
         if not responders:
             return s._fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
                            msgs, restarts=restarts)

@@ -6,6 +6,11 @@ plans one task on a ``*.map.json`` file. Without ``--seed`` the noise comes from
 (release mode) and the output says so. A task that cannot be planned is a result with its
 reason (exit 0); bad input is one line on stderr and exit 2.
 
+The headline privacy figure of both outputs is what the run *proves*: ``epsilon_spent`` per
+agent (``null`` with ``epsilon_spent_reason[agent]`` where an agent's release proves no
+finite ε) and ``guarantee`` (the largest per-agent ε, δ, the adjacency, the scope and the
+public parameters). The thesis's nominal figures are ``epsilon_nominal``, labelled as such.
+
 ``plan-bench B1|B2|B3|B4|B5|all [--worlds N] [--seed S] [--workers W] [-o DIR]`` runs the
 benchmarks of spec §8.3 and writes ``DIR/B?.csv`` (mean and 95 % CI per point and
 approach) and ``DIR/B?.json`` (configuration, rows, paired differences, trend checks).
@@ -14,13 +19,13 @@ approach) and ``DIR/B?.json`` (configuration, rows, paired differences, trend ch
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from core._validation import InputError
+from core.common.jsonable import dumps, jsonable
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
            "plan_payload"]
@@ -70,39 +75,45 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     common(sp)
 
 
-def _finite(x: Any) -> Any:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {str(k): _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
+def _eps_dict(values: dict[str, float]) -> dict[str, float | None]:
+    return {a: (v if math.isfinite(v) else None) for a, v in values.items()}
 
 
 def plan_payload(result: Any, session: Any) -> dict[str, Any]:
-    """The ``plan --json`` object for a result and its session."""
+    """The ``plan --json`` object for a result and its session (JSON-able, no inf/nan)."""
     p = session.params
     ledger = []
     for a in session.world.agents:
         for e in session.ledgers[a].entries:
-            ledger.append({"agent": a, "mechanism": e.mechanism, "epsilon": e.epsilon,
-                           "parameters": e.parameters, "adjacency": e.adjacency,
-                           "released": e.released, "mode": e.mode, "seed": e.seed})
+            d = e.to_dict()
+            item = {"agent": a, "mechanism": e.mechanism, "epsilon": d["epsilon"],
+                    "parameters": e.parameters, "adjacency": e.adjacency,
+                    "released": e.released, "mode": e.mode, "seed": e.seed,
+                    "count": e.count}
+            if e.unbounded:
+                item["epsilon_reason"] = e.reason
+            ledger.append(item)
     disc = result.discovery
+    spent = session.epsilon_spent()
+    reasons = session.epsilon_reasons()
+    g = session.guarantee()
     payload = {
         "success": result.success, "route": list(result.route), "length": result.length,
-        "messages": result.messages, "epsilon_spent": session.epsilon_spent(),
+        "messages": result.messages, "epsilon_spent": _eps_dict(spent),
         "failure": result.failure, "status": result.status,
+        "guarantee": g.to_dict(),
         "preset": p.preset if session.approach == "dp" else None,
         "approach": session.approach, "seed": session.seed, "mode": session.mode,
-        "epsilon": p.epsilon, "centers": list(result.centers), "agents": list(result.agents),
+        "epsilon": p.epsilon,
+        "d_max": (session.d_max if p.dmax_mode == "public_cap"
+                  else "local (each map's own maximum degree)"),
+        "epsilon_nominal": _eps_dict(session.epsilon_nominal()),
+        "centers": list(result.centers), "agents": list(result.agents),
         "segments": [list(s) for s in result.segments], "plan_view": list(result.plan_view),
         "message_kinds": dict(result.message_kinds),
         "messages_sent": {a: c.sent for a, c in session.comm.items()},
         "comm_budget": session.comm_budget,
         "comm_epsilon_bookkeeping": {a: c.epsilon_used for a, c in session.comm.items()},
-        "epsilon_conservative": session.epsilon_conservative(),
         "estimated_length": result.estimated_length,
         "shortest_length": result.shortest_length, "stretch": result.stretch,
         "intermediate_agents": list(disc.candidates) if disc else [],
@@ -111,9 +122,12 @@ def plan_payload(result: Any, session: Any) -> dict[str, Any]:
         "thesis_flaws": list(session.flaws()), "caveats": list(session.caveats()),
         "task": result.task.to_dict(), "elapsed_s": result.elapsed_s,
     }
-    if session.approach != "dp":
-        payload["epsilon_spent"] = {a: 0.0 for a in session.world.agents}
-    return _finite(payload)
+    if reasons:
+        payload["epsilon_spent_reason"] = dict(reasons)
+    if math.isinf(session.comm_budget):
+        payload["comm_budget"] = None
+        payload["comm_budget_reason"] = "unlimited"
+    return jsonable(payload)
 
 
 def _mode_line(session: Any) -> str:
@@ -121,6 +135,21 @@ def _mode_line(session: Any) -> str:
         return ("mode: release (Laplace noise from OpenDP; other choices from an OS-seeded "
                 "generator)")
     return f"mode: seeded experiment (seed {session.seed}) - reproducible, not for real releases"
+
+
+def _privacy_line(session: Any) -> str:
+    """The headline: the ε the run proves per agent (or why none), never a nominal figure."""
+    g = session.guarantee()
+    spent = session.epsilon_spent()
+    who = [a for a in session.world.agents if session.ledgers[a].entries]
+    if not who:
+        return "privacy: nothing private was released (epsilon 0)"
+    if not g.bounded:
+        return (f"privacy: NO proven bound - epsilon unbounded for {', '.join(who)} "
+                f"({g.reason})")
+    per = ", ".join(f"{a} {spent[a]:.4g}" for a in who)
+    return (f"privacy: epsilon <= {g.epsilon:.4g} per agent, delta 0 ({per}); "
+            f"{g.adjacency}")
 
 
 def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -140,11 +169,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise _flag(exc, _PLAN_FLAGS) from None
     payload = plan_payload(result, session)
     if args.json:
-        out.write(json.dumps(payload, allow_nan=False) + "\n")
+        out.write(dumps(payload) + "\n")
         return 0
     lines = [f"{world.name or args.map}: {task.origin} -> agent {task.goal_agent}"
              f"{' (' + task.goal + ')' if task.goal else ''}, approach {args.approach}"
-             + (f", preset {params.preset}, epsilon {params.epsilon:g}"
+             + (f", preset {params.preset}, epsilon parameter {params.epsilon:g}"
                 if args.approach == "dp" else "")]
     if result.success:
         lines.append(f"delivered: length {result.length:g} (true shortest "
@@ -155,10 +184,12 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lines.append(f"not delivered: {result.failure} [{result.status}]")
     lines.append(f"messages: {result.messages} ("
                  + ", ".join(f"{k} {v}" for k, v in result.message_kinds.items()) + ")")
+    lines.append(_privacy_line(session))
     if args.approach == "dp":
-        spent = {a: e for a, e in payload["epsilon_spent"].items() if e}
-        lines.append("epsilon spent (privacy ledger, per agent): " + (", ".join(
-            f"{a} {e:.4g}" for a, e in spent.items()) or "none"))
+        nominal = {a: e for a, e in session.epsilon_nominal().items() if e}
+        if nominal and session.params.preset == "thesis":
+            lines.append("  nominal epsilon by the thesis's own accounting (NOT a guarantee): "
+                         + ", ".join(f"{a} {e:.4g}" for a, e in nominal.items()))
         for f in session.flaws():
             lines.append(f"  thesis flaw {f}")
         for c in session.caveats():
@@ -216,25 +247,36 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.output:
             atomic_write_text(os.path.join(args.output, f"{name}.csv"), res.to_csv())
             atomic_write_text(os.path.join(args.output, f"{name}.json"),
-                              json.dumps(res.to_dict(), indent=2, allow_nan=False) + "\n")
+                              dumps(res.to_dict(), indent=2) + "\n")
     if args.json:
         obj = results[0].to_dict() if len(results) == 1 else {
             "benchmarks": [r.to_dict() for r in results]}
-        out.write(json.dumps(obj, allow_nan=False) + "\n")
+        out.write(dumps(obj) + "\n")
         return 0
     for res in results:
         cfg = res.config
         out.write(f"{cfg.name} {cfg.title}: {res.worlds} worlds per point, seed {res.seed}, "
                   f"{res.elapsed_s:.1f} s\n")
+        for ap, g in res.privacy().items():
+            eps = g["epsilon"]
+            if eps is None:
+                text = f"NO proven bound ({g['epsilon_reason']})"
+            elif isinstance(eps, list):
+                text = "epsilon <= the swept epsilon per agent (proven; node adjacency)"
+            elif eps == 0:
+                text = "nothing private is released (epsilon 0)"
+            else:
+                text = f"epsilon <= {eps:.4g} per agent (proven; {g['adjacency'].split(':')[0]})"
+            out.write(f"  privacy {ap}: {text}\n")
         metrics = ("success", "route_length", "stretch", "messages")
-        out.write(f"{cfg.parameter:>12} {'approach':>10}" + "".join(f"{m:>22}" for m in metrics)
+        out.write(f"{cfg.parameter:>12} {'approach':>10}" + "".join(f"{m:>23}" for m in metrics)
                   + "\n")
         for row in res.rows():
             cells = []
             for m in metrics:
                 v, lo, hi = row[m], row[f"{m}_ci_low"], row[f"{m}_ci_high"]
-                cells.append("n/a".rjust(22) if v is None else (
-                    f"{v:.3g} [{lo:.3g}, {hi:.3g}]" if lo is not None else f"{v:.3g}").rjust(22))
+                cells.append(" " + ("n/a" if v is None else (
+                    f"{v:.3g} [{lo:.3g}, {hi:.3g}]" if lo is not None else f"{v:.3g}")).rjust(22))
             out.write(f"{row[cfg.parameter]:>12g} {row['approach']:>10}" + "".join(cells) + "\n")
         for c in res.checks:
             out.write(f"  [{'holds' if c['holds'] else 'DOES NOT HOLD'}] {c['claim']}: "

@@ -13,6 +13,17 @@ Metrics per world and approach: ``success`` (delivered / packages), ``route_leng
 ``messages`` (per attempted plan), ``messages_success`` (per delivered plan) and
 ``plan_ms``. Summaries give the mean over worlds and a 95 % t-interval.
 
+**Route lengths are compared on paired tasks.** ``route_length`` averages each approach
+over *its own* deliveries, and approaches deliver very different task sets (an approach
+that fails on long tasks looks short). Comparisons therefore use ``paired_length`` and
+``paired_length_ref``: the mean length of this approach and of the reference approach
+(``dp`` if run, else the first) over the tasks *both* delivered in that world
+(``paired_tasks`` of them); delivery rates are reported separately (``success``).
+:meth:`BenchResult.relative_to_dp` and the B2 checks use the paired figures.
+
+Every result states what each approach proves (:meth:`BenchResult.privacy`: the per-agent
+ε of :func:`core.logistics.planner.preset_guarantee`, null with a reason where none).
+
 Approach labels: ``dp`` (sound preset), ``dp-thesis`` (thesis preset), ``noprivacy``,
 ``bestfirst``, ``greedy``.
 
@@ -40,14 +51,16 @@ import numpy as np
 
 from core._validation import InputError, fresh_seed
 from core.logistics.examples import generate_tasks, generate_world
-from core.logistics.planner import PlannerParams, PlanningSession
+from core.logistics.model import DEFAULT_DEGREE_CAP
+from core.logistics.planner import PlannerParams, PlanningSession, preset_guarantee
 from core.logistics.routing import Dynamics
 from core.progress import Cancelled, Progress, no_progress
 
 __all__ = ["BENCHMARKS", "METRICS", "APPROACH_LABELS", "BenchConfig", "BenchResult",
            "benchmark_config", "run_benchmark"]
 
-METRICS = ("success", "route_length", "stretch", "messages", "messages_success", "plan_ms")
+METRICS = ("success", "route_length", "stretch", "messages", "messages_success", "plan_ms",
+           "paired_tasks", "paired_length", "paired_length_ref")
 APPROACH_LABELS = ("dp", "dp-thesis", "noprivacy", "bestfirst", "greedy")
 BENCHMARKS = ("B1", "B2", "B3", "B4", "B5")
 FOUR = ("dp", "noprivacy", "bestfirst", "greedy")
@@ -181,8 +194,46 @@ class BenchResult:
                 out.append(row)
         return out
 
+    def paired_route(self, i: int, j: int) -> dict[str, Any]:
+        """Approach ``j`` vs the reference on the tasks both delivered, at value index ``i``.
+
+        ``length``/``length_ref``: mean over worlds of the per-world means on the paired
+        tasks; ``dp_advantage_percent``: the mean over worlds of 100·(length −
+        length_ref)/length per world (> 0: the reference is shorter), with its 95 %
+        t-interval.
+        """
+        a = self.data["paired_length"][i, j]
+        b = self.data["paired_length_ref"][i, j]
+        n = self.data["paired_tasks"][i, j]
+        ok = np.isfinite(a) & np.isfinite(b) & (a > 0)
+        out: dict[str, Any] = {"paired_tasks": int(np.nansum(n)), "worlds": int(ok.sum()),
+                               "length": None, "length_ref": None,
+                               "dp_advantage_percent": None, "ci_low": None, "ci_high": None}
+        if not ok.any():
+            return out
+        la, lb = float(a[ok].mean()), float(b[ok].mean())
+        d = 100.0 * (a[ok] - b[ok]) / a[ok]
+        out.update(length=la, length_ref=lb, dp_advantage_percent=float(d.mean()))
+        if d.size >= 2:
+            from scipy.stats import t as student_t
+
+            half = float(student_t.ppf(0.975, d.size - 1)) * d.std(ddof=1) / math.sqrt(d.size)
+            out.update(ci_low=float(d.mean() - half), ci_high=float(d.mean() + half))
+        return out
+
+    @property
+    def reference(self) -> str:
+        """The approach paired lengths are compared with: ``dp`` if run, else the first."""
+        aps = self.config.approaches
+        return "dp" if "dp" in aps else aps[0]
+
     def relative_to_dp(self) -> list[dict[str, Any]]:
-        """Paired % differences of every approach against ``dp`` (as the thesis reports)."""
+        """% differences of every approach against ``dp`` (as the thesis reports).
+
+        Route length on *paired tasks* (tasks both delivered: :meth:`paired_route`);
+        messages per attempted plan and success (percentage points) over all tasks, which
+        every approach is given.
+        """
         if "dp" not in self.config.approaches:
             return []
         k = self.config.approaches.index("dp")
@@ -193,13 +244,39 @@ class BenchResult:
                 for j, a in enumerate(self.config.approaches):
                     if j == k:
                         continue
-                    base, dp = mean[i, j], mean[i, k]
-                    if m == "success":  # percentage points
-                        diff = 100.0 * (dp - base)
-                    else:  # how much shorter / fewer DP is, in % of the other approach
-                        diff = 100.0 * (base - dp) / base if base else math.nan
-                    out.append({self.config.parameter: v, "approach": a, "metric": m,
-                                "dp_advantage_percent": _num(diff)})
+                    row: dict[str, Any] = {self.config.parameter: v, "approach": a,
+                                           "metric": m}
+                    if m == "route_length":
+                        pr = self.paired_route(i, j)
+                        row.update(paired=True, dp_advantage_percent=_num(
+                            pr["dp_advantage_percent"]), ci_low=pr["ci_low"],
+                            ci_high=pr["ci_high"], paired_tasks=pr["paired_tasks"],
+                            length=pr["length"], length_dp=pr["length_ref"],
+                            unpaired_dp_advantage_percent=_num(
+                                100.0 * (mean[i, j] - mean[i, k]) / mean[i, j]
+                                if mean[i, j] else math.nan))
+                    else:
+                        base, dp = mean[i, j], mean[i, k]
+                        if m == "success":  # percentage points
+                            diff = 100.0 * (dp - base)
+                        else:  # how much fewer DP sends, in % of the other approach
+                            diff = 100.0 * (base - dp) / base if base else math.nan
+                        row["dp_advantage_percent"] = _num(diff)
+                    out.append(row)
+        return out
+
+    def privacy(self) -> dict[str, dict[str, Any]]:
+        """Per approach: what it proves per agent (``epsilon`` null + reason if nothing;
+        a list aligned with the swept values when ε is swept)."""
+        cfg = self.config
+        out: dict[str, dict[str, Any]] = {}
+        for ap in cfg.approaches:
+            eps_values = list(cfg.values) if cfg.parameter == "epsilon" else [cfg.epsilon]
+            gs = [_guarantee(ap, e) for e in eps_values]
+            d = gs[0].to_dict()
+            if cfg.parameter == "epsilon" and d["epsilon"] is not None:
+                d["epsilon"] = [g.epsilon for g in gs]
+            out[ap] = d
         return out
 
     def to_csv(self) -> str:
@@ -215,6 +292,7 @@ class BenchResult:
         return {"benchmark": self.config.name, "title": self.config.title,
                 "thesis_figure": self.config.figure, "config": self.config.to_dict(),
                 "worlds": self.worlds, "seed": self.seed, "mode": self.mode,
+                "privacy": self.privacy(), "paired_reference": self.reference,
                 "rows": self.rows(), "relative_to_dp": self.relative_to_dp(),
                 "checks": list(self.checks), "elapsed_s": self.elapsed_s,
                 "per_world": {m: [[[_num(x) for x in row] for row in pt]
@@ -223,6 +301,13 @@ class BenchResult:
 
 def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(float(x)) else float(x)
+
+
+def _guarantee(approach: str, epsilon: float) -> Any:
+    preset = "thesis" if approach == "dp-thesis" else "sound"
+    name = "dp" if approach.startswith("dp") else approach
+    return preset_guarantee(PlannerParams.preset_params(preset, epsilon=epsilon), name,
+                            DEFAULT_DEGREE_CAP)
 
 
 def _session(world: Any, approach: str, cfg: BenchConfig, value: float, seed_seq: Any,
@@ -253,11 +338,14 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
         budget = float(max(0, round(value * world.total_capacity)))
     rounds = cfg.rounds
     out = np.full((rounds, len(cfg.approaches), len(METRICS)), np.nan)
+    ref = cfg.approaches.index("dp") if "dp" in cfg.approaches else 0
+    lengths: dict[tuple[int, int], list[float | None]] = {}
     for j, ap in enumerate(cfg.approaches):
         sess = _session(world, ap, cfg, value, np.random.SeedSequence(s_run.entropy,
                                                                       spawn_key=(7,)), budget)
         for r in range(rounds):
             res = sess.run(tasks)
+            lengths[(r, j)] = [x.length if x.success else None for x in res]
             if not res:
                 continue
             ok = [x for x in res if x.success]
@@ -269,6 +357,15 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
                 out[r, j, 4] = float(np.mean([x.messages for x in ok]))
             out[r, j, 3] = float(np.mean([x.messages for x in res]))
             out[r, j, 5] = 1000.0 * float(np.mean([x.elapsed_s for x in res]))
+    # paired tasks: delivered by this approach and by the reference (same task list)
+    for r in range(rounds):
+        for j in range(len(cfg.approaches)):
+            both = [(x, y) for x, y in zip(lengths[(r, j)], lengths[(r, ref)])
+                    if x is not None and y is not None]
+            out[r, j, 6] = len(both)
+            if both:
+                out[r, j, 7] = float(np.mean([x for x, _ in both]))
+                out[r, j, 8] = float(np.mean([y for _, y in both]))
     return out if cfg.parameter == "round" else out[0]
 
 
@@ -429,16 +526,23 @@ def _checks(res: BenchResult) -> list[dict[str, Any]]:
                                   rho * sign > 0.5, f"means {fmt(mean[m][:, j])}; Spearman "
                                   f"{rho:+.2f}", True))
         if "dp" in aps and "noprivacy" in aps:
-            k, n = aps.index("dp"), aps.index("noprivacy")
-            s_dp, s_np = mean["stretch"][:, k], mean["stretch"][:, n]
-            out.append(_check("No-privacy routes are no longer than DP-based (stretch)",
-                              bool(np.all(s_np <= s_dp + 1e-9)),
-                              f"stretch noprivacy {fmt(s_np)} vs dp {fmt(s_dp)}", True))
+            n = aps.index("noprivacy")
+            l_np, l_dp = mean["paired_length"][:, n], mean["paired_length_ref"][:, n]
+            out.append(_check("No-privacy routes are no longer than DP-based (paired tasks: "
+                              "both delivered)", bool(np.all(l_np <= l_dp + 1e-9)),
+                              f"paired length noprivacy {fmt(l_np)} vs dp {fmt(l_dp)}", True))
         if "dp" in aps:
             k = aps.index("dp")
             for j, a in enumerate(aps):
                 if a in ("bestfirst", "greedy"):
-                    for m, better in (("route_length", -1), ("messages", -1), ("success", 1)):
+                    l_a, l_dp = mean["paired_length"][:, j], mean["paired_length_ref"][:, j]
+                    out.append(_check(f"DP-based beats {a} on route length (thesis claim; "
+                                      "paired tasks: both delivered)",
+                                      bool(np.nanmean(l_a - l_dp) > 0),
+                                      f"paired length dp {fmt(l_dp)} vs {a} {fmt(l_a)}; "
+                                      f"delivered dp {fmt(mean['success'][:, k])} vs {a} "
+                                      f"{fmt(mean['success'][:, j])}", False))
+                    for m, better in (("messages", -1), ("success", 1)):
                         d = (mean[m][:, k] - mean[m][:, j]) * better
                         out.append(_check(f"DP-based beats {a} on {m} (thesis claim)",
                                           bool(np.nanmean(d) > 0),

@@ -13,6 +13,26 @@ Sensitivity: the thesis uses ΔS = 1 per bin with d_max bins (scale ΔS·d_max/�
 node adjacency a node of degree d moves up to 2d + 1 units of the histogram (spec F2), so
 the sound preset adds Laplace((2·D_MAX + 1)/ε) per bin (:func:`node_dp_sensitivity`).
 
+**Degree bound.** That sensitivity holds only on maps whose every degree is ≤ d_max: a hub
+of degree 8 moves the histogram by up to 17 in L1. The rule is *refusal*: a local map with
+a node above the declared d_max is not released (:func:`check_degree_bound`, an
+:class:`~core._validation.InputError` naming the node), so the histogram never needs its
+top bin to absorb larger degrees and the sensitivity 2·d_max + 1 is computed from the
+declared d_max, a public parameter.
+
+**What a release proves** (:func:`topology_guarantee`): with a public d_max and
+``pure_postprocessing`` rewiring the released topology is a function of the noisy
+histogram, the public centers and randomness independent of the map, hence
+ε·max(1, (2·d_max + 1)/sensitivity)-DP for node adjacency (one base and its routes added or
+removed, every degree ≤ d_max). ``overlap`` rewiring keeps real routes (spec F4) and a
+local d_max leaks the map's maximum degree (F3): no finite ε covers those releases.
+
+**Form of the release.** Every non-center node gets a fresh opaque id (the owner's name
+and six random hex digits), and nodes and routes are listed in a uniformly random order
+(routes with a random orientation), drawn from the ``rng`` passed in — the session's
+seeded stream in experiment mode, :class:`core.logistics.randomness.SecureGenerator` in
+release mode — so neither ids nor positions tell fake from real.
+
 Examples
 --------
 >>> from core.logistics.examples import fig41
@@ -39,14 +59,28 @@ from core.privacy.laplace import check_epsilon, exponential_probabilities, lapla
 __all__ = ["degree_histogram", "node_dp_sensitivity", "histogram_sensitivity",
            "deniability_size", "em_softmax", "em_invert", "em_fixed_point_epsilon",
            "ObfuscatedTopology", "obfuscate_topology", "rewire_to_histogram",
-           "REWIRE_MODES", "SENSITIVITY_MODES"]
+           "check_degree_bound", "histogram_release", "topology_guarantee",
+           "REWIRE_MODES", "SENSITIVITY_MODES", "PUBLIC_LENGTH_SCALE", "NODE_ADJACENCY",
+           "F3_REASON", "F4_REASON"]
 
 REWIRE_MODES = ("overlap", "pure_postprocessing")
 SENSITIVITY_MODES = ("thesis", "node_dp_l1")
 
+#: fake route lengths under ``pure_postprocessing`` are this public scale × U(0.5, 1.5)
+#: (spec §6.4's target mean length), never the owner's real mean length
+PUBLIC_LENGTH_SCALE = 45.0
+
+NODE_ADJACENCY = ("node adjacency: the agent's local map with and without one base and its "
+                  "routes (lengths included), every degree <= d_max, the same public centers")
+F3_REASON = ("F3: d_max is the map's own maximum degree, so the number of bins and the noise "
+             "scale depend on the private map")
+F4_REASON = ("F4: overlap rewiring keeps real routes and real bases in the released map, "
+             "which the histogram's noise does not cover")
+
 
 def degree_histogram(graph: nx.Graph, dmax: int) -> np.ndarray:
-    """P(k) for k = 1..dmax: the number of nodes of degree k (degrees above dmax in bin dmax).
+    """P(k) for k = 1..dmax: the number of nodes of degree k (degrees above dmax in bin dmax;
+    a release refuses such maps first, see :func:`check_degree_bound`).
 
     Degree-0 nodes are not counted (the thesis: "P(0) is not counted").
     """
@@ -91,6 +125,82 @@ def deniability_size(epsilon: float, dmax: int, delta_s: float = 1.0) -> int:
     [8, 20, 5]
     """
     return int(math.ceil(float(delta_s) * int(dmax) / check_epsilon(epsilon) - 1e-12))
+
+
+def check_degree_bound(local: nx.Graph, dmax: int, owner: str = "") -> None:
+    """Refuse a map with a node of degree > ``dmax`` (the stated rule; nothing is released).
+
+    The histogram's L1 sensitivity 2·d_max + 1 assumes every degree ≤ d_max: removing a
+    base of degree d moves its own bin and each of its d neighbours' bins, up to 2d + 1.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> check_degree_bound(nx.star_graph(8), 8)
+    >>> check_degree_bound(nx.star_graph(8), 4)
+    Traceback (most recent call last):
+    ...
+    core._validation.InputError: d_max: node 0 has 8 routes, more than the declared d_max = 4 ...
+    """
+    for v, d in sorted(local.degree(), key=lambda x: (-x[1], str(x[0]))):
+        if d > int(dmax):
+            who = f" in agent {owner}'s area" if owner else ""
+            raise InputError(
+                f"node {v} has {d} routes{who}, more than the declared d_max = {int(dmax)} "
+                f"(the histogram sensitivity 2*d_max+1 = {node_dp_sensitivity(dmax)} assumes "
+                f"every degree <= d_max); declare d_max >= {d}. Nothing was released",
+                field="d_max")
+        break
+
+
+def histogram_release(h: "np.ndarray | list[int]", *, epsilon: float, sensitivity: float,
+                      rng: "np.random.Generator | None", bin_clip: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Alg 7 lines 5–6: (noisy, target) for histogram ``h`` — the one noisy step.
+
+    ``noisy`` = h + Laplace(sensitivity/ε) per bin (:func:`core.privacy.laplace.
+    laplace_release`: OpenDP when ``rng`` is None); ``target`` = the noisy bins rounded
+    (``np.rint``), clipped at 0 and, if given, at ``bin_clip`` (post-processing). ``h`` may
+    be a batch of shape (n, bins) (the audit draws many releases at once through here).
+    """
+    noisy = laplace_release(np.asarray(h, dtype=np.float64), epsilon=epsilon,
+                            sensitivity=sensitivity, rng=rng)
+    target = np.maximum(0, np.rint(noisy)).astype(np.int64)
+    if bin_clip is not None:
+        target = np.minimum(target, int(bin_clip))
+    return noisy, target
+
+
+def topology_guarantee(epsilon: float, *, dmax: int, sensitivity_mode: str,
+                       delta_s: float = 1.0, rewire: str, dmax_public: bool = True
+                       ) -> tuple[float, str]:
+    """(ε proven for the released topology, reason if none) — public parameters only.
+
+    Finite only for a public d_max and ``pure_postprocessing`` rewiring; then the Laplace
+    step with L1 sensitivity ``s`` and scale s/ε is ε·max(1, (2·d_max + 1)/s)-DP under
+    node adjacency (spec F2; the thesis's s = ΔS·d_max gives the (2·d_max + 1)/d_max
+    factor), and the rewiring is post-processing.
+
+    Examples
+    --------
+    >>> topology_guarantee(0.25, dmax=4, sensitivity_mode="node_dp_l1",
+    ...                    rewire="pure_postprocessing")
+    (0.25, '')
+    >>> topology_guarantee(0.5, dmax=4, sensitivity_mode="thesis", rewire="pure_postprocessing")
+    (1.125, '')
+    >>> topology_guarantee(0.5, dmax=4, sensitivity_mode="node_dp_l1", rewire="overlap")[0]
+    inf
+    """
+    eps = check_epsilon(epsilon)
+    reasons = []
+    if not dmax_public:
+        reasons.append(F3_REASON)
+    if rewire == "overlap":
+        reasons.append(F4_REASON)
+    if reasons:
+        return math.inf, "; ".join(reasons)
+    sens = histogram_sensitivity(sensitivity_mode, dmax, delta_s)
+    return eps * max(1.0, node_dp_sensitivity(dmax) / sens), ""
 
 
 def em_softmax(u: "np.ndarray | list[float]", epsilon: float, delta_u: float = 1.0
@@ -229,7 +339,18 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
     gives back the true map exactly. ``"pure_postprocessing"`` ignores the real edges: a
     random connected graph with the target degrees, centers placed on nodes of matching
     degree, every length fake. Fake lengths are L̄·U(0.5, 1.5) rounded (L̄ = mean real
-    length); non-center ids are replaced by random opaque ids.
+    length under ``overlap``; the public :data:`PUBLIC_LENGTH_SCALE` under
+    ``pure_postprocessing``, whose output must not depend on the map beyond ``target``
+    and the public centers).
+
+    The returned graph is in *release form*: every non-center node has a fresh random
+    opaque id, nodes are listed in a uniformly random order and routes in a uniformly
+    random order with random orientation (all drawn from ``rng``), so a node's position,
+    id or the order of the routes says nothing about whether it is real or fake.
+
+    Under ``pure_postprocessing`` the result is a function of ``target``, the public
+    centers and ``rng`` only: the same ``target`` and the same random stream give the
+    same released graph for any two maps with the same centers.
 
     Returns ``(graph, relabel, n_fake_nodes, n_fake_edges, dropped, notes)``.
     """
@@ -240,8 +361,11 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
     notes: list[str] = []
     centers = sorted(v for v, d in local.nodes(data=True) if d.get("kind") == "center")
     bases = sorted(v for v, d in local.nodes(data=True) if d.get("kind") != "center")
-    lbar = float(np.mean([d["length"] for *_, d in local.edges(data=True)])) if \
-        local.number_of_edges() else 1.0
+    if rewire == "overlap":
+        lbar = float(np.mean([d["length"] for *_, d in local.edges(data=True)])) if \
+            local.number_of_edges() else PUBLIC_LENGTH_SCALE
+    else:
+        lbar = PUBLIC_LENGTH_SCALE
     n_target = sum(tgt)
     n_new = max(n_target, len(centers), 2)
     if n_new != n_target:
@@ -375,24 +499,29 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
                 if not v.startswith("__fake"):
                     relabel[v] = mapping[v]
     else:
-        # place the centers on nodes whose degree is closest to their true degree
+        # place the centers on uniformly random nodes: their true degrees are private
         free = list(targets)
-        for c in sorted(centers, key=lambda c: (-local.degree(c), c)):
-            best = min(abs(g.degree(v) - local.degree(c)) for v in free)
-            pool = [v for v in free if abs(g.degree(v) - local.degree(c)) == best]
-            v = pool[int(rng.integers(len(pool)))]
-            free.remove(v)
+        for c in centers:
+            v = free.pop(int(rng.integers(len(free))))
             mapping[v] = c
         for v in free:
             mapping[v] = _token(rng, taken, owner)
         dropped = tuple(bases)
+    # release form: nodes in a random order, routes in a random order and orientation
     out = nx.Graph()
-    for v in targets:
+    names = list(targets)
+    for i in rng.permutation(len(names)):
+        v = names[int(i)]
         nv = mapping[v]
         is_center = nv in centers
         is_fake = (not is_center) and (rewire != "overlap" or v.startswith("__fake"))
         out.add_node(nv, kind="center" if is_center else "node", fake=is_fake)
-    for u, v, d in g.edges(data=True):
+    edges = list(g.edges(data=True))
+    flips = rng.integers(0, 2, size=len(edges)) if edges else []
+    for i in rng.permutation(len(edges)):
+        u, v, d = edges[int(i)]
+        if flips[int(i)]:
+            u, v = v, u
         out.add_edge(mapping[u], mapping[v], length=d["length"],
                      fake=bool(d["fake"]) or rewire != "overlap")
     if rewire != "overlap":
@@ -402,49 +531,62 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
 
 def obfuscate_topology(local: nx.Graph, *, owner: str, epsilon: float, dmax: int,
                        sensitivity_mode: str = "node_dp_l1", delta_s: float = 1.0,
-                       rewire: str = "overlap", rng: np.random.Generator,
+                       rewire: str = "pure_postprocessing", rng: Any,
                        noise_rng: "np.random.Generator | None",
                        fake_len: tuple[float, float] = (0.5, 1.5), ledger: Any = None,
                        mode: str = "experiment", seed: int | None = None,
-                       bin_clip: int | None = None) -> ObfuscatedTopology:
+                       bin_clip: int | None = None, dmax_public: bool = True
+                       ) -> ObfuscatedTopology:
     """Algorithm 7 on agent ``owner``'s local map.
 
-    The histogram noise is one :func:`core.privacy.laplace.laplace_release` call
-    (``noise_rng=None``: OpenDP, release mode) and is recorded in ``ledger`` (a
-    :class:`core.privacy.ledger.PrivacyLedger`) when given. ``rng`` drives the rewiring
-    choices (which bases to drop, edge order, fake lengths, opaque ids). ``bin_clip``
-    clips every rounded bin at a public maximum (post-processing of the noisy histogram,
-    so free in privacy terms; a PrivPlan addition that bounds the released map's size —
-    with Laplace(36) noise per bin the sound preset at ε = 0.5 otherwise releases maps of
-    up to several hundred nodes).
+    A map with a node of degree > ``dmax`` is refused (:func:`check_degree_bound`). The
+    histogram noise is one :func:`histogram_release` call (``noise_rng=None``: OpenDP,
+    release mode) and is recorded in ``ledger`` (a :class:`core.privacy.ledger.
+    PrivacyLedger`) when given, with the ε :func:`topology_guarantee` proves (``math.inf``
+    and the reason where it proves none; the nominal ε_L is in its parameters). ``rng``
+    drives the rewiring choices (which bases to drop, fake routes and lengths) and the
+    release form (opaque ids, node and route order): pass
+    :class:`core.logistics.randomness.SecureGenerator` in release mode. ``bin_clip`` clips
+    every rounded bin at a public maximum (post-processing of the noisy histogram, so free
+    in privacy terms; a PrivPlan addition that bounds the released map's size — with
+    Laplace(36) noise per bin the sound preset at ε = 0.5 otherwise releases maps of up to
+    several hundred nodes). ``dmax_public`` says whether ``dmax`` is a declared public cap
+    (False for the thesis's local maximum degree, spec F3).
 
     Examples
     --------
     >>> import numpy as np
     >>> from core.logistics.examples import fig41
     >>> o = obfuscate_topology(fig41().local("b"), owner="b", epsilon=1e9, dmax=4,
-    ...                        rng=np.random.default_rng(0), noise_rng=np.random.default_rng(1))
+    ...                        rewire="overlap", rng=np.random.default_rng(0),
+    ...                        noise_rng=np.random.default_rng(1))
     >>> o.target, o.n_fake_nodes, o.n_fake_edges, o.graph.number_of_edges()
     ((0, 4, 2, 1), 0, 0, 9)
     """
     eps = check_epsilon(epsilon)
     dmax = int(dmax)
+    check_degree_bound(local, dmax, owner)
     h = degree_histogram(local, dmax)
     sens = histogram_sensitivity(sensitivity_mode, dmax, delta_s)
-    noisy = laplace_release(h.astype(np.float64), epsilon=eps, sensitivity=sens, rng=noise_rng)
-    target = np.maximum(0, np.rint(noisy)).astype(np.int64)
-    if bin_clip is not None:
-        target = np.minimum(target, int(bin_clip))
+    noisy, target = histogram_release(h, epsilon=eps, sensitivity=sens, rng=noise_rng,
+                                      bin_clip=bin_clip)
     if ledger is not None:
-        actual = (eps * node_dp_sensitivity(dmax) / sens)
-        ledger.record(dataset=f"agent:{owner}", mechanism="laplace", epsilon=eps,
-                      parameters={"sensitivity": sens, "scale": sens / eps, "bins": dmax,
-                                  "sensitivity_mode": sensitivity_mode,
-                                  "conservative_epsilon": actual},
-                      adjacency="node (one base and its routes)",
-                      released=f"1K degree histogram of agent {owner}'s local map "
-                               f"({dmax} bins), rounded and clipped",
-                      mode=mode, seed=seed, source="logistics: Alg 7")
+        proven, why = topology_guarantee(eps, dmax=dmax, sensitivity_mode=sensitivity_mode,
+                                         delta_s=delta_s, rewire=rewire,
+                                         dmax_public=dmax_public)
+        extra = {"reason": why} if why else {}
+        ledger.record(dataset=f"agent:{owner}", mechanism="laplace", epsilon=proven,
+                      parameters={"nominal_epsilon": eps, "sensitivity": sens,
+                                  "scale": sens / eps, "bins": dmax, "d_max": dmax,
+                                  "d_max_public": bool(dmax_public),
+                                  "sensitivity_mode": sensitivity_mode, "rewire": rewire,
+                                  "bin_clip": bin_clip},
+                      adjacency=NODE_ADJACENCY,
+                      released=f"obfuscated topology of agent {owner}'s local map (opaque "
+                               "ids, random order): the 1K degree histogram "
+                               f"({dmax} bins) with Laplace noise, rounded and clipped, "
+                               f"realised by {rewire} rewiring",
+                      mode=mode, seed=seed, source="logistics: Alg 7", **extra)
     g, relabel, nf, nfe, dropped, notes = rewire_to_histogram(
         local, target, owner=owner, rng=rng, rewire=rewire, fake_len=fake_len)
     realised = degree_histogram(g, dmax)

@@ -27,6 +27,21 @@ crossing lengths and goal leg), ``"bestfirst"`` and ``"greedy"`` (spec §6.2, in
 Presets (spec §3.9): ``sound`` (default) and ``thesis`` (faithful; its flaws are listed
 in :data:`THESIS_FLAWS` and in every result of the preset).
 
+**What a run proves** (:func:`preset_guarantee`, :meth:`PlanningSession.guarantee`). Every
+release is a privacy-ledger entry of its agent, with the ε it *proves* — ``math.inf`` and
+the reason where it proves none — and the headline ε of a run is, per agent, the basic
+composition of its entries (agents' maps are disjoint, so across agents it is the maximum).
+The ``sound`` preset (public d_max, node-DP sensitivity 2·d_max + 1, ``pure_postprocessing``
+rewiring, Laplace-vector probabilities computed on the fake map) proves ε per agent under
+node adjacency. The ``thesis`` preset proves nothing (F3 local d_max, F4 overlap rewiring,
+F5 deterministic softmax); neither does ``rewire="overlap"`` in any preset. No-privacy and
+Best-first send exact distances (unbounded entries); Greedy sends nothing private (0).
+
+**What leaves an agent** is a :class:`ReleasedMap` (``PublishedMap.released``): public
+center names, opaque random ids for every other node, nodes and routes in a random order,
+route probabilities — never lengths, real names or fake flags. The receiver's crossing
+estimates are computed from it alone.
+
 Examples
 --------
 >>> from core.logistics.examples import fig41, FIG41_TASK
@@ -43,21 +58,31 @@ import math
 import secrets
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from core._validation import InputError
-from core.logistics.model import LogisticsWorld, Task, mean_length, validate_task
+from core.logistics.model import (
+    DEFAULT_DEGREE_CAP,
+    LogisticsWorld,
+    Task,
+    mean_length,
+    validate_task,
+)
 from core.logistics.obfuscation import (
+    NODE_ADJACENCY,
     REWIRE_MODES,
     SENSITIVITY_MODES,
     ObfuscatedTopology,
     em_softmax,
+    histogram_sensitivity,
     obfuscate_topology,
+    topology_guarantee,
 )
+from core.logistics.randomness import SecureGenerator
 from core.logistics.route_rl import (
     REWARD_MODES,
     Policy,
@@ -72,8 +97,10 @@ from core.privacy.ledger import PrivacyLedger
 from core.progress import Progress, no_progress
 
 __all__ = ["PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
-           "PlannerParams", "CommLedger", "PublishedMap", "Discovery", "PlanResult",
-           "PlanningSession", "plan_task"]
+           "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",
+           "PlanResult", "PlanningSession", "plan_task", "Guarantee", "preset_guarantee",
+           "probability_guarantee", "crossing_estimates", "histogram_setup", "F5_REASON",
+           "F6_REASON"]
 
 PRESETS = ("sound", "thesis")
 APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy")
@@ -112,15 +139,22 @@ THESIS_FLAWS = (
 )
 
 SOUND_CAVEATS = (
-    "topology: the histogram release is epsilon_L-DP under node adjacency; overlap rewiring "
-    "keeps real routes, which that guarantee does not cover (spec F4; use "
-    "rewire='pure_postprocessing' for strict post-processing)",
-    "lengths: each node's probability vector is released with Laplace noise at "
-    "epsilon_node; composition across nodes is reported as parallel (the thesis's claim) "
-    "and, conservatively, as the sum over nodes (spec F6)",
+    "topology: the released map is pure post-processing of the noisy 1K histogram "
+    "(pure_postprocessing rewiring: no real base or route is kept), epsilon_L-DP under node "
+    "adjacency with the declared d_max; rewire='overlap' keeps real routes (spec F4) and "
+    "then no finite epsilon is proven",
+    "lengths: never released; the route probabilities are computed on the fake map only, "
+    "so their Laplace-vector release is post-processing too (its epsilon_E is charged "
+    "anyway, a conservative upper bound)",
+    "degree bound: a map with a node above d_max is refused (nothing is released)",
     "messages: the budget C caps messages per agent (epsilon/C per message is bookkeeping, "
     "not noise)",
 )
+
+F5_REASON = ("F5: the Eq. 4.2 softmax is deterministic; given epsilon the released "
+             "probabilities invert exactly to the RL probabilities")
+F6_REASON = ("F6: the probabilities are trained on real routes and lengths (overlap "
+             "rewiring), and one length changes them at many nodes; no adjacency bounds them")
 
 
 def _choice(name: str, value: Any, options: Sequence[str]) -> None:
@@ -133,7 +167,9 @@ class PlannerParams:
     """Every knob of spec §3.9. Build with :meth:`preset` (``sound`` default, ``thesis``).
 
     ``comm_budget`` is C messages per agent per run: ``None`` means N_centers + 30 (spec
-    §6.4: 40–80 for 10–50 centers), ``math.inf`` unlimited.
+    §6.4: 40–80 for 10–50 centers), ``math.inf`` unlimited. ``d_max`` is the public degree
+    bound of the histogram (``dmax_mode="public_cap"``): ``None`` means the map's declared
+    ``degree_cap`` (4 unless the map file says otherwise); a value below it is refused.
     """
 
     preset: str = "sound"
@@ -143,8 +179,8 @@ class PlannerParams:
     delta_s: float = 1.0
     laplace_sensitivity: str = "node_dp_l1"
     dmax_mode: str = "public_cap"
-    d_max: int = 4
-    rewire: str = "overlap"
+    d_max: int | None = None
+    rewire: str = "pure_postprocessing"
     bin_clip: int | None = 10
     fake_len_low: float = 0.5
     fake_len_high: float = 1.5
@@ -178,7 +214,8 @@ class PlannerParams:
             raise InputError(f"must lie in (0, 1), got {self.rho_laplace!r}", field="rho_laplace")
         _choice("laplace_sensitivity", self.laplace_sensitivity, SENSITIVITY_MODES)
         _choice("dmax_mode", self.dmax_mode, ("local", "public_cap"))
-        if isinstance(self.d_max, bool) or int(self.d_max) != self.d_max or self.d_max < 2:
+        if self.d_max is not None and (isinstance(self.d_max, bool) or not isinstance(
+                self.d_max, (int, np.integer)) or self.d_max < 2):
             raise InputError(f"must be an integer >= 2, got {self.d_max!r}", field="d_max")
         _choice("rewire", self.rewire, REWIRE_MODES)
         _choice("rl_reward_mode", self.rl_reward_mode, REWARD_MODES)
@@ -209,7 +246,7 @@ class PlannerParams:
         _choice("preset", name, PRESETS)
         if name == "thesis":
             base = dict(preset="thesis", eps_split="thesis", laplace_sensitivity="thesis",
-                        dmax_mode="local", bin_clip=None, rl_episodes=1,
+                        dmax_mode="local", rewire="overlap", bin_clip=None, rl_episodes=1,
                         rl_reward_mode="thesis_inverse",
                         terminal_at_dest=False, em_mode="softmax", em_split="per_edge",
                         split_eps_over_destinations=False,
@@ -261,13 +298,91 @@ class CommLedger:
 
 
 @dataclass(frozen=True, eq=False)
-class PublishedMap:
-    """What agent ``owner`` releases (Fig 4.4(d)): topology and probabilities, no lengths.
+class ReleasedMap:
+    """Exactly what agent ``owner`` sends in its MAP_REPLY (Fig 4.4(d)) — nothing else.
 
-    ``obfuscated`` (with lengths and fake flags) and ``rl_policy`` (before
-    redistribution) are the owner's private artefacts, kept for the inspector (Fig 4.4
-    (b)–(c)). ``crossings[(s, t)]`` = (estimate in units of the receiver's mean length,
-    display path), computed from the released data only.
+    ``nodes`` in release order (a uniformly random order: fake and real interleaved),
+    public center names and opaque random ids for every other node; ``edges`` in release
+    order (random order and orientation); ``policy[t][v][u]`` the released probability of
+    taking route v→u towards destination center t (destinations sorted, nodes in release
+    order). No lengths, real names or fake flags.
+    """
+
+    owner: str
+    nodes: tuple[str, ...]
+    centers: tuple[str, ...]
+    edges: tuple[tuple[str, str], ...]
+    policy: dict[str, Policy]
+
+    def graph(self) -> nx.Graph:
+        """The released topology (node attribute ``kind``: ``center`` or ``node``)."""
+        g = nx.Graph()
+        cs = set(self.centers)
+        for v in self.nodes:
+            g.add_node(v, kind="center" if v in cs else "node")
+        g.add_edges_from(self.edges)
+        return g
+
+    def to_dict(self) -> dict[str, Any]:
+        """The message as JSON-able data (same order as sent)."""
+        cs = set(self.centers)
+        return {"owner": self.owner,
+                "nodes": [{"id": v, "kind": "center" if v in cs else "node"}
+                          for v in self.nodes],
+                "edges": [[u, v] for u, v in self.edges],
+                "policy": {t: {v: dict(row) for v, row in pol.items()}
+                           for t, pol in self.policy.items()}}
+
+    @classmethod
+    def from_topology(cls, owner: str, topo: nx.Graph, policy: dict[str, Policy]
+                      ) -> "ReleasedMap":
+        nodes = tuple(topo.nodes)
+        pos = {v: i for i, v in enumerate(nodes)}
+        centers = tuple(sorted(v for v, d in topo.nodes(data=True) if d["kind"] == "center"))
+        pol = {t: {v: {u: float(policy[t][v][u]) for u in sorted(policy[t][v], key=pos.get)}
+                   for v in nodes if v in policy[t]} for t in sorted(policy)}
+        return cls(owner=owner, nodes=nodes, centers=centers, edges=tuple(topo.edges()),
+                   policy=pol)
+
+
+def crossing_estimates(released: ReleasedMap, estimator: str
+                       ) -> dict[tuple[str, str], tuple[float, tuple[str, ...]]]:
+    """Crossing estimates (s, t) → (steps, display path) from a :class:`ReleasedMap` alone.
+
+    ``policy_evaluation``: expected steps of a walk following the released policy;
+    ``inverse_prob_dijkstra``: the thesis's inverse-probability lengths with L̄ = 1 (the
+    receiver scales by its own mean length).
+    """
+    topo = released.graph()
+    n = topo.number_of_nodes()
+    out: dict[tuple[str, str], tuple[float, tuple[str, ...]]] = {}
+    for t, pol in released.policy.items():
+        if estimator == "policy_evaluation":
+            h = hitting_steps(topo, pol, t)
+            for s in released.centers:
+                if s != t:
+                    out[(s, t)] = (h[s], tuple(greedy_path(pol, s, t, n)))
+        else:
+            dist, nxt = inverse_prob_distances(topo, pol, t, 1.0)
+            for s in released.centers:
+                if s != t and s in dist:
+                    path = [s]
+                    while path[-1] != t and len(path) <= n:
+                        path.append(nxt[path[-1]])
+                    out[(s, t)] = (dist[s], tuple(path))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class PublishedMap:
+    """Agent ``owner``'s Step-2 artefact: what it sends (``released``) and its private side.
+
+    ``released`` (a :class:`ReleasedMap`) is the only part that leaves the agent;
+    ``topology`` and ``policy`` are its graph and probabilities. ``obfuscated`` (with
+    lengths, real names and fake flags) and ``rl_policy`` (before redistribution) are the
+    owner's private artefacts, kept for the inspector (Fig 4.4 (b)–(c)).
+    ``crossings[(s, t)]`` = (estimate in units of the receiver's mean length, display
+    path), computed by :func:`crossing_estimates` from ``released`` only.
     """
 
     owner: str
@@ -279,6 +394,124 @@ class PublishedMap:
     epsilon_laplace: float
     epsilon_per_destination: float
     crossings: dict[tuple[str, str], tuple[float, tuple[str, ...]]]
+    released: ReleasedMap
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """A privacy statement stated whole: (ε, δ), adjacency, scope and public parameters.
+
+    ``epsilon`` is ``math.inf`` when nothing is proven; ``reason`` then says why.
+    """
+
+    epsilon: float
+    delta: float
+    adjacency: str
+    reason: str = ""
+    scope: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def bounded(self) -> bool:
+        return math.isfinite(self.epsilon)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: ``epsilon`` null with ``epsilon_reason`` when unbounded."""
+        d: dict[str, Any] = {"epsilon": self.epsilon if self.bounded else None,
+                             "delta": self.delta, "adjacency": self.adjacency,
+                             "scope": self.scope, "public_parameters": dict(self.parameters)}
+        if not self.bounded:
+            d["epsilon_reason"] = self.reason or "no finite bound"
+        return d
+
+    def text(self) -> str:
+        """One line for text outputs."""
+        if not self.bounded:
+            return f"no proven bound (epsilon unbounded): {self.reason}"
+        return f"epsilon = {self.epsilon:.4g}, delta = {self.delta:g} ({self.scope})"
+
+
+_SCOPE = ("per agent: each agent's map is its own dataset and agents' maps are disjoint "
+          "(parallel composition across agents); an agent publishes once per run (cached)")
+
+
+def histogram_setup(params: "PlannerParams", local: nx.Graph, d_max: int
+                    ) -> tuple[int, bool, float]:
+    """(d_max used, whether it is public, histogram L1 sensitivity) for one local map.
+
+    ``public_cap``: the declared ``d_max`` (public); ``local`` (thesis): the map's own
+    maximum degree (spec F3). Shared by the planner and the audit (core/audit/logistics).
+    """
+    public = params.dmax_mode == "public_cap"
+    dmax = int(d_max) if public else max((d for _, d in local.degree()), default=1)
+    return dmax, public, histogram_sensitivity(params.laplace_sensitivity, dmax,
+                                               params.delta_s)
+
+
+def probability_guarantee(p: "PlannerParams", n_destinations: int | None = None
+                          ) -> tuple[float, str]:
+    """(ε proven for one agent's route-probability releases, reason if none).
+
+    Finite only for the Laplace-vector release under ``pure_postprocessing`` rewiring
+    (probabilities computed on the fake map: post-processing, charged at their nominal
+    ε_E — split over the destinations, or ε_E per destination × ``n_destinations``).
+    """
+    if p.em_mode == "softmax":
+        return math.inf, F5_REASON
+    if p.rewire == "overlap":
+        return math.inf, F6_REASON
+    if p.split_eps_over_destinations:
+        return p.epsilon_exponential, ""
+    if n_destinations is None:
+        raise ValueError("n_destinations is needed when epsilon is not split over them")
+    return p.epsilon_exponential * int(n_destinations), ""
+
+
+def preset_guarantee(params: "PlannerParams", approach: str = "dp",
+                     d_max: int | None = None, n_destinations: int | None = None
+                     ) -> Guarantee:
+    """What a run of ``approach`` with ``params`` proves per agent, from public parameters.
+
+    ``d_max``: the declared degree bound (default ``params.d_max`` or the default map cap).
+
+    Examples
+    --------
+    >>> g = preset_guarantee(PlannerParams.preset_params("sound", epsilon=0.5))
+    >>> g.epsilon, g.delta, g.bounded
+    (0.5, 0.0, True)
+    >>> t = preset_guarantee(PlannerParams.preset_params("thesis", epsilon=0.5))
+    >>> t.epsilon, t.reason.split(":")[0]
+    (inf, 'F3')
+    >>> preset_guarantee(PlannerParams(), "greedy").epsilon
+    0.0
+    """
+    p = params
+    D = int(d_max if d_max is not None else (p.d_max or DEFAULT_DEGREE_CAP))
+    if approach == "greedy":
+        return Guarantee(0.0, 0.0, "any: nothing private leaves an agent (the global plan uses "
+                         "the public center graph; local legs stay private)", scope=_SCOPE)
+    if approach == "noprivacy":
+        return Guarantee(math.inf, 0.0, "none", reason="No-privacy baseline: intermediate "
+                         "agents send their exact crossing lengths", scope=_SCOPE)
+    if approach == "bestfirst":
+        return Guarantee(math.inf, 0.0, "none", reason="Best-first baseline: agents at a "
+                         "center reply with their exact local distances", scope=_SCOPE)
+    _choice("approach", approach, APPROACHES)
+    public = p.dmax_mode == "public_cap"
+    e_t, why_t = topology_guarantee(p.epsilon_laplace, dmax=D, sensitivity_mode=(
+        p.laplace_sensitivity), delta_s=p.delta_s, rewire=p.rewire, dmax_public=public)
+    e_p, why_p = probability_guarantee(p, n_destinations)
+    reason = "; ".join(dict.fromkeys(r for r in (why_t, why_p) if r))
+    eps = e_t + e_p if not reason else math.inf
+    params_out = {"epsilon": p.epsilon, "epsilon_laplace": p.epsilon_laplace,
+                  "epsilon_exponential": p.epsilon_exponential,
+                  "d_max": D if public else "local (the map's own maximum degree)",
+                  "laplace_sensitivity": p.laplace_sensitivity, "rewire": p.rewire,
+                  "em_mode": p.em_mode, "bin_clip": p.bin_clip,
+                  "split_eps_over_destinations": p.split_eps_over_destinations}
+    adj = (NODE_ADJACENCY + "; route lengths are never released and, with "
+           "pure_postprocessing rewiring, do not influence the release")
+    return Guarantee(eps, 0.0, adj, reason=reason, scope=_SCOPE, parameters=params_out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -392,8 +625,10 @@ class PlanningSession:
         An int or Generator is a seeded experiment (numpy noise, reproducible; every random
         stream is a child of ``SeedSequence(seed)``: per agent for noise and rewiring, per
         origin for memo exploration, per task and tick for the dynamics, so all approaches
-        see the same streams). ``None`` is release mode: Laplace noise from OpenDP, the
-        rest from an OS-seeded generator.
+        see the same streams). ``None`` is release mode: Laplace noise from OpenDP, every
+        choice that shapes a released map (dropped bases, fake routes, opaque ids, order)
+        from :class:`~core.logistics.randomness.SecureGenerator` (the OS CSPRNG), the RL
+        training and the dynamics from an OS-seeded generator.
     dynamics : Dynamics, optional
         Packet routing: nodes leave and join before each planning step.
     """
@@ -406,6 +641,16 @@ class PlanningSession:
         self.world = world
         self.approach = approach
         self.params = params if params is not None else PlannerParams()
+        cap = int(world.degree_cap)
+        #: the declared public degree bound of the histogram (spec F3)
+        self.d_max = cap if self.params.d_max is None else int(self.params.d_max)
+        if self.params.dmax_mode == "public_cap" and self.d_max < cap:
+            raise InputError(
+                f"d_max = {self.d_max} is below the map's declared degree cap {cap}: the "
+                f"histogram sensitivity 2*d_max+1 = {2 * self.d_max + 1} assumes every degree "
+                f"<= d_max, and this map allows degree {cap} (removing such a hub moves the "
+                f"histogram by up to {2 * cap + 1}); use d_max >= {cap} or declare a smaller "
+                "degree_cap in the map", field="d_max")
         if isinstance(rng, np.random.Generator):
             self.seed: int | None = int(rng.integers(2 ** 63))
             self.mode = "experiment"
@@ -427,6 +672,7 @@ class PlanningSession:
         self.comm_budget = budget
         self.comm = {a: CommLedger(budget, self.params.epsilon) for a in world.agents}
         self.ledgers = {a: PrivacyLedger() for a in world.agents}
+        self._raw: dict[tuple[str, str], int] = {}
         self.published: dict[str, PublishedMap] = {}
         self.received: dict[str, dict[str, Any]] = {a: {} for a in world.agents}
         self.memo: dict[str, dict[str, _Memo]] = {a: {} for a in world.agents}
@@ -452,6 +698,10 @@ class PlanningSession:
 
     def _aux_rng(self, agent: str) -> np.random.Generator:
         return self.stream(1, self._agent_index[agent])
+
+    def _release_rng(self, agent: str) -> Any:
+        """Choices that shape a released map: seeded in experiments, the CSPRNG in release."""
+        return SecureGenerator() if self.mode == "release" else self._aux_rng(agent)
 
     def _tick(self, tick: int, protect: Iterable[str]) -> None:
         if self.dynamics is not None:
@@ -516,23 +766,57 @@ class PlanningSession:
         return pm
 
     def epsilon_spent(self) -> dict[str, float]:
-        """Per agent: Σ ε over its privacy-ledger entries (basic composition)."""
+        """Per agent: the ε its releases in this run prove (basic composition of its ledger
+        entries; ``math.inf`` if one proves nothing, 0 if it released nothing)."""
         return {a: self.ledgers[a].total(f"agent:{a}")[0] for a in self.world.agents}
 
-    def epsilon_conservative(self) -> dict[str, float | None]:
-        """Per agent: the conservative loss (F2 true sensitivity, F6 sum over nodes);
-        ``None`` where it is unbounded (the deterministic softmax, F5)."""
-        out: dict[str, float | None] = {}
+    def epsilon_reasons(self) -> dict[str, str]:
+        """Per agent whose ε is unbounded: why (the reasons of its unbounded entries)."""
+        out: dict[str, str] = {}
         for a in self.world.agents:
-            tot: float | None = 0.0
+            rs = [e.reason for e in self.ledgers[a].entries if e.unbounded]
+            if rs:
+                out[a] = "; ".join(dict.fromkeys(rs))
+        return out
+
+    def epsilon_nominal(self) -> dict[str, float]:
+        """Per agent: the ε the preset's parameters nominally spend (the thesis's figures;
+        not a guarantee — see :meth:`epsilon_spent`). Raw releases count as ∞."""
+        out = {}
+        for a in self.world.agents:
+            tot = 0.0
             for e in self.ledgers[a].entries:
-                c = e.parameters.get("conservative_epsilon", e.epsilon)
-                if c is None or tot is None:
-                    tot = None
-                else:
-                    tot += float(c)
+                nom = e.parameters.get("nominal_epsilon", e.epsilon)
+                tot += math.inf if nom is None else float(nom) * e.count
             out[a] = tot
         return out
+
+    def guarantee(self) -> Guarantee:
+        """The headline of the run: the largest per-agent ε proven (agents' maps are
+        disjoint), with the adjacency, scope and public parameters of the preset."""
+        base = preset_guarantee(self.params, self.approach, self.d_max,
+                                n_destinations=max((len(c) for c in
+                                                    self.world.agent_centers.values()),
+                                                   default=1))
+        spent = self.epsilon_spent()
+        eps = max(spent.values(), default=0.0)
+        reason = "; ".join(dict.fromkeys(self.epsilon_reasons().values()))
+        return replace(base, epsilon=eps, reason=reason if math.isinf(eps) else "")
+
+    def record_raw(self, agent: str, mechanism: str, released: str, reason: str) -> None:
+        """An unbounded (raw) release by ``agent``: one ledger entry per kind, its ``count``
+        the number of times it was sent."""
+        key = (agent, released)
+        led = self.ledgers[agent]
+        i = self._raw.get(key)
+        if i is None:
+            led.record(dataset=f"agent:{agent}", mechanism=mechanism, epsilon=math.inf,
+                       reason=reason, parameters={"nominal_epsilon": None},
+                       adjacency="none (exact values)", released=released, mode=self.mode,
+                       seed=self.seed, source=f"logistics: {self.approach}")
+            self._raw[key] = len(led.entries) - 1
+        else:
+            led.entries[i] = replace(led.entries[i], count=led.entries[i].count + 1)
 
     def flaws(self) -> tuple[str, ...]:
         """The thesis flaws that apply to this session's preset (empty for ``sound``)."""
@@ -674,17 +958,17 @@ class PlanningSession:
     def _build_published(self, j: str) -> PublishedMap:
         p = self.params
         local = self.live.local(j)
-        dmax = p.d_max if p.dmax_mode == "public_cap" else max(
-            (d for _, d in local.degree()), default=1)
+        dmax, public, _sens = histogram_setup(p, local, self.d_max)
         led = self.ledgers[j]
         aux = self._aux_rng(j)
         noise = self._noise_rng(j)
         eps_l = p.epsilon_laplace
         obf = obfuscate_topology(local, owner=j, epsilon=eps_l, dmax=dmax,
                                  sensitivity_mode=p.laplace_sensitivity, delta_s=p.delta_s,
-                                 rewire=p.rewire, rng=aux, noise_rng=noise,
+                                 rewire=p.rewire, rng=self._release_rng(j), noise_rng=noise,
                                  fake_len=(p.fake_len_low, p.fake_len_high), ledger=led,
-                                 mode=self.mode, seed=self.seed, bin_clip=p.bin_clip)
+                                 mode=self.mode, seed=self.seed, bin_clip=p.bin_clip,
+                                 dmax_public=public)
         g = obf.graph
         centers = tuple(sorted(v for v, d in g.nodes(data=True) if d["kind"] == "center"))
         dests = centers if len(centers) >= 2 else ()
@@ -703,26 +987,12 @@ class PlanningSession:
             rl[t] = pi
             released[t] = self._redistribute(j, t, pi, eps_dest, led, noise)
         topo = obf.topology()
-        crossings: dict[tuple[str, str], tuple[float, tuple[str, ...]]] = {}
-        n = topo.number_of_nodes()
-        for t in dests:
-            pol = released[t]
-            if p.crossing_estimator == "policy_evaluation":
-                h = hitting_steps(topo, pol, t)
-                for s in centers:
-                    if s != t:
-                        crossings[(s, t)] = (h[s], tuple(greedy_path(pol, s, t, n)))
-            else:
-                dist, nxt = inverse_prob_distances(topo, pol, t, 1.0)
-                for s in centers:
-                    if s != t and s in dist:
-                        path = [s]
-                        while path[-1] != t and len(path) <= n:
-                            path.append(nxt[path[-1]])
-                        crossings[(s, t)] = (dist[s], tuple(path))
-        return PublishedMap(owner=j, topology=topo, centers=centers, policy=released,
+        msg = ReleasedMap.from_topology(j, topo, released)
+        crossings = crossing_estimates(msg, p.crossing_estimator)
+        return PublishedMap(owner=j, topology=msg.graph(), centers=centers, policy=msg.policy,
                             obfuscated=obf, rl_policy=rl, epsilon_laplace=eps_l,
-                            epsilon_per_destination=eps_dest, crossings=crossings)
+                            epsilon_per_destination=eps_dest, crossings=crossings,
+                            released=msg)
 
     def _redistribute(self, j: str, t: str, pi: Policy, eps_node: float, led: PrivacyLedger,
                       noise: np.random.Generator | None) -> Policy:
@@ -736,10 +1006,10 @@ class PlanningSession:
                 w = em_softmax([pi[v][u] for u in us], e, p.delta_u)
                 out[v] = {u: float(x) for u, x in zip(us, w)}
             led.record(dataset=f"agent:{j}", mechanism="exponential (Eq. 4.2 softmax)",
-                       epsilon=eps_node,
-                       parameters={"sensitivity": p.delta_u, "em_split": p.em_split,
-                                   "nodes": len(multi), "randomised": False,
-                                   "conservative_epsilon": None},
+                       epsilon=math.inf, reason=F5_REASON,
+                       parameters={"nominal_epsilon": eps_node, "sensitivity": p.delta_u,
+                                   "em_split": p.em_split, "nodes": len(multi),
+                                   "randomised": False},
                        adjacency="route lengths (no neighbouring relation defined: F5)",
                        released=f"route probabilities towards center {t} at {len(multi)} "
                                 "nodes (deterministic, invertible)",
@@ -757,15 +1027,21 @@ class PlanningSession:
                 x = x / x.sum()
                 out[v] = {u: float(y) for u, y in zip(us_of[v], x)}
                 k += m
-        led.record(dataset=f"agent:{j}", mechanism="laplace", epsilon=eps_node,
-                   parameters={"sensitivity": 2.0 * p.delta_u,
+        pure = p.rewire != "overlap"
+        extra = {} if pure else {"reason": F6_REASON}
+        led.record(dataset=f"agent:{j}", mechanism="laplace",
+                   epsilon=eps_node if pure else math.inf,
+                   parameters={"nominal_epsilon": eps_node, "sensitivity": 2.0 * p.delta_u,
                                "scale": 2.0 * p.delta_u / eps_node, "nodes": len(multi),
-                               "composition": "parallel over nodes (thesis claim)",
-                               "conservative_epsilon": eps_node * len(multi)},
-                   adjacency="one node's probability vector (L1 change <= 2)",
+                               "post_processing": pure},
+                   adjacency=(NODE_ADJACENCY + " (the probabilities are computed on the "
+                              "released fake map: post-processing, charged at their nominal "
+                              "epsilon)") if pure else
+                   "one node's probability vector (L1 change <= 2); not the map's",
                    released=f"route probabilities towards center {t} at {len(multi)} nodes, "
                             "clipped at pi_floor and renormalised",
-                   mode=self.mode, seed=self.seed, source="logistics: Laplace vector")
+                   mode=self.mode, seed=self.seed, source="logistics: Laplace vector",
+                   **extra)
         return out
 
     def _exact_view(self, j: str) -> dict[tuple[str, str], tuple[float, tuple[str, ...]]]:
@@ -810,7 +1086,13 @@ class PlanningSession:
                     not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
                 step2_blocked = True
                 continue
-            recv[j] = self.publish(j) if self.approach == "dp" else self._exact_view(j)
+            if self.approach == "dp":
+                recv[j] = self.publish(j).released  # the message: nothing else leaves j
+            else:
+                recv[j] = self._exact_view(j)
+                self.record_raw(j, "none (exact values)", "exact crossing lengths between "
+                                f"its centers, sent to {a} (No-privacy)",
+                                "No-privacy baseline: exact crossing lengths are sent")
         # ---- Step 3
         self._tick(2, protect)
         lbar_a = self._lbar[a]
@@ -827,7 +1109,8 @@ class PlanningSession:
             if view is None:
                 continue
             if self.approach == "dp":
-                for (s, t), (d, _path) in view.crossings.items():
+                # the receiver's estimates, computed from the released map alone
+                for (s, t), (d, _path) in self.published[j].crossings.items():
                     if math.isfinite(d):
                         arcs.append((s, t, j, d * lbar_a))
             else:

@@ -105,7 +105,8 @@ class LiveWorld:
                 free = [v for v, d in g.nodes(data=True) if d.get("kind") == "base"
                         and g.degree(v) < self.degree_cap]
                 if free:
-                    k = min(len(free), 1 + int(rng.integers(3)))
+                    # the new node's own degree stays within the cap too (spec F3)
+                    k = min(len(free), 1 + int(rng.integers(3)), int(self.degree_cap))
                     pick = rng.choice(len(free), size=k, replace=False)
                     lbar = float(np.mean([d["length"] for *_, d in g.edges(data=True)]))
                     self._joined += 1

@@ -3,19 +3,25 @@
 Everything here is a "what-if" evaluation of the Dirichlet mechanism's accountant
 (:mod:`core.privacy.dirichlet_accounting`): nothing is released and nothing is recorded.
 
-* :func:`epsilon_delta_curve` is the Figure 1.1 reproduction. It is computed
-  *parametrically*: on a log-spaced grid of the Ω₁ threshold γ in (0, 1/|W|), δ(γ) comes
-  from one vectorised evaluation per vertex type and ε(γ) from the closed form of
-  Theorem 1.6. Because δ increases with γ, the point at δ(γ) is exactly the
-  corrected problem (1.23) solved for δ̂ = δ(γ): the curve is ε*(δ̂).
-  ε of Lemma 1.7 is ε plus a constant offset (spec §2.7).
+* :func:`epsilon_delta_curve` is the ε–δ trade-off. It is computed *parametrically*: on a
+  log-spaced grid of the Ω₁ threshold γ in (0, 1/|W|), δ(γ) comes from one vectorised
+  evaluation and ε(γ) from the closed form of Theorem 1.6. Because δ increases with γ,
+  the point at δ(γ) is exactly the corrected problem (1.23) solved for δ̂ = δ(γ): the
+  curve is ε*(δ̂). ε of Lemma 1.7 is ε plus a constant offset (spec §2.7).
+  By default (``delta_method="auto"``) δ is the union bound |W|·I_γ(kη, k(1−η)), which is
+  proven at every input. Figure 1.1 of [D] is the curve with ``delta_method="exact"``:
+  the source's vertex reduction (certified vertex values), which rests on [D] Lemma 1.2,
+  whose printed proof has a gap (see :mod:`core.privacy.dirichlet_accounting`) —
+  numerically supported, not proven. The spec §4.3 values (ε = 2.5161, 1.6940, 1.2007 at
+  δ̂ = 0.05) are that curve's; under the union default they are 2.5208, 1.6972, 1.2030.
 * :func:`epsilon_vs_k` solves γ* for each k at a fixed δ̂ (or takes a fixed γ).
-* :func:`delta_vs_gamma` gives δ(γ) by the exact quadrature, the union bound and,
-  optionally, Monte Carlo.
+* :func:`delta_vs_gamma` gives δ(γ) by the union bound, the vertex reduction (``exact``)
+  and, optionally, Monte Carlo.
 * :func:`accuracy_vs_k` gives the variance bound, E‖x − p‖² and the radius α (paper
   and rigorous) of Dir_k (spec §3).
-* :func:`evaluate_calculator` is what the GUI's worker runs: the single-point result,
-  the ε–δ curve and δ–γ curves (sharing one δ evaluation) and the accuracy curves.
+* :func:`evaluate_calculator` is what the GUI's worker runs: the single-point result by
+  the chosen method and by the other two-way comparison (union and exact), the ε–δ curves
+  of both and the δ–γ curves (sharing the δ evaluations) and the accuracy curves.
 
 References
 ----------
@@ -24,9 +30,12 @@ PrivPlan spec ``dirichlet-and-policy-synthesis.md`` §2–§4.
 
 Examples
 --------
->>> c = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40)
->>> round(c.epsilon_at(0.05), 2), round(c.approx_offset, 6)
-(2.52, 2.527472)
+>>> c = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40)  # union δ: proven
+>>> c.delta_method, round(c.epsilon_at(0.05), 3), round(c.approx_offset, 6)
+('union', 2.521, 2.527472)
+>>> f = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40, delta_method="exact")
+>>> f.delta_method, round(f.epsilon_at(0.05), 3)  # Figure 1.1 (vertex reduction, Lemma 1.2)
+('exact', 2.516)
 """
 
 from __future__ import annotations
@@ -42,15 +51,17 @@ from scipy.stats import beta as beta_dist
 
 from core._validation import InputError, check_beta, check_k
 from core.privacy.dirichlet_accounting import (
-    DELTA_METHODS,
     EXACT_MAX_W,
+    LEMMA_1_2_WARNING,
     DirichletPrivacy,
+    certified_delta,
     dirichlet_epsilon,
     dirichlet_privacy,
-    prob_all_above,
-    union_delta,
+    resolve_delta_method,
+    union_certified,
     validate_parameters,
     vertex_parameters,
+    vertex_premise,
 )
 from core.progress import Progress, no_progress
 
@@ -84,7 +95,7 @@ FIGURE_1_1: dict[str, dict[str, float | int]] = {
 
 #: The ε–δ curve keeps the points with δ in this open interval.
 DELTA_RANGE = (1e-6, 0.999)
-#: Smallest γ of the grids: below it the exact quadrature loses accuracy when kη << 1.
+#: Smallest γ of the grids (δ there is far below the curve's range anyway).
 GAMMA_FLOOR = 1e-12
 _MC_DRAWS = 200_000
 
@@ -196,7 +207,7 @@ def gamma_grid(k: float, eta: float, eta_bar: float, w: int, *, n_points: int = 
     bound). The grid is γ = u⁻¹(u) for u log-spaced from δ_min/|W| to δ_max, so δ is
     log-spaced up to a factor |W| and the ends bracket ``delta_range``. For kη near 1 this
     is close to log-spaced γ; for large kη (δ rising steeply in γ) it still resolves the
-    curve. γ is kept >= 1e-12 (where the exact quadrature is reliable) and below 1/|W|.
+    curve. γ is kept >= 1e-12 (GAMMA_FLOOR) and below 1/|W|.
 
     Examples
     --------
@@ -241,7 +252,11 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
                   method: str, *, mc_draws: int = _MC_DRAWS, mc_seed: int = 0) -> np.ndarray:
     """δ(γ) for every γ of ``gammas`` by one method (``exact``, ``union`` or ``mc``).
 
-    ``exact`` is one vectorised quadrature per vertex type (|W| <= 3).
+    ``union`` is the proven bound, with the same floating-point allowance as the
+    accountant's. ``exact`` (|W| <= 3) is the accountant's vertex reduction: a certified
+    bound of the vertex value per vertex type, vectorised over the grid (the union bound
+    where kη < 1 or kη̄ < 1); that the vertices are the worst inputs is [D] Lemma 1.2, whose
+    printed proof has a gap. ``mc`` estimates the vertex value (same caveat).
 
     Examples
     --------
@@ -251,27 +266,28 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
     """
     g = np.asarray(gammas, dtype=np.float64)
     if method == "union":
-        return np.asarray(union_delta(k, eta, w, g), dtype=np.float64)
+        return np.asarray(union_certified(k, eta, w, g), dtype=np.float64)
     if method == "mc":
+        if not vertex_premise(k, eta, eta_bar):  # MC evaluates the vertices: unproven
+            return np.asarray(union_certified(k, eta, w, g), dtype=np.float64)
         return _mc_delta_grid(k, eta, eta_bar, w, g, mc_draws, mc_seed)
     if method == "exact":
         if w > EXACT_MAX_W:
             raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
                              f"(|W| = {w})", field="delta_method")
-        verts = vertex_parameters(k, eta, eta_bar, w)
-        qa = prob_all_above(*verts["A"], g)
-        qb = prob_all_above(*verts["B"], g)
-        return 1.0 - np.minimum(qa, qb)
+        return certified_delta(k, eta, eta_bar, w, g)
     raise InputError(f"must be one of exact, union, mc; got {method!r}", field="delta_method")
 
 
-def _resolve_method(method: str, w: int) -> str:
-    if method not in DELTA_METHODS:
-        raise InputError(f"must be one of {', '.join(DELTA_METHODS)}, got {method!r}",
-                         field="delta_method")
-    if method == "auto":
-        return "exact" if w <= EXACT_MAX_W else "union"
-    return method
+def _resolve_method(method: str, w: int, premise: bool = True) -> str:
+    """The δ method actually used (``auto`` is the proven union bound); ``premise``: kη >= 1
+    and kη̄ >= 1 (Lemma 1.2), without which exact and MC (vertex evaluations) give way to
+    the union bound, as in the accountant."""
+    method = resolve_delta_method(method)
+    if method == "exact" and w > EXACT_MAX_W:
+        raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
+                         f"(|W| = {w})", field="delta_method")
+    return method if premise else "union"
 
 
 def _epsilon_grid(k: float, eta: float, eta_bar: float, w: int, b: float,
@@ -323,7 +339,8 @@ def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, 
         Size of the log-spaced γ grid (:func:`gamma_grid`); the curve keeps the points
         with δ in (1e-6, 0.999) along which δ rises and ε falls.
     delta_method : {"auto", "exact", "union", "mc"}
-        How δ(γ) is computed (``auto``: exact for |W| <= 3, else the union bound).
+        How δ(γ) is bounded: ``auto`` = ``union`` (proven); ``exact`` = the vertex
+        reduction of [D] Lemma 1.2, |W| <= 3 (Figure 1.1 itself; unproven lemma).
 
     Returns
     -------
@@ -338,7 +355,7 @@ def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, 
     True
     """
     k, eta, eta_bar, w, b, _ = validate_parameters(k, eta, eta_bar, w, b)
-    method = _resolve_method(delta_method, w)
+    method = _resolve_method(delta_method, w, vertex_premise(k, eta, eta_bar))
     gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
     delta = delta_on_grid(k, eta, eta_bar, w, gammas, method, mc_draws=mc_draws,
                           mc_seed=mc_seed)
@@ -351,7 +368,8 @@ def delta_vs_gamma(k: float, eta: float, eta_bar: float, w: int, *,
                    mc_seed: int = 0) -> DeltaGammaCurve:
     """δ(γ) by several methods on one γ grid (default :func:`gamma_grid`).
 
-    ``exact`` is skipped (left None) when |W| > 3; the union bound is always included.
+    The union bound (proven) is always included; ``exact`` (the vertex reduction of
+    Lemma 1.2, unproven) is skipped (left None) when |W| > 3.
 
     Examples
     --------
@@ -386,6 +404,10 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     Examples
     --------
     >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    >>> r.delta_method, [round(float(e), 3) for e in r.epsilon]
+    ('union', [2.521, 3.127, 4.948])
+    >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05,
+    ...                  delta_method="exact")  # spec §4.3 (vertex reduction, Lemma 1.2)
     >>> [round(float(e), 3) for e in r.epsilon]
     [2.516, 3.122, 4.943]
     """
@@ -458,6 +480,7 @@ def default_k_grid(k: float | None = None, *, per_decade: int = 3) -> np.ndarray
 
 # --------------------------------------------------------------------------- warnings
 _WARNING_FIELDS = (
+    (re.compile(r"printed proof"), "delta_method"),  # exact / mc rest on Lemma 1.2
     (re.compile(r"Lemma 1\.2"), "k"),  # k·eta or k·eta_bar < 1
     (re.compile(r"\(1\.21\)|corrected v2"), "b"),  # eta + b/2 > (1 - eta_bar)/2
     (re.compile(r"Lemma 1\.7"), "epsilon_approx"),
@@ -468,8 +491,9 @@ _WARNING_FIELDS = (
 def warning_field(message: str) -> str:
     """Which parameter (or result) a warning of the accountant concerns.
 
-    ``"k"`` (kη, kη̄ < 1), ``"b"`` (the corrected v₂), ``"epsilon_approx"`` (Lemma 1.7
-    not applicable), ``"delta"`` (vertex B minimises) or ``""`` if unknown.
+    ``"delta_method"`` (the method rests on Lemma 1.2, unproven), ``"k"`` (kη, kη̄ < 1),
+    ``"b"`` (the corrected v₂), ``"epsilon_approx"`` (Lemma 1.7 not applicable),
+    ``"delta"`` (vertex B minimises) or ``""`` if unknown.
 
     Examples
     --------
@@ -523,10 +547,8 @@ class CalculatorInputs:
         """
         k, eta, eta_bar, w, b, warns = validate_parameters(self.k, self.eta, self.eta_bar,
                                                            self.w, self.b)
-        _resolve_method(self.delta_method, w)
-        if self.delta_method == "exact" and w > EXACT_MAX_W:
-            raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
-                             f"(|W| = {w})", field="delta_method")
+        if _resolve_method(self.delta_method, w, vertex_premise(k, eta, eta_bar)) != "union":
+            warns.append(LEMMA_1_2_WARNING)  # exact / mc: the vertex reduction, unproven
         if (self.gamma is None) == (self.delta_target is None):
             raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
         if self.gamma is not None and not 0 < self.gamma < 1.0 / w:
@@ -543,7 +565,13 @@ class CalculatorInputs:
 
 @dataclass(frozen=True, eq=False)
 class CalculatorResult:
-    """Everything the calculator shows for one :class:`CalculatorInputs`."""
+    """Everything the calculator shows for one :class:`CalculatorInputs`.
+
+    ``point`` and ``curve`` use the chosen δ method. ``points`` and ``curves`` hold the
+    same by method: ``"union"`` (proven) always, ``"exact"`` (the vertex reduction of
+    Lemma 1.2, as in Figure 1.1; unproven) where it applies (|W| <= 3, kη >= 1, kη̄ >= 1),
+    and ``"mc"`` when chosen — so the proven statement and the source's can be compared.
+    """
 
     inputs: CalculatorInputs
     point: DirichletPrivacy
@@ -552,33 +580,45 @@ class CalculatorResult:
     accuracy: AccuracyCurve
     warnings: tuple[tuple[str, str], ...] = field(default=())
     elapsed_s: float = 0.0
+    points: dict[str, DirichletPrivacy] = field(default_factory=dict)
+    curves: dict[str, EpsilonDeltaCurve] = field(default_factory=dict)
 
 
 def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
                         ks: "Sequence[float] | None" = None,
                         progress: Progress = no_progress) -> CalculatorResult:
-    """The calculator's point result, ε–δ and δ–γ curves and accuracy curves.
+    """The calculator's point results, ε–δ and δ–γ curves and accuracy curves.
 
-    δ(γ) is evaluated once on one grid and shared by the ε–δ curve and the δ–γ plot.
-    ``ks`` is the k grid of the accuracy curves (default :func:`default_k_grid` with
-    10 points per decade). ``progress`` is called between the stages (and may cancel).
+    δ(γ) is evaluated once per method on one grid and shared by the ε–δ curves and the
+    δ–γ plot. ``ks`` is the k grid of the accuracy curves (default :func:`default_k_grid`
+    with 10 points per decade). ``progress`` is called between the stages (and may cancel).
 
     Examples
     --------
     >>> r = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"]), n_points=12)
-    >>> round(r.point.epsilon, 4), r.point.delta_method, r.delta_gamma.exact is not None
-    (2.5161, 'exact', True)
+    >>> round(r.point.epsilon, 4), r.point.delta_method, sorted(r.curves)
+    (2.5208, 'union', ['exact', 'union'])
+    >>> round(r.points["exact"].epsilon, 4)  # Figure 1.1 / spec §4.3 (Lemma 1.2, unproven)
+    2.5161
     """
     import time
 
     t0 = time.perf_counter()
     inputs.check()
     progress(0.0, "ε, δ at the chosen γ")
-    point = dirichlet_privacy(inputs.k, inputs.eta, inputs.eta_bar, inputs.w, inputs.b,
-                              gamma=inputs.gamma, delta_target=inputs.delta_target,
-                              delta_method=inputs.delta_method)
+    def at(method: str) -> DirichletPrivacy:
+        return dirichlet_privacy(inputs.k, inputs.eta, inputs.eta_bar, inputs.w, inputs.b,
+                                 gamma=inputs.gamma, delta_target=inputs.delta_target,
+                                 delta_method=method)
+
+    point = at(inputs.delta_method)
     method = point.delta_method
     k, eta, eta_bar, w, b = point.k, point.eta, point.eta_bar, point.w, point.b
+    has_exact = w <= EXACT_MAX_W and vertex_premise(k, eta, eta_bar)
+    points = {method: point}
+    for other in ("union", "exact") if has_exact else ("union",):
+        if other not in points:
+            points[other] = at(other)
     progress(0.25, "δ(γ) on the grid")
     gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
     deltas: dict[str, np.ndarray] = {"union": delta_on_grid(k, eta, eta_bar, w, gammas,
@@ -588,7 +628,9 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     progress(0.8, "ε(γ)")
     if method == "mc":
         deltas["mc"] = delta_on_grid(k, eta, eta_bar, w, gammas, "mc")
-    curve = _curve_from(k, eta, eta_bar, w, b, gammas, deltas[method], method)
+    curves = {m: _curve_from(k, eta, eta_bar, w, b, gammas, deltas[m], m)
+              for m in points}
+    curve = curves[method]
     dg = DeltaGammaCurve(gamma=gammas, union=deltas["union"], exact=deltas.get("exact"),
                          mc=deltas.get("mc"))
     grid = default_k_grid(k, per_decade=10) if ks is None else ks
@@ -598,4 +640,4 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     return CalculatorResult(inputs=inputs, point=point, curve=curve, delta_gamma=dg,
                             accuracy=acc,
                             warnings=tuple((warning_field(m), m) for m in point.warnings),
-                            elapsed_s=time.perf_counter() - t0)
+                            elapsed_s=time.perf_counter() - t0, points=points, curves=curves)

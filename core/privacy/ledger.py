@@ -368,10 +368,13 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
     >>> from core.examples import four_startups
     >>> from core.privacy.mdp_accounting import mdp_privacy
     >>> led = PrivacyLedger()
-    >>> e = record_privatization(led, mdp_id="m", privacy=mdp_privacy(four_startups(), 50),
-    ...                          k=50, mode="experiment", seed=7, source="run-1", count=20)
-    >>> e.dataset, e.mechanism, e.count, round(e.epsilon, 3), e.is_release
-    ('mdp:m', 'dirichlet', 20, 38.244, False)
+    >>> priv = mdp_privacy(four_startups(), 50, eta=0.01, domain_rule="refuse")
+    >>> e = record_privatization(led, mdp_id="m", privacy=priv, k=50, mode="experiment",
+    ...                          seed=7, source="run-1", count=20)
+    >>> e.dataset, e.mechanism, e.count, e.epsilon == priv.epsilon, e.is_release
+    ('mdp:m', 'dirichlet', 20, True, False)
+    >>> e.parameters["eta"], e.parameters["domain_rule"]
+    (0.01, 'refuse')
     """
     from core.privacy.mdp_accounting import ADJACENCY_TEXT
 
@@ -387,6 +390,8 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
     params: dict[str, Any] = {"k": float(k), "b": privacy.b,
                               "delta_target": privacy.delta_target,
                               "adjacency": privacy.adjacency, "zeros": zeros,
+                              "eta": getattr(privacy, "eta", None),
+                              "domain_rule": getattr(privacy, "domain_rule", None),
                               "rows": len(privacy.rows), "rows_without_guarantee": n_out}
     extra: dict[str, Any] = {} if time is None else {"time": time}
     if not math.isfinite(privacy.epsilon):
@@ -394,5 +399,6 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
             f"{n_out} of {len(privacy.rows)} rows have no DP guarantee")
     return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
                          epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
-                         adjacency=ADJACENCY_TEXT[privacy.adjacency], released=what,
+                         adjacency=getattr(privacy, "adjacency_text", "")
+                         or ADJACENCY_TEXT[privacy.adjacency], released=what,
                          mode=mode, seed=seed, source=source, count=int(count), **extra)

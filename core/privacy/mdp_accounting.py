@@ -1,66 +1,208 @@
 """Privacy accounting of a whole privatised MDP, and the accuracy of the mechanism.
 
-Algorithm 1 privatises every row P(s, a) independently with the same k. The sources
-are silent on MDP-level adjacency (spec §2.9 end); PrivPlan states the assumption:
+What is released
+----------------
+Algorithm 1 step 1 (:func:`core.privacy.dirichlet.privatize_mdp`) takes every available
+row P(s, a), applies a *public* pre-processing T (:func:`core.privacy.dirichlet.mechanism_rows`:
+``zeros="smoothing"`` fills the zeros of rows that have some; the domain rule ``refuse``
+checks, ``mix`` mixes) and releases Dir_k(T(P(s, a))) on the support of T(P(s, a)) (zeros
+stay zero), with independent noise per row.
 
-* ``"one-row"``: neighbouring MDPs differ in one row, by at most b in L1 (b-adjacent in
-  the sense of [D] Def. 1.1). Parallel composition: the release is (max εᵢ, max δᵢ)-DP.
-* ``"all-rows"``: every row may change. Basic composition: (Σ εᵢ, Σ δᵢ).
+Adjacency (what the guarantee protects)
+---------------------------------------
+* ``"one-row"``: neighbouring MDPs differ in one transition row P(s, a), by moving at most
+  b/2 probability between two next states of its support (L1 <= b). The supports — which
+  next states are possible — are the same and are *not* protected: support-restricted
+  privatisation discloses them. With the domain rule ``refuse`` both models must lie in
+  the declared domain (every possible next state has probability >= η); with ``mix`` no
+  assumption on the input is needed.
+* ``"all-rows"``: every row may so differ at once.
 
-Each row gets its own domain: W = its support minus the last support index, η = the
-smallest entry in W and η̄ = the last entry (spec §8.2), unless the caller fixes η and η̄
-for every row. Rows outside the guarantee (fewer than three possible next states, or
-entries below a fixed η) are listed with the reason, never hidden.
+The argument (issue 10, items 2–4)
+----------------------------------
+1. *Pre-processing contracts neighbours and lands in the domain.* T acts on a row as an
+   affine map that depends only on public facts (η, λ, and the row's support, which the
+   adjacency keeps fixed — so two neighbours are smoothed or not alike). Smoothing gives
+   T(p) − T(q) = (1−λ)(p − q); mixing with weight n·η gives (1 − n·η)(p − q). So if p, q
+   differ by moving t (|t| <= b/2) between support entries i and j, T(p) and T(q) differ
+   by moving c·t between the same two entries (which stay in the support), with the
+   public contraction c (:attr:`RowPrivacy.contraction`): they are neighbours at radius
+   b' = c·b. Every support entry of T(p) is >= η: checked (``refuse``; smoothing's new
+   entries are λ/n and are checked too) or forced (``mix``: >= n·η/n = η).
+2. *One row.* For a support of n >= 2 entries all >= η, and neighbours that move <= b'/2
+   between ANY two of the n entries, :func:`core.privacy.dirichlet_accounting.support_privacy`
+   proves (ε_n, δ_n)-probabilistic DP, hence (ε_n, δ_n)-DP: Ω₁ constrains all n
+   coordinates, so moving mass into or out of the last entry is covered (the old analysis
+   took W = support minus its last entry and did not cover it: item 2). (ε_n, δ_n)
+   depends on (k, η, b', δ̂, n) only — public parameters and the public support size — so
+   it is computed once per distinct (n, b') and never reads a probability (item 3): two
+   neighbouring MDPs get the identical statement. A one-outcome row (n = 1) is
+   deterministic within its support: its output is the unit vector whatever the input,
+   (0, 0).
+3. *The MDP.* Rows are privatised with independent noise, and under ``one-row`` a
+   neighbouring pair differs in one row r only, so the output distributions of the other
+   rows are identical and the pair's privacy loss is row r's: the release is
+   (max_r ε_r, max_r δ_r)-DP (parallel composition). Under ``all-rows`` basic composition
+   gives (Σ ε_r, min(1, Σ δ_r)).
+4. *Rows without a guarantee* (support_privacy refuses: the domain is empty for n·η > 1,
+   b'/2 exceeds the free mass, no γ reaches δ̂ because k·η is too small, …): a neighbour
+   pair that differs in such a row has no bound, so the headline ε is ``math.inf`` with a
+   reason naming the rows and why (item 4) — under either adjacency.
 
 Examples
 --------
 >>> from core.examples import four_startups
->>> r = mdp_privacy(four_startups(), 50, b=0.1, delta_target=0.05)
->>> r.adjacency, len(r.rows), r.n_applicable
-('one-row', 6, 6)
+>>> r = mdp_privacy(four_startups(), 50, eta=0.01, b=0.1, delta_target=0.05)
+>>> r.adjacency, len(r.rows), r.n_applicable, [g.n for g in r.supports]
+('one-row', 6, 6, [3])
+>>> len({row.epsilon for row in r.rows})  # the same statement for every row of size 3
+1
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from core._validation import InputError, check_beta, check_k
 from core.mdp import MDP
-from core.privacy.dirichlet_accounting import DirichletPrivacy, dirichlet_privacy
+from core.privacy.dirichlet import (
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    DOMAIN_RULES,
+    ZERO_MODES,
+    MechanismRows,
+    mechanism_rows,
+)
+from core.privacy.dirichlet_accounting import (
+    DELTA_METHODS,
+    DirichletPrivacy,
+    support_privacy,
+)
 
-__all__ = ["ADJACENCIES", "RowPrivacy", "MdpPrivacy", "mdp_privacy", "DirichletAccuracy",
-           "dirichlet_accuracy", "ADJACENCY_TEXT"]
+__all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
+           "DEFAULT_B",
+           "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
+           "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
+           "DirichletAccuracy", "dirichlet_accuracy"]
 
 ADJACENCIES = ("one-row", "all-rows")
+DEFAULT_B = 0.1
+DEFAULT_DELTA = 0.05
+_MOVE = ("by moving at most b/2 probability between two next states of its support "
+         "(L1 <= b); the supports (which next states are possible) are the same and are NOT "
+         "protected (support-restricted privatisation discloses them)")
 ADJACENCY_TEXT = {
-    "one-row": "neighbouring MDPs differ in one transition row, by at most b in L1 "
-               "(parallel composition: the worst row)",
-    "all-rows": "every transition row may differ, each by at most b in L1 "
-                "(basic composition: the sum over rows)",
+    "one-row": "neighbouring MDPs differ in one transition row P(s,a), " + _MOVE
+               + " (parallel composition: the worst row)",
+    "all-rows": "every transition row may differ, each " + _MOVE
+                + " (basic composition: the sum over rows)",
+}
+_DOMAIN_TEXT = {
+    "refuse": "; both models have every possible next-state probability >= eta (rows "
+              "outside that domain are refused)",
+    "mix": "; any input (domain rule 'mix': every row is first mixed with the uniform "
+           "distribution on its support, weight n·eta, which shrinks b to (1 - n·eta)·b)",
+}
+
+#: One sentence per public parameter: the CLI's --help and the GUI's tooltips.
+PARAMETER_HELP = {
+    "eta": ("eta: declared public lower bound on every possible next-state probability "
+            f"(default {DEFAULT_ETA:g}, chosen without looking at any data). With the "
+            "default domain rule 'mix' every row is first mixed with the uniform distribution "
+            "on its support (weight n·eta), so every input meets it; a larger eta gives a "
+            "smaller epsilon but blurs the model more. Never read eta off the private rows."),
+    "domain_rule": ("What happens to rows so that every possible next state has probability "
+                    ">= eta: 'mix' (default) mixes EVERY row with the uniform distribution on "
+                    "its support (weight n·eta): every input is covered, the model is "
+                    "slightly modified; 'refuse' privatises the rows as they are and stops "
+                    "with an error naming any row below eta."),
+    "b": ("b in (0, 1]: a neighbouring model may move up to b/2 probability between two "
+          f"next states of one row (L1 <= b). Default {DEFAULT_B:g}, as in the paper's "
+          "Figure 1.1; a larger b hides bigger changes (more private) for a larger epsilon."),
+    "delta": ("Target delta in (0, 1) per row: the largest acceptable probability that a "
+              f"row's epsilon bound fails (default {DEFAULT_DELTA:g}); smaller is more "
+              "private but makes epsilon larger."),
 }
 
 
+def adjacency_text(adjacency: str, domain_rule: str = DEFAULT_DOMAIN_RULE) -> str:
+    """The adjacency a statement assumes, with the domain rule's part."""
+    return ADJACENCY_TEXT[adjacency] + _DOMAIN_TEXT.get(domain_rule, "")
+
+
 @dataclass(frozen=True)
-class RowPrivacy:
-    state: str
-    action: str
-    support: int
-    w: int
-    eta: float
-    eta_bar: float
+class SupportGuarantee:
+    """The (ε, δ) of one row on a support of ``n`` next states at radius ``b`` (= c·b)."""
+
+    n: int
+    b: float
+    epsilon: float
+    delta: float
     result: DirichletPrivacy | None
     reason: str = ""
 
     @property
+    def bounded(self) -> bool:
+        return math.isfinite(self.epsilon)
+
+    def to_dict(self) -> dict[str, object]:
+        r = self.result
+        d: dict[str, object] = {
+            "n": self.n, "b": self.b,
+            "epsilon": self.epsilon if self.bounded else None, "delta": self.delta,
+            "gamma": None if r is None else r.gamma,
+            "delta_method": None if r is None else r.delta_method,
+            "warnings": [] if r is None else list(r.warnings)}
+        if not self.bounded:
+            d["epsilon_reason"] = self.reason
+        return d
+
+
+@dataclass(frozen=True)
+class RowPrivacy:
+    """The guarantee of one row: a function of its support size n (public) only."""
+
+    state: str
+    action: str
+    support: int  # n: possible next states after the pre-processing
+    contraction: float  # c: the row's neighbours are at radius c·b after pre-processing
+    guarantee: SupportGuarantee
+    smoothed: bool = False
+
+    @property
+    def epsilon(self) -> float:
+        return self.guarantee.epsilon
+
+    @property
+    def delta(self) -> float:
+        return self.guarantee.delta
+
+    @property
+    def result(self) -> DirichletPrivacy | None:
+        return self.guarantee.result
+
+    @property
+    def reason(self) -> str:
+        return self.guarantee.reason
+
+    @property
     def applicable(self) -> bool:
-        return self.result is not None
+        """True if the row has a finite guarantee."""
+        return self.guarantee.bounded
 
 
 @dataclass(frozen=True)
 class MdpPrivacy:
+    """The (ε, δ) of one privatisation of an MDP at concentration ``k`` (module docstring).
+
+    ``epsilon`` is ``math.inf`` (and ``delta`` 1) when some row has no guarantee;
+    ``epsilon_reason`` then names those rows and why.
+    """
+
     k: float
     b: float
     delta_target: float
@@ -68,6 +210,17 @@ class MdpPrivacy:
     rows: tuple[RowPrivacy, ...]
     epsilon: float
     delta: float
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+    zeros: str = "support"
+    smoothing: float = 0.0
+    delta_method: str = "auto"
+    epsilon_reason: str = ""
+    supports: tuple[SupportGuarantee, ...] = ()
+
+    @property
+    def bounded(self) -> bool:
+        return math.isfinite(self.epsilon)
 
     @property
     def n_applicable(self) -> int:
@@ -78,82 +231,221 @@ class MdpPrivacy:
         return tuple(r for r in self.rows if not r.applicable)
 
     @property
+    def adjacency_text(self) -> str:
+        return adjacency_text(self.adjacency, self.domain_rule)
+
+    @property
+    def parameters(self) -> dict[str, object]:
+        """The public parameters the guarantee depends on (besides the supports)."""
+        d: dict[str, object] = {"k": self.k, "eta": self.eta, "b": self.b,
+                                "delta_target": self.delta_target,
+                                "domain_rule": self.domain_rule, "zeros": self.zeros,
+                                "delta_method": self.delta_method}
+        if self.zeros == "smoothing":
+            d["smoothing"] = self.smoothing
+        return d
+
+    @property
+    def parameters_text(self) -> str:
+        text = (f"eta = {self.eta:g}, b = {self.b:g}, target delta = {self.delta_target:g} "
+                f"per row, domain rule '{self.domain_rule}'")
+        if self.zeros == "smoothing":
+            text += f", zeros smoothed (λ = {self.smoothing:g})"
+        return text
+
+    @property
+    def headline(self) -> str:
+        """"k = 50: (40.34, 0.05)-DP", or why there is no finite guarantee."""
+        if self.bounded:
+            return f"k = {self.k:g}: ({self.epsilon:.4g}, {self.delta:.3g})-DP"
+        return (f"k = {self.k:g}: no finite (ε, δ) guarantee (ε unbounded) - "
+                f"{self.epsilon_reason}")
+
+    @property
     def statement(self) -> str:
-        n_out = len(self.rows) - self.n_applicable
-        s = (f"k = {self.k:g}: ({self.epsilon:.4g}, {self.delta:.3g})-DP, assuming "
-             f"{ADJACENCY_TEXT[self.adjacency]}")
-        if n_out:
-            s += f"; {n_out} of {len(self.rows)} rows have no guarantee (listed)"
-        return s
+        """The guarantee whole: headline, adjacency and public parameters."""
+        return (f"{self.headline}; adjacency: {self.adjacency_text}; public parameters: "
+                f"{self.parameters_text}")
+
+    def guarantee(self) -> dict[str, object]:
+        """The guarantee stated whole (ε, δ, adjacency, public parameters): what a release's
+        metadata, a ``--json`` output and the ledger carry. ε is None when unbounded, with
+        ``epsilon_reason``."""
+        d: dict[str, object] = {
+            "mechanism": "dirichlet",
+            "epsilon": self.epsilon if self.bounded else None,
+            "delta": self.delta,
+            "adjacency": self.adjacency, "adjacency_text": self.adjacency_text,
+            **self.parameters,
+            "statement": self.statement,
+            "supports": [g.to_dict() for g in self.supports],
+        }
+        if not self.bounded:
+            d["epsilon_reason"] = self.epsilon_reason
+        return d
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "k": self.k, "b": self.b, "delta_target": self.delta_target,
-            "adjacency": self.adjacency, "epsilon": self.epsilon, "delta": self.delta,
-            "statement": self.statement,
-            "rows": [{"state": r.state, "action": r.action, "support": r.support, "w": r.w,
-                      "eta": r.eta, "eta_bar": r.eta_bar, "applicable": r.applicable,
-                      "reason": r.reason,
-                      "epsilon": None if r.result is None else r.result.epsilon,
-                      "delta": None if r.result is None else r.result.delta,
-                      "delta_method": None if r.result is None else r.result.delta_method}
-                     for r in self.rows],
-        }
+        d = self.guarantee()
+        rows = []
+        for r in self.rows:
+            row: dict[str, object] = {
+                "state": r.state, "action": r.action, "support": r.support, "b": r.guarantee.b,
+                "applicable": r.applicable, "epsilon": r.epsilon if r.applicable else None,
+                "delta": r.delta,
+                "delta_method": None if r.result is None else r.result.delta_method,
+                "gamma": None if r.result is None else r.result.gamma, "reason": r.reason}
+            if not r.applicable:
+                row["epsilon_reason"] = r.reason
+            rows.append(row)
+        d["rows"] = rows
+        return d
 
 
-def mdp_privacy(mdp: MDP, k: float, *, b: float = 0.1, delta_target: float = 0.05,
-                adjacency: str = "one-row", eta: float | None = None,
-                eta_bar: float | None = None, delta_method: str = "auto",
-                zeros: str = "support", smoothing: float = 0.01) -> MdpPrivacy:
-    """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (see module docstring).
-
-    ``zeros`` must match the privatisation: with ``"smoothing"`` the rows are first mixed
-    with the uniform distribution (as :func:`core.privacy.dirichlet.privatize_mdp` does).
-    """
+def _check_common(k: float, b: float, delta_target: float, adjacency: str, delta_method: str
+                  ) -> tuple[float, float, float]:
     k = check_k(k)
     if adjacency not in ADJACENCIES:
         raise InputError(f"must be one of {ADJACENCIES}, got {adjacency!r}", field="adjacency")
-    if not (isinstance(b, (int, float)) and 0 < b <= 1):
+    if isinstance(b, bool) or not (isinstance(b, (int, float, np.floating))
+                                   and math.isfinite(b) and 0 < b <= 1):
         raise InputError(f"must lie in (0, 1], got {b!r}", field="b")
-    check_beta(delta_target, "delta")
-    if (eta is None) != (eta_bar is None):
-        raise InputError("give both eta and eta_bar, or neither (per-row defaults)",
-                         field="eta")
+    delta_target = check_beta(delta_target, "delta")
+    if delta_method not in DELTA_METHODS:
+        raise InputError(f"must be one of {', '.join(DELTA_METHODS)}, got {delta_method!r}",
+                         field="delta_method")
+    return k, float(b), delta_target
+
+
+def _guarantee(k: float, eta: float, n: int, b: float, delta_target: float,
+               delta_method: str) -> SupportGuarantee:
+    if n <= 1:
+        return SupportGuarantee(n=n, b=b, epsilon=0.0, delta=0.0, result=None,
+                                reason="one possible next state: the output is that state "
+                                       "with probability 1 whatever the input")
+    try:
+        res = support_privacy(k, eta, n, b, delta_target=delta_target,
+                              delta_method=delta_method)
+    except InputError as exc:
+        return SupportGuarantee(n=n, b=b, epsilon=math.inf, delta=1.0, result=None,
+                                reason=exc.problem)
+    if not (math.isfinite(res.epsilon) and 0.0 <= res.delta <= 1.0):
+        why = getattr(res, "reason", "") or "the accountant found no finite bound"
+        return SupportGuarantee(n=n, b=b, epsilon=math.inf, delta=1.0, result=res, reason=why)
+    return SupportGuarantee(n=n, b=b, epsilon=float(res.epsilon), delta=float(res.delta),
+                            result=res)
+
+
+def _unbounded_reason(rows: Sequence[RowPrivacy]) -> str:
+    out = [r for r in rows if not r.applicable]
+    groups: dict[tuple[int, str], list[str]] = {}
+    for r in out:
+        groups.setdefault((r.support, r.reason), []).append(f"{r.state}/{r.action}")
+    parts = []
+    for (n, reason), names in groups.items():
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        parts.append(f"{len(names)} row{'s' if len(names) != 1 else ''} with {n} possible "
+                     f"next states ({shown}): {reason}")
+    return (f"{len(out)} of {len(rows)} rows have no finite guarantee; " + "; ".join(parts))
+
+
+def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k: float, *,
+                     contraction: Sequence[float] | None = None,
+                     smoothed: Sequence[bool] | None = None, b: float = DEFAULT_B,
+                     delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
+                     eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                     delta_method: str = "auto", zeros: str = "support",
+                     smoothing: float = 0.0) -> MdpPrivacy:
+    """The accounting from public inputs only: each row's support size n, its name and its
+    contraction c (1 when not given — a valid, conservative choice since radius c·b <= b).
+
+    :func:`mdp_privacy` calls it after the pre-processing; ``bounds`` calls it on the
+    supports of a released model (which are those of the rows the noise was centred on).
+    """
+    k, b, delta_target = _check_common(k, b, delta_target, adjacency, delta_method)
+    if domain_rule not in DOMAIN_RULES:
+        raise InputError(f"must be one of {', '.join(DOMAIN_RULES)}, got {domain_rule!r}",
+                         field="domain_rule")
+    if zeros not in ZERO_MODES:
+        raise InputError(f"must be one of {ZERO_MODES}, got {zeros!r}", field="zeros")
+    m = len(support)
+    cs = [1.0] * m if contraction is None else [float(c) for c in contraction]
+    sm = [False] * m if smoothed is None else [bool(x) for x in smoothed]
+    cache: dict[tuple[int, float], SupportGuarantee] = {}
     rows: list[RowPrivacy] = []
-    n = mdp.n_states
-    for s in range(n):
-        for a in mdp.available_actions(s):
-            p = mdp.P[s, a]
-            if zeros == "smoothing" and (p == 0).any():
-                p = (1.0 - smoothing) * p + smoothing / n
-            support = np.flatnonzero(p > 0)
-            name = (mdp.state_names[s], mdp.action_names[s][a])
-            w = support.size - 1
-            if w < 2:
-                rows.append(RowPrivacy(*name, support.size, max(w, 0), math.nan, math.nan, None,
-                                       "fewer than 3 possible next states: |W| >= 2 is needed"))
-                continue
-            in_w, last = p[support[:-1]], float(p[support[-1]])
-            e, eb = (float(in_w.min()), last) if eta is None else (float(eta), float(eta_bar))
-            if eta is not None and (in_w.min() < e or p.sum() - in_w.sum() < eb):
-                rows.append(RowPrivacy(*name, support.size, w, e, eb, None,
-                                       "row lies outside the domain set by eta / eta_bar"))
-                continue
-            try:
-                res = dirichlet_privacy(k, e, eb, w, b, delta_target=delta_target,
-                                        delta_method=delta_method)
-            except InputError as exc:
-                rows.append(RowPrivacy(*name, support.size, w, e, eb, None, str(exc)))
-                continue
-            rows.append(RowPrivacy(*name, support.size, w, e, eb, res))
-    eps = [r.result.epsilon for r in rows if r.result is not None]
-    dels = [r.result.delta for r in rows if r.result is not None]
-    if adjacency == "one-row":
-        e_tot, d_tot = (max(eps), max(dels)) if eps else (math.inf, 1.0)
+    for n, (state, action), c, s in zip(support, names, cs, sm):
+        n = int(n)
+        key = (n, b * c if n >= 2 else b)
+        if key not in cache:
+            cache[key] = _guarantee(k, float(eta), n, key[1], delta_target, delta_method)
+        rows.append(RowPrivacy(state, action, n, c, cache[key], s))
+    eps = [r.epsilon for r in rows]
+    dels = [r.delta for r in rows]
+    reason = ""
+    if not rows:
+        e_tot, d_tot = 0.0, 0.0
+    elif not all(math.isfinite(e) for e in eps):
+        e_tot, d_tot, reason = math.inf, 1.0, _unbounded_reason(rows)
+    elif adjacency == "one-row":
+        e_tot, d_tot = max(eps), max(dels)
     else:
-        e_tot, d_tot = (sum(eps), min(1.0, sum(dels))) if eps else (math.inf, 1.0)
-    return MdpPrivacy(k=k, b=float(b), delta_target=float(delta_target), adjacency=adjacency,
-                      rows=tuple(rows), epsilon=e_tot, delta=d_tot)
+        e_tot, d_tot = math.fsum(eps), min(1.0, math.fsum(dels))
+    return MdpPrivacy(k=k, b=b, delta_target=delta_target, adjacency=adjacency,
+                      rows=tuple(rows), epsilon=e_tot, delta=d_tot, eta=float(eta),
+                      domain_rule=domain_rule, zeros=zeros,
+                      smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
+                      delta_method=delta_method, epsilon_reason=reason,
+                      supports=tuple(sorted(cache.values(), key=lambda g: (g.n, g.b))))
+
+
+def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
+                delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
+                eta: float | None = None, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                delta_method: str = "auto", zeros: str = "support", smoothing: float = 0.01,
+                prepared: MechanismRows | None = None) -> MdpPrivacy:
+    """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (module docstring).
+
+    ``eta``, ``domain_rule``, ``zeros`` and ``smoothing`` must be those of the
+    privatisation (:func:`core.privacy.dirichlet.privatize_mdp`): the same pre-processing
+    (:func:`core.privacy.dirichlet.mechanism_rows`) runs here, and with ``refuse`` a row
+    outside the declared domain raises :class:`InputError` (field ``eta``) naming it.
+    ``eta=None`` means :data:`DEFAULT_ETA`. No probability of ``mdp`` enters the numbers:
+    only the rows' support sizes, which the adjacency leaves public.
+    """
+    _check_common(k, b, delta_target, adjacency, delta_method)
+    eta = DEFAULT_ETA if eta is None else eta
+    prep = prepared if prepared is not None else mechanism_rows(
+        mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
+    names = [(mdp.state_names[s], mdp.action_names[s][a]) for s, a in prep.index]
+    return supports_privacy(prep.support.tolist(), names, k, contraction=prep.contraction,
+                            smoothed=prep.smoothed, b=b, delta_target=delta_target,
+                            adjacency=adjacency, eta=prep.eta, domain_rule=prep.domain_rule,
+                            delta_method=delta_method, zeros=prep.zeros,
+                            smoothing=prep.smoothing)
+
+
+def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
+                    delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
+                    eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                    delta_method: str = "auto", zeros: str = "support",
+                    smoothing: float = 0.0) -> MdpPrivacy:
+    """The guarantee of a *released* model P̄, had it been privatised at ``k`` with these
+    public parameters: computed from P̄'s supports (the noise keeps every support entry
+    positive and every zero zero, so they are the supports of the rows it was centred on).
+    With ``mix`` each row's contraction 1 − n·η is known from n; smoothing is not visible
+    in P̄, so its contraction is taken as 1 (conservative)."""
+    eta_v = float(eta)
+    rows = private.P[private.mask]
+    n = (rows > 0).sum(axis=1)
+    c = np.where((n >= 2) & (domain_rule == "mix"), 1.0 - n * eta_v, 1.0)
+    if domain_rule == "mix" and (c <= 0).any():
+        raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "
+                         f"{1.0 / int(n.max()):.6g}", field="eta")
+    idx = np.argwhere(private.mask)
+    names = [(private.state_names[s], private.action_names[s][a]) for s, a in idx]
+    return supports_privacy(n.tolist(), names, k, contraction=c.tolist(), b=b,
+                            delta_target=delta_target, adjacency=adjacency, eta=eta_v,
+                            domain_rule=domain_rule, delta_method=delta_method, zeros=zeros,
+                            smoothing=smoothing)
 
 
 # --------------------------------------------------------------------------- accuracy

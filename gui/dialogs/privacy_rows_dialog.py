@@ -3,8 +3,13 @@ guarantee, and why not.
 
 A run record keeps only the composed (ε, δ) per k (small); the per-row details are
 recomputed here from :func:`core.privacy.mdp_accounting.mdp_privacy` with the run's
-parameters (b, δ̂, adjacency, zero handling), in a worker. If the recomputed composition
-differs from the recorded one, the model changed since the run, and the dialog says so.
+public parameters (η, domain rule, b, δ̂, adjacency, zero handling), in a worker. A row's
+(ε, δ) is a function of those and of its number of possible next states only (public under
+the adjacency): no probability of the model enters a number shown here. If the recomputed
+composition differs from the recorded one, the model (its supports) changed since the run,
+and the dialog says so. Runs recorded before η was declared privatised their rows as they
+were: they are recomputed with the default η under the rule 'refuse' (not today's default
+'mix', whose smaller radius they never had), and the dialog says that too.
 """
 
 from __future__ import annotations
@@ -29,7 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.privacy.mdp_accounting import ADJACENCY_TEXT, MdpPrivacy, mdp_privacy
+from core.privacy.mdp_accounting import (
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    MdpPrivacy,
+    adjacency_text,
+    mdp_privacy,
+)
 from core.project import RunRecord
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, pretty_message
@@ -37,17 +48,35 @@ from gui.workers import TaskRunner
 
 __all__ = ["PrivacyRowsDialog", "ROW_COLUMNS", "NO_GUARANTEE_BRUSH"]
 
-ROW_COLUMNS = ("state", "action", "next states", "|W|", "η", "η̄", "ε", "δ", "δ method", "γ*",
+ROW_COLUMNS = ("state", "action", "next states", "radius b′", "ε", "δ", "δ method", "γ*",
                "notes")
+_NUMERIC = range(2, 8)
 NO_GUARANTEE_BRUSH = QBrush(QColor("#FDECE6"))
 
 
 def _compute(mdp: Any, k: float, *, b: float, delta_target: float, adjacency: str,
-             zeros: str, progress: Any = None) -> MdpPrivacy:
+             zeros: str, eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+             progress: Any = None) -> MdpPrivacy:
     if progress is not None:
         progress(0.0, f"k = {k:g}")
     return mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                       zeros=zeros)
+                       zeros=zeros, eta=eta, domain_rule=domain_rule)
+
+
+def _run_parameters(s: dict[str, Any]) -> dict[str, Any]:
+    """The public parameters a sweep summary recorded (today's defaults where absent).
+
+    A run recorded before η was declared privatised its rows as they were (no mixing), so
+    its rows are described with the default η under the rule 'refuse', never 'mix': mix's
+    smaller radius (1 − n·η)·b would credit those runs with a contraction they never had.
+    """
+    older = s.get("eta") is None
+    return {"b": float(s.get("b", 0.1)), "delta_target": float(s.get("delta_target", 0.05)),
+            "adjacency": str(s.get("adjacency", "one-row")),
+            "zeros": str(s.get("zeros", "support")),
+            "eta": DEFAULT_ETA if older else float(s["eta"]),
+            "domain_rule": "refuse" if older else str(s.get("domain_rule")
+                                                      or DEFAULT_DOMAIN_RULE)}
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -77,16 +106,24 @@ class PrivacyRowsDialog(QDialog):
         for k in self._ks:
             self.k_combo.addItem(f"k = {k:g}", k)
         self.k_combo.setCurrentIndex(max(0, min(k_index, len(self._ks) - 1)))
-        adjacency = str(s.get("adjacency", "one-row"))
+        p = _run_parameters(s)
+        self._params = p
         self.header = QLabel(self)
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        older = ("" if s.get("eta") is not None else
+                 " This run was recorded before η was declared and privatised its rows as "
+                 f"they were: they are recomputed with the default η = {DEFAULT_ETA:g} under "
+                 "the rule ‘refuse’: a row below η is named as an error, not given a guarantee.")
         self.assumption = QLabel(
-            f"b = {s.get('b', 0.1):g} and target δ = {s.get('delta_target', 0.05):g} for every "
-            f"row; neighbours: {ADJACENCY_TEXT.get(adjacency, adjacency)}. Each row's η is its "
-            "smallest entry in W and η̄ its last entry. Rows shaded red have no guarantee; the "
-            "notes say why.", self)
+            f"Public parameters: η = {p['eta']:g} (domain rule ‘{p['domain_rule']}’), b = "
+            f"{p['b']:g} and target δ = {p['delta_target']:g} for every row; neighbours: "
+            f"{adjacency_text(p['adjacency'], p['domain_rule'])}. A row's (ε, δ) depends only "
+            "on these and its number of possible next states (radius b′ = b × the public "
+            "contraction of the domain rule or smoothing) — never on its probabilities. Rows "
+            "shaded red have no guarantee, which makes the release's ε unbounded; the notes "
+            f"say why.{older}", self)
         self.assumption.setTextFormat(Qt.TextFormat.PlainText)
         self.assumption.setWordWrap(True)
         self.assumption.setStyleSheet("color: #555;")
@@ -155,10 +192,7 @@ class PrivacyRowsDialog(QDialog):
         mdp = self._document.mdp_entry(self._record.target).mdp  # frozen snapshot
         self.status.setText("Computing…")
         self.table.setRowCount(0)
-        self._runner.start(_compute, mdp, self.k, b=float(s.get("b", 0.1)),
-                           delta_target=float(s.get("delta_target", 0.05)),
-                           adjacency=str(s.get("adjacency", "one-row")),
-                           zeros=str(s.get("zeros", "support")))
+        self._runner.start(_compute, mdp, self.k, **self._params)
 
     def _on_runner_succeeded(self, result: object) -> None:
         assert isinstance(result, MdpPrivacy)
@@ -167,13 +201,18 @@ class PrivacyRowsDialog(QDialog):
         s = self._record.summary
         i = self.k_combo.currentIndex()
         n_out = len(result.not_applicable)
-        text = (f"{len(result.rows)} rows; {n_out} without a guarantee. Composed: "
-                f"({_num(result.epsilon)}, {_num(result.delta, 3)})-DP.")
+        composed = (f"({_num(result.epsilon)}, {_num(result.delta, 3)})-DP" if result.bounded
+                    else "unbounded (no finite guarantee)")
+        text = f"{len(result.rows)} rows; {n_out} without a guarantee. Composed: {composed}."
         eps = s.get("epsilon") or []
-        if i < len(eps) and not _same(float(eps[i]), result.epsilon):
+        recorded = (math.inf if i < len(eps) and eps[i] is None else
+                    float(eps[i]) if i < len(eps) else None)
+        if recorded is not None and s.get("eta") is not None \
+                and not _same(recorded, result.epsilon):
             text += (f" <span style='color:{ERROR_COLOUR}'>The recorded ε was "
-                     f"{_num(float(eps[i]))}: the model changed since this run, so these rows "
-                     "describe the current model.</span>")
+                     f"{_num(recorded) if math.isfinite(recorded) else 'unbounded'}: the "
+                     "model changed since this run, so these rows describe the current "
+                     "model.</span>")
         self.status.setText(text)
 
     def _on_runner_failed(self, exc: object) -> None:
@@ -185,21 +224,28 @@ class PrivacyRowsDialog(QDialog):
         self.table.setRowCount(len(result.rows))
         for i, row in enumerate(result.rows):
             r = row.result
-            notes = pretty_message(row.reason if r is None else "; ".join(r.warnings))
-            cells = [row.state, row.action, str(row.support), str(row.w), _num(row.eta),
-                     _num(row.eta_bar),
-                     "no guarantee" if r is None else _num(r.epsilon),
-                     "–" if r is None else _num(r.delta, 3),
+            ok = row.applicable
+            if not ok:
+                notes = pretty_message(row.reason)
+            elif r is None:  # one possible next state
+                notes = pretty_message(row.reason)
+            else:
+                notes = pretty_message("; ".join(r.warnings))
+            if row.smoothed:
+                notes = ("zeros smoothed; " + notes) if notes else "zeros smoothed"
+            cells = [row.state, row.action, str(row.support), _num(row.guarantee.b),
+                     "no guarantee" if not ok else _num(row.epsilon),
+                     "–" if not ok else _num(row.delta, 3),
                      "–" if r is None else r.delta_method,
                      "–" if r is None else _num(r.gamma), notes]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if 2 <= col <= 9:
+                if col in _NUMERIC:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
-                if r is None:
+                if not ok:
                     item.setBackground(NO_GUARANTEE_BRUSH)
-                if col == len(cells) - 1 or r is None:
+                if col == len(cells) - 1 or not ok:
                     item.setToolTip(notes or "")
                 self.table.setItem(i, col, item)
 

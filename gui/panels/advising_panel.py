@@ -65,7 +65,7 @@ from core.advising.accounting import DEFAULT_DELTA, advanced_composition
 from core.advising.claims import check_claims
 from core.advising.experiments import ExperimentResult, run_experiment
 from core.advising.framework import AdvisingResult, run_advising
-from core.advising.model import AdvisingParams, AdvisingSetup
+from core.advising.model import VARIANT_KNOBS, AdvisingParams, AdvisingSetup
 from core.advising.presets import (
     EXP3_EPSILONS,
     ExperimentArm,
@@ -162,9 +162,11 @@ SENSITIVITY_TEXT = (
     "one differing Q-record moves a coordinate by up to <b>S = r<sub>max</sub> − "
     "r<sub>min</sub></b> (the strict sensitivity; 2 with rewards 2/0). With S = 1 each release "
     "is therefore only (r<sub>max</sub> − r<sub>min</sub>)·ε-DP. <i>sound</i> calibrates the "
-    "noise to the strict S, so the ε you set holds, and also noises advice between identical "
-    "action sets; <i>thesis</i> keeps S = 1 and sends raw Q-values between identical sets "
-    "(no DP protection). The ledger always reports the true ε.")
+    "noise to the strict S, so the ε you set holds, noises advice between identical action "
+    "sets too, and draws the advised action from the noisy Q-values alone — each advice query "
+    "is then ε-DP for the teacher (one Q-table entry differs). <i>thesis</i> keeps S = 1, sends "
+    "raw Q-values between identical sets and draws the advice from the teacher's raw policy: "
+    "no finite ε covers those releases, and the ledger says <b>unbounded</b>.")
 
 TOOLTIPS = {
     "strategy": "How agents learn: ‘none’ = independent learners (the thesis's traditional "
@@ -172,9 +174,10 @@ TOOLTIPS = {
                 "no noise; ‘dp’ = advice also between agents whose sets differ by one server "
                 "(neighbours), with Laplace noise on the teacher's Q-values.",
     "variant": "sound: noise calibrated to the strict sensitivity S = r_max − r_min, every DP "
-               "release noised — the stated ε holds. thesis: S = 1 and raw Q-values between "
-               "identical sets, as in the thesis — each release is really (r_max − r_min)·ε-DP "
-               "and raw advice has no protection. custom: other sensitivity settings.",
+               "release noised, the advised action drawn from the noisy Q-values alone — "
+               "each advice query is ε-DP for the teacher. thesis: S = 1, raw Q-values between "
+               "identical sets and advice drawn from the teacher's raw policy, as in the "
+               "thesis — its ε is unbounded (raw data leaves). custom: other settings.",
     "epsilon": "ε, the privacy budget of one release: every time a teacher's Q-values are "
                "shown to a student, Laplace noise of scale S/ε is added. Smaller ε = more "
                "noise = more private (and usually worse advice). Must be > 0.",
@@ -194,7 +197,9 @@ TOOLTIPS = {
           "≥ 0; default 0.1 (not given in the thesis).",
     "direction_guard": "Only teachers that met the task more often than the student may "
                        "advise (spec A10). Off = the thesis: the neighbour with the largest "
-                       "distance advises, even a less experienced one.",
+                       "distance advises, even a less experienced one. The guard compares "
+                       "raw visit counts, which no ε covers: with it on, every compared "
+                       "teacher's ε spent is unbounded.",
     "sensitivity": "S, the sensitivity the noise is calibrated to (scale S/ε). Strict S = "
                    "r_max − r_min bounds how far one differing Q-record moves a coordinate; "
                    "the thesis's S = 1 under-calibrates the noise when r_max − r_min > 1.",
@@ -1044,10 +1049,9 @@ class AdvisingPanel(QWidget):
             self._refresh_params()
             return
         p = {k: val for k, val in self._setup.params.to_dict().items()
-             if k not in ("sensitivity", "noise_on_identical_sets")}
+             if k not in VARIANT_KNOBS[v]}
         params = AdvisingParams.for_variant(v, **p)
-        self._commit_params({"sensitivity": params.sensitivity,
-                             "noise_on_identical_sets": params.noise_on_identical_sets},
+        self._commit_params({k: getattr(params, k) for k in VARIANT_KNOBS[v]},
                             f"Use the {v} variant", None)
 
     def _on_guard_check_clicked(self, checked: bool) -> None:
@@ -1160,8 +1164,18 @@ class AdvisingPanel(QWidget):
             text = (f"S = {noise:g} (thesis); strict S = {strict:g}: each release is really "
                     f"<b style='color:{ERROR_COLOUR}'>{s.true_epsilon_per_release:g}-DP</b>, "
                     f"not {p.epsilon:g}")
+        raw = []
         if p.strategy == "dp" and not p.noise_on_identical_sets:
-            text += "; advice between identical sets is <b>not noised</b>"
+            raw.append("advice between identical sets is <b>not noised</b>")
+        if p.strategy == "traditional" or (p.strategy == "dp" and p.advice_prior == "teacher"):
+            raw.append("advice is drawn from the teacher's <b>raw policy</b>")
+        if p.strategy != "none" and p.direction_guard:
+            raw.append("the direction guard compares <b>raw visit counts</b>")
+        if raw:
+            text += ("; " + "; ".join(raw) + f" — <b style='color:{ERROR_COLOUR}'>ε spent is "
+                     "unbounded</b> for the teachers concerned")
+        elif p.strategy == "dp":
+            text += "; advice built from the noisy Q-values alone"
         self.sensitivity_label.setText(text)
 
     # ------------------------------------------------------------------ run parameters

@@ -10,11 +10,18 @@ to 1, a state without actions…) is refused before anything starts, with the re
 value per state (:func:`core.private_policy.private_policy`); the run record ("bounds")
 keeps π̄ and v̲, V̄, v̄ per state, which the workspace draws on the MDP.
 
-The (ε, δ) accounting of every k is set here too: the adjacency radius b of one row, the
-target δ̂ per row and the MDP-level adjacency (one changed row: parallel composition; all
-rows: basic composition). The record keeps a small summary (:func:`run_summary`): the
-composed ε, δ and statement per k and the number of rows without a guarantee — the per-row
-details are recomputed on demand.
+The (ε, δ) accounting of every k is set here too, from public parameters only: the
+declared lower bound η of every possible next-state probability and what happens to a row
+below it (the domain rule: mix every row with the uniform distribution on its support, the
+default, or refuse the model), the adjacency radius b of one row, the target δ̂ per row
+and the MDP-level adjacency (one changed row: parallel composition; all rows: basic
+composition). The same η and rule drive the privatisations of the sweep and of "Synthesise
+& bound", so the statement describes exactly what was run. No number shown is computed
+from the model's probabilities: a row's (ε, δ) depends on these parameters and its number
+of possible next states (public under the adjacency). The record keeps a small summary
+(:func:`run_summary`): the composed ε, δ (null with a reason when unbounded) and statement
+per k and the number of rows without a guarantee — the per-row details are recomputed on
+demand.
 
 Randomness is labelled honestly. A *seeded experiment* uses the seed shown. Unticking
 "seeded experiment" draws a fresh seed from the operating system for each run, and
@@ -50,8 +57,17 @@ from PySide6.QtWidgets import (
 )
 
 from core._validation import InputError, check_beta, check_k
+from core.common.jsonable import jsonable
 from core.experiments import DEFAULT_K
-from core.privacy.mdp_accounting import ADJACENCIES, ADJACENCY_TEXT
+from core.privacy.mdp_accounting import (
+    ADJACENCIES,
+    ADJACENCY_TEXT,
+    DEFAULT_B,
+    DEFAULT_DELTA,
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    DOMAIN_RULES,
+)
 from core.project import RunRecord
 from gui.commands import AddRunCommand
 from gui.document import ProjectDocument
@@ -84,11 +100,28 @@ TOOLTIPS = {
               "draws a fresh seed from the operating system and records it; the sweep is "
               "still an experiment (it uses the true model), never a private release.",
     "workers": "Processes used for the runs; 1 runs them in PrivPlan's own worker thread.",
-    "b": "Adjacency radius b in (0, 1]: a neighbouring model may change one transition row "
-         "by at most b in L1; a larger b hides bigger changes (more private) at the price "
-         "of a larger ε.",
-    "delta": "Target δ in (0, 1) for every row: the largest acceptable probability that a "
-             "row's ε bound fails; a smaller target is more private but makes ε larger.",
+    "b": "Adjacency radius b in (0, 1], a public parameter: a neighbouring model may move "
+         "up to b/2 probability between two possible next states of one transition row "
+         f"(L1 ≤ b). Default {DEFAULT_B:g}, as in the paper's Figure 1.1; a larger b hides "
+         "bigger changes (more private) at the price of a larger ε.",
+    "delta": "Target δ in (0, 1) for every row, a public parameter: the largest acceptable "
+             "probability that a row's ε bound fails (default "
+             f"{DEFAULT_DELTA:g}); a smaller target is more private but makes ε larger.",
+    "eta": "η, the declared domain: a public lower bound on the probability of every "
+           "possible next state of every row, as the noise sees it. Default "
+           f"{DEFAULT_ETA:g}, chosen without looking at any data; with the default domain "
+           "rule ‘mix’ every row is first mixed with the uniform distribution on its support "
+           "(weight n·η), so every model meets it (the built-in examples get a finite, if "
+           "large, ε from k = 10 up). A larger η gives a smaller ε but blurs the model more; never "
+           "read η off the model. It changes the (ε, δ) and, with ‘mix’, the rows the noise "
+           "is centred on.",
+    "domain_rule": "How every row is brought into the declared domain (every possible next "
+                   "state ≥ η). ‘mix’ (default): EVERY row is mixed with the uniform "
+                   "distribution on its support with the public weight n·η, so the guarantee "
+                   "holds for any model (neighbours stay neighbours at radius (1 − n·η)·b) at "
+                   "the price of a slightly modified model. ‘refuse’: rows are privatised as "
+                   "they are, and a run on a model with a possible next state below η stops "
+                   "with an error naming the row.",
     "bounds_k": "Dirichlet concentration k of the one private model behind the policy shown on "
                 "the drawing: larger k, more accurate and less private.",
     "bounds": "Privatise the model once at this k, synthesise the private policy π̄ on it and "
@@ -120,14 +153,15 @@ def run_summary(result: Any) -> dict[str, Any]:
     """What a run record keeps of a :class:`core.experiments.SweepResult`: everything in
     its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
     number of rows and of rows without a guarantee per k (recomputed on demand).
-    Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null."""
+    Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null with the
+    reason in ``epsilon_reason`` (:func:`core.common.jsonable.jsonable`)."""
     summary = result.to_dict()
     summary.pop("privacy_rows", None)
     if result.privacy:
         summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
         summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
                                                      for p in result.privacy]
-    return json_safe(summary)
+    return jsonable(summary)
 
 
 def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
@@ -144,7 +178,7 @@ def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]
                 for s, a in enumerate(row)]
 
     summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
-    return json_safe(summary)
+    return jsonable(summary)
 
 
 def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
@@ -202,9 +236,11 @@ class SweepParameters:
     seeded: bool
     seed: int | None  # None: a fresh OS seed is drawn (and recorded in the result)
     workers: int
-    b: float = 0.1
-    delta_target: float = 0.05
+    b: float = DEFAULT_B
+    delta_target: float = DEFAULT_DELTA
     adjacency: str = "one-row"
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -214,7 +250,8 @@ class SweepParameters:
     def sweep_kwargs(self) -> dict[str, Any]:
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
                 "seed": self.seed, "workers": self.workers, "b": self.b,
-                "delta_target": self.delta_target, "adjacency": self.adjacency}
+                "delta_target": self.delta_target, "adjacency": self.adjacency,
+                "eta": self.eta, "domain_rule": self.domain_rule}
 
 
 def randomness_label(seeded: bool, seed: int | None) -> str:
@@ -289,11 +326,30 @@ class AnalysisPanel(QWidget):
         self.workers_spin.setValue(default_workers())
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
 
-        self.b_spin = SciSpinBox(self, minimum=0.001, maximum=1.0, value=0.1, step=0.01)
+        self.eta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.5, value=DEFAULT_ETA,
+                                   log_step=10 ** 0.25)
+        self.eta_spin.setToolTip(TOOLTIPS["eta"])
+        self.domain_combo = QComboBox(self)
+        for key, text in (("refuse", "refuse rows below η"), ("mix", "mix every row (n·η)")):
+            self.domain_combo.addItem(text, key)
+            self.domain_combo.setItemData(self.domain_combo.count() - 1, TOOLTIPS["domain_rule"],
+                                          Qt.ItemDataRole.ToolTipRole)
+        assert tuple(self.domain_combo.itemData(i) for i in range(2)) == DOMAIN_RULES
+        self.domain_combo.setCurrentIndex(self.domain_combo.findData(DEFAULT_DOMAIN_RULE))
+        self.domain_combo.setToolTip(TOOLTIPS["domain_rule"])
+        self.domain_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.domain_combo.setMinimumContentsLength(10)
+        self.b_spin = SciSpinBox(self, minimum=0.001, maximum=1.0, value=DEFAULT_B, step=0.01)
         self.b_spin.setToolTip(TOOLTIPS["b"])
-        self.delta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.999, value=0.05,
+        self.delta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.999, value=DEFAULT_DELTA,
                                      log_step=10 ** 0.1)
         self.delta_spin.setToolTip(TOOLTIPS["delta"])
+        self.public_label = QLabel(
+            "Public parameters: the (ε, δ) of every k depends only on them, k and each row's "
+            "number of possible next states — never on the model's probabilities.", self)
+        self.public_label.setWordWrap(True)
+        self.public_label.setStyleSheet("color: #555;")
         self.adjacency_combo = QComboBox(self)
         for key, text in (("one-row", "one row (parallel)"), ("all-rows", "all rows (basic)")):
             self.adjacency_combo.addItem(text, key)
@@ -342,6 +398,9 @@ class AnalysisPanel(QWidget):
         privacy_box = QGroupBox("Privacy accounting (ε, δ per k)", self)
         pform = QFormLayout(privacy_box)
         pform.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        pform.addRow("", self.public_label)
+        pform.addRow(self._label("η (declared domain)", "eta"), self.eta_spin)
+        pform.addRow(self._label("rows below η", "domain_rule"), self.domain_combo)
         pform.addRow(self._label("b (row radius)", "b"), self.b_spin)
         pform.addRow(self._label("target δ per row", "delta"), self.delta_spin)
         pform.addRow(self._label("neighbours", "adjacency"), self.adjacency_combo)
@@ -369,7 +428,8 @@ class AnalysisPanel(QWidget):
         for sig in (self.runs_spin.valueChanged, self.beta_spin.valueChanged,
                     self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
-                    self.delta_spin.valueChanged):
+                    self.delta_spin.valueChanged, self.eta_spin.valueChanged,
+                    self.domain_combo.currentIndexChanged):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
@@ -413,18 +473,26 @@ class AnalysisPanel(QWidget):
         if not 0 < b <= 1:
             raise InputError(f"must lie in (0, 1], got {b:g}", field="b")
         delta = check_beta(self.delta_spin.value(), "delta")
+        eta = self._eta()
         return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=beta,
                                alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
                                seed=self.seed_spin.value() if seeded else None,
                                workers=self.workers_spin.value(), b=b, delta_target=delta,
-                               adjacency=str(self.adjacency_combo.currentData()))
+                               adjacency=str(self.adjacency_combo.currentData()), eta=eta,
+                               domain_rule=str(self.domain_combo.currentData()))
+
+    def _eta(self) -> float:
+        eta = float(self.eta_spin.value())
+        if not 0 < eta < 1:
+            raise InputError(f"must lie in (0, 1), got {eta:g}", field="eta")
+        return eta
 
     def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
                        beta: float | None = None, alpha_mode: str | None = None,
                        seed: int | None = None, seeded: bool | None = None,
                        workers: int | None = None, b: float | None = None,
-                       delta_target: float | None = None, adjacency: str | None = None
-                       ) -> None:
+                       delta_target: float | None = None, adjacency: str | None = None,
+                       eta: float | None = None, domain_rule: str | None = None) -> None:
         """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
         if ks is not None:
             self.k_edit.setText(ks)
@@ -450,6 +518,13 @@ class AnalysisPanel(QWidget):
             if index < 0:
                 raise ValueError(f"unknown adjacency {adjacency!r}")
             self.adjacency_combo.setCurrentIndex(index)
+        if eta is not None:
+            self.eta_spin.setValue(eta)
+        if domain_rule is not None:
+            index = self.domain_combo.findData(domain_rule)
+            if index < 0:
+                raise ValueError(f"unknown domain rule {domain_rule!r}")
+            self.domain_combo.setCurrentIndex(index)
 
     def model_problem(self) -> str | None:
         """Why the model cannot be analysed (the first problem), or None if it is valid."""
@@ -498,12 +573,15 @@ class AnalysisPanel(QWidget):
         try:
             k = check_k(float(self.bounds_k_spin.value()), "k")
             beta = check_beta(self.beta_spin.value())
+            eta = self._eta()
         except InputError as exc:
             self._show_error(str(exc))
             return False
         seeded = self.seeded_check.isChecked()
+        domain_rule = str(self.domain_combo.currentData())
         params = {"k": k, "beta": beta, "alpha_mode": str(self.alpha_combo.currentData()),
-                  "seeded": seeded, "seed": self.seed_spin.value() if seeded else None}
+                  "seeded": seeded, "seed": self.seed_spin.value() if seeded else None,
+                  "eta": eta, "domain_rule": domain_rule}
         model = self._document.model(self._mdp_id)
         key = model.digest_key()  # the model's digest is computed in the worker
         extra = {"state_ids": key[0], "action_ids": key[2], "version": model.version}
@@ -511,10 +589,11 @@ class AnalysisPanel(QWidget):
         self._running = ("bounds", params, mdp, extra)
         accounting = {"b": float(self.b_spin.value()),
                       "delta_target": float(self.delta_spin.value()),
-                      "adjacency": str(self.adjacency_combo.currentData())}
+                      "adjacency": str(self.adjacency_combo.currentData()),
+                      "eta": eta, "domain_rule": domain_rule}
         self._runner.start(_bounds_task, mdp, k, key, beta=beta,
                            alpha_mode=params["alpha_mode"], seed=params["seed"],
-                           accounting=accounting)
+                           accounting=accounting, eta=eta, domain_rule=domain_rule)
         return True
 
     def cancel(self) -> None:
@@ -644,10 +723,11 @@ class AnalysisPanel(QWidget):
         params = dict(params, model_digest=digest)
         if params.get("seed") is None:
             params["seed"] = result.seed  # the fresh OS seed, recorded
+        summary = bounds_summary(result, extra["state_ids"], extra["action_ids"])
+        if privacy is not None:  # the privatisation's guarantee, stated whole
+            summary["privacy"] = jsonable(privacy.guarantee())
         record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
-                           target=self._mdp_id, params=params,
-                           summary=bounds_summary(result, extra["state_ids"],
-                                                  extra["action_ids"]),
+                           target=self._mdp_id, params=params, summary=summary,
                            mode=result.mode, seed=result.seed)
         stack = self._document.undo_stack
         stack.beginMacro(f"Record {record.kind} {record.id}")
@@ -655,10 +735,10 @@ class AnalysisPanel(QWidget):
         if privacy is not None:
             entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
                                        seed=result.seed, source=record.id, mode=result.mode)
-            if entry is None:
-                self.message_logged.emit("WARNING", f"{record.id}: no row of the model has a "
-                                                    "DP guarantee, so nothing was recorded in "
-                                                    "the ledger")
+            if entry is None or not privacy.bounded:
+                self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
+                                                    "finite (ε, δ) guarantee — "
+                                                    f"{privacy.epsilon_reason}")
         stack.endMacro()
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")

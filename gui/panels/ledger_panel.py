@@ -8,6 +8,11 @@ same rows as the report (:func:`core.report.ledger_totals`) — and the budgets:
 editor per dataset and a bar of ε spent vs budget (releases only; seeded experiments are
 listed, not spent).
 
+Unbounded releases (``LedgerEntry.unbounded``: ε = ∞ with a reason, e.g. raw Q-values) show
+as "unbounded" in red with their reason — in the row, under the totals they make unbounded,
+and in the budget bar, which is then full and marked exceeded; never as ∞, 0 or a missing
+row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
+
 The panel reads ``document.project`` and refreshes on the ledger's signals
 (:func:`gui.ledger.ledger_events`); budget edits are undoable commands.
 """
@@ -15,7 +20,6 @@ The panel reads ``document.project`` and refreshes on the ledger's signals
 from __future__ import annotations
 
 import csv
-import json
 import math
 from typing import Any
 
@@ -44,7 +48,9 @@ from PySide6.QtWidgets import (
 )
 
 from core._validation import InputError
-from core.privacy.ledger import LedgerEntry, PrivacyLedger
+from core.common.jsonable import dumps
+from core.privacy.ledger import LedgerEntry, PrivacyLedger, _release_modes
+from core.report import unbounded_reasons
 from gui.document import ProjectDocument
 from gui.ledger import ledger_events, project_ledger, set_budget
 from gui.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
@@ -63,7 +69,9 @@ EMPTY_TEXT = (
     "<p>Every release of private data made in this project appears here: privatised MDP "
     "transition rows, obfuscated maps and route probabilities, advising Q-values — each "
     "with its mechanism, parameters, (ε, δ), the adjacency assumed, the data it protects, "
-    "its mode and time.</p>"
+    "its mode and time. A release without a finite guarantee (raw data that left, or a "
+    "guarantee that does not apply) is listed as <i>unbounded</i> with the reason, and "
+    "makes its dataset's totals unbounded.</p>"
     "<p>Seeded experiments (such as a privacy sweep) are listed too, marked as "
     "<i>experiment</i>: reproducible from their seed, they release nothing and are not "
     "counted as spent. The Privacy Calculator's what-ifs are never recorded.</p>"
@@ -82,9 +90,16 @@ TOOLTIPS = {
 }
 
 
+UNBOUNDED_TIP = ("unbounded: this release has no finite ε (raw data left PrivPlan, or the "
+                 "mechanism's guarantee does not apply), so every total that counts it is "
+                 "unbounded and any budget of its dataset is exceeded.")
+
+
 def _num(x: float, digits: int = 4) -> str:
+    if math.isinf(x) and x > 0:
+        return "unbounded"
     if not math.isfinite(x):
-        return "∞"
+        return "–"
     return f"{x:.{digits}g}"
 
 
@@ -129,6 +144,8 @@ class LedgerTableModel(QAbstractTableModel):
             return None
         e = self._entries[index.row()]
         col = COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and col == "ε" and e.unbounded:
+            return f"ε unbounded: {e.reason or 'no finite bound'}\n\n{UNBOUNDED_TIP}"
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             value = {"id": e.id, "protects": e.dataset, "mechanism": e.mechanism,
                      "ε": _num(e.epsilon), "δ": _num(e.delta, 3), "uses": str(e.count),
@@ -137,8 +154,11 @@ class LedgerTableModel(QAbstractTableModel):
                      "time": e.time.replace("T", " ")}[col]
             if role == Qt.ItemDataRole.ToolTipRole and col in ("mechanism", "released"):
                 params = ", ".join(f"{k} = {v}" for k, v in e.parameters.items())
-                return f"{e.released}\n\nparameters: {params or 'none'}"
+                why = f"\n\nε unbounded: {e.reason}" if e.unbounded else ""
+                return f"{e.released}\n\nparameters: {params or 'none'}{why}"
             return value
+        if role == Qt.ItemDataRole.ForegroundRole and col == "ε" and e.unbounded:
+            return QColor(ERROR_COLOUR)
         if role == Qt.ItemDataRole.ForegroundRole and not e.is_release:
             return QColor("#666666")
         if role == Qt.ItemDataRole.ForegroundRole and col == "mode":
@@ -257,9 +277,18 @@ class LedgerPanel(QWidget):
         self.assumption_label = QLabel(self)
         self.assumption_label.setWordWrap(True)
         self.assumption_label.setStyleSheet("QLabel { color: #555; }")
+        self.unbounded_label = QLabel(self)
+        self.unbounded_label.setWordWrap(True)
+        self.unbounded_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.unbounded_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.unbounded_label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.unbounded_label.setToolTip(UNBOUNDED_TIP)
+        self.unbounded_label.hide()
         totals_box = QGroupBox("Totals per protected dataset", self)
         tl = QVBoxLayout(totals_box)
         tl.addWidget(self.totals)
+        tl.addWidget(self.unbounded_label)
         tl.addWidget(self.assumption_label)
 
         # budgets
@@ -451,7 +480,14 @@ class LedgerPanel(QWidget):
                     item.setForeground(QColor(ERROR_COLOUR))
                 if row[1].startswith("seeded"):
                     item.setForeground(QColor("#666666"))
+                if "unbounded" in text:
+                    item.setForeground(QColor(ERROR_COLOUR))
+                    item.setToolTip(UNBOUNDED_TIP)
                 self.totals.setItem(i, j, item)
+        why = unbounded_reasons(self._ledger, ds)
+        self.unbounded_label.setText(
+            "Unbounded: " + "; ".join(why) + "." if why else "")
+        self.unbounded_label.setVisible(bool(why))
         self.assumption_label.setText(" · ".join(f"<b>{k}</b>: {v}" for k, v in assumptions)
                                       if assumptions else "")
 
@@ -462,6 +498,7 @@ class LedgerPanel(QWidget):
                 item.widget().deleteLater()
         self.bars = {}
         budgets = self._ledger.budgets
+        release_modes = _release_modes(self._ledger.entries)
         self.no_budget_label.setVisible(not budgets)
         for row, (ds, (be, bd)) in enumerate(sorted(budgets.items())):
             te, td = self._ledger.spent(ds)
@@ -469,16 +506,19 @@ class LedgerPanel(QWidget):
             bar.setRange(0, 1000)
             frac = te / be if be > 0 else 1.0
             bar.setValue(int(round(1000 * min(1.0, frac))))
-            bar.setFormat(f"ε {_num(te)} of {_num(be)} ({100 * frac:.0f} %), "
+            share = "exceeded" if math.isinf(frac) else f"{100 * frac:.0f} %"
+            bar.setFormat(f"ε {_num(te)} of {_num(be)} ({share}), "
                           f"δ {_num(td, 3)} of {_num(bd, 3)}")
             over = bool(self._ledger.would_exceed(ds, 0.0, 0.0))
             colour = ERROR_COLOUR if over else (PRIVATE_ACCENT if frac > 0.8
                                                 else OKABE_ITO["blue"])
             bar.setStyleSheet(f"QProgressBar::chunk {{ background: {colour}; }} "
                               "QProgressBar { text-align: center; }")
+            why = unbounded_reasons(self._ledger, ds, modes=release_modes)
             bar.setToolTip(f"{ds}: releases spent (ε {_num(te)}, δ {_num(td, 3)}) of the "
                            f"budget (ε {_num(be)}, δ {_num(bd, 3)})"
-                           + (" — EXCEEDED" if over else ""))
+                           + (" — EXCEEDED" if over else "")
+                           + ("\n\nUnbounded: " + "; ".join(why) if why else ""))
             label = QLabel(ds + (" — exceeded" if over else ""), self)
             if over:
                 label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
@@ -493,12 +533,15 @@ class LedgerPanel(QWidget):
         with open(path, "w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["id", "dataset", "mechanism", "epsilon", "delta", "count", "mode",
-                        "seed", "released", "adjacency", "source", "time", "parameters"])
-            for e in entries:
-                w.writerow([e.id, e.dataset, e.mechanism, repr(e.epsilon), repr(e.delta),
+                        "seed", "released", "adjacency", "source", "time", "parameters",
+                        "epsilon_reason"])
+            for e in entries:  # an unbounded ε is the word "unbounded" and its reason
+                w.writerow([e.id, e.dataset, e.mechanism,
+                            "unbounded" if e.unbounded else repr(e.epsilon), repr(e.delta),
                             e.count, e.mode, "" if e.seed is None else e.seed, e.released,
                             e.adjacency, e.source, e.time,
-                            json.dumps(e.parameters, sort_keys=True, allow_nan=False)])
+                            dumps(e.parameters, sort_keys=True),
+                            e.reason if e.unbounded else ""])
         return len(entries)
 
     # ------------------------------------------------------------------ slots

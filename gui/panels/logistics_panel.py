@@ -114,10 +114,12 @@ TOOLTIPS = {
     "budget": "C: the communication budget, in messages per agent and run (the thesis counts "
               "ε/C per message). When an agent has sent C messages it stops communicating. "
               "“auto” is N + 30 for N centers (spec §6.4: 40–80).",
-    "preset": "sound (default): ε split between topology and probabilities, node-DP "
-              "sensitivity, a public degree cap, Laplace noise on the released probabilities."
-              "\nthesis: the method exactly as written, including its flaws:\n• "
-              + "\n• ".join(THESIS_FLAWS),
+    "preset": "sound (default): proves ε per agent (node adjacency). ε is split between "
+              "topology and probabilities, node-DP sensitivity 2·d_max + 1 with the map's "
+              "declared degree cap, a released map that is pure post-processing of the noisy "
+              "degree histogram (no real base or route kept), Laplace noise on the released "
+              "probabilities.\nthesis: the method exactly as written; it proves NO finite ε "
+              "(shown as ∞ with the reason). Its flaws:\n• " + "\n• ".join(THESIS_FLAWS),
     "mode": "Seeded experiment: the noise is reproducible from the seed; its ledger entries are "
             "listed but not spent. Release mode: secure noise from the OS; the releases count "
             "against each agent's budget.",
@@ -1406,22 +1408,33 @@ class LogisticsPanel(QWidget):
         summary = result.to_dict()
         summary.pop("plan_view", None)
         spent = session.epsilon_spent()
-        cons = session.epsilon_conservative()
+        reasons = session.epsilon_reasons()
+        nominal = session.epsilon_nominal()
         by_agent: dict[str, Any] = {}
         for a in world.agents:
             es = session.ledgers[a].entries
             if not es:
                 continue
-            mech: dict[str, float] = {}
+            mech: dict[str, float | None] = {}
             for e in es:
                 key = "topology (Alg 7)" if "Alg 7" in e.source else \
                     f"route probabilities ({e.mechanism})"
-                mech[key] = mech.get(key, 0.0) + e.epsilon * e.count
-            by_agent[a] = {"entries": len(es), "epsilon": spent[a],
-                           "epsilon_conservative": cons[a], "by_mechanism": mech}
+                prev = mech.get(key, 0.0)
+                tot = math.inf if prev is None else prev + e.epsilon * e.count
+                mech[key] = None if math.isinf(tot) else tot
+            by_agent[a] = {"entries": len(es),
+                           "epsilon": None if math.isinf(spent[a]) else spent[a],
+                           "epsilon_nominal": None if math.isinf(nominal[a]) else nominal[a],
+                           "by_mechanism": mech}
+            if a in reasons:
+                by_agent[a]["epsilon_reason"] = reasons[a]
+        g = session.guarantee()
         summary.update({
             "map_name": E.map_label(job["map"]),
-            "epsilon_spent": {a: v for a, v in spent.items() if v > 0},
+            "epsilon_spent": {a: (None if math.isinf(v) else v) for a, v in spent.items()
+                              if v > 0},
+            "epsilon_spent_reason": dict(reasons),
+            "guarantee": g.to_dict(),
             "messages_by_agent": {a: c.sent for a, c in session.comm.items() if c.sent},
             "comm_budget": (None if math.isinf(session.comm_budget) else session.comm_budget),
             "ledger": by_agent, "ledger_entries": len(entries),

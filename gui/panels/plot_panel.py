@@ -11,9 +11,12 @@ algorithm itself never sees) and v̄ (optimistic bound);
 (b) the cost of privacy: the computable bound v̄ − v̲ and the empirical |V̄ − V| (oracle
 view). Both plots use a log k axis; right-click a plot to export it (PNG, SVG, CSV).
 
-The table also gives the composed (ε, δ) of the release at each k, under the adjacency the
-run assumed; below it, the privacy statement of the k in focus (the selected row) and a
-"Per-row privacy…" button that opens :class:`gui.dialogs.privacy_rows_dialog.PrivacyRowsDialog`.
+The table also gives the composed (ε, δ) of the release at each k, under the adjacency and
+the public parameters (η, domain rule, b, δ̂) the run declared — "unbounded" where some row
+has no guarantee, with which rows and why in the tooltip and below the table; below it,
+the privacy statement of the k in focus (the selected row) and a "Per-row privacy…"
+button that opens :class:`gui.dialogs.privacy_rows_dialog.PrivacyRowsDialog`. Every
+number shown there is a function of the public parameters and the rows' support sizes.
 """
 
 from __future__ import annotations
@@ -330,7 +333,10 @@ class CostOfPrivacyPanel(QWidget):
         elapsed = float(s.get("elapsed_s", 0.0))
         if s.get("epsilon"):
             adjacency = str(s.get("adjacency", "one-row"))
-            privacy = (f" &nbsp;·&nbsp; (ε, δ) with b = {float(s.get('b', 0.1)):g}, target "
+            domain = (f"η = {float(s['eta']):g} ({html.escape(str(s.get('domain_rule')))}), "
+                      if s.get("eta") is not None else "η read from the rows (older run), ")
+            privacy = (f" &nbsp;·&nbsp; (ε, δ) with public {domain}b = "
+                       f"{float(s.get('b', 0.1)):g}, target "
                        f"δ = {float(s.get('delta_target', 0.05)):g} per row, "
                        f"{html.escape(adjacency)}")
         else:
@@ -354,16 +360,18 @@ class CostOfPrivacyPanel(QWidget):
         eps, dels = list(s.get("epsilon") or nan), list(s.get("delta") or nan)
         statements = list(s.get("privacy_statement") or [""] * len(k))
         missing = list(s.get("privacy_rows_without_guarantee") or [0] * len(k))
+        reasons = list(s.get("epsilon_reason") or [None] * len(k))
         self.table.setRowCount(len(k))
         keys = VALUE_KEYS + COST_KEYS
         first = 4  # columns before the value columns
         for row, kv in enumerate(k):
-            # a recorded ε of null is ∞: no finite guarantee (an ε on older runs is absent)
-            e_text = "∞" if eps[row] is None and s.get("epsilon") else fmt_num(
+            # a recorded ε of null is unbounded: no finite guarantee (absent on older runs)
+            unbounded = eps[row] is None and bool(s.get("epsilon"))
+            e_text = "unbounded" if unbounded else fmt_num(
                 float("nan") if eps[row] is None else float(eps[row]))
-            cells = [f"{kv:g}", f"{float(alpha[row]):.4g}",
-                     e_text + (" *" if missing[row] else ""),
-                     fmt_num(float("nan") if dels[row] is None else float(dels[row]), 3)]
+            d_text = "–" if unbounded else fmt_num(
+                float("nan") if dels[row] is None else float(dels[row]), 3)
+            cells = [f"{kv:g}", f"{float(alpha[row]):.4g}", e_text, d_text]
             for key in keys:
                 m = float(s[f"{key}_mean"][row])
                 sd = float(s[f"{key}_sd"][row])
@@ -375,10 +383,14 @@ class CostOfPrivacyPanel(QWidget):
                     item.setForeground(QColor("#555555"))
                 if col in (2, 3) and statements[row]:
                     tip = statements[row]
+                    if missing[row] and row < len(reasons) and reasons[row] \
+                            and reasons[row] not in tip:
+                        tip += f"\nUnbounded: {reasons[row]}"
                     if missing[row]:
-                        tip += ("\n* Some rows have no guarantee; the composed (ε, δ) covers "
-                                "the others. Per-row privacy… lists them.")
+                        tip += "\nPer-row privacy… lists every row and why."
                     item.setToolTip(tip)
+                if col == 2 and unbounded:
+                    item.setForeground(QColor("#8A5300"))
                 self.table.setItem(row, col, item)
 
     def focus_index(self) -> int:
@@ -401,9 +413,10 @@ class CostOfPrivacyPanel(QWidget):
         total = (s.get("privacy_rows_total") or [None] * len(statements))[i]
         extra = ""
         if missing:
-            extra = (f" <span style='color:#8A5300'>⚠ {missing}"
-                     + (f" of {total}" if total else "") + " rows have no guarantee: see "
-                     "Per-row privacy…</span>")
+            extra = (f" <span style='color:#8A5300'>⚠ unbounded: {missing}"
+                     + (f" of {total}" if total else "") + " rows have no guarantee, so "
+                     "neither has the release — see Per-row privacy… for which rows and "
+                     "why.</span>")
         statement = re.sub(r"^k = [^:]+: ", "", statements[i])
         self.privacy_label.setText(
             f"<b>Privacy of the release at k = {float(s['k'][i]):g}</b> (select a row for "

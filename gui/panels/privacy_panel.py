@@ -3,10 +3,14 @@
 Parameters on top (a spin box and a slider each, one-sentence tooltips), the result and
 accuracy figures beside them, and four live plots below:
 
-1. ε against δ — the exact ε of Theorem 1.6 and Lemma 1.7's approximation — which is
-   Figure 1.1 of the dissertation (three buttons set its configurations);
-2. ε against k at the chosen δ̂ (or γ);
-3. δ against γ: exact quadrature, the rigorous union bound (and Monte Carlo if chosen);
+1. ε against δ — ε of Theorem 1.6 with δ by the union bound (proven: the default), ε with
+   δ by the source's vertex reduction ([D] Lemma 1.2, whose printed proof has a gap:
+   numerically supported, not proven) as a second series, and Lemma 1.7's approximation.
+   The second series is Figure 1.1 of the dissertation (three buttons set its
+   configurations; "compare all three" overlays them);
+2. ε against k at the chosen δ̂ (or γ), with the chosen δ method;
+3. δ against γ: the union bound (proven), the vertex reduction (Lemma 1.2) and Monte Carlo
+   if chosen;
 4. the accuracy of Dir_k against k: variance bound, E‖x − p‖² and the radius α.
 
 Every change is validated at once on the UI thread (cheap). A bad value turns its field
@@ -100,9 +104,13 @@ TOOLTIPS = {
     "gamma": "Threshold γ in (0, 1/|W|) of the output set Ω₁ on which the ε bound holds: a "
              "smaller γ gives a smaller δ (more private) but a larger ε; the mechanism itself "
              "does not change.",
-    "delta_method": "How δ is computed: exact (quadrature at both vertex types, |W| ≤ 3), "
-                    "union (a rigorous upper bound, any |W|), Monte Carlo (an estimate with a "
-                    "95% upper confidence limit), or auto (exact if |W| ≤ 3, else union).",
+    "delta_method": "How δ is bounded: auto (the default) is the union bound "
+                    "|W|·I_γ(kη, k(1−η)), proven for every input; exact (|W| ≤ 3) is the "
+                    "source's vertex reduction (Lemma 1.2, certified quadrature at the "
+                    "vertices), whose printed proof has a gap, so it is numerically supported "
+                    "but not proven (it reproduces Figure 1.1); Monte Carlo is an estimate at "
+                    "the vertices with a 95% upper confidence limit (it rests on Lemma 1.2 "
+                    "too).",
     "beta": "β in (0, 1) is the probability that the accuracy radius α fails: a smaller β "
             "gives a wider, more cautious α; it does not change privacy.",
     "n": "n is the length of the probability vector (W plus at least one entry that never "
@@ -134,8 +142,15 @@ PARAMETERS: dict[str, _Spec] = {
 }
 _LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
 _RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
-METHODS = (("auto", "auto"), ("exact", "exact (|W| ≤ 3)"), ("union", "union bound"),
-           ("mc", "Monte Carlo"))
+METHODS = (("auto", "auto: union bound (proven)"),
+           ("exact", "exact: Lemma 1.2 (unproven, |W| ≤ 3)"),
+           ("union", "union bound (proven)"), ("mc", "Monte Carlo (estimate, Lemma 1.2)"))
+#: Short names of the δ methods in the result box.
+METHOD_SHORT = {"union": "proven upper bound (union bound)",
+                "exact": "vertex reduction of Lemma 1.2 (unproven)",
+                "mc": "estimated (Monte Carlo, 95% upper limit; Lemma 1.2)"}
+#: Shown beside the δ method when it rests on Lemma 1.2.
+LEMMA_NOTE = "⚠ rests on Lemma 1.2, whose printed proof has a gap: not proven"
 
 class _ParameterRow:
     """One parameter: label (or radio button), spin box, slider and a message line."""
@@ -228,7 +243,7 @@ class _Memo:
 
 _RESULTS = _Memo()
 _K_CURVES = _Memo()
-_FIGURE: dict[str, EpsilonDeltaCurve] = {}
+_FIGURE: dict[str, dict[str, EpsilonDeltaCurve]] = {"exact": {}, "union": {}}
 
 
 def _evaluate(inputs: CalculatorInputs, *, n_points: int, progress: Any = no_progress
@@ -252,13 +267,18 @@ def _epsilon_vs_k(key: tuple[Any, ...], *, progress: Any = no_progress) -> Epsil
                                            delta_method=method, progress=progress))
 
 
-def _figure_curves(*, progress: Any = no_progress) -> dict[str, EpsilonDeltaCurve]:
-    """The ε–δ curves of the three Figure 1.1 configurations (computed once)."""
+def _figure_curves(*, progress: Any = no_progress
+                   ) -> dict[str, dict[str, EpsilonDeltaCurve]]:
+    """The ε–δ curves of the three Figure 1.1 configurations (computed once), by δ method:
+    ``"exact"`` — the figure itself (the vertex reduction of Lemma 1.2, unproven) — and
+    ``"union"`` (proven)."""
     for i, (name, cfg) in enumerate(FIGURE_1_1.items()):
-        if name not in _FIGURE:
-            _FIGURE[name] = epsilon_delta_curve(**cfg, n_points=N_POINTS)
+        for method, store in _FIGURE.items():
+            if name not in store:
+                store[name] = epsilon_delta_curve(**cfg, n_points=N_POINTS,
+                                                  delta_method=method)
         progress((i + 1) / len(FIGURE_1_1), f"Figure 1.1 {name}")
-    return dict(_FIGURE)
+    return {method: dict(store) for method, store in _FIGURE.items()}
 
 
 def _make_plot(title: str, bottom: str, left: str, *, log_x: bool, log_y: bool
@@ -293,10 +313,10 @@ def _legend(plot: pg.PlotWidget, corner: str, columns: int = 1) -> pg.LegendItem
     return legend
 
 
-def _pen(colour: str, *, dashed: bool = False, dotted: bool = False, width: float = 2.0
-         ) -> Any:
+def _pen(colour: str, *, dashed: bool = False, dotted: bool = False, dashdot: bool = False,
+         width: float = 2.0) -> Any:
     style = (Qt.PenStyle.DashLine if dashed else Qt.PenStyle.DotLine if dotted
-             else Qt.PenStyle.SolidLine)
+             else Qt.PenStyle.DashDotLine if dashdot else Qt.PenStyle.SolidLine)
     return pg.mkPen(colour, width=width, style=style)
 
 
@@ -322,7 +342,10 @@ class PrivacyCalculatorPanel(QWidget):
         self._runner = TaskRunner(self)
         self._k_runner = TaskRunner(self)
         self._fig_runner = TaskRunner(self)
+        # Figure 1.1 by configuration: the figure's own curves (vertex reduction of
+        # Lemma 1.2) and the proven union-bound curves of the same configurations
         self.figure_curves: dict[str, EpsilonDeltaCurve] = {}
+        self.figure_union_curves: dict[str, EpsilonDeltaCurve] = {}
         # (inputs, γ-grid size, time of the change that asked for them)
         self._pending: tuple[CalculatorInputs, int, float | None] | None = None
         self._running_points = 0
@@ -361,15 +384,19 @@ class PrivacyCalculatorPanel(QWidget):
         for name, cfg in FIGURE_1_1.items():
             button = QPushButton(name, self)
             button.setToolTip(f"Figure 1.1 {name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}, "
-                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode, δ method auto).")
+                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode, δ method auto: "
+                              "the result is the proven union bound; the figure's own values, "
+                              "from the vertex reduction of Lemma 1.2, are shown beside it).")
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, n=name: self.apply_preset(n))
             self.preset_buttons[name] = button
             presets.addWidget(button)
         self.compare_check = QCheckBox("compare all three", self)
         self.compare_check.setToolTip(
-            "Overlay the ε–δ curves of the three Figure 1.1 configurations (solid: exact ε of "
-            "Theorem 1.6; dashed: Lemma 1.7), as in the dissertation's figure.")
+            "Overlay the ε–δ curves of the three Figure 1.1 configurations as in the "
+            "dissertation's figure (solid: ε of Theorem 1.6 with δ by the vertex reduction of "
+            "Lemma 1.2, whose printed proof has a gap; dashed: Lemma 1.7), with the proven "
+            "union-bound curves dotted.")
         self.compare_check.toggled.connect(self._on_compare_check_toggled)
         presets.addWidget(self.compare_check)
         header = QHBoxLayout()
@@ -489,9 +516,16 @@ class PrivacyCalculatorPanel(QWidget):
             ("epsilon", "ε (Theorem 1.6)", "The privacy loss bound on Ω₁: smaller is more "
                                            "private."),
             ("delta", "δ", "Probability that the output falls outside Ω₁, where ε is not "
-                           "guaranteed: smaller is more private."),
+                           "guaranteed: smaller is more private. By default (auto) it is the "
+                           "union bound |W|·I_γ(kη, k(1−η)), proven for every input; 'exact' "
+                           "is the source's vertex reduction (Lemma 1.2), whose printed proof "
+                           "has a gap: numerically supported, not proven."),
             ("gamma", "γ", "The Ω₁ threshold used: γ* (the largest γ with δ ≤ the target) or the "
                            "fixed γ."),
+            ("compare", "ε, other δ", "The same statement with the other δ method: with the "
+                                      "proven union bound, the source's vertex reduction of "
+                                      "Lemma 1.2 (the method of Figure 1.1 and of the spec's "
+                                      "reference values; unproven), and the other way round."),
             ("epsilon_approx", "ε (Lemma 1.7)", "The simplified ε of Lemma 1.7: ε plus a "
                                                 "constant offset (needs k·η > 1 etc.)."),
             ("variance", "Var[xᵢ] ≤", "Lemma 1.8: Var[xᵢ] = pᵢ(1−pᵢ)/(k+1) ≤ 1/(4(k+1))."),
@@ -513,7 +547,8 @@ class PrivacyCalculatorPanel(QWidget):
             self.result_names[key] = label
             form.addRow(label, value)
         self._delta_tip = rows[1][2]
-        self._approx_tip = rows[3][2]
+        self._compare_tip = rows[3][2]
+        self._approx_tip = rows[4][2]
         self.alpha_note = QLabel("<span style='color:#555'>Lemma 2.2 (the paper's α) can "
                                  "fail (e.g. n = 20, k = 5); the rigorous α always holds."
                                  "</span>", box)
@@ -542,19 +577,24 @@ class PrivacyCalculatorPanel(QWidget):
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
         p3, p4 = self.delta_gamma_plot, self.accuracy_plot
         self.curves: dict[str, pg.PlotDataItem] = {
-            "epsilon": p1.plot([], [], pen=_pen(c["blue"]), name="ε exact (Theorem 1.6)"),
+            "epsilon": p1.plot([], [], pen=_pen(c["blue"]), name="ε, union δ (proven)"),
+            "epsilon_exact": p1.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+                                     name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
+            "epsilon_mc": p1.plot([], [], pen=_pen(c["purple"], dotted=True),
+                                  name="ε, Monte Carlo δ (estimate)"),
             "epsilon_approx": p1.plot([], [], pen=_pen(c["vermillion"], dashed=True),
                                       name="ε simplified (Lemma 1.7)"),
             "point": p1.plot([], [], name="current (δ, ε)", **marker),
             "k_epsilon": p2.plot([], [], pen=_pen(c["blue"]), symbol="o", symbolSize=5,
                                  symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
-                                 name="ε exact", connect="finite"),
+                                 name="ε (Theorem 1.6)", connect="finite"),
             "k_epsilon_approx": p2.plot([], [], pen=_pen(c["vermillion"], dashed=True),
                                         name="ε (Lemma 1.7)", connect="finite"),
             "k_point": p2.plot([], [], name="current k", **marker),
-            "delta_exact": p3.plot([], [], pen=_pen(c["blue"]), name="δ exact"),
-            "delta_union": p3.plot([], [], pen=_pen(c["green"], dashed=True),
-                                   name="δ union bound (rigorous)"),
+            "delta_exact": p3.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+                                   name="δ vertex reduction (Lemma 1.2, unproven)"),
+            "delta_union": p3.plot([], [], pen=_pen(c["blue"]),
+                                   name="δ union bound (proven)"),
             "delta_mc": p3.plot([], [], pen=_pen(c["purple"], dotted=True),
                                 name="δ Monte Carlo (95% upper)"),
             "gamma_point": p3.plot([], [], name="current (γ, δ)", **marker),
@@ -578,8 +618,14 @@ class PrivacyCalculatorPanel(QWidget):
                 name=f"{name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}")
             self.curves[f"fig_{name}_approx"] = p1.plot([], [], pen=_pen(colour, dashed=True,
                                                                          width=1.6))
+            self.curves[f"fig_{name}_union"] = p1.plot([], [], pen=_pen(colour, dotted=True,
+                                                                        width=1.6))
+        # a legend key only (no data): what the dotted Figure 1.1 curves are
+        self.curves["fig_union_key"] = p1.plot([], [], pen=_pen("#555555", dotted=True,
+                                                                width=1.6),
+                                               name="dotted: union δ (proven)")
         self.curves["delta_exact"].setZValue(2)  # above the (nearly equal) union bound
-        self.curves["epsilon"].setZValue(2)
+        self.curves["epsilon_exact"].setZValue(2)
         # the ε–δ legend sits in a band above the data; the others fit in empty corners
         self._bands = {"eps_delta": (p1, "top"), "accuracy": (p4, "bottom")}
         self._legend_entries = {
@@ -598,11 +644,18 @@ class PrivacyCalculatorPanel(QWidget):
             "off. Nothing here is recorded in the project or counted as a release.</p>"
             "<p><b>How the numbers are made.</b> ε is Theorem 1.6 with the corrected v₂; γ* "
             "for a target δ is the <i>largest</i> γ with δ(γ) ≤ target (the corrected problem "
-            "(1.23)); δ is exact (quadrature at both vertex types) for |W| ≤ 3, otherwise the "
-            "rigorous union bound, or a Monte Carlo estimate with a 95% upper confidence "
-            "limit — the result always says which.</p>"
+            "(1.23)). By default δ is the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), which is "
+            "proven for every input. The δ method <i>exact</i> (|W| ≤ 3) is the source's "
+            "vertex reduction: a certified quadrature at the domain's vertices, which are the "
+            "worst inputs only if Lemma 1.2 holds — and the lemma's printed proof has a gap "
+            "(the density is not jointly log-concave in (x, p)), so it is numerically "
+            "supported, not proven. Monte Carlo is an estimate at the vertices (95% upper "
+            "confidence limit). The result always says which.</p>"
             "<p><b>Figure 1.1</b>: the three buttons set the dissertation's configurations "
-            "(|W| = 3, b = 0.1); the top-left plot is the figure.</p>"
+            "(|W| = 3, b = 0.1). The top-left plot shows the proven (union) curve and the "
+            "figure's own curve (vertex reduction of Lemma 1.2) side by side; the result box "
+            "gives both ε at the target (Figure 1.1 left at δ = 0.05: 2.516 by Lemma 1.2, "
+            "2.521 proven).</p>"
             "<p>Hover any parameter for what it means and which way is more private. A red "
             "field says why beside it; the plots then keep the last valid state.</p>", w)
         label.setWordWrap(True)
@@ -795,8 +848,12 @@ class PrivacyCalculatorPanel(QWidget):
                                          f"{TOOLTIPS['delta_method']}")
         else:
             self.method_combo.setStyleSheet("")
-            self.method_message.hide()
             self.method_combo.setToolTip(TOOLTIPS["delta_method"])
+            lemma = [t for f, t in warnings if f == "delta_method"]
+            self.method_message.setText(LEMMA_NOTE if lemma else "")
+            self.method_message.setToolTip(pretty_message(lemma[0]) if lemma else "")
+            self.method_message.setStyleSheet(f"color: {WARNING_COLOUR};")
+            self.method_message.setVisible(bool(lemma))
         if exc is not None and field not in self.rows and field != "delta_method":
             self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
                                       f"{html.escape(self._error_text(exc))}</span>")
@@ -804,10 +861,15 @@ class PrivacyCalculatorPanel(QWidget):
     def field_error(self, key: str) -> str:
         """The error shown beside parameter ``key`` ('' if none)."""
         if key == "delta_method":
-            return self.method_message.text() if self.method_message.isVisibleTo(self) else ""
+            text = self.method_message.text() if self.method_message.isVisibleTo(self) else ""
+            return text if text.startswith("✖") else ""
         return self.rows[key].error
 
     def field_warning(self, key: str) -> str:
+        """The warning shown beside parameter ``key`` ('' if none)."""
+        if key == "delta_method":
+            text = self.method_message.text() if self.method_message.isVisibleTo(self) else ""
+            return text if text.startswith("⚠") else ""
         return self.rows[key].warning
 
     # ------------------------------------------------------------------ drawing
@@ -815,7 +877,10 @@ class PrivacyCalculatorPanel(QWidget):
         self._result = r
         p = r.point
         inp = r.inputs
-        self.curves["epsilon"].setData(r.curve.delta, r.curve.epsilon)
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            c = r.curves.get(method)
+            self.curves[key].setData(*((c.delta, c.epsilon) if c is not None else ([], [])))
         if r.curve.epsilon_approx is not None:
             self.curves["epsilon_approx"].setData(r.curve.delta, r.curve.epsilon_approx)
         else:
@@ -856,7 +921,8 @@ class PrivacyCalculatorPanel(QWidget):
                      if all(getattr(inp, key) == value for key, value in cfg.items())), None)
 
     def _draw_comparison(self) -> None:
-        """Plot 1: the current curve, or the three Figure 1.1 curves (compare mode)."""
+        """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
+        if chosen), or the three Figure 1.1 curves (compare mode)."""
         r = self._result
         compare = self.compare_check.isChecked()
         current = self._preset_of(r.inputs) if r is not None else None
@@ -864,32 +930,41 @@ class PrivacyCalculatorPanel(QWidget):
         legend = self.legends["eps_delta"]
         for name in FIGURE_COLOURS:
             c = self.figure_curves.get(name) if compare else None
+            u = self.figure_union_curves.get(name) if compare else None
             self.curves[f"fig_{name}"].setData(*((c.delta, c.epsilon) if c else ([], [])))
             self.curves[f"fig_{name}_approx"].setData(
                 *((c.delta, c.epsilon_approx) if c and c.epsilon_approx is not None
                   else ([], [])))
+            self.curves[f"fig_{name}_union"].setData(*((u.delta, u.epsilon) if u
+                                                       else ([], [])))
             self._set_legend_visible(legend, self.curves[f"fig_{name}"], c is not None)
-        for key in ("epsilon", "epsilon_approx"):
+        self._set_legend_visible(legend, self.curves["fig_union_key"],
+                                 compare and bool(self.figure_union_curves))
+        for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
             self.curves[key].setVisible(show_current)
         has_approx = r is not None and r.curve.epsilon_approx is not None
-        self._set_legend_visible(legend, self.curves["epsilon"], show_current)
+        available = set(r.curves) if r is not None else set()
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            self._set_legend_visible(legend, self.curves[key],
+                                     show_current and method in available)
         self._set_legend_visible(legend, self.curves["epsilon_approx"],
                                  show_current and has_approx)
         ys: list[np.ndarray] = []
         if r is not None:
             ys.append(np.array([r.point.epsilon]))
             if show_current:
-                ys.append(r.curve.epsilon)
+                ys += [c.epsilon for c in r.curves.values()]
                 if has_approx:
                     ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
         if compare:
-            for c in self.figure_curves.values():
+            for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
                 ys.append(c.epsilon)
                 if c.epsilon_approx is not None:
                     ys.append(c.epsilon_approx)
         self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
         if compare:
-            title = "ε vs δ, Figure 1.1 (solid: exact, dashed: Lemma 1.7)"
+            title = "ε vs δ, Figure 1.1 (solid: Lemma 1.2 δ, as published; dashed: Lemma 1.7)"
         elif current:
             title = f"ε vs δ (Figure 1.1 {current})"
         else:
@@ -916,7 +991,8 @@ class PrivacyCalculatorPanel(QWidget):
 
     def _on_fig_runner_succeeded(self, curves: object) -> None:
         assert isinstance(curves, dict)
-        self.figure_curves = curves
+        self.figure_curves = curves["exact"]
+        self.figure_union_curves = curves["union"]
         self._draw_comparison()
 
     def _on_fig_runner_failed(self, exc: object) -> None:
@@ -941,8 +1017,8 @@ class PrivacyCalculatorPanel(QWidget):
             low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
                                                            ("η̄", inp.eta_bar))
                    if inp.k * v < 1]
-            short = (f"{' and '.join(low) or 'k·η'} < 1: the vertex reduction behind δ is "
-                     "unproven (Lemma 1.2 needs ≥ 1)")
+            short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
+                     "vertex reduction (exact) — δ is the union bound")
         elif key == "b":
             short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
                      "would under-state ε)")
@@ -1007,14 +1083,15 @@ class PrivacyCalculatorPanel(QWidget):
         if p.delta_estimate is not None:
             details.append(f"Monte Carlo point estimate: {p.delta_estimate:.6g}")
         warn = [pretty_message(t) for f, t in r.warnings if f == "delta"]
-        short = {"exact": "exact", "union": "rigorous upper bound (union)",
-                 "mc": "estimated (Monte Carlo, 95% upper limit)"}[p.delta_method]
-        text = f"<b>{_fmt(p.delta)}</b> {grey}— {short}</span>"
+        lemma = [pretty_message(t) for f, t in r.warnings if f == "delta_method"]
+        text = f"<b>{_fmt(p.delta)}</b> {grey}— {METHOD_SHORT[p.delta_method]}</span>"
         if warn:
             text += f" <span style='color:{WARNING_COLOUR}'>⚠ vertex B minimises</span>"
             details += warn
+        details += lemma
         L["delta"].setText(text)
         L["delta"].setToolTip("\n".join(details) + f"\n\n{self._delta_tip}")
+        self._fill_compare(r)
         if inp.delta_target is not None:
             L["gamma"].setText(f"{_fmt(p.gamma)} {grey}— γ*, the largest γ with "
                                f"δ ≤ {inp.delta_target:g}</span>")
@@ -1043,6 +1120,38 @@ class PrivacyCalculatorPanel(QWidget):
         self.result_names["alpha"].setText(f"α (β = {inp.beta:g})")
         self.results_box.setTitle("Result (what-if)")
 
+    def _fill_compare(self, r: CalculatorResult) -> None:
+        """The 'other δ method' row: the exact (Lemma 1.2) ε beside the proven one, or the
+        proven (union) ε beside the exact one; the Figure 1.1 values come from here."""
+        p, inp = r.point, r.inputs
+        grey = "<span style='color:#555'>"
+        name, value = self.result_names["compare"], self.result_labels["compare"]
+        at = (f"at δ ≤ {inp.delta_target:g}" if inp.delta_target is not None
+              else f"at γ = {inp.gamma:g}")
+        other = "exact" if p.delta_method != "exact" else "union"
+        q = r.points.get(other)
+        if other == "exact":
+            name.setText("ε, Lemma 1.2 δ")
+            if q is None:
+                why = (f"|W| = {inp.w} > 3" if inp.w > 3
+                       else "k·η or k·η̄ < 1 (premise of Lemma 1.2)")
+                value.setText(f"– {grey}no vertex reduction here: {why}</span>")
+                value.setToolTip(self._compare_tip)
+                return
+            preset = self._preset_of(inp)
+            source = (f"the value of Figure 1.1 {preset} (dissertation; spec §4.3)" if preset
+                      else "the method of Figure 1.1")
+            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
+                          f"{_fmt(q.gamma)}) — {source}: vertex reduction of Lemma 1.2, "
+                          "unproven</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+        else:
+            name.setText("ε, union δ")
+            assert q is not None  # the union bound always applies
+            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
+                          f"{_fmt(q.gamma)}) — the proven union bound</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+
     def _apply_k_result(self, r: EpsilonVsK) -> None:
         self._k_result = r
         self.curves["k_epsilon"].setData(r.k, r.epsilon)
@@ -1063,8 +1172,16 @@ class PrivacyCalculatorPanel(QWidget):
         if r is not None:
             at = (f"target δ = {r.delta_target:g}" if r.delta_target is not None
                   else f"γ = {r.fixed_gamma:g}")
+        method = r.delta_method if r is not None else self._method_of(inp)
+        how = {"union": "union δ, proven", "exact": "Lemma 1.2 δ, unproven",
+               "mc": "Monte Carlo δ"}[method]
         suffix = " <span style='color:#888'>(updating…)</span>" if updating else ""
-        self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at}{suffix}", size="9.5pt")
+        self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at} ({how}){suffix}",
+                                               size="9.5pt")
+
+    @staticmethod
+    def _method_of(inp: CalculatorInputs) -> str:
+        return "union" if inp.delta_method == "auto" else inp.delta_method
 
     # ------------------------------------------------------------------ slots
     def _on_parameter_changed(self, *args: object) -> None:

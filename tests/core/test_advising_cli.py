@@ -6,7 +6,6 @@ import io
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from core.advising.framework import run_advising
@@ -49,14 +48,39 @@ def test_advise_json_keys_and_reproducibility():
                     "--seed", "4")["convergence"] == d["convergence"]
 
 
-def test_advise_thesis_variant_reports_true_and_nominal_epsilon():
+def test_advise_thesis_variant_reports_unbounded_not_nominal_epsilon():
+    """Issue 10 item 8: raw releases are never free. The thesis variant releases raw
+    Q-values (identical sets) and draws advice from the raw policy: epsilon_spent is null
+    with a reason for every teacher (never 0, never the nominal figure)."""
     d = cli_json("advise", "--preset", "table35", "--variant", "thesis", "--epochs", "60",
                  "--seed", "0", "--summary")
     assert d["variant"] == "thesis" and d["noise_sensitivity"] == 1.0
     assert d["strict_sensitivity"] == 2.0
-    assert np.allclose(d["epsilon_spent"], 2 * np.array(d["epsilon_spent_nominal"]))
+    assert d["epsilon_spent"] == [None] * 10
+    assert all("no finite epsilon" in why for why in d["epsilon_spent_reason"])
+    assert d["epsilon_per_advice"] is None and d["epsilon_per_advice_reason"]
+    assert d["composition"]["basic"] == [None] * 10 and d["composition"]["basic_reason"]
+    assert sum(d["unprotected_releases"]) > 0
+    assert all(x > 0 for x in d["epsilon_spent_nominal"])  # the thesis's own (not a bound)
     assert isinstance(d["advice_events"], int)
     assert any("2-DP" in n for n in d["notes"])
+    code, out, err = cli("advise", "--preset", "table35", "--variant", "thesis", "--epochs",
+                         "60", "--seed", "0")
+    assert code == 0 and "delta 0) unbounded (raw data left" in out
+    assert "unbounded: u1 released raw Q-values" in out and " inf" not in out
+
+
+def test_advise_sound_variant_states_epsilon_per_advice_and_adjacency():
+    d = cli_json("advise", "--preset", "exp2", "--epsilon", "0.5", "--epochs", "40",
+                 "--seed", "1", "--summary")
+    assert d["epsilon_per_advice"] == 0.5 and "one Q-table entry" in d["adjacency"]
+    assert all(isinstance(x, float) and x > 0 for x in d["epsilon_spent"])
+    assert "epsilon_spent_reason" not in d and sum(d["unprotected_releases"]) == 0
+    code, out, err = cli("advise", "--preset", "exp2", "--epsilon", "0.5", "--epochs", "40",
+                         "--seed", "1", "--direction-guard", "--json", "--summary")
+    g = json.loads(out)
+    assert code == 0 and g["epsilon_per_advice"] is None and g["epsilon_spent"][0] is None
+    assert "direction guard" in g["epsilon_spent_reason"][0]
 
 
 def test_advise_without_seed_is_release_mode_and_says_so():
@@ -72,6 +96,7 @@ def test_advise_text_output():
                          "--epochs", "50", "--seed", "1")
     assert code == 0 and err == ""
     assert "seeded experiment (seed 1)" in out and "no DP protection" in out
+    assert "epsilon spent unbounded" in out
     assert "convergence ratio: epoch 1" in out
 
 
@@ -138,6 +163,14 @@ def test_advise_bench_csv_and_json(tmp_path: Path):
     assert verdicts["exp1-asymptote"] == "not run" and verdicts["exp3-monotone"] != "not run"
     lines = csv.read_text().splitlines()
     assert lines[0].startswith("experiment,arm") and len(lines) == 1 + 2 * (3 + 3) * 40
+    # Thesis arms release raw data: the worst teacher's epsilon is null with a reason.
+    th = d["experiments"]["thesis"]["exp2"]["arms"]
+    dp = th[d["experiments"]["thesis"]["exp2"]["labels"].index("dp")]["summary"]
+    assert dp["epsilon_spent_max"] is None and "raw" in dp["epsilon_spent_max_reason"]
+    snd = d["experiments"]["sound"]["exp2"]
+    dp = snd["arms"][snd["labels"].index("dp")]
+    assert dp["summary"]["epsilon_spent_max"] > 0 and None not in dp["epsilon_time_mean"]
+    assert None in th[1]["epsilon_time_mean"] and th[1]["epsilon_time_mean_reason"]
     code, out, err = cli("advise-bench", "--experiment", "exp2", "--seeds", "2", "--epochs",
                          "30", "--workers", "1")
     assert code == 0 and "drawn from the OS" in out and "exp2 [sound]" in out

@@ -1,4 +1,9 @@
-"""The Privacy Calculator's curves (``core.privacy.calculator``) against spec §4.3 / §10."""
+"""The Privacy Calculator's curves (``core.privacy.calculator``) against spec §4.3 / §10.
+
+The spec's reference values were computed with the source's vertex reduction, so they are
+tests of ``delta_method="exact"`` (which rests on [D] Lemma 1.2, whose printed proof has a
+gap); the default curves use the proven union bound and lie above them.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,11 @@ from core.privacy.calculator import (
     gamma_grid,
     warning_field,
 )
-from core.privacy.dirichlet_accounting import dirichlet_delta, dirichlet_privacy
+from core.privacy.dirichlet_accounting import (
+    LEMMA_1_2_WARNING,
+    dirichlet_delta,
+    dirichlet_privacy,
+)
 from core.privacy.mdp_accounting import dirichlet_accuracy
 from core.progress import Cancelled
 
@@ -35,8 +44,20 @@ SPEC_4_3 = {
 }
 
 
+# the default (union δ, proven) at δ̂ = 0.05: the README's Figure 1.1 numbers
+UNION_AT_0_05 = {"left": (3.01299e-3, 2.5208), "middle": (4.48394e-3, 1.6972),
+                 "right": (6.06698e-3, 1.2030)}
+
+
 @pytest.fixture(scope="module")
 def curves():
+    """Figure 1.1 itself: the vertex reduction of Lemma 1.2 (the spec's values)."""
+    return {name: epsilon_delta_curve(**cfg, delta_method="exact")
+            for name, cfg in FIGURE_1_1.items()}
+
+
+@pytest.fixture(scope="module")
+def union_curves():
     return {name: epsilon_delta_curve(**cfg) for name, cfg in FIGURE_1_1.items()}
 
 
@@ -65,6 +86,20 @@ def test_left_curve_at_delta_0_05_tight(curves):
     assert curves["left"].epsilon_at(0.05) == pytest.approx(2.5161, abs=1e-3)
 
 
+@pytest.mark.parametrize("name", ["left", "middle", "right"])
+def test_default_curve_is_the_union_bound_above_the_figure(curves, union_curves, name):
+    u, e = union_curves[name], curves[name]
+    assert u.delta_method == "union"
+    g_star, eps = UNION_AT_0_05[name]
+    assert u.epsilon_at(0.05) == pytest.approx(eps, abs=2e-3)
+    r = dirichlet_privacy(**FIGURE_1_1[name], delta_target=0.05)
+    assert r.delta_method == "union" and r.gamma == pytest.approx(g_star, rel=1e-5)
+    assert r.epsilon == pytest.approx(eps, abs=1e-4)
+    # at every γ the union δ is >= the exact δ, so at every δ the proven ε is >= the figure's
+    for d in (1e-5, 1e-3, 0.01, 0.1, 0.5):
+        assert u.epsilon_at(d) >= e.epsilon_at(d)
+
+
 def test_curve_is_monotone_and_in_range(curves):
     for c in curves.values():
         assert c.gamma.size >= 30  # most of the 40 grid points are kept
@@ -80,19 +115,30 @@ def test_curve_points_are_the_accountant_at_gamma(curves):
     """Each point is dirichlet_privacy at its γ; and at δ̂ = δ(γ) the root is that γ."""
     c = curves["left"]
     for i in (3, len(c.gamma) // 2, len(c.gamma) - 4):
-        r = dirichlet_privacy(**FIGURE_1_1["left"], gamma=float(c.gamma[i]))
+        r = dirichlet_privacy(**FIGURE_1_1["left"], gamma=float(c.gamma[i]),
+                              delta_method="exact")
         assert r.epsilon == pytest.approx(c.epsilon[i], rel=1e-12)
         assert r.delta == pytest.approx(c.delta[i], abs=1e-9)
         assert r.epsilon_approx == pytest.approx(c.epsilon_approx[i], rel=1e-12)
     mid = len(c.gamma) // 2
-    r = dirichlet_privacy(**FIGURE_1_1["left"], delta_target=float(c.delta[mid]))
+    r = dirichlet_privacy(**FIGURE_1_1["left"], delta_target=float(c.delta[mid]),
+                          delta_method="exact")
     assert r.gamma == pytest.approx(c.gamma[mid], rel=1e-6)
+
+
+def test_union_curve_points_are_the_accountant_at_gamma(union_curves):
+    c = union_curves["left"]
+    for i in (3, len(c.gamma) // 2, len(c.gamma) - 4):
+        r = dirichlet_privacy(**FIGURE_1_1["left"], gamma=float(c.gamma[i]))
+        assert r.epsilon == pytest.approx(c.epsilon[i], rel=1e-12)
+        assert r.delta == pytest.approx(c.delta[i], rel=1e-12)
 
 
 def test_union_and_mc_curves():
     left = FIGURE_1_1["left"]
-    exact = epsilon_delta_curve(**left, n_points=20)
+    exact = epsilon_delta_curve(**left, n_points=20, delta_method="exact")
     union = epsilon_delta_curve(**left, n_points=20, delta_method="union")
+    assert exact.delta_method == "exact"
     assert union.delta_method == "union"
     # the union bound is a larger δ, so at the same δ it needs a smaller γ: ε is larger
     assert union.epsilon_at(0.05) >= exact.epsilon_at(0.05) - 1e-9
@@ -182,7 +228,7 @@ def test_delta_vs_gamma_oracles():
 
 def test_epsilon_vs_k_increases_in_k():
     ks = [6.7, 10, 20, 50, 100]
-    r = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    r = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05, delta_method="exact")
     np.testing.assert_allclose(r.epsilon, [2.516, 3.122, 4.943, 10.14, 18.40], atol=5e-3)
     np.testing.assert_allclose(r.gamma, [0.00306, 0.00936, 0.0291, 0.0613, 0.0831], rtol=5e-3)
     assert np.all(np.diff(r.epsilon) > 0) and r.valid.all()
@@ -191,6 +237,10 @@ def test_epsilon_vs_k_increases_in_k():
     # at a fixed γ the closed form is increasing in k too
     g = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, gamma=0.01)
     assert np.all(np.diff(g.epsilon) > 0) and g.fixed_gamma == 0.01
+    # the default: the union bound, larger ε at every k, still increasing in k
+    u = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    assert u.delta_method == "union" and np.all(u.epsilon > r.epsilon)
+    assert np.all(np.diff(u.epsilon) > 0) and np.all(u.delta <= 0.05)
     assert g.epsilon[0] == pytest.approx(dirichlet_privacy(6.7, 0.15, 0.15, 3, 0.1,
                                                            gamma=0.01).epsilon)
 
@@ -255,6 +305,12 @@ def test_calculator_inputs_check():
     ok = CalculatorInputs(**FIGURE_1_1["left"])
     assert ok.check() == () and ok.n_entries == 4
     assert CalculatorInputs(3.0, 0.15, 0.15, 3, 0.1).check()[0][0] == "k"
+    # the named methods resting on Lemma 1.2 say so (where the lemma's premise holds)
+    for method in ("exact", "mc"):
+        warns = CalculatorInputs(**FIGURE_1_1["left"], delta_method=method).check()
+        assert warns == (("delta_method", LEMMA_1_2_WARNING),)
+    assert CalculatorInputs(3.0, 0.15, 0.15, 3, 0.1, delta_method="exact").check()[0][0] == "k"
+    assert warning_field(LEMMA_1_2_WARNING) == "delta_method"
     cases = [
         (dict(eta=0.6, eta_bar=0.5), "eta_bar", "< 1"),
         (dict(delta_target=None, gamma=0.34), "gamma", "(0, 0.333333)"),
@@ -276,11 +332,19 @@ def test_calculator_inputs_check():
 
 def test_evaluate_calculator_shares_one_delta_evaluation():
     r = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"]), n_points=40)
-    assert r.point.epsilon == pytest.approx(2.5161, abs=1e-3)
-    assert r.point.gamma == pytest.approx(3.0555e-3, rel=1e-3)
+    # the point: the proven union bound; the figure's value beside it (spec §4.3)
+    assert r.point.delta_method == "union" and r.points["union"] is r.point
+    assert r.point.epsilon == pytest.approx(2.5208, abs=1e-4)
+    assert r.point.gamma == pytest.approx(3.01299e-3, rel=1e-5)
+    assert r.points["exact"].epsilon == pytest.approx(2.5161, abs=1e-3)
+    assert r.points["exact"].gamma == pytest.approx(3.0555e-3, rel=1e-3)
     ref = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40)
     np.testing.assert_array_equal(r.curve.delta, ref.delta)
     np.testing.assert_array_equal(r.curve.epsilon, ref.epsilon)
+    assert r.curves["union"] is r.curve and sorted(r.curves) == ["exact", "union"]
+    fig = epsilon_delta_curve(**FIGURE_1_1["left"], n_points=40, delta_method="exact")
+    np.testing.assert_array_equal(r.curves["exact"].delta, fig.delta)
+    np.testing.assert_array_equal(r.curves["exact"].epsilon, fig.epsilon)
     # the δ–γ plot uses the whole grid: the curve's points are a subset of it
     assert set(r.curve.gamma.tolist()) <= set(r.delta_gamma.gamma.tolist())
     assert r.delta_gamma.exact is not None and r.delta_gamma.mc is None
@@ -289,7 +353,18 @@ def test_evaluate_calculator_shares_one_delta_evaluation():
     fixed = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"], delta_target=None,
                                                  gamma=0.01), n_points=10)
     assert fixed.point.epsilon == pytest.approx(2.114192024, abs=1e-8)
-    assert fixed.point.delta == pytest.approx(0.156845, abs=2e-5)
+    assert fixed.point.delta == pytest.approx(0.164226, abs=1e-6)  # union
+    assert fixed.points["exact"].delta == pytest.approx(0.156845, abs=2e-5)  # spec §10.2
+    assert fixed.points["exact"].epsilon == fixed.point.epsilon  # ε does not depend on it
     low = evaluate_calculator(CalculatorInputs(3.0, 0.15, 0.15, 3, 0.1), n_points=10)
     assert [f for f, _ in low.warnings] == ["k", "epsilon_approx"]
     assert low.curve.epsilon_approx is None
+    assert sorted(low.points) == ["union"]  # no vertex reduction below Lemma 1.2's premise
+    # the exact method chosen: its point, the Lemma 1.2 warning, and the union beside it
+    ex = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"], delta_method="exact"),
+                             n_points=10)
+    assert ex.point.delta_method == "exact" and ex.curve is ex.curves["exact"]
+    assert ("delta_method", LEMMA_1_2_WARNING) in ex.warnings
+    assert ex.points["union"].epsilon > ex.point.epsilon
+    big = evaluate_calculator(CalculatorInputs(30, 0.02, 0.1, 10, 0.05), n_points=10)
+    assert sorted(big.points) == ["union"] and sorted(big.curves) == ["union"]

@@ -73,7 +73,13 @@ def test_bounds_json_keys_and_values_match_core() -> None:
     r = cli_json("bounds", FOUR, "--k", "100", "--beta", "0.05")
     for key in ("alpha", "policy", "v_private", "v_lower", "v_upper", "cost_bound", "elapsed_s"):
         assert key in r
-    ref = cost_of_privacy(four_startups(), k=100, beta=0.05)
+    from core.privacy.dirichlet import DEFAULT_ETA
+    from core.robust import release_centre_shift
+
+    # no release metadata: privatize's defaults (mix, DEFAULT_ETA) widen α by the centre shift
+    ref = cost_of_privacy(four_startups(), k=100, beta=0.05, centre_shift=release_centre_shift(
+        four_startups(), eta=DEFAULT_ETA, domain_rule="mix"))
+    assert r["alpha_shift"] == pytest.approx(2 * DEFAULT_ETA, rel=1e-12)
     assert r["policy"] == ref.policy.tolist() and len(r["policy"]) == 3  # T lists
     assert r["v_lower"] == pytest.approx(ref.v_lower[0].tolist(), abs=1e-12)
     assert r["v_upper"] == pytest.approx(ref.v_upper[0].tolist(), abs=1e-12)

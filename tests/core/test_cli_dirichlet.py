@@ -14,7 +14,7 @@ import pytest
 
 from core.cli import run_cli
 from core.io.mdp_files import load_mdp
-from core.privacy.dirichlet_accounting import dirichlet_privacy
+from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_privacy
 from core.privacy.mdp_accounting import mdp_privacy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,19 +56,45 @@ def test_dirichlet_json_matches_the_library(extra, kwargs) -> None:
 
 
 def test_dirichlet_json_oracle_values() -> None:
-    d, _ = cli_json(*BASE, "--gamma", "0.01")
+    # the spec's values (§10 oracles 2 and 3) are those of the vertex reduction: --delta-method
+    # exact, which rests on [D] Lemma 1.2 and says so (a warning, on stderr and in the JSON)
+    d, err = cli_json(*BASE, "--gamma", "0.01", "--delta-method", "exact")
     assert d["epsilon"] == pytest.approx(2.114192024, abs=1e-8)
     assert d["delta"] == pytest.approx(0.156845, abs=2e-5)
     assert d["delta_method"] == "exact" and d["eta_bar"] == 0.15
-    d, _ = cli_json(*BASE, "--delta", "0.05")
+    assert "Lemma 1.2" in d["delta_label"] and "not proven" in d["delta_label"]
+    assert d["warnings"] == [LEMMA_1_2_WARNING] and err == f"warning: {LEMMA_1_2_WARNING}\n"
+    d, _ = cli_json(*BASE, "--delta", "0.05", "--delta-method", "exact")
     assert d["gamma"] == pytest.approx(3.0555e-3, rel=2e-4) and d["delta"] <= 0.05
+    assert d["epsilon"] == pytest.approx(2.5161, abs=1e-4)
     assert d["delta_target"] == 0.05
 
 
+def test_dirichlet_default_is_the_proven_union_bound() -> None:
+    d, err = cli_json(*BASE, "--gamma", "0.01")
+    assert d["delta_method"] == "union" and "proven" in d["delta_label"]
+    assert d["delta"] == pytest.approx(0.164226, abs=1e-6) and err == ""
+    assert d["epsilon"] == pytest.approx(2.114192024, abs=1e-8)  # ε does not depend on it
+    d, _ = cli_json(*BASE, "--delta", "0.05")
+    assert d["gamma"] == pytest.approx(3.013e-3, rel=2e-4) and d["delta"] <= 0.05
+    assert d["epsilon"] == pytest.approx(2.5208, abs=1e-4)
+    assert d == cli_json(*BASE, "--delta", "0.05", "--delta-method", "auto")[0]
+
+
+def test_dirichlet_help_says_what_each_method_rests_on(capsys) -> None:
+    code, _, _ = cli("dirichlet", "--help")  # argparse prints the help on sys.stdout
+    assert code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "auto (default) = union" in text and "proven at every input" in text
+    assert "exact (|W| <= 3) = the vertex reduction of [D] Lemma 1.2" in text
+    assert "not proven" in text
+
+
 def test_dirichlet_eta_bar_defaults_to_eta() -> None:
-    d_default, _ = cli_json(*BASE, "--gamma", "0.01")
-    d_given, _ = cli_json(*BASE, "--eta-bar", "0.15", "--gamma", "0.01")
-    d_other, _ = cli_json(*BASE, "--eta-bar", "0.1", "--gamma", "0.01")
+    exact = ("--delta-method", "exact")  # vertex B (which has eta_bar) is the exact method's
+    d_default, _ = cli_json(*BASE, "--gamma", "0.01", *exact)
+    d_given, _ = cli_json(*BASE, "--eta-bar", "0.15", "--gamma", "0.01", *exact)
+    d_other, _ = cli_json(*BASE, "--eta-bar", "0.1", "--gamma", "0.01", *exact)
     assert d_default == d_given
     assert d_default["eta_bar"] == 0.15 and d_other["eta_bar"] == 0.1
     # eta_bar enters v2 and vertex B (vertex A, which gives delta here, has no eta_bar)
@@ -86,8 +112,11 @@ def test_dirichlet_warnings_go_to_stderr_and_into_the_json() -> None:
 def test_dirichlet_text_output() -> None:
     code, out, err = cli(*BASE, "--delta", "0.05")
     assert code == 0 and err == ""
-    assert "epsilon = 2.51609" in out and "delta   = 0.05" in out
-    assert "largest gamma with delta <= 0.05" in out and "exact" in out
+    assert "epsilon = 2.52082" in out and "delta   = 0.05" in out
+    assert "largest gamma with delta <= 0.05" in out and "proven upper bound" in out
+    code, out, err = cli(*BASE, "--delta", "0.05", "--delta-method", "exact")
+    assert code == 0 and "epsilon = 2.51609" in out and "Lemma 1.2" in out
+    assert err.count("warning: ") == 1 and "not proven" in err
 
 
 @pytest.mark.parametrize("change, flag", [
@@ -135,8 +164,10 @@ def test_dirichlet_needs_exactly_one_of_gamma_and_delta(argv) -> None:
 
 # ------------------------------------------------------------------------- sweep
 def _sweep(*extra: str) -> dict:
+    """--eta 0.01 with the rule 'refuse': the four-startups rows' smallest entry, declared as
+    the public bound, and the rows privatised as they are."""
     d, _ = cli_json("sweep", FOUR, "--k", "50,100", "--runs", "2", "--seed", "1",
-                    "--workers", "1", *extra)
+                    "--workers", "1", "--eta", "0.01", "--domain-rule", "refuse", *extra)
     return d
 
 
@@ -146,9 +177,11 @@ def test_sweep_json_reports_epsilon_and_delta_per_k() -> None:
     for key in ("epsilon", "delta", "privacy_statement", "privacy_rows"):
         assert isinstance(d[key], list) and len(d[key]) == len(d["k"])
     assert d["adjacency"] == "one-row" and d["b"] == 0.1 and d["delta_target"] == 0.05
+    assert d["eta"] == 0.01 and d["domain_rule"] == "refuse"
     mdp = load_mdp(FOUR)
     for i, k in enumerate(d["k"]):
-        want = mdp_privacy(mdp, k, b=0.1, delta_target=0.05)
+        want = mdp_privacy(mdp, k, b=0.1, delta_target=0.05, eta=0.01,
+                           domain_rule="refuse")
         assert d["epsilon"][i] == pytest.approx(want.epsilon, rel=1e-12)
         assert d["delta"][i] == pytest.approx(want.delta, rel=1e-12)
         assert d["privacy_statement"][i] == want.statement

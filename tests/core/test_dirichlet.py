@@ -170,7 +170,7 @@ def test_support_mode_keeps_structural_zeros_and_warns():
 def test_interior_model_has_no_warnings():
     from core.examples import example2
 
-    r = privatize_mdp(example2(), 50.0, rng=0)
+    r = privatize_mdp(example2(), 50.0, rng=0, domain_rule="refuse", eta=1e-6)
     assert r.warnings == ()
     assert (r.mdp.P > 0).all()
 

@@ -1,10 +1,17 @@
 """The Dirichlet-mechanism privacy accountant (spec §1–§2, oracle tests §4.3 and §10).
 
-Covers ``core.privacy.dirichlet_accounting``: the exact δ by quadrature (against closed
-forms, an independent nested ``scipy.integrate.quad`` reference and Monte Carlo), ε of
+Covers ``core.privacy.dirichlet_accounting``: the exact δ (certified brackets, and the
+Gauss–Legendre estimate ``prob_all_above``) against closed forms, an independent nested
+``scipy.integrate.quad`` reference and Monte Carlo (the rigour of the certified δ has its
+own file, ``test_dirichlet_rigor.py``), the within-support analysis ``support_privacy``, ε of
 Theorem 1.6 with the corrected v₂, γ* of the corrected problem (1.23), the union and
 Monte Carlo δ, input validation, and the privacy loss itself: the log density ratio of
 b-adjacent inputs never exceeds the ε the accountant reports.
+
+The default δ method is the union bound (proven); the spec's reference values (§4.3, §10)
+were computed with the source's vertex reduction, so the tests of those values ask for
+``delta_method="exact"`` explicitly (the vertex reduction rests on [D] Lemma 1.2, whose
+printed proof has a gap — see ``test_dirichlet_rigor.py`` for the default and the gap).
 """
 
 from __future__ import annotations
@@ -22,11 +29,14 @@ from scipy.stats import dirichlet as dirichlet_dist
 
 from core._validation import InputError
 from core.privacy.dirichlet_accounting import (
+    LEMMA_1_2_WARNING,
     DirichletPrivacy,
     dirichlet_delta,
     dirichlet_epsilon,
     dirichlet_privacy,
     prob_all_above,
+    support_delta,
+    support_privacy,
     union_delta,
     validate_parameters,
     vertex_parameters,
@@ -35,6 +45,7 @@ from core.privacy.dirichlet_accounting import (
 FIG_LEFT = (6.7, 0.15, 0.15, 3, 0.1)    # (k, eta, eta_bar, |W|, b): Figure 1.1 left
 FIG_MIDDLE = (5.1, 0.20, 0.20, 3, 0.1)
 FIG_RIGHT = (4.1, 0.25, 0.25, 3, 0.1)
+EXACT = {"delta_method": "exact"}  # the vertex reduction (Lemma 1.2): the spec's values
 
 
 # =============================================================================== oracle 1
@@ -42,7 +53,7 @@ FIG_RIGHT = (4.1, 0.25, 0.25, 3, 0.1)
 def test_oracle1_uniform_dirichlet_delta_closed_form(gamma: float, expected: float) -> None:
     # k = 4, eta = eta_bar = 1/4, |W| = 3: the domain is the single point (1/4, ..., 1/4),
     # every aggregated parameter is 1, and delta(gamma) = 1 - (1 - 3 gamma)^3 exactly.
-    r = dirichlet_privacy(4, 0.25, 0.25, 3, 0.1, gamma=gamma)
+    r = dirichlet_privacy(4, 0.25, 0.25, 3, 0.1, gamma=gamma, **EXACT)
     assert r.delta_method == "exact"
     assert r.delta == pytest.approx(1 - (1 - 3 * gamma) ** 3, abs=1e-8)
     assert r.delta == pytest.approx(expected, abs=1e-6)  # the rounded spec value
@@ -64,7 +75,7 @@ def test_prob_all_above_uniform_closed_form_on_a_grid(m: int) -> None:
 
 # =============================================================================== oracle 2
 def test_oracle2_figure_left_epsilon_and_delta_at_gamma_001() -> None:
-    r = dirichlet_privacy(*FIG_LEFT, gamma=0.01)
+    r = dirichlet_privacy(*FIG_LEFT, gamma=0.01, **EXACT)
     assert isinstance(r, DirichletPrivacy)
     assert r.v2 == pytest.approx(0.578227919, abs=1e-8)
     assert r.epsilon == pytest.approx(2.114192024, abs=1e-8)
@@ -75,8 +86,9 @@ def test_oracle2_figure_left_epsilon_and_delta_at_gamma_001() -> None:
     assert r.delta_vertex_B == pytest.approx(0.106994, abs=2e-5)
     # vertex A is the minimiser of P[Omega_1], i.e. it gives the larger delta
     assert r.delta == r.delta_vertex_A > r.delta_vertex_B
-    assert r.delta_method == "exact" and "exact" in r.delta_label
-    assert r.warnings == ()
+    assert r.delta_method == "exact" and "Lemma 1.2" in r.delta_label
+    assert "not proven" in r.delta_label and "certified quadrature" in r.delta_label
+    assert r.warnings == (LEMMA_1_2_WARNING,)  # what the exact method rests on
     # v1 = (k b / 2) log((1 - (|W|-1) gamma) / gamma); eps = v1 + v2 (Theorem 1.6)
     assert r.v1 == pytest.approx(6.7 * 0.1 / 2 * math.log(0.98 / 0.01), rel=1e-14)
     assert r.epsilon == pytest.approx(r.v1 + r.v2, rel=1e-14)
@@ -109,7 +121,7 @@ def test_oracle2_lemma_1_7_offset_is_independent_of_gamma(gamma: float) -> None:
     (FIG_RIGHT, 0.159017, 0.465752, 0.081571, 0.081571, 1.098935),
 ])
 def test_spec_4_3_first_table(config, v2, offset, d_a, d_b, eps) -> None:
-    r = dirichlet_privacy(*config, gamma=0.01)
+    r = dirichlet_privacy(*config, gamma=0.01, **EXACT)
     assert r.v2 == pytest.approx(v2, abs=1e-6)
     assert r.epsilon_approx - r.epsilon == pytest.approx(offset, abs=1e-6)
     assert r.delta_vertex_A == pytest.approx(d_a, abs=2e-6)
@@ -134,7 +146,7 @@ GAMMA_STAR_TABLE = {  # spec §4.3 "Optimal gamma* from the corrected (1.23)"
     (eta, k, d) for (eta, k), row in GAMMA_STAR_TABLE.items() for d in row])
 def test_oracle3_optimal_gamma_table(eta: float, k: float, delta_hat: float) -> None:
     g_star, eps, eps_approx = GAMMA_STAR_TABLE[(eta, k)][delta_hat]
-    r = dirichlet_privacy(k, eta, eta, 3, 0.1, delta_target=delta_hat)
+    r = dirichlet_privacy(k, eta, eta, 3, 0.1, delta_target=delta_hat, **EXACT)
     assert r.gamma == pytest.approx(g_star, rel=2e-4)
     assert r.epsilon == pytest.approx(eps, abs=2e-4)
     assert r.epsilon_approx == pytest.approx(eps_approx, abs=2e-4)
@@ -143,15 +155,20 @@ def test_oracle3_optimal_gamma_table(eta: float, k: float, delta_hat: float) -> 
     assert r.delta <= delta_hat
     assert r.delta == pytest.approx(delta_hat, rel=1e-8)
     # ... and a slightly larger gamma is infeasible
-    assert dirichlet_delta(k, eta, eta, 3, r.gamma * (1 + 1e-6))["delta"] > delta_hat
+    assert dirichlet_delta(k, eta, eta, 3, r.gamma * (1 + 1e-6), method="exact")["delta"] \
+        > delta_hat
     assert r.delta == r.delta_vertex_A >= r.delta_vertex_B  # vertex A is the minimiser
+    # the default (the proven union bound) gives a smaller gamma*, hence a larger epsilon
+    u = dirichlet_privacy(k, eta, eta, 3, 0.1, delta_target=delta_hat)
+    assert u.delta_method == "union" and u.delta <= delta_hat
+    assert u.gamma < r.gamma and u.epsilon > r.epsilon
 
 
 @pytest.mark.parametrize("gamma, expected", [
     (0.005, 0.080918), (0.01, 0.156845), (0.02, 0.293647), (0.05, 0.600109),
     (0.1, 0.866919)])
 def test_oracle3_more_delta_values(gamma: float, expected: float) -> None:
-    d = dirichlet_delta(6.7, 0.15, 0.15, 3, gamma)
+    d = dirichlet_delta(6.7, 0.15, 0.15, 3, gamma, method="exact")
     assert d["delta"] == pytest.approx(expected, abs=1e-6)
     assert d["delta"] == d["delta_vertex_A"] > d["delta_vertex_B"]
 
@@ -161,7 +178,7 @@ def test_oracle3_epsilon_strictly_increasing_in_k() -> None:
              (50, 10.14, 0.0613), (100, 18.40, 0.0831)]
     eps = []
     for k, e, g in table:
-        r = dirichlet_privacy(k, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+        r = dirichlet_privacy(k, 0.15, 0.15, 3, 0.1, delta_target=0.05, **EXACT)
         assert r.epsilon == pytest.approx(e, abs=6e-3 if e > 10 else 6e-4)
         assert r.gamma == pytest.approx(g, rel=2e-3)
         eps.append(r.epsilon)
@@ -169,7 +186,7 @@ def test_oracle3_epsilon_strictly_increasing_in_k() -> None:
 
 
 def test_oracle3_union_bound_dominates_the_exact_delta() -> None:
-    exact = dirichlet_privacy(*FIG_LEFT, gamma=0.01)
+    exact = dirichlet_privacy(*FIG_LEFT, gamma=0.01, **EXACT)
     union = dirichlet_privacy(*FIG_LEFT, gamma=0.01, delta_method="union")
     assert union.delta_method == "union" and "union" in union.delta_label
     assert union.delta == pytest.approx(0.164226, abs=1e-6)
@@ -178,7 +195,7 @@ def test_oracle3_union_bound_dominates_the_exact_delta() -> None:
     # union gamma* for delta_hat = 0.05 (spec §2.5): smaller than the exact 3.0555e-3
     u = dirichlet_privacy(*FIG_LEFT, delta_target=0.05, delta_method="union")
     assert u.gamma == pytest.approx(0.003013, rel=2e-4)
-    assert u.gamma < dirichlet_privacy(*FIG_LEFT, delta_target=0.05).gamma
+    assert u.gamma < dirichlet_privacy(*FIG_LEFT, delta_target=0.05, **EXACT).gamma
     assert u.delta <= 0.05
     # the bound is the closed form |W| I_gamma(k eta, k (1 - eta)), capped at 1
     g = np.array([1e-4, 1e-3, 0.01, 0.1, 0.3])
@@ -186,7 +203,8 @@ def test_oracle3_union_bound_dominates_the_exact_delta() -> None:
                                np.minimum(1, 3 * betainc(6.7 * 0.15, 6.7 * 0.85, g)), rtol=1e-14)
     # and dominates the exact delta on a grid of gamma
     for gi in g[:-1]:
-        assert union_delta(6.7, 0.15, 3, gi) >= dirichlet_delta(6.7, 0.15, 0.15, 3, gi)["delta"]
+        assert union_delta(6.7, 0.15, 3, gi) >= dirichlet_delta(6.7, 0.15, 0.15, 3, gi,
+                                                                method="exact")["delta"]
 
 
 @pytest.mark.parametrize("b, eps", [(0.1, 70.6), (0.02, 15.1)])
@@ -211,7 +229,7 @@ _CONFIGS = st.tuples(
 def test_returned_delta_never_exceeds_the_target_exact(cfg) -> None:
     k, eta, eb, w, b, target = cfg
     assume(w * eta + eb <= 1 and eta + eb < 1 and k * eta >= 0.5)
-    r = dirichlet_privacy(k, eta, eb, w, b, delta_target=target)
+    r = dirichlet_privacy(k, eta, eb, w, b, delta_target=target, **EXACT)
     assert 0 < r.gamma < 1 / w
     assert r.delta <= target
     assert r.delta == pytest.approx(target, rel=1e-6) or r.gamma > (1 / w) * (1 - 1e-9)
@@ -253,11 +271,12 @@ def test_monte_carlo_target_beyond_the_resolution_of_the_draws_is_an_input_error
 
 
 @settings(max_examples=25)
-@given(st.floats(2.0, 200.0), st.floats(0.05, 0.3), st.integers(2, 3))
-def test_delta_increases_and_epsilon_decreases_in_gamma(k, eta, w) -> None:
+@given(st.floats(2.0, 200.0), st.floats(0.05, 0.3), st.integers(2, 3),
+       st.sampled_from(["auto", "exact"]))
+def test_delta_increases_and_epsilon_decreases_in_gamma(k, eta, w, method) -> None:
     assume(w * eta + eta <= 1)
     gs = np.geomspace(1e-4, 0.9 / w, 9)
-    rs = [dirichlet_privacy(k, eta, eta, w, 0.1, gamma=g) for g in gs]
+    rs = [dirichlet_privacy(k, eta, eta, w, 0.1, gamma=g, delta_method=method) for g in gs]
     d = [r.delta for r in rs]
     e = [r.epsilon for r in rs]
     assert all(b >= a - 1e-9 for a, b in zip(d, d[1:]))
@@ -386,7 +405,7 @@ def test_exact_delta_matches_monte_carlo_at_vertex_a(config, gamma: float) -> No
     a_w, a_r = vertex_parameters(k, eta, eb, w)["A"]
     x = np.random.default_rng(20240611).dirichlet([*a_w, a_r], size=n_draws)
     p_hat = float((x[:, :w] < gamma).any(axis=1).mean())
-    exact = dirichlet_delta(k, eta, eb, w, gamma)["delta_vertex_A"]
+    exact = dirichlet_delta(k, eta, eb, w, gamma, method="exact")["delta_vertex_A"]
     se = math.sqrt(exact * (1 - exact) / n_draws)
     assert abs(p_hat - exact) < 4 * se
 
@@ -643,7 +662,203 @@ def test_exact_delta_never_exceeds_the_union_bound_even_for_tiny_gamma() -> None
     """Regression: with k·eta < 1 and gamma ~ 1e-24 the quadrature lost accuracy and reported
     more than the (rigorous) union bound, and gamma* then broke its delta target."""
     for gamma in (1e-40, 1e-24, 1e-12):
-        d = dirichlet_delta(1.0, 0.15, 0.15, 3, gamma)
+        d = dirichlet_delta(1.0, 0.15, 0.15, 3, gamma, method="exact")
         assert d["delta"] <= float(union_delta(1.0, 0.15, 3, gamma)) * (1 + 1e-12)
-    r = dirichlet_privacy(1.0, 0.15, 0.15, 3, 0.1, delta_target=1e-3)
+    r = dirichlet_privacy(1.0, 0.15, 0.15, 3, 0.1, delta_target=1e-3, **EXACT)
     assert r.delta <= 1e-3 and r.gamma > 0
+
+
+# =============================================================================== support
+# support_privacy: the within-support analysis for MDP rows. Domain: all n support entries
+# >= eta; neighbours move <= b/2 between ANY two support entries (the last included);
+# Omega_1 = {all n coordinates >= gamma}.
+@pytest.mark.parametrize("k, eta, tau, expected", [
+    (5, 0.25, 0.05, 0.104865), (20, 0.1, 0.01, 0.015274)])
+def test_support_n2_closed_form_oracle_b5(k, eta, tau, expected) -> None:
+    # spec kickstarting §5 B5: delta = I_tau(k eta, k(1-eta)) + I_tau(k(1-eta), k eta)
+    r = support_privacy(k, eta, 2, 0.1, gamma=tau, **EXACT)
+    assert r.delta_method == "exact" and r.analysis == "support" and r.w == 2
+    assert r.warnings == (LEMMA_1_2_WARNING,)
+    closed = betainc(k * eta, k * (1 - eta), tau) + betainc(k * (1 - eta), k * eta, tau)
+    assert r.delta == pytest.approx(closed, rel=1e-11)
+    assert r.delta >= closed  # certified: never below the closed form
+    assert r.delta == pytest.approx(expected, abs=1e-6)
+    # the default is the union bound 2·I_tau(k eta, k(1-eta)), proven, >= the vertex value
+    u = support_privacy(k, eta, 2, 0.1, gamma=tau)
+    assert u.delta_method == "union" and u.warnings == ()
+    assert u.delta == pytest.approx(2 * betainc(k * eta, k * (1 - eta), tau), rel=1e-11)
+    assert u.delta >= r.delta
+
+
+def test_support_n2_k_eta_below_one_is_the_union_bound() -> None:
+    # B5's (k=5, eta=0.1, tau=0.01) -> 0.230125 is the two-vertex value, but k eta = 0.5 < 1
+    # leaves the vertex reduction unproven: the reported delta is 2 I_tau(0.5, 4.5)
+    r = support_privacy(5, 0.1, 2, 0.1, gamma=0.01)
+    assert r.delta_method == "union" and any("Lemma 1.2" in m for m in r.warnings)
+    assert r.delta == pytest.approx(2 * betainc(0.5, 4.5, 0.01), rel=1e-11)
+    assert r.delta >= 0.230125
+
+
+@pytest.mark.parametrize("n, tau, expected", [(3, 0.05, 0.2775), (2, 0.1, 0.2),
+                                              (4, 0.01, 1 - 0.96 ** 3)])
+def test_support_uniform_closed_form(n, tau, expected) -> None:
+    # k = n, eta = 1/n: one point, all shapes 1, P[all n >= tau] = (1 - n tau)^(n-1)
+    # (spec kickstarting B6: m = 3, tau = 0.05 -> 0.2775). b must be 0 for this one-point
+    # domain (n eta + b/2 <= 1), so the delta is checked through support_delta.
+    d = support_delta(n, 1.0 / n, n, tau, method="exact")
+    assert d["delta"] == pytest.approx(1 - (1 - n * tau) ** (n - 1), rel=1e-9)
+    assert d["delta"] == pytest.approx(expected, abs=1e-6)
+    # n = 6 (B6: 0.266096) is beyond the exact method: the union bound dominates it
+    assert support_delta(6, 1 / 6, 6, 0.01, method="union")["delta"] >= 0.266096
+
+
+def test_support_epsilon_by_hand() -> None:
+    k, eta, n, b, g = 20.0, 0.1, 4, 0.1, 0.01
+    r = support_privacy(k, eta, n, b, gamma=g)
+    c_max = 1 - (n - 2) * eta
+    v2 = betaln(k * eta, k * (c_max - eta)) - betaln(k * (eta + b / 2),
+                                                     k * (c_max - eta - b / 2))
+    v1 = (k * b / 2) * math.log((1 - (n - 1) * g) / g)
+    assert r.v1 == pytest.approx(v1, rel=1e-13) and r.v2 == pytest.approx(v2, rel=1e-12)
+    assert r.epsilon == pytest.approx(v1 + v2, rel=1e-13)
+    assert r.eta_bar == pytest.approx((n - 2) * eta) and r.w == n
+    assert r.to_dict()["analysis"] == "support"
+    # the corrected v2 when eta + b/2 passes c_max / 2 (n = 2, c_max = 1)
+    r2 = support_privacy(10, 0.4, 2, 0.4, gamma=0.01)
+    assert r2.v2 == pytest.approx(betaln(4, 6) - betaln(5, 5), rel=1e-12)
+
+
+def _support_pair(rng: np.random.Generator, n: int, eta: float, b: float
+                  ) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """p in the support domain and a neighbour q: any two entries i, j (the last one
+    included) exchange d with |d| <= b/2, both staying >= eta; half the time d is extreme."""
+    p = eta + (1 - n * eta) * rng.dirichlet(np.ones(n))
+    i, j = rng.choice(n, size=2, replace=False)
+    d_lo, d_hi = max(-b / 2, eta - p[i]), min(b / 2, p[j] - eta)
+    u = rng.uniform()
+    d = d_lo if u < 0.25 else d_hi if u < 0.5 else rng.uniform(d_lo, d_hi)
+    q = p.copy()
+    q[i] += d
+    q[j] -= d
+    return p, q, int(i), int(j)
+
+
+@pytest.mark.parametrize("k, eta, n, b, how", [
+    (20.0, 0.1, 3, 0.1, {"delta_target": 0.05}), (10.0, 0.2, 4, 0.2, {"gamma": 0.02}),
+    (20.0, 0.3, 2, 0.4, {"gamma": 0.05}), (50.0, 0.02, 6, 0.1, {"delta_target": 0.05})])
+def test_support_privacy_loss_never_exceeds_epsilon(k, eta, n, b, how) -> None:
+    r = support_privacy(k, eta, n, b, **how)
+    rng = np.random.default_rng(99)
+    worst = -np.inf
+    for _ in range(150):
+        p, q, i, j = _support_pair(rng, n, eta, b)
+        assert (q >= eta - 1e-12).all() and abs(p - q).sum() <= b + 1e-12
+        x = rng.dirichlet(k * p, size=300)
+        x = x[(x >= r.gamma).all(axis=1)]  # Omega_1: all n coordinates >= gamma
+        if len(x):
+            worst = max(worst, float(np.abs(_log_ratio(k, p, q, i, j, x)).max()))
+        hi, lo = 1 - (n - 1) * r.gamma, r.gamma  # the extreme x in Omega_1
+        for xi, xj in ((hi, lo), (lo, hi)):
+            xe = np.full(n, r.gamma)
+            xe[i], xe[j] = xi, xj
+            worst = max(worst, float(_log_ratio(k, p, q, i, j, xe)))
+    assert worst <= r.epsilon + 1e-12
+
+
+def test_support_epsilon_is_attained_for_two_entries() -> None:
+    # n = 2: c = 1 always, the (1.20) pair and x = (1 - gamma, gamma) are feasible: tight
+    k, eta, b, g = 20.0, 0.1, 0.2, 0.02
+    r = support_privacy(k, eta, 2, b, gamma=g)
+    p, q = np.array([eta + b / 2, 1 - eta - b / 2]), np.array([eta, 1 - eta])
+    loss = float(_log_ratio(k, p, q, 0, 1, np.array([1 - g, g])))
+    assert loss == pytest.approx(r.epsilon, abs=1e-9)
+
+
+def test_issue_row_with_mass_moved_into_the_last_entry_is_covered() -> None:
+    # issue 10 item 2: (0.49, 0.49, 0.02) and (0.49, 0.44, 0.07) differ in entries 1 and 2
+    # (the last one): outside Theorem 1.6's W, inside the support analysis (eta = 0.02)
+    k, eta, b = 10.0, 0.02, 0.1
+    p, q = np.array([0.49, 0.49, 0.02]), np.array([0.49, 0.44, 0.07])
+    r = support_privacy(k, eta, 3, b, delta_target=0.05)
+    assert r.delta_method == "union"  # k eta = 0.2 < 1
+    x = np.random.default_rng(3).dirichlet(k * p, size=200_000)
+    x = x[(x >= r.gamma).all(axis=1)]
+    assert len(x) > 1000
+    assert np.abs(_log_ratio(k, p, q, 1, 2, x)).max() <= r.epsilon
+    # both rows' failure probability at the reported gamma is below delta: Binomial with
+    # N = 2e5, p <= 0.05, standard error <= 4.9e-4; 5 standard errors of slack
+    for row in (p, q):
+        y = np.random.default_rng(4).dirichlet(k * row, size=200_000)
+        assert float((y.min(axis=1) < r.gamma).mean()) <= r.delta + 5 * 4.9e-4
+
+
+def test_support_delta_matches_monte_carlo_at_the_vertex() -> None:
+    # standard error sqrt(0.1 (0.9) / 2e5) = 6.7e-4; 4 of them (false alarm ~6e-5)
+    k, eta, n, g = 20.0, 0.1, 4, 0.01
+    d = support_privacy(k, eta, n, 0.1, gamma=g, **EXACT).delta
+    x = np.random.default_rng(11).dirichlet([k * eta] * (n - 1) + [k * (1 - (n - 1) * eta)],
+                                            size=200_000)
+    p_hat = float((x.min(axis=1) < g).mean())
+    assert abs(p_hat - d) < 4 * math.sqrt(d * (1 - d) / 200_000)
+
+
+def test_support_against_the_w_analysis() -> None:
+    """What is implied, for n entries against |W| = n - 1, eta_bar = eta (same domain):
+    at a fixed gamma the support analysis has a *smaller* epsilon (v1 uses 1-(n-1)gamma
+    instead of 1-(n-2)gamma; v2 uses c_max = 1-(n-2)eta <= 1-eta) but a larger delta (Omega_1
+    also constrains the last entry). So at a fixed target delta_hat its gamma* is smaller,
+    and neither epsilon dominates the other in general: 'support epsilon >= W epsilon' is
+    NOT implied (it holds in the first example at the end and fails in the second)."""
+    for k, eta, n in [(20.0, 0.1, 3), (10.0, 0.15, 4), (50.0, 0.05, 4)]:
+        for g in (1e-4, 0.01, 0.05):
+            s = support_privacy(k, eta, n, 0.1, gamma=g, **EXACT)
+            w = dirichlet_privacy(k, eta, eta, n - 1, 0.1, gamma=g, **EXACT)
+            assert s.epsilon < w.epsilon and s.v2 <= w.v2 + 1e-12
+            assert s.delta >= w.delta_lower  # true support delta >= true W delta
+        s5 = support_privacy(k, eta, n, 0.1, delta_target=0.05, **EXACT)
+        w5 = dirichlet_privacy(k, eta, eta, n - 1, 0.1, delta_target=0.05, **EXACT)
+        assert s5.gamma <= w5.gamma * (1 + 1e-9)
+    # (4, 0.3, 3): 0.8579 > 0.8448; (20, 0.1, 3): 6.3246 < 6.3380 (delta_hat = 0.05)
+    a = (support_privacy(4, 0.3, 3, 0.1, delta_target=0.05, **EXACT),
+         dirichlet_privacy(4, 0.3, 0.3, 2, 0.1, delta_target=0.05, **EXACT))
+    b = (support_privacy(20, 0.1, 3, 0.1, delta_target=0.05, **EXACT),
+         dirichlet_privacy(20, 0.1, 0.1, 2, 0.1, delta_target=0.05, **EXACT))
+    assert a[0].epsilon > a[1].epsilon
+    assert b[0].epsilon < b[1].epsilon
+
+
+@pytest.mark.parametrize("kwargs, field, text", [
+    (dict(k=10, eta=0.1, n=1, b=0.1), "n", ">= 2"),
+    (dict(k=10, eta=0.1, n=2.0, b=0.1), "n", ">= 2"),
+    (dict(k=10, eta=0.4, n=3, b=0.1), "eta", "domain is empty"),
+    (dict(k=10, eta=0.3, n=3, b=0.4), "b", "eta + b/2"),
+    (dict(k=0, eta=0.1, n=3, b=0.1), "k", "> 0"),
+    (dict(k=10, eta=0.0, n=3, b=0.1), "eta", "(0, 1)"),
+    (dict(k=10, eta=0.1, n=3, b=0.0), "b", "(0, 1]"),
+])
+def test_support_validation(kwargs, field, text) -> None:
+    e = _field(lambda: support_privacy(**kwargs, gamma=0.01))
+    assert e.field == field and text in str(e)
+
+
+@pytest.mark.parametrize("extra, field", [
+    (dict(gamma=1 / 3), "gamma"), (dict(delta_target=1.0), "delta"), (dict(), "gamma"),
+    (dict(gamma=0.01, delta_method="exact"), None)])
+def test_support_gamma_delta_and_method_validation(extra, field) -> None:
+    if field is None:  # exact is limited to n <= 4
+        e = _field(lambda: support_privacy(20, 0.05, 5, 0.1, **extra))
+        assert e.field == "delta_method" and "union" in str(e)
+        assert support_privacy(20, 0.05, 5, 0.1, gamma=0.01).delta_method == "union"
+        return
+    e = _field(lambda: support_privacy(20, 0.1, 3, 0.1, **extra))
+    assert e.field == field
+
+
+def test_support_target_never_exceeded_for_every_method() -> None:
+    for method in ("exact", "union"):
+        for n in (2, 3, 4):
+            r = support_privacy(20, 0.1, n, 0.1, delta_target=0.01, delta_method=method)
+            assert r.delta <= 0.01 and r.delta == pytest.approx(0.01, rel=1e-6)
+    m = support_privacy(20, 0.1, 3, 0.1, delta_target=0.05, delta_method="mc",
+                        mc_draws=20_000, mc_seed=1)
+    assert m.delta_method == "mc" and m.delta <= 0.05 and m.delta_estimate <= m.delta

@@ -156,3 +156,131 @@ def test_result_is_frozen_and_read_only(serial):
         serial.v_lower[0, 0] = 1.0
     with pytest.raises(AttributeError):
         serial.runs = 3
+
+
+# ------------------------------------------------------------------ the declared domain
+def test_sweep_privatises_exactly_the_rows_the_accounting_describes():
+    """Every run draws Dir_k around the rows of mechanism_rows with the sweep's eta and
+    rule, and the accounting of each k is mdp_privacy with the same ones."""
+    from core.privacy.dirichlet import mechanism_rows, privatize_mdp
+    from core.privacy.mdp_accounting import mdp_privacy
+
+    mdp = four_startups()
+    r = privacy_sweep(mdp, [50.0], runs=1, seed=5, workers=1, eta=0.02, domain_rule="mix")
+    assert (r.eta, r.domain_rule) == (0.02, "mix")
+    want = mdp_privacy(mdp, 50.0, eta=0.02, domain_rule="mix")
+    assert r.privacy[0].to_dict() == want.to_dict() and want.bounded
+    # run 0 of k 0 uses SeedSequence(5, spawn_key=(0, 0)): the same draw around the
+    # mixed rows gives the same private value
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(5, spawn_key=(0, 0))))
+    private = privatize_mdp(mdp, 50.0, rng=rng, eta=0.02, domain_rule="mix").mdp
+    prep = mechanism_rows(mdp, eta=0.02, domain_rule="mix")
+    assert (prep.rows[prep.rows > 0] >= 0.02).all()
+    from core.planning.synthesis import synthesize
+
+    assert r.v_private[0, 0] == pytest.approx(
+        synthesize(private).values[0][mdp.initial_state], abs=1e-12)
+    d = r.to_dict()
+    assert d["eta"] == 0.02 and d["domain_rule"] == "mix"
+    assert "(1 - n·eta)·b" in d["adjacency_text"]
+
+
+def test_refuse_stops_the_sweep_before_any_run():
+    seen = []
+    with pytest.raises(InputError) as info:
+        privacy_sweep(four_startups(), [50.0], runs=2, seed=1, workers=1, eta=0.05,
+                      domain_rule="refuse", progress=lambda f, m="": seen.append(f))
+    assert info.value.field == "eta" and "P(start, acquire_1)" in str(info.value)
+    assert seen == []
+    # the default rule mixes instead: the same sweep runs and is bounded
+    r = privacy_sweep(four_startups(), [50.0], runs=1, seed=1, workers=1, eta=0.05)
+    assert r.domain_rule == "mix" and r.privacy[0].bounded
+
+
+def test_defaults_give_a_finite_guarantee_in_to_dict(serial):
+    d = serial.to_dict()  # the defaults (eta 1e-3, 'mix'): finite at k = 10 and 1000
+    assert (d["eta"], d["domain_rule"]) == (1e-3, "mix")
+    assert all(e is not None and e > 0 for e in d["epsilon"]) and max(d["delta"]) <= 0.05
+    assert d["epsilon"] == [p.epsilon for p in serial.privacy]
+
+
+def test_unbounded_k_is_null_with_a_reason_in_to_dict():
+    r = privacy_sweep(four_startups(), [3.0, 10.0], runs=1, seed=1, workers=1)
+    d = r.to_dict()  # k = 3: k·eta = 3e-3, no γ reaches the target δ
+    assert d["epsilon"][0] is None and d["epsilon"][1] is not None
+    assert len(d["epsilon_reason"]) == 2 and "too small" in d["epsilon_reason"][0]
+    old = privacy_sweep(four_startups(), [10.0, 1000.0], runs=1, seed=1, workers=1, eta=1e-6)
+    d = old.to_dict()  # eta = 1e-6: no finite guarantee at k = 10 or 1000
+    assert d["epsilon"] == [None, None] and len(d["epsilon_reason"]) == 2
+    assert all("too small" in x for x in d["epsilon_reason"])
+    text = json.dumps(d, allow_nan=False)
+    assert "Infinity" not in text and "NaN" not in text
+
+
+# ------------------------------------------------------------------ centre shift (α inflation)
+def _skewed_mdp():
+    from core.mdp import MDP
+
+    P = np.array([[[0.05, 0.90, 0.05], [0.10, 0.10, 0.80]],
+                  [[0.05, 0.90, 0.05], [0.90, 0.05, 0.05]],
+                  [[0.80, 0.10, 0.10], [0.05, 0.05, 0.90]]])
+    R = np.array([[0.0, 0.1], [0.5, 0.0], [0.0, 0.2]])
+    return MDP(P=P, R=R, R_T=np.array([0.0, 1.0, 0.0]), horizon=3)
+
+
+def test_sweep_inflates_alpha_by_the_centre_shift_so_the_oracle_sandwich_holds(monkeypatch):
+    """mix with eta = 0.02 on 3-outcome rows moves each centre by up to 2·eta = 0.04; at
+    k = 10⁴ that is more than α. With the inflation V^π̄(true) lies in [v̲, v̄] at s₀ except
+    with probability <= m·β (m = 6 rows; union bound over rows, see test_robust): we allow
+    F/N <= m·β + 3·√(m·β(1 − m·β)/N). With the inflation switched off the sweep's oracle
+    view falls outside in most runs (>= 0.5, far above m·β). Fixed seed."""
+    import core.experiments as ex
+
+    m = _skewed_mdp()
+    N, beta = 120, 0.01
+    kw = dict(runs=N, beta=beta, seed=3, workers=1, eta=0.02, domain_rule="mix")
+    r = privacy_sweep(m, [1e4], **kw)
+    assert r.alpha_shift == pytest.approx(0.04, rel=1e-12)
+    d = r.to_dict()
+    assert d["alpha_shift"] == r.alpha_shift and "alpha inflated" in d["alpha_shift_note"]
+    assert d["alpha"] == r.alpha.tolist()  # α of Lemma 2.2 itself is reported unchanged
+    assert d["alpha_effective"] == pytest.approx((r.alpha + 0.04).tolist(), rel=1e-12)
+    q_max = int(m.mask.sum()) * beta
+    tol = 3 * np.sqrt(q_max * (1 - q_max) / N)
+    outside = (r.v_true < r.v_lower - 1e-12) | (r.v_true > r.v_upper + 1e-12)
+    assert outside.mean() <= q_max + tol
+    monkeypatch.setattr(ex, "centre_shift", lambda prep, shape: np.zeros(shape))
+    off = privacy_sweep(m, [1e4], **kw)
+    assert off.alpha_shift == 0.0 and np.array_equal(off.v_private, r.v_private)
+    outside = (off.v_true < off.v_lower - 1e-12) | (off.v_true > off.v_upper + 1e-12)
+    assert outside.mean() >= 0.5
+
+
+def test_refuse_sweep_is_bit_identical_to_the_unshifted_computation():
+    """domain_rule='refuse', zeros='support': no inflation; every run equals privatise →
+    synthesise → robust_bounds with the scalar α of Lemma 2.2, bit for bit."""
+    from core.planning.synthesis import evaluate_policy, synthesize
+    from core.privacy.dirichlet import privatize_mdp
+    from core.robust import alpha_radius, robust_bounds
+
+    mdp = four_startups()
+    ks = [10.0, 1000.0]
+    r = privacy_sweep(mdp, ks, runs=3, seed=99, workers=1, eta=0.005, domain_rule="refuse")
+    d = r.to_dict()
+    assert r.alpha_shift == 0.0 and d["alpha_shift_note"] == ""
+    assert d["alpha_effective"] == d["alpha"] == r.alpha.tolist()
+    s0 = mdp.initial_state
+    for i, k in enumerate(ks):
+        alpha = alpha_radius(k, 0.05, n=mdp.n_states)
+        assert r.alpha[i] == alpha
+        for run in range(3):
+            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+                99, spawn_key=(i, run))))
+            private = privatize_mdp(mdp, k, rng=rng, eta=0.005, domain_rule="refuse").mdp
+            plan = synthesize(private)
+            lo, hi, _, _ = robust_bounds(private, plan.policy, alpha=alpha, beta=0.05)
+            want = (lo[0][s0], plan.values[0][s0], evaluate_policy(mdp, plan.policy)[0][s0],
+                    hi[0][s0])
+            got = (r.v_lower[i, run], r.v_private[i, run], r.v_true[i, run],
+                   r.v_upper[i, run])
+            assert got == want

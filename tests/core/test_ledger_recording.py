@@ -27,7 +27,7 @@ from core.project import Project
 
 def test_record_privatization_makes_one_dirichlet_entry():
     led = PrivacyLedger()
-    priv = mdp_privacy(four_startups(), 100, b=0.1, delta_target=0.05)
+    priv = mdp_privacy(four_startups(), 100, b=0.1, delta_target=0.05, eta=0.01)
     e = record_privatization(led, mdp_id="four-startups", privacy=priv, k=100,
                              mode="release", seed=None, source="run-3")
     assert e is led.entries[0]

@@ -39,20 +39,47 @@ def test_plan_json_keys_and_values():
     assert d["route"][0] == "a2" and d["route"][-1] == "f4" and d["messages"] == 24
     assert d["mode"] == "experiment" and d["seed"] == 3 and d["approach"] == "noprivacy"
     assert set(d["epsilon_spent"]) == set("abcdef")
+    # No-privacy sends exact crossing lengths: unbounded, null with the reason, in the ledger
+    assert d["epsilon_spent"]["b"] is None and "exact" in d["epsilon_spent_reason"]["b"]
+    assert d["epsilon_spent"]["a"] == 0.0 and "a" not in d["epsilon_spent_reason"]
+    assert d["guarantee"]["epsilon"] is None and d["guarantee"]["epsilon_reason"]
+    assert all(e["epsilon"] is None and e["epsilon_reason"] for e in d["ledger"])
 
 
 def test_plan_dp_sound_and_thesis():
     d = plan_json("--seed", "1")
     assert d["preset"] == "sound" and d["thesis_flaws"] == [] and d["caveats"]
     assert d["epsilon_spent"]["b"] == pytest.approx(0.5)
+    assert "epsilon_spent_reason" not in d
+    g = d["guarantee"]
+    assert g["epsilon"] == pytest.approx(0.5) and g["delta"] == 0.0
+    assert "node adjacency" in g["adjacency"] and g["public_parameters"]["d_max"] == 4
     assert {e["agent"] for e in d["ledger"]} == {"b", "c", "d", "e"}
     assert all({"mechanism", "epsilon", "parameters", "released", "mode"} <= set(e)
                for e in d["ledger"])
     t = plan_json("--seed", "1", "--preset", "thesis")
     assert t["preset"] == "thesis" and any(f.startswith("F1") for f in t["thesis_flaws"])
-    assert t["epsilon_spent"]["b"] == pytest.approx(1.5)
+    # the thesis preset proves no bound: null + reason, never its nominal 0.5 per agent
+    assert t["epsilon_spent"]["b"] is None and "F5" in t["epsilon_spent_reason"]["b"]
+    assert t["guarantee"]["epsilon"] is None and "F4" in t["guarantee"]["epsilon_reason"]
+    assert t["epsilon_nominal"]["b"] == pytest.approx(1.5)
     again = plan_json("--seed", "1")
     assert again["route"] == d["route"] and again["ledger"] == d["ledger"]
+
+
+def test_plan_text_headline_is_the_proven_bound():
+    base = ("plan", FIG41, "--origin", "a2", "--goal-agent", "f", "--epsilon", "0.5",
+            "--seed", "1")
+    code, out, err = cli(*base, "--preset", "thesis")
+    assert code == 0
+    head = [ln for ln in out.splitlines() if ln.startswith("privacy:")]
+    assert len(head) == 1 and "NO proven bound" in head[0] and "0.5" not in head[0]
+    assert "NOT a guarantee" in out
+    code, out, err = cli(*base)
+    head = [ln for ln in out.splitlines() if ln.startswith("privacy:")]
+    assert len(head) == 1 and "epsilon <= 0.5 per agent" in head[0]
+    code, out, err = cli(*base, "--approach", "greedy")
+    assert "nothing private was released" in out
 
 
 def test_plan_release_mode_says_so():
@@ -67,6 +94,8 @@ def test_unplannable_task_is_a_result():
     d = plan_json("--seed", "1", "--budget", "2")
     assert d["success"] is False and d["failure"] and d["status"] == "fail_budget"
     assert d["route"] == [] and d["length"] is None
+    d = plan_json("--seed", "1", "--budget", "unlimited")
+    assert d["comm_budget"] is None and d["comm_budget_reason"] == "unlimited"
     code, out, err = cli("plan", FIG41, "--origin", "a2", "--goal-agent", "f", "--epsilon",
                          "0.5", "--seed", "1", "--budget", "0")
     assert code == 0 and "not delivered" in out
@@ -123,6 +152,11 @@ def test_plan_bench_writes_csv_and_json(tmp_path):
     d = json.loads(out)
     assert d["benchmark"] == "B2" and d["worlds"] == 2 and d["seed"] == 5
     assert len(d["rows"]) == 2 * 4 and d["checks"]
+    assert d["privacy"]["dp"]["epsilon"] == 0.5 and d["privacy"]["greedy"]["epsilon"] == 0.0
+    assert d["privacy"]["noprivacy"]["epsilon"] is None
+    assert d["privacy"]["noprivacy"]["epsilon_reason"]
+    rl = [r for r in d["relative_to_dp"] if r["metric"] == "route_length"]
+    assert rl and all(r["paired"] for r in rl)
     csv_text = (tmp_path / "B2.csv").read_text()
     assert csv_text.splitlines()[0].startswith("benchmark,n_centers,approach,success")
     assert len(csv_text.splitlines()) == 1 + 8
@@ -131,3 +165,13 @@ def test_plan_bench_writes_csv_and_json(tmp_path):
     assert code == 2 and err.count("\n") == 1
     code, out, err = cli("plan-bench", "B1", "--approaches", "dp,warp", "--worlds", "1")
     assert code == 2 and "--approaches" in err
+
+
+def test_plan_bench_text_states_what_each_approach_proves():
+    code, out, err = cli("plan-bench", "B1", "--values", "0.2,0.5", "--worlds", "1", "--seed",
+                         "2", "--workers", "1")
+    assert code == 0, err
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith("privacy ")]
+    assert len(lines) == 3
+    assert "swept epsilon per agent (proven" in lines[0]
+    assert "dp-thesis: NO proven bound" in lines[1] and "noprivacy: NO proven bound" in lines[2]

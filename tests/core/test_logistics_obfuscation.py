@@ -146,7 +146,10 @@ def test_histogram_noise_has_the_declared_scale():
     b_local = fig41().local("b")
     led = PrivacyLedger()
     obfuscate_topology(b_local, owner="b", epsilon=0.5, dmax=4, rng=np.random.default_rng(3),
-                       noise_rng=np.random.default_rng(4), ledger=led)
+                       noise_rng=np.random.default_rng(4), ledger=led,
+                       rewire="pure_postprocessing")
+    obfuscate_topology(b_local, owner="b", epsilon=0.5, dmax=4, rng=np.random.default_rng(3),
+                       noise_rng=np.random.default_rng(4), ledger=led, rewire="overlap")
     from core.privacy.laplace import laplace_release
 
     x = laplace_release(np.zeros((10_000, 4)), epsilon=0.25, sensitivity=9.0,
@@ -156,6 +159,9 @@ def test_histogram_noise_has_the_declared_scale():
     e = led.entries[0]
     assert e.mechanism == "laplace" and e.epsilon == 0.5 and e.parameters["sensitivity"] == 9.0
     assert e.parameters["scale"] == 18.0 and e.dataset == "agent:b"
+    # overlap rewiring keeps real routes: the same noise proves nothing (spec F4)
+    e2 = led.entries[1]
+    assert math.isinf(e2.epsilon) and "F4" in e2.reason and e2.parameters["nominal_epsilon"] == 0.5
 
 
 @pytest.mark.parametrize("eps", [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
@@ -177,8 +183,8 @@ def test_t12_obfuscated_maps_connected_with_all_centers(eps):
 
 def test_noiseless_obfuscation_returns_the_true_map():
     b = fig41().local("b")
-    o = obfuscate_topology(b, owner="b", epsilon=1e9, dmax=4, rng=np.random.default_rng(0),
-                           noise_rng=np.random.default_rng(1))
+    o = obfuscate_topology(b, owner="b", epsilon=1e9, dmax=4, rewire="overlap",
+                           rng=np.random.default_rng(0), noise_rng=np.random.default_rng(1))
     inv = {v: k for k, v in o.relabel.items()}
     back = nx.relabel_nodes(o.graph, lambda v: inv.get(v, v))
     assert set(back.edges()) == {tuple(e) for e in b.edges()} or nx.utils.edges_equal(

@@ -339,3 +339,244 @@ def test_rigorous_alpha_covers_the_tail_empirically():
         alpha = alpha_radius(k, beta, mode=mode, n=n)
         q = (np.abs(x - p).max(axis=1) >= alpha).mean()
         assert q <= beta - 5 * se, (k, mode, q)
+
+
+# ----------------------------------------------------------------------------- centre shift
+# The public pre-processing (domain rule 'mix', zeros='smoothing') centres the noise on
+# T(P) = κ·P + (1 − κ)·u_support, not on P; core.robust derives the public bound
+# ‖T(P) − P‖_∞ <= (1 − κ)(1 − 1/n) and widens each row's radius by it.
+def _hand_model() -> MDP:
+    """Rows with support sizes 3, 2, 1, 1, 3, 2 (hand-checkable shifts)."""
+    P = np.array([[[0.90, 0.05, 0.05], [0.50, 0.50, 0.00]],
+                  [[0.00, 0.00, 1.00], [1.00, 0.00, 0.00]],
+                  [[0.20, 0.30, 0.50], [0.25, 0.75, 0.00]]])
+    return MDP(P=P, R=np.zeros((3, 2)), R_T=np.array([0.0, 1.0, 0.0]), horizon=2)
+
+
+def test_centre_shift_equals_the_hand_derived_bound():
+    from core.privacy.dirichlet import mechanism_rows
+    from core.robust import centre_shift, centre_shift_bound
+
+    m = _hand_model()
+    eta, lam = 0.02, 0.1
+    # mix alone: λ = n·eta, shift = n·eta·(1 − 1/n) = (n − 1)·eta; n = 1 rows do not move
+    prep = mechanism_rows(m, eta=eta, domain_rule="mix")
+    want = np.array([[2 * eta, eta], [0.0, 0.0], [2 * eta, eta]])
+    np.testing.assert_allclose(centre_shift(prep, (3, 2)), want, rtol=1e-12, atol=0)
+    # smoothing (λ = 0.1 on rows with a zero, support becomes all 3 states) then mix:
+    # κ = (1 − λ)(1 − 3·eta) = 0.846 on smoothed rows, 0.94 on the others. Which rows had a
+    # zero is not public (every row of P̄ has full support), so the public shift takes every
+    # full-support row as smoothed: (1 − 0.846)(1 − 1/3) everywhere
+    prep = mechanism_rows(m, eta=eta, domain_rule="mix", zeros="smoothing", smoothing=lam)
+    sm = (1 - 0.846) * (2 / 3)  # = 0.10266…
+    np.testing.assert_allclose(centre_shift(prep, (3, 2)), np.full((3, 2), sm), rtol=1e-12)
+    own = centre_shift_bound(prep.support, prep.contraction)  # each row's own κ
+    np.testing.assert_allclose(own, [2 * eta, sm, sm, sm, 2 * eta, sm], rtol=1e-12)
+    # smoothing alone (refuse): λ·(1 − 1/N) = 0.0666…
+    prep_r = mechanism_rows(m, eta=0.01, domain_rule="refuse", zeros="smoothing", smoothing=lam)
+    np.testing.assert_allclose(centre_shift(prep_r, (3, 2)), np.full((3, 2), lam * 2 / 3),
+                               rtol=1e-12)
+    np.testing.assert_allclose(centre_shift_bound(prep_r.support, prep_r.contraction),
+                               [0, lam * 2 / 3, lam * 2 / 3, lam * 2 / 3, 0, lam * 2 / 3],
+                               rtol=1e-12, atol=0)
+    # support mode with mix: the public shift and each row's own bound coincide
+    prep_m = mechanism_rows(m, eta=eta, domain_rule="mix")
+    np.testing.assert_array_equal(centre_shift(prep_m, (3, 2))[m.mask],
+                                  centre_shift_bound(prep_m.support, prep_m.contraction))
+    # it bounds the actual move of every row, and is attained by a vertex (row (1, 0, 0),
+    # smoothed): |T(P)_0 − 1| = (1 − κ)(1 − 1/3)
+    moved = np.abs(prep.rows - m.P[m.mask]).max(axis=1)
+    bound = centre_shift_bound(prep.support, prep.contraction)
+    assert (moved <= bound + 1e-15).all()
+    assert moved[3] == pytest.approx(sm, rel=1e-12) and moved[2] == pytest.approx(sm, rel=1e-12)
+    # under mix alone the bound is the supremum: a row near a vertex moves almost by it
+    t = 1e-9
+    near = MDP(P=np.array([[[1 - 2 * t, t, t]]] * 3), R=np.zeros((3, 1)), horizon=1)
+    p = mechanism_rows(near, eta=eta, domain_rule="mix")
+    assert np.abs(p.rows[0] - near.P[0, 0]).max() == pytest.approx(2 * eta, abs=1e-9)
+    # n <= 1 never moves, whatever κ says; κ outside [0, 1] is clipped
+    assert centre_shift_bound([1, 0], [0.2, 0.2]).tolist() == [0.0, 0.0]
+
+
+@settings(max_examples=60)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 12), eta_frac=st.floats(0.01, 0.99),
+       zeros=st.sampled_from(["support", "smoothing"]), lam=st.floats(1e-3, 0.999))
+def test_centre_shift_bounds_the_move_of_any_row(seed, n, eta_frac, zeros, lam):
+    """‖T(P) − P‖_∞ <= shift for every row, including boundary rows (vertices, zeros)."""
+    from core.privacy.dirichlet import mechanism_rows
+    from core.robust import centre_shift_bound
+
+    rng = np.random.default_rng(seed)
+    rows = rng.dirichlet(np.full(n, 0.3), size=6)
+    rows[rng.random(rows.shape) < 0.3] = 0.0
+    rows[0] = 0.0
+    rows[0, 0] = 1.0  # a vertex
+    rows[rows.sum(axis=1) == 0, 0] = 1.0
+    rows /= rows.sum(axis=1, keepdims=True)
+    m = MDP(P=np.zeros((n, 1, n)) + rows[np.arange(n) % 6][:, None, :], R=np.zeros((n, 1)),
+            horizon=1)
+    eta = eta_frac / n
+    prep = mechanism_rows(m, eta=eta, domain_rule="mix", zeros=zeros, smoothing=lam)
+    moved = np.abs(prep.rows - m.P[m.mask]).max(axis=1)
+    assert (moved <= centre_shift_bound(prep.support, prep.contraction) + 1e-14).all()
+
+
+def test_release_centre_shift_from_the_released_supports():
+    from core.privacy.dirichlet import mechanism_rows
+    from core.robust import centre_shift, centre_shift_bound, release_centre_shift
+
+    m = _hand_model()
+    prep = mechanism_rows(m, eta=0.02, domain_rule="mix")
+    private = privatize_mdp(m, 1e3, rng=1, prepared=prep).mdp
+    # support mode: P̄'s supports are the centres' supports, so the shift is the same
+    np.testing.assert_array_equal(
+        release_centre_shift(private, eta=0.02, domain_rule="mix"),
+        centre_shift(prep, (3, 2)))
+    assert not release_centre_shift(private, eta=0.02, domain_rule="refuse").any()
+    # smoothing is invisible in P̄: every full-support row is taken as smoothed (>= truth)
+    prep_s = mechanism_rows(m, eta=0.02, domain_rule="mix", zeros="smoothing", smoothing=0.1)
+    private_s = privatize_mdp(m, 1e3, rng=1, prepared=prep_s).mdp
+    rel = release_centre_shift(private_s, eta=0.02, domain_rule="mix", zeros="smoothing",
+                               smoothing=0.1)
+    own = np.zeros((3, 2))
+    own[m.mask] = centre_shift_bound(prep_s.support, prep_s.contraction)
+    assert (rel >= own - 1e-15).all() and (rel > own + 1e-3).any()  # conservative
+    np.testing.assert_allclose(rel, (1 - 0.846) * 2 / 3, rtol=1e-12)
+    np.testing.assert_array_equal(rel, centre_shift(prep_s, (3, 2)))
+
+
+def _skewed_mdp() -> MDP:
+    """3 states × 2 actions, every row with full support n = 3 and one heavy entry."""
+    P = np.array([[[0.05, 0.90, 0.05], [0.10, 0.10, 0.80]],
+                  [[0.05, 0.90, 0.05], [0.90, 0.05, 0.05]],
+                  [[0.80, 0.10, 0.10], [0.05, 0.05, 0.90]]])
+    R = np.array([[0.0, 0.1], [0.5, 0.0], [0.0, 0.2]])
+    return MDP(P=P, R=R, R_T=np.array([0.0, 1.0, 0.0]), horizon=3)
+
+
+@pytest.mark.parametrize("alpha_mode", ["rigorous", "paper"])
+def test_sandwich_for_the_true_model_holds_only_with_the_inflation(alpha_mode):
+    """k = 10⁴, mix with eta = 0.02 (n = 3: λ = 0.06, shift = 2·eta = 0.04 per row), β = 0.01.
+
+    Claim with the inflation: let E be "some row has ‖P̄ − T(P)‖_∞ >= α". Off E every true
+    row P lies within α + shift of P̄, hence in P̂ (P₁ = P₂ = P), and monotonicity of the
+    robust recursion gives v̲_t <= V_t^π̄(true) <= v̄_t for every t and s. Lemma 2.2 per row
+    and a union bound over the m = 6 rows give P(E) <= m·β = 0.06 (proven for α_rig; for
+    the paper's α only empirically, in this regime k·p_i >= 1, β <= 0.1, spec §3). The
+    number F of violating runs out of N is Binomial(N, q) with q <= m·β, so we require
+    F/N <= m·β + 3·√(m·β(1 − m·β)/N) (one-sided 3σ).
+    Without the inflation the true heavy entries (0.9 → T = 0.866) sit 0.034 > α ≈ 0.015
+    (paper) / 0.018 (rigorous) away from the centre, and the sandwich fails in most runs:
+    we require F/N >= 0.5, far above the m·β the bound claims. Fixed seed."""
+    from core.planning.synthesis import evaluate_policy
+    from core.privacy.dirichlet import mechanism_rows
+    from core.robust import centre_shift
+
+    m = _skewed_mdp()
+    k, beta, N = 1e4, 0.01, 300
+    prep = mechanism_rows(m, eta=0.02, domain_rule="mix")
+    shift = centre_shift(prep, (3, 2))
+    np.testing.assert_allclose(shift, 0.04, rtol=1e-12)
+    rows = int(m.mask.sum())
+    q_max = rows * beta
+    tol = 3 * math.sqrt(q_max * (1 - q_max) / N)
+    rng = np.random.default_rng(20240610)
+    fail_with = fail_without = 0
+    for _ in range(N):
+        private = privatize_mdp(m, k, rng=rng, prepared=prep).mdp
+        plan = synthesize(private)
+        for shifted in (True, False):
+            b = cost_of_privacy(private, k=k, beta=beta, alpha_mode=alpha_mode, plan=plan,
+                                centre_shift=shift if shifted else None)
+            v = evaluate_policy(m, b.policy)  # oracle view: π̄ on the true model
+            out = bool(((v < b.v_lower - 1e-12) | (v > b.v_upper + 1e-12)).any())
+            if shifted:
+                fail_with += out
+                assert b.alpha_shift == pytest.approx(0.04) and "inflated" in b.alpha_shift_note
+            else:
+                fail_without += out
+    assert fail_with / N <= q_max + tol, (fail_with, N)
+    assert fail_without / N >= 0.5, (fail_without, N)
+
+
+def test_per_row_radii_greedy_equals_lp_and_scalar():
+    """Per-row radii: the greedy matches HiGHS row by row; a constant array is the scalar."""
+    private = privatize_mdp(random_mdp(5, 3, 3, seed=4), 40.0, rng=2).mdp
+    pol = synthesize(private).policy
+    radii = np.random.default_rng(3).uniform(0.0, 0.3, size=(5, 3))
+    g = robust_bounds(private, pol, alpha=radii, beta=0.1)
+    lp = robust_bounds(private, pol, alpha=radii, beta=0.1, method="lp")
+    np.testing.assert_allclose(lp[0], g[0], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lp[1], g[1], rtol=0, atol=1e-9)
+    s = robust_bounds(private, pol, alpha=0.2, beta=0.1)
+    c = robust_bounds(private, pol, alpha=np.full((5, 3), 0.2), beta=0.1)
+    np.testing.assert_array_equal(s[0], c[0])
+    np.testing.assert_array_equal(s[1], c[1])
+    for bad in (np.full((5, 2), 0.1), np.full((5, 3), -0.1), np.full((5, 3), np.nan)):
+        with pytest.raises(InputError) as info:
+            robust_bounds(private, pol, alpha=bad, beta=0.1)
+        assert info.value.field == "alpha"
+    with pytest.raises(InputError) as info:
+        cost_of_privacy(private, k=40.0, centre_shift=np.zeros((2, 2)))
+    assert info.value.field == "centre_shift"
+
+
+def test_refuse_without_smoothing_changes_nothing():
+    """domain_rule='refuse', zeros='support': the shift is 0 everywhere and the bounds are
+    bit-identical to the unshifted ones (finite and infinite horizon, greedy and LP)."""
+    from core.privacy.dirichlet import mechanism_rows
+    from core.robust import centre_shift, release_centre_shift
+
+    for true in (four_startups(), random_mdp(6, 2, None, seed=2, discount=0.9)):
+        prep = mechanism_rows(true, eta=1e-6, domain_rule="refuse")
+        shift = centre_shift(prep, true.P.shape[:2])
+        assert not shift.any()
+        private = privatize_mdp(true, 100.0, rng=5, prepared=prep).mdp
+        assert not release_centre_shift(private, eta=1e-6, domain_rule="refuse").any()
+        # (the LP path only on the finite model: value iteration with HiGHS is slow)
+        for method in ("greedy", "lp") if true.is_finite else ("greedy",):
+            a = cost_of_privacy(private, k=100.0, beta=0.05, method=method)
+            b = cost_of_privacy(private, k=100.0, beta=0.05, method=method, centre_shift=shift)
+            for name in ("policy", "v_private", "v_lower", "v_upper"):
+                assert np.array_equal(getattr(a, name), getattr(b, name)), name
+            assert a.alpha == b.alpha and b.alpha_shift == 0.0 and b.alpha_shift_note == ""
+            assert b.alpha_shifts is None
+
+
+def test_bounds_cli_states_and_applies_the_shift(tmp_path):
+    """``bounds`` reads the release metadata: a 'mix' release gets α + (n − 1)·eta per row
+    and says so; a 'refuse' release is bounded exactly as before."""
+    import io
+    import json
+
+    from core.cli import run_cli
+    from core.io.mdp_files import save_mdp
+    from core.robust import release_centre_shift
+
+    def cli_json(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        assert run_cli([str(a) for a in argv] + ["--json"], out=out, err=err) == 0, err.getvalue()
+        return json.loads(out.getvalue())
+
+    src = tmp_path / "four.mdp.json"
+    save_mdp(four_startups(), src)
+    for rule, eta in (("mix", 0.01), ("refuse", 0.005)):
+        rel = tmp_path / f"{rule}.mdp.json"
+        cli_json("privatize", src, "--k", "200", "--seed", "3", "--eta", eta, "--domain-rule",
+                 rule, "-o", rel)
+        r = cli_json("bounds", rel, "--k", "200", "--beta", "0.05")
+        from core.io.mdp_files import load_mdp
+
+        private = load_mdp(rel)
+        shift = release_centre_shift(private, eta=eta, domain_rule=rule)
+        ref = cost_of_privacy(private, k=200, beta=0.05, centre_shift=shift)
+        assert r["v_lower"] == ref.v_lower[0].tolist() and r["v_upper"] == ref.v_upper[0].tolist()
+        assert r["alpha"] == ref.alpha and r["alpha_shift"] == ref.alpha_shift
+        if rule == "mix":
+            assert r["alpha_shift"] == pytest.approx(2 * eta, rel=1e-12)  # n = 3 everywhere
+            assert "alpha inflated" in r["alpha_shift_note"]
+        else:
+            plain = cost_of_privacy(private, k=200, beta=0.05)
+            assert r["alpha_shift"] == 0.0 and r["alpha_shift_note"] == ""
+            assert r["v_lower"] == plain.v_lower[0].tolist()
+            assert r["v_upper"] == plain.v_upper[0].tolist()

@@ -305,6 +305,9 @@ def test_single_run_matches_core_and_is_recorded(qtbot, panel, doc):
     assert n_events == expected.advice_total
     assert res.events_table.rowCount() == expected.advice_total
     assert len(res.budget_items) == 30
+    # sound: every ε finite, the ledger statement gives ε per advice query
+    assert "ε per advice query (per candidate teacher): <b>1</b>" in res.ledger_statement.text()
+    assert all(res.ledger_table.item(r, 5).text() != "unbounded" for r in range(10))
     # the project's privacy ledger: one entry per teacher, count = its noisy releases
     entries = doc.project.ledger
     assert len(entries) == 10
@@ -326,6 +329,42 @@ def test_single_run_matches_core_and_is_recorded(qtbot, panel, doc):
     x2, y2 = res.curve_items[label].getData()
     assert np.allclose(y2, 100 * expected.convergence, atol=1e-4)
     assert res.timeline_page.is_empty
+
+
+def test_thesis_variant_shows_unbounded_epsilon_with_the_reason(qtbot, panel, doc):
+    """Issue 10 item 8: raw releases (identical sets share raw Q-values; advice drawn from
+    the teacher's raw policy) make a teacher's ε unbounded — shown as "unbounded" with the
+    reason, in the ledger table, the budget table and the project ledger, never 0."""
+    idx = panel.variant_combo.findData("thesis")
+    panel.variant_combo.setCurrentIndex(idx)
+    panel.variant_combo.activated.emit(idx)
+    assert panel.setup.params.variant == "thesis"
+    assert panel.setup.params.advice_prior == "teacher"
+    assert "unbounded" in panel.sensitivity_label.text()
+    commit(panel, "epochs", "40")
+    panel.set_run_options(kind="single", seeded=True, seed=2)
+    run_and_wait(qtbot, panel)
+    expected = run_advising(panel.setup, rng=2)
+    res = panel.results
+    assert np.isinf(expected.epsilon_spent).all()
+    for r in range(10):
+        for c in (5, 6, 7):
+            assert res.ledger_table.item(r, c).text() == "unbounded"
+        assert "no finite epsilon" in res.ledger_table.item(r, 5).toolTip()
+        assert res.budget_table.item(r, 7).text() == "unbounded"
+        assert res.budget_table.item(r, 7).toolTip() == expected.epsilon_spent_reasons[r]
+    assert "unbounded" in res.ledger_statement.text()
+    rec = doc.project.runs[-1]
+    assert rec.summary["privacy"]["basic"] == [None] * 10
+    assert rec.summary["privacy"]["basic_reason"] == expected.epsilon_spent_reasons
+    raw = [e for e in doc.project.ledger if e["epsilon"] is None]
+    assert sum(e.get("count", 1) for e in raw) == expected.unprotected_per_epoch.sum() > 0
+    assert {e["parameters"]["kind"] for e in raw} == {"raw_q", "raw_policy"}
+    json.loads(dumps_project(doc.project))
+    # a recorded run re-draws the same "unbounded" cells from its stored summary
+    res.clear()
+    assert panel.show_run(rec.id)
+    assert res.ledger_table.item(0, 5).text() == "unbounded"
 
 
 def test_release_mode_single_run(qtbot, panel, doc):
@@ -362,11 +401,22 @@ def test_experiment_run_curves_ci_and_claims(qtbot, panel, doc):
     assert rec.params["seeds"] == [3, 4, 5] and rec.params["run"] == "exp2"
     assert [a["label"] for a in rec.summary["arms"]] == list(want.labels)
     assert {c["experiment"] for c in rec.summary["claims"]} == {"exp2"}
-    # seeded experiments are listed in the ledger (mode "experiment"), DP arm only
-    total = sum(e.get("count", 1) for e in doc.project.ledger)
-    assert total == int(want.releases[2].sum())
+    # seeded experiments are listed in the ledger (mode "experiment"): the DP arm's noisy
+    # releases, and traditional advising's raw ones as unbounded entries (never free)
+    noisy = [e for e in doc.project.ledger if e["epsilon"] is not None]
+    raw = [e for e in doc.project.ledger if e["epsilon"] is None]
+    assert sum(e.get("count", 1) for e in noisy) == int(want.releases[2].sum())
+    assert sum(e.get("count", 1) for e in raw) == int(want.unprotected.sum()) > 0
+    assert all(e["epsilon_reason"] for e in raw)
     assert {e["mode"] for e in doc.project.ledger} == {"experiment"}
     json.loads(dumps_project(doc.project))
+    # the traditional arm's worst teacher is unbounded (with the reason), never 0
+    row = list(want.labels).index("traditional")
+    assert res.ledger_table.item(row, 7).text() == "unbounded"
+    assert "raw" in res.ledger_table.item(row, 7).toolTip()
+    assert res.ledger_table.item(list(want.labels).index("dp"), 7).text() != "unbounded"
+    arm = rec.summary["arms"][row]
+    assert arm["privacy"]["worst_basic"] is None and arm["privacy"]["worst_basic_reason"]
     # the claims table: exp2 claims have verdicts, the others are "not run"
     verdicts = [res.claims_table.item(r, 4).text() for r in range(res.claims_table.rowCount())]
     assert len(verdicts) == 11

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -72,6 +74,7 @@ def test_defaults_and_tooltips(panels):
 def test_sweep_end_to_end(qtbot, panels):
     doc, panel, plots, runner = panels
     assert plots.is_empty and "F5" in plots.empty_label.text()
+    # the default declared domain (eta 1e-3, rule 'mix'): finite at k = 10 and 1000
     panel.set_parameters(ks="10, 1000", runs=3, workers=1, seed=11)
     with qtbot.waitSignal(runner.succeeded, timeout=30000) as blocker:
         assert panel.run()
@@ -93,6 +96,9 @@ def test_sweep_end_to_end(qtbot, panels):
     assert record.summary["privacy_rows_without_guarantee"] == [0, 0]
     assert (record.params["b"], record.params["delta_target"], record.params["adjacency"]) \
         == (0.1, 0.05, "one-row")
+    assert (record.params["eta"], record.params["domain_rule"]) == (1e-3, "mix")
+    assert (record.summary["eta"], record.summary["domain_rule"]) == (1e-3, "mix")
+    assert all(e is not None for e in record.summary["epsilon"])
     # the plots show exactly the means of the result
     assert plots.run_id == record.id
     for key in QUANTITIES:
@@ -200,7 +206,7 @@ def test_privacy_parameters_and_columns(qtbot, panels):
         0, Qt.ItemDataRole.ToolTipRole)
     assert "more private" in TOOLTIPS["delta"] and "larger ε" in TOOLTIPS["b"]
     panel.set_parameters(ks="10, 100", runs=2, workers=1, b=0.05, delta_target=0.01,
-                         adjacency="all-rows")
+                         adjacency="all-rows", eta=0.01)
     assert "every transition row" in panel.adjacency_label.text()
     with qtbot.waitSignal(runner.succeeded, timeout=30000):
         assert panel.run()
@@ -209,14 +215,15 @@ def test_privacy_parameters_and_columns(qtbot, panels):
     assert (s["b"], s["delta_target"], s["adjacency"]) == (0.05, 0.01, "all-rows")
     mdp = doc.mdp_entry("four-startups").mdp
     for row, k in enumerate((10.0, 100.0)):
-        ref = mdp_privacy(mdp, k, b=0.05, delta_target=0.01, adjacency="all-rows")
+        ref = mdp_privacy(mdp, k, b=0.05, delta_target=0.01, adjacency="all-rows", eta=0.01)
         assert s["epsilon"][row] == ref.epsilon and s["delta"][row] == ref.delta
         assert plots.table.item(row, 2).text() == fmt_num(ref.epsilon)
         assert plots.table.item(row, 3).text() == fmt_num(ref.delta, 3)
         assert plots.table.item(row, 2).toolTip().startswith(ref.statement)
     assert "k = 10" in plots.privacy_label.text()
-    assert ADJACENCY_TEXT["all-rows"] in plots.privacy_label.text()
+    assert html.escape(ADJACENCY_TEXT["all-rows"]) in plots.privacy_label.text()
     assert "all-rows" in plots.caption.text() and "b = 0.05" in plots.caption.text()
+    assert "η = 0.01 (mix)" in plots.caption.text()
     plots.table.selectRow(1)
     assert "k = 100" in plots.privacy_label.text() and plots.focus_index() == 1
     assert plots.rows_button.isEnabled()
@@ -231,47 +238,133 @@ def test_bad_privacy_parameter_is_refused(panels):
 
 
 def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
-    """Example 2 has rows with fewer than three next states: no guarantee, with the reason."""
+    """Example 2 at the default η = 1e-3 ('mix'): at k = 3 no row has a guarantee (k·η too
+    small), so the release is unbounded and every row says why; at k = 10⁴ every row of 20
+    next states has the same finite guarantee."""
     from core.privacy.mdp_accounting import mdp_privacy
-    from gui.dialogs.privacy_rows_dialog import NO_GUARANTEE_BRUSH, PrivacyRowsDialog
+    from gui.dialogs.privacy_rows_dialog import NO_GUARANTEE_BRUSH, ROW_COLUMNS, PrivacyRowsDialog
 
     runner = TaskRunner()
     panel = AnalysisPanel(example_doc, "example-2", runner)
     plots = CostOfPrivacyPanel(example_doc, "example-2")
     for w in (panel, plots):
         qtbot.addWidget(w)
-    panel.set_parameters(ks="10, 100", runs=1, workers=1)
+    panel.set_parameters(ks="3, 10000", runs=1, workers=1)
     with qtbot.waitSignal(runner.succeeded, timeout=60000):
         panel.run()
     runner.shutdown()
     s = example_doc.project.runs[0].summary
-    assert s["privacy_rows_without_guarantee"][0] > 0
-    assert "rows have no guarantee" in plots.privacy_label.text()
-    assert plots.table.item(0, 2).text().endswith("*")
+    assert s["privacy_rows_without_guarantee"] == [100, 0]
+    assert s["epsilon"][0] is None and "too small" in s["epsilon_reason"][0]
+    assert "unbounded" in plots.privacy_label.text() and "too small" in plots.privacy_label.text()
+    assert plots.table.item(0, 2).text() == "unbounded" and plots.table.item(0, 3).text() == "–"
+    assert "too small" in plots.table.item(0, 2).toolTip()
+    assert plots.table.item(1, 2).text() == fmt_num(s["epsilon"][1])
     plots.show_row_privacy()
     dialog = plots.rows_dialog
     assert isinstance(dialog, PrivacyRowsDialog)
     qtbot.waitUntil(lambda: dialog.result is not None, timeout=30000)
-    ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 10.0)
+    ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 3.0)
+    eps_col, notes_col = ROW_COLUMNS.index("ε"), ROW_COLUMNS.index("notes")
     assert dialog.table.rowCount() == len(ref.rows) == 100
     shown_missing = [i for i in range(dialog.table.rowCount())
-                     if dialog.table.item(i, 6).text() == "no guarantee"]
-    assert len(shown_missing) == len(ref.not_applicable) == s["privacy_rows_without_guarantee"][0]
-    i = shown_missing[0]
-    assert dialog.table.item(i, 10).text() == pretty_message(ref.rows[i].reason) != ""
-    assert dialog.table.item(i, 0).background() == NO_GUARANTEE_BRUSH
-    ok = next(j for j in range(100) if j not in shown_missing)
-    assert dialog.table.item(ok, 6).text() == fmt_num_dialog(ref.rows[ok].result.epsilon)
-    assert "without a guarantee" in dialog.status.text() and "changed" not in dialog.status.text()
-    # another k: recomputed for that k
+                     if dialog.table.item(i, eps_col).text() == "no guarantee"]
+    assert len(shown_missing) == len(ref.not_applicable) == 100
+    assert dialog.table.item(0, notes_col).text() == pretty_message(ref.rows[0].reason) != ""
+    assert dialog.table.item(0, 0).background() == NO_GUARANTEE_BRUSH
+    assert dialog.table.item(0, ROW_COLUMNS.index("next states")).text() == "20"
+    assert "without a guarantee" in dialog.status.text() and "unbounded" in dialog.status.text()
+    assert "changed" not in dialog.status.text()
+    assert "η = 0.001 (domain rule ‘mix’)" in dialog.assumption.text()
+    assert "never on its probabilities" in dialog.assumption.text()
+    assert "(1 - n·eta)·b" in dialog.assumption.text()
+    # another k: recomputed for that k; every row the same public guarantee
     with qtbot.waitSignal(dialog.runner.succeeded, timeout=30000):
         dialog.k_combo.setCurrentIndex(1)
-    assert dialog.result.k == 100.0
+    assert dialog.result.k == 10000.0 and dialog.result.bounded
+    texts = {dialog.table.item(i, eps_col).text() for i in range(100)}
+    assert texts == {fmt_num_dialog(dialog.result.epsilon)}
+    assert "changed" not in dialog.status.text()
     dialog.close()
     qtbot.waitUntil(lambda: plots.rows_dialog is None, timeout=5000)
+
+
+def test_declared_domain_fields_reach_the_sweep(qtbot, panels, warnings_shown):
+    """η and the domain rule are editable, explained, recorded, and drive both the
+    privatisation and the accounting: refuse stops on a row below η, mix covers it."""
+    from core.privacy.mdp_accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
+
+    doc, panel, plots, runner = panels
+    assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == (1e-3, "mix")
+    assert panel.eta_spin.value() == DEFAULT_ETA and panel.domain_combo.currentData() == "mix"
+    eta_tip, rule_tip = panel.eta_spin.toolTip(), panel.domain_combo.toolTip()
+    for text in ("without looking at any data", "built-in", "Default 0.001",
+                 "default domain rule ‘mix’", "finite"):
+        assert text in eta_tip, text
+    assert "‘mix’ (default)" in rule_tip and "‘refuse’: rows are privatised as they are" \
+        in rule_tip and "n·η" in rule_tip
+    for tip in (eta_tip, rule_tip):  # nothing left of the old defaults
+        for stale in ("1e-06", "5000", "‘refuse’ (default)", "unbounded ε below"):
+            assert stale not in tip, stale
+    assert "never on the model's probabilities" in panel.public_label.text()
+    p = panel.parameters()
+    assert (p.eta, p.domain_rule) == (DEFAULT_ETA, "mix")
+    assert p.sweep_kwargs()["eta"] == DEFAULT_ETA
+    assert p.sweep_kwargs()["domain_rule"] == "mix"
+    # 'refuse' and a row below eta: refused, with the row named, nothing recorded
+    panel.set_parameters(ks="50", runs=1, workers=1, eta=0.02, domain_rule="refuse")
+    with qtbot.waitSignal(runner.failed, timeout=30000):
+        assert panel.run()
+    assert doc.project.runs == []
+    assert "P(start, acquire_1)" in panel.status_label.text()
+    # mix: every row is mixed, the guarantee is finite and recorded with its parameters
+    panel.set_parameters(domain_rule="mix")
+    with qtbot.waitSignal(runner.succeeded, timeout=30000):
+        assert panel.run()
+    s = doc.project.runs[0].summary
+    want = mdp_privacy(doc.mdp_entry("four-startups").mdp, 50, eta=0.02, domain_rule="mix")
+    assert s["epsilon"] == [want.epsilon] and s["domain_rule"] == "mix"
+    assert "η = 0.02 (mix)" in plots.caption.text()
+    assert "(1 - n·η)·b".replace("η", "eta") in plots.privacy_label.text()
+    with pytest.raises(ValueError):
+        panel.set_parameters(domain_rule="clip")
+
+
+def test_bounds_record_states_its_guarantee(qtbot, panels):
+    doc, panel, plots, runner = panels
+    panel.set_parameters(eta=0.01)
+    panel.bounds_k_spin.setValue(50)
+    with qtbot.waitSignal(runner.succeeded, timeout=30000):
+        assert panel.run_bounds()
+    record = doc.project.runs[0]
+    priv = record.summary["privacy"]
+    assert record.kind == "bounds" and (record.params["eta"], priv["eta"]) == (0.01, 0.01)
+    for key in ("epsilon", "delta", "adjacency_text", "k", "b", "delta_target", "domain_rule"):
+        assert key in priv, key
+    assert priv["epsilon"] is not None and priv["k"] == 50
+    entry = doc.project.ledger[-1]
+    assert entry["parameters"]["eta"] == 0.01 and entry["parameters"]["domain_rule"] == "mix"
+    assert record.params["domain_rule"] == priv["domain_rule"] == "mix"
 
 
 def fmt_num_dialog(x):
     from gui.dialogs.privacy_rows_dialog import _num
 
     return _num(x)
+
+
+def test_rows_dialog_describes_older_runs_as_they_were_run():
+    """A run recorded before η was declared privatised its rows as they were: the per-row
+    dialog must not credit it with the default rule 'mix' (radius (1 − n·η)·b), but
+    describe it under 'refuse'; recorded parameters are used as they are."""
+    from core.privacy.mdp_accounting import DEFAULT_ETA
+    from gui.dialogs.privacy_rows_dialog import _run_parameters
+
+    older = _run_parameters({"k": [10.0], "b": 0.1, "delta_target": 0.05})
+    assert (older["eta"], older["domain_rule"]) == (DEFAULT_ETA, "refuse")
+    recorded = _run_parameters({"k": [10.0], "eta": 0.02, "domain_rule": "refuse"})
+    assert (recorded["eta"], recorded["domain_rule"]) == (0.02, "refuse")
+    new = _run_parameters({"k": [10.0], "eta": 0.001, "domain_rule": "mix"})
+    assert (new["eta"], new["domain_rule"]) == (0.001, "mix")
+    # a record with eta but no rule (cannot be written today): today's default rule
+    assert _run_parameters({"k": [10.0], "eta": 0.001})["domain_rule"] == "mix"

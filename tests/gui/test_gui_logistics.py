@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
@@ -257,6 +258,16 @@ def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
         assert rows[a]["eps_total"] == pytest.approx(0.5)
         assert rows[a]["messages"] == s.comm[a].sent
     assert "Caveats" in p.results.ledger.notes.toPlainText()
+    # the headline is the proven bound (sound preset: ε per agent)
+    assert "Privacy: ε ≤ 0.5 per agent" in p.results.banner.text()
+    assert "Proven:" in p.results.ledger.notes.toPlainText()
+    # what the origin receives: the release only, in its (random) release order
+    obf.select_agent(pub[0])
+    obf.label_combo.setCurrentIndex(obf.label_combo.findData("received"))
+    assert obf.received_ids == list(pm.released.nodes)
+    assert obf.fake_nodes == 0 and obf.fake_edges == 0 and "receives" in obf.obf_title.text()
+    real = set(fig41().local(pub[0]).nodes) - set(fig41().center_ids)
+    assert not real & set(obf.received_ids)
     for key in ("route", "agents", "obfuscation", "centers", "ledger"):
         p.results.show_tab(key)
 
@@ -310,6 +321,16 @@ def test_other_approaches_and_thesis_preset_run(fig_panel, qtbot):
     _run(qtbot, p)
     assert p.results.session.params.preset == "thesis"
     assert "F1" in p.results.ledger.notes.toPlainText()
+    # the thesis preset proves no bound: the headline and the ledger say so (never 0.5)
+    assert "no proven bound" in p.results.banner.text()
+    rows = {row["agent"]: row for row in p.results.ledger.rows}
+    assert math.isinf(rows["b"]["eps_total"]) and "F5" in rows["b"]["reason"]
+    assert rows["b"]["eps_nominal"] == pytest.approx(1.5)
+    (rec,) = [r for r in p._document.project.runs if r.params.get("preset") == "thesis"
+              and r.params.get("approach") == "dp"]
+    assert rec.summary["epsilon_spent"]["b"] is None
+    assert "F4" in rec.summary["epsilon_spent_reason"]["b"]
+    assert rec.summary["guarantee"]["epsilon"] is None
     assert "F5" in p.preset_combo.toolTip()
     assert len(p._document.project.runs) == 4
 
@@ -358,6 +379,13 @@ def test_short_experiment_finishes_and_plots_curves(panel, qtbot):
     verdicts = {ex.checks_table.item(i, 0).text() for i in range(ex.checks_table.rowCount())}
     assert "not testable" in verdicts  # two sizes cannot show a rank trend
     assert ex.gaps_table.rowCount() > 0
+    # route lengths are compared on paired tasks; each approach states what it proves
+    metrics = {ex.gaps_table.item(i, 1).text() for i in range(ex.gaps_table.rowCount())}
+    assert "route_length (paired tasks)" in metrics
+    cap = ex.caption.text()
+    assert "DP-based (sound): ε ≤ 0.5 per agent (proven)" in cap
+    assert "no proven bound" in cap and "nothing private released" in cap
+    assert rec.summary["privacy"]["noprivacy"]["epsilon"] is None
     panel._document.undo_stack.undo()
     assert panel._document.project.runs == [] and ex.summary is None
 

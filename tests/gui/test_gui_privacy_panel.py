@@ -11,7 +11,7 @@ from core.privacy.calculator import (
     epsilon_delta_curve,
     epsilon_vs_k,
 )
-from core.privacy.dirichlet_accounting import dirichlet_privacy
+from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_privacy
 from gui.panels.privacy_panel import (
     DRAFT_POINTS,
     N_POINTS,
@@ -72,12 +72,27 @@ def test_builds_with_tooltips_and_figure_defaults(calc):
     assert k_row.slider.value_at(k_row.slider.maximum()) == pytest.approx(PARAMETERS["k"].maximum)
     assert k_row.slider.value_at(k_row.slider.maximum() // 2) == pytest.approx(
         np.sqrt(PARAMETERS["k"].minimum * PARAMETERS["k"].maximum))
-    # result box
+    # the δ method: auto is the proven union bound, and the tooltips say what exact rests on
+    method_tip = TOOLTIPS["delta_method"]
+    assert "auto" in method_tip and "union" in method_tip and "proven" in method_tip
+    assert "Lemma 1.2" in method_tip and "gap" in method_tip and "not proven" in method_tip
+    assert calc.field_warning("delta_method") == "" and calc.field_error("delta_method") == ""
+    # result box: the proven statement (union δ) at δ̂ = 0.05 ...
     labels = calc.result_labels
-    assert "2.5161" in labels["epsilon"].text()
-    assert "exact" in labels["delta"].text() and "quadrature" in labels["delta"].toolTip()
-    assert "0.0030555" in labels["gamma"].text()
-    assert "5.0436" in labels["epsilon_approx"].text()
+    assert calc.result.point.delta_method == "union"
+    assert "2.5208" in labels["epsilon"].text()
+    assert "proven upper bound" in labels["delta"].text()
+    tip = labels["delta"].toolTip()
+    assert "union bound" in tip and "holds at every input" in tip and "proven" in tip
+    assert "Lemma 1.2" in tip and "gap" in tip  # what the other method rests on
+    assert "quadrature" not in tip  # no quadrature is claimed as the guarantee
+    assert "0.003013" in labels["gamma"].text()
+    assert "5.0483" in labels["epsilon_approx"].text()
+    # ... and Figure 1.1's own value (spec §4.3), labelled with where it comes from
+    assert calc.result_names["compare"].text() == "ε, Lemma 1.2 δ"
+    compare = labels["compare"].text()
+    assert "2.5161" in compare and "Figure 1.1 left" in compare and "unproven" in compare
+    assert "Lemma 1.2" in labels["compare"].toolTip()
     assert "0.03247" in labels["variance"].text()  # 1/(4·7.7)
     assert "paper" in labels["alpha"].text() and "rigorous" in labels["alpha"].text()
     assert "can fail" in calc.alpha_note.text()
@@ -94,7 +109,8 @@ def test_figure_buttons_set_the_configuration_and_the_curve(qtbot, calc, name):
     assert (inp.k, inp.eta, inp.eta_bar, inp.w, inp.b) == tuple(cfg[k] for k in
                                                                  ("k", "eta", "eta_bar", "w", "b"))
     wait_result(qtbot, calc)
-    ref = epsilon_delta_curve(**cfg, n_points=N_POINTS)
+    ref = epsilon_delta_curve(**cfg, n_points=N_POINTS)  # the default: union δ (proven)
+    assert ref.delta_method == "union"
     x, y = data(calc, "epsilon")
     np.testing.assert_allclose(x, ref.delta, rtol=1e-12)
     np.testing.assert_allclose(y, ref.epsilon, rtol=1e-12)
@@ -105,12 +121,28 @@ def test_figure_buttons_set_the_configuration_and_the_curve(qtbot, calc, name):
     xa, ya = data(calc, "epsilon_approx")
     np.testing.assert_allclose(ya - y, ref.approx_offset, rtol=1e-9)
     point = dirichlet_privacy(**cfg, delta_target=0.05)
+    assert point.delta_method == "union"
     px, py = data(calc, "point")
     assert (px[0], py[0]) == pytest.approx((point.delta, point.epsilon))
     assert f"Figure 1.1 {name}" in calc.eps_delta_plot.getPlotItem().titleLabel.text
-    # the curve passes through the spec's ε at δ = 0.05 (spec §4.3)
+    # the figure's own curve (vertex reduction of Lemma 1.2) is the second series, and it
+    # passes through the spec's ε at δ = 0.05 (spec §4.3); the proven curve lies above it
+    fig = epsilon_delta_curve(**cfg, n_points=N_POINTS, delta_method="exact")
+    xe, ye = data(calc, "epsilon_exact")
+    np.testing.assert_allclose(xe, fig.delta, rtol=1e-12)
+    np.testing.assert_allclose(ye, fig.epsilon, rtol=1e-12)
     spec = {"left": 2.5161, "middle": 1.6940, "right": 1.2007}[name]
-    assert np.interp(np.log(0.05), np.log(x), y) == pytest.approx(spec, abs=1e-2)
+    assert np.interp(np.log(0.05), np.log(xe), ye) == pytest.approx(spec, abs=1e-2)
+    assert np.interp(np.log(0.05), np.log(x), y) >= np.interp(np.log(0.05), np.log(xe), ye)
+    # the result box gives the figure's value at δ̂ = 0.05 and says where it comes from
+    exact = calc.result.points["exact"]
+    assert exact.delta_method == "exact" and exact.epsilon == pytest.approx(spec, abs=1e-3)
+    assert calc.result.point.epsilon > exact.epsilon  # the proven ε is the larger one
+    text = calc.result_labels["compare"].text()
+    assert f"Figure 1.1 {name}" in text and "Lemma 1.2" in text
+    legend = [label.text for _, label in calc.legends["eps_delta"].items]
+    assert any("union" in t and "proven" in t for t in legend)
+    assert any("Lemma 1.2" in t and "Fig. 1.1" in t for t in legend)
 
 
 def test_other_plots_match_the_core(qtbot, calc):
@@ -162,11 +194,21 @@ def test_out_of_domain_turns_the_field_red_and_keeps_the_plots(qtbot, calc):
     assert calc.result.inputs.eta_bar == 0.2
 
 
+def k_title(panel):
+    return panel.eps_k_plot.getPlotItem().titleLabel.text
+
+
 def test_gamma_beyond_one_over_w_is_refused(qtbot, calc):
     calc.set_parameters(mode="gamma", gamma=0.01)
     wait_result(qtbot, calc)
-    # until ε vs k is recomputed, its title names the curve still shown
-    assert "target δ = 0.05" in calc.eps_k_plot.getPlotItem().titleLabel.text
+    # the ε-vs-k title always names the curve it shows: the old one (target δ) until the
+    # new curve (fixed γ) arrives — which may already have happened, so check whichever
+    # curve is shown now, then wait for the new one
+    shown = calc.k_result
+    assert (f"target δ = {shown.delta_target:g}" if shown.delta_target is not None
+            else f"γ = {shown.fixed_gamma:g}") in k_title(calc)
+    qtbot.waitUntil(lambda: calc.k_result.fixed_gamma == 0.01 and "γ = 0.01" in k_title(calc),
+                    timeout=TIMEOUT)
     settle(qtbot, calc)
     assert calc.rows["gamma"].spin.isEnabled() and not calc.rows["delta"].spin.isEnabled()
     assert calc.result.inputs.gamma == 0.01
@@ -196,22 +238,46 @@ def test_exact_method_needs_small_w(qtbot, calc):
     calc.set_parameters(delta_method="auto")
     wait_result(qtbot, calc)
     assert calc.result.point.delta_method == "union"
-    assert "rigorous upper bound" in calc.result_labels["delta"].text()
-    assert data(calc, "delta_exact")[0].size == 0  # no exact δ for |W| > 3
+    assert "proven upper bound" in calc.result_labels["delta"].text()
+    assert data(calc, "delta_exact")[0].size == 0  # no vertex reduction for |W| > 3
+    assert data(calc, "epsilon_exact")[0].size == 0
+    assert "|W| = 5 > 3" in calc.result_labels["compare"].text()
     legend = [label.text for _, label in calc.legends["delta_gamma"].items]
-    assert not any("exact" in t for t in legend) and any("union" in t for t in legend)
+    assert not any("Lemma 1.2" in t for t in legend) and any("union" in t for t in legend)
+
+
+def test_exact_method_is_labelled_as_resting_on_lemma_1_2(qtbot, calc):
+    calc.set_parameters(delta_method="exact")
+    warning = calc.field_warning("delta_method")
+    assert "Lemma 1.2" in warning and "not proven" in warning
+    assert calc.field_error("delta_method") == ""
+    wait_result(qtbot, calc)
+    p = calc.result.point
+    assert p.delta_method == "exact" and LEMMA_1_2_WARNING in p.warnings
+    assert p.epsilon == pytest.approx(2.5161, abs=1e-3)  # spec §4.3, Figure 1.1 left
+    assert "Lemma 1.2" in calc.result_labels["delta"].text()
+    assert "unproven" in calc.result_labels["delta"].text()
+    assert "printed proof" in calc.result_labels["delta"].toolTip()
+    # the comparison row now gives the proven statement
+    assert calc.result_names["compare"].text() == "ε, union δ"
+    assert "2.5208" in calc.result_labels["compare"].text()
+    assert "proven" in calc.result_labels["compare"].text()
+    calc.set_parameters(delta_method="auto")
+    assert calc.field_warning("delta_method") == ""
 
 
 def test_low_k_warning_next_to_k(qtbot, calc):
     calc.set_parameters(k=3.0)
     warning = calc.field_warning("k")
-    assert "k·η = 0.45" in warning and "Lemma 1.2" in warning
+    assert "k·η = 0.45" in warning and "Lemma 1.2" in warning and "union bound" in warning
     assert calc.rows["k"].message.isVisibleTo(calc) and "⚠" in calc.rows["k"].message.text()
     assert "premise of Lemma 1.2" in calc.rows["k"].spin.toolTip()  # the full text
     assert calc.field_warning("eta") == "" and calc.field_warning("b") == ""
     wait_result(qtbot, calc)
     assert "not available" in calc.result_labels["epsilon_approx"].text()
     assert data(calc, "epsilon_approx")[0].size == 0
+    assert "premise of Lemma 1.2" in calc.result_labels["compare"].text()
+    assert data(calc, "epsilon_exact")[0].size == 0
     calc.set_parameters(k=50.0, b=0.8)  # η + b/2 > (1 − η̄)/2: the corrected v₂
     assert "corrected v₂" in calc.field_warning("b") and calc.field_warning("k") == ""
     wait_result(qtbot, calc)
@@ -222,7 +288,9 @@ def test_monte_carlo_method(qtbot, calc):
     wait_result(qtbot, calc)
     assert calc.result.point.delta_method == "mc"
     assert "estimated" in calc.result_labels["delta"].text()
+    assert "Lemma 1.2" in calc.field_warning("delta_method")  # MC evaluates the vertices
     assert data(calc, "delta_mc")[0].size > 0
+    np.testing.assert_array_equal(data(calc, "epsilon_mc")[1], calc.result.curve.epsilon)
 
 
 def test_slider_moves_update_live_and_are_rate_limited(qtbot, calc, monkeypatch):
@@ -276,19 +344,27 @@ def test_compare_overlays_the_three_configurations(qtbot, calc):
     calc.set_compare(True)
     qtbot.waitUntil(lambda: len(calc.figure_curves) == 3, timeout=TIMEOUT)
     for name, cfg in FIGURE_1_1.items():
+        # solid: the figure itself (the vertex reduction of Lemma 1.2)
         x, y = data(calc, f"fig_{name}")
-        ref = epsilon_delta_curve(**cfg, n_points=N_POINTS)
+        ref = epsilon_delta_curve(**cfg, n_points=N_POINTS, delta_method="exact")
         np.testing.assert_allclose(y, ref.epsilon, rtol=1e-12)
         _, ya = data(calc, f"fig_{name}_approx")
         np.testing.assert_allclose(ya, ref.epsilon_approx, rtol=1e-12)
+        # dotted: the proven union-bound curve of the same configuration
+        _, yu = data(calc, f"fig_{name}_union")
+        np.testing.assert_allclose(yu, epsilon_delta_curve(**cfg, n_points=N_POINTS).epsilon,
+                                   rtol=1e-12)
     assert not calc.curves["epsilon"].isVisible()  # the current config is one of the three
+    assert not calc.curves["epsilon_exact"].isVisible()
     labels = [label.text for _, label in calc.legends["eps_delta"].items]
     assert sum(t.startswith(("left", "middle", "right")) for t in labels) == 3
+    assert "dotted: union δ (proven)" in labels
+    assert "Lemma 1.2" in calc.eps_delta_plot.getPlotItem().titleLabel.text
     calc.set_parameters(k=20.0)
     wait_result(qtbot, calc)
     assert calc.curves["epsilon"].isVisible()
     calc.set_compare(False)
-    assert data(calc, "fig_left")[0].size == 0
+    assert data(calc, "fig_left")[0].size == 0 and data(calc, "fig_left_union")[0].size == 0
 
 
 def test_nothing_is_recorded(qtbot, calc, example_doc):

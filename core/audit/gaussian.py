@@ -1,0 +1,89 @@
+"""Audit target for the sanity check of spec B20: the Gaussian mechanism N(x, 1), |x − x′| <= μ.
+
+Claim: the exact (tight) ε(δ) of the Gaussian mechanism (Balle & Wang 2018; spec Thm 5.1):
+δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), inverted by bisection (in log space through
+``log_ndtr``). At μ = 1, δ = 1e-4 that is 3.804436 (spec B10), and ε_lb must stay below it.
+Not a PrivPlan release mechanism: it checks the audit itself.
+
+Examples
+--------
+>>> round(claimed(None, GaussianVariant(mu=1.0, delta=1e-4))[0], 6)
+3.804436
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import log_ndtr, ndtr
+
+from core._validation import InputError, check_positive
+from core.audit.stats import bisect_epsilon
+
+__all__ = ["LABEL", "DEFAULT_SAMPLES", "GaussianVariant", "delta_of", "epsilon_of", "parameters",
+           "claimed", "candidate_pairs", "sample_outputs", "exact_distribution", "tight_epsilon",
+           "exact_roc"]
+
+LABEL = "Gaussian mechanism (audit sanity check)"
+DEFAULT_SAMPLES = 200_000
+
+
+@dataclass(frozen=True)
+class GaussianVariant:
+    mu: float = 1.0
+    delta: float = 1e-4
+
+    def __post_init__(self) -> None:
+        check_positive(self.mu, "mu")
+        if not (isinstance(self.delta, (int, float)) and 0 < self.delta < 1):
+            raise InputError(f"must lie in (0, 1), got {self.delta!r}", field="delta")
+
+
+def delta_of(epsilon: float, mu: float) -> float:
+    """Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), the second term in log space."""
+    a = float(ndtr(-epsilon / mu + mu / 2))
+    b = math.exp(epsilon + float(log_ndtr(-epsilon / mu - mu / 2)))
+    return max(0.0, a - b)
+
+
+def epsilon_of(delta: float, mu: float) -> float:
+    return bisect_epsilon(lambda e: delta_of(e, mu), delta, hi=1.0, tol=1e-12)
+
+
+def parameters(epsilon: Any, variant: GaussianVariant) -> dict[str, Any]:
+    return {"mu": variant.mu, "sigma": 1.0, "delta": variant.delta}
+
+
+def claimed(epsilon: Any, variant: GaussianVariant) -> tuple[float, float, str]:
+    return (epsilon_of(variant.delta, variant.mu), variant.delta,
+            f"inputs x, x' with |x - x'| <= mu = {variant.mu:g}, noise N(0, 1)")
+
+
+def candidate_pairs(epsilon: Any, variant: GaussianVariant) -> list[tuple[Any, Any, Any]]:
+    m = variant.mu
+    return [({"a": 0.0, "b": m, "description": "inputs at distance mu"}, 0.0, m),
+            ({"a": 0.0, "b": m / 2, "description": "inputs at distance mu/2"}, 0.0, m / 2)]
+
+
+def sample_outputs(inp: Any, n: int, rng: np.random.Generator, epsilon: Any,
+                   variant: GaussianVariant) -> np.ndarray:
+    return (float(inp) + rng.standard_normal(n)).reshape(n, 1)
+
+
+def exact_distribution(inp: Any, epsilon: Any, variant: GaussianVariant) -> None:
+    return None
+
+
+def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: GaussianVariant
+                  ) -> tuple[float, str]:
+    return epsilon_of(delta, abs(float(b) - float(a))), "closed form (Gaussian, Balle-Wang)"
+
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: GaussianVariant
+              ) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = sorted((float(a), float(b)))
+    t = np.linspace(lo - 8, hi + 8, 600)
+    return ndtr(lo - t), ndtr(hi - t)

@@ -1,0 +1,347 @@
+"""The generic audit runner: worst-pair search, attack, ε_lb, ε_tight, verdict.
+
+A mechanism is audited through a module with this interface (``variant`` — the
+mechanism's public parameters, a preset name or a parameter dataclass — is always last):
+
+* ``claimed(epsilon, variant) -> (eps_claimed or math.inf, delta_claimed, adjacency_text)``
+  (a 4th element, if present, is the reason an unbounded claim is unbounded);
+* ``candidate_pairs(epsilon, variant) -> list[(json-able description, input_a, input_b)]``:
+  neighbouring inputs under that adjacency;
+* ``sample_outputs(inp, n, rng, epsilon, variant) -> np.ndarray``: n outputs exactly as
+  the observer sees them, int codes of shape (n,) or float features of shape (n, d);
+* ``exact_distribution(inp, epsilon, variant) -> dict[int, float] | None``.
+
+Optional hooks: ``tight_epsilon(a, b, delta, epsilon, variant) -> (ε, method) | None``
+(known densities), ``exact_roc(a, b, epsilon, variant) -> (fpr, tpr) | None`` (the
+optimal test's ROC, used only to rank pairs), ``RELEASE_PATH = True`` (``sample_outputs``
+accepts ``rng=None`` and then samples through the release code path: OpenDP for Laplace
+and the exponential mechanism, the OS CSPRNG for Dirichlet), ``DEFAULT_SAMPLES``,
+``LABEL``, ``parameters(epsilon, variant) -> dict``.
+
+Procedure of :func:`audit_module`:
+
+1. the claim, from the mechanism's own accountant (never from the audit);
+2. every candidate pair is ranked by the ε_lb a full-size evaluation would give:
+   from the exact ROC or the exact output distributions where the module gives them,
+   else from a pre-screen of a small N per side through the same attack (projected to
+   the full evaluation size); ε_tight is computed for every pair where densities are
+   known and the largest is reported (a proven lower bound of the true ε at δ_claimed);
+3. the best-ranked pair is audited with N fresh samples per side (attack of
+   :mod:`core.audit.attack`: fit on A, threshold on B, Clopper–Pearson on C);
+4. verdict ``"violation"`` iff ε_lb > ε_claimed, or the exact ε_tight of a searched pair
+   exceeds ε_claimed (a proof, not a statistic); an unbounded claim is never violated.
+
+Modes: with a ``seed`` the whole audit is reproducible ("experiment"); without one the
+randomness comes from a seed drawn from the OS CSPRNG, and modules with a release path
+sample through it ("release").
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from core._validation import InputError
+from core.audit.attack import AttackResult, run_attack, split_sizes
+from core.audit.stats import discrete_epsilon_tight, discrete_roc, projected_epsilon_lb
+from core.progress import Cancelled
+
+__all__ = ["AuditResult", "audit_module", "DEFAULT_CONFIDENCE", "MIN_SAMPLES"]
+
+DEFAULT_CONFIDENCE = 0.95
+MIN_SAMPLES = 200
+_CHUNK = 20_000
+_KEEP = 20  # candidate pairs kept in the result (best projected first)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The outcome of one audit (see :meth:`to_dict` for the JSON contract)."""
+
+    mechanism: str
+    epsilon_claimed: float                  # math.inf if the claim is unbounded
+    epsilon_claimed_reason: str | None      # why unbounded (None when finite)
+    delta_claimed: float
+    adjacency: str
+    epsilon_lb: float
+    confidence: float
+    epsilon_tight: float | None             # None when the densities are unknown
+    pair: Any                               # json-able description of the audited pair
+    samples: int                            # per side
+    verdict: str                            # "consistent" or "violation"
+    roc: tuple[tuple[float, float], ...]
+    parameters: dict[str, Any]
+    mode: str                               # "experiment" or "release"
+    elapsed_s: float
+    notes: tuple[str, ...] = ()
+    seed: int | None = None
+    epsilon_tight_method: str | None = None
+    epsilon_tight_reason: str | None = None
+    tight_pair: Any = None                  # the pair with the largest ε_tight
+    epsilon_tight_audited_pair: float | None = None
+    attack: dict[str, Any] = field(default_factory=dict)
+    candidates: tuple[dict[str, Any], ...] = ()   # the best-ranked pairs searched (<= 20)
+    label: str = ""
+
+    @property
+    def unbounded(self) -> bool:
+        return not math.isfinite(self.epsilon_claimed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Contract keys first (``formats-and-cli.md`` §5), extras after.
+
+        Serialise with :func:`core.common.jsonable.dumps`: an unbounded claim becomes
+        ``"epsilon_claimed": null`` with ``"epsilon_claimed_reason"``.
+        """
+        d: dict[str, Any] = {
+            "mechanism": self.mechanism,
+            "epsilon_claimed": self.epsilon_claimed,
+            "delta_claimed": self.delta_claimed,
+            "epsilon_lb": self.epsilon_lb,
+            "confidence": self.confidence,
+            "epsilon_tight": self.epsilon_tight,
+            "pair": self.pair,
+            "samples": self.samples,
+            "verdict": self.verdict,
+        }
+        if self.epsilon_claimed_reason is not None or self.unbounded:
+            d["epsilon_claimed_reason"] = (self.epsilon_claimed_reason
+                                           or "the mechanism claims no finite bound")
+        if self.epsilon_tight is None:
+            d["epsilon_tight_reason"] = (self.epsilon_tight_reason
+                                         or "output densities unknown")
+        d.update({
+            "label": self.label,
+            "adjacency": self.adjacency,
+            "mode": self.mode,
+            "seed": self.seed,
+            "parameters": self.parameters,
+            "epsilon_tight_method": self.epsilon_tight_method,
+            "epsilon_tight_audited_pair": self.epsilon_tight_audited_pair,
+            "tight_pair": self.tight_pair,
+            "attack": self.attack,
+            "roc": [list(p) for p in self.roc],
+            "candidates": list(self.candidates),
+            "elapsed_s": self.elapsed_s,
+            "notes": list(self.notes),
+        })
+        return d
+
+
+# --------------------------------------------------------------------------- helpers
+class _Steps:
+    """progress(fraction, message) plus the cancel() -> bool poll, in one checkpoint."""
+
+    def __init__(self, progress: Callable[..., None] | None,
+                 cancel: Callable[[], bool] | None) -> None:
+        self.progress, self.cancel = progress, cancel
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        if self.cancel is not None and self.cancel():
+            raise Cancelled()
+        if self.progress is not None:
+            self.progress(min(max(fraction, 0.0), 1.0), message)
+
+
+def _claim(mod: ModuleType, epsilon: Any, variant: Any
+           ) -> tuple[float, float, str, str | None]:
+    c = tuple(mod.claimed(epsilon, variant))
+    eps, delta, adjacency = float(c[0]), float(c[1]), str(c[2])
+    reason = str(c[3]) if len(c) > 3 and c[3] else None
+    if math.isnan(eps) or eps < 0:
+        raise ValueError(f"{mod.__name__}.claimed returned an invalid epsilon {c[0]!r}")
+    if not math.isfinite(eps) and reason is None:
+        reason = "the mechanism claims no finite epsilon for these parameters (see adjacency)"
+    return eps, delta, adjacency, reason
+
+
+def _sample(mod: ModuleType, inp: Any, n: int, rng: np.random.Generator | None, epsilon: Any,
+            variant: Any, steps: _Steps, f0: float, f1: float, what: str) -> np.ndarray:
+    """n outputs in chunks (progress and cancel between chunks)."""
+    parts, done = [], 0
+    while done < n:
+        m = min(_CHUNK, n - done)
+        parts.append(np.asarray(mod.sample_outputs(inp, m, rng, epsilon, variant)))
+        done += m
+        steps(f0 + (f1 - f0) * done / n, f"{what}: {done}/{n}")
+    out = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    if out.ndim == 1 and not np.issubdtype(out.dtype, np.integer):
+        out = out.reshape(-1, 1)
+    if out.shape[0] != n:
+        raise ValueError(f"{mod.__name__}.sample_outputs returned {out.shape[0]} outputs, "
+                         f"expected {n}")
+    return out
+
+
+def _exact_dist(mod: ModuleType, inp: Any, epsilon: Any, variant: Any
+                ) -> dict[Any, float] | None:
+    fn = getattr(mod, "exact_distribution", None)
+    return None if fn is None else fn(inp, epsilon, variant)
+
+
+def _tight(mod: ModuleType, a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+           ) -> tuple[float | None, str | None]:
+    hook = getattr(mod, "tight_epsilon", None)
+    if hook is not None:
+        r = hook(a, b, delta, epsilon, variant)
+        if r is not None:
+            return float(r[0]), str(r[1])
+    pa = _exact_dist(mod, a, epsilon, variant)
+    pb = _exact_dist(mod, b, epsilon, variant) if pa is not None else None
+    if pa is not None and pb is not None:
+        return discrete_epsilon_tight(pa, pb, delta), "exact (discrete output distributions)"
+    return None, None
+
+
+def _exact_roc(mod: ModuleType, a: Any, b: Any, epsilon: Any, variant: Any
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    hook = getattr(mod, "exact_roc", None)
+    if hook is not None:
+        r = hook(a, b, epsilon, variant)
+        if r is not None:
+            return np.asarray(r[0], float), np.asarray(r[1], float)
+    pa = _exact_dist(mod, a, epsilon, variant)
+    pb = _exact_dist(mod, b, epsilon, variant) if pa is not None else None
+    if pa is not None and pb is not None:
+        return discrete_roc(pa, pb)
+    return None
+
+
+def _screen_size(samples: int) -> int:
+    return int(min(max(2000, samples // 10), 20_000))
+
+
+# --------------------------------------------------------------------------- the runner
+def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: Any, *,
+                 samples: int | None, seed: int | None,
+                 confidence: float = DEFAULT_CONFIDENCE,
+                 progress: Callable[..., None] | None = None,
+                 cancel: Callable[[], bool] | None = None,
+                 parameters: dict[str, Any] | None = None) -> AuditResult:
+    """Audit the mechanism of ``mod`` (a module or its import path); see the module doc."""
+    t0 = time.perf_counter()
+    if isinstance(mod, str):
+        mod = importlib.import_module(mod)
+    steps = _Steps(progress, cancel)
+    if samples is None:
+        samples = int(getattr(mod, "DEFAULT_SAMPLES", 100_000))
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
+            or int(samples) < MIN_SAMPLES:
+        raise InputError(f"must be an integer >= {MIN_SAMPLES}, got {samples!r}",
+                         field="samples")
+    samples = int(samples)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or int(seed) < 0):
+        raise InputError(f"must be a non-negative integer, got {seed!r}", field="seed")
+    if not (isinstance(confidence, (int, float)) and 0.5 <= float(confidence) < 1.0):
+        raise InputError(f"must lie in [0.5, 1), got {confidence!r}", field="confidence")
+    confidence = float(confidence)
+    mode = "experiment" if seed is not None else "release"
+    rng = np.random.default_rng(int(seed) if seed is not None else secrets.randbits(128))
+    notes: list[str] = []
+
+    steps(0.0, "claim")
+    eps_c, delta_c, adjacency, reason = _claim(mod, epsilon, variant)
+    if not 0.0 <= delta_c < 1.0:
+        raise ValueError(f"{mod.__name__}.claimed returned an invalid delta {delta_c!r}")
+    pairs = list(mod.candidate_pairs(epsilon, variant))
+    if not pairs:
+        raise ValueError(f"{mod.__name__}.candidate_pairs returned no pairs")
+    _, _, n_eval = split_sizes(samples)
+
+    # ---- rank every candidate pair; ε_tight where the densities are known
+    ranked: list[dict[str, Any]] = []
+    screen_n = _screen_size(samples)
+    for idx, (desc, a, b) in enumerate(pairs):
+        frac = 0.02 + 0.18 * idx / len(pairs)
+        steps(frac, f"pair search {idx + 1}/{len(pairs)}")
+        tight, tight_method = _tight(mod, a, b, delta_c, epsilon, variant)
+        roc = _exact_roc(mod, a, b, epsilon, variant)
+        if roc is not None:
+            score, _ = projected_epsilon_lb(roc[0], roc[1], n_eval, delta_c, confidence)
+            how = "exact ROC"
+        else:
+            xa = _sample(mod, a, screen_n, rng, epsilon, variant, steps, frac, frac,
+                         "pre-screen")
+            xb = _sample(mod, b, screen_n, rng, epsilon, variant, steps, frac, frac,
+                         "pre-screen")
+            r = run_attack(xa, xb, delta=delta_c, confidence=confidence)
+            # the screen's test, projected to the full evaluation size (ranking only); its
+            # rates are taken at their Clopper-Pearson limits so that a lucky small screen
+            # does not outrank a pair whose optimal test is known exactly
+            score, _ = projected_epsilon_lb(np.array([r.fpr_upper]),
+                                            np.array([1 - r.fnr_upper]), n_eval, delta_c,
+                                            confidence)
+            how = f"pre-screen ({screen_n} per side)"
+        ranked.append({"index": idx, "pair": desc, "projected_epsilon_lb": float(score),
+                       "ranked_by": how, "epsilon_tight": tight,
+                       "epsilon_tight_method": tight_method})
+
+    best = max(ranked, key=lambda r: (r["projected_epsilon_lb"],
+                                      -1.0 if r["epsilon_tight"] is None else
+                                      r["epsilon_tight"]))
+    tights = [r for r in ranked if r["epsilon_tight"] is not None]
+    top_tight = max(tights, key=lambda r: r["epsilon_tight"]) if tights else None
+    desc, a, b = pairs[best["index"]]
+
+    # ---- the audit proper: N fresh samples per side
+    use_release = mode == "release" and bool(getattr(mod, "RELEASE_PATH", False))
+    srng = None if use_release else rng
+    xa = _sample(mod, a, samples, srng, epsilon, variant, steps, 0.2, 0.55, "sampling side a")
+    xb = _sample(mod, b, samples, srng, epsilon, variant, steps, 0.55, 0.9, "sampling side b")
+    steps(0.92, "attack")
+    att: AttackResult = run_attack(xa, xb, delta=delta_c, confidence=confidence)
+    eps_lb = att.epsilon_lb
+    # Two ways to refute a claim: statistically (ε_lb, at the stated confidence) or by an
+    # exact computation (ε_tight of some neighbouring pair is a proven lower bound of the
+    # true ε at δ_claimed; every ε_tight method is an exact or closed-form computation).
+    tight_refutes = (top_tight is not None and math.isfinite(eps_c)
+                     and top_tight["epsilon_tight"] > eps_c * (1 + 1e-9) + 1e-12)
+    violation = math.isfinite(eps_c) and (eps_lb > eps_c or tight_refutes)
+    if use_release:
+        notes.append("outputs sampled through the release code path")
+    if top_tight is not None and math.isfinite(eps_c) and \
+            top_tight["epsilon_tight"] > eps_c * (1 + 1e-9) + 1e-12:
+        notes.append(f"epsilon_tight = {top_tight['epsilon_tight']:.6g} exceeds the claimed "
+                     f"epsilon {eps_c:.6g} at delta {delta_c:.3g}: the claim is false for "
+                     "this pair (exact computation)")
+    if not math.isfinite(eps_c):
+        notes.append("unbounded claim: the verdict cannot be a violation; epsilon_lb shows "
+                     "how much an observer can learn")
+    if len(ranked) > 1:
+        notes.append(f"{len(ranked)} candidate pairs searched; audited the one with the best "
+                     f"projected epsilon_lb ({best['ranked_by']})")
+    steps(1.0, "done")
+    params = dict(parameters or {})
+    if hasattr(mod, "parameters"):
+        params = {**mod.parameters(epsilon, variant), **params}
+    return AuditResult(
+        mechanism=mechanism, epsilon_claimed=eps_c, epsilon_claimed_reason=reason,
+        delta_claimed=delta_c, adjacency=adjacency, epsilon_lb=eps_lb, confidence=confidence,
+        epsilon_tight=None if top_tight is None else top_tight["epsilon_tight"],
+        pair=desc, samples=samples, verdict="violation" if violation else "consistent",
+        roc=att.roc, parameters=params, mode=mode,
+        elapsed_s=time.perf_counter() - t0, notes=tuple(notes),
+        seed=int(seed) if seed is not None else None,
+        epsilon_tight_method=None if top_tight is None else top_tight["epsilon_tight_method"],
+        epsilon_tight_reason=None if top_tight is not None else
+        "no output density or distribution is known for this mechanism",
+        tight_pair=None if top_tight is None else top_tight["pair"],
+        epsilon_tight_audited_pair=best["epsilon_tight"],
+        attack={"kind": att.kind, "features": att.features, "fpr": att.fpr, "fnr": att.fnr,
+                "fpr_upper": att.fpr_upper, "fnr_upper": att.fnr_upper,
+                "epsilon_point": att.epsilon_point, "threshold": att.threshold,
+                "samples_fit": att.n_fit, "samples_select": att.n_select,
+                "samples_evaluated": att.n_eval,
+                "epsilon_lb_projected_on_select": att.epsilon_lb_select,
+                "use_release_path": use_release},
+        candidates=tuple(sorted(ranked, key=lambda r: -r["projected_epsilon_lb"])[:_KEEP]),
+        label=str(getattr(mod, "LABEL", mechanism)))

@@ -1,0 +1,995 @@
+"""The Audit workspace: does each mechanism leak no more than PrivPlan says it does?
+
+Top — the set-up: the mechanism (Laplace, exponential, the Dirichlet row mechanism, the
+advising advice as the student sees it, the logistics releases) and its *public*
+parameters (each with a one-sentence tooltip saying what it means and which way is more
+private), the samples N per side, the randomness (seeded experiment with its seed, or
+release mode: OS-seeded, through the release code path) and the confidence level of ε_lb.
+Run (F5, or the button) audits in this tab's :class:`~gui.workers.TaskRunner`; Esc or
+Cancel stops it; progress shows beside the button and in the status bar.
+
+Bottom — the result, stamped with its parameters and seed: a verdict banner (red for
+"violation": the attack proves ε_lb > ε_claimed; green for "consistent"; amber when the
+mechanism claims no finite bound at all, which nothing can violate), the bars
+ε_lb ≤ ε_tight ≤ ε_claimed, the attack ROC against the boundary the claim allows, and the
+worst pair found with the mode, the adjacency and the audit's notes. Before the first
+audit, an empty state says what will appear.
+
+Each finished audit is recorded in the project as a run of kind ``"audit"`` (one undoable
+step, :class:`gui.commands.AddRunCommand`; the report has a section for it); double-click
+it in the project tree to show it again. An audit releases nothing about the project's
+data — it runs the mechanism on neighbouring inputs it constructs itself — so it makes no
+ledger entry.
+
+A bad parameter turns its field red with the reason beside it and in its tooltip; the
+shown result and every other field stay as they were.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QStackedWidget,
+    QStatusBar,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core._validation import InputError
+from core.audit import MECHANISMS, AuditResult, run_audit
+from core.audit import available as _core_available
+from core.common.jsonable import jsonable
+from core.project import RunRecord
+from gui.audit.plots import EpsilonBarsPlot, RocPlot, claimed_epsilon, fmt_eps
+from gui.commands import AddRunCommand
+from gui.document import ProjectDocument
+from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
+from gui.tools import ToolSpec, register_tool
+from gui.widgets import SciSpinBox
+from gui.workers import TaskRunner
+
+__all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
+           "RUN_KIND", "audit_summary", "verdict_text", "DEFAULT_SAMPLES"]
+
+RUN_KIND = "audit"
+DEFAULT_SAMPLES = 100_000
+MAX_SAMPLES = 50_000_000
+WARNING_COLOUR = "#8A5300"
+BANNER = {  # verdict -> (background, border, text colour)
+    "violation": ("#FBE3D6", ERROR_COLOUR, "#7A2300"),
+    "consistent": ("#DDF2E9", OKABE_ITO["green"], "#00513C"),
+    "unbounded": ("#FDF1D2", OKABE_ITO["orange"], "#5E3B00"),
+}
+
+#: mechanism -> (title, what the observer sees, its parameters in form order)
+MECHANISM_CHOICES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "laplace": ("Laplace mechanism",
+                "a query answer plus Laplace(Δ/ε) noise (the release path of "
+                "core/privacy/laplace.py)", ("epsilon", "sensitivity")),
+    "exponential": ("Exponential mechanism",
+                    "the index chosen with probability ∝ exp(ε·u/(2Δ))",
+                    ("epsilon", "sensitivity")),
+    "dirichlet": ("Dirichlet row mechanism",
+                  "a privatised transition row x ~ Dir(k·p) (Algorithm 1, Theorem 1.6)",
+                  ("k", "eta", "eta_bar", "w", "b", "delta", "analysis")),
+    "advising": ("DP advising (the advice)",
+                 "the advised actions exactly as the student observes them",
+                 ("epsilon", "variant")),
+    "logistics": ("Logistics releases",
+                  "the released (obfuscated) map and route messages of the planner",
+                  ("epsilon", "preset")),
+}
+
+TOOLTIPS = {
+    "mechanism": "Which mechanism to audit: the audit runs it on neighbouring inputs it "
+                 "constructs and tries to tell them apart from the outputs alone.",
+    "epsilon": "ε, the privacy loss the mechanism claims: a smaller ε adds more noise and "
+               "is more private; the audit tries to prove the true ε is at least ε_lb.",
+    "sensitivity": "Δ, the most one neighbour can change the query (L1): the noise scale is "
+                   "Δ/ε, so the claim stays ε; neighbours are answers at distance ≤ Δ.",
+    "k": "Dirichlet concentration k: a larger k gives outputs closer to the true row (more "
+         "accurate) but a larger ε (less private).",
+    "eta": "η, the least probability any entry of W may have (a public domain bound): a "
+           "larger η gives a smaller ε (more private) but admits fewer rows.",
+    "eta_bar": "η̄, the least total probability of the entries outside W: a larger η̄ gives "
+               "a smaller ε (more private); unticked, η̄ = η.",
+    "w": "|W|, how many entries of a row neighbours may differ in: a larger |W| makes ε or "
+         "δ larger (less private).",
+    "b": "Adjacency radius b: neighbouring rows differ by at most b in L1; a larger b hides "
+         "bigger differences (more private per row) at the price of a larger ε.",
+    "delta": "Target δ̂ of the claim, the probability the ε bound may fail: a smaller δ̂ is "
+             "more private but forces a larger ε.",
+    "analysis": "Which theorem makes the claim: W (Theorem 1.6: two entries of W move, the "
+                "rest is fixed) or support (any two entries of the support may move).",
+    "variant": "Advising variant: sound (the student receives only a function of noised "
+               "data) or thesis (the dissertation's behaviour, which releases raw data and "
+               "claims no finite ε).",
+    "preset": "Logistics preset: sound (the conservative bound the preset proves) or thesis "
+              "(the dissertation's parameters and per-agent ε).",
+    "samples": "N, outputs per side of the audited pair (split 20/30/50 % into fit, threshold "
+               "choice and evaluation): more samples give a larger, sharper ε_lb and take "
+               "longer; they do not change privacy.",
+    "mode": "Seeded experiment: the whole audit is reproducible from the seed. Release mode: "
+            "randomness from the operating system's secure source, sampled through the "
+            "release code path, as a real release would be (not reproducible).",
+    "seed": "Seed of a seeded experiment (the same seed gives the same audit).",
+    "confidence": "Confidence of ε_lb (Clopper–Pearson on both error rates): a higher "
+                  "confidence gives a smaller, safer ε_lb.",
+}
+
+
+@dataclass(frozen=True)
+class _Spec:
+    label: str
+    minimum: float = 0.0
+    maximum: float = 1.0
+    default: float = 0.0
+    integer: bool = False
+    log_step: float | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    optional: bool = False
+
+
+# The minima admit values the core refuses (ε = 0, …): the refusal then names the field.
+PARAMETERS: dict[str, _Spec] = {
+    "epsilon": _Spec("ε", 0.0, 1e3, 1.0, log_step=10 ** 0.1),
+    "sensitivity": _Spec("Δ (sensitivity)", 0.0, 1e6, 1.0, log_step=10 ** 0.1),
+    "k": _Spec("k", 0.0, 1e5, 10.0, log_step=10 ** 0.1),
+    "eta": _Spec("η", 0.0, 1.0, 0.15),
+    "eta_bar": _Spec("η̄", 0.0, 1.0, 0.15, optional=True),
+    "w": _Spec("|W|", 1, 30, 2, integer=True),
+    "b": _Spec("b", 0.0, 1.0, 0.1),
+    "delta": _Spec("target δ̂", 0.0, 1.0, 0.05, log_step=10 ** 0.1),
+    "analysis": _Spec("analysis", choices=(("W", "W (Theorem 1.6)"),
+                                           ("support", "support (within-support)"))),
+    "variant": _Spec("variant", choices=(("sound", "sound"), ("thesis", "thesis"))),
+    "preset": _Spec("preset", choices=(("sound", "sound"), ("thesis", "thesis"))),
+}
+
+# names of the core's extra parameters in the stamp
+_LABELS = {"delta_target": "δ̂", "gamma": "γ", "delta_method": "δ method", "sensitivity": "Δ",
+           "noise_factor": "noise factor (test knob)"}
+
+EMPTY_TEXT = (
+    "<h3>No audit yet</h3>"
+    "<p>Choose a mechanism and its public parameters above, then <b>Run (F5)</b>. The "
+    "audit searches neighbouring inputs for the pair that is easiest to tell apart, runs "
+    "the mechanism N times on each, and attacks: how well can an observer who sees only "
+    "the outputs guess which input was used?</p>"
+    "<p>Here you will then see</p><ul>"
+    "<li><b>the verdict</b> — <span style='color:#00513C'>consistent</span>, or "
+    "<span style='color:#7A2300'>violation</span> if the attack proves more leakage than "
+    "PrivPlan claims;</li>"
+    "<li><b>ε_lb ≤ ε_tight ≤ ε_claimed</b> as bars: what the attack proves (with its "
+    "confidence), the exact ε of the pair where the densities are known, and the claim "
+    "(unbounded when the mechanism claims no finite bound);</li>"
+    "<li><b>the attack's ROC curve</b> against the limit the claim allows, and <b>the worst "
+    "pair</b> found.</li></ul>"
+    "<p>Every audit is recorded in the project (and its report); nothing is released and "
+    "the ledger is not touched.</p>")
+
+
+# --------------------------------------------------------------------------- pure helpers
+def available(mechanism: str) -> bool:
+    """True if ``core.audit`` can audit ``mechanism`` in this build (never raises)."""
+    try:
+        return mechanism in MECHANISMS and _core_available(mechanism)
+    except Exception:  # noqa: BLE001 - a broken module is "not available", said in the UI
+        return False
+
+
+def audit_summary(result: AuditResult) -> dict[str, Any]:
+    """The JSON-safe summary a run record keeps (``AuditResult.to_dict`` via jsonable)."""
+    return jsonable(result.to_dict())
+
+
+def _display_verdict(s: Mapping[str, Any]) -> str:
+    if s.get("verdict") == "violation":
+        return "violation"
+    return "unbounded" if not math.isfinite(claimed_epsilon(s)) else "consistent"
+
+
+def verdict_text(s: Mapping[str, Any]) -> str:
+    """The banner's text (HTML) for a summary."""
+    lb = float(s["epsilon_lb"])
+    conf = f"{100 * float(s.get('confidence', 0.95)):g} %"
+    claimed = claimed_epsilon(s)
+    tight = s.get("epsilon_tight")
+    delta = float(s.get("delta_claimed", 0.0) or 0.0)
+    kind = _display_verdict(s)
+    if kind == "violation":
+        alarm = f"{100 * (1 - float(s.get('confidence', 0.95))):.3g} %"
+        text = (f"<b>✖ VIOLATION</b> — the attack proves ε ≥ ε_lb = <b>{fmt_eps(lb)}</b> "
+                f"({conf} confidence), above the claimed ε = {fmt_eps(claimed)} (δ = "
+                f"{delta:.3g}): the stated guarantee does not hold (the chance that an "
+                f"honest mechanism shows this is at most {alarm}).")
+    elif kind == "unbounded":
+        why = html.escape(str(s.get("epsilon_claimed_reason") or "no finite bound"))
+        text = (f"<b>● CONSISTENT — nothing finite is claimed</b>: ε is unbounded ({why}), so "
+                f"no attack can contradict the claim; the attack shows an observer learns at "
+                f"least ε_lb = <b>{fmt_eps(lb)}</b> ({conf} confidence).")
+    else:
+        text = (f"<b>✔ CONSISTENT</b> — the attack's ε_lb = <b>{fmt_eps(lb)}</b> ({conf} "
+                f"confidence) does not exceed the claimed ε = <b>{fmt_eps(claimed)}</b> "
+                f"(δ = {delta:.3g})")
+        text += (f"; exact ε_tight = {fmt_eps(float(tight))}." if tight is not None
+                 else "; ε_tight unknown (no output densities).")
+    if tight is not None and math.isfinite(claimed) and \
+            float(tight) > claimed * (1 + 1e-9) + 1e-12:
+        text += (f"<br><b style='color:{ERROR_COLOUR}'>⚠ ε_tight = {fmt_eps(float(tight))} "
+                 f"exceeds the claim: the exact computation says the claim is false for the "
+                 f"pair {html.escape(_pair_short(s.get('tight_pair') or s.get('pair')))}."
+                 "</b>")
+    return text
+
+
+def _pair_short(pair: Any) -> str:
+    if isinstance(pair, Mapping):
+        d = pair.get("description")
+        if d:
+            return str(d)
+    return str(pair)
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, float):
+        return fmt_eps(v, 6) if math.isinf(v) else f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_value_text(x) for x in v[:12])
+        return f"[{inner}{', …' if len(v) > 12 else ''}]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k}: {_value_text(x)}" for k, x in v.items()) + "}"
+    return "–" if v is None else str(v)
+
+
+def _kv_rows(d: Mapping[str, Any]) -> str:
+    return "".join(f"<tr><td style='color:#555; padding-right:8px'>{html.escape(str(k))}</td>"
+                   f"<td>{html.escape(_value_text(v))}</td></tr>" for k, v in d.items())
+
+
+def randomness_text(mode: str, seed: Any) -> str:
+    if mode == "release":
+        return "release mode (OS-seeded, release code path)"
+    return f"seeded experiment (seed {seed})"
+
+
+# --------------------------------------------------------------------------- widgets
+class _Field:
+    """One parameter: its label, editor (spin box or combo, plus a tick for optional
+    ones), and the message line under it."""
+
+    def __init__(self, key: str, parent: QWidget) -> None:
+        spec = PARAMETERS[key]
+        self.key = key
+        self.tooltip = TOOLTIPS[key]
+        self.check: QCheckBox | None = None
+        if spec.optional:
+            self.check = QCheckBox(spec.label, parent)
+            self.check.setToolTip(self.tooltip)
+            self.label: QWidget = self.check
+        else:
+            self.label = QLabel(spec.label, parent)
+            self.label.setToolTip(self.tooltip)
+        if spec.choices:
+            combo = QComboBox(parent)
+            for value, text in spec.choices:
+                combo.addItem(text, value)
+            self.editor: QWidget = combo
+        elif spec.integer:
+            spin = QSpinBox(parent)
+            spin.setRange(int(spec.minimum), int(spec.maximum))
+            spin.setValue(int(spec.default))
+            self.editor = spin
+        else:
+            self.editor = SciSpinBox(parent, minimum=spec.minimum, maximum=spec.maximum,
+                                     value=spec.default, log_step=spec.log_step,
+                                     step=0.01 if spec.maximum <= 1 else 0.1)
+        self.editor.setToolTip(self.tooltip)
+        self.editor.setMinimumWidth(96)
+        if self.check is not None:
+            self.check.toggled.connect(self.editor.setEnabled)
+            self.editor.setEnabled(False)
+        self.message = QLabel(parent)
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.message.hide()
+        self.error = ""
+
+    def value(self) -> Any:
+        if self.check is not None and not self.check.isChecked():
+            return None
+        e = self.editor
+        if isinstance(e, QComboBox):
+            return e.currentData()
+        if isinstance(e, QSpinBox):
+            return int(e.value())
+        return float(e.value())  # type: ignore[attr-defined]
+
+    def set_value(self, value: Any) -> None:
+        if self.check is not None:
+            self.check.setChecked(value is not None)
+            if value is None:
+                return
+        e = self.editor
+        if isinstance(e, QComboBox):
+            i = e.findData(value)
+            if i < 0:
+                raise ValueError(f"{self.key}: no choice {value!r}")
+            e.setCurrentIndex(i)
+        elif isinstance(e, QSpinBox):
+            e.setValue(int(value))
+        else:
+            e.setValue(float(value))  # type: ignore[attr-defined]
+
+    def show_error(self, text: str) -> None:
+        self.error = text
+        self.editor.setStyleSheet(INVALID_STYLE if text else "")
+        self.editor.setToolTip(f"{text}\n\n{self.tooltip}" if text else self.tooltip)
+        self.message.setText(f"✖ {text}" if text else "")
+        self.message.setVisible(bool(text))
+
+
+class AuditPanel(QWidget):
+    """The Audit tool tab (see the module docstring)."""
+
+    message_logged = Signal(str, str)  # level, text (the Log dock listens)
+    result_shown = Signal()  # a result (fresh or recorded) was drawn
+    run_recorded = Signal(str)  # id of the run record just added
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("audit_panel")
+        self._document = document
+        self._status_bar = status_bar
+        self._runner = TaskRunner(self)
+        self._request: dict[str, Any] | None = None
+        self._summary: dict[str, Any] | None = None
+        self._shown_run: str | None = None
+        self._problem = ""
+
+        title = QLabel("<b>Privacy audit</b> — does a mechanism leak no more than PrivPlan "
+                       "claims? An attack on neighbouring inputs proves a lower bound ε_lb "
+                       "on the true ε; above the claim, the claim is false.", self)
+        title.setWordWrap(True)
+        setup = self._build_setup()
+        results = self._build_results()
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(setup)
+        self.splitter.addWidget(results)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        layout.addWidget(title)
+        layout.addWidget(self.splitter, 1)
+        self.info_panel = self._build_info_panel()
+
+        self.run_shortcut = QShortcut(QKeySequence("F5"), self)
+        self.run_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.run_shortcut.activated.connect(self.run)
+        self.cancel_shortcut = QShortcut(QKeySequence("Esc"), self)
+        self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.cancel_shortcut.activated.connect(self.cancel)
+
+        self._runner.started.connect(self._on_runner_started)
+        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.cancelled.connect(self._on_runner_cancelled)
+        self._runner.finished.connect(self._on_runner_finished)
+        document.project_replaced.connect(self._on_document_project_replaced)
+        document.run_removed.connect(self._on_document_run_removed)
+        document.run_added.connect(self._on_document_run_added)
+        self._update_running(False)
+        self._show_latest_record()
+
+    # ================================================================== construction
+    def _build_setup(self) -> QWidget:
+        box = QGroupBox("Mechanism and its public parameters", self)
+        grid = QGridLayout(box)
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(3)
+
+        left = QVBoxLayout()
+        row = QHBoxLayout()
+        label = QLabel("Mechanism", box)
+        label.setToolTip(TOOLTIPS["mechanism"])
+        self.mechanism_combo = QComboBox(box)
+        self.mechanism_combo.setToolTip(TOOLTIPS["mechanism"])
+        model = self.mechanism_combo.model()
+        for i, (key, (text, sees, _)) in enumerate(MECHANISM_CHOICES.items()):
+            self.mechanism_combo.addItem(text, key)
+            ok = available(key)
+            self.mechanism_combo.setItemData(
+                i, f"The observer sees {sees}." if ok else
+                "This audit is not available in this build.", Qt.ItemDataRole.ToolTipRole)
+            if not ok:
+                item = model.item(i)  # type: ignore[attr-defined]
+                if item is not None:
+                    item.setEnabled(False)
+        row.addWidget(label)
+        row.addWidget(self.mechanism_combo, 1)
+        left.addLayout(row)
+        self.sees_label = QLabel(box)
+        self.sees_label.setWordWrap(True)
+        self.sees_label.setStyleSheet("color: #555;")
+        left.addWidget(self.sees_label)
+        self.param_stack = QStackedWidget(box)
+        self.fields: dict[str, dict[str, _Field]] = {}
+        for key, (_, _, params) in MECHANISM_CHOICES.items():
+            page = QWidget(self.param_stack)
+            form = QGridLayout(page)
+            form.setContentsMargins(0, 0, 0, 0)
+            form.setHorizontalSpacing(6)
+            form.setVerticalSpacing(1)
+            fields: dict[str, _Field] = {}
+            for i, name in enumerate(params):
+                f = _Field(name, page)
+                col, r = 3 * (i % 2), 2 * (i // 2)
+                form.addWidget(f.label, r, col)
+                form.addWidget(f.editor, r, col + 1)
+                form.addWidget(f.message, r + 1, col, 1, 2)
+                fields[name] = f
+            form.setColumnStretch(1, 1)
+            form.setColumnStretch(4, 1)
+            form.setColumnMinimumWidth(2, 14)
+            form.setRowStretch(2 * ((len(params) + 1) // 2), 1)  # rows stay at the top
+            self.fields[key] = fields
+            self.param_stack.addWidget(page)
+        left.addWidget(self.param_stack)
+        left.addStretch(1)
+        grid.addLayout(left, 0, 0)
+
+        sep = QFrame(box)
+        sep.setFrameShape(QFrame.Shape.VLine)
+        sep.setStyleSheet("color: #CCCCCC;")
+        grid.addWidget(sep, 0, 1)
+
+        run_form = QFormLayout()
+        run_form.setVerticalSpacing(3)
+        self.samples_spin = QSpinBox(box)
+        self.samples_spin.setRange(0, MAX_SAMPLES)  # the core refuses N < its minimum
+        self.samples_spin.setSingleStep(10_000)
+        self.samples_spin.setValue(DEFAULT_SAMPLES)
+        self.samples_spin.setGroupSeparatorShown(True)
+        self.samples_spin.setToolTip(TOOLTIPS["samples"])
+        self.mode_combo = QComboBox(box)
+        self.mode_combo.addItem("seeded experiment", "experiment")
+        self.mode_combo.addItem("release mode (secure)", "release")
+        self.mode_combo.setToolTip(TOOLTIPS["mode"])
+        self.seed_spin = QSpinBox(box)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setValue(0)
+        self.seed_spin.setToolTip(TOOLTIPS["seed"])
+        self.confidence_spin = SciSpinBox(box, minimum=0.5, maximum=0.9999, value=0.95,
+                                          digits=4, step=0.01)
+        self.confidence_spin.setToolTip(TOOLTIPS["confidence"])
+        self.run_fields: dict[str, tuple[QWidget, QLabel]] = {}
+        for key, text, w in (("samples", "samples N per side", self.samples_spin),
+                             ("mode", "randomness", self.mode_combo),
+                             ("seed", "seed", self.seed_spin),
+                             ("confidence", "confidence of ε_lb", self.confidence_spin)):
+            lab = QLabel(text, box)
+            lab.setToolTip(TOOLTIPS[key])
+            msg = QLabel(box)
+            msg.setWordWrap(True)
+            msg.setStyleSheet(f"color: {ERROR_COLOUR};")
+            msg.hide()
+            run_form.addRow(lab, w)
+            run_form.addRow(msg)
+            self.run_fields[key] = (w, msg)
+        grid.addLayout(run_form, 0, 2)
+
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton("▶ Run audit (F5)", box)
+        self.run_button.setToolTip("Run the audit in the background (F5)")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("■ Cancel (Esc)", box)
+        self.cancel_button.setToolTip("Stop the running audit (Esc); nothing is recorded")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar(box)
+        self.progress.setRange(0, 1000)
+        self.progress.setFormat("%p%")
+        self.progress.setMaximumWidth(160)
+        self.progress_label = QLabel(box)
+        self.progress_label.setStyleSheet("color: #555;")
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.progress)
+        buttons.addWidget(self.progress_label, 1)
+        left.addLayout(buttons)
+        self.run_message = QLabel(box)
+        self.run_message.setWordWrap(True)
+        self.run_message.setTextFormat(Qt.TextFormat.PlainText)
+        self.run_message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.run_message.hide()
+        grid.addWidget(self.run_message, 1, 0, 1, 3)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(2, 2)
+
+        self.mechanism_combo.currentIndexChanged.connect(self._on_mechanism_changed)
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_changed)
+        self._on_mechanism_changed()
+        self._on_mode_changed()
+        return box
+
+    def _build_results(self) -> QWidget:
+        self.results_stack = QStackedWidget(self)
+        self.empty_label = QLabel(EMPTY_TEXT, self.results_stack)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setTextFormat(Qt.TextFormat.RichText)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty_label.setStyleSheet("QLabel { color: #444; padding: 14px; }")
+        self.empty_label.setMaximumWidth(900)
+        empty = QWidget(self.results_stack)
+        el = QHBoxLayout(empty)
+        el.addWidget(self.empty_label, 1)
+        el.addStretch(0)
+
+        page = QWidget(self.results_stack)
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        self.verdict_label = QLabel(page)
+        self.verdict_label.setWordWrap(True)
+        self.verdict_label.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stamp_label = QLabel(page)
+        self.stamp_label.setWordWrap(True)
+        self.stamp_label.setStyleSheet("color: #555;")
+        self.bars_plot = EpsilonBarsPlot()
+        self.roc_plot = RocPlot()
+        self.details = QTextBrowser(page)
+        self.details.setOpenLinks(False)
+        self.details.setMinimumWidth(260)
+        row = QSplitter(Qt.Orientation.Horizontal, page)
+        row.addWidget(self.bars_plot)
+        row.addWidget(self.roc_plot)
+        row.addWidget(self.details)
+        row.setStretchFactor(0, 4)
+        row.setStretchFactor(1, 4)
+        row.setStretchFactor(2, 3)
+        row.setChildrenCollapsible(False)
+        lay.addWidget(self.verdict_label)
+        lay.addWidget(row, 1)
+        lay.addWidget(self.stamp_label)
+        self.results_page = page
+        self.results_stack.addWidget(empty)
+        self.results_stack.addWidget(page)
+        self.results_stack.setCurrentIndex(0)
+        return self.results_stack
+
+    def _build_info_panel(self) -> QWidget:
+        w = QWidget()
+        label = QLabel(
+            "<b>Privacy audit</b><p>For the chosen mechanism the audit takes PrivPlan's own "
+            "claim (ε_claimed, δ and the adjacency), searches neighbouring inputs for the "
+            "pair that is easiest to tell apart, samples the mechanism N times on each side "
+            "and runs a distinguishing attack on held-out samples.</p>"
+            "<p><b>ε_lb</b> is what the attack <i>proves</i>: with the chosen confidence, "
+            "the true ε is at least ε_lb (Clopper–Pearson on both error rates, spec F3). "
+            "<b>ε_tight</b> is the exact ε of the worst pair, where the output densities are "
+            "known. <b>ε_claimed</b> is the guarantee PrivPlan prints. An honest mechanism "
+            "has ε_lb ≤ ε_tight ≤ ε_claimed.</p>"
+            "<p><b>Verdict</b>: <span style='color:#7A2300'>violation</span> iff ε_lb &gt; "
+            "ε_claimed — the printed guarantee is false. A mechanism that claims no finite "
+            "bound (raw data released) cannot be violated; its ε_lb shows how much leaks."
+            "</p><p>An audit is an experiment on inputs it builds itself: it releases "
+            "nothing about the project's data, so the ledger is not touched. Each audit is "
+            "recorded in the project and its report.</p>", w)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        label.setStyleSheet("QLabel { color: #333; padding: 8px; }")
+        lay = QVBoxLayout(w)
+        lay.addWidget(label)
+        lay.addStretch(1)
+        return w
+
+    # ================================================================== public API
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    @property
+    def is_running(self) -> bool:
+        return self._runner.is_running
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        """The summary shown (``None`` in the empty state)."""
+        return self._summary
+
+    @property
+    def shown_run(self) -> str | None:
+        """Id of the run record shown (None for a result that is not recorded)."""
+        return self._shown_run
+
+    @property
+    def run_problem(self) -> str:
+        """Why the last Run failed or was refused ("" if it did not)."""
+        return self._problem
+
+    def mechanism(self) -> str:
+        return str(self.mechanism_combo.currentData())
+
+    def set_mechanism(self, key: str) -> None:
+        i = self.mechanism_combo.findData(key)
+        if i < 0:
+            raise ValueError(f"no mechanism {key!r}")
+        self.mechanism_combo.setCurrentIndex(i)
+
+    def field(self, name: str, mechanism: str | None = None) -> _Field:
+        return self.fields[mechanism or self.mechanism()][name]
+
+    def field_error(self, name: str) -> str:
+        """The error shown beside ``name`` (a parameter or samples/seed/confidence)."""
+        if name in self.run_fields:
+            msg = self.run_fields[name][1]
+            return msg.text() if msg.isVisibleTo(self) else ""
+        f = self.fields[self.mechanism()].get(name)
+        return f.error if f is not None else ""
+
+    def parameters(self) -> dict[str, Any]:
+        """The public parameters of the current mechanism, as ``run_audit`` takes them."""
+        return {k: f.value() for k, f in self.fields[self.mechanism()].items()}
+
+    def set_parameters(self, mechanism: str | None = None, **values: Any) -> None:
+        """Set the mechanism and any of its parameters, ``samples``, ``seed`` (None:
+        release mode) and ``confidence``."""
+        if mechanism is not None:
+            self.set_mechanism(mechanism)
+        if "samples" in values:
+            self.samples_spin.setValue(int(values.pop("samples")))
+        if "seed" in values:
+            seed = values.pop("seed")
+            self.mode_combo.setCurrentIndex(self.mode_combo.findData(
+                "release" if seed is None else "experiment"))
+            if seed is not None:
+                self.seed_spin.setValue(int(seed))
+        if "confidence" in values:
+            self.confidence_spin.setValue(float(values.pop("confidence")))
+        fields = self.fields[self.mechanism()]
+        unknown = set(values) - set(fields)
+        if unknown:
+            raise KeyError(f"unknown parameters for {self.mechanism()}: {sorted(unknown)}")
+        for k, v in values.items():
+            fields[k].set_value(v)
+
+    def seed(self) -> int | None:
+        return None if self.mode_combo.currentData() == "release" else self.seed_spin.value()
+
+    def randomness_label(self) -> str:
+        """For the status bar: the randomness the next audit will use."""
+        seed = self.seed()
+        return ("audit in release mode (secure randomness)" if seed is None
+                else f"audit as a seeded experiment (seed {seed})")
+
+    def run(self) -> bool:
+        """Start the audit in the worker; False (with the reason shown) if refused."""
+        if self.is_running:
+            return False
+        self._clear_errors()
+        mech = self.mechanism()
+        if not available(mech):
+            return self._refuse(f"the {MECHANISM_CHOICES[mech][0]} audit is not available "
+                                "in this build")
+        params = self.parameters()
+        samples = int(self.samples_spin.value())
+        seed = self.seed()
+        confidence = float(self.confidence_spin.value())
+        self._request = {"mechanism": mech, "params": dict(params), "samples": samples,
+                         "seed": seed, "confidence": confidence}
+        self.message_logged.emit("INFO", f"audit: {MECHANISM_CHOICES[mech][0]} "
+                                 f"{_value_text(params)}, N = {samples}, "
+                                 + randomness_text("release" if seed is None
+                                                   else "experiment", seed))
+        self._runner.start(run_audit, mech, samples=samples, seed=seed, confidence=confidence,
+                           **params)
+        return True
+
+    def cancel(self) -> None:
+        if self._runner.is_running:
+            self._runner.cancel()
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    def show_result(self, result: AuditResult, *, record: bool = False) -> None:
+        """Show ``result`` (e.g. one made elsewhere); with ``record`` also record it."""
+        req = {"mechanism": result.mechanism, "params": dict(result.parameters),
+               "samples": result.samples, "seed": result.seed,
+               "confidence": result.confidence}
+        if record:
+            self._record(req, result)
+        else:
+            self._shown_run = None
+            self._show_summary(audit_summary(result), self._stamp(req, audit_summary(result),
+                                                                  None))
+
+    def show_run(self, run_id: str) -> None:
+        """Show a recorded audit (double-click in the project tree)."""
+        rec = self._document.run(run_id)
+        if rec.kind != RUN_KIND:
+            raise ValueError(f"{run_id} is a {rec.kind} run, not an audit")
+        self._shown_run = rec.id
+        req = {"mechanism": rec.target, "params": rec.params.get("params", {}),
+               "samples": rec.params.get("samples"), "seed": rec.seed,
+               "confidence": rec.params.get("confidence")}
+        self._show_summary(rec.summary, self._stamp(req, rec.summary, rec))
+
+    # ================================================================== running
+    def _refuse(self, text: str) -> bool:
+        self._problem = text
+        self.run_message.setText(text)
+        self.run_message.show()
+        self.message_logged.emit("WARNING", f"audit not run: {text}")
+        return False
+
+    def _clear_errors(self) -> None:
+        self._problem = ""
+        self.run_message.hide()
+        for fields in self.fields.values():
+            for f in fields.values():
+                f.show_error("")
+        for key, (w, msg) in self.run_fields.items():
+            w.setStyleSheet("")
+            w.setToolTip(TOOLTIPS[key])
+            msg.hide()
+
+    def _show_input_error(self, exc: InputError) -> None:
+        field = exc.field or ""
+        problem = exc.problem
+        fields = self.fields[self.mechanism()]
+        if field in fields:
+            fields[field].show_error(problem)
+            self._problem = f"{PARAMETERS[field].label}: {problem}"
+        elif field in self.run_fields:
+            w, msg = self.run_fields[field]
+            w.setStyleSheet(INVALID_STYLE)
+            w.setToolTip(f"{problem}\n\n{TOOLTIPS[field]}")
+            msg.setText(f"✖ {problem}")
+            msg.show()
+            self._problem = f"{field}: {problem}"
+        else:
+            self._problem = str(exc)
+        self.run_message.setText(f"Not audited — {self._problem}. "
+                                 + ("The result below is the previous one."
+                                    if self._summary is not None else ""))
+        self.run_message.show()
+
+    def _update_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
+        self.mechanism_combo.setEnabled(not running)
+        self.param_stack.setEnabled(not running)
+        for w, _ in self.run_fields.values():
+            w.setEnabled(not running)
+        if not running:
+            self._on_mode_changed()
+
+    def _on_runner_started(self) -> None:
+        self.progress.setValue(0)
+        self.progress_label.setText("auditing…")
+        self._update_running(True)
+
+    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(1000 * fraction)))
+        self.progress_label.setText(message)
+        if self._status_bar is not None and self.isVisible():
+            self._status_bar.showMessage(f"Audit: {100 * fraction:.0f} % — {message}")
+
+    def _on_runner_succeeded(self, result: object) -> None:
+        req = self._request or {}
+        if not isinstance(result, AuditResult):
+            self._on_runner_failed(TypeError(f"run_audit returned {type(result).__name__}"))
+            return
+        self._record(req, result)
+        self.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
+                                    f"{self._shown_run}")
+
+    def _on_runner_failed(self, exc: object) -> None:
+        self.progress_label.setText("failed")
+        if isinstance(exc, InputError):
+            self._show_input_error(exc)
+            self.message_logged.emit("WARNING", f"audit not run: {exc}")
+        else:
+            self._refuse(f"the audit failed: {type(exc).__name__}: {exc}")
+            self.message_logged.emit("ERROR", f"audit failed: {type(exc).__name__}: {exc}")
+
+    def _on_runner_cancelled(self) -> None:
+        self.progress_label.setText("cancelled — nothing was recorded")
+        self.message_logged.emit("INFO", "audit cancelled")
+
+    def _on_runner_finished(self) -> None:
+        self._update_running(False)
+        if self._status_bar is not None:
+            self._status_bar.clearMessage()
+
+    def _record(self, req: Mapping[str, Any], result: AuditResult) -> None:
+        summary = audit_summary(result)
+        record = RunRecord(
+            id=self._document.project.new_run_id(), kind=RUN_KIND, target=result.mechanism,
+            params=jsonable({"mechanism": result.mechanism,
+                             "params": dict(req.get("params") or {}),
+                             "samples": result.samples, "confidence": result.confidence,
+                             "seeded": result.seed is not None and result.mode == "experiment",
+                             "seed": result.seed}),
+            summary=summary, mode=result.mode, seed=result.seed)
+        self._document.push(AddRunCommand(self._document, record))  # shows it (run_added)
+        if self._shown_run != record.id:
+            self._shown_run = record.id
+            self._show_summary(summary, self._stamp(req, summary, record))
+        self.message_logged.emit(
+            "INFO" if result.verdict == "consistent" else "ERROR",
+            f"audit {record.id}: {result.label or result.mechanism} — {result.verdict}, "
+            f"ε_lb = {fmt_eps(result.epsilon_lb)}, ε_tight = {fmt_eps(result.epsilon_tight)}, "
+            f"ε_claimed = {fmt_eps(result.epsilon_claimed)}")
+        self.run_recorded.emit(record.id)
+
+    # ================================================================== display
+    def _stamp(self, req: Mapping[str, Any], s: Mapping[str, Any],
+               record: RunRecord | None) -> str:
+        mech = str(s.get("mechanism") or req.get("mechanism") or "")
+        title = s.get("label") or MECHANISM_CHOICES.get(mech, (mech,))[0]
+        params = s.get("parameters") or req.get("params") or {}
+        shown = ", ".join(f"{_LABELS.get(k) or (PARAMETERS[k].label if k in PARAMETERS else k)}"
+                          f" = {_value_text(v)}" for k, v in params.items()
+                          if not isinstance(v, (list, dict)))
+        where = (f" · recorded as <b>{html.escape(record.id)}</b>" if record is not None
+                 else " · not recorded")
+        return (f"<b>{html.escape(str(title))}</b> · {html.escape(shown)} · "
+                f"N = {int(s.get('samples', req.get('samples') or 0)):,} per side · "
+                f"{html.escape(randomness_text(str(s.get('mode')), s.get('seed')))} · "
+                f"{100 * float(s.get('confidence', 0.95)):g} % confidence · "
+                f"{float(s.get('elapsed_s', 0.0)):.1f} s{where}")
+
+    def _show_summary(self, s: Mapping[str, Any], stamp: str) -> None:
+        self._summary = dict(s)
+        kind = _display_verdict(s)
+        bg, border, fg = BANNER[kind]
+        self.verdict_label.setStyleSheet(
+            f"QLabel {{ background: {bg}; border: 2px solid {border}; border-radius: 4px; "
+            f"color: {fg}; padding: 7px; font-size: 11pt; }}")
+        self.verdict_label.setText(verdict_text(s))
+        self.verdict_label.setProperty("verdict", kind)
+        self.bars_plot.set_summary(s)
+        self.roc_plot.set_summary(s)
+        self.details.setHtml(self._details_html(s))
+        self.stamp_label.setText(stamp)
+        self.results_stack.setCurrentIndex(1)
+        self.result_shown.emit()
+
+    def _details_html(self, s: Mapping[str, Any]) -> str:
+        pair = s.get("pair")
+        parts = ["<h4 style='margin:2px 0'>Worst pair found</h4>"]
+        if isinstance(pair, Mapping):
+            d = pair.get("description")
+            if d:
+                parts.append(f"<p style='margin:2px 0'>{html.escape(str(d))}</p>")
+            parts.append("<table>" + _kv_rows({k: v for k, v in pair.items()
+                                               if k != "description"}) + "</table>")
+        else:
+            parts.append(f"<p>{html.escape(_value_text(pair))}</p>")
+        tp = s.get("tight_pair")
+        if tp is not None and tp != pair:
+            parts.append(f"<p style='margin:2px 0; color:#555'>largest ε_tight on: "
+                         f"{html.escape(_pair_short(tp))}</p>")
+        claimed = claimed_epsilon(s)
+        att = s.get("attack") or {}
+        rows = {"mode": randomness_text(str(s.get("mode")), s.get("seed")),
+                "ε_claimed": fmt_eps(claimed) + (
+                    f" — {s.get('epsilon_claimed_reason')}" if not math.isfinite(claimed)
+                    else ""),
+                "δ_claimed": f"{float(s.get('delta_claimed', 0.0) or 0.0):.3g}",
+                "ε_tight": fmt_eps(None if s.get("epsilon_tight") is None
+                                   else float(s["epsilon_tight"]))
+                + (f" — {s.get('epsilon_tight_method')}" if s.get("epsilon_tight_method")
+                   else f" — {s.get('epsilon_tight_reason') or 'unknown'}"
+                   if s.get("epsilon_tight") is None else ""),
+                "ε_lb": f"{fmt_eps(float(s['epsilon_lb']))} at "
+                        f"{100 * float(s.get('confidence', 0.95)):g} % confidence",
+                "attack": (f"{att.get('kind', '')}, features {att.get('features', '')}; FPR "
+                           f"{float(att['fpr']):.4g} (≤ {float(att['fpr_upper']):.4g}), FNR "
+                           f"{float(att['fnr']):.4g} (≤ {float(att['fnr_upper']):.4g}) on "
+                           f"{att.get('samples_evaluated')} per side"
+                           if att.get("fpr") is not None and att.get("fpr_upper") is not None
+                           else "–"),
+                "adjacency": s.get("adjacency", "")}
+        parts.append("<h4 style='margin:6px 0 2px 0'>Claim and audit</h4><table>"
+                     + _kv_rows(rows) + "</table>")
+        notes = s.get("notes") or []
+        if notes:
+            parts.append("<h4 style='margin:6px 0 2px 0'>Notes</h4><ul style='margin:0'>"
+                         + "".join(f"<li>{html.escape(str(n))}</li>" for n in notes)
+                         + "</ul>")
+        return "<div style='font-size:9pt'>" + "".join(parts) + "</div>"
+
+    def _show_empty(self) -> None:
+        self._summary = None
+        self._shown_run = None
+        self.bars_plot.clear_result()
+        self.roc_plot.clear_result()
+        self.results_stack.setCurrentIndex(0)
+
+    def _show_latest_record(self) -> None:
+        runs = [r for r in self._document.project.runs if r.kind == RUN_KIND]
+        if not runs:
+            self._show_empty()
+            return
+        try:
+            self.show_run(runs[-1].id)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.message_logged.emit("WARNING", f"audit: cannot show {runs[-1].id} ({exc})")
+            self._show_empty()
+
+    # ================================================================== slots
+    def _on_mechanism_changed(self, *args: object) -> None:
+        mech = self.mechanism()
+        self.param_stack.setCurrentIndex(list(MECHANISM_CHOICES).index(mech))
+        title, sees, _ = MECHANISM_CHOICES[mech]
+        ok = available(mech)
+        self.sees_label.setText(f"The observer sees {sees}." if ok else
+                                f"The {title} audit is not available in this build.")
+
+    def _on_mode_changed(self, *args: object) -> None:
+        self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"
+                                  and not self.is_running)
+
+    def _on_document_project_replaced(self) -> None:
+        self._show_latest_record()
+
+    def _on_document_run_added(self, run_id: str) -> None:
+        try:
+            rec = self._document.run(run_id)
+        except KeyError:
+            return
+        if rec.kind == RUN_KIND:  # a new audit, or one whose removal was undone
+            self.show_run(run_id)
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        if run_id == self._shown_run:  # e.g. its recording was undone
+            self._show_latest_record()
+
+
+register_tool(ToolSpec(
+    "audit", "Audit",
+    lambda window: AuditPanel(window.document, window.tabs, status_bar=window.statusBar()),
+    "Empirical privacy audit: attack each mechanism on neighbouring inputs and compare the "
+    "proven ε_lb with the ε PrivPlan claims.\nDouble-click to open."))
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.preview import example_document, run_preview
+
+    return run_preview(lambda: AuditPanel(example_document()), exec_=exec_,
+                       title="Audit", size=(1300, 820))
+
+
+if __name__ == "__main__":
+    preview()
