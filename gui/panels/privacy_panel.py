@@ -964,7 +964,7 @@ class PrivacyCalculatorPanel(QWidget):
                     ys.append(c.epsilon_approx)
         self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
         if compare:
-            title = "ε vs δ, Figure 1.1 (solid: Lemma 1.2 δ, as published; dashed: Lemma 1.7)"
+            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
         elif current:
             title = f"ε vs δ (Figure 1.1 {current})"
         else:
