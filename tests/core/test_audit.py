@@ -319,8 +319,7 @@ def test_bad_samples_and_seed():
 @pytest.mark.parametrize("mech", ["advising", "logistics"])
 @pytest.mark.parametrize("variant", ["sound", "thesis"])
 def test_other_mechanisms(mech, variant):
-    if not available(mech):
-        pytest.skip(f"{MECHANISMS[mech][0]} is not there yet")
+    assert available(mech), f"{MECHANISMS[mech][0]} must import"
     key = "variant" if mech == "advising" else "preset"
     r = run_audit(mech, samples=4000, seed=13, epsilon=1.0, **{key: variant})
     if variant == "sound":
