@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -56,6 +56,7 @@ from core.advising.model import CASE_NAMES
 from core.advising.presets import WorkedExample
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from gui.style import OKABE_ITO, PRIVATE_ACCENT, fmt_num
+from gui.widgets import style_axes
 
 __all__ = ["AdvisingResultsView", "single_summary", "experiment_summary", "randomness_text",
            "single_ledger_entries", "experiment_ledger_entries", "advising_dataset", "raw_kinds",
@@ -395,14 +396,7 @@ def _make_plot(title: str, bottom: str, left: str, *, log_x: bool = False) -> pg
     item.showGrid(x=True, y=True, alpha=0.25)
     item.setLogMode(x=log_x, y=False)
     item.setContentsMargins(2, 2, 14, 2)  # room for the last x tick label
-    font = QFont()
-    font.setPointSizeF(8.0)
-    for side in ("left", "bottom"):
-        axis = item.getAxis(side)
-        axis.setTickFont(font)
-        axis.setTextPen(pg.mkPen("#222222"))
-        axis.setPen(pg.mkPen("#555555"))
-        axis.enableAutoSIPrefix(False)
+    style_axes(item, 8.0)
     w.setMinimumSize(220, 170)
     return w
 

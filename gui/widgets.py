@@ -129,3 +129,34 @@ class ParameterSlider(QSlider):
             # a value that reads well: 4 significant digits
             self._spin.setValue(float(f"{value:.4g}"))
         self.moved_by_user.emit()
+
+
+def style_axes(item: object, point_size: float = 8.5) -> None:
+    """The app's one look for a pyqtgraph plot's left and bottom axes (tick font, pens)."""
+    import pyqtgraph as pg
+    from PySide6.QtGui import QFont
+
+    font = QFont()
+    font.setPointSizeF(point_size)
+    for side in ("left", "bottom"):
+        axis = item.getAxis(side)  # type: ignore[attr-defined]
+        axis.setTickFont(font)
+        axis.setTextPen(pg.mkPen("#222222"))
+        axis.setPen(pg.mkPen("#555555"))
+        axis.enableAutoSIPrefix(False)
+
+
+def info_panel(html: str) -> QWidget:
+    """The right dock's explanation of a tool tab: rich text, top-aligned, wrapped."""
+    from PySide6.QtWidgets import QLabel, QVBoxLayout
+
+    w = QWidget()
+    label = QLabel(html, w)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    label.setStyleSheet("QLabel { color: #333; padding: 8px; }")
+    lay = QVBoxLayout(w)
+    lay.addWidget(label)
+    lay.addStretch(1)
+    return w

@@ -65,7 +65,7 @@ from gui.commands import AddRunCommand
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
 from gui.tools import ToolSpec, register_tool
-from gui.widgets import SciSpinBox
+from gui.widgets import SciSpinBox, info_panel
 from gui.workers import TaskRunner
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
@@ -584,8 +584,7 @@ class AuditPanel(QWidget):
         return self.results_stack
 
     def _build_info_panel(self) -> QWidget:
-        w = QWidget()
-        label = QLabel(
+        return info_panel(
             "<b>Privacy audit</b><p>For the chosen mechanism the audit takes PrivPlan's own "
             "claim (ε_claimed, δ and the adjacency), searches neighbouring inputs for the "
             "pair that is easiest to tell apart, samples the mechanism N times on each side "
@@ -600,15 +599,7 @@ class AuditPanel(QWidget):
             "bound (raw data released) cannot be violated; its ε_lb shows how much leaks."
             "</p><p>An audit is an experiment on inputs it builds itself: it releases "
             "nothing about the project's data, so the ledger is not touched. Each audit is "
-            "recorded in the project and its report.</p>", w)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.RichText)
-        label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        label.setStyleSheet("QLabel { color: #333; padding: 8px; }")
-        lay = QVBoxLayout(w)
-        lay.addWidget(label)
-        lay.addStretch(1)
-        return w
+            "recorded in the project and its report.</p>")
 
     # ================================================================== public API
     @property

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor
 
 from gui.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
+from gui.widgets import style_axes
 
 __all__ = ["EpsilonBarsPlot", "RocPlot", "claimed_epsilon", "claim_boundary", "BAR_KEYS",
            "BAR_COLOURS", "fmt_eps"]
@@ -85,14 +86,7 @@ def _style(plot: pg.PlotWidget, title: str, bottom: str, left: str) -> None:
     item.setLabel("bottom", bottom)
     item.setLabel("left", left)
     item.showGrid(x=False, y=True, alpha=0.25)
-    font = QFont()
-    font.setPointSizeF(8.5)
-    for side in ("left", "bottom"):
-        axis = item.getAxis(side)
-        axis.setTickFont(font)
-        axis.setTextPen(pg.mkPen("#222222"))
-        axis.setPen(pg.mkPen("#555555"))
-        axis.enableAutoSIPrefix(False)
+    style_axes(item, 8.5)
     plot.setMinimumSize(280, 210)
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from core.project import RunRecord
 from gui.document import ProjectDocument
 from gui.style import SERIES, fmt_num
+from gui.widgets import style_axes
 
 __all__ = ["CostOfPrivacyPanel", "LogErrorBarItem", "VALUE_KEYS", "COST_KEYS", "TABLE_COLUMNS"]
 
@@ -117,14 +118,7 @@ def _make_plot(title: str, left: str) -> pg.PlotWidget:
     item.setLabel("left", left)
     item.showGrid(x=True, y=True, alpha=0.25)
     item.setLogMode(x=True, y=False)
-    font = QFont()
-    font.setPointSizeF(8.5)
-    for side in ("left", "bottom"):
-        axis = item.getAxis(side)
-        axis.setTickFont(font)
-        axis.setTextPen(pg.mkPen("#222222"))
-        axis.setPen(pg.mkPen("#555555"))
-        axis.enableAutoSIPrefix(False)
+    style_axes(item, 8.5)
     w.setMinimumSize(280, 220)
     return w
 

@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -74,7 +73,7 @@ from core.progress import no_progress
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.tools import ToolSpec, register_tool
-from gui.widgets import ParameterSlider, SciSpinBox
+from gui.widgets import ParameterSlider, SciSpinBox, info_panel, style_axes
 from gui.workers import TaskRunner
 
 __all__ = ["PrivacyCalculatorPanel", "TOOLTIPS", "PARAMETERS", "THROTTLE_MS", "N_POINTS",
@@ -290,14 +289,7 @@ def _make_plot(title: str, bottom: str, left: str, *, log_x: bool, log_y: bool
     item.setLabel("left", left)
     item.showGrid(x=True, y=True, alpha=0.25)
     item.setLogMode(x=log_x, y=log_y)
-    font = QFont()
-    font.setPointSizeF(8.5)
-    for side in ("left", "bottom"):
-        axis = item.getAxis(side)
-        axis.setTickFont(font)
-        axis.setTextPen(pg.mkPen("#222222"))
-        axis.setPen(pg.mkPen("#555555"))
-        axis.enableAutoSIPrefix(False)
+    style_axes(item, 8.5)
     w.setMinimumSize(260, 190)
     return w
 
@@ -637,8 +629,7 @@ class PrivacyCalculatorPanel(QWidget):
             plot.getPlotItem().getViewBox().sigResized.connect(self._on_view_box_resized)
 
     def _build_info_panel(self) -> QWidget:
-        w = QWidget()
-        label = QLabel(
+        return info_panel(
             "<b>Privacy Calculator</b><p>A what-if tool: set the parameters of the Dirichlet "
             "mechanism Dir<sub>k</sub> and see its (ε, δ), its accuracy and how they trade "
             "off. Nothing here is recorded in the project or counted as a release.</p>"
@@ -657,15 +648,7 @@ class PrivacyCalculatorPanel(QWidget):
             "gives both ε at the target (Figure 1.1 left at δ = 0.05: 2.516 by Lemma 1.2, "
             "2.521 proven).</p>"
             "<p>Hover any parameter for what it means and which way is more private. A red "
-            "field says why beside it; the plots then keep the last valid state.</p>", w)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.RichText)
-        label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        label.setStyleSheet("QLabel { color: #333; padding: 8px; }")
-        lay = QVBoxLayout(w)
-        lay.addWidget(label)
-        lay.addStretch(1)
-        return w
+            "field says why beside it; the plots then keep the last valid state.</p>")
 
     # ------------------------------------------------------------------ public API
     @property
