@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gui.document import ProjectDocument
     from gui.main_window import MainWindow
-    from gui.preview import ensure_app, example_document
+    from gui.preview import ensure_app, example_document, save_screenshot, settle
 
     app = ensure_app()
     doc: ProjectDocument = example_document()
@@ -85,23 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         if status != "ok":
             break
     panel.results.tabs.setCurrentIndex(TABS.index(args.tab))
-    settle = QEventLoop()
-    QTimer.singleShot(400, settle.quit)
-    settle.exec()
-    app.processEvents()
-    ok = window.grab().save(str(Path(args.out)))
-    window.discard_and_close()
-    window.deleteLater()
-    app.processEvents()
-    if not ok:
-        print(f"advising screenshot: cannot write {args.out}", file=sys.stderr)
-        return 1
-    if status != "ok":
-        print(f"advising screenshot: the run did not finish ({status}); picture saved anyway",
-              file=sys.stderr)
-        return 1
-    return 0
-
+    settle(app, 400)
+    return save_screenshot(app, window, str(Path(args.out)), what="advising",
+                           failure=None if status == "ok" else
+                           f"the run did not finish ({status})")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -63,10 +63,9 @@ def _wait(app, runner, timeout: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
-    from PySide6.QtCore import QEventLoop, QTimer
 
     from gui.main_window import MainWindow
-    from gui.preview import ensure_app, example_document
+    from gui.preview import ensure_app, example_document, save_screenshot, settle
 
     app = ensure_app()
     doc = example_document()
@@ -101,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.agent:
             panel.results.obfuscation.select_agent(args.agent)
         panel.splitter.setSizes([int(h * 0.48), int(h * 0.52)])
-    settle = QEventLoop()
-    QTimer.singleShot(500, settle.quit)
-    settle.exec()
+    settle(app, 500)
     if not args.experiments:
         panel.canvas.fit_to_view()
         for v in (panel.results.agent_map, panel.results.center_graph.view,
@@ -111,17 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                   panel.results.route_tab.canvas):
             v.fit_to_view()
     app.processEvents()
-    ok = window.grab().save(str(Path(args.out)))
-    window.discard_and_close()
-    window.deleteLater()
-    app.processEvents()
-    if not ok:
-        print(f"logistics screenshot: cannot write {args.out}", file=sys.stderr)
-        return 1
-    if status != "ok":
-        print(f"logistics screenshot: {status}; picture saved anyway", file=sys.stderr)
-        return 1
-    return 0
+    return save_screenshot(app, window, str(Path(args.out)), what="logistics",
+                           failure=None if status == "ok" else status)
 
 
 if __name__ == "__main__":

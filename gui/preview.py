@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.document import ProjectDocument
 
-__all__ = ["ensure_app", "example_document", "run_preview"]
+__all__ = ["ensure_app", "example_document", "run_preview", "settle", "save_screenshot"]
 
 
 def ensure_app() -> QApplication:
@@ -48,3 +48,33 @@ def run_preview(build: Callable[[], QWidget], *, exec_: bool = True, title: str 
         widget.show()
         app.exec()
     return widget
+
+
+def settle(app: QApplication, ms: int) -> None:
+    """Let queued paints and layouts run for ``ms`` milliseconds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+    app.processEvents()
+
+
+def save_screenshot(app: QApplication, window: QWidget, out: str, *, failure: str | None,
+                    what: str) -> int:
+    """Grab ``window`` into ``out``, close it, and return the screenshot tool's exit code.
+
+    ``failure`` is None when the pictured run finished, else the message printed (the
+    picture is saved anyway and the exit code is 1). ``what`` names the tool in messages.
+    """
+    ok = window.grab().save(out)
+    window.discard_and_close()  # type: ignore[attr-defined]
+    window.deleteLater()
+    app.processEvents()
+    if not ok:
+        print(f"{what} screenshot: cannot write {out}", file=sys.stderr)
+        return 1
+    if failure is not None:
+        print(f"{what} screenshot: {failure}; picture saved anyway", file=sys.stderr)
+        return 1
+    return 0

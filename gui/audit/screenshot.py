@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
 
     from gui.main_window import MainWindow
-    from gui.preview import ensure_app, example_document
+    from gui.preview import ensure_app, example_document, save_screenshot, settle
 
     app = ensure_app()
     window = MainWindow(example_document(), use_settings=False)
@@ -69,23 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     timer.stop()
     status = "ok" if started and panel.shown_run is not None else (
         panel.run_problem or "timeout")
-    settle = QEventLoop()
-    QTimer.singleShot(400, settle.quit)
-    settle.exec()
-    app.processEvents()
-    ok = window.grab().save(str(Path(args.out)))
-    window.discard_and_close()
-    window.deleteLater()
-    app.processEvents()
-    if not ok:
-        print(f"audit screenshot: cannot write {args.out}", file=sys.stderr)
-        return 1
-    if status != "ok":
-        print(f"audit screenshot: the audit did not finish ({status}); picture saved anyway",
-              file=sys.stderr)
-        return 1
-    return 0
-
+    settle(app, 400)
+    return save_screenshot(app, window, str(Path(args.out)), what="audit",
+                           failure=None if status == "ok" else
+                           f"the audit did not finish ({status})")
 
 if __name__ == "__main__":
     sys.exit(main())
