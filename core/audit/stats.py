@@ -37,29 +37,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy.stats import beta as beta_dist
+
+from core.common.stats import cp_upper
 
 __all__ = ["cp_upper", "f3_epsilon", "epsilon_lb", "projected_epsilon_lb", "bisect_epsilon",
            "discrete_delta", "discrete_epsilon_tight", "discrete_roc", "mc_delta",
            "mc_epsilon_tight", "thin_roc"]
-
-
-def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper limit of a binomial rate at ``level`` (e.g. 0.975).
-
-    ``count`` may be fractional (a projected count); ``count >= n`` gives 1.
-
-    Examples
-    --------
-    >>> round(float(cp_upper(0, 100, 0.95)), 12) == round(1 - 0.05 ** (1 / 100), 12)
-    True
-    """
-    k = np.asarray(count, dtype=np.float64)
-    m = np.broadcast_to(np.asarray(n, dtype=np.float64), k.shape)
-    full = k >= m
-    with np.errstate(invalid="ignore", divide="ignore"):
-        u = beta_dist.ppf(level, k + 1.0, np.where(full, 1.0, m - k))
-    return np.where(full, 1.0, np.clip(u, 0.0, 1.0))
 
 
 def f3_epsilon(fpr: "np.ndarray | float", fnr: "np.ndarray | float", delta: float

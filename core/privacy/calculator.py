@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import betainc, betaincinv
-from scipy.stats import beta as beta_dist
 
 from core._validation import InputError, check_beta, check_k
+from core.common.stats import cp_upper
 from core.privacy.dirichlet_accounting import (
     EXACT_MAX_W,
     LEMMA_1_2_WARNING,
@@ -241,10 +241,7 @@ def _mc_delta_grid(k: float, eta: float, eta_bar: float, w: int, gammas: np.ndar
     for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values():
         m = np.sort(rng.dirichlet(np.array([*a_w, a_r]), size=draws)[:, :w].min(axis=1))
         fails = np.searchsorted(m, gammas, side="left")
-        upper = np.ones(gammas.shape)
-        some = fails < draws
-        upper[some] = beta_dist.ppf(0.95, fails[some] + 1, draws - fails[some])
-        worst = np.maximum(worst, upper)
+        worst = np.maximum(worst, cp_upper(fails, draws, 0.95))
     return worst
 
 

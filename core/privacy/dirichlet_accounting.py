@@ -82,9 +82,9 @@ from itertools import combinations
 
 import numpy as np
 from scipy.special import betainc, betaincinv, betaln, gammaln, logsumexp
-from scipy.stats import beta as beta_dist
 
 from core._validation import InputError
+from core.common.stats import cp_upper
 
 __all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_WARNING",
            "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
@@ -475,7 +475,7 @@ def _mc_minima(k: float, eta: float, eta_bar: float, w: int, draws: int, seed: i
 
 def _cp_upper(fails: int, draws: int) -> float:
     """One-sided 95% Clopper–Pearson upper limit of a failure probability."""
-    return 1.0 if fails >= draws else float(beta_dist.ppf(0.95, fails + 1, draws - fails))
+    return float(cp_upper(fails, draws, 0.95))
 
 
 def _mc_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, draws: int,
