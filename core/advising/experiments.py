@@ -40,6 +40,7 @@ from core.advising.accounting import DEFAULT_DELTA
 from core.advising.framework import run_advising
 from core.advising.model import AdvisingSetup
 from core.advising.presets import EXP3_EPSILONS, ExperimentArm
+from core.common.stats import t_half_width
 from core.progress import Progress, no_progress
 
 #: Why an ε total of an arm is unbounded (JSON ``null`` + this reason).
@@ -67,15 +68,11 @@ def ci95(x: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     >>> float(m), round(float(h), 4)
     (2.0, 2.4841)
     """
-    from scipy.stats import t as student_t
-
     x = np.asarray(x, dtype=np.float64)
-    n = x.shape[axis]
     mean = x.mean(axis=axis)
-    if n < 2:
+    if x.shape[axis] < 2:
         return mean, np.zeros_like(mean)
-    sd = x.std(axis=axis, ddof=1)
-    return mean, float(student_t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return mean, t_half_width(x, axis=axis)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:

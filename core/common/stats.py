@@ -1,11 +1,14 @@
-"""Confidence limits the core shares (the one Clopper–Pearson limit of the project)."""
+"""Confidence limits the core shares: the one Clopper–Pearson limit and t-interval."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.stats import beta as beta_dist
+from scipy.stats import t as student_t
 
-__all__ = ["cp_upper"]
+__all__ = ["cp_upper", "t_half_width"]
 
 
 def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float) -> np.ndarray:
@@ -24,3 +27,16 @@ def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float)
     with np.errstate(invalid="ignore", divide="ignore"):
         u = beta_dist.ppf(level, k + 1.0, np.where(full, 1.0, m - k))
     return np.where(full, 1.0, np.clip(u, 0.0, 1.0))
+
+
+def t_half_width(x: "np.ndarray", axis: int | None = None) -> "np.ndarray | float":
+    """Half-width of the two-sided 95 % Student-t interval of the mean (n >= 2 values).
+
+    Examples
+    --------
+    >>> round(float(t_half_width(np.array([1.0, 2.0, 3.0]))), 6)  # t(0.975, 2)·1/√3
+    2.484138
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size if axis is None else x.shape[axis]
+    return float(student_t.ppf(0.975, n - 1)) * x.std(axis=axis, ddof=1) / math.sqrt(n)

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from core._validation import InputError, fresh_seed
+from core.common.stats import t_half_width
 from core.logistics.examples import generate_tasks, generate_world
 from core.logistics.model import DEFAULT_DEGREE_CAP
 from core.logistics.planner import PlannerParams, PlanningSession, preset_guarantee
@@ -164,8 +165,6 @@ class BenchResult:
 
     def ci(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """95 % t-interval of the mean over worlds (nan with fewer than 2 finite worlds)."""
-        from scipy.stats import t as student_t
-
         x = self.data[name]
         lo = np.full(x.shape[:2], np.nan)
         hi = np.full(x.shape[:2], np.nan)
@@ -173,8 +172,7 @@ class BenchResult:
             for j in range(x.shape[1]):
                 v = x[i, j][np.isfinite(x[i, j])]
                 if v.size >= 2:
-                    half = float(student_t.ppf(0.975, v.size - 1)) * v.std(ddof=1) / math.sqrt(
-                        v.size)
+                    half = t_half_width(v)
                     lo[i, j], hi[i, j] = v.mean() - half, v.mean() + half
         return lo, hi
 
@@ -215,9 +213,7 @@ class BenchResult:
         d = 100.0 * (a[ok] - b[ok]) / a[ok]
         out.update(length=la, length_ref=lb, dp_advantage_percent=float(d.mean()))
         if d.size >= 2:
-            from scipy.stats import t as student_t
-
-            half = float(student_t.ppf(0.975, d.size - 1)) * d.std(ddof=1) / math.sqrt(d.size)
+            half = t_half_width(d)
             out.update(ci_low=float(d.mean() - half), ci_high=float(d.mean() + half))
         return out
 
