@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from core._validation import InputError
+from core.common.jsonable import finite_or_none
 
 __all__ = [
     "ACCOUNTANTS",
@@ -262,8 +263,8 @@ class AgentPrivacy:
             "unbounded_releases": dict(self.unbounded),
             "epsilon_per_release": self.epsilon_per_release,
             "nominal_epsilon_per_release": self.nominal_epsilon_per_release,
-            "basic": _finite(self.basic), "advanced": _finite(self.advanced),
-            "rdp": _finite(self.rdp),
+            "basic": finite_or_none(self.basic), "advanced": finite_or_none(self.advanced),
+            "rdp": finite_or_none(self.rdp),
             "rdp_order": None if math.isinf(self.rdp_order) else self.rdp_order,
             "nominal_basic": self.nominal_basic, "protected": self.protected,
             "tightest": self.tightest[0], "max_releases": self.max_releases}
@@ -271,10 +272,6 @@ class AgentPrivacy:
             for k in ("basic", "advanced", "rdp"):
                 out[f"{k}_reason"] = why
         return out
-
-
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
 
 
 @dataclass(frozen=True)
@@ -363,7 +360,7 @@ class AdvisingAccounting:
             "releases": [a.releases for a in self.agents],
             "statement": self.statement()}
         for k in ("basic", "advanced", "rdp"):
-            out[k] = [_finite(x) for x in self.totals(k).tolist()]
+            out[k] = [finite_or_none(x) for x in self.totals(k).tolist()]
             if any(reasons):
                 out[f"{k}_reason"] = reasons
         return out

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from core._validation import InputError
-from core.common.jsonable import dumps, jsonable
+from core.common.jsonable import dumps, finite_or_none, jsonable
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
            "plan_payload"]
@@ -76,7 +76,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
 
 
 def _eps_dict(values: dict[str, float]) -> dict[str, float | None]:
-    return {a: (v if math.isfinite(v) else None) for a, v in values.items()}
+    return {a: finite_or_none(v) for a, v in values.items()}
 
 
 def plan_payload(result: Any, session: Any) -> dict[str, Any]:
