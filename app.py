@@ -11,7 +11,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from core.cli import SUBCOMMANDS, run_cli
+    from core.cli.main import SUBCOMMANDS, run_cli
 
     if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help", "--version")):
         if argv[0] == "report" and _has_qt():

@@ -1,6 +1,6 @@
 """Benchmark: cost-of-privacy bounds, exact greedy versus the papers' LP (HiGHS).
 
-Times one *run* of the bound computation — ``core.robust.robust_bounds`` on a privatised
+Times one *run* of the bound computation — ``core.mdp.robust.robust_bounds`` on a privatised
 model P̄ with its synthesised policy π̄ (both prepared beforehand, not timed) — with
 ``method="greedy"`` (the closed form of spec §6.5) and ``method="lp"`` (the LP (P) of
 [D] §2.6.1, one HiGHS solve per state, stage and bound). The papers report 4.88 s, 9.34 s
@@ -35,16 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
-from core.examples import EXAMPLE2_SEED, example2, random_mdp  # noqa: E402
-from core.mdp import MDP  # noqa: E402
-from core.planning.synthesis import synthesize  # noqa: E402
+from core.mdp.examples import EXAMPLE2_SEED, example2, random_mdp  # noqa: E402
+from core.mdp.model import MDP  # noqa: E402
+from core.mdp.synthesis import synthesize  # noqa: E402
 from core.privacy.dirichlet import privatize_mdp  # noqa: E402
-from core.robust import alpha_radius, inner_lp, robust_bounds  # noqa: E402
+from core.mdp.robust import alpha_radius, inner_lp, robust_bounds  # noqa: E402
 
 K = 100.0           # Dirichlet concentration of the privatised models
 BETA = 0.05         # the default β of the tool
 NOISE_SEED = 0      # privatisation seed
-RANDOM_SEED = 2020  # core.examples.random_mdp seed for the |A| = 10 and scaling models
+RANDOM_SEED = 2020  # core.mdp.examples.random_mdp seed for the |A| = 10 and scaling models
 PAPER = {"ex2": 4.88, "ex2_T20": 9.34, "ex2_A10": 9.68}  # s per k, LP, 3.5 GHz desktop
 
 

@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QEventLoop, QTimer, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    from core.examples import random_mdp
-    from core.io.mdp_files import save_mdp
-    from core.project import Project
+    from core.mdp.examples import random_mdp
+    from core.mdp.files import save_mdp
+    from core.project.model import Project
     from gui.document import ProjectDocument
     from gui.main_window import MainWindow
 

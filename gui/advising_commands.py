@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand
 
-from core.project import RunRecord
+from core.project.model import RunRecord
 
 if TYPE_CHECKING:
     from gui.document import ProjectDocument

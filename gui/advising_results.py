@@ -5,7 +5,7 @@ Two halves:
 * Qt-free-in-spirit helpers that turn a core result into a small JSON-safe *summary*
   (:func:`single_summary` for one :class:`~core.advising.framework.AdvisingResult`,
   :func:`experiment_summary` for an :class:`~core.advising.experiments.ExperimentResult`).
-  A :class:`core.project.RunRecord` keeps the down-sampled summary; the view draws the
+  A :class:`core.project.model.RunRecord` keeps the down-sampled summary; the view draws the
   same summary at full resolution, so a recorded run and a fresh one look alike.
 * :class:`AdvisingResultsView`: the bottom half of the workspace, one tab each for the
   learning curves (convergence ratio per epoch with 95 % CI bands, and the gain over no

@@ -2,7 +2,7 @@
 
 :class:`AutosaveController` writes a recovery copy of the document every
 :attr:`interval_s` seconds while it has unsaved changes (and something changed since the
-last copy), through :mod:`core.io.autosave`, in a worker thread (a snapshot of the project
+last copy), through :mod:`core.project.autosave`, in a worker thread (a snapshot of the project
 is taken on the UI thread first). A normal save or close deletes the copy; what is left
 after a crash is offered by :meth:`gui.main_window.MainWindow.offer_recovery` at the next
 start.
@@ -21,7 +21,7 @@ import uuid
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
-from core.io.autosave import (
+from core.project.autosave import (
     RECOVERY_SUFFIX,
     Recovery,
     discard_for,
@@ -29,7 +29,7 @@ from core.io.autosave import (
     recovery_stem,
     write_recovery,
 )
-from core.project import MdpEntry, Project
+from core.project.model import MdpEntry, Project
 from gui.document import ProjectDocument
 from gui.workers import TaskRunner
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-from core.mdp import MDP
-from core.mdp_model import MdpModel
-from core.project import MdpEntry, RunRecord
+from core.mdp.model import MDP
+from core.mdp.editable import MdpModel
+from core.project.model import MdpEntry, RunRecord
 
 if TYPE_CHECKING:
     from gui.document import ProjectDocument

@@ -1,4 +1,4 @@
-"""The open project as seen by the GUI: a :class:`core.project.Project` plus undo and signals.
+"""The open project as seen by the GUI: a :class:`core.project.model.Project` plus undo and signals.
 
 Views connect to the signals and read ``document.project``; they never keep their own
 authoritative copy. The mutation methods below are called by the commands in
@@ -6,7 +6,7 @@ authoritative copy. The mutation methods below are called by the commands in
 user edit becomes undoable. :meth:`ProjectDocument.replace_project` (File ▸ New / Open)
 is the one non-undoable change: it starts a fresh history.
 
-Editable MDPs (:class:`core.mdp_model.MdpModel`) change through the ``add_state`` …
+Editable MDPs (:class:`core.mdp.editable.MdpModel`) change through the ``add_state`` …
 ``set_settings`` methods. Each emits ``mdp_changed(mdp_id)`` (content: states, actions,
 probabilities, rewards, names, settings) or ``states_moved(mdp_id, state_ids)`` (positions
 only, so a canvas moves items instead of redrawing). :meth:`problems` caches the model's
@@ -24,9 +24,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core.mdp import MDP
-from core.mdp_model import MdpModel, Problem
-from core.project import MdpEntry, Project, RunRecord
+from core.mdp.model import MDP
+from core.mdp.editable import MdpModel, Problem
+from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["ProjectDocument"]
 

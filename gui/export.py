@@ -1,8 +1,8 @@
-"""Report export: the pure :class:`core.report.Report` as self-contained HTML, or as PDF.
+"""Report export: the pure :class:`core.report.html.Report` as self-contained HTML, or as PDF.
 
-* HTML is :func:`core.report.to_html` (inline stylesheet from ``assets/report.css`` and
+* HTML is :func:`core.report.html.to_html` (inline stylesheet from ``assets/report.css`` and
   inline SVG figures), written atomically by :func:`write_html`.
-* PDF is Qt's: every :class:`core.report.Figure` is drawn with pyqtgraph and exported
+* PDF is Qt's: every :class:`core.report.html.Figure` is drawn with pyqtgraph and exported
   at print resolution (:func:`figure_image`, 1800 px wide ≈ 270 dpi across the text
   width), the report's HTML (with ``assets/report-print.css`` added) is laid out by a
   :class:`QTextDocument` on A4 at 300 dpi, headings that would end a page are moved to
@@ -26,12 +26,12 @@ import sys
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QImage
 
-    from core.report import Figure, Report
+    from core.report.html import Figure, Report
 
 __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_html",
            "page_breaks", "pdf_steps", "write_pdf", "text_document", "render_pdf",
@@ -149,7 +149,7 @@ def page_breaks(report: "Report") -> list[str]:
 
 
 def _print_css() -> str:
-    from core.report import _default_css
+    from core.report.html import _default_css
     from gui.resources import asset_path
 
     extra = asset_path("report-print.css")
@@ -161,7 +161,7 @@ def print_html(report: "Report", *, image_width: int = 640) -> str:
     """The report's HTML for Qt: figures as ``<img src="fig:ID">`` (see :func:`write_pdf`)."""
     import html
 
-    from core.report import to_html
+    from core.report.html import to_html
 
     def img(fig: "Figure") -> str:
         return (f'<img src="fig:{html.escape(fig.id)}" width="{image_width}" '
@@ -361,7 +361,7 @@ def write_pdf(report: "Report", images: dict[str, "QImage"], path: str | os.Path
 def render_pdf(report: "Report", path: str | os.PathLike[str], *,
                progress: Progress = no_progress) -> int:
     """Figures (pyqtgraph) then :func:`write_pdf`, all on the calling (GUI) thread."""
-    from core.progress import sub_progress
+    from core.common.progress import sub_progress
 
     images = render_figures(report, progress=sub_progress(progress, 0.0, 0.4))
     return write_pdf(report, images, path, progress=sub_progress(progress, 0.4, 1.0))
@@ -369,8 +369,8 @@ def render_pdf(report: "Report", path: str | os.PathLike[str], *,
 
 def write_html(report: "Report", path: str | os.PathLike[str]) -> None:
     """The self-contained HTML (inline CSS and SVG), written atomically."""
-    from core.io.atomic import atomic_write_text
-    from core.report import to_html
+    from core.common.atomic import atomic_write_text
+    from core.report.html import to_html
 
     atomic_write_text(path, to_html(report))
 
@@ -456,15 +456,15 @@ def _cli_render(report: "Report", path: str, *, progress: Progress = no_progress
 
 
 def install_cli_pdf() -> None:
-    """Let ``core.report_cli`` write PDF through Qt (``app.py`` calls this for ``report``)."""
-    import core.report_cli
+    """Let ``core.cli.report`` write PDF through Qt (``app.py`` calls this for ``report``)."""
+    import core.cli.report
 
-    core.report_cli.PDF_RENDERER = _cli_render
+    core.cli.report.PDF_RENDERER = _cli_render
 
 
 def cli_report(argv: Sequence[str], out: Any = None, err: Any = None) -> int:
-    """``report PROJECT -o OUT.(pdf|html) …`` with PDF support (see core.report_cli)."""
-    from core.cli import run_cli
+    """``report PROJECT -o OUT.(pdf|html) …`` with PDF support (see core.cli.report)."""
+    from core.cli.main import run_cli
 
     install_cli_pdf()
     return run_cli(list(argv), out, err)

@@ -44,7 +44,7 @@ from core.privacy.ledger import (
 )
 
 if TYPE_CHECKING:
-    from core.experiments import SweepResult
+    from core.mdp.sweep import SweepResult
     from core.privacy.mdp_accounting import MdpPrivacy
     from gui.document import ProjectDocument
 

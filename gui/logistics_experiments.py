@@ -10,7 +10,7 @@ and the thesis's reported gaps beside the measured ones. Nothing is cherry-picke
 check the core makes is listed, failures included.
 
 The plots and tables are drawn from the run's *summary* (rows of means and CIs, checks),
-the same dict that is stored in the project's :class:`~core.project.RunRecord` (kind
+the same dict that is stored in the project's :class:`~core.project.model.RunRecord` (kind
 ``plan-bench``), so a recorded benchmark redraws identically after reloading.
 
 The run parameters (values, approaches, worlds per point, seed, processes) live in
@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.logistics.experiments import (
     APPROACH_LABELS,
     BENCHMARKS,
@@ -58,7 +58,7 @@ from core.logistics.experiments import (
     benchmark_config,
     run_benchmark,
 )
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.logistics_commands import AddBenchRunCommand
 from gui.logistics_results import RatioSplitter
 from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO

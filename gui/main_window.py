@@ -45,9 +45,9 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core._validation import InputError
+from core.common.validation import InputError
 from core.privacy.ledger import mdp_dataset
-from core.project import Project
+from core.project.model import Project
 from gui.autosave import AutosaveController
 from gui.commands import RenameProjectCommand
 from gui.document import ProjectDocument
@@ -119,9 +119,9 @@ def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
     layout), and every valid model is validated once into its cache. Safe to run in a
     worker thread: it touches nothing but the objects it creates.
     """
-    from core.io.mdp_files import load_mdp, read_json
-    from core.io.project_json import PROJECT_FORMAT, load_any, project_from_dict
-    from core.mdp_layout import fill_project_layouts
+    from core.mdp.files import load_mdp, read_json
+    from core.project.files import PROJECT_FORMAT, load_any, project_from_dict
+    from core.mdp.layout import fill_project_layouts
 
     path = str(path)
     is_project = False
@@ -635,7 +635,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ file actions
     def new_project(self) -> None:
         """A new project holding one empty MDP, open for drawing."""
-        from core.mdp_model import MdpModel
+        from core.mdp.editable import MdpModel
 
         if not self._maybe_save():
             return
@@ -645,7 +645,7 @@ class MainWindow(QMainWindow):
 
     def new_mdp(self) -> str:
         """Add an empty MDP to the project (undoable) and open its workspace."""
-        from core.mdp_model import MdpModel
+        from core.mdp.editable import MdpModel
         from gui.commands import AddMdpCommand
 
         taken = {e.model.name for e in self._document.project.mdps}
@@ -773,9 +773,9 @@ class MainWindow(QMainWindow):
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
-        from core.io.mdp_files import load_mdp
-        from core.mdp_layout import MAX_LAYOUT_STATES, fill_missing_positions
-        from core.mdp_model import MdpModel
+        from core.mdp.files import load_mdp
+        from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
+        from core.mdp.editable import MdpModel
         from gui.commands import AddMdpCommand
 
         if path is None:
@@ -802,7 +802,7 @@ class MainWindow(QMainWindow):
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
         """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
-        from core.io.mdp_files import save_mdp
+        from core.mdp.files import save_mdp
 
         if mdp_id is None:
             ws = self.active_workspace()
@@ -836,7 +836,7 @@ class MainWindow(QMainWindow):
 
     def offer_recovery(self) -> bool:
         """After a crash: offer the autosaved copies; True if one was recovered."""
-        from core.io.autosave import discard, load_recovery
+        from core.project.autosave import discard, load_recovery
 
         for rec in self.autosave.recoverable():
             answer = ask_recover(self, rec)
@@ -883,7 +883,7 @@ class MainWindow(QMainWindow):
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
         """Save atomically (temp file + rename) and mark the document clean."""
-        from core.io.project_json import save_project
+        from core.project.files import save_project
 
         path = str(path)
         try:

@@ -31,7 +31,7 @@ def ensure_app() -> QApplication:
 
 def example_document() -> ProjectDocument:
     """The built-in example project (four startups + Example 2) in a fresh document."""
-    from core.io.project_json import load_project
+    from core.project.files import load_project
     from gui.resources import BUILTIN_PROJECT, asset_path
 
     path = asset_path(*BUILTIN_PROJECT)

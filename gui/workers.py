@@ -5,7 +5,7 @@ The pattern follows Orange's ``ConcurrentMixin``/``TaskState`` (house style §4)
 * ``start(fn, *args, **kwargs)`` cancels the previous task and submits
   ``fn(*args, progress=callback, **kwargs)`` to a single-thread executor;
 * the progress callback is throttled (about 1 % steps) and raises
-  :class:`core.progress.Cancelled` once :meth:`cancel` was called, so core code stops
+  :class:`core.common.progress.Cancelled` once :meth:`cancel` was called, so core code stops
   cooperatively;
 * results come back through queued signals, so every slot runs on the UI thread;
 * the result of a superseded task is dropped (stale-result suppression).
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from core.progress import Cancelled
+from core.common.progress import Cancelled
 
 __all__ = ["TaskRunner"]
 

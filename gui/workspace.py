@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from core.examples import FOUR_STARTUPS_NOTE
+from core.mdp.examples import FOUR_STARTUPS_NOTE
 from gui.document import ProjectDocument
 from gui.editors.inspector import MdpInspector
 from gui.editors.mdp_editor import MdpEditor

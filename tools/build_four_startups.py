@@ -10,7 +10,7 @@ so that π̄ and v̲ ≤ V̄ ≤ v̄ are on the drawing, and saves a picture of 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python tools/build_four_startups.py
 
 writes ``docs/four_startups_drawn.privplan.json`` and ``docs/screenshot-editor.png``.
-The numbers are the illustrative placeholder of :func:`core.examples.four_startups`
+The numbers are the illustrative placeholder of :func:`core.mdp.examples.four_startups`
 (the papers publish none).
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# Success chance q_i and cost c_i of acquiring startup i (core.examples.four_startups).
+# Success chance q_i and cost c_i of acquiring startup i (core.mdp.examples.four_startups).
 STARTUPS = [(0.2, 0.05), (0.4, 0.2), (0.6, 0.4), (0.8, 0.7)]
 EPS0 = 0.01  # chance of staying in "start" whatever the action
 POSITIONS = {"start": (0.0, 0.0), "success": (320.0, -140.0), "failure": (320.0, 140.0)}
@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from core.examples import four_startups
-    from core.project import Project
+    from core.mdp.examples import four_startups
+    from core.project.model import Project
     from gui.document import ProjectDocument
     from gui.main_window import MainWindow
 
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             and (mdp.R == ref.R).all() and (mdp.R_T == ref.R_T).all()
             and mdp.horizon == ref.horizon and mdp.discount == ref.discount)
     print(f"drawn with {doc.undo_stack.count()} undoable edits; {doc.summary(ws.mdp_id)}; "
-          f"{'identical to' if same else 'DIFFERENT from'} core.examples.four_startups()")
+          f"{'identical to' if same else 'DIFFERENT from'} core.mdp.examples.four_startups()")
 
     def wait(runner) -> None:
         loop = QEventLoop()

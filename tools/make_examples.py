@@ -1,6 +1,6 @@
-"""Regenerate ``assets/examples/`` from ``core.examples`` (``make examples``).
+"""Regenerate ``assets/examples/`` from ``core.mdp.examples`` (``make examples``).
 
-The test ``tests/core/test_examples.py`` checks that the committed files equal what
+The test ``tests/core/mdp/test_examples.py`` checks that the committed files equal what
 this script writes, so the assets never drift from the code.
 """
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.examples import FOUR_STARTUPS_NOTE, example2, four_startups  # noqa: E402
-from core.io.mdp_files import save_mdp  # noqa: E402
-from core.io.project_json import save_project  # noqa: E402
-from core.project import Project  # noqa: E402
+from core.mdp.examples import FOUR_STARTUPS_NOTE, example2, four_startups  # noqa: E402
+from core.mdp.files import save_mdp  # noqa: E402
+from core.project.files import save_project  # noqa: E402
+from core.project.model import Project  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "assets" / "examples"
 

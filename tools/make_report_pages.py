@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def build_project(seed: int = 7):
-    from core.experiments import DEFAULT_K, privacy_sweep
-    from core.io.project_json import load_project
+    from core.mdp.sweep import DEFAULT_K, privacy_sweep
+    from core.project.files import load_project
     from core.privacy.ledger import PrivacyLedger, budgets_to_dict, record_privatization
     from core.privacy.mdp_accounting import mdp_privacy
-    from core.project import RunRecord
+    from core.project.model import RunRecord
 
     project = load_project(ROOT / "assets" / "examples" / "builtin.privplan.json")
     entry = project.mdps[0]
@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     if not shutil.which("pdftoppm"):
         print("pdftoppm is missing: run `bash tools/ensure-debs.sh report`", file=sys.stderr)
         return 2
-    from core.io.project_json import save_project
+    from core.project.files import save_project
 
     work = Path(tempfile.mkdtemp(prefix="privplan-report-"))
     project_file = work / "report-example.privplan.json"

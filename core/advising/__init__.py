@@ -9,7 +9,7 @@
 * :mod:`core.advising.presets`: Table 3.5, the §5.6 layouts, Experiments 1–3, Tables 3.1–3.4.
 * :mod:`core.advising.experiments`: many seeds per configuration, CIs, ε sweeps.
 * :mod:`core.advising.claims`: the thesis's claims and whether our runs reproduce them.
-* :mod:`core.advising.cli`: the ``advise`` and ``advise-bench`` subcommands.
+* :mod:`core.cli.advising`: the ``advise`` and ``advise-bench`` subcommands.
 """
 
 from core.advising.accounting import (

@@ -6,7 +6,7 @@ label + set-up) once per seed through a :class:`concurrent.futures.Executor`
 every arm, so comparisons between arms are paired (common random numbers), and any run
 can be replayed alone with ``advise --seed``. Each run owns its generator, so results are
 bit-identical whatever the number of workers or the chunking (as in
-:mod:`core.experiments`).
+:mod:`core.mdp.sweep`).
 
 Confidence intervals are Student-t 95 % intervals over seeds: mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n.
 
@@ -35,13 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import InputError, fresh_seed
+from core.common.validation import InputError, fresh_seed
 from core.advising.accounting import DEFAULT_DELTA
 from core.advising.framework import run_advising
 from core.advising.model import AdvisingSetup
 from core.advising.presets import EXP3_EPSILONS, ExperimentArm
 from core.common.stats import t_half_width
-from core.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress
 
 #: Why an ε total of an arm is unbounded (JSON ``null`` + this reason).
 UNBOUNDED_SPENT = ("a teacher released raw data (raw Q-values, its raw policy or raw visit "
@@ -375,7 +375,7 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
     executor : Executor, optional
         Use this executor instead (not shut down here).
     progress : callable
-        ``progress(fraction, message)``; raise :class:`core.progress.Cancelled` to stop.
+        ``progress(fraction, message)``; raise :class:`core.common.progress.Cancelled` to stop.
     """
     arms = list(arms)
     if not arms:

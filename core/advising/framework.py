@@ -108,7 +108,7 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import InputError, RandomSource, as_random_source
+from core.common.validation import InputError, RandomSource, as_random_source
 from core.advising.accounting import (
     ADJACENCY,
     DEFAULT_DELTA,
@@ -118,7 +118,7 @@ from core.advising.accounting import (
 from core.advising.model import AdvisingSetup, teacher_view_map
 from core.privacy.laplace import laplace_release
 from core.privacy.ledger import PrivacyLedger
-from core.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress
 
 __all__ = [
     "normalize_alg4",
@@ -1058,7 +1058,7 @@ def run_advising(setup: AdvisingSetup, *,
         :meth:`AdvisingResult.ledger`); experiments switch it off.
     progress : callable
         ``progress(fraction, message)`` once per epoch; raise
-        :class:`core.progress.Cancelled` to stop.
+        :class:`core.common.progress.Cancelled` to stop.
     on_epoch : callable, optional
         ``on_epoch(epoch, convergence_ratio, advice_count)`` after each epoch (live plots).
 

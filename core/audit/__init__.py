@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.stats import f3_epsilon
 
@@ -129,10 +129,10 @@ def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
         Seeded, reproducible experiment mode; ``None``: release mode (OS-seeded, and the
         release code path where the mechanism has one).
     progress : callable, optional
-        ``progress(fraction, message)``; may raise :class:`core.progress.Cancelled`.
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
     cancel : callable, optional
         ``cancel() -> bool``, polled between chunks; True stops the audit by raising
-        :class:`core.progress.Cancelled`.
+        :class:`core.common.progress.Cancelled`.
     confidence : float
         Joint confidence of the two Clopper–Pearson limits (default 0.95).
     **params

@@ -7,7 +7,7 @@ Modules: :mod:`~core.logistics.model` (world, tasks, validation), :mod:`~core.lo
 (Alg 8, crossing estimates), :mod:`~core.logistics.planner` (the three steps, sessions),
 :mod:`~core.logistics.baselines` (Best-first, Greedy), :mod:`~core.logistics.routing`
 (packet-routing dynamics), :mod:`~core.logistics.experiments` (B1–B5),
-:mod:`~core.logistics.cli` (``plan``, ``plan-bench``), :mod:`~core.logistics.randomness`
+:mod:`~core.cli.logistics` (``plan``, ``plan-bench``), :mod:`~core.logistics.randomness`
 (the release-mode CSPRNG for the choices that shape a released map).
 
 The common names are re-exported lazily (importing this package stays cheap, so the

@@ -6,7 +6,7 @@ streams (common random numbers). World w of point i draws from
 ``SeedSequence(seed, spawn_key=(i, w))`` — or ``(w,)`` when the sweep does not change the
 world (B1, B3, B5: paired comparisons across the swept value) — so results are
 bit-identical whatever the number of workers or the chunking, as in
-:mod:`core.experiments`.
+:mod:`core.mdp.sweep`.
 
 Metrics per world and approach: ``success`` (delivered / packages), ``route_length``
 (mean true length of the delivered ones), ``stretch`` (length / true shortest),
@@ -49,13 +49,13 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import InputError, fresh_seed
+from core.common.validation import InputError, fresh_seed
 from core.common.stats import t_half_width
 from core.logistics.examples import generate_tasks, generate_world
 from core.logistics.model import DEFAULT_DEGREE_CAP
 from core.logistics.planner import PlannerParams, PlanningSession, preset_guarantee
 from core.logistics.routing import Dynamics
-from core.progress import Cancelled, Progress, no_progress
+from core.common.progress import Cancelled, Progress, no_progress
 
 __all__ = ["BENCHMARKS", "METRICS", "APPROACH_LABELS", "BenchConfig", "BenchResult",
            "benchmark_config", "run_benchmark"]
@@ -394,7 +394,7 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
     executor : Executor, optional
         Use this executor instead (not shut down here).
     progress : callable
-        ``progress(fraction, message)``; raise :class:`core.progress.Cancelled` to stop.
+        ``progress(fraction, message)``; raise :class:`core.common.progress.Cancelled` to stop.
     """
     cfg = name if isinstance(name, BenchConfig) else benchmark_config(
         name, values=values, approaches=approaches, **overrides)

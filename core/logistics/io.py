@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.logistics.model import DEFAULT_DEGREE_CAP, LogisticsWorld, Task
 
 __all__ = ["MAP_FORMAT", "MAP_VERSION", "map_from_dict", "map_to_dict", "load_map", "save_map",
@@ -149,6 +149,6 @@ def load_map(path: str | os.PathLike[str]) -> LogisticsWorld:
 
 def save_map(world: LogisticsWorld, path: str | os.PathLike[str]) -> None:
     """Write ``world`` atomically as a ``*.map.json`` file."""
-    from core.io.atomic import atomic_write_text
+    from core.common.atomic import atomic_write_text
 
     atomic_write_text(path, dumps_map(world))

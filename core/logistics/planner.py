@@ -64,7 +64,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.logistics.model import (
     DEFAULT_DEGREE_CAP,
     LogisticsWorld,
@@ -94,7 +94,7 @@ from core.logistics.route_rl import (
 from core.logistics.routing import Dynamics, LiveWorld
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger
-from core.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress
 
 __all__ = ["PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
            "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",

@@ -6,7 +6,7 @@ routes go — is decided by random choices. In a seeded experiment they come fro
 session's numpy streams (reproducible). In release mode they must not be predictable from
 anything an observer sees, so they come from :class:`SecureGenerator`, which draws every
 integer with :func:`secrets.randbelow` (exactly uniform, OS CSPRNG) and every float from
-:class:`core.privacy.secure.SecureRandom` (``os.urandom``).
+:class:`core.common.secure.SecureRandom` (``os.urandom``).
 
 Only the subset of ``numpy.random.Generator`` that the obfuscation code uses is provided:
 ``integers``, ``random``, ``uniform``, ``permutation``, ``shuffle`` and ``choice``.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from core.privacy.secure import SecureRandom
+from core.common.secure import SecureRandom
 
 __all__ = ["SecureGenerator"]
 

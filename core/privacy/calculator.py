@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betainc, betaincinv
 
-from core._validation import InputError, check_beta, check_k
+from core.common.validation import InputError, check_beta, check_k
 from core.common.stats import cp_upper
 from core.privacy.dirichlet_accounting import (
     EXACT_MAX_W,
@@ -63,7 +63,7 @@ from core.privacy.dirichlet_accounting import (
     vertex_parameters,
     vertex_premise,
 )
-from core.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress
 
 __all__ = [
     "FIGURE_1_1",
@@ -540,7 +540,7 @@ class CalculatorInputs:
         >>> CalculatorInputs(6.7, 0.6, 0.5, 3, 0.1).check()
         Traceback (most recent call last):
         ...
-        core._validation.InputError: eta_bar: eta + eta_bar must be < 1, got 1.1
+        core.common.validation.InputError: eta_bar: eta + eta_bar must be < 1, got 1.1
         """
         k, eta, eta_bar, w, b, warns = validate_parameters(self.k, self.eta, self.eta_bar,
                                                            self.w, self.b)

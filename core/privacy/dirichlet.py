@@ -53,8 +53,8 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from core._validation import InputError, RandomSource, as_random_source, check_k
-from core.mdp import MDP
+from core.common.validation import InputError, RandomSource, as_random_source, check_k
+from core.mdp.model import MDP
 from core.privacy.dirichlet_accounting import DirichletPrivacy, dirichlet_privacy
 
 __all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
@@ -154,7 +154,7 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     >>> mechanism_rows(m, eta=0.2, domain_rule="refuse")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    core._validation.InputError: eta: P(s2, a0) gives next state 's1' probability 0.1, ...
+    core.common.validation.InputError: eta: P(s2, a0) gives next state 's1' probability 0.1, ...
     """
     if zeros not in ZERO_MODES:
         raise InputError(f"must be one of {ZERO_MODES}, got {zeros!r}", field="zeros")

@@ -34,7 +34,7 @@
   other two x's anywhere in [0.01, 0.3]). So the Hessian has a positive direction, the
   premise of Prékopa's theorem fails, and the lemma is left without a proof (its
   conclusion may still be true). No counterexample is known: random interior points never
-  beat the vertex numerically (tests/core/test_dirichlet_rigor.py), but numerically
+  beat the vertex numerically (tests/core/privacy/test_dirichlet_rigor.py), but numerically
   supported is not proven. So ``exact`` is a named option, kept to reproduce the source
   (Figure 1.1, spec §4.3), and its result carries that as a warning. It needs the
   lemma's premise kη >= 1 and kη̄ >= 1; without it the union bound is reported.
@@ -83,7 +83,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import betainc, betaincinv, betaln, gammaln, logsumexp
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.common.stats import cp_upper
 
 __all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_WARNING",

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from core._validation import InputError, RandomSource, as_random_source
+from core.common.validation import InputError, RandomSource, as_random_source
 
 __all__ = ["check_epsilon", "laplace_scale", "laplace_release", "exponential_mechanism",
            "exponential_probabilities"]

@@ -47,8 +47,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from core._validation import InputError
-from core.project import now_iso
+from core.common.validation import InputError
+from core.project.model import now_iso
 
 if TYPE_CHECKING:
     from core.privacy.mdp_accounting import MdpPrivacy
@@ -250,7 +250,7 @@ class PrivacyLedger:
 
     @classmethod
     def from_project(cls, project: Any) -> "PrivacyLedger":
-        """The ledger of a :class:`core.project.Project` (its entries and budgets)."""
+        """The ledger of a :class:`core.project.model.Project` (its entries and budgets)."""
         return cls.from_list(list(project.ledger), getattr(project, "budgets", None) or {})
 
 
@@ -365,7 +365,7 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPri
 
     Examples
     --------
-    >>> from core.examples import four_startups
+    >>> from core.mdp.examples import four_startups
     >>> from core.privacy.mdp_accounting import mdp_privacy
     >>> led = PrivacyLedger()
     >>> priv = mdp_privacy(four_startups(), 50, eta=0.01, domain_rule="refuse")

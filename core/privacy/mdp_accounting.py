@@ -51,7 +51,7 @@ The argument (issue 10, items 2–4)
 
 Examples
 --------
->>> from core.examples import four_startups
+>>> from core.mdp.examples import four_startups
 >>> r = mdp_privacy(four_startups(), 50, eta=0.01, b=0.1, delta_target=0.05)
 >>> r.adjacency, len(r.rows), r.n_applicable, [g.n for g in r.supports]
 ('one-row', 6, 6, [3])
@@ -67,8 +67,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core._validation import InputError, check_beta, check_k
-from core.mdp import MDP
+from core.common.validation import InputError, check_beta, check_k
+from core.mdp.model import MDP
 from core.privacy.dirichlet import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
@@ -474,7 +474,7 @@ def dirichlet_accuracy(k: float, *, n: int, p: "np.ndarray | None" = None, beta:
     >>> [round(v, 6) for v in a.variance]
     [0.014545, 0.019091, 0.022727]
     """
-    from core.robust import alpha_radius
+    from core.mdp.robust import alpha_radius
 
     k = check_k(k)
     beta = check_beta(beta)

@@ -57,10 +57,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.audit import AuditResult, run_audit
 from core.common.jsonable import jsonable
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
 from gui.audit.texts import (
     BANNER,

@@ -41,7 +41,7 @@ from core.privacy.mdp_accounting import (
     adjacency_text,
     mdp_privacy,
 )
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, pretty_message
 from gui.workers import TaskRunner
@@ -257,7 +257,7 @@ def _same(a: float, b: float) -> bool:
 
 
 def preview(exec_: bool = True) -> QWidget:
-    from core.experiments import privacy_sweep
+    from core.mdp.sweep import privacy_sweep
     from gui.commands import AddRunCommand
     from gui.panels.analysis_panel import run_summary
     from gui.preview import example_document, run_preview

@@ -46,8 +46,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
-from core.mdp import ROW_SUM_TOL
+from core.common.validation import InputError
+from core.mdp.model import ROW_SUM_TOL
 from gui.document import ProjectDocument
 from gui.editors.mdp_view import Selection
 from gui.style import ERROR_COLOUR, INVALID_STYLE

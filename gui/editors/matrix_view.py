@@ -33,8 +33,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from core._validation import InputError
-from core.mdp import ROW_SUM_TOL
+from core.common.validation import InputError
+from core.mdp.model import ROW_SUM_TOL
 from gui.document import ProjectDocument
 from gui.editors.mdp_view import Selection, bounds_overlay
 from gui.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num

@@ -58,7 +58,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.mdp_model import MdpModel
+from core.mdp.editable import MdpModel
 from gui.document import ProjectDocument
 from gui.editors.items import ActionItem, EdgeItem, LodTextItem, StateItem
 from gui.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
@@ -465,7 +465,7 @@ class MdpView(QGraphicsView):
 
     def auto_layout(self) -> None:
         """Place every state with networkx (one undoable move)."""
-        from core.mdp_layout import auto_layout
+        from core.mdp.layout import auto_layout
         from gui.commands import MoveStatesCommand
 
         model = self._model()
@@ -581,7 +581,7 @@ class MdpView(QGraphicsView):
             QTimer.singleShot(0, self, self._fit_if_auto)
 
     def _display_positions(self, model: MdpModel) -> np.ndarray:
-        from core.mdp_layout import fill_missing_positions
+        from core.mdp.layout import fill_missing_positions
 
         pos = np.array(model.positions, dtype=float).reshape(-1, 2)
         if len(pos) != model.n_states or not np.isfinite(pos).all():

@@ -19,7 +19,7 @@ Run (F5, or the Run buttons; Esc cancels) executes in this panel's
 (:func:`core.advising.framework.run_advising`, seeded or in release mode) or an experiment
 over many seeds (:func:`core.advising.experiments.run_experiment`; the thesis's
 Experiments 1–3, the three strategies on this set-up, or an ε sweep; ``min(2, CPUs)``
-processes by default). Each finished run is recorded as a :class:`core.project.RunRecord`
+processes by default). Each finished run is recorded as a :class:`core.project.model.RunRecord`
 (kind ``advise`` or ``advise-experiment``, target ``advising-1``) by an undoable command.
 
 Below, :class:`gui.advising_results.AdvisingResultsView`: learning curves with 95 % CI
@@ -60,7 +60,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.advising.accounting import DEFAULT_DELTA, advanced_composition
 from core.advising.claims import check_claims
 from core.advising.experiments import ExperimentResult, run_experiment
@@ -75,7 +75,7 @@ from core.advising.presets import (
     worked_example,
 )
 from core.privacy.laplace import check_epsilon
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.advising_commands import AddAdvisingRunCommand, SetAdvisingSetupCommand, advising_hub
 from gui.advising_models import (
     ActionSetModel,

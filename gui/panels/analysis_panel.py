@@ -1,13 +1,13 @@
 """Run parameters of an MDP workspace (right dock) and its Run / Cancel buttons.
 
-The panel validates as you type, starts :func:`core.experiments.privacy_sweep` through
+The panel validates as you type, starts :func:`core.mdp.sweep.privacy_sweep` through
 its workspace's :class:`gui.workers.TaskRunner` on a snapshot of the model, and when the
 run succeeds records it in the project with an undoable
 :class:`gui.commands.AddRunCommand`. A model that is not valid (a row that does not sum
 to 1, a state without actions…) is refused before anything starts, with the reason.
 
 "Synthesise & bound" privatises the model once at one k, synthesises π̄ and bounds its
-value per state (:func:`core.private_policy.private_policy`); the run record ("bounds")
+value per state (:func:`core.mdp.private_policy.private_policy`); the run record ("bounds")
 keeps π̄ and v̲, V̄, v̄ per state, which the workspace draws on the MDP.
 
 The (ε, δ) accounting of every k is set here too, from public parameters only: the
@@ -56,9 +56,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError, check_beta, check_k
+from core.common.validation import InputError, check_beta, check_k
 from core.common.jsonable import jsonable
-from core.experiments import DEFAULT_K
+from core.mdp.sweep import DEFAULT_K
 from core.privacy.mdp_accounting import (
     ADJACENCIES,
     ADJACENCY_TEXT,
@@ -68,7 +68,7 @@ from core.privacy.mdp_accounting import (
     DEFAULT_ETA,
     DOMAIN_RULES,
 )
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.commands import AddRunCommand
 from gui.document import ProjectDocument
 from gui.ledger import record_mdp_release, record_sweep
@@ -150,7 +150,7 @@ def json_safe(obj: Any) -> Any:
 
 
 def run_summary(result: Any) -> dict[str, Any]:
-    """What a run record keeps of a :class:`core.experiments.SweepResult`: everything in
+    """What a run record keeps of a :class:`core.mdp.sweep.SweepResult`: everything in
     its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
     number of rows and of rows without a guarantee per k (recomputed on demand).
     Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null with the
@@ -166,7 +166,7 @@ def run_summary(result: Any) -> dict[str, Any]:
 
 def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
                    ) -> dict[str, Any]:
-    """What a "bounds" run record keeps of a :class:`core.private_policy.PrivatePolicy`:
+    """What a "bounds" run record keeps of a :class:`core.mdp.private_policy.PrivatePolicy`:
     its summary plus the ids of the states and of the chosen actions (``policy_ids``), so
     the drawing can show π̄ even after the model was edited."""
     summary = result.summary()
@@ -184,12 +184,12 @@ def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]
 def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
                  accounting: dict[str, Any] | None = None, **kwargs: Any
                  ) -> tuple[Any, str, Any]:
-    """Worker: :func:`core.private_policy.private_policy`, the digest of the model it ran
+    """Worker: :func:`core.mdp.private_policy.private_policy`, the digest of the model it ran
     on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
     model are kept off the UI thread)."""
-    from core.mdp_model import digest_of
+    from core.mdp.editable import digest_of
     from core.privacy.mdp_accounting import mdp_privacy
-    from core.private_policy import private_policy
+    from core.mdp.private_policy import private_policy
 
     digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
     result = private_policy(mdp, k, progress=progress, **kwargs)
@@ -227,7 +227,7 @@ def parse_k_list(text: str) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class SweepParameters:
-    """What one press of Run means; stored in :attr:`core.project.RunRecord.params`."""
+    """What one press of Run means; stored in :attr:`core.project.model.RunRecord.params`."""
 
     ks: tuple[float, ...]
     runs: int
@@ -559,7 +559,7 @@ class AnalysisPanel(QWidget):
                                 f"Please fix the run parameters first.\n\n{exc}")
             return False
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        from core.experiments import privacy_sweep
+        from core.mdp.sweep import privacy_sweep
 
         self._running = ("sweep", params, mdp, {})
         self._runner.start(privacy_sweep, mdp, list(params.ks), **params.sweep_kwargs())
@@ -699,7 +699,7 @@ class AnalysisPanel(QWidget):
         if kind == "bounds":
             self._record_bounds(result, params, extra)
             return
-        from core.experiments import SweepResult
+        from core.mdp.sweep import SweepResult
 
         assert isinstance(result, SweepResult)
         record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
@@ -715,7 +715,7 @@ class AnalysisPanel(QWidget):
 
     def _record_bounds(self, outcome: Any, params: dict[str, Any], extra: dict[str, Any]
                        ) -> None:
-        from core.private_policy import PrivatePolicy
+        from core.mdp.private_policy import PrivatePolicy
 
         result, digest, privacy = outcome
         assert isinstance(result, PrivatePolicy)

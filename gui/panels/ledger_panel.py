@@ -4,7 +4,7 @@ Top: the entries (one row per release or seeded experiment: mechanism, (ε, δ),
 mode, what was released, adjacency, time) with filters by dataset, mechanism and mode,
 and Export CSV…. Bottom: the totals per protected dataset side by side — basic, advanced
 (Dwork–Rothblum–Vadhan) and zCDP, each "not applicable" where its assumption fails, the
-same rows as the report (:func:`core.report.ledger_totals`) — and the budgets: a budget
+same rows as the report (:func:`core.report.html.ledger_totals`) — and the budgets: a budget
 editor per dataset and a bar of ε spent vs budget (releases only; seeded experiments are
 listed, not spent).
 
@@ -47,10 +47,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.common.jsonable import dumps
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, _release_modes
-from core.report import unbounded_reasons
+from core.report.html import unbounded_reasons
 from gui.document import ProjectDocument
 from gui.ledger import ledger_events, project_ledger, set_budget
 from gui.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
@@ -462,7 +462,7 @@ class LedgerPanel(QWidget):
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), 360))
 
     def _fill_totals(self) -> None:
-        from core.report import ledger_totals
+        from core.report.html import ledger_totals
 
         table, assumptions = ledger_totals(self._ledger)
         ds = self.dataset_combo.currentData()
@@ -608,7 +608,7 @@ register_tool(ToolSpec(
 
 def _preview_document() -> ProjectDocument:
     """The built-in example with a few releases and a budget (for the preview)."""
-    from core.examples import four_startups
+    from core.mdp.examples import four_startups
     from core.privacy.ledger import budgets_to_dict, record_privatization
     from core.privacy.mdp_accounting import mdp_privacy
     from gui.preview import example_document

@@ -26,7 +26,7 @@ base, or one of the map's stored tasks), the approach (DP-based, No-privacy, Bes
 Greedy), the preset (sound by default; thesis, whose tooltip lists its flaws), ε, the
 communication budget C and the randomness (seeded experiment or release mode). Run (F5)
 plans in this tab's :class:`~gui.workers.TaskRunner` (Esc cancels); the result becomes a
-:class:`~core.project.RunRecord` (kind ``plan``) and the agents' ledger entries are appended
+:class:`~core.project.model.RunRecord` (kind ``plan``) and the agents' ledger entries are appended
 to ``Project.ledger`` (dataset ``agent:<name>``) by one undoable
 :class:`~gui.logistics_commands.AddPlanRunCommand`. Below the canvas,
 :class:`gui.logistics_results.PlanResultsView` shows the route, Fig 4.3, Fig 4.4, Fig 4.6
@@ -69,11 +69,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.logistics.io import map_from_dict, map_to_dict
 from core.logistics.model import Task, validate_task
 from core.logistics.planner import APPROACHES, THESIS_FLAWS, PlannerParams, PlanningSession
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui import logistics_edits as E
 from gui.document import ProjectDocument
 from gui.editors.map_view import MapCanvas

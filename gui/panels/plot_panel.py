@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.project import RunRecord
+from core.project.model import RunRecord
 from gui.document import ProjectDocument
 from gui.style import SERIES, fmt_num
 from gui.widgets import style_axes
@@ -451,7 +451,7 @@ class CostOfPrivacyPanel(QWidget):
 
 
 def preview(exec_: bool = True) -> QWidget:
-    from core.experiments import privacy_sweep
+    from core.mdp.sweep import privacy_sweep
     from gui.commands import AddRunCommand
     from gui.panels.analysis_panel import run_summary
     from gui.preview import example_document, run_preview

@@ -57,7 +57,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core._validation import InputError
+from core.common.validation import InputError
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,
@@ -69,7 +69,7 @@ from core.privacy.calculator import (
     epsilon_vs_k,
     evaluate_calculator,
 )
-from core.progress import no_progress
+from core.common.progress import no_progress
 from gui.document import ProjectDocument
 from gui.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.tools import ToolSpec, register_tool

@@ -31,7 +31,7 @@ def make_random_mdp(rng: np.random.Generator, n_states: int, n_actions: int,
     ``0 .. n_s-1`` (the shape an ``*.mdp.json`` file can express) and some state has all
     of them; ``holes=True`` makes any non-empty subset available instead (NPZ only).
     """
-    from core.mdp import MDP
+    from core.mdp.model import MDP
 
     S, A = n_states, n_actions
     u = rng.uniform(size=(S, A, S))

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from core.advising.experiments import run_experiment
 from core.advising.framework import run_advising
 from core.advising.presets import experiment_arms, preset
-from core.io.project_json import dumps_project
-from core.project import Project
+from core.project.files import dumps_project
+from core.project.model import Project
 from gui.advising_commands import advising_hub
 from gui.document import ProjectDocument
 from gui.panels.advising_panel import TARGET, AdvisingPanel, worked_example_setup
@@ -527,7 +527,7 @@ def test_f5_runs_and_esc_cancels_in_the_window(qtbot, window):
 
 
 def test_reopened_project_shows_its_latest_advising_run(qtbot, panel, doc, tmp_path):
-    from core.io.project_json import load_project, save_project
+    from core.project.files import load_project, save_project
 
     commit(panel, "epochs", "12")
     panel.set_run_options(kind="single", seeded=True, seed=4)

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core._validation import InputError
-from core.experiments import QUANTITIES
+from core.common.validation import InputError
+from core.mdp.sweep import QUANTITIES
 from gui.panels.analysis_panel import (
     DEFAULT_K_TEXT,
     TOOLTIPS,

@@ -83,7 +83,7 @@ def test_a_laplace_audit_runs_in_the_worker_and_is_recorded(qtbot, panel, exampl
     assert "seed 11" in panel.stamp_label.text() and rec.id in panel.stamp_label.text()
     assert "scalar answers" in panel.details.toPlainText()
     # the report has a section for it
-    from core.report import build_report
+    from core.report.html import build_report
 
     rep = build_report(example_doc.project)
     assert any(sec.title.startswith("Privacy audit") for sec in rep.sections)
@@ -209,7 +209,7 @@ def test_f5_runs_and_esc_cancels_in_the_window(qtbot, window):
 
 
 def test_a_saved_audit_comes_back_with_the_project(qtbot, panel, example_doc, tmp_path):
-    from core.io.project_json import load_project, save_project
+    from core.project.files import load_project, save_project
     from gui.document import ProjectDocument
 
     raw = dataclasses.replace(_violated(), epsilon_claimed=math.inf, verdict="consistent",

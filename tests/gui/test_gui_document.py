@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.examples import example2, four_startups
-from core.project import Project, RunRecord
+from core.mdp.examples import example2, four_startups
+from core.project.model import Project, RunRecord
 from gui.commands import AddRunCommand, RemoveRunCommand, RenameProjectCommand, ReplaceMdpCommand
 from gui.document import ProjectDocument
 
@@ -107,7 +107,7 @@ def test_mark_saved(qtbot, example_doc, tmp_path):
 
 
 # ---------------------------------------------------------------------- MDP editing commands
-from core.mdp_model import MdpModel  # noqa: E402
+from core.mdp.editable import MdpModel  # noqa: E402
 from gui.commands import (  # noqa: E402
     AddActionCommand,
     AddMdpCommand,

@@ -11,9 +11,9 @@ from mdp_drawing import draw_three_states
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core.examples import four_startups, random_mdp
-from core.io.autosave import list_recoverable
-from core.io.mdp_files import load_mdp, save_mdp
+from core.mdp.examples import four_startups, random_mdp
+from core.project.autosave import list_recoverable
+from core.mdp.files import load_mdp, save_mdp
 
 
 @pytest.fixture

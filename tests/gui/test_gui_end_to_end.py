@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mdp_drawing import draw_three_states, set_probability
 
-from core.project import Project
+from core.project.model import Project
 
 
 def test_drawn_mdp_analysed_end_to_end(qtbot, window, tmp_path):
@@ -64,8 +64,8 @@ def test_drawn_mdp_analysed_end_to_end(qtbot, window, tmp_path):
 
 
 def test_bounds_of_a_large_model_keep_stage_zero(qtbot):
-    from core.examples import random_mdp
-    from core.private_policy import ALL_STAGES_MAX_CELLS
+    from core.mdp.examples import random_mdp
+    from core.mdp.private_policy import ALL_STAGES_MAX_CELLS
     from gui.document import ProjectDocument
     from gui.main_window import MainWindow
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.experiments import privacy_sweep
-from core.io.project_json import load_project, save_project
-from core.project import RunRecord
-from core.report import build_report
+from core.mdp.sweep import privacy_sweep
+from core.project.files import load_project, save_project
+from core.project.model import RunRecord
+from core.report.html import build_report
 from gui import export as ge
 from gui import ledger as gl
 
@@ -110,7 +110,7 @@ def test_cancelling_a_pdf_leaves_no_file(qapp, tmp_path):
 
 
 def test_html_export_is_the_core_html(tmp_path, example_doc):
-    from core.report import to_html
+    from core.report.html import to_html
 
     rep = build_report(sweep_document(example_doc).project)
     out = tmp_path / "r.html"
@@ -250,8 +250,8 @@ def test_dialog_preview_builds(qtbot):
 def test_advising_runs_recorded_by_the_workspace_have_a_report_section():
     from core.advising.framework import run_advising
     from core.advising.presets import preset
-    from core.project import Project
-    from core.report import to_html
+    from core.project.model import Project
+    from core.report.html import to_html
 
     advising_results = pytest.importorskip("gui.advising_results")
     res = run_advising(preset("fig32", strategy="dp", epsilon=1.0, epochs=30), rng=3)
@@ -283,8 +283,8 @@ def test_dialog_follows_new_runs(qtbot, dialog, example_doc):
 def test_advising_experiments_recorded_by_the_workspace_have_a_report_section():
     from core.advising.experiments import run_experiment
     from core.advising.presets import experiment_arms
-    from core.project import Project
-    from core.report import to_html
+    from core.project.model import Project
+    from core.report.html import to_html
 
     advising_results = pytest.importorskip("gui.advising_results")
     arms = experiment_arms("exp1", epochs=20)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.examples import four_startups
+from core.mdp.examples import four_startups
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "build_four_startups.py"
 

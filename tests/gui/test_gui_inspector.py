@@ -6,8 +6,8 @@ import pytest
 from mdp_drawing import set_probability, type_into
 from PySide6.QtCore import Qt
 
-from core.mdp_model import MdpModel
-from core.project import Project
+from core.mdp.editable import MdpModel
+from core.project.model import Project
 from gui.document import ProjectDocument
 from gui.editors.inspector import MdpInspector, parse_number
 from gui.editors.mdp_view import Selection
@@ -137,7 +137,7 @@ def test_multi_selection_and_focus_name(inspector, example_doc):
 
 
 def test_large_model_lists_only_nonzero_targets(qtbot):
-    from core.examples import random_mdp
+    from core.mdp.examples import random_mdp
 
     doc = ProjectDocument(Project())
     doc.project.add_mdp(MdpModel.from_mdp(random_mdp(80, 2, 2, seed=1)), "big")

@@ -7,8 +7,8 @@ import csv
 import pytest
 from PySide6.QtGui import QUndoCommand
 
-from core._validation import InputError
-from core.experiments import privacy_sweep
+from core.common.validation import InputError
+from core.mdp.sweep import privacy_sweep
 from core.privacy.ledger import PrivacyLedger
 from gui import ledger as gl
 from gui.panels.ledger_panel import COLUMNS, EMPTY_TEXT, LedgerPanel
@@ -16,7 +16,7 @@ from gui.panels.ledger_panel import COLUMNS, EMPTY_TEXT, LedgerPanel
 
 @pytest.fixture(scope="module")
 def sweep():
-    from core.io.project_json import load_project
+    from core.project.files import load_project
     from gui.resources import BUILTIN_PROJECT, asset_path
 
     mdp = load_project(asset_path(*BUILTIN_PROJECT)).mdps[0].mdp
@@ -205,7 +205,7 @@ def test_spent_text_for_the_status_bar(example_doc, sweep):
 
 def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
     """ux.md: the status bar shows the privacy spent vs the budget of the active dataset."""
-    from core.io.project_json import load_project
+    from core.project.files import load_project
     from core.privacy.ledger import mdp_dataset
     from gui.document import ProjectDocument
     from gui.ledger import record_entries, set_budget

@@ -9,7 +9,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from core import __version__
-from core.io.project_json import load_project
+from core.project.files import load_project
 from gui.commands import RenameProjectCommand
 from gui.resources import asset_path
 
@@ -140,7 +140,7 @@ def test_new_project_shows_empty_canvas(window):
 
 
 def test_empty_project_view_teaches(window):
-    from core.project import Project
+    from core.project.model import Project
 
     window.document.replace_project(Project(name="nothing"))
     assert window.tabs.count() == 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from core.examples import random_mdp
-from core.mdp_model import MdpModel
-from core.project import Project
+from core.mdp.examples import random_mdp
+from core.mdp.editable import MdpModel
+from core.project.model import Project
 from gui.document import ProjectDocument
 from gui.editors.matrix_view import COLUMNS, MdpMatrixView
 from gui.editors.mdp_editor import MdpEditor

@@ -8,9 +8,9 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from core.examples import example2, random_mdp
-from core.mdp_model import MdpModel
-from core.project import Project
+from core.mdp.examples import example2, random_mdp
+from core.mdp.editable import MdpModel
+from core.project.model import Project
 from gui.commands import ReplaceMdpCommand, SetProbabilityCommand
 from gui.document import ProjectDocument
 from gui.editors.items import ActionItem, EdgeItem, StateItem

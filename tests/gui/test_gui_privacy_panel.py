@@ -411,7 +411,7 @@ def test_project_tree_entry_opens_the_calculator(qtbot, window):
     assert window.calculator is not None and window.tabs.currentWidget() is window.calculator
     qtbot.waitUntil(lambda: not window.calculator.is_busy, timeout=TIMEOUT)
     # a new project keeps the calculator (it does not belong to a project)
-    from core.project import Project
+    from core.project.model import Project
 
     window.document.replace_project(Project(name="Empty"), None)
     assert window.calculator is not None and window.tabs.count() == 1

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.progress import Cancelled
+from core.common.progress import Cancelled
 from gui.workers import TaskRunner
 
 

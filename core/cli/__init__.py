@@ -1,0 +1,1 @@
+"""The headless command line: :mod:`core.cli.main` and one module per capability."""

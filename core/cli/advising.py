@@ -1,0 +1,419 @@
+"""The ``advise`` and ``advise-bench`` subcommands (formats-and-cli.md §5).
+
+``advise [--preset NAME | --setup FILE] [--strategy none|traditional|dp] --epsilon E
+--epochs N [--seed S]`` runs one advising experiment. Without ``--seed`` it runs in
+release mode (OpenDP Laplace noise) and says so. ``--json`` keys: ``convergence`` (per
+epoch), ``advice_events`` (one object per advice), ``epsilon_spent`` (per agent, true ε
+under basic composition; ``null`` where raw data left, with ``epsilon_spent_reason``),
+``epsilon_per_advice`` (the proven ε of one advice query, ``null`` + reason when there is
+none), ``adjacency``, plus ``strategy``, ``preset``, ``variant``, ``seed``, ``mode``,
+``epochs``, ``composition`` (basic / advanced / RDP totals, each named) and more. JSON
+goes through :func:`core.common.jsonable.dumps` (never ``Infinity`` or ``NaN``).
+
+``advise-bench`` runs Experiments 1–3 over many seeds and prints (or writes as CSV and
+JSON) the mean and 95 % CI per epoch, the arm summaries, the paired comparisons and the
+thesis-claims table.
+
+Both are registered in :mod:`core.cli.main`; errors are one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Callable
+from typing import Any, TextIO
+
+__all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_advise_bench",
+           "FLAGS"]
+
+#: Core field → command-line flag, for one-line errors that name what the user typed.
+FLAGS = {
+    "epsilon": "--epsilon", "epochs": "--epochs", "strategy": "--strategy",
+    "distance_threshold": "--d", "ask_budget": "--ask-budget", "give_budget": "--give-budget",
+    "alpha": "--alpha", "xi": "--xi", "gamma": "--gamma", "q0": "--q0",
+    "sensitivity": "--sensitivity", "preset": "--preset", "variant": "--variant",
+    "seed": "--seed", "delta": "--delta", "max_epsilon_per_teacher": "--max-epsilon-per-teacher",
+    "seeds": "--seeds", "workers": "--workers", "epsilons": "--epsilons",
+    "experiment": "--experiment", "norm_floor": "--norm-floor", "norm_center": "--norm-center",
+}
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], str],
+          out: TextIO) -> None:
+    """One JSON line (null + reason for every unbounded value) or the text report."""
+    from core.common.jsonable import dumps
+
+    out.write((dumps(payload) if args.json else text()) + "\n")
+
+
+def _eps_text(x: float) -> str:
+    return f"{x:.4g}" if math.isfinite(x) else "unbounded"
+
+
+def _sensitivity(text: str) -> float | str:
+    if text.strip().lower() == "strict":
+        return "strict"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'strict', got {text!r}") from None
+
+
+def _common_params(sp: argparse.ArgumentParser) -> None:
+    from core.advising.model import STRATEGIES, VARIANTS
+
+    sp.add_argument("--strategy", choices=STRATEGIES, default=None,
+                    help="advising strategy (default: dp)")
+    sp.add_argument("--variant", choices=VARIANTS, default=None,
+                    help="sound (default: strict sensitivity, every DP release noised, "
+                         "advice drawn from the noisy Q-values alone: epsilon per advice "
+                         "query) or thesis (S = 1, identical sets share raw Q-values, advice "
+                         "drawn from the teacher's raw policy: unbounded)")
+    sp.add_argument("--epsilon", type=float, default=None, help="epsilon > 0 per release")
+    sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
+    sp.add_argument("--d", "--distance-threshold", dest="d", type=float, default=None,
+                    help="squared-distance threshold d >= 0 (default 0.7)")
+    sp.add_argument("--budget", type=int, default=None,
+                    help="b_ask = b_give = C for every agent (default 30)")
+    sp.add_argument("--ask-budget", type=int, default=None, help="b_ask per agent")
+    sp.add_argument("--give-budget", type=int, default=None, help="b_give per agent")
+    sp.add_argument("--alpha", type=float, default=None, help="Q learning rate (0.5)")
+    sp.add_argument("--xi", type=float, default=None, help="policy learning rate (0.1)")
+    sp.add_argument("--gamma", type=float, default=None, help="discount (0)")
+    sp.add_argument("--sensitivity", type=_sensitivity, default=None,
+                    help="noise sensitivity S: a number (thesis: 1) or 'strict' "
+                         "(r_max - r_min)")
+    sp.add_argument("--direction-guard", action="store_true", default=None,
+                    help="only teachers that met the task more often than the student "
+                         "(compares raw visit counts: epsilon spent becomes unbounded)")
+    sp.add_argument("--literal-advice", action="store_true", default=None,
+                    help="advice distribution without the r-bar term (Alg. 5 line 22 as "
+                         "printed)")
+    sp.add_argument("--delta", type=float, default=None,
+                    help="delta of the advanced-composition and RDP totals (default 1e-5)")
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for flag, key in (("epsilon", "epsilon"), ("epochs", "epochs"), ("d", "distance_threshold"),
+                      ("alpha", "alpha"), ("xi", "xi"), ("gamma", "gamma")):
+        v = getattr(args, flag)
+        if v is not None:
+            out[key] = v
+    if args.budget is not None:
+        out["ask_budget"] = out["give_budget"] = args.budget
+    if args.ask_budget is not None:
+        out["ask_budget"] = args.ask_budget
+    if args.give_budget is not None:
+        out["give_budget"] = args.give_budget
+    if args.sensitivity is not None:
+        out["sensitivity"] = None if args.sensitivity == "strict" else args.sensitivity
+    if args.direction_guard:
+        out["direction_guard"] = True
+    if args.literal_advice:
+        out["subtract_rbar"] = False
+    return out
+
+
+def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
+    from core.common.validation import InputError
+
+    flags = {**FLAGS, **(extra or {})}
+    if isinstance(exc, InputError) and exc.file is None and exc.field in flags:
+        return InputError(exc.problem, field=flags[exc.field])
+    return exc
+
+
+def _load_setup(path: str) -> Any:
+    from core.common.validation import InputError
+    from core.advising.model import AdvisingSetup
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InputError("no such file", field="--setup", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", field="--setup", file=path) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"not valid JSON ({exc})", file=path) from None
+    if isinstance(data, dict) and data.get("format") == "privplan-project":
+        items = (data.get("project") or {}).get("advising") or []
+        if not items:
+            raise InputError("the project holds no advising set-up", field="advising",
+                             file=path)
+        data = items[0]
+    try:
+        return AdvisingSetup.from_dict(data)
+    except InputError as exc:
+        raise exc.with_file(path) from None
+
+
+# ---------------------------------------------------------------------------- advise
+def add_advise_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Register ``advise`` on the subparsers action ``sub``."""
+    from core.advising.presets import PRESETS
+
+    sp = sub.add_parser("advise", help="DP advising experiment (thesis Ch. 3)")
+    src = sp.add_mutually_exclusive_group()
+    src.add_argument("--preset", choices=PRESETS, default=None,
+                     help="built-in set-up (default table35)")
+    src.add_argument("--setup", metavar="FILE", default=None,
+                     help="advising set-up JSON (privplan-advising) or a project file")
+    _common_params(sp)
+    sp.add_argument("--seed", type=int, default=None,
+                    help="seeded experiment mode; omit for release mode (OpenDP noise)")
+    sp.add_argument("--max-epsilon-per-teacher", type=float, default=None,
+                    help="stop a teacher once its cumulative true epsilon would pass this")
+    sp.add_argument("--summary", action="store_true",
+                    help="with --json: advice_events as a count instead of the full log")
+    common(sp)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``advise``; returns the exit code (user errors raise InputError)."""
+    from core.cli import main as _cli
+    from core.common.validation import InputError
+    from core.advising.accounting import ADJACENCY
+    from core.advising.framework import run_advising
+    from core.advising.model import AdvisingParams
+    from core.advising.presets import preset
+
+    try:
+        over = _overrides(args)
+        if args.max_epsilon_per_teacher is not None:
+            over["max_epsilon_per_teacher"] = args.max_epsilon_per_teacher
+        if args.setup is not None:
+            setup = _load_setup(args.setup)
+            if args.variant is not None:
+                v = AdvisingParams.for_variant(args.variant)
+                over = {"sensitivity": v.sensitivity,
+                        "noise_on_identical_sets": v.noise_on_identical_sets, **over}
+            if args.strategy is not None:
+                over["strategy"] = args.strategy
+            setup = setup.with_params(**over) if over else setup
+        else:
+            setup = preset(args.preset or "table35", variant=args.variant or "sound",
+                           strategy=args.strategy, **over)
+        kwargs: dict[str, Any] = {}
+        if args.delta is not None:
+            kwargs["delta"] = args.delta
+        if args.seed is not None and args.seed < 0:
+            raise InputError(f"must be a non-negative integer, got {args.seed}", field="seed")
+        res = run_advising(setup, rng=args.seed, progress=_cli._Progress(err, "advise"),
+                           **kwargs)
+    except InputError as exc:
+        budget = ({"ask_budget": "--budget", "give_budget": "--budget"}
+                  if args.budget is not None else {})
+        if args.ask_budget is not None:
+            budget["ask_budget"] = "--ask-budget"
+        if args.give_budget is not None:
+            budget["give_budget"] = "--give-budget"
+        raise _flag(exc, budget) from None
+    payload = res.to_dict(events=not args.summary)
+
+    def text() -> str:
+        s, p, acc = res.setup, res.setup.params, res.accounting
+        lines = [f"advise: {s.name}" + (f" - {s.description}" if s.description else ""),
+                 f"strategy {p.strategy}, variant {p.variant}, epsilon {p.epsilon:g}, "
+                 f"d {p.distance_threshold:g}, budgets {p.ask_budget}/{p.give_budget}, "
+                 f"{res.epochs} epochs",
+                 _cli._mode_line(res.seed) if res.mode == "experiment" else
+                 "mode: release (Laplace noise from OpenDP; not reproducible)"]
+        marks = [t for t in (1, 25, 50, 100, 200, 300, 400, 700) if t <= res.epochs]
+        if res.epochs not in marks:
+            marks.append(res.epochs)
+        lines.append("convergence ratio: " + ", ".join(f"epoch {t} {_pct(res.cr_at(t))}"
+                                                      for t in marks))
+        e90 = res.epochs_to(0.9)
+        lines.append(f"AUC{min(200, res.epochs)} {res.auc(200):.4f}; 90 % reached "
+                     + (f"at epoch {e90}" if e90 else "never"))
+        closed = res.advising_closed_epoch
+        lines.append(f"advice: {res.advice_total} events"
+                     + (f", last at epoch {res.last_advice_epoch}" if res.advice_total else "")
+                     + ("" if p.strategy == "none" else
+                        f"; no advice possible after epoch {closed}" if closed else
+                        "; advice still possible at the end"))
+        if p.strategy == "traditional":
+            raw = [a.unprotected_releases for a in acc.agents]
+            lines.append("privacy: traditional advising shares raw Q-values and policies (no "
+                         f"DP protection): {sum(raw)} releases; epsilon spent unbounded for "
+                         + ", ".join(f"{a.agent} ({a.unprotected_releases})"
+                                     for a in acc.agents if a.unprotected_releases)
+                         if sum(raw) else "privacy: traditional advising shares raw Q-values "
+                         "(no DP protection); no teacher released anything")
+        elif p.strategy == "dp":
+            per = ("unbounded (raw data left, see below)" if not acc.bounded else
+                   f"{acc.epsilon_per_release:.4g}")
+            lines.append(f"privacy: epsilon per advice query (per candidate teacher, delta 0) "
+                         f"{per}; adjacency: {ADJACENCY}")
+            lines.append(f"privacy per teacher (true epsilon per noisy release "
+                         f"{acc.epsilon_per_release:.4g}; delta {acc.delta:g} for "
+                         f"advanced/RDP; 'thesis' is the thesis's nominal figure, not a "
+                         f"bound):")
+            lines.append(f"  {'agent':<8}{'noisy':>7}{'raw':>6}{'basic':>11}{'advanced':>11}"
+                         f"{'RDP':>11}{'thesis':>10}")
+            for a in acc.agents:
+                lines.append(f"  {a.agent:<8.8}{a.releases:>7}{a.unprotected_releases:>6}"
+                             f"{_eps_text(a.basic):>11}{_eps_text(a.advanced):>11}"
+                             f"{_eps_text(a.rdp):>11}{a.nominal_basic:>10.4g}")
+            for a in acc.agents:
+                if a.reason:
+                    lines.append(f"  unbounded: {a.reason}")
+        for note in res.notes:
+            lines.append(f"note: {note}")
+        lines.append(f"{res.elapsed_s:.3f} s")
+        return "\n".join(lines)
+
+    _emit(args, payload, text, out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- advise-bench
+def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
+                            ) -> None:
+    """Register ``advise-bench`` on the subparsers action ``sub``."""
+    sp = sub.add_parser("advise-bench",
+                        help="Experiments 1-3 of thesis Ch. 3 over many seeds (CSV + JSON)")
+    sp.add_argument("--experiment", default="all",
+                    help="exp1, exp2, exp3 or all (comma-separated list allowed)")
+    sp.add_argument("--seeds", type=int, default=20, help="seeds per arm (default 20)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="first seed (run r uses seed + r; drawn from the OS if omitted)")
+    sp.add_argument("--variant", default="sound",
+                    help="sound (default), thesis, or both")
+    sp.add_argument("--epsilons", default="0.1,0.4,0.7,1,2",
+                    help="epsilon values of Experiment 3")
+    sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
+    sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    sp.add_argument("--csv", metavar="FILE", default=None,
+                    help="write per-epoch means and 95%% CIs of every arm to FILE")
+    sp.add_argument("--delta", type=float, default=None,
+                    help="delta of the advanced-composition and RDP totals (default 1e-5)")
+    common(sp)
+
+
+def _parse_list(text: str, flag: str) -> list[float]:
+    from core.common.validation import InputError
+
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
+    if not parts:
+        raise InputError("needs at least one value", field=flag)
+    out = []
+    for p in parts:
+        try:
+            v = float(p)
+        except ValueError:
+            raise InputError(f"{p!r} is not a number", field=flag) from None
+        if not math.isfinite(v) or v <= 0:
+            raise InputError(f"every value must be a finite number > 0, got {p}", field=flag)
+        out.append(v)
+    return out
+
+
+def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``advise-bench``; returns the exit code (user errors raise InputError)."""
+    from core.cli import main as _cli
+    from core.common.validation import InputError, fresh_seed
+    from core.advising.claims import check_claims
+    from core.advising.experiments import run_experiment
+    from core.advising.presets import EXPERIMENTS, experiment_arms
+    from core.common.progress import sub_progress
+
+    names = (list(EXPERIMENTS) if args.experiment.strip() == "all" else
+             [x.strip() for x in args.experiment.split(",") if x.strip()])
+    for n in names:
+        if n not in EXPERIMENTS:
+            raise InputError(f"must be exp1, exp2, exp3 or all, got {n!r}",
+                             field="--experiment")
+    variants = ["thesis", "sound"] if args.variant == "both" else [args.variant]
+    if any(v not in ("sound", "thesis") for v in variants):
+        raise InputError(f"must be sound, thesis or both, got {args.variant!r}",
+                         field="--variant")
+    epsilons = _parse_list(args.epsilons, "--epsilons")
+    if args.seeds < 1:
+        raise InputError(f"must be >= 1, got {args.seeds}", field="--seeds")
+    if args.seed is not None and args.seed < 0:
+        raise InputError(f"must be a non-negative integer, got {args.seed}", field="--seed")
+    seed_drawn = args.seed is None
+    seed = fresh_seed() if seed_drawn else args.seed
+    over: dict[str, Any] = {}
+    if args.epochs is not None:
+        over["epochs"] = args.epochs
+    kwargs: dict[str, Any] = {}
+    if args.delta is not None:
+        kwargs["delta"] = args.delta
+    progress = _cli._Progress(err, "advise-bench")
+    jobs = [(v, n) for v in variants for n in names]
+    results: dict[str, dict[str, Any]] = {v: {} for v in variants}
+    total = 0.0
+    try:
+        for k, (v, n) in enumerate(jobs):
+            arms = experiment_arms(n, variant=v, epsilons=tuple(epsilons), **over)
+            r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=args.workers,
+                               name=n, progress=sub_progress(progress, k / len(jobs),
+                                                             (k + 1) / len(jobs)), **kwargs)
+            results[v][n] = r
+            total += r.elapsed_s
+    except InputError as exc:
+        raise _flag(exc) from None
+    claims = {v: [c.to_dict() for c in check_claims(results[v])] for v in variants}
+    if args.csv:
+        from core.common.atomic import atomic_write_text
+
+        parts = []
+        for v in variants:
+            for n in names:
+                csv = results[v][n].to_csv()
+                parts.append(csv if not parts else csv.split("\n", 1)[1])
+        atomic_write_text(args.csv, "".join(parts))
+    payload = {"experiments": {v: {n: results[v][n].to_dict() for n in names} for v in variants},
+               "claims": claims, "variants": variants, "seeds": args.seeds, "seed": seed,
+               "seed_drawn_from_os": seed_drawn, "mode": "experiment",
+               "csv": args.csv, "elapsed_s": total}
+
+    def text() -> str:
+        lines = [f"advise-bench: {', '.join(names)}; {args.seeds} seeds from {seed}"
+                 f"{' (drawn from the OS)' if seed_drawn else ''}; variant(s) "
+                 f"{', '.join(variants)}; seeded experiment mode"]
+        for v in variants:
+            for n in names:
+                r = results[v][n]
+                lines.append(f"\n{n} [{v}] - {r.n_seeds} seeds x {len(r.labels)} arms, "
+                             f"{r.epochs} epochs, {r.elapsed_s:.1f} s on {r.workers} worker(s)")
+                lines.append(f"  {'arm':<13}{'AUC200':>16}{'CR(final)':>11}{'to 90%':>8}"
+                             f"{'advice':>8}{'closed':>8}{'eps max':>10}")
+                for s in r.summaries():
+                    e90 = "-" if not math.isfinite(s.epochs_to_90) else f"{s.epochs_to_90:.0f}"
+                    closed = ("-" if not math.isfinite(s.closed_epoch_median) else
+                              f"{s.closed_epoch_median:.0f}")
+                    lines.append(f"  {s.label:<13.13}{s.auc200:>9.4f}±{s.auc200_ci:<6.4f}"
+                                 f"{100 * s.cr_final:>10.2f}%{e90:>8}{s.advice:>8.1f}"
+                                 f"{closed:>8}{_eps_text(s.epsilon_spent_max):>10}")
+                if any(x.unbounded for x in r.summaries()):
+                    lines.append("  (eps max 'unbounded': a teacher released raw data - raw "
+                                 "Q-values, its raw policy or raw visit counts)")
+                for lab in r.labels[1:]:
+                    d = r.paired(lab, r.labels[0])
+                    lines.append(f"  {lab} - {r.labels[0]}: {100 * d.mean:+.2f} pp "
+                                 f"± {100 * d.ci:.2f} (AUC200, {d.wins}/{d.n} seeds)")
+            ran = [c for c in claims[v] if c["verdict"] != "not run"]
+            if ran:
+                lines.append(f"\nthesis claims [{v}] (reported, not asserted):")
+            for c in ran:
+                lines.append(f"  [{c['verdict']}] {c['quote'][:70]}"
+                             f"{'...' if len(c['quote']) > 70 else ''}")
+                lines.append(f"      thesis: {c['thesis']}; ours: {c['ours']}")
+        if args.csv:
+            lines.append(f"\nwrote {args.csv}")
+        lines.append(f"total {total:.1f} s")
+        return "\n".join(lines)
+
+    _emit(args, payload, text, out)
+    return 0

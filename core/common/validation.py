@@ -1,0 +1,123 @@
+"""Input checking shared by the core: one error type that names the field.
+
+Every user-facing validation error is an :class:`InputError`. Its message names the
+field (and file, when known) and the problem, so the command line can print it as one
+line and exit 2, and the GUI can show it in a dialog.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "InputError",
+    "RandomSource",
+    "as_random_source",
+    "check_beta",
+    "check_k",
+    "check_positive",
+]
+
+
+class InputError(ValueError):
+    """Bad user input. ``field`` names what is wrong; ``str(err)`` is one line.
+
+    Examples
+    --------
+    >>> str(InputError("k must be > 0, got -1", field="k"))
+    'k: k must be > 0, got -1'
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, file: str | None = None):
+        self.field = field
+        self.file = file
+        self.problem = message
+        parts = [p for p in (file, field) if p]
+        prefix = ": ".join(parts)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+    def with_file(self, file: str) -> "InputError":
+        """The same error (same class), with the file it came from named first."""
+        return type(self)(self.problem, field=self.field, file=file)
+
+
+def _is_finite_number(x: Any) -> bool:
+    try:
+        return bool(np.isfinite(float(x)))
+    except (TypeError, ValueError):
+        return False
+
+
+def check_positive(value: Any, name: str) -> float:
+    """Return ``value`` as a float after checking it is finite and > 0."""
+    if not _is_finite_number(value) or float(value) <= 0:
+        raise InputError(f"must be a finite number > 0, got {value!r}", field=name)
+    return float(value)
+
+
+def check_k(k: Any, name: str = "k") -> float:
+    """The Dirichlet concentration parameter: a finite real > 0 (not necessarily integer)."""
+    return check_positive(k, name)
+
+
+def check_beta(beta: Any, name: str = "beta") -> float:
+    """β is both a tail probability and a mixing weight: it must lie in the open (0, 1)."""
+    if not _is_finite_number(beta) or not 0.0 < float(beta) < 1.0:
+        raise InputError(f"must lie strictly between 0 and 1, got {beta!r}", field=name)
+    return float(beta)
+
+
+@dataclass(frozen=True)
+class RandomSource:
+    """Where random numbers come from, and which mode that is.
+
+    ``mode`` is ``"experiment"`` (seeded, reproducible, *not* for real releases) or
+    ``"release"`` (noise from the operating system's CSPRNG). ``generator`` is a numpy
+    Generator in experiment mode and a :class:`core.common.secure.SecureRandom` in
+    release mode; both offer ``random``, ``standard_gamma`` and ``standard_exponential``.
+    """
+
+    generator: Any
+    mode: str
+    seed: int | None
+
+    @property
+    def label(self) -> str:
+        if self.mode == "release":
+            return "release mode (secure noise)"
+        return f"seeded experiment (seed {self.seed})" if self.seed is not None else (
+            "seeded experiment (caller's generator)")
+
+
+def as_random_source(rng: "np.random.Generator | int | RandomSource | None") -> RandomSource:
+    """Normalise ``rng``: an int or Generator gives experiment mode; ``None`` gives release mode.
+
+    Examples
+    --------
+    >>> as_random_source(7).mode, as_random_source(7).seed
+    ('experiment', 7)
+    >>> as_random_source(None).mode
+    'release'
+    """
+    if isinstance(rng, RandomSource):
+        return rng
+    if rng is None:
+        from core.common.secure import SecureRandom
+
+        return RandomSource(SecureRandom(), "release", None)
+    if isinstance(rng, np.random.Generator):
+        return RandomSource(rng, "experiment", None)
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if int(rng) < 0:
+            raise InputError(f"must be a non-negative integer, got {rng!r}", field="seed")
+        return RandomSource(np.random.default_rng(int(rng)), "experiment", int(rng))
+    raise InputError(f"must be an int seed, a numpy Generator or None, got {rng!r}", field="rng")
+
+
+def fresh_seed() -> int:
+    """A seed drawn from the OS, for when an experiment needs one but none was given."""
+    return secrets.randbits(63)

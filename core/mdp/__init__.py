@@ -1,0 +1,1 @@
+"""The MDP capability: models, files, layout, synthesis, robust bounds, sweeps, examples."""

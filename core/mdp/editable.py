@@ -1,0 +1,631 @@
+"""The editable MDP of a project: stable ids, labels, positions, and a model that may be invalid.
+
+A drawing in progress is legitimately invalid (a new action has no transitions yet, a row
+sums to 0.7 while the user types). :class:`MdpModel` holds such drafts; :meth:`problems`
+lists what is wrong, naming the state and action, and :meth:`to_mdp` turns a valid model
+into the frozen :class:`core.mdp.model.MDP` that analyses use (and refuses an invalid one, saying
+why). Arrays are dense — ``P`` (S, A, S), ``R`` (S, A), ``R_T`` (S,) — with ``A`` the
+largest number of actions of any state, so 2,000-state models stay cheap to validate.
+
+Only the project document mutates a model (inside undoable commands); every method that
+changes it bumps :attr:`version`, which lets :class:`core.project.model.MdpEntry` cache the
+frozen MDP.
+
+Examples
+--------
+>>> m = MdpModel(name="demo")
+>>> a, b = m.add_state("a", (0, 0)), m.add_state("b", (100, 0))
+>>> go = m.add_action(a, "go")
+>>> [p.message for p in m.errors()][:2]
+["state 'a', action 'go': probabilities sum to 0, not 1 (deficit 1)", "state 'b' has no actions"]
+>>> m.set_probability(go, b, 1.0); stay = m.add_action(b, "stay"); m.set_probability(stay, b, 1.0)
+>>> m.is_valid, m.to_mdp().P[0, 0].tolist()
+(True, [0.0, 1.0])
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.common.validation import InputError
+from core.mdp.model import MDP, ROW_SUM_TOL
+
+__all__ = ["Problem", "MdpModel", "digest_of"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a model. ``severity`` is ``"error"`` (blocks analyses) or
+    ``"warning"``; ``state``/``action`` are ids; ``deficit`` is 1 − row sum for row errors."""
+
+    severity: str
+    message: str
+    field: str = ""
+    state: str | None = None
+    action: str | None = None
+    deficit: float | None = None
+
+
+def _new_id(prefix: str, taken: set[str]) -> str:
+    i = len(taken) + 1
+    while f"{prefix}-{i}" in taken:
+        i += 1
+    return f"{prefix}-{i}"
+
+
+@dataclass(eq=False)
+class MdpModel:
+    """An editable MDP (see the module docstring)."""
+
+    name: str = "Untitled MDP"
+    state_ids: list[str] = field(default_factory=list)
+    state_labels: list[str] = field(default_factory=list)
+    positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    action_ids: list[list[str]] = field(default_factory=list)
+    action_labels: list[list[str]] = field(default_factory=list)
+    P: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    R: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    R_T: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    horizon: int | None = 3
+    discount: float = 1.0
+    initial_state: str | None = None
+    version: int = 0
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def n_states(self) -> int:
+        return len(self.state_ids)
+
+    @property
+    def width(self) -> int:
+        """A: the action dimension of the arrays."""
+        return int(self.P.shape[1]) if self.P.ndim == 3 else 0
+
+    def state_index(self, state_id: str) -> int:
+        try:
+            return self.state_ids.index(state_id)
+        except ValueError:
+            raise InputError(f"no state with id {state_id!r}", field="state") from None
+
+    def action_index(self, action_id: str) -> tuple[int, int]:
+        for s, ids in enumerate(self.action_ids):
+            if action_id in ids:
+                return s, ids.index(action_id)
+        raise InputError(f"no action with id {action_id!r}", field="action")
+
+    def state_of(self, action_id: str) -> str:
+        return self.state_ids[self.action_index(action_id)[0]]
+
+    def label(self, item_id: str) -> str:
+        """The label of a state or action id."""
+        if item_id in self.state_ids:
+            return self.state_labels[self.state_index(item_id)]
+        s, j = self.action_index(item_id)
+        return self.action_labels[s][j]
+
+    def all_action_ids(self) -> list[str]:
+        return [a for ids in self.action_ids for a in ids]
+
+    def row(self, action_id: str) -> dict[str, float]:
+        """The non-zero next-state probabilities of an action, by state id."""
+        s, j = self.action_index(action_id)
+        return {self.state_ids[t]: float(self.P[s, j, t]) for t in np.flatnonzero(self.P[s, j])}
+
+    def reward(self, action_id: str) -> float:
+        s, j = self.action_index(action_id)
+        return float(self.R[s, j])
+
+    def terminal_reward(self, state_id: str) -> float:
+        return float(self.R_T[self.state_index(state_id)])
+
+    def position(self, state_id: str) -> tuple[float, float] | None:
+        x, y = self.positions[self.state_index(state_id)]
+        return None if math.isnan(x) or math.isnan(y) else (float(x), float(y))
+
+    def mask(self) -> np.ndarray:
+        m = np.zeros((self.n_states, self.width), dtype=bool)
+        for s, ids in enumerate(self.action_ids):
+            m[s, :len(ids)] = True
+        return m
+
+    def row_sums(self) -> np.ndarray:
+        """(S, A) row sums (0 where there is no action)."""
+        return self.P.sum(axis=2) if self.P.size else np.zeros((self.n_states, self.width))
+
+    # ------------------------------------------------------------------ validation
+    def problems(self) -> list[Problem]:
+        """Everything that stops :meth:`to_mdp`, then warnings, in state order."""
+        out: list[Problem] = []
+        S = self.n_states
+        if S == 0:
+            return [Problem("error", "the model has no states: add one to start", "states")]
+        labels = self.state_labels
+        seen: dict[str, str] = {}
+        for sid, lab in zip(self.state_ids, labels):
+            if not lab.strip():
+                out.append(Problem("error", f"state {sid!r} has an empty name", "states", sid))
+            elif lab in seen:
+                out.append(Problem("error", f"two states are named {lab!r}", "states", sid))
+            seen.setdefault(lab, sid)
+        if self.initial_state is None or self.initial_state not in self.state_ids:
+            out.append(Problem("error", "no initial state is set", "initial_state"))
+        if self.horizon is None and not 0.0 < self.discount < 1.0:
+            out.append(Problem("error", f"an infinite horizon needs 0 < discount < 1 (is "
+                               f"{self.discount:g})", "discount"))
+        elif self.horizon is not None and not 0.0 < self.discount <= 1.0:
+            out.append(Problem("error", f"discount must lie in (0, 1] (is {self.discount:g})",
+                               "discount"))
+        if self.horizon is not None and self.horizon < 1:
+            out.append(Problem("error", f"the horizon must be >= 1 (is {self.horizon})",
+                               "horizon"))
+        sums = self.row_sums()
+        finite = np.isfinite(self.P).all(axis=2) if self.P.size else np.ones_like(sums, bool)
+        negative = (self.P < 0).any(axis=2) if self.P.size else np.zeros_like(sums, bool)
+        for s, sid in enumerate(self.state_ids):
+            acts = self.action_ids[s]
+            if not acts:
+                out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
+                                   sid))
+            alabels = self.action_labels[s]
+            if len(set(alabels)) != len(alabels):
+                out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
+                                   "name", "actions", sid))
+            for j, aid in enumerate(acts):
+                where = f"state {labels[s]!r}, action {alabels[j]!r}"
+                if not alabels[j].strip():
+                    out.append(Problem("error", f"{where}: the action has no name", "actions",
+                                       sid, aid))
+                if not finite[s, j]:
+                    out.append(Problem("error", f"{where}: a probability is not finite",
+                                       "transitions", sid, aid))
+                elif negative[s, j]:
+                    out.append(Problem("error", f"{where}: a probability is negative",
+                                       "transitions", sid, aid))
+                elif abs(sums[s, j] - 1.0) > ROW_SUM_TOL:
+                    d = 1.0 - float(sums[s, j])
+                    out.append(Problem("error", f"{where}: probabilities sum to "
+                                       f"{float(sums[s, j]):.6g}, not 1 (deficit {d:.3g})",
+                                       "transitions", sid, aid, d))
+                if not math.isfinite(self.R[s, j]):
+                    out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
+                                       sid, aid))
+            if not math.isfinite(self.R_T[s]):
+                out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
+                                   "finite", "terminal_rewards", sid))
+        return out
+
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems() if p.severity == "error"]
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors()
+
+    def summary(self, problems: list[Problem] | None = None) -> str:
+        """One line for a status bar: valid, or how many problems and the first one.
+
+        ``problems`` (a result of :meth:`problems` for the current version) saves
+        recomputing them.
+        """
+        errs = [p for p in (self.problems() if problems is None else problems)
+                if p.severity == "error"]
+        n_pairs = sum(len(a) for a in self.action_ids)
+        if not errs:
+            return f"model valid ✓ ({self.n_states} states, {n_pairs} state–action pairs)"
+        more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
+        return f"model invalid: {errs[0].message}{more}"
+
+    # ------------------------------------------------------------------ conversion
+    def to_mdp(self) -> MDP:
+        """The frozen, validated MDP (InputError naming the first problem if invalid)."""
+        errs = self.errors()
+        if errs:
+            raise InputError(errs[0].message + (f" (+{len(errs) - 1} more problems)"
+                                                if len(errs) > 1 else ""), field=errs[0].field)
+        A = self.width
+        names = tuple(tuple(lab + [""] * (A - len(lab))) for lab in self.action_labels)
+        layout = {self.state_labels[s]: (float(x), float(y))
+                  for s, (x, y) in enumerate(self.positions)
+                  if not (math.isnan(x) or math.isnan(y))}
+        return MDP(P=self.P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
+                   discount=self.discount,
+                   initial_state=self.state_index(self.initial_state),  # type: ignore[arg-type]
+                   state_names=tuple(self.state_labels), action_names=names, name=self.name,
+                   layout=layout or None)
+
+    @classmethod
+    def from_mdp(cls, mdp: MDP) -> "MdpModel":
+        S = mdp.n_states
+        sids = [f"st-{i + 1}" for i in range(S)]
+        aids: list[list[str]] = []
+        alabels: list[list[str]] = []
+        n = 0
+        keep = np.zeros((S, mdp.n_actions), dtype=bool)
+        for s in range(S):
+            avail = mdp.available_actions(s)
+            aids.append([f"ac-{n + i + 1}" for i in range(len(avail))])
+            alabels.append([mdp.action_names[s][a] for a in avail])
+            n += len(avail)
+            keep[s, :len(avail)] = True
+        A = max(len(a) for a in aids)
+        P = np.zeros((S, A, S))
+        R = np.zeros((S, A))
+        for s in range(S):
+            avail = mdp.available_actions(s)  # compacted: available actions first, in order
+            P[s, :len(avail)] = mdp.P[s, avail]
+            R[s, :len(avail)] = mdp.R[s, avail]
+        pos = np.full((S, 2), np.nan)
+        for s, name in enumerate(mdp.state_names):
+            if mdp.layout and name in mdp.layout:
+                pos[s] = mdp.layout[name]
+        return cls(name=mdp.name, state_ids=sids, state_labels=list(mdp.state_names),
+                   positions=pos, action_ids=aids, action_labels=alabels, P=P, R=R,
+                   R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
+                   discount=mdp.discount, initial_state=sids[mdp.initial_state])
+
+    def copy(self) -> "MdpModel":
+        return _copy.deepcopy(self)
+
+    def digest(self) -> str:
+        """A fingerprint of everything an analysis reads (not the name or the positions).
+
+        Two models with the same digest give the same analysis results; recorded with a
+        run, it tells whether the run still describes the model.
+
+        >>> m = MdpModel(); s = m.add_state("a", (0, 0)); d = m.digest()
+        >>> m.move_states({s: (5, 5)}); m.digest() == d
+        True
+        >>> m.set_terminal_reward(s, 1.0); m.digest() == d
+        False
+        """
+        return digest_of(self.digest_key(), self.P, self.R, self.R_T)
+
+    def digest_key(self) -> list[Any]:
+        """The non-array part of :meth:`digest` (copied: safe to hand to a worker, which
+        can then hash the arrays of the model's frozen MDP with :func:`digest_of`)."""
+        return [list(self.state_ids), list(self.state_labels),
+                [list(a) for a in self.action_ids], [list(a) for a in self.action_labels],
+                self.horizon, self.discount, self.initial_state]
+
+    # ------------------------------------------------------------------ edits
+    def _touch(self) -> None:
+        self.version += 1
+
+    def _grow_width(self, width: int) -> None:
+        if width <= self.width:
+            return
+        S = self.n_states
+        P = np.zeros((S, width, S))
+        R = np.zeros((S, width))
+        if self.P.size:
+            P[:, :self.width] = self.P
+            R[:, :self.width] = self.R
+        self.P, self.R = P, R
+
+    def add_state(self, label: str | None = None, pos: tuple[float, float] | None = None, *,
+                  state_id: str | None = None, terminal_reward: float = 0.0) -> str:
+        sid = state_id or _new_id("st", set(self.state_ids))
+        if sid in self.state_ids:
+            raise InputError(f"state id {sid!r} is taken", field="state")
+        S, A = self.n_states, self.width
+        P = np.zeros((S + 1, A, S + 1))
+        P[:S, :, :S] = self.P if self.P.size else 0.0
+        R = np.zeros((S + 1, A))
+        R[:S] = self.R if self.R.size else 0.0
+        self.P, self.R = P, R
+        self.R_T = np.append(self.R_T, float(terminal_reward))
+        self.positions = np.vstack([self.positions.reshape(-1, 2),
+                                    [pos if pos is not None else (np.nan, np.nan)]])
+        taken = set(self.state_labels)
+        lab = label if label is not None else next(f"s{i}" for i in range(S, 10 * S + 10)
+                                                   if f"s{i}" not in taken)
+        self.state_ids.append(sid)
+        self.state_labels.append(lab)
+        self.action_ids.append([])
+        self.action_labels.append([])
+        if self.initial_state is None:
+            self.initial_state = sid
+        self._touch()
+        return sid
+
+    def remove_state(self, state_id: str) -> None:
+        """Remove a state, its actions and every transition into it (rows lose that mass)."""
+        s = self.state_index(state_id)
+        keep = [i for i in range(self.n_states) if i != s]
+        self.P = self.P[keep][:, :, keep]
+        self.R = self.R[keep]
+        self.R_T = self.R_T[keep]
+        self.positions = self.positions[keep]
+        for lst in (self.state_ids, self.state_labels, self.action_ids, self.action_labels):
+            del lst[s]
+        if self.initial_state == state_id:
+            self.initial_state = self.state_ids[0] if self.state_ids else None
+        self._compact()
+        self._touch()
+
+    def _compact(self) -> None:
+        width = max((len(a) for a in self.action_ids), default=0)
+        if width < self.width:
+            self.P = self.P[:, :width]
+            self.R = self.R[:, :width]
+
+    def set_state_label(self, state_id: str, label: str) -> None:
+        self.state_labels[self.state_index(state_id)] = str(label)
+        self._touch()
+
+    def move_state(self, state_id: str, pos: tuple[float, float]) -> None:
+        self.positions[self.state_index(state_id)] = (float(pos[0]), float(pos[1]))
+        self._touch()
+
+    def move_states(self, positions: Mapping[str, "tuple[float, float] | None"]) -> None:
+        """Move several states at once (one version step); ``None`` clears a position."""
+        rows = [(self.state_index(sid), pos) for sid, pos in positions.items()]
+        if len(self.positions) != self.n_states:
+            self.positions = np.full((self.n_states, 2), np.nan)
+        for s, pos in rows:
+            self.positions[s] = (np.nan, np.nan) if pos is None else (float(pos[0]),
+                                                                      float(pos[1]))
+        self._touch()
+
+    def restore(self, other: "MdpModel") -> None:
+        """Take over the content of ``other`` (a :meth:`copy` taken earlier), in place.
+
+        The version still goes up, so caches keyed on (model, version) see a change.
+        """
+        snapshot = other.copy()
+        version = max(self.version, other.version) + 1
+        self.__dict__.update(snapshot.__dict__)
+        self.version = version
+
+    def set_terminal_reward(self, state_id: str, value: float) -> None:
+        self.R_T[self.state_index(state_id)] = float(value)
+        self._touch()
+
+    def add_action(self, state_id: str, label: str | None = None, *,
+                   action_id: str | None = None, reward: float = 0.0,
+                   row: Mapping[str, float] | None = None) -> str:
+        s = self.state_index(state_id)
+        aid = action_id or _new_id("ac", set(self.all_action_ids()))
+        if aid in self.all_action_ids():
+            raise InputError(f"action id {aid!r} is taken", field="action")
+        j = len(self.action_ids[s])
+        self._grow_width(j + 1)
+        taken = set(self.action_labels[s])
+        lab = label if label is not None else next(f"a{i}" for i in range(j, 10 * j + 10)
+                                                   if f"a{i}" not in taken)
+        self.action_ids[s].append(aid)
+        self.action_labels[s].append(lab)
+        self.P[s, j] = 0.0
+        self.R[s, j] = float(reward)
+        for t, p in (row or {}).items():
+            self.P[s, j, self.state_index(t)] = float(p)
+        self._touch()
+        return aid
+
+    def remove_action(self, action_id: str) -> None:
+        s, j = self.action_index(action_id)
+        n = len(self.action_ids[s])
+        self.P[s, j:n - 1] = self.P[s, j + 1:n]
+        self.R[s, j:n - 1] = self.R[s, j + 1:n]
+        self.P[s, n - 1] = 0.0
+        self.R[s, n - 1] = 0.0
+        del self.action_ids[s][j]
+        del self.action_labels[s][j]
+        self._compact()
+        self._touch()
+
+    def set_action_label(self, action_id: str, label: str) -> None:
+        s, j = self.action_index(action_id)
+        self.action_labels[s][j] = str(label)
+        self._touch()
+
+    def set_reward(self, action_id: str, value: float) -> None:
+        s, j = self.action_index(action_id)
+        self.R[s, j] = float(value)
+        self._touch()
+
+    def set_probability(self, action_id: str, target_id: str, p: float) -> None:
+        s, j = self.action_index(action_id)
+        self.P[s, j, self.state_index(target_id)] = float(p)
+        self._touch()
+
+    def set_row(self, action_id: str, row: Mapping[str, float]) -> None:
+        """Replace the whole next-state distribution of an action (targets by state id)."""
+        s, j = self.action_index(action_id)
+        new = np.zeros(self.n_states)
+        for t, p in row.items():
+            new[self.state_index(t)] = float(p)
+        self.P[s, j] = new
+        self._touch()
+
+    def normalise_row(self, action_id: str) -> None:
+        """Scale a row to sum to 1 (the one-click fix for a deficit)."""
+        s, j = self.action_index(action_id)
+        total = float(self.P[s, j].sum())
+        if not (math.isfinite(total) and total > 0) or (self.P[s, j] < 0).any():
+            raise InputError(f"state {self.state_labels[s]!r}, action "
+                             f"{self.action_labels[s][j]!r}: only a row of non-negative "
+                             "probabilities with a positive sum can be normalised",
+                             field="transitions")
+        self.P[s, j] /= total
+        self._touch()
+
+    def set_settings(self, *, horizon: Any = "keep", discount: Any = "keep",
+                     initial_state: Any = "keep", name: Any = "keep") -> None:
+        """Change model settings; pass only what changes (``horizon=None`` = infinite)."""
+        if horizon != "keep":
+            if horizon is not None and (isinstance(horizon, bool) or not isinstance(
+                    horizon, (int, np.integer)) or horizon < 1):
+                raise InputError(f"must be an integer >= 1 or infinite, got {horizon!r}",
+                                 field="horizon")
+            self.horizon = None if horizon is None else int(horizon)
+        if discount != "keep":
+            d = float(discount)
+            if not math.isfinite(d) or not 0.0 < d <= 1.0:
+                raise InputError(f"must lie in (0, 1], got {discount!r}", field="discount")
+            self.discount = d
+        if initial_state != "keep":
+            self.state_index(initial_state)
+            self.initial_state = initial_state
+        if name != "keep":
+            self.name = str(name)
+        self._touch()
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self, *, transitions: bool = True) -> dict[str, Any]:
+        """The project-file shape (schema 2): ids, labels, positions, sparse transitions.
+
+        ``transitions=False`` leaves the transition list out (the caller stores ``P`` in a
+        sidecar ``.npz``, as project files do for large models).
+        """
+        states = []
+        for s, sid in enumerate(self.state_ids):
+            d: dict[str, Any] = {"id": sid, "label": self.state_labels[s]}
+            pos = self.position(sid)
+            if pos is not None:
+                d["pos"] = [pos[0], pos[1]]
+            if self.R_T[s] != 0:
+                d["terminal_reward"] = float(self.R_T[s])
+            states.append(d)
+        actions: list[dict[str, Any]] = []
+        transitions_out: list[dict[str, Any]] = []
+        for s, ids in enumerate(self.action_ids):
+            for j, aid in enumerate(ids):
+                a: dict[str, Any] = {"id": aid, "state": self.state_ids[s],
+                                     "label": self.action_labels[s][j]}
+                if self.R[s, j] != 0:
+                    a["reward"] = float(self.R[s, j])
+                actions.append(a)
+                if not transitions:
+                    continue
+                for t in np.flatnonzero(self.P[s, j]):
+                    transitions_out.append({"action": aid, "target": self.state_ids[t],
+                                            "p": float(self.P[s, j, t])})
+        out = {"name": self.name, "horizon": self.horizon, "discount": self.discount,
+               "initial_state": self.initial_state, "states": states, "actions": actions}
+        if transitions:
+            out["transitions"] = transitions_out
+        return out
+
+    @property
+    def nnz(self) -> int:
+        """Number of non-zero transition probabilities."""
+        return int(np.count_nonzero(self.P))
+
+    @classmethod
+    def from_dict(cls, d: Any, *, P: np.ndarray | None = None) -> "MdpModel":
+        """Read the schema-2 shape; drafts may be invalid, but references must resolve.
+
+        ``P`` gives the transition array of a model whose file keeps it in a sidecar; its
+        shape must match the states and actions listed in ``d``.
+        """
+        if not isinstance(d, dict):
+            raise InputError("must be an object", field="mdp")
+        m = cls(name=str(d.get("name", "") or ""))
+        # Built in bulk (not through add_state/add_action): large models load in O(size).
+        sids, slabels, pos, rt = [], [], [], []
+        for i, st in enumerate(_list(d.get("states"), "states")):
+            if not isinstance(st, dict) or not isinstance(st.get("id"), str):
+                raise InputError("each state needs a string id", field=f"states[{i}]")
+            xy = st.get("pos")
+            if xy is not None and not (isinstance(xy, list) and len(xy) == 2):
+                raise InputError(f"must be [x, y], got {xy!r}", field=f"states[{i}].pos")
+            sids.append(st["id"])
+            slabels.append(str(st.get("label", st["id"])))
+            pos.append((np.nan, np.nan) if xy is None else (_num(xy[0], f"states[{i}].pos"),
+                                                            _num(xy[1], f"states[{i}].pos")))
+            rt.append(_num(st.get("terminal_reward", 0.0), f"states[{i}].terminal_reward"))
+        index = {sid: i for i, sid in enumerate(sids)}
+        if len(index) != len(sids):
+            raise InputError("state ids must be unique", field="states")
+        aids: list[list[str]] = [[] for _ in sids]
+        alabels: list[list[str]] = [[] for _ in sids]
+        where: dict[str, tuple[int, int]] = {}
+        rewards: list[tuple[int, int, float]] = []
+        for i, ac in enumerate(_list(d.get("actions"), "actions")):
+            if not isinstance(ac, dict) or not isinstance(ac.get("id"), str):
+                raise InputError("each action needs a string id", field=f"actions[{i}]")
+            if ac["id"] in where:
+                raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
+            s_i = index.get(ac.get("state"))  # type: ignore[arg-type]
+            if s_i is None:
+                raise InputError(f"unknown state id {ac.get('state')!r}",
+                                 field=f"actions[{i}].state")
+            where[ac["id"]] = (s_i, len(aids[s_i]))
+            aids[s_i].append(ac["id"])
+            alabels[s_i].append(str(ac.get("label", ac["id"])))
+            rewards.append((*where[ac["id"]], _num(ac.get("reward", 0.0),
+                                                   f"actions[{i}].reward")))
+        S, A = len(sids), max((len(a) for a in aids), default=0)
+        m.state_ids, m.state_labels, m.action_ids, m.action_labels = sids, slabels, aids, alabels
+        m.positions = np.array(pos, dtype=float).reshape(S, 2)
+        m.R_T = np.array(rt, dtype=float)
+        m.R = np.zeros((S, A))
+        for s_i, j, r in rewards:
+            m.R[s_i, j] = r
+        m.P = np.zeros((S, A, S))
+        for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
+            if not isinstance(tr, dict):
+                raise InputError("must be an object", field=f"transitions[{i}]")
+            a_at, t_i = where.get(tr.get("action")), index.get(tr.get("target"))  # type: ignore
+            if a_at is None:
+                raise InputError(f"unknown action id {tr.get('action')!r}",
+                                 field=f"transitions[{i}].action")
+            if t_i is None:
+                raise InputError(f"unknown state id {tr.get('target')!r}",
+                                 field=f"transitions[{i}].target")
+            m.P[a_at[0], a_at[1], t_i] = _num(tr.get("p"), f"transitions[{i}].p", finite=False)
+        if P is not None:
+            if P.shape != (m.n_states, m.width, m.n_states):
+                raise InputError(f"array P has shape {P.shape}, the model needs "
+                                 f"{(m.n_states, m.width, m.n_states)}", field="arrays")
+            m.P = np.array(P, dtype=np.float64)
+            m.P[~m.mask()] = 0.0
+        horizon = d.get("horizon", 3)
+        if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
+            raise InputError(f"must be an integer or null, got {horizon!r}", field="horizon")
+        m.horizon = horizon
+        m.discount = _num(d.get("discount", 1.0), "discount")
+        init = d.get("initial_state")
+        if init is not None and init not in m.state_ids:
+            raise InputError(f"unknown state id {init!r}", field="initial_state")
+        m.initial_state = init
+        m.version = 0
+        return m
+
+
+def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> str:
+    """:meth:`MdpModel.digest` from its key and arrays. A valid model and its
+    :meth:`MdpModel.to_mdp` have the same arrays, so the MDP can be hashed instead."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps(key, ensure_ascii=False).encode("utf-8"))
+    for arr in (P, R, R_T):
+        a = np.ascontiguousarray(arr, dtype=np.float64)
+        h.update(str(a.shape).encode("ascii"))
+        if a.size:
+            h.update(memoryview(a.reshape(-1)).cast("B"))
+    return h.hexdigest()
+
+
+def _list(x: Any, name: str) -> list[Any]:
+    if x is None:
+        return []
+    if not isinstance(x, list):
+        raise InputError(f"must be a list, got {type(x).__name__}", field=name)
+    return x
+
+
+def _num(x: Any, name: str, *, finite: bool = True) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise InputError(f"must be a number, got {x!r}", field=name)
+    if finite and not math.isfinite(x):
+        raise InputError(f"must be finite, got {x!r}", field=name)
+    return float(x)

@@ -1,0 +1,67 @@
+"""Built-in example MDPs (the files in ``assets/examples/`` are generated from these).
+
+* :func:`four_startups` — **illustrative placeholder** for the paper's Example 1. The
+  papers publish no numbers for it (spec §7); every number here is ours.
+* :func:`example2` — the paper's Example 2 shape (20 states × 5 actions, horizon 10),
+  generated randomly from a fixed seed as spec §7 recommends.
+
+Examples
+--------
+>>> four_startups().n_states, example2().P.shape
+(3, (20, 5, 20))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.mdp.model import MDP
+
+__all__ = ["four_startups", "example2", "random_mdp", "FOUR_STARTUPS_NOTE", "EXAMPLE2_SEED"]
+
+FOUR_STARTUPS_NOTE = ("Illustrative placeholder, not the paper's model: the sources publish no "
+                      "numbers for Example 1 (four startups); these are PrivPlan's.")
+EXAMPLE2_SEED = 20200416
+
+
+def four_startups() -> MDP:
+    """Spec §7 placeholder: acquire one of four startups; success pays 1 at the horizon."""
+    eps0 = 0.01
+    q = np.array([0.2, 0.4, 0.6, 0.8])
+    cost = np.array([0.05, 0.2, 0.4, 0.7])
+    S, A = 3, 4
+    P = np.zeros((S, A, S))
+    mask = np.zeros((S, A), dtype=bool)
+    for i in range(4):
+        P[0, i] = (eps0, round(q[i] * (1 - eps0), 12), round((1 - q[i]) * (1 - eps0), 12))
+    P[1, 0] = (eps0, 1 - 2 * eps0, eps0)
+    P[2, 0] = (eps0, eps0, 1 - 2 * eps0)
+    mask[0, :] = True
+    mask[1, 0] = mask[2, 0] = True
+    R = np.zeros((S, A))
+    R[0] = -cost
+    names = (("acquire_1", "acquire_2", "acquire_3", "acquire_4"),
+             ("stay", "", "", ""), ("stay", "", "", ""))
+    return MDP(P=P, R=R, R_T=np.array([0.0, 1.0, 0.0]), mask=mask, horizon=3, discount=1.0,
+               initial_state=0, state_names=("start", "success", "failure"),
+               action_names=names, name="four startups (illustrative placeholder)",
+               layout={"start": (0.0, 0.0), "success": (320.0, -140.0),
+                       "failure": (320.0, 140.0)})
+
+
+def random_mdp(n_states: int, n_actions: int, horizon: int | None, *, seed: int,
+               discount: float | None = None, name: str = "") -> MDP:
+    """Spec §7 recipe: rows u/Σu with u ~ U(0,1) (interior), r and R_T ~ U(0,1), s₀ = 0."""
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(size=(n_states, n_actions, n_states))
+    P = u / u.sum(axis=2, keepdims=True)
+    R = rng.uniform(size=(n_states, n_actions))
+    R_T = rng.uniform(size=n_states)
+    disc = discount if discount is not None else (1.0 if horizon is not None else 0.95)
+    return MDP(P=P, R=R, R_T=R_T, horizon=horizon, discount=disc, initial_state=0,
+               name=name or f"random {n_states}x{n_actions}x{horizon} (seed {seed})")
+
+
+def example2(seed: int = EXAMPLE2_SEED) -> MDP:
+    """Example 2: 20 states × 5 actions × horizon 10, random from a fixed seed."""
+    return random_mdp(20, 5, 10, seed=seed, name=f"Example 2 (random 20x5, T=10, seed {seed})")

@@ -1,0 +1,319 @@
+"""Read and write MDP interchange files: ``*.mdp.json`` (version 1) and ``*.mdp.npz``.
+
+The shapes are fixed by ``formats-and-cli.md`` §1–§2. Every problem raises
+:class:`core.common.validation.InputError` naming the file, the field and what is wrong.
+
+Examples
+--------
+>>> d = {"format": "privplan-mdp", "version": 1, "states": ["a", "b"],
+...      "initial_state": "a", "horizon": 2, "discount": 1.0,
+...      "transitions": {"a": {"go": {"b": 1.0}}, "b": {"stay": {"b": 1.0}}},
+...      "terminal_rewards": {"b": 1.0}}
+>>> m = mdp_from_dict(d)
+>>> m.P[0, 0].tolist(), m.R_T.tolist()
+([0.0, 1.0], [0.0, 1.0])
+>>> mdp_to_dict(m)["transitions"]["a"]
+{'go': {'b': 1.0}}
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.common.validation import InputError
+from core.common.atomic import atomic_write_bytes, atomic_write_text
+from core.mdp.model import MDP
+
+__all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
+           "read_json", "read_release"]
+
+MDP_FORMAT = "privplan-mdp"
+MDP_VERSION = 1
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """Parse a JSON file, turning every failure into an InputError that names the file."""
+    p = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", file=p) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read file ({exc})", file=p) from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                         file=p) from None
+    except _NonFinite as exc:
+        m = re.search(r"(?<![\w\"])-?(NaN|Infinity)(?![\w\"])", text)
+        where = ""
+        if m:
+            line = text.count("\n", 0, m.start()) + 1
+            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            where = f" at line {line}, column {col}"
+        raise InputError(f"{exc.args[0]}{where} is not a valid number (JSON numbers must be "
+                         "finite)", file=p) from None
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> float:
+    raise _NonFinite(name)
+
+
+def _number(x: Any, field: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise InputError(f"must be a number, got {x!r}", field=field)
+    if not math.isfinite(x):
+        raise InputError(f"must be finite, got {x!r}", field=field)
+    return float(x)
+
+
+def _mapping(x: Any, field: str) -> dict[str, Any]:
+    if not isinstance(x, dict):
+        raise InputError(f"must be an object, got {type(x).__name__}", field=field)
+    return x
+
+
+def mdp_from_dict(d: Any) -> MDP:
+    """Build an :class:`MDP` from the ``*.mdp.json`` dictionary shape."""
+    d = _mapping(d, "(top level)")
+    fmt = d.get("format", MDP_FORMAT)
+    if fmt != MDP_FORMAT:
+        raise InputError(f"must be {MDP_FORMAT!r}, got {fmt!r}", field="format")
+    ver = d.get("version", MDP_VERSION)
+    if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
+        raise InputError(f"must be a positive integer, got {ver!r}", field="version")
+    if ver > MDP_VERSION:
+        raise InputError(f"file is version {ver}; this PrivPlan reads up to {MDP_VERSION}",
+                         field="version")
+    states = d.get("states")
+    if not isinstance(states, list) or not states or not all(isinstance(s, str) for s in states):
+        raise InputError("must be a non-empty list of state names", field="states")
+    index = {s: i for i, s in enumerate(states)}
+    if len(index) != len(states):
+        dup = next(s for s in states if states.count(s) > 1)
+        raise InputError(f"state {dup!r} is listed twice", field="states")
+
+    def state_idx(name: Any, field: str) -> int:
+        if not isinstance(name, str) or name not in index:
+            raise InputError(f"unknown state {name!r}", field=field)
+        return index[name]
+
+    trans = _mapping(d.get("transitions"), "transitions")
+    for s in trans:
+        state_idx(s, "transitions")
+    actions: list[list[str]] = []
+    for s in states:
+        acts = _mapping(trans.get(s, {}), f"transitions.{s}")
+        if not acts:
+            raise InputError(f"state {s!r} has no actions", field=f"transitions.{s}")
+        actions.append(list(acts))
+    S, A = len(states), max(len(a) for a in actions)
+    P = np.zeros((S, A, S))
+    R = np.zeros((S, A))
+    R_T = np.zeros(S)
+    mask = np.zeros((S, A), dtype=bool)
+    anames = [[""] * A for _ in range(S)]
+    for i, s in enumerate(states):
+        for j, a in enumerate(actions[i]):
+            mask[i, j] = True
+            anames[i][j] = a
+            row = _mapping(trans[s][a], f"transitions.{s}.{a}")
+            for t, p in row.items():
+                P[i, j, state_idx(t, f"transitions.{s}.{a}")] = _number(
+                    p, f"transitions.{s}.{a}.{t}")
+    for s, acts in _mapping(d.get("rewards", {}) or {}, "rewards").items():
+        i = state_idx(s, "rewards")
+        for a, r in _mapping(acts, f"rewards.{s}").items():
+            if a not in actions[i]:
+                raise InputError(f"state {s!r} has no action {a!r}", field=f"rewards.{s}")
+            R[i, actions[i].index(a)] = _number(r, f"rewards.{s}.{a}")
+    for s, r in _mapping(d.get("terminal_rewards", {}) or {}, "terminal_rewards").items():
+        R_T[state_idx(s, "terminal_rewards")] = _number(r, f"terminal_rewards.{s}")
+    horizon = d.get("horizon", None)
+    if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
+        raise InputError(f"must be an integer >= 1 or null, got {horizon!r}", field="horizon")
+    raw_discount = d.get("discount", 1.0 if horizon is not None else None)
+    if raw_discount is None:
+        raise InputError("is required for an infinite horizon (0 < discount < 1)",
+                         field="discount")
+    discount = _number(raw_discount, "discount")
+    s0 = d.get("initial_state", states[0])
+    s0_idx = s0 if isinstance(s0, int) and not isinstance(s0, bool) and 0 <= s0 < S \
+        else state_idx(s0, "initial_state")
+    layout = d.get("layout")
+    if layout is not None:
+        layout = _mapping(layout, "layout")
+        for s, xy in layout.items():
+            state_idx(s, "layout")
+            if not isinstance(xy, list) or len(xy) != 2:
+                raise InputError(f"must be [x, y], got {xy!r}", field=f"layout.{s}")
+            _number(xy[0], f"layout.{s}")
+            _number(xy[1], f"layout.{s}")
+    name = d.get("name", "")
+    return MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
+               initial_state=s0_idx, state_names=tuple(states),
+               action_names=tuple(tuple(r) for r in anames),
+               name=str(name) if name is not None else "", layout=layout)
+
+
+def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
+    """The ``*.mdp.json`` dictionary of ``mdp`` (sparse rows, file order = index order)."""
+    names = mdp.state_names
+    trans: dict[str, Any] = {}
+    rewards: dict[str, Any] = {}
+    for s in range(mdp.n_states):
+        acts: dict[str, Any] = {}
+        for a in mdp.available_actions(s):
+            an = mdp.action_names[s][a]
+            acts[an] = {names[t]: float(mdp.P[s, a, t]) for t in np.flatnonzero(mdp.P[s, a])}
+            if mdp.R[s, a] != 0:
+                rewards.setdefault(names[s], {})[an] = float(mdp.R[s, a])
+        trans[names[s]] = acts
+    out: dict[str, Any] = {
+        "format": MDP_FORMAT, "version": MDP_VERSION, "name": mdp.name, "states": list(names),
+        "initial_state": names[mdp.initial_state], "horizon": mdp.horizon,
+        "discount": mdp.discount, "transitions": trans, "rewards": rewards,
+        "terminal_rewards": {names[s]: float(mdp.R_T[s]) for s in np.flatnonzero(mdp.R_T)},
+    }
+    if mdp.layout:
+        out["layout"] = {k: [v[0], v[1]] for k, v in mdp.layout.items()}
+    return out
+
+
+def _kind(path: str | os.PathLike[str]) -> str:
+    name = str(path).lower()
+    if name.endswith(".npz"):
+        return "npz"
+    if name.endswith(".json"):
+        return "json"
+    raise InputError("unknown MDP file type (expected *.mdp.json or *.mdp.npz)", file=str(path))
+
+
+def load_mdp(path: str | os.PathLike[str]) -> MDP:
+    """Read an ``*.mdp.json`` or ``*.mdp.npz`` file (errors name the file and field)."""
+    try:
+        if _kind(path) == "json":
+            return mdp_from_dict(read_json(path))
+        return _load_npz(path)
+    except InputError as exc:
+        if exc.file:
+            raise
+        raise exc.with_file(str(path)) from None
+
+
+def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
+             release: dict[str, Any] | None = None) -> None:
+    """Write ``mdp`` atomically, as JSON or NPZ by the file name.
+
+    ``release`` (optional) is the metadata of a privatised model — its guarantee stated
+    whole (see ``privatize``): a top-level ``"release"`` object in JSON, a 0-d string array
+    ``release_json`` holding that object as JSON text in NPZ (an optional key, ignored by
+    :func:`load_mdp`; read it with :func:`read_release`). Non-finite numbers become null
+    with a ``…_reason`` (:func:`core.common.jsonable.jsonable`).
+    """
+    from core.common.jsonable import dumps, jsonable
+
+    if _kind(path) == "json":
+        d = mdp_to_dict(mdp)
+        if release is not None:
+            d["release"] = jsonable(release)
+        atomic_write_text(path, json.dumps(d, indent=2, allow_nan=False) + "\n")
+        return
+    buf = io.BytesIO()
+    arrays: dict[str, Any] = dict(
+        P=mdp.P, R=mdp.R, R_T=mdp.R_T, mask=mdp.mask,
+        horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
+        discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state),
+        state_names=np.array(mdp.state_names, dtype=str),
+    )
+    rows = mdp.action_names
+    arrays["action_names"] = np.array(rows[0] if all(r == rows[0] for r in rows) else rows,
+                                      dtype=str)
+    if release is not None:
+        arrays["release_json"] = np.array(dumps(release), dtype=str)
+    np.savez(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The ``release`` metadata a privatised MDP file carries (see :func:`save_mdp`), or
+    None if it has none. Errors name the file."""
+    p = str(path)
+    try:
+        if _kind(path) == "json":
+            data = read_json(path)
+            rel = data.get("release") if isinstance(data, dict) else None
+        else:
+            with np.load(path, allow_pickle=False) as z:
+                if "release_json" not in z.files:
+                    return None
+                text = str(z["release_json"])
+            try:
+                rel = json.loads(text, parse_constant=_reject_constant)
+            except (json.JSONDecodeError, _NonFinite):
+                raise InputError("is not valid JSON", field="release_json") from None
+    except InputError as exc:
+        raise exc if exc.file else exc.with_file(p) from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"not a readable NPZ archive ({exc})", file=p) from None
+    if rel is None:
+        return None
+    if not isinstance(rel, dict):
+        raise InputError("must be an object", field="release", file=p)
+    return rel
+
+
+def _load_npz(path: str | os.PathLike[str]) -> MDP:
+    if os.path.exists(path) and not zipfile.is_zipfile(path):
+        raise InputError("not an NPZ archive (expected a file written by numpy.savez)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except FileNotFoundError:
+        raise InputError("file not found") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"not a readable NPZ archive ({exc})") from None
+    for key in ("P", "R", "horizon", "discount", "initial_state"):
+        if key not in data:
+            raise InputError("missing array", field=key)
+    P = data["P"]
+    if P.ndim != 3:
+        raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
+    S, A = P.shape[0], P.shape[1]
+    if P.dtype.kind not in "fiu":
+        raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+    horizon = int(data["horizon"])
+    an = data.get("action_names")
+    if an is not None:
+        an = an.astype(str)
+        if an.shape == (A,):
+            an = tuple(tuple(an.tolist()) for _ in range(S))
+        elif an.shape == (S, A):
+            an = tuple(tuple(r) for r in an.tolist())
+        else:
+            raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
+                             field="action_names")
+    sn = data.get("state_names")
+    return MDP(
+        P=P.astype(np.float64), R=data["R"].astype(np.float64),
+        R_T=data["R_T"].astype(np.float64) if "R_T" in data else None,
+        mask=data["mask"].astype(bool) if "mask" in data else None,
+        horizon=None if horizon == -1 else horizon, discount=float(data["discount"]),
+        initial_state=int(data["initial_state"]),
+        state_names=tuple(sn.astype(str).tolist()) if sn is not None else (),
+        action_names=an or (), name=Path(path).name.split(".")[0],
+    )

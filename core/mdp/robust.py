@@ -1,0 +1,467 @@
+"""Cost of privacy: pessimistic/optimistic value functions over the robust set P̂_{α,β}.
+
+For a privatised model P̄ and its synthesised policy π̄, Theorems 1 (finite horizon)
+and 2 (infinite horizon) of Gohari et al. bound the cost of privacy by
+``v_upper(s0) - v_lower(s0)``, where ``v_lower``/``v_upper`` replace P̄ in the Bellman
+recursion of π̄ by the worst/best row in
+
+    P̂_{α,β}(s,a) = { β P₁ + (1-β) P₂ : P₁, P₂ ∈ Δ, ‖P₂ - P̄(s,a)‖_∞ ≤ α }.
+
+The papers solve one LP (P) per row, stage and bound. The inner problem has a closed
+form (spec §6.5):
+
+    min_{p ∈ P̂} pᵀv = β·min_j v_j + (1-β)·min_{q ∈ L} qᵀv,  L = Δ ∩ {‖q - P̄‖_∞ ≤ α}
+
+and the second term is a fractional knapsack solved by a greedy fill in ascending order
+of v. ``v`` is shared by every row at a stage, so one sort per stage serves all rows.
+``method="lp"`` keeps the papers' LP, solved with HiGHS, as a cross-check.
+
+Centre shift (issue 10). Lemma 2.2 concentrates P̄ = Dir_k(c) around the row c the noise
+is *centred on*. The public pre-processing of :func:`core.privacy.dirichlet.mechanism_rows`
+moves that centre away from the true row P: the domain rule ``"mix"`` and
+``zeros="smoothing"`` both give c = T(P) = κ·P + (1 − κ)·u, with u the uniform
+distribution on the row's support after pre-processing (n entries, P's support included)
+and κ the public ``contraction`` of the row (1 − n·η for ``mix``, times 1 − λ for a
+smoothed row). Hence, entry by entry, T(P) − P = (1 − κ)(u − P) and, because
+0 <= P_j <= 1 on the support and both vanish off it,
+
+    ‖T(P) − P‖_∞ = (1 − κ)·max_j |1/n − P_j| <= (1 − κ)·max(1/n, 1 − 1/n)
+                 = (1 − κ)(1 − 1/n)           (n >= 2; 0 when n = 1, where κ = 1),
+
+which depends on P only through the public support size n (:func:`centre_shift_bound`; for
+``mix`` alone it is (n − 1)·η). The bound is the supremum (P tending to a vertex of its
+support). Under smoothing, whether a row had a zero is not visible in P̄, so every
+full-support row is taken as smoothed (:func:`centre_shift`, :func:`release_centre_shift`).
+So ‖P − P̄‖_∞ <= ‖T(P) − P̄‖_∞ + ‖T(P) − P‖_∞: whenever Lemma 2.2 puts T(P)
+within α of P̄, the true P lies within α + shift, and :func:`cost_of_privacy` takes the
+per-row radius α + shift(s, a) (``centre_shift``) so that the sandwich v̲ <= V <= v̄ keeps
+the probability Lemma 2.2 gives it. ``alpha`` in the results stays the radius of Lemma
+2.2; ``alpha_shift`` is the largest inflation (0 when nothing moved the centre).
+
+References
+----------
+Gohari, Hale, Topcu, "Privacy-Preserving Policy Synthesis in Markov Decision
+Processes", CDC 2020, Theorems 1–2 and §V; Gohari, dissertation, §2.5–2.6.
+
+Examples
+--------
+>>> import numpy as np
+>>> lo, hi = inner_extremes(np.array([[0.5, 0.3, 0.2]]), np.array([1.0, 2.0, 3.0]),
+...                         alpha=0.1, beta=0.1)
+>>> round(float(lo[0]), 12), round(float(hi[0]), 12)
+(1.45, 2.01)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.optimize import linprog
+
+from core.common.validation import InputError, check_beta, check_k
+from core.mdp.model import MDP
+from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
+from core.common.progress import Progress, no_progress
+from core.common.results import Status, readonly
+
+if TYPE_CHECKING:  # pragma: no cover
+    from core.privacy.dirichlet import MechanismRows
+
+__all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "alpha_radius", "inner_extremes",
+           "inner_lp", "cost_of_privacy", "robust_bounds", "centre_shift_bound", "centre_shift",
+           "release_centre_shift", "alpha_shift_note"]
+
+ALPHA_MODES = ("paper", "rigorous")
+_HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+METHODS = ("greedy", "lp")
+
+
+def alpha_radius(k: float, beta: float, *, mode: str = "paper", n: int | None = None) -> float:
+    """The L∞ radius α of P̂_{α,β}.
+
+    ``"paper"``: α = √(log(1/β) / (2(k+1))), Lemma 2.2 as published (reproduces the
+    paper; the lemma can fail, spec §3). ``"rigorous"``: α = √(log(2n/β) / (2(k+1))), from
+    sub-Gaussian tails and a union bound over the n coordinates.
+
+    Examples
+    --------
+    >>> round(alpha_radius(24, math.exp(-2)), 12)
+    0.2
+    """
+    k = check_k(k)
+    beta = check_beta(beta)
+    if mode == "paper":
+        return math.sqrt(math.log(1.0 / beta) / (2.0 * (k + 1.0)))
+    if mode == "rigorous":
+        if n is None or n < 1:
+            raise InputError("the rigorous radius needs the row length n >= 1", field="n")
+        return math.sqrt(math.log(2.0 * n / beta) / (2.0 * (k + 1.0)))
+    raise InputError(f"must be one of {ALPHA_MODES}, got {mode!r}", field="alpha")
+
+
+def centre_shift_bound(support: "np.ndarray | Sequence[int]",
+                       contraction: "np.ndarray | Sequence[float]") -> np.ndarray:
+    """Public bound of ‖T(P) − P‖_∞ per row: (1 − κ)(1 − 1/n) if n >= 2, else 0.
+
+    ``support`` is n (the row's support size after the public pre-processing) and
+    ``contraction`` κ (T(P) = κ·P + (1 − κ)·u_support); see the module docstring for the
+    derivation. Neither depends on P beyond its support.
+
+    Examples
+    --------
+    >>> centre_shift_bound([3, 1, 2], [1 - 3 * 0.02, 1.0, 1.0]).round(12).tolist()
+    [0.04, 0.0, 0.0]
+    """
+    n = np.asarray(support, dtype=np.float64)
+    w = np.clip(1.0 - np.asarray(contraction, dtype=np.float64), 0.0, 1.0)
+    return np.where(n >= 2, w * (1.0 - 1.0 / np.maximum(n, 1.0)), 0.0)
+
+
+def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...], *,
+                  eta: float, domain_rule: str, zeros: str, smoothing: float) -> np.ndarray:
+    """(S, A) shift bounds from the rows' supports n (after pre-processing) and the public
+    rules. ``mix``: factor 1 − n·η of κ on rows with n >= 2. Smoothing: whether a row had
+    a zero is not visible in P̄ (a smoothed row has full support, like a row that had no
+    zero), so every full-support row is taken as smoothed (factor 1 − λ), which can only
+    enlarge the bound; the result depends on nothing P̄ does not show."""
+    n = np.asarray(support, dtype=np.int64)
+    kappa = np.ones(n.shape, dtype=np.float64)
+    if zeros == "smoothing" and smoothing > 0:
+        kappa = np.where(n == shape[0], 1.0 - float(smoothing), kappa)
+    if domain_rule == "mix":
+        kappa = kappa * np.where(n >= 2, 1.0 - n * float(eta), 1.0)
+    out = np.zeros(shape, dtype=np.float64)
+    idx = np.asarray(index, dtype=np.int64).reshape(-1, 2)
+    out[idx[:, 0], idx[:, 1]] = centre_shift_bound(n, kappa)
+    return out
+
+
+def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarray:
+    """The public (S, A) shift bound of the rows ``prepared`` describes.
+
+    ``prepared`` is :func:`core.privacy.dirichlet.mechanism_rows` of the true model (the
+    rows the noise was centred on) and ``shape`` is (S, A); unavailable (s, a) get 0. Per
+    row this is :func:`centre_shift_bound` of (n, κ) with κ ``prepared.contraction``, except
+    that under ``zeros="smoothing"`` every full-support row counts as smoothed (whether it
+    had a zero is not public): equal to :func:`release_centre_shift` of every P̄ drawn
+    around ``prepared``, and >= the row's own bound.
+    """
+    return _public_shift(prepared.support, prepared.index, tuple(shape), eta=prepared.eta,
+                         domain_rule=prepared.domain_rule, zeros=prepared.zeros,
+                         smoothing=prepared.smoothing)
+
+
+def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: str = "support",
+                         smoothing: float = 0.0) -> np.ndarray:
+    """The (S, A) shift bound for a *released* model P̄, from its supports and public rules.
+
+    The noise keeps every support entry positive and every zero zero, so P̄'s supports are
+    those of the pre-processed rows; see :func:`centre_shift` for the rules.
+    """
+    n = (private.P[private.mask] > 0).sum(axis=1)
+    return _public_shift(n, np.argwhere(private.mask), private.P.shape[:2], eta=eta,
+                         domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
+
+
+def alpha_shift_note(shift: float) -> str:
+    """One sentence for results: why α was inflated, or "" when it was not."""
+    if not shift > 0:
+        return ""
+    return (f"alpha inflated by up to {shift:.6g} per row (alpha_shift): the noise is centred "
+            "on the pre-processed row T(P) = κ·P + (1 − κ)·u (domain rule 'mix' and/or "
+            "smoothing), not on the true P, and ‖T(P) − P‖_∞ <= (1 − κ)(1 − 1/n), a public "
+            "bound from the row's support size n; with radius alpha + shift the true P is in "
+            "the robust set whenever Lemma 2.2 puts T(P) within alpha of P̄")
+
+
+def inner_extremes(rows: np.ndarray, v: np.ndarray, *, alpha: float, beta: float,
+                   order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ``min`` and ``max`` of ``pᵀv`` over P̂_{α,β} around each row of ``rows``.
+
+    ``rows`` is (m, n) (each a probability vector), ``v`` is (n,). Cost O(n log n + m·n).
+    ``order`` may pass ``argsort(v)`` when the caller already has it.
+    """
+    rows = np.asarray(rows, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    o = np.argsort(v, kind="stable") if order is None else order
+    return _extremes(rows, v, v, alpha, beta, o, o[::-1])
+
+
+# Rows are processed in blocks so that the (block, n) temporaries stay in cache: at
+# n = 1000 a whole-matrix pass allocates 8 MB per temporary and runs ~5x slower.
+_BLOCK_ELEMS = 1 << 15
+
+
+def _extremes(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
+              alpha: "float | np.ndarray", beta: float,
+              asc_lo: np.ndarray, desc_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """min over P̂ of pᵀv_lo and max over P̂ of pᵀv_hi, row by row (spec §6.5).
+
+    The L∞ box around each row is l = max(P̄ − α, 0), u = min(P̄ + α, 1); the knapsack
+    starts from l and fills the remaining mass r = 1 − Σl greedily along ``asc_lo`` (for
+    the min) or ``desc_hi`` (for the max): fill_j = clip(r − (cumsum(c) − c), 0, c) with
+    c = (u − l) in that order. ``alpha`` is one radius or one per row (shape (m,)).
+    """
+    m, n = rows.shape
+    lo = np.empty(m)
+    hi = np.empty(m)
+    v_lo_sorted, v_hi_sorted = v_lo[asc_lo], v_hi[desc_hi]
+    step = max(1, _BLOCK_ELEMS // max(n, 1))
+    per_row = isinstance(alpha, np.ndarray)
+    for start in range(0, m, step):
+        block = rows[start:start + step]
+        a = alpha[start:start + step, None] if per_row else alpha
+        lower = block - a
+        np.maximum(lower, 0.0, out=lower)
+        cap = block + a
+        np.minimum(cap, 1.0, out=cap)
+        cap -= lower
+        rest = 1.0 - lower.sum(axis=1, keepdims=True)
+        np.maximum(rest, 0.0, out=rest)
+        for order, vs, base_v, out in ((asc_lo, v_lo_sorted, v_lo, lo),
+                                       (desc_hi, v_hi_sorted, v_hi, hi)):
+            c = cap[:, order]
+            fill = np.cumsum(c, axis=1)
+            fill -= c
+            np.subtract(rest, fill, out=fill)
+            np.clip(fill, 0.0, c, out=fill)
+            out[start:start + step] = lower @ base_v + fill @ vs
+    lo *= 1.0 - beta
+    lo += beta * v_lo.min()
+    hi *= 1.0 - beta
+    hi += beta * v_hi.max()
+    return lo, hi
+
+
+def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense: str = "min"
+             ) -> float:
+    """The papers' LP (P) for one row, solved with HiGHS (the cross-check of the greedy).
+
+    Variables (P₁, P₂, p) ∈ ℝ^{3n}; 3 simplex equalities, n mixing equalities and the
+    2n constraints ``-α ≤ P₂ - P̄ ≤ α``, as in [D] §2.6.1.
+    """
+    row = np.asarray(row, dtype=np.float64)
+    n = row.size
+    sign = 1.0 if sense == "min" else -1.0
+    c = np.concatenate([np.zeros(2 * n), sign * np.asarray(v, dtype=np.float64)])
+    eye, zero = np.eye(n), np.zeros((n, n))
+    a_eq = np.zeros((3 + n, 3 * n))
+    a_eq[0, :n] = a_eq[1, n:2 * n] = a_eq[2, 2 * n:] = 1.0
+    a_eq[3:] = np.hstack([beta * eye, (1.0 - beta) * eye, -eye])
+    b_eq = np.concatenate([np.ones(3), np.zeros(n)])
+    a_ub = np.vstack([np.hstack([zero, eye, zero]), np.hstack([zero, -eye, zero])])
+    b_ub = np.concatenate([row + alpha, alpha - row])
+    # HiGHS's default feasibility tolerances (1e-7) let entries of P̄ below 1e-7 slip and
+    # miss the optimum by ~1e-8; the cross-check is meant to agree to 1e-9.
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None),
+                  method="highs", options=_HIGHS_OPTIONS)
+    if res.status != 0:  # pragma: no cover - the LP is always feasible (P̄ is a solution)
+        raise RuntimeError(f"HiGHS failed on the inner LP: {res.message}")
+    return float(sign * res.fun)
+
+
+def _inner(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: "float | np.ndarray",
+           beta: float, method: str) -> tuple[np.ndarray, np.ndarray]:
+    if method == "greedy":
+        return _extremes(rows, v_lo, v_hi, alpha, beta, np.argsort(v_lo, kind="stable"),
+                         np.argsort(v_hi, kind="stable")[::-1])
+    radii = alpha if isinstance(alpha, np.ndarray) else np.full(len(rows), alpha)
+    lo = np.array([inner_lp(r, v_lo, alpha=float(a), beta=beta, sense="min")
+                   for r, a in zip(rows, radii)])
+    hi = np.array([inner_lp(r, v_hi, alpha=float(a), beta=beta, sense="max")
+                   for r, a in zip(rows, radii)])
+    return lo, hi
+
+
+@dataclass(frozen=True, eq=False)
+class BoundResult:
+    """π̄, its value V̄ on the private model and the robust bounds v̲ ≤ V̄ ≤ v̄.
+
+    Finite horizon: arrays are (T+1, S) (stage 0 first; last row is R_T) and ``policy``
+    is (T, S). Infinite horizon: arrays are (S,) and ``policy`` is (S,).
+
+    ``alpha`` is the radius of Lemma 2.2; the row (s, a) was bounded with radius
+    ``alpha + alpha_shifts[s, a]`` (module docstring: the centre shift). ``alpha_shift`` is
+    the largest of those inflations, 0 when the noise was centred on the true rows.
+    """
+
+    policy: np.ndarray
+    v_private: np.ndarray
+    v_lower: np.ndarray
+    v_upper: np.ndarray
+    alpha: float
+    beta: float
+    alpha_mode: str
+    method: str
+    initial_state: int
+    status: Status = Status.SUCCESS
+    n_iter: int = 0
+    elapsed_s: float = 0.0
+    alpha_shifts: np.ndarray | None = None  # (S, A) inflation per row; None: none
+
+    def __post_init__(self) -> None:
+        pol = np.array(self.policy, dtype=np.int64, copy=True)
+        pol.setflags(write=False)
+        object.__setattr__(self, "policy", pol)
+        for name in ("v_private", "v_lower", "v_upper"):
+            object.__setattr__(self, name, readonly(getattr(self, name)))
+        if self.alpha_shifts is not None:
+            object.__setattr__(self, "alpha_shifts", readonly(self.alpha_shifts))
+
+    @property
+    def alpha_shift(self) -> float:
+        """The largest inflation of α over the rows (0.0 when there was none)."""
+        s = self.alpha_shifts
+        return float(s.max()) if s is not None and s.size else 0.0
+
+    @property
+    def alpha_shift_note(self) -> str:
+        """Why α was inflated ("" when it was not)."""
+        return alpha_shift_note(self.alpha_shift)
+
+    def at_start(self, arr: np.ndarray) -> np.ndarray:
+        """Stage-0 values (finite) or the stationary values (infinite)."""
+        return arr[0] if arr.ndim == 2 else arr
+
+    @property
+    def cost_bound(self) -> float:
+        """v̄(s₀) − v̲(s₀): the computable bound on the cost of privacy."""
+        s0 = self.initial_state
+        return float(self.at_start(self.v_upper)[s0] - self.at_start(self.v_lower)[s0])
+
+
+def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarray", beta: float,
+                  method: str = "greedy", tol: float = 1e-10, max_iter: int | None = None,
+                  progress: Progress = no_progress) -> tuple[np.ndarray, np.ndarray, Status, int]:
+    """v̲ and v̄ of a deterministic ``policy`` on the private model (Theorems 1 and 2).
+
+    ``alpha`` is one radius for every row, or an (S, A) array of per-row radii (e.g. α plus
+    the centre shift of each row, :func:`centre_shift`).
+    """
+    if method not in METHODS:
+        raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")
+    beta = check_beta(beta)
+    S = private.n_states
+    per_row = isinstance(alpha, np.ndarray) and alpha.ndim > 0
+    if per_row:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if alpha.shape != private.P.shape[:2]:
+            raise InputError(f"per-row radii must have shape {private.P.shape[:2]}, got "
+                             f"{alpha.shape}", field="alpha")
+        if not (np.isfinite(alpha).all() and (alpha >= 0).all()):
+            raise InputError("per-row radii must be finite and >= 0", field="alpha")
+    else:
+        alpha = float(alpha)
+        if not (math.isfinite(alpha) and alpha >= 0):
+            raise InputError(f"must be finite and >= 0, got {alpha!r}", field="alpha")
+    idx = np.arange(S)
+    g = private.discount
+    policy = np.asarray(policy, dtype=np.int64)
+
+    def radius(a: np.ndarray) -> "float | np.ndarray":
+        return alpha[idx, a] if per_row else alpha  # type: ignore[index]
+
+    if private.is_finite:
+        T = private.horizon
+        lo = np.empty((T + 1, S))
+        hi = np.empty((T + 1, S))
+        lo[T] = hi[T] = private.R_T
+        for t in range(T - 1, -1, -1):
+            a = policy[t]
+            m_lo, m_hi = _inner(private.P[idx, a], lo[t + 1], hi[t + 1], radius(a), beta,
+                                method)
+            lo[t] = private.R[idx, a] + g * m_lo
+            hi[t] = private.R[idx, a] + g * m_hi
+            progress((T - t) / T, f"stage {t}")
+        return lo, hi, Status.SUCCESS, T
+    rows = private.P[idx, policy]
+    radii = radius(policy)
+    r = private.R[idx, policy]
+    lo = hi = evaluate_policy(private, policy)
+    rmax = float(np.abs(r).max(initial=0.0))
+    span = max(rmax / (1.0 - g), 1e-300)
+    cap = max_iter if max_iter is not None else max(
+        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    status = Status.MAX_ITER
+    it = 0
+    for it in range(1, cap + 1):
+        m_lo, m_hi = _inner(rows, lo, hi, radii, beta, method)
+        new_lo, new_hi = r + g * m_lo, r + g * m_hi
+        delta = max(np.max(np.abs(new_lo - lo)), np.max(np.abs(new_hi - hi)))
+        lo, hi = new_lo, new_hi
+        progress(min(1.0, it / cap), f"iteration {it}")
+        if delta < tol * (1.0 - g) / (2.0 * g):
+            status = Status.SUCCESS
+            break
+    return lo, hi, status, it
+
+
+def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
+                    method: str = "greedy", plan: PolicyResult | None = None,
+                    progress: Progress = no_progress,
+                    centre_shift: "float | np.ndarray | None" = None) -> BoundResult:
+    """Synthesise π̄ on the private model (Algorithm 1 steps 3–4) and bound its cost of privacy.
+
+    Parameters
+    ----------
+    private : MDP
+        The privatised model M̄ (its P is P̄).
+    k : float
+        The Dirichlet concentration that produced P̄ (sets α with β).
+    beta : float
+        β ∈ (0, 1): tail probability and mixing weight of P̂_{α,β}.
+    alpha_mode : {"paper", "rigorous"}
+        Which radius α (see :func:`alpha_radius`).
+    method : {"greedy", "lp"}
+        The exact closed form (default) or the papers' LP solved with HiGHS.
+    plan : PolicyResult, optional
+        A policy already synthesised on ``private`` (skips synthesis).
+    centre_shift : float or (S, A) array, optional
+        Public bound of ‖T(P) − P‖_∞ per row when the noise was centred on pre-processed
+        rows T(P) (:func:`centre_shift` of the true model's
+        :func:`~core.privacy.dirichlet.mechanism_rows`, or :func:`release_centre_shift`
+        of a released model). Each row is bounded with radius α + its shift. ``None`` (or
+        0): P̄ was centred on the true rows, α alone (the papers' setting).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = MDP(P=np.array([[[0.5, 0.5]], [[0.5, 0.5]]]), R=np.zeros((2, 1)),
+    ...         R_T=np.array([0.0, 1.0]), horizon=1)
+    >>> b = cost_of_privacy(m, k=24, beta=math.exp(-2))
+    >>> [round(float(x), 7) for x in (b.v_lower[0, 0], b.v_private[0, 0], b.v_upper[0, 0])]
+    [0.2593994, 0.5, 0.7406006]
+    """
+    t0 = time.perf_counter()
+    alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
+    shifts = _shift_array(centre_shift, private.P.shape[:2])
+    radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
+    plan = plan if plan is not None else synthesize(private)
+    lo, hi, status, it = robust_bounds(private, plan.policy, alpha=radii, beta=beta,
+                                       method=method, progress=progress)
+    return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=lo, v_upper=hi,
+                       alpha=alpha, beta=beta, alpha_mode=alpha_mode, method=method,
+                       initial_state=private.initial_state, status=status, n_iter=it,
+                       elapsed_s=time.perf_counter() - t0, alpha_shifts=shifts)
+
+
+def _shift_array(shift: "float | np.ndarray | None", shape: tuple[int, ...]
+                 ) -> np.ndarray | None:
+    """``shift`` as a validated (S, A) array, or None when it is absent or all zero (then
+    the bounds are computed exactly as without it)."""
+    if shift is None:
+        return None
+    arr = np.asarray(shift, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(shape, float(arr))
+    if arr.shape != tuple(shape):
+        raise InputError(f"must be a number or an array of shape {tuple(shape)}, got shape "
+                         f"{arr.shape}", field="centre_shift")
+    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+        raise InputError("must be finite and >= 0", field="centre_shift")
+    return arr if (arr > 0).any() else None

@@ -1,0 +1,279 @@
+"""The Figure 2.1 experiment: value functions and cost of privacy against k.
+
+For each k and each of N runs: privatise the model with Dir_k (Algorithm 1 step 1),
+synthesise π̄ on the private model, compute V̄^π̄, the robust bounds v̲ and v̄, and
+V^π̄ — π̄ evaluated on the *true* model (the "oracle view": the algorithm itself never
+sees it; it is shown to validate the bound). All values are taken at the initial state.
+
+The robust set is built with radius α + shift(s, a) per row, where shift is the public
+bound of how far the pre-processing (domain rule ``mix``, ``zeros="smoothing"``) moved the
+centre of the noise away from the true row (:func:`core.mdp.robust.centre_shift`): the oracle
+comparison is against the *true* model, which Lemma 2.2 alone does not put within α of P̄.
+``alpha`` in the result is Lemma 2.2's radius; ``alpha_shift`` the largest inflation.
+
+Runs go through a :class:`concurrent.futures.Executor` (processes by default). Run r of
+the i-th k draws from ``SeedSequence(seed, spawn_key=(i, r))``, so results are
+bit-identical for a seed whatever the number of workers or the chunking.
+
+Examples
+--------
+>>> from core.mdp.examples import four_startups
+>>> r = privacy_sweep(four_startups(), [10, 1000], runs=3, seed=1, workers=1)
+>>> r.v_lower.shape, bool((r.v_lower <= r.v_private + 1e-12).all())
+((2, 3), True)
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core.common.validation import InputError, check_beta, check_k, fresh_seed
+from core.common.jsonable import jsonable
+from core.mdp.model import MDP
+from core.mdp.synthesis import evaluate_policy, synthesize
+from core.privacy.dirichlet import (
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    MechanismRows,
+    mechanism_rows,
+    privatize_mdp,
+)
+from core.privacy.mdp_accounting import MdpPrivacy, mdp_privacy
+from core.common.progress import Cancelled, Progress, no_progress
+from core.mdp.robust import ALPHA_MODES, alpha_radius, alpha_shift_note, centre_shift, robust_bounds
+
+__all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES"]
+
+DEFAULT_K = (10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0)
+QUANTITIES = ("v_lower", "v_private", "v_true", "v_upper")
+
+
+@dataclass(frozen=True, eq=False)
+class SweepResult:
+    """Per-k, per-run values at the initial state; arrays are (K, runs)."""
+
+    k: np.ndarray
+    alpha: np.ndarray
+    v_lower: np.ndarray
+    v_private: np.ndarray
+    v_true: np.ndarray
+    v_upper: np.ndarray
+    runs: int
+    beta: float
+    alpha_mode: str
+    zeros: str
+    seed: int
+    elapsed_s: float = 0.0
+    mode: str = "experiment"
+    privacy: tuple[MdpPrivacy, ...] = ()
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+    alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
+
+    @property
+    def alpha_shift_note(self) -> str:
+        """Why α was inflated ("" when it was not)."""
+        return alpha_shift_note(self.alpha_shift)
+
+    def __post_init__(self) -> None:
+        for name in ("k", "alpha", *QUANTITIES):
+            arr = np.array(getattr(self, name), dtype=np.float64, copy=True)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+
+    @property
+    def cost_bound(self) -> np.ndarray:
+        """v̄(s₀) − v̲(s₀) per run: the computable bound."""
+        return self.v_upper - self.v_lower
+
+    @property
+    def cost_empirical(self) -> np.ndarray:
+        """|V̄^π̄(s₀) − V^π̄(s₀)| per run (needs the true model: oracle view)."""
+        return np.abs(self.v_private - self.v_true)
+
+    def series(self, name: str) -> np.ndarray:
+        return getattr(self, name)
+
+    def mean(self, name: str) -> np.ndarray:
+        return self.series(name).mean(axis=1)
+
+    def sd(self, name: str) -> np.ndarray:
+        """Sample standard deviation over runs (0 when there is a single run)."""
+        x = self.series(name)
+        return x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.zeros(x.shape[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``sweep --json`` object: every list aligned with ``k``.
+
+        Strict JSON (:func:`core.common.jsonable.jsonable`): an unbounded ε is ``None``
+        with its reason at the same index of ``epsilon_reason``; never inf or NaN.
+        """
+        out: dict[str, Any] = {"k": self.k.tolist(), "runs": self.runs, "beta": self.beta,
+                               "alpha_mode": self.alpha_mode, "alpha": self.alpha.tolist(),
+                               "zeros": self.zeros, "seed": self.seed, "mode": self.mode,
+                               "eta": self.eta, "domain_rule": self.domain_rule,
+                               "alpha_shift": self.alpha_shift,
+                               # the largest radius any row's robust set used, per k
+                               "alpha_effective": (self.alpha + self.alpha_shift).tolist(),
+                               "alpha_shift_note": self.alpha_shift_note}
+        for name in (*QUANTITIES, "cost_bound", "cost_empirical"):
+            out[f"{name}_mean"] = self.mean(name).tolist()
+            out[f"{name}_sd"] = self.sd(name).tolist()
+        if self.privacy:
+            first = self.privacy[0]
+            out.update(b=first.b, delta_target=first.delta_target, adjacency=first.adjacency,
+                       adjacency_text=first.adjacency_text,
+                       delta_method=first.delta_method,
+                       epsilon=[p.epsilon for p in self.privacy],
+                       delta=[p.delta for p in self.privacy],
+                       privacy_statement=[p.statement for p in self.privacy],
+                       privacy_supports=[[g.to_dict() for g in p.supports]
+                                         for p in self.privacy],
+                       privacy_rows=[p.to_dict()["rows"] for p in self.privacy])
+            if not all(p.bounded for p in self.privacy):
+                out["epsilon_reason"] = [None if p.bounded else p.epsilon_reason
+                                         for p in self.privacy]
+        out["elapsed_s"] = self.elapsed_s
+        return jsonable(out)
+
+
+def _run_chunk(mdp: MDP, k: float, alpha: "float | np.ndarray", beta: float,
+               prepared: MechanismRows, seed: int, k_index: int, start: int, stop: int
+               ) -> np.ndarray:
+    """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0.
+
+    ``alpha`` is the radius of every row, or (S, A) radii α + centre shift.
+    """
+    out = np.empty((stop - start, 4))
+    s0 = mdp.initial_state
+    for j, r in enumerate(range(start, stop)):
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
+                                                                         spawn_key=(k_index, r))))
+        private = privatize_mdp(mdp, k, rng=rng, prepared=prepared).mdp
+        plan = synthesize(private)
+        lo, hi, _, _ = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+        v_true = evaluate_policy(mdp, plan.policy)
+        start_row = (lambda a: a[0]) if mdp.is_finite else (lambda a: a)
+        out[j] = (start_row(lo)[s0], start_row(plan.values)[s0], start_row(v_true)[s0],
+                  start_row(hi)[s0])
+    return out
+
+
+def _default_executor(workers: int) -> Executor:
+    # "spawn" keeps children free of the parent's threads (the GUI runs us from a thread).
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
+                  beta: float = 0.05, alpha_mode: str = "paper", seed: int | None = None,
+                  zeros: str = "support", b: float = 0.1, delta_target: float = 0.05,
+                  adjacency: str = "one-row", eta: float = DEFAULT_ETA,
+                  domain_rule: str = DEFAULT_DOMAIN_RULE, workers: int | None = None,
+                  executor: Executor | None = None, progress: Progress = no_progress
+                  ) -> SweepResult:
+    """Run the Figure 2.1 experiment on ``mdp`` (the *true* model).
+
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations k (> 0, need not be integers).
+    runs : int
+        Privatisations per k (the papers use 50).
+    beta, alpha_mode : see :func:`core.mdp.robust.cost_of_privacy`. Each row's radius is α
+        plus its centre shift (module docstring).
+    seed : int, optional
+        Experiment seed; drawn from the OS and recorded if omitted.
+    zeros : {"support", "smoothing"}
+        Zero probabilities (:mod:`core.privacy.dirichlet`).
+    b, delta_target, adjacency :
+        The (ε, δ) accounting of every k (:func:`core.privacy.mdp_accounting.mdp_privacy`).
+    eta, domain_rule :
+        The declared domain and its rule (``"mix"``, the default, or ``"refuse"``; the
+        defaults are :data:`core.privacy.dirichlet.DEFAULT_ETA` and
+        :data:`core.privacy.dirichlet.DEFAULT_DOMAIN_RULE`): every run privatises
+        the rows exactly as the accounting describes them
+        (:func:`core.privacy.dirichlet.mechanism_rows`, computed once). With ``refuse`` a
+        row outside the domain stops the sweep before any run, naming the row.
+    workers : int, optional
+        Processes (default: CPU count). ``1`` runs on the calling thread.
+    executor : Executor, optional
+        Use this executor instead (not shut down here).
+    progress : callable
+        ``progress(fraction, message)``; raise :class:`core.common.progress.Cancelled` to stop.
+    """
+    ks = [check_k(k, "k") for k in ks]
+    if not ks:
+        raise InputError("needs at least one value", field="k")
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise InputError(f"must be an integer >= 1, got {runs!r}", field="runs")
+    beta = check_beta(beta)
+    if alpha_mode not in ALPHA_MODES:
+        raise InputError(f"must be one of {ALPHA_MODES}, got {alpha_mode!r}", field="alpha")
+    seed = fresh_seed() if seed is None else int(seed)
+    alphas = [alpha_radius(k, beta, mode=alpha_mode, n=mdp.n_states) for k in ks]
+    prepared = mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros)
+    # the noise is centred on the pre-processed rows T(P): widen each row's radius by the
+    # public bound of ‖T(P) − P‖_∞ so that the bounds are about the true model
+    shift = centre_shift(prepared, mdp.P.shape[:2])
+    shifted = bool((shift > 0).any())
+    radii: list[float | np.ndarray] = [a + shift if shifted else a for a in alphas]
+    privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
+                                prepared=prepared) for k in ks)
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    if n_workers < 1:
+        raise InputError(f"must be >= 1, got {workers!r}", field="workers")
+    # In-process runs report (and can be cancelled) after every run; a pool gets a few
+    # chunks per worker so that start-up and pickling costs stay small.
+    inline = executor is None and n_workers == 1
+    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 2 * n_workers)))
+    tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))
+             for start in range(0, runs, chunk)]
+    t0 = time.perf_counter()
+    values = np.empty((len(ks), runs, 4))
+    done = 0
+
+    def record(task: tuple[int, int, int], result: np.ndarray) -> None:
+        nonlocal done
+        i, start, stop = task
+        values[i, start:stop] = result
+        done += stop - start
+        progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
+
+    progress(0.0, "starting")
+    if inline:
+        for task in tasks:
+            i, start, stop = task
+            record(task, _run_chunk(mdp, ks[i], radii[i], beta, prepared, seed, i, start,
+                                    stop))
+    else:
+        ex = executor if executor is not None else _default_executor(n_workers)
+        jobs: dict[Future[Any], tuple[int, int, int]] = {}
+        try:
+            for task in tasks:
+                i, start, stop = task
+                jobs[ex.submit(_run_chunk, mdp, ks[i], radii[i], beta, prepared, seed, i,
+                               start, stop)] = task
+            for fut in as_completed(jobs):
+                record(jobs[fut], fut.result())
+        except Cancelled:
+            for fut in jobs:
+                fut.cancel()
+            raise
+        finally:
+            if executor is None:
+                ex.shutdown(wait=False, cancel_futures=True)
+    return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
+                       v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
+                       runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,
+                       elapsed_s=time.perf_counter() - t0, privacy=privacy, eta=prepared.eta,
+                       domain_rule=prepared.domain_rule,
+                       alpha_shift=float(shift.max()) if shifted else 0.0)

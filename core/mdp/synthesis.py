@@ -1,0 +1,158 @@
+"""Policy synthesis and exact policy evaluation (Algorithm 1, steps 3–4).
+
+Finite horizon: backward induction. Infinite horizon: value iteration to a tolerance,
+then policy iteration with exact evaluation (``solve(I - γ P_π, r_π)``) until the
+greedy policy is stable. Policies are deterministic; ties go to the lowest action
+index; unavailable actions are masked with −∞.
+
+References
+----------
+Gohari, Hale, Topcu, "Privacy-Preserving Policy Synthesis in Markov Decision
+Processes", CDC 2020, §III; Puterman, *Markov Decision Processes*, ch. 4 and 6.
+
+Examples
+--------
+>>> import numpy as np
+>>> from core.mdp.model import MDP
+>>> m = MDP(P=np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0]]]),
+...         R=np.array([[0.0, 0.0], [0.0, 0.0]]), R_T=np.array([0.0, 1.0]), horizon=1)
+>>> r = synthesize(m)
+>>> r.policy.tolist(), r.values[0].tolist()
+([[1, 0]], [1.0, 1.0])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.mdp.model import MDP
+from core.common.results import Status, readonly
+
+__all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows"]
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyResult:
+    """A deterministic policy and its value.
+
+    Finite horizon: ``policy`` is (T, S) action indices (stage 0 first) and ``values``
+    is (T+1, S) with ``values[T] = R_T``. Infinite horizon: ``policy`` is (S,) and
+    ``values`` is (S,).
+    """
+
+    policy: np.ndarray
+    values: np.ndarray
+    status: Status = Status.SUCCESS
+    n_iter: int = 0
+
+    def __post_init__(self) -> None:
+        pol = np.array(self.policy, dtype=np.int64, copy=True)
+        pol.setflags(write=False)
+        object.__setattr__(self, "policy", pol)
+        object.__setattr__(self, "values", readonly(self.values))
+
+    @property
+    def message(self) -> str:
+        return self.status.message
+
+    def value_at(self, state: int) -> float:
+        """The value at stage 0 (finite) or the stationary value (infinite)."""
+        v = self.values[0] if self.values.ndim == 2 else self.values
+        return float(v[state])
+
+
+def greedy(Q: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Argmax over actions with masking; ``np.argmax`` returns the lowest index on ties."""
+    return np.argmax(np.where(mask, Q, -np.inf), axis=-1)
+
+
+def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
+    """The (S, S) transition matrix of a deterministic stationary policy."""
+    S = P.shape[0]
+    return P[np.arange(S), policy]
+
+
+def _iteration_cap(mdp: MDP, tol: float) -> int:
+    g = mdp.discount
+    vmax = (np.abs(mdp.R[mdp.mask]).max(initial=0.0)) / (1.0 - g)
+    if vmax == 0:
+        return 1
+    return max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+
+
+def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> PolicyResult:
+    """An optimal deterministic policy of ``mdp`` and its exact value.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model (for Algorithm 1, the privatised model M̄).
+    tol : float
+        Infinite horizon only: value-iteration tolerance before policy iteration polishes.
+    max_iter : int, optional
+        Infinite horizon only: cap on value iterations (default from spec §8.8).
+    """
+    if mdp.is_finite:
+        T, S = mdp.horizon, mdp.n_states
+        values = np.empty((T + 1, S))
+        policy = np.empty((T, S), dtype=np.int64)
+        values[T] = mdp.R_T
+        for t in range(T - 1, -1, -1):
+            Q = mdp.R + mdp.discount * (mdp.P @ values[t + 1])
+            policy[t] = greedy(Q, mdp.mask)
+            values[t] = Q[np.arange(S), policy[t]]
+        return PolicyResult(policy, values, Status.SUCCESS, T)
+    cap = max_iter if max_iter is not None else _iteration_cap(mdp, tol)
+    g = mdp.discount
+    v = np.zeros(mdp.n_states)
+    status, it = Status.MAX_ITER, 0
+    for it in range(1, cap + 1):  # noqa: B007 - `it` is reported as n_iter
+        Q = mdp.R + g * (mdp.P @ v)
+        v_new = np.where(mdp.mask, Q, -np.inf).max(axis=1)
+        if np.max(np.abs(v_new - v)) < tol * (1.0 - g) / (2.0 * g):
+            v, status = v_new, Status.SUCCESS
+            break
+        v = v_new
+    # Policy iteration from the greedy policy: exact evaluation, stops when stable.
+    policy = greedy(mdp.R + g * (mdp.P @ v), mdp.mask)
+    for _ in range(10 * mdp.n_states + 10):
+        v = evaluate_policy(mdp, policy)
+        new = greedy(mdp.R + g * (mdp.P @ v), mdp.mask)
+        q = mdp.R + g * (mdp.P @ v)
+        S = mdp.n_states
+        # keep the current action unless another one is strictly better (avoids cycling on ties)
+        better = q[np.arange(S), new] > q[np.arange(S), policy] + 1e-12 * (1 + np.abs(v))
+        if not better.any():
+            break
+        policy = np.where(better, new, policy)
+    policy = greedy(mdp.R + g * (mdp.P @ v), mdp.mask)  # canonical lowest-index tie-break
+    v = evaluate_policy(mdp, policy)
+    return PolicyResult(policy, v, status, it)
+
+
+def evaluate_policy(mdp: MDP, policy: np.ndarray) -> np.ndarray:
+    """Exact value of a deterministic policy on ``mdp`` (shape as in :class:`PolicyResult`).
+
+    Used both for V̄^π̄ (on the private model) and V^π̄ (π̄ on the true model, the
+    "oracle view").
+    """
+    policy = np.asarray(policy, dtype=np.int64)
+    S = mdp.n_states
+    idx = np.arange(S)
+    if mdp.is_finite:
+        T = mdp.horizon
+        if policy.shape != (T, S):
+            raise ValueError(f"policy must have shape {(T, S)}, got {policy.shape}")
+        values = np.empty((T + 1, S))
+        values[T] = mdp.R_T
+        for t in range(T - 1, -1, -1):
+            a = policy[t]
+            values[t] = mdp.R[idx, a] + mdp.discount * (mdp.P[idx, a] @ values[t + 1])
+        return values
+    if policy.shape != (S,):
+        raise ValueError(f"policy must have shape {(S,)}, got {policy.shape}")
+    Ppi = policy_rows(mdp.P, policy)
+    return np.linalg.solve(np.eye(S) - mdp.discount * Ppi, mdp.R[idx, policy])

@@ -1,0 +1,1 @@
+"""The project document: its model, JSON files, migrations and autosave (Qt-free)."""

@@ -1,0 +1,213 @@
+"""Project files (``*.privplan.json``): an envelope around the project, versioned.
+
+``{"format": "privplan-project", "schema_version": N, "saved_by": "privplan X.Y.Z",
+"project": {...}}``. Older versions are migrated step by step
+(:mod:`core.project.migrations`); newer ones are refused with
+:class:`UnsupportedSchemaVersion`. Unknown keys are ignored with a logged warning.
+Saves are atomic.
+
+Examples
+--------
+>>> from core.mdp.examples import four_startups
+>>> from core.project.model import Project
+>>> p = Project(name="demo"); _ = p.add_mdp(four_startups())
+>>> q = project_from_dict(project_to_dict(p))
+>>> q.name, q.mdps[0].mdp == p.mdps[0].mdp
+('demo', True)
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from core import __version__
+from core.common.validation import InputError
+from core.common.jsonable import jsonable
+from core.common.atomic import atomic_write_bytes, atomic_write_text
+from core.project.jsonfmt import dumps
+from core.mdp.files import load_mdp, read_json
+from core.project.migrations import SCHEMA_VERSION, migrate
+from core.mdp.editable import MdpModel
+from core.project.model import MdpEntry, Project, RunRecord
+
+__all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchemaVersion",
+           "project_to_dict", "sidecar_name",
+           "project_from_dict", "load_project", "save_project", "load_any", "dumps_project"]
+
+log = logging.getLogger(__name__)
+
+PROJECT_FORMAT = "privplan-project"
+_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets"}
+
+
+class UnsupportedSchemaVersion(InputError):
+    """The file was written by a newer PrivPlan."""
+
+
+# Models with more non-zero transitions than this keep P in a sidecar ``.npz`` beside the
+# project file (``<project>.<mdp id>.npz``): a 2,000 x 4 x 2,000 dense model would be
+# 16 million JSON records.
+SIDECAR_NNZ = 50_000
+
+
+def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
+    stem = os.path.basename(str(project_path))
+    for suffix in (".privplan.json", ".json"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in mdp_id)
+    return f"{stem}.{safe}.npz"
+
+
+def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
+                    project_path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The file's JSON. With ``sidecars`` (and the path), large models' P go there instead."""
+    mdps = []
+    for e in project.mdps:
+        big = sidecars is not None and project_path is not None and e.model.nnz > SIDECAR_NNZ
+        d = {"id": e.id, **e.model.to_dict(transitions=not big)}
+        if big:
+            name = sidecar_name(project_path, e.id)  # type: ignore[arg-type]
+            sidecars[name] = e.model.P  # type: ignore[index]
+            d["arrays"] = name
+        if e.note:
+            d["note"] = e.note
+        mdps.append(d)
+    runs = [{"id": r.id, "kind": r.kind, "target": r.target, "params": r.params,
+             "summary": r.summary, "mode": r.mode, "seed": r.seed, "created": r.created}
+            for r in project.runs]
+    payload = {"name": project.name, "notes": project.notes, "mdps": mdps,
+               "maps": project.maps, "advising": project.advising,
+               "ledger": project.ledger, "runs": runs}
+    if project.budgets:  # optional (no schema bump): older readers ignore it with a warning
+        payload["budgets"] = project.budgets
+    return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
+            "saved_by": f"privplan {__version__}", "project": payload}
+
+
+def dumps_project(project: Project) -> str:
+    # jsonable: a non-finite number anywhere in a run record (an unbounded ε in a summary)
+    # becomes null with a reason instead of making the save fail and lose work.
+    return dumps(jsonable(project_to_dict(project))) + "\n"
+
+
+def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = None) -> Project:
+    """Build a project; ``base_dir`` is where sidecar arrays of large models are found."""
+    if not isinstance(doc, dict) or doc.get("format") != PROJECT_FORMAT:
+        raise InputError(f"not a PrivPlan project (format must be {PROJECT_FORMAT!r})",
+                         field="format")
+    ver = doc.get("schema_version")
+    if isinstance(ver, bool) or not isinstance(ver, int) or ver < 1:
+        raise InputError(f"must be a positive integer, got {ver!r}", field="schema_version")
+    if ver > SCHEMA_VERSION:
+        raise UnsupportedSchemaVersion(
+            f"file has schema version {ver} (saved by {doc.get('saved_by', 'unknown')}); this "
+            f"PrivPlan {__version__} reads up to {SCHEMA_VERSION}", field="schema_version")
+    payload = doc.get("project")
+    if not isinstance(payload, dict):
+        raise InputError("must be an object", field="project")
+    payload = migrate(payload, ver)
+    for key in sorted(set(payload) - _KNOWN):
+        log.warning("ignoring unknown project key %r", key)
+    project = Project(name=str(payload.get("name", "Untitled")),
+                      notes=str(payload.get("notes", "")))
+    for key in ("mdps", "runs", "maps", "advising", "ledger"):
+        if not isinstance(payload.get(key, []) or [], list):
+            raise InputError(f"must be a list, got {type(payload[key]).__name__}", field=key)
+    for i, m in enumerate(payload.get("mdps", []) or []):
+        if not isinstance(m, dict) or not isinstance(m.get("id"), str):
+            raise InputError("each MDP needs a string id", field=f"mdps[{i}]")
+        try:
+            P = _load_sidecar(m["arrays"], base_dir) if m.get("arrays") is not None else None
+            model = MdpModel.from_dict({k: v for k, v in m.items()
+                                        if k not in ("id", "note", "arrays")}, P=P)
+        except InputError as exc:
+            raise InputError(exc.problem, field=f"mdps[{m['id']}].{exc.field or ''}".rstrip(".")
+                             ) from None
+        project.mdps.append(MdpEntry(m["id"], model, str(m.get("note", ""))))
+    for i, r in enumerate(payload.get("runs", []) or []):
+        try:
+            project.runs.append(RunRecord(
+                id=str(r["id"]), kind=str(r["kind"]), target=str(r["target"]),
+                params=dict(r.get("params", {})), summary=dict(r.get("summary", {})),
+                mode=str(r.get("mode", "experiment")), seed=r.get("seed"),
+                created=str(r.get("created", ""))))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"malformed run record ({exc})", field=f"runs[{i}]") from None
+    for key in ("maps", "advising", "ledger"):
+        val = payload.get(key, []) or []
+        if not isinstance(val, list):
+            raise InputError("must be a list", field=key)
+        setattr(project, key, val)
+    if payload.get("budgets") is not None:
+        from core.privacy.ledger import budgets_from_dict, budgets_to_dict
+
+        project.budgets = budgets_to_dict(budgets_from_dict(payload["budgets"]))
+    return project
+
+
+def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndarray:
+    if not isinstance(name, str) or os.path.basename(name) != name or not name.endswith(".npz"):
+        raise InputError(f"must be the file name of a sidecar .npz, got {name!r}",
+                         field="arrays")
+    if base_dir is None:
+        raise InputError(f"the model's arrays are in {name!r}, next to the project file",
+                         field="arrays")
+    path = os.path.join(str(base_dir), name)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return np.asarray(z["P"], dtype=np.float64)
+    except FileNotFoundError:
+        raise InputError(f"sidecar file {name!r} is missing (it must stay next to the "
+                         "project file)", field="arrays") from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"sidecar file {name!r} is unreadable ({exc})", field="arrays"
+                         ) from None
+
+
+def load_project(path: str | os.PathLike[str]) -> Project:
+    try:
+        return project_from_dict(read_json(path), base_dir=os.path.dirname(
+            os.path.abspath(str(path))))
+    except InputError as exc:
+        if exc.file:
+            raise
+        raise exc.with_file(str(path)) from None
+
+
+def save_project(project: Project, path: str | os.PathLike[str]) -> None:
+    """Atomic save; large models' arrays go to sidecar files, written first."""
+    sidecars: dict[str, Any] = {}
+    text = dumps(project_to_dict(project, sidecars=sidecars, project_path=path)) + "\n"
+    folder = os.path.dirname(os.path.abspath(str(path)))
+    for name, P in sidecars.items():
+        buf = io.BytesIO()
+        np.savez(buf, P=P)
+        atomic_write_bytes(os.path.join(folder, name), buf.getvalue())
+    atomic_write_text(path, text)
+
+
+def load_any(path: str | os.PathLike[str]) -> Project:
+    """Open a project, or wrap an ``*.mdp.json``/``*.mdp.npz`` file in a new project."""
+    name = str(path).lower()
+    if name.endswith(".npz"):
+        mdp = load_mdp(path)
+    else:
+        doc = read_json(path)
+        if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
+            return load_project(path)
+        if isinstance(doc, dict) and doc.get("format") == "privplan-mdp":
+            mdp = load_mdp(path)
+        else:
+            raise InputError("not a PrivPlan project or MDP file (unknown 'format')",
+                             field="format", file=str(path))
+    project = Project(name=mdp.name or os.path.basename(str(path)))
+    project.add_mdp(mdp)
+    return project

@@ -1,0 +1,126 @@
+"""Reports show releases without a finite ε as "unbounded" with the reason (issue 10 items 6, 8).
+
+Never "inf"/"∞", never 0, never a dropped row: the entry row, the totals, the overview's
+"Privacy spent" and the budget all say so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+from core.privacy.ledger import PrivacyLedger
+from core.project.model import Project, RunRecord
+from core.report.html import build_report, ledger_totals, to_html, unbounded_reasons
+
+NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+WHY = "raw Q-values released (thesis variant)"
+
+
+def project_with_an_unbounded_release() -> Project:
+    led = PrivacyLedger()
+    led.record(dataset="agent:a", mechanism="laplace", epsilon=0.5, released="noisy Q",
+               time="2026-01-01T00:00:00+00:00")
+    led.record(dataset="agent:a", mechanism="raw", epsilon=math.inf, reason=WHY,
+               released="raw Q", count=3, time="2026-01-01T00:00:00+00:00")
+    led.record(dataset="agent:b", mechanism="laplace", epsilon=0.25, released="noisy Q",
+               time="2026-01-01T00:00:00+00:00")
+    led.record(dataset="agent:c", mechanism="raw", epsilon=math.inf, reason="seeded test",
+               mode="experiment", seed=3, time="2026-01-01T00:00:00+00:00")
+    led.set_budget("agent:a", 10.0, 0.0)
+    led.set_budget("agent:b", 1.0, 0.0)
+    p = Project(name="unbounded")
+    p.ledger = led.to_list()
+    assert p.ledger[1]["epsilon"] is None and p.ledger[1]["epsilon_reason"] == WHY
+    p.budgets = {ds: {"epsilon": e, "delta": d} for ds, (e, d) in led.budgets.items()}
+    return p
+
+
+def _section(rep, sid):
+    return next(s for s in rep.sections if s.id == sid)
+
+
+def _table(sec, title):
+    return next(b for b in sec.blocks if getattr(b, "title", "") == title)
+
+
+def test_entries_table_keeps_the_row_and_says_why():
+    rep = build_report(project_with_an_unbounded_release(), now=NOW)
+    entries = _table(_section(rep, "ledger"), "Entries")
+    assert len(entries.rows) == 4  # nothing dropped
+    raw = next(r for r in entries.rows if r[0] == "rel-2")
+    assert raw[3] == f"unbounded ({WHY})" and raw[5] == "3"
+    finite = next(r for r in entries.rows if r[0] == "rel-1")
+    assert finite[3] == "0.5"
+
+
+def test_totals_are_unbounded_and_the_budget_exceeded():
+    rep = build_report(project_with_an_unbounded_release(), now=NOW)
+    totals = _table(_section(rep, "ledger"), "Totals per protected dataset")
+    rows = {(r[0], r[1]): r for r in totals.rows}
+    a = rows[("agent:a", "releases (spent)")]
+    assert a[2] == "4"  # 1 + 3 uses
+    assert a[3] == "(unbounded, 0)" and a[4].startswith("(unbounded,")
+    assert a[5] == "not applicable"  # a raw release is not pure DP
+    assert a[6].endswith("EXCEEDED")
+    b = rows[("agent:b", "releases (spent)")]
+    assert b[3] == "(0.25, 0)" and b[6].endswith("within")  # other datasets unaffected
+    c = rows[("agent:c", "seeded experiments (not spent)")]
+    assert c[3] == "(unbounded, 0)"
+    assert WHY in totals.note and "rel-2" in totals.note and "seeded test" in totals.note
+
+
+def test_overview_privacy_spent_is_unbounded_with_the_reason():
+    rep = build_report(project_with_an_unbounded_release(), now=NOW)
+    spent = _table(_section(rep, "overview"), "Privacy spent")
+    rows = {r[0]: r for r in spent.rows}
+    assert rows["agent:a"][2] == "(unbounded, 0)" and rows["agent:a"][3].endswith("EXCEEDED")
+    assert rows["agent:b"][2] == "(0.25, 0)" and "EXCEEDED" not in rows["agent:b"][3]
+    assert rows["agent:c"][2] == "(0, 0)"  # the seeded experiment is not spent
+    assert WHY in spent.note and "seeded test" not in spent.note
+
+
+def test_html_never_prints_inf_or_infinity():
+    html = to_html(build_report(project_with_an_unbounded_release(), now=NOW))
+    assert "unbounded" in html and WHY in html
+    for bad in ("inf,", "(inf", "Infinity", "∞", "nan"):
+        assert bad not in html, bad
+
+
+def test_unbounded_reasons_by_dataset_and_mode():
+    led = PrivacyLedger.from_project(project_with_an_unbounded_release())
+    assert unbounded_reasons(led, "agent:b") == []
+    (line,) = unbounded_reasons(led, "agent:a")
+    assert line == f"rel-2 (raw, agent:a, 3 uses): {WHY}"
+    assert len(unbounded_reasons(led)) == 2
+    assert unbounded_reasons(led, modes=("release",)) == [line]
+    table, _ = ledger_totals(led)
+    assert table.note.count("rel-") == 2
+
+
+def test_sweep_and_advise_sections_show_unbounded_not_a_dash():
+    p = Project(name="runs")
+    p.runs.append(RunRecord(
+        id="run-1", kind="sweep", target="m", params={}, mode="experiment", seed=1,
+        created="2026-01-01",
+        summary={"k": [0.5, 100.0], "epsilon": [None, 12.5],
+                 "epsilon_reason": ["3 of 8 rows have no DP guarantee", None],
+                 "delta": [0.05, 0.05], "alpha": [0.1, 0.1],
+                 **{f"{q}_{m}": [0.0, 0.0] for q in ("v_lower", "v_private", "v_true",
+                                                    "v_upper", "cost_bound", "cost_empirical")
+                    for m in ("mean", "sd")}}))
+    p.runs.append(RunRecord(
+        id="run-2", kind="advise", target="advising", params={}, mode="experiment", seed=1,
+        created="2026-01-01",
+        summary={"agents": ["a", "b"], "privacy": {
+            "releases": [4, 2], "unprotected": [2, 0], "basic": [None, 0.5],
+            "basic_reason": [WHY, None], "advanced": [None, 0.6],
+            "advanced_reason": [WHY, None], "rdp": [None, 0.4], "rdp_reason": [WHY, None]}}))
+    rep = build_report(p, now=NOW)
+    sweep = _section(rep, "run-run-1")
+    priv = next(b for b in sweep.blocks if getattr(b, "title", "").startswith("Privacy of"))
+    assert priv.rows[0][1] == "unbounded (3 of 8 rows have no DP guarantee)"
+    assert priv.rows[1][1] == "12.5"
+    adv = _table(_section(rep, "run-run-2"), "Privacy per teacher (true ε)")
+    assert adv.rows[0][3:] == (f"unbounded ({WHY})",) * 3
+    assert adv.rows[1][3] == "0.5"
