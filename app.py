@@ -15,11 +15,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help", "--version")):
         if argv[0] == "report" and _has_qt():
-            from gui.export import install_cli_pdf  # PDF goes through Qt (lazily started)
+            from gui.report.export import install_cli_pdf  # PDF goes through Qt (lazily started)
 
             install_cli_pdf()
         return run_cli(argv)
-    from gui.app import run_gui
+    from gui.shell.app import run_gui
 
     return run_gui(argv)
 

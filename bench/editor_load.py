@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     from core.mdp.examples import random_mdp
     from core.mdp.files import save_mdp
     from core.project.model import Project
-    from gui.document import ProjectDocument
-    from gui.main_window import MainWindow
+    from gui.shell.document import ProjectDocument
+    from gui.shell.main_window import MainWindow
 
     def quiet(mode, context, message):  # the offscreen platform's size-hint notice is noise
         if "propagateSizeHints" not in message:

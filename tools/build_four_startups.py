@@ -53,7 +53,7 @@ def _type_p(ws, target: str, p: float) -> None:
 
 def draw_four_startups(window):
     """Draw the MDP in ``window`` (a fresh project) and return its workspace."""
-    from gui.commands import RenameProjectCommand
+    from gui.shell.commands import RenameProjectCommand
 
     window.new_project()  # File ▸ New Project: one empty MDP, open for drawing
     doc = window.document
@@ -113,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.mdp.examples import four_startups
     from core.project.model import Project
-    from gui.document import ProjectDocument
-    from gui.main_window import MainWindow
+    from gui.shell.document import ProjectDocument
+    from gui.shell.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("PrivPlanTools")

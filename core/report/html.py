@@ -334,7 +334,7 @@ def _mode_text(run: Any) -> str:
 def _advise_section(project: Any, run: Any) -> Section:
     """One DP advising run.
 
-    ``summary`` is the advising workspace's summary (``gui.advising_results.single_summary``:
+    ``summary`` is the advising workspace's summary (``gui.advising.results.single_summary``:
     ``setup``, ``convergence``, ``curve_epochs``, ``privacy`` …) or the ``advise --json``
     object (:meth:`core.advising.framework.AdvisingResult.to_dict`: ``preset``,
     ``composition`` …); both are read.
@@ -400,7 +400,7 @@ def _advise_section(project: Any, run: Any) -> Section:
 
 @reporter("advise-experiment")
 def _advise_experiment_section(project: Any, run: Any) -> Section:
-    """An advising experiment (``gui.advising_results.experiment_summary``): arms over seeds."""
+    """An advising experiment (``gui.advising.results.experiment_summary``): arms over seeds."""
     s = run.summary
     title = s.get("experiment") or run.params.get("experiment") or "experiment"
     sec = Section(f"Advising {title} ({run.id})", id=f"run-{run.id}")

@@ -10,7 +10,7 @@ advising advice as the student sees it, the logistics releases) and its *public*
 parameters (each with a one-sentence tooltip saying what it means and which way is more
 private), the samples N per side, the randomness (seeded experiment with its seed, or
 release mode: OS-seeded, through the release code path) and the confidence level of ε_lb.
-Run (F5, or the button) audits in this tab's :class:`~gui.workers.TaskRunner`; Esc or
+Run (F5, or the button) audits in this tab's :class:`~gui.shell.workers.TaskRunner`; Esc or
 Cancel stops it; progress shows beside the button and in the status bar.
 
 Bottom — the result, stamped with its parameters and seed: a verdict banner (red for
@@ -21,7 +21,7 @@ worst pair found with the mode, the adjacency and the audit's notes. Before the 
 audit, an empty state says what will appear.
 
 Each finished audit is recorded in the project as a run of kind ``"audit"`` (one undoable
-step, :class:`gui.commands.AddRunCommand`; the report has a section for it); double-click
+step, :class:`gui.shell.commands.AddRunCommand`; the report has a section for it); double-click
 it in the project tree to show it again. An audit releases nothing about the project's
 data — it runs the mechanism on neighbouring inputs it constructs itself — so it makes no
 ledger entry.
@@ -80,12 +80,12 @@ from gui.audit.texts import (
     stamp_html,
     verdict_text,
 )
-from gui.commands import AddRunCommand
-from gui.document import ProjectDocument
-from gui.style import ERROR_COLOUR, INVALID_STYLE
-from gui.tools import ToolSpec, register_tool
-from gui.widgets import SciSpinBox, info_panel
-from gui.workers import TaskRunner
+from gui.shell.commands import AddRunCommand
+from gui.shell.document import ProjectDocument
+from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import SciSpinBox, info_panel
+from gui.shell.workers import TaskRunner
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
            "RUN_KIND", "audit_summary", "verdict_text", "DEFAULT_SAMPLES"]
@@ -733,7 +733,7 @@ register_tool(ToolSpec(
 
 
 def preview(exec_: bool = True) -> QWidget:
-    from gui.preview import example_document, run_preview
+    from gui.shell.preview import example_document, run_preview
 
     return run_preview(lambda: AuditPanel(example_document()), exec_=exec_,
                        title="Audit", size=(1300, 820))

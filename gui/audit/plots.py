@@ -30,8 +30,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
-from gui.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
-from gui.widgets import style_axes
+from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
+from gui.shell.widgets import style_axes
 
 __all__ = ["EpsilonBarsPlot", "RocPlot", "claimed_epsilon", "claim_boundary", "BAR_KEYS",
            "BAR_COLOURS", "fmt_eps"]

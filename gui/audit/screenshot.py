@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     import PySide6  # noqa: F401  (before pyqtgraph)
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from gui.main_window import MainWindow
-    from gui.preview import ensure_app, example_document, save_screenshot, settle
+    from gui.shell.main_window import MainWindow
+    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
 
     app = ensure_app()
     window = MainWindow(example_document(), use_settings=False)

@@ -16,7 +16,7 @@ from core.audit import MECHANISMS, AuditResult
 from core.audit import available as _core_available
 from core.common.jsonable import jsonable
 from gui.audit.plots import claimed_epsilon, fmt_eps
-from gui.style import ERROR_COLOUR, OKABE_ITO
+from gui.shell.style import ERROR_COLOUR, OKABE_ITO
 
 RUN_KIND = "audit"
 DEFAULT_SAMPLES = 100_000

@@ -15,7 +15,7 @@ import pyqtgraph as pg  # noqa: E402
 import PySide6  # noqa: E402,F401  (before pyqtgraph)
 from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
 
-from gui.compat import binding_problem  # noqa: E402
+from gui.shell.compat import binding_problem  # noqa: E402
 
 _PROBLEM = binding_problem()
 if _PROBLEM:  # fail loudly and clearly instead of aborting the interpreter half-way through
@@ -50,7 +50,7 @@ def isolated_settings(qapp, tmp_path):
 
 @pytest.fixture(autouse=True)
 def recovery_dir(tmp_path, monkeypatch):
-    """Autosave copies go to a folder of the test's own (gui.autosave.recovery_folder)."""
+    """Autosave copies go to a folder of the test's own (gui.shell.autosave.recovery_folder)."""
     folder = tmp_path / "recovery"
     monkeypatch.setenv("PRIVPLAN_RECOVERY_DIR", str(folder))
     return folder
@@ -61,7 +61,7 @@ def no_save_prompt(monkeypatch):
     """Closing a window with unsaved changes must not block on a dialog."""
     from PySide6.QtWidgets import QMessageBox
 
-    import gui.main_window
+    import gui.shell.main_window
 
     answers: list[str] = []
 
@@ -69,20 +69,20 @@ def no_save_prompt(monkeypatch):
         answers.append(name)
         return QMessageBox.StandardButton.Discard
 
-    monkeypatch.setattr(gui.main_window, "ask_save_changes", discard)
+    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes", discard)
     return answers
 
 
 @pytest.fixture
 def example_doc():
-    from gui.preview import example_document
+    from gui.shell.preview import example_document
 
     return example_document()
 
 
 @pytest.fixture
 def window(qtbot, example_doc):
-    from gui.main_window import MainWindow
+    from gui.shell.main_window import MainWindow
 
     w = MainWindow(example_doc)
     qtbot.addWidget(w)

@@ -1,0 +1,1 @@
+"""The DP advising workspace: set-ups, runs, learning curves and budgets."""

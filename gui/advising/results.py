@@ -1,0 +1,1198 @@
+"""Results of the DP-advising workspace: summaries for run records, and the plots and tables.
+
+Two halves:
+
+* Qt-free-in-spirit helpers that turn a core result into a small JSON-safe *summary*
+  (:func:`single_summary` for one :class:`~core.advising.framework.AdvisingResult`,
+  :func:`experiment_summary` for an :class:`~core.advising.experiments.ExperimentResult`).
+  A :class:`core.project.model.RunRecord` keeps the down-sampled summary; the view draws the
+  same summary at full resolution, so a recorded run and a fresh one look alike.
+* :class:`AdvisingResultsView`: the bottom half of the workspace, one tab each for the
+  learning curves (convergence ratio per epoch with 95 % CI bands, and the gain over no
+  advice — the thesis's Figs 3.4–3.9), the ε sweep (AUC₂₀₀ and CR at a fixed epoch against
+  ε, log-x), the advice timeline (who advised whom, when), the budgets, the privacy
+  ledger (per-teacher ε under basic / advanced / RDP composition, each accountant named),
+  the thesis claims (reproduced / partly / not reproduced) and Tables 3.1–3.4.
+
+Every plot has a legend, labelled axes and pyqtgraph's right-click menu (Export… writes
+PNG, SVG or CSV).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.advising.accounting import (
+    ACCOUNTANTS,
+    advanced_composition,
+    odometer_delta,
+    rdp_composition,
+)
+from core.advising.accounting import ADJACENCY as CORE_ADJACENCY
+from core.advising.experiments import UNBOUNDED_SPENT, ExperimentResult, ci95
+from core.advising.framework import UNBOUNDED_REASONS, AdvisingResult, max_releases
+from core.advising.model import CASE_NAMES
+from core.advising.presets import WorkedExample
+from core.privacy.ledger import LedgerEntry, PrivacyLedger
+from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, fmt_num
+from gui.shell.widgets import style_axes
+
+__all__ = ["AdvisingResultsView", "single_summary", "experiment_summary", "randomness_text",
+           "single_ledger_entries", "experiment_ledger_entries", "advising_dataset", "raw_kinds",
+           "UNBOUNDED",
+           "jsonable", "arm_colour", "agent_colour", "STORED_POINTS", "VERDICT_COLOURS",
+           "CR_AT_EPOCHS"]
+
+#: Points kept per curve in a run record (the view draws every epoch of fresh results).
+STORED_POINTS = 175
+CR_AT_EPOCHS = (50, 100, 200)
+VERDICT_COLOURS = {"reproduced": "#D9F0E3", "partly": "#FFF3CC", "not reproduced": "#FBE0D6",
+                   "not run": "#EEEEEE"}
+
+_ARM_FIXED = {"no advice": OKABE_ITO["black"], "traditional": OKABE_ITO["blue"],
+              "dp": OKABE_ITO["vermillion"]}
+_ARM_SEQUENCE = (OKABE_ITO["sky_blue"], OKABE_ITO["green"], PRIVATE_ACCENT, OKABE_ITO["purple"],
+                 OKABE_ITO["vermillion"], OKABE_ITO["blue"], "#8C6D1F")
+_AGENT_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"],
+                  PRIVATE_ACCENT, OKABE_ITO["purple"], OKABE_ITO["sky_blue"],
+                  OKABE_ITO["black"], "#8C6D1F")
+_AGENT_SYMBOLS = ("o", "s", "t", "d", "star", "t1", "p", "h")
+
+EMPTY_CURVES = ("No results yet.\n\nPress Run (F5) to run the set-up above: a single run shows "
+                "its convergence ratio per epoch; an experiment (Experiment 1, 2 or 3, or the "
+                "strategies on this set-up) shows the mean over seeds with 95 % confidence "
+                "bands, and the gain over no advice (the thesis's Figs 3.4–3.9).")
+EMPTY_SWEEP = ("The ε sweep appears here after Experiment 3 or an “ε sweep on this set-up”: "
+               "the early-learning utility (AUC₂₀₀, the mean convergence ratio over epochs "
+               "1–200) and the convergence ratio at a fixed epoch, against ε on a log axis, "
+               "next to no advice. Smaller ε = more noise = more private.")
+EMPTY_TIMELINE = ("Who advised whom, and when, appears here after a run: one dot per advice "
+                  "(epoch × student, coloured by teacher), with the full advice log beside it. "
+                  "An experiment shows the cumulative advice count per strategy instead.")
+EMPTY_BUDGETS = ("Each agent starts with b_ask asking and b_give giving budget (Table 3.5: 30 "
+                 "each); every advice costs one of each. Their decline over the epochs, and "
+                 "the privacy spent by each teacher, appear here after a run.")
+EMPTY_LEDGER = ("The privacy ledger appears here after a run: per teacher, how many noisy "
+                "releases of its Q-values it made, how many raw releases (no noise: then its ε "
+                "is unbounded, and the reason is shown), and the ε they cost under basic, "
+                "advanced and Rényi-DP composition (each accountant named).")
+#: What a table shows for an ε without a finite bound (never 0, never blank).
+UNBOUNDED = "unbounded"
+_UNBOUNDED_BG = "#FBE0D6"
+EMPTY_CLAIMS = ("Run Experiments 1, 2 and 3 to check the thesis's claims (§3.6): each claim "
+                "is quoted with the thesis's number, ours, and whether our runs reproduce it.")
+DETAILS_NOT_KEPT = ("This is a recorded run: its record keeps the curves and totals, not the "
+                    "per-epoch details. Re-run it with the recorded seed to see them.")
+
+
+# ---------------------------------------------------------------------------- summaries
+def jsonable(x: Any, digits: int = 6) -> Any:
+    """Plain JSON values: numpy → Python, floats rounded, NaN/inf → None."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v, digits) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v, digits) for v in x]
+    if isinstance(x, np.ndarray):
+        return jsonable(x.tolist(), digits)
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        if not math.isfinite(v):
+            return None
+        return float(f"{v:.{digits}g}")
+    return x
+
+
+def randomness_text(mode: str, seed: int | None, *, seeds: Sequence[int] | None = None,
+                    drawn: bool = False) -> str:
+    """The words for a run's randomness, never ambiguous."""
+    if mode == "release":
+        return ("release mode: Laplace noise from OpenDP, OS-seeded sampling "
+                "(not reproducible)")
+    if seeds is not None and len(seeds):
+        lo, hi = int(min(seeds)), int(max(seeds))
+        span = f"seed {lo}" if lo == hi else f"seeds {lo}–{hi}"
+        how = "fresh OS seed, recorded" if drawn else "seeded experiment"
+        return f"{how}: {span} ({len(seeds)} runs per arm; numpy noise, reproducible)"
+    return f"seeded experiment (seed {seed}; numpy noise, reproducible)"
+
+
+def _epoch_index(n: int, full: bool) -> np.ndarray:
+    if full or n <= STORED_POINTS:
+        return np.arange(n)
+    idx = np.linspace(0, n - 1, STORED_POINTS).round().astype(int)
+    extra = [e - 1 for e in CR_AT_EPOCHS if e <= n]
+    return np.unique(np.concatenate([idx, extra]))
+
+
+def single_summary(result: AdvisingResult, *, full: bool = False) -> dict[str, Any]:
+    """The summary of one run (``full``: every epoch, for the view; else ≤ STORED_POINTS)."""
+    s = result.setup
+    E = result.epochs
+    idx = _epoch_index(E, full)
+    acc = result.accounting
+    n = s.n_agents
+    teachers = np.bincount(result.events.teacher, minlength=n) if len(result.events) else (
+        np.zeros(n, int))
+    students = np.bincount(result.events.student, minlength=n) if len(result.events) else (
+        np.zeros(n, int))
+    return {
+        "kind": "advise", "setup": s.name, "strategy": s.params.strategy,
+        "variant": s.params.variant, "epsilon": s.params.epsilon,
+        "randomness": randomness_text(result.mode, result.seed), "mode": result.mode,
+        "seed": result.seed, "epochs": E, "agents": list(s.agents),
+        "curve_epochs": (idx + 1).tolist(), "convergence": result.convergence[idx].tolist(),
+        "initial_convergence": result.initial_convergence, "auc200": result.auc(200),
+        "cr_final": float(result.convergence[-1]), "epochs_to_90": result.epochs_to(0.9),
+        "advice_total": result.advice_total, "last_advice_epoch": result.last_advice_epoch,
+        "advising_closed_epoch": result.advising_closed_epoch,
+        "advice_given": teachers.tolist(), "advice_received": students.tolist(),
+        "privacy": {
+            "accountants": dict(ACCOUNTANTS), "delta": acc.delta, "mechanism": acc.mechanism,
+            "epsilon_per_release": acc.epsilon_per_release, "nominal_epsilon": acc.epsilon,
+            "noise_sensitivity": acc.noise_sensitivity,
+            "strict_sensitivity": acc.strict_sensitivity,
+            "releases": [a.releases for a in acc.agents],
+            "unprotected": [a.unprotected_releases for a in acc.agents],
+            "basic": [a.basic for a in acc.agents], "advanced": [a.advanced for a in acc.agents],
+            "rdp": [a.rdp for a in acc.agents],
+            "rdp_order": [a.rdp_order for a in acc.agents],
+            "nominal_basic": [a.nominal_basic for a in acc.agents],
+            "tightest": [a.tightest[0] for a in acc.agents],
+            "unbounded": [dict(a.unbounded) for a in acc.agents],
+            "basic_reason": acc.reasons(), "advanced_reason": acc.reasons(),
+            "rdp_reason": acc.reasons(),
+            "epsilon_per_advice": (acc.epsilon_per_release if s.params.strategy == "dp"
+                                   and acc.bounded else None),
+            "adjacency": CORE_ADJACENCY,
+            "statement": acc.statement(),
+        },
+        "notes": list(result.notes), "elapsed_s": result.elapsed_s,
+    }
+
+
+def _worst_teacher(result: ExperimentResult, a: int, delta: float) -> dict[str, Any]:
+    """Mean over seeds of the most-spent teacher's ε under each accountant, for arm ``a``.
+
+    Unbounded (``inf``, with ``…_reason``) as soon as any teacher of any seed released raw
+    data — never the finite part alone.
+    """
+    setup = result.setups[a]
+    per = setup.true_epsilon_per_release
+    spent = result.epsilon_spent[a]  # (seeds, agents) basic totals, NaN-padded, inf = raw
+    if result.agent_releases is not None:
+        releases = np.nan_to_num(result.agent_releases[a], nan=0.0).astype(int)
+    else:
+        releases = np.rint(np.where(np.isfinite(spent), spent, 0.0) / per).astype(int)
+    worst = releases.max(axis=1)
+    out: dict[str, Any] = {"worst_releases": float(worst.mean()), "epsilon_per_release": per}
+    if np.isinf(spent).any():
+        for k in ("worst_basic", "worst_advanced", "worst_rdp", "mean_basic"):
+            out[k] = math.inf
+            out[f"{k}_reason"] = UNBOUNDED_SPENT
+        return out
+    # the count is adaptive: δ split over every count the run could reach (as the engine)
+    d_k = odometer_delta(delta, max(max_releases(setup), default=0))
+    adv = np.array([advanced_composition([per] * int(k), delta=d_k) for k in worst])
+    rdp = np.array([rdp_composition(int(k), per, delta=d_k)[0] for k in worst])
+    out.update({"worst_basic": float((worst * per).mean()), "worst_advanced": float(adv.mean()),
+                "worst_rdp": float(rdp.mean()),
+                "mean_basic": float(np.nanmean(spent, axis=1).mean())})
+    return out
+
+
+def experiment_summary(result: ExperimentResult, *, full: bool = False, delta: float = 1e-5,
+                       claims: Sequence[Any] = ()) -> dict[str, Any]:
+    """The summary of an experiment: per arm the mean CR curve with its 95 % CI, the arm
+    summaries (AUC₂₀₀, final CR, advice, ε), paired comparisons with the first arm, and the
+    privacy of the most-spent teacher under each accountant; ``claims`` are stored as dicts.
+    """
+    E = result.epochs
+    idx = _epoch_index(E, full)
+    m, h = result.mean_ci("convergence")
+    arms = []
+    for a, summ in enumerate(result.summaries()):
+        d = summ.to_dict()
+        d["cr_mean"] = m[a, idx].tolist()
+        d["cr_ci"] = h[a, idx].tolist()
+        d["cr_at"] = {str(e): [float(m[a, e - 1]), float(h[a, e - 1])]
+                      for e in CR_AT_EPOCHS if e <= E}
+        d["privacy"] = _worst_teacher(result, a, delta)
+        arms.append(d)
+    comps = []
+    if len(result.labels) > 1:
+        comps = [result.paired(lab, result.labels[0], horizon=min(200, E)).to_dict()
+                 for lab in result.labels[1:]]
+    seeds = result.seeds.tolist()
+    return {
+        "kind": "advise-experiment", "experiment": result.name, "labels": list(result.labels),
+        "randomness": randomness_text("experiment", result.seed, seeds=seeds,
+                                      drawn=result.seed_drawn),
+        "mode": "experiment", "seed": result.seed, "seeds": seeds, "epochs": E,
+        "curve_epochs": (idx + 1).tolist(), "arms": arms, "comparisons": comps,
+        "accountants": dict(ACCOUNTANTS), "delta": delta, "workers": result.workers,
+        "claims": [c.to_dict() for c in claims], "elapsed_s": result.elapsed_s,
+    }
+
+
+# ---------------------------------------------------------------------------- ledger entries
+ADJACENCY = CORE_ADJACENCY
+
+
+def advising_dataset(setup_name: str, agent: str) -> str:
+    """The protected dataset of a teacher: its Q-table (as ``AdvisingResult.ledger``)."""
+    return f"advising:{setup_name}:{agent}"
+
+
+def _entry_params(setup: Any, strategy: str) -> dict[str, Any]:
+    p = setup.params
+    return {"sensitivity": setup.noise_sensitivity, "strict_sensitivity": setup.strict_sensitivity,
+            "nominal_epsilon": p.epsilon, "scale": setup.noise_sensitivity / p.epsilon,
+            "strategy": strategy, "variant": p.variant}
+
+
+_RAW_WHAT = {"raw_q": "raw Q(s,·) views", "raw_policy": "advice drawn from the raw policy",
+             "raw_visits": "raw visit counts (direction guard)"}
+
+
+def _record_raw(led: PrivacyLedger, setup: Any, agent: str, kinds: dict[str, int], *,
+                what: str, mode: str, seed: int | None, source: str) -> None:
+    """One unbounded entry per kind of raw release (``count`` of them, ε = ∞ + reason)."""
+    for kind, k in kinds.items():
+        if k <= 0:
+            continue
+        led.record(dataset=advising_dataset(setup.name, agent),
+                   mechanism=f"none ({kind.replace('_', ' ')})", epsilon=math.inf,
+                   reason=UNBOUNDED_REASONS[kind],
+                   parameters={**_entry_params(setup, setup.params.strategy), "kind": kind},
+                   adjacency=ADJACENCY,
+                   released=f"{_RAW_WHAT[kind]} of {agent} ({k} releases, {what})",
+                   mode=mode, seed=seed, source=source, count=int(k))
+
+
+def raw_kinds(setup: Any) -> list[str]:
+    """The kinds of raw (unbounded) release a set-up's parameters can make."""
+    p = setup.params
+    if p.strategy == "none":
+        return []
+    out = []
+    if p.strategy == "traditional" or not p.noise_on_identical_sets or p.noise_zero:
+        out.append("raw_q")
+    if p.strategy == "traditional" or p.advice_prior == "teacher":
+        out.append("raw_policy")
+    if p.direction_guard:
+        out.append("raw_visits")
+    return out
+
+
+def single_ledger_entries(result: AdvisingResult, *, source: str) -> list[LedgerEntry]:
+    """Per teacher: one entry for its noisy releases (``count`` of the true ε), and one per
+    kind of raw release (raw Q-values, advice from the raw policy, raw visit counts) with
+    ε = ∞ and the reason — nothing that left is free."""
+    s = result.setup
+    acc = result.accounting
+    led = PrivacyLedger()
+    for a in acc.agents:
+        if a.releases:
+            led.record(dataset=advising_dataset(s.name, a.agent), mechanism="laplace",
+                       epsilon=acc.epsilon_per_release,
+                       parameters=_entry_params(s, s.params.strategy), adjacency=ADJACENCY,
+                       released=f"noisy Q(s,·) of {a.agent} to students ({a.releases} "
+                                f"releases, {source})", mode=result.mode, seed=result.seed,
+                       source=source, count=int(a.releases))
+        _record_raw(led, s, a.agent, a.unbounded, what=source, mode=result.mode,
+                    seed=result.seed, source=source)
+    return led.entries
+
+
+def experiment_ledger_entries(result: ExperimentResult, *, source: str) -> list[LedgerEntry]:
+    """Seeded experiments: per arm and teacher, the releases over all seeds (listed, not
+    spent); raw releases as unbounded entries."""
+    led = PrivacyLedger()
+    for a, label in enumerate(result.labels):
+        setup = result.setups[a]
+        per = setup.true_epsilon_per_release
+        spent = result.epsilon_spent[a]  # (seeds, agents)
+        if result.agent_releases is not None:
+            releases = np.nan_to_num(result.agent_releases[a], nan=0.0).sum(axis=0)
+            raw = np.nan_to_num(result.agent_unprotected[a], nan=0.0).sum(axis=0)
+        else:
+            releases = np.rint(np.where(np.isfinite(spent), spent, 0.0) / per).sum(axis=0)
+            raw = np.isinf(spent).sum(axis=0)
+        what = f"arm “{label}” of {result.name} over {result.n_seeds} seeded runs, {source}"
+        for j, agent in enumerate(setup.agents):
+            k = int(releases[j])
+            if k:
+                led.record(dataset=advising_dataset(setup.name, agent), mechanism="laplace",
+                           epsilon=per, parameters=_entry_params(setup, setup.params.strategy),
+                           adjacency=ADJACENCY,
+                           released=f"noisy Q(s,·) of {agent}, arm “{label}” of {result.name} "
+                                    f"({k} releases over {result.n_seeds} seeded runs, "
+                                    f"{source})",
+                           mode="experiment", seed=result.seed, source=source, count=k)
+            if int(raw[j]):
+                kinds = raw_kinds(setup)
+                led.record(dataset=advising_dataset(setup.name, agent),
+                           mechanism="none (raw releases)", epsilon=math.inf,
+                           reason=f"{agent} released raw data {int(raw[j])} times without "
+                                  "noise: " + "; ".join(UNBOUNDED_REASONS[x] for x in kinds),
+                           parameters=_entry_params(setup, setup.params.strategy),
+                           adjacency=ADJACENCY,
+                           released=f"raw data of {agent} ({int(raw[j])} releases, {what})",
+                           mode="experiment", seed=result.seed, source=source,
+                           count=int(raw[j]))
+    return led.entries
+
+
+# ---------------------------------------------------------------------------- look
+def arm_colour(label: str, others: Sequence[str] = ()) -> str:
+    """Thesis colours (no advice black, traditional blue, DP red); sweeps in a sequence."""
+    if label in _ARM_FIXED:
+        return _ARM_FIXED[label]
+    extra = [x for x in others if x not in _ARM_FIXED]
+    i = extra.index(label) if label in extra else 0
+    return _ARM_SEQUENCE[i % len(_ARM_SEQUENCE)]
+
+
+def agent_colour(i: int) -> str:
+    return _AGENT_COLOURS[i % len(_AGENT_COLOURS)]
+
+
+def _agent_pen(i: int) -> Any:
+    style = Qt.PenStyle.SolidLine if i < len(_AGENT_COLOURS) else Qt.PenStyle.DashLine
+    return pg.mkPen(agent_colour(i), width=1.6, style=style)
+
+
+def _make_plot(title: str, bottom: str, left: str, *, log_x: bool = False) -> pg.PlotWidget:
+    w = pg.PlotWidget()
+    item = w.getPlotItem()
+    item.setTitle(title, size="9.5pt")
+    item.setLabel("bottom", bottom)
+    item.setLabel("left", left)
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.setLogMode(x=log_x, y=False)
+    item.setContentsMargins(2, 2, 14, 2)  # room for the last x tick label
+    style_axes(item, 8.0)
+    w.setMinimumSize(220, 170)
+    return w
+
+
+def _legend(plot: pg.PlotWidget, cols: int = 1, *, bottom: bool = False) -> pg.LegendItem:
+    return plot.getPlotItem().addLegend(offset=(-6, -6 if bottom else 6), labelTextSize="7.5pt",
+                                        verSpacing=-8,
+                                        colCount=cols, brush=pg.mkBrush(255, 255, 255, 215),
+                                        pen=pg.mkPen("#BBBBBB"))
+
+
+def _clear_plot(plot: pg.PlotWidget) -> None:
+    item = plot.getPlotItem()
+    item.clear()
+    if item.legend is not None:
+        item.legend.clear()
+
+
+def _band(plot: pg.PlotWidget, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+          colour: str) -> pg.FillBetweenItem:
+    c = QColor(colour)
+    edge = pg.mkPen(QColor(c.red(), c.green(), c.blue(), 90), width=0.8)
+    a = pg.PlotDataItem(x, lo, pen=edge)
+    b = pg.PlotDataItem(x, hi, pen=edge)
+    plot.addItem(a)
+    plot.addItem(b)
+    fill = pg.FillBetweenItem(a, b, brush=pg.mkBrush(c.red(), c.green(), c.blue(), 55))
+    plot.addItem(fill)
+    return fill
+
+
+def _note_label(parent: QWidget, *, colour: str = "#222", padding: str = "3px 4px",
+                selectable: bool = False) -> QLabel:
+    """A word-wrapped rich-text note above a results page."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setStyleSheet(f"QLabel {{ color: {colour}; padding: {padding}; }}")
+    return label
+
+
+def _table(columns: Sequence[str], parent: QWidget | None = None) -> QTableWidget:
+    t = QTableWidget(0, len(columns), parent)
+    t.setHorizontalHeaderLabels(list(columns))
+    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.verticalHeader().setVisible(False)
+    t.verticalHeader().setDefaultSectionSize(20)
+    t.setAlternatingRowColors(True)
+    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    t.horizontalHeader().setStretchLastSection(True)
+    return t
+
+
+def _set_columns(table: QTableWidget, columns: Sequence[str]) -> None:
+    table.clearContents()
+    table.setRowCount(0)
+    table.setColumnCount(len(columns))
+    table.setHorizontalHeaderLabels(list(columns))
+
+
+def _fill(table: QTableWidget, rows: Sequence[Sequence[Any]],
+          tips: Sequence[str] | None = None) -> None:
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            text = v if isinstance(v, str) else ("–" if v is None else (
+                str(v) if isinstance(v, (int, np.integer)) else _short(float(v))))
+            item = QTableWidgetItem(text)
+            if not isinstance(v, str):
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                      | Qt.AlignmentFlag.AlignVCenter)
+            table.setItem(r, c, item)
+    if tips:
+        for c, tip in enumerate(tips):
+            h = table.horizontalHeaderItem(c)
+            if h is not None and tip:
+                h.setToolTip(tip)
+
+
+def _eps_cell(v: Any, reason: str | None = None) -> Any:
+    """An ε for a table: the number, or "unbounded" for ∞ / a null with a reason."""
+    if v is None:
+        return UNBOUNDED if reason else "–"
+    v = float(v)
+    return UNBOUNDED if math.isinf(v) else v
+
+
+def _short(x: float) -> str:
+    """Compact table numbers: 267, 158.8, 0.7604, 1e-05; ∞ (an ε without a bound) is
+    "unbounded"."""
+    if math.isinf(x):
+        return UNBOUNDED
+    if not math.isfinite(x):
+        return "–"
+    if x == int(x) and abs(x) < 1e6:
+        return str(int(x))
+    if 1e-3 <= abs(x) < 1e5:
+        return f"{x:.4g}"
+    return fmt_num(x, 3)
+
+
+def _pct(x: Any) -> str:
+    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else (
+        f"{100 * float(x):.2f} %")
+
+
+def _pm(m: Any, h: Any, scale: float = 100.0, unit: str = " %") -> str:
+    if m is None:
+        return "–"
+    return f"{scale * float(m):.2f} ± {scale * float(h or 0.0):.2f}{unit}"
+
+
+class _Page(QStackedWidget):
+    """A tab page: an empty-state text that teaches, or the content."""
+
+    def __init__(self, empty_text: str, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.empty_label = QLabel(empty_text, self)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setStyleSheet("QLabel { color: #555; font-size: 10.5pt; padding: 18px; }")
+        self.addWidget(self.empty_label)
+        self.content = content
+        self.addWidget(content)
+
+    def show_empty(self, text: str | None = None) -> None:
+        if text is not None:
+            self.empty_label.setText(text)
+        self.setCurrentWidget(self.empty_label)
+
+    def show_content(self) -> None:
+        self.setCurrentWidget(self.content)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.currentWidget() is self.empty_label
+
+
+# ---------------------------------------------------------------------------- the view
+LEDGER_COLUMNS = ("teacher", "noisy\nreleases", "raw releases\n(no DP)", "true ε\nper release",
+                  "thesis's ε\n(not a bound)", "ε basic\n(δ = 0)", "ε advanced\n(δ)",
+                  "ε RDP\n(δ)", "RDP\norder", "tightest")
+LEDGER_TIPS = ("The agent as a teacher: its Q-values are what is protected.",
+               "Laplace releases of this agent's Q(s,·) to students (every candidate "
+               "evaluation releases one noisy vector).",
+               "Releases without noise: raw Q-values (identical action sets in the thesis "
+               "variant, traditional advising), advice drawn from the teacher's raw policy "
+               "(thesis, traditional) and raw visit counts (direction guard). No finite ε "
+               "covers them: the totals are unbounded.",
+               "ε that one release really satisfies: ε·S_strict/S_noise.",
+               "ε per release as the thesis states it (its S = 1), not a bound.",
+               ACCOUNTANTS["basic"], ACCOUNTANTS["advanced"], ACCOUNTANTS["rdp"],
+               "Rényi order α at which the RDP bound was tightest.",
+               "The accountant giving the smallest total.")
+EXP_LEDGER_COLUMNS = ("arm", "strategy", "nominal ε", "true ε\nper release",
+                      "noisy releases\nper run", "raw releases\nper run (no DP)",
+                      "worst teacher\nreleases", "worst teacher\nε basic",
+                      "worst teacher\nε advanced", "worst teacher\nε RDP", "mean teacher\nε basic")
+SUMMARY_COLUMNS = ("arm", "strategy", "ε", "layout", "seeds", "AUC₂₀₀ (95 % CI)",
+                   "CR final (95 % CI)", "epochs to 90 %", "advice per run", "budgets closed\n"
+                   "(median epoch)")
+EXP_BUDGET_COLUMNS = ("arm", "advice\nper run", "b_ask left\n(final, mean)",
+                      "b_give left\n(final, mean)", "budgets closed\n(median epoch)",
+                      "mean ε spent\nper teacher (basic)")
+CLAIM_COLUMNS = ("claim (thesis quote)", "source", "thesis", "ours", "verdict")
+EVENT_COLUMNS = ("epoch", "student", "teacher", "task", "case", "d_E²", "server", "reward")
+BUDGET_COLUMNS = ("agent", "advice\nreceived", "advice\ngiven", "b_ask left", "b_give left",
+                  "b_ask out at\nepoch", "b_give out at\nepoch", "ε spent\n(basic)")
+
+
+class AdvisingResultsView(QWidget):
+    """The results half of the advising workspace (see the module docstring)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = _note_label(self, padding="1px 4px", selectable=True)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.curve_items: dict[str, pg.PlotDataItem] = {}
+        self.delta_items: dict[str, pg.PlotDataItem] = {}
+        self.bands: dict[str, pg.FillBetweenItem] = {}
+        self.sweep_items: dict[str, pg.PlotDataItem] = {}
+        self.timeline_items: dict[str, pg.PlotDataItem] = {}
+        self.budget_items: dict[str, pg.PlotDataItem] = {}
+        self.summary: dict[str, Any] | None = None
+
+        # learning curves
+        w = QWidget()
+        self.curve_plot = _make_plot("Convergence ratio per epoch (mean, 95 % CI band)",
+                                     "epoch", "convergence ratio (%)")
+        self.delta_plot = _make_plot("Gain over no advice (cf. Figs 3.5/3.7/3.9)",
+                                     "epoch", "CR − CR(no advice) (pp)")
+        self.summary_table = _table(SUMMARY_COLUMNS)
+        self.summary_table.setToolTip(
+            "Per arm, over seeds: AUC₂₀₀ = mean convergence ratio over epochs 1–200 (early "
+            "learning), final CR, first epoch with CR ≥ 90 %, advice events per run and the "
+            "median epoch after which no advice is possible (budgets).")
+        split = QSplitter(Qt.Orientation.Vertical, w)
+        plots = QSplitter(Qt.Orientation.Horizontal)
+        plots.addWidget(self.curve_plot)
+        plots.addWidget(self.delta_plot)
+        plots.setSizes([600, 400])
+        split.addWidget(plots)
+        split.addWidget(self.summary_table)
+        split.setSizes([300, 90])
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.curves_page = _Page(EMPTY_CURVES, w)
+        self.tabs.addTab(self.curves_page, "Learning curves")
+        self.tabs.setTabToolTip(0, "Convergence ratio: mean over agents and tasks of the "
+                                   "expected reward of the agent's policy over the best "
+                                   "reward it can get (spec §5.3), per epoch.")
+
+        # ε sweep
+        w = QWidget()
+        self.sweep_plot = _make_plot("Early learning against ε (mean, 95 % CI band)",
+                                     "ε per release (log scale; smaller = more private)",
+                                     "convergence ratio (%)", log_x=True)
+        self.sweep_note = QLabel(w)
+        self.sweep_note.setWordWrap(True)
+        self.sweep_note.setStyleSheet("QLabel { color: #333; padding: 2px 4px; }")
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.sweep_plot, 1)
+        lay.addWidget(self.sweep_note)
+        self.sweep_page = _Page(EMPTY_SWEEP, w)
+        self.tabs.addTab(self.sweep_page, "ε sweep")
+
+        # advice timeline
+        w = QWidget()
+        self.timeline_plot = _make_plot("Advice events: student per epoch, coloured by teacher",
+                                        "epoch", "student")
+        self.events_table = _table(EVENT_COLUMNS)
+        self.events_table.setToolTip(
+            "Every advice: the teacher chose the student's server from its noisy view of "
+            "its own Q-values. d_E² is the squared distance that triggered the advice (it "
+            "must exceed d). Case: how the two action sets differ (1 identical, 2 teacher "
+            "has one more, 3 one fewer, 4 one swapped).")
+        split = QSplitter(Qt.Orientation.Horizontal, w)
+        split.addWidget(self.timeline_plot)
+        split.addWidget(self.events_table)
+        split.setSizes([620, 420])
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.timeline_split = split
+        self.timeline_page = _Page(EMPTY_TIMELINE, w)
+        self.tabs.addTab(self.timeline_page, "Advice timeline")
+
+        # budgets
+        w = QWidget()
+        self.ask_plot = _make_plot("Asking budget b_ask left", "epoch", "b_ask remaining")
+        self.give_plot = _make_plot("Giving budget b_give left", "epoch", "b_give remaining")
+        self.eps_plot = _make_plot("True ε spent per teacher (basic)", "epoch",
+                                   "cumulative true ε")
+        self.budget_table = _table(BUDGET_COLUMNS)
+        split = QSplitter(Qt.Orientation.Vertical, w)
+        plots = QSplitter(Qt.Orientation.Horizontal)
+        for p in (self.ask_plot, self.give_plot, self.eps_plot):
+            plots.addWidget(p)
+        split.addWidget(plots)
+        split.addWidget(self.budget_table)
+        split.setSizes([300, 110])
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.budgets_page = _Page(EMPTY_BUDGETS, w)
+        self.tabs.addTab(self.budgets_page, "Budgets")
+
+        # privacy ledger
+        w = QWidget()
+        self.ledger_statement = _note_label(w, selectable=True)
+        self.ledger_table = _table(LEDGER_COLUMNS)
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.ledger_statement)
+        lay.addWidget(self.ledger_table, 1)
+        self.ledger_page = _Page(EMPTY_LEDGER, w)
+        self.tabs.addTab(self.ledger_page, "Privacy ledger")
+
+        # thesis claims
+        w = QWidget()
+        self.claims_note = _note_label(w, colour="#333")
+        self.claims_table = _table(CLAIM_COLUMNS)
+        self.claims_table.setWordWrap(True)
+        hdr = self.claims_table.horizontalHeader()
+        hdr.setStretchLastSection(False)
+        for c, mode in enumerate((QHeaderView.ResizeMode.Stretch,
+                                  QHeaderView.ResizeMode.ResizeToContents,
+                                  QHeaderView.ResizeMode.Interactive,
+                                  QHeaderView.ResizeMode.Stretch,
+                                  QHeaderView.ResizeMode.ResizeToContents)):
+            hdr.setSectionResizeMode(c, mode)
+        self.claims_table.setColumnWidth(2, 120)
+        hdr.sectionResized.connect(self._on_claims_header_section_resized)
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.claims_note)
+        lay.addWidget(self.claims_table, 1)
+        self.claims_page = _Page(EMPTY_CLAIMS, w)
+        self.tabs.addTab(self.claims_page, "Thesis claims")
+
+        # Tables 3.1–3.4
+        w = QWidget()
+        self.worked_label = _note_label(w)
+        self.worked_tables: dict[str, QTableWidget] = {}
+        row = QHBoxLayout()
+        for key in ("3.1", "3.2", "3.3", "3.4"):
+            box = QVBoxLayout()
+            head = QLabel(f"<b>Table {key}</b>", w)
+            t = _table(("action", "entry", "value"))
+            t.setMinimumWidth(150)
+            self.worked_tables[key] = t
+            box.addWidget(head)
+            box.addWidget(t)
+            row.addLayout(box)
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.worked_label)
+        lay.addLayout(row, 1)
+        self.worked_page = _Page("", w)
+        self.tabs.addTab(self.worked_page, "Tables 3.1–3.4")
+        self.tabs.setTabToolTip(self.tabs.count() - 1,
+                                "The thesis's worked example: converged Q-tables of two agents "
+                                "are neighbouring datasets (spec §4).")
+
+        for p in (self.delta_plot, self.sweep_plot, self.timeline_plot, self.ask_plot,
+                  self.give_plot):
+            _legend(p, cols=1)
+        for p in (self.curve_plot, self.eps_plot):  # their curves rise to the top right
+            _legend(p, cols=1, bottom=True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.tabs, 1)
+        self.clear()
+
+    # ------------------------------------------------------------------ public
+    def clear(self) -> None:
+        """Back to the empty states (no run shown)."""
+        self.summary = None
+        self.caption.setText("<i>No run shown yet.</i> Results appear here, stamped with "
+                             "their parameters and randomness mode.")
+        for page in (self.curves_page, self.timeline_page, self.budgets_page,
+                     self.ledger_page):
+            page.show_empty()
+        for p in (self.curve_plot, self.delta_plot, self.timeline_plot, self.ask_plot,
+                  self.give_plot, self.eps_plot):
+            _clear_plot(p)
+        self.curve_items.clear()
+        self.delta_items.clear()
+        self.bands.clear()
+        self.timeline_items.clear()
+        self.budget_items.clear()
+
+    def clear_sweep(self) -> None:
+        _clear_plot(self.sweep_plot)
+        self.sweep_items.clear()
+        self.sweep_page.show_empty()
+
+    def show_summary(self, summary: dict[str, Any], stamp: str) -> None:
+        """Draw a run's summary: learning curves, summary table, ledger (and sweep)."""
+        self.summary = summary
+        self.caption.setText(stamp)
+        if summary.get("kind") == "advise-experiment":
+            self._show_experiment_curves(summary)
+            self._show_experiment_ledger(summary)
+            if _is_sweep(summary):
+                self.show_sweep(summary)
+        else:
+            self._show_single_curves(summary)
+            self._show_single_ledger(summary)
+        self.curves_page.show_content()
+        self.ledger_page.show_content()
+
+    def show_details_unavailable(self) -> None:
+        for page in (self.timeline_page, self.budgets_page):
+            page.show_empty(DETAILS_NOT_KEPT)
+
+    # ------------------------------------------------------------------ learning curves
+    def _add_curve(self, label: str, x: np.ndarray, y: np.ndarray, colour: str,
+                   ci: np.ndarray | None = None) -> None:
+        if ci is not None and np.any(ci > 0):
+            self.bands[label] = _band(self.curve_plot, x, y - ci, y + ci, colour)
+        self.curve_items[label] = self.curve_plot.plot(x, y, pen=pg.mkPen(colour, width=2),
+                                                       name=label)
+
+    def _show_single_curves(self, s: dict[str, Any]) -> None:
+        for p in (self.curve_plot, self.delta_plot):
+            _clear_plot(p)
+        self.curve_items.clear()
+        self.delta_items.clear()
+        self.bands.clear()
+        x = np.asarray(s["curve_epochs"], float)
+        y = 100.0 * np.asarray(s["convergence"], float)
+        label = f"{s['strategy']}" + (f" (ε = {s['epsilon']:g})" if s["strategy"] == "dp" else "")
+        self._add_curve(label, x, y, arm_colour(s["strategy"]))
+        self.curve_plot.getPlotItem().setTitle("Convergence ratio per epoch (one run)",
+                                               size="9.5pt")
+        self.delta_plot.getPlotItem().setTitle(
+            "Gain over no advice: run an experiment to compare", size="9.5pt")
+        rows = [[label, s["strategy"], f"{s['epsilon']:g}", s["setup"], "1",
+                 _pct(s["auc200"]), _pct(s["cr_final"]),
+                 "never" if s["epochs_to_90"] is None else str(s["epochs_to_90"]),
+                 str(s["advice_total"]),
+                 "–" if s["advising_closed_epoch"] is None or s["strategy"] == "none" else
+                 str(s["advising_closed_epoch"])]]
+        _fill(self.summary_table, rows)
+
+    def _show_experiment_curves(self, s: dict[str, Any]) -> None:
+        for p in (self.curve_plot, self.delta_plot):
+            _clear_plot(p)
+        self.curve_items.clear()
+        self.delta_items.clear()
+        self.bands.clear()
+        x = np.asarray(s["curve_epochs"], float)
+        labels = s["labels"]
+        n = len(s["seeds"])
+        self.curve_plot.getPlotItem().setTitle(
+            f"Convergence ratio per epoch (mean of {n} seeds, 95 % CI band)", size="9.5pt")
+        base = None
+        for arm in s["arms"]:
+            colour = arm_colour(arm["label"], labels)
+            y = 100.0 * np.asarray(arm["cr_mean"], float)
+            ci = 100.0 * np.asarray(arm["cr_ci"], float)
+            self._add_curve(arm["label"], x, y, colour, ci)
+            if arm["label"] == "no advice":
+                base = y
+        if base is not None:
+            self.delta_plot.getPlotItem().setTitle(
+                "Gain over no advice (cf. Figs 3.5/3.7/3.9)", size="9.5pt")
+            self.delta_plot.getPlotItem().addItem(pg.InfiniteLine(
+                pos=0.0, angle=0, pen=pg.mkPen(OKABE_ITO["black"], width=1,
+                                               style=Qt.PenStyle.DashLine)))
+            for arm in s["arms"]:
+                if arm["label"] == "no advice":
+                    continue
+                y = 100.0 * np.asarray(arm["cr_mean"], float) - base
+                self.delta_items[arm["label"]] = self.delta_plot.plot(
+                    x, y, pen=pg.mkPen(arm_colour(arm["label"], labels), width=1.6),
+                    name=arm["label"])
+        else:
+            self.delta_plot.getPlotItem().setTitle("Gain over no advice: no ‘no advice’ arm",
+                                                   size="9.5pt")
+        rows = []
+        for arm in s["arms"]:
+            e90 = arm.get("epochs_to_90")
+            reached = arm.get("epochs_to_90_reached", 0)
+            rows.append([
+                arm["label"], arm["strategy"], f"{arm['epsilon']:g}", arm.get("layout", ""),
+                str(arm["n_seeds"]), _pm(arm["auc200"], arm["auc200_ci"]),
+                _pm(arm["cr_final"], arm["cr_final_ci"]),
+                "never" if e90 is None else f"{e90:.0f} ({reached}/{arm['n_seeds']} seeds)",
+                f"{arm['advice']:.1f} ± {arm['advice_ci']:.1f}",
+                "–" if arm.get("closed_epoch_median") is None or arm["strategy"] == "none"
+                else f"{arm['closed_epoch_median']:.0f}"])
+        _fill(self.summary_table, rows)
+
+    # ------------------------------------------------------------------ ε sweep
+    def show_sweep(self, s: dict[str, Any]) -> None:
+        """AUC₂₀₀ and CR at a fixed epoch against ε (log-x) from an experiment summary."""
+        _clear_plot(self.sweep_plot)
+        self.sweep_items.clear()
+        dp = sorted((a for a in s["arms"] if a["strategy"] == "dp"), key=lambda a: a["epsilon"])
+        eps = np.array([a["epsilon"] for a in dp], float)
+        series = [("AUC₂₀₀ (mean CR, epochs 1–200)", "auc200", OKABE_ITO["vermillion"], "o")]
+        at = [e for e in ("100", "50") if all(e in a.get("cr_at", {}) for a in dp)]
+        if at:
+            series.append((f"CR at epoch {at[0]}", at[0], OKABE_ITO["blue"], "s"))
+        for name, key, colour, symbol in series:
+            if key == "auc200":
+                m = np.array([a["auc200"] for a in dp], float)
+                h = np.array([a["auc200_ci"] for a in dp], float)
+            else:
+                m = np.array([a["cr_at"][key][0] for a in dp], float)
+                h = np.array([a["cr_at"][key][1] for a in dp], float)
+            if np.any(h > 0):
+                _band(self.sweep_plot, eps, 100 * (m - h), 100 * (m + h), colour)
+            self.sweep_items[key] = self.sweep_plot.plot(
+                eps, 100 * m, pen=pg.mkPen(colour, width=2), symbol=symbol, symbolSize=8,
+                symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour), name=name)
+            base = next((a for a in s["arms"] if a["label"] == "no advice"), None)
+            if base is not None:
+                bv = base["auc200"] if key == "auc200" else base["cr_at"][key][0]
+                line = pg.InfiniteLine(pos=100 * bv, angle=0, pen=pg.mkPen(
+                    colour, width=1.2, style=Qt.PenStyle.DashLine))
+                self.sweep_plot.addItem(line)
+                self.sweep_items[f"{key}-none"] = self.sweep_plot.plot(
+                    [], [], pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DashLine),
+                    name=f"no advice ({name.split(' (')[0]})")
+        n = len(s["seeds"])
+        self.sweep_note.setText(
+            f"DP advising at {len(dp)} values of ε ({n} seeds each, {s['experiment']}); dashed: "
+            "no advice. The noise on a teacher's Q-values has scale S/ε, so larger ε means "
+            "less noise, better advice and less privacy. ε here is the set-up's ε per "
+            "release; see the Privacy ledger tab for the totals per teacher.")
+        self.sweep_page.show_content()
+
+    # ------------------------------------------------------------------ details of fresh runs
+    def show_single_details(self, result: AdvisingResult) -> None:
+        """Advice timeline, events table, budgets and ε per agent of one run."""
+        s = result.setup
+        n = s.n_agents
+        _clear_plot(self.timeline_plot)
+        self.timeline_items.clear()
+        ev = result.events
+        item = self.timeline_plot.getPlotItem()
+        item.setTitle("Advice events: student per epoch, coloured by teacher", size="9.5pt")
+        item.setLabel("left", "student")
+        ticks = [(j, s.agents[j]) for j in range(n)]
+        item.getAxis("left").setTicks([ticks])
+        legend = item.legend
+        legend.setColumnCount(5 if n > 6 else 2)
+        for i in range(n):
+            mask = ev.teacher == i
+            if not mask.any():
+                continue
+            colour = agent_colour(i)
+            self.timeline_items[s.agents[i]] = self.timeline_plot.plot(
+                ev.epoch[mask].astype(float), ev.student[mask].astype(float), pen=None,
+                symbol=_AGENT_SYMBOLS[(i // len(_AGENT_COLOURS)) % len(_AGENT_SYMBOLS)],
+                symbolSize=6, symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour),
+                name=f"teacher {s.agents[i]}")
+        if not len(ev):
+            item.setTitle("No advice in this run (strategy, d, budgets?)",
+                          size="9.5pt")
+        rows_for_legend = 1 + (len(self.timeline_items) - 1) // max(1, legend.columnCount)
+        item.setYRange(-0.7, n - 0.3 + 0.9 * rows_for_legend, padding=0)
+        _set_columns(self.events_table, EVENT_COLUMNS)
+        rows = [[int(ev.epoch[e]), s.agents[int(ev.student[e])], s.agents[int(ev.teacher[e])],
+                 s.tasks[int(ev.task[e])], str(int(ev.case[e])), float(ev.distance[e]),
+                 s.servers[int(ev.action[e])], float(ev.reward[e])] for e in range(len(ev))]
+        _fill(self.events_table, rows)
+        case_tip = "; ".join(CASE_NAMES[c] for c in (1, 2, 3, 4))
+        h = self.events_table.horizontalHeaderItem(4)
+        if h is not None:
+            h.setToolTip(case_tip)
+        self.timeline_page.show_content()
+
+        # budgets and ε
+        for p in (self.ask_plot, self.give_plot, self.eps_plot):
+            _clear_plot(p)
+            p.getPlotItem().legend.setColumnCount(5 if n > 6 else 2)
+        self.budget_items.clear()
+        x = np.arange(0, result.epochs + 1, dtype=float)
+        eps_t = result.epsilon_over_time()
+        p = s.params
+        for j in range(n):
+            ask = np.concatenate([[p.ask_budget], result.ask_budget[:, j]]).astype(float)
+            give = np.concatenate([[p.give_budget], result.give_budget[:, j]]).astype(float)
+            e_t = np.concatenate([[0.0], eps_t[:, j]])
+            e_t[np.isinf(e_t)] = np.nan  # unbounded from a raw release on: the line stops
+            pen = _agent_pen(j)
+            self.budget_items[f"ask:{s.agents[j]}"] = self.ask_plot.plot(x, ask, pen=pen,
+                                                                         name=s.agents[j])
+            self.budget_items[f"give:{s.agents[j]}"] = self.give_plot.plot(x, give, pen=pen,
+                                                                           name=s.agents[j])
+            self.budget_items[f"eps:{s.agents[j]}"] = self.eps_plot.plot(x, e_t, pen=pen,
+                                                                         name=s.agents[j])
+        self.ask_plot.getPlotItem().setTitle("b_ask left, per agent", size="9.5pt")
+        self.give_plot.getPlotItem().setTitle("b_give left, per agent",
+                                              size="9.5pt")
+        unb = [s.agents[j] for j in range(n) if np.isinf(result.epsilon_spent[j])]
+        self.eps_plot.getPlotItem().setTitle(
+            "True ε spent per teacher (basic)" + (
+                f" — unbounded for {len(unb)} teacher(s): the line stops at their first raw "
+                "release" if unb else ""), size="9.5pt")
+        received = np.bincount(ev.student, minlength=n) if len(ev) else np.zeros(n, int)
+        given = np.bincount(ev.teacher, minlength=n) if len(ev) else np.zeros(n, int)
+        rows = []
+        for j in range(n):
+            rows.append([s.agents[j], int(received[j]), int(given[j]),
+                         int(result.ask_budget[-1, j]), int(result.give_budget[-1, j]),
+                         _first_zero(result.ask_budget[:, j], p.ask_budget),
+                         _first_zero(result.give_budget[:, j], p.give_budget),
+                         _eps_cell(result.epsilon_spent[j])])
+        _set_columns(self.budget_table, BUDGET_COLUMNS)
+        _fill(self.budget_table, rows)
+        for j, why in enumerate(result.epsilon_spent_reasons):
+            if why:
+                item = self.budget_table.item(j, 7)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(why)
+        self.budgets_page.show_content()
+
+    def show_experiment_details(self, result: ExperimentResult) -> None:
+        """Cumulative advice and mean budgets / ε per arm (mean over seeds, 95 % CI)."""
+        labels = list(result.labels)
+        x = np.arange(1, result.epochs + 1, dtype=float)
+        _clear_plot(self.timeline_plot)
+        self.timeline_items.clear()
+        item = self.timeline_plot.getPlotItem()
+        item.setTitle("Cumulative advice events (mean, 95 % CI)",
+                      size="9.5pt")
+        item.setLabel("left", "advice events so far")
+        item.getAxis("left").setTicks(None)
+        item.legend.setColumnCount(1)
+        cum = np.cumsum(result.advice, axis=2).astype(float)
+        m, h = ci95(cum, axis=1)
+        for a, lab in enumerate(labels):
+            colour = arm_colour(lab, labels)
+            if np.any(h[a] > 0):
+                _band(self.timeline_plot, x, m[a] - h[a], m[a] + h[a], colour)
+            self.timeline_items[lab] = self.timeline_plot.plot(
+                x, m[a], pen=pg.mkPen(colour, width=2), name=lab)
+        item.enableAutoRange()
+        rows = []
+        for a, lab in enumerate(labels):
+            tot = result.advice[a].sum(axis=1)
+            rows.append([lab, f"{tot.mean():.1f} ± {float(ci95(tot.astype(float))[1]):.1f}",
+                         f"{result.releases[a].mean():.1f}",
+                         f"{result.unprotected[a].mean():.1f}"])
+        _set_columns(self.events_table, ("arm", "advice per run", "noisy releases\nper run",
+                                          "raw releases\nper run (no DP)"))
+        _fill(self.events_table, rows)
+        self.timeline_page.show_content()
+
+        for p in (self.ask_plot, self.give_plot, self.eps_plot):
+            _clear_plot(p)
+            p.getPlotItem().legend.setColumnCount(1)
+        self.budget_items.clear()
+        for q, plot, title in (
+                ("ask_budget", self.ask_plot, "Mean b_ask left (95 % CI)"),
+                ("give_budget", self.give_plot, "Mean b_give left (95 % CI)"),
+                ("epsilon_time", self.eps_plot, "Mean true ε per teacher (basic)")):
+            mq, hq = result.mean_ci(q)
+            if q == "epsilon_time" and np.isinf(mq).any():
+                title += " — unbounded arms (raw releases) stop where ε became unbounded"
+                mq, hq = np.where(np.isinf(mq), np.nan, mq), np.where(np.isinf(hq), 0.0, hq)
+            plot.getPlotItem().setTitle(title, size="9.5pt")
+            for a, lab in enumerate(labels):
+                colour = arm_colour(lab, labels)
+                if np.any(hq[a] > 0):
+                    _band(plot, x, mq[a] - hq[a], mq[a] + hq[a], colour)
+                self.budget_items[f"{q}:{lab}"] = plot.plot(x, mq[a], pen=pg.mkPen(colour,
+                                                                                   width=2),
+                                                            name=lab)
+        rows = []
+        for a, lab in enumerate(labels):
+            closed = result.closed_epoch[a]
+            closed = closed[np.isfinite(closed)]
+            spent = result.epsilon_spent[a]
+            rows.append([lab, f"{result.advice[a].sum(axis=1).mean():.1f}",
+                         f"{result.ask_budget[a, :, -1].mean():.1f}",
+                         f"{result.give_budget[a, :, -1].mean():.1f}",
+                         f"{np.median(closed):.0f}" if closed.size and (
+                             result.setups[a].params.strategy != "none") else "–",
+                         _eps_cell(np.nanmean(spent, axis=1).mean())])
+        _set_columns(self.budget_table, EXP_BUDGET_COLUMNS)
+        _fill(self.budget_table, rows)
+        for a in range(len(labels)):
+            if np.isinf(result.epsilon_spent[a]).any():
+                item = self.budget_table.item(a, 5)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(UNBOUNDED_SPENT)
+        self.budgets_page.show_content()
+
+
+    # ------------------------------------------------------------------ ledger
+    def _show_single_ledger(self, s: dict[str, Any]) -> None:
+        pv = s["privacy"]
+        _set_columns(self.ledger_table, LEDGER_COLUMNS)
+        rows = []
+        reasons = pv.get("basic_reason") or [None] * len(s["agents"])
+        for j, name in enumerate(s["agents"]):
+            order = pv["rdp_order"][j]
+            eps = [_eps_cell(pv[k][j], reasons[j]) for k in ("basic", "advanced", "rdp")]
+            rows.append([name, int(pv["releases"][j]), int(pv["unprotected"][j]),
+                         float(pv["epsilon_per_release"]), float(pv["nominal_epsilon"]),
+                         *eps,
+                         "–" if order is None or not math.isfinite(float(order)) else
+                         f"{float(order):.3g}",
+                         "–" if eps[0] == UNBOUNDED else pv["tightest"][j]])
+        _fill(self.ledger_table, rows, LEDGER_TIPS)
+        for r, n_raw in enumerate(pv["unprotected"]):
+            if n_raw:
+                why = reasons[r] or "raw data left without noise: no finite ε"
+                for c in (2, 5, 6, 7):
+                    item = self.ledger_table.item(r, c)
+                    item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                    item.setToolTip(why)
+        mode = ("<b style='color:#D55E00'>release mode</b>" if s["mode"] == "release" else
+                "<b>seeded experiment</b> (not a release)")
+        per_advice = pv.get("epsilon_per_advice")
+        head = ""
+        if s.get("strategy") != "none":
+            head = (f"ε per advice query (per candidate teacher): <b>{per_advice:g}</b>"
+                    if per_advice is not None else
+                    "ε per advice query: <b style='color:#D55E00'>unbounded</b> (raw data "
+                    "left; hover a red cell for the reason)") + " · "
+        self.ledger_statement.setText(
+            f"{mode} · {head}δ = {pv['delta']:g} for the advanced and RDP totals · "
+            f"{html.escape(pv['statement'])}")
+
+    def _show_experiment_ledger(self, s: dict[str, Any]) -> None:
+        _set_columns(self.ledger_table, EXP_LEDGER_COLUMNS)
+        rows = []
+        unbounded_rows = []
+        for r, arm in enumerate(s["arms"]):
+            pv = arm["privacy"]
+            why = pv.get("worst_basic_reason")
+            cells = [_eps_cell(pv.get(k), why) for k in ("worst_basic", "worst_advanced",
+                                                         "worst_rdp", "mean_basic")]
+            if UNBOUNDED in cells:
+                unbounded_rows.append((r, why or UNBOUNDED_SPENT))
+            rows.append([arm["label"], arm["strategy"], f"{arm['epsilon']:g}",
+                         float(pv["epsilon_per_release"]), float(arm["releases"]),
+                         float(arm["unprotected"]), float(pv["worst_releases"]), *cells])
+        tips = ("", "", "ε per release as set (the thesis's nominal figure when S = 1).",
+                "ε that one release really satisfies: ε·S_strict/S_noise.",
+                "Mean over seeds of all noisy releases in a run.",
+                "Releases without noise (raw Q-values, advice from the raw policy, raw "
+                "visit counts): no DP protection, the totals are unbounded.",
+                "Noisy releases of the teacher that released most, mean over seeds.",
+                ACCOUNTANTS["basic"], ACCOUNTANTS["advanced"], ACCOUNTANTS["rdp"],
+                "Mean over teachers and seeds, basic composition.")
+        _fill(self.ledger_table, rows, tips)
+        for r, why in unbounded_rows:
+            for c in (5, 7, 8, 9, 10):
+                item = self.ledger_table.item(r, c)
+                item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
+                item.setToolTip(why)
+        self.ledger_statement.setText(
+            f"<b>seeded experiment</b> (numpy noise; not a release) · {len(s['seeds'])} seeds "
+            f"per arm · per arm the teacher that spent most, mean over seeds, under basic "
+            f"composition (δ = 0), advanced composition and a Rényi-DP accountant (δ = "
+            f"{s['delta']:g}). True ε per release = ε·S_strict/S_noise: with the thesis's "
+            "S = 1 and rewards 2/0 it is 2ε. Raw releases are not covered by any ε: an arm "
+            "with any is <b>unbounded</b>.")
+
+    # ------------------------------------------------------------------ claims
+    def show_claims(self, claims: Sequence[dict[str, Any]], note: str) -> None:
+        """Claims as dicts (ClaimCheck.to_dict()); ``note`` says which runs they use."""
+        if not claims or all(c["verdict"] == "not run" for c in claims):
+            self.claims_page.show_empty()
+            return
+        rows = [[c["quote"], c["source"], c["thesis"], c["ours"] or "–", c["verdict"]]
+                for c in claims]
+        _fill(self.claims_table, rows)
+        for r, c in enumerate(claims):
+            colour = QColor(VERDICT_COLOURS.get(c["verdict"], "#FFFFFF"))
+            self.claims_table.item(r, 4).setBackground(QBrush(colour))
+            tip = f"How we test it: {c['how']}" + (f"\n{c['detail']}" if c.get("detail") else "")
+            for col in range(5):
+                self.claims_table.item(r, col).setToolTip(tip)
+        self.claims_table.resizeRowsToContents()
+        QTimer.singleShot(0, self.claims_table,  # once the layout has settled
+                          self.claims_table.resizeRowsToContents)
+        self.claims_note.setText(note)
+        self.claims_page.show_content()
+
+    def _on_claims_header_section_resized(self, *args: Any) -> None:
+        self.claims_table.resizeRowsToContents()
+
+    # ------------------------------------------------------------------ Tables 3.1–3.4
+    def show_worked_example(self, w: WorkedExample) -> None:
+        diff = set(w.teacher_only) | set(w.student_only)
+        for key, t in self.worked_tables.items():
+            rows = [[a, sym, float(v)] for a, sym, v in w.tables[key]]
+            _fill(t, rows)
+            for r, (a, _, _) in enumerate(w.tables[key]):
+                if a in diff:
+                    for c in range(3):
+                        t.item(r, c).setBackground(QBrush(QColor("#FCE9C8")))
+                        t.item(r, c).setToolTip("The differing record: the two datasets "
+                                                "differ only here (neighbouring datasets).")
+        rewards = ", ".join(f"R(s,{a}) = {v:g}" for a, v in w.rewards.items())
+        verdict = ("advice would be given" if w.advice else
+                   "no advice: converged agents have no knowledge gap")
+        self.worked_label.setText(
+            f"<b>Tables 3.1–3.4, instantiated</b> (spec §4). Agent i (teacher) has A<sub>i</sub> "
+            f"= {{{', '.join(w.teacher_actions)}}}, agent j (student) has A<sub>j</sub> = "
+            f"{{{', '.join(w.student_actions)}}}; {rewards}. Each action is forced "
+            f"{w.repeats} times with α = {w.alpha:g}, so Q(s,a) → r(s,a) (Lemma 3.1: "
+            f"Q<sub>t</sub> = r(1 − (1 − α)<sup>t</sup>)): Tables 3.1/3.2 are the learned "
+            f"Q-datasets, 3.3/3.4 their limits r(s,a). They differ in one record only "
+            f"({', '.join(w.teacher_only)} vs {', '.join(w.student_only)}, highlighted): "
+            f"<b>neighbouring datasets</b> — {html.escape(w.case_name)}. The teacher's view "
+            f"on the student's actions is q̂ = {list(w.q_view)}; d<sub>E</sub>² = "
+            f"{w.distance:g} {'>' if w.advice else '≤'} d = {w.threshold:g}, so "
+            f"{verdict} (noise off).")
+        self.worked_page.show_content()
+
+
+def _first_zero(series: np.ndarray, start: int) -> str:
+    if start == 0:
+        return "0"
+    hit = np.flatnonzero(series <= 0)
+    return str(int(hit[0]) + 1) if hit.size else "–"
+
+
+def _is_sweep(s: dict[str, Any]) -> bool:
+    eps = {a["epsilon"] for a in s.get("arms", []) if a["strategy"] == "dp"}
+    return len(eps) >= 2

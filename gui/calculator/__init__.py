@@ -1,0 +1,1 @@
+"""The Privacy Calculator workspace: (epsilon, delta) of the Dirichlet mechanism, what-if."""

@@ -1,0 +1,1268 @@
+"""The Privacy Calculator workspace: (ε, δ) of the Dirichlet mechanism, what-if.
+
+Parameters on top (a spin box and a slider each, one-sentence tooltips), the result and
+accuracy figures beside them, and four live plots below:
+
+1. ε against δ — ε of Theorem 1.6 with δ by the union bound (proven: the default), ε with
+   δ by the source's vertex reduction ([D] Lemma 1.2, whose printed proof has a gap:
+   numerically supported, not proven) as a second series, and Lemma 1.7's approximation.
+   The second series is Figure 1.1 of the dissertation (three buttons set its
+   configurations; "compare all three" overlays them);
+2. ε against k at the chosen δ̂ (or γ), with the chosen δ method;
+3. δ against γ: the union bound (proven), the vertex reduction (Lemma 1.2) and Monte Carlo
+   if chosen;
+4. the accuracy of Dir_k against k: variance bound, E‖x − p‖² and the radius α.
+
+Every change is validated at once on the UI thread (cheap). A bad value turns its field
+red, with the reason in its tooltip and beside it, and the plots keep their last valid
+state. Valid changes are rate-limited (a single-shot timer, :data:`THROTTLE_MS`) and
+computed by :func:`core.privacy.calculator.evaluate_calculator` in a
+:class:`gui.shell.workers.TaskRunner`; while a computation runs, newer parameters wait and
+replace one another, so a dragged slider redraws at the speed of the computation (with a
+coarser curve while the handle is held). ε against k, slower, has its own runner and is
+recomputed only when a parameter other than k changes.
+
+Nothing here is a release: the calculator never touches the project or the ledger.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QSizePolicy,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common.validation import InputError
+from core.privacy.calculator import (
+    FIGURE_1_1,
+    CalculatorInputs,
+    CalculatorResult,
+    EpsilonDeltaCurve,
+    EpsilonVsK,
+    default_k_grid,
+    epsilon_delta_curve,
+    epsilon_vs_k,
+    evaluate_calculator,
+)
+from core.common.progress import no_progress
+from gui.shell.document import ProjectDocument
+from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import ParameterSlider, SciSpinBox, info_panel, style_axes
+from gui.shell.workers import TaskRunner
+
+__all__ = ["PrivacyCalculatorPanel", "TOOLTIPS", "PARAMETERS", "THROTTLE_MS", "N_POINTS",
+           "DRAFT_POINTS", "pretty_message"]
+
+THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
+N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
+DRAFT_POINTS = 16  # while a slider handle is held down
+WARNING_COLOUR = "#8A5300"
+FIGURE_COLOURS = {"left": OKABE_ITO["blue"], "middle": OKABE_ITO["green"],
+                  "right": OKABE_ITO["purple"]}
+
+TOOLTIPS = {
+    "k": "Dirichlet concentration k: larger k gives outputs closer to the true probabilities "
+         "(more accurate) but a larger ε (less private).",
+    "eta": "η is the smallest probability any entry in W may have: a larger η gives a "
+           "smaller ε (more private) but admits fewer input vectors.",
+    "eta_bar": "η̄ is the least total probability of the entries outside W (which never "
+               "change): a larger η̄ gives a smaller ε (more private) but admits fewer "
+               "input vectors.",
+    "w": "|W| is how many entries may differ between neighbouring inputs: a larger |W| "
+         "narrows the threshold range (0, 1/|W|) and makes ε or δ larger (less private).",
+    "b": "Adjacency radius b in (0, 1]: neighbouring inputs differ by at most b in L1; a "
+         "larger b hides bigger differences (more private) at the price of a larger ε.",
+    "delta": "Target δ in (0, 1), the largest acceptable probability that the ε bound fails: "
+             "a smaller target is more private but forces a smaller γ, hence a larger ε.",
+    "gamma": "Threshold γ in (0, 1/|W|) of the output set Ω₁ on which the ε bound holds: a "
+             "smaller γ gives a smaller δ (more private) but a larger ε; the mechanism itself "
+             "does not change.",
+    "delta_method": "How δ is bounded: auto (the default) is the union bound "
+                    "|W|·I_γ(kη, k(1−η)), proven for every input; exact (|W| ≤ 3) is the "
+                    "source's vertex reduction (Lemma 1.2, certified quadrature at the "
+                    "vertices), whose printed proof has a gap, so it is numerically supported "
+                    "but not proven (it reproduces Figure 1.1); Monte Carlo is an estimate at "
+                    "the vertices with a 95% upper confidence limit (it rests on Lemma 1.2 "
+                    "too).",
+    "beta": "β in (0, 1) is the probability that the accuracy radius α fails: a smaller β "
+            "gives a wider, more cautious α; it does not change privacy.",
+    "n": "n is the length of the probability vector (W plus at least one entry that never "
+         "changes); it only enters the accuracy figures, not ε or δ.",
+}
+
+
+@dataclass(frozen=True)
+class _Spec:
+    label: str
+    minimum: float
+    maximum: float
+    default: float
+    log: bool = False
+    integer: bool = False
+    log_step: float | None = None
+
+
+PARAMETERS: dict[str, _Spec] = {
+    "k": _Spec("k", 0.1, 1e5, 6.7, log=True, log_step=10 ** 0.05),
+    "eta": _Spec("η", 0.001, 0.999, 0.15),
+    "eta_bar": _Spec("η̄", 0.001, 0.999, 0.15),
+    "w": _Spec("|W|", 2, 30, 3, integer=True),
+    "b": _Spec("b", 0.001, 1.0, 0.1),
+    "delta": _Spec("target δ", 1e-6, 0.999, 0.05, log=True, log_step=10 ** 0.1),
+    "gamma": _Spec("γ", 1e-10, 0.999, 0.01, log=True, log_step=10 ** 0.1),
+    "beta": _Spec("β", 1e-4, 0.999, 0.05, log=True, log_step=10 ** 0.1),
+    "n": _Spec("n", 2, 200, 4, integer=True),
+}
+_LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
+_RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
+METHODS = (("auto", "auto: union bound (proven)"),
+           ("exact", "exact: Lemma 1.2 (unproven, |W| ≤ 3)"),
+           ("union", "union bound (proven)"), ("mc", "Monte Carlo (estimate, Lemma 1.2)"))
+#: Short names of the δ methods in the result box.
+METHOD_SHORT = {"union": "proven upper bound (union bound)",
+                "exact": "vertex reduction of Lemma 1.2 (unproven)",
+                "mc": "estimated (Monte Carlo, 95% upper limit; Lemma 1.2)"}
+#: Shown beside the δ method when it rests on Lemma 1.2.
+LEMMA_NOTE = "⚠ rests on Lemma 1.2, whose printed proof has a gap: not proven"
+
+class _ParameterRow:
+    """One parameter: label (or radio button), spin box, slider and a message line."""
+
+    def __init__(self, key: str, panel: QWidget, label: QLabel | QRadioButton) -> None:
+        spec = PARAMETERS[key]
+        self.key = key
+        self.label = label
+        if spec.integer:
+            spin: QSpinBox | SciSpinBox = QSpinBox(panel)
+            spin.setRange(int(spec.minimum), int(spec.maximum))
+            spin.setValue(int(spec.default))
+        else:
+            spin = SciSpinBox(panel, minimum=spec.minimum, maximum=spec.maximum,
+                              value=spec.default, log_step=spec.log_step,
+                              step=0.01 if spec.maximum <= 1 else 1.0)
+        spin.setMinimumWidth(78)
+        spin.setAccelerated(True)
+        self.spin = spin
+        self.slider = ParameterSlider(spin, panel, log=spec.log)
+        self.slider.setMinimumWidth(90)
+        self.message = QLabel(panel)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self.tooltip = TOOLTIPS[key]
+        for w in (label, spin, self.slider):
+            w.setToolTip(self.tooltip)
+        self.error: str = ""
+        self.warning: str = ""
+
+    def value(self) -> float:
+        return float(self.spin.value())
+
+    def set_value(self, value: float) -> None:
+        self.spin.setValue(int(value) if isinstance(self.spin, QSpinBox) else float(value))
+
+    def set_enabled(self, enabled: bool) -> None:
+        self.spin.setEnabled(enabled)
+        self.slider.setEnabled(enabled)
+
+    def show_message(self, *, error: str = "", warning: str = "", detail: str = "") -> None:
+        self.error, self.warning = error, warning
+        self.spin.setStyleSheet(INVALID_STYLE if error else "")
+        if error:
+            self.spin.setToolTip(f"{error}\n\n{self.tooltip}")
+            self.message.setText(f"✖ {error}")
+            self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        elif warning:
+            self.spin.setToolTip(f"Warning: {detail or warning}\n\n{self.tooltip}")
+            self.message.setText(f"⚠ {warning}")
+            self.message.setStyleSheet(f"color: {WARNING_COLOUR};")
+        else:
+            self.spin.setToolTip(self.tooltip)
+            self.message.clear()
+        self.message.setToolTip(error or detail or warning)
+        self.message.setVisible(bool(error or warning))
+
+
+class _Memo:
+    """A small thread-safe LRU memo: calculator results are pure functions of their
+    (hashable, frozen) inputs, so going back to a configuration (a preset, an undone
+    slider move) redraws at once."""
+
+    def __init__(self, size: int = 64) -> None:
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: Any, value: Any) -> Any:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_RESULTS = _Memo()
+_K_CURVES = _Memo()
+_FIGURE: dict[str, dict[str, EpsilonDeltaCurve]] = {"exact": {}, "union": {}}
+
+
+def _evaluate(inputs: CalculatorInputs, *, n_points: int, progress: Any = no_progress
+              ) -> CalculatorResult:
+    """The task of the main runner: :func:`evaluate_calculator`, memoised."""
+    key = (inputs, n_points)
+    hit = _RESULTS.get(key)
+    if hit is not None:
+        return hit
+    return _RESULTS.put(key, evaluate_calculator(inputs, n_points=n_points, progress=progress))
+
+
+def _epsilon_vs_k(key: tuple[Any, ...], *, progress: Any = no_progress) -> EpsilonVsK:
+    """The task of the ε-vs-k runner: cancellable k by k, memoised."""
+    hit = _K_CURVES.get(key)
+    if hit is not None:
+        return hit
+    eta, eta_bar, w, b, delta_target, gamma, method, ks = key
+    return _K_CURVES.put(key, epsilon_vs_k(list(ks), eta, eta_bar, w, b,
+                                           delta_target=delta_target, gamma=gamma,
+                                           delta_method=method, progress=progress))
+
+
+def _figure_curves(*, progress: Any = no_progress
+                   ) -> dict[str, dict[str, EpsilonDeltaCurve]]:
+    """The ε–δ curves of the three Figure 1.1 configurations (computed once), by δ method:
+    ``"exact"`` — the figure itself (the vertex reduction of Lemma 1.2, unproven) — and
+    ``"union"`` (proven)."""
+    for i, (name, cfg) in enumerate(FIGURE_1_1.items()):
+        for method, store in _FIGURE.items():
+            if name not in store:
+                store[name] = epsilon_delta_curve(**cfg, n_points=N_POINTS,
+                                                  delta_method=method)
+        progress((i + 1) / len(FIGURE_1_1), f"Figure 1.1 {name}")
+    return {method: dict(store) for method, store in _FIGURE.items()}
+
+
+def _make_plot(title: str, bottom: str, left: str, *, log_x: bool, log_y: bool
+               ) -> pg.PlotWidget:
+    w = pg.PlotWidget()
+    item = w.getPlotItem()
+    item.setTitle(title, size="9.5pt")
+    item.setLabel("bottom", bottom)
+    item.setLabel("left", left)
+    item.showGrid(x=True, y=True, alpha=0.25)
+    item.setLogMode(x=log_x, y=log_y)
+    style_axes(item, 8.5)
+    w.setMinimumSize(260, 190)
+    return w
+
+
+def _legend(plot: pg.PlotWidget, corner: str, columns: int = 1) -> pg.LegendItem:
+    offset = {"top-right": (-6, 4), "top-left": (6, 4), "bottom-left": (6, -6),
+              "bottom-right": (-6, -6)}[corner]
+    legend = plot.getPlotItem().addLegend(offset=offset, labelTextSize="8pt", verSpacing=-7,
+                                          colCount=columns,
+                                          brush=pg.mkBrush(255, 255, 255, 225),
+                                          pen=pg.mkPen("#BBBBBB"))
+    legend.setZValue(100)  # above every curve
+    return legend
+
+
+def _pen(colour: str, *, dashed: bool = False, dotted: bool = False, dashdot: bool = False,
+         width: float = 2.0) -> Any:
+    style = (Qt.PenStyle.DashLine if dashed else Qt.PenStyle.DotLine if dotted
+             else Qt.PenStyle.DashDotLine if dashdot else Qt.PenStyle.SolidLine)
+    return pg.mkPen(colour, width=width, style=style)
+
+
+def _fmt(x: float | None, digits: int = 5) -> str:
+    if x is None or not math.isfinite(x):
+        return "–"
+    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"
+
+
+class PrivacyCalculatorPanel(QWidget):
+    """The Privacy Calculator workspace (a main-window tab)."""
+
+    result_applied = Signal()  # the point result and the fast curves were redrawn
+    k_curve_applied = Signal()  # the ε-vs-k curve was redrawn
+    message_logged = Signal(str, str)  # level, text (the Log dock listens)
+
+    def __init__(self, document: ProjectDocument | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._runner = TaskRunner(self)
+        self._k_runner = TaskRunner(self)
+        self._fig_runner = TaskRunner(self)
+        # Figure 1.1 by configuration: the figure's own curves (vertex reduction of
+        # Lemma 1.2) and the proven union-bound curves of the same configurations
+        self.figure_curves: dict[str, EpsilonDeltaCurve] = {}
+        self.figure_union_curves: dict[str, EpsilonDeltaCurve] = {}
+        # (inputs, γ-grid size, time of the change that asked for them)
+        self._pending: tuple[CalculatorInputs, int, float | None] | None = None
+        self._running_points = 0
+        self._running_since: float | None = None
+        self._last_valid: CalculatorInputs | None = None
+        self._result: CalculatorResult | None = None
+        self._k_result: EpsilonVsK | None = None
+        self._k_key_wanted: tuple[Any, ...] | None = None
+        self._k_key_running: tuple[Any, ...] | None = None
+        self._k_key_applied: tuple[Any, ...] | None = None
+        self._result_points = 0
+        self.last_latency_s: float | None = None
+        self.latencies_s: list[float] = []
+        self._closed = False
+        self.setObjectName("privacy_calculator")
+
+        self._last_w = int(PARAMETERS["w"].default)
+        self._throttle = QTimer(self)
+        self._throttle.setSingleShot(True)
+        self._throttle.setInterval(THROTTLE_MS)
+        self._throttle.timeout.connect(self._on_throttle_timeout)
+
+        self._build_parameters()
+        self._build_results()
+        self._build_plots()
+        self.info_panel = self._build_info_panel()
+
+        title = QLabel("<b>Privacy Calculator</b> — (ε, δ) of the Dirichlet mechanism Dir<sub>k"
+                       "</sub> (Theorem 1.6 with the spec's corrections). <i>What-if only: "
+                       "nothing here is recorded or released.</i>", self)
+        title.setWordWrap(True)
+        self.preset_buttons: dict[str, QPushButton] = {}
+        presets = QHBoxLayout()
+        presets.setSpacing(4)
+        presets.addWidget(QLabel("Figure 1.1:", self))
+        for name, cfg in FIGURE_1_1.items():
+            button = QPushButton(name, self)
+            button.setToolTip(f"Figure 1.1 {name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}, "
+                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode, δ method auto: "
+                              "the result is the proven union bound; the figure's own values, "
+                              "from the vertex reduction of Lemma 1.2, are shown beside it).")
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _=False, n=name: self.apply_preset(n))
+            self.preset_buttons[name] = button
+            presets.addWidget(button)
+        self.compare_check = QCheckBox("compare all three", self)
+        self.compare_check.setToolTip(
+            "Overlay the ε–δ curves of the three Figure 1.1 configurations as in the "
+            "dissertation's figure (solid: ε of Theorem 1.6 with δ by the vertex reduction of "
+            "Lemma 1.2, whose printed proof has a gap; dashed: Lemma 1.7), with the proven "
+            "union-bound curves dotted.")
+        self.compare_check.toggled.connect(self._on_compare_check_toggled)
+        presets.addWidget(self.compare_check)
+        header = QHBoxLayout()
+        header.addWidget(title, 1)
+        header.addLayout(presets)
+
+        top = QWidget(self)
+        top_layout = QHBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.parameters_box, 11)
+        top_layout.addWidget(self.results_box, 9)
+        plots = QWidget(self)
+        grid = QGridLayout(plots)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        grid.addWidget(self.eps_delta_plot, 0, 0)
+        grid.addWidget(self.eps_k_plot, 0, 1)
+        grid.addWidget(self.delta_gamma_plot, 1, 0)
+        grid.addWidget(self.accuracy_plot, 1, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(plots)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.status_label = QLabel(self)
+        self.status_label.setStyleSheet("color: #555;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        layout.addLayout(header)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status_label)
+
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.finished.connect(self._on_runner_finished)
+        self._k_runner.succeeded.connect(self._on_k_runner_succeeded)
+        self._k_runner.failed.connect(self._on_k_runner_failed)
+        self._k_runner.finished.connect(self._on_k_runner_finished)
+        self._fig_runner.succeeded.connect(self._on_fig_runner_succeeded)
+        self._fig_runner.failed.connect(self._on_fig_runner_failed)
+        self._parameters_changed()
+        if self._pending is not None:  # the first computation is not a user's change
+            self._pending = (self._pending[0], self._pending[1], None)
+
+    # ------------------------------------------------------------------ construction
+    def _build_parameters(self) -> None:
+        box = QGroupBox("Parameters", self)
+        grid = QGridLayout(box)
+        grid.setHorizontalSpacing(6)
+        grid.setVerticalSpacing(2)
+        self.rows: dict[str, _ParameterRow] = {}
+        self.mode_group = QButtonGroup(self)
+        self.delta_radio = QRadioButton("target δ", box)
+        self.gamma_radio = QRadioButton("γ", box)
+        self.delta_radio.setChecked(True)
+        self.mode_group.addButton(self.delta_radio)
+        self.mode_group.addButton(self.gamma_radio)
+        self.method_combo = QComboBox(box)
+        for key, text in METHODS:
+            self.method_combo.addItem(text, key)
+        self.method_combo.setToolTip(TOOLTIPS["delta_method"])
+        self.method_message = QLabel(box)
+        self.method_message.setTextFormat(Qt.TextFormat.PlainText)
+        self.method_message.setWordWrap(True)
+        self.method_message.hide()
+        for col, keys in enumerate((_LEFT_COLUMN, _RIGHT_COLUMN)):
+            c0 = col * 4
+            for i, key in enumerate(keys):
+                r = 2 * i
+                if key == "delta_method":
+                    label = QLabel("δ method", box)
+                    label.setToolTip(TOOLTIPS[key])
+                    grid.addWidget(label, r, c0)
+                    grid.addWidget(self.method_combo, r, c0 + 1, 1, 2)
+                    grid.addWidget(self.method_message, r + 1, c0, 1, 3)
+                    continue
+                label_widget: QLabel | QRadioButton
+                if key == "delta":
+                    label_widget = self.delta_radio
+                elif key == "gamma":
+                    label_widget = self.gamma_radio
+                else:
+                    label_widget = QLabel(PARAMETERS[key].label, box)
+                row = _ParameterRow(key, box, label_widget)
+                self.rows[key] = row
+                grid.addWidget(label_widget, r, c0)
+                grid.addWidget(row.spin, r, c0 + 1)
+                grid.addWidget(row.slider, r, c0 + 2)
+                grid.addWidget(row.message, r + 1, c0, 1, 3)
+        self.delta_radio.setToolTip("Solve for the best γ given a target δ (the corrected "
+                                    "problem (1.23)). " + TOOLTIPS["delta"])
+        self.gamma_radio.setToolTip("Fix γ and compute the δ it gives. " + TOOLTIPS["gamma"])
+        spacer = QFrame(box)
+        spacer.setFixedWidth(10)
+        grid.addWidget(spacer, 0, 3)
+        grid.setColumnStretch(2, 1)
+        grid.setColumnStretch(6, 1)
+        self.parameters_box = box
+
+        for row in self.rows.values():
+            row.spin.valueChanged.connect(self._on_parameter_changed)
+            row.slider.sliderReleased.connect(self._on_slider_released)
+        self.method_combo.currentIndexChanged.connect(self._on_parameter_changed)
+        self.delta_radio.toggled.connect(self._on_mode_toggled)
+        self._on_mode_toggled(True)
+
+    def _build_results(self) -> None:
+        box = QGroupBox("Result (what-if)", self)
+        form = QFormLayout(box)
+        form.setVerticalSpacing(2)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.result_labels: dict[str, QLabel] = {}
+        self.result_names: dict[str, QLabel] = {}
+        rows = (
+            ("epsilon", "ε (Theorem 1.6)", "The privacy loss bound on Ω₁: smaller is more "
+                                           "private."),
+            ("delta", "δ", "Probability that the output falls outside Ω₁, where ε is not "
+                           "guaranteed: smaller is more private. By default (auto) it is the "
+                           "union bound |W|·I_γ(kη, k(1−η)), proven for every input; 'exact' "
+                           "is the source's vertex reduction (Lemma 1.2), whose printed proof "
+                           "has a gap: numerically supported, not proven."),
+            ("gamma", "γ", "The Ω₁ threshold used: γ* (the largest γ with δ ≤ the target) or the "
+                           "fixed γ."),
+            ("compare", "ε, other δ", "The same statement with the other δ method: with the "
+                                      "proven union bound, the source's vertex reduction of "
+                                      "Lemma 1.2 (the method of Figure 1.1 and of the spec's "
+                                      "reference values; unproven), and the other way round."),
+            ("epsilon_approx", "ε (Lemma 1.7)", "The simplified ε of Lemma 1.7: ε plus a "
+                                                "constant offset (needs k·η > 1 etc.)."),
+            ("variance", "Var[xᵢ] ≤", "Lemma 1.8: Var[xᵢ] = pᵢ(1−pᵢ)/(k+1) ≤ 1/(4(k+1))."),
+            ("sq_error", "E‖x − p‖²", "Expected squared error (1 − ‖p‖²)/(k+1) at the "
+                                      "uniform p of length n."),
+            ("alpha", "α", "Radius with P(‖x − p‖∞ ≥ α) ≤ β: Lemma 2.2 as published "
+                               "(paper) and a rigorous union bound over the n entries."),
+        )
+        for key, text, tip in rows:
+            label = QLabel(text, box)
+            label.setToolTip(tip)
+            value = QLabel("–", box)
+            value.setWordWrap(True)
+            value.setTextFormat(Qt.TextFormat.RichText)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setToolTip(tip)
+            value.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+            self.result_labels[key] = value
+            self.result_names[key] = label
+            form.addRow(label, value)
+        self._delta_tip = rows[1][2]
+        self._compare_tip = rows[3][2]
+        self._approx_tip = rows[4][2]
+        self.alpha_note = QLabel("<span style='color:#555'>Lemma 2.2 (the paper's α) can "
+                                 "fail (e.g. n = 20, k = 5); the rigorous α always holds."
+                                 "</span>", box)
+        self.alpha_note.setWordWrap(True)
+        form.addRow(self.alpha_note)
+        self.results_box = box
+
+    def _build_plots(self) -> None:
+        c = OKABE_ITO
+        self.eps_delta_plot = _make_plot("ε vs δ (Figure 1.1)", "δ", "ε", log_x=True,
+                                         log_y=False)
+        self.eps_k_plot = _make_plot("ε vs k", "k (Dirichlet concentration)", "ε", log_x=True,
+                                     log_y=True)
+        self.delta_gamma_plot = _make_plot("δ vs γ", "γ (Ω₁ threshold)", "δ", log_x=True,
+                                           log_y=True)
+        self.accuracy_plot = _make_plot("Accuracy vs k", "k (Dirichlet concentration)",
+                                        "variance, squared error, α", log_x=True, log_y=True)
+        self.legends = {
+            "eps_delta": _legend(self.eps_delta_plot, "top-right", columns=2),
+            "eps_k": _legend(self.eps_k_plot, "top-left"),
+            "delta_gamma": _legend(self.delta_gamma_plot, "bottom-right"),
+            "accuracy": _legend(self.accuracy_plot, "bottom-left", columns=2),
+        }
+        marker = dict(symbol="star", symbolSize=13, symbolBrush=pg.mkBrush(PRIVATE_ACCENT),
+                      symbolPen=pg.mkPen("#000000", width=1), pen=None)
+        p1, p2 = self.eps_delta_plot, self.eps_k_plot
+        p3, p4 = self.delta_gamma_plot, self.accuracy_plot
+        self.curves: dict[str, pg.PlotDataItem] = {
+            "epsilon": p1.plot([], [], pen=_pen(c["blue"]), name="ε, union δ (proven)"),
+            "epsilon_exact": p1.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+                                     name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
+            "epsilon_mc": p1.plot([], [], pen=_pen(c["purple"], dotted=True),
+                                  name="ε, Monte Carlo δ (estimate)"),
+            "epsilon_approx": p1.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+                                      name="ε simplified (Lemma 1.7)"),
+            "point": p1.plot([], [], name="current (δ, ε)", **marker),
+            "k_epsilon": p2.plot([], [], pen=_pen(c["blue"]), symbol="o", symbolSize=5,
+                                 symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
+                                 name="ε (Theorem 1.6)", connect="finite"),
+            "k_epsilon_approx": p2.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+                                        name="ε (Lemma 1.7)", connect="finite"),
+            "k_point": p2.plot([], [], name="current k", **marker),
+            "delta_exact": p3.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+                                   name="δ vertex reduction (Lemma 1.2, unproven)"),
+            "delta_union": p3.plot([], [], pen=_pen(c["blue"]),
+                                   name="δ union bound (proven)"),
+            "delta_mc": p3.plot([], [], pen=_pen(c["purple"], dotted=True),
+                                name="δ Monte Carlo (95% upper)"),
+            "gamma_point": p3.plot([], [], name="current (γ, δ)", **marker),
+            "variance": p4.plot([], [], pen=_pen(c["blue"]), name="Var bound 1/(4(k+1))"),
+            "sq_error": p4.plot([], [], pen=_pen(c["green"]), name="E‖x−p‖², p uniform"),
+            "alpha_paper": p4.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+                                   name="α paper (Lemma 2.2)"),
+            "alpha_rigorous": p4.plot([], [], pen=_pen(c["black"], dashed=True),
+                                      name="α rigorous"),
+        }
+        self.curves["k_marker"] = p4.plot([], [], pen=pg.mkPen(PRIVATE_ACCENT, width=1.5),
+                                          name="current k")
+        self.k_line = pg.InfiniteLine(angle=90, movable=False,
+                                      pen=pg.mkPen(PRIVATE_ACCENT, width=1.5))
+        p4.addItem(self.k_line, ignoreBounds=True)
+        self.k_line.hide()
+        for name, colour in FIGURE_COLOURS.items():
+            cfg = FIGURE_1_1[name]
+            self.curves[f"fig_{name}"] = p1.plot(
+                [], [], pen=_pen(colour, width=1.6),
+                name=f"{name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}")
+            self.curves[f"fig_{name}_approx"] = p1.plot([], [], pen=_pen(colour, dashed=True,
+                                                                         width=1.6))
+            self.curves[f"fig_{name}_union"] = p1.plot([], [], pen=_pen(colour, dotted=True,
+                                                                        width=1.6))
+        # a legend key only (no data): what the dotted Figure 1.1 curves are
+        self.curves["fig_union_key"] = p1.plot([], [], pen=_pen("#555555", dotted=True,
+                                                                width=1.6),
+                                               name="dotted: union δ (proven)")
+        self.curves["delta_exact"].setZValue(2)  # above the (nearly equal) union bound
+        self.curves["epsilon_exact"].setZValue(2)
+        # the ε–δ legend sits in a band above the data; the others fit in empty corners
+        self._bands = {"eps_delta": (p1, "top"), "accuracy": (p4, "bottom")}
+        self._legend_entries = {
+            key: [(sample.item, label.text) for sample, label in legend.items]
+            for key, legend in self.legends.items()}
+        self._plot_y: dict[str, np.ndarray] = {}
+        self._legend_hidden: dict[str, set[int]] = {}
+        for plot, _ in self._bands.values():
+            plot.getPlotItem().getViewBox().sigResized.connect(self._on_view_box_resized)
+
+    def _build_info_panel(self) -> QWidget:
+        return info_panel(
+            "<b>Privacy Calculator</b><p>A what-if tool: set the parameters of the Dirichlet "
+            "mechanism Dir<sub>k</sub> and see its (ε, δ), its accuracy and how they trade "
+            "off. Nothing here is recorded in the project or counted as a release.</p>"
+            "<p><b>How the numbers are made.</b> ε is Theorem 1.6 with the corrected v₂; γ* "
+            "for a target δ is the <i>largest</i> γ with δ(γ) ≤ target (the corrected problem "
+            "(1.23)). By default δ is the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), which is "
+            "proven for every input. The δ method <i>exact</i> (|W| ≤ 3) is the source's "
+            "vertex reduction: a certified quadrature at the domain's vertices, which are the "
+            "worst inputs only if Lemma 1.2 holds — and the lemma's printed proof has a gap "
+            "(the density is not jointly log-concave in (x, p)), so it is numerically "
+            "supported, not proven. Monte Carlo is an estimate at the vertices (95% upper "
+            "confidence limit). The result always says which.</p>"
+            "<p><b>Figure 1.1</b>: the three buttons set the dissertation's configurations "
+            "(|W| = 3, b = 0.1). The top-left plot shows the proven (union) curve and the "
+            "figure's own curve (vertex reduction of Lemma 1.2) side by side; the result box "
+            "gives both ε at the target (Figure 1.1 left at δ = 0.05: 2.516 by Lemma 1.2, "
+            "2.521 proven).</p>"
+            "<p>Hover any parameter for what it means and which way is more private. A red "
+            "field says why beside it; the plots then keep the last valid state.</p>")
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    @property
+    def k_runner(self) -> TaskRunner:
+        return self._k_runner
+
+    @property
+    def result(self) -> CalculatorResult | None:
+        """The result shown (the last valid one)."""
+        return self._result
+
+    @property
+    def k_result(self) -> EpsilonVsK | None:
+        return self._k_result
+
+    @property
+    def is_busy(self) -> bool:
+        """True while anything is still to be computed or drawn."""
+        return (self._throttle.isActive() or self._pending is not None
+                or self._runner.is_running or self._k_runner.is_running
+                or self._fig_runner.is_running or self._figure_curves_wanted()
+                or (self._k_key_wanted is not None and self._k_key_wanted != self._k_key_shown()))
+
+    def inputs(self) -> CalculatorInputs:
+        """The parameters in the widgets (not yet validated)."""
+        v = {key: row.value() for key, row in self.rows.items()}
+        in_delta_mode = self.delta_radio.isChecked()
+        return CalculatorInputs(
+            k=v["k"], eta=v["eta"], eta_bar=v["eta_bar"], w=int(v["w"]), b=v["b"],
+            delta_target=v["delta"] if in_delta_mode else None,
+            gamma=None if in_delta_mode else v["gamma"],
+            delta_method=str(self.method_combo.currentData()), beta=v["beta"], n=int(v["n"]))
+
+    def set_parameters(self, **values: Any) -> None:
+        """Set several parameters at once and request one update.
+
+        Keys: the :data:`PARAMETERS` names, ``mode`` ("delta" or "gamma") and
+        ``delta_method``.
+        """
+        mode = values.pop("mode", None)
+        method = values.pop("delta_method", None)
+        unknown = set(values) - set(self.rows)
+        if unknown:
+            raise KeyError(f"unknown calculator parameters: {sorted(unknown)}")
+        blocked = [w.blockSignals(True) for w in self._signal_sources()]
+        try:
+            for key, value in values.items():
+                self.rows[key].set_value(value)
+            if mode is not None:
+                (self.delta_radio if mode == "delta" else self.gamma_radio).setChecked(True)
+            if method is not None:
+                self.method_combo.setCurrentIndex(self.method_combo.findData(method))
+        finally:
+            for w, was in zip(self._signal_sources(), blocked):
+                w.blockSignals(was)
+        if "w" in values and "n" not in values:
+            self._follow_w()
+        self._last_w = int(self.rows["w"].value())
+        for row in self.rows.values():  # sliders follow (their signals were blocked too)
+            row.slider._sync_from_spin()
+        self._on_mode_toggled(self.delta_radio.isChecked())
+
+    def apply_preset(self, name: str) -> None:
+        """Set a Figure 1.1 configuration (δ̂ mode, δ method auto) in one step."""
+        cfg = FIGURE_1_1[name]
+        self.set_parameters(k=cfg["k"], eta=cfg["eta"], eta_bar=cfg["eta_bar"], w=cfg["w"],
+                            b=cfg["b"], n=int(cfg["w"]) + 1, mode="delta",
+                            delta_method="auto")
+
+    def shutdown(self) -> None:
+        """Stop the timers and workers (the main window calls this when closing)."""
+        self._closed = True
+        self._throttle.stop()
+        self._pending = None
+        self._runner.shutdown()
+        self._k_runner.shutdown()
+        self._fig_runner.shutdown()
+
+    # ------------------------------------------------------------------ update pipeline
+    def _signal_sources(self) -> list[QWidget]:
+        return ([r.spin for r in self.rows.values()] + [r.slider for r in self.rows.values()]
+                + [self.method_combo, self.delta_radio, self.gamma_radio])
+
+    def _drafting(self) -> bool:
+        return any(r.slider.isSliderDown() for r in self.rows.values())
+
+    def _parameters_changed(self) -> None:
+        """Validate now; if valid, request a computation (rate-limited)."""
+        if self._closed:
+            return
+        t_changed = time.perf_counter()
+        inputs = self.inputs()
+        try:
+            warnings = inputs.check()
+        except InputError as exc:
+            self._show_validation(exc, ())
+            self._pending = None
+            if self._result is not None:
+                self.results_box.setTitle("Result (what-if) — for the last valid parameters")
+            self.status_label.setText(
+                f"<span style='color:{ERROR_COLOUR}'>Fix the red field: "
+                f"{html.escape(self._error_text(exc))}.</span> The plots keep the last valid "
+                "parameters.")
+            return
+        self._show_validation(None, warnings)
+        self._last_valid = inputs
+        n_points = DRAFT_POINTS if self._drafting() else N_POINTS
+        if (self._result is not None and inputs == self._result.inputs
+                and self._result_points == n_points and not self._runner.is_running):
+            self._pending = None  # already shown
+            self._show_result_warnings(self._result)
+            return
+        self._pending = (inputs, n_points, t_changed)
+        if not self._throttle.isActive():
+            self._throttle.start()
+
+    def _on_throttle_timeout(self) -> None:
+        self._start_pending()
+        # ε vs k waits for the point result and the fast curves (the user sees those first)
+        if self._pending is None and not self._drafting() and not self._runner.is_running:
+            self._start_k_curve()
+
+    def _start_pending(self) -> None:
+        if self._pending is None or self._runner.is_running or self._closed:
+            return
+        inputs, n_points, since = self._pending
+        self._pending = None
+        self._running_points = n_points
+        self._running_since = since
+        if self._result is None or inputs != self._result.inputs or n_points == N_POINTS:
+            self.status_label.setText("Computing…")
+        self._runner.start(_evaluate, inputs, n_points=n_points)
+
+    def _k_curve_key(self, inputs: CalculatorInputs) -> tuple[Any, ...]:
+        ks = tuple(default_k_grid(inputs.k).tolist())
+        return (inputs.eta, inputs.eta_bar, inputs.w, inputs.b, inputs.delta_target,
+                inputs.gamma, inputs.delta_method, ks)
+
+    def _k_key_shown(self) -> tuple[Any, ...] | None:
+        return self._k_key_applied
+
+    def _start_k_curve(self) -> None:
+        inputs = self._last_valid
+        if inputs is None or self._closed:
+            return
+        key = self._k_curve_key(inputs)
+        self._k_key_wanted = key
+        if key == self._k_key_shown() or key == self._k_key_running:
+            return
+        self._k_key_running = key
+        self._set_k_title(updating=True)
+        self._k_runner.start(_epsilon_vs_k, key)
+
+    # ------------------------------------------------------------------ validation display
+    def _error_text(self, exc: InputError) -> str:
+        field = exc.field or ""
+        label = PARAMETERS[field].label if field in PARAMETERS else pretty_message(field)
+        return f"{label}: {pretty_message(exc.problem)}" if label else pretty_message(str(exc))
+
+    def _show_validation(self, exc: InputError | None,
+                         warnings: tuple[tuple[str, str], ...]) -> None:
+        field = exc.field if exc is not None else None
+        if field == "gamma" and self.delta_radio.isChecked():
+            field = "delta"
+        for key, row in self.rows.items():
+            if key == field:
+                row.show_message(error=self._error_text(exc))  # type: ignore[arg-type]
+            else:
+                row.show_message(**self._warning_texts(key, warnings))
+        if field == "delta_method":
+            self.method_combo.setStyleSheet(INVALID_STYLE)
+            self.method_message.setText(f"✖ {self._error_text(exc)}")
+            self.method_message.setStyleSheet(f"color: {ERROR_COLOUR};")
+            self.method_message.show()
+            self.method_combo.setToolTip(f"{self._error_text(exc)}\n\n"
+                                         f"{TOOLTIPS['delta_method']}")
+        else:
+            self.method_combo.setStyleSheet("")
+            self.method_combo.setToolTip(TOOLTIPS["delta_method"])
+            lemma = [t for f, t in warnings if f == "delta_method"]
+            self.method_message.setText(LEMMA_NOTE if lemma else "")
+            self.method_message.setToolTip(pretty_message(lemma[0]) if lemma else "")
+            self.method_message.setStyleSheet(f"color: {WARNING_COLOUR};")
+            self.method_message.setVisible(bool(lemma))
+        if exc is not None and field not in self.rows and field != "delta_method":
+            self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
+                                      f"{html.escape(self._error_text(exc))}</span>")
+
+    def field_error(self, key: str) -> str:
+        """The error shown beside parameter ``key`` ('' if none)."""
+        if key == "delta_method":
+            text = self.method_message.text() if self.method_message.isVisibleTo(self) else ""
+            return text if text.startswith("✖") else ""
+        return self.rows[key].error
+
+    def field_warning(self, key: str) -> str:
+        """The warning shown beside parameter ``key`` ('' if none)."""
+        if key == "delta_method":
+            text = self.method_message.text() if self.method_message.isVisibleTo(self) else ""
+            return text if text.startswith("⚠") else ""
+        return self.rows[key].warning
+
+    # ------------------------------------------------------------------ drawing
+    def _apply_result(self, r: CalculatorResult) -> None:
+        self._result = r
+        p = r.point
+        inp = r.inputs
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            c = r.curves.get(method)
+            self.curves[key].setData(*((c.delta, c.epsilon) if c is not None else ([], [])))
+        if r.curve.epsilon_approx is not None:
+            self.curves["epsilon_approx"].setData(r.curve.delta, r.curve.epsilon_approx)
+        else:
+            self.curves["epsilon_approx"].setData([], [])
+        self.curves["point"].setData([p.delta], [p.epsilon])
+        self._draw_comparison()
+        dg = r.delta_gamma
+        self.curves["delta_union"].setData(dg.gamma, dg.union)
+        if dg.exact is not None:
+            self.curves["delta_exact"].setData(dg.gamma, dg.exact)
+        else:
+            self.curves["delta_exact"].setData([], [])
+        self.curves["delta_mc"].setData(*((dg.gamma, dg.mc) if dg.mc is not None else ([], [])))
+        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_mc"],
+                                 dg.mc is not None)
+        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_exact"],
+                                 dg.exact is not None)
+        self.curves["gamma_point"].setData([p.gamma], [p.delta])
+        acc = r.accuracy
+        self.curves["variance"].setData(acc.k, acc.variance_bound)
+        self.curves["sq_error"].setData(acc.k, acc.expected_sq_error)
+        self.curves["alpha_paper"].setData(acc.k, acc.alpha_paper)
+        self.curves["alpha_rigorous"].setData(acc.k, acc.alpha_rigorous)
+        self.k_line.setValue(math.log10(inp.k))
+        self.k_line.show()
+        self.curves["k_point"].setData([inp.k], [p.epsilon])
+        self._plot_y["delta_gamma"] = np.concatenate(
+            [dg.union] + [a for a in (dg.exact, dg.mc) if a is not None])
+        self._plot_y["accuracy"] = np.concatenate(
+            [acc.variance_bound, acc.expected_sq_error, acc.alpha_paper, acc.alpha_rigorous])
+        self._fit_ranges()
+        self._fill_results(r)
+        self._show_result_warnings(r)
+        self._set_k_title(updating=self._k_runner.is_running)
+
+    def _preset_of(self, inp: CalculatorInputs) -> str | None:
+        return next((name for name, cfg in FIGURE_1_1.items()
+                     if all(getattr(inp, key) == value for key, value in cfg.items())), None)
+
+    def _draw_comparison(self) -> None:
+        """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
+        if chosen), or the three Figure 1.1 curves (compare mode)."""
+        r = self._result
+        compare = self.compare_check.isChecked()
+        current = self._preset_of(r.inputs) if r is not None else None
+        show_current = r is not None and not (compare and current is not None)
+        legend = self.legends["eps_delta"]
+        for name in FIGURE_COLOURS:
+            c = self.figure_curves.get(name) if compare else None
+            u = self.figure_union_curves.get(name) if compare else None
+            self.curves[f"fig_{name}"].setData(*((c.delta, c.epsilon) if c else ([], [])))
+            self.curves[f"fig_{name}_approx"].setData(
+                *((c.delta, c.epsilon_approx) if c and c.epsilon_approx is not None
+                  else ([], [])))
+            self.curves[f"fig_{name}_union"].setData(*((u.delta, u.epsilon) if u
+                                                       else ([], [])))
+            self._set_legend_visible(legend, self.curves[f"fig_{name}"], c is not None)
+        self._set_legend_visible(legend, self.curves["fig_union_key"],
+                                 compare and bool(self.figure_union_curves))
+        for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
+            self.curves[key].setVisible(show_current)
+        has_approx = r is not None and r.curve.epsilon_approx is not None
+        available = set(r.curves) if r is not None else set()
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            self._set_legend_visible(legend, self.curves[key],
+                                     show_current and method in available)
+        self._set_legend_visible(legend, self.curves["epsilon_approx"],
+                                 show_current and has_approx)
+        ys: list[np.ndarray] = []
+        if r is not None:
+            ys.append(np.array([r.point.epsilon]))
+            if show_current:
+                ys += [c.epsilon for c in r.curves.values()]
+                if has_approx:
+                    ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
+        if compare:
+            for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
+                ys.append(c.epsilon)
+                if c.epsilon_approx is not None:
+                    ys.append(c.epsilon_approx)
+        self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
+        if compare:
+            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
+        elif current:
+            title = f"ε vs δ (Figure 1.1 {current})"
+        else:
+            title = "ε vs δ (as in Figure 1.1)"
+        self.eps_delta_plot.getPlotItem().setTitle(title, size="9.5pt")
+        self._fit_ranges()
+
+    def set_compare(self, on: bool) -> None:
+        """Overlay the three Figure 1.1 configurations in the ε–δ plot (or not)."""
+        self.compare_check.setChecked(on)
+
+    def _on_compare_check_toggled(self, on: bool) -> None:
+        self._start_figure_curves()
+        self._draw_comparison()
+
+    def _figure_curves_wanted(self) -> bool:
+        return self.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
+
+    def _start_figure_curves(self) -> None:
+        """Compute the three Figure 1.1 curves once, when the main runner is idle."""
+        if (self._figure_curves_wanted() and not self._fig_runner.is_running
+                and not self._runner.is_running and self._pending is None and not self._closed):
+            self._fig_runner.start(_figure_curves)
+
+    def _on_fig_runner_succeeded(self, curves: object) -> None:
+        assert isinstance(curves, dict)
+        self.figure_curves = curves["exact"]
+        self.figure_union_curves = curves["union"]
+        self._draw_comparison()
+
+    def _on_fig_runner_failed(self, exc: object) -> None:
+        self.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
+        self.compare_check.setChecked(False)
+
+    def _show_result_warnings(self, r: CalculatorResult) -> None:
+        if self.inputs() != r.inputs:
+            return  # the widgets moved on; their own validation warnings stay
+        for key, row in self.rows.items():
+            if not row.error:
+                row.show_message(**self._warning_texts(key, r.warnings))
+
+    def _warning_texts(self, key: str, warnings: tuple[tuple[str, str], ...]
+                       ) -> dict[str, str]:
+        """A short inline text for the warnings about ``key`` and the full text."""
+        texts = [pretty_message(t) for f, t in warnings if f == key]
+        if not texts:
+            return {}
+        inp = self.inputs()
+        if key == "k":
+            low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
+                                                           ("η̄", inp.eta_bar))
+                   if inp.k * v < 1]
+            short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
+                     "vertex reduction (exact) — δ is the union bound")
+        elif key == "b":
+            short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
+                     "would under-state ε)")
+        else:
+            short = texts[0]
+        return {"warning": short, "detail": "\n".join(texts)}
+
+    def _set_legend_visible(self, legend: pg.LegendItem, item: pg.PlotDataItem,
+                            visible: bool) -> None:
+        """Show or drop ``item``'s legend entry (hidden entries would still take a cell)."""
+        key = next(k for k, v in self.legends.items() if v is legend)
+        hidden = self._legend_hidden.setdefault(key, set())
+        before = set(hidden)
+        (hidden.discard if visible else hidden.add)(id(item))
+        if hidden == before and legend.items:
+            return
+        legend.clear()
+        for entry, name in self._legend_entries[key]:
+            if id(entry) not in hidden:
+                legend.addItem(entry, name)
+
+    def _fit_ranges(self) -> None:
+        """Fit each plot to its data, leaving a band for the legend (top or bottom)."""
+        for key, (plot, band) in self._bands.items():
+            ys = self._plot_y.get(key)
+            if ys is None or ys.size == 0:
+                continue
+            item = plot.getPlotItem()
+            log_y = item.ctrl.logYCheck.isChecked()
+            y = ys[np.isfinite(ys) & ((ys > 0) if log_y else True)]
+            if y.size == 0:
+                continue
+            y = np.log10(y) if log_y else y
+            lo, hi = float(y.min()), float(y.max())
+            if key == "eps_delta":
+                lo = min(lo, 0.0)  # ε >= 0: show the axis from 0
+            span = max(hi - lo, 0.5 if log_y else 1e-3)
+            lo, hi = lo - 0.04 * span, hi + 0.04 * span
+            vb = item.getViewBox()
+            legend = self.legends[key]
+            f = min(0.6, (legend.boundingRect().height() + 10.0) / vb.height()) \
+                if vb.height() > 1 else 0.35
+            full = (hi - lo) / (1.0 - f)
+            item.setYRange(lo, lo + full, padding=0) if band == "top" else \
+                item.setYRange(hi - full, hi, padding=0)
+            if key == "eps_delta":
+                item.setXRange(-6.05, 0.05, padding=0)
+
+    def _on_view_box_resized(self, *args: object) -> None:
+        self._fit_ranges()
+
+    def _fill_results(self, r: CalculatorResult) -> None:
+        p = r.point
+        inp = r.inputs
+        L = self.result_labels
+        grey = "<span style='color:#555'>"
+        L["epsilon"].setText(f"<b>{_fmt(p.epsilon)}</b> {grey}&nbsp; v₁ = {_fmt(p.v1, 4)}, "
+                             f"v₂ = {_fmt(p.v2, 4)}</span>")
+        details = [p.delta_label]
+        if p.delta_vertex_A is not None and p.delta_vertex_B is not None:
+            details.append(f"vertex A: {p.delta_vertex_A:.6g}, vertex B: {p.delta_vertex_B:.6g}")
+        if p.delta_estimate is not None:
+            details.append(f"Monte Carlo point estimate: {p.delta_estimate:.6g}")
+        warn = [pretty_message(t) for f, t in r.warnings if f == "delta"]
+        lemma = [pretty_message(t) for f, t in r.warnings if f == "delta_method"]
+        text = f"<b>{_fmt(p.delta)}</b> {grey}— {METHOD_SHORT[p.delta_method]}</span>"
+        if warn:
+            text += f" <span style='color:{WARNING_COLOUR}'>⚠ vertex B minimises</span>"
+            details += warn
+        details += lemma
+        L["delta"].setText(text)
+        L["delta"].setToolTip("\n".join(details) + f"\n\n{self._delta_tip}")
+        self._fill_compare(r)
+        if inp.delta_target is not None:
+            L["gamma"].setText(f"{_fmt(p.gamma)} {grey}— γ*, the largest γ with "
+                               f"δ ≤ {inp.delta_target:g}</span>")
+        else:
+            L["gamma"].setText(f"{_fmt(p.gamma)} {grey}— fixed (γ < 1/|W| = {1 / inp.w:.4g})"
+                               "</span>")
+        why = [pretty_message(t) for f, t in r.warnings if f == "epsilon_approx"]
+        if p.epsilon_approx is not None:
+            L["epsilon_approx"].setText(
+                f"{_fmt(p.epsilon_approx)} {grey}— ε + "
+                f"{_fmt(p.epsilon_approx - p.epsilon, 6)} for every δ</span>")
+            L["epsilon_approx"].setToolTip(self._approx_tip)
+        else:
+            L["epsilon_approx"].setText(f"<span style='color:{WARNING_COLOUR}'>⚠ not available "
+                                        "for these parameters</span>")
+            L["epsilon_approx"].setToolTip("\n".join(why) + f"\n\n{self._approx_tip}")
+        k = inp.k
+        n = inp.n_entries
+        L["variance"].setText(f"{_fmt(1.0 / (4.0 * (k + 1.0)), 4)} {grey}= 1/(4(k+1)), "
+                              "worst case pᵢ = ½</span>")
+        L["sq_error"].setText(f"{_fmt((1.0 - 1.0 / n) / (k + 1.0), 4)} {grey}— p uniform, "
+                              f"n = {n}</span>")
+        a_paper = math.sqrt(math.log(1.0 / inp.beta) / (2.0 * (k + 1.0)))
+        a_rig = math.sqrt(math.log(2.0 * n / inp.beta) / (2.0 * (k + 1.0)))
+        L["alpha"].setText(f"paper {_fmt(a_paper, 4)} · rigorous {_fmt(a_rig, 4)}")
+        self.result_names["alpha"].setText(f"α (β = {inp.beta:g})")
+        self.results_box.setTitle("Result (what-if)")
+
+    def _fill_compare(self, r: CalculatorResult) -> None:
+        """The 'other δ method' row: the exact (Lemma 1.2) ε beside the proven one, or the
+        proven (union) ε beside the exact one; the Figure 1.1 values come from here."""
+        p, inp = r.point, r.inputs
+        grey = "<span style='color:#555'>"
+        name, value = self.result_names["compare"], self.result_labels["compare"]
+        at = (f"at δ ≤ {inp.delta_target:g}" if inp.delta_target is not None
+              else f"at γ = {inp.gamma:g}")
+        other = "exact" if p.delta_method != "exact" else "union"
+        q = r.points.get(other)
+        if other == "exact":
+            name.setText("ε, Lemma 1.2 δ")
+            if q is None:
+                why = (f"|W| = {inp.w} > 3" if inp.w > 3
+                       else "k·η or k·η̄ < 1 (premise of Lemma 1.2)")
+                value.setText(f"– {grey}no vertex reduction here: {why}</span>")
+                value.setToolTip(self._compare_tip)
+                return
+            preset = self._preset_of(inp)
+            source = (f"the value of Figure 1.1 {preset} (dissertation; spec §4.3)" if preset
+                      else "the method of Figure 1.1")
+            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
+                          f"{_fmt(q.gamma)}) — {source}: vertex reduction of Lemma 1.2, "
+                          "unproven</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+        else:
+            name.setText("ε, union δ")
+            assert q is not None  # the union bound always applies
+            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
+                          f"{_fmt(q.gamma)}) — the proven union bound</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+
+    def _apply_k_result(self, r: EpsilonVsK) -> None:
+        self._k_result = r
+        self.curves["k_epsilon"].setData(r.k, r.epsilon)
+        self.curves["k_epsilon_approx"].setData(r.k, r.epsilon_approx)
+        self._set_legend_visible(self.legends["eps_k"], self.curves["k_epsilon_approx"],
+                                 bool(np.isfinite(r.epsilon_approx).any()))
+        self._plot_y["eps_k"] = np.concatenate([r.epsilon, r.epsilon_approx])
+        self._fit_ranges()
+        self._set_k_title(updating=False)
+
+    def _set_k_title(self, *, updating: bool) -> None:
+        inp = self._last_valid
+        if inp is None:
+            return
+        at = (f"target δ = {inp.delta_target:g}" if inp.delta_target is not None
+              else f"γ = {inp.gamma:g}")
+        r = self._k_result
+        if r is not None:
+            at = (f"target δ = {r.delta_target:g}" if r.delta_target is not None
+                  else f"γ = {r.fixed_gamma:g}")
+        method = r.delta_method if r is not None else self._method_of(inp)
+        how = {"union": "union δ, proven", "exact": "Lemma 1.2 δ, unproven",
+               "mc": "Monte Carlo δ"}[method]
+        suffix = " <span style='color:#888'>(updating…)</span>" if updating else ""
+        self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at} ({how}){suffix}",
+                                               size="9.5pt")
+
+    @staticmethod
+    def _method_of(inp: CalculatorInputs) -> str:
+        return "union" if inp.delta_method == "auto" else inp.delta_method
+
+    # ------------------------------------------------------------------ slots
+    def _on_parameter_changed(self, *args: object) -> None:
+        self._follow_w()
+        self._parameters_changed()
+
+    def _follow_w(self) -> None:
+        """n follows |W| + 1 (the smallest n) unless the user chose a larger n."""
+        w = int(self.rows["w"].value())
+        n_row = self.rows["n"]
+        if w != self._last_w and (int(n_row.value()) == self._last_w + 1
+                                  or int(n_row.value()) < w + 1):
+            was = n_row.spin.blockSignals(True)
+            n_row.set_value(w + 1)
+            n_row.spin.blockSignals(was)
+            n_row.slider._sync_from_spin()
+        self._last_w = w
+
+    def _on_mode_toggled(self, checked: bool) -> None:
+        in_delta = self.delta_radio.isChecked()
+        self.rows["delta"].set_enabled(in_delta)
+        self.rows["gamma"].set_enabled(not in_delta)
+        self._parameters_changed()
+
+    def _on_slider_released(self) -> None:
+        # the held-down slider produced coarse curves: redo at full resolution
+        self._parameters_changed()
+
+    def _on_runner_succeeded(self, result: object) -> None:
+        assert isinstance(result, CalculatorResult)
+        self._result_points = self._running_points
+        self._apply_result(result)
+        latency = ""
+        if self._running_since is not None:  # from the change to the redraw
+            self.last_latency_s = time.perf_counter() - self._running_since
+            self.latencies_s.append(self.last_latency_s)
+            latency = f"; redrawn {self.last_latency_s:.2f} s after the change"
+        points = result.curve.gamma.size
+        self.status_label.setText(f"Computed in {result.elapsed_s:.2f} s ({points} points on "
+                                  f"the ε–δ curve{latency}). What-if only: nothing is recorded.")
+        self.result_applied.emit()
+
+    def _on_runner_failed(self, exc: object) -> None:
+        if isinstance(exc, InputError):
+            self._show_validation(exc, ())
+            self.status_label.setText(
+                f"<span style='color:{ERROR_COLOUR}'>{html.escape(self._error_text(exc))}"
+                "</span> The plots keep the last valid parameters.")
+        else:
+            self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>Computation failed: "
+                                      f"{html.escape(type(exc).__name__)}: "
+                                      f"{html.escape(str(exc))}</span>")
+            self.message_logged.emit("ERROR", f"privacy calculator: {type(exc).__name__}: {exc}")
+
+    def _on_runner_finished(self) -> None:
+        self._running_since = None
+        if self._pending is not None and not self._throttle.isActive():
+            self._start_pending()
+        self._start_figure_curves()
+        if self._pending is None and not self._runner.is_running and not self._drafting():
+            self._start_k_curve()
+
+    def _on_k_runner_succeeded(self, result: object) -> None:
+        assert isinstance(result, EpsilonVsK)
+        key = self._k_key_running
+        self._k_key_running = None
+        self._k_key_applied = key
+        self._apply_k_result(result)
+        self.k_curve_applied.emit()
+
+    def _on_k_runner_failed(self, exc: object) -> None:
+        self._k_key_running = None
+        self._k_key_wanted = None  # nothing more to wait for; the last curve stays
+        self.message_logged.emit("WARNING", f"privacy calculator, ε vs k: {exc}")
+
+    def _on_k_runner_finished(self) -> None:
+        if self._k_key_running is not None and not self._k_runner.is_running:
+            self._k_key_running = None  # cancelled
+        if self._k_key_wanted is not None and self._k_key_wanted != self._k_key_shown() \
+                and not self._drafting() and self._pending is None:
+            self._start_k_curve()
+        else:
+            self._set_k_title(updating=False)
+
+
+register_tool(ToolSpec(
+    "calculator", "Privacy Calculator",
+    lambda window: PrivacyCalculatorPanel(window.document, window.tabs),
+    "(ε, δ) of the Dirichlet mechanism and its accuracy, with the Figure 1.1 "
+    "configurations: what-if, nothing is recorded.\nDouble-click to open (Ctrl+Shift+P)."))
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.shell.preview import example_document, run_preview
+
+    return run_preview(lambda: PrivacyCalculatorPanel(example_document()), exec_=exec_,
+                       title="Privacy Calculator", size=(1250, 820))
+
+
+if __name__ == "__main__":
+    preview()

@@ -1,1 +1,0 @@
-"""Dialogs: per-row privacy of a run, and (later) export and preferences."""

@@ -1,0 +1,643 @@
+"""The Privacy Ledger workspace: every release of the project, its totals and budgets.
+
+Top: the entries (one row per release or seeded experiment: mechanism, (ε, δ), uses,
+mode, what was released, adjacency, time) with filters by dataset, mechanism and mode,
+and Export CSV…. Bottom: the totals per protected dataset side by side — basic, advanced
+(Dwork–Rothblum–Vadhan) and zCDP, each "not applicable" where its assumption fails, the
+same rows as the report (:func:`core.report.html.ledger_totals`) — and the budgets: a budget
+editor per dataset and a bar of ε spent vs budget (releases only; seeded experiments are
+listed, not spent).
+
+Unbounded releases (``LedgerEntry.unbounded``: ε = ∞ with a reason, e.g. raw Q-values) show
+as "unbounded" in red with their reason — in the row, under the totals they make unbounded,
+and in the budget bar, which is then full and marked exceeded; never as ∞, 0 or a missing
+row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
+
+The panel reads ``document.project`` and refreshes on the ledger's signals
+(:func:`gui.shell.ledger.ledger_events`); budget edits are undoable commands.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common.validation import InputError
+from core.common.jsonable import dumps
+from core.privacy.ledger import LedgerEntry, PrivacyLedger, _release_modes
+from core.report.html import unbounded_reasons
+from gui.shell.document import ProjectDocument
+from gui.shell.ledger import ledger_events, project_ledger, set_budget
+from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import SciSpinBox
+
+__all__ = ["LedgerPanel", "LedgerTableModel", "LedgerFilterModel", "COLUMNS", "EMPTY_TEXT"]
+
+ALL = "(all)"
+MODE_CHOICES = (("all modes", None), ("releases", "release"), ("seeded experiments",
+                                                                "experiment"))
+COLUMNS = ("id", "protects", "mechanism", "ε", "δ", "uses", "mode", "seed", "released",
+           "adjacency", "by", "time")
+EMPTY_TEXT = (
+    "<h3>No releases are recorded yet</h3>"
+    "<p>Every release of private data made in this project appears here: privatised MDP "
+    "transition rows, obfuscated maps and route probabilities, advising Q-values — each "
+    "with its mechanism, parameters, (ε, δ), the adjacency assumed, the data it protects, "
+    "its mode and time. A release without a finite guarantee (raw data that left, or a "
+    "guarantee that does not apply) is listed as <i>unbounded</i> with the reason, and "
+    "makes its dataset's totals unbounded.</p>"
+    "<p>Seeded experiments (such as a privacy sweep) are listed too, marked as "
+    "<i>experiment</i>: reproducible from their seed, they release nothing and are not "
+    "counted as spent. The Privacy Calculator's what-ifs are never recorded.</p>"
+    "<p>Totals per protected dataset (basic composition, and tighter accountants where "
+    "their assumptions hold) and budgets appear below the table.</p>")
+TOOLTIPS = {
+    "basic": "Basic sequential composition: (Σε, Σδ). Always valid.",
+    "advanced": "Advanced composition (Dwork, Rothblum & Vadhan 2010) with slack δ' = 1e-6: "
+                "tighter than basic for many small ε, looser for large ε.",
+    "zCDP": "Zero-concentrated DP (Bun & Steinke 2016): only when every release is pure "
+            "ε-DP (Laplace, exponential); converted to (ε, δ) at δ = 1e-6.",
+    "budget": "The most (ε, δ) the project may release about this dataset. A release that "
+              "would exceed it asks before it runs. Only releases count (basic composition).",
+    "epsilon": "ε: the privacy loss bound; smaller is more private.",
+    "delta": "δ: the probability that the ε bound fails; smaller is more private.",
+}
+
+
+UNBOUNDED_TIP = ("unbounded: this release has no finite ε (raw data left PrivPlan, or the "
+                 "mechanism's guarantee does not apply), so every total that counts it is "
+                 "unbounded and any budget of its dataset is exceeded.")
+
+
+def _num(x: float, digits: int = 4) -> str:
+    if math.isinf(x) and x > 0:
+        return "unbounded"
+    if not math.isfinite(x):
+        return "–"
+    return f"{x:.{digits}g}"
+
+
+# --------------------------------------------------------------------------- models
+class LedgerTableModel(QAbstractTableModel):
+    """The entries of a :class:`PrivacyLedger` as rows (read-only)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._entries: list[LedgerEntry] = []
+
+    def set_entries(self, entries: list[LedgerEntry]) -> None:
+        self.beginResetModel()
+        self._entries = list(entries)
+        self.endResetModel()
+
+    def entry(self, row: int) -> LedgerEntry:
+        return self._entries[row]
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+        return 0 if parent.isValid() else len(self._entries)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return {"ε": TOOLTIPS["epsilon"], "δ": TOOLTIPS["delta"],
+                        "uses": "How many privatisations this entry stands for (a sweep "
+                                "makes 'runs' of them at each k); totals count each use.",
+                        "mode": "release: noise from a secure source, the result left "
+                                "PrivPlan. experiment: seeded, reproducible, not released "
+                                "(listed, not spent)."}.get(COLUMNS[section])
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        e = self._entries[index.row()]
+        col = COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and col == "ε" and e.unbounded:
+            return f"ε unbounded: {e.reason or 'no finite bound'}\n\n{UNBOUNDED_TIP}"
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            value = {"id": e.id, "protects": e.dataset, "mechanism": e.mechanism,
+                     "ε": _num(e.epsilon), "δ": _num(e.delta, 3), "uses": str(e.count),
+                     "mode": e.mode, "seed": "" if e.seed is None else str(e.seed),
+                     "released": e.released, "adjacency": e.adjacency, "by": e.source,
+                     "time": e.time.replace("T", " ")}[col]
+            if role == Qt.ItemDataRole.ToolTipRole and col in ("mechanism", "released"):
+                params = ", ".join(f"{k} = {v}" for k, v in e.parameters.items())
+                why = f"\n\nε unbounded: {e.reason}" if e.unbounded else ""
+                return f"{e.released}\n\nparameters: {params or 'none'}{why}"
+            return value
+        if role == Qt.ItemDataRole.ForegroundRole and col == "ε" and e.unbounded:
+            return QColor(ERROR_COLOUR)
+        if role == Qt.ItemDataRole.ForegroundRole and not e.is_release:
+            return QColor("#666666")
+        if role == Qt.ItemDataRole.ForegroundRole and col == "mode":
+            return QColor(PRIVATE_ACCENT).darker(130)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("ε", "δ", "uses", "seed"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return e
+        return None
+
+
+class LedgerFilterModel(QSortFilterProxyModel):
+    """Keeps the rows of one dataset / mechanism / mode (None: any)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dataset: str | None = None
+        self.mechanism: str | None = None
+        self.mode: str | None = None
+
+    def set_filters(self, *, dataset: str | None, mechanism: str | None,
+                    mode: str | None) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.10 (invalidateFilter is deprecated)
+            self.beginFilterChange()
+            self.dataset, self.mechanism, self.mode = dataset, mechanism, mode
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.dataset, self.mechanism, self.mode = dataset, mechanism, mode
+            self.invalidateFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+        model = self.sourceModel()
+        assert isinstance(model, LedgerTableModel)
+        e = model.entry(row)
+        return ((self.dataset is None or e.dataset == self.dataset)
+                and (self.mechanism is None or e.mechanism == self.mechanism)
+                and (self.mode is None or e.mode == self.mode
+                     or (self.mode == "release" and e.is_release)))
+
+
+# --------------------------------------------------------------------------- panel
+class LedgerPanel(QWidget):
+    """The Privacy Ledger tab (a main-window tool)."""
+
+    message_logged = Signal(str, str)  # level, text
+    refreshed = Signal()
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._ledger = PrivacyLedger()
+        self._problem = ""
+        self.setObjectName("ledger_panel")
+
+        # filters
+        self.dataset_combo = QComboBox(self)
+        self.mechanism_combo = QComboBox(self)
+        self.mode_combo = QComboBox(self)
+        for text, mode in MODE_CHOICES:
+            self.mode_combo.addItem(text, mode)
+        for combo, tip in ((self.dataset_combo, "Show the entries of one protected dataset"),
+                           (self.mechanism_combo, "Show the entries of one mechanism"),
+                           (self.mode_combo, "Releases (spent) or seeded experiments")):
+            combo.setToolTip(tip)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            combo.currentIndexChanged.connect(self._on_filter_changed)
+        self.export_button = QPushButton("Export CSV…", self)
+        self.export_button.setToolTip("Save the entries shown (with the filters) as CSV")
+        self.export_button.clicked.connect(self._on_export_button_clicked)
+        self.count_label = QLabel(self)
+        self.count_label.setStyleSheet("QLabel { color: #555; }")
+        filters = QHBoxLayout()
+        for text, w in (("Dataset", self.dataset_combo), ("Mechanism", self.mechanism_combo),
+                        ("Mode", self.mode_combo)):
+            filters.addWidget(QLabel(text + ":", self))
+            filters.addWidget(w)
+            filters.addSpacing(8)
+        filters.addWidget(self.count_label, 1)
+        filters.addWidget(self.export_button)
+
+        # entries
+        self.model = LedgerTableModel(self)
+        self.proxy = LedgerFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView(self)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        self.empty_label = QLabel(EMPTY_TEXT, self)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty_label.setStyleSheet("QLabel { color: #555; padding: 18px; }")
+        self.entries_stack = QStackedWidget(self)
+        self.entries_stack.addWidget(self.table)
+        self.entries_stack.addWidget(self.empty_label)
+
+        # totals
+        self.totals = QTableWidget(0, 7, self)
+        self.totals.setHorizontalHeaderLabels(["protects", "counted", "uses", "basic (ε, δ)",
+                                               "advanced (ε, δ)", "zCDP (ε, δ)",
+                                               "budget (ε, δ)"])
+        for col, key in ((3, "basic"), (4, "advanced"), (5, "zCDP"), (6, "budget")):
+            self.totals.horizontalHeaderItem(col).setToolTip(TOOLTIPS[key])
+        self.totals.verticalHeader().hide()
+        self.totals.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.totals.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.totals.horizontalHeader().setStretchLastSection(True)
+        self.assumption_label = QLabel(self)
+        self.assumption_label.setWordWrap(True)
+        self.assumption_label.setStyleSheet("QLabel { color: #555; }")
+        self.unbounded_label = QLabel(self)
+        self.unbounded_label.setWordWrap(True)
+        self.unbounded_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.unbounded_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.unbounded_label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.unbounded_label.setToolTip(UNBOUNDED_TIP)
+        self.unbounded_label.hide()
+        totals_box = QGroupBox("Totals per protected dataset", self)
+        tl = QVBoxLayout(totals_box)
+        tl.addWidget(self.totals)
+        tl.addWidget(self.unbounded_label)
+        tl.addWidget(self.assumption_label)
+
+        # budgets
+        self.budget_dataset = QComboBox(self)
+        self.budget_dataset.setEditable(True)
+        self.budget_dataset.setToolTip("The protected dataset, e.g. mdp:four-startups")
+        self.budget_dataset.currentTextChanged.connect(self._on_budget_dataset_changed)
+        self.budget_eps = SciSpinBox(self, minimum=1e-6, maximum=1e9, value=1.0, digits=6,
+                                     log_step=1.5)
+        self.budget_eps.setToolTip(TOOLTIPS["epsilon"])
+        self.budget_delta = SciSpinBox(self, minimum=0.0, maximum=0.999999, value=1e-5,
+                                       digits=4, step=1e-5)
+        self.budget_delta.setToolTip(TOOLTIPS["delta"])
+        self.set_budget_button = QPushButton("Set budget", self)
+        self.set_budget_button.setToolTip(TOOLTIPS["budget"] + " (undoable)")
+        self.set_budget_button.clicked.connect(self._on_set_budget_button_clicked)
+        self.clear_budget_button = QPushButton("Clear", self)
+        self.clear_budget_button.setToolTip("Remove the budget of this dataset (undoable)")
+        self.clear_budget_button.clicked.connect(self._on_clear_budget_button_clicked)
+        self.budget_error = QLabel(self)
+        self.budget_error.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.budget_error.setWordWrap(True)
+        self.budget_error.hide()
+        form = QFormLayout()
+        form.addRow("Dataset", self.budget_dataset)
+        form.addRow("ε budget", self.budget_eps)
+        form.addRow("δ budget", self.budget_delta)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.set_budget_button)
+        buttons.addWidget(self.clear_budget_button)
+        buttons.addStretch(1)
+        self.bars_layout = QGridLayout()
+        self.bars_layout.setColumnStretch(1, 1)
+        self.bars: dict[str, QProgressBar] = {}
+        self.no_budget_label = QLabel("No budgets set. A budget caps what the project may "
+                                      "release about a dataset; a release past it asks "
+                                      "first.", self)
+        self.no_budget_label.setWordWrap(True)
+        self.no_budget_label.setStyleSheet("QLabel { color: #666; }")
+        budget_box = QGroupBox("Budgets (ε spent by releases vs budget)", self)
+        budget_box.setToolTip(TOOLTIPS["budget"])
+        bl = QVBoxLayout(budget_box)
+        bl.addLayout(form)
+        bl.addLayout(buttons)
+        bl.addWidget(self.budget_error)
+        bl.addWidget(self.no_budget_label)
+        bl.addLayout(self.bars_layout)
+        bl.addStretch(1)
+
+        bottom = QSplitter(Qt.Orientation.Horizontal, self)
+        bottom.addWidget(totals_box)
+        bottom.addWidget(budget_box)
+        bottom.setStretchFactor(0, 3)
+        bottom.setStretchFactor(1, 2)
+
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        title = QLabel("<b>Privacy Ledger</b> — every release of this project with its "
+                       "(ε, δ), the data it protects and the adjacency assumed.", self)
+        title.setWordWrap(True)
+        top_layout.addWidget(title)
+        top_layout.addLayout(filters)
+        top_layout.addWidget(self.entries_stack, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(bottom)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.splitter)
+
+        events = ledger_events(document)
+        events.ledger_changed.connect(self.refresh)
+        events.budgets_changed.connect(self.refresh)
+        # other workspaces may append entries in their own commands (e.g. a planning run):
+        # any undo-stack step whose ledger or budgets differ refreshes the panel too
+        document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)
+        self._signature: tuple[Any, ...] = ()
+        self.refresh()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def ledger(self) -> PrivacyLedger:
+        return self._ledger
+
+    @property
+    def problem(self) -> str:
+        """Why the ledger could not be read ("" when it could)."""
+        return self._problem
+
+    def visible_entries(self) -> list[LedgerEntry]:
+        return [self.proxy.data(self.proxy.index(r, 0), Qt.ItemDataRole.UserRole)
+                for r in range(self.proxy.rowCount())]
+
+    def set_filters(self, *, dataset: str | None = None, mechanism: str | None = None,
+                    mode: str | None = None) -> None:
+        """Choose the filters (None: all); unknown values raise ValueError."""
+        for combo, value in ((self.dataset_combo, dataset), (self.mechanism_combo, mechanism)):
+            i = combo.findData(value) if value is not None else 0
+            if i < 0:
+                raise ValueError(f"no such filter value {value!r}")
+            combo.setCurrentIndex(i)
+        i = self.mode_combo.findData(mode)
+        if i < 0:
+            raise ValueError(f"no such mode {mode!r}")
+        self.mode_combo.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------ refresh
+    def _ledger_signature(self) -> tuple[Any, ...]:
+        p = self._document.project
+        last = p.ledger[-1] if p.ledger else None
+        return (id(p), len(p.ledger), repr(last), repr(sorted(p.budgets.items())))
+
+    def refresh(self) -> None:
+        self._signature = self._ledger_signature()
+        try:
+            self._ledger = project_ledger(self._document)
+            self._problem = ""
+        except (InputError, TypeError, ValueError) as exc:
+            self._ledger = PrivacyLedger()
+            self._problem = str(exc)
+            self.message_logged.emit("ERROR", f"privacy ledger: {exc}")
+        self.model.set_entries(self._ledger.entries)
+        self._fill_combo(self.dataset_combo, self._ledger.datasets())
+        self._fill_combo(self.mechanism_combo, self._ledger.mechanisms())
+        budget_sets = sorted(set(self._ledger.datasets()) | {
+            f"mdp:{e.id}" for e in self._document.project.mdps})
+        current = self.budget_dataset.currentText()
+        self.budget_dataset.blockSignals(True)
+        self.budget_dataset.clear()
+        self.budget_dataset.addItems(budget_sets)
+        if current:
+            self.budget_dataset.setCurrentText(current)
+        self.budget_dataset.blockSignals(False)
+        self._on_budget_dataset_changed(self.budget_dataset.currentText())
+        self._apply_filters()
+        self._fill_totals()
+        self._fill_bars()
+        if self._problem:
+            self.empty_label.setText(f"<h3>The ledger could not be read</h3><p>{self._problem}"
+                                     "</p>")
+        else:
+            self.empty_label.setText(EMPTY_TEXT)
+        self.entries_stack.setCurrentWidget(self.table if self._ledger.entries
+                                            else self.empty_label)
+        self.export_button.setEnabled(bool(self._ledger.entries))
+        self.refreshed.emit()
+
+    def _fill_combo(self, combo: QComboBox, values: list[str]) -> None:
+        keep = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(ALL, None)
+        for v in values:
+            combo.addItem(v, v)
+        i = combo.findData(keep) if keep is not None else 0
+        combo.setCurrentIndex(max(i, 0))
+        combo.blockSignals(False)
+
+    def _apply_filters(self) -> None:
+        self.proxy.set_filters(dataset=self.dataset_combo.currentData(),
+                               mechanism=self.mechanism_combo.currentData(),
+                               mode=self.mode_combo.currentData())
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count_label.setText(f"{shown} of {total} entries" if shown != total
+                                 else f"{total} entr{'y' if total == 1 else 'ies'}")
+        self.table.resizeColumnsToContents()
+        for col in (COLUMNS.index("released"), COLUMNS.index("adjacency")):
+            self.table.setColumnWidth(col, min(self.table.columnWidth(col), 360))
+
+    def _fill_totals(self) -> None:
+        from core.report.html import ledger_totals
+
+        table, assumptions = ledger_totals(self._ledger)
+        ds = self.dataset_combo.currentData()
+        rows = [r for r in table.rows if ds is None or r[0] == ds]
+        self.totals.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if j in (3, 4, 5):
+                    key = ("basic", "advanced", "zCDP")[j - 3]
+                    item.setToolTip(dict(assumptions).get(key, TOOLTIPS[key]))
+                if text == "not applicable":
+                    item.setForeground(QColor("#888888"))
+                if "EXCEEDED" in text:
+                    item.setForeground(QColor(ERROR_COLOUR))
+                if row[1].startswith("seeded"):
+                    item.setForeground(QColor("#666666"))
+                if "unbounded" in text:
+                    item.setForeground(QColor(ERROR_COLOUR))
+                    item.setToolTip(UNBOUNDED_TIP)
+                self.totals.setItem(i, j, item)
+        why = unbounded_reasons(self._ledger, ds)
+        self.unbounded_label.setText(
+            "Unbounded: " + "; ".join(why) + "." if why else "")
+        self.unbounded_label.setVisible(bool(why))
+        self.assumption_label.setText(" · ".join(f"<b>{k}</b>: {v}" for k, v in assumptions)
+                                      if assumptions else "")
+
+    def _fill_bars(self) -> None:
+        while self.bars_layout.count():
+            item = self.bars_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.bars = {}
+        budgets = self._ledger.budgets
+        release_modes = _release_modes(self._ledger.entries)
+        self.no_budget_label.setVisible(not budgets)
+        for row, (ds, (be, bd)) in enumerate(sorted(budgets.items())):
+            te, td = self._ledger.spent(ds)
+            bar = QProgressBar(self)
+            bar.setRange(0, 1000)
+            frac = te / be if be > 0 else 1.0
+            bar.setValue(int(round(1000 * min(1.0, frac))))
+            share = "exceeded" if math.isinf(frac) else f"{100 * frac:.0f} %"
+            bar.setFormat(f"ε {_num(te)} of {_num(be)} ({share}), "
+                          f"δ {_num(td, 3)} of {_num(bd, 3)}")
+            over = bool(self._ledger.would_exceed(ds, 0.0, 0.0))
+            colour = ERROR_COLOUR if over else (PRIVATE_ACCENT if frac > 0.8
+                                                else OKABE_ITO["blue"])
+            bar.setStyleSheet(f"QProgressBar::chunk {{ background: {colour}; }} "
+                              "QProgressBar { text-align: center; }")
+            why = unbounded_reasons(self._ledger, ds, modes=release_modes)
+            bar.setToolTip(f"{ds}: releases spent (ε {_num(te)}, δ {_num(td, 3)}) of the "
+                           f"budget (ε {_num(be)}, δ {_num(bd, 3)})"
+                           + (" — EXCEEDED" if over else "")
+                           + ("\n\nUnbounded: " + "; ".join(why) if why else ""))
+            label = QLabel(ds + (" — exceeded" if over else ""), self)
+            if over:
+                label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+            self.bars_layout.addWidget(label, row, 0)
+            self.bars_layout.addWidget(bar, row, 1)
+            self.bars[ds] = bar
+
+    # ------------------------------------------------------------------ CSV
+    def export_csv(self, path: str) -> int:
+        """Write the entries shown to ``path`` as CSV; returns the number of rows."""
+        entries = self.visible_entries()
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "dataset", "mechanism", "epsilon", "delta", "count", "mode",
+                        "seed", "released", "adjacency", "source", "time", "parameters",
+                        "epsilon_reason"])
+            for e in entries:  # an unbounded ε is the word "unbounded" and its reason
+                w.writerow([e.id, e.dataset, e.mechanism,
+                            "unbounded" if e.unbounded else repr(e.epsilon), repr(e.delta),
+                            e.count, e.mode, "" if e.seed is None else e.seed, e.released,
+                            e.adjacency, e.source, e.time,
+                            dumps(e.parameters, sort_keys=True),
+                            e.reason if e.unbounded else ""])
+        return len(entries)
+
+    # ------------------------------------------------------------------ slots
+    def _on_undo_stack_index_changed(self, index: int) -> None:
+        if self._ledger_signature() != self._signature:
+            self.refresh()
+
+    def _on_filter_changed(self, *args: object) -> None:
+        self._apply_filters()
+        self._fill_totals()
+
+    def _on_export_button_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export ledger as CSV", "ledger.csv",
+                                              "CSV (*.csv)")
+        if not path:
+            return
+        try:
+            n = self.export_csv(path)
+        except OSError as exc:
+            QMessageBox.critical(self, "Cannot export the ledger",
+                                 f"{path}: {exc.strerror or exc}")
+            self.message_logged.emit("ERROR", f"ledger CSV export to {path}: {exc}")
+            return
+        self.message_logged.emit("INFO", f"ledger: {n} entries exported to {path}")
+
+    def _on_budget_dataset_changed(self, text: str) -> None:
+        b = self._ledger.budgets.get(text)
+        self.clear_budget_button.setEnabled(b is not None)
+        if b is not None:
+            self.budget_eps.setValue(b[0])
+            self.budget_delta.setValue(b[1])
+
+    def _on_set_budget_button_clicked(self) -> None:
+        ds = self.budget_dataset.currentText().strip()
+        if not ds:
+            self._show_budget_error("Name the dataset first (e.g. mdp:four-startups).")
+            return
+        try:
+            set_budget(self._document, ds, (self.budget_eps.value(), self.budget_delta.value()))
+        except InputError as exc:
+            self._show_budget_error(str(exc))
+            return
+        self.budget_error.hide()
+        self.message_logged.emit("INFO", f"budget of {ds} set to (ε {self.budget_eps.value():g},"
+                                         f" δ {self.budget_delta.value():g})")
+
+    def _on_clear_budget_button_clicked(self) -> None:
+        ds = self.budget_dataset.currentText().strip()
+        if ds in self._ledger.budgets:
+            set_budget(self._document, ds, None)
+            self.message_logged.emit("INFO", f"budget of {ds} cleared")
+
+    def _show_budget_error(self, text: str) -> None:
+        self.budget_error.setText(text)
+        self.budget_error.show()
+
+
+register_tool(ToolSpec(
+    "ledger", "Privacy Ledger",
+    lambda window: LedgerPanel(window.document, window.tabs),
+    "Every release of the project with its (ε, δ), totals per protected dataset (basic, "
+    "advanced, zCDP) and budgets.\nDouble-click to open."))
+
+
+def _preview_document() -> ProjectDocument:
+    """The built-in example with a few releases and a budget (for the preview)."""
+    from core.mdp.examples import four_startups
+    from core.privacy.ledger import budgets_to_dict, record_privatization
+    from core.privacy.mdp_accounting import mdp_privacy
+    from gui.shell.preview import example_document
+
+    doc = example_document()
+    led = PrivacyLedger()
+    m = four_startups()
+    for k in (10.0, 100.0, 1000.0):
+        record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, k), k=k,
+                             mode="experiment", seed=7, source="run-1", count=50)
+    record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, 100.0), k=100.0,
+                         mode="release", seed=None, source="release-1")
+    for _ in range(3):
+        led.record(dataset="agent:b", mechanism="laplace", epsilon=0.25,
+                   adjacency="node (one base and its routes)",
+                   released="1K degree histogram of agent b's local map", mode="release",
+                   source="plan-1")
+    led.set_budget("mdp:four-startups", 100.0, 0.1)
+    led.set_budget("agent:b", 1.0, 0.0)
+    doc.project.ledger, doc.project.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    return doc
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.shell.preview import run_preview
+
+    return run_preview(lambda: LedgerPanel(_preview_document()), exec_=exec_,
+                       title="Privacy Ledger", size=(1250, 780))
+
+
+if __name__ == "__main__":
+    preview()

@@ -1,0 +1,1 @@
+"""The logistics workspace: map editor, private route planning, experiments."""

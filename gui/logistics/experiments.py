@@ -1,0 +1,709 @@
+"""The logistics benchmarks (spec §8.3, thesis Fig 4.7–4.11) with plots and trend checks.
+
+:class:`ExperimentsPage` runs :func:`core.logistics.experiments.run_benchmark` (B1–B5) in its
+own :class:`~gui.shell.workers.TaskRunner` (progress and cancel; ``min(2, CPUs)`` processes by
+default) and shows, for every approach, the mean route length, stretch, messages per plan
+and success rate against the swept parameter (N for B2, ε for B1, …) with 95 %
+t-interval error bars; below, the trend checks of the core (reproduced / not reproduced /
+not testable, with what was observed and whether spec §8.3 calls the expectation robust)
+and the thesis's reported gaps beside the measured ones. Nothing is cherry-picked: every
+check the core makes is listed, failures included.
+
+The plots and tables are drawn from the run's *summary* (rows of means and CIs, checks),
+the same dict that is stored in the project's :class:`~core.project.model.RunRecord` (kind
+``plan-bench``), so a recorded benchmark redraws identically after reloading.
+
+The run parameters (values, approaches, worlds per point, seed, processes) live in
+:attr:`ExperimentsPage.controls`, which the Logistics tab shows in the right dock.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common.validation import InputError
+from core.logistics.experiments import (
+    APPROACH_LABELS,
+    BENCHMARKS,
+    BenchResult,
+    benchmark_config,
+    run_benchmark,
+)
+from core.project.model import RunRecord
+from gui.logistics.commands import AddBenchRunCommand
+from gui.logistics.results import RatioSplitter
+from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
+from gui.shell.workers import TaskRunner
+
+__all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "METRIC_PLOTS",
+           "bench_summary", "verdict", "DEFAULT_WORLDS", "CLI_WORLDS", "preview"]
+
+DEFAULT_WORLDS = 20
+CLI_WORLDS = 50
+
+#: approach -> (legend label, colour, symbol, dashed)
+APPROACH_STYLE = {
+    "dp": ("DP-based (sound)", OKABE_ITO["blue"], "o", False),
+    "dp-thesis": ("DP-based (thesis preset)", OKABE_ITO["purple"], "t", True),
+    "noprivacy": ("No-privacy", OKABE_ITO["black"], "s", False),
+    "bestfirst": ("Best-first", OKABE_ITO["vermillion"], "d", False),
+    "greedy": ("Greedy (GPPP)", OKABE_ITO["green"], "t1", False),
+}
+APPROACH_TIPS = {
+    "dp": "The thesis's method with the sound preset (split ε, node-DP sensitivity, Laplace "
+          "release of the route probabilities).",
+    "dp-thesis": "The thesis's method as written (its flaws F1–F9 included).",
+    "noprivacy": "Same steps and messages as DP-based, with exact shared distances.",
+    "bestfirst": "Hop-by-hop broadcast: the nearest agent takes the package (can loop).",
+    "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
+              "exact local plans.",
+}
+PARAM_LABELS = {"epsilon": "ε (privacy budget per agent)", "n_centers": "N (logistic centers)",
+                "dynamics": "p(leave) = p(join) per step", "budget_factor": "C / Σ lc",
+                "round": "round"}
+#: plot key -> (title, y label, metric)
+METRIC_PLOTS = (("route_length", "Average route length", "length"),
+                ("messages", "Messages per plan", "messages"),
+                ("success", "Success rate", "delivered / packages"),
+                ("stretch", "Stretch (length / true shortest)", "stretch"))
+#: (approach, metric) -> (thesis's DP advantage, text). Positive = DP better (shorter, fewer
+#: messages, more successes); success in percentage points.
+THESIS_GAPS = {
+    ("bestfirst", "route_length"): (25.0, "DP ≈ 25 % shorter"),
+    ("greedy", "route_length"): (15.0, "DP ≈ 15 % shorter"),
+    ("noprivacy", "route_length"): (-2.5, "DP ≈ 2–3 % longer"),
+    ("bestfirst", "messages"): (20.0, "DP ≈ 20 % fewer messages"),
+    ("greedy", "messages"): (10.0, "DP ≈ 10 % fewer messages"),
+    ("noprivacy", "messages"): (-2.0, "DP ≈ 2 % more messages"),
+    ("bestfirst", "success"): (10.0, "DP ≈ 10 % higher success"),
+    ("greedy", "success"): (5.0, "DP ≈ 5 % higher success"),
+    ("noprivacy", "success"): (-2.0, "DP ≈ 2 % lower success"),
+}
+BENCH_TIPS = {
+    "B1": "ε sweep at N = 10 (Fig 4.8/4.10): success should rise and route length and "
+          "messages fall as ε grows — spec §8.3 warns the effect may be small (not robust).",
+    "B2": "Map size sweep, N = 10…50 (Fig 4.7/4.9), four approaches: length and messages grow "
+          "and success falls with N (robust); the gaps between approaches are not robust.",
+    "B3": "Packet-routing dynamism (Fig 4.11): Best-first and Greedy lose success and spend more "
+          "messages; DP-based and No-privacy stay roughly flat.",
+    "B4": "Communication budget C as a multiple of Σ lc at N = 30: success saturates near "
+          "C = Σ lc (§4.6.4).",
+    "B5": "Route memo over five rounds (Remark 4): messages per plan should not increase.",
+}
+
+
+def verdict(check: Mapping[str, Any], n_values: int) -> str:
+    """``reproduced``, ``not reproduced`` or ``not testable`` (a Spearman trend needs ≥ 3
+    swept values; the core then reports ρ = 0, which is no evidence either way)."""
+    if "Spearman" in str(check.get("observed", "")) and n_values < 3:
+        return "not testable"
+    return "reproduced" if check.get("holds") else "not reproduced"
+
+
+def bench_summary(res: BenchResult) -> dict[str, Any]:
+    """The JSON summary stored in the RunRecord (rows of means and CIs, checks, gaps)."""
+    d = res.to_dict()
+    d.pop("per_world", None)
+    return d
+
+
+def _num(x: Any) -> float:
+    return math.nan if x is None else float(x)
+
+
+class ExperimentsPage(QWidget):
+    """Benchmarks B1–B5: run, plot, check (see the module docstring)."""
+
+    message_logged = Signal(str, str)
+    run_recorded = Signal(str)
+
+    def __init__(self, document: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._runner = TaskRunner(self)
+        self._request: dict[str, Any] | None = None
+        self.summary: dict[str, Any] | None = None
+        self.controls = self._build_controls()
+        self._build_page()
+        self._runner.started.connect(self._on_runner_started)
+        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.cancelled.connect(self._on_runner_cancelled)
+        self._runner.finished.connect(self._on_runner_finished)
+        document.run_removed.connect(self._on_document_run_removed)
+        document.project_replaced.connect(self._on_document_project_replaced)
+        self._on_bench_changed()
+        self._update_running(False)
+        self._show_latest_recorded()
+
+    # ------------------------------------------------------------------ construction
+    def _build_controls(self) -> QWidget:
+        w = QWidget()
+        w.setObjectName("logistics_experiment_controls")
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(4, 4, 4, 4)
+        box = QGroupBox("Benchmark", w)
+        form = QFormLayout(box)
+        self.bench_combo = QComboBox(box)
+        for name in BENCHMARKS:
+            cfg = benchmark_config(name)
+            self.bench_combo.addItem(f"{name} — {cfg.title}", name)
+            self.bench_combo.setItemData(self.bench_combo.count() - 1, BENCH_TIPS[name],
+                                         Qt.ItemDataRole.ToolTipRole)
+        self.bench_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.bench_combo.setMinimumContentsLength(10)
+        self.bench_combo.setCurrentIndex(BENCHMARKS.index("B2"))
+        self.bench_combo.currentIndexChanged.connect(self._on_bench_changed)
+        form.addRow("Run", self.bench_combo)
+        self.values_edit = QLineEdit(box)
+        self.values_edit.setToolTip("The swept values, comma separated (default: the spec's).")
+        self.values_label = QLabel("values", box)
+        form.addRow(self.values_label, self.values_edit)
+        self.worlds_spin = QSpinBox(box)
+        self.worlds_spin.setRange(1, 500)
+        self.worlds_spin.setValue(DEFAULT_WORLDS)
+        self.worlds_spin.setToolTip(
+            f"Generated worlds per point (each with one round of packages). The spec and the "
+            f"command line (plan-bench) use {CLI_WORLDS}; {DEFAULT_WORLDS} keeps the GUI "
+            "quick, with wider confidence intervals.")
+        form.addRow("worlds/point", self.worlds_spin)
+        note = QLabel(f"<small>The command line uses {CLI_WORLDS} worlds per point.</small>",
+                      box)
+        note.setTextFormat(Qt.TextFormat.RichText)
+        note.setWordWrap(True)
+        form.addRow("", note)
+        self.seed_spin = QSpinBox(box)
+        self.seed_spin.setRange(0, 2 ** 31 - 1)
+        self.seed_spin.setValue(7)
+        self.seed_spin.setToolTip("Experiment seed: worlds, packages and noise are reproducible "
+                                  "from it (a seeded experiment; nothing is released).")
+        form.addRow("seed", self.seed_spin)
+        self.workers_spin = QSpinBox(box)
+        self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
+        self.workers_spin.setValue(min(2, os.cpu_count() or 1))
+        self.workers_spin.setToolTip("Worker processes (1 runs in this app's worker thread).")
+        form.addRow("processes", self.workers_spin)
+        lay.addWidget(box)
+        abox = QGroupBox("Approaches", w)
+        al = QVBoxLayout(abox)
+        self.approach_checks: dict[str, QCheckBox] = {}
+        for a in APPROACH_LABELS:
+            cb = QCheckBox(APPROACH_STYLE[a][0], abox)
+            cb.setToolTip(APPROACH_TIPS[a])
+            al.addWidget(cb)
+            self.approach_checks[a] = cb
+        lay.addWidget(abox)
+        self.controls_message = QLabel(w)
+        self.controls_message.setWordWrap(True)
+        self.controls_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.controls_message.hide()
+        lay.addWidget(self.controls_message)
+        row = QHBoxLayout()
+        self.side_run_button = QPushButton("▶ Run (F5)", w)
+        self.side_run_button.clicked.connect(self.run)
+        self.side_cancel_button = QPushButton("■ Cancel (Esc)", w)
+        self.side_cancel_button.clicked.connect(self.cancel)
+        row.addWidget(self.side_run_button)
+        row.addWidget(self.side_cancel_button)
+        lay.addLayout(row)
+        lay.addStretch(1)
+        return w
+
+    def _build_page(self) -> None:
+        bar = QHBoxLayout()
+        self.title_label = QLabel(self)
+        self.title_label.setTextFormat(Qt.TextFormat.RichText)
+        bar.addWidget(self.title_label, 1)
+        self.run_button = QPushButton("▶ Run (F5)", self)
+        self.run_button.setToolTip("Run the benchmark with the parameters in the Run panel.")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("■ Cancel (Esc)", self)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress_label = QLabel(self)
+        bar.addWidget(self.progress_label)
+        bar.addWidget(self.progress)
+        bar.addWidget(self.run_button)
+        bar.addWidget(self.cancel_button)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        plots = QWidget(self)
+        grid = QGridLayout(plots)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        self.plots: dict[str, pg.PlotWidget] = {}
+        self.curves: dict[str, dict[str, pg.PlotDataItem]] = {}
+        self.error_bars: dict[str, dict[str, pg.ErrorBarItem]] = {}
+        for i, (key, title, ylab) in enumerate(METRIC_PLOTS):
+            pw = pg.PlotWidget(plots)
+            pw.setTitle(title, size="10pt")
+            pw.setLabel("left", ylab)
+            pw.showGrid(x=True, y=True, alpha=0.2)
+            pw.setMinimumHeight(150)
+            pw.setToolTip("Mean over worlds with 95 % t-interval error bars. Right-click ▸ "
+                          "Export for PNG, SVG or CSV.")
+            self.plots[key] = pw
+            self.curves[key] = {}
+            self.error_bars[key] = {}
+            grid.addWidget(pw, i // 2, i % 2)
+        self.legend_label = QLabel(self)
+        self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        self.legend_label.setToolTip("Every plot shows the same approaches (right-click a "
+                                     "plot ▸ Export for PNG, SVG or CSV).")
+
+        self.checks_table = QTableWidget(0, 4, self)
+        self.checks_table.setHorizontalHeaderLabels(
+            ["verdict", "robust (spec §8.3)", "expected (thesis / spec)", "observed"])
+        self.gaps_table = QTableWidget(0, 5, self)
+        self.gaps_table.setHorizontalHeaderLabels(
+            ["vs", "metric", "thesis reports", "measured (mean)", "per point"])
+        for t in (self.checks_table, self.gaps_table):
+            t.verticalHeader().hide()
+            t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+            t.setAlternatingRowColors(True)
+            t.setWordWrap(False)
+            t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            t.horizontalHeader().setStretchLastSection(True)
+        hh = self.checks_table.horizontalHeader()
+        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        self.checks_table.setColumnWidth(2, 270)
+        self.checks_table.setColumnWidth(3, 330)
+        self.checks_table.setHorizontalHeaderLabels(
+            ["verdict", "robust", "expected (thesis / spec)", "observed"])
+        self.checks_table.horizontalHeaderItem(1).setToolTip(
+            "Whether spec §8.3 calls this expectation robust (expected to hold whatever the "
+            "unspecified details); “no” = a thesis claim that may well not reproduce.")
+        self.gaps_table.horizontalHeaderItem(3).setToolTip(
+            "DP-based advantage, mean over the swept values: positive = DP better. Green: "
+            "the same direction as the thesis; vermillion: the opposite.")
+        self.gaps_table.setToolTip("Paired differences of DP-based against each approach: "
+                                   "positive = DP better (shorter routes, fewer messages, in % "
+                                   "of the other approach; success in percentage points).")
+        tables = RatioSplitter(Qt.Orientation.Horizontal, 0.56, self)
+        for title, table in (("Trend checks (every check the core makes)", self.checks_table),
+                             ("The thesis's reported gaps vs measured", self.gaps_table)):
+            box = QWidget(tables)
+            bl = QVBoxLayout(box)
+            bl.setContentsMargins(0, 0, 0, 0)
+            bl.setSpacing(1)
+            head = QLabel(f"<b>{title}</b>", box)
+            head.setTextFormat(Qt.TextFormat.RichText)
+            bl.addWidget(head)
+            bl.addWidget(table, 1)
+            tables.addWidget(box)
+        self.tables = tables
+
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(plots)
+        split.addWidget(tables)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(bar)
+        lay.addWidget(self.caption)
+        lay.addWidget(self.legend_label)
+        lay.addWidget(split, 1)
+        self.caption.setText("<span style='color:#666'>Choose a benchmark in the Run panel and "
+                             "press <b>Run (F5)</b>. Each point runs every approach on the "
+                             "same generated worlds (common random numbers); the curves show "
+                             "means with 95 % confidence intervals, and the tables say which "
+                             "of the thesis's trends this reproduces and which it does "
+                             "not.</span>")
+
+    # ------------------------------------------------------------------ state
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    @property
+    def is_running(self) -> bool:
+        return self._runner.is_running
+
+    def set_options(self, *, benchmark: str | None = None, values: Sequence[float] | None = None,
+                    approaches: Sequence[str] | None = None, worlds: int | None = None,
+                    seed: int | None = None, workers: int | None = None) -> None:
+        """Set the run parameters (used by tests and the screenshot script)."""
+        if benchmark is not None:
+            self.bench_combo.setCurrentIndex(BENCHMARKS.index(benchmark))
+        if values is not None:
+            self.values_edit.setText(", ".join(f"{v:g}" for v in values))
+        if approaches is not None:
+            for a, cb in self.approach_checks.items():
+                cb.setChecked(a in approaches)
+        if worlds is not None:
+            self.worlds_spin.setValue(worlds)
+        if seed is not None:
+            self.seed_spin.setValue(seed)
+        if workers is not None:
+            self.workers_spin.setValue(workers)
+
+    def _on_bench_changed(self, *args: object) -> None:
+        name = self.bench_combo.currentData()
+        cfg = benchmark_config(name)
+        self.values_label.setText(PARAM_LABELS.get(cfg.parameter, cfg.parameter))
+        self.values_edit.setText(", ".join(f"{v:g}" for v in cfg.values))
+        self.values_edit.setEnabled(cfg.parameter != "round")
+        for a, cb in self.approach_checks.items():
+            cb.setChecked(a in cfg.approaches)
+        self.bench_combo.setToolTip(BENCH_TIPS[name])
+        self.title_label.setText(f"<b>{html.escape(name)}</b> — {html.escape(cfg.title)}"
+                                 + (f" (thesis Fig {cfg.figure})" if cfg.figure else ""))
+
+    def _refuse(self, text: str, widget: QWidget | None = None) -> bool:
+        self.controls_message.setText(text)
+        self.controls_message.show()
+        if widget is not None:
+            widget.setStyleSheet(INVALID_STYLE)
+            widget.setToolTip(text)
+        self.message_logged.emit("WARNING", f"logistics benchmark not started: {text}")
+        return False
+
+    def run(self) -> bool:
+        """Start the benchmark in the worker; False (with an inline reason) if refused."""
+        if self.is_running:
+            return False
+        self.controls_message.hide()
+        self.values_edit.setStyleSheet("")
+        name = self.bench_combo.currentData()
+        cfg = benchmark_config(name)
+        values: list[float] | None = None
+        if cfg.parameter != "round":
+            try:
+                values = [float(x) for x in self.values_edit.text().replace(";", ",").split(",")
+                          if x.strip()]
+            except ValueError:
+                return self._refuse("values: a comma-separated list of numbers",
+                                    self.values_edit)
+            if not values:
+                return self._refuse("values: give at least one value", self.values_edit)
+            if cfg.parameter == "epsilon" and any(not (v > 0 and math.isfinite(v))
+                                                  for v in values):
+                return self._refuse("ε must be > 0 (and finite) at every point",
+                                    self.values_edit)
+            if cfg.parameter == "n_centers" and any(v < 2 or v != int(v) for v in values):
+                return self._refuse("N must be a whole number ≥ 2", self.values_edit)
+        approaches = [a for a, cb in self.approach_checks.items() if cb.isChecked()]
+        if not approaches:
+            return self._refuse("tick at least one approach")
+        try:
+            benchmark_config(name, values=values, approaches=approaches)
+        except InputError as exc:
+            return self._refuse(str(exc), self.values_edit)
+        self._request = {"benchmark": name, "values": values, "approaches": approaches,
+                         "worlds": self.worlds_spin.value(), "seed": self.seed_spin.value(),
+                         "workers": self.workers_spin.value()}
+        self.message_logged.emit("INFO", f"logistics benchmark {name} started "
+                                 f"({self._request['worlds']} worlds per point, seed "
+                                 f"{self._request['seed']})")
+        self._runner.start(run_benchmark, name, values=values, approaches=approaches,
+                           worlds=self._request["worlds"], seed=self._request["seed"],
+                           workers=self._request["workers"])
+        return True
+
+    def cancel(self) -> None:
+        self._runner.cancel()
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    def _update_running(self, running: bool) -> None:
+        for b in (self.run_button, self.side_run_button):
+            b.setEnabled(not running)
+        for b in (self.cancel_button, self.side_cancel_button):
+            b.setEnabled(running)
+        self.progress.setVisible(running)
+
+    # ------------------------------------------------------------------ runner slots
+    def _on_runner_started(self) -> None:
+        self.progress.setValue(0)
+        self.progress_label.setText("starting…")
+        self._update_running(True)
+
+    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(round(1000 * fraction)))
+        self.progress_label.setText(message)
+
+    def _on_runner_succeeded(self, res: BenchResult) -> None:
+        req = self._request or {}
+        summary = bench_summary(res)
+        doc = self._document
+        rid = doc.project.new_run_id()
+        params = {"benchmark": res.config.name, "values": list(res.config.values),
+                  "approaches": list(res.config.approaches), "worlds": res.worlds,
+                  "seed": res.seed, "workers": req.get("workers", 1), "seeded": True}
+        record = RunRecord(id=rid, kind="plan-bench", target="logistics", params=params,
+                           summary=summary, mode="experiment", seed=res.seed)
+        doc.push(AddBenchRunCommand(doc, record))
+        self.show_summary(summary, run_id=rid)
+        n_fail = sum(1 for c in res.checks if not c["holds"])
+        self.message_logged.emit("INFO", f"{rid} recorded: logistics benchmark "
+                                 f"{res.config.name}, {res.worlds} worlds per point, seed "
+                                 f"{res.seed}, {res.elapsed_s:.1f} s; {len(res.checks) - n_fail}"
+                                 f" of {len(res.checks)} checks hold")
+        self.run_recorded.emit(rid)
+
+    def _on_runner_failed(self, exc: object) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        self.progress_label.setText("failed")
+        self.controls_message.setText(f"The benchmark failed: {text}")
+        self.controls_message.show()
+        self.message_logged.emit("ERROR", f"logistics benchmark failed: {text}")
+
+    def _on_runner_cancelled(self) -> None:
+        self.progress_label.setText("cancelled")
+        self.message_logged.emit("INFO", "logistics benchmark cancelled")
+
+    def _on_runner_finished(self) -> None:
+        self._update_running(False)
+        if self.progress_label.text() not in ("cancelled", "failed"):
+            self.progress_label.setText("")
+
+    # ------------------------------------------------------------------ display
+    def _show_latest_recorded(self) -> None:
+        runs = [r for r in self._document.project.runs if r.kind == "plan-bench"]
+        if runs:
+            self.show_summary(runs[-1].summary, run_id=runs[-1].id)
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        if self.summary is not None and self.summary.get("_run_id") == run_id:
+            self.clear()
+            self._show_latest_recorded()
+
+    def _on_document_project_replaced(self) -> None:
+        self.clear()
+        self._show_latest_recorded()
+
+    def clear(self) -> None:
+        self.summary = None
+        for key in self.plots:
+            self._clear_plot(key)
+        self.legend_label.setText("")
+        self.checks_table.setRowCount(0)
+        self.gaps_table.setRowCount(0)
+
+    def _clear_plot(self, key: str) -> None:
+        pw = self.plots[key]
+        for item in list(self.curves[key].values()) + list(self.error_bars[key].values()):
+            pw.removeItem(item)
+        self.curves[key] = {}
+        self.error_bars[key] = {}
+
+    def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
+        """Plot a benchmark summary (:func:`bench_summary` or a RunRecord's summary)."""
+        self.clear()
+        self.summary = dict(summary)
+        self.summary["_run_id"] = run_id
+        cfg = summary.get("config", {})
+        param = cfg.get("parameter", "")
+        values = [float(v) for v in cfg.get("values", [])]
+        approaches = list(cfg.get("approaches", []))
+        rows = summary.get("rows", [])
+        xlab = PARAM_LABELS.get(param, param)
+        span = (max(values) - min(values)) if len(values) > 1 else 1.0
+        for key, _title, _y in METRIC_PLOTS:
+            pw = self.plots[key]
+            pw.setLabel("bottom", xlab)
+            for j, a in enumerate(approaches):
+                label, colour, symbol, dashed = APPROACH_STYLE.get(
+                    a, (a, "#444444", "o", False))
+                pts = [r for r in rows if r.get("approach") == a]
+                pts.sort(key=lambda r: float(r.get(param, 0.0)))
+                x = np.array([float(r.get(param, math.nan)) for r in pts])
+                y = np.array([_num(r.get(key)) for r in pts])
+                lo = np.array([_num(r.get(f"{key}_ci_low")) for r in pts])
+                hi = np.array([_num(r.get(f"{key}_ci_high")) for r in pts])
+                dx = 0.012 * span * (j - (len(approaches) - 1) / 2)
+                xd = x + dx
+                pen = pg.mkPen(colour, width=2,
+                               style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
+                curve = pw.plot(xd, y, pen=pen, symbol=symbol, symbolSize=7,
+                                symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour),
+                                name=label,
+                                connect="finite")
+                self.curves[key][a] = curve
+                ok = np.isfinite(y) & np.isfinite(lo) & np.isfinite(hi)
+                if ok.any():
+                    bars = pg.ErrorBarItem(x=xd[ok], y=y[ok], top=(hi - y)[ok],
+                                           bottom=(y - lo)[ok], beam=0.006 * span * 4,
+                                           pen=pg.mkPen(colour, width=1.2))
+                    pw.addItem(bars)
+                    self.error_bars[key][a] = bars
+            if key == "success":
+                pw.setYRange(0.0, 1.02, padding=0)
+            else:
+                pw.enableAutoRange(axis="y")
+            pw.enableAutoRange(axis="x")
+        marks = {"o": "●", "t": "▼", "s": "■", "d": "◆", "t1": "▲"}
+        self.legend_label.setText("&nbsp;&nbsp;&nbsp;".join(
+            f"<span style='color:{APPROACH_STYLE.get(a, (a, '#444444', 'o', False))[1]}'>"
+            f"{marks.get(APPROACH_STYLE.get(a, (a, '', 'o', False))[2], '●')}"
+            f"{' ╌' if APPROACH_STYLE.get(a, (a, '', 'o', False))[3] else ' —'}</span> "
+            f"{html.escape(APPROACH_STYLE.get(a, (a,))[0])}" for a in approaches)
+            + "&nbsp;&nbsp;&nbsp;<span style='color:#666'>(error bars: 95 % CI over "
+              "worlds; points dodged sideways to stay readable)</span>")
+        self._fill_checks(summary, len(values))
+        self._fill_gaps(summary, param)
+        n_worlds = summary.get("worlds")
+        elapsed = float(summary.get("elapsed_s") or 0.0)
+        name = summary.get("benchmark", "")
+        fails = sum(1 for c in summary.get("checks", []) if verdict(c, len(values)) ==
+                    "not reproduced")
+        testable = sum(1 for c in summary.get("checks", []) if verdict(c, len(values)) !=
+                       "not testable")
+        self.caption.setText(
+            f"{n_worlds} worlds per point"
+            + (f" (the spec and the command line use {CLI_WORLDS})"
+               if n_worlds != CLI_WORLDS else "")
+            + f", seed {summary.get('seed')}, {len(approaches)} approaches, means with 95 % "
+              f"t-intervals; {elapsed:.1f} s"
+            + (f"; recorded as {html.escape(run_id)}" if run_id else "")
+            + f". <b>{testable - fails} of {testable}</b> testable checks reproduced"
+            + (f", <b style='color:{ERROR_COLOUR}'>{fails} not</b>" if fails else "")
+            + ". Spec §8.3 calls only the within-approach trends (and No-privacy ≥ DP on route "
+              "length) robust; the gaps between approaches depend on choices the thesis does "
+              "not specify. Route lengths are compared on paired tasks (delivered by both); "
+              "success rates separately."
+            + "<br>" + privacy_text(summary))
+        self.title_label.setText(
+            f"<b>{html.escape(str(name))}</b> — {html.escape(str(summary.get('title', '')))}")
+
+    def _fill_checks(self, summary: Mapping[str, Any], n_values: int) -> None:
+        t = self.checks_table
+        t.setRowCount(0)
+        order = {"not reproduced": 0, "not testable": 1, "reproduced": 2}
+        checks = sorted(summary.get("checks", []),  # failures first: nothing hides below
+                        key=lambda c: order[verdict(c, n_values)])
+        for c in checks:
+            v = verdict(c, n_values)
+            r = t.rowCount()
+            t.insertRow(r)
+            it = QTableWidgetItem(v)
+            colour = {"reproduced": "#117733", "not reproduced": ERROR_COLOUR,
+                      "not testable": "#777777"}[v]
+            it.setForeground(QBrush(QColor(colour)))
+            f = it.font()
+            f.setBold(True)
+            it.setFont(f)
+            if v == "not testable":
+                it.setToolTip("A rank trend needs at least 3 swept values.")
+            t.setItem(r, 0, it)
+            t.setItem(r, 1, QTableWidgetItem("yes" if c.get("robust_expectation") else "no"))
+            t.setItem(r, 2, QTableWidgetItem(str(c.get("claim", ""))))
+            obs = QTableWidgetItem(str(c.get("observed", "")))
+            obs.setToolTip(str(c.get("observed", "")))
+            t.setItem(r, 3, obs)
+
+    def _fill_gaps(self, summary: Mapping[str, Any], param: str) -> None:
+        t = self.gaps_table
+        t.setRowCount(0)
+        rel = summary.get("relative_to_dp", [])
+        groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for row in rel:
+            key = (row.get("approach"), row.get("metric"))
+            groups.setdefault(key, []).append((float(row.get(param, math.nan)),
+                                               _num(row.get("dp_advantage_percent"))))
+        paired = {(row.get("approach"), row.get("metric")) for row in rel if row.get("paired")}
+        for (a, m), pts in groups.items():
+            thesis = THESIS_GAPS.get((a, m))
+            vals = [v for _x, v in pts if math.isfinite(v)]
+            mean = float(np.mean(vals)) if vals else math.nan
+            unit = " points" if m == "success" else " %"
+            r = t.rowCount()
+            t.insertRow(r)
+            t.setItem(r, 0, QTableWidgetItem(APPROACH_STYLE.get(a, (a,))[0]))
+            mi = QTableWidgetItem(str(m) + (" (paired tasks)" if (a, m) in paired else ""))
+            if (a, m) in paired:
+                mi.setToolTip("Compared only on the tasks both approaches delivered; each "
+                              "approach's own mean would favour the one that fails on long "
+                              "tasks. Delivery rates are in the success row.")
+            t.setItem(r, 1, mi)
+            t.setItem(r, 2, QTableWidgetItem(thesis[1] if thesis else "—"))
+            txt = "–" if not math.isfinite(mean) else f"{mean:+.1f}{unit}"
+            it = QTableWidgetItem(txt)
+            if thesis and math.isfinite(mean):
+                same = (mean > 0) == (thesis[0] > 0)
+                it.setForeground(QBrush(QColor("#117733" if same else ERROR_COLOUR)))
+                it.setToolTip("same direction as the thesis" if same else
+                              "opposite direction to the thesis")
+            t.setItem(r, 3, it)
+            per = ", ".join(f"{x:g}: {'–' if not math.isfinite(v) else f'{v:+.1f}'}"
+                            for x, v in pts)
+            t.setItem(r, 4, QTableWidgetItem(per))
+
+
+def privacy_text(summary: Mapping[str, Any]) -> str:
+    """One line per approach: the ε it proves per agent, or "no proven bound" (HTML)."""
+    parts = []
+    for a, g in (summary.get("privacy") or {}).items():
+        label = html.escape(APPROACH_STYLE.get(a, (a,))[0])
+        eps = g.get("epsilon")
+        if eps is None:
+            why = html.escape(str(g.get("epsilon_reason", "")))
+            parts.append(f"{label}: <span style='color:{ERROR_COLOUR}'>no proven bound</span>"
+                         f" <span style='color:#666'>({why})</span>")
+        elif isinstance(eps, list):
+            parts.append(f"{label}: ε ≤ the swept ε per agent (proven)")
+        elif float(eps) == 0.0:
+            parts.append(f"{label}: nothing private released (ε = 0)")
+        else:
+            parts.append(f"{label}: ε ≤ {float(eps):g} per agent (proven)")
+    return ("<b>Privacy</b> — " + "; ".join(parts)) if parts else ""
+
+
+def preview(exec_: bool = True) -> QWidget:
+    """The Experiments page on the built-in example project (press Run to fill it)."""
+    from gui.shell.preview import example_document, run_preview
+
+    def build() -> QWidget:
+        holder = QSplitter(Qt.Orientation.Horizontal)
+        page = ExperimentsPage(example_document(), holder)
+        holder.addWidget(page)
+        holder.addWidget(page.controls)
+        holder.setSizes([1000, 320])
+        return holder
+
+    return run_preview(build, exec_=exec_, title="Logistics experiments", size=(1350, 860))
+
+
+if __name__ == "__main__":
+    preview()

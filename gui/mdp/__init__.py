@@ -1,0 +1,1 @@
+"""The MDP workspace: canvas, matrix view, Inspector, run parameters and Figure 2.1."""

@@ -1,0 +1,157 @@
+"""The MDP workspace (one centre tab): the editor on top, Figure 2.1 results below.
+
+The workspace owns its :class:`gui.mdp.inspector.MdpInspector` and its
+:class:`gui.mdp.analysis_panel.AnalysisPanel` (the main window shows them in the
+Inspector and Run parameters docks while the tab is active) and uses the
+:class:`gui.shell.workers.TaskRunner` the main window gives it. It connects the editor's
+selection to the inspector (and back: a problem clicked in the inspector selects its state
+or action), and puts the latest "Synthesise & bound" run of its MDP on the drawing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from core.mdp.examples import FOUR_STARTUPS_NOTE
+from gui.shell.document import ProjectDocument
+from gui.mdp.inspector import MdpInspector
+from gui.mdp.editor import MdpEditor
+from gui.mdp.analysis_panel import AnalysisPanel
+from gui.mdp.plot_panel import CostOfPrivacyPanel
+from gui.shell.workers import TaskRunner
+
+__all__ = ["MdpWorkspace", "placeholder_note"]
+
+
+def placeholder_note(document: ProjectDocument, mdp_id: str) -> str:
+    """The caution to show for an MDP: its entry note, or the placeholder text when the
+    model is the illustrative four-startups placeholder loaded without a note."""
+    entry = document.mdp_entry(mdp_id)
+    if entry.note:
+        return entry.note
+    if "placeholder" in (entry.model.name or "").lower():
+        return FOUR_STARTUPS_NOTE
+    return ""
+
+
+class MdpWorkspace(QWidget):
+    """MdpEditor above CostOfPrivacyPanel, in a vertical splitter, with a caution banner."""
+
+    inspector_requested = Signal()  # F2 / double-click: the Inspector should be visible
+
+    def __init__(self, document: ProjectDocument, mdp_id: str, runner: TaskRunner,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._mdp_id = mdp_id
+        self.runner = runner
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #FFF4D6; color: #5A4100; "
+                                  "border: 1px solid #E6C66A; border-radius: 3px; "
+                                  "padding: 4px 8px; }")
+        self.editor = MdpEditor(document, mdp_id, self)
+        self.mdp_view = self.editor.canvas
+        self.inspector = MdpInspector(document, mdp_id)
+        self.results = CostOfPrivacyPanel(document, mdp_id, self)
+        self.analysis_panel = AnalysisPanel(document, mdp_id, runner)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.editor)
+        self.splitter.addWidget(self.results)
+        self.splitter.setStretchFactor(0, 11)
+        self.splitter.setStretchFactor(1, 9)
+        self.splitter.setSizes([420, 400])
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
+        self.editor.selection_changed.connect(self._on_editor_selection_changed)
+        self.editor.rename_requested.connect(self._on_editor_rename_requested)
+        self.inspector.select_requested.connect(self._on_inspector_select_requested)
+        self.inspector.done_editing.connect(self._on_inspector_done_editing)
+        document.mdp_changed.connect(self._on_document_mdp_changed)
+        document.run_added.connect(self._on_document_run_added)
+        document.run_removed.connect(self._on_document_run_removed)
+        self._update_banner()
+        self.show_latest_bounds()
+
+    @property
+    def mdp_id(self) -> str:
+        return self._mdp_id
+
+    def title(self) -> str:
+        if self._document.has_mdp(self._mdp_id):
+            name = self._document.model(self._mdp_id).name or self._mdp_id
+        else:
+            name = self._mdp_id
+        return name if len(name) <= 32 else name[:31] + "…"
+
+    def show_latest_bounds(self) -> None:
+        """Put the latest "bounds" run of this MDP on the drawing (or clear it)."""
+        runs = self._document.project.runs_for(self._mdp_id, "bounds")
+        self.editor.show_results(runs[-1].id if runs else None)
+
+    def show_run(self, run_id: str) -> None:
+        """Show a recorded run: a sweep in the plots, a "bounds" run on the drawing."""
+        record = self._document.run(run_id)
+        if record.kind == "sweep":
+            self.results.show_run(run_id)
+        elif record.kind == "bounds":
+            self.editor.show_results(run_id)
+
+    def _update_banner(self) -> None:
+        note = placeholder_note(self._document, self._mdp_id) \
+            if self._document.has_mdp(self._mdp_id) else ""
+        self.banner.setText(f"⚠ {note}" if note else "")
+        self.banner.setVisible(bool(note))
+
+    def _on_editor_selection_changed(self) -> None:
+        self.inspector.set_selection(self.editor.selection())
+
+    def _on_editor_rename_requested(self, item_id: str) -> None:
+        self.inspector_requested.emit()
+        self.inspector.focus_name(item_id)
+
+    def _on_inspector_select_requested(self, ids: list) -> None:
+        self.editor.select_ids(ids)
+
+    def _on_inspector_done_editing(self) -> None:
+        self.editor.current().setFocus()  # N, A, F2… work again without a click
+
+    def _on_document_mdp_changed(self, mdp_id: str) -> None:
+        if mdp_id == self._mdp_id:
+            self._update_banner()
+
+    def _on_document_run_added(self, run_id: str) -> None:
+        record = self._document.run(run_id)
+        if record.target == self._mdp_id and record.kind == "bounds":
+            self.editor.show_results(run_id)
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        if run_id == self.editor.results_run:
+            self.show_latest_bounds()
+
+
+def preview(exec_: bool = True) -> QWidget:
+    from gui.shell.preview import example_document, run_preview
+
+    def build() -> QWidget:
+        box = QSplitter(Qt.Orientation.Horizontal)
+        runner = TaskRunner(box)
+        ws = MdpWorkspace(example_document(), "four-startups", runner)
+        box.addWidget(ws)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(ws.inspector)
+        side.addWidget(ws.analysis_panel)
+        box.addWidget(side)
+        box.setStretchFactor(0, 1)
+        return box
+
+    return run_preview(build, exec_=exec_, title="MDP workspace", size=(1300, 820))
+
+
+if __name__ == "__main__":
+    preview()

@@ -1,1 +1,0 @@
-"""Docked and workspace panels: project tree, run parameters, plots, log."""

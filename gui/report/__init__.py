@@ -1,0 +1,1 @@
+"""Reports: the export dialog and PDF/HTML export of a project."""

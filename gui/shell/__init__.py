@@ -1,0 +1,1 @@
+"""The application shell: window, document, workers, tools registry, settings, shared widgets."""

@@ -1,0 +1,308 @@
+"""The open project as seen by the GUI: a :class:`core.project.model.Project` plus undo and signals.
+
+Views connect to the signals and read ``document.project``; they never keep their own
+authoritative copy. The mutation methods below are called by the commands in
+:mod:`gui.shell.commands` (pushed on :attr:`ProjectDocument.undo_stack`), which is how every
+user edit becomes undoable. :meth:`ProjectDocument.replace_project` (File ▸ New / Open)
+is the one non-undoable change: it starts a fresh history.
+
+Editable MDPs (:class:`core.mdp.editable.MdpModel`) change through the ``add_state`` …
+``set_settings`` methods. Each emits ``mdp_changed(mdp_id)`` (content: states, actions,
+probabilities, rewards, names, settings) or ``states_moved(mdp_id, state_ids)`` (positions
+only, so a canvas moves items instead of redrawing). :meth:`problems` caches the model's
+problems per version, so the status bar, the inspector and the analysis panel share one
+validation per edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from core.mdp.model import MDP
+from core.mdp.editable import MdpModel, Problem
+from core.project.model import MdpEntry, Project, RunRecord
+
+__all__ = ["ProjectDocument"]
+
+
+class ProjectDocument(QObject):
+    """Wraps a :class:`Project` with a :class:`QUndoStack`, its file path and a dirty flag."""
+
+    project_replaced = Signal()
+    dirty_changed = Signal(bool)
+    path_changed = Signal(str)
+    name_changed = Signal(str)
+    run_added = Signal(str)
+    run_removed = Signal(str)
+    mdp_changed = Signal(str)  # the content of one MDP changed
+    states_moved = Signal(str, list)  # mdp id, ids of the states whose position changed
+    mdp_added = Signal(str)
+    mdp_removed = Signal(str)
+
+    def __init__(self, project: Project | None = None, path: str | Path | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._project = project if project is not None else Project()
+        self._path = str(path) if path else None
+        self._undo_stack = QUndoStack(self)
+        self._dirty = False
+        self._undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
+        self._problems: dict[str, tuple[MdpModel, int, list[Problem]]] = {}
+        self._digests: dict[str, tuple[MdpModel, int, str]] = {}
+
+    # ------------------------------------------------------------------ read access
+    @property
+    def project(self) -> Project:
+        """The project. Read it freely; change it only through commands."""
+        return self._project
+
+    @property
+    def undo_stack(self) -> QUndoStack:
+        return self._undo_stack
+
+    @property
+    def path(self) -> str | None:
+        """The ``*.privplan.json`` file this project was loaded from or saved to, if any."""
+        return self._path
+
+    @property
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    @property
+    def display_name(self) -> str:
+        return self._project.name or "Untitled"
+
+    def has_mdp(self, mdp_id: str) -> bool:
+        return any(e.id == mdp_id for e in self._project.mdps)
+
+    def mdp_entry(self, mdp_id: str) -> MdpEntry:
+        for e in self._project.mdps:
+            if e.id == mdp_id:
+                return e
+        raise KeyError(mdp_id)
+
+    def model(self, mdp_id: str) -> MdpModel:
+        """The editable model of an MDP (read it; change it only through commands)."""
+        return self.mdp_entry(mdp_id).model
+
+    def problems(self, mdp_id: str) -> list[Problem]:
+        """``model.problems()``, computed once per model version."""
+        model = self.model(mdp_id)
+        cached = self._problems.get(mdp_id)
+        if cached is None or cached[0] is not model or cached[1] != model.version:
+            cached = (model, model.version, model.problems())
+            self._problems[mdp_id] = cached
+        return cached[2]
+
+    def errors(self, mdp_id: str) -> list[Problem]:
+        return [p for p in self.problems(mdp_id) if p.severity == "error"]
+
+    def is_valid(self, mdp_id: str) -> bool:
+        return not self.errors(mdp_id)
+
+    def summary(self, mdp_id: str) -> str:
+        """One line for the status bar: "model valid ✓ (…)" or the first problem."""
+        return self.model(mdp_id).summary(self.problems(mdp_id))
+
+    def digest(self, mdp_id: str) -> str:
+        """``model.digest()``, computed once per model version."""
+        model = self.model(mdp_id)
+        cached = self._digests.get(mdp_id)
+        if cached is None or cached[0] is not model or cached[1] != model.version:
+            cached = (model, model.version, model.digest())
+            self._digests[mdp_id] = cached
+        return cached[2]
+
+    def note_digest(self, mdp_id: str, version: int, digest: str) -> None:
+        """Remember a digest computed elsewhere (a worker) for the model at ``version``."""
+        if self.has_mdp(mdp_id) and self.model(mdp_id).version == version:
+            self._digests[mdp_id] = (self.model(mdp_id), version, digest)
+
+    def run(self, run_id: str) -> RunRecord:
+        for r in self._project.runs:
+            if r.id == run_id:
+                return r
+        raise KeyError(run_id)
+
+    # ------------------------------------------------------------------ whole-document changes
+    def push(self, command: QUndoCommand) -> None:
+        """Do ``command`` and put it on the undo stack."""
+        self._undo_stack.push(command)
+
+    def replace_project(self, project: Project, path: str | Path | None = None, *,
+                        problems: dict[str, tuple[int, list[Problem]]] | None = None) -> None:
+        """Swap in another project (New/Open). Clears the undo history; not undoable.
+
+        ``problems`` (mdp id -> (model version, problems)) are validations already done,
+        for instance in the worker that read a large file.
+        """
+        self._undo_stack.clear()
+        self._project = project
+        self._problems.clear()
+        self._digests.clear()
+        for mdp_id, (version, found) in (problems or {}).items():
+            if self.has_mdp(mdp_id) and self.model(mdp_id).version == version:
+                self._problems[mdp_id] = (self.model(mdp_id), version, list(found))
+        self._set_path(str(path) if path else None)
+        self._undo_stack.setClean()
+        self._set_dirty(False)
+        self.project_replaced.emit()
+
+    def mark_saved(self, path: str | Path) -> None:
+        """Record a successful save to ``path``: the current state becomes the clean one."""
+        self._set_path(str(path))
+        self._undo_stack.setClean()
+        self._set_dirty(False)
+
+    # ------------------------------------------------------------------ mutations (commands only)
+    def set_project_name(self, name: str) -> None:
+        self._project.name = name
+        self.name_changed.emit(name)
+
+    def add_run(self, record: RunRecord, index: int | None = None) -> None:
+        if any(r.id == record.id for r in self._project.runs):
+            raise ValueError(f"run id {record.id!r} already exists")
+        if index is None:
+            self._project.runs.append(record)
+        else:
+            self._project.runs.insert(index, record)
+        self.run_added.emit(record.id)
+
+    def remove_run(self, run_id: str) -> tuple[int, RunRecord]:
+        for i, r in enumerate(self._project.runs):
+            if r.id == run_id:
+                del self._project.runs[i]
+                self.run_removed.emit(run_id)
+                return i, r
+        raise KeyError(run_id)
+
+    def set_mdp(self, mdp_id: str, mdp: MDP) -> MdpModel:
+        """Replace the model stored under ``mdp_id`` by ``mdp``; returns the previous model."""
+        entry = self.mdp_entry(mdp_id)
+        old = entry.model
+        entry.mdp = mdp
+        self.mdp_changed.emit(mdp_id)
+        return old
+
+    def add_mdp(self, entry: MdpEntry, index: int | None = None) -> None:
+        if self.has_mdp(entry.id):
+            raise ValueError(f"MDP id {entry.id!r} already exists")
+        mdps = self._project.mdps
+        mdps.insert(len(mdps) if index is None else index, entry)
+        self.mdp_added.emit(entry.id)
+
+    def remove_mdp(self, mdp_id: str) -> tuple[int, MdpEntry]:
+        for i, e in enumerate(self._project.mdps):
+            if e.id == mdp_id:
+                del self._project.mdps[i]
+                self._problems.pop(mdp_id, None)
+                self._digests.pop(mdp_id, None)
+                self.mdp_removed.emit(mdp_id)
+                return i, e
+        raise KeyError(mdp_id)
+
+    # MDP content. Every method changes the model of one entry and says so.
+    def add_state(self, mdp_id: str, label: str | None, pos: tuple[float, float] | None, *,
+                  state_id: str | None = None, terminal_reward: float = 0.0) -> str:
+        sid = self.model(mdp_id).add_state(label, pos, state_id=state_id,
+                                           terminal_reward=terminal_reward)
+        self.mdp_changed.emit(mdp_id)
+        return sid
+
+    def add_action(self, mdp_id: str, state_id: str, label: str | None, *,
+                   action_id: str | None = None, reward: float = 0.0,
+                   row: Mapping[str, float] | None = None) -> str:
+        aid = self.model(mdp_id).add_action(state_id, label, action_id=action_id,
+                                            reward=reward, row=row)
+        self.mdp_changed.emit(mdp_id)
+        return aid
+
+    def remove_items(self, mdp_id: str, state_ids: Iterable[str] = (),
+                     action_ids: Iterable[str] = (),
+                     transitions: Iterable[tuple[str, str]] = ()) -> None:
+        """Remove transitions (action id, target id), then actions, then states."""
+        model = self.model(mdp_id)
+        states = [s for s in state_ids if s in model.state_ids]
+        actions = [a for a in action_ids if a in model.all_action_ids()
+                   and model.state_of(a) not in states]
+        for aid, tid in transitions:
+            if aid in model.all_action_ids() and tid in model.state_ids \
+                    and aid not in actions and model.state_of(aid) not in states:
+                model.set_probability(aid, tid, 0.0)
+        for aid in actions:
+            model.remove_action(aid)
+        for sid in states:
+            model.remove_state(sid)
+        self.mdp_changed.emit(mdp_id)
+
+    def restore_model(self, mdp_id: str, snapshot: MdpModel) -> None:
+        """Put back the content of a model snapshot (undo of structural edits)."""
+        self.model(mdp_id).restore(snapshot)
+        self.mdp_changed.emit(mdp_id)
+
+    def set_label(self, mdp_id: str, item_id: str, label: str) -> None:
+        """Rename a state or an action."""
+        model = self.model(mdp_id)
+        if item_id in model.state_ids:
+            model.set_state_label(item_id, label)
+        else:
+            model.set_action_label(item_id, label)
+        self.mdp_changed.emit(mdp_id)
+
+    def move_states(self, mdp_id: str,
+                    positions: Mapping[str, "tuple[float, float] | None"]) -> None:
+        self.model(mdp_id).move_states(positions)
+        self.states_moved.emit(mdp_id, list(positions))
+
+    def set_probability(self, mdp_id: str, action_id: str, target_id: str, p: float) -> None:
+        self.model(mdp_id).set_probability(action_id, target_id, p)
+        self.mdp_changed.emit(mdp_id)
+
+    def set_rows(self, mdp_id: str, rows: Mapping[str, np.ndarray]) -> None:
+        """Replace whole next-state rows (action id -> array over all states)."""
+        model = self.model(mdp_id)
+        for aid, row in rows.items():
+            s, j = model.action_index(aid)
+            model.P[s, j] = np.asarray(row, dtype=float)
+        model.version += 1
+        self.mdp_changed.emit(mdp_id)
+
+    def normalise_rows(self, mdp_id: str, action_ids: Iterable[str]) -> None:
+        model = self.model(mdp_id)
+        for aid in action_ids:
+            model.normalise_row(aid)
+        self.mdp_changed.emit(mdp_id)
+
+    def set_reward(self, mdp_id: str, action_id: str, value: float) -> None:
+        self.model(mdp_id).set_reward(action_id, value)
+        self.mdp_changed.emit(mdp_id)
+
+    def set_terminal_reward(self, mdp_id: str, state_id: str, value: float) -> None:
+        self.model(mdp_id).set_terminal_reward(state_id, value)
+        self.mdp_changed.emit(mdp_id)
+
+    def set_settings(self, mdp_id: str, **changes: Any) -> None:
+        """``horizon``, ``discount``, ``initial_state``, ``name`` (see MdpModel.set_settings)."""
+        self.model(mdp_id).set_settings(**changes)
+        self.mdp_changed.emit(mdp_id)
+
+    # ------------------------------------------------------------------ internals
+    def _set_path(self, path: str | None) -> None:
+        if path != self._path:
+            self._path = path
+            self.path_changed.emit(path or "")
+
+    def _set_dirty(self, dirty: bool) -> None:
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.dirty_changed.emit(dirty)
+
+    def _on_undo_stack_clean_changed(self, clean: bool) -> None:
+        self._set_dirty(not clean)

@@ -1,0 +1,80 @@
+"""Helpers for the ``if __name__ == "__main__": preview()`` blocks of panels and editors.
+
+Each module's ``preview(exec_=True)`` builds its widget on the built-in example project
+and, with ``exec_=False``, returns it without entering the event loop (the previews test).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+from PySide6.QtWidgets import QApplication, QWidget
+
+from gui.shell.document import ProjectDocument
+
+__all__ = ["ensure_app", "example_document", "run_preview", "settle", "save_screenshot"]
+
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or a new one configured like :func:`gui.shell.app.run_gui`."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setOrganizationName("PrivPlan")
+        app.setApplicationName("PrivPlan")
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    return app  # type: ignore[return-value]
+
+
+def example_document() -> ProjectDocument:
+    """The built-in example project (four startups + Example 2) in a fresh document."""
+    from core.project.files import load_project
+    from gui.shell.resources import BUILTIN_PROJECT, asset_path
+
+    path = asset_path(*BUILTIN_PROJECT)
+    return ProjectDocument(load_project(path), path)
+
+
+def run_preview(build: Callable[[], QWidget], *, exec_: bool = True, title: str = "",
+                size: tuple[int, int] = (900, 600)) -> QWidget:
+    app = ensure_app()
+    widget = build()
+    widget.setWindowTitle(f"{title} — PrivPlan preview" if title else "PrivPlan preview")
+    widget.resize(*size)
+    if exec_:
+        widget.show()
+        app.exec()
+    return widget
+
+
+def settle(app: QApplication, ms: int) -> None:
+    """Let queued paints and layouts run for ``ms`` milliseconds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+    app.processEvents()
+
+
+def save_screenshot(app: QApplication, window: QWidget, out: str, *, failure: str | None,
+                    what: str) -> int:
+    """Grab ``window`` into ``out``, close it, and return the screenshot tool's exit code.
+
+    ``failure`` is None when the pictured run finished, else the message printed (the
+    picture is saved anyway and the exit code is 1). ``what`` names the tool in messages.
+    """
+    ok = window.grab().save(out)
+    window.discard_and_close()  # type: ignore[attr-defined]
+    window.deleteLater()
+    app.processEvents()
+    if not ok:
+        print(f"{what} screenshot: cannot write {out}", file=sys.stderr)
+        return 1
+    if failure is not None:
+        print(f"{what} screenshot: {failure}; picture saved anyway", file=sys.stderr)
+        return 1
+    return 0

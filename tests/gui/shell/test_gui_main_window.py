@@ -1,0 +1,191 @@
+"""MainWindow: layout, actions, open/save, undo, status bar, closing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from core import __version__
+from core.project.files import load_project
+from gui.shell.commands import RenameProjectCommand
+from gui.shell.resources import asset_path
+
+
+@pytest.fixture
+def criticals(monkeypatch):
+    shown = []
+
+    def fake(parent, title, text, *args, **kwargs):
+        shown.append((title, text))
+        return QMessageBox.StandardButton.Ok
+
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(fake))
+    return shown
+
+
+def test_layout(window):
+    doc = window.document
+    assert window.tabs.count() == 2
+    assert window.active_workspace().mdp_id == "four-startups"
+    assert window.project_dock.isVisible() and window.params_dock.isVisible()
+    assert not window.log_dock.isVisible()  # hidden by default
+    assert doc.display_name in window.windowTitle()
+    assert "model valid ✓" in window.validity_label.text()
+    assert "seeded experiment (seed 7)" in window.mode_label.text()
+    assert window.params_stack.currentWidget() is window.active_workspace().analysis_panel
+    ws = window.active_workspace()
+    assert ws.banner.isVisible() and "not the paper's model" in ws.banner.text()
+    assert ws.results.is_empty
+    window.tabs.setCurrentIndex(1)
+    assert not window.active_workspace().banner.isVisibleTo(window)
+    assert window.params_stack.currentWidget() is window.active_workspace().analysis_panel
+
+
+def test_shortcuts(window):
+    def keys(action):
+        return [k.toString() for k in action.shortcuts()]
+
+    assert "F5" in keys(window.run_action)
+    assert "Esc" in keys(window.cancel_action)
+    assert "Ctrl+O" in keys(window.open_action)
+    assert "Ctrl+S" in keys(window.save_action)
+    assert "Ctrl+Shift+S" in keys(window.save_as_action)
+    assert QKeySequence(QKeySequence.StandardKey.Undo).toString() in keys(window.undo_action)
+    assert "Ctrl+Shift+Z" in keys(window.redo_action)
+    menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert menus == ["File", "Edit", "View", "Analysis", "Help"]
+
+
+def test_run_from_the_window_logs_and_is_undoable(qtbot, window):
+    ws = window.active_workspace()
+    ws.analysis_panel.set_parameters(ks="10, 100", runs=2, workers=1)
+    with qtbot.waitSignal(ws.runner.succeeded, timeout=30000):
+        assert window.run_analysis()
+    doc = window.document
+    assert len(doc.project.runs) == 1
+    assert any("run-1 recorded" in m for _, m in window.log_panel.messages())
+    assert "Record sweep run-1" in window.undo_action.text()
+    assert window.isWindowModified()
+    assert window.project_panel.item_ids("run") == ["run-1"]
+    window.undo_action.trigger()
+    assert doc.project.runs == [] and ws.results.is_empty
+    window.redo_action.trigger()
+    assert not ws.results.is_empty
+
+
+def test_open_malformed_file_keeps_the_document(qtbot, window, tmp_path, criticals,
+                                                monkeypatch):
+    bad = tmp_path / "broken.privplan.json"
+    bad.write_text('{"format": "privplan-project", "schema_version": 1, "project": {')
+    doc = window.document
+    before = doc.project
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(bad), "")))
+    window.open_action.trigger()
+    assert doc.project is before
+    assert window.tabs.count() == 2
+    assert len(criticals) == 1 and "malformed JSON" in criticals[0][1]
+    assert str(bad) in criticals[0][1]
+    assert any(level == "ERROR" for level, _ in window.log_panel.messages())
+
+
+def test_open_invalid_mdp_names_the_problem(window, tmp_path, criticals):
+    bad = tmp_path / "bad.mdp.json"
+    bad.write_text(json.dumps({"format": "privplan-mdp", "version": 1, "states": ["a"],
+                               "transitions": {"a": {"go": {"a": 0.5}}}, "horizon": 1}))
+    before = window.document.project
+    assert window.open_path(bad) is False
+    assert window.document.project is before
+    assert "sum to 0.5" in criticals[0][1]
+
+
+def test_open_mdp_file_wraps_it(window):
+    assert window.open_path(asset_path("examples", "four_startups.mdp.json"))
+    doc = window.document
+    assert doc.path is None  # an MDP file is not a project file: Save asks where
+    assert window.tabs.count() == 1
+    assert window.active_workspace().banner.isVisible()  # placeholder named in the model
+
+
+def test_save_and_save_as(window, tmp_path, monkeypatch):
+    doc = window.document
+    doc.push(RenameProjectCommand(doc, "Saved project"))
+    assert doc.is_dirty
+    target = tmp_path / "mine"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    assert window.save_as()
+    saved = tmp_path / "mine.privplan.json"
+    assert saved.exists() and not doc.is_dirty and doc.path == str(saved)
+    assert load_project(saved).name == "Saved project"
+    assert not list(tmp_path.glob(".*.tmp"))  # atomic save leaves no temp file
+    doc.push(RenameProjectCommand(doc, "Again"))
+    window.save_action.trigger()  # has a path now: no dialog
+    assert load_project(saved).name == "Again" and not doc.is_dirty
+
+
+def test_new_project_shows_empty_canvas(window):
+    window.new_action.trigger()
+    assert window.tabs.count() == 1  # one empty MDP, ready to draw
+    ws = window.active_workspace()
+    assert "no states yet" in ws.mdp_view.empty_text()
+    assert window.validity_label.text().startswith("model invalid: the model has no states")
+    window.close_workspace(ws.mdp_id)
+    assert window.central.currentWidget() is window.closed_label
+    assert not window.run_action.isEnabled()
+    assert window.validity_label.text() == "no model open"
+
+
+def test_empty_project_view_teaches(window):
+    from core.project.model import Project
+
+    window.document.replace_project(Project(name="nothing"))
+    assert window.tabs.count() == 0
+    assert window.central.currentWidget() is window.empty_view
+    assert "no MDP" in window.empty_view.empty_text()
+
+
+def test_tree_double_click_reopens_workspace(window):
+    window.close_workspace("example-2")
+    assert window.tabs.count() == 1
+    window.project_panel.mdp_activated.emit("example-2")
+    assert window.tabs.count() == 2
+    assert window.active_workspace().mdp_id == "example-2"
+    window.project_panel.mdp_activated.emit("four-startups")
+    assert window.tabs.count() == 2
+    assert window.active_workspace().mdp_id == "four-startups"
+
+
+def test_close_asks_about_unsaved_changes(qtbot, window, monkeypatch):
+    import gui.shell.main_window
+
+    doc = window.document
+    doc.push(RenameProjectCommand(doc, "changed"))
+    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes",
+                        lambda parent, name: QMessageBox.StandardButton.Cancel)
+    assert window.close() is False
+    assert window.isVisible()
+    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes",
+                        lambda parent, name: QMessageBox.StandardButton.Discard)
+    assert window.close() is True
+
+
+def test_about_mentions_version_and_privacy(window, monkeypatch):
+    seen = []
+    monkeypatch.setattr(QMessageBox, "about", staticmethod(lambda p, t, text: seen.append(text)))
+    window.about_action.trigger()
+    assert __version__ in seen[0] and "Privacy note" in seen[0] and "oracle view" in seen[0]
+
+
+def test_rename_via_dialog(window, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: ("New name", True)))
+    window.rename_action.trigger()
+    assert window.document.project.name == "New name"
+    assert "New name" in window.windowTitle()
+    window.undo_action.trigger()
+    assert window.document.project.name != "New name"
