@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.jsonable import finite_or_none
 
 __all__ = [

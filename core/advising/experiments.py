@@ -35,7 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, fresh_seed
+from core.common.errors import InputError
+
+from core.common.validation import fresh_seed
 from core.advising.accounting import DEFAULT_DELTA
 from core.advising.framework import run_advising
 from core.advising.model import AdvisingSetup

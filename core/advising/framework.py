@@ -108,7 +108,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, RandomSource, as_random_source
+from core.common.errors import InputError
+
+from core.common.validation import RandomSource, as_random_source
 from core.advising.accounting import (
     ADJACENCY,
     DEFAULT_DELTA,

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 
 __all__ = [
     "STRATEGIES",

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.advising.framework import q_update, squared_distance, teacher_view
 from core.advising.model import (
     CASE_NAMES,

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.stats import f3_epsilon
 

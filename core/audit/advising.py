@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.advising.accounting import ADJACENCY
 from core.advising.framework import (
     UNBOUNDED_REASONS,

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betainc, betaincinv, expit, gammaln
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.audit.stats import bisect_epsilon, mc_delta, mc_epsilon_tight
 from core.privacy import dirichlet_accounting as acc
 from core.privacy.dirichlet import dirichlet_rows

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.laplace import (
     check_epsilon,
     exponential_mechanism,

@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from core.common.validation import InputError, check_positive
+from core.common.errors import InputError
+
+from core.common.validation import check_positive
 from core.audit.stats import bisect_epsilon
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "GaussianVariant", "delta_of", "epsilon_of", "parameters",

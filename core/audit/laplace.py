@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon, laplace_release, laplace_scale
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "LaplaceVariant", "parameters", "claimed",

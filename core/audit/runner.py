@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.audit.attack import AttackResult, run_attack, split_sizes
 from core.audit.stats import discrete_epsilon_tight, discrete_roc, projected_epsilon_lb
 from core.common.progress import Cancelled

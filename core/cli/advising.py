@@ -118,7 +118,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
-    from core.common.validation import InputError
+    from core.common.errors import InputError
 
     flags = {**FLAGS, **(extra or {})}
     if isinstance(exc, InputError) and exc.file is None and exc.field in flags:
@@ -127,7 +127,7 @@ def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
 
 
 def _load_setup(path: str) -> Any:
-    from core.common.validation import InputError
+    from core.common.errors import InputError
     from core.advising.model import AdvisingSetup
 
     try:
@@ -179,7 +179,7 @@ def _pct(x: float) -> str:
 def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise``; returns the exit code (user errors raise InputError)."""
     from core.cli import main as _cli
-    from core.common.validation import InputError
+    from core.common.errors import InputError
     from core.advising.accounting import ADJACENCY
     from core.advising.framework import run_advising
     from core.advising.model import AdvisingParams
@@ -300,7 +300,7 @@ def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser]
 
 
 def _parse_list(text: str, flag: str) -> list[float]:
-    from core.common.validation import InputError
+    from core.common.errors import InputError
 
     parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
     if not parts:
@@ -320,7 +320,8 @@ def _parse_list(text: str, flag: str) -> list[float]:
 def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise-bench``; returns the exit code (user errors raise InputError)."""
     from core.cli import main as _cli
-    from core.common.validation import InputError, fresh_seed
+    from core.common.errors import InputError
+    from core.common.validation import fresh_seed
     from core.advising.claims import check_claims
     from core.advising.experiments import run_experiment
     from core.advising.presets import EXPERIMENTS, experiment_arms

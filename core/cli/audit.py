@@ -190,7 +190,7 @@ def text_report(res: Any) -> str:
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``audit``; returns the exit code (user errors raise InputError)."""
     from core.cli import main as _cli
-    from core.common.validation import InputError
+    from core.common.errors import InputError
     from core.audit import run_audit
     from core.common.jsonable import dumps
 

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from core import __version__
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.cli.advising import (
     add_advise_bench_parser,
     add_advise_parser,

@@ -27,7 +27,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 
 __all__ = ["PDF_RENDERER", "PdfRenderer", "add_report_parser", "cmd_report", "FORMATS"]
 

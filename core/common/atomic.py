@@ -9,7 +9,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 
 __all__ = ["atomic_write_bytes", "atomic_write_text"]
 

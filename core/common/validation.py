@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from core.common.errors import InputError
+
 __all__ = [
     "InputError",
     "RandomSource",
@@ -21,28 +23,6 @@ __all__ = [
     "check_k",
     "check_positive",
 ]
-
-
-class InputError(ValueError):
-    """Bad user input. ``field`` names what is wrong; ``str(err)`` is one line.
-
-    Examples
-    --------
-    >>> str(InputError("k must be > 0, got -1", field="k"))
-    'k: k must be > 0, got -1'
-    """
-
-    def __init__(self, message: str, *, field: str | None = None, file: str | None = None):
-        self.field = field
-        self.file = file
-        self.problem = message
-        parts = [p for p in (file, field) if p]
-        prefix = ": ".join(parts)
-        super().__init__(f"{prefix}: {message}" if prefix else message)
-
-    def with_file(self, file: str) -> "InputError":
-        """The same error (same class), with the file it came from named first."""
-        return type(self)(self.problem, field=self.field, file=file)
 
 
 def _is_finite_number(x: Any) -> bool:

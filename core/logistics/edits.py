@@ -34,7 +34,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.io import map_from_dict, map_to_dict
 from core.logistics.model import LogisticsWorld
 

@@ -27,7 +27,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.model import DEFAULT_DEGREE_CAP, LogisticsWorld, Task
 
 __all__ = ["fig41", "FIG41_NOTE", "FIG41_TASK", "generate_world", "generate_tasks"]

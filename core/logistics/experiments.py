@@ -49,7 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, fresh_seed
+from core.common.errors import InputError
+
+from core.common.validation import fresh_seed
 from core.common.stats import t_half_width
 from core.logistics.examples import generate_tasks, generate_world
 from core.logistics.model import DEFAULT_DEGREE_CAP

@@ -19,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.model import DEFAULT_DEGREE_CAP, LogisticsWorld, Task
 
 __all__ = ["MAP_FORMAT", "MAP_VERSION", "map_from_dict", "map_to_dict", "load_map", "save_map",

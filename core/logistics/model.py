@@ -37,7 +37,7 @@ from typing import Any
 
 import networkx as nx
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 
 __all__ = ["Center", "Task", "LogisticsWorld", "DEFAULT_DEGREE_CAP", "validate_task",
            "local_graph", "mean_length"]

@@ -53,7 +53,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon, exponential_probabilities, laplace_release
 
 __all__ = ["degree_histogram", "node_dp_sensitivity", "histogram_sensitivity",

@@ -64,7 +64,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.model import (
     DEFAULT_DEGREE_CAP,
     LogisticsWorld,

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 
 __all__ = ["REWARD_MODES", "HITTING_CAP", "alg8_initial", "rl_policy", "prob_to_distance",
            "hitting_steps",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.model import LogisticsWorld
 
 __all__ = ["Dynamics", "LiveWorld", "path_is_valid"]

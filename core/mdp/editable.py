@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.model import MDP, ROW_SUM_TOL
 
 __all__ = ["Problem", "MdpModel", "digest_of"]

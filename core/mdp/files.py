@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.mdp.model import MDP
 

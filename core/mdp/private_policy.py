@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, check_beta, check_k, fresh_seed
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.model import MDP
 from core.privacy.dirichlet import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.common.progress import Progress, no_progress, sub_progress

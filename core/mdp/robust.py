@@ -63,7 +63,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.optimize import linprog
 
-from core.common.validation import InputError, check_beta, check_k
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
 from core.common.progress import Progress, no_progress

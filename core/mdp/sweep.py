@@ -36,7 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, check_beta, check_k, fresh_seed
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k, fresh_seed
 from core.common.jsonable import jsonable
 from core.mdp.model import MDP
 from core.mdp.synthesis import evaluate_policy, synthesize

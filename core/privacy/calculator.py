@@ -48,7 +48,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betainc, betaincinv
 
-from core.common.validation import InputError, check_beta, check_k
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k
 from core.common.stats import cp_upper
 from core.privacy.dirichlet_accounting import (
     EXACT_MAX_W,

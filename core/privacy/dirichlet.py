@@ -53,7 +53,9 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from core.common.validation import InputError, RandomSource, as_random_source, check_k
+from core.common.errors import InputError
+
+from core.common.validation import RandomSource, as_random_source, check_k
 from core.mdp.model import MDP
 from core.privacy.dirichlet_accounting import DirichletPrivacy, dirichlet_privacy
 

@@ -83,7 +83,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import betainc, betaincinv, betaln, gammaln, logsumexp
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.stats import cp_upper
 
 __all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_WARNING",

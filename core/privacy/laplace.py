@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.validation import InputError, RandomSource, as_random_source
+from core.common.errors import InputError
+
+from core.common.validation import RandomSource, as_random_source
 
 __all__ = ["check_epsilon", "laplace_scale", "laplace_release", "exponential_mechanism",
            "exponential_probabilities"]

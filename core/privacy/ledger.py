@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.project.model import now_iso
 
 if TYPE_CHECKING:

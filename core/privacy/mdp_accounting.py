@@ -67,7 +67,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.common.validation import InputError, check_beta, check_k
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.privacy.dirichlet import (
     DEFAULT_DOMAIN_RULE,

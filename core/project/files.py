@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from core import __version__
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.jsonable import jsonable
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.project.jsonfmt import dumps

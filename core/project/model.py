@@ -20,7 +20,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.model import MDP
 from core.mdp.editable import MdpModel
 

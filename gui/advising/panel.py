@@ -60,7 +60,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.advising.accounting import DEFAULT_DELTA, advanced_composition
 from core.advising.claims import check_claims
 from core.advising.experiments import ExperimentResult, run_experiment

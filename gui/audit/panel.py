@@ -57,7 +57,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.audit import AuditResult, run_audit
 from core.common.jsonable import jsonable
 from core.project.model import RunRecord

@@ -57,7 +57,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,

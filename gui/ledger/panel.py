@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.jsonable import dumps
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, _release_modes
 from core.report.html import unbounded_reasons

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.experiments import (
     APPROACH_LABELS,
     BENCHMARKS,

@@ -69,7 +69,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.io import map_from_dict, map_to_dict
 from core.logistics.model import Task, validate_task
 from core.logistics.planner import APPROACHES, THESIS_FLAWS, PlannerParams, PlanningSession

@@ -56,7 +56,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError, check_beta, check_k
+from core.common.errors import InputError
+
+from core.common.validation import check_beta, check_k
 from core.common.jsonable import jsonable
 from core.mdp.sweep import DEFAULT_K
 from core.privacy.mdp_accounting import (

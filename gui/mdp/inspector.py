@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
 from gui.shell.document import ProjectDocument
 from gui.mdp.view import Selection

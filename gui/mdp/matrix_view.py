@@ -33,7 +33,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
 from gui.shell.document import ProjectDocument
 from gui.mdp.view import Selection, bounds_overlay

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.workers import TaskRunner

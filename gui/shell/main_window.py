@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.ledger import mdp_dataset
 from core.project.model import Project
 from gui.shell.autosave import AutosaveController

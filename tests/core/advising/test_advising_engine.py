@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.advising.framework import (
     advice_distribution,
     normalize_alg4,

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.advising.claims import THESIS_CLAIMS, check_claims, claims_table
 from core.advising.experiments import ci95, epsilon_sweep, run_experiment, spearman
 from core.advising.presets import ExperimentArm, experiment_arms, preset

@@ -420,7 +420,7 @@ def test_exact_distribution_matches_the_sampler_and_the_bound(eps):
 
 
 def test_audit_hooks_validate_input():
-    from core.common.validation import InputError
+    from core.common.errors import InputError
     from core.audit import advising as audit_adv
 
     a, _ = _pair("one server")

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy.stats import beta as beta_dist
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.audit import MECHANISMS, available, run_audit
 from core.audit import dirichlet as adir
 from core.audit import gaussian as agauss

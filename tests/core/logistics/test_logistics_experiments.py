@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.experiments import BENCHMARKS, METRICS, benchmark_config, run_benchmark
 from core.common.progress import Cancelled
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.examples import fig41, generate_tasks, generate_world
 from core.logistics.io import dumps_map, load_map, map_from_dict, map_to_dict, save_map
 from core.logistics.model import LogisticsWorld, Task, validate_task

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.logistics.examples import FIG41_TASK, fig41, generate_tasks, generate_world
 from core.logistics.model import Task
 from core.logistics.obfuscation import em_invert

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.sweep import QUANTITIES, SweepResult, privacy_sweep
 from core.common.progress import Cancelled

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.mdp.files import load_mdp, mdp_from_dict, mdp_to_dict, save_mdp

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.editable import MdpModel
 

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.files import load_mdp, mdp_from_dict
 from core.mdp.model import MDP
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import four_startups, random_mdp
 from core.privacy.dirichlet import DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.mdp.private_policy import private_policy

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.calculator import (
     DELTA_RANGE,
     FIGURE_1_1,

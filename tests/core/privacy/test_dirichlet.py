@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.common.validation import InputError, RandomSource, as_random_source
+from core.common.errors import InputError
+
+from core.common.validation import RandomSource, as_random_source
 from core.mdp.model import MDP
 from core.privacy.dirichlet import dirichlet_rows, privatize_mdp
 from core.common.secure import SecureRandom

@@ -27,7 +27,7 @@ from scipy import integrate
 from scipy.special import betainc, betaln, gammaln
 from scipy.stats import dirichlet as dirichlet_dist
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.dirichlet_accounting import (
     LEMMA_1_2_WARNING,
     DirichletPrivacy,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.privacy.ledger import BudgetExceeded, LedgerEntry, PrivacyLedger, compose
 
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import four_startups
 from core.project.files import dumps_project, load_project, project_from_dict, save_project
 from core.privacy.ledger import (

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.special import betainc, gammaln
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.common.jsonable import dumps
 from core.mdp.examples import example2, four_startups
 from core.mdp.model import MDP

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from core import __version__
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups
 from core.project import files as project_json, migrations
 from core.mdp.files import mdp_from_dict, save_mdp

@@ -7,7 +7,7 @@ import csv
 import pytest
 from PySide6.QtGui import QUndoCommand
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.sweep import privacy_sweep
 from core.privacy.ledger import PrivacyLedger
 from gui.shell import ledger as gl

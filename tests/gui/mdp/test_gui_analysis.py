@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core.common.validation import InputError
+from core.common.errors import InputError
 from core.mdp.sweep import QUANTITIES
 from gui.mdp.analysis_panel import (
     DEFAULT_K_TEXT,
