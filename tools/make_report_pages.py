@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 def build_project(seed: int = 7):
     from core.mdp.sweep import DEFAULT_K, privacy_sweep
     from core.project.files import load_project
-    from core.privacy.ledger import PrivacyLedger, budgets_to_dict, record_privatization
-    from core.privacy.mdp_accounting import mdp_privacy
+    from core.privacy.ledger import PrivacyLedger, budgets_to_dict
+    from core.mdp.accounting import record_privatization
+    from core.mdp.accounting import mdp_privacy
     from core.project.model import RunRecord
 
     project = load_project(ROOT / "assets" / "examples" / "builtin.privplan.json")

@@ -3,7 +3,7 @@
 An :class:`AdvisingSetup` is the input of one advising run (thesis Ch. 3, spec §3.13):
 agents (users), servers (actions), tasks (states), each agent's ordered action set, the
 reward table R[task, server] and the :class:`AdvisingParams`. Both are frozen and
-validated eagerly; every :class:`~core.common.validation.InputError` names the field
+validated eagerly; every :class:`~core.common.errors.InputError` names the field
 (``action_sets``, ``rewards``, ``epsilon``, ``distance_threshold``, …).
 
 Two *variants* of the parameters exist wherever the thesis is unsound (spec §9):

@@ -116,7 +116,7 @@ def _add_privacy_flags(sp: argparse.ArgumentParser, *, defaults: bool = True) ->
 
     ``defaults=False`` leaves them None (``bounds``: taken from the file's release block
     when it has one)."""
-    from core.privacy.mdp_accounting import (
+    from core.mdp.accounting import (
         DEFAULT_B,
         DEFAULT_DELTA,
         DEFAULT_DOMAIN_RULE,
@@ -155,9 +155,9 @@ def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
 # ---------------------------------------------------------------------------- privatize
 def _cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.mdp.files import load_mdp, save_mdp
-    from core.privacy.dirichlet import mechanism_rows, privatize_mdp
-    from core.privacy.mdp_accounting import mdp_privacy
-    from core.project.model import now_iso
+    from core.mdp.privatize import mechanism_rows, privatize_mdp
+    from core.mdp.accounting import mdp_privacy
+    from core.common.timestamps import now_iso
 
     in_kind = "npz" if args.mdp.lower().endswith(".npz") else "json"
     out_kind = "npz" if args.output.lower().endswith(".npz") else (
@@ -204,7 +204,7 @@ BOUNDS_PRIVACY_NOTE = (
     "--adjacency)")
 def _cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.mdp.files import load_mdp, read_release
-    from core.privacy.mdp_accounting import (
+    from core.mdp.accounting import (
         DEFAULT_B,
         DEFAULT_DELTA,
         DEFAULT_DOMAIN_RULE,

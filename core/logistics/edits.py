@@ -4,7 +4,7 @@ A map in the project is the ``*.map.json`` object of :func:`core.logistics.io.ma
 plus a stable ``"id"`` (``"map-1"``). Every function here takes such a dict, returns a
 **new** dict and leaves its argument alone; :func:`checked` validates the result with
 :func:`core.logistics.io.map_from_dict` (so with :class:`core.logistics.model.LogisticsWorld`)
-and returns its canonical form. An invalid edit raises :class:`core.common.validation.InputError`
+and returns its canonical form. An invalid edit raises :class:`core.common.errors.InputError`
 whose ``field`` names the node, edge or agent; the map editor shows that message and does
 not push the edit, so the document is untouched.
 

@@ -12,7 +12,7 @@ Fig 4.1, ground truth for the simulator and evaluator only) and checks it once:
 * every agent's local area (its bases and the centers it shares) is connected, and no
   node has more than ``degree_cap`` local edges (the public cap D_MAX of spec F3).
 
-Violations raise :class:`core.common.validation.InputError` whose ``field`` names the node,
+Violations raise :class:`core.common.errors.InputError` whose ``field`` names the node,
 edge or agent. Node ids are strings.
 
 Examples

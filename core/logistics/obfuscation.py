@@ -16,7 +16,7 @@ the sound preset adds Laplace((2·D_MAX + 1)/ε) per bin (:func:`node_dp_sensiti
 **Degree bound.** That sensitivity holds only on maps whose every degree is ≤ d_max: a hub
 of degree 8 moves the histogram by up to 17 in L1. The rule is *refusal*: a local map with
 a node above the declared d_max is not released (:func:`check_degree_bound`, an
-:class:`~core.common.validation.InputError` naming the node), so the histogram never needs its
+:class:`~core.common.errors.InputError` naming the node), so the histogram never needs its
 top bin to absorb larger degrees and the sensitivity 2·d_max + 1 is computed from the
 declared d_max, a public parameter.
 
@@ -140,7 +140,7 @@ def check_degree_bound(local: nx.Graph, dmax: int, owner: str = "") -> None:
     >>> check_degree_bound(nx.star_graph(8), 4)
     Traceback (most recent call last):
     ...
-    core.common.validation.InputError: d_max: node 0 has 8 routes, more than the declared d_max = 4 ...
+    core.common.errors.InputError: d_max: node 0 has 8 routes, more than the declared d_max = 4 ...
     """
     for v, d in sorted(local.degree(), key=lambda x: (-x[1], str(x[0]))):
         if d > int(dmax):

@@ -10,9 +10,6 @@ without one (files without a ``layout``, states added in the matrix view).
 Examples
 --------
 >>> from core.mdp.editable import MdpModel
-
-if TYPE_CHECKING:
-    from core.project.model import Project
 >>> m = MdpModel()
 >>> ids = [m.add_state(f"s{i}") for i in range(3)]
 >>> pos = auto_layout(m, spacing=100.0)
@@ -23,16 +20,12 @@ if TYPE_CHECKING:
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.mdp.editable import MdpModel
 
-if TYPE_CHECKING:
-    from core.project.model import Project
-
-__all__ = ["auto_layout", "fill_missing_positions", "fill_project_layouts", "default_spacing",
+__all__ = ["auto_layout", "fill_missing_positions", "default_spacing",
            "MIN_PROBABILITY", "DENSE_STATES", "MAX_LAYOUT_STATES"]
 
 MIN_PROBABILITY = 0.005  # transitions below this do not pull states together
@@ -118,30 +111,3 @@ def fill_missing_positions(model: MdpModel, *, spacing: float | None = None) -> 
     for n, s in enumerate(np.flatnonzero(missing)):
         pos[s] = (x0 + spacing * (n % per_row), y0 + spacing * (n // per_row))
     return pos
-
-
-def fill_project_layouts(project: "Project", *, max_states: int = MAX_LAYOUT_STATES
-                         ) -> list[str]:
-    """Give every state of the project's drawable models a position (files without a
-    ``layout``); returns the ids of the MDPs that got positions. Part of opening a file,
-    not an edit: call it before the project reaches the document.
-
-    >>> from core.mdp.examples import random_mdp
-    >>> from core.project.model import Project
-    >>> p = Project(); _ = p.add_mdp(random_mdp(4, 2, 2, seed=1), "m")
-    >>> fill_project_layouts(p), p.mdps[0].model.position("st-1") is not None
-    (['m'], True)
-    """
-    changed = []
-    for entry in project.mdps:
-        model = entry.model
-        if not 0 < model.n_states <= max_states:
-            continue
-        pos = np.asarray(model.positions, dtype=float).reshape(-1, 2)
-        if len(pos) == model.n_states and np.isfinite(pos).all():
-            continue
-        filled = fill_missing_positions(model)
-        model.move_states({sid: (float(x), float(y))
-                           for sid, (x, y) in zip(model.state_ids, filled)})
-        changed.append(entry.id)
-    return changed

@@ -40,7 +40,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 class MDP:
     """A finite MDP (finite horizon ``T`` or infinite discounted).
 
-    Construction validates everything and raises :class:`core.common.validation.InputError`
+    Construction validates everything and raises :class:`core.common.errors.InputError`
     naming the state, the action and the problem.
     """
 

@@ -1,7 +1,7 @@
 """One private policy for the drawing: privatise once, synthesise π̄, bound its value per state.
 
 :func:`private_policy` runs Algorithm 1 once on the *true* model: Dirichlet-privatise
-every row with concentration k (:func:`core.privacy.dirichlet.privatize_mdp`), synthesise
+every row with concentration k (:func:`core.mdp.privatize.privatize_mdp`), synthesise
 π̄ on the private model and compute V̄, v̲ and v̄ (:func:`core.mdp.robust.cost_of_privacy`).
 Unlike the Figure 2.1 sweep it never evaluates π̄ on the true model, so every number it
 returns is computed from the private model only, plus public parameters: the robust set
@@ -36,7 +36,7 @@ from core.common.errors import InputError
 
 from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.model import MDP
-from core.privacy.dirichlet import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mechanism_rows, privatize_mdp
+from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.robust import ALPHA_MODES, alpha_shift_note, cost_of_privacy, release_centre_shift
 

@@ -17,7 +17,7 @@ of v. ``v`` is shared by every row at a stage, so one sort per stage serves all 
 ``method="lp"`` keeps the papers' LP, solved with HiGHS, as a cross-check.
 
 Centre shift (issue 10). Lemma 2.2 concentrates P̄ = Dir_k(c) around the row c the noise
-is *centred on*. The public pre-processing of :func:`core.privacy.dirichlet.mechanism_rows`
+is *centred on*. The public pre-processing of :func:`core.mdp.privatize.mechanism_rows`
 moves that centre away from the true row P: the domain rule ``"mix"`` and
 ``zeros="smoothing"`` both give c = T(P) = κ·P + (1 − κ)·u, with u the uniform
 distribution on the row's support after pre-processing (n entries, P's support included)
@@ -72,7 +72,7 @@ from core.common.progress import Progress, no_progress
 from core.common.results import Status, readonly
 
 if TYPE_CHECKING:  # pragma: no cover
-    from core.privacy.dirichlet import MechanismRows
+    from core.mdp.privatize import MechanismRows
 
 __all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "alpha_radius", "inner_extremes",
            "inner_lp", "cost_of_privacy", "robust_bounds", "centre_shift_bound", "centre_shift",
@@ -146,7 +146,7 @@ def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...]
 def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarray:
     """The public (S, A) shift bound of the rows ``prepared`` describes.
 
-    ``prepared`` is :func:`core.privacy.dirichlet.mechanism_rows` of the true model (the
+    ``prepared`` is :func:`core.mdp.privatize.mechanism_rows` of the true model (the
     rows the noise was centred on) and ``shape`` is (S, A); unavailable (s, a) get 0. Per
     row this is :func:`centre_shift_bound` of (n, κ) with κ ``prepared.contraction``, except
     that under ``zeros="smoothing"`` every full-support row counts as smoothed (whether it
@@ -426,7 +426,7 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     centre_shift : float or (S, A) array, optional
         Public bound of ‖T(P) − P‖_∞ per row when the noise was centred on pre-processed
         rows T(P) (:func:`centre_shift` of the true model's
-        :func:`~core.privacy.dirichlet.mechanism_rows`, or :func:`release_centre_shift`
+        :func:`~core.mdp.privatize.mechanism_rows`, or :func:`release_centre_shift`
         of a released model). Each row is bounded with radius α + its shift. ``None`` (or
         0): P̄ was centred on the true rows, α alone (the papers' setting).
 

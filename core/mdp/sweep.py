@@ -42,14 +42,8 @@ from core.common.validation import check_beta, check_k, fresh_seed
 from core.common.jsonable import jsonable
 from core.mdp.model import MDP
 from core.mdp.synthesis import evaluate_policy, synthesize
-from core.privacy.dirichlet import (
-    DEFAULT_DOMAIN_RULE,
-    DEFAULT_ETA,
-    MechanismRows,
-    mechanism_rows,
-    privatize_mdp,
-)
-from core.privacy.mdp_accounting import MdpPrivacy, mdp_privacy
+from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, MechanismRows, mechanism_rows, privatize_mdp
+from core.mdp.accounting import MdpPrivacy, mdp_privacy
 from core.common.progress import Cancelled, Progress, no_progress
 from core.mdp.robust import ALPHA_MODES, alpha_radius, alpha_shift_note, centre_shift, robust_bounds
 
@@ -197,13 +191,13 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     zeros : {"support", "smoothing"}
         Zero probabilities (:mod:`core.privacy.dirichlet`).
     b, delta_target, adjacency :
-        The (ε, δ) accounting of every k (:func:`core.privacy.mdp_accounting.mdp_privacy`).
+        The (ε, δ) accounting of every k (:func:`core.mdp.accounting.mdp_privacy`).
     eta, domain_rule :
         The declared domain and its rule (``"mix"``, the default, or ``"refuse"``; the
-        defaults are :data:`core.privacy.dirichlet.DEFAULT_ETA` and
-        :data:`core.privacy.dirichlet.DEFAULT_DOMAIN_RULE`): every run privatises
+        defaults are :data:`core.mdp.privatize.DEFAULT_ETA` and
+        :data:`core.mdp.privatize.DEFAULT_DOMAIN_RULE`): every run privatises
         the rows exactly as the accounting describes them
-        (:func:`core.privacy.dirichlet.mechanism_rows`, computed once). With ``refuse`` a
+        (:func:`core.mdp.privatize.mechanism_rows`, computed once). With ``refuse`` a
         row outside the domain stops the sweep before any run, naming the row.
     workers : int, optional
         Processes (default: CPU count). ``1`` runs on the calling thread.

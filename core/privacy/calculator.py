@@ -542,7 +542,7 @@ class CalculatorInputs:
         >>> CalculatorInputs(6.7, 0.6, 0.5, 3, 0.1).check()
         Traceback (most recent call last):
         ...
-        core.common.validation.InputError: eta_bar: eta + eta_bar must be < 1, got 1.1
+        core.common.errors.InputError: eta_bar: eta + eta_bar must be < 1, got 1.1
         """
         k, eta, eta_bar, w, b, warns = validate_parameters(self.k, self.eta, self.eta_bar,
                                                            self.w, self.b)

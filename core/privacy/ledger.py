@@ -45,16 +45,14 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.common.errors import InputError
-from core.project.model import now_iso
+from core.common.timestamps import now_iso
 
-if TYPE_CHECKING:
-    from core.privacy.mdp_accounting import MdpPrivacy
 
 __all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition", "compose",
-           "PURE_MECHANISMS", "MODES", "record_privatization", "mdp_dataset",
+           "PURE_MECHANISMS", "MODES",
            "budgets_from_dict", "budgets_to_dict"]
 
 # Mechanisms whose entries are pure ε-DP (δ = 0) in the usual sense, so zCDP applies.
@@ -142,7 +140,7 @@ def _filter(entries: Iterable[LedgerEntry], dataset: str | None,
             and (modes is None or e.mode in modes)]
 
 
-def _release_modes(entries: Iterable[LedgerEntry]) -> tuple[str, ...]:
+def release_modes(entries: Iterable[LedgerEntry]) -> tuple[str, ...]:
     return tuple(sorted({e.mode for e in entries if e.is_release} | {"release"}))
 
 
@@ -206,7 +204,7 @@ class PrivacyLedger:
 
     def spent(self, dataset: str) -> tuple[float, float]:
         """What the releases of ``dataset`` cost (basic composition; experiments excluded)."""
-        return self.total(dataset, modes=_release_modes(self.entries))
+        return self.total(dataset, modes=release_modes(self.entries))
 
     def set_budget(self, dataset: str, epsilon: float, delta: float = 0.0) -> None:
         if not (math.isfinite(epsilon) and epsilon > 0) or not 0 <= delta < 1:
@@ -339,66 +337,3 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
                            f"zero-concentrated DP (Bun-Steinke): pure eps-DP releases only, "
                            f"converted at delta = {delta_slack:g}", applicable=pure))
     return out
-
-
-# --------------------------------------------------------------------------- MDP releases
-def mdp_dataset(mdp_id: str) -> str:
-    """The dataset name of an MDP's transition data: ``"mdp:<id>"``."""
-    return f"mdp:{mdp_id}"
-
-
-def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: "MdpPrivacy",
-                         k: float, mode: str, seed: int | None, source: str,
-                         count: int = 1, zeros: str = "support", released: str = "",
-                         time: str | None = None) -> LedgerEntry:
-    """Record one privatisation of MDP ``mdp_id`` (Algorithm 1 step 1, Dirichlet rows).
-
-    The entry protects ``"mdp:<mdp_id>"`` with the composed (ε, δ) of ``privacy`` (from
-    :func:`core.privacy.mdp_accounting.mdp_privacy` at this ``k``) and states its
-    adjacency. ``mode`` is ``"release"`` (secure noise; the privatised model left PrivPlan)
-    or ``"experiment"`` (seeded: listed, not spent). ``count`` privatisations of the same
-    model at the same k make one entry (a sweep's ``runs``). ``source`` names what made it
-    (e.g. a run id).
-
-    A privatisation without a finite guarantee (ε = ∞: some row has none under one-row
-    adjacency) is recorded all the same, as an unbounded entry with the reason.
-
-    Examples
-    --------
-    >>> from core.mdp.examples import four_startups
-    >>> from core.privacy.mdp_accounting import mdp_privacy
-    >>> led = PrivacyLedger()
-    >>> priv = mdp_privacy(four_startups(), 50, eta=0.01, domain_rule="refuse")
-    >>> e = record_privatization(led, mdp_id="m", privacy=priv, k=50, mode="experiment",
-    ...                          seed=7, source="run-1", count=20)
-    >>> e.dataset, e.mechanism, e.count, e.epsilon == priv.epsilon, e.is_release
-    ('mdp:m', 'dirichlet', 20, True, False)
-    >>> e.parameters["eta"], e.parameters["domain_rule"]
-    (0.01, 'refuse')
-    """
-    from core.privacy.mdp_accounting import ADJACENCY_TEXT
-
-    if mode not in MODES:
-        raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
-    n_out = len(privacy.not_applicable)
-    what = released or (
-        (f"privatised transition rows (Dir(k·p), k = {k:g})" if mode == "release"
-         else f"nothing ({count} seeded privatisation{'s' if count != 1 else ''}, "
-              f"k = {k:g})"))
-    if n_out:
-        what += f"; {n_out} of {len(privacy.rows)} rows have no DP guarantee"
-    params: dict[str, Any] = {"k": float(k), "b": privacy.b,
-                              "delta_target": privacy.delta_target,
-                              "adjacency": privacy.adjacency, "zeros": zeros,
-                              "eta": getattr(privacy, "eta", None),
-                              "domain_rule": getattr(privacy, "domain_rule", None),
-                              "rows": len(privacy.rows), "rows_without_guarantee": n_out}
-    extra: dict[str, Any] = {} if time is None else {"time": time}
-    if not math.isfinite(privacy.epsilon):
-        extra["reason"] = getattr(privacy, "epsilon_reason", "") or (
-            f"{n_out} of {len(privacy.rows)} rows have no DP guarantee")
-    return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
-                         epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
-                         adjacency=getattr(privacy, "adjacency_text", "")
-                         or ADJACENCY_TEXT[privacy.adjacency], released=what,
-                         mode=mode, seed=seed, source=source, count=int(count), **extra)

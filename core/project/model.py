@@ -16,19 +16,15 @@ Examples
 
 from __future__ import annotations
 
-import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.common.errors import InputError
+from core.common.timestamps import now_iso
 from core.mdp.model import MDP
 from core.mdp.editable import MdpModel
 
 __all__ = ["MdpEntry", "RunRecord", "Project", "now_iso"]
-
-
-def now_iso() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
 class MdpEntry:

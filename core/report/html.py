@@ -191,7 +191,7 @@ def _sweep_section(project: Any, run: Any) -> Section:
     sec.blocks.append(Table(tuple(cols), tuple(rows), "Values and cost of privacy per k "
                             "(mean ± sd over the runs)", widths=(8, 8, 14, 14, 14, 14, 14, 14)))
     if "epsilon" in s:
-        from core.privacy.mdp_accounting import ADJACENCY_TEXT
+        from core.mdp.accounting import ADJACENCY_TEXT
 
         n = len(ks)
         out = s.get("privacy_rows_without_guarantee")
@@ -622,9 +622,9 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
     experiments if any) and ``(accountant, assumption)`` pairs. The ledger panel shows
     the same rows.
     """
-    from core.privacy.ledger import _release_modes
+    from core.privacy.ledger import release_modes
 
-    release_modes = _release_modes(led.entries)
+    release_modes = release_modes(led.entries)
     rows = []
     assumptions: dict[str, str] = {}
     for ds in led.datasets():
@@ -689,9 +689,9 @@ def _overview_section(project: Any) -> Section:
             " — EXCEEDED" if led.would_exceed(ds, 0.0, 0.0) else "")
         rows.append((ds, str(n), _pair(e, d), budget))
     if rows:
-        from core.privacy.ledger import _release_modes
+        from core.privacy.ledger import release_modes
 
-        why = unbounded_reasons(led, modes=_release_modes(led.entries))
+        why = unbounded_reasons(led, modes=release_modes(led.entries))
         note = "Tighter totals, assumptions and every entry are in the privacy ledger section."
         if why:
             note = ("Unbounded: releases without a finite ε — " + "; ".join(why) + ". "

@@ -48,7 +48,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -103,6 +102,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.ledger import record_entries
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
 from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.run_controls import RunControls
 from gui.shell.workers import TaskRunner
 
 __all__ = ["AdvisingPanel", "TOOLTIPS", "PRESET_BUTTONS", "RUN_KINDS", "SENSITIVITY_TEXT",
@@ -371,6 +371,12 @@ class AdvisingPanel(QWidget):
         self._closed = False
         self.setObjectName("advising_panel")
 
+        # Run/Cancel sit on the editor's bar, the progress in the Run panel (info_panel)
+        self.run_controls = RunControls(
+            self._runner, self, run=self.run, cancel=self.cancel,
+            run_tip="Run what the Run panel says (single run or experiment) in the background.",
+            running_text="starting…", cancelled_text="cancelled — nothing was recorded",
+            clear_on_finish=False, progress_width=None)
         self.info_panel = self._build_info_panel()
         top = self._build_editor()
         self.results = AdvisingResultsView(self)
@@ -396,12 +402,10 @@ class AdvisingPanel(QWidget):
         self.cancel_shortcut.activated.connect(self.cancel)
         self.cancel_shortcut.setEnabled(False)
 
-        self._runner.started.connect(self._on_runner_started)
-        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self.run_controls.running_changed.connect(self._update_running)
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        self._runner.finished.connect(self._on_runner_finished)
         self._hub.setup_changed.connect(self._on_hub_setup_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
         document.run_removed.connect(self._on_document_run_removed)
@@ -428,12 +432,8 @@ class AdvisingPanel(QWidget):
             self.preset_buttons[key] = b
             bar.addWidget(b)
         bar.addStretch(1)
-        self.run_button = QPushButton("▶ Run (F5)", w)
-        self.run_button.setToolTip("Run what the Run panel says (single run or experiment) in "
-                                   "the background.")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("■ Cancel (Esc)", w)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.run_button = self.run_controls.run_button
+        self.cancel_button = self.run_controls.cancel_button
         bar.addWidget(self.run_button)
         bar.addWidget(self.cancel_button)
         self.setup_error_label = QLabel(w)
@@ -671,10 +671,8 @@ class AdvisingPanel(QWidget):
         self.side_run_button.clicked.connect(self.run)
         self.side_cancel_button = QPushButton("■ Cancel (Esc)", w)
         self.side_cancel_button.clicked.connect(self.cancel)
-        self.progress_bar = QProgressBar(w)
-        self.progress_bar.setRange(0, 1000)
-        self.progress_bar.setTextVisible(True)
-        self.progress_label = QLabel(w)
+        self.progress_bar = self.run_controls.progress
+        self.progress_label = self.run_controls.progress_label
         self.progress_label.setWordWrap(True)
         self.progress_label.setStyleSheet("QLabel { color: #444; font-size: 8.5pt; }")
         self.mode_label = QLabel(w)
@@ -1272,31 +1270,15 @@ class AdvisingPanel(QWidget):
 
     # ------------------------------------------------------------------ runner slots
     def _update_running(self, running: bool) -> None:
-        for b in (self.run_button, self.side_run_button):
-            b.setEnabled(not running)
-        for b in (self.cancel_button, self.side_cancel_button):
-            b.setEnabled(running)
+        # the Run panel's copies of the buttons (RunControls keeps the page's)
+        self.side_run_button.setEnabled(not running)
+        self.side_cancel_button.setEnabled(running)
         self.cancel_shortcut.setEnabled(running)
-        self.progress_bar.setVisible(running)
-
-    def _on_runner_started(self) -> None:
-        self.progress_bar.setValue(0)
-        self.progress_label.setText("starting…")
-        self._update_running(True)
-
-    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        self.progress_bar.setValue(int(round(1000 * fraction)))
-        self.progress_label.setText(message)
-
-    def _on_runner_finished(self) -> None:
-        self._update_running(False)
 
     def _on_runner_cancelled(self) -> None:
-        self.progress_label.setText("cancelled — nothing was recorded")
         self.message_logged.emit("INFO", "advising run cancelled")
 
     def _on_runner_failed(self, exc: object) -> None:
-        self.progress_label.setText("failed")
         self._show_run_error(f"The run failed: {exc}")
         self.message_logged.emit("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
 

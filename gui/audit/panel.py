@@ -46,8 +46,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
-    QPushButton,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -85,6 +83,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, info_panel
+from gui.shell.run_controls import RunControls
 from gui.shell.workers import TaskRunner
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
@@ -212,7 +211,7 @@ class AuditPanel(QWidget):
         self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.cancel_shortcut.activated.connect(self.cancel)
 
-        self._runner.started.connect(self._on_runner_started)
+        self.run_controls.running_changed.connect(self._update_running)
         self._runner.progress_changed.connect(self._on_runner_progress_changed)
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
@@ -321,24 +320,17 @@ class AuditPanel(QWidget):
             self.run_fields[key] = (w, msg)
         grid.addLayout(run_form, 0, 2)
 
-        buttons = QHBoxLayout()
-        self.run_button = QPushButton("▶ Run audit (F5)", box)
-        self.run_button.setToolTip("Run the audit in the background (F5)")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("■ Cancel (Esc)", box)
-        self.cancel_button.setToolTip("Stop the running audit (Esc); nothing is recorded")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar(box)
-        self.progress.setRange(0, 1000)
-        self.progress.setFormat("%p%")
-        self.progress.setMaximumWidth(160)
-        self.progress_label = QLabel(box)
-        self.progress_label.setStyleSheet("color: #555;")
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.progress)
-        buttons.addWidget(self.progress_label, 1)
-        left.addLayout(buttons)
+        self.run_controls = RunControls(
+            self._runner, box, run=self.run, cancel=self.cancel, run_text="▶ Run audit (F5)",
+            run_tip="Run the audit in the background (F5)",
+            cancel_tip="Stop the running audit (Esc); nothing is recorded",
+            running_text="auditing…", cancelled_text="cancelled — nothing was recorded",
+            clear_on_finish=False)
+        self.run_button = self.run_controls.run_button
+        self.cancel_button = self.run_controls.cancel_button
+        self.progress = self.run_controls.progress
+        self.progress_label = self.run_controls.progress_label
+        left.addLayout(self.run_controls.layout_row())
         self.run_message = QLabel(box)
         self.run_message.setWordWrap(True)
         self.run_message.setTextFormat(Qt.TextFormat.PlainText)
@@ -592,9 +584,6 @@ class AuditPanel(QWidget):
         self.run_message.show()
 
     def _update_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
-        self.progress.setVisible(running)
         self.mechanism_combo.setEnabled(not running)
         self.param_stack.setEnabled(not running)
         for w, _ in self.run_fields.values():
@@ -602,28 +591,21 @@ class AuditPanel(QWidget):
         if not running:
             self._on_mode_changed()
 
-    def _on_runner_started(self) -> None:
-        self.progress.setValue(0)
-        self.progress_label.setText("auditing…")
-        self._update_running(True)
-
     def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        self.progress.setValue(int(round(1000 * fraction)))
-        self.progress_label.setText(message)
         if self._status_bar is not None and self.isVisible():
             self._status_bar.showMessage(f"Audit: {100 * fraction:.0f} % — {message}")
 
     def _on_runner_succeeded(self, result: object) -> None:
         req = self._request or {}
         if not isinstance(result, AuditResult):
+            self.run_controls.set_status("failed")
             self._on_runner_failed(TypeError(f"run_audit returned {type(result).__name__}"))
             return
         self._record(req, result)
-        self.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
-                                    f"{self._shown_run}")
+        self.run_controls.set_status(f"done in {result.elapsed_s:.1f} s — recorded as "
+                                     f"{self._shown_run}")
 
     def _on_runner_failed(self, exc: object) -> None:
-        self.progress_label.setText("failed")
         if isinstance(exc, InputError):
             self._show_input_error(exc)
             self.message_logged.emit("WARNING", f"audit not run: {exc}")
@@ -632,11 +614,9 @@ class AuditPanel(QWidget):
             self.message_logged.emit("ERROR", f"audit failed: {type(exc).__name__}: {exc}")
 
     def _on_runner_cancelled(self) -> None:
-        self.progress_label.setText("cancelled — nothing was recorded")
         self.message_logged.emit("INFO", "audit cancelled")
 
     def _on_runner_finished(self) -> None:
-        self._update_running(False)
         if self._status_bar is not None:
             self._status_bar.clearMessage()
 

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 
 from core.common.errors import InputError
 from core.common.jsonable import dumps
-from core.privacy.ledger import LedgerEntry, PrivacyLedger, _release_modes
+from core.privacy.ledger import LedgerEntry, PrivacyLedger, release_modes
 from core.report.html import unbounded_reasons
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import ledger_events, project_ledger, set_budget
@@ -498,7 +498,7 @@ class LedgerPanel(QWidget):
                 item.widget().deleteLater()
         self.bars = {}
         budgets = self._ledger.budgets
-        release_modes = _release_modes(self._ledger.entries)
+        modes = release_modes(self._ledger.entries)
         self.no_budget_label.setVisible(not budgets)
         for row, (ds, (be, bd)) in enumerate(sorted(budgets.items())):
             te, td = self._ledger.spent(ds)
@@ -514,7 +514,7 @@ class LedgerPanel(QWidget):
                                                 else OKABE_ITO["blue"])
             bar.setStyleSheet(f"QProgressBar::chunk {{ background: {colour}; }} "
                               "QProgressBar { text-align: center; }")
-            why = unbounded_reasons(self._ledger, ds, modes=release_modes)
+            why = unbounded_reasons(self._ledger, ds, modes=modes)
             bar.setToolTip(f"{ds}: releases spent (ε {_num(te)}, δ {_num(td, 3)}) of the "
                            f"budget (ε {_num(be)}, δ {_num(bd, 3)})"
                            + (" — EXCEEDED" if over else "")
@@ -606,36 +606,10 @@ register_tool(ToolSpec(
     "advanced, zCDP) and budgets.\nDouble-click to open."))
 
 
-def _preview_document() -> ProjectDocument:
-    """The built-in example with a few releases and a budget (for the preview)."""
-    from core.mdp.examples import four_startups
-    from core.privacy.ledger import budgets_to_dict, record_privatization
-    from core.privacy.mdp_accounting import mdp_privacy
-    from gui.shell.preview import example_document
-
-    doc = example_document()
-    led = PrivacyLedger()
-    m = four_startups()
-    for k in (10.0, 100.0, 1000.0):
-        record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, k), k=k,
-                             mode="experiment", seed=7, source="run-1", count=50)
-    record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, 100.0), k=100.0,
-                         mode="release", seed=None, source="release-1")
-    for _ in range(3):
-        led.record(dataset="agent:b", mechanism="laplace", epsilon=0.25,
-                   adjacency="node (one base and its routes)",
-                   released="1K degree histogram of agent b's local map", mode="release",
-                   source="plan-1")
-    led.set_budget("mdp:four-startups", 100.0, 0.1)
-    led.set_budget("agent:b", 1.0, 0.0)
-    doc.project.ledger, doc.project.budgets = led.to_list(), budgets_to_dict(led.budgets)
-    return doc
-
-
 def preview(exec_: bool = True) -> QWidget:
-    from gui.shell.preview import run_preview
+    from gui.shell.preview import example_document_with_ledger, run_preview
 
-    return run_preview(lambda: LedgerPanel(_preview_document()), exec_=exec_,
+    return run_preview(lambda: LedgerPanel(example_document_with_ledger()), exec_=exec_,
                        title="Privacy Ledger", size=(1250, 780))
 
 

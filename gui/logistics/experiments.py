@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -62,6 +61,7 @@ from core.project.model import RunRecord
 from gui.logistics.commands import AddBenchRunCommand
 from gui.logistics.results import RatioSplitter
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
+from gui.shell.run_controls import RunControls
 from gui.shell.workers import TaskRunner
 
 __all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "METRIC_PLOTS",
@@ -154,12 +154,10 @@ class ExperimentsPage(QWidget):
         self.summary: dict[str, Any] | None = None
         self.controls = self._build_controls()
         self._build_page()
-        self._runner.started.connect(self._on_runner_started)
-        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self.run_controls.running_changed.connect(self._update_running)
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        self._runner.finished.connect(self._on_runner_finished)
         document.run_removed.connect(self._on_document_run_removed)
         document.project_replaced.connect(self._on_document_project_replaced)
         self._on_bench_changed()
@@ -245,16 +243,14 @@ class ExperimentsPage(QWidget):
         self.title_label = QLabel(self)
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
         bar.addWidget(self.title_label, 1)
-        self.run_button = QPushButton("▶ Run (F5)", self)
-        self.run_button.setToolTip("Run the benchmark with the parameters in the Run panel.")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("■ Cancel (Esc)", self)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setMaximumWidth(220)
-        self.progress.setTextVisible(True)
-        self.progress_label = QLabel(self)
+        self.run_controls = RunControls(
+            self._runner, self, run=self.run, cancel=self.cancel,
+            run_tip="Run the benchmark with the parameters in the Run panel.",
+            running_text="starting…", progress_width=220)
+        self.run_button = self.run_controls.run_button
+        self.cancel_button = self.run_controls.cancel_button
+        self.progress = self.run_controls.progress
+        self.progress_label = self.run_controls.progress_label
         bar.addWidget(self.progress_label)
         bar.addWidget(self.progress)
         bar.addWidget(self.run_button)
@@ -447,22 +443,11 @@ class ExperimentsPage(QWidget):
         self._runner.shutdown()
 
     def _update_running(self, running: bool) -> None:
-        for b in (self.run_button, self.side_run_button):
-            b.setEnabled(not running)
-        for b in (self.cancel_button, self.side_cancel_button):
-            b.setEnabled(running)
-        self.progress.setVisible(running)
+        # the Run panel's copies of the buttons (RunControls keeps the page's)
+        self.side_run_button.setEnabled(not running)
+        self.side_cancel_button.setEnabled(running)
 
     # ------------------------------------------------------------------ runner slots
-    def _on_runner_started(self) -> None:
-        self.progress.setValue(0)
-        self.progress_label.setText("starting…")
-        self._update_running(True)
-
-    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        self.progress.setValue(int(round(1000 * fraction)))
-        self.progress_label.setText(message)
-
     def _on_runner_succeeded(self, res: BenchResult) -> None:
         req = self._request or {}
         summary = bench_summary(res)
@@ -484,19 +469,12 @@ class ExperimentsPage(QWidget):
 
     def _on_runner_failed(self, exc: object) -> None:
         text = f"{type(exc).__name__}: {exc}"
-        self.progress_label.setText("failed")
         self.controls_message.setText(f"The benchmark failed: {text}")
         self.controls_message.show()
         self.message_logged.emit("ERROR", f"logistics benchmark failed: {text}")
 
     def _on_runner_cancelled(self) -> None:
-        self.progress_label.setText("cancelled")
         self.message_logged.emit("INFO", "logistics benchmark cancelled")
-
-    def _on_runner_finished(self) -> None:
-        self._update_running(False)
-        if self.progress_label.text() not in ("cancelled", "failed"):
-            self.progress_label.setText("")
 
     # ------------------------------------------------------------------ display
     def _show_latest_recorded(self) -> None:

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.mdp.items import LodTextItem, _plain_option
+from gui.shell.canvas import LodTextItem, plain_style_option, wheel_zoom
 
 __all__ = ["AGENT_PALETTE", "agent_colours", "display_positions", "edge_owner", "ZoomView",
            "TextItem", "NodeItem", "EdgeItem", "MapCanvas", "BASE_RADIUS", "CENTER_HALF",
@@ -164,8 +164,6 @@ class TextItem(LodTextItem):
                          background=background, **kwargs)
 
 
-_plain = _plain_option
-
 
 class NodeItem(QGraphicsItem):
     """A base (circle) or a center (square). Knows only its id and how it looks."""
@@ -262,7 +260,7 @@ class EdgeItem(QGraphicsLineItem):
         if option.state & QStyle.StateFlag.State_Selected:
             painter.setPen(QPen(SELECTION_COLOUR, self.pen().widthF() + 4.0))
             painter.drawLine(self.line())
-        super().paint(painter, _plain(option), widget)
+        super().paint(painter, plain_style_option(option), widget)
 
 
 def arrow_head(tip: QPointF, direction: QPointF, size: float = 9.0) -> QPolygonF:
@@ -352,15 +350,8 @@ class ZoomView(QGraphicsView):
             self.fit_to_view()
 
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt)
-        delta = event.angleDelta().y()
-        if not delta:
-            return
-        factor = 1.0015 ** delta
-        s = self.transform().m11()
-        factor = min(max(factor, 0.02 / s), 20.0 / s)
-        self._auto_fit = False
-        self.scale(factor, factor)
-        event.accept()
+        if wheel_zoom(self, event, lo=0.02, hi=20.0):
+            self._auto_fit = False
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
         key = event.key()

@@ -58,7 +58,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -87,6 +86,7 @@ from gui.logistics.experiments import ExperimentsPage
 from gui.logistics.results import PlanResultsView, RatioSplitter
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
 from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.run_controls import RunControls
 from gui.shell.workers import TaskRunner
 
 __all__ = ["LogisticsPanel", "TOOLTIPS", "APPROACH_TEXT", "plan_job", "generate_job",
@@ -243,12 +243,10 @@ class LogisticsPanel(QWidget):
         self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.cancel_shortcut.activated.connect(self._on_cancel_shortcut_activated)
 
-        self._runner.started.connect(self._on_runner_started)
-        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self.run_controls.running_changed.connect(self._update_running)
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        self._runner.finished.connect(self._on_runner_finished)
         self._hub.map_changed.connect(self._on_hub_map_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
         document.run_removed.connect(self._on_document_run_removed)
@@ -567,19 +565,20 @@ class LogisticsPanel(QWidget):
         self.run_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
         self.run_message.hide()
         tf.addRow(self.run_message)
+        self.run_controls = RunControls(
+            self._runner, tbox, run=self.run, cancel=self.cancel,
+            run_tip="Plan and execute this task in the background.",
+            running_text=lambda: ("planning…" if (self._job or {}).get("kind") == "plan"
+                                  else "generating…"), progress_width=None)
+        self.run_button = self.run_controls.run_button
+        self.cancel_button = self.run_controls.cancel_button
+        self.progress = self.run_controls.progress
+        self.progress_label = self.run_controls.progress_label
+        self.progress_label.setWordWrap(True)
         row = QHBoxLayout()
-        self.run_button = QPushButton("▶ Run (F5)", tbox)
-        self.run_button.setToolTip("Plan and execute this task in the background.")
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("■ Cancel (Esc)", tbox)
-        self.cancel_button.clicked.connect(self.cancel)
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
         tf.addRow(row)
-        self.progress = QProgressBar(tbox)
-        self.progress.setRange(0, 1000)
-        self.progress_label = QLabel(tbox)
-        self.progress_label.setWordWrap(True)
         tf.addRow(self.progress)
         tf.addRow(self.progress_label)
         for c in (self.stored_task_combo, self.origin_combo, self.goal_agent_combo,
@@ -1343,21 +1342,8 @@ class LogisticsPanel(QWidget):
         self.experiments.shutdown()
 
     def _update_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
-        self.progress.setVisible(running)
         for b in (self.empty_generate_button, self.empty_fig41_button):
             b.setEnabled(not running)
-
-    def _on_runner_started(self) -> None:
-        self.progress.setValue(0)
-        self.progress_label.setText("planning…" if (self._job or {}).get("kind") == "plan"
-                                    else "generating…")
-        self._update_running(True)
-
-    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        self.progress.setValue(int(round(1000 * fraction)))
-        self.progress_label.setText(message)
 
     def _on_runner_succeeded(self, value: Any) -> None:
         job = self._job or {}
@@ -1370,7 +1356,6 @@ class LogisticsPanel(QWidget):
 
     def _on_runner_failed(self, exc: object) -> None:
         text = f"{type(exc).__name__}: {exc}"
-        self.progress_label.setText("failed")
         if isinstance(exc, InputError):
             self._refuse_run(str(exc))
         else:
@@ -1378,13 +1363,7 @@ class LogisticsPanel(QWidget):
         self.message_logged.emit("ERROR", f"logistics run failed: {text}")
 
     def _on_runner_cancelled(self) -> None:
-        self.progress_label.setText("cancelled")
         self.message_logged.emit("INFO", "logistics run cancelled")
-
-    def _on_runner_finished(self) -> None:
-        self._update_running(False)
-        if self.progress_label.text() not in ("cancelled", "failed"):
-            self.progress_label.setText("")
 
     # ------------------------------------------------------------------ recording
     @staticmethod

@@ -61,7 +61,7 @@ from core.common.errors import InputError
 from core.common.validation import check_beta, check_k
 from core.common.jsonable import jsonable
 from core.mdp.sweep import DEFAULT_K
-from core.privacy.mdp_accounting import (
+from core.mdp.accounting import (
     ADJACENCIES,
     ADJACENCY_TEXT,
     DEFAULT_B,
@@ -76,6 +76,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.ledger import record_mdp_release, record_sweep
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
 from gui.shell.widgets import SciSpinBox
+from gui.shell.run_controls import RunControls
 from gui.shell.workers import TaskRunner
 
 __all__ = ["AnalysisPanel", "SweepParameters", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS",
@@ -190,7 +191,7 @@ def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
     on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
     model are kept off the UI thread)."""
     from core.mdp.editable import digest_of
-    from core.privacy.mdp_accounting import mdp_privacy
+    from core.mdp.accounting import mdp_privacy
     from core.mdp.private_policy import private_policy
 
     digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
@@ -372,15 +373,21 @@ class AnalysisPanel(QWidget):
         self.bounds_button = QPushButton("Synthesise && bound (F6)", self)
         self.bounds_button.setToolTip(TOOLTIPS["bounds"])
 
+        # the window's status bar shows the progress of an MDP workspace's run
+        self.run_controls = RunControls(
+            runner, self, run=self.run, cancel=self.cancel, run_text="Run (F5)",
+            run_tip="Run the privacy sweep (Figure 2.1) with these parameters.",
+            cancel_text="Cancel (Esc)", cancel_tip="Stop the running sweep; nothing is recorded.",
+            running_text="Running…", cancelled_text="Cancelled; nothing was recorded.",
+            clear_on_finish=False, show_bar=False,
+            progress_text=lambda fraction, message: f"Running… {fraction:.0%}  {message}")
         style = self.style()
-        self.run_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
-                                      "Run (F5)", self)
-        self.run_button.setToolTip("Run the privacy sweep (Figure 2.1) with these parameters.")
-        self.cancel_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop),
-                                         "Cancel (Esc)", self)
-        self.cancel_button.setToolTip("Stop the running sweep; nothing is recorded.")
-        self.cancel_button.setEnabled(False)
-        self.status_label = QLabel(self)
+        self.run_button = self.run_controls.run_button
+        self.run_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay))
+        self.cancel_button = self.run_controls.cancel_button
+        self.cancel_button.setIcon(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop))
+        self.status_label = self.run_controls.progress_label
+        self.status_label.setStyleSheet("")
         self.status_label.setWordWrap(True)
 
         model_box = QGroupBox("Model", self)
@@ -436,16 +443,12 @@ class AnalysisPanel(QWidget):
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
         self._on_adjacency_combo_changed()
-        self.run_button.clicked.connect(self.run)
         self.bounds_button.clicked.connect(self.run_bounds)
         self.bounds_k_spin.valueChanged.connect(self._on_parameter_changed)
-        self.cancel_button.clicked.connect(self.cancel)
-        runner.started.connect(self._on_runner_started)
-        runner.finished.connect(self._on_runner_finished)
+        self.run_controls.running_changed.connect(self._on_running_changed)
         runner.succeeded.connect(self._on_runner_succeeded)
         runner.failed.connect(self._on_runner_failed)
         runner.cancelled.connect(self._on_runner_cancelled)
-        runner.progress_changed.connect(self._on_runner_progress_changed)
         document.mdp_changed.connect(self._on_document_mdp_changed)
         self._update_model_label()
         self._on_seeded_check_toggled(self.seeded_check.isChecked())
@@ -669,20 +672,10 @@ class AnalysisPanel(QWidget):
                                     "model, so it is never a release.")
         self.parameters_changed.emit()
 
-    def _on_runner_started(self) -> None:
-        self.run_button.setEnabled(False)
-        self.bounds_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self.k_error.hide()
-        self.status_label.setText("Running…")
-
-    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        self.status_label.setText(f"Running… {fraction:.0%}  {message}")
-
-    def _on_runner_finished(self) -> None:
-        self.run_button.setEnabled(True)
-        self.bounds_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
+    def _on_running_changed(self, running: bool) -> None:
+        self.bounds_button.setEnabled(not running)
+        if running:
+            self.k_error.hide()
 
     def _on_runner_succeeded(self, result: object) -> None:
         if self._running is None:
@@ -758,7 +751,6 @@ class AnalysisPanel(QWidget):
 
     def _on_runner_cancelled(self) -> None:
         self._running = None
-        self.status_label.setText("Cancelled; nothing was recorded.")
         self.message_logged.emit("INFO", f"analysis of {self._mdp_id} cancelled")
 
     def _on_document_mdp_changed(self, mdp_id: str) -> None:

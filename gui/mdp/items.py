@@ -15,8 +15,6 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QFont,
-    QFontMetricsF,
     QPainter,
     QPainterPath,
     QPainterPathStroker,
@@ -26,56 +24,14 @@ from PySide6.QtWidgets import (
     QGraphicsEllipseItem,
     QGraphicsItem,
     QGraphicsPathItem,
-    QGraphicsSimpleTextItem,
-    QStyle,
-    QStyleOptionGraphicsItem,
 )
 
+from gui.shell.canvas import LodTextItem, plain_style_option
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT
 
-__all__ = ["LodTextItem", "StateItem", "ActionItem", "EdgeItem", "SELECTION_COLOUR",
-           "LABEL_BG"]
+__all__ = ["StateItem", "ActionItem", "EdgeItem", "SELECTION_COLOUR"]
 
 SELECTION_COLOUR = QColor("#2F7FD8")
-LABEL_BG = QColor(255, 255, 255, 215)
-
-
-class LodTextItem(QGraphicsSimpleTextItem):
-    """Text that is not painted when it would be smaller than ``min_px`` on screen."""
-
-    def __init__(self, text: str, parent: QGraphicsItem | None = None, *, point_size: float = 9.0,
-                 bold: bool = False, colour: QColor | str = "#1A1A1A", min_px: float = 6.0,
-                 background: QColor | None = LABEL_BG) -> None:
-        super().__init__(text, parent)
-        font = QFont()
-        font.setPointSizeF(point_size)
-        font.setBold(bold)
-        self.setFont(font)
-        self.setBrush(QBrush(QColor(colour)))
-        self._min_px = min_px
-        self._background = background
-        self._height = QFontMetricsF(font).height()
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setAcceptHoverEvents(False)
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: N802 (Qt)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if self._height * lod < self._min_px:
-            return
-        if self._background is not None:
-            painter.fillRect(self.boundingRect().adjusted(-1.5, 0, 1.5, 0), self._background)
-        super().paint(painter, option, widget)
-
-    def center_on(self, p: QPointF) -> None:
-        r = self.boundingRect()
-        self.setPos(p.x() - r.width() / 2, p.y() - r.height() / 2)
-
-
-def _plain_option(option: QStyleOptionGraphicsItem) -> QStyleOptionGraphicsItem:
-    """A copy of ``option`` without the selected/focus state (we draw our own halo)."""
-    plain = QStyleOptionGraphicsItem(option)
-    plain.state &= ~(QStyle.StateFlag.State_Selected | QStyle.StateFlag.State_HasFocus)
-    return plain
 
 
 class StateItem(QGraphicsEllipseItem):
@@ -126,7 +82,7 @@ class StateItem(QGraphicsEllipseItem):
             painter.setPen(QPen(QColor(ERROR_COLOUR), 2.0, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(self.rect().adjusted(-1.5, -1.5, 1.5, 1.5))
-        super().paint(painter, _plain_option(option), widget)
+        super().paint(painter, plain_style_option(option), widget)
 
 
 class ActionItem(QGraphicsEllipseItem):
@@ -180,7 +136,7 @@ class ActionItem(QGraphicsEllipseItem):
             painter.setPen(QPen(colour, 2.5))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(r.adjusted(-5.5, -5.5, 5.5, 5.5))
-        super().paint(painter, _plain_option(option), widget)
+        super().paint(painter, plain_style_option(option), widget)
 
 
 class EdgeItem(QGraphicsPathItem):
@@ -212,7 +168,7 @@ class EdgeItem(QGraphicsPathItem):
             painter.setPen(halo)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(self.path())
-        super().paint(painter, _plain_option(option), widget)
+        super().paint(painter, plain_style_option(option), widget)
 
 
 def preview(exec_: bool = True):

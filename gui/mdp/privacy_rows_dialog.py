@@ -2,7 +2,7 @@
 guarantee, and why not.
 
 A run record keeps only the composed (ε, δ) per k (small); the per-row details are
-recomputed here from :func:`core.privacy.mdp_accounting.mdp_privacy` with the run's
+recomputed here from :func:`core.mdp.accounting.mdp_privacy` with the run's
 public parameters (η, domain rule, b, δ̂, adjacency, zero handling), in a worker. A row's
 (ε, δ) is a function of those and of its number of possible next states only (public under
 the adjacency): no probability of the model enters a number shown here. If the recomputed
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.privacy.mdp_accounting import (
+from core.mdp.accounting import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
     MdpPrivacy,

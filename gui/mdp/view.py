@@ -60,7 +60,8 @@ from PySide6.QtWidgets import (
 
 from core.mdp.editable import MdpModel
 from gui.shell.document import ProjectDocument
-from gui.mdp.items import ActionItem, EdgeItem, LodTextItem, StateItem
+from gui.mdp.items import ActionItem, EdgeItem, StateItem
+from gui.shell.canvas import LodTextItem, wheel_zoom
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["MdpView", "Selection", "MIN_PROBABILITY", "MAX_EDGES", "COMPACT_STATES",
@@ -1189,15 +1190,8 @@ class MdpView(QGraphicsView):
         self._fit_if_auto()
 
     def wheelEvent(self, event) -> None:  # noqa: N802
-        delta = event.angleDelta().y()
-        if not delta:
-            return
-        factor = 1.0015 ** delta
-        s = self.transform().m11()
-        factor = min(max(factor, 0.03 / s), 12.0 / s)
-        self._auto_fit = False
-        self.scale(factor, factor)
-        event.accept()
+        if wheel_zoom(self, event, lo=0.03, hi=12.0):
+            self._auto_fit = False
 
     def keyPressEvent(self, event) -> None:  # noqa: N802
         key = event.key()

@@ -19,6 +19,8 @@ from gui.mdp.inspector import MdpInspector
 from gui.mdp.editor import MdpEditor
 from gui.mdp.analysis_panel import AnalysisPanel
 from gui.mdp.plot_panel import CostOfPrivacyPanel
+from gui.mdp.view import MdpView
+from gui.shell.tools import MdpWorkspaceSpec, register_mdp_workspace
 from gui.shell.workers import TaskRunner
 
 __all__ = ["MdpWorkspace", "placeholder_note"]
@@ -133,6 +135,11 @@ class MdpWorkspace(QWidget):
     def _on_document_run_removed(self, run_id: str) -> None:
         if run_id == self.editor.results_run:
             self.show_latest_bounds()
+
+
+register_mdp_workspace(MdpWorkspaceSpec(
+    factory=MdpWorkspace,
+    empty_view=lambda document, parent: MdpView(document, None, parent)))
 
 
 def preview(exec_: bool = True) -> QWidget:

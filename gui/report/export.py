@@ -27,6 +27,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.common.progress import Progress, no_progress
+from gui.shell.tools import register_window_extension
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QImage
@@ -431,6 +432,9 @@ def install_export_action(window: Any) -> "QAction":
         window.addAction(action)
     window.export_report_action = action
     return action
+
+
+register_window_extension(install_export_action)  # the shell installs it on every window
 
 
 # --------------------------------------------------------------------------- command line

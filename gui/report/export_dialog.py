@@ -490,9 +490,9 @@ def preview(exec_: bool = True) -> QWidget:
     from gui.shell.preview import run_preview
 
     def build() -> QWidget:
-        from gui.ledger.panel import _preview_document
+        from gui.shell.preview import example_document_with_ledger
 
-        return ExportDialog(_preview_document())
+        return ExportDialog(example_document_with_ledger())
 
     return run_preview(build, exec_=exec_, title="Export Report", size=(1150, 760))
 

@@ -34,18 +34,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.privacy.ledger import (
-    LedgerEntry,
-    PrivacyLedger,
-    budgets_from_dict,
-    budgets_to_dict,
-    mdp_dataset,
-    record_privatization,
-)
+from core.privacy.ledger import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
+
+from core.mdp.accounting import mdp_dataset, record_privatization
 
 if TYPE_CHECKING:
     from core.mdp.sweep import SweepResult
-    from core.privacy.mdp_accounting import MdpPrivacy
+    from core.mdp.accounting import MdpPrivacy
     from gui.shell.document import ProjectDocument
 
 __all__ = ["LedgerEvents", "ledger_events", "project_ledger", "AddLedgerEntriesCommand",
@@ -197,7 +192,7 @@ def record_mdp_release(document: "ProjectDocument", mdp_id: str, privacy: "MdpPr
     """Record one privatised MDP (a release unless ``mode="experiment"``).
 
     A privatisation without a finite guarantee is recorded all the same, as an unbounded
-    entry with the reason (:func:`core.privacy.ledger.record_privatization`). None only if
+    entry with the reason (:func:`core.mdp.accounting.record_privatization`). None only if
     nothing was recorded.
     """
     probe = PrivacyLedger()

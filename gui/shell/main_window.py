@@ -24,6 +24,7 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
@@ -46,21 +47,17 @@ from PySide6.QtWidgets import (
 
 from core import __version__
 from core.common.errors import InputError
-from core.privacy.ledger import mdp_dataset
+from core.mdp.accounting import mdp_dataset
 from core.project.model import Project
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
 from gui.shell.document import ProjectDocument
-from gui.mdp.view import MdpView
-from gui.report.export import install_export_action
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
-from gui.calculator.panel import PrivacyCalculatorPanel
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.settings import Settings
-from gui.shell.tools import TOOLS, load_tools
+from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.workers import TaskRunner
-from gui.mdp.workspace import MdpWorkspace
 
 __all__ = ["MainWindow", "ask_save_changes", "ask_recover", "read_project_file", "OPEN_FILTERS",
            "PROJECT_SUFFIX", "MDP_FILTERS", "BACKGROUND_BYTES"]
@@ -121,7 +118,7 @@ def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
     """
     from core.mdp.files import load_mdp, read_json
     from core.project.files import PROJECT_FORMAT, load_any, project_from_dict
-    from core.mdp.layout import fill_project_layouts
+    from core.project.layout import fill_project_layouts
 
     path = str(path)
     is_project = False
@@ -193,7 +190,7 @@ class MainWindow(QMainWindow):
         self._use_settings = use_settings
         document.setParent(self)
         self._settings = Settings()
-        self._workspaces: dict[str, MdpWorkspace] = {}
+        self._workspaces: dict[str, QWidget] = {}  # MDP workspaces (gui.mdp) by MDP id
         self._runners: dict[str, TaskRunner] = {}
         self._tools: dict[str, QWidget] = {}  # open tool tabs (calculator, ledger, ...)
         self._loader = TaskRunner(self)  # opens large files off the UI thread
@@ -209,7 +206,7 @@ class MainWindow(QMainWindow):
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
-        self.empty_view = MdpView(document, None, self)
+        self.empty_view = mdp_workspace_spec().empty_view(document, self)
         self.closed_label = QLabel("No workspace is open.\n\nDouble-click an MDP in the Project "
                                    "panel to open its workspace.", self)
         self.closed_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -305,7 +302,8 @@ class MainWindow(QMainWindow):
         self._update_status()
         self.log_panel.info(f"PrivPlan {__version__}: opened “{document.display_name}”"
                             + (f" from {document.path}" if document.path else ""))
-        install_export_action(self)  # File ▸ Export Report… (Ctrl+E), gui/report/export.py
+        for install in window_extensions():  # e.g. File ▸ Export Report… (gui/report/export.py)
+            install(self)
 
     # ------------------------------------------------------------------ construction
     def _add_dock(self, title: str, name: str, widget: QWidget,
@@ -500,19 +498,20 @@ class MainWindow(QMainWindow):
     def document(self) -> ProjectDocument:
         return self._document
 
-    def workspaces(self) -> dict[str, MdpWorkspace]:
+    def workspaces(self) -> dict[str, Any]:
         return dict(self._workspaces)
 
-    def active_workspace(self) -> MdpWorkspace | None:
+    def active_workspace(self) -> Any | None:
+        """The MDP workspace of the current tab, or None (a tool tab or nothing)."""
         w = self.tabs.currentWidget()
-        return w if isinstance(w, MdpWorkspace) else None
+        return w if w is not None and w in self._workspaces.values() else None
 
-    def open_workspace(self, mdp_id: str) -> MdpWorkspace:
+    def open_workspace(self, mdp_id: str) -> Any:
         """Open (or bring forward) the workspace tab of ``mdp_id``."""
         ws = self._workspaces.get(mdp_id)
         if ws is None:
             runner = TaskRunner(self)
-            ws = MdpWorkspace(self._document, mdp_id, runner, self.tabs)
+            ws = mdp_workspace_spec().factory(self._document, mdp_id, runner, self.tabs)
             self._workspaces[mdp_id] = ws
             self._runners[mdp_id] = runner
             panel = ws.analysis_panel
@@ -557,9 +556,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ tool tabs
     # Every workspace that is not an MDP's; see gui/shell/tools.py for how modules register one.
     @property
-    def calculator(self) -> PrivacyCalculatorPanel | None:
-        w = self._tools.get("calculator")
-        return w if isinstance(w, PrivacyCalculatorPanel) else None
+    def calculator(self) -> QWidget | None:
+        """The Privacy Calculator tab, if open."""
+        return self._tools.get("calculator")
 
     def tools(self) -> dict[str, QWidget]:
         return dict(self._tools)
@@ -606,7 +605,7 @@ class MainWindow(QMainWindow):
             self._show_empty_centre()
         self._update_status()
 
-    def open_calculator(self) -> PrivacyCalculatorPanel:
+    def open_calculator(self) -> QWidget:
         """Open (or bring forward) the Privacy Calculator tab."""
         return self.open_tool("calculator")  # type: ignore[return-value]
 
@@ -1114,7 +1113,7 @@ class MainWindow(QMainWindow):
 
     def _on_tabs_tab_close_requested(self, index: int) -> None:
         ws = self.tabs.widget(index)
-        if isinstance(ws, MdpWorkspace):
+        if ws is not None and ws in self._workspaces.values():
             self.close_workspace(ws.mdp_id)
         else:
             key = next((k for k, w in self._tools.items() if w is ws), None)

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.shell.document import ProjectDocument
 
-__all__ = ["ensure_app", "example_document", "run_preview", "settle", "save_screenshot"]
+__all__ = ["ensure_app", "example_document", "example_document_with_ledger", "run_preview", "settle",
+           "save_screenshot"]
 
 
 def ensure_app() -> QApplication:
@@ -78,3 +79,29 @@ def save_screenshot(app: QApplication, window: QWidget, out: str, *, failure: st
         print(f"{what} screenshot: {failure}; picture saved anyway", file=sys.stderr)
         return 1
     return 0
+
+
+def example_document_with_ledger() -> ProjectDocument:
+    """The built-in example with a few ledger entries and budgets (previews of the ledger
+    and the export dialog)."""
+    from core.mdp.accounting import mdp_privacy, record_privatization
+    from core.mdp.examples import four_startups
+    from core.privacy.ledger import PrivacyLedger, budgets_to_dict
+
+    doc = example_document()
+    led = PrivacyLedger()
+    m = four_startups()
+    for k in (10.0, 100.0, 1000.0):
+        record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, k), k=k,
+                             mode="experiment", seed=7, source="run-1", count=50)
+    record_privatization(led, mdp_id="four-startups", privacy=mdp_privacy(m, 100.0), k=100.0,
+                         mode="release", seed=None, source="release-1")
+    for _ in range(3):
+        led.record(dataset="agent:b", mechanism="laplace", epsilon=0.25,
+                   adjacency="node (one base and its routes)",
+                   released="1K degree histogram of agent b's local map", mode="release",
+                   source="plan-1")
+    led.set_budget("mdp:four-startups", 100.0, 0.1)
+    led.set_budget("agent:b", 1.0, 0.0)
+    doc.project.ledger, doc.project.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    return doc

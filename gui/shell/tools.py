@@ -1,9 +1,18 @@
-"""Tool tabs: every workspace that is not an MDP's (calculator, ledger, maps, advising...).
+"""The registries through which workspace packages plug into the shell.
 
-A module that provides a tool calls :func:`register_tool` at import time and is listed in
-``TOOL_MODULES``; :func:`load_tools` imports them (the main window calls it once). A tool
-widget may have ``info_panel`` (shown in the right dock), ``message_logged`` (a signal
-into the log) and ``shutdown()`` (called when its tab closes).
+The shell never imports a workspace package (import-linter contract ``GUI layers``);
+workspaces register themselves when :func:`load_tools` imports the modules listed here by
+name (the way napari discovers plugins):
+
+* **tool tabs** — every workspace that is not an MDP's (calculator, ledger, maps,
+  advising, audit): a module calls :func:`register_tool` at import time and is listed in
+  ``TOOL_MODULES``. A tool widget implements :class:`gui.shell.workspace.Workspace`
+  where it runs work (``info_panel`` in the right dock, ``message_logged`` into the log,
+  ``run``/``cancel`` for F5/Esc, ``shutdown()`` when its tab closes);
+* **the MDP workspace kind** — one tab per MDP of the project: :func:`register_mdp_workspace`
+  (module ``gui.mdp.workspace``);
+* **window extensions** — actions a package adds to the main window (File ▸ Export
+  Report…): :func:`register_window_extension` (module ``gui.report.export``).
 """
 
 from __future__ import annotations
@@ -18,7 +27,9 @@ if TYPE_CHECKING:
 
     from gui.shell.main_window import MainWindow
 
-__all__ = ["ToolSpec", "TOOLS", "TOOL_MODULES", "register_tool", "load_tools"]
+__all__ = ["ToolSpec", "TOOLS", "TOOL_MODULES", "EXTENSION_MODULES", "register_tool", "load_tools",
+           "MdpWorkspaceSpec", "register_mdp_workspace", "mdp_workspace_spec",
+           "register_window_extension", "window_extensions"]
 
 
 @dataclass(frozen=True)
@@ -44,12 +55,64 @@ TOOL_MODULES: list[str] = [
 ]
 
 
+# Modules that register the MDP workspace kind and window extensions.
+EXTENSION_MODULES: list[str] = [
+    "gui.mdp.workspace",
+    "gui.report.export",
+]
+
+
+@dataclass(frozen=True)
+class MdpWorkspaceSpec:
+    """How the shell builds the tab of one MDP and the canvas shown when none is open.
+
+    ``factory(document, mdp_id, runner, parent)`` returns the workspace widget (it has
+    ``mdp_id``, ``title()``, ``editor``, ``inspector``, ``analysis_panel`` and the
+    ``inspector_requested`` signal); ``empty_view(document, parent)`` the blank canvas.
+    """
+
+    factory: Callable[..., "QWidget"]
+    empty_view: Callable[..., "QWidget"]
+
+
+_MDP_WORKSPACE: list[MdpWorkspaceSpec] = []
+_WINDOW_EXTENSIONS: list[Callable[["MainWindow"], object]] = []
+
+
 def register_tool(spec: ToolSpec) -> ToolSpec:
+    """Register a tool tab (called by the tool's module at import time)."""
     TOOLS[spec.key] = spec
     return spec
 
 
+def register_mdp_workspace(spec: MdpWorkspaceSpec) -> MdpWorkspaceSpec:
+    """Register the MDP workspace kind (the last registration wins)."""
+    _MDP_WORKSPACE[:] = [spec]
+    return spec
+
+
+def mdp_workspace_spec() -> MdpWorkspaceSpec:
+    """The registered MDP workspace kind (after :func:`load_tools`)."""
+    if not _MDP_WORKSPACE:
+        raise LookupError("no MDP workspace registered: call load_tools() first")
+    return _MDP_WORKSPACE[0]
+
+
+def register_window_extension(install: Callable[["MainWindow"], object]
+                              ) -> Callable[["MainWindow"], object]:
+    """Register ``install(window)``, run once by every main window after its menus exist."""
+    if install not in _WINDOW_EXTENSIONS:
+        _WINDOW_EXTENSIONS.append(install)
+    return install
+
+
+def window_extensions() -> list[Callable[["MainWindow"], object]]:
+    """The registered window extensions, in registration order."""
+    return list(_WINDOW_EXTENSIONS)
+
+
 def load_tools() -> dict[str, ToolSpec]:
-    for name in TOOL_MODULES:
+    """Import every module that registers a tool, the MDP workspace or an extension."""
+    for name in EXTENSION_MODULES + TOOL_MODULES:
         importlib.import_module(name)
     return TOOLS

@@ -73,7 +73,7 @@ def test_bounds_json_keys_and_values_match_core() -> None:
     r = cli_json("bounds", FOUR, "--k", "100", "--beta", "0.05")
     for key in ("alpha", "policy", "v_private", "v_lower", "v_upper", "cost_bound", "elapsed_s"):
         assert key in r
-    from core.privacy.dirichlet import DEFAULT_ETA
+    from core.mdp.privatize import DEFAULT_ETA
     from core.mdp.robust import release_centre_shift
 
     # no release metadata: privatize's defaults (mix, DEFAULT_ETA) widen α by the centre shift

@@ -162,8 +162,8 @@ def test_result_is_frozen_and_read_only(serial):
 def test_sweep_privatises_exactly_the_rows_the_accounting_describes():
     """Every run draws Dir_k around the rows of mechanism_rows with the sweep's eta and
     rule, and the accounting of each k is mdp_privacy with the same ones."""
-    from core.privacy.dirichlet import mechanism_rows, privatize_mdp
-    from core.privacy.mdp_accounting import mdp_privacy
+    from core.mdp.privatize import mechanism_rows, privatize_mdp
+    from core.mdp.accounting import mdp_privacy
 
     mdp = four_startups()
     r = privacy_sweep(mdp, [50.0], runs=1, seed=5, workers=1, eta=0.02, domain_rule="mix")
@@ -260,7 +260,7 @@ def test_refuse_sweep_is_bit_identical_to_the_unshifted_computation():
     """domain_rule='refuse', zeros='support': no inflation; every run equals privatise →
     synthesise → robust_bounds with the scalar α of Lemma 2.2, bit for bit."""
     from core.mdp.synthesis import evaluate_policy, synthesize
-    from core.privacy.dirichlet import privatize_mdp
+    from core.mdp.privatize import privatize_mdp
     from core.mdp.robust import alpha_radius, robust_bounds
 
     mdp = four_startups()

@@ -93,7 +93,7 @@ def test_fill_missing_positions_keeps_the_placed_states():
 
 
 def test_fill_project_layouts_only_touches_drawable_models_without_positions():
-    from core.mdp.layout import fill_project_layouts
+    from core.project.layout import fill_project_layouts
     from core.project.model import Project
 
     p = Project()

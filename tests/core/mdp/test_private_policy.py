@@ -9,7 +9,7 @@ import pytest
 
 from core.common.errors import InputError
 from core.mdp.examples import four_startups, random_mdp
-from core.privacy.dirichlet import DEFAULT_ETA, mechanism_rows, privatize_mdp
+from core.mdp.privatize import DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.mdp.private_policy import private_policy
 from core.common.progress import Cancelled
 from core.mdp.robust import centre_shift, cost_of_privacy

@@ -13,7 +13,7 @@ from core.common.errors import InputError
 from core.mdp.examples import four_startups, random_mdp
 from core.mdp.model import MDP
 from core.mdp.synthesis import synthesize
-from core.privacy.dirichlet import privatize_mdp
+from core.mdp.privatize import privatize_mdp
 from core.common.progress import Cancelled
 from core.common.results import Status
 from core.mdp.robust import alpha_radius, cost_of_privacy, inner_extremes, inner_lp, robust_bounds
@@ -354,7 +354,7 @@ def _hand_model() -> MDP:
 
 
 def test_centre_shift_equals_the_hand_derived_bound():
-    from core.privacy.dirichlet import mechanism_rows
+    from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift, centre_shift_bound
 
     m = _hand_model()
@@ -403,7 +403,7 @@ def test_centre_shift_equals_the_hand_derived_bound():
        zeros=st.sampled_from(["support", "smoothing"]), lam=st.floats(1e-3, 0.999))
 def test_centre_shift_bounds_the_move_of_any_row(seed, n, eta_frac, zeros, lam):
     """‖T(P) − P‖_∞ <= shift for every row, including boundary rows (vertices, zeros)."""
-    from core.privacy.dirichlet import mechanism_rows
+    from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift_bound
 
     rng = np.random.default_rng(seed)
@@ -422,7 +422,7 @@ def test_centre_shift_bounds_the_move_of_any_row(seed, n, eta_frac, zeros, lam):
 
 
 def test_release_centre_shift_from_the_released_supports():
-    from core.privacy.dirichlet import mechanism_rows
+    from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift, centre_shift_bound, release_centre_shift
 
     m = _hand_model()
@@ -469,7 +469,7 @@ def test_sandwich_for_the_true_model_holds_only_with_the_inflation(alpha_mode):
     (paper) / 0.018 (rigorous) away from the centre, and the sandwich fails in most runs:
     we require F/N >= 0.5, far above the m·β the bound claims. Fixed seed."""
     from core.mdp.synthesis import evaluate_policy
-    from core.privacy.dirichlet import mechanism_rows
+    from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift
 
     m = _skewed_mdp()
@@ -524,7 +524,7 @@ def test_per_row_radii_greedy_equals_lp_and_scalar():
 def test_refuse_without_smoothing_changes_nothing():
     """domain_rule='refuse', zeros='support': the shift is 0 everywhere and the bounds are
     bit-identical to the unshifted ones (finite and infinite horizon, greedy and LP)."""
-    from core.privacy.dirichlet import mechanism_rows
+    from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift, release_centre_shift
 
     for true in (four_startups(), random_mdp(6, 2, None, seed=2, discount=0.9)):

@@ -33,7 +33,7 @@ from core.privacy.dirichlet_accounting import (
     dirichlet_delta,
     dirichlet_privacy,
 )
-from core.privacy.mdp_accounting import dirichlet_accuracy
+from core.mdp.accounting import dirichlet_accuracy
 from core.common.progress import Cancelled
 
 # spec §4.3: (ε, ε_approx) at δ̂ = 0.01, 0.05, 0.10, 0.20 and the Lemma 1.7 offset

@@ -23,7 +23,8 @@ from core.common.errors import InputError
 
 from core.common.validation import RandomSource, as_random_source
 from core.mdp.model import MDP
-from core.privacy.dirichlet import dirichlet_rows, privatize_mdp
+from core.privacy.dirichlet import dirichlet_rows
+from core.mdp.privatize import privatize_mdp
 from core.common.secure import SecureRandom
 
 TINY = np.finfo(float).tiny  # smallest positive *normal* double

@@ -1,6 +1,6 @@
 """MDP-level Dirichlet accounting and the accuracy of the mechanism (spec §2.9, §3).
 
-``core.privacy.mdp_accounting``: per-row (ε, δ) from public parameters and the support
+``core.mdp.accounting``: per-row (ε, δ) from public parameters and the support
 size only, one-row / all-rows composition, rows without a guarantee (issue 10 items 2–4),
 the declared domain and its rules; ``dirichlet_accuracy`` and ``core.mdp.robust.alpha_radius``,
 including oracle 9 (Lemma 2.2 as published is not universal) and oracle 7 (moments).
@@ -18,9 +18,10 @@ from core.common.errors import InputError
 from core.common.jsonable import dumps
 from core.mdp.examples import example2, four_startups
 from core.mdp.model import MDP
-from core.privacy.dirichlet import dirichlet_rows, mechanism_rows, privatize_mdp
+from core.privacy.dirichlet import dirichlet_rows
+from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.privacy.dirichlet_accounting import support_privacy
-from core.privacy.mdp_accounting import (
+from core.mdp.accounting import (
     ADJACENCY_TEXT,
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,

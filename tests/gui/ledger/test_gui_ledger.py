@@ -206,7 +206,7 @@ def test_spent_text_for_the_status_bar(example_doc, sweep):
 def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
     """ux.md: the status bar shows the privacy spent vs the budget of the active dataset."""
     from core.project.files import load_project
-    from core.privacy.ledger import mdp_dataset
+    from core.mdp.accounting import mdp_dataset
     from gui.shell.document import ProjectDocument
     from gui.shell.ledger import record_entries, set_budget
     from gui.shell.main_window import MainWindow

@@ -104,7 +104,7 @@ def test_an_unbounded_privatisation_is_recorded(example_doc):
     priv = SimpleNamespace(epsilon=math.inf, delta=0.05, not_applicable=[(0, "a")],
                            rows=[1, 2, 3], b=0.1, delta_target=0.05, adjacency="one_row",
                            epsilon_reason="row s0/a has 2 outcomes")
-    from core.privacy.mdp_accounting import ADJACENCY_TEXT
+    from core.mdp.accounting import ADJACENCY_TEXT
 
     if "one_row" not in ADJACENCY_TEXT:  # the accountant's adjacency names
         priv.adjacency = next(iter(ADJACENCY_TEXT))

@@ -197,7 +197,7 @@ def test_plot_export_writes_png(qtbot, panels, tmp_path):
 def test_privacy_parameters_and_columns(qtbot, panels):
     """b, target δ and the adjacency reach privacy_sweep; the table shows the composed
     (ε, δ) of mdp_privacy for each k, and the statement of the k in focus."""
-    from core.privacy.mdp_accounting import ADJACENCY_TEXT, mdp_privacy
+    from core.mdp.accounting import ADJACENCY_TEXT, mdp_privacy
 
     doc, panel, plots, runner = panels
     assert panel.b_spin.value() == 0.1 and panel.delta_spin.value() == 0.05
@@ -241,7 +241,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     """Example 2 at the default η = 1e-3 ('mix'): at k = 3 no row has a guarantee (k·η too
     small), so the release is unbounded and every row says why; at k = 10⁴ every row of 20
     next states has the same finite guarantee."""
-    from core.privacy.mdp_accounting import mdp_privacy
+    from core.mdp.accounting import mdp_privacy
     from gui.mdp.privacy_rows_dialog import NO_GUARANTEE_BRUSH, ROW_COLUMNS, PrivacyRowsDialog
 
     runner = TaskRunner()
@@ -292,7 +292,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
 def test_declared_domain_fields_reach_the_sweep(qtbot, panels, warnings_shown):
     """η and the domain rule are editable, explained, recorded, and drive both the
     privatisation and the accounting: refuse stops on a row below η, mix covers it."""
-    from core.privacy.mdp_accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
+    from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
 
     doc, panel, plots, runner = panels
     assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == (1e-3, "mix")
@@ -357,7 +357,7 @@ def test_rows_dialog_describes_older_runs_as_they_were_run():
     """A run recorded before η was declared privatised its rows as they were: the per-row
     dialog must not credit it with the default rule 'mix' (radius (1 − n·η)·b), but
     describe it under 'refuse'; recorded parameters are used as they are."""
-    from core.privacy.mdp_accounting import DEFAULT_ETA
+    from core.mdp.accounting import DEFAULT_ETA
     from gui.mdp.privacy_rows_dialog import _run_parameters
 
     older = _run_parameters({"k": [10.0], "b": 0.1, "delta_target": 0.05})

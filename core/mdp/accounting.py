@@ -2,8 +2,8 @@
 
 What is released
 ----------------
-Algorithm 1 step 1 (:func:`core.privacy.dirichlet.privatize_mdp`) takes every available
-row P(s, a), applies a *public* pre-processing T (:func:`core.privacy.dirichlet.mechanism_rows`:
+Algorithm 1 step 1 (:func:`core.mdp.privatize.privatize_mdp`) takes every available
+row P(s, a), applies a *public* pre-processing T (:func:`core.mdp.privatize.mechanism_rows`:
 ``zeros="smoothing"`` fills the zeros of rows that have some; the domain rule ``refuse``
 checks, ``mix`` mixes) and releases Dir_k(T(P(s, a))) on the support of T(P(s, a)) (zeros
 stay zero), with independent noise per row.
@@ -64,6 +64,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ from core.common.errors import InputError
 
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
-from core.privacy.dirichlet import (
+from core.mdp.privatize import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
     DOMAIN_RULES,
@@ -84,12 +85,13 @@ from core.privacy.dirichlet_accounting import (
     DirichletPrivacy,
     support_privacy,
 )
+from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
            "DEFAULT_B",
            "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
            "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
-           "DirichletAccuracy", "dirichlet_accuracy"]
+           "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization"]
 
 ADJACENCIES = ("one-row", "all-rows")
 DEFAULT_B = 0.1
@@ -407,8 +409,8 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (module docstring).
 
     ``eta``, ``domain_rule``, ``zeros`` and ``smoothing`` must be those of the
-    privatisation (:func:`core.privacy.dirichlet.privatize_mdp`): the same pre-processing
-    (:func:`core.privacy.dirichlet.mechanism_rows`) runs here, and with ``refuse`` a row
+    privatisation (:func:`core.mdp.privatize.privatize_mdp`): the same pre-processing
+    (:func:`core.mdp.privatize.mechanism_rows`) runs here, and with ``refuse`` a row
     outside the declared domain raises :class:`InputError` (field ``eta``) naming it.
     ``eta=None`` means :data:`DEFAULT_ETA`. No probability of ``mdp`` enters the numbers:
     only the rows' support sizes, which the adjacency leaves public.
@@ -495,3 +497,64 @@ def dirichlet_accuracy(k: float, *, n: int, p: "np.ndarray | None" = None, beta:
                              alpha_paper=alpha_radius(k, beta, mode="paper"),
                              alpha_rigorous=alpha_radius(k, beta, mode="rigorous", n=int(n)),
                              note=note)
+
+
+# --------------------------------------------------------------------------- MDP releases
+def mdp_dataset(mdp_id: str) -> str:
+    """The dataset name of an MDP's transition data: ``"mdp:<id>"``."""
+    return f"mdp:{mdp_id}"
+
+
+def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPrivacy,
+                         k: float, mode: str, seed: int | None, source: str,
+                         count: int = 1, zeros: str = "support", released: str = "",
+                         time: str | None = None) -> LedgerEntry:
+    """Record one privatisation of MDP ``mdp_id`` (Algorithm 1 step 1, Dirichlet rows).
+
+    The entry protects ``"mdp:<mdp_id>"`` with the composed (ε, δ) of ``privacy`` (from
+    :func:`core.mdp.accounting.mdp_privacy` at this ``k``) and states its
+    adjacency. ``mode`` is ``"release"`` (secure noise; the privatised model left PrivPlan)
+    or ``"experiment"`` (seeded: listed, not spent). ``count`` privatisations of the same
+    model at the same k make one entry (a sweep's ``runs``). ``source`` names what made it
+    (e.g. a run id).
+
+    A privatisation without a finite guarantee (ε = ∞: some row has none under one-row
+    adjacency) is recorded all the same, as an unbounded entry with the reason.
+
+    Examples
+    --------
+    >>> from core.mdp.examples import four_startups
+        >>> from core.privacy.ledger import PrivacyLedger
+    >>> led = PrivacyLedger()
+    >>> priv = mdp_privacy(four_startups(), 50, eta=0.01, domain_rule="refuse")
+    >>> e = record_privatization(led, mdp_id="m", privacy=priv, k=50, mode="experiment",
+    ...                          seed=7, source="run-1", count=20)
+    >>> e.dataset, e.mechanism, e.count, e.epsilon == priv.epsilon, e.is_release
+    ('mdp:m', 'dirichlet', 20, True, False)
+    >>> e.parameters["eta"], e.parameters["domain_rule"]
+    (0.01, 'refuse')
+    """
+    if mode not in MODES:
+        raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
+    n_out = len(privacy.not_applicable)
+    what = released or (
+        (f"privatised transition rows (Dir(k·p), k = {k:g})" if mode == "release"
+         else f"nothing ({count} seeded privatisation{'s' if count != 1 else ''}, "
+              f"k = {k:g})"))
+    if n_out:
+        what += f"; {n_out} of {len(privacy.rows)} rows have no DP guarantee"
+    params: dict[str, Any] = {"k": float(k), "b": privacy.b,
+                              "delta_target": privacy.delta_target,
+                              "adjacency": privacy.adjacency, "zeros": zeros,
+                              "eta": getattr(privacy, "eta", None),
+                              "domain_rule": getattr(privacy, "domain_rule", None),
+                              "rows": len(privacy.rows), "rows_without_guarantee": n_out}
+    extra: dict[str, Any] = {} if time is None else {"time": time}
+    if not math.isfinite(privacy.epsilon):
+        extra["reason"] = getattr(privacy, "epsilon_reason", "") or (
+            f"{n_out} of {len(privacy.rows)} rows have no DP guarantee")
+    return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
+                         epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
+                         adjacency=getattr(privacy, "adjacency_text", "")
+                         or ADJACENCY_TEXT[privacy.adjacency], released=what,
+                         mode=mode, seed=seed, source=source, count=int(count), **extra)

@@ -1,0 +1,261 @@
+"""Algorithm 1, step 1: privatise every row of an MDP with the Dirichlet mechanism.
+
+The noise itself is :func:`core.privacy.dirichlet.dirichlet_rows`.
+
+Zero entries in a row (the mechanism needs p in the open simplex) are handled by
+``zeros="support"`` (default: privatise the support only, keep structural zeros and
+warn that the support is disclosed) or ``zeros="smoothing"`` (every row that has a zero
+is mixed with the uniform distribution on *all* n states, ``p <- (1-λ)p + λ/n``, which
+changes the model; its support becomes all n states). See spec §8.1.
+
+The declared domain (issue 10, Build 1). The guarantee of
+:mod:`core.mdp.accounting` needs every support entry of every row to be at least
+a *public* η. :func:`mechanism_rows` applies, before any noise, one stated public rule:
+
+* ``domain_rule="mix"`` (default): *every* row (with n >= 2 possible next states) is
+  mixed with the uniform distribution on its support with the public weight λ = n·η:
+  ``p' = (1−λ)p + λ/n`` on the support. Every entry is then >= η whatever the input, and
+  two neighbouring rows stay neighbours at radius (1−λ)·b. The noise is centred on a
+  slightly modified model (each entry moves by at most n·η). A row with n·η >= 1 is an
+  error (declare a smaller η).
+* ``domain_rule="refuse"``: rows are privatised as they are; a row with a support entry
+  < η is an error naming the state, the action, the entry and the fix; nothing is
+  privatised.
+
+The accounting calls the same function, so the rows it describes are exactly the rows
+the noise is centred on.
+
+Randomness: an int seed or a numpy Generator gives *seeded experiment* mode; ``None``
+gives *release* mode with variates built from the operating system's CSPRNG.
+
+References
+----------
+Gohari, *Engineering AI Systems for Privacy*, ch. 1 (the Dirichlet mechanism) and
+Algorithm 1 of ch. 2.
+
+Examples
+--------
+>>> import numpy as np
+>>> from core.mdp.model import MDP
+>>> m = MDP(P=np.array([[[0.5, 0.5]], [[0.0, 1.0]]]), R=np.zeros((2, 1)), horizon=1)
+>>> privatize_mdp(m, 50.0, rng=1).mdp.P.shape
+(2, 1, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.common.errors import InputError
+
+from core.common.validation import RandomSource, as_random_source, check_k
+from core.mdp.model import MDP
+from core.privacy.dirichlet import dirichlet_rows
+
+__all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
+           "MechanismRows", "mechanism_rows", "privatize_mdp"]
+
+ZERO_MODES = ("support", "smoothing")
+DOMAIN_RULES = ("refuse", "mix")
+#: The declared lower bound η of every possible next-state probability, when the user
+#: declares none. Chosen without looking at any data. With the default rule ``mix`` every
+#: model meets it (each row moves by at most n·η: 0.003 for four startups, 0.02 for
+#: Example 2's 20 next states), and the built-in examples get a finite (ε, δ) with
+#: δ <= 0.05 from k = 10 up (ε is large at small k: k·η < 1 forces a tiny γ). A smaller η
+#: (e.g. 1e-6) leaves no finite ε below k ≈ 6000–9000. Under ``refuse`` η = 1e-3 rejects
+#: Example 2 (smallest entry 4.5e-6): declare the largest η you can justify from public
+#: knowledge, never one read off the rows.
+DEFAULT_ETA = 1e-3
+#: What happens to the rows so that every possible next state has probability >= η.
+DEFAULT_DOMAIN_RULE = "mix"
+@dataclass(frozen=True, eq=False)
+class MechanismRows:
+    """The rows Dir_k is centred on, after the public pre-processing (zeros, domain rule).
+
+    Arrays are aligned with ``mdp.P[mdp.mask]`` (row-major over (state, action)).
+    """
+
+    rows: np.ndarray  # (m, S): the centres of the noise
+    index: np.ndarray  # (m, 2): (state, action) of each row
+    support: np.ndarray  # (m,): n, the number of possible next states after pre-processing
+    contraction: np.ndarray  # (m,): c with |T(p) − T(q)|₁ = c·|p − q|₁ for neighbours
+    smoothed: np.ndarray  # (m,) bool: the row had a zero and zeros="smoothing" filled it
+    eta: float
+    domain_rule: str
+    zeros: str
+    smoothing: float
+    warnings: tuple[str, ...]
+
+
+def _check_eta(eta: object) -> float:
+    try:
+        v = float(eta)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"must be a number, got {eta!r}", field="eta") from None
+    if not (math.isfinite(v) and 0.0 < v < 1.0):
+        raise InputError(f"must lie in (0, 1), got {eta!r}", field="eta")
+    return v
+
+
+def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                   zeros: str = "support", smoothing: float = 0.01) -> MechanismRows:
+    """Apply the public pre-processing of every available row (module docstring).
+
+    Order: ``zeros="smoothing"`` first (rows with a zero get full support), then the
+    domain rule on the resulting support. Both are affine maps that act the same way on
+    two neighbouring rows (same support, so the same rows are smoothed), so the difference
+    of two neighbours is multiplied by the returned ``contraction``.
+
+    Examples
+    --------
+    >>> m = MDP(P=np.array([[[0.5, 0.5, 0.0]], [[0.0, 0.0, 1.0]], [[0.9, 0.1, 0.0]]]),
+    ...         R=np.zeros((3, 1)), horizon=1)
+    >>> r = mechanism_rows(m, eta=0.05, domain_rule="mix")
+    >>> r.support.tolist(), r.rows[2].round(3).tolist(), r.contraction.round(3).tolist()
+    ([2, 1, 2], [0.86, 0.14, 0.0], [0.9, 1.0, 0.9])
+    >>> mechanism_rows(m, eta=0.2, domain_rule="refuse")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    core.common.errors.InputError: eta: P(s2, a0) gives next state 's1' probability 0.1, ...
+    """
+    if zeros not in ZERO_MODES:
+        raise InputError(f"must be one of {ZERO_MODES}, got {zeros!r}", field="zeros")
+    if domain_rule not in DOMAIN_RULES:
+        raise InputError(f"must be one of {', '.join(DOMAIN_RULES)}, got {domain_rule!r}",
+                         field="domain_rule")
+    eta = _check_eta(eta)
+    index = np.argwhere(mdp.mask)
+    rows = np.array(mdp.P[mdp.mask], dtype=np.float64)
+    n_all = mdp.n_states
+    contraction = np.ones(rows.shape[0])
+    smoothed = np.zeros(rows.shape[0], dtype=bool)
+    warnings: list[str] = []
+    if zeros == "smoothing":
+        if not (isinstance(smoothing, (int, float)) and 0.0 < smoothing < 1.0):
+            raise InputError(f"must lie in (0, 1), got {smoothing!r}", field="smoothing")
+        smoothed = (rows == 0).any(axis=1)
+        if smoothed.any():
+            rows[smoothed] = (1.0 - smoothing) * rows[smoothed] + smoothing / n_all
+            contraction[smoothed] *= 1.0 - smoothing
+            warnings.append(f"{int(smoothed.sum())} row(s) with zeros were smoothed with "
+                            f"λ = {smoothing:g}: the privatised model is centred on a modified "
+                            "MDP")
+    support = rows > 0
+    n = support.sum(axis=1)
+    multi = n >= 2
+    if domain_rule == "refuse":
+        bad = support & (rows < eta) & multi[:, None]
+        if bad.any():
+            i, t = (int(v) for v in np.argwhere(bad)[0])
+            s, a = (int(v) for v in index[i])
+            more = int(bad.sum()) - 1
+            raise InputError(
+                f"P({mdp.state_names[s]}, {mdp.action_names[s][a]}) gives next state "
+                f"{mdp.state_names[t]!r} probability {rows[i, t]:.6g}, below the declared "
+                f"eta = {eta:g}" + (f" (and {more} more such entries)" if more else "")
+                + ". The guarantee needs every possible next state to have probability >= "
+                "eta. Fix: declare a smaller eta (a public bound, not read off the data), use "
+                "the domain rule 'mix' (every row is mixed with the uniform distribution on "
+                "its support, weight n·eta), or make the transition impossible (0).",
+                field="eta")
+    else:
+        lam = n * eta
+        too_big = multi & (lam >= 1.0)
+        if too_big.any():
+            i = int(np.flatnonzero(too_big)[0])
+            s, a = (int(v) for v in index[i])
+            raise InputError(
+                f"the mix weight n·eta must be < 1, but P({mdp.state_names[s]}, "
+                f"{mdp.action_names[s][a]}) has n = {int(n[i])} possible next states: "
+                f"n·eta = {lam[i]:g}; declare eta < {1.0 / int(n.max()):.6g}", field="eta")
+        lam = np.where(multi, lam, 0.0)
+        # (1 - λ)p + λ/n with λ/n = η exactly: every support entry is >= η in floating point
+        rows = np.where(support & multi[:, None], (1.0 - lam)[:, None] * rows + eta, rows)
+        contraction *= 1.0 - lam
+        if multi.any():
+            warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
+                            f"distribution on its support (weight n·eta, eta = {eta:g}): the "
+                            "privatised model is centred on a slightly modified MDP")
+    return MechanismRows(rows=rows, index=index, support=n.astype(int), contraction=contraction,
+                         smoothed=smoothed, eta=eta, domain_rule=domain_rule, zeros=zeros,
+                         smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
+                         warnings=tuple(warnings))
+
+
+@dataclass(frozen=True, eq=False)
+class PrivatizedMDP:
+    """The output of Algorithm 1 step 1, with how it was produced."""
+
+    mdp: MDP
+    k: float
+    mode: str  # "release" or "experiment"
+    seed: int | None
+    zeros: str
+    smoothing: float
+    rows: int
+    warnings: tuple[str, ...]
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+
+    @property
+    def mode_label(self) -> str:
+        return RandomSource(None, self.mode, self.seed).label
+
+
+def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | RandomSource | None"
+                  = None, zeros: str = "support", smoothing: float = 0.01,
+                  eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                  prepared: MechanismRows | None = None) -> PrivatizedMDP:
+    """Privatise every available row P(s, a) of ``mdp`` independently with Dir_k.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The true model.
+    k : float
+        Concentration (> 0). Larger k: more accurate, *less* private (ε grows with k).
+    rng : int, Generator or None
+        Seed or generator for a reproducible experiment; ``None`` for a release.
+    zeros : {"support", "smoothing"}
+        How zero probabilities are handled (module docstring).
+    smoothing : float
+        λ in (0, 1) for ``zeros="smoothing"``.
+    eta, domain_rule :
+        The declared domain and what to do with a row outside it (module docstring); the
+        accounting (:func:`core.privacy.mdp_accounting.mdp_privacy`) must be given the
+        same values.
+    prepared : MechanismRows, optional
+        :func:`mechanism_rows` of this ``mdp`` with these settings, computed once (a sweep
+        privatises the same model many times).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = MDP(P=np.array([[[0.5, 0.5]], [[0.0, 1.0]]]), R=np.zeros((2, 1)), horizon=1)
+    >>> r = privatize_mdp(m, 50.0, rng=3)
+    >>> r.mode, r.mdp.P[1, 0].tolist()
+    ('experiment', [0.0, 1.0])
+    """
+    k = check_k(k)
+    src = as_random_source(rng)
+    prep = prepared if prepared is not None else mechanism_rows(
+        mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
+    rows = prep.rows
+    warnings = list(prep.warnings)
+    if prep.zeros == "support" and (rows == 0).any():
+        warnings.append("support-restricted privatisation: zero probabilities stay zero, so the "
+                        "support (which transitions are possible) is disclosed")
+    single = int((prep.support == 1).sum())
+    if single:
+        warnings.append(f"{single} deterministic row(s) have a single possible next state "
+                        "and are released unchanged (nothing about them is hidden but their "
+                        "support, which is public anyway)")
+    private = np.zeros_like(mdp.P)
+    private[mdp.mask] = dirichlet_rows(rows, k, src)
+    return PrivatizedMDP(
+        mdp=mdp.replace(P=private, name=(mdp.name + " (private)").strip()), k=k, mode=src.mode,
+        seed=src.seed, zeros=prep.zeros, smoothing=prep.smoothing, rows=int(mdp.mask.sum()),
+        warnings=tuple(warnings), eta=prep.eta, domain_rule=prep.domain_rule)
