@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -356,6 +356,8 @@ class AdvisingPanel(QWidget):
     """The DP-advising tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
+    running_changed = Signal(bool)  # the window's Run/Cancel follow it (Workspace protocol)
+    can_run = True  # Workspace protocol: F5 runs this tab
     run_recorded = Signal(str)  # id of the RunRecord just added
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
@@ -391,16 +393,6 @@ class AdvisingPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
-
-        # F5 / Esc for this tab (the window's Run action drives MDP workspaces only and is
-        # disabled while this tab is active, so there is no ambiguity)
-        self.run_shortcut = QShortcut(QKeySequence("F5"), self)
-        self.run_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.run_shortcut.activated.connect(self.run)
-        self.cancel_shortcut = QShortcut(QKeySequence("Esc"), self)
-        self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.cancel_shortcut.activated.connect(self.cancel)
-        self.cancel_shortcut.setEnabled(False)
 
         self.run_controls.running_changed.connect(self._update_running)
         self._runner.succeeded.connect(self._on_runner_succeeded)
@@ -1273,7 +1265,7 @@ class AdvisingPanel(QWidget):
         # the Run panel's copies of the buttons (RunControls keeps the page's)
         self.side_run_button.setEnabled(not running)
         self.side_cancel_button.setEnabled(running)
-        self.cancel_shortcut.setEnabled(running)
+        self.running_changed.emit(running)
 
     def _on_runner_cancelled(self) -> None:
         self.message_logged.emit("INFO", "advising run cancelled")

@@ -36,7 +36,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -170,6 +169,8 @@ class AuditPanel(QWidget):
     """The Audit tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
+    running_changed = Signal(bool)  # the window's Run/Cancel follow it (Workspace protocol)
+    can_run = True  # Workspace protocol: F5 runs this tab
     result_shown = Signal()  # a result (fresh or recorded) was drawn
     run_recorded = Signal(str)  # id of the run record just added
 
@@ -203,13 +204,6 @@ class AuditPanel(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.splitter, 1)
         self.info_panel = self._build_info_panel()
-
-        self.run_shortcut = QShortcut(QKeySequence("F5"), self)
-        self.run_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.run_shortcut.activated.connect(self.run)
-        self.cancel_shortcut = QShortcut(QKeySequence("Esc"), self)
-        self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.cancel_shortcut.activated.connect(self.cancel)
 
         self.run_controls.running_changed.connect(self._update_running)
         self._runner.progress_changed.connect(self._on_runner_progress_changed)
@@ -584,6 +578,7 @@ class AuditPanel(QWidget):
         self.run_message.show()
 
     def _update_running(self, running: bool) -> None:
+        self.running_changed.emit(running)
         self.mechanism_combo.setEnabled(not running)
         self.param_stack.setEnabled(not running)
         for w, _ in self.run_fields.values():

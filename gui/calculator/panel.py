@@ -326,6 +326,8 @@ class PrivacyCalculatorPanel(QWidget):
     result_applied = Signal()  # the point result and the fast curves were redrawn
     k_curve_applied = Signal()  # the ε-vs-k curve was redrawn
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
+    running_changed = Signal(bool)  # never emitted: the calculator recomputes as you type
+    can_run = False  # Workspace protocol: nothing for F5 to start
 
     def __init__(self, document: ProjectDocument | None = None,
                  parent: QWidget | None = None) -> None:
@@ -721,6 +723,21 @@ class PrivacyCalculatorPanel(QWidget):
         self.set_parameters(k=cfg["k"], eta=cfg["eta"], eta_bar=cfg["eta_bar"], w=cfg["w"],
                             b=cfg["b"], n=int(cfg["w"]) + 1, mode="delta",
                             delta_method="auto")
+
+    # ------------------------------------------------------------------ Workspace protocol
+    # A what-if tool recomputes as you type; there is no run to start: the window's Run (F5) and Cancel (Esc) do nothing here.
+    @property
+    def is_running(self) -> bool:
+        return False
+
+    def randomness_label(self) -> str:
+        return ""
+
+    def run(self) -> bool:
+        return False
+
+    def cancel(self) -> None:
+        pass
 
     def shutdown(self) -> None:
         """Stop the timers and workers (the main window calls this when closing)."""

@@ -205,6 +205,27 @@ class LedgerPanel(QWidget):
 
     message_logged = Signal(str, str)  # level, text
     refreshed = Signal()
+    running_changed = Signal(bool)  # never emitted: the ledger runs nothing
+    can_run = False  # Workspace protocol: nothing for F5 to start
+    info_panel = None  # no Run parameters
+
+    def shutdown(self) -> None:
+        """Nothing runs in a worker here."""
+
+    # ------------------------------------------------------------------ Workspace protocol
+    # The ledger runs nothing: the window's Run (F5) and Cancel (Esc) do nothing here.
+    @property
+    def is_running(self) -> bool:
+        return False
+
+    def randomness_label(self) -> str:
+        return ""
+
+    def run(self) -> bool:
+        return False
+
+    def cancel(self) -> None:
+        pass
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -45,7 +45,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -203,6 +202,8 @@ class LogisticsPanel(QWidget):
     """The Logistics map tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
+    running_changed = Signal(bool)  # the current page's work (Workspace protocol)
+    can_run = True  # Workspace protocol: F5 runs this tab
     run_recorded = Signal(str)  # id of the plan RunRecord just added
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
@@ -236,14 +237,9 @@ class LogisticsPanel(QWidget):
         self.info_panel.addWidget(self.experiments.controls)
         self.pages.currentChanged.connect(self.info_panel.setCurrentIndex)
 
-        self.run_shortcut = QShortcut(QKeySequence("F5"), self)
-        self.run_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.run_shortcut.activated.connect(self._on_run_shortcut_activated)
-        self.cancel_shortcut = QShortcut(QKeySequence("Esc"), self)
-        self.cancel_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.cancel_shortcut.activated.connect(self._on_cancel_shortcut_activated)
-
         self.run_controls.running_changed.connect(self._update_running)
+        self.experiments.run_controls.running_changed.connect(self._emit_running_changed)
+        self.pages.currentChanged.connect(self._emit_running_changed)
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
@@ -566,7 +562,7 @@ class LogisticsPanel(QWidget):
         self.run_message.hide()
         tf.addRow(self.run_message)
         self.run_controls = RunControls(
-            self._runner, tbox, run=self.run, cancel=self.cancel,
+            self._runner, tbox, run=self.run_plan, cancel=self._runner.cancel,
             run_tip="Plan and execute this task in the background.",
             running_text=lambda: ("planning…" if (self._job or {}).get("kind") == "plan"
                                   else "generating…"), progress_width=None)
@@ -596,6 +592,9 @@ class LogisticsPanel(QWidget):
 
     @property
     def is_running(self) -> bool:
+        """True while the work of the current page runs (planning, or the benchmark)."""
+        if self.pages.currentIndex() == 1:
+            return self.experiments.is_running
         return self._runner.is_running
 
     @property
@@ -1257,17 +1256,29 @@ class LogisticsPanel(QWidget):
         self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment")
 
     # ================================================================== running
-    def _on_run_shortcut_activated(self) -> None:
+    def run(self) -> bool:
+        """Run the current page's work (F5): plan the task, or the benchmark."""
         if self.pages.currentIndex() == 1:
-            self.experiments.run()
-        else:
-            self.run()
+            return self.experiments.run()
+        return self.run_plan()
 
-    def _on_cancel_shortcut_activated(self) -> None:
+    def cancel(self) -> None:
+        """Cancel the current page's work (Esc)."""
         if self.pages.currentIndex() == 1:
             self.experiments.cancel()
         else:
-            self.cancel()
+            self._runner.cancel()
+
+    def randomness_label(self) -> str:
+        """For the status bar: the randomness of the next plan (or benchmark)."""
+        if self.pages.currentIndex() == 1:
+            return "benchmark as a seeded experiment"
+        if self.mode_combo.currentData() == "release":
+            return "planning in release mode (secure noise)"
+        return f"planning as a seeded experiment (seed {self.seed_spin.value()})"
+
+    def _emit_running_changed(self, *args: object) -> None:
+        self.running_changed.emit(self.is_running)
 
     def _refuse_run(self, text: str, widget: QWidget | None = None) -> bool:
         self.run_message.setText(text)
@@ -1283,9 +1294,9 @@ class LogisticsPanel(QWidget):
         """Why the last Run was refused (empty if it started)."""
         return "" if self.run_message.isHidden() else self.run_message.text()
 
-    def run(self) -> bool:
+    def run_plan(self) -> bool:
         """Plan the picked task in the worker; False (with an inline reason) if refused."""
-        if self.is_running:
+        if self._runner.is_running:
             return False
         self.run_message.hide()
         self.run_message.setText("")
@@ -1334,14 +1345,12 @@ class LogisticsPanel(QWidget):
         self._runner.start(plan_job, world, task, approach, params, rng)
         return True
 
-    def cancel(self) -> None:
-        self._runner.cancel()
-
     def shutdown(self) -> None:
         self._runner.shutdown()
         self.experiments.shutdown()
 
     def _update_running(self, running: bool) -> None:
+        self._emit_running_changed()
         for b in (self.empty_generate_button, self.empty_fig41_button):
             b.setEnabled(not running)
 

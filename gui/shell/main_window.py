@@ -58,6 +58,7 @@ from gui.shell.project_panel import ProjectPanel
 from gui.shell.settings import Settings
 from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.workers import TaskRunner
+from gui.shell.workspace import Workspace
 
 __all__ = ["MainWindow", "ask_save_changes", "ask_recover", "read_project_file", "OPEN_FILTERS",
            "PROJECT_SUFFIX", "MDP_FILTERS", "BACKGROUND_BYTES"]
@@ -192,7 +193,7 @@ class MainWindow(QMainWindow):
         self._settings = Settings()
         self._workspaces: dict[str, QWidget] = {}  # MDP workspaces (gui.mdp) by MDP id
         self._runners: dict[str, TaskRunner] = {}
-        self._tools: dict[str, QWidget] = {}  # open tool tabs (calculator, ledger, ...)
+        self._tools: dict[str, Any] = {}  # open tool tabs (Workspace widgets) by key
         self._loader = TaskRunner(self)  # opens large files off the UI thread
         self._loading: str | None = None
         load_tools()
@@ -407,15 +408,16 @@ class MainWindow(QMainWindow):
                                self.mode_actions["connect"]]
         for a in self.editor_actions:
             a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.run_action = action("&Run Analysis", self.run_analysis, QKeySequence("F5"),
+        self.run_action = action("&Run", self.run_current, QKeySequence("F5"),
                                  sp.SP_MediaPlay,
-                                 "Run the privacy sweep of the active workspace (F5)")
+                                 "Run what the current tab runs: the privacy sweep of an MDP "
+                                 "workspace, or the tool's run (F5)")
         self.bounds_action = action("&Synthesise && Bound", self.run_bounds, QKeySequence("F6"),
                                     None, "Privatise the model once, synthesise the private "
                                     "policy and show it with its value bounds on the drawing "
                                     "(F6)")
-        self.cancel_action = action("&Cancel", self.cancel_analysis, QKeySequence("Esc"),
-                                    sp.SP_MediaStop, "Cancel the running analysis (Esc)")
+        self.cancel_action = action("&Cancel", self.cancel_current, QKeySequence("Esc"),
+                                    sp.SP_MediaStop, "Cancel the current tab's run (Esc)")
         self.calculator_action = action(
             "Privacy &Calculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
             "Open the Privacy Calculator: (ε, δ) of the Dirichlet mechanism, what-if "
@@ -574,12 +576,13 @@ class MainWindow(QMainWindow):
             title = title or (spec.title if spec else key)
             tooltip = tooltip or (spec.tooltip if spec else "")
             w = factory() if factory is not None else spec.factory(self)  # type: ignore[union-attr]
+            if not isinstance(w, Workspace):
+                raise TypeError(f"tool {key!r} does not implement gui.shell.workspace.Workspace")
             self._tools[key] = w
-            if hasattr(w, "message_logged"):
-                w.message_logged.connect(self.log_panel.log)
-            side = getattr(w, "info_panel", None)
-            if side is not None:
-                self.params_stack.addWidget(side)
+            w.message_logged.connect(self.log_panel.log)
+            w.running_changed.connect(self._on_tool_running_changed)
+            if w.info_panel is not None:
+                self.params_stack.addWidget(w.info_panel)
             index = self.tabs.addTab(w, title)
             if tooltip:
                 self.tabs.setTabToolTip(index, tooltip)
@@ -593,9 +596,8 @@ class MainWindow(QMainWindow):
         w = self._tools.pop(key, None)
         if w is None:
             return
-        if hasattr(w, "shutdown"):
-            w.shutdown()
-        side = getattr(w, "info_panel", None)
+        w.shutdown()
+        side = w.info_panel
         if side is not None:
             self.params_stack.removeWidget(side)
             side.deleteLater()
@@ -941,6 +943,28 @@ class MainWindow(QMainWindow):
         if ws is not None:
             ws.analysis_panel.cancel()
 
+    def current_tool(self) -> Workspace | None:
+        """The tool tab that is current, or None (an MDP workspace or nothing)."""
+        w = self.tabs.currentWidget()
+        return w if isinstance(w, Workspace) and w in self._tools.values() else None
+
+    def run_current(self) -> bool:
+        """F5: the sweep of the active MDP workspace, or the current tool's run."""
+        tool = self.current_tool()
+        return tool.run() if tool is not None else self.run_analysis()
+
+    def cancel_current(self) -> None:
+        """Esc: cancel the current tab's run."""
+        tool = self.current_tool()
+        if tool is not None:
+            tool.cancel()
+        else:
+            self.cancel_analysis()
+
+    def _on_tool_running_changed(self, running: bool) -> None:
+        if self.sender() is self.tabs.currentWidget():
+            self._update_actions()
+
     def show_about(self) -> None:
         QMessageBox.about(self, "About PrivPlan", ABOUT_HTML.format(version=__version__))
 
@@ -982,13 +1006,13 @@ class MainWindow(QMainWindow):
             self.validity_label.setToolTip("A what-if tool: nothing it computes is recorded "
                                            "in the project or released.")
             self.mode_label.setText(" · what-if, nothing is recorded")
-        elif ws is None and (tool := self.tabs.currentWidget()) in self._tools.values():
+        elif ws is None and (tool := self.current_tool()) is not None:
             # another tool tab: its title, and its randomness mode when it has one
             self.validity_label.setStyleSheet("")
             self.validity_label.setText(self.tabs.tabText(self.tabs.indexOf(tool)))
             self.validity_label.setToolTip("")
-            label = getattr(tool, "randomness_label", None)
-            self.mode_label.setText(" · " + label() if callable(label) else "")
+            label = tool.randomness_label()
+            self.mode_label.setText(" · " + label if label else "")
         elif ws is None or not self._document.has_mdp(ws.mdp_id):
             self.validity_label.setText("no model open")
             self.mode_label.setText("")
@@ -1009,8 +1033,11 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         ws = self.active_workspace()
-        running = ws is not None and ws.analysis_panel.is_running
-        self.run_action.setEnabled(ws is not None and not running)
+        tool = self.current_tool()
+        running = (ws is not None and ws.analysis_panel.is_running) or (
+            tool is not None and tool.is_running)
+        self.run_action.setEnabled((ws is not None or (tool is not None and tool.can_run))
+                                   and not running)
         self.bounds_action.setEnabled(ws is not None and not running)
         self.cancel_action.setEnabled(running)
         for a in (*self.editor_actions, self.auto_layout_action, self.toolbar_add_action,
@@ -1099,8 +1126,7 @@ class MainWindow(QMainWindow):
             self.mode_actions[ws.editor.canvas.mode].setChecked(True)
         if ws is not None:
             self.params_stack.setCurrentWidget(ws.analysis_panel)
-        elif (tool := self.tabs.currentWidget()) in self._tools.values() and getattr(
-                tool, "info_panel", None) is not None:
+        elif (tool := self.current_tool()) is not None and tool.info_panel is not None:
             self.params_stack.setCurrentWidget(tool.info_panel)
         else:
             self.params_stack.setCurrentWidget(self.params_placeholder)
@@ -1163,8 +1189,7 @@ class MainWindow(QMainWindow):
         self.autosave.shutdown()
         self.autosave.discard()  # a normal close: nothing to recover
         for tool in self._tools.values():
-            if hasattr(tool, "shutdown"):
-                tool.shutdown()
+            tool.shutdown()
         if self._use_settings:
             self._settings.set_window_state(self.saveGeometry(), self.saveState())
             self._settings.sync()

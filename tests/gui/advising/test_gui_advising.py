@@ -93,9 +93,10 @@ def test_tool_opens_in_main_window(window):
     assert window.document.project.advising[0]["name"] == "table35"
     assert window.params_stack.currentWidget() is w.info_panel
     assert w.info_panel.isVisible() and w.kind_combo.isVisible()
-    # the window's Run action drives MDP workspaces; it is off here, so F5 is the tab's
-    assert not window.run_action.isEnabled()
-    assert w.run_shortcut.key().toString() == "F5"
+    # one Run/Cancel that follows the active tab (Workspace protocol): F5 runs this tab
+    assert window.current_tool() is w
+    assert window.run_action.isEnabled() and not window.cancel_action.isEnabled()
+    assert window.run_action.shortcut().toString() == "F5"
 
 
 # ---------------------------------------------------------------------------- presets
