@@ -1,5 +1,5 @@
 # make run   - create/refresh .venv, install what is missing, open PrivPlan on the built-in example
-# make test  - the whole check: import contract, core tests WITHOUT Qt (.venv-core), GUI tests offscreen
+# make test  - the whole check: import contracts, mypy on core, core tests WITHOUT Qt (.venv-core), GUI tests offscreen
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
              command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
              && { echo $$p; break; }; done)
@@ -10,7 +10,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui lint-imports bench screenshot examples report-pages clean check-python
+.PHONY: run test test-core test-gui lint-imports typecheck bench screenshot examples report-pages clean check-python
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -43,6 +43,9 @@ screenshot: $(VENV)/.installed
 lint-imports: $(VENV)/.installed
 	$(VENV)/bin/lint-imports
 
+typecheck: $(CORE_VENV)/.installed
+	$(CORE_PY) -m mypy
+
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
 	$(CORE_PY) -m pytest -q -p no:cacheprovider tests/core --doctest-modules core
@@ -52,7 +55,7 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests/gui
 
-test: lint-imports test-core test-gui
+test: lint-imports typecheck test-core test-gui
 
 bench: $(VENV)/.installed
 	$(PY) bench/bounds.py

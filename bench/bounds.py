@@ -104,14 +104,16 @@ def measure(case: Case, *, repeat: int, lp_budget: float, sample_rows: int) -> R
     greedy_s, reps = time_greedy(private, policy, alpha, repeat)
     if not case.lp:
         return Row(case, greedy_s, reps, None, "not run (greedy only)", None)
-    lo, hi, _, _ = robust_bounds(private, policy, alpha=alpha, beta=BETA)
+    vb = robust_bounds(private, policy, alpha=alpha, beta=BETA)
+    lo, hi = vb.v_lower, vb.v_upper
     n_rows = sample_rows if private.n_states <= 200 else max(2, sample_rows // 2)
     per_row = lp_per_row(private, policy, alpha, lo, hi, n_rows)
     estimate = per_row * private.n_states * private.horizon
     if estimate > lp_budget:
         return Row(case, greedy_s, reps, estimate, f"estimated from {n_rows} rows", None)
     t0 = time.perf_counter()
-    lp_lo, lp_hi, _, _ = robust_bounds(private, policy, alpha=alpha, beta=BETA, method="lp")
+    lp = robust_bounds(private, policy, alpha=alpha, beta=BETA, method="lp")
+    lp_lo, lp_hi = lp.v_lower, lp.v_upper
     lp_s = time.perf_counter() - t0
     err = float(max(np.abs(lp_lo - lo).max(), np.abs(lp_hi - hi).max()))
     return Row(case, greedy_s, reps, lp_s, "measured (1 run)", err)

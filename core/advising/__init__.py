@@ -12,12 +12,7 @@
 * :mod:`core.cli.advising`: the ``advise`` and ``advise-bench`` subcommands.
 """
 
-from core.advising.accounting import (
-    ADJACENCY,
-    AdvisingAccounting,
-    AgentPrivacy,
-    account_advising,
-)
+from core.advising.accounting import ADJACENCY, AdvisingAccounting, AgentPrivacy, account_advising
 from core.advising.claims import THESIS_CLAIMS, check_claims
 from core.advising.experiments import ExperimentResult, epsilon_sweep, run_experiment
 from core.advising.framework import AdvisingResult, advice_query, run_advising

@@ -37,8 +37,11 @@ and the direction guard's raw visit counts (:data:`core.advising.framework.
 UNBOUNDED_REASONS`). A teacher with any of them has every total ``math.inf`` (JSON
 ``null`` with a ``…_reason``), never 0 and never the finite part alone.
 
+The composition theorems themselves are :mod:`core.privacy.composition`.
+
 Examples
 --------
+>>> from core.privacy.composition import basic_composition
 >>> round(basic_composition([0.5] * 4), 10)
 2.0
 >>> round(advanced_composition([0.1] * 100, delta=1e-5), 4)
@@ -59,14 +62,15 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.jsonable import finite_or_none
+from core.privacy.composition import (
+    advanced_composition,
+    check_delta,
+    rdp_composition,
+)
 
 __all__ = [
     "ACCOUNTANTS",
     "ADJACENCY",
-    "basic_composition",
-    "advanced_composition",
-    "laplace_rdp",
-    "rdp_composition",
     "AgentPrivacy",
     "AdvisingAccounting",
     "account_advising",
@@ -87,111 +91,6 @@ DEFAULT_DELTA = 1e-5
 ADJACENCY = ("neighbouring teachers differ in at most one Q-table entry Q(s, a), each value "
              "within the public Q range [q_lo, q_hi] (so by at most S_strict = q_hi - q_lo); "
              "their policies and visit counts may differ arbitrarily")
-
-#: Rényi orders searched by :func:`rdp_composition`.
-_ORDERS = np.unique(np.concatenate([1.0 + np.logspace(-4, 0, 80), np.linspace(2.0, 64.0, 125),
-                                    np.logspace(np.log10(64.0), 6, 60)]))
-
-
-def _check_delta(delta: float) -> float:
-    try:
-        d = float(delta)
-    except (TypeError, ValueError):
-        raise InputError(f"must be a number in (0, 1), got {delta!r}", field="delta") from None
-    if not 0.0 < d < 1.0:
-        raise InputError(f"must lie strictly between 0 and 1, got {delta!r}", field="delta")
-    return d
-
-
-def basic_composition(epsilons: Sequence[float]) -> float:
-    """Σ ε_i: k releases of ε_i-DP mechanisms are (Σ ε_i)-DP.
-
-    Examples
-    --------
-    >>> basic_composition([1.0, 0.25])
-    1.25
-    """
-    return math.fsum(float(e) for e in epsilons)
-
-
-def advanced_composition(epsilons: Sequence[float], *, delta: float = DEFAULT_DELTA) -> float:
-    """ε′ of advanced composition, capped by basic composition ((ε′, δ)-DP).
-
-    ε′ = √(2 ln(1/δ) Σ ε_i²) + Σ ε_i (e^{ε_i} − 1).
-
-    References
-    ----------
-    C. Dwork, G. Rothblum, S. Vadhan, "Boosting and differential privacy", FOCS 2010;
-    C. Dwork, A. Roth, *The Algorithmic Foundations of DP*, 2014, Theorem 3.20.
-
-    Examples
-    --------
-    >>> advanced_composition([], delta=1e-5)
-    0.0
-    >>> advanced_composition([2.0] * 10, delta=1e-5)   # large epsilon: basic is tighter
-    20.0
-    """
-    delta = _check_delta(delta)
-    e = np.asarray(list(epsilons), dtype=np.float64)
-    if e.size == 0:
-        return 0.0
-    basic = basic_composition(e.tolist())
-    if float(e.max()) > 50.0:  # e^ε overflows long before; basic is far tighter anyway
-        return basic
-    adv = math.sqrt(2.0 * math.log(1.0 / delta) * float(np.sum(e * e))) + float(
-        np.sum(e * np.expm1(e)))
-    return min(adv, basic)
-
-
-def laplace_rdp(order: "float | np.ndarray", epsilon: float) -> "float | np.ndarray":
-    """Rényi divergence of order α between Laplace(0, b) and Laplace(Δ, b), with ε = Δ/b.
-
-    ε(α) = 1/(α−1) · log[ α/(2α−1) e^{(α−1)ε} + (α−1)/(2α−1) e^{−αε} ], for α > 1
-    (Mironov 2017, Prop. 6); computed in log space.
-
-    References
-    ----------
-    I. Mironov, "Rényi differential privacy", IEEE CSF 2017.
-
-    Examples
-    --------
-    >>> round(float(laplace_rdp(1e6, 1.0)), 4)   # alpha -> infinity: pure epsilon
-    1.0
-    >>> round(float(laplace_rdp(1.0 + 1e-9, 0.5)), 6) == round(0.5 + math.exp(-0.5) - 1, 6)
-    True
-    """
-    a = np.asarray(order, dtype=np.float64)
-    if (a <= 1).any():
-        raise InputError("Renyi orders must be > 1", field="order")
-    t1 = np.log(a / (2 * a - 1)) + (a - 1) * epsilon
-    t2 = np.log((a - 1) / (2 * a - 1)) - a * epsilon
-    out = np.logaddexp(t1, t2) / (a - 1)
-    return float(out) if out.ndim == 0 else out
-
-
-def rdp_composition(k: int, epsilon: float, *, delta: float = DEFAULT_DELTA,
-                    orders: "np.ndarray | None" = None) -> tuple[float, float]:
-    """(ε, best order) of k Laplace releases of true ε each, via RDP; capped by k·ε.
-
-    Examples
-    --------
-    >>> rdp_composition(0, 1.0)
-    (0.0, inf)
-    >>> e, a = rdp_composition(1, 1.0)
-    >>> e   # one release: basic composition is exact
-    1.0
-    """
-    delta = _check_delta(delta)
-    if k <= 0:
-        return 0.0, math.inf
-    a = _ORDERS if orders is None else np.asarray(orders, dtype=np.float64)
-    bound = k * np.asarray(laplace_rdp(a, epsilon)) + math.log(1.0 / delta) / (a - 1.0)
-    best = int(np.argmin(bound))
-    eps = float(bound[best])
-    if eps >= k * epsilon:
-        return float(k * epsilon), math.inf
-    return eps, float(a[best])
-
 
 #: Short names of the unbounded release kinds (for one-line reasons).
 _KIND_TEXT = {"raw_q": "raw Q-values", "raw_policy": "its raw policy (advice drawn from it)",
@@ -399,7 +298,7 @@ def account_advising(agents: Sequence[str], releases: Sequence[int],
     >>> acc.agents[1].protected, acc.reasons()[1]
     (False, 'b released raw Q-values 3 times without noise: no finite epsilon')
     """
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     per = epsilon * strict_sensitivity / noise_sensitivity
     kinds = list(unbounded) if unbounded is not None else [None] * len(agents)
     caps = list(max_releases) if max_releases is not None else [None] * len(agents)

@@ -25,25 +25,24 @@ from __future__ import annotations
 
 import io
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
-
-from core.common.validation import fresh_seed
 from core.advising.accounting import DEFAULT_DELTA
 from core.advising.framework import run_advising
 from core.advising.model import AdvisingSetup
 from core.advising.presets import EXP3_EPSILONS, ExperimentArm
-from core.common.stats import t_half_width
+from core.common.errors import InputError
+from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress
+from core.common.stats import t_half_width
+from core.common.validation import fresh_seed
 
 #: Why an ε total of an arm is unbounded (JSON ``null`` + this reason).
 UNBOUNDED_SPENT = ("a teacher released raw data (raw Q-values, its raw policy or raw visit "
@@ -61,7 +60,7 @@ __all__ = [
 ]
 
 
-def ci95(x: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def ci95(x: np.ndarray, axis: int = 0) -> tuple["np.ndarray | float", "np.ndarray | float"]:
     """(mean, half-width of the Student-t 95 % CI) along ``axis``; half-width 0 for n = 1.
 
     Examples
@@ -224,7 +223,8 @@ class ExperimentResult:
         x = getattr(self, quantity).astype(np.float64)
         inf = np.isinf(x).any(axis=1)
         if not inf.any():
-            return ci95(x, axis=1)
+            mean, half = ci95(x, axis=1)  # arrays: x is (arms, seeds, epochs)
+            return np.asarray(mean), np.asarray(half)
         m, h = ci95(np.where(np.isinf(x), 0.0, x), axis=1)  # unbounded: ∞ ± ∞
         return np.where(inf, np.inf, m), np.where(inf, np.inf, h)
 
@@ -352,11 +352,6 @@ def _run_chunk(setup: AdvisingSetup, seeds: Sequence[int], delta: float) -> dict
     return out
 
 
-def _default_executor(workers: int) -> Executor:
-    # "spawn" keeps children free of the parent's threads (the GUI runs us from a thread).
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-
-
 def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]" = 20,
                    seed: int | None = 0, workers: int | None = None,
                    executor: Executor | None = None, delta: float = DEFAULT_DELTA,
@@ -394,7 +389,10 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
     E = epochs.pop()
     seed_drawn = seed is None
     base = fresh_seed() if seed is None else int(seed)
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+    if isinstance(seeds, bool):
+        raise InputError(f"must be a number of seeds or a list of seeds, got {seeds!r}",
+                         field="seeds")
+    if isinstance(seeds, (int, np.integer)):
         if seeds < 1:
             raise InputError(f"must be >= 1, got {seeds!r}", field="seeds")
         seed_list = [base + r for r in range(int(seeds))]
@@ -444,27 +442,8 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
         progress(done / (A * R), f"{labels[a]}: {done} of {A * R} runs")
 
     progress(0.0, "starting")
-    if inline:
-        for task in tasks:
-            a, start, stop = task
-            record(task, _run_chunk(arms[a].setup, seed_list[start:stop], delta))
-    else:
-        ex = executor if executor is not None else _default_executor(n_workers)
-        jobs: dict[Future[Any], tuple[int, int, int]] = {}
-        try:
-            for task in tasks:
-                a, start, stop = task
-                jobs[ex.submit(_run_chunk, arms[a].setup, seed_list[start:stop], delta)] = task
-            for fut in as_completed(jobs):
-                record(jobs[fut], fut.result())
-        except BaseException:  # Cancelled, KeyboardInterrupt or a worker's error: stop all
-            for fut in jobs:
-                fut.cancel()
-            if executor is None:
-                ex.shutdown(wait=False, cancel_futures=True)
-            raise
-        if executor is None:
-            ex.shutdown(wait=True)  # every job is done: this only joins the workers
+    run_chunks(_run_chunk, tasks, lambda t: (arms[t[0]].setup, seed_list[t[1]:t[2]], delta),
+               record, inline=inline, executor=executor, workers=n_workers)
     return ExperimentResult(
         name=name, labels=tuple(labels), setups=tuple(a.setup for a in arms),
         seeds=np.array(seed_list), convergence=conv, advice=adv, ask_budget=ask,

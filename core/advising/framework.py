@@ -108,19 +108,13 @@ from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
-
-from core.common.validation import RandomSource, as_random_source
-from core.advising.accounting import (
-    ADJACENCY,
-    DEFAULT_DELTA,
-    AdvisingAccounting,
-    account_advising,
-)
+from core.advising.accounting import ADJACENCY, DEFAULT_DELTA, AdvisingAccounting, account_advising
 from core.advising.model import AdvisingSetup, teacher_view_map
+from core.common.errors import InputError
+from core.common.progress import Progress, no_progress
+from core.common.validation import RandomSource, as_random_source
 from core.privacy.laplace import laplace_release
 from core.privacy.ledger import PrivacyLedger
-from core.common.progress import Progress, no_progress
 
 __all__ = [
     "normalize_alg4",
@@ -1023,7 +1017,7 @@ def _build_logs(eng: _Engine) -> tuple[AdviceLog, ReleaseLog | None]:
         if ev[8] is not None:
             qh[r, :ev[8].size] = ev[8]
             pa[r, :ev[9].size] = ev[9]
-    cols = list(zip(*[ev[:8] for ev in eng.ev])) if m else [[]] * 8
+    cols: list[Any] = list(zip(*[ev[:8] for ev in eng.ev])) if m else [[]] * 8
     events = AdviceLog(epoch=cols[0], student=cols[1], teacher=cols[2], task=cols[3],
                        case=cols[4], distance=cols[5], action=cols[6], reward=cols[7],
                        q_hat=qh, pi_advice=pa)

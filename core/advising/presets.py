@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
 from core.advising.framework import q_update, squared_distance, teacher_view
 from core.advising.model import (
     CASE_NAMES,
@@ -47,6 +46,7 @@ from core.advising.model import (
     dataset_diff,
     neighbour_case,
 )
+from core.common.errors import InputError
 
 __all__ = [
     "SERVER_LABELS",
@@ -173,8 +173,8 @@ def preset(name: str = "table35", *, variant: str = "sound", strategy: str | Non
     layout = _layout_for(name, strategy)
     if layout == "fig32":
         servers = SERVER_LABELS[:5]
-        tasks = ("1", "2", "3", "4")
-        agents = ("a", "b", "c", "d")
+        tasks: tuple[str, ...] = ("1", "2", "3", "4")
+        agents: tuple[str, ...] = ("a", "b", "c", "d")
         # Every user has B and C: task 1, 3 -> B, task 2, 4 -> C.
         rewards = core_rewards(4, 5, core=(1, 2))
     else:

@@ -29,9 +29,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from core.common.errors import InputError
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.stats import f3_epsilon
+from core.common.errors import InputError
 
 __all__ = ["MECHANISMS", "AuditResult", "run_audit", "f3_epsilon", "available"]
 

@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
 from core.advising.accounting import ADJACENCY
 from core.advising.framework import (
     UNBOUNDED_REASONS,
@@ -62,6 +61,7 @@ from core.advising.framework import (
     teacher_view,
 )
 from core.advising.model import VARIANTS, AdvisingParams, AdvisingSetup
+from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "AdviceInput", "claimed", "candidate_pairs",

@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 from scipy.special import betainc, betaincinv, expit, gammaln
 
-from core.common.errors import InputError
 from core.audit.stats import bisect_epsilon, mc_delta, mc_epsilon_tight
+from core.common.errors import InputError
 from core.privacy import dirichlet_accounting as acc
 from core.privacy.dirichlet import dirichlet_rows
 

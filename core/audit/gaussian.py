@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from core.common.errors import InputError
-
-from core.common.validation import check_positive
 from core.audit.stats import bisect_epsilon
+from core.common.errors import InputError
+from core.common.validation import check_positive
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "GaussianVariant", "delta_of", "epsilon_of", "parameters",
            "claimed", "candidate_pairs", "sample_outputs", "exact_distribution", "tight_epsilon",

@@ -157,7 +157,7 @@ def sample_outputs(inp: object, n: int, rng: "np.random.Generator | None", epsil
 
     ``rng=None`` samples through the release path (OpenDP Laplace)."""
     p = _params(epsilon, preset)
-    local = inp if isinstance(inp, nx.Graph) else nx.Graph(inp)  # type: ignore[arg-type]
+    local = inp if isinstance(inp, nx.Graph) else nx.Graph(inp)
     dmax, _public, sens = histogram_setup(p, local, DEFAULT_DEGREE_CAP)
     check_degree_bound(local, dmax)
     h = degree_histogram(local, dmax)
@@ -177,7 +177,7 @@ def exact_distribution(inp: object, epsilon: float, preset: str) -> dict[int, fl
     p = _params(epsilon, preset)
     if p.bin_clip is None:
         return None
-    local = inp if isinstance(inp, nx.Graph) else nx.Graph(inp)  # type: ignore[arg-type]
+    local = inp if isinstance(inp, nx.Graph) else nx.Graph(inp)
     dmax, _public, sens = histogram_setup(p, local, DEFAULT_DEGREE_CAP)
     check_degree_bound(local, dmax)
     clip = int(p.bin_clip)

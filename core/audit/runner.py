@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
 from core.audit.attack import AttackResult, run_attack, split_sizes
 from core.audit.stats import discrete_epsilon_tight, discrete_roc, projected_epsilon_lb
+from core.common.errors import InputError
 from core.common.progress import Cancelled
 
 __all__ = ["AuditResult", "audit_module", "DEFAULT_CONFIDENCE", "MIN_SAMPLES"]

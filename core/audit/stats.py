@@ -46,7 +46,7 @@ __all__ = ["cp_upper", "f3_epsilon", "epsilon_lb", "projected_epsilon_lb", "bise
 
 
 def f3_epsilon(fpr: "np.ndarray | float", fnr: "np.ndarray | float", delta: float
-               ) -> np.ndarray:
+               ) -> "np.ndarray | float":
     """max(ln((1−δ−β)/α), ln((1−δ−α)/β)), floored at 0 (a lower bound on ε is >= 0)."""
     a = np.asarray(fpr, dtype=np.float64)
     b = np.asarray(fnr, dtype=np.float64)
@@ -62,7 +62,7 @@ def f3_epsilon(fpr: "np.ndarray | float", fnr: "np.ndarray | float", delta: floa
 
 
 def epsilon_lb(fp: "np.ndarray | float", n_neg: float, fn: "np.ndarray | float", n_pos: float,
-               delta: float, confidence: float) -> np.ndarray:
+               delta: float, confidence: float) -> "np.ndarray | float":
     """F3 with Clopper–Pearson upper limits of FPR and FNR, each at 1 − c/2."""
     level = 1.0 - (1.0 - confidence) / 2.0
     return f3_epsilon(cp_upper(fp, n_neg, level), cp_upper(fn, n_pos, level), delta)
@@ -79,7 +79,8 @@ def projected_epsilon_lb(fpr: np.ndarray, tpr: np.ndarray, n_eval: int, delta: f
     tpr = np.asarray(tpr, dtype=np.float64)
     if fpr.size == 0:
         return 0.0, -1
-    vals = epsilon_lb(fpr * n_eval, n_eval, (1.0 - tpr) * n_eval, n_eval, delta, confidence)
+    vals = np.asarray(epsilon_lb(fpr * n_eval, n_eval, (1.0 - tpr) * n_eval, n_eval, delta,
+                                 confidence))
     i = int(np.argmax(vals))
     return float(vals[i]), i
 

@@ -25,6 +25,8 @@ import math
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from core.cli.common import Progress, emit, mode_line
+
 __all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_advise_bench",
            "FLAGS"]
 
@@ -38,14 +40,6 @@ FLAGS = {
     "seeds": "--seeds", "workers": "--workers", "epsilons": "--epsilons",
     "experiment": "--experiment", "norm_floor": "--norm-floor", "norm_center": "--norm-center",
 }
-
-
-def _emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], str],
-          out: TextIO) -> None:
-    """One JSON line (null + reason for every unbounded value) or the text report."""
-    from core.common.jsonable import dumps
-
-    out.write((dumps(payload) if args.json else text()) + "\n")
 
 
 def _eps_text(x: float) -> str:
@@ -127,8 +121,8 @@ def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
 
 
 def _load_setup(path: str) -> Any:
-    from core.common.errors import InputError
     from core.advising.model import AdvisingSetup
+    from core.common.errors import InputError
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -178,12 +172,11 @@ def _pct(x: float) -> str:
 
 def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise``; returns the exit code (user errors raise InputError)."""
-    from core.cli import main as _cli
-    from core.common.errors import InputError
     from core.advising.accounting import ADJACENCY
     from core.advising.framework import run_advising
     from core.advising.model import AdvisingParams
     from core.advising.presets import preset
+    from core.common.errors import InputError
 
     try:
         over = _overrides(args)
@@ -206,7 +199,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             kwargs["delta"] = args.delta
         if args.seed is not None and args.seed < 0:
             raise InputError(f"must be a non-negative integer, got {args.seed}", field="seed")
-        res = run_advising(setup, rng=args.seed, progress=_cli._Progress(err, "advise"),
+        res = run_advising(setup, rng=args.seed, progress=Progress(err, "advise"),
                            **kwargs)
     except InputError as exc:
         budget = ({"ask_budget": "--budget", "give_budget": "--budget"}
@@ -224,7 +217,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  f"strategy {p.strategy}, variant {p.variant}, epsilon {p.epsilon:g}, "
                  f"d {p.distance_threshold:g}, budgets {p.ask_budget}/{p.give_budget}, "
                  f"{res.epochs} epochs",
-                 _cli._mode_line(res.seed) if res.mode == "experiment" else
+                 mode_line(res.seed) if res.mode == "experiment" else
                  "mode: release (Laplace noise from OpenDP; not reproducible)"]
         marks = [t for t in (1, 25, 50, 100, 200, 300, 400, 700) if t <= res.epochs]
         if res.epochs not in marks:
@@ -271,7 +264,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lines.append(f"{res.elapsed_s:.3f} s")
         return "\n".join(lines)
 
-    _emit(args, payload, text, out)
+    emit(args, payload, text, out)
     return 0
 
 
@@ -319,13 +312,12 @@ def _parse_list(text: str, flag: str) -> list[float]:
 
 def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise-bench``; returns the exit code (user errors raise InputError)."""
-    from core.cli import main as _cli
-    from core.common.errors import InputError
-    from core.common.validation import fresh_seed
     from core.advising.claims import check_claims
     from core.advising.experiments import run_experiment
     from core.advising.presets import EXPERIMENTS, experiment_arms
+    from core.common.errors import InputError
     from core.common.progress import sub_progress
+    from core.common.validation import fresh_seed
 
     names = (list(EXPERIMENTS) if args.experiment.strip() == "all" else
              [x.strip() for x in args.experiment.split(",") if x.strip()])
@@ -350,7 +342,7 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     kwargs: dict[str, Any] = {}
     if args.delta is not None:
         kwargs["delta"] = args.delta
-    progress = _cli._Progress(err, "advise-bench")
+    progress = Progress(err, "advise-bench")
     jobs = [(v, n) for v in variants for n in names]
     results: dict[str, dict[str, Any]] = {v: {} for v in variants}
     total = 0.0
@@ -368,7 +360,7 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.csv:
         from core.common.atomic import atomic_write_text
 
-        parts = []
+        parts: list[str] = []
         for v in variants:
             for n in names:
                 csv = results[v][n].to_csv()
@@ -416,5 +408,5 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lines.append(f"total {total:.1f} s")
         return "\n".join(lines)
 
-    _emit(args, payload, text, out)
+    emit(args, payload, text, out)
     return 0

@@ -26,6 +26,8 @@ import math
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from core.cli.common import Progress
+
 __all__ = ["add_audit_parser", "cmd_audit", "FLAGS"]
 
 #: core field → command-line flag, for one-line errors naming what the user typed
@@ -189,15 +191,14 @@ def text_report(res: Any) -> str:
 
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``audit``; returns the exit code (user errors raise InputError)."""
-    from core.cli import main as _cli
-    from core.common.errors import InputError
     from core.audit import run_audit
+    from core.common.errors import InputError
     from core.common.jsonable import dumps
 
     try:
         res = run_audit(args.mechanism, samples=args.samples, seed=args.seed,
                         confidence=args.confidence,
-                        progress=_cli._Progress(err, f"audit {args.mechanism}"),
+                        progress=Progress(err, f"audit {args.mechanism}"),
                         **_params(args))
     except InputError as exc:
         if exc.file is None and exc.field in FLAGS:

@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from core.cli.common import Progress
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 
@@ -217,7 +218,6 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
 
 def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``plan-bench``: run benchmarks, print a summary (or one JSON object)."""
-    from core.cli.main import _Progress
     from core.common.atomic import atomic_write_text
     from core.logistics.experiments import BENCHMARKS, run_benchmark
 
@@ -238,7 +238,7 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             res = run_benchmark(name, values=values, approaches=approaches, worlds=args.worlds,
                                 seed=args.seed, workers=args.workers,
-                                progress=_Progress(err, name))
+                                progress=Progress(err, name))
         except InputError as exc:
             raise _flag(exc, {"worlds": "--worlds", "workers": "--workers",
                               "values": "--values", "approaches": "--approaches",

@@ -27,6 +27,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from core.cli.common import Progress, emit
 from core.common.errors import InputError
 
 __all__ = ["PDF_RENDERER", "PdfRenderer", "add_report_parser", "cmd_report", "FORMATS"]
@@ -68,7 +69,6 @@ def _check_writable(path: str) -> None:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from core.cli import main as _cli
     from core.common.atomic import atomic_write_text
     from core.project.files import load_project
     from core.report.html import build_report, section_titles, to_html
@@ -98,7 +98,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         else:
             assert PDF_RENDERER is not None
             pages = int(PDF_RENDERER(report, args.output,
-                                     progress=_cli._Progress(err, "report")))
+                                     progress=Progress(err, "report")))
     except InputError as exc:
         raise exc if exc.file else exc.with_file(args.output) from None
     except OSError as exc:
@@ -109,7 +109,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                "sections": [s.id for s in report.sections], "bytes": size}
     if pages is not None:
         payload["pages"] = pages
-    _cli._emit(args, payload, lambda: (
+    emit(args, payload, lambda: (
         f"wrote {args.output}: {fmt.upper()} report of “{project.name}”, "
         f"{len(report.sections)} sections" + (f", {pages} pages" if pages else "")), out)
     return 0

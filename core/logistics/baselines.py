@@ -98,10 +98,10 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
         own = list(w.agent_centers[a])
         pool = [c for c in own if g in w.members[c]] or own
         legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
-        legs = [(lg, c) for lg, c in legs if lg is not None]
-        if not legs:
+        found = [(lg, c) for lg, c in legs if lg is not None]
+        if not found:
             return s._fail(task, "fail_no_route", msgs, restarts=restarts)
-        (path, d), c = min(legs, key=lambda x: (x[0][1], x[1]))
+        (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
         s._tick(tick, protect)
         tick += 1
         if path_is_valid(loc, path):

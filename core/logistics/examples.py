@@ -139,7 +139,8 @@ def _candidates(seeds: np.ndarray) -> tuple[list[tuple[int, ...]], list[tuple[in
 
     tri = Delaunay(seeds)
     tris = sorted({tuple(sorted(int(x) for x in s)) for s in tri.simplices})
-    edges = sorted({e for t in tris for e in ((t[0], t[1]), (t[0], t[2]), (t[1], t[2]))})
+    edges: list[tuple[int, ...]] = sorted(
+        {e for t in tris for e in ((t[0], t[1]), (t[0], t[2]), (t[1], t[2]))})
     return edges, tris
 
 
@@ -158,8 +159,8 @@ def _choose_centers(seeds: np.ndarray, n_centers: int, p_three: float,
     edges, tris = _candidates(seeds)
     tri_of: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
     for t in sorted(tris, key=lambda t: _perimeter(seeds, t)):
-        for e in ((t[0], t[1]), (t[0], t[2]), (t[1], t[2])):
-            tri_of.setdefault(e, []).append(t)
+        for side in ((t[0], t[1]), (t[0], t[2]), (t[1], t[2])):
+            tri_of.setdefault(side, []).append(t)
     used: set[tuple[int, ...]] = set()
 
     def upgrade(e: tuple[int, ...]) -> tuple[int, ...]:
@@ -337,5 +338,5 @@ def generate_tasks(world: LogisticsWorld, *, p_package: float = 0.2,
                 continue
             ga, gb = others[int(g.integers(len(others)))]
             tasks.append(Task(b, ga, gb))
-    perm = g.permutation(len(tasks)) if tasks else []
+    perm = g.permutation(len(tasks)) if tasks else np.zeros(0, dtype=np.int64)
     return tuple(tasks[int(i)] for i in perm)

@@ -39,25 +39,24 @@ from __future__ import annotations
 import csv
 import io
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from core.common.errors import InputError
-
-from core.common.validation import fresh_seed
+from core.common.parallel import run_chunks
+from core.common.progress import Progress, no_progress
 from core.common.stats import t_half_width
+from core.common.validation import fresh_seed
 from core.logistics.examples import generate_tasks, generate_world
 from core.logistics.model import DEFAULT_DEGREE_CAP
 from core.logistics.planner import PlannerParams, PlanningSession, preset_guarantee
 from core.logistics.routing import Dynamics
-from core.common.progress import Cancelled, Progress, no_progress
 
 __all__ = ["BENCHMARKS", "METRICS", "APPROACH_LABELS", "BenchConfig", "BenchResult",
            "benchmark_config", "run_benchmark"]
@@ -372,10 +371,6 @@ def _run_chunk(cfg: BenchConfig, value_index: int, start: int, stop: int, seed: 
     return [_run_world(cfg, value_index, w, seed) for w in range(start, stop)]
 
 
-def _default_executor(workers: int) -> Executor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-
-
 def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = None,
                   approaches: Sequence[str] | None = None, worlds: int = 50,
                   seed: int | None = None, workers: int | None = None,
@@ -433,24 +428,8 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
         progress(done / total, f"{cfg.name}: {done} of {total} worlds")
 
     progress(0.0, f"{cfg.name}: starting")
-    if inline:
-        for task in tasks:
-            record(task, _run_chunk(cfg, task[0], task[1], task[2], seed))
-    else:
-        ex = executor if executor is not None else _default_executor(n_workers)
-        jobs: dict[Future[Any], tuple[int, int, int]] = {}
-        try:
-            for task in tasks:
-                jobs[ex.submit(_run_chunk, cfg, task[0], task[1], task[2], seed)] = task
-            for fut in as_completed(jobs):
-                record(jobs[fut], fut.result())
-        except Cancelled:
-            for fut in jobs:
-                fut.cancel()
-            raise
-        finally:
-            if executor is None:
-                ex.shutdown(wait=False, cancel_futures=True)
+    run_chunks(_run_chunk, tasks, lambda t: (cfg, t[0], t[1], t[2], seed), record,
+               inline=inline, executor=executor, workers=n_workers)
     data = {m: values_arr[..., k] for k, m in enumerate(METRICS)}
     res = BenchResult(config=cfg, worlds=int(worlds), seed=seed, data=data,
                       elapsed_s=time.perf_counter() - t0)
@@ -459,7 +438,7 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
 
 
 # ---------------------------------------------------------------------------- trend checks
-def _spearman(x: Sequence[float], y: Sequence[float]) -> float:
+def _spearman(x: "Sequence[float] | np.ndarray", y: "Sequence[float] | np.ndarray") -> float:
     from scipy.stats import spearmanr
 
     xs, ys = np.asarray(x, float), np.asarray(y, float)

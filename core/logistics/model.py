@@ -172,7 +172,7 @@ class LogisticsWorld:
         for u, v, d in g.edges(data=True):
             name = _edge_name(u, v)
             try:
-                length = float(d.get("length"))  # type: ignore[arg-type]
+                length = float(d.get("length"))
             except (TypeError, ValueError):
                 raise InputError(f"length must be a number > 0, got {d.get('length')!r}",
                                  field=name) from None

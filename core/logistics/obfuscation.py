@@ -423,14 +423,14 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
     while len(comps) > 1:
         a, b = comps[0], comps[1]
 
-        def pick(comp: list[str]) -> str:
+        def choose_end(comp: list[str]) -> str:
             for cond in (lambda v: resid[v] > 0, lambda v: g.degree(v) < dmax):
                 pool = [v for v in comp if cond(v)]
                 if pool:
                     return pool[int(rng.integers(len(pool)))]
             return comp[int(rng.integers(len(comp)))]
 
-        x, y = pick(a), pick(b)
+        x, y = choose_end(a), choose_end(b)
         if resid[x] == 0 or resid[y] == 0:
             forced += 1
         add_fake(x, y)
@@ -517,7 +517,7 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
         is_fake = (not is_center) and (rewire != "overlap" or v.startswith("__fake"))
         out.add_node(nv, kind="center" if is_center else "node", fake=is_fake)
     edges = list(g.edges(data=True))
-    flips = rng.integers(0, 2, size=len(edges)) if edges else []
+    flips = rng.integers(0, 2, size=len(edges)) if edges else np.zeros(0, dtype=np.int64)
     for i in rng.permutation(len(edges)):
         u, v, d = edges[int(i)]
         if flips[int(i)]:

@@ -65,6 +65,7 @@ import networkx as nx
 import numpy as np
 
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress
 from core.logistics.model import (
     DEFAULT_DEGREE_CAP,
     LogisticsWorld,
@@ -94,7 +95,6 @@ from core.logistics.route_rl import (
 from core.logistics.routing import Dynamics, LiveWorld
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger
-from core.common.progress import Progress, no_progress
 
 __all__ = ["PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
            "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",
@@ -339,7 +339,7 @@ class ReleasedMap:
         nodes = tuple(topo.nodes)
         pos = {v: i for i, v in enumerate(nodes)}
         centers = tuple(sorted(v for v, d in topo.nodes(data=True) if d["kind"] == "center"))
-        pol = {t: {v: {u: float(policy[t][v][u]) for u in sorted(policy[t][v], key=pos.get)}
+        pol = {t: {v: {u: float(policy[t][v][u]) for u in sorted(policy[t][v], key=pos.__getitem__)}
                    for v in nodes if v in policy[t]} for t in sorted(policy)}
         return cls(owner=owner, nodes=nodes, centers=centers, edges=tuple(topo.edges()),
                    policy=pol)
@@ -1028,7 +1028,7 @@ class PlanningSession:
                 out[v] = {u: float(y) for u, y in zip(us_of[v], x)}
                 k += m
         pure = p.rewire != "overlap"
-        extra = {} if pure else {"reason": F6_REASON}
+        extra: dict[str, Any] = {} if pure else {"reason": F6_REASON}
         led.record(dataset=f"agent:{j}", mechanism="laplace",
                    epsilon=eps_node if pure else math.inf,
                    parameters={"nominal_epsilon": eps_node, "sensitivity": 2.0 * p.delta_u,
@@ -1102,20 +1102,20 @@ class PlanningSession:
         a_centers = [c for c in self.world.agent_centers[a] if c in dist0]
         for c in a_centers:
             arcs.append((_ORIGIN, c, a, float(dist0[c])))
-        for (s, t), (d, _path) in self.live.center_distances(a).items():
-            arcs.append((s, t, a, d))
+        for (s, t), (length, _hops) in self.live.center_distances(a).items():
+            arcs.append((s, t, a, length))
         for j in disc.candidates:
             view = recv.get(j)
             if view is None:
                 continue
             if self.approach == "dp":
                 # the receiver's estimates, computed from the released map alone
-                for (s, t), (d, _path) in self.published[j].crossings.items():
-                    if math.isfinite(d):
-                        arcs.append((s, t, j, d * lbar_a))
+                for (s, t), (length, _route) in self.published[j].crossings.items():
+                    if math.isfinite(length):
+                        arcs.append((s, t, j, length * lbar_a))
             else:
-                for (s, t), (d, _path) in view.items():
-                    arcs.append((s, t, j, d))
+                for (s, t), (length, _route) in view.items():
+                    arcs.append((s, t, j, length))
         for c in self.world.agent_centers[g]:
             if self.approach == "noprivacy" or p.goal_leg_mode == "exact":
                 leg = self.live.shortest(g, c, task.goal)

@@ -69,7 +69,6 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp.privatize import (
@@ -353,8 +352,8 @@ def _unbounded_reason(rows: Sequence[RowPrivacy]) -> str:
 
 
 def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k: float, *,
-                     contraction: Sequence[float] | None = None,
-                     smoothed: Sequence[bool] | None = None, b: float = DEFAULT_B,
+                     contraction: "Sequence[float] | np.ndarray | None" = None,
+                     smoothed: "Sequence[bool] | np.ndarray | None" = None, b: float = DEFAULT_B,
                      delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
                      eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                      delta_method: str = "auto", zeros: str = "support",

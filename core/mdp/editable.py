@@ -168,7 +168,8 @@ class MdpModel:
                                "horizon"))
         sums = self.row_sums()
         finite = np.isfinite(self.P).all(axis=2) if self.P.size else np.ones_like(sums, bool)
-        negative = (self.P < 0).any(axis=2) if self.P.size else np.zeros_like(sums, bool)
+        negative = np.asarray((self.P < 0).any(axis=2) if self.P.size
+                              else np.zeros_like(sums, bool))
         for s, sid in enumerate(self.state_ids):
             acts = self.action_ids[s]
             if not acts:
@@ -555,7 +556,7 @@ class MdpModel:
                 raise InputError("each action needs a string id", field=f"actions[{i}]")
             if ac["id"] in where:
                 raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
-            s_i = index.get(ac.get("state"))  # type: ignore[arg-type]
+            s_i = index.get(ac.get("state"))
             if s_i is None:
                 raise InputError(f"unknown state id {ac.get('state')!r}",
                                  field=f"actions[{i}].state")
@@ -611,7 +612,7 @@ def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> 
         a = np.ascontiguousarray(arr, dtype=np.float64)
         h.update(str(a.shape).encode("ascii"))
         if a.size:
-            h.update(memoryview(a.reshape(-1)).cast("B"))
+            h.update(a.reshape(-1).data.cast("B"))
     return h.hexdigest()
 
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from core.common.errors import InputError
 from core.common.atomic import atomic_write_bytes, atomic_write_text
+from core.common.errors import InputError
 from core.mdp.model import MDP
 
 __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
@@ -308,10 +308,10 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
             raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
                              field="action_names")
     sn = data.get("state_names")
+    optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
+                                                                 ("mask", bool)) if key in data}
     return MDP(
-        P=P.astype(np.float64), R=data["R"].astype(np.float64),
-        R_T=data["R_T"].astype(np.float64) if "R_T" in data else None,
-        mask=data["mask"].astype(bool) if "mask" in data else None,
+        P=P.astype(np.float64), R=data["R"].astype(np.float64), **optional,
         horizon=None if horizon == -1 else horizon, discount=float(data["discount"]),
         initial_state=int(data["initial_state"]),
         state_names=tuple(sn.astype(str).tolist()) if sn is not None else (),

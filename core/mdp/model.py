@@ -46,8 +46,10 @@ class MDP:
 
     P: np.ndarray
     R: np.ndarray
-    R_T: np.ndarray | None = None
-    mask: np.ndarray | None = None
+    # None is accepted for R_T (zeros) and mask (every action available); __post_init__
+    # replaces it with an array, so after construction both are always arrays.
+    R_T: np.ndarray = None  # type: ignore[assignment]
+    mask: np.ndarray = None  # type: ignore[assignment]
     horizon: int | None = 1
     discount: float = 1.0
     initial_state: int = 0

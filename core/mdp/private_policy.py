@@ -33,11 +33,10 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.model import MDP
 from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mechanism_rows, privatize_mdp
-from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.robust import ALPHA_MODES, alpha_shift_note, cost_of_privacy, release_centre_shift
 
 __all__ = ["PrivatePolicy", "private_policy", "ALL_STAGES_MAX_CELLS"]

@@ -25,13 +25,8 @@ a *public* η. :func:`mechanism_rows` applies, before any noise, one stated publ
 The accounting calls the same function, so the rows it describes are exactly the rows
 the noise is centred on.
 
-Randomness: an int seed or a numpy Generator gives *seeded experiment* mode; ``None``
-gives *release* mode with variates built from the operating system's CSPRNG.
-
-References
-----------
-Gohari, *Engineering AI Systems for Privacy*, ch. 1 (the Dirichlet mechanism) and
-Algorithm 1 of ch. 2.
+Randomness as in :func:`core.privacy.dirichlet.dirichlet_rows` (a seed or Generator: seeded
+experiment; ``None``: release mode, OS CSPRNG). Source: Algorithm 1 of Gohari's thesis, ch. 2.
 
 Examples
 --------
@@ -50,7 +45,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.common.errors import InputError
-
 from core.common.validation import RandomSource, as_random_source, check_k
 from core.mdp.model import MDP
 from core.privacy.dirichlet import dirichlet_rows

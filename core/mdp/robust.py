@@ -64,17 +64,16 @@ import numpy as np
 from scipy.optimize import linprog
 
 from core.common.errors import InputError
-
+from core.common.progress import Progress, no_progress
+from core.common.results import Status, readonly
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
-from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
 
-__all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "alpha_radius", "inner_extremes",
+__all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "ValueBounds", "alpha_radius", "inner_extremes",
            "inner_lp", "cost_of_privacy", "robust_bounds", "centre_shift_bound", "centre_shift",
            "release_centre_shift", "alpha_shift_note"]
 
@@ -214,10 +213,9 @@ def _extremes(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
     hi = np.empty(m)
     v_lo_sorted, v_hi_sorted = v_lo[asc_lo], v_hi[desc_hi]
     step = max(1, _BLOCK_ELEMS // max(n, 1))
-    per_row = isinstance(alpha, np.ndarray)
     for start in range(0, m, step):
         block = rows[start:start + step]
-        a = alpha[start:start + step, None] if per_row else alpha
+        a = alpha[start:start + step, None] if isinstance(alpha, np.ndarray) else alpha
         lower = block - a
         np.maximum(lower, 0.0, out=lower)
         cap = block + a
@@ -281,6 +279,25 @@ def _inner(rows: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, alpha: "float |
 
 
 @dataclass(frozen=True, eq=False)
+class ValueBounds:
+    """v̲ and v̄ of one policy on the private model (what :func:`robust_bounds` returns).
+
+    Finite horizon: (T+1, S) arrays, stage 0 first; infinite horizon: (S,) arrays.
+    ``status`` and ``n_iter`` say whether the value iteration met its tolerance (a finite
+    horizon is exact: ``n_iter`` = T).
+    """
+
+    v_lower: np.ndarray
+    v_upper: np.ndarray
+    status: Status
+    n_iter: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "v_lower", readonly(self.v_lower))
+        object.__setattr__(self, "v_upper", readonly(self.v_upper))
+
+
+@dataclass(frozen=True)
 class BoundResult:
     """π̄, its value V̄ on the private model and the robust bounds v̲ ≤ V̄ ≤ v̄.
 
@@ -339,7 +356,7 @@ class BoundResult:
 
 def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarray", beta: float,
                   method: str = "greedy", tol: float = 1e-10, max_iter: int | None = None,
-                  progress: Progress = no_progress) -> tuple[np.ndarray, np.ndarray, Status, int]:
+                  progress: Progress = no_progress) -> ValueBounds:
     """v̲ and v̄ of a deterministic ``policy`` on the private model (Theorems 1 and 2).
 
     ``alpha`` is one radius for every row, or an (S, A) array of per-row radii (e.g. α plus
@@ -368,7 +385,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     def radius(a: np.ndarray) -> "float | np.ndarray":
         return alpha[idx, a] if per_row else alpha  # type: ignore[index]
 
-    if private.is_finite:
+    if private.horizon is not None:
         T = private.horizon
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
@@ -380,7 +397,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
             lo[t] = private.R[idx, a] + g * m_lo
             hi[t] = private.R[idx, a] + g * m_hi
             progress((T - t) / T, f"stage {t}")
-        return lo, hi, Status.SUCCESS, T
+        return ValueBounds(lo, hi, Status.SUCCESS, T)
     rows = private.P[idx, policy]
     radii = radius(policy)
     r = private.R[idx, policy]
@@ -400,7 +417,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
         if delta < tol * (1.0 - g) / (2.0 * g):
             status = Status.SUCCESS
             break
-    return lo, hi, status, it
+    return ValueBounds(lo, hi, status, it)
 
 
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
@@ -444,11 +461,12 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     shifts = _shift_array(centre_shift, private.P.shape[:2])
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
     plan = plan if plan is not None else synthesize(private)
-    lo, hi, status, it = robust_bounds(private, plan.policy, alpha=radii, beta=beta,
-                                       method=method, progress=progress)
-    return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=lo, v_upper=hi,
-                       alpha=alpha, beta=beta, alpha_mode=alpha_mode, method=method,
-                       initial_state=private.initial_state, status=status, n_iter=it,
+    vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
+                       progress=progress)
+    return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=vb.v_lower,
+                       v_upper=vb.v_upper, alpha=alpha, beta=beta, alpha_mode=alpha_mode,
+                       method=method, initial_state=private.initial_state, status=vb.status,
+                       n_iter=vb.n_iter,
                        elapsed_s=time.perf_counter() - t0, alpha_shifts=shifts)
 
 

@@ -26,26 +26,31 @@ Examples
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from core.common.errors import InputError
-
-from core.common.validation import check_beta, check_k, fresh_seed
 from core.common.jsonable import jsonable
-from core.mdp.model import MDP
-from core.mdp.synthesis import evaluate_policy, synthesize
-from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, MechanismRows, mechanism_rows, privatize_mdp
+from core.common.parallel import run_chunks
+from core.common.progress import Progress, no_progress
+from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.accounting import MdpPrivacy, mdp_privacy
-from core.common.progress import Cancelled, Progress, no_progress
+from core.mdp.model import MDP
+from core.mdp.privatize import (
+    DEFAULT_DOMAIN_RULE,
+    DEFAULT_ETA,
+    MechanismRows,
+    mechanism_rows,
+    privatize_mdp,
+)
 from core.mdp.robust import ALPHA_MODES, alpha_radius, alpha_shift_note, centre_shift, robust_bounds
+from core.mdp.synthesis import evaluate_policy, synthesize
 
 __all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES"]
 
@@ -156,17 +161,13 @@ def _run_chunk(mdp: MDP, k: float, alpha: "float | np.ndarray", beta: float,
                                                                          spawn_key=(k_index, r))))
         private = privatize_mdp(mdp, k, rng=rng, prepared=prepared).mdp
         plan = synthesize(private)
-        lo, hi, _, _ = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+        vb = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+        lo, hi = vb.v_lower, vb.v_upper
         v_true = evaluate_policy(mdp, plan.policy)
         start_row = (lambda a: a[0]) if mdp.is_finite else (lambda a: a)
         out[j] = (start_row(lo)[s0], start_row(plan.values)[s0], start_row(v_true)[s0],
                   start_row(hi)[s0])
     return out
-
-
-def _default_executor(workers: int) -> Executor:
-    # "spawn" keeps children free of the parent's threads (the GUI runs us from a thread).
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
@@ -245,28 +246,9 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
 
     progress(0.0, "starting")
-    if inline:
-        for task in tasks:
-            i, start, stop = task
-            record(task, _run_chunk(mdp, ks[i], radii[i], beta, prepared, seed, i, start,
-                                    stop))
-    else:
-        ex = executor if executor is not None else _default_executor(n_workers)
-        jobs: dict[Future[Any], tuple[int, int, int]] = {}
-        try:
-            for task in tasks:
-                i, start, stop = task
-                jobs[ex.submit(_run_chunk, mdp, ks[i], radii[i], beta, prepared, seed, i,
-                               start, stop)] = task
-            for fut in as_completed(jobs):
-                record(jobs[fut], fut.result())
-        except Cancelled:
-            for fut in jobs:
-                fut.cancel()
-            raise
-        finally:
-            if executor is None:
-                ex.shutdown(wait=False, cancel_futures=True)
+    run_chunks(_run_chunk, tasks,
+               lambda t: (mdp, ks[t[0]], radii[t[0]], beta, prepared, seed, t[0], t[1], t[2]),
+               record, inline=inline, executor=executor, workers=n_workers)
     return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
                        v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.mdp.model import MDP
 from core.common.results import Status, readonly
+from core.mdp.model import MDP
 
 __all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows"]
 
@@ -95,7 +95,7 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
     max_iter : int, optional
         Infinite horizon only: cap on value iterations (default from spec §8.8).
     """
-    if mdp.is_finite:
+    if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
         values = np.empty((T + 1, S))
         policy = np.empty((T, S), dtype=np.int64)
@@ -142,7 +142,7 @@ def evaluate_policy(mdp: MDP, policy: np.ndarray) -> np.ndarray:
     policy = np.asarray(policy, dtype=np.int64)
     S = mdp.n_states
     idx = np.arange(S)
-    if mdp.is_finite:
+    if mdp.horizon is not None:
         T = mdp.horizon
         if policy.shape != (T, S):
             raise ValueError(f"policy must have shape {(T, S)}, got {policy.shape}")

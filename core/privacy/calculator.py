@@ -49,9 +49,9 @@ import numpy as np
 from scipy.special import betainc, betaincinv
 
 from core.common.errors import InputError
-
-from core.common.validation import check_beta, check_k
+from core.common.progress import Progress, no_progress
 from core.common.stats import cp_upper
+from core.common.validation import check_beta, check_k
 from core.privacy.dirichlet_accounting import (
     EXACT_MAX_W,
     LEMMA_1_2_WARNING,
@@ -65,7 +65,6 @@ from core.privacy.dirichlet_accounting import (
     vertex_parameters,
     vertex_premise,
 )
-from core.common.progress import Progress, no_progress
 
 __all__ = [
     "FIGURE_1_1",
@@ -436,7 +435,7 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
                       delta_method=method, reasons=tuple(reasons))
 
 
-def accuracy_vs_k(ks: Sequence[float], *, n: int, p: "np.ndarray | None" = None,
+def accuracy_vs_k(ks: "Sequence[float] | np.ndarray", *, n: int, p: "np.ndarray | None" = None,
                   beta: float = 0.05) -> AccuracyCurve:
     """Variance bound, E‖x − p‖² (at ``p``) and α (paper, rigorous) against k (spec §3).
 

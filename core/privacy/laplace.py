@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-
 from core.common.validation import RandomSource, as_random_source
 
 __all__ = ["check_epsilon", "laplace_scale", "laplace_release", "exponential_mechanism",

@@ -49,7 +49,7 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.timestamps import now_iso
-
+from core.privacy.composition import advanced_epsilon, zcdp_epsilon
 
 __all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition", "compose",
            "PURE_MECHANISMS", "MODES",
@@ -271,7 +271,8 @@ def budgets_from_dict(d: Any) -> dict[str, tuple[float, float]]:
         if not isinstance(b, dict) or "epsilon" not in b:
             raise InputError('must be {"epsilon": E, "delta": D}', field=where)
         e, dl = b.get("epsilon"), b.get("delta", 0.0)
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (e, dl)):
+        if (isinstance(e, bool) or isinstance(dl, bool) or not isinstance(e, (int, float))
+                or not isinstance(dl, (int, float))):
             raise InputError(f"epsilon and delta must be numbers, got ({e!r}, {dl!r})",
                              field=where)
         if not (math.isfinite(e) and e > 0) or not 0 <= dl < 1:
@@ -322,18 +323,14 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
                        "sequential composition: valid for any releases")]
     if not entries:
         return out
-    log_inv = math.log(1.0 / delta_slack)
-    try:
-        adv = math.sqrt(2 * log_inv * math.fsum(c * x * x for c, x in eps)) + math.fsum(
-            c * x * math.expm1(x) for c, x in eps)
-    except OverflowError:
-        adv = math.inf
+    counts, epsilons = [c for c, _ in eps], [x for _, x in eps]
+    adv = advanced_epsilon(epsilons, counts, delta_slack=delta_slack)
     out.append(Composition("advanced", adv, min(1.0, dsum + delta_slack),
                            f"advanced composition (Dwork-Rothblum-Vadhan) with slack "
                            f"delta' = {delta_slack:g}"))
     pure = all(e.delta == 0 and e.mechanism in PURE_MECHANISMS for e in entries)
-    rho = math.fsum(c * x * x / 2 for c, x in eps)
-    out.append(Composition("zCDP", rho + 2 * math.sqrt(rho * log_inv), delta_slack,
+    out.append(Composition("zCDP", zcdp_epsilon(epsilons, counts, delta=delta_slack),
+                           delta_slack,
                            f"zero-concentrated DP (Bun-Steinke): pure eps-DP releases only, "
                            f"converted at delta = {delta_slack:g}", applicable=pure))
     return out

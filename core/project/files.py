@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 
 from core import __version__
+from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
-from core.common.atomic import atomic_write_bytes, atomic_write_text
-from core.project.jsonfmt import dumps
-from core.mdp.files import load_mdp, read_json
-from core.project.migrations import SCHEMA_VERSION, migrate
 from core.mdp.editable import MdpModel
+from core.mdp.files import load_mdp, read_json
+from core.project.jsonfmt import dumps
+from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchemaVersion",
@@ -83,7 +83,7 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
     runs = [{"id": r.id, "kind": r.kind, "target": r.target, "params": r.params,
              "summary": r.summary, "mode": r.mode, "seed": r.seed, "created": r.created}
             for r in project.runs]
-    payload = {"name": project.name, "notes": project.notes, "mdps": mdps,
+    payload: dict[str, Any] = {"name": project.name, "notes": project.notes, "mdps": mdps,
                "maps": project.maps, "advising": project.advising,
                "ledger": project.ledger, "runs": runs}
     if project.budgets:  # optional (no schema bump): older readers ignore it with a warning

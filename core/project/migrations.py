@@ -45,8 +45,8 @@ def migrate(payload: dict[str, Any], version: int) -> dict[str, Any]:
 @migration(1)
 def _mdps_get_ids(payload: dict[str, Any]) -> dict[str, Any]:
     """Schema 1 -> 2: interchange-shaped MDPs become id-based models (same numbers)."""
-    from core.mdp.files import mdp_from_dict
     from core.mdp.editable import MdpModel
+    from core.mdp.files import mdp_from_dict
 
     out = dict(payload)
     mdps = []

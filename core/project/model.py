@@ -21,8 +21,8 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.timestamps import now_iso
-from core.mdp.model import MDP
 from core.mdp.editable import MdpModel
+from core.mdp.model import MDP
 
 __all__ = ["MdpEntry", "RunRecord", "Project", "now_iso"]
 

@@ -624,11 +624,11 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
     """
     from core.privacy.ledger import release_modes
 
-    release_modes = release_modes(led.entries)
+    spent_modes = release_modes(led.entries)
     rows = []
     assumptions: dict[str, str] = {}
     for ds in led.datasets():
-        groups = [("releases (spent)", release_modes)]
+        groups = [("releases (spent)", spent_modes)]
         if any(e.dataset == ds and not e.is_release for e in led.entries):
             groups.append(("seeded experiments (not spent)", ("experiment",)))
         for label, modes in groups:
@@ -648,7 +648,7 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
                 else:
                     cells.append(_pair(c.epsilon, c.delta))
             budget = "–"
-            if ds in led.budgets and modes is release_modes:
+            if ds in led.budgets and modes is spent_modes:
                 be, bd = led.budgets[ds]
                 over = led.would_exceed(ds, 0.0, 0.0)
                 budget = f"{_pair(be, bd)} — {'EXCEEDED' if over else 'within'}"

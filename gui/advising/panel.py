@@ -59,8 +59,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.advising.accounting import DEFAULT_DELTA, advanced_composition
+from core.advising.accounting import DEFAULT_DELTA
 from core.advising.claims import check_claims
 from core.advising.experiments import ExperimentResult, run_experiment
 from core.advising.framework import AdvisingResult, run_advising
@@ -73,9 +72,19 @@ from core.advising.presets import (
     table35_params,
     worked_example,
 )
+from core.advising.records import (
+    experiment_ledger_entries,
+    experiment_summary,
+    randomness_text,
+    rounded_json,
+    single_ledger_entries,
+    single_summary,
+)
+from core.common.errors import InputError
+from core.privacy.composition import advanced_composition
 from core.privacy.laplace import check_epsilon
 from core.project.model import RunRecord
-from gui.advising.commands import AddAdvisingRunCommand, SetAdvisingSetupCommand, advising_hub
+from gui.advising.commands import SetAdvisingSetupCommand
 from gui.advising.models import (
     ActionSetModel,
     RewardModel,
@@ -89,20 +98,13 @@ from gui.advising.models import (
     edit_toggle_server,
     parse_number,
 )
-from gui.advising.results import (
-    AdvisingResultsView,
-    experiment_ledger_entries,
-    experiment_summary,
-    jsonable,
-    randomness_text,
-    single_ledger_entries,
-    single_summary,
-)
+from gui.advising.results import AdvisingResultsView
+from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
-from gui.shell.ledger import record_entries
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
-from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["AdvisingPanel", "TOOLTIPS", "PRESET_BUTTONS", "RUN_KINDS", "SENSITIVITY_TEXT",
@@ -323,16 +325,11 @@ class _Field(QWidget):
         return not self.error.isHidden()
 
     def set_error(self, message: str) -> None:
-        self.edit.setStyleSheet(f"QLineEdit {{ {INVALID_STYLE} }}")
-        self.edit.setToolTip(f"Not applied: {message}\n\n{TOOLTIPS.get(self.name, '')}")
-        self.error.setText(f"Not applied: {message}")
-        self.error.show()
+        show_field_error(self.edit, f"Not applied: {message}", TOOLTIPS.get(self.name, ""),
+                         message=self.error, prefix="", selector="QLineEdit")
 
     def clear_error(self) -> None:
-        self.edit.setStyleSheet("")
-        self.edit.setToolTip(TOOLTIPS.get(self.name, ""))
-        self.error.clear()
-        self.error.hide()
+        show_field_error(self.edit, "", TOOLTIPS.get(self.name, ""), message=self.error)
 
 
 @dataclass
@@ -363,7 +360,6 @@ class AdvisingPanel(QWidget):
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._document = document
-        self._hub = advising_hub(document)
         self._runner = TaskRunner(self)
         self._setup: AdvisingSetup | None = None
         self._setup_error = ""
@@ -398,7 +394,7 @@ class AdvisingPanel(QWidget):
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        self._hub.setup_changed.connect(self._on_hub_setup_changed)
+        document.advising_changed.connect(self._on_document_advising_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
         document.run_removed.connect(self._on_document_run_removed)
 
@@ -1050,7 +1046,7 @@ class AdvisingPanel(QWidget):
                                 "Direction guard " + ("on" if checked else "off"), None)
 
     # ------------------------------------------------------------------ refresh
-    def _on_hub_setup_changed(self, index: int) -> None:
+    def _on_document_advising_changed(self, index: int) -> None:
         if index == SETUP_INDEX:
             self._refresh()
 
@@ -1286,10 +1282,10 @@ class AdvisingPanel(QWidget):
     def _finish_single(self, req: _Request, result: AdvisingResult) -> None:
         s = result.setup
         p = s.params
-        stored = jsonable(single_summary(result))
+        stored = rounded_json(single_summary(result))
         record = RunRecord(
             id=self._document.project.new_run_id(), kind="advise", target=TARGET,
-            params=jsonable({
+            params=rounded_json({
                 "run": "single", "setup": s.name, "strategy": p.strategy, "variant": p.variant,
                 "epsilon": p.epsilon, "epochs": p.epochs,
                 "distance_threshold": p.distance_threshold, "ask_budget": p.ask_budget,
@@ -1318,10 +1314,10 @@ class AdvisingPanel(QWidget):
             claims = [c for c in check_claims(self._session)
                       if c.claim.experiment == req.kind]
         first = req.arms[0].setup.params
-        stored = jsonable(experiment_summary(result, delta=req.delta, claims=claims))
+        stored = rounded_json(experiment_summary(result, delta=req.delta, claims=claims))
         record = RunRecord(
             id=self._document.project.new_run_id(), kind="advise-experiment", target=TARGET,
-            params=jsonable({
+            params=rounded_json({
                 "run": req.kind, "experiment": _KIND_TITLES[req.kind], "setup": req.setup.name,
                 "variant": first.variant, "epsilon": req.setup.params.epsilon,
                 "epsilons": list(req.epsilons), "epochs": result.epochs,
@@ -1351,16 +1347,9 @@ class AdvisingPanel(QWidget):
 
     def _record(self, record: RunRecord, entries: list[Any]) -> None:
         """The run record and its privacy-ledger entries, as one undoable step."""
-        stack = self._document.undo_stack
-        command = AddAdvisingRunCommand(self._document, record)
-        stack.beginMacro(command.text())
-        try:
-            self._document.push(command)
-            if entries:
-                record_entries(self._document, entries,
-                               text=f"Record the releases of {record.id} in the ledger")
-        finally:
-            stack.endMacro()
+        what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
+        self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
+                                          f"{record.id}", ledger_entries=entries))
 
     def _stamp(self, record: RunRecord, s: dict[str, Any]) -> str:
         rnd = html.escape(str(s.get("randomness", "")))

@@ -54,8 +54,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
 from core.audit import AuditResult, run_audit
+from core.audit.records import RUN_KIND, audit_summary
+from core.common.errors import InputError
 from core.common.jsonable import jsonable
 from core.project.model import RunRecord
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
@@ -66,11 +67,9 @@ from gui.audit.texts import (
     MAX_SAMPLES,
     MECHANISM_CHOICES,
     PARAMETERS,
-    RUN_KIND,
     TOOLTIPS,
     _display_verdict,
     _value_text,
-    audit_summary,
     available,
     details_html,
     randomness_text,
@@ -79,14 +78,14 @@ from gui.audit.texts import (
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
-from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import SciSpinBox, info_panel
 from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
-           "RUN_KIND", "audit_summary", "verdict_text", "DEFAULT_SAMPLES"]
+           "verdict_text", "DEFAULT_SAMPLES"]
 
 # --------------------------------------------------------------------------- widgets
 class _Field:
@@ -159,10 +158,7 @@ class _Field:
 
     def show_error(self, text: str) -> None:
         self.error = text
-        self.editor.setStyleSheet(INVALID_STYLE if text else "")
-        self.editor.setToolTip(f"{text}\n\n{self.tooltip}" if text else self.tooltip)
-        self.message.setText(f"✖ {text}" if text else "")
-        self.message.setVisible(bool(text))
+        show_field_error(self.editor, text, self.tooltip, message=self.message)
 
 
 class AuditPanel(QWidget):
@@ -565,10 +561,7 @@ class AuditPanel(QWidget):
             self._problem = f"{PARAMETERS[field].label}: {problem}"
         elif field in self.run_fields:
             w, msg = self.run_fields[field]
-            w.setStyleSheet(INVALID_STYLE)
-            w.setToolTip(f"{problem}\n\n{TOOLTIPS[field]}")
-            msg.setText(f"✖ {problem}")
-            msg.show()
+            show_field_error(w, problem, TOOLTIPS[field], message=msg)
             self._problem = f"{field}: {problem}"
         else:
             self._problem = str(exc)

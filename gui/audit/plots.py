@@ -30,8 +30,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
+from gui.shell.plots import add_legend, style_plot
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
-from gui.shell.widgets import style_axes
 
 __all__ = ["EpsilonBarsPlot", "RocPlot", "claimed_epsilon", "claim_boundary", "BAR_KEYS",
            "BAR_COLOURS", "fmt_eps"]
@@ -81,13 +81,7 @@ def claim_boundary(epsilon: float, delta: float, n: int = 201) -> tuple[np.ndarr
 
 
 def _style(plot: pg.PlotWidget, title: str, bottom: str, left: str) -> None:
-    item = plot.getPlotItem()
-    item.setTitle(title, size="9.5pt")
-    item.setLabel("bottom", bottom)
-    item.setLabel("left", left)
-    item.showGrid(x=False, y=True, alpha=0.25)
-    style_axes(item, 8.5)
-    plot.setMinimumSize(280, 210)
+    style_plot(plot, title, bottom, left, grid_x=False, min_size=(280, 210))
 
 
 class _Bar(pg.BarGraphItem):
@@ -97,14 +91,6 @@ class _Bar(pg.BarGraphItem):
 
     def implements(self, interface: str | None = None) -> Any:
         return [] if interface is None else False
-
-
-def _legend(plot: pg.PlotWidget, offset: tuple[int, int]) -> pg.LegendItem:
-    legend = plot.getPlotItem().addLegend(offset=offset, labelTextSize="8pt", verSpacing=-6,
-                                          brush=pg.mkBrush(255, 255, 255, 225),
-                                          pen=pg.mkPen("#BBBBBB"))
-    legend.setZValue(100)
-    return legend
 
 
 class EpsilonBarsPlot(pg.PlotWidget):
@@ -117,7 +103,7 @@ class EpsilonBarsPlot(pg.PlotWidget):
         item.getAxis("bottom").setTicks([[(i, TICKS[k]) for i, k in enumerate(BAR_KEYS)]])
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
-        self.legend = _legend(self, (6, 4))  # top-left, in the headroom above the bars
+        self.legend = add_legend(self, "top-left", spacing=-6)  # headroom above the bars
         self.bars: dict[str, pg.BarGraphItem] = {}
         for i, key in enumerate(BAR_KEYS):
             bar = _Bar(x=[i], height=[0.0], width=_WIDTH,
@@ -250,7 +236,7 @@ class RocPlot(pg.PlotWidget):
         item = self.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setAspectLocked(False)
-        self.legend = _legend(self, (-6, -6))  # bottom-right: the ROC bends away from it
+        self.legend = add_legend(self, "bottom-right", spacing=-6)  # the ROC bends away
         self.roc = self.plot([], [], pen=pg.mkPen(OKABE_ITO["blue"], width=2.2),
                              name="attack ROC")
         self.boundary = self.plot([], [], pen=pg.mkPen(PRIVATE_ACCENT, width=1.8,

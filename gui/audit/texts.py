@@ -12,13 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.audit import MECHANISMS, AuditResult
+from core.audit import MECHANISMS
 from core.audit import available as _core_available
-from core.common.jsonable import jsonable
 from gui.audit.plots import claimed_epsilon, fmt_eps
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO
 
-RUN_KIND = "audit"
 DEFAULT_SAMPLES = 100_000
 MAX_SAMPLES = 50_000_000
 BANNER = {  # verdict -> (background, border, text colour)
@@ -142,11 +140,6 @@ def available(mechanism: str) -> bool:
         return mechanism in MECHANISMS and _core_available(mechanism)
     except Exception:  # noqa: BLE001 - a broken module is "not available", said in the UI
         return False
-
-
-def audit_summary(result: AuditResult) -> dict[str, Any]:
-    """The JSON-safe summary a run record keeps (``AuditResult.to_dict`` via jsonable)."""
-    return jsonable(result.to_dict())
 
 
 def _display_verdict(s: Mapping[str, Any]) -> str:

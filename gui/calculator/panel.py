@@ -58,6 +58,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
+from core.common.progress import no_progress
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,
@@ -69,11 +70,11 @@ from core.privacy.calculator import (
     epsilon_vs_k,
     evaluate_calculator,
 )
-from core.common.progress import no_progress
 from gui.shell.document import ProjectDocument
+from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import ParameterSlider, SciSpinBox, info_panel, style_axes
+from gui.shell.widgets import ParameterSlider, SciSpinBox, info_panel
 from gui.shell.workers import TaskRunner
 
 __all__ = ["PrivacyCalculatorPanel", "TOOLTIPS", "PARAMETERS", "THROTTLE_MS", "N_POINTS",
@@ -278,38 +279,6 @@ def _figure_curves(*, progress: Any = no_progress
                                                   delta_method=method)
         progress((i + 1) / len(FIGURE_1_1), f"Figure 1.1 {name}")
     return {method: dict(store) for method, store in _FIGURE.items()}
-
-
-def _make_plot(title: str, bottom: str, left: str, *, log_x: bool, log_y: bool
-               ) -> pg.PlotWidget:
-    w = pg.PlotWidget()
-    item = w.getPlotItem()
-    item.setTitle(title, size="9.5pt")
-    item.setLabel("bottom", bottom)
-    item.setLabel("left", left)
-    item.showGrid(x=True, y=True, alpha=0.25)
-    item.setLogMode(x=log_x, y=log_y)
-    style_axes(item, 8.5)
-    w.setMinimumSize(260, 190)
-    return w
-
-
-def _legend(plot: pg.PlotWidget, corner: str, columns: int = 1) -> pg.LegendItem:
-    offset = {"top-right": (-6, 4), "top-left": (6, 4), "bottom-left": (6, -6),
-              "bottom-right": (-6, -6)}[corner]
-    legend = plot.getPlotItem().addLegend(offset=offset, labelTextSize="8pt", verSpacing=-7,
-                                          colCount=columns,
-                                          brush=pg.mkBrush(255, 255, 255, 225),
-                                          pen=pg.mkPen("#BBBBBB"))
-    legend.setZValue(100)  # above every curve
-    return legend
-
-
-def _pen(colour: str, *, dashed: bool = False, dotted: bool = False, dashdot: bool = False,
-         width: float = 2.0) -> Any:
-    style = (Qt.PenStyle.DashLine if dashed else Qt.PenStyle.DotLine if dotted
-             else Qt.PenStyle.DashDotLine if dashdot else Qt.PenStyle.SolidLine)
-    return pg.mkPen(colour, width=width, style=style)
 
 
 def _fmt(x: float | None, digits: int = 5) -> str:
@@ -552,51 +521,51 @@ class PrivacyCalculatorPanel(QWidget):
 
     def _build_plots(self) -> None:
         c = OKABE_ITO
-        self.eps_delta_plot = _make_plot("ε vs δ (Figure 1.1)", "δ", "ε", log_x=True,
+        self.eps_delta_plot = make_plot("ε vs δ (Figure 1.1)", "δ", "ε", log_x=True,
                                          log_y=False)
-        self.eps_k_plot = _make_plot("ε vs k", "k (Dirichlet concentration)", "ε", log_x=True,
+        self.eps_k_plot = make_plot("ε vs k", "k (Dirichlet concentration)", "ε", log_x=True,
                                      log_y=True)
-        self.delta_gamma_plot = _make_plot("δ vs γ", "γ (Ω₁ threshold)", "δ", log_x=True,
+        self.delta_gamma_plot = make_plot("δ vs γ", "γ (Ω₁ threshold)", "δ", log_x=True,
                                            log_y=True)
-        self.accuracy_plot = _make_plot("Accuracy vs k", "k (Dirichlet concentration)",
+        self.accuracy_plot = make_plot("Accuracy vs k", "k (Dirichlet concentration)",
                                         "variance, squared error, α", log_x=True, log_y=True)
         self.legends = {
-            "eps_delta": _legend(self.eps_delta_plot, "top-right", columns=2),
-            "eps_k": _legend(self.eps_k_plot, "top-left"),
-            "delta_gamma": _legend(self.delta_gamma_plot, "bottom-right"),
-            "accuracy": _legend(self.accuracy_plot, "bottom-left", columns=2),
+            "eps_delta": add_legend(self.eps_delta_plot, "top-right", columns=2),
+            "eps_k": add_legend(self.eps_k_plot, "top-left"),
+            "delta_gamma": add_legend(self.delta_gamma_plot, "bottom-right"),
+            "accuracy": add_legend(self.accuracy_plot, "bottom-left", columns=2),
         }
         marker = dict(symbol="star", symbolSize=13, symbolBrush=pg.mkBrush(PRIVATE_ACCENT),
                       symbolPen=pg.mkPen("#000000", width=1), pen=None)
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
         p3, p4 = self.delta_gamma_plot, self.accuracy_plot
         self.curves: dict[str, pg.PlotDataItem] = {
-            "epsilon": p1.plot([], [], pen=_pen(c["blue"]), name="ε, union δ (proven)"),
-            "epsilon_exact": p1.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, union δ (proven)"),
+            "epsilon_exact": p1.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
                                      name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
-            "epsilon_mc": p1.plot([], [], pen=_pen(c["purple"], dotted=True),
+            "epsilon_mc": p1.plot([], [], pen=pen(c["purple"], dotted=True),
                                   name="ε, Monte Carlo δ (estimate)"),
-            "epsilon_approx": p1.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+            "epsilon_approx": p1.plot([], [], pen=pen(c["vermillion"], dashed=True),
                                       name="ε simplified (Lemma 1.7)"),
             "point": p1.plot([], [], name="current (δ, ε)", **marker),
-            "k_epsilon": p2.plot([], [], pen=_pen(c["blue"]), symbol="o", symbolSize=5,
+            "k_epsilon": p2.plot([], [], pen=pen(c["blue"]), symbol="o", symbolSize=5,
                                  symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
                                  name="ε (Theorem 1.6)", connect="finite"),
-            "k_epsilon_approx": p2.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+            "k_epsilon_approx": p2.plot([], [], pen=pen(c["vermillion"], dashed=True),
                                         name="ε (Lemma 1.7)", connect="finite"),
             "k_point": p2.plot([], [], name="current k", **marker),
-            "delta_exact": p3.plot([], [], pen=_pen(c["sky_blue"], dashdot=True),
+            "delta_exact": p3.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
                                    name="δ vertex reduction (Lemma 1.2, unproven)"),
-            "delta_union": p3.plot([], [], pen=_pen(c["blue"]),
+            "delta_union": p3.plot([], [], pen=pen(c["blue"]),
                                    name="δ union bound (proven)"),
-            "delta_mc": p3.plot([], [], pen=_pen(c["purple"], dotted=True),
+            "delta_mc": p3.plot([], [], pen=pen(c["purple"], dotted=True),
                                 name="δ Monte Carlo (95% upper)"),
             "gamma_point": p3.plot([], [], name="current (γ, δ)", **marker),
-            "variance": p4.plot([], [], pen=_pen(c["blue"]), name="Var bound 1/(4(k+1))"),
-            "sq_error": p4.plot([], [], pen=_pen(c["green"]), name="E‖x−p‖², p uniform"),
-            "alpha_paper": p4.plot([], [], pen=_pen(c["vermillion"], dashed=True),
+            "variance": p4.plot([], [], pen=pen(c["blue"]), name="Var bound 1/(4(k+1))"),
+            "sq_error": p4.plot([], [], pen=pen(c["green"]), name="E‖x−p‖², p uniform"),
+            "alpha_paper": p4.plot([], [], pen=pen(c["vermillion"], dashed=True),
                                    name="α paper (Lemma 2.2)"),
-            "alpha_rigorous": p4.plot([], [], pen=_pen(c["black"], dashed=True),
+            "alpha_rigorous": p4.plot([], [], pen=pen(c["black"], dashed=True),
                                       name="α rigorous"),
         }
         self.curves["k_marker"] = p4.plot([], [], pen=pg.mkPen(PRIVATE_ACCENT, width=1.5),
@@ -608,14 +577,14 @@ class PrivacyCalculatorPanel(QWidget):
         for name, colour in FIGURE_COLOURS.items():
             cfg = FIGURE_1_1[name]
             self.curves[f"fig_{name}"] = p1.plot(
-                [], [], pen=_pen(colour, width=1.6),
+                [], [], pen=pen(colour, width=1.6),
                 name=f"{name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}")
-            self.curves[f"fig_{name}_approx"] = p1.plot([], [], pen=_pen(colour, dashed=True,
+            self.curves[f"fig_{name}_approx"] = p1.plot([], [], pen=pen(colour, dashed=True,
                                                                          width=1.6))
-            self.curves[f"fig_{name}_union"] = p1.plot([], [], pen=_pen(colour, dotted=True,
+            self.curves[f"fig_{name}_union"] = p1.plot([], [], pen=pen(colour, dotted=True,
                                                                         width=1.6))
         # a legend key only (no data): what the dotted Figure 1.1 curves are
-        self.curves["fig_union_key"] = p1.plot([], [], pen=_pen("#555555", dotted=True,
+        self.curves["fig_union_key"] = p1.plot([], [], pen=pen("#555555", dotted=True,
                                                                 width=1.6),
                                                name="dotted: union δ (proven)")
         self.curves["delta_exact"].setZValue(2)  # above the (nearly equal) union bound

@@ -14,7 +14,7 @@ and in the budget bar, which is then full and marked exceeded; never as ∞, 0 o
 row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
 
 The panel reads ``document.project`` and refreshes on the ledger's signals
-(:func:`gui.shell.ledger.ledger_events`); budget edits are undoable commands.
+(:attr:`gui.shell.document.ProjectDocument.ledger_changed`); budget edits are undoable commands.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from core.common.jsonable import dumps
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, release_modes
 from core.report.html import unbounded_reasons
 from gui.shell.document import ProjectDocument
-from gui.shell.ledger import ledger_events, project_ledger, set_budget
+from gui.shell.ledger import project_ledger, set_budget
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox
@@ -383,9 +383,8 @@ class LedgerPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.splitter)
 
-        events = ledger_events(document)
-        events.ledger_changed.connect(self.refresh)
-        events.budgets_changed.connect(self.refresh)
+        document.ledger_changed.connect(self.refresh)
+        document.budgets_changed.connect(self.refresh)
         # other workspaces may append entries in their own commands (e.g. a planning run):
         # any undo-stack step whose ledger or budgets differ refreshes the panel too
         document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)

@@ -1,20 +1,11 @@
-"""Undoable edits of the project's logistics maps, plan runs and their ledger entries.
+"""Undoable edits of the project's logistics maps.
 
 ``Project.maps`` is a list of map dicts (:func:`core.logistics.io.map_to_dict` plus a stable
-``"id"``, see :mod:`core.logistics.edits`). :class:`gui.shell.document.ProjectDocument` has no
-map-specific method or signal yet, so this module provides both, as
-:mod:`gui.advising.commands` does for advising:
-
-* :func:`logistics_hub` returns the document's :class:`LogisticsHub` (a child QObject created
-  on first use): ``map_changed(int)`` fires after every change of ``Project.maps[index]``
-  (created, replaced or removed);
-* :class:`SetMapCommand` replaces, creates or removes one map; with :func:`store_map` it is
-  the only code that writes ``Project.maps``;
-* :class:`AddPlanRunCommand` records a finished planning run (a :class:`RunRecord` of kind
-  ``plan``) through :meth:`ProjectDocument.add_run` **and** appends the agents' privacy
-  ledger entries to ``Project.ledger`` (through :mod:`gui.shell.ledger`, so the ledger panel
-  follows) in the same step; undo removes both;
-* :class:`AddBenchRunCommand` records a finished benchmark (kind ``plan-bench``).
+``"id"``, see :mod:`core.logistics.edits`). :class:`SetMapCommand` replaces, creates or
+removes one map; with :func:`store_map` it is the only code that writes ``Project.maps``,
+and every change is announced by :attr:`gui.shell.document.ProjectDocument.map_changed`.
+Plan and benchmark runs are recorded with the one :class:`gui.shell.commands.AddRunCommand`
+(a plan run with its agents' ledger entries, in the same undo step).
 
 The document's dirty flag follows its undo stack, so pushing any of these marks it dirty.
 """
@@ -24,33 +15,12 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand
-
-from core.project.model import RunRecord
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
 
-__all__ = ["LogisticsHub", "logistics_hub", "store_map", "new_map_id", "map_index",
-           "SetMapCommand", "AddPlanRunCommand", "AddBenchRunCommand"]
-
-_HUB_NAME = "logistics_hub"
-
-
-class LogisticsHub(QObject):
-    """Signals about the project's logistics maps and ledger (one per document)."""
-
-    map_changed = Signal(int)  # index into Project.maps (created, replaced or removed)
-
-
-def logistics_hub(document: "ProjectDocument") -> LogisticsHub:
-    """The :class:`LogisticsHub` of ``document`` (created as its child on first use)."""
-    hub = document.findChild(LogisticsHub, _HUB_NAME)
-    if hub is None:
-        hub = LogisticsHub(document)
-        hub.setObjectName(_HUB_NAME)
-    return hub
+__all__ = ["store_map", "new_map_id", "map_index", "SetMapCommand"]
 
 
 def new_map_id(document: "ProjectDocument") -> str:
@@ -80,7 +50,7 @@ def store_map(document: "ProjectDocument", index: int, data: dict[str, Any] | No
         maps.insert(index, copy.deepcopy(data))
     else:
         maps[index] = copy.deepcopy(data)
-    logistics_hub(document).map_changed.emit(index)
+    document.map_changed.emit(index)
 
 
 class SetMapCommand(QUndoCommand):
@@ -113,65 +83,3 @@ class SetMapCommand(QUndoCommand):
             store_map(self._document, self._index, self._old, insert=True)
         else:
             store_map(self._document, self._index, self._old)
-
-
-class AddPlanRunCommand(QUndoCommand):
-    """Record a planning run and append its privacy-ledger entries (one undo step).
-
-    The entries go through :class:`gui.shell.ledger.AddLedgerEntriesCommand` (fresh ``rel-N``
-    ids, and the ledger panel hears ``ledger_changed``), which this command owns and drives
-    itself (not a Qt child command: PySide and parented QUndoCommands do not mix well when
-    the stack is garbage-collected); the run record through
-    :meth:`ProjectDocument.add_run`.
-    """
-
-    def __init__(self, document: "ProjectDocument", record: RunRecord,
-                 ledger_entries: list[dict[str, Any]],
-                 parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Record planning run {record.id}", parent)
-        from gui.shell.ledger import AddLedgerEntriesCommand
-
-        self._document = document
-        self._record = record
-        self._ledger = (AddLedgerEntriesCommand(document, ledger_entries)
-                        if ledger_entries else None)
-
-    @property
-    def record(self) -> RunRecord:
-        return self._record
-
-    @property
-    def ledger_entries(self) -> list[dict[str, Any]]:
-        """The entries as stored (with their project-ledger ids)."""
-        return [] if self._ledger is None else [e.to_dict() for e in self._ledger.entries]
-
-    def redo(self) -> None:
-        if self._ledger is not None:
-            self._ledger.redo()
-        self._document.add_run(self._record)
-
-    def undo(self) -> None:
-        self._document.remove_run(self._record.id)
-        if self._ledger is not None:
-            self._ledger.undo()
-
-
-class AddBenchRunCommand(QUndoCommand):
-    """Record a finished logistics benchmark (parameters, means, CIs and trend checks)."""
-
-    def __init__(self, document: "ProjectDocument", record: RunRecord,
-                 parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Record benchmark {record.params.get('benchmark', '')} {record.id}",
-                         parent)
-        self._document = document
-        self._record = record
-
-    @property
-    def record(self) -> RunRecord:
-        return self._record
-
-    def redo(self) -> None:
-        self._document.add_run(self._record)
-
-    def undo(self) -> None:
-        self._document.remove_run(self._record.id)

@@ -57,15 +57,18 @@ from core.logistics.experiments import (
     benchmark_config,
     run_benchmark,
 )
+from core.logistics.records import bench_summary
 from core.project.model import RunRecord
-from gui.logistics.commands import AddBenchRunCommand
 from gui.logistics.results import RatioSplitter
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
+from gui.shell.commands import AddRunCommand
+from gui.shell.plots import make_plot
 from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR, OKABE_ITO
+from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "METRIC_PLOTS",
-           "bench_summary", "verdict", "DEFAULT_WORLDS", "CLI_WORLDS", "preview"]
+           "verdict", "DEFAULT_WORLDS", "CLI_WORLDS", "preview"]
 
 DEFAULT_WORLDS = 20
 CLI_WORLDS = 50
@@ -127,13 +130,6 @@ def verdict(check: Mapping[str, Any], n_values: int) -> str:
     if "Spearman" in str(check.get("observed", "")) and n_values < 3:
         return "not testable"
     return "reproduced" if check.get("holds") else "not reproduced"
-
-
-def bench_summary(res: BenchResult) -> dict[str, Any]:
-    """The JSON summary stored in the RunRecord (rows of means and CIs, checks, gaps)."""
-    d = res.to_dict()
-    d.pop("per_world", None)
-    return d
 
 
 def _num(x: Any) -> float:
@@ -268,11 +264,7 @@ class ExperimentsPage(QWidget):
         self.curves: dict[str, dict[str, pg.PlotDataItem]] = {}
         self.error_bars: dict[str, dict[str, pg.ErrorBarItem]] = {}
         for i, (key, title, ylab) in enumerate(METRIC_PLOTS):
-            pw = pg.PlotWidget(plots)
-            pw.setTitle(title, size="10pt")
-            pw.setLabel("left", ylab)
-            pw.showGrid(x=True, y=True, alpha=0.2)
-            pw.setMinimumHeight(150)
+            pw = make_plot(title, "", ylab, parent=plots, title_size="10pt", min_size=(0, 150))
             pw.setToolTip("Mean over worlds with 95 % t-interval error bars. Right-click ▸ "
                           "Export for PNG, SVG or CSV.")
             self.plots[key] = pw
@@ -389,8 +381,7 @@ class ExperimentsPage(QWidget):
         self.controls_message.setText(text)
         self.controls_message.show()
         if widget is not None:
-            widget.setStyleSheet(INVALID_STYLE)
-            widget.setToolTip(text)
+            show_field_error(widget, text)
         self.message_logged.emit("WARNING", f"logistics benchmark not started: {text}")
         return False
 
@@ -458,7 +449,7 @@ class ExperimentsPage(QWidget):
                   "seed": res.seed, "workers": req.get("workers", 1), "seeded": True}
         record = RunRecord(id=rid, kind="plan-bench", target="logistics", params=params,
                            summary=summary, mode="experiment", seed=res.seed)
-        doc.push(AddBenchRunCommand(doc, record))
+        doc.push(AddRunCommand(doc, record, text=f"Record benchmark {res.config.name} {rid}"))
         self.show_summary(summary, run_id=rid)
         n_fail = sum(1 for c in res.checks if not c["holds"])
         self.message_logged.emit("INFO", f"{rid} recorded: logistics benchmark "
@@ -507,7 +498,7 @@ class ExperimentsPage(QWidget):
         self.error_bars[key] = {}
 
     def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
-        """Plot a benchmark summary (:func:`bench_summary` or a RunRecord's summary)."""
+        """Plot a benchmark summary (:func:`core.logistics.records.bench_summary` or a RunRecord's summary)."""
         self.clear()
         self.summary = dict(summary)
         self.summary["_run_id"] = run_id

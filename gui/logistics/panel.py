@@ -28,7 +28,7 @@ communication budget C and the randomness (seeded experiment or release mode). R
 plans in this tab's :class:`~gui.shell.workers.TaskRunner` (Esc cancels); the result becomes a
 :class:`~core.project.model.RunRecord` (kind ``plan``) and the agents' ledger entries are appended
 to ``Project.ledger`` (dataset ``agent:<name>``) by one undoable
-:class:`~gui.logistics.commands.AddPlanRunCommand`. Below the canvas,
+:class:`~gui.shell.commands.AddRunCommand`. Below the canvas,
 :class:`gui.logistics.results.PlanResultsView` shows the route, Fig 4.3, Fig 4.4, Fig 4.6
 and the per-agent ledger; the executed route is also drawn on the canvas. A task that
 cannot be planned is a result with its reason (shown in red), not an error.
@@ -68,24 +68,21 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
+from core.logistics import edits as E
 from core.logistics.io import map_from_dict, map_to_dict
 from core.logistics.model import Task, validate_task
 from core.logistics.planner import APPROACHES, THESIS_FLAWS, PlannerParams, PlanningSession
 from core.project.model import RunRecord
-from core.logistics import edits as E
-from gui.shell.document import ProjectDocument
-from gui.logistics.map_view import MapCanvas
-from gui.logistics.commands import (
-    AddPlanRunCommand,
-    SetMapCommand,
-    logistics_hub,
-    new_map_id,
-)
+from gui.logistics.commands import SetMapCommand, new_map_id
 from gui.logistics.experiments import ExperimentsPage
+from gui.logistics.map_view import MapCanvas
 from gui.logistics.results import PlanResultsView, RatioSplitter
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
-from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.commands import AddRunCommand
+from gui.shell.document import ProjectDocument
 from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["LogisticsPanel", "TOOLTIPS", "APPROACH_TEXT", "plan_job", "generate_job",
@@ -209,7 +206,6 @@ class LogisticsPanel(QWidget):
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._document = document
-        self._hub = logistics_hub(document)
         self._runner = TaskRunner(self)
         self._job: dict[str, Any] | None = None
         self._map_id: str | None = None
@@ -243,7 +239,7 @@ class LogisticsPanel(QWidget):
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        self._hub.map_changed.connect(self._on_hub_map_changed)
+        document.map_changed.connect(self._on_document_map_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
         document.run_removed.connect(self._on_document_run_removed)
         document.run_added.connect(self._on_document_run_added)
@@ -655,7 +651,7 @@ class LogisticsPanel(QWidget):
         self._update_inspector()
         self.canvas.fit_to_view()
 
-    def _on_hub_map_changed(self, index: int) -> None:
+    def _on_document_map_changed(self, index: int) -> None:
         maps = self._document.project.maps
         if 0 <= index < len(maps) and self._map_id is None:
             self._map_id = str(maps[index].get("id"))
@@ -775,8 +771,7 @@ class LogisticsPanel(QWidget):
         self.message_label.show()
         self.message_label.setToolTip(text)
         if widget is not None:
-            widget.setStyleSheet(INVALID_STYLE)
-            widget.setToolTip(text)
+            show_field_error(widget, text)
             self.inspector_message.setText(text)
             self.inspector_message.show()
         self.message_logged.emit("WARNING", f"logistics map: {text}")
@@ -1284,8 +1279,7 @@ class LogisticsPanel(QWidget):
         self.run_message.setText(text)
         self.run_message.show()
         if widget is not None:
-            widget.setStyleSheet(INVALID_STYLE)
-            widget.setToolTip(text)
+            show_field_error(widget, text)
         self.message_logged.emit("WARNING", f"logistics run not started: {text}")
         return False
 
@@ -1444,7 +1438,8 @@ class LogisticsPanel(QWidget):
         self._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
                            "structure": _structure(job["map"]), "result": result,
                            "session": session, "run_id": rid}
-        doc.push(AddPlanRunCommand(doc, record, entries))
+        doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
+                               ledger_entries=entries))
         self._show_run(rid)
         status = "delivered" if result.success else f"not delivered ({result.failure})"
         self.message_logged.emit(

@@ -19,7 +19,7 @@ composition). The same η and rule drive the privatisations of the sweep and of 
 & bound", so the statement describes exactly what was run. No number shown is computed
 from the model's probabilities: a row's (ε, δ) depends on these parameters and its number
 of possible next states (public under the adjacency). The record keeps a small summary
-(:func:`run_summary`): the composed ε, δ (null with a reason when unbounded) and statement
+(:func:`core.mdp.records.sweep_summary`): the composed ε, δ (null with a reason when unbounded) and statement
 per k and the number of rows without a guarantee — the per-row details are recomputed on
 demand.
 
@@ -32,10 +32,8 @@ records it — but the sweep stays an **experiment**: it evaluates π̄ on the t
 from __future__ import annotations
 
 import html
-import math
 import os
 import re
-from dataclasses import asdict, dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -57,10 +55,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
-
-from core.common.validation import check_beta, check_k
 from core.common.jsonable import jsonable
-from core.mdp.sweep import DEFAULT_K
+from core.common.validation import check_beta, check_k
 from core.mdp.accounting import (
     ADJACENCIES,
     ADJACENCY_TEXT,
@@ -70,17 +66,19 @@ from core.mdp.accounting import (
     DEFAULT_ETA,
     DOMAIN_RULES,
 )
+from core.mdp.records import SweepParameters, bounds_summary, sweep_summary
+from core.mdp.sweep import DEFAULT_K
 from core.project.model import RunRecord
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import record_mdp_release, record_sweep
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
-from gui.shell.widgets import SciSpinBox
 from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.widgets import SciSpinBox, show_field_error
 from gui.shell.workers import TaskRunner
 
-__all__ = ["AnalysisPanel", "SweepParameters", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS",
-           "default_workers", "run_summary", "bounds_summary", "DEFAULT_BOUNDS_K"]
+__all__ = ["AnalysisPanel", "parse_k_list", "DEFAULT_K_TEXT", "TOOLTIPS", "default_workers",
+           "DEFAULT_BOUNDS_K"]
 
 DEFAULT_BOUNDS_K = 100.0
 
@@ -136,62 +134,14 @@ TOOLTIPS = {
 }
 
 
-def json_safe(obj: Any) -> Any:
-    """``obj`` with every non-finite float (an ε of ∞: no guarantee) as None, so that the
-    project file stays strict JSON.
-
-    >>> json_safe({"epsilon": [1.5, float("inf")], "n": 2})
-    {'epsilon': [1.5, None], 'n': 2}
-    """
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    return obj
-
-
-def run_summary(result: Any) -> dict[str, Any]:
-    """What a run record keeps of a :class:`core.mdp.sweep.SweepResult`: everything in
-    its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
-    number of rows and of rows without a guarantee per k (recomputed on demand).
-    Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null with the
-    reason in ``epsilon_reason`` (:func:`core.common.jsonable.jsonable`)."""
-    summary = result.to_dict()
-    summary.pop("privacy_rows", None)
-    if result.privacy:
-        summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
-        summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
-                                                     for p in result.privacy]
-    return jsonable(summary)
-
-
-def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
-                   ) -> dict[str, Any]:
-    """What a "bounds" run record keeps of a :class:`core.mdp.private_policy.PrivatePolicy`:
-    its summary plus the ids of the states and of the chosen actions (``policy_ids``), so
-    the drawing can show π̄ even after the model was edited."""
-    summary = result.summary()
-    summary["state_ids"] = list(state_ids)
-    pol = result.policy
-
-    def ids(row: Any) -> list[str | None]:
-        return [action_ids[s][int(a)] if int(a) < len(action_ids[s]) else None
-                for s, a in enumerate(row)]
-
-    summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
-    return jsonable(summary)
-
-
 def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
                  accounting: dict[str, Any] | None = None, **kwargs: Any
                  ) -> tuple[Any, str, Any]:
     """Worker: :func:`core.mdp.private_policy.private_policy`, the digest of the model it ran
     on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
     model are kept off the UI thread)."""
-    from core.mdp.editable import digest_of
     from core.mdp.accounting import mdp_privacy
+    from core.mdp.editable import digest_of
     from core.mdp.private_policy import private_policy
 
     digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
@@ -226,35 +176,6 @@ def parse_k_list(text: str) -> tuple[float, ...]:
     if len(ks) > MAX_K_VALUES:
         raise InputError(f"at most {MAX_K_VALUES} values, got {len(ks)}", field="k")
     return ks
-
-
-@dataclass(frozen=True)
-class SweepParameters:
-    """What one press of Run means; stored in :attr:`core.project.model.RunRecord.params`."""
-
-    ks: tuple[float, ...]
-    runs: int
-    beta: float
-    alpha_mode: str
-    seeded: bool
-    seed: int | None  # None: a fresh OS seed is drawn (and recorded in the result)
-    workers: int
-    b: float = DEFAULT_B
-    delta_target: float = DEFAULT_DELTA
-    adjacency: str = "one-row"
-    eta: float = DEFAULT_ETA
-    domain_rule: str = DEFAULT_DOMAIN_RULE
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["ks"] = list(self.ks)
-        return d
-
-    def sweep_kwargs(self) -> dict[str, Any]:
-        return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
-                "seed": self.seed, "workers": self.workers, "b": self.b,
-                "delta_target": self.delta_target, "adjacency": self.adjacency,
-                "eta": self.eta, "domain_rule": self.domain_rule}
 
 
 def randomness_label(seeded: bool, seed: int | None) -> str:
@@ -642,13 +563,10 @@ class AnalysisPanel(QWidget):
         try:
             parse_k_list(text)
         except InputError as exc:
-            self.k_edit.setStyleSheet(INVALID_STYLE)
-            self.k_edit.setToolTip(f"{exc}\n\n{TOOLTIPS['k']}")
-            self.k_error.setText(str(exc))
-            self.k_error.show()
+            show_field_error(self.k_edit, str(exc), TOOLTIPS["k"], message=self.k_error,
+                             prefix="")
         else:
-            self.k_edit.setStyleSheet("")
-            self.k_edit.setToolTip(TOOLTIPS["k"])
+            show_field_error(self.k_edit, "", TOOLTIPS["k"])
             self.k_error.hide()
             self.k_error.clear()
         self.parameters_changed.emit()
@@ -699,7 +617,7 @@ class AnalysisPanel(QWidget):
         assert isinstance(result, SweepResult)
         record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
                            target=self._mdp_id, params=params.to_dict(),
-                           summary=run_summary(result), mode=result.mode, seed=result.seed)
+                           summary=sweep_summary(result), mode=result.mode, seed=result.seed)
         stack = self._document.undo_stack
         stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record))

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.shell.document import ProjectDocument
 from gui.mdp.view import MATRIX_STATES, MdpView, Selection
+from gui.shell.document import ProjectDocument
 
 __all__ = ["MdpEditor"]
 

@@ -48,9 +48,10 @@ from PySide6.QtWidgets import (
 
 from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
-from gui.shell.document import ProjectDocument
 from gui.mdp.view import Selection
-from gui.shell.style import ERROR_COLOUR, INVALID_STYLE
+from gui.shell.document import ProjectDocument
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.widgets import show_field_error
 
 __all__ = ["MdpInspector", "TransitionTableModel", "parse_number", "ALL_TARGETS",
            "MAX_PROBLEMS_LISTED"]
@@ -242,8 +243,7 @@ def _set_text(edit: QLineEdit, text: str) -> None:
 
 
 def _mark(edit: QLineEdit, error: str, tip: str) -> None:
-    edit.setStyleSheet(INVALID_STYLE if error else "")
-    edit.setToolTip(f"{error}\n\n{tip}" if error else tip)
+    show_field_error(edit, error, tip)
 
 
 class MdpInspector(QScrollArea):

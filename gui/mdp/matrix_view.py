@@ -35,8 +35,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 
 from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
-from gui.shell.document import ProjectDocument
 from gui.mdp.view import Selection, bounds_overlay
+from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["MdpMatrixModel", "MdpMatrixView", "COLUMNS", "TOP_ENTRIES"]
@@ -298,8 +298,8 @@ class MdpMatrixModel(QAbstractTableModel):
 
     def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any,  # noqa: N802
                 role: int = Qt.ItemDataRole.EditRole) -> bool:
-        from gui.shell.commands import SetRewardCommand, SetTerminalRewardCommand
         from gui.mdp.inspector import parse_number
+        from gui.shell.commands import SetRewardCommand, SetTerminalRewardCommand
 
         model = self._model()
         if model is None or role != Qt.ItemDataRole.EditRole or not index.isValid():

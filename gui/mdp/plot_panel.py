@@ -45,8 +45,8 @@ from PySide6.QtWidgets import (
 
 from core.project.model import RunRecord
 from gui.shell.document import ProjectDocument
+from gui.shell.plots import make_plot
 from gui.shell.style import SERIES, fmt_num
-from gui.shell.widgets import style_axes
 
 __all__ = ["CostOfPrivacyPanel", "LogErrorBarItem", "VALUE_KEYS", "COST_KEYS", "TABLE_COLUMNS"]
 
@@ -111,16 +111,8 @@ class LogErrorBarItem(pg.ErrorBarItem):
 
 
 def _make_plot(title: str, left: str) -> pg.PlotWidget:
-    w = pg.PlotWidget()
-    item = w.getPlotItem()
-    item.setTitle(title, size="10pt")
-    item.setLabel("bottom", "k (Dirichlet concentration)")
-    item.setLabel("left", left)
-    item.showGrid(x=True, y=True, alpha=0.25)
-    item.setLogMode(x=True, y=False)
-    style_axes(item, 8.5)
-    w.setMinimumSize(280, 220)
-    return w
+    return make_plot(title, "k (Dirichlet concentration)", left, log_x=True, title_size="10pt",
+                     min_size=(280, 220))
 
 
 class CostOfPrivacyPanel(QWidget):
@@ -451,9 +443,9 @@ class CostOfPrivacyPanel(QWidget):
 
 
 def preview(exec_: bool = True) -> QWidget:
+    from core.mdp.records import sweep_summary
     from core.mdp.sweep import privacy_sweep
     from gui.shell.commands import AddRunCommand
-    from gui.mdp.analysis_panel import run_summary
     from gui.shell.preview import example_document, run_preview
 
     def build() -> QWidget:
@@ -464,7 +456,7 @@ def preview(exec_: bool = True) -> QWidget:
                                workers=1)
         doc.push(AddRunCommand(doc, RunRecord(
             id=doc.project.new_run_id(), kind="sweep", target="four-startups",
-            params={"seeded": True, "seed": 7}, summary=run_summary(result), mode=result.mode,
+            params={"seeded": True, "seed": 7}, summary=sweep_summary(result), mode=result.mode,
             seed=result.seed)))
         return panel
 

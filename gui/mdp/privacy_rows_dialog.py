@@ -257,9 +257,9 @@ def _same(a: float, b: float) -> bool:
 
 
 def preview(exec_: bool = True) -> QWidget:
+    from core.mdp.records import sweep_summary
     from core.mdp.sweep import privacy_sweep
     from gui.shell.commands import AddRunCommand
-    from gui.mdp.analysis_panel import run_summary
     from gui.shell.preview import example_document, run_preview
 
     def build() -> QWidget:
@@ -267,7 +267,7 @@ def preview(exec_: bool = True) -> QWidget:
         mdp = doc.mdp_entry("example-2").mdp
         result = privacy_sweep(mdp, [10, 100], runs=2, seed=7, workers=1)
         record = RunRecord(id=doc.project.new_run_id(), kind="sweep", target="example-2",
-                           params={"seeded": True, "seed": 7}, summary=run_summary(result),
+                           params={"seeded": True, "seed": 7}, summary=sweep_summary(result),
                            mode=result.mode, seed=result.seed)
         doc.push(AddRunCommand(doc, record))
         return PrivacyRowsDialog(doc, record.id, 0)

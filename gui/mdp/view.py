@@ -59,9 +59,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.mdp.editable import MdpModel
-from gui.shell.document import ProjectDocument
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
 from gui.shell.canvas import LodTextItem, wheel_zoom
+from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["MdpView", "Selection", "MIN_PROBABILITY", "MAX_EDGES", "COMPACT_STATES",

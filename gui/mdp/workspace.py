@@ -14,12 +14,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from core.mdp.examples import FOUR_STARTUPS_NOTE
-from gui.shell.document import ProjectDocument
-from gui.mdp.inspector import MdpInspector
-from gui.mdp.editor import MdpEditor
 from gui.mdp.analysis_panel import AnalysisPanel
+from gui.mdp.editor import MdpEditor
+from gui.mdp.inspector import MdpInspector
 from gui.mdp.plot_panel import CostOfPrivacyPanel
 from gui.mdp.view import MdpView
+from gui.shell.document import ProjectDocument
 from gui.shell.tools import MdpWorkspaceSpec, register_mdp_workspace
 from gui.shell.workers import TaskRunner
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-from core.mdp.model import MDP
 from core.mdp.editable import MdpModel
+from core.mdp.model import MDP
 from core.project.model import MdpEntry, RunRecord
 
 if TYPE_CHECKING:
@@ -47,23 +47,45 @@ class RenameProjectCommand(QUndoCommand):
 
 
 class AddRunCommand(QUndoCommand):
-    """Record a finished analysis run (its parameters and summary) in the project."""
+    """Record a finished run (its parameters and summary) in the project: the one command
+    every workspace uses.
+
+    With ``ledger_entries`` the same undo step also appends the run's privacy-ledger
+    entries (through :class:`gui.shell.ledger.AddLedgerEntriesCommand`: fresh ``rel-N``
+    ids, ``ledger_changed``), which this command owns and drives itself (not a Qt child
+    command: PySide and parented QUndoCommands do not mix well when the stack is
+    garbage-collected). ``text`` names the step in Edit ▸ Undo (default "Record KIND ID").
+    """
 
     def __init__(self, document: "ProjectDocument", record: RunRecord,
-                 parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Record {record.kind} {record.id}", parent)
+                 parent: QUndoCommand | None = None, *, text: str | None = None,
+                 ledger_entries: "Iterable[Any]" = ()) -> None:
+        super().__init__(text or f"Record {record.kind} {record.id}", parent)
+        from gui.shell.ledger import AddLedgerEntriesCommand
+
         self._document = document
         self._record = record
+        entries = list(ledger_entries)
+        self._ledger = AddLedgerEntriesCommand(document, entries) if entries else None
 
     @property
     def record(self) -> RunRecord:
         return self._record
 
+    @property
+    def ledger_entries(self) -> list[dict[str, Any]]:
+        """The ledger entries as stored (with their project-ledger ids)."""
+        return [] if self._ledger is None else [e.to_dict() for e in self._ledger.entries]
+
     def redo(self) -> None:
+        if self._ledger is not None:
+            self._ledger.redo()
         self._document.add_run(self._record)
 
     def undo(self) -> None:
         self._document.remove_run(self._record.id)
+        if self._ledger is not None:
+            self._ledger.undo()
 
 
 class RemoveRunCommand(QUndoCommand):

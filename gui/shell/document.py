@@ -24,8 +24,8 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core.mdp.model import MDP
 from core.mdp.editable import MdpModel, Problem
+from core.mdp.model import MDP
 from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["ProjectDocument"]
@@ -44,6 +44,12 @@ class ProjectDocument(QObject):
     states_moved = Signal(str, list)  # mdp id, ids of the states whose position changed
     mdp_added = Signal(str)
     mdp_removed = Signal(str)
+    # the tool documents: one signal per kind of change (replacing a whole project emits
+    # project_replaced and the two ledger signals)
+    map_changed = Signal(int)  # index into Project.maps (created, replaced or removed)
+    advising_changed = Signal(int)  # index into Project.advising (created, replaced, removed)
+    ledger_changed = Signal()  # entries of Project.ledger added or removed
+    budgets_changed = Signal()  # Project.budgets edited
 
     def __init__(self, project: Project | None = None, path: str | Path | None = None,
                  parent: QObject | None = None) -> None:
@@ -154,6 +160,8 @@ class ProjectDocument(QObject):
         self._undo_stack.setClean()
         self._set_dirty(False)
         self.project_replaced.emit()
+        self.ledger_changed.emit()
+        self.budgets_changed.emit()
 
     def mark_saved(self, path: str | Path) -> None:
         """Record a successful save to ``path``: the current state becomes the clean one."""

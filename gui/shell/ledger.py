@@ -14,9 +14,9 @@ Workspaces record what they release through this module, never by editing
 * :func:`set_budget` pushes a :class:`SetBudgetCommand`.
 
 The commands change ``document.project.ledger`` / ``document.project.budgets`` and then
-emit :attr:`LedgerEvents.ledger_changed` / :attr:`LedgerEvents.budgets_changed` on the
-document's :func:`ledger_events` object (the ledger panel listens; it also refreshes on
-``project_replaced``).
+emit the document's :attr:`~gui.shell.document.ProjectDocument.ledger_changed` /
+:attr:`~gui.shell.document.ProjectDocument.budgets_changed` (the ledger panel listens; a
+replaced project emits both too).
 
 What is recorded: releases of private data (privatised MDP rows, obfuscated maps and
 route probabilities, advising Q-values; raw releases too, as unbounded entries) and the
@@ -30,48 +30,21 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from core.mdp.accounting import mdp_dataset, record_privatization
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
 
-from core.mdp.accounting import mdp_dataset, record_privatization
-
 if TYPE_CHECKING:
-    from core.mdp.sweep import SweepResult
     from core.mdp.accounting import MdpPrivacy
+    from core.mdp.sweep import SweepResult
     from gui.shell.document import ProjectDocument
 
-__all__ = ["LedgerEvents", "ledger_events", "project_ledger", "AddLedgerEntriesCommand",
+__all__ = ["project_ledger", "AddLedgerEntriesCommand",
            "SetBudgetCommand", "record_entries", "record_sweep", "record_mdp_release",
            "sweep_entries", "set_budget", "privacy_budget_check", "confirm_release",
            "ask_exceed_budget", "mdp_release_check", "spent_text"]
-
-_EVENTS_NAME = "privplan_ledger_events"
-
-
-class LedgerEvents(QObject):
-    """Signals about one document's ledger (a child of the document)."""
-
-    ledger_changed = Signal()
-    budgets_changed = Signal()
-
-    def __init__(self, document: "ProjectDocument") -> None:
-        super().__init__(document)
-        self.setObjectName(_EVENTS_NAME)
-        document.project_replaced.connect(self._on_document_project_replaced)
-
-    def _on_document_project_replaced(self) -> None:
-        self.ledger_changed.emit()
-        self.budgets_changed.emit()
-
-
-def ledger_events(document: "ProjectDocument") -> LedgerEvents:
-    """The :class:`LedgerEvents` of ``document`` (made on first use)."""
-    events = document.findChild(LedgerEvents, _EVENTS_NAME)
-    return events if events is not None else LedgerEvents(document)
-
 
 def project_ledger(document_or_project: Any) -> PrivacyLedger:
     """The ledger (entries and budgets) of a document or project; InputError if damaged."""
@@ -100,13 +73,13 @@ class AddLedgerEntriesCommand(QUndoCommand):
 
     def redo(self) -> None:
         self._document.project.ledger.extend(e.to_dict() for e in self._entries)
-        ledger_events(self._document).ledger_changed.emit()
+        self._document.ledger_changed.emit()
 
     def undo(self) -> None:
         ids = {e.id for e in self._entries}
         ledger = self._document.project.ledger
         ledger[:] = [d for d in ledger if not (isinstance(d, dict) and d.get("id") in ids)]
-        ledger_events(self._document).ledger_changed.emit()
+        self._document.ledger_changed.emit()
 
 
 class SetBudgetCommand(QUndoCommand):
@@ -135,7 +108,7 @@ class SetBudgetCommand(QUndoCommand):
         else:
             current[self._dataset] = budget
         self._document.project.budgets = budgets_to_dict(current)
-        ledger_events(self._document).budgets_changed.emit()
+        self._document.budgets_changed.emit()
 
     def redo(self) -> None:
         self._apply(self._new)

@@ -774,9 +774,9 @@ class MainWindow(QMainWindow):
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
+        from core.mdp.editable import MdpModel
         from core.mdp.files import load_mdp
         from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
-        from core.mdp.editable import MdpModel
         from gui.shell.commands import AddMdpCommand
 
         if path is None:

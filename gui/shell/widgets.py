@@ -12,9 +12,16 @@ import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QSlider, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QDoubleSpinBox,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QWidget,
+)
 
-__all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS"]
+__all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS", "info_panel", "show_field_error"]
 
 SLIDER_STEPS = 1000
 
@@ -131,21 +138,6 @@ class ParameterSlider(QSlider):
         self.moved_by_user.emit()
 
 
-def style_axes(item: object, point_size: float = 8.5) -> None:
-    """The app's one look for a pyqtgraph plot's left and bottom axes (tick font, pens)."""
-    import pyqtgraph as pg
-    from PySide6.QtGui import QFont
-
-    font = QFont()
-    font.setPointSizeF(point_size)
-    for side in ("left", "bottom"):
-        axis = item.getAxis(side)  # type: ignore[attr-defined]
-        axis.setTickFont(font)
-        axis.setTextPen(pg.mkPen("#222222"))
-        axis.setPen(pg.mkPen("#555555"))
-        axis.enableAutoSIPrefix(False)
-
-
 def info_panel(html: str) -> QWidget:
     """The right dock's explanation of a tool tab: rich text, top-aligned, wrapped."""
     from PySide6.QtWidgets import QLabel, QVBoxLayout
@@ -160,3 +152,38 @@ def info_panel(html: str) -> QWidget:
     lay.addWidget(label)
     lay.addStretch(1)
     return w
+
+
+def show_field_error(widget: QWidget, error: str, tooltip: str = "", *,
+                     message: "QLabel | None" = None, prefix: str = "✖ ",
+                     selector: str = "") -> None:
+    """A field turned red with the reason, or back to normal when ``error`` is "".
+
+    The app's one way to show a refused value: the field gets the invalid style, its tooltip
+    starts with the reason (above the field's own ``tooltip``), and ``message`` (a label
+    under the field, optional) shows ``prefix + error``.
+
+    Parameters
+    ----------
+    widget : QWidget
+        The field.
+    error : str
+        Why the value was refused ("" clears the error).
+    tooltip : str
+        The field's own help, kept below the reason.
+    message : QLabel, optional
+        A label that shows the reason (hidden when there is none).
+    prefix : str
+        Put before the reason in ``message``.
+    selector : str
+        A style-sheet selector (e.g. ``"QLineEdit"``) when the style must not reach children.
+    """
+    from gui.shell.style import INVALID_STYLE
+
+    style = (f"{selector} {{ {INVALID_STYLE} }}" if selector else INVALID_STYLE) if error else ""
+    widget.setStyleSheet(style)
+    widget.setToolTip(f"{error}\n\n{tooltip}" if error and tooltip else error or tooltip)
+    if message is not None:
+        message.setText(f"{prefix}{error}" if error else "")
+        message.setVisible(bool(error))
+

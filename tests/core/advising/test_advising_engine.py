@@ -8,7 +8,6 @@ import json
 import numpy as np
 import pytest
 
-from core.common.errors import InputError
 from core.advising.framework import (
     advice_distribution,
     normalize_alg4,
@@ -26,6 +25,7 @@ from core.advising.presets import (
     layout_action_sets,
     preset,
 )
+from core.common.errors import InputError
 from core.common.progress import Cancelled
 
 ARRAYS = ("convergence", "convergence_per_agent", "advice_per_epoch", "ask_budget", "give_budget",

@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.common.errors import InputError
 from core.advising.claims import THESIS_CLAIMS, check_claims, claims_table
 from core.advising.experiments import ci95, epsilon_sweep, run_experiment, spearman
 from core.advising.presets import ExperimentArm, experiment_arms, preset
+from core.common.errors import InputError
 from core.common.progress import Cancelled
 
 SEEDS = 20

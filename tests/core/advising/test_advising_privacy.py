@@ -12,16 +12,16 @@ import pytest
 from scipy import integrate, stats
 
 import core.advising.framework as fw
-from core.advising.accounting import (
-    account_advising,
+from core.advising.accounting import account_advising
+from core.advising.framework import SENSITIVITY_NOTE, run_advising
+from core.advising.presets import preset
+from core.common.jsonable import dumps
+from core.privacy.composition import (
     advanced_composition,
     basic_composition,
     laplace_rdp,
     rdp_composition,
 )
-from core.advising.framework import SENSITIVITY_NOTE, run_advising
-from core.advising.presets import preset
-from core.common.jsonable import dumps
 from core.privacy.ledger import PrivacyLedger
 
 
@@ -420,8 +420,8 @@ def test_exact_distribution_matches_the_sampler_and_the_bound(eps):
 
 
 def test_audit_hooks_validate_input():
-    from core.common.errors import InputError
     from core.audit import advising as audit_adv
+    from core.common.errors import InputError
 
     a, _ = _pair("one server")
     with pytest.raises(InputError):

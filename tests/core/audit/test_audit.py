@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 from scipy.stats import beta as beta_dist
 
-from core.common.errors import InputError
 from core.audit import MECHANISMS, available, run_audit
 from core.audit import dirichlet as adir
 from core.audit import gaussian as agauss
@@ -30,6 +29,7 @@ from core.audit.stats import (
     f3_epsilon,
     mc_delta,
 )
+from core.common.errors import InputError
 from core.common.jsonable import dumps
 from core.common.progress import Cancelled
 

@@ -14,8 +14,8 @@ import pytest
 from core.cli.main import run_cli
 from core.mdp.examples import four_startups
 from core.mdp.files import load_mdp, save_mdp
-from core.mdp.synthesis import synthesize
 from core.mdp.robust import cost_of_privacy
+from core.mdp.synthesis import synthesize
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "assets" / "examples"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import run_cli
+from core.mdp.accounting import mdp_privacy
 from core.mdp.files import load_mdp
 from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_privacy
-from core.mdp.accounting import mdp_privacy
 
 ROOT = Path(__file__).resolve().parents[3]
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")

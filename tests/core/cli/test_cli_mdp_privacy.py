@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from core.cli.main import run_cli
+from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
 from core.mdp.examples import four_startups
 from core.mdp.files import load_mdp, read_release, save_mdp
 from core.mdp.model import MDP
-from core.privacy.dirichlet import dirichlet_rows
 from core.mdp.privatize import mechanism_rows
-from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
+from core.privacy.dirichlet import dirichlet_rows
 
 ROOT = Path(__file__).resolve().parents[3]
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")

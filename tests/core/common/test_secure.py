@@ -22,8 +22,8 @@ import pytest
 from scipy import stats
 
 from core.common import secure
-from core.privacy.dirichlet import dirichlet_rows
 from core.common.secure import SecureRandom
+from core.privacy.dirichlet import dirichlet_rows
 
 N = 200_000
 Z = 5.0

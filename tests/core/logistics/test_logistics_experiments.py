@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from core.common.errors import InputError
-from core.logistics.experiments import BENCHMARKS, METRICS, benchmark_config, run_benchmark
 from core.common.progress import Cancelled
+from core.logistics.experiments import BENCHMARKS, METRICS, benchmark_config, run_benchmark
 
 
 def test_results_do_not_depend_on_workers_or_chunking():

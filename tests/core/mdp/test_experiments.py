@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from core.common.errors import InputError
+from core.common.progress import Cancelled
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.sweep import QUANTITIES, SweepResult, privacy_sweep
-from core.common.progress import Cancelled
 
 FORMATS_KEYS = ("k", "v_lower_mean", "v_lower_sd", "v_private_mean", "v_private_sd",
                 "v_true_mean", "v_true_sd", "v_upper_mean", "v_upper_sd", "cost_bound_mean",
@@ -162,8 +162,8 @@ def test_result_is_frozen_and_read_only(serial):
 def test_sweep_privatises_exactly_the_rows_the_accounting_describes():
     """Every run draws Dir_k around the rows of mechanism_rows with the sweep's eta and
     rule, and the accounting of each k is mdp_privacy with the same ones."""
-    from core.mdp.privatize import mechanism_rows, privatize_mdp
     from core.mdp.accounting import mdp_privacy
+    from core.mdp.privatize import mechanism_rows, privatize_mdp
 
     mdp = four_startups()
     r = privacy_sweep(mdp, [50.0], runs=1, seed=5, workers=1, eta=0.02, domain_rule="mix")
@@ -259,9 +259,9 @@ def test_sweep_inflates_alpha_by_the_centre_shift_so_the_oracle_sandwich_holds(m
 def test_refuse_sweep_is_bit_identical_to_the_unshifted_computation():
     """domain_rule='refuse', zeros='support': no inflation; every run equals privatise →
     synthesise → robust_bounds with the scalar α of Lemma 2.2, bit for bit."""
-    from core.mdp.synthesis import evaluate_policy, synthesize
     from core.mdp.privatize import privatize_mdp
     from core.mdp.robust import alpha_radius, robust_bounds
+    from core.mdp.synthesis import evaluate_policy, synthesize
 
     mdp = four_startups()
     ks = [10.0, 1000.0]
@@ -278,7 +278,8 @@ def test_refuse_sweep_is_bit_identical_to_the_unshifted_computation():
                 99, spawn_key=(i, run))))
             private = privatize_mdp(mdp, k, rng=rng, eta=0.005, domain_rule="refuse").mdp
             plan = synthesize(private)
-            lo, hi, _, _ = robust_bounds(private, plan.policy, alpha=alpha, beta=0.05)
+            vb = robust_bounds(private, plan.policy, alpha=alpha, beta=0.05)
+            lo, hi = vb.v_lower, vb.v_upper
             want = (lo[0][s0], plan.values[0][s0], evaluate_policy(mdp, plan.policy)[0][s0],
                     hi[0][s0])
             got = (r.v_lower[i, run], r.v_private[i, run], r.v_true[i, run],

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.mdp.editable import MdpModel
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.layout import auto_layout, default_spacing, fill_missing_positions
-from core.mdp.editable import MdpModel
 
 
 def test_move_states_is_one_version_step_and_can_clear():

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups, random_mdp
-from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.mdp.files import load_mdp, mdp_from_dict, mdp_to_dict, save_mdp
 from core.mdp.model import MDP
 

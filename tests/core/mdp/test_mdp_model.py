@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.common.errors import InputError
-from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.editable import MdpModel
+from core.mdp.examples import example2, four_startups, random_mdp
 
 
 def drawn() -> MdpModel:

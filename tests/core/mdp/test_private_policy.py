@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from core.common.errors import InputError
-from core.mdp.examples import four_startups, random_mdp
-from core.mdp.privatize import DEFAULT_ETA, mechanism_rows, privatize_mdp
-from core.mdp.private_policy import private_policy
 from core.common.progress import Cancelled
+from core.mdp.examples import four_startups, random_mdp
+from core.mdp.private_policy import private_policy
+from core.mdp.privatize import DEFAULT_ETA, mechanism_rows, privatize_mdp
 from core.mdp.robust import centre_shift, cost_of_privacy
 
 

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.common.errors import InputError
-from core.mdp.examples import four_startups, random_mdp
-from core.mdp.model import MDP
-from core.mdp.synthesis import synthesize
-from core.mdp.privatize import privatize_mdp
 from core.common.progress import Cancelled
 from core.common.results import Status
+from core.mdp.examples import four_startups, random_mdp
+from core.mdp.model import MDP
+from core.mdp.privatize import privatize_mdp
 from core.mdp.robust import alpha_radius, cost_of_privacy, inner_extremes, inner_lp, robust_bounds
+from core.mdp.synthesis import synthesize
 
 E2 = math.exp(-2.0)
 
@@ -164,7 +164,8 @@ def test_each_iteration_contracts_by_gamma():
     err_lo = [np.max(np.abs(np.array([4.5, 5.5]) - LOWER_INF))]  # iteration 0 starts at V̄
     err_hi = [np.max(np.abs(np.array([4.5, 5.5]) - UPPER_INF))]
     for i in range(1, 40):
-        lo, hi, status, it = robust_bounds(m, policy, alpha=alpha, beta=E2, max_iter=i)
+        vb = robust_bounds(m, policy, alpha=alpha, beta=E2, max_iter=i)
+        lo, hi, status, it = vb.v_lower, vb.v_upper, vb.status, vb.n_iter
         assert it == i and status is Status.MAX_ITER
         err_lo.append(np.max(np.abs(lo - LOWER_INF)))
         err_hi.append(np.max(np.abs(hi - UPPER_INF)))
@@ -468,9 +469,9 @@ def test_sandwich_for_the_true_model_holds_only_with_the_inflation(alpha_mode):
     Without the inflation the true heavy entries (0.9 → T = 0.866) sit 0.034 > α ≈ 0.015
     (paper) / 0.018 (rigorous) away from the centre, and the sandwich fails in most runs:
     we require F/N >= 0.5, far above the m·β the bound claims. Fixed seed."""
-    from core.mdp.synthesis import evaluate_policy
     from core.mdp.privatize import mechanism_rows
     from core.mdp.robust import centre_shift
+    from core.mdp.synthesis import evaluate_policy
 
     m = _skewed_mdp()
     k, beta, N = 1e4, 0.01, 300
@@ -506,12 +507,13 @@ def test_per_row_radii_greedy_equals_lp_and_scalar():
     radii = np.random.default_rng(3).uniform(0.0, 0.3, size=(5, 3))
     g = robust_bounds(private, pol, alpha=radii, beta=0.1)
     lp = robust_bounds(private, pol, alpha=radii, beta=0.1, method="lp")
-    np.testing.assert_allclose(lp[0], g[0], rtol=0, atol=1e-9)
-    np.testing.assert_allclose(lp[1], g[1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lp.v_lower, g.v_lower, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lp.v_upper, g.v_upper, rtol=0, atol=1e-9)
     s = robust_bounds(private, pol, alpha=0.2, beta=0.1)
     c = robust_bounds(private, pol, alpha=np.full((5, 3), 0.2), beta=0.1)
-    np.testing.assert_array_equal(s[0], c[0])
-    np.testing.assert_array_equal(s[1], c[1])
+    np.testing.assert_array_equal(s.v_lower, c.v_lower)
+    np.testing.assert_array_equal(s.v_upper, c.v_upper)
+    assert not s.v_lower.flags.writeable  # a frozen result with read-only arrays
     for bad in (np.full((5, 2), 0.1), np.full((5, 3), -0.1), np.full((5, 3), np.nan)):
         with pytest.raises(InputError) as info:
             robust_bounds(private, pol, alpha=bad, beta=0.1)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.common.results import Status
 from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.model import MDP
 from core.mdp.synthesis import evaluate_policy, greedy, policy_rows, synthesize
-from core.common.results import Status
 
 
 def all_stationary_policies(m: MDP):

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from core.common.errors import InputError
+from core.common.progress import Cancelled
+from core.mdp.accounting import dirichlet_accuracy
 from core.privacy.calculator import (
     DELTA_RANGE,
     FIGURE_1_1,
@@ -33,8 +35,6 @@ from core.privacy.dirichlet_accounting import (
     dirichlet_delta,
     dirichlet_privacy,
 )
-from core.mdp.accounting import dirichlet_accuracy
-from core.common.progress import Cancelled
 
 # spec §4.3: (ε, ε_approx) at δ̂ = 0.01, 0.05, 0.10, 0.20 and the Lemma 1.7 offset
 SPEC_4_3 = {

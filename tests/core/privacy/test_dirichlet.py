@@ -20,12 +20,11 @@ import pytest
 from scipy import stats
 
 from core.common.errors import InputError
-
+from core.common.secure import SecureRandom
 from core.common.validation import RandomSource, as_random_source
 from core.mdp.model import MDP
-from core.privacy.dirichlet import dirichlet_rows
 from core.mdp.privatize import privatize_mdp
-from core.common.secure import SecureRandom
+from core.privacy.dirichlet import dirichlet_rows
 
 TINY = np.finfo(float).tiny  # smallest positive *normal* double
 N_MOMENTS = 1_000_000

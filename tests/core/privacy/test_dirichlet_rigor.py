@@ -35,8 +35,8 @@ from scipy import integrate
 from scipy.special import betainc, betaln
 from scipy.stats import beta as beta_dist
 
-from core.common.errors import InputError
 from core.cli.main import run_cli
+from core.common.errors import InputError
 from core.privacy.calculator import delta_on_grid
 from core.privacy.dirichlet_accounting import (
     DELTA_LABELS,

@@ -9,11 +9,17 @@ import math
 import pytest
 
 from core.common.errors import InputError
+from core.mdp.accounting import mdp_dataset, mdp_privacy, record_privatization
 from core.mdp.examples import four_startups
+from core.privacy.ledger import (
+    BudgetExceeded,
+    LedgerEntry,
+    PrivacyLedger,
+    budgets_from_dict,
+    budgets_to_dict,
+    compose,
+)
 from core.project.files import dumps_project, load_project, project_from_dict, save_project
-from core.privacy.ledger import BudgetExceeded, LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict, compose
-from core.mdp.accounting import mdp_dataset, record_privatization
-from core.mdp.accounting import mdp_privacy
 from core.project.model import Project
 
 

@@ -16,11 +16,6 @@ from scipy.special import betainc, gammaln
 
 from core.common.errors import InputError
 from core.common.jsonable import dumps
-from core.mdp.examples import example2, four_startups
-from core.mdp.model import MDP
-from core.privacy.dirichlet import dirichlet_rows
-from core.mdp.privatize import mechanism_rows, privatize_mdp
-from core.privacy.dirichlet_accounting import support_privacy
 from core.mdp.accounting import (
     ADJACENCY_TEXT,
     DEFAULT_DOMAIN_RULE,
@@ -29,7 +24,12 @@ from core.mdp.accounting import (
     mdp_privacy,
     release_privacy,
 )
+from core.mdp.examples import example2, four_startups
+from core.mdp.model import MDP
+from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.mdp.robust import alpha_radius
+from core.privacy.dirichlet import dirichlet_rows
+from core.privacy.dirichlet_accounting import support_privacy
 
 
 def _mdp(*rows: list[float], names: tuple[str, ...] | None = None) -> MDP:

@@ -13,9 +13,9 @@ import pytest
 from core import __version__
 from core.common.errors import InputError
 from core.mdp.examples import example2, four_startups
-from core.project import files as project_json, migrations
 from core.mdp.files import mdp_from_dict, save_mdp
-from core.project.migrations import MIGRATIONS, SCHEMA_VERSION, migrate, migration
+from core.project import files as project_json
+from core.project import migrations
 from core.project.files import (
     PROJECT_FORMAT,
     UnsupportedSchemaVersion,
@@ -26,6 +26,7 @@ from core.project.files import (
     project_to_dict,
     save_project,
 )
+from core.project.migrations import MIGRATIONS, SCHEMA_VERSION, migrate, migration
 from core.project.model import Project, RunRecord
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "projects"

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from core.mdp.sweep import privacy_sweep
-from core.project.files import load_project
 from core.privacy.ledger import PrivacyLedger
+from core.project.files import load_project
 from core.project.model import Project, RunRecord
 from core.report.html import Figure, Series, build_report, svg_plot, to_html
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from core.cli.main import run_cli
-from core.mdp.sweep import privacy_sweep
-from core.project.files import load_project, save_project
-from core.privacy.ledger import PrivacyLedger, budgets_to_dict
 from core.mdp.accounting import record_privatization
+from core.mdp.sweep import privacy_sweep
+from core.privacy.ledger import PrivacyLedger, budgets_to_dict
+from core.project.files import load_project, save_project
 from core.project.model import Project, RunRecord
 from core.report.html import build_report, section_titles, to_html
 

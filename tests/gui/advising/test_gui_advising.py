@@ -14,9 +14,8 @@ from core.advising.framework import run_advising
 from core.advising.presets import experiment_arms, preset
 from core.project.files import dumps_project
 from core.project.model import Project
-from gui.advising.commands import advising_hub
-from gui.shell.document import ProjectDocument
 from gui.advising.panel import TARGET, AdvisingPanel, worked_example_setup
+from gui.shell.document import ProjectDocument
 
 CHECKED = Qt.CheckState.Checked.value
 UNCHECKED = Qt.CheckState.Unchecked.value
@@ -104,7 +103,7 @@ def test_tool_opens_in_main_window(window):
 def test_presets_set_the_grids(qtbot, panel, doc, name):
     if name == "table35":
         panel.load_preset("exp1")
-    with qtbot.waitSignal(advising_hub(doc).setup_changed):
+    with qtbot.waitSignal(doc.advising_changed):
         panel.preset_buttons[name].click()
     want = preset(name, strategy="dp")
     assert doc.project.advising[0] == want.to_dict()
@@ -226,7 +225,7 @@ def test_undo_redo_of_grid_and_parameter_edits(qtbot, panel, doc):
     m = panel.action_model
     ix = m.index(0, 4)  # u1, server E
     assert m.data(ix, CHECK) == Qt.CheckState.Unchecked
-    with qtbot.waitSignal(advising_hub(doc).setup_changed):
+    with qtbot.waitSignal(doc.advising_changed):
         assert m.setData(ix, CHECKED, CHECK)
     assert panel.setup.action_sets[0] == (0, 1, 2, 3, 4)
     assert m.data(ix, CHECK) == Qt.CheckState.Checked

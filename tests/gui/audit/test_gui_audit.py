@@ -8,7 +8,8 @@ import math
 import pytest
 
 from core.audit import AuditResult
-from gui.audit.panel import EMPTY_TEXT, RUN_KIND, AuditPanel
+from core.audit.records import RUN_KIND
+from gui.audit.panel import EMPTY_TEXT, AuditPanel
 from gui.audit.plots import claim_boundary
 from gui.shell.style import ERROR_COLOUR
 

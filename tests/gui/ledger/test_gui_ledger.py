@@ -10,8 +10,8 @@ from PySide6.QtGui import QUndoCommand
 from core.common.errors import InputError
 from core.mdp.sweep import privacy_sweep
 from core.privacy.ledger import PrivacyLedger
-from gui.shell import ledger as gl
 from gui.ledger.panel import COLUMNS, EMPTY_TEXT, LedgerPanel
+from gui.shell import ledger as gl
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +35,7 @@ def panel(qtbot, example_doc):
 
 def test_record_sweep_is_one_undoable_step_with_a_signal(qtbot, example_doc, sweep):
     doc = example_doc
-    events = gl.ledger_events(doc)
-    assert gl.ledger_events(doc) is events  # one per document
+    events = doc  # the document announces ledger changes itself
     with qtbot.waitSignal(events.ledger_changed, timeout=1000):
         added = gl.record_sweep(doc, "four-startups", sweep, source="run-9")
     assert [e.id for e in added] == ["rel-1", "rel-2", "rel-3"]
@@ -63,7 +62,7 @@ def test_entries_from_elsewhere_get_fresh_ids(example_doc):
 
 def test_budgets_are_undoable_and_checked(qtbot, example_doc, sweep, monkeypatch):
     doc = example_doc
-    events = gl.ledger_events(doc)
+    events = doc
     with qtbot.waitSignal(events.budgets_changed, timeout=1000):
         gl.set_budget(doc, "mdp:four-startups", (100.0, 0.1))
     assert doc.project.budgets == {"mdp:four-startups": {"epsilon": 100.0, "delta": 0.1}}
@@ -205,8 +204,8 @@ def test_spent_text_for_the_status_bar(example_doc, sweep):
 
 def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
     """ux.md: the status bar shows the privacy spent vs the budget of the active dataset."""
-    from core.project.files import load_project
     from core.mdp.accounting import mdp_dataset
+    from core.project.files import load_project
     from gui.shell.document import ProjectDocument
     from gui.shell.ledger import record_entries, set_budget
     from gui.shell.main_window import MainWindow

@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from core.privacy.ledger import PrivacyLedger
-from gui.shell import ledger as gl
 from gui.ledger.panel import COLUMNS, LedgerPanel
+from gui.shell import ledger as gl
 
 WHY = "raw Q-values released (thesis variant)"
 

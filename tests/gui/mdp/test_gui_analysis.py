@@ -10,14 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core.common.errors import InputError
+from core.mdp.records import sweep_summary
 from core.mdp.sweep import QUANTITIES
-from gui.mdp.analysis_panel import (
-    DEFAULT_K_TEXT,
-    TOOLTIPS,
-    AnalysisPanel,
-    parse_k_list,
-    run_summary,
-)
+from gui.mdp.analysis_panel import DEFAULT_K_TEXT, TOOLTIPS, AnalysisPanel, parse_k_list
 from gui.mdp.plot_panel import _DODGE, COST_KEYS, VALUE_KEYS, CostOfPrivacyPanel
 from gui.shell.style import fmt_num, pretty_message
 from gui.shell.workers import TaskRunner
@@ -88,7 +83,7 @@ def test_sweep_end_to_end(qtbot, panels):
     # the record keeps the small summary: no per-row privacy table
     full = result.to_dict()
     assert "privacy_rows" in full and "privacy_rows" not in record.summary
-    assert record.summary == run_summary(result)
+    assert record.summary == sweep_summary(result)
     assert {k: v for k, v in record.summary.items()
             if not k.startswith("privacy_rows")} == {k: v for k, v in full.items()
                                                      if k != "privacy_rows"}

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core.mdp.examples import four_startups, random_mdp
-from core.project.autosave import list_recoverable
 from core.mdp.files import load_mdp, save_mdp
+from core.project.autosave import list_recoverable
 
 
 @pytest.fixture

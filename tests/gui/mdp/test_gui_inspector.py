@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 
 from core.mdp.editable import MdpModel
 from core.project.model import Project
-from gui.shell.document import ProjectDocument
 from gui.mdp.inspector import MdpInspector, parse_number
 from gui.mdp.view import Selection
+from gui.shell.document import ProjectDocument
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from core.mdp.examples import example2, random_mdp
 from core.mdp.editable import MdpModel
+from core.mdp.examples import example2, random_mdp
 from core.project.model import Project
-from gui.shell.commands import ReplaceMdpCommand, SetProbabilityCommand
-from gui.shell.document import ProjectDocument
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
 from gui.mdp.view import MAX_EDGES, MdpView
+from gui.shell.commands import ReplaceMdpCommand, SetProbabilityCommand
+from gui.shell.document import ProjectDocument
 
 
 def _view(qtbot, doc, mdp_id, size=(900, 600)):

@@ -248,17 +248,16 @@ def test_dialog_preview_builds(qtbot):
 
 
 def test_advising_runs_recorded_by_the_workspace_have_a_report_section():
+    import core.advising.records as advising_results
     from core.advising.framework import run_advising
     from core.advising.presets import preset
     from core.project.model import Project
     from core.report.html import to_html
-
-    import gui.advising.results as advising_results
     res = run_advising(preset("fig32", strategy="dp", epsilon=1.0, epochs=30), rng=3)
     p = Project(name="advising")
     p.runs.append(RunRecord(id="run-1", kind="advise", target="advising-1",
                             params={"ask_budget": 30, "give_budget": 30},
-                            summary=advising_results.jsonable(
+                            summary=advising_results.rounded_json(
                                 advising_results.single_summary(res)),
                             mode=res.mode, seed=res.seed))
     rep = build_report(p)
@@ -281,15 +280,14 @@ def test_dialog_follows_new_runs(qtbot, dialog, example_doc):
 
 
 def test_advising_experiments_recorded_by_the_workspace_have_a_report_section():
+    import core.advising.records as advising_results
     from core.advising.experiments import run_experiment
     from core.advising.presets import experiment_arms
     from core.project.model import Project
     from core.report.html import to_html
-
-    import gui.advising.results as advising_results
     arms = experiment_arms("exp1", epochs=20)
     res = run_experiment(arms, seeds=3, seed=5, workers=1, name="exp1")
-    summary = advising_results.jsonable(advising_results.experiment_summary(res))
+    summary = advising_results.rounded_json(advising_results.experiment_summary(res))
     p = Project(name="advising")
     p.runs.append(RunRecord(id="run-1", kind="advise-experiment", target="advising-1",
                             params={"experiment": "Experiment 1"}, summary=summary,

@@ -6,7 +6,12 @@ import pytest
 
 from core.mdp.examples import example2, four_startups
 from core.project.model import Project, RunRecord
-from gui.shell.commands import AddRunCommand, RemoveRunCommand, RenameProjectCommand, ReplaceMdpCommand
+from gui.shell.commands import (
+    AddRunCommand,
+    RemoveRunCommand,
+    RenameProjectCommand,
+    ReplaceMdpCommand,
+)
 from gui.shell.document import ProjectDocument
 
 

@@ -1,0 +1,288 @@
+"""The MDP subcommands: ``privatize`` (Algorithm 1 step 1), ``bounds`` and ``sweep``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from core import __version__
+from core.cli.common import Progress, emit, flag_error, mode_line, parse_k_list
+from core.common.errors import InputError
+
+__all__ = ["cmd_privatize", "cmd_bounds", "cmd_sweep", "add_mdp_parsers", "BOUNDS_PRIVACY_NOTE",
+           "ZEROS_HELP"]
+
+ZEROS_HELP = ("zero probabilities: 'support' (default) keeps them zero, so which transitions "
+              "are possible is disclosed (the adjacency does not protect it); 'smoothing' "
+              "mixes every row that has a zero with the uniform distribution on all states "
+              "(weight 0.01): its support becomes all states, the model changes")
+
+
+# ---------------------------------------------------------------------------- privacy flags
+_PRIVACY_FLAGS = {"eta": "--eta", "domain_rule": "--domain-rule", "b": "--b",
+                  "delta": "--delta", "adjacency": "--adjacency",
+                  "delta_method": "--delta-method", "zeros": "--zeros", "k": "--k"}
+
+
+def _add_privacy_flags(sp: argparse.ArgumentParser, *, defaults: bool = True) -> None:
+    """--eta, --domain-rule, --b, --delta, --adjacency (the public mechanism parameters).
+
+    ``defaults=False`` leaves them None (``bounds``: taken from the file's release block
+    when it has one)."""
+    from core.mdp.accounting import (
+        DEFAULT_B,
+        DEFAULT_DELTA,
+        DEFAULT_DOMAIN_RULE,
+        DEFAULT_ETA,
+        PARAMETER_HELP,
+    )
+
+    def d(value: Any) -> Any:
+        return value if defaults else None
+
+    sp.add_argument("--eta", type=float, default=d(DEFAULT_ETA), metavar="H",
+                    help=PARAMETER_HELP["eta"].replace("%", "%%"))
+    sp.add_argument("--domain-rule", choices=("refuse", "mix"), default=d(DEFAULT_DOMAIN_RULE),
+                    help=PARAMETER_HELP["domain_rule"])
+    sp.add_argument("--b", type=float, default=d(DEFAULT_B),
+                    help="adjacency radius " + PARAMETER_HELP["b"])
+    sp.add_argument("--delta", type=float, default=d(DEFAULT_DELTA),
+                    help=f"target delta per row, in (0, 1) (default {DEFAULT_DELTA:g})")
+    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default=d("one-row"),
+                    help="which MDPs are neighbours: one-row (default) = differ in one "
+                         "transition row, all-rows = every row may differ")
+
+
+def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
+    """The guarantee in words (``whole``: with the adjacency and the public parameters),
+    then the (ε, δ) per support size."""
+    lines = [priv.statement if whole else priv.headline]
+    for g in priv.supports:
+        if g.n >= 2:
+            what = (f"({g.epsilon:.4g}, {g.delta:.3g})" if g.bounded else
+                    f"no guarantee: {g.reason}")
+            lines.append(f"  rows with {g.n} possible next states (radius {g.b:g}): {what}")
+    return lines
+
+
+# ---------------------------------------------------------------------------- privatize
+def cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from core.common.timestamps import now_iso
+    from core.mdp.accounting import mdp_privacy
+    from core.mdp.files import load_mdp, save_mdp
+    from core.mdp.privatize import mechanism_rows, privatize_mdp
+
+    in_kind = "npz" if args.mdp.lower().endswith(".npz") else "json"
+    out_kind = "npz" if args.output.lower().endswith(".npz") else (
+        "json" if args.output.lower().endswith(".json") else None)
+    if out_kind != in_kind:
+        raise InputError(f"must be a *.mdp.{in_kind} file like the input", field="-o")
+    mdp = load_mdp(args.mdp)
+    try:
+        prepared = mechanism_rows(mdp, eta=args.eta, domain_rule=args.domain_rule,
+                                  zeros=args.zeros)
+        privacy = mdp_privacy(mdp, args.k, b=args.b, delta_target=args.delta,
+                              adjacency=args.adjacency, prepared=prepared)
+        res = privatize_mdp(mdp, args.k, rng=args.seed, prepared=prepared)
+    except InputError as exc:
+        raise flag_error(exc, {**_PRIVACY_FLAGS, "seed": "--seed"}) from None
+    guarantee = privacy.guarantee()
+    release = {**guarantee, "mode": res.mode, "seed": res.seed, "rows": res.rows,
+               "source": os.path.basename(args.mdp), "created": now_iso(),
+               "privplan": __version__}
+    save_mdp(res.mdp, args.output, release=release)
+    for w in res.warnings:
+        err.write(f"warning: {w}\n")
+    if not privacy.bounded:
+        err.write(f"warning: this release has no finite (epsilon, delta) guarantee: "
+                  f"{privacy.epsilon_reason}\n")
+    payload = {"output": args.output, **release, "warnings": list(res.warnings)}
+
+    def text() -> str:
+        return "\n".join([f"wrote {args.output}: {res.rows} rows privatised with Dir(k·p), "
+                          f"k = {res.k:g}", mode_line(res.seed),
+                          "guarantee (also in the file's release metadata):",
+                          *("  " + line for line in _privacy_text(privacy))])
+
+    emit(args, payload, text, out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- bounds
+BOUNDS_PRIVACY_NOTE = (
+    "privacy: the policy, V_private and the bounds are computed from MDP (the privatised "
+    "model) alone, so they are post-processing of that release and carry its guarantee "
+    "(Lemma 2.1), restated here at --k from its supports and the public parameters (from "
+    "the file's release metadata when present, else --eta/--domain-rule/--b/--delta/"
+    "--adjacency)")
+def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from core.mdp.accounting import (
+        DEFAULT_B,
+        DEFAULT_DELTA,
+        DEFAULT_DOMAIN_RULE,
+        DEFAULT_ETA,
+        release_privacy,
+    )
+    from core.mdp.files import load_mdp, read_release
+    from core.mdp.robust import cost_of_privacy, release_centre_shift
+
+    mdp = load_mdp(args.mdp)
+    release = read_release(args.mdp)
+    rel = release or {}
+
+    def pick(flag: Any, key: str, default: Any) -> Any:
+        if flag is not None:
+            return flag
+        value = rel.get(key)
+        return default if value is None else value
+
+    params: dict[str, Any] = {"eta": float(pick(args.eta, "eta", DEFAULT_ETA)),
+              "domain_rule": str(pick(args.domain_rule, "domain_rule", DEFAULT_DOMAIN_RULE)),
+              "b": float(pick(args.b, "b", DEFAULT_B)),
+              "delta_target": float(pick(args.delta, "delta_target", DEFAULT_DELTA)),
+              "adjacency": str(pick(args.adjacency, "adjacency", "one-row")),
+              "zeros": str(rel.get("zeros", "support"))}
+    if params["zeros"] == "smoothing":
+        params["smoothing"] = float(rel.get("smoothing", 0.01))
+    try:
+        privacy = release_privacy(mdp, args.k, **params)
+        # the noise was centred on the pre-processed rows: widen alpha by the public shift
+        shift = release_centre_shift(mdp, eta=params["eta"], domain_rule=params["domain_rule"],
+                                     zeros=params["zeros"],
+                                     smoothing=params.get("smoothing", 0.0))
+        res = cost_of_privacy(mdp, k=args.k, beta=args.beta, alpha_mode=args.alpha,
+                              method=args.method, progress=Progress(err, "bounds"),
+                              centre_shift=shift)
+    except InputError as exc:
+        raise flag_error(exc, {**_PRIVACY_FLAGS, "delta_target": "--delta",
+                                "beta": "--beta", "alpha": "--alpha",
+                                "method": "--method"}) from None
+    if release is not None and release.get("k") is not None and float(release["k"]) != args.k:
+        err.write(f"warning: --k {args.k:g} differs from k = {float(release['k']):g} in the "
+                  "file's release metadata; the guarantee below is at --k\n")
+    s0 = mdp.initial_state
+    start = res.at_start
+    payload = {
+        "k": args.k, "beta": res.beta, "alpha": res.alpha, "alpha_mode": res.alpha_mode,
+        "alpha_shift": res.alpha_shift, "alpha_shift_note": res.alpha_shift_note,
+        "method": res.method, "horizon": mdp.horizon, "states": list(mdp.state_names),
+        "initial_state": mdp.state_names[s0], "policy": res.policy.tolist(),
+        "v_private": start(res.v_private).tolist(), "v_lower": start(res.v_lower).tolist(),
+        "v_upper": start(res.v_upper).tolist(), "cost_bound": res.cost_bound,
+        "status": res.status.message, "elapsed_s": res.elapsed_s,
+        "epsilon": privacy.epsilon, "delta": privacy.delta, "adjacency": privacy.adjacency,
+        "privacy": privacy.guarantee(), "privacy_note": BOUNDS_PRIVACY_NOTE,
+        "release": release,
+    }
+    if not privacy.bounded:
+        payload["epsilon_reason"] = privacy.epsilon_reason
+
+    def text() -> str:
+        lines = [f"{mdp.name or args.mdp}: k = {args.k:g}, beta = {res.beta:g}, "
+                 f"alpha = {res.alpha:.6g} ({res.alpha_mode}), method = {res.method}",
+                 *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
+                 f"{'state':<16}{'action':<16}{'v_lower':>12}{'V_private':>12}{'v_upper':>12}"]
+        pol0 = res.policy[0] if res.policy.ndim == 2 else res.policy
+        for s, name in enumerate(mdp.state_names):
+            lines.append(f"{name:<16.16}{mdp.action_names[s][pol0[s]]:<16.16}"
+                         f"{start(res.v_lower)[s]:>12.6g}{start(res.v_private)[s]:>12.6g}"
+                         f"{start(res.v_upper)[s]:>12.6g}")
+        lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
+                     f"  ({res.elapsed_s * 1e3:.2f} ms)")
+        lines.append(BOUNDS_PRIVACY_NOTE)
+        lines += ["  " + line for line in _privacy_text(privacy)]
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- sweep
+def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from core.mdp.files import load_mdp
+    from core.mdp.sweep import privacy_sweep
+
+    ks = parse_k_list(args.k)
+    mdp = load_mdp(args.mdp)
+    seed_drawn = args.seed is None
+    try:
+        res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
+                            seed=args.seed, zeros=args.zeros, b=args.b,
+                            delta_target=args.delta, adjacency=args.adjacency,
+                            eta=args.eta, domain_rule=args.domain_rule,
+                            workers=args.workers, progress=Progress(err, "sweep"))
+    except InputError as exc:
+        raise flag_error(exc, {**_PRIVACY_FLAGS, "runs": "--runs", "beta": "--beta",
+                                "alpha": "--alpha", "seed": "--seed",
+                                "workers": "--workers"}) from None
+    payload = res.to_dict()
+    payload["seed_drawn_from_os"] = seed_drawn
+    payload["initial_state"] = mdp.state_names[mdp.initial_state]
+
+    def text() -> str:
+        head = (f"{mdp.name or args.mdp}: {res.runs} runs per k, beta = {res.beta:g}, "
+                f"alpha {res.alpha_mode}; seeded experiment (seed {res.seed}"
+                f"{', drawn from the OS' if seed_drawn else ''})")
+        cols = ("v_lower", "v_private", "v_true", "v_upper", "cost_bound", "cost_empirical")
+        lines = [head, f"{'k':>10}" + "".join(f"{c:>16}" for c in cols)]
+        for i, k in enumerate(res.k):
+            lines.append(f"{k:>10g}" + "".join(
+                f"{res.mean(c)[i]:>9.4f}±{res.sd(c)[i]:<6.3f}" for c in cols))
+        lines.append("v_true and cost_empirical use the true model (oracle view); "
+                     f"{res.elapsed_s:.2f} s")
+        if res.privacy:
+            first = res.privacy[0]
+            lines.append("privacy of one privatised model per k (Dirichlet mechanism, "
+                         f"within-support analysis); adjacency: {first.adjacency_text}; "
+                         f"public parameters: {first.parameters_text}:")
+            for p in res.privacy:
+                lines += ["  " + line for line in _privacy_text(p, whole=False)]
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``privatize``, ``bounds`` and ``sweep`` to the subparsers ``sub``."""
+    sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row")
+    sp.add_argument("mdp", metavar="MDP", help="*.mdp.json or *.mdp.npz")
+    sp.add_argument("--k", type=float, required=True, help="Dirichlet concentration k > 0")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="seeded experiment mode; omit for release mode (secure noise)")
+    sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
+                    help=ZEROS_HELP)
+    sp.add_argument("-o", "--output", required=True,
+                    help="output MDP file (same kind); its release metadata states the "
+                         "guarantee: a 'release' object (JSON) or a 'release_json' entry (NPZ)")
+    _add_privacy_flags(sp)
+    common(sp)
+
+    sp = sub.add_parser("bounds", help="policy on the private model and cost-of-privacy bounds",
+                        description="Treats MDP as the privatised model: everything computed "
+                        "from it is post-processing of that release and carries its "
+                        "guarantee, which is restated at --k (privacy flags default to the "
+                        "file's release metadata, else to privatize's defaults).")
+    sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz)")
+    sp.add_argument("--k", type=float, required=True, help="k that produced the model")
+    sp.add_argument("--beta", type=float, required=True, help="beta in (0, 1)")
+    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
+    sp.add_argument("--method", choices=("greedy", "lp"), default="greedy")
+    _add_privacy_flags(sp, defaults=False)
+    common(sp)
+
+    sp = sub.add_parser("sweep", help="the Figure 2.1 experiment over a list of k")
+    sp.add_argument("mdp", metavar="MDP", help="the true model (*.mdp.json|npz)")
+    sp.add_argument("--k", required=True, help="comma-separated k values, e.g. 10,100,1000")
+    sp.add_argument("--runs", type=int, default=50, help="privatisations per k (default 50)")
+    sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1), default 0.05")
+    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="experiment seed (drawn from the OS and reported if omitted)")
+    sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
+                    help=ZEROS_HELP)
+    _add_privacy_flags(sp)
+    common(sp)

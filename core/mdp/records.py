@@ -1,0 +1,79 @@
+"""What an MDP run records: the parameters of a sweep and the summaries of its results.
+
+A :class:`core.project.model.RunRecord` of kind ``"sweep"`` keeps
+:meth:`SweepParameters.to_dict` and :func:`sweep_summary`; one of kind ``"bounds"`` keeps
+:func:`bounds_summary`. Every number is strict JSON (ε = ∞ is null with its reason,
+:func:`core.common.jsonable.jsonable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from core.common.jsonable import jsonable
+from core.mdp.accounting import DEFAULT_B, DEFAULT_DELTA
+from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
+
+__all__ = ["SweepParameters", "sweep_summary", "bounds_summary"]
+
+
+@dataclass(frozen=True)
+class SweepParameters:
+    """What one press of Run means; stored in :attr:`core.project.model.RunRecord.params`."""
+
+    ks: tuple[float, ...]
+    runs: int
+    beta: float
+    alpha_mode: str
+    seeded: bool
+    seed: int | None  # None: a fresh OS seed is drawn (and recorded in the result)
+    workers: int
+    b: float = DEFAULT_B
+    delta_target: float = DEFAULT_DELTA
+    adjacency: str = "one-row"
+    eta: float = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ks"] = list(self.ks)
+        return d
+
+    def sweep_kwargs(self) -> dict[str, Any]:
+        return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
+                "seed": self.seed, "workers": self.workers, "b": self.b,
+                "delta_target": self.delta_target, "adjacency": self.adjacency,
+                "eta": self.eta, "domain_rule": self.domain_rule}
+
+
+def sweep_summary(result: Any) -> dict[str, Any]:
+    """What a run record keeps of a :class:`core.mdp.sweep.SweepResult`: everything in
+    its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
+    number of rows and of rows without a guarantee per k (recomputed on demand).
+    Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null with the
+    reason in ``epsilon_reason`` (:func:`core.common.jsonable.jsonable`)."""
+    summary = result.to_dict()
+    summary.pop("privacy_rows", None)
+    if result.privacy:
+        summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
+        summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
+                                                     for p in result.privacy]
+    return jsonable(summary)
+
+
+def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
+                   ) -> dict[str, Any]:
+    """What a "bounds" run record keeps of a :class:`core.mdp.private_policy.PrivatePolicy`:
+    its summary plus the ids of the states and of the chosen actions (``policy_ids``), so
+    the drawing can show π̄ even after the model was edited."""
+    summary = result.summary()
+    summary["state_ids"] = list(state_ids)
+    pol = result.policy
+
+    def ids(row: Any) -> list[str | None]:
+        return [action_ids[s][int(a)] if int(a) < len(action_ids[s]) else None
+                for s, a in enumerate(row)]
+
+    summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
+    return jsonable(summary)
