@@ -37,9 +37,9 @@ import scipy  # noqa: E402
 
 from core.mdp.examples import EXAMPLE2_SEED, example2, random_mdp  # noqa: E402
 from core.mdp.model import MDP  # noqa: E402
-from core.mdp.synthesis import synthesize  # noqa: E402
 from core.mdp.privatize import privatize_mdp  # noqa: E402
 from core.mdp.robust import alpha_radius, inner_lp, robust_bounds  # noqa: E402
+from core.mdp.synthesis import synthesize  # noqa: E402
 
 K = 100.0           # Dirichlet concentration of the privatised models
 BETA = 0.05         # the default β of the tool

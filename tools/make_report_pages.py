@@ -25,18 +25,17 @@ sys.path.insert(0, str(ROOT))
 
 
 def build_project(seed: int = 7):
+    from core.mdp.accounting import mdp_privacy, record_privatization
     from core.mdp.sweep import DEFAULT_K, privacy_sweep
-    from core.project.files import load_project
     from core.privacy.ledger import PrivacyLedger, budgets_to_dict
-    from core.mdp.accounting import record_privatization
-    from core.mdp.accounting import mdp_privacy
+    from core.project.files import load_project
     from core.project.model import RunRecord
 
     project = load_project(ROOT / "assets" / "examples" / "builtin.privplan.json")
     entry = project.mdps[0]
     result = privacy_sweep(entry.mdp, list(DEFAULT_K), runs=50, beta=0.05, seed=seed,
                            workers=min(2, os.cpu_count() or 1))
-    summary = result.to_dict()  # what the workspace's run record keeps (run_summary)
+    summary = result.to_dict()  # what a sweep run record keeps (core.mdp.records)
     summary.pop("privacy_rows")
     summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
     summary["privacy_rows_without_guarantee"] = [len(p.not_applicable) for p in result.privacy]

@@ -96,7 +96,7 @@ from core.logistics.routing import Dynamics, LiveWorld
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger
 
-__all__ = ["PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
+__all__ = ["center_route", "PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", "SOUND_CAVEATS",
            "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",
            "PlanResult", "PlanningSession", "plan_task", "Guarantee", "preset_guarantee",
            "probability_guarantee", "crossing_estimates", "histogram_setup", "F5_REASON",
@@ -1123,7 +1123,7 @@ class PlanningSession:
                     arcs.append((c, _GOAL, g, leg[1]))
             else:
                 arcs.append((c, _GOAL, g, 0.0))
-        route = _dijkstra(arcs, _ORIGIN, _GOAL)
+        route = center_route(arcs, _ORIGIN, _GOAL)
         cg = tuple(arcs)
         if route is None:
             status = "fail_budget" if step2_blocked else "fail_no_route"
@@ -1154,9 +1154,23 @@ class PlanningSession:
                            discovery=disc, center_graph=cg)
 
 
-def _dijkstra(arcs: Sequence[tuple[str, str, str, float]], src: str, dst: str
-              ) -> tuple[float, list[tuple[str, str, str]]] | None:
-    """Shortest route on the center graph; arcs (from, to, agent, weight). Ties by id."""
+def center_route(arcs: Sequence[tuple[str, str, str, float]], src: str, dst: str
+                 ) -> tuple[float, list[tuple[str, str, str]]] | None:
+    """The shortest route on the center graph (Step 3), with the planner's tie-breaking.
+
+    Parameters
+    ----------
+    arcs : sequence of (from, to, agent, weight)
+        The center graph's arcs.
+    src, dst : str
+        Where the route starts and ends.
+
+    Returns
+    -------
+    (float, list of (from, to, agent)) or None
+        The length and the arcs of the route; None if ``dst`` cannot be reached. Ties are
+        broken by id, so the GUI redraws exactly the route the planner chose.
+    """
     out: dict[str, list[tuple[str, str, float]]] = {}
     for u, v, ag, w in arcs:
         out.setdefault(u, []).append((v, ag, w))

@@ -38,8 +38,8 @@ from typing import Any
 
 from core import __version__
 
-__all__ = ["Paragraph", "KeyValues", "Table", "Series", "Figure", "Section", "Report",
-           "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
+__all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
+           "Report", "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
            "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT"]
 
 
@@ -905,7 +905,8 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
 
 
 # --------------------------------------------------------------------------- HTML
-def _default_css() -> str:
+def default_css() -> str:
+    """The report's style sheet (``assets/report.css``; "" if missing): HTML and PDF use it."""
     path = Path(__file__).resolve().parents[2] / "assets" / "report.css"
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
@@ -922,7 +923,7 @@ def to_html(report: Report, *, css: str | None = None,
     """
     e = html.escape
     draw = figure_html or svg_plot
-    css = _default_css() if css is None else css
+    css = default_css() if css is None else css
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{e(report.title)}</title><style>{css}</style></head><body>",
              f"<h1>{e(report.title)}</h1>", '<table class="meta">']

@@ -12,6 +12,10 @@ one look alike) are built in :mod:`core.advising.records`.
 
 Every plot has a legend, labelled axes and pyqtgraph's right-click menu (Export… writes
 PNG, SVG or CSV).
+
+Over 600 lines: one view with a tab per figure or table of the thesis (curves, ε sweep,
+timeline, budgets, ledger, claims, Tables 3.1–3.4); the summaries it draws are built in
+:mod:`core.advising.records`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The Audit workspace: does each mechanism leak no more than PrivPlan says it does?
 
-(About 740 lines: the one widget holds the set-up form, the runner slots and the result
-view; its words and result texts live in :mod:`gui.audit.texts`, its plots in
-:mod:`gui.audit.plots`. The runner slots are the twin that issue 11's shared RunControls
-replaces in every workspace.)
+(Over 600 lines: the one widget holds the set-up form, the run and the result view; its
+words and result texts live in :mod:`gui.audit.texts`, its plots in :mod:`gui.audit.plots`,
+its Run/Cancel/progress in :class:`gui.shell.run_controls.RunControls`.)
 
 Top — the set-up: the mechanism (Laplace, exponential, the Dirichlet row mechanism, the
 advising advice as the student sees it, the logistics releases) and its *public*

@@ -23,16 +23,18 @@ coarser curve while the handle is held). ε against k, slower, has its own runne
 recomputed only when a parameter other than k changes.
 
 Nothing here is a release: the calculator never touches the project or the ledger.
+
+Layout of the package: texts, parameter specs and the parameter row are
+:mod:`gui.calculator.parts`, the memoised worker tasks :mod:`gui.calculator.compute`, the
+result box and the plots :mod:`gui.calculator.drawing` (a mixin of the panel).
+Over 600 lines: the panel's construction and its throttled update pipeline (slider drags, draft and
+full computations in three runners) belong together.
 """
 
 from __future__ import annotations
 
 import html
-import math
-import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,14 +53,12 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSizePolicy,
-    QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from core.common.errors import InputError
-from core.common.progress import no_progress
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,
@@ -66,230 +66,36 @@ from core.privacy.calculator import (
     EpsilonDeltaCurve,
     EpsilonVsK,
     default_k_grid,
-    epsilon_delta_curve,
-    epsilon_vs_k,
-    evaluate_calculator,
+)
+from gui.calculator.compute import (
+    epsilon_vs_k_task,
+    evaluate_task,
+)
+from gui.calculator.drawing import CalculatorDrawing
+from gui.calculator.parts import (
+    DRAFT_POINTS,
+    FIGURE_COLOURS,
+    LEFT_COLUMN,
+    LEMMA_NOTE,
+    METHODS,
+    N_POINTS,
+    PARAMETERS,
+    RIGHT_COLUMN,
+    THROTTLE_MS,
+    TOOLTIPS,
+    WARNING_COLOUR,
+    ParameterRow,
 )
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import ParameterSlider, SciSpinBox, info_panel
+from gui.shell.widgets import info_panel
 from gui.shell.workers import TaskRunner
 
-__all__ = ["PrivacyCalculatorPanel", "TOOLTIPS", "PARAMETERS", "THROTTLE_MS", "N_POINTS",
-           "DRAFT_POINTS", "pretty_message"]
+__all__ = ["PrivacyCalculatorPanel", "preview"]
 
-THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
-N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
-DRAFT_POINTS = 16  # while a slider handle is held down
-WARNING_COLOUR = "#8A5300"
-FIGURE_COLOURS = {"left": OKABE_ITO["blue"], "middle": OKABE_ITO["green"],
-                  "right": OKABE_ITO["purple"]}
-
-TOOLTIPS = {
-    "k": "Dirichlet concentration k: larger k gives outputs closer to the true probabilities "
-         "(more accurate) but a larger ε (less private).",
-    "eta": "η is the smallest probability any entry in W may have: a larger η gives a "
-           "smaller ε (more private) but admits fewer input vectors.",
-    "eta_bar": "η̄ is the least total probability of the entries outside W (which never "
-               "change): a larger η̄ gives a smaller ε (more private) but admits fewer "
-               "input vectors.",
-    "w": "|W| is how many entries may differ between neighbouring inputs: a larger |W| "
-         "narrows the threshold range (0, 1/|W|) and makes ε or δ larger (less private).",
-    "b": "Adjacency radius b in (0, 1]: neighbouring inputs differ by at most b in L1; a "
-         "larger b hides bigger differences (more private) at the price of a larger ε.",
-    "delta": "Target δ in (0, 1), the largest acceptable probability that the ε bound fails: "
-             "a smaller target is more private but forces a smaller γ, hence a larger ε.",
-    "gamma": "Threshold γ in (0, 1/|W|) of the output set Ω₁ on which the ε bound holds: a "
-             "smaller γ gives a smaller δ (more private) but a larger ε; the mechanism itself "
-             "does not change.",
-    "delta_method": "How δ is bounded: auto (the default) is the union bound "
-                    "|W|·I_γ(kη, k(1−η)), proven for every input; exact (|W| ≤ 3) is the "
-                    "source's vertex reduction (Lemma 1.2, certified quadrature at the "
-                    "vertices), whose printed proof has a gap, so it is numerically supported "
-                    "but not proven (it reproduces Figure 1.1); Monte Carlo is an estimate at "
-                    "the vertices with a 95% upper confidence limit (it rests on Lemma 1.2 "
-                    "too).",
-    "beta": "β in (0, 1) is the probability that the accuracy radius α fails: a smaller β "
-            "gives a wider, more cautious α; it does not change privacy.",
-    "n": "n is the length of the probability vector (W plus at least one entry that never "
-         "changes); it only enters the accuracy figures, not ε or δ.",
-}
-
-
-@dataclass(frozen=True)
-class _Spec:
-    label: str
-    minimum: float
-    maximum: float
-    default: float
-    log: bool = False
-    integer: bool = False
-    log_step: float | None = None
-
-
-PARAMETERS: dict[str, _Spec] = {
-    "k": _Spec("k", 0.1, 1e5, 6.7, log=True, log_step=10 ** 0.05),
-    "eta": _Spec("η", 0.001, 0.999, 0.15),
-    "eta_bar": _Spec("η̄", 0.001, 0.999, 0.15),
-    "w": _Spec("|W|", 2, 30, 3, integer=True),
-    "b": _Spec("b", 0.001, 1.0, 0.1),
-    "delta": _Spec("target δ", 1e-6, 0.999, 0.05, log=True, log_step=10 ** 0.1),
-    "gamma": _Spec("γ", 1e-10, 0.999, 0.01, log=True, log_step=10 ** 0.1),
-    "beta": _Spec("β", 1e-4, 0.999, 0.05, log=True, log_step=10 ** 0.1),
-    "n": _Spec("n", 2, 200, 4, integer=True),
-}
-_LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
-_RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
-METHODS = (("auto", "auto: union bound (proven)"),
-           ("exact", "exact: Lemma 1.2 (unproven, |W| ≤ 3)"),
-           ("union", "union bound (proven)"), ("mc", "Monte Carlo (estimate, Lemma 1.2)"))
-#: Short names of the δ methods in the result box.
-METHOD_SHORT = {"union": "proven upper bound (union bound)",
-                "exact": "vertex reduction of Lemma 1.2 (unproven)",
-                "mc": "estimated (Monte Carlo, 95% upper limit; Lemma 1.2)"}
-#: Shown beside the δ method when it rests on Lemma 1.2.
-LEMMA_NOTE = "⚠ rests on Lemma 1.2, whose printed proof has a gap: not proven"
-
-class _ParameterRow:
-    """One parameter: label (or radio button), spin box, slider and a message line."""
-
-    def __init__(self, key: str, panel: QWidget, label: QLabel | QRadioButton) -> None:
-        spec = PARAMETERS[key]
-        self.key = key
-        self.label = label
-        if spec.integer:
-            spin: QSpinBox | SciSpinBox = QSpinBox(panel)
-            spin.setRange(int(spec.minimum), int(spec.maximum))
-            spin.setValue(int(spec.default))
-        else:
-            spin = SciSpinBox(panel, minimum=spec.minimum, maximum=spec.maximum,
-                              value=spec.default, log_step=spec.log_step,
-                              step=0.01 if spec.maximum <= 1 else 1.0)
-        spin.setMinimumWidth(78)
-        spin.setAccelerated(True)
-        self.spin = spin
-        self.slider = ParameterSlider(spin, panel, log=spec.log)
-        self.slider.setMinimumWidth(90)
-        self.message = QLabel(panel)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message.hide()
-        self.tooltip = TOOLTIPS[key]
-        for w in (label, spin, self.slider):
-            w.setToolTip(self.tooltip)
-        self.error: str = ""
-        self.warning: str = ""
-
-    def value(self) -> float:
-        return float(self.spin.value())
-
-    def set_value(self, value: float) -> None:
-        self.spin.setValue(int(value) if isinstance(self.spin, QSpinBox) else float(value))
-
-    def set_enabled(self, enabled: bool) -> None:
-        self.spin.setEnabled(enabled)
-        self.slider.setEnabled(enabled)
-
-    def show_message(self, *, error: str = "", warning: str = "", detail: str = "") -> None:
-        self.error, self.warning = error, warning
-        self.spin.setStyleSheet(INVALID_STYLE if error else "")
-        if error:
-            self.spin.setToolTip(f"{error}\n\n{self.tooltip}")
-            self.message.setText(f"✖ {error}")
-            self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
-        elif warning:
-            self.spin.setToolTip(f"Warning: {detail or warning}\n\n{self.tooltip}")
-            self.message.setText(f"⚠ {warning}")
-            self.message.setStyleSheet(f"color: {WARNING_COLOUR};")
-        else:
-            self.spin.setToolTip(self.tooltip)
-            self.message.clear()
-        self.message.setToolTip(error or detail or warning)
-        self.message.setVisible(bool(error or warning))
-
-
-class _Memo:
-    """A small thread-safe LRU memo: calculator results are pure functions of their
-    (hashable, frozen) inputs, so going back to a configuration (a preset, an undone
-    slider move) redraws at once."""
-
-    def __init__(self, size: int = 64) -> None:
-        self._items: OrderedDict[Any, Any] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: Any) -> Any:
-        with self._lock:
-            if key not in self._items:
-                return None
-            self._items.move_to_end(key)
-            return self._items[key]
-
-    def put(self, key: Any, value: Any) -> Any:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-_RESULTS = _Memo()
-_K_CURVES = _Memo()
-_FIGURE: dict[str, dict[str, EpsilonDeltaCurve]] = {"exact": {}, "union": {}}
-
-
-def _evaluate(inputs: CalculatorInputs, *, n_points: int, progress: Any = no_progress
-              ) -> CalculatorResult:
-    """The task of the main runner: :func:`evaluate_calculator`, memoised."""
-    key = (inputs, n_points)
-    hit = _RESULTS.get(key)
-    if hit is not None:
-        return hit
-    return _RESULTS.put(key, evaluate_calculator(inputs, n_points=n_points, progress=progress))
-
-
-def _epsilon_vs_k(key: tuple[Any, ...], *, progress: Any = no_progress) -> EpsilonVsK:
-    """The task of the ε-vs-k runner: cancellable k by k, memoised."""
-    hit = _K_CURVES.get(key)
-    if hit is not None:
-        return hit
-    eta, eta_bar, w, b, delta_target, gamma, method, ks = key
-    return _K_CURVES.put(key, epsilon_vs_k(list(ks), eta, eta_bar, w, b,
-                                           delta_target=delta_target, gamma=gamma,
-                                           delta_method=method, progress=progress))
-
-
-def _figure_curves(*, progress: Any = no_progress
-                   ) -> dict[str, dict[str, EpsilonDeltaCurve]]:
-    """The ε–δ curves of the three Figure 1.1 configurations (computed once), by δ method:
-    ``"exact"`` — the figure itself (the vertex reduction of Lemma 1.2, unproven) — and
-    ``"union"`` (proven)."""
-    for i, (name, cfg) in enumerate(FIGURE_1_1.items()):
-        for method, store in _FIGURE.items():
-            if name not in store:
-                store[name] = epsilon_delta_curve(**cfg, n_points=N_POINTS,
-                                                  delta_method=method)
-        progress((i + 1) / len(FIGURE_1_1), f"Figure 1.1 {name}")
-    return {method: dict(store) for method, store in _FIGURE.items()}
-
-
-def _fmt(x: float | None, digits: int = 5) -> str:
-    if x is None or not math.isfinite(x):
-        return "–"
-    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
-        return f"{x:.{digits - 1}e}"
-    return f"{x:.{digits}g}"
-
-
-class PrivacyCalculatorPanel(QWidget):
+class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
     """The Privacy Calculator workspace (a main-window tab)."""
 
     result_applied = Signal()  # the point result and the fast curves were redrawn
@@ -412,7 +218,7 @@ class PrivacyCalculatorPanel(QWidget):
         grid = QGridLayout(box)
         grid.setHorizontalSpacing(6)
         grid.setVerticalSpacing(2)
-        self.rows: dict[str, _ParameterRow] = {}
+        self.rows: dict[str, ParameterRow] = {}
         self.mode_group = QButtonGroup(self)
         self.delta_radio = QRadioButton("target δ", box)
         self.gamma_radio = QRadioButton("γ", box)
@@ -427,7 +233,7 @@ class PrivacyCalculatorPanel(QWidget):
         self.method_message.setTextFormat(Qt.TextFormat.PlainText)
         self.method_message.setWordWrap(True)
         self.method_message.hide()
-        for col, keys in enumerate((_LEFT_COLUMN, _RIGHT_COLUMN)):
+        for col, keys in enumerate((LEFT_COLUMN, RIGHT_COLUMN)):
             c0 = col * 4
             for i, key in enumerate(keys):
                 r = 2 * i
@@ -445,7 +251,7 @@ class PrivacyCalculatorPanel(QWidget):
                     label_widget = self.gamma_radio
                 else:
                     label_widget = QLabel(PARAMETERS[key].label, box)
-                row = _ParameterRow(key, box, label_widget)
+                row = ParameterRow(key, box, label_widget)
                 self.rows[key] = row
                 grid.addWidget(label_widget, r, c0)
                 grid.addWidget(row.spin, r, c0 + 1)
@@ -694,7 +500,8 @@ class PrivacyCalculatorPanel(QWidget):
                             delta_method="auto")
 
     # ------------------------------------------------------------------ Workspace protocol
-    # A what-if tool recomputes as you type; there is no run to start: the window's Run (F5) and Cancel (Esc) do nothing here.
+    # A what-if tool recomputes as you type; there is no run to start: the window's Run (F5)
+    # and Cancel (Esc) do nothing here.
     @property
     def is_running(self) -> bool:
         return False
@@ -770,7 +577,7 @@ class PrivacyCalculatorPanel(QWidget):
         self._running_since = since
         if self._result is None or inputs != self._result.inputs or n_points == N_POINTS:
             self.status_label.setText("Computing…")
-        self._runner.start(_evaluate, inputs, n_points=n_points)
+        self._runner.start(evaluate_task, inputs, n_points=n_points)
 
     def _k_curve_key(self, inputs: CalculatorInputs) -> tuple[Any, ...]:
         ks = tuple(default_k_grid(inputs.k).tolist())
@@ -790,7 +597,7 @@ class PrivacyCalculatorPanel(QWidget):
             return
         self._k_key_running = key
         self._set_k_title(updating=True)
-        self._k_runner.start(_epsilon_vs_k, key)
+        self._k_runner.start(epsilon_vs_k_task, key)
 
     # ------------------------------------------------------------------ validation display
     def _error_text(self, exc: InputError) -> str:
@@ -840,317 +647,6 @@ class PrivacyCalculatorPanel(QWidget):
             text = self.method_message.text() if self.method_message.isVisibleTo(self) else ""
             return text if text.startswith("⚠") else ""
         return self.rows[key].warning
-
-    # ------------------------------------------------------------------ drawing
-    def _apply_result(self, r: CalculatorResult) -> None:
-        self._result = r
-        p = r.point
-        inp = r.inputs
-        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
-                            ("epsilon_mc", "mc")):
-            c = r.curves.get(method)
-            self.curves[key].setData(*((c.delta, c.epsilon) if c is not None else ([], [])))
-        if r.curve.epsilon_approx is not None:
-            self.curves["epsilon_approx"].setData(r.curve.delta, r.curve.epsilon_approx)
-        else:
-            self.curves["epsilon_approx"].setData([], [])
-        self.curves["point"].setData([p.delta], [p.epsilon])
-        self._draw_comparison()
-        dg = r.delta_gamma
-        self.curves["delta_union"].setData(dg.gamma, dg.union)
-        if dg.exact is not None:
-            self.curves["delta_exact"].setData(dg.gamma, dg.exact)
-        else:
-            self.curves["delta_exact"].setData([], [])
-        self.curves["delta_mc"].setData(*((dg.gamma, dg.mc) if dg.mc is not None else ([], [])))
-        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_mc"],
-                                 dg.mc is not None)
-        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_exact"],
-                                 dg.exact is not None)
-        self.curves["gamma_point"].setData([p.gamma], [p.delta])
-        acc = r.accuracy
-        self.curves["variance"].setData(acc.k, acc.variance_bound)
-        self.curves["sq_error"].setData(acc.k, acc.expected_sq_error)
-        self.curves["alpha_paper"].setData(acc.k, acc.alpha_paper)
-        self.curves["alpha_rigorous"].setData(acc.k, acc.alpha_rigorous)
-        self.k_line.setValue(math.log10(inp.k))
-        self.k_line.show()
-        self.curves["k_point"].setData([inp.k], [p.epsilon])
-        self._plot_y["delta_gamma"] = np.concatenate(
-            [dg.union] + [a for a in (dg.exact, dg.mc) if a is not None])
-        self._plot_y["accuracy"] = np.concatenate(
-            [acc.variance_bound, acc.expected_sq_error, acc.alpha_paper, acc.alpha_rigorous])
-        self._fit_ranges()
-        self._fill_results(r)
-        self._show_result_warnings(r)
-        self._set_k_title(updating=self._k_runner.is_running)
-
-    def _preset_of(self, inp: CalculatorInputs) -> str | None:
-        return next((name for name, cfg in FIGURE_1_1.items()
-                     if all(getattr(inp, key) == value for key, value in cfg.items())), None)
-
-    def _draw_comparison(self) -> None:
-        """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
-        if chosen), or the three Figure 1.1 curves (compare mode)."""
-        r = self._result
-        compare = self.compare_check.isChecked()
-        current = self._preset_of(r.inputs) if r is not None else None
-        show_current = r is not None and not (compare and current is not None)
-        legend = self.legends["eps_delta"]
-        for name in FIGURE_COLOURS:
-            c = self.figure_curves.get(name) if compare else None
-            u = self.figure_union_curves.get(name) if compare else None
-            self.curves[f"fig_{name}"].setData(*((c.delta, c.epsilon) if c else ([], [])))
-            self.curves[f"fig_{name}_approx"].setData(
-                *((c.delta, c.epsilon_approx) if c and c.epsilon_approx is not None
-                  else ([], [])))
-            self.curves[f"fig_{name}_union"].setData(*((u.delta, u.epsilon) if u
-                                                       else ([], [])))
-            self._set_legend_visible(legend, self.curves[f"fig_{name}"], c is not None)
-        self._set_legend_visible(legend, self.curves["fig_union_key"],
-                                 compare and bool(self.figure_union_curves))
-        for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
-            self.curves[key].setVisible(show_current)
-        has_approx = r is not None and r.curve.epsilon_approx is not None
-        available = set(r.curves) if r is not None else set()
-        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
-                            ("epsilon_mc", "mc")):
-            self._set_legend_visible(legend, self.curves[key],
-                                     show_current and method in available)
-        self._set_legend_visible(legend, self.curves["epsilon_approx"],
-                                 show_current and has_approx)
-        ys: list[np.ndarray] = []
-        if r is not None:
-            ys.append(np.array([r.point.epsilon]))
-            if show_current:
-                ys += [c.epsilon for c in r.curves.values()]
-                if has_approx:
-                    ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
-        if compare:
-            for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
-                ys.append(c.epsilon)
-                if c.epsilon_approx is not None:
-                    ys.append(c.epsilon_approx)
-        self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
-        if compare:
-            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
-        elif current:
-            title = f"ε vs δ (Figure 1.1 {current})"
-        else:
-            title = "ε vs δ (as in Figure 1.1)"
-        self.eps_delta_plot.getPlotItem().setTitle(title, size="9.5pt")
-        self._fit_ranges()
-
-    def set_compare(self, on: bool) -> None:
-        """Overlay the three Figure 1.1 configurations in the ε–δ plot (or not)."""
-        self.compare_check.setChecked(on)
-
-    def _on_compare_check_toggled(self, on: bool) -> None:
-        self._start_figure_curves()
-        self._draw_comparison()
-
-    def _figure_curves_wanted(self) -> bool:
-        return self.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
-
-    def _start_figure_curves(self) -> None:
-        """Compute the three Figure 1.1 curves once, when the main runner is idle."""
-        if (self._figure_curves_wanted() and not self._fig_runner.is_running
-                and not self._runner.is_running and self._pending is None and not self._closed):
-            self._fig_runner.start(_figure_curves)
-
-    def _on_fig_runner_succeeded(self, curves: object) -> None:
-        assert isinstance(curves, dict)
-        self.figure_curves = curves["exact"]
-        self.figure_union_curves = curves["union"]
-        self._draw_comparison()
-
-    def _on_fig_runner_failed(self, exc: object) -> None:
-        self.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
-        self.compare_check.setChecked(False)
-
-    def _show_result_warnings(self, r: CalculatorResult) -> None:
-        if self.inputs() != r.inputs:
-            return  # the widgets moved on; their own validation warnings stay
-        for key, row in self.rows.items():
-            if not row.error:
-                row.show_message(**self._warning_texts(key, r.warnings))
-
-    def _warning_texts(self, key: str, warnings: tuple[tuple[str, str], ...]
-                       ) -> dict[str, str]:
-        """A short inline text for the warnings about ``key`` and the full text."""
-        texts = [pretty_message(t) for f, t in warnings if f == key]
-        if not texts:
-            return {}
-        inp = self.inputs()
-        if key == "k":
-            low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
-                                                           ("η̄", inp.eta_bar))
-                   if inp.k * v < 1]
-            short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
-                     "vertex reduction (exact) — δ is the union bound")
-        elif key == "b":
-            short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
-                     "would under-state ε)")
-        else:
-            short = texts[0]
-        return {"warning": short, "detail": "\n".join(texts)}
-
-    def _set_legend_visible(self, legend: pg.LegendItem, item: pg.PlotDataItem,
-                            visible: bool) -> None:
-        """Show or drop ``item``'s legend entry (hidden entries would still take a cell)."""
-        key = next(k for k, v in self.legends.items() if v is legend)
-        hidden = self._legend_hidden.setdefault(key, set())
-        before = set(hidden)
-        (hidden.discard if visible else hidden.add)(id(item))
-        if hidden == before and legend.items:
-            return
-        legend.clear()
-        for entry, name in self._legend_entries[key]:
-            if id(entry) not in hidden:
-                legend.addItem(entry, name)
-
-    def _fit_ranges(self) -> None:
-        """Fit each plot to its data, leaving a band for the legend (top or bottom)."""
-        for key, (plot, band) in self._bands.items():
-            ys = self._plot_y.get(key)
-            if ys is None or ys.size == 0:
-                continue
-            item = plot.getPlotItem()
-            log_y = item.ctrl.logYCheck.isChecked()
-            y = ys[np.isfinite(ys) & ((ys > 0) if log_y else True)]
-            if y.size == 0:
-                continue
-            y = np.log10(y) if log_y else y
-            lo, hi = float(y.min()), float(y.max())
-            if key == "eps_delta":
-                lo = min(lo, 0.0)  # ε >= 0: show the axis from 0
-            span = max(hi - lo, 0.5 if log_y else 1e-3)
-            lo, hi = lo - 0.04 * span, hi + 0.04 * span
-            vb = item.getViewBox()
-            legend = self.legends[key]
-            f = min(0.6, (legend.boundingRect().height() + 10.0) / vb.height()) \
-                if vb.height() > 1 else 0.35
-            full = (hi - lo) / (1.0 - f)
-            item.setYRange(lo, lo + full, padding=0) if band == "top" else \
-                item.setYRange(hi - full, hi, padding=0)
-            if key == "eps_delta":
-                item.setXRange(-6.05, 0.05, padding=0)
-
-    def _on_view_box_resized(self, *args: object) -> None:
-        self._fit_ranges()
-
-    def _fill_results(self, r: CalculatorResult) -> None:
-        p = r.point
-        inp = r.inputs
-        L = self.result_labels
-        grey = "<span style='color:#555'>"
-        L["epsilon"].setText(f"<b>{_fmt(p.epsilon)}</b> {grey}&nbsp; v₁ = {_fmt(p.v1, 4)}, "
-                             f"v₂ = {_fmt(p.v2, 4)}</span>")
-        details = [p.delta_label]
-        if p.delta_vertex_A is not None and p.delta_vertex_B is not None:
-            details.append(f"vertex A: {p.delta_vertex_A:.6g}, vertex B: {p.delta_vertex_B:.6g}")
-        if p.delta_estimate is not None:
-            details.append(f"Monte Carlo point estimate: {p.delta_estimate:.6g}")
-        warn = [pretty_message(t) for f, t in r.warnings if f == "delta"]
-        lemma = [pretty_message(t) for f, t in r.warnings if f == "delta_method"]
-        text = f"<b>{_fmt(p.delta)}</b> {grey}— {METHOD_SHORT[p.delta_method]}</span>"
-        if warn:
-            text += f" <span style='color:{WARNING_COLOUR}'>⚠ vertex B minimises</span>"
-            details += warn
-        details += lemma
-        L["delta"].setText(text)
-        L["delta"].setToolTip("\n".join(details) + f"\n\n{self._delta_tip}")
-        self._fill_compare(r)
-        if inp.delta_target is not None:
-            L["gamma"].setText(f"{_fmt(p.gamma)} {grey}— γ*, the largest γ with "
-                               f"δ ≤ {inp.delta_target:g}</span>")
-        else:
-            L["gamma"].setText(f"{_fmt(p.gamma)} {grey}— fixed (γ < 1/|W| = {1 / inp.w:.4g})"
-                               "</span>")
-        why = [pretty_message(t) for f, t in r.warnings if f == "epsilon_approx"]
-        if p.epsilon_approx is not None:
-            L["epsilon_approx"].setText(
-                f"{_fmt(p.epsilon_approx)} {grey}— ε + "
-                f"{_fmt(p.epsilon_approx - p.epsilon, 6)} for every δ</span>")
-            L["epsilon_approx"].setToolTip(self._approx_tip)
-        else:
-            L["epsilon_approx"].setText(f"<span style='color:{WARNING_COLOUR}'>⚠ not available "
-                                        "for these parameters</span>")
-            L["epsilon_approx"].setToolTip("\n".join(why) + f"\n\n{self._approx_tip}")
-        k = inp.k
-        n = inp.n_entries
-        L["variance"].setText(f"{_fmt(1.0 / (4.0 * (k + 1.0)), 4)} {grey}= 1/(4(k+1)), "
-                              "worst case pᵢ = ½</span>")
-        L["sq_error"].setText(f"{_fmt((1.0 - 1.0 / n) / (k + 1.0), 4)} {grey}— p uniform, "
-                              f"n = {n}</span>")
-        a_paper = math.sqrt(math.log(1.0 / inp.beta) / (2.0 * (k + 1.0)))
-        a_rig = math.sqrt(math.log(2.0 * n / inp.beta) / (2.0 * (k + 1.0)))
-        L["alpha"].setText(f"paper {_fmt(a_paper, 4)} · rigorous {_fmt(a_rig, 4)}")
-        self.result_names["alpha"].setText(f"α (β = {inp.beta:g})")
-        self.results_box.setTitle("Result (what-if)")
-
-    def _fill_compare(self, r: CalculatorResult) -> None:
-        """The 'other δ method' row: the exact (Lemma 1.2) ε beside the proven one, or the
-        proven (union) ε beside the exact one; the Figure 1.1 values come from here."""
-        p, inp = r.point, r.inputs
-        grey = "<span style='color:#555'>"
-        name, value = self.result_names["compare"], self.result_labels["compare"]
-        at = (f"at δ ≤ {inp.delta_target:g}" if inp.delta_target is not None
-              else f"at γ = {inp.gamma:g}")
-        other = "exact" if p.delta_method != "exact" else "union"
-        q = r.points.get(other)
-        if other == "exact":
-            name.setText("ε, Lemma 1.2 δ")
-            if q is None:
-                why = (f"|W| = {inp.w} > 3" if inp.w > 3
-                       else "k·η or k·η̄ < 1 (premise of Lemma 1.2)")
-                value.setText(f"– {grey}no vertex reduction here: {why}</span>")
-                value.setToolTip(self._compare_tip)
-                return
-            preset = self._preset_of(inp)
-            source = (f"the value of Figure 1.1 {preset} (dissertation; spec §4.3)" if preset
-                      else "the method of Figure 1.1")
-            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
-                          f"{_fmt(q.gamma)}) — {source}: vertex reduction of Lemma 1.2, "
-                          "unproven</span>")
-            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
-        else:
-            name.setText("ε, union δ")
-            assert q is not None  # the union bound always applies
-            value.setText(f"{_fmt(q.epsilon)} {grey}{at} (δ = {_fmt(q.delta)}, γ = "
-                          f"{_fmt(q.gamma)}) — the proven union bound</span>")
-            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
-
-    def _apply_k_result(self, r: EpsilonVsK) -> None:
-        self._k_result = r
-        self.curves["k_epsilon"].setData(r.k, r.epsilon)
-        self.curves["k_epsilon_approx"].setData(r.k, r.epsilon_approx)
-        self._set_legend_visible(self.legends["eps_k"], self.curves["k_epsilon_approx"],
-                                 bool(np.isfinite(r.epsilon_approx).any()))
-        self._plot_y["eps_k"] = np.concatenate([r.epsilon, r.epsilon_approx])
-        self._fit_ranges()
-        self._set_k_title(updating=False)
-
-    def _set_k_title(self, *, updating: bool) -> None:
-        inp = self._last_valid
-        if inp is None:
-            return
-        at = (f"target δ = {inp.delta_target:g}" if inp.delta_target is not None
-              else f"γ = {inp.gamma:g}")
-        r = self._k_result
-        if r is not None:
-            at = (f"target δ = {r.delta_target:g}" if r.delta_target is not None
-                  else f"γ = {r.fixed_gamma:g}")
-        method = r.delta_method if r is not None else self._method_of(inp)
-        how = {"union": "union δ, proven", "exact": "Lemma 1.2 δ, unproven",
-               "mc": "Monte Carlo δ"}[method]
-        suffix = " <span style='color:#888'>(updating…)</span>" if updating else ""
-        self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at} ({how}){suffix}",
-                                               size="9.5pt")
-
-    @staticmethod
-    def _method_of(inp: CalculatorInputs) -> str:
-        return "union" if inp.delta_method == "auto" else inp.delta_method
 
     # ------------------------------------------------------------------ slots
     def _on_parameter_changed(self, *args: object) -> None:

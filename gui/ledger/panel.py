@@ -15,6 +15,8 @@ row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
 
 The panel reads ``document.project`` and refreshes on the ledger's signals
 (:attr:`gui.shell.document.ProjectDocument.ledger_changed`); budget edits are undoable commands.
+
+A little over 600 lines: the ledger table models, filters, budgets and CSV export of one tab.
 """
 
 from __future__ import annotations

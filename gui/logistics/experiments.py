@@ -15,6 +15,9 @@ the same dict that is stored in the project's :class:`~core.project.model.RunRec
 
 The run parameters (values, approaches, worlds per point, seed, processes) live in
 :attr:`ExperimentsPage.controls`, which the Logistics tab shows in the right dock.
+
+A little over 600 lines: the benchmark form, its run and the six result plots with their
+checks table form one page.
 """
 
 from __future__ import annotations
@@ -498,7 +501,8 @@ class ExperimentsPage(QWidget):
         self.error_bars[key] = {}
 
     def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
-        """Plot a benchmark summary (:func:`core.logistics.records.bench_summary` or a RunRecord's summary)."""
+        """Plot a benchmark summary (:func:`core.logistics.records.bench_summary` or a run
+        record's summary)."""
         self.clear()
         self.summary = dict(summary)
         self.summary["_run_id"] = run_id

@@ -20,6 +20,9 @@ asked for — ``nodes_moved`` once per drag, ``connect_requested`` (Shift+drag f
 another), ``delete_requested`` (Delete), ``context_menu_requested`` — and the map editor
 turns those into undoable commands; the canvas redraws when the document says the map
 changed (:meth:`MapCanvas.set_map`). Item positions are never read back as the model.
+
+Over 600 lines: the map items (bases, centers, routes), the zoomable view and the editing
+canvas are drawn together; shared canvas pieces are in :mod:`gui.shell.canvas`.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.shell.canvas import LodTextItem, plain_style_option, wheel_zoom
+from gui.shell.canvas import LodTextItem, fit_rect, plain_style_option, wheel_zoom
 
 __all__ = ["AGENT_PALETTE", "agent_colours", "display_positions", "edge_owner", "ZoomView",
            "TextItem", "NodeItem", "EdgeItem", "MapCanvas", "BASE_RADIUS", "CENTER_HALF",
@@ -327,16 +330,9 @@ class ZoomView(QGraphicsView):
         """Fit the whole drawing (``F``); small drawings are not blown up past 1.5×."""
         self._auto_fit = True
         rect = self.drawing_rect()
-        if rect.isEmpty():
-            self.resetTransform()
-            return
-        self._scene.setSceneRect(rect.adjusted(-2000, -2000, 2000, 2000))
-        m = 16.0
-        self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
-        s = self.transform().m11()
-        if s > 1.5:
-            self.scale(1.5 / s, 1.5 / s)
-        self.centerOn(rect.center())
+        if not rect.isEmpty():
+            self._scene.setSceneRect(rect.adjusted(-2000, -2000, 2000, 2000))
+        fit_rect(self, rect, margin=16.0, max_scale=1.5)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt)
         super().resizeEvent(event)

@@ -28,6 +28,10 @@ The banner states the run's headline privacy figure: the largest per-agent ε pr
 "no proven bound" with the reason (never a nominal figure). The Fig 4.4 tab can show an
 agent's release *as received* by the origin: opaque ids in release order, no lengths, no
 real names, no fake flags, laid out from the released graph alone.
+
+Over 600 lines: one module per figure family of the thesis would scatter the shared map
+colours and estimate formatting; the tabs are independent classes (route, agents,
+obfuscation, centers, ledger), so splitting one out later is a move, not a rewrite.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.logistics.planner import center_route
 from gui.logistics.map_view import (
     BASE_RADIUS,
     CENTER_FILL,
@@ -104,12 +109,8 @@ def chosen_arcs(result: Any) -> list[tuple[str, str, str]]:
     arcs = list(getattr(result, "center_graph", ()) or ())
     if not arcs:
         return []
-    try:
-        from core.logistics.planner import _dijkstra  # the planner's own tie-breaking
-    except ImportError:  # pragma: no cover - planner refactored
-        return []
-    found = _dijkstra(arcs, ORIGIN, GOAL)
-    return [] if found is None else [tuple(h) for h in found[1]]  # type: ignore[misc]
+    found = center_route(arcs, ORIGIN, GOAL)  # the planner's own tie-breaking
+    return [] if found is None else [tuple(h) for h in found[1]]
 
 
 def _eps_text(x: float) -> str:

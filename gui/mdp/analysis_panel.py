@@ -19,14 +19,17 @@ composition). The same η and rule drive the privatisations of the sweep and of 
 & bound", so the statement describes exactly what was run. No number shown is computed
 from the model's probabilities: a row's (ε, δ) depends on these parameters and its number
 of possible next states (public under the adjacency). The record keeps a small summary
-(:func:`core.mdp.records.sweep_summary`): the composed ε, δ (null with a reason when unbounded) and statement
-per k and the number of rows without a guarantee — the per-row details are recomputed on
-demand.
+(:func:`core.mdp.records.sweep_summary`): the composed ε, δ (null with a reason when
+unbounded) and statement per k and the number of rows without a guarantee — the per-row
+details are recomputed on demand.
 
 Randomness is labelled honestly. A *seeded experiment* uses the seed shown. Unticking
 "seeded experiment" draws a fresh seed from the operating system for each run, and
 records it — but the sweep stays an **experiment**: it evaluates π̄ on the true model
 (the oracle view) and uses numpy's generator, so it is never a private *release*.
+
+A little over 600 lines: the Run parameters form and its validation, with every tooltip
+that explains a privacy parameter.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@
 Nothing here changes the model directly: each committed field pushes one command. A
 field with text that is not acceptable turns red and says why (tooltip and message line);
 nothing is pushed until it is fixed.
+
+Over 600 lines: the transition table model and the Inspector share the validate-as-you-type
+rules of every field (state, action, model settings); they change together.
 """
 
 from __future__ import annotations

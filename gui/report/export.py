@@ -150,11 +150,11 @@ def page_breaks(report: "Report") -> list[str]:
 
 
 def _print_css() -> str:
-    from core.report.html import _default_css
+    from core.report.html import default_css
     from gui.shell.resources import asset_path
 
     extra = asset_path("report-print.css")
-    return _default_css() + "\n" + (extra.read_text(encoding="utf-8") if extra.is_file()
+    return default_css() + "\n" + (extra.read_text(encoding="utf-8") if extra.is_file()
                                     else "")
 
 
@@ -393,7 +393,8 @@ def suggested_name(project_name: str, fmt: str = "pdf") -> str:
 
 # --------------------------------------------------------------------------- main window
 def install_export_action(window: Any) -> "QAction":
-    """Add File ▸ Export Report… (Ctrl+E) to ``window`` (a :class:`gui.shell.main_window.MainWindow`)."""
+    """Add File ▸ Export Report… (Ctrl+E) to ``window`` (a
+    :class:`gui.shell.main_window.MainWindow`)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QAction, QKeySequence
 

@@ -3,12 +3,13 @@
 * :class:`LodTextItem` — a label that is not painted when it would be unreadably small;
 * :func:`plain_style_option` — a style option without Qt's selection/focus state (the
   canvases draw their own selection halo);
-* :func:`wheel_zoom` — zoom a view about the mouse by the wheel, within scale limits.
+* :func:`wheel_zoom` — zoom a view about the mouse by the wheel, within scale limits;
+* :func:`fit_rect` — fit a drawing into a view without blowing small drawings up.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -18,7 +19,8 @@ from PySide6.QtWidgets import (
     QStyleOptionGraphicsItem,
 )
 
-__all__ = ["LABEL_BG", "LodTextItem", "plain_style_option", "wheel_zoom", "WHEEL_BASE"]
+__all__ = ["LABEL_BG", "LodTextItem", "plain_style_option", "wheel_zoom", "fit_rect",
+           "WHEEL_BASE"]
 
 LABEL_BG = QColor(255, 255, 255, 215)
 WHEEL_BASE = 1.0015  # zoom factor per wheel angle unit (one notch of 120 ≈ 1.2×)
@@ -87,3 +89,20 @@ def wheel_zoom(view: QGraphicsView, event: QWheelEvent, *, lo: float, hi: float)
     view.scale(factor, factor)
     event.accept()
     return True
+
+
+def fit_rect(view: QGraphicsView, rect: QRectF, *, margin: float, max_scale: float) -> None:
+    """Show ``rect`` (plus ``margin``) whole in ``view``, centred, at most ``max_scale``×.
+
+    An empty ``rect`` resets the view's transform.
+    """
+    if rect.isEmpty():
+        view.resetTransform()
+        return
+    view.fitInView(rect.adjusted(-margin, -margin, margin, margin),
+                   Qt.AspectRatioMode.KeepAspectRatio)
+    s = view.transform().m11()
+    if s > max_scale:
+        view.scale(max_scale / s, max_scale / s)
+    view.centerOn(rect.center())
+

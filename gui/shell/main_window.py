@@ -16,6 +16,10 @@ changes (:mod:`gui.shell.autosave`) and offered after a crash (:meth:`MainWindow
 
 The window owns the :class:`gui.shell.document.ProjectDocument` it is given and one
 :class:`gui.shell.workers.TaskRunner` per workspace; ``closeEvent`` shuts them all down.
+
+Over 600 lines: the window's file actions (open, save, recover, import) call module-level
+dialog functions that tests replace (:func:`ask_save_changes`, :func:`ask_recover`), so they
+stay in this module; the rest (docks, tabs, status) is the shell's one coordinator.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.shell.document import ProjectDocument
 
-__all__ = ["ensure_app", "example_document", "example_document_with_ledger", "run_preview", "settle",
-           "save_screenshot"]
+__all__ = ["ensure_app", "example_document", "example_document_with_ledger", "run_preview",
+           "settle", "save_screenshot"]
 
 
 def ensure_app() -> QApplication:

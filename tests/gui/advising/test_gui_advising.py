@@ -14,7 +14,8 @@ from core.advising.framework import run_advising
 from core.advising.presets import experiment_arms, preset
 from core.project.files import dumps_project
 from core.project.model import Project
-from gui.advising.panel import TARGET, AdvisingPanel, worked_example_setup
+from gui.advising.panel import AdvisingPanel
+from gui.advising.parts import TARGET, worked_example_setup
 from gui.shell.document import ProjectDocument
 
 CHECKED = Qt.CheckState.Checked.value

@@ -12,14 +12,9 @@ from core.privacy.calculator import (
     epsilon_vs_k,
 )
 from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_privacy
-from gui.calculator.panel import (
-    DRAFT_POINTS,
-    N_POINTS,
-    PARAMETERS,
-    TOOLTIPS,
-    PrivacyCalculatorPanel,
-    pretty_message,
-)
+from gui.calculator.panel import PrivacyCalculatorPanel
+from gui.calculator.parts import DRAFT_POINTS, N_POINTS, PARAMETERS, TOOLTIPS
+from gui.shell.style import pretty_message
 
 TIMEOUT = 30_000
 
@@ -294,9 +289,9 @@ def test_monte_carlo_method(qtbot, calc):
 
 
 def test_slider_moves_update_live_and_are_rate_limited(qtbot, calc, monkeypatch):
-    import gui.calculator.panel as module
+    import gui.calculator.compute as module
 
-    module._RESULTS.clear()
+    module.RESULTS.clear()
     calls = []
     real = module.evaluate_calculator
 
@@ -323,9 +318,9 @@ def test_slider_moves_update_live_and_are_rate_limited(qtbot, calc, monkeypatch)
 
 
 def test_k_changes_do_not_recompute_the_k_curve(qtbot, calc, monkeypatch):
-    import gui.calculator.panel as module
+    import gui.calculator.compute as module
 
-    module._K_CURVES.clear()
+    module.K_CURVES.clear()
     calls = []
     real = module.epsilon_vs_k
     monkeypatch.setattr(module, "epsilon_vs_k",

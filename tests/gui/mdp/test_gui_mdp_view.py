@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QApplication
 from core.mdp.editable import MdpModel
 from core.mdp.examples import example2, random_mdp
 from core.project.model import Project
+from gui.mdp.drawing import MAX_EDGES
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
-from gui.mdp.view import MAX_EDGES, MdpView
+from gui.mdp.view import MdpView
 from gui.shell.commands import ReplaceMdpCommand, SetProbabilityCommand
 from gui.shell.document import ProjectDocument
 

@@ -1,0 +1,371 @@
+"""Editing the advising set-up: agents, servers, rewards and parameters, and the refresh.
+
+The set-up half of :class:`gui.advising.panel.AdvisingPanel`, split off along the seams
+the panel already marked ("set-up edits", "refresh"). :class:`SetupEditing` is a mixin:
+its methods run on the panel and use its widgets and document. Every edit is one undoable
+:class:`gui.advising.commands.SetAdvisingSetupCommand`; a refused value turns its field red
+with the reason and leaves the document untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QLabel,
+    QTableView,
+)
+
+from core.advising.model import VARIANT_KNOBS, AdvisingParams, AdvisingSetup
+from core.advising.presets import (
+    preset,
+)
+from core.common.errors import InputError
+from gui.advising.commands import SetAdvisingSetupCommand
+from gui.advising.models import (
+    edit_add_agent,
+    edit_add_server,
+    edit_add_task,
+    edit_remove_agent,
+    edit_remove_server,
+    edit_remove_task,
+    edit_reward,
+    edit_toggle_server,
+    parse_number,
+)
+from gui.advising.parts import (
+    FIELD_LABELS,
+    INT_FIELDS,
+    SETUP_INDEX,
+    TARGET,
+    SetupField,
+    fit_grid,
+    problem_text,
+    setup_title,
+)
+from gui.shell.style import ERROR_COLOUR
+
+__all__ = ["SetupEditing"]
+
+
+class SetupEditing:
+    """The set-up methods of :class:`gui.advising.panel.AdvisingPanel` (a mixin)."""
+
+    # ------------------------------------------------------------------ set-up edits
+    def _ensure_setup(self) -> None:
+        if not self._document.project.advising:
+            d = preset("table35").to_dict()
+            self._document.push(SetAdvisingSetupCommand(
+                self._document, SETUP_INDEX, d, "Create advising set-up (Table 3.5 preset)"))
+
+    def _push_setup(self, new: dict[str, Any], text: str) -> bool:
+        entries = self._document.project.advising
+        if entries and entries[SETUP_INDEX] == new:
+            return False
+        index = SETUP_INDEX if entries else len(entries)
+        self._document.push(SetAdvisingSetupCommand(self._document, index, new, text))
+        return True
+
+    def _validated(self, new: dict[str, Any]) -> AdvisingSetup:
+        return AdvisingSetup.from_dict(new)
+
+    def _current_dict(self) -> dict[str, Any] | None:
+        return None if self._setup is None else self._setup.to_dict()
+
+    def _try_edit(self, new: dict[str, Any], text: str, where: QLabel) -> str | None:
+        """Validate ``new`` and push it; the error message (shown in ``where``) or None."""
+        try:
+            valid = self._validated(new)
+        except InputError as exc:
+            msg = f"Not applied: {exc}"
+            where.setText(msg)
+            where.show()
+            self.message_logged.emit("WARNING", f"advising set-up: {exc}")
+            return str(exc)
+        where.hide()
+        self._push_setup(valid.to_dict(), text)
+        return None
+
+    def _commit_action(self, agent: int, server: int, on: bool) -> bool:
+        d = self._current_dict()
+        if d is None:
+            return False
+        s = self._setup
+        assert s is not None
+        verb = "Allow" if on else "Forbid"
+        text = f"{verb} server {s.servers[server]} for {s.agents[agent]}"
+        return self._try_edit(edit_toggle_server(d, agent, server, on), text,
+                              self.action_message) is None
+
+    def _commit_reward(self, task: int, server: int, value: Any) -> str | None:
+        d = self._current_dict()
+        if d is None:
+            return "the set-up is invalid"
+        s = self._setup
+        assert s is not None
+        where = f"R(task {s.tasks[task]}, server {s.servers[server]})"
+        try:
+            x = parse_number(value)
+        except ValueError as exc:
+            msg = f"{where} {exc}"
+            self.reward_message.setText(f"Not applied: {msg}")
+            self.reward_message.show()
+            self.message_logged.emit("WARNING", f"advising set-up: {msg}")
+            return msg
+        return self._try_edit(edit_reward(d, task, server, x), f"Set {where} = {x:g}",
+                              self.reward_message)
+
+    def _structural_edit(self, fn: Any, text: str, where: QLabel, *args: Any) -> None:
+        d = self._current_dict()
+        if d is None:
+            return
+        self._try_edit(fn(d, *args), text, where)
+
+    def _current_row(self, view: QTableView, count: int) -> int:
+        ix = view.currentIndex()
+        return ix.row() if ix.isValid() else count - 1
+
+    def _current_col(self, view: QTableView, count: int) -> int:
+        ix = view.currentIndex()
+        return ix.column() if ix.isValid() else count - 1
+
+    def _on_add_agent(self) -> None:
+        self._structural_edit(edit_add_agent, "Add an agent", self.action_message)
+
+    def _on_remove_agent(self) -> None:
+        if self._setup is None:
+            return
+        j = self._current_row(self.action_view, self._setup.n_agents)
+        self._structural_edit(edit_remove_agent, f"Remove agent {self._setup.agents[j]}",
+                              self.action_message, j)
+
+    def _on_add_server(self) -> None:
+        self._structural_edit(edit_add_server, "Add a server", self.action_message)
+
+    def _on_remove_server(self) -> None:
+        if self._setup is None:
+            return
+        k = self._current_col(self.action_view, self._setup.n_servers)
+        self._structural_edit(edit_remove_server, f"Remove server {self._setup.servers[k]}",
+                              self.action_message, k)
+
+    def _on_add_task(self) -> None:
+        self._structural_edit(edit_add_task, "Add a task", self.reward_message)
+
+    def _on_remove_task(self) -> None:
+        if self._setup is None:
+            return
+        t = self._current_row(self.reward_view, self._setup.n_tasks)
+        self._structural_edit(edit_remove_task, f"Remove task {self._setup.tasks[t]}",
+                              self.reward_message, t)
+
+    def _commit_params(self, changes: dict[str, Any], text: str, fld: SetupField | None) -> bool:
+        d = self._current_dict()
+        if d is None:
+            return False
+        new = dict(d)
+        new["params"] = {**d["params"], **changes}
+        try:
+            valid = self._validated(new)
+        except InputError as exc:
+            name = next(iter(changes))
+            target = fld or self.fields.get(exc.field or "") or self.fields.get(name)
+            sym = FIELD_LABELS.get(exc.field or name, exc.field or name)
+            msg = f"{sym} {problem_text(exc)}"
+            if target is not None:
+                target.set_error(msg)
+            else:
+                self.setup_error_label.setText(f"Not applied: {msg}")
+                self.setup_error_label.show()
+            self.message_logged.emit("WARNING", f"advising parameters: {exc}")
+            return False
+        if fld is not None:
+            fld.clear_error()
+        self._push_setup(valid.to_dict(), text)
+        return True
+
+    def _on_field_text_edited(self, name: str) -> None:
+        # validated as you type: show the problem at once, apply on Enter / leaving the field
+        f = self.fields[name]
+        err = self._field_problem(name, f.edit.text())
+        if err:
+            f.set_error(err)
+        else:
+            f.clear_error()
+
+    def _field_value(self, name: str, text: str) -> Any:
+        x = parse_number(text)
+        if name in INT_FIELDS and float(x).is_integer():
+            return int(x)
+        return x
+
+    def _field_problem(self, name: str, text: str) -> str | None:
+        sym = FIELD_LABELS.get(name, name)
+        try:
+            value = self._field_value(name, text)
+        except ValueError as exc:
+            return f"{sym} {exc}"
+        if self._setup is None:
+            return None
+        try:
+            self._setup.params.replace(**{name: value})
+        except InputError as exc:
+            return f"{sym} {problem_text(exc)}"
+        return None
+
+    def _on_field_editing_finished(self, name: str) -> None:
+        if self._setup is None:
+            return
+        f = self.fields[name]
+        text = f.edit.text()
+        sym = FIELD_LABELS.get(name, name)
+        try:
+            value = self._field_value(name, text)
+        except ValueError as exc:
+            f.set_error(f"{sym} {exc}")
+            self.message_logged.emit("WARNING", f"advising parameters: {sym} {exc}")
+            return
+        if getattr(self._setup.params, name) == value:
+            f.clear_error()
+            return
+        self._commit_params({name: value}, f"Set {sym} = {value:g}", f)
+
+    def _on_strategy_combo_activated(self, index: int) -> None:
+        s = str(self.strategy_combo.itemData(index))
+        if self._setup is not None and s != self._setup.params.strategy:
+            self._commit_params({"strategy": s}, f"Set strategy {s}", None)
+
+    def _on_variant_combo_activated(self, index: int) -> None:
+        v = str(self.variant_combo.itemData(index))
+        if self._setup is None or v == self._setup.params.variant or v == "custom":
+            self._refresh_params()
+            return
+        p = {k: val for k, val in self._setup.params.to_dict().items()
+             if k not in VARIANT_KNOBS[v]}
+        params = AdvisingParams.for_variant(v, **p)
+        self._commit_params({k: getattr(params, k) for k in VARIANT_KNOBS[v]},
+                            f"Use the {v} variant", None)
+
+    def _on_guard_check_clicked(self, checked: bool) -> None:
+        if self._setup is not None:
+            self._commit_params({"direction_guard": bool(checked)},
+                                "Direction guard " + ("on" if checked else "off"), None)
+
+    # ------------------------------------------------------------------ refresh
+    def _on_document_advising_changed(self, index: int) -> None:
+        if index == SETUP_INDEX:
+            self._refresh()
+
+    def _on_document_project_replaced(self) -> None:
+        self._session.clear()
+        self._shown_run = None
+        self.results.clear()
+        self.results.clear_sweep()
+        self._clear_all_errors()
+        self._ensure_setup()
+        self._refresh()
+        self._show_latest_record()
+
+    def _show_latest_record(self) -> None:
+        """Show the project's latest advising run (if any), and the recorded claims."""
+        runs = [r for r in self._document.project.runs
+                if r.kind in ("advise", "advise-experiment") and r.target == TARGET]
+        if runs:
+            try:
+                self.show_run(runs[-1].id)
+                return
+            except (KeyError, TypeError, ValueError) as exc:  # a damaged record: say so
+                self.results.clear()
+                self.message_logged.emit("WARNING", f"advising: cannot show {runs[-1].id} "
+                                                    f"({exc})")
+        self._update_claims()
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        if run_id == self._shown_run:
+            self.results.caption.setText(self.results.caption.text()
+                                         + " <i>— its run record was removed (undo)</i>")
+            self._shown_run = None
+
+    def _clear_all_errors(self) -> None:
+        for f in self.fields.values():
+            f.clear_error()
+        for lab in (self.action_message, self.reward_message, self.setup_error_label):
+            lab.hide()
+
+    def _refresh(self) -> None:
+        entries = self._document.project.advising
+        self._setup, self._setup_error = None, ""
+        if entries:
+            try:
+                self._setup = AdvisingSetup.from_dict(entries[SETUP_INDEX])
+            except InputError as exc:
+                self._setup_error = str(exc)
+        if self._setup is None:
+            why = self._setup_error or "the project has no advising set-up"
+            self.setup_error_label.setText(f"The stored advising set-up cannot be used: {why}. "
+                                           "Load a preset to replace it.")
+            self.setup_error_label.show()
+            self.title_label.set_parts("No usable advising set-up", "")
+        else:
+            self.setup_error_label.hide()
+            self.title_label.set_parts(*setup_title(self._setup))
+        self.action_model.set_setup(self._setup)
+        self.reward_model.set_setup(self._setup)
+        for view in (self.action_view, self.reward_view):
+            fit_grid(view)
+        self._balance_editor()
+        for lab in (self.action_message, self.reward_message):
+            lab.hide()
+        self._refresh_params()
+        self._update_mode_label()
+
+    def _balance_editor(self) -> None:
+        """Grids as wide as their cells need, the parameters get the rest."""
+        total = sum(self.editor_splitter.sizes())
+        if total <= 0:
+            return
+        widths = [b.minimumSizeHint().width() for b in self._grid_boxes]
+        self.editor_splitter.setSizes([*widths, max(200, total - sum(widths))])
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._balance_editor()
+
+    def _refresh_params(self) -> None:
+        s = self._setup
+        enabled = s is not None
+        for w in (self.strategy_combo, self.variant_combo, self.guard_check,
+                  *self.fields.values()):
+            w.setEnabled(enabled)
+        if s is None:
+            return
+        p = s.params
+        self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(p.strategy))
+        self.variant_combo.setCurrentIndex(self.variant_combo.findData(p.variant))
+        for name, f in self.fields.items():
+            v = getattr(p, name)
+            f.edit.setText(f"{v:g}" if isinstance(v, float) else str(v))
+            f.clear_error()
+        self.guard_check.setChecked(p.direction_guard)
+        strict = s.strict_sensitivity
+        noise = s.noise_sensitivity
+        if abs(noise - strict) < 1e-12:
+            text = (f"S = {noise:g} (strict, r<sub>max</sub> − r<sub>min</sub>): each release "
+                    f"is {p.epsilon:g}-DP")
+        else:
+            text = (f"S = {noise:g} (thesis); strict S = {strict:g}: each release is really "
+                    f"<b style='color:{ERROR_COLOUR}'>{s.true_epsilon_per_release:g}-DP</b>, "
+                    f"not {p.epsilon:g}")
+        raw = []
+        if p.strategy == "dp" and not p.noise_on_identical_sets:
+            raw.append("advice between identical sets is <b>not noised</b>")
+        if p.strategy == "traditional" or (p.strategy == "dp" and p.advice_prior == "teacher"):
+            raw.append("advice is drawn from the teacher's <b>raw policy</b>")
+        if p.strategy != "none" and p.direction_guard:
+            raw.append("the direction guard compares <b>raw visit counts</b>")
+        if raw:
+            text += ("; " + "; ".join(raw) + f" — <b style='color:{ERROR_COLOUR}'>ε spent is "
+                     "unbounded</b> for the teachers concerned")
+        elif p.strategy == "dp":
+            text += "; advice built from the noisy Q-values alone"
+        self.sensitivity_label.setText(text)

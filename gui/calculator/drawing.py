@@ -1,0 +1,346 @@
+"""Drawing the Privacy Calculator's result box and its four live plots.
+
+The drawing half of :class:`gui.calculator.panel.PrivacyCalculatorPanel`, split off along
+the seam the panel already marked ("drawing"). :class:`CalculatorDrawing` is a mixin: its
+methods run on the panel and fill the widgets and plots it builds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+
+from core.privacy.calculator import (
+    FIGURE_1_1,
+    CalculatorInputs,
+    CalculatorResult,
+    EpsilonVsK,
+)
+from gui.calculator.compute import figure_curves
+from gui.calculator.parts import (
+    FIGURE_COLOURS,
+    METHOD_SHORT,
+    WARNING_COLOUR,
+    fmt_value,
+)
+from gui.shell.style import pretty_message
+
+__all__ = ["CalculatorDrawing"]
+
+
+class CalculatorDrawing:
+    """The drawing methods of :class:`gui.calculator.panel.PrivacyCalculatorPanel` (a mixin)."""
+
+    # ------------------------------------------------------------------ drawing
+    def _apply_result(self, r: CalculatorResult) -> None:
+        self._result = r
+        p = r.point
+        inp = r.inputs
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            c = r.curves.get(method)
+            self.curves[key].setData(*((c.delta, c.epsilon) if c is not None else ([], [])))
+        if r.curve.epsilon_approx is not None:
+            self.curves["epsilon_approx"].setData(r.curve.delta, r.curve.epsilon_approx)
+        else:
+            self.curves["epsilon_approx"].setData([], [])
+        self.curves["point"].setData([p.delta], [p.epsilon])
+        self._draw_comparison()
+        dg = r.delta_gamma
+        self.curves["delta_union"].setData(dg.gamma, dg.union)
+        if dg.exact is not None:
+            self.curves["delta_exact"].setData(dg.gamma, dg.exact)
+        else:
+            self.curves["delta_exact"].setData([], [])
+        self.curves["delta_mc"].setData(*((dg.gamma, dg.mc) if dg.mc is not None else ([], [])))
+        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_mc"],
+                                 dg.mc is not None)
+        self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_exact"],
+                                 dg.exact is not None)
+        self.curves["gamma_point"].setData([p.gamma], [p.delta])
+        acc = r.accuracy
+        self.curves["variance"].setData(acc.k, acc.variance_bound)
+        self.curves["sq_error"].setData(acc.k, acc.expected_sq_error)
+        self.curves["alpha_paper"].setData(acc.k, acc.alpha_paper)
+        self.curves["alpha_rigorous"].setData(acc.k, acc.alpha_rigorous)
+        self.k_line.setValue(math.log10(inp.k))
+        self.k_line.show()
+        self.curves["k_point"].setData([inp.k], [p.epsilon])
+        self._plot_y["delta_gamma"] = np.concatenate(
+            [dg.union] + [a for a in (dg.exact, dg.mc) if a is not None])
+        self._plot_y["accuracy"] = np.concatenate(
+            [acc.variance_bound, acc.expected_sq_error, acc.alpha_paper, acc.alpha_rigorous])
+        self._fit_ranges()
+        self._fill_results(r)
+        self._show_result_warnings(r)
+        self._set_k_title(updating=self._k_runner.is_running)
+
+    def _preset_of(self, inp: CalculatorInputs) -> str | None:
+        return next((name for name, cfg in FIGURE_1_1.items()
+                     if all(getattr(inp, key) == value for key, value in cfg.items())), None)
+
+    def _draw_comparison(self) -> None:
+        """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
+        if chosen), or the three Figure 1.1 curves (compare mode)."""
+        r = self._result
+        compare = self.compare_check.isChecked()
+        current = self._preset_of(r.inputs) if r is not None else None
+        show_current = r is not None and not (compare and current is not None)
+        legend = self.legends["eps_delta"]
+        for name in FIGURE_COLOURS:
+            c = self.figure_curves.get(name) if compare else None
+            u = self.figure_union_curves.get(name) if compare else None
+            self.curves[f"fig_{name}"].setData(*((c.delta, c.epsilon) if c else ([], [])))
+            self.curves[f"fig_{name}_approx"].setData(
+                *((c.delta, c.epsilon_approx) if c and c.epsilon_approx is not None
+                  else ([], [])))
+            self.curves[f"fig_{name}_union"].setData(*((u.delta, u.epsilon) if u
+                                                       else ([], [])))
+            self._set_legend_visible(legend, self.curves[f"fig_{name}"], c is not None)
+        self._set_legend_visible(legend, self.curves["fig_union_key"],
+                                 compare and bool(self.figure_union_curves))
+        for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
+            self.curves[key].setVisible(show_current)
+        has_approx = r is not None and r.curve.epsilon_approx is not None
+        available = set(r.curves) if r is not None else set()
+        for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
+                            ("epsilon_mc", "mc")):
+            self._set_legend_visible(legend, self.curves[key],
+                                     show_current and method in available)
+        self._set_legend_visible(legend, self.curves["epsilon_approx"],
+                                 show_current and has_approx)
+        ys: list[np.ndarray] = []
+        if r is not None:
+            ys.append(np.array([r.point.epsilon]))
+            if show_current:
+                ys += [c.epsilon for c in r.curves.values()]
+                if has_approx:
+                    ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
+        if compare:
+            for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
+                ys.append(c.epsilon)
+                if c.epsilon_approx is not None:
+                    ys.append(c.epsilon_approx)
+        self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
+        if compare:
+            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
+        elif current:
+            title = f"ε vs δ (Figure 1.1 {current})"
+        else:
+            title = "ε vs δ (as in Figure 1.1)"
+        self.eps_delta_plot.getPlotItem().setTitle(title, size="9.5pt")
+        self._fit_ranges()
+
+    def set_compare(self, on: bool) -> None:
+        """Overlay the three Figure 1.1 configurations in the ε–δ plot (or not)."""
+        self.compare_check.setChecked(on)
+
+    def _on_compare_check_toggled(self, on: bool) -> None:
+        self._start_figure_curves()
+        self._draw_comparison()
+
+    def _figure_curves_wanted(self) -> bool:
+        return self.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
+
+    def _start_figure_curves(self) -> None:
+        """Compute the three Figure 1.1 curves once, when the main runner is idle."""
+        if (self._figure_curves_wanted() and not self._fig_runner.is_running
+                and not self._runner.is_running and self._pending is None and not self._closed):
+            self._fig_runner.start(figure_curves)
+
+    def _on_fig_runner_succeeded(self, curves: object) -> None:
+        assert isinstance(curves, dict)
+        self.figure_curves = curves["exact"]
+        self.figure_union_curves = curves["union"]
+        self._draw_comparison()
+
+    def _on_fig_runner_failed(self, exc: object) -> None:
+        self.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
+        self.compare_check.setChecked(False)
+
+    def _show_result_warnings(self, r: CalculatorResult) -> None:
+        if self.inputs() != r.inputs:
+            return  # the widgets moved on; their own validation warnings stay
+        for key, row in self.rows.items():
+            if not row.error:
+                row.show_message(**self._warning_texts(key, r.warnings))
+
+    def _warning_texts(self, key: str, warnings: tuple[tuple[str, str], ...]
+                       ) -> dict[str, str]:
+        """A short inline text for the warnings about ``key`` and the full text."""
+        texts = [pretty_message(t) for f, t in warnings if f == key]
+        if not texts:
+            return {}
+        inp = self.inputs()
+        if key == "k":
+            low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
+                                                           ("η̄", inp.eta_bar))
+                   if inp.k * v < 1]
+            short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
+                     "vertex reduction (exact) — δ is the union bound")
+        elif key == "b":
+            short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
+                     "would under-state ε)")
+        else:
+            short = texts[0]
+        return {"warning": short, "detail": "\n".join(texts)}
+
+    def _set_legend_visible(self, legend: pg.LegendItem, item: pg.PlotDataItem,
+                            visible: bool) -> None:
+        """Show or drop ``item``'s legend entry (hidden entries would still take a cell)."""
+        key = next(k for k, v in self.legends.items() if v is legend)
+        hidden = self._legend_hidden.setdefault(key, set())
+        before = set(hidden)
+        (hidden.discard if visible else hidden.add)(id(item))
+        if hidden == before and legend.items:
+            return
+        legend.clear()
+        for entry, name in self._legend_entries[key]:
+            if id(entry) not in hidden:
+                legend.addItem(entry, name)
+
+    def _fit_ranges(self) -> None:
+        """Fit each plot to its data, leaving a band for the legend (top or bottom)."""
+        for key, (plot, band) in self._bands.items():
+            ys = self._plot_y.get(key)
+            if ys is None or ys.size == 0:
+                continue
+            item = plot.getPlotItem()
+            log_y = item.ctrl.logYCheck.isChecked()
+            y = ys[np.isfinite(ys) & ((ys > 0) if log_y else True)]
+            if y.size == 0:
+                continue
+            y = np.log10(y) if log_y else y
+            lo, hi = float(y.min()), float(y.max())
+            if key == "eps_delta":
+                lo = min(lo, 0.0)  # ε >= 0: show the axis from 0
+            span = max(hi - lo, 0.5 if log_y else 1e-3)
+            lo, hi = lo - 0.04 * span, hi + 0.04 * span
+            vb = item.getViewBox()
+            legend = self.legends[key]
+            f = min(0.6, (legend.boundingRect().height() + 10.0) / vb.height()) \
+                if vb.height() > 1 else 0.35
+            full = (hi - lo) / (1.0 - f)
+            item.setYRange(lo, lo + full, padding=0) if band == "top" else \
+                item.setYRange(hi - full, hi, padding=0)
+            if key == "eps_delta":
+                item.setXRange(-6.05, 0.05, padding=0)
+
+    def _on_view_box_resized(self, *args: object) -> None:
+        self._fit_ranges()
+
+    def _fill_results(self, r: CalculatorResult) -> None:
+        p = r.point
+        inp = r.inputs
+        L = self.result_labels
+        grey = "<span style='color:#555'>"
+        L["epsilon"].setText(f"<b>{fmt_value(p.epsilon)}</b> {grey}&nbsp; "
+                             f"v₁ = {fmt_value(p.v1, 4)}, "
+                             f"v₂ = {fmt_value(p.v2, 4)}</span>")
+        details = [p.delta_label]
+        if p.delta_vertex_A is not None and p.delta_vertex_B is not None:
+            details.append(f"vertex A: {p.delta_vertex_A:.6g}, vertex B: {p.delta_vertex_B:.6g}")
+        if p.delta_estimate is not None:
+            details.append(f"Monte Carlo point estimate: {p.delta_estimate:.6g}")
+        warn = [pretty_message(t) for f, t in r.warnings if f == "delta"]
+        lemma = [pretty_message(t) for f, t in r.warnings if f == "delta_method"]
+        text = f"<b>{fmt_value(p.delta)}</b> {grey}— {METHOD_SHORT[p.delta_method]}</span>"
+        if warn:
+            text += f" <span style='color:{WARNING_COLOUR}'>⚠ vertex B minimises</span>"
+            details += warn
+        details += lemma
+        L["delta"].setText(text)
+        L["delta"].setToolTip("\n".join(details) + f"\n\n{self._delta_tip}")
+        self._fill_compare(r)
+        if inp.delta_target is not None:
+            L["gamma"].setText(f"{fmt_value(p.gamma)} {grey}— γ*, the largest γ with "
+                               f"δ ≤ {inp.delta_target:g}</span>")
+        else:
+            L["gamma"].setText(f"{fmt_value(p.gamma)} {grey}— fixed (γ < 1/|W| = {1 / inp.w:.4g})"
+                               "</span>")
+        why = [pretty_message(t) for f, t in r.warnings if f == "epsilon_approx"]
+        if p.epsilon_approx is not None:
+            L["epsilon_approx"].setText(
+                f"{fmt_value(p.epsilon_approx)} {grey}— ε + "
+                f"{fmt_value(p.epsilon_approx - p.epsilon, 6)} for every δ</span>")
+            L["epsilon_approx"].setToolTip(self._approx_tip)
+        else:
+            L["epsilon_approx"].setText(f"<span style='color:{WARNING_COLOUR}'>⚠ not available "
+                                        "for these parameters</span>")
+            L["epsilon_approx"].setToolTip("\n".join(why) + f"\n\n{self._approx_tip}")
+        k = inp.k
+        n = inp.n_entries
+        L["variance"].setText(f"{fmt_value(1.0 / (4.0 * (k + 1.0)), 4)} {grey}= 1/(4(k+1)), "
+                              "worst case pᵢ = ½</span>")
+        L["sq_error"].setText(f"{fmt_value((1.0 - 1.0 / n) / (k + 1.0), 4)} {grey}— p uniform, "
+                              f"n = {n}</span>")
+        a_paper = math.sqrt(math.log(1.0 / inp.beta) / (2.0 * (k + 1.0)))
+        a_rig = math.sqrt(math.log(2.0 * n / inp.beta) / (2.0 * (k + 1.0)))
+        L["alpha"].setText(f"paper {fmt_value(a_paper, 4)} · rigorous {fmt_value(a_rig, 4)}")
+        self.result_names["alpha"].setText(f"α (β = {inp.beta:g})")
+        self.results_box.setTitle("Result (what-if)")
+
+    def _fill_compare(self, r: CalculatorResult) -> None:
+        """The 'other δ method' row: the exact (Lemma 1.2) ε beside the proven one, or the
+        proven (union) ε beside the exact one; the Figure 1.1 values come from here."""
+        p, inp = r.point, r.inputs
+        grey = "<span style='color:#555'>"
+        name, value = self.result_names["compare"], self.result_labels["compare"]
+        at = (f"at δ ≤ {inp.delta_target:g}" if inp.delta_target is not None
+              else f"at γ = {inp.gamma:g}")
+        other = "exact" if p.delta_method != "exact" else "union"
+        q = r.points.get(other)
+        if other == "exact":
+            name.setText("ε, Lemma 1.2 δ")
+            if q is None:
+                why = (f"|W| = {inp.w} > 3" if inp.w > 3
+                       else "k·η or k·η̄ < 1 (premise of Lemma 1.2)")
+                value.setText(f"– {grey}no vertex reduction here: {why}</span>")
+                value.setToolTip(self._compare_tip)
+                return
+            preset = self._preset_of(inp)
+            source = (f"the value of Figure 1.1 {preset} (dissertation; spec §4.3)" if preset
+                      else "the method of Figure 1.1")
+            value.setText(f"{fmt_value(q.epsilon)} {grey}{at} (δ = {fmt_value(q.delta)}, γ = "
+                          f"{fmt_value(q.gamma)}) — {source}: vertex reduction of Lemma 1.2, "
+                          "unproven</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+        else:
+            name.setText("ε, union δ")
+            assert q is not None  # the union bound always applies
+            value.setText(f"{fmt_value(q.epsilon)} {grey}{at} (δ = {fmt_value(q.delta)}, γ = "
+                          f"{fmt_value(q.gamma)}) — the proven union bound</span>")
+            value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
+
+    def _apply_k_result(self, r: EpsilonVsK) -> None:
+        self._k_result = r
+        self.curves["k_epsilon"].setData(r.k, r.epsilon)
+        self.curves["k_epsilon_approx"].setData(r.k, r.epsilon_approx)
+        self._set_legend_visible(self.legends["eps_k"], self.curves["k_epsilon_approx"],
+                                 bool(np.isfinite(r.epsilon_approx).any()))
+        self._plot_y["eps_k"] = np.concatenate([r.epsilon, r.epsilon_approx])
+        self._fit_ranges()
+        self._set_k_title(updating=False)
+
+    def _set_k_title(self, *, updating: bool) -> None:
+        inp = self._last_valid
+        if inp is None:
+            return
+        at = (f"target δ = {inp.delta_target:g}" if inp.delta_target is not None
+              else f"γ = {inp.gamma:g}")
+        r = self._k_result
+        if r is not None:
+            at = (f"target δ = {r.delta_target:g}" if r.delta_target is not None
+                  else f"γ = {r.fixed_gamma:g}")
+        method = r.delta_method if r is not None else self._method_of(inp)
+        how = {"union": "union δ, proven", "exact": "Lemma 1.2 δ, unproven",
+               "mc": "Monte Carlo δ"}[method]
+        suffix = " <span style='color:#888'>(updating…)</span>" if updating else ""
+        self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at} ({how}){suffix}",
+                                               size="9.5pt")
+
+    @staticmethod
+    def _method_of(inp: CalculatorInputs) -> str:
+        return "union" if inp.delta_method == "auto" else inp.delta_method

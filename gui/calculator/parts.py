@@ -1,0 +1,159 @@
+"""Texts, parameter specs and the parameter row widget of the Privacy Calculator."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QLabel,
+    QRadioButton,
+    QSpinBox,
+    QWidget,
+)
+
+from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
+from gui.shell.widgets import ParameterSlider, SciSpinBox
+
+__all__ = ["THROTTLE_MS", "N_POINTS", "DRAFT_POINTS", "WARNING_COLOUR", "FIGURE_COLOURS",
+           "TOOLTIPS", "PARAMETERS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS", "METHOD_SHORT",
+           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value"]
+
+THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
+N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
+DRAFT_POINTS = 16  # while a slider handle is held down
+WARNING_COLOUR = "#8A5300"
+FIGURE_COLOURS = {"left": OKABE_ITO["blue"], "middle": OKABE_ITO["green"],
+                  "right": OKABE_ITO["purple"]}
+
+TOOLTIPS = {
+    "k": "Dirichlet concentration k: larger k gives outputs closer to the true probabilities "
+         "(more accurate) but a larger ε (less private).",
+    "eta": "η is the smallest probability any entry in W may have: a larger η gives a "
+           "smaller ε (more private) but admits fewer input vectors.",
+    "eta_bar": "η̄ is the least total probability of the entries outside W (which never "
+               "change): a larger η̄ gives a smaller ε (more private) but admits fewer "
+               "input vectors.",
+    "w": "|W| is how many entries may differ between neighbouring inputs: a larger |W| "
+         "narrows the threshold range (0, 1/|W|) and makes ε or δ larger (less private).",
+    "b": "Adjacency radius b in (0, 1]: neighbouring inputs differ by at most b in L1; a "
+         "larger b hides bigger differences (more private) at the price of a larger ε.",
+    "delta": "Target δ in (0, 1), the largest acceptable probability that the ε bound fails: "
+             "a smaller target is more private but forces a smaller γ, hence a larger ε.",
+    "gamma": "Threshold γ in (0, 1/|W|) of the output set Ω₁ on which the ε bound holds: a "
+             "smaller γ gives a smaller δ (more private) but a larger ε; the mechanism itself "
+             "does not change.",
+    "delta_method": "How δ is bounded: auto (the default) is the union bound "
+                    "|W|·I_γ(kη, k(1−η)), proven for every input; exact (|W| ≤ 3) is the "
+                    "source's vertex reduction (Lemma 1.2, certified quadrature at the "
+                    "vertices), whose printed proof has a gap, so it is numerically supported "
+                    "but not proven (it reproduces Figure 1.1); Monte Carlo is an estimate at "
+                    "the vertices with a 95% upper confidence limit (it rests on Lemma 1.2 "
+                    "too).",
+    "beta": "β in (0, 1) is the probability that the accuracy radius α fails: a smaller β "
+            "gives a wider, more cautious α; it does not change privacy.",
+    "n": "n is the length of the probability vector (W plus at least one entry that never "
+         "changes); it only enters the accuracy figures, not ε or δ.",
+}
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    label: str
+    minimum: float
+    maximum: float
+    default: float
+    log: bool = False
+    integer: bool = False
+    log_step: float | None = None
+
+
+PARAMETERS: dict[str, ParameterSpec] = {
+    "k": ParameterSpec("k", 0.1, 1e5, 6.7, log=True, log_step=10 ** 0.05),
+    "eta": ParameterSpec("η", 0.001, 0.999, 0.15),
+    "eta_bar": ParameterSpec("η̄", 0.001, 0.999, 0.15),
+    "w": ParameterSpec("|W|", 2, 30, 3, integer=True),
+    "b": ParameterSpec("b", 0.001, 1.0, 0.1),
+    "delta": ParameterSpec("target δ", 1e-6, 0.999, 0.05, log=True, log_step=10 ** 0.1),
+    "gamma": ParameterSpec("γ", 1e-10, 0.999, 0.01, log=True, log_step=10 ** 0.1),
+    "beta": ParameterSpec("β", 1e-4, 0.999, 0.05, log=True, log_step=10 ** 0.1),
+    "n": ParameterSpec("n", 2, 200, 4, integer=True),
+}
+LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
+RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
+METHODS = (("auto", "auto: union bound (proven)"),
+           ("exact", "exact: Lemma 1.2 (unproven, |W| ≤ 3)"),
+           ("union", "union bound (proven)"), ("mc", "Monte Carlo (estimate, Lemma 1.2)"))
+#: Short names of the δ methods in the result box.
+METHOD_SHORT = {"union": "proven upper bound (union bound)",
+                "exact": "vertex reduction of Lemma 1.2 (unproven)",
+                "mc": "estimated (Monte Carlo, 95% upper limit; Lemma 1.2)"}
+#: Shown beside the δ method when it rests on Lemma 1.2.
+LEMMA_NOTE = "⚠ rests on Lemma 1.2, whose printed proof has a gap: not proven"
+
+class ParameterRow:
+    """One parameter: label (or radio button), spin box, slider and a message line."""
+
+    def __init__(self, key: str, panel: QWidget, label: QLabel | QRadioButton) -> None:
+        spec = PARAMETERS[key]
+        self.key = key
+        self.label = label
+        if spec.integer:
+            spin: QSpinBox | SciSpinBox = QSpinBox(panel)
+            spin.setRange(int(spec.minimum), int(spec.maximum))
+            spin.setValue(int(spec.default))
+        else:
+            spin = SciSpinBox(panel, minimum=spec.minimum, maximum=spec.maximum,
+                              value=spec.default, log_step=spec.log_step,
+                              step=0.01 if spec.maximum <= 1 else 1.0)
+        spin.setMinimumWidth(78)
+        spin.setAccelerated(True)
+        self.spin = spin
+        self.slider = ParameterSlider(spin, panel, log=spec.log)
+        self.slider.setMinimumWidth(90)
+        self.message = QLabel(panel)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.hide()
+        self.tooltip = TOOLTIPS[key]
+        for w in (label, spin, self.slider):
+            w.setToolTip(self.tooltip)
+        self.error: str = ""
+        self.warning: str = ""
+
+    def value(self) -> float:
+        return float(self.spin.value())
+
+    def set_value(self, value: float) -> None:
+        self.spin.setValue(int(value) if isinstance(self.spin, QSpinBox) else float(value))
+
+    def set_enabled(self, enabled: bool) -> None:
+        self.spin.setEnabled(enabled)
+        self.slider.setEnabled(enabled)
+
+    def show_message(self, *, error: str = "", warning: str = "", detail: str = "") -> None:
+        self.error, self.warning = error, warning
+        self.spin.setStyleSheet(INVALID_STYLE if error else "")
+        if error:
+            self.spin.setToolTip(f"{error}\n\n{self.tooltip}")
+            self.message.setText(f"✖ {error}")
+            self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        elif warning:
+            self.spin.setToolTip(f"Warning: {detail or warning}\n\n{self.tooltip}")
+            self.message.setText(f"⚠ {warning}")
+            self.message.setStyleSheet(f"color: {WARNING_COLOUR};")
+        else:
+            self.spin.setToolTip(self.tooltip)
+            self.message.clear()
+        self.message.setToolTip(error or detail or warning)
+        self.message.setVisible(bool(error or warning))
+
+
+def fmt_value(x: float | None, digits: int = 5) -> str:
+    if x is None or not math.isfinite(x):
+        return "–"
+    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}g}"

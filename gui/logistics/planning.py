@@ -1,0 +1,391 @@
+"""Planning a task on the logistics map: the task picker, the run and its record.
+
+The planning half of :class:`gui.logistics.panel.LogisticsPanel`, split off along the seams
+the panel already marked ("task picker", "running", "recording"). :class:`Planning` is a
+mixin: its methods run on the panel and use the widgets it builds and its runner. A run
+plans one task in the worker (:func:`gui.logistics.jobs.plan_job`); the result is recorded
+with its agents' ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QWidget,
+)
+
+from core.common.errors import InputError
+from core.logistics import edits as E
+from core.logistics.io import map_from_dict
+from core.logistics.model import validate_task
+from core.logistics.planner import PlannerParams, PlanningSession
+from core.project.model import RunRecord
+from gui.logistics.jobs import AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
+from gui.shell.commands import AddRunCommand
+from gui.shell.widgets import show_field_error
+
+__all__ = ["Planning"]
+
+
+class Planning:
+    """The planning methods of :class:`gui.logistics.panel.LogisticsPanel` (a mixin)."""
+
+    # ================================================================== task picker
+    def _fill_task_picker(self) -> None:
+        d = self.current_map()
+        keep = (self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
+                self.goal_combo.currentData())
+        self._syncing = True
+        for c in (self.origin_combo, self.goal_agent_combo, self.stored_task_combo):
+            c.clear()
+        try:
+            if d is None:
+                return
+            bases = E.nodes_of_kind(d, "base")
+            agent_of = {n["id"]: n.get("agent") for n in d["nodes"] if n.get("kind") == "base"}
+            for b in sorted(bases, key=lambda x: (str(agent_of[x]), x)):
+                self.origin_combo.addItem(f"{b}  (agent {agent_of[b]})", b)
+            for a in E.agents_of(d):
+                self.goal_agent_combo.addItem(a, a)
+            self.stored_task_combo.addItem("(custom)", None)
+            for t in (d.get("graph") or {}).get("tasks", []):
+                label = f"{t['origin']} → {t['goal_agent']}" + (
+                    f" (goal {t['goal']})" if t.get("goal") else "")
+                self.stored_task_combo.addItem(label, dict(t))
+        finally:
+            self._syncing = False
+        o = self.origin_combo.findData(keep[0])
+        g = self.goal_agent_combo.findData(keep[1])
+        if o >= 0 and g >= 0:
+            self.origin_combo.setCurrentIndex(o)
+            self.goal_agent_combo.setCurrentIndex(g)
+            self._fill_goal_bases(keep[2])
+        elif self.stored_task_combo.count() > 1:
+            self.stored_task_combo.setCurrentIndex(1)
+            self._on_stored_task_activated(1)
+        else:
+            self._fill_goal_bases(None)
+
+    def _fill_goal_bases(self, keep: str | None) -> None:
+        d = self.current_map()
+        self.goal_combo.clear()
+        self.goal_combo.addItem("any (nearest to the hand-over)", None)
+        ga = self.goal_agent_combo.currentData()
+        if d is None or ga is None:
+            return
+        for n in d["nodes"]:
+            if n.get("kind") == "base" and n.get("agent") == ga:
+                self.goal_combo.addItem(n["id"], n["id"])
+        i = self.goal_combo.findData(keep) if keep is not None else 0
+        self.goal_combo.setCurrentIndex(max(0, i))
+
+    def _on_goal_agent_changed(self, *args: object) -> None:
+        if not self._syncing:
+            self._fill_goal_bases(None)
+
+    def _on_stored_task_activated(self, index: int) -> None:
+        t = self.stored_task_combo.itemData(index)
+        if not t:
+            return
+        self.set_task(t["origin"], t["goal_agent"], t.get("goal"))
+        self.stored_task_combo.setCurrentIndex(index)
+
+    def set_task(self, origin: str, goal_agent: str, goal: str | None = None) -> None:
+        """Pick a task (origin base, goal agent, optional goal base)."""
+        self._syncing = True
+        self.origin_combo.setCurrentIndex(max(0, self.origin_combo.findData(origin)))
+        self.goal_agent_combo.setCurrentIndex(max(0, self.goal_agent_combo.findData(goal_agent)))
+        self._syncing = False
+        self._fill_goal_bases(goal)
+        self.stored_task_combo.setCurrentIndex(0)
+
+    def set_plan_options(self, *, approach: str | None = None, preset: str | None = None,
+                         epsilon: Any = None, budget: int | None = None,
+                         seeded: bool | None = None, seed: int | None = None) -> None:
+        """Set the run parameters (tests, the screenshot script)."""
+        if approach is not None:
+            self.approach_combo.setCurrentIndex(self.approach_combo.findData(approach))
+        if preset is not None:
+            self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset))
+        if epsilon is not None:
+            self.epsilon_edit.setText(str(epsilon))
+        if budget is not None:
+            self.budget_spin.setValue(budget)
+        if seeded is not None:
+            self.mode_combo.setCurrentIndex(0 if seeded else 1)
+        if seed is not None:
+            self.seed_spin.setValue(seed)
+
+    def _on_mode_changed(self, *args: object) -> None:
+        self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment")
+
+    # ================================================================== running
+    def run(self) -> bool:
+        """Run the current page's work (F5): plan the task, or the benchmark."""
+        if self.pages.currentIndex() == 1:
+            return self.experiments.run()
+        return self.run_plan()
+
+    def cancel(self) -> None:
+        """Cancel the current page's work (Esc)."""
+        if self.pages.currentIndex() == 1:
+            self.experiments.cancel()
+        else:
+            self._runner.cancel()
+
+    def randomness_label(self) -> str:
+        """For the status bar: the randomness of the next plan (or benchmark)."""
+        if self.pages.currentIndex() == 1:
+            return "benchmark as a seeded experiment"
+        if self.mode_combo.currentData() == "release":
+            return "planning in release mode (secure noise)"
+        return f"planning as a seeded experiment (seed {self.seed_spin.value()})"
+
+    def _emit_running_changed(self, *args: object) -> None:
+        self.running_changed.emit(self.is_running)
+
+    def _refuse_run(self, text: str, widget: QWidget | None = None) -> bool:
+        self.run_message.setText(text)
+        self.run_message.show()
+        if widget is not None:
+            show_field_error(widget, text)
+        self.message_logged.emit("WARNING", f"logistics run not started: {text}")
+        return False
+
+    @property
+    def run_problem(self) -> str:
+        """Why the last Run was refused (empty if it started)."""
+        return "" if self.run_message.isHidden() else self.run_message.text()
+
+    def run_plan(self) -> bool:
+        """Plan the picked task in the worker; False (with an inline reason) if refused."""
+        if self._runner.is_running:
+            return False
+        self.run_message.hide()
+        self.run_message.setText("")
+        self.epsilon_edit.setStyleSheet("")
+        self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
+        d = self.current_map()
+        if d is None:
+            return self._refuse_run("add a map first (fig41 or Generate world…)")
+        try:
+            world = map_from_dict(d)
+        except InputError as exc:
+            return self._refuse_run(f"the map is invalid: {exc}")
+        origin = self.origin_combo.currentData()
+        goal_agent = self.goal_agent_combo.currentData()
+        goal = self.goal_combo.currentData()
+        try:
+            task = validate_task(world, {"origin": origin, "goal_agent": goal_agent,
+                                         "goal": goal})
+        except InputError as exc:
+            return self._refuse_run(str(exc))
+        text = self.epsilon_edit.text().strip()
+        try:
+            eps = float(text)
+        except ValueError:
+            return self._refuse_run(f"ε must be a number > 0, got {text!r}", self.epsilon_edit)
+        if not (math.isfinite(eps) and eps > 0):
+            return self._refuse_run(f"ε must be a finite number > 0, got {text}",
+                                    self.epsilon_edit)
+        budget = self.budget_spin.value()
+        try:
+            params = PlannerParams.preset_params(
+                self.preset_combo.currentData(), epsilon=eps,
+                comm_budget=None if budget == AUTO_BUDGET else float(budget))
+        except InputError as exc:
+            return self._refuse_run(str(exc).replace("epsilon", "ε"), self.epsilon_edit
+                                    if exc.field == "epsilon" else None)
+        seeded = self.mode_combo.currentData() == "experiment"
+        rng = self.seed_spin.value() if seeded else None
+        approach = self.approach_combo.currentData()
+        self._job = {"kind": "plan", "world": world, "task": task, "approach": approach,
+                     "params": params, "map_id": self._map_id, "map": dict(d),
+                     "seeded": seeded}
+        self.message_logged.emit("INFO", f"logistics: planning {task.origin} → agent "
+                                 f"{task.goal_agent} ({approach}, ε = {eps:g}, "
+                                 + (f"seed {rng})" if seeded else "release mode)"))
+        self._runner.start(plan_job, world, task, approach, params, rng)
+        return True
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+        self.experiments.shutdown()
+
+    def _update_running(self, running: bool) -> None:
+        self._emit_running_changed()
+        for b in (self.empty_generate_button, self.empty_fig41_button):
+            b.setEnabled(not running)
+
+    def _on_runner_succeeded(self, value: Any) -> None:
+        job = self._job or {}
+        if job.get("kind") == "generate":
+            self.add_map(value, "Generate world")
+            return
+        if job.get("kind") == "plan":
+            result, session = value
+            self._record_plan(job, result, session)
+
+    def _on_runner_failed(self, exc: object) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, InputError):
+            self._refuse_run(str(exc))
+        else:
+            self._refuse_run(f"the run failed: {text}")
+        self.message_logged.emit("ERROR", f"logistics run failed: {text}")
+
+    def _on_runner_cancelled(self) -> None:
+        self.message_logged.emit("INFO", "logistics run cancelled")
+
+    # ------------------------------------------------------------------ recording
+    @staticmethod
+    def _ledger_entries(world: Any, session: PlanningSession, run_id: str
+                        ) -> list[dict[str, Any]]:
+        """The session's ledger entries as dicts whose ``source`` names the run (the ledger
+        command gives them fresh project ids)."""
+        new = []
+        for a in world.agents:
+            for e in session.ledgers[a].entries:
+                d = e.to_dict()
+                d["source"] = f"{run_id}: {d.get('source') or 'logistics'}"
+                new.append(d)
+        return new
+
+    def _record_plan(self, job: dict[str, Any], result: Any, session: PlanningSession) -> None:
+        doc = self._document
+        world = job["world"]
+        rid = doc.project.new_run_id()
+        entries = self._ledger_entries(world, session, rid)
+        summary = result.to_dict()
+        summary.pop("plan_view", None)
+        spent = session.epsilon_spent()
+        reasons = session.epsilon_reasons()
+        nominal = session.epsilon_nominal()
+        by_agent: dict[str, Any] = {}
+        for a in world.agents:
+            es = session.ledgers[a].entries
+            if not es:
+                continue
+            mech: dict[str, float | None] = {}
+            for e in es:
+                key = "topology (Alg 7)" if "Alg 7" in e.source else \
+                    f"route probabilities ({e.mechanism})"
+                prev = mech.get(key, 0.0)
+                tot = math.inf if prev is None else prev + e.epsilon * e.count
+                mech[key] = None if math.isinf(tot) else tot
+            by_agent[a] = {"entries": len(es),
+                           "epsilon": None if math.isinf(spent[a]) else spent[a],
+                           "epsilon_nominal": None if math.isinf(nominal[a]) else nominal[a],
+                           "by_mechanism": mech}
+            if a in reasons:
+                by_agent[a]["epsilon_reason"] = reasons[a]
+        g = session.guarantee()
+        summary.update({
+            "map_name": E.map_label(job["map"]),
+            "epsilon_spent": {a: (None if math.isinf(v) else v) for a, v in spent.items()
+                              if v > 0},
+            "epsilon_spent_reason": dict(reasons),
+            "guarantee": g.to_dict(),
+            "messages_by_agent": {a: c.sent for a, c in session.comm.items() if c.sent},
+            "comm_budget": (None if math.isinf(session.comm_budget) else session.comm_budget),
+            "ledger": by_agent, "ledger_entries": len(entries),
+            "published": sorted(session.published), "elapsed_s": result.elapsed_s,
+            "preset_notes": list(session.flaws() or session.caveats()),
+        })
+        if result.discovery is not None:
+            disc = result.discovery
+            summary["discovery"] = {"posts": disc.posts, "replies": disc.replies,
+                                    "goal_level": disc.goal_level,
+                                    "candidates": list(disc.candidates)}
+        p = job["params"]
+        params = {"map": job["map_id"], "task": result.task.to_dict(),
+                  "approach": job["approach"], "preset": p.preset, "epsilon": p.epsilon,
+                  "comm_budget": summary["comm_budget"], "seeded": job["seeded"],
+                  "planner": p.to_dict()}
+        record = RunRecord(id=rid, kind="plan", target=str(job["map_id"]), params=params,
+                           summary=summary, mode=session.mode, seed=session.seed)
+        self._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
+                           "structure": map_structure(job["map"]), "result": result,
+                           "session": session, "run_id": rid}
+        doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
+                               ledger_entries=entries))
+        self._show_run(rid)
+        status = "delivered" if result.success else f"not delivered ({result.failure})"
+        self.message_logged.emit(
+            "INFO", f"{rid} recorded: plan {result.task.origin} → agent "
+            f"{result.task.goal_agent} on {job['map_id']}, {job['approach']}, {status}, "
+            f"{result.messages} messages, {len(entries)} ledger entries")
+        self.run_recorded.emit(rid)
+
+    def _mode_text(self, session: PlanningSession) -> str:
+        return (f"seeded experiment (seed {session.seed})" if session.mode == "experiment"
+                else "release mode")
+
+    def _show_run(self, run_id: str) -> None:
+        s = self._runs[run_id]
+        self._shown = s
+        self.results.show_result(s["world"], s["map"], s["result"], s["session"],
+                                 run_id=run_id, mode_text=self._mode_text(s["session"]))
+        self._sync_route_overlay()
+
+    def _on_document_run_removed(self, run_id: str) -> None:
+        if self._shown is not None and self._shown["run_id"] == run_id:
+            self._shown = None
+            self.results.clear(f"The planning run {html.escape(run_id)} was undone.")
+            self._sync_route_overlay()
+
+    def _on_document_run_added(self, run_id: str) -> None:
+        if run_id in self._runs and (self._shown is None or self._shown["run_id"] != run_id):
+            self._show_run(run_id)
+
+    def show_run(self, run_id: str) -> bool:
+        """Show a recorded run (``plan`` or ``plan-bench``), e.g. picked in the Project tree.
+
+        A plan run of this session is shown in full. A plan run loaded from a file keeps
+        only its summary: its task and parameters are put back in the task picker and its
+        outcome in the banner; Run recomputes the figures (the same seed gives the same
+        plan)."""
+        try:
+            rec = self._document.run(run_id)
+        except KeyError:
+            return False
+        if rec.kind == "plan-bench":
+            self.pages.setCurrentIndex(1)
+            self.experiments.show_summary(rec.summary, run_id=rec.id)
+            return True
+        if rec.kind != "plan":
+            return False
+        self.pages.setCurrentIndex(0)
+        if run_id in self._runs:
+            s = self._runs[run_id]
+            if s["map_id"] != self._map_id and any(
+                    m.get("id") == s["map_id"] for m in self._document.project.maps):
+                self.select_map(s["map_id"])
+            self._show_run(run_id)
+            return True
+        if any(m.get("id") == rec.target for m in self._document.project.maps):
+            self.select_map(rec.target)
+        p = rec.params
+        t = p.get("task") or {}
+        if t:
+            self.set_task(str(t.get("origin")), str(t.get("goal_agent")), t.get("goal"))
+        self.set_plan_options(approach=p.get("approach"), preset=p.get("preset"),
+                              epsilon=p.get("epsilon"), seeded=rec.mode == "experiment",
+                              seed=rec.seed if rec.seed is not None else None)
+        s = rec.summary
+        outcome = (f"delivered, length {s.get('length')}" if s.get("success") else
+                   f"not delivered: {s.get('failure')}")
+        self._shown = None
+        self.results.clear(
+            f"<b>{html.escape(rec.id)}</b> (recorded {html.escape(rec.created)}): "
+            f"{html.escape(str(t.get('origin')))} → agent {html.escape(str(t.get('goal_agent')))}"
+            f", {html.escape(str(p.get('approach')))}, ε = {p.get('epsilon')}: "
+            f"{html.escape(outcome)}, {s.get('messages')} messages. The project keeps the "
+            "summary only; press <b>Run (F5)</b> to recompute the figures with the same "
+            "parameters" + (f" and seed {rec.seed}" if rec.mode == "experiment" else "") + ".")
+        if s.get("success") and rec.target == self._map_id and self.route_check.isChecked():
+            self.canvas.set_route(s.get("route"), s.get("segments", ()))
+        return True
