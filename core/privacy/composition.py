@@ -88,7 +88,18 @@ _ORDERS = np.unique(np.concatenate([1.0 + np.logspace(-4, 0, 80), np.linspace(2.
 
 
 def check_delta(delta: float) -> float:
-    """``delta`` as a float in (0, 1), or an :class:`InputError` naming the field ``delta``."""
+    """``delta`` as a float in (0, 1), or an :class:`InputError` naming the field ``delta``.
+
+    Parameters
+    ----------
+    delta : float
+        The value to check.
+
+    Returns
+    -------
+    float
+        δ.
+    """
     try:
         d = float(delta)
     except (TypeError, ValueError):
@@ -100,6 +111,16 @@ def check_delta(delta: float) -> float:
 
 def basic_composition(epsilons: Sequence[float]) -> float:
     """Σ ε_i: k releases of ε_i-DP mechanisms are (Σ ε_i)-DP.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε_i.
+
+    Returns
+    -------
+    float
+        Σ ε_i (fsum).
 
     Examples
     --------
@@ -113,6 +134,18 @@ def advanced_composition(epsilons: Sequence[float], *, delta: float) -> float:
     """ε′ of advanced composition, capped by basic composition ((ε′, δ)-DP).
 
     ε′ = √(2 ln(1/δ) Σ ε_i²) + Σ ε_i (e^{ε_i} − 1).
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε_i of pure-DP releases.
+    delta : float
+        The slack δ in (0, 1).
+
+    Returns
+    -------
+    float
+        min(ε′, Σ ε_i).
 
     References
     ----------
@@ -142,6 +175,18 @@ def laplace_rdp(order: "float | np.ndarray", epsilon: float) -> "float | np.ndar
     ε(α) = 1/(α−1) · log[ α/(2α−1) e^{(α−1)ε} + (α−1)/(2α−1) e^{−αε} ], for α > 1
     (Mironov 2017, Prop. 6); computed in log space.
 
+    Parameters
+    ----------
+    order : float or ndarray
+        Rényi orders α > 1.
+    epsilon : float
+        ε = Δ/b of the Laplace release.
+
+    Returns
+    -------
+    float or ndarray
+        ε(α), shaped like ``order``.
+
     References
     ----------
     I. Mironov, "Rényi differential privacy", IEEE CSF 2017.
@@ -165,6 +210,22 @@ def laplace_rdp(order: "float | np.ndarray", epsilon: float) -> "float | np.ndar
 def rdp_composition(k: int, epsilon: float, *, delta: float,
                     orders: "np.ndarray | None" = None) -> tuple[float, float]:
     """(ε, best order) of k Laplace releases of true ε each, via RDP; capped by k·ε.
+
+    Parameters
+    ----------
+    k : int
+        Number of releases.
+    epsilon : float
+        ε of each release.
+    delta : float
+        δ of the conversion to (ε, δ)-DP, in (0, 1).
+    orders : ndarray, optional
+        Rényi orders searched (default: a fixed grid from 1 + 1e-4 to 1e6).
+
+    Returns
+    -------
+    (float, float)
+        ε at δ, and the order that gives it (∞ when basic composition k·ε is tighter).
 
     Examples
     --------

@@ -53,7 +53,20 @@ def dirichlet_rows(p: np.ndarray, k: float, rng: "np.random.Generator | int | Ra
                    ) -> np.ndarray:
     """Draw Dir(k·p) for every row of ``p`` (shape (m, n)); zero entries stay exactly zero.
 
-    Every positive entry of the output is a normal float >= 1e-300 and rows sum to 1.
+    Parameters
+    ----------
+    p : ndarray
+        Rows of probabilities (each sums to 1).
+    k : float
+        The concentration k > 0.
+    rng : Generator, int, RandomSource or None
+        A seed or generator: seeded experiment; None: release mode (OS CSPRNG).
+
+    Returns
+    -------
+    ndarray
+        One Dir(k·p) draw per row: every positive entry is a normal float >= 1e-300 and rows
+        sum to 1.
     """
     src = as_random_source(rng)
     p = np.atleast_2d(np.asarray(p, dtype=np.float64))

@@ -36,7 +36,25 @@ __all__ = ["check_epsilon", "laplace_scale", "laplace_release", "exponential_mec
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
-    """ε must be a finite number > 0."""
+    """``epsilon`` as a float, checked to be a finite number > 0.
+
+    Parameters
+    ----------
+    epsilon : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+        ε.
+
+    Raises
+    ------
+    InputError
+        If ε is not a finite number > 0.
+    """
     try:
         e = float(epsilon)
     except (TypeError, ValueError):
@@ -59,7 +77,20 @@ def _check_sensitivity(sensitivity: Any) -> float:
 
 
 def laplace_scale(epsilon: float, sensitivity: float) -> float:
-    """b = Δ/ε: Laplace(b) noise on a query of L1 sensitivity Δ is ε-DP."""
+    """The Laplace scale b = Δ/ε: Laplace(b) noise on a query of L1 sensitivity Δ is ε-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0.
+    sensitivity : float
+        Δ > 0, the L1 sensitivity of the query under the stated adjacency.
+
+    Returns
+    -------
+    float
+        b = Δ/ε.
+    """
     return _check_sensitivity(sensitivity) / check_epsilon(epsilon)
 
 
@@ -86,7 +117,24 @@ def _opendp_gumbel_max(scale: float) -> Any:
 
 def laplace_release(value: "np.ndarray | float", *, epsilon: float, sensitivity: float,
                     rng: "np.random.Generator | int | RandomSource | None" = None) -> np.ndarray:
-    """``value`` plus Laplace(Δ/ε) noise on every entry (ε-DP for an L1-sensitivity-Δ query)."""
+    """``value`` plus Laplace(Δ/ε) noise on every entry (ε-DP for an L1-sensitivity-Δ query).
+
+    Parameters
+    ----------
+    value : ndarray or float
+        The true answer (finite).
+    epsilon : float
+        ε > 0 of the whole release (Δ is the L1 sensitivity of the whole vector).
+    sensitivity : float
+        Δ > 0.
+    rng : Generator, int, RandomSource or None
+        A seed or generator: seeded experiment (numpy noise); None: release mode (OpenDP).
+
+    Returns
+    -------
+    ndarray
+        The noisy answer, same shape as ``value``.
+    """
     scale = laplace_scale(epsilon, sensitivity)
     x = np.asarray(value, dtype=np.float64)
     if not np.isfinite(x).all():
@@ -102,7 +150,24 @@ def laplace_release(value: "np.ndarray | float", *, epsilon: float, sensitivity:
 
 def exponential_probabilities(utilities: "np.ndarray | list[float]", *, epsilon: float,
                               sensitivity: float, monotonic: bool = False) -> np.ndarray:
-    """P[i] ∝ exp(ε·u_i / (2Δ)) (or ε·u_i/Δ for monotone utilities)."""
+    """The exponential mechanism's output distribution: P[i] ∝ exp(ε·u_i / (2Δ)).
+
+    Parameters
+    ----------
+    utilities : array-like
+        u_i, one per candidate.
+    epsilon : float
+        ε > 0.
+    sensitivity : float
+        Δ > 0, the utility's sensitivity.
+    monotonic : bool
+        Monotone utilities: exp(ε·u_i / Δ) instead.
+
+    Returns
+    -------
+    ndarray
+        The probabilities (sum 1).
+    """
     u = np.asarray(utilities, dtype=np.float64)
     factor = check_epsilon(epsilon) / ((1.0 if monotonic else 2.0) * _check_sensitivity(
         sensitivity))
@@ -114,7 +179,27 @@ def exponential_probabilities(utilities: "np.ndarray | list[float]", *, epsilon:
 def exponential_mechanism(utilities: "np.ndarray | list[float]", *, epsilon: float,
                           sensitivity: float, monotonic: bool = False,
                           rng: "np.random.Generator | int | RandomSource | None" = None) -> int:
-    """Index chosen by the exponential mechanism (ε-DP for utility sensitivity Δ)."""
+    """The index chosen by the exponential mechanism (ε-DP for utility sensitivity Δ).
+
+    Parameters
+    ----------
+    utilities : array-like
+        u_i, one per candidate (finite, non-empty).
+    epsilon : float
+        ε > 0.
+    sensitivity : float
+        Δ > 0.
+    monotonic : bool
+        Monotone utilities (half the noise).
+    rng : Generator, int, RandomSource or None
+        A seed or generator: seeded experiment (Gumbel-max with numpy); None: release mode
+        (OpenDP's noisy max).
+
+    Returns
+    -------
+    int
+        The chosen index.
+    """
     u = np.asarray(utilities, dtype=np.float64)
     if u.ndim != 1 or u.size == 0 or not np.isfinite(u).all():
         raise InputError("must be a non-empty list of finite numbers", field="utilities")
