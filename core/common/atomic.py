@@ -15,6 +15,22 @@ __all__ = ["atomic_write_bytes", "atomic_write_text"]
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed
+    and synced, then ``os.replace`` — a crash leaves the old file or the new one, never half.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file to write (its folder must exist).
+    data : bytes
+        The content.
+
+    Raises
+    ------
+    InputError
+        If the folder does not exist or cannot be written (field ``output``, with the
+        file named). The file keeps its permissions when it exists.
+    """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -46,4 +62,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """:func:`atomic_write_bytes` of ``text`` encoded as UTF-8.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file to write.
+    text : str
+        The content.
+    """
     atomic_write_bytes(path, text.encode("utf-8"))

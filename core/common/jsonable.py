@@ -39,7 +39,18 @@ def _why(x: float) -> str:
 
 
 def finite_or_none(x: Any) -> float | None:
-    """``float(x)`` if it is finite, else None."""
+    """``float(x)`` if it is finite, else None.
+
+    Parameters
+    ----------
+    x : Any
+        A number (numpy scalars too).
+
+    Returns
+    -------
+    float or None
+        None for ±∞ and NaN (JSON ``null``).
+    """
     v = float(x)
     return v if math.isfinite(v) else None
 
@@ -58,6 +69,17 @@ def jsonable(obj: Any) -> Any:
     """A copy of ``obj`` that ``json.dumps(allow_nan=False)`` accepts (see module docstring).
 
     numpy arrays and scalars become lists and Python numbers; tuples become lists.
+
+    Parameters
+    ----------
+    obj : Any
+        Nested dicts, lists, tuples, numbers and arrays.
+
+    Returns
+    -------
+    Any
+        The same structure with every non-finite number replaced by None and a sibling
+        ``<key>_reason`` (a string, or a list aligned with a list value) saying why.
     """
     obj = _scalar(obj)
     if isinstance(obj, np.ndarray):
@@ -91,5 +113,18 @@ def jsonable(obj: Any) -> Any:
 
 
 def dumps(obj: Any, **kwargs: Any) -> str:
-    """``json.dumps(jsonable(obj), allow_nan=False, **kwargs)``."""
+    """``json.dumps(jsonable(obj), allow_nan=False, **kwargs)``: strict JSON text.
+
+    Parameters
+    ----------
+    obj : Any
+        What to encode.
+    **kwargs
+        Passed to :func:`json.dumps` (e.g. ``indent``).
+
+    Returns
+    -------
+    str
+        The JSON text.
+    """
     return json.dumps(jsonable(obj), allow_nan=False, **kwargs)

@@ -36,7 +36,18 @@ T = TypeVar("T")
 
 
 def default_executor(workers: int) -> Executor:
-    """A process pool of ``workers`` processes with the "spawn" start method."""
+    """A process pool of ``workers`` processes with the "spawn" start method.
+
+    Parameters
+    ----------
+    workers : int
+        Number of processes.
+
+    Returns
+    -------
+    Executor
+        The pool (the caller shuts it down).
+    """
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 

@@ -29,11 +29,32 @@ class Progress(Protocol):
 
 
 def no_progress(fraction: float, message: str = "") -> None:
-    """The default progress callback: does nothing."""
+    """The default progress callback: does nothing.
+
+    Parameters
+    ----------
+    fraction : float
+        Done so far, in [0, 1].
+    message : str
+        What is being done.
+    """
 
 
 def sub_progress(progress: Progress, start: float, stop: float) -> Progress:
-    """Map a sub-step's [0, 1] onto ``[start, stop]`` of ``progress``."""
+    """Map a sub-step's [0, 1] onto ``[start, stop]`` of ``progress``.
+
+    Parameters
+    ----------
+    progress : Progress
+        The outer callback (it may raise :class:`Cancelled`).
+    start, stop : float
+        The part of the outer range the sub-step covers.
+
+    Returns
+    -------
+    Progress
+        A callback for the sub-step.
+    """
 
     def wrapped(fraction: float, message: str = "") -> None:
         progress(start + (stop - start) * min(max(fraction, 0.0), 1.0), message)

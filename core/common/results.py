@@ -25,7 +25,18 @@ _MESSAGES = {
 
 
 def readonly(a: "np.ndarray | float") -> np.ndarray:
-    """A read-only float copy (used in ``__post_init__`` of frozen results)."""
+    """A read-only float copy (used in ``__post_init__`` of frozen results).
+
+    Parameters
+    ----------
+    a : ndarray or float
+        The values.
+
+    Returns
+    -------
+    ndarray
+        A float64 copy with ``writeable`` False.
+    """
     arr = np.array(a, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr

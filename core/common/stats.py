@@ -16,6 +16,20 @@ def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float)
 
     ``count`` may be fractional (a projected count); ``count >= n`` gives 1.
 
+    Parameters
+    ----------
+    count : ndarray or float
+        Successes (≥ 0).
+    n : ndarray or float
+        Trials (> 0).
+    level : float
+        One-sided confidence level in (0, 1).
+
+    Returns
+    -------
+    ndarray
+        The upper limits, broadcast over ``count`` and ``n``.
+
     Examples
     --------
     >>> round(float(cp_upper(0, 100, 0.95)), 12) == round(1 - 0.05 ** (1 / 100), 12)
@@ -31,6 +45,18 @@ def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float)
 
 def t_half_width(x: "np.ndarray", axis: int | None = None) -> "np.ndarray | float":
     """Half-width of the two-sided 95 % Student-t interval of the mean (n >= 2 values).
+
+    Parameters
+    ----------
+    x : ndarray
+        The sample.
+    axis : int, optional
+        Along which axis (default: the flattened array).
+
+    Returns
+    -------
+    ndarray or float
+        t(0.975, n − 1) · s / √n.
 
     Examples
     --------

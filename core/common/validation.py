@@ -33,19 +33,58 @@ def _is_finite_number(x: Any) -> bool:
 
 
 def check_positive(value: Any, name: str) -> float:
-    """Return ``value`` as a float after checking it is finite and > 0."""
+    """Return ``value`` as a float after checking it is finite and > 0.
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+        The value.
+    """
     if not _is_finite_number(value) or float(value) <= 0:
         raise InputError(f"must be a finite number > 0, got {value!r}", field=name)
     return float(value)
 
 
 def check_k(k: Any, name: str = "k") -> float:
-    """The Dirichlet concentration parameter: a finite real > 0 (not necessarily integer)."""
+    """The Dirichlet concentration parameter: a finite real > 0 (not necessarily integer).
+
+    Parameters
+    ----------
+    k : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+        k.
+    """
     return check_positive(k, name)
 
 
 def check_beta(beta: Any, name: str = "beta") -> float:
-    """β is both a tail probability and a mixing weight: it must lie in the open (0, 1)."""
+    """β is both a tail probability and a mixing weight: it must lie in the open (0, 1).
+
+    Parameters
+    ----------
+    beta : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+        β.
+    """
     if not _is_finite_number(beta) or not 0.0 < float(beta) < 1.0:
         raise InputError(f"must lie strictly between 0 and 1, got {beta!r}", field=name)
     return float(beta)
@@ -75,6 +114,16 @@ class RandomSource:
 
 def as_random_source(rng: "np.random.Generator | int | RandomSource | None") -> RandomSource:
     """Normalise ``rng``: an int or Generator gives experiment mode; ``None`` gives release mode.
+
+    Parameters
+    ----------
+    rng : Generator, int, RandomSource or None
+        A seed, a numpy generator, an existing source, or None (the OS's CSPRNG).
+
+    Returns
+    -------
+    RandomSource
+        The generator with its mode ("experiment" or "release") and seed.
 
     Examples
     --------

@@ -52,7 +52,18 @@ def sweep_summary(result: Any) -> dict[str, Any]:
     its ``to_dict()`` except the (large) per-row privacy table, which is replaced by the
     number of rows and of rows without a guarantee per k (recomputed on demand).
     Non-finite numbers (ε = ∞ when some row has no guarantee) are stored as null with the
-    reason in ``epsilon_reason`` (:func:`core.common.jsonable.jsonable`)."""
+    reason in ``epsilon_reason`` (:func:`core.common.jsonable.jsonable`).
+
+    Parameters
+    ----------
+    result : SweepResult
+        The sweep.
+
+    Returns
+    -------
+    dict
+        Strict JSON.
+    """
     summary = result.to_dict()
     summary.pop("privacy_rows", None)
     if result.privacy:
@@ -66,7 +77,22 @@ def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]
                    ) -> dict[str, Any]:
     """What a "bounds" run record keeps of a :class:`core.mdp.private_policy.PrivatePolicy`:
     its summary plus the ids of the states and of the chosen actions (``policy_ids``), so
-    the drawing can show π̄ even after the model was edited."""
+    the drawing can show π̄ even after the model was edited.
+
+    Parameters
+    ----------
+    result : PrivatePolicy
+        π̄ and its bounds.
+    state_ids : list of str
+        The model's state ids, in index order.
+    action_ids : list of list of str
+        Per state, its action ids in index order.
+
+    Returns
+    -------
+    dict
+        Strict JSON.
+    """
     summary = result.summary()
     summary["state_ids"] = list(state_ids)
     pol = result.policy

@@ -65,12 +65,38 @@ class PolicyResult:
 
 
 def greedy(Q: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Argmax over actions with masking; ``np.argmax`` returns the lowest index on ties."""
+    """Argmax over the available actions; the lowest index wins ties.
+
+    Parameters
+    ----------
+    Q : ndarray
+        (..., A) action values.
+    mask : ndarray
+        (..., A) bool, the available actions.
+
+    Returns
+    -------
+    ndarray
+        The chosen action per leading index.
+    """
     return np.argmax(np.where(mask, Q, -np.inf), axis=-1)
 
 
 def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
-    """The (S, S) transition matrix of a deterministic stationary policy."""
+    """The (S, S) transition matrix of a deterministic stationary policy.
+
+    Parameters
+    ----------
+    P : ndarray
+        (S, A, S) transition probabilities.
+    policy : ndarray
+        (S,) action per state.
+
+    Returns
+    -------
+    ndarray
+        Row s is P(s, policy[s], ·).
+    """
     S = P.shape[0]
     return P[np.arange(S), policy]
 
@@ -138,6 +164,18 @@ def evaluate_policy(mdp: MDP, policy: np.ndarray) -> np.ndarray:
 
     Used both for V̄^π̄ (on the private model) and V^π̄ (π̄ on the true model, the
     "oracle view").
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    policy : ndarray
+        (T, S) for a finite horizon, (S,) for an infinite one.
+
+    Returns
+    -------
+    ndarray
+        (T+1, S) values, stage 0 first (finite horizon), or (S,) (infinite horizon).
     """
     policy = np.asarray(policy, dtype=np.int64)
     S = mdp.n_states

@@ -257,12 +257,39 @@ def _fmt_eps(e: float) -> str:
 
 
 def budgets_to_dict(budgets: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
-    """Budgets as stored in the project file: ``{dataset: {"epsilon": e, "delta": d}}``."""
+    """Budgets as stored in the project file: ``{dataset: {"epsilon": e, "delta": d}}``.
+
+    Parameters
+    ----------
+    budgets : dict
+        ``{dataset: (ε, δ)}``.
+
+    Returns
+    -------
+    dict
+        The file form, sorted by dataset.
+    """
     return {ds: {"epsilon": float(e), "delta": float(d)} for ds, (e, d) in sorted(budgets.items())}
 
 
 def budgets_from_dict(d: Any) -> dict[str, tuple[float, float]]:
-    """Inverse of :func:`budgets_to_dict`, validated (InputError naming the dataset)."""
+    """Inverse of :func:`budgets_to_dict`, validated.
+
+    Parameters
+    ----------
+    d : Any
+        The ``budgets`` object of a project file.
+
+    Returns
+    -------
+    dict
+        ``{dataset: (ε, δ)}`` with ε > 0 finite and 0 <= δ < 1.
+
+    Raises
+    ------
+    InputError
+        Naming the dataset whose budget is malformed.
+    """
     if not isinstance(d, dict):
         raise InputError(f"must be an object, got {type(d).__name__}", field="budgets")
     out: dict[str, tuple[float, float]] = {}
@@ -297,6 +324,20 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
     """Totals of ``entries`` under three accountants (each says when it applies).
 
     An entry with ``count`` c counts as c releases of its (ε, δ).
+
+    Parameters
+    ----------
+    entries : list of LedgerEntry
+        The releases to total (non-adaptive counts: the totals assume the sequence of
+        releases was fixed in advance).
+    delta_slack : float
+        δ' in (0, 1) of the advanced and zCDP accountants.
+
+    Returns
+    -------
+    list of Composition
+        basic, advanced and zCDP totals (zCDP marked not applicable unless every entry is
+        pure DP); ∞ where an entry has no finite ε.
 
     * basic composition: (Σεᵢ, Σδᵢ) — always valid;
     * advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3, heterogeneous form):

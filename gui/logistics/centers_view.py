@@ -1,0 +1,214 @@
+"""The centers tab of a plan result (thesis Fig 4.6): the center graph the origin planned on,
+its estimated crossing lengths and the route it chose."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.logistics.map_view import (
+    CENTER_FILL,
+    CENTER_HALF,
+    NodeItem,
+    TextItem,
+    ZoomView,
+    arrow_head,
+)
+from gui.logistics.result_parts import (
+    ACCENT,
+    GOAL,
+    GREY,
+    ORIGIN,
+    RatioSplitter,
+    chosen_arcs,
+    column,
+    fmt_estimate,
+    make_cell,
+    make_table,
+    rich_label,
+    world_positions,
+)
+from gui.shell.style import PRIVATE_ACCENT
+
+__all__ = ["CenterGraphTab"]
+
+
+class CenterGraphTab(QWidget):
+    """Fig 4.6: the origin's center graph with estimated crossing lengths."""
+
+    EMPTY = ("The center graph the origin searches in Step 3 (Fig 4.6) appears here after a "
+             "DP-based or No-privacy run: centers joined by crossing lengths — exact on the "
+             "origin's own map, estimated from the released probabilities elsewhere.")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = ZoomView(self)
+        self.view.show_empty(self.EMPTY)
+        self.table = make_table(("from", "to", "agent", "estimate", "source", "chosen"), self)
+        self.caption = rich_label(self)
+        split = RatioSplitter(Qt.Orientation.Horizontal, 0.64, self)
+        split.addWidget(self.view)
+        split.addWidget(column(self, self.caption, self.table))
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.arc_count = 0
+        self.chosen: list[tuple[str, str, str]] = []
+
+    def clear(self) -> None:
+        self.view.show_empty(self.EMPTY)
+        self.table.setRowCount(0)
+        self.caption.setText("")
+        self.arc_count = 0
+        self.chosen = []
+
+    @staticmethod
+    def _name(n: str, result: Any) -> str:
+        if n == ORIGIN:
+            return f"origin {result.task.origin}"
+        if n == GOAL:
+            return (f"goal {result.task.goal}" if result.task.goal else
+                    f"any base of {result.task.goal_agent}")
+        return n
+
+    def show_result(self, world: Any, result: Any, colours: Mapping[str, QColor]) -> None:
+        arcs = list(result.center_graph or ())
+        self.table.setRowCount(0)
+        self.arc_count = len(arcs)
+        if not arcs:
+            self.chosen = []
+            self.view.show_empty(
+                self.EMPTY if result.approach in ("dp", "noprivacy") and not result.success
+                else f"The {html.escape(result.approach)} approach builds no center graph "
+                     "with lengths (Greedy plans by hop count, Best-first hop by hop)."
+                if result.approach not in ("dp", "noprivacy") else
+                "No center graph: Step 1 did not reach the goal agent.")
+            self.caption.setText("")
+            return
+        self.chosen = chosen_arcs(result)
+        chosen = set(self.chosen)
+        origin_agent = world.agent_of(result.task.origin)
+        wpos = world_positions(world)
+        pos: dict[str, QPointF] = {}
+        for s, t, _ag, _w in arcs:
+            for n in (s, t):
+                if n in pos:
+                    continue
+                if n == ORIGIN:
+                    pos[n] = wpos[result.task.origin]
+                elif n == GOAL:
+                    if result.task.goal:
+                        pos[n] = wpos[result.task.goal]
+                    else:
+                        bs = world.bases[result.task.goal_agent]
+                        pos[n] = QPointF(sum(wpos[b].x() for b in bs) / len(bs),
+                                         sum(wpos[b].y() for b in bs) / len(bs))
+                else:
+                    pos[n] = wpos[n]
+
+        def source(s: str, t: str, ag: str) -> str:
+            if t == GOAL:
+                return ("exact goal leg (No-privacy)" if result.approach == "noprivacy" else
+                        "goal leg unknown to the origin: 0")
+            if ag == origin_agent:
+                return "exact, on the origin's own map"
+            return ("exact crossing shared by " + ag if result.approach == "noprivacy" else
+                    f"estimated from {ag}'s released probabilities")
+
+        scene = self.view.graphics_scene
+        self.view.hide_empty()
+        scene.clear()
+        for s, t, ag, w in arcs:
+            p0, p2 = pos[s], pos[t]
+            dx, dy = p2.x() - p0.x(), p2.y() - p0.y()
+            dist = math.hypot(dx, dy) or 1.0
+            nx_, ny_ = -dy / dist, dx / dist
+            bend = 0.18 * dist
+            c = QPointF((p0.x() + p2.x()) / 2 + nx_ * bend, (p0.y() + p2.y()) / 2 + ny_ * bend)
+            # stop short of the target square
+            end = p2 - (p2 - c) * (CENTER_HALF + 3) / max(1.0, math.hypot(
+                (p2 - c).x(), (p2 - c).y()))
+            path = QPainterPath(p0)
+            path.quadTo(c, end)
+            on = (s, t, ag) in chosen
+            estimated = ag != origin_agent and result.approach == "dp" and t != GOAL
+            colour = ACCENT if estimated else (GREY if t == GOAL else QColor("#333333"))
+            pen = QPen(QColor("#000000") if on else colour, 3.6 if on else 1.3)
+            if estimated and not on:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            if t == GOAL and not on:
+                pen.setStyle(Qt.PenStyle.DotLine)
+            item = QGraphicsPathItem(path)
+            item.setPen(pen)
+            item.setZValue(2 if on else 0)
+            item.setToolTip(f"{self._name(s, result)} → {self._name(t, result)} via {ag}: "
+                            f"{fmt_estimate(w)} ({source(s, t, ag)})")
+            scene.addItem(item)
+            head = QGraphicsPathItem()
+            hp = QPainterPath()
+            hp.addPolygon(arrow_head(end, end - c, 9.0 if on else 7.0))
+            hp.closeSubpath()
+            head.setPath(hp)
+            head.setBrush(QBrush(pen.color()))
+            head.setPen(QPen(Qt.PenStyle.NoPen))
+            head.setZValue(item.zValue())
+            scene.addItem(head)
+            mid = p0 * 0.25 + c * 0.5 + p2 * 0.25
+            lab = TextItem(f"{ag}: {fmt_estimate(w)}", point_size=7.5 if on else 6.5, bold=on,
+                           colour="#000000" if on else "#7A4A00" if estimated else "#333333")
+            lab.setZValue(5 if on else 3)
+            lab.center_on(mid)
+            scene.addItem(lab)
+        for n, p in pos.items():
+            if n in (ORIGIN, GOAL):
+                ag = origin_agent if n == ORIGIN else result.task.goal_agent
+                fill = QColor(colours.get(ag, QColor("#BBBBBB")))
+                item = NodeItem(n, "base", fill, movable=False, radius=11.0)
+            else:
+                item = NodeItem(n, "center", CENTER_FILL, movable=False)
+            item.setPos(p)
+            item.setToolTip(self._name(n, result))
+            scene.addItem(item)
+            lab = TextItem(self._name(n, result) if n in (ORIGIN, GOAL) else n,
+                           point_size=7.5, bold=True,
+                           background=None if n not in (ORIGIN, GOAL) else
+                           QColor(255, 255, 255, 220))
+            lab.setZValue(12)
+            if n in (ORIGIN, GOAL):
+                r = lab.boundingRect()
+                lab.setPos(p.x() - r.width() / 2, p.y() + 13)
+            else:
+                lab.center_on(p)
+            scene.addItem(lab)
+        # table: chosen arcs first, then by estimate
+        rows = sorted(arcs, key=lambda a: ((a[0], a[1], a[2]) not in chosen, a[3]))
+        for s, t, ag, w in rows:
+            r = self.table.rowCount()
+            self.table.insertRow(r)
+            on = (s, t, ag) in chosen
+            vals = (self._name(s, result), self._name(t, result), ag, fmt_estimate(w),
+                    source(s, t, ag), "✓" if on else "")
+            for col, text in enumerate(vals):
+                self.table.setItem(r, col, make_cell(text, bold=on, align_right=col == 3))
+        est = result.estimated_length
+        self.caption.setText(
+            f"<b>Center graph of {html.escape(origin_agent)}</b> (Fig 4.6): {len(arcs)} arcs; "
+            f"<span style='color:{PRIVATE_ACCENT}'>orange dashed</span> = estimated from "
+            "released probabilities (in units of the origin's mean route length), dark = exact "
+            "on its own map, dotted = the goal leg (unknown to the origin). The chosen route "
+            f"is bold (estimated total {fmt_estimate(est) if est is not None else '–'}"
+            + (f"; its true length is {result.length:g}" if result.success else "") + ").")
+        self.view.fit_to_view()
+
+
+# ---------------------------------------------------------------------------- ledger
