@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from core import __version__
@@ -205,7 +205,8 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.mdp.sweep import privacy_sweep
 
     ks = parse_k_list(args.k)
-    mdp = load_mdp(args.mdp)
+    project, mdp_id = _project_model(args)
+    mdp = project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.mdp)
     seed_drawn = args.seed is None
     try:
         res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
@@ -220,6 +221,11 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload = res.to_dict()
     payload["seed_drawn_from_os"] = seed_drawn
     payload["initial_state"] = mdp.state_names[mdp.initial_state]
+    recorded = ""
+    if args.record and project is not None and mdp_id is not None:
+        recorded = _record_sweep(args, project, mdp_id, ks, res)
+        payload["recorded"] = {"project": args.mdp, "run": recorded,
+                               "ledger_entries": len(res.privacy)}
 
     def text() -> str:
         head = (f"{mdp.name or args.mdp}: {res.runs} runs per k, beta = {res.beta:g}, "
@@ -232,6 +238,9 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{res.mean(c)[i]:>9.4f}±{res.sd(c)[i]:<6.3f}" for c in cols))
         lines.append("v_true and cost_empirical use the true model (oracle view); "
                      f"{res.elapsed_s:.2f} s")
+        if recorded:
+            lines.append(f"recorded in {args.mdp} as {recorded} (with {len(res.privacy)} "
+                         "ledger entries, seeded experiments: listed, not spent)")
         if res.privacy:
             first = res.privacy[0]
             lines.append("privacy of one privatised model per k (Dirichlet mechanism, "
@@ -243,6 +252,57 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     emit(args, payload, text, out)
     return 0
+
+
+def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
+    """(project, model id) when MDP names a project, else (None, None); checks the flags."""
+    from core.mdp.files import read_json
+    from core.project.files import PROJECT_FORMAT, load_project
+
+    is_project = False
+    if not str(args.mdp).lower().endswith(".npz"):
+        try:
+            doc = read_json(args.mdp)
+        except InputError:
+            doc = None  # load_mdp reports what is wrong with the file
+        is_project = isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT
+    if not is_project:
+        if args.mdp_id is not None:
+            raise InputError("--mdp names a model inside a project; MDP is a model file",
+                             field="--mdp")
+        if args.record:
+            raise InputError("--record writes the run into a project: give a "
+                             "*.privplan.json as MDP (and --mdp ID)", field="--record")
+        return None, None
+    project = load_project(args.mdp)
+    ids = [e.id for e in project.mdps]
+    if args.mdp_id is None:
+        if len(ids) != 1:
+            raise InputError(f"the project has {len(ids)} models ({', '.join(ids) or 'none'}): "
+                             "name one with --mdp ID", field="--mdp")
+        return project, ids[0]
+    if args.mdp_id not in ids:
+        raise InputError(f"no model {args.mdp_id!r} in the project (models: "
+                         f"{', '.join(ids) or 'none'})", field="--mdp")
+    return project, args.mdp_id
+
+
+def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
+                  res: Any) -> str:
+    """Record the sweep in the project file (the window's record); returns the run id."""
+    from core.mdp.records import SweepParameters
+    from core.project.files import save_project
+    from core.project.recording import record_sweep_run
+
+    params = SweepParameters(
+        ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
+        alpha_mode=res.alpha_mode, seeded=args.seed is not None, seed=args.seed,
+        workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
+        b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
+        domain_rule=args.domain_rule)
+    record, _ = record_sweep_run(project, mdp_id, params, res)
+    save_project(project, args.mdp)
+    return str(record.id)
 
 
 def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -274,7 +334,14 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     common(sp)
 
     sp = sub.add_parser("sweep", help="the Figure 2.1 experiment over a list of k")
-    sp.add_argument("mdp", metavar="MDP", help="the true model (*.mdp.json|npz)")
+    sp.add_argument("mdp", metavar="MDP", help="the true model (*.mdp.json|npz), or a project "
+                    "(*.privplan.json) with --mdp naming one of its models")
+    sp.add_argument("--mdp", dest="mdp_id", default=None,
+                    help="the id of the model in the project MDP (default: its only model)")
+    sp.add_argument("--record", action="store_true",
+                    help="record the run in the project MDP, as the window does: a run record "
+                         "and one ledger entry per k (seeded experiments: listed, not spent); "
+                         "the project file is saved atomically")
     sp.add_argument("--k", required=True, help="comma-separated k values, e.g. 10,100,1000")
     sp.add_argument("--runs", type=int, default=50, help="privatisations per k (default 50)")
     sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1), default 0.05")

@@ -12,10 +12,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.common.jsonable import jsonable
-from core.mdp.accounting import DEFAULT_B, DEFAULT_DELTA
+from core.mdp.accounting import DEFAULT_B, DEFAULT_DELTA, record_privatization
 from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
+from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
-__all__ = ["SweepParameters", "sweep_summary", "bounds_summary"]
+__all__ = ["SweepParameters", "sweep_summary", "bounds_summary", "sweep_entries"]
 
 
 @dataclass(frozen=True)
@@ -103,3 +104,35 @@ def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]
 
     summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
     return jsonable(summary)
+
+
+def sweep_entries(mdp_id: str, result: Any, *, source: str,
+                  time: str | None = None) -> list[LedgerEntry]:
+    """The ledger entries of a privacy sweep: one per k (``count`` = runs), experiment mode.
+
+    The sweep evaluates π̄ on the true model (oracle view), so it is never a release; its
+    privatisations are listed so a reader sees every use of the data. A value of k with no
+    DP guarantee makes an unbounded entry (ε = ∞ with the reason), never none.
+
+    Parameters
+    ----------
+    mdp_id : str
+        The MDP's id in the project (the dataset is ``mdp:<id>``).
+    result : SweepResult
+        The sweep.
+    source : str
+        What made the entries (the run id).
+    time : str, optional
+        Their timestamp (default: now).
+
+    Returns
+    -------
+    list of LedgerEntry
+        One per k, with ids local to a fresh ledger (the project gives them its own).
+    """
+    led = PrivacyLedger()
+    for k, priv in zip(result.k.tolist(), result.privacy):
+        record_privatization(led, mdp_id=mdp_id, privacy=priv, k=float(k), mode="experiment",
+                             seed=result.seed, source=source, count=result.runs,
+                             zeros=result.zeros, time=time)
+    return led.entries

@@ -69,9 +69,10 @@ from core.mdp.accounting import (
     DEFAULT_ETA,
     DOMAIN_RULES,
 )
-from core.mdp.records import SweepParameters, bounds_summary, sweep_summary
+from core.mdp.records import SweepParameters, bounds_summary
 from core.mdp.sweep import DEFAULT_K
 from core.project.model import RunRecord
+from core.project.recording import sweep_run_record
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import record_mdp_release, record_sweep
@@ -618,9 +619,7 @@ class AnalysisPanel(QWidget):
         from core.mdp.sweep import SweepResult
 
         assert isinstance(result, SweepResult)
-        record = RunRecord(id=self._document.project.new_run_id(), kind="sweep",
-                           target=self._mdp_id, params=params.to_dict(),
-                           summary=sweep_summary(result), mode=result.mode, seed=result.seed)
+        record = sweep_run_record(self._document.project, self._mdp_id, params, result)
         stack = self._document.undo_stack
         stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record))

@@ -34,6 +34,7 @@ from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.mdp.accounting import mdp_dataset, record_privatization
+from core.mdp.records import sweep_entries
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["project_ledger", "AddLedgerEntriesCommand",
            "SetBudgetCommand", "record_entries", "record_sweep", "record_mdp_release",
-           "sweep_entries", "set_budget", "privacy_budget_check", "confirm_release",
+           "set_budget", "privacy_budget_check", "confirm_release",
            "ask_exceed_budget", "mdp_release_check", "spent_text"]
 
 def project_ledger(document_or_project: Any) -> PrivacyLedger:
@@ -128,22 +129,6 @@ def record_entries(document: "ProjectDocument", entries: Iterable[LedgerEntry | 
     if parent is None and cmd.entries:
         document.push(cmd)
     return cmd.entries
-
-
-def sweep_entries(mdp_id: str, result: "SweepResult", *, source: str,
-                  time: str | None = None) -> list[LedgerEntry]:
-    """The ledger entries of a privacy sweep: one per k (``count`` = runs), experiment mode.
-
-    The sweep evaluates π̄ on the true model (oracle view), so it is never a release; its
-    privatisations are listed so a reader sees every use of the data. A value of k with no
-    DP guarantee makes an unbounded entry (ε = ∞ with the reason), never none.
-    """
-    led = PrivacyLedger()
-    for k, priv in zip(result.k.tolist(), result.privacy):
-        record_privatization(led, mdp_id=mdp_id, privacy=priv, k=float(k), mode="experiment",
-                             seed=result.seed, source=source, count=result.runs,
-                             zeros=result.zeros, time=time)
-    return led.entries
 
 
 def record_sweep(document: "ProjectDocument", mdp_id: str, result: "SweepResult", *,

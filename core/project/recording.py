@@ -1,0 +1,107 @@
+"""Recording a run in a project, the same way from the window and from the command line.
+
+A run is one :class:`core.project.model.RunRecord` plus the privacy-ledger entries of what it
+privatised or released; :func:`record_run` appends both, the entries with fresh project
+ids (``rel-N``). The GUI does the same through its undoable
+:class:`gui.shell.commands.AddRunCommand`; the command line through ``--record``.
+
+Examples
+--------
+>>> from core.mdp.examples import four_startups
+>>> from core.mdp.records import SweepParameters
+>>> from core.mdp.sweep import privacy_sweep
+>>> from core.project.model import Project
+>>> p = Project(); mdp_id = p.add_mdp(four_startups(), "startups")
+>>> res = privacy_sweep(four_startups(), [10.0, 100.0], runs=2, seed=1, workers=1)
+>>> params = SweepParameters(ks=(10.0, 100.0), runs=2, beta=0.05, alpha_mode="paper",
+...                          seeded=True, seed=1, workers=1)
+>>> rec, entries = record_sweep_run(p, mdp_id, params, res)
+>>> rec.kind, rec.target, [e.id for e in entries], len(p.ledger)
+('sweep', 'startups', ['rel-1', 'rel-2'], 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
+from core.privacy.ledger import LedgerEntry, PrivacyLedger
+from core.project.model import Project, RunRecord
+
+__all__ = ["record_run", "sweep_run_record", "record_sweep_run"]
+
+
+def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
+               ) -> list[LedgerEntry]:
+    """Append ``record`` and its ledger ``entries`` (with fresh project ids) to ``project``.
+
+    Parameters
+    ----------
+    project : Project
+        The project (changed in place).
+    record : RunRecord
+        The run; its id must be new (:meth:`Project.new_run_id`).
+    entries : sequence of LedgerEntry
+        What the run privatised or released (unbounded ones included).
+
+    Returns
+    -------
+    list of LedgerEntry
+        The entries as stored, with their project ids.
+    """
+    led = PrivacyLedger.from_project(project)
+    stored = led.extend(list(entries))
+    project.runs.append(record)
+    project.ledger.extend(e.to_dict() for e in stored)
+    return stored
+
+
+def sweep_run_record(project: Project, mdp_id: str, params: SweepParameters, result: Any
+                     ) -> RunRecord:
+    """The run record of a privacy sweep (kind ``"sweep"``) on the project's MDP ``mdp_id``.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    mdp_id : str
+        The MDP it ran on.
+    params : SweepParameters
+        What was asked.
+    result : SweepResult
+        What came out.
+
+    Returns
+    -------
+    RunRecord
+        Not yet added to the project.
+    """
+    return RunRecord(id=project.new_run_id(), kind="sweep", target=mdp_id,
+                     params=params.to_dict(), summary=sweep_summary(result),
+                     mode=result.mode, seed=result.seed)
+
+
+def record_sweep_run(project: Project, mdp_id: str, params: SweepParameters, result: Any
+                     ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """Record a sweep and its privatisations (one experiment entry per k) in ``project``.
+
+    Parameters
+    ----------
+    project : Project
+        The project (changed in place).
+    mdp_id : str
+        The MDP it ran on.
+    params : SweepParameters
+        What was asked.
+    result : SweepResult
+        What came out.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        The record and the stored ledger entries.
+    """
+    record = sweep_run_record(project, mdp_id, params, result)
+    entries = sweep_entries(mdp_id, result, source=record.id)
+    return record, record_run(project, record, entries)
