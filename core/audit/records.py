@@ -7,7 +7,7 @@ from typing import Any
 from core.audit.runner import AuditResult
 from core.common.jsonable import jsonable
 
-__all__ = ["RUN_KIND", "audit_summary"]
+__all__ = ["RUN_KIND", "audit_summary", "audit_params"]
 
 #: ``RunRecord.kind`` of an audit.
 RUN_KIND = "audit"
@@ -27,3 +27,24 @@ def audit_summary(result: AuditResult) -> dict[str, Any]:
         JSON-safe (ε = ∞ is null with its reason, :func:`core.common.jsonable.jsonable`).
     """
     return jsonable(result.to_dict())
+
+
+def audit_params(result: AuditResult, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters a run record keeps of an audit (what was asked, strict JSON).
+
+    Parameters
+    ----------
+    result : AuditResult
+        The audit.
+    params : dict
+        The mechanism's public parameters as passed to ``run_audit``.
+
+    Returns
+    -------
+    dict
+        ``mechanism``, ``params``, ``samples``, ``confidence``, ``seeded`` and ``seed``.
+    """
+    return jsonable({"mechanism": result.mechanism, "params": dict(params),
+                     "samples": result.samples, "confidence": result.confidence,
+                     "seeded": result.seed is not None and result.mode == "experiment",
+                     "seed": result.seed})

@@ -60,6 +60,9 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                        help="seeded experiment mode; omit for release mode")
         p.add_argument("--confidence", type=float, default=0.95,
                        help="joint confidence of the Clopper-Pearson limits (default 0.95)")
+        p.add_argument("--record", metavar="PROJECT", default=None,
+                       help="record the audit in this project (*.privplan.json) as the "
+                            "window does; the file is saved atomically")
         common(p)
 
     p = mech.add_parser("laplace", help="Laplace mechanism (core/privacy/laplace.py)")
@@ -195,6 +198,15 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.common.errors import InputError
     from core.common.jsonable import dumps
 
+    project = None
+    if args.record is not None:  # refuse a bad project before spending time on the audit
+        from core.project.files import load_project
+
+        try:
+            project = load_project(args.record)
+        except InputError as exc:
+            raise InputError(exc.problem if exc.file else str(exc), field="--record",
+                             file=exc.file or args.record) from None
     try:
         res = run_audit(args.mechanism, samples=args.samples, seed=args.seed,
                         confidence=args.confidence,
@@ -204,8 +216,20 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if exc.file is None and exc.field in FLAGS:
             raise InputError(exc.problem, field=FLAGS[exc.field]) from None
         raise
+    payload = res.to_dict()
+    recorded = ""
+    if project is not None:
+        from core.project.files import save_project
+        from core.project.recording import audit_run_record, record_run
+
+        record = audit_run_record(project, res, _params(args))
+        record_run(project, record)
+        save_project(project, args.record)
+        recorded = str(record.id)
+        payload["recorded"] = {"project": args.record, "run": recorded, "ledger_entries": 0}
     if args.json:
-        out.write(dumps(res.to_dict()) + "\n")
+        out.write(dumps(payload) + "\n")
     else:
-        out.write(text_report(res) + "\n")
+        out.write(text_report(res) + "\n"
+                  + (f"recorded in {args.record} as {recorded}\n" if recorded else ""))
     return 0

@@ -25,11 +25,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.audit.records import RUN_KIND as AUDIT_KIND
+from core.audit.records import audit_params, audit_summary
 from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
 
-__all__ = ["record_run", "sweep_run_record", "record_sweep_run"]
+__all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -105,3 +107,28 @@ def record_sweep_run(project: Project, mdp_id: str, params: SweepParameters, res
     record = sweep_run_record(project, mdp_id, params, result)
     entries = sweep_entries(mdp_id, result, source=record.id)
     return record, record_run(project, record, entries)
+
+
+def audit_run_record(project: Project, result: Any, params: dict[str, Any]) -> RunRecord:
+    """The run record of an audit (kind ``"audit"``, target the mechanism).
+
+    An audit is an experiment on inputs it builds itself: it releases nothing about the
+    project's data, so it has no ledger entries.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : AuditResult
+        The audit.
+    params : dict
+        The mechanism's public parameters as passed to ``run_audit``.
+
+    Returns
+    -------
+    RunRecord
+        Not yet added to the project.
+    """
+    return RunRecord(id=project.new_run_id(), kind=AUDIT_KIND, target=result.mechanism,
+                     params=audit_params(result, params), summary=audit_summary(result),
+                     mode=result.mode, seed=result.seed)

@@ -56,8 +56,7 @@ from PySide6.QtWidgets import (
 from core.audit import AuditResult, run_audit
 from core.audit.records import RUN_KIND, audit_summary
 from core.common.errors import InputError
-from core.common.jsonable import jsonable
-from core.project.model import RunRecord
+from core.project.recording import audit_run_record
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
 from gui.audit.texts import (
     BANNER,
@@ -608,15 +607,8 @@ class AuditPanel(QWidget):
             self._status_bar.clearMessage()
 
     def _record(self, req: Mapping[str, Any], result: AuditResult) -> None:
-        summary = audit_summary(result)
-        record = RunRecord(
-            id=self._document.project.new_run_id(), kind=RUN_KIND, target=result.mechanism,
-            params=jsonable({"mechanism": result.mechanism,
-                             "params": dict(req.get("params") or {}),
-                             "samples": result.samples, "confidence": result.confidence,
-                             "seeded": result.seed is not None and result.mode == "experiment",
-                             "seed": result.seed}),
-            summary=summary, mode=result.mode, seed=result.seed)
+        record = audit_run_record(self._document.project, result, dict(req.get("params") or {}))
+        summary = record.summary
         self._document.push(AddRunCommand(self._document, record))  # shows it (run_added)
         if self._shown_run != record.id:
             self._shown_run = record.id

@@ -83,3 +83,24 @@ def test_a_project_with_several_models_needs_mdp(project: Path) -> None:
     assert code == 2 and "--mdp" in err and err.count("\n") == 1
     code, _, err = cli("sweep", project, "--mdp", "nope", "--k", "10")
     assert code == 2 and "no model 'nope'" in err
+
+
+def test_audit_record_appends_an_audit_run_without_ledger_entries(project: Path) -> None:
+    before = load_project(project)
+    code, out, err = cli("audit", "laplace", "--epsilon", "1", "--sensitivity", "1",
+                         "--samples", "2000", "--seed", "3", "--record", project, "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    after = load_project(project)
+    run = after.runs[-1]
+    assert payload["recorded"] == {"project": str(project), "run": run.id, "ledger_entries": 0}
+    assert run.kind == "audit" and run.target == "laplace" and run.seed == 3
+    assert run.params["params"] == {"epsilon": 1.0, "sensitivity": 1.0}
+    assert run.summary["verdict"] == payload["verdict"] == "consistent"
+    assert after.ledger == before.ledger  # an audit releases nothing about the project
+
+
+def test_audit_record_refuses_a_missing_project_before_running(tmp_path: Path) -> None:
+    code, out, err = cli("audit", "laplace", "--epsilon", "1", "--sensitivity", "1",
+                         "--record", tmp_path / "missing.privplan.json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--record" in err
