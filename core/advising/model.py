@@ -550,6 +550,13 @@ class AdvisingSetup:
                    params=params if params is not None else AdvisingParams(), name=name,
                    description=description)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AdvisingSetup):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = object.__hash__  # identity: the rewards array makes content hashing costly
+
     def to_dict(self) -> dict[str, Any]:
         """The set-up file / project entry (``privplan-advising``, version 1)."""
         return {

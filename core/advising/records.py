@@ -21,8 +21,10 @@ from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
 __all__ = ["STORED_POINTS", "CR_AT_EPOCHS", "rounded_json", "randomness_text", "single_summary",
            "experiment_summary", "advising_dataset", "raw_kinds", "single_ledger_entries",
-           "experiment_ledger_entries"]
+           "experiment_ledger_entries", "RUN_TARGET", "single_params"]
 
+#: RunRecord.target of advising runs (they run on ``Project.advising[0]``).
+RUN_TARGET = "advising-1"
 STORED_POINTS = 175
 CR_AT_EPOCHS = (50, 100, 200)
 
@@ -283,3 +285,33 @@ def experiment_ledger_entries(result: ExperimentResult, *, source: str) -> list[
                            mode="experiment", seed=result.seed, source=source,
                            count=int(raw[j]))
     return led.entries
+
+
+def single_params(result: AdvisingResult, *, delta: float, seeded: bool) -> dict[str, Any]:
+    """The run parameters of one advising run (kind ``"advise"``), rounded for the file.
+
+    Parameters
+    ----------
+    result : AdvisingResult
+        The run (its set-up and parameters).
+    delta : float
+        δ of the advanced and RDP totals shown with it.
+    seeded : bool
+        True for a seeded experiment.
+
+    Returns
+    -------
+    dict
+        Set-up name and sizes, strategy, variant, ε, budgets, sensitivities, seed and every
+        parameter.
+    """
+    s = result.setup
+    p = s.params
+    return rounded_json({
+        "run": "single", "setup": s.name, "strategy": p.strategy, "variant": p.variant,
+        "epsilon": p.epsilon, "epochs": p.epochs,
+        "distance_threshold": p.distance_threshold, "ask_budget": p.ask_budget,
+        "give_budget": p.give_budget, "noise_sensitivity": s.noise_sensitivity,
+        "strict_sensitivity": s.strict_sensitivity, "delta": delta,
+        "seeded": seeded, "seed": result.seed, "agents": s.n_agents,
+        "servers": s.n_servers, "tasks": s.n_tasks, "params": p.to_dict()})

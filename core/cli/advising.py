@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, emit, mode_line
+from core.cli.common import Progress, add_record_flag, emit, mode_line, record_project
 
 __all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_advise_bench",
            "FLAGS"]
@@ -134,11 +134,13 @@ def _load_setup(path: str) -> Any:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not valid JSON ({exc})", file=path) from None
     if isinstance(data, dict) and data.get("format") == "privplan-project":
-        items = (data.get("project") or {}).get("advising") or []
-        if not items:
+        from core.project.files import load_project
+
+        setups = load_project(path).advising  # migrated and validated
+        if not setups:
             raise InputError("the project holds no advising set-up", field="advising",
                              file=path)
-        data = items[0]
+        return setups[0]
     try:
         return AdvisingSetup.from_dict(data)
     except InputError as exc:
@@ -163,6 +165,7 @@ def add_advise_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                     help="stop a teacher once its cumulative true epsilon would pass this")
     sp.add_argument("--summary", action="store_true",
                     help="with --json: advice_events as a count instead of the full log")
+    add_record_flag(sp, "run")
     common(sp)
 
 
@@ -178,6 +181,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.advising.presets import preset
     from core.common.errors import InputError
 
+    project = record_project(args.record)  # a bad project is refused before the run
     try:
         over = _overrides(args)
         if args.max_epsilon_per_teacher is not None:
@@ -210,6 +214,20 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             budget["give_budget"] = "--give-budget"
         raise _flag(exc, budget) from None
     payload = res.to_dict(events=not args.summary)
+    recorded = ""
+    if project is not None:
+        from core.advising.accounting import DEFAULT_DELTA
+        from core.project.files import save_project
+        from core.project.recording import advise_run_record, record_run
+
+        record, entries = advise_run_record(
+            project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
+            seeded=args.seed is not None)
+        stored = record_run(project, record, entries)
+        save_project(project, args.record)
+        recorded = str(record.id)
+        payload["recorded"] = {"project": args.record, "run": recorded,
+                               "ledger_entries": len(stored)}
 
     def text() -> str:
         s, p, acc = res.setup, res.setup.params, res.accounting
@@ -262,6 +280,9 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for note in res.notes:
             lines.append(f"note: {note}")
         lines.append(f"{res.elapsed_s:.3f} s")
+        if recorded:
+            lines.append(f"recorded in {args.record} as {recorded} (with "
+                         f"{payload['recorded']['ledger_entries']} ledger entries)")
         return "\n".join(lines)
 
     emit(args, payload, text, out)

@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress
+from core.cli.common import Progress, add_record_flag, record_project
 
 __all__ = ["add_audit_parser", "cmd_audit", "FLAGS"]
 
@@ -60,9 +60,7 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                        help="seeded experiment mode; omit for release mode")
         p.add_argument("--confidence", type=float, default=0.95,
                        help="joint confidence of the Clopper-Pearson limits (default 0.95)")
-        p.add_argument("--record", metavar="PROJECT", default=None,
-                       help="record the audit in this project (*.privplan.json) as the "
-                            "window does; the file is saved atomically")
+        add_record_flag(p, "audit")
         common(p)
 
     p = mech.add_parser("laplace", help="Laplace mechanism (core/privacy/laplace.py)")
@@ -198,15 +196,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.common.errors import InputError
     from core.common.jsonable import dumps
 
-    project = None
-    if args.record is not None:  # refuse a bad project before spending time on the audit
-        from core.project.files import load_project
-
-        try:
-            project = load_project(args.record)
-        except InputError as exc:
-            raise InputError(exc.problem if exc.file else str(exc), field="--record",
-                             file=exc.file or args.record) from None
+    project = record_project(args.record)  # a bad project is refused before the audit
     try:
         res = run_audit(args.mechanism, samples=args.samples, seed=args.seed,
                         confidence=args.confidence,

@@ -15,6 +15,7 @@ from typing import Any, NoReturn, TextIO
 from core.common.errors import InputError
 
 __all__ = ["PROG", "UsageError", "Parser", "parse_k_list", "flag_error", "Progress", "emit",
+           "project_item", "record_project", "add_record_flag",
            "mode_line", "add_json_flag"]
 
 PROG = "privplan"
@@ -96,3 +97,85 @@ def mode_line(seed: int | None) -> str:
 def add_json_flag(sp: argparse.ArgumentParser) -> None:
     """``--json``: print one JSON object on stdout."""
     sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def project_item(path: str, item_id: str | None, record: bool, *, flag: str, noun: str,
+                 ids_of: Callable[[Any], list[str]]) -> tuple[Any, str | None]:
+    """(project, item id) when ``path`` is a project file, else (None, None).
+
+    The subcommands that take a model or map file also take a project (``*.privplan.json``)
+    with ``flag`` (``--mdp``, ``--map``) naming one of its items, and ``--record`` to write
+    the run into it. InputError for a flag that does not fit the file.
+
+    Parameters
+    ----------
+    path : str
+        The positional file argument.
+    item_id : str or None
+        The value of ``flag``.
+    record : bool
+        Whether ``--record`` was given.
+    flag, noun : str
+        The flag and what it names (for messages).
+    ids_of : callable
+        The ids of the project's items of that kind.
+
+    Returns
+    -------
+    (Project or None, str or None)
+        The loaded project and the item's id (its only item when ``flag`` is omitted).
+    """
+    from core.mdp.files import read_json
+    from core.project.files import PROJECT_FORMAT, load_project
+
+    is_project = False
+    if not str(path).lower().endswith(".npz"):
+        try:
+            doc = read_json(path)
+        except InputError:
+            doc = None  # the item loader reports what is wrong with the file
+        is_project = isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT
+    if not is_project:
+        if item_id is not None:
+            raise InputError(f"{flag} names a {noun} inside a project; the file given is a "
+                             f"{noun} file", field=flag)
+        if record:
+            raise InputError(f"--record writes the run into a project: give a "
+                             f"*.privplan.json (and {flag} ID)", field="--record")
+        return None, None
+    project = load_project(path)
+    ids = ids_of(project)
+    if item_id is None:
+        if len(ids) != 1:
+            raise InputError(f"the project has {len(ids)} {noun}s ({', '.join(ids) or 'none'})"
+                             f": name one with {flag} ID", field=flag)
+        return project, ids[0]
+    if item_id not in ids:
+        raise InputError(f"no {noun} {item_id!r} in the project ({noun}s: "
+                         f"{', '.join(ids) or 'none'})", field=flag)
+    return project, item_id
+
+
+def add_record_flag(sp: argparse.ArgumentParser, what: str) -> None:
+    """``--record PROJECT`` on a subcommand whose input is not a project."""
+    sp.add_argument("--record", metavar="PROJECT", default=None,
+                    help=f"record the {what} in this project (*.privplan.json) as the window "
+                         "does: a run record and its ledger entries; saved atomically")
+
+
+def record_project(path: str | None) -> Any:
+    """The project ``--record PROJECT`` names (None without it), read before any work.
+
+    A missing or damaged project is refused up front (InputError on ``--record``), so no
+    time is spent on a run that could not be recorded.
+    """
+    if path is None:
+        return None
+    from core.project.files import load_project
+
+    try:
+        return load_project(path)
+    except InputError as exc:
+        where = f"{exc.field}: " if exc.field else ""
+        raise InputError(f"{where}{exc.problem}" if exc.file else str(exc), field="--record",
+                         file=exc.file or path) from None

@@ -2,8 +2,10 @@
 
 ``plan MAP --origin NODE --goal-agent AG --epsilon E [--preset sound|thesis]
 [--approach dp|noprivacy|bestfirst|greedy] [--seed S] [--goal NODE] [--budget C]``
-plans one task on a ``*.map.json`` file. Without ``--seed`` the noise comes from OpenDP
-(release mode) and the output says so. A task that cannot be planned is a result with its
+plans one task on a ``*.map.json`` file, or on a map of a project (``*.privplan.json``,
+``--map ID`` naming it; ``--record`` writes the run and its agents' ledger entries into the
+project as the window does). Without ``--seed`` the noise comes from OpenDP (release mode)
+and the output says so. A task that cannot be planned is a result with its
 reason (exit 0); bad input is one line on stderr and exit 2.
 
 The headline privacy figure of both outputs is what the run *proves*: ``epsilon_spent`` per
@@ -24,7 +26,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress
+from core.cli.common import Progress, project_item
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 
@@ -58,7 +60,13 @@ def _budget(text: str) -> float:
 def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     """Register ``plan`` on the subparsers ``sub`` (``common`` adds ``--json``)."""
     sp = sub.add_parser("plan", help="one DP multi-agent planning task on a map")
-    sp.add_argument("map", metavar="MAP", help="*.map.json")
+    sp.add_argument("map", metavar="MAP", help="*.map.json, or a project (*.privplan.json) "
+                    "with --map naming one of its maps")
+    sp.add_argument("--map", dest="map_id", default=None,
+                    help="the id of the map in the project MAP (default: its only map)")
+    sp.add_argument("--record", action="store_true",
+                    help="record the run in the project MAP, as the window does: a run record "
+                         "and every agent's ledger entries; the file is saved atomically")
     sp.add_argument("--origin", required=True, help="base holding the package")
     sp.add_argument("--goal-agent", required=True, help="agent whose area is the destination")
     sp.add_argument("--goal", default=None,
@@ -159,7 +167,13 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.logistics.model import Task, validate_task
     from core.logistics.planner import PlannerParams, PlanningSession
 
-    world = load_map(args.map)
+    project, map_id = project_item(args.map, args.map_id, args.record, flag="--map",
+                                   noun="map", ids_of=lambda p: [m.id for m in p.maps])
+    if project is not None:
+        entry = next(m for m in project.maps if m.id == map_id)
+        world = entry.world
+    else:
+        world = load_map(args.map)
     try:
         params = PlannerParams.preset_params(args.preset, epsilon=args.epsilon,
                                              comm_budget=args.budget)
@@ -169,6 +183,12 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except InputError as exc:
         raise _flag(exc, _PLAN_FLAGS) from None
     payload = plan_payload(result, session)
+    recorded = ""
+    if args.record and project is not None and map_id is not None:
+        recorded, n_entries = _record_plan(args, project, map_id, entry.label, result,
+                                           session)
+        payload["recorded"] = {"project": args.map, "run": recorded,
+                               "ledger_entries": n_entries}
     if args.json:
         out.write(dumps(payload) + "\n")
         return 0
@@ -196,8 +216,24 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for c in session.caveats():
             lines.append(f"  caveat: {c}")
     lines.append(_mode_line(session))
+    if recorded:
+        lines.append(f"recorded in {args.map} as {recorded} (with {n_entries} ledger "
+                     "entries)")
     out.write("\n".join(lines) + "\n")
     return 0
+
+
+def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
+                 result: Any, session: Any) -> tuple[str, int]:
+    """Record the run in the project file (the window's record): (run id, ledger entries)."""
+    from core.project.files import save_project
+    from core.project.recording import plan_run_record, record_run
+
+    record, entries = plan_run_record(project, result, session, map_id=map_id,
+                                      map_label=label, seeded=args.seed is not None)
+    stored = record_run(project, record, entries)
+    save_project(project, args.map)
+    return str(record.id), len(stored)
 
 
 def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from core import __version__
-from core.cli.common import Progress, emit, flag_error, mode_line, parse_k_list
+from core.cli.common import Progress, emit, flag_error, mode_line, parse_k_list, project_item
 from core.common.errors import InputError
 
 __all__ = ["cmd_privatize", "cmd_bounds", "cmd_sweep", "add_mdp_parsers", "BOUNDS_PRIVACY_NOTE",
@@ -256,35 +256,8 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
     """(project, model id) when MDP names a project, else (None, None); checks the flags."""
-    from core.mdp.files import read_json
-    from core.project.files import PROJECT_FORMAT, load_project
-
-    is_project = False
-    if not str(args.mdp).lower().endswith(".npz"):
-        try:
-            doc = read_json(args.mdp)
-        except InputError:
-            doc = None  # load_mdp reports what is wrong with the file
-        is_project = isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT
-    if not is_project:
-        if args.mdp_id is not None:
-            raise InputError("--mdp names a model inside a project; MDP is a model file",
-                             field="--mdp")
-        if args.record:
-            raise InputError("--record writes the run into a project: give a "
-                             "*.privplan.json as MDP (and --mdp ID)", field="--record")
-        return None, None
-    project = load_project(args.mdp)
-    ids = [e.id for e in project.mdps]
-    if args.mdp_id is None:
-        if len(ids) != 1:
-            raise InputError(f"the project has {len(ids)} models ({', '.join(ids) or 'none'}): "
-                             "name one with --mdp ID", field="--mdp")
-        return project, ids[0]
-    if args.mdp_id not in ids:
-        raise InputError(f"no model {args.mdp_id!r} in the project (models: "
-                         f"{', '.join(ids) or 'none'})", field="--mdp")
-    return project, args.mdp_id
+    return project_item(args.mdp, args.mdp_id, args.record, flag="--mdp", noun="model",
+                        ids_of=lambda p: [e.id for e in p.mdps])
 
 
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],

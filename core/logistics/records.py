@@ -1,12 +1,133 @@
-"""What a logistics run records: the summary of a benchmark (plan runs record a session)."""
+"""What a logistics run records: a planning run's summary, parameters and ledger entries,
+and a benchmark's summary. The window (:mod:`gui.logistics.planning`) and ``plan --record``
+build them here, so both record a run the same way.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Any
 
 from core.logistics.experiments import BenchResult
+from core.privacy.ledger import LedgerEntry
 
-__all__ = ["bench_summary"]
+__all__ = ["bench_summary", "PLAN_KIND", "plan_ledger_entries", "plan_summary", "plan_params"]
+
+#: RunRecord.kind of one planning task (its target is the map's id).
+PLAN_KIND = "plan"
+
+
+def plan_ledger_entries(session: Any, *, source: str) -> list[LedgerEntry]:
+    """Every release of a planning session, each agent's in turn, sourced to the run.
+
+    Parameters
+    ----------
+    session : PlanningSession
+        The session that planned (its per-agent ledgers).
+    source : str
+        The run id; each entry's ``source`` becomes ``"<run>: <what in the run>"``.
+
+    Returns
+    -------
+    list of LedgerEntry
+        Unbounded releases included; ids are given by the project when recorded.
+    """
+    out = []
+    for a in session.world.agents:
+        for e in session.ledgers[a].entries:
+            out.append(replace(e, source=f"{source}: {e.source or 'logistics'}"))
+    return out
+
+
+def plan_summary(result: Any, session: Any, *, map_label: str, ledger_entries: int
+                 ) -> dict[str, Any]:
+    """The run summary of one planning task (what the Project tree and the report show).
+
+    Parameters
+    ----------
+    result : PlanResult
+        The outcome.
+    session : PlanningSession
+        Its session (spent ε, guarantee, messages).
+    map_label : str
+        The map's name for lists.
+    ledger_entries : int
+        How many ledger entries the run records.
+
+    Returns
+    -------
+    dict
+        JSON-able apart from non-finite numbers, which are None with a reason beside them.
+    """
+    summary = result.to_dict()
+    summary.pop("plan_view", None)
+    spent = session.epsilon_spent()
+    reasons = session.epsilon_reasons()
+    nominal = session.epsilon_nominal()
+    by_agent: dict[str, Any] = {}
+    for a in session.world.agents:
+        es = session.ledgers[a].entries
+        if not es:
+            continue
+        mech: dict[str, float | None] = {}
+        for e in es:
+            key = "topology (Alg 7)" if "Alg 7" in e.source else \
+                f"route probabilities ({e.mechanism})"
+            prev = mech.get(key, 0.0)
+            tot = math.inf if prev is None else prev + e.epsilon * e.count
+            mech[key] = None if math.isinf(tot) else tot
+        by_agent[a] = {"entries": len(es),
+                       "epsilon": None if math.isinf(spent[a]) else spent[a],
+                       "epsilon_nominal": None if math.isinf(nominal[a]) else nominal[a],
+                       "by_mechanism": mech}
+        if a in reasons:
+            by_agent[a]["epsilon_reason"] = reasons[a]
+    summary.update({
+        "map_name": map_label,
+        "epsilon_spent": {a: (None if math.isinf(v) else v) for a, v in spent.items()
+                          if v > 0},
+        "epsilon_spent_reason": dict(reasons),
+        "guarantee": session.guarantee().to_dict(),
+        "messages_by_agent": {a: c.sent for a, c in session.comm.items() if c.sent},
+        "comm_budget": (None if math.isinf(session.comm_budget) else session.comm_budget),
+        "ledger": by_agent, "ledger_entries": ledger_entries,
+        "published": sorted(session.published), "elapsed_s": result.elapsed_s,
+        "preset_notes": list(session.flaws() or session.caveats()),
+    })
+    if result.discovery is not None:
+        disc = result.discovery
+        summary["discovery"] = {"posts": disc.posts, "replies": disc.replies,
+                                "goal_level": disc.goal_level,
+                                "candidates": list(disc.candidates)}
+    return summary
+
+
+def plan_params(result: Any, session: Any, *, map_id: str, seeded: bool) -> dict[str, Any]:
+    """The run parameters of one planning task (enough to run it again).
+
+    Parameters
+    ----------
+    result : PlanResult
+        The outcome (its task).
+    session : PlanningSession
+        Its session (approach and planner parameters).
+    map_id : str
+        The project's id of the map.
+    seeded : bool
+        True for a seeded experiment.
+
+    Returns
+    -------
+    dict
+        ``map``, ``task``, ``approach``, ``preset``, ``epsilon``, ``comm_budget``,
+        ``seeded`` and ``planner`` (every planner parameter).
+    """
+    p = session.params
+    return {"map": map_id, "task": result.task.to_dict(), "approach": session.approach,
+            "preset": p.preset, "epsilon": p.epsilon,
+            "comm_budget": None if math.isinf(session.comm_budget) else session.comm_budget,
+            "seeded": seeded, "planner": p.to_dict()}
 
 
 def bench_summary(res: BenchResult) -> dict[str, Any]:

@@ -109,6 +109,14 @@ class LedgerEntry:
             raise InputError(f"malformed ledger entry (an object is needed, got "
                              f"{type(d).__name__})", field="ledger")
         d = dict(d)
+        missing = [k for k in ("id", "dataset", "mechanism", "epsilon") if k not in d]
+        if missing:
+            raise InputError(f"malformed ledger entry (missing {', '.join(missing)})",
+                             field="ledger")
+        if not isinstance(d["id"], str) or not isinstance(d["dataset"], str) \
+                or not isinstance(d["mechanism"], str):
+            raise InputError("malformed ledger entry (id, dataset and mechanism must be "
+                             "strings)", field="ledger")
         if "epsilon" in d and d["epsilon"] is None:  # an unbounded release
             d["epsilon"] = math.inf
             d.setdefault("reason", d.get("epsilon_reason") or "no finite bound")
@@ -249,7 +257,8 @@ class PrivacyLedger:
     @classmethod
     def from_project(cls, project: Any) -> "PrivacyLedger":
         """The ledger of a :class:`core.project.model.Project` (its entries and budgets)."""
-        return cls.from_list(list(project.ledger), getattr(project, "budgets", None) or {})
+        return cls(entries=list(project.ledger),
+                   budgets=budgets_from_dict(getattr(project, "budgets", None) or {}))
 
 
 def _fmt_eps(e: float) -> str:

@@ -27,11 +27,14 @@ from typing import Any
 import numpy as np
 
 from core import __version__
+from core.advising.model import AdvisingSetup
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
+from core.logistics.document import MapEntry
 from core.mdp.editable import MdpModel
 from core.mdp.files import load_mdp, read_json
+from core.privacy.ledger import LedgerEntry
 from core.project.jsonfmt import dumps
 from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.model import MdpEntry, Project, RunRecord
@@ -83,9 +86,11 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
     runs = [{"id": r.id, "kind": r.kind, "target": r.target, "params": r.params,
              "summary": r.summary, "mode": r.mode, "seed": r.seed, "created": r.created}
             for r in project.runs]
-    payload: dict[str, Any] = {"name": project.name, "notes": project.notes, "mdps": mdps,
-               "maps": project.maps, "advising": project.advising,
-               "ledger": project.ledger, "runs": runs}
+    payload: dict[str, Any] = {
+        "name": project.name, "notes": project.notes, "mdps": mdps,
+        "maps": [m.to_dict() for m in project.maps],
+        "advising": [s.to_dict() for s in project.advising],
+        "ledger": [e.to_dict() for e in project.ledger], "runs": runs}
     if project.budgets:  # optional (no schema bump): older readers ignore it with a warning
         payload["budgets"] = project.budgets
     return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
@@ -141,16 +146,61 @@ def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = Non
                 created=str(r.get("created", ""))))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"malformed run record ({exc})", field=f"runs[{i}]") from None
-    for key in ("maps", "advising", "ledger"):
-        val = payload.get(key, []) or []
-        if not isinstance(val, list):
-            raise InputError("must be a list", field=key)
-        setattr(project, key, val)
+    project.ledger = _ledger_entries(payload.get("ledger", []) or [])
+    project.advising = _advising_setups(payload.get("advising", []) or [])
+    project.maps = _map_entries(payload.get("maps", []) or [])
     if payload.get("budgets") is not None:
         from core.privacy.ledger import budgets_from_dict, budgets_to_dict
 
         project.budgets = budgets_to_dict(budgets_from_dict(payload["budgets"]))
     return project
+
+
+def _map_entries(items: list[Any]) -> list[MapEntry]:
+    """The logistics maps of a file, validated (InputError names the map and field)."""
+    out: list[MapEntry] = []
+    for d in items:
+        e = MapEntry.from_dict(d)
+        if any(m.id == e.id for m in out):
+            raise InputError(f"duplicate map id {e.id!r}", field="maps")
+        out.append(e)
+    return out
+
+
+def _advising_setups(items: list[Any]) -> list[AdvisingSetup]:
+    """The advising set-ups of a file, validated (InputError names the set-up and field)."""
+    out = []
+    for i, d in enumerate(items):
+        try:
+            out.append(AdvisingSetup.from_dict(d))
+        except InputError as exc:
+            raise InputError(exc.problem, field=f"advising[{i}].{exc.field or ''}".rstrip(".")
+                             ) from None
+    return out
+
+
+def _ledger_entries(items: list[Any]) -> list[LedgerEntry]:
+    """The ledger of a file, every entry validated.
+
+    A project whose ledger cannot be read is refused (InputError naming the entry): its
+    budgets and totals would otherwise be computed from part of its releases, an optimistic
+    statement. Nothing is written, so the file can be repaired by hand.
+    """
+    out: list[LedgerEntry] = []
+    seen: set[str] = set()
+    for i, d in enumerate(items):
+        where = f"ledger[{i}]"
+        if isinstance(d, dict) and isinstance(d.get("id"), str):
+            where = f"ledger[{i}] ({d['id']})"
+        try:
+            e = LedgerEntry.from_dict(d)
+        except InputError as exc:
+            raise InputError(exc.problem, field=where) from None
+        if e.id in seen:
+            raise InputError(f"duplicate ledger id {e.id!r}", field=where)
+        seen.add(e.id)
+        out.append(e)
+    return out
 
 
 def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndarray:

@@ -1,8 +1,12 @@
 """The project document: plain dataclasses, mutated only by the GUI's document/commands.
 
 A project holds MDPs (each a frozen :class:`core.mdp.model.MDP` under a stable id), run
-records (parameters, seeds and summaries — never big arrays), and slots that later
-workspaces fill (logistics maps, advising set-ups, the privacy ledger).
+records (parameters, seeds and summaries — never big arrays), logistics maps
+(:class:`core.logistics.document.MapEntry`), advising set-ups
+(:class:`core.advising.model.AdvisingSetup`) and the privacy ledger
+(:class:`core.privacy.ledger.LedgerEntry`): typed, validated when a file is read (a damaged
+entry refuses the file with a message naming it) and immutable, so undo commands hold them
+as they are.
 
 Examples
 --------
@@ -19,10 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.advising.model import AdvisingSetup
 from core.common.errors import InputError
 from core.common.timestamps import now_iso
+from core.logistics.document import MapEntry
 from core.mdp.editable import MdpModel
 from core.mdp.model import MDP
+from core.privacy.ledger import LedgerEntry
 
 __all__ = ["MdpEntry", "RunRecord", "Project", "now_iso"]
 
@@ -87,9 +94,12 @@ class Project:
     name: str = "Untitled"
     mdps: list[MdpEntry] = field(default_factory=list)
     runs: list[RunRecord] = field(default_factory=list)
-    maps: list[dict[str, Any]] = field(default_factory=list)
-    advising: list[dict[str, Any]] = field(default_factory=list)
-    ledger: list[dict[str, Any]] = field(default_factory=list)
+    # logistics maps (validated; edited through core.logistics.edits)
+    maps: list[MapEntry] = field(default_factory=list)
+    # advising set-ups (validated; the workspace shows the first)
+    advising: list[AdvisingSetup] = field(default_factory=list)
+    # every release and seeded privatisation (typed, validated when a file is read)
+    ledger: list[LedgerEntry] = field(default_factory=list)
     notes: str = ""
     # privacy budget per protected dataset: {dataset: {"epsilon": e, "delta": d}}
     # (core.privacy.ledger.budgets_from_dict reads it); optional key "budgets" in the file

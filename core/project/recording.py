@@ -25,13 +25,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.advising.records import (
+    RUN_TARGET as ADVISING_TARGET,
+)
+from core.advising.records import (
+    rounded_json,
+    single_ledger_entries,
+    single_params,
+    single_summary,
+)
 from core.audit.records import RUN_KIND as AUDIT_KIND
 from core.audit.records import audit_params, audit_summary
+from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
 from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
 
-__all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record"]
+__all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
+           "plan_run_record", "advise_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -55,7 +66,7 @@ def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntr
     led = PrivacyLedger.from_project(project)
     stored = led.extend(list(entries))
     project.runs.append(record)
-    project.ledger.extend(e.to_dict() for e in stored)
+    project.ledger.extend(stored)
     return stored
 
 
@@ -132,3 +143,66 @@ def audit_run_record(project: Project, result: Any, params: dict[str, Any]) -> R
     return RunRecord(id=project.new_run_id(), kind=AUDIT_KIND, target=result.mechanism,
                      params=audit_params(result, params), summary=audit_summary(result),
                      mode=result.mode, seed=result.seed)
+
+
+def plan_run_record(project: Project, result: Any, session: Any, *, map_id: str,
+                    map_label: str, seeded: bool) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of one planning task (kind ``"plan"``) and its ledger entries.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : PlanResult
+        The outcome.
+    session : PlanningSession
+        The session that planned (its agents' ledgers become project entries, dataset
+        ``agent:<name>``).
+    map_id : str
+        The project's id of the map planned on (the run's target).
+    map_label : str
+        The map's name for lists.
+    seeded : bool
+        True for a seeded experiment.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Neither added yet: pass both to :func:`record_run` (or the GUI's AddRunCommand).
+    """
+    rid = project.new_run_id()
+    entries = plan_ledger_entries(session, source=rid)
+    summary = plan_summary(result, session, map_label=map_label, ledger_entries=len(entries))
+    record = RunRecord(id=rid, kind=PLAN_KIND, target=map_id,
+                       params=plan_params(result, session, map_id=map_id, seeded=seeded),
+                       summary=summary, mode=session.mode, seed=session.seed)
+    return record, entries
+
+
+def advise_run_record(project: Project, result: Any, *, delta: float, seeded: bool
+                      ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of one advising run (kind ``"advise"``) and its ledger entries.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : AdvisingResult
+        The run.
+    delta : float
+        δ of the advanced and RDP totals.
+    seeded : bool
+        True for a seeded experiment.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Neither added yet: pass both to :func:`record_run` (or the GUI's AddRunCommand).
+        One entry per teacher (its noisy releases) and one unbounded entry per teacher and
+        kind of raw release.
+    """
+    record = RunRecord(id=project.new_run_id(), kind="advise", target=ADVISING_TARGET,
+                       params=single_params(result, delta=delta, seeded=seeded),
+                       summary=rounded_json(single_summary(result)), mode=result.mode,
+                       seed=result.seed)
+    return record, single_ledger_entries(result, source=record.id)

@@ -727,8 +727,7 @@ def file_sha256(path: str | Path) -> str:
 
 
 def _ledger_note(project: Any, run_id: str) -> Paragraph | None:
-    ids = [(d.get("id", "?"), d.get("mode", "release")) for d in project.ledger
-           if isinstance(d, dict) and d.get("source") == run_id]
+    ids = [(e.id, e.mode) for e in project.ledger if e.source == run_id]
     if not ids:
         return None
     modes = sorted({m for _, m in ids})

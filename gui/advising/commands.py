@@ -1,20 +1,22 @@
 """Undoable edits of the project's advising set-ups.
 
-``Project.advising`` is a list of set-up dicts (:meth:`core.advising.model.AdvisingSetup.to_dict`);
-the DP-advising workspace edits entry 0. :class:`SetAdvisingSetupCommand` replaces (or
-creates) one set-up; it is the only code that writes ``Project.advising``, and every change
-is announced by :attr:`gui.shell.document.ProjectDocument.advising_changed`. Runs are
-recorded with the one :class:`gui.shell.commands.AddRunCommand`.
+``Project.advising`` is a list of validated :class:`core.advising.model.AdvisingSetup`
+(immutable, so commands hold them without copying); the DP-advising workspace edits
+entry 0. :class:`SetAdvisingSetupCommand` replaces (or creates) one set-up; it is the only
+code that writes ``Project.advising``, and every change is announced by
+:attr:`gui.shell.document.ProjectDocument.advising_changed`. Runs are recorded with the one
+:class:`gui.shell.commands.AddRunCommand`.
 
 The document's dirty flag follows its undo stack, so pushing any of these marks it dirty.
 """
 
 from __future__ import annotations
 
-import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand
+
+from core.advising.model import AdvisingSetup
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["SetAdvisingSetupCommand", "store_setup"]
 
 
-def store_setup(document: "ProjectDocument", index: int, setup: dict[str, Any] | None) -> None:
+def store_setup(document: "ProjectDocument", index: int, setup: AdvisingSetup | None) -> None:
     """Write ``Project.advising[index]`` (append at the end; ``None`` removes) and notify.
 
     Only the commands below call this.
@@ -31,19 +33,19 @@ def store_setup(document: "ProjectDocument", index: int, setup: dict[str, Any] |
     if setup is None:
         del entries[index]
     elif index == len(entries):
-        entries.append(copy.deepcopy(setup))
+        entries.append(setup)
     else:
-        entries[index] = copy.deepcopy(setup)
+        entries[index] = setup
     document.advising_changed.emit(index)
 
 
 class SetAdvisingSetupCommand(QUndoCommand):
-    """Replace ``Project.advising[index]`` by ``setup`` (a set-up dict), or create it.
+    """Replace ``Project.advising[index]`` by ``setup``, or create it.
 
     ``index == len(project.advising)`` creates a new entry; undo removes it again.
     """
 
-    def __init__(self, document: "ProjectDocument", index: int, setup: dict[str, Any],
+    def __init__(self, document: "ProjectDocument", index: int, setup: AdvisingSetup,
                  text: str = "", parent: QUndoCommand | None = None) -> None:
         super().__init__(text or "Edit advising set-up", parent)
         entries = document.project.advising
@@ -51,8 +53,10 @@ class SetAdvisingSetupCommand(QUndoCommand):
             raise IndexError(f"no advising set-up {index} (the project has {len(entries)})")
         self._document = document
         self._index = index
-        self._old = copy.deepcopy(entries[index]) if index < len(entries) else None
-        self._new = copy.deepcopy(setup)
+        self._old = entries[index] if index < len(entries) else None
+        if not isinstance(setup, AdvisingSetup):
+            raise TypeError(f"an AdvisingSetup is needed, got {type(setup).__name__}")
+        self._new = setup
 
     @property
     def index(self) -> int:

@@ -540,7 +540,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         if name == "worked":
             self.results.tabs.setCurrentWidget(self.results.worked_page)
         self._clear_all_errors()
-        changed = self._push_setup(setup.to_dict(), f"Load advising preset {title}")
+        changed = self._push_setup(setup, f"Load advising preset {title}")
         self.message_logged.emit("INFO", f"advising: preset {title} loaded ({variant} variant)")
         return changed
 

@@ -28,6 +28,7 @@ from core.advising.presets import (
     preset,
     table35_params,
 )
+from core.advising.records import RUN_TARGET
 from core.common.errors import InputError
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
@@ -38,7 +39,7 @@ __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES"
            "preset_setup", "SetupField", "RunRequest", "Refused"]
 
 #: RunRecord.target of runs on Project.advising[0].
-TARGET = "advising-1"
+TARGET = RUN_TARGET
 SETUP_INDEX = 0
 
 PRESET_BUTTONS = (

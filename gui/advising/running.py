@@ -24,13 +24,13 @@ from core.advising.records import (
     experiment_summary,
     randomness_text,
     rounded_json,
-    single_ledger_entries,
     single_summary,
 )
 from core.common.errors import InputError
 from core.privacy.composition import advanced_composition
 from core.privacy.laplace import check_epsilon
 from core.project.model import RunRecord
+from core.project.recording import advise_run_record
 from gui.advising.models import (
     parse_number,
 )
@@ -167,21 +167,10 @@ class AdvisingRuns:
             self._finish_experiment(req, result)
 
     def _finish_single(self, req: RunRequest, result: AdvisingResult) -> None:
-        s = result.setup
-        p = s.params
-        stored = rounded_json(single_summary(result))
-        record = RunRecord(
-            id=self._document.project.new_run_id(), kind="advise", target=TARGET,
-            params=rounded_json({
-                "run": "single", "setup": s.name, "strategy": p.strategy, "variant": p.variant,
-                "epsilon": p.epsilon, "epochs": p.epochs,
-                "distance_threshold": p.distance_threshold, "ask_budget": p.ask_budget,
-                "give_budget": p.give_budget, "noise_sensitivity": s.noise_sensitivity,
-                "strict_sensitivity": s.strict_sensitivity, "delta": req.delta,
-                "seeded": req.seeded, "seed": result.seed, "agents": s.n_agents,
-                "servers": s.n_servers, "tasks": s.n_tasks, "params": p.to_dict()}),
-            summary=stored, mode=result.mode, seed=result.seed)
-        self._record(record, single_ledger_entries(result, source=record.id))
+        p = result.setup.params
+        record, entries = advise_run_record(self._document.project, result, delta=req.delta,
+                                            seeded=req.seeded)
+        self._record(record, entries)
         full = single_summary(result, full=True)
         self.results.show_summary(full, self._stamp(record, full))
         self.results.show_single_details(result)

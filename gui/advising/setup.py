@@ -54,11 +54,11 @@ class SetupEditing:
     # ------------------------------------------------------------------ set-up edits
     def _ensure_setup(self) -> None:
         if not self._document.project.advising:
-            d = preset("table35").to_dict()
             self._document.push(SetAdvisingSetupCommand(
-                self._document, SETUP_INDEX, d, "Create advising set-up (Table 3.5 preset)"))
+                self._document, SETUP_INDEX, preset("table35"),
+                "Create advising set-up (Table 3.5 preset)"))
 
-    def _push_setup(self, new: dict[str, Any], text: str) -> bool:
+    def _push_setup(self, new: AdvisingSetup, text: str) -> bool:
         entries = self._document.project.advising
         if entries and entries[SETUP_INDEX] == new:
             return False
@@ -83,7 +83,7 @@ class SetupEditing:
             self.message_logged.emit("WARNING", f"advising set-up: {exc}")
             return str(exc)
         where.hide()
-        self._push_setup(valid.to_dict(), text)
+        self._push_setup(valid, text)
         return None
 
     def _commit_action(self, agent: int, server: int, on: bool) -> bool:
@@ -181,7 +181,7 @@ class SetupEditing:
             return False
         if fld is not None:
             fld.clear_error()
-        self._push_setup(valid.to_dict(), text)
+        self._push_setup(valid, text)
         return True
 
     def _on_field_text_edited(self, name: str) -> None:
@@ -295,11 +295,8 @@ class SetupEditing:
     def _refresh(self) -> None:
         entries = self._document.project.advising
         self._setup, self._setup_error = None, ""
-        if entries:
-            try:
-                self._setup = AdvisingSetup.from_dict(entries[SETUP_INDEX])
-            except InputError as exc:
-                self._setup_error = str(exc)
+        if entries:  # validated when read or edited (core.project.files, _try_edit)
+            self._setup = entries[SETUP_INDEX]
         if self._setup is None:
             why = self._setup_error or "the project has no advising set-up"
             self.setup_error_label.setText(f"The stored advising set-up cannot be used: {why}. "

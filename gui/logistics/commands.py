@@ -1,9 +1,10 @@
 """Undoable edits of the project's logistics maps.
 
-``Project.maps`` is a list of map dicts (:func:`core.logistics.io.map_to_dict` plus a stable
-``"id"``, see :mod:`core.logistics.edits`). :class:`SetMapCommand` replaces, creates or
-removes one map; with :func:`store_map` it is the only code that writes ``Project.maps``,
-and every change is announced by :attr:`gui.shell.document.ProjectDocument.map_changed`.
+``Project.maps`` is a list of :class:`core.logistics.document.MapEntry` (a stable id and a
+validated map; edits are pure functions on its dict, :mod:`core.logistics.edits`).
+:class:`SetMapCommand` replaces, creates or removes one map; with :func:`store_map` it is
+the only code that writes ``Project.maps``, and every change is announced by
+:attr:`gui.shell.document.ProjectDocument.map_changed`.
 Plan and benchmark runs are recorded with the one :class:`gui.shell.commands.AddRunCommand`
 (a plan run with its agents' ledger entries, in the same undo step).
 
@@ -12,10 +13,12 @@ The document's dirty flag follows its undo stack, so pushing any of these marks 
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
+
+from core.logistics.document import MapEntry
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
@@ -24,7 +27,7 @@ __all__ = ["store_map", "new_map_id", "map_index", "SetMapCommand"]
 
 
 def new_map_id(document: "ProjectDocument") -> str:
-    taken = {str(m.get("id")) for m in document.project.maps if isinstance(m, dict)}
+    taken = {m.id for m in document.project.maps}
     i = 1
     while f"map-{i}" in taken:
         i += 1
@@ -34,12 +37,12 @@ def new_map_id(document: "ProjectDocument") -> str:
 def map_index(document: "ProjectDocument", map_id: str) -> int:
     """Index of the map with ``map_id`` in ``Project.maps`` (-1 if none)."""
     for i, m in enumerate(document.project.maps):
-        if isinstance(m, dict) and m.get("id") == map_id:
+        if m.id == map_id:
             return i
     return -1
 
 
-def store_map(document: "ProjectDocument", index: int, data: dict[str, Any] | None,
+def store_map(document: "ProjectDocument", index: int, data: MapEntry | None,
               *, insert: bool = False) -> None:
     """Write ``Project.maps[index]`` (``insert``: a new entry there; ``None`` removes) and
     notify. Only the commands below call this."""
@@ -47,17 +50,22 @@ def store_map(document: "ProjectDocument", index: int, data: dict[str, Any] | No
     if data is None:
         del maps[index]
     elif insert:
-        maps.insert(index, copy.deepcopy(data))
+        maps.insert(index, data)
     else:
-        maps[index] = copy.deepcopy(data)
+        maps[index] = data
     document.map_changed.emit(index)
 
 
 class SetMapCommand(QUndoCommand):
     """Replace ``Project.maps[index]`` by ``data``; create it (``index == len``) or, with
-    ``data=None``, remove it. Undo restores the previous state exactly."""
+    ``data=None``, remove it. Undo restores the previous state exactly.
 
-    def __init__(self, document: "ProjectDocument", index: int, data: dict[str, Any] | None,
+    ``data`` is a :class:`MapEntry` or a map dict with its ``"id"`` (validated here:
+    InputError naming the problem, and nothing is changed).
+    """
+
+    def __init__(self, document: "ProjectDocument", index: int,
+                 data: MapEntry | Mapping[str, Any] | None,
                  text: str = "", parent: QUndoCommand | None = None) -> None:
         super().__init__(text or "Edit map", parent)
         maps = document.project.maps
@@ -65,8 +73,9 @@ class SetMapCommand(QUndoCommand):
             raise IndexError(f"no map {index} (the project has {len(maps)})")
         self._document = document
         self._index = index
-        self._old = copy.deepcopy(maps[index]) if index < len(maps) else None
-        self._new = copy.deepcopy(data) if data is not None else None
+        self._old = maps[index] if index < len(maps) else None
+        self._new = (data if data is None or isinstance(data, MapEntry)
+                     else MapEntry.from_dict(data))
 
     @property
     def index(self) -> int:

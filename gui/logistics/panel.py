@@ -73,6 +73,7 @@ from PySide6.QtWidgets import (
 
 from core.common.errors import InputError
 from core.logistics import edits as E
+from core.logistics.document import MapEntry
 from core.logistics.io import map_to_dict
 from core.logistics.planner import APPROACHES
 from gui.logistics.commands import SetMapCommand, new_map_id
@@ -177,7 +178,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         document.run_added.connect(self._on_document_run_added)
 
         maps = document.project.maps
-        self._map_id = str(maps[0].get("id")) if maps else None
+        self._map_id = maps[0].id if maps else None
         self._refresh_maps()
         self._update_running(False)
 
@@ -528,13 +529,18 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
     @property
     def current_index(self) -> int:
         for i, m in enumerate(self._document.project.maps):
-            if isinstance(m, dict) and str(m.get("id")) == self._map_id:
+            if m.id == self._map_id:
                 return i
         return -1
 
-    def current_map(self) -> dict[str, Any] | None:
+    def current_entry(self) -> MapEntry | None:
+        """The map shown, as the project holds it (None when the project has no map)."""
         i = self.current_index
         return None if i < 0 else self._document.project.maps[i]
+
+    def current_map(self) -> dict[str, Any] | None:
+        i = self.current_index
+        return None if i < 0 else self._document.project.maps[i].to_dict()
 
     def select_map(self, map_id: str) -> None:
         self._map_id = map_id
@@ -542,14 +548,13 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
 
     def _refresh_maps(self) -> None:
         maps = self._document.project.maps
-        ids = [str(m.get("id")) for m in maps if isinstance(m, dict)]
+        ids = [m.id for m in maps]
         if self._map_id not in ids:
             self._map_id = ids[0] if ids else None
         self._syncing = True
         self.map_combo.clear()
         for m in maps:
-            if isinstance(m, dict):
-                self.map_combo.addItem(f"{E.map_label(m)}  [{m.get('id')}]", str(m.get("id")))
+            self.map_combo.addItem(f"{m.label}  [{m.id}]", m.id)
         i = self.map_combo.findData(self._map_id)
         if i >= 0:
             self.map_combo.setCurrentIndex(i)
@@ -586,7 +591,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
     def _on_document_map_changed(self, index: int) -> None:
         maps = self._document.project.maps
         if 0 <= index < len(maps) and self._map_id is None:
-            self._map_id = str(maps[index].get("id"))
+            self._map_id = maps[index].id
         self._refresh_maps()
 
     def _on_document_project_replaced(self) -> None:
@@ -685,7 +690,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         i = self.current_index
         if i < 0:
             return
-        label = E.map_label(self._document.project.maps[i])
+        label = self._document.project.maps[i].label
         self._map_id = None
         self._document.push(SetMapCommand(self._document, i, None, f"Remove map “{label}”"))
 

@@ -19,10 +19,9 @@ from PySide6.QtWidgets import (
 
 from core.common.errors import InputError
 from core.logistics import edits as E
-from core.logistics.io import map_from_dict
 from core.logistics.model import validate_task
 from core.logistics.planner import PlannerParams, PlanningSession
-from core.project.model import RunRecord
+from core.project.recording import plan_run_record
 from gui.logistics.jobs import AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
 from gui.shell.widgets import show_field_error
@@ -168,13 +167,11 @@ class Planning:
         self.run_message.setText("")
         self.epsilon_edit.setStyleSheet("")
         self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
-        d = self.current_map()
-        if d is None:
+        entry = self.current_entry()
+        if entry is None:
             return self._refuse_run("add a map first (fig41 or Generate world…)")
-        try:
-            world = map_from_dict(d)
-        except InputError as exc:
-            return self._refuse_run(f"the map is invalid: {exc}")
+        world = entry.world  # validated when it entered the project
+        d = entry.to_dict()
         origin = self.origin_combo.currentData()
         goal_agent = self.goal_agent_combo.currentData()
         goal = self.goal_combo.currentData()
@@ -241,72 +238,14 @@ class Planning:
         self.message_logged.emit("INFO", "logistics run cancelled")
 
     # ------------------------------------------------------------------ recording
-    @staticmethod
-    def _ledger_entries(world: Any, session: PlanningSession, run_id: str
-                        ) -> list[dict[str, Any]]:
-        """The session's ledger entries as dicts whose ``source`` names the run (the ledger
-        command gives them fresh project ids)."""
-        new = []
-        for a in world.agents:
-            for e in session.ledgers[a].entries:
-                d = e.to_dict()
-                d["source"] = f"{run_id}: {d.get('source') or 'logistics'}"
-                new.append(d)
-        return new
-
     def _record_plan(self, job: dict[str, Any], result: Any, session: PlanningSession) -> None:
         doc = self._document
         world = job["world"]
-        rid = doc.project.new_run_id()
-        entries = self._ledger_entries(world, session, rid)
-        summary = result.to_dict()
-        summary.pop("plan_view", None)
-        spent = session.epsilon_spent()
-        reasons = session.epsilon_reasons()
-        nominal = session.epsilon_nominal()
-        by_agent: dict[str, Any] = {}
-        for a in world.agents:
-            es = session.ledgers[a].entries
-            if not es:
-                continue
-            mech: dict[str, float | None] = {}
-            for e in es:
-                key = "topology (Alg 7)" if "Alg 7" in e.source else \
-                    f"route probabilities ({e.mechanism})"
-                prev = mech.get(key, 0.0)
-                tot = math.inf if prev is None else prev + e.epsilon * e.count
-                mech[key] = None if math.isinf(tot) else tot
-            by_agent[a] = {"entries": len(es),
-                           "epsilon": None if math.isinf(spent[a]) else spent[a],
-                           "epsilon_nominal": None if math.isinf(nominal[a]) else nominal[a],
-                           "by_mechanism": mech}
-            if a in reasons:
-                by_agent[a]["epsilon_reason"] = reasons[a]
-        g = session.guarantee()
-        summary.update({
-            "map_name": E.map_label(job["map"]),
-            "epsilon_spent": {a: (None if math.isinf(v) else v) for a, v in spent.items()
-                              if v > 0},
-            "epsilon_spent_reason": dict(reasons),
-            "guarantee": g.to_dict(),
-            "messages_by_agent": {a: c.sent for a, c in session.comm.items() if c.sent},
-            "comm_budget": (None if math.isinf(session.comm_budget) else session.comm_budget),
-            "ledger": by_agent, "ledger_entries": len(entries),
-            "published": sorted(session.published), "elapsed_s": result.elapsed_s,
-            "preset_notes": list(session.flaws() or session.caveats()),
-        })
-        if result.discovery is not None:
-            disc = result.discovery
-            summary["discovery"] = {"posts": disc.posts, "replies": disc.replies,
-                                    "goal_level": disc.goal_level,
-                                    "candidates": list(disc.candidates)}
-        p = job["params"]
-        params = {"map": job["map_id"], "task": result.task.to_dict(),
-                  "approach": job["approach"], "preset": p.preset, "epsilon": p.epsilon,
-                  "comm_budget": summary["comm_budget"], "seeded": job["seeded"],
-                  "planner": p.to_dict()}
-        record = RunRecord(id=rid, kind="plan", target=str(job["map_id"]), params=params,
-                           summary=summary, mode=session.mode, seed=session.seed)
+        record, entries = plan_run_record(doc.project, result, session,
+                                          map_id=str(job["map_id"]),
+                                          map_label=E.map_label(job["map"]),
+                                          seeded=bool(job["seeded"]))
+        rid = record.id
         self._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
                            "structure": map_structure(job["map"]), "result": result,
                            "session": session, "run_id": rid}
@@ -362,11 +301,11 @@ class Planning:
         if run_id in self._runs:
             s = self._runs[run_id]
             if s["map_id"] != self._map_id and any(
-                    m.get("id") == s["map_id"] for m in self._document.project.maps):
+                    m.id == s["map_id"] for m in self._document.project.maps):
                 self.select_map(s["map_id"])
             self._show_run(run_id)
             return True
-        if any(m.get("id") == rec.target for m in self._document.project.maps):
+        if any(m.id == rec.target for m in self._document.project.maps):
             self.select_map(rec.target)
         p = rec.params
         t = p.get("task") or {}

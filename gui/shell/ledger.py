@@ -48,7 +48,7 @@ __all__ = ["project_ledger", "AddLedgerEntriesCommand",
            "ask_exceed_budget", "mdp_release_check", "spent_text"]
 
 def project_ledger(document_or_project: Any) -> PrivacyLedger:
-    """The ledger (entries and budgets) of a document or project; InputError if damaged."""
+    """The ledger (entries and budgets) of a document or project."""
     project = getattr(document_or_project, "project", document_or_project)
     return PrivacyLedger.from_project(project)
 
@@ -73,13 +73,13 @@ class AddLedgerEntriesCommand(QUndoCommand):
         return list(self._entries)
 
     def redo(self) -> None:
-        self._document.project.ledger.extend(e.to_dict() for e in self._entries)
+        self._document.project.ledger.extend(self._entries)
         self._document.ledger_changed.emit()
 
     def undo(self) -> None:
         ids = {e.id for e in self._entries}
         ledger = self._document.project.ledger
-        ledger[:] = [d for d in ledger if not (isinstance(d, dict) and d.get("id") in ids)]
+        ledger[:] = [e for e in ledger if e.id not in ids]
         self._document.ledger_changed.emit()
 
 

@@ -103,5 +103,5 @@ def example_document_with_ledger() -> ProjectDocument:
                    source="plan-1")
     led.set_budget("mdp:four-startups", 100.0, 0.1)
     led.set_budget("agent:b", 1.0, 0.0)
-    doc.project.ledger, doc.project.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    doc.project.ledger, doc.project.budgets = led.entries, budgets_to_dict(led.budgets)
     return doc

@@ -403,17 +403,17 @@ def test_set_up_and_ledger_round_trip_through_a_project_file(tmp_path):
     s = preset("exp2", variant="thesis", epochs=50)
     r = run_advising(s, rng=1)
     p = Project(name="advising")
-    p.advising.append({"id": "adv-1", **s.to_dict()})
-    p.ledger = r.ledger().to_list()
+    p.advising.append(s)
+    p.ledger = r.ledger().entries
     save_project(p, tmp_path / "p.privplan.json")
     back = load_project(tmp_path / "p.privplan.json")
-    assert AdvisingSetup.from_dict(back.advising[0]).to_dict() == s.to_dict()
+    assert back.advising[0] == s and back.advising[0] is not s
     # Every release is an entry: the noisy ones with their true ε, the raw ones (thesis:
     # identical sets share raw Q-values, advice drawn from the raw policy) unbounded.
     n_raw = r.unprotected_per_epoch.sum()
-    noisy = [e for e in back.ledger if e["mechanism"] == "laplace"]
-    raw = [e for e in back.ledger if e["epsilon"] is None]
+    noisy = [e for e in back.ledger if e.mechanism == "laplace"]
+    raw = [e for e in back.ledger if e.unbounded]
     assert len(noisy) + len(raw) == len(back.ledger)
     assert len(noisy) == r.releases_per_epoch.sum() > 0
-    assert sum(e["count"] for e in raw) == n_raw > 0  # one entry per teacher and kind
-    assert noisy[0]["epsilon"] == 2.0 and all(e["epsilon_reason"] for e in raw)
+    assert sum(e.count for e in raw) == n_raw > 0  # one entry per teacher and kind
+    assert noisy[0].epsilon == 2.0 and all(e.reason for e in raw)

@@ -50,10 +50,10 @@ def test_record_appends_the_run_and_one_ledger_entry_per_k(project: Path) -> Non
     again = privacy_sweep(before.mdp(mdp_id), [10.0, 100.0], runs=3, seed=7, workers=1)
     assert run.summary["epsilon"] == sweep_summary(again)["epsilon"]
     new = after.ledger[len(before.ledger):]
-    assert [e["source"] for e in new] == [run.id, run.id]
-    assert {e["dataset"] for e in new} == {f"mdp:{mdp_id}"}
-    assert all(e["mode"] == "experiment" and e["count"] == 3 for e in new)
-    assert len({e["id"] for e in after.ledger}) == len(after.ledger)  # fresh project ids
+    assert [e.source for e in new] == [run.id, run.id]
+    assert {e.dataset for e in new} == {f"mdp:{mdp_id}"}
+    assert all(e.mode == "experiment" and e.count == 3 for e in new)
+    assert len({e.id for e in after.ledger}) == len(after.ledger)  # fresh project ids
     led = PrivacyLedger.from_project(after)  # the ledger tab reads it
     assert led.spent(f"mdp:{mdp_id}") == (0.0, 0.0)  # seeded experiments: listed, not spent
 
@@ -104,3 +104,106 @@ def test_audit_record_refuses_a_missing_project_before_running(tmp_path: Path) -
     code, out, err = cli("audit", "laplace", "--epsilon", "1", "--sensitivity", "1",
                          "--record", tmp_path / "missing.privplan.json")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--record" in err
+
+
+# ---------------------------------------------------------------------------- plan --record
+@pytest.fixture
+def map_project(tmp_path: Path) -> Path:
+    from core.logistics.document import MapEntry
+    from core.logistics.examples import fig41
+    from core.project.files import save_project
+    from core.project.model import Project
+
+    p = Project(name="routes")
+    p.maps.append(MapEntry("map-1", fig41()))
+    path = tmp_path / "routes.privplan.json"
+    save_project(p, path)
+    return path
+
+
+def test_plan_record_writes_what_the_window_records(map_project: Path) -> None:
+    from core.logistics.model import Task
+    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.project.recording import plan_run_record
+
+    code, out, err = cli("plan", map_project, "--origin", "a2", "--goal-agent", "f",
+                         "--epsilon", "0.5", "--seed", "4", "--record", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    after = load_project(map_project)
+    (run,) = after.runs
+    assert run.kind == "plan" and run.target == "map-1" and (run.mode, run.seed) == (
+        "experiment", 4)
+    assert payload["recorded"] == {"project": str(map_project), "run": run.id,
+                                   "ledger_entries": len(after.ledger)}
+    assert len(after.ledger) == run.summary["ledger_entries"] > 0
+    assert {e.dataset for e in after.ledger} <= {f"agent:{a}" for a in after.maps[0].world.agents}
+    assert all(e.source.startswith(f"{run.id}: ") for e in after.ledger)
+    # the same record the window builds for the same seeded task (elapsed time aside)
+    world = after.maps[0].world
+    session = PlanningSession(world, approach="dp",
+                              params=PlannerParams.preset_params("sound", epsilon=0.5), rng=4)
+    result = session.plan(Task("a2", "f", None))
+    want, entries = plan_run_record(after, result, session, map_id="map-1",
+                                    map_label=after.maps[0].label, seeded=True)
+    assert run.params == json.loads(json.dumps(want.params))
+    got = {k: v for k, v in run.summary.items() if k != "elapsed_s"}
+    assert got == json.loads(json.dumps({k: v for k, v in want.summary.items()
+                                         if k != "elapsed_s"}))
+    assert [(e.dataset, e.epsilon, e.count) for e in after.ledger] == [
+        (e.dataset, e.epsilon, e.count) for e in entries]
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--record"], "--record"),
+    (["--map", "map-1"], "--map"),
+])
+def test_plan_record_and_map_need_a_project(argv: list[str], flag: str) -> None:
+    fig41 = ROOT / "assets" / "examples" / "fig41.map.json"
+    code, out, err = cli("plan", fig41, "--origin", "a2", "--goal-agent", "f", "--epsilon",
+                         "0.5", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
+
+
+def test_plan_names_a_missing_map(map_project: Path) -> None:
+    code, _, err = cli("plan", map_project, "--map", "nope", "--origin", "a2", "--goal-agent",
+                       "f", "--epsilon", "0.5")
+    assert code == 2 and "no map 'nope'" in err and "map-1" in err
+
+
+# ---------------------------------------------------------------------------- advise --record
+def test_advise_record_writes_what_the_window_records(project: Path) -> None:
+    from core.advising.framework import run_advising
+    from core.advising.presets import preset
+    from core.project.recording import advise_run_record
+
+    before = load_project(project)
+    code, out, err = cli("advise", "--preset", "exp2", "--epochs", "30", "--seed", "5",
+                         "--record", project, "--json", "--summary")
+    assert code == 0, err
+    payload = json.loads(out)
+    after = load_project(project)
+    run = after.runs[-1]
+    new = after.ledger[len(before.ledger):]
+    assert payload["recorded"] == {"project": str(project), "run": run.id,
+                                   "ledger_entries": len(new)}
+    assert len(new) > 0 and all(e.source == run.id and e.mode == "experiment" for e in new)
+    assert run.kind == "advise" and (run.mode, run.seed) == ("experiment", 5)
+    # the window's record of the same seeded run
+    res = run_advising(preset("exp2", epochs=30), rng=5)
+    want, entries = advise_run_record(before, res, delta=1e-5, seeded=True)
+    assert run.params == want.params
+    assert {k: v for k, v in run.summary.items() if k != "elapsed_s"} == {
+        k: v for k, v in want.summary.items() if k != "elapsed_s"}
+    assert [(e.dataset, e.epsilon, e.count) for e in new] == [
+        (e.dataset, e.epsilon, e.count) for e in entries]
+
+
+def test_advise_record_refuses_a_damaged_project_before_running(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.privplan.json"
+    bad.write_text('{"format": "privplan-project", "schema_version": 2, "project": '
+                   '{"ledger": [{"id": "rel-1", "epsilon": -1}]}}')
+    code, out, err = cli("advise", "--preset", "exp2", "--epochs", "5", "--seed", "1",
+                         "--record", bad)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--record" in err and "ledger[0]" in err

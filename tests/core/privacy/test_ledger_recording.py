@@ -135,7 +135,7 @@ def test_budgets_persist_in_the_project_file(tmp_path, caplog):
     led.set_budget("mdp:m", 3.0, 0.05)
     record_privatization(led, mdp_id="m", privacy=mdp_privacy(four_startups(), 10), k=10,
                          mode="release", seed=None, source="x", time="2026-01-01T00:00:00+00:00")
-    p.ledger, p.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    p.ledger, p.budgets = led.entries, budgets_to_dict(led.budgets)
     path = tmp_path / "b.privplan.json"
     save_project(p, path)
     with caplog.at_level(logging.WARNING):

@@ -12,8 +12,11 @@ import pytest
 
 from core import __version__
 from core.common.errors import InputError
+from core.logistics.document import MapEntry
+from core.logistics.examples import fig41
 from core.mdp.examples import example2, four_startups
 from core.mdp.files import mdp_from_dict, save_mdp
+from core.privacy.ledger import LedgerEntry
 from core.project import files as project_json
 from core.project import migrations
 from core.project.files import (
@@ -44,8 +47,10 @@ def sample_project() -> Project:
                             seed=12345, created="2026-01-01T00:00:00+00:00"))
     p.runs.append(RunRecord(id="run-2", kind="bounds", target="mdp-2", params={}, summary={},
                             mode="release", seed=None, created="2026-01-02T00:00:00+00:00"))
-    p.maps.append({"id": "map-1", "nodes": [], "edges": []})
-    p.ledger.append({"mechanism": "dirichlet", "epsilon": 2.1})
+    p.maps.append(MapEntry("map-1", fig41()))
+    p.ledger.append(LedgerEntry(id="rel-1", dataset="mdp:startups", mechanism="dirichlet",
+                                epsilon=2.1, delta=1e-3, mode="experiment", seed=12345,
+                                source="run-1", count=4, time="2026-01-01T00:00:00+00:00"))
     return p
 
 
@@ -376,3 +381,37 @@ def test_golden_v2_drawn_four_startups_content():
     assert s["state_ids"] == ["st-1", "st-2", "st-3"]
     assert s["policy_ids"][0][0] in {"ac-1", "ac-2", "ac-3", "ac-4"}
     assert bounds.params["model_digest"] == entry.model.digest()
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ({"id": "rel-2", "dataset": "d", "mechanism": "laplace", "epsilon": -3}, "invalid"),
+    ({"id": "rel-2", "dataset": "d", "mechanism": "laplace", "epsilon": "0.5"}, "number"),
+    ({"id": "rel-2", "dataset": "d", "mechanism": "laplace", "epsilon": 0.1,
+      "count": 0}, "count"),
+    ({"id": "rel-2", "mechanism": "laplace", "epsilon": 0.1}, "malformed"),
+    ("rel-1", "an object is needed"),
+])
+def test_a_damaged_ledger_is_refused_naming_the_entry(tmp_path, entry, problem):
+    """Totals from part of the releases would be optimistic: the file is refused, untouched."""
+    doc = project_to_dict(sample_project())
+    doc["project"]["ledger"] = [doc["project"]["ledger"][0], entry]
+    path = tmp_path / "p.privplan.json"
+    text = json.dumps(doc)
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        load_project(path)
+    assert info.value.field.startswith("ledger[1]") and problem in info.value.problem
+    assert str(path) in str(info.value) and path.read_text() == text
+
+
+def test_duplicate_ledger_ids_are_refused():
+    doc = project_to_dict(sample_project())
+    doc["project"]["ledger"] *= 2
+    with pytest.raises(InputError, match="duplicate ledger id 'rel-1'"):
+        project_from_dict(doc)
+
+
+def test_ledger_entries_load_typed():
+    p = project_from_dict(json.loads(dumps_project(sample_project())))
+    (e,) = p.ledger
+    assert isinstance(e, LedgerEntry) and (e.epsilon, e.count, e.mode) == (2.1, 4, "experiment")

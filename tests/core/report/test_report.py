@@ -30,7 +30,7 @@ def project_with_a_sweep(seed: int = 5) -> Project:
                released="privatised rows", time="2026-01-01T00:00:00+00:00")
     led.record(dataset="mdp:four-startups", mechanism="dirichlet", epsilon=1.5, delta=0.01,
                released="privatised rows", time="2026-01-01T00:00:00+00:00")
-    p.ledger = led.to_list()
+    p.ledger = led.entries
     return p
 
 

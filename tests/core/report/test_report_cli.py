@@ -42,7 +42,7 @@ def sweep_project(seed: int = 7) -> Project:
     record_privatization(led, mdp_id=mdp_id, privacy=r.privacy[1], k=100, mode="release",
                          seed=None, source="release-1", time="2026-01-02T00:00:00+00:00")
     led.set_budget(f"mdp:{mdp_id}", 100.0, 0.1)
-    p.ledger, p.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    p.ledger, p.budgets = led.entries, budgets_to_dict(led.budgets)
     return p
 
 
@@ -214,7 +214,7 @@ def test_advise_and_plan_runs_have_reporters():
                             seed=session.seed))
     for a in world.agents:
         led.extend(session.ledgers[a].entries)
-    p.ledger = led.to_list()
+    p.ledger = led.entries
     rep = build_report(p)
     ids = [s.id for s in rep.sections]
     assert ids == ["overview", "run-run-1", "run-run-2", "ledger"]

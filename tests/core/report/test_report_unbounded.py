@@ -30,8 +30,9 @@ def project_with_an_unbounded_release() -> Project:
     led.set_budget("agent:a", 10.0, 0.0)
     led.set_budget("agent:b", 1.0, 0.0)
     p = Project(name="unbounded")
-    p.ledger = led.to_list()
-    assert p.ledger[1]["epsilon"] is None and p.ledger[1]["epsilon_reason"] == WHY
+    p.ledger = led.entries
+    assert p.ledger[1].to_dict()["epsilon"] is None
+    assert p.ledger[1].to_dict()["epsilon_reason"] == WHY
     p.budgets = {ds: {"epsilon": e, "delta": d} for ds, (e, d) in led.budgets.items()}
     return p
 

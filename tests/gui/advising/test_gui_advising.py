@@ -52,7 +52,7 @@ def run_and_wait(qtbot, panel: AdvisingPanel, timeout: int = 20000) -> None:
 
 # ---------------------------------------------------------------------------- opening
 def test_tab_opens_with_table35_preset(panel, doc):
-    assert doc.project.advising == [preset("table35").to_dict()]
+    assert doc.project.advising == [preset("table35")]
     assert doc.undo_stack.count() == 1
     assert "Table 3.5" in doc.undo_stack.text(0)
     assert doc.is_dirty
@@ -90,7 +90,7 @@ def test_tool_opens_in_main_window(window):
     w = window.open_tool("advising")
     assert isinstance(w, AdvisingPanel)
     assert window.tabs.tabText(window.tabs.currentIndex()) == "DP Advising"
-    assert window.document.project.advising[0]["name"] == "table35"
+    assert window.document.project.advising[0].name == "table35"
     assert window.params_stack.currentWidget() is w.info_panel
     assert w.info_panel.isVisible() and w.kind_combo.isVisible()
     # one Run/Cancel that follows the active tab (Workspace protocol): F5 runs this tab
@@ -107,7 +107,7 @@ def test_presets_set_the_grids(qtbot, panel, doc, name):
     with qtbot.waitSignal(doc.advising_changed):
         panel.preset_buttons[name].click()
     want = preset(name, strategy="dp")
-    assert doc.project.advising[0] == want.to_dict()
+    assert doc.project.advising[0] == want
     s = panel.setup
     assert s.action_sets == want.action_sets
     assert np.array_equal(s.rewards, want.rewards)
@@ -128,12 +128,12 @@ def test_presets_set_the_grids(qtbot, panel, doc, name):
     if name == "exp1":  # DP advising in Exp. 1: each agent one different server (sunflower)
         assert [s.servers[k] for k in s.action_sets[1]] == ["A", "B", "C", "E"]
     doc.undo_stack.undo()
-    assert doc.project.advising[0]["name"] != name or name == "table35"
+    assert doc.project.advising[0].name != name or name == "table35"
 
 
 def test_worked_example_button(panel, doc):
     panel.preset_buttons["worked"].click()
-    assert doc.project.advising[0] == worked_example_setup().to_dict()
+    assert doc.project.advising[0] == worked_example_setup()
     res = panel.results
     assert res.tabs.currentWidget() is res.worked_page
     assert [res.worked_tables[k].rowCount() for k in ("3.1", "3.2", "3.3", "3.4")] == [4] * 4
@@ -169,7 +169,7 @@ def test_bad_reward_cell_refused(panel, doc):
     # a valid value is applied (one undoable command) and clears the red cells
     assert r.setData(ix, "0.5", EDIT)
     assert doc.undo_stack.count() == count + 1
-    assert doc.project.advising[0]["rewards"][0][1] == 0.5
+    assert doc.project.advising[0].rewards[0][1] == 0.5
     assert r.invalid_cells == {}
     assert panel.reward_message.isHidden()
 
@@ -195,7 +195,7 @@ def test_bad_parameter_refused_inline(panel, doc, name, text, words):
     commit(panel, name, good)
     assert not f.has_error
     assert doc.undo_stack.count() == count + 1
-    assert float(doc.project.advising[0]["params"][name]) == float(good)
+    assert float(doc.project.advising[0].to_dict()["params"][name]) == float(good)
 
 
 def test_validated_as_you_type(panel):
@@ -271,10 +271,10 @@ def test_add_and_remove_agents_servers_tasks(panel, doc):
     panel.remove_task_button.click()
     panel.remove_server_button.click()
     panel.remove_agent_button.click()
-    assert doc.project.advising[0] == preset("table35").to_dict()
+    assert doc.project.advising[0] == preset("table35")
     for _ in range(6):
         doc.undo_stack.undo()
-    assert doc.project.advising[0] == preset("table35").to_dict()
+    assert doc.project.advising[0] == preset("table35")
 
 
 # ---------------------------------------------------------------------------- runs
@@ -312,12 +312,12 @@ def test_single_run_matches_core_and_is_recorded(qtbot, panel, doc):
     # the project's privacy ledger: one entry per teacher, count = its noisy releases
     entries = doc.project.ledger
     assert len(entries) == 10
-    assert [e.get("count", 1) for e in entries] == [
+    assert [e.count for e in entries] == [
         a.releases for a in expected.accounting.agents]
     e0 = entries[0]
-    assert (e0["dataset"], e0["mechanism"], e0["mode"], e0["seed"], e0["source"]) == (
+    assert (e0.dataset, e0.mechanism, e0.mode, e0.seed, e0.source) == (
         "advising:table35:u1", "laplace", "experiment", 5, rec.id)
-    assert e0["epsilon"] == pytest.approx(expected.accounting.epsilon_per_release)
+    assert e0.epsilon == pytest.approx(expected.accounting.epsilon_per_release)
     # one undo removes the record and its ledger entries; show_run re-draws a recorded run
     rid = rec.id
     doc.undo_stack.undo()
@@ -358,9 +358,9 @@ def test_thesis_variant_shows_unbounded_epsilon_with_the_reason(qtbot, panel, do
     rec = doc.project.runs[-1]
     assert rec.summary["privacy"]["basic"] == [None] * 10
     assert rec.summary["privacy"]["basic_reason"] == expected.epsilon_spent_reasons
-    raw = [e for e in doc.project.ledger if e["epsilon"] is None]
-    assert sum(e.get("count", 1) for e in raw) == expected.unprotected_per_epoch.sum() > 0
-    assert {e["parameters"]["kind"] for e in raw} == {"raw_q", "raw_policy"}
+    raw = [e for e in doc.project.ledger if e.unbounded]
+    assert sum(e.count for e in raw) == expected.unprotected_per_epoch.sum() > 0
+    assert {e.parameters["kind"] for e in raw} == {"raw_q", "raw_policy"}
     json.loads(dumps_project(doc.project))
     # a recorded run re-draws the same "unbounded" cells from its stored summary
     res.clear()
@@ -376,7 +376,7 @@ def test_release_mode_single_run(qtbot, panel, doc):
     run_and_wait(qtbot, panel)
     rec = doc.project.runs[-1]
     assert (rec.mode, rec.seed, rec.params["seeded"]) == ("release", None, False)
-    assert doc.project.ledger and all(e["mode"] == "release" for e in doc.project.ledger)
+    assert doc.project.ledger and all(e.mode == "release" for e in doc.project.ledger)
     assert "release mode" in panel.results.caption.text()
     assert "release mode" in panel.results.ledger_statement.text()
 
@@ -404,12 +404,12 @@ def test_experiment_run_curves_ci_and_claims(qtbot, panel, doc):
     assert {c["experiment"] for c in rec.summary["claims"]} == {"exp2"}
     # seeded experiments are listed in the ledger (mode "experiment"): the DP arm's noisy
     # releases, and traditional advising's raw ones as unbounded entries (never free)
-    noisy = [e for e in doc.project.ledger if e["epsilon"] is not None]
-    raw = [e for e in doc.project.ledger if e["epsilon"] is None]
-    assert sum(e.get("count", 1) for e in noisy) == int(want.releases[2].sum())
-    assert sum(e.get("count", 1) for e in raw) == int(want.unprotected.sum()) > 0
-    assert all(e["epsilon_reason"] for e in raw)
-    assert {e["mode"] for e in doc.project.ledger} == {"experiment"}
+    noisy = [e for e in doc.project.ledger if not e.unbounded]
+    raw = [e for e in doc.project.ledger if e.unbounded]
+    assert sum(e.count for e in noisy) == int(want.releases[2].sum())
+    assert sum(e.count for e in raw) == int(want.unprotected.sum()) > 0
+    assert all(e.reason for e in raw)
+    assert {e.mode for e in doc.project.ledger} == {"experiment"}
     json.loads(dumps_project(doc.project))
     # the traditional arm's worst teacher is unbounded (with the reason), never 0
     row = list(want.labels).index("traditional")
@@ -486,19 +486,29 @@ def test_experiment_in_worker_processes(qtbot, panel, doc):
 
 
 # ---------------------------------------------------------------------------- document life
-def test_project_replaced_and_invalid_stored_setup(panel, doc):
-    bad = preset("table35").to_dict()
-    bad["agents"][0]["servers"] = ["A", "Z"]  # unknown server
-    doc.replace_project(Project(name="other", advising=[bad]))
-    assert panel.setup is None
-    assert "unknown server" in panel.setup_error_label.text()
-    assert not panel.run()
+def test_project_replaced_and_invalid_stored_setup(panel, doc, tmp_path):
+    # a damaged stored set-up is refused when the file is read, naming the field ...
+    from core.common.errors import InputError
+    from core.project.files import load_project, project_to_dict
+
+    bad = project_to_dict(Project(name="other", advising=[preset("table35")]))
+    bad["project"]["advising"][0]["agents"][0]["servers"] = ["A", "Z"]  # unknown server
+    path = tmp_path / "bad.privplan.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(InputError, match="unknown server") as info:
+        load_project(path)
+    assert info.value.field.startswith("advising[0]")
+    # ... and a project without one gets the Table 3.5 preset (one undoable step)
+    doc.replace_project(Project(name="other"))
+    assert panel.setup.name == "table35" and doc.project.advising[0].name == "table35"
     panel.load_preset("exp2")
     assert panel.setup.name == "exp2"
     doc.undo_stack.undo()
-    assert panel.setup is None
-    doc.replace_project(Project(name="empty"))
-    assert doc.project.advising[0]["name"] == "table35"
+    assert panel.setup.name == "table35"
+    doc.undo_stack.undo()  # undoing the creation leaves no set-up: the panel says so
+    assert panel.setup is None and doc.project.advising == []
+    assert "no advising set-up" in panel.setup_error_label.text()
+    assert not panel.run()
     assert panel.results.curves_page.is_empty
 
 

@@ -111,4 +111,4 @@ def test_an_unbounded_privatisation_is_recorded(example_doc):
     e = gl.record_mdp_release(example_doc, "four-startups", priv, k=1.0, seed=None,
                               source="r-1")
     assert e is not None and e.unbounded and e.reason == "row s0/a has 2 outcomes"
-    assert example_doc.project.ledger[-1]["epsilon"] is None
+    assert example_doc.project.ledger[-1].unbounded

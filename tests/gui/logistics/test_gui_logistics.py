@@ -76,7 +76,7 @@ def test_fig41_is_added_by_an_undoable_command(panel):
     assert panel.load_fig41() == "map-1"
     assert len(doc.project.maps) == 1 and doc.is_dirty
     d = doc.project.maps[0]
-    assert d["id"] == "map-1" and map_from_dict(d).agents == ("a", "b", "c", "d", "e", "f")
+    assert d.id == "map-1" and d.world.agents == ("a", "b", "c", "d", "e", "f")
     doc.undo_stack.undo()
     assert doc.project.maps == [] and not doc.is_dirty
     assert panel.map_stack.currentIndex() == 0
@@ -204,11 +204,11 @@ def test_seeded_plan_on_fig41_draws_plan_tasks_route_and_records_run_and_ledger(
     # the ledger entries, in the same undo step
     n_entries = sum(len(led.entries) for led in session.ledgers.values())
     assert len(doc.project.ledger) == n_entries == rec.summary["ledger_entries"]
-    ids = [e["id"] for e in doc.project.ledger]
+    ids = [e.id for e in doc.project.ledger]
     assert len(set(ids)) == len(ids)
-    assert all(e["dataset"].startswith("agent:") and e["source"].startswith(rec.id)
-               and e["mode"] == "experiment" and e["seed"] == 5 for e in doc.project.ledger)
-    assert {e["dataset"] for e in doc.project.ledger} == {
+    assert all(e.dataset.startswith("agent:") and e.source.startswith(rec.id)
+               and e.mode == "experiment" and e.seed == 5 for e in doc.project.ledger)
+    assert {e.dataset for e in doc.project.ledger} == {
         f"agent:{a}" for a in rec.summary["ledger"]}
     doc.undo_stack.undo()
     assert doc.project.runs == [] and doc.project.ledger == []
@@ -339,7 +339,7 @@ def test_generate_world_runs_in_the_worker_and_is_undoable(panel, qtbot):
         assert panel.generate_world(8, 2, tasks=True)
     doc = panel._document
     (d,) = doc.project.maps
-    w = map_from_dict(d)
+    w = d.world
     assert len(w.center_ids) == 8 and w.n_bases == 40 and "N = 8" in w.name
     assert panel.canvas.item_counts()["centers"] == 8
     assert panel.stored_task_combo.count() == len(w.tasks) + 1

@@ -119,9 +119,9 @@ def test_sweep_end_to_end(qtbot, panels):
     assert len(plots.cost_legend.items) == len(COST_KEYS)
     # the privatisations are in the ledger: one seeded-experiment entry per k, from this run
     ledger = doc.project.ledger
-    assert [(e["source"], e["mechanism"], e["mode"]) for e in ledger] == [
+    assert [(e.source, e.mechanism, e.mode) for e in ledger] == [
         (record.id, "dirichlet", "experiment")] * 2
-    assert [e["epsilon"] for e in ledger] == pytest.approx(result.to_dict()["epsilon"])
+    assert [e.epsilon for e in ledger] == pytest.approx(result.to_dict()["epsilon"])
     # undo removes the run and its ledger entries in one step; redo brings both back
     doc.undo_stack.undo()
     assert doc.project.runs == [] and plots.is_empty and doc.project.ledger == []
@@ -338,7 +338,7 @@ def test_bounds_record_states_its_guarantee(qtbot, panels):
         assert key in priv, key
     assert priv["epsilon"] is not None and priv["k"] == 50
     entry = doc.project.ledger[-1]
-    assert entry["parameters"]["eta"] == 0.01 and entry["parameters"]["domain_rule"] == "mix"
+    assert entry.parameters["eta"] == 0.01 and entry.parameters["domain_rule"] == "mix"
     assert record.params["domain_rule"] == priv["domain_rule"] == "mix"
 
 
