@@ -149,7 +149,15 @@ def _load_setup(path: str) -> Any:
 
 # ---------------------------------------------------------------------------- advise
 def add_advise_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``advise`` on the subparsers action ``sub``."""
+    """Register ``advise`` on the subparsers action ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     from core.advising.presets import PRESETS
 
     sp = sub.add_parser("advise", help="DP advising experiment (thesis Ch. 3)")
@@ -174,7 +182,22 @@ def _pct(x: float) -> str:
 
 
 def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``advise``; returns the exit code (user errors raise InputError)."""
+    """Run ``advise``; returns the exit code (user errors raise InputError).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.advising.accounting import ADJACENCY
     from core.advising.framework import run_advising
     from core.advising.model import AdvisingParams
@@ -292,7 +315,15 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 # ---------------------------------------------------------------------------- advise-bench
 def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                             ) -> None:
-    """Register ``advise-bench`` on the subparsers action ``sub``."""
+    """Register ``advise-bench`` on the subparsers action ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("advise-bench",
                         help="Experiments 1-3 of thesis Ch. 3 over many seeds (CSV + JSON)")
     sp.add_argument("--experiment", default="all",
@@ -332,7 +363,22 @@ def _parse_list(text: str, flag: str) -> list[float]:
 
 
 def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``advise-bench``; returns the exit code (user errors raise InputError)."""
+    """Run ``advise-bench``; returns the exit code (user errors raise InputError).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.advising.claims import check_claims
     from core.advising.experiments import run_experiment
     from core.advising.presets import EXPERIMENTS, experiment_arms

@@ -42,7 +42,15 @@ FLAGS = {
 
 
 def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``audit`` (with one sub-parser per mechanism) on ``sub``."""
+    """Register ``audit`` (with one sub-parser per mechanism) on ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("audit", help="empirical privacy audit of a mechanism (epsilon lower "
                         "bound from a distinguishing attack)",
                         description="Search neighbouring inputs for the worst case, attack "
@@ -191,7 +199,22 @@ def text_report(res: Any) -> str:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``audit``; returns the exit code (user errors raise InputError)."""
+    """Run ``audit``; returns the exit code (user errors raise InputError).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.audit import run_audit
     from core.common.errors import InputError
     from core.common.jsonable import dumps

@@ -33,6 +33,23 @@ class Parser(argparse.ArgumentParser):
 
 
 def parse_k_list(text: str) -> list[float]:
+    """The values of ``--k``: finite numbers > 0, comma-, semicolon- or space-separated.
+
+    Parameters
+    ----------
+    text : str
+        The flag's value, e.g. ``"10,100,1000"``.
+
+    Returns
+    -------
+    list of float
+        The values in the order given.
+
+    Raises
+    ------
+    InputError
+        On ``--k`` when the list is empty or a value is not a finite number > 0.
+    """
     parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
     if not parts:
         raise InputError("needs at least one value, e.g. --k 10,100,1000", field="--k")
@@ -49,7 +66,20 @@ def parse_k_list(text: str) -> list[float]:
 
 
 def flag_error(exc: InputError, flags: dict[str, str]) -> InputError:
-    """Rename a core field ('k', 'beta', …) to the flag the user typed."""
+    """Rename a core field ('k', 'beta', …) to the flag the user typed.
+
+    Parameters
+    ----------
+    exc : InputError
+        An error raised by core code (its ``field`` is a parameter name).
+    flags : dict
+        ``{parameter name: flag}``, e.g. ``{"k": "--k"}``.
+
+    Returns
+    -------
+    InputError
+        The same error on the flag; ``exc`` itself when it names a file or an unknown field.
+    """
     if exc.file is None and exc.field in flags:
         return InputError(exc.problem, field=flags[exc.field])
     return exc
@@ -80,7 +110,19 @@ class Progress:
 def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], str],
           out: TextIO) -> None:
     """Print ``payload`` as one strict JSON object (``--json``: every non-finite number is
-    null with a ``…_reason``, :func:`core.common.jsonable.dumps`) or ``text()``."""
+    null with a ``…_reason``, :func:`core.common.jsonable.dumps`) or ``text()``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (its ``json`` flag chooses the form).
+    payload : dict
+        The result as JSON.
+    text : callable
+        Builds the human-readable form (called only without ``--json``).
+    out : TextIO
+        Where to write.
+    """
     if args.json:
         from core.common.jsonable import dumps
 
@@ -90,12 +132,30 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: Callable[[], s
 
 
 def mode_line(seed: int | None) -> str:
+    """The line that says which randomness produced a result.
+
+    Parameters
+    ----------
+    seed : int or None
+        The experiment's seed; None for release mode.
+
+    Returns
+    -------
+    str
+        ``"mode: seeded experiment (seed S) …"`` or ``"mode: release …"``.
+    """
     return (f"mode: seeded experiment (seed {seed}) - reproducible, not for real releases"
             if seed is not None else "mode: release (noise from the OS secure random source)")
 
 
 def add_json_flag(sp: argparse.ArgumentParser) -> None:
-    """``--json``: print one JSON object on stdout."""
+    """``--json``: print one JSON object on stdout.
+
+    Parameters
+    ----------
+    sp : argparse.ArgumentParser
+        The subcommand's parser.
+    """
     sp.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -157,7 +217,15 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
 
 
 def add_record_flag(sp: argparse.ArgumentParser, what: str) -> None:
-    """``--record PROJECT`` on a subcommand whose input is not a project."""
+    """``--record PROJECT`` on a subcommand whose input is not a project.
+
+    Parameters
+    ----------
+    sp : argparse.ArgumentParser
+        The subcommand's parser.
+    what : str
+        What is recorded, for the help text (``"run"``, ``"audit"``).
+    """
     sp.add_argument("--record", metavar="PROJECT", default=None,
                     help=f"record the {what} in this project (*.privplan.json) as the window "
                          "does: a run record and its ledger entries; saved atomically")
@@ -168,6 +236,21 @@ def record_project(path: str | None) -> Any:
 
     A missing or damaged project is refused up front (InputError on ``--record``), so no
     time is spent on a run that could not be recorded.
+
+    Parameters
+    ----------
+    path : str or None
+        The value of ``--record``.
+
+    Returns
+    -------
+    Project or None
+        The loaded project, or None without ``--record``.
+
+    Raises
+    ------
+    InputError
+        On ``--record``, naming the file and what is wrong with it.
     """
     if path is None:
         return None

@@ -58,7 +58,15 @@ def _budget(text: str) -> float:
 
 
 def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``plan`` on the subparsers ``sub`` (``common`` adds ``--json``)."""
+    """Register ``plan`` on the subparsers ``sub`` (``common`` adds ``--json``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("plan", help="one DP multi-agent planning task on a map")
     sp.add_argument("map", metavar="MAP", help="*.map.json, or a project (*.privplan.json) "
                     "with --map naming one of its maps")
@@ -89,7 +97,21 @@ def _eps_dict(values: dict[str, float]) -> dict[str, float | None]:
 
 
 def plan_payload(result: Any, session: Any) -> dict[str, Any]:
-    """The ``plan --json`` object for a result and its session (JSON-able, no inf/nan)."""
+    """The ``plan --json`` object for a result and its session (JSON-able, no inf/nan).
+
+    Parameters
+    ----------
+    result : PlanResult
+        The outcome of the task.
+    session : PlanningSession
+        The session that planned it (ledgers, guarantee, messages).
+
+    Returns
+    -------
+    dict
+        The keys of formats-and-cli.md §5 (``success``, ``route``, ``epsilon_spent``,
+        ``guarantee``, ``ledger``, …); unbounded values are null with a ``…_reason``.
+    """
     p = session.params
     ledger = []
     for a in session.world.agents:
@@ -162,7 +184,22 @@ def _privacy_line(session: Any) -> str:
 
 
 def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``plan``: one task; exit 0 with the result (also when it fails), 2 on bad input."""
+    """``plan``: one task; exit 0 with the result (also when it fails), 2 on bad input.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.logistics.io import load_map
     from core.logistics.model import Task, validate_task
     from core.logistics.planner import PlannerParams, PlanningSession
@@ -237,7 +274,15 @@ def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str
 
 
 def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``plan-bench`` on the subparsers ``sub``."""
+    """Register ``plan-bench`` on the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("plan-bench", help="logistics benchmarks B1-B5 (spec 8.3)")
     sp.add_argument("benchmark", choices=("B1", "B2", "B3", "B4", "B5", "all"))
     sp.add_argument("--worlds", type=int, default=50, help="worlds per point (default 50)")
@@ -253,7 +298,22 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
 
 
 def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``plan-bench``: run benchmarks, print a summary (or one JSON object)."""
+    """``plan-bench``: run benchmarks, print a summary (or one JSON object).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.common.atomic import atomic_write_text
     from core.logistics.experiments import BENCHMARKS, run_benchmark
 

@@ -64,7 +64,20 @@ def _build_parser() -> Parser:
 
 
 def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run one subcommand; returns the exit code (never raises for user errors)."""
+    """Run one subcommand; returns the exit code (never raises for user errors).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after the program name.
+    out, err : TextIO
+        Standard output and standard error.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad input (one line on ``err``), 1 on an internal error.
+    """
     out = out or sys.stdout
     err = err or sys.stderr
     parser = _build_parser()

@@ -69,6 +69,22 @@ def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
 
 # ---------------------------------------------------------------------------- privatize
 def cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``privatize``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.common.timestamps import now_iso
     from core.mdp.accounting import mdp_privacy
     from core.mdp.files import load_mdp, save_mdp
@@ -118,6 +134,22 @@ BOUNDS_PRIVACY_NOTE = (
     "the file's release metadata when present, else --eta/--domain-rule/--b/--delta/"
     "--adjacency)")
 def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``bounds``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.mdp.accounting import (
         DEFAULT_B,
         DEFAULT_DELTA,
@@ -201,6 +233,22 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 # ---------------------------------------------------------------------------- sweep
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``sweep``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.mdp.files import load_mdp
     from core.mdp.sweep import privacy_sweep
 
@@ -279,7 +327,15 @@ def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Seque
 
 
 def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add ``privatize``, ``bounds`` and ``sweep`` to the subparsers ``sub``."""
+    """Add ``privatize``, ``bounds`` and ``sweep`` to the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row")
     sp.add_argument("mdp", metavar="MDP", help="*.mdp.json or *.mdp.npz")
     sp.add_argument("--k", type=float, required=True, help="Dirichlet concentration k > 0")

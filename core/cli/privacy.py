@@ -13,6 +13,22 @@ __all__ = ["cmd_dirichlet", "add_dirichlet_parser"]
 
 
 def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``dirichlet``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.privacy.dirichlet_accounting import dirichlet_privacy
 
     try:
@@ -42,7 +58,15 @@ def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add ``dirichlet`` to the subparsers ``sub``."""
+    """Add ``dirichlet`` to the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("dirichlet", help="(epsilon, delta) of the Dirichlet mechanism")
     sp.add_argument("--k", type=float, required=True, help="concentration k > 0")
     sp.add_argument("--eta", type=float, required=True, help="lower bound of entries in W")

@@ -40,6 +40,15 @@ PDF_RENDERER: PdfRenderer | None = None
 
 
 def add_report_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Register ``report`` on the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the flags every subcommand shares (``--json``) to a new subparser.
+    """
     sp = sub.add_parser("report", help="rebuild the report of a project (PDF or HTML)")
     sp.add_argument("project", metavar="PROJECT", help="*.privplan.json project file")
     sp.add_argument("-o", "--output", required=True,
@@ -69,6 +78,22 @@ def _check_writable(path: str) -> None:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``report``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success. Bad input raises
+        :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
+        one line and turns into exit 2.
+    """
     from core.common.atomic import atomic_write_text
     from core.project.files import load_project
     from core.report.html import build_report, section_titles, to_html

@@ -30,7 +30,23 @@ MAP_VERSION = 1
 
 
 def map_from_dict(d: Any) -> LogisticsWorld:
-    """Build and validate a world from the node-link dict of a ``*.map.json`` file."""
+    """Build and validate a world from the node-link dict of a ``*.map.json`` file.
+
+    Parameters
+    ----------
+    d : Any
+        The parsed ``*.map.json`` object (networkx node-link shape).
+
+    Returns
+    -------
+    LogisticsWorld
+        The validated world.
+
+    Raises
+    ------
+    InputError
+        Naming the node, edge, agent or field.
+    """
     if not isinstance(d, dict):
         raise InputError("a map file holds one JSON object", field="map")
     gattr = d.get("graph") or {}
@@ -88,7 +104,18 @@ def map_from_dict(d: Any) -> LogisticsWorld:
 
 
 def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
-    """The ``*.map.json`` object of ``world`` (nodes sorted: centers, then bases by agent)."""
+    """The ``*.map.json`` object of ``world`` (nodes sorted: centers, then bases by agent).
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The world.
+
+    Returns
+    -------
+    dict
+        Its canonical ``*.map.json`` object.
+    """
     g = world.graph
     gattr: dict[str, Any] = {"format": MAP_FORMAT, "version": MAP_VERSION, "name": world.name}
     if world.note:
@@ -125,12 +152,39 @@ def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
 
 
 def dumps_map(world: LogisticsWorld) -> str:
-    """The file text: two-space indented JSON with a trailing newline."""
+    """The file text: two-space indented JSON with a trailing newline.
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The world.
+
+    Returns
+    -------
+    str
+        The file's text.
+    """
     return json.dumps(map_to_dict(world), indent=2, allow_nan=False) + "\n"
 
 
 def load_map(path: str | os.PathLike[str]) -> LogisticsWorld:
-    """Read and validate a ``*.map.json`` file; errors name the file."""
+    """Read and validate a ``*.map.json`` file; errors name the file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A ``*.map.json`` file.
+
+    Returns
+    -------
+    LogisticsWorld
+        The validated world.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the field.
+    """
     p = os.fspath(path)
     try:
         with open(p, encoding="utf-8") as fh:
@@ -148,7 +202,15 @@ def load_map(path: str | os.PathLike[str]) -> LogisticsWorld:
 
 
 def save_map(world: LogisticsWorld, path: str | os.PathLike[str]) -> None:
-    """Write ``world`` atomically as a ``*.map.json`` file."""
+    """Write ``world`` atomically as a ``*.map.json`` file.
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The world.
+    path : str or PathLike
+        The file (replaced atomically).
+    """
     from core.common.atomic import atomic_write_text
 
     atomic_write_text(path, dumps_map(world))

@@ -41,7 +41,23 @@ MDP_VERSION = 1
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a JSON file, turning every failure into an InputError that names the file."""
+    """Parse a JSON file, turning every failure into an InputError that names the file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+
+    Returns
+    -------
+    Any
+        The parsed value (``NaN`` and ``Infinity`` tokens are refused).
+
+    Raises
+    ------
+    InputError
+        Naming the file: missing, unreadable, not UTF-8, malformed or non-finite.
+    """
     p = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -88,7 +104,23 @@ def _mapping(x: Any, field: str) -> dict[str, Any]:
 
 
 def mdp_from_dict(d: Any) -> MDP:
-    """Build an :class:`MDP` from the ``*.mdp.json`` dictionary shape."""
+    """Build an :class:`MDP` from the ``*.mdp.json`` dictionary shape.
+
+    Parameters
+    ----------
+    d : Any
+        The parsed ``*.mdp.json`` object.
+
+    Returns
+    -------
+    MDP
+        Validated (rows sum to 1, rewards finite, names unique).
+
+    Raises
+    ------
+    InputError
+        Naming the field and the problem.
+    """
     d = _mapping(d, "(top level)")
     fmt = d.get("format", MDP_FORMAT)
     if fmt != MDP_FORMAT:
@@ -171,7 +203,18 @@ def mdp_from_dict(d: Any) -> MDP:
 
 
 def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
-    """The ``*.mdp.json`` dictionary of ``mdp`` (sparse rows, file order = index order)."""
+    """The ``*.mdp.json`` dictionary of ``mdp`` (sparse rows, file order = index order).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+
+    Returns
+    -------
+    dict
+        The ``privplan-mdp`` object (sparse transitions and rewards by name).
+    """
     names = mdp.state_names
     trans: dict[str, Any] = {}
     rewards: dict[str, Any] = {}
@@ -204,7 +247,23 @@ def _kind(path: str | os.PathLike[str]) -> str:
 
 
 def load_mdp(path: str | os.PathLike[str]) -> MDP:
-    """Read an ``*.mdp.json`` or ``*.mdp.npz`` file (errors name the file and field)."""
+    """Read an ``*.mdp.json`` or ``*.mdp.npz`` file (errors name the file and field).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file (``.npz`` by its name, JSON otherwise).
+
+    Returns
+    -------
+    MDP
+        The validated model.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the field.
+    """
     try:
         if _kind(path) == "json":
             return mdp_from_dict(read_json(path))
@@ -224,6 +283,15 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
     ``release_json`` holding that object as JSON text in NPZ (an optional key, ignored by
     :func:`load_mdp`; read it with :func:`read_release`). Non-finite numbers become null
     with a ``…_reason`` (:func:`core.common.jsonable.jsonable`).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    path : str or PathLike
+        The file (``.npz`` by its name, JSON otherwise).
+    release : dict, optional
+        The metadata of a privatised model.
     """
     from core.common.jsonable import dumps, jsonable
 
@@ -251,7 +319,23 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
 
 def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The ``release`` metadata a privatised MDP file carries (see :func:`save_mdp`), or
-    None if it has none. Errors name the file."""
+    None if it has none. Errors name the file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        An MDP file.
+
+    Returns
+    -------
+    dict or None
+        The ``release`` object.
+
+    Raises
+    ------
+    InputError
+        Naming the file when it cannot be read.
+    """
     p = str(path)
     try:
         if _kind(path) == "json":

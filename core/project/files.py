@@ -60,6 +60,20 @@ SIDECAR_NNZ = 50_000
 
 
 def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
+    """The file name of a large model's sidecar arrays: ``<project stem>.<mdp id>.npz``.
+
+    Parameters
+    ----------
+    project_path : str or PathLike
+        The project file.
+    mdp_id : str
+        The model's id (characters other than letters, digits, ``-`` and ``_`` become ``_``).
+
+    Returns
+    -------
+    str
+        A bare file name, placed next to the project file.
+    """
     stem = os.path.basename(str(project_path))
     for suffix in (".privplan.json", ".json"):
         if stem.endswith(suffix):
@@ -71,7 +85,23 @@ def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
 
 def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
                     project_path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """The file's JSON. With ``sidecars`` (and the path), large models' P go there instead."""
+    """The file's JSON. With ``sidecars`` (and the path), large models' P go there instead.
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+    sidecars : dict, optional
+        Filled with ``{file name: P}`` for models with more than :data:`SIDECAR_NNZ` non-zero
+        transitions (then written by the caller); without it every model is inline.
+    project_path : str or PathLike, optional
+        The project file (names the sidecars).
+
+    Returns
+    -------
+    dict
+        The envelope ``{"format", "schema_version", "saved_by", "project"}``.
+    """
     mdps = []
     for e in project.mdps:
         big = sidecars is not None and project_path is not None and e.model.nnz > SIDECAR_NNZ
@@ -100,11 +130,42 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
 def dumps_project(project: Project) -> str:
     # jsonable: a non-finite number anywhere in a run record (an unbounded ε in a summary)
     # becomes null with a reason instead of making the save fail and lose work.
+    """The project file's text, every model inline (non-finite numbers become null with a reason).
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+
+    Returns
+    -------
+    str
+        Indented JSON with a trailing newline.
+    """
     return dumps(jsonable(project_to_dict(project))) + "\n"
 
 
 def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = None) -> Project:
-    """Build a project; ``base_dir`` is where sidecar arrays of large models are found."""
+    """Build a project; ``base_dir`` is where sidecar arrays of large models are found.
+
+    Parameters
+    ----------
+    doc : Any
+        The parsed file.
+    base_dir : str or PathLike, optional
+        The folder of the project file.
+
+    Returns
+    -------
+    Project
+        Migrated to the current schema; maps, advising set-ups and ledger entries validated.
+
+    Raises
+    ------
+    InputError
+        Naming the field (``mdps[m].…``, ``maps[id].…``, ``advising[i].…``, ``ledger[i]``);
+        :class:`UnsupportedSchemaVersion` for a file from a newer PrivPlan.
+    """
     if not isinstance(doc, dict) or doc.get("format") != PROJECT_FORMAT:
         raise InputError(f"not a PrivPlan project (format must be {PROJECT_FORMAT!r})",
                          field="format")
@@ -223,6 +284,23 @@ def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndar
 
 
 def load_project(path: str | os.PathLike[str]) -> Project:
+    """Read a project file (errors name the file and the field).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A ``*.privplan.json`` file.
+
+    Returns
+    -------
+    Project
+        See :func:`project_from_dict`.
+
+    Raises
+    ------
+    InputError
+        Naming the file and what is wrong with it.
+    """
     try:
         return project_from_dict(read_json(path), base_dir=os.path.dirname(
             os.path.abspath(str(path))))
@@ -233,7 +311,15 @@ def load_project(path: str | os.PathLike[str]) -> Project:
 
 
 def save_project(project: Project, path: str | os.PathLike[str]) -> None:
-    """Atomic save; large models' arrays go to sidecar files, written first."""
+    """Atomic save; large models' arrays go to sidecar files, written first.
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+    path : str or PathLike
+        The ``*.privplan.json`` file (replaced atomically).
+    """
     sidecars: dict[str, Any] = {}
     text = dumps(project_to_dict(project, sidecars=sidecars, project_path=path)) + "\n"
     folder = os.path.dirname(os.path.abspath(str(path)))
@@ -245,7 +331,23 @@ def save_project(project: Project, path: str | os.PathLike[str]) -> None:
 
 
 def load_any(path: str | os.PathLike[str]) -> Project:
-    """Open a project, or wrap an ``*.mdp.json``/``*.mdp.npz`` file in a new project."""
+    """Open a project, or wrap an ``*.mdp.json``/``*.mdp.npz`` file in a new project.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        A project, ``*.mdp.json`` or ``*.mdp.npz`` file.
+
+    Returns
+    -------
+    Project
+        The project, or a new one holding the model.
+
+    Raises
+    ------
+    InputError
+        For any other file, naming it.
+    """
     name = str(path).lower()
     if name.endswith(".npz"):
         mdp = load_mdp(path)

@@ -114,7 +114,18 @@ REPORTERS: dict[str, Reporter] = {}
 
 
 def reporter(kind: str) -> Callable[[Reporter], Reporter]:
-    """Register ``fn(project, run) -> Section`` for run records of ``kind``."""
+    """Register ``fn(project, run) -> Section`` for run records of ``kind``.
+
+    Parameters
+    ----------
+    kind : str
+        The ``RunRecord.kind`` the decorated function reports (``"sweep"``, ``"plan"``, …).
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+    """
 
     def register(fn: Reporter) -> Reporter:
         REPORTERS[kind] = fn
@@ -312,6 +323,20 @@ def unbounded_reasons(led: Any, dataset: str | None = None, *,
     """One line per ledger entry without a finite ε: ``"rel-3 (raw, agent:a): why"``.
 
     The ledger panel and the report list these beside every total they make unbounded.
+
+    Parameters
+    ----------
+    led : PrivacyLedger
+        The ledger.
+    dataset : str, optional
+        Only this dataset's entries (all datasets if None).
+    modes : sequence of str, optional
+        Only entries of these modes (all if None).
+
+    Returns
+    -------
+    list of str
+        One line per unbounded entry, in ledger order.
     """
     return [f"{e.id} ({e.mechanism}, {e.dataset}"
             + (f", {e.count} uses" if e.count != 1 else "") + ")"
@@ -621,6 +646,16 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
     Returns the table (one row for the releases of each dataset, and one for its seeded
     experiments if any) and ``(accountant, assumption)`` pairs. The ledger panel shows
     the same rows.
+
+    Parameters
+    ----------
+    led : PrivacyLedger
+        The project's ledger with its budgets.
+
+    Returns
+    -------
+    (Table, list of (str, str))
+        The totals table and the assumption of each accountant used in it.
     """
     from core.privacy.ledger import release_modes
 
@@ -719,6 +754,18 @@ def _mdp_section(project: Any) -> Section:
 
 
 def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (the report names the project it was made from).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -753,6 +800,23 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
     ``include`` limits the sections by id (``"overview"``, ``"models"``, ``"run-<id>"``,
     ``"ledger"``; see :func:`section_titles`). ``now`` is the ``generated`` time: by
     default ``SOURCE_DATE_EPOCH`` (reproducible builds) if set, else the clock.
+
+    Parameters
+    ----------
+    project : Project
+        What to report.
+    project_path : str or Path, optional
+        The project's file (its name and SHA-256 go into the overview).
+    include : sequence of str, optional
+        Section ids to keep (all if None).
+    now : datetime, optional
+        The ``generated`` time.
+
+    Returns
+    -------
+    Report
+        Sections of paragraphs, tables and figures, rendered by :func:`to_html` (and the GUI's
+        PDF export).
     """
     now = now or _source_date() or _dt.datetime.now(_dt.timezone.utc)
     meta = {"PrivPlan": __version__, "generated": now.replace(microsecond=0).isoformat(),
@@ -796,7 +860,18 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
 
 
 def section_titles(project: Any) -> list[tuple[str, str]]:
-    """``(id, title)`` of every section the report of ``project`` has, in order."""
+    """``(id, title)`` of every section the report of ``project`` has, in order.
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+
+    Returns
+    -------
+    list of (str, str)
+        Section id and title, in report order.
+    """
     rep = build_report(project, now=_dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc))
     return [(s.id, s.title) for s in rep.sections]
 
@@ -820,7 +895,21 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
 
 
 def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
-    """A small, dependency-free SVG line plot with error bars, log axes and a legend."""
+    """A small, dependency-free SVG line plot with error bars, log axes and a legend.
+
+    Parameters
+    ----------
+    fig : Figure
+        Series (x, y, optional error bars), axis labels and scales.
+    width, height : int
+        Size in pixels.
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element; non-finite points are left out, and a figure without finite
+        points says "no data".
+    """
     pts = [(x, y, e) for s in fig.series for x, y, e in
            zip(s.x, s.y, s.err or (0.0,) * len(s.x)) if math.isfinite(x) and math.isfinite(y)]
     left, right, top, bottom = 64, 170, 30, 46  # the legend sits in the right margin
@@ -919,6 +1008,22 @@ def to_html(report: Report, *, css: str | None = None,
     ``<img>`` of a pyqtgraph rendering there for PDF). Sections whose id is in
     ``break_before`` start a new page when printed (their heading has class
     ``page-break``).
+
+    Parameters
+    ----------
+    report : Report
+        The report (:func:`build_report`).
+    css : str, optional
+        The style sheet (:func:`default_css` if None).
+    figure_html : callable, optional
+        Renders one figure as HTML (:func:`svg_plot` if None).
+    break_before : sequence of str
+        Section ids that start a printed page.
+
+    Returns
+    -------
+    str
+        The page.
     """
     e = html.escape
     draw = figure_html or svg_plot
