@@ -100,6 +100,17 @@ _KIND_TEXT = {"raw_q": "raw Q-values", "raw_policy": "its raw policy (advice dra
 def unbounded_reason(agent: str, kinds: Mapping[str, int]) -> str:
     """One line: why ``agent``'s total is unbounded ("" if it is not).
 
+    Parameters
+    ----------
+    agent : str
+        The teacher.
+    kinds : Mapping
+        ``{kind: count}`` of its raw releases.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> unbounded_reason("u1", {"raw_q": 3, "raw_policy": 0})
@@ -268,6 +279,17 @@ class AdvisingAccounting:
 def odometer_delta(delta: float, max_releases: int | None) -> float:
     """δ for one fixed count when the count is adaptive: δ/(k_max + 1) (union bound).
 
+    Parameters
+    ----------
+    delta : float
+        The total δ.
+    max_releases : int or None
+        k_max, the largest possible count (None: the count is fixed).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> odometer_delta(0.01, None), odometer_delta(0.01, 4)
@@ -288,6 +310,32 @@ def account_advising(agents: Sequence[str], releases: Sequence[int],
     ``max_releases``: each agent's largest possible count (public; the engine passes
     epochs × students that may ask it, or what its cap allows); advanced and RDP then use
     :func:`odometer_delta`. Without it the count is taken as fixed in advance.
+
+    Parameters
+    ----------
+    agents : sequence of str
+        The teachers.
+    releases : sequence of int
+        Noisy releases per teacher.
+    unprotected : sequence of int
+        Raw releases per teacher.
+    epsilon : float
+        ε of one release as configured.
+    noise_sensitivity : float
+        The sensitivity the noise was scaled for.
+    strict_sensitivity : float
+        The sensitivity the adjacency allows (the true ε per release is
+        ε·strict/noise when larger).
+    delta : float
+        δ of the advanced and RDP totals.
+    unbounded : sequence of Mapping, optional
+        Raw releases by kind, per teacher.
+    max_releases : sequence of int, optional
+        k_max per teacher.
+
+    Returns
+    -------
+    AdvisingAccounting
 
     Examples
     --------

@@ -261,6 +261,15 @@ def check_claims(results: Mapping[str, ExperimentResult]) -> list[ClaimCheck]:
     """Evaluate every claim on ``results`` (keys ``exp1``, ``exp2``, ``exp3``).
 
     The arms must carry the labels of :func:`core.advising.presets.experiment_arms`.
+
+    Parameters
+    ----------
+    results : Mapping
+        ``{"exp1": ExperimentResult, …}`` (any subset).
+
+    Returns
+    -------
+    list of ClaimCheck
     """
     out = []
     for claim in THESIS_CLAIMS:
@@ -273,7 +282,17 @@ def check_claims(results: Mapping[str, ExperimentResult]) -> list[ClaimCheck]:
 
 
 def claims_table(checks: list[ClaimCheck]) -> str:
-    """A Markdown table: claim, thesis, ours, verdict."""
+    """A Markdown table: claim, thesis, ours, verdict.
+
+    Parameters
+    ----------
+    checks : list of ClaimCheck
+        Checked claims.
+
+    Returns
+    -------
+    str
+    """
     lines = ["| claim | source | thesis | ours | verdict |", "|---|---|---|---|---|"]
     for c in checks:
         lines.append(f"| {c.claim.quote} | {c.claim.source} | {c.claim.thesis_value} | "

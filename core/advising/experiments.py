@@ -63,6 +63,17 @@ __all__ = [
 def ci95(x: np.ndarray, axis: int = 0) -> tuple["np.ndarray | float", "np.ndarray | float"]:
     """(mean, half-width of the Student-t 95 % CI) along ``axis``; half-width 0 for n = 1.
 
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Samples.
+    axis : int
+        The axis of the samples.
+
+    Returns
+    -------
+    (float or numpy.ndarray, float or numpy.ndarray)
+
     Examples
     --------
     >>> m, h = ci95(np.array([1.0, 2.0, 3.0]))
@@ -78,6 +89,15 @@ def ci95(x: np.ndarray, axis: int = 0) -> tuple["np.ndarray | float", "np.ndarra
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """Spearman rank correlation (average ranks for ties; 0 if either is constant).
+
+    Parameters
+    ----------
+    x, y : sequence of float
+        Paired values.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -405,6 +425,11 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
     R, A = len(seed_list), len(arms)
     n_max = max(a.setup.n_agents for a in arms)
+    from core.common.memory import check_memory
+
+    # five (arms x seeds x epochs) curves and the per-agent ε, held until the end
+    check_memory(8.0 * A * R * (5.0 * E + n_max), "seeds",
+                 detail=f"{A} arms x {R:,} seeds x {E:,} epochs")
     inline = executor is None and n_workers == 1
     # A pool gets tasks of a few runs each (start-up and pickling stay small, and the
     # load still balances); in-process runs report after every run.
@@ -456,6 +481,21 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
 def epsilon_sweep(setup: AdvisingSetup, epsilons: Sequence[float] = EXP3_EPSILONS, *,
                   baseline: bool = True, **kwargs: Any) -> ExperimentResult:
     """DP advising on ``setup`` at each ε (plus the no-advice base); see :func:`run_experiment`.
+
+    Parameters
+    ----------
+    setup : AdvisingSetup
+        The set-up.
+    epsilons : sequence of float
+        ε of the DP arms.
+    baseline : bool
+        Add the no-advice arm first.
+    **kwargs
+        :func:`run_experiment`'s (seeds, seed, workers, progress, …).
+
+    Returns
+    -------
+    ExperimentResult
 
     Examples
     --------

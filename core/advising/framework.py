@@ -169,6 +169,20 @@ def normalize_alg4(p: "np.ndarray | Sequence[float]", *, center: float = 0.5,
 
     Works on one vector or on every row (last axis) of an array.
 
+    Parameters
+    ----------
+    p : array_like
+        A vector, or rows of vectors.
+    center : float
+        c_o of Algorithm 4.
+    floor : float
+        Δ, the smallest probability kept.
+
+    Returns
+    -------
+    numpy.ndarray
+        Probability vectors (each sums to 1, entries >= Δ/Σ).
+
     Examples
     --------
     >>> normalize_alg4([0.7, 0.4, -0.1, 0.0]).round(10).tolist()
@@ -202,6 +216,23 @@ def q_update(q: float, reward: float, *, alpha: float, gamma: float = 0.0,
              next_max: float = 0.0) -> float:
     """Q(s,a) ← (1−α)Q(s,a) + α[r + γ max Q(s′,·)] (Lemma 3.1 closed form when γ = 0).
 
+    Parameters
+    ----------
+    q : float
+        Q(s, a).
+    reward : float
+        r.
+    alpha : float
+        The learning rate α.
+    gamma : float
+        The discount γ.
+    next_max : float
+        max Q(s′, ·).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> q = 0.0
@@ -218,6 +249,28 @@ def policy_step(q: "np.ndarray | Sequence[float]", pi: "np.ndarray | Sequence[fl
                 action: int, reward: float, *, alpha: float = 0.5, xi: float = 0.1,
                 center: float = 0.5, floor: float = 0.001) -> tuple[np.ndarray, np.ndarray]:
     """One step of Algorithm 3 (γ = 0): update Q(s, action), then π(s); returns copies.
+
+    Parameters
+    ----------
+    q, pi : array_like
+        Q(s, ·) and π(s, ·).
+    action : int
+        The index taken.
+    reward : float
+        Its reward.
+    alpha : float
+        The learning rate.
+    xi : float
+        The policy step ξ.
+    center : float
+        c_o of Algorithm 4.
+    floor : float
+        Δ, the smallest probability kept.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The new Q(s, ·) and π(s, ·).
 
     Examples
     --------
@@ -237,6 +290,20 @@ def teacher_view(q_teacher: "np.ndarray | Sequence[float]",
                  student_actions: Sequence[int], *, q0: float = 0.0
                  ) -> tuple[np.ndarray, np.ndarray]:
     """TEACHER_VIEW (spec §3.13): the teacher's (Q, π) at one task, on the student's actions.
+
+    Parameters
+    ----------
+    q_teacher, pi_teacher : array_like
+        The teacher's Q and π at the task, in its own action order.
+    teacher_actions, student_actions : sequence of int
+        The servers of each action set.
+    q0 : float
+        Q₀, read where the teacher lacks the student's action.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Q and π in the student's action order.
 
     Examples
     --------
@@ -258,6 +325,15 @@ def squared_distance(x: "np.ndarray | Sequence[float]", y: "np.ndarray | Sequenc
                      ) -> float:
     """Eq. 3.1: d_E²(x, y) = Σ (x_i − y_i)² — squared, no square root.
 
+    Parameters
+    ----------
+    x, y : array_like
+        Two vectors of one length.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(squared_distance([2.1, -0.2, 0.05, 0.7], [1.5, 0, 0, 0]), 10)
@@ -276,6 +352,26 @@ def advice_distribution(p_view: "np.ndarray | Sequence[float]",
     p̃ = p̂ / Σ p̂ (uniform if Σ p̂ = 0), r̃ = p̃·q̂ (0 with ``subtract_rbar=False``, the
     literal line 22), π′ = Normalize_Alg4(p̃ + ξ(q̂ − r̃)). p̂ is the prior the variant
     chooses (:func:`advice_query`); in the thesis it is the teacher's policy.
+
+    Parameters
+    ----------
+    p_view : array_like
+        The prior p̂ (one vector or rows).
+    q_view : array_like
+        The (noisy) Q-view q̂.
+    xi : float
+        The policy step ξ.
+    subtract_rbar : bool
+        Subtract r̃ (the fix) or not (the listing).
+    center : float
+        c_o of Algorithm 4.
+    floor : float
+        Δ, the smallest probability kept.
+
+    Returns
+    -------
+    numpy.ndarray
+        π′.
 
     Examples
     --------
@@ -297,6 +393,17 @@ def advice_distribution(p_view: "np.ndarray | Sequence[float]",
 def sample_index(p: "np.ndarray | Sequence[float]", u: float) -> int:
     """The index ``Generator.choice(len(p), p=p)`` returns when its uniform draw is ``u``.
 
+    Parameters
+    ----------
+    p : array_like
+        Probabilities.
+    u : float
+        A uniform draw in [0, 1).
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> sample_index([0.2, 0.5, 0.3], 0.1), sample_index([0.2, 0.5, 0.3], 0.6)
@@ -309,6 +416,18 @@ def sample_index(p: "np.ndarray | Sequence[float]", u: float) -> int:
 
 def sample_rows(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     """:func:`sample_index` on every row of ``p`` with the uniforms ``u`` (one per row).
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Rows of probabilities.
+    u : numpy.ndarray
+        One uniform draw per row.
+
+    Returns
+    -------
+    numpy.ndarray
+        One index per row.
 
     Examples
     --------
@@ -324,6 +443,16 @@ def max_releases(setup: AdvisingSetup) -> list[int]:
     """Per teacher, the most noisy releases a run could make — public: epochs × the number
     of students that may ask it (each asks each candidate at most once per epoch), or what
     its cap ``max_epsilon_per_teacher`` allows.
+
+    Parameters
+    ----------
+    setup : AdvisingSetup
+        The set-up (agents, action sets, epochs, cap).
+
+    Returns
+    -------
+    list of int
+        One count per agent.
 
     Examples
     --------
@@ -347,6 +476,15 @@ def noised_pairs(setup: AdvisingSetup) -> np.ndarray:
 
     Only under ``dp``, between neighbours, and for identical sets (case 1) only with
     ``noise_on_identical_sets`` (the sound variant).
+
+    Parameters
+    ----------
+    setup : AdvisingSetup
+        The set-up.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -943,6 +1081,10 @@ class _Engine:
             on_epoch: Callable[[int, float, int], None] | None) -> dict[str, Any]:
         p, n, T, E = self.p, self.n, self.T, self.p.epochs
         rng = self.rng
+        from core.common.memory import check_memory
+
+        # eight (epochs x agents) logs, plus the advice events when they are kept
+        check_memory(8.0 * E * n * 9, "epochs", detail=f"{E:,} epochs x {n} agents")
         conv_agent = np.empty((E, n))
         advice = np.zeros(E, dtype=np.int64)
         ask = np.empty((E, n), dtype=np.int64)

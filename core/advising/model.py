@@ -104,7 +104,12 @@ def _int(value: Any, name: str, lo: int) -> int:
             raise InputError(f"must be an integer >= {lo}, got {value!r}", field=name)
     if int(value) < lo:
         raise InputError(f"must be an integer >= {lo}, got {value!r}", field=name)
+    if int(value) > _INT_MAX:  # budgets and counts live in int64 arrays
+        raise InputError(f"must be at most {_INT_MAX:,}, got {value!r}", field=name)
     return int(value)
+
+
+_INT_MAX = 2**53
 
 
 @dataclass(frozen=True)
@@ -292,6 +297,16 @@ def neighbour_case(teacher: Sequence[int], student: Sequence[int]) -> int:
 
     Neighbours differ by at most one action in each direction (spec §3.13).
 
+    Parameters
+    ----------
+    teacher, student : sequence of int
+        The two action sets (server indices).
+
+    Returns
+    -------
+    int
+        1–4, or 0.
+
     Examples
     --------
     >>> neighbour_case([0, 1, 2, 3], [0, 1, 2, 3]), neighbour_case([0, 1, 2, 3, 4], [0, 1, 2, 3])
@@ -317,6 +332,15 @@ def neighbour_case(teacher: Sequence[int], student: Sequence[int]) -> int:
 def dataset_diff(teacher: Sequence[Any], student: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     """The records (actions) only the teacher has, and those only the student has.
 
+    Parameters
+    ----------
+    teacher, student : sequence
+        The two action sets.
+
+    Returns
+    -------
+    (list, list)
+
     Examples
     --------
     >>> dataset_diff(["A", "B", "C", "D"], ["A", "B", "C", "E"])
@@ -333,6 +357,15 @@ def teacher_view_map(teacher: Sequence[int], student: Sequence[int]) -> list[int
     ``None`` means the teacher lacks the action (case 3): the view holds Q₀ and π = 0.
     In case 4 the student's extra action reads the teacher's extra action (the swap); in
     case 2 the teacher's extra action is not copied.
+
+    Parameters
+    ----------
+    teacher, student : sequence of int
+        The two action sets.
+
+    Returns
+    -------
+    list of int or None
 
     Examples
     --------

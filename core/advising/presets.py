@@ -96,6 +96,19 @@ def core_rewards(n_tasks: int = 10, n_servers: int = 12, *, core: tuple[int, ...
                  high: float = 2.0, low: float = 0.0) -> np.ndarray:
     """R[task, server]: ``high`` for the optimal server core[task mod len(core)], else ``low``.
 
+    Parameters
+    ----------
+    n_tasks, n_servers : int
+        The table's size.
+    core : tuple of int
+        The optimal servers, in turn.
+    high, low : float
+        The rewards.
+
+    Returns
+    -------
+    numpy.ndarray
+
     Examples
     --------
     >>> core_rewards(4, 5).tolist()[:2]
@@ -109,6 +122,22 @@ def core_rewards(n_tasks: int = 10, n_servers: int = 12, *, core: tuple[int, ...
 
 def layout_action_sets(name: str, n_agents: int = 10) -> list[list[int]]:
     """Server indices per agent for a §5.6 layout (``fig32`` has exactly 4 agents).
+
+    Parameters
+    ----------
+    name : str
+        ``"same"``, ``"sunflower"``, ``"mixed"`` or ``"fig32"``.
+    n_agents : int
+        Agents.
+
+    Returns
+    -------
+    list of list of int
+
+    Raises
+    ------
+    InputError
+        For an unknown layout.
 
     Examples
     --------
@@ -130,6 +159,17 @@ def layout_action_sets(name: str, n_agents: int = 10) -> list[list[int]]:
 
 def table35_params(variant: str = "sound", **overrides: Any) -> AdvisingParams:
     """Table 3.5 (ε = 1, d = 0.7, budgets 30, 700 epochs) + spec §5.6 constants.
+
+    Parameters
+    ----------
+    variant : str
+        ``"sound"`` or ``"thesis"``.
+    **overrides
+        Other :class:`AdvisingParams` fields.
+
+    Returns
+    -------
+    AdvisingParams
 
     Examples
     --------
@@ -158,6 +198,26 @@ def preset(name: str = "table35", *, variant: str = "sound", strategy: str | Non
 
     ``exp1`` picks its layout from the strategy (DP → sunflower, else same), as the
     thesis's Experiment 1 does. Without ``strategy`` every preset advises with ``dp``.
+
+    Parameters
+    ----------
+    name : str
+        A preset (``table35``, ``exp1``, ``exp2``, ``exp3``, ``mixed``, ``fig32``, …).
+    variant : str
+        ``"sound"`` or ``"thesis"``.
+    strategy : str, optional
+        ``"none"``, ``"traditional"`` or ``"dp"``.
+    **overrides
+        :class:`AdvisingParams` fields.
+
+    Returns
+    -------
+    AdvisingSetup
+
+    Raises
+    ------
+    InputError
+        For an unknown preset or parameter.
 
     Examples
     --------
@@ -204,6 +264,21 @@ def experiment_arms(name: str, *, variant: str = "sound",
 
     ``exp1`` and ``exp2``: no advice, traditional advising, DP advising (ε = 1).
     ``exp3``: no advice (the base of Fig. 3.9), then DP advising at each ε.
+
+    Parameters
+    ----------
+    name : str
+        ``"exp1"``, ``"exp2"`` or ``"exp3"``.
+    variant : str
+        ``"sound"`` or ``"thesis"``.
+    epsilons : tuple of float
+        The ε of ``exp3``'s DP arms.
+    **overrides
+        :class:`AdvisingParams` fields for every arm.
+
+    Returns
+    -------
+    list of ExperimentArm
 
     Examples
     --------
@@ -265,6 +340,19 @@ def worked_example(*, alpha: float = 0.5, repeats: int = 60,
     """Force-select every action ``repeats`` times (no policy), as spec §4 prescribes.
 
     Agent i has A_i = [A, B, C, D], agent j has A_j = [A, B, C, E]; R(s, A) = 2, else 0.
+
+    Parameters
+    ----------
+    alpha : float
+        The learning rate.
+    repeats : int
+        Selections of each action.
+    threshold : float
+        The distance threshold d.
+
+    Returns
+    -------
+    WorkedExample
 
     Examples
     --------

@@ -30,7 +30,19 @@ CR_AT_EPOCHS = (50, 100, 200)
 
 
 def rounded_json(x: Any, digits: int = 6) -> Any:
-    """Plain JSON values: numpy → Python, floats rounded, NaN/inf → None."""
+    """Plain JSON values: numpy → Python, floats rounded, NaN/inf → None.
+
+    Parameters
+    ----------
+    x : Any
+        A value, list, dict or array.
+    digits : int
+        Significant digits kept by floats.
+
+    Returns
+    -------
+    Any
+    """
     if isinstance(x, dict):
         return {str(k): rounded_json(v, digits) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -51,7 +63,23 @@ def rounded_json(x: Any, digits: int = 6) -> Any:
 
 def randomness_text(mode: str, seed: int | None, *, seeds: Sequence[int] | None = None,
                     drawn: bool = False) -> str:
-    """The words for a run's randomness, never ambiguous."""
+    """The words for a run's randomness, never ambiguous.
+
+    Parameters
+    ----------
+    mode : str
+        ``"experiment"`` or ``"release"``.
+    seed : int or None
+        The run's seed.
+    seeds : sequence of int, optional
+        An experiment's seeds.
+    drawn : bool
+        Whether the first seed was drawn from the OS.
+
+    Returns
+    -------
+    str
+    """
     if mode == "release":
         return ("release mode: Laplace noise from OpenDP, OS-seeded sampling "
                 "(not reproducible)")
@@ -72,7 +100,19 @@ def _epoch_index(n: int, full: bool) -> np.ndarray:
 
 
 def single_summary(result: AdvisingResult, *, full: bool = False) -> dict[str, Any]:
-    """The summary of one run (``full``: every epoch, for the view; else ≤ STORED_POINTS)."""
+    """The summary of one run (``full``: every epoch, for the view; else ≤ STORED_POINTS).
+
+    Parameters
+    ----------
+    result : AdvisingResult
+        The run.
+    full : bool
+        Keep every epoch.
+
+    Returns
+    -------
+    dict
+    """
     s = result.setup
     E = result.epochs
     idx = _epoch_index(E, full)
@@ -152,6 +192,21 @@ def experiment_summary(result: ExperimentResult, *, full: bool = False, delta: f
     """The summary of an experiment: per arm the mean CR curve with its 95 % CI, the arm
     summaries (AUC₂₀₀, final CR, advice, ε), paired comparisons with the first arm, and the
     privacy of the most-spent teacher under each accountant; ``claims`` are stored as dicts.
+
+    Parameters
+    ----------
+    result : ExperimentResult
+        The experiment.
+    full : bool
+        Keep every epoch.
+    delta : float
+        δ of the advanced and RDP totals.
+    claims : sequence
+        Claim checks to store.
+
+    Returns
+    -------
+    dict
     """
     E = result.epochs
     idx = _epoch_index(E, full)
@@ -183,7 +238,20 @@ def experiment_summary(result: ExperimentResult, *, full: bool = False, delta: f
 
 # ---------------------------------------------------------------------------- ledger entries
 def advising_dataset(setup_name: str, agent: str) -> str:
-    """The protected dataset of a teacher: its Q-table (as ``AdvisingResult.ledger``)."""
+    """The protected dataset of a teacher: its Q-table (as ``AdvisingResult.ledger``).
+
+    Parameters
+    ----------
+    setup_name : str
+        The set-up's name.
+    agent : str
+        The teacher.
+
+    Returns
+    -------
+    str
+        ``"advising:<set-up>:<agent>"``.
+    """
     return f"advising:{setup_name}:{agent}"
 
 
@@ -214,7 +282,17 @@ def _record_raw(led: PrivacyLedger, setup: Any, agent: str, kinds: dict[str, int
 
 
 def raw_kinds(setup: Any) -> list[str]:
-    """The kinds of raw (unbounded) release a set-up's parameters can make."""
+    """The kinds of raw (unbounded) release a set-up's parameters can make.
+
+    Parameters
+    ----------
+    setup : AdvisingSetup
+        The set-up.
+
+    Returns
+    -------
+    list of str
+    """
     p = setup.params
     if p.strategy == "none":
         return []
@@ -231,7 +309,19 @@ def raw_kinds(setup: Any) -> list[str]:
 def single_ledger_entries(result: AdvisingResult, *, source: str) -> list[LedgerEntry]:
     """Per teacher: one entry for its noisy releases (``count`` of the true ε), and one per
     kind of raw release (raw Q-values, advice from the raw policy, raw visit counts) with
-    ε = ∞ and the reason — nothing that left is free."""
+    ε = ∞ and the reason — nothing that left is free.
+
+    Parameters
+    ----------
+    result : AdvisingResult
+        The run.
+    source : str
+        The run id.
+
+    Returns
+    -------
+    list of LedgerEntry
+    """
     s = result.setup
     acc = result.accounting
     led = PrivacyLedger()
@@ -250,7 +340,19 @@ def single_ledger_entries(result: AdvisingResult, *, source: str) -> list[Ledger
 
 def experiment_ledger_entries(result: ExperimentResult, *, source: str) -> list[LedgerEntry]:
     """Seeded experiments: per arm and teacher, the releases over all seeds (listed, not
-    spent); raw releases as unbounded entries."""
+    spent); raw releases as unbounded entries.
+
+    Parameters
+    ----------
+    result : ExperimentResult
+        The experiment.
+    source : str
+        The run id.
+
+    Returns
+    -------
+    list of LedgerEntry
+    """
     led = PrivacyLedger()
     for a, label in enumerate(result.labels):
         setup = result.setups[a]

@@ -50,7 +50,17 @@ MECHANISMS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
 
 
 def available(mechanism: str) -> bool:
-    """True if the audit module of ``mechanism`` can be imported."""
+    """True if the audit module of ``mechanism`` can be imported.
+
+    Parameters
+    ----------
+    mechanism : str
+        ``"laplace"``, ``"exponential"``, ``"dirichlet"``, ``"advising"`` or ``"logistics"``.
+
+    Returns
+    -------
+    bool
+    """
     if mechanism not in MECHANISMS:
         return False
     path = MECHANISMS[mechanism][0]

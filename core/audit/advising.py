@@ -123,6 +123,19 @@ def _params(epsilon: float, variant: str, inp: AdviceInput | None = None,
 
 
 def parameters(epsilon: float, variant: str) -> dict[str, Any]:
+    """The public parameters of the audited mechanism (reported with the audit).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : str
+        The public parameters: ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    dict
+    """
     p = _params(epsilon, variant)
     return {"epsilon": p.epsilon, "variant": variant, "d": p.distance_threshold, "xi": p.xi,
             "sensitivity": "strict (r_max - r_min = 2)" if p.sensitivity is None else
@@ -133,7 +146,22 @@ def parameters(epsilon: float, variant: str) -> dict[str, Any]:
 def claimed(epsilon: float, variant: str) -> tuple[float, float, str] | tuple[
         float, float, str, str]:
     """(epsilon_claimed — math.inf if unbounded, delta_claimed, adjacency text) of ONE advice
-    release (for the unbounded thesis variant a 4th element says why)."""
+    release (for the unbounded thesis variant a 4th element says why).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : str
+        The public parameters: ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    tuple
+        (ε claimed, ``math.inf`` if PrivPlan proves none; δ claimed; the adjacency) — from the
+        mechanism's own accountant, never from the audit; a 4th element gives the reason when
+        ε is unbounded.
+    """
     p = _params(epsilon, variant)
     text = (f"{ADJACENCY}; one advice query of one candidate teacher, as the student "
             "observes it (whether advice arrives and which action)")
@@ -160,7 +188,20 @@ _UNIF = [0.25] * 4
 
 def candidate_pairs(epsilon: float, variant: str) -> list[tuple[dict, object, object]]:
     """Neighbouring teacher inputs (json-able description, input_a, input_b) to try;
-    include the worst case you can derive."""
+    include the worst case you can derive.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : str
+        The public parameters: ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    list of (dict, Any, Any)
+        (JSON-able description, input a, input b).
+    """
     _params(epsilon, variant)  # validates
     z4 = [0.0] * 4
     out: list[tuple[dict, object, object]] = []
@@ -221,7 +262,26 @@ def _sample(inp: AdviceInput, n: int, rng: np.random.Generator, params: Advising
 def sample_outputs(inp: object, n: int, rng: np.random.Generator, epsilon: float,
                    variant: str) -> np.ndarray:
     """n independent draws of EXACTLY what the student observes for one advice query
-    (including 'no advice'), encoded as int codes, shape (n,)."""
+    (including 'no advice'), encoded as int codes, shape (n,).
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    n : int
+        Draws.
+    rng : numpy.random.Generator or None
+        Seeded draws; None samples through the release path where the module has one.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : str
+        The public parameters: ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        What the observer sees: int codes of shape (n,) or float features of shape (n, d).
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"must be an integer >= 1, got {n!r}", field="samples")
     if not isinstance(rng, np.random.Generator):
@@ -238,6 +298,20 @@ def exact_distribution(inp: object, epsilon: float, variant: str) -> dict[int, f
     by the framework's own :func:`~core.advising.framework.advice_distribution` — and a
     one-server student with noise, where P(no advice) = P(|v + L − q_j| ≤ √d) is the
     Laplace CDF difference (π′ = [1]). Otherwise None (a k-dimensional integral).
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : str
+        The public parameters: ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    dict or None
+        ``{code: probability}``; None for continuous outputs or an intractable law.
     """
     params = _params(epsilon, variant, inp if isinstance(inp, AdviceInput) else None)
     setup, tq, tp, sq, sp, noised = _views(inp, params)  # type: ignore[arg-type]

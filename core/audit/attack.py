@@ -61,7 +61,18 @@ class AttackResult:
 
 
 def split_sizes(n: int) -> tuple[int, int, int]:
-    """(n_A, n_B, n_C) for ``n`` samples per side."""
+    """(n_A, n_B, n_C) for ``n`` samples per side.
+
+    Parameters
+    ----------
+    n : int
+        Samples per side.
+
+    Returns
+    -------
+    (int, int, int)
+        Sizes of the fit, threshold and evaluation splits (20 / 30 / 50 %).
+    """
     na = int(n * SPLITS[0])
     nb = int(n * SPLITS[1])
     return na, nb, n - na - nb
@@ -129,6 +140,20 @@ def run_attack(out_a: np.ndarray, out_b: np.ndarray, *, delta: float, confidence
     """Run the three-split attack on N outputs per side (see the module docstring).
 
     ``out_a``/``out_b``: int codes of shape (N,) (discrete) or float features (N, d).
+
+    Parameters
+    ----------
+    out_a, out_b : numpy.ndarray
+        The outputs of each side.
+    delta : float
+        δ of the ε lower bound.
+    confidence : float
+        Joint confidence of the Clopper–Pearson limits.
+
+    Returns
+    -------
+    AttackResult
+        The test, its counts on the evaluation split and ε_lb.
     """
     xa, xb = np.asarray(out_a), np.asarray(out_b)
     n = min(len(xa), len(xb))

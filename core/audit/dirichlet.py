@@ -106,6 +106,19 @@ def _privacy(v: DirichletVariant) -> Any:
 
 
 def parameters(epsilon: Any, variant: DirichletVariant) -> dict[str, Any]:
+    """The public parameters of the audited mechanism (reported with the audit).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    dict
+    """
     r = _privacy(variant)
     return {"k": variant.k, "eta": variant.eta, "eta_bar": variant.eta_bar_value,
             "w": variant.w, "b": variant.b, "delta_target": variant.delta,
@@ -114,6 +127,22 @@ def parameters(epsilon: Any, variant: DirichletVariant) -> dict[str, Any]:
 
 
 def claimed(epsilon: Any, variant: DirichletVariant) -> tuple[float, float, str]:
+    """
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    tuple
+        (ε claimed, ``math.inf`` if PrivPlan proves none; δ claimed; the adjacency) — from the
+        mechanism's own accountant, never from the audit; a 4th element gives the reason when
+        ε is unbounded.
+    """
     r = _privacy(variant)
     v = variant
     if v.analysis == "support":
@@ -149,6 +178,20 @@ def _c_range(v: DirichletVariant) -> tuple[float, float]:
 
 
 def candidate_pairs(epsilon: Any, variant: DirichletVariant) -> list[tuple[Any, Any, Any]]:
+    """Neighbouring inputs under the claimed adjacency, the worst known case among them.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    list of (dict, Any, Any)
+        (JSON-able description, input a, input b).
+    """
     v = variant
     _privacy(v)  # validates the parameters first (one-line errors naming the field)
     c_lo, c_hi = _c_range(v)
@@ -174,13 +217,48 @@ def candidate_pairs(epsilon: Any, variant: DirichletVariant) -> list[tuple[Any, 
 
 def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: Any,
                    variant: DirichletVariant) -> np.ndarray:
-    """ln z for n draws z ~ Dir(k·p) (shape (n, len(p))); ``rng=None``: release sampler."""
+    """ln z for n draws z ~ Dir(k·p) (shape (n, len(p))); ``rng=None``: release sampler.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    n : int
+        Draws.
+    rng : numpy.random.Generator or None
+        Seeded draws; None samples through the release path where the module has one.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    numpy.ndarray
+        What the observer sees: int codes of shape (n,) or float features of shape (n, d).
+    """
     p = np.asarray(inp, dtype=np.float64)
     z = dirichlet_rows(np.tile(p, (n, 1)), variant.k, rng)
     return np.log(z)
 
 
 def exact_distribution(inp: Any, epsilon: Any, variant: DirichletVariant) -> None:
+    """The exact law of :func:`sample_outputs`' codes, when it can be computed.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    dict or None
+        ``{code: probability}``; None for continuous outputs or an intractable law.
+    """
     return None  # continuous output
 
 
@@ -194,7 +272,21 @@ def _two(p: np.ndarray, q: np.ndarray) -> tuple[int, int]:
 
 
 def delta_tight_exact(p: np.ndarray, q: np.ndarray, k: float, epsilon: float) -> float:
-    """δ(ε) of the pair (a = p, b = q) exactly (pairs differing in two entries)."""
+    """δ(ε) of the pair (a = p, b = q) exactly (pairs differing in two entries).
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        Neighbouring rows.
+    k : float
+        The concentration.
+    epsilon : float
+        ε.
+
+    Returns
+    -------
+    float
+    """
     p, q = np.asarray(p, float), np.asarray(q, float)
     i, j = _two(p, q)                      # q_i > p_i: mass moves into i
     d = q[i] - p[i]
@@ -217,13 +309,42 @@ def delta_tight_exact(p: np.ndarray, q: np.ndarray, k: float, epsilon: float) ->
 
 
 def epsilon_tight_exact(p: np.ndarray, q: np.ndarray, k: float, delta: float) -> float:
-    """ε_tight(δ) of a two-entry pair, by bisection on the exact δ(ε)."""
+    """ε_tight(δ) of a two-entry pair, by bisection on the exact δ(ε).
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        Neighbouring rows differing in two entries.
+    k : float
+        The concentration.
+    delta : float
+        δ.
+
+    Returns
+    -------
+    float
+    """
     return bisect_epsilon(lambda e: delta_tight_exact(p, q, k, e), delta, hi=1.0,
                           tol=1e-10, max_hi=1e5)
 
 
 def privacy_loss(z_log: np.ndarray, p: np.ndarray, q: np.ndarray, k: float) -> np.ndarray:
-    """L = ln p_a(z) − ln p_b(z) from the full densities, for rows of ln z."""
+    """L = ln p_a(z) − ln p_b(z) from the full densities, for rows of ln z.
+
+    Parameters
+    ----------
+    z_log : numpy.ndarray
+        Rows of ln z (draws of the mechanism's output).
+    p, q : numpy.ndarray
+        The pair.
+    k : float
+        The concentration.
+
+    Returns
+    -------
+    numpy.ndarray
+        One loss per row.
+    """
     p, q = np.asarray(p, float), np.asarray(q, float)
     const = gammaln(k * q).sum() - gammaln(k * p).sum()
     return z_log @ (k * (p - q)) + const
@@ -231,7 +352,26 @@ def privacy_loss(z_log: np.ndarray, p: np.ndarray, q: np.ndarray, k: float) -> n
 
 def delta_tight_mc(p: np.ndarray, q: np.ndarray, k: float, epsilon: float, n: int,
                    rng: np.random.Generator) -> tuple[float, float]:
-    """Monte Carlo δ(ε) (and its standard error) from n draws per side, any pair."""
+    """Monte Carlo δ(ε) (and its standard error) from n draws per side, any pair.
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        The pair.
+    k : float
+        The concentration.
+    epsilon : float
+        ε.
+    n : int
+        Draws per side.
+    rng : numpy.random.Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    (float, float)
+        δ(ε) and its standard error.
+    """
     la = privacy_loss(np.log(dirichlet_rows(np.tile(p, (n, 1)), k, rng)), p, q, k)
     lb = privacy_loss(np.log(dirichlet_rows(np.tile(q, (n, 1)), k, rng)), p, q, k)
     return mc_delta(la, lb, epsilon)
@@ -239,7 +379,25 @@ def delta_tight_mc(p: np.ndarray, q: np.ndarray, k: float, epsilon: float, n: in
 
 def epsilon_tight_mc(p: np.ndarray, q: np.ndarray, k: float, delta: float, n: int,
                      rng: np.random.Generator) -> float:
-    """Monte Carlo ε_tight(δ) from n draws per side (spec F3), any pair."""
+    """Monte Carlo ε_tight(δ) from n draws per side (spec F3), any pair.
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        The pair.
+    k : float
+        The concentration.
+    delta : float
+        δ.
+    n : int
+        Draws per side.
+    rng : numpy.random.Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    float
+    """
     la = privacy_loss(np.log(dirichlet_rows(np.tile(p, (n, 1)), k, rng)), p, q, k)
     lb = privacy_loss(np.log(dirichlet_rows(np.tile(q, (n, 1)), k, rng)), p, q, k)
     return mc_epsilon_tight(la, lb, delta)
@@ -247,13 +405,46 @@ def epsilon_tight_mc(p: np.ndarray, q: np.ndarray, k: float, delta: float, n: in
 
 def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: DirichletVariant
                   ) -> tuple[float, str]:
+    """The exact ε at δ of one pair (a proven lower bound of the mechanism's ε).
+
+    Parameters
+    ----------
+    a, b : Any
+        The pair's two inputs (as :func:`candidate_pairs` gives them).
+    delta : float
+        δ at which ε is computed.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    (float, str)
+        ε_tight and the method used.
+    """
     return (epsilon_tight_exact(a, b, variant.k, delta),
             "exact (incomplete beta; the privacy loss is monotone in z_i/(z_i+z_j))")
 
 
 def exact_roc(a: Any, b: Any, epsilon: Any, variant: DirichletVariant
               ) -> tuple[np.ndarray, np.ndarray]:
-    """ROC of the optimal test {u >= t}, u = z_i/(z_i + z_j) (a = p negative, b = q)."""
+    """ROC of the optimal test {u >= t}, u = z_i/(z_i + z_j) (a = p negative, b = q).
+
+    Parameters
+    ----------
+    a, b : Any
+        The pair's two inputs (as :func:`candidate_pairs` gives them).
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : DirichletVariant
+        The public parameters: k, η, η̄, |W| and b.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray) or None
+        (FPR, TPR) of the optimal test, used only to rank pairs.
+    """
     p, q = np.asarray(a, float), np.asarray(b, float)
     i, j = _two(p, q)
     k = variant.k

@@ -65,6 +65,19 @@ class ExponentialVariant:
 
 
 def parameters(epsilon: float, variant: ExponentialVariant) -> dict[str, Any]:
+    """The public parameters of the audited mechanism (reported with the audit).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : ExponentialVariant
+        The public parameters: utilities' sensitivity and form.
+
+    Returns
+    -------
+    dict
+    """
     d = {"epsilon": epsilon, "sensitivity": variant.sensitivity,
          "monotonic": variant.monotonic}
     if variant.noise_factor != 1.0:
@@ -73,6 +86,22 @@ def parameters(epsilon: float, variant: ExponentialVariant) -> dict[str, Any]:
 
 
 def claimed(epsilon: float, variant: ExponentialVariant) -> tuple[float, float, str]:
+    """
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : ExponentialVariant
+        The public parameters: utilities' sensitivity and form.
+
+    Returns
+    -------
+    tuple
+        (ε claimed, ``math.inf`` if PrivPlan proves none; δ claimed; the adjacency) — from the
+        mechanism's own accountant, never from the audit; a 4th element gives the reason when
+        ε is unbounded.
+    """
     e = check_epsilon(epsilon)
     adj = f"utility vectors u, u' with max_i |u_i - u'_i| <= {variant.sensitivity:g}"
     if variant.monotonic:
@@ -82,6 +111,20 @@ def claimed(epsilon: float, variant: ExponentialVariant) -> tuple[float, float, 
 
 def candidate_pairs(epsilon: float, variant: ExponentialVariant
                     ) -> list[tuple[Any, Any, Any]]:
+    """Neighbouring inputs under the claimed adjacency, the worst known case among them.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : ExponentialVariant
+        The public parameters: utilities' sensitivity and form.
+
+    Returns
+    -------
+    list of (dict, Any, Any)
+        (JSON-able description, input a, input b).
+    """
     d = variant.sensitivity
     per = epsilon / ((1.0 if variant.monotonic else 2.0) * d)  # utility → log-weight
     out = []
@@ -98,7 +141,26 @@ def candidate_pairs(epsilon: float, variant: ExponentialVariant
 
 def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: float,
                    variant: ExponentialVariant) -> np.ndarray:
-    """n chosen indices; ``rng=None``: one OpenDP noisy-max release per output."""
+    """n chosen indices; ``rng=None``: one OpenDP noisy-max release per output.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    n : int
+        Draws.
+    rng : numpy.random.Generator or None
+        Seeded draws; None samples through the release path where the module has one.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : ExponentialVariant
+        The public parameters: utilities' sensitivity and form.
+
+    Returns
+    -------
+    numpy.ndarray
+        What the observer sees: int codes of shape (n,) or float features of shape (n, d).
+    """
     u = np.asarray(inp, dtype=np.float64)
     eff = epsilon / variant.noise_factor
     if rng is None:
@@ -113,6 +175,22 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: f
 
 def exact_distribution(inp: Any, epsilon: float, variant: ExponentialVariant
                        ) -> dict[int, float]:
+    """The exact law of :func:`sample_outputs`' codes, when it can be computed.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : ExponentialVariant
+        The public parameters: utilities' sensitivity and form.
+
+    Returns
+    -------
+    dict or None
+        ``{code: probability}``; None for continuous outputs or an intractable law.
+    """
     p = exponential_probabilities(np.asarray(inp, float), epsilon=epsilon / variant.noise_factor,
                                   sensitivity=variant.sensitivity, monotonic=variant.monotonic)
     return {i: float(x) for i, x in enumerate(p)}

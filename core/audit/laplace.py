@@ -64,6 +64,19 @@ def _scale(epsilon: float, v: LaplaceVariant) -> float:
 
 
 def parameters(epsilon: float, variant: LaplaceVariant) -> dict[str, Any]:
+    """The public parameters of the audited mechanism (reported with the audit).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    dict
+    """
     d = {"epsilon": epsilon, "sensitivity": variant.sensitivity,
          "scale": _scale(epsilon, variant)}
     if variant.noise_factor != 1.0:
@@ -72,6 +85,22 @@ def parameters(epsilon: float, variant: LaplaceVariant) -> dict[str, Any]:
 
 
 def claimed(epsilon: float, variant: LaplaceVariant) -> tuple[float, float, str]:
+    """
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    tuple
+        (ε claimed, ``math.inf`` if PrivPlan proves none; δ claimed; the adjacency) — from the
+        mechanism's own accountant, never from the audit; a 4th element gives the reason when
+        ε is unbounded.
+    """
     e = check_epsilon(epsilon)
     return (e, 0.0, f"query answers x, x' with ||x - x'||_1 <= {variant.sensitivity:g} "
                     f"(L1 sensitivity); Laplace scale sensitivity/epsilon = "
@@ -79,6 +108,20 @@ def claimed(epsilon: float, variant: LaplaceVariant) -> tuple[float, float, str]
 
 
 def candidate_pairs(epsilon: float, variant: LaplaceVariant) -> list[tuple[Any, Any, Any]]:
+    """Neighbouring inputs under the claimed adjacency, the worst known case among them.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    list of (dict, Any, Any)
+        (JSON-able description, input a, input b).
+    """
     d = variant.sensitivity
     return [
         ({"a": 0.0, "b": d, "description": "scalar answers at distance sensitivity"},
@@ -93,7 +136,26 @@ def candidate_pairs(epsilon: float, variant: LaplaceVariant) -> list[tuple[Any, 
 
 def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: float,
                    variant: LaplaceVariant) -> np.ndarray:
-    """n released values of ``inp`` (shape (n, d)); ``rng=None``: OpenDP release path."""
+    """n released values of ``inp`` (shape (n, d)); ``rng=None``: OpenDP release path.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    n : int
+        Draws.
+    rng : numpy.random.Generator or None
+        Seeded draws; None samples through the release path where the module has one.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    numpy.ndarray
+        What the observer sees: int codes of shape (n,) or float features of shape (n, d).
+    """
     x = np.atleast_1d(np.asarray(inp, dtype=np.float64))
     eff = epsilon / variant.noise_factor  # the ε whose scale Δ/ε is actually sampled
     out = laplace_release(np.tile(x, (n, 1)), epsilon=eff, sensitivity=variant.sensitivity,
@@ -102,11 +164,45 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: f
 
 
 def exact_distribution(inp: Any, epsilon: float, variant: LaplaceVariant) -> None:
+    """The exact law of :func:`sample_outputs`' codes, when it can be computed.
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    dict or None
+        ``{code: probability}``; None for continuous outputs or an intractable law.
+    """
     return None  # continuous output
 
 
 def tight_epsilon(a: Any, b: Any, delta: float, epsilon: float, variant: LaplaceVariant
                   ) -> tuple[float, str]:
+    """The exact ε at δ of one pair (a proven lower bound of the mechanism's ε).
+
+    Parameters
+    ----------
+    a, b : Any
+        The pair's two inputs (as :func:`candidate_pairs` gives them).
+    delta : float
+        δ at which ε is computed.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    (float, str)
+        ε_tight and the method used.
+    """
     mu = float(np.abs(np.atleast_1d(np.asarray(a, float)) -
                       np.atleast_1d(np.asarray(b, float))).sum()) / _scale(epsilon, variant)
     if np.ndim(a) == 0 and delta > 0:
@@ -117,7 +213,22 @@ def tight_epsilon(a: Any, b: Any, delta: float, epsilon: float, variant: Laplace
 
 def exact_roc(a: Any, b: Any, epsilon: float, variant: LaplaceVariant
               ) -> tuple[np.ndarray, np.ndarray] | None:
-    """ROC of the threshold test {x >= t} (a < b scalars); None for vector pairs."""
+    """ROC of the threshold test {x >= t} (a < b scalars); None for vector pairs.
+
+    Parameters
+    ----------
+    a, b : Any
+        The pair's two inputs (as :func:`candidate_pairs` gives them).
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    variant : LaplaceVariant
+        The public parameters: sensitivity and dimension.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray) or None
+        (FPR, TPR) of the optimal test, used only to rank pairs.
+    """
     if np.ndim(a) != 0 or np.ndim(b) != 0:
         return None
     lo, hi = sorted((float(a), float(b)))

@@ -78,7 +78,19 @@ def _params(epsilon: float, preset: str) -> PlannerParams:
 
 
 def parameters(epsilon: float, preset: str) -> dict[str, Any]:
-    """Public parameters of the audited release (reported next to the audit)."""
+    """Public parameters of the audited release (reported next to the audit).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    preset : str
+        The public parameters: the preset, ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    dict
+    """
     p = _params(epsilon, preset)
     return {"preset": p.preset, "epsilon": p.epsilon, "epsilon_laplace": p.epsilon_laplace,
             "d_max": (DEFAULT_DEGREE_CAP if p.dmax_mode == "public_cap"
@@ -89,7 +101,22 @@ def parameters(epsilon: float, preset: str) -> dict[str, Any]:
 
 def claimed(epsilon: float, preset: str) -> tuple[float, float, str]:
     """(epsilon_claimed — math.inf if unbounded, delta_claimed, adjacency text) of the release
-    audited: exactly what PrivPlan states for the preset (per agent)."""
+    audited: exactly what PrivPlan states for the preset (per agent).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    preset : str
+        The public parameters: the preset, ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    tuple
+        (ε claimed, ``math.inf`` if PrivPlan proves none; δ claimed; the adjacency) — from the
+        mechanism's own accountant, never from the audit; a 4th element gives the reason when
+        ε is unbounded.
+    """
     g = preset_guarantee(_params(epsilon, preset), "dp", DEFAULT_DEGREE_CAP)
     text = g.adjacency if g.bounded else f"{g.adjacency} (no finite bound: {g.reason})"
     return g.epsilon, g.delta, text
@@ -115,7 +142,20 @@ def _describe(name: str, a: nx.Graph, b: nx.Graph, removed: str, note: str) -> d
 
 def candidate_pairs(epsilon: float, preset: str) -> list[tuple[dict, object, object]]:
     """Neighbouring local maps (json-able description, map_a, map_b): one base and its
-    routes removed, every degree ≤ 4, the same public centers."""
+    routes removed, every degree ≤ 4, the same public centers.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    preset : str
+        The public parameters: the preset, ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    list of (dict, Any, Any)
+        (JSON-able description, input a, input b).
+    """
     _params(epsilon, preset)  # validates
     pairs: list[tuple[dict, object, object]] = []
     # 1. worst case: a hub of degree 4 joined to all four nodes of a 4-cycle A-n1-B-n2
@@ -145,7 +185,20 @@ def candidate_pairs(epsilon: float, preset: str) -> list[tuple[dict, object, obj
 
 
 def encode(dmax: int, target: np.ndarray) -> np.ndarray:
-    """Int codes of target histograms (rows of ``target``); see the module docstring."""
+    """Int codes of target histograms (rows of ``target``); see the module docstring.
+
+    Parameters
+    ----------
+    dmax : int
+        Bins of the histogram.
+    target : numpy.ndarray
+        Histograms (rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        One int code per row.
+    """
     t = np.minimum(np.asarray(target, dtype=np.int64), _CODE_BIN_CAP)
     weights = (64 ** np.arange(t.shape[-1], dtype=np.int64)).astype(np.int64)
     return int(dmax) + 16 * (t * weights).sum(axis=-1)
@@ -155,7 +208,26 @@ def sample_outputs(inp: object, n: int, rng: "np.random.Generator | None", epsil
                    preset: str) -> np.ndarray:
     """n independent draws of the release's target histogram, as int codes of shape (n,).
 
-    ``rng=None`` samples through the release path (OpenDP Laplace)."""
+    ``rng=None`` samples through the release path (OpenDP Laplace).
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    n : int
+        Draws.
+    rng : numpy.random.Generator or None
+        Seeded draws; None samples through the release path where the module has one.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    preset : str
+        The public parameters: the preset, ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        What the observer sees: int codes of shape (n,) or float features of shape (n, d).
+    """
     p = _params(epsilon, preset)
     local = inp if isinstance(inp, nx.Graph) else nx.Graph(inp)
     dmax, _public, sens = histogram_setup(p, local, DEFAULT_DEGREE_CAP)
@@ -173,7 +245,22 @@ def _laplace_cdf(x: np.ndarray, mu: float, b: float) -> np.ndarray:
 
 
 def exact_distribution(inp: object, epsilon: float, preset: str) -> dict[int, float] | None:
-    """Exact law of :func:`sample_outputs`' code (None without a bin clip: thesis preset)."""
+    """Exact law of :func:`sample_outputs`' code (None without a bin clip: thesis preset).
+
+    Parameters
+    ----------
+    inp : Any
+        One input of a pair.
+    epsilon : float
+        The claimed ε parameter of the mechanism.
+    preset : str
+        The public parameters: the preset, ``"sound"`` or ``"thesis"``.
+
+    Returns
+    -------
+    dict or None
+        ``{code: probability}``; None for continuous outputs or an intractable law.
+    """
     p = _params(epsilon, preset)
     if p.bin_clip is None:
         return None

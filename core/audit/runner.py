@@ -226,7 +226,42 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
                  progress: Callable[..., None] | None = None,
                  cancel: Callable[[], bool] | None = None,
                  parameters: dict[str, Any] | None = None) -> AuditResult:
-    """Audit the mechanism of ``mod`` (a module or its import path); see the module doc."""
+    """Audit the mechanism of ``mod`` (a module or its import path); see the module doc.
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's name (reported).
+    mod : module or str
+        The module with the interface above, or its import path.
+    epsilon : Any
+        The ε parameter audited.
+    variant : Any
+        The mechanism's public parameters.
+    samples : int or None
+        Samples per side of the final attack (default: the module's ``DEFAULT_SAMPLES``).
+    seed : int or None
+        A seed (experiment mode) or None (a seed from the OS, release path where available).
+    confidence : float
+        Joint confidence of the Clopper–Pearson limits.
+    progress : callable, optional
+        ``progress(fraction, text)``.
+    cancel : callable, optional
+        Returns True to stop (raises :class:`~core.common.progress.Cancelled`).
+    parameters : dict, optional
+        The public parameters to report (default: the module's ``parameters``).
+
+    Returns
+    -------
+    AuditResult
+        The claim, the pair, ε_lb with its confidence, ε_tight where known and the verdict.
+
+    Raises
+    ------
+    InputError
+        For fewer than :data:`MIN_SAMPLES` samples, a negative seed or a confidence
+        outside [0.5, 1).
+    """
     t0 = time.perf_counter()
     if isinstance(mod, str):
         mod = importlib.import_module(mod)

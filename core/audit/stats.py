@@ -47,7 +47,19 @@ __all__ = ["cp_upper", "f3_epsilon", "epsilon_lb", "projected_epsilon_lb", "bise
 
 def f3_epsilon(fpr: "np.ndarray | float", fnr: "np.ndarray | float", delta: float
                ) -> "np.ndarray | float":
-    """max(ln((1−δ−β)/α), ln((1−δ−α)/β)), floored at 0 (a lower bound on ε is >= 0)."""
+    """max(ln((1−δ−β)/α), ln((1−δ−α)/β)), floored at 0 (a lower bound on ε is >= 0).
+
+    Parameters
+    ----------
+    fpr, fnr : float or numpy.ndarray
+        False positive and false negative rates α, β.
+    delta : float
+        δ.
+
+    Returns
+    -------
+    float or numpy.ndarray
+    """
     a = np.asarray(fpr, dtype=np.float64)
     b = np.asarray(fnr, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -63,7 +75,28 @@ def f3_epsilon(fpr: "np.ndarray | float", fnr: "np.ndarray | float", delta: floa
 
 def epsilon_lb(fp: "np.ndarray | float", n_neg: float, fn: "np.ndarray | float", n_pos: float,
                delta: float, confidence: float) -> "np.ndarray | float":
-    """F3 with Clopper–Pearson upper limits of FPR and FNR, each at 1 − c/2."""
+    """F3 with Clopper–Pearson upper limits of FPR and FNR, each at 1 − c/2.
+
+    Parameters
+    ----------
+    fp : float or numpy.ndarray
+        False positives among ``n_neg`` negatives.
+    n_neg : float
+        Negatives.
+    fn : float or numpy.ndarray
+        False negatives among ``n_pos`` positives.
+    n_pos : float
+        Positives.
+    delta : float
+        δ.
+    confidence : float
+        Joint confidence c of the two limits.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ε_lb, a lower bound on ε that holds with probability >= c.
+    """
     level = 1.0 - (1.0 - confidence) / 2.0
     return f3_epsilon(cp_upper(fp, n_neg, level), cp_upper(fn, n_pos, level), delta)
 
@@ -74,6 +107,21 @@ def projected_epsilon_lb(fpr: np.ndarray, tpr: np.ndarray, n_eval: int, delta: f
 
     Used only to *rank* pairs and tests (expected counts, not data): the reported bound
     always comes from fresh evaluation samples. Returns (value, index of the best point).
+
+    Parameters
+    ----------
+    fpr, tpr : numpy.ndarray
+        Points of a ROC.
+    n_eval : int
+        Evaluation samples per side.
+    delta : float
+        δ.
+    confidence : float
+        Joint confidence.
+
+    Returns
+    -------
+    (float, int)
     """
     fpr = np.asarray(fpr, dtype=np.float64)
     tpr = np.asarray(tpr, dtype=np.float64)
@@ -87,7 +135,25 @@ def projected_epsilon_lb(fpr: np.ndarray, tpr: np.ndarray, n_eval: int, delta: f
 
 def bisect_epsilon(delta_of: Callable[[float], float], delta: float, *, hi: float = 1.0,
                    tol: float = 1e-10, max_hi: float = 1e4) -> float:
-    """inf{ε >= 0 : δ(ε) <= delta} for a non-increasing δ(ε); ``math.inf`` if never."""
+    """inf{ε >= 0 : δ(ε) <= delta} for a non-increasing δ(ε); ``math.inf`` if never.
+
+    Parameters
+    ----------
+    delta_of : callable
+        δ(ε), non-increasing.
+    delta : float
+        The δ to reach.
+    hi : float
+        The first upper bracket (doubled until δ(hi) <= delta).
+    tol : float
+        Absolute tolerance on ε.
+    max_hi : float
+        Where doubling stops (then ``math.inf``).
+
+    Returns
+    -------
+    float
+    """
     if delta_of(0.0) <= delta:
         return 0.0
     lo = 0.0
@@ -112,7 +178,19 @@ def _aligned(p: Mapping[Any, float], q: Mapping[Any, float]) -> tuple[np.ndarray
 
 
 def discrete_delta(p: Mapping[Any, float], q: Mapping[Any, float], epsilon: float) -> float:
-    """max over both directions of Σ_o max(0, P(o) − e^ε Q(o))."""
+    """max over both directions of Σ_o max(0, P(o) − e^ε Q(o)).
+
+    Parameters
+    ----------
+    p, q : Mapping
+        ``{outcome: probability}`` of the two sides.
+    epsilon : float
+        ε.
+
+    Returns
+    -------
+    float
+    """
     a, b = _aligned(p, q)
     e = math.exp(epsilon) if epsilon < 700 else math.inf
     with np.errstate(invalid="ignore"):
@@ -123,7 +201,19 @@ def discrete_delta(p: Mapping[Any, float], q: Mapping[Any, float], epsilon: floa
 
 def discrete_epsilon_tight(p: Mapping[Any, float], q: Mapping[Any, float], delta: float
                            ) -> float:
-    """Smallest ε with Σ_o max(0, P(o) − e^ε Q(o)) <= δ both ways (inf if none)."""
+    """Smallest ε with Σ_o max(0, P(o) − e^ε Q(o)) <= δ both ways (inf if none).
+
+    Parameters
+    ----------
+    p, q : Mapping
+        ``{outcome: probability}`` of the two sides.
+    delta : float
+        δ.
+
+    Returns
+    -------
+    float
+    """
     a, b = _aligned(p, q)
     if discrete_delta(p, q, 1e6) > delta:  # mass where the other side has none
         return math.inf
@@ -138,6 +228,15 @@ def discrete_roc(p: Mapping[Any, float], q: Mapping[Any, float]
     """The Neyman–Pearson ROC of p (negative) against q (positive): (FPR, TPR) arrays.
 
     Rejection sets are the outcomes in decreasing order of q/p (no randomisation).
+
+    Parameters
+    ----------
+    p, q : Mapping
+        ``{outcome: probability}`` of the negative and the positive side.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
     """
     a, b = _aligned(p, q)
     with np.errstate(divide="ignore"):
@@ -154,6 +253,18 @@ def mc_delta(loss_a: np.ndarray, loss_b: np.ndarray, epsilon: float) -> tuple[fl
 
     ``loss_a`` are L at draws from a, ``loss_b`` at draws from b. The returned standard
     error is that of the larger direction (for variance-derived test tolerances).
+
+    Parameters
+    ----------
+    loss_a, loss_b : numpy.ndarray
+        Privacy-loss samples at draws from a and from b.
+    epsilon : float
+        ε.
+
+    Returns
+    -------
+    (float, float)
+        δ(ε) and its standard error.
     """
     la, lb = np.asarray(loss_a), np.asarray(loss_b)
     e = math.exp(epsilon)
@@ -166,7 +277,19 @@ def mc_delta(loss_a: np.ndarray, loss_b: np.ndarray, epsilon: float) -> tuple[fl
 
 
 def mc_epsilon_tight(loss_a: np.ndarray, loss_b: np.ndarray, delta: float) -> float:
-    """ε_tight(δ) from privacy-loss samples (bisection on the MC δ(ε))."""
+    """ε_tight(δ) from privacy-loss samples (bisection on the MC δ(ε)).
+
+    Parameters
+    ----------
+    loss_a, loss_b : numpy.ndarray
+        Privacy-loss samples at draws from a and from b.
+    delta : float
+        δ.
+
+    Returns
+    -------
+    float
+    """
     hi = float(max(np.abs(loss_a).max(), np.abs(loss_b).max(), 1e-6))
     return bisect_epsilon(lambda e: mc_delta(loss_a, loss_b, e)[0], delta, hi=hi,
                           max_hi=2 * hi + 1)
@@ -174,7 +297,19 @@ def mc_epsilon_tight(loss_a: np.ndarray, loss_b: np.ndarray, delta: float) -> fl
 
 # --------------------------------------------------------------------------- ROC
 def thin_roc(fpr: np.ndarray, tpr: np.ndarray, points: int = 60) -> list[tuple[float, float]]:
-    """At most ``points`` (fpr, tpr) pairs for display, sorted, with (0, 0) and (1, 1)."""
+    """At most ``points`` (fpr, tpr) pairs for display, sorted, with (0, 0) and (1, 1).
+
+    Parameters
+    ----------
+    fpr, tpr : numpy.ndarray
+        A ROC.
+    points : int
+        The most points kept.
+
+    Returns
+    -------
+    list of (float, float)
+    """
     f = np.concatenate([[0.0], np.asarray(fpr, float), [1.0]])
     t = np.concatenate([[0.0], np.asarray(tpr, float), [1.0]])
     order = np.lexsort((t, f))

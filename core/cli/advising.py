@@ -20,7 +20,6 @@ Both are registered in :mod:`core.cli.main`; errors are one line and exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -123,16 +122,9 @@ def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
 def _load_setup(path: str) -> Any:
     from core.advising.model import AdvisingSetup
     from core.common.errors import InputError
+    from core.common.jsonfile import read_json
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such file", field="--setup", file=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", field="--setup", file=path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"not valid JSON ({exc})", file=path) from None
+    data = read_json(path)
     if isinstance(data, dict) and data.get("format") == "privplan-project":
         from core.project.files import load_project
 
@@ -388,6 +380,9 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     names = (list(EXPERIMENTS) if args.experiment.strip() == "all" else
              [x.strip() for x in args.experiment.split(",") if x.strip()])
+    if not names:
+        raise InputError(f"names no experiment (exp1, exp2, exp3 or all), got "
+                         f"{args.experiment!r}", field="--experiment")
     for n in names:
         if n not in EXPERIMENTS:
             raise InputError(f"must be exp1, exp2, exp3 or all, got {n!r}",

@@ -76,7 +76,20 @@ def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
 
 
 def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
-    """Best-first forward search (spec §6.2) for one task in session ``s``."""
+    """Best-first forward search (spec §6.2) for one task in session ``s``.
+
+    Parameters
+    ----------
+    s : PlanningSession
+        The session (its world, budget, ledgers and messages).
+    task : Task
+        The task.
+
+    Returns
+    -------
+    PlanResult
+        The route, or the failure with its status.
+    """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
     msgs = _msgs()
@@ -217,7 +230,20 @@ def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
 
 
 def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
-    """GPPP-style Greedy (spec §6.2) for one task in session ``s``."""
+    """GPPP-style Greedy (spec §6.2) for one task in session ``s``.
+
+    Parameters
+    ----------
+    s : PlanningSession
+        The session (its world, budget, ledgers and messages).
+    task : Task
+        The task.
+
+    Returns
+    -------
+    PlanResult
+        The route, or the failure with its status.
+    """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
     msgs = _msgs()

@@ -49,31 +49,101 @@ DEFAULT_LENGTH = 40.0
 
 # ---------------------------------------------------------------------------- reading
 def with_id(d: Mapping[str, Any], map_id: str) -> dict[str, Any]:
-    """A copy of map dict ``d`` with ``"id"`` first (the project's stable map id)."""
+    """A copy of map dict ``d`` with ``"id"`` first (the project's stable map id).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    map_id : str
+        The id to give it.
+
+    Returns
+    -------
+    dict
+        A deep copy with ``"id": map_id`` first.
+    """
     out: dict[str, Any] = {"id": map_id}
     out.update({k: copy.deepcopy(v) for k, v in d.items() if k != "id"})
     return out
 
 
 def world_of(d: Mapping[str, Any]) -> LogisticsWorld:
-    """The validated world of map dict ``d`` (InputError naming the node/edge/agent)."""
+    """The validated world of map dict ``d`` (InputError naming the node/edge/agent).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    LogisticsWorld
+        The validated world.
+    """
     return map_from_dict(dict(d))
 
 
 def checked(d: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``d`` and return its canonical form (same ``id``); InputError if invalid."""
+    """Validate ``d`` and return its canonical form (same ``id``); InputError if invalid.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    dict
+        The canonical map dict (:func:`core.logistics.io.map_to_dict`), with ``d``'s id.
+
+    Raises
+    ------
+    InputError
+        Naming the node, edge or agent that makes the map invalid.
+    """
     world = world_of(d)
     canon = map_to_dict(world)
     return with_id(canon, str(d.get("id", ""))) if d.get("id") else canon
 
 
 def map_label(d: Mapping[str, Any]) -> str:
-    """A short name for lists: the map's name, else its id."""
+    """A short name for lists: the map's name, else its id.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    str
+        ``graph.name``, else the id, else ``"map"``.
+    """
     g = d.get("graph") or {}
     return str(g.get("name") or d.get("id") or "map")
 
 
 def node(d: Mapping[str, Any], node_id: str) -> dict[str, Any]:
+    """The node dict with id ``node_id`` (the one inside ``d``, not a copy).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict.
+    node_id : str
+        The node's id.
+
+    Returns
+    -------
+    dict
+        The node's entry of ``d["nodes"]``.
+
+    Raises
+    ------
+    InputError
+        If the map has no such node.
+    """
     for n in d.get("nodes", ()):
         if n.get("id") == node_id:
             return n
@@ -81,11 +151,36 @@ def node(d: Mapping[str, Any], node_id: str) -> dict[str, Any]:
 
 
 def nodes_of_kind(d: Mapping[str, Any], kind: str) -> list[str]:
+    """The ids of the map's nodes of one kind, in file order.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    kind : str
+        ``"base"`` or ``"center"``.
+
+    Returns
+    -------
+    list of str
+        Their ids.
+    """
     return [n["id"] for n in d.get("nodes", ()) if n.get("kind") == kind]
 
 
 def agents_of(d: Mapping[str, Any]) -> list[str]:
-    """Every agent that owns a base or shares a center, sorted."""
+    """Every agent that owns a base or shares a center, sorted.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    list of str
+        The agent names.
+    """
     out: set[str] = set()
     for n in d.get("nodes", ()):
         if n.get("kind") == "base" and n.get("agent"):
@@ -100,16 +195,58 @@ def _edges(d: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def edge_key(u: str, v: str) -> tuple[str, str]:
-    """The undirected edge (u, v) as a sorted pair."""
+    """The undirected edge (u, v) as a sorted pair.
+
+    Parameters
+    ----------
+    u, v : str
+        The route's ends.
+
+    Returns
+    -------
+    tuple of str
+        ``(min, max)``.
+    """
     return (u, v) if u <= v else (v, u)
 
 
 def has_edge(d: Mapping[str, Any], u: str, v: str) -> bool:
+    """Whether the map has the route u–v (either direction).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    u, v : str
+        The route's ends.
+
+    Returns
+    -------
+    bool
+    """
     k = edge_key(u, v)
     return any(edge_key(e["source"], e["target"]) == k for e in _edges(d))
 
 
 def edge_length(d: Mapping[str, Any], u: str, v: str) -> float:
+    """The length of the route u–v.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    u, v : str
+        The route's ends (either order).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        If the map has no such route.
+    """
     k = edge_key(u, v)
     for e in _edges(d):
         if edge_key(e["source"], e["target"]) == k:
@@ -118,7 +255,18 @@ def edge_length(d: Mapping[str, Any], u: str, v: str) -> float:
 
 
 def positions(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
-    """Stored positions (nodes without ``pos`` are left out)."""
+    """Stored positions (nodes without ``pos`` are left out).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    dict
+        ``{node id: (x, y)}``.
+    """
     out = {}
     for n in d.get("nodes", ()):
         p = n.get("pos")
@@ -130,6 +278,21 @@ def positions(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
 def suggest_length(d: Mapping[str, Any], u: str, v: str,
                    pos: Mapping[str, tuple[float, float]] | None = None) -> float:
     """A default length for a new route u–v: the drawn distance at the map's median scale.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    u, v : str
+        The new route's ends.
+    pos : Mapping, optional
+        Positions to use instead of the stored ones (e.g. while dragging).
+
+    Returns
+    -------
+    float
+        The drawn distance times the median length/distance ratio of the map's routes
+        rounded to an integer >= 1 (:data:`DEFAULT_LENGTH` when positions are missing).
 
     Examples
     --------
@@ -167,6 +330,16 @@ def new_agent_name(d: Mapping[str, Any]) -> str:
     'b'
     >>> new_agent_name({"nodes": [{"id": "a07.1", "kind": "base", "agent": "a07"}]})
     'a08'
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    str
+        A name no agent of the map has.
     """
     agents = set(agents_of(d))
     numbered = [re.fullmatch(r"([A-Za-z]+)(\d+)", a) for a in agents]
@@ -188,7 +361,20 @@ def new_agent_name(d: Mapping[str, Any]) -> str:
 
 
 def new_base_id(d: Mapping[str, Any], agent: str) -> str:
-    """The next base id of ``agent`` in the map's style (``a6`` or ``a03.6``)."""
+    """The next base id of ``agent`` in the map's style (``a6`` or ``a03.6``).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    agent : str
+        The base's agent.
+
+    Returns
+    -------
+    str
+        An id no node of the map has.
+    """
     taken = _all_ids(d)
     sep = "." if agent[-1:].isdigit() else ""
     nums = []
@@ -205,7 +391,18 @@ def new_base_id(d: Mapping[str, Any], agent: str) -> str:
 
 
 def new_center_id(d: Mapping[str, Any]) -> str:
-    """The next center id in the map's style (``G`` after ``A``…``F``; ``C30`` after ``C29``)."""
+    """The next center id in the map's style (``G`` after ``A``…``F``; ``C30`` after ``C29``).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+
+    Returns
+    -------
+    str
+        An id no node of the map has.
+    """
     taken = _all_ids(d)
     centers = nodes_of_kind(d, "center")
     numbered = [re.fullmatch(r"([A-Za-z]+)(\d+)", c) for c in centers]
@@ -291,7 +488,33 @@ def _edge_dict(d: Mapping[str, Any], u: str, v: str, length: float) -> dict[str,
 def add_base(d: Mapping[str, Any], agent: str, pos: tuple[float, float] | None, *,
              link_to: str | None = None, length: float | None = None,
              base_id: str | None = None) -> tuple[dict[str, Any], str]:
-    """Add a base of ``agent`` (linked to ``link_to`` if given); returns (new map, base id)."""
+    """Add a base of ``agent`` (linked to ``link_to`` if given); returns (new map, base id).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    agent : str
+        The base's agent (a new name starts a new area).
+    pos : (float, float) or None
+        Where it is drawn.
+    link_to : str, optional
+        A node of ``agent``'s area to connect it to.
+    length : float, optional
+        That route's length (default :func:`suggest_length`).
+    base_id : str, optional
+        Its id (default :func:`new_base_id`).
+
+    Returns
+    -------
+    (dict, str)
+        The new map dict (not validated) and the base's id.
+
+    Raises
+    ------
+    InputError
+        For an empty agent name, a taken id or a bad length.
+    """
     agent = str(agent).strip()
     if not agent:
         raise InputError("a base needs an agent name", field="agent")
@@ -317,6 +540,31 @@ def add_center(d: Mapping[str, Any], links: Mapping[str, str], pos: tuple[float,
 
     Each agent's area gets one route from ``links[agent]`` (a base of that agent, or a
     center it shares) to the new center. Returns (new map, center id).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    links : Mapping
+        ``{agent: node}``: each sharing agent and the node of its area the center joins.
+    pos : (float, float) or None
+        Where it is drawn.
+    capacity : int, optional
+        Its capacity lc (default: the number of agents).
+    center_id : str, optional
+        Its id (default :func:`new_center_id`).
+    lengths : Mapping, optional
+        ``{agent: length}`` of the new routes (default :func:`suggest_length`).
+
+    Returns
+    -------
+    (dict, str)
+        The new map dict (not validated) and the center's id.
+
+    Raises
+    ------
+    InputError
+        For a taken id or a bad length.
     """
     agents = sorted(links)
     out = _copy(d)
@@ -342,7 +590,27 @@ def add_center(d: Mapping[str, Any], links: Mapping[str, str], pos: tuple[float,
 
 def connect(d: Mapping[str, Any], u: str, v: str, length: float | None = None
             ) -> dict[str, Any]:
-    """Add the route u–v (``length`` defaults to :func:`suggest_length`)."""
+    """Add the route u–v (``length`` defaults to :func:`suggest_length`).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    u, v : str
+        The nodes to join.
+    length : float, optional
+        The route's length.
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+
+    Raises
+    ------
+    InputError
+        For a self-loop, an unknown node, an existing route or a bad length.
+    """
     if u == v:
         raise InputError("a route needs two different nodes", field=f"node {u}")
     node(d, u)
@@ -357,7 +625,22 @@ def connect(d: Mapping[str, Any], u: str, v: str, length: float | None = None
 
 def remove_items(d: Mapping[str, Any], nodes: Iterable[str] = (),
                  edges: Iterable[tuple[str, str]] = ()) -> dict[str, Any]:
-    """Remove ``nodes`` (with their routes) and ``edges``; drop tasks that used them."""
+    """Remove ``nodes`` (with their routes) and ``edges``; drop tasks that used them.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    nodes : iterable of str
+        Nodes to remove.
+    edges : iterable of (str, str)
+        Routes to remove (either direction).
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+    """
     gone = set(nodes)
     keys = {edge_key(u, v) for u, v in edges}
     out = _copy(d)
@@ -369,6 +652,20 @@ def remove_items(d: Mapping[str, Any], nodes: Iterable[str] = (),
 
 
 def move_nodes(d: Mapping[str, Any], pos: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
+    """Move nodes to new drawing positions (the network does not change).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    pos : Mapping
+        ``{node id: (x, y)}``.
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+    """
     out = _copy(d)
     for n in out["nodes"]:
         if n["id"] in pos:
@@ -377,6 +674,27 @@ def move_nodes(d: Mapping[str, Any], pos: Mapping[str, tuple[float, float]]) -> 
 
 
 def set_length(d: Mapping[str, Any], u: str, v: str, length: Any) -> dict[str, Any]:
+    """Set the length of the route u–v.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    u, v : str
+        The route's ends.
+    length : Any
+        The new length (a number > 0, or text that parses as one).
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+
+    Raises
+    ------
+    InputError
+        For a bad length or a route the map does not have.
+    """
     ln = _check_length(length, f"edge {u}-{v}")
     out = _copy(d)
     k = edge_key(u, v)
@@ -388,7 +706,27 @@ def set_length(d: Mapping[str, Any], u: str, v: str, length: Any) -> dict[str, A
 
 
 def set_base_agent(d: Mapping[str, Any], base: str, agent: str) -> dict[str, Any]:
-    """Assign base ``base`` to ``agent`` (its routes must then fit ``agent``'s area)."""
+    """Assign base ``base`` to ``agent`` (its routes must then fit ``agent``'s area).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    base : str
+        The base.
+    agent : str
+        Its new agent.
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+
+    Raises
+    ------
+    InputError
+        For an empty name or a node that is not a base.
+    """
     agent = str(agent).strip()
     if not agent:
         raise InputError("the agent name is empty", field=f"node {base}")
@@ -404,7 +742,29 @@ def set_base_agent(d: Mapping[str, Any], base: str, agent: str) -> dict[str, Any
 
 def set_center(d: Mapping[str, Any], center: str, *, agents: Iterable[str] | None = None,
                capacity: Any = None) -> dict[str, Any]:
-    """Change a center's agents and/or capacity lc."""
+    """Change a center's agents and/or capacity lc.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    center : str
+        The center.
+    agents : iterable of str, optional
+        Its new sharing agents.
+    capacity : Any, optional
+        Its new capacity (an integer).
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+
+    Raises
+    ------
+    InputError
+        For a node that is not a center or a capacity that is not an integer.
+    """
     out = _copy(d)
     n = node(out, center)
     if n.get("kind") != "center":
@@ -427,6 +787,27 @@ def set_center(d: Mapping[str, Any], center: str, *, agents: Iterable[str] | Non
 
 
 def rename_node(d: Mapping[str, Any], old: str, new: str) -> dict[str, Any]:
+    """Give node ``old`` the id ``new`` (its routes and the tasks follow).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    old : str
+        The node's id.
+    new : str
+        Its new id.
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+
+    Raises
+    ------
+    InputError
+        For an empty or taken id.
+    """
     new = str(new).strip()
     if not new:
         raise InputError("a node id cannot be empty", field=f"node {old}")
@@ -450,6 +831,20 @@ def rename_node(d: Mapping[str, Any], old: str, new: str) -> dict[str, Any]:
 
 
 def set_name(d: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """Set the map's name (``graph.name``).
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape, with its ``"id"``); not changed.
+    name : str
+        The new name.
+
+    Returns
+    -------
+    dict
+        A new map dict (not validated: pass it to :func:`checked`).
+    """
     out = _copy(d)
     out.setdefault("graph", {})["name"] = str(name)
     return out

@@ -260,6 +260,29 @@ def generate_world(n_centers: int = 10, *, seed: "int | np.random.Generator" = 0
     has one or two routes into each area. Lengths are Euclidean, scaled so the mean is
     about ``l_target``, and at least 5.
 
+    Parameters
+    ----------
+    n_centers : int
+        Logistic centers.
+    seed : int or numpy.random.Generator
+        The world's randomness.
+    n_agents : int, optional
+        Agents (default ``n_centers``).
+    bases_per_agent : int
+        Bases in each area.
+    p_three_way : float
+        Chance that a center joins three agents.
+    l_target : float
+        The mean route length aimed at.
+    degree_cap : int
+        The largest degree of a node in an area.
+    name : str, optional
+        The map's name (default: one that states the parameters).
+
+    Returns
+    -------
+    LogisticsWorld
+
     Examples
     --------
     >>> w = generate_world(20, seed=1)
@@ -319,6 +342,19 @@ def generate_tasks(world: LogisticsWorld, *, p_package: float = 0.2,
 
     The destination is uniform over the bases of the other agents; tasks come in a
     random order. With one agent there are no tasks.
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The map.
+    p_package : float
+        Chance that a base has a package.
+    rng : int or numpy.random.Generator
+        The randomness.
+
+    Returns
+    -------
+    tuple of Task
 
     Examples
     --------

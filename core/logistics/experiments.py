@@ -97,7 +97,28 @@ class BenchConfig:
 
 def benchmark_config(name: str, *, values: Sequence[float] | None = None,
                      approaches: Sequence[str] | None = None, **overrides: Any) -> BenchConfig:
-    """The default configuration of B1–B5 (spec §8.3), with optional overrides."""
+    """The default configuration of B1–B5 (spec §8.3), with optional overrides.
+
+    Parameters
+    ----------
+    name : str
+        ``"B1"`` … ``"B5"``.
+    values : sequence of float, optional
+        The swept values (default: the spec's).
+    approaches : sequence of str, optional
+        The approaches compared (default: the spec's).
+    **overrides
+        Any other :class:`BenchConfig` field.
+
+    Returns
+    -------
+    BenchConfig
+
+    Raises
+    ------
+    InputError
+        For an unknown benchmark or approach, or an empty list of values.
+    """
     defaults = {
         "B1": BenchConfig("B1", "epsilon sweep (Fig 4.8 / 4.10 analogue)", "epsilon",
                           (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), ("dp", "dp-thesis", "noprivacy"),

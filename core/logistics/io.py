@@ -71,12 +71,28 @@ def map_from_dict(d: Any) -> LogisticsWorld:
     for i, e in enumerate(d.get(key, [])):
         if not isinstance(e, dict) or "source" not in e or "target" not in e:
             raise InputError("every edge needs 'source' and 'target'", field=f"{key}[{i}]")
-    ids = {n["id"] for n in d["nodes"]}
-    for e in d.get(key, []):
+    ids: set[str] = set()
+    for i, n in enumerate(d["nodes"]):
+        if not isinstance(n["id"], str) or not n["id"]:
+            raise InputError(f"node ids must be non-empty strings, got {n['id']!r}",
+                             field=f"nodes[{i}]")
+        if n["id"] in ids:
+            raise InputError(f"node id {n['id']!r} is used twice", field=f"nodes[{i}]")
+        ids.add(n["id"])
+    pairs: set[frozenset[str]] = set()
+    for i, e in enumerate(d.get(key, [])):
         for end in ("source", "target"):
+            if not isinstance(e[end], str):
+                raise InputError(f"{end} must be a node id (a string), got {e[end]!r}",
+                                 field=f"{key}[{i}]")
             if e[end] not in ids:
                 raise InputError(f"unknown node {e[end]!r}", field=f"edge {e['source']}-"
                                  f"{e['target']}")
+        pair = frozenset((e["source"], e["target"]))
+        if pair in pairs:
+            raise InputError("the route is listed twice (routes are undirected)",
+                             field=f"edge {e['source']}-{e['target']}")
+        pairs.add(pair)
     gattr = dict(gattr)
     data = dict(d)
     data["graph"] = {}
@@ -185,16 +201,10 @@ def load_map(path: str | os.PathLike[str]) -> LogisticsWorld:
     InputError
         Naming the file and the field.
     """
+    from core.common.jsonfile import read_json
+
     p = os.fspath(path)
-    try:
-        with open(p, encoding="utf-8") as fh:
-            d = json.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such file", file=p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", file=p) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=p) from None
+    d = read_json(p)  # strict: finite numbers, bounded depth, named when not JSON at all
     try:
         return map_from_dict(d)
     except InputError as exc:

@@ -76,13 +76,36 @@ class Task:
 
 
 def mean_length(graph: nx.Graph) -> float:
-    """Mean ``length`` over the edges of ``graph`` (0 for a graph without edges)."""
+    """Mean ``length`` over the edges of ``graph`` (0 for a graph without edges).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A map with edge attribute ``length``.
+
+    Returns
+    -------
+    float
+    """
     ls = [float(d["length"]) for _, _, d in graph.edges(data=True)]
     return math.fsum(ls) / len(ls) if ls else 0.0
 
 
 def local_graph(world_graph: nx.Graph, agent: str) -> nx.Graph:
-    """Agent ``agent``'s local map (Fig 4.2): its bases, the centers it shares, its edges."""
+    """Agent ``agent``'s local map (Fig 4.2): its bases, the centers it shares, its edges.
+
+    Parameters
+    ----------
+    world_graph : networkx.Graph
+        The whole map.
+    agent : str
+        The agent.
+
+    Returns
+    -------
+    networkx.Graph
+        A new graph with the agent's nodes and routes (attributes copied).
+    """
     g = nx.Graph()
     for v, d in world_graph.nodes(data=True):
         if (d.get("kind") == "base" and d.get("agent") == agent) or (
@@ -130,6 +153,7 @@ class LogisticsWorld:
         for v, d in g.nodes(data=True):
             if not isinstance(v, str) or not v:
                 raise InputError(f"node ids must be non-empty strings, got {v!r}", field="nodes")
+            d["pos"] = _position(d.get("pos"), v)
             kind = d.get("kind")
             if kind == "base":
                 ag = d.get("agent")
@@ -150,12 +174,12 @@ class LogisticsWorld:
                                      "shared by at least 2 agents", field=f"node {v}")
                 cap = d.get("capacity", len(ags_t))
                 if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
-                        cap != int(cap) or int(cap) < len(ags_t):
-                    raise InputError(f"capacity must be an integer >= the {len(ags_t)} agents "
-                                     f"sharing it, got {cap!r}", field=f"node {v}")
-                pos = d.get("pos")
-                centers[v] = Center(v, ags_t, int(cap),
-                                    None if pos is None else (float(pos[0]), float(pos[1])))
+                        not math.isfinite(cap) or cap != int(cap) or int(cap) < len(ags_t) \
+                        or cap > MAX_CAPACITY:
+                    raise InputError(f"capacity must be an integer from the {len(ags_t)} agents "
+                                     f"sharing it to {MAX_CAPACITY:,}, got {cap!r}",
+                                     field=f"node {v}")
+                centers[v] = Center(v, ags_t, int(cap), d["pos"])
                 d["agents"] = ags_t
                 d["capacity"] = int(cap)
             else:
@@ -171,14 +195,13 @@ class LogisticsWorld:
                                      field=f"node {c.cid}")
         for u, v, d in g.edges(data=True):
             name = _edge_name(u, v)
-            try:
-                length = float(d.get("length"))
-            except (TypeError, ValueError):
-                raise InputError(f"length must be a number > 0, got {d.get('length')!r}",
-                                 field=name) from None
-            if not math.isfinite(length) or length <= 0:
-                raise InputError(f"length must be a finite number > 0, got {d.get('length')!r}",
-                                 field=name)
+            raw = d.get("length")
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+                raise InputError(f"length must be a number > 0, got {raw!r}", field=name)
+            length = float(raw)
+            if not math.isfinite(length) or length <= 0 or length > MAX_LENGTH:
+                raise InputError(f"length must be a number > 0 and at most {MAX_LENGTH:g} "
+                                 f"(route lengths are summed), got {raw!r}", field=name)
             d["length"] = length
             if u == v:
                 raise InputError("self-loops are not routes", field=name)
@@ -256,8 +279,45 @@ class LogisticsWorld:
         return {b: tuple(cs) for b, cs in sorted(out.items())}
 
 
+#: Longest route accepted: sums of lengths stay exact enough and far from overflow.
+MAX_LENGTH = 1e12
+#: Largest center capacity accepted (the planner allocates per unit of capacity).
+MAX_CAPACITY = 1_000_000
+
+
+def _position(pos: Any, node: str) -> tuple[float, float] | None:
+    """A node's ``pos``: None or two finite numbers (InputError naming the node)."""
+    if pos is None:
+        return None
+    if isinstance(pos, (list, tuple)) and len(pos) == 2 and all(
+            not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+            and abs(x) <= 1e15 for x in pos):
+        return (float(pos[0]), float(pos[1]))
+    raise InputError(f"pos must be [x, y] with two finite numbers, got {pos!r}",
+                     field=f"node {node}")
+
+
 def validate_task(world: LogisticsWorld, task: Any) -> Task:
-    """Check a task (or a ``{"origin", "goal_agent"[, "goal"]}`` dict) against the world."""
+    """Check a task (or a ``{"origin", "goal_agent"[, "goal"]}`` dict) against the world.
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The map.
+    task : Task or dict
+        The task.
+
+    Returns
+    -------
+    Task
+
+    Raises
+    ------
+    InputError
+        On ``origin``, ``goal_agent`` or ``goal``: an unknown node or agent, a center as
+        origin, a goal that is not the goal agent's base, or a goal area that cannot be
+        reached from the origin.
+    """
     if isinstance(task, dict):
         try:
             task = Task(str(task["origin"]), str(task["goal_agent"]),
@@ -279,4 +339,9 @@ def validate_task(world: LogisticsWorld, task: Any) -> Task:
                 g.nodes[task.goal]["agent"] != task.goal_agent:
             raise InputError(f"{task.goal!r} is not a base of agent {task.goal_agent!r}",
                              field="goal")
+    reach = nx.node_connected_component(g, task.origin)
+    if not any(b in reach for b in world.bases[task.goal_agent]):
+        raise InputError(f"agent {task.goal_agent!r}'s area cannot be reached from "
+                         f"{task.origin!r}: the map has {nx.number_connected_components(g)} "
+                         "unconnected parts", field="goal_agent")
     return task

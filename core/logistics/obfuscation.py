@@ -57,7 +57,8 @@ from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon, exponential_probabilities, laplace_release
 
 __all__ = ["degree_histogram", "node_dp_sensitivity", "histogram_sensitivity",
-           "deniability_size", "em_softmax", "em_invert", "em_fixed_point_epsilon",
+           "deniability_size", "check_release_size", "MAX_RELEASED_NODES", "em_softmax",
+           "em_invert", "em_fixed_point_epsilon",
            "ObfuscatedTopology", "obfuscate_topology", "rewire_to_histogram",
            "check_degree_bound", "histogram_release", "topology_guarantee",
            "REWIRE_MODES", "SENSITIVITY_MODES", "PUBLIC_LENGTH_SCALE", "NODE_ADJACENCY",
@@ -83,6 +84,18 @@ def degree_histogram(graph: nx.Graph, dmax: int) -> np.ndarray:
     a release refuses such maps first, see :func:`check_degree_bound`).
 
     Degree-0 nodes are not counted (the thesis: "P(0) is not counted").
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A local map (or a released one).
+    dmax : int
+        Number of bins.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``dmax`` integer counts, bin k-1 for degree k.
     """
     h = np.zeros(int(dmax), dtype=np.int64)
     for _, d in graph.degree():
@@ -93,6 +106,15 @@ def degree_histogram(graph: nx.Graph, dmax: int) -> np.ndarray:
 
 def node_dp_sensitivity(dmax: int) -> int:
     """L1 sensitivity of the 1K histogram under node adjacency: 2·d_max + 1 (spec F2).
+
+    Parameters
+    ----------
+    dmax : int
+        The public degree cap.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -107,6 +129,24 @@ def histogram_sensitivity(mode: str, dmax: int, delta_s: float = 1.0) -> float:
 
     ``"thesis"``: ΔS·d_max (each of d_max bins gets ε/d_max with ΔS = 1; sequential
     composition), ``"node_dp_l1"``: 2·d_max + 1.
+
+    Parameters
+    ----------
+    mode : str
+        ``"thesis"`` or ``"node_dp_l1"``.
+    dmax : int
+        The degree cap.
+    delta_s : float
+        ΔS of the thesis's mode.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InputError
+        For an unknown mode.
     """
     if mode == "thesis":
         return float(delta_s) * int(dmax)
@@ -119,6 +159,19 @@ def histogram_sensitivity(mode: str, dmax: int, delta_s: float = 1.0) -> float:
 def deniability_size(epsilon: float, dmax: int, delta_s: float = 1.0) -> int:
     """Corollary 4.1's heuristic ⌈ΔS·d_max/ε⌉ (a heuristic, spec F9, not a DP guarantee).
 
+    Parameters
+    ----------
+    epsilon : float
+        ε of the histogram release.
+    dmax : int
+        The degree cap.
+    delta_s : float
+        ΔS.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> [deniability_size(e, 4) for e in (0.5, 0.2, 0.8)]
@@ -127,11 +180,66 @@ def deniability_size(epsilon: float, dmax: int, delta_s: float = 1.0) -> int:
     return int(math.ceil(float(delta_s) * int(dmax) / check_epsilon(epsilon) - 1e-12))
 
 
+#: Most nodes a released (obfuscated) local map may be expected to have: beyond it the
+#: rewiring takes minutes and the map is noise. Decided from public parameters only.
+MAX_RELEASED_NODES = 5_000
+
+
+def check_release_size(epsilon: float, *, dmax: int, sensitivity: float,
+                       bin_clip: int | None) -> None:
+    """Refuse an ε whose noisy histogram would ask for an unbuildable released map.
+
+    The decision uses public parameters only — never the map's own size or the noisy draw,
+    since whether a run is refused would then tell an observer about the private map: the
+    noise's share of the released map is d_max bins of mean |Laplace| = sensitivity / ε
+    each (or the public ``bin_clip`` when bins are clipped).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the histogram release.
+    dmax : int
+        Number of bins.
+    sensitivity : float
+        L1 sensitivity of the histogram.
+    bin_clip : int or None
+        The public maximum of a bin, if any.
+
+    Raises
+    ------
+    InputError
+        On ``epsilon``, with the estimate and the smallest ε that fits.
+    """
+    per_bin = float(bin_clip) if bin_clip is not None else sensitivity / epsilon
+    expected = dmax * per_bin
+    if expected > MAX_RELEASED_NODES:
+        eps_min = dmax * sensitivity / MAX_RELEASED_NODES
+        raise InputError(
+            f"at {epsilon:g} the noisy degree histogram ({dmax} bins, Laplace scale "
+            f"{sensitivity / epsilon:.3g}) adds about {expected:,.0f} nodes to each released "
+            f"map; PrivPlan builds up to {MAX_RELEASED_NODES:,} (use epsilon >= "
+            f"{eps_min:.2g}, or a preset that clips bins)", field="epsilon")
+
+
 def check_degree_bound(local: nx.Graph, dmax: int, owner: str = "") -> None:
     """Refuse a map with a node of degree > ``dmax`` (the stated rule; nothing is released).
 
     The histogram's L1 sensitivity 2·d_max + 1 assumes every degree ≤ d_max: removing a
     base of degree d moves its own bin and each of its d neighbours' bins, up to 2d + 1.
+
+    Parameters
+    ----------
+    local : networkx.Graph
+        The local map.
+    dmax : int
+        The declared cap.
+    owner : str
+        The agent (named in the error).
+
+    Raises
+    ------
+    InputError
+        On ``d_max``, naming the node and its degree.
 
     Examples
     --------
@@ -162,6 +270,24 @@ def histogram_release(h: "np.ndarray | list[int]", *, epsilon: float, sensitivit
     laplace_release`: OpenDP when ``rng`` is None); ``target`` = the noisy bins rounded
     (``np.rint``), clipped at 0 and, if given, at ``bin_clip`` (post-processing). ``h`` may
     be a batch of shape (n, bins) (the audit draws many releases at once through here).
+
+    Parameters
+    ----------
+    h : array_like of int
+        The true histogram (one row, or a batch of rows).
+    epsilon : float
+        ε of the release.
+    sensitivity : float
+        The histogram's L1 sensitivity.
+    rng : numpy.random.Generator or None
+        Seeded noise; None draws from OpenDP (release mode).
+    bin_clip : int, optional
+        The public maximum of a rounded bin.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``noisy`` (floats) and ``target`` (non-negative integers), shaped like ``h``.
     """
     noisy = laplace_release(np.asarray(h, dtype=np.float64), epsilon=epsilon,
                             sensitivity=sensitivity, rng=rng)
@@ -180,6 +306,26 @@ def topology_guarantee(epsilon: float, *, dmax: int, sensitivity_mode: str,
     step with L1 sensitivity ``s`` and scale s/ε is ε·max(1, (2·d_max + 1)/s)-DP under
     node adjacency (spec F2; the thesis's s = ΔS·d_max gives the (2·d_max + 1)/d_max
     factor), and the rewiring is post-processing.
+
+    Parameters
+    ----------
+    epsilon : float
+        The nominal ε of the Laplace step.
+    dmax : int
+        The degree cap.
+    sensitivity_mode : str
+        ``"thesis"`` or ``"node_dp_l1"``.
+    delta_s : float
+        ΔS of the thesis's mode.
+    rewire : str
+        ``"pure_postprocessing"`` or ``"overlap"``.
+    dmax_public : bool
+        Whether ``dmax`` is a declared public cap.
+
+    Returns
+    -------
+    (float, str)
+        The proven ε (``math.inf`` when none) and, then, why.
 
     Examples
     --------
@@ -208,6 +354,20 @@ def em_softmax(u: "np.ndarray | list[float]", epsilon: float, delta_u: float = 1
     """Eq. 4.2: u′_i = exp(ε u_i/(2Δu)) / Σ_j exp(ε u_j/(2Δu)), computed max-subtracted.
 
     Deterministic (no noise is drawn), hence not differentially private (spec F5).
+
+    Parameters
+    ----------
+    u : array_like
+        Utilities.
+    epsilon : float
+        ε of the exponential mechanism.
+    delta_u : float
+        The utility's sensitivity Δu.
+
+    Returns
+    -------
+    numpy.ndarray
+        The probabilities u′ (sum 1).
     """
     return exponential_probabilities(np.asarray(u, dtype=np.float64), epsilon=epsilon,
                                      sensitivity=delta_u)
@@ -218,6 +378,20 @@ def em_invert(u_prime: "np.ndarray | list[float]", epsilon: float, delta_u: floa
     """The F5 inversion attack: recover u from the softmax output and the public ε.
 
     u_i = 1/k + (2Δu/ε)(ln u′_i − mean_j ln u′_j), using Σ u = 1.
+
+    Parameters
+    ----------
+    u_prime : array_like
+        The released probabilities.
+    epsilon : float
+        The public ε.
+    delta_u : float
+        The public Δu.
+
+    Returns
+    -------
+    numpy.ndarray
+        The utilities u that produced ``u_prime`` (exactly, up to rounding).
     """
     up = np.asarray(u_prime, dtype=np.float64)
     e = check_epsilon(epsilon)
@@ -231,6 +405,18 @@ def em_fixed_point_epsilon(u: "np.ndarray | list[float]", delta_u: float = 1.0) 
     For k = 2 both entries agree (ε* = 2Δu(ln u₁ − ln u₂)/(u₁ − u₂)); for k ≥ 3 they
     generally do not (the source's equations are inconsistent). Entries with k·u_i = Σu
     give nan.
+
+    Parameters
+    ----------
+    u : array_like
+        Utilities (k entries).
+    delta_u : float
+        Δu.
+
+    Returns
+    -------
+    numpy.ndarray
+        One ε per entry (nan where undefined).
 
     Examples
     --------
@@ -353,6 +539,29 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
     same released graph for any two maps with the same centers.
 
     Returns ``(graph, relabel, n_fake_nodes, n_fake_edges, dropped, notes)``.
+
+    Parameters
+    ----------
+    local : networkx.Graph
+        The true local map.
+    target : array_like of int
+        The degree histogram to realise.
+    owner : str
+        The agent (its centers are kept).
+    rng : numpy.random.Generator
+        Drives every choice and the release form.
+    rewire : str
+        ``"overlap"`` or ``"pure_postprocessing"``.
+    fake_len : (float, float)
+        The range of the fake lengths' factor.
+    max_tries : int
+        Attempts at a connected realisation before the closest one is kept.
+
+    Returns
+    -------
+    tuple
+        (released graph, ``{real id: opaque id}``, fake nodes, fake routes, dropped real
+        nodes, notes).
     """
     if rewire not in REWIRE_MODES:
         raise InputError(f"must be one of {REWIRE_MODES}, got {rewire!r}", field="rewire")
@@ -553,6 +762,42 @@ def obfuscate_topology(local: nx.Graph, *, owner: str, epsilon: float, dmax: int
     several hundred nodes). ``dmax_public`` says whether ``dmax`` is a declared public cap
     (False for the thesis's local maximum degree, spec F3).
 
+    Parameters
+    ----------
+    local : networkx.Graph
+        The agent's true local map.
+    owner : str
+        The agent (the ledger's dataset is ``agent:<owner>``).
+    epsilon : float
+        ε of the histogram release (nominal ε_L).
+    dmax : int
+        The degree cap.
+    sensitivity_mode, delta_s, rewire, bin_clip, dmax_public
+        See :func:`histogram_sensitivity`, :func:`rewire_to_histogram` and above.
+    rng : numpy.random.Generator or SecureGenerator
+        The rewiring's randomness.
+    noise_rng : numpy.random.Generator or None
+        The Laplace noise's (None: OpenDP).
+    fake_len : (float, float)
+        The range of the fake lengths' factor.
+    ledger : PrivacyLedger, optional
+        Where the release is recorded.
+    mode : str
+        ``"experiment"`` or ``"release"`` (recorded).
+    seed : int, optional
+        The experiment's seed (recorded).
+
+    Returns
+    -------
+    ObfuscatedTopology
+        The released graph with its histograms, ε, scale and rewiring counts.
+
+    Raises
+    ------
+    InputError
+        For a node above ``dmax`` or an ε whose released maps would be too large
+        (:func:`check_release_size`).
+
     Examples
     --------
     >>> import numpy as np
@@ -568,6 +813,7 @@ def obfuscate_topology(local: nx.Graph, *, owner: str, epsilon: float, dmax: int
     check_degree_bound(local, dmax, owner)
     h = degree_histogram(local, dmax)
     sens = histogram_sensitivity(sensitivity_mode, dmax, delta_s)
+    check_release_size(eps, dmax=dmax, sensitivity=sens, bin_clip=bin_clip)
     noisy, target = histogram_release(h, epsilon=eps, sensitivity=sens, rng=noise_rng,
                                       bin_clip=bin_clip)
     if ledger is not None:

@@ -352,6 +352,18 @@ def crossing_estimates(released: ReleasedMap, estimator: str
     ``policy_evaluation``: expected steps of a walk following the released policy;
     ``inverse_prob_dijkstra``: the thesis's inverse-probability lengths with L̄ = 1 (the
     receiver scales by its own mean length).
+
+    Parameters
+    ----------
+    released : ReleasedMap
+        What an agent published (topology and route probabilities).
+    estimator : str
+        ``"policy_evaluation"`` or ``"inverse_prob_dijkstra"``.
+
+    Returns
+    -------
+    dict
+        ``{(center s, center t): (estimate, display path)}``; ``inf`` where t is not reached.
     """
     topo = released.graph()
     n = topo.number_of_nodes()
@@ -441,6 +453,19 @@ def histogram_setup(params: "PlannerParams", local: nx.Graph, d_max: int
 
     ``public_cap``: the declared ``d_max`` (public); ``local`` (thesis): the map's own
     maximum degree (spec F3). Shared by the planner and the audit (core/audit/logistics).
+
+    Parameters
+    ----------
+    params : PlannerParams
+        Its ``dmax_mode`` and ``laplace_sensitivity`` choose.
+    local : networkx.Graph
+        The local map (its maximum degree in ``local`` mode).
+    d_max : int
+        The declared cap of ``public_cap`` mode.
+
+    Returns
+    -------
+    (int, bool, float)
     """
     public = params.dmax_mode == "public_cap"
     dmax = int(d_max) if public else max((d for _, d in local.degree()), default=1)
@@ -455,6 +480,18 @@ def probability_guarantee(p: "PlannerParams", n_destinations: int | None = None
     Finite only for the Laplace-vector release under ``pure_postprocessing`` rewiring
     (probabilities computed on the fake map: post-processing, charged at their nominal
     ε_E — split over the destinations, or ε_E per destination × ``n_destinations``).
+
+    Parameters
+    ----------
+    p : PlannerParams
+        The planner's parameters.
+    n_destinations : int, optional
+        How many destinations an agent releases probabilities for, when each gets ε_E.
+
+    Returns
+    -------
+    (float, str)
+        ε (``math.inf`` when none is proven) and the reason.
     """
     if p.em_mode == "softmax":
         return math.inf, F5_REASON
@@ -473,6 +510,22 @@ def preset_guarantee(params: "PlannerParams", approach: str = "dp",
     """What a run of ``approach`` with ``params`` proves per agent, from public parameters.
 
     ``d_max``: the declared degree bound (default ``params.d_max`` or the default map cap).
+
+    Parameters
+    ----------
+    params : PlannerParams
+        The planner's parameters.
+    approach : str
+        ``"dp"``, ``"noprivacy"``, ``"bestfirst"`` or ``"greedy"``.
+    d_max : int, optional
+        The declared degree bound.
+    n_destinations : int, optional
+        See :func:`probability_guarantee`.
+
+    Returns
+    -------
+    Guarantee
+        ε, δ, adjacency and scope per agent (ε = ∞ with the reason when none is proven).
 
     Examples
     --------
@@ -1126,7 +1179,8 @@ class PlanningSession:
         route = center_route(arcs, _ORIGIN, _GOAL)
         cg = tuple(arcs)
         if route is None:
-            status = "fail_budget" if step2_blocked else "fail_no_route"
+            status = ("fail_budget" if step2_blocked or disc.budget_blocked
+                      else "fail_no_route")
             return self._fail(task, status, msgs, discovery=disc, center_graph=cg,
                               memo_hit=memo_hit)
         est, hops = route
@@ -1208,6 +1262,23 @@ def plan_task(world: LogisticsWorld, task: Task | dict[str, Any], *, approach: s
                                                                         PlanningSession]:
     """Plan one task in a fresh session; returns the result and the session (ledgers,
     published maps) for inspection.
+
+    Parameters
+    ----------
+    world : LogisticsWorld
+        The map.
+    task : Task or dict
+        Origin base, goal agent and optional goal base.
+    approach : str
+        ``"dp"``, ``"noprivacy"``, ``"bestfirst"`` or ``"greedy"``.
+    params : PlannerParams, optional
+        Default: the sound preset's.
+    rng : int, numpy.random.Generator or None
+        A seed (experiment mode) or None (release mode, secure noise).
+
+    Returns
+    -------
+    (PlanResult, PlanningSession)
 
     Examples
     --------

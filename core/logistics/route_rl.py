@@ -48,7 +48,24 @@ HITTING_CAP = 1e12
 def alg8_initial(lengths: "Sequence[float] | np.ndarray", *, reward_mode: str = "thesis_inverse",
                  q_init_const: float = 100.0, reward_const: float = 200.0,
                  lbar: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(π₀, Q₀, r) at one node with the given route lengths (Alg 8 lines 4–5)."""
+    """(π₀, Q₀, r) at one node with the given route lengths (Alg 8 lines 4–5).
+
+    Parameters
+    ----------
+    lengths : array_like
+        The lengths of the node's routes.
+    reward_mode : str
+        ``"thesis_inverse"`` (r = c/ℓ, Q₀ = q/ℓ) or ``"neg_length"`` (r = Q₀ = −ℓ/L̄).
+    q_init_const, reward_const : float
+        The constants of the thesis's mode.
+    lbar : float, optional
+        L̄ of ``"neg_length"`` (default: the mean of ``lengths``).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        π₀ ∝ 1/ℓ, Q₀ and the rewards, one per route.
+    """
     ell = np.asarray(lengths, dtype=np.float64)
     inv = 1.0 / ell
     pi = inv / inv.sum()
@@ -74,6 +91,36 @@ def rl_policy(graph: nx.Graph, dest: str, starts: Sequence[str], *, rng: np.rand
     E_v), r̄ = Σ π(v,·)Q(v,·), π(v,e) += ζ(Q(v,e) − r̄), then floor at ``pi_floor`` and
     renormalise. Nodes never visited keep π ∝ 1/ℓ. ``trace``, if given, receives the
     length of every episode.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The map, with edge attribute ``length``.
+    dest : str
+        The destination.
+    starts : sequence of str
+        Episode start nodes.
+    rng : numpy.random.Generator
+        Drives the episodes.
+    episodes, max_steps_factor : int
+        Episodes, and the step limit per episode in units of |V|.
+    alpha, gamma, zeta : float
+        Learning rate, discount and policy step.
+    reward_mode, reward_const, q_init_const
+        See :func:`alg8_initial`.
+    terminal_at_dest : bool
+        Whether Q at ``dest`` stays 0.
+    goal_bonus : float
+        Added to the reward of a step into ``dest``.
+    pi_floor : float
+        The smallest probability kept before renormalising.
+    trace : list, optional
+        Receives each episode's length.
+
+    Returns
+    -------
+    (dict, dict)
+        π and Q: ``{node: {neighbour: value}}``.
 
     Examples
     --------
@@ -163,7 +210,20 @@ def rl_policy(graph: nx.Graph, dest: str, starts: Sequence[str], *, rng: np.rand
 
 
 def prob_to_distance(p: "Sequence[float] | np.ndarray", lbar: float) -> np.ndarray:
-    """d̂_i = k·L̄·(1/p_i)/Σ_j(1/p_j): the inverse of the π ∝ 1/ℓ initialisation (T7)."""
+    """d̂_i = k·L̄·(1/p_i)/Σ_j(1/p_j): the inverse of the π ∝ 1/ℓ initialisation (T7).
+
+    Parameters
+    ----------
+    p : array_like
+        Route probabilities at one node (all > 0).
+    lbar : float
+        L̄, the mean route length.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimated lengths d̂.
+    """
     # a probability that underflowed to 0 (sharp softmax) is read as 1e-300: its arc
     # gets about k·L̄ and the others about 0, the limit of the rule
     x = np.maximum(np.asarray(p, dtype=np.float64), 1e-300)
@@ -176,6 +236,20 @@ def hitting_steps(topology: nx.Graph, policy: Policy, dest: str) -> dict[str, fl
 
     Solves (I − P₋ₜ) h = 1 (TD(0) policy evaluation with unit step cost and γ = 1);
     h(dest) = 0. Estimates are capped at :data:`HITTING_CAP`.
+
+    Parameters
+    ----------
+    topology : networkx.Graph
+        The map the policy moves on.
+    policy : dict
+        ``{node: {neighbour: probability}}``.
+    dest : str
+        The destination.
+
+    Returns
+    -------
+    dict
+        ``{node: expected steps}`` (nodes that never reach ``dest`` get the cap).
     """
     nodes = [v for v in sorted(topology) if v != dest]
     idx = {v: i for i, v in enumerate(nodes)}
@@ -207,6 +281,22 @@ def inverse_prob_distances(topology: nx.Graph, policy: Policy, dest: str, lbar: 
     """Dijkstra distances to ``dest`` on arcs weighted by :func:`prob_to_distance`.
 
     Returns (distance to ``dest`` from each node, next hop on the shortest arc path).
+
+    Parameters
+    ----------
+    topology : networkx.Graph
+        The map the policy moves on.
+    policy : dict
+        ``{node: {neighbour: probability}}``.
+    dest : str
+        The destination.
+    lbar : float
+        L̄ of :func:`prob_to_distance`.
+
+    Returns
+    -------
+    (dict, dict)
+        Distance to ``dest`` and next hop, per node.
     """
     rev: dict[str, list[tuple[str, float]]] = {}
     for v in topology:
@@ -234,7 +324,22 @@ def inverse_prob_distances(topology: nx.Graph, policy: Policy, dest: str, lbar: 
 
 
 def greedy_path(policy: Policy, start: str, dest: str, max_len: int) -> list[str]:
-    """Follow the most likely arc from ``start`` until ``dest`` (for display)."""
+    """Follow the most likely arc from ``start`` until ``dest`` (for display).
+
+    Parameters
+    ----------
+    policy : dict
+        ``{node: {neighbour: probability}}``.
+    start, dest : str
+        Where to start and stop.
+    max_len : int
+        The most nodes followed (a loop stops there).
+
+    Returns
+    -------
+    list of str
+        The nodes visited, ``start`` first.
+    """
     path = [start]
     seen = {start}
     v = start

@@ -148,7 +148,19 @@ class LiveWorld:
 
 
 def path_is_valid(g: nx.Graph, path: Sequence[str]) -> bool:
-    """Every node and every consecutive edge of ``path`` is still in ``g``."""
+    """Every node and every consecutive edge of ``path`` is still in ``g``.
+
+    Parameters
+    ----------
+    g : networkx.Graph
+        The current map.
+    path : sequence of str
+        Nodes, in order.
+
+    Returns
+    -------
+    bool
+    """
     if any(v not in g for v in path):
         return False
     return all(g.has_edge(u, v) for u, v in zip(path, path[1:]))

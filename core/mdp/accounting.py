@@ -133,7 +133,19 @@ PARAMETER_HELP = {
 
 
 def adjacency_text(adjacency: str, domain_rule: str = DEFAULT_DOMAIN_RULE) -> str:
-    """The adjacency a statement assumes, with the domain rule's part."""
+    """The adjacency a statement assumes, with the domain rule's part.
+
+    Parameters
+    ----------
+    adjacency : str
+        ``"one-row"`` or ``"all-rows"``.
+    domain_rule : str
+        The domain rule.
+
+    Returns
+    -------
+    str
+    """
     return ADJACENCY_TEXT[adjacency] + _DOMAIN_TEXT.get(domain_rule, "")
 
 
@@ -363,6 +375,40 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
 
     :func:`mdp_privacy` calls it after the pre-processing; ``bounds`` calls it on the
     supports of a released model (which are those of the rows the noise was centred on).
+
+    Parameters
+    ----------
+    support : sequence of int
+        Support size per row.
+    names : sequence of (str, str)
+        (state, action) per row.
+    k : float
+        The concentration.
+    contraction : sequence of float, optional
+        c per row.
+    smoothed : sequence of bool, optional
+        Which rows were smoothed.
+    b : float
+        The L1 distance of neighbouring rows.
+    delta_target : float
+        The δ to reach.
+    adjacency : str
+        ``"one-row"`` or ``"all-rows"``.
+    eta : float
+        η.
+    domain_rule : str
+        How rows outside the domain are handled: ``"refuse"`` or ``"mix"``.
+    delta_method : str
+        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+    zeros : str
+        ``"support"`` or ``"smoothing"``.
+    smoothing : float
+        The smoothing weight.
+
+    Returns
+    -------
+    MdpPrivacy
+        Per-row and composed (ε, δ); ε = ∞ with the reason where a row has no guarantee.
     """
     k, b, delta_target = _check_common(k, b, delta_target, adjacency, delta_method)
     if domain_rule not in DOMAIN_RULES:
@@ -413,6 +459,40 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     outside the declared domain raises :class:`InputError` (field ``eta``) naming it.
     ``eta=None`` means :data:`DEFAULT_ETA`. No probability of ``mdp`` enters the numbers:
     only the rows' support sizes, which the adjacency leaves public.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The true model.
+    k : float
+        The concentration.
+    b : float
+        The L1 distance of neighbouring rows.
+    delta_target : float
+        The δ to reach.
+    adjacency : str
+        ``"one-row"`` or ``"all-rows"``.
+    eta : float
+        η.
+    domain_rule : str
+        How rows outside the domain are handled: ``"refuse"`` or ``"mix"``.
+    delta_method : str
+        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+    zeros : str
+        ``"support"`` or ``"smoothing"``.
+    smoothing : float
+        The smoothing weight.
+    prepared : MechanismRows, optional
+        The pre-processed rows, when the caller has them.
+
+    Returns
+    -------
+    MdpPrivacy
+
+    Raises
+    ------
+    InputError
+        On ``eta`` for a row outside the domain under ``refuse``, or a bad parameter.
     """
     _check_common(k, b, delta_target, adjacency, delta_method)
     eta = DEFAULT_ETA if eta is None else eta
@@ -435,7 +515,35 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     public parameters: computed from P̄'s supports (the noise keeps every support entry
     positive and every zero zero, so they are the supports of the rows it was centred on).
     With ``mix`` each row's contraction 1 − n·η is known from n; smoothing is not visible
-    in P̄, so its contraction is taken as 1 (conservative)."""
+    in P̄, so its contraction is taken as 1 (conservative).
+
+    Parameters
+    ----------
+    private : MDP
+        The released model P̄.
+    k : float
+        The concentration it was privatised at.
+    b : float
+        The L1 distance of neighbouring rows.
+    delta_target : float
+        The δ to reach.
+    adjacency : str
+        ``"one-row"`` or ``"all-rows"``.
+    eta : float
+        η.
+    domain_rule : str
+        How rows outside the domain are handled: ``"refuse"`` or ``"mix"``.
+    delta_method : str
+        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+    zeros : str
+        ``"support"`` or ``"smoothing"``.
+    smoothing : float
+        The smoothing weight.
+
+    Returns
+    -------
+    MdpPrivacy
+    """
     eta_v = float(eta)
     rows = private.P[private.mask]
     n = (rows > 0).sum(axis=1)
@@ -471,6 +579,21 @@ def dirichlet_accuracy(k: float, *, n: int, p: "np.ndarray | None" = None, beta:
                        ) -> DirichletAccuracy:
     """Accuracy figures of Dir_k for vectors of length ``n`` (optionally at a given p).
 
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    n : int
+        Vector length.
+    p : numpy.ndarray, optional
+        A vector for the per-entry variances.
+    beta : float
+        β of α.
+
+    Returns
+    -------
+    DirichletAccuracy
+
     Examples
     --------
     >>> a = dirichlet_accuracy(10, n=3, p=np.array([0.2, 0.3, 0.5]))
@@ -500,7 +623,17 @@ def dirichlet_accuracy(k: float, *, n: int, p: "np.ndarray | None" = None, beta:
 
 # --------------------------------------------------------------------------- MDP releases
 def mdp_dataset(mdp_id: str) -> str:
-    """The dataset name of an MDP's transition data: ``"mdp:<id>"``."""
+    """The dataset name of an MDP's transition data: ``"mdp:<id>"``.
+
+    Parameters
+    ----------
+    mdp_id : str
+        The MDP's id.
+
+    Returns
+    -------
+    str
+    """
     return f"mdp:{mdp_id}"
 
 
@@ -519,6 +652,35 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
 
     A privatisation without a finite guarantee (ε = ∞: some row has none under one-row
     adjacency) is recorded all the same, as an unbounded entry with the reason.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        Where to record.
+    mdp_id : str
+        The model's id.
+    privacy : MdpPrivacy
+        Its accounting at ``k``.
+    k : float
+        The concentration.
+    mode : str
+        ``"release"`` or ``"experiment"``.
+    seed : int or None
+        The experiment's seed.
+    source : str
+        What made it.
+    count : int
+        Privatisations this entry stands for.
+    zeros : str
+        The zero handling (recorded).
+    released : str
+        What left PrivPlan (default: a description of the privatised model).
+    time : str, optional
+        The time stamp (default now).
+
+    Returns
+    -------
+    LedgerEntry
 
     Examples
     --------

@@ -556,7 +556,7 @@ class MdpModel:
                 raise InputError("each action needs a string id", field=f"actions[{i}]")
             if ac["id"] in where:
                 raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
-            s_i = index.get(ac.get("state"))
+            s_i = index.get(ac["state"]) if isinstance(ac.get("state"), str) else None
             if s_i is None:
                 raise InputError(f"unknown state id {ac.get('state')!r}",
                                  field=f"actions[{i}].state")
@@ -576,7 +576,9 @@ class MdpModel:
         for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
             if not isinstance(tr, dict):
                 raise InputError("must be an object", field=f"transitions[{i}]")
-            a_at, t_i = where.get(tr.get("action")), index.get(tr.get("target"))  # type: ignore
+            act, tgt = tr.get("action"), tr.get("target")
+            a_at = where.get(act) if isinstance(act, str) else None
+            t_i = index.get(tgt) if isinstance(tgt, str) else None
             if a_at is None:
                 raise InputError(f"unknown action id {tr.get('action')!r}",
                                  field=f"transitions[{i}].action")
@@ -605,7 +607,20 @@ class MdpModel:
 
 def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> str:
     """:meth:`MdpModel.digest` from its key and arrays. A valid model and its
-    :meth:`MdpModel.to_mdp` have the same arrays, so the MDP can be hashed instead."""
+    :meth:`MdpModel.to_mdp` have the same arrays, so the MDP can be hashed instead.
+
+    Parameters
+    ----------
+    key : list
+        The model's structure key (ids, labels, horizon, discount, initial state).
+    P, R, R_T : numpy.ndarray
+        Its arrays.
+
+    Returns
+    -------
+    str
+        A hex digest.
+    """
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps(key, ensure_ascii=False).encode("utf-8"))
     for arr in (P, R, R_T):

@@ -51,7 +51,25 @@ def four_startups() -> MDP:
 
 def random_mdp(n_states: int, n_actions: int, horizon: int | None, *, seed: int,
                discount: float | None = None, name: str = "") -> MDP:
-    """Spec §7 recipe: rows u/Σu with u ~ U(0,1) (interior), r and R_T ~ U(0,1), s₀ = 0."""
+    """Spec §7 recipe: rows u/Σu with u ~ U(0,1) (interior), r and R_T ~ U(0,1), s₀ = 0.
+
+    Parameters
+    ----------
+    n_states, n_actions : int
+        Sizes.
+    horizon : int or None
+        T, or None for an infinite horizon.
+    seed : int
+        The model's randomness.
+    discount : float, optional
+        γ (default 1 for a finite horizon, 0.95 for an infinite one).
+    name : str
+        The model's name.
+
+    Returns
+    -------
+    MDP
+    """
     rng = np.random.default_rng(seed)
     u = rng.uniform(size=(n_states, n_actions, n_states))
     P = u / u.sum(axis=2, keepdims=True)
@@ -63,5 +81,15 @@ def random_mdp(n_states: int, n_actions: int, horizon: int | None, *, seed: int,
 
 
 def example2(seed: int = EXAMPLE2_SEED) -> MDP:
-    """Example 2: 20 states × 5 actions × horizon 10, random from a fixed seed."""
+    """Example 2: 20 states × 5 actions × horizon 10, random from a fixed seed.
+
+    Parameters
+    ----------
+    seed : int
+        The model's seed (default the spec's).
+
+    Returns
+    -------
+    MDP
+    """
     return random_mdp(20, 5, 10, seed=seed, name=f"Example 2 (random 20x5, T=10, seed {seed})")

@@ -22,7 +22,6 @@ import io
 import json
 import math
 import os
-import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -31,62 +30,15 @@ import numpy as np
 
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
+from core.common.jsonfile import loads_strict, read_json
+from core.common.memory import format_bytes
 from core.mdp.model import MDP
 
 __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
-           "read_json", "read_release"]
+           "read_json", "read_release", "npz_headers"]
 
 MDP_FORMAT = "privplan-mdp"
 MDP_VERSION = 1
-
-
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a JSON file, turning every failure into an InputError that names the file.
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The file.
-
-    Returns
-    -------
-    Any
-        The parsed value (``NaN`` and ``Infinity`` tokens are refused).
-
-    Raises
-    ------
-    InputError
-        Naming the file: missing, unreadable, not UTF-8, malformed or non-finite.
-    """
-    p = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", file=p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read file ({exc})", file=p) from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                         file=p) from None
-    except _NonFinite as exc:
-        m = re.search(r"(?<![\w\"])-?(NaN|Infinity)(?![\w\"])", text)
-        where = ""
-        if m:
-            line = text.count("\n", 0, m.start()) + 1
-            col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-            where = f" at line {line}, column {col}"
-        raise InputError(f"{exc.args[0]}{where} is not a valid number (JSON numbers must be "
-                         "finite)", file=p) from None
-
-
-class _NonFinite(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> float:
-    raise _NonFinite(name)
 
 
 def _number(x: Any, field: str) -> float:
@@ -347,8 +299,8 @@ def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
                     return None
                 text = str(z["release_json"])
             try:
-                rel = json.loads(text, parse_constant=_reject_constant)
-            except (json.JSONDecodeError, _NonFinite):
+                rel = loads_strict(text)
+            except InputError:
                 raise InputError("is not valid JSON", field="release_json") from None
     except InputError as exc:
         raise exc if exc.file else exc.with_file(p) from None
@@ -361,14 +313,105 @@ def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     return rel
 
 
+#: The arrays an MDP NPZ may hold, with the dtype kinds accepted for each.
+_NPZ_KINDS = {"P": "fiu", "R": "fiu", "R_T": "fiu", "mask": "biu", "horizon": "iuf",
+              "discount": "fiu", "initial_state": "iuf", "state_names": "U",
+              "action_names": "U", "release_json": "U"}
+
+
+def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """The shape and dtype every array of an NPZ declares, read without loading any data.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The ``.npz`` file.
+
+    Returns
+    -------
+    dict
+        ``{name: (shape, dtype)}``.
+
+    Raises
+    ------
+    InputError
+        When the archive or a header is damaged, an array holds fewer bytes than its header
+        declares (a truncated or forged file), or the arrays together need more memory than
+        the machine allows (:func:`core.common.memory.check_memory`) — before any
+        decompression.
+    """
+    from core.common.memory import check_memory
+
+    out: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    total = 0.0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with zf.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    if version == (1, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+                    else:
+                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+                    header_len = fh.tell()
+                n = float(np.prod([float(x) for x in shape])) if shape else 1.0
+                nbytes = n * dtype.itemsize
+                if dtype.hasobject:
+                    raise InputError("holds Python objects; only numeric and text arrays are "
+                                     "read", field=name)
+                if info.file_size < header_len + nbytes:
+                    dims = " x ".join(f"{x:,}" for x in shape) or "a scalar"
+                    raise InputError(f"declares {dims} {dtype} values "
+                                     f"({format_bytes(nbytes)}) but holds "
+                                     f"{format_bytes(info.file_size - header_len)}: the file "
+                                     "is truncated or forged", field=name)
+                total += nbytes
+                out[name] = (tuple(int(x) for x in shape), dtype)
+    except InputError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise InputError(f"not a readable NPZ archive ({exc})") from None
+    shapes = {k: " x ".join(f"{x:,}" for x in v[0]) for k, v in out.items()}
+    check_memory(total, "P" if "P" in out else "arrays",
+                 detail=f"P of {shapes['P']}" if "P" in shapes else "the arrays")
+    return out
+
+
+def _npz_number(data: dict[str, np.ndarray], key: str) -> float:
+    a = data[key]
+    if a.size != 1 or a.ndim > 1:
+        raise InputError(f"must be a single number, got an array of shape {a.shape}", field=key)
+    x = a.reshape(()).item()
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise InputError(f"must be a finite number, got {x!r}", field=key)
+    return float(x) if isinstance(x, float) else x
+
+
+def _integer(data: dict[str, np.ndarray], key: str) -> int:
+    x = _npz_number(data, key)
+    if x != int(x):
+        raise InputError(f"must be an integer, got {x!r}", field=key)
+    return int(x)
+
+
 def _load_npz(path: str | os.PathLike[str]) -> MDP:
-    if os.path.exists(path) and not zipfile.is_zipfile(path):
+    if not os.path.exists(path):
+        raise InputError("file not found")
+    if not zipfile.is_zipfile(path):
         raise InputError("not an NPZ archive (expected a file written by numpy.savez)")
+    headers = npz_headers(path)
+    for key, (_shape, dtype) in headers.items():
+        kinds = _NPZ_KINDS.get(key)
+        if kinds is not None and dtype.kind not in kinds:
+            raise InputError(f"has dtype {dtype}, which this field cannot hold", field=key)
     try:
         with np.load(path, allow_pickle=False) as z:
             data = {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise InputError("file not found") from None
+    except MemoryError:
+        raise InputError("the arrays do not fit in memory", field="P") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError(f"not a readable NPZ archive ({exc})") from None
     for key in ("P", "R", "horizon", "discount", "initial_state"):
@@ -380,7 +423,7 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
     S, A = P.shape[0], P.shape[1]
     if P.dtype.kind not in "fiu":
         raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
-    horizon = int(data["horizon"])
+    horizon = _integer(data, "horizon")
     an = data.get("action_names")
     if an is not None:
         an = an.astype(str)
@@ -396,8 +439,9 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
                                                                  ("mask", bool)) if key in data}
     return MDP(
         P=P.astype(np.float64), R=data["R"].astype(np.float64), **optional,
-        horizon=None if horizon == -1 else horizon, discount=float(data["discount"]),
-        initial_state=int(data["initial_state"]),
+        horizon=None if horizon == -1 else horizon,
+        discount=float(_npz_number(data, "discount")),
+        initial_state=_integer(data, "initial_state"),
         state_names=tuple(sn.astype(str).tolist()) if sn is not None else (),
         action_names=an or (), name=Path(path).name.split(".")[0],
     )

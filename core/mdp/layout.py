@@ -34,7 +34,17 @@ MAX_LAYOUT_STATES = 300  # larger models are not drawn (the editor shows a matri
 
 
 def default_spacing(n_states: int) -> float:
-    """Distance between neighbouring states that leaves room for the action fans."""
+    """Distance between neighbouring states that leaves room for the action fans.
+
+    Parameters
+    ----------
+    n_states : int
+        States of the model.
+
+    Returns
+    -------
+    float
+    """
     if n_states > DENSE_STATES:
         return 90.0
     return 300.0 if n_states <= 6 else max(230.0, 360.0 - 8.0 * n_states)
@@ -47,7 +57,19 @@ def _median_nearest(pos: np.ndarray) -> float:
 
 
 def auto_layout(model: MdpModel, *, spacing: float | None = None) -> np.ndarray:
-    """(S, 2) positions for every state of ``model`` (ignores the positions it has)."""
+    """(S, 2) positions for every state of ``model`` (ignores the positions it has).
+
+    Parameters
+    ----------
+    model : MdpModel
+        The model (its transitions shape the layout).
+    spacing : float, optional
+        Distance between neighbouring states (default :func:`default_spacing`).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     import networkx as nx
 
     S = model.n_states
@@ -94,6 +116,18 @@ def fill_missing_positions(model: MdpModel, *, spacing: float | None = None) -> 
 
     If no state has a position, this is :func:`auto_layout`. Otherwise the placed states
     stay where they are and the others go in rows below them, ``spacing`` apart.
+
+    Parameters
+    ----------
+    model : MdpModel
+        The model.
+    spacing : float, optional
+        Distance between new rows and states.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S, 2) positions.
     """
     S = model.n_states
     pos = np.array(model.positions, dtype=float).reshape(-1, 2)

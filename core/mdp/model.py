@@ -25,7 +25,13 @@ import numpy as np
 
 from core.common.errors import InputError
 
-__all__ = ["MDP", "ROW_SUM_TOL"]
+__all__ = ["MDP", "ROW_SUM_TOL", "MAX_HORIZON", "MAX_VALUE"]
+
+#: Longest finite horizon accepted (backward induction runs one stage at a time).
+MAX_HORIZON = 1_000_000
+#: Largest |value| a model may reach: rewards times the horizon (or 1/(1 - discount)) must
+#: stay below it, so values, bounds and their differences are finite.
+MAX_VALUE = 1e300
 
 ROW_SUM_TOL = 1e-9
 
@@ -92,6 +98,13 @@ class MDP:
                 raise InputError(f"must be an integer >= 1 or null (infinite), got {h!r}",
                                  field="horizon")
             h = int(h)
+            if h > MAX_HORIZON:
+                raise InputError(f"must be at most {MAX_HORIZON:,}, got {h:,}", field="horizon")
+            from core.common.memory import check_memory
+
+            # values and policy of every stage (Algorithm 1, the bounds)
+            check_memory(3.0 * (h + 1) * S * 8, "horizon",
+                         detail=f"horizon {h:,} x {S:,} states")
         object.__setattr__(self, "horizon", h)
         try:
             d = float(self.discount)
@@ -119,6 +132,12 @@ class MDP:
                 where = names[idx[0]] + (f"/{anames[idx[0]][idx[1]]}" if arr.ndim == 2 else "")
                 raise InputError(f"{where}: reward is {arr[tuple(idx)]}, must be finite",
                                  field=fname)
+        stages = float(h) if h is not None else 1.0 / (1.0 - d)
+        scale = stages * float(np.abs(R).max(initial=0.0)) + float(np.abs(R_T).max(initial=0.0))
+        if not scale < MAX_VALUE:
+            raise InputError(f"rewards up to {np.abs(R).max(initial=0.0):.3g} over "
+                             f"{stages:.3g} stages make values overflow (|value| must stay "
+                             f"below {MAX_VALUE:g})", field="rewards")
         _check_rows(P, mask, names, anames)
         P = np.where(mask[:, :, None], P, 0.0)
         object.__setattr__(self, "P", _readonly(P))

@@ -103,6 +103,29 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     two neighbouring rows (same support, so the same rows are smoothed), so the difference
     of two neighbours is multiplied by the returned ``contraction``.
 
+    Parameters
+    ----------
+    mdp : MDP
+        The true model.
+    eta : float
+        η, the declared lower bound of support entries.
+    domain_rule : str
+        ``"refuse"`` or ``"mix"``.
+    zeros : str
+        ``"support"`` or ``"smoothing"``.
+    smoothing : float
+        The smoothing weight.
+
+    Returns
+    -------
+    MechanismRows
+        The rows the noise is centred on, their (s, a), support sizes and contractions.
+
+    Raises
+    ------
+    InputError
+        On ``eta``, naming a row outside the domain under ``refuse``.
+
     Examples
     --------
     >>> m = MDP(P=np.array([[[0.5, 0.5, 0.0]], [[0.0, 0.0, 1.0]], [[0.9, 0.1, 0.0]]]),

@@ -89,6 +89,21 @@ def alpha_radius(k: float, beta: float, *, mode: str = "paper", n: int | None = 
     paper; the lemma can fail, spec §3). ``"rigorous"``: α = √(log(2n/β) / (2(k+1))), from
     sub-Gaussian tails and a union bound over the n coordinates.
 
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    beta : float
+        β in (0, 1).
+    mode : str
+        ``"paper"`` or ``"rigorous"``.
+    n : int, optional
+        The vector length (``rigorous`` needs it).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(alpha_radius(24, math.exp(-2)), 12)
@@ -112,6 +127,17 @@ def centre_shift_bound(support: "np.ndarray | Sequence[int]",
     ``support`` is n (the row's support size after the public pre-processing) and
     ``contraction`` κ (T(P) = κ·P + (1 − κ)·u_support); see the module docstring for the
     derivation. Neither depends on P beyond its support.
+
+    Parameters
+    ----------
+    support : array_like of int
+        Support sizes n.
+    contraction : array_like of float
+        κ per row.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -151,6 +177,18 @@ def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarra
     that under ``zeros="smoothing"`` every full-support row counts as smoothed (whether it
     had a zero is not public): equal to :func:`release_centre_shift` of every P̄ drawn
     around ``prepared``, and >= the row's own bound.
+
+    Parameters
+    ----------
+    prepared : MechanismRows
+        The pre-processed rows of the true model.
+    shape : (int, int)
+        (S, A).
+
+    Returns
+    -------
+    numpy.ndarray
+        (S, A) bounds.
     """
     return _public_shift(prepared.support, prepared.index, tuple(shape), eta=prepared.eta,
                          domain_rule=prepared.domain_rule, zeros=prepared.zeros,
@@ -163,6 +201,24 @@ def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: s
 
     The noise keeps every support entry positive and every zero zero, so P̄'s supports are
     those of the pre-processed rows; see :func:`centre_shift` for the rules.
+
+    Parameters
+    ----------
+    private : MDP
+        The released model P̄.
+    eta : float
+        η of the privatisation.
+    domain_rule : str
+        Its domain rule.
+    zeros : str
+        Its zero handling.
+    smoothing : float
+        Its smoothing weight.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S, A) bounds.
     """
     n = (private.P[private.mask] > 0).sum(axis=1)
     return _public_shift(n, np.argwhere(private.mask), private.P.shape[:2], eta=eta,
@@ -170,7 +226,17 @@ def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: s
 
 
 def alpha_shift_note(shift: float) -> str:
-    """One sentence for results: why α was inflated, or "" when it was not."""
+    """One sentence for results: why α was inflated, or "" when it was not.
+
+    Parameters
+    ----------
+    shift : float
+        The largest shift added to α.
+
+    Returns
+    -------
+    str
+    """
     if not shift > 0:
         return ""
     return (f"alpha inflated by up to {shift:.6g} per row (alpha_shift): the noise is centred "
@@ -186,6 +252,24 @@ def inner_extremes(rows: np.ndarray, v: np.ndarray, *, alpha: float, beta: float
 
     ``rows`` is (m, n) (each a probability vector), ``v`` is (n,). Cost O(n log n + m·n).
     ``order`` may pass ``argsort(v)`` when the caller already has it.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        (m, n) probability vectors (the centres).
+    v : numpy.ndarray
+        (n,) values.
+    alpha : float
+        The L∞ radius.
+    beta : float
+        β of the mixture.
+    order : numpy.ndarray, optional
+        ``argsort(v)``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The minima and maxima, one per row.
     """
     rows = np.asarray(rows, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
@@ -244,6 +328,23 @@ def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense
 
     Variables (P₁, P₂, p) ∈ ℝ^{3n}; 3 simplex equalities, n mixing equalities and the
     2n constraints ``-α ≤ P₂ - P̄ ≤ α``, as in [D] §2.6.1.
+
+    Parameters
+    ----------
+    row : numpy.ndarray
+        The centre P̄(s, a).
+    v : numpy.ndarray
+        Values.
+    alpha : float
+        The L∞ radius.
+    beta : float
+        β.
+    sense : str
+        ``"min"`` or ``"max"``.
+
+    Returns
+    -------
+    float
     """
     row = np.asarray(row, dtype=np.float64)
     n = row.size
@@ -361,6 +462,30 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
 
     ``alpha`` is one radius for every row, or an (S, A) array of per-row radii (e.g. α plus
     the centre shift of each row, :func:`centre_shift`).
+
+    Parameters
+    ----------
+    private : MDP
+        The private model P̄.
+    policy : numpy.ndarray
+        Actions, (T, S) for a finite horizon or (S,) for an infinite one.
+    alpha : float or numpy.ndarray
+        The radius (one, or per (s, a)).
+    beta : float
+        β.
+    method : str
+        ``"greedy"`` (exact closed form) or ``"lp"`` (HiGHS).
+    tol : float
+        Stopping tolerance of the infinite-horizon iteration.
+    max_iter : int, optional
+        Its iteration limit.
+    progress : callable
+        Called per stage or iteration (may cancel).
+
+    Returns
+    -------
+    ValueBounds
+        v̲ and v̄ per state (and stage), with the solver's status.
     """
     if method not in METHODS:
         raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")

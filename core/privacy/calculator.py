@@ -210,6 +210,23 @@ def gamma_grid(k: float, eta: float, eta_bar: float, w: int, *, n_points: int = 
     is close to log-spaced γ; for large kη (δ rising steeply in γ) it still resolves the
     curve. γ is kept >= 1e-12 (GAMMA_FLOOR) and below 1/|W|.
 
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta, eta_bar : float
+        η and η̄.
+    w : int
+        |W|.
+    n_points : int
+        Grid size.
+    delta_range : (float, float)
+        The δ range the grid should span.
+
+    Returns
+    -------
+    numpy.ndarray
+
     Examples
     --------
     >>> g = gamma_grid(6.7, 0.15, 0.15, 3, n_points=5)
@@ -255,6 +272,26 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
     bound of the vertex value per vertex type, vectorised over the grid (the union bound
     where kη < 1 or kη̄ < 1); that the vertices are the worst inputs is [D] Lemma 1.2, whose
     printed proof has a gap. ``mc`` estimates the vertex value (same caveat).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta, eta_bar : float
+        η and η̄.
+    w : int
+        |W|.
+    gammas : numpy.ndarray
+        γ values.
+    method : str
+        ``"exact"``, ``"union"`` or ``"mc"``.
+    mc_draws, mc_seed : int
+        The Monte Carlo method's draws and seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        δ per γ.
 
     Examples
     --------
@@ -369,6 +406,27 @@ def delta_vs_gamma(k: float, eta: float, eta_bar: float, w: int, *,
     The union bound (proven) is always included; ``exact`` (the vertex reduction of
     Lemma 1.2, unproven) is skipped (left None) when |W| > 3.
 
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta, eta_bar : float
+        η and η̄.
+    w : int
+        |W|.
+    gammas : numpy.ndarray, optional
+        γ values (default :func:`gamma_grid`).
+    n_points : int
+        Size of the default grid.
+    methods : sequence of str
+        Methods besides ``union``.
+    mc_draws, mc_seed : int
+        The Monte Carlo method's draws and seed.
+
+    Returns
+    -------
+    DeltaGammaCurve
+
     Examples
     --------
     >>> d = delta_vs_gamma(6.7, 0.15, 0.15, 3, gammas=np.array([0.01]))
@@ -398,6 +456,29 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     A k for which the accountant has no answer (e.g. no γ reaches δ̂ because kη is tiny)
     gets NaN and its reason in ``reasons``; parameter errors that do not depend on k
     raise :class:`InputError`. ``progress`` is called after every k (and may cancel).
+
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations.
+    eta, eta_bar : float
+        η and η̄.
+    w : int
+        |W|.
+    b : float
+        The L1 distance of neighbouring rows.
+    delta_target : float, optional
+        δ̂ (γ* solved per k).
+    gamma : float, optional
+        A fixed γ instead.
+    delta_method : str
+        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+    progress : callable
+        Called after every k.
+
+    Returns
+    -------
+    EpsilonVsK
 
     Examples
     --------
@@ -439,6 +520,21 @@ def accuracy_vs_k(ks: "Sequence[float] | np.ndarray", *, n: int, p: "np.ndarray 
                   beta: float = 0.05) -> AccuracyCurve:
     """Variance bound, E‖x − p‖² (at ``p``) and α (paper, rigorous) against k (spec §3).
 
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations.
+    n : int
+        Vector length.
+    p : numpy.ndarray, optional
+        A vector for E‖x − p‖².
+    beta : float
+        β of α.
+
+    Returns
+    -------
+    AccuracyCurve
+
     Examples
     --------
     >>> a = accuracy_vs_k([24.0], n=2, p=np.array([0.5, 0.5]), beta=math.exp(-2))
@@ -464,6 +560,17 @@ def accuracy_vs_k(ks: "Sequence[float] | np.ndarray", *, n: int, p: "np.ndarray 
 
 def default_k_grid(k: float | None = None, *, per_decade: int = 3) -> np.ndarray:
     """Log-spaced k from 1 to 10⁴ (widened by whole decades to include ``k``).
+
+    Parameters
+    ----------
+    k : float, optional
+        A k the grid must include.
+    per_decade : int
+        Points per decade.
+
+    Returns
+    -------
+    numpy.ndarray
 
     Examples
     --------
@@ -492,6 +599,15 @@ def warning_field(message: str) -> str:
     ``"delta_method"`` (the method rests on Lemma 1.2, unproven), ``"k"`` (kη, kη̄ < 1),
     ``"b"`` (the corrected v₂), ``"epsilon_approx"`` (Lemma 1.7 not applicable),
     ``"delta"`` (vertex B minimises) or ``""`` if unknown.
+
+    Parameters
+    ----------
+    message : str
+        A warning of :func:`~core.privacy.dirichlet_accounting.dirichlet_privacy`.
+
+    Returns
+    -------
+    str
 
     Examples
     --------
@@ -590,6 +706,21 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     δ(γ) is evaluated once per method on one grid and shared by the ε–δ curves and the
     δ–γ plot. ``ks`` is the k grid of the accuracy curves (default :func:`default_k_grid`
     with 10 points per decade). ``progress`` is called between the stages (and may cancel).
+
+    Parameters
+    ----------
+    inputs : CalculatorInputs
+        k, η, η̄, |W|, b, δ̂ or γ, and the δ method.
+    n_points : int
+        Points of the curves.
+    ks : sequence of float, optional
+        The accuracy curves' k grid.
+    progress : callable
+        Called between stages.
+
+    Returns
+    -------
+    CalculatorResult
 
     Examples
     --------

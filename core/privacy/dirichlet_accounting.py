@@ -121,7 +121,17 @@ LEMMA_1_2_WARNING = (
 
 
 def resolve_delta_method(method: str) -> str:
-    """The method ``method`` stands for (``"auto"`` is the proven union bound)."""
+    """The method ``method`` stands for (``"auto"`` is the proven union bound).
+
+    Parameters
+    ----------
+    method : str
+        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+
+    Returns
+    -------
+    str
+    """
     if method not in DELTA_METHODS:
         raise InputError(f"must be one of {', '.join(DELTA_METHODS)}, got {method!r}",
                          field="delta_method")
@@ -131,6 +141,20 @@ def resolve_delta_method(method: str) -> str:
 # --------------------------------------------------------------------------- δ numerics
 def prob_all_above(a_w: tuple[float, ...], a_r: float, gamma: "np.ndarray | float") -> np.ndarray:
     """P[x_i ≥ γ for all i ≤ m] for (x_1..x_m, r) ~ Dir(a_w, a_r); vectorised over γ.
+
+    Parameters
+    ----------
+    a_w : tuple of float
+        Dirichlet parameters of the W entries.
+    a_r : float
+        The parameter of the aggregated rest.
+    gamma : float or numpy.ndarray
+        The threshold(s) γ.
+
+    Returns
+    -------
+    numpy.ndarray
+        One probability per γ.
 
     Examples
     --------
@@ -454,14 +478,48 @@ def _failure_bracket(a_con: tuple[float, ...], a_free: float, g: np.ndarray,
 
 def vertex_parameters(k: float, eta: float, eta_bar: float, w: int
                       ) -> dict[str, tuple[tuple[float, ...], float]]:
-    """Aggregated Dirichlet parameters (a_W, a_rest) at vertex types A and B (spec §2.4)."""
+    """Aggregated Dirichlet parameters (a_W, a_rest) at vertex types A and B (spec §2.4).
+
+    Parameters
+    ----------
+    k : float
+        The concentration of Dir_k.
+    eta : float
+        η, the declared lower bound of the rows' entries.
+    eta_bar : float
+        η̄, the declared lower bound of the mass outside W.
+    w : int
+        |W|, the entries a neighbour may change.
+
+    Returns
+    -------
+    dict
+        ``{"A": (a_W, a_rest), "B": (a_W, a_rest)}``.
+    """
     a = ((k * eta,) * w, k * (1.0 - w * eta))
     b = ((k * (1.0 - eta_bar - (w - 1) * eta),) + (k * eta,) * (w - 1), k * eta_bar)
     return {"A": a, "B": b}
 
 
 def union_delta(k: float, eta: float, w: int, gamma: "np.ndarray | float") -> np.ndarray:
-    """The rigorous union bound δ ≤ |W|·I_γ(kη, k(1−η)) (spec §2.5 (a))."""
+    """The rigorous union bound δ ≤ |W|·I_γ(kη, k(1−η)) (spec §2.5 (a)).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta : float
+        η.
+    w : int
+        |W|.
+    gamma : float or numpy.ndarray
+        γ.
+
+    Returns
+    -------
+    numpy.ndarray
+        δ, capped at 1.
+    """
     return np.minimum(1.0, w * betainc(k * eta, k * (1.0 - eta), np.asarray(gamma, float)))
 
 
@@ -520,7 +578,30 @@ def dirichlet_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, 
                     method: str = "union", mc_draws: int = 200_000, mc_seed: int = 0
                     ) -> dict[str, float]:
     """δ(γ) by one method (no validation; default the proven union bound); for ``exact``
-    (the vertex reduction of Lemma 1.2) also the two vertex values (memoised)."""
+    (the vertex reduction of Lemma 1.2) also the two vertex values (memoised).
+
+    Parameters
+    ----------
+    k : float
+        The concentration of Dir_k.
+    eta : float
+        η, the declared lower bound of the rows' entries.
+    eta_bar : float
+        η̄, the declared lower bound of the mass outside W.
+    w : int
+        |W|, the entries a neighbour may change.
+    gamma : float
+        The threshold γ.
+    method : str
+        ``"union"`` (proven), ``"exact"`` (vertex reduction) or ``"mc"``.
+    mc_draws, mc_seed : int
+        The Monte Carlo method's draws and seed.
+
+    Returns
+    -------
+    dict
+        ``{"delta": δ}``, and for ``exact`` the vertex values too.
+    """
     return dict(_delta_cached(float(k), float(eta), float(eta_bar), int(w), float(gamma),
                               method, int(mc_draws), int(mc_seed)))
 
@@ -552,7 +633,19 @@ def _delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: s
 
 
 def vertex_premise(k: float, eta: float, eta_bar: float) -> bool:
-    """k·η >= 1 and k·η̄ >= 1: every Dirichlet shape on the domain is >= 1 (Lemma 1.2)."""
+    """k·η >= 1 and k·η̄ >= 1: every Dirichlet shape on the domain is >= 1 (Lemma 1.2).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta, eta_bar : float
+        η and η̄.
+
+    Returns
+    -------
+    bool
+    """
     return k * eta >= 1.0 and k * eta_bar >= 1.0
 
 
@@ -571,7 +664,25 @@ def _vertex_bracket(k: float, eta: float, eta_bar: float, w: int, vertex: str, g
 
 
 def union_certified(k: float, eta: float, w: int, gammas: "np.ndarray | float") -> np.ndarray:
-    """The union bound as the accountant reports it (floating-point allowance, floor, cap)."""
+    """The union bound as the accountant reports it (floating-point allowance, floor, cap).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta : float
+        η.
+    w : int
+        |W|.
+    gammas : float or numpy.ndarray
+        γ values.
+
+    Returns
+    -------
+    numpy.ndarray
+        δ per γ: the union bound times (1 + ρ) for floating-point error, at least the floor,
+        at most 1.
+    """
     g = np.asarray(gammas, dtype=np.float64)
     return np.maximum(np.minimum(1.0, union_delta(k, eta, w, g) * (1.0 + _RHO)), _DELTA_FLOOR)
 
@@ -585,6 +696,24 @@ def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.nd
     (kη >= 1, kη̄ >= 1) fails. That the vertices are the worst inputs is [D] Lemma 1.2,
     whose printed proof has a gap (module docstring): numerically supported, not proven.
     The proven δ is :func:`union_certified`.
+
+    Parameters
+    ----------
+    k : float
+        The concentration of Dir_k.
+    eta : float
+        η, the declared lower bound of the rows' entries.
+    eta_bar : float
+        η̄, the declared lower bound of the mass outside W.
+    w : int
+        |W|, the entries a neighbour may change.
+    gammas : float or numpy.ndarray
+        γ values.
+
+    Returns
+    -------
+    numpy.ndarray
+        δ per γ.
     """
     g = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
     ub = union_certified(k, eta, w, g)
@@ -615,7 +744,28 @@ def _v1(k: float, b: float, w: int, gamma: float) -> float:
 
 def dirichlet_epsilon(k: float, eta: float, eta_bar: float, w: int, b: float, gamma: float
                       ) -> float:
-    """ε of Theorem 1.6 with the corrected v₂ (no validation; see :func:`dirichlet_privacy`)."""
+    """ε of Theorem 1.6 with the corrected v₂ (no validation; see :func:`dirichlet_privacy`).
+
+    Parameters
+    ----------
+    k : float
+        The concentration of Dir_k.
+    eta : float
+        η, the declared lower bound of the rows' entries.
+    eta_bar : float
+        η̄, the declared lower bound of the mass outside W.
+    w : int
+        |W|, the entries a neighbour may change.
+    b : float
+        The L1 distance of neighbouring rows.
+    gamma : float
+        The threshold γ.
+
+    Returns
+    -------
+    float
+        ε = v₂ + v₁.
+    """
     return _v2(k, eta, eta_bar, b) + _v1(k, b, w, gamma)
 
 
@@ -933,7 +1083,28 @@ def _validate_support(k: object, eta: object, n: object, b: object
 def support_delta(k: float, eta: float, n: int, gamma: float, *, method: str = "union",
                   mc_draws: int = 200_000, mc_seed: int = 0) -> dict[str, float]:
     """δ(γ) of :func:`support_privacy` by one method (no validation; default the proven
-    union bound; ``exact`` is the vertex reduction of Lemma 1.2)."""
+    union bound; ``exact`` is the vertex reduction of Lemma 1.2).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta : float
+        η, the lower bound of every support entry.
+    n : int
+        The support size.
+    gamma : float
+        The threshold γ.
+    method : str
+        ``"union"``, ``"exact"`` or ``"mc"``.
+    mc_draws, mc_seed : int
+        The Monte Carlo method's draws and seed.
+
+    Returns
+    -------
+    dict
+        ``{"delta": δ}`` (and the vertex values for ``exact``).
+    """
     return dict(_support_delta_cached(float(k), float(eta), int(n), float(gamma), method,
                                       int(mc_draws), int(mc_seed)))
 
@@ -1000,6 +1171,35 @@ def support_privacy(k: float, eta: float, n: int, b: float, *, gamma: float | No
     The result is a :class:`DirichletPrivacy` with ``analysis = "support"``, ``w = n`` and
     ``eta_bar = (n−2)·η`` (the mass the other n−2 entries are guaranteed, so that v₂ is
     spec §2.6's formula with this η̄; for n = 2 it is 0).
+
+    Parameters
+    ----------
+    k : float
+        The concentration.
+    eta : float
+        η.
+    n : int
+        The support size (>= 2).
+    b : float
+        The L1 distance of neighbouring rows.
+    gamma : float, optional
+        A fixed threshold γ (else solved from ``delta_target``).
+    delta_target : float, optional
+        The δ to reach.
+    delta_method : str
+        ``"auto"`` (the proven union bound), ``"union"``, ``"exact"`` or ``"mc"``.
+    mc_draws, mc_seed : int
+        The Monte Carlo method's draws and seed.
+
+    Returns
+    -------
+    DirichletPrivacy
+        ε, δ, γ and warnings.
+
+    Raises
+    ------
+    InputError
+        Naming the parameter outside the analysis's domain (n·η > 1, b too large, …).
 
     Examples
     --------

@@ -32,7 +32,10 @@ from core.common.errors import InputError
 from core.common.validation import RandomSource, as_random_source
 
 __all__ = ["check_epsilon", "laplace_scale", "laplace_release", "exponential_mechanism",
-           "exponential_probabilities"]
+           "exponential_probabilities", "MIN_EPSILON"]
+
+#: Smallest ε accepted: the noise scale stays within 1e9 × the sensitivity.
+MIN_EPSILON = 1e-9
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
@@ -53,7 +56,7 @@ def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     Raises
     ------
     InputError
-        If ε is not a finite number > 0.
+        If ε is not a finite number >= :data:`MIN_EPSILON`.
     """
     try:
         e = float(epsilon)
@@ -61,6 +64,10 @@ def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
         raise InputError(f"must be a number > 0, got {epsilon!r}", field=name) from None
     if not math.isfinite(e) or e <= 0:
         raise InputError(f"must be a finite number > 0, got {epsilon!r}", field=name)
+    if e < MIN_EPSILON:
+        raise InputError(f"must be at least {MIN_EPSILON:g}, got {e:g} (below it the noise "
+                         "scale passes a billion times the sensitivity: the output carries "
+                         "no information and numbers overflow)", field=name)
     return e
 
 

@@ -67,6 +67,17 @@ def recovery_stem(project_path: str | os.PathLike[str] | None, key: str) -> str:
     'untitled-k1'
     >>> recovery_stem("/a/b/my plan.privplan.json", "k1").startswith("my_plan-")
     True
+
+    Parameters
+    ----------
+    project_path : str, PathLike or None
+        The project's file (None for an unsaved project).
+    key : str
+        The window's key for an unsaved project.
+
+    Returns
+    -------
+    str
     """
     if project_path is None:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in key)
@@ -83,7 +94,23 @@ def recovery_stem(project_path: str | os.PathLike[str] | None, key: str) -> str:
 
 def write_recovery(project: Project, folder: str | os.PathLike[str], *,
                    project_path: str | os.PathLike[str] | None, key: str) -> Recovery:
-    """Write the recovery copy of ``project`` (atomically) and its note; returns it."""
+    """Write the recovery copy of ``project`` (atomically) and its note; returns it.
+
+    Parameters
+    ----------
+    project : Project
+        The project with its unsaved changes.
+    folder : str or PathLike
+        The recovery folder.
+    project_path : str, PathLike or None
+        Its file.
+    key : str
+        The window's key for an unsaved project.
+
+    Returns
+    -------
+    Recovery
+    """
     os.makedirs(folder, exist_ok=True)
     stem = recovery_stem(project_path, key)
     path = os.path.join(str(folder), stem + RECOVERY_SUFFIX)
@@ -115,6 +142,17 @@ def list_recoverable(folder: str | os.PathLike[str], *,
     A copy is offered when its project was never saved, is gone, or is older than the
     copy. Copies whose note names a running process other than this one (another
     PrivPlan window still at work; POSIX only) and paths in ``exclude`` are skipped.
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        The recovery folder.
+    exclude : set of str, optional
+        Recovery paths to skip (this window's own).
+
+    Returns
+    -------
+    list of Recovery
     """
     if not os.path.isdir(folder):
         return []
@@ -157,21 +195,52 @@ def _process_alive(pid: int) -> bool:
 
 
 def load_recovery(recovery: Recovery) -> Project:
-    """The recovered project (its sidecars are next to the copy)."""
+    """The recovered project (its sidecars are next to the copy).
+
+    Parameters
+    ----------
+    recovery : Recovery
+        A copy :func:`list_recoverable` offered.
+
+    Returns
+    -------
+    Project
+
+    Raises
+    ------
+    InputError
+        If the copy cannot be read.
+    """
     from core.project.files import load_project
 
     return load_project(recovery.path)
 
 
 def discard(recovery: Recovery) -> None:
-    """Delete a recovery copy, its note and its sidecar arrays."""
+    """Delete a recovery copy, its note and its sidecar arrays.
+
+    Parameters
+    ----------
+    recovery : Recovery
+        The copy.
+    """
     _remove_stem(os.path.dirname(recovery.path),
                  os.path.basename(recovery.path)[: -len(RECOVERY_SUFFIX)])
 
 
 def discard_for(folder: str | os.PathLike[str], *,
                 project_path: str | os.PathLike[str] | None, key: str) -> None:
-    """Delete the recovery copy of a project (after a normal save or close)."""
+    """Delete the recovery copy of a project (after a normal save or close).
+
+    Parameters
+    ----------
+    folder : str or PathLike
+        The recovery folder.
+    project_path : str, PathLike or None
+        The project's file.
+    key : str
+        The window's key for an unsaved project.
+    """
     _remove_stem(str(folder), recovery_stem(project_path, key))
 
 

@@ -18,9 +18,11 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import os
+import re
 import zipfile
 from typing import Any
 
@@ -28,7 +30,7 @@ import numpy as np
 
 from core import __version__
 from core.advising.model import AdvisingSetup
-from core.common.atomic import atomic_write_bytes, atomic_write_text
+from core.common.atomic import atomic_write_bytes, atomic_write_text, clean_stale_temporaries
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
 from core.logistics.document import MapEntry
@@ -40,7 +42,7 @@ from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchemaVersion",
-           "project_to_dict", "sidecar_name",
+           "project_to_dict", "sidecar_name", "arrays_digest",
            "project_from_dict", "load_project", "save_project", "load_any", "dumps_project"]
 
 log = logging.getLogger(__name__)
@@ -57,10 +59,36 @@ class UnsupportedSchemaVersion(InputError):
 # project file (``<project>.<mdp id>.npz``): a 2,000 x 4 x 2,000 dense model would be
 # 16 million JSON records.
 SIDECAR_NNZ = 50_000
+_DIGEST = re.compile(r"\.([0-9a-f]{12})\.npz$")
 
 
-def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
-    """The file name of a large model's sidecar arrays: ``<project stem>.<mdp id>.npz``.
+def arrays_digest(P: np.ndarray) -> str:
+    """The first 12 hex digits of the SHA-256 of ``P`` (float64, C order): a sidecar's
+    generation, so an old project file never reads a newer model's arrays.
+
+    Parameters
+    ----------
+    P : numpy.ndarray
+        The transition array.
+
+    Returns
+    -------
+    str
+        12 hex digits.
+    """
+    data = np.ascontiguousarray(P, dtype=np.float64)
+    return hashlib.sha256(data.tobytes()).hexdigest()[:12]
+
+
+def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str,
+                 P: np.ndarray | None = None) -> str:
+    """The file name of a large model's sidecar arrays.
+
+    ``<project stem>.<mdp id>.<digest>.npz`` with the digest of ``P``
+    (:func:`arrays_digest`): each version of the arrays has its own file, written before
+    the project file that names it and removed only after a newer project file no longer
+    names it, so a crash at any point leaves a project that reads its own arrays. Without
+    ``P``, the name files of earlier versions used: ``<project stem>.<mdp id>.npz``.
 
     Parameters
     ----------
@@ -68,6 +96,8 @@ def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
         The project file.
     mdp_id : str
         The model's id (characters other than letters, digits, ``-`` and ``_`` become ``_``).
+    P : numpy.ndarray, optional
+        The arrays the sidecar holds.
 
     Returns
     -------
@@ -80,7 +110,9 @@ def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str) -> str:
             stem = stem[: -len(suffix)]
             break
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in mdp_id)
-    return f"{stem}.{safe}.npz"
+    if P is None:
+        return f"{stem}.{safe}.npz"
+    return f"{stem}.{safe}.{arrays_digest(P)}.npz"
 
 
 def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
@@ -107,7 +139,7 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
         big = sidecars is not None and project_path is not None and e.model.nnz > SIDECAR_NNZ
         d = {"id": e.id, **e.model.to_dict(transitions=not big)}
         if big:
-            name = sidecar_name(project_path, e.id)  # type: ignore[arg-type]
+            name = sidecar_name(project_path, e.id, e.model.P)  # type: ignore[arg-type]
             sidecars[name] = e.model.P  # type: ignore[index]
             d["arrays"] = name
         if e.note:
@@ -274,7 +306,13 @@ def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndar
     path = os.path.join(str(base_dir), name)
     try:
         with np.load(path, allow_pickle=False) as z:
-            return np.asarray(z["P"], dtype=np.float64)
+            P = np.asarray(z["P"], dtype=np.float64)
+        m = _DIGEST.search(name)
+        if m is not None and arrays_digest(P) != m.group(1):
+            raise InputError(f"sidecar file {name!r} does not hold the arrays its name "
+                             "promises (it was changed after the project was saved)",
+                             field="arrays")
+        return P
     except FileNotFoundError:
         raise InputError(f"sidecar file {name!r} is missing (it must stay next to the "
                          "project file)", field="arrays") from None
@@ -301,6 +339,12 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     InputError
         Naming the file and what is wrong with it.
     """
+    stem = os.path.basename(str(path))
+    for suffix in (".privplan.json", ".json"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    clean_stale_temporaries(path, prefix=stem)  # left by a save that was killed
     try:
         return project_from_dict(read_json(path), base_dir=os.path.dirname(
             os.path.abspath(str(path))))
@@ -323,11 +367,32 @@ def save_project(project: Project, path: str | os.PathLike[str]) -> None:
     sidecars: dict[str, Any] = {}
     text = dumps(project_to_dict(project, sidecars=sidecars, project_path=path)) + "\n"
     folder = os.path.dirname(os.path.abspath(str(path)))
-    for name, P in sidecars.items():
+    before = _named_sidecars(path)
+    for name, P in sidecars.items():  # new generations first: the old file still reads
+        target = os.path.join(folder, name)
+        if os.path.isfile(target):
+            continue  # this very version is already there (the name is its digest)
         buf = io.BytesIO()
         np.savez(buf, P=P)
-        atomic_write_bytes(os.path.join(folder, name), buf.getvalue())
+        atomic_write_bytes(target, buf.getvalue())
     atomic_write_text(path, text)
+    for name in before - set(sidecars):  # only now is an old generation unused
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError as exc:
+            log.warning("cannot remove the old sidecar %s: %s", name, exc)
+
+
+def _named_sidecars(path: str | os.PathLike[str]) -> set[str]:
+    """The sidecar files the project file at ``path`` names now (empty if unreadable)."""
+    try:
+        doc = read_json(path)
+        mdps = doc["project"]["mdps"]
+        return {m["arrays"] for m in mdps if isinstance(m, dict)
+                and isinstance(m.get("arrays"), str)
+                and os.path.basename(m["arrays"]) == m["arrays"]}
+    except (InputError, KeyError, TypeError):
+        return set()
 
 
 def load_any(path: str | os.PathLike[str]) -> Project:

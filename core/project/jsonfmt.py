@@ -21,7 +21,21 @@ __all__ = ["dumps"]
 
 
 def dumps(obj: Any, *, indent: int = 2, width: int = 100) -> str:
-    """``json.dumps`` with ``allow_nan=False``, collapsing any value that fits ``width``."""
+    """``json.dumps`` with ``allow_nan=False``, collapsing any value that fits ``width``.
+
+    Parameters
+    ----------
+    obj : Any
+        JSON-able data (finite numbers only).
+    indent : int
+        Spaces per level.
+    width : int
+        The line width a collapsed value must fit.
+
+    Returns
+    -------
+    str
+    """
     return _dump(obj, 0, indent, width)
 
 

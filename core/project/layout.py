@@ -20,6 +20,17 @@ def fill_project_layouts(project: "Project", *, max_states: int = MAX_LAYOUT_STA
     >>> p = Project(); _ = p.add_mdp(random_mdp(4, 2, 2, seed=1), "m")
     >>> fill_project_layouts(p), p.mdps[0].model.position("st-1") is not None
     (['m'], True)
+
+    Parameters
+    ----------
+    project : Project
+        The project (changed in place).
+    max_states : int
+        Larger models are left without positions (not drawn).
+
+    Returns
+    -------
+    list of str
     """
     changed = []
     for entry in project.mdps:

@@ -23,7 +23,18 @@ MIGRATIONS: dict[int, Step] = {}
 
 
 def migration(from_version: int) -> Callable[[Step], Step]:
-    """Register a step that upgrades a payload from ``from_version`` to ``from_version + 1``."""
+    """Register a step that upgrades a payload from ``from_version`` to ``from_version + 1``.
+
+    Parameters
+    ----------
+    from_version : int
+        The schema version the step reads.
+
+    Returns
+    -------
+    callable
+        The decorator.
+    """
 
     def register(fn: Step) -> Step:
         if from_version in MIGRATIONS:
@@ -35,7 +46,20 @@ def migration(from_version: int) -> Callable[[Step], Step]:
 
 
 def migrate(payload: dict[str, Any], version: int) -> dict[str, Any]:
-    """Upgrade ``payload`` from ``version`` to :data:`SCHEMA_VERSION`, one step at a time."""
+    """Upgrade ``payload`` from ``version`` to :data:`SCHEMA_VERSION`, one step at a time.
+
+    Parameters
+    ----------
+    payload : dict
+        The file's ``project`` object.
+    version : int
+        Its schema version.
+
+    Returns
+    -------
+    dict
+        The payload at the current schema.
+    """
     while version < SCHEMA_VERSION:
         payload = MIGRATIONS[version](payload)
         version += 1

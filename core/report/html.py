@@ -830,7 +830,9 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         for e in project.mdps:  # large models keep P in a sidecar next to the project
             from core.project.files import sidecar_name
 
-            side = path.parent / sidecar_name(path, e.id)
+            side = path.parent / sidecar_name(path, e.id, e.model.P)
+            if not side.is_file():  # written by a PrivPlan before generation names
+                side = path.parent / sidecar_name(path, e.id)
             if side.is_file():
                 meta[f"{side.name} SHA-256"] = file_sha256(side)
         meta["rebuild with"] = f"privplan report {path.name} -o REPORT.pdf"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QUndoCommand
 
 from core.advising.model import AdvisingSetup
+from gui.shell.commands import DocumentCommand
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
@@ -39,7 +40,7 @@ def store_setup(document: "ProjectDocument", index: int, setup: AdvisingSetup | 
     document.advising_changed.emit(index)
 
 
-class SetAdvisingSetupCommand(QUndoCommand):
+class SetAdvisingSetupCommand(DocumentCommand):
     """Replace ``Project.advising[index]`` by ``setup``, or create it.
 
     ``index == len(project.advising)`` creates a new entry; undo removes it again.

@@ -225,7 +225,7 @@ class AdvisingRuns:
         """The run record and its privacy-ledger entries, as one undoable step."""
         what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
         self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
-                                          f"{record.id}", ledger_entries=entries))
+                                          f"{record.id}", ledger_entries=entries), "advising")
 
     def _stamp(self, record: RunRecord, s: dict[str, Any]) -> str:
         rnd = html.escape(str(s.get("randomness", "")))

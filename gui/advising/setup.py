@@ -56,14 +56,15 @@ class SetupEditing:
         if not self._document.project.advising:
             self._document.push(SetAdvisingSetupCommand(
                 self._document, SETUP_INDEX, preset("table35"),
-                "Create advising set-up (Table 3.5 preset)"))
+                "Create advising set-up (Table 3.5 preset)"), "advising")
 
     def _push_setup(self, new: AdvisingSetup, text: str) -> bool:
         entries = self._document.project.advising
         if entries and entries[SETUP_INDEX] == new:
             return False
         index = SETUP_INDEX if entries else len(entries)
-        self._document.push(SetAdvisingSetupCommand(self._document, index, new, text))
+        self._document.push(SetAdvisingSetupCommand(self._document, index, new, text),
+                            "advising")
         return True
 
     def _validated(self, new: dict[str, Any]) -> AdvisingSetup:

@@ -609,7 +609,7 @@ class AuditPanel(QWidget):
     def _record(self, req: Mapping[str, Any], result: AuditResult) -> None:
         record = audit_run_record(self._document.project, result, dict(req.get("params") or {}))
         summary = record.summary
-        self._document.push(AddRunCommand(self._document, record))  # shows it (run_added)
+        self._document.push(AddRunCommand(self._document, record), "audit")  # shows it
         if self._shown_run != record.id:
             self._shown_run = record.id
             self._show_summary(summary, stamp_html(req, summary, record.id))

@@ -389,7 +389,7 @@ class LedgerPanel(QWidget):
         document.budgets_changed.connect(self.refresh)
         # other workspaces may append entries in their own commands (e.g. a planning run):
         # any undo-stack step whose ledger or budgets differ refreshes the panel too
-        document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)
+        document.history_changed.connect(self._on_undo_stack_index_changed)
         self._signature: tuple[Any, ...] = ()
         self.refresh()
 
@@ -567,7 +567,7 @@ class LedgerPanel(QWidget):
         return len(entries)
 
     # ------------------------------------------------------------------ slots
-    def _on_undo_stack_index_changed(self, index: int) -> None:
+    def _on_undo_stack_index_changed(self, index: int = 0) -> None:
         if self._ledger_signature() != self._signature:
             self.refresh()
 

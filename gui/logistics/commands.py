@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtGui import QUndoCommand
 
 from core.logistics.document import MapEntry
+from gui.shell.commands import DocumentCommand
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
@@ -56,7 +57,7 @@ def store_map(document: "ProjectDocument", index: int, data: MapEntry | None,
     document.map_changed.emit(index)
 
 
-class SetMapCommand(QUndoCommand):
+class SetMapCommand(DocumentCommand):
     """Replace ``Project.maps[index]`` by ``data``; create it (``index == len``) or, with
     ``data=None``, remove it. Undo restores the previous state exactly.
 

@@ -73,7 +73,8 @@ class MapEditing:
         self._hide_messages()
         if new == d:
             return True
-        self._document.push(SetMapCommand(self._document, self.current_index, new, text))
+        self._document.push(SetMapCommand(self._document, self.current_index, new, text),
+                            "logistics")
         return True
 
     def _on_canvas_nodes_moved(self, moved: dict) -> None:

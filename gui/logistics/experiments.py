@@ -452,7 +452,8 @@ class ExperimentsPage(QWidget):
                   "seed": res.seed, "workers": req.get("workers", 1), "seeded": True}
         record = RunRecord(id=rid, kind="plan-bench", target="logistics", params=params,
                            summary=summary, mode="experiment", seed=res.seed)
-        doc.push(AddRunCommand(doc, record, text=f"Record benchmark {res.config.name} {rid}"))
+        doc.push(AddRunCommand(doc, record, text=f"Record benchmark {res.config.name} {rid}"),
+                 "logistics")
         self.show_summary(summary, run_id=rid)
         n_fail = sum(1 for c in res.checks if not c["holds"])
         self.message_logged.emit("INFO", f"{rid} recorded: logistics benchmark "

@@ -61,6 +61,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -93,6 +94,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 
 __all__ = ["LogisticsPanel", "GenerateWorldDialog", "preview", "FIG41_ASSET", "GENERATED30_ASSET"]
@@ -611,7 +613,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         mid = str(d["id"])
         self._map_id = mid
         self._document.push(SetMapCommand(self._document, len(self._document.project.maps),
-                                          d, f"{text} “{E.map_label(d)}”"))
+                                          d, f"{text} “{E.map_label(d)}”"), "logistics")
         self.message_logged.emit("INFO", f"logistics: map “{E.map_label(d)}” added as {mid}")
         self.canvas.fit_to_view()
         return mid
@@ -664,8 +666,10 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
 
         try:
             world = load_map(path)
-        except InputError as exc:
-            self._refuse(f"Map not added: {exc}")
+        except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the project kept
+            text = open_failure_text(exc, path)
+            self._refuse(f"Map not added: {text}")
+            QMessageBox.critical(self, "Cannot open map", f"The map was not added.\n\n{text}")
             return None
         return self.add_map(map_to_dict(world), "Import map")
 
@@ -692,7 +696,8 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
             return
         label = self._document.project.maps[i].label
         self._map_id = None
-        self._document.push(SetMapCommand(self._document, i, None, f"Remove map “{label}”"))
+        self._document.push(SetMapCommand(self._document, i, None, f"Remove map “{label}”"),
+                            "logistics")
 
     # ------------------------------------------------------------------ for tests
     def shown_run(self) -> str | None:

@@ -250,7 +250,7 @@ class Planning:
                            "structure": map_structure(job["map"]), "result": result,
                            "session": session, "run_id": rid}
         doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
-                               ledger_entries=entries))
+                               ledger_entries=entries), "logistics")
         self._show_run(rid)
         status = "delivered" if result.success else f"not delivered ({result.failure})"
         self.message_logged.emit(

@@ -74,7 +74,7 @@ from core.mdp.sweep import DEFAULT_K
 from core.project.model import RunRecord
 from core.project.recording import sweep_run_record
 from gui.shell.commands import AddRunCommand
-from gui.shell.document import ProjectDocument
+from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.ledger import record_mdp_release, record_sweep
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
@@ -378,6 +378,11 @@ class AnalysisPanel(QWidget):
         self._update_model_label()
         self._on_seeded_check_toggled(self.seeded_check.isChecked())
 
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
+
     # ------------------------------------------------------------------ public
     @property
     def mdp_id(self) -> str:
@@ -620,9 +625,9 @@ class AnalysisPanel(QWidget):
 
         assert isinstance(result, SweepResult)
         record = sweep_run_record(self._document.project, self._mdp_id, params, result)
-        stack = self._document.undo_stack
+        stack = self._document.stack(self._stack_key)
         stack.beginMacro(f"Record {record.kind} {record.id}")
-        self._document.push(AddRunCommand(self._document, record))
+        self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_sweep(self._document, self._mdp_id, result, source=record.id)
         stack.endMacro()
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
@@ -644,9 +649,9 @@ class AnalysisPanel(QWidget):
         record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
                            target=self._mdp_id, params=params, summary=summary,
                            mode=result.mode, seed=result.seed)
-        stack = self._document.undo_stack
+        stack = self._document.stack(self._stack_key)
         stack.beginMacro(f"Record {record.kind} {record.id}")
-        self._document.push(AddRunCommand(self._document, record))
+        self._document.push(AddRunCommand(self._document, record), self._stack_key)
         if privacy is not None:
             entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
                                        seed=result.seed, source=record.id, mode=result.mode)

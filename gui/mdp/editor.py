@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from gui.mdp.drawing import MATRIX_STATES
 from gui.mdp.view import MdpView, Selection
-from gui.shell.document import ProjectDocument
+from gui.shell.document import ProjectDocument, mdp_stack_key
 
 __all__ = ["MdpEditor"]
 
@@ -111,6 +111,11 @@ class MdpEditor(QWidget):
         self._sync_view_to_size()
         self._update_results_bar()
 
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
+
     # ------------------------------------------------------------------ views
     @property
     def mdp_id(self) -> str:
@@ -181,7 +186,7 @@ class MdpEditor(QWidget):
         from gui.shell.commands import AddStateCommand
 
         cmd = AddStateCommand(self._document, self._mdp_id, None)
-        self._document.push(cmd)
+        self._document.push(cmd, self._stack_key)
         self.select_ids([cmd.state_id])
         return cmd.state_id
 
@@ -196,7 +201,7 @@ class MdpEditor(QWidget):
         added = []
         for sid in states[:1]:
             cmd = AddActionCommand(self._document, self._mdp_id, sid)
-            self._document.push(cmd)
+            self._document.push(cmd, self._stack_key)
             added.append(cmd.action_id)
         if added:
             self.select_ids(added)
@@ -211,7 +216,7 @@ class MdpEditor(QWidget):
         if sel.is_empty:
             return False
         self._document.push(RemoveItemsCommand(self._document, self._mdp_id, sel.states,
-                                               sel.actions))
+                                               sel.actions), self._stack_key)
         return True
 
     def rename_selection(self) -> bool:

@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
 from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
 from gui.mdp.view import Selection
-from gui.shell.document import ProjectDocument
+from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
@@ -121,6 +121,11 @@ class TransitionTableModel(QAbstractTableModel):
         self._action_id: str | None = None
         self._targets: list[int] = []
         self._highlight: str | None = None
+
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
 
     def set_action(self, mdp_id: str | None, action_id: str | None,
                    highlight: str | None = None) -> None:
@@ -230,8 +235,9 @@ class TransitionTableModel(QAbstractTableModel):
             return False
         if p == float(model.P[s, j, t]):
             return True
-        self._document.push(SetProbabilityCommand(self._document, self._mdp_id,  # type: ignore[arg-type]
-                                                  self._action_id, model.state_ids[t], p))  # type: ignore[arg-type]
+        cmd = SetProbabilityCommand(self._document, self._mdp_id,  # type: ignore[arg-type]
+                                    self._action_id, model.state_ids[t], p)  # type: ignore[arg-type]
+        self._document.push(cmd, self._stack_key)
         return True
 
 
@@ -440,6 +446,11 @@ class MdpInspector(QScrollArea):
         document.mdp_changed.connect(self._on_document_mdp_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
         self.refresh()
+
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
 
     # ------------------------------------------------------------------ public
     @property
@@ -679,7 +690,7 @@ class MdpInspector(QScrollArea):
         self.message.setVisible(bool(text))
 
     def _push(self, command) -> None:
-        self._document.push(command)
+        self._document.push(command, self._stack_key)
 
     def _selected_state(self) -> str | None:
         sel = self._valid_selection(self._model()) if self._model() is not None else Selection()

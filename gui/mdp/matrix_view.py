@@ -37,7 +37,7 @@ from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
 from gui.mdp.drawing import bounds_overlay
 from gui.mdp.view import Selection
-from gui.shell.document import ProjectDocument
+from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
 __all__ = ["MdpMatrixModel", "MdpMatrixView", "COLUMNS", "TOP_ENTRIES"]
@@ -83,6 +83,11 @@ class MdpMatrixModel(QAbstractTableModel):
         self._values: dict[int, tuple[float, float, float]] = {}
         self._version: tuple[int, int] | None = None
         self._recompute()
+
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
 
     # ------------------------------------------------------------------ structure
     def _model(self):
@@ -315,12 +320,13 @@ class MdpMatrixModel(QAbstractTableModel):
         if name == "r" and j >= 0:
             if v != float(model.R[s, j]):
                 self._document.push(SetRewardCommand(self._document, self._mdp_id,
-                                                     model.action_ids[s][j], v))
+                                                     model.action_ids[s][j], v), self._stack_key)
             return True
         if name == "R_T":
             if v != float(model.R_T[s]):
                 self._document.push(SetTerminalRewardCommand(self._document, self._mdp_id,
-                                                             model.state_ids[s], v))
+                                                             model.state_ids[s], v),
+                                    self._stack_key)
             return True
         return False
 

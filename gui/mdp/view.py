@@ -69,7 +69,7 @@ from gui.mdp.drawing import (
 )
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
 from gui.shell.canvas import fit_rect, wheel_zoom
-from gui.shell.document import ProjectDocument
+from gui.shell.document import ProjectDocument, mdp_stack_key
 
 __all__ = ["MdpView", "Selection"]
 
@@ -165,6 +165,11 @@ class MdpView(Drawing, QGraphicsView):
         self._apply_mode()
         self.rebuild()
 
+    @property
+    def _stack_key(self) -> str:
+        """This model's undo stack (see :mod:`gui.shell.document`)."""
+        return mdp_stack_key(str(self._mdp_id))
+
     # ------------------------------------------------------------------ public: state
     @property
     def mdp_id(self) -> str | None:
@@ -254,7 +259,7 @@ class MdpView(Drawing, QGraphicsView):
             return None
         xy = (pos.x(), pos.y()) if isinstance(pos, QPointF) else pos
         cmd = AddStateCommand(self._document, self._mdp_id, (round(xy[0], 1), round(xy[1], 1)))
-        self._document.push(cmd)
+        self._document.push(cmd, self._stack_key)
         self.select_ids([cmd.state_id])
         return cmd.state_id
 
@@ -291,14 +296,14 @@ class MdpView(Drawing, QGraphicsView):
         if not states:
             self.message.emit("Select a state first, then press A to give it an action.")
             return []
-        stack = self._document.undo_stack
+        stack = self._document.stack(self._stack_key)
         added = []
         if len(states) > 1:
             stack.beginMacro(f"Add an action to {len(states)} states")
         try:
             for sid in states:
                 cmd = AddActionCommand(self._document, self._mdp_id, sid)
-                self._document.push(cmd)
+                self._document.push(cmd, self._stack_key)
                 added.append(cmd.action_id)
         finally:
             if len(states) > 1:
@@ -314,7 +319,7 @@ class MdpView(Drawing, QGraphicsView):
         if sel.is_empty or self._model() is None:
             return False
         self._document.push(RemoveItemsCommand(self._document, self._mdp_id, sel.states,
-                                               sel.actions, sel.transitions))
+                                               sel.actions, sel.transitions), self._stack_key)
         return True
 
     def rename_selection(self) -> bool:
@@ -344,7 +349,8 @@ class MdpView(Drawing, QGraphicsView):
         p = connect_probability(model, action_id, target_id)
         self._document.push(SetProbabilityCommand(
             self._document, self._mdp_id, action_id, target_id, p,
-            text=f"Connect “{model.action_labels[s][j]}” → “{model.state_labels[t]}”"))
+            text=f"Connect “{model.action_labels[s][j]}” → “{model.state_labels[t]}”"),
+            self._stack_key)
         self.select_ids([action_id], [(action_id, target_id)])
         return True
 
@@ -354,7 +360,7 @@ class MdpView(Drawing, QGraphicsView):
         model = self._model()
         if model is not None and model.initial_state != state_id:
             self._document.push(SetMdpSettingsCommand(self._document, self._mdp_id,
-                                                      initial_state=state_id))
+                                                      initial_state=state_id), self._stack_key)
 
     def auto_layout(self) -> None:
         """Place every state with networkx (one undoable move)."""
@@ -369,7 +375,7 @@ class MdpView(Drawing, QGraphicsView):
         self._document.push(MoveStatesCommand(
             self._document, self._mdp_id,
             {sid: (float(x), float(y)) for sid, (x, y) in zip(model.state_ids, pos)},
-            text="Automatic layout"))
+            text="Automatic layout"), self._stack_key)
         self.fit_to_view()
 
     # ------------------------------------------------------------------ public: results
@@ -473,9 +479,9 @@ class MdpView(Drawing, QGraphicsView):
                 moved.setdefault(sid, (round(item.pos().x(), 1), round(item.pos().y(), 1)))
             text = "Move state" + ("s" if n_moved > 1 else "")
             self._document.push(MoveStatesCommand(self._document, self._mdp_id, moved,
-                                                  text=text))
+                                                  text=text), self._stack_key)
             return
-        self._document.push(MoveStatesCommand(self._document, self._mdp_id, moved))
+        self._document.push(MoveStatesCommand(self._document, self._mdp_id, moved), self._stack_key)
 
     # ------------------------------------------------------------------ context menu
     def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt)
@@ -509,7 +515,7 @@ class MdpView(Drawing, QGraphicsView):
 
                 menu.addAction("Normalise Probabilities", lambda aid=item.action_id:
                                self._document.push(NormaliseRowsCommand(
-                                   self._document, self._mdp_id, [aid])))
+                                   self._document, self._mdp_id, [aid]), self._stack_key))
         if not sel.is_empty:
             menu.addAction("Delete (Del)", self.delete_selection)
         if item is None:

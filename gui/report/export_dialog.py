@@ -219,7 +219,7 @@ class ExportDialog(QDialog):
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
-        document.undo_stack.indexChanged.connect(self._on_undo_stack_index_changed)
+        document.history_changed.connect(self._on_undo_stack_index_changed)
         self._check_path()
         self.update_preview()
 
@@ -427,7 +427,7 @@ class ExportDialog(QDialog):
         self._remember_unticked()
         self._preview_timer.start()
 
-    def _on_undo_stack_index_changed(self, index: int) -> None:
+    def _on_undo_stack_index_changed(self, index: int = 0) -> None:
         """The project changed (a run, an entry, an edit): list its sections again."""
         if not self._busy:
             self._fill_sections()

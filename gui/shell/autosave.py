@@ -119,7 +119,7 @@ class AutosaveController(QObject):
 
     def needs_autosave(self) -> bool:
         doc = self._document
-        return doc.is_dirty and self._written_for != (doc.project, doc.undo_stack.index())
+        return doc.is_dirty and self._written_for != (doc.project, doc.history_version())
 
     def autosave_now(self) -> bool:
         """Start writing a recovery copy if there are unsaved changes not yet copied."""
@@ -130,7 +130,7 @@ class AutosaveController(QObject):
         if self._copy is not None and self._copy != (doc.path, self._key):
             self._remove(*self._copy)  # the project was saved elsewhere since the last copy
             self._copy = None
-        self._pending = (doc.project, doc.undo_stack.index(), doc.path, self._key,
+        self._pending = (doc.project, doc.history_version(), doc.path, self._key,
                          self._generation)
         self._runner.start(_write, snapshot, self._folder, doc.path, self._key)
         return True

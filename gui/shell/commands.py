@@ -11,6 +11,7 @@ the first time, so redo recreates the very same ids (later commands refer to the
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +25,35 @@ from core.project.model import MdpEntry, RunRecord
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
 
-__all__ = ["RenameProjectCommand", "AddRunCommand", "RemoveRunCommand", "ReplaceMdpCommand",
-           "AddMdpCommand", "RemoveMdpCommand", "AddStateCommand", "AddActionCommand",
-           "RemoveItemsCommand", "RenameItemCommand", "MoveStatesCommand",
+__all__ = ["DocumentCommand", "RenameProjectCommand", "AddRunCommand", "RemoveRunCommand",
+           "ReplaceMdpCommand", "AddMdpCommand", "RemoveMdpCommand", "AddStateCommand",
+           "AddActionCommand", "RemoveItemsCommand", "RenameItemCommand", "MoveStatesCommand",
            "SetProbabilityCommand", "NormaliseRowsCommand", "SetRewardCommand",
            "SetTerminalRewardCommand", "SetMdpSettingsCommand", "connect_probability"]
 
 
-class RenameProjectCommand(QUndoCommand):
+class DocumentCommand(QUndoCommand):
+    """A command on the document, which it holds weakly.
+
+    The undo stacks own their commands and the document owns its stacks: a strong reference
+    back would make every document a reference cycle, left to the garbage collector, which
+    tears PySide objects apart in an order Qt does not survive (a crash at collection).
+    With a weak reference a document is freed as soon as the last window lets go of it.
+    """
+
+    @property
+    def _document(self) -> "ProjectDocument":
+        doc = self._document_ref()
+        if doc is None:
+            raise RuntimeError("the document of this command is gone")
+        return doc
+
+    @_document.setter
+    def _document(self, document: "ProjectDocument") -> None:
+        self._document_ref = weakref.ref(document)
+
+
+class RenameProjectCommand(DocumentCommand):
     def __init__(self, document: "ProjectDocument", name: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(f"Rename project to “{name}”", parent)
@@ -46,7 +68,7 @@ class RenameProjectCommand(QUndoCommand):
         self._document.set_project_name(self._old)
 
 
-class AddRunCommand(QUndoCommand):
+class AddRunCommand(DocumentCommand):
     """Record a finished run (its parameters and summary) in the project: the one command
     every workspace uses.
 
@@ -88,7 +110,7 @@ class AddRunCommand(QUndoCommand):
             self._ledger.undo()
 
 
-class RemoveRunCommand(QUndoCommand):
+class RemoveRunCommand(DocumentCommand):
     def __init__(self, document: "ProjectDocument", run_id: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(f"Remove run {run_id}", parent)
@@ -105,7 +127,7 @@ class RemoveRunCommand(QUndoCommand):
         self._document.add_run(self._record, self._index)
 
 
-class ReplaceMdpCommand(QUndoCommand):
+class ReplaceMdpCommand(DocumentCommand):
     """Swap the whole model of one MDP entry for a validated MDP (undo restores a snapshot)."""
 
     def __init__(self, document: "ProjectDocument", mdp_id: str, mdp: MDP,
@@ -123,7 +145,7 @@ class ReplaceMdpCommand(QUndoCommand):
         self._document.restore_model(self._mdp_id, self._old)
 
 
-class AddMdpCommand(QUndoCommand):
+class AddMdpCommand(DocumentCommand):
     """Add an MDP (a new blank one, an imported file, a duplicate) to the project."""
 
     def __init__(self, document: "ProjectDocument", model: MdpModel, mdp_id: str | None = None,
@@ -149,7 +171,7 @@ class AddMdpCommand(QUndoCommand):
         self._document.remove_mdp(self._entry.id)
 
 
-class RemoveMdpCommand(QUndoCommand):
+class RemoveMdpCommand(DocumentCommand):
     def __init__(self, document: "ProjectDocument", mdp_id: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(f"Delete MDP “{document.model(mdp_id).name or mdp_id}”", parent)
@@ -166,7 +188,7 @@ class RemoveMdpCommand(QUndoCommand):
         self._document.add_mdp(self._entry, self._index)
 
 
-class _MdpCommand(QUndoCommand):
+class _MdpCommand(DocumentCommand):
     def __init__(self, document: "ProjectDocument", mdp_id: str, text: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(text, parent)

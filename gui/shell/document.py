@@ -2,9 +2,19 @@
 
 Views connect to the signals and read ``document.project``; they never keep their own
 authoritative copy. The mutation methods below are called by the commands in
-:mod:`gui.shell.commands` (pushed on :attr:`ProjectDocument.undo_stack`), which is how every
-user edit becomes undoable. :meth:`ProjectDocument.replace_project` (File ▸ New / Open)
-is the one non-undoable change: it starts a fresh history.
+:mod:`gui.shell.commands`, which is how every user edit becomes undoable.
+:meth:`ProjectDocument.replace_project` (File ▸ New / Open) is the one non-undoable change:
+it starts a fresh history.
+
+Undo history: one :class:`QUndoStack` per workspace, in one :class:`QUndoGroup`
+(:attr:`ProjectDocument.undo_group`). A workspace pushes on its own stack
+(``document.push(command, key)``: ``"mdp:<id>"`` for everything done to one MDP — edits,
+its runs —, ``"logistics"``, ``"advising"``, ``"audit"``, ``"ledger"``), and project-level
+actions (add/remove a model, rename the project) on ``"project"``. The window makes the
+current tab's stack the group's active one, so Edit ▸ Undo and Ctrl+Z never reach into
+another tab. A run is removed (Project tree) on the stack that recorded it; removing a model
+clears that model's stack (its edits cannot be undone once the model is gone). The
+document is dirty while any stack is away from its clean state.
 
 Editable MDPs (:class:`core.mdp.editable.MdpModel`) change through the ``add_state`` …
 ``set_settings`` methods. Each emits ``mdp_changed(mdp_id)`` (content: states, actions,
@@ -21,14 +31,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QUndoCommand, QUndoGroup, QUndoStack
 
 from core.mdp.editable import MdpModel, Problem
 from core.mdp.model import MDP
 from core.project.model import MdpEntry, Project, RunRecord
 
-__all__ = ["ProjectDocument"]
+__all__ = ["ProjectDocument", "PROJECT_STACK", "mdp_stack_key"]
+
+#: The undo stack of project-level actions.
+PROJECT_STACK = "project"
+
+
+def mdp_stack_key(mdp_id: str) -> str:
+    """The undo stack of everything done to one MDP (edits, settings, its runs)."""
+    return f"mdp:{mdp_id}"
 
 
 class ProjectDocument(QObject):
@@ -50,15 +68,21 @@ class ProjectDocument(QObject):
     advising_changed = Signal(int)  # index into Project.advising (created, replaced, removed)
     ledger_changed = Signal()  # entries of Project.ledger added or removed
     budgets_changed = Signal()  # Project.budgets edited
+    history_changed = Signal()  # any undo stack moved (push, undo, redo, clear)
 
     def __init__(self, project: Project | None = None, path: str | Path | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._project = project if project is not None else Project()
         self._path = str(path) if path else None
-        self._undo_stack = QUndoStack(self)
         self._dirty = False
-        self._undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
+        self._force_dirty = False
+        self._group = QUndoGroup(self)
+        self._stacks: dict[str, QUndoStack] = {}
+        self._last_key = PROJECT_STACK
+        self._run_stacks: dict[str, str] = {}  # run id -> key of the stack that added it
+        self._history = 0
+        self.stack(PROJECT_STACK)
         self._problems: dict[str, tuple[MdpModel, int, list[Problem]]] = {}
         self._digests: dict[str, tuple[MdpModel, int, str]] = {}
 
@@ -69,8 +93,40 @@ class ProjectDocument(QObject):
         return self._project
 
     @property
+    def undo_group(self) -> QUndoGroup:
+        """Every stack of the document; its active stack is the current tab's."""
+        return self._group
+
+    def stack(self, key: str) -> QUndoStack:
+        """The undo stack ``key`` (created on first use)."""
+        st = self._stacks.get(key)
+        if st is None:
+            st = QUndoStack(self)
+            self._stacks[key] = st
+            self._group.addStack(st)
+            # declared slots: Qt drops these connections when the document is destroyed,
+            # before its stacks are (a plain Python callable would be called half-dead)
+            st.cleanChanged.connect(self._on_stack_clean_changed)
+            st.indexChanged.connect(self._on_history_moved)
+        return st
+
+    def stacks(self) -> dict[str, QUndoStack]:
+        """Every stack made so far, by key."""
+        return dict(self._stacks)
+
+    def set_active_stack(self, key: str) -> None:
+        """Make stack ``key`` the group's active one (the window calls this per tab)."""
+        self._group.setActiveStack(self.stack(key))
+
+    @property
     def undo_stack(self) -> QUndoStack:
-        return self._undo_stack
+        """The active stack, else the one pushed to last (a panel used on its own)."""
+        active = self._group.activeStack()
+        return active if active is not None else self.stack(self._last_key)
+
+    def history_version(self) -> int:
+        """A number that changes whenever any stack moves (autosave compares it)."""
+        return self._history
 
     @property
     def path(self) -> str | None:
@@ -138,9 +194,18 @@ class ProjectDocument(QObject):
         raise KeyError(run_id)
 
     # ------------------------------------------------------------------ whole-document changes
-    def push(self, command: QUndoCommand) -> None:
-        """Do ``command`` and put it on the undo stack."""
-        self._undo_stack.push(command)
+    def push(self, command: QUndoCommand, key: str = PROJECT_STACK) -> None:
+        """Do ``command`` and put it on undo stack ``key`` (see the module docstring)."""
+        from gui.shell.commands import AddRunCommand
+
+        self._last_key = key
+        if isinstance(command, AddRunCommand):
+            self._run_stacks[command.record.id] = key
+        self.stack(key).push(command)
+
+    def run_stack_key(self, run_id: str) -> str:
+        """The key of the stack that recorded run ``run_id`` (``"project"`` if unknown)."""
+        return self._run_stacks.get(run_id, PROJECT_STACK)
 
     def replace_project(self, project: Project, path: str | Path | None = None, *,
                         problems: dict[str, tuple[int, list[Problem]]] | None = None) -> None:
@@ -149,7 +214,9 @@ class ProjectDocument(QObject):
         ``problems`` (mdp id -> (model version, problems)) are validations already done,
         for instance in the worker that read a large file.
         """
-        self._undo_stack.clear()
+        for st in self._stacks.values():
+            st.clear()
+        self._run_stacks.clear()
         self._project = project
         self._problems.clear()
         self._digests.clear()
@@ -157,8 +224,7 @@ class ProjectDocument(QObject):
             if self.has_mdp(mdp_id) and self.model(mdp_id).version == version:
                 self._problems[mdp_id] = (self.model(mdp_id), version, list(found))
         self._set_path(str(path) if path else None)
-        self._undo_stack.setClean()
-        self._set_dirty(False)
+        self._set_all_clean()
         self.project_replaced.emit()
         self.ledger_changed.emit()
         self.budgets_changed.emit()
@@ -166,8 +232,7 @@ class ProjectDocument(QObject):
     def mark_saved(self, path: str | Path) -> None:
         """Record a successful save to ``path``: the current state becomes the clean one."""
         self._set_path(str(path))
-        self._undo_stack.setClean()
-        self._set_dirty(False)
+        self._set_all_clean()
 
     # ------------------------------------------------------------------ mutations (commands only)
     def set_project_name(self, name: str) -> None:
@@ -212,6 +277,13 @@ class ProjectDocument(QObject):
                 del self._project.mdps[i]
                 self._problems.pop(mdp_id, None)
                 self._digests.pop(mdp_id, None)
+                st = self._stacks.get(mdp_stack_key(mdp_id))
+                if st is not None and st.count():
+                    # its edits refer to a model that is gone: they cannot be undone
+                    # (called from inside a command of another stack: clear it later)
+                    from PySide6.QtCore import QTimer
+
+                    QTimer.singleShot(0, lambda: self._clear_if_gone(mdp_id))
                 self.mdp_removed.emit(mdp_id)
                 return i, e
         raise KeyError(mdp_id)
@@ -312,5 +384,37 @@ class ProjectDocument(QObject):
             self._dirty = dirty
             self.dirty_changed.emit(dirty)
 
-    def _on_undo_stack_clean_changed(self, clean: bool) -> None:
-        self._set_dirty(not clean)
+    def _set_all_clean(self) -> None:
+        self._force_dirty = False
+        for st in self._stacks.values():
+            st.setClean()
+        self._update_dirty()
+
+    def mark_unsaved(self) -> None:
+        """Make the current state count as unsaved (e.g. a recovered copy)."""
+        self._set_dirty(True)
+        self._force_dirty = True
+
+    @Slot(bool)
+    def _on_stack_clean_changed(self, clean: bool) -> None:
+        if "_stacks" in self.__dict__:  # not while the garbage collector takes it apart
+            self._update_dirty()
+
+    def _update_dirty(self) -> None:
+        if any(not st.isClean() for st in self._stacks.values()):
+            self._set_dirty(True)
+        elif not self._force_dirty:
+            self._set_dirty(False)
+
+    @Slot(int)
+    def _on_history_moved(self, index: int) -> None:
+        if "_stacks" not in self.__dict__:  # being taken apart by the garbage collector
+            return
+        self._history += 1
+        self.history_changed.emit()
+
+    def _clear_if_gone(self, mdp_id: str) -> None:
+        if not self.has_mdp(mdp_id):
+            st = self._stacks.get(mdp_stack_key(mdp_id))
+            if st is not None:
+                st.clear()

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from core.mdp.accounting import mdp_dataset, record_privatization
 from core.mdp.records import sweep_entries
 from core.privacy.ledger import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
+from gui.shell.commands import DocumentCommand
+from gui.shell.document import mdp_stack_key
 
 if TYPE_CHECKING:
     from core.mdp.accounting import MdpPrivacy
@@ -54,7 +56,7 @@ def project_ledger(document_or_project: Any) -> PrivacyLedger:
 
 
 # --------------------------------------------------------------------------- commands
-class AddLedgerEntriesCommand(QUndoCommand):
+class AddLedgerEntriesCommand(DocumentCommand):
     """Append entries to the project's ledger (ids are made fresh when the command is built)."""
 
     def __init__(self, document: "ProjectDocument", entries: Iterable[LedgerEntry | dict],
@@ -83,7 +85,7 @@ class AddLedgerEntriesCommand(QUndoCommand):
         self._document.ledger_changed.emit()
 
 
-class SetBudgetCommand(QUndoCommand):
+class SetBudgetCommand(DocumentCommand):
     """Set (or with ``budget=None`` clear) the privacy budget of one dataset."""
 
     def __init__(self, document: "ProjectDocument", dataset: str,
@@ -120,14 +122,15 @@ class SetBudgetCommand(QUndoCommand):
 
 # --------------------------------------------------------------------------- recording API
 def record_entries(document: "ProjectDocument", entries: Iterable[LedgerEntry | dict], *,
-                   text: str = "", parent: QUndoCommand | None = None) -> list[LedgerEntry]:
+                   text: str = "", parent: QUndoCommand | None = None,
+                   key: str = "project") -> list[LedgerEntry]:
     """Record ``entries`` in the project's ledger as one undoable step; returns them.
 
     With ``parent`` the command becomes part of that (macro) command and is not pushed.
     """
     cmd = AddLedgerEntriesCommand(document, entries, text, parent)
     if parent is None and cmd.entries:
-        document.push(cmd)
+        document.push(cmd, key)
     return cmd.entries
 
 
@@ -140,7 +143,7 @@ def record_sweep(document: "ProjectDocument", mdp_id: str, result: "SweepResult"
     """
     return record_entries(document, sweep_entries(mdp_id, result, source=source),
                           text=f"Record the privatisations of {source} in the ledger",
-                          parent=parent)
+                          parent=parent, key=mdp_stack_key(mdp_id))
 
 
 def record_mdp_release(document: "ProjectDocument", mdp_id: str, privacy: "MdpPrivacy", *,
@@ -159,13 +162,13 @@ def record_mdp_release(document: "ProjectDocument", mdp_id: str, privacy: "MdpPr
     if e is None:
         return None
     return record_entries(document, [e], text=f"Record the release {source} of {mdp_id}",
-                          parent=parent)[0]
+                          parent=parent, key=mdp_stack_key(mdp_id))[0]
 
 
 def set_budget(document: "ProjectDocument", dataset: str,
                budget: tuple[float, float] | None) -> None:
     """Set (or clear, with None) a dataset's budget as one undoable step."""
-    document.push(SetBudgetCommand(document, dataset, budget))
+    document.push(SetBudgetCommand(document, dataset, budget), "ledger")
 
 
 # --------------------------------------------------------------------------- budget check

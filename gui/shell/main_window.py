@@ -30,9 +30,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -55,12 +56,13 @@ from core.mdp.accounting import mdp_dataset
 from core.project.model import Project
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
-from gui.shell.document import ProjectDocument
+from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.settings import Settings
 from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
+from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
 
@@ -198,6 +200,8 @@ class MainWindow(QMainWindow):
         self._workspaces: dict[str, QWidget] = {}  # MDP workspaces (gui.mdp) by MDP id
         self._runners: dict[str, TaskRunner] = {}
         self._tools: dict[str, Any] = {}  # open tool tabs (Workspace widgets) by key
+        self._inspector_hidden_for_tool = False
+        self._inspector_was_visible = True
         self._loader = TaskRunner(self)  # opens large files off the UI thread
         self._loading: str | None = None
         load_tools()
@@ -271,8 +275,12 @@ class MainWindow(QMainWindow):
 
         document.project_replaced.connect(self._on_document_project_replaced)
         document.dirty_changed.connect(self._on_document_dirty_changed)
-        # ledger entries and budgets change through the undo stack: keep "ε spent" current
-        document.undo_stack.indexChanged.connect(self._update_status)
+        # Undo follows the focus: the Project tree undoes project changes, a tab its own
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_app_focus_changed)
+        # ledger entries and budgets change through the undo stacks: keep "ε spent" current
+        document.history_changed.connect(self._update_status)
         document.path_changed.connect(self._on_document_path_changed)
         document.name_changed.connect(self._on_document_name_changed)
         document.run_added.connect(self._on_document_run_added)
@@ -353,12 +361,13 @@ class MainWindow(QMainWindow):
         self.quit_action = action("&Quit", self.close, QKeySequence.StandardKey.Quit, None,
                                   "Quit PrivPlan")
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        stack = self._document.undo_stack
-        self.undo_action = stack.createUndoAction(self, "&Undo")
+        # one stack per workspace: Undo/Redo act on the current tab's (gui.shell.document)
+        group = self._document.undo_group
+        self.undo_action = group.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.undo_action.setIcon(style.standardIcon(sp.SP_ArrowBack))
         self.undo_action.setIconText("Undo")  # the toolbar stays narrow; the menu says what
-        self.redo_action = stack.createRedoAction(self, "&Redo")
+        self.redo_action = group.createRedoAction(self, "&Redo")
         redo_keys = list(QKeySequence.keyBindings(QKeySequence.StandardKey.Redo))
         if QKeySequence("Ctrl+Shift+Z") not in redo_keys:
             redo_keys.append(QKeySequence("Ctrl+Shift+Z"))
@@ -659,6 +668,7 @@ class MainWindow(QMainWindow):
             n += 1
         cmd = AddMdpCommand(self._document, MdpModel(name=f"MDP {n}"))
         self._document.push(cmd)
+        self._document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
         return cmd.mdp_id
 
     def open_file(self) -> None:
@@ -690,11 +700,8 @@ class MainWindow(QMainWindow):
             return True
         try:
             project, is_project = read_project_file(path)
-        except InputError as exc:
-            self._report_open_error(str(exc))
-            return False
-        except (OSError, ValueError, KeyError, TypeError, MemoryError) as exc:
-            self._report_open_error(f"{path}: cannot read this file ({exc})")
+        except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
+            self._report_open_error(open_failure_text(exc, path))
             return False
         self._finish_open(path, project, is_project)
         return True
@@ -736,10 +743,8 @@ class MainWindow(QMainWindow):
         path = self._loading
         self._loading = None
         self._set_loading(False)
-        if isinstance(exc, InputError):
-            self._report_open_error(str(exc))
-        else:
-            self._report_open_error(f"{path}: cannot read this file ({exc})")
+        self._report_open_error(open_failure_text(exc if isinstance(exc, BaseException)
+                                                  else RuntimeError(str(exc)), path))
 
     @property
     def is_loading(self) -> bool:
@@ -791,8 +796,8 @@ class MainWindow(QMainWindow):
                 return None
         try:
             mdp = load_mdp(path)
-        except InputError as exc:
-            self._report_open_error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
+            self._report_open_error(open_failure_text(exc, path))
             return None
         model = MdpModel.from_mdp(mdp)
         if not model.name:
@@ -801,6 +806,7 @@ class MainWindow(QMainWindow):
             model.positions = fill_missing_positions(model)
         cmd = AddMdpCommand(self._document, model, text=f"Import MDP “{model.name}”")
         self._document.push(cmd)
+        self._document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
         self._settings.last_dir = str(Path(path).parent)
         self.log_panel.info(f"imported {path} as {cmd.mdp_id}")
         return cmd.mdp_id
@@ -855,13 +861,14 @@ class MainWindow(QMainWindow):
                 return False
             try:
                 project = load_recovery(rec)
-            except InputError as exc:
-                self._report_open_error(f"the recovery copy cannot be read: {exc}")
+            except Exception as exc:  # noqa: BLE001 - any failure: a dialog
+                self._report_open_error("the recovery copy cannot be read: "
+                                        + open_failure_text(exc, rec.path))
                 continue
             path = rec.original if rec.original and os.path.isdir(
                 os.path.dirname(rec.original)) else None
             self._document.replace_project(project, path)
-            self._document.undo_stack.resetClean()  # recovered changes are unsaved changes
+            self._document.mark_unsaved()  # recovered changes are unsaved changes
             self.autosave.adopt(rec)
             self.log_panel.info(f"recovered “{rec.name}” from the copy autosaved at "
                                 f"{rec.saved}" + (f"; Save writes {path}" if path else ""))
@@ -920,6 +927,7 @@ class MainWindow(QMainWindow):
         name = name.strip()
         if ok and name and name != self._document.project.name:
             self._document.push(RenameProjectCommand(self._document, name))
+            self._document.set_active_stack(PROJECT_STACK)
 
     def discard_and_close(self) -> bool:
         """Close without asking about unsaved changes (``--screenshot``)."""
@@ -1122,10 +1130,47 @@ class MainWindow(QMainWindow):
     def _on_document_run_removed(self, run_id: str) -> None:
         self.log_panel.info(f"{run_id} removed from the project")
 
+    @Slot(QWidget, QWidget)
+    def _on_app_focus_changed(self, old: QWidget | None, new: QWidget | None) -> None:
+        if new is None or new.window() is not self:
+            return
+        w: QWidget | None = new
+        while w is not None:
+            if w is self.project_dock:
+                self._document.set_active_stack(PROJECT_STACK)
+                return
+            if w is self.tabs or w is self.params_dock or w is self.inspector_dock:
+                self._document.set_active_stack(self.current_stack_key())
+                return
+            w = w.parentWidget()
+
+    def current_stack_key(self) -> str:
+        """The undo stack of the current tab (the project's when no tab is open)."""
+        ws = self.active_workspace()
+        if ws is not None:
+            return mdp_stack_key(ws.mdp_id)
+        w = self.tabs.currentWidget()
+        for key, tool in self._tools.items():
+            if tool is w:
+                return key
+        return PROJECT_STACK
+
     def _on_tabs_current_changed(self, index: int) -> None:
         ws = self.active_workspace()
+        self._document.set_active_stack(self.current_stack_key())
         self.inspector_stack.setCurrentWidget(ws.inspector if ws is not None
                                               else self.inspector_placeholder)
+        # one Inspector: a tool tab inspects in its own panel, so the MDP dock steps aside
+        # (and comes back, as the user left it, on an MDP tab)
+        if ws is None and self.current_tool() is not None:
+            if not self._inspector_hidden_for_tool:
+                self._inspector_was_visible = self.inspector_dock.isVisible()
+                self._inspector_hidden_for_tool = True
+            self.inspector_dock.hide()
+        elif self._inspector_hidden_for_tool:
+            self._inspector_hidden_for_tool = False
+            if self._inspector_was_visible:
+                self.inspector_dock.show()
         if ws is not None:
             self.mode_actions[ws.editor.canvas.mode].setChecked(True)
         if ws is not None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QMenu, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from gui.shell.document import ProjectDocument
+from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 
 __all__ = ["ProjectPanel"]
 
@@ -129,8 +129,10 @@ class ProjectPanel(QWidget):
                 return
         name = name.strip()
         if name and name != old:
+            key = mdp_stack_key(mdp_id)
             self._document.push(SetMdpSettingsCommand(self._document, mdp_id, name=name,
-                                                      text=f"Rename MDP to “{name}”"))
+                                                      text=f"Rename MDP to “{name}”"), key)
+            self._document.set_active_stack(key)  # Ctrl+Z here undoes what was just done
 
     def duplicate_mdp(self, mdp_id: str) -> str:
         from gui.shell.commands import AddMdpCommand
@@ -141,17 +143,22 @@ class ProjectPanel(QWidget):
         cmd = AddMdpCommand(self._document, model, f"{mdp_id}-copy", entry.note,
                             text=f"Duplicate MDP “{entry.model.name or mdp_id}”")
         self._document.push(cmd)
+        self._document.set_active_stack(PROJECT_STACK)
         return cmd.mdp_id
 
     def delete_mdp(self, mdp_id: str) -> None:
         from gui.shell.commands import RemoveMdpCommand
 
         self._document.push(RemoveMdpCommand(self._document, mdp_id))
+        self._document.set_active_stack(PROJECT_STACK)
 
     def delete_run(self, run_id: str) -> None:
         from gui.shell.commands import RemoveRunCommand
 
-        self._document.push(RemoveRunCommand(self._document, run_id))
+        # on the stack that recorded it, so its own undo can never meet a missing run
+        key = self._document.run_stack_key(run_id)
+        self._document.push(RemoveRunCommand(self._document, run_id), key)
+        self._document.set_active_stack(key)
 
     # ------------------------------------------------------------------ slots
     def _on_document_changed(self, *args: object) -> None:

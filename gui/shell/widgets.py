@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS", "info_panel", "show_field_error"]
+__all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS", "info_panel", "show_field_error",
+           "open_failure_text"]
 
 SLIDER_STEPS = 1000
 
@@ -187,3 +188,21 @@ def show_field_error(widget: QWidget, error: str, tooltip: str = "", *,
         message.setText(f"{prefix}{error}" if error else "")
         message.setVisible(bool(error))
 
+
+
+def open_failure_text(exc: BaseException, path: object) -> str:
+    """The dialog text for a file that could not be opened, whatever went wrong.
+
+    An :class:`~core.common.errors.InputError` already names the file and the field; any
+    other failure (a damaged archive, a file too deep or too large for memory) is named
+    with the file, so every open path can show a dialog instead of letting it escape.
+    """
+    from core.common.errors import InputError
+
+    if isinstance(exc, InputError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return f"{path}: this file needs more memory than this machine has"
+    if isinstance(exc, RecursionError):
+        return f"{path}: this file is nested too deeply to be a PrivPlan file"
+    return f"{path}: cannot read this file ({type(exc).__name__}: {exc})"

@@ -142,7 +142,7 @@ def test_bad_setup_files_exit_2_with_one_line(tmp_path: Path, mutate, fragment):
     (["--delta", "2"], "--delta"),
     (["--sensitivity", "abc"], "--sensitivity"),
     (["--preset", "nope"], "--preset"),
-    (["--setup", "/no/such/file.json"], "no such file"),
+    (["--setup", "/no/such/file.json"], "file not found"),
 ])
 def test_bad_flags_exit_2_with_one_line(argv, fragment):
     code, out, err = cli("advise", *argv)

@@ -137,7 +137,7 @@ def test_bad_input_exit_2_one_line(tmp_path, case):
         args += ["--goal", "e2"]
         expect = "--goal"
     else:
-        path, expect = str(tmp_path / "nope.map.json"), "no such file"
+        path, expect = str(tmp_path / "nope.map.json"), "file not found"
     code, out, err = cli("plan", path, *args, "--seed", "1", "--json")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expect in err, err

@@ -189,3 +189,67 @@ def test_rename_via_dialog(window, monkeypatch):
     assert "New name" in window.windowTitle()
     window.undo_action.trigger()
     assert window.document.project.name != "New name"
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("deep.privplan.json", b"[" * 100_000 + b"]" * 100_000, "nested more than 200 levels"),
+    ("photo.privplan.json", b"\x89PNG\r\n\x1a\n" + bytes(64), "it looks like a PNG image"),
+    ("big.privplan.json", b'{"format": "privplan-project", "schema_version": 2, '
+                          b'"project": {"notes": 1e309}}', "1e309"),
+    ("garbage.privplan.json", b'{"format": "privplan-project", "schema_version": 2, '
+                              b'"project": {"maps": ["x"]}}', "each map must be an object"),
+    ("forged.mdp.npz", None, "truncated or forged"),
+])
+def test_every_hostile_file_gets_a_dialog_and_the_document_is_kept(
+        window, tmp_path, criticals, name, content, words):
+    import sys
+    from pathlib import Path
+
+    if content is None:  # an NPZ declaring 8000 x 4 x 8000 in a few KB
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "core" / "fuzz"))
+        from mutants import _bomb
+
+        content = _bomb((8000, 4, 8000))
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    doc = window.document
+    before = doc.project
+    opener = window.import_mdp if name.endswith(".npz") else window.open_path
+    opener(str(bad))
+    assert doc.project is before and not doc.is_dirty
+    assert len(criticals) == 1 and words in criticals[0][1], criticals
+
+
+def test_a_hostile_map_gets_a_dialog_and_the_maps_are_kept(window, tmp_path, criticals):
+    panel = window.open_tool("logistics")
+    bad = tmp_path / "deep.map.json"
+    bad.write_bytes(b'{"nodes": ' + b"[" * 5000 + b"]" * 5000 + b"}")
+    maps = list(window.document.project.maps)
+    assert panel.import_map_path(str(bad)) is None
+    assert window.document.project.maps == maps
+    assert len(criticals) == 1 and "nested more than 200 levels" in criticals[0][1]
+
+
+def test_undo_never_crosses_tabs(window):
+    """Issue: Ctrl+Z on the MDP canvas used to undo an edit made in another tab."""
+    doc = window.document
+    ws = window.active_workspace()
+    n_states = doc.model(ws.mdp_id).n_states
+    ws.editor.canvas.add_state_at((400.0, 400.0))  # an edit in the MDP tab
+    panel = window.open_tool("logistics")
+    panel.load_fig41()  # then one in the logistics tab
+    assert len(doc.project.maps) == 1 and doc.model(ws.mdp_id).n_states == n_states + 1
+    # in the logistics tab, Undo takes back the map, not the MDP edit
+    assert window.undo_action.text().startswith("&Undo Add map")
+    window.undo_action.trigger()
+    assert doc.project.maps == [] and doc.model(ws.mdp_id).n_states == n_states + 1
+    assert not window.undo_action.isEnabled()  # nothing more to undo in this tab
+    # back on the MDP tab, Undo takes back its own edit only
+    window.tabs.setCurrentWidget(ws)
+    assert window.undo_action.isEnabled()
+    window.undo_action.trigger()
+    assert doc.model(ws.mdp_id).n_states == n_states and doc.project.maps == []
+    assert not doc.is_dirty  # every stack is back at its clean state
+    window.tabs.setCurrentWidget(panel)
+    window.redo_action.trigger()
+    assert len(doc.project.maps) == 1 and doc.is_dirty

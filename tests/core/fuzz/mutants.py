@@ -1,0 +1,346 @@
+"""A seeded mutator over PrivPlan's example files, and a driver that runs each mutant through
+its loader and its command-line subcommand.
+
+Every format the command line reads is covered: MDP JSON and NPZ (``bounds``), logistics
+maps (``plan``), projects (``report`` to HTML) and advising set-ups (``advise --setup``).
+A mutant is the example with one to three hostile changes (a value replaced by a wrong type,
+a non-finite or huge number, a deep structure; a key deleted; a list item duplicated) or a
+text-level change (truncation, binary garbage, deep nesting, ``NaN``/``1e309`` tokens); NPZ
+mutants replace, reshape or retype arrays, and some declare arrays far larger than memory.
+
+The contract checked (formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
+Infinity), or exit 2 with exactly one line on stderr — never exit 1 ("internal error"),
+never more than ``TIMEOUT_S`` per case.
+
+Run as a script (the test does, in a child process with a memory cap)::
+
+    python tests/core/fuzz/mutants.py --cases 400 --seed 1 --out DIR
+
+It prints one JSON line per case that broke the contract, and a last line with totals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import json
+import os
+import random
+import resource
+import signal
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "assets" / "examples"
+TIMEOUT_S = 20
+BIG = "__PRIVPLAN_FUZZ_1E309__"
+DEEP = "__PRIVPLAN_FUZZ_DEEP__"
+
+HOSTILE: list[Any] = [
+    None, True, False, 0, -1, 1, 2.5, -2.5, 1e308, -1e308, 1e-300, 10**12, -(10**12),
+    float("nan"), float("inf"), -float("inf"), BIG, DEEP, "", "xy", "NaN", "1e309", [], [1],
+    [None, None], [0.5, "x"], {}, {"a": 1}, "a" * 5000, [[[]]], [1e308, 1e308],
+]
+
+
+# ---------------------------------------------------------------------------- JSON mutations
+def _paths(tree: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            out += _paths(v, prefix + (k,))
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            out += _paths(v, prefix + (i,))
+    return out
+
+
+def _get(tree: Any, path: tuple) -> Any:
+    for p in path:
+        tree = tree[p]
+    return tree
+
+
+def _set(tree: Any, path: tuple, value: Any) -> Any:
+    if not path:
+        return value
+    _get(tree, path[:-1])[path[-1]] = value
+    return tree
+
+
+def mutate_tree(tree: Any, rng: random.Random) -> Any:
+    """One to three structural changes of a parsed JSON document."""
+    tree = copy.deepcopy(tree)
+    for _ in range(rng.randint(1, 3)):
+        paths = _paths(tree)
+        path = rng.choice(paths[1:] if len(paths) > 1 else paths)
+        parent = _get(tree, path[:-1]) if path else None
+        r = rng.random()
+        node = _get(tree, path)
+        if r < 0.55:
+            tree = _set(tree, path, copy.deepcopy(rng.choice(HOSTILE)))
+        elif r < 0.7 and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif r < 0.85 and isinstance(parent, list):
+            parent.insert(rng.randrange(len(parent) + 1), copy.deepcopy(node))
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            tree = _set(tree, path, rng.choice([str(node), bool(node), [node], -node,
+                                                node * 1e300]))
+        elif isinstance(node, str):
+            tree = _set(tree, path, rng.choice([[node], {"id": node}, node + node, 7]))
+        else:
+            tree = _set(tree, path, copy.deepcopy(rng.choice(HOSTILE)))
+    return tree
+
+
+def nudge_numbers(tree: Any, rng: random.Random) -> Any:
+    """One to three numbers scaled to an edge: 0, negative, tiny, huge or rounded.
+
+    These mutants stay close to valid files, so more of them reach the computation.
+    """
+    tree = copy.deepcopy(tree)
+    nums = [p for p in _paths(tree) if p and isinstance(_get(tree, p), (int, float))
+            and not isinstance(_get(tree, p), bool)]
+    for path in rng.sample(nums, min(len(nums), rng.randint(1, 3))):
+        x = _get(tree, path)
+        factor = rng.choice([0, -1, 1e-12, 1e-300, 0.5, 2, 1e6, 1e150, 1e300])
+        y = x * factor if x else factor
+        tree = _set(tree, path, int(y) if isinstance(x, int) and abs(y) < 1e18 else y)
+    return tree
+
+
+def dumps_mutant(tree: Any) -> str:
+    text = json.dumps(tree, allow_nan=True)
+    text = text.replace(f'"{BIG}"', "1e309")
+    return text.replace(f'"{DEEP}"', "[" * 50_000 + "]" * 50_000)
+
+
+def mutate_text(text: str, rng: random.Random) -> bytes:
+    """A text-level mutant: truncated, garbage, deep, or with a bad token spliced in."""
+    r = rng.random()
+    if r < 0.25:
+        return text[: rng.randrange(len(text))].encode()
+    if r < 0.4:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400)))
+    if r < 0.5:
+        return b"\x89PNG\r\n\x1a\n" + bytes(64)
+    if r < 0.6:
+        return ("[" * 200_000 + "]" * 200_000).encode()
+    if r < 0.7:
+        return b""
+    i = rng.randrange(len(text))
+    return (text[:i] + rng.choice(["NaN", "Infinity", "1e309", "-1e309", "{", "]", "\u0000",
+                                   '"\\ud800"']) + text[i:]).encode()
+
+
+# ---------------------------------------------------------------------------- NPZ mutations
+def _npz_bytes(arrays: dict[str, Any]) -> bytes:
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _bomb(shape: tuple[int, ...]) -> bytes:
+    """An NPZ whose ``P`` declares ``shape`` (float64) but holds a few bytes of data."""
+    import numpy as np
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(
+            header, {"descr": "<f8", "fortran_order": False, "shape": shape})
+        zf.writestr("P.npy", header.getvalue() + bytes(4096))
+        for key, val in (("R", np.zeros((2, 2))), ("horizon", np.array(3)),
+                         ("discount", np.array(1.0)), ("initial_state", np.array(0))):
+            h = io.BytesIO()
+            np.save(h, val)
+            zf.writestr(f"{key}.npy", h.getvalue())
+    return buf.getvalue()
+
+
+def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
+    import numpy as np
+
+    r = rng.random()
+    if r < 0.08:
+        return _bomb(rng.choice([(8000, 4, 8000), (100_000, 10, 100_000), (3, 2**40, 3)]))
+    if r < 0.14:
+        return mutate_text("PK\x03\x04" + "x" * 200, rng)
+    a = {k: v.copy() for k, v in arrays.items()}
+    for _ in range(rng.randint(1, 2)):
+        key = rng.choice(sorted(a))
+        choice = rng.randrange(12)
+        if choice == 0:
+            del a[key]
+        elif choice == 1:
+            a[key] = np.array(float("nan"))
+        elif choice == 2:
+            a[key] = np.array("x")
+        elif choice == 3:
+            a[key] = np.arange(3)
+        elif choice == 4:
+            a[key] = np.array(2.5)
+        elif choice == 5:
+            a[key] = np.array(rng.choice([10**9, 10**12, -5, 2**62]))
+        elif choice == 6:
+            a[key] = np.asarray(a[key]).reshape(-1)
+        elif choice == 7 and a[key].size and a[key].dtype.kind in "fiub":
+            b = np.array(a[key], dtype=np.float64)
+            b.flat[rng.randrange(b.size)] = rng.choice([float("nan"), float("inf"), -1.0,
+                                                        1e308])
+            a[key] = b
+        elif choice == 8:
+            a[key] = np.zeros((0,) * max(1, np.ndim(a[key])))
+        elif choice == 9:
+            a[key] = np.asarray(a[key]).astype(bool)
+        elif choice == 10:
+            a[key] = np.array([[1, 2], [3, 4]], dtype=np.complex128)
+        else:
+            a[key] = np.array(["a", "b"])
+    return _npz_bytes(a)
+
+
+# ---------------------------------------------------------------------------- the driver
+def _examples() -> dict[str, Any]:
+    import numpy as np
+
+    from core.advising.presets import preset
+
+    with np.load(EXAMPLES / "example2.mdp.npz", allow_pickle=False) as z:
+        npz = {k: z[k] for k in z.files}
+    small_project = json.loads((EXAMPLES / "builtin.privplan.json").read_text())
+    return {
+        "mdp.json": json.loads((EXAMPLES / "four_startups.mdp.json").read_text()),
+        "mdp.npz": npz,
+        "map.json": json.loads((EXAMPLES / "fig41.map.json").read_text()),
+        "privplan.json": small_project,
+        "advising.json": preset("exp2", epochs=3).to_dict(),
+    }
+
+
+def _argv(kind: str, path: str, out_dir: str) -> list[str]:
+    if kind in ("mdp.json", "mdp.npz"):
+        return ["bounds", path, "--k", "100", "--beta", "0.1", "--json"]
+    if kind == "map.json":
+        return ["plan", path, "--origin", "a1", "--goal-agent", "f", "--epsilon", "1",
+                "--seed", "1", "--json"]
+    if kind == "privplan.json":
+        return ["report", path, "-o", os.path.join(out_dir, "r.html"), "--json"]
+    return ["advise", "--setup", path, "--epochs", "3", "--seed", "1", "--json", "--summary"]
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Timeout
+
+
+def _strict_json(text: str) -> Any:
+    def bad(token: str) -> Any:
+        raise ValueError(f"non-finite token {token}")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def run_case(kind: str, data: bytes, out_dir: str, tally: dict[str, int] | None = None
+             ) -> dict[str, Any] | None:
+    """Run one mutant; None if the contract held, else what broke it.
+
+    ``tally`` counts the outcomes per ``"<kind> exit <code>"``.
+    """
+    from core.cli.main import run_cli
+
+    suffix = "." + kind
+    path = os.path.join(out_dir, "mutant" + suffix)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    out, err = io.StringIO(), io.StringIO()
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(TIMEOUT_S)
+    try:
+        code = run_cli(_argv(kind, path, out_dir), out=out, err=err)
+    except _Timeout:
+        return {"kind": kind, "problem": f"no answer in {TIMEOUT_S} s"}
+    except BaseException as exc:  # noqa: BLE001 - anything escaping run_cli is a failure
+        return {"kind": kind, "problem": f"escaped run_cli: {type(exc).__name__}: {exc}"[:300]}
+    finally:
+        signal.alarm(0)
+    o, e = out.getvalue(), err.getvalue()
+    if tally is not None:
+        tally[f"{kind} exit {code}"] = tally.get(f"{kind} exit {code}", 0) + 1
+    if code == 0:
+        try:
+            _strict_json(o)
+        except ValueError as exc:
+            return {"kind": kind, "problem": f"exit 0 without strict JSON: {exc}"[:300]}
+        if "not a number (undefined)" in o:
+            return {"kind": kind, "problem": "exit 0 with a NaN result: " + o[:200]}
+        return None
+    if code == 2:
+        if e.count("\n") != 1 or not e.endswith("\n"):
+            return {"kind": kind, "problem": f"exit 2 with {e.count(chr(10))} lines: {e[:300]}"}
+        return None
+    return {"kind": kind, "problem": f"exit {code}: {e.strip()[:300]}"}
+
+
+def _mutant(kind: str, base: Any, rng: random.Random) -> bytes:
+    if kind == "mdp.npz":
+        return mutate_npz(base, rng)
+    r = rng.random()
+    if r < 0.15:
+        return mutate_text(json.dumps(base), rng)
+    if r < 0.45:
+        return dumps_mutant(nudge_numbers(base, rng)).encode()
+    return dumps_mutant(mutate_tree(base, rng)).encode()
+
+
+def fuzz(cases: int, seed: int, out_dir: str
+         ) -> tuple[int, list[dict[str, Any]], dict[str, int]]:
+    """Run ``cases`` mutants (formats in turn) from ``seed``.
+
+    Returns (cases run, failures, outcome counts per kind and exit code).
+    """
+    rng = random.Random(seed)
+    bases = _examples()
+    kinds = sorted(bases)
+    failures = []
+    tally: dict[str, int] = {}
+    for i in range(cases):
+        kind = kinds[i % len(kinds)]
+        data = _mutant(kind, bases[kind], rng)
+        res = run_case(kind, data, out_dir, tally)
+        if res is not None:
+            res["case"] = i
+            failures.append(res)
+    return cases, failures, tally
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--cases", type=int, default=400)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.add_argument("--memory-mb", type=int, default=0,
+                   help="address-space cap (a decompression bomb fails instead of swapping)")
+    args = p.parse_args()
+    if args.memory_mb:
+        limit = args.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+    n, failures, tally = fuzz(args.cases, args.seed, args.out)
+    for f in failures:
+        print(json.dumps(f))
+    print(json.dumps({"cases": n, "failures": len(failures), "outcomes": tally}))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    main()
