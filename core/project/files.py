@@ -42,7 +42,7 @@ from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchemaVersion",
-           "project_to_dict", "sidecar_name", "arrays_digest",
+           "project_to_dict", "sidecar_name", "arrays_digest", "project_stem",
            "project_from_dict", "load_project", "save_project", "load_any", "dumps_project"]
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,25 @@ class UnsupportedSchemaVersion(InputError):
 # 16 million JSON records.
 SIDECAR_NNZ = 50_000
 _DIGEST = re.compile(r"\.([0-9a-f]{12})\.npz$")
+
+
+def project_stem(path: str | os.PathLike[str]) -> str:
+    """A project file's name without ``.privplan.json`` (or ``.json``).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The project file.
+
+    Returns
+    -------
+    str
+    """
+    stem = os.path.basename(str(path))
+    for suffix in (".privplan.json", ".json"):
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
 
 
 def arrays_digest(P: np.ndarray) -> str:
@@ -104,11 +123,7 @@ def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str,
     str
         A bare file name, placed next to the project file.
     """
-    stem = os.path.basename(str(project_path))
-    for suffix in (".privplan.json", ".json"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
+    stem = project_stem(project_path)
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in mdp_id)
     if P is None:
         return f"{stem}.{safe}.npz"
@@ -160,9 +175,8 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
 
 
 def dumps_project(project: Project) -> str:
-    # jsonable: a non-finite number anywhere in a run record (an unbounded ε in a summary)
-    # becomes null with a reason instead of making the save fail and lose work.
-    """The project file's text, every model inline (non-finite numbers become null with a reason).
+    """The project file's text, every model inline (non-finite numbers become null with
+    a reason: an unbounded ε in a summary must not make the save fail and lose work).
 
     Parameters
     ----------
@@ -339,12 +353,7 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     InputError
         Naming the file and what is wrong with it.
     """
-    stem = os.path.basename(str(path))
-    for suffix in (".privplan.json", ".json"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    clean_stale_temporaries(path, prefix=stem)  # left by a save that was killed
+    clean_stale_temporaries(path, prefix=project_stem(path))  # left by a save that was killed
     try:
         return project_from_dict(read_json(path), base_dir=os.path.dirname(
             os.path.abspath(str(path))))
