@@ -395,6 +395,9 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         self.seeds_spin.setRange(1, 1000)
         self.seeds_spin.setValue(20)
         self.seeds_spin.setToolTip(TOOLTIPS["seeds"])
+        # the "Next run" line states the seeds that will be used, as they are typed
+        self.seed_spin.valueChanged.connect(self._update_mode_label)
+        self.seeds_spin.valueChanged.connect(self._update_mode_label)
         self.workers_spin = QSpinBox(w)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))

@@ -478,6 +478,7 @@ class AnalysisPanel(QWidget):
         text = f"Cannot run {what}: the model is not valid — {problem}. Fix it in the Inspector."
         self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>{html.escape(text)}"
                                   "</span>")
+        self._status_is_invalid_model = True
         self.message_logged.emit("WARNING", text)
         return True
 
@@ -486,6 +487,7 @@ class AnalysisPanel(QWidget):
         if not self._document.has_mdp(self._mdp_id) or self._refuse_invalid_model(
                 "the privacy sweep"):
             return False
+        self._status_is_invalid_model = False
         try:
             params = self.parameters()
         except InputError as exc:
@@ -681,6 +683,17 @@ class AnalysisPanel(QWidget):
     def _on_document_mdp_changed(self, mdp_id: str) -> None:
         if mdp_id == self._mdp_id:
             self._update_model_label()
+            # a refusal that no longer holds must not stay on screen (e.g. after an undo)
+            if getattr(self, "_status_is_invalid_model", False):
+                problem = self.model_problem()
+                if problem is None:
+                    self._status_is_invalid_model = False
+                    self.status_label.setText("The model is valid again: press Run (F5).")
+                else:
+                    text = (f"Cannot run: the model is not valid — {problem}. Fix it in the "
+                            "Inspector.")
+                    self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
+                                              f"{html.escape(text)}</span>")
 
 
 def preview(exec_: bool = True) -> QWidget:

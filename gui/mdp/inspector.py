@@ -135,6 +135,15 @@ class TransitionTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def refresh(self) -> None:
+        """Re-read the action's row. When the same next states are listed (a value edit),
+        only the values change: no model reset, which would pull the editor away from a
+        view that is still committing it (Qt's "commitData called with an editor that does
+        not belong to this view")."""
+        targets = self._compute_targets()
+        if targets == self._targets and targets:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(targets) - 1, self.columnCount() - 1))
+            return
         self.set_action(self._mdp_id, self._action_id, self._highlight)
 
     @property

@@ -83,6 +83,7 @@ class MdpMatrixModel(QAbstractTableModel):
         self._values: dict[int, tuple[float, float, float]] = {}
         self._version: tuple[int, int] | None = None
         self._recompute()
+        self._shown_structure = self._structure()
 
     @property
     def _stack_key(self) -> str:
@@ -135,9 +136,25 @@ class MdpMatrixModel(QAbstractTableModel):
             if info["action"] in where:
                 self._chosen[s] = where[info["action"]]
 
+    def _structure(self) -> tuple[Any, ...]:
+        model = self._model()
+        if model is None:
+            return (None,)
+        return (id(model), tuple(len(a) for a in model.action_ids), tuple(self.columns()))
+
     def reload(self) -> None:
+        """Re-read the model: values only when its rows and columns are the same (an edit of
+        a probability or reward: no reset, so an editor being committed stays valid)."""
+        structure = self._structure()
+        if structure == getattr(self, "_shown_structure", None) and self.rowCount():
+            self._recompute()
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(self.rowCount() - 1, self.columnCount() - 1))
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+            return
         self.beginResetModel()
         self._recompute()
+        self._shown_structure = structure
         self.endResetModel()
 
     def set_results(self, run_id: str | None, stage: int = 0) -> None:
@@ -145,6 +162,7 @@ class MdpMatrixModel(QAbstractTableModel):
         self._results_run = run_id
         self._stage = int(stage)
         self._update_overlay()
+        self._shown_structure = self._structure()
         self.endResetModel()
 
     @property

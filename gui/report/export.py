@@ -398,7 +398,7 @@ def install_export_action(window: Any) -> "QAction":
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QAction, QKeySequence
 
-    action = QAction("&Export Report…", window)
+    action = QAction("Export Re&port…", window)
     action.setObjectName("export_report_action")
     action.setShortcut(QKeySequence("Ctrl+E"))
     tip = "Export a report of the project as PDF or HTML (Ctrl+E)"

@@ -385,14 +385,14 @@ class MainWindow(QMainWindow):
         self.delete_action = action("&Delete", self._edit("delete_selection"),
                                     QKeySequence(QKeySequence.StandardKey.Delete), None,
                                     "Delete the selected states, actions and transitions (Del)")
-        self.rename_item_action = action("&Rename…", self._edit("rename_selection"),
+        self.rename_item_action = action("Rena&me…", self._edit("rename_selection"),
                                          QKeySequence("F2"), None,
                                          "Rename the selected state or action in the Inspector "
                                          "(F2)")
         self.select_all_action = action("Select A&ll", self._edit("select_all"),
                                         QKeySequence(QKeySequence.StandardKey.SelectAll), None,
                                         "Select every state and action")
-        self.auto_layout_action = action("Automatic &Layout", self._edit("auto_layout"),
+        self.auto_layout_action = action("Automatic La&yout", self._edit("auto_layout"),
                                          QKeySequence("Ctrl+L"), None,
                                          "Place the states automatically (undoable)")
         self.fit_action = action("&Fit Drawing to View", self._fit_active_drawing,
@@ -432,7 +432,7 @@ class MainWindow(QMainWindow):
         self.cancel_action = action("&Cancel", self.cancel_current, QKeySequence("Esc"),
                                     sp.SP_MediaStop, "Cancel the current tab's run (Esc)")
         self.calculator_action = action(
-            "Privacy &Calculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
+            "Privacy Ca&lculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
             "Open the Privacy Calculator: (ε, δ) of the Dirichlet mechanism, what-if "
             "(Ctrl+Shift+P)")
         self.about_action = action("&About PrivPlan", self.show_about)

@@ -555,3 +555,14 @@ def test_reopened_project_shows_its_latest_advising_run(qtbot, panel, doc, tmp_p
     assert "dp (ε = 1)" in p2.results.curve_items
     assert p2.results.timeline_page.is_empty  # per-epoch details are not stored
     p2.shutdown()
+
+
+def test_next_run_line_follows_the_seeds_as_typed(panel):
+    """Issue: the "Next run" line ignored the seeds actually set."""
+    panel.set_run_options(kind="exp2", seeded=True)
+    panel.seed_spin.setValue(40)
+    panel.seeds_spin.setValue(5)
+    assert "seeds 40–44" in panel.mode_label.text()
+    panel.set_run_options(kind="single")
+    panel.seed_spin.setValue(7)
+    assert "seed 7)" in panel.mode_label.text()

@@ -363,3 +363,18 @@ def test_rows_dialog_describes_older_runs_as_they_were_run():
     assert (new["eta"], new["domain_rule"]) == (0.001, "mix")
     # a record with eta but no rule (cannot be written today): today's default rule
     assert _run_parameters({"k": [10.0], "eta": 0.001})["domain_rule"] == "mix"
+
+
+def test_the_invalid_model_message_goes_when_undo_makes_the_model_valid(panels):
+    """Issue: the Run panel kept "the model is not valid" after undo made it valid."""
+    from gui.shell.commands import SetProbabilityCommand
+    from gui.shell.document import mdp_stack_key
+
+    doc, panel, _plots, _runner = panels
+    doc.push(SetProbabilityCommand(doc, "four-startups", "ac-1", "st-1", 0.5),
+             mdp_stack_key("four-startups"))  # the row no longer sums to 1
+    assert not panel.run()
+    assert "not valid" in panel.status_label.text()
+    doc.stack(mdp_stack_key("four-startups")).undo()
+    assert "not valid" not in panel.status_label.text()
+    assert "valid again" in panel.status_label.text()

@@ -164,3 +164,32 @@ def test_table_header(inspector):
     inspector.set_selection(Selection(actions=("ac-1",)))
     m = inspector.table_model
     assert m.headerData(1, Qt.Orientation.Horizontal) == "p(s′ | s, a)"
+
+
+def test_typing_a_probability_in_the_table_gives_no_qt_warning(inspector, example_doc, qtbot,
+                                                               qtlog):
+    """Issue: ``QAbstractItemView::commitData`` warnings on every probability edit (the edit
+    reset the table model while the view was still committing its editor)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLineEdit, QWidget
+
+    inspector.set_selection(Selection(actions=("ac-1",)))
+    view, model = inspector.table, inspector.table_model
+    for row, text in ((1, "0.5"), (2, "0.49")):  # typed, as a user would: F2, text, Return
+        index = model.index(row, 1)
+        view.setFocus()
+        view.setCurrentIndex(index)
+        qtbot.keyClick(view, Qt.Key.Key_F2)
+        editor = view.indexWidget(index) or view.findChild(QLineEdit)
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+        qtbot.wait(1)  # the event loop runs between a user's keystrokes
+    other = QWidget()  # the focus leaves (where the stale editor used to commit again)
+    qtbot.addWidget(other)
+    other.show()
+    other.setFocus()
+    qtbot.wait(10)
+    assert example_doc.model("four-startups").row("ac-1") == {"st-1": 0.01, "st-2": 0.5,
+                                                              "st-3": 0.49}
+    assert not [r.message for r in qtlog.records if "commitData" in r.message]

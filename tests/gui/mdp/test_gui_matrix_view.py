@@ -103,3 +103,33 @@ def test_state_without_actions_has_a_row(qtbot):
     assert v.matrix.rowCount() == 1 and _cell(v, 0, "action") == "(no actions)"
     v.select_ids(["st-1"])
     assert v.selection().states == ("st-1",)
+
+
+@pytest.mark.parametrize("column", ["r", "R_T"])
+def test_typing_a_reward_gives_no_qt_warning(qtbot, example_doc, qtlog, column):
+    """Issue: ``commitData called with an editor that does not belong to this view`` after
+    every edit (the edit reset the model under the editor being committed)."""
+    from PySide6.QtWidgets import QLineEdit, QWidget
+
+    v = MdpMatrixView(example_doc, "four-startups")
+    qtbot.addWidget(v)
+    v.resize(900, 500)
+    v.show()
+    m = v.matrix
+    index = m.index(0, m.columns().index(column))
+    v.setFocus()
+    v.setCurrentIndex(index)
+    qtbot.keyClick(v, Qt.Key.Key_F2)
+    editor = v.indexWidget(index) or v.findChild(QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "0.25")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.wait(1)  # the event loop runs between a user's keystrokes
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    other.setFocus()
+    qtbot.wait(10)
+    assert float(m.data(index)) == 0.25
+    assert not [r.message for r in qtlog.records if "commitData" in r.message]

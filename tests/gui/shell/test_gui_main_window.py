@@ -253,3 +253,28 @@ def test_undo_never_crosses_tabs(window):
     window.tabs.setCurrentWidget(panel)
     window.redo_action.trigger()
     assert len(doc.project.maps) == 1 and doc.is_dirty
+
+
+def test_one_inspector_and_one_run_follow_the_active_tab(window):
+    """Issue: tool tabs showed the MDP Inspector ("nothing to show") beside their own, and
+    the toolbar's Run/Cancel stayed grey while the tab said "press Run (F5)"."""
+    assert window.inspector_dock.isVisible()
+    ws = window.active_workspace()
+    tool = window.open_tool("audit")
+    assert not window.inspector_dock.isVisible()  # the tool inspects in its own panel
+    assert window.run_action.isEnabled() and window.current_tool() is tool
+    window.tabs.setCurrentWidget(ws)
+    assert window.inspector_dock.isVisible()  # back as the user left it
+    window.inspector_dock.hide()  # the user closes it on an MDP tab ...
+    window.tabs.setCurrentWidget(tool)
+    window.tabs.setCurrentWidget(ws)
+    assert not window.inspector_dock.isVisible()  # ... and it stays closed
+
+
+def test_no_menu_has_two_items_on_one_alt_key(window):
+    """Issue: duplicated Alt keys in the File menu (Alt+E went to the first of two)."""
+    window.open_tool("logistics")  # tools and extensions add their own entries
+    for top in window.menuBar().actions():
+        keys = [a.text().replace("&&", "") for a in top.menu().actions() if a.text()]
+        marked = [t[t.index("&") + 1].lower() for t in keys if "&" in t]
+        assert len(marked) == len(set(marked)), (top.text(), keys)
