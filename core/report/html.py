@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.common.palette import arm_colour, cycle_colour, series_colour
 
 __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
            "Report", "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
@@ -72,6 +73,7 @@ class Series:
     y: tuple[float, ...]
     err: tuple[float, ...] | None = None
     dashed: bool = False
+    colour: str | None = None  # from core.common.palette, as the app draws it
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,7 @@ def _sweep_section(project: Any, run: Any) -> Section:
 
     def series(key: str, label: str, dashed: bool = False) -> Series:
         sd = tuple(0.0 if math.isnan(v) else v for v in nums(f"{key}_sd"))
-        return Series(label, tuple(ks), nums(f"{key}_mean"), sd, dashed)
+        return Series(label, tuple(ks), nums(f"{key}_mean"), sd, dashed, series_colour(key))
 
     sec.blocks.append(Figure(
         f"{run.id}-values", "Values at s₀ vs k (mean ± 1 sd)", "k (Dirichlet concentration)",
@@ -386,7 +388,8 @@ def _advise_section(project: Any, run: Any) -> Section:
             xs, ys = (0.0, *xs), (float(s["initial_convergence"]), *ys)
         sec.blocks.append(Figure(
             f"{run.id}-convergence", "Convergence ratio vs epoch", "epoch",
-            "convergence ratio", (Series("convergence", xs, ys),)))
+            "convergence ratio",
+            (Series("convergence", xs, ys, colour=arm_colour(str(s.get("strategy", "dp")))),)))
         e90 = s.get("epochs_to_90")
         advice = s.get("advice_total")
         sec.blocks.append(KeyValues((
@@ -438,13 +441,16 @@ def _advise_experiment_section(project: Any, run: Any) -> Section:
     arms = [a for a in s.get("arms", []) if isinstance(a, dict)]
     epochs = [float(e) for e in s.get("curve_epochs", [])]
     series = []
+    labels = [str(a.get("label", "")) for a in arms]
     for a in arms:
         m = [float(v) if v is not None else math.nan for v in a.get("cr_mean", [])]
         ci = [float(v) if v is not None else 0.0 for v in a.get("cr_ci", [])]
         n = min(len(m), len(epochs))
         if n:
-            series.append(Series(str(a.get("label", "")), tuple(epochs[:n]), tuple(m[:n]),
-                                 tuple(ci[:n]) if len(ci) >= n else None))
+            label = str(a.get("label", ""))
+            series.append(Series(label, tuple(epochs[:n]), tuple(m[:n]),
+                                 tuple(ci[:n]) if len(ci) >= n else None,
+                                 colour=arm_colour(label, labels)))
     if series:
         sec.blocks.append(Figure(f"{run.id}-convergence", "Mean convergence ratio vs epoch "
                                  "(± 95 % CI over seeds)", "epoch", "convergence ratio",
@@ -879,7 +885,6 @@ def section_titles(project: Any) -> list[tuple[str, str]]:
 
 
 # --------------------------------------------------------------------------- SVG plots
-_PALETTE = ("#0072B2", "#E69F00", "#000000", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
 
 
 def _ticks(lo: float, hi: float, log: bool) -> list[float]:
@@ -971,7 +976,7 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
     out.append(f'<text transform="translate(14,{top + ph / 2}) rotate(-90)" '
                f'text-anchor="middle" font-size="11">{html.escape(fig.y_label)}</text>')
     for i, s in enumerate(fig.series):
-        col = _PALETTE[i % len(_PALETTE)]
+        col = s.colour or cycle_colour(i)
         dash = ' stroke-dasharray="6 4"' if s.dashed else ""
         p = [(tx(x), ty(y)) for x, y in zip(s.x, s.y)
              if math.isfinite(x) and math.isfinite(y) and (not fig.log_x or x > 0)]

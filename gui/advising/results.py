@@ -48,8 +48,9 @@ from core.advising.experiments import UNBOUNDED_SPENT, ExperimentResult, ci95
 from core.advising.framework import AdvisingResult
 from core.advising.model import CASE_NAMES
 from core.advising.presets import WorkedExample
+from core.common.palette import agent_colour, arm_colour
 from gui.shell.plots import add_legend, make_plot
-from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, fmt_num
+from gui.shell.style import OKABE_ITO, fmt_num
 
 __all__ = ["AdvisingResultsView",
            "UNBOUNDED",
@@ -59,13 +60,7 @@ __all__ = ["AdvisingResultsView",
 VERDICT_COLOURS = {"reproduced": "#D9F0E3", "partly": "#FFF3CC", "not reproduced": "#FBE0D6",
                    "not run": "#EEEEEE"}
 
-_ARM_FIXED = {"no advice": OKABE_ITO["black"], "traditional": OKABE_ITO["blue"],
-              "dp": OKABE_ITO["vermillion"]}
-_ARM_SEQUENCE = (OKABE_ITO["sky_blue"], OKABE_ITO["green"], PRIVATE_ACCENT, OKABE_ITO["purple"],
-                 OKABE_ITO["vermillion"], OKABE_ITO["blue"], "#8C6D1F")
-_AGENT_COLOURS = (OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["green"],
-                  PRIVATE_ACCENT, OKABE_ITO["purple"], OKABE_ITO["sky_blue"],
-                  OKABE_ITO["black"], "#8C6D1F")
+_N_AGENT_COLOURS = 8  # core.common.palette.agent_colour repeats after 8
 _AGENT_SYMBOLS = ("o", "s", "t", "d", "star", "t1", "p", "h")
 
 EMPTY_CURVES = ("No results yet.\n\nPress Run (F5) to run the set-up above: a single run shows "
@@ -96,21 +91,8 @@ DETAILS_NOT_KEPT = ("This is a recorded run: its record keeps the curves and tot
 
 
 # ---------------------------------------------------------------------------- look
-def arm_colour(label: str, others: Sequence[str] = ()) -> str:
-    """Thesis colours (no advice black, traditional blue, DP red); sweeps in a sequence."""
-    if label in _ARM_FIXED:
-        return _ARM_FIXED[label]
-    extra = [x for x in others if x not in _ARM_FIXED]
-    i = extra.index(label) if label in extra else 0
-    return _ARM_SEQUENCE[i % len(_ARM_SEQUENCE)]
-
-
-def agent_colour(i: int) -> str:
-    return _AGENT_COLOURS[i % len(_AGENT_COLOURS)]
-
-
 def _agent_pen(i: int) -> Any:
-    style = Qt.PenStyle.SolidLine if i < len(_AGENT_COLOURS) else Qt.PenStyle.DashLine
+    style = Qt.PenStyle.SolidLine if i < _N_AGENT_COLOURS else Qt.PenStyle.DashLine
     return pg.mkPen(agent_colour(i), width=1.6, style=style)
 
 
@@ -638,7 +620,7 @@ class AdvisingResultsView(QWidget):
             colour = agent_colour(i)
             self.timeline_items[s.agents[i]] = self.timeline_plot.plot(
                 ev.epoch[mask].astype(float), ev.student[mask].astype(float), pen=None,
-                symbol=_AGENT_SYMBOLS[(i // len(_AGENT_COLOURS)) % len(_AGENT_SYMBOLS)],
+                symbol=_AGENT_SYMBOLS[(i // _N_AGENT_COLOURS) % len(_AGENT_SYMBOLS)],
                 symbolSize=6, symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour),
                 name=f"teacher {s.agents[i]}")
         if not len(ev):

@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.common.palette import CYCLE, cycle_colour
 from core.common.progress import Progress, no_progress
 from gui.shell.tools import register_window_extension
 
@@ -41,7 +42,7 @@ __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_ht
 
 FIGURE_SIZE = (1800, 900)  # pixels of each figure in the PDF
 PREVIEW_FIGURE_SIZE = (1000, 500)
-PALETTE = ("#0072B2", "#E69F00", "#000000", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
+PALETTE = CYCLE  # kept for callers of this module; the colours live in core.common.palette
 PDF_DPI = 300
 MARGINS_MM = (18.0, 15.0, 18.0, 12.0)  # left, top, right, bottom (the footer sits inside)
 
@@ -57,76 +58,88 @@ def figure_image(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> "QIma
     Fonts and lines are scaled with the width, so the figure reads like a 760-pixel-wide
     plot on screen at every size. Needs a QApplication and the GUI thread.
     """
-    import numpy as np
-    import pyqtgraph as pg
     from pyqtgraph.exporters import ImageExporter
-    from PySide6.QtCore import QRectF, Qt
-    from PySide6.QtGui import QFont
     from PySide6.QtWidgets import QApplication
 
     w, h = size
-    s = w / 760.0
-    widget = pg.PlotWidget(background="w")
+    widget = figure_plot(fig, size=size)
     try:
-        widget.resize(w, h)
-        item = widget.getPlotItem()
-        widget.setRange(QRectF(0, 0, w, h), padding=0)
-        item.setGeometry(QRectF(0, 0, w, h))
-        tick_font = QFont("DejaVu Sans")
-        tick_font.setPixelSize(int(round(12 * s)))
-        item.setTitle(fig.title, size=_font_pixels(14, s), bold=True, color="k")
-        for side, text in (("bottom", fig.x_label), ("left", fig.y_label)):
-            axis = item.getAxis(side)
-            axis.setTickFont(tick_font)
-            axis.enableAutoSIPrefix(False)
-            axis.setPen(pg.mkPen("k", width=max(1.0, s)))
-            axis.setTextPen("k")
-            axis.setStyle(tickLength=int(6 * s), tickTextOffset=int(4 * s))
-            axis.setLabel(text, **{"font-size": _font_pixels(13, s), "color": "#000"})
-        # room for the tick labels and the axis title side by side (no overlap)
-        item.getAxis("left").setWidth(int(78 * s))
-        item.getAxis("bottom").setHeight(int(46 * s))
-        item.setLogMode(x=fig.log_x, y=fig.log_y)
-        if fig.log_x:
-            xs = [x for ser in fig.series for x in ser.x if x > 0 and math.isfinite(x)]
-            if xs:
-                lo = math.floor(math.log10(min(xs)))
-                hi = math.ceil(math.log10(max(xs)))
-                item.getAxis("bottom").setTicks(
-                    [[(float(e), f"{10.0 ** e:g}") for e in range(lo, hi + 1)], []])
-        item.getViewBox().setDefaultPadding(0.04)
-        item.showGrid(x=True, y=True, alpha=0.18)
-        if len(fig.series) > 1 or (fig.series and fig.series[0].name):
-            item.addLegend(offset=(-int(10 * s), int(10 * s)),
-                           labelTextSize=_font_pixels(11, s), labelTextColor="k",
-                           brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#999"))
-        for i, ser in enumerate(fig.series):
-            colour = PALETTE[i % len(PALETTE)]
-            style = Qt.PenStyle.DashLine if ser.dashed else Qt.PenStyle.SolidLine
-            x = np.asarray(ser.x, dtype=float)
-            y = np.asarray(ser.y, dtype=float)
-            ok = np.isfinite(x) & np.isfinite(y) & ((x > 0) if fig.log_x else True) & (
-                (y > 0) if fig.log_y else True)
-            item.plot(x[ok], y[ok], pen=pg.mkPen(colour, width=2 * s, style=style),
-                      symbol="o", symbolSize=int(6 * s), symbolBrush=colour, symbolPen=None,
-                      name=ser.name)
-            if ser.err is not None and not fig.log_y and ok.any():
-                e = np.asarray(ser.err, dtype=float)[ok]
-                bx = np.log10(x[ok]) if fig.log_x else x[ok]
-                item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], height=2 * np.nan_to_num(e),
-                                             beam=0.015 * (np.ptp(bx) or 1.0),
-                                             pen=pg.mkPen(colour, width=max(1.0, s))))
-        if not fig.series:
-            text = pg.TextItem("no data", color="#666", anchor=(0.5, 0.5))
-            item.addItem(text)
         QApplication.processEvents()  # let the plot's layout settle before exporting
-        exporter = ImageExporter(item)
+        exporter = ImageExporter(widget.getPlotItem())
         exporter.parameters()["width"] = w
         exporter.parameters()["height"] = h
         image = exporter.export(toBytes=True)
     finally:
         widget.deleteLater()
     return image
+
+
+def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
+    """The pyqtgraph ``PlotWidget`` of ``fig`` at ``size`` (what :func:`figure_image`
+    exports): the data range is the data's, each series in its palette colour."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QFont
+
+    w, h = size
+    s = w / 760.0
+    widget = pg.PlotWidget(background="w")
+    widget.resize(w, h)
+    item = widget.getPlotItem()
+    # the plot item fills the image; the *data* range stays automatic (setting the view
+    # range to the pixel size drew a 0..1800 x 0..900 frame around a 0..1 curve)
+    item.setGeometry(QRectF(0, 0, w, h))
+    tick_font = QFont("DejaVu Sans")
+    tick_font.setPixelSize(int(round(12 * s)))
+    item.setTitle(fig.title, size=_font_pixels(14, s), bold=True, color="k")
+    for side, text in (("bottom", fig.x_label), ("left", fig.y_label)):
+        axis = item.getAxis(side)
+        axis.setTickFont(tick_font)
+        axis.enableAutoSIPrefix(False)
+        axis.setPen(pg.mkPen("k", width=max(1.0, s)))
+        axis.setTextPen("k")
+        axis.setStyle(tickLength=int(6 * s), tickTextOffset=int(4 * s))
+        axis.setLabel(text, **{"font-size": _font_pixels(13, s), "color": "#000"})
+    # room for the tick labels and the axis title side by side (no overlap)
+    item.getAxis("left").setWidth(int(78 * s))
+    item.getAxis("bottom").setHeight(int(46 * s))
+    item.setLogMode(x=fig.log_x, y=fig.log_y)
+    if fig.log_x:
+        xs = [x for ser in fig.series for x in ser.x if x > 0 and math.isfinite(x)]
+        if xs:
+            lo = math.floor(math.log10(min(xs)))
+            hi = math.ceil(math.log10(max(xs)))
+            item.getAxis("bottom").setTicks(
+                [[(float(e), f"{10.0 ** e:g}") for e in range(lo, hi + 1)], []])
+    item.getViewBox().setDefaultPadding(0.04)
+    item.showGrid(x=True, y=True, alpha=0.18)
+    if len(fig.series) > 1 or (fig.series and fig.series[0].name):
+        item.addLegend(offset=(-int(10 * s), int(10 * s)),
+                       labelTextSize=_font_pixels(11, s), labelTextColor="k",
+                       brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#999"))
+    for i, ser in enumerate(fig.series):
+        colour = ser.colour or cycle_colour(i)
+        style = Qt.PenStyle.DashLine if ser.dashed else Qt.PenStyle.SolidLine
+        x = np.asarray(ser.x, dtype=float)
+        y = np.asarray(ser.y, dtype=float)
+        ok = np.isfinite(x) & np.isfinite(y) & ((x > 0) if fig.log_x else True) & (
+            (y > 0) if fig.log_y else True)
+        item.plot(x[ok], y[ok], pen=pg.mkPen(colour, width=2 * s, style=style),
+                  symbol="o", symbolSize=int(6 * s), symbolBrush=colour, symbolPen=None,
+                  name=ser.name)
+        if ser.err is not None and not fig.log_y and ok.any():
+            e = np.asarray(ser.err, dtype=float)[ok]
+            bx = np.log10(x[ok]) if fig.log_x else x[ok]
+            item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], height=2 * np.nan_to_num(e),
+                                         beam=0.015 * (np.ptp(bx) or 1.0),
+                                         pen=pg.mkPen(colour, width=max(1.0, s))))
+    if not fig.series:
+        text = pg.TextItem("no data", color="#666", anchor=(0.5, 0.5))
+        item.addItem(text)
+    item.enableAutoRange()
+    item.autoRange()
+    return widget
 
 
 def render_figures(report: "Report", *, size: tuple[int, int] = FIGURE_SIZE,

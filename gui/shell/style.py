@@ -7,25 +7,19 @@ import re
 __all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "INVALID_STYLE",
            "pretty_message"]
 
-# Okabe & Ito (2008), "Color Universal Design": distinguishable with common colour-vision
-# deficiencies.
-OKABE_ITO = {
-    "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73",
-    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
-}
-
-#: The one accent colour for private (released) artefacts.
-PRIVATE_ACCENT = OKABE_ITO["orange"]
-ERROR_COLOUR = OKABE_ITO["vermillion"]
+# The colours live in core.common.palette: the app and every report (SVG and PDF) use the
+# same one per series and arm.
+from core.common.palette import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT, series_colour
 
 #: Plot series: key -> (legend label, colour, symbol, dashed line)
 SERIES = {
-    "v_lower": ("v\u0332  pessimistic bound", OKABE_ITO["blue"], "t", False),
-    "v_private": ("V\u0304  private value (π̄ on P̄)", PRIVATE_ACCENT, "o", False),
-    "v_true": ("V  π̄ on true P (oracle view)", OKABE_ITO["black"], "s", True),
-    "v_upper": ("v\u0304  optimistic bound", OKABE_ITO["green"], "t1", False),
-    "cost_bound": ("bound  v\u0304 − v\u0332", OKABE_ITO["vermillion"], "d", False),
-    "cost_empirical": ("empirical |V\u0304 − V| (oracle view)", OKABE_ITO["black"], "s", True),
+    "v_lower": ("v\u0332  pessimistic bound", series_colour("v_lower"), "t", False),
+    "v_private": ("V\u0304  private value (π̄ on P̄)", series_colour("v_private"), "o", False),
+    "v_true": ("V  π̄ on true P (oracle view)", series_colour("v_true"), "s", True),
+    "v_upper": ("v\u0304  optimistic bound", series_colour("v_upper"), "t1", False),
+    "cost_bound": ("bound  v\u0304 − v\u0332", series_colour("cost_bound"), "d", False),
+    "cost_empirical": ("empirical |V\u0304 − V| (oracle view)", series_colour("cost_empirical"),
+                       "s", True),
 }
 
 INVALID_STYLE = (f"border: 1px solid {ERROR_COLOUR}; background: #FDECE6;")

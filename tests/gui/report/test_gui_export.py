@@ -296,3 +296,38 @@ def test_advising_experiments_recorded_by_the_workspace_have_a_report_section():
     html = to_html(rep)
     assert "Advising exp1 (run-1)" in html and "Arms (means over seeds)" in html
     assert html.count("<svg") == 1 and "Paired comparisons with the first arm" in html
+
+
+def test_pdf_figures_show_the_data_range_in_the_app_colours(qapp):
+    """Issue: the PDF's advising plot had axes to 1800 and 900 (the image size) while the
+    data ran 0.25–1.0 over 700 epochs, and arms had other colours than in the app."""
+    from core.advising.experiments import run_experiment
+    from core.advising.presets import experiment_arms
+    from core.advising.records import experiment_summary
+    from core.common.palette import arm_colour
+    from core.project.model import Project
+    from core.report.html import Figure
+
+    res = run_experiment(experiment_arms("exp1", epochs=60), seeds=2, seed=0, workers=1)
+    summary = experiment_summary(res)
+    p = Project(name="advising")
+    p.runs.append(RunRecord(id="run-1", kind="advise-experiment", target="advising-1",
+                            params={"run": "exp1", "experiment": "Experiment 1"},
+                            summary=summary, mode="experiment", seed=0))
+    fig = next(f for f in build_report(p).figures() if f.id == "run-1-convergence")
+    assert isinstance(fig, Figure)
+    labels = [s.name for s in fig.series]
+    assert [s.colour for s in fig.series] == [arm_colour(lab, labels) for lab in labels]
+    widget = ge.figure_plot(fig)
+    try:
+        (x0, x1), (y0, y1) = widget.getPlotItem().getViewBox().viewRange()
+        xs = [x for s in fig.series for x in s.x]
+        ys = [y for s in fig.series for y in s.y]
+        span_x, span_y = max(xs) - min(xs), max(ys) - min(ys)
+        assert x0 <= min(xs) and x1 >= max(xs) and (x1 - x0) < 1.5 * span_x
+        assert y0 <= min(ys) and y1 >= max(ys) and (y1 - y0) < 3.0 * span_y + 0.2
+        pens = [c.opts["pen"].color().name().upper() for c in
+                widget.getPlotItem().listDataItems()]
+        assert pens == [s.colour.upper() for s in fig.series]
+    finally:
+        widget.deleteLater()
