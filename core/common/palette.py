@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = ["OKABE_ITO", "PRIVATE_ACCENT", "ERROR_COLOUR", "CYCLE", "SERIES_COLOURS",
-           "series_colour", "arm_colour", "agent_colour", "cycle_colour"]
+           "APPROACH_COLOURS", "series_colour", "arm_colour", "agent_colour", "cycle_colour"]
 
 OKABE_ITO = {
     "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "green": "#009E73",
@@ -38,6 +38,12 @@ SERIES_COLOURS = {
     "v_lower": OKABE_ITO["blue"], "v_private": PRIVATE_ACCENT, "v_true": OKABE_ITO["black"],
     "v_upper": OKABE_ITO["green"], "cost_bound": OKABE_ITO["vermillion"],
     "cost_empirical": OKABE_ITO["black"],
+}
+
+#: Route planning approaches (logistics benchmarks): approach -> colour.
+APPROACH_COLOURS = {
+    "dp": OKABE_ITO["blue"], "dp-thesis": OKABE_ITO["purple"], "noprivacy": OKABE_ITO["black"],
+    "bestfirst": OKABE_ITO["vermillion"], "greedy": OKABE_ITO["green"],
 }
 
 _ARM_FIXED = {"no advice": OKABE_ITO["black"], "traditional": OKABE_ITO["blue"],

@@ -12,7 +12,23 @@ from typing import Any
 from core.logistics.experiments import BenchResult
 from core.privacy.ledger import LedgerEntry
 
-__all__ = ["bench_summary", "PLAN_KIND", "plan_ledger_entries", "plan_summary", "plan_params"]
+__all__ = ["bench_summary", "PLAN_KIND", "plan_ledger_entries", "plan_summary", "plan_params",
+           "BENCH_PARAM_LABELS", "BENCH_METRICS", "APPROACH_NAMES"]
+
+#: A benchmark's swept parameter -> axis label.
+BENCH_PARAM_LABELS = {"epsilon": "ε (privacy budget per agent)",
+                      "n_centers": "N (logistic centers)",
+                      "dynamics": "p(leave) = p(join) per step", "budget_factor": "C / Σ lc",
+                      "round": "round"}
+#: metric -> (plot title, y label), in the order the app and the report show them.
+BENCH_METRICS = (("route_length", "Average route length", "length"),
+                 ("messages", "Messages per plan", "messages"),
+                 ("success", "Success rate", "delivered / packages"),
+                 ("stretch", "Stretch (length / true shortest)", "stretch"))
+#: approach -> legend label.
+APPROACH_NAMES = {"dp": "DP-based (sound)", "dp-thesis": "DP-based (thesis preset)",
+                  "noprivacy": "No-privacy", "bestfirst": "Best-first",
+                  "greedy": "Greedy (GPPP)"}
 
 #: RunRecord.kind of one planning task (its target is the map's id).
 PLAN_KIND = "plan"

@@ -228,10 +228,10 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
-    # In-process runs report (and can be cancelled) after every run; a pool gets a few
-    # chunks per worker so that start-up and pickling costs stay small.
+    # In-process runs report (and can be cancelled) after every run; a pool gets about
+    # eight chunks per worker and k: progress moves often, start-up and pickling stay small.
     inline = executor is None and n_workers == 1
-    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 2 * n_workers)))
+    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
     tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))
              for start in range(0, runs, chunk)]
     t0 = time.perf_counter()
@@ -245,7 +245,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         done += stop - start
         progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
 
-    progress(0.0, "starting")
+    progress(0.0, "starting" if inline else f"starting {n_workers} worker processes")
     run_chunks(_run_chunk, tasks,
                lambda t: (mdp, ks[t[0]], radii[t[0]], beta, prepared, seed, t[0], t[1], t[2]),
                record, inline=inline, executor=executor, workers=n_workers)

@@ -74,6 +74,7 @@ class Series:
     err: tuple[float, ...] | None = None
     dashed: bool = False
     colour: str | None = None  # from core.common.palette, as the app draws it
+    segments: bool = False  # points pair up into separate segments (a map's routes)
 
 
 @dataclass(frozen=True)
@@ -506,9 +507,84 @@ def _plan_section(project: Any, run: Any) -> Section:
             ("agent", "ε proven", "messages sent"),
             tuple((str(a), _eps(spent[a], why.get(a, "")), _fmt(sent.get(a)))
                   for a in sorted(spent)), "Privacy per agent (basic composition)"))
+    fig = _route_figure(project, run)
+    if fig is not None:
+        sec.blocks.append(fig)
     for key in ("caveats", "thesis_flaws"):
         for n in s.get(key, []) or []:
             sec.blocks.append(Paragraph(str(n), "note"))
+    return sec
+
+
+def _route_figure(project: Any, run: Any) -> Figure | None:
+    """The map of a plan run with its route drawn over the routes (None without positions)."""
+    entry = next((m for m in getattr(project, "maps", []) if m.id == run.target), None)
+    if entry is None:
+        return None
+    g = entry.world.graph
+    pos = {v: d.get("pos") for v, d in g.nodes(data=True)}
+    if any(p is None for p in pos.values()):
+        return None
+    xs: list[float] = []
+    ys: list[float] = []
+    for u, v in g.edges():
+        xs += [pos[u][0], pos[v][0]]
+        ys += [-pos[u][1], -pos[v][1]]  # the map's y grows downwards, as on screen
+    route = [str(n) for n in run.summary.get("route", []) or [] if str(n) in pos]
+    series = [Series("routes", tuple(xs), tuple(ys), colour="#BBBBBB", segments=True)]
+    if len(route) >= 2:
+        series.append(Series("planned route", tuple(pos[n][0] for n in route),
+                             tuple(-pos[n][1] for n in route), colour=cycle_colour(0)))
+    return Figure(f"{run.id}-route", f"Route on {entry.label}", "x", "y", tuple(series),
+                  caption="The map as drawn in PrivPlan; the planned route is the blue line.")
+
+
+@reporter("plan-bench")
+def _plan_bench_section(project: Any, run: Any) -> Section:
+    """A logistics benchmark (``summary`` = :func:`core.logistics.records.bench_summary`)."""
+    from core.common.palette import APPROACH_COLOURS
+    from core.logistics.records import APPROACH_NAMES, BENCH_METRICS, BENCH_PARAM_LABELS
+
+    s = run.summary
+    cfg = s.get("config", {}) or {}
+    param = str(cfg.get("parameter", ""))
+    sec = Section(f"Benchmark {s.get('benchmark', '?')}: {s.get('title', '')} ({run.id})",
+                  id=f"run-{run.id}")
+    sec.blocks.append(KeyValues((
+        ("randomness", _mode_text(run)), ("worlds per point", _fmt(s.get("worlds"))),
+        ("swept", BENCH_PARAM_LABELS.get(param, param)),
+        ("values", ", ".join(_fmt(v) for v in cfg.get("values", []))),
+        ("approaches", ", ".join(str(a) for a in cfg.get("approaches", []))),
+        ("thesis figure", _fmt(s.get("thesis_figure"))), ("created", _time(run.created)),
+    ), "Parameters"))
+    rows = [r for r in s.get("rows", []) or [] if isinstance(r, dict)]
+
+    def num(v: Any) -> float:
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+    for key, title, ylabel in BENCH_METRICS:
+        series = []
+        for a in cfg.get("approaches", []):
+            pts = sorted((r for r in rows if r.get("approach") == a),
+                         key=lambda r: num(r.get(param)))
+            if not pts:
+                continue
+            lo = [num(r.get(f"{key}_ci_low")) for r in pts]
+            hi = [num(r.get(f"{key}_ci_high")) for r in pts]
+            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
+            series.append(Series(APPROACH_NAMES.get(a, str(a)),
+                                 tuple(num(r.get(param)) for r in pts),
+                                 tuple(num(r.get(key)) for r in pts), err,
+                                 dashed=(a == "dp-thesis"), colour=APPROACH_COLOURS.get(a)))
+        if series:
+            sec.blocks.append(Figure(f"{run.id}-{key}", f"{title} (mean ± 95 % CI)",
+                                     BENCH_PARAM_LABELS.get(param, param), ylabel,
+                                     tuple(series)))
+    checks = [c for c in s.get("checks", []) or [] if isinstance(c, dict)]
+    if checks:
+        sec.blocks.append(Table(("claim", "holds", "observed"), tuple(
+            (str(c.get("claim", "")), "yes" if c.get("holds") else "no",
+             str(c.get("observed", ""))) for c in checks), "Trend checks"))
     return sec
 
 
@@ -629,21 +705,38 @@ def _ledger_section(project: Any) -> Section:
     if any(not e.is_release for e in led.entries):
         sec.blocks.append(Paragraph(_NOT_SPENT, "note"))
     if led.entries:
+        # what was released is long and repeats across entries: each text once, in its own
+        # table, and a short reference per entry (the ledger stays a few columns wide)
+        refs: dict[str, str] = {}
+        for e in led.entries:
+            if e.released and e.released not in refs:
+                refs[e.released] = f"R{len(refs) + 1}"
         rows = tuple((e.id, e.dataset, e.mechanism, _eps(e.epsilon, e.reason),
                       _fmt(e.delta, 3),
                       str(e.count), e.mode + ("" if e.seed is None else f" (seed {e.seed})"),
-                      e.released, e.source, _time(e.time)) for e in led.entries)
-        sec.blocks.append(Table(("id", "protects", "mechanism", "ε", "δ", "uses", "mode",
-                                 "released", "by", "time"), rows, "Entries",
+                      e.source.split(":")[0], refs.get(e.released, "–"), _short_time(e.time))
+                     for e in led.entries)
+        sec.blocks.append(Table(("id", "protects", "mechanism", "ε", "δ", "n", "mode",
+                                 "by", "ref", "time (UTC)"), rows, "Entries",
                                 note="ε and δ are per use; an entry with n uses counts "
-                                     "n times.",
-                                widths=(6, 11, 12, 7, 6, 6, 14, 16, 7, 15)))
+                                     "n times. “ref” points into the table below.",
+                                widths=(7, 11, 15, 9, 5, 4, 15, 7, 6, 21)))
+        if refs:
+            sec.blocks.append(Table(("ref", "what was released"),
+                                    tuple((r, text) for text, r in refs.items()),
+                                    "What was released", widths=(7, 93)))
         adj = sorted({(e.dataset, e.mechanism, e.adjacency) for e in led.entries
                       if e.adjacency})
         if adj:
             sec.blocks.append(Table(("protects", "mechanism", "neighbouring datasets"),
                                     tuple(adj), "Adjacency assumed"))
     return sec
+
+
+def _short_time(iso: str) -> str:
+    """``2026-11-25 02:46`` from an ISO time (as it is, if it is not one)."""
+    text = _time(iso)
+    return text[:16] if len(text) >= 16 and text[4] == "-" else text
 
 
 def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
@@ -674,6 +767,8 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
             groups.append(("seeded experiments (not spent)", ("experiment",)))
         for label, modes in groups:
             es = led.select(ds, modes=modes)
+            if not es and len(groups) > 1 and ds not in led.budgets:
+                continue  # nothing released and no budget: no all-zero row
             comps = {c.method: c for c in led.compositions(ds, modes=modes)}
             cells = []
             for m in ("basic", "advanced", "zCDP"):
@@ -722,13 +817,21 @@ def _overview_section(project: Any) -> Section:
     except (TypeError, ValueError):
         return sec  # the ledger section says why
     rows = []
+    experiments_only = []
     for ds in led.datasets():
         e, d = led.spent(ds)
         n = sum(x.count for x in led.select(ds) if x.is_release)
         b = led.budgets.get(ds)
+        if n == 0 and b is None:  # nothing released, no budget: an all-zero row says nothing
+            experiments_only.append(ds)
+            continue
         budget = "–" if b is None else _pair(*b) + (
             " — EXCEEDED" if led.would_exceed(ds, 0.0, 0.0) else "")
         rows.append((ds, str(n), _pair(e, d), budget))
+    if experiments_only:
+        sec.blocks.append(Paragraph(
+            "Used only by seeded experiments (listed in the ledger, nothing spent): "
+            + ", ".join(experiments_only) + ".", "note"))
     if rows:
         from core.privacy.ledger import release_modes
 
@@ -980,7 +1083,11 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
         dash = ' stroke-dasharray="6 4"' if s.dashed else ""
         p = [(tx(x), ty(y)) for x, y in zip(s.x, s.y)
              if math.isfinite(x) and math.isfinite(y) and (not fig.log_x or x > 0)]
-        if p:
+        if p and s.segments:
+            for (a1, b1), (a2, b2) in zip(p[0::2], p[1::2]):
+                out.append(f'<line x1="{a1:.1f}" y1="{b1:.1f}" x2="{a2:.1f}" y2="{b2:.1f}" '
+                           f'stroke="{col}" stroke-width="1.2"{dash}/>')
+        elif p:
             out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.8"{dash} '
                        f'points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in p)}"/>')
         for j, (x, y) in enumerate(zip(s.x, s.y)):

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
+from core.common.palette import APPROACH_COLOURS
 from core.logistics.experiments import (
     APPROACH_LABELS,
     BENCHMARKS,
@@ -60,13 +61,13 @@ from core.logistics.experiments import (
     benchmark_config,
     run_benchmark,
 )
-from core.logistics.records import bench_summary
+from core.logistics.records import APPROACH_NAMES, BENCH_METRICS, BENCH_PARAM_LABELS, bench_summary
 from core.project.model import RunRecord
 from gui.logistics.results import RatioSplitter
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot
 from gui.shell.run_controls import RunControls
-from gui.shell.style import ERROR_COLOUR, OKABE_ITO
+from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
 
@@ -77,12 +78,11 @@ DEFAULT_WORLDS = 20
 CLI_WORLDS = 50
 
 #: approach -> (legend label, colour, symbol, dashed)
-APPROACH_STYLE = {
-    "dp": ("DP-based (sound)", OKABE_ITO["blue"], "o", False),
-    "dp-thesis": ("DP-based (thesis preset)", OKABE_ITO["purple"], "t", True),
-    "noprivacy": ("No-privacy", OKABE_ITO["black"], "s", False),
-    "bestfirst": ("Best-first", OKABE_ITO["vermillion"], "d", False),
-    "greedy": ("Greedy (GPPP)", OKABE_ITO["green"], "t1", False),
+APPROACH_STYLE = {  # names and colours from core (the report draws them the same)
+    a: (APPROACH_NAMES[a], APPROACH_COLOURS[a], symbol, dashed)
+    for a, symbol, dashed in (("dp", "o", False), ("dp-thesis", "t", True),
+                              ("noprivacy", "s", False), ("bestfirst", "d", False),
+                              ("greedy", "t1", False))
 }
 APPROACH_TIPS = {
     "dp": "The thesis's method with the sound preset (split ε, node-DP sensitivity, Laplace "
@@ -93,14 +93,9 @@ APPROACH_TIPS = {
     "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
               "exact local plans.",
 }
-PARAM_LABELS = {"epsilon": "ε (privacy budget per agent)", "n_centers": "N (logistic centers)",
-                "dynamics": "p(leave) = p(join) per step", "budget_factor": "C / Σ lc",
-                "round": "round"}
-#: plot key -> (title, y label, metric)
-METRIC_PLOTS = (("route_length", "Average route length", "length"),
-                ("messages", "Messages per plan", "messages"),
-                ("success", "Success rate", "delivered / packages"),
-                ("stretch", "Stretch (length / true shortest)", "stretch"))
+PARAM_LABELS = BENCH_PARAM_LABELS
+#: plot key -> (title, y label)
+METRIC_PLOTS = BENCH_METRICS
 #: (approach, metric) -> (thesis's DP advantage, text). Positive = DP better (shorter, fewer
 #: messages, more successes); success in percentage points.
 THESIS_GAPS = {

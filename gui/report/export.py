@@ -125,6 +125,13 @@ def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
         y = np.asarray(ser.y, dtype=float)
         ok = np.isfinite(x) & np.isfinite(y) & ((x > 0) if fig.log_x else True) & (
             (y > 0) if fig.log_y else True)
+        if ser.segments:  # a map's routes: separate segments, small node dots
+            keep = ok.reshape(-1, 2).all(axis=1).repeat(2) if ok.size % 2 == 0 else ok
+            item.plot(x[keep], y[keep], connect="pairs",
+                      pen=pg.mkPen(colour, width=1.2 * s, style=style), symbol="o",
+                      symbolSize=int(4 * s), symbolBrush=colour, symbolPen=None,
+                      name=ser.name)
+            continue
         item.plot(x[ok], y[ok], pen=pg.mkPen(colour, width=2 * s, style=style),
                   symbol="o", symbolSize=int(6 * s), symbolBrush=colour, symbolPen=None,
                   name=ser.name)

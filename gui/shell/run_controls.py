@@ -29,11 +29,13 @@ Examples
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from core.common.progress import time_left_text
 from gui.shell.workers import TaskRunner
 
 __all__ = ["RunControls", "PROGRESS_STEPS"]
@@ -88,6 +90,7 @@ class RunControls(QObject):
         self._failed_text = failed_text
         self._clear_on_finish = clear_on_finish
         self._progress_text = progress_text
+        self._started_at = time.monotonic()
         self._show_bar = show_bar
         self.run_button = QPushButton(run_text, parent)
         self.run_button.setToolTip(run_tip)
@@ -140,6 +143,7 @@ class RunControls(QObject):
         self.running_changed.emit(running)
 
     def _on_runner_started(self) -> None:
+        self._started_at = time.monotonic()
         self.progress.setValue(0)
         text = self._running_text
         self.progress_label.setText(text() if callable(text) else text)
@@ -147,8 +151,10 @@ class RunControls(QObject):
 
     def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
         self.progress.setValue(int(round(PROGRESS_STEPS * fraction)))
-        self.progress_label.setText(self._progress_text(fraction, message)
-                                    if self._progress_text is not None else message)
+        text = (self._progress_text(fraction, message) if self._progress_text is not None
+                else message)
+        left = time_left_text(time.monotonic() - self._started_at, fraction)
+        self.progress_label.setText(f"{text} · {left}" if left else text)
 
     def _on_runner_failed(self, exc: object) -> None:
         self.progress_label.setText(self._failed_text)

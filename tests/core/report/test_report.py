@@ -78,3 +78,80 @@ def test_svg_plot_handles_log_axes_and_empty_data():
     svg = svg_plot(fig)
     assert svg.startswith("<svg") and svg.count("<circle") == 3 and "polyline" in svg
     assert "no data" in svg_plot(Figure("g", "t", "x", "y", ()))
+
+
+def test_plan_runs_get_their_map_with_the_route():
+    """Issue: the route page had no map figure."""
+    from core.logistics.document import MapEntry
+    from core.logistics.examples import fig41
+    from core.logistics.model import Task
+    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.project.recording import plan_run_record, record_run
+
+    p = Project(name="routes")
+    p.maps.append(MapEntry("map-1", fig41()))
+    session = PlanningSession(p.maps[0].world, approach="dp",
+                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=3)
+    result = session.plan(Task("a2", "f", None))
+    rec, entries = plan_run_record(p, result, session, map_id="map-1",
+                                   map_label=p.maps[0].label, seeded=True)
+    record_run(p, rec, entries)
+    rep = build_report(p)
+    fig = next(f for f in rep.figures() if f.id == f"{rec.id}-route")
+    routes, route = fig.series
+    assert routes.segments and len(routes.x) == 2 * p.maps[0].world.graph.number_of_edges()
+    assert len(route.x) == len(result.route) and not route.segments
+    svg = to_html(rep)
+    assert svg.count("<line") > p.maps[0].world.graph.number_of_edges()
+
+
+def test_plan_bench_runs_have_a_layout_with_a_figure_per_metric():
+    """Issue: plan-bench runs had "no report layout yet"."""
+    from core.common.palette import APPROACH_COLOURS
+    from core.logistics.experiments import run_benchmark
+    from core.logistics.records import BENCH_METRICS, bench_summary
+
+    res = run_benchmark("B1", values=[0.5, 2.0], approaches=["dp", "noprivacy"], worlds=2,
+                        seed=1, workers=1)
+    p = Project(name="bench")
+    p.runs.append(RunRecord(id="run-1", kind="plan-bench", target="B1", params={},
+                            summary=bench_summary(res), mode="experiment", seed=1))
+    rep = build_report(p)
+    (sec,) = [s for s in rep.sections if s.id == "run-run-1"]
+    text = " ".join(getattr(b, "text", "") for b in sec.blocks)
+    assert "no report layout" not in text
+    figs = [b for b in sec.blocks if isinstance(b, Figure)]
+    assert [f.id for f in figs] == [f"run-1-{k}" for k, _, _ in BENCH_METRICS]
+    for f in figs:
+        assert [s.colour for s in f.series] == [APPROACH_COLOURS["dp"],
+                                                APPROACH_COLOURS["noprivacy"]]
+        assert all(s.x == (0.5, 2.0) for s in f.series)
+
+
+def test_ledger_tables_have_no_all_zero_rows_and_each_release_text_once():
+    """Issue: all-zero rows in "Privacy spent", and a ledger whose narrow columns broke words
+    and ran to many pages (the long "released" text repeated on every entry)."""
+    from core.report.html import Table, ledger_totals
+
+    led = PrivacyLedger()
+    for _ in range(5):
+        led.record(dataset="agent:x", mechanism="laplace", epsilon=0.5, mode="experiment",
+                   seed=1, released="the same long description of what left " * 3)
+    led.record(dataset="agent:y", mechanism="laplace", epsilon=0.25, released="other")
+    table, _ = ledger_totals(led)
+    assert [(r[0], r[1]) for r in table.rows] == [
+        ("agent:x", "seeded experiments (not spent)"), ("agent:y", "releases (spent)")]
+    p = Project(name="ledger")
+    p.ledger = led.entries
+    rep = build_report(p)
+    (sec,) = [s for s in rep.sections if s.id == "ledger"]
+    tables = {b.title: b for b in sec.blocks if isinstance(b, Table)}
+    entries, what = tables["Entries"], tables["What was released"]
+    assert [r[8] for r in entries.rows] == ["R1"] * 5 + ["R2"]
+    assert [r[0] for r in what.rows] == ["R1", "R2"]
+    assert to_html(rep).count("the same long description") == 3  # once, in one cell
+    overview = [s for s in rep.sections if s.id == "overview"]
+    if overview:
+        spent = [b for b in overview[0].blocks if isinstance(b, Table)
+                 and b.title == "Privacy spent"]
+        assert all(r[0] != "agent:x" for t in spent for r in t.rows)

@@ -77,7 +77,11 @@ def test_overview_privacy_spent_is_unbounded_with_the_reason():
     rows = {r[0]: r for r in spent.rows}
     assert rows["agent:a"][2] == "(unbounded, 0)" and rows["agent:a"][3].endswith("EXCEEDED")
     assert rows["agent:b"][2] == "(0.25, 0)" and "EXCEEDED" not in rows["agent:b"][3]
-    assert rows["agent:c"][2] == "(0, 0)"  # the seeded experiment is not spent
+    # the seeded experiment is not spent: no all-zero row, a note names the dataset
+    assert "agent:c" not in rows
+    notes = [b.text for b in _section(rep, "overview").blocks if hasattr(b, "kind")
+             and getattr(b, "kind", "") == "note"]
+    assert any("seeded experiments" in n and "agent:c" in n for n in notes)
     assert WHY in spent.note and "seeded test" not in spent.note
 
 

@@ -96,3 +96,18 @@ def test_the_buttons_call_the_workspace(qtbot, box):
     rc.cancel_button.setEnabled(True)
     rc.cancel_button.click()
     assert calls == ["run", "cancel"]
+
+
+def test_status_says_how_long_is_left(box, monkeypatch):
+    """Issue: a long sweep sat at 0 % for seconds with no idea of the time left."""
+    from gui.shell import run_controls
+
+    w, runner = box
+    rc = RunControls(runner, w, run=lambda: None, cancel=runner.cancel)
+    clock = iter([100.0, 101.0, 104.0])
+    monkeypatch.setattr(run_controls.time, "monotonic", lambda: next(clock))
+    runner.started.emit()
+    runner.progress_changed.emit(0.001, "k = 10: 1 of 1000 runs")  # too early to say
+    assert rc.status == "k = 10: 1 of 1000 runs"
+    runner.progress_changed.emit(0.25, "k = 100: 250 of 1000 runs")  # 4 s for a quarter
+    assert rc.status == "k = 100: 250 of 1000 runs · about 12 s left"

@@ -1,0 +1,16 @@
+"""A sweep on a pool reports progress often (issue: it sat at 0 % for seconds)."""
+
+from __future__ import annotations
+
+from core.mdp.examples import four_startups
+from core.mdp.sweep import privacy_sweep
+
+
+def test_a_pooled_sweep_reports_at_least_eight_steps_per_worker_and_k():
+    calls: list[tuple[float, str]] = []
+    privacy_sweep(four_startups(), [10.0, 100.0], runs=32, seed=1, workers=2,
+                  progress=lambda f, m="": calls.append((f, m)))
+    assert calls[0] == (0.0, "starting 2 worker processes")
+    fractions = [f for f, _ in calls[1:]]
+    assert len(fractions) >= 2 * 8 * 2 and fractions == sorted(fractions)
+    assert fractions[-1] == 1.0
