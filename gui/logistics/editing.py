@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.common.errors import InputError
 from core.logistics import edits as E
 from gui.logistics.commands import SetMapCommand
+from gui.logistics.map_view import BASE_RADIUS
 from gui.shell.widgets import show_field_error
 
 __all__ = ["MapEditing"]
@@ -168,15 +169,18 @@ class MapEditing:
         return None
 
     def _free_pos_near(self, node_id: str) -> tuple[float, float]:
+        """A spot near ``node_id`` that keeps a new base and its label clear of every node."""
         p = self.canvas.node_position(node_id)
         taken = [self.canvas.node_position(n) for n in self.canvas.node_items]
-        for k in range(24):
-            ang = 0.7 + k * 2.4
-            r = 45 + 6 * k
+        clear = 4.5 * BASE_RADIUS  # circle plus its label, with a gap
+        for k in range(60):
+            ang = 0.7 + k * 2.4  # a golden-angle spiral outwards
+            r = 50 + 7 * k
             q = QPointF(p.x() + r * math.cos(ang), p.y() + r * math.sin(ang))
-            if all(math.dist((q.x(), q.y()), (t.x(), t.y())) > 28 for t in taken):
+            if all(math.dist((q.x(), q.y()), (t.x(), t.y())) > clear for t in taken):
                 return (q.x(), q.y())
-        return (p.x() + 50, p.y() + 40)
+        far = max((t.x() for t in taken), default=p.x())
+        return (far + 2 * clear, p.y())
 
     def _on_add_base_clicked(self) -> None:
         nodes = self.canvas.selected_nodes()

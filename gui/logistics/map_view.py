@@ -53,7 +53,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.shell.canvas import LodTextItem, fit_rect, plain_style_option, wheel_zoom
+from gui.shell.canvas import (
+    LodTextItem,
+    fit_rect,
+    plain_style_option,
+    schedule_declutter,
+    wheel_zoom,
+)
 
 __all__ = ["AGENT_PALETTE", "agent_colours", "display_positions", "edge_owner", "ZoomView",
            "TextItem", "NodeItem", "EdgeItem", "MapCanvas", "BASE_RADIUS", "CENTER_HALF",
@@ -358,6 +364,7 @@ class ZoomView(QGraphicsView):
             f = 1.25 if key != Qt.Key.Key_Minus else 0.8
             self._auto_fit = False
             self.scale(f, f)
+            schedule_declutter(self)
         else:
             super().keyPressEvent(event)
             return
@@ -506,6 +513,7 @@ class MapCanvas(ZoomView):
         self._scene.setSceneRect(self.drawing_rect().adjusted(-2000, -2000, 2000, 2000))
         if self._auto_fit:
             self.fit_to_view()
+        schedule_declutter(self)
 
     def set_route(self, route: Sequence[str] | None,
                   segments: Sequence[Sequence[str]] = ()) -> None:
@@ -572,7 +580,7 @@ class MapCanvas(ZoomView):
             "\nDouble-click to edit the length; select and press Delete to remove."
             if self._editable else ""))
         self._scene.addItem(item)
-        label = TextItem(f"{float(length):g}", point_size=6.5, colour="#333333")
+        label = TextItem(f"{float(length):g}", point_size=6.5, colour="#333333", priority=0)
         label.setZValue(4)
         label.setVisible(self._show_lengths)
         self._scene.addItem(label)
@@ -605,7 +613,8 @@ class MapCanvas(ZoomView):
         short = kind == "center" and len(nid) <= 3
         label = TextItem(nid, point_size=7.5 if short else 7.0, bold=kind == "center",
                          background=None if short else LABEL_BG,
-                         colour="#000000" if short or kind == "center" else "#1A1A1A")
+                         colour="#000000" if short or kind == "center" else "#1A1A1A",
+                         priority=2)
         label.setZValue(12)
         self._scene.addItem(label)
         self._labels[nid] = label
@@ -688,7 +697,8 @@ class MapCanvas(ZoomView):
                                 f"agent {a2}")
                 self._scene.addItem(ring)
                 self._route_items.append(ring)
-                lab = TextItem(f"{a1} → {a2}", point_size=7.5, bold=True, colour="#000000")
+                lab = TextItem(f"{a1} → {a2}", point_size=7.5, bold=True, colour="#000000",
+                               priority=3)
                 lab.setZValue(13)
                 r = lab.boundingRect()
                 p = self._pos[t1]
@@ -697,7 +707,7 @@ class MapCanvas(ZoomView):
                 self._route_items.append(lab)
         for nid, text in ((self._route[0], "origin"), (self._route[-1], "destination")):
             if nid in self._pos:
-                lab = TextItem(text, point_size=7.5, bold=True, colour="#000000")
+                lab = TextItem(text, point_size=7.5, bold=True, colour="#000000", priority=3)
                 lab.setZValue(13)
                 r = lab.boundingRect()
                 p = self._pos[nid]

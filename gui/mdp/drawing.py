@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from core.mdp.editable import MdpModel
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
-from gui.shell.canvas import LodTextItem
+from gui.shell.canvas import LodTextItem, schedule_declutter
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
@@ -277,6 +277,7 @@ class Drawing:
     def _decorate(self) -> None:
         """(Re)draw everything attached to the states: actions, edges, labels, results."""
         self._decorate_pending = False
+        schedule_declutter(self)  # labels readable and out of each other's way
         keep_actions = [a for a, item in self.action_items.items() if item.isSelected()]
         keep_edges = [(e.action_id, e.target_id) for e in self.edge_items if e.isSelected()]
         blocked = self._scene.blockSignals(True)
@@ -546,7 +547,7 @@ class Drawing:
         self._add(self._arrow_head(end, head_dir, QColor(colour), 7.0 + 4.0 * min(1.0, p)))
         if label_at is None:
             return
-        label = LodTextItem(f"{p:.3g}", None, point_size=9.5,
+        label = LodTextItem(f"{p:.3g}", None, point_size=9.5, priority=0,
                             colour="#333333" if not faded else "#999999")
         label.center_on(to_point(label_at))
         label.setZValue(3)

@@ -68,7 +68,7 @@ from gui.mdp.drawing import (
     to_point,
 )
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
-from gui.shell.canvas import fit_rect, wheel_zoom
+from gui.shell.canvas import fit_rect, schedule_declutter, wheel_zoom
 from gui.shell.document import ProjectDocument, mdp_stack_key
 
 __all__ = ["MdpView", "Selection"]
@@ -258,6 +258,7 @@ class MdpView(Drawing, QGraphicsView):
         if model is None or self._compact_threshold_exceeded(model):
             return None
         xy = (pos.x(), pos.y()) if isinstance(pos, QPointF) else pos
+        self._auto_fit = False  # the user places states: the view stays where it is
         cmd = AddStateCommand(self._document, self._mdp_id, (round(xy[0], 1), round(xy[1], 1)))
         self._document.push(cmd, self._stack_key)
         self.select_ids([cmd.state_id])
@@ -562,6 +563,7 @@ class MdpView(Drawing, QGraphicsView):
             f = 1.25 if key != Qt.Key.Key_Minus else 0.8
             self._auto_fit = False
             self.scale(f, f)
+            schedule_declutter(self)
         elif key == Qt.Key.Key_N and plain:
             self.add_state_at_cursor()
         elif key == Qt.Key.Key_A and plain:

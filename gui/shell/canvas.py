@@ -1,6 +1,10 @@
 """Pieces shared by the drawing canvases (the MDP editor and the logistics map).
 
 * :class:`LodTextItem` — a label that is not painted when it would be unreadably small;
+* :func:`declutter_labels` — labels keep a readable size on screen (enlarged up to
+  :data:`MAX_BOOST`× when the view is zoomed out) and avoid each other (a label that would
+  cover one of higher priority is hidden until the view zooms in); :func:`wheel_zoom` and
+  :func:`fit_rect` run it after every zoom, canvases after every rebuild;
 * :func:`plain_style_option` — a style option without Qt's selection/focus state (the
   canvases draw their own selection halo);
 * :func:`wheel_zoom` — zoom a view about the mouse by the wheel, within scale limits;
@@ -9,7 +13,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+import weakref
+
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QWheelEvent
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -20,7 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = ["LABEL_BG", "LodTextItem", "plain_style_option", "wheel_zoom", "fit_rect",
-           "WHEEL_BASE"]
+           "WHEEL_BASE", "declutter_labels", "schedule_declutter", "READABLE_PX", "MAX_BOOST"]
+
+#: Smallest on-screen height of a label's text (pixels) while it can be enlarged.
+READABLE_PX = 10.0
+#: The most a label is enlarged beyond its drawing size to stay readable.
+MAX_BOOST = 2.5
 
 LABEL_BG = QColor(255, 255, 255, 215)
 WHEEL_BASE = 1.0015  # zoom factor per wheel angle unit (one notch of 120 ≈ 1.2×)
@@ -31,8 +42,11 @@ class LodTextItem(QGraphicsSimpleTextItem):
 
     def __init__(self, text: str, parent: QGraphicsItem | None = None, *, point_size: float = 9.0,
                  bold: bool = False, colour: QColor | str = "#1A1A1A", min_px: float = 6.0,
-                 background: QColor | None = LABEL_BG) -> None:
+                 background: QColor | None = LABEL_BG, priority: int = 1) -> None:
         super().__init__(text, parent)
+        self.priority = priority  # declutter_labels keeps higher ones when labels collide
+        self._boost = 1.0
+        self._crowded = False  # hidden by declutter_labels (never by setVisible: others own it)
         font = QFont()
         font.setPointSizeF(point_size)
         font.setBold(bold)
@@ -44,13 +58,55 @@ class LodTextItem(QGraphicsSimpleTextItem):
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.setAcceptHoverEvents(False)
 
+    @property
+    def boost(self) -> float:
+        """How much the label is enlarged beyond its drawing size (1 = not at all)."""
+        return self._boost
+
+    def set_boost(self, boost: float) -> None:
+        """Draw the text ``boost`` times larger, about its centre (see declutter_labels)."""
+        boost = max(1.0, float(boost))
+        if abs(boost - self._boost) > 1e-3:
+            self.prepareGeometryChange()
+            self._boost = boost
+
+    def _plain_rect(self) -> QRectF:
+        return super().boundingRect()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt)
+        r = super().boundingRect()
+        if self._boost == 1.0:
+            return r
+        c = r.center()
+        w, h = r.width() * self._boost, r.height() * self._boost
+        return QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
+
+    @property
+    def crowded(self) -> bool:
+        """True while :func:`declutter_labels` keeps this label out of another's way."""
+        return self._crowded
+
+    def set_crowded(self, crowded: bool) -> None:
+        if crowded != self._crowded:
+            self._crowded = crowded
+            self.update()
+
     def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: N802 (Qt)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if self._height * lod < self._min_px:
+        if self._crowded:
             return
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if self._height * lod * self._boost < self._min_px:
+            return
+        painter.save()
+        if self._boost != 1.0:
+            c = self._plain_rect().center()
+            painter.translate(c)
+            painter.scale(self._boost, self._boost)
+            painter.translate(-c)
         if self._background is not None:
-            painter.fillRect(self.boundingRect().adjusted(-1.5, 0, 1.5, 0), self._background)
+            painter.fillRect(self._plain_rect().adjusted(-1.5, 0, 1.5, 0), self._background)
         super().paint(painter, option, widget)
+        painter.restore()
 
     def center_on(self, p: QPointF) -> None:
         r = self.boundingRect()
@@ -87,6 +143,7 @@ def wheel_zoom(view: QGraphicsView, event: QWheelEvent, *, lo: float, hi: float)
     s = view.transform().m11()
     factor = min(max(WHEEL_BASE ** delta, lo / s), hi / s)
     view.scale(factor, factor)
+    schedule_declutter(view)
     event.accept()
     return True
 
@@ -105,4 +162,68 @@ def fit_rect(view: QGraphicsView, rect: QRectF, *, margin: float, max_scale: flo
     if s > max_scale:
         view.scale(max_scale / s, max_scale / s)
     view.centerOn(rect.center())
+    schedule_declutter(view)
+
+
+def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
+    """Give every label of ``view`` a readable size and hide those that would collide.
+
+    Each :class:`LodTextItem` is enlarged so its text is at least :data:`READABLE_PX`
+    high on screen (at most :data:`MAX_BOOST` times its drawing size); then, from the
+    highest priority down (then larger text first), a label that would overlap one already
+    kept is hidden. Zooming in gives the hidden ones room again.
+
+    Parameters
+    ----------
+    view : QGraphicsView
+        The canvas.
+
+    Returns
+    -------
+    (int, int)
+        Labels shown and labels hidden.
+    """
+    scene = view.scene()
+    if scene is None:
+        return 0, 0
+    scale = abs(view.transform().m11()) or 1.0
+    labels = [it for it in scene.items() if isinstance(it, LodTextItem) and it.isVisible()]
+    for lab in labels:
+        px = lab._height * scale
+        lab.set_boost(min(MAX_BOOST, max(1.0, READABLE_PX / px)) if px > 0 else 1.0)
+    labels.sort(key=lambda it: (-it.priority, -it._height, it.zValue()))
+    kept: list[QRectF] = []
+    shown = hidden = 0
+    for lab in labels:
+        if not lab.text():
+            continue
+        rect = lab.mapRectToScene(lab.boundingRect())
+        if any(rect.intersects(k) for k in kept):
+            lab.set_crowded(True)
+            hidden += 1
+            continue
+        lab.set_crowded(False)
+        kept.append(rect)
+        shown += 1
+    return shown, hidden
+
+
+def schedule_declutter(view: QGraphicsView) -> None:
+    """Run :func:`declutter_labels` on ``view`` once the current events are done (many
+    calls in one burst — a zoom, a rebuild — make one pass)."""
+    timer = getattr(view, "_declutter_timer", None)
+    if timer is None:
+        timer = QTimer(view)
+        timer.setSingleShot(True)
+        timer.setInterval(0)
+        ref = weakref.ref(view)
+
+        def run() -> None:
+            v = ref()
+            if v is not None:
+                declutter_labels(v)
+
+        timer.timeout.connect(run)
+        view._declutter_timer = timer  # type: ignore[attr-defined]
+    timer.start()
 

@@ -484,3 +484,42 @@ def test_f5_runs_the_logistics_tab_in_the_window(window, qtbot):
         QTest.keyClick(w.canvas, Qt.Key.Key_F5)
     assert w.shown_run() == "run-1"
     window.close_tool("logistics")
+
+
+def test_map_labels_are_readable_and_never_overlap(qtbot, fig_panel):
+    """Issue: logistics labels were ≈ 5 px at normal size and edge labels collided."""
+    from gui.shell.canvas import MAX_BOOST, READABLE_PX, LodTextItem, declutter_labels
+
+    canvas = fig_panel.canvas
+    canvas.fit_to_view()
+    qtbot.wait(20)
+    shown, hidden = declutter_labels(canvas)
+    assert shown > 20  # the node names are there
+    scale = canvas.transform().m11()
+    labels = [it for it in canvas.scene().items() if isinstance(it, LodTextItem)
+              and it.isVisible() and not it.crowded and it.text()]
+    for lab in labels:  # readable: at least READABLE_PX high, unless already at the cap
+        px = lab._height * scale * lab.boost
+        assert px >= READABLE_PX - 1e-6 or lab.boost == MAX_BOOST, (lab.text(), px)
+    rects = [lab.mapRectToScene(lab.boundingRect()) for lab in labels]
+    for i, a in enumerate(rects):
+        assert not any(a.intersects(b) for b in rects[i + 1:]), labels[i].text()
+    # node names win over route lengths when they collide
+    names = set(canvas.node_items)
+    kept = {lab.text() for lab in labels}
+    assert len(names & kept) >= 0.9 * len(names)
+
+
+def test_a_new_base_is_placed_clear_of_every_node(qtbot, fig_panel):
+    import math
+
+    from gui.logistics.map_view import BASE_RADIUS
+
+    before = set(fig_panel.canvas.node_items)
+    fig_panel.canvas.select(["a1"], [])
+    fig_panel._on_add_base_clicked()
+    (new,) = set(fig_panel.canvas.node_items) - before
+    p = fig_panel.canvas.node_position(new)
+    for n in before:
+        q = fig_panel.canvas.node_position(n)
+        assert math.dist((p.x(), p.y()), (q.x(), q.y())) > 4 * BASE_RADIUS, n

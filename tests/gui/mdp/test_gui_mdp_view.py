@@ -269,3 +269,17 @@ def test_item_types(qtbot, example_doc):
     v = _view(qtbot, example_doc, "four-startups")
     assert all(isinstance(i, ActionItem) for i in v.action_items.values())
     assert all(isinstance(e, EdgeItem) for e in v.edge_items)
+
+
+def test_adding_states_does_not_move_the_view(qtbot, example_doc):
+    """Issue: the view jumped after each added state (it refitted the drawing)."""
+    v = _view(qtbot, example_doc, "four-startups")
+    v.fit_to_view()
+    qtbot.wait(20)
+    before = (v.transform().m11(), v.mapToScene(v.viewport().rect().center()))
+    for i in range(3):  # far outside the drawing: a refit would zoom out
+        v.add_state_at((2000.0 + 300 * i, 1500.0))
+    qtbot.wait(20)
+    after = (v.transform().m11(), v.mapToScene(v.viewport().rect().center()))
+    assert after[0] == pytest.approx(before[0])
+    assert (after[1] - before[1]).manhattanLength() < 1.0
