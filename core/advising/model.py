@@ -96,6 +96,11 @@ def _num(value: Any, name: str) -> float:
     return x
 
 
+#: Largest |reward|, ξ and |Q₀|: every product and square of them the framework computes
+#: (ξ·Q, distances of noisy Q-views) stays far from overflow.
+MAX_MAGNITUDE = 1e6
+
+
 def _int(value: Any, name: str, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if isinstance(value, float) and value.is_integer():
@@ -213,8 +218,11 @@ class AdvisingParams:
             object.__setattr__(self, name, _num(getattr(self, name), name))
         if not 0.0 < self.alpha <= 1.0:
             raise InputError(f"must lie in (0, 1], got {self.alpha!r}", field="alpha")
-        if self.xi < 0:
-            raise InputError(f"must be >= 0, got {self.xi!r}", field="xi")
+        if not 0 <= self.xi <= MAX_MAGNITUDE:
+            raise InputError(f"must lie in [0, {MAX_MAGNITUDE:g}], got {self.xi!r}", field="xi")
+        if abs(self.q0) > MAX_MAGNITUDE:  # (the distance threshold is only compared)
+            raise InputError(f"must lie within ±{MAX_MAGNITUDE:g}, got {self.q0!r}",
+                             field="q0")
         if not 0.0 <= self.gamma < 1.0:
             raise InputError(f"must lie in [0, 1), got {self.gamma!r}", field="gamma")
         if not 0.0 < self.norm_floor < self.norm_center:
@@ -651,6 +659,7 @@ def _reward_table(rewards: Any, tasks: tuple[str, ...], servers: tuple[str, ...]
                 if str(s) not in s_index:
                     raise InputError(f"unknown server {s!r}", field=f"rewards[{t}]")
                 table[t_index[str(t)], s_index[str(s)]] = _num(v, f"rewards[{t}][{s}]")
+        _check_reward_range(table)
         return table
     if isinstance(rewards, (str, bytes)) or not isinstance(rewards, (Sequence, np.ndarray)):
         raise InputError("must be a table of numbers or a task -> {server: reward} map",
@@ -664,4 +673,15 @@ def _reward_table(rewards: Any, tasks: tuple[str, ...], servers: tuple[str, ...]
                              field=f"rewards[{tasks[t]}]")
         for s, v in enumerate(row):
             table[t, s] = _num(v, f"rewards[{tasks[t]}][{servers[s]}]")
+    _check_reward_range(table)
     return table
+
+
+def _check_reward_range(table: np.ndarray) -> None:
+    """Rewards within ±MAX_MAGNITUDE: Q-values, their noise, distances and the policy step
+    (ξ·Q) stay finite in floating point."""
+    big = np.abs(table) > MAX_MAGNITUDE
+    if big.any():
+        t, s = np.argwhere(big)[0]
+        raise InputError(f"must lie within ±{MAX_MAGNITUDE:g}, got {float(table[t, s]):g}",
+                         field=f"rewards[{t}][{s}]")

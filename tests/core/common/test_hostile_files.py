@@ -202,3 +202,46 @@ def test_list_valued_references_are_unknown_ids_not_crashes(tmp_path: Path) -> N
     p.write_text(json.dumps(d))
     err = one_line_exit_2("report", p, "-o", tmp_path / "r.html")
     assert "unknown state id" in err and "transitions[0].target" in err
+
+
+# ---------------------------------------------------------------------------- advising
+def test_advising_values_that_would_overflow_are_refused(tmp_path: Path) -> None:
+    """Issue: ``--xi 1e308`` or rewards ±1e308 gave NaN results with exit 0."""
+    from core.advising.presets import preset
+
+    err = one_line_exit_2("advise", "--preset", "exp2", "--epochs", "5", "--seed", "1",
+                          "--xi", "1e308")
+    assert "--xi" in err and "1e+06" in err
+    d = preset("exp2", epochs=5).to_dict()
+    d["rewards"][0][0] = -1e308
+    p = tmp_path / "set.json"
+    p.write_text(json.dumps(d))
+    err = one_line_exit_2("advise", "--setup", p, "--epochs", "5", "--seed", "1")
+    assert "rewards[0][0]" in err and "-1e+308" in err
+
+
+def test_tiny_epsilon_is_refused_everywhere() -> None:
+    for argv in (["advise", "--preset", "exp2", "--epochs", "5", "--seed", "1", "--epsilon",
+                  "1e-300"],
+                 ["plan", EX / "fig41.map.json", "--origin", "a1", "--goal-agent", "f",
+                  "--epsilon", "1e-300", "--seed", "1"],
+                 ["audit", "laplace", "--epsilon", "1e-300", "--sensitivity", "1"]):
+        err = one_line_exit_2(*argv)
+        assert "at least 1e-09" in err, argv
+
+
+def test_the_thesis_preset_at_tiny_epsilon_is_refused_from_public_parameters() -> None:
+    err = one_line_exit_2("plan", EX / "fig41.map.json", "--origin", "a1", "--goal-agent", "f",
+                          "--epsilon", "0.001", "--preset", "thesis", "--seed", "1")
+    assert "PrivPlan builds up to 5,000" in err and "use epsilon >=" in err
+
+
+def test_sizes_that_cannot_fit_are_refused_with_the_estimate(monkeypatch) -> None:
+    monkeypatch.setenv("PRIVPLAN_MEMORY_MB", "2000")  # the same answer on any machine
+    err = one_line_exit_2("advise", "--preset", "exp2", "--epochs", "1000000000", "--seed",
+                          "1")
+    assert "--epochs" in err and "GiB of memory" in err
+    err = one_line_exit_2("advise-bench", "--seeds", "100000000", "--epochs", "5")
+    assert "--seeds" in err and "GiB of memory" in err
+    err = one_line_exit_2("advise-bench", "--experiment", ",", "--epochs", "5")
+    assert "names no experiment" in err
