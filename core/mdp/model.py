@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 
 from core.common.errors import InputError
 
-__all__ = ["MDP", "ROW_SUM_TOL", "MAX_HORIZON", "MAX_VALUE"]
+__all__ = ["MDP", "ROW_SUM_TOL", "MAX_HORIZON", "MAX_VALUE", "with_transitions"]
 
 #: Longest finite horizon accepted (backward induction runs one stage at a time).
 MAX_HORIZON = 1_000_000
@@ -190,17 +191,31 @@ class MDP:
 
 def _check_rows(P: np.ndarray, mask: np.ndarray, names: tuple[str, ...],
                 anames: tuple[tuple[str, ...], ...]) -> None:
+    """Every available row finite, non-negative and summing to 1 (checked a block of states
+    at a time, so no copy of P is made)."""
+    S = P.shape[0]
+    step = max(1, (1 << 17) // max(1, P.shape[1] * P.shape[2]))
+    for s0 in range(0, S, step):
+        _check_block(P[s0:s0 + step], mask[s0:s0 + step], s0, names, anames)
+
+
+def _check_block(P: np.ndarray, mask: np.ndarray, offset: int, names: tuple[str, ...],
+                 anames: tuple[tuple[str, ...], ...]) -> None:
     rows = P[mask]
     if rows.size == 0:
         return
+    sums = rows.sum(axis=1)  # NaN or ±inf anywhere in a row makes its sum non-finite
+    if (np.isfinite(sums).all() and (rows.min(axis=1) >= 0).all()
+            and (np.abs(sums - 1.0) <= ROW_SUM_TOL).all()):
+        return
     finite = np.isfinite(rows).all(axis=1)
     nonneg = (np.nan_to_num(rows, nan=0.0) >= 0).all(axis=1)
-    sums = rows.sum(axis=1)
     good = finite & nonneg & (np.abs(sums - 1.0) <= ROW_SUM_TOL)
     if good.all():
         return
     bad = int(np.flatnonzero(~good)[0])
     s, a = np.argwhere(mask)[bad]
+    s += offset
     where = f"state {names[s]!r}, action {anames[s][a]!r}"
     row = rows[bad]
     if not finite[bad]:
@@ -213,3 +228,39 @@ def _check_rows(P: np.ndarray, mask: np.ndarray, names: tuple[str, ...],
         problem = (f"probabilities sum to {sums[bad]:.12g}, not 1 "
                    f"(deficit {1.0 - sums[bad]:+.3g})")
     raise InputError(f"{where}: {problem}", field="transitions")
+
+
+def with_transitions(mdp: MDP, P: np.ndarray, *, name: str) -> MDP:
+    """``mdp`` with its transitions replaced by ``P``, which the caller hands over.
+
+    The same checks as the constructor (shape, rows of probabilities on the available
+    actions), but ``P`` is not copied: it becomes read-only and belongs to the new model.
+    The privatisation pipeline uses it so that a private model of a large MDP costs one
+    array of the size of P, not three.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model whose rewards, horizon, names and mask are kept.
+    P : numpy.ndarray
+        (S, A, S) float64 transitions, zero on unavailable actions; not used afterwards by
+        the caller.
+    name : str
+        The new model's name.
+
+    Returns
+    -------
+    MDP
+    """
+    if P.shape != mdp.P.shape or P.dtype != np.float64:
+        raise InputError(f"must be a float64 array of shape {mdp.P.shape}, got {P.dtype} "
+                         f"{P.shape}", field="P")
+    mask = mdp.mask
+    if not mask.all() and (P[~mask] != 0).any():
+        raise InputError("unavailable actions must have all-zero rows", field="P")
+    _check_rows(P, mask, mdp.state_names, mdp.action_names)
+    new = copy.copy(mdp)  # the other arrays are read-only: sharing them is safe
+    P.setflags(write=False)
+    object.__setattr__(new, "P", P)
+    object.__setattr__(new, "name", str(name))
+    return new

@@ -46,7 +46,7 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.validation import RandomSource, as_random_source, check_k
-from core.mdp.model import MDP
+from core.mdp.model import MDP, with_transitions
 from core.privacy.dirichlet import dirichlet_rows
 
 __all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
@@ -190,7 +190,10 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
                 f"n·eta = {lam[i]:g}; declare eta < {1.0 / int(n.max()):.6g}", field="eta")
         lam = np.where(multi, lam, 0.0)
         # (1 - λ)p + λ/n with λ/n = η exactly: every support entry is >= η in floating point
-        rows = np.where(support & multi[:, None], (1.0 - lam)[:, None] * rows + eta, rows)
+        # (in place: a large model makes no temporary of its size; rows with one next state
+        # are multiplied by 1 and get nothing added)
+        rows *= (1.0 - lam)[:, None]
+        np.add(rows, eta, out=rows, where=support & multi[:, None])
         contraction *= 1.0 - lam
         if multi.any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
@@ -270,9 +273,14 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         warnings.append(f"{single} deterministic row(s) have a single possible next state "
                         "and are released unchanged (nothing about them is hidden but their "
                         "support, which is public anyway)")
-    private = np.zeros_like(mdp.P)
-    private[mdp.mask] = dirichlet_rows(rows, k, src)
+    S, A = mdp.P.shape[0], mdp.P.shape[1]
+    private = np.zeros((S, A, S))
+    if mdp.mask.all():  # the rows are P's own order: draw straight into the new model
+        dirichlet_rows(rows, k, src, out=private.reshape(S * A, S))
+    else:
+        private[mdp.mask] = dirichlet_rows(rows, k, src)
     return PrivatizedMDP(
-        mdp=mdp.replace(P=private, name=(mdp.name + " (private)").strip()), k=k, mode=src.mode,
+        mdp=with_transitions(mdp, private, name=(mdp.name + " (private)").strip()), k=k,
+        mode=src.mode,
         seed=src.seed, zeros=prep.zeros, smoothing=prep.smoothing, rows=int(mdp.mask.sum()),
         warnings=tuple(warnings), eta=prep.eta, domain_rule=prep.domain_rule)

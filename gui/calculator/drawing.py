@@ -12,12 +12,14 @@ import math
 import numpy as np
 import pyqtgraph as pg
 
+from core.common.errors import InputError
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,
     CalculatorResult,
     EpsilonVsK,
 )
+from core.privacy.dirichlet_accounting import dirichlet_privacy
 from gui.calculator.compute import figure_curves
 from gui.calculator.parts import (
     FIGURE_COLOURS,
@@ -230,6 +232,24 @@ class CalculatorDrawing:
 
     def _on_view_box_resized(self, *args: object) -> None:
         self._fit_ranges()
+
+    def _instant_readout(self, inp: CalculatorInputs) -> None:
+        """ε and δ of the proven (union) method at once, on the UI thread: the point costs
+        well under a millisecond, while the curves (and the exact method's overlay) follow
+        from the worker. Other methods wait for the worker."""
+        L = getattr(self, "result_labels", None)
+        if L is None or inp.delta_method not in ("auto", "union"):
+            return  # (not built yet, or a method that needs the worker)
+        try:
+            p = dirichlet_privacy(inp.k, inp.eta, inp.eta_bar, inp.w, inp.b, gamma=inp.gamma,
+                                  delta_target=inp.delta_target, delta_method="union")
+        except (InputError, ValueError, ArithmeticError):
+            return  # the worker reports it with the rest
+        grey = "<span style='color:#555'>"
+        L["epsilon"].setText(f"<b>{fmt_value(p.epsilon)}</b> {grey}&nbsp; "
+                             f"v₁ = {fmt_value(p.v1, 4)}, v₂ = {fmt_value(p.v2, 4)}</span>")
+        L["delta"].setText(f"<b>{fmt_value(p.delta)}</b> {grey}— "
+                           f"{METHOD_SHORT[p.delta_method]}</span>")
 
     def _fill_results(self, r: CalculatorResult) -> None:
         p = r.point

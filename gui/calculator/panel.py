@@ -552,6 +552,7 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             return
         self._show_validation(None, warnings)
         self._last_valid = inputs
+        self._instant_readout(inputs)
         n_points = DRAFT_POINTS if self._drafting() else N_POINTS
         if (self._result is not None and inputs == self._result.inputs
                 and self._result_points == n_points and not self._runner.is_running):

@@ -153,3 +153,26 @@ def test_random_edit_sequences_keep_arrays_consistent(ops, seed):
     assert MdpModel.from_dict(m.to_dict()).to_dict() == m.to_dict()
     if m.is_valid:
         assert MdpModel.from_mdp(m.to_mdp()).to_mdp() == m.to_mdp()
+
+
+def test_with_transitions_adopts_checks_and_does_not_copy():
+    """The privatisation pipeline hands its array over (issue 16: no copies of P)."""
+    from core.mdp.model import MDP, with_transitions
+
+    m = MDP(P=np.array([[[0.5, 0.5], [0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]]]),
+            R=np.zeros((2, 2)), mask=np.array([[True, False], [True, True]]), horizon=2,
+            name="m")
+    P = np.array([[[0.25, 0.75], [0.0, 0.0]], [[0.0, 1.0], [0.5, 0.5]]])
+    new = with_transitions(m, P, name="m (private)")
+    assert new.P is P and not P.flags.writeable and new.name == "m (private)"
+    assert new.R is m.R and new.horizon == 2 and m.P[0, 0, 0] == 0.5
+    bad = P.copy()
+    bad[1, 1] = [0.5, 0.6]
+    with pytest.raises(InputError, match="state 's1', action 'a1': probabilities sum"):
+        with_transitions(m, bad, name="x")
+    hidden = P.copy()
+    hidden[0, 1] = [1.0, 0.0]       # a row on an unavailable action
+    with pytest.raises(InputError, match="unavailable"):
+        with_transitions(m, hidden, name="x")
+    with pytest.raises(InputError, match="shape"):
+        with_transitions(m, P[:1], name="x")

@@ -582,3 +582,44 @@ def test_bounds_cli_states_and_applies_the_shift(tmp_path):
             assert r["alpha_shift"] == 0.0 and r["alpha_shift_note"] == ""
             assert r["v_lower"] == plain.v_lower[0].tolist()
             assert r["v_upper"] == plain.v_upper[0].tolist()
+
+
+@pytest.mark.parametrize("alpha", [0.02, 0.1, 0.3, 0.6, 1.2])
+def test_truncated_fill_equals_the_full_greedy_and_the_lp(alpha, monkeypatch):
+    """Issue 16: the greedy visits only the first ⌈1/min(α, 1)⌉ + 2 entries of its order.
+
+    Rows of 60 entries with one entry near 1 (room 1 − (P̄ − α), the smallest possible),
+    sparse rows and spread rows: the truncated fill equals the fill over every entry to
+    1e-14, and HiGHS's LP to 1e-9.
+    """
+    import core.mdp.robust as robust
+
+    rng = np.random.default_rng(16)
+    n = 60
+    rows = rng.dirichlet(np.full(n, 0.3), size=12)
+    rows[0] = 0.0
+    rows[0, 7] = 1.0                       # a vertex
+    rows[1] = 0.01 / (n - 1)
+    rows[1, 3] = 0.99                      # an entry above 1 − α
+    rows[2, rng.uniform(size=n) < 0.7] = 0.0
+    rows[2] /= rows[2].sum()
+    v = rng.uniform(-5, 5, size=n)
+    v[::5] = v[0]                          # ties
+    assert robust.fill_width(alpha, n) < n
+    lo, hi = inner_extremes(rows, v, alpha=alpha, beta=0.05)
+    monkeypatch.setattr(robust, "fill_width", lambda a, m: m)
+    lo_full, hi_full = inner_extremes(rows, v, alpha=alpha, beta=0.05)
+    np.testing.assert_allclose(lo, lo_full, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(hi, hi_full, rtol=0, atol=1e-14)
+    for i in range(len(rows)):
+        assert abs(lo[i] - inner_lp(rows[i], v, alpha=alpha, beta=0.05, sense="min")) < 1e-9
+        assert abs(hi[i] - inner_lp(rows[i], v, alpha=alpha, beta=0.05, sense="max")) < 1e-9
+
+
+def test_fill_width_edges():
+    from core.mdp.robust import fill_width
+
+    assert fill_width(0.0, 50) == 50 and fill_width(5e-324, 50) == 50   # α = 0, denormal
+    assert fill_width(0.1, 50) == 12 and fill_width(2.0, 50) == 3
+    assert fill_width(np.array([0.5, 0.1]), 50) == 12                   # the smallest radius
+    assert fill_width(0.1, 5) == 5

@@ -243,3 +243,26 @@ def test_privatize_rejects_bad_input(kwargs, field):
     with pytest.raises(InputError) as info:
         privatize_mdp(mdp_with_zeros(), rng=0, **kwargs)
     assert info.value.field == field and "\n" not in str(info.value)
+
+
+def test_draws_do_not_depend_on_the_block_size(monkeypatch):
+    """Issue 16: rows are drawn and normalised a block at a time, in place; the generator is
+    called as by one whole-array draw, so the block size changes nothing (bit for bit)."""
+    import core.privacy.dirichlet as dirichlet
+
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.full(9, 0.4), size=50)
+    p[p < 0.05] = 0.0
+    p /= p.sum(axis=1, keepdims=True)
+    for k in (1e-3, 2.0, 300.0):  # boosted (k·p < 1), mixed, and plain gamma draws
+        whole = dirichlet_rows(p, k, rng=8)
+        monkeypatch.setattr(dirichlet, "_BLOCK_ELEMS", 7)   # one row per block
+        blocked = dirichlet_rows(p, k, rng=8)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(whole, blocked)
+        out = np.full(p.shape, np.nan)
+        assert dirichlet_rows(p, k, rng=8, out=out) is out
+        np.testing.assert_array_equal(out, whole)
+        assert ((out > 0) == (p > 0)).all()
+    with pytest.raises(ValueError, match="out"):
+        dirichlet_rows(p, 2.0, rng=1, out=np.empty((3, 9)))

@@ -425,3 +425,35 @@ def test_typing_is_validated_as_you_type(qtbot, calc):
     assert calc.field_error("eta_bar") == ""
     wait_result(qtbot, calc)
     assert calc.result.inputs.eta == pytest.approx(0.2)
+
+
+def test_epsilon_readout_follows_a_change_at_once(qtbot, calc, monkeypatch):
+    """Issue 16: the ε readout (proven union method) updates on the change itself, before
+    the worker's curves arrive (the point costs well under a millisecond)."""
+    import threading
+    import time
+
+    import gui.calculator.panel as panel_module
+
+    release = threading.Event()
+    real = panel_module.evaluate_task
+
+    def slow(inputs, **kwargs):
+        release.wait(10)  # the curves are held back until the readout has been checked
+        return real(inputs, **kwargs)
+
+    monkeypatch.setattr(panel_module, "evaluate_task", slow)
+    t0 = time.perf_counter()
+    calc.rows["k"].set_value(123.0)
+    elapsed = time.perf_counter() - t0
+    point = dirichlet_privacy(123.0, calc.inputs().eta, calc.inputs().eta_bar, calc.inputs().w,
+                              calc.inputs().b, delta_target=calc.inputs().delta_target,
+                              delta_method="union")
+    from gui.calculator.parts import fmt_value
+
+    assert f"<b>{fmt_value(point.epsilon)}</b>" in calc.result_labels["epsilon"].text()
+    assert f"<b>{fmt_value(point.delta)}</b>" in calc.result_labels["delta"].text()
+    assert elapsed < 0.5, elapsed  # generous: the offscreen UI thread does little else
+    release.set()
+    settle(qtbot, calc)
+    assert f"<b>{fmt_value(point.epsilon)}</b>" in calc.result_labels["epsilon"].text()
