@@ -24,7 +24,15 @@ import math
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, add_record_flag, emit, mode_line, record_project
+from core.cli.common import (
+    Progress,
+    add_record_flag,
+    add_scheduler_flag,
+    emit,
+    executor_for,
+    mode_line,
+    record_project,
+)
 
 __all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_advise_bench",
            "FLAGS"]
@@ -329,6 +337,7 @@ def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser]
                     help="epsilon values of Experiment 3")
     sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    add_scheduler_flag(sp)
     sp.add_argument("--csv", metavar="FILE", default=None,
                     help="write per-epoch means and 95%% CIs of every arm to FILE")
     sp.add_argument("--delta", type=float, default=None,
@@ -409,13 +418,15 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     results: dict[str, dict[str, Any]] = {v: {} for v in variants}
     total = 0.0
     try:
-        for k, (v, n) in enumerate(jobs):
-            arms = experiment_arms(n, variant=v, epsilons=tuple(epsilons), **over)
-            r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=args.workers,
-                               name=n, progress=sub_progress(progress, k / len(jobs),
-                                                             (k + 1) / len(jobs)), **kwargs)
-            results[v][n] = r
-            total += r.elapsed_s
+        with executor_for(args) as (executor, workers):
+            for k, (v, n) in enumerate(jobs):
+                arms = experiment_arms(n, variant=v, epsilons=tuple(epsilons), **over)
+                r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=workers,
+                                   executor=executor, name=n,
+                                   progress=sub_progress(progress, k / len(jobs),
+                                                         (k + 1) / len(jobs)), **kwargs)
+                results[v][n] = r
+                total += r.elapsed_s
     except InputError as exc:
         raise _flag(exc) from None
     claims = {v: [c.to_dict() for c in check_claims(results[v])] for v in variants}

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn, TextIO
 
 from core.common.errors import InputError
@@ -262,3 +263,54 @@ def record_project(path: str | None) -> Any:
         where = f"{exc.field}: " if exc.field else ""
         raise InputError(f"{where}{exc.problem}" if exc.file else str(exc), field="--record",
                          file=exc.file or path) from None
+
+
+SCHEDULER_HELP = ("run on a dask.distributed cluster (the optional 'cluster' extra) instead of "
+                  "local processes; default: $DASK_SCHEDULER_ADDRESS if set. Results are the "
+                  "same bit for bit")
+
+
+def add_scheduler_flag(sp: argparse.ArgumentParser) -> None:
+    """Add ``--scheduler tcp://HOST:PORT`` to a long command.
+
+    Parameters
+    ----------
+    sp : argparse.ArgumentParser
+        The subcommand's parser.
+    """
+    sp.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT", help=SCHEDULER_HELP)
+
+
+@contextmanager
+def executor_for(args: argparse.Namespace) -> Iterator[tuple[Any, "int | None"]]:
+    """The executor and worker count of a long command: ``(None, --workers)`` for the local
+    process pool, or a cluster executor and its thread count with ``--scheduler`` (or
+    ``$DASK_SCHEDULER_ADDRESS``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``scheduler`` and ``workers``).
+
+    Yields
+    ------
+    (Executor or None, int or None)
+
+    Raises
+    ------
+    InputError
+        Both ``--scheduler`` and ``--workers`` given, or no scheduler answers (``--scheduler``).
+    """
+    from core.common.cluster import cluster_executor, scheduler_address
+
+    flag = getattr(args, "scheduler", None)
+    address = scheduler_address(flag)
+    if address is None:
+        yield None, getattr(args, "workers", None)
+        return
+    if flag and getattr(args, "workers", None) is not None:
+        raise InputError("give --scheduler or --workers, not both (the cluster decides how "
+                         "many workers run)", field="--scheduler")
+    field = "--scheduler" if flag else "DASK_SCHEDULER_ADDRESS"
+    with cluster_executor(address, field=field) as ex:
+        yield ex, ex.n_workers

@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, project_item
+from core.cli.common import Progress, add_scheduler_flag, executor_for, project_item
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 
@@ -289,6 +289,7 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    add_scheduler_flag(sp)
     sp.add_argument("--values", default=None, help="comma-separated swept values")
     sp.add_argument("--approaches", default=None,
                     help="comma-separated: dp, dp-thesis, noprivacy, bestfirst, greedy")
@@ -330,20 +331,21 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
     results = []
-    for name in names:
-        try:
-            res = run_benchmark(name, values=values, approaches=approaches, worlds=args.worlds,
-                                seed=args.seed, workers=args.workers,
-                                progress=Progress(err, name))
-        except InputError as exc:
-            raise _flag(exc, {"worlds": "--worlds", "workers": "--workers",
-                              "values": "--values", "approaches": "--approaches",
-                              "seed": "--seed"}) from None
-        results.append(res)
-        if args.output:
-            atomic_write_text(os.path.join(args.output, f"{name}.csv"), res.to_csv())
-            atomic_write_text(os.path.join(args.output, f"{name}.json"),
-                              dumps(res.to_dict(), indent=2) + "\n")
+    with executor_for(args) as (executor, workers):
+        for name in names:
+            try:
+                res = run_benchmark(name, values=values, approaches=approaches,
+                                    worlds=args.worlds, seed=args.seed, workers=workers,
+                                    executor=executor, progress=Progress(err, name))
+            except InputError as exc:
+                raise _flag(exc, {"worlds": "--worlds", "workers": "--workers",
+                                  "values": "--values", "approaches": "--approaches",
+                                  "seed": "--seed"}) from None
+            results.append(res)
+            if args.output:
+                atomic_write_text(os.path.join(args.output, f"{name}.csv"), res.to_csv())
+                atomic_write_text(os.path.join(args.output, f"{name}.json"),
+                                  dumps(res.to_dict(), indent=2) + "\n")
     if args.json:
         obj = results[0].to_dict() if len(results) == 1 else {
             "benchmarks": [r.to_dict() for r in results]}

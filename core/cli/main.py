@@ -1,7 +1,9 @@
 """The headless command line (``python app.py SUBCOMMAND …`` or ``privplan SUBCOMMAND …``).
 
 Contract (``formats-and-cli.md`` §5): ``--json`` prints exactly one JSON object on stdout;
-exit 0 on success, 2 on bad input with one line on stderr naming the file, field or flag;
+exit 0 on success, 2 on bad input with one line on stderr naming the file, field or flag,
+3 when the run itself failed (a worker or the scheduler died, a full disk: one line naming
+what is missing);
 randomised commands take ``--seed`` (experiment mode) and otherwise draw from a secure
 source (release mode) and say so; progress goes to stderr only when it is a terminal.
 """
@@ -27,7 +29,7 @@ from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan,
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
 from core.cli.privacy import add_dirichlet_parser, cmd_dirichlet
 from core.cli.report import add_report_parser, cmd_report
-from core.common.errors import InputError
+from core.common.errors import InputError, RunFailure, WriteFailure
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
 
@@ -76,7 +78,9 @@ def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None =
     Returns
     -------
     int
-        0 on success, 2 on bad input (one line on ``err``), 1 on an internal error.
+        0 on success, 2 on bad input (one line on ``err``), 3 when the run failed for a
+        reason outside its input (a worker or the scheduler died, a full disk: one line
+        naming what is missing), 1 on an internal error.
     """
     out = out or sys.stdout
     err = err or sys.stderr
@@ -96,6 +100,9 @@ def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None =
     except InputError as exc:
         err.write(f"{PROG} {args.command}: {exc}\n")
         return 2
+    except (RunFailure, WriteFailure) as exc:  # the run failed (a worker died, a full disk)
+        err.write(f"{PROG} {args.command}: {exc}\n")
+        return 3
     except KeyboardInterrupt:
         err.write(f"{PROG} {args.command}: interrupted\n")
         return 130

@@ -8,7 +8,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from core import __version__
-from core.cli.common import Progress, emit, flag_error, mode_line, parse_k_list, project_item
+from core.cli.common import (
+    Progress,
+    add_scheduler_flag,
+    emit,
+    executor_for,
+    flag_error,
+    mode_line,
+    parse_k_list,
+    project_item,
+)
 from core.common.errors import InputError
 
 __all__ = ["cmd_privatize", "cmd_bounds", "cmd_sweep", "add_mdp_parsers", "BOUNDS_PRIVACY_NOTE",
@@ -257,11 +266,13 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mdp = project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.mdp)
     seed_drawn = args.seed is None
     try:
-        res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
-                            seed=args.seed, zeros=args.zeros, b=args.b,
-                            delta_target=args.delta, adjacency=args.adjacency,
-                            eta=args.eta, domain_rule=args.domain_rule,
-                            workers=args.workers, progress=Progress(err, "sweep"))
+        with executor_for(args) as (executor, workers):
+            res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
+                                seed=args.seed, zeros=args.zeros, b=args.b,
+                                delta_target=args.delta, adjacency=args.adjacency,
+                                eta=args.eta, domain_rule=args.domain_rule,
+                                workers=workers, executor=executor,
+                                progress=Progress(err, "sweep"))
     except InputError as exc:
         raise flag_error(exc, {**_PRIVACY_FLAGS, "runs": "--runs", "beta": "--beta",
                                 "alpha": "--alpha", "seed": "--seed",
@@ -378,6 +389,7 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
+    add_scheduler_flag(sp)
     sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
                     help=ZEROS_HELP)
     _add_privacy_flags(sp)

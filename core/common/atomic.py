@@ -13,7 +13,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from core.common.errors import InputError
+from core.common.errors import InputError, WriteFailure
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "clean_stale_temporaries"]
 
@@ -36,6 +36,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     InputError
         If the folder does not exist or cannot be written (field ``output``, with the
         file named). The file keeps its permissions when it exists.
+    WriteFailure
+        An ``OSError``: writing failed midway (a full disk); the temporary is removed and
+        the old file, if any, is left as it was.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -61,11 +64,15 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
         _fsync_dir(folder)  # the rename itself survives a power cut
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # a full disk, a quota, a device gone: one line
+            state = "the previous file is untouched" if path.exists() else "nothing was written"
+            raise WriteFailure(exc.errno, f"cannot write {str(path)!r}: "
+                               f"{exc.strerror or exc}; {state}") from exc
         raise
 
 

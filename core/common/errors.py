@@ -7,7 +7,7 @@ line and exit 2, and the GUI can show it in a dialog, the document untouched.
 
 from __future__ import annotations
 
-__all__ = ["InputError"]
+__all__ = ["InputError", "RunFailure", "WriteFailure"]
 
 
 class InputError(ValueError):
@@ -30,3 +30,34 @@ class InputError(ValueError):
     def with_file(self, file: str) -> "InputError":
         """The same error (same class), with the file it came from named first."""
         return type(self)(self.problem, field=self.field, file=file)
+
+
+class RunFailure(RuntimeError):
+    """A run failed for a reason outside its input: a worker process or cluster worker died,
+    the scheduler went away, the disk filled up. ``str(err)`` is one line that says what
+    happened and what is missing; the command line exits 3 with it.
+
+    Examples
+    --------
+    >>> str(RunFailure("a worker process died twice: 3 of 4 chunks finished, missing: k=10"))
+    'a worker process died twice: 3 of 4 chunks finished, missing: k=10'
+    """
+
+    def __init__(self, message: str, *, missing: int = 0):
+        self.missing = missing
+        super().__init__(message)
+
+
+class WriteFailure(OSError):
+    """Writing a file failed midway (a full disk, a quota, a device gone). An ``OSError``
+    (with the original ``errno``), so every existing ``except OSError`` still catches it;
+    ``str(err)`` is one line naming the file and saying that the old file is untouched.
+    The command line exits 3 with it, like :class:`RunFailure`.
+    """
+
+    def __init__(self, errno: int | None, message: str):
+        super().__init__(errno, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message

@@ -28,33 +28,58 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
+
+from core.common.errors import RunFailure
 
 __all__ = ["default_executor", "run_chunks"]
 
 T = TypeVar("T")
 
+# The large read-only arguments of one run_chunks call, installed once in each worker
+# process of the pool it makes (see ``shared`` in run_chunks).
+_SHARED: tuple[Any, ...] = ()
 
-def default_executor(workers: int) -> Executor:
+
+def _install_shared(shared: tuple[Any, ...]) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _call_shared(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*_SHARED, *args)
+
+
+def default_executor(workers: int, shared: tuple[Any, ...] = ()) -> Executor:
     """A process pool of ``workers`` processes with the "spawn" start method.
 
     Parameters
     ----------
     workers : int
         Number of processes.
+    shared : tuple
+        Objects sent to each process once, when it starts (:func:`run_chunks`).
 
     Returns
     -------
     Executor
         The pool (the caller shuts it down).
     """
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    ctx = multiprocessing.get_context("spawn")
+    if not shared:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                               initializer=_install_shared,
+                               initargs=(shared,))
 
 
 def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], tuple[Any, ...]],
                record: Callable[[T, Any], None], *, inline: bool,
-               executor: Executor | None = None, workers: int = 1) -> None:
-    """Run ``fn(*args(task))`` for every task and ``record(task, result)`` as results arrive.
+               executor: Executor | None = None, workers: int = 1,
+               shared: tuple[Any, ...] = (), describe: Callable[[T], str] = repr) -> None:
+    """Run ``fn(*shared, *args(task))`` for every task and ``record(task, result)`` as results
+    arrive.
 
     Parameters
     ----------
@@ -63,33 +88,114 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
     tasks : sequence
         The chunks, in submission order.
     args : callable
-        ``args(task)`` gives the positional arguments of ``fn`` for one chunk.
+        ``args(task)`` gives the positional arguments of ``fn`` for one chunk (after
+        ``shared``).
     record : callable
         Called on the caller's thread with each chunk and its result (in completion order
         on a pool, in task order inline); it may raise to stop everything.
     inline : bool
         Run in this process, one chunk after the other (no pool).
     executor : Executor, optional
-        A pool to use (left open); by default one of ``workers`` processes is made.
+        A pool to use (left open); by default one of ``workers`` processes is made. An
+        executor with a ``scatter`` method (:class:`core.common.cluster.ClusterExecutor`)
+        receives ``shared`` once per worker through it.
     workers : int
         Processes of the default pool.
+    shared : tuple
+        Large read-only leading arguments of every chunk (a model's P): the default pool
+        sends them to each process once, when it starts, instead of pickling them with
+        every chunk.
+    describe : callable
+        ``describe(task)``: how a chunk is named when it is missing from a failed run.
+
+    Raises
+    ------
+    RunFailure
+        A worker process died, twice (the default pool is restarted once for the chunks
+        it had not finished), or the cluster lost the work; the message names the chunks
+        that are missing. The chunks already recorded stay recorded.
     """
     if inline:
         for task in tasks:
-            record(task, fn(*args(task)))
+            record(task, fn(*shared, *args(task)))
         return
-    ex = executor if executor is not None else default_executor(workers)
+    if executor is not None:
+        _run_on(executor, fn, tasks, args, record, shared, describe, own=False)
+        return
+    pending = list(tasks)
+    done: set[int] = set()  # ids of the recorded chunks, over both attempts
+
+    def fold(task: T, result: Any) -> None:
+        record(task, result)
+        done.add(id(task))
+
+    for attempt in (1, 2):
+        ex = default_executor(workers, shared)
+        try:
+            _run_on(ex, fn, pending, args, fold, (), describe, own=True, via_shared=bool(shared))
+            return
+        except BrokenProcessPool as exc:
+            pending = [t for t in pending if id(t) not in done]
+            if attempt == 2:
+                raise RunFailure(_missing_text("a worker process died twice", tasks, pending,
+                                               describe), missing=len(pending)) from exc
+
+
+def _run_on(ex: Executor, fn: Callable[..., Any], tasks: Sequence[T],
+            args: Callable[[T], tuple[Any, ...]], record: Callable[[T, Any], None],
+            shared: tuple[Any, ...], describe: Callable[[T], str], *, own: bool,
+            via_shared: bool = False) -> None:
+    """Submit every task to ``ex`` and fold the results; ``own``: shut ``ex`` down."""
+    lead: tuple[Any, ...] = shared
+    scatter = getattr(ex, "scatter", None)
+    if shared and scatter is not None:
+        lead = tuple(scatter(shared))  # once per cluster worker
     jobs: dict[Future[Any], T] = {}
+    recorded: set[int] = set()
     try:
         for task in tasks:
-            jobs[ex.submit(fn, *args(task))] = task
+            if via_shared:
+                jobs[ex.submit(_call_shared, fn, *args(task))] = task
+            else:
+                jobs[ex.submit(fn, *lead, *args(task))] = task
         for fut in as_completed(jobs):
-            record(jobs[fut], fut.result())
+            try:
+                result = fut.result()
+            except BrokenProcessPool:
+                raise
+            except Exception as exc:  # a cluster that lost the work: name what is missing
+                lost = _lost_work(exc)
+                if lost is None:
+                    raise
+                missing = [t for t in tasks if id(t) not in recorded]
+                raise RunFailure(_missing_text(lost, tasks, missing, describe),
+                                 missing=len(missing)) from exc
+            record(jobs[fut], result)
+            recorded.add(id(jobs[fut]))
     except BaseException:  # Cancelled, KeyboardInterrupt or a worker's error: stop all
         for fut in jobs:
             fut.cancel()
-        if executor is None:
+        if own:
             ex.shutdown(wait=False, cancel_futures=True)
         raise
-    if executor is None:
+    if own:
         ex.shutdown(wait=True)  # every job is done: this only joins the workers
+
+
+def _lost_work(exc: BaseException) -> str | None:
+    """Why a cluster lost a chunk, or None when ``exc`` is the chunk's own error."""
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return "a cluster worker died while running a chunk (dask gave up after its retries)"
+    if name in ("CommClosedError", "CancelledError", "FutureCancelledError") or isinstance(
+            exc, (ConnectionError, TimeoutError)):
+        return f"the connection to the dask scheduler was lost ({name})"
+    return None
+
+
+def _missing_text(what: str, tasks: Sequence[T], missing: Sequence[T],
+                  describe: Callable[[T], str]) -> str:
+    names = [describe(t) for t in missing]
+    shown = "; ".join(names[:6]) + (f"; and {len(names) - 6} more" if len(names) > 6 else "")
+    return (f"{what}: {len(tasks) - len(missing)} of {len(tasks)} chunks finished, missing: "
+            f"{shown}")

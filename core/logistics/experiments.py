@@ -450,7 +450,9 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
 
     progress(0.0, f"{cfg.name}: starting")
     run_chunks(_run_chunk, tasks, lambda t: (cfg, t[0], t[1], t[2], seed), record,
-               inline=inline, executor=executor, workers=n_workers)
+               inline=inline, executor=executor, workers=n_workers,
+               describe=lambda t: (f"{cfg.parameter} = {cfg.values[t[0]]:g} " if cfg.parameter
+                                   != "round" else "") + f"worlds {t[1] + 1}-{t[2]}")
     data = {m: values_arr[..., k] for k, m in enumerate(METRICS)}
     res = BenchResult(config=cfg, worlds=int(worlds), seed=seed, data=data,
                       elapsed_s=time.perf_counter() - t0)

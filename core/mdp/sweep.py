@@ -79,6 +79,7 @@ class SweepResult:
     eta: float = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
     alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
+    backend: str = "in-process"  # where the runs ran (results do not depend on it)
 
     @property
     def alpha_shift_note(self) -> str:
@@ -144,6 +145,7 @@ class SweepResult:
                 out["epsilon_reason"] = [None if p.bounded else p.epsilon_reason
                                          for p in self.privacy]
         out["elapsed_s"] = self.elapsed_s
+        out["backend"] = self.backend
         return jsonable(out)
 
 
@@ -153,9 +155,21 @@ class SweepResult:
 SMALL_WORK = 2e7
 
 
-def _run_chunk(mdp: MDP, k: float, alpha: "float | np.ndarray", beta: float,
-               prepared: MechanismRows, seed: int, k_index: int, start: int, stop: int
-               ) -> np.ndarray:
+def _small_work() -> float:
+    """:data:`SMALL_WORK`, or ``$PRIVPLAN_SMALL_WORK`` when set (0 forces a pool: the
+    packaging smoke test uses it to check that a frozen app starts its worker processes)."""
+    text = os.environ.get("PRIVPLAN_SMALL_WORK", "").strip()
+    if not text:
+        return SMALL_WORK
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"must be a number, got {text!r}", field="PRIVPLAN_SMALL_WORK") from None
+    return value
+
+
+def _run_chunk(mdp: MDP, prepared: MechanismRows, k: float, alpha: "float | np.ndarray",
+               beta: float, seed: int, k_index: int, start: int, stop: int) -> np.ndarray:
     """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0.
 
     ``alpha`` is the radius of every row, or (S, A) radii α + centre shift.
@@ -240,7 +254,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     # second, more than Example 2's whole sweep gains from it (results are the same).
     S, A = mdp.P.shape[0], mdp.P.shape[1]
     work = float(S) * A * S * max(1, mdp.horizon or 1) * runs * len(ks)
-    inline = executor is None and (n_workers == 1 or work < SMALL_WORK)
+    inline = executor is None and (n_workers == 1 or work < _small_work())
     chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
     tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))
              for start in range(0, runs, chunk)]
@@ -256,12 +270,24 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
 
     progress(0.0, "starting" if inline else f"starting {n_workers} worker processes")
+    # the model and its pre-processed rows go to each worker once (``shared``), not with
+    # every chunk: a 2000-state model is 128 MB
     run_chunks(_run_chunk, tasks,
-               lambda t: (mdp, ks[t[0]], radii[t[0]], beta, prepared, seed, t[0], t[1], t[2]),
-               record, inline=inline, executor=executor, workers=n_workers)
+               lambda t: (ks[t[0]], radii[t[0]], beta, seed, t[0], t[1], t[2]),
+               record, inline=inline, executor=executor, workers=n_workers,
+               shared=(mdp, prepared),
+               describe=lambda t: f"k = {ks[t[0]]:g} runs {t[1] + 1}-{t[2]}")
+    if inline:
+        backend = "in-process"
+    elif executor is not None:
+        where = getattr(executor, "address", None)
+        backend = (f"dask cluster at {where} ({n_workers} threads)" if where
+                   else f"caller's executor ({n_workers} workers)")
+    else:
+        backend = f"{n_workers} local worker processes"
     return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
                        v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,
                        elapsed_s=time.perf_counter() - t0, privacy=privacy, eta=prepared.eta,
                        domain_rule=prepared.domain_rule,
-                       alpha_shift=float(shift.max()) if shifted else 0.0)
+                       alpha_shift=float(shift.max()) if shifted else 0.0, backend=backend)

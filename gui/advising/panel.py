@@ -563,7 +563,9 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
                                rng=request.seed if request.seeded else None,
                                delta=request.delta, detail=True)
         else:
-            self._runner.start(run_experiment, request.arms, seeds=request.n_seeds,
+            from gui.shell.settings import on_backend
+
+            self._runner.start(on_backend(run_experiment), request.arms, seeds=request.n_seeds,
                                seed=request.seed if request.seeded else None,
                                workers=request.workers, delta=request.delta,
                                name=request.kind)

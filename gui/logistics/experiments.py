@@ -420,7 +420,9 @@ class ExperimentsPage(QWidget):
         self.message_logged.emit("INFO", f"logistics benchmark {name} started "
                                  f"({self._request['worlds']} worlds per point, seed "
                                  f"{self._request['seed']})")
-        self._runner.start(run_benchmark, name, values=values, approaches=approaches,
+        from gui.shell.settings import on_backend
+
+        self._runner.start(on_backend(run_benchmark), name, values=values, approaches=approaches,
                            worlds=self._request["worlds"], seed=self._request["seed"],
                            workers=self._request["workers"])
         return True

@@ -499,7 +499,10 @@ class AnalysisPanel(QWidget):
         from core.mdp.sweep import privacy_sweep
 
         self._running = ("sweep", params, mdp, {})
-        self._runner.start(privacy_sweep, mdp, list(params.ks), **params.sweep_kwargs())
+        from gui.shell.settings import on_backend
+
+        self._runner.start(on_backend(privacy_sweep), mdp, list(params.ks),
+                           **params.sweep_kwargs())
         return True
 
     def run_bounds(self) -> bool:

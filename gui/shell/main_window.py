@@ -376,6 +376,10 @@ class MainWindow(QMainWindow):
         self.redo_action.setIconText("Redo")
         self.rename_action = action("Re&name Project…", self.rename_project, None, None,
                                     "Rename the project (undoable)")
+        self.settings_action = action("Se&ttings…", self.open_settings,
+                                      QKeySequence.StandardKey.Preferences, None,
+                                      "Where long runs compute (this computer or a dask "
+                                      "cluster) and how often unsaved work is kept")
         # editing the active MDP; single keys work while its editor has the keyboard focus
         self.add_state_action = action("Add &State", self._edit("add_state"), QKeySequence("N"),
                                        None, "Add a state under the mouse pointer (N)")
@@ -466,6 +470,8 @@ class MainWindow(QMainWindow):
             edit_menu.addAction(a)
         edit_menu.addSeparator()
         edit_menu.addAction(self.rename_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.settings_action)
         self.edit_menu = edit_menu
         view_menu = bar.addMenu("&View")
         for dock in (self.project_dock, self.inspector_dock, self.params_dock, self.log_dock):
@@ -920,6 +926,19 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    def open_settings(self) -> bool:
+        """Edit ▸ Settings…; returns True when the settings were applied (OK)."""
+        from gui.shell.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self._settings, self)
+        self.settings_dialog = dialog  # (tests drive it)
+        ok = dialog.exec() == SettingsDialog.DialogCode.Accepted
+        if ok:
+            self.autosave.set_interval(self._settings.autosave_interval_s)
+            where = self._settings.scheduler_address or "this computer's worker processes"
+            self.statusBar().showMessage(f"Long runs compute on {where}", 5000)
+        return ok
 
     def rename_project(self) -> None:
         name, ok = QInputDialog.getText(self, "Rename project", "Project name:",

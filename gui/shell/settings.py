@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-__all__ = ["SETTINGS_VERSION", "Settings", "migrate_settings", "MAX_RECENT"]
+__all__ = ["SETTINGS_VERSION", "Settings", "migrate_settings", "MAX_RECENT", "on_backend"]
 
 SETTINGS_VERSION = 1
 MAX_RECENT = 8
@@ -89,3 +89,46 @@ class Settings:
 
     def sync(self) -> None:
         self._qs.sync()
+
+    @property
+    def scheduler_address(self) -> str:
+        """The dask scheduler long runs go to ("" = this computer's worker processes).
+
+        ``$DASK_SCHEDULER_ADDRESS`` is used when nothing is set here.
+        """
+        value = str(self._get("computing/scheduler", "") or "").strip()
+        if value:
+            return value
+        from core.common.cluster import scheduler_address
+
+        return scheduler_address(None) or ""
+
+    @scheduler_address.setter
+    def scheduler_address(self, address: str) -> None:
+        self._qs.setValue("computing/scheduler", str(address).strip())
+
+
+def on_backend(fn: Any, settings: "Settings | None" = None) -> Any:
+    """``fn`` itself, or ``fn`` run on the scheduler of Settings ▸ Computing (the connection
+    is made in the worker thread; :func:`core.common.cluster.run_on_scheduler`).
+
+    Parameters
+    ----------
+    fn : callable
+        An experiment that takes ``executor`` and ``workers``.
+    settings : Settings, optional
+        Where the address is read (default: the application's settings).
+
+    Returns
+    -------
+    callable
+    """
+    import functools
+    import sys
+
+    address = (settings or Settings()).scheduler_address
+    if not address or getattr(sys, "frozen", False):
+        return fn
+    from core.common.cluster import run_on_scheduler
+
+    return functools.partial(run_on_scheduler, fn, address)
