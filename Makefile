@@ -10,7 +10,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui lint-imports typecheck bench screenshot examples report-pages clean check-python
+.PHONY: run test test-core test-gui lint-imports typecheck bench screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test]'
+	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster]'
 	@touch $@
 
 # The headless environment: the core and its tests, and no PySide6 at all.
@@ -27,7 +27,7 @@ $(CORE_VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test]'
+	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test,cluster]'
 	@touch $@
 
 run: $(VENV)/.installed
@@ -55,7 +55,16 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests/gui
 
-test: lint-imports typecheck test-core test-gui
+test: lint-imports typecheck test-core test-gui smoke-if-built
+
+# The one-folder app (PyInstaller): dist/privplan/privplan; the smoke test runs it as a user would.
+package: $(VENV)/.installed
+	PY=$(PY) bash packaging/build.sh
+	PY=$(PY) bash packaging/smoke_test.sh
+
+smoke-if-built: $(VENV)/.installed
+	@if [ -x dist/privplan/privplan ]; then PY=$(PY) bash packaging/smoke_test.sh; \
+	else echo "no bundle in dist/privplan ('make package' builds one): smoke test skipped"; fi
 
 bench: $(VENV)/.installed
 	$(PY) bench/bounds.py
@@ -68,4 +77,4 @@ examples: $(VENV)/.installed
 	$(PY) tools/make_examples.py
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) $(CORE_VENV) *.egg-info .pytest_cache build dist

@@ -31,4 +31,10 @@ def _has_qt() -> bool:
 
 
 if __name__ == "__main__":
+    # A frozen (PyInstaller) app starts its worker processes by running itself: this lets
+    # such a child run its task and exit instead of opening a second window (a no-op
+    # when not frozen).
+    import multiprocessing
+
+    multiprocessing.freeze_support()
     sys.exit(main())

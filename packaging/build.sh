@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Build the one-folder app: dist/privplan/privplan (make package).
+# Prints the bundle size and the start-up time of `privplan --version`, and checks that
+# OpenDP's native library is inside (PyInstaller does not collect it by itself).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+"$PY" -m pip install -q --disable-pip-version-check "pyinstaller>=6.5" 2>&1 | grep -v '^WARNING: Location' || true
+rm -rf build/privplan dist/privplan
+t0=$(date +%s)
+"$PY" -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build \
+    packaging/privplan.spec
+t1=$(date +%s)
+APP=dist/privplan/privplan
+test -x "$APP" || { echo "build.sh: $APP was not built" >&2; exit 1; }
+lib=$(find dist/privplan -path '*opendp/lib/opendp*.so*' | head -1)
+test -n "$lib" || { echo "build.sh: OpenDP's native library is missing from the bundle" >&2; exit 1; }
+# OpenDP's wheel ships its library with debug symbols, and so does a source-built libpython;
+# the wheels repaired by auditwheel (numpy, scipy, scikit-learn and their *.libs) are left
+# alone: stripping a patchelf-edited library breaks it
+if command -v strip >/dev/null; then
+    strip --strip-unneeded "$lib"
+    find dist/privplan/_internal -maxdepth 1 -name 'libpython*.so*' -exec strip --strip-unneeded {} +
+    find dist/privplan/_internal/python3* dist/privplan/_internal/PySide6 -name '*.so*' \
+        -exec strip --strip-unneeded {} + 2>/dev/null || true
+fi
+size=$(du -sm dist/privplan | cut -f1)
+TIMEFORMAT=%R
+"$APP" --version >/dev/null  # a first run warms the file cache
+startup=$( { time "$APP" --version >/dev/null; } 2>&1 )
+echo "bundle: dist/privplan, ${size} MB; built in $((t1 - t0)) s"
+echo "OpenDP native library: ${lib#dist/privplan/} ($(du -m "$lib" | cut -f1) MB, stripped)"
+echo "start-up (privplan --version): ${startup} s"
