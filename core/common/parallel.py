@@ -32,6 +32,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from core.common.errors import RunFailure
+from core.common.shm import SharedArrays
+from core.common.shm import load as load_shared
 
 __all__ = ["default_executor", "run_chunks"]
 
@@ -42,24 +44,25 @@ T = TypeVar("T")
 _SHARED: tuple[Any, ...] = ()
 
 
-def _install_shared(shared: tuple[Any, ...]) -> None:
+def _install_shared(payload: bytes) -> None:
     global _SHARED
-    _SHARED = shared
+    _SHARED = load_shared(payload)
 
 
 def _call_shared(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*_SHARED, *args)
 
 
-def default_executor(workers: int, shared: tuple[Any, ...] = ()) -> Executor:
+def default_executor(workers: int, shared: bytes = b"") -> Executor:
     """A process pool of ``workers`` processes with the "spawn" start method.
 
     Parameters
     ----------
     workers : int
         Number of processes.
-    shared : tuple
-        Objects sent to each process once, when it starts (:func:`run_chunks`).
+    shared : bytes
+        :meth:`core.common.shm.SharedArrays.dumps` of the objects each process receives
+        once, when it starts (:func:`run_chunks`).
 
     Returns
     -------
@@ -103,8 +106,9 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
         Processes of the default pool.
     shared : tuple
         Large read-only leading arguments of every chunk (a model's P): the default pool
-        sends them to each process once, when it starts, instead of pickling them with
-        every chunk.
+        sends them to each process once, when it starts, with their large arrays in shared
+        memory (mapped by every worker, not copied); a cluster receives them once per
+        worker; they are never pickled with every chunk.
     describe : callable
         ``describe(task)``: how a chunk is named when it is missing from a failed run.
 
@@ -129,16 +133,22 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
         record(task, result)
         done.add(id(task))
 
-    for attempt in (1, 2):
-        ex = default_executor(workers, shared)
-        try:
-            _run_on(ex, fn, pending, args, fold, (), describe, own=True, via_shared=bool(shared))
-            return
-        except BrokenProcessPool as exc:
-            pending = [t for t in pending if id(t) not in done]
-            if attempt == 2:
-                raise RunFailure(_missing_text("a worker process died twice", tasks, pending,
-                                               describe), missing=len(pending)) from exc
+    # the shared objects' large arrays go to shared memory: every worker maps the same
+    # pages instead of unpickling its own copy (core.common.shm)
+    with SharedArrays() as arrays:
+        payload = arrays.dumps(shared) if shared else b""
+        for attempt in (1, 2):
+            ex = default_executor(workers, payload)
+            try:
+                _run_on(ex, fn, pending, args, fold, (), describe, own=True,
+                        via_shared=bool(shared))
+                return
+            except BrokenProcessPool as exc:
+                pending = [t for t in pending if id(t) not in done]
+                if attempt == 2:
+                    raise RunFailure(_missing_text("a worker process died twice", tasks,
+                                                   pending, describe),
+                                     missing=len(pending)) from exc
 
 
 def _run_on(ex: Executor, fn: Callable[..., Any], tasks: Sequence[T],
