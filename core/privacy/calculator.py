@@ -449,8 +449,8 @@ def delta_vs_gamma(k: float, eta: float, eta_bar: float, w: int, *,
 
 def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: float, *,
                  delta_target: float | None = None, gamma: float | None = None,
-                 delta_method: str = "auto", progress: Progress = no_progress
-                 ) -> EpsilonVsK:
+                 delta_method: str = "auto", progress: Progress = no_progress,
+                 rtol: float | None = None) -> EpsilonVsK:
     """ε against k at a fixed δ̂ (γ* solved per k), or at a fixed γ.
 
     A k for which the accountant has no answer (e.g. no γ reaches δ̂ because kη is tiny)
@@ -475,6 +475,11 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
         ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
     progress : callable
         Called after every k.
+    rtol : float, optional
+        Bracket width of the ``exact`` method
+        (:func:`core.privacy.dirichlet_accounting.dirichlet_privacy`); the calculator's plot
+        passes :data:`~core.privacy.dirichlet_accounting.CURVE_RTOL` (3× faster; δ stays a
+        certified upper bound, so ε can only come out slightly larger).
 
     Returns
     -------
@@ -502,8 +507,9 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     reasons: list[str] = []
     for i, k in enumerate(ks):
         try:
+            extra = {} if rtol is None else {"rtol": rtol}
             r = dirichlet_privacy(k, eta, eta_bar, w, b, gamma=gamma, delta_target=delta_target,
-                                  delta_method=delta_method)
+                                  delta_method=delta_method, **extra)
         except InputError as exc:
             reasons.append(str(exc))
         else:

@@ -90,7 +90,7 @@ __all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_W
            "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
            "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
            "clear_caches", "support_privacy", "support_delta", "certified_delta",
-           "union_certified", "vertex_premise", "resolve_delta_method"]
+           "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL"]
 
 DELTA_METHODS = ("auto", "exact", "union", "mc")
 #: What ``"auto"`` resolves to, for every |W| and n: the union bound, the only δ with a proof.
@@ -248,6 +248,9 @@ def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray, rest: bool = False
 _RHO = 1e-12
 _SLACK = 1e-13
 _RTOL = 1e-7
+#: The coarser bracket width of plotted curves (ε against k): δ is the certified upper end
+#: either way; at 1e-3 the plotted ε moves by ~1e-6 and a curve costs a third of the time.
+CURVE_RTOL = 1e-3
 _EPS = float(np.finfo(np.float64).eps)
 _TINY = 1e-290
 _DELTA_FLOOR = 1e-300  # the smallest δ the accountant certifies
@@ -575,8 +578,8 @@ def _mc_root(k: float, eta: float, eta_bar: float, w: int, target: float, draws:
 
 
 def dirichlet_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, *,
-                    method: str = "union", mc_draws: int = 200_000, mc_seed: int = 0
-                    ) -> dict[str, float]:
+                    method: str = "union", mc_draws: int = 200_000, mc_seed: int = 0,
+                    rtol: float = _RTOL) -> dict[str, float]:
     """δ(γ) by one method (no validation; default the proven union bound); for ``exact``
     (the vertex reduction of Lemma 1.2) also the two vertex values (memoised).
 
@@ -596,6 +599,10 @@ def dirichlet_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, 
         ``"union"`` (proven), ``"exact"`` (vertex reduction) or ``"mc"``.
     mc_draws, mc_seed : int
         The Monte Carlo method's draws and seed.
+    rtol : float
+        Relative width of ``exact``'s certified vertex brackets. δ is always the bracket's
+        upper end, so a coarser ``rtol`` gives a slightly larger (never a smaller) δ; the
+        calculator's ε-vs-k curve uses :data:`CURVE_RTOL`.
 
     Returns
     -------
@@ -603,17 +610,18 @@ def dirichlet_delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, 
         ``{"delta": δ}``, and for ``exact`` the vertex values too.
     """
     return dict(_delta_cached(float(k), float(eta), float(eta_bar), int(w), float(gamma),
-                              method, int(mc_draws), int(mc_seed)))
+                              method, int(mc_draws), int(mc_seed), float(rtol)))
 
 
 @lru_cache(maxsize=256)
 def _delta_cached(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: str,
-                  mc_draws: int, mc_seed: int) -> tuple[tuple[str, float], ...]:
-    return tuple(_delta(k, eta, eta_bar, w, gamma, method, mc_draws, mc_seed).items())
+                  mc_draws: int, mc_seed: int, rtol: float = _RTOL
+                  ) -> tuple[tuple[str, float], ...]:
+    return tuple(_delta(k, eta, eta_bar, w, gamma, method, mc_draws, mc_seed, rtol).items())
 
 
 def _delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: str,
-           mc_draws: int, mc_seed: int) -> dict[str, float]:
+           mc_draws: int, mc_seed: int, rtol: float = _RTOL) -> dict[str, float]:
     if method == "union":
         return {"delta": _union_certified(k, eta, w, gamma)}
     if method == "mc":
@@ -625,7 +633,7 @@ def _delta(k: float, eta: float, eta_bar: float, w: int, gamma: float, method: s
         ub = _union_certified(k, eta, w, gamma)
         return {"delta": ub, "delta_lower": 0.0}
     ub = _union_certified(k, eta, w, gamma)
-    (lo_a, hi_a), (lo_b, hi_b) = (_vertex_bracket(k, eta, eta_bar, w, v, gamma)
+    (lo_a, hi_a), (lo_b, hi_b) = (_vertex_bracket(k, eta, eta_bar, w, v, gamma, rtol)
                                   for v in ("A", "B"))
     da, db = min(hi_a, ub), min(hi_b, ub)
     return {"delta": max(da, db), "delta_vertex_A": da, "delta_vertex_B": db,
@@ -655,11 +663,11 @@ def _union_certified(k: float, eta: float, w: int, gamma: float) -> float:
 
 
 @lru_cache(maxsize=1024)
-def _vertex_bracket(k: float, eta: float, eta_bar: float, w: int, vertex: str, gamma: float
-                    ) -> tuple[float, float]:
+def _vertex_bracket(k: float, eta: float, eta_bar: float, w: int, vertex: str, gamma: float,
+                    rtol: float = _RTOL) -> tuple[float, float]:
     """Certified [lo, hi] of 1 − P[Dir ∈ Ω₁] at one vertex type (memoised)."""
     a_w, a_r = vertex_parameters(k, eta, eta_bar, w)[vertex]
-    lo, hi = _failure_bracket(a_w, a_r, np.array([gamma]))
+    lo, hi = _failure_bracket(a_w, a_r, np.array([gamma]), rtol)
     return float(lo[0]), float(hi[0])
 
 
@@ -863,8 +871,8 @@ def validate_parameters(k: object, eta: object, eta_bar: object, w: object, b: o
 
 def dirichlet_privacy(k: float, eta: float, eta_bar: float, w: int, b: float, *,
                       gamma: float | None = None, delta_target: float | None = None,
-                      delta_method: str = "auto", mc_draws: int = 200_000, mc_seed: int = 0
-                      ) -> DirichletPrivacy:
+                      delta_method: str = "auto", mc_draws: int = 200_000, mc_seed: int = 0,
+                      rtol: float = _RTOL) -> DirichletPrivacy:
     """(ε, δ) of the Dirichlet mechanism at a given γ, or at the best γ* for a target δ̂.
 
     Parameters
@@ -887,7 +895,12 @@ def dirichlet_privacy(k: float, eta: float, eta_bar: float, w: int, b: float, *,
         it rests on [D] Lemma 1.2, whose printed proof has a gap (module docstring), and
         its result carries :data:`LEMMA_1_2_WARNING`; it reproduces Figure 1.1 and spec
         §4.3. ``mc`` is a Monte Carlo estimate at the vertices (same caveat).
+    rtol : float
+        Relative width of ``exact``'s certified brackets (:func:`dirichlet_delta`): coarser
+        is faster and only ever makes δ (and so ε at a target δ̂) slightly larger.
     """
+    if not 1e-12 <= rtol <= 1e-2:
+        raise InputError(f"must lie in [1e-12, 1e-2], got {rtol!r}", field="rtol")
     k, eta, eta_bar, w, b, warnings = validate_parameters(k, eta, eta_bar, w, b)
     method = resolve_delta_method(delta_method)
     if method == "exact" and w > EXACT_MAX_W:
@@ -908,9 +921,10 @@ def dirichlet_privacy(k: float, eta: float, eta_bar: float, w: int, b: float, *,
         delta_target = _finite(delta_target, "delta")
         if not 0 < delta_target < 1:
             raise InputError(f"must lie in (0, 1), got {delta_target:g}", field="delta")
-        gamma = _solve_gamma(k, eta, eta_bar, w, delta_target, method, mc_draws, mc_seed)
+        gamma = _solve_gamma(k, eta, eta_bar, w, delta_target, method, mc_draws, mc_seed,
+                             rtol)
     d = dirichlet_delta(k, eta, eta_bar, w, gamma, method=method, mc_draws=mc_draws,
-                        mc_seed=mc_seed)
+                        mc_seed=mc_seed, rtol=rtol)
     v1, v2 = _v1(k, b, w, gamma), _v2(k, eta, eta_bar, b)
     approx = _epsilon_approx(k, eta, eta_bar, b, v1)
     if approx is None:
@@ -928,7 +942,7 @@ def dirichlet_privacy(k: float, eta: float, eta_bar: float, w: int, b: float, *,
 
 
 def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, method: str,
-                 mc_draws: int, mc_seed: int) -> float:
+                 mc_draws: int, mc_seed: int, rtol: float = _RTOL) -> float:
     """γ* = sup{γ ∈ (0, 1/|W|) : δ(γ) <= δ̂}, δ the certified value the result reports."""
     if method == "mc":  # a step function of γ: solved on the draws themselves
         _union_root(k, eta, w, target)  # the same refusal for unreachable targets
@@ -936,7 +950,7 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
 
     def delta_of(g: float) -> float:
         return dirichlet_delta(k, eta, eta_bar, w, g, method=method, mc_draws=mc_draws,
-                               mc_seed=mc_seed)["delta"]
+                               mc_seed=mc_seed, rtol=rtol)["delta"]
 
     return _solve_certified(delta_of, _union_root(k, eta, w, target), 1.0 / w, target,
                             exact=method == "exact",

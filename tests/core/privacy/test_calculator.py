@@ -368,3 +368,22 @@ def test_evaluate_calculator_shares_one_delta_evaluation():
     assert ex.points["union"].epsilon > ex.point.epsilon
     big = evaluate_calculator(CalculatorInputs(30, 0.02, 0.1, 10, 0.05), n_points=10)
     assert sorted(big.points) == ["union"] and sorted(big.curves) == ["union"]
+
+
+def test_plotted_curve_brackets_are_coarser_but_never_optimistic():
+    """Issue 16: the calculator's ε-vs-k curve uses CURVE_RTOL for the exact method; δ is
+    the certified upper end of the bracket either way, so ε can only come out larger, and
+    only by a little."""
+    from core.privacy.dirichlet_accounting import CURVE_RTOL, clear_caches, dirichlet_privacy
+
+    ks = [6.7, 20.0, 100.0, 500.0]
+    clear_caches()
+    fine = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05, delta_method="exact")
+    clear_caches()
+    coarse = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05, delta_method="exact",
+                          rtol=CURVE_RTOL)
+    assert np.all(coarse.epsilon >= fine.epsilon)
+    np.testing.assert_allclose(coarse.epsilon, fine.epsilon, rtol=1e-3)
+    assert np.all(coarse.delta <= 0.05)  # still within the target, certified
+    with pytest.raises(InputError, match="rtol"):
+        dirichlet_privacy(6.7, 0.15, 0.15, 3, 0.1, delta_target=0.05, rtol=0.5)
