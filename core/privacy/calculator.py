@@ -53,6 +53,7 @@ from core.common.progress import Progress, no_progress
 from core.common.stats import cp_upper
 from core.common.validation import check_beta, check_k
 from core.privacy.dirichlet_accounting import (
+    DEFAULT_RTOL,
     EXACT_MAX_W,
     LEMMA_1_2_WARNING,
     DirichletPrivacy,
@@ -507,9 +508,9 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     reasons: list[str] = []
     for i, k in enumerate(ks):
         try:
-            extra = {} if rtol is None else {"rtol": rtol}
             r = dirichlet_privacy(k, eta, eta_bar, w, b, gamma=gamma, delta_target=delta_target,
-                                  delta_method=delta_method, **extra)
+                                  delta_method=delta_method,
+                                  rtol=DEFAULT_RTOL if rtol is None else rtol)
         except InputError as exc:
             reasons.append(str(exc))
         else:

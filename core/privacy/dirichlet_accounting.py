@@ -90,7 +90,8 @@ __all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_W
            "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
            "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
            "clear_caches", "support_privacy", "support_delta", "certified_delta",
-           "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL"]
+           "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL",
+           "DEFAULT_RTOL"]
 
 DELTA_METHODS = ("auto", "exact", "union", "mc")
 #: What ``"auto"`` resolves to, for every |W| and n: the union bound, the only δ with a proof.
@@ -248,6 +249,7 @@ def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray, rest: bool = False
 _RHO = 1e-12
 _SLACK = 1e-13
 _RTOL = 1e-7
+DEFAULT_RTOL = _RTOL  # the public name of the default bracket width
 #: The coarser bracket width of plotted curves (ε against k): δ is the certified upper end
 #: either way; at 1e-3 the plotted ε moves by ~1e-6 and a curve costs a third of the time.
 CURVE_RTOL = 1e-3

@@ -11,7 +11,6 @@ from collections import OrderedDict
 from typing import Any
 
 from core.common.progress import no_progress
-from core.privacy.dirichlet_accounting import CURVE_RTOL
 from core.privacy.calculator import (
     FIGURE_1_1,
     CalculatorInputs,
@@ -22,6 +21,7 @@ from core.privacy.calculator import (
     epsilon_vs_k,
     evaluate_calculator,
 )
+from core.privacy.dirichlet_accounting import CURVE_RTOL
 from gui.calculator.parts import N_POINTS
 
 __all__ = ["RESULTS", "K_CURVES", "FIGURE_CURVES", "Memo", "evaluate_task", "epsilon_vs_k_task",
