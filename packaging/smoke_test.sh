@@ -16,6 +16,8 @@ test -x "$APP" || { echo "smoke_test: no bundle at $APP (run make package)" >&2;
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export QT_QPA_PLATFORM=offscreen
+# an empty cache: the first command unpacks OpenDP's library (packaging/rthook_opendp.py)
+export XDG_CACHE_HOME="$out/cache"
 fail() { echo "smoke_test: FAIL: $*" >&2; exit 1; }
 
 # 1. version
@@ -47,7 +49,9 @@ echo "ok 2 sweep on 2 frozen worker processes = source tree"
     || fail "audit laplace exited $?"
 "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['verdict']=='consistent', d" \
     "$out/audit.json" || fail "audit verdict"
-echo "ok 3 OpenDP Laplace audit: consistent"
+ls "$XDG_CACHE_HOME"/privplan/opendp-*/opendp.abi3.so > /dev/null 2>&1 \
+    || fail "OpenDP's library was not unpacked into the cache"
+echo "ok 3 OpenDP Laplace audit: consistent (library unpacked on first use)"
 
 # 4. a screenshot of the main window
 "$APP" --screenshot "$out/main.png" || fail "--screenshot exited $?"

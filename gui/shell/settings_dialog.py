@@ -62,7 +62,9 @@ class SettingsDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.scheduler_edit, 1)
         row.addWidget(self.test_button)
-        form.addRow("Dask &scheduler", row)
+        label = QLabel("Dask &scheduler", page)
+        label.setBuddy(self.scheduler_edit)  # Alt+S focuses the address
+        form.addRow(label, row)
         self.status_label = QLabel(page)
         self.status_label.setWordWrap(True)
         form.addRow("", self.status_label)
