@@ -53,6 +53,7 @@ from core.common.progress import Progress, no_progress
 from core.common.stats import cp_upper
 from core.common.validation import check_beta, check_k
 from core.privacy.dirichlet_accounting import (
+    CURVE_RTOL,
     DEFAULT_RTOL,
     EXACT_MAX_W,
     LEMMA_1_2_WARNING,
@@ -265,7 +266,8 @@ def _mc_delta_grid(k: float, eta: float, eta_bar: float, w: int, gammas: np.ndar
 
 
 def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndarray",
-                  method: str, *, mc_draws: int = _MC_DRAWS, mc_seed: int = 0) -> np.ndarray:
+                  method: str, *, mc_draws: int = _MC_DRAWS, mc_seed: int = 0,
+                  rtol: float = DEFAULT_RTOL) -> np.ndarray:
     """δ(γ) for every γ of ``gammas`` by one method (``exact``, ``union`` or ``mc``).
 
     ``union`` is the proven bound, with the same floating-point allowance as the
@@ -288,6 +290,8 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
         ``"exact"``, ``"union"`` or ``"mc"``.
     mc_draws, mc_seed : int
         The Monte Carlo method's draws and seed.
+    rtol : float
+        Bracket width of ``exact`` (:func:`core.privacy.dirichlet_accounting.certified_delta`).
 
     Returns
     -------
@@ -311,7 +315,7 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
         if w > EXACT_MAX_W:
             raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
                              f"(|W| = {w})", field="delta_method")
-        return certified_delta(k, eta, eta_bar, w, g)
+        return certified_delta(k, eta, eta_bar, w, g, rtol=rtol)
     raise InputError(f"must be one of exact, union, mc; got {method!r}", field="delta_method")
 
 
@@ -364,7 +368,8 @@ def _curve_from(k: float, eta: float, eta_bar: float, w: int, b: float, gammas: 
 
 def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, *,
                         n_points: int = 40, delta_method: str = "auto",
-                        mc_draws: int = _MC_DRAWS, mc_seed: int = 0) -> EpsilonDeltaCurve:
+                        mc_draws: int = _MC_DRAWS, mc_seed: int = 0,
+                        rtol: float = CURVE_RTOL) -> EpsilonDeltaCurve:
     """The ε–δ trade-off of Dir_k (Figure 1.1): ε*(δ̂) with γ* of the corrected (1.23).
 
     Parameters
@@ -377,6 +382,9 @@ def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, 
     delta_method : {"auto", "exact", "union", "mc"}
         How δ(γ) is bounded: ``auto`` = ``union`` (proven); ``exact`` = the vertex
         reduction of [D] Lemma 1.2, |W| <= 3 (Figure 1.1 itself; unproven lemma).
+    rtol : float
+        Bracket width of ``exact`` (default :data:`CURVE_RTOL`, as for every plotted curve:
+        δ stays a certified upper bound, so the curve can only sit slightly higher).
 
     Returns
     -------
@@ -393,7 +401,7 @@ def epsilon_delta_curve(k: float, eta: float, eta_bar: float, w: int, b: float, 
     k, eta, eta_bar, w, b, _ = validate_parameters(k, eta, eta_bar, w, b)
     method = _resolve_method(delta_method, w, vertex_premise(k, eta, eta_bar))
     gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
-    delta = delta_on_grid(k, eta, eta_bar, w, gammas, method, mc_draws=mc_draws,
+    delta = delta_on_grid(k, eta, eta_bar, w, gammas, method, rtol=rtol, mc_draws=mc_draws,
                           mc_seed=mc_seed)
     return _curve_from(k, eta, eta_bar, w, b, gammas, delta, method)
 
@@ -742,10 +750,10 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     t0 = time.perf_counter()
     inputs.check()
     progress(0.0, "ε, δ at the chosen γ")
-    def at(method: str) -> DirichletPrivacy:
+    def at(method: str, rtol: float = DEFAULT_RTOL) -> DirichletPrivacy:
         return dirichlet_privacy(inputs.k, inputs.eta, inputs.eta_bar, inputs.w, inputs.b,
                                  gamma=inputs.gamma, delta_target=inputs.delta_target,
-                                 delta_method=method)
+                                 delta_method=method, rtol=rtol)
 
     point = at(inputs.delta_method)
     method = point.delta_method
@@ -753,14 +761,14 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     has_exact = w <= EXACT_MAX_W and vertex_premise(k, eta, eta_bar)
     points = {method: point}
     for other in ("union", "exact") if has_exact else ("union",):
-        if other not in points:
-            points[other] = at(other)
+        if other not in points:  # the comparison row: curve precision (conservative)
+            points[other] = at(other, CURVE_RTOL)
     progress(0.25, "δ(γ) on the grid")
     gammas = gamma_grid(k, eta, eta_bar, w, n_points=n_points)
     deltas: dict[str, np.ndarray] = {"union": delta_on_grid(k, eta, eta_bar, w, gammas,
                                                              "union")}
     if w <= EXACT_MAX_W:
-        deltas["exact"] = delta_on_grid(k, eta, eta_bar, w, gammas, "exact")
+        deltas["exact"] = delta_on_grid(k, eta, eta_bar, w, gammas, "exact", rtol=CURVE_RTOL)
     progress(0.8, "ε(γ)")
     if method == "mc":
         deltas["mc"] = delta_on_grid(k, eta, eta_bar, w, gammas, "mc")

@@ -697,8 +697,8 @@ def union_certified(k: float, eta: float, w: int, gammas: "np.ndarray | float") 
     return np.maximum(np.minimum(1.0, union_delta(k, eta, w, g) * (1.0 + _RHO)), _DELTA_FLOOR)
 
 
-def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndarray | float"
-                    ) -> np.ndarray:
+def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndarray | float",
+                    *, rtol: float = _RTOL) -> np.ndarray:
     """δ(γ) of the ``exact`` method on a grid (vectorised): the vertex reduction.
 
     The larger of the two vertex brackets' upper ends (a certified bound of the vertex
@@ -719,6 +719,9 @@ def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.nd
         |W|, the entries a neighbour may change.
     gammas : float or numpy.ndarray
         γ values.
+    rtol : float
+        Relative width of the brackets (their upper ends are returned: a coarser width
+        gives a slightly larger δ, never a smaller one).
 
     Returns
     -------
@@ -729,7 +732,7 @@ def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.nd
     ub = union_certified(k, eta, w, g)
     if not vertex_premise(k, eta, eta_bar):
         return ub
-    his = [_failure_bracket(a_w, a_r, g)[1]
+    his = [_failure_bracket(a_w, a_r, g, rtol)[1]
            for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values()]
     return np.minimum(np.maximum(*his), ub)
 
@@ -954,9 +957,12 @@ def _solve_gamma(k: float, eta: float, eta_bar: float, w: int, target: float, me
         return dirichlet_delta(k, eta, eta_bar, w, g, method=method, mc_draws=mc_draws,
                                mc_seed=mc_seed, rtol=rtol)["delta"]
 
+    # a plotted curve's brackets (rtol > the default) need no 1e-10 precision in γ either:
+    # γ* stays verified feasible, it only lands a little lower (ε a little higher)
     return _solve_certified(delta_of, _union_root(k, eta, w, target), 1.0 / w, target,
                             exact=method == "exact",
-                            g_single=_single_root(k, eta, target, 1.0 / w))
+                            g_single=_single_root(k, eta, target, 1.0 / w),
+                            tol=1e-10 if rtol <= _RTOL else 1e-6)
 
 
 def _single_root(k: float, eta: float, target: float, top: float) -> float:
@@ -970,7 +976,8 @@ def _single_root(k: float, eta: float, target: float, top: float) -> float:
 
 
 def _solve_certified(delta_of: Callable[[float], float], g_union: float, top: float,
-                     target: float, *, exact: bool, g_single: float | None = None) -> float:
+                     target: float, *, exact: bool, g_single: float | None = None,
+                     tol: float = 1e-10) -> float:
     """Largest γ found with delta_of(γ) <= target, starting from the feasible union root.
 
     ``delta_of`` is increasing up to the width of its certified bracket; the result is
@@ -1004,7 +1011,7 @@ def _solve_certified(delta_of: Callable[[float], float], g_union: float, top: fl
     h_ok, h_bad = logit(f_ok) - logit(target), logit(f_bad) - logit(target)
     side = 0
     for _ in range(60):
-        if t_bad - t_ok <= 1e-10 * max(1.0, abs(t_ok)):
+        if t_bad - t_ok <= tol * max(1.0, abs(t_ok)):
             break
         if h_bad > h_ok:
             t = t_ok - h_ok * (t_bad - t_ok) / (h_bad - h_ok)
