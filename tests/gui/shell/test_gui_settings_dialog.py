@@ -78,3 +78,35 @@ def test_menu_action_opens_the_dialog_and_applies_the_interval(qtbot, window, mo
     assert window.open_settings()
     assert window.autosave.interval_s == 17
     assert window.settings_action in window.edit_menu.actions()
+
+
+def test_a_sweep_from_the_window_runs_on_the_scheduler_with_the_same_numbers(
+        qtbot, example_doc, monkeypatch):
+    """End to end: Settings names a real LocalCluster; F5's sweep runs there (the backend
+    says so) and gives the in-process numbers bit for bit."""
+    distributed = pytest.importorskip("distributed")
+    import numpy as np
+
+    from core.mdp.sweep import privacy_sweep
+    from gui.mdp.analysis_panel import AnalysisPanel
+    from gui.shell.workers import TaskRunner
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=40) as cluster:
+        Settings().scheduler_address = cluster.scheduler_address
+        runner = TaskRunner()
+        panel = AnalysisPanel(example_doc, "four-startups", runner)
+        qtbot.addWidget(panel)
+        panel.set_parameters(ks="10, 1000", runs=4, workers=1, seed=11)
+        with qtbot.waitSignal(runner.succeeded, timeout=60_000) as blocker:
+            assert panel.run()
+        result = blocker.args[0]
+        runner.shutdown()
+    assert result.backend == f"dask cluster at {cluster.scheduler_address} (2 threads)"
+    mdp = example_doc.mdp_entry("four-startups").mdp
+    local = privacy_sweep(mdp, [10.0, 1000.0], runs=4, seed=11, workers=1)
+    for name in ("v_lower", "v_private", "v_true", "v_upper"):
+        np.testing.assert_array_equal(getattr(result, name), getattr(local, name))
+    record = example_doc.project.runs[-1]
+    assert record.summary["backend"].startswith("dask cluster at ")
