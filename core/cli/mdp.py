@@ -18,7 +18,8 @@ from core.cli.common import (
     parse_k_list,
     project_item,
 )
-from core.common.errors import InputError
+from core.common.errors import InputError, RunFailure
+from core.common.jsonable import dumps
 
 __all__ = ["cmd_privatize", "cmd_bounds", "cmd_sweep", "add_mdp_parsers", "BOUNDS_PRIVACY_NOTE",
            "ZEROS_HELP"]
@@ -277,6 +278,11 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise flag_error(exc, {**_PRIVACY_FLAGS, "runs": "--runs", "beta": "--beta",
                                 "alpha": "--alpha", "seed": "--seed",
                                 "workers": "--workers"}) from None
+    except RunFailure as exc:  # exit 3 (core.cli.main); with --json the partial result first
+        partial = getattr(exc, "partial", None)
+        if args.json and partial is not None:
+            out.write(dumps(partial) + "\n")
+        raise
     payload = res.to_dict()
     payload["seed_drawn_from_os"] = seed_drawn
     payload["initial_state"] = mdp.state_names[mdp.initial_state]

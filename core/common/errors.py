@@ -45,6 +45,9 @@ class RunFailure(RuntimeError):
 
     def __init__(self, message: str, *, missing: int = 0):
         self.missing = missing
+        #: what finished before the failure, as strict JSON (set by the experiment that
+        #: knows its results, e.g. :func:`core.mdp.sweep.partial_summary`); None if unknown
+        self.partial: dict[str, object] | None = None
         super().__init__(message)
 
 

@@ -184,3 +184,47 @@ def test_cli_exit_3_on_a_full_disk(tmp_path, monkeypatch):
     assert code == 3 and err.getvalue().count("\n") == 1, err.getvalue()
     assert "p.json" in err.getvalue() and "No space left on device" in err.getvalue()
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_sweep_that_fails_midway_keeps_what_finished(tmp_path, monkeypatch):
+    """A worker that keeps dying: exit 3 with one line on stderr; with --json the runs that
+    finished come out as a partial result (complete: false, null + reason where a k has none)."""
+    import core.mdp.sweep as sweep
+
+    full = privacy_sweep(random_mdp(5, 2, 3, seed=2), [10.0, 100.0], runs=3, seed=4, workers=1)
+    real = sweep.run_chunks
+
+    def dies_after_three(fn, tasks, args, record, **kw):
+        def guarded(task, result):
+            if task[0] == 1 and task[1] >= 1:  # k = 100 runs 2.. are lost
+                return
+            record(task, result)
+        kw["inline"] = True
+        real(fn, tasks, args, guarded, **kw)
+        raise RunFailure("a worker process died twice: 3 of 6 chunks finished, missing: "
+                         "k = 100 runs 2-2; k = 100 runs 3-3", missing=2)
+
+    monkeypatch.setattr(sweep, "run_chunks", dies_after_three)
+    path = tmp_path / "m.json"
+    save_mdp(random_mdp(5, 2, 3, seed=2), path)
+    out, err = io.StringIO(), io.StringIO()
+    code = run_cli(["sweep", str(path), "--k", "10,100", "--runs", "3", "--seed", "4", "--json",
+                    "--workers", "1"], out, err)
+    assert code == 3 and err.getvalue().count("\n") == 1
+    assert "missing: k = 100 runs 2-2" in err.getvalue()
+    partial = json.loads(out.getvalue())
+    assert partial["complete"] is False and partial["runs_finished"] == [3, 1]
+    assert partial["v_lower_mean"][0] == pytest.approx(float(full.v_lower[0].mean()), abs=0)
+    assert partial["v_upper_mean"][1] == pytest.approx(float(full.v_upper[1, 0]), abs=0)
+
+
+def test_partial_summary_says_null_and_why_where_no_run_finished():
+    from core.mdp.sweep import partial_summary
+
+    values = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4)
+    finished = np.array([[True, True, False], [False, False, False]])
+    p = partial_summary([10.0, 100.0], values, finished, seed=1, runs=3, missing="x")
+    assert p["runs_finished"] == [2, 0] and p["complete"] is False and p["missing"] == "x"
+    assert p["v_lower_mean"] == [2.0, None]           # runs 0 and 1 of k = 10: (0 + 4) / 2
+    assert p["v_lower_mean_reason"] == [None, "no run of this k finished"]
+    json.dumps(p, allow_nan=False)                    # strict JSON
