@@ -528,12 +528,18 @@ def union_delta(k: float, eta: float, w: int, gamma: "np.ndarray | float") -> np
     return np.minimum(1.0, w * betainc(k * eta, k * (1.0 - eta), np.asarray(gamma, float)))
 
 
+@lru_cache(maxsize=16)
 def _mc_minima(k: float, eta: float, eta_bar: float, w: int, draws: int, seed: int
-               ) -> list[np.ndarray]:
-    """min over W of every draw, per vertex (A, B): the same draws for every γ."""
+               ) -> tuple[np.ndarray, ...]:
+    """min over W of every draw, per vertex (A, B): the same draws for every γ (memoised:
+    solving γ* and reporting δ at it use the same draws; read-only arrays)."""
     rng = np.random.default_rng(seed)
-    return [rng.dirichlet(np.array([*a_w, a_r]), size=draws)[:, :w].min(axis=1)
-            for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values()]
+    out = []
+    for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values():
+        m = rng.dirichlet(np.array([*a_w, a_r]), size=draws)[:, :w].min(axis=1)
+        m.setflags(write=False)
+        out.append(m)
+    return tuple(out)
 
 
 def _cp_upper(fails: int, draws: int) -> float:
@@ -739,7 +745,7 @@ def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.nd
 
 def clear_caches() -> None:
     """Forget memoised δ evaluations and quadrature breakpoints (for benchmarks)."""
-    for fn in (_delta_cached, _vertex_bracket, _breaks, _support_delta_cached):
+    for fn in (_delta_cached, _vertex_bracket, _breaks, _support_delta_cached, _mc_minima):
         fn.cache_clear()
 
 
