@@ -28,7 +28,8 @@ import numpy as np
 
 from core.common.errors import InputError
 
-__all__ = ["check_delta", "basic_composition", "advanced_epsilon", "advanced_composition",
+__all__ = ["accuracy_cap", "check_delta", "basic_composition", "advanced_epsilon",
+           "advanced_composition",
            "zcdp_epsilon", "laplace_rdp", "rdp_composition"]
 
 
@@ -245,3 +246,31 @@ def rdp_composition(k: int, epsilon: float, *, delta: float,
     if eps >= k * epsilon:
         return float(k * epsilon), math.inf
     return eps, float(a[best])
+
+
+def accuracy_cap(epsilon: float, delta: float) -> float:
+    """The best accuracy any membership (or any binary) inference can reach on a balanced
+    prior against an (ε, δ)-DP release: (e^ε + δ)/(1 + e^ε), capped at 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε >= 0 (``inf``: no cap).
+    delta : float
+        δ in [0, 1].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(accuracy_cap(2.90, 4.9e-4), 6), accuracy_cap(0.0, 0.0)   # spec B16
+    (0.947872, 0.5)
+    """
+    if not (epsilon >= 0 and 0 <= delta <= 1):
+        raise ValueError(f"need epsilon >= 0 and delta in [0, 1], got ({epsilon}, {delta})")
+    if math.isinf(epsilon) or epsilon > 700:
+        return 1.0
+    e = math.exp(epsilon)
+    return min(1.0, (e + delta) / (1.0 + e))

@@ -1,0 +1,464 @@
+"""The teacher's mechanism: Dir_k ∘ f on policies, and its (ε, δ) by Theorem 1 of [KS].
+
+A teacher shares its policy π = f(X) ∈ Δ_{m,η} at the student's observation X as one
+Dirichlet draw Dir_k(π) (spec ``kickstarting-mia-comarl.md`` §1). Two observations are
+neighbours when ‖X − X′‖₂ ≤ b; with f L-Lipschitz the shared policies differ by at most
+``lb`` = L·b in ℓ2 (the "policy-space" adjacency of spec F1, where the user gives L·b).
+
+Theorem 1 (probabilistic DP, Def. 3) with a threshold τ:
+
+* δ = P(min_i x_i < τ) for x ~ Dir_k(vertex of Δ_{m,η}) — eq. 6; no closed form in general:
+  Monte Carlo with a one-sided Clopper–Pearson upper bound (:func:`delta_mc`); closed forms
+  for m = 2 and for the uniform case k = m, η = 1/m (:func:`delta_closed_form`, the tests'
+  oracles);
+* ε = √m·L·b·k·ln(1/τ) + G(k, m, η), G = (m−1)lnΓ(kη) + lnΓ(k(1−(m−1)η)) − m·lnΓ(k/m)
+  — eq. 12 (:func:`theorem1_epsilon`). ``bound="tight"`` halves the first term (spec §1.3:
+  Σ(π_i − π′_i) = 0 and ln z_i ∈ [ln τ, 0]); the default is the paper's.
+
+Facts the tool shows (spec §1.3–1.5): G ≥ 0 and G → −(m−1)ln η − m ln m − ln(1−(m−1)η)
+as k → 0, while δ → 1: Theorem 1 does *not* get stronger as k shrinks. Lemma 1's radius
+α = √(ln(1/β)/(2(k+1))) is **not** a valid 1−β confidence radius (counterexample m = 2,
+k = 100, β = 0.05: the tail is 0.0835); :func:`radius_quantile` is the Monte Carlo
+replacement, and α_λ = λ·α (eq. 15) stays only as the student's loss radius.
+
+Examples
+--------
+>>> round(gamma_split(5.0, 6, 0.1), 6)                     # spec B1
+2.419646
+>>> round(theorem1_epsilon(5.0, 6, 0.1, 1e-3, 0.01), 6)    # spec B3
+3.26567
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import betainc, gammaln
+
+from core.common.errors import InputError
+from core.common.stats import cp_upper
+from core.common.validation import RandomSource, as_random_source
+from core.privacy.dirichlet import dirichlet_rows
+
+__all__ = ["BOUNDS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_split_limit",
+           "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc", "tau_for_delta",
+           "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
+           "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL"]
+
+BOUNDS = ("paper", "tight")
+MC_DRAWS = 200_000
+MC_LEVEL = 0.95
+LEMMA_1_WARNING = (
+    "Lemma 1 of the paper is false as stated: the radius sqrt(ln(1/beta)/(2(k+1))) is not a "
+    "1-beta confidence radius of ||Dir_k(pi) - pi||_2 (m = 2, k = 100, beta = 0.05: the tail "
+    "is 0.0835 > 0.05). alpha_lambda is kept as the student's loss radius only; the Monte "
+    "Carlo quantile is the calibrated radius.")
+
+
+def check_sharing(m: int, eta: float, *, k: float | None = None, tau: float | None = None,
+                  lb: float | None = None) -> None:
+    """Refuse parameters outside Theorem 1's domain, naming the field.
+
+    Parameters
+    ----------
+    m : int
+        Number of actions (>= 2).
+    eta : float
+        η in (0, 1/m]: every shared policy entry is at least η.
+    k : float, optional
+        Concentration (> 0).
+    tau : float, optional
+        Threshold τ in (0, 1/m).
+    lb : float, optional
+        L·b >= 0 (the ℓ2 radius of neighbouring shared policies).
+
+    Raises
+    ------
+    InputError
+    """
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 2:
+        raise InputError(f"must be an integer >= 2 (actions), got {m!r}", field="m")
+    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and 0 < eta <= 1.0 / m):
+        raise InputError(f"must lie in (0, 1/m] = (0, {1.0 / m:.6g}] for m = {m}, got {eta!r}"
+                         " (the restricted simplex is empty above 1/m)", field="eta")
+    if k is not None and not (isinstance(k, (int, float)) and math.isfinite(k) and k > 0):
+        raise InputError(f"must be > 0, got {k!r}", field="k")
+    if tau is not None and not (isinstance(tau, (int, float)) and 0 < tau < 1.0 / m):
+        raise InputError(f"must lie in (0, 1/m) = (0, {1.0 / m:.6g}), got {tau!r}", field="tau")
+    if lb is not None and not (isinstance(lb, (int, float)) and math.isfinite(lb) and lb >= 0):
+        raise InputError(f"must be finite and >= 0, got {lb!r}", field="lb")
+
+
+def gamma_split(k: float, m: int, eta: float) -> float:
+    """G(k, m, η) = (m−1)·lnΓ(kη) + lnΓ(k(1−(m−1)η)) − m·lnΓ(k/m): the part of eq. 12
+    that does not scale with L·b (>= 0, 0 at η = 1/m).
+
+    Parameters
+    ----------
+    k : float
+        Concentration.
+    m : int
+        Actions.
+    eta : float
+        η.
+
+    Returns
+    -------
+    float
+    """
+    check_sharing(m, eta, k=k)
+    terms = _gamma_terms(k, m, eta)
+    return max(math.fsum(terms), 0.0)  # >= 0 in exact arithmetic; rounding may dip below
+
+
+def _gamma_terms(k: float, m: int, eta: float) -> tuple[float, float, float]:
+    return ((m - 1) * float(gammaln(k * eta)), float(gammaln(k * (1.0 - (m - 1) * eta))),
+            -m * float(gammaln(k / m)))
+
+
+def gamma_split_limit(m: int, eta: float) -> float:
+    """lim_{k→0} G(k, m, η) = −(m−1)ln η − m ln m − ln(1−(m−1)η) (the ln k terms cancel).
+
+    Parameters
+    ----------
+    m : int
+        Actions.
+    eta : float
+        η.
+
+    Returns
+    -------
+    float
+    """
+    check_sharing(m, eta)
+    return -(m - 1) * math.log(eta) - m * math.log(m) - math.log1p(-(m - 1) * eta)
+
+
+def theorem1_epsilon(k: float, m: int, eta: float, tau: float, lb: float, *,
+                     bound: str = "paper") -> float:
+    """ε of Theorem 1 (eq. 12) for one shared policy.
+
+    Parameters
+    ----------
+    k : float
+        Concentration (> 0).
+    m : int
+        Actions.
+    eta : float
+        η (shared policies lie in Δ_{m,η}).
+    tau : float
+        The threshold τ of the partition (δ is :func:`delta_mc` at the same τ).
+    lb : float
+        L·b, the ℓ2 radius of neighbouring shared policies.
+    bound : {"paper", "tight"}
+        ``paper``: √m·L·b·k·ln(1/τ) + G (eq. 12); ``tight``: half the first term (spec §1.3,
+        derived: the linear term is at most ‖π − π′‖₁/2 · ln(1/τ) <= √m·L·b/2 · ln(1/τ)).
+
+    Returns
+    -------
+    float
+    """
+    check_sharing(m, eta, k=k, tau=tau, lb=lb)
+    if bound not in BOUNDS:
+        raise InputError(f"must be one of {BOUNDS}, got {bound!r}", field="bound")
+    linear = math.sqrt(m) * lb * k * math.log(1.0 / tau)
+    if bound == "tight":
+        linear /= 2.0
+    terms = _gamma_terms(k, m, eta)
+    # a proven upper bound: G is a difference of large lnΓ values (8e4 at k = 1e4), so
+    # allow for the rounding of each term (gammaln is accurate to a few ulp)
+    allowance = 16 * 2.0**-52 * (abs(linear) + sum(abs(t) for t in terms))
+    return linear + max(math.fsum(terms), 0.0) + allowance
+
+
+def vertex(m: int, eta: float) -> np.ndarray:
+    """The vertex (η, …, η, 1 − (m−1)η) of Δ_{m,η}, where δ of eq. 6 is evaluated.
+
+    Parameters
+    ----------
+    m : int
+        Actions.
+    eta : float
+        η.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    check_sharing(m, eta)
+    v = np.full(m, float(eta))
+    v[-1] = 1.0 - (m - 1) * eta
+    return v
+
+
+def delta_closed_form(k: float, m: int, eta: float, tau: float) -> float | None:
+    """δ of eq. 6 where it has a closed form, else None (the tests' oracles, spec B5–B6).
+
+    * m = 2: I_τ(kη, k(1−η)) + I_τ(k(1−η), kη) (τ < ½);
+    * k = m and η = 1/m (the uniform Dirichlet): 1 − (1 − mτ)^{m−1}.
+
+    Parameters
+    ----------
+    k : float
+        Concentration.
+    m : int
+        Actions.
+    eta : float
+        η.
+    tau : float
+        τ.
+
+    Returns
+    -------
+    float or None
+    """
+    check_sharing(m, eta, k=k, tau=tau)
+    if m == 2:
+        return float(betainc(k * eta, k * (1 - eta), tau) + betainc(k * (1 - eta), k * eta, tau))
+    if math.isclose(k, m, rel_tol=0, abs_tol=1e-12) and math.isclose(eta, 1.0 / m,
+                                                                     rel_tol=1e-12):
+        return 1.0 - (1.0 - m * tau) ** (m - 1)
+    return None
+
+
+@dataclass(frozen=True)
+class DeltaEstimate:
+    """A Monte Carlo δ: the point estimate and its one-sided Clopper–Pearson upper bound
+    (the value the ledger uses), with how it was drawn."""
+
+    estimate: float
+    upper: float
+    misses: int
+    draws: int
+    level: float
+    mode: str
+    seed: int | None
+
+    @property
+    def text(self) -> str:
+        return (f"δ ≤ {self.upper:.4g} ({self.level:.0%} Clopper–Pearson upper bound; "
+                f"estimate {self.estimate:.4g} from {self.draws:,} draws, "
+                + (f"seed {self.seed})" if self.seed is not None else f"{self.mode})"))
+
+
+def _vertex_minima(k: float, m: int, eta: float, draws: int, src: RandomSource,
+                   block: int = 100_000) -> np.ndarray:
+    """min_i x_i of ``draws`` samples of Dir_k(vertex), in blocks (log-space sampler)."""
+    v = vertex(m, eta)
+    out = np.empty(draws)
+    for start in range(0, draws, block):
+        n = min(block, draws - start)
+        out[start:start + n] = dirichlet_rows(np.tile(v, (n, 1)), k, src).min(axis=1)
+    return out
+
+
+def delta_mc(k: float, m: int, eta: float, tau: float, *, draws: int = MC_DRAWS,
+             rng: "np.random.Generator | int | RandomSource | None" = 0,
+             level: float = MC_LEVEL) -> DeltaEstimate:
+    """δ of eq. 6 by Monte Carlo at the vertex: misses/N and the one-sided CP upper bound.
+
+    Parameters
+    ----------
+    k, m, eta, tau :
+        As in :func:`theorem1_epsilon`.
+    draws : int
+        Samples N.
+    rng : int, Generator, RandomSource or None
+        A seed (reproducible) or None (the OS's CSPRNG).
+    level : float
+        Confidence of the upper bound.
+
+    Returns
+    -------
+    DeltaEstimate
+    """
+    check_sharing(m, eta, k=k, tau=tau)
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 100:
+        raise InputError(f"must be an integer >= 100, got {draws!r}", field="draws")
+    src = as_random_source(rng)
+    minima = _vertex_minima(k, m, eta, int(draws), src)
+    s = int((minima < tau).sum())
+    return DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)), misses=s,
+                         draws=int(draws), level=level, mode=src.mode, seed=src.seed)
+
+
+def tau_for_delta(k: float, m: int, eta: float, delta: float, *, draws: int = MC_DRAWS,
+                  rng: "np.random.Generator | int | RandomSource | None" = 0,
+                  level: float = MC_LEVEL) -> tuple[float, DeltaEstimate]:
+    """The largest τ whose Monte Carlo δ upper bound is <= ``delta`` (a target δ per query).
+
+    With the draws fixed, δ̂(τ) counts the minima below τ, so τ is the (f+1)-th smallest
+    minimum, f the largest miss count whose CP upper bound is <= δ.
+
+    Parameters
+    ----------
+    k, m, eta :
+        As in :func:`theorem1_epsilon`.
+    delta : float
+        The target δ in (0, 1).
+    draws, rng, level :
+        As in :func:`delta_mc`.
+
+    Returns
+    -------
+    (float, DeltaEstimate)
+        τ and the δ estimate at τ (from the same draws).
+
+    Raises
+    ------
+    InputError
+        ``delta`` cannot be shown with this many draws, or no τ in (0, 1/m) reaches it.
+    """
+    check_sharing(m, eta, k=k)
+    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
+    src = as_random_source(rng)
+    minima = np.sort(_vertex_minima(k, m, eta, int(draws), src))
+    lo, hi = -1, int(draws)
+    while hi - lo > 1:  # largest f with cp_upper(f) <= delta
+        mid = (lo + hi) // 2
+        if float(cp_upper(mid, draws, level)) <= delta:
+            lo = mid
+        else:
+            hi = mid
+    if lo < 0:
+        raise InputError(f"{draws:,} Monte Carlo draws cannot show delta <= {delta:g}; use more "
+                         "draws or a larger delta", field="delta")
+    tau = min(float(minima[lo]), (1.0 / m) * (1 - 1e-12))
+    if not tau > 0:
+        raise InputError(f"no tau in (0, 1/m) gives delta <= {delta:g} at k = {k:g} (the "
+                         "Dirichlet mass sits on the vertices): raise k or delta",
+                         field="delta")
+    s = int(np.searchsorted(minima, tau, side="left"))
+    return tau, DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)),
+                              misses=s, draws=int(draws), level=level, mode=src.mode,
+                              seed=src.seed)
+
+
+def alpha_lambda(k: float, lam: float, beta: float) -> float:
+    """α_λ = λ·√(ln(1/β)/(2(k+1))) (eq. 15): the student's loss radius (not a confidence
+    radius: :data:`LEMMA_1_WARNING`).
+
+    Parameters
+    ----------
+    k : float
+        Concentration (>= 0; 0 is the stopped teacher).
+    lam : float
+        λ >= 0.
+    beta : float
+        β in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    _check_student(lam, beta)
+    if not (math.isfinite(k) and k >= 0):
+        raise InputError(f"must be >= 0, got {k!r}", field="k")
+    return lam * math.sqrt(math.log(1.0 / beta) / (2.0 * (k + 1.0)))
+
+
+def ignore_threshold(lam: float, beta: float) -> float:
+    """k* = λ²·ln(1/β)/4 − 1: for k below it α_λ >= √2 = max ‖π_θ − π^t‖₂, and the student
+    ignores every demonstration (spec §1.5; negative: never).
+
+    Parameters
+    ----------
+    lam : float
+        λ.
+    beta : float
+        β.
+
+    Returns
+    -------
+    float
+    """
+    _check_student(lam, beta)
+    return lam * lam * math.log(1.0 / beta) / 4.0 - 1.0
+
+
+def _check_student(lam: float, beta: float) -> None:
+    if not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam >= 0):
+        raise InputError(f"must be >= 0, got {lam!r}", field="lambda")
+    if not (isinstance(beta, (int, float)) and 0 < beta < 1):
+        raise InputError(f"must lie in (0, 1), got {beta!r}", field="beta")
+
+
+def radius_quantile(k: float, pi: np.ndarray, beta: float, *, draws: int = 50_000,
+                    rng: "np.random.Generator | int | RandomSource | None" = 0) -> float:
+    """The Monte Carlo 1−β quantile of ‖Dir_k(π) − π‖₂: the radius Lemma 1 should have given.
+
+    Parameters
+    ----------
+    k : float
+        Concentration.
+    pi : numpy.ndarray
+        The policy (all entries > 0).
+    beta : float
+        β in (0, 1).
+    draws : int
+        Samples.
+    rng : int, Generator, RandomSource or None
+        Seed or generator.
+
+    Returns
+    -------
+    float
+    """
+    pi = np.asarray(pi, dtype=np.float64)
+    if pi.ndim != 1 or pi.size < 2 or not np.all(pi > 0) or abs(pi.sum() - 1) > 1e-9:
+        raise InputError("must be a probability vector with every entry > 0", field="pi")
+    if not 0 < beta < 1:
+        raise InputError(f"must lie in (0, 1), got {beta!r}", field="beta")
+    src = as_random_source(rng)
+    x = dirichlet_rows(np.tile(pi, (int(draws), 1)), k, src)
+    return float(np.quantile(np.linalg.norm(x - pi, axis=1), 1.0 - beta))
+
+
+def lemma1_tail_m2(k: float, beta: float) -> tuple[float, float]:
+    """Lemma 1's radius and the exact tail P(‖Dir_k(½, ½) − (½, ½)‖₂ >= radius) (m = 2).
+
+    ‖x − π‖₂ = √2·|x₁ − ½| with x₁ ~ Beta(k/2, k/2), so the tail is
+    2·(1 − I_{½ + r/√2}(k/2, k/2)). Spec B8: k = 100, β = 0.05 → (0.121780, 0.083472).
+
+    Parameters
+    ----------
+    k : float
+        Concentration.
+    beta : float
+        β.
+
+    Returns
+    -------
+    (float, float)
+        The radius and the exact tail (compare with β).
+    """
+    r = math.sqrt(math.log(1.0 / beta) / (2.0 * (k + 1.0)))
+    u = 0.5 + r / math.sqrt(2.0)
+    tail = 0.0 if u >= 1 else 2.0 * (1.0 - float(betainc(k / 2.0, k / 2.0, u)))
+    return r, tail
+
+
+def teacher_policy_in_domain(policy: np.ndarray, eta: float) -> np.ndarray:
+    """π̃ = (1 − mη)·π + η·1: any policy mapped into Δ_{m,η} (spec F1; contracts
+    neighbouring policies by 1 − mη, so L·b may be scaled by it).
+
+    Parameters
+    ----------
+    policy : numpy.ndarray
+        (..., m) probability vectors.
+    eta : float
+        η in (0, 1/m].
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    p = np.asarray(policy, dtype=np.float64)
+    m = p.shape[-1]
+    check_sharing(m, eta)
+    if np.any(p < -1e-12) or np.any(np.abs(p.sum(axis=-1) - 1.0) > 1e-9):
+        raise InputError("every row must be a probability vector", field="policy")
+    return (1.0 - m * eta) * np.clip(p, 0.0, None) + eta
