@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster]'
+	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster,gym]'
 	@touch $@
 
 # The headless environment: the core and its tests, and no PySide6 at all.
@@ -27,7 +27,7 @@ $(CORE_VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test,cluster]'
+	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test,cluster,gym]'
 	@touch $@
 
 run: $(VENV)/.installed

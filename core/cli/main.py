@@ -29,6 +29,7 @@ from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan,
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
 from core.cli.privacy import add_dirichlet_parser, cmd_dirichlet
 from core.cli.report import add_report_parser, cmd_report
+from core.cli.sharing import add_share_parser, cmd_share
 from core.common.errors import InputError, RunFailure, WriteFailure
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
@@ -44,6 +45,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "audit": cmd_audit,
     "advise-bench": cmd_advise_bench,
     "report": cmd_report,
+    "share": cmd_share,
 }
 
 
@@ -60,6 +62,7 @@ def _build_parser() -> Parser:
     add_plan_bench_parser(sub, common)
     add_advise_parser(sub, common)
     add_audit_parser(sub, common)
+    add_share_parser(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

@@ -1,0 +1,177 @@
+"""The ``share`` subcommand: a teacher kickstarts students through the Dirichlet mechanism.
+
+``share ENV [--teacher optimal|softmax:T] --k0 K --coef C --lambda L --beta B --budget E,D
+[--eta H] [--delta D | --tau T] [--lb LB] [--students aware,unaware,none,nonprivate]
+[--seeds N] [--iterations I] [--seed S] [--json]`` where ENV is an MDP file (or a project
+with ``--mdp ID``) or ``gym:FrozenLake-v1[:8x8]``, ``gym:CliffWalking-v0``, ``gym:Taxi-v3``
+(the optional ``gym`` extra).
+
+``--json`` keys: ``k``, ``epsilon``, ``delta``, ``tau``, ``queries`` (per roll-out until the
+stop), ``epsilon_total`` / ``delta_total`` (running, basic composition), ``ledger_total``,
+``stopped_at`` (null: never), ``curves`` (per student type: ``median``, ``lower``,
+``upper`` per iteration, the 85th-percentile band over seeds), ``teacher_value``,
+``cost_of_privacy`` (per student type), ``adjacency``, ``mode``, ``seed``, ``notes``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from core.cli.common import Progress, emit, flag_error, mode_line
+from core.common.errors import InputError
+
+__all__ = ["add_share_parser", "cmd_share"]
+
+FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "--tau",
+         "delta": "--delta", "bound": "--bound", "lambda": "--lambda", "beta": "--beta",
+         "kappa": "--kappa", "lr": "--lr", "budget": "--budget", "iterations": "--iterations",
+         "students": "--students", "seeds": "--seeds", "teacher": "--teacher", "env": "ENV",
+         "m": "ENV", "model": "ENV", "draws": "--draws"}
+
+
+def _budget(text: str) -> tuple[float, float]:
+    try:
+        e, d = (float(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"must be E,D (two numbers), got {text!r}", field="--budget") from None
+    return e, d
+
+
+def _load_env(args: argparse.Namespace) -> Any:
+    if args.env.startswith("gym:"):
+        from core.sharing.gym_import import import_gym
+
+        return import_gym(args.env)
+    from core.cli.common import project_item
+    from core.mdp.files import load_mdp
+
+    project, mdp_id = project_item(args.env, args.mdp_id, False, flag="--mdp", noun="model",
+                                   ids_of=lambda p: [e.id for e in p.mdps])
+    return project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.env)
+
+
+def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``share`` (see the module docstring).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        The result, and progress.
+
+    Returns
+    -------
+    int
+        0; bad input raises :class:`~core.common.errors.InputError` (exit 2).
+    """
+    from core.sharing.learning import STUDENTS, SharingSetup, run_sharing
+
+    teacher, temperature = args.teacher, 1.0
+    if teacher.startswith("softmax"):
+        _, _, t = teacher.partition(":")
+        try:
+            temperature = float(t) if t else 1.0
+        except ValueError:
+            raise InputError(f"must be optimal or softmax:T, got {teacher!r}",
+                             field="--teacher") from None
+        teacher = "softmax"
+    elif teacher != "optimal":
+        raise InputError(f"must be optimal or softmax:T, got {teacher!r}", field="--teacher")
+    students = [s.strip() for s in args.students.split(",") if s.strip()]
+    delta = args.delta if args.tau is None else None
+    try:
+        setup = SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
+                             delta=delta if delta is not None or args.tau is not None else 1e-3,
+                             bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
+                             lr=args.lr, budget=_budget(args.budget),
+                             iterations=args.iterations, draws=args.draws)
+        mdp = _load_env(args)
+        res = run_sharing(mdp, setup, students=students or list(STUDENTS), seeds=args.seeds,
+                          seed=args.seed, teacher=teacher, temperature=temperature,
+                          progress=Progress(err, "share"))
+    except InputError as exc:
+        raise flag_error(exc, FLAGS) from None
+    payload = res.to_dict()
+    payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
+                   actions=int(mdp.P.shape[1]), teacher=args.teacher)
+
+    def text() -> str:
+        led = res.ledger
+        e, d = led.totals
+        lines = [f"{mdp.name or args.env}: {mdp.n_states} states; teacher {args.teacher} "
+                 f"(J = {res.teacher_value:.4g}); {args.seeds} seeds x {setup.iterations} "
+                 "iterations", mode_line(args.seed),
+                 f"adjacency: {led.adjacency}",
+                 f"ledger: {len([r for r in led.rows if not r.stopped])} roll-outs of "
+                 f"{led.queries_per_rollout} queries; total ({e:.4g}, {d:.3g}) under basic "
+                 f"composition; " + (f"stopped before roll-out {led.stopped_at}"
+                                     if led.stopped_at is not None else "never stopped")]
+        lines.append(f"{'roll-out':>9} {'k':>10} {'eps/query':>10} {'delta/query':>12} "
+                     f"{'tau':>10} {'eps total':>11} {'delta total':>12}")
+        for r in led.rows[:12]:
+            lines.append(f"{r.rollout:>9} {r.k:>10.4g} {r.epsilon:>10.4g} {r.delta:>12.3g} "
+                         f"{r.tau:>10.3g} {r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
+        if len(led.rows) > 12:
+            lines.append(f"{'…':>9} ({len(led.rows) - 12} more roll-outs)")
+        lines.append("final J (median over seeds, 85th-percentile band), cost of privacy "
+                     "J(pi_T) - J(student):")
+        for kind in res.curves:
+            med, lo, hi = res.band(kind)
+            lines.append(f"  {kind:<11} {med[-1]:.4g}  [{lo[-1]:.4g}, {hi[-1]:.4g}]   cost "
+                         f"{res.cost_of_privacy(kind):+.4g}")
+        lines += [f"note: {n}" for n in res.notes]
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Register ``share`` on the subparsers action ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds the shared flags (``--json``).
+    """
+    sp = sub.add_parser("share", help="private policy sharing: a teacher kickstarts students "
+                                      "through the Dirichlet mechanism ([KS])")
+    sp.add_argument("env", metavar="ENV",
+                    help="an MDP file, a project (with --mdp), or gym:FrozenLake-v1[:8x8], "
+                         "gym:CliffWalking-v0, gym:Taxi-v3")
+    sp.add_argument("--mdp", dest="mdp_id", default=None, help="model id in a project")
+    sp.add_argument("--teacher", default="optimal", help="optimal (default) or softmax:T")
+    sp.add_argument("--k0", type=float, default=5.0, help="first roll-out's k (default 5)")
+    sp.add_argument("--coef", type=float, default=0.3,
+                    help="vanishing coefficient c in (0, 1]: k_j = k0*c^j (default 0.3)")
+    sp.add_argument("--eta", type=float, default=0.05,
+                    help="eta: shared policies lie in the simplex restricted to entries >= eta "
+                         "(<= 1/m; the teacher is mixed as (1 - m*eta)*pi + eta)")
+    sp.add_argument("--lb", type=float, default=0.05,
+                    help="L*b: l2 radius of neighbouring shared policies (default 0.05)")
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--delta", type=float, default=None,
+                   help="target delta per query (tau solved per roll-out; default 1e-3)")
+    g.add_argument("--tau", type=float, default=None, help="a fixed threshold tau instead")
+    sp.add_argument("--bound", choices=("paper", "tight"), default="paper",
+                    help="epsilon of eq. 12 (paper) or with the halved first term (tight)")
+    sp.add_argument("--lambda", dest="lam", type=float, default=0.5,
+                    help="lambda >= 0: the aware student's ball radius factor (default 0.5)")
+    sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1) (default 0.05)")
+    sp.add_argument("--kappa", type=float, default=1.0, help="penalty weight (default 1)")
+    sp.add_argument("--lr", type=float, default=5.0, help="learning rate (default 5)")
+    sp.add_argument("--budget", default="200,0.5", help="the teacher's budget E,D")
+    sp.add_argument("--students", default="aware,unaware,none,nonprivate",
+                    help="comma-separated: aware, unaware, none, nonprivate")
+    sp.add_argument("--seeds", type=int, default=10, help="runs per student type")
+    sp.add_argument("--iterations", type=int, default=300, help="roll-outs (default 300)")
+    sp.add_argument("--draws", type=int, default=50_000,
+                    help="Monte Carlo draws of each roll-out's delta (default 50000)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="seeded experiment mode; omit for release mode")
+    common(sp)

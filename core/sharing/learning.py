@@ -1,0 +1,552 @@
+"""Kickstarting on a tabular model: exact policy gradient for the student, the teacher's
+per-roll-out privacy schedule and ledger, and the learning curves of spec F1.
+
+The student's policy is π_θ(·|s) = softmax(θ_s) over the state's available actions. Its
+objective J(θ) = ρ₀ᵀV^{π_θ} is evaluated *exactly* (a linear solve, or backward induction
+with a stationary policy for a finite horizon), with the softmax policy gradient
+
+    ∇_{θ_s} J = w(s)·π_s ⊙ (Q(s,·) − V(s)),   w(s) = Σ_t γ^t ρ_t(s)
+
+(the discounted visits; spec F1 writes it with d = (1−γ)w, the same thing). A teacher
+demonstration π^t_s (one Dirichlet draw per state and iteration) adds the penalty of eq. 16,
+φ = ‖π_s − π^t_s‖₂ when it exceeds α_λ, with gradient π_s ⊙ (u − π_sᵀu), u = (π_s − π^t_s)/‖·‖,
+weighted by the normalised occupancy d(s) = w(s)/Σw and κ. The student ascends J − κ·E_d[φ].
+
+Student types (spec F1): ``none`` (no teacher), ``nonprivate`` (the teacher's policy itself,
+λ = 0), ``aware`` (Dirichlet noise, λ > 0: demonstrations inside the ball α_λ(k) are not
+penalised), ``unaware`` (Dirichlet noise, λ = 0). One iteration is one roll-out j: the teacher
+answers one query per state the student can reach (a state with at least two actions), at
+k_j = k₀·c^j, and stops (k = 0: no demonstration) before the next roll-out would exceed the
+budget (E, D) under basic composition (:func:`sharing_ledger`).
+
+Seeded runs draw each student's noise from ``SeedSequence(seed, spawn_key=(type, run))``, so a
+curve does not depend on which other students or how many workers ran.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.common.errors import InputError
+from core.common.progress import Progress, no_progress
+from core.mdp.model import MDP
+from core.mdp.synthesis import synthesize
+from core.privacy.composition import advanced_composition, check_delta
+from core.privacy.dirichlet import dirichlet_rows
+from core.sharing.mechanism import (
+    BOUNDS,
+    alpha_lambda,
+    check_sharing,
+    delta_mc,
+    ignore_threshold,
+    tau_for_delta,
+    teacher_policy_in_domain,
+    theorem1_epsilon,
+)
+
+__all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
+           "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
+           "run_student", "StudentCurves", "run_sharing"]
+
+STUDENTS = ("none", "nonprivate", "aware", "unaware")
+
+
+@dataclass(frozen=True)
+class SharingSetup:
+    """The public parameters of one policy-sharing experiment (defaults: the paper's
+    k₀ = 5, λ = 0.5; a coefficient c = 0.3 of Fig. 2c)."""
+
+    k0: float = 5.0
+    coef: float = 0.3
+    eta: float = 0.05
+    lb: float = 0.05
+    tau: float | None = None
+    delta: float | None = 1e-3       # a target δ per query (τ solved per k), or give tau
+    bound: str = "paper"
+    lam: float = 0.5
+    beta: float = 0.05
+    kappa: float = 1.0
+    lr: float = 5.0
+    budget: tuple[float, float] = (200.0, 0.5)
+    iterations: int = 300
+    draws: int = 50_000              # Monte Carlo draws of each roll-out's δ
+
+    def check(self) -> None:
+        """Refuse what Theorem 1 or the learner cannot take, naming the field."""
+        if not (math.isfinite(self.k0) and self.k0 > 0):
+            raise InputError(f"must be > 0, got {self.k0!r}", field="k0")
+        if not (0 < self.coef <= 1):
+            raise InputError(f"must lie in (0, 1], got {self.coef!r}", field="coef")
+        if (self.tau is None) == (self.delta is None):
+            raise InputError("give exactly one of tau and delta (a target per query)",
+                             field="tau")
+        if self.delta is not None:
+            check_delta(self.delta)
+        if self.bound not in BOUNDS:
+            raise InputError(f"must be one of {BOUNDS}, got {self.bound!r}", field="bound")
+        alpha_lambda(self.k0, self.lam, self.beta)  # λ >= 0, β ∈ (0, 1)
+        for name in ("kappa", "lr"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise InputError(f"must be finite and >= 0, got {v!r}", field=name)
+        e, d = self.budget
+        if not (e >= 0 and 0 <= d < 1):
+            raise InputError(f"must be (E >= 0, 0 <= D < 1), got {self.budget!r}",
+                             field="budget")
+        if isinstance(self.iterations, bool) or not 1 <= int(self.iterations) <= 100_000:
+            raise InputError(f"must be an integer in [1, 100000], got {self.iterations!r}",
+                             field="iterations")
+
+
+# ------------------------------------------------------------------------- exact learning
+def softmax_policy(theta: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """softmax(θ_s) over each state's available actions (0 elsewhere).
+
+    Parameters
+    ----------
+    theta : numpy.ndarray
+        (S, A) preferences.
+    mask : numpy.ndarray
+        (S, A) available actions.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    z = np.where(mask, theta, -np.inf)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def evaluate_softmax(mdp: MDP, pi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """J(π), the policy gradient with respect to softmax preferences, and the normalised
+    occupancy d, for a stationary stochastic policy ``pi`` (S, A).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model (finite horizon: the stationary policy is used at every stage).
+    pi : numpy.ndarray
+        (S, A) action probabilities.
+
+    Returns
+    -------
+    (float, numpy.ndarray, numpy.ndarray)
+        J at the initial state, ∇_θ J (S, A), and d (S,).
+    """
+    P, R, g = mdp.P, mdp.R, mdp.discount
+    S = mdp.n_states
+    s0 = mdp.initial_state
+    Ppi = np.einsum("sa,sat->st", pi, P)
+    rpi = (pi * R).sum(axis=1)
+    if mdp.horizon is None:
+        M = np.eye(S) - g * Ppi
+        V = np.linalg.solve(M, rpi)
+        Q = R + g * (P @ V)
+        e0 = np.zeros(S)
+        e0[s0] = 1.0
+        w = np.linalg.solve(M.T, e0)  # Σ_t γ^t ρ_t
+        grad = w[:, None] * pi * (Q - V[:, None])
+        J = float(V[s0])
+    else:
+        T = mdp.horizon
+        Vs = np.empty((T + 1, S))
+        Vs[T] = mdp.R_T
+        Qs = np.empty((T, S, R.shape[1]))
+        for t in range(T - 1, -1, -1):
+            Qs[t] = R + g * (P @ Vs[t + 1])
+            Vs[t] = (pi * Qs[t]).sum(axis=1)
+        rho = np.zeros(S)
+        rho[s0] = 1.0
+        grad = np.zeros_like(pi)
+        w = np.zeros(S)
+        for t in range(T):
+            weight = (g ** t) * rho
+            w += weight
+            grad += weight[:, None] * pi * (Qs[t] - Vs[t][:, None])
+            rho = rho @ Ppi
+        J = float(Vs[0, s0])
+    d = w / w.sum()
+    return J, np.where(mdp.mask, grad, 0.0), d
+
+
+def teacher_policy(mdp: MDP, kind: str = "optimal", temperature: float = 1.0) -> np.ndarray:
+    """The teacher's stationary policy (S, A): ``optimal`` (the synthesised policy; for a
+    finite horizon its first stage), or ``softmax`` of the optimal Q with a temperature.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    kind : {"optimal", "softmax"}
+        Which teacher.
+    temperature : float
+        T > 0 of the softmax teacher.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    plan = synthesize(mdp)
+    S, A = mdp.P.shape[:2]
+    if kind == "optimal":
+        act = plan.policy[0] if mdp.horizon is not None else plan.policy
+        pi = np.zeros((S, A))
+        pi[np.arange(S), act] = 1.0
+        return pi
+    if kind != "softmax":
+        raise InputError(f"must be optimal or softmax:T, got {kind!r}", field="teacher")
+    if not (math.isfinite(temperature) and temperature > 0):
+        raise InputError(f"must be > 0, got {temperature!r}", field="teacher")
+    v_next = plan.values[1] if mdp.horizon is not None else plan.values
+    Q = mdp.R + mdp.discount * (mdp.P @ v_next)
+    return softmax_policy(Q / temperature, mdp.mask)
+
+
+def reachable_states(mdp: MDP) -> np.ndarray:
+    """States a full-support policy can reach from the initial state (bool (S,))."""
+    adj = (mdp.P * mdp.mask[:, :, None]).sum(axis=1) > 0
+    seen = np.zeros(mdp.n_states, dtype=bool)
+    seen[mdp.initial_state] = True
+    frontier = [mdp.initial_state]
+    while frontier:
+        nxt = np.flatnonzero(adj[frontier].any(axis=0) & ~seen)
+        seen[nxt] = True
+        frontier = nxt.tolist()
+    return seen
+
+
+# ------------------------------------------------------------------------- privacy ledger
+@dataclass(frozen=True)
+class LedgerRow:
+    """One roll-out j of the teacher: its k, per-query (ε, δ), queries and running totals."""
+
+    rollout: int
+    k: float
+    epsilon: float
+    delta: float
+    tau: float
+    queries: int
+    epsilon_total: float
+    delta_total: float
+    epsilon_advanced: float
+    stopped: bool
+
+
+@dataclass(frozen=True)
+class SharingLedger:
+    """The teacher's schedule: rows until the stop, and the stop point (None: never)."""
+
+    rows: tuple[LedgerRow, ...]
+    stopped_at: int | None
+    budget: tuple[float, float]
+    queries_per_rollout: int
+    ms: tuple[int, ...]
+    mode: str
+    seed: int | None
+    draws: int
+    adjacency: str = ("two observations X, X' with ||X - X'||_2 <= b; the teacher is "
+                      "L-Lipschitz, so shared policies differ by at most L*b in l2 "
+                      "(Theorem 1 of [KS]); the teacher's observations are protected")
+
+    def k_at(self, j: int) -> float:
+        """k of roll-out j (0 once the teacher has stopped)."""
+        if self.stopped_at is not None and j >= self.stopped_at:
+            return 0.0
+        return self.rows[j].k if j < len(self.rows) else 0.0
+
+    @property
+    def totals(self) -> tuple[float, float]:
+        live = [r for r in self.rows if not r.stopped]
+        return (live[-1].epsilon_total, live[-1].delta_total) if live else (0.0, 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        e, d = self.totals
+        live = [r for r in self.rows if not r.stopped]
+        return {"k": [r.k for r in live], "epsilon": [r.epsilon for r in live],
+                "delta": [r.delta for r in live], "tau": [r.tau for r in live],
+                "queries": [r.queries for r in live],
+                "epsilon_total": [r.epsilon_total for r in live],
+                "delta_total": [r.delta_total for r in live],
+                "epsilon_advanced": [r.epsilon_advanced for r in live],
+                "ledger_total": {"epsilon": e, "delta": d, "composition": "basic"},
+                "stopped_at": self.stopped_at, "budget": list(self.budget),
+                "queries_per_rollout": self.queries_per_rollout,
+                "adjacency": self.adjacency, "mode": self.mode, "seed": self.seed,
+                "draws": self.draws}
+
+
+def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
+                   rng: "np.random.Generator | int | None" = 0,
+                   progress: Progress = no_progress) -> SharingLedger:
+    """The teacher's per-roll-out (ε_j, δ_j) and the basic-composition ledger with its stop.
+
+    k_j = k₀·c^j. Per query: ε_j of eq. 12 and δ_j (the Monte Carlo upper bound at τ, or
+    the target δ with τ_j solved for it), the worst over the action-set sizes ``ms``. Totals
+    E_j = Σ Q·ε, D_j = Σ Q·δ; the teacher stops (k = 0, no demonstration: (0, 0)) before a
+    roll-out that would exceed the budget. ``epsilon_advanced`` is the advanced-composition
+    total with slack δ' = D/2 (an extra, labelled; the ledger itself uses basic).
+
+    Parameters
+    ----------
+    setup : SharingSetup
+        The parameters.
+    ms : sequence of int
+        The action-set sizes of the states that are queried.
+    queries : int
+        Queries per roll-out (the reachable states with two or more actions).
+    rng : int, Generator or None
+        Seed of the Monte Carlo δ (None: the OS's CSPRNG).
+    progress : callable
+        Called per roll-out.
+
+    Returns
+    -------
+    SharingLedger
+    """
+    setup.check()
+    ms = tuple(sorted(set(int(m) for m in ms if m >= 2)))
+    for m in ms:
+        check_sharing(m, setup.eta, tau=setup.tau)
+    E, D = setup.budget
+    rows: list[LedgerRow] = []
+    eps_list: list[float] = []
+    cum_e = cum_d = 0.0
+    stopped_at = None
+    seed = rng if isinstance(rng, int) else None
+    src: Any = rng
+    for j in range(int(setup.iterations)):
+        k = setup.k0 * setup.coef ** j
+        if not ms or queries == 0:
+            break
+        eps = delta = 0.0
+        tau = setup.tau if setup.tau is not None else 1.0
+        if k > 0 and k * setup.eta > 1e-300:
+            try:
+                for m in ms:
+                    if setup.tau is not None:
+                        t = setup.tau
+                        d = delta_mc(k, m, setup.eta, t, draws=setup.draws, rng=src).upper
+                    else:
+                        assert setup.delta is not None  # (check: exactly one of tau, delta)
+                        t, est = tau_for_delta(k, m, setup.eta, setup.delta,
+                                               draws=setup.draws, rng=src)
+                        d = est.upper
+                    eps = max(eps, theorem1_epsilon(k, m, setup.eta, t, setup.lb,
+                                                    bound=setup.bound))
+                    delta = max(delta, d)
+                    tau = min(tau, t)
+            except InputError:  # no τ reaches the target at this k: the teacher must stop
+                stopped_at = j
+                break
+        if cum_e + queries * eps > E or cum_d + queries * delta > D:
+            stopped_at = j
+            break
+        cum_e += queries * eps
+        cum_d += queries * delta
+        eps_list += [eps] * queries
+        adv = advanced_composition(eps_list, delta=D / 2) if D > 0 else math.inf
+        rows.append(LedgerRow(j, k, eps, delta, tau, queries, cum_e, cum_d, adv, False))
+        progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
+        if setup.coef == 1.0 and len(rows) > 1:  # constant k: the rest repeats
+            continue
+    return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, budget=(E, D),
+                         queries_per_rollout=int(queries), ms=ms,
+                         mode="experiment" if rng is not None else "release", seed=seed,
+                         draws=int(setup.draws))
+
+
+# ------------------------------------------------------------------------- students
+def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
+                ledger: SharingLedger | None, rng: np.random.Generator | None) -> np.ndarray:
+    """One student's learning curve: J after 0, 1, …, I iterations (I + 1 values).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    kind : str
+        One of :data:`STUDENTS`.
+    teacher : numpy.ndarray
+        The teacher's policy mapped into Δ_{m,η} (S, A).
+    setup : SharingSetup
+        λ, β, κ, learning rate, iterations.
+    ledger : SharingLedger or None
+        The teacher's schedule (``aware`` / ``unaware``).
+    rng : numpy.random.Generator or None
+        The Dirichlet noise (None: release mode, the OS's CSPRNG).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    if kind not in STUDENTS:
+        raise InputError(f"must be among {', '.join(STUDENTS)}, got {kind!r}", field="students")
+    n_iter = int(setup.iterations)
+    theta = np.zeros(mdp.P.shape[:2])
+    mask = mdp.mask
+    share = mask.sum(axis=1) >= 2
+    curve = np.empty(n_iter + 1)
+    lam = 0.0 if kind in ("nonprivate", "unaware") else setup.lam
+    for j in range(n_iter + 1):
+        pi = softmax_policy(theta, mask)
+        J, grad, d = evaluate_softmax(mdp, pi)
+        curve[j] = J
+        if j == n_iter:
+            break
+        step = grad
+        k = math.inf if kind == "nonprivate" else (ledger.k_at(j) if ledger else 0.0)
+        if kind != "none" and k > 0 and setup.kappa > 0:
+            if math.isinf(k):
+                pit = teacher
+            else:
+                pit = teacher.copy()
+                pit[share] = dirichlet_rows(teacher[share], k, rng)
+            alpha = alpha_lambda(0.0 if math.isinf(k) else k, lam, setup.beta) if lam else 0.0
+            if math.isinf(k):
+                alpha = 0.0
+            diff = pi - pit
+            norm = np.linalg.norm(diff, axis=1)
+            active = share & (norm > alpha) & (norm > 0)
+            if active.any():
+                u = np.zeros_like(diff)
+                u[active] = diff[active] / norm[active, None]
+                gphi = pi * (u - (pi * u).sum(axis=1, keepdims=True))
+                step = step - setup.kappa * (d * active)[:, None] * gphi
+        theta = theta + setup.lr * np.where(mask, step, 0.0)
+    return curve
+
+
+@dataclass(frozen=True, eq=False)
+class StudentCurves:
+    """Learning curves per student type: (seeds, I + 1) arrays, with the median and the
+    85th-percentile band the paper plots (the 7.5th and 92.5th percentiles)."""
+
+    curves: dict[str, np.ndarray]
+    teacher_value: float
+    ledger: SharingLedger
+    seed: int | None
+    setup: SharingSetup
+    queries_per_rollout: int
+    elapsed_s: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def band(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(median, lower, upper) over seeds per iteration."""
+        c = self.curves[kind]
+        return (np.median(c, axis=0), np.percentile(c, 7.5, axis=0),
+                np.percentile(c, 92.5, axis=0))
+
+    def cost_of_privacy(self, kind: str = "aware") -> float:
+        """J(π_T) − J(student) at the last iteration (median over seeds)."""
+        return float(self.teacher_value - np.median(self.curves[kind][:, -1]))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.ledger.to_dict())
+        out["curves"] = {}
+        for kind in self.curves:
+            med, lo, hi = self.band(kind)
+            out["curves"][kind] = {"median": med.tolist(), "lower": lo.tolist(),
+                                   "upper": hi.tolist(), "band": "85th percentile "
+                                   "(7.5th to 92.5th) over seeds"}
+        out["teacher_value"] = self.teacher_value
+        out["cost_of_privacy"] = {k: self.cost_of_privacy(k) for k in self.curves}
+        out["seeds"] = int(next(iter(self.curves.values())).shape[0]) if self.curves else 0
+        out["iterations"] = int(self.setup.iterations)
+        out["ignore_threshold"] = ignore_threshold(self.setup.lam, self.setup.beta)
+        out["notes"] = list(self.notes)
+        out["elapsed_s"] = self.elapsed_s
+        return out
+
+
+def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
+                seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
+                temperature: float = 1.0, progress: Progress = no_progress) -> StudentCurves:
+    """The whole experiment: the teacher's ledger once, then every student type over seeds.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment (the teacher's observations are its states).
+    setup : SharingSetup
+        The parameters.
+    students : sequence of str
+        Which of :data:`STUDENTS`.
+    seeds : int
+        Runs per student type.
+    seed : int, optional
+        Experiment seed; None: release mode (noise and Monte Carlo from the OS's CSPRNG).
+    teacher, temperature :
+        :func:`teacher_policy`.
+    progress : callable
+        ``progress(fraction, message)`` (may cancel).
+
+    Returns
+    -------
+    StudentCurves
+    """
+    import time
+
+    t0 = time.perf_counter()
+    setup.check()
+    students = list(dict.fromkeys(students))
+    for name in students:
+        if name not in STUDENTS:
+            raise InputError(f"must be among {', '.join(STUDENTS)}, got {name!r}",
+                             field="students")
+    if isinstance(seeds, bool) or not 1 <= int(seeds) <= 10_000:
+        raise InputError(f"must be an integer in [1, 10000], got {seeds!r}", field="seeds")
+    counts = mdp.mask.sum(axis=1)
+    m_max = int(counts.max())
+    if m_max < 2:
+        raise InputError("every state has a single action: there is no policy to share",
+                         field="model")
+    check_sharing(m_max, setup.eta)
+    pi_T = teacher_policy(mdp, teacher, temperature if teacher == "softmax" else 1.0)
+    teacher_in = pi_T.copy()
+    for s in range(mdp.n_states):  # η-mixing on each state's own action set
+        avail = mdp.mask[s]
+        if avail.sum() >= 2:
+            teacher_in[s, avail] = teacher_policy_in_domain(pi_T[s, avail], setup.eta)
+    reach = reachable_states(mdp)
+    queried = reach & (counts >= 2)
+    def ledger_progress(fraction: float, message: str = "") -> None:
+        progress(0.2 * fraction, message)
+
+    ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()),
+                            rng=seed if seed is not None else None, progress=ledger_progress)
+    teacher_value = evaluate_softmax(mdp, pi_T)[0]  # J(π_T), the teacher as it is
+    curves: dict[str, np.ndarray] = {}
+    total = len(students) * int(seeds)
+    done = 0
+    for kind in students:
+        rows = []
+        for r in range(int(seeds)):
+            # keyed by the student type itself: a curve does not depend on which others ran
+            key = (STUDENTS.index(kind), r)
+            gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
+                                                                              spawn_key=key)))
+                   if seed is not None else None)
+            rows.append(run_student(mdp, kind, teacher_in, setup, ledger, gen))
+            done += 1
+            progress(0.2 + 0.8 * done / total, f"{kind}: seed {r + 1} of {seeds}")
+        curves[kind] = np.array(rows)
+    notes = ["The teacher's policy is mixed into the restricted simplex, (1 - m*eta)*pi + eta "
+             "(spec F1), so every demonstration is in Theorem 1's domain; J(pi_T) is the "
+             "teacher's own (unmixed) value.",
+             "Lemma 1 of the paper is false as stated; alpha_lambda is used as the loss radius "
+             "only (spec §1.4).",
+             "Theorem 1's delta tends to 1 as k -> 0: a fixed tau blows the delta budget; "
+             "with a target delta per query, tau is solved per roll-out (spec §1.6)."]
+    if ledger.stopped_at is not None:
+        notes.append(f"The teacher stopped before roll-out {ledger.stopped_at} (budget "
+                     f"{ledger.budget}); afterwards no demonstration is sent ((0, 0)-DP).")
+    return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
+                         seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
+                         elapsed_s=time.perf_counter() - t0, notes=tuple(notes))

@@ -1,0 +1,192 @@
+"""Kickstarting on tabular models: exact gradients, the teacher's ledger, the students."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+
+from core.cli.main import run_cli
+from core.common.errors import InputError
+from core.mdp.examples import four_startups, random_mdp
+from core.mdp.files import save_mdp
+from core.mdp.model import MDP
+from core.sharing.learning import (
+    SharingSetup,
+    evaluate_softmax,
+    reachable_states,
+    run_sharing,
+    run_student,
+    sharing_ledger,
+    softmax_policy,
+    teacher_policy,
+)
+from core.sharing.mechanism import theorem1_epsilon
+
+
+def _chain(n: int = 6, slip: float = 0.2) -> MDP:
+    """A corridor: 'right' moves on (or slips back), 'left' moves back; reward at the end."""
+    P = np.zeros((n, 2, n))
+    R = np.zeros((n, 2))
+    for s in range(n):
+        if s == n - 1:
+            P[s, :, s] = 1.0
+            continue
+        P[s, 1, s + 1] = 1 - slip
+        P[s, 1, max(s - 1, 0)] += slip
+        P[s, 0, max(s - 1, 0)] = 1.0
+        if s == n - 2:
+            R[s, 1] = 1 - slip
+    return MDP(P=P, R=R, horizon=None, discount=0.95, name="chain")
+
+
+@pytest.mark.parametrize("mdp", [_chain(), random_mdp(5, 3, None, seed=3),
+                                 random_mdp(4, 3, 4, seed=5), four_startups()],
+                         ids=["chain", "random-infinite", "random-finite", "four-startups"])
+def test_policy_gradient_is_exact(mdp):
+    """The analytic softmax gradient equals central finite differences of J (1e-6)."""
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=mdp.P.shape[:2])
+    pi = softmax_policy(theta, mdp.mask)
+    J, grad, d = evaluate_softmax(mdp, pi)
+    assert d.sum() == pytest.approx(1.0) and (d >= 0).all()
+    h = 1e-6
+    for s in range(mdp.n_states):
+        for a in np.flatnonzero(mdp.mask[s]):
+            up, dn = theta.copy(), theta.copy()
+            up[s, a] += h
+            dn[s, a] -= h
+            fd = (evaluate_softmax(mdp, softmax_policy(up, mdp.mask))[0]
+                  - evaluate_softmax(mdp, softmax_policy(dn, mdp.mask))[0]) / (2 * h)
+            assert grad[s, a] == pytest.approx(fd, abs=1e-6)
+
+
+def test_teachers_and_reachability():
+    mdp = _chain()
+    opt = teacher_policy(mdp, "optimal")
+    assert (opt[:-1, 1] == 1).all()  # go right
+    soft = teacher_policy(mdp, "softmax", temperature=0.5)
+    assert np.allclose(soft.sum(axis=1), 1) and (soft[:-1, 1] > 0.5).all()
+    assert reachable_states(mdp).all()
+    with pytest.raises(InputError) as info:
+        teacher_policy(mdp, "softmax", temperature=0)
+    assert info.value.field == "teacher"
+
+
+def test_ledger_follows_the_schedule_and_stops_within_the_budget():
+    setup = SharingSetup(k0=5, coef=0.5, eta=0.1, lb=0.01, tau=1e-3, delta=None,
+                         budget=(40.0, 0.9), iterations=50, draws=5000)
+    led = sharing_ledger(setup, [2, 2, 3], 3, rng=2)
+    assert led.ms == (2, 3) and led.queries_per_rollout == 3
+    for r in led.rows:
+        assert r.k == pytest.approx(5 * 0.5 ** r.rollout)
+        assert r.epsilon == pytest.approx(max(theorem1_epsilon(r.k, m, 0.1, 1e-3, 0.01)
+                                              for m in (2, 3)))
+        assert r.epsilon_total <= 40.0 and r.delta_total <= 0.9
+        assert r.epsilon_advanced <= r.epsilon_total + 1e-12
+    e, d = led.totals
+    assert e == pytest.approx(sum(3 * r.epsilon for r in led.rows))
+    assert led.stopped_at is not None and led.k_at(led.stopped_at) == 0.0
+    # the next roll-out would have passed the budget
+    nxt = 5 * 0.5 ** led.stopped_at
+    more = 3 * max(theorem1_epsilon(nxt, m, 0.1, 1e-3, 0.01) for m in (2, 3))
+    from core.sharing.mechanism import delta_mc
+
+    more_d = 3 * max(delta_mc(nxt, m, 0.1, 1e-3, draws=5000, rng=2).upper for m in (2, 3))
+    assert e + more > 40.0 or d + more_d > 0.9
+
+
+def test_kickstarting_helps_and_privacy_costs():
+    """On a 12-cell corridor (the reward is 11 slippery steps away, so the plain gradient
+    starts near zero): every kind of teacher speeds the student up at iteration 10 (none:
+    J = 0.013; with a teacher about 0.3); seeded runs repeat exactly."""
+    mdp = _chain(12)
+    setup = SharingSetup(k0=50, coef=0.98, eta=0.1, lb=0.01, delta=0.01, budget=(1e9, 0.99),
+                         iterations=60, lr=2.0, kappa=2.0, draws=5000)
+    res = run_sharing(mdp, setup, seeds=4, seed=7)
+    med = {k: np.median(c, axis=0) for k, c in res.curves.items()}
+    for kind in ("nonprivate", "aware", "unaware"):
+        assert med[kind][10] > med["none"][10] + 0.1, (kind, med[kind][10], med["none"][10])
+    assert res.ledger.stopped_at is not None  # δ budget: 11 queries of δ = 0.01 a roll-out
+    assert res.teacher_value >= max(med[k][-1] for k in med) - 1e-9  # the teacher is optimal
+    again = run_sharing(mdp, setup, seeds=4, seed=7, students=["aware"])
+    np.testing.assert_array_equal(again.curves["aware"], res.curves["aware"])
+    d = res.to_dict()
+    for key in ("k", "epsilon", "delta", "ledger_total", "stopped_at", "curves",
+                "teacher_value", "cost_of_privacy"):
+        assert key in d
+    assert set(d["curves"]["aware"]) >= {"median", "lower", "upper"}
+    json.dumps(d, allow_nan=False)
+
+
+def test_run_student_refuses_unknown_types():
+    with pytest.raises(InputError):
+        run_student(_chain(), "teacher", np.full((6, 2), 0.5), SharingSetup(), None, None)
+
+
+def _run(args):
+    out, err = io.StringIO(), io.StringIO()
+    return run_cli(args, out, err), out.getvalue(), err.getvalue()
+
+
+def test_cli_share_json(tmp_path):
+    path = tmp_path / "chain.mdp.json"
+    save_mdp(_chain(), path)
+    code, out, err = _run(["share", str(path), "--k0", "20", "--coef", "0.9", "--eta", "0.1",
+                           "--delta", "0.01", "--budget", "1e6,0.9", "--seeds", "2",
+                           "--iterations", "20", "--draws", "2000", "--seed", "3", "--json"])
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["mode"] == "experiment" and d["seed"] == 3 and d["states"] == 6
+    assert len(d["curves"]["aware"]["median"]) == 21
+    assert len(d["k"]) == len(d["epsilon"]) == len(d["delta"])
+    assert d["ledger_total"]["composition"] == "basic"
+
+
+@pytest.mark.parametrize("extra,flag", [(["--eta", "0.6"], "--eta"), (["--k0", "0"], "--k0"),
+                                        (["--coef", "1.5"], "--coef"),
+                                        (["--lambda", "-1"], "--lambda"),
+                                        (["--beta", "1"], "--beta"),
+                                        (["--budget", "x"], "--budget"),
+                                        (["--teacher", "greedy"], "--teacher")])
+def test_cli_share_bad_input(tmp_path, extra, flag):
+    path = tmp_path / "chain.mdp.json"
+    save_mdp(_chain(), path)
+    code, out, err = _run(["share", str(path), "--seed", "1", "--iterations", "2",
+                           "--seeds", "1", *extra])
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err, err
+
+
+def test_cli_share_unknown_gym_id_and_missing_gymnasium(monkeypatch):
+    code, _, err = _run(["share", "gym:Pong-v5", "--seed", "1"])
+    assert code == 2 and "unknown gymnasium environment" in err and "ENV" in err
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_gym(name, *a, **kw):
+        if name == "gymnasium":
+            raise ImportError("no gymnasium")
+        return real_import(name, *a, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_gym)
+    code, _, err = _run(["share", "gym:FrozenLake-v1", "--seed", "1"])
+    assert code == 2 and "privplan[gym]" in err
+
+
+def test_frozenlake_import_is_a_normal_mdp():
+    pytest.importorskip("gymnasium")
+    from core.sharing.gym_import import import_gym
+
+    mdp = import_gym("gym:FrozenLake-v1")
+    assert mdp.n_states == 16 and mdp.n_actions == 4 and mdp.horizon is None
+    assert np.allclose(mdp.P.sum(axis=2), 1.0)
+    goal = mdp.state_names.index("G3,3")
+    assert (mdp.P[goal, :, goal] == 1).all()  # the end of an episode absorbs
+    assert mdp.R.max() == pytest.approx(1 / 3)  # the slippery step into the goal
+    big = import_gym("gym:FrozenLake-v1:8x8")
+    assert big.n_states == 64
+    assert math.isclose(float(teacher_policy(big).sum()), 64.0)
