@@ -40,6 +40,7 @@ from core.privacy.composition import advanced_composition, check_delta
 from core.privacy.dirichlet import dirichlet_rows
 from core.sharing.mechanism import (
     BOUNDS,
+    MC_LEVEL,
     alpha_lambda,
     check_sharing,
     delta_mc,
@@ -543,7 +544,10 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
              "Lemma 1 of the paper is false as stated; alpha_lambda is used as the loss radius "
              "only (spec §1.4).",
              "Theorem 1's delta tends to 1 as k -> 0: a fixed tau blows the delta budget; "
-             "with a target delta per query, tau is solved per roll-out (spec §1.6)."]
+             "with a target delta per query, tau is solved per roll-out (spec §1.6).",
+             f"Each roll-out's delta is a {MC_LEVEL:.0%} one-sided Clopper-Pearson upper bound "
+             f"from {setup.draws:,} Monte Carlo draws of eq. 6 (drawn in log space): a "
+             "statistical bound, not a proof; epsilon of eq. 12 is exact."]
     if ledger.stopped_at is not None:
         notes.append(f"The teacher stopped before roll-out {ledger.stopped_at} (budget "
                      f"{ledger.budget}); afterwards no demonstration is sent ((0, 0)-DP).")

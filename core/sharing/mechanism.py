@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import betainc, gammaln
+from scipy.special import betainc, gammaln, logsumexp
 
 from core.common.errors import InputError
 from core.common.stats import cp_upper
@@ -243,14 +243,27 @@ class DeltaEstimate:
                 + (f"seed {self.seed})" if self.seed is not None else f"{self.mode})"))
 
 
-def _vertex_minima(k: float, m: int, eta: float, draws: int, src: RandomSource,
-                   block: int = 100_000) -> np.ndarray:
-    """min_i x_i of ``draws`` samples of Dir_k(vertex), in blocks (log-space sampler)."""
-    v = vertex(m, eta)
+def _vertex_log_minima(k: float, m: int, eta: float, draws: int, src: RandomSource,
+                       block: int = 100_000) -> np.ndarray:
+    """ln(min_i x_i) of ``draws`` samples of Dir_k(vertex), exactly in log space.
+
+    Entries with shape a = kπ_i < 1 are drawn as ln G_{a+1} + ln(U)/a (no underflow), and
+    ln x_i = ln G_i − logsumexp(ln G): at tiny k the minimum is far below the smallest
+    double (e^-10⁴ is common), and a floored sample would make δ = P(min x < τ) look small
+    where it is in fact close to 1.
+    """
+    a = k * vertex(m, eta)
+    small = a < 1.0
+    shape = np.where(small, a + 1.0, a)
+    gen = src.generator
     out = np.empty(draws)
     for start in range(0, draws, block):
         n = min(block, draws - start)
-        out[start:start + n] = dirichlet_rows(np.tile(v, (n, 1)), k, src).min(axis=1)
+        logg = np.log(gen.standard_gamma(np.broadcast_to(shape, (n, m)).copy()))
+        if small.any():
+            u = 1.0 - gen.random((n, m))  # (0, 1]
+            logg += np.where(small, np.log(u) / a, 0.0)
+        out[start:start + n] = logg.min(axis=1) - logsumexp(logg, axis=1)
     return out
 
 
@@ -278,8 +291,8 @@ def delta_mc(k: float, m: int, eta: float, tau: float, *, draws: int = MC_DRAWS,
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 100:
         raise InputError(f"must be an integer >= 100, got {draws!r}", field="draws")
     src = as_random_source(rng)
-    minima = _vertex_minima(k, m, eta, int(draws), src)
-    s = int((minima < tau).sum())
+    log_minima = _vertex_log_minima(k, m, eta, int(draws), src)
+    s = int((log_minima < math.log(tau)).sum())
     return DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)), misses=s,
                          draws=int(draws), level=level, mode=src.mode, seed=src.seed)
 
@@ -315,7 +328,7 @@ def tau_for_delta(k: float, m: int, eta: float, delta: float, *, draws: int = MC
     if not (isinstance(delta, (int, float)) and 0 < delta < 1):
         raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
     src = as_random_source(rng)
-    minima = np.sort(_vertex_minima(k, m, eta, int(draws), src))
+    log_minima = np.sort(_vertex_log_minima(k, m, eta, int(draws), src))
     lo, hi = -1, int(draws)
     while hi - lo > 1:  # largest f with cp_upper(f) <= delta
         mid = (lo + hi) // 2
@@ -326,12 +339,14 @@ def tau_for_delta(k: float, m: int, eta: float, delta: float, *, draws: int = MC
     if lo < 0:
         raise InputError(f"{draws:,} Monte Carlo draws cannot show delta <= {delta:g}; use more "
                          "draws or a larger delta", field="delta")
-    tau = min(float(minima[lo]), (1.0 / m) * (1 - 1e-12))
-    if not tau > 0:
+    # τ = the (f+1)-th smallest minimum; below the smallest normal double it cannot be
+    # represented (nor would ln(1/τ) leave a useful ε): then no τ reaches δ here
+    tau = min(math.exp(float(log_minima[lo])), (1.0 / m) * (1 - 1e-12))
+    if not tau > 2.2250738585072014e-308:
         raise InputError(f"no tau in (0, 1/m) gives delta <= {delta:g} at k = {k:g} (the "
                          "Dirichlet mass sits on the vertices): raise k or delta",
                          field="delta")
-    s = int(np.searchsorted(minima, tau, side="left"))
+    s = int(np.searchsorted(log_minima, math.log(tau), side="left"))
     return tau, DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)),
                               misses=s, draws=int(draws), level=level, mode=src.mode,
                               seed=src.seed)

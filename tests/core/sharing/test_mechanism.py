@@ -195,3 +195,18 @@ def test_bad_input_names_the_field(call, field):
     with pytest.raises(InputError) as info:
         call()
     assert info.value.field == field
+
+
+def test_tiny_k_is_not_made_private_by_a_floored_sampler():
+    """At k = 1e-4 the Dirichlet mass sits on the vertices: min_i x_i is astronomically small
+    (far below the smallest double), so δ = P(min x < τ) ≈ 1 for every representable τ and
+    no τ reaches a small target. A sampler that floors its draws at 1e-300 would report
+    δ ≈ 0 at τ = 1e-300 — an optimistic guarantee; the log-space draws do not."""
+    d = delta_mc(1e-4, 4, 0.1, 1e-300, draws=20_000, rng=1)
+    assert d.estimate > 0.99
+    with pytest.raises(InputError, match="no tau"):
+        tau_for_delta(1e-4, 4, 0.1, 1e-3, draws=20_000, rng=1)
+    # and at moderate k the log-space estimate still agrees with the closed form (m = 2)
+    exact = delta_closed_form(0.5, 2, 0.2, 1e-3)
+    est = delta_mc(0.5, 2, 0.2, 1e-3, draws=200_000, rng=2)
+    assert abs(est.estimate - exact) < 4 * math.sqrt(exact * (1 - exact) / 200_000)
