@@ -45,7 +45,8 @@ from core.privacy.dirichlet import dirichlet_rows
 __all__ = ["BOUNDS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_split_limit",
            "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc", "tau_for_delta",
            "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
-           "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL"]
+           "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL",
+           "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve"]
 
 BOUNDS = ("paper", "tight")
 MC_DRAWS = 200_000
@@ -477,3 +478,101 @@ def teacher_policy_in_domain(policy: np.ndarray, eta: float) -> np.ndarray:
     if np.any(p < -1e-12) or np.any(np.abs(p.sum(axis=-1) - 1.0) > 1e-9):
         raise InputError("every row must be a probability vector", field="policy")
     return (1.0 - m * eta) * np.clip(p, 0.0, None) + eta
+
+
+@dataclass(frozen=True, eq=False)
+class PrivacyCurve:
+    """ε(k) and δ(k) of Theorem 1 on a grid of k (the panel the issue asks for): ε of eq. 12
+    split into its L·b part and G, δ as a Monte Carlo point and its CP upper bound."""
+
+    k: np.ndarray
+    epsilon: np.ndarray
+    epsilon_linear: np.ndarray
+    gamma_part: np.ndarray
+    delta: np.ndarray
+    delta_upper: np.ndarray
+    tau: float
+    draws: int
+
+
+def privacy_curve(ks: "np.ndarray | list[float]", m: int, eta: float, tau: float, lb: float, *,
+                  bound: str = "paper", draws: int = 10_000,
+                  rng: "np.random.Generator | int | RandomSource | None" = 0) -> PrivacyCurve:
+    """ε(k), its split, and the Monte Carlo δ(k) with CP upper bounds at a fixed τ.
+
+    δ is not monotone in k (→ 1 as k → 0 and as k → ∞ stays small): the curve shows it.
+
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations.
+    m, eta, tau, lb, bound :
+        As in :func:`theorem1_epsilon`.
+    draws : int
+        Monte Carlo draws per k.
+    rng : int, Generator, RandomSource or None
+        Seed (the same draws' stream for every k).
+
+    Returns
+    -------
+    PrivacyCurve
+    """
+    ks_arr = np.asarray(ks, dtype=np.float64)
+    eps = np.array([theorem1_epsilon(float(k), m, eta, tau, lb, bound=bound) for k in ks_arr])
+    g = np.array([gamma_split(float(k), m, eta) for k in ks_arr])
+    src = as_random_source(rng)
+    d = [delta_mc(float(k), m, eta, tau, draws=draws, rng=src) for k in ks_arr]
+    return PrivacyCurve(k=ks_arr, epsilon=eps, epsilon_linear=eps - g, gamma_part=g,
+                        delta=np.array([x.estimate for x in d]),
+                        delta_upper=np.array([x.upper for x in d]), tau=float(tau),
+                        draws=int(draws))
+
+
+@dataclass(frozen=True, eq=False)
+class RadiusCurve:
+    """α_λ(k) (eq. 15, the loss radius) against radii that hold: the Monte Carlo 1−β quantile
+    of ‖Dir_k(π) − π‖₂ (worst of the uniform point and a vertex of Δ_{m,η}) and Chebyshev's
+    √((1 − 1/m)/((k+1)β)); Lemma 1's λ = 1 radius for comparison."""
+
+    k: np.ndarray
+    alpha_lambda: np.ndarray
+    lemma1: np.ndarray
+    quantile: np.ndarray
+    chebyshev: np.ndarray
+    ignore_below: float
+    warning: str = LEMMA_1_WARNING
+
+
+def radius_curve(ks: "np.ndarray | list[float]", m: int, eta: float, lam: float, beta: float, *,
+                 draws: int = 20_000,
+                 rng: "np.random.Generator | int | RandomSource | None" = 0) -> RadiusCurve:
+    """The student's loss radius next to the concentration radii that are true.
+
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations.
+    m, eta :
+        Actions and η.
+    lam, beta :
+        λ and β of eq. 15.
+    draws : int
+        Monte Carlo draws per k and point.
+    rng : int, Generator, RandomSource or None
+        Seed.
+
+    Returns
+    -------
+    RadiusCurve
+    """
+    check_sharing(m, eta)
+    ks_arr = np.asarray(ks, dtype=np.float64)
+    src = as_random_source(rng)
+    points = [np.full(m, 1.0 / m), vertex(m, eta)]
+    q = np.array([max(radius_quantile(float(k), p, beta, draws=draws, rng=src) for p in points)
+                  for k in ks_arr])
+    a = np.array([alpha_lambda(float(k), lam, beta) for k in ks_arr])
+    l1 = np.array([alpha_lambda(float(k), 1.0, beta) for k in ks_arr])
+    cheb = np.sqrt((1.0 - 1.0 / m) / ((ks_arr + 1.0) * beta))
+    return RadiusCurve(k=ks_arr, alpha_lambda=a, lemma1=l1, quantile=q, chebyshev=cheb,
+                       ignore_below=ignore_threshold(lam, beta))

@@ -210,3 +210,24 @@ def test_tiny_k_is_not_made_private_by_a_floored_sampler():
     exact = delta_closed_form(0.5, 2, 0.2, 1e-3)
     est = delta_mc(0.5, 2, 0.2, 1e-3, draws=200_000, rng=2)
     assert abs(est.estimate - exact) < 4 * math.sqrt(exact * (1 - exact) / 200_000)
+
+
+def test_privacy_curve_shows_delta_rising_as_k_falls_and_the_split():
+    from core.sharing.mechanism import privacy_curve
+
+    c = privacy_curve([0.1, 1, 10, 100], 6, 0.1, 1e-3, 0.05, draws=20_000, rng=3)
+    assert np.allclose(c.epsilon, c.epsilon_linear + c.gamma_part)
+    assert c.delta[0] > 0.99 and c.delta[-1] < c.delta[0]     # δ → 1 as k → 0
+    assert np.all(c.delta_upper >= c.delta)
+    assert np.all(np.diff(c.epsilon_linear) > 0)              # the L·b part grows with k
+
+
+def test_radius_curve_exposes_lemma1():
+    """The calibrated quantile lies above Lemma 1's radius where the lemma fails (spec
+    §1.4: m = 3 violates at every k >= 5), Chebyshev bounds the quantile from above."""
+    from core.sharing.mechanism import radius_curve
+
+    r = radius_curve([5.0, 20.0, 100.0], 3, 0.1, 0.5, 0.05, draws=40_000, rng=1)
+    assert np.all(r.quantile > r.lemma1)
+    assert np.all(r.chebyshev >= r.quantile)
+    assert np.allclose(r.alpha_lambda, 0.5 * r.lemma1) and "false" in r.warning
