@@ -39,17 +39,23 @@ def _budget(text: str) -> tuple[float, float]:
     return e, d
 
 
-def _load_env(args: argparse.Namespace) -> Any:
+def _load_env(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """(the MDP, the project or None, the dataset name: ``mdp:<id>`` or ``gym:<ID>``)."""
     if args.env.startswith("gym:"):
         from core.sharing.gym_import import import_gym
 
-        return import_gym(args.env)
+        if args.record:
+            raise InputError("--record writes the run into a project: give a *.privplan.json "
+                             "(and --mdp ID)", field="--record")
+        return import_gym(args.env), None, args.env
     from core.cli.common import project_item
     from core.mdp.files import load_mdp
 
-    project, mdp_id = project_item(args.env, args.mdp_id, False, flag="--mdp", noun="model",
-                                   ids_of=lambda p: [e.id for e in p.mdps])
-    return project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.env)
+    project, mdp_id = project_item(args.env, args.mdp_id, args.record, flag="--mdp",
+                                   noun="model", ids_of=lambda p: [e.id for e in p.mdps])
+    if project is not None and mdp_id:
+        return project.mdp(mdp_id), project, f"mdp:{mdp_id}"
+    return load_mdp(args.env), None, f"file:{args.env}"
 
 
 def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -88,7 +94,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
                              lr=args.lr, budget=_budget(args.budget),
                              iterations=args.iterations, draws=args.draws)
-        mdp = _load_env(args)
+        mdp, project, dataset = _load_env(args)
         res = run_sharing(mdp, setup, students=students or list(STUDENTS), seeds=args.seeds,
                           seed=args.seed, teacher=teacher, temperature=temperature,
                           progress=Progress(err, "share"))
@@ -97,6 +103,19 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload = res.to_dict()
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
                    actions=int(mdp.P.shape[1]), teacher=args.teacher)
+    if args.record and project is not None:
+        from core.project.files import save_project
+        from core.project.recording import record_run, sharing_run_record
+        from core.sharing.records import sharing_params
+
+        params = sharing_params(setup, env=dataset, students=list(res.curves),
+                                seeds=args.seeds, seed=args.seed, teacher=teacher,
+                                temperature=temperature)
+        record, entries = sharing_run_record(project, res, params)
+        added = record_run(project, record, entries)
+        save_project(project, args.env)
+        payload["recorded"] = {"project": args.env, "run": record.id,
+                               "ledger_entries": len(added)}
 
     def text() -> str:
         led = res.ledger
@@ -123,6 +142,10 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             lines.append(f"  {kind:<11} {med[-1]:.4g}  [{lo[-1]:.4g}, {hi[-1]:.4g}]   cost "
                          f"{res.cost_of_privacy(kind):+.4g}")
         lines += [f"note: {n}" for n in res.notes]
+        if "recorded" in payload:
+            r = payload["recorded"]
+            lines.append(f"recorded in {r['project']} as {r['run']} with "
+                         f"{r['ledger_entries']} ledger entries")
         return "\n".join(lines)
 
     emit(args, payload, text, out)
@@ -174,4 +197,7 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode")
+    sp.add_argument("--record", action="store_true",
+                    help="record the run in the project ENV (with --mdp ID), as the window "
+                         "does: a run record and one ledger entry per roll-out of the teacher")
     common(sp)

@@ -40,9 +40,11 @@ from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, 
 from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
+from core.sharing.records import RUN_KIND as SHARING_KIND
+from core.sharing.records import sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
-           "plan_run_record", "advise_run_record"]
+           "plan_run_record", "advise_run_record", "sharing_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -206,3 +208,32 @@ def advise_run_record(project: Project, result: Any, *, delta: float, seeded: bo
                        summary=rounded_json(single_summary(result)), mode=result.mode,
                        seed=result.seed)
     return record, single_ledger_entries(result, source=record.id)
+
+
+def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
+                       ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a policy-sharing run (kind ``"sharing"``, target its environment)
+    and the ledger entries of the teacher's demonstrations.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : StudentCurves
+        The run (:func:`core.sharing.learning.run_sharing`).
+    params : dict
+        :func:`core.sharing.records.sharing_params`.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Not yet added to the project (:func:`record_run` adds both).
+    """
+    rid = project.new_run_id()
+    env = str(params.get("env", ""))
+    target = env[4:] if env.startswith("mdp:") else env
+    record = RunRecord(id=rid, kind=SHARING_KIND, target=target, params=dict(params),
+                       summary=sharing_summary(result),
+                       mode="experiment" if result.seed is not None else "release",
+                       seed=result.seed)
+    return record, sharing_entries(env, result, source=rid)

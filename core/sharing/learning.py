@@ -52,7 +52,8 @@ from core.sharing.mechanism import (
 
 __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
-           "run_student", "StudentCurves", "run_sharing"]
+           "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
+           "mechanism_curves"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -252,6 +253,7 @@ class SharingLedger:
     mode: str
     seed: int | None
     draws: int
+    stop_reason: str = ""
     adjacency: str = ("two observations X, X' with ||X - X'||_2 <= b; the teacher is "
                       "L-Lipschitz, so shared policies differ by at most L*b in l2 "
                       "(Theorem 1 of [KS]); the teacher's observations are protected")
@@ -277,7 +279,8 @@ class SharingLedger:
                 "delta_total": [r.delta_total for r in live],
                 "epsilon_advanced": [r.epsilon_advanced for r in live],
                 "ledger_total": {"epsilon": e, "delta": d, "composition": "basic"},
-                "stopped_at": self.stopped_at, "budget": list(self.budget),
+                "stopped_at": self.stopped_at, "stop_reason": self.stop_reason,
+                "budget": list(self.budget),
                 "queries_per_rollout": self.queries_per_rollout,
                 "adjacency": self.adjacency, "mode": self.mode, "seed": self.seed,
                 "draws": self.draws}
@@ -320,6 +323,7 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
     eps_list: list[float] = []
     cum_e = cum_d = 0.0
     stopped_at = None
+    stop_reason = ""
     seed = rng if isinstance(rng, int) else None
     src: Any = rng
     for j in range(int(setup.iterations)):
@@ -343,11 +347,14 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
                                                     bound=setup.bound))
                     delta = max(delta, d)
                     tau = min(tau, t)
-            except InputError:  # no τ reaches the target at this k: the teacher must stop
+            except InputError as exc:  # no τ reaches the target at this k: the teacher stops
                 stopped_at = j
+                stop_reason = exc.problem
                 break
         if cum_e + queries * eps > E or cum_d + queries * delta > D:
             stopped_at = j
+            stop_reason = (f"roll-out {j} would add ({queries * eps:.4g}, {queries * delta:.3g})"
+                           f" to ({cum_e:.4g}, {cum_d:.3g}), past the budget ({E:g}, {D:g})")
             break
         cum_e += queries * eps
         cum_d += queries * delta
@@ -357,7 +364,8 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
         if setup.coef == 1.0 and len(rows) > 1:  # constant k: the rest repeats
             continue
-    return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, budget=(E, D),
+    return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, stop_reason=stop_reason,
+                         budget=(E, D),
                          queries_per_rollout=int(queries), ms=ms,
                          mode="experiment" if rng is not None else "release", seed=seed,
                          draws=int(setup.draws))
@@ -549,8 +557,86 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
              f"from {setup.draws:,} Monte Carlo draws of eq. 6 (drawn in log space): a "
              "statistical bound, not a proof; epsilon of eq. 12 is exact."]
     if ledger.stopped_at is not None:
-        notes.append(f"The teacher stopped before roll-out {ledger.stopped_at} (budget "
-                     f"{ledger.budget}); afterwards no demonstration is sent ((0, 0)-DP).")
+        notes.append(f"The teacher stopped before roll-out {ledger.stopped_at}: "
+                     f"{ledger.stop_reason}; afterwards no demonstration is sent ((0, 0)-DP).")
     return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
                          seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
                          elapsed_s=time.perf_counter() - t0, notes=tuple(notes))
+
+
+@dataclass(frozen=True, eq=False)
+class SharingStudy:
+    """What the Policy sharing workspace shows: the students and the teacher's ledger, and
+    the mechanism's ε/δ(k) and radius curves around k₀ (at the τ the ledger used)."""
+
+    result: StudentCurves
+    privacy: Any   # core.sharing.mechanism.PrivacyCurve
+    radius: Any    # core.sharing.mechanism.RadiusCurve
+    m: int
+    tau: float
+    model_name: str
+
+
+def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
+                  seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
+                  temperature: float = 1.0, progress: Progress = no_progress) -> SharingStudy:
+    """:func:`run_sharing` plus the curves of the mechanism's panels (one worker task).
+
+    Parameters
+    ----------
+    mdp, setup, students, seeds, seed, teacher, temperature, progress :
+        As in :func:`run_sharing`.
+
+    Returns
+    -------
+    SharingStudy
+    """
+    from core.sharing.mechanism import privacy_curve, radius_curve
+
+    def part(lo: float, hi: float) -> Progress:
+        def report(fraction: float, message: str = "") -> None:
+            progress(lo + (hi - lo) * fraction, message)
+        return report
+
+    res = run_sharing(mdp, setup, students=students, seeds=seeds, seed=seed, teacher=teacher,
+                      temperature=temperature, progress=part(0.0, 0.85))
+    m = int(mdp.mask.sum(axis=1).max())
+    rows = [r for r in res.ledger.rows if not r.stopped]
+    tau = setup.tau if setup.tau is not None else (rows[0].tau if rows else 1e-3)
+    tau = min(max(tau, 1e-300), (1.0 / m) * (1 - 1e-9))
+    ks = np.logspace(math.log10(setup.k0) - 3, math.log10(setup.k0) + 1, 15)
+    src = seed if seed is not None else None
+    progress(0.9, "epsilon and delta against k")
+    priv = privacy_curve(ks, m, setup.eta, tau, setup.lb, bound=setup.bound, draws=10_000,
+                         rng=src)
+    progress(0.95, "the concentration radius against k")
+    rad = radius_curve(ks, m, setup.eta, setup.lam, setup.beta, draws=5_000, rng=src)
+    progress(1.0, "done")
+    return SharingStudy(result=res, privacy=priv, radius=rad, m=m, tau=float(tau),
+                        model_name=mdp.name)
+
+
+def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta: float,
+                     bound: str, tau: float, seed: int | None, *,
+                     progress: Progress = no_progress) -> tuple[Any, Any]:
+    """The ε/δ(k) and radius curves around k₀ alone (to show a recorded run again).
+
+    Parameters
+    ----------
+    k0, m, eta, lb, lam, beta, bound, tau :
+        The run's public parameters and the τ its curve used.
+    seed : int or None
+        The run's seed.
+    progress : callable
+        Unused (the task runner passes one).
+
+    Returns
+    -------
+    (PrivacyCurve, RadiusCurve)
+    """
+    from core.sharing.mechanism import privacy_curve, radius_curve
+
+    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
+    tau = min(max(tau, 1e-300), (1.0 / m) * (1 - 1e-9))
+    return (privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=10_000, rng=seed),
+            radius_curve(ks, m, eta, lam, beta, draws=5_000, rng=seed))

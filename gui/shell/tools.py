@@ -52,6 +52,7 @@ TOOL_MODULES: list[str] = [
     "gui.ledger.panel",
     "gui.logistics.panel",
     "gui.audit.panel",
+    "gui.sharing.panel",
 ]
 
 

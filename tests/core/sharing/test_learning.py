@@ -190,3 +190,53 @@ def test_frozenlake_import_is_a_normal_mdp():
     big = import_gym("gym:FrozenLake-v1:8x8")
     assert big.n_states == 64
     assert math.isclose(float(teacher_policy(big).sum()), 64.0)
+
+
+def test_cli_share_records_into_a_project_like_the_window(tmp_path):
+    from core.project.files import load_project, save_project
+    from core.project.model import Project
+
+    p = Project()
+    p.add_mdp(_chain(), "chain")
+    path = tmp_path / "p.privplan.json"
+    save_project(p, path)
+    code, out, err = _run(["share", str(path), "--mdp", "chain", "--k0", "20", "--coef", "0.9",
+                           "--eta", "0.1", "--delta", "0.01", "--budget", "1e6,0.9", "--seeds",
+                           "2", "--iterations", "10", "--draws", "2000", "--seed", "3",
+                           "--record", "--json"])
+    assert code == 0, err
+    d = json.loads(out)
+    q = load_project(path)
+    run = q.runs[-1]
+    assert (run.kind, run.target, d["recorded"]["run"]) == ("sharing", "chain", run.id)
+    entries = [e for e in q.ledger if e.source == run.id]
+    assert len(entries) == d["recorded"]["ledger_entries"] == len(d["k"])
+    assert all(e.dataset == "mdp:chain" and e.count == d["queries"][0] * 4 for e in entries)
+    # --record needs a project
+    code, _, err = _run(["share", "gym:FrozenLake-v1", "--record", "--seed", "1"])
+    assert code == 2 and "--record" in err
+
+
+def test_report_has_a_policy_sharing_section():
+    from core.project.model import Project
+    from core.project.recording import record_run, sharing_run_record
+    from core.report.html import Figure, Table, build_report, to_html
+    from core.sharing.records import sharing_params
+
+    p = Project()
+    p.add_mdp(_chain(), "chain")
+    setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
+                         iterations=10, draws=2000)
+    res = run_sharing(_chain(), setup, seeds=2, seed=3)
+    rec, entries = sharing_run_record(p, res, sharing_params(
+        setup, env="mdp:chain", students=list(res.curves), seeds=2, seed=3, teacher="optimal",
+        temperature=1.0))
+    record_run(p, rec, entries)
+    rep = build_report(p)
+    sec = next(s for s in rep.sections if s.id == f"run-{rec.id}")
+    assert sec.title.startswith("Policy sharing: mdp:chain")
+    fig = next(b for b in sec.blocks if isinstance(b, Figure))
+    assert len(fig.series) == 5  # four students and the teacher
+    ledger = next(b for b in sec.blocks if isinstance(b, Table))
+    assert len(ledger.rows) == len([r for r in res.ledger.rows if not r.stopped])
+    assert "Policy sharing" in to_html(rep)

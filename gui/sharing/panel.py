@@ -1,0 +1,652 @@
+"""The Policy sharing workspace: a teacher kickstarts students through the Dirichlet mechanism.
+
+Left — the set-up, every privacy parameter with a tooltip that says what it means and which
+way is more private: the environment (an MDP of the project, or a gymnasium toy-text
+environment when the ``gym`` extra is installed), the teacher (optimal, or softmax with a
+temperature), the mechanism (k₀, the vanishing coefficient c, η, L·b, a target δ per query or
+a fixed τ, eq. 12's bound), the students (λ, β, κ, learning rate, which types, seeds,
+iterations), the teacher's budget (E, D) and the randomness (seeded experiment or release).
+Run (F5) works in this tab's :class:`~gui.shell.workers.TaskRunner` (:func:`core.sharing.
+learning.sharing_study`); Esc cancels.
+
+Right — four plots and the ledger: the learning curves (median and the 85th-percentile band
+over seeds, as the paper plots them, with J(π_T)); ε(k) of eq. 12 split into its L·b part and
+G, with δ(k) by Monte Carlo and its Clopper–Pearson bound on a second axis, and the ledger's
+roll-outs marked; the student's loss radius α_λ(k) against the radii that hold (the Monte
+Carlo 1−β quantile and Chebyshev) with Lemma 1's erratum and the threshold k* below which
+demonstrations are ignored; and the ledger table per roll-out with its stop.
+
+Each finished run is recorded in the project (kind ``"sharing"``) with one privacy-ledger
+entry per live roll-out of the teacher (``count`` = its queries × the noisy student runs), as
+one undoable step; double-click the run in the project tree to show it again.
+
+Not yet here (issue 12 continues): the ternary scatter for m = 3, the sampled roll-out mode
+and "Share this MDP's policy…" from an MDP tab.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QStatusBar,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common.errors import InputError
+from core.sharing.gym_import import GYM_IDS, gym_available
+from core.sharing.learning import (
+    STUDENTS,
+    SharingSetup,
+    SharingStudy,
+    mechanism_curves,
+    sharing_study,
+)
+from core.sharing.mechanism import check_sharing
+from core.sharing.records import sharing_summary
+from gui.shell.document import ProjectDocument
+from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
+from gui.shell.workers import TaskRunner
+
+__all__ = ["SharingPanel", "TOOLTIPS", "STUDENT_LABELS"]
+
+STUDENT_LABELS = {"none": "no teacher", "nonprivate": "non-private teacher",
+                  "aware": "privacy-aware (λ > 0)", "unaware": "privacy-unaware (λ = 0)"}
+WARNING_COLOUR = "#8A5300"
+COLOURS = {"none": "#7F7F7F", "nonprivate": "#1F77B4", "aware": "#2CA02C",
+           "unaware": "#D62728", "teacher": "#000000"}
+
+TOOLTIPS = {
+    "env": "The environment the teacher has learned: an MDP of this project, or a gymnasium "
+           "toy-text environment imported through its transition table. Its states are the "
+           "teacher's observations, the data this mechanism protects.",
+    "teacher": "The teacher's policy: the optimal one, or a softmax of the optimal action "
+               "values with a temperature (higher: more random).",
+    "k0": "k₀: the Dirichlet concentration of the first roll-out. Larger k means more "
+          "accurate demonstrations and LESS privacy (ε of eq. 12 grows with k).",
+    "coef": "c in (0, 1]: k_j = k₀·c^j, the vanishing coefficient applied at every roll-out "
+            "(the paper: 0.1, 0.3, 0.9). Smaller c spends less budget, and helps less.",
+    "eta": "η: every shared policy entry is at least η (≤ 1/m). The teacher is mixed as "
+           "(1 − m·η)·π + η to get there. Larger η: more private (G shrinks), less useful.",
+    "lb": "L·b: how far (ℓ2) the policies at two neighbouring observations may be apart. "
+          "Larger L·b: the same noise hides less, so ε is larger.",
+    "delta": "A target δ per query: τ is solved per roll-out by Monte Carlo so that each "
+             "query's δ is at most this. Smaller δ needs a smaller τ, so a larger ε.",
+    "tau": "A fixed threshold τ instead of a target δ. Theorem 1's δ tends to 1 as k → 0 at "
+           "a fixed τ, so a fixed τ soon blows the δ budget.",
+    "bound": "ε of eq. 12 as printed (paper), or with its first term halved (tight: "
+             "derived, Σ(π_i − π'_i) = 0; spec §1.3).",
+    "lam": "λ ≥ 0: the aware student ignores demonstrations within α_λ = λ·√(ln(1/β)/"
+           "(2(k+1))) of its own policy (eq. 15); λ = 0 is the privacy-unaware student.",
+    "beta": "β in (0, 1): enters α_λ. It is NOT a confidence level: Lemma 1 of the paper is "
+            "false as stated (the Radius plot shows the radius that holds).",
+    "kappa": "κ: the weight of the penalty for straying from the demonstrations.",
+    "lr": "The students' learning rate (exact policy gradient).",
+    "budget_e": "E: the teacher stops (k = 0, no more demonstrations) before its total ε under "
+                "basic composition would pass E.",
+    "budget_d": "D: the same for the total δ (each roll-out adds queries × δ).",
+    "seeds": "Runs per student type (the band is the 85th percentile over them).",
+    "iterations": "Roll-outs (= policy-gradient steps) per run.",
+    "mode": "Seeded experiment (reproducible, not for real releases) or release mode "
+            "(Dirichlet noise and Monte Carlo from the OS's secure source).",
+    "seed": "The experiment's seed.",
+}
+
+
+class SharingPanel(QWidget):
+    """The Policy sharing tool tab (see the module docstring)."""
+
+    message_logged = Signal(str, str)
+    running_changed = Signal(bool)
+    can_run = True
+    result_shown = Signal()
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sharing_panel")
+        self._document = document
+        self._status_bar = status_bar
+        self._runner = TaskRunner(self)
+        self.study: SharingStudy | None = None
+        self._request: dict[str, Any] | None = None
+        self._pending_run: Any = None
+        self._shown_run: str | None = None
+        self.last_recorded: str | None = None
+        self.curves: dict[str, Any] = {}
+        self.bands: dict[str, Any] = {}
+
+        title = QLabel("<b>Policy sharing</b> — a teacher shares its policy with a student "
+                       "through the Dirichlet mechanism; the teacher's observations stay "
+                       "(ε, δ)-private (Theorem 1 of [KS]) and it stops when its budget is "
+                       "spent.", self)
+        title.setWordWrap(True)
+        setup = self._build_setup()
+        scroll = QScrollArea(self)
+        scroll.setWidget(setup)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(320)
+        results = self._build_results()
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(scroll)
+        split.addWidget(results)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        split.setSizes([360, 1200])
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(title)
+        layout.addWidget(split, 1)
+        self.info_panel = info_panel(
+            "<b>Policy sharing</b><br>The protected data are the teacher's observations: two "
+            "observations are neighbours when ‖X − X′‖₂ ≤ b; the teacher is L-Lipschitz, so "
+            "its shared policies differ by at most L·b. Every shared policy is one Dirichlet "
+            "draw; ε per query is eq. 12 (exact), δ a Monte Carlo upper bound (95 %).")
+        self.run_controls.running_changed.connect(self._set_running)
+        self._runner.succeeded.connect(self._on_succeeded)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.progress_changed.connect(self._on_progress)
+        for sig in (document.mdp_added, document.mdp_removed, document.project_replaced):
+            sig.connect(lambda *_: self._fill_envs())
+        self._show_empty()
+
+    # ------------------------------------------------------------------ construction
+    def _spin(self, key: str, value: float, lo: float, hi: float, *, log: bool = False) -> Any:
+        w = SciSpinBox(self, minimum=lo, maximum=hi, value=value,
+                       log_step=2.0 if log else None, step=0.01 if hi <= 1 else 0.1)
+        w.setToolTip(TOOLTIPS[key])
+        return w
+
+    def _build_setup(self) -> QWidget:
+        box = QWidget(self)
+        outer = QVBoxLayout(box)
+        env_box = QGroupBox("Environment and teacher", box)
+        f = QFormLayout(env_box)
+        self.env_combo = QComboBox(env_box)
+        self.env_combo.setToolTip(TOOLTIPS["env"])
+        self.env_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.env_combo.setMinimumContentsLength(16)
+        f.addRow("environment", self.env_combo)
+        row = QHBoxLayout()
+        self.teacher_combo = QComboBox(env_box)
+        self.teacher_combo.addItem("optimal", "optimal")
+        self.teacher_combo.addItem("softmax", "softmax")
+        self.teacher_combo.setToolTip(TOOLTIPS["teacher"])
+        self.temperature_spin = SciSpinBox(env_box, minimum=1e-3, maximum=1e3, value=0.1,
+                                           log_step=2.0)
+        self.temperature_spin.setToolTip("Softmax temperature T > 0.")
+        self.temperature_spin.setEnabled(False)
+        self.teacher_combo.currentIndexChanged.connect(
+            lambda _: self.temperature_spin.setEnabled(self.teacher_combo.currentData()
+                                                       == "softmax"))
+        row.addWidget(self.teacher_combo)
+        row.addWidget(QLabel("T", env_box))
+        row.addWidget(self.temperature_spin)
+        f.addRow("teacher", row)
+        outer.addWidget(env_box)
+
+        mech = QGroupBox("Mechanism (Theorem 1)", box)
+        g = QFormLayout(mech)
+        self.fields: dict[str, Any] = {}
+        for key, label, value, lo, hi, log in (
+                ("k0", "k₀", 5.0, 1e-3, 1e6, True), ("coef", "c (vanishing)", 0.9, 1e-3, 1.0,
+                                                         False),
+                ("eta", "η", 0.1, 1e-6, 1.0, True), ("lb", "L·b", 0.05, 0.0, 10.0, False),
+                ("delta", "target δ / query", 1e-3, 1e-12, 0.5, True),
+                ("tau", "fixed τ", 1e-3, 1e-300, 0.5, True)):
+            w = self._spin(key, value, lo, hi, log=log)
+            self.fields[key] = w
+            lab: QWidget
+            if key == "tau":
+                self.tau_check = QCheckBox(label, mech)
+                self.tau_check.setToolTip(TOOLTIPS["tau"])
+                self.tau_check.toggled.connect(w.setEnabled)
+                self.tau_check.toggled.connect(lambda on: self.fields["delta"].setEnabled(not on))
+                w.setEnabled(False)
+                lab = self.tau_check
+            else:
+                lab = QLabel(label, mech)
+                lab.setToolTip(TOOLTIPS[key])
+            g.addRow(lab, w)
+        self.bound_combo = QComboBox(mech)
+        self.bound_combo.addItem("eq. 12 (paper)", "paper")
+        self.bound_combo.addItem("tight (halved L·b term)", "tight")
+        self.bound_combo.setToolTip(TOOLTIPS["bound"])
+        g.addRow("ε bound", self.bound_combo)
+        outer.addWidget(mech)
+
+        stud = QGroupBox("Students and budget", box)
+        h = QFormLayout(stud)
+        for key, label, value, lo, hi, log in (
+                ("lam", "λ", 0.5, 0.0, 100.0, False), ("beta", "β", 0.05, 1e-9, 0.999, True),
+                ("kappa", "κ", 1.0, 0.0, 1e3, False), ("lr", "learning rate", 5.0, 0.0, 1e4,
+                                                        False),
+                ("budget_e", "budget E", 1e4, 0.0, 1e9, True),
+                ("budget_d", "budget D", 0.9, 0.0, 0.999999, False)):
+            w = self._spin(key, value, lo, hi, log=log)
+            self.fields[key] = w
+            lab = QLabel(label, stud)
+            lab.setToolTip(TOOLTIPS[key])
+            h.addRow(lab, w)
+        self.student_checks: dict[str, QCheckBox] = {}
+        grid = QGridLayout()
+        for i, kind in enumerate(STUDENTS):
+            c = QCheckBox(STUDENT_LABELS[kind], stud)
+            c.setChecked(True)
+            c.setToolTip(f"Run the {STUDENT_LABELS[kind]} student.")
+            self.student_checks[kind] = c
+            grid.addWidget(c, i // 2, i % 2)
+        h.addRow(grid)
+        self.seeds_spin = QSpinBox(stud)
+        self.seeds_spin.setRange(1, 1000)
+        self.seeds_spin.setValue(10)
+        self.seeds_spin.setToolTip(TOOLTIPS["seeds"])
+        self.iter_spin = QSpinBox(stud)
+        self.iter_spin.setRange(1, 100_000)
+        self.iter_spin.setValue(300)
+        self.iter_spin.setToolTip(TOOLTIPS["iterations"])
+        h.addRow("seeds", self.seeds_spin)
+        h.addRow("iterations", self.iter_spin)
+        self.mode_combo = QComboBox(stud)
+        self.mode_combo.addItem("seeded experiment", "experiment")
+        self.mode_combo.addItem("release mode (secure)", "release")
+        self.mode_combo.setToolTip(TOOLTIPS["mode"])
+        self.seed_spin = QSpinBox(stud)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setValue(1)
+        self.seed_spin.setToolTip(TOOLTIPS["seed"])
+        self.mode_combo.currentIndexChanged.connect(
+            lambda _: self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"))
+        h.addRow("randomness", self.mode_combo)
+        h.addRow("seed", self.seed_spin)
+        outer.addWidget(stud)
+
+        self.run_controls = RunControls(
+            self._runner, box, run=self.run, cancel=self.cancel,
+            run_text="▶ Run (F5)", run_tip="Run the teacher and the students (F5)",
+            cancel_tip="Stop (Esc)", running_text="sharing…", clear_on_finish=False)
+        outer.addLayout(self.run_controls.layout_row())
+        self.message = QLabel(box)
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.message.hide()
+        outer.addWidget(self.message)
+        outer.addStretch(1)
+        self._fill_envs()
+        return box
+
+    def _build_results(self) -> QWidget:
+        box = QWidget(self)
+        grid = QGridLayout(box)
+        self.curve_plot = make_plot("Learning curves (median, 85 % band)",
+                                    "iteration (roll-out)", "J(π) at s₀", parent=box)
+        self.curve_legend = add_legend(self.curve_plot, "bottom-right")
+        self.eps_plot = make_plot("ε per query (eq. 12)", "k", "ε", parent=box)
+        self.eps_plot.setLogMode(x=True, y=False)
+        self.eps_legend = add_legend(self.eps_plot, "top-left")
+        self.delta_plot = make_plot("δ per query (Monte Carlo, eq. 6)", "k", "δ",
+                                    parent=box)
+        self.delta_plot.setLogMode(x=True, y=False)
+        self.delta_legend = add_legend(self.delta_plot, "top-right")
+        self.radius_plot = make_plot("Loss radius vs radii that hold", "k",
+                                     "‖Dir_k(π) − π‖₂", parent=box)
+        self.radius_plot.setLogMode(x=True, y=False)
+        self.radius_legend = add_legend(self.radius_plot, "top-right")
+        for p in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
+            p.setMinimumHeight(180)
+        grid.addWidget(self.curve_plot, 0, 0)
+        grid.addWidget(self.eps_plot, 0, 1)
+        grid.addWidget(self.delta_plot, 1, 0)
+        grid.addWidget(self.radius_plot, 1, 1)
+        self.badge = QLabel(box)
+        self.badge.setWordWrap(True)
+        self.badge.setStyleSheet(f"color: {WARNING_COLOUR};")
+        grid.addWidget(self.badge, 2, 0, 1, 2)
+        self.summary_label = QLabel(box)
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextFormat(Qt.TextFormat.RichText)
+        grid.addWidget(self.summary_label, 3, 0, 1, 2)
+        self.ledger_table = QTableWidget(0, 9, box)
+        self.ledger_table.setHorizontalHeaderLabels(
+            ["roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total",
+             "δ total", "ε advanced"])
+        self.ledger_table.setToolTip("The teacher's ledger per roll-out: basic composition "
+                                     "(the stop rule) and advanced composition (an extra, "
+                                     "slack D/2).")
+        self.ledger_table.setMinimumHeight(120)
+        self.ledger_table.verticalHeader().setVisible(False)
+        grid.addWidget(self.ledger_table, 4, 0, 1, 2)
+        grid.setRowStretch(0, 3)
+        grid.setRowStretch(1, 3)
+        grid.setRowStretch(4, 2)
+        return box
+
+    def _fill_envs(self) -> None:
+        current = self.env_combo.currentData()
+        self.env_combo.clear()
+        for e in self._document.project.mdps:
+            self.env_combo.addItem(f"{e.mdp.name or e.id} (project)", f"mdp:{e.id}")
+        if gym_available():
+            for gid in GYM_IDS:
+                if gid == "CliffWalking-v1":
+                    continue
+                self.env_combo.addItem(f"{gid} (gymnasium)", f"gym:{gid}")
+                if gid == "FrozenLake-v1":
+                    self.env_combo.addItem("FrozenLake-v1 8×8 (gymnasium)", "gym:FrozenLake-v1:8x8")
+        i = self.env_combo.findData(current)
+        if i >= 0:
+            self.env_combo.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------ workspace protocol
+    @property
+    def is_running(self) -> bool:
+        return self._runner.is_running
+
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    def randomness_label(self) -> str:
+        seed = self.seed()
+        return ("policy sharing in release mode (secure noise)" if seed is None
+                else f"policy sharing as a seeded experiment (seed {seed})")
+
+    def seed(self) -> int | None:
+        return (int(self.seed_spin.value()) if self.mode_combo.currentData() == "experiment"
+                else None)
+
+    def setup(self) -> SharingSetup:
+        """The parameters as typed (checked by the core when run)."""
+        v = {k: float(w.value()) for k, w in self.fields.items()}
+        fixed_tau = self.tau_check.isChecked()
+        return SharingSetup(k0=v["k0"], coef=v["coef"], eta=v["eta"], lb=v["lb"],
+                            tau=v["tau"] if fixed_tau else None,
+                            delta=None if fixed_tau else v["delta"],
+                            bound=str(self.bound_combo.currentData()), lam=v["lam"],
+                            beta=v["beta"], kappa=v["kappa"], lr=v["lr"],
+                            budget=(v["budget_e"], v["budget_d"]),
+                            iterations=int(self.iter_spin.value()))
+
+    def set_parameters(self, **values: Any) -> None:
+        """Set fields by name (``env``, ``k0``, ``coef``, …, ``seeds``, ``iterations``,
+        ``seed``, ``students``): for tests, previews and screenshots."""
+        for key, value in values.items():
+            if key == "env":
+                i = self.env_combo.findData(value)
+                if i < 0:
+                    raise ValueError(f"no environment {value!r}")
+                self.env_combo.setCurrentIndex(i)
+            elif key in self.fields:
+                self.fields[key].setValue(float(value))
+            elif key == "seeds":
+                self.seeds_spin.setValue(int(value))
+            elif key == "iterations":
+                self.iter_spin.setValue(int(value))
+            elif key == "seed":
+                self.mode_combo.setCurrentIndex(0 if value is not None else 1)
+                if value is not None:
+                    self.seed_spin.setValue(int(value))
+            elif key == "students":
+                for kind, c in self.student_checks.items():
+                    c.setChecked(kind in value)
+            else:
+                raise ValueError(f"unknown parameter {key!r}")
+
+    def _environment(self) -> Any:
+        key = self.env_combo.currentData()
+        if key is None:
+            raise InputError("the project has no MDP and gymnasium is not installed: draw an "
+                             "MDP first", field="env")
+        if key.startswith("gym:"):
+            from core.sharing.gym_import import import_gym
+
+            return import_gym(key)
+        return self._document.mdp_entry(key[4:]).mdp
+
+    def run(self) -> bool:
+        """Start the study (F5); False with the reason shown if the set-up is refused."""
+        if self._runner.is_running:
+            return False
+        self._clear_errors()
+        try:
+            setup = self.setup()
+            setup.check()
+            mdp = self._environment()
+            check_sharing(int(mdp.mask.sum(axis=1).max()), setup.eta)  # η <= 1/m here
+            students = [k for k, c in self.student_checks.items() if c.isChecked()]
+            if not students:
+                raise InputError("tick at least one student", field="students")
+        except InputError as exc:
+            self._show_error(exc)
+            return False
+        self._request = {"env": self.env_combo.currentData(),
+                         "seeds": int(self.seeds_spin.value()),
+                         "teacher": str(self.teacher_combo.currentData()),
+                         "temperature": float(self.temperature_spin.value()),
+                         "m": int(mdp.mask.sum(axis=1).max())}
+        self.message_logged.emit("INFO", f"policy sharing started on {mdp.name} "
+                                         f"({self.randomness_label()})")
+        self._runner.start(sharing_study, mdp, setup, students=students,
+                           seeds=int(self.seeds_spin.value()), seed=self.seed(),
+                           teacher=str(self.teacher_combo.currentData()),
+                           temperature=float(self.temperature_spin.value()))
+        return True
+
+    def cancel(self) -> None:
+        self._runner.cancel()
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    # ------------------------------------------------------------------ results
+    def _clear_errors(self) -> None:
+        self.message.hide()
+        for key, w in self.fields.items():
+            show_field_error(w, "", TOOLTIPS[key])
+
+    def _show_error(self, exc: InputError) -> None:
+        field = {"lambda": "lam", "budget": "budget_e"}.get(exc.field or "", exc.field or "")
+        if field in self.fields:
+            show_field_error(self.fields[field], str(exc.problem), TOOLTIPS[field])
+        self.message.setText(str(exc))
+        self.message.show()
+
+    def _set_running(self, running: bool) -> None:
+        self.running_changed.emit(running)
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        if self._status_bar is not None and self.isVisible():
+            self._status_bar.showMessage(f"Policy sharing: {100 * fraction:.0f} % — {message}")
+
+    def _on_failed(self, exc: object) -> None:
+        if isinstance(exc, InputError):
+            self._show_error(exc)
+        else:
+            self.message.setText(f"The run failed: {exc}")
+            self.message.show()
+        self.message_logged.emit("ERROR", f"policy sharing: {exc}")
+
+    def _on_succeeded(self, study: object) -> None:
+        if isinstance(study, tuple):  # the curves of a recorded run (show_run)
+            self._on_curves(study)
+            return
+        if not isinstance(study, SharingStudy):
+            return
+        if self._request is not None:
+            self._request["curve_tau"] = study.tau
+        self.show_study(study)
+        self.message_logged.emit("INFO", "policy sharing finished")
+
+    def _show_empty(self) -> None:
+        self.summary_label.setText("<i>Run (F5) to see the students' learning curves, the "
+                                   "teacher's ε and δ per query, the loss radius against the "
+                                   "radii that hold, and the teacher's ledger.</i>")
+        self.badge.setText("")
+
+    def show_study(self, study: SharingStudy) -> None:
+        """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
+        self.study = study
+        res = study.result
+        summary = sharing_summary(res)
+        self._draw(summary, study.privacy, study.radius, study.model_name, study.m)
+        self._record(res)
+
+    def show_run(self, run_id: str) -> None:
+        """Show a recorded run again: its curves and ledger from the record; the mechanism's
+        curves are recomputed from its public parameters in the worker (a fraction of a
+        second)."""
+        record = self._document.run(run_id)
+        p = record.params
+        self._shown_run = run_id
+        self._runner.start(mechanism_curves, float(p["k0"]), int(record.summary.get("m") or 2),
+                           float(p["eta"]), float(p["lb"]), float(p["lambda"]),
+                           float(p["beta"]), str(p.get("bound", "paper")),
+                           float(record.summary.get("curve_tau") or 1e-3), record.seed)
+        self._pending_run = record
+
+    def _on_curves(self, curves: object) -> None:
+        record = getattr(self, "_pending_run", None)
+        if record is None or not isinstance(curves, tuple):
+            return
+        self._pending_run = None
+        s = record.summary
+        self._draw(s, curves[0], curves[1], str(record.params.get("env", record.target)),
+                   int(s.get("m") or 2), recorded=record.id)
+
+    def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
+              recorded: str | None = None) -> None:
+        for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
+            plot.getPlotItem().clear()
+        self.curves.clear()
+        self.bands.clear()
+        x = np.asarray(s["iteration"], dtype=float)
+        for kind, c in s["curves"].items():
+            top = self.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
+            bottom = self.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
+            colour = pg.mkColor(COLOURS[kind])
+            colour.setAlpha(50)
+            self.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
+            self.bands[kind] = (top, bottom)
+            self.curves[kind] = self.curve_plot.plot(x, np.asarray(c["median"]),
+                                                     pen=pen(COLOURS[kind]),
+                                                     name=STUDENT_LABELS[kind])
+        self.curves["teacher"] = self.curve_plot.plot(
+            x, np.full(x.size, float(s["teacher_value"])),
+            pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
+        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+                                                    name="ε of eq. 12")
+        self.curves["epsilon_linear"] = self.eps_plot.plot(
+            pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
+        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
+                                                       pen=pen("#FF7F0E", dashed=True),
+                                                       name="G(k, m, η)")
+        if s["k"]:
+            self.curves["ledger_eps"] = self.eps_plot.plot(
+                s["k"], s["epsilon"], pen=None, symbol="o", symbolSize=6, symbolBrush="#2CA02C",
+                name="the ledger's roll-outs (τ per k)")
+        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+                                                    name=f"δ estimate at τ = {pc.tau:.3g}")
+        self.curves["delta_upper"] = self.delta_plot.plot(
+            pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
+        self.curves["alpha_lambda"] = self.radius_plot.plot(
+            rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
+        self.curves["lemma1"] = self.radius_plot.plot(
+            rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
+        self.curves["quantile"] = self.radius_plot.plot(
+            rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
+        self.curves["chebyshev"] = self.radius_plot.plot(
+            rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
+        if rc.ignore_below > 0:
+            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
+                                                     pen=pen("#000000", dotted=True)))
+        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
+                           "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
+                           "α_λ is the student's loss radius only; k* = "
+                           f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
+        self._fill_ledger(s)
+        total = s["ledger_total"]
+        stop = (f"stopped before roll-out {s['stopped_at']} ({s.get('stop_reason', '')})"
+                if s["stopped_at"] is not None else "never stopped")
+        costs = ", ".join(f"{STUDENT_LABELS[k]} {v:+.3g}"
+                          for k, v in s["cost_of_privacy"].items())
+        mode = (f"seeded experiment (seed {s['seed']})" if s.get("seed") is not None
+                else "release mode (secure noise)")
+        where = f" · recorded as {recorded}" if recorded else ""
+        self.summary_label.setText(
+            f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
+            f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "
+            f"({total['epsilon']:.4g}, {total['delta']:.3g}) by basic composition, "
+            f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
+            "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
+            + "</span>")
+        self.result_shown.emit()
+
+    def _record(self, res: Any) -> None:
+        """The run and one ledger entry per live roll-out, as one undoable step."""
+        from core.project.recording import sharing_run_record
+        from core.sharing.records import sharing_params
+        from gui.shell.commands import AddRunCommand
+
+        req = self._request or {}
+        params = sharing_params(res.setup, env=str(req.get("env", "")),
+                                students=list(res.curves), seeds=int(req.get("seeds", 1)),
+                                seed=res.seed, teacher=str(req.get("teacher", "optimal")),
+                                temperature=float(req.get("temperature", 1.0)))
+        record, entries = sharing_run_record(self._document.project, res, params)
+        self._document.push(AddRunCommand(self._document, record,
+                                          text=f"Record policy sharing {record.id}",
+                                          ledger_entries=entries), "sharing")
+        self.last_recorded = record.id
+        self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
+                                         f"{len(entries)} ledger entries")
+
+    def _fill_ledger(self, s: dict[str, Any]) -> None:
+        n = len(s["k"])
+        t = self.ledger_table
+        t.clearSpans()
+        stopped = s["stopped_at"] is not None
+        t.setRowCount(n + (1 if stopped else 0))
+        for i in range(n):
+            values = (i, s["k"][i], s["epsilon"][i], s["delta"][i], s["tau"][i],
+                      s["queries"][i], s["epsilon_total"][i], s["delta_total"][i],
+                      s["epsilon_advanced"][i])
+            for j, v in enumerate(values):
+                text = str(v) if isinstance(v, int) else f"{float(v):.4g}"
+                t.setItem(i, j, QTableWidgetItem(text))
+        if stopped:
+            item = QTableWidgetItem(f"stop before roll-out {s['stopped_at']}: "
+                                    f"{s.get('stop_reason', '')}; k = 0, no demonstration "
+                                    "((0, 0)-DP)")
+            t.setItem(n, 0, item)
+            t.setSpan(n, 0, 1, 9)
+        t.resizeColumnsToContents()
+
+register_tool(ToolSpec(
+    "sharing", "Policy sharing",
+    lambda window: SharingPanel(window.document, window.tabs, status_bar=window.statusBar()),
+    "Private policy sharing: a teacher kickstarts students through the Dirichlet mechanism "
+    "(Theorem 1 of [KS]).\nDouble-click to open."))

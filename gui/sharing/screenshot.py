@@ -1,0 +1,62 @@
+"""Picture the Policy sharing workspace: ``python -m gui.sharing.screenshot OUT.png``.
+
+Opens the main window on the built-in example, opens the Policy sharing tab, runs one
+seeded study (FrozenLake 8×8 when gymnasium is installed, else the four-startups MDP) in the
+tab's worker, waits for it and saves a PNG of the window. Under a real X server:
+``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m gui.sharing.screenshot
+docs/screenshot-sharing.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m gui.sharing.screenshot")
+    p.add_argument("out", metavar="OUT.png")
+    p.add_argument("--size", default="1600x1000")
+    p.add_argument("--timeout", type=float, default=300.0)
+    args = p.parse_args(argv)
+    import PySide6  # noqa: F401  (before pyqtgraph)
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from core.sharing.gym_import import gym_available
+    from gui.shell.main_window import MainWindow
+    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
+
+    app = ensure_app()
+    window = MainWindow(example_document(), use_settings=False)
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    window.resize(w, h)
+    window.show()
+    app.processEvents()
+    panel = window.open_tool("sharing")
+    inspector = getattr(window, "inspector_dock", None)
+    if inspector is not None:
+        inspector.hide()
+    env = "gym:FrozenLake-v1:8x8" if gym_available() else "mdp:four-startups"
+    panel.set_parameters(env=env, seed=1, seeds=10, iterations=300, coef=0.9, eta=0.1,
+                         budget_e=1e4, budget_d=0.9)
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    panel.runner.finished.connect(loop.quit)
+    timer.start(int(args.timeout * 1000))
+    started = panel.run()
+    if started:
+        loop.exec()
+    timer.stop()
+    settle(app, 400)
+    return save_screenshot(app, window, str(Path(args.out)), what="policy sharing",
+                           failure=None if panel.study is not None else
+                           "the study did not finish")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
