@@ -31,6 +31,11 @@ def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """
     from core.privacy.dirichlet_accounting import dirichlet_privacy
 
+    if args.adjacency == "l2-all":
+        return _l2_all(args, out)
+    if args.tau is not None:
+        raise InputError("--tau belongs to --adjacency l2-all; the two-entry analysis takes "
+                         "--gamma or --delta", field="--tau")
     try:
         res = dirichlet_privacy(args.k, args.eta, args.eta if args.eta_bar is None
                                 else args.eta_bar, args.w, args.b, gamma=args.gamma,
@@ -57,6 +62,35 @@ def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _l2_all(args: argparse.Namespace, out: TextIO) -> int:
+    """``--adjacency l2-all``: the [KS] all-entries ℓ2 analysis of one row (spec F2)."""
+    from core.sharing.mechanism import row_privacy_l2
+
+    if args.gamma is not None:
+        raise InputError("with --adjacency l2-all give --delta (a target) or --tau",
+                         field="--gamma")
+    try:
+        res = row_privacy_l2(args.k, args.w, args.eta, args.b, delta=args.delta, tau=args.tau,
+                             bound=args.bound, draws=args.draws,
+                             rng=args.seed if args.seed is not None else 0)
+    except InputError as exc:
+        raise flag_error(exc, {"k": "--k", "eta": "--eta", "m": "--w", "lb": "--b",
+                                "tau": "--tau", "delta": "--delta", "draws": "--draws",
+                                "bound": "--bound"}) from None
+
+    def text() -> str:
+        return "\n".join([
+            f"Dirichlet row mechanism, all-entries l2 adjacency ([KS] Theorem 1, L = 1): k = "
+            f"{res.k:g}, n = {res.n}, eta = {res.eta:g}, b (l2) = {res.b:g}",
+            f"epsilon = {res.epsilon:.6g}   (eq. 12, {res.bound})",
+            f"delta   = {res.delta:.6g}   (95 % Monte Carlo upper bound; estimate "
+            f"{res.delta_estimate:.4g}, {res.draws:,} draws)",
+            f"tau     = {res.tau:.6g}", f"adjacency: {res.adjacency}"])
+
+    emit(args, res.to_dict(), text, out)
+    return 0
+
+
 def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add ``dirichlet`` to the subparsers ``sub``.
 
@@ -77,6 +111,7 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
     grp = sp.add_mutually_exclusive_group(required=True)
     grp.add_argument("--gamma", type=float, help="Omega_1 threshold in (0, 1/|W|)")
     grp.add_argument("--delta", type=float, help="target delta: uses the best gamma")
+    grp.add_argument("--tau", type=float, help="with --adjacency l2-all: a fixed threshold tau")
     sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto",
                     help="how delta is bounded. auto (default) = union: the union bound "
                          "|W|·I_gamma(k·eta, k(1-eta)), proven at every input; exact (|W| <= 3) "
@@ -84,4 +119,15 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
                          "lemma's printed proof has a gap: numerically supported, not proven; "
                          "reproduces Figure 1.1); mc = Monte Carlo estimate at the vertices "
                          "(also rests on Lemma 1.2)")
+    sp.add_argument("--adjacency", choices=("l1-two", "l2-all"), default="l1-two",
+                    help="l1-two (default): neighbours move at most b/2 between two entries of "
+                         "W ([D] Ch. 1); l2-all: neighbours differ by at most b in l2 in any "
+                         "entries ([KS] Theorem 1 with L = 1; --w is the row's n; delta by "
+                         "Monte Carlo)")
+    sp.add_argument("--bound", choices=("paper", "tight"), default="paper",
+                    help="with l2-all: eq. 12 as printed, or with its first term halved")
+    sp.add_argument("--draws", type=int, default=200_000,
+                    help="with l2-all: Monte Carlo draws (default 200000)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="with l2-all: seed of the Monte Carlo draws (default 0)")
     common(sp)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import betainc, gammaln, logsumexp
@@ -46,7 +47,8 @@ __all__ = ["BOUNDS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_s
            "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc", "tau_for_delta",
            "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
            "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL",
-           "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve"]
+           "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve", "RowPrivacyL2",
+           "row_privacy_l2"]
 
 BOUNDS = ("paper", "tight")
 MC_DRAWS = 200_000
@@ -576,3 +578,81 @@ def radius_curve(ks: "np.ndarray | list[float]", m: int, eta: float, lam: float,
     cheb = np.sqrt((1.0 - 1.0 / m) / ((ks_arr + 1.0) * beta))
     return RadiusCurve(k=ks_arr, alpha_lambda=a, lemma1=l1, quantile=q, chebyshev=cheb,
                        ignore_below=ignore_threshold(lam, beta))
+
+
+@dataclass(frozen=True)
+class RowPrivacyL2:
+    """(ε, δ) of one privatised probability row under the [KS] all-entries ℓ2 adjacency
+    (spec F2): the row is the identity query on Δ_{n,η} (L = 1), neighbours differ by at most
+    ``b`` in ℓ2 in any of their entries; ε of eq. 12, δ of eq. 6 by Monte Carlo."""
+
+    epsilon: float
+    delta: float
+    delta_estimate: float
+    tau: float
+    k: float
+    n: int
+    eta: float
+    b: float
+    bound: str
+    draws: int
+    seed: int | None
+    adjacency: str = ("two rows of the simplex restricted to entries >= eta that differ by at "
+                      "most b in l2, in any of their entries ([KS] Theorem 1 with L = 1); a "
+                      "record-level change (one of n_sa transition samples replaced) moves two "
+                      "entries by 1/n_sa: b = sqrt(2)/n_sa here, b = 2/n_sa in l1 for the "
+                      "two-entry analysis")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"epsilon": self.epsilon, "delta": self.delta, "gamma": self.tau,
+                "tau": self.tau, "delta_estimate": self.delta_estimate,
+                "epsilon_approx": None,
+                "epsilon_approx_reason": "Lemma 1.7 belongs to the two-entry l1 analysis",
+                "delta_method": "mc", "adjacency": "l2-all", "adjacency_text": self.adjacency,
+                "k": self.k, "n": self.n, "eta": self.eta, "b": self.b, "bound": self.bound,
+                "draws": self.draws, "seed": self.seed,
+                "warnings": ["delta is a 95 % one-sided Clopper-Pearson upper bound from "
+                             f"{self.draws:,} Monte Carlo draws: a statistical bound"]}
+
+
+def row_privacy_l2(k: float, n: int, eta: float, b: float, *, delta: float | None = None,
+                   tau: float | None = None, bound: str = "paper", draws: int = MC_DRAWS,
+                   rng: "np.random.Generator | int | RandomSource | None" = 0) -> RowPrivacyL2:
+    """The F2 adjacency switch: a Dirichlet-privatised row under all-entries ℓ2 adjacency.
+
+    Parameters
+    ----------
+    k : float
+        Concentration.
+    n : int
+        Entries of the row (its support size).
+    eta : float
+        η: every entry at least η (<= 1/n).
+    b : float
+        The ℓ2 radius of neighbouring rows.
+    delta, tau : float
+        A target δ (τ solved by Monte Carlo) or a fixed τ; exactly one.
+    bound : {"paper", "tight"}
+        Eq. 12 as printed, or with the halved first term.
+    draws : int
+        Monte Carlo draws.
+    rng : int, Generator, RandomSource or None
+        Seed.
+
+    Returns
+    -------
+    RowPrivacyL2
+    """
+    if (delta is None) == (tau is None):
+        raise InputError("give exactly one of delta (a target) and tau", field="delta")
+    check_sharing(n, eta, k=k, tau=tau, lb=b)
+    src = as_random_source(rng)
+    if tau is None:
+        assert delta is not None
+        tau, est = tau_for_delta(k, n, eta, delta, draws=draws, rng=src)
+    else:
+        est = delta_mc(k, n, eta, tau, draws=draws, rng=src)
+    eps = theorem1_epsilon(k, n, eta, tau, b, bound=bound)
+    return RowPrivacyL2(epsilon=eps, delta=est.upper, delta_estimate=est.estimate, tau=tau,
+                        k=float(k), n=int(n), eta=float(eta), b=float(b), bound=bound,
+                        draws=int(draws), seed=src.seed)

@@ -231,3 +231,33 @@ def test_radius_curve_exposes_lemma1():
     assert np.all(r.quantile > r.lemma1)
     assert np.all(r.chebyshev >= r.quantile)
     assert np.allclose(r.alpha_lambda, 0.5 * r.lemma1) and "false" in r.warning
+
+
+def test_f2_all_entries_l2_analysis_of_a_row():
+    """Spec F2: eq. 12 with L = 1 and the row's n, δ by Monte Carlo at τ solved for the target;
+    the CLI offers it as `dirichlet --adjacency l2-all` beside the two-entry ℓ1 analysis."""
+    import io
+    import json
+
+    from core.cli.main import run_cli
+    from core.sharing.mechanism import row_privacy_l2
+
+    r = row_privacy_l2(50, 3, 0.1, math.sqrt(2) / 100, delta=0.05, draws=50_000, rng=1)
+    assert r.delta <= 0.05 and r.epsilon == theorem1_epsilon(50, 3, 0.1, r.tau, r.b)
+    assert "sqrt(2)/n_sa" in r.adjacency
+    out, err = io.StringIO(), io.StringIO()
+    assert run_cli(["dirichlet", "--adjacency", "l2-all", "--k", "50", "--eta", "0.1", "--w",
+                    "3", "--b", "0.01", "--delta", "0.05", "--draws", "20000", "--seed", "2",
+                    "--json"], out, err) == 0, err.getvalue()
+    d = json.loads(out.getvalue())
+    assert d["adjacency"] == "l2-all" and d["delta"] <= 0.05 and d["epsilon_approx"] is None
+    assert d["epsilon_approx_reason"] and d["gamma"] == d["tau"]
+    for args, flag in ((["--tau", "0.01"], "--tau"),
+                       (["--adjacency", "l2-all", "--gamma", "0.01"], "--gamma"),
+                       (["--adjacency", "l2-all", "--eta", "0.5", "--delta", "0.05"], "--eta")):
+        base = ["dirichlet", "--k", "50", "--w", "3", "--b", "0.01"]
+        if "--eta" not in args:
+            base += ["--eta", "0.1"]
+        err = io.StringIO()
+        assert run_cli(base + args, io.StringIO(), err) == 2
+        assert flag in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
