@@ -435,6 +435,10 @@ class MainWindow(QMainWindow):
                                     "(F6)")
         self.cancel_action = action("&Cancel", self.cancel_current, QKeySequence("Esc"),
                                     sp.SP_MediaStop, "Cancel the current tab's run (Esc)")
+        self.share_action = action(
+            "Share This MDP's &Policy…", self.share_policy, None, None,
+            "Open Policy sharing on this MDP: its optimal policy as the teacher of private "
+            "students (Dirichlet mechanism, Theorem 1 of [KS])")
         self.calculator_action = action(
             "Privacy Ca&lculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
             "Open the Privacy Calculator: (ε, δ) of the Dirichlet mechanism, what-if "
@@ -483,6 +487,7 @@ class MainWindow(QMainWindow):
         analysis_menu.addAction(self.bounds_action)
         analysis_menu.addAction(self.cancel_action)
         analysis_menu.addSeparator()
+        analysis_menu.addAction(self.share_action)
         analysis_menu.addAction(self.calculator_action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
@@ -940,6 +945,15 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Long runs compute on {where}", 5000)
         return ok
 
+    def share_policy(self) -> QWidget | None:
+        """Analysis ▸ Share This MDP's Policy…: the Policy sharing tab on the current MDP."""
+        ws = self.active_workspace()
+        if ws is None or "sharing" not in TOOLS:
+            return None
+        panel = self.open_tool("sharing")
+        panel.set_parameters(env=f"mdp:{ws.mdp_id}")  # type: ignore[attr-defined]
+        return panel
+
     def rename_project(self) -> None:
         name, ok = QInputDialog.getText(self, "Rename project", "Project name:",
                                         text=self._document.project.name)
@@ -1070,6 +1084,7 @@ class MainWindow(QMainWindow):
         self.run_action.setEnabled((ws is not None or (tool is not None and tool.can_run))
                                    and not running)
         self.bounds_action.setEnabled(ws is not None and not running)
+        self.share_action.setEnabled(ws is not None and "sharing" in TOOLS)
         self.cancel_action.setEnabled(running)
         for a in (*self.editor_actions, self.auto_layout_action, self.toolbar_add_action,
                   *self.mode_actions.values(), self.export_action):

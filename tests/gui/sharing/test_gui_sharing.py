@@ -79,3 +79,14 @@ def test_bad_input_turns_the_field_red_and_keeps_the_result(qtbot, panel):
     assert panel.study is None
     panel.set_parameters(eta=0.1, students=[])
     assert not panel.run() and "student" in panel.message.text()
+
+
+def test_share_this_mdps_policy_opens_the_tab_on_it(qtbot, window):
+    ws = window.open_workspace("four-startups")
+    assert window.share_action.isEnabled()
+    panel = window.share_policy()
+    assert panel is window.current_tool()
+    assert panel.env_combo.currentData() == "mdp:four-startups"
+    assert any(window.share_action in a.menu().actions() for a in window.menuBar().actions()
+               if a.menu() is not None)
+    assert ws.mdp_id == "four-startups"
