@@ -575,6 +575,7 @@ class SharingStudy:
     m: int
     tau: float
     model_name: str
+    tight: Any = None  # ε_tight estimate per k of the privacy curve (NaN: not computed)
 
 
 def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
@@ -591,7 +592,7 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     -------
     SharingStudy
     """
-    from core.sharing.mechanism import privacy_curve, radius_curve
+    from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
 
     def part(lo: float, hi: float) -> Progress:
         def report(fraction: float, message: str = "") -> None:
@@ -609,16 +610,18 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     progress(0.9, "epsilon and delta against k")
     priv = privacy_curve(ks, m, setup.eta, tau, setup.lb, bound=setup.bound, draws=10_000,
                          rng=src)
-    progress(0.95, "the concentration radius against k")
+    progress(0.93, "the concentration radius against k")
     rad = radius_curve(ks, m, setup.eta, setup.lam, setup.beta, draws=5_000, rng=src)
+    progress(0.96, "the tight epsilon of the worst neighbouring pairs")
+    tight = tight_epsilon_curve(ks, m, setup.eta, setup.lb, priv.delta_upper, rng=src)
     progress(1.0, "done")
     return SharingStudy(result=res, privacy=priv, radius=rad, m=m, tau=float(tau),
-                        model_name=mdp.name)
+                        model_name=mdp.name, tight=tight)
 
 
 def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta: float,
                      bound: str, tau: float, seed: int | None, *,
-                     progress: Progress = no_progress) -> tuple[Any, Any]:
+                     progress: Progress = no_progress) -> tuple[Any, Any, Any]:
     """The ε/δ(k) and radius curves around k₀ alone (to show a recorded run again).
 
     Parameters
@@ -632,11 +635,13 @@ def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta:
 
     Returns
     -------
-    (PrivacyCurve, RadiusCurve)
+    (PrivacyCurve, RadiusCurve, numpy.ndarray)
+        The curves and the ε_tight estimates.
     """
-    from core.sharing.mechanism import privacy_curve, radius_curve
+    from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
 
     ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
     tau = min(max(tau, 1e-300), (1.0 / m) * (1 - 1e-9))
-    return (privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=10_000, rng=seed),
-            radius_curve(ks, m, eta, lam, beta, draws=5_000, rng=seed))
+    priv = privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=10_000, rng=seed)
+    return (priv, radius_curve(ks, m, eta, lam, beta, draws=5_000, rng=seed),
+            tight_epsilon_curve(ks, m, eta, lb, priv.delta_upper, rng=seed))

@@ -48,7 +48,7 @@ __all__ = ["BOUNDS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_s
            "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
            "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL",
            "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve", "RowPrivacyL2",
-           "row_privacy_l2"]
+           "row_privacy_l2", "neighbour_pairs", "tight_epsilon_curve"]
 
 BOUNDS = ("paper", "tight")
 MC_DRAWS = 200_000
@@ -656,3 +656,66 @@ def row_privacy_l2(k: float, n: int, eta: float, b: float, *, delta: float | Non
     return RowPrivacyL2(epsilon=eps, delta=est.upper, delta_estimate=est.estimate, tau=tau,
                         k=float(k), n=int(n), eta=float(eta), b=float(b), bound=bound,
                         draws=int(draws), seed=src.seed)
+
+
+def neighbour_pairs(m: int, eta: float, lb: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Candidate worst pairs (spec F3): the vertex of Δ_{m,η} and the uniform point, each
+    against itself moved by ``lb`` (ℓ2) along e_i − e_j, where that stays in the domain.
+
+    Parameters
+    ----------
+    m, eta, lb :
+        Actions, η and L·b.
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+    """
+    check_sharing(m, eta, lb=lb)
+    step = lb / math.sqrt(2.0)
+    out = []
+    for p in (vertex(m, eta), np.full(m, 1.0 / m)):
+        for i, j in ((m - 1, 0), (0, m - 1), (0, 1)):
+            q = p.copy()
+            q[i] += step
+            q[j] -= step
+            if q.min() >= eta - 1e-15 and not np.allclose(p, q):
+                out.append((p, q))
+    return out
+
+
+def tight_epsilon_curve(ks: "np.ndarray | list[float]", m: int, eta: float, lb: float,
+                        deltas: "np.ndarray | list[float]", *, draws: int = 4000,
+                        rng: "np.random.Generator | int | None" = 0) -> np.ndarray:
+    """An estimate of the mechanism's true ε at each k and δ: the largest Monte Carlo
+    ε_tight(δ) over :func:`neighbour_pairs` (the Audit capability's Dirichlet profile). A
+    lower estimate of the true ε, for comparison with eq. 12 (NaN where δ is not in
+    (1e-6, 0.5)).
+
+    Parameters
+    ----------
+    ks : sequence of float
+        Concentrations.
+    m, eta, lb :
+        Actions, η and L·b.
+    deltas : sequence of float
+        δ per k (the curve's).
+    draws : int
+        Draws per side and pair.
+    rng : int, Generator or None
+        Seed.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    from core.audit.dirichlet import epsilon_tight_mc
+
+    gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+    pairs = neighbour_pairs(m, eta, lb)
+    out = np.full(len(ks), np.nan)
+    for i, (k, d) in enumerate(zip(ks, deltas)):
+        if not 1e-6 < d < 0.5 or not pairs:
+            continue
+        out[i] = max(epsilon_tight_mc(p, q, float(k), float(d), draws, gen) for p, q in pairs)
+    return out

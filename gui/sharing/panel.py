@@ -512,7 +512,8 @@ class SharingPanel(QWidget):
         self.study = study
         res = study.result
         summary = sharing_summary(res)
-        self._draw(summary, study.privacy, study.radius, study.model_name, study.m)
+        self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
+                   tight=study.tight)
         self._record(res)
 
     def show_run(self, run_id: str) -> None:
@@ -535,10 +536,10 @@ class SharingPanel(QWidget):
         self._pending_run = None
         s = record.summary
         self._draw(s, curves[0], curves[1], str(record.params.get("env", record.target)),
-                   int(s.get("m") or 2), recorded=record.id)
+                   int(s.get("m") or 2), recorded=record.id, tight=curves[2])
 
     def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
-              recorded: str | None = None) -> None:
+              recorded: str | None = None, tight: Any = None) -> None:
         for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
             plot.getPlotItem().clear()
         self.curves.clear()
@@ -564,6 +565,11 @@ class SharingPanel(QWidget):
         self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
                                                        pen=pen("#FF7F0E", dashed=True),
                                                        name="G(k, m, η)")
+        if tight is not None and np.isfinite(tight).any():
+            ok = np.isfinite(tight)
+            self.curves["epsilon_tight"] = self.eps_plot.plot(
+                pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
+                name="ε_tight estimate (worst pair, MC)")
         if s["k"]:
             self.curves["ledger_eps"] = self.eps_plot.plot(
                 s["k"], s["epsilon"], pen=None, symbol="o", symbolSize=6, symbolBrush="#2CA02C",

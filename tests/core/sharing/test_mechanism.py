@@ -261,3 +261,16 @@ def test_f2_all_entries_l2_analysis_of_a_row():
         err = io.StringIO()
         assert run_cli(base + args, io.StringIO(), err) == 2
         assert flag in err.getvalue() and err.getvalue().count("\n") == 1, err.getvalue()
+
+
+def test_tight_epsilon_lies_below_eq12_b20():
+    """Spec B20 sanity: the Monte Carlo ε_tight of the worst neighbouring pairs found is
+    below Theorem 1's ε at the same δ (eq. 12 is an upper bound; here a loose one)."""
+    from core.sharing.mechanism import neighbour_pairs, privacy_curve, tight_epsilon_curve
+
+    assert len(neighbour_pairs(4, 0.1, 0.05)) >= 3
+    ks = [2.0, 10.0, 50.0]
+    pc = privacy_curve(ks, 4, 0.1, 1e-3, 0.05, draws=20_000, rng=1)
+    tight = tight_epsilon_curve(ks, 4, 0.1, 0.05, pc.delta_upper, draws=4000, rng=2)
+    ok = np.isfinite(tight)
+    assert ok.any() and np.all(tight[ok] <= pc.epsilon[ok])
