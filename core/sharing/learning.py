@@ -53,7 +53,7 @@ from core.sharing.mechanism import (
 __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
-           "mechanism_curves"]
+           "mechanism_curves", "shared_samples"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -576,6 +576,7 @@ class SharingStudy:
     tau: float
     model_name: str
     tight: Any = None  # ε_tight estimate per k of the privacy curve (NaN: not computed)
+    ternary: Any = None  # m = 3: shared policies at one state (:func:`shared_samples`)
 
 
 def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
@@ -614,9 +615,52 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     rad = radius_curve(ks, m, setup.eta, setup.lam, setup.beta, draws=5_000, rng=src)
     progress(0.96, "the tight epsilon of the worst neighbouring pairs")
     tight = tight_epsilon_curve(ks, m, setup.eta, setup.lb, priv.delta_upper, rng=src)
+    ternary = shared_samples(mdp, res, seed=seed) if m == 3 else None
     progress(1.0, "done")
     return SharingStudy(result=res, privacy=priv, radius=rad, m=m, tau=float(tau),
-                        model_name=mdp.name, tight=tight)
+                        model_name=mdp.name, tight=tight, ternary=ternary)
+
+
+def shared_samples(mdp: MDP, res: StudentCurves, *, n: int = 200,
+                   seed: int | None = None) -> dict[str, Any] | None:
+    """What the student receives at one state with three actions (the ternary scatter):
+    the teacher's policy there (η-mixed) and ``n`` Dirichlet draws of it at k₀ and at the
+    last k the teacher used; None when no reachable state has three actions.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    res : StudentCurves
+        The run (its setup and ledger).
+    n : int
+        Draws per k.
+    seed : int or None
+        Seed (None: the OS's CSPRNG).
+
+    Returns
+    -------
+    dict or None
+        ``state``, ``actions`` (names), ``teacher`` (3,), ``k`` (two values) and
+        ``points`` (two (n, 3) arrays).
+    """
+    counts = mdp.mask.sum(axis=1)
+    reach = reachable_states(mdp)
+    order = [mdp.initial_state] + [s for s in range(mdp.n_states) if s != mdp.initial_state]
+    state = next((s for s in order if reach[s] and counts[s] == 3), None)
+    if state is None:
+        return None
+    avail = np.flatnonzero(mdp.mask[state])
+    pi = teacher_policy(mdp)[state, avail]
+    pi = teacher_policy_in_domain(pi, res.setup.eta)
+    live = [r.k for r in res.ledger.rows if not r.stopped]
+    ks = [res.setup.k0, live[-1] if live else res.setup.k0]
+    gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(99,))))
+           if seed is not None else None)
+    points = [dirichlet_rows(np.tile(pi, (n, 1)), float(k), gen) for k in ks]
+    return {"state": mdp.state_names[state],
+            "actions": [mdp.action_names[state][a] for a in avail], "teacher": pi,
+            "k": ks, "points": points}
 
 
 def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta: float,

@@ -316,12 +316,19 @@ class SharingPanel(QWidget):
                                      "‖Dir_k(π) − π‖₂", parent=box)
         self.radius_plot.setLogMode(x=True, y=False)
         self.radius_legend = add_legend(self.radius_plot, "top-right")
+        self.ternary_plot = make_plot("Shared policies (m = 3)", "", "", parent=box)
+        self.ternary_plot.setAspectLocked(True)
+        self.ternary_plot.hideAxis("bottom")
+        self.ternary_plot.hideAxis("left")
+        self.ternary_legend = add_legend(self.ternary_plot, "top-right", avoid_data=False)
+        self.ternary_plot.hide()
         for p in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
             p.setMinimumHeight(180)
         grid.addWidget(self.curve_plot, 0, 0)
         grid.addWidget(self.eps_plot, 0, 1)
         grid.addWidget(self.delta_plot, 1, 0)
         grid.addWidget(self.radius_plot, 1, 1)
+        grid.addWidget(self.ternary_plot, 0, 2, 2, 1)
         self.badge = QLabel(box)
         self.badge.setWordWrap(True)
         self.badge.setStyleSheet(f"color: {WARNING_COLOUR};")
@@ -514,6 +521,7 @@ class SharingPanel(QWidget):
         summary = sharing_summary(res)
         self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
                    tight=study.tight)
+        self._draw_ternary(study.ternary)
         self._record(res)
 
     def show_run(self, run_id: str) -> None:
@@ -537,6 +545,7 @@ class SharingPanel(QWidget):
         s = record.summary
         self._draw(s, curves[0], curves[1], str(record.params.get("env", record.target)),
                    int(s.get("m") or 2), recorded=record.id, tight=curves[2])
+        self._draw_ternary(None)  # the draws are not recorded
 
     def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
               recorded: str | None = None, tight: Any = None) -> None:
@@ -610,6 +619,37 @@ class SharingPanel(QWidget):
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")
         self.result_shown.emit()
+
+    def _draw_ternary(self, t: dict[str, Any] | None) -> None:
+        """The shared policies at one three-action state, in barycentric coordinates."""
+        plot = self.ternary_plot
+        plot.getPlotItem().clear()
+        if t is None:
+            plot.hide()
+            return
+        plot.show()
+        plot.setTitle(f"Shared policies at {t['state']} (m = 3)")
+        h = math.sqrt(3) / 2
+
+        def xy(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            p = np.atleast_2d(p)
+            return p[:, 1] + p[:, 2] / 2, p[:, 2] * h
+
+        plot.plot([0, 1, 0.5, 0], [0, 0, h, 0], pen=pg.mkPen("#888888"))
+        for (x, y), name, anchor in zip(((0, 0), (1, 0), (0.5, h)), t["actions"],
+                                        ((1, 0), (0, 0), (0.5, 1))):
+            label = pg.TextItem(str(name), color="#333333", anchor=anchor)
+            label.setPos(x, y)
+            plot.addItem(label)
+        for pts, k, colour in zip(t["points"], t["k"], ("#2CA02C", "#D62728")):
+            x, y = xy(np.asarray(pts))
+            self.curves[f"ternary_{k:g}"] = plot.plot(
+                x, y, pen=None, symbol="o", symbolSize=4, symbolPen=None,
+                symbolBrush=pg.mkBrush(colour), name=f"Dir_k draws, k = {k:.3g}")
+        x, y = xy(np.asarray(t["teacher"]))
+        self.curves["ternary_teacher"] = plot.plot(x, y, pen=None, symbol="star",
+                                                   symbolSize=14, symbolBrush="#000000",
+                                                   name="the teacher's policy (η-mixed)")
 
     def _record(self, res: Any) -> None:
         """The run and one ledger entry per live roll-out, as one undoable step."""

@@ -48,6 +48,7 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert panel.ledger_table.item(0, 1).text() == f"{rows[0].k:.4g}"
     assert "Lemma 1" in panel.badge.text()
     assert "seeded experiment (seed 4)" in panel.summary_label.text()
+    assert not panel.ternary_plot.isVisible()  # two actions: no ternary scatter
     # recorded: one run and one ledger entry per live roll-out, one undoable step
     doc = panel._document
     record = doc.project.runs[-1]
@@ -90,3 +91,26 @@ def test_share_this_mdps_policy_opens_the_tab_on_it(qtbot, window):
     assert any(window.share_action in a.menu().actions() for a in window.menuBar().actions()
                if a.menu() is not None)
     assert ws.mdp_id == "four-startups"
+
+
+def test_ternary_scatter_for_three_actions(qtbot, example_doc):
+    from core.mdp.examples import random_mdp
+
+    mid = example_doc.project.add_mdp(random_mdp(5, 3, None, seed=3), "three")
+    p = SharingPanel(example_doc)
+    qtbot.addWidget(p)
+    p.show()
+    p._fill_envs()
+    p.set_parameters(env=f"mdp:{mid}", iterations=5, seeds=2, seed=1, eta=0.1,
+                     budget_e=1e5, budget_d=0.9)
+    with qtbot.waitSignal(p.result_shown, timeout=TIMEOUT):
+        assert p.run()
+    t = p.study.ternary
+    assert t is not None and len(t["points"]) == 2
+    for pts in t["points"]:
+        assert np.allclose(pts.sum(axis=1), 1) and (pts >= 0).all()
+    assert p.ternary_plot.isVisible()
+    x, y = p.curves["ternary_teacher"].getData()
+    pi = t["teacher"]
+    assert (x[0], y[0]) == pytest.approx((pi[1] + pi[2] / 2, pi[2] * np.sqrt(3) / 2))
+    p.shutdown()
