@@ -28,7 +28,8 @@ FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "-
          "delta": "--delta", "bound": "--bound", "lambda": "--lambda", "beta": "--beta",
          "kappa": "--kappa", "lr": "--lr", "budget": "--budget", "iterations": "--iterations",
          "students": "--students", "seeds": "--seeds", "teacher": "--teacher", "env": "ENV",
-         "m": "ENV", "model": "ENV", "draws": "--draws"}
+         "m": "ENV", "model": "ENV", "draws": "--draws", "rollout": "--rollout",
+         "steps": "--steps"}
 
 
 def _budget(text: str) -> tuple[float, float]:
@@ -93,7 +94,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              delta=delta if delta is not None or args.tau is not None else 1e-3,
                              bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
                              lr=args.lr, budget=_budget(args.budget),
-                             iterations=args.iterations, draws=args.draws)
+                             iterations=args.iterations, draws=args.draws,
+                             rollout=args.rollout, steps=args.steps)
         mdp, project, dataset = _load_env(args)
         res = run_sharing(mdp, setup, students=students or list(STUDENTS), seeds=args.seeds,
                           seed=args.seed, teacher=teacher, temperature=temperature,
@@ -193,6 +195,11 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                     help="comma-separated: aware, unaware, none, nonprivate")
     sp.add_argument("--seeds", type=int, default=10, help="runs per student type")
     sp.add_argument("--iterations", type=int, default=300, help="roll-outs (default 300)")
+    sp.add_argument("--rollout", choices=("exact", "sample"), default="exact",
+                    help="exact (default): the teacher answers at every reachable state each "
+                         "iteration; sample: only at the states a sampled roll-out visits")
+    sp.add_argument("--steps", type=int, default=100,
+                    help="length of a sampled roll-out (an infinite horizon; default 100)")
     sp.add_argument("--draws", type=int, default=50_000,
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,

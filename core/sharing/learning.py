@@ -34,6 +34,7 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.common.validation import as_random_source
 from core.mdp.model import MDP
 from core.mdp.synthesis import synthesize
 from core.privacy.composition import advanced_composition, check_delta
@@ -77,6 +78,8 @@ class SharingSetup:
     budget: tuple[float, float] = (200.0, 0.5)
     iterations: int = 300
     draws: int = 50_000              # Monte Carlo draws of each roll-out's δ
+    rollout: str = "exact"           # or "sample": the teacher answers only visited states
+    steps: int = 100                 # length of a sampled roll-out (finite horizon: T)
 
     def check(self) -> None:
         """Refuse what Theorem 1 or the learner cannot take, naming the field."""
@@ -103,6 +106,11 @@ class SharingSetup:
         if isinstance(self.iterations, bool) or not 1 <= int(self.iterations) <= 100_000:
             raise InputError(f"must be an integer in [1, 100000], got {self.iterations!r}",
                              field="iterations")
+        if self.rollout not in ("exact", "sample"):
+            raise InputError(f"must be exact or sample, got {self.rollout!r}", field="rollout")
+        if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
+            raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
+                             field="steps")
 
 
 # ------------------------------------------------------------------------- exact learning
@@ -372,6 +380,20 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
 
 
 # ------------------------------------------------------------------------- students
+def _visited(mdp: MDP, pi: np.ndarray, steps: int, gen: Any) -> np.ndarray:
+    """The states one roll-out of ``pi`` from the initial state visits (bool (S,))."""
+    T = mdp.horizon if mdp.horizon is not None else steps
+    seen = np.zeros(mdp.n_states, dtype=bool)
+    s = mdp.initial_state
+    u = gen.random(2 * int(T))
+    for t in range(int(T)):
+        seen[s] = True
+        a = min(int(np.searchsorted(np.cumsum(pi[s]), u[2 * t], side="right")), pi.shape[1] - 1)
+        nxt = np.cumsum(mdp.P[s, a])
+        s = min(int(np.searchsorted(nxt, u[2 * t + 1], side="right")), mdp.n_states - 1)
+    return seen
+
+
 def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
                 ledger: SharingLedger | None, rng: np.random.Generator | None) -> np.ndarray:
     """One student's learning curve: J after 0, 1, …, I iterations (I + 1 values).
@@ -401,6 +423,7 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
     theta = np.zeros(mdp.P.shape[:2])
     mask = mdp.mask
     share = mask.sum(axis=1) >= 2
+    sampler = rng if rng is not None else as_random_source(None).generator
     curve = np.empty(n_iter + 1)
     lam = 0.0 if kind in ("nonprivate", "unaware") else setup.lam
     for j in range(n_iter + 1):
@@ -411,18 +434,21 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
             break
         step = grad
         k = math.inf if kind == "nonprivate" else (ledger.k_at(j) if ledger else 0.0)
-        if kind != "none" and k > 0 and setup.kappa > 0:
+        asked = share
+        if setup.rollout == "sample":  # the teacher sees only the states this roll-out visits
+            asked = share & _visited(mdp, pi, setup.steps, sampler)
+        if kind != "none" and k > 0 and setup.kappa > 0 and asked.any():
             if math.isinf(k):
                 pit = teacher
             else:
                 pit = teacher.copy()
-                pit[share] = dirichlet_rows(teacher[share], k, rng)
+                pit[asked] = dirichlet_rows(teacher[asked], k, rng)
             alpha = alpha_lambda(0.0 if math.isinf(k) else k, lam, setup.beta) if lam else 0.0
             if math.isinf(k):
                 alpha = 0.0
             diff = pi - pit
             norm = np.linalg.norm(diff, axis=1)
-            active = share & (norm > alpha) & (norm > 0)
+            active = asked & (norm > alpha) & (norm > 0)
             if active.any():
                 u = np.zeros_like(diff)
                 u[active] = diff[active] / norm[active, None]
@@ -553,6 +579,10 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
              "only (spec §1.4).",
              "Theorem 1's delta tends to 1 as k -> 0: a fixed tau blows the delta budget; "
              "with a target delta per query, tau is solved per roll-out (spec §1.6).",
+             *(["Sampled roll-outs: the teacher answers only the states each roll-out "
+                 "visits; the ledger counts every reachable state per roll-out (an upper "
+                 "bound on the queries, so its totals and stop are conservative)."]
+               if setup.rollout == "sample" else []),
              f"Each roll-out's delta is a {MC_LEVEL:.0%} one-sided Clopper-Pearson upper bound "
              f"from {setup.draws:,} Monte Carlo draws of eq. 6 (drawn in log space): a "
              "statistical bound, not a proof; epsilon of eq. 12 is exact."]

@@ -65,7 +65,8 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
             "delta": setup.delta, "bound": setup.bound, "lambda": setup.lam,
             "beta": setup.beta, "kappa": setup.kappa, "lr": setup.lr,
             "budget": list(setup.budget), "iterations": int(setup.iterations),
-            "draws": int(setup.draws), "students": list(students), "seeds": int(seeds),
+            "draws": int(setup.draws), "rollout": setup.rollout, "steps": int(setup.steps),
+            "students": list(students), "seeds": int(seeds),
             "seeded": seed is not None, "seed": seed}
 
 

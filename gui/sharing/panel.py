@@ -269,6 +269,14 @@ class SharingPanel(QWidget):
         self.iter_spin.setRange(1, 100_000)
         self.iter_spin.setValue(300)
         self.iter_spin.setToolTip(TOOLTIPS["iterations"])
+        self.rollout_combo = QComboBox(stud)
+        self.rollout_combo.addItem("exact (every reachable state)", "exact")
+        self.rollout_combo.addItem("sampled roll-outs", "sample")
+        self.rollout_combo.setToolTip("Exact: the teacher answers at every state the student can "
+                                      "reach, each iteration. Sampled: only at the states one "
+                                      "sampled roll-out visits (the ledger still counts every "
+                                      "reachable state: conservative).")
+        h.addRow("roll-outs", self.rollout_combo)
         h.addRow("seeds", self.seeds_spin)
         h.addRow("iterations", self.iter_spin)
         self.mode_combo = QComboBox(stud)
@@ -396,7 +404,8 @@ class SharingPanel(QWidget):
                             bound=str(self.bound_combo.currentData()), lam=v["lam"],
                             beta=v["beta"], kappa=v["kappa"], lr=v["lr"],
                             budget=(v["budget_e"], v["budget_d"]),
-                            iterations=int(self.iter_spin.value()))
+                            iterations=int(self.iter_spin.value()),
+                            rollout=str(self.rollout_combo.currentData()))
 
     def set_parameters(self, **values: Any) -> None:
         """Set fields by name (``env``, ``k0``, ``coef``, …, ``seeds``, ``iterations``,

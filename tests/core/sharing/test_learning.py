@@ -240,3 +240,26 @@ def test_report_has_a_policy_sharing_section():
     ledger = next(b for b in sec.blocks if isinstance(b, Table))
     assert len(ledger.rows) == len([r for r in res.ledger.rows if not r.stopped])
     assert "Policy sharing" in to_html(rep)
+
+
+def test_sampled_rollouts_ask_only_visited_states():
+    from core.common.validation import as_random_source
+    from core.sharing.learning import _visited
+
+    mdp = _chain(12)
+    pi = softmax_policy(np.zeros((12, 2)), mdp.mask)
+    seen = _visited(mdp, pi, 5, np.random.default_rng(0))
+    assert seen[mdp.initial_state] and seen.sum() <= 5  # five steps: at most five states
+    assert _visited(mdp, pi, 5, as_random_source(None).generator)[0]  # release mode works
+    setup = SharingSetup(k0=50, coef=0.98, eta=0.1, lb=0.01, delta=0.01, budget=(1e9, 0.99),
+                         iterations=40, lr=2.0, kappa=2.0, draws=5000, rollout="sample",
+                         steps=30)
+    a = run_sharing(mdp, setup, seeds=3, seed=7)
+    b = run_sharing(mdp, setup, seeds=3, seed=7, students=["unaware", "none"])
+    np.testing.assert_array_equal(a.curves["unaware"], b.curves["unaware"])  # reproducible
+    med = {k: np.median(c, axis=0) for k, c in a.curves.items()}
+    assert med["nonprivate"][10] > med["none"][10] + 0.1
+    assert any("Sampled roll-outs" in n for n in a.notes)
+    with pytest.raises(InputError) as info:
+        SharingSetup(rollout="x").check()
+    assert info.value.field == "rollout"
