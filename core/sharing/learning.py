@@ -54,7 +54,7 @@ from core.sharing.mechanism import (
 __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
-           "mechanism_curves", "shared_samples"]
+           "mechanism_curves", "shared_samples", "mdp_side_bound"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -607,6 +607,7 @@ class SharingStudy:
     model_name: str
     tight: Any = None  # ε_tight estimate per k of the privacy curve (NaN: not computed)
     ternary: Any = None  # m = 3: shared policies at one state (:func:`shared_samples`)
+    robust: Any = None  # the MDP side's robust cost bound at k₀ (:func:`mdp_side_bound`)
 
 
 def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
@@ -646,9 +647,44 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     progress(0.96, "the tight epsilon of the worst neighbouring pairs")
     tight = tight_epsilon_curve(ks, m, setup.eta, setup.lb, priv.delta_upper, rng=src)
     ternary = shared_samples(mdp, res, seed=seed) if m == 3 else None
+    progress(0.98, "the MDP side's cost bound at k0")
+    robust = mdp_side_bound(mdp, setup.k0, beta=setup.beta, seed=seed)
     progress(1.0, "done")
     return SharingStudy(result=res, privacy=priv, radius=rad, m=m, tau=float(tau),
-                        model_name=mdp.name, tight=tight, ternary=ternary)
+                        model_name=mdp.name, tight=tight, ternary=ternary, robust=robust)
+
+
+def mdp_side_bound(mdp: MDP, k: float, *, beta: float = 0.05,
+                   seed: int | None = None) -> dict[str, Any]:
+    """The MDP side's robust cost bound at the same k, to put beside the sharing cost: the
+    transitions themselves privatised with Dir_k (Algorithm 1), π̄ synthesised on them and
+    v̄ − v̲ at s₀ (Theorem 1 of the CDC paper; :func:`core.mdp.private_policy.private_policy`).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    k : float
+        The concentration (the teacher's k₀).
+    beta : float
+        β of the robust set.
+    seed : int or None
+        The privatisation's seed.
+
+    Returns
+    -------
+    dict
+        ``k``, ``cost_bound`` (None with ``reason`` where the MDP side refuses this model).
+    """
+    from core.mdp.private_policy import private_policy
+
+    try:
+        pp = private_policy(mdp, k, beta=beta, seed=seed)
+    except InputError as exc:
+        return {"k": float(k), "cost_bound": None, "reason": str(exc)}
+    return {"k": float(k), "cost_bound": float(pp.cost_bound),
+            "what": "privatising the transitions themselves at this k: the computable bound "
+                    "v_upper - v_lower at s0 on the cost of privacy of the synthesised policy"}
 
 
 def shared_samples(mdp: MDP, res: StudentCurves, *, n: int = 200,

@@ -529,7 +529,7 @@ class SharingPanel(QWidget):
         res = study.result
         summary = sharing_summary(res)
         self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
-                   tight=study.tight)
+                   tight=study.tight, robust=study.robust)
         self._draw_ternary(study.ternary)
         self._record(res)
 
@@ -557,7 +557,8 @@ class SharingPanel(QWidget):
         self._draw_ternary(None)  # the draws are not recorded
 
     def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
-              recorded: str | None = None, tight: Any = None) -> None:
+              recorded: str | None = None, tight: Any = None,
+              robust: dict[str, Any] | None = None) -> None:
         for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
             plot.getPlotItem().clear()
         self.curves.clear()
@@ -620,6 +621,12 @@ class SharingPanel(QWidget):
         mode = (f"seeded experiment (seed {s['seed']})" if s.get("seed") is not None
                 else "release mode (secure noise)")
         where = f" · recorded as {recorded}" if recorded else ""
+        if robust is not None:
+            rb = robust.get("cost_bound")
+            costs += (f" · beside it, the MDP side (privatising the transitions at k = "
+                      f"{robust['k']:g}): robust cost bound "
+                      + (f"{rb:.4g}" if rb is not None else
+                         f"n/a ({html.escape(str(robust.get('reason', '')))})"))
         self.summary_label.setText(
             f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
             f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "

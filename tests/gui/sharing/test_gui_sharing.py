@@ -49,6 +49,12 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert "Lemma 1" in panel.badge.text()
     assert "seeded experiment (seed 4)" in panel.summary_label.text()
     assert not panel.ternary_plot.isVisible()  # two actions: no ternary scatter
+    # the MDP side's robust cost bound at the same k, beside the sharing cost
+    from core.mdp.private_policy import private_policy
+
+    bound = private_policy(four_startups(), 5.0, beta=0.05, seed=4).cost_bound
+    assert study.robust["cost_bound"] == pytest.approx(bound)
+    assert f"robust cost bound {bound:.4g}" in panel.summary_label.text()
     # recorded: one run and one ledger entry per live roll-out, one undoable step
     doc = panel._document
     record = doc.project.runs[-1]
