@@ -77,7 +77,10 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.sharing.learning import STUDENTS, SharingSetup, run_sharing
 
     teacher, temperature = args.teacher, 1.0
-    if teacher.startswith("softmax"):
+    run_id = None
+    if teacher.startswith("run:"):
+        run_id, teacher = teacher[4:], "run"
+    elif teacher.startswith("softmax"):
         _, _, t = teacher.partition(":")
         try:
             temperature = float(t) if t else 1.0
@@ -86,7 +89,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              field="--teacher") from None
         teacher = "softmax"
     elif teacher != "optimal":
-        raise InputError(f"must be optimal or softmax:T, got {teacher!r}", field="--teacher")
+        raise InputError(f"must be optimal, softmax:T or run:ID, got {teacher!r}",
+                         field="--teacher")
     students = [s.strip() for s in args.students.split(",") if s.strip()]
     delta = args.delta if args.tau is None else None
     try:
@@ -97,9 +101,20 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              iterations=args.iterations, draws=args.draws,
                              rollout=args.rollout, steps=args.steps)
         mdp, project, dataset = _load_env(args)
+        actions = None
+        if run_id is not None:
+            from core.sharing.learning import run_policy
+
+            if project is None:
+                raise InputError("run:ID names a run of a project: give a *.privplan.json",
+                                 field="--teacher")
+            runs = {r.id: r for r in project.runs}
+            if run_id not in runs:
+                raise InputError(f"no run {run_id!r} in the project", field="--teacher")
+            actions = run_policy(runs[run_id])
         res = run_sharing(mdp, setup, students=students or list(STUDENTS), seeds=args.seeds,
                           seed=args.seed, teacher=teacher, temperature=temperature,
-                          progress=Progress(err, "share"))
+                          teacher_actions=actions, progress=Progress(err, "share"))
     except InputError as exc:
         raise flag_error(exc, FLAGS) from None
     payload = res.to_dict()
@@ -111,7 +126,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.sharing.records import sharing_params
 
         params = sharing_params(setup, env=dataset, students=list(res.curves),
-                                seeds=args.seeds, seed=args.seed, teacher=teacher,
+                                seeds=args.seeds, seed=args.seed, teacher=args.teacher,
                                 temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
         added = record_run(project, record, entries)
@@ -170,7 +185,9 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                     help="an MDP file, a project (with --mdp), or gym:FrozenLake-v1[:8x8], "
                          "gym:CliffWalking-v0, gym:Taxi-v3")
     sp.add_argument("--mdp", dest="mdp_id", default=None, help="model id in a project")
-    sp.add_argument("--teacher", default="optimal", help="optimal (default) or softmax:T")
+    sp.add_argument("--teacher", default="optimal",
+                    help="optimal (default), softmax:T, or run:ID (the policy pi-bar of a "
+                         "Synthesise & bound run of the project)")
     sp.add_argument("--k0", type=float, default=5.0, help="first roll-out's k (default 5)")
     sp.add_argument("--coef", type=float, default=0.3,
                     help="vanishing coefficient c in (0, 1]: k_j = k0*c^j (default 0.3)")

@@ -54,7 +54,8 @@ from core.sharing.mechanism import (
 __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
-           "mechanism_curves", "shared_samples", "mdp_side_bound"]
+           "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
+           "run_policy"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -217,6 +218,54 @@ def teacher_policy(mdp: MDP, kind: str = "optimal", temperature: float = 1.0) ->
     v_next = plan.values[1] if mdp.horizon is not None else plan.values
     Q = mdp.R + mdp.discount * (mdp.P @ v_next)
     return softmax_policy(Q / temperature, mdp.mask)
+
+
+def actions_policy(mdp: MDP, actions: Sequence[int]) -> np.ndarray:
+    """A deterministic teacher from one action index per state (e.g. π̄ of a bounds run).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    actions : sequence of int
+        One available action per state.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S, A) one-hot rows.
+    """
+    act = np.asarray(actions)
+    S = mdp.n_states
+    if act.shape != (S,) or not np.issubdtype(act.dtype, np.integer):
+        raise InputError(f"needs one action index per state ({S}), got shape {act.shape}",
+                         field="teacher")
+    if ((act < 0) | (act >= mdp.n_actions)).any() or not mdp.mask[np.arange(S), act].all():
+        raise InputError("names an action a state does not have (was the model edited?)",
+                         field="teacher")
+    pi = np.zeros(mdp.P.shape[:2])
+    pi[np.arange(S), act] = 1.0
+    return pi
+
+
+def run_policy(record: Any) -> list[int]:
+    """The stationary policy a bounds run recorded (its first stage for a finite horizon).
+
+    Parameters
+    ----------
+    record : RunRecord
+        A run of kind ``"bounds"``.
+
+    Returns
+    -------
+    list of int
+    """
+    if getattr(record, "kind", None) != "bounds" or "policy" not in record.summary:
+        raise InputError(f"run {getattr(record, 'id', record)!r} is not a Synthesise & bound "
+                         "run with a policy", field="teacher")
+    pol = record.summary["policy"]
+    row = pol[0] if pol and isinstance(pol[0], list) else pol
+    return [int(a) for a in row]
 
 
 def reachable_states(mdp: MDP) -> np.ndarray:
@@ -502,7 +551,8 @@ class StudentCurves:
 
 def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                 seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
-                temperature: float = 1.0, progress: Progress = no_progress) -> StudentCurves:
+                temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
+                progress: Progress = no_progress) -> StudentCurves:
     """The whole experiment: the teacher's ledger once, then every student type over seeds.
 
     Parameters
@@ -543,7 +593,10 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         raise InputError("every state has a single action: there is no policy to share",
                          field="model")
     check_sharing(m_max, setup.eta)
-    pi_T = teacher_policy(mdp, teacher, temperature if teacher == "softmax" else 1.0)
+    if teacher_actions is not None:  # the policy of an earlier run (one action per state)
+        pi_T = actions_policy(mdp, teacher_actions)
+    else:
+        pi_T = teacher_policy(mdp, teacher, temperature if teacher == "softmax" else 1.0)
     teacher_in = pi_T.copy()
     for s in range(mdp.n_states):  # η-mixing on each state's own action set
         avail = mdp.mask[s]
@@ -612,7 +665,8 @@ class SharingStudy:
 
 def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                   seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
-                  temperature: float = 1.0, progress: Progress = no_progress) -> SharingStudy:
+                  temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
+                  progress: Progress = no_progress) -> SharingStudy:
     """:func:`run_sharing` plus the curves of the mechanism's panels (one worker task).
 
     Parameters
@@ -632,7 +686,8 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
         return report
 
     res = run_sharing(mdp, setup, students=students, seeds=seeds, seed=seed, teacher=teacher,
-                      temperature=temperature, progress=part(0.0, 0.85))
+                      temperature=temperature, teacher_actions=teacher_actions,
+                      progress=part(0.0, 0.85))
     m = int(mdp.mask.sum(axis=1).max())
     rows = [r for r in res.ledger.rows if not r.stopped]
     tau = setup.tau if setup.tau is not None else (rows[0].tau if rows else 1e-3)

@@ -172,6 +172,10 @@ class SharingPanel(QWidget):
         self._runner.progress_changed.connect(self._on_progress)
         for sig in (document.mdp_added, document.mdp_removed, document.project_replaced):
             sig.connect(lambda *_: self._fill_envs())
+        for sig in (document.run_added, document.run_removed):
+            sig.connect(lambda *_: self._fill_teachers())
+        self.env_combo.currentIndexChanged.connect(lambda _: self._fill_teachers())
+        self._fill_teachers()
         self._show_empty()
 
     # ------------------------------------------------------------------ construction
@@ -360,6 +364,22 @@ class SharingPanel(QWidget):
         grid.setRowStretch(4, 2)
         return box
 
+    def _fill_teachers(self) -> None:
+        """optimal, softmax, and π̄ of every Synthesise & bound run of the chosen MDP."""
+        current = self.teacher_combo.currentData()
+        self.teacher_combo.blockSignals(True)
+        while self.teacher_combo.count() > 2:
+            self.teacher_combo.removeItem(2)
+        env = self.env_combo.currentData() or ""
+        for r in self._document.project.runs:
+            if r.kind == "bounds" and env == f"mdp:{r.target}" and "policy" in r.summary:
+                self.teacher_combo.addItem(f"π̄ of {r.id} (k = {r.params.get('k')})",
+                                           f"run:{r.id}")
+        i = self.teacher_combo.findData(current)
+        self.teacher_combo.setCurrentIndex(max(i, 0))
+        self.teacher_combo.blockSignals(False)
+        self.temperature_spin.setEnabled(self.teacher_combo.currentData() == "softmax")
+
     def _fill_envs(self) -> None:
         current = self.env_combo.currentData()
         self.env_combo.clear()
@@ -466,10 +486,21 @@ class SharingPanel(QWidget):
                          "m": int(mdp.mask.sum(axis=1).max())}
         self.message_logged.emit("INFO", f"policy sharing started on {mdp.name} "
                                          f"({self.randomness_label()})")
+        teacher = str(self.teacher_combo.currentData())
+        actions = None
+        if teacher.startswith("run:"):
+            from core.sharing.learning import run_policy
+
+            try:
+                actions = run_policy(self._document.run(teacher[4:]))
+            except (InputError, KeyError) as exc:
+                self._show_error(exc if isinstance(exc, InputError) else
+                                 InputError(f"no run {teacher[4:]!r}", field="teacher"))
+                return False
         self._runner.start(sharing_study, mdp, setup, students=students,
                            seeds=int(self.seeds_spin.value()), seed=self.seed(),
-                           teacher=str(self.teacher_combo.currentData()),
-                           temperature=float(self.temperature_spin.value()))
+                           teacher=teacher, temperature=float(self.temperature_spin.value()),
+                           teacher_actions=actions)
         return True
 
     def cancel(self) -> None:

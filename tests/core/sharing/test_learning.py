@@ -263,3 +263,34 @@ def test_sampled_rollouts_ask_only_visited_states():
     with pytest.raises(InputError) as info:
         SharingSetup(rollout="x").check()
     assert info.value.field == "rollout"
+
+
+def test_cli_teacher_from_a_bounds_run(tmp_path):
+    from core.mdp.private_policy import private_policy
+    from core.mdp.records import bounds_summary
+    from core.project.files import save_project
+    from core.project.model import Project, RunRecord
+    from core.sharing.learning import actions_policy, run_policy
+
+    p = Project()
+    mdp = _chain()
+    p.add_mdp(mdp, "chain")
+    pp = private_policy(mdp, 30.0, seed=2)
+    rec = RunRecord(id=p.new_run_id(), kind="bounds", target="chain", params={"k": 30.0},
+                    summary=bounds_summary(pp, list(mdp.state_names),
+                                           [list(r) for r in mdp.action_names]),
+                    mode="experiment", seed=2)
+    p.runs.append(rec)
+    path = tmp_path / "p.privplan.json"
+    save_project(p, path)
+    base = ["share", str(path), "--mdp", "chain", "--seeds", "1", "--iterations", "3",
+            "--draws", "2000", "--seed", "1", "--json"]
+    code, out, err = _run(base + ["--teacher", f"run:{rec.id}"])
+    assert code == 0, err
+    want = evaluate_softmax(mdp, actions_policy(mdp, run_policy(rec)))[0]
+    assert json.loads(out)["teacher_value"] == pytest.approx(want)
+    for teacher, msg in ((["--teacher", "run:run-99"], "no run"),):
+        code, _, err = _run(base + teacher)
+        assert code == 2 and msg in err and "--teacher" in err
+    with pytest.raises(InputError):
+        actions_policy(mdp, [0] * 3)  # wrong length

@@ -120,3 +120,29 @@ def test_ternary_scatter_for_three_actions(qtbot, example_doc):
     pi = t["teacher"]
     assert (x[0], y[0]) == pytest.approx((pi[1] + pi[2] / 2, pi[2] * np.sqrt(3) / 2))
     p.shutdown()
+
+
+def test_teacher_from_an_earlier_synthesise_and_bound_run(qtbot, panel):
+    from core.mdp.private_policy import private_policy
+    from core.mdp.records import bounds_summary
+    from core.project.model import RunRecord
+
+    doc = panel._document
+    mdp = doc.mdp_entry("four-startups").mdp
+    pp = private_policy(mdp, 30.0, seed=2)
+    summary = bounds_summary(pp, list(mdp.state_names), [list(r) for r in mdp.action_names])
+    doc.add_run(RunRecord(id=doc.project.new_run_id(), kind="bounds", target="four-startups",
+                          params={"k": 30.0}, summary=summary, mode="experiment", seed=2))
+    bounds = [r for r in doc.project.runs if r.kind == "bounds"]
+    panel.set_parameters(env="mdp:four-startups", iterations=5, seeds=2, seed=1, eta=0.1,
+                         budget_e=1e5, budget_d=0.9)
+    keys = [panel.teacher_combo.itemData(i) for i in range(panel.teacher_combo.count())]
+    assert f"run:{bounds[0].id}" in keys
+    panel.teacher_combo.setCurrentIndex(keys.index(f"run:{bounds[0].id}"))
+    with qtbot.waitSignal(panel.result_shown, timeout=TIMEOUT):
+        assert panel.run()
+    from core.sharing.learning import actions_policy, evaluate_softmax, run_policy
+
+    pi = actions_policy(mdp, run_policy(bounds[0]))
+    assert panel.study.result.teacher_value == pytest.approx(evaluate_softmax(mdp, pi)[0])
+    assert panel._document.project.runs[-1].params["teacher"] == f"run:{bounds[0].id}"
