@@ -19,7 +19,14 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, emit, flag_error, mode_line
+from core.cli.common import (
+    Progress,
+    add_scheduler_flag,
+    emit,
+    executor_for,
+    flag_error,
+    mode_line,
+)
 from core.common.errors import InputError
 
 __all__ = ["add_share_parser", "cmd_share"]
@@ -29,7 +36,7 @@ FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "-
          "kappa": "--kappa", "lr": "--lr", "budget": "--budget", "iterations": "--iterations",
          "students": "--students", "seeds": "--seeds", "teacher": "--teacher", "env": "ENV",
          "m": "ENV", "model": "ENV", "draws": "--draws", "rollout": "--rollout",
-         "steps": "--steps"}
+         "steps": "--steps", "workers": "--workers"}
 
 
 def _budget(text: str) -> tuple[float, float]:
@@ -112,9 +119,12 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if run_id not in runs:
                 raise InputError(f"no run {run_id!r} in the project", field="--teacher")
             actions = run_policy(runs[run_id])
-        res = run_sharing(mdp, setup, students=students or list(STUDENTS), seeds=args.seeds,
-                          seed=args.seed, teacher=teacher, temperature=temperature,
-                          teacher_actions=actions, progress=Progress(err, "share"))
+        with executor_for(args) as (executor, workers):
+            res = run_sharing(mdp, setup, students=students or list(STUDENTS),
+                              seeds=args.seeds, seed=args.seed, teacher=teacher,
+                              temperature=temperature, teacher_actions=actions,
+                              workers=workers, executor=executor,
+                              progress=Progress(err, "share"))
     except InputError as exc:
         raise flag_error(exc, FLAGS) from None
     payload = res.to_dict()
@@ -211,6 +221,10 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     sp.add_argument("--students", default="aware,unaware,none,nonprivate",
                     help="comma-separated: aware, unaware, none, nonprivate")
     sp.add_argument("--seeds", type=int, default=10, help="runs per student type")
+    sp.add_argument("--workers", type=int, default=None,
+                    help="processes for the student runs (default 1: in-process; the curves "
+                         "are the same for any number)")
+    add_scheduler_flag(sp)
     sp.add_argument("--iterations", type=int, default=300, help="roll-outs (default 300)")
     sp.add_argument("--rollout", choices=("exact", "sample"), default="exact",
                     help="exact (default): the teacher answers at every reachable state each "

@@ -429,6 +429,20 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
 
 
 # ------------------------------------------------------------------------- students
+def _student_chunk(mdp: MDP, teacher: np.ndarray, setup: SharingSetup,
+                   ledger: "SharingLedger", kind: str, start: int, stop: int,
+                   seed: int | None) -> np.ndarray:
+    """Runs ``start..stop-1`` of one student type (a task of :func:`run_sharing`)."""
+    rows = []
+    for r in range(start, stop):
+        # keyed by the student type itself: a curve does not depend on which others ran
+        key = (STUDENTS.index(kind), r)
+        gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+               if seed is not None else None)
+        rows.append(run_student(mdp, kind, teacher, setup, ledger, gen))
+    return np.array(rows)
+
+
 def _visited(mdp: MDP, pi: np.ndarray, steps: int, gen: Any) -> np.ndarray:
     """The states one roll-out of ``pi`` from the initial state visits (bool (S,))."""
     T = mdp.horizon if mdp.horizon is not None else steps
@@ -552,6 +566,7 @@ class StudentCurves:
 def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                 seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
                 temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
+                workers: int | None = None, executor: Any = None,
                 progress: Progress = no_progress) -> StudentCurves:
     """The whole experiment: the teacher's ledger once, then every student type over seeds.
 
@@ -569,6 +584,13 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         Experiment seed; None: release mode (noise and Monte Carlo from the OS's CSPRNG).
     teacher, temperature :
         :func:`teacher_policy`.
+    teacher_actions : sequence of int, optional
+        A deterministic teacher instead (the policy of an earlier run).
+    workers : int, optional
+        Processes (default 1: this thread). Every student run seeds its own generator from
+        ``SeedSequence(seed, spawn_key=(type, run))``: the curves do not depend on it.
+    executor : Executor, optional
+        A pool or a dask cluster (:mod:`core.common.cluster`) instead.
     progress : callable
         ``progress(fraction, message)`` (may cancel).
 
@@ -610,21 +632,33 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()),
                             rng=seed if seed is not None else None, progress=ledger_progress)
     teacher_value = evaluate_softmax(mdp, pi_T)[0]  # J(π_T), the teacher as it is
-    curves: dict[str, np.ndarray] = {}
-    total = len(students) * int(seeds)
+    n_seeds = int(seeds)
+    out = {kind: np.empty((n_seeds, int(setup.iterations) + 1)) for kind in students}
+    total = len(students) * n_seeds
     done = 0
-    for kind in students:
-        rows = []
-        for r in range(int(seeds)):
-            # keyed by the student type itself: a curve does not depend on which others ran
-            key = (STUDENTS.index(kind), r)
-            gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
-                                                                              spawn_key=key)))
-                   if seed is not None else None)
-            rows.append(run_student(mdp, kind, teacher_in, setup, ledger, gen))
-            done += 1
-            progress(0.2 + 0.8 * done / total, f"{kind}: seed {r + 1} of {seeds}")
-        curves[kind] = np.array(rows)
+    n_workers = workers if workers is not None else 1
+    if n_workers < 1:
+        raise InputError(f"must be >= 1, got {workers!r}", field="workers")
+    inline = executor is None and n_workers == 1
+    chunk = 1 if inline else max(1, math.ceil(n_seeds / max(1, 2 * n_workers)))
+    tasks = [(kind, start, min(n_seeds, start + chunk)) for kind in students
+             for start in range(0, n_seeds, chunk)]
+
+    def record(task: tuple[str, int, int], rows: np.ndarray) -> None:
+        nonlocal done
+        kind, start, stop = task
+        out[kind][start:stop] = rows
+        done += stop - start
+        progress(0.2 + 0.8 * done / total, f"{kind}: {done} of {total} runs")
+
+    from core.common.parallel import run_chunks
+
+    # the model, the teacher, the setup and the ledger go to each worker once
+    run_chunks(_student_chunk, tasks, lambda t: (t[0], t[1], t[2], seed), record,
+               inline=inline, executor=executor, workers=n_workers,
+               shared=(mdp, teacher_in, setup, ledger),
+               describe=lambda t: f"{t[0]} seeds {t[1] + 1}-{t[2]}")
+    curves: dict[str, np.ndarray] = out
     notes = ["The teacher's policy is mixed into the restricted simplex, (1 - m*eta)*pi + eta "
              "(spec F1), so every demonstration is in Theorem 1's domain; J(pi_T) is the "
              "teacher's own (unmixed) value.",

@@ -165,7 +165,18 @@ class SharingPanel(QWidget):
             "<b>Policy sharing</b><br>The protected data are the teacher's observations: two "
             "observations are neighbours when ‖X − X′‖₂ ≤ b; the teacher is L-Lipschitz, so "
             "its shared policies differ by at most L·b. Every shared policy is one Dirichlet "
-            "draw; ε per query is eq. 12 (exact), δ a Monte Carlo upper bound (95 %).")
+            "draw; ε per query is eq. 12 (exact), δ a Monte Carlo upper bound (95 %)."
+            "<br><br><b>Errata of the paper, as met here</b> (spec §1.9)<ul>"
+            "<li>Lemma 1 (the concentration radius) is false as stated: the Radius plot shows "
+            "the Monte Carlo quantile that holds; β is not a confidence level.</li>"
+            "<li>Eq. 13 (Chebyshev for the Monte Carlo δ) has N² where N belongs; PrivPlan "
+            "reports a one-sided Clopper–Pearson bound instead.</li>"
+            "<li>Eq. 7's O(k log k · b L log(1/τ)) is not implied by eq. 12 (its lnΓ terms do "
+            "not scale with L·b): ε is always eq. 12.</li>"
+            "<li>In eq. 5 and Lemma 1, n and Δ_{n,η} mean m and Δ_{m,η}; eq. 9 should read "
+            "Σ_{i<m} x_i ≤ 1 − η; the appendix's stationary point is [1/m, …].</li>"
+            "<li>Theorem 1 is undefined at k = 0 and its δ → 1 as k → 0: the stopped teacher "
+            "sends nothing, which is (0, 0)-DP because it no longer reads the data.</li></ul>")
         self.run_controls.running_changed.connect(self._set_running)
         self._runner.succeeded.connect(self._on_succeeded)
         self._runner.failed.connect(self._on_failed)

@@ -228,3 +228,16 @@ def test_partial_summary_says_null_and_why_where_no_run_finished():
     assert p["v_lower_mean"] == [2.0, None]           # runs 0 and 1 of k = 10: (0 + 4) / 2
     assert p["v_lower_mean_reason"] == [None, "no run of this k finished"]
     json.dumps(p, allow_nan=False)                    # strict JSON
+
+
+def test_policy_sharing_seeds_on_the_cluster_equal_in_process(cluster):
+    from core.mdp.examples import four_startups
+    from core.sharing.learning import SharingSetup, run_sharing
+
+    setup = SharingSetup(iterations=6, draws=20_000)
+    local = run_sharing(four_startups(), setup, seeds=4, seed=3)
+    with cluster_executor(cluster) as ex:
+        dask = run_sharing(four_startups(), setup, seeds=4, seed=3, workers=ex.n_workers,
+                           executor=ex)
+    for kind in local.curves:
+        np.testing.assert_array_equal(local.curves[kind], dask.curves[kind])

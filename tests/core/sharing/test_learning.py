@@ -294,3 +294,12 @@ def test_cli_teacher_from_a_bounds_run(tmp_path):
         assert code == 2 and msg in err and "--teacher" in err
     with pytest.raises(InputError):
         actions_policy(mdp, [0] * 3)  # wrong length
+
+
+def test_student_runs_do_not_depend_on_the_worker_count():
+    setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
+                         iterations=8, draws=2000, rollout="sample", steps=10)
+    one = run_sharing(_chain(), setup, seeds=5, seed=2)
+    two = run_sharing(_chain(), setup, seeds=5, seed=2, workers=2)
+    for kind in one.curves:
+        np.testing.assert_array_equal(one.curves[kind], two.curves[kind])
