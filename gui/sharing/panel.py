@@ -174,7 +174,7 @@ class SharingPanel(QWidget):
             "<li>Eq. 7's O(k log k · b L log(1/τ)) is not implied by eq. 12 (its lnΓ terms do "
             "not scale with L·b): ε is always eq. 12.</li>"
             "<li>In eq. 5 and Lemma 1, n and Δ_{n,η} mean m and Δ_{m,η}; eq. 9 should read "
-            "Σ_{i<m} x_i ≤ 1 − η; the appendix's stationary point is [1/m, …].</li>"
+            "Σ_{i &lt; m} x_i ≤ 1 − η; the appendix's stationary point is [1/m, …].</li>"
             "<li>Theorem 1 is undefined at k = 0 and its δ → 1 as k → 0: the stopped teacher "
             "sends nothing, which is (0, 0)-DP because it no longer reads the data.</li></ul>")
         self.run_controls.running_changed.connect(self._set_running)
