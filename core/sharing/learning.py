@@ -335,7 +335,8 @@ class SharingLedger:
                 "epsilon_total": [r.epsilon_total for r in live],
                 "delta_total": [r.delta_total for r in live],
                 "epsilon_advanced": [r.epsilon_advanced for r in live],
-                "ledger_total": {"epsilon": e, "delta": d, "composition": "basic"},
+                "ledger_total": {"epsilon": e, "delta": d, "composition": "basic",
+                                 "per": "one student run (the stop rule's budget)"},
                 "stopped_at": self.stopped_at, "stop_reason": self.stop_reason,
                 "budget": list(self.budget),
                 "queries_per_rollout": self.queries_per_rollout,
@@ -553,6 +554,11 @@ class StudentCurves:
             out["curves"][kind] = {"median": med.tolist(), "lower": lo.tolist(),
                                    "upper": hi.tolist(), "band": "85th percentile "
                                    "(7.5th to 92.5th) over seeds"}
+        noisy = sum(c.shape[0] for k, c in self.curves.items() if k in ("aware", "unaware"))
+        e, d = self.ledger.totals
+        # every noisy student run received its own draws of the same teacher's data
+        out["ledger_total_all_runs"] = {"epsilon": noisy * e, "delta": min(1.0, noisy * d),
+                                        "runs": noisy, "composition": "basic"}
         out["teacher_value"] = self.teacher_value
         out["cost_of_privacy"] = {k: self.cost_of_privacy(k) for k in self.curves}
         out["seeds"] = int(next(iter(self.curves.values())).shape[0]) if self.curves else 0

@@ -6,7 +6,9 @@ The protected dataset is the teacher's observations of the environment: ``mdp:<i
 project model, ``gym:<ID>`` for an imported one. Each live roll-out j of the teacher's ledger
 becomes one entry with ε_j and δ_j *per query* and ``count`` = queries × the noisy student
 runs (every aware or unaware student of every seed received its own Dirichlet draws of the
-teacher's policy). Seeded experiments are listed, not spent (ledger convention).
+teacher's policy). The non-private baseline student reads the teacher's policy itself: one
+unbounded entry (ε = ∞ with the reason). Seeded experiments are listed, not spent (ledger
+convention).
 
 Examples
 --------
@@ -15,12 +17,16 @@ Examples
 >>> res = run_sharing(four_startups(), SharingSetup(iterations=3, draws=20_000), seeds=2,
 ...                   seed=1)
 >>> entries = sharing_entries("mdp:startups", res, source="run-1")
->>> len(entries) == len([r for r in res.ledger.rows if not r.stopped]), entries[0].count
+>>> noisy = [e for e in entries if e.mechanism == MECHANISM]
+>>> len(noisy) == len([r for r in res.ledger.rows if not r.stopped]), noisy[0].count
 (True, 4)
+>>> [e.reason[:30] for e in entries if e.unbounded]   # the non-private baseline
+["the teacher's policy is shared"]
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -28,7 +34,8 @@ import numpy as np
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.sharing.learning import SharingSetup, StudentCurves
 
-__all__ = ["RUN_KIND", "MECHANISM", "sharing_params", "sharing_summary", "sharing_entries"]
+__all__ = ["RUN_KIND", "MECHANISM", "sharing_params", "sharing_summary", "sharing_entries",
+           "mdp_side_entries"]
 
 RUN_KIND = "sharing"
 MECHANISM = "dirichlet-policy"
@@ -139,6 +146,19 @@ def sharing_entries(dataset: str, result: StudentCurves, *, source: str,
     noisy = sum(result.curves[k].shape[0] for k in result.curves if k in ("aware", "unaware"))
     mode = "experiment" if result.seed is not None else "release"
     s = result.setup
+    extra0: dict[str, Any] = {} if time is None else {"time": time}
+    if "nonprivate" in result.curves:  # the baseline reads the teacher's policy itself
+        runs = int(result.curves["nonprivate"].shape[0])
+        led.record(dataset=dataset, mechanism="policy (no noise)", epsilon=math.inf,
+                   delta=0.0, parameters={"runs": runs, "iterations": int(s.iterations),
+                                          "queries": result.queries_per_rollout},
+                   adjacency=result.ledger.adjacency,
+                   released=("the non-private baseline: the teacher's policy itself at every "
+                             "queried state, each iteration of each of its runs"),
+                   mode=mode, seed=result.seed, source=source,
+                   count=result.queries_per_rollout * int(s.iterations) * runs,
+                   reason="the teacher's policy is shared without noise (the non-private "
+                          "baseline student): no differential privacy", **extra0)
     for r in result.ledger.rows:
         if r.stopped or noisy == 0:
             continue
@@ -154,4 +174,39 @@ def sharing_entries(dataset: str, result: StudentCurves, *, source: str,
                              "bound)"),
                    mode=mode, seed=result.seed, source=source, count=r.queries * noisy,
                    **extra)
+    return led.entries
+
+
+def mdp_side_entries(mdp: Any, mdp_id: str, k: float, *, seed: int | None, source: str,
+                     time: str | None = None) -> list[LedgerEntry]:
+    """The ledger entry of the MDP-side comparison (:func:`core.sharing.learning.
+    mdp_side_bound`): the environment's transitions privatised once with Dir_k.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    mdp_id : str
+        Its id (the dataset is ``mdp:<id>``).
+    k : float
+        The concentration.
+    seed : int or None
+        The privatisation's seed (None: release mode).
+    source : str
+        The run id.
+    time : str, optional
+        The timestamp.
+
+    Returns
+    -------
+    list of LedgerEntry
+    """
+    from core.mdp.accounting import mdp_privacy, record_privatization
+
+    led = PrivacyLedger()
+    record_privatization(led, mdp_id=mdp_id, privacy=mdp_privacy(mdp, k), k=float(k),
+                         mode="experiment" if seed is not None else "release", seed=seed,
+                         source=source, released="the robust cost bound of the transitions "
+                         "privatised at the teacher's k0 (a comparison beside policy sharing)",
+                         time=time)
     return led.entries

@@ -494,7 +494,7 @@ class SharingPanel(QWidget):
                          "seeds": int(self.seeds_spin.value()),
                          "teacher": str(self.teacher_combo.currentData()),
                          "temperature": float(self.temperature_spin.value()),
-                         "m": int(mdp.mask.sum(axis=1).max())}
+                         "m": int(mdp.mask.sum(axis=1).max()), "mdp": mdp}
         self.message_logged.emit("INFO", f"policy sharing started on {mdp.name} "
                                          f"({self.randomness_label()})")
         teacher = str(self.teacher_combo.currentData())
@@ -573,7 +573,7 @@ class SharingPanel(QWidget):
         self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
                    tight=study.tight, robust=study.robust)
         self._draw_ternary(study.ternary)
-        self._record(res)
+        self._record(res, study)
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded run again: its curves and ledger from the record; the mechanism's
@@ -709,8 +709,10 @@ class SharingPanel(QWidget):
                                                    symbolSize=14, symbolBrush="#000000",
                                                    name="the teacher's policy (η-mixed)")
 
-    def _record(self, res: Any) -> None:
-        """The run and one ledger entry per live roll-out, as one undoable step."""
+    def _record(self, res: Any, study: SharingStudy | None = None) -> None:
+        """The run and its ledger entries (one per live roll-out of the teacher, the
+        non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
+        undoable step."""
         from core.project.recording import sharing_run_record
         from core.sharing.records import sharing_params
         from gui.shell.commands import AddRunCommand
@@ -721,6 +723,13 @@ class SharingPanel(QWidget):
                                 seed=res.seed, teacher=str(req.get("teacher", "optimal")),
                                 temperature=float(req.get("temperature", 1.0)))
         record, entries = sharing_run_record(self._document.project, res, params)
+        robust = study.robust if study is not None else None
+        env = str(req.get("env", ""))
+        if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
+            from core.sharing.records import mdp_side_entries
+
+            entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
+                                        float(robust["k"]), seed=res.seed, source=record.id)
         self._document.push(AddRunCommand(self._document, record,
                                           text=f"Record policy sharing {record.id}",
                                           ledger_entries=entries), "sharing")

@@ -210,8 +210,11 @@ def test_cli_share_records_into_a_project_like_the_window(tmp_path):
     run = q.runs[-1]
     assert (run.kind, run.target, d["recorded"]["run"]) == ("sharing", "chain", run.id)
     entries = [e for e in q.ledger if e.source == run.id]
-    assert len(entries) == d["recorded"]["ledger_entries"] == len(d["k"])
-    assert all(e.dataset == "mdp:chain" and e.count == d["queries"][0] * 4 for e in entries)
+    assert len(entries) == d["recorded"]["ledger_entries"] == len(d["k"]) + 1
+    noisy = [e for e in entries if not e.unbounded]
+    assert all(e.dataset == "mdp:chain" and e.count == d["queries"][0] * 4 for e in noisy)
+    raw = [e for e in entries if e.unbounded]  # the non-private baseline, never dropped
+    assert len(raw) == 1 and raw[0].count == d["queries_per_rollout"] * 10 * 2
     # --record needs a project
     code, _, err = _run(["share", "gym:FrozenLake-v1", "--record", "--seed", "1"])
     assert code == 2 and "--record" in err

@@ -61,9 +61,13 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert (record.kind, record.target, record.seed, record.mode) == (
         "sharing", "four-startups", 4, "experiment")
     entries = [e for e in doc.project.ledger if e.source == record.id]
-    assert len(entries) == len(rows) and all(e.dataset == "mdp:four-startups" for e in entries)
-    assert entries[0].count == rows[0].queries * 6  # aware + unaware, 3 seeds each
-    assert entries[0].epsilon == rows[0].epsilon and entries[0].mode == "experiment"
+    noisy = [e for e in entries if e.mechanism == "dirichlet-policy"]
+    assert len(noisy) == len(rows) and all(e.dataset == "mdp:four-startups" for e in noisy)
+    assert noisy[0].count == rows[0].queries * 6  # aware + unaware, 3 seeds each
+    assert noisy[0].epsilon == rows[0].epsilon and noisy[0].mode == "experiment"
+    assert [e.unbounded for e in entries if e.mechanism == "policy (no noise)"] == [True]
+    side = [e for e in entries if e.mechanism not in ("dirichlet-policy", "policy (no noise)")]
+    assert len(side) == 1 and side[0].parameters.get("k") == 5.0  # the MDP-side comparison
     doc.stack("sharing").undo()
     assert record.id not in [r.id for r in doc.project.runs]
     assert not [e for e in doc.project.ledger if e.source == record.id]
