@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -206,6 +207,14 @@ class SharingPanel(QWidget):
         self.env_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.env_combo.setMinimumContentsLength(16)
         f.addRow("environment", self.env_combo)
+        self.add_env_button = QPushButton("Add to project", env_box)
+        self.add_env_button.setToolTip("Import this gymnasium environment into the project as a "
+                                       "normal MDP (editable, saveable, undoable).")
+        self.add_env_button.clicked.connect(self.add_environment_to_project)
+        self.env_combo.currentIndexChanged.connect(
+            lambda _: self.add_env_button.setEnabled(
+                str(self.env_combo.currentData() or "").startswith("gym:")))
+        f.addRow("", self.add_env_button)
         row = QHBoxLayout()
         self.teacher_combo = QComboBox(env_box)
         self.teacher_combo.addItem("optimal", "optimal")
@@ -374,6 +383,31 @@ class SharingPanel(QWidget):
         grid.setRowStretch(1, 3)
         grid.setRowStretch(4, 2)
         return box
+
+    def add_environment_to_project(self) -> str | None:
+        """Import the chosen gymnasium environment as a project MDP (undoable); its id."""
+        from core.mdp.editable import MdpModel
+        from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
+        from core.sharing.gym_import import import_gym
+        from gui.shell.commands import AddMdpCommand
+
+        key = str(self.env_combo.currentData() or "")
+        if not key.startswith("gym:"):
+            return None
+        try:
+            mdp = import_gym(key)
+        except InputError as exc:
+            self._show_error(exc)
+            return None
+        model = MdpModel.from_mdp(mdp)
+        if model.n_states <= MAX_LAYOUT_STATES:
+            model.positions = fill_missing_positions(model)
+        cmd = AddMdpCommand(self._document, model, text=f"Import “{mdp.name}”")
+        self._document.push(cmd)
+        self._fill_envs()
+        self.set_parameters(env=f"mdp:{cmd.mdp_id}")
+        self.message_logged.emit("INFO", f"{mdp.name} added to the project as {cmd.mdp_id}")
+        return cmd.mdp_id
 
     def _fill_teachers(self) -> None:
         """optimal, softmax, and π̄ of every Synthesise & bound run of the chosen MDP."""

@@ -150,3 +150,18 @@ def test_teacher_from_an_earlier_synthesise_and_bound_run(qtbot, panel):
     pi = actions_policy(mdp, run_policy(bounds[0]))
     assert panel.study.result.teacher_value == pytest.approx(evaluate_softmax(mdp, pi)[0])
     assert panel._document.project.runs[-1].params["teacher"] == f"run:{bounds[0].id}"
+
+
+def test_a_gym_environment_becomes_a_project_mdp(qtbot, panel):
+    pytest.importorskip("gymnasium")
+    doc = panel._document
+    panel.set_parameters(env="gym:FrozenLake-v1")
+    assert panel.add_env_button.isEnabled()
+    n = len(doc.project.mdps)
+    mid = panel.add_environment_to_project()
+    assert len(doc.project.mdps) == n + 1 and panel.env_combo.currentData() == f"mdp:{mid}"
+    mdp = doc.mdp_entry(mid).mdp
+    assert mdp.n_states == 16 and mdp.n_actions == 4
+    assert not panel.add_env_button.isEnabled()
+    doc.stack("project").undo()
+    assert len(doc.project.mdps) == n
