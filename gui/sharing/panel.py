@@ -26,12 +26,8 @@ and "Share this MDP's policy…" from an MDP tab.
 
 from __future__ import annotations
 
-import html
-import math
 from typing import Any
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -47,7 +43,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStatusBar,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -63,8 +58,10 @@ from core.sharing.learning import (
 )
 from core.sharing.mechanism import check_sharing
 from core.sharing.records import sharing_summary
+from gui.sharing.drawing import SharingDrawing
+from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.shell.document import ProjectDocument
-from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.plots import add_legend, make_plot
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
@@ -73,50 +70,7 @@ from gui.shell.workers import TaskRunner
 
 __all__ = ["SharingPanel", "TOOLTIPS", "STUDENT_LABELS"]
 
-STUDENT_LABELS = {"none": "no teacher", "nonprivate": "non-private teacher",
-                  "aware": "privacy-aware (λ > 0)", "unaware": "privacy-unaware (λ = 0)"}
-WARNING_COLOUR = "#8A5300"
-COLOURS = {"none": "#7F7F7F", "nonprivate": "#1F77B4", "aware": "#2CA02C",
-           "unaware": "#D62728", "teacher": "#000000"}
-
-TOOLTIPS = {
-    "env": "The environment the teacher has learned: an MDP of this project, or a gymnasium "
-           "toy-text environment imported through its transition table. Its states are the "
-           "teacher's observations, the data this mechanism protects.",
-    "teacher": "The teacher's policy: the optimal one, or a softmax of the optimal action "
-               "values with a temperature (higher: more random).",
-    "k0": "k₀: the Dirichlet concentration of the first roll-out. Larger k means more "
-          "accurate demonstrations and LESS privacy (ε of eq. 12 grows with k).",
-    "coef": "c in (0, 1]: k_j = k₀·c^j, the vanishing coefficient applied at every roll-out "
-            "(the paper: 0.1, 0.3, 0.9). Smaller c spends less budget, and helps less.",
-    "eta": "η: every shared policy entry is at least η (≤ 1/m). The teacher is mixed as "
-           "(1 − m·η)·π + η to get there. Larger η: more private (G shrinks), less useful.",
-    "lb": "L·b: how far (ℓ2) the policies at two neighbouring observations may be apart. "
-          "Larger L·b: the same noise hides less, so ε is larger.",
-    "delta": "A target δ per query: τ is solved per roll-out by Monte Carlo so that each "
-             "query's δ is at most this. Smaller δ needs a smaller τ, so a larger ε.",
-    "tau": "A fixed threshold τ instead of a target δ. Theorem 1's δ tends to 1 as k → 0 at "
-           "a fixed τ, so a fixed τ soon blows the δ budget.",
-    "bound": "ε of eq. 12 as printed (paper), or with its first term halved (tight: "
-             "derived, Σ(π_i − π'_i) = 0; spec §1.3).",
-    "lam": "λ ≥ 0: the aware student ignores demonstrations within α_λ = λ·√(ln(1/β)/"
-           "(2(k+1))) of its own policy (eq. 15); λ = 0 is the privacy-unaware student.",
-    "beta": "β in (0, 1): enters α_λ. It is NOT a confidence level: Lemma 1 of the paper is "
-            "false as stated (the Radius plot shows the radius that holds).",
-    "kappa": "κ: the weight of the penalty for straying from the demonstrations.",
-    "lr": "The students' learning rate (exact policy gradient).",
-    "budget_e": "E: the teacher stops (k = 0, no more demonstrations) before its total ε under "
-                "basic composition would pass E.",
-    "budget_d": "D: the same for the total δ (each roll-out adds queries × δ).",
-    "seeds": "Runs per student type (the band is the 85th percentile over them).",
-    "iterations": "Roll-outs (= policy-gradient steps) per run.",
-    "mode": "Seeded experiment (reproducible, not for real releases) or release mode "
-            "(Dirichlet noise and Monte Carlo from the OS's secure source).",
-    "seed": "The experiment's seed.",
-}
-
-
-class SharingPanel(QWidget):
+class SharingPanel(SharingDrawing, QWidget):
     """The Policy sharing tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)
@@ -162,22 +116,7 @@ class SharingPanel(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(title)
         layout.addWidget(split, 1)
-        self.info_panel = info_panel(
-            "<b>Policy sharing</b><br>The protected data are the teacher's observations: two "
-            "observations are neighbours when ‖X − X′‖₂ ≤ b; the teacher is L-Lipschitz, so "
-            "its shared policies differ by at most L·b. Every shared policy is one Dirichlet "
-            "draw; ε per query is eq. 12 (exact), δ a Monte Carlo upper bound (95 %)."
-            "<br><br><b>Errata of the paper, as met here</b> (spec §1.9)<ul>"
-            "<li>Lemma 1 (the concentration radius) is false as stated: the Radius plot shows "
-            "the Monte Carlo quantile that holds; β is not a confidence level.</li>"
-            "<li>Eq. 13 (Chebyshev for the Monte Carlo δ) has N² where N belongs; PrivPlan "
-            "reports a one-sided Clopper–Pearson bound instead.</li>"
-            "<li>Eq. 7's O(k log k · b L log(1/τ)) is not implied by eq. 12 (its lnΓ terms do "
-            "not scale with L·b): ε is always eq. 12.</li>"
-            "<li>In eq. 5 and Lemma 1, n and Δ_{n,η} mean m and Δ_{m,η}; eq. 9 should read "
-            "Σ_{i &lt; m} x_i ≤ 1 − η; the appendix's stationary point is [1/m, …].</li>"
-            "<li>Theorem 1 is undefined at k = 0 and its δ → 1 as k → 0: the stopped teacher "
-            "sends nothing, which is (0, 0)-DP because it no longer reads the data.</li></ul>")
+        self.info_panel = info_panel(INFO_HTML)
         self.run_controls.running_changed.connect(self._set_running)
         self._runner.succeeded.connect(self._on_succeeded)
         self._runner.failed.connect(self._on_failed)
@@ -632,165 +571,7 @@ class SharingPanel(QWidget):
                    int(s.get("m") or 2), recorded=record.id, tight=curves[2])
         self._draw_ternary(None)  # the draws are not recorded
 
-    def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
-              recorded: str | None = None, tight: Any = None,
-              robust: dict[str, Any] | None = None) -> None:
-        for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
-            plot.getPlotItem().clear()
-        self.curves.clear()
-        self.bands.clear()
-        x = np.asarray(s["iteration"], dtype=float)
-        for kind, c in s["curves"].items():
-            top = self.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
-            bottom = self.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
-            colour = pg.mkColor(COLOURS[kind])
-            colour.setAlpha(50)
-            self.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
-            self.bands[kind] = (top, bottom)
-            self.curves[kind] = self.curve_plot.plot(x, np.asarray(c["median"]),
-                                                     pen=pen(COLOURS[kind]),
-                                                     name=STUDENT_LABELS[kind])
-        self.curves["teacher"] = self.curve_plot.plot(
-            x, np.full(x.size, float(s["teacher_value"])),
-            pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
-        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
-                                                    name="ε of eq. 12")
-        self.curves["epsilon_linear"] = self.eps_plot.plot(
-            pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
-        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
-                                                       pen=pen("#FF7F0E", dashed=True),
-                                                       name="G(k, m, η)")
-        if tight is not None and np.isfinite(tight).any():
-            ok = np.isfinite(tight)
-            self.curves["epsilon_tight"] = self.eps_plot.plot(
-                pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
-                name="ε_tight estimate (worst pair, MC)")
-        if s["k"]:
-            self.curves["ledger_eps"] = self.eps_plot.plot(
-                s["k"], s["epsilon"], pen=None, symbol="o", symbolSize=6, symbolBrush="#2CA02C",
-                name="the ledger's roll-outs (τ per k)")
-        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
-                                                    name=f"δ estimate at τ = {pc.tau:.3g}")
-        self.curves["delta_upper"] = self.delta_plot.plot(
-            pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
-        self.curves["alpha_lambda"] = self.radius_plot.plot(
-            rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
-        self.curves["lemma1"] = self.radius_plot.plot(
-            rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
-        self.curves["quantile"] = self.radius_plot.plot(
-            rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
-        self.curves["chebyshev"] = self.radius_plot.plot(
-            rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
-        if rc.ignore_below > 0:
-            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
-                                                     pen=pen("#000000", dotted=True)))
-        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
-                           "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
-                           "α_λ is the student's loss radius only; k* = "
-                           f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
-        self._fill_ledger(s)
-        total = s["ledger_total"]
-        stop = (f"stopped before roll-out {s['stopped_at']} ({s.get('stop_reason', '')})"
-                if s["stopped_at"] is not None else "never stopped")
-        costs = ", ".join(f"{STUDENT_LABELS[k]} {v:+.3g}"
-                          for k, v in s["cost_of_privacy"].items())
-        mode = (f"seeded experiment (seed {s['seed']})" if s.get("seed") is not None
-                else "release mode (secure noise)")
-        where = f" · recorded as {recorded}" if recorded else ""
-        if robust is not None:
-            rb = robust.get("cost_bound")
-            costs += (f" · beside it, the MDP side (privatising the transitions at k = "
-                      f"{robust['k']:g}): robust cost bound "
-                      + (f"{rb:.4g}" if rb is not None else
-                         f"n/a ({html.escape(str(robust.get('reason', '')))})"))
-        self.summary_label.setText(
-            f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
-            f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "
-            f"({total['epsilon']:.4g}, {total['delta']:.3g}) by basic composition, "
-            f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
-            "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
-            + "</span>")
-        self.result_shown.emit()
 
-    def _draw_ternary(self, t: dict[str, Any] | None) -> None:
-        """The shared policies at one three-action state, in barycentric coordinates."""
-        plot = self.ternary_plot
-        plot.getPlotItem().clear()
-        if t is None:
-            plot.hide()
-            return
-        plot.show()
-        plot.setTitle(f"Shared policies at {t['state']} (m = 3)")
-        h = math.sqrt(3) / 2
-
-        def xy(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            p = np.atleast_2d(p)
-            return p[:, 1] + p[:, 2] / 2, p[:, 2] * h
-
-        plot.plot([0, 1, 0.5, 0], [0, 0, h, 0], pen=pg.mkPen("#888888"))
-        for (x, y), name, anchor in zip(((0, 0), (1, 0), (0.5, h)), t["actions"],
-                                        ((1, 0), (0, 0), (0.5, 1))):
-            label = pg.TextItem(str(name), color="#333333", anchor=anchor)
-            label.setPos(x, y)
-            plot.addItem(label)
-        for pts, k, colour in zip(t["points"], t["k"], ("#2CA02C", "#D62728")):
-            x, y = xy(np.asarray(pts))
-            self.curves[f"ternary_{k:g}"] = plot.plot(
-                x, y, pen=None, symbol="o", symbolSize=4, symbolPen=None,
-                symbolBrush=pg.mkBrush(colour), name=f"Dir_k draws, k = {k:.3g}")
-        x, y = xy(np.asarray(t["teacher"]))
-        self.curves["ternary_teacher"] = plot.plot(x, y, pen=None, symbol="star",
-                                                   symbolSize=14, symbolBrush="#000000",
-                                                   name="the teacher's policy (η-mixed)")
-
-    def _record(self, res: Any, study: SharingStudy | None = None) -> None:
-        """The run and its ledger entries (one per live roll-out of the teacher, the
-        non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
-        undoable step."""
-        from core.project.recording import sharing_run_record
-        from core.sharing.records import sharing_params
-        from gui.shell.commands import AddRunCommand
-
-        req = self._request or {}
-        params = sharing_params(res.setup, env=str(req.get("env", "")),
-                                students=list(res.curves), seeds=int(req.get("seeds", 1)),
-                                seed=res.seed, teacher=str(req.get("teacher", "optimal")),
-                                temperature=float(req.get("temperature", 1.0)))
-        record, entries = sharing_run_record(self._document.project, res, params)
-        robust = study.robust if study is not None else None
-        env = str(req.get("env", ""))
-        if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
-            from core.sharing.records import mdp_side_entries
-
-            entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
-                                        float(robust["k"]), seed=res.seed, source=record.id)
-        self._document.push(AddRunCommand(self._document, record,
-                                          text=f"Record policy sharing {record.id}",
-                                          ledger_entries=entries), "sharing")
-        self.last_recorded = record.id
-        self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
-                                         f"{len(entries)} ledger entries")
-
-    def _fill_ledger(self, s: dict[str, Any]) -> None:
-        n = len(s["k"])
-        t = self.ledger_table
-        t.clearSpans()
-        stopped = s["stopped_at"] is not None
-        t.setRowCount(n + (1 if stopped else 0))
-        for i in range(n):
-            values = (i, s["k"][i], s["epsilon"][i], s["delta"][i], s["tau"][i],
-                      s["queries"][i], s["epsilon_total"][i], s["delta_total"][i],
-                      s["epsilon_advanced"][i])
-            for j, v in enumerate(values):
-                text = str(v) if isinstance(v, int) else f"{float(v):.4g}"
-                t.setItem(i, j, QTableWidgetItem(text))
-        if stopped:
-            item = QTableWidgetItem(f"stop before roll-out {s['stopped_at']}: "
-                                    f"{s.get('stop_reason', '')}; k = 0, no demonstration "
-                                    "((0, 0)-DP)")
-            t.setItem(n, 0, item)
-            t.setSpan(n, 0, 1, 9)
-        t.resizeColumnsToContents()
 
 register_tool(ToolSpec(
     "sharing", "Policy sharing",

@@ -1,0 +1,199 @@
+"""Drawing and recording a policy-sharing result: the four plots, the ternary scatter, the
+ledger table, the summary, and the run record with its ledger entries (a mixin of
+:class:`gui.sharing.panel.SharingPanel`, which owns the widgets and the document)."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QTableWidgetItem
+
+from core.sharing.learning import SharingStudy
+from gui.sharing.texts import COLOURS, STUDENT_LABELS
+from gui.shell.plots import pen
+
+__all__ = ["SharingDrawing"]
+
+
+class SharingDrawing:
+    """The panel's drawing methods (they use its plots, labels and table)."""
+
+    curve_plot: Any
+    eps_plot: Any
+    delta_plot: Any
+    radius_plot: Any
+    ternary_plot: Any
+    badge: Any
+    summary_label: Any
+    ledger_table: Any
+    curves: dict[str, Any]
+    bands: dict[str, Any]
+    result_shown: Any
+    message_logged: Any
+    _document: Any
+    _request: dict[str, Any] | None
+    last_recorded: str | None
+
+    def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
+              recorded: str | None = None, tight: Any = None,
+              robust: dict[str, Any] | None = None) -> None:
+        for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
+            plot.getPlotItem().clear()
+        self.curves.clear()
+        self.bands.clear()
+        x = np.asarray(s["iteration"], dtype=float)
+        for kind, c in s["curves"].items():
+            top = self.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
+            bottom = self.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
+            colour = pg.mkColor(COLOURS[kind])
+            colour.setAlpha(50)
+            self.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
+            self.bands[kind] = (top, bottom)
+            self.curves[kind] = self.curve_plot.plot(x, np.asarray(c["median"]),
+                                                     pen=pen(COLOURS[kind]),
+                                                     name=STUDENT_LABELS[kind])
+        self.curves["teacher"] = self.curve_plot.plot(
+            x, np.full(x.size, float(s["teacher_value"])),
+            pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
+        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+                                                    name="ε of eq. 12")
+        self.curves["epsilon_linear"] = self.eps_plot.plot(
+            pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
+        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
+                                                       pen=pen("#FF7F0E", dashed=True),
+                                                       name="G(k, m, η)")
+        if tight is not None and np.isfinite(tight).any():
+            ok = np.isfinite(tight)
+            self.curves["epsilon_tight"] = self.eps_plot.plot(
+                pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
+                name="ε_tight estimate (worst pair, MC)")
+        if s["k"]:
+            self.curves["ledger_eps"] = self.eps_plot.plot(
+                s["k"], s["epsilon"], pen=None, symbol="o", symbolSize=6, symbolBrush="#2CA02C",
+                name="the ledger's roll-outs (τ per k)")
+        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+                                                    name=f"δ estimate at τ = {pc.tau:.3g}")
+        self.curves["delta_upper"] = self.delta_plot.plot(
+            pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
+        self.curves["alpha_lambda"] = self.radius_plot.plot(
+            rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
+        self.curves["lemma1"] = self.radius_plot.plot(
+            rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
+        self.curves["quantile"] = self.radius_plot.plot(
+            rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
+        self.curves["chebyshev"] = self.radius_plot.plot(
+            rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
+        if rc.ignore_below > 0:
+            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
+                                                     pen=pen("#000000", dotted=True)))
+        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
+                           "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
+                           "α_λ is the student's loss radius only; k* = "
+                           f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
+        self._fill_ledger(s)
+        total = s["ledger_total"]
+        stop = (f"stopped before roll-out {s['stopped_at']} ({s.get('stop_reason', '')})"
+                if s["stopped_at"] is not None else "never stopped")
+        costs = ", ".join(f"{STUDENT_LABELS[k]} {v:+.3g}"
+                          for k, v in s["cost_of_privacy"].items())
+        mode = (f"seeded experiment (seed {s['seed']})" if s.get("seed") is not None
+                else "release mode (secure noise)")
+        where = f" · recorded as {recorded}" if recorded else ""
+        if robust is not None:
+            rb = robust.get("cost_bound")
+            costs += (f" · beside it, the MDP side (privatising the transitions at k = "
+                      f"{robust['k']:g}): robust cost bound "
+                      + (f"{rb:.4g}" if rb is not None else
+                         f"n/a ({html.escape(str(robust.get('reason', '')))})"))
+        self.summary_label.setText(
+            f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
+            f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "
+            f"({total['epsilon']:.4g}, {total['delta']:.3g}) by basic composition, "
+            f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
+            "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
+            + "</span>")
+        self.result_shown.emit()
+
+    def _draw_ternary(self, t: dict[str, Any] | None) -> None:
+        """The shared policies at one three-action state, in barycentric coordinates."""
+        plot = self.ternary_plot
+        plot.getPlotItem().clear()
+        if t is None:
+            plot.hide()
+            return
+        plot.show()
+        plot.setTitle(f"Shared policies at {t['state']} (m = 3)")
+        h = math.sqrt(3) / 2
+
+        def xy(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            p = np.atleast_2d(p)
+            return p[:, 1] + p[:, 2] / 2, p[:, 2] * h
+
+        plot.plot([0, 1, 0.5, 0], [0, 0, h, 0], pen=pg.mkPen("#888888"))
+        for (x, y), name, anchor in zip(((0, 0), (1, 0), (0.5, h)), t["actions"],
+                                        ((1, 0), (0, 0), (0.5, 1))):
+            label = pg.TextItem(str(name), color="#333333", anchor=anchor)
+            label.setPos(x, y)
+            plot.addItem(label)
+        for pts, k, colour in zip(t["points"], t["k"], ("#2CA02C", "#D62728")):
+            x, y = xy(np.asarray(pts))
+            self.curves[f"ternary_{k:g}"] = plot.plot(
+                x, y, pen=None, symbol="o", symbolSize=4, symbolPen=None,
+                symbolBrush=pg.mkBrush(colour), name=f"Dir_k draws, k = {k:.3g}")
+        x, y = xy(np.asarray(t["teacher"]))
+        self.curves["ternary_teacher"] = plot.plot(x, y, pen=None, symbol="star",
+                                                   symbolSize=14, symbolBrush="#000000",
+                                                   name="the teacher's policy (η-mixed)")
+
+    def _fill_ledger(self, s: dict[str, Any]) -> None:
+        n = len(s["k"])
+        t = self.ledger_table
+        t.clearSpans()
+        stopped = s["stopped_at"] is not None
+        t.setRowCount(n + (1 if stopped else 0))
+        for i in range(n):
+            values = (i, s["k"][i], s["epsilon"][i], s["delta"][i], s["tau"][i],
+                      s["queries"][i], s["epsilon_total"][i], s["delta_total"][i],
+                      s["epsilon_advanced"][i])
+            for j, v in enumerate(values):
+                text = str(v) if isinstance(v, int) else f"{float(v):.4g}"
+                t.setItem(i, j, QTableWidgetItem(text))
+        if stopped:
+            item = QTableWidgetItem(f"stop before roll-out {s['stopped_at']}: "
+                                    f"{s.get('stop_reason', '')}; k = 0, no demonstration "
+                                    "((0, 0)-DP)")
+            t.setItem(n, 0, item)
+            t.setSpan(n, 0, 1, 9)
+        t.resizeColumnsToContents()
+
+    def _record(self, res: Any, study: SharingStudy | None = None) -> None:
+        """The run and its ledger entries (one per live roll-out of the teacher, the
+        non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
+        undoable step."""
+        from core.project.recording import sharing_run_record
+        from core.sharing.records import sharing_params
+        from gui.shell.commands import AddRunCommand
+
+        req = self._request or {}
+        params = sharing_params(res.setup, env=str(req.get("env", "")),
+                                students=list(res.curves), seeds=int(req.get("seeds", 1)),
+                                seed=res.seed, teacher=str(req.get("teacher", "optimal")),
+                                temperature=float(req.get("temperature", 1.0)))
+        record, entries = sharing_run_record(self._document.project, res, params)
+        robust = study.robust if study is not None else None
+        env = str(req.get("env", ""))
+        if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
+            from core.sharing.records import mdp_side_entries
+
+            entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
+                                        float(robust["k"]), seed=res.seed, source=record.id)
+        self._document.push(AddRunCommand(self._document, record,
+                                          text=f"Record policy sharing {record.id}",
+                                          ledger_entries=entries), "sharing")
+        self.last_recorded = record.id
+        self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
+                                         f"{len(entries)} ledger entries")
