@@ -2,10 +2,10 @@
 
 * one experiment: 4 student types × 10 seeds × 300 iterations (the teacher's ledger
   included), in-process, against the issue's target of 10 s on 2 cores;
-* the ε/δ(k) panel (:func:`core.sharing.mechanism.privacy_curve`: ε of eq. 12 and the Monte
-  Carlo δ with 10,000 draws at 15 values of k) and the radius panel
-  (:func:`~core.sharing.mechanism.radius_curve`, 5,000 draws), against the target of 100 ms
-  per parameter change.
+* the live ε/δ(k) panel the workspace redraws on every parameter change
+  (:func:`core.sharing.learning.live_privacy`: τ solved at k₀ for the target δ, then ε of
+  eq. 12 and the Monte Carlo δ at 15 values of k) and the live radius panel
+  (:func:`~core.sharing.learning.live_radius`), against the target of 100 ms per change.
 
 Usage::
 
@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 from core.sharing.gym_import import gym_available, import_gym  # noqa: E402
 from core.sharing.learning import SharingSetup, run_sharing  # noqa: E402
-from core.sharing.mechanism import privacy_curve, radius_curve  # noqa: E402
+from core.sharing.learning import live_privacy, live_radius  # noqa: E402
 
 
 def main() -> int:
@@ -42,16 +42,17 @@ def main() -> int:
         med, lo, hi = res.band(kind)
         print(f"  {kind:<11} final J {med[-1]:.4f} [{lo[-1]:.4f}, {hi[-1]:.4f}]")
     ks = np.logspace(-1, 2, 15)
-    for name, fn in (("epsilon/delta(k) panel, 10,000 draws per k",
-                      lambda rep: privacy_curve(ks, 4, 0.1, 1e-3, 0.05, draws=10_000, rng=rep)),
-                     ("radius panel, 5,000 draws per k and point",
-                      lambda rep: radius_curve(ks, 4, 0.1, 0.5, 0.05, draws=5_000, rng=rep))):
+    for name, fn in (("live epsilon/delta(k) panel (tau solved for delta = 1e-3, then 6,000 "
+                      "draws per k)",
+                      lambda rep: live_privacy(5.0, 4, 0.1, 0.05, "paper", None, 1e-3, rep)),
+                     ("live radius panel (3,000 draws per k and point)",
+                      lambda rep: live_radius(5.0, 4, 0.1, 0.5, 0.05, rep))):
         times = []
         for rep in range(3):
             t0 = time.perf_counter()
             fn(rep)
             times.append(time.perf_counter() - t0)
-        print(f"{name}, 15 k values: {min(times) * 1e3:.0f} ms (target < 100 ms per change)")
+        print(f"{name}: {min(times) * 1e3:.0f} ms (target < 100 ms per change)")
     return 0
 
 

@@ -55,7 +55,7 @@ __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_s
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
-           "run_policy"]
+           "run_policy", "live_privacy", "live_radius"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -850,3 +850,59 @@ def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta:
     priv = privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=10_000, rng=seed)
     return (priv, radius_curve(ks, m, eta, lam, beta, draws=5_000, rng=seed),
             tight_epsilon_curve(ks, m, eta, lb, priv.delta_upper, rng=seed))
+
+
+
+def live_privacy(k0: float, m: int, eta: float, lb: float, bound: str, tau: float | None,
+                 delta: float | None, seed: int | None = 0, *,
+                 progress: Progress = no_progress) -> tuple[Any, float]:
+    """The ε/δ(k) curve for parameters as they are typed (the live panel, well under 0.1 s):
+    τ is the fixed one, or solved at k₀ for the target δ (10,000 draws).
+
+    Parameters
+    ----------
+    k0, m, eta, lb, bound :
+        The public parameters.
+    tau, delta : float or None
+        A fixed τ, or a target δ per query.
+    seed : int or None
+        Seed of the Monte Carlo draws.
+    progress : callable
+        Unused (the task runner passes one).
+
+    Returns
+    -------
+    (PrivacyCurve, float)
+        The curve and the τ it uses.
+    """
+    from core.sharing.mechanism import privacy_curve
+
+    if tau is None:
+        if delta is None:
+            raise InputError("give a target delta or a fixed tau", field="delta")
+        tau, _ = tau_for_delta(k0, m, eta, delta, draws=10_000, rng=seed)
+    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
+    return privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=6_000, rng=seed), float(tau)
+
+
+def live_radius(k0: float, m: int, eta: float, lam: float, beta: float, seed: int | None = 0,
+                *, progress: Progress = no_progress) -> Any:
+    """The radius curve for parameters as they are typed (the live panel).
+
+    Parameters
+    ----------
+    k0, m, eta, lam, beta :
+        The public parameters.
+    seed : int or None
+        Seed of the Monte Carlo draws.
+    progress : callable
+        Unused.
+
+    Returns
+    -------
+    RadiusCurve
+    """
+    from core.sharing.mechanism import radius_curve
+
+    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
+    return radius_curve(ks, m, eta, lam, beta, draws=3_000, rng=seed)

@@ -37,12 +37,73 @@ class SharingDrawing:
     _document: Any
     _request: dict[str, Any] | None
     last_recorded: str | None
+    _live_runner: Any
+    live_shown: Any = None  # (PrivacyCurve, RadiusCurve) drawn by the live panels
+
+    # ------------------------------------------------------------------ live panels
+    def _env_m(self) -> int | None:
+        """The largest action set of the chosen environment (None: none chosen)."""
+        key = str(self.env_combo.currentData() or "")  # type: ignore[attr-defined]
+        if key.startswith("mdp:") and self._document.has_mdp(key[4:]):
+            return int(self._document.mdp_entry(key[4:]).mdp.mask.sum(axis=1).max())
+        return {"gym:FrozenLake-v1": 4, "gym:FrozenLake-v1:8x8": 4, "gym:CliffWalking-v0": 4,
+                "gym:Taxi-v3": 6}.get(key)
+
+    def _start_live(self) -> None:
+        """Recompute the ε/δ(k) curve (then the radius) for the parameters as typed."""
+        if getattr(self, "_closed", False):
+            return
+        m = self._env_m()
+        if m is None or m < 2:
+            return
+        try:
+            setup = self.setup()  # type: ignore[attr-defined]
+            from core.sharing.mechanism import check_sharing
+
+            check_sharing(m, setup.eta, k=setup.k0, tau=setup.tau, lb=setup.lb)
+            if setup.delta is not None and not 0 < setup.delta < 1:
+                return
+        except Exception:  # noqa: BLE001 - a field being typed: Run reports it properly
+            return
+        from core.sharing.learning import live_privacy
+
+        self._live_params = (setup, m)
+        self._live_runner.start(live_privacy, setup.k0, m, setup.eta, setup.lb, setup.bound,
+                                setup.tau, setup.delta, self.seed())  # type: ignore[attr-defined]
+
+    def _on_live(self, result: object) -> None:
+        from core.sharing.mechanism import PrivacyCurve, RadiusCurve
+
+        setup, m = getattr(self, "_live_params", (None, None))
+        if getattr(self, "_closed", False) or setup is None:
+            return
+        if isinstance(result, tuple) and isinstance(result[0], PrivacyCurve):
+            self._live_privacy = result[0]
+            rc = self.live_shown[1] if self.live_shown is not None else None
+            self._draw_live(result[0], rc)
+            from core.sharing.learning import live_radius
+
+            self._live_runner.start(live_radius, setup.k0, m, setup.eta, setup.lam, setup.beta,
+                                    self.seed())  # type: ignore[attr-defined]
+        elif isinstance(result, RadiusCurve):
+            self._draw_live(self._live_privacy, result)
+
+    def _draw_live(self, pc: Any, rc: Any) -> None:
+        self.live_shown = (pc, rc)
+        if rc is None:
+            for plot in (self.eps_plot, self.delta_plot):
+                plot.getPlotItem().clear()
+            self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+                                                        name="ε of eq. 12")
+            self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+                                                        name=f"δ estimate at τ = {pc.tau:.3g}")
+            return
+        self._draw_mechanism(pc, rc)
 
     def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
               recorded: str | None = None, tight: Any = None,
               robust: dict[str, Any] | None = None) -> None:
-        for plot in (self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot):
-            plot.getPlotItem().clear()
+        self.curve_plot.getPlotItem().clear()
         self.curves.clear()
         self.bands.clear()
         x = np.asarray(s["iteration"], dtype=float)
@@ -59,41 +120,7 @@ class SharingDrawing:
         self.curves["teacher"] = self.curve_plot.plot(
             x, np.full(x.size, float(s["teacher_value"])),
             pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
-        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
-                                                    name="ε of eq. 12")
-        self.curves["epsilon_linear"] = self.eps_plot.plot(
-            pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
-        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
-                                                       pen=pen("#FF7F0E", dashed=True),
-                                                       name="G(k, m, η)")
-        if tight is not None and np.isfinite(tight).any():
-            ok = np.isfinite(tight)
-            self.curves["epsilon_tight"] = self.eps_plot.plot(
-                pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
-                name="ε_tight estimate (worst pair, MC)")
-        if s["k"]:
-            self.curves["ledger_eps"] = self.eps_plot.plot(
-                s["k"], s["epsilon"], pen=None, symbol="o", symbolSize=6, symbolBrush="#2CA02C",
-                name="the ledger's roll-outs (τ per k)")
-        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
-                                                    name=f"δ estimate at τ = {pc.tau:.3g}")
-        self.curves["delta_upper"] = self.delta_plot.plot(
-            pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
-        self.curves["alpha_lambda"] = self.radius_plot.plot(
-            rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
-        self.curves["lemma1"] = self.radius_plot.plot(
-            rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
-        self.curves["quantile"] = self.radius_plot.plot(
-            rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
-        self.curves["chebyshev"] = self.radius_plot.plot(
-            rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
-        if rc.ignore_below > 0:
-            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
-                                                     pen=pen("#000000", dotted=True)))
-        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
-                           "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
-                           "α_λ is the student's loss radius only; k* = "
-                           f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
+        self._draw_mechanism(pc, rc, tight=tight, ledger=(s["k"], s["epsilon"]))
         self._fill_ledger(s)
         total = s["ledger_total"]
         stop = (f"stopped before roll-out {s['stopped_at']} ({s.get('stop_reason', '')})"
@@ -117,6 +144,47 @@ class SharingDrawing:
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")
         self.result_shown.emit()
+
+    def _draw_mechanism(self, pc: Any, rc: Any, *, tight: Any = None,
+                        ledger: tuple[Any, Any] | None = None) -> None:
+        """The ε(k), δ(k) and radius plots (also live, as parameters change)."""
+        for plot in (self.eps_plot, self.delta_plot, self.radius_plot):
+            plot.getPlotItem().clear()
+        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+                                                    name="ε of eq. 12")
+        self.curves["epsilon_linear"] = self.eps_plot.plot(
+            pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
+        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
+                                                       pen=pen("#FF7F0E", dashed=True),
+                                                       name="G(k, m, η)")
+        if tight is not None and np.isfinite(tight).any():
+            ok = np.isfinite(tight)
+            self.curves["epsilon_tight"] = self.eps_plot.plot(
+                pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
+                name="ε_tight estimate (worst pair, MC)")
+        if ledger is not None and len(ledger[0]):
+            self.curves["ledger_eps"] = self.eps_plot.plot(
+                list(ledger[0]), list(ledger[1]), pen=None, symbol="o", symbolSize=6,
+                symbolBrush="#2CA02C", name="the ledger's roll-outs (τ per k)")
+        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+                                                    name=f"δ estimate at τ = {pc.tau:.3g}")
+        self.curves["delta_upper"] = self.delta_plot.plot(
+            pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
+        self.curves["alpha_lambda"] = self.radius_plot.plot(
+            rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
+        self.curves["lemma1"] = self.radius_plot.plot(
+            rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
+        self.curves["quantile"] = self.radius_plot.plot(
+            rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
+        self.curves["chebyshev"] = self.radius_plot.plot(
+            rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
+        if rc.ignore_below > 0:
+            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
+                                                     pen=pen("#000000", dotted=True)))
+        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
+                           "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
+                           "α_λ is the student's loss radius only; k* = "
+                           f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
 
     def _draw_ternary(self, t: dict[str, Any] | None) -> None:
         """The shared policies at one three-action state, in barycentric coordinates."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -85,6 +85,7 @@ class SharingPanel(SharingDrawing, QWidget):
         self._document = document
         self._status_bar = status_bar
         self._runner = TaskRunner(self)
+        self._live_runner = TaskRunner(self)  # the mechanism's panels, as parameters change
         self.study: SharingStudy | None = None
         self._request: dict[str, Any] | None = None
         self._pending_run: Any = None
@@ -127,6 +128,17 @@ class SharingPanel(SharingDrawing, QWidget):
             sig.connect(lambda *_: self._fill_teachers())
         self.env_combo.currentIndexChanged.connect(lambda _: self._fill_teachers())
         self._fill_teachers()
+        self._live_timer = QTimer(self)
+        self._live_timer.setSingleShot(True)
+        self._live_timer.setInterval(60)
+        self._live_timer.timeout.connect(self._start_live)
+        self._live_runner.succeeded.connect(self._on_live)
+        for w in self.fields.values():
+            w.valueChanged.connect(lambda *_: self._live_timer.start())
+        for sig in (self.bound_combo.currentIndexChanged, self.tau_check.toggled,
+                    self.env_combo.currentIndexChanged):
+            sig.connect(lambda *_: self._live_timer.start())
+        self._live_timer.start()
         self._show_empty()
 
     # ------------------------------------------------------------------ construction
@@ -491,6 +503,9 @@ class SharingPanel(SharingDrawing, QWidget):
         self._runner.cancel()
 
     def shutdown(self) -> None:
+        self._closed = True
+        self._live_timer.stop()
+        self._live_runner.shutdown()
         self._runner.shutdown()
 
     # ------------------------------------------------------------------ results

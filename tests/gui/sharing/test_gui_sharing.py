@@ -48,7 +48,7 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert panel.ledger_table.item(0, 1).text() == f"{rows[0].k:.4g}"
     assert "Lemma 1" in panel.badge.text()
     assert "seeded experiment (seed 4)" in panel.summary_label.text()
-    assert not panel.ternary_plot.isVisible()  # two actions: no ternary scatter
+    assert not panel.ternary_plot.isVisible()  # m = 4: no ternary scatter
     # the MDP side's robust cost bound at the same k, beside the sharing cost
     from core.mdp.private_policy import private_policy
 
@@ -83,7 +83,7 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
 
 
 def test_bad_input_turns_the_field_red_and_keeps_the_result(qtbot, panel):
-    panel.set_parameters(env="mdp:four-startups", eta=0.6)  # η > 1/m for m = 2
+    panel.set_parameters(env="mdp:four-startups", eta=0.6)  # η > 1/m
     assert not panel.run()
     assert "eta" in panel.message.text() and panel.message.isVisibleTo(panel)
     assert "1/m" in panel.fields["eta"].toolTip()
@@ -165,3 +165,27 @@ def test_a_gym_environment_becomes_a_project_mdp(qtbot, panel):
     assert not panel.add_env_button.isEnabled()
     doc.stack("project").undo()
     assert len(doc.project.mdps) == n
+
+
+def test_mechanism_panels_follow_the_parameters_live(qtbot, panel):
+    """Issue 12: ε/δ(k) update on a parameter change, without a run (the curve itself takes
+    well under 0.1 s; generous bound here for a loaded machine)."""
+    import time
+
+    from core.sharing.learning import live_privacy
+
+    panel.set_parameters(env="mdp:four-startups")
+    qtbot.waitUntil(lambda: panel.live_shown is not None and panel.live_shown[1] is not None,
+                    timeout=TIMEOUT)
+    m = int(panel._document.mdp_entry("four-startups").mdp.mask.sum(axis=1).max())
+    pc, _ = live_privacy(50.0, m, 0.1, 0.2, "paper", None, 1e-3, 1)
+    t0 = time.perf_counter()
+    panel.set_parameters(k0=50.0, lb=0.2)
+
+    def shown() -> bool:
+        y = panel.curves["epsilon"].getData()[1]
+        return y is not None and len(y) == len(pc.epsilon) and np.allclose(y, pc.epsilon)
+
+    qtbot.waitUntil(shown, timeout=TIMEOUT)
+    assert time.perf_counter() - t0 < 2.0
+    assert panel.study is None  # nothing was run or recorded
