@@ -20,11 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
 
 from core.sharing.gym_import import gym_available, import_gym  # noqa: E402
-from core.sharing.learning import SharingSetup, run_sharing  # noqa: E402
-from core.sharing.learning import live_privacy, live_radius  # noqa: E402
+from core.sharing.learning import SharingSetup, live_privacy, live_radius, run_sharing  # noqa: E402  # noqa: E402
 
 
 def main() -> int:
@@ -41,7 +39,6 @@ def main() -> int:
     for kind in res.curves:
         med, lo, hi = res.band(kind)
         print(f"  {kind:<11} final J {med[-1]:.4f} [{lo[-1]:.4f}, {hi[-1]:.4f}]")
-    ks = np.logspace(-1, 2, 15)
     for name, fn in (("live epsilon/delta(k) panel (tau solved for delta = 1e-3, then 6,000 "
                       "draws per k)",
                       lambda rep: live_privacy(5.0, 4, 0.1, 0.05, "paper", None, 1e-3, rep)),
