@@ -19,25 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from core.mdp.model import MDP  # noqa: E402
+from core.mdp.examples import corridor  # noqa: E402
 from core.sharing.gym_import import gym_available, import_gym  # noqa: E402
 from core.sharing.learning import SharingSetup, run_sharing  # noqa: E402
-
-
-def corridor(n: int = 12, slip: float = 0.2) -> MDP:
-    """'right' moves on (or slips back), 'left' moves back; the reward is at the far end."""
-    P = np.zeros((n, 2, n))
-    R = np.zeros((n, 2))
-    for s in range(n):
-        if s == n - 1:
-            P[s, :, s] = 1.0
-            continue
-        P[s, 1, s + 1] = 1 - slip
-        P[s, 1, max(s - 1, 0)] += slip
-        P[s, 0, max(s - 1, 0)] = 1.0
-        if s == n - 2:
-            R[s, 1] = 1 - slip
-    return MDP(P=P, R=R, horizon=None, discount=0.95, name="corridor")
 
 
 def first(curve: np.ndarray, level: float) -> int | None:

@@ -17,7 +17,8 @@ import numpy as np
 
 from core.mdp.model import MDP
 
-__all__ = ["four_startups", "example2", "random_mdp", "FOUR_STARTUPS_NOTE", "EXAMPLE2_SEED"]
+__all__ = ["four_startups", "example2", "random_mdp", "corridor", "FOUR_STARTUPS_NOTE",
+           "EXAMPLE2_SEED"]
 
 FOUR_STARTUPS_NOTE = ("Illustrative placeholder, not the paper's model: the sources publish no "
                       "numbers for Example 1 (four startups); these are PrivPlan's.")
@@ -93,3 +94,42 @@ def example2(seed: int = EXAMPLE2_SEED) -> MDP:
     MDP
     """
     return random_mdp(20, 5, 10, seed=seed, name=f"Example 2 (random 20x5, T=10, seed {seed})")
+
+
+def corridor(n: int = 12, slip: float = 0.2, discount: float = 0.95) -> MDP:
+    """A slippery corridor of ``n`` cells: 'right' moves on (or slips back with ``slip``),
+    'left' moves back; the only reward is for reaching the far end, which absorbs. From the
+    first cell the plain policy gradient starts near zero, so a teacher visibly helps (the
+    policy-sharing tests and ``bench/sharing_claims.py``).
+
+    Parameters
+    ----------
+    n : int
+        Cells (>= 2).
+    slip : float
+        Probability that 'right' moves back instead.
+    discount : float
+        γ of the infinite horizon.
+
+    Returns
+    -------
+    MDP
+
+    Examples
+    --------
+    >>> m = corridor(4)
+    >>> m.n_states, m.n_actions, float(m.R.max())
+    (4, 2, 0.8)
+    """
+    P = np.zeros((n, 2, n))
+    R = np.zeros((n, 2))
+    for s in range(n):
+        if s == n - 1:
+            P[s, :, s] = 1.0
+            continue
+        P[s, 1, s + 1] = 1 - slip
+        P[s, 1, max(s - 1, 0)] += slip
+        P[s, 0, max(s - 1, 0)] = 1.0
+        if s == n - 2:
+            R[s, 1] = 1 - slip
+    return MDP(P=P, R=R, horizon=None, discount=discount, name=f"corridor ({n} cells)")

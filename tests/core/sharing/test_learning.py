@@ -28,19 +28,10 @@ from core.sharing.mechanism import theorem1_epsilon
 
 
 def _chain(n: int = 6, slip: float = 0.2) -> MDP:
-    """A corridor: 'right' moves on (or slips back), 'left' moves back; reward at the end."""
-    P = np.zeros((n, 2, n))
-    R = np.zeros((n, 2))
-    for s in range(n):
-        if s == n - 1:
-            P[s, :, s] = 1.0
-            continue
-        P[s, 1, s + 1] = 1 - slip
-        P[s, 1, max(s - 1, 0)] += slip
-        P[s, 0, max(s - 1, 0)] = 1.0
-        if s == n - 2:
-            R[s, 1] = 1 - slip
-    return MDP(P=P, R=R, horizon=None, discount=0.95, name="chain")
+    """The corridor example (core.mdp.examples.corridor)."""
+    from core.mdp.examples import corridor
+
+    return corridor(n, slip)
 
 
 @pytest.mark.parametrize("mdp", [_chain(), random_mdp(5, 3, None, seed=3),
