@@ -39,11 +39,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
-    from PySide6.QtCore import QEventLoop, QTimer
 
     from gui.shell.document import ProjectDocument
     from gui.shell.main_window import MainWindow
-    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
+    from gui.shell.preview import (
+        ensure_app,
+        example_document,
+        save_screenshot,
+        settle,
+        wait_for,
+    )
 
     app = ensure_app()
     doc: ProjectDocument = example_document()
@@ -66,18 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         panel.set_run_options(kind=kind, seeded=True, seed=args.seed, seeds=args.seeds,
                               workers=args.workers)
         before = len(recorded)
-        loop = QEventLoop()
-        timer = QTimer()
-        timer.setSingleShot(True)
-        timer.timeout.connect(loop.quit)
-        panel.runner.finished.connect(loop.quit)
-        timer.start(int(args.timeout * 1000))
         if not panel.run():
-            panel.runner.finished.disconnect(loop.quit)
             return "not started"
-        loop.exec()
-        timer.stop()
-        panel.runner.finished.disconnect(loop.quit)
+        wait_for(panel.runner, args.timeout)
         return "ok" if len(recorded) > before else panel.progress_label.text() or "timeout"
 
     for kind in [*args.also, args.experiment]:

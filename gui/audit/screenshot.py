@@ -40,10 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
-    from PySide6.QtCore import QEventLoop, QTimer
 
     from gui.shell.main_window import MainWindow
-    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
+    from gui.shell.preview import (
+        ensure_app,
+        example_document,
+        save_screenshot,
+        settle,
+        wait_for,
+    )
 
     app = ensure_app()
     window = MainWindow(example_document(), use_settings=False)
@@ -57,16 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         inspector.hide()
     panel.set_parameters(args.mechanism, samples=args.samples, seed=args.seed,
                          **PRESETS[args.mechanism])
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.timeout.connect(loop.quit)
-    panel.runner.finished.connect(loop.quit)
-    timer.start(int(args.timeout * 1000))
     started = panel.run()
     if started:
-        loop.exec()
-    timer.stop()
+        wait_for(panel.runner, args.timeout)
     status = "ok" if started and panel.shown_run is not None else (
         panel.run_problem or "timeout")
     settle(app, 400)

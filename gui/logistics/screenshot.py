@@ -44,28 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _wait(app, runner, timeout: float) -> None:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.timeout.connect(loop.quit)
-    runner.finished.connect(loop.quit)
-    timer.start(int(timeout * 1000))
-    if runner.is_running:
-        loop.exec()
-    timer.stop()
-    runner.finished.disconnect(loop.quit)
-    app.processEvents()
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
 
     from gui.shell.main_window import MainWindow
-    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
+    from gui.shell.preview import (
+        ensure_app,
+        example_document,
+        save_screenshot,
+        settle,
+        wait_for,
+    )
 
     app = ensure_app()
     doc = example_document()
@@ -82,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         ex.set_options(benchmark=args.benchmark, worlds=args.worlds, seed=args.seed,
                        workers=args.workers)
         if ex.run():
-            _wait(app, ex.runner, args.timeout)
+            wait_for(ex.runner, args.timeout)
             status = "ok" if ex.summary is not None else "not finished"
         else:
             status = "not started"
@@ -92,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             panel.set_task(args.origin, args.goal_agent)
         panel.set_plan_options(epsilon=args.epsilon, seed=args.seed)
         if panel.run():
-            _wait(app, panel.runner, args.timeout)
+            wait_for(panel.runner, args.timeout)
             status = "ok" if panel.shown_run() else "not finished"
         else:
             status = f"not started: {panel.run_problem}"

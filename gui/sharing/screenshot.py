@@ -23,11 +23,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=300.0)
     args = p.parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
-    from PySide6.QtCore import QEventLoop, QTimer
 
     from core.sharing.gym_import import gym_available
     from gui.shell.main_window import MainWindow
-    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle
+    from gui.shell.preview import (
+        ensure_app,
+        example_document,
+        save_screenshot,
+        settle,
+        wait_for,
+    )
 
     app = ensure_app()
     window = MainWindow(example_document(), use_settings=False)
@@ -42,16 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     env = "gym:FrozenLake-v1:8x8" if gym_available() else "mdp:four-startups"
     panel.set_parameters(env=env, seed=1, seeds=10, iterations=300, coef=0.9, eta=0.1,
                          budget_e=1e4, budget_d=0.9)
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setSingleShot(True)
-    timer.timeout.connect(loop.quit)
-    panel.runner.finished.connect(loop.quit)
-    timer.start(int(args.timeout * 1000))
-    started = panel.run()
-    if started:
-        loop.exec()
-    timer.stop()
+    if panel.run():
+        wait_for(panel.runner, args.timeout)
     settle(app, 400)
     return save_screenshot(app, window, str(Path(args.out)), what="policy sharing",
                            failure=None if panel.study is not None else

@@ -7,14 +7,14 @@ and, with ``exec_=False``, returns it without entering the event loop (the previ
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtWidgets import QApplication, QWidget
 
 from gui.shell.document import ProjectDocument
 
 __all__ = ["ensure_app", "example_document", "example_document_with_ledger", "run_preview",
-           "settle", "save_screenshot"]
+           "settle", "save_screenshot", "wait_for"]
 
 
 def ensure_app() -> QApplication:
@@ -58,6 +58,26 @@ def settle(app: QApplication, ms: int) -> None:
     loop = QEventLoop()
     QTimer.singleShot(ms, loop.quit)
     loop.exec()
+    app.processEvents()
+
+
+def wait_for(runner: Any, timeout_s: float) -> None:
+    """Run the event loop until ``runner`` (a started :class:`~gui.shell.workers.TaskRunner`)
+    finishes or ``timeout_s`` seconds pass, then deliver its queued results (the screenshot
+    tools wait on a workspace's run this way)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    app = ensure_app()
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    runner.finished.connect(loop.quit)
+    timer.start(int(timeout_s * 1000))
+    if runner.is_running:
+        loop.exec()
+    timer.stop()
+    runner.finished.disconnect(loop.quit)
     app.processEvents()
 
 
