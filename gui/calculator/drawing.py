@@ -8,6 +8,7 @@ methods run on the panel and fill the widgets and plots it builds.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -30,6 +31,19 @@ from gui.calculator.parts import (
 from gui.shell.style import pretty_message
 
 __all__ = ["CalculatorDrawing"]
+
+_GREY = "<span style='color:#555'>"
+
+
+def _epsilon_html(p: Any) -> str:
+    """The ε readout: the value, then its two parts v₁ and v₂."""
+    return (f"<b>{fmt_value(p.epsilon)}</b> {_GREY}&nbsp; v₁ = {fmt_value(p.v1, 4)}, "
+            f"v₂ = {fmt_value(p.v2, 4)}</span>")
+
+
+def _delta_html(p: Any) -> str:
+    """The δ readout: the value and how it was bounded."""
+    return f"<b>{fmt_value(p.delta)}</b> {_GREY}— {METHOD_SHORT[p.delta_method]}</span>"
 
 
 class CalculatorDrawing:
@@ -245,20 +259,15 @@ class CalculatorDrawing:
                                   delta_target=inp.delta_target, delta_method="union")
         except (InputError, ValueError, ArithmeticError):
             return  # the worker reports it with the rest
-        grey = "<span style='color:#555'>"
-        L["epsilon"].setText(f"<b>{fmt_value(p.epsilon)}</b> {grey}&nbsp; "
-                             f"v₁ = {fmt_value(p.v1, 4)}, v₂ = {fmt_value(p.v2, 4)}</span>")
-        L["delta"].setText(f"<b>{fmt_value(p.delta)}</b> {grey}— "
-                           f"{METHOD_SHORT[p.delta_method]}</span>")
+        L["epsilon"].setText(_epsilon_html(p))
+        L["delta"].setText(_delta_html(p))
 
     def _fill_results(self, r: CalculatorResult) -> None:
         p = r.point
         inp = r.inputs
         L = self.result_labels
         grey = "<span style='color:#555'>"
-        L["epsilon"].setText(f"<b>{fmt_value(p.epsilon)}</b> {grey}&nbsp; "
-                             f"v₁ = {fmt_value(p.v1, 4)}, "
-                             f"v₂ = {fmt_value(p.v2, 4)}</span>")
+        L["epsilon"].setText(_epsilon_html(p))
         details = [p.delta_label]
         if p.delta_vertex_A is not None and p.delta_vertex_B is not None:
             details.append(f"vertex A: {p.delta_vertex_A:.6g}, vertex B: {p.delta_vertex_B:.6g}")
@@ -266,7 +275,7 @@ class CalculatorDrawing:
             details.append(f"Monte Carlo point estimate: {p.delta_estimate:.6g}")
         warn = [pretty_message(t) for f, t in r.warnings if f == "delta"]
         lemma = [pretty_message(t) for f, t in r.warnings if f == "delta_method"]
-        text = f"<b>{fmt_value(p.delta)}</b> {grey}— {METHOD_SHORT[p.delta_method]}</span>"
+        text = _delta_html(p)
         if warn:
             text += f" <span style='color:{WARNING_COLOUR}'>⚠ vertex B minimises</span>"
             details += warn
