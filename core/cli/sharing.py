@@ -99,10 +99,11 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(f"must be optimal, softmax:T or run:ID, got {teacher!r}",
                          field="--teacher")
     students = [s.strip() for s in args.students.split(",") if s.strip()]
-    delta = args.delta if args.tau is None else None
+    # a target δ per query (default 1e-3) unless a fixed τ is given
+    delta = None if args.tau is not None else (args.delta if args.delta is not None else 1e-3)
     try:
         setup = SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
-                             delta=delta if delta is not None or args.tau is not None else 1e-3,
+                             delta=delta,
                              bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
                              lr=args.lr, budget=_budget(args.budget),
                              iterations=args.iterations, draws=args.draws,

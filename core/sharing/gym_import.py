@@ -24,7 +24,7 @@ import numpy as np
 from core.common.errors import InputError
 from core.mdp.model import MDP
 
-__all__ = ["GYM_IDS", "parse_gym_id", "import_gym", "gym_available"]
+__all__ = ["GYM_IDS", "parse_gym_id", "import_gym", "gym_available", "gym_actions"]
 
 GYM_IDS = ("FrozenLake-v1", "CliffWalking-v0", "CliffWalking-v1", "Taxi-v3")
 
@@ -124,14 +124,25 @@ def import_gym(text: str, *, discount: float = 0.99) -> MDP:
         names = tuple(f"s{s}" for s in range(S))
     title = f"{env_id}{':' + variant if variant else ''} (gymnasium)"
     return MDP(P=P, R=R, horizon=None, discount=discount, initial_state=s0, state_names=names,
-               action_names=tuple(tuple(_action_names(env_id, A)) for _ in range(S)), name=title)
+               action_names=tuple(gym_actions(env_id) for _ in range(S)), name=title)
 
 
-def _action_names(env_id: str, A: int) -> list[str]:
+def gym_actions(env_id: str) -> tuple[str, ...]:
+    """The action names of a supported environment (their number is its m).
+
+    Parameters
+    ----------
+    env_id : str
+        One of :data:`GYM_IDS`.
+
+    Returns
+    -------
+    tuple of str
+    """
     if env_id == "FrozenLake-v1":
-        return ["left", "down", "right", "up"]
+        return ("left", "down", "right", "up")
     if env_id.startswith("CliffWalking"):
-        return ["up", "right", "down", "left"]
+        return ("up", "right", "down", "left")
     if env_id == "Taxi-v3":
-        return ["south", "north", "east", "west", "pickup", "dropoff"]
-    return [f"a{j}" for j in range(A)]
+        return ("south", "north", "east", "west", "pickup", "dropoff")
+    raise InputError(f"unknown gymnasium environment {env_id!r}", field="env")

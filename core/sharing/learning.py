@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-from core.common.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import as_random_source
 from core.mdp.model import MDP
 from core.mdp.synthesis import synthesize
@@ -55,7 +55,7 @@ __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_s
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
-           "run_policy", "live_privacy", "live_radius"]
+           "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 
@@ -112,6 +112,16 @@ class SharingSetup:
         if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
             raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
                              field="steps")
+
+
+def curve_ks(k0: float) -> np.ndarray:
+    """The k grid of the mechanism's panels: 15 points from k₀/1000 to 10·k₀ (log-spaced)."""
+    return np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
+
+
+def curve_tau(tau: float, m: int) -> float:
+    """τ clamped into (0, 1/m), where Theorem 1 is defined, for the panels."""
+    return min(max(float(tau), 1e-300), (1.0 / m) * (1 - 1e-9))
 
 
 # ------------------------------------------------------------------------- exact learning
@@ -420,8 +430,6 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         adv = advanced_composition(eps_list, delta=D / 2) if D > 0 else math.inf
         rows.append(LedgerRow(j, k, eps, delta, tau, queries, cum_e, cum_d, adv, False))
         progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
-        if setup.coef == 1.0 and len(rows) > 1:  # constant k: the rest repeats
-            continue
     return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, stop_reason=stop_reason,
                          budget=(E, D),
                          queries_per_rollout=int(queries), ms=ms,
@@ -507,9 +515,8 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
             else:
                 pit = teacher.copy()
                 pit[asked] = dirichlet_rows(teacher[asked], k, rng)
-            alpha = alpha_lambda(0.0 if math.isinf(k) else k, lam, setup.beta) if lam else 0.0
-            if math.isinf(k):
-                alpha = 0.0
+            # the non-private teacher (k = ∞) and λ = 0: every demonstration is penalised
+            alpha = 0.0 if math.isinf(k) or not lam else alpha_lambda(k, lam, setup.beta)
             diff = pi - pit
             norm = np.linalg.norm(diff, axis=1)
             active = asked & (norm > alpha) & (norm > 0)
@@ -535,6 +542,16 @@ class StudentCurves:
     queries_per_rollout: int
     elapsed_s: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    m: int = 2  # the environment's largest action set
+    teacher: np.ndarray | None = None  # the demonstrated policy π̃_T (η-mixed), (S, A)
+
+    @property
+    def curve_tau(self) -> float:
+        """The τ of the mechanism's panels: the fixed one, or the first roll-out's."""
+        s = self.setup
+        live = [r for r in self.ledger.rows if not r.stopped]
+        return curve_tau(s.tau if s.tau is not None else (live[0].tau if live else 1e-3),
+                         self.m)
 
     def band(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(median, lower, upper) over seeds per iteration."""
@@ -684,7 +701,8 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
                      f"{ledger.stop_reason}; afterwards no demonstration is sent ((0, 0)-DP).")
     return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
                          seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
-                         elapsed_s=time.perf_counter() - t0, notes=tuple(notes))
+                         elapsed_s=time.perf_counter() - t0, notes=tuple(notes), m=m_max,
+                         teacher=teacher_in)
 
 
 @dataclass(frozen=True, eq=False)
@@ -720,20 +738,12 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     """
     from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
 
-    def part(lo: float, hi: float) -> Progress:
-        def report(fraction: float, message: str = "") -> None:
-            progress(lo + (hi - lo) * fraction, message)
-        return report
-
     res = run_sharing(mdp, setup, students=students, seeds=seeds, seed=seed, teacher=teacher,
                       temperature=temperature, teacher_actions=teacher_actions,
-                      progress=part(0.0, 0.85))
-    m = int(mdp.mask.sum(axis=1).max())
-    rows = [r for r in res.ledger.rows if not r.stopped]
-    tau = setup.tau if setup.tau is not None else (rows[0].tau if rows else 1e-3)
-    tau = min(max(tau, 1e-300), (1.0 / m) * (1 - 1e-9))
-    ks = np.logspace(math.log10(setup.k0) - 3, math.log10(setup.k0) + 1, 15)
-    src = seed if seed is not None else None
+                      progress=sub_progress(progress, 0.0, 0.85))
+    m, tau = res.m, res.curve_tau
+    ks = curve_ks(setup.k0)
+    src = seed
     progress(0.9, "epsilon and delta against k")
     priv = privacy_curve(ks, m, setup.eta, tau, setup.lb, bound=setup.bound, draws=10_000,
                          rng=src)
@@ -812,8 +822,9 @@ def shared_samples(mdp: MDP, res: StudentCurves, *, n: int = 200,
     if state is None:
         return None
     avail = np.flatnonzero(mdp.mask[state])
-    pi = teacher_policy(mdp)[state, avail]
-    pi = teacher_policy_in_domain(pi, res.setup.eta)
+    # the teacher this run demonstrated (optimal, softmax or an earlier run's π̄), η-mixed
+    pi = (res.teacher[state, avail] if res.teacher is not None
+          else teacher_policy_in_domain(teacher_policy(mdp)[state, avail], res.setup.eta))
     live = [r.k for r in res.ledger.rows if not r.stopped]
     ks = [res.setup.k0, live[-1] if live else res.setup.k0]
     gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(99,))))
@@ -845,9 +856,8 @@ def mechanism_curves(k0: float, m: int, eta: float, lb: float, lam: float, beta:
     """
     from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
 
-    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
-    tau = min(max(tau, 1e-300), (1.0 / m) * (1 - 1e-9))
-    priv = privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=10_000, rng=seed)
+    ks = curve_ks(k0)
+    priv = privacy_curve(ks, m, eta, curve_tau(tau, m), lb, bound=bound, draws=10_000, rng=seed)
     return (priv, radius_curve(ks, m, eta, lam, beta, draws=5_000, rng=seed),
             tight_epsilon_curve(ks, m, eta, lb, priv.delta_upper, rng=seed))
 
@@ -881,8 +891,8 @@ def live_privacy(k0: float, m: int, eta: float, lb: float, bound: str, tau: floa
         if delta is None:
             raise InputError("give a target delta or a fixed tau", field="delta")
         tau, _ = tau_for_delta(k0, m, eta, delta, draws=10_000, rng=seed)
-    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
-    return privacy_curve(ks, m, eta, tau, lb, bound=bound, draws=6_000, rng=seed), float(tau)
+    return (privacy_curve(curve_ks(k0), m, eta, tau, lb, bound=bound, draws=6_000, rng=seed),
+            float(tau))
 
 
 def live_radius(k0: float, m: int, eta: float, lam: float, beta: float, seed: int | None = 0,
@@ -904,5 +914,4 @@ def live_radius(k0: float, m: int, eta: float, lam: float, beta: float, seed: in
     """
     from core.sharing.mechanism import radius_curve
 
-    ks = np.logspace(math.log10(k0) - 3, math.log10(k0) + 1, 15)
-    return radius_curve(ks, m, eta, lam, beta, draws=3_000, rng=seed)
+    return radius_curve(curve_ks(k0), m, eta, lam, beta, draws=3_000, rng=seed)

@@ -246,6 +246,12 @@ class DeltaEstimate:
                 + (f"seed {self.seed})" if self.seed is not None else f"{self.mode})"))
 
 
+def _estimate(misses: int, draws: int, level: float, src: RandomSource) -> DeltaEstimate:
+    """δ from ``misses`` of ``draws``: the estimate and its one-sided CP upper bound."""
+    return DeltaEstimate(estimate=misses / draws, upper=float(cp_upper(misses, draws, level)),
+                         misses=misses, draws=draws, level=level, mode=src.mode, seed=src.seed)
+
+
 def _vertex_log_minima(k: float, m: int, eta: float, draws: int, src: RandomSource,
                        block: int = 100_000) -> np.ndarray:
     """ln(min_i x_i) of ``draws`` samples of Dir_k(vertex), exactly in log space.
@@ -296,8 +302,7 @@ def delta_mc(k: float, m: int, eta: float, tau: float, *, draws: int = MC_DRAWS,
     src = as_random_source(rng)
     log_minima = _vertex_log_minima(k, m, eta, int(draws), src)
     s = int((log_minima < math.log(tau)).sum())
-    return DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)), misses=s,
-                         draws=int(draws), level=level, mode=src.mode, seed=src.seed)
+    return _estimate(s, int(draws), level, src)
 
 
 def tau_for_delta(k: float, m: int, eta: float, delta: float, *, draws: int = MC_DRAWS,
@@ -350,9 +355,7 @@ def tau_for_delta(k: float, m: int, eta: float, delta: float, *, draws: int = MC
                          "Dirichlet mass sits on the vertices): raise k or delta",
                          field="delta")
     s = int(np.searchsorted(log_minima, math.log(tau), side="left"))
-    return tau, DeltaEstimate(estimate=s / draws, upper=float(cp_upper(s, draws, level)),
-                              misses=s, draws=int(draws), level=level, mode=src.mode,
-                              seed=src.seed)
+    return tau, _estimate(s, int(draws), level, src)
 
 
 def alpha_lambda(k: float, lam: float, beta: float) -> float:

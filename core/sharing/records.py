@@ -106,10 +106,9 @@ def sharing_summary(result: StudentCurves) -> dict[str, Any]:
             "queries_per_rollout", "adjacency", "mode", "seed", "draws", "teacher_value",
             "cost_of_privacy", "seeds", "iterations", "ignore_threshold", "notes", "elapsed_s")
     out = {k: d[k] for k in keys}
-    # what showing the run again needs: the largest action set and the τ of its curve
-    out["m"] = max(result.ledger.ms) if result.ledger.ms else 2
-    s = result.setup
-    out["curve_tau"] = s.tau if s.tau is not None else (d["tau"][0] if d["tau"] else 1e-3)
+    # what showing the run again needs: the same m and τ as the run's panels
+    out["m"] = result.m
+    out["curve_tau"] = result.curve_tau
     iters = np.arange(result.setup.iterations + 1, dtype=float)
     out["iteration"] = _thin(iters)
     out["curves"] = {}

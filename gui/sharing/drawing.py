@@ -46,8 +46,11 @@ class SharingDrawing:
         key = str(self.env_combo.currentData() or "")  # type: ignore[attr-defined]
         if key.startswith("mdp:") and self._document.has_mdp(key[4:]):
             return int(self._document.mdp_entry(key[4:]).mdp.mask.sum(axis=1).max())
-        return {"gym:FrozenLake-v1": 4, "gym:FrozenLake-v1:8x8": 4, "gym:CliffWalking-v0": 4,
-                "gym:Taxi-v3": 6}.get(key)
+        if key.startswith("gym:"):
+            from core.sharing.gym_import import gym_actions, parse_gym_id
+
+            return len(gym_actions(parse_gym_id(key)[0]))
+        return None
 
     def _start_live(self) -> None:
         """Recompute the ε/δ(k) curve (then the radius) for the parameters as typed."""
@@ -90,14 +93,6 @@ class SharingDrawing:
 
     def _draw_live(self, pc: Any, rc: Any) -> None:
         self.live_shown = (pc, rc)
-        if rc is None:
-            for plot in (self.eps_plot, self.delta_plot):
-                plot.getPlotItem().clear()
-            self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
-                                                        name="ε of eq. 12")
-            self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
-                                                        name=f"δ estimate at τ = {pc.tau:.3g}")
-            return
         self._draw_mechanism(pc, rc)
 
     def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
@@ -147,8 +142,9 @@ class SharingDrawing:
 
     def _draw_mechanism(self, pc: Any, rc: Any, *, tight: Any = None,
                         ledger: tuple[Any, Any] | None = None) -> None:
-        """The ε(k), δ(k) and radius plots (also live, as parameters change)."""
-        for plot in (self.eps_plot, self.delta_plot, self.radius_plot):
+        """The ε(k), δ(k) and radius plots (also live, as parameters change; ``rc`` None:
+        the radius plot stays as it is until its curve arrives)."""
+        for plot in (self.eps_plot, self.delta_plot):
             plot.getPlotItem().clear()
         self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
                                                     name="ε of eq. 12")
@@ -170,6 +166,9 @@ class SharingDrawing:
                                                     name=f"δ estimate at τ = {pc.tau:.3g}")
         self.curves["delta_upper"] = self.delta_plot.plot(
             pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
+        if rc is None:
+            return
+        self.radius_plot.getPlotItem().clear()
         self.curves["alpha_lambda"] = self.radius_plot.plot(
             rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
         self.curves["lemma1"] = self.radius_plot.plot(

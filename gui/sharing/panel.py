@@ -89,7 +89,6 @@ class SharingPanel(SharingDrawing, QWidget):
         self.study: SharingStudy | None = None
         self._request: dict[str, Any] | None = None
         self._pending_run: Any = None
-        self._shown_run: str | None = None
         self.last_recorded: str | None = None
         self.curves: dict[str, Any] = {}
         self.bands: dict[str, Any] = {}
@@ -479,7 +478,7 @@ class SharingPanel(SharingDrawing, QWidget):
                          "seeds": int(self.seeds_spin.value()),
                          "teacher": str(self.teacher_combo.currentData()),
                          "temperature": float(self.temperature_spin.value()),
-                         "m": int(mdp.mask.sum(axis=1).max()), "mdp": mdp}
+                         "mdp": mdp}
         self.message_logged.emit("INFO", f"policy sharing started on {mdp.name} "
                                          f"({self.randomness_label()})")
         teacher = str(self.teacher_combo.currentData())
@@ -542,8 +541,6 @@ class SharingPanel(SharingDrawing, QWidget):
             return
         if not isinstance(study, SharingStudy):
             return
-        if self._request is not None:
-            self._request["curve_tau"] = study.tau
         self.show_study(study)
         self.message_logged.emit("INFO", "policy sharing finished")
 
@@ -569,7 +566,6 @@ class SharingPanel(SharingDrawing, QWidget):
         second)."""
         record = self._document.run(run_id)
         p = record.params
-        self._shown_run = run_id
         self._runner.start(mechanism_curves, float(p["k0"]), int(record.summary.get("m") or 2),
                            float(p["eta"]), float(p["lb"]), float(p["lambda"]),
                            float(p["beta"]), str(p.get("bound", "paper")),

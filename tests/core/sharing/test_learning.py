@@ -297,3 +297,17 @@ def test_student_runs_do_not_depend_on_the_worker_count():
     two = run_sharing(_chain(), setup, seeds=5, seed=2, workers=2)
     for kind in one.curves:
         np.testing.assert_array_equal(one.curves[kind], two.curves[kind])
+
+
+def test_ternary_samples_follow_the_teacher_the_run_used():
+    """The scatter shows the teacher that was demonstrated (here a softmax one), η-mixed."""
+    from core.sharing.learning import shared_samples
+
+    mdp = random_mdp(5, 3, None, seed=3)
+    setup = SharingSetup(iterations=3, eta=0.1, draws=20_000)
+    res = run_sharing(mdp, setup, seeds=1, seed=1, teacher="softmax", temperature=5.0)
+    t = shared_samples(mdp, res, seed=1)
+    s = mdp.state_names.index(t["state"])
+    np.testing.assert_allclose(t["teacher"], res.teacher[s, mdp.mask[s]])
+    soft = teacher_policy(mdp, "softmax", temperature=5.0)[s, mdp.mask[s]]
+    np.testing.assert_allclose(t["teacher"], (1 - 3 * 0.1) * soft + 0.1)
