@@ -27,7 +27,12 @@ from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
-from core.cli.privacy import add_dirichlet_parser, cmd_dirichlet
+from core.cli.privacy import (
+    add_accountant_parser,
+    add_dirichlet_parser,
+    cmd_accountant,
+    cmd_dirichlet,
+)
 from core.cli.report import add_report_parser, cmd_report
 from core.cli.sharing import add_share_parser, cmd_share
 from core.common.errors import InputError, RunFailure, WriteFailure
@@ -46,6 +51,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "advise-bench": cmd_advise_bench,
     "report": cmd_report,
     "share": cmd_share,
+    "accountant": cmd_accountant,
 }
 
 
@@ -63,6 +69,7 @@ def _build_parser() -> Parser:
     add_advise_parser(sub, common)
     add_audit_parser(sub, common)
     add_share_parser(sub, common)
+    add_accountant_parser(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from core.cli.common import emit, flag_error
 from core.common.errors import InputError
 
-__all__ = ["cmd_dirichlet", "add_dirichlet_parser"]
+__all__ = ["cmd_dirichlet", "add_dirichlet_parser", "cmd_accountant", "add_accountant_parser"]
 
 
 def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -131,3 +131,76 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
     sp.add_argument("--seed", type=int, default=None,
                     help="with l2-all: seed of the Monte Carlo draws (default 0)")
     common(sp)
+
+
+def cmd_accountant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``accountant dpsgd``: (ε, δ) of DP-SGD from ``dp-accounting``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
+    """
+    from core.privacy.dpsgd import dpsgd_epsilon
+
+    if args.accountant_kind != "dpsgd":  # pragma: no cover - argparse restricts the choice
+        raise InputError("only 'dpsgd' is known", field="accountant")
+    try:
+        res = dpsgd_epsilon(args.sigma, args.sample_rate, args.steps, args.delta,
+                            window=args.window, updates_per_entry=args.updates_per_entry,
+                            method=args.method)
+    except InputError as exc:
+        raise flag_error(exc, {"sigma": "--sigma", "sample_rate": "--sample-rate",
+                                "steps": "--steps", "delta": "--delta", "window": "--window",
+                                "updates_per_entry": "--updates-per-entry",
+                                "method": "--method"}) from None
+
+    def text() -> str:
+        eps = ("unbounded (" + str(res.reason) + ")" if res.epsilon is None
+               else f"{res.epsilon:.6g}")
+        order = "" if res.order is None else f"   (RDP order {res.order:g})"
+        lines = [f"DP-SGD, Poisson-subsampled Gaussian: sigma = {res.sigma:g}, "
+                 f"q = {res.sample_rate:g}, {res.steps_counted} of {res.steps} steps composed",
+                 f"epsilon = {eps}{order}", f"delta   = {res.delta:.6g}",
+                 f"method: {res.method} (dp-accounting)", f"adjacency: {res.adjacency}"]
+        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+    emit(args, res.to_json(), text, out)
+    return 0
+
+
+def add_accountant_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``accountant dpsgd`` to the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds ``--json`` to a new subparser.
+    """
+    sp = sub.add_parser("accountant", help="privacy accountants (dpsgd: DP-SGD on dp-accounting)")
+    kinds = sp.add_subparsers(dest="accountant_kind", required=True, parser_class=type(sp))
+    dp = kinds.add_parser("dpsgd", help="(epsilon, delta) of DP-SGD: Poisson-subsampled "
+                                        "Gaussian steps, RDP or PLD from dp-accounting")
+    dp.add_argument("--sigma", type=float, required=True,
+                    help="noise multiplier: noise standard deviation / clip norm (0 = no DP)")
+    dp.add_argument("--sample-rate", type=float, required=True,
+                    help="Poisson sampling rate q in (0, 1] (batch size / data size)")
+    dp.add_argument("--steps", type=int, required=True, help="training steps T")
+    dp.add_argument("--window", type=int, default=None,
+                    help="replay-buffer size B: compose only min(T, B) steps (Theorem 4.2 of "
+                         "the dissertation, ch. 4; the unit becomes one buffer entry)")
+    dp.add_argument("--updates-per-entry", type=int, default=1,
+                    help="with --window: DP steps per new buffer entry (default 1)")
+    dp.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+    dp.add_argument("--method", choices=("rdp", "pld"), default="rdp",
+                    help="rdp (default, as the sources use it) or pld (usually tighter)")
+    common(dp)
