@@ -27,6 +27,7 @@ from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
+from core.cli.modelprivacy import add_mia_parser, cmd_mia
 from core.cli.privacy import (
     add_accountant_parser,
     add_dirichlet_parser,
@@ -52,6 +53,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "report": cmd_report,
     "share": cmd_share,
     "accountant": cmd_accountant,
+    "mia": cmd_mia,
 }
 
 
@@ -70,6 +72,7 @@ def _build_parser() -> Parser:
     add_audit_parser(sub, common)
     add_share_parser(sub, common)
     add_accountant_parser(sub, common)
+    add_mia_parser(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

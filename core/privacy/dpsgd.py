@@ -151,7 +151,13 @@ def dpsgd_epsilon(sigma: float, sample_rate: float, steps: int, delta: float, *,
                                window, upe, reason="noise multiplier 0: the Gaussian "
                                "mechanism without noise is not differentially private",
                                notes=tuple(notes))
+    import logging
+
     import dp_accounting
+
+    # dp-accounting logs (through absl) each fractional order whose series does not converge
+    # and leaves it out of the minimum: the remaining orders still give a valid bound
+    logging.getLogger("absl").setLevel(logging.ERROR)
     event = dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(sample_rate, dp_accounting.GaussianDpEvent(sigma)),
         counted)

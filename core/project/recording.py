@@ -38,13 +38,16 @@ from core.audit.records import RUN_KIND as AUDIT_KIND
 from core.audit.records import audit_params, audit_summary
 from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
 from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
+from core.modelprivacy.records import RUN_KIND as MIA_KIND
+from core.modelprivacy.records import mia_entries, mia_params, mia_summary
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
 from core.sharing.records import RUN_KIND as SHARING_KIND
 from core.sharing.records import sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
-           "plan_run_record", "advise_run_record", "sharing_run_record"]
+           "plan_run_record", "advise_run_record", "sharing_run_record",
+           "mia_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -237,3 +240,27 @@ def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
                        mode="experiment" if result.seed is not None else "release",
                        seed=result.seed)
     return record, sharing_entries(env, result, source=rid)
+
+
+def mia_run_record(project: Project, result: Any) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a membership-inference study (kind ``"mia"``, target its data) and
+    the ledger entries of what the victim released.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : MiaResult
+        The study (:func:`core.modelprivacy.study.run_mia`).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Not yet added to the project (:func:`record_run` adds both).
+    """
+    rid = project.new_run_id()
+    record = RunRecord(id=rid, kind=MIA_KIND, target=result.data, params=mia_params(result),
+                       summary=mia_summary(result),
+                       mode="experiment" if result.seed is not None else "release",
+                       seed=result.seed)
+    return record, mia_entries(result, source=rid)

@@ -1,0 +1,139 @@
+"""The ``mia`` subcommand: a membership-inference study of a trained model and its defense."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from core.cli.common import Progress, add_record_flag, emit, flag_error, mode_line, record_project
+from core.common.errors import InputError
+
+__all__ = ["cmd_mia", "add_mia_parser"]
+
+_FLAGS = {"victim": "--victim", "defense": "--defense", "epsilon": "--epsilon",
+          "delta": "--delta", "shadows": "--shadows", "train_size": "--train-size",
+          "epochs": "--epochs", "hidden": "--hidden", "batch": "--batch", "lr": "--lr",
+          "clip": "--clip", "sensitivity_samples": "--sensitivity-samples",
+          "granularity": "--granularity", "preset": "--preset", "data": "--data",
+          "samples": "--sensitivity-samples", "seed": "--seed"}
+
+
+def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``mia``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output (the result) and standard error (progress).
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
+    """
+    from core.modelprivacy.data import load_dataset
+    from core.modelprivacy.study import MiaSetup, run_mia
+
+    project = record_project(args.record)
+    try:
+        data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
+        setup = MiaSetup(victim=args.victim, defense=args.defense, epsilon=args.epsilon,
+                         delta=args.delta, shadows=args.shadows, train_size=args.train_size,
+                         epochs=args.epochs, hidden=args.hidden, lr=args.lr, clip=args.clip,
+                         sensitivity_samples=args.sensitivity_samples, preset=args.preset)
+        res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"))
+    except InputError as exc:
+        raise flag_error(exc, _FLAGS) from None
+    payload = res.to_json()
+    if project is not None:
+        from core.project.files import save_project
+        from core.project.recording import mia_run_record, record_run
+
+        record, entries = mia_run_record(project, res)
+        stored = record_run(project, record, entries)
+        save_project(project, args.record)
+        payload["recorded"] = {"project": args.record, "run": record.id,
+                               "ledger_entries": [e.id for e in stored]}
+
+    def text() -> str:
+        def f(x: Any, spec: str = ".3f") -> str:
+            return "n/a" if x is None else format(x, spec)
+
+        lines = [f"membership inference: {res.victim} victim on {res.data}, defense "
+                 f"{res.defense}; {res.members} members / {res.members} non-members, "
+                 f"{res.shadows} shadow models",
+                 f"train accuracy {res.train_accuracy:.3f}   test accuracy "
+                 f"{res.test_accuracy:.3f}   generalisation gap {res.generalisation_gap:.3f}",
+                 f"attack accuracy {res.attack_accuracy:.3f} (chance 0.5)   AUC {res.auc:.3f}   "
+                 + "   ".join(f"TPR@FPR {k:g}: {v:.3f}" for k, v in res.tpr_at_fpr.items()),
+                 f"epsilon_lb {res.epsilon_lb:.3f} (indicative)   entropy gap "
+                 f"{res.entropy_gap:.3f}   inversion error {res.inversion_error:.4f}"]
+        if res.distortion is not None:
+            lines.append(f"distortion (l2) {res.distortion:.3f}   attack accuracy, defense "
+                         f"hidden: {res.extra['attack_accuracy_hidden']:.3f}")
+        if res.epsilon is None:
+            lines.append(f"epsilon: unbounded ({res.epsilon_reason})")
+        else:
+            lines.append(f"epsilon {res.epsilon:.4g}   delta {res.delta:g}   accuracy cap "
+                         f"{f(res.accuracy_cap)}"
+                         + ("" if res.accuracy_cap is not None else f" ({res.cap_reason})"))
+        lines.append(f"guarantee: {res.guarantee}")
+        lines.append(mode_line(res.seed))
+        if "recorded" in payload:
+            r = payload["recorded"]
+            lines.append(f"recorded in {r['project']} as {r['run']} with ledger entries "
+                         + ", ".join(r["ledger_entries"]))
+        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``mia`` to the subparsers ``sub``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers of the ``privplan`` parser.
+    common : callable
+        Adds ``--json`` to a new subparser.
+    """
+    sp = sub.add_parser("mia", help="membership-inference study of a trained model, with "
+                                    "DP-SGD, GPM or the one-parameter defense")
+    sp.add_argument("--data", required=True,
+                    help="digits | breast-cancer | wine | a CSV file (numeric features, the "
+                         "label last) | mdp:FILE (next-state records from random trajectories)")
+    sp.add_argument("--victim", choices=("ffnn", "rnn", "tabular"), default="ffnn",
+                    help="feed-forward network, Elman recurrent network, or the MLE model of "
+                         "an MDP (tabular; needs mdp:FILE)")
+    sp.add_argument("--defense", choices=("none", "dpsgd", "gpm", "oneparam"), default="none",
+                    help="none; dpsgd (DP-SGD, dp-accounting RDP); gpm (Gaussian noise on the "
+                         "trained parameters, empirical sensitivity: random DP); oneparam "
+                         "(Shen's one-parameter defense of released confidence vectors)")
+    sp.add_argument("--epsilon", type=float, default=None,
+                    help="dpsgd/gpm: the target epsilon; oneparam: the defense's parameter "
+                         "(a vector of k classes costs k*epsilon). Default 1")
+    sp.add_argument("--delta", type=float, default=None,
+                    help="dpsgd/gpm: target delta (default 1e-5)")
+    sp.add_argument("--shadows", type=int, default=4, help="shadow models (default 4)")
+    sp.add_argument("--train-size", type=int, default=None,
+                    help="the victim's training records (default: an eighth of the data, "
+                         "at most 500)")
+    sp.add_argument("--epochs", type=int, default=60, help="training epochs without DP-SGD")
+    sp.add_argument("--hidden", type=int, default=32, help="hidden units")
+    sp.add_argument("--batch", type=int, default=32, help="batch size without DP-SGD")
+    sp.add_argument("--lr", type=float, default=None, help="learning rate")
+    sp.add_argument("--clip", type=float, default=1.0, help="DP-SGD clip norm C")
+    sp.add_argument("--sensitivity-samples", type=int, default=20,
+                    help="gpm: replace-one pairs of the SensitivitySampler (gamma(n) shown)")
+    sp.add_argument("--preset", choices=("sound", "thesis"), default="sound",
+                    help="oneparam utility: sound -|y - c| (default) or thesis 1/|y - c| "
+                         "(unbounded: not formally DP)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="experiment seed (default: release mode, secure noise)")
+    add_record_flag(sp, "study")
+    common(sp)
