@@ -119,7 +119,7 @@ class Network:
             for t in range(T):
                 hs[t + 1] = np.tanh(X[:, t] @ p["Wx"] + hs[t] @ p["Wh"] + p["b"])
             logits = hs[T] @ p["Wo"] + p["bo"]
-            cache = hs
+            cache = hs  # type: ignore[assignment]
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True), cache

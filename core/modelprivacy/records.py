@@ -19,12 +19,15 @@ Seeded experiments are listed, not spent (ledger convention).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.modelprivacy.study import MiaResult
 from core.privacy.ledger import LedgerEntry
 
-__all__ = ["RUN_KIND", "mia_params", "mia_summary", "mia_entries"]
+__all__ = ["RUN_KIND", "TABLE_KIND", "TABLE_COLUMNS", "table_cells", "mia_params",
+           "mia_summary", "mia_entries",
+           "table_summary", "table_entries"]
 
 RUN_KIND = "mia"
 
@@ -61,7 +64,7 @@ def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
     """
     mode = "experiment" if result.seed is not None else "release"
     dataset = f"model:{result.data}"
-    common = dict(dataset=dataset, mode=mode, seed=result.seed, source=source)
+    common: dict[str, Any] = dict(dataset=dataset, mode=mode, seed=result.seed, source=source)
     d = result.defense
     if d == "none":
         return [LedgerEntry(id="", mechanism="model-outputs", epsilon=math.inf,
@@ -95,3 +98,53 @@ def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
                                     "granularity": result.extra.get("granularity"),
                                     "preset": result.extra.get("preset")},
                         count=max(count, 1), **common)]
+
+
+TABLE_KIND = "mia-table"
+
+
+def table_summary(rows: list) -> dict[str, Any]:
+    """The comparison (Table 6.2's shape) as the record keeps it: one object per row."""
+    return {"rows": [r.to_json() for r in rows],
+            "data": rows[0].result.data if rows else "",
+            "victim": rows[0].result.victim if rows else "",
+            "seed": rows[0].result.seed if rows else None}
+
+
+def table_entries(rows: list, *, source: str = "") -> list[LedgerEntry]:
+    """Every row's releases (each row trained and queried its own victim)."""
+    out: list[LedgerEntry] = []
+    for r in rows:
+        out.extend(mia_entries(r.result, source=source))
+    return out
+
+
+TABLE_COLUMNS = ["Defense", "Train acc.", "Test acc.", "Distortion (ℓ2)", "Inversion error",
+                 "MIA acc.", "MIA acc. (defense hidden)", "ε", "δ", "Train (s)",
+                 "Test (s/vector)"]
+
+
+def _f(x: Any, spec: str = ".3f") -> str:
+    if x is None:
+        return "—"
+    try:
+        return format(float(x), spec)
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def table_cells(rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    """Table 6.2-shaped rows as text (one per defense setting)."""
+    out = []
+    for r in rows:
+        eps = r.get("epsilon")
+        out.append([str(r.get("label", r.get("defense"))), _f(r.get("train_accuracy")),
+                    _f(r.get("test_accuracy")), _f(r.get("distortion")),
+                    _f(r.get("inversion_error"), ".4f"), _f(r.get("attack_accuracy")),
+                    _f(r.get("attack_accuracy_hidden")),
+                    "unbounded" if eps is None and r.get("defense") == "none" else _f(eps, ".3g"),
+                    _f(r.get("delta"), ".3g"), _f(r.get("train_s"), ".2f"),
+                    _f(r.get("test_s_per_vector"), ".2e")])
+    return out
+
+

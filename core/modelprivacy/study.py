@@ -38,7 +38,6 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled, Progress, no_progress, sub_progress
 from core.modelprivacy.data import Dataset, as_sequences
 from core.modelprivacy.defenses import (
-    gamma_n,
     gpm_sigma,
     oneparam_release,
     query_bound,
@@ -301,13 +300,33 @@ def _features(conf: np.ndarray, y: np.ndarray) -> np.ndarray:
                             entropy(conf)])
 
 
-def _attack_model(seed: int):
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+class _AttackModel:
+    """ML-Leaks' attack: standardised features into an MLP with one hidden layer of 64."""
 
-    return make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=(64,),
-                                                         max_iter=300, random_state=seed))
+    def __init__(self, seed: int) -> None:
+        from sklearn.neural_network import MLPClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        self.model = make_pipeline(StandardScaler(), MLPClassifier(
+            hidden_layer_sizes=(64,), max_iter=300, random_state=seed))
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "_AttackModel":
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        with warnings.catch_warnings():  # 300 iterations are the budget, not an error
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.model.fit(X, y)
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        return self.model.predict_proba(X)
+
+
+def _attack_model(seed: int) -> _AttackModel:
+    return _AttackModel(seed)
 
 
 def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
@@ -372,7 +391,9 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
             raise Cancelled()
 
     # --- the defense's parameters ------------------------------------------------------------
-    guarantee, eps_reason, cap_reason = "none (no defense)", "no DP defense", "no DP defense"
+    guarantee = "none (no defense)"
+    eps_reason: str | None = "no DP defense"
+    cap_reason: str | None = "no DP defense"
     if setup.defense == "dpsgd":
         from core.privacy.dpsgd import dpsgd_epsilon, noise_for_epsilon
 
@@ -426,9 +447,10 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     if setup.defense == "oneparam":
         distortion = float(np.mean(np.linalg.norm(out_in - raw_in, axis=1)))
         k = data.classes
-        eps_vec = k * float(eps)  # type: ignore[operator]
-        extra.update(epsilon_choice=float(eps), granularity=setup.granularity,
-                     preset=setup.preset, query_bound_eps5=query_bound(5.0, k, float(eps)))
+        eps_choice = float(setup.epsilon or 1.0)
+        eps_vec = k * eps_choice
+        extra.update(epsilon_choice=eps_choice, granularity=setup.granularity,
+                     preset=setup.preset, query_bound_eps5=query_bound(5.0, k, eps_choice))
         guarantee = (f"each released vector is ({eps_vec:g}, 0)-DP (k·ε = {k}·{eps:g}, Thm 6.1) "
                      "for neighbouring confidence vectors with the same sub-ranges; this is "
                      "not a guarantee about training-set membership, and b queries of the "
@@ -559,7 +581,8 @@ class TableRow:
                 "attack_accuracy": r.attack_accuracy, "auc": r.auc,
                 "epsilon": r.epsilon, "delta": r.delta, "accuracy_cap": r.accuracy_cap,
                 "train_s": r.train_s, "test_s_per_vector": r.test_s_per_vector,
-                "attack_accuracy_hidden": r.extra.get("attack_accuracy_hidden")}
+                "attack_accuracy_hidden": r.extra.get("attack_accuracy_hidden"),
+                "roc": [list(p) for p in r.roc]}
 
 
 def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,

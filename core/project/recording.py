@@ -39,7 +39,14 @@ from core.audit.records import audit_params, audit_summary
 from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
 from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
 from core.modelprivacy.records import RUN_KIND as MIA_KIND
-from core.modelprivacy.records import mia_entries, mia_params, mia_summary
+from core.modelprivacy.records import TABLE_KIND as MIA_TABLE_KIND
+from core.modelprivacy.records import (
+    mia_entries,
+    mia_params,
+    mia_summary,
+    table_entries,
+    table_summary,
+)
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
 from core.sharing.records import RUN_KIND as SHARING_KIND
@@ -47,7 +54,7 @@ from core.sharing.records import sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
-           "mia_run_record"]
+           "mia_run_record", "mia_table_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -264,3 +271,31 @@ def mia_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Ledge
                        mode="experiment" if result.seed is not None else "release",
                        seed=result.seed)
     return record, mia_entries(result, source=rid)
+
+
+def mia_table_record(project: Project, rows: Sequence[Any]
+                     ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a defense comparison (kind ``"mia-table"``) and every row's ledger
+    entries.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded.
+    rows : sequence of TableRow
+        :func:`core.modelprivacy.study.defense_table`.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+    """
+    rid = project.new_run_id()
+    first = rows[0].result
+    params = dict(mia_params(first))
+    params.update(defense="table", epsilon=None,
+                  rows=[[r.defense, r.epsilon] for r in rows])
+    record = RunRecord(id=rid, kind=MIA_TABLE_KIND, target=first.data, params=params,
+                       summary=table_summary(list(rows)),
+                       mode="experiment" if first.seed is not None else "release",
+                       seed=first.seed)
+    return record, table_entries(list(rows), source=rid)

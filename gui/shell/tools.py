@@ -53,6 +53,7 @@ TOOL_MODULES: list[str] = [
     "gui.logistics.panel",
     "gui.audit.panel",
     "gui.sharing.panel",
+    "gui.modelprivacy.panel",
 ]
 
 

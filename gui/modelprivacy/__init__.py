@@ -1,0 +1,1 @@
+"""The Model privacy workspace (membership inference and defenses)."""

@@ -1,0 +1,540 @@
+"""The Model privacy workspace: how much does a trained model leak about its training data,
+and what does each defense cost?
+
+Top — the set-up: the data (scikit-learn's bundled digits, breast-cancer and wine, any MDP of
+the project as next-state records, or a CSV file), the victim (feed-forward, recurrent, or the
+MLE model of an MDP), the defense (none, DP-SGD, the Gaussian post-training mechanism, the
+one-parameter defense) with its ε and δ (tooltips say what each protects), the shadow models,
+and the randomness (seeded experiment or release mode). **Run study** (F5) runs one
+membership-inference study in this tab's worker; **Compare defenses** runs every defense at
+several ε on the same split (the thesis's Table 6.2 shape). Esc or Cancel stops either.
+
+Bottom — the result: the numbers and the privacy statement of the defense (with its caveats:
+random DP for GPM, per-vector k·ε for the one-parameter defense), the attack's ROC, MIA accuracy
+and test accuracy against ε with the DP cap (e^ε + δ)/(1 + e^ε), and the comparison table.
+Every finished run is recorded in the project (one undoable step) with the ledger entries of
+what the victim released; double-click it in the project tree to show it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QStatusBar,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common.errors import InputError
+from core.modelprivacy.records import RUN_KIND, TABLE_KIND
+from core.project.recording import mia_run_record, mia_table_record
+from gui.modelprivacy.texts import (
+    DEFENSE_NAMES,
+    EMPTY_TEXT,
+    INFO_HTML,
+    TABLE_COLUMNS,
+    TOOLTIPS,
+    study_html,
+    table_cells,
+)
+from gui.shell.commands import AddRunCommand
+from gui.shell.document import ProjectDocument
+from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
+from gui.shell.tools import ToolSpec, register_tool
+from gui.shell.widgets import SciSpinBox, info_panel
+from gui.shell.workers import TaskRunner
+
+__all__ = ["ModelPrivacyPanel"]
+
+_COLOURS = {"none": "#444444", "dpsgd": "#1f77b4", "gpm": "#2ca02c", "oneparam": "#d62728"}
+_CSV = "__csv__"
+
+
+def _study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
+    from core.modelprivacy.data import load_dataset, mdp_dataset
+    from core.modelprivacy.study import run_mia
+
+    data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
+    return run_mia(data, setup, seed=seed, progress=progress)
+
+
+def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
+    from core.modelprivacy.data import load_dataset, mdp_dataset
+    from core.modelprivacy.study import defense_table
+
+    data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
+    return defense_table(data, setup, seed=seed, progress=progress)
+
+
+class ModelPrivacyPanel(QWidget):
+    """The Model privacy tool tab (see the module docstring)."""
+
+    message_logged = Signal(str, str)
+    running_changed = Signal(bool)
+    can_run = True
+    result_shown = Signal()
+    run_recorded = Signal(str)
+
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelprivacy_panel")
+        self._document = document
+        self._status_bar = status_bar
+        self._runner = TaskRunner(self)
+        self._task = "study"
+        self._summary: dict[str, Any] | None = None
+        self._shown_run: str | None = None
+        self._problem = ""
+        self._csv_path = ""
+        self._roc_legend: Any = None
+        self._eps_legend: Any = None
+
+        title = QLabel("<b>Model privacy lab</b> — a shadow-model membership-inference attack "
+                       "on a trained model, and what DP-SGD, noise after training and the "
+                       "one-parameter defense cost in accuracy.", self)
+        title.setWordWrap(True)
+        setup = self._build_setup()
+        results = self._build_results()
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(setup)
+        split.addWidget(results)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.addWidget(title)
+        lay.addWidget(split, 1)
+        self.info_panel = info_panel(INFO_HTML)
+
+        self.run_controls.running_changed.connect(self._update_running)
+        self._runner.progress_changed.connect(self._on_progress)
+        self._runner.succeeded.connect(self._on_succeeded)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.cancelled.connect(lambda: self.message_logged.emit(
+            "INFO", "model privacy: cancelled — nothing was recorded"))
+        document.project_replaced.connect(self._on_project_replaced)
+        document.run_added.connect(self._on_run_added)
+        document.run_removed.connect(self._on_run_removed)
+        self._update_running(False)
+        self._fill_data()
+        self._show_latest()
+
+    # ------------------------------------------------------------------ construction
+    def _build_setup(self) -> QWidget:
+        box = QGroupBox("Study", self)
+        row = QHBoxLayout(box)
+        form1, form2, form3 = QFormLayout(), QFormLayout(), QFormLayout()
+        self.data_combo = QComboBox(box)
+        self.data_combo.setToolTip(TOOLTIPS["data"])
+        self.victim_combo = QComboBox(box)
+        for key, text in (("ffnn", "feed-forward network"), ("rnn", "recurrent (Elman)"),
+                          ("tabular", "tabular MLE model (MDP data)")):
+            self.victim_combo.addItem(text, key)
+        self.victim_combo.setToolTip(TOOLTIPS["victim"])
+        self.defense_combo = QComboBox(box)
+        for key, text in DEFENSE_NAMES.items():
+            self.defense_combo.addItem(text, key)
+        self.defense_combo.setToolTip(TOOLTIPS["defense"])
+        form1.addRow("data", self.data_combo)
+        form1.addRow("victim", self.victim_combo)
+        form1.addRow("defense", self.defense_combo)
+        self.epsilon_spin = SciSpinBox(box, minimum=1e-3, maximum=100.0, value=1.0, digits=4,
+                                       step=0.1)
+        self.epsilon_spin.setToolTip(TOOLTIPS["epsilon"])
+        self.delta_spin = SciSpinBox(box, minimum=1e-12, maximum=0.5, value=1e-5, digits=3,
+                                     step=1e-5)
+        self.delta_spin.setToolTip(TOOLTIPS["delta"])
+        self.shadows_spin = QSpinBox(box)
+        self.shadows_spin.setRange(1, 32)
+        self.shadows_spin.setValue(4)
+        self.shadows_spin.setToolTip(TOOLTIPS["shadows"])
+        form2.addRow("ε", self.epsilon_spin)
+        form2.addRow("δ", self.delta_spin)
+        form2.addRow("shadow models", self.shadows_spin)
+        self.mode_combo = QComboBox(box)
+        self.mode_combo.addItem("seeded experiment", "experiment")
+        self.mode_combo.addItem("release (secure noise)", "release")
+        self.mode_combo.setToolTip(TOOLTIPS["mode"])
+        self.seed_spin = QSpinBox(box)
+        self.seed_spin.setRange(0, 2**31 - 1)
+        self.seed_spin.setValue(1)
+        self.seed_spin.setToolTip(TOOLTIPS["seed"])
+        form3.addRow("randomness", self.mode_combo)
+        form3.addRow("seed", self.seed_spin)
+        self.run_controls = RunControls(
+            self._runner, box, run=self.run, cancel=self.cancel, run_text="▶ Run study (F5)",
+            run_tip="Train the victim and the shadows, attack, and record the study (F5)",
+            cancel_tip="Stop (Esc); nothing is recorded", running_text="running…",
+            cancelled_text="cancelled — nothing was recorded", clear_on_finish=False)
+        self.run_button = self.run_controls.run_button
+        self.compare_button = QPushButton("Compare defenses", box)
+        self.compare_button.setToolTip(TOOLTIPS["compare"])
+        self.compare_button.clicked.connect(self.run_table)
+        self.run_message = QLabel(box)
+        self.run_message.setWordWrap(True)
+        self.run_message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.run_message.hide()
+        col = QVBoxLayout()
+        col.addLayout(form3)
+        col.addLayout(self.run_controls.layout_row())
+        col.addWidget(self.compare_button)
+        col.addWidget(self.run_message)
+        row.addLayout(form1, 3)
+        row.addLayout(form2, 2)
+        row.addLayout(col, 3)
+        self.defense_combo.currentIndexChanged.connect(self._on_defense_changed)
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_changed)
+        self.data_combo.activated.connect(self._on_data_activated)
+        self._on_defense_changed()
+        return box
+
+    def _build_results(self) -> QWidget:
+        w = QWidget(self)
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.empty_label = QLabel(EMPTY_TEXT, w)
+        self.empty_label.setWordWrap(True)
+        self.summary_view = QTextBrowser(w)
+        self.summary_view.setMinimumWidth(300)
+        self.roc_plot = make_plot("Attack ROC (victim's members vs non-members)",
+                                  "false positive rate", "true positive rate")
+        self.eps_plot = make_plot("MIA accuracy (solid) and test accuracy (dashed) against ε",
+                                  "ε (setting; one-parameter: per choice)", "accuracy")
+        self.table = QTableWidget(0, len(TABLE_COLUMNS), w)
+        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        top = QSplitter(Qt.Orientation.Horizontal, w)
+        top.addWidget(self.summary_view)
+        top.addWidget(self.roc_plot)
+        top.addWidget(self.eps_plot)
+        top.setStretchFactor(0, 3)
+        top.setStretchFactor(1, 2)
+        top.setStretchFactor(2, 3)
+        lay.addWidget(self.empty_label)
+        lay.addWidget(top, 3)
+        lay.addWidget(self.table, 2)
+        return w
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def runner(self) -> TaskRunner:
+        return self._runner
+
+    @property
+    def is_running(self) -> bool:
+        return self._runner.is_running
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        return self._summary
+
+    @property
+    def shown_run(self) -> str | None:
+        return self._shown_run
+
+    @property
+    def run_problem(self) -> str:
+        return self._problem
+
+    def set_parameters(self, **values: Any) -> None:
+        """Set the form (keys: data, victim, defense, epsilon, delta, shadows, seed)."""
+        for key, combo in (("data", self.data_combo), ("victim", self.victim_combo),
+                           ("defense", self.defense_combo)):
+            if key in values:
+                i = combo.findData(values[key])
+                if i < 0:
+                    raise ValueError(f"no {key} {values[key]!r}")
+                combo.setCurrentIndex(i)
+        if "epsilon" in values:
+            self.epsilon_spin.setValue(float(values["epsilon"]))
+        if "delta" in values:
+            self.delta_spin.setValue(float(values["delta"]))
+        if "shadows" in values:
+            self.shadows_spin.setValue(int(values["shadows"]))
+        if "seed" in values:
+            seed = values["seed"]
+            self.mode_combo.setCurrentIndex(1 if seed is None else 0)
+            if seed is not None:
+                self.seed_spin.setValue(int(seed))
+
+    def seed(self) -> int | None:
+        return None if self.mode_combo.currentData() == "release" else self.seed_spin.value()
+
+    def randomness_label(self) -> str:
+        """For the status bar: the randomness the next study will use."""
+        seed = self.seed()
+        return ("study in release mode (secure noise)" if seed is None
+                else f"study as a seeded experiment (seed {seed})")
+
+    def setup(self, *, defense: str | None = None) -> Any:
+        from core.modelprivacy.study import MiaSetup
+
+        d = defense or self.defense_combo.currentData()
+        return MiaSetup(victim=self.victim_combo.currentData(), defense=d,
+                        epsilon=None if d == "none" else float(self.epsilon_spin.value()),
+                        delta=float(self.delta_spin.value()) if d in ("dpsgd", "gpm")
+                        else None, shadows=int(self.shadows_spin.value()))
+
+    def run(self) -> bool:
+        """One study in the worker; False (with the reason shown) when refused."""
+        return self._start("study")
+
+    def run_table(self) -> bool:
+        """Every defense at several ε on the same split (Table 6.2's shape)."""
+        return self._start("table")
+
+    def cancel(self) -> None:
+        self._runner.cancel()
+
+    def shutdown(self) -> None:
+        self._runner.shutdown()
+
+    def show_run(self, run_id: str) -> None:
+        """Show a recorded study or comparison (double-click in the project tree)."""
+        rec = self._document.run(run_id)
+        if rec.kind not in (RUN_KIND, TABLE_KIND):
+            raise ValueError(f"{run_id} is a {rec.kind} run, not a model privacy run")
+        self._shown_run = rec.id
+        self._show_summary(rec.kind, rec.summary, rec.id)
+
+    # ------------------------------------------------------------------ running
+    def _data_source(self) -> tuple[str, Any]:
+        key = self.data_combo.currentData()
+        if key == _CSV:
+            if not self._csv_path:
+                raise InputError("choose a CSV file first", field="data")
+            return self._csv_path, None
+        if isinstance(key, str) and key.startswith("mdp:"):
+            return key, self._document.project.mdp(key[4:])
+        return str(key), None
+
+    def _start(self, task: str) -> bool:
+        if self.is_running:
+            return False
+        self._problem = ""
+        self.run_message.hide()
+        try:
+            spec, mdp = self._data_source()
+            setup = self.setup(defense="none" if task == "table" else None)
+            if mdp is None and setup.victim == "tabular":
+                raise InputError("the tabular victim needs an MDP of the project as data",
+                                 field="victim")
+        except InputError as exc:
+            return self._refuse(f"{exc.field or 'input'}: {exc.problem}")
+        self._task = task
+        self._request = {"data": spec}
+        seed = self.seed()
+        self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {setup.victim}, "
+                                 f"{setup.defense}, "
+                                 + ("release mode" if seed is None else f"seed {seed}"))
+        self._runner.start(_study if task == "study" else _table, spec, mdp, setup, seed)
+        return True
+
+    def _refuse(self, text: str) -> bool:
+        self._problem = text
+        self.run_message.setText(f"Not run — {text}")
+        self.run_message.show()
+        self.message_logged.emit("WARNING", f"model privacy not run: {text}")
+        return False
+
+    def _update_running(self, running: bool) -> None:
+        self.running_changed.emit(running)
+        for w in (self.data_combo, self.victim_combo, self.defense_combo, self.epsilon_spin,
+                  self.delta_spin, self.shadows_spin, self.mode_combo, self.compare_button):
+            w.setEnabled(not running)
+        if not running:
+            self._on_mode_changed()
+            self._on_defense_changed()
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        if self._status_bar is not None and self.isVisible():
+            self._status_bar.showMessage(f"Model privacy: {100 * fraction:.0f} % — {message}")
+
+    def _on_succeeded(self, result: object) -> None:
+        project = self._document.project
+        if self._task == "table":
+            record, entries = mia_table_record(project, list(result))  # type: ignore[arg-type]
+        else:
+            record, entries = mia_run_record(project, result)
+        self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
+                            "model privacy")
+        self._shown_run = record.id
+        self._show_summary(record.kind, record.summary, record.id)
+        self.run_controls.set_status(f"done — recorded as {record.id}")
+        self.message_logged.emit("INFO", f"model privacy {record.id}: recorded with "
+                                 f"{len(entries)} ledger entr{'y' if len(entries) == 1 else 'ies'}")
+        self.run_recorded.emit(record.id)
+
+    def _on_failed(self, exc: object) -> None:
+        if isinstance(exc, InputError):
+            self._refuse(f"{exc.field or exc.file or 'input'}: {exc.problem}")
+        else:
+            self._refuse(f"the run failed: {type(exc).__name__}: {exc}")
+            self.message_logged.emit("ERROR", f"model privacy failed: {exc}")
+
+    # ------------------------------------------------------------------ display
+    def _show_summary(self, kind: str, s: Mapping[str, Any], run_id: str | None) -> None:
+        self._summary = dict(s)
+        self.empty_label.hide()
+        rows = s["rows"] if kind == TABLE_KIND else [dict(s, label=DEFENSE_NAMES.get(
+            s["defense"], s["defense"]), epsilon_setting=s.get("epsilon"))]
+        self.summary_view.setHtml(study_html(s, kind, run_id))
+        self._draw_roc(rows)
+        self._draw_eps(rows)
+        cells = table_cells(rows)
+        self.table.setRowCount(len(cells))
+        for i, row in enumerate(cells):
+            for j, text in enumerate(row):
+                self.table.setItem(i, j, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()
+        self.result_shown.emit()
+
+    def _draw_roc(self, rows: list[Mapping[str, Any]]) -> None:
+        """The ROC of each defense's most private setting (and of no defense)."""
+        p = self.roc_plot
+        if self._roc_legend is None:
+            self._roc_legend = add_legend(p, "bottom-right")
+        self._roc_legend.clear()
+        p.clear()
+        p.plot([0, 1], [0, 1], pen=pen("#999999", dotted=True, width=1))
+        seen: set[str] = set()
+        for r in sorted(rows, key=lambda r: (r["defense"], r.get("epsilon_setting") or 0)):
+            if r["defense"] in seen or not r.get("roc"):
+                continue
+            seen.add(r["defense"])
+            roc = np.asarray(r["roc"], dtype=float)
+            eps = r.get("epsilon_setting")
+            p.plot(roc[:, 0], roc[:, 1], pen=pen(_COLOURS.get(r["defense"], "#1f77b4")),
+                   name=DEFENSE_NAMES[r["defense"]].split(" (")[0]
+                   + ("" if eps is None else f", ε = {eps:g}"))
+        p.setRange(xRange=(0, 1), yRange=(0, 1))
+
+    def _draw_eps(self, rows: list[Mapping[str, Any]]) -> None:
+        """MIA accuracy (solid) and test accuracy (dashed) against the ε setting, the DP cap
+        and the undefended attack accuracy (dotted)."""
+        from core.privacy.composition import accuracy_cap
+
+        p = self.eps_plot
+        if self._eps_legend is None:
+            self._eps_legend = add_legend(p, "bottom-right")
+        legend = self._eps_legend
+        legend.clear()
+        p.clear()
+        eps_vals = [r["epsilon_setting"] for r in rows if r.get("epsilon_setting") is not None]
+        top = max(eps_vals + [4.0]) * 1.1
+        grid = np.linspace(0, top, 120)
+        delta = next((r.get("delta") or 0.0 for r in rows if r["defense"] in ("dpsgd", "gpm")),
+                     1e-5)
+        cap = [accuracy_cap(float(e), float(delta)) for e in grid]
+        p.plot(grid, cap, pen=pen("#7A2300", dashdot=True), name="DP cap on MIA accuracy")
+        none = [r for r in rows if r["defense"] == "none"]
+        if none:
+            a = float(none[0]["attack_accuracy"])
+            p.plot([0, top], [a, a], pen=pen(_COLOURS["none"], dotted=True),
+                   name="no defense")
+        for d in ("dpsgd", "gpm", "oneparam"):
+            pts = sorted((r["epsilon_setting"], r["attack_accuracy"], r["test_accuracy"])
+                         for r in rows if r["defense"] == d and r.get("epsilon_setting")
+                         is not None)
+            if not pts:
+                continue
+            x, a_, t = (np.array(v, dtype=float) for v in zip(*pts))
+            p.plot(x, a_, pen=pen(_COLOURS[d]), symbol="o", symbolSize=6,
+                   symbolBrush=_COLOURS[d], name=DEFENSE_NAMES[d].split(" (")[0])
+            p.plot(x, t, pen=pen(_COLOURS[d], dashed=True, width=1.5), symbol="t",
+                   symbolSize=6, symbolBrush=_COLOURS[d])
+        p.setRange(xRange=(0, top), yRange=(0, 1.02))
+
+    # ------------------------------------------------------------------ slots
+    def _fill_data(self) -> None:
+        current = self.data_combo.currentData()
+        self.data_combo.clear()
+        for key, text in (("digits", "digits (scikit-learn, 1,797 × 8×8)"),
+                          ("breast-cancer", "breast-cancer (569 × 30)"),
+                          ("wine", "wine (178 × 13)")):
+            self.data_combo.addItem(text, key)
+        for e in self._document.project.mdps:
+            self.data_combo.addItem(f"MDP {e.id}: next-state records", f"mdp:{e.id}")
+        self.data_combo.addItem("CSV file…" if not self._csv_path
+                                else f"CSV: {self._csv_path}", _CSV)
+        i = self.data_combo.findData(current)
+        self.data_combo.setCurrentIndex(max(i, 0))
+
+    def _on_data_activated(self, index: int) -> None:
+        if self.data_combo.itemData(index) != _CSV:
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open a CSV data set", "",
+                                              "CSV files (*.csv);;All files (*)")
+        if path:
+            self._csv_path = path
+            self.data_combo.setItemText(index, f"CSV: {path}")
+
+    def _on_defense_changed(self, *args: object) -> None:
+        d = self.defense_combo.currentData()
+        running = self.is_running
+        self.epsilon_spin.setEnabled(d != "none" and not running)
+        self.delta_spin.setEnabled(d in ("dpsgd", "gpm") and not running)
+
+    def _on_mode_changed(self, *args: object) -> None:
+        self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"
+                                  and not self.is_running)
+
+    def _show_latest(self) -> None:
+        runs = [r for r in self._document.project.runs if r.kind in (RUN_KIND, TABLE_KIND)]
+        if runs:
+            self.show_run(runs[-1].id)
+        else:
+            self._summary = None
+            self._shown_run = None
+            self.empty_label.show()
+            self.summary_view.setHtml(EMPTY_TEXT)
+            self.table.setRowCount(0)
+            self._draw_roc([])
+            self.eps_plot.clear()
+            if self._eps_legend is not None:
+                self._eps_legend.clear()
+
+    def _on_project_replaced(self) -> None:
+        self._fill_data()
+        self._show_latest()
+
+    def _on_run_added(self, run_id: str) -> None:
+        try:
+            rec = self._document.run(run_id)
+        except KeyError:
+            return
+        if rec.kind in (RUN_KIND, TABLE_KIND) and run_id != self._shown_run:
+            self.show_run(run_id)
+
+    def _on_run_removed(self, run_id: str) -> None:
+        if run_id == self._shown_run:
+            self._show_latest()
+
+
+register_tool(ToolSpec(
+    "modelprivacy", "Model privacy",
+    lambda window: ModelPrivacyPanel(window.document, window.tabs,
+                                     status_bar=window.statusBar()),
+    "Membership inference on a trained model, and what DP-SGD, noise after training and the "
+    "one-parameter defense cost.\nDouble-click to open."))
+

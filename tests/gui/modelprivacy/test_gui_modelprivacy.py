@@ -1,0 +1,76 @@
+"""The Model privacy workspace (issue 13, GUI side): run, record, show again, refuse, cancel."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.modelprivacy.records import RUN_KIND, TABLE_KIND
+from gui.modelprivacy.panel import ModelPrivacyPanel
+
+
+@pytest.fixture
+def panel(qtbot, example_doc):
+    p = ModelPrivacyPanel(example_doc)
+    qtbot.addWidget(p)
+    p.resize(1300, 820)
+    p.show()
+    yield p
+    p.shutdown()
+
+
+def _wait(qtbot, panel, start, timeout=120_000):
+    with qtbot.waitSignal(panel.runner.finished, timeout=timeout):
+        assert start()
+
+
+def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot, panel,
+                                                                          example_doc):
+    assert panel.summary is None and panel.empty_label.isVisible()
+    panel.set_parameters(data="wine", victim="ffnn", defense="dpsgd", epsilon=2.0, seed=3,
+                         shadows=2)
+    assert panel.randomness_label() == "study as a seeded experiment (seed 3)"
+    n_ledger = len(example_doc.project.ledger)
+    _wait(qtbot, panel, panel.run)
+    assert panel.run_problem == ""
+    s = panel.summary
+    assert s["defense"] == "dpsgd" and s["epsilon"] <= 2.0 and s["accuracy_cap"] is not None
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == RUN_KIND and panel.shown_run == rec.id
+    assert len(example_doc.project.ledger) == n_ledger + 1
+    assert example_doc.project.ledger[-1].mechanism == "dpsgd"
+    assert "DP-SGD" in panel.table.item(0, 0).text()
+    html = panel.summary_view.toHtml()
+    assert "Guarantee" in html and "seed 3" in html
+    # undo removes the run and its ledger entry; the panel falls back to the empty state
+    example_doc.stack("model privacy").undo()
+    assert len(example_doc.project.ledger) == n_ledger and panel.summary is None
+
+
+def test_comparison_table_and_show_again(qtbot, panel, example_doc):
+    panel.set_parameters(data="wine", victim="ffnn", seed=1, shadows=2)
+    _wait(qtbot, panel, panel.run_table)
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == TABLE_KIND
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert labels[0] == "No defense" and any("One-parameter" in t for t in labels)
+    assert panel.table.rowCount() == 1 + 3 + 3 + 4
+    panel._show_latest()
+    panel.show_run(rec.id)
+    assert panel.shown_run == rec.id
+
+
+def test_refusals_name_the_field(qtbot, panel):
+    panel.set_parameters(data="digits", victim="tabular")
+    assert panel.run() is False and "victim" in panel.run_problem
+    panel.set_parameters(data="wine", victim="ffnn", shadows=30, seed=1)
+    _wait(qtbot, panel, panel.run)
+    assert "shadows" in panel.run_problem and panel.summary is None
+
+
+def test_cancel_records_nothing(qtbot, panel, example_doc):
+    n = len(example_doc.project.runs)
+    panel.set_parameters(data="digits", victim="rnn", defense="gpm", seed=1)
+    with qtbot.waitSignal(panel.runner.finished, timeout=60_000):
+        assert panel.run()
+        panel.cancel()
+    assert len(example_doc.project.runs) == n
