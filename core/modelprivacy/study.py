@@ -39,6 +39,7 @@ from core.common.progress import Cancelled, Progress, no_progress, sub_progress
 from core.modelprivacy.data import Dataset, as_sequences
 from core.modelprivacy.defenses import (
     gpm_sigma,
+    oneparam_epsilon_star,
     oneparam_release,
     query_bound,
     sensitivity_sampler,
@@ -449,8 +450,15 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         k = data.classes
         eps_choice = float(setup.epsilon or 1.0)
         eps_vec = k * eps_choice
+        # ε* of eq. 6.5 (z = y) per released member vector, (max, min) pair (A22)
+        _z, sel = oneparam_release(raw_in[:200], eps_choice, np.random.default_rng(0),
+                                   m=setup.granularity, preset=setup.preset,
+                                   return_selected=True)
+        stars = np.array([oneparam_epsilon_star(y_, s_) for y_, s_ in zip(raw_in[:200], sel)])
+        stars = stars[np.isfinite(stars)]
         extra.update(epsilon_choice=eps_choice, granularity=setup.granularity,
-                     preset=setup.preset, query_bound_eps5=query_bound(5.0, k, eps_choice))
+                     preset=setup.preset, query_bound_eps5=query_bound(5.0, k, eps_choice),
+                     epsilon_star_median=float(np.median(stars)) if stars.size else None)
         guarantee = (f"each released vector is ({eps_vec:g}, 0)-DP (k·ε = {k}·{eps:g}, Thm 6.1) "
                      "for neighbouring confidence vectors with the same sub-ranges; this is "
                      "not a guarantee about training-set membership, and b queries of the "

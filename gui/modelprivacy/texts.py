@@ -108,6 +108,10 @@ def study_html(s: Mapping[str, Any], kind: str, run_id: str | None) -> str:
         parts.append(f"<tr><td>distortion (ℓ2)</td><td>{_f(s.get('distortion'))}; attack "
                      f"with the defense hidden: {_f(s.get('attack_accuracy_hidden'))}"
                      "</td></tr>")
+        parts.append(f"<tr><td>ε* (z = y, median)</td><td>{_f(s.get('epsilon_star_median'))}"
+                     " — below ε* outputs look less confident than the model, above more "
+                     f"(Property 6.3); queries of one record within ε′ = 5: "
+                     f"{_f(s.get('query_bound_eps5'), '.3g')} (Thm 6.3)</td></tr>")
     parts += [f"<tr><td>ε</td><td>{eps_text}</td></tr>",
               f"<tr><td>DP cap on accuracy</td><td>{cap_text}</td></tr>", "</table>",
               f"<p><b>Guarantee:</b> {html.escape(str(s.get('guarantee')))}</p>",

@@ -100,6 +100,7 @@ def test_gpm_and_oneparam_statements():
     assert o.epsilon == pytest.approx(7.0) and o.delta == 0.0 and o.accuracy_cap is None
     assert "not a guarantee about training-set membership" in o.guarantee
     assert o.distortion > 0.5 and "attack_accuracy_hidden" in o.extra
+    assert o.extra["epsilon_star_median"] > 0 and o.extra["query_bound_eps5"] > 0
     (ent,) = mia_entries(o)
     assert ent.count == 2 * o.members + o.extra["pool_queries"] and ent.epsilon == 7.0
     (none,) = mia_entries(run_mia(DIGITS, MiaSetup(**FAST), seed=1))
