@@ -16,7 +16,7 @@ _FLAGS = {"victim": "--victim", "defense": "--defense", "epsilon": "--epsilon",
           "epochs": "--epochs", "hidden": "--hidden", "batch": "--batch", "lr": "--lr",
           "clip": "--clip", "sensitivity_samples": "--sensitivity-samples",
           "granularity": "--granularity", "preset": "--preset", "data": "--data",
-          "samples": "--sensitivity-samples", "seed": "--seed"}
+          "samples": "--sensitivity-samples", "seed": "--seed", "k": "--k", "b": "--b"}
 
 
 def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -43,7 +43,8 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         setup = MiaSetup(victim=args.victim, defense=args.defense, epsilon=args.epsilon,
                          delta=args.delta, shadows=args.shadows, train_size=args.train_size,
                          epochs=args.epochs, hidden=args.hidden, lr=args.lr, clip=args.clip,
-                         sensitivity_samples=args.sensitivity_samples, preset=args.preset)
+                         sensitivity_samples=args.sensitivity_samples, preset=args.preset,
+                         k=args.k, b=args.b)
         res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"))
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
@@ -110,15 +111,19 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--victim", choices=("ffnn", "rnn", "tabular"), default="ffnn",
                     help="feed-forward network, Elman recurrent network, or the MLE model of "
                          "an MDP (tabular; needs mdp:FILE)")
-    sp.add_argument("--defense", choices=("none", "dpsgd", "gpm", "oneparam"), default="none",
+    sp.add_argument("--defense", choices=("none", "dpsgd", "gpm", "oneparam", "dirichlet"),
+                    default="none",
                     help="none; dpsgd (DP-SGD, dp-accounting RDP); gpm (Gaussian noise on the "
                          "trained parameters, empirical sensitivity: random DP); oneparam "
-                         "(Shen's one-parameter defense of released confidence vectors)")
+                         "(Shen's one-parameter defense of released confidence vectors); "
+                         "dirichlet (tabular victim: Dirichlet privatisation of the MLE rows "
+                         "before value iteration)")
     sp.add_argument("--epsilon", type=float, default=None,
                     help="dpsgd/gpm: the target epsilon; oneparam: the defense's parameter "
                          "(a vector of k classes costs k*epsilon). Default 1")
     sp.add_argument("--delta", type=float, default=None,
-                    help="dpsgd/gpm: target delta (default 1e-5)")
+                    help="dpsgd/gpm: target delta (default 1e-5); dirichlet: delta per row "
+                         "(default 0.05)")
     sp.add_argument("--shadows", type=int, default=4, help="shadow models (default 4)")
     sp.add_argument("--train-size", type=int, default=None,
                     help="the victim's training records (default: an eighth of the data, "
@@ -130,6 +135,10 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--clip", type=float, default=1.0, help="DP-SGD clip norm C")
     sp.add_argument("--sensitivity-samples", type=int, default=20,
                     help="gpm: replace-one pairs of the SensitivitySampler (gamma(n) shown)")
+    sp.add_argument("--k", type=float, default=50.0,
+                    help="dirichlet: concentration k (larger: more accurate, less private)")
+    sp.add_argument("--b", type=float, default=0.1,
+                    help="dirichlet: L1 radius of neighbouring rows (default 0.1)")
     sp.add_argument("--preset", choices=("sound", "thesis"), default="sound",
                     help="oneparam utility: sound -|y - c| (default) or thesis 1/|y - c| "
                          "(unbounded: not formally DP)")

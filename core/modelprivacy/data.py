@@ -23,6 +23,7 @@ import csv
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,8 @@ class Dataset:
     notes: tuple[str, ...] = field(default_factory=tuple)
     #: (states, actions) for next-state records of an MDP (the tabular victim needs them)
     mdp_dims: tuple[int, int] | None = None
+    #: the MDP the records were sampled from (its rewards, horizon and mask are public)
+    mdp: Any = None
 
     @property
     def n(self) -> int:
@@ -79,10 +82,13 @@ def as_sequences(X: np.ndarray, seq_shape: tuple[int, int]) -> np.ndarray:
 
 def _finish(name: str, X: np.ndarray, labels: np.ndarray, *, seq_shape=None,
             notes: tuple[str, ...] = (), field_name: str = "data",
-            mdp_dims: tuple[int, int] | None = None) -> Dataset:
+            mdp_dims: tuple[int, int] | None = None, mdp: Any = None) -> Dataset:
     if X.shape[0] == 0:
         raise InputError("has no records", field=field_name)
     uniq, y = np.unique(labels, return_inverse=True)
+    classes = int(uniq.size)
+    if mdp_dims is not None:  # next states keep their state index: the labels are S classes
+        y, classes = np.asarray(labels, dtype=np.int64), mdp_dims[0]
     if uniq.size < 2:
         raise InputError(f"has one class only ({str(uniq[0])!r}): membership inference needs a "
                          "classification task with at least 2 classes", field=field_name)
@@ -90,7 +96,7 @@ def _finish(name: str, X: np.ndarray, labels: np.ndarray, *, seq_shape=None,
         raise InputError(f"has {X.shape[0]} records; the lab needs at least 40 (victim, "
                          "non-members and the attacker's shadows)", field=field_name)
     return Dataset(name, np.ascontiguousarray(X, dtype=np.float64), y.astype(np.int64),
-                   int(uniq.size), seq_shape or _seq_shape(X.shape[1]), notes, mdp_dims)
+                   classes, seq_shape or _seq_shape(X.shape[1]), notes, mdp_dims, mdp)
 
 
 def _standardise(X: np.ndarray) -> np.ndarray:
@@ -260,7 +266,7 @@ def mdp_dataset(path_or_mdp, *, seed: int = 0, trajectories: int = 400,
     if not feats:
         raise InputError("gives no records", field="data")
     return _finish(f"mdp:{name}", np.asarray(feats), np.asarray(labels),
-                   seq_shape=(2, S + A), mdp_dims=(S, A),
+                   seq_shape=(2, S + A), mdp_dims=(S, A), mdp=mdp,
                    notes=(f"{trajectories} random-action trajectories of {length} steps "
                           f"(seed {seed}); a record is two consecutive (state, action) steps "
                           "and its label the next state",))

@@ -89,6 +89,19 @@ def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
                             parameters={k: result.extra.get(k) for k in
                                         ("sigma", "sensitivity", "sensitivity_samples",
                                          "gamma")}, **common)]
+    if d == "dirichlet":
+        eps_rec = result.epsilon
+        bounded = eps_rec is not None
+        return [LedgerEntry(id="", mechanism="dirichlet-rows",
+                            epsilon=float(eps_rec) if eps_rec is not None else math.inf,
+                            delta=float(result.delta or 0.0) if bounded else 0.0,
+                            released="privatised MLE rows (and the policy value iteration "
+                                     "finds on them)",
+                            adjacency="replace one training record (moves <= 2 rows)",
+                            reason="" if bounded else str(result.epsilon_reason),
+                            parameters={k: result.extra.get(k) for k in
+                                        ("k", "b", "epsilon_row", "delta_row",
+                                         "fewest_samples_per_row")}, **common)]
     count = 2 * result.members + int(result.extra.get("pool_queries", 0))
     return [LedgerEntry(id="", mechanism="oneparam", epsilon=eps, delta=0.0,
                         released="defended confidence vectors (k*epsilon each)",
@@ -106,6 +119,7 @@ TABLE_KIND = "mia-table"
 def table_summary(rows: list) -> dict[str, Any]:
     """The comparison (Table 6.2's shape) as the record keeps it: one object per row."""
     return {"rows": [r.to_json() for r in rows],
+            "compare": "victims" if rows and rows[0].show_victim else "defenses",
             "data": rows[0].result.data if rows else "",
             "victim": rows[0].result.victim if rows else "",
             "seed": rows[0].result.seed if rows else None}

@@ -47,13 +47,16 @@ from core.modelprivacy.defenses import (
 from core.modelprivacy.models import DpSgd, Network, TrainConfig, train, train_steps
 
 __all__ = ["MiaSetup", "MiaResult", "run_mia", "DEFENSES", "VICTIM_KINDS", "FPRS",
-           "defense_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy", "mia_json_keys"]
+           "defense_table", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy",
+           "mia_json_keys"]
 
-DEFENSES = ("none", "dpsgd", "gpm", "oneparam")
+DEFENSES = ("none", "dpsgd", "gpm", "oneparam", "dirichlet")
 VICTIM_KINDS = ("ffnn", "rnn", "tabular")
 FPRS = (0.001, 0.01)
 DEFAULT_TABLE_EPSILONS = {"dpsgd": (1.0, 4.0, 8.0), "gpm": (1.0, 4.0, 8.0),
                           "oneparam": (0.1, 0.7, 1.4, 2.0)}
+#: the tabular victim's Dirichlet concentrations in the comparison
+DEFAULT_TABLE_KS = (10.0, 100.0, 1000.0)
 _LR = {"ffnn": 0.1, "rnn": 0.05}
 
 
@@ -85,6 +88,10 @@ class MiaSetup:
     sensitivity_samples: int = 20
     granularity: int = 5
     preset: str = "sound"
+    #: the tabular victim's Dirichlet privatisation of its rows: concentration k and the
+    #: L1 radius b of neighbouring rows (the MDP pipeline's mechanism and accounting)
+    k: float = 50.0
+    b: float = 0.1
     #: DP-SGD's own training schedule (tuned on digits at ε = 4: noisy steps want fewer,
     #: larger batches and no momentum); ``lr`` overrides the rate for both
     dp_epochs: int = 20
@@ -105,19 +112,32 @@ class MiaSetup:
         if self.victim == "tabular" and self.defense == "dpsgd":
             raise InputError("DP-SGD needs a gradient-trained victim (ffnn or rnn); the "
                              "tabular victim counts transitions", field="defense")
+        if self.defense == "dirichlet" and self.victim != "tabular":
+            raise InputError("the Dirichlet privatisation is the tabular victim's defense "
+                             "(rows of an MLE model)", field="defense")
         eps = self.epsilon
-        if self.defense == "none":
+        if self.defense in ("none", "dirichlet"):
             if eps is not None:
-                raise InputError("--epsilon needs a defense (dpsgd, gpm or oneparam)",
-                                 field="epsilon")
+                raise InputError("--epsilon needs a defense (dpsgd, gpm or oneparam); the "
+                                 "Dirichlet privatisation takes --k", field="epsilon")
         else:
             if eps is None:
                 eps = 1.0
             if isinstance(eps, bool) or not isinstance(eps, (int, float)) \
                     or not math.isfinite(eps) or eps <= 0:
                 raise InputError(f"must be a finite number > 0, got {eps!r}", field="epsilon")
+        for name in ("k", "b"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
+                    or v <= 0 or (name == "b" and v > 1):
+                raise InputError(f"must be a finite number in {'(0, 1]' if name == 'b' else '> 0'}"
+                                 f", got {v!r}", field=name)
         delta = self.delta
-        if self.defense in ("dpsgd", "gpm"):
+        if self.defense == "dirichlet":
+            delta = 0.05 if delta is None else delta
+            if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+                raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
+        elif self.defense in ("dpsgd", "gpm"):
             delta = 1e-5 if delta is None else delta
             if not (isinstance(delta, (int, float)) and 0 < delta < 1):
                 raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
@@ -244,6 +264,40 @@ class _Pipeline:
                     else Network(self.kind, self.X.shape[1:], data.classes, setup.hidden))
         self.sigma: float | None = None
         self.extra: dict[str, Any] = {}
+        self.last_counts = np.zeros(0)
+
+    # tabular victim: MLE model → optional Dirichlet privatisation (→ value iteration)
+    def _model(self, rows: np.ndarray):
+        from core.mdp.model import with_transitions
+
+        S, A = self.data.mdp_dims  # type: ignore[misc]
+        P = rows.reshape(S, A, S).copy()
+        P[~self.data.mdp.mask] = 0.0  # unavailable actions have no row
+        return with_transitions(self.data.mdp, P, name="MLE model")
+
+    def _privatise(self, rows: np.ndarray) -> np.ndarray:
+        from core.common.validation import RandomSource
+        from core.mdp.privatize import privatize_mdp
+
+        src = (self.noise if isinstance(self.noise, np.random.Generator)
+               else RandomSource(self.noise, "release", None))
+        private = privatize_mdp(self._model(rows), float(self.setup.k), rng=src,
+                                zeros="smoothing", smoothing=0.01)
+        return private.mdp.P.reshape(-1, self.data.classes)
+
+    def policy_values(self, theta: np.ndarray) -> tuple[float, float]:
+        """V^π̂(s₀) on the true MDP of the policy value iteration finds on the released
+        model, and V*(s₀)."""
+        from core.mdp.synthesis import evaluate_policy, synthesize
+
+        mdp = self.data.mdp
+        pol = synthesize(self._model(theta)).policy
+        v = evaluate_policy(mdp, pol)
+        v_opt = synthesize(mdp).values
+        s0 = mdp.initial_state
+        pick = (lambda a: float(a[0, s0])) if mdp.horizon is not None else (
+            lambda a: float(a[s0]))
+        return pick(v), pick(v_opt)
 
     # tabular victim: P̂(next | s, a) from counts; unseen rows uniform
     def _sa(self, idx: np.ndarray) -> np.ndarray:
@@ -260,8 +314,11 @@ class _Pipeline:
             counts = np.zeros((S * A, self.data.classes))
             np.add.at(counts, (self._sa(idx), self.y[idx]), 1.0)
             tot = counts.sum(axis=1, keepdims=True)
-            return np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / self.data.classes
-                            ).ravel()
+            rows = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / self.data.classes)
+            self.last_counts = tot.ravel()
+            if dp and self.setup.defense == "dirichlet":
+                rows = self._privatise(rows)
+            return rows.ravel()
         assert self.net is not None
         dps = (DpSgd(self.sigma, self.setup.clip) if dp and self.setup.defense == "dpsgd"
                and self.sigma is not None else None)
@@ -408,6 +465,14 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
                      order=acc.order, accountant="dp-accounting RDP")
         guarantee = (f"({eps:.3g}, {delta:g})-DP for the trained model (DP-SGD, RDP accountant "
                      f"of dp-accounting; {acc.adjacency})")
+    if setup.defense == "dirichlet":
+        from core.mdp.accounting import mdp_privacy
+
+        priv = mdp_privacy(data.mdp, float(setup.k), b=float(setup.b),
+                           delta_target=float(delta),  # type: ignore[arg-type]
+                           zeros="smoothing", smoothing=0.01)
+        extra.update(k=float(setup.k), b=float(setup.b), epsilon_row=priv.epsilon,
+                     delta_row=priv.delta)
     t_train0 = time.perf_counter()
     sens_prog = sub_progress(progress, 0.0, 0.35) if setup.defense == "gpm" else None
     vic_prog = sub_progress(progress, 0.35 if sens_prog else 0.0, 0.45 if sens_prog else 0.2)
@@ -437,6 +502,34 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     vic_prog(1.0, "victim trained")
     victim_theta = pipe.release_params(victim_theta)
     train_s = time.perf_counter() - t_train0
+    if setup.victim == "tabular":
+        v_pi, v_opt = pipe.policy_values(victim_theta)
+        extra.update(policy_value=v_pi, optimal_value=v_opt)
+        notes.append(f"value iteration on the released model: its policy earns {v_pi:.4g} on "
+                     f"the true MDP (optimal {v_opt:.4g})")
+    if setup.defense == "dirichlet":
+        need = math.ceil(2.0 / float(setup.b)) + 1
+        avail = data.mdp.mask.ravel()
+        n_min = int(pipe.last_counts[avail].min())
+        e_row, d_row = extra["epsilon_row"], extra["delta_row"]
+        extra["fewest_samples_per_row"] = n_min
+        if n_min >= need and math.isfinite(e_row):
+            eps, delta = 2.0 * e_row, min(1.0, 2.0 * d_row)
+            guarantee = (f"({eps:.4g}, {delta:.3g})-DP for replacing one training record: it "
+                         f"moves at most two rows, each by L1 ≤ 2/n ≤ b = {setup.b:g} because "
+                         f"every row has n ≥ {need} samples; each row is ({e_row:.4g}, "
+                         f"{d_row:.3g})-DP at radius b (the MDP pipeline's row analysis). "
+                         "The row counts were checked on the data: that check is not "
+                         "protected")
+            eps_reason = None
+        else:
+            eps = None
+            eps_reason = (f"a row has {n_min} samples (< {need}): one record can move it by "
+                          f"more than b = {setup.b:g}, so the row guarantee does not cover "
+                          "training records")
+            guarantee = (f"rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
+                         f"{setup.b:g}; no record-level statement ({eps_reason})")
+            cap_reason = "no record-level DP statement"
 
     # --- the victim's released outputs --------------------------------------------------------
     t0 = time.perf_counter()
@@ -522,13 +615,14 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     extra["pool_queries"] = int(pool.size)
 
     cap = None
-    if setup.defense in ("dpsgd", "gpm") and eps is not None:
+    if setup.defense in ("dpsgd", "gpm", "dirichlet") and eps is not None:
         cap = accuracy_cap(float(eps), float(delta or 0.0))
         cap_reason = None
         if setup.defense == "gpm":
             extra["accuracy_cap_note"] = "holds with probability ≥ 1 − γ (random DP)"
     if setup.defense in ("dpsgd", "gpm", "oneparam"):
         eps_reason = None
+    unbounded = setup.defense == "none" or (setup.defense == "dirichlet" and eps is None)
     notes.append("ε_lb uses the attack's error rates with 95 % Clopper–Pearson limits; the "
                  "trials share one trained model, so it is indicative, not a certified bound")
     progress(1.0, "done")
@@ -537,8 +631,8 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         train_accuracy=train_acc, test_accuracy=test_acc, attack_accuracy=float(att_acc),
         auc=auc, tpr_at_fpr=tpr_at, epsilon_lb=eps_lb, entropy_gap=ent_gap,
         generalisation_gap=train_acc - test_acc,
-        epsilon=None if setup.defense == "none" else float(eps),  # type: ignore[arg-type]
-        delta=None if setup.defense == "none" else float(delta or 0.0),
+        epsilon=None if unbounded else float(eps),  # type: ignore[arg-type]
+        delta=None if unbounded else float(delta or 0.0),
         accuracy_cap=cap, guarantee=guarantee, distortion=distortion,
         inversion_error=inv_err, roc=roc, mode=src.mode, seed=seed, train_s=train_s,
         test_s_per_vector=test_s, elapsed_s=time.perf_counter() - t_start, members=n_in,
@@ -572,11 +666,20 @@ class TableRow:
     defense: str
     epsilon: float | None
     result: MiaResult
+    k: float | None = None
+    #: prefix the label with the victim (a comparison of victims)
+    show_victim: bool = False
 
     @property
     def label(self) -> str:
+        base = self._label()
+        return f"{self.result.victim}: {base}" if self.show_victim else base
+
+    def _label(self) -> str:
         names = {"none": "No defense", "dpsgd": "DP-SGD", "gpm": "GPM",
-                 "oneparam": "One-parameter"}
+                 "oneparam": "One-parameter", "dirichlet": "Dirichlet rows"}
+        if self.k is not None:
+            return f"{names[self.defense]} (k = {self.k:g})"
         if self.epsilon is None:
             return names[self.defense]
         return f"{names[self.defense]} (ε = {self.epsilon:g})"
@@ -584,6 +687,7 @@ class TableRow:
     def to_json(self) -> dict[str, Any]:
         r = self.result
         return {"defense": self.defense, "epsilon_setting": self.epsilon, "label": self.label,
+                "k": self.k, "victim": self.result.victim,
                 "train_accuracy": r.train_accuracy, "test_accuracy": r.test_accuracy,
                 "distortion": r.distortion, "inversion_error": r.inversion_error,
                 "attack_accuracy": r.attack_accuracy, "auc": r.auc,
@@ -619,17 +723,54 @@ def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
     list of TableRow
     """
     eps = dict(DEFAULT_TABLE_EPSILONS if epsilons is None else epsilons)
-    plan: list[tuple[str, float | None]] = []
+    plan: list[tuple[str, float | None, float | None]] = []
     for d in defenses:
         if d == "none":
-            plan.append(("none", None))
+            plan.append(("none", None, None))
+        elif d == "dirichlet":
+            if base.victim == "tabular":
+                plan.extend(("dirichlet", None, k) for k in DEFAULT_TABLE_KS)
         elif not (d == "dpsgd" and base.victim == "tabular"):
-            plan.extend((d, e) for e in eps.get(d, ()))
+            plan.extend((d, e, None) for e in eps.get(d, ()))
     rows = []
-    for i, (d, e) in enumerate(plan):
-        st = replace(base, defense=d, epsilon=e, delta=None)
+    for i, (d, e, k) in enumerate(plan):
+        st = replace(base, defense=d, epsilon=e, delta=None,
+                     k=float(k) if k is not None else base.k)
         r = run_mia(data, st, seed=seed, progress=sub_progress(progress, i / len(plan),
                                                                (i + 1) / len(plan)),
                     cancelled=cancelled)
-        rows.append(TableRow(d, e, r))
+        rows.append(TableRow(d, e, r, k))
+    return rows
+
+
+def victim_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
+                 victims: tuple[str, ...] = ("ffnn", "rnn"), progress: Progress = no_progress,
+                 cancelled: Callable[[], bool] | None = None) -> list[TableRow]:
+    """The same study (defense, ε, split and seed) for each victim, side by side — the RNN
+    paper's comparison, qualitative at this scale.
+
+    Parameters
+    ----------
+    data : Dataset
+        The records.
+    base : MiaSetup
+        Defense and training (its victim is replaced per row).
+    seed : int, optional
+        Experiment seed (the same split for every victim).
+    victims : tuple of str
+        Which victims.
+    progress, cancelled : callable
+        As in :func:`run_mia`.
+
+    Returns
+    -------
+    list of TableRow
+    """
+    rows = []
+    for i, v in enumerate(victims):
+        st = replace(base, victim=v)
+        r = run_mia(data, st, seed=seed, progress=sub_progress(progress, i / len(victims),
+                                                               (i + 1) / len(victims)),
+                    cancelled=cancelled)
+        rows.append(TableRow(base.defense, base.epsilon, r, None, show_victim=True))
     return rows

@@ -273,7 +273,7 @@ def mia_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Ledge
     return record, mia_entries(result, source=rid)
 
 
-def mia_table_record(project: Project, rows: Sequence[Any]
+def mia_table_record(project: Project, rows: Sequence[Any], *, compare: str = "defenses"
                      ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a defense comparison (kind ``"mia-table"``) and every row's ledger
     entries.
@@ -283,7 +283,9 @@ def mia_table_record(project: Project, rows: Sequence[Any]
     project : Project
         Where it will be recorded.
     rows : sequence of TableRow
-        :func:`core.modelprivacy.study.defense_table`.
+        :func:`core.modelprivacy.study.defense_table` or ``victim_table``.
+    compare : {"defenses", "victims"}
+        What the rows compare.
 
     Returns
     -------
@@ -292,8 +294,10 @@ def mia_table_record(project: Project, rows: Sequence[Any]
     rid = project.new_run_id()
     first = rows[0].result
     params = dict(mia_params(first))
-    params.update(defense="table", epsilon=None,
-                  rows=[[r.defense, r.epsilon] for r in rows])
+    params.update(compare=compare, rows=[[r.result.victim, r.defense, r.epsilon, r.k]
+                                         for r in rows])
+    if compare == "defenses":
+        params.update(defense="table", epsilon=None)
     record = RunRecord(id=rid, kind=MIA_TABLE_KIND, target=first.data, params=params,
                        summary=table_summary(list(rows)),
                        mode="experiment" if first.seed is not None else "release",

@@ -605,7 +605,7 @@ _SHARING_COLOURS = {"none": "#7F7F7F", "nonprivate": "#1F77B4", "aware": "#2CA02
 
 
 _MIA_NAMES = {"none": "no defense", "dpsgd": "DP-SGD", "gpm": "GPM (random DP)",
-              "oneparam": "one-parameter defense"}
+              "oneparam": "one-parameter defense", "dirichlet": "Dirichlet rows"}
 
 
 @reporter("mia")

@@ -64,7 +64,9 @@ from gui.shell.workers import TaskRunner
 
 __all__ = ["ModelPrivacyPanel"]
 
-_COLOURS = {"none": "#444444", "dpsgd": "#1f77b4", "gpm": "#2ca02c", "oneparam": "#d62728"}
+_COLOURS = {"none": "#444444", "dpsgd": "#1f77b4", "gpm": "#2ca02c", "oneparam": "#d62728",
+            "dirichlet": "#9467bd"}
+_SYMBOLS = {"ffnn": "o", "rnn": "s", "tabular": "d"}
 _CSV = "__csv__"
 
 
@@ -82,6 +84,13 @@ def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: 
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
     return defense_table(data, setup, seed=seed, progress=progress)
+
+
+def _victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
+    from core.modelprivacy.data import load_dataset
+    from core.modelprivacy.study import victim_table
+
+    return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress)
 
 
 class ModelPrivacyPanel(QWidget):
@@ -163,12 +172,15 @@ class ModelPrivacyPanel(QWidget):
         self.delta_spin = SciSpinBox(box, minimum=1e-12, maximum=0.5, value=1e-5, digits=3,
                                      step=1e-5)
         self.delta_spin.setToolTip(TOOLTIPS["delta"])
+        self.k_spin = SciSpinBox(box, minimum=1e-2, maximum=1e6, value=50.0, digits=4, step=10)
+        self.k_spin.setToolTip(TOOLTIPS["k"])
         self.shadows_spin = QSpinBox(box)
         self.shadows_spin.setRange(1, 32)
         self.shadows_spin.setValue(4)
         self.shadows_spin.setToolTip(TOOLTIPS["shadows"])
         form2.addRow("ε", self.epsilon_spin)
         form2.addRow("δ", self.delta_spin)
+        form2.addRow("k (Dirichlet)", self.k_spin)
         form2.addRow("shadow models", self.shadows_spin)
         self.mode_combo = QComboBox(box)
         self.mode_combo.addItem("seeded experiment", "experiment")
@@ -189,6 +201,9 @@ class ModelPrivacyPanel(QWidget):
         self.compare_button = QPushButton("Compare defenses", box)
         self.compare_button.setToolTip(TOOLTIPS["compare"])
         self.compare_button.clicked.connect(self.run_table)
+        self.victims_button = QPushButton("Compare victims", box)
+        self.victims_button.setToolTip(TOOLTIPS["victims"])
+        self.victims_button.clicked.connect(self.run_victims)
         self.run_message = QLabel(box)
         self.run_message.setWordWrap(True)
         self.run_message.setStyleSheet(f"color: {ERROR_COLOUR};")
@@ -196,7 +211,10 @@ class ModelPrivacyPanel(QWidget):
         col = QVBoxLayout()
         col.addLayout(form3)
         col.addLayout(self.run_controls.layout_row())
-        col.addWidget(self.compare_button)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.compare_button)
+        buttons.addWidget(self.victims_button)
+        col.addLayout(buttons)
         col.addWidget(self.run_message)
         row.addLayout(form1, 3)
         row.addLayout(form2, 2)
@@ -269,6 +287,8 @@ class ModelPrivacyPanel(QWidget):
             self.epsilon_spin.setValue(float(values["epsilon"]))
         if "delta" in values:
             self.delta_spin.setValue(float(values["delta"]))
+        if "k" in values:
+            self.k_spin.setValue(float(values["k"]))
         if "shadows" in values:
             self.shadows_spin.setValue(int(values["shadows"]))
         if "seed" in values:
@@ -291,9 +311,11 @@ class ModelPrivacyPanel(QWidget):
 
         d = defense or self.defense_combo.currentData()
         return MiaSetup(victim=self.victim_combo.currentData(), defense=d,
-                        epsilon=None if d == "none" else float(self.epsilon_spin.value()),
+                        epsilon=None if d in ("none", "dirichlet")
+                        else float(self.epsilon_spin.value()),
                         delta=float(self.delta_spin.value()) if d in ("dpsgd", "gpm")
-                        else None, shadows=int(self.shadows_spin.value()))
+                        else None, shadows=int(self.shadows_spin.value()),
+                        k=float(self.k_spin.value()))
 
     def run(self) -> bool:
         """One study in the worker; False (with the reason shown) when refused."""
@@ -302,6 +324,10 @@ class ModelPrivacyPanel(QWidget):
     def run_table(self) -> bool:
         """Every defense at several ε on the same split (Table 6.2's shape)."""
         return self._start("table")
+
+    def run_victims(self) -> bool:
+        """The current defense for the feed-forward and the recurrent victim, side by side."""
+        return self._start("victims")
 
     def cancel(self) -> None:
         self._runner.cancel()
@@ -336,7 +362,11 @@ class ModelPrivacyPanel(QWidget):
         try:
             spec, mdp = self._data_source()
             setup = self.setup(defense="none" if task == "table" else None)
-            if mdp is None and setup.victim == "tabular":
+            if task == "victims" and (mdp is not None or setup.defense == "dirichlet"):
+                raise InputError("the feed-forward and recurrent victims need a data set of "
+                                 "records (not MDP data) and a defense they support",
+                                 field="victim")
+            if mdp is None and setup.victim == "tabular" and task != "victims":
                 raise InputError("the tabular victim needs an MDP of the project as data",
                                  field="victim")
         except InputError as exc:
@@ -347,7 +377,8 @@ class ModelPrivacyPanel(QWidget):
         self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {setup.victim}, "
                                  f"{setup.defense}, "
                                  + ("release mode" if seed is None else f"seed {seed}"))
-        self._runner.start(_study if task == "study" else _table, spec, mdp, setup, seed)
+        fn = {"study": _study, "table": _table, "victims": _victims}[task]
+        self._runner.start(fn, spec, mdp, setup, seed)
         return True
 
     def _refuse(self, text: str) -> bool:
@@ -360,7 +391,8 @@ class ModelPrivacyPanel(QWidget):
     def _update_running(self, running: bool) -> None:
         self.running_changed.emit(running)
         for w in (self.data_combo, self.victim_combo, self.defense_combo, self.epsilon_spin,
-                  self.delta_spin, self.shadows_spin, self.mode_combo, self.compare_button):
+                  self.delta_spin, self.k_spin, self.shadows_spin, self.mode_combo,
+                  self.compare_button, self.victims_button):
             w.setEnabled(not running)
         if not running:
             self._on_mode_changed()
@@ -372,8 +404,10 @@ class ModelPrivacyPanel(QWidget):
 
     def _on_succeeded(self, result: object) -> None:
         project = self._document.project
-        if self._task == "table":
-            record, entries = mia_table_record(project, list(result))  # type: ignore[arg-type]
+        if self._task in ("table", "victims"):
+            record, entries = mia_table_record(
+                project, list(result),  # type: ignore[call-overload]
+                compare="defenses" if self._task == "table" else "victims")
         else:
             record, entries = mia_run_record(project, result)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
@@ -417,16 +451,23 @@ class ModelPrivacyPanel(QWidget):
         self._roc_legend.clear()
         p.clear()
         p.plot([0, 1], [0, 1], pen=pen("#999999", dotted=True, width=1))
-        seen: set[str] = set()
-        for r in sorted(rows, key=lambda r: (r["defense"], r.get("epsilon_setting") or 0)):
-            if r["defense"] in seen or not r.get("roc"):
+        seen: set[tuple[str, str]] = set()
+        victims = {r.get("victim") for r in rows}
+        for r in sorted(rows, key=lambda r: (r["defense"], r.get("epsilon_setting") or 0,
+                                             r.get("k") or 0)):
+            key = (str(r.get("victim")), r["defense"])
+            if key in seen or not r.get("roc"):
                 continue
-            seen.add(r["defense"])
+            seen.add(key)
             roc = np.asarray(r["roc"], dtype=float)
-            eps = r.get("epsilon_setting")
-            p.plot(roc[:, 0], roc[:, 1], pen=pen(_COLOURS.get(r["defense"], "#1f77b4")),
-                   name=DEFENSE_NAMES[r["defense"]].split(" (")[0]
-                   + ("" if eps is None else f", ε = {eps:g}"))
+            eps, k = r.get("epsilon_setting"), r.get("k")
+            name = (DEFENSE_NAMES[r["defense"]].split(" (")[0]
+                    + ("" if eps is None else f", ε = {eps:g}")
+                    + ("" if k is None else f", k = {k:g}"))
+            if len(victims) > 1:
+                name = f"{r.get('victim')}: {name}"
+            p.plot(roc[:, 0], roc[:, 1], pen=pen(_COLOURS.get(r["defense"], "#1f77b4"),
+                                                 dashed=r.get("victim") == "rnn"), name=name)
         p.setRange(xRange=(0, 1), yRange=(0, 1))
 
     def _draw_eps(self, rows: list[Mapping[str, Any]]) -> None:
@@ -452,17 +493,22 @@ class ModelPrivacyPanel(QWidget):
             a = float(none[0]["attack_accuracy"])
             p.plot([0, top], [a, a], pen=pen(_COLOURS["none"], dotted=True),
                    name="no defense")
-        for d in ("dpsgd", "gpm", "oneparam"):
-            pts = sorted((r["epsilon_setting"], r["attack_accuracy"], r["test_accuracy"])
-                         for r in rows if r["defense"] == d and r.get("epsilon_setting")
-                         is not None)
-            if not pts:
-                continue
-            x, a_, t = (np.array(v, dtype=float) for v in zip(*pts))
-            p.plot(x, a_, pen=pen(_COLOURS[d]), symbol="o", symbolSize=6,
-                   symbolBrush=_COLOURS[d], name=DEFENSE_NAMES[d].split(" (")[0])
-            p.plot(x, t, pen=pen(_COLOURS[d], dashed=True, width=1.5), symbol="t",
-                   symbolSize=6, symbolBrush=_COLOURS[d])
+        victims = sorted({str(r.get("victim")) for r in rows})
+        for v in victims:
+            for d in ("dpsgd", "gpm", "oneparam"):
+                pts = sorted((r["epsilon_setting"], r["attack_accuracy"], r["test_accuracy"])
+                             for r in rows if r["defense"] == d and str(r.get("victim")) == v
+                             and r.get("epsilon_setting") is not None)
+                if not pts:
+                    continue
+                x, a_, t = (np.array(vals, dtype=float) for vals in zip(*pts))
+                name = DEFENSE_NAMES[d].split(" (")[0]
+                sym = _SYMBOLS.get(v, "o")
+                p.plot(x, a_, pen=pen(_COLOURS[d]), symbol=sym, symbolSize=7,
+                       symbolBrush=_COLOURS[d],
+                       name=f"{v}: {name}" if len(victims) > 1 else name)
+                p.plot(x, t, pen=pen(_COLOURS[d], dashed=True, width=1.5), symbol=sym,
+                       symbolSize=7, symbolBrush=None)
         p.setRange(xRange=(0, top), yRange=(0, 1.02))
 
     # ------------------------------------------------------------------ slots
@@ -492,8 +538,9 @@ class ModelPrivacyPanel(QWidget):
     def _on_defense_changed(self, *args: object) -> None:
         d = self.defense_combo.currentData()
         running = self.is_running
-        self.epsilon_spin.setEnabled(d != "none" and not running)
+        self.epsilon_spin.setEnabled(d not in ("none", "dirichlet") and not running)
         self.delta_spin.setEnabled(d in ("dpsgd", "gpm") and not running)
+        self.k_spin.setEnabled(d == "dirichlet" and not running)
 
     def _on_mode_changed(self, *args: object) -> None:
         self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"

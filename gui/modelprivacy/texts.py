@@ -12,7 +12,8 @@ __all__ = ["DEFENSE_NAMES", "TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "TABLE_COLUMN
            "study_html", "table_cells"]
 
 DEFENSE_NAMES = {"none": "No defense", "dpsgd": "DP-SGD", "gpm": "GPM (noise after training)",
-                 "oneparam": "One-parameter defense"}
+                 "oneparam": "One-parameter defense",
+                 "dirichlet": "Dirichlet rows (tabular)"}
 
 TOOLTIPS = {
     "data": "Records the victim learns from. Built-in sets ship with scikit-learn (no "
@@ -29,6 +30,8 @@ TOOLTIPS = {
     "epsilon": "DP-SGD / GPM: the target ε of the whole trained model (smaller = more "
                "private, less accurate). One-parameter defense: ε per choice; a vector of k "
                "classes costs k·ε, and every query of the same record costs it again.",
+    "k": "Dirichlet privatisation of the tabular victim's rows: concentration k. Larger k keeps "
+         "the model closer to the data (more accurate) and is less private.",
     "delta": "DP-SGD / GPM: the probability that the ε statement may fail; keep it well "
              "below 1/(training records).",
     "shadows": "Shadow models the attacker trains on its own disjoint data with the victim's "
@@ -37,6 +40,9 @@ TOOLTIPS = {
     "mode": "Seeded experiment: reproducible, for studying the defense. Release: a fresh "
             "split and every noise draw from the OS secure random source.",
     "seed": "Seed of the split, initialisation, batches and (experiment mode) the noise.",
+    "victims": "Run the chosen defense for the feed-forward and the recurrent victim on the "
+               "same split and seed, side by side (the RNN paper's comparison; qualitative at "
+               "this scale).",
     "compare": "Run no defense, DP-SGD and GPM at ε = 1, 4, 8 and the one-parameter defense at "
                "ε = 0.1, 0.7, 1.4, 2.0 on the same split (Table 6.2's shape). Takes about a "
                "minute on digits.",
@@ -75,8 +81,11 @@ def study_html(s: Mapping[str, Any], kind: str, run_id: str | None) -> str:
     """The summary of a study (or of a comparison's first row with the table's caption)."""
     if kind != "mia":
         rows = s.get("rows", [])
-        head = (f"<h3>Defense comparison on {html.escape(str(s.get('data')))} — "
-                f"{html.escape(str(s.get('victim')))} victim</h3>"
+        what = ("Victim comparison (feed-forward vs recurrent)" if s.get("compare") ==
+                "victims" else "Defense comparison")
+        who = ("feed-forward and recurrent victims" if s.get("compare") == "victims"
+               else f"{html.escape(str(s.get('victim')))} victim")
+        head = (f"<h3>{what} on {html.escape(str(s.get('data')))} — {who}</h3>"
                 f"<p>{len(rows)} studies on the same split "
                 + ("(seed " + str(s.get("seed")) + ")" if s.get("seed") is not None
                    else "(release mode)") + f"; recorded as {run_id}.</p>"

@@ -191,3 +191,57 @@ def test_cli_mia_json_and_record(tmp_path):
     assert rc == 2 and err.startswith("privplan mia: --shadows:") and err.count("\n") == 1
     rc, _, err = _cli("mia", "--data", "nosuch")
     assert rc == 2 and "--data" in err
+
+
+def test_tabular_pipeline_with_dirichlet_rows_and_value_iteration():
+    """MLE model → Dirichlet privatisation (the MDP pipeline's mechanism) → value iteration.
+    A record-level statement needs every row to hold ≥ 2/b + 1 samples; otherwise ε is
+    unbounded with the reason, and the ledger entry says so."""
+    from core.mdp.examples import four_startups
+
+    d = mdp_dataset(four_startups(), seed=0, trajectories=400)
+    r = run_mia(d, MiaSetup(victim="tabular", defense="dirichlet", k=100.0, shadows=2), seed=1)
+    assert r.extra["policy_value"] <= r.extra["optimal_value"] + 1e-9
+    assert math.isfinite(r.extra["epsilon_row"])
+    need = math.ceil(2 / 0.1) + 1
+    if r.extra["fewest_samples_per_row"] >= need:
+        assert r.epsilon == pytest.approx(2 * r.extra["epsilon_row"])
+        assert r.accuracy_cap is not None
+    else:
+        assert r.epsilon is None and "samples" in r.epsilon_reason and r.accuracy_cap is None
+        (e,) = mia_entries(r)
+        assert e.unbounded and e.mechanism == "dirichlet-rows"
+    # a large b needs few samples per row: every visited row qualifies only if none is empty
+    with pytest.raises(InputError) as ei:
+        MiaSetup(victim="ffnn", defense="dirichlet").validated(DIGITS)
+    assert ei.value.field == "defense"
+    with pytest.raises(InputError) as ei:
+        MiaSetup(victim="tabular", defense="dirichlet", b=1.5).validated(d)
+    assert ei.value.field == "b"
+
+
+def test_record_level_statement_when_every_row_is_full():
+    """A two-state chain where every (s, a) is visited often: the record-level ε is twice the
+    row ε and the DP cap applies."""
+    from core.mdp.model import MDP
+
+    P = np.array([[[0.5, 0.5], [0.2, 0.8]], [[0.6, 0.4], [0.3, 0.7]]])
+    m = MDP(P=P, R=np.array([[0.0, 1.0], [1.0, 0.0]]), horizon=None, discount=0.9)
+    d = mdp_dataset(m, seed=0, trajectories=400)
+    r = run_mia(d, MiaSetup(victim="tabular", defense="dirichlet", k=50.0, b=0.5,
+                            shadows=2), seed=2)
+    assert r.extra["fewest_samples_per_row"] >= 5
+    assert r.epsilon == pytest.approx(2 * r.extra["epsilon_row"])
+    assert r.delta == pytest.approx(min(1.0, 2 * r.extra["delta_row"]))
+    assert r.accuracy_cap is not None and r.attack_accuracy <= r.accuracy_cap + 3 * math.sqrt(
+        0.25 / (2 * r.members))
+
+
+def test_victim_table_side_by_side():
+    from core.modelprivacy.study import victim_table
+
+    rows = victim_table(DIGITS, MiaSetup(defense="oneparam", epsilon=0.7, **FAST), seed=1)
+    assert [r.result.victim for r in rows] == ["ffnn", "rnn"]
+    assert [r.label for r in rows] == ["ffnn: One-parameter (ε = 0.7)",
+                                       "rnn: One-parameter (ε = 0.7)"]
+    assert rows[0].result.members == rows[1].result.members

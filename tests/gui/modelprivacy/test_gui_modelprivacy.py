@@ -74,3 +74,25 @@ def test_cancel_records_nothing(qtbot, panel, example_doc):
         assert panel.run()
         panel.cancel()
     assert len(example_doc.project.runs) == n
+
+
+def test_compare_victims_side_by_side(qtbot, panel, example_doc):
+    panel.set_parameters(data="wine", defense="none", seed=2, shadows=2)
+    _wait(qtbot, panel, panel.run_victims)
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == TABLE_KIND and rec.summary["compare"] == "victims"
+    labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert labels == ["ffnn: No defense", "rnn: No defense"]
+    assert "feed-forward and recurrent" in panel.summary_view.toHtml()
+
+
+def test_tabular_dirichlet_on_a_project_mdp(qtbot, panel, example_doc):
+    mdp_id = example_doc.project.mdps[0].id
+    panel.set_parameters(data=f"mdp:{mdp_id}", victim="tabular", defense="dirichlet", k=100,
+                         seed=1, shadows=2)
+    assert panel.k_spin.isEnabled() and not panel.epsilon_spin.isEnabled()
+    _wait(qtbot, panel, panel.run)
+    assert panel.run_problem == ""
+    s = panel.summary
+    assert s["defense"] == "dirichlet" and "policy_value" in s
+    assert example_doc.project.ledger[-1].mechanism == "dirichlet-rows"
