@@ -48,12 +48,12 @@ typecheck: $(CORE_VENV)/.installed
 
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
-	$(CORE_PY) -m pytest -q -p no:cacheprovider tests/core --doctest-modules core
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n auto tests/core --doctest-modules core
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
 	@bash tools/ensure-debs.sh report
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
 
 test: lint-imports typecheck test-core test-gui smoke-if-built
 
