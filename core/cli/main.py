@@ -23,6 +23,7 @@ from core.cli.advising import (
     cmd_advise,
     cmd_advise_bench,
 )
+from core.cli.agents import add_comarl_parser, add_drl_parser, cmd_comarl, cmd_drl
 from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
@@ -54,6 +55,8 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "share": cmd_share,
     "accountant": cmd_accountant,
     "mia": cmd_mia,
+    "drl": cmd_drl,
+    "comarl": cmd_comarl,
 }
 
 
@@ -73,6 +76,8 @@ def _build_parser() -> Parser:
     add_share_parser(sub, common)
     add_accountant_parser(sub, common)
     add_mia_parser(sub, common)
+    add_drl_parser(sub, common)
+    add_comarl_parser(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

@@ -1,0 +1,204 @@
+"""The ``drl`` and ``comarl`` subcommands: private learning agents (issue 14)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from core.cli.common import Progress, emit, flag_error, mode_line
+from core.common.errors import InputError
+
+__all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser"]
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        parts = [int(v) for v in text.lower().split("x")]
+    except ValueError:
+        raise InputError(f"{text!r} is not a size like 9 or 12x11", field="--random") from None
+    if len(parts) == 1:
+        parts = parts * 2
+    if len(parts) != 2:
+        raise InputError(f"{text!r} is not a size like 9 or 12x11", field="--random")
+    return parts[0], parts[1]
+
+
+def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``drl``: train a navigation agent (optionally with DP-DRL) and attack its map.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output and standard error.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises InputError (exit 2).
+    """
+    import numpy as np
+
+    from core.gridworld.attack import AttackSetup, recover_map
+    from core.gridworld.dpdrl import DrlSetup, train_agent
+    from core.gridworld.maps import example_12x11, load_grid, random_map
+
+    if (args.map is None) == (args.random is None):
+        raise InputError("give a map file (or 'example') or --random SIZE, not both",
+                         field="MAP")
+    seed = args.seed
+    if args.random is not None:
+        rows, cols = _parse_size(args.random)
+        try:
+            grid = random_map(rows, cols, np.random.default_rng(0 if seed is None else seed))
+        except InputError as exc:
+            raise flag_error(exc, {"size": "--random"}) from None
+    elif args.map == "example":
+        grid = example_12x11()
+    else:
+        grid = load_grid(args.map)
+    try:
+        setup = DrlSetup(defense=args.defense, preset=args.preset, epsilon=args.epsilon,
+                         episodes=args.episodes, max_steps=args.max_steps)
+        res = train_agent(grid, setup, seed=seed, progress=Progress(err, "drl"))
+        payload: dict[str, Any] = res.to_json()
+        if args.attack:
+            att = recover_map(grid, res.policy(), AttackSetup(
+                population=args.population, generations=args.generations),
+                seed=0 if seed is None else seed + 1, progress=Progress(err, "attack"))
+            payload.update(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
+                           truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
+                           recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
+    except InputError as exc:
+        raise flag_error(exc, {"epsilon": "--epsilon", "preset": "--preset",
+                                "defense": "--defense", "episodes": "--episodes",
+                                "max_steps": "--max-steps", "map": "MAP",
+                                "population": "--population",
+                                "generations": "--generations"}) from None
+    payload["truth"] = grid.to_rows()
+
+    def text() -> str:
+        lines = [f"{grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}, defense "
+                 f"{res.setup.defense}" + (f" ({res.setup.preset})" if res.setup.defense ==
+                                           "dpdrl" else ""),
+                 f"final stage (last 10 % of {payload['episodes']} episodes): reward "
+                 f"{payload['reward_final']:.3f}, steps {payload['steps_final']:.1f}, success "
+                 f"{payload['success_final']:.2f}"]
+        if res.setup.defense == "dpdrl":
+            eps = payload["epsilon_per_step"]
+            lines.append("epsilon per step (which bit is flipped): "
+                         + (f"{eps:g}" if eps is not None else
+                            f"data-dependent (mean {payload['epsilon_mean_used']:.3g}; "
+                            "thesis preset, not a valid parameter)")
+                         + f", {payload['obfuscated_steps']} obfuscated steps")
+        lines.append(f"epsilon total for the map: unbounded ({payload['epsilon_total_reason']})")
+        if args.attack:
+            lines.append(f"map recovery: GRR {payload['grr']:.3f}, NRR {payload['nrr']:.3f} "
+                         f"(a random valid map: NRR {payload['baseline_nrr']:.3f})")
+            lines += ["truth" + " " * (grid.shape[1] - 3) + "   recovered"]
+            lines += [f"{a}   {b}" for a, b in zip(payload["truth"], payload["recovered"])]
+        lines.append(mode_line(seed))
+        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``drl`` to the subparsers ``sub``."""
+    sp = sub.add_parser("drl", help="DP-DRL: a grid-navigation agent, optional observation "
+                                    "obfuscation, and the map-recovery attack")
+    sp.add_argument("map", nargs="?", default=None, metavar="MAP",
+                    help="a *.grid.json map, or 'example' (the 12x11 stand-in, A19)")
+    sp.add_argument("--random", default=None, metavar="SIZE",
+                    help="a random map under the constraints, e.g. 9 or 12x11")
+    sp.add_argument("--defense", choices=("none", "dpdrl"), default="none")
+    sp.add_argument("--epsilon", type=float, default=None,
+                    help="strict preset: epsilon of each bit choice (default 1)")
+    sp.add_argument("--preset", choices=("strict", "thesis"), default="strict",
+                    help="strict (fixed epsilon, S = N - 1) or thesis (data-dependent epsilon "
+                         "and S: faithful, not a valid DP parameter)")
+    sp.add_argument("--attack", action="store_true", help="run the GA map-recovery attack")
+    sp.add_argument("--episodes", type=int, default=1500)
+    sp.add_argument("--max-steps", type=int, default=200)
+    sp.add_argument("--population", type=int, default=100, help="GA population")
+    sp.add_argument("--generations", type=int, default=200, help="GA generations")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="experiment seed (default: release mode)")
+    common(sp)
+
+
+def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run ``comarl``: tabular PE-VDN with secure summation, optional DP on the tables.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    out, err : TextIO
+        Standard output and standard error.
+
+    Returns
+    -------
+    int
+        0 on success; bad input raises InputError (exit 2).
+    """
+    from core.comarl.vdn import VdnSetup, team_grid, train_vdn
+
+    try:
+        team = team_grid(args.agents, rows=args.size, cols=args.size,
+                         seed=0 if args.seed is None else args.seed)
+        setup = VdnSetup(episodes=args.episodes, dp=args.dp, sigma=args.sigma,
+                         window=args.window, sample_rate=args.sample_rate, delta=args.delta)
+        res = train_vdn(team, setup, seed=args.seed, progress=Progress(err, "comarl"))
+        central = train_vdn(team, setup, seed=args.seed, central=True)
+        res.central_seconds = central.seconds
+    except InputError as exc:
+        raise flag_error(exc, {"agents": "--agents", "sigma": "--sigma", "window": "--window",
+                                "sample_rate": "--sample-rate", "episodes": "--episodes",
+                                "size": "--size", "delta": "--delta"}) from None
+    payload = res.to_json()
+    payload["central_team_return"] = central.team_return
+
+    def text() -> str:
+        lines = [f"PE-VDN, {team.agents} agents on a {args.size}x{args.size} map, "
+                 f"{payload['updates']} updates",
+                 f"team return (last 10 %): {payload['team_return']:.3f} (central VDN "
+                 f"{central.team_return:.3f})",
+                 f"max |A_PE - A_central| = {payload['pe_vs_central_max_diff']:.2e} (bound "
+                 f"{payload['pe_vs_central_bound']:.0e})",
+                 f"time {res.seconds:.2f} s vs central {central.seconds:.2f} s "
+                 f"(overhead x{payload['overhead']:.2f})"]
+        if payload["epsilon"] is None:
+            lines.append(f"epsilon: unbounded ({payload['epsilon_reason']})")
+        else:
+            lines.append(f"epsilon {payload['epsilon']:.4g}, delta {payload['delta']:.3g} "
+                         "(DP-SGD on the tables, dp-accounting RDP, replay window)")
+        lines += [f"agent {r['agent']} learns {r['learns']}" for r in payload["leakage"]]
+        lines.append(mode_line(args.seed))
+        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def add_comarl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``comarl`` to the subparsers ``sub``."""
+    sp = sub.add_parser("comarl", help="privacy-engineered cooperative MARL: tabular PE-VDN "
+                                       "with secure summation, optional DP-SGD on the tables")
+    sp.add_argument("--agents", type=int, default=3, help="agents N >= 2 (default 3)")
+    sp.add_argument("--size", type=int, default=7, help="map size (default 7x7)")
+    sp.add_argument("--episodes", type=int, default=400)
+    sp.add_argument("--dp", action="store_true", help="DP-SGD on the Q-tables")
+    sp.add_argument("--sigma", type=float, default=1.0, help="with --dp: noise multiplier")
+    sp.add_argument("--window", type=int, default=1024,
+                    help="with --dp: replay window B (Theorem 4.2)")
+    sp.add_argument("--sample-rate", type=float, default=1 / 32,
+                    help="with --dp: Poisson rate q over the window")
+    sp.add_argument("--delta", type=float, default=None,
+                    help="with --dp: delta (default B^-1.1)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="experiment seed (default: release mode)")
+    common(sp)

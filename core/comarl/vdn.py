@@ -1,0 +1,281 @@
+"""Tabular privacy-engineered VDN (dissertation ch. 4; spec F7) on a multi-agent grid.
+
+N agents move on a grid map (``core.gridworld.maps``), each from its own start towards its own
+goal cell; the team earns −0.05 per step and +1 when every agent stands on its goal (the
+episode then ends). Agent i observes only its own cell and keeps a table Q_i(o_i, a_i).
+VDN: Q_tot = Σ_i Q_i(o_i, a_i), target y = r + γ·Σ_i max_a Q_i(o′_i, a), loss (y − Q_tot)².
+Every agent's update needs the coupling term A = y − Q_tot, a sum over agents.
+
+* **Central VDN** (the vanilla algorithm): a central optimiser sees every (o_i, a_i, o′_i, r)
+  and computes A.
+* **PE-VDN**: agent i contributes only s_i = Q_i(o_i, a_i) − (r/N + γ·max_a Q_i(o′_i, a))
+  (the dissertation code's one-scalar message; Σ_i s_i = −A), and the agents learn Σ s_i by
+  secure summation (``core.comarl.secure``). The update equals the central one up to the
+  fixed-point encoding: |A_PE − A| < N·10⁻⁵ per step (spec B19 allows 2N·10⁻⁵).
+
+**Optional DP-SGD on the tables** (spec F7): the per-sample gradient of Q_i is −A at one entry;
+it is clipped to C (|A| ≤ C), the clipped sum over a Poisson sample (rate q, indices shared by
+all agents) of a replay window of the last B transitions gets N(0, σ²C²) on **every** table
+entry, and each agent takes one noisy step per environment step. ε from
+:mod:`core.privacy.dpsgd` with the replay-buffer window (Theorem 4.2: each entry is used in at
+most B steps); the unit is one transition in one agent's buffer; δ defaults to B^−1.1. The
+secure-sum outputs the agents see are **not** covered by DP (spec §6 item 5).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.comarl.secure import secure_sum
+from core.common.errors import InputError
+from core.common.progress import Cancelled, Progress, no_progress
+from core.gridworld.maps import MOVES, GridMap
+
+__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage"]
+
+
+@dataclass(frozen=True)
+class TeamGrid:
+    """A map with N agents' starts and goals (distinct free cells)."""
+
+    grid: GridMap
+    starts: tuple[tuple[int, int], ...]
+    goals: tuple[tuple[int, int], ...]
+
+    @property
+    def agents(self) -> int:
+        return len(self.starts)
+
+
+def team_grid(agents: int, *, rows: int = 7, cols: int = 7, seed: int = 0) -> TeamGrid:
+    """A random map with ``agents`` starts and goals, far apart (BFS), all distinct."""
+    from core.gridworld.maps import bfs_distance, random_map
+
+    if isinstance(agents, bool) or int(agents) != agents or agents < 2:
+        raise InputError(f"PE-Co-MARL needs at least 2 agents, got {agents!r}", field="agents")
+    rng = np.random.default_rng(seed)
+    g = random_map(rows, cols, rng, density=0.2)
+    free = g.free_cells()
+    if 2 * agents > len(free):
+        raise InputError(f"{agents} agents need {2 * agents} free cells; the map has "
+                         f"{len(free)}", field="agents")
+    order = [free[i] for i in rng.permutation(len(free))]
+    starts: list[tuple[int, int]] = []
+    goals: list[tuple[int, int]] = []
+    used: set[tuple[int, int]] = set()
+    for s in order:
+        if len(starts) == agents:
+            break
+        if s in used:
+            continue
+        d = bfs_distance(g.cells, s)
+        cand = [c for c in free if c not in used and c != s]
+        far = max(cand, key=lambda c: (d[c], -free.index(c)))
+        starts.append(s)
+        goals.append(far)
+        used.update({s, far})
+    return TeamGrid(g, tuple(starts), tuple(goals))
+
+
+@dataclass(frozen=True)
+class VdnSetup:
+    episodes: int = 400
+    max_steps: int = 60
+    lr: float = 0.2
+    gamma: float = 0.95
+    explore: float = 0.2
+    dp: bool = False
+    sigma: float = 1.0
+    clip: float = 1.0
+    window: int = 1024
+    sample_rate: float = 1 / 32
+    delta: float | None = None
+    secure: bool = True
+
+    def validated(self) -> "VdnSetup":
+        for name in ("episodes", "max_steps", "window"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or int(v) != v or v < 1:
+                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
+        if self.dp:
+            if not (math.isfinite(self.sigma) and self.sigma > 0):
+                raise InputError(f"must be a finite number > 0, got {self.sigma!r}",
+                                 field="sigma")
+            if not 0 < self.sample_rate <= 1:
+                raise InputError(f"must lie in (0, 1], got {self.sample_rate!r}",
+                                 field="sample_rate")
+        return self
+
+
+@dataclass
+class VdnResult:
+    team: TeamGrid
+    setup: VdnSetup
+    q: np.ndarray                 # (N, cells, 5)
+    returns: np.ndarray           # per episode
+    max_diff: float               # max |A_PE − A| over all updates
+    updates: int
+    epsilon: float | None
+    delta: float | None
+    epsilon_reason: str | None
+    seconds: float
+    central_seconds: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def team_return(self) -> float:
+        n = self.returns.size
+        return float(self.returns[max(0, n - max(1, n // 10)):].mean())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"agents": self.team.agents, "team_return": self.team_return,
+               "pe_vs_central_max_diff": self.max_diff,
+               "pe_vs_central_bound": 2 * self.team.agents * 1e-5,
+               "updates": self.updates, "epsilon": self.epsilon, "delta": self.delta,
+               "seconds": self.seconds, "central_seconds": self.central_seconds,
+               "overhead": (None if not self.central_seconds else
+                            self.seconds / self.central_seconds),
+               "leakage": leakage(self.team.agents), "notes": list(self.notes),
+               "returns": [float(v) for v in self.returns]}
+        if self.epsilon is None:
+            out["epsilon_reason"] = self.epsilon_reason
+        return out
+
+
+def leakage(agents: int) -> list[dict[str, str]]:
+    """The leakage inspector: what each agent can compute from one secure summation."""
+    rows = []
+    for i in range(agents):
+        others = [j for j in range(agents) if j != i]
+        what = ("agent %d's message exactly (N = 2: secure summation hides nothing between "
+                "the two)" % others[0] if agents == 2 else
+                "the sum of agents " + ", ".join(str(j) for j in others) + "'s messages "
+                "(Σ m − m_%d), not any single one" % i)
+        rows.append({"agent": str(i), "learns": what,
+                     "dp": "not covered by DP: the sums are revealed exactly"})
+    return rows
+
+
+def _step(team: TeamGrid, pos: list[tuple[int, int]], actions: np.ndarray
+          ) -> tuple[list[tuple[int, int]], float, bool]:
+    cells = team.grid.cells
+    new = []
+    for (r, c), a in zip(pos, actions):
+        dr, dc = MOVES[int(a)]
+        n = (r + dr, c + dc)
+        new.append(n if cells[n] else (r, c))
+    done = all(p == g for p, g in zip(new, team.goals))
+    return new, (1.0 if done else -0.05), done
+
+
+def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None = 0,
+              central: bool = False, progress: Progress = no_progress,
+              cancelled: Callable[[], bool] | None = None) -> VdnResult:
+    """Train the team (module docstring); ``central=True`` is plain VDN (no secure summation).
+
+    Parameters
+    ----------
+    team : TeamGrid
+        Map, starts and goals.
+    setup : VdnSetup
+        Learning and DP parameters.
+    seed : int or None
+        Experiment seed; None: release mode (shares and DP noise from the OS CSPRNG).
+    central : bool
+        Plain VDN: A computed centrally (the reference for the PE update and the overhead).
+    progress, cancelled : callable
+        Progress and cancellation.
+
+    Returns
+    -------
+    VdnResult
+    """
+    from core.common.validation import as_random_source, fresh_seed
+
+    setup = setup.validated()
+    N = team.agents
+    H, W = team.grid.shape
+    src = as_random_source(seed)
+    rng = np.random.default_rng(seed if seed is not None else fresh_seed())
+    share_rng = np.random.default_rng([seed, 7]) if seed is not None else None
+    noise = rng if src.mode == "experiment" else src.generator
+    q = np.zeros((N, H * W, 5))
+    returns = np.zeros(setup.episodes)
+    max_diff = 0.0
+    updates = 0
+    buf: list[tuple[np.ndarray, np.ndarray, float, np.ndarray, bool]] = []
+    t0 = time.perf_counter()
+    agents = np.arange(N)
+    for e in range(setup.episodes):
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        pos = list(team.starts)
+        total = 0.0
+        for _t in range(setup.max_steps):
+            o = np.array([r * W + c for r, c in pos])
+            greedy = q[agents, o].argmax(axis=1)
+            rand = rng.integers(5, size=N)
+            act = np.where(rng.random(N) < setup.explore, rand, greedy)
+            pos, r, done = _step(team, pos, act)
+            o2 = np.array([rr * W + cc for rr, cc in pos])
+            total += r
+            if setup.dp:
+                buf.append((o, act, r, o2, done))
+                if len(buf) > setup.window:
+                    buf.pop(0)
+                idx = np.flatnonzero(rng.random(len(buf)) < setup.sample_rate)
+                grad = np.zeros_like(q)
+                for k in idx:  # Poisson indices common to all agents
+                    bo, ba, br, bo2, bd = buf[int(k)]
+                    a_k, d_k = _coupling(q, agents, bo, ba, br, bo2, bd, setup, N, central,
+                                         share_rng)
+                    grad[agents, bo, ba] += np.clip(a_k, -setup.clip, setup.clip)
+                    max_diff = max(max_diff, d_k)
+                grad += setup.sigma * setup.clip * noise.standard_normal(q.shape)
+                q += setup.lr * grad / max(setup.sample_rate * len(buf), 1.0)
+            else:
+                A, diff = _coupling(q, agents, o, act, r, o2, done, setup, N, central,
+                                    share_rng)
+                q[agents, o, act] += setup.lr * A
+                max_diff = max(max_diff, diff)
+            updates += 1
+            if done:
+                break
+        returns[e] = total
+        if e % 20 == 0:
+            progress((e + 1) / setup.episodes, f"episode {e + 1}")
+    eps = delta = None
+    reason: str | None = "no DP: the tables are trained on the raw transitions"
+    notes = ["the secure-sum outputs each agent sees are not covered by any DP statement"]
+    if N == 2:
+        notes.append("N = 2: each agent learns its partner's message exactly")
+    if setup.dp:
+        from core.privacy.dpsgd import dpsgd_epsilon
+
+        delta = setup.delta if setup.delta is not None else float(setup.window) ** -1.1
+        acc = dpsgd_epsilon(setup.sigma, setup.sample_rate, max(updates, 1), delta,
+                            window=setup.window)
+        eps, reason = acc.epsilon, acc.reason
+        notes.extend(acc.notes)
+    return VdnResult(team, setup, q, returns, max_diff, updates, eps, delta,
+                     reason, time.perf_counter() - t0, notes=notes)
+
+
+def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray, r: float,
+              o2: np.ndarray, done: bool, setup: VdnSetup, N: int, central: bool,
+              share_rng) -> tuple[float, float]:
+    """A = y − Q_tot: centrally, or by secure summation of s_i; returns (A, |A_PE − A|)."""
+    qa = q[agents, o, a]
+    nxt = np.zeros(N) if done else q[agents, o2].max(axis=1)
+    A = r + setup.gamma * nxt.sum() - qa.sum()
+    if central:
+        return float(A), 0.0
+    s = qa - (r / N + setup.gamma * nxt)
+    a_pe = -float(secure_sum(s[:, None], share_rng)[0])
+    return a_pe, abs(a_pe - float(A))
