@@ -1,8 +1,9 @@
 """Tabular privacy-engineered VDN (dissertation ch. 4; spec F7) on a multi-agent grid.
 
 N agents move on a grid map (``core.gridworld.maps``), each from its own start towards its own
-goal cell; the team earns −0.05 per step and +1 when every agent stands on its goal (the
-episode then ends). Agent i observes only its own cell and keeps a table Q_i(o_i, a_i).
+goal cell; the team earns −0.05 per step and +1 for each agent arriving at its goal (which then
+stays there); the episode ends when all have arrived. Agent i observes only its own cell
+and keeps a table Q_i(o_i, a_i).
 VDN: Q_tot = Σ_i Q_i(o_i, a_i), target y = r + γ·Σ_i max_a Q_i(o′_i, a), loss (y − Q_tot)².
 Every agent's update needs the coupling term A = y − Q_tot, a sum over agents.
 
@@ -127,6 +128,7 @@ class VdnResult:
     seconds: float
     central_seconds: float | None = None
     notes: list[str] = field(default_factory=list)
+    seed: int | None = None
 
     @property
     def team_return(self) -> float:
@@ -142,6 +144,7 @@ class VdnResult:
                "overhead": (None if not self.central_seconds else
                             self.seconds / self.central_seconds),
                "leakage": leakage(self.team.agents), "notes": list(self.notes),
+               "mode": "experiment" if self.seed is not None else "release", "seed": self.seed,
                "returns": [float(v) for v in self.returns]}
         if self.epsilon is None:
             out["epsilon_reason"] = self.epsilon_reason
@@ -164,14 +167,22 @@ def leakage(agents: int) -> list[dict[str, str]]:
 
 def _step(team: TeamGrid, pos: list[tuple[int, int]], actions: np.ndarray
           ) -> tuple[list[tuple[int, int]], float, bool]:
+    """Move every agent that has not arrived; +1 for each agent arriving at its goal (it then
+    stays), −0.05 per step; done when all have arrived."""
     cells = team.grid.cells
     new = []
-    for (r, c), a in zip(pos, actions):
+    arrivals = 0
+    for (r, c), a, g in zip(pos, actions, team.goals):
+        if (r, c) == g:
+            new.append((r, c))
+            continue
         dr, dc = MOVES[int(a)]
         n = (r + dr, c + dc)
-        new.append(n if cells[n] else (r, c))
+        n = n if cells[n] else (r, c)
+        arrivals += n == g
+        new.append(n)
     done = all(p == g for p, g in zip(new, team.goals))
-    return new, (1.0 if done else -0.05), done
+    return new, arrivals - 0.05, done
 
 
 def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None = 0,
@@ -209,7 +220,11 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
     returns = np.zeros(setup.episodes)
     max_diff = 0.0
     updates = 0
-    buf: list[tuple[np.ndarray, np.ndarray, float, np.ndarray, bool]] = []
+    buf_o: list[np.ndarray] = []
+    buf_a: list[np.ndarray] = []
+    buf_r: list[float] = []
+    buf_o2: list[np.ndarray] = []
+    buf_d: list[bool] = []
     t0 = time.perf_counter()
     agents = np.arange(N)
     for e in range(setup.episodes):
@@ -219,26 +234,38 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         total = 0.0
         for _t in range(setup.max_steps):
             o = np.array([r * W + c for r, c in pos])
-            greedy = q[agents, o].argmax(axis=1)
+            qo = q[agents, o]
+            # ties broken at random (zero-initialised tables would otherwise always go "up")
+            greedy = (qo + 1e-9 * rng.random(qo.shape) * (qo == qo.max(axis=1, keepdims=True))
+                      ).argmax(axis=1)
             rand = rng.integers(5, size=N)
             act = np.where(rng.random(N) < setup.explore, rand, greedy)
             pos, r, done = _step(team, pos, act)
             o2 = np.array([rr * W + cc for rr, cc in pos])
             total += r
             if setup.dp:
-                buf.append((o, act, r, o2, done))
-                if len(buf) > setup.window:
-                    buf.pop(0)
-                idx = np.flatnonzero(rng.random(len(buf)) < setup.sample_rate)
-                grad = np.zeros_like(q)
-                for k in idx:  # Poisson indices common to all agents
-                    bo, ba, br, bo2, bd = buf[int(k)]
-                    a_k, d_k = _coupling(q, agents, bo, ba, br, bo2, bd, setup, N, central,
-                                         share_rng)
-                    grad[agents, bo, ba] += np.clip(a_k, -setup.clip, setup.clip)
+                buf_o.append(o)
+                buf_a.append(act)
+                buf_r.append(r)
+                buf_o2.append(o2)
+                buf_d.append(done)
+                if len(buf_o) > setup.window:
+                    for b in (buf_o, buf_a, buf_r, buf_o2, buf_d):
+                        b.pop(0)
+                idx = np.flatnonzero(rng.random(len(buf_o)) < setup.sample_rate)
+                grad = setup.sigma * setup.clip * noise.standard_normal(q.shape)
+                if idx.size:  # Poisson indices common to all agents
+                    bo = np.array([buf_o[k] for k in idx]).T        # (N, batch)
+                    ba = np.array([buf_a[k] for k in idx]).T
+                    br = np.array([buf_r[k] for k in idx])
+                    bo2 = np.array([buf_o2[k] for k in idx]).T
+                    bd = np.array([buf_d[k] for k in idx])
+                    a_k, d_k = _coupling_batch(q, agents, bo, ba, br, bo2, bd, setup, N,
+                                               central, share_rng)
+                    np.add.at(grad, (agents[:, None], bo, ba),
+                              np.clip(a_k, -setup.clip, setup.clip)[None, :])
                     max_diff = max(max_diff, d_k)
-                grad += setup.sigma * setup.clip * noise.standard_normal(q.shape)
-                q += setup.lr * grad / max(setup.sample_rate * len(buf), 1.0)
+                q += setup.lr * grad / max(setup.sample_rate * len(buf_o), 1.0)
             else:
                 A, diff = _coupling(q, agents, o, act, r, o2, done, setup, N, central,
                                     share_rng)
@@ -264,7 +291,7 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         eps, reason = acc.epsilon, acc.reason
         notes.extend(acc.notes)
     return VdnResult(team, setup, q, returns, max_diff, updates, eps, delta,
-                     reason, time.perf_counter() - t0, notes=notes)
+                     reason, time.perf_counter() - t0, notes=notes, seed=seed)
 
 
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray, r: float,
@@ -279,3 +306,17 @@ def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray, r
     s = qa - (r / N + setup.gamma * nxt)
     a_pe = -float(secure_sum(s[:, None], share_rng)[0])
     return a_pe, abs(a_pe - float(A))
+
+
+def _coupling_batch(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
+                    r: np.ndarray, o2: np.ndarray, done: np.ndarray, setup: VdnSetup, N: int,
+                    central: bool, share_rng) -> tuple[np.ndarray, float]:
+    """:func:`_coupling` for a batch (o, a, o2 of shape (N, batch)): one secure summation."""
+    qa = q[agents[:, None], o, a]                               # (N, batch)
+    nxt = np.where(done[None, :], 0.0, q[agents[:, None], o2].max(axis=2))
+    A = r + setup.gamma * nxt.sum(axis=0) - qa.sum(axis=0)
+    if central:
+        return A, 0.0
+    s = qa - (r[None, :] / N + setup.gamma * nxt)
+    a_pe = -secure_sum(s, share_rng)
+    return a_pe, float(np.abs(a_pe - A).max())

@@ -30,7 +30,7 @@ from core.common.errors import InputError
 
 __all__ = ["GridMap", "OFFSETS", "ACTIONS", "MOVES", "observations", "check_map",
            "random_map", "example_12x11", "bfs_distance", "load_grid", "grid_from_rows",
-           "violations", "violations_2x2"]
+           "violations", "violations_2x2", "GridEntry"]
 
 #: neighbour offsets in the thesis's order [up, down, left, right, UL, UR, DL, DR]
 OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -147,29 +147,7 @@ def observations(cells: np.ndarray) -> np.ndarray:
 
 def grid_from_rows(rows: list[str], name: str = "") -> GridMap:
     """A map from text rows; raises :class:`InputError` on a bad character or constraint."""
-    if not rows or not all(isinstance(r, str) for r in rows):
-        raise InputError("must be a list of text rows", field="rows")
-    W = len(rows[0])
-    if any(len(r) != W for r in rows):
-        raise InputError("all rows must have the same length", field="rows")
-    cells = np.zeros((len(rows), W), dtype=np.uint8)
-    start = goal = None
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            if ch not in "#.SG":
-                raise InputError(f"row {r}, column {c}: {ch!r} is not one of # . S G",
-                                 field="rows")
-            cells[r, c] = ch != "#"
-            if ch == "S":
-                if start is not None:
-                    raise InputError("has more than one start S", field="rows")
-                start = (r, c)
-            if ch == "G":
-                if goal is not None:
-                    raise InputError("has more than one goal G", field="rows")
-                goal = (r, c)
-    if start is None or goal is None:
-        raise InputError("needs exactly one start S and one goal G", field="rows")
+    cells, start, goal = _parse_rows(rows)
     return check_map(GridMap(cells, start, goal, name))
 
 
@@ -262,3 +240,79 @@ def example_12x11(seed: int = 17) -> GridMap:
     whose cells are not in the source (A19): generated, seed fixed, and documented."""
     m = random_map(12, 11, np.random.default_rng(seed), density=0.3)
     return GridMap(m.cells, m.start, m.goal, "12x11 example (generated, A19)")
+
+
+class GridEntry:
+    """A grid map of the project (immutable): ``id`` and the map, which may break the
+    constraints while it is being drawn (training checks them and names what is wrong)."""
+
+    __slots__ = ("_id", "_map")
+
+    def __init__(self, grid_id: str, grid: GridMap) -> None:
+        if not isinstance(grid_id, str) or not grid_id:
+            raise InputError(f"needs a non-empty string id, got {grid_id!r}", field="grids")
+        self._id, self._map = grid_id, grid
+
+    @property
+    def id(self) -> str:
+        return self._id
+
+    @property
+    def map(self) -> GridMap:
+        return self._map
+
+    def problems(self) -> list[str]:
+        """The constraints the map breaks (empty when it can be trained on)."""
+        return violations(self._map.cells, self._map.start, self._map.goal)
+
+    def to_dict(self) -> dict:
+        return {"id": self._id, "name": self._map.name, "rows": self._map.to_rows()}
+
+    @classmethod
+    def from_dict(cls, d: object) -> "GridEntry":
+        """Read ``{"id", "name", "rows"}``: rectangular rows of ``# . S G`` with one S and one G
+        (InputError naming the grid and the problem); the constraints are not required."""
+        if not isinstance(d, dict) or not isinstance(d.get("id"), str):
+            raise InputError("each grid needs a string id", field="grids")
+        rows = d.get("rows")
+        try:
+            cells, start, goal = _parse_rows(rows)
+        except InputError as exc:
+            raise InputError(exc.problem, field=f"grids[{d['id']}].rows") from None
+        return cls(d["id"], GridMap(cells, start, goal, str(d.get("name", ""))))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GridEntry) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"GridEntry({self._id!r}, {self._map.shape})"
+
+
+def _parse_rows(rows: object) -> tuple[np.ndarray, tuple[int, int], tuple[int, int]]:
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, str) for r in rows):
+        raise InputError("must be a list of text rows", field="rows")
+    W = len(rows[0])
+    if any(len(r) != W for r in rows):
+        raise InputError("all rows must have the same length", field="rows")
+    if len(rows) < 3 or W < 3 or len(rows) > 64 or W > 64:
+        raise InputError(f"a map has 3 to 64 rows and columns, got {len(rows)} x {W}",
+                         field="rows")
+    cells = np.zeros((len(rows), W), dtype=np.uint8)
+    start = goal = None
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in "#.SG":
+                raise InputError(f"row {r}, column {c}: {ch!r} is not one of # . S G",
+                                 field="rows")
+            cells[r, c] = ch != "#"
+            if ch == "S":
+                if start is not None:
+                    raise InputError("has more than one start S", field="rows")
+                start = (r, c)
+            if ch == "G":
+                if goal is not None:
+                    raise InputError("has more than one goal G", field="rows")
+                goal = (r, c)
+    if start is None or goal is None:
+        raise InputError("needs exactly one start S and one goal G", field="rows")
+    return cells, start, goal

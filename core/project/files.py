@@ -33,6 +33,7 @@ from core.advising.model import AdvisingSetup
 from core.common.atomic import atomic_write_bytes, atomic_write_text, clean_stale_temporaries
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
+from core.gridworld.maps import GridEntry
 from core.logistics.document import MapEntry
 from core.mdp.editable import MdpModel
 from core.mdp.files import load_mdp, read_json
@@ -48,7 +49,7 @@ __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchema
 log = logging.getLogger(__name__)
 
 PROJECT_FORMAT = "privplan-project"
-_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets"}
+_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets", "grids"}
 
 
 class UnsupportedSchemaVersion(InputError):
@@ -170,6 +171,8 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
         "ledger": [e.to_dict() for e in project.ledger], "runs": runs}
     if project.budgets:  # optional (no schema bump): older readers ignore it with a warning
         payload["budgets"] = project.budgets
+    if project.grids:  # optional likewise (older readers ignore it with a warning)
+        payload["grids"] = [g.to_dict() for g in project.grids]
     return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
             "saved_by": f"privplan {__version__}", "project": payload}
 
@@ -256,6 +259,14 @@ def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = Non
     project.ledger = _ledger_entries(payload.get("ledger", []) or [])
     project.advising = _advising_setups(payload.get("advising", []) or [])
     project.maps = _map_entries(payload.get("maps", []) or [])
+    grids = payload.get("grids", []) or []
+    if not isinstance(grids, list):
+        raise InputError(f"must be a list, got {type(grids).__name__}", field="grids")
+    for d in grids:
+        e = GridEntry.from_dict(d)
+        if any(g.id == e.id for g in project.grids):
+            raise InputError(f"duplicate grid id {e.id!r}", field="grids")
+        project.grids.append(e)
     if payload.get("budgets") is not None:
         from core.privacy.ledger import budgets_from_dict, budgets_to_dict
 

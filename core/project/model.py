@@ -26,6 +26,7 @@ from typing import Any
 from core.advising.model import AdvisingSetup
 from core.common.errors import InputError
 from core.common.timestamps import now_iso
+from core.gridworld.maps import GridEntry
 from core.logistics.document import MapEntry
 from core.mdp.editable import MdpModel
 from core.mdp.model import MDP
@@ -96,6 +97,8 @@ class Project:
     runs: list[RunRecord] = field(default_factory=list)
     # logistics maps (validated; edited through core.logistics.edits)
     maps: list[MapEntry] = field(default_factory=list)
+    # grid worlds of the private-agents workspace (may break the constraints while drawn)
+    grids: list[GridEntry] = field(default_factory=list)
     # advising set-ups (validated; the workspace shows the first)
     advising: list[AdvisingSetup] = field(default_factory=list)
     # every release and seeded privatisation (typed, validated when a file is read)

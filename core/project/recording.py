@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,7 +55,8 @@ from core.sharing.records import sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
-           "mia_run_record", "mia_table_record"]
+           "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
+           "drl_table_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -303,3 +305,117 @@ def mia_table_record(project: Project, rows: Sequence[Any], *, compare: str = "d
                        mode="experiment" if first.seed is not None else "release",
                        seed=first.seed)
     return record, table_entries(list(rows), source=rid)
+
+
+def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = None
+                   ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a DP-DRL training (kind ``"drl"``, target its grid) and the ledger
+    entry of what the trained agent releases about the map.
+
+    Without the defense the policy is trained on the raw observations (unbounded); with it,
+    every obfuscated observation is a release whose map-level ε is unbounded (the obfuscated
+    observation equals the true one but one bit); ``count`` is the number of those steps.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded.
+    result : DrlResult
+        :func:`core.gridworld.dpdrl.train_agent`.
+    grid_id : str
+        The grid's id (``example``/``random`` for maps outside the project).
+    attack : AttackResult, optional
+        The map-recovery attack on the trained policy.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+    """
+    from core.gridworld.dpdrl import OBSERVATION_REASON
+
+    rid = project.new_run_id()
+    summary = result.to_json()
+    summary["truth"] = result.grid.to_rows()
+    summary["rewards"] = [float(v) for v in result.rewards]
+    if attack is not None:
+        summary.update(grr=attack.grr, nrr=attack.nrr, baseline_nrr=attack.baseline_nrr,
+                       recovered=attack.recovered.to_rows(),
+                       attack_history=[float(v) for v in attack.history])
+    s = result.setup
+    params = {"grid": grid_id, "defense": s.defense, "preset": s.preset, "epsilon": s.epsilon,
+              "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,
+              "seeded": result.seed is not None, "seed": result.seed}
+    mode = "experiment" if result.seed is not None else "release"
+    common: dict[str, Any] = dict(dataset=f"grid:{grid_id}", mode=mode, seed=result.seed,
+                                  source=rid, epsilon=math.inf)
+    if s.defense == "dpdrl":
+        entries = [LedgerEntry(id="", mechanism="dpdrl-obfuscation",
+                               released="obfuscated observations (one bit flipped per step)",
+                               adjacency="the map's cells (observations one bit apart)",
+                               reason=OBSERVATION_REASON, count=max(result.obfuscated_steps, 1),
+                               parameters={"epsilon_per_step": result.epsilon_per_step,
+                                           "preset": s.preset}, **common)]
+    else:
+        entries = [LedgerEntry(id="", mechanism="policy", released="a policy trained on the "
+                               "raw observations", adjacency="none",
+                               reason="the agent learns on the true observations of the map",
+                               **common)]
+    return RunRecord(id=rid, kind="drl", target=grid_id, params=params, summary=summary,
+                     mode=mode, seed=result.seed), entries
+
+
+def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a PE-VDN training (kind ``"comarl"``) and its ledger entries: each
+    agent's Q-table ((ε, δ) of DP-SGD with the replay window, or unbounded), and the secure
+    sums every agent saw (revealed exactly: unbounded)."""
+    rid = project.new_run_id()
+    s = result.setup
+    mode = "experiment" if result.seed is not None else "release"
+    summary = result.to_json()
+    params = {"agents": result.team.agents, "episodes": s.episodes, "dp": s.dp,
+              "sigma": s.sigma if s.dp else None, "window": s.window if s.dp else None,
+              "sample_rate": s.sample_rate if s.dp else None,
+              "seeded": result.seed is not None, "seed": result.seed}
+    common: dict[str, Any] = dict(mode=mode, seed=result.seed, source=rid)
+    entries = []
+    for i in range(result.team.agents):
+        ds = f"comarl:agent-{i}"
+        if s.dp and result.epsilon is not None:
+            entries.append(LedgerEntry(
+                id="", dataset=ds, mechanism="dpsgd-table", epsilon=float(result.epsilon),
+                delta=float(result.delta or 0.0), released="the agent's Q-table",
+                adjacency="one transition in the agent's replay window (Theorem 4.2)",
+                parameters={"sigma": s.sigma, "window": s.window,
+                            "sample_rate": s.sample_rate}, **common))
+        else:
+            entries.append(LedgerEntry(
+                id="", dataset=ds, mechanism="q-table", epsilon=math.inf,
+                released="the agent's Q-table (no DP)", adjacency="none",
+                reason="trained on the raw transitions", **common))
+        entries.append(LedgerEntry(
+            id="", dataset=ds, mechanism="secure-sum", epsilon=math.inf,
+            released="the team sums of the agents' messages",
+            adjacency="none", reason="secure summation reveals Σ m exactly (N = 2: the "
+            "partner's message); no DP noise covers it", count=max(result.updates, 1),
+            **common))
+    return RunRecord(id=rid, kind="comarl", target="team", params=params, summary=summary,
+                     mode=mode, seed=result.seed), entries
+
+
+def drl_table_record(project: Project, rows: Sequence[Any], grid_id: str
+                     ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """A DP-DRL comparison (kind ``"drl-table"``, Tables 5.1/5.3's shape) and every row's
+    ledger entries (each row trained its own agent on the map)."""
+    rid = project.new_run_id()
+    first = rows[0].train
+    entries: list[LedgerEntry] = []
+    for r in rows:
+        _rec, es = drl_run_record(project, r.train, grid_id, r.attack)
+        entries.extend(LedgerEntry(**{**e.__dict__, "source": rid}) for e in es)
+    summary = {"rows": [r.to_json() for r in rows], "truth": first.grid.to_rows()}
+    mode = "experiment" if first.seed is not None else "release"
+    params = {"grid": grid_id, "episodes": first.setup.episodes,
+              "rows": [r.label for r in rows], "seeded": first.seed is not None,
+              "seed": first.seed}
+    return RunRecord(id=rid, kind="drl-table", target=grid_id, params=params,
+                     summary=summary, mode=mode, seed=first.seed), entries

@@ -66,6 +66,7 @@ class ProjectDocument(QObject):
     # project_replaced and the two ledger signals)
     map_changed = Signal(int)  # index into Project.maps (created, replaced or removed)
     advising_changed = Signal(int)  # index into Project.advising (created, replaced, removed)
+    grid_changed = Signal(int)  # index into Project.grids (created, replaced or removed)
     ledger_changed = Signal()  # entries of Project.ledger added or removed
     budgets_changed = Signal()  # Project.budgets edited
     history_changed = Signal()  # any undo stack moved (push, undo, redo, clear)

@@ -54,6 +54,7 @@ TOOL_MODULES: list[str] = [
     "gui.audit.panel",
     "gui.sharing.panel",
     "gui.modelprivacy.panel",
+    "gui.agents.panel",
 ]
 
 

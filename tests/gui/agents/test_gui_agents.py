@@ -1,0 +1,102 @@
+"""The Private agents workspace (issue 14, GUI side): draw a grid (undoable), train with
+DP-DRL and attack, compare ε, train a PE-VDN team, refuse a broken map."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gui.agents.panel import AgentsPanel
+
+
+@pytest.fixture
+def panel(qtbot, example_doc):
+    p = AgentsPanel(example_doc)
+    qtbot.addWidget(p)
+    p.resize(1400, 900)
+    p.show()
+    yield p
+    p.shutdown()
+
+
+def _wait(qtbot, panel, start, timeout=120_000):
+    with qtbot.waitSignal(panel.runner.finished, timeout=timeout):
+        assert start()
+
+
+def test_draw_a_grid_with_undo(panel, example_doc):
+    gid = panel.add_random_grid()
+    assert example_doc.project.grids[-1].id == gid
+    g = example_doc.project.grids[-1].map
+    free = next((r, c) for r, c in g.free_cells() if (r, c) not in (g.start, g.goal))
+    panel._on_cell_clicked(free[0], free[1], Qt.MouseButton.LeftButton,
+                           Qt.KeyboardModifier.NoModifier)
+    assert example_doc.project.grids[-1].map.cells[free] == 0
+    panel._on_cell_clicked(free[0], free[1], Qt.MouseButton.LeftButton,
+                           Qt.KeyboardModifier.ShiftModifier)
+    assert example_doc.project.grids[-1].map.start == free
+    stack = example_doc.stack("agents")
+    stack.undo()
+    stack.undo()
+    assert example_doc.project.grids[-1].map.cells[free] == 1
+    assert example_doc.project.grids[-1].map.start == g.start
+    border = (0, 0)
+    panel._on_cell_clicked(*border, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    assert example_doc.project.grids[-1].map.cells[border] == 0   # the border stays wall
+
+
+def test_train_with_dpdrl_and_attack_is_recorded(qtbot, panel, example_doc):
+    panel.size_spin.setValue(7)
+    panel.add_random_grid()
+    panel.episodes_spin.setValue(150)
+    panel.generations_spin.setValue(5)
+    n = len(example_doc.project.ledger)
+    _wait(qtbot, panel, panel.run)
+    assert panel.run_problem == ""
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == "drl" and rec.summary["epsilon_total"] is None
+    assert 0 <= rec.summary["nrr"] <= 1 and panel.recovered_view.grid is not None
+    entry = example_doc.project.ledger[-1]
+    assert len(example_doc.project.ledger) == n + 1 and entry.unbounded
+    assert entry.mechanism == "dpdrl-obfuscation"
+    assert "unbounded" in panel.drl_summary.toHtml()
+
+
+def test_a_broken_map_is_refused_and_nothing_runs(qtbot, panel, example_doc):
+    panel.add_random_grid()
+    g = example_doc.project.grids[-1].map
+    # wall in the goal's every free neighbour: the goal becomes unreachable
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        r, c = g.goal[0] + dr, g.goal[1] + dc
+        cur = example_doc.project.grids[-1].map
+        if cur.cells[r, c] and (r, c) != cur.start and 0 < r < cur.shape[0] - 1 \
+                and 0 < c < cur.shape[1] - 1:
+            panel._on_cell_clicked(r, c, Qt.MouseButton.LeftButton,
+                                   Qt.KeyboardModifier.NoModifier)
+    assert panel.run() is False and panel.run_problem.startswith("map:")
+    assert panel.map_problem.text().startswith("Cannot train yet")
+
+
+def test_compare_epsilons_table(qtbot, panel, example_doc):
+    panel.size_spin.setValue(7)
+    panel.add_random_grid()
+    panel.episodes_spin.setValue(40)
+    panel.generations_spin.setValue(2)
+    _wait(qtbot, panel, panel.run_sweep)
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == "drl-table"
+    labels = [panel.sweep_table.item(i, 0).text() for i in range(panel.sweep_table.rowCount())]
+    assert labels[0] == "No defense" and labels[-1].startswith("Dynamic")
+
+
+def test_team_training_and_inspector(qtbot, panel, example_doc):
+    panel.tabs.setCurrentIndex(1)
+    panel.agents_spin.setValue(2)
+    panel.team_episodes_spin.setValue(30)
+    panel.dp_check.setChecked(True)
+    _wait(qtbot, panel, panel.run)
+    rec = example_doc.project.runs[-1]
+    assert rec.kind == "comarl" and rec.summary["epsilon"] > 0
+    assert "exactly" in panel.inspector.item(0, 1).text()
+    mech = [e.mechanism for e in example_doc.project.ledger[-4:]]
+    assert mech.count("dpsgd-table") == 2 and mech.count("secure-sum") == 2
