@@ -681,6 +681,82 @@ def _mia_table_section(project: Any, run: Any) -> Section:
     return sec
 
 
+@reporter("drl")
+def _drl_section(project: Any, run: Any) -> Section:
+    """A DP-DRL training (and its map-recovery attack)."""
+    s, p = run.summary, run.params
+    sec = Section(f"DP-DRL: {run.target} ({run.id})", id=f"run-{run.id}")
+    dp = p.get("defense") == "dpdrl"
+    sec.blocks.append(KeyValues((
+        ("map", f"{s.get('map')} {'x'.join(str(v) for v in s.get('size', []))}"),
+        ("defense", ("DP-DRL, " + str(p.get("preset")) + " preset") if dp else "none"),
+        ("randomness", _mode_text(run)),
+        ("ε per step (bit choice)", _fmt(s.get("epsilon_per_step")) if dp else "—"),
+        ("ε for the map", "unbounded: " + str(s.get("epsilon_total_reason"))),
+        ("final stage", f"reward {_fmt(s.get('reward_final'))}, steps "
+                        f"{_fmt(s.get('steps_final'))}, success {_fmt(s.get('success_final'))}"),
+        ("map recovery", "not run" if s.get("grr") is None else
+         f"GRR {_fmt(s.get('grr'))}, NRR {_fmt(s.get('nrr'))} (a random valid map: NRR "
+         f"{_fmt(s.get('baseline_nrr'))})"),
+        ("created", _time(run.created))), "Training"))
+    rewards = s.get("rewards") or []
+    if rewards:
+        k = max(1, len(rewards) // 100)
+        xs = tuple(float(i) for i in range(0, len(rewards), k))
+        ys = tuple(float(sum(rewards[i:i + k]) / len(rewards[i:i + k]))
+                   for i in range(0, len(rewards), k))
+        sec.blocks.append(Figure(f"{run.id}-reward", "Episode reward", "episode", "reward",
+                                 (Series("reward", xs, ys),)))
+    if s.get("recovered"):
+        sec.blocks.append(Table(("truth", "recovered"), tuple(
+            (a, b) for a, b in zip(s.get("truth", []), s["recovered"])),
+            title="Maps (# wall, . free, S start, G goal)"))
+    for n in s.get("notes") or []:
+        sec.blocks.append(Paragraph(str(n)))
+    return sec
+
+
+@reporter("drl-table")
+def _drl_table_section(project: Any, run: Any) -> Section:
+    """A DP-DRL comparison in the shape of Tables 5.1 and 5.3."""
+    s = run.summary
+    sec = Section(f"DP-DRL comparison: {run.target} ({run.id})", id=f"run-{run.id}")
+    sec.blocks.append(KeyValues((("randomness", _mode_text(run)),
+                                 ("ε for the map", "unbounded for every DP-DRL row (the released "
+                                                   "observation keeps seven true bits)"),
+                                 ("created", _time(run.created))), "Comparison"))
+    rows = s.get("rows") or []
+    sec.blocks.append(Table(
+        ("defense", "GRR", "NRR", "NRR of a random map", "final reward", "final steps",
+         "final success"),
+        tuple((str(r["label"]), _fmt(r["grr"]), _fmt(r["nrr"]), _fmt(r["baseline_nrr"]),
+               _fmt(r["reward_final"]), _fmt(r["steps_final"]), _fmt(r["success_final"]))
+              for r in rows), title="Tables 5.1 / 5.3 shape"))
+    return sec
+
+
+@reporter("comarl")
+def _comarl_section(project: Any, run: Any) -> Section:
+    """A PE-VDN training: learning, PE-vs-central agreement, (ε, δ), the leakage inspector."""
+    s, p = run.summary, run.params
+    sec = Section(f"PE-Co-MARL: {p.get('agents')} agents ({run.id})", id=f"run-{run.id}")
+    eps = s.get("epsilon")
+    sec.blocks.append(KeyValues((
+        ("randomness", _mode_text(run)),
+        ("team return (last 10 %)", f"{_fmt(s.get('team_return'))} (plain VDN "
+                                    f"{_fmt(s.get('central_team_return'))})"),
+        ("max |A_PE − A_central|", f"{_fmt(s.get('pe_vs_central_max_diff'), 3)} (bound "
+                                   f"{_fmt(s.get('pe_vs_central_bound'), 3)})"),
+        ("overhead of secure summation", f"×{_fmt(s.get('overhead'))}"),
+        ("(ε, δ)", "unbounded: " + str(s.get("epsilon_reason")) if eps is None
+         else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per agent's replay window"),
+        ("created", _time(run.created))), "Training"))
+    sec.blocks.append(Table(("agent", "can compute", "DP"), tuple(
+        (str(r["agent"]), str(r["learns"]), str(r["dp"])) for r in s.get("leakage") or []),
+        title="Leakage inspector"))
+    return sec
+
+
 @reporter("sharing")
 def _sharing_section(project: Any, run: Any) -> Section:
     """Private policy sharing ([KS]): parameters, learning curves, the teacher's ledger."""

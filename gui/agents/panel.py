@@ -256,6 +256,12 @@ class AgentsPanel(QWidget):
         self.sweep_table.setHorizontalHeaderLabels(SWEEP_COLUMNS)
         self.sweep_table.verticalHeader().setVisible(False)
         self.sweep_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.sweep_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.sweep_table.setToolTip("Select a row to draw the map the attack recovered from "
+                                    "that agent (Table 5.2)")
+        self.sweep_table.currentCellChanged.connect(self._on_sweep_row)
+        self._sweep_rows: list[dict] = []
+        self._truth: GridMap | None = None
         bottom = QSplitter(Qt.Orientation.Horizontal, page)
         bottom.addWidget(self.drl_summary)
         bottom.addWidget(self.sweep_table)
@@ -483,6 +489,8 @@ class AgentsPanel(QWidget):
             rows = s["rows"] if kind == "drl-table" else None
             rec_rows = (rows[-1]["recovered"] if rows else s.get("recovered"))
             self.truth_view.set_map(truth)
+            self._truth = truth
+            self._sweep_rows = list(rows or [])
             if rec_rows:
                 rec = _GE.from_dict({"id": "r", "rows": rec_rows}).map
                 self.recovered_view.set_map(
@@ -520,6 +528,20 @@ class AgentsPanel(QWidget):
                     self.inspector.setItem(i, j, QTableWidgetItem(str(r[key])))
             self.inspector.resizeColumnsToContents()
         self.result_shown.emit()
+
+    def show_sweep_row(self, i: int) -> None:
+        """Draw the map recovered from row ``i`` of the comparison next to the truth."""
+        if not 0 <= i < len(self._sweep_rows) or self._truth is None:
+            return
+        from core.gridworld.maps import GridEntry as _GE
+
+        row = self._sweep_rows[i]
+        rec = _GE.from_dict({"id": "r", "rows": row["recovered"]}).map
+        self.recovered_view.set_map(rec, reference=self._truth.cells,
+                                    title=f"recovered ({row['label']})")
+
+    def _on_sweep_row(self, row: int, *args: object) -> None:
+        self.show_sweep_row(row)
 
     def _draw_rewards(self, kind: str, s: dict) -> None:
         p = self.reward_plot

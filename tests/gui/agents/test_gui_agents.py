@@ -87,6 +87,8 @@ def test_compare_epsilons_table(qtbot, panel, example_doc):
     assert rec.kind == "drl-table"
     labels = [panel.sweep_table.item(i, 0).text() for i in range(panel.sweep_table.rowCount())]
     assert labels[0] == "No defense" and labels[-1].startswith("Dynamic")
+    panel.sweep_table.setCurrentCell(0, 0)   # Table 5.2: the map recovered without defense
+    assert panel.recovered_view._title == "recovered (No defense)"
 
 
 def test_team_training_and_inspector(qtbot, panel, example_doc):

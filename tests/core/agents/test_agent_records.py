@@ -1,0 +1,49 @@
+"""Agents' runs in a project: ledger entries (honest about what is unbounded), the project file
+round trip of grid worlds, and the report sections."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.comarl.vdn import VdnSetup, team_grid, train_vdn
+from core.gridworld.attack import AttackSetup, recover_map
+from core.gridworld.dpdrl import DrlSetup, train_agent
+from core.gridworld.experiments import defense_sweep
+from core.gridworld.maps import GridEntry, random_map
+from core.project.files import load_project, save_project
+from core.project.model import Project
+from core.project.recording import (
+    comarl_run_record,
+    drl_run_record,
+    drl_table_record,
+    record_run,
+)
+from core.report.html import build_report, to_html
+
+
+def test_runs_ledger_grids_and_report(tmp_path):
+    p = Project()
+    m = random_map(7, 7, np.random.default_rng(0))
+    p.grids.append(GridEntry("grid-1", m))
+    r = train_agent(m, DrlSetup(defense="dpdrl", epsilon=0.5, episodes=40), seed=1)
+    a = recover_map(m, r.policy(), AttackSetup(population=8, generations=2), seed=1)
+    rec, es = drl_run_record(p, r, "grid-1", a)
+    (e,) = record_run(p, rec, es)
+    assert e.unbounded and e.count == r.obfuscated_steps and e.dataset == "grid:grid-1"
+    rows = defense_sweep(m, DrlSetup(episodes=20), epsilons=(1.0,),
+                         attack=AttackSetup(population=6, generations=1), seed=1)
+    rec, es = drl_table_record(p, rows, "grid-1")
+    assert len(record_run(p, rec, es)) == 3 and all(x.source == rec.id for x in es)
+    pe = train_vdn(team_grid(2), VdnSetup(episodes=10, dp=True), seed=1)
+    rec, es = comarl_run_record(p, pe)
+    stored = record_run(p, rec, es)
+    kinds = sorted(x.mechanism for x in stored)
+    assert kinds == ["dpsgd-table", "dpsgd-table", "secure-sum", "secure-sum"]
+    assert all(x.unbounded for x in stored if x.mechanism == "secure-sum")
+    path = tmp_path / "a.privplan.json"
+    save_project(p, str(path))
+    q = load_project(str(path))
+    assert q.grids == p.grids and [x.kind for x in q.runs] == ["drl", "drl-table", "comarl"]
+    html = to_html(build_report(q))
+    for title in ("DP-DRL: grid-1", "DP-DRL comparison", "PE-Co-MARL", "Leakage inspector"):
+        assert title in html
