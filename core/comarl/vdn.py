@@ -19,7 +19,10 @@ it is clipped to C (|A| ≤ C), the clipped sum over a Poisson sample (rate q, i
 all agents) of a replay window of the last B transitions gets N(0, σ²C²) on **every** table
 entry, and each agent takes one noisy step per environment step. ε from
 :mod:`core.privacy.dpsgd` with the replay-buffer window (Theorem 4.2: each entry is used in at
-most B steps); the unit is one transition in one agent's buffer; δ defaults to B^−1.1. The
+most B steps); the unit is one transition in one agent's buffer; δ defaults to B^−1.1.
+Because one agent's transition enters every agent's update through the shared coupling term,
+the N tables together are charged as one mechanism with noise multiplier σ/√N (the sound ε);
+one table alone has ε at σ, the dissertation's per-agent reading, shown beside it. The
 secure-sum outputs the agents see are **not** covered by DP (spec §6 item 5).
 """
 
@@ -129,6 +132,7 @@ class VdnResult:
     central_seconds: float | None = None
     notes: list[str] = field(default_factory=list)
     seed: int | None = None
+    epsilon_per_table: float | None = None
 
     @property
     def team_return(self) -> float:
@@ -140,6 +144,7 @@ class VdnResult:
                "pe_vs_central_max_diff": self.max_diff,
                "pe_vs_central_bound": 2 * self.team.agents * 1e-5,
                "updates": self.updates, "epsilon": self.epsilon, "delta": self.delta,
+               "epsilon_per_table": self.epsilon_per_table,
                "seconds": self.seconds, "central_seconds": self.central_seconds,
                "overhead": (None if not self.central_seconds else
                             self.seconds / self.central_seconds),
@@ -277,7 +282,7 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         returns[e] = total
         if e % 20 == 0:
             progress((e + 1) / setup.episodes, f"episode {e + 1}")
-    eps = delta = None
+    eps = delta = eps_table = None
     reason: str | None = "no DP: the tables are trained on the raw transitions"
     notes = ["the secure-sum outputs each agent sees are not covered by any DP statement"]
     if N == 2:
@@ -286,12 +291,26 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         from core.privacy.dpsgd import dpsgd_epsilon
 
         delta = setup.delta if setup.delta is not None else float(setup.window) ** -1.1
-        acc = dpsgd_epsilon(setup.sigma, setup.sample_rate, max(updates, 1), delta,
-                            window=setup.window)
+        # One agent's transition enters the coupling term of every agent's update at that
+        # sample, so each of the N tables moves by ≤ C: releasing all N tables is one
+        # Gaussian mechanism of sensitivity √N·C with noise σC per coordinate, i.e. noise
+        # multiplier σ/√N (the sound statement). Per table, σ (the dissertation's reading).
+        acc = dpsgd_epsilon(setup.sigma / math.sqrt(N), setup.sample_rate, max(updates, 1),
+                            delta, window=setup.window)
+        per_table = dpsgd_epsilon(setup.sigma, setup.sample_rate, max(updates, 1), delta,
+                                  window=setup.window)
         eps, reason = acc.epsilon, acc.reason
+        eps_table = per_table.epsilon
         notes.extend(acc.notes)
+        notes.append(f"epsilon covers all {N} Q-tables: one agent's transition moves every "
+                     f"agent's update (through the shared coupling term), so the tables "
+                     "together have noise multiplier sigma/sqrt(N) = "
+                     f"{setup.sigma / math.sqrt(N):.4g}; "
+                     f"one table alone: epsilon {eps_table:.4g} (the dissertation's per-agent "
+                     "reading)")
     return VdnResult(team, setup, q, returns, max_diff, updates, eps, delta,
-                     reason, time.perf_counter() - t0, notes=notes, seed=seed)
+                     reason, time.perf_counter() - t0, notes=notes, seed=seed,
+                     epsilon_per_table=eps_table)
 
 
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray, r: float,

@@ -365,9 +365,9 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
 
 
 def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[LedgerEntry]]:
-    """The run record of a PE-VDN training (kind ``"comarl"``) and its ledger entries: each
-    agent's Q-table ((ε, δ) of DP-SGD with the replay window, or unbounded), and the secure
-    sums every agent saw (revealed exactly: unbounded)."""
+    """The run record of a PE-VDN training (kind ``"comarl"``) and its ledger entries: per
+    agent's data, the Q-tables ((ε, δ) of DP-SGD on all N tables with the replay window, or
+    unbounded), and the secure sums every agent saw (revealed exactly: unbounded)."""
     rid = project.new_run_id()
     s = result.setup
     mode = "experiment" if result.seed is not None else "release"
@@ -382,8 +382,10 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
         ds = f"comarl:agent-{i}"
         if s.dp and result.epsilon is not None:
             entries.append(LedgerEntry(
-                id="", dataset=ds, mechanism="dpsgd-table", epsilon=float(result.epsilon),
-                delta=float(result.delta or 0.0), released="the agent's Q-table",
+                id="", dataset=ds, mechanism="dpsgd-tables", epsilon=float(result.epsilon),
+                delta=float(result.delta or 0.0),
+                released=f"all {result.team.agents} Q-tables (each moves with this agent's "
+                         "transitions through the coupling term)",
                 adjacency="one transition in the agent's replay window (Theorem 4.2)",
                 parameters={"sigma": s.sigma, "window": s.window,
                             "sample_rate": s.sample_rate}, **common))

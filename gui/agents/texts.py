@@ -131,8 +131,10 @@ def comarl_html(s: Mapping[str, Any], run_id: str | None) -> str:
              f" s for plain VDN: overhead ×{_f(s.get('overhead'), '.2f')}</p>",
              "<p>" + ("ε: unbounded — " + html.escape(str(s.get("epsilon_reason")))
                       if eps is None else
-                      f"(ε, δ) = ({eps:.4g}, {s.get('delta'):.3g}) per agent's replay "
-                      "window (DP-SGD, dp-accounting RDP, Theorem 4.2)") + "</p>"]
+                      f"(ε, δ) = ({eps:.4g}, {s.get('delta'):.3g}) for one agent's data, all "
+                      f"tables released (one table alone: ε = "
+                      f"{_f(s.get('epsilon_per_table'), '.4g')}); DP-SGD, dp-accounting RDP, "
+                      "Theorem 4.2 window") + "</p>"]
     parts.append("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>"
                                   for n in s.get("notes") or []) + "</ul>")
     if run_id:

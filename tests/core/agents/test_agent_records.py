@@ -38,7 +38,7 @@ def test_runs_ledger_grids_and_report(tmp_path):
     rec, es = comarl_run_record(p, pe)
     stored = record_run(p, rec, es)
     kinds = sorted(x.mechanism for x in stored)
-    assert kinds == ["dpsgd-table", "dpsgd-table", "secure-sum", "secure-sum"]
+    assert kinds == ["dpsgd-tables", "dpsgd-tables", "secure-sum", "secure-sum"]
     assert all(x.unbounded for x in stored if x.mechanism == "secure-sum")
     path = tmp_path / "a.privplan.json"
     save_project(p, str(path))

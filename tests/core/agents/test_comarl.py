@@ -74,8 +74,11 @@ def test_team_learns_and_dp_is_accounted_with_the_window():
     assert js["delta"] == pytest.approx(64 ** -1.1)
     from core.privacy.dpsgd import dpsgd_epsilon
 
-    want = dpsgd_epsilon(1.4539, 1 / 32, dp.updates, 64 ** -1.1, window=64).epsilon
-    assert js["epsilon"] == pytest.approx(want)
+    # all N = 2 tables move with one agent's transition: noise multiplier sigma/sqrt(2)
+    want = dpsgd_epsilon(1.4539 / 2 ** 0.5, 1 / 32, dp.updates, 64 ** -1.1, window=64).epsilon
+    one = dpsgd_epsilon(1.4539, 1 / 32, dp.updates, 64 ** -1.1, window=64).epsilon
+    assert js["epsilon"] == pytest.approx(want) and js["epsilon_per_table"] == pytest.approx(one)
+    assert js["epsilon"] > js["epsilon_per_table"]
     assert any("Theorem 4.2" in n for n in js["notes"])
 
 

@@ -101,4 +101,4 @@ def test_team_training_and_inspector(qtbot, panel, example_doc):
     assert rec.kind == "comarl" and rec.summary["epsilon"] > 0
     assert "exactly" in panel.inspector.item(0, 1).text()
     mech = [e.mechanism for e in example_doc.project.ledger[-4:]]
-    assert mech.count("dpsgd-table") == 2 and mech.count("secure-sum") == 2
+    assert mech.count("dpsgd-tables") == 2 and mech.count("secure-sum") == 2
