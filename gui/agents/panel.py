@@ -20,8 +20,6 @@ ledger entries (one undoable step) and shown again from the project tree.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -48,6 +46,7 @@ from core.gridworld.maps import GridEntry, GridMap, example_12x11, violations
 from core.project.recording import comarl_run_record, drl_run_record, drl_table_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
 from gui.agents.grid_view import GridView
+from gui.agents.tasks import sweep_task, team_task, train_task
 from gui.agents.texts import (
     COMARL_COLUMNS,
     INFO_HTML,
@@ -70,43 +69,6 @@ __all__ = ["AgentsPanel", "RUN_KINDS"]
 
 RUN_KINDS = ("drl", "drl-table", "comarl")
 _EXAMPLE = "__example__"
-
-
-def _train(grid: GridMap, setup: Any, attack: bool, generations: int, seed: int | None, *,
-           progress: Any) -> Any:
-    from core.common.progress import sub_progress
-    from core.gridworld.attack import AttackSetup, recover_map
-    from core.gridworld.dpdrl import train_agent
-
-    res = train_agent(grid, setup, seed=seed, progress=sub_progress(progress, 0, 0.6
-                                                                     if attack else 1.0))
-    att = None
-    if attack:
-        att = recover_map(grid, res.policy(), AttackSetup(generations=generations),
-                          seed=0 if seed is None else seed + 1,
-                          progress=sub_progress(progress, 0.6, 1.0))
-    return res, att
-
-
-def _sweep(grid: GridMap, setup: Any, generations: int, seed: int | None, *,
-           progress: Any) -> Any:
-    from core.gridworld.attack import AttackSetup
-    from core.gridworld.experiments import defense_sweep
-
-    return defense_sweep(grid, setup, attack=AttackSetup(generations=generations),
-                         seed=0 if seed is None else seed, progress=progress)
-
-
-def _team(agents: int, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.comarl.vdn import team_grid, train_vdn
-    from core.common.progress import sub_progress
-
-    team = team_grid(agents, seed=0 if seed is None else seed)
-    pe = train_vdn(team, setup, seed=seed, progress=sub_progress(progress, 0, 0.7))
-    central = train_vdn(team, setup, seed=seed, central=True,
-                        progress=sub_progress(progress, 0.7, 1.0))
-    pe.central_seconds = central.seconds
-    return pe, central
 
 
 class AgentsPanel(QWidget):
@@ -415,7 +377,7 @@ class AgentsPanel(QWidget):
             setup = VdnSetup(episodes=self.team_episodes_spin.value(),
                              dp=self.dp_check.isChecked(), sigma=self.sigma_spin.value(),
                              window=self.window_spin.value())
-            self._runner.start(_team, self.agents_spin.value(), setup, seed)
+            self._runner.start(team_task, self.agents_spin.value(), setup, seed)
             return True
         try:
             grid = self.current_grid()
@@ -431,9 +393,9 @@ class AgentsPanel(QWidget):
             return self._refuse(f"{exc.field or 'input'}: {exc.problem}")
         self._grid_id = str(self.map_combo.currentData())
         if task == "sweep":
-            self._runner.start(_sweep, grid, setup, self.generations_spin.value(), seed)
+            self._runner.start(sweep_task, grid, setup, self.generations_spin.value(), seed)
         else:
-            self._runner.start(_train, grid, setup, self.attack_check.isChecked(),
+            self._runner.start(train_task, grid, setup, self.attack_check.isChecked(),
                                self.generations_spin.value(), seed)
         return True
 
