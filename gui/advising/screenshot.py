@@ -40,27 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
 
-    from gui.shell.document import ProjectDocument
-    from gui.shell.main_window import MainWindow
-    from gui.shell.preview import (
-        ensure_app,
-        example_document,
-        save_screenshot,
-        settle,
-        wait_for,
-    )
+    from gui.shell.preview import open_tool_window, save_screenshot, settle, wait_for
 
-    app = ensure_app()
-    doc: ProjectDocument = example_document()
-    window = MainWindow(doc, use_settings=False)
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    window.resize(w, h)
-    window.show()
-    app.processEvents()
-    panel = window.open_tool("advising")
-    inspector = getattr(window, "inspector_dock", None)
-    if inspector is not None:  # empty for this tab: give the run parameters the full height
-        inspector.hide()
+    app, window, panel = open_tool_window("advising", args.size)
     status = "ok"
 
     recorded: list[str] = []

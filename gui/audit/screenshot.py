@@ -41,25 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
 
-    from gui.shell.main_window import MainWindow
-    from gui.shell.preview import (
-        ensure_app,
-        example_document,
-        save_screenshot,
-        settle,
-        wait_for,
-    )
+    from gui.shell.preview import open_tool_window, save_screenshot, settle, wait_for
 
-    app = ensure_app()
-    window = MainWindow(example_document(), use_settings=False)
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    window.resize(w, h)
-    window.show()
-    app.processEvents()
-    panel = window.open_tool("audit")
-    inspector = getattr(window, "inspector_dock", None)
-    if inspector is not None:  # empty for this tab
-        inspector.hide()
+    app, window, panel = open_tool_window("audit", args.size)
     panel.set_parameters(args.mechanism, samples=args.samples, seed=args.seed,
                          **PRESETS[args.mechanism])
     started = panel.run()

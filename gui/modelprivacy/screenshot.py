@@ -28,19 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
 
-    from gui.shell.main_window import MainWindow
-    from gui.shell.preview import ensure_app, example_document, save_screenshot, settle, wait_for
+    from gui.shell.preview import open_tool_window, save_screenshot, settle, wait_for
 
-    app = ensure_app()
-    window = MainWindow(example_document(), use_settings=False)
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    window.resize(w, h)
-    window.show()
-    app.processEvents()
-    panel = window.open_tool("modelprivacy")
-    inspector = getattr(window, "inspector_dock", None)
-    if inspector is not None:
-        inspector.hide()
+    app, window, panel = open_tool_window("modelprivacy", args.size)
     panel.set_parameters(data="digits", victim=args.victim, defense=args.defense,
                          epsilon=args.epsilon, seed=args.seed)
     started = panel.run_table() if args.table else panel.run()

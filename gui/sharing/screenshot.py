@@ -25,25 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     import PySide6  # noqa: F401  (before pyqtgraph)
 
     from core.sharing.gym_import import gym_available
-    from gui.shell.main_window import MainWindow
-    from gui.shell.preview import (
-        ensure_app,
-        example_document,
-        save_screenshot,
-        settle,
-        wait_for,
-    )
+    from gui.shell.preview import open_tool_window, save_screenshot, settle, wait_for
 
-    app = ensure_app()
-    window = MainWindow(example_document(), use_settings=False)
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    window.resize(w, h)
-    window.show()
-    app.processEvents()
-    panel = window.open_tool("sharing")
-    inspector = getattr(window, "inspector_dock", None)
-    if inspector is not None:
-        inspector.hide()
+    app, window, panel = open_tool_window("sharing", args.size)
     env = "gym:FrozenLake-v1:8x8" if gym_available() else "mdp:four-startups"
     panel.set_parameters(env=env, seed=1, seeds=10, iterations=300, coef=0.9, eta=0.1,
                          budget_e=1e4, budget_d=0.9)

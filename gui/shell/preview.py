@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from gui.shell.document import ProjectDocument
 
 __all__ = ["ensure_app", "example_document", "example_document_with_ledger", "run_preview",
-           "settle", "save_screenshot", "wait_for"]
+           "settle", "save_screenshot", "wait_for", "open_tool_window"]
 
 
 def ensure_app() -> QApplication:
@@ -37,6 +37,40 @@ def example_document() -> ProjectDocument:
 
     path = asset_path(*BUILTIN_PROJECT)
     return ProjectDocument(load_project(path), path)
+
+
+def open_tool_window(key: str, size: str, *, hide_inspector: bool = True
+                     ) -> tuple[QApplication, Any, Any]:
+    """The main window on the built-in example, resized to ``size`` (``"WxH"``), shown, with
+    the tool tab ``key`` open — what every workspace's screenshot tool starts from.
+
+    Parameters
+    ----------
+    key : str
+        The tool (``"audit"``, ``"sharing"``, …).
+    size : str
+        Window size ``"WxH"``.
+    hide_inspector : bool
+        Hide the Inspector dock (empty for tool tabs: the run parameters get its height).
+
+    Returns
+    -------
+    (QApplication, MainWindow, QWidget)
+        The application, the window and the tool's panel.
+    """
+    from gui.shell.main_window import MainWindow
+
+    app = ensure_app()
+    window = MainWindow(example_document(), use_settings=False)
+    w, h = (int(v) for v in size.lower().split("x"))
+    window.resize(w, h)
+    window.show()
+    app.processEvents()
+    panel = window.open_tool(key)
+    inspector = getattr(window, "inspector_dock", None)
+    if hide_inspector and inspector is not None:
+        inspector.hide()
+    return app, window, panel
 
 
 def run_preview(build: Callable[[], QWidget], *, exec_: bool = True, title: str = "",
