@@ -265,16 +265,17 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
                     br = np.array([buf_r[k] for k in idx])
                     bo2 = np.array([buf_o2[k] for k in idx]).T
                     bd = np.array([buf_d[k] for k in idx])
-                    a_k, d_k = _coupling_batch(q, agents, bo, ba, br, bo2, bd, setup, N,
-                                               central, share_rng)
+                    a_k, d_k = _coupling(q, agents, bo, ba, br, bo2, bd, setup, N, central,
+                                         share_rng)
                     np.add.at(grad, (agents[:, None], bo, ba),
                               np.clip(a_k, -setup.clip, setup.clip)[None, :])
                     max_diff = max(max_diff, d_k)
                 q += setup.lr * grad / max(setup.sample_rate * len(buf_o), 1.0)
             else:
-                A, diff = _coupling(q, agents, o, act, r, o2, done, setup, N, central,
+                A, diff = _coupling(q, agents, o[:, None], act[:, None], np.array([r]),
+                                    o2[:, None], np.array([done]), setup, N, central,
                                     share_rng)
-                q[agents, o, act] += setup.lr * A
+                q[agents, o, act] += setup.lr * A[0]
                 max_diff = max(max_diff, diff)
             updates += 1
             if done:
@@ -313,24 +314,11 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
                      epsilon_per_table=eps_table)
 
 
-def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray, r: float,
-              o2: np.ndarray, done: bool, setup: VdnSetup, N: int, central: bool,
-              share_rng) -> tuple[float, float]:
-    """A = y − Q_tot: centrally, or by secure summation of s_i; returns (A, |A_PE − A|)."""
-    qa = q[agents, o, a]
-    nxt = np.zeros(N) if done else q[agents, o2].max(axis=1)
-    A = r + setup.gamma * nxt.sum() - qa.sum()
-    if central:
-        return float(A), 0.0
-    s = qa - (r / N + setup.gamma * nxt)
-    a_pe = -float(secure_sum(s[:, None], share_rng)[0])
-    return a_pe, abs(a_pe - float(A))
-
-
-def _coupling_batch(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
-                    r: np.ndarray, o2: np.ndarray, done: np.ndarray, setup: VdnSetup, N: int,
-                    central: bool, share_rng) -> tuple[np.ndarray, float]:
-    """:func:`_coupling` for a batch (o, a, o2 of shape (N, batch)): one secure summation."""
+def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
+              r: np.ndarray, o2: np.ndarray, done: np.ndarray, setup: VdnSetup, N: int,
+              central: bool, share_rng) -> tuple[np.ndarray, float]:
+    """A = y − Q_tot for a batch of transitions (o, a, o2 of shape (N, batch)), centrally or
+    by one secure summation of the agents' s_i; returns (A, max |A_PE − A|)."""
     qa = q[agents[:, None], o, a]                               # (N, batch)
     nxt = np.where(done[None, :], 0.0, q[agents[:, None], o2].max(axis=2))
     A = r + setup.gamma * nxt.sum(axis=0) - qa.sum(axis=0)

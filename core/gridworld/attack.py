@@ -27,7 +27,7 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Cancelled, Progress, no_progress
-from core.gridworld.maps import MOVES, GridMap, bfs_distance, observations
+from core.gridworld.maps import MOVES, GridMap, bfs_distance, observations, reachable
 
 __all__ = ["AttackSetup", "AttackResult", "recover_map", "recovery_rates", "repair"]
 
@@ -113,7 +113,7 @@ def repair(cells: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
                    if 1 <= r + i < H - 1 and 1 <= k + j < W - 1]
         c[choices[int(rng.integers(len(choices)))]] = 1
     for _ in range(H * W):
-        reach = _reach(c, start)
+        reach = reachable(c, start)
         free = {(int(a), int(b)) for a, b in zip(*np.nonzero(c))}
         lost = free - reach
         if not lost:
@@ -122,20 +122,6 @@ def repair(cells: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
         for cell in _path_cells(H, W, src, reach):
             c[cell] = 1
     return c
-
-
-def _reach(cells: np.ndarray, src: tuple[int, int]) -> set[tuple[int, int]]:
-    H, W = cells.shape
-    seen = {src}
-    q = deque([src])
-    while q:
-        r, c = q.popleft()
-        for dr, dc in MOVES[:4]:
-            n = (r + dr, c + dc)
-            if 0 <= n[0] < H and 0 <= n[1] < W and cells[n] and n not in seen:
-                seen.add(n)
-                q.append(n)
-    return seen
 
 
 def _fitness(cells: np.ndarray, goal: tuple[int, int],

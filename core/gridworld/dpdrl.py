@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -175,7 +175,7 @@ class DrlSetup:
                     or e <= 0:
                 raise InputError(f"must be a finite number > 0, got {self.epsilon!r}",
                                  field="epsilon")
-            return _replace(self, epsilon=float(e))
+            return replace(self, epsilon=float(e))
         if self.defense == "none" and self.epsilon is not None:
             raise InputError("--epsilon needs --defense dpdrl", field="epsilon")
         for name in ("episodes", "max_steps"):
@@ -183,12 +183,6 @@ class DrlSetup:
             if isinstance(v, bool) or int(v) != v or v < 1:
                 raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
         return self
-
-
-def _replace(s: DrlSetup, **kw: Any) -> DrlSetup:
-    from dataclasses import replace
-
-    return replace(s, **kw)
 
 
 @dataclass

@@ -30,7 +30,7 @@ from core.common.errors import InputError
 
 __all__ = ["GridMap", "OFFSETS", "ACTIONS", "MOVES", "observations", "check_map",
            "random_map", "example_12x11", "bfs_distance", "load_grid", "grid_from_rows",
-           "violations", "violations_2x2", "GridEntry"]
+           "violations", "violations_2x2", "GridEntry", "reachable"]
 
 #: neighbour offsets in the thesis's order [up, down, left, right, UL, UR, DL, DR]
 OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -89,7 +89,7 @@ def violations(cells: np.ndarray, start: tuple[int, int], goal: tuple[int, int])
         out.append(f"walls must be one cell thick: the 2x2 block at {bad} is entirely blocked")
     free = list(zip(*np.nonzero(cells)))
     if free and not out:
-        seen = _reach(cells, start)
+        seen = reachable(cells, start)
         if len(seen) != len(free):
             out.append(f"all free cells must be connected ({len(free) - len(seen)} cannot be "
                        "reached from the start)")
@@ -104,7 +104,8 @@ def check_map(m: GridMap) -> GridMap:
     return m
 
 
-def _reach(cells: np.ndarray, src: tuple[int, int]) -> set[tuple[int, int]]:
+def reachable(cells: np.ndarray, src: tuple[int, int]) -> set[tuple[int, int]]:
+    """The free cells reachable from ``src`` (4-neighbourhood), ``src`` included."""
     H, W = cells.shape
     seen = {src}
     q = deque([src])
@@ -232,7 +233,7 @@ def _connected(cells: np.ndarray) -> bool:
     free = np.argwhere(cells)
     if free.size == 0:
         return False
-    return len(_reach(cells, (int(free[0][0]), int(free[0][1])))) == len(free)
+    return len(reachable(cells, (int(free[0][0]), int(free[0][1])))) == len(free)
 
 
 def example_12x11(seed: int = 17) -> GridMap:

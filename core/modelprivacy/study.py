@@ -246,7 +246,7 @@ def mia_json_keys() -> tuple[str, ...]:
 class _Pipeline:
     """The victim's training algorithm and released outputs (shadows reuse it)."""
 
-    def __init__(self, data: Dataset, setup: MiaSetup, noise, mode_seed: int):
+    def __init__(self, data: Dataset, setup: MiaSetup, noise):
         self.data, self.setup, self.noise = data, setup, noise
         self.kind = setup.victim
         if self.kind == "rnn":
@@ -263,7 +263,6 @@ class _Pipeline:
         self.net = (None if self.kind == "tabular"
                     else Network(self.kind, self.X.shape[1:], data.classes, setup.hidden))
         self.sigma: float | None = None
-        self.extra: dict[str, Any] = {}
         self.last_counts = np.zeros(0)
 
     # tabular victim: MLE model → optional Dirichlet privatisation (→ value iteration)
@@ -383,9 +382,6 @@ class _AttackModel:
         return self.model.predict_proba(X)
 
 
-def _attack_model(seed: int) -> _AttackModel:
-    return _AttackModel(seed)
-
 
 def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
     from sklearn.metrics import roc_auc_score, roc_curve
@@ -433,10 +429,10 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     base_seed = seed if seed is not None else fresh_seed()
     ss = np.random.SeedSequence(base_seed)
     s_split, s_victim, s_shadow, s_attack, s_sens = ss.spawn(5)
-    noise = src.generator if src.mode == "experiment" else src.generator
-    if src.mode == "experiment":
-        noise = np.random.default_rng(ss.spawn(1)[0])
-    pipe = _Pipeline(data, setup, noise, base_seed)
+    # the DP noise: its own seeded stream in an experiment, the OS CSPRNG in release mode
+    noise = (np.random.default_rng(ss.spawn(1)[0]) if src.mode == "experiment"
+             else src.generator)
+    pipe = _Pipeline(data, setup, noise)
     n_in = int(setup.train_size or 0)
     perm = np.random.default_rng(s_split).permutation(data.n)
     members, nonmembers, pool = perm[:n_in], perm[n_in:2 * n_in], perm[2 * n_in:]
@@ -590,7 +586,7 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     check()
     progress(0.82, "training the attack model")
     att_seed = int(np.random.default_rng(s_attack).integers(2**31))
-    clf = _attack_model(att_seed).fit(np.vstack(feats), np.concatenate(bits))
+    clf = _AttackModel(att_seed).fit(np.vstack(feats), np.concatenate(bits))
     p_in = clf.predict_proba(_features(out_in, data.y[members]))[:, 1]
     p_out = clf.predict_proba(_features(out_out, data.y[nonmembers]))[:, 1]
     tp, fp = int((p_in >= 0.5).sum()), int((p_out >= 0.5).sum())
@@ -599,7 +595,7 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     d_for_lb = float(delta) if delta else 0.0
     eps_lb = float(f3_lb(fp, n_in, n_in - tp, n_in, d_for_lb, 0.95))
     if setup.defense == "oneparam":
-        clf_h = _attack_model(att_seed).fit(np.vstack(feats_hidden), np.concatenate(bits))
+        clf_h = _AttackModel(att_seed).fit(np.vstack(feats_hidden), np.concatenate(bits))
         ph_in = clf_h.predict_proba(_features(out_in, data.y[members]))[:, 1]
         ph_out = clf_h.predict_proba(_features(out_out, data.y[nonmembers]))[:, 1]
         extra["attack_accuracy_hidden"] = float(((ph_in >= 0.5).sum()

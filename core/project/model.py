@@ -129,6 +129,12 @@ class Project:
         """The validated MDP of an entry (InputError if its model is invalid)."""
         return self.entry(mdp_id).mdp
 
+    def new_map_id(self) -> str:
+        return self._new_id("map", {m.id for m in self.maps})
+
+    def new_grid_id(self) -> str:
+        return self._new_id("grid", {g.id for g in self.grids})
+
     def new_run_id(self) -> str:
         return self._new_id("run", {r.id for r in self.runs})
 

@@ -307,6 +307,27 @@ def mia_table_record(project: Project, rows: Sequence[Any], *, compare: str = "d
     return record, table_entries(list(rows), source=rid)
 
 
+def _drl_entries(result: Any, grid_id: str, source: str) -> list[LedgerEntry]:
+    """What a trained navigation agent releases about its map (see :func:`drl_run_record`)."""
+    from core.gridworld.dpdrl import OBSERVATION_REASON
+
+    s = result.setup
+    common: dict[str, Any] = dict(
+        dataset=f"grid:{grid_id}", mode="experiment" if result.seed is not None else "release",
+        seed=result.seed, source=source, epsilon=math.inf)
+    if s.defense == "dpdrl":
+        return [LedgerEntry(id="", mechanism="dpdrl-obfuscation",
+                            released="obfuscated observations (one bit flipped per step)",
+                            adjacency="the map's cells (observations one bit apart)",
+                            reason=OBSERVATION_REASON, count=max(result.obfuscated_steps, 1),
+                            parameters={"epsilon_per_step": result.epsilon_per_step,
+                                        "preset": s.preset}, **common)]
+    return [LedgerEntry(id="", mechanism="policy", released="a policy trained on the "
+                        "raw observations", adjacency="none",
+                        reason="the agent learns on the true observations of the map",
+                        **common)]
+
+
 def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = None
                    ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a DP-DRL training (kind ``"drl"``, target its grid) and the ledger
@@ -331,8 +352,6 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
     -------
     (RunRecord, list of LedgerEntry)
     """
-    from core.gridworld.dpdrl import OBSERVATION_REASON
-
     rid = project.new_run_id()
     summary = result.to_json()
     summary["truth"] = result.grid.to_rows()
@@ -346,20 +365,7 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
               "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,
               "seeded": result.seed is not None, "seed": result.seed}
     mode = "experiment" if result.seed is not None else "release"
-    common: dict[str, Any] = dict(dataset=f"grid:{grid_id}", mode=mode, seed=result.seed,
-                                  source=rid, epsilon=math.inf)
-    if s.defense == "dpdrl":
-        entries = [LedgerEntry(id="", mechanism="dpdrl-obfuscation",
-                               released="obfuscated observations (one bit flipped per step)",
-                               adjacency="the map's cells (observations one bit apart)",
-                               reason=OBSERVATION_REASON, count=max(result.obfuscated_steps, 1),
-                               parameters={"epsilon_per_step": result.epsilon_per_step,
-                                           "preset": s.preset}, **common)]
-    else:
-        entries = [LedgerEntry(id="", mechanism="policy", released="a policy trained on the "
-                               "raw observations", adjacency="none",
-                               reason="the agent learns on the true observations of the map",
-                               **common)]
+    entries = _drl_entries(result, grid_id, rid)
     return RunRecord(id=rid, kind="drl", target=grid_id, params=params, summary=summary,
                      mode=mode, seed=result.seed), entries
 
@@ -412,8 +418,7 @@ def drl_table_record(project: Project, rows: Sequence[Any], grid_id: str
     first = rows[0].train
     entries: list[LedgerEntry] = []
     for r in rows:
-        _rec, es = drl_run_record(project, r.train, grid_id, r.attack)
-        entries.extend(LedgerEntry(**{**e.__dict__, "source": rid}) for e in es)
+        entries.extend(_drl_entries(r.train, grid_id, rid))
     summary = {"rows": [r.to_json() for r in rows], "truth": first.grid.to_rows()}
     mode = "experiment" if first.seed is not None else "release"
     params = {"grid": grid_id, "episodes": first.setup.episodes,

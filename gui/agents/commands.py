@@ -16,11 +16,7 @@ __all__ = ["SetGridCommand", "new_grid_id", "grid_index"]
 
 
 def new_grid_id(document: "ProjectDocument") -> str:
-    taken = {g.id for g in document.project.grids}
-    i = 1
-    while f"grid-{i}" in taken:
-        i += 1
-    return f"grid-{i}"
+    return document.project.new_grid_id()
 
 
 def grid_index(document: "ProjectDocument", grid_id: str) -> int:

@@ -71,6 +71,11 @@ RUN_KINDS = ("drl", "drl-table", "comarl")
 _EXAMPLE = "__example__"
 
 
+def _rows_map(rows: list[str]) -> GridMap:
+    """A recorded map (text rows) as a GridMap, constraints not required."""
+    return GridEntry.from_dict({"id": "shown", "rows": rows}).map
+
+
 class AgentsPanel(QWidget):
     """The Private agents tool tab (see the module docstring)."""
 
@@ -443,18 +448,16 @@ class AgentsPanel(QWidget):
 
     # ------------------------------------------------------------------ display
     def _show(self, kind: str, s: dict, run_id: str | None) -> None:
-        from core.gridworld.maps import GridEntry as _GE
-
         if kind in ("drl", "drl-table"):
             self.tabs.setCurrentIndex(0)
-            truth = _GE.from_dict({"id": "t", "rows": s["truth"]}).map
+            truth = _rows_map(s["truth"])
             rows = s["rows"] if kind == "drl-table" else None
             rec_rows = (rows[-1]["recovered"] if rows else s.get("recovered"))
             self.truth_view.set_map(truth)
             self._truth = truth
             self._sweep_rows = list(rows or [])
             if rec_rows:
-                rec = _GE.from_dict({"id": "r", "rows": rec_rows}).map
+                rec = _rows_map(rec_rows)
                 self.recovered_view.set_map(
                     rec, reference=truth.cells,
                     title=f"recovered ({rows[-1]['label']})" if rows
@@ -495,10 +498,8 @@ class AgentsPanel(QWidget):
         """Draw the map recovered from row ``i`` of the comparison next to the truth."""
         if not 0 <= i < len(self._sweep_rows) or self._truth is None:
             return
-        from core.gridworld.maps import GridEntry as _GE
-
         row = self._sweep_rows[i]
-        rec = _GE.from_dict({"id": "r", "rows": row["recovered"]}).map
+        rec = _rows_map(row["recovered"])
         self.recovered_view.set_map(rec, reference=self._truth.cells,
                                     title=f"recovered ({row['label']})")
 

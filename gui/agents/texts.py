@@ -6,6 +6,8 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gui.shell.style import fmt_value as _f  # one formatter for every result text
+
 __all__ = ["TOOLTIPS", "INFO_HTML", "SWEEP_COLUMNS", "COMARL_COLUMNS", "sweep_cells",
            "drl_html", "comarl_html"]
 
@@ -59,13 +61,6 @@ SWEEP_COLUMNS = ["Defense", "GRR", "NRR", "NRR of a random map", "Initial reward
 COMARL_COLUMNS = ["Agent", "Can compute", "DP"]
 
 
-def _f(x: Any, spec: str = ".3f") -> str:
-    if x is None:
-        return "—"
-    try:
-        return format(float(x), spec)
-    except (TypeError, ValueError):
-        return str(x)
 
 
 def sweep_cells(rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:

@@ -28,11 +28,7 @@ __all__ = ["store_map", "new_map_id", "map_index", "SetMapCommand"]
 
 
 def new_map_id(document: "ProjectDocument") -> str:
-    taken = {m.id for m in document.project.maps}
-    i = 1
-    while f"map-{i}" in taken:
-        i += 1
-    return f"map-{i}"
+    return document.project.new_map_id()
 
 
 def map_index(document: "ProjectDocument", map_id: str) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.modelprivacy.records import TABLE_COLUMNS, table_cells  # shared with the report
+from gui.shell.style import fmt_value as _f  # one formatter for every result text
 
 __all__ = ["DEFENSE_NAMES", "TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "TABLE_COLUMNS",
            "study_html", "table_cells"]
@@ -68,13 +69,6 @@ EMPTY_TEXT = ("<p style='color:#444'>No study yet. Press <b>Run study</b> (F5) f
               "attack, or <b>Compare defenses</b> for the table. The numbers, the privacy "
               "statement, the attack ROC and accuracy against ε appear here.</p>")
 
-def _f(x: Any, spec: str = ".3f") -> str:
-    if x is None:
-        return "—"
-    try:
-        return format(float(x), spec)
-    except (TypeError, ValueError):
-        return str(x)
 
 
 def study_html(s: Mapping[str, Any], kind: str, run_id: str | None) -> str:

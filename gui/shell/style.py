@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "INVALID_STYLE",
-           "pretty_message"]
+__all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "fmt_value",
+           "INVALID_STYLE", "pretty_message"]
 
 # The colours live in core.common.palette: the app and every report (SVG and PDF) use the
 # same one per series and arm.
@@ -37,6 +37,21 @@ def fmt_num(x: float, digits: int = 4) -> str:
     if ax == 0 or 1e-3 <= ax < 1e4:
         return f"{x:.{digits}f}"
     return f"{x:.{max(1, digits - 1)}e}"
+
+
+def fmt_value(x: object, spec: str = ".3f") -> str:
+    """A result value for result texts and tables: "—" for a missing one, ``spec`` for a
+    number, the text itself otherwise.
+
+    >>> fmt_value(None), fmt_value(0.51234), fmt_value(3, ".1f"), fmt_value("n/a")
+    ('—', '0.512', '3.0', 'n/a')
+    """
+    if x is None:
+        return "—"
+    try:
+        return format(float(x), spec)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(x)
 
 
 _SYMBOLS = ((r"\beta_bar\b", "η̄"), (r"\beta\b", "η"), (r"\bdelta_method\b", "δ method"),
