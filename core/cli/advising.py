@@ -240,14 +240,13 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     recorded = ""
     if project is not None:
         from core.advising.accounting import DEFAULT_DELTA
-        from core.project.files import save_project
-        from core.project.recording import advise_run_record, record_run
+        from core.project.recording import advise_run_record
+        from core.project.store import record_and_save
 
         record, entries = advise_run_record(
             project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
             seeded=args.seed is not None)
-        stored = record_run(project, record, entries)
-        save_project(project, args.record)
+        record, stored = record_and_save(args.record, project, record, entries)
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded,
                                "ledger_entries": len(stored)}

@@ -263,13 +263,12 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
                  result: Any, session: Any) -> tuple[str, int]:
     """Record the run in the project file (the window's record): (run id, ledger entries)."""
-    from core.project.files import save_project
-    from core.project.recording import plan_run_record, record_run
+    from core.project.recording import plan_run_record
+    from core.project.store import record_and_save
 
     record, entries = plan_run_record(project, result, session, map_id=map_id,
                                       map_label=label, seeded=args.seed is not None)
-    stored = record_run(project, record, entries)
-    save_project(project, args.map)
+    record, stored = record_and_save(args.map, project, record, entries)
     return str(record.id), len(stored)
 
 

@@ -328,9 +328,9 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
                   res: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
-    from core.mdp.records import SweepParameters
-    from core.project.files import save_project
-    from core.project.recording import record_sweep_run
+    from core.mdp.records import SweepParameters, sweep_entries
+    from core.project.recording import sweep_run_record
+    from core.project.store import record_and_save
 
     params = SweepParameters(
         ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
@@ -338,8 +338,9 @@ def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Seque
         workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
         b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
         domain_rule=args.domain_rule)
-    record, _ = record_sweep_run(project, mdp_id, params, res)
-    save_project(project, args.mdp)
+    record = sweep_run_record(project, mdp_id, params, res)
+    record, _ = record_and_save(args.mdp, project, record,
+                                sweep_entries(mdp_id, res, source=record.id))
     return str(record.id)
 
 

@@ -50,12 +50,11 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()
     if project is not None:
-        from core.project.files import save_project
-        from core.project.recording import mia_run_record, record_run
+        from core.project.recording import mia_run_record
+        from core.project.store import record_and_save
 
         record, entries = mia_run_record(project, res)
-        stored = record_run(project, record, entries)
-        save_project(project, args.record)
+        record, stored = record_and_save(args.record, project, record, entries)
         payload["recorded"] = {"project": args.record, "run": record.id,
                                "ledger_entries": [e.id for e in stored]}
 

@@ -132,16 +132,15 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
                    actions=int(mdp.P.shape[1]), teacher=args.teacher)
     if args.record and project is not None:
-        from core.project.files import save_project
-        from core.project.recording import record_run, sharing_run_record
+        from core.project.recording import sharing_run_record
+        from core.project.store import record_and_save
         from core.sharing.records import sharing_params
 
         params = sharing_params(setup, env=dataset, students=list(res.curves),
                                 seeds=args.seeds, seed=args.seed, teacher=args.teacher,
                                 temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
-        added = record_run(project, record, entries)
-        save_project(project, args.env)
+        record, added = record_and_save(args.env, project, record, entries)
         payload["recorded"] = {"project": args.env, "run": record.id,
                                "ledger_entries": len(added)}
 
