@@ -52,12 +52,16 @@ import numpy as np
 from core.audit.attack import AttackResult, run_attack, split_sizes
 from core.audit.stats import discrete_epsilon_tight, discrete_roc, projected_epsilon_lb
 from core.common.errors import InputError
+from core.common.resources import check_count
 from core.common.progress import Cancelled
 
 __all__ = ["AuditResult", "audit_module", "DEFAULT_CONFIDENCE", "MIN_SAMPLES"]
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_SAMPLES = 200
+#: Memory an audit keeps per sample and side (outputs, scores, the ROC's sort), measured
+#: 80-140 bytes on the five mechanisms; with a margin.
+AUDIT_BYTES_PER_SAMPLE = 200.0
 _CHUNK = 20_000
 _KEEP = 20  # candidate pairs kept in the result (best projected first)
 
@@ -273,6 +277,9 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
         raise InputError(f"must be an integer >= {MIN_SAMPLES}, got {samples!r}",
                          field="samples")
     samples = int(samples)
+    # the outputs of both sides are kept for the ROC (measured ~ 140 bytes per sample)
+    check_count(samples, "samples", low=MIN_SAMPLES, bytes_each=AUDIT_BYTES_PER_SAMPLE,
+                what="samples per side")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                              or int(seed) < 0):
         raise InputError(f"must be a non-negative integer, got {seed!r}", field="seed")

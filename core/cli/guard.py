@@ -30,6 +30,7 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.resources import check_count
+from core.common.validation import SENSITIVITY_RANGE
 
 __all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX"]
 
@@ -107,9 +108,9 @@ Rule = Callable[[str, Any], None]
 
 _K = Range(0.0, K_MAX, why="larger k leaves the accountant without double precision")
 _B = Range(0.0, 1.0, why="the adjacency radius b is a distance between probability rows")
-_SIGMA = Range(0.0, SIGMA_MAX, why="beyond it the accountant underflows and epsilon would "
-               "read 0")
-_SENSITIVITY = Range(1e-100, 1e100, low_open=False, why="rescale the query's units")
+_SIGMA = Range(0.0, SIGMA_MAX, low_open=False, why="beyond it the accountant underflows and "
+               "epsilon would read 0")
+_SENSITIVITY = Range(*SENSITIVITY_RANGE, low_open=False, why="rescale the query's units")
 
 #: ``{(command, dest): rule}``; command ``"*"`` applies to every subcommand with that dest.
 RULES: dict[tuple[str, str], Rule] = {

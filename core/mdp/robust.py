@@ -68,7 +68,7 @@ from core.common.progress import Progress, no_progress
 from core.common.results import Status, readonly
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
-from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
+from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
@@ -570,6 +570,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
 
     if private.horizon is not None:
         T = private.horizon
+        _check_bound_sweeps(private)
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
         lo[T] = hi[T] = private.R_T
@@ -589,6 +590,8 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     span = max(rmax / (1.0 - g), 1e-300)
     cap = max_iter if max_iter is not None else max(
         1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
@@ -601,6 +604,23 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
             status = Status.SUCCESS
             break
     return ValueBounds(lo, hi, status, it)
+
+
+def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None) -> None:
+    """Refuse bounds whose sweeps (a stage each, or value iterations to ``tol``) would pass
+    the time limit, from the horizon or the discount alone."""
+    if private.horizon is not None:
+        T = private.horizon
+        check_sweeps(T, private, "horizon", f"robust bounds over a horizon of {T:,} stages",
+                     "robust")
+        return
+    g = private.discount
+    if cap is None:
+        span = max(float(np.abs(private.R[private.mask]).max(initial=0.0)) / (1.0 - g), 1e-300)
+        cap = max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g))
+                  + 1)
+    check_sweeps(cap, private, "discount", f"robust bounds to {tol:g} at discount {g:.15g} "
+                 f"need {cap:.3g} value-iteration sweeps", "robust")
 
 
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
@@ -643,6 +663,8 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
     shifts = _shift_array(centre_shift, private.P.shape[:2])
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
+    if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
+        _check_bound_sweeps(private)
     plan = plan if plan is not None else synthesize(private)
     vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
                        progress=progress)

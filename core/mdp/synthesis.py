@@ -31,7 +31,8 @@ import numpy as np
 from core.common.results import Status, readonly
 from core.mdp.model import MDP
 
-__all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows"]
+__all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows",
+           "check_sweeps"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,12 +102,39 @@ def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
     return P[np.arange(S), policy]
 
 
+def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "plain"
+                 ) -> None:
+    """Refuse ``sweeps`` dynamic-programming sweeps over ``mdp`` that would pass the time
+    limit (:func:`core.common.resources.check_time`), before the first one.
+
+    Parameters
+    ----------
+    sweeps : float
+        Iterations or stages.
+    mdp : MDP
+        The model (its S·A·S entries per sweep).
+    field : str
+        What implies the count (``"discount"``, ``"horizon"``).
+    detail : str
+        The count in words.
+    kind : {"plain", "robust"}
+        The cost per sweep (:data:`core.common.resources.SWEEP_COST`).
+    """
+    from core.common.resources import check_time, sweep_seconds
+
+    S, A = mdp.P.shape[0], mdp.P.shape[1]
+    check_time(sweep_seconds(sweeps, float(S) * A * S, kind), field, detail=detail)
+
+
 def _iteration_cap(mdp: MDP, tol: float) -> int:
     g = mdp.discount
     vmax = (np.abs(mdp.R[mdp.mask]).max(initial=0.0)) / (1.0 - g)
     if vmax == 0:
         return 1
-    return max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+    cap = max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+    check_sweeps(cap, mdp, "discount", f"value iteration to {tol:g} at discount {g:.15g} needs "
+                 f"{cap:.3g} sweeps")
+    return cap
 
 
 def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> PolicyResult:
@@ -123,6 +151,7 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
     """
     if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
+        check_sweeps(T, mdp, "horizon", f"backward induction over a horizon of {T:,} stages")
         values = np.empty((T + 1, S))
         policy = np.empty((T, S), dtype=np.int64)
         values[T] = mdp.R_T

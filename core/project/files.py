@@ -36,7 +36,12 @@ from core import __version__
 from core.advising.model import AdvisingSetup
 from core.common.atomic import atomic_write_bytes, atomic_write_text, clean_stale_temporaries
 from core.common.errors import InputError
-from core.common.resources import check_memory, load_npz, npz_inventory
+from core.common.resources import (
+    MODEL_MEMORY_FACTOR,
+    check_model_memory,
+    load_npz,
+    npz_inventory,
+)
 from core.common.jsonable import jsonable
 from core.gridworld.maps import GridEntry
 from core.logistics.document import MapEntry
@@ -77,8 +82,7 @@ SIDECAR_GRACE_S = 3600.0
 # (before generation names). The hex digits are a prefix of the SHA-256 of P.
 _DIGEST = re.compile(r"\.([0-9a-f]{24}|[0-9a-f]{12})\.npz$")
 _CONTENT = re.compile(r"^arrays\.[0-9a-f]{24}\.npz$")
-# the memory a project's model takes per byte of its P (load, float64 copy, validation)
-_MODEL_FACTOR = 4.0
+_MODEL_FACTOR = MODEL_MEMORY_FACTOR  # memory per byte of a model's P (resources)
 
 
 def project_stem(path: str | os.PathLike[str]) -> str:
@@ -305,9 +309,7 @@ def _check_model_size(m: dict[str, Any], field: str) -> None:
             key = a.get("state")
             if isinstance(key, str):
                 per_state[key] = per_state.get(key, 0) + 1
-    S, A = len(states), max(per_state.values(), default=1)
-    check_memory(_MODEL_FACTOR * 8.0 * S * A * S, field,
-                 detail=f"a model of {S:,} states x {A} actions (dense S x A x S arrays)")
+    check_model_memory(len(states), max(per_state.values(), default=1), field)
 
 
 def run_records(items: list[Any]) -> list[RunRecord]:
@@ -400,7 +402,7 @@ def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = Non
                 P = _load_sidecar(m["arrays"], base_dir)
             else:
                 P = None
-                _check_model_size(m, "transitions")
+                _check_model_size(m, "states")
             model = MdpModel.from_dict({k: v for k, v in m.items()
                                         if k not in ("id", "note", "arrays")}, P=P)
         except InputError as exc:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.common.errors import InputError
 from core.common.palette import arm_colour, cycle_colour, series_colour
 
 __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
@@ -1117,6 +1118,12 @@ def _source_date() -> _dt.datetime | None:
         return None
 
 
+# What rendering a run whose summary was damaged outside PrivPlan raises (a section reads the
+# summary its own kind of run writes; values of another type or shape fail in these ways).
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+              ZeroDivisionError)
+
+
 def build_report(project: Any, *, project_path: str | Path | None = None,
                  include: Sequence[str] | None = None,
                  now: _dt.datetime | None = None) -> Report:
@@ -1169,8 +1176,13 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         sections.append(_overview_section(project))
     if project.mdps:
         sections.append(_mdp_section(project))
-    for run in project.runs:
-        sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+    for i, run in enumerate(project.runs):
+        try:
+            sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+        except _MALFORMED as exc:  # a run record edited or damaged outside PrivPlan
+            raise InputError(f"the {run.kind} run {run.id!r} has a malformed summary or "
+                             f"parameters ({type(exc).__name__}: {exc}); the report was not "
+                             "written", field=f"runs[{i}]") from None
         note = _ledger_note(project, run.id)
         if note is not None:
             sec.blocks.append(note)
@@ -1211,6 +1223,8 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
         a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
         return [10.0 ** e for e in range(a, b + 1)]
     span = hi - lo or 1.0
+    if not math.isfinite(span):  # values near the float range (a damaged summary): ends only
+        return [lo, hi]
     step = 10 ** math.floor(math.log10(span / 4))
     for m in (1, 2, 5, 10):
         if span / (step * m) <= 6:

@@ -71,9 +71,7 @@ def test_discard_for_removes_sidecars(tmp_path, monkeypatch):
     assert load_recovery(list_recoverable(folder)[0]).mdps[0].mdp == p.mdps[0].mdp
     write_recovery(_project("other"), folder, project_path=None, key="s")
     discard_for(folder, project_path=tmp_path / "big.privplan.json", key="s")
-    # (the folder's sidecar lock file stays: lock files are never removed)
-    assert sorted(n for n in os.listdir(folder) if n != ".privplan-sidecars.lock") == [
-        "untitled-s.privplan.json", "untitled-s.recovery.json"]
+    assert sorted(os.listdir(folder)) == ["untitled-s.privplan.json", "untitled-s.recovery.json"]
 
 
 def test_broken_notes_and_live_processes_are_skipped(tmp_path):
