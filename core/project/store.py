@@ -60,7 +60,7 @@ from core.project.model import Project, RunRecord
 from core.project.snapshot import SECTIONS, Snapshot, ledger_keys, run_key, snapshot
 
 __all__ = ["ProjectChanged", "SaveReport", "record_and_save", "save_document",
-           "SECTION_NAMES"]
+           "SECTION_NAMES", "adopt_file"]
 
 #: How a section is named to a user.
 SECTION_NAMES = {"name": "the project's name", "notes": "the notes", "mdps": "the models",
@@ -257,3 +257,31 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
             led.entries.append(e)
         project.ledger.append(e)
         report.merged_entries.append(e.id)
+
+
+def adopt_file(project: Project, path: str | os.PathLike[str]) -> None:
+    """Make ``path`` the file ``project`` will be saved over, without knowing what it held
+    when the project's content was read (a recovered autosave copy of that file).
+
+    The merge base becomes the file's sections *now* (so saving replaces them without a
+    conflict) and no runs or ledger entries: every run and entry the file holds that the
+    project does not is merged in at the next :func:`save_document` — a release recorded
+    while the window was dead is never dropped.
+
+    Parameters
+    ----------
+    project : Project
+        The project (its ``origin`` is replaced).
+    path : str or PathLike
+        The file it will be saved to.
+    """
+    real = real_path(path)
+    try:
+        disk = _read_disk(real)
+    except InputError:
+        disk = None  # unreadable: the save replaces it (as Save As would)
+    if disk is None:
+        project.origin = None
+        return
+    base = snapshot(disk, real)
+    project.origin = Snapshot(base.path, base.sections)
