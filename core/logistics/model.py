@@ -140,7 +140,7 @@ def local_graphs(world_graph: nx.Graph, agents: Any) -> dict[str, nx.Graph]:
     for v, d in world_graph.nodes(data=True):
         kind = d.get("kind")
         if kind == "base":
-            loc = out.get(d.get("agent"))  # type: ignore[arg-type]
+            loc = out.get(d.get("agent"))
             if loc is not None:
                 loc.add_node(v, kind=kind)
         elif kind == "center":
@@ -148,7 +148,7 @@ def local_graphs(world_graph: nx.Graph, agents: Any) -> dict[str, nx.Graph]:
                 if a in out:
                     out[a].add_node(v, kind=kind)
     for u, v, d in world_graph.edges(data=True):
-        loc = out.get(d.get("agent"))  # type: ignore[arg-type]
+        loc = out.get(d.get("agent"))
         if loc is not None:
             loc.add_edge(u, v, length=float(d["length"]))
     return out
