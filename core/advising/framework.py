@@ -1089,6 +1089,10 @@ class _Engine:
 
         # eight (epochs x agents) logs, plus the advice events when they are kept
         check_memory(8.0 * E * n * 9, "epochs", detail=f"{E:,} epochs x {n} agents")
+        from core.common.resources import check_time
+
+        # measured ~3e-4 s per agent and epoch; 1e-3 for a margin
+        check_time(1e-3 * E * n, "epochs", detail=f"{E:,} epochs x {n} agents")
         conv_agent = np.empty((E, n))
         advice = np.zeros(E, dtype=np.int64)
         ask = np.empty((E, n), dtype=np.int64)

@@ -6,7 +6,8 @@ Two ways to write a project that others may write at the same time (the window, 
 * :func:`record_and_save` — a command's run: under the project lock, the file is read
   *again*, the run and its ledger entries are appended to what the file holds now (the run
   and entry ids renumbered when another writer took them meanwhile), and the file is
-  saved. Nothing else is changed, so nothing another writer recorded can be lost.
+  written back. Nothing else is changed (models and their sidecar arrays are not even
+  re-read), so nothing another writer recorded can be lost.
 * :func:`save_document` — the window's Save: under the project lock, the file now is
   compared with what it held when the document read it (``project.origin``). Runs and ledger
   entries other writers added meanwhile are merged into the document (renumbered where
@@ -43,11 +44,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core import __version__
+from core.common.atomic import atomic_write_text
 from core.common.errors import InputError
+from core.common.jsonable import jsonable
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.files import (
+    PROJECT_FORMAT,
+    SCHEMA_VERSION,
     ledger_entries,
-    load_project,
     migrated_payload,
     project_to_dict,
     read_json,
@@ -55,6 +60,7 @@ from core.project.files import (
     run_records,
     write_project,
 )
+from core.project.jsonfmt import dumps
 from core.project.locks import project_lock, real_path
 from core.project.model import Project, RunRecord
 from core.project.snapshot import SECTIONS, Snapshot, ledger_keys, run_key, snapshot
@@ -122,15 +128,18 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
 
     Under the project lock, the file is read again; ``record`` (renumbered if its id is
     taken now, its entries' ``source`` following) and ``entries`` (fresh ``rel-N`` ids) are
-    appended, and the file is saved. ``project`` (the copy the command read before its run)
-    is updated to the merged project.
+    appended to its runs and ledger — both validated — and the file is written back with
+    every other part exactly as it is now (models are not re-read: their sidecar arrays stay
+    as they are, and keys this version does not know are kept). ``project`` (the copy the
+    command read before its run) gets the merged runs and ledger.
 
     Parameters
     ----------
     path : str or PathLike
         The project file (a symlink records into its target and stays a link).
     project : Project
-        The project as the command read it (replaced in place by the merged one).
+        The project as the command read it (its runs and ledger are replaced by the merged
+        ones).
     record : RunRecord
         The run (its id from ``project.new_run_id()``).
     entries : sequence of LedgerEntry
@@ -152,23 +161,28 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
             raise InputError("the project file was removed while the run was computing; "
                              "nothing was written", field="--record", file=os.fspath(path))
         try:
-            now = load_project(real)
+            payload = dict(migrated_payload(read_json(real)))
+            runs = run_records(payload.get("runs", []) or [])
+            ledger = ledger_entries(payload.get("ledger", []) or [])
         except InputError as exc:
             raise InputError(f"the file changed while the run was computing and cannot be "
                              f"read now ({exc.field + ': ' if exc.field else ''}{exc.problem})"
                              "; nothing was written", file=os.fspath(path)) from None
         old_id = record.id
-        if any(r.id == old_id for r in now.runs):
-            record = replace(record, id=_fresh_run_id({r.id for r in now.runs}))
+        if any(r.id == old_id for r in runs):
+            record = replace(record, id=_fresh_run_id({r.id for r in runs}))
         entries = [replace(e, source=record.id) if e.source == old_id else e for e in entries]
-        led = PrivacyLedger.from_project(now)
-        stored = led.extend(entries)
-        now.runs.append(record)
-        now.ledger.extend(stored)
-        write_project(now, real)
-    for name in ("name", "notes", "mdps", "runs", "maps", "grids", "advising", "ledger",
-                 "budgets", "origin"):
-        setattr(project, name, getattr(now, name))
+        stored = PrivacyLedger(entries=list(ledger)).extend(entries)
+        runs.append(record)
+        ledger.extend(stored)
+        payload["runs"] = [run_dict(r) for r in runs]
+        payload["ledger"] = [e.to_dict() for e in ledger]
+        doc = {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
+               "saved_by": f"privplan {__version__}", "project": payload}
+        atomic_write_text(real, dumps(jsonable(doc)) + "\n")
+    project.runs = runs
+    project.ledger = ledger
+    project.origin = snapshot(payload, real)
     return record, stored
 
 

@@ -1156,7 +1156,7 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
                         f"{platform.python_version()}",
             "project": project.name}
     if project_path is not None and Path(project_path).is_file():
-        path = Path(project_path)
+        path = Path(os.path.realpath(project_path))  # a symlinked project: its real folder
         meta["project file"] = path.name
         meta["project SHA-256"] = file_sha256(path)
         for e in project.mdps:  # large models keep P in a sidecar next to the project
