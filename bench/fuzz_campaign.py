@@ -258,6 +258,7 @@ SPECIALS: list[tuple[str, Any]] = [
     ("fifo", ("fifo",)), ("dev-zero", ("symlink", "/dev/zero")), ("dev-zero-path", "/dev/zero"),
     ("dev-urandom", "/dev/urandom"), ("dev-null", "/dev/null"), ("folder", ("dir",)),
     ("loop", ("symlink", "loop.json")), ("missing", None), ("link-to-fifo", ("fifo-link",)),
+    ("newline-name", ("newline",)), ("bidi-name", ("bidi",)),
 ]
 SPECIAL_INPUTS = ["mdp.json", "mdp.npz", "map.json", "privplan.json", "advising.json",
                   "grid.json", "csv", "record", "privatize", "share"]
@@ -274,6 +275,9 @@ def family_special(inputs: Inputs, rng: random.Random, n: int) -> list[Case]:
         files: dict[str, Any] = {}
         if isinstance(spec, str):
             name = spec  # a device path given directly
+        elif spec in (("newline",), ("bidi",)):  # a hostile file name holding garbage
+            name = ("in\nsecond line." if spec == ("newline",) else "in\u202egnp.") + ext
+            files[name] = b"\x00garbage\n"
         elif spec is not None:
             files[name] = spec
         cases.append(Case("special", f"{label}:{kind}", inputs.command_for(kind, name), files))
@@ -291,8 +295,8 @@ def family_flags(inputs: Inputs, rng: random.Random, n: int) -> list[Case]:
                  and j + 1 < len(argv) and not argv[j + 1].startswith("--")]
         r = rng.random()
         if r < 0.8 and flags:
-            j = rng.choice(flags)
-            argv[j + 1] = rng.choice(EXTREMES + [rng.choice(mutants.UNICODE)[:200]])
+            for j in rng.sample(flags, min(len(flags), 1 if rng.random() < 0.8 else 2)):
+                argv[j + 1] = rng.choice(EXTREMES + [rng.choice(mutants.UNICODE)[:200]])
         elif r < 0.9:
             argv.insert(rng.randrange(1, len(argv) + 1), rng.choice(
                 ["--seed", "--workers", "--unknown-flag", "--json", "-o", "--record"]))
