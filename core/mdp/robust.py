@@ -665,7 +665,7 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
     if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
         _check_bound_sweeps(private)
-    plan = plan if plan is not None else synthesize(private)
+    plan = plan if plan is not None else synthesize(private, progress=progress)
     vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
                        progress=progress)
     return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=vb.v_lower,

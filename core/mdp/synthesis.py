@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.common.progress import Progress, no_progress
 from core.common.results import Status, readonly
 from core.mdp.model import MDP
 
@@ -137,7 +138,8 @@ def _iteration_cap(mdp: MDP, tol: float) -> int:
     return cap
 
 
-def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> PolicyResult:
+def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None,
+               progress: Progress = no_progress) -> PolicyResult:
     """An optimal deterministic policy of ``mdp`` and its exact value.
 
     Parameters
@@ -148,6 +150,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
         Infinite horizon only: value-iteration tolerance before policy iteration polishes.
     max_iter : int, optional
         Infinite horizon only: cap on value iterations (default from spec §8.8).
+    progress : callable
+        ``progress(fraction, message)`` during long inductions and iterations (may cancel).
     """
     if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
@@ -159,6 +163,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
             Q = mdp.R + mdp.discount * (mdp.P @ values[t + 1])
             policy[t] = greedy(Q, mdp.mask)
             values[t] = Q[np.arange(S), policy[t]]
+            if t % 4096 == 0:
+                progress((T - t) / T, f"synthesis: stage {t}")
         return PolicyResult(policy, values, Status.SUCCESS, T)
     cap = max_iter if max_iter is not None else _iteration_cap(mdp, tol)
     g = mdp.discount
@@ -171,6 +177,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
             v, status = v_new, Status.SUCCESS
             break
         v = v_new
+        if it % 4096 == 0:
+            progress(min(1.0, it / cap), f"value iteration {it:,}")
     # Policy iteration from the greedy policy: exact evaluation, stops when stable.
     policy = greedy(mdp.R + g * (mdp.P @ v), mdp.mask)
     for _ in range(10 * mdp.n_states + 10):
