@@ -506,10 +506,10 @@ def _bounds_answer(inputs: Inputs) -> dict[str, Any]:
     d = tempfile.mkdtemp()
     path = os.path.join(d, "m.mdp.json")
     Path(path).write_bytes(_json_bytes(inputs.mdp))
-    out = io.StringIO()
-    code = run_cli(inputs.command_for("mdp.json", path), out=out, err=io.StringIO())
+    out, err = io.StringIO(), io.StringIO()
+    code = run_cli(inputs.command_for("mdp.json", path), out=out, err=err)
     shutil.rmtree(d, ignore_errors=True)
-    assert code == 0
+    assert code == 0, err.getvalue()
     return dict(json.loads(out.getvalue()))
 
 
