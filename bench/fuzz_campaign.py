@@ -684,8 +684,11 @@ def _start(case: Case, folder: str, cap: int) -> Any:
 
         out = open(os.path.join(folder, "stdout.txt"), "wb")  # noqa: SIM115
         err = open(os.path.join(folder, "stderr.txt"), "wb")  # noqa: SIM115
-        proc = subprocess.Popen([sys.executable, "-m", "core.cli", *case.argv], cwd=folder,
-                                stdout=out, stderr=err, env=env, preexec_fn=limit)
+        # as bytes: a lone surrogate in a hostile flag reaches the program as raw bytes
+        argv = [a.encode("utf-8", "surrogatepass") for a in case.argv]
+        proc = subprocess.Popen([os.fsencode(sys.executable), b"-m", b"core.cli", *argv],
+                                cwd=folder, stdout=out, stderr=err, env=env,
+                                preexec_fn=limit)
         out.close()
         err.close()
         return proc.pid

@@ -129,6 +129,12 @@ RULES: dict[tuple[str, str], Rule] = {
     ("comarl", "sigma"): _SIGMA,
     ("mia", "k"): _K,
     ("share", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
+    # share: k_j = k0·c^j and the η-restricted simplex; below these the accountant's
+    # arithmetic underflows (ε would read 0 at k = 0: an optimistic statement)
+    ("share", "k0"): Range(1e-12, K_MAX, low_open=False,
+                           why="outside it the accountant's arithmetic over- or underflows"),
+    ("share", "eta"): Range(1e-12, 1.0, low_open=False,
+                            why="a smaller eta underflows the accountant"),
 }
 
 def _flag(parser_dest: str) -> str:

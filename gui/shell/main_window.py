@@ -167,8 +167,11 @@ def _file_size(path: str) -> int:
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    for side in glob.glob(os.path.join(glob.escape(os.path.dirname(os.path.abspath(path))),
-                                       glob.escape(stem) + ".*.npz")):
+    folder = glob.escape(os.path.dirname(os.path.realpath(path)))
+    # its sidecars: content-addressed (shared by copies: counted whoever names them) and
+    # the "<stem>.<id>…npz" of older PrivPlan versions
+    for side in glob.glob(os.path.join(folder, glob.escape(stem) + ".*.npz")) + glob.glob(
+            os.path.join(folder, "arrays.*.npz")):
         try:
             total += os.path.getsize(side)
         except OSError:
