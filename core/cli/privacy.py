@@ -48,9 +48,19 @@ def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"warning: {w}\n")
 
     def text() -> str:
+        head = (f"Dirichlet mechanism, k = {res.k:g}, eta = {res.eta:g}, "
+                f"eta_bar = {res.eta_bar:g}, |W| = {res.w}, b = {res.b:g}")
+        if res.gamma is None:  # the exact privacy profile
+            pair = res.worst_pair or (0.0, 0.0, 0.0)
+            return "\n".join([
+                head, f"epsilon = {res.epsilon:.6g}   (the true epsilon lies in "
+                      f"[{res.epsilon_lower:.6g}, {res.epsilon:.6g}])",
+                f"delta   = {res.delta:.6g}   [{res.delta_label}]",
+                f"worst neighbouring pair: Beta({pair[0] + pair[2]:.4g}, {pair[1]:.4g}) vs "
+                f"Beta({pair[0]:.4g}, {pair[1] + pair[2]:.4g}) (k·q_i, k·p_j, k·moved = "
+                f"{pair[0]:.4g}, {pair[1]:.4g}, {pair[2]:.4g})"])
         approx = ("n/a" if res.epsilon_approx is None else f"{res.epsilon_approx:.6g}")
-        lines = [f"Dirichlet mechanism, k = {res.k:g}, eta = {res.eta:g}, "
-                 f"eta_bar = {res.eta_bar:g}, |W| = {res.w}, b = {res.b:g}",
+        lines = [head,
                  f"epsilon = {res.epsilon:.6g}   (Lemma 1.7 approximation: {approx})",
                  f"delta   = {res.delta:.6g}   [{res.delta_label}]",
                  f"gamma   = {res.gamma:.6g}" + ("" if res.delta_target is None else
@@ -112,8 +122,12 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
     grp.add_argument("--gamma", type=float, help="Omega_1 threshold in (0, 1/|W|)")
     grp.add_argument("--delta", type=float, help="target delta: uses the best gamma")
     grp.add_argument("--tau", type=float, help="with --adjacency l2-all: a fixed threshold tau")
-    sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto",
-                    help="how delta is bounded. auto (default) = union: the union bound "
+    sp.add_argument("--delta-method", choices=("auto", "profile", "exact", "union", "mc"),
+                    default="auto",
+                    help="the accountant. auto (default) = profile with --delta, union with "
+                         "--gamma; profile = the exact privacy profile (hockey-stick divergence "
+                         "of the worst neighbouring pair, certified; no gamma); union = "
+                         "Theorem 1.6 with the union bound "
                          "|W|·I_gamma(k·eta, k(1-eta)), proven at every input; exact (|W| <= 3) "
                          "= the vertex reduction of [D] Lemma 1.2 (certified quadrature; the "
                          "lemma's printed proof has a gap: numerically supported, not proven; "

@@ -50,7 +50,8 @@ from core.mdp.model import MDP, with_transitions
 from core.privacy.dirichlet import dirichlet_rows
 
 __all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
-           "MechanismRows", "mechanism_rows", "privatize_mdp"]
+           "MechanismRows", "mechanism_rows", "privatize_mdp", "ETA_AUTO", "ETA_CAP",
+           "row_etas", "eta_label", "parse_eta"]
 
 ZERO_MODES = ("support", "smoothing")
 DOMAIN_RULES = ("refuse", "mix")
@@ -62,7 +63,14 @@ DOMAIN_RULES = ("refuse", "mix")
 #: (e.g. 1e-6) leaves no finite ε below k ≈ 6000–9000. Under ``refuse`` η = 1e-3 rejects
 #: Example 2 (smallest entry 4.5e-6): declare the largest η you can justify from public
 #: knowledge, never one read off the rows.
-DEFAULT_ETA = 1e-3
+#: The per-row rule used when the user declares no η (issue 23): a row with n possible next
+#: states gets η_n = min(ETA_CAP, 1/(2n)). It depends on n only, which the support-restricted
+#: release discloses anyway, so it is public; with ``mix`` the weight n·η_n <= 1/2, so the
+#: defaults serve every valid model (rows with 1,000+ next states included), and the
+#: statement names the η each row size used.
+ETA_AUTO = "auto"
+ETA_CAP = 1e-3
+DEFAULT_ETA: "float | str" = ETA_AUTO
 #: What happens to the rows so that every possible next state has probability >= η.
 DEFAULT_DOMAIN_RULE = "mix"
 @dataclass(frozen=True, eq=False)
@@ -77,11 +85,88 @@ class MechanismRows:
     support: np.ndarray  # (m,): n, the number of possible next states after pre-processing
     contraction: np.ndarray  # (m,): c with |T(p) − T(q)|₁ = c·|p − q|₁ for neighbours
     smoothed: np.ndarray  # (m,) bool: the row had a zero and zeros="smoothing" filled it
-    eta: float
+    eta: "float | str"  # the declared η, or ETA_AUTO (the per-row rule)
     domain_rule: str
     zeros: str
     smoothing: float
     warnings: tuple[str, ...]
+    eta_rows: np.ndarray | None = None  # (m,): the η of each row (n >= 2), from the rule
+
+    def row_eta(self) -> np.ndarray:
+        """η per row (the declared value, or the per-row rule's)."""
+        return row_etas(self.eta, self.support) if self.eta_rows is None else self.eta_rows
+
+
+def row_etas(eta: "float | str", n: "np.ndarray | int") -> np.ndarray:
+    """η per row of support size ``n``: the declared η, or min(ETA_CAP, 1/(2n)) for ETA_AUTO.
+
+    Parameters
+    ----------
+    eta : float or "auto"
+        The declared η or the per-row rule.
+    n : int or numpy.ndarray
+        Support sizes.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> row_etas("auto", np.array([2, 3, 1000, 4000])).tolist()
+    [0.001, 0.001, 0.0005, 0.000125]
+    """
+    nn = np.maximum(np.asarray(n, dtype=np.float64), 1.0)
+    if eta == ETA_AUTO:
+        return np.minimum(ETA_CAP, 0.5 / nn)
+    return np.full(nn.shape, float(eta))
+
+
+def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
+    """How a statement names η: ``"0.001"`` or ``"auto: min(0.001, 1/(2n)) per row (…)"``.
+
+    Parameters
+    ----------
+    eta : float or "auto"
+        The declared η or the rule.
+    n : numpy.ndarray, optional
+        Support sizes, to say which values the rule gave.
+
+    Returns
+    -------
+    str
+    """
+    if eta != ETA_AUTO:
+        return f"{float(eta):g}"
+    text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
+    if n is not None:
+        sizes = sorted({int(v) for v in np.asarray(n).ravel() if v >= 2})
+        vals = sorted({float(v) for v in row_etas(ETA_AUTO, np.array(sizes or [2]))},
+                      reverse=True)
+        text += ": " + ", ".join(f"{v:g}" for v in vals)
+    return text + ")"
+
+
+def parse_eta(value: object) -> "float | str":
+    """A declared η from a flag, field or file: ``"auto"`` or a number in (0, 1).
+
+    Parameters
+    ----------
+    value : object
+        The text or number.
+
+    Returns
+    -------
+    float or "auto"
+
+    Raises
+    ------
+    InputError
+        Naming ``eta``.
+    """
+    if isinstance(value, str) and value.strip().lower() == ETA_AUTO:
+        return ETA_AUTO
+    return _check_eta(value)
 
 
 def _check_eta(eta: object) -> float:
@@ -94,7 +179,7 @@ def _check_eta(eta: object) -> float:
     return v
 
 
-def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                    zeros: str = "support", smoothing: float = 0.01) -> MechanismRows:
     """Apply the public pre-processing of every available row (module docstring).
 
@@ -107,8 +192,9 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     ----------
     mdp : MDP
         The true model.
-    eta : float
-        η, the declared lower bound of support entries.
+    eta : float or "auto"
+        η, the declared lower bound of support entries, or ``"auto"`` (the per-row rule
+        :data:`ETA_AUTO`).
     domain_rule : str
         ``"refuse"`` or ``"mix"``.
     zeros : str
@@ -143,7 +229,7 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     if domain_rule not in DOMAIN_RULES:
         raise InputError(f"must be one of {', '.join(DOMAIN_RULES)}, got {domain_rule!r}",
                          field="domain_rule")
-    eta = _check_eta(eta)
+    eta = parse_eta(eta)
     index = np.argwhere(mdp.mask)
     rows = np.array(mdp.P[mdp.mask], dtype=np.float64)
     n_all = mdp.n_states
@@ -163,8 +249,9 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     support = rows > 0
     n = support.sum(axis=1)
     multi = n >= 2
+    etas = row_etas(eta, n)
     if domain_rule == "refuse":
-        bad = support & (rows < eta) & multi[:, None]
+        bad = support & (rows < etas[:, None]) & multi[:, None]
         if bad.any():
             i, t = (int(v) for v in np.argwhere(bad)[0])
             s, a = (int(v) for v in index[i])
@@ -172,14 +259,14 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
             raise InputError(
                 f"P({mdp.state_names[s]}, {mdp.action_names[s][a]}) gives next state "
                 f"{mdp.state_names[t]!r} probability {rows[i, t]:.6g}, below the declared "
-                f"eta = {eta:g}" + (f" (and {more} more such entries)" if more else "")
+                f"eta = {etas[i]:g}" + (f" (and {more} more such entries)" if more else "")
                 + ". The guarantee needs every possible next state to have probability >= "
                 "eta. Fix: declare a smaller eta (a public bound, not read off the data), use "
                 "the domain rule 'mix' (every row is mixed with the uniform distribution on "
                 "its support, weight n·eta), or make the transition impossible (0).",
                 field="eta")
     else:
-        lam = n * eta
+        lam = n * etas
         too_big = multi & (lam >= 1.0)
         if too_big.any():
             i = int(np.flatnonzero(too_big)[0])
@@ -193,16 +280,17 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
         # (in place: a large model makes no temporary of its size; rows with one next state
         # are multiplied by 1 and get nothing added)
         rows *= (1.0 - lam)[:, None]
-        np.add(rows, eta, out=rows, where=support & multi[:, None])
+        np.add(rows, etas[:, None], out=rows, where=support & multi[:, None])
         contraction *= 1.0 - lam
         if multi.any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
-                            f"distribution on its support (weight n·eta, eta = {eta:g}): the "
-                            "privatised model is centred on a slightly modified MDP")
+                            f"distribution on its support (weight n·eta, eta = "
+                            f"{eta_label(eta, n)}): the privatised model is centred on a "
+                            "slightly modified MDP")
     return MechanismRows(rows=rows, index=index, support=n.astype(int), contraction=contraction,
                          smoothed=smoothed, eta=eta, domain_rule=domain_rule, zeros=zeros,
                          smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
-                         warnings=tuple(warnings))
+                         warnings=tuple(warnings), eta_rows=etas)
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +305,7 @@ class PrivatizedMDP:
     smoothing: float
     rows: int
     warnings: tuple[str, ...]
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
 
     @property
@@ -227,7 +315,7 @@ class PrivatizedMDP:
 
 def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | RandomSource | None"
                   = None, zeros: str = "support", smoothing: float = 0.01,
-                  eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                  eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                   prepared: MechanismRows | None = None) -> PrivatizedMDP:
     """Privatise every available row P(s, a) of ``mdp`` independently with Dir_k.
 

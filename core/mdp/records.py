@@ -33,8 +33,9 @@ class SweepParameters:
     b: float = DEFAULT_B
     delta_target: float = DEFAULT_DELTA
     adjacency: str = "one-row"
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
+    delta_method: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -45,7 +46,8 @@ class SweepParameters:
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
                 "seed": self.seed, "workers": self.workers, "b": self.b,
                 "delta_target": self.delta_target, "adjacency": self.adjacency,
-                "eta": self.eta, "domain_rule": self.domain_rule}
+                "eta": self.eta, "domain_rule": self.domain_rule,
+                "delta_method": self.delta_method}
 
 
 def sweep_summary(result: Any) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.mdp.privatize import row_etas
 from core.common.results import Status, readonly
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
@@ -150,7 +151,8 @@ def centre_shift_bound(support: "np.ndarray | Sequence[int]",
 
 
 def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...], *,
-                  eta: float, domain_rule: str, zeros: str, smoothing: float) -> np.ndarray:
+                  eta: "float | str", domain_rule: str, zeros: str, smoothing: float
+                  ) -> np.ndarray:
     """(S, A) shift bounds from the rows' supports n (after pre-processing) and the public
     rules. ``mix``: factor 1 − n·η of κ on rows with n >= 2. Smoothing: whether a row had
     a zero is not visible in P̄ (a smoothed row has full support, like a row that had no
@@ -161,7 +163,7 @@ def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...]
     if zeros == "smoothing" and smoothing > 0:
         kappa = np.where(n == shape[0], 1.0 - float(smoothing), kappa)
     if domain_rule == "mix":
-        kappa = kappa * np.where(n >= 2, 1.0 - n * float(eta), 1.0)
+        kappa = kappa * np.where(n >= 2, 1.0 - n * row_etas(eta, n), 1.0)
     out = np.zeros(shape, dtype=np.float64)
     idx = np.asarray(index, dtype=np.int64).reshape(-1, 2)
     out[idx[:, 0], idx[:, 1]] = centre_shift_bound(n, kappa)
@@ -195,7 +197,8 @@ def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarra
                          smoothing=prepared.smoothing)
 
 
-def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: str = "support",
+def release_centre_shift(private: MDP, *, eta: "float | str", domain_rule: str,
+                         zeros: str = "support",
                          smoothing: float = 0.0) -> np.ndarray:
     """The (S, A) shift bound for a *released* model P̄, from its supports and public rules.
 

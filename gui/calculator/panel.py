@@ -282,8 +282,16 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         self.result_labels: dict[str, QLabel] = {}
         self.result_names: dict[str, QLabel] = {}
         rows = (
-            ("epsilon", "ε (Theorem 1.6)", "The privacy loss bound on Ω₁: smaller is more "
-                                           "private."),
+            ("profile", "ε (exact profile)", "The default accountant: the smallest ε whose "
+                                             "hockey-stick divergence at the worst "
+                                             "neighbouring pair (found exactly: shapes kη, "
+                                             "the largest move) is at most the target δ. "
+                                             "Tight — a neighbouring pair attains it — and "
+                                             "certified; no threshold γ. Smaller is more "
+                                             "private."),
+            ("epsilon", "ε (Theorem 1.6)", "The paper's statement: the privacy loss bound on "
+                                           "Ω₁ (a threshold set), with δ below. Proven but "
+                                           "loose; smaller is more private."),
             ("delta", "δ", "Probability that the output falls outside Ω₁, where ε is not "
                            "guaranteed: smaller is more private. By default (auto) it is the "
                            "union bound |W|·I_γ(kη, k(1−η)), proven for every input; 'exact' "
@@ -315,9 +323,9 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             self.result_labels[key] = value
             self.result_names[key] = label
             form.addRow(label, value)
-        self._delta_tip = rows[1][2]
-        self._compare_tip = rows[3][2]
-        self._approx_tip = rows[4][2]
+        self._delta_tip = rows[2][2]
+        self._compare_tip = rows[4][2]
+        self._approx_tip = rows[5][2]
         self.alpha_note = QLabel("<span style='color:#555'>Lemma 2.2 (the paper's α) can "
                                  "fail (e.g. n = 20, k = 5); the rigorous α always holds."
                                  "</span>", box)
@@ -346,7 +354,9 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
         p3, p4 = self.delta_gamma_plot, self.accuracy_plot
         self.curves: dict[str, pg.PlotDataItem] = {
-            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, union δ (proven)"),
+            "profile": p1.plot([], [], pen=pen(c["black"], width=2.4),
+                               name="ε, exact profile (default)"),
+            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, Thm 1.6 union δ"),
             "epsilon_exact": p1.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
                                      name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
             "epsilon_mc": p1.plot([], [], pen=pen(c["purple"], dotted=True),
@@ -356,7 +366,7 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "point": p1.plot([], [], name="current (δ, ε)", **marker),
             "k_epsilon": p2.plot([], [], pen=pen(c["blue"]), symbol="o", symbolSize=5,
                                  symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
-                                 name="ε (Theorem 1.6)", connect="finite"),
+                                 name="ε", connect="finite"),
             "k_epsilon_approx": p2.plot([], [], pen=pen(c["vermillion"], dashed=True),
                                         name="ε (Lemma 1.7)", connect="finite"),
             "k_point": p2.plot([], [], name="current k", **marker),

@@ -68,6 +68,7 @@ from core.mdp.accounting import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
     DOMAIN_RULES,
+    ETA_AUTO,
 )
 from core.mdp.records import SweepParameters, bounds_summary
 from core.mdp.sweep import DEFAULT_K
@@ -113,13 +114,21 @@ TOOLTIPS = {
              "probability that a row's ε bound fails (default "
              f"{DEFAULT_DELTA:g}); a smaller target is more private but makes ε larger.",
     "eta": "η, the declared domain: a public lower bound on the probability of every "
-           "possible next state of every row, as the noise sees it. Default "
-           f"{DEFAULT_ETA:g}, chosen without looking at any data; with the default domain "
+           "possible next state of every row, as the noise sees it. Default ‘auto’: "
+           "η = min(0.001, 1/(2n)) for a row with n possible next states (public: the "
+           "support is disclosed anyway), chosen without looking at any data; with the "
+           "default domain "
            "rule ‘mix’ every row is first mixed with the uniform distribution on its support "
            "(weight n·η), so every model meets it (the built-in examples get a finite, if "
            "large, ε from k = 10 up). A larger η gives a smaller ε but blurs the model more; never "
            "read η off the model. It changes the (ε, δ) and, with ‘mix’, the rows the noise "
            "is centred on.",
+    "accountant": "How each row's (ε, δ) is computed. ‘exact profile’ (default): the "
+                  "hockey-stick curve of the worst neighbouring pair, found exactly and "
+                  "certified — tight; under ‘all rows’ the rows' privacy-loss distributions "
+                  "are composed (basic composition shown beside). ‘Theorem 1.6’: the paper's "
+                  "threshold analysis with the union bound (proven, looser). ‘vertex "
+                  "reduction’: the paper's Lemma 1.2, whose printed proof has a gap.",
     "domain_rule": "How every row is brought into the declared domain (every possible next "
                    "state ≥ η). ‘mix’ (default): EVERY row is mixed with the uniform "
                    "distribution on its support with the public weight n·η, so the guarantee "
@@ -254,8 +263,10 @@ class AnalysisPanel(QWidget):
         self.workers_spin.setValue(default_workers())
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
 
-        self.eta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.5, value=DEFAULT_ETA,
-                                   log_step=10 ** 0.25)
+        # the minimum (0) reads "auto": the public per-row rule η = min(0.001, 1/(2n))
+        self.eta_spin = SciSpinBox(self, minimum=0.0, maximum=0.5, value=0.0,
+                                   log_step=10 ** 0.25, step=1e-3)
+        self.eta_spin.setSpecialValueText(ETA_AUTO)
         self.eta_spin.setToolTip(TOOLTIPS["eta"])
         self.domain_combo = QComboBox(self)
         for key, text in (("refuse", "refuse rows below η"), ("mix", "mix every row (n·η)")):
@@ -279,7 +290,8 @@ class AnalysisPanel(QWidget):
         self.public_label.setWordWrap(True)
         self.public_label.setStyleSheet("color: #555;")
         self.adjacency_combo = QComboBox(self)
-        for key, text in (("one-row", "one row (parallel)"), ("all-rows", "all rows (basic)")):
+        for key, text in (("one-row", "one row (parallel)"),
+                          ("all-rows", "all rows (composed)")):
             self.adjacency_combo.addItem(text, key)
             self.adjacency_combo.setItemData(self.adjacency_combo.count() - 1,
                                              ADJACENCY_TEXT[key], Qt.ItemDataRole.ToolTipRole)
@@ -288,6 +300,15 @@ class AnalysisPanel(QWidget):
         self.adjacency_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.adjacency_combo.setMinimumContentsLength(10)
+        self.accountant_combo = QComboBox(self)
+        for key, text in (("auto", "exact profile (tight)"),
+                          ("union", "Theorem 1.6, union bound"),
+                          ("exact", "vertex reduction (Lemma 1.2, unproven)")):
+            self.accountant_combo.addItem(text, key)
+        self.accountant_combo.setToolTip(TOOLTIPS["accountant"])
+        self.accountant_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.accountant_combo.setMinimumContentsLength(10)
         self.adjacency_label = QLabel(self)
         self.adjacency_label.setWordWrap(True)
         self.adjacency_label.setStyleSheet("color: #555;")
@@ -336,8 +357,9 @@ class AnalysisPanel(QWidget):
         pform.addRow(self._label("η (declared domain)", "eta"), self.eta_spin)
         pform.addRow(self._label("rows below η", "domain_rule"), self.domain_combo)
         pform.addRow(self._label("b (row radius)", "b"), self.b_spin)
-        pform.addRow(self._label("target δ per row", "delta"), self.delta_spin)
+        pform.addRow(self._label("target δ", "delta"), self.delta_spin)
         pform.addRow(self._label("neighbours", "adjacency"), self.adjacency_combo)
+        pform.addRow(self._label("accountant", "accountant"), self.accountant_combo)
         pform.addRow("", self.adjacency_label)
         bounds_box = QGroupBox("Private policy on the drawing", self)
         bform = QFormLayout(bounds_box)
@@ -363,7 +385,8 @@ class AnalysisPanel(QWidget):
                     self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
                     self.delta_spin.valueChanged, self.eta_spin.valueChanged,
-                    self.domain_combo.currentIndexChanged):
+                    self.domain_combo.currentIndexChanged,
+                    self.accountant_combo.currentIndexChanged):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
@@ -414,12 +437,15 @@ class AnalysisPanel(QWidget):
                                seed=self.seed_spin.value() if seeded else None,
                                workers=self.workers_spin.value(), b=b, delta_target=delta,
                                adjacency=str(self.adjacency_combo.currentData()), eta=eta,
-                               domain_rule=str(self.domain_combo.currentData()))
+                               domain_rule=str(self.domain_combo.currentData()),
+                               delta_method=str(self.accountant_combo.currentData()))
 
-    def _eta(self) -> float:
+    def _eta(self) -> "float | str":
         eta = float(self.eta_spin.value())
+        if eta == self.eta_spin.minimum():
+            return ETA_AUTO
         if not 0 < eta < 1:
-            raise InputError(f"must lie in (0, 1), got {eta:g}", field="eta")
+            raise InputError(f"must lie in (0, 1) or be auto, got {eta:g}", field="eta")
         return eta
 
     def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
@@ -427,7 +453,8 @@ class AnalysisPanel(QWidget):
                        seed: int | None = None, seeded: bool | None = None,
                        workers: int | None = None, b: float | None = None,
                        delta_target: float | None = None, adjacency: str | None = None,
-                       eta: float | None = None, domain_rule: str | None = None) -> None:
+                       eta: "float | str | None" = None, domain_rule: str | None = None,
+                       delta_method: str | None = None) -> None:
         """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
         if ks is not None:
             self.k_edit.setText(ks)
@@ -454,12 +481,17 @@ class AnalysisPanel(QWidget):
                 raise ValueError(f"unknown adjacency {adjacency!r}")
             self.adjacency_combo.setCurrentIndex(index)
         if eta is not None:
-            self.eta_spin.setValue(eta)
+            self.eta_spin.setValue(0.0 if eta == ETA_AUTO else float(eta))
         if domain_rule is not None:
             index = self.domain_combo.findData(domain_rule)
             if index < 0:
                 raise ValueError(f"unknown domain rule {domain_rule!r}")
             self.domain_combo.setCurrentIndex(index)
+        if delta_method is not None:
+            index = self.accountant_combo.findData(delta_method)
+            if index < 0:
+                raise ValueError(f"unknown accountant {delta_method!r}")
+            self.accountant_combo.setCurrentIndex(index)
 
     def model_problem(self) -> str | None:
         """Why the model cannot be analysed (the first problem), or None if it is valid."""
@@ -530,7 +562,8 @@ class AnalysisPanel(QWidget):
         accounting = {"b": float(self.b_spin.value()),
                       "delta_target": float(self.delta_spin.value()),
                       "adjacency": str(self.adjacency_combo.currentData()),
-                      "eta": eta, "domain_rule": domain_rule}
+                      "eta": eta, "domain_rule": domain_rule,
+                      "delta_method": str(self.accountant_combo.currentData())}
         self._runner.start(_bounds_task, mdp, k, key, beta=beta,
                            alpha_mode=params["alpha_mode"], seed=params["seed"],
                            accounting=accounting, eta=eta, domain_rule=domain_rule)
