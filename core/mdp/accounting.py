@@ -132,7 +132,8 @@ _DOMAIN_TEXT = {
 PARAMETER_HELP = {
     "eta": ("eta: declared public lower bound on every possible next-state probability, or "
             f"'{ETA_AUTO}' (the default): eta = min(0.001, 1/(2n)) for a row with n possible "
-            "next states, chosen without looking at any data. With the "
+            "next states, or 'L/n' (eta = L/n: every row mixed with weight L), chosen "
+            "without looking at any data. With the "
             "default domain rule 'mix' every row is first mixed with the uniform distribution "
             "on its support (weight n·eta), so every input meets it; a larger eta gives a "
             "smaller epsilon but blurs the model more. Never read eta off the private rows."),

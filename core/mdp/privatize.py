@@ -97,8 +97,21 @@ class MechanismRows:
         return row_etas(self.eta, self.support) if self.eta_rows is None else self.eta_rows
 
 
+def _weight_rule(eta: object) -> float | None:
+    """λ of a per-row rule written ``"λ/n"`` (η = λ/n: every row mixed with weight λ)."""
+    if isinstance(eta, str) and eta.strip().endswith("/n"):
+        try:
+            lam = float(eta.strip()[:-2])
+        except ValueError:
+            return None
+        return lam if math.isfinite(lam) and 0.0 < lam < 1.0 else None
+    return None
+
+
 def row_etas(eta: "float | str", n: "np.ndarray | int") -> np.ndarray:
-    """η per row of support size ``n``: the declared η, or min(ETA_CAP, 1/(2n)) for ETA_AUTO.
+    """η per row of support size ``n``: the declared η, min(ETA_CAP, 1/(2n)) for ETA_AUTO,
+    or λ/n for the rule ``"λ/n"`` (every row mixed with the uniform distribution on its
+    support with weight λ).
 
     Parameters
     ----------
@@ -115,10 +128,15 @@ def row_etas(eta: "float | str", n: "np.ndarray | int") -> np.ndarray:
     --------
     >>> row_etas("auto", np.array([2, 3, 1000, 4000])).tolist()
     [0.001, 0.001, 0.0005, 0.000125]
+    >>> row_etas("0.2/n", np.array([2, 4])).tolist()
+    [0.1, 0.05]
     """
     nn = np.maximum(np.asarray(n, dtype=np.float64), 1.0)
     if eta == ETA_AUTO:
         return np.minimum(ETA_CAP, 0.5 / nn)
+    lam = _weight_rule(eta)
+    if lam is not None:
+        return lam / nn
     return np.full(nn.shape, float(eta))
 
 
@@ -136,6 +154,9 @@ def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
     -------
     str
     """
+    lam = _weight_rule(eta)
+    if lam is not None:
+        return f"{lam:g}/n (every row mixed with weight {lam:g})"
     if eta != ETA_AUTO:
         return f"{float(eta):g}"
     text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
@@ -148,7 +169,7 @@ def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
 
 
 def parse_eta(value: object) -> "float | str":
-    """A declared η from a flag, field or file: ``"auto"`` or a number in (0, 1).
+    """A declared η from a flag, field or file: ``"auto"``, ``"λ/n"`` or a number in (0, 1).
 
     Parameters
     ----------
@@ -166,6 +187,12 @@ def parse_eta(value: object) -> "float | str":
     """
     if isinstance(value, str) and value.strip().lower() == ETA_AUTO:
         return ETA_AUTO
+    if isinstance(value, str) and value.strip().endswith("/n"):
+        lam = _weight_rule(value)
+        if lam is None:
+            raise InputError(f"a per-row rule 'λ/n' needs λ in (0, 1), got {value!r}",
+                             field="eta")
+        return f"{lam:g}/n"
     return _check_eta(value)
 
 
