@@ -46,6 +46,7 @@ MECHANISMS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
     "advising": ("core.audit.advising", ("epsilon",), {"variant": "sound"}),
     "logistics": ("core.audit.logistics", ("epsilon",), {"preset": "sound"}),
     "gaussian": ("core.audit.gaussian", (), {"mu": 1.0, "delta": 1e-4}),
+    "sharing": ("core.audit.sharing", ("k", "m", "eta", "lb", "delta"), {"bound": "profile"}),
 }
 
 
@@ -114,6 +115,17 @@ def _target(mechanism: str, params: dict[str, Any]) -> tuple[str, Any, Any]:
             k=_num(params, "k"), eta=_num(params, "eta"), eta_bar=eta_bar, w=w,
             b=_num(params, "b"), delta=_num(params, "delta"), analysis=str(params["analysis"]),
             delta_method=str(params["delta_method"]))
+    if mechanism == "sharing":
+        from core.audit.sharing import SharingVariant
+
+        m = params["m"]
+        try:
+            m = int(m) if float(m) == int(float(m)) else m
+        except (TypeError, ValueError):
+            pass
+        return path, None, SharingVariant(
+            k=_num(params, "k"), m=m, eta=_num(params, "eta"), lb=_num(params, "lb"),
+            delta=_num(params, "delta"), bound=str(params["bound"]))
     if mechanism == "gaussian":
         from core.audit.gaussian import GaussianVariant
 
@@ -148,7 +160,8 @@ def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
     **params
         The mechanism's public parameters: ``laplace``: epsilon, sensitivity;
         ``exponential``: epsilon[, sensitivity, monotonic]; ``dirichlet``: k, eta, w, b,
-        delta[, eta_bar, analysis ("W" | "support"), delta_method]; ``advising``:
+        delta[, eta_bar, analysis ("W" | "support"), delta_method]; ``sharing``: k, m,
+        eta, lb, delta[, bound]; ``advising``:
         epsilon[, variant]; ``logistics``: epsilon[, preset]; ``gaussian``: mu, delta.
     """
     if mechanism not in MECHANISMS:

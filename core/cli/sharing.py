@@ -160,7 +160,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                      f"{'tau':>10} {'eps total':>11} {'delta total':>12}")
         for r in led.rows[:12]:
             lines.append(f"{r.rollout:>9} {r.k:>10.4g} {r.epsilon:>10.4g} {r.delta:>12.3g} "
-                         f"{r.tau:>10.3g} {r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
+                         f"{'–' if r.tau is None else format(r.tau, '.3g'):>10} "
+                         f"{r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
         if len(led.rows) > 12:
             lines.append(f"{'…':>9} ({len(led.rows) - 12} more roll-outs)")
         lines.append("final J (median over seeds, 85th-percentile band), cost of privacy "
@@ -211,8 +212,10 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     g.add_argument("--delta", type=float, default=None,
                    help="target delta per query (tau solved per roll-out; default 1e-3)")
     g.add_argument("--tau", type=float, default=None, help="a fixed threshold tau instead")
-    sp.add_argument("--bound", choices=("paper", "tight"), default="paper",
-                    help="epsilon of eq. 12 (paper) or with the halved first term (tight)")
+    sp.add_argument("--bound", choices=("profile", "paper", "tight"), default="profile",
+                    help="the accountant of each query: profile (default) = the certified "
+                         "exact privacy profile (needs --delta); paper = eq. 12; tight = eq. "
+                         "12 with the halved first term")
     sp.add_argument("--lambda", dest="lam", type=float, default=0.5,
                     help="lambda >= 0: the aware student's ball radius factor (default 0.5)")
     sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1) (default 0.05)")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from core.mdp.synthesis import synthesize
 from core.privacy.composition import advanced_composition, check_delta
 from core.privacy.dirichlet import dirichlet_rows
 from core.sharing.mechanism import (
+    ACCOUNTANTS,
     BOUNDS,
     MC_LEVEL,
     alpha_lambda,
@@ -71,7 +73,7 @@ class SharingSetup:
     lb: float = 0.05
     tau: float | None = None
     delta: float | None = 1e-3       # a target δ per query (τ solved per k), or give tau
-    bound: str = "paper"
+    bound: str = "profile"           # the certified exact profile, or eq. 12 (paper/tight)
     lam: float = 0.5
     beta: float = 0.05
     kappa: float = 1.0
@@ -93,8 +95,12 @@ class SharingSetup:
                              field="tau")
         if self.delta is not None:
             check_delta(self.delta)
-        if self.bound not in BOUNDS:
-            raise InputError(f"must be one of {BOUNDS}, got {self.bound!r}", field="bound")
+        if self.bound not in ACCOUNTANTS:
+            raise InputError(f"must be one of {ACCOUNTANTS}, got {self.bound!r}",
+                             field="bound")
+        if self.bound == "profile" and self.tau is not None:
+            raise InputError("the exact profile needs a target delta per query; a fixed tau "
+                             "belongs to eq. 12 (bound paper or tight)", field="tau")
         alpha_lambda(self.k0, self.lam, self.beta)  # λ >= 0, β ∈ (0, 1)
         for name in ("kappa", "lr"):
             v = getattr(self, name)
@@ -112,6 +118,20 @@ class SharingSetup:
         if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
             raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
                              field="steps")
+
+
+def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
+    """ε of one query by the certified exact profile (:mod:`core.sharing.profile`), with a
+    box budget that keeps a ledger of dozens of roll-outs fast (a valid, slightly looser
+    bound; memoised, so seeds and students sharing a schedule pay once)."""
+    return _profile_cached(float(k), int(m), float(eta), float(lb), float(delta))
+
+
+@lru_cache(maxsize=512)
+def _profile_cached(k: float, m: int, eta: float, lb: float, delta: float) -> float:
+    from core.sharing.profile import l2_profile
+
+    return l2_profile(k, m, eta, lb, delta=delta, budget=150).epsilon
 
 
 def curve_ks(k0: float) -> np.ndarray:
@@ -300,7 +320,7 @@ class LedgerRow:
     k: float
     epsilon: float
     delta: float
-    tau: float
+    tau: float | None  # None with the exact profile (it has no threshold)
     queries: int
     epsilon_total: float
     delta_total: float
@@ -399,8 +419,12 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         if not ms or queries == 0:
             break
         eps = delta = 0.0
-        tau = setup.tau if setup.tau is not None else 1.0
-        if k > 0 and k * setup.eta > 1e-300:
+        tau: float | None = setup.tau if setup.tau is not None else 1.0
+        if k > 0 and k * setup.eta > 1e-300 and setup.bound == "profile":
+            assert setup.delta is not None  # (check: the profile needs a target δ)
+            eps = max(_query_profile(k, m, setup.eta, setup.lb, setup.delta) for m in ms)
+            delta, tau = float(setup.delta), None
+        elif k > 0 and k * setup.eta > 1e-300:
             try:
                 for m in ms:
                     if setup.tau is not None:
@@ -414,7 +438,7 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
                     eps = max(eps, theorem1_epsilon(k, m, setup.eta, t, setup.lb,
                                                     bound=setup.bound))
                     delta = max(delta, d)
-                    tau = min(tau, t)
+                    tau = min(tau if tau is not None else t, t)
             except InputError as exc:  # no τ reaches the target at this k: the teacher stops
                 stopped_at = j
                 stop_reason = exc.problem
@@ -549,9 +573,14 @@ class StudentCurves:
     def curve_tau(self) -> float:
         """The τ of the mechanism's panels: the fixed one, or the first roll-out's."""
         s = self.setup
-        live = [r for r in self.ledger.rows if not r.stopped]
-        return curve_tau(s.tau if s.tau is not None else (live[0].tau if live else 1e-3),
-                         self.m)
+        live = [r for r in self.ledger.rows if not r.stopped and r.tau is not None]
+        if s.tau is not None or live:
+            return curve_tau(s.tau if s.tau is not None else live[0].tau, self.m)
+        if s.delta is None:
+            return curve_tau(1e-3, self.m)
+        # the exact profile has no τ: eq. 12's panel uses the τ that meets δ̂ at k₀
+        t, _ = tau_for_delta(s.k0, self.m, s.eta, s.delta, draws=10_000, rng=0)
+        return curve_tau(t, self.m)
 
     def band(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(median, lower, upper) over seeds per iteration."""

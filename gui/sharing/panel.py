@@ -207,6 +207,7 @@ class SharingPanel(SharingDrawing, QWidget):
                 lab.setToolTip(TOOLTIPS[key])
             g.addRow(lab, w)
         self.bound_combo = QComboBox(mech)
+        self.bound_combo.addItem("exact profile (certified)", "profile")
         self.bound_combo.addItem("eq. 12 (paper)", "paper")
         self.bound_combo.addItem("tight (halved L·b term)", "tight")
         self.bound_combo.setToolTip(TOOLTIPS["bound"])

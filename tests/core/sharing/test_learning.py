@@ -69,7 +69,7 @@ def test_teachers_and_reachability():
 
 def test_ledger_follows_the_schedule_and_stops_within_the_budget():
     setup = SharingSetup(k0=5, coef=0.5, eta=0.1, lb=0.01, tau=1e-3, delta=None,
-                         budget=(40.0, 0.9), iterations=50, draws=5000)
+                         budget=(40.0, 0.9), iterations=50, draws=5000, bound="paper")
     led = sharing_ledger(setup, [2, 2, 3], 3, rng=2)
     assert led.ms == (2, 3) and led.queries_per_rollout == 3
     for r in led.rows:
@@ -88,6 +88,23 @@ def test_ledger_follows_the_schedule_and_stops_within_the_budget():
 
     more_d = 3 * max(delta_mc(nxt, m, 0.1, 1e-3, draws=5000, rng=2).upper for m in (2, 3))
     assert e + more > 40.0 or d + more_d > 0.9
+
+
+def test_the_profile_ledger_states_the_certified_epsilon_per_query():
+    from core.sharing.profile import l2_profile
+
+    setup = SharingSetup(k0=5, coef=0.5, eta=0.1, lb=0.05, delta=1e-3, budget=(40.0, 0.9),
+                         iterations=6, draws=5000)
+    assert setup.bound == "profile"  # the default accountant
+    led = sharing_ledger(setup, [2, 3], 3, rng=2)
+    paper = sharing_ledger(SharingSetup(**{**setup.__dict__, "bound": "paper"}), [2, 3], 3,
+                           rng=2)
+    for r, p in zip(led.rows, paper.rows):
+        assert r.tau is None and r.delta == 1e-3
+        exact = max(l2_profile(r.k, m, 0.1, 0.05, delta=1e-3).epsilon for m in (2, 3))
+        assert exact <= r.epsilon <= 1.6 * max(
+            l2_profile(r.k, m, 0.1, 0.05, delta=1e-3).epsilon_lower for m in (2, 3))
+        assert r.epsilon < p.epsilon / 2  # eq. 12 states far more
 
 
 def test_kickstarting_helps_and_privacy_costs():
