@@ -92,6 +92,7 @@ __all__ = [
     "warning_field",
     "ProfileCurve",
     "profile_curve",
+    "k_for_epsilon",
 ]
 
 #: Figure 1.1 of [D] (caption: |W| = 3 and (η, η̄, k); body text: b = 0.1; spec §4.1).
@@ -608,6 +609,57 @@ def profile_curve(k: float, eta: float, eta_bar: float, w: int, b: float, *,
     order = np.argsort(dl[keep])
     return ProfileCurve(delta=dl[keep][order], epsilon=eps[keep][order],
                         worst_pair=(w_.x, w_.y, w_.d), exact=prof.exact)
+
+
+def k_for_epsilon(epsilon: float, eta: float, eta_bar: float, w: int, b: float, *,
+                  delta: float, k_range: tuple[float, float] = (1e-3, 1e7)) -> float | None:
+    """The largest k (to 0.1 %) whose exact-profile ε at δ is at most ``epsilon``.
+
+    Bisection in log k; the returned k is verified (its ε meets the target). None when even
+    the smallest k of ``k_range`` misses the target (raise η or lower b).
+
+    Parameters
+    ----------
+    epsilon : float
+        The target ε.
+    eta, eta_bar, w, b :
+        As in :func:`core.privacy.dirichlet_accounting.dirichlet_privacy`.
+    delta : float
+        The target δ.
+    k_range : (float, float)
+        The k searched.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> k = k_for_epsilon(1.0, 0.15, 0.15, 3, 0.1, delta=0.05)
+    >>> 10 < k < 20
+    True
+    """
+    from core.privacy.dirichlet_profile import w_profile
+
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise InputError(f"must be a finite number > 0, got {epsilon!r}", field="epsilon")
+    validate_parameters(k_range[0], eta, eta_bar, w, b)
+
+    def eps(k: float) -> float:
+        return w_profile(k, eta, eta_bar, w, b).epsilon(delta)
+
+    lo, hi = math.log(k_range[0]), math.log(k_range[1])
+    if eps(math.exp(lo)) > epsilon:
+        return None
+    if eps(math.exp(hi)) <= epsilon:
+        return math.exp(hi)
+    while hi - lo > 1e-3:
+        mid = 0.5 * (lo + hi)
+        if eps(math.exp(mid)) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(lo)
 
 
 def accuracy_vs_k(ks: "Sequence[float] | np.ndarray", *, n: int, p: "np.ndarray | None" = None,

@@ -221,11 +221,59 @@ def _sweep_section(project: Any, run: Any) -> Section:
         assumed = ADJACENCY_TEXT.get(adjacency, adjacency)
         tail = (" This sweep is a seeded experiment: none of its privatised models was "
                 "released." if run.mode == "experiment" else "")
+        accountant = str(s.get("accountant") or "Theorem 1.6 (union bound; recorded before "
+                                                  "the exact profile)")
         sec.blocks.append(Table(
-            pcols, prow, "Privacy of one privatised model per k (Dirichlet mechanism, "
-            "Theorem 1.6)",
+            pcols, prow, f"Privacy of one privatised model per k (Dirichlet mechanism; "
+            f"{accountant})",
             note=f"Each privatised model is (ε, δ)-DP assuming {assumed}; b = "
                  f"{_fmt(s.get('b'))}, target δ̂ = {_fmt(s.get('delta_target'))}.{tail}"))
+        c = s.get("composed")
+        if isinstance(c, dict):
+            sec.blocks.append(Paragraph(
+                f"All {c.get('releases')} privatisations of this sweep composed at δ = "
+                f"{_fmt(c.get('delta'))}: ε = {_eps(c.get('epsilon'), c.get('epsilon_reason'))}"
+                f" with privacy-loss distributions (dp-accounting), ε = "
+                f"{_eps(c.get('epsilon_basic'))} under basic composition — what they would "
+                "cost if they had been released.", "note"))
+    return sec
+
+
+@reporter("design")
+def _design_section(project: Any, run: Any) -> Section:
+    """The privacy designer: the (k, η) frontier for a target and its recommendation."""
+    s = run.summary
+    entry = next((e for e in project.mdps if e.id == run.target), None)
+    name = entry.model.name if entry is not None else run.target
+    sec = Section(f"Privacy design for {name} ({run.id})", id=f"run-{run.id}")
+    sel = str(s.get("selection", "public"))
+    sec.blocks.append(KeyValues((
+        ("MDP", f"{name} [{run.target}]"),
+        ("target (ε, δ)", _pair(float(s.get("epsilon_target", math.nan)),
+                                float(s.get("delta_target", math.nan)))),
+        ("b", _fmt(s.get("b"))), ("neighbours", str(s.get("adjacency", ""))),
+        ("β of the bound", _fmt(s.get("beta"))), ("cost bound computed on", str(s.get("proxy"))),
+        ("selection", "public inputs only (no privacy spent)" if sel == "public" else
+         f"exponential mechanism, ε = {_fmt(s.get('selection_epsilon'))} ({_mode_text(run)})"),
+        ("created", _time(run.created))), "Target and inputs"))
+    frontier = s.get("frontier") or []
+    rec = s.get("recommended")
+    if frontier:
+        pts = tuple(sorted((float(p["k"]), float(p["cost_bound"])) for p in frontier))
+        sec.blocks.append(Figure(
+            f"{run.id}-frontier", "Cost-of-privacy bound of the largest k meeting the target, "
+            "per declared η", "k (Dirichlet concentration)", "cost-of-privacy bound",
+            (Series("frontier", tuple(x for x, _ in pts), tuple(y for _, y in pts)),),
+            log_x=True))
+        rows = tuple((str(p["eta"]) + (" ★" if p == rec else ""), _fmt(p["k"]),
+                      _fmt(p["epsilon"]), _fmt(p["cost_bound"])) for p in frontier)
+        sec.blocks.append(Table(("η (declared)", "k", "ε at δ", "cost bound"), rows,
+                                "Frontier (★ recommended)"))
+    for item in s.get("infeasible") or []:
+        sec.blocks.append(Paragraph(f"η = {item.get('eta')}: {item.get('reason')}", "note"))
+    if rec is None:
+        sec.blocks.append(Paragraph(str(s.get("recommended_reason", "no recommendation")),
+                                    "warning"))
     return sec
 
 
@@ -987,7 +1035,7 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
                 continue  # nothing released and no budget: no all-zero row
             comps = {c.method: c for c in led.compositions(ds, modes=modes)}
             cells = []
-            for m in ("basic", "advanced", "zCDP"):
+            for m in ("basic", "PLD", "advanced", "zCDP"):
                 c = comps.get(m)
                 if c is None:
                     cells.append("–")
@@ -1009,11 +1057,11 @@ def ledger_totals(led: Any) -> tuple[Table, list[tuple[str, str]]]:
     note = ("Unbounded totals: these entries have no finite ε, so every total that counts "
             "them is unbounded (and any budget of their dataset is exceeded) — "
             + "; ".join(why) + "." if why else "")
-    table = Table(("protects", "counted", "uses", "basic (ε, δ)", "advanced (ε, δ)",
-                   "zCDP (ε, δ)", "budget (ε, δ)"), tuple(rows),
+    table = Table(("protects", "counted", "uses", "basic (ε, δ)", "tight, PLD (ε, δ)",
+                   "advanced (ε, δ)", "zCDP (ε, δ)", "budget (ε, δ)"), tuple(rows),
                   "Totals per protected dataset", note=note,
-                  widths=(14, 14, 6, 16, 18, 14, 18))
-    return table, [(k, assumptions[k]) for k in ("basic", "advanced", "zCDP")
+                  widths=(13, 12, 5, 14, 14, 15, 12, 15))
+    return table, [(k, assumptions[k]) for k in ("basic", "PLD", "advanced", "zCDP")
                    if k in assumptions]
 
 

@@ -40,7 +40,7 @@ through the canonical (ε, δ) pair (:mod:`core.privacy.pld`), below basic compo
 Examples
 --------
 >>> r = l2_profile(5.0, 4, 0.05, 0.05, delta=1e-3)
->>> 4.8 < r.epsilon < 5.3 and r.certified and r.epsilon_lower <= r.epsilon
+>>> 4.8 < r.epsilon_lower <= r.epsilon < 5.3   # eq. 12 states 23.7 here
 True
 """
 

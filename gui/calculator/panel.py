@@ -66,6 +66,7 @@ from core.privacy.calculator import (
     EpsilonDeltaCurve,
     EpsilonVsK,
     default_k_grid,
+    k_for_epsilon,
 )
 from gui.calculator.compute import (
     epsilon_vs_k_task,
@@ -90,7 +91,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import info_panel
+from gui.shell.widgets import SciSpinBox, info_panel
 from gui.shell.workers import TaskRunner
 
 __all__ = ["PrivacyCalculatorPanel", "preview"]
@@ -331,6 +332,21 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
                                  "</span>", box)
         self.alpha_note.setWordWrap(True)
         form.addRow(self.alpha_note)
+        # reach a target: the largest k whose exact-profile ε meets it at the current δ
+        target = QHBoxLayout()
+        self.target_spin = SciSpinBox(box, minimum=1e-3, maximum=1e4, value=1.0,
+                                      log_step=10 ** 0.1)
+        self.target_spin.setToolTip("A target ε: 'Find k' gives the largest k whose exact "
+                                    "profile meets it at the current δ, η, η̄, |W| and b.")
+        self.target_button = QPushButton("Find k", box)
+        self.target_button.setToolTip(self.target_spin.toolTip())
+        self.target_button.clicked.connect(self.find_k_for_target)
+        target.addWidget(self.target_spin, 1)
+        target.addWidget(self.target_button)
+        self.target_label = QLabel(box)
+        self.target_label.setWordWrap(True)
+        form.addRow("target ε", target)
+        form.addRow(self.target_label)
         self.results_box = box
 
     def _build_plots(self) -> None:
@@ -472,6 +488,33 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             delta_target=v["delta"] if in_delta_mode else None,
             gamma=None if in_delta_mode else v["gamma"],
             delta_method=str(self.method_combo.currentData()), beta=v["beta"], n=int(v["n"]))
+
+    def find_k_for_target(self) -> float | None:
+        """Set k to the largest k whose exact-profile ε meets the target ε (and say so)."""
+        inp = self.inputs()
+        target = float(self.target_spin.value())
+        if inp.delta_target is None:
+            self.target_label.setText("Give a target δ (not a fixed γ): the exact profile "
+                                      "has no threshold.")
+            return None
+        try:
+            spec = PARAMETERS["k"]  # the calculator's own range of k
+            k = k_for_epsilon(target, inp.eta, inp.eta_bar, inp.w, inp.b,
+                              delta=inp.delta_target, k_range=(spec.minimum, spec.maximum))
+        except InputError as exc:
+            self.target_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
+                                      f"{html.escape(pretty_message(str(exc)))}</span>")
+            return None
+        if k is None:
+            self.target_label.setText(
+                f"<span style='color:{ERROR_COLOUR}'>No k in [{PARAMETERS['k'].minimum:g}, "
+                f"{PARAMETERS['k'].maximum:g}] reaches ε = {target:g} at δ = "
+                f"{inp.delta_target:g} with these η, b: raise η or lower b.</span>")
+            return None
+        self.set_parameters(k=k)
+        self.target_label.setText(f"k = {k:.4g} is the largest k with ε ≤ {target:g} at δ = "
+                                  f"{inp.delta_target:g} (exact profile); set.")
+        return k
 
     def set_parameters(self, **values: Any) -> None:
         """Set several parameters at once and request one update.

@@ -70,6 +70,7 @@ from core.mdp.accounting import (
     DOMAIN_RULES,
     ETA_AUTO,
 )
+from core.mdp.privatize import parse_eta
 from core.mdp.records import SweepParameters, bounds_summary
 from core.mdp.sweep import DEFAULT_K
 from core.project.model import RunRecord
@@ -116,8 +117,8 @@ TOOLTIPS = {
     "eta": "η, the declared domain: a public lower bound on the probability of every "
            "possible next state of every row, as the noise sees it. Default ‘auto’: "
            "η = min(0.001, 1/(2n)) for a row with n possible next states (public: the "
-           "support is disclosed anyway), chosen without looking at any data; with the "
-           "default domain "
+           "support is disclosed anyway); ‘λ/n’ mixes every row with weight λ; or a number. "
+           "Chosen without looking at any data; with the default domain "
            "rule ‘mix’ every row is first mixed with the uniform distribution on its support "
            "(weight n·η), so every model meets it (the built-in examples get a finite, if "
            "large, ε from k = 10 up). A larger η gives a smaller ε but blurs the model more; never "
@@ -263,11 +264,12 @@ class AnalysisPanel(QWidget):
         self.workers_spin.setValue(default_workers())
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
 
-        # the minimum (0) reads "auto": the public per-row rule η = min(0.001, 1/(2n))
-        self.eta_spin = SciSpinBox(self, minimum=0.0, maximum=0.5, value=0.0,
-                                   log_step=10 ** 0.25, step=1e-3)
-        self.eta_spin.setSpecialValueText(ETA_AUTO)
-        self.eta_spin.setToolTip(TOOLTIPS["eta"])
+        # "auto" (the public per-row rule η = min(0.001, 1/(2n))), a rule "λ/n" (every row
+        # mixed with weight λ), or a number; parsed by core.mdp.privatize.parse_eta
+        self.eta_edit = QComboBox(self)
+        self.eta_edit.setEditable(True)
+        self.eta_edit.addItems([ETA_AUTO, "0.1/n", "0.2/n", "0.35/n", "0.5/n", "0.001", "0.01"])
+        self.eta_edit.setToolTip(TOOLTIPS["eta"])
         self.domain_combo = QComboBox(self)
         for key, text in (("refuse", "refuse rows below η"), ("mix", "mix every row (n·η)")):
             self.domain_combo.addItem(text, key)
@@ -354,7 +356,7 @@ class AnalysisPanel(QWidget):
         pform = QFormLayout(privacy_box)
         pform.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         pform.addRow("", self.public_label)
-        pform.addRow(self._label("η (declared domain)", "eta"), self.eta_spin)
+        pform.addRow(self._label("η (declared domain)", "eta"), self.eta_edit)
         pform.addRow(self._label("rows below η", "domain_rule"), self.domain_combo)
         pform.addRow(self._label("b (row radius)", "b"), self.b_spin)
         pform.addRow(self._label("target δ", "delta"), self.delta_spin)
@@ -384,7 +386,7 @@ class AnalysisPanel(QWidget):
         for sig in (self.runs_spin.valueChanged, self.beta_spin.valueChanged,
                     self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
-                    self.delta_spin.valueChanged, self.eta_spin.valueChanged,
+                    self.delta_spin.valueChanged, self.eta_edit.editTextChanged,
                     self.domain_combo.currentIndexChanged,
                     self.accountant_combo.currentIndexChanged):
             sig.connect(self._on_parameter_changed)
@@ -441,12 +443,7 @@ class AnalysisPanel(QWidget):
                                delta_method=str(self.accountant_combo.currentData()))
 
     def _eta(self) -> "float | str":
-        eta = float(self.eta_spin.value())
-        if eta == self.eta_spin.minimum():
-            return ETA_AUTO
-        if not 0 < eta < 1:
-            raise InputError(f"must lie in (0, 1) or be auto, got {eta:g}", field="eta")
-        return eta
+        return parse_eta(self.eta_edit.currentText().strip())
 
     def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
                        beta: float | None = None, alpha_mode: str | None = None,
@@ -481,7 +478,7 @@ class AnalysisPanel(QWidget):
                 raise ValueError(f"unknown adjacency {adjacency!r}")
             self.adjacency_combo.setCurrentIndex(index)
         if eta is not None:
-            self.eta_spin.setValue(0.0 if eta == ETA_AUTO else float(eta))
+            self.eta_edit.setEditText(str(eta) if isinstance(eta, str) else f"{float(eta):g}")
         if domain_rule is not None:
             index = self.domain_combo.findData(domain_rule)
             if index < 0:

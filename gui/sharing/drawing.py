@@ -227,7 +227,8 @@ class SharingDrawing:
                       s["queries"][i], s["epsilon_total"][i], s["delta_total"][i],
                       s["epsilon_advanced"][i])
             for j, v in enumerate(values):
-                text = str(v) if isinstance(v, int) else f"{float(v):.4g}"
+                text = (str(v) if isinstance(v, int) else "–" if v is None  # the profile: no τ
+                        else f"{float(v):.4g}")
                 t.setItem(i, j, QTableWidgetItem(text))
         if stopped:
             item = QTableWidgetItem(f"stop before roll-out {s['stopped_at']}: "

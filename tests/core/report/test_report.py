@@ -57,7 +57,10 @@ def test_ledger_totals_equal_the_sum_of_entries():
     assert totals.columns[3] == "basic (ε, δ)"
     row = next(r for r in totals.rows if r[0] == "mdp:four-startups")
     assert row[1] == "releases (spent)" and row[2] == "2" and row[3] == "(23.2, 0.06)"
-    assert row[5] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
+    assert totals.columns[4] == "tight, PLD (ε, δ)"
+    pld = float(row[4].strip("()").split(",")[0])
+    assert pld < 23.2  # the exact profiles composed: tighter than basic, at basic's δ
+    assert row[6] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
 
 
 def test_a_seeded_report_is_byte_stable_apart_from_its_date():

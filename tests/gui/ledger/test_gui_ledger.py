@@ -110,11 +110,12 @@ def test_panel_shows_entries_totals_filters_and_budget_bar(qtbot, panel, example
               for r in range(panel.totals.rowCount())}
     rel = totals[("mdp:four-startups", "releases (spent)")]
     assert rel[2] == "1" and rel[3].startswith(f"({sweep.privacy[0].epsilon:.4g},")
-    assert rel[5] == "not applicable"  # Dirichlet releases are not pure DP
+    assert rel[6] == "not applicable"  # Dirichlet releases are not pure DP
+    assert rel[4].startswith("(")  # the tight (PLD) total
     exp = totals[("mdp:four-startups", "seeded experiments (not spent)")]
     assert exp[2] == "9"
     agent = totals[("agent:b", "releases (spent)")]
-    assert agent[3] == "(1, 0)" and agent[5].startswith("(")  # zCDP applies to Laplace
+    assert agent[3] == "(1, 0)" and agent[6].startswith("(")  # zCDP applies to Laplace
 
     panel.set_filters(dataset="agent:b")
     assert panel.proxy.rowCount() == 4 and panel.totals.rowCount() == 1

@@ -294,8 +294,8 @@ def test_declared_domain_fields_reach_the_sweep(qtbot, panels, warnings_shown):
     doc, panel, plots, runner = panels
     assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == ("auto", "mix")
     assert panel._eta() == DEFAULT_ETA and panel.domain_combo.currentData() == "mix"
-    assert panel.eta_spin.text() == "auto"
-    eta_tip, rule_tip = panel.eta_spin.toolTip(), panel.domain_combo.toolTip()
+    assert panel.eta_edit.currentText() == "auto"
+    eta_tip, rule_tip = panel.eta_edit.toolTip(), panel.domain_combo.toolTip()
     for text in ("without looking at any data", "built-in", "Default ‘auto’",
                  "default domain rule ‘mix’", "finite"):
         assert text in eta_tip, text
