@@ -573,9 +573,9 @@ class StudentCurves:
     def curve_tau(self) -> float:
         """The τ of the mechanism's panels: the fixed one, or the first roll-out's."""
         s = self.setup
-        live = [r for r in self.ledger.rows if not r.stopped and r.tau is not None]
-        if s.tau is not None or live:
-            return curve_tau(s.tau if s.tau is not None else live[0].tau, self.m)
+        taus = [r.tau for r in self.ledger.rows if not r.stopped and r.tau is not None]
+        if s.tau is not None or taus:
+            return curve_tau(s.tau if s.tau is not None else taus[0], self.m)
         if s.delta is None:
             return curve_tau(1e-3, self.m)
         # the exact profile has no τ: eq. 12's panel uses the τ that meets δ̂ at k₀

@@ -311,7 +311,8 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
                                delta, points=points)
 
     def bound(box: tuple) -> float:
-        return evaluate(*_corner(*box, r2, cap))
+        glo, ghi, llo, lhi = box
+        return evaluate(*_corner(glo, ghi, llo, lhi, r2, cap))
 
     for p in range(1, m):
         for q in range(1, m - p + 1):
@@ -363,7 +364,8 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
     # the coarse grid's bounds are valid but looser: re-bound the leading boxes finely
     # (also valid) and keep the largest of all
     heap.sort()
-    fine = [evaluate(*_corner(*box, r2, cap), points=_GRID_POINTS) for _, _, box in heap[:6]]
+    fine = [evaluate(*_corner(b[0], b[1], b[2], b[3], r2, cap), points=_GRID_POINTS)
+            for _, _, b in heap[:6]]
     rest = [-h[0] for h in heap[6:]]
     # the best pair found is a real neighbouring pair only with its bases in the domain
     # summing to 1 − its moved mass; put the excess on a gaining entry: a proven lower

@@ -59,7 +59,8 @@ def test_ledger_totals_equal_the_sum_of_entries():
     assert row[1] == "releases (spent)" and row[2] == "2" and row[3] == "(23.2, 0.06)"
     assert totals.columns[4] == "tight, PLD (ε, δ)"
     pld = float(row[4].strip("()").split(",")[0])
-    assert pld < 23.2  # the exact profiles composed: tighter than basic, at basic's δ
+    # entries known only by (ε, δ): their canonical pairs compose to no more than basic
+    assert pld <= 23.2 + 1e-3
     assert row[6] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
 
 
