@@ -47,9 +47,8 @@ def _profile_html(r: CalculatorResult) -> str:
     if q is None:
         return (f"– {_GREY}a fixed γ belongs to Theorem 1.6; give a target δ for the exact "
                 "profile</span>")
-    x, y, d = q.worst_pair or (0.0, 0.0, 0.0)
-    return (f"<b>{fmt_value(q.epsilon)}</b> {_GREY}at δ = {q.delta:g} — tight: the pair "
-            f"Beta({x + d:.3g}, {y:.3g}) vs Beta({x:.3g}, {y + d:.3g}) attains it</span>")
+    return (f"<b>{fmt_value(q.epsilon)}</b> {_GREY}at δ = {q.delta:g} — tight (the worst "
+            "pair attains it)</span>")
 
 
 def _delta_html(p: Any) -> str:
@@ -131,10 +130,11 @@ class CalculatorDrawing:
             self._set_legend_visible(legend, self.curves[f"fig_{name}"], c is not None)
         self._set_legend_visible(legend, self.curves["fig_union_key"],
                                  compare and bool(self.figure_union_curves))
-        for key in ("profile", "epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
+        for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
             self.curves[key].setVisible(show_current)
-        self._set_legend_visible(legend, self.curves["profile"],
-                                 show_current and r is not None and r.profile_curve is not None)
+        has_profile = r is not None and r.profile_curve is not None
+        self.curves["profile"].setVisible(has_profile)  # the headline: always shown
+        self._set_legend_visible(legend, self.curves["profile"], has_profile)
         has_approx = r is not None and r.curve.epsilon_approx is not None
         available = set(r.curves) if r is not None else set()
         for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
@@ -148,10 +148,10 @@ class CalculatorDrawing:
             ys.append(np.array([r.point.epsilon]))
             if show_current:
                 ys += [c.epsilon for c in r.curves.values()]
-                if r.profile_curve is not None:
-                    ys.append(r.profile_curve.epsilon)
                 if has_approx:
                     ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
+            if r.profile_curve is not None:
+                ys.append(r.profile_curve.epsilon)
         if compare:
             for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
                 ys.append(c.epsilon)
@@ -286,6 +286,12 @@ class CalculatorDrawing:
         L = self.result_labels
         grey = "<span style='color:#555'>"
         L["profile"].setText(_profile_html(r))
+        if r.profile is not None and r.profile.worst_pair is not None:
+            x, y, d = r.profile.worst_pair
+            L["profile"].setToolTip(f"The worst neighbouring pair: t = xᵢ/(xᵢ+xⱼ) is "
+                                    f"Beta({x + d:.4g}, {y:.4g}) under one row and "
+                                    f"Beta({x:.4g}, {y + d:.4g}) under the other; its "
+                                    "hockey-stick divergence at this ε is the target δ.")
         L["epsilon"].setText(_epsilon_html(p))
         details = [p.delta_label]
         if p.delta_vertex_A is not None and p.delta_vertex_B is not None:

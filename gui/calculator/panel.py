@@ -144,8 +144,8 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         self.info_panel = self._build_info_panel()
 
         title = QLabel("<b>Privacy Calculator</b> — (ε, δ) of the Dirichlet mechanism Dir<sub>k"
-                       "</sub> (Theorem 1.6 with the spec's corrections). <i>What-if only: "
-                       "nothing here is recorded or released.</i>", self)
+                       "</sub>: the exact privacy profile, with Theorem 1.6 beside it. "
+                       "<i>What-if only: nothing here is recorded or released.</i>", self)
         title.setWordWrap(True)
         self.preset_buttons: dict[str, QPushButton] = {}
         presets = QHBoxLayout()
@@ -154,9 +154,9 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         for name, cfg in FIGURE_1_1.items():
             button = QPushButton(name, self)
             button.setToolTip(f"Figure 1.1 {name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}, "
-                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode, δ method auto: "
-                              "the result is the proven union bound; the figure's own values, "
-                              "from the vertex reduction of Lemma 1.2, are shown beside it).")
+                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode: the headline is the exact "
+                              "profile; the figure's own values, from the vertex reduction of "
+                              "Lemma 1.2, and the union bound are shown beside it).")
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, n=name: self.apply_preset(n))
             self.preset_buttons[name] = button
@@ -436,9 +436,13 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "<b>Privacy Calculator</b><p>A what-if tool: set the parameters of the Dirichlet "
             "mechanism Dir<sub>k</sub> and see its (ε, δ), its accuracy and how they trade "
             "off. Nothing here is recorded in the project or counted as a release.</p>"
-            "<p><b>How the numbers are made.</b> ε is Theorem 1.6 with the corrected v₂; γ* "
+            "<p><b>How the numbers are made.</b> The headline ε (black curve, star) is the "
+            "<i>exact privacy profile</i>: the hockey-stick curve of the worst neighbouring "
+            "pair — two Beta laws with shapes kη and the largest move — evaluated with "
+            "certified numerics. It is tight: that pair needs exactly this ε. The other curves "
+            "are the paper's Theorem 1.6 with the corrected v₂; γ* "
             "for a target δ is the <i>largest</i> γ with δ(γ) ≤ target (the corrected problem "
-            "(1.23)). By default δ is the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), which is "
+            "(1.23)). Its δ is by default the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), "
             "proven for every input. The δ method <i>exact</i> (|W| ≤ 3) is the source's "
             "vertex reduction: a certified quadrature at the domain's vertices, which are the "
             "worst inputs only if Lemma 1.2 holds — and the lemma's printed proof has a gap "
@@ -446,10 +450,11 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "supported, not proven. Monte Carlo is an estimate at the vertices (95% upper "
             "confidence limit). The result always says which.</p>"
             "<p><b>Figure 1.1</b>: the three buttons set the dissertation's configurations "
-            "(|W| = 3, b = 0.1). The top-left plot shows the proven (union) curve and the "
-            "figure's own curve (vertex reduction of Lemma 1.2) side by side; the result box "
-            "gives both ε at the target (Figure 1.1 left at δ = 0.05: 2.516 by Lemma 1.2, "
-            "2.521 proven).</p>"
+            "(|W| = 3, b = 0.1). The top-left plot shows the exact profile, the proven (union) "
+            "curve and the figure's own curve (vertex reduction of Lemma 1.2); the result box "
+            "gives them at the target (Figure 1.1 left at δ = 0.05: 0.599 exact profile, "
+            "2.516 by Lemma 1.2, 2.521 by the union bound). <i>Find k</i> gives the largest k "
+            "whose exact profile meets a target ε.</p>"
             "<p>Hover any parameter for what it means and which way is more private. A red "
             "field says why beside it; the plots then keep the last valid state.</p>")
 

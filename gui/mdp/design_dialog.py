@@ -238,14 +238,13 @@ class DesignDialog(QDialog):
             self.labels.append(t)
         self.table.setRowCount(len(pts) + len(res.infeasible))
         for i, p in enumerate(pts):
-            cells = (eta_label(p.eta), f"{p.k:.4g}", f"{p.epsilon:.4g}", f"{p.cost_bound:.4g}")
+            cells = (str(p.eta), f"{p.k:.4g}", f"{p.epsilon:.4g}", f"{p.cost_bound:.4g}")
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(("★ " if p == rec and j == 0 else "") + text)
+                item.setToolTip(f"η = {eta_label(p.eta)}")
                 self.table.setItem(i, j, item)
         for i, (eta, why) in enumerate(res.infeasible, start=len(pts)):
-            self.table.setItem(i, 0, QTableWidgetItem(eta_label(eta if eta == "auto" or
-                                                                eta.endswith("/n")
-                                                                else float(eta))))
+            self.table.setItem(i, 0, QTableWidgetItem(eta))
             item = QTableWidgetItem(f"infeasible: {why}")
             item.setForeground(Qt.GlobalColor.gray)
             self.table.setItem(i, 1, item)
