@@ -46,7 +46,9 @@ MECHANISMS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
     "advising": ("core.audit.advising", ("epsilon",), {"variant": "sound"}),
     "logistics": ("core.audit.logistics", ("epsilon",), {"preset": "sound"}),
     "gaussian": ("core.audit.gaussian", (), {"mu": 1.0, "delta": 1e-4}),
-    "sharing": ("core.audit.sharing", ("k", "m", "eta", "lb", "delta"), {"bound": "profile"}),
+    # a capability above the audit layer provides its own target (loaded by path)
+    "sharing": ("core.sharing.audit_target", ("k", "m", "eta", "lb", "delta"),
+                {"bound": "profile"}),
 }
 
 
@@ -116,14 +118,13 @@ def _target(mechanism: str, params: dict[str, Any]) -> tuple[str, Any, Any]:
             b=_num(params, "b"), delta=_num(params, "delta"), analysis=str(params["analysis"]),
             delta_method=str(params["delta_method"]))
     if mechanism == "sharing":
-        from core.audit.sharing import SharingVariant
-
+        variant_cls = importlib.import_module(path).SharingVariant
         m = params["m"]
         try:
             m = int(m) if float(m) == int(float(m)) else m
         except (TypeError, ValueError):
             pass
-        return path, None, SharingVariant(
+        return path, None, variant_cls(
             k=_num(params, "k"), m=m, eta=_num(params, "eta"), lb=_num(params, "lb"),
             delta=_num(params, "delta"), bound=str(params["bound"]))
     if mechanism == "gaussian":

@@ -1,5 +1,8 @@
 """Audit target: the shared-policy mechanism ([KS] Theorem 1's setting, spec F1/F3).
 
+It lives with the capability it audits (the audit layer sits below ``core.sharing``) and is
+found by :data:`core.audit.MECHANISMS` through its module path.
+
 A teacher's policy π ∈ Δ_{m,η} is released as x ~ Dir(k·π); neighbours differ by at most
 ``lb`` = L·b in ℓ2, in any of their entries. Claim: the mechanism's own accountant
 (:func:`core.sharing.mechanism.row_privacy_l2`: the certified exact profile by default, or
