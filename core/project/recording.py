@@ -392,9 +392,13 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
                 delta=float(result.delta or 0.0),
                 released=f"all {result.team.agents} Q-tables (each moves with this agent's "
                          "transitions through the coupling term)",
-                adjacency="one transition in the agent's replay window (Theorem 4.2)",
+                adjacency="replace-one: one transition (one entry of the fixed-size replay "
+                          "buffer) replaced by another, within Theorem 4.2's window; an "
+                          "episode is up to max_steps transitions (group privacy: summary "
+                          "'episode')",
                 parameters={"sigma": s.sigma, "window": s.window,
-                            "sample_rate": s.sample_rate}, **common))
+                            "sample_rate": s.sample_rate, "relation": "replace-one",
+                            "unit": "transition"}, **common))
         else:
             entries.append(LedgerEntry(
                 id="", dataset=ds, mechanism="q-table", epsilon=math.inf,

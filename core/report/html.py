@@ -735,6 +735,23 @@ def _drl_table_section(project: Any, run: Any) -> Section:
     return sec
 
 
+def _comarl_extra(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The episode-level figure and the thesis reading of a DP PE-VDN run (if recorded)."""
+    out: list[tuple[str, str]] = []
+    ep = s.get("episode")
+    if isinstance(ep, dict):
+        out.append((f"episode (≤ {ep.get('group')} transitions)",
+                    "unbounded: " + str(ep.get("epsilon_reason")) if ep.get("epsilon") is None
+                    else f"({_fmt(ep.get('epsilon'))}, {_fmt(ep.get('delta'), 3)}) by group "
+                         "privacy"))
+    th = s.get("thesis_reading")
+    if isinstance(th, dict) and th.get("epsilon") is not None:
+        out.append(("thesis reading", f"ε = {_fmt(th.get('epsilon'))} under add/remove-one "
+                                      "with RDP, as the dissertation states it — not a "
+                                      "guarantee for the buffer"))
+    return tuple(out)
+
+
 @reporter("comarl")
 def _comarl_section(project: Any, run: Any) -> Section:
     """A PE-VDN training: learning, PE-vs-central agreement, (ε, δ), the leakage inspector."""
@@ -749,7 +766,9 @@ def _comarl_section(project: Any, run: Any) -> Section:
                                    f"{_fmt(s.get('pe_vs_central_bound'), 3)})"),
         ("overhead of secure summation", f"×{_fmt(s.get('overhead'))}"),
         ("(ε, δ)", "unbounded: " + str(s.get("epsilon_reason")) if eps is None
-         else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per agent's replay window"),
+         else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per transition, replace-one "
+              "(one entry of the fixed-size replay buffer replaced; Theorem 4.2 window)"),
+        *_comarl_extra(s),
         ("created", _time(run.created))), "Training"))
     sec.blocks.append(Table(("agent", "can compute", "DP"), tuple(
         (str(r["agent"]), str(r["learns"]), str(r["dp"])) for r in s.get("leakage") or []),
