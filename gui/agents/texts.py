@@ -34,10 +34,12 @@ TOOLTIPS = {
              "seed, each attacked (takes a few minutes on 9x9).",
     "agents": "Agents N ≥ 2. With N = 2 secure summation reveals the partner's message.",
     "dp": "DP-SGD on each agent's Q-table: clipped per-transition updates, Gaussian noise on "
-          "every entry, Poisson sampling of the replay window; ε from dp-accounting with the "
-          "window of Theorem 4.2.",
-    "sigma": "Noise multiplier σ (1.4539 with B = 1024, q = 1/32 reproduces the dissertation's "
-             "ε = 2.90 at δ = 1024^-1.1).",
+          "every entry, Poisson sampling of the replay window; ε per transition from "
+          "dp-accounting with the window of Theorem 4.2, under replace-one (the buffer has a "
+          "fixed size, so neighbouring runs differ by a replaced transition).",
+    "sigma": "Noise multiplier σ (1.4539 with B = 1024, q = 1/32: ε = 5.03 per table under "
+             "replace-one; the dissertation's 2.90 at δ = 1024^-1.1 is its add/remove-one "
+             "reading).",
     "window": "Replay window B: each transition is used in at most B noisy steps.",
 }
 
