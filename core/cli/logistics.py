@@ -8,6 +8,11 @@ project as the window does). Without ``--seed`` the noise comes from OpenDP (rel
 and the output says so. A task that cannot be planned is a result with its
 reason (exit 0); bad input is one line on stderr and exit 2.
 
+The text output keeps the **evaluator's view** apart: the executed route (the intermediate
+agents' real bases) and its exact length are computed by the experimenter on the true maps,
+are never exchanged by the planner's agents and are outside the privacy statement, so they
+are printed last under that label. ``--json`` lists those keys in ``evaluator_keys``.
+
 The headline privacy figure of both outputs is what the run *proves*: ``epsilon_spent`` per
 agent (``null`` with ``epsilon_spent_reason[agent]`` where an agent's release proves no
 finite ε) and ``guarantee`` (the largest per-agent ε, δ, the adjacency, the scope and the
@@ -31,7 +36,12 @@ from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
-           "plan_payload"]
+           "plan_payload", "EVALUATOR_KEYS", "EVALUATOR_VIEW"]
+
+#: Keys of ``plan --json`` computed on the true maps by the experimenter (not released).
+EVALUATOR_KEYS = ("route", "length", "shortest_length", "stretch", "segments")
+EVALUATOR_VIEW = ("evaluator's view (computed by the experimenter on the true maps: not "
+                  "released by any agent, and outside the privacy statement)")
 
 _PLAN_FLAGS = {"origin": "--origin", "goal_agent": "--goal-agent", "goal": "--goal",
                "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--budget",
@@ -152,6 +162,7 @@ def plan_payload(result: Any, session: Any) -> dict[str, Any]:
         "ledger": ledger,
         "thesis_flaws": list(session.flaws()), "caveats": list(session.caveats()),
         "task": result.task.to_dict(), "elapsed_s": result.elapsed_s,
+        "evaluator_keys": list(EVALUATOR_KEYS), "evaluator_view": EVALUATOR_VIEW,
     }
     if reasons:
         payload["epsilon_spent_reason"] = dict(reasons)
@@ -234,10 +245,10 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
              + (f", preset {params.preset}, epsilon parameter {params.epsilon:g}"
                 if args.approach == "dp" else "")]
     if result.success:
-        lines.append(f"delivered: length {result.length:g} (true shortest "
-                     f"{result.shortest_length:g}), centers {' -> '.join(result.centers)}, "
+        lines.append(f"delivered through the public centers {' -> '.join(result.centers)}, "
                      f"agents {' -> '.join(result.agents)}")
-        lines.append("route: " + " ".join(result.route))
+        lines.append("plan as the origin agent holds it (its own first leg, then the public "
+                     "centers): " + " ".join(result.plan_view))
     else:
         lines.append(f"not delivered: {result.failure} [{result.status}]")
     lines.append(f"messages: {result.messages} ("
@@ -253,6 +264,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for c in session.caveats():
             lines.append(f"  caveat: {c}")
     lines.append(_mode_line(session))
+    if result.success:
+        stretch = "" if result.stretch is None else f", stretch {result.stretch:.4g}"
+        lines += [EVALUATOR_VIEW + ":", "  route: " + " ".join(result.route),
+                  f"  length {result.length:g} (true shortest {result.shortest_length:g})"
+                  f"{stretch}"]
     if recorded:
         lines.append(f"recorded in {args.map} as {recorded} (with {n_entries} ledger "
                      "entries)")

@@ -819,7 +819,9 @@ def _sharing_section(project: Any, run: Any) -> Section:
     sec.blocks.append(Table(
         ("roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total", "δ total"),
         tuple(rows), "The teacher's ledger (basic composition)",
-        note=f"Total ({_fmt(total.get('epsilon'))}, {_fmt(total.get('delta'), 3)}); {stop}. ε "
+        note=(f"Total over all {total['runs']} noisy student runs" if "runs" in total
+              else "Total of one student run (recorded before the budget covered every run)")
+             + f" ({_fmt(total.get('epsilon'))}, {_fmt(total.get('delta'), 3)}); {stop}. ε "
              "per query is eq. 12 (exact); δ per query a 95 % Monte Carlo upper bound."))
     finals = s.get("final", {})
     sec.blocks.append(Table(

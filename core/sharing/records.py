@@ -102,7 +102,8 @@ def sharing_summary(result: StudentCurves) -> dict[str, Any]:
     """
     d = result.to_dict()
     keys = ("k", "epsilon", "delta", "tau", "queries", "epsilon_total", "delta_total",
-            "epsilon_advanced", "ledger_total", "stopped_at", "stop_reason", "budget",
+            "epsilon_advanced", "ledger_total", "ledger_total_per_run", "spent_before",
+            "stopped_at", "stop_reason", "budget",
             "queries_per_rollout", "adjacency", "mode", "seed", "draws", "teacher_value",
             "cost_of_privacy", "seeds", "iterations", "ignore_threshold", "notes", "elapsed_s")
     out = {k: d[k] for k in keys}
