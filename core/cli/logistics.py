@@ -31,17 +31,20 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, add_scheduler_flag, executor_for, project_item
+from core.cli.common import (
+    Progress,
+    add_over_budget_flag,
+    add_scheduler_flag,
+    check_record_budget,
+    executor_for,
+    project_item,
+)
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
+from core.logistics.records import EVALUATOR_KEYS, EVALUATOR_VIEW
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
-           "plan_payload", "EVALUATOR_KEYS", "EVALUATOR_VIEW"]
-
-#: Keys of ``plan --json`` computed on the true maps by the experimenter (not released).
-EVALUATOR_KEYS = ("route", "length", "shortest_length", "stretch", "segments")
-EVALUATOR_VIEW = ("evaluator's view (computed by the experimenter on the true maps: not "
-                  "released by any agent, and outside the privacy statement)")
+           "plan_payload"]
 
 _PLAN_FLAGS = {"origin": "--origin", "goal_agent": "--goal-agent", "goal": "--goal",
                "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--budget",
@@ -85,6 +88,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--record", action="store_true",
                     help="record the run in the project MAP, as the window does: a run record "
                          "and every agent's ledger entries; the file is saved atomically")
+    add_over_budget_flag(sp)
     sp.add_argument("--origin", required=True, help="base holding the package")
     sp.add_argument("--goal-agent", required=True, help="agent whose area is the destination")
     sp.add_argument("--goal", default=None,
@@ -234,7 +238,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     recorded = ""
     if args.record and project is not None and map_id is not None:
         recorded, n_entries = _record_plan(args, project, map_id, entry.label, result,
-                                           session)
+                                           session, err)
         payload["recorded"] = {"project": args.map, "run": recorded,
                                "ledger_entries": n_entries}
     if args.json:
@@ -277,13 +281,14 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
-                 result: Any, session: Any) -> tuple[str, int]:
+                 result: Any, session: Any, err: TextIO) -> tuple[str, int]:
     """Record the run in the project file (the window's record): (run id, ledger entries)."""
     from core.project.files import save_project
     from core.project.recording import plan_run_record, record_run
 
     record, entries = plan_run_record(project, result, session, map_id=map_id,
                                       map_label=label, seeded=args.seed is not None)
+    check_record_budget(project, entries, args, err)
     stored = record_run(project, record, entries)
     save_project(project, args.map)
     return str(record.id), len(stored)

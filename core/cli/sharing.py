@@ -27,7 +27,9 @@ from typing import Any, TextIO
 
 from core.cli.common import (
     Progress,
+    add_over_budget_flag,
     add_scheduler_flag,
+    check_record_budget,
     emit,
     executor_for,
     flag_error,
@@ -151,6 +153,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                 seeds=args.seeds, seed=args.seed, teacher=args.teacher,
                                 temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
+        check_record_budget(project, entries, args, err)
         added = record_run(project, record, entries)
         save_project(project, args.env)
         payload["recorded"] = {"project": args.env, "run": record.id,
@@ -263,4 +266,5 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     sp.add_argument("--record", action="store_true",
                     help="record the run in the project ENV (with --mdp ID), as the window "
                          "does: a run record and one ledger entry per roll-out of the teacher")
+    add_over_budget_flag(sp)
     common(sp)

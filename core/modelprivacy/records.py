@@ -44,8 +44,15 @@ def mia_params(result: MiaResult) -> dict[str, Any]:
 
 
 def mia_summary(result: MiaResult) -> dict[str, Any]:
-    """The JSON result without the notes' repetition (what the record stores)."""
-    return result.to_json()
+    """The JSON result without the notes' repetition (what the record stores); a tabular
+    victim's policy values on the true MDP carry the oracle mark (issue 23 §4.5)."""
+    out = result.to_json()
+    oracle = [k for k in ("policy_value", "optimal_value") if k in out]
+    if oracle:
+        out["oracle_keys"] = oracle
+        out["oracle_view"] = ("the released model's policy and the optimal policy evaluated "
+                              "on the true MDP: the experimenter's oracle view")
+    return out
 
 
 def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:

@@ -356,10 +356,14 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
     summary = result.to_json()
     summary["truth"] = result.grid.to_rows()
     summary["rewards"] = [float(v) for v in result.rewards]
+    summary["oracle_keys"] = ["truth"]
     if attack is not None:
         summary.update(grr=attack.grr, nrr=attack.nrr, baseline_nrr=attack.baseline_nrr,
                        recovered=attack.recovered.to_rows(),
                        attack_history=[float(v) for v in attack.history])
+        summary["oracle_keys"] += ["grr", "nrr"]
+    summary["oracle_view"] = ("the true map, and the attack's recovery rates scored against "
+                              "it: the experimenter's oracle view")
     s = result.setup
     params = {"grid": grid_id, "defense": s.defense, "preset": s.preset, "epsilon": s.epsilon,
               "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,

@@ -41,7 +41,8 @@ from core.common.palette import arm_colour, cycle_colour, series_colour
 
 __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
            "Report", "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
-           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT"]
+           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT",
+           "oracle_keys"]
 
 
 # --------------------------------------------------------------------------- content model
@@ -1049,6 +1050,12 @@ def _overview_section(project: Any) -> Section:
             ("run", "analysis", "on", "randomness", "seed", "created"),
             tuple((r.id, r.kind, r.target, r.mode, _fmt(r.seed), _time(r.created))
                   for r in project.runs), "Analyses"))
+        oracle = [r.id for r in project.runs if oracle_keys(r)]
+        if oracle:
+            sec.blocks.append(Paragraph(
+                "Oracle views: " + ", ".join(oracle) + " hold results computed from the true "
+                "(private) data by the experimenter (each section names them); they are not "
+                "releases.", "note"))
     try:
         led = PrivacyLedger.from_project(project)
     except (TypeError, ValueError):
@@ -1117,6 +1124,34 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def oracle_keys(run: Any) -> list[str]:
+    """The summary keys a run marks as oracle views (computed on the true, private data).
+
+    Parameters
+    ----------
+    run : RunRecord
+        The run.
+
+    Returns
+    -------
+    list of str
+        Empty when the run stores no oracle value.
+    """
+    keys = (run.summary or {}).get("oracle_keys") if isinstance(run.summary, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
+
+
+def _oracle_note(run: Any) -> Paragraph | None:
+    keys = oracle_keys(run)
+    if not keys:
+        return None
+    what = str(run.summary.get("oracle_view") or "computed on the true data")
+    return Paragraph(f"Oracle view — {', '.join(keys)}: {what}. These results are computed "
+                     "from the true (private) data by the experimenter; they are not a "
+                     "release, and no user of the private output could compute them.",
+                     "note")
 
 
 def _ledger_note(project: Any, run_id: str) -> Paragraph | None:
@@ -1192,6 +1227,9 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         sections.append(_mdp_section(project))
     for run in project.runs:
         sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+        oracle = _oracle_note(run)
+        if oracle is not None:  # right after the parameters
+            sec.blocks.insert(min(1, len(sec.blocks)), oracle)
         note = _ledger_note(project, run.id)
         if note is not None:
             sec.blocks.append(note)
