@@ -48,7 +48,7 @@ from core.common.errors import InputError
 
 __all__ = ["DpsgdAccounting", "dpsgd_epsilon", "noise_for_epsilon", "PLD_INTERVAL",
            "REPLACE_PLD_INTERVAL", "ADJACENCY", "REPLACE_ADJACENCY", "THESIS_LABEL",
-           "GroupPrivacy", "group_privacy", "replay_pld"]
+           "GroupPrivacy", "group_privacy", "replay_pld", "replay_interval"]
 
 #: Pessimistic PLD discretisation interval (ε error ≤ about this much per composition).
 PLD_INTERVAL = 1e-4
@@ -161,6 +161,26 @@ def _event(sigma: float, sample_rate: float, count: int):
         count)
 
 
+def replay_interval(sigma: float) -> float:
+    """The PLD grid of a replace-one step: :data:`REPLACE_PLD_INTERVAL`, coarser for a small σ.
+
+    One step's privacy loss reaches about 20/σ + 2/σ² before dp-accounting truncates its tail
+    (the Gaussian beyond ~10σ), so a fixed grid would need millions of points at σ = 0.01;
+    the interval grows to keep it near 50,000. The discretisation is pessimistic at any
+    interval, so ε stays an upper bound (only looser, where it is large anyway).
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier (> 0).
+
+    Returns
+    -------
+    float
+    """
+    return max(REPLACE_PLD_INTERVAL, (20.0 / sigma + 2.0 / sigma ** 2) / 50_000)
+
+
 def replay_pld(sigma: float, sample_rate: float, steps: int) -> Any:
     """The pessimistic replace-one PLD of ``steps`` Poisson-subsampled Gaussian steps.
 
@@ -184,7 +204,7 @@ def replay_pld(sigma: float, sample_rate: float, steps: int) -> Any:
     _event(sigma, sample_rate, 1)  # quiets absl
     one = pldm.from_gaussian_mechanism(
         float(sigma), sampling_prob=float(sample_rate),
-        value_discretization_interval=REPLACE_PLD_INTERVAL,
+        value_discretization_interval=replay_interval(sigma),
         neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
     return one.self_compose(int(steps)) if steps > 1 else one
 

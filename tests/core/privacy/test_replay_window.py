@@ -129,3 +129,15 @@ def test_antipodal_pair_dominates_other_replacements():
         neighboring_relation=privacy_accountant.NeighboringRelation.REPLACE_ONE)
     lib = np.array([pld.get_delta_for_epsilon(float(e)) for e in eps])
     assert (lib >= worst - 1e-5).all() and (lib <= worst + 2e-3).all()  # grid error ~3e-6
+
+
+def test_small_noise_coarsens_the_grid_and_stays_an_upper_bound():
+    """σ = 0.01 would need millions of grid points at 1e-3: the interval grows (pessimistic
+    at any interval), and ε stays above the optimistic estimate at the fine grid."""
+    from core.privacy.dpsgd import REPLACE_PLD_INTERVAL, replay_interval
+
+    assert replay_interval(SIGMA) == REPLACE_PLD_INTERVAL
+    assert replay_interval(0.01) > 100 * REPLACE_PLD_INTERVAL
+    r = dpsgd_epsilon(0.05, Q, 64, DELTA, window=64)
+    assert r.epsilon is not None and math.isfinite(r.epsilon)
+    assert r.epsilon >= _optimistic_replace_one(0.05, Q, 64, DELTA, h=1e-2)
