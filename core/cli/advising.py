@@ -28,6 +28,7 @@ from core.cli.common import (
     Progress,
     add_record_flag,
     add_scheduler_flag,
+    check_record_budget,
     emit,
     executor_for,
     mode_line,
@@ -246,6 +247,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         record, entries = advise_run_record(
             project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
             seeded=args.seed is not None)
+        check_record_budget(project, entries, args, err)
         stored = record_run(project, record, entries)
         save_project(project, args.record)
         recorded = str(record.id)

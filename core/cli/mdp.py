@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from core import __version__
 from core.cli.common import (
     Progress,
+    add_over_budget_flag,
     add_scheduler_flag,
     emit,
     executor_for,
@@ -317,7 +318,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload["initial_state"] = mdp.state_names[mdp.initial_state]
     recorded = ""
     if args.record and project is not None and mdp_id is not None:
-        recorded = _record_sweep(args, project, mdp_id, ks, res)
+        recorded = _record_sweep(args, project, mdp_id, ks, res, err)
         payload["recorded"] = {"project": args.mdp, "run": recorded,
                                "ledger_entries": len(res.privacy)}
 
@@ -361,11 +362,14 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
 
 
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
-                  res: Any) -> str:
+                  res: Any, err: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
-    from core.mdp.records import SweepParameters
+    from core.cli.common import check_record_budget
+    from core.mdp.records import SweepParameters, sweep_entries
     from core.project.files import save_project
     from core.project.recording import record_sweep_run
+
+    check_record_budget(project, sweep_entries(mdp_id, res, source=""), args, err)
 
     params = SweepParameters(
         ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
@@ -423,6 +427,7 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     help="record the run in the project MDP, as the window does: a run record "
                          "and one ledger entry per k (seeded experiments: listed, not spent); "
                          "the project file is saved atomically")
+    add_over_budget_flag(sp)
     sp.add_argument("--k", required=True, help="comma-separated k values, e.g. 10,100,1000")
     sp.add_argument("--runs", type=int, default=50, help="privatisations per k (default 50)")
     sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1), default 0.05")

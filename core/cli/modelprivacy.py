@@ -6,7 +6,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, add_record_flag, emit, flag_error, mode_line, record_project
+from core.cli.common import (
+    Progress,
+    add_record_flag,
+    check_record_budget,
+    emit,
+    flag_error,
+    mode_line,
+    record_project,
+)
 from core.common.errors import InputError
 
 __all__ = ["cmd_mia", "add_mia_parser"]
@@ -54,6 +62,7 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.project.recording import mia_run_record, record_run
 
         record, entries = mia_run_record(project, res)
+        check_record_budget(project, entries, args, err)
         stored = record_run(project, record, entries)
         save_project(project, args.record)
         payload["recorded"] = {"project": args.record, "run": record.id,

@@ -193,6 +193,10 @@ def cmd_accountant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  f"q = {res.sample_rate:g}, {res.steps_counted} of {res.steps} steps composed",
                  f"epsilon = {eps}{order}", f"delta   = {res.delta:.6g}",
                  f"method: {res.method} (dp-accounting)", f"adjacency: {res.adjacency}"]
+        th = res.thesis_reading
+        if th is not None:
+            t_eps = "unbounded" if th["epsilon"] is None else f"{th['epsilon']:.6g}"
+            lines.append(f"thesis reading: epsilon = {t_eps} ({th['label']})")
         return "\n".join(lines + [f"note: {n}" for n in res.notes])
 
     emit(args, res.to_json(), text, out)
@@ -220,10 +224,15 @@ def add_accountant_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     dp.add_argument("--steps", type=int, required=True, help="training steps T")
     dp.add_argument("--window", type=int, default=None,
                     help="replay-buffer size B: compose only min(T, B) steps (Theorem 4.2 of "
-                         "the dissertation, ch. 4; the unit becomes one buffer entry)")
+                         "the dissertation, ch. 4); the unit becomes one buffer entry and, "
+                         "the buffer having a fixed size, neighbouring runs differ by "
+                         "replacing it: accounted under replace-one (PLD), with the "
+                         "dissertation's add/remove-one figure shown as the thesis reading")
     dp.add_argument("--updates-per-entry", type=int, default=1,
                     help="with --window: DP steps per new buffer entry (default 1)")
     dp.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
-    dp.add_argument("--method", choices=("rdp", "pld"), default="rdp",
-                    help="rdp (default, as the sources use it) or pld (usually tighter)")
+    dp.add_argument("--method", choices=("rdp", "pld"), default=None,
+                    help="rdp (default without --window, as the sources use it) or pld "
+                         "(usually tighter; the only one with --window: dp-accounting's RDP "
+                         "has no replace-one analysis of Poisson sampling)")
     common(dp)

@@ -243,6 +243,43 @@ class PrivacyLedger:
                     f"{bd:.3g})")
         return ""
 
+    def release_problems(self, entries: Iterable[LedgerEntry]) -> list[str]:
+        """One line per dataset whose budget the releases among ``entries`` would exceed.
+
+        ``entries`` are about to be recorded (e.g. a run's); seeded experiments among them
+        are not spent, so they never exceed anything. Per dataset their releases are summed
+        by basic composition and checked with :meth:`would_exceed`.
+
+        Parameters
+        ----------
+        entries : iterable of LedgerEntry
+            What a run would add.
+
+        Returns
+        -------
+        list of str
+            Empty when everything fits.
+
+        Examples
+        --------
+        >>> led = PrivacyLedger(budgets={"agent:a": (1.0, 0.0)})
+        >>> new = [LedgerEntry(id="", dataset="agent:a", mechanism="laplace", epsilon=0.6,
+        ...                    count=2)]
+        >>> led.release_problems(new)
+        ['agent:a: spent (0, 0) + this release (1.2, 0) exceeds the budget (1, 0)']
+        >>> led.release_problems([LedgerEntry(id="", dataset="agent:a", mechanism="laplace",
+        ...                                   epsilon=5.0, mode="experiment")])
+        []
+        """
+        cost: dict[str, list[float]] = {}
+        for e in entries:
+            if e.is_release:
+                c = cost.setdefault(e.dataset, [0.0, 0.0])
+                c[0] += e.count * e.epsilon
+                c[1] += e.count * e.delta
+        return [p for ds, (eps, dl) in sorted(cost.items())
+                if (p := self.would_exceed(ds, eps, min(1.0, dl)))]
+
     def compositions(self, dataset: str, *, modes: Sequence[str] | None = None,
                      delta_slack: float = 1e-6, delta: float | None = None
                      ) -> list["Composition"]:

@@ -41,7 +41,8 @@ from core.common.palette import arm_colour, cycle_colour, series_colour
 
 __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
            "Report", "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
-           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT"]
+           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT",
+           "oracle_keys"]
 
 
 # --------------------------------------------------------------------------- content model
@@ -783,6 +784,23 @@ def _drl_table_section(project: Any, run: Any) -> Section:
     return sec
 
 
+def _comarl_extra(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The episode-level figure and the thesis reading of a DP PE-VDN run (if recorded)."""
+    out: list[tuple[str, str]] = []
+    ep = s.get("episode")
+    if isinstance(ep, dict):
+        out.append((f"episode (≤ {ep.get('group')} transitions)",
+                    "unbounded: " + str(ep.get("epsilon_reason")) if ep.get("epsilon") is None
+                    else f"({_fmt(ep.get('epsilon'))}, {_fmt(ep.get('delta'), 3)}) by group "
+                         "privacy"))
+    th = s.get("thesis_reading")
+    if isinstance(th, dict) and th.get("epsilon") is not None:
+        out.append(("thesis reading", f"ε = {_fmt(th.get('epsilon'))} under add/remove-one "
+                                      "with RDP, as the dissertation states it — not a "
+                                      "guarantee for the buffer"))
+    return tuple(out)
+
+
 @reporter("comarl")
 def _comarl_section(project: Any, run: Any) -> Section:
     """A PE-VDN training: learning, PE-vs-central agreement, (ε, δ), the leakage inspector."""
@@ -797,7 +815,9 @@ def _comarl_section(project: Any, run: Any) -> Section:
                                    f"{_fmt(s.get('pe_vs_central_bound'), 3)})"),
         ("overhead of secure summation", f"×{_fmt(s.get('overhead'))}"),
         ("(ε, δ)", "unbounded: " + str(s.get("epsilon_reason")) if eps is None
-         else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per agent's replay window"),
+         else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per transition, replace-one "
+              "(one entry of the fixed-size replay buffer replaced; Theorem 4.2 window)"),
+        *_comarl_extra(s),
         ("created", _time(run.created))), "Training"))
     sec.blocks.append(Table(("agent", "can compute", "DP"), tuple(
         (str(r["agent"]), str(r["learns"]), str(r["dp"])) for r in s.get("leakage") or []),
@@ -848,7 +868,9 @@ def _sharing_section(project: Any, run: Any) -> Section:
     sec.blocks.append(Table(
         ("roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total", "δ total"),
         tuple(rows), "The teacher's ledger (basic composition)",
-        note=f"Total ({_fmt(total.get('epsilon'))}, {_fmt(total.get('delta'), 3)}); {stop}. ε "
+        note=(f"Total over all {total['runs']} noisy student runs" if "runs" in total
+              else "Total of one student run (recorded before the budget covered every run)")
+             + f" ({_fmt(total.get('epsilon'))}, {_fmt(total.get('delta'), 3)}); {stop}. ε "
              "per query is eq. 12 (exact); δ per query a 95 % Monte Carlo upper bound."))
     finals = s.get("final", {})
     sec.blocks.append(Table(
@@ -1076,6 +1098,12 @@ def _overview_section(project: Any) -> Section:
             ("run", "analysis", "on", "randomness", "seed", "created"),
             tuple((r.id, r.kind, r.target, r.mode, _fmt(r.seed), _time(r.created))
                   for r in project.runs), "Analyses"))
+        oracle = [r.id for r in project.runs if oracle_keys(r)]
+        if oracle:
+            sec.blocks.append(Paragraph(
+                "Oracle views: " + ", ".join(oracle) + " hold results computed from the true "
+                "(private) data by the experimenter (each section names them); they are not "
+                "releases.", "note"))
     try:
         led = PrivacyLedger.from_project(project)
     except (TypeError, ValueError):
@@ -1144,6 +1172,34 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def oracle_keys(run: Any) -> list[str]:
+    """The summary keys a run marks as oracle views (computed on the true, private data).
+
+    Parameters
+    ----------
+    run : RunRecord
+        The run.
+
+    Returns
+    -------
+    list of str
+        Empty when the run stores no oracle value.
+    """
+    keys = (run.summary or {}).get("oracle_keys") if isinstance(run.summary, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
+
+
+def _oracle_note(run: Any) -> Paragraph | None:
+    keys = oracle_keys(run)
+    if not keys:
+        return None
+    what = str(run.summary.get("oracle_view") or "computed on the true data")
+    return Paragraph(f"Oracle view — {', '.join(keys)}: {what}. These results are computed "
+                     "from the true (private) data by the experimenter; they are not a "
+                     "release, and no user of the private output could compute them.",
+                     "note")
 
 
 def _ledger_note(project: Any, run_id: str) -> Paragraph | None:
@@ -1219,6 +1275,9 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         sections.append(_mdp_section(project))
     for run in project.runs:
         sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+        oracle = _oracle_note(run)
+        if oracle is not None:  # right after the parameters
+            sec.blocks.insert(min(1, len(sec.blocks)), oracle)
         note = _ledger_note(project, run.id)
         if note is not None:
             sec.blocks.append(note)

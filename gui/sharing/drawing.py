@@ -131,10 +131,21 @@ class SharingDrawing:
                       f"{robust['k']:g}): robust cost bound "
                       + (f"{rb:.4g}" if rb is not None else
                          f"n/a ({html.escape(str(robust.get('reason', '')))})"))
+        runs = total.get("runs")
+        budget = s.get("budget") or [math.nan, math.nan]
+        before = s.get("spent_before") or {}
+        after = (f" after ({before['epsilon']:.4g}, {before['delta']:.3g}) already spent on "
+                 "the teacher's data" if before.get("epsilon") or before.get("delta") else "")
+        base = (" · the non-private baseline: unbounded (reads the teacher's policy)"
+                if "nonprivate" in s["curves"] else "")
+        who = (f"teacher's total over all {runs} noisy student runs" if runs is not None
+               else "ledger total of one student run (recorded before the budget covered "
+                    "every run)")
         self.summary_label.setText(
+            f"<b>{who}: (ε, δ) = ({total['epsilon']:.4g}, {total['delta']:.3g})</b> by basic "
+            f"composition, within the budget ({budget[0]:g}, {budget[1]:g}){after}{base}<br>"
             f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
-            f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "
-            f"({total['epsilon']:.4g}, {total['delta']:.3g}) by basic composition, "
+            f"roll-outs × {s['queries_per_rollout']} queries to each run, "
             f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")

@@ -112,15 +112,16 @@ def test_kickstarting_helps_and_privacy_costs():
     starts near zero): every kind of teacher speeds the student up at iteration 10 (none:
     J = 0.013; with a teacher about 0.3); seeded runs repeat exactly."""
     mdp = _chain(12)
-    setup = SharingSetup(k0=50, coef=0.98, eta=0.1, lb=0.01, delta=0.01, budget=(1e9, 0.99),
+    setup = SharingSetup(k0=50, coef=0.98, eta=0.1, lb=0.01, delta=1e-3, budget=(1e9, 0.99),
                          iterations=60, lr=2.0, kappa=2.0, draws=5000)
     res = run_sharing(mdp, setup, seeds=4, seed=7)
     med = {k: np.median(c, axis=0) for k, c in res.curves.items()}
     for kind in ("nonprivate", "aware", "unaware"):
         assert med[kind][10] > med["none"][10] + 0.1, (kind, med[kind][10], med["none"][10])
-    assert res.ledger.stopped_at is not None  # δ budget: 11 queries of δ = 0.01 a roll-out
+    # δ budget: 11 queries of δ = 1e-3 to each of 8 noisy runs a roll-out
+    assert res.ledger.stopped_at is not None and res.ledger.runs == 8
     assert res.teacher_value >= max(med[k][-1] for k in med) - 1e-9  # the teacher is optimal
-    again = run_sharing(mdp, setup, seeds=4, seed=7, students=["aware"])
+    again = run_sharing(mdp, setup, seeds=4, seed=7, students=["aware", "unaware"])
     np.testing.assert_array_equal(again.curves["aware"], res.curves["aware"])
     d = res.to_dict()
     for key in ("k", "epsilon", "delta", "ledger_total", "stopped_at", "curves",
@@ -266,8 +267,10 @@ def test_sampled_rollouts_ask_only_visited_states():
                          iterations=40, lr=2.0, kappa=2.0, draws=5000, rollout="sample",
                          steps=30)
     a = run_sharing(mdp, setup, seeds=3, seed=7)
-    b = run_sharing(mdp, setup, seeds=3, seed=7, students=["unaware", "none"])
-    np.testing.assert_array_equal(a.curves["unaware"], b.curves["unaware"])  # reproducible
+    # reproducible; the teacher's schedule depends on how many noisy runs share its budget,
+    # so the same noisy students (aware and unaware) must run
+    b = run_sharing(mdp, setup, seeds=3, seed=7, students=["unaware", "aware", "none"])
+    np.testing.assert_array_equal(a.curves["unaware"], b.curves["unaware"])
     med = {k: np.median(c, axis=0) for k, c in a.curves.items()}
     assert med["nonprivate"][10] > med["none"][10] + 0.1
     assert any("Sampled roll-outs" in n for n in a.notes)

@@ -85,8 +85,9 @@ def test_sweep_end_to_end(qtbot, panels):
     assert "privacy_rows" in full and "privacy_rows" not in record.summary
     assert record.summary == sweep_summary(result)
     assert {k: v for k, v in record.summary.items()
-            if not k.startswith("privacy_rows")} == {k: v for k, v in full.items()
-                                                     if k != "privacy_rows"}
+            if not k.startswith(("privacy_rows", "oracle_"))} == {
+        k: v for k, v in full.items() if k != "privacy_rows"}
+    assert "v_true_mean" in record.summary["oracle_keys"]  # marked as the oracle view
     assert record.summary["privacy_rows_total"] == [6, 6]
     assert record.summary["privacy_rows_without_guarantee"] == [0, 0]
     assert (record.params["b"], record.params["delta_target"], record.params["adjacency"]) \
