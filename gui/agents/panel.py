@@ -57,6 +57,7 @@ from gui.agents.texts import (
     sweep_cells,
 )
 from gui.shell.commands import AddRunCommand
+from gui.shell.ledger import approve_entries
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
@@ -432,11 +433,15 @@ class AgentsPanel(QWidget):
             record, entries = comarl_run_record(project, pe)
             record.summary["central_returns"] = [float(v) for v in _central.returns]
             record.summary["central_team_return"] = _central.team_return
+        controls = self.team_controls if self._task == "team" else self.run_controls
+        if not approve_entries(self, self._document, entries):
+            controls.set_status("not released: over the privacy budget — nothing was "
+                                "recorded or shown")
+            return
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
                             "agents")
         self._shown_run = record.id
         self._show(record.kind, record.summary, record.id)
-        controls = self.team_controls if self._task == "team" else self.run_controls
         controls.set_status(f"done — recorded as {record.id}")
         self.run_recorded.emit(record.id)
 

@@ -54,6 +54,7 @@ from gui.modelprivacy.texts import (
     table_cells,
 )
 from gui.shell.commands import AddRunCommand
+from gui.shell.ledger import approve_entries
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
@@ -410,6 +411,10 @@ class ModelPrivacyPanel(QWidget):
                 compare="defenses" if self._task == "table" else "victims")
         else:
             record, entries = mia_run_record(project, result)
+        if not approve_entries(self, self._document, entries):
+            self.run_controls.set_status("not released: over the privacy budget — nothing "
+                                         "was recorded or shown")
+            return
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
                             "model privacy")
         self._shown_run = record.id

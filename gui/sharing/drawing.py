@@ -249,7 +249,7 @@ class SharingDrawing:
             t.setSpan(n, 0, 1, 9)
         t.resizeColumnsToContents()
 
-    def _record(self, res: Any, study: SharingStudy | None = None) -> None:
+    def _record(self, res: Any, study: SharingStudy | None = None) -> bool:
         """The run and its ledger entries (one per live roll-out of the teacher, the
         non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
         undoable step."""
@@ -270,9 +270,17 @@ class SharingDrawing:
 
             entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
                                         float(robust["k"]), seed=res.seed, source=record.id)
+        from gui.shell.ledger import approve_entries
+
+        if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
+            self.message.setText("Not released: over the privacy budget — nothing was "
+                                 "recorded or shown.")
+            self.message.show()
+            return False
         self._document.push(AddRunCommand(self._document, record,
                                           text=f"Record policy sharing {record.id}",
                                           ledger_entries=entries), "sharing")
         self.last_recorded = record.id
         self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
                                          f"{len(entries)} ledger entries")
+        return True

@@ -559,13 +559,14 @@ class SharingPanel(SharingDrawing, QWidget):
 
     def show_study(self, study: SharingStudy) -> None:
         """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
-        self.study = study
         res = study.result
+        if not self._record(res, study):  # over the budget and declined: nothing shown
+            return
+        self.study = study
         summary = sharing_summary(res)
         self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
                    tight=study.tight, robust=study.robust)
         self._draw_ternary(study.ternary)
-        self._record(res, study)
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded run again: its curves and ledger from the record; the mechanism's
