@@ -43,7 +43,7 @@ from gui.advising.parts import (
     problem_text,
 )
 from gui.shell.commands import AddRunCommand
-from gui.shell.ledger import approve_entries
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["AdvisingRuns"]
@@ -229,8 +229,7 @@ class AdvisingRuns:
         nothing recorded or shown) when the releases would pass a budget and the user says
         no."""
         if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
-            self.progress_label.setText("not released: over the privacy budget — nothing was "
-                                        "recorded or shown")
+            self.progress_label.setText(OVER_BUDGET_TEXT)
             return False
         what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
         self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "

@@ -54,7 +54,7 @@ from gui.modelprivacy.texts import (
     table_cells,
 )
 from gui.shell.commands import AddRunCommand
-from gui.shell.ledger import approve_entries
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
@@ -412,9 +412,7 @@ class ModelPrivacyPanel(QWidget):
         else:
             record, entries = mia_run_record(project, result)
         if not approve_entries(self, self._document, entries):
-            self.run_controls.set_status("not released: over the privacy budget — nothing "
-                                         "was recorded or shown")
-            return
+            return self.run_controls.set_status(OVER_BUDGET_TEXT)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
                             "model privacy")
         self._shown_run = record.id

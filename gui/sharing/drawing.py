@@ -270,11 +270,10 @@ class SharingDrawing:
 
             entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
                                         float(robust["k"]), seed=res.seed, source=record.id)
-        from gui.shell.ledger import approve_entries
+        from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 
         if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
-            self.message.setText("Not released: over the privacy budget — nothing was "
-                                 "recorded or shown.")
+            self.message.setText(OVER_BUDGET_TEXT.capitalize() + ".")
             self.message.show()
             return False
         self._document.push(AddRunCommand(self._document, record,
