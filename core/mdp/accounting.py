@@ -545,8 +545,7 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     MdpPrivacy
     """
     eta_v = float(eta)
-    rows = private.P[private.mask]
-    n = (rows > 0).sum(axis=1)
+    n = private.transitions.support_sizes()[private.mask]
     c = np.where((n >= 2) & (domain_rule == "mix"), 1.0 - n * eta_v, 1.0)
     if domain_rule == "mix" and (c <= 0).any():
         raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "

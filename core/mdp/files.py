@@ -33,9 +33,11 @@ from core.common.errors import InputError
 from core.common.jsonfile import loads_strict, read_json
 from core.common.memory import format_bytes
 from core.mdp.model import MDP
+from core.mdp.names import ActionNames, Names
+from core.mdp.sparse import Transitions, uses_dense
 
 __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
-           "read_json", "read_release", "npz_headers"]
+           "read_json", "read_release", "npz_headers", "npz_arrays"]
 
 MDP_FORMAT = "privplan-mdp"
 MDP_VERSION = 1
@@ -106,19 +108,22 @@ def mdp_from_dict(d: Any) -> MDP:
             raise InputError(f"state {s!r} has no actions", field=f"transitions.{s}")
         actions.append(list(acts))
     S, A = len(states), max(len(a) for a in actions)
-    P = np.zeros((S, A, S))
     R = np.zeros((S, A))
     R_T = np.zeros(S)
     mask = np.zeros((S, A), dtype=bool)
     anames = [[""] * A for _ in range(S)]
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
     for i, s in enumerate(states):
         for j, a in enumerate(actions[i]):
             mask[i, j] = True
             anames[i][j] = a
             row = _mapping(trans[s][a], f"transitions.{s}.{a}")
             for t, p in row.items():
-                P[i, j, state_idx(t, f"transitions.{s}.{a}")] = _number(
-                    p, f"transitions.{s}.{a}.{t}")
+                rows.append(i * A + j)
+                cols.append(state_idx(t, f"transitions.{s}.{a}"))
+                vals.append(_number(p, f"transitions.{s}.{a}.{t}"))
     for s, acts in _mapping(d.get("rewards", {}) or {}, "rewards").items():
         i = state_idx(s, "rewards")
         for a, r in _mapping(acts, f"rewards.{s}").items():
@@ -148,6 +153,12 @@ def mdp_from_dict(d: Any) -> MDP:
             _number(xy[0], f"layout.{s}")
             _number(xy[1], f"layout.{s}")
     name = d.get("name", "")
+    # (each next state appears once per row: JSON object keys are unique)
+    sparse = Transitions.from_coo(S, A, np.array(rows, dtype=np.int64),
+                                  np.array(cols, dtype=np.int64),
+                                  np.array(vals, dtype=np.float64))
+    # small models keep their dense arrays (and the checks on them)
+    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse  # small models keep their dense arrays (and the checks on them)
     return MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
                initial_state=s0_idx, state_names=tuple(states),
                action_names=tuple(tuple(r) for r in anames),
@@ -167,14 +178,19 @@ def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
     dict
         The ``privplan-mdp`` object (sparse transitions and rewards by name).
     """
-    names = mdp.state_names
+    names = list(mdp.state_names)
     trans: dict[str, Any] = {}
     rewards: dict[str, Any] = {}
+    tr = mdp.transitions
+    indptr, indices, data = tr.indptr.tolist(), tr.indices.tolist(), tr.data.tolist()
+    A = mdp.n_actions
     for s in range(mdp.n_states):
         acts: dict[str, Any] = {}
         for a in mdp.available_actions(s):
-            an = mdp.action_names[s][a]
-            acts[an] = {names[t]: float(mdp.P[s, a, t]) for t in np.flatnonzero(mdp.P[s, a])}
+            an = mdp.action_names.name(s, a)
+            r = s * A + a
+            acts[an] = {names[t]: p for t, p in zip(indices[indptr[r]:indptr[r + 1]],
+                                                    data[indptr[r]:indptr[r + 1]])}
             if mdp.R[s, a] != 0:
                 rewards.setdefault(names[s], {})[an] = float(mdp.R[s, a])
         trans[names[s]] = acts
@@ -254,19 +270,62 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
         atomic_write_text(path, json.dumps(d, indent=2, allow_nan=False) + "\n")
         return
     buf = io.BytesIO()
-    arrays: dict[str, Any] = dict(
-        P=mdp.P, R=mdp.R, R_T=mdp.R_T, mask=mdp.mask,
-        horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
-        discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state),
-        state_names=np.array(mdp.state_names, dtype=str),
-    )
-    rows = mdp.action_names
-    arrays["action_names"] = np.array(rows[0] if all(r == rows[0] for r in rows) else rows,
-                                      dtype=str)
+    arrays = npz_arrays(mdp)
     if release is not None:
         arrays["release_json"] = np.array(dumps(release), dtype=str)
     np.savez(buf, **arrays)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def npz_arrays(mdp: MDP) -> dict[str, Any]:
+    """The arrays of ``mdp``'s ``*.mdp.npz`` file.
+
+    Small models (:func:`core.mdp.sparse.uses_dense`) are written in the dense variant
+    (``P`` of shape (S, A, S), as always); larger ones in the sparse variant: ``P_indptr``
+    (S·A + 1 row starts, row s·A + a), ``P_indices`` (next states, sorted per row) and
+    ``P_data`` (probabilities), ``shape`` = (S, A), state names as UTF-8 bytes
+    (``state_names_utf8``) with their ``state_names_offsets`` (absent when they are the
+    default ``s0 …``), action names as ``action_names`` (A,) when every state has the same
+    ones, else ``action_vocabulary`` and (S, A) ``action_codes`` into it.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+
+    Returns
+    -------
+    dict
+        ``{name: array}`` for :func:`numpy.savez`.
+    """
+    arrays: dict[str, Any] = dict(
+        R=mdp.R, R_T=mdp.R_T, mask=mdp.mask,
+        horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
+        discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state))
+    shared = mdp.action_names.shared_row()
+    if mdp.is_dense:
+        arrays["P"] = mdp.P
+        arrays["state_names"] = mdp.state_names.to_array()
+        rows = mdp.action_names
+        arrays["action_names"] = np.array(shared if shared is not None else list(rows),
+                                          dtype=str)
+        return arrays
+    t = mdp.transitions
+    arrays.update(P_indptr=t.indptr, P_indices=t.indices, P_data=t.data,
+                  shape=np.array([mdp.n_states, mdp.n_actions], dtype=np.int64))
+    names = mdp.state_names
+    if not (names.is_generated and names.prefix == "s"):
+        encoded = [n.encode("utf-8") for n in names]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        arrays["state_names_utf8"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        arrays["state_names_offsets"] = offsets
+    if shared is not None:
+        arrays["action_names"] = np.array(shared, dtype=str)
+    else:
+        arrays["action_vocabulary"] = np.array(mdp.action_names.vocabulary, dtype=str)
+        arrays["action_codes"] = mdp.action_names.codes
+    return arrays
 
 
 def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -316,7 +375,9 @@ def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 #: The arrays an MDP NPZ may hold, with the dtype kinds accepted for each.
 _NPZ_KINDS = {"P": "fiu", "R": "fiu", "R_T": "fiu", "mask": "biu", "horizon": "iuf",
               "discount": "fiu", "initial_state": "iuf", "state_names": "U",
-              "action_names": "U", "release_json": "U"}
+              "action_names": "U", "release_json": "U", "P_indptr": "iu", "P_indices": "iu",
+              "P_data": "fiu", "shape": "iu", "state_names_utf8": "u",
+              "state_names_offsets": "iu", "action_vocabulary": "U", "action_codes": "iu"}
 
 
 def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
@@ -373,8 +434,11 @@ def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...]
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise InputError(f"not a readable NPZ archive ({exc})") from None
     shapes = {k: " x ".join(f"{x:,}" for x in v[0]) for k, v in out.items()}
-    check_memory(total, "P" if "P" in out else "arrays",
-                 detail=f"P of {shapes['P']}" if "P" in shapes else "the arrays")
+    if "P_data" in out:
+        detail = f"sparse P with {shapes['P_data']} transitions"
+    else:
+        detail = f"P of {shapes['P']}" if "P" in shapes else "the arrays"
+    check_memory(total, "P" if "P" in out or "P_data" in out else "arrays", detail=detail)
     return out
 
 
@@ -414,34 +478,81 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
         raise InputError("the arrays do not fit in memory", field="P") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise InputError(f"not a readable NPZ archive ({exc})") from None
-    for key in ("P", "R", "horizon", "discount", "initial_state"):
+    sparse = "P" not in data and "P_indptr" in data
+    for key in (("P_indptr", "P_indices", "P_data", "shape") if sparse else ("P",)) + (
+            "R", "horizon", "discount", "initial_state"):
         if key not in data:
             raise InputError("missing array", field=key)
-    P = data["P"]
-    if P.ndim != 3:
-        raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
-    S, A = P.shape[0], P.shape[1]
-    if P.dtype.kind not in "fiu":
-        raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+    if sparse:
+        shape = data["shape"]
+        if shape.shape != (2,):
+            raise InputError(f"must be [S, A], got an array of shape {shape.shape}",
+                             field="shape")
+        S, A = (int(x) for x in shape)
+        if S < 1 or A < 1:
+            raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
+        indptr, indices = data["P_indptr"], data["P_indices"]
+        if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+            raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
+                             field="P_indptr")
+        if indices.size and (indices.min() < 0 or indices.max() >= S):
+            raise InputError(f"next states must lie in [0, {S})", field="P_indices")
+        counts = np.diff(indptr)
+        inner = np.ones(indices.size, dtype=bool)
+        inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
+        if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
+            raise InputError("next states must be sorted and distinct within each row",
+                             field="P_indices")
+        P: Any = Transitions(S, A, indptr.astype(np.int64), indices,
+                             data["P_data"].astype(np.float64))
+    else:
+        P = data["P"]
+        if P.ndim != 3:
+            raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
+        S, A = P.shape[0], P.shape[1]
+        if P.dtype.kind not in "fiu":
+            raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+        P = P.astype(np.float64)
     horizon = _integer(data, "horizon")
-    an = data.get("action_names")
+    an: Any = data.get("action_names")
     if an is not None:
         an = an.astype(str)
         if an.shape == (A,):
-            an = tuple(tuple(an.tolist()) for _ in range(S))
+            an = ActionNames.shared(an.tolist(), S)
         elif an.shape == (S, A):
-            an = tuple(tuple(r) for r in an.tolist())
+            an = ActionNames.from_rows(an.tolist())
         else:
             raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
                              field="action_names")
-    sn = data.get("state_names")
+    elif "action_codes" in data and "action_vocabulary" in data:
+        codes, vocab = data["action_codes"], data["action_vocabulary"].astype(str)
+        if codes.shape != (S, A) or vocab.ndim != 1 or (codes.size and (
+                codes.min() < 0 or codes.max() >= len(vocab))):
+            raise InputError(f"must be an ({S}, {A}) array of indices into "
+                             "action_vocabulary", field="action_codes")
+        an = ActionNames(codes.astype(np.int32), vocab.tolist())
+    sn: Any = data.get("state_names")
+    if sn is not None:
+        sn = Names(sn.astype(str).tolist())
+    elif "state_names_utf8" in data and "state_names_offsets" in data:
+        blob, off = data["state_names_utf8"], data["state_names_offsets"]
+        if off.shape != (S + 1,) or off[0] != 0 or off[-1] != blob.size or (
+                np.diff(off) < 0).any():
+            raise InputError(f"must be {S + 1:,} non-decreasing offsets into "
+                             "state_names_utf8", field="state_names_offsets")
+        raw = blob.tobytes()
+        try:
+            sn = Names(raw[a:b].decode("utf-8") for a, b in zip(off[:-1].tolist(),
+                                                                 off[1:].tolist()))
+        except UnicodeDecodeError:
+            raise InputError("is not UTF-8 text", field="state_names_utf8") from None
     optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
                                                                  ("mask", bool)) if key in data}
     return MDP(
-        P=P.astype(np.float64), R=data["R"].astype(np.float64), **optional,
+        P=P, R=data["R"].astype(np.float64), **optional,
         horizon=None if horizon == -1 else horizon,
         discount=float(_npz_number(data, "discount")),
         initial_state=_integer(data, "initial_state"),
-        state_names=tuple(sn.astype(str).tolist()) if sn is not None else (),
-        action_names=an or (), name=Path(path).name.split(".")[0],
+        state_names=sn if sn is not None else (),
+        action_names=an if an is not None else (), name=Path(path).name.split(".")[0],
     )
