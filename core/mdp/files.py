@@ -32,6 +32,7 @@ from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonfile import loads_strict, read_json
 from core.common.memory import format_bytes
+from core.mdp.annotations import Annotations, RewardStructure
 from core.mdp.model import MDP
 from core.mdp.names import ActionNames, Names
 from core.mdp.sparse import Transitions, uses_dense
@@ -159,10 +160,12 @@ def mdp_from_dict(d: Any) -> MDP:
                                   np.array(vals, dtype=np.float64))
     # small models keep their dense arrays (and the checks on them)
     P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse  # small models keep their dense arrays (and the checks on them)
-    return MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
-               initial_state=s0_idx, state_names=tuple(states),
-               action_names=tuple(tuple(r) for r in anames),
-               name=str(name) if name is not None else "", layout=layout)
+    mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
+              initial_state=s0_idx, state_names=tuple(states),
+              action_names=tuple(tuple(r) for r in anames),
+              name=str(name) if name is not None else "", layout=layout)
+    ann = _annotations_from_json(d, mdp)
+    return mdp if ann is None else mdp.replace(annotations=ann)
 
 
 def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
@@ -202,7 +205,105 @@ def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
     }
     if mdp.layout:
         out["layout"] = {k: [v[0], v[1]] for k, v in mdp.layout.items()}
+    if mdp.annotations is not None:
+        out.update(_annotations_to_json(mdp, names))
     return out
+
+
+def _annotations_to_json(mdp: MDP, names: list[str]) -> dict[str, Any]:
+    """The optional keys ``labels``, ``reward_structures``, ``reward_used`` and
+    ``state_variables`` (a model imported from PRISM or Storm)."""
+    ann = mdp.annotations
+    assert ann is not None
+    out: dict[str, Any] = {"labels": {k: [names[i] for i in v.tolist()]
+                                      for k, v in ann.labels.items()}}
+    t = mdp.transitions
+    A = mdp.n_actions
+    structures: dict[str, Any] = {}
+    for rname, rs in ann.rewards.items():
+        d: dict[str, Any] = {}
+        if rs.state is not None:
+            d["state"] = {names[i]: float(rs.state[i]) for i in np.flatnonzero(rs.state)}
+        if rs.choice is not None:
+            ch: dict[str, Any] = {}
+            for s, a in np.argwhere(rs.choice != 0):
+                ch.setdefault(names[s], {})[mdp.action_names.name(s, a)] = float(
+                    rs.choice[s, a])
+            d["choice"] = ch
+        if rs.transition is not None:
+            tr: dict[str, Any] = {}
+            for e in np.flatnonzero(rs.transition):
+                r = int(np.searchsorted(t.indptr, e, side="right")) - 1
+                s, a = divmod(r, A)
+                tr.setdefault(names[s], {}).setdefault(mdp.action_names.name(s, a), {})[
+                    names[int(t.indices[e])]] = float(rs.transition[e])
+            d["transition"] = tr
+        structures[rname] = d
+    out["reward_structures"] = structures
+    out["reward_used"] = ann.reward_used
+    if ann.variables:
+        out["state_variables"] = list(ann.variables)
+    return out
+
+
+def _annotations_from_json(d: dict[str, Any], mdp: MDP) -> Annotations | None:
+    """The inverse of :func:`_annotations_to_json` (None when the keys are absent)."""
+    if not any(k in d for k in ("labels", "reward_structures", "state_variables")):
+        return None
+    names = mdp.state_names
+    labels: dict[str, Any] = {}
+    for lab, states in _mapping(d.get("labels", {}) or {}, "labels").items():
+        if not isinstance(states, list):
+            raise InputError("must be a list of state names", field=f"labels.{lab}")
+        try:
+            labels[lab] = [names.index(s) for s in states]
+        except ValueError:
+            raise InputError("names an unknown state", field=f"labels.{lab}") from None
+    t = mdp.transitions
+    A = mdp.n_actions
+    rewards: dict[str, RewardStructure] = {}
+    for rname, rd in _mapping(d.get("reward_structures", {}) or {},
+                              "reward_structures").items():
+        rd = _mapping(rd, f"reward_structures.{rname}")
+        where = f"reward_structures.{rname}"
+        state = choice = trans = None
+        try:
+            if "state" in rd:
+                state = np.zeros(mdp.n_states)
+                for sname, r in _mapping(rd["state"], f"{where}.state").items():
+                    state[names.index(sname)] = _number(r, f"{where}.state.{sname}")
+            if "choice" in rd:
+                choice = np.zeros((mdp.n_states, A))
+                for sname, acts in _mapping(rd["choice"], f"{where}.choice").items():
+                    s = names.index(sname)
+                    for aname, r in _mapping(acts, f"{where}.choice.{sname}").items():
+                        choice[s, mdp.action_names[s].index(aname)] = _number(
+                            r, f"{where}.choice.{sname}.{aname}")
+            if "transition" in rd:
+                trans = np.zeros(t.nnz)
+                for sname, acts in _mapping(rd["transition"], f"{where}.transition").items():
+                    s = names.index(sname)
+                    for aname, targets in _mapping(acts, f"{where}.transition.{sname}").items():
+                        a = mdp.action_names[s].index(aname)
+                        cols, _ = t.row(s, a)
+                        for tname, r in _mapping(targets,
+                                                 f"{where}.transition.{sname}.{aname}").items():
+                            j = int(np.searchsorted(cols, names.index(tname)))
+                            if j >= cols.size or cols[j] != names.index(tname):
+                                raise InputError(f"{sname}/{aname} has no transition to "
+                                                 f"{tname!r}", field=f"{where}.transition")
+                            trans[int(t.indptr[s * A + a]) + j] = _number(
+                                r, f"{where}.transition.{sname}.{aname}.{tname}")
+        except ValueError:
+            raise InputError("names an unknown state or action", field=where) from None
+        rewards[rname] = RewardStructure(state=state, choice=choice, transition=trans)
+    used = d.get("reward_used")
+    variables = d.get("state_variables", []) or []
+    if not isinstance(variables, list):
+        raise InputError("must be a list of names", field="state_variables")
+    return Annotations(labels=labels, rewards=rewards,
+                       reward_used=str(used) if used is not None else None,
+                       variables=tuple(str(v) for v in variables))
 
 
 def _kind(path: str | os.PathLike[str]) -> str:
@@ -277,6 +378,58 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
     atomic_write_bytes(path, buf.getvalue())
 
 
+def _annotation_arrays(ann: Annotations) -> dict[str, Any]:
+    """Labels as ``label_names``, ``label_ptr``, ``label_states`` (CSR); reward structures as
+    ``reward_names`` and ``reward{i}_state|choice|transition``; ``reward_used``;
+    ``state_variables``."""
+    names = list(ann.labels)
+    ptr = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum([ann.labels[n].size for n in names], out=ptr[1:])
+    out: dict[str, Any] = {
+        "label_names": np.array(names, dtype=str) if names else np.zeros(0, dtype="<U1"),
+        "label_ptr": ptr,
+        "label_states": np.concatenate([ann.labels[n] for n in names]) if names
+        else np.zeros(0, dtype=np.int64)}
+    rnames = list(ann.rewards)
+    out["reward_names"] = np.array(rnames, dtype=str) if rnames else np.zeros(0, dtype="<U1")
+    for i, rname in enumerate(rnames):
+        rs = ann.rewards[rname]
+        for part in ("state", "choice", "transition"):
+            arr = getattr(rs, part)
+            if arr is not None:
+                out[f"reward{i}_{part}"] = arr
+    if ann.reward_used is not None:
+        out["reward_used"] = np.array(ann.reward_used, dtype=str)
+    if ann.variables:
+        out["state_variables"] = np.array(ann.variables, dtype=str)
+    return out
+
+
+def _annotations_from_arrays(data: dict[str, np.ndarray]) -> Annotations | None:
+    if "label_names" not in data and "reward_names" not in data:
+        return None
+    labels: dict[str, np.ndarray] = {}
+    if "label_names" in data:
+        names = data["label_names"].astype(str).tolist()
+        ptr = data.get("label_ptr")
+        states = data.get("label_states")
+        if ptr is None or states is None or ptr.shape != (len(names) + 1,) or ptr[0] != 0 \
+                or ptr[-1] != states.size or (np.diff(ptr) < 0).any():
+            raise InputError("must be the row starts of label_states, one per label + 1",
+                             field="label_ptr")
+        labels = {n: states[int(ptr[i]):int(ptr[i + 1])] for i, n in enumerate(names)}
+    rewards: dict[str, RewardStructure] = {}
+    for i, rname in enumerate(data.get("reward_names", np.zeros(0, dtype=str)).astype(
+            str).tolist()):
+        rewards[rname] = RewardStructure(**{
+            part: data[f"reward{i}_{part}"].astype(np.float64)
+            for part in ("state", "choice", "transition") if f"reward{i}_{part}" in data})
+    used = str(data["reward_used"]) if "reward_used" in data else None
+    variables = tuple(data["state_variables"].astype(str).tolist()) \
+        if "state_variables" in data else ()
+    return Annotations(labels=labels, rewards=rewards, reward_used=used, variables=variables)
+
+
 def npz_arrays(mdp: MDP) -> dict[str, Any]:
     """The arrays of ``mdp``'s ``*.mdp.npz`` file.
 
@@ -303,6 +456,8 @@ def npz_arrays(mdp: MDP) -> dict[str, Any]:
         horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
         discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state))
     shared = mdp.action_names.shared_row()
+    if mdp.annotations is not None:
+        arrays.update(_annotation_arrays(mdp.annotations))
     if mdp.is_dense:
         arrays["P"] = mdp.P
         arrays["state_names"] = mdp.state_names.to_array()
@@ -314,7 +469,7 @@ def npz_arrays(mdp: MDP) -> dict[str, Any]:
     arrays.update(P_indptr=t.indptr, P_indices=t.indices, P_data=t.data,
                   shape=np.array([mdp.n_states, mdp.n_actions], dtype=np.int64))
     names = mdp.state_names
-    if not (names.is_generated and names.prefix == "s"):
+    if not names.is_default("s"):
         encoded = [n.encode("utf-8") for n in names]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(b) for b in encoded], out=offsets[1:])
@@ -377,7 +532,9 @@ _NPZ_KINDS = {"P": "fiu", "R": "fiu", "R_T": "fiu", "mask": "biu", "horizon": "i
               "discount": "fiu", "initial_state": "iuf", "state_names": "U",
               "action_names": "U", "release_json": "U", "P_indptr": "iu", "P_indices": "iu",
               "P_data": "fiu", "shape": "iu", "state_names_utf8": "u",
-              "state_names_offsets": "iu", "action_vocabulary": "U", "action_codes": "iu"}
+              "state_names_offsets": "iu", "action_vocabulary": "U", "action_codes": "iu",
+              "label_names": "U", "label_ptr": "iu", "label_states": "iu",
+              "reward_names": "U", "reward_used": "U", "state_variables": "U"}
 
 
 def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
@@ -555,4 +712,5 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
         initial_state=_integer(data, "initial_state"),
         state_names=sn if sn is not None else (),
         action_names=an if an is not None else (), name=Path(path).name.split(".")[0],
+        annotations=_annotations_from_arrays(data),
     )

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
+from core.mdp.annotations import Annotations
 from core.mdp.names import ActionNames, Names
 from core.mdp.sparse import Transitions, segment_sum, uses_dense
 
@@ -72,12 +73,14 @@ class MDP:
     action_names: ActionNames
     name: str
     layout: Mapping[str, tuple[float, float]] | None
+    annotations: Annotations | None
 
     def __init__(self, P: Any = None, R: Any = None, R_T: Any = None, mask: Any = None,
                  horizon: int | None = 1, discount: float = 1.0, initial_state: int = 0,
                  state_names: Any = (), action_names: Any = (), name: str = "",
                  layout: Mapping[str, tuple[float, float]] | None = None, *,
-                 transitions: Transitions | None = None) -> None:
+                 transitions: Transitions | None = None,
+                 annotations: Annotations | None = None) -> None:
         dense: np.ndarray | None = None
         if transitions is not None and P is not None:
             raise InputError("give either P or transitions, not both", field="P")
@@ -183,6 +186,12 @@ class MDP:
         if layout is not None:
             layout = {str(k): (float(v[0]), float(v[1])) for k, v in dict(layout).items()}
         object.__setattr__(self, "layout", layout)
+        if annotations is not None:
+            if not isinstance(annotations, Annotations):
+                raise InputError("must be core.mdp.annotations.Annotations",
+                                 field="annotations")
+            annotations.check(S, A, transitions.nnz)
+        object.__setattr__(self, "annotations", annotations)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -230,7 +239,7 @@ class MDP:
         transitions with a dense array."""
         kw: dict[str, Any] = {f: getattr(self, f) for f in (
             "R", "R_T", "mask", "horizon", "discount", "initial_state", "state_names",
-            "action_names", "name", "layout")}
+            "action_names", "name", "layout", "annotations")}
         if "P" not in changes and "transitions" not in changes:
             if self.__dict__.get("_dense") is not None:
                 kw["P"] = self.__dict__["_dense"]
@@ -431,6 +440,10 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
         check_transitions(P, mask, mdp.state_names, mdp.action_names)
         object.__setattr__(new, "transitions", P)
         object.__setattr__(new, "_dense", None)
+        if mdp.annotations is not None and not (
+                P.indptr is mdp.transitions.indptr or np.array_equal(P.indptr,
+                                                                     mdp.transitions.indptr)):
+            object.__setattr__(new, "annotations", mdp.annotations.without_transition_rewards())
     else:
         shape = (mdp.n_states, mdp.n_actions, mdp.n_states)
         if P.shape != shape or P.dtype != np.float64:
@@ -440,7 +453,11 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
             raise InputError("unavailable actions must have all-zero rows", field="P")
         _check_rows(P, mask, mdp.state_names, mdp.action_names)
         P.setflags(write=False)
-        object.__setattr__(new, "transitions", Transitions.from_dense(P))
+        new_t = Transitions.from_dense(P)
+        object.__setattr__(new, "transitions", new_t)
         object.__setattr__(new, "_dense", P if uses_dense(*shape[:2]) else None)
+        if mdp.annotations is not None and not np.array_equal(new_t.indptr,
+                                                              mdp.transitions.indptr):
+            object.__setattr__(new, "annotations", mdp.annotations.without_transition_rewards())
     object.__setattr__(new, "name", str(name))
     return new

@@ -158,6 +158,12 @@ class Names(Sequence[str]):
             seen.add(s)
         return None
 
+    def is_default(self, prefix: str = "s") -> bool:
+        """True when the names are ``prefix + index`` (generated or spelled out)."""
+        if self._prefix is not None:
+            return self._prefix == prefix or self._n == 0
+        return all(n == f"{prefix}{i}" for i, n in enumerate(self))
+
     @property
     def is_generated(self) -> bool:
         """True for ``prefix + index`` names (nothing is stored per name)."""
