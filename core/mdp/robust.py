@@ -68,7 +68,8 @@ from core.common.progress import Progress, no_progress
 from core.common.results import Status, readonly
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
-from core.mdp.robust_sparse import csr_extremes
+from core.mdp import robust_kernels
+from core.mdp.robust_sparse import policy_extremes
 from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -635,8 +636,14 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
     else:
         def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
-            ptr, cols, vals = t.policy_rows(a)
-            return csr_extremes(ptr, cols, vals, lo, hi, alpha=radius(a), beta=beta)
+            rad = radius(a)
+            if robust_kernels.AVAILABLE:  # one compiled pass over the rows' entries
+                a_min = float(np.min(rad)) if isinstance(rad, np.ndarray) else float(rad)
+                return robust_kernels.phat_extremes(
+                    t.indptr, t.indices, t.data, t.n_actions, a, lo, hi, alpha=rad, beta=beta,
+                    width=fill_width(min(a_min, 1.0), S))
+            return policy_extremes(t.indptr, t.indices, t.data, t.n_actions, a, lo, hi,
+                                   alpha=rad, beta=beta)
 
     if private.horizon is not None:
         T = private.horizon

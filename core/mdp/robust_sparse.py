@@ -49,9 +49,9 @@ import math
 
 import numpy as np
 
-from core.mdp.sparse import segment_sum
+from core.mdp.sparse import gather_rows, segment_sum
 
-__all__ = ["csr_extremes", "interval_extremes", "interval_hull"]
+__all__ = ["csr_extremes", "policy_extremes", "interval_extremes", "interval_hull"]
 
 #: Rows handled per block (temporaries of a block stay at tens of MB).
 _BLOCK_ROWS = 1 << 17
@@ -150,6 +150,32 @@ def _width(a_min: float, S: int) -> int:
     return min(S, math.ceil(1.0 / min(a_min, 1.0)) + 2)
 
 
+def _block(p: np.ndarray, c: np.ndarray, x: np.ndarray, al: "float | np.ndarray",
+           a: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray, lo_order: _Order,
+           hi_order: _Order) -> tuple[np.ndarray, np.ndarray]:
+    """The knapsack minimum (for v_lo) and maximum (for v_hi) of a block of rows."""
+    low = x - al
+    np.maximum(low, 0.0, out=low)
+    cap = x + al
+    np.minimum(cap, 1.0, out=cap)
+    cap -= low
+    base_lo, base_hi = _matvec(p, c, low, v_lo.size, v_lo, v_hi)
+    rest = 1.0 - segment_sum(low, p)
+    np.maximum(rest, 0.0, out=rest)
+    base_lo += _fill_min(p, c, cap, a, rest, lo_order)
+    base_hi -= _fill_min(p, c, cap, a, rest, hi_order)
+    return base_lo, base_hi
+
+
+def _finish(lo: np.ndarray, hi: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
+            beta: float) -> tuple[np.ndarray, np.ndarray]:
+    lo *= 1.0 - beta
+    lo += beta * float(v_lo.min())
+    hi *= 1.0 - beta
+    hi += beta * float(v_hi.max())
+    return lo, hi
+
+
 def csr_extremes(ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, v_lo: np.ndarray,
                  v_hi: np.ndarray, *, alpha: "float | np.ndarray", beta: float
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -177,36 +203,73 @@ def csr_extremes(ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray, v_lo: np.n
     alpha_r = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (m,))
     a = np.minimum(alpha_r, 1.0)
     width = _width(float(a.min(initial=1.0)), S)
-    lo_order = _Order(v_lo, width)
-    hi_order = _Order(-v_hi, width)
-    neg_hi = -v_hi
+    lo_order, hi_order = _Order(v_lo, width), _Order(-v_hi, width)
     lo = np.empty(m)
     hi = np.empty(m)
     for r0 in range(0, m, _BLOCK_ROWS):
         r1 = min(m, r0 + _BLOCK_ROWS)
         e0, e1 = int(ptr[r0]), int(ptr[r1])
         p = ptr[r0:r1 + 1] - e0
-        c = cols[e0:e1]
-        x = vals[e0:e1]
         al: "float | np.ndarray" = np.repeat(alpha_r[r0:r1], np.diff(p)) if per_row \
-            else float(alpha_r[0]) if m else 0.0
-        low = x - al
-        np.maximum(low, 0.0, out=low)
-        cap = x + al
-        np.minimum(cap, 1.0, out=cap)
-        cap -= low
-        base_lo, base_hi = _matvec(p, c, low, S, v_lo, v_hi)
-        rest = 1.0 - segment_sum(low, p)
-        np.maximum(rest, 0.0, out=rest)
-        ab = a[r0:r1]
-        lo[r0:r1] = base_lo + _fill_min(p, c, cap, ab, rest, lo_order)
-        hi[r0:r1] = base_hi - _fill_min(p, c, cap, ab, rest, hi_order)
-    del neg_hi
-    lo *= 1.0 - beta
-    lo += beta * float(v_lo.min())
-    hi *= 1.0 - beta
-    hi += beta * float(v_hi.max())
-    return lo, hi
+            else float(alpha_r[0])
+        lo[r0:r1], hi[r0:r1] = _block(p, cols[e0:e1], vals[e0:e1].copy(), al, a[r0:r1],
+                                      v_lo, v_hi, lo_order, hi_order)
+    return _finish(lo, hi, v_lo, v_hi, beta)
+
+
+def policy_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                    n_actions: int, actions: np.ndarray, v_lo: np.ndarray,
+                    v_hi: np.ndarray, *, alpha: "float | np.ndarray", beta: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`csr_extremes` of the rows P̄(s, actions[s], ·) of a model's CSR arrays.
+
+    The rows are gathered a block of states at a time, so every temporary stays small
+    (the allocator reuses it; no array of the size of the model is made per stage).
+
+    Parameters
+    ----------
+    indptr, indices, data : numpy.ndarray
+        The model's CSR arrays (rows s·A + a).
+    n_actions : int
+        A.
+    actions : numpy.ndarray
+        (S,) the policy's action per state.
+    v_lo, v_hi : numpy.ndarray
+        (S,) values.
+    alpha : float or numpy.ndarray
+        The radius, or one per state (the radius of its chosen row).
+    beta : float
+        β.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The minima and maxima, one per state.
+    """
+    S = v_lo.size
+    per_row = np.ndim(alpha) > 0
+    alpha_r = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (S,))
+    a = np.minimum(alpha_r, 1.0)
+    width = _width(float(a.min(initial=1.0)), S)
+    lo_order, hi_order = _Order(v_lo, width), _Order(-v_hi, width)
+    lo = np.empty(S)
+    hi = np.empty(S)
+    rows_all = np.arange(S, dtype=np.int64) * n_actions
+    rows_all += actions
+    for s0 in range(0, S, _POLICY_BLOCK):
+        s1 = min(S, s0 + _POLICY_BLOCK)
+        pos, p = gather_rows(indptr, rows_all[s0:s1])
+        al: "float | np.ndarray" = np.repeat(alpha_r[s0:s1], np.diff(p)) if per_row \
+            else float(alpha_r[0])
+        lo[s0:s1], hi[s0:s1] = _block(p, indices[pos], data[pos], al, a[s0:s1], v_lo, v_hi,
+                                      lo_order, hi_order)
+    return _finish(lo, hi, v_lo, v_hi, beta)
+
+
+#: States per block of :func:`policy_extremes` (about a megabyte per temporary at ten
+#: successors: the allocator reuses the memory, where per-stage arrays of the model's
+#: size cost a page fault per 4 kB on every stage).
+_POLICY_BLOCK = 1 << 14
 
 
 def interval_extremes(ptr: np.ndarray, cols: np.ndarray, lower: np.ndarray,
@@ -241,14 +304,24 @@ def interval_extremes(ptr: np.ndarray, cols: np.ndarray, lower: np.ndarray,
     """
     m = len(ptr) - 1
     S = v_lo.size
-    zero = np.zeros(m)
     lower = np.asarray(lower, dtype=np.float64)
-    cap = np.asarray(upper, dtype=np.float64) - lower
-    base_lo, base_hi = _matvec(ptr, cols, lower, S, v_lo, v_hi)
-    rest = 1.0 - segment_sum(lower, ptr)
-    np.maximum(rest, 0.0, out=rest)
-    lo = base_lo + _fill_min(ptr, cols, cap, zero, rest, _Order(v_lo, S))
-    hi = base_hi - _fill_min(ptr, cols, cap, zero, rest, _Order(-v_hi, S))
+    upper = np.asarray(upper, dtype=np.float64)
+    lo_order, hi_order = _Order(v_lo, S), _Order(-v_hi, S)
+    lo = np.empty(m)
+    hi = np.empty(m)
+    # blocks of rows: the running sums of a block stay small, so their rounding does too
+    for r0 in range(0, m, _POLICY_BLOCK):
+        r1 = min(m, r0 + _POLICY_BLOCK)
+        e0, e1 = int(ptr[r0]), int(ptr[r1])
+        p = ptr[r0:r1 + 1] - e0
+        c, low = cols[e0:e1], lower[e0:e1]
+        cap = upper[e0:e1] - low
+        zero = np.zeros(r1 - r0)
+        base_lo, base_hi = _matvec(p, c, low, S, v_lo, v_hi)
+        rest = 1.0 - segment_sum(low, p)
+        np.maximum(rest, 0.0, out=rest)
+        lo[r0:r1] = base_lo + _fill_min(p, c, cap, zero, rest, lo_order)
+        hi[r0:r1] = base_hi - _fill_min(p, c, cap, zero, rest, hi_order)
     return lo, hi
 
 

@@ -48,9 +48,11 @@ from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
 from core.common.results import Status
 from core.common.validation import check_beta
+from core.mdp import robust_kernels
 from core.mdp.model import MDP
 from core.mdp.robust import ValueBounds, alpha_radius
 from core.mdp.robust_sparse import interval_extremes, interval_hull
+from core.mdp.sparse import gather_rows
 
 __all__ = ["robust_intervals", "interval_value_bounds", "IntervalModel"]
 
@@ -142,12 +144,19 @@ def interval_value_bounds(mdp: MDP, lower: np.ndarray, upper: np.ndarray,
     g = mdp.discount
     policy = np.asarray(policy, dtype=np.int64)
 
-    def step(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rows = idx * mdp.n_actions + a
-        from core.mdp.sparse import gather_rows
+    lower = np.ascontiguousarray(lower, dtype=np.float64)
+    upper = np.ascontiguousarray(upper, dtype=np.float64)
+    if lower.shape != (t.nnz,) or upper.shape != (t.nnz,):
+        raise InputError(f"must have one interval per transition ({t.nnz:,})", field="lower")
 
-        pos, ptr = gather_rows(t.indptr, rows)
-        m_lo, m_hi = interval_extremes(ptr, t.indices[pos], lower[pos], upper[pos], lo, hi)
+    def step(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if robust_kernels.AVAILABLE:
+            m_lo, m_hi = robust_kernels.interval_extremes(t.indptr, t.indices, lower, upper,
+                                                          mdp.n_actions, a, lo, hi)
+        else:
+            pos, ptr = gather_rows(t.indptr, idx * mdp.n_actions + a)
+            m_lo, m_hi = interval_extremes(ptr, t.indices[pos], lower[pos], upper[pos], lo,
+                                           hi)
         r = mdp.R[idx, a]
         return r + g * m_lo, r + g * m_hi
 
