@@ -65,11 +65,12 @@ from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
+from core.common.results import Status
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp import robust_kernels
 from core.mdp.robust_sparse import policy_extremes
+from core.mdp.sparse import adopt
 from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -169,6 +170,7 @@ def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...]
     out = np.zeros(shape, dtype=np.float64)
     idx = np.asarray(index, dtype=np.int64).reshape(-1, 2)
     out[idx[:, 0], idx[:, 1]] = centre_shift_bound(n, kappa)
+    out.setflags(write=False)  # results keep it without a copy
     return out
 
 
@@ -457,8 +459,8 @@ class ValueBounds:
     n_iter: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "v_lower", readonly(self.v_lower))
-        object.__setattr__(self, "v_upper", readonly(self.v_upper))
+        object.__setattr__(self, "v_lower", adopt(self.v_lower))
+        object.__setattr__(self, "v_upper", adopt(self.v_upper))
 
 
 @dataclass(frozen=True)
@@ -488,13 +490,12 @@ class BoundResult:
     alpha_shifts: np.ndarray | None = None  # (S, A) inflation per row; None: none
 
     def __post_init__(self) -> None:
-        pol = np.array(self.policy, dtype=np.int64, copy=True)
-        pol.setflags(write=False)
-        object.__setattr__(self, "policy", pol)
+        # read-only arrays handed over by the solvers are kept, anything else is copied
+        object.__setattr__(self, "policy", adopt(self.policy, np.int64))
         for name in ("v_private", "v_lower", "v_upper"):
-            object.__setattr__(self, name, readonly(getattr(self, name)))
+            object.__setattr__(self, name, adopt(getattr(self, name)))
         if self.alpha_shifts is not None:
-            object.__setattr__(self, "alpha_shifts", readonly(self.alpha_shifts))
+            object.__setattr__(self, "alpha_shifts", adopt(self.alpha_shifts))
 
     @property
     def alpha_shift(self) -> float:
@@ -629,19 +630,23 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
                              f"states (this one has {S:,}); 'greedy' is exact",
                              field="method")
 
-        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray
+        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray] | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
             rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
             return _inner(rows, lo, hi, radius(a), beta, "lp")
     else:
-        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray
+        scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
+
+        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray] | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
             rad = radius(a)
             if robust_kernels.AVAILABLE:  # one compiled pass over the rows' entries
                 a_min = float(np.min(rad)) if isinstance(rad, np.ndarray) else float(rad)
                 return robust_kernels.phat_extremes(
                     t.indptr, t.indices, t.data, t.n_actions, a, lo, hi, alpha=rad, beta=beta,
-                    width=fill_width(min(a_min, 1.0), S))
+                    width=fill_width(min(a_min, 1.0), S), out=out, scratch=scratch)
             return policy_extremes(t.indptr, t.indices, t.data, t.n_actions, a, lo, hi,
                                    alpha=rad, beta=beta)
 
@@ -652,13 +657,15 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
         lo[T] = hi[T] = private.R_T
         for st in range(T - 1, -1, -1):
             a = policy[st]
-            m_lo, m_hi = inner(a, lo[st + 1], hi[st + 1])
+            m_lo, m_hi = inner(a, lo[st + 1], hi[st + 1], (lo[st], hi[st]))
             r = private.R[idx, a]
             np.multiply(m_lo, g, out=lo[st])
             lo[st] += r
             np.multiply(m_hi, g, out=hi[st])
             hi[st] += r
             progress((T - st) / T, f"stage {st}")
+        lo.setflags(write=False)  # handed over to the result (no copy)
+        hi.setflags(write=False)
         return ValueBounds(lo, hi, Status.SUCCESS, T)
     r = private.R[idx, policy]
     v_lo = v_hi = evaluate_policy(private, policy)

@@ -231,8 +231,9 @@ def _order(v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                   n_actions: int, actions: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
-                  *, alpha: "float | np.ndarray", beta: float, width: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                  *, alpha: "float | np.ndarray", beta: float, width: int,
+                  out: tuple[np.ndarray, np.ndarray] | None = None,
+                  scratch: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """min over P̂_{α,β} of pᵀv_lo and max of pᵀv_hi for the rows s·A + actions[s].
 
     Parameters
@@ -251,6 +252,11 @@ def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
         β.
     width : int
         Positions of the order that can receive off-support mass (⌈1/min α⌉ + 2, <= S).
+    out : (numpy.ndarray, numpy.ndarray), optional
+        Where to write the minima and maxima.
+    scratch : numpy.ndarray, optional
+        An (S, 4) float64 array to reuse for the packed values (a caller that bounds many
+        stages allocates it once).
 
     Returns
     -------
@@ -261,12 +267,12 @@ def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     width = int(min(width, S))
     lo_rank, lo_vs, lo_cs = _order(v_lo, width)
     hi_rank, hi_vs, hi_cs = _order(-v_hi, width)
-    vv = np.zeros((S, 4))
+    vv = scratch if scratch is not None and scratch.shape == (S, 4) else np.empty((S, 4))
     vv[:, 0] = v_lo
     vv[:, 1] = v_hi
-    vv[:, 2] = (lo_rank < width) + 2.0 * (hi_rank < width)
-    out_lo = np.empty(S)
-    out_hi = np.empty(S)
+    vv[:, 2] = lo_rank < width
+    vv[:, 2] += 2.0 * (hi_rank < width)
+    out_lo, out_hi = out if out is not None else (np.empty(S), np.empty(S))
     al = np.ascontiguousarray(np.atleast_1d(np.asarray(alpha, dtype=np.float64)))
     _phat(indptr, indices, data, int(n_actions), np.ascontiguousarray(actions, dtype=np.int64),
           al, vv, lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs, width, float(beta),

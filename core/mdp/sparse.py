@@ -34,7 +34,8 @@ import numpy as np
 
 from core.common.errors import InputError
 
-__all__ = ["Transitions", "DENSE_MAX_ENTRIES", "uses_dense", "gather_rows", "segment_sum"]
+__all__ = ["Transitions", "DENSE_MAX_ENTRIES", "uses_dense", "gather_rows", "segment_sum",
+           "adopt"]
 
 #: Models with S·A·S at most this many entries keep a dense (S, A, S) array and use the
 #: dense code paths (about 2 MB: 256 states with 4 actions). Larger ones are sparse only.
@@ -54,6 +55,28 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     if a.flags.writeable:
         a.setflags(write=False)
     return a
+
+
+def adopt(a: "np.ndarray | float", dtype: type = np.float64) -> np.ndarray:
+    """``a`` itself when it is already a read-only array of ``dtype`` (a result that hands
+    over an array it made need not copy it), else a read-only copy.
+
+    Parameters
+    ----------
+    a : numpy.ndarray or float
+        The values.
+    dtype : type
+        The dtype of the result.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    if isinstance(a, np.ndarray) and a.dtype == dtype and not a.flags.writeable:
+        return a
+    out = np.array(a, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
 
 
 def segment_sum(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:

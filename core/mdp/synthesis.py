@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.common.results import Status, readonly
+from core.common.results import Status
 from core.mdp.model import MDP
+from core.mdp.sparse import adopt
 
 __all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows"]
 
@@ -49,10 +50,9 @@ class PolicyResult:
     n_iter: int = 0
 
     def __post_init__(self) -> None:
-        pol = np.array(self.policy, dtype=np.int64, copy=True)
-        pol.setflags(write=False)
-        object.__setattr__(self, "policy", pol)
-        object.__setattr__(self, "values", readonly(self.values))
+        # read-only arrays handed over by the solvers are kept, anything else is copied
+        object.__setattr__(self, "policy", adopt(self.policy, np.int64))
+        object.__setattr__(self, "values", adopt(self.values))
 
     @property
     def message(self) -> str:
@@ -227,6 +227,8 @@ def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None) -> PolicyR
             Q *= g
             Q += mdp.R
             policy[st], values[st] = _greedy_values(Q, mdp.mask)
+        policy.setflags(write=False)  # handed over to the result (no copy)
+        values.setflags(write=False)
         return PolicyResult(policy, values, Status.SUCCESS, T)
     cap = max_iter if max_iter is not None else _iteration_cap(mdp, tol)
     v = np.zeros(mdp.n_states)
