@@ -74,7 +74,7 @@ def adopt(a: "np.ndarray | float", dtype: type = np.float64) -> np.ndarray:
     """
     if isinstance(a, np.ndarray) and a.dtype == dtype and not a.flags.writeable:
         return a
-    out = np.array(a, dtype=dtype, copy=True)
+    out: np.ndarray = np.array(a, dtype=dtype, copy=True)
     out.setflags(write=False)
     return out
 
