@@ -28,7 +28,7 @@ __all__ = ["AVAILABLE", "phat_extremes", "interval_extremes"]
 try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
     if os.environ.get("PRIVPLAN_NO_NUMBA"):
         raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
-    from numba import njit
+    from numba import njit, prange
     AVAILABLE = True
 except ImportError:  # pragma: no cover
     AVAILABLE = False
@@ -37,6 +37,11 @@ except ImportError:  # pragma: no cover
         def wrap(fn: Any) -> Any:
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+
+    prange = range  # type: ignore[misc]
+
+#: States per parallel chunk of the kernels.
+_CHUNK = 4096
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -86,7 +91,7 @@ def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
     return a * cs[q] + Dv + partial * at_q
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
           actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray,
           lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray, hi_rank: np.ndarray,
@@ -95,57 +100,61 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
     # vv[s] = (v_lo[s], v_hi[s], flags, 0), 32 bytes per state, so that an entry costs one
     # random memory read (one cache line); flags: 1 if s is among the first positions of
     # the ascending order of v_lo, + 2 if of v_hi descending; ranks are read for the few
-    # flagged entries only
+    # flagged entries only. Chunks of states run on the cores (each row is independent).
     S = vv.shape[0]
     per_row = alpha.size > 1
-    max_len = 1
-    for s in range(S):
-        r = s * n_actions + actions[s]
-        n = indptr[r + 1] - indptr[r]
-        if n > max_len:
-            max_len = n
-    r_lo = np.empty(max_len, dtype=np.int64)
-    c_lo = np.empty(max_len)
-    r_hi = np.empty(max_len, dtype=np.int64)
-    c_hi = np.empty(max_len)
-    for s in range(S):
-        r = s * n_actions + actions[s]
-        al = alpha[s] if per_row else alpha[0]
-        a = al if al < 1.0 else 1.0
-        base_lo = 0.0
-        base_hi = 0.0
-        sum_low = 0.0
-        n_lo = 0
-        n_hi = 0
-        for e in range(indptr[r], indptr[r + 1]):
-            x = data[e]
-            c = indices[e]
-            low = x - al
-            if low < 0.0:
-                low = 0.0
-            base_lo += low * vv[c, 0]
-            base_hi += low * vv[c, 1]
-            sum_low += low
-            f = int(vv[c, 2])
-            if f:
-                up = x + al
-                if up > 1.0:
-                    up = 1.0
-                if f & 1:
-                    r_lo[n_lo] = lo_rank[c]
-                    c_lo[n_lo] = up - low
-                    n_lo += 1
-                if f & 2:
-                    r_hi[n_hi] = hi_rank[c]
-                    c_hi[n_hi] = up - low
-                    n_hi += 1
-        rest = 1.0 - sum_low
-        if rest < 0.0:
-            rest = 0.0
-        lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs, lo_cs, width, S)
-        hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
-        out_lo[s] = (1.0 - beta) * lo + beta * vmin
-        out_hi[s] = (1.0 - beta) * hi + beta * vmax
+    n_chunks = (S + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        s0 = ch * _CHUNK
+        s1 = min(S, s0 + _CHUNK)
+        max_len = 1
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            n = indptr[r + 1] - indptr[r]
+            if n > max_len:
+                max_len = n
+        r_lo = np.empty(max_len, dtype=np.int64)
+        c_lo = np.empty(max_len)
+        r_hi = np.empty(max_len, dtype=np.int64)
+        c_hi = np.empty(max_len)
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            al = alpha[s] if per_row else alpha[0]
+            a = al if al < 1.0 else 1.0
+            base_lo = 0.0
+            base_hi = 0.0
+            sum_low = 0.0
+            n_lo = 0
+            n_hi = 0
+            for e in range(indptr[r], indptr[r + 1]):
+                x = data[e]
+                c = indices[e]
+                low = x - al
+                if low < 0.0:
+                    low = 0.0
+                base_lo += low * vv[c, 0]
+                base_hi += low * vv[c, 1]
+                sum_low += low
+                f = int(vv[c, 2])
+                if f:
+                    up = x + al
+                    if up > 1.0:
+                        up = 1.0
+                    if f & 1:
+                        r_lo[n_lo] = lo_rank[c]
+                        c_lo[n_lo] = up - low
+                        n_lo += 1
+                    if f & 2:
+                        r_hi[n_hi] = hi_rank[c]
+                        c_hi[n_hi] = up - low
+                        n_hi += 1
+            rest = 1.0 - sum_low
+            if rest < 0.0:
+                rest = 0.0
+            lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs, lo_cs, width, S)
+            hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
+            out_lo[s] = (1.0 - beta) * lo + beta * vmin
+            out_hi[s] = (1.0 - beta) * hi + beta * vmax
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -171,45 +180,49 @@ def _greedy(keys: np.ndarray, caps: np.ndarray, n: int, rest: float) -> float:
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _interval(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               n_actions: int, actions: np.ndarray, vv: np.ndarray,
               out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
     S = vv.shape[0]
-    max_len = 1
-    for s in range(S):
-        r = s * n_actions + actions[s]
-        n = indptr[r + 1] - indptr[r]
-        if n > max_len:
-            max_len = n
-    k_lo = np.empty(max_len)
-    k_hi = np.empty(max_len)
-    c_lo = np.empty(max_len)
-    c_hi = np.empty(max_len)
-    for s in range(S):
-        r = s * n_actions + actions[s]
-        e0 = indptr[r]
-        n = indptr[r + 1] - e0
-        b_lo = 0.0
-        b_hi = 0.0
-        rest = 1.0
-        for i in range(n):
-            e = e0 + i
-            c = indices[e]
-            lo_e = lower[e]
-            x_lo = vv[c, 0]
-            x_hi = -vv[c, 1]
-            b_lo += lo_e * x_lo
-            b_hi += lo_e * x_hi
-            rest -= lo_e
-            k_lo[i] = x_lo
-            k_hi[i] = x_hi
-            c_lo[i] = upper[e] - lo_e
-            c_hi[i] = c_lo[i]
-        if rest < 0.0:
-            rest = 0.0
-        out_lo[s] = b_lo + _greedy(k_lo, c_lo, n, rest)
-        out_hi[s] = -(b_hi + _greedy(k_hi, c_hi, n, rest))
+    n_chunks = (S + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        s0 = ch * _CHUNK
+        s1 = min(S, s0 + _CHUNK)
+        max_len = 1
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            n = indptr[r + 1] - indptr[r]
+            if n > max_len:
+                max_len = n
+        k_lo = np.empty(max_len)
+        k_hi = np.empty(max_len)
+        c_lo = np.empty(max_len)
+        c_hi = np.empty(max_len)
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            e0 = indptr[r]
+            n = indptr[r + 1] - e0
+            b_lo = 0.0
+            b_hi = 0.0
+            rest = 1.0
+            for i in range(n):
+                e = e0 + i
+                c = indices[e]
+                lo_e = lower[e]
+                x_lo = vv[c, 0]
+                x_hi = -vv[c, 1]
+                b_lo += lo_e * x_lo
+                b_hi += lo_e * x_hi
+                rest -= lo_e
+                k_lo[i] = x_lo
+                k_hi[i] = x_hi
+                c_lo[i] = upper[e] - lo_e
+                c_hi[i] = c_lo[i]
+            if rest < 0.0:
+                rest = 0.0
+            out_lo[s] = b_lo + _greedy(k_lo, c_lo, n, rest)
+            out_hi[s] = -(b_hi + _greedy(k_hi, c_hi, n, rest))
 
 
 def _order(v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
