@@ -245,6 +245,11 @@ class Transitions:
 
     # ------------------------------------------------------------------ queries
     @property
+    def shape(self) -> tuple[int, int, int]:
+        """(S, A, S), as the dense array's."""
+        return (self.n_states, self.n_actions, self.n_states)
+
+    @property
     def nnz(self) -> int:
         """Number of stored entries."""
         return int(self.data.size)
