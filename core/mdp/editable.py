@@ -97,16 +97,45 @@ class MdpModel:
         return int(self.P.shape[1]) if self.P.ndim == 3 else 0
 
     def state_index(self, state_id: str) -> int:
-        try:
-            return self.state_ids.index(state_id)
-        except ValueError:
-            raise InputError(f"no state with id {state_id!r}", field="state") from None
+        # an index of the ids, checked on every use and rebuilt when the lists changed, so
+        # a lookup costs O(1) on a million states instead of a scan
+        cache = self.__dict__.get("_state_pos")
+        i = cache.get(state_id) if cache is not None else None
+        if i is None or i >= len(self.state_ids) or self.state_ids[i] != state_id:
+            cache = {sid: k for k, sid in enumerate(self.state_ids)}
+            self.__dict__["_state_pos"] = cache
+            i = cache.get(state_id)
+            if i is None:
+                raise InputError(f"no state with id {state_id!r}", field="state")
+        return i
+
+    def _action_positions(self, rebuild: bool = False) -> dict[str, tuple[int, int]]:
+        cache = self.__dict__.get("_action_pos")
+        if cache is None or rebuild:
+            cache = {aid: (s, j) for s, ids in enumerate(self.action_ids)
+                     for j, aid in enumerate(ids)}
+            self.__dict__["_action_pos"] = cache
+        return cache
 
     def action_index(self, action_id: str) -> tuple[int, int]:
-        for s, ids in enumerate(self.action_ids):
-            if action_id in ids:
-                return s, ids.index(action_id)
-        raise InputError(f"no action with id {action_id!r}", field="action")
+        at = self._action_positions().get(action_id)
+        if at is not None:
+            s, j = at
+            if s < len(self.action_ids) and j < len(self.action_ids[s]) \
+                    and self.action_ids[s][j] == action_id:
+                return at
+        at = self._action_positions(rebuild=True).get(action_id)
+        if at is None:
+            raise InputError(f"no action with id {action_id!r}", field="action")
+        return at
+
+    def has_action(self, action_id: str) -> bool:
+        """True when ``action_id`` is an action of the model (O(1))."""
+        try:
+            self.action_index(action_id)
+        except InputError:
+            return False
+        return True
 
     def state_of(self, action_id: str) -> str:
         return self.state_ids[self.action_index(action_id)[0]]
@@ -170,7 +199,16 @@ class MdpModel:
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[Problem]:
-        """Everything that stops :meth:`to_mdp`, then warnings, in state order."""
+        """Everything that stops :meth:`to_mdp`, then warnings, in state order (computed once
+        per :attr:`version`)."""
+        cached = self.__dict__.get("_problems_cache")
+        if cached is not None and cached[0] == self.version:
+            return list(cached[1])
+        out = self._problems()
+        self.__dict__["_problems_cache"] = (self.version, tuple(out))
+        return out
+
+    def _problems(self) -> list[Problem]:
         out: list[Problem] = []
         S = self.n_states
         if S == 0:
@@ -402,7 +440,12 @@ class MdpModel:
         return m
 
     def copy(self) -> "MdpModel":
-        return _copy.deepcopy(self)
+        caches = {k: self.__dict__.pop(k) for k in ("_state_pos", "_action_pos", "_problems_cache")
+                  if k in self.__dict__}
+        try:
+            return _copy.deepcopy(self)
+        finally:
+            self.__dict__.update(caches)
 
     def digest(self) -> str:
         """A fingerprint of everything an analysis reads (not the name or the positions).
