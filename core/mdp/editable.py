@@ -440,8 +440,8 @@ class MdpModel:
         return m
 
     def copy(self) -> "MdpModel":
-        caches = {k: self.__dict__.pop(k) for k in ("_state_pos", "_action_pos", "_problems_cache")
-                  if k in self.__dict__}
+        caches: dict[str, Any] = {k: self.__dict__.pop(k) for k in (
+            "_state_pos", "_action_pos", "_problems_cache") if k in self.__dict__}
         try:
             return _copy.deepcopy(self)
         finally:
