@@ -28,7 +28,7 @@ __all__ = ["AVAILABLE", "phat_extremes", "interval_extremes"]
 try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
     if os.environ.get("PRIVPLAN_NO_NUMBA"):
         raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
-    from numba import njit, prange
+    from numba import njit
     AVAILABLE = True
 except ImportError:  # pragma: no cover
     AVAILABLE = False
@@ -38,9 +38,8 @@ except ImportError:  # pragma: no cover
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
 
-    prange = range  # type: ignore[misc]
 
-#: States per parallel chunk of the kernels.
+#: States per chunk of the kernels (each chunk sizes its scratch buffers once).
 _CHUNK = 4096
 
 
@@ -91,7 +90,7 @@ def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
     return a * cs[q] + Dv + partial * at_q
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
           actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray,
           lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray, hi_rank: np.ndarray,
@@ -100,11 +99,12 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
     # vv[s] = (v_lo[s], v_hi[s], flags, 0), 32 bytes per state, so that an entry costs one
     # random memory read (one cache line); flags: 1 if s is among the first positions of
     # the ascending order of v_lo, + 2 if of v_hi descending; ranks are read for the few
-    # flagged entries only. Chunks of states run on the cores (each row is independent).
+    # flagged entries only. (One thread: a sweep already runs a process per core, and a
+    # parallel loop on a busy machine waits for its slowest thread.)
     S = vv.shape[0]
     per_row = alpha.size > 1
     n_chunks = (S + _CHUNK - 1) // _CHUNK
-    for ch in prange(n_chunks):
+    for ch in range(n_chunks):
         s0 = ch * _CHUNK
         s1 = min(S, s0 + _CHUNK)
         max_len = 1
@@ -180,13 +180,13 @@ def _greedy(keys: np.ndarray, caps: np.ndarray, n: int, rest: float) -> float:
     return total
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _interval(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               n_actions: int, actions: np.ndarray, vv: np.ndarray,
               out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
     S = vv.shape[0]
     n_chunks = (S + _CHUNK - 1) // _CHUNK
-    for ch in prange(n_chunks):
+    for ch in range(n_chunks):
         s0 = ch * _CHUNK
         s1 = min(S, s0 + _CHUNK)
         max_len = 1
