@@ -47,7 +47,7 @@ from gui.shell.style import ERROR_COLOUR
 __all__ = ["ScalePanel", "NeighbourhoodView", "support_histogram", "NEIGHBOURS"]
 
 #: Next states drawn per action (the most probable ones; the rest are counted).
-NEIGHBOURS = 6
+NEIGHBOURS = 4
 
 
 def support_histogram(model) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
@@ -87,20 +87,20 @@ class NeighbourhoodView(QGraphicsView):
             self._scene.addText("Select a state in the matrix, or find one by name.")
             return
         font = QFont()
-        font.setPointSizeF(9.0)
+        font.setPointSizeF(11.0)
         acts = model.action_ids[s]
         # a tree from left to right: the state, its actions, their likeliest next states
         rows = [model.row_entries(s, j) for j in range(len(acts))]
         shown = [np.argsort(-np.nan_to_num(v), kind="stable")[:NEIGHBOURS] for _, v in rows]
         heights = [max(1, len(o)) for o in shown]
-        gap, band = 34.0, 12.0
+        gap, band = 26.0, 10.0
         total = sum(h * gap + band for h in heights)
         centre = QPointF(0, 0)
         self._state(centre, model.state_labels[s], 24.0, font, bold=True)
         y = -total / 2
         for j, (order, (cols, vals)) in enumerate(zip(shown, rows)):
             h = heights[j] * gap + band
-            dot = QPointF(170, y + h / 2)
+            dot = QPointF(150, y + h / 2)
             y += h
             self._line(centre, dot, QColor("#888888"))
             self._scene.addEllipse(QRectF(dot.x() - 5, dot.y() - 5, 10, 10),
@@ -108,24 +108,24 @@ class NeighbourhoodView(QGraphicsView):
             label = QGraphicsSimpleTextItem(f"{model.action_labels[s][j]}  r = "
                                             f"{model.R[s, j]:.3g}")
             label.setFont(font)
-            label.setPos(dot + QPointF(-60, -24))
+            label.setPos(dot + QPointF(-70, -26))
             self._scene.addItem(label)
             k = len(order)
             for i, e in enumerate(order):
                 t = int(cols[e])
-                pos = QPointF(430, dot.y() + (i - (k - 1) / 2) * gap)
+                pos = QPointF(340, dot.y() + (i - (k - 1) / 2) * gap)
                 self._line(dot, pos, QColor("#4C72B0"))
                 prob = QGraphicsSimpleTextItem(f"{vals[e]:.3g}")
                 prob.setFont(font)
                 prob.setBrush(QBrush(QColor("#4C72B0")))
-                prob.setPos(QPointF(310, dot.y() + (pos.y() - dot.y()) * 0.62 - 16))
+                prob.setPos(QPointF(250, dot.y() + (pos.y() - dot.y()) * 0.62 - 16))
                 self._scene.addItem(prob)
                 item = self._state(pos, model.state_labels[t], 11.0, font, right=True)
                 self._targets[item] = model.state_ids[t]
             if len(cols) > k:
                 more = QGraphicsSimpleTextItem(f"+{len(cols) - k} more next states")
                 more.setFont(font)
-                more.setPos(QPointF(412, dot.y() + (k - 1) / 2 * gap + 12))
+                more.setPos(QPointF(330, dot.y() + (k - 1) / 2 * gap + 10))
                 self._scene.addItem(more)
         self.fitInView(self._scene.itemsBoundingRect().adjusted(-20, -20, 20, 20),
                        Qt.AspectRatioMode.KeepAspectRatio)
@@ -185,7 +185,8 @@ class ScalePanel(QWidget):
         self.summary.setWordWrap(True)
         self.histogram = make_plot("Possible next states per row", "next states", "rows",
                                    parent=self)
-        self.histogram.setMinimumHeight(150)
+        self.histogram.setMinimumHeight(110)
+        self.histogram.setMaximumHeight(150)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Find a state by name…")
         self.search.setClearButtonEnabled(True)
