@@ -127,7 +127,8 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
                 blk *= log_boost
         total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
         blk /= total
-        np.maximum(blk, _FLOOR, out=blk)
-        total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
-        blk /= total
+        if blk.size and blk.min() < _FLOOR:  # rare: floor, and normalise again
+            np.maximum(blk, _FLOOR, out=blk)
+            total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
+            blk /= total
     return out
