@@ -55,7 +55,8 @@ class MDP:
     The transitions are stored sparse (:class:`core.mdp.sparse.Transitions`, CSR rows over
     the (state, action) choices); give them either as a dense (S, A, S) array ``P`` or as
     ``transitions=``. ``mdp.P`` is the dense (S, A, S) view: kept for small models
-    (:func:`core.mdp.sparse.uses_dense`), made on first use for larger ones (and refused,
+    and half-full ones (:func:`core.mdp.sparse.uses_dense`), made on first use for others
+    (and refused,
     naming its size, when it cannot fit).
 
     Construction validates everything and raises :class:`core.common.errors.InputError`
@@ -171,13 +172,15 @@ class MDP:
             _check_rows(dense, mask, names, anames)
             dense = np.where(mask[:, :, None], dense, 0.0)
             transitions = Transitions.from_dense(dense)
-            if uses_dense(S, A):
+            if uses_dense(S, A, transitions.nnz):
                 dense.setflags(write=False)
                 object.__setattr__(self, "_dense", dense)
         else:
             assert transitions is not None
             transitions = _masked(transitions, mask)
             check_transitions(transitions, mask, names, anames)
+        # the code paths follow the shape and the density only (never how P was given)
+        object.__setattr__(self, "_is_dense", uses_dense(S, A, transitions.nnz))
         object.__setattr__(self, "transitions", transitions)
         object.__setattr__(self, "R", _readonly(np.where(mask, R, 0.0)))
         object.__setattr__(self, "R_T", _readonly(R_T))
@@ -207,8 +210,9 @@ class MDP:
 
     @property
     def is_dense(self) -> bool:
-        """True when the dense code paths are used (a small model; from its shape only)."""
-        return uses_dense(self.n_states, self.n_actions)
+        """True when the dense code paths are used (a small model, or a half-full one up to
+        2^27 entries: :func:`core.mdp.sparse.uses_dense`)."""
+        return bool(self.__dict__["_is_dense"])
 
     @property
     def n_states(self) -> int:
@@ -440,6 +444,7 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
         check_transitions(P, mask, mdp.state_names, mdp.action_names)
         object.__setattr__(new, "transitions", P)
         object.__setattr__(new, "_dense", None)
+        object.__setattr__(new, "_is_dense", uses_dense(P.n_states, P.n_actions, P.nnz))
         if mdp.annotations is not None and not (
                 P.indptr is mdp.transitions.indptr or np.array_equal(P.indptr,
                                                                      mdp.transitions.indptr)):
@@ -455,7 +460,9 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
         P.setflags(write=False)
         new_t = Transitions.from_dense(P)
         object.__setattr__(new, "transitions", new_t)
-        object.__setattr__(new, "_dense", P if uses_dense(*shape[:2]) else None)
+        keep = uses_dense(shape[0], shape[1], new_t.nnz)
+        object.__setattr__(new, "_dense", P if keep else None)
+        object.__setattr__(new, "_is_dense", keep)
         if mdp.annotations is not None and not np.array_equal(new_t.indptr,
                                                               mdp.transitions.indptr):
             object.__setattr__(new, "annotations", mdp.annotations.without_transition_rewards())

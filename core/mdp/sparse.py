@@ -42,9 +42,20 @@ __all__ = ["Transitions", "DENSE_MAX_ENTRIES", "uses_dense", "gather_rows", "seg
 DENSE_MAX_ENTRIES = 1 << 18
 
 
-def uses_dense(n_states: int, n_actions: int) -> bool:
-    """True when a model of this shape uses the dense arrays and code paths."""
-    return float(n_states) * n_actions * n_states <= DENSE_MAX_ENTRIES
+#: Models whose rows are at least half full keep the dense arrays and code paths up to this
+#: many entries (1 GB): there the dense array is no larger than the CSR rows (12 bytes per
+#: non-zero) and its code paths are those earlier versions measured (issue 16).
+DENSE_MAX_FULL = 1 << 27
+
+
+def uses_dense(n_states: int, n_actions: int, nnz: int | None = None) -> bool:
+    """True when a model of this shape (and this many non-zeros, when known) uses the dense
+    arrays and code paths: small models, and half-full ones up to :data:`DENSE_MAX_FULL`
+    entries."""
+    entries = float(n_states) * n_actions * n_states
+    if entries <= DENSE_MAX_ENTRIES:
+        return True
+    return nnz is not None and entries <= DENSE_MAX_FULL and nnz >= 0.5 * entries
 
 
 def _index_dtype(n_states: int, nnz: int) -> type:

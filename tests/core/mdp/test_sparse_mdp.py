@@ -44,6 +44,7 @@ def _random_model(seed: int, *, sparse: bool) -> MDP:
 def all_sparse(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every model takes the sparse code paths, whatever its size."""
     monkeypatch.setattr(sparse_mod, "DENSE_MAX_ENTRIES", 0)
+    monkeypatch.setattr(sparse_mod, "DENSE_MAX_FULL", 0)
 
 
 def test_csr_matches_dense_and_is_read_only() -> None:
@@ -75,6 +76,7 @@ def test_sparse_paths_equal_the_dense_ones(seed: int, monkeypatch: pytest.Monkey
     ref = robust_bounds(dense, plan.policy, alpha=alpha, beta=beta)
     ev = evaluate_policy(dense, plan.policy)
     monkeypatch.setattr(sparse_mod, "DENSE_MAX_ENTRIES", 0)
+    monkeypatch.setattr(sparse_mod, "DENSE_MAX_FULL", 0)
     sp = _random_model(seed, sparse=True)
     assert not sp.is_dense and sp.transitions.equal(dense.transitions)
     sp_plan = synthesize(sp)
@@ -210,6 +212,19 @@ def test_sparse_validation_names_the_row() -> None:
                              np.array([1.5, -0.5, 1.0, 1.0]))
     with pytest.raises(InputError, match="next state 's1' is -0.5"):
         MDP(transitions=t, R=np.zeros((3, 1)))
+
+
+def test_half_full_models_keep_the_dense_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 300-state model with full rows is dense-path (as before sparse models), a sparse
+    one of the same shape is not: the choice follows shape and density only."""
+    from core.mdp.examples import random_mdp
+
+    full = random_mdp(300, 4, 2, seed=1)
+    assert full.is_dense and full.__dict__["_dense"] is not None
+    thin = sparse_random_mdp(300, 4, 3, 2, seed=1)
+    assert not thin.is_dense
+    again = MDP(transitions=full.transitions, R=full.R, R_T=full.R_T, horizon=2)
+    assert again.is_dense  # given as CSR, same path
 
 
 def test_a_large_models_dense_view_is_refused_with_its_size(monkeypatch) -> None:  # noqa: ANN001
