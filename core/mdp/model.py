@@ -63,7 +63,6 @@ class MDP:
     naming the state, the action and the problem.
     """
 
-    transitions: Transitions
     R: np.ndarray
     R_T: np.ndarray
     mask: np.ndarray
@@ -168,20 +167,26 @@ class MDP:
             raise InputError(f"rewards up to {np.abs(R).max(initial=0.0):.3g} over "
                              f"{stages:.3g} stages make values overflow (|value| must stay "
                              f"below {MAX_VALUE:g})", field="rewards")
+        object.__setattr__(self, "_shape", (int(S), int(A)))
         if dense is not None:
             _check_rows(dense, mask, names, anames)
             dense = np.where(mask[:, :, None], dense, 0.0)
-            transitions = Transitions.from_dense(dense)
-            if uses_dense(S, A, transitions.nnz):
+            nnz = int(np.count_nonzero(dense))
+            if uses_dense(S, A, nnz):  # the dense array only (its CSR rows made if asked)
                 dense.setflags(write=False)
                 object.__setattr__(self, "_dense", dense)
+                transitions = None
+            else:
+                transitions = Transitions.from_dense(dense)
         else:
             assert transitions is not None
             transitions = _masked(transitions, mask)
             check_transitions(transitions, mask, names, anames)
+            nnz = transitions.nnz
         # the code paths follow the shape and the density only (never how P was given)
-        object.__setattr__(self, "_is_dense", uses_dense(S, A, transitions.nnz))
-        object.__setattr__(self, "transitions", transitions)
+        object.__setattr__(self, "_is_dense", uses_dense(S, A, nnz))
+        object.__setattr__(self, "_nnz", nnz)
+        object.__setattr__(self, "_transitions", transitions)
         object.__setattr__(self, "R", _readonly(np.where(mask, R, 0.0)))
         object.__setattr__(self, "R_T", _readonly(R_T))
         object.__setattr__(self, "mask", _readonly(mask))
@@ -193,7 +198,7 @@ class MDP:
             if not isinstance(annotations, Annotations):
                 raise InputError("must be core.mdp.annotations.Annotations",
                                  field="annotations")
-            annotations.check(S, A, transitions.nnz)
+            annotations.check(S, A, nnz)
         object.__setattr__(self, "annotations", annotations)
 
     # ------------------------------------------------------------------ properties
@@ -203,10 +208,19 @@ class MDP:
         refused with the size when it cannot fit: use :attr:`transitions` there)."""
         dense = self.__dict__.get("_dense")
         if dense is None:
-            dense = self.transitions.to_dense()
+            dense = self.__dict__["_transitions"].to_dense()
             dense.setflags(write=False)
             object.__setattr__(self, "_dense", dense)
         return dense
+
+    @property
+    def transitions(self) -> Transitions:
+        """The CSR rows (made from the dense array on first use for a dense-path model)."""
+        t = self.__dict__.get("_transitions")
+        if t is None:
+            t = Transitions.from_dense(self.__dict__["_dense"])
+            object.__setattr__(self, "_transitions", t)
+        return t
 
     @property
     def is_dense(self) -> bool:
@@ -216,16 +230,16 @@ class MDP:
 
     @property
     def n_states(self) -> int:
-        return self.transitions.n_states
+        return int(self.__dict__["_shape"][0])
 
     @property
     def n_actions(self) -> int:
-        return self.transitions.n_actions
+        return int(self.__dict__["_shape"][1])
 
     @property
     def nnz(self) -> int:
         """Number of non-zero transition probabilities."""
-        return self.transitions.nnz
+        return int(self.__dict__["_nnz"])
 
     @property
     def is_finite(self) -> bool:
@@ -271,6 +285,8 @@ class MDP:
         state = dict(self.__dict__)
         if not self.is_dense:  # a large model's dense copy is never sent anywhere
             state["_dense"] = None
+        elif state.get("_dense") is not None:  # a dense-path model: its CSR is remade if asked
+            state["_transitions"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -442,8 +458,9 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
         if not mask.all() and (np.diff(P.indptr)[~mask.reshape(-1)] > 0).any():
             raise InputError("unavailable actions must have empty rows", field="P")
         check_transitions(P, mask, mdp.state_names, mdp.action_names)
-        object.__setattr__(new, "transitions", P)
+        object.__setattr__(new, "_transitions", P)
         object.__setattr__(new, "_dense", None)
+        object.__setattr__(new, "_nnz", P.nnz)
         object.__setattr__(new, "_is_dense", uses_dense(P.n_states, P.n_actions, P.nnz))
         if mdp.annotations is not None and not (
                 P.indptr is mdp.transitions.indptr or np.array_equal(P.indptr,
@@ -458,12 +475,14 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
             raise InputError("unavailable actions must have all-zero rows", field="P")
         _check_rows(P, mask, mdp.state_names, mdp.action_names)
         P.setflags(write=False)
-        new_t = Transitions.from_dense(P)
-        object.__setattr__(new, "transitions", new_t)
-        keep = uses_dense(shape[0], shape[1], new_t.nnz)
+        nnz = int(np.count_nonzero(P))
+        keep = uses_dense(shape[0], shape[1], nnz)
+        new_t = None if keep else Transitions.from_dense(P)
+        object.__setattr__(new, "_transitions", new_t)
         object.__setattr__(new, "_dense", P if keep else None)
         object.__setattr__(new, "_is_dense", keep)
-        if mdp.annotations is not None and not np.array_equal(new_t.indptr,
+        object.__setattr__(new, "_nnz", nnz)
+        if mdp.annotations is not None and not np.array_equal(new.transitions.indptr,
                                                               mdp.transitions.indptr):
             object.__setattr__(new, "annotations", mdp.annotations.without_transition_rewards())
     object.__setattr__(new, "name", str(name))
