@@ -10,7 +10,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui lint-imports typecheck bench screenshot examples report-pages clean check-python package smoke-if-built
+.PHONY: run test test-core test-gui lint-imports typecheck bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -28,6 +28,8 @@ $(CORE_VENV)/.installed: pyproject.toml | check-python
 	$(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_PY) -m pip install $(PIP_FLAGS) --upgrade pip
 	$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[test,cluster,gym]'
+	@$(CORE_PY) -m pip install $(PIP_FLAGS) -e '.[interop]' 2>/dev/null \
+	  || echo "stormpy (the optional interop extra) does not install here: the interop tests use PrivPlan's own round trip"
 	@touch $@
 
 run: $(VENV)/.installed
@@ -68,6 +70,13 @@ smoke-if-built: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/bounds.py
+
+# sparse models of 10^5 and 10^6 states; PrivPlan's bounds against Storm's (stormpy: core venv)
+bench-scale: $(VENV)/.installed
+	$(PY) bench/scale.py
+
+bench-storm: $(CORE_VENV)/.installed
+	$(CORE_PY) bench/storm.py
 
 report-pages: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report

@@ -143,7 +143,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise flag_error(exc, FLAGS) from None
     payload = res.to_dict()
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
-                   actions=int(mdp.P.shape[1]), teacher=args.teacher)
+                   actions=int(mdp.n_actions), teacher=args.teacher)
     if args.record and project is not None:
         from core.project.files import save_project
         from core.project.recording import record_run, sharing_run_record

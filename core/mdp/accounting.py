@@ -693,8 +693,7 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     MdpPrivacy
     """
     eta_v = parse_eta(eta)
-    rows = private.P[private.mask]
-    n = (rows > 0).sum(axis=1)
+    n = private.transitions.support_sizes()[private.mask]
     c = np.where((n >= 2) & (domain_rule == "mix"), 1.0 - n * row_etas(eta_v, n), 1.0)
     if domain_rule == "mix" and (c <= 0).any():
         raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "

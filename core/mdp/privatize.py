@@ -1,6 +1,11 @@
 """Algorithm 1, step 1: privatise every row of an MDP with the Dirichlet mechanism.
 
-The noise itself is :func:`core.privacy.dirichlet.dirichlet_rows`.
+The noise itself is :func:`core.privacy.dirichlet.dirichlet_rows` for small models (dense
+rows; the seeded results of earlier versions are kept bit for bit) and
+:func:`core.privacy.dirichlet_sparse.dirichlet_csr` for large ones (sparse rows: one gamma
+variate per possible next state, O(non-zeros) time and memory; the same distribution, a
+different random stream). Which one is used depends on the model's shape only
+(:func:`core.mdp.sparse.uses_dense`).
 
 Zero entries in a row (the mechanism needs p in the open simplex) are handled by
 ``zeros="support"`` (default: privatise the support only, keep structural zeros and
@@ -47,7 +52,9 @@ import numpy as np
 from core.common.errors import InputError
 from core.common.validation import RandomSource, as_random_source, check_k
 from core.mdp.model import MDP, with_transitions
+from core.mdp.sparse import Transitions, gather_rows
 from core.privacy.dirichlet import dirichlet_rows
+from core.privacy.dirichlet_sparse import dirichlet_csr
 
 __all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
            "MechanismRows", "mechanism_rows", "privatize_mdp", "ETA_AUTO", "ETA_CAP",
@@ -80,7 +87,9 @@ class MechanismRows:
     Arrays are aligned with ``mdp.P[mdp.mask]`` (row-major over (state, action)).
     """
 
-    rows: np.ndarray  # (m, S): the centres of the noise
+    # the centres of the noise: (m, S) for a small (dense) model; for a sparse one, CSR rows
+    # over all S·A choices (unavailable ones empty) with the model's row layout
+    rows: "np.ndarray | Transitions"
     index: np.ndarray  # (m, 2): (state, action) of each row
     support: np.ndarray  # (m,): n, the number of possible next states after pre-processing
     contraction: np.ndarray  # (m,): c with |T(p) − T(q)|₁ = c·|p − q|₁ for neighbours
@@ -257,6 +266,9 @@ def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA, domain_rule: s
         raise InputError(f"must be one of {', '.join(DOMAIN_RULES)}, got {domain_rule!r}",
                          field="domain_rule")
     eta = parse_eta(eta)
+    if not mdp.is_dense:
+        return _sparse_mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros,
+                                      smoothing=smoothing)
     index = np.argwhere(mdp.mask)
     rows = np.array(mdp.P[mdp.mask], dtype=np.float64)
     n_all = mdp.n_states
@@ -320,6 +332,117 @@ def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA, domain_rule: s
                          warnings=tuple(warnings), eta_rows=etas)
 
 
+def _refuse_message(mdp: MDP, s: int, a: int, t: int, p: float, eta: float, more: int
+                    ) -> str:
+    return (f"P({mdp.state_names[s]}, {mdp.action_names[s][a]}) gives next state "
+            f"{mdp.state_names[t]!r} probability {p:.6g}, below the declared "
+            f"eta = {eta:g}" + (f" (and {more} more such entries)" if more else "")
+            + ". The guarantee needs every possible next state to have probability >= "
+            "eta. Fix: declare a smaller eta (a public bound, not read off the data), use "
+            "the domain rule 'mix' (every row is mixed with the uniform distribution on "
+            "its support, weight n·eta), or make the transition impossible (0).")
+
+
+def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, zeros: str,
+                           smoothing: float) -> MechanismRows:
+    """:func:`mechanism_rows` on the CSR rows of a large model (no dense array is made)."""
+    t = mdp.transitions
+    S, A = t.n_states, t.n_actions
+    avail = mdp.mask.reshape(-1)
+    index = np.argwhere(mdp.mask)
+    counts = np.diff(t.indptr)
+    m = int(avail.sum())
+    contraction = np.ones(m)
+    smoothed = np.zeros(m, dtype=bool)
+    warnings: list[str] = []
+    rows = t
+    if zeros == "smoothing":
+        if not (isinstance(smoothing, (int, float)) and 0.0 < smoothing < 1.0):
+            raise InputError(f"must lie in (0, 1), got {smoothing!r}", field="smoothing")
+        fill = avail & (counts < S)
+        if fill.any():
+            from core.common.memory import check_memory
+
+            n_fill = int(fill.sum())
+            check_memory(12.0 * n_fill * S + t.nbytes, "zeros",
+                         detail=f"smoothing gives {n_fill:,} rows all {S:,} next states")
+            rows = _smooth(t, fill, float(smoothing))
+            smoothed = fill[avail]
+            contraction[smoothed] *= 1.0 - smoothing
+            warnings.append(f"{n_fill} row(s) with zeros were smoothed with "
+                            f"λ = {smoothing:g}: the privatised model is centred on a modified "
+                            "MDP")
+    counts = np.diff(rows.indptr)
+    n_all = counts  # support size per row (S·A), 0 for unavailable rows
+    n = n_all[avail]
+    multi_all = n_all >= 2
+    etas_all = row_etas(eta, n_all)  # the declared η, or the per-row rule's
+    data = rows.data
+    if domain_rule == "refuse":
+        multi_e = np.repeat(multi_all, n_all)
+        bad = multi_e & (data < np.repeat(etas_all, n_all))
+        if bad.any():
+            e = int(np.flatnonzero(bad)[0])
+            r = int(np.searchsorted(rows.indptr, e, side="right")) - 1
+            s, a = divmod(r, A)
+            raise InputError(_refuse_message(mdp, s, a, int(rows.indices[e]), float(data[e]),
+                                             float(etas_all[r]), int(bad.sum()) - 1),
+                             field="eta")
+        data = np.array(data, dtype=np.float64)  # the noise's centres: a copy, as dense
+    else:
+        lam_all = n_all * etas_all
+        too_big = multi_all & (lam_all >= 1.0)
+        if too_big.any():
+            r = int(np.flatnonzero(too_big)[0])
+            s, a = divmod(r, A)
+            raise InputError(
+                f"the mix weight n·eta must be < 1, but P({mdp.state_names[s]}, "
+                f"{mdp.action_names[s][a]}) has n = {int(n_all[r])} possible next states: "
+                f"n·eta = {lam_all[r]:g}; declare eta < {1.0 / int(n_all.max()):.6g}",
+                field="eta")
+        lam_all = np.where(multi_all, lam_all, 0.0)
+        # (1 - λ)p + η on rows with n >= 2 (λ/n = η exactly, as in the dense path)
+        data = data * np.repeat(1.0 - lam_all, n_all)
+        np.add(data, np.repeat(etas_all, n_all), out=data, where=np.repeat(multi_all, n_all))
+        contraction *= (1.0 - lam_all)[avail]
+        if multi_all[avail].any():
+            warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
+                            f"distribution on its support (weight n·eta, eta = "
+                            f"{eta_label(eta, n)}): the privatised model is centred on a "
+                            "slightly modified MDP")
+    return MechanismRows(rows=rows.with_data(data), index=index, support=n.astype(int),
+                         contraction=contraction, smoothed=smoothed, eta=eta,
+                         domain_rule=domain_rule, zeros=zeros,
+                         smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
+                         warnings=tuple(warnings), eta_rows=etas_all[avail])
+
+
+def _smooth(t: Transitions, fill: np.ndarray, lam: float) -> Transitions:
+    """``t`` with the rows ``fill`` replaced by (1 − λ)p + λ/S on all S next states."""
+    S, A = t.n_states, t.n_actions
+    counts = np.diff(t.indptr)
+    new_counts = np.where(fill, S, counts)
+    indptr = np.zeros_like(t.indptr)
+    np.cumsum(new_counts, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), dtype=t.indices.dtype)
+    data = np.empty(int(indptr[-1]))
+    keep = ~fill
+    # rows kept as they are
+    src_pos, _ = gather_rows(t.indptr, np.flatnonzero(keep))
+    dst_pos, _ = gather_rows(indptr, np.flatnonzero(keep))
+    indices[dst_pos] = t.indices[src_pos]
+    data[dst_pos] = t.data[src_pos]
+    # smoothed rows: every next state, λ/S plus (1 − λ)p on the old support
+    rows = np.flatnonzero(fill)
+    dst_pos, _ = gather_rows(indptr, rows)
+    indices[dst_pos] = np.tile(np.arange(S, dtype=t.indices.dtype), rows.size)
+    data[dst_pos] = lam / S
+    src_pos, _ = gather_rows(t.indptr, rows)
+    starts = np.repeat(indptr[rows], counts[rows])
+    data[starts + t.indices[src_pos]] += (1.0 - lam) * t.data[src_pos]
+    return Transitions(S, A, indptr, indices, data)
+
+
 @dataclass(frozen=True, eq=False)
 class PrivatizedMDP:
     """The output of Algorithm 1 step 1, with how it was produced."""
@@ -380,7 +503,9 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
     rows = prep.rows
     warnings = list(prep.warnings)
-    if prep.zeros == "support" and (rows == 0).any():
+    has_zero = bool((prep.support < mdp.n_states).any()) if isinstance(rows, Transitions) \
+        else bool((rows == 0).any())
+    if prep.zeros == "support" and has_zero:
         warnings.append("support-restricted privatisation: zero probabilities stay zero, so the "
                         "support (which transitions are possible) is disclosed")
     single = int((prep.support == 1).sum())
@@ -388,7 +513,15 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         warnings.append(f"{single} deterministic row(s) have a single possible next state "
                         "and are released unchanged (nothing about them is hidden but their "
                         "support, which is public anyway)")
-    S, A = mdp.P.shape[0], mdp.P.shape[1]
+    if isinstance(rows, Transitions):  # a large model: noise on the stored entries only
+        data = dirichlet_csr(rows.indptr, rows.data, k, src)
+        return PrivatizedMDP(
+            mdp=with_transitions(mdp, rows.with_data(data),
+                                 name=(mdp.name + " (private)").strip()),
+            k=k, mode=src.mode, seed=src.seed, zeros=prep.zeros, smoothing=prep.smoothing,
+            rows=int(mdp.mask.sum()), warnings=tuple(warnings), eta=prep.eta,
+            domain_rule=prep.domain_rule)
+    S, A = mdp.n_states, mdp.n_actions
     private = np.zeros((S, A, S))
     if mdp.mask.all():  # the rows are P's own order: draw straight into the new model
         dirichlet_rows(rows, k, src, out=private.reshape(S * A, S))

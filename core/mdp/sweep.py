@@ -293,7 +293,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     prepared = mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros)
     # the noise is centred on the pre-processed rows T(P): widen each row's radius by the
     # public bound of ‖T(P) − P‖_∞ so that the bounds are about the true model
-    shift = centre_shift(prepared, mdp.P.shape[:2])
+    shift = centre_shift(prepared, (mdp.n_states, mdp.n_actions))
     shifted = bool((shift > 0).any())
     radii: list[float | np.ndarray] = [a + shift if shifted else a for a in alphas]
     privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
@@ -305,8 +305,11 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     # eight chunks per worker and k: progress moves often, start-up and pickling stay small.
     # Small work runs in-process whatever ``workers`` says: starting a pool costs about a
     # second, more than Example 2's whole sweep gains from it (results are the same).
-    S, A = mdp.P.shape[0], mdp.P.shape[1]
-    work = float(S) * A * S * max(1, mdp.horizon or 1) * runs * len(ks)
+    S, A = mdp.n_states, mdp.n_actions
+    # entries of P visited per stage: all S·A·S for a small (dense) model, the stored ones
+    # for a sparse one (its runs touch nothing else)
+    entries = float(S) * A * S if mdp.is_dense else float(max(mdp.nnz, S * A))
+    work = entries * max(1, mdp.horizon or 1) * runs * len(ks)
     inline = executor is None and (n_workers == 1 or work < _small_work())
     chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
     tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))

@@ -82,22 +82,26 @@ def project_stem(path: str | os.PathLike[str]) -> str:
     return stem
 
 
-def arrays_digest(P: np.ndarray) -> str:
+def arrays_digest(P: Any) -> str:
     """The first 12 hex digits of the SHA-256 of ``P`` (float64, C order): a sidecar's
     generation, so an old project file never reads a newer model's arrays.
 
     Parameters
     ----------
-    P : numpy.ndarray
-        The transition array.
+    P : numpy.ndarray or core.mdp.rows.SparseRows
+        The transition array (or a large model's sparse rows).
 
     Returns
     -------
     str
         12 hex digits.
     """
-    data = np.ascontiguousarray(P, dtype=np.float64)
-    return hashlib.sha256(data.tobytes()).hexdigest()[:12]
+    from core.mdp.rows import sidecar_digest_bytes
+
+    h = hashlib.sha256()
+    for chunk in sidecar_digest_bytes(P):  # dense P: its bytes, as always
+        h.update(chunk)
+    return h.hexdigest()[:12]
 
 
 def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str,
@@ -321,7 +325,7 @@ def _ledger_entries(items: list[Any]) -> list[LedgerEntry]:
     return out
 
 
-def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndarray:
+def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> Any:
     if not isinstance(name, str) or os.path.basename(name) != name or not name.endswith(".npz"):
         raise InputError(f"must be the file name of a sidecar .npz, got {name!r}",
                          field="arrays")
@@ -330,8 +334,10 @@ def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndar
                          field="arrays")
     path = os.path.join(str(base_dir), name)
     try:
+        from core.mdp.rows import from_sidecar
+
         with np.load(path, allow_pickle=False) as z:
-            P = np.asarray(z["P"], dtype=np.float64)
+            P = from_sidecar(z)  # dense P, or the sparse rows of a large model
         m = _DIGEST.search(name)
         if m is not None and arrays_digest(P) != m.group(1):
             raise InputError(f"sidecar file {name!r} does not hold the arrays its name "
@@ -392,8 +398,10 @@ def save_project(project: Project, path: str | os.PathLike[str]) -> None:
         target = os.path.join(folder, name)
         if os.path.isfile(target):
             continue  # this very version is already there (the name is its digest)
+        from core.mdp.rows import sidecar_arrays
+
         buf = io.BytesIO()
-        np.savez(buf, P=P)
+        np.savez(buf, **sidecar_arrays(P))  # type: ignore[arg-type]
         atomic_write_bytes(target, buf.getvalue())
     atomic_write_text(path, text)
     for name in before - set(sidecars):  # only now is an old generation unused

@@ -44,6 +44,9 @@ __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure",
            "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT",
            "oracle_keys"]
 
+#: A policy table lists at most this many states (a million-state model: the first ones).
+REPORT_MAX_STATES = 500
+
 
 # --------------------------------------------------------------------------- content model
 @dataclass(frozen=True)
@@ -316,11 +319,16 @@ def _bounds_section(project: Any, run: Any) -> Section:
 
     lo, mid, hi = stage0("v_lower"), stage0("v_private"), stage0("v_upper")
     if states and len(lo) == len(mid) == len(hi) == len(states):
-        rows = tuple((label(st), label(first[i]) if i < len(first) else "–", _fmt(lo[i]),
-                      _fmt(mid[i]), _fmt(hi[i])) for i, st in enumerate(states))
+        # a large model lists its first REPORT_MAX_STATES states (the file has them all)
+        shown = range(min(len(states), REPORT_MAX_STATES))
+        rows = tuple((label(states[i]), label(first[i]) if i < len(first) else "–",
+                      _fmt(lo[i]), _fmt(mid[i]), _fmt(hi[i])) for i in shown)
+        title = "Policy and values at stage 0"
+        if len(states) > REPORT_MAX_STATES:
+            title += (f" (the first {REPORT_MAX_STATES:,} of {len(states):,} states; the "
+                      "project file has every state)")
         sec.blocks.append(Table(("state", "π̄ action (stage 0)", "v̲ pessimistic",
-                                 "V̄ private", "v̄ optimistic"), rows,
-                                "Policy and values at stage 0"))
+                                 "V̄ private", "v̄ optimistic"), rows, title))
     for w in s.get("warnings", []) or []:
         sec.blocks.append(Paragraph(str(w), "warning"))
     return sec

@@ -158,7 +158,7 @@ def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
     from core.mdp.editable import digest_of
     from core.mdp.private_policy import private_policy
 
-    digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
+    digest = digest_of(digest_key, mdp.P if mdp.is_dense else mdp.transitions, mdp.R, mdp.R_T)
     result = private_policy(mdp, k, progress=progress, **kwargs)
     privacy = mdp_privacy(mdp, k, **accounting) if accounting else None
     return result, digest, privacy
