@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from core.cli.mdp import _eta_arg
 from core.cli.common import emit, flag_error
 from core.common.errors import InputError
 
@@ -127,6 +128,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         files, warnings = (write_prism if args.format == "prism" else write_drn)(mdp, stem)
     else:
         from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
+        from core.mdp.privatize import parse_eta
         from core.mdp.interop.interval import robust_intervals
         from core.mdp.robust import release_centre_shift
 
@@ -141,7 +143,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif release.get("k") is not None and float(release["k"]) != args.k:
             warnings.append(f"--k {args.k:g} differs from k = {float(release['k']):g} in the "
                             "file's release metadata")
-        eta = args.eta if args.eta is not None else float(release.get("eta") or DEFAULT_ETA)
+        eta = parse_eta(args.eta if args.eta is not None else (release.get("eta")
+                                                                or DEFAULT_ETA))
         rule = args.domain_rule if args.domain_rule is not None else str(
             release.get("domain_rule") or DEFAULT_DOMAIN_RULE)
         zeros = str(release.get("zeros", "support"))
@@ -217,7 +220,7 @@ def add_interop_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], No
                     help="interval formats: the k that produced the private model")
     sp.add_argument("--beta", type=float, default=None, help="interval formats: beta in (0, 1)")
     sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
-    sp.add_argument("--eta", type=float, default=None,
+    sp.add_argument("--eta", type=_eta_arg, default=None, metavar="H|auto",
                     help="interval formats: eta of the privatisation (default: the file's "
                          "release metadata)")
     sp.add_argument("--domain-rule", choices=("refuse", "mix"), default=None,

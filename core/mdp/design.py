@@ -126,10 +126,17 @@ def public_proxy(mdp: MDP) -> MDP:
     -------
     MDP
     """
-    support = (np.asarray(mdp.P) > 0).astype(np.float64)
-    counts = support.sum(axis=2, keepdims=True)
-    P = np.divide(support, counts, out=np.zeros_like(support), where=counts > 0)
-    return with_transitions(mdp, P, name=(mdp.name + " (public proxy)").strip())
+    t = mdp.transitions  # CSR rows: no dense array, whatever the model's size
+    counts = np.diff(t.indptr)
+    share = np.divide(1.0, counts, out=np.zeros(counts.shape), where=counts > 0)
+    return with_transitions(mdp, t.with_data(np.repeat(share, counts)),
+                            name=(mdp.name + " (public proxy)").strip())
+
+
+def _same_supports(a: MDP, b: MDP) -> bool:
+    ta, tb = a.transitions, b.transitions
+    return (np.array_equal(ta.indptr, tb.indptr) and np.array_equal(ta.indices, tb.indices)
+            and np.array_equal(np.asarray(a.mask), np.asarray(b.mask)))
 
 
 def value_range(mdp: MDP) -> float:
@@ -187,7 +194,8 @@ def _largest_k(mdp: MDP, eta: "float | str", target: float, *, b: float, delta: 
 
 def _cost(model: MDP, k: float, eta: "float | str", beta: float, alpha_mode: str) -> float:
     """The robust cost-of-privacy bound at (k, η) with ``model`` as the released P̄."""
-    shift = centre_shift(mechanism_rows(model, eta=eta, domain_rule="mix"), model.P.shape[:2])
+    shift = centre_shift(mechanism_rows(model, eta=eta, domain_rule="mix"),
+                         (model.n_states, model.n_actions))
     return float(cost_of_privacy(model, k=k, beta=beta, alpha_mode=alpha_mode,
                                  centre_shift=shift).cost_bound)
 
@@ -247,8 +255,7 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
             raise InputError("the exponential selection needs its own epsilon",
                              field="selection_epsilon")
         selection_epsilon = check_epsilon(selection_epsilon)
-    if proxy is not None and not np.array_equal(np.asarray(proxy.P) > 0,
-                                                np.asarray(mdp.P) > 0):
+    if proxy is not None and not _same_supports(proxy, mdp):
         raise InputError("the proxy must have the model's supports (the same possible next "
                          "states in every row)", field="proxy")
     public = proxy if proxy is not None else public_proxy(mdp)
@@ -290,7 +297,7 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
         notes.append(f"chosen by the exponential mechanism (epsilon = {selection_epsilon:g}, "
                      f"utility -cost bound on the private model, sensitivity {span:.4g} = the "
                      "value range); the frontier's bounds shown are the public proxy's")
-    sizes = (np.asarray(mdp.P)[np.asarray(mdp.mask)] > 0).sum(axis=1)
+    sizes = mdp.transitions.support_sizes()[np.asarray(mdp.mask)]
     if any(p.eta == ETA_AUTO for p in points):
         notes.append(f"eta auto = {eta_label(ETA_AUTO, sizes)}")
     return DesignResult(
