@@ -224,15 +224,15 @@ def test_tables_and_series_show_intervals():
 
 def test_a_dask_cluster_gives_the_inline_numbers():
     pytest.importorskip("distributed")
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
-    from core.common.cluster import cluster_executor
+    from core.common.cluster import ClusterExecutor
 
     study = _two_arms(0.3, n=6, master=78)
     inline = run_study(study)
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                      dashboard_address=None, silence_logs=40) as c:
-        with cluster_executor(c.scheduler_address) as ex:
-            remote = run_study(study, executor=ex, workers=ex.n_workers)
+                      dashboard_address=None, silence_logs=40) as c, Client(c) as client:
+        ex = ClusterExecutor(client)
+        remote = run_study(study, executor=ex, workers=ex.n_workers)
     for arm in ("a", "b"):
         np.testing.assert_array_equal(inline.column("x", arm), remote.column("x", arm))
