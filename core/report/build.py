@@ -12,10 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import core.report.sections  # noqa: F401  (registers every reporter)
 from core import __version__
 from core.report.model import (
-    REPORTERS,
     KeyValues,
     Paragraph,
     Report,
@@ -26,6 +24,7 @@ from core.report.model import (
     _pair,
     _time,
 )
+from core.report.sections import load_sections
 from core.report.sections.ledger import _ledger_section, unbounded_reasons
 from core.report.sections.mdp import _mdp_section
 
@@ -214,8 +213,9 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         sections.append(_overview_section(project))
     if project.mdps:
         sections.append(_mdp_section(project))
+    reporters = load_sections()
     for run in project.runs:
-        sec = REPORTERS.get(run.kind, _generic_section)(project, run)
+        sec = reporters.get(run.kind, _generic_section)(project, run)
         oracle = _oracle_note(run)
         if oracle is not None:  # right after the parameters
             sec.blocks.insert(min(1, len(sec.blocks)), oracle)
