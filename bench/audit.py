@@ -47,6 +47,7 @@ CASES = [
     ("dirichlet", {"k": 50.0, "eta": 0.05, "w": 3, "b": 0.1, "delta": 0.01}),
     ("dirichlet", {"k": 10.0, "eta": 0.02, "w": 3, "b": 0.1, "delta": 0.05,
                    "analysis": "support"}),
+    ("sharing", {"k": 5.0, "m": 4, "eta": 0.05, "lb": 0.05, "delta": 1e-3}),
     ("gaussian", {"mu": 1.0, "delta": 1e-4}),
     ("advising", {"epsilon": 1.0, "variant": "sound"}),
     ("advising", {"epsilon": 1.0, "variant": "thesis"}),

@@ -1,6 +1,7 @@
 """The kickstarting paper's claims against the tabular version (README, Policy sharing).
 
-For each environment and vanishing coefficient c: the teacher's ledger total and stop, and the
+For each environment and vanishing coefficient c: the teacher's ledger total (over every noisy
+student run: the budget is the teacher's) and stop, and the
 iterations until each student's median J reaches half of J(π_T) ("none" is the same learner
 without a teacher: the teacher learning from scratch). Seed 1, 10 seeds × 300 iterations;
 about a minute. Needs gymnasium (the gym extra) for the FrozenLake rows.

@@ -31,6 +31,7 @@ from core.cli.common import (
     emit,
     executor_for,
     mode_line,
+    record_checked,
     record_project,
 )
 
@@ -241,12 +242,11 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if project is not None:
         from core.advising.accounting import DEFAULT_DELTA
         from core.project.recording import advise_run_record
-        from core.project.store import record_and_save
 
         record, entries = advise_run_record(
             project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
             seeded=args.seed is not None)
-        record, stored = record_and_save(args.record, project, record, entries)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded,
                                "ledger_entries": len(stored)}

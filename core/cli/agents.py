@@ -175,7 +175,17 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             lines.append(f"epsilon: unbounded ({payload['epsilon_reason']})")
         else:
             lines.append(f"epsilon {payload['epsilon']:.4g}, delta {payload['delta']:.3g} "
-                         "(DP-SGD on the tables, dp-accounting RDP, replay window)")
+                         "per transition, replace-one (DP-SGD on the tables, replay window "
+                         "of a fixed-size buffer, dp-accounting PLD)")
+        if payload.get("episode") is not None:
+            ep = payload["episode"]
+            lines.append(f"episode (up to {ep['group']} transitions, group privacy): "
+                         + (f"unbounded ({ep['epsilon_reason']})" if ep["epsilon"] is None
+                            else f"epsilon {ep['epsilon']:.4g}, delta {ep['delta']:.3g}"))
+        th = payload.get("thesis_reading")
+        if th is not None and th.get("epsilon") is not None:
+            lines.append(f"thesis reading (add/remove-one, RDP; not a guarantee): epsilon "
+                         f"{th['epsilon']:.4g}")
         lines += [f"agent {r['agent']} learns {r['learns']}" for r in payload["leakage"]]
         lines.append(mode_line(args.seed))
         return "\n".join(lines + [f"note: {n}" for n in res.notes])

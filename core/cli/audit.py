@@ -7,6 +7,7 @@
 * ``dirichlet --k K --eta E [--eta-bar EB] --w M --b B --delta D [--analysis W|support]``
 * ``advising --epsilon E [--variant sound|thesis]``
 * ``logistics --epsilon E [--preset sound|thesis]``
+* ``sharing --k K --m M --eta E --lb R --delta D [--bound profile|paper|tight]``
 * ``gaussian --mu M [--delta D]`` (sanity check of the audit itself, spec B20)
 
 each with ``[--samples N] [--seed S] [--confidence C] [--json]``. ``--json`` keys:
@@ -37,7 +38,7 @@ FLAGS = {
     "delta_target": "--delta", "gamma": "--delta", "analysis": "--analysis",
     "delta_method": "--delta-method", "variant": "--variant", "preset": "--preset",
     "samples": "--samples", "seed": "--seed", "confidence": "--confidence", "mu": "--mu",
-    "n": "--w",
+    "n": "--w", "m": "--m", "lb": "--lb", "bound": "--bound",
 }
 
 
@@ -95,7 +96,18 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     p.add_argument("--analysis", choices=("W", "support"), default="W",
                    help="W: Theorem 1.6 as the dirichlet command (default); support: the "
                         "within-support analysis of MDP row releases")
-    p.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto")
+    p.add_argument("--delta-method", choices=("auto", "profile", "exact", "union", "mc"),
+                   default="auto")
+    shared(p)
+
+    p = mech.add_parser("sharing", help="the shared-policy mechanism (l2 adjacency, [KS])")
+    p.add_argument("--k", type=float, required=True, help="concentration k > 0")
+    p.add_argument("--m", type=int, required=True, help="actions (entries of the policy)")
+    p.add_argument("--eta", type=float, required=True, help="least entry of a shared policy")
+    p.add_argument("--lb", type=float, required=True, help="l2 radius of neighbours (L·b)")
+    p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+    p.add_argument("--bound", choices=("profile", "paper", "tight"), default="profile",
+                   help="the accountant whose claim is audited (default: the exact profile)")
     shared(p)
 
     p = mech.add_parser("advising", help="the advice as the student observes it")
@@ -125,6 +137,9 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
         return {"k": args.k, "eta": args.eta, "eta_bar": args.eta_bar, "w": args.w,
                 "b": args.b, "delta": args.delta, "analysis": args.analysis,
                 "delta_method": args.delta_method}
+    if m == "sharing":
+        return {"k": args.k, "m": args.m, "eta": args.eta, "lb": args.lb, "delta": args.delta,
+                "bound": args.bound}
     if m == "advising":
         return {"epsilon": args.epsilon, "variant": args.variant}
     if m == "logistics":

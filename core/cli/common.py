@@ -16,7 +16,8 @@ from typing import Any, NoReturn, TextIO
 from core.common.errors import InputError
 
 __all__ = ["PROG", "UsageError", "Parser", "parse_k_list", "flag_error", "Progress", "emit",
-           "project_item", "record_project", "add_record_flag",
+           "project_item", "record_project", "add_record_flag", "add_over_budget_flag",
+           "check_record_budget", "record_checked",
            "mode_line", "add_json_flag"]
 
 PROG = "privplan"
@@ -218,7 +219,8 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
 
 
 def add_record_flag(sp: argparse.ArgumentParser, what: str) -> None:
-    """``--record PROJECT`` on a subcommand whose input is not a project.
+    """``--record PROJECT`` (and ``--over-budget``) on a subcommand whose input is not a
+    project.
 
     Parameters
     ----------
@@ -230,6 +232,89 @@ def add_record_flag(sp: argparse.ArgumentParser, what: str) -> None:
     sp.add_argument("--record", metavar="PROJECT", default=None,
                     help=f"record the {what} in this project (*.privplan.json) as the window "
                          "does: a run record and its ledger entries; saved atomically")
+    add_over_budget_flag(sp)
+
+
+def add_over_budget_flag(sp: argparse.ArgumentParser) -> None:
+    """``--over-budget``: let ``--record`` record a release past a project budget.
+
+    Parameters
+    ----------
+    sp : argparse.ArgumentParser
+        The subcommand's parser.
+    """
+    sp.add_argument("--over-budget", action="store_true",
+                    help="with --record: record the run even if its releases take a dataset "
+                         "past the project's budget (refused otherwise, exit 2)")
+
+
+def check_record_budget(project: Any, entries: Any, args: argparse.Namespace,
+                        err: TextIO) -> None:
+    """Refuse to record releases past the project's budgets, as the window asks first.
+
+    Seeded experiments are not spent and pass. With ``--over-budget`` the run is recorded
+    and each exceeded budget is named on ``err`` as a warning.
+
+    Parameters
+    ----------
+    project : Project
+        Where the run would be recorded.
+    entries : iterable of LedgerEntry
+        The run's ledger entries.
+    args : argparse.Namespace
+        The command line (``over_budget``).
+    err : TextIO
+        Standard error.
+
+    Raises
+    ------
+    InputError
+        On ``--record``: one line naming each dataset, its spend and its budget.
+    """
+    from core.privacy.ledger import PrivacyLedger
+
+    problems = PrivacyLedger.from_project(project).release_problems(entries)
+    if not problems:
+        return
+    if getattr(args, "over_budget", False):
+        for p in problems:
+            err.write(f"warning: recorded over the budget: {p}\n")
+        return
+    raise InputError("; ".join(problems) + " - nothing was recorded (--over-budget records "
+                     "it anyway)", field="--record")
+
+
+def record_checked(path: str, project: Any, record: Any, entries: Any,
+                   args: argparse.Namespace, err: TextIO) -> tuple[Any, list[Any]]:
+    """``--record``: the run and its entries appended to the project file as it is now
+    (:func:`core.project.store.record_and_save`), refused past a budget
+    (:func:`check_record_budget`, against the ledger under the project's lock).
+
+    Parameters
+    ----------
+    path : str
+        The project file.
+    project : Project
+        The project as the command read it.
+    record : RunRecord
+        The run.
+    entries : sequence of LedgerEntry
+        Its ledger entries.
+    args : argparse.Namespace
+        The command line (``over_budget``).
+    err : TextIO
+        Standard error (budget warnings).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        As stored.
+    """
+    from core.project.store import record_and_save
+
+    entries = list(entries)
+    return record_and_save(path, project, record, entries,
+                           check=lambda now: check_record_budget(now, entries, args, err))
 
 
 def record_project(path: str | None) -> Any:

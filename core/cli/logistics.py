@@ -8,6 +8,11 @@ project as the window does). Without ``--seed`` the noise comes from OpenDP (rel
 and the output says so. A task that cannot be planned is a result with its
 reason (exit 0); bad input is one line on stderr and exit 2.
 
+The text output keeps the **evaluator's view** apart: the executed route (the intermediate
+agents' real bases) and its exact length are computed by the experimenter on the true maps,
+are never exchanged by the planner's agents and are outside the privacy statement, so they
+are printed last under that label. ``--json`` lists those keys in ``evaluator_keys``.
+
 The headline privacy figure of both outputs is what the run *proves*: ``epsilon_spent`` per
 agent (``null`` with ``epsilon_spent_reason[agent]`` where an agent's release proves no
 finite ε) and ``guarantee`` (the largest per-agent ε, δ, the adjacency, the scope and the
@@ -26,9 +31,17 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, add_scheduler_flag, executor_for, project_item
+from core.cli.common import (
+    Progress,
+    add_over_budget_flag,
+    add_scheduler_flag,
+    executor_for,
+    project_item,
+    record_checked,
+)
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
+from core.logistics.records import EVALUATOR_KEYS, EVALUATOR_VIEW
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
            "plan_payload"]
@@ -75,6 +88,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--record", action="store_true",
                     help="record the run in the project MAP, as the window does: a run record "
                          "and every agent's ledger entries; the file is saved atomically")
+    add_over_budget_flag(sp)
     sp.add_argument("--origin", required=True, help="base holding the package")
     sp.add_argument("--goal-agent", required=True, help="agent whose area is the destination")
     sp.add_argument("--goal", default=None,
@@ -152,6 +166,7 @@ def plan_payload(result: Any, session: Any) -> dict[str, Any]:
         "ledger": ledger,
         "thesis_flaws": list(session.flaws()), "caveats": list(session.caveats()),
         "task": result.task.to_dict(), "elapsed_s": result.elapsed_s,
+        "evaluator_keys": list(EVALUATOR_KEYS), "evaluator_view": EVALUATOR_VIEW,
     }
     if reasons:
         payload["epsilon_spent_reason"] = dict(reasons)
@@ -223,7 +238,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     recorded = ""
     if args.record and project is not None and map_id is not None:
         recorded, n_entries = _record_plan(args, project, map_id, entry.label, result,
-                                           session)
+                                           session, err)
         payload["recorded"] = {"project": args.map, "run": recorded,
                                "ledger_entries": n_entries}
     if args.json:
@@ -234,10 +249,10 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
              + (f", preset {params.preset}, epsilon parameter {params.epsilon:g}"
                 if args.approach == "dp" else "")]
     if result.success:
-        lines.append(f"delivered: length {result.length:g} (true shortest "
-                     f"{result.shortest_length:g}), centers {' -> '.join(result.centers)}, "
+        lines.append(f"delivered through the public centers {' -> '.join(result.centers)}, "
                      f"agents {' -> '.join(result.agents)}")
-        lines.append("route: " + " ".join(result.route))
+        lines.append("plan as the origin agent holds it (its own first leg, then the public "
+                     "centers): " + " ".join(result.plan_view))
     else:
         lines.append(f"not delivered: {result.failure} [{result.status}]")
     lines.append(f"messages: {result.messages} ("
@@ -253,6 +268,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for c in session.caveats():
             lines.append(f"  caveat: {c}")
     lines.append(_mode_line(session))
+    if result.success:
+        stretch = "" if result.stretch is None else f", stretch {result.stretch:.4g}"
+        lines += [EVALUATOR_VIEW + ":", "  route: " + " ".join(result.route),
+                  f"  length {result.length:g} (true shortest {result.shortest_length:g})"
+                  f"{stretch}"]
     if recorded:
         lines.append(f"recorded in {args.map} as {recorded} (with {n_entries} ledger "
                      "entries)")
@@ -261,14 +281,13 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
-                 result: Any, session: Any) -> tuple[str, int]:
+                 result: Any, session: Any, err: TextIO) -> tuple[str, int]:
     """Record the run in the project file (the window's record): (run id, ledger entries)."""
     from core.project.recording import plan_run_record
-    from core.project.store import record_and_save
 
     record, entries = plan_run_record(project, result, session, map_id=map_id,
                                       map_label=label, seeded=args.seed is not None)
-    record, stored = record_and_save(args.map, project, record, entries)
+    record, stored = record_checked(args.map, project, record, entries, args, err)
     return str(record.id), len(stored)
 
 

@@ -27,6 +27,9 @@ from core.cli.advising import (
 from core.cli.agents import add_comarl_parser, add_drl_parser, cmd_comarl, cmd_drl
 from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
+from core.cli.design import add_design_parser, cmd_design
+from core.cli.guard import check_flags, one_line
+from core.cli.interop import add_interop_parsers, cmd_export, cmd_import
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
 from core.cli.modelprivacy import add_mia_parser, cmd_mia
@@ -38,7 +41,6 @@ from core.cli.privacy import (
 )
 from core.cli.report import add_report_parser, cmd_report
 from core.cli.sharing import add_share_parser, cmd_share
-from core.cli.guard import check_flags, one_line
 from core.common.errors import InputError, RunFailure, WriteFailure
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
@@ -59,6 +61,9 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "mia": cmd_mia,
     "drl": cmd_drl,
     "comarl": cmd_comarl,
+    "design": cmd_design,
+    "import": cmd_import,
+    "export": cmd_export,
 }
 
 
@@ -80,6 +85,8 @@ def _build_parser() -> Parser:
     add_mia_parser(sub, common)
     add_drl_parser(sub, common)
     add_comarl_parser(sub, common)
+    add_design_parser(sub, common)
+    add_interop_parsers(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)
     return p

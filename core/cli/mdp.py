@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from core import __version__
 from core.cli.common import (
     Progress,
+    add_over_budget_flag,
     add_scheduler_flag,
     emit,
     executor_for,
@@ -52,17 +53,35 @@ def _add_privacy_flags(sp: argparse.ArgumentParser, *, defaults: bool = True) ->
     def d(value: Any) -> Any:
         return value if defaults else None
 
-    sp.add_argument("--eta", type=float, default=d(DEFAULT_ETA), metavar="H",
+    sp.add_argument("--eta", type=_eta_arg, default=d(DEFAULT_ETA), metavar="H|auto",
                     help=PARAMETER_HELP["eta"].replace("%", "%%"))
     sp.add_argument("--domain-rule", choices=("refuse", "mix"), default=d(DEFAULT_DOMAIN_RULE),
                     help=PARAMETER_HELP["domain_rule"])
     sp.add_argument("--b", type=float, default=d(DEFAULT_B),
                     help="adjacency radius " + PARAMETER_HELP["b"])
     sp.add_argument("--delta", type=float, default=d(DEFAULT_DELTA),
-                    help=f"target delta per row, in (0, 1) (default {DEFAULT_DELTA:g})")
+                    help=f"target delta of the statement, in (0, 1) (default "
+                         f"{DEFAULT_DELTA:g}; under all-rows adjacency the whole release's)")
     sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default=d("one-row"),
                     help="which MDPs are neighbours: one-row (default) = differ in one "
                          "transition row, all-rows = every row may differ")
+    sp.add_argument("--delta-method", choices=("auto", "profile", "union", "exact", "mc"),
+                    default=d("auto"),
+                    help="the per-row accountant: auto (default) = profile, the exact privacy "
+                         "profile of the worst neighbouring pair (certified); union = Theorem "
+                         "1.6's threshold analysis with the union bound (proven, looser); "
+                         "exact / mc = the vertex reduction of [D] Lemma 1.2 (unproven "
+                         "lemma), exact for up to 4 next states")
+
+
+def _eta_arg(text: str) -> Any:
+    """--eta: a number in (0, 1) or 'auto' (argparse turns a ValueError into exit 2)."""
+    from core.mdp.privatize import parse_eta
+
+    try:
+        return parse_eta(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
 
 
 def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
@@ -73,7 +92,9 @@ def _privacy_text(priv: Any, *, whole: bool = True) -> list[str]:
         if g.n >= 2:
             what = (f"({g.epsilon:.4g}, {g.delta:.3g})" if g.bounded else
                     f"no guarantee: {g.reason}")
-            lines.append(f"  rows with {g.n} possible next states (radius {g.b:g}): {what}")
+            eta = "" if g.result is None else f"eta = {g.result.eta:g}, "
+            lines.append(f"  rows with {g.n} possible next states ({eta}radius {g.b:g}): "
+                         f"{what}")
     return lines
 
 
@@ -110,7 +131,8 @@ def cmd_privatize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         prepared = mechanism_rows(mdp, eta=args.eta, domain_rule=args.domain_rule,
                                   zeros=args.zeros)
         privacy = mdp_privacy(mdp, args.k, b=args.b, delta_target=args.delta,
-                              adjacency=args.adjacency, prepared=prepared)
+                              adjacency=args.adjacency, prepared=prepared,
+                              delta_method=args.delta_method)
         res = privatize_mdp(mdp, args.k, rng=args.seed, prepared=prepared)
     except InputError as exc:
         raise flag_error(exc, {**_PRIVACY_FLAGS, "seed": "--seed"}) from None
@@ -180,12 +202,19 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         value = rel.get(key)
         return default if value is None else value
 
-    params: dict[str, Any] = {"eta": float(pick(args.eta, "eta", DEFAULT_ETA)),
+    from core.mdp.privatize import parse_eta
+
+    params: dict[str, Any] = {"eta": parse_eta(pick(args.eta, "eta", DEFAULT_ETA)),
               "domain_rule": str(pick(args.domain_rule, "domain_rule", DEFAULT_DOMAIN_RULE)),
               "b": float(pick(args.b, "b", DEFAULT_B)),
               "delta_target": float(pick(args.delta, "delta_target", DEFAULT_DELTA)),
               "adjacency": str(pick(args.adjacency, "adjacency", "one-row")),
-              "zeros": str(rel.get("zeros", "support"))}
+              "zeros": str(rel.get("zeros", "support")),
+              # a release made before the exact profile (no "accountant" recorded) was
+              # stated with the union bound
+              "delta_method": str(pick(args.delta_method, "delta_method",
+                                       "auto" if release is None or "accountant" in rel
+                                       else "union"))}
     if params["zeros"] == "smoothing":
         params["smoothing"] = float(rel.get("smoothing", 0.01))
     try:
@@ -272,6 +301,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                 seed=args.seed, zeros=args.zeros, b=args.b,
                                 delta_target=args.delta, adjacency=args.adjacency,
                                 eta=args.eta, domain_rule=args.domain_rule,
+                                delta_method=args.delta_method,
                                 workers=workers, executor=executor,
                                 progress=Progress(err, "sweep"))
     except InputError as exc:
@@ -288,7 +318,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload["initial_state"] = mdp.state_names[mdp.initial_state]
     recorded = ""
     if args.record and project is not None and mdp_id is not None:
-        recorded = _record_sweep(args, project, mdp_id, ks, res)
+        recorded = _record_sweep(args, project, mdp_id, ks, res, err)
         payload["recorded"] = {"project": args.mdp, "run": recorded,
                                "ledger_entries": len(res.privacy)}
 
@@ -313,6 +343,14 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          f"public parameters: {first.parameters_text}:")
             for p in res.privacy:
                 lines += ["  " + line for line in _privacy_text(p, whole=False)]
+            c = res.composed
+            if c is not None:
+                def fmt(e: float) -> str:
+                    return "unbounded" if e == float("inf") else f"{e:.4g}"
+
+                lines.append(f"all {c.releases} privatisations composed at delta = "
+                             f"{c.delta:g}: epsilon = {fmt(c.epsilon)} ({c.accountant}); basic "
+                             f"composition: {fmt(c.epsilon_basic)}")
         return "\n".join(lines)
 
     emit(args, payload, text, out)
@@ -326,21 +364,21 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
 
 
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
-                  res: Any) -> str:
+                  res: Any, err: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
+    from core.cli.common import record_checked
     from core.mdp.records import SweepParameters, sweep_entries
     from core.project.recording import sweep_run_record
-    from core.project.store import record_and_save
 
     params = SweepParameters(
         ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
         alpha_mode=res.alpha_mode, seeded=args.seed is not None, seed=args.seed,
         workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
         b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
-        domain_rule=args.domain_rule)
+        domain_rule=args.domain_rule, delta_method=args.delta_method)
     record = sweep_run_record(project, mdp_id, params, res)
-    record, _ = record_and_save(args.mdp, project, record,
-                                sweep_entries(mdp_id, res, source=record.id))
+    record, _ = record_checked(args.mdp, project, record,
+                               sweep_entries(mdp_id, res, source=record.id), args, err)
     return str(record.id)
 
 
@@ -389,6 +427,7 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     help="record the run in the project MDP, as the window does: a run record "
                          "and one ledger entry per k (seeded experiments: listed, not spent); "
                          "the project file is saved atomically")
+    add_over_budget_flag(sp)
     sp.add_argument("--k", required=True, help="comma-separated k values, e.g. 10,100,1000")
     sp.add_argument("--runs", type=int, default=50, help="privatisations per k (default 50)")
     sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1), default 0.05")

@@ -6,7 +6,15 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, add_record_flag, emit, flag_error, mode_line, record_project
+from core.cli.common import (
+    Progress,
+    add_record_flag,
+    emit,
+    flag_error,
+    mode_line,
+    record_checked,
+    record_project,
+)
 from core.common.errors import InputError
 
 __all__ = ["cmd_mia", "add_mia_parser"]
@@ -51,10 +59,9 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload = res.to_json()
     if project is not None:
         from core.project.recording import mia_run_record
-        from core.project.store import record_and_save
 
         record, entries = mia_run_record(project, res)
-        record, stored = record_and_save(args.record, project, record, entries)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
         payload["recorded"] = {"project": args.record, "run": record.id,
                                "ledger_entries": [e.id for e in stored]}
 

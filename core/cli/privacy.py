@@ -48,9 +48,19 @@ def cmd_dirichlet(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"warning: {w}\n")
 
     def text() -> str:
+        head = (f"Dirichlet mechanism, k = {res.k:g}, eta = {res.eta:g}, "
+                f"eta_bar = {res.eta_bar:g}, |W| = {res.w}, b = {res.b:g}")
+        if res.gamma is None:  # the exact privacy profile
+            pair = res.worst_pair or (0.0, 0.0, 0.0)
+            return "\n".join([
+                head, f"epsilon = {res.epsilon:.6g}   (the true epsilon lies in "
+                      f"[{res.epsilon_lower:.6g}, {res.epsilon:.6g}])",
+                f"delta   = {res.delta:.6g}   [{res.delta_label}]",
+                f"worst neighbouring pair: Beta({pair[0] + pair[2]:.4g}, {pair[1]:.4g}) vs "
+                f"Beta({pair[0]:.4g}, {pair[1] + pair[2]:.4g}) (k·q_i, k·p_j, k·moved = "
+                f"{pair[0]:.4g}, {pair[1]:.4g}, {pair[2]:.4g})"])
         approx = ("n/a" if res.epsilon_approx is None else f"{res.epsilon_approx:.6g}")
-        lines = [f"Dirichlet mechanism, k = {res.k:g}, eta = {res.eta:g}, "
-                 f"eta_bar = {res.eta_bar:g}, |W| = {res.w}, b = {res.b:g}",
+        lines = [head,
                  f"epsilon = {res.epsilon:.6g}   (Lemma 1.7 approximation: {approx})",
                  f"delta   = {res.delta:.6g}   [{res.delta_label}]",
                  f"gamma   = {res.gamma:.6g}" + ("" if res.delta_target is None else
@@ -79,6 +89,13 @@ def _l2_all(args: argparse.Namespace, out: TextIO) -> int:
                                 "bound": "--bound"}) from None
 
     def text() -> str:
+        if res.bound == "profile":
+            return "\n".join([
+                f"Dirichlet row mechanism, all-entries l2 adjacency: k = {res.k:g}, n = "
+                f"{res.n}, eta = {res.eta:g}, b (l2) = {res.b:g}",
+                f"epsilon = {res.epsilon:.6g}   (exact privacy profile, certified; the worst "
+                f"case lies in [{res.epsilon_lower:.6g}, {res.epsilon:.6g}])",
+                f"delta   = {res.delta:.6g}", f"adjacency: {res.adjacency}"])
         return "\n".join([
             f"Dirichlet row mechanism, all-entries l2 adjacency ([KS] Theorem 1, L = 1): k = "
             f"{res.k:g}, n = {res.n}, eta = {res.eta:g}, b (l2) = {res.b:g}",
@@ -112,8 +129,12 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
     grp.add_argument("--gamma", type=float, help="Omega_1 threshold in (0, 1/|W|)")
     grp.add_argument("--delta", type=float, help="target delta: uses the best gamma")
     grp.add_argument("--tau", type=float, help="with --adjacency l2-all: a fixed threshold tau")
-    sp.add_argument("--delta-method", choices=("auto", "exact", "union", "mc"), default="auto",
-                    help="how delta is bounded. auto (default) = union: the union bound "
+    sp.add_argument("--delta-method", choices=("auto", "profile", "exact", "union", "mc"),
+                    default="auto",
+                    help="the accountant. auto (default) = profile with --delta, union with "
+                         "--gamma; profile = the exact privacy profile (hockey-stick divergence "
+                         "of the worst neighbouring pair, certified; no gamma); union = "
+                         "Theorem 1.6 with the union bound "
                          "|W|·I_gamma(k·eta, k(1-eta)), proven at every input; exact (|W| <= 3) "
                          "= the vertex reduction of [D] Lemma 1.2 (certified quadrature; the "
                          "lemma's printed proof has a gap: numerically supported, not proven; "
@@ -124,8 +145,10 @@ def add_dirichlet_parser(sub: Any, common: Callable[[argparse.ArgumentParser], N
                          "W ([D] Ch. 1); l2-all: neighbours differ by at most b in l2 in any "
                          "entries ([KS] Theorem 1 with L = 1; --w is the row's n; delta by "
                          "Monte Carlo)")
-    sp.add_argument("--bound", choices=("paper", "tight"), default="paper",
-                    help="with l2-all: eq. 12 as printed, or with its first term halved")
+    sp.add_argument("--bound", choices=("profile", "paper", "tight"), default="profile",
+                    help="with l2-all: profile (default) = the certified exact privacy "
+                         "profile of the worst neighbouring pair (needs --delta); paper = "
+                         "eq. 12 as printed; tight = eq. 12 with its first term halved")
     sp.add_argument("--draws", type=int, default=200_000,
                     help="with l2-all: Monte Carlo draws (default 200000)")
     sp.add_argument("--seed", type=int, default=None,
@@ -170,6 +193,10 @@ def cmd_accountant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  f"q = {res.sample_rate:g}, {res.steps_counted} of {res.steps} steps composed",
                  f"epsilon = {eps}{order}", f"delta   = {res.delta:.6g}",
                  f"method: {res.method} (dp-accounting)", f"adjacency: {res.adjacency}"]
+        th = res.thesis_reading
+        if th is not None:
+            t_eps = "unbounded" if th["epsilon"] is None else f"{th['epsilon']:.6g}"
+            lines.append(f"thesis reading: epsilon = {t_eps} ({th['label']})")
         return "\n".join(lines + [f"note: {n}" for n in res.notes])
 
     emit(args, res.to_json(), text, out)
@@ -197,10 +224,15 @@ def add_accountant_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     dp.add_argument("--steps", type=int, required=True, help="training steps T")
     dp.add_argument("--window", type=int, default=None,
                     help="replay-buffer size B: compose only min(T, B) steps (Theorem 4.2 of "
-                         "the dissertation, ch. 4; the unit becomes one buffer entry)")
+                         "the dissertation, ch. 4); the unit becomes one buffer entry and, "
+                         "the buffer having a fixed size, neighbouring runs differ by "
+                         "replacing it: accounted under replace-one (PLD), with the "
+                         "dissertation's add/remove-one figure shown as the thesis reading")
     dp.add_argument("--updates-per-entry", type=int, default=1,
                     help="with --window: DP steps per new buffer entry (default 1)")
     dp.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
-    dp.add_argument("--method", choices=("rdp", "pld"), default="rdp",
-                    help="rdp (default, as the sources use it) or pld (usually tighter)")
+    dp.add_argument("--method", choices=("rdp", "pld"), default=None,
+                    help="rdp (default without --window, as the sources use it) or pld "
+                         "(usually tighter; the only one with --window: dp-accounting's RDP "
+                         "has no replace-one analysis of Poisson sampling)")
     common(dp)

@@ -7,10 +7,16 @@ with ``--mdp ID``) or ``gym:FrozenLake-v1[:8x8]``, ``gym:CliffWalking-v0``, ``gy
 (the optional ``gym`` extra).
 
 ``--json`` keys: ``k``, ``epsilon``, ``delta``, ``tau``, ``queries`` (per roll-out until the
-stop), ``epsilon_total`` / ``delta_total`` (running, basic composition), ``ledger_total``,
-``stopped_at`` (null: never), ``curves`` (per student type: ``median``, ``lower``,
-``upper`` per iteration, the 85th-percentile band over seeds), ``teacher_value``,
-``cost_of_privacy`` (per student type), ``adjacency``, ``mode``, ``seed``, ``notes``.
+stop), ``epsilon_total`` / ``delta_total`` (running, basic composition, over every noisy
+student run), ``ledger_total`` (the same, with ``runs``), ``ledger_total_per_run``,
+``spent_before`` (what the project had spent on the teacher's data), ``stopped_at`` (null:
+never), ``curves`` (per student type: ``median``, ``lower``, ``upper`` per iteration, the
+85th-percentile band over seeds), ``teacher_value``, ``cost_of_privacy`` (per student type),
+``adjacency``, ``mode``, ``seed``, ``notes``.
+
+The budget ``--budget E,D`` is the teacher's: it covers every noisy student run of the
+command (seeds × aware/unaware, each receiving its own draws) and, when ENV is a project,
+what the project's ledger has already spent on that model (its releases).
 """
 
 from __future__ import annotations
@@ -21,11 +27,13 @@ from typing import Any, TextIO
 
 from core.cli.common import (
     Progress,
+    add_over_budget_flag,
     add_scheduler_flag,
     emit,
     executor_for,
     flag_error,
     mode_line,
+    record_checked,
 )
 from core.common.errors import InputError
 
@@ -120,46 +128,61 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if run_id not in runs:
                 raise InputError(f"no run {run_id!r} in the project", field="--teacher")
             actions = run_policy(runs[run_id])
+        spent = (0.0, 0.0)
+        if project is not None:  # the teacher's data may have been spent already
+            from core.privacy.ledger import PrivacyLedger
+
+            spent = PrivacyLedger.from_project(project).spent(dataset)
         with executor_for(args) as (executor, workers):
             res = run_sharing(mdp, setup, students=students or list(STUDENTS),
                               seeds=args.seeds, seed=args.seed, teacher=teacher,
                               temperature=temperature, teacher_actions=actions,
-                              workers=workers, executor=executor,
+                              workers=workers, executor=executor, spent=spent,
                               progress=Progress(err, "share"))
     except InputError as exc:
         raise flag_error(exc, FLAGS) from None
     payload = res.to_dict()
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
-                   actions=int(mdp.P.shape[1]), teacher=args.teacher)
+                   actions=int(mdp.n_actions), teacher=args.teacher)
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
-        from core.project.store import record_and_save
         from core.sharing.records import sharing_params
 
         params = sharing_params(setup, env=dataset, students=list(res.curves),
                                 seeds=args.seeds, seed=args.seed, teacher=args.teacher,
                                 temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
-        record, added = record_and_save(args.env, project, record, entries)
+        record, added = record_checked(args.env, project, record, entries, args, err)
         payload["recorded"] = {"project": args.env, "run": record.id,
                                "ledger_entries": len(added)}
 
     def text() -> str:
         led = res.ledger
         e, d = led.totals
+        pe, pd = led.totals_per_run
+        E, D = led.budget
+        base = ("; plus the non-private baseline: unbounded (it reads the teacher's policy "
+                "itself, outside every budget)" if "nonprivate" in res.curves else "")
+        before = (f" after ({led.spent[0]:.4g}, {led.spent[1]:.3g}) already spent on "
+                  f"{dataset}" if any(led.spent) else "")
         lines = [f"{mdp.name or args.env}: {mdp.n_states} states; teacher {args.teacher} "
                  f"(J = {res.teacher_value:.4g}); {args.seeds} seeds x {setup.iterations} "
                  "iterations", mode_line(args.seed),
+                 f"teacher's total over all {led.runs} noisy student runs: ({e:.4g}, "
+                 f"{d:.3g}) under basic composition, within the budget ({E:g}, {D:g})"
+                 f"{before}{base}",
                  f"adjacency: {led.adjacency}",
                  f"ledger: {len([r for r in led.rows if not r.stopped])} roll-outs of "
-                 f"{led.queries_per_rollout} queries; total ({e:.4g}, {d:.3g}) under basic "
-                 f"composition; " + (f"stopped before roll-out {led.stopped_at}"
-                                     if led.stopped_at is not None else "never stopped")]
+                 f"{led.queries_per_rollout} queries to each of {led.runs} noisy runs; one "
+                 f"run's share ({pe:.4g}, {pd:.3g}); "
+                 + (f"stopped before roll-out {led.stopped_at}"
+                    if led.stopped_at is not None else "never stopped")]
         lines.append(f"{'roll-out':>9} {'k':>10} {'eps/query':>10} {'delta/query':>12} "
-                     f"{'tau':>10} {'eps total':>11} {'delta total':>12}")
+                     f"{'tau':>10} {'eps (all)':>11} {'delta (all)':>12}")
         for r in led.rows[:12]:
             lines.append(f"{r.rollout:>9} {r.k:>10.4g} {r.epsilon:>10.4g} {r.delta:>12.3g} "
-                         f"{r.tau:>10.3g} {r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
+                         f"{'–' if r.tau is None else format(r.tau, '.3g'):>10} "
+                         f"{r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
         if len(led.rows) > 12:
             lines.append(f"{'…':>9} ({len(led.rows) - 12} more roll-outs)")
         lines.append("final J (median over seeds, 85th-percentile band), cost of privacy "
@@ -210,14 +233,19 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     g.add_argument("--delta", type=float, default=None,
                    help="target delta per query (tau solved per roll-out; default 1e-3)")
     g.add_argument("--tau", type=float, default=None, help="a fixed threshold tau instead")
-    sp.add_argument("--bound", choices=("paper", "tight"), default="paper",
-                    help="epsilon of eq. 12 (paper) or with the halved first term (tight)")
+    sp.add_argument("--bound", choices=("profile", "paper", "tight"), default="profile",
+                    help="the accountant of each query: profile (default) = the certified "
+                         "exact privacy profile (needs --delta); paper = eq. 12; tight = eq. "
+                         "12 with the halved first term")
     sp.add_argument("--lambda", dest="lam", type=float, default=0.5,
                     help="lambda >= 0: the aware student's ball radius factor (default 0.5)")
     sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1) (default 0.05)")
     sp.add_argument("--kappa", type=float, default=1.0, help="penalty weight (default 1)")
     sp.add_argument("--lr", type=float, default=5.0, help="learning rate (default 5)")
-    sp.add_argument("--budget", default="200,0.5", help="the teacher's budget E,D")
+    sp.add_argument("--budget", default="200,0.5",
+                    help="the teacher's budget E,D over everything the command releases: "
+                         "every noisy student run (seeds x aware/unaware), plus what a "
+                         "project ENV has already spent on the model")
     sp.add_argument("--students", default="aware,unaware,none,nonprivate",
                     help="comma-separated: aware, unaware, none, nonprivate")
     sp.add_argument("--seeds", type=int, default=10, help="runs per student type")
@@ -238,4 +266,5 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     sp.add_argument("--record", action="store_true",
                     help="record the run in the project ENV (with --mdp ID), as the window "
                          "does: a run record and one ledger entry per roll-out of the teacher")
+    add_over_budget_flag(sp)
     common(sp)

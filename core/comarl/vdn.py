@@ -19,11 +19,21 @@ it is clipped to C (|A| ≤ C), the clipped sum over a Poisson sample (rate q, i
 all agents) of a replay window of the last B transitions gets N(0, σ²C²) on **every** table
 entry, and each agent takes one noisy step per environment step. ε from
 :mod:`core.privacy.dpsgd` with the replay-buffer window (Theorem 4.2: each entry is used in at
-most B steps); the unit is one transition in one agent's buffer; δ defaults to B^−1.1.
-Because one agent's transition enters every agent's update through the shared coupling term,
-the N tables together are charged as one mechanism with noise multiplier σ/√N (the sound ε);
-one table alone has ε at σ, the dissertation's per-agent reading, shown beside it. The
-secure-sum outputs the agents see are **not** covered by DP (spec §6 item 5).
+most B steps); δ defaults to B^−1.1.
+
+* **Unit: one transition.** A buffer entry is the team's transition at one step (every
+  agent's (o, a, r, o′)); an episode adds up to ``max_steps`` of them. ε covers one entry.
+* **Relation: replace-one.** The buffer keeps the last B entries, so two neighbouring runs
+  differ by one entry *replaced*, not added or removed: the window composes B replace-one
+  Poisson-subsampled Gaussian steps (dp-accounting's PLD). The dissertation's add/remove-one
+  RDP figure at the same noise is kept as ``thesis_reading``, labelled.
+* **Episode.** Runs that differ in one whole episode differ in up to ``max_steps`` entries:
+  :func:`core.privacy.dpsgd.group_privacy` gives that figure (often unbounded).
+* Because one agent's transition enters every agent's update through the shared coupling
+  term, the N tables together are charged as one mechanism with noise multiplier σ/√N (the
+  sound ε); one table alone has ε at σ (the dissertation's per-agent reading), shown beside it.
+
+The secure-sum outputs the agents see are **not** covered by DP (spec §6 item 5).
 """
 
 from __future__ import annotations
@@ -41,7 +51,10 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled, Progress, no_progress
 from core.gridworld.maps import MOVES, GridMap
 
-__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage"]
+__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage", "UNIT"]
+
+UNIT = ("one transition: one replay-buffer entry, the team's (o, a, r, o') at one step "
+        "(an episode adds up to max_steps of them)")
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,8 @@ class VdnResult:
     notes: list[str] = field(default_factory=list)
     seed: int | None = None
     epsilon_per_table: float | None = None
+    thesis_reading: dict[str, Any] | None = None
+    episode: dict[str, Any] | None = None
 
     @property
     def team_return(self) -> float:
@@ -152,6 +167,9 @@ class VdnResult:
                "pe_vs_central_bound": 2 * self.team.agents * 1e-5,
                "updates": self.updates, "epsilon": self.epsilon, "delta": self.delta,
                "epsilon_per_table": self.epsilon_per_table,
+               "unit": UNIT if self.setup.dp else None,
+               "neighboring_relation": "replace-one" if self.setup.dp else None,
+               "thesis_reading": self.thesis_reading, "episode": self.episode,
                "seconds": self.seconds, "central_seconds": self.central_seconds,
                "overhead": (None if not self.central_seconds else
                             self.seconds / self.central_seconds),
@@ -291,34 +309,42 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         if e % 20 == 0:
             progress((e + 1) / setup.episodes, f"episode {e + 1}")
     eps = delta = eps_table = None
+    thesis: dict[str, Any] | None = None
+    episode: dict[str, Any] | None = None
     reason: str | None = "no DP: the tables are trained on the raw transitions"
     notes = ["the secure-sum outputs each agent sees are not covered by any DP statement"]
     if N == 2:
         notes.append("N = 2: each agent learns its partner's message exactly")
     if setup.dp:
-        from core.privacy.dpsgd import dpsgd_epsilon
+        from core.privacy.dpsgd import dpsgd_epsilon, group_privacy
 
         delta = setup.delta if setup.delta is not None else float(setup.window) ** -1.1
         # One agent's transition enters the coupling term of every agent's update at that
         # sample, so each of the N tables moves by ≤ C: releasing all N tables is one
         # Gaussian mechanism of sensitivity √N·C with noise σC per coordinate, i.e. noise
         # multiplier σ/√N (the sound statement). Per table, σ (the dissertation's reading).
-        acc = dpsgd_epsilon(setup.sigma / math.sqrt(N), setup.sample_rate, max(updates, 1),
-                            delta, window=setup.window)
+        noise = setup.sigma / math.sqrt(N)
+        acc = dpsgd_epsilon(noise, setup.sample_rate, max(updates, 1), delta,
+                            window=setup.window)
         per_table = dpsgd_epsilon(setup.sigma, setup.sample_rate, max(updates, 1), delta,
                                   window=setup.window)
         eps, reason = acc.epsilon, acc.reason
         eps_table = per_table.epsilon
+        thesis = acc.thesis_reading
+        episode = group_privacy(noise, setup.sample_rate, max(updates, 1), delta,
+                                window=setup.window, group=setup.max_steps).to_json()
         notes.extend(acc.notes)
         notes.append(f"epsilon covers all {N} Q-tables: one agent's transition moves every "
                      f"agent's update (through the shared coupling term), so the tables "
                      "together have noise multiplier sigma/sqrt(N) = "
-                     f"{setup.sigma / math.sqrt(N):.4g}; "
-                     f"one table alone: epsilon {eps_table:.4g} (the dissertation's per-agent "
-                     "reading)")
+                     f"{noise:.4g}; one table alone: epsilon "
+                     + ("unbounded" if eps_table is None else f"{eps_table:.4g}")
+                     + " (the dissertation's per-agent noise, under replace-one)")
+        notes.append(f"the unit is {UNIT}; an episode differs in up to {setup.max_steps} "
+                     "entries: its figure comes from group privacy (see 'episode')")
     return VdnResult(team, setup, q, returns, max_diff, updates, eps, delta,
                      reason, time.perf_counter() - t0, notes=notes, seed=seed,
-                     epsilon_per_table=eps_table)
+                     epsilon_per_table=eps_table, thesis_reading=thesis, episode=episode)
 
 
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,

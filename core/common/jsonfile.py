@@ -48,7 +48,8 @@ from typing import Any
 
 from core.common.errors import InputError
 
-__all__ = ["read_json", "loads_strict", "describe_bytes", "MAX_DEPTH", "MAX_BYTES", "JSON_EXPANSION"]
+__all__ = ["read_json", "loads_strict", "describe_bytes", "MAX_DEPTH", "MAX_BYTES",
+           "JSON_EXPANSION"]
 
 #: Deepest nesting of arrays and objects accepted (PrivPlan's own files nest < 10 deep).
 MAX_DEPTH = 200

@@ -54,7 +54,8 @@ import numpy as np
 
 from core.common.errors import InputError, RunFailure
 
-__all__ = ["ResourceFailure", "DEFAULT_TIME_LIMIT_S", "MODEL_MEMORY_FACTOR", "memory_limits", "memory_budget",
+__all__ = ["ResourceFailure", "DEFAULT_TIME_LIMIT_S", "MODEL_MEMORY_FACTOR", "memory_limits",
+           "memory_budget",
            "check_memory", "format_bytes", "time_limit_s", "check_time", "format_duration",
            "open_regular", "read_bytes", "NpyInfo", "npz_inventory", "load_npz",
            "check_count", "check_model_memory", "SWEEP_COST", "sweep_seconds"]

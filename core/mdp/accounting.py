@@ -30,7 +30,11 @@ The argument (issue 10, items 2–4)
    b' = c·b. Every support entry of T(p) is >= η: checked (``refuse``; smoothing's new
    entries are λ/n and are checked too) or forced (``mix``: >= n·η/n = η).
 2. *One row.* For a support of n >= 2 entries all >= η, and neighbours that move <= b'/2
-   between ANY two of the n entries, :func:`core.privacy.dirichlet_accounting.support_privacy`
+   between ANY two of the n entries, the default accountant is the exact privacy profile
+   (:mod:`core.privacy.dirichlet_profile`: the hockey-stick curve of the worst neighbouring
+   pair, certified), ε_n at the target δ̂. The named options ``union``, ``exact`` and
+   ``mc`` are the threshold analysis of
+   :func:`core.privacy.dirichlet_accounting.support_privacy`, which
    proves (ε_n, δ_n)-probabilistic DP, hence (ε_n, δ_n)-DP: Ω₁ constrains all n
    coordinates, so moving mass into or out of the last entry is covered (the old analysis
    took W = support minus its last entry and did not cover it: item 2). (ε_n, δ_n)
@@ -42,8 +46,13 @@ The argument (issue 10, items 2–4)
 3. *The MDP.* Rows are privatised with independent noise, and under ``one-row`` a
    neighbouring pair differs in one row r only, so the output distributions of the other
    rows are identical and the pair's privacy loss is row r's: the release is
-   (max_r ε_r, max_r δ_r)-DP (parallel composition). Under ``all-rows`` basic composition
-   gives (Σ ε_r, min(1, Σ δ_r)).
+   (max_r ε_r, δ̂)-DP (parallel composition). Under ``all-rows`` the privacy loss is the
+   sum of the rows' independent losses: with the default exact profile the rows' privacy
+   loss distributions are composed (dp-accounting, pessimistic discretisation:
+   :mod:`core.privacy.pld`) and ε is read at the target δ̂ for the whole release; basic
+   composition, (Σ_r ε_r(δ̂/R), δ̂) over the R rows, is reported beside it
+   (``epsilon_basic``). With the threshold analyses (union, exact, mc) only basic
+   composition applies.
 4. *Rows without a guarantee* (support_privacy refuses: the domain is empty for n·η > 1,
    b'/2 exceeds the free mass, no γ reaches δ̂ because k·η is too small, …): a neighbour
    pair that differs in such a row has no bound, so the headline ε is ``math.inf`` with a
@@ -75,22 +84,29 @@ from core.mdp.privatize import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
     DOMAIN_RULES,
+    ETA_AUTO,
     ZERO_MODES,
     MechanismRows,
+    eta_label,
     mechanism_rows,
+    parse_eta,
+    row_etas,
 )
 from core.privacy.dirichlet_accounting import (
     DELTA_METHODS,
     DirichletPrivacy,
+    resolve_delta_method,
     support_privacy,
 )
 from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
+from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
            "DEFAULT_B",
            "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
            "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
-           "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization"]
+           "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization",
+           "ComposedPrivacy", "compose_privatisations"]
 
 ADJACENCIES = ("one-row", "all-rows")
 DEFAULT_B = 0.1
@@ -102,7 +118,8 @@ ADJACENCY_TEXT = {
     "one-row": "neighbouring MDPs differ in one transition row P(s,a), " + _MOVE
                + " (parallel composition: the worst row)",
     "all-rows": "every transition row may differ, each " + _MOVE
-                + " (basic composition: the sum over rows)",
+                + " (the rows' privacy losses composed: privacy-loss distributions with the "
+                  "exact profile, basic composition with the threshold analyses)",
 }
 _DOMAIN_TEXT = {
     "refuse": "; both models have every possible next-state probability >= eta (rows "
@@ -113,8 +130,10 @@ _DOMAIN_TEXT = {
 
 #: One sentence per public parameter: the CLI's --help and the GUI's tooltips.
 PARAMETER_HELP = {
-    "eta": ("eta: declared public lower bound on every possible next-state probability "
-            f"(default {DEFAULT_ETA:g}, chosen without looking at any data). With the "
+    "eta": ("eta: declared public lower bound on every possible next-state probability, or "
+            f"'{ETA_AUTO}' (the default): eta = min(0.001, 1/(2n)) for a row with n possible "
+            "next states, or 'L/n' (eta = L/n: every row mixed with weight L), chosen "
+            "without looking at any data. With the "
             "default domain rule 'mix' every row is first mixed with the uniform distribution "
             "on its support (weight n·eta), so every input meets it; a larger eta gives a "
             "smaller epsilon but blurs the model more. Never read eta off the private rows."),
@@ -126,9 +145,10 @@ PARAMETER_HELP = {
     "b": ("b in (0, 1]: a neighbouring model may move up to b/2 probability between two "
           f"next states of one row (L1 <= b). Default {DEFAULT_B:g}, as in the paper's "
           "Figure 1.1; a larger b hides bigger changes (more private) for a larger epsilon."),
-    "delta": ("Target delta in (0, 1) per row: the largest acceptable probability that a "
-              f"row's epsilon bound fails (default {DEFAULT_DELTA:g}); smaller is more "
-              "private but makes epsilon larger."),
+    "delta": ("Target delta in (0, 1) of the statement: the additive slack in "
+              "P[M(D) in S] <= e^eps P[M(D') in S] + delta (default "
+              f"{DEFAULT_DELTA:g}; under all-rows adjacency it is the whole release's); "
+              "smaller is more private but makes epsilon larger."),
 }
 
 
@@ -167,7 +187,7 @@ class SupportGuarantee:
     def to_dict(self) -> dict[str, object]:
         r = self.result
         d: dict[str, object] = {
-            "n": self.n, "b": self.b,
+            "n": self.n, "b": self.b, "eta": None if r is None else r.eta,
             "epsilon": self.epsilon if self.bounded else None, "delta": self.delta,
             "gamma": None if r is None else r.gamma,
             "delta_method": None if r is None else r.delta_method,
@@ -225,13 +245,36 @@ class MdpPrivacy:
     rows: tuple[RowPrivacy, ...]
     epsilon: float
     delta: float
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
     zeros: str = "support"
     smoothing: float = 0.0
     delta_method: str = "auto"
     epsilon_reason: str = ""
     supports: tuple[SupportGuarantee, ...] = ()
+    # how the rows were combined: "worst row" (one-row), "pld" or "basic" (all-rows)
+    composition: str = "worst row"
+    # basic composition beside the PLD (all-rows with the exact profile): Σ ε_r(δ̂/R), δ̂
+    epsilon_basic: float | None = None
+
+    @property
+    def accountant(self) -> str:
+        """The accountant that produced ``epsilon``, in words."""
+        method = resolve_delta_method(self.delta_method, fixed_gamma=False)
+        what = {"profile": "exact privacy profile", "union": "union bound (Theorem 1.6)",
+                "exact": "vertex reduction (Lemma 1.2)",
+                "mc": "Monte Carlo at the vertices"}.get(method, method)
+        if self.adjacency == "all-rows":
+            what += ("; rows composed with privacy-loss distributions (dp-accounting)"
+                     if self.composition == "pld" else "; rows under basic composition")
+        return what
+
+    def profile_spec(self) -> dict[str, object] | None:
+        """What the ledger needs to rebuild this release's privacy-loss distribution."""
+        if resolve_delta_method(self.delta_method, fixed_gamma=False) != "profile":
+            return None
+        return {"kind": "dirichlet", "k": self.k, "adjacency": self.adjacency,
+                "delta": self.delta_target, "groups": _groups(self.rows)}
 
     @property
     def bounded(self) -> bool:
@@ -262,8 +305,10 @@ class MdpPrivacy:
 
     @property
     def parameters_text(self) -> str:
-        text = (f"eta = {self.eta:g}, b = {self.b:g}, target delta = {self.delta_target:g} "
-                f"per row, domain rule '{self.domain_rule}'")
+        sizes = np.array([r.support for r in self.rows], dtype=int)
+        text = (f"eta = {eta_label(self.eta, sizes)}, b = {self.b:g}, target delta = "
+                f"{self.delta_target:g}, domain rule '{self.domain_rule}'; accountant: "
+                f"{self.accountant}")
         if self.zeros == "smoothing":
             text += f", zeros smoothed (λ = {self.smoothing:g})"
         return text
@@ -272,7 +317,10 @@ class MdpPrivacy:
     def headline(self) -> str:
         """"k = 50: (40.34, 0.05)-DP", or why there is no finite guarantee."""
         if self.bounded:
-            return f"k = {self.k:g}: ({self.epsilon:.4g}, {self.delta:.3g})-DP"
+            text = f"k = {self.k:g}: ({self.epsilon:.4g}, {self.delta:.3g})-DP"
+            if self.epsilon_basic is not None:
+                text += f" (basic composition: epsilon = {self.epsilon_basic:.4g})"
+            return text
         return (f"k = {self.k:g}: no finite (ε, δ) guarantee (ε unbounded) - "
                 f"{self.epsilon_reason}")
 
@@ -292,9 +340,13 @@ class MdpPrivacy:
             "delta": self.delta,
             "adjacency": self.adjacency, "adjacency_text": self.adjacency_text,
             **self.parameters,
+            "accountant": self.accountant, "composition": self.composition,
             "statement": self.statement,
             "supports": [g.to_dict() for g in self.supports],
         }
+        if self.adjacency == "all-rows":
+            d["epsilon_basic"] = (self.epsilon_basic if self.epsilon_basic is not None
+                                  else d["epsilon"])
         if not self.bounded:
             d["epsilon_reason"] = self.epsilon_reason
         return d
@@ -367,7 +419,7 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
                      contraction: "Sequence[float] | np.ndarray | None" = None,
                      smoothed: "Sequence[bool] | np.ndarray | None" = None, b: float = DEFAULT_B,
                      delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
-                     eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                     eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                      delta_method: str = "auto", zeros: str = "support",
                      smoothing: float = 0.0) -> MdpPrivacy:
     """The accounting from public inputs only: each row's support size n, its name and its
@@ -394,12 +446,12 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
         The δ to reach.
     adjacency : str
         ``"one-row"`` or ``"all-rows"``.
-    eta : float
-        η.
+    eta : float or "auto"
+        η, or the per-row rule.
     domain_rule : str
         How rows outside the domain are handled: ``"refuse"`` or ``"mix"``.
     delta_method : str
-        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+        ``"auto"`` (the exact profile), ``"profile"``, ``"union"``, ``"exact"`` or ``"mc"``.
     zeros : str
         ``"support"`` or ``"smoothing"``.
     smoothing : float
@@ -416,39 +468,135 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
                          field="domain_rule")
     if zeros not in ZERO_MODES:
         raise InputError(f"must be one of {ZERO_MODES}, got {zeros!r}", field="zeros")
+    eta = parse_eta(eta)
     m = len(support)
+    sizes = np.asarray([int(n) for n in support], dtype=np.int64)
+    etas = row_etas(eta, sizes) if m else np.zeros(0)
     cs = [1.0] * m if contraction is None else [float(c) for c in contraction]
     sm = [False] * m if smoothed is None else [bool(x) for x in smoothed]
-    cache: dict[tuple[int, float], SupportGuarantee] = {}
+    profile = resolve_delta_method(delta_method, fixed_gamma=False) == "profile"
+    multi = int((sizes >= 2).sum())
+    # all-rows: δ̂ is the whole release's; each row's own statement is at δ̂/R (basic)
+    row_delta = delta_target / max(1, multi) if adjacency == "all-rows" else delta_target
+    cache: dict[tuple[int, float, float], SupportGuarantee] = {}
     rows: list[RowPrivacy] = []
-    for n, (state, action), c, s in zip(support, names, cs, sm):
-        n = int(n)
-        key = (n, b * c if n >= 2 else b)
+    for n, (state, action), c, s, e in zip(sizes.tolist(), names, cs, sm, etas.tolist()):
+        key = (n, float(e), b * c if n >= 2 else b)
         if key not in cache:
-            cache[key] = _guarantee(k, float(eta), n, key[1], delta_target, delta_method)
+            cache[key] = _guarantee(k, key[1], n, key[2], row_delta, delta_method)
         rows.append(RowPrivacy(state, action, n, c, cache[key], s))
     eps = [r.epsilon for r in rows]
-    dels = [r.delta for r in rows]
-    reason = ""
+    reason, composition, e_basic = "", "worst row", None
     if not rows:
         e_tot, d_tot = 0.0, 0.0
     elif not all(math.isfinite(e) for e in eps):
         e_tot, d_tot, reason = math.inf, 1.0, _unbounded_reason(rows)
     elif adjacency == "one-row":
-        e_tot, d_tot = max(eps), max(dels)
+        e_tot, d_tot = max(eps), (delta_target if multi else 0.0)
     else:
-        e_tot, d_tot = math.fsum(eps), min(1.0, math.fsum(dels))
+        e_basic, d_tot = math.fsum(eps), (delta_target if multi else 0.0)
+        composition, e_tot = "basic", e_basic
+        if profile and multi:
+            groups = _groups(rows)
+            pld = compose(dirichlet_rows_terms(k, groups, "all-rows", delta_target),
+                          delta_target)
+            if pld.bounded and pld.epsilon <= e_basic:
+                composition, e_tot = "pld", pld.epsilon
     return MdpPrivacy(k=k, b=b, delta_target=delta_target, adjacency=adjacency,
-                      rows=tuple(rows), epsilon=e_tot, delta=d_tot, eta=float(eta),
+                      rows=tuple(rows), epsilon=e_tot, delta=d_tot, eta=eta,
                       domain_rule=domain_rule, zeros=zeros,
                       smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
                       delta_method=delta_method, epsilon_reason=reason,
-                      supports=tuple(sorted(cache.values(), key=lambda g: (g.n, g.b))))
+                      supports=tuple(sorted(cache.values(), key=lambda g: (g.n, g.b))),
+                      composition=composition,
+                      epsilon_basic=e_basic if composition == "pld" else None)
+
+
+@dataclass(frozen=True)
+class ComposedPrivacy:
+    """Several privatisations of one model composed: PLD beside basic, at one δ̂."""
+
+    epsilon: float          # privacy-loss distributions (math.inf when unbounded)
+    epsilon_basic: float    # Σ count·ε_i(δ̂/N): basic composition at the same total δ̂
+    delta: float
+    releases: int
+    accountant: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {
+            "epsilon": self.epsilon if math.isfinite(self.epsilon) else None,
+            "epsilon_basic": (self.epsilon_basic if math.isfinite(self.epsilon_basic)
+                              else None),
+            "delta": self.delta, "releases": self.releases, "accountant": self.accountant}
+        if not math.isfinite(self.epsilon):
+            d["epsilon_reason"] = self.reason or "a release has no finite epsilon"
+        return d
+
+
+def compose_privatisations(items: Sequence[tuple[MdpPrivacy, int]], delta: float
+                           ) -> ComposedPrivacy:
+    """ε at ``delta`` of ``count`` privatisations of each (MdpPrivacy, count), composed.
+
+    With the exact profile the releases' privacy-loss distributions are composed
+    (:mod:`core.privacy.pld`); basic composition splits δ̂ evenly (each release at δ̂/N)
+    and adds the ε's. Under the threshold analyses only basic composition applies (each
+    release's own (ε, δ), Σε and Σδ).
+
+    Parameters
+    ----------
+    items : sequence of (MdpPrivacy, int)
+        Each privatisation's accounting and how many times it ran.
+    delta : float
+        The total δ̂.
+
+    Returns
+    -------
+    ComposedPrivacy
+    """
+    n = sum(c for _, c in items)
+    if n == 0:
+        return ComposedPrivacy(0.0, 0.0, float(delta), 0, PLD_LABEL)
+    if not all(p.bounded for p, _ in items):
+        return ComposedPrivacy(math.inf, math.inf, float(delta), n, PLD_LABEL,
+                               "a privatisation has no finite epsilon")
+    profile = all(p.profile_spec() is not None for p, _ in items)
+    if not profile:
+        e = math.fsum(c * p.epsilon for p, c in items)
+        return ComposedPrivacy(e, e, min(1.0, math.fsum(c * p.delta for p, c in items)), n,
+                               "basic composition (threshold analyses)")
+    terms = []
+    basic = 0.0
+    for p, c in items:
+        spec = p.profile_spec()
+        assert spec is not None
+        groups = spec["groups"]
+        terms += dirichlet_rows_terms(p.k, groups, p.adjacency, p.delta_target,  # type: ignore[arg-type]
+                                      count=c)
+        one = supports_privacy([r.support for r in p.rows], [(r.state, r.action) for r in p.rows],
+                               p.k, contraction=[r.contraction for r in p.rows], b=p.b,
+                               delta_target=delta / n, adjacency=p.adjacency, eta=p.eta,
+                               domain_rule=p.domain_rule, zeros=p.zeros,
+                               smoothing=p.smoothing)
+        basic += c * (one.epsilon_basic if one.epsilon_basic is not None else one.epsilon)
+    pld = compose(terms, delta)
+    return ComposedPrivacy(min(pld.epsilon, basic), basic, float(delta), n, PLD_LABEL,
+                           pld.reason)
+
+
+def _groups(rows: Sequence[RowPrivacy]) -> list[list[float]]:
+    """[n, η, radius, count] per distinct row guarantee (n >= 2)."""
+    out: dict[tuple[int, float, float], int] = {}
+    for r in rows:
+        if r.support >= 2 and r.result is not None:
+            key = (r.support, float(r.result.eta), float(r.guarantee.b))
+            out[key] = out.get(key, 0) + 1
+    return [[n, eta, radius, c] for (n, eta, radius), c in sorted(out.items())]
 
 
 def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
                 delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
-                eta: float | None = None, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                eta: "float | str | None" = None, domain_rule: str = DEFAULT_DOMAIN_RULE,
                 delta_method: str = "auto", zeros: str = "support", smoothing: float = 0.01,
                 prepared: MechanismRows | None = None) -> MdpPrivacy:
     """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (module docstring).
@@ -495,7 +643,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
         On ``eta`` for a row outside the domain under ``refuse``, or a bad parameter.
     """
     _check_common(k, b, delta_target, adjacency, delta_method)
-    eta = DEFAULT_ETA if eta is None else eta
+    eta = DEFAULT_ETA if eta is None else parse_eta(eta)
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
     names = [(mdp.state_names[s], mdp.action_names[s][a]) for s, a in prep.index]
@@ -508,7 +656,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
 
 def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
                     delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
-                    eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                    eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                     delta_method: str = "auto", zeros: str = "support",
                     smoothing: float = 0.0) -> MdpPrivacy:
     """The guarantee of a *released* model P̄, had it been privatised at ``k`` with these
@@ -544,13 +692,12 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     -------
     MdpPrivacy
     """
-    eta_v = float(eta)
-    rows = private.P[private.mask]
-    n = (rows > 0).sum(axis=1)
-    c = np.where((n >= 2) & (domain_rule == "mix"), 1.0 - n * eta_v, 1.0)
+    eta_v = parse_eta(eta)
+    n = private.transitions.support_sizes()[private.mask]
+    c = np.where((n >= 2) & (domain_rule == "mix"), 1.0 - n * row_etas(eta_v, n), 1.0)
     if domain_rule == "mix" and (c <= 0).any():
         raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "
-                         f"{1.0 / int(n.max()):.6g}", field="eta")
+                         f"{1.0 / int(n.max()):.6g} or eta = {ETA_AUTO}", field="eta")
     idx = np.argwhere(private.mask)
     names = [(private.state_names[s], private.action_names[s][a]) for s, a in idx]
     return supports_privacy(n.tolist(), names, k, contraction=c.tolist(), b=b,
@@ -710,6 +857,12 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
                               "eta": getattr(privacy, "eta", None),
                               "domain_rule": getattr(privacy, "domain_rule", None),
                               "rows": len(privacy.rows), "rows_without_guarantee": n_out}
+    accountant = getattr(privacy, "accountant", None)
+    if accountant:
+        params["accountant"] = accountant
+    spec = privacy.profile_spec() if hasattr(privacy, "profile_spec") else None
+    if spec is not None and math.isfinite(privacy.epsilon):
+        params["profile"] = spec  # the ledger's PLD totals rebuild the release from it
     extra: dict[str, Any] = {} if time is None else {"time": time}
     if not math.isfinite(privacy.epsilon):
         extra["reason"] = getattr(privacy, "epsilon_reason", "") or (

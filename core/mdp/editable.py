@@ -37,8 +37,14 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.mdp.model import MDP, ROW_SUM_TOL
+from core.mdp.rows import SparseRows
+from core.mdp.sparse import Transitions, uses_dense
 
-__all__ = ["Problem", "MdpModel", "digest_of"]
+__all__ = ["Problem", "MdpModel", "digest_of", "DIGEST_DENSE_MAX"]
+
+#: Models with at most this many (S·A·S) entries are hashed as their dense array (what
+#: every version before sparse models did); larger ones as their CSR arrays.
+DIGEST_DENSE_MAX = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,8 @@ class MdpModel:
     positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     action_ids: list[list[str]] = field(default_factory=list)
     action_labels: list[list[str]] = field(default_factory=list)
-    P: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    # dense (S, A, S) for the models people draw; SparseRows for large ones (imported)
+    P: "np.ndarray | SparseRows" = field(default_factory=lambda: np.zeros((0, 0, 0)))
     R: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     R_T: np.ndarray = field(default_factory=lambda: np.zeros(0))
     horizon: int | None = 3
@@ -90,16 +97,45 @@ class MdpModel:
         return int(self.P.shape[1]) if self.P.ndim == 3 else 0
 
     def state_index(self, state_id: str) -> int:
-        try:
-            return self.state_ids.index(state_id)
-        except ValueError:
-            raise InputError(f"no state with id {state_id!r}", field="state") from None
+        # an index of the ids, checked on every use and rebuilt when the lists changed, so
+        # a lookup costs O(1) on a million states instead of a scan
+        cache = self.__dict__.get("_state_pos")
+        i = cache.get(state_id) if cache is not None else None
+        if i is None or i >= len(self.state_ids) or self.state_ids[i] != state_id:
+            cache = {sid: k for k, sid in enumerate(self.state_ids)}
+            self.__dict__["_state_pos"] = cache
+            i = cache.get(state_id)
+            if i is None:
+                raise InputError(f"no state with id {state_id!r}", field="state")
+        return i
+
+    def _action_positions(self, rebuild: bool = False) -> dict[str, tuple[int, int]]:
+        cache = self.__dict__.get("_action_pos")
+        if cache is None or rebuild:
+            cache = {aid: (s, j) for s, ids in enumerate(self.action_ids)
+                     for j, aid in enumerate(ids)}
+            self.__dict__["_action_pos"] = cache
+        return cache
 
     def action_index(self, action_id: str) -> tuple[int, int]:
-        for s, ids in enumerate(self.action_ids):
-            if action_id in ids:
-                return s, ids.index(action_id)
-        raise InputError(f"no action with id {action_id!r}", field="action")
+        at = self._action_positions().get(action_id)
+        if at is not None:
+            s, j = at
+            if s < len(self.action_ids) and j < len(self.action_ids[s]) \
+                    and self.action_ids[s][j] == action_id:
+                return at
+        at = self._action_positions(rebuild=True).get(action_id)
+        if at is None:
+            raise InputError(f"no action with id {action_id!r}", field="action")
+        return at
+
+    def has_action(self, action_id: str) -> bool:
+        """True when ``action_id`` is an action of the model (O(1))."""
+        try:
+            self.action_index(action_id)
+        except InputError:
+            return False
+        return True
 
     def state_of(self, action_id: str) -> str:
         return self.state_ids[self.action_index(action_id)[0]]
@@ -117,7 +153,26 @@ class MdpModel:
     def row(self, action_id: str) -> dict[str, float]:
         """The non-zero next-state probabilities of an action, by state id."""
         s, j = self.action_index(action_id)
-        return {self.state_ids[t]: float(self.P[s, j, t]) for t in np.flatnonzero(self.P[s, j])}
+        cols, vals = self.row_entries(s, j)
+        return {self.state_ids[t]: float(p) for t, p in zip(cols.tolist(), vals.tolist())}
+
+    def row_entries(self, s: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """(next states, probabilities) of row (s, j): its non-zero entries, in state order."""
+        if isinstance(self.P, SparseRows):
+            return self.P.row(s, j)
+        row = self.P[s, j]
+        cols = np.flatnonzero(row)
+        return cols, row[cols]
+
+    @property
+    def is_sparse(self) -> bool:
+        """True for a large model kept as sparse rows (no dense array exists)."""
+        return isinstance(self.P, SparseRows)
+
+    def dense_P(self) -> np.ndarray:
+        """The dense (S, A, S) transitions (a copy for a sparse model; refused with its size
+        when it cannot fit)."""
+        return self.P.dense() if isinstance(self.P, SparseRows) else self.P
 
     def reward(self, action_id: str) -> float:
         s, j = self.action_index(action_id)
@@ -138,11 +193,22 @@ class MdpModel:
 
     def row_sums(self) -> np.ndarray:
         """(S, A) row sums (0 where there is no action)."""
+        if isinstance(self.P, SparseRows):
+            return self.P.row_sums()
         return self.P.sum(axis=2) if self.P.size else np.zeros((self.n_states, self.width))
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[Problem]:
-        """Everything that stops :meth:`to_mdp`, then warnings, in state order."""
+        """Everything that stops :meth:`to_mdp`, then warnings, in state order (computed once
+        per :attr:`version`)."""
+        cached = self.__dict__.get("_problems_cache")
+        if cached is not None and cached[0] == self.version:
+            return list(cached[1])
+        out = self._problems()
+        self.__dict__["_problems_cache"] = (self.version, tuple(out))
+        return out
+
+    def _problems(self) -> list[Problem]:
         out: list[Problem] = []
         S = self.n_states
         if S == 0:
@@ -167,10 +233,67 @@ class MdpModel:
             out.append(Problem("error", f"the horizon must be >= 1 (is {self.horizon})",
                                "horizon"))
         sums = self.row_sums()
+        if isinstance(self.P, SparseRows):
+            nonfinite, negative = self.P.bad_rows()
+            finite = ~nonfinite
+            return out + self._row_problems(sums, finite, negative)
         finite = np.isfinite(self.P).all(axis=2) if self.P.size else np.ones_like(sums, bool)
         negative = np.asarray((self.P < 0).any(axis=2) if self.P.size
                               else np.zeros_like(sums, bool))
         for s, sid in enumerate(self.state_ids):
+            acts = self.action_ids[s]
+            if not acts:
+                out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
+                                   sid))
+            alabels = self.action_labels[s]
+            if len(set(alabels)) != len(alabels):
+                out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
+                                   "name", "actions", sid))
+            for j, aid in enumerate(acts):
+                where = f"state {labels[s]!r}, action {alabels[j]!r}"
+                if not alabels[j].strip():
+                    out.append(Problem("error", f"{where}: the action has no name", "actions",
+                                       sid, aid))
+                if not finite[s, j]:
+                    out.append(Problem("error", f"{where}: a probability is not finite",
+                                       "transitions", sid, aid))
+                elif negative[s, j]:
+                    out.append(Problem("error", f"{where}: a probability is negative",
+                                       "transitions", sid, aid))
+                elif abs(sums[s, j] - 1.0) > ROW_SUM_TOL:
+                    d = 1.0 - float(sums[s, j])
+                    out.append(Problem("error", f"{where}: probabilities sum to "
+                                       f"{float(sums[s, j]):.6g}, not 1 (deficit {d:.3g})",
+                                       "transitions", sid, aid, d))
+                if not math.isfinite(self.R[s, j]):
+                    out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
+                                       sid, aid))
+            if not math.isfinite(self.R_T[s]):
+                out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
+                                   "finite", "terminal_rewards", sid))
+        return out
+
+    def _row_problems(self, sums: np.ndarray, finite: np.ndarray, negative: np.ndarray
+                      ) -> list[Problem]:
+        """The per-state and per-action part of :meth:`problems` for a large model: the
+        checks run on whole arrays and only the flagged states are visited (same messages,
+        same order)."""
+        out: list[Problem] = []
+        labels = self.state_labels
+        S = self.n_states
+        counts = np.array([len(a) for a in self.action_ids], dtype=np.int64)
+        width = sums.shape[1] if sums.ndim == 2 else 0
+        avail = np.arange(width)[None, :] < counts[:, None]
+        row_bad = avail & (~finite | negative | (np.abs(sums - 1.0) > ROW_SUM_TOL))
+        rew_bad = avail & ~np.isfinite(self.R) if width else np.zeros((S, 0), dtype=bool)
+        flagged = set(np.flatnonzero(counts == 0).tolist())
+        flagged.update(np.flatnonzero(row_bad.any(axis=1) | rew_bad.any(axis=1)).tolist())
+        flagged.update(np.flatnonzero(~np.isfinite(self.R_T)).tolist())
+        for s, alabels in enumerate(self.action_labels):  # names: one pass, no per-row work
+            if len(set(alabels)) != len(alabels) or any(not a.strip() for a in alabels):
+                flagged.add(s)
+        for s in sorted(flagged):
+            sid = self.state_ids[s]
             acts = self.action_ids[s]
             if not acts:
                 out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
@@ -236,7 +359,9 @@ class MdpModel:
         layout = {self.state_labels[s]: (float(x), float(y))
                   for s, (x, y) in enumerate(self.positions)
                   if not (math.isnan(x) or math.isnan(y))}
-        return MDP(P=self.P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
+        P: "np.ndarray | Transitions" = self.P.to_transitions() if isinstance(
+            self.P, SparseRows) else self.P
+        return MDP(P=P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
                    discount=self.discount,
                    initial_state=self.state_index(self.initial_state),  # type: ignore[arg-type]
                    state_names=tuple(self.state_labels), action_names=names, name=self.name,
@@ -244,6 +369,8 @@ class MdpModel:
 
     @classmethod
     def from_mdp(cls, mdp: MDP) -> "MdpModel":
+        if not mdp.is_dense:
+            return cls._from_sparse_mdp(mdp)
         S = mdp.n_states
         sids = [f"st-{i + 1}" for i in range(S)]
         aids: list[list[str]] = []
@@ -272,8 +399,53 @@ class MdpModel:
                    R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
                    discount=mdp.discount, initial_state=sids[mdp.initial_state])
 
+    @classmethod
+    def _from_sparse_mdp(cls, mdp: MDP) -> "MdpModel":
+        """:meth:`from_mdp` for a large model: its CSR rows are shared, not copied, when
+        every state's available actions come first (as in an imported model)."""
+        S, A = mdp.n_states, mdp.n_actions
+        mask = mdp.mask
+        counts = mask.sum(axis=1)
+        prefix = np.arange(A)[None, :] < counts[:, None]
+        t = mdp.transitions
+        R = np.array(mdp.R, dtype=float)
+        if not np.array_equal(mask, prefix):  # move the available actions first
+            new_row = np.full(S * A, -1, dtype=np.int64)
+            ss, aa = np.nonzero(mask)
+            rank = np.cumsum(mask, axis=1) - 1
+            new_row[ss * A + aa] = ss * A + rank[ss, aa]
+            old = t.row_of_entry()
+            t = Transitions.from_coo(S, A, new_row[old], t.indices.astype(np.int64), t.data)
+            R = np.zeros((S, A))
+            R[ss, rank[ss, aa]] = mdp.R[ss, aa]
+        width = int(counts.max(initial=1))
+        rows = SparseRows(t)
+        codes, vocab = mdp.action_names.codes, mdp.action_names.vocabulary
+        sids = [f"st-{i + 1}" for i in range(S)]
+        aids: list[list[str]] = []
+        alabels: list[list[str]] = []
+        n = 0
+        for s, (c, row) in enumerate(zip(counts.tolist(), codes.tolist())):
+            aids.append([f"ac-{n + i + 1}" for i in range(c)])
+            avail = np.flatnonzero(mask[s]).tolist() if c != A or not mask[s].all() else \
+                range(A)
+            alabels.append([vocab[row[a]] for a in avail])
+            n += c
+        m = cls(name=mdp.name, state_ids=sids, state_labels=list(mdp.state_names),
+                positions=np.full((S, 2), np.nan), action_ids=aids, action_labels=alabels,
+                P=rows, R=R, R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
+                discount=mdp.discount, initial_state=sids[mdp.initial_state])
+        if width < A:
+            m._compact()
+        return m
+
     def copy(self) -> "MdpModel":
-        return _copy.deepcopy(self)
+        caches: dict[str, Any] = {k: self.__dict__.pop(k) for k in (
+            "_state_pos", "_action_pos", "_problems_cache") if k in self.__dict__}
+        try:
+            return _copy.deepcopy(self)
+        finally:
+            self.__dict__.update(caches)
 
     def digest(self) -> str:
         """A fingerprint of everything an analysis reads (not the name or the positions).
@@ -304,6 +476,14 @@ class MdpModel:
         if width <= self.width:
             return
         S = self.n_states
+        if isinstance(self.P, SparseRows):
+            A = self.width
+            r = np.arange(S * A, dtype=np.int64)
+            self.P = self.P.remap(S, width, (r // A) * width + r % A)
+            R = np.zeros((S, width))
+            R[:, :A] = self.R
+            self.R = R
+            return
         P = np.zeros((S, width, S))
         R = np.zeros((S, width))
         if self.P.size:
@@ -317,8 +497,12 @@ class MdpModel:
         if sid in self.state_ids:
             raise InputError(f"state id {sid!r} is taken", field="state")
         S, A = self.n_states, self.width
-        P = np.zeros((S + 1, A, S + 1))
-        P[:S, :, :S] = self.P if self.P.size else 0.0
+        if isinstance(self.P, SparseRows):  # rows s·A + j keep their numbers
+            P: "np.ndarray | SparseRows" = self.P.remap(S + 1, A,
+                                                         np.arange(S * A, dtype=np.int64))
+        else:
+            P = np.zeros((S + 1, A, S + 1))
+            P[:S, :, :S] = self.P if self.P.size else 0.0
         R = np.zeros((S + 1, A))
         R[:S] = self.R if self.R.size else 0.0
         self.P, self.R = P, R
@@ -341,7 +525,17 @@ class MdpModel:
         """Remove a state, its actions and every transition into it (rows lose that mass)."""
         s = self.state_index(state_id)
         keep = [i for i in range(self.n_states) if i != s]
-        self.P = self.P[keep][:, :, keep]
+        if isinstance(self.P, SparseRows):
+            S, A = self.n_states, self.width
+            col = np.arange(S, dtype=np.int64)
+            col = np.where(col < s, col, col - 1)
+            col[s] = -1
+            r = np.arange(S * A, dtype=np.int64)
+            row = col[r // A] * A + r % A
+            row[r // A == s] = -1
+            self.P = self.P.remap(S - 1, A, row, col)
+        else:
+            self.P = self.P[keep][:, :, keep]
         self.R = self.R[keep]
         self.R_T = self.R_T[keep]
         self.positions = self.positions[keep]
@@ -355,7 +549,13 @@ class MdpModel:
     def _compact(self) -> None:
         width = max((len(a) for a in self.action_ids), default=0)
         if width < self.width:
-            self.P = self.P[:, :width]
+            if isinstance(self.P, SparseRows):
+                S, A = self.n_states, self.width
+                r = np.arange(S * A, dtype=np.int64)
+                self.P = self.P.remap(S, width, np.where(r % A < width,
+                                                         (r // A) * width + r % A, -1))
+            else:
+                self.P = self.P[:, :width]
             self.R = self.R[:, :width]
 
     def set_state_label(self, state_id: str, label: str) -> None:
@@ -414,7 +614,11 @@ class MdpModel:
     def remove_action(self, action_id: str) -> None:
         s, j = self.action_index(action_id)
         n = len(self.action_ids[s])
-        self.P[s, j:n - 1] = self.P[s, j + 1:n]
+        if isinstance(self.P, SparseRows):
+            for k in range(j, n - 1):
+                self.P[s, k] = self.P[s, k + 1]
+        else:
+            self.P[s, j:n - 1] = self.P[s, j + 1:n]
         self.R[s, j:n - 1] = self.R[s, j + 1:n]
         self.P[s, n - 1] = 0.0
         self.R[s, n - 1] = 0.0
@@ -507,9 +711,10 @@ class MdpModel:
                 actions.append(a)
                 if not transitions:
                     continue
-                for t in np.flatnonzero(self.P[s, j]):
+                cols, vals = self.row_entries(s, j)
+                for t, p in zip(cols.tolist(), vals.tolist()):
                     transitions_out.append({"action": aid, "target": self.state_ids[t],
-                                            "p": float(self.P[s, j, t])})
+                                            "p": float(p)})
         out = {"name": self.name, "horizon": self.horizon, "discount": self.discount,
                "initial_state": self.initial_state, "states": states, "actions": actions}
         if transitions:
@@ -519,10 +724,12 @@ class MdpModel:
     @property
     def nnz(self) -> int:
         """Number of non-zero transition probabilities."""
+        if isinstance(self.P, SparseRows):
+            return self.P.nnz
         return int(np.count_nonzero(self.P))
 
     @classmethod
-    def from_dict(cls, d: Any, *, P: np.ndarray | None = None) -> "MdpModel":
+    def from_dict(cls, d: Any, *, P: "np.ndarray | SparseRows | None" = None) -> "MdpModel":
         """Read the schema-2 shape; drafts may be invalid, but references must resolve.
 
         ``P`` gives the transition array of a model whose file keeps it in a sidecar; its
@@ -572,7 +779,9 @@ class MdpModel:
         m.R = np.zeros((S, A))
         for s_i, j, r in rewards:
             m.R[s_i, j] = r
-        m.P = np.zeros((S, A, S))
+        dense = P is None and uses_dense(S, A)
+        m.P = np.zeros((S, A, S)) if dense else np.zeros((0, 0, 0))
+        entries: dict[tuple[int, int], float] = {}  # (row s·A + j, target): p (large model)
         for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
             if not isinstance(tr, dict):
                 raise InputError("must be an object", field=f"transitions[{i}]")
@@ -585,13 +794,24 @@ class MdpModel:
             if t_i is None:
                 raise InputError(f"unknown state id {tr.get('target')!r}",
                                  field=f"transitions[{i}].target")
-            m.P[a_at[0], a_at[1], t_i] = _num(tr.get("p"), f"transitions[{i}].p", finite=False)
+            p = _num(tr.get("p"), f"transitions[{i}].p", finite=False)
+            if dense:
+                m.P[a_at[0], a_at[1], t_i] = p
+            else:
+                entries[(a_at[0] * A + a_at[1], t_i)] = p
         if P is not None:
-            if P.shape != (m.n_states, m.width, m.n_states):
+            if tuple(P.shape) != (S, A, S):
                 raise InputError(f"array P has shape {P.shape}, the model needs "
-                                 f"{(m.n_states, m.width, m.n_states)}", field="arrays")
-            m.P = np.array(P, dtype=np.float64)
-            m.P[~m.mask()] = 0.0
+                                 f"{(S, A, S)}", field="arrays")
+            if isinstance(P, SparseRows):  # a large model's sparse sidecar
+                m.P = P
+            else:
+                m.P = np.array(P, dtype=np.float64)
+                m.P[~m.mask()] = 0.0
+        elif not dense:  # too large for a dense array: sparse rows
+            keys = np.array(list(entries), dtype=np.int64).reshape(-1, 2)
+            m.P = SparseRows(Transitions.from_coo(
+                S, A, keys[:, 0], keys[:, 1], np.array(list(entries.values()), dtype=float)))
         horizon = d.get("horizon", 3)
         if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
             raise InputError(f"must be an integer or null, got {horizon!r}", field="horizon")
@@ -605,7 +825,8 @@ class MdpModel:
         return m
 
 
-def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> str:
+def digest_of(key: list[Any], P: "np.ndarray | SparseRows | Transitions", R: np.ndarray,
+              R_T: np.ndarray) -> str:
     """:meth:`MdpModel.digest` from its key and arrays. A valid model and its
     :meth:`MdpModel.to_mdp` have the same arrays, so the MDP can be hashed instead.
 
@@ -614,7 +835,7 @@ def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> 
     key : list
         The model's structure key (ids, labels, horizon, discount, initial state).
     P, R, R_T : numpy.ndarray
-        Its arrays.
+        Its arrays (``P`` dense, or the sparse rows of a large model: hashed as CSR).
 
     Returns
     -------
@@ -623,6 +844,21 @@ def digest_of(key: list[Any], P: np.ndarray, R: np.ndarray, R_T: np.ndarray) -> 
     """
     h = hashlib.blake2b(digest_size=16)
     h.update(json.dumps(key, ensure_ascii=False).encode("utf-8"))
+    # the shape decides how P is hashed (its dense bytes up to 2^26 entries, as every
+    # earlier version did, so recorded digests stay valid; the CSR arrays beyond), so a
+    # model and its frozen MDP agree whatever they store
+    S, A = int(P.shape[0]), int(P.shape[1]) if len(P.shape) > 1 else 0
+    if S and A and float(S) * A * S > DIGEST_DENSE_MAX:
+        t = P.to_transitions() if isinstance(P, SparseRows) else P if isinstance(
+            P, Transitions) else Transitions.from_dense(np.asarray(P, dtype=np.float64))
+        h.update(f"csr{(t.n_states, t.n_actions)}".encode("ascii"))
+        for part in (t.indptr, t.indices.astype(np.int64), t.data):
+            h.update(np.ascontiguousarray(part).reshape(-1).data.cast("B"))
+        P = np.zeros(0)
+    elif isinstance(P, SparseRows):
+        P = P.dense()
+    elif isinstance(P, Transitions):
+        P = P.to_dense()
     for arr in (P, R, R_T):
         a = np.ascontiguousarray(arr, dtype=np.float64)
         h.update(str(a.shape).encode("ascii"))

@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from core.mdp.model import MDP
+from core.mdp.sparse import Transitions
 
-__all__ = ["four_startups", "example2", "random_mdp", "corridor", "FOUR_STARTUPS_NOTE",
-           "EXAMPLE2_SEED"]
+__all__ = ["four_startups", "example2", "random_mdp", "sparse_random_mdp", "corridor",
+           "FOUR_STARTUPS_NOTE", "EXAMPLE2_SEED"]
 
 FOUR_STARTUPS_NOTE = ("Illustrative placeholder, not the paper's model: the sources publish no "
                       "numbers for Example 1 (four startups); these are PrivPlan's.")
@@ -79,6 +80,66 @@ def random_mdp(n_states: int, n_actions: int, horizon: int | None, *, seed: int,
     disc = discount if discount is not None else (1.0 if horizon is not None else 0.95)
     return MDP(P=P, R=R, R_T=R_T, horizon=horizon, discount=disc, initial_state=0,
                name=name or f"random {n_states}x{n_actions}x{horizon} (seed {seed})")
+
+
+def sparse_random_mdp(n_states: int, n_actions: int, successors: int, horizon: int | None, *,
+                      seed: int, discount: float | None = None, name: str = "") -> MDP:
+    """A sparse random model built directly as CSR rows (no dense array at any point).
+
+    Every row has ``successors`` distinct next states drawn uniformly, with probabilities
+    u/Σu, u ~ U(0,1); r and R_T ~ U(0,1); s₀ = 0. The scale benchmarks and the memory test
+    use it (10⁶ states × 4 actions × 10 successors is 4·10⁷ transitions, 496 MB of CSR).
+
+    Parameters
+    ----------
+    n_states, n_actions, successors : int
+        S, A and the non-zeros per row (at most S).
+    horizon : int or None
+        T, or None for an infinite horizon.
+    seed : int
+        The model's randomness.
+    discount : float, optional
+        γ (default 1 for a finite horizon, 0.95 for an infinite one).
+    name : str
+        The model's name.
+
+    Returns
+    -------
+    MDP
+
+    Examples
+    --------
+    >>> m = sparse_random_mdp(1000, 4, 10, 5, seed=1)
+    >>> m.n_states, m.nnz, m.is_dense
+    (1000, 40000, False)
+    """
+    S, A, n = int(n_states), int(n_actions), int(successors)
+    if not 1 <= n <= S:
+        raise ValueError("successors must lie in [1, n_states]")
+    rng = np.random.default_rng(seed)
+    rows = S * A
+    idx_type = np.int32 if S < 2**31 - 1 else np.int64
+    cols = np.empty((rows, n), dtype=idx_type)
+    block = max(1, (1 << 22) // n)
+    for r0 in range(0, rows, block):  # distinct next states per row, sorted
+        r1 = min(rows, r0 + block)
+        c = np.sort(rng.integers(0, S, size=(r1 - r0, n), dtype=idx_type), axis=1)
+        while n > 1:
+            dup = (c[:, 1:] == c[:, :-1]).any(axis=1)
+            if not dup.any():
+                break
+            redo = np.flatnonzero(dup)
+            c[redo] = np.sort(rng.integers(0, S, size=(redo.size, n), dtype=idx_type), axis=1)
+        cols[r0:r1] = c
+    data = rng.uniform(size=rows * n)
+    data.reshape(rows, n)[:] /= data.reshape(rows, n).sum(axis=1, keepdims=True)
+    indptr = np.arange(0, rows * n + 1, n, dtype=np.int64)
+    R = rng.uniform(size=(S, A))
+    R_T = rng.uniform(size=S)
+    disc = discount if discount is not None else (1.0 if horizon is not None else 0.95)
+    return MDP(transitions=Transitions(S, A, indptr, cols.reshape(-1), data), R=R, R_T=R_T,
+               horizon=horizon, discount=disc, initial_state=0,
+               name=name or f"sparse random {S}x{A}x{n} (seed {seed})")
 
 
 def example2(seed: int = EXAMPLE2_SEED) -> MDP:

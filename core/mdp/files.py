@@ -31,11 +31,13 @@ import numpy as np
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonfile import loads_strict, read_json
-from core.common.memory import format_bytes
+from core.mdp.annotations import Annotations, RewardStructure
 from core.mdp.model import MDP
+from core.mdp.names import ActionNames, Names
+from core.mdp.sparse import Transitions, uses_dense
 
 __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict", "mdp_to_dict",
-           "read_json", "read_release", "npz_headers"]
+           "read_json", "read_release", "npz_headers", "npz_arrays"]
 
 MDP_FORMAT = "privplan-mdp"
 MDP_VERSION = 1
@@ -97,10 +99,11 @@ def mdp_from_dict(d: Any) -> MDP:
         return index[name]
 
     trans = _mapping(d.get("transitions"), "transitions")
-    from core.common.resources import check_model_memory  # dense arrays: fit before building
+    n_actions = max((len(v) for v in trans.values() if isinstance(v, dict)), default=1)
+    if uses_dense(len(states), n_actions):  # dense arrays: fit before building (sparse rows
+        from core.common.resources import check_model_memory  # grow with the file's entries)
 
-    check_model_memory(len(states), max((len(v) for v in trans.values() if isinstance(v, dict)),
-                                        default=1), "states")
+        check_model_memory(len(states), n_actions, "states")
     for s in trans:
         state_idx(s, "transitions")
     actions: list[list[str]] = []
@@ -110,19 +113,22 @@ def mdp_from_dict(d: Any) -> MDP:
             raise InputError(f"state {s!r} has no actions", field=f"transitions.{s}")
         actions.append(list(acts))
     S, A = len(states), max(len(a) for a in actions)
-    P = np.zeros((S, A, S))
     R = np.zeros((S, A))
     R_T = np.zeros(S)
     mask = np.zeros((S, A), dtype=bool)
     anames = [[""] * A for _ in range(S)]
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
     for i, s in enumerate(states):
         for j, a in enumerate(actions[i]):
             mask[i, j] = True
             anames[i][j] = a
             row = _mapping(trans[s][a], f"transitions.{s}.{a}")
             for t, p in row.items():
-                P[i, j, state_idx(t, f"transitions.{s}.{a}")] = _number(
-                    p, f"transitions.{s}.{a}.{t}")
+                rows.append(i * A + j)
+                cols.append(state_idx(t, f"transitions.{s}.{a}"))
+                vals.append(_number(p, f"transitions.{s}.{a}.{t}"))
     for s, acts in _mapping(d.get("rewards", {}) or {}, "rewards").items():
         i = state_idx(s, "rewards")
         for a, r in _mapping(acts, f"rewards.{s}").items():
@@ -152,10 +158,18 @@ def mdp_from_dict(d: Any) -> MDP:
             _number(xy[0], f"layout.{s}")
             _number(xy[1], f"layout.{s}")
     name = d.get("name", "")
-    return MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
-               initial_state=s0_idx, state_names=tuple(states),
-               action_names=tuple(tuple(r) for r in anames),
-               name=str(name) if name is not None else "", layout=layout)
+    # (each next state appears once per row: JSON object keys are unique)
+    sparse = Transitions.from_coo(S, A, np.array(rows, dtype=np.int64),
+                                  np.array(cols, dtype=np.int64),
+                                  np.array(vals, dtype=np.float64))
+    # small models keep their dense arrays (and the checks on them)
+    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse
+    mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
+              initial_state=s0_idx, state_names=tuple(states),
+              action_names=tuple(tuple(r) for r in anames),
+              name=str(name) if name is not None else "", layout=layout)
+    ann = _annotations_from_json(d, mdp)
+    return mdp if ann is None else mdp.replace(annotations=ann)
 
 
 def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
@@ -171,14 +185,19 @@ def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
     dict
         The ``privplan-mdp`` object (sparse transitions and rewards by name).
     """
-    names = mdp.state_names
+    names = list(mdp.state_names)
     trans: dict[str, Any] = {}
     rewards: dict[str, Any] = {}
+    tr = mdp.transitions
+    indptr, indices, data = tr.indptr.tolist(), tr.indices.tolist(), tr.data.tolist()
+    A = mdp.n_actions
     for s in range(mdp.n_states):
         acts: dict[str, Any] = {}
         for a in mdp.available_actions(s):
-            an = mdp.action_names[s][a]
-            acts[an] = {names[t]: float(mdp.P[s, a, t]) for t in np.flatnonzero(mdp.P[s, a])}
+            an = mdp.action_names.name(s, a)
+            r = s * A + a
+            acts[an] = {names[t]: p for t, p in zip(indices[indptr[r]:indptr[r + 1]],
+                                                    data[indptr[r]:indptr[r + 1]])}
             if mdp.R[s, a] != 0:
                 rewards.setdefault(names[s], {})[an] = float(mdp.R[s, a])
         trans[names[s]] = acts
@@ -190,7 +209,105 @@ def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
     }
     if mdp.layout:
         out["layout"] = {k: [v[0], v[1]] for k, v in mdp.layout.items()}
+    if mdp.annotations is not None:
+        out.update(_annotations_to_json(mdp, names))
     return out
+
+
+def _annotations_to_json(mdp: MDP, names: list[str]) -> dict[str, Any]:
+    """The optional keys ``labels``, ``reward_structures``, ``reward_used`` and
+    ``state_variables`` (a model imported from PRISM or Storm)."""
+    ann = mdp.annotations
+    assert ann is not None
+    out: dict[str, Any] = {"labels": {k: [names[i] for i in v.tolist()]
+                                      for k, v in ann.labels.items()}}
+    t = mdp.transitions
+    A = mdp.n_actions
+    structures: dict[str, Any] = {}
+    for rname, rs in ann.rewards.items():
+        d: dict[str, Any] = {}
+        if rs.state is not None:
+            d["state"] = {names[i]: float(rs.state[i]) for i in np.flatnonzero(rs.state)}
+        if rs.choice is not None:
+            ch: dict[str, Any] = {}
+            for s, a in np.argwhere(rs.choice != 0):
+                ch.setdefault(names[s], {})[mdp.action_names.name(s, a)] = float(
+                    rs.choice[s, a])
+            d["choice"] = ch
+        if rs.transition is not None:
+            tr: dict[str, Any] = {}
+            for e in np.flatnonzero(rs.transition):
+                r = int(np.searchsorted(t.indptr, e, side="right")) - 1
+                s, a = divmod(r, A)
+                tr.setdefault(names[s], {}).setdefault(mdp.action_names.name(s, a), {})[
+                    names[int(t.indices[e])]] = float(rs.transition[e])
+            d["transition"] = tr
+        structures[rname] = d
+    out["reward_structures"] = structures
+    out["reward_used"] = ann.reward_used
+    if ann.variables:
+        out["state_variables"] = list(ann.variables)
+    return out
+
+
+def _annotations_from_json(d: dict[str, Any], mdp: MDP) -> Annotations | None:
+    """The inverse of :func:`_annotations_to_json` (None when the keys are absent)."""
+    if not any(k in d for k in ("labels", "reward_structures", "state_variables")):
+        return None
+    names = mdp.state_names
+    labels: dict[str, Any] = {}
+    for lab, states in _mapping(d.get("labels", {}) or {}, "labels").items():
+        if not isinstance(states, list):
+            raise InputError("must be a list of state names", field=f"labels.{lab}")
+        try:
+            labels[lab] = [names.index(s) for s in states]
+        except ValueError:
+            raise InputError("names an unknown state", field=f"labels.{lab}") from None
+    t = mdp.transitions
+    A = mdp.n_actions
+    rewards: dict[str, RewardStructure] = {}
+    for rname, rd in _mapping(d.get("reward_structures", {}) or {},
+                              "reward_structures").items():
+        rd = _mapping(rd, f"reward_structures.{rname}")
+        where = f"reward_structures.{rname}"
+        state = choice = trans = None
+        try:
+            if "state" in rd:
+                state = np.zeros(mdp.n_states)
+                for sname, r in _mapping(rd["state"], f"{where}.state").items():
+                    state[names.index(sname)] = _number(r, f"{where}.state.{sname}")
+            if "choice" in rd:
+                choice = np.zeros((mdp.n_states, A))
+                for sname, acts in _mapping(rd["choice"], f"{where}.choice").items():
+                    s = names.index(sname)
+                    for aname, r in _mapping(acts, f"{where}.choice.{sname}").items():
+                        choice[s, mdp.action_names[s].index(aname)] = _number(
+                            r, f"{where}.choice.{sname}.{aname}")
+            if "transition" in rd:
+                trans = np.zeros(t.nnz)
+                for sname, acts in _mapping(rd["transition"], f"{where}.transition").items():
+                    s = names.index(sname)
+                    for aname, targets in _mapping(acts, f"{where}.transition.{sname}").items():
+                        a = mdp.action_names[s].index(aname)
+                        cols, _ = t.row(s, a)
+                        for tname, r in _mapping(targets,
+                                                 f"{where}.transition.{sname}.{aname}").items():
+                            j = int(np.searchsorted(cols, names.index(tname)))
+                            if j >= cols.size or cols[j] != names.index(tname):
+                                raise InputError(f"{sname}/{aname} has no transition to "
+                                                 f"{tname!r}", field=f"{where}.transition")
+                            trans[int(t.indptr[s * A + a]) + j] = _number(
+                                r, f"{where}.transition.{sname}.{aname}.{tname}")
+        except ValueError:
+            raise InputError("names an unknown state or action", field=where) from None
+        rewards[rname] = RewardStructure(state=state, choice=choice, transition=trans)
+    used = d.get("reward_used")
+    variables = d.get("state_variables", []) or []
+    if not isinstance(variables, list):
+        raise InputError("must be a list of names", field="state_variables")
+    return Annotations(labels=labels, rewards=rewards,
+                       reward_used=str(used) if used is not None else None,
+                       variables=tuple(str(v) for v in variables))
 
 
 def _kind(path: str | os.PathLike[str]) -> str:
@@ -258,19 +375,116 @@ def save_mdp(mdp: MDP, path: str | os.PathLike[str], *,
         atomic_write_text(path, json.dumps(d, indent=2, allow_nan=False) + "\n")
         return
     buf = io.BytesIO()
-    arrays: dict[str, Any] = dict(
-        P=mdp.P, R=mdp.R, R_T=mdp.R_T, mask=mdp.mask,
-        horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
-        discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state),
-        state_names=np.array(mdp.state_names, dtype=str),
-    )
-    rows = mdp.action_names
-    arrays["action_names"] = np.array(rows[0] if all(r == rows[0] for r in rows) else rows,
-                                      dtype=str)
+    arrays = npz_arrays(mdp)
     if release is not None:
         arrays["release_json"] = np.array(dumps(release), dtype=str)
     np.savez(buf, **arrays)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def _annotation_arrays(ann: Annotations) -> dict[str, Any]:
+    """Labels as ``label_names``, ``label_ptr``, ``label_states`` (CSR); reward structures as
+    ``reward_names`` and ``reward{i}_state|choice|transition``; ``reward_used``;
+    ``state_variables``."""
+    names = list(ann.labels)
+    ptr = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum([ann.labels[n].size for n in names], out=ptr[1:])
+    out: dict[str, Any] = {
+        "label_names": np.array(names, dtype=str) if names else np.zeros(0, dtype="<U1"),
+        "label_ptr": ptr,
+        "label_states": np.concatenate([ann.labels[n] for n in names]) if names
+        else np.zeros(0, dtype=np.int64)}
+    rnames = list(ann.rewards)
+    out["reward_names"] = np.array(rnames, dtype=str) if rnames else np.zeros(0, dtype="<U1")
+    for i, rname in enumerate(rnames):
+        rs = ann.rewards[rname]
+        for part in ("state", "choice", "transition"):
+            arr = getattr(rs, part)
+            if arr is not None:
+                out[f"reward{i}_{part}"] = arr
+    if ann.reward_used is not None:
+        out["reward_used"] = np.array(ann.reward_used, dtype=str)
+    if ann.variables:
+        out["state_variables"] = np.array(ann.variables, dtype=str)
+    return out
+
+
+def _annotations_from_arrays(data: dict[str, np.ndarray]) -> Annotations | None:
+    if "label_names" not in data and "reward_names" not in data:
+        return None
+    labels: dict[str, np.ndarray] = {}
+    if "label_names" in data:
+        names = data["label_names"].astype(str).tolist()
+        ptr = data.get("label_ptr")
+        states = data.get("label_states")
+        if ptr is None or states is None or ptr.shape != (len(names) + 1,) or ptr[0] != 0 \
+                or ptr[-1] != states.size or (np.diff(ptr) < 0).any():
+            raise InputError("must be the row starts of label_states, one per label + 1",
+                             field="label_ptr")
+        labels = {n: states[int(ptr[i]):int(ptr[i + 1])] for i, n in enumerate(names)}
+    rewards: dict[str, RewardStructure] = {}
+    for i, rname in enumerate(data.get("reward_names", np.zeros(0, dtype=str)).astype(
+            str).tolist()):
+        rewards[rname] = RewardStructure(**{
+            part: data[f"reward{i}_{part}"].astype(np.float64)
+            for part in ("state", "choice", "transition") if f"reward{i}_{part}" in data})
+    used = str(data["reward_used"]) if "reward_used" in data else None
+    variables = tuple(data["state_variables"].astype(str).tolist()) \
+        if "state_variables" in data else ()
+    return Annotations(labels=labels, rewards=rewards, reward_used=used, variables=variables)
+
+
+def npz_arrays(mdp: MDP) -> dict[str, Any]:
+    """The arrays of ``mdp``'s ``*.mdp.npz`` file.
+
+    Small models (:func:`core.mdp.sparse.uses_dense`) are written in the dense variant
+    (``P`` of shape (S, A, S), as always); larger ones in the sparse variant: ``P_indptr``
+    (S·A + 1 row starts, row s·A + a), ``P_indices`` (next states, sorted per row) and
+    ``P_data`` (probabilities), ``shape`` = (S, A), state names as UTF-8 bytes
+    (``state_names_utf8``) with their ``state_names_offsets`` (absent when they are the
+    default ``s0 …``), action names as ``action_names`` (A,) when every state has the same
+    ones, else ``action_vocabulary`` and (S, A) ``action_codes`` into it.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+
+    Returns
+    -------
+    dict
+        ``{name: array}`` for :func:`numpy.savez`.
+    """
+    arrays: dict[str, Any] = dict(
+        R=mdp.R, R_T=mdp.R_T, mask=mdp.mask,
+        horizon=np.int64(-1 if mdp.horizon is None else mdp.horizon),
+        discount=np.float64(mdp.discount), initial_state=np.int64(mdp.initial_state))
+    shared = mdp.action_names.shared_row()
+    if mdp.annotations is not None:
+        arrays.update(_annotation_arrays(mdp.annotations))
+    if mdp.is_dense:
+        arrays["P"] = mdp.P
+        arrays["state_names"] = mdp.state_names.to_array()
+        rows = mdp.action_names
+        arrays["action_names"] = np.array(shared if shared is not None else list(rows),
+                                          dtype=str)
+        return arrays
+    t = mdp.transitions
+    arrays.update(P_indptr=t.indptr, P_indices=t.indices, P_data=t.data,
+                  shape=np.array([mdp.n_states, mdp.n_actions], dtype=np.int64))
+    names = mdp.state_names
+    if not names.is_default("s"):
+        encoded = [n.encode("utf-8") for n in names]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        arrays["state_names_utf8"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        arrays["state_names_offsets"] = offsets
+    if shared is not None:
+        arrays["action_names"] = np.array(shared, dtype=str)
+    else:
+        arrays["action_vocabulary"] = np.array(mdp.action_names.vocabulary, dtype=str)
+        arrays["action_codes"] = mdp.action_names.codes
+    return arrays
 
 
 def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -322,7 +536,11 @@ def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 #: The arrays an MDP NPZ may hold, with the dtype kinds accepted for each.
 _NPZ_KINDS = {"P": "fiu", "R": "fiu", "R_T": "fiu", "mask": "biu", "horizon": "iuf",
               "discount": "fiu", "initial_state": "iuf", "state_names": "U",
-              "action_names": "U", "release_json": "U"}
+              "action_names": "U", "release_json": "U", "P_indptr": "iu", "P_indices": "iu",
+              "P_data": "fiu", "shape": "iu", "state_names_utf8": "u",
+              "state_names_offsets": "iu", "action_vocabulary": "U", "action_codes": "iu",
+              "label_names": "U", "label_ptr": "iu", "label_states": "iu",
+              "reward_names": "U", "reward_used": "U", "state_variables": "U"}
 
 
 def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
@@ -383,34 +601,82 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
         if kinds is not None and dtype.kind not in kinds:
             raise InputError(f"has dtype {dtype}, which this field cannot hold", field=key)
     data: dict[str, Any] = load_npz(path, factor=MODEL_MEMORY_FACTOR)  # damaged: InputError
-    for key in ("P", "R", "horizon", "discount", "initial_state"):
+    sparse = "P" not in data and "P_indptr" in data
+    for key in (("P_indptr", "P_indices", "P_data", "shape") if sparse else ("P",)) + (
+            "R", "horizon", "discount", "initial_state"):
         if key not in data:
             raise InputError("missing array", field=key)
-    P = data["P"]
-    if P.ndim != 3:
-        raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
-    S, A = P.shape[0], P.shape[1]
-    if P.dtype.kind not in "fiu":
-        raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+    if sparse:
+        shape = data["shape"]
+        if shape.shape != (2,):
+            raise InputError(f"must be [S, A], got an array of shape {shape.shape}",
+                             field="shape")
+        S, A = (int(x) for x in shape)
+        if S < 1 or A < 1:
+            raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
+        indptr, indices = data["P_indptr"], data["P_indices"]
+        if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+            raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
+                             field="P_indptr")
+        if indices.size and (indices.min() < 0 or indices.max() >= S):
+            raise InputError(f"next states must lie in [0, {S})", field="P_indices")
+        counts = np.diff(indptr)
+        inner = np.ones(indices.size, dtype=bool)
+        inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
+        if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
+            raise InputError("next states must be sorted and distinct within each row",
+                             field="P_indices")
+        P: Any = Transitions(S, A, indptr.astype(np.int64), indices,
+                             data["P_data"].astype(np.float64))
+    else:
+        P = data["P"]
+        if P.ndim != 3:
+            raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
+        S, A = P.shape[0], P.shape[1]
+        if P.dtype.kind not in "fiu":
+            raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+        P = P.astype(np.float64)
     horizon = _integer(data, "horizon")
-    an = data.get("action_names")
+    an: Any = data.get("action_names")
     if an is not None:
         an = an.astype(str)
         if an.shape == (A,):
-            an = tuple(tuple(an.tolist()) for _ in range(S))
+            an = ActionNames.shared(an.tolist(), S)
         elif an.shape == (S, A):
-            an = tuple(tuple(r) for r in an.tolist())
+            an = ActionNames.from_rows(an.tolist())
         else:
             raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
                              field="action_names")
-    sn = data.get("state_names")
+    elif "action_codes" in data and "action_vocabulary" in data:
+        codes, vocab = data["action_codes"], data["action_vocabulary"].astype(str)
+        if codes.shape != (S, A) or vocab.ndim != 1 or (codes.size and (
+                codes.min() < 0 or codes.max() >= len(vocab))):
+            raise InputError(f"must be an ({S}, {A}) array of indices into "
+                             "action_vocabulary", field="action_codes")
+        an = ActionNames(codes.astype(np.int32), vocab.tolist())
+    sn: Any = data.get("state_names")
+    if sn is not None:
+        sn = Names(sn.astype(str).tolist())
+    elif "state_names_utf8" in data and "state_names_offsets" in data:
+        blob, off = data["state_names_utf8"], data["state_names_offsets"]
+        if off.shape != (S + 1,) or off[0] != 0 or off[-1] != blob.size or (
+                np.diff(off) < 0).any():
+            raise InputError(f"must be {S + 1:,} non-decreasing offsets into "
+                             "state_names_utf8", field="state_names_offsets")
+        raw = blob.tobytes()
+        try:
+            sn = Names(raw[a:b].decode("utf-8") for a, b in zip(off[:-1].tolist(),
+                                                                 off[1:].tolist()))
+        except UnicodeDecodeError:
+            raise InputError("is not UTF-8 text", field="state_names_utf8") from None
     optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
                                                                  ("mask", bool)) if key in data}
     return MDP(
-        P=P.astype(np.float64), R=data["R"].astype(np.float64), **optional,
+        P=P, R=data["R"].astype(np.float64), **optional,
         horizon=None if horizon == -1 else horizon,
         discount=float(_npz_number(data, "discount")),
         initial_state=_integer(data, "initial_state"),
-        state_names=tuple(sn.astype(str).tolist()) if sn is not None else (),
-        action_names=an or (), name=Path(path).name.split(".")[0],
+        state_names=sn if sn is not None else (),
+        action_names=an if an is not None else (), name=Path(path).name.split(".")[0],
+        annotations=_annotations_from_arrays(data),
     )

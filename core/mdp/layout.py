@@ -78,7 +78,8 @@ def auto_layout(model: MdpModel, *, spacing: float | None = None) -> np.ndarray:
         return np.zeros((0, 2))
     if S == 1:
         return np.zeros((1, 2))
-    P = np.nan_to_num(np.clip(model.P, 0.0, None)) if model.P.size else np.zeros((S, 0, S))
+    P = np.nan_to_num(np.clip(model.dense_P(), 0.0, None)) if model.P.size else \
+        np.zeros((S, 0, S))
     strength = P.max(axis=1) if P.shape[1] else np.zeros((S, S))
     np.fill_diagonal(strength, 0.0)
     if S <= 3:

@@ -100,7 +100,7 @@ class PrivatePolicy:
 def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = "paper",
                    seed: int | None = None, zeros: str = "support",
                    max_cells: int = ALL_STAGES_MAX_CELLS,
-                   progress: Progress = no_progress, eta: float | None = None,
+                   progress: Progress = no_progress, eta: "float | str | None" = None,
                    domain_rule: str = DEFAULT_DOMAIN_RULE) -> PrivatePolicy:
     """Privatise ``mdp`` once with Dir_k, synthesise π̄ and bound it (see module docstring).
 

@@ -1,6 +1,11 @@
 """Algorithm 1, step 1: privatise every row of an MDP with the Dirichlet mechanism.
 
-The noise itself is :func:`core.privacy.dirichlet.dirichlet_rows`.
+The noise itself is :func:`core.privacy.dirichlet.dirichlet_rows` for small models (dense
+rows; the seeded results of earlier versions are kept bit for bit) and
+:func:`core.privacy.dirichlet_sparse.dirichlet_csr` for large ones (sparse rows: one gamma
+variate per possible next state, O(non-zeros) time and memory; the same distribution, a
+different random stream). Which one is used depends on the model's shape only
+(:func:`core.mdp.sparse.uses_dense`).
 
 Zero entries in a row (the mechanism needs p in the open simplex) are handled by
 ``zeros="support"`` (default: privatise the support only, keep structural zeros and
@@ -47,10 +52,13 @@ import numpy as np
 from core.common.errors import InputError
 from core.common.validation import RandomSource, as_random_source, check_k
 from core.mdp.model import MDP, with_transitions
+from core.mdp.sparse import Transitions, gather_rows
 from core.privacy.dirichlet import dirichlet_rows
+from core.privacy.dirichlet_sparse import dirichlet_csr
 
 __all__ = ["ZERO_MODES", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE", "PrivatizedMDP",
-           "MechanismRows", "mechanism_rows", "privatize_mdp"]
+           "MechanismRows", "mechanism_rows", "privatize_mdp", "ETA_AUTO", "ETA_CAP",
+           "row_etas", "eta_label", "parse_eta"]
 
 ZERO_MODES = ("support", "smoothing")
 DOMAIN_RULES = ("refuse", "mix")
@@ -62,7 +70,14 @@ DOMAIN_RULES = ("refuse", "mix")
 #: (e.g. 1e-6) leaves no finite ε below k ≈ 6000–9000. Under ``refuse`` η = 1e-3 rejects
 #: Example 2 (smallest entry 4.5e-6): declare the largest η you can justify from public
 #: knowledge, never one read off the rows.
-DEFAULT_ETA = 1e-3
+#: The per-row rule used when the user declares no η (issue 23): a row with n possible next
+#: states gets η_n = min(ETA_CAP, 1/(2n)). It depends on n only, which the support-restricted
+#: release discloses anyway, so it is public; with ``mix`` the weight n·η_n <= 1/2, so the
+#: defaults serve every valid model (rows with 1,000+ next states included), and the
+#: statement names the η each row size used.
+ETA_AUTO = "auto"
+ETA_CAP = 1e-3
+DEFAULT_ETA: "float | str" = ETA_AUTO
 #: What happens to the rows so that every possible next state has probability >= η.
 DEFAULT_DOMAIN_RULE = "mix"
 @dataclass(frozen=True, eq=False)
@@ -72,16 +87,122 @@ class MechanismRows:
     Arrays are aligned with ``mdp.P[mdp.mask]`` (row-major over (state, action)).
     """
 
-    rows: np.ndarray  # (m, S): the centres of the noise
+    # the centres of the noise: (m, S) for a small (dense) model; for a sparse one, CSR rows
+    # over all S·A choices (unavailable ones empty) with the model's row layout
+    rows: "np.ndarray | Transitions"
     index: np.ndarray  # (m, 2): (state, action) of each row
     support: np.ndarray  # (m,): n, the number of possible next states after pre-processing
     contraction: np.ndarray  # (m,): c with |T(p) − T(q)|₁ = c·|p − q|₁ for neighbours
     smoothed: np.ndarray  # (m,) bool: the row had a zero and zeros="smoothing" filled it
-    eta: float
+    eta: "float | str"  # the declared η, or ETA_AUTO (the per-row rule)
     domain_rule: str
     zeros: str
     smoothing: float
     warnings: tuple[str, ...]
+    eta_rows: np.ndarray | None = None  # (m,): the η of each row (n >= 2), from the rule
+
+    def row_eta(self) -> np.ndarray:
+        """η per row (the declared value, or the per-row rule's)."""
+        return row_etas(self.eta, self.support) if self.eta_rows is None else self.eta_rows
+
+
+def _weight_rule(eta: object) -> float | None:
+    """λ of a per-row rule written ``"λ/n"`` (η = λ/n: every row mixed with weight λ)."""
+    if isinstance(eta, str) and eta.strip().endswith("/n"):
+        try:
+            lam = float(eta.strip()[:-2])
+        except ValueError:
+            return None
+        return lam if math.isfinite(lam) and 0.0 < lam < 1.0 else None
+    return None
+
+
+def row_etas(eta: "float | str", n: "np.ndarray | int") -> np.ndarray:
+    """η per row of support size ``n``: the declared η, min(ETA_CAP, 1/(2n)) for ETA_AUTO,
+    or λ/n for the rule ``"λ/n"`` (every row mixed with the uniform distribution on its
+    support with weight λ).
+
+    Parameters
+    ----------
+    eta : float or "auto"
+        The declared η or the per-row rule.
+    n : int or numpy.ndarray
+        Support sizes.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> row_etas("auto", np.array([2, 3, 1000, 4000])).tolist()
+    [0.001, 0.001, 0.0005, 0.000125]
+    >>> row_etas("0.2/n", np.array([2, 4])).tolist()
+    [0.1, 0.05]
+    """
+    nn = np.maximum(np.asarray(n, dtype=np.float64), 1.0)
+    if eta == ETA_AUTO:
+        return np.minimum(ETA_CAP, 0.5 / nn)
+    lam = _weight_rule(eta)
+    if lam is not None:
+        return lam / nn
+    return np.full(nn.shape, float(eta))
+
+
+def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
+    """How a statement names η: ``"0.001"`` or ``"auto: min(0.001, 1/(2n)) per row (…)"``.
+
+    Parameters
+    ----------
+    eta : float or "auto"
+        The declared η or the rule.
+    n : numpy.ndarray, optional
+        Support sizes, to say which values the rule gave.
+
+    Returns
+    -------
+    str
+    """
+    lam = _weight_rule(eta)
+    if lam is not None:
+        return f"{lam:g}/n (every row mixed with weight {lam:g})"
+    if eta != ETA_AUTO:
+        return f"{float(eta):g}"
+    text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
+    if n is not None:
+        sizes = sorted({int(v) for v in np.asarray(n).ravel() if v >= 2})
+        vals = sorted({float(v) for v in row_etas(ETA_AUTO, np.array(sizes or [2]))},
+                      reverse=True)
+        text += ": " + ", ".join(f"{v:g}" for v in vals)
+    return text + ")"
+
+
+def parse_eta(value: object) -> "float | str":
+    """A declared η from a flag, field or file: ``"auto"``, ``"λ/n"`` or a number in (0, 1).
+
+    Parameters
+    ----------
+    value : object
+        The text or number.
+
+    Returns
+    -------
+    float or "auto"
+
+    Raises
+    ------
+    InputError
+        Naming ``eta``.
+    """
+    if isinstance(value, str) and value.strip().lower() == ETA_AUTO:
+        return ETA_AUTO
+    if isinstance(value, str) and value.strip().endswith("/n"):
+        lam = _weight_rule(value)
+        if lam is None:
+            raise InputError(f"a per-row rule 'λ/n' needs λ in (0, 1), got {value!r}",
+                             field="eta")
+        return f"{lam:g}/n"
+    return _check_eta(value)
 
 
 def _check_eta(eta: object) -> float:
@@ -94,8 +215,9 @@ def _check_eta(eta: object) -> float:
     return v
 
 
-def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
-                   zeros: str = "support", smoothing: float = 0.01) -> MechanismRows:
+def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA,
+                   domain_rule: str = DEFAULT_DOMAIN_RULE, zeros: str = "support",
+                   smoothing: float = 0.01) -> MechanismRows:
     """Apply the public pre-processing of every available row (module docstring).
 
     Order: ``zeros="smoothing"`` first (rows with a zero get full support), then the
@@ -107,8 +229,9 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     ----------
     mdp : MDP
         The true model.
-    eta : float
-        η, the declared lower bound of support entries.
+    eta : float or "auto"
+        η, the declared lower bound of support entries, or ``"auto"`` (the per-row rule
+        :data:`ETA_AUTO`).
     domain_rule : str
         ``"refuse"`` or ``"mix"``.
     zeros : str
@@ -143,7 +266,10 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     if domain_rule not in DOMAIN_RULES:
         raise InputError(f"must be one of {', '.join(DOMAIN_RULES)}, got {domain_rule!r}",
                          field="domain_rule")
-    eta = _check_eta(eta)
+    eta = parse_eta(eta)
+    if not mdp.is_dense:
+        return _sparse_mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros,
+                                      smoothing=smoothing)
     index = np.argwhere(mdp.mask)
     rows = np.array(mdp.P[mdp.mask], dtype=np.float64)
     n_all = mdp.n_states
@@ -163,8 +289,9 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
     support = rows > 0
     n = support.sum(axis=1)
     multi = n >= 2
+    etas = row_etas(eta, n)
     if domain_rule == "refuse":
-        bad = support & (rows < eta) & multi[:, None]
+        bad = support & (rows < etas[:, None]) & multi[:, None]
         if bad.any():
             i, t = (int(v) for v in np.argwhere(bad)[0])
             s, a = (int(v) for v in index[i])
@@ -172,14 +299,14 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
             raise InputError(
                 f"P({mdp.state_names[s]}, {mdp.action_names[s][a]}) gives next state "
                 f"{mdp.state_names[t]!r} probability {rows[i, t]:.6g}, below the declared "
-                f"eta = {eta:g}" + (f" (and {more} more such entries)" if more else "")
+                f"eta = {etas[i]:g}" + (f" (and {more} more such entries)" if more else "")
                 + ". The guarantee needs every possible next state to have probability >= "
                 "eta. Fix: declare a smaller eta (a public bound, not read off the data), use "
                 "the domain rule 'mix' (every row is mixed with the uniform distribution on "
                 "its support, weight n·eta), or make the transition impossible (0).",
                 field="eta")
     else:
-        lam = n * eta
+        lam = n * etas
         too_big = multi & (lam >= 1.0)
         if too_big.any():
             i = int(np.flatnonzero(too_big)[0])
@@ -193,16 +320,128 @@ def mechanism_rows(mdp: MDP, *, eta: float = DEFAULT_ETA, domain_rule: str = DEF
         # (in place: a large model makes no temporary of its size; rows with one next state
         # are multiplied by 1 and get nothing added)
         rows *= (1.0 - lam)[:, None]
-        np.add(rows, eta, out=rows, where=support & multi[:, None])
+        np.add(rows, etas[:, None], out=rows, where=support & multi[:, None])
         contraction *= 1.0 - lam
         if multi.any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
-                            f"distribution on its support (weight n·eta, eta = {eta:g}): the "
-                            "privatised model is centred on a slightly modified MDP")
+                            f"distribution on its support (weight n·eta, eta = "
+                            f"{eta_label(eta, n)}): the privatised model is centred on a "
+                            "slightly modified MDP")
     return MechanismRows(rows=rows, index=index, support=n.astype(int), contraction=contraction,
                          smoothed=smoothed, eta=eta, domain_rule=domain_rule, zeros=zeros,
                          smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
-                         warnings=tuple(warnings))
+                         warnings=tuple(warnings), eta_rows=etas)
+
+
+def _refuse_message(mdp: MDP, s: int, a: int, t: int, p: float, eta: float, more: int
+                    ) -> str:
+    return (f"P({mdp.state_names[s]}, {mdp.action_names[s][a]}) gives next state "
+            f"{mdp.state_names[t]!r} probability {p:.6g}, below the declared "
+            f"eta = {eta:g}" + (f" (and {more} more such entries)" if more else "")
+            + ". The guarantee needs every possible next state to have probability >= "
+            "eta. Fix: declare a smaller eta (a public bound, not read off the data), use "
+            "the domain rule 'mix' (every row is mixed with the uniform distribution on "
+            "its support, weight n·eta), or make the transition impossible (0).")
+
+
+def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, zeros: str,
+                           smoothing: float) -> MechanismRows:
+    """:func:`mechanism_rows` on the CSR rows of a large model (no dense array is made)."""
+    t = mdp.transitions
+    S, A = t.n_states, t.n_actions
+    avail = mdp.mask.reshape(-1)
+    index = np.argwhere(mdp.mask)
+    counts = np.diff(t.indptr)
+    m = int(avail.sum())
+    contraction = np.ones(m)
+    smoothed = np.zeros(m, dtype=bool)
+    warnings: list[str] = []
+    rows = t
+    if zeros == "smoothing":
+        if not (isinstance(smoothing, (int, float)) and 0.0 < smoothing < 1.0):
+            raise InputError(f"must lie in (0, 1), got {smoothing!r}", field="smoothing")
+        fill = avail & (counts < S)
+        if fill.any():
+            from core.common.memory import check_memory
+
+            n_fill = int(fill.sum())
+            check_memory(12.0 * n_fill * S + t.nbytes, "zeros",
+                         detail=f"smoothing gives {n_fill:,} rows all {S:,} next states")
+            rows = _smooth(t, fill, float(smoothing))
+            smoothed = fill[avail]
+            contraction[smoothed] *= 1.0 - smoothing
+            warnings.append(f"{n_fill} row(s) with zeros were smoothed with "
+                            f"λ = {smoothing:g}: the privatised model is centred on a modified "
+                            "MDP")
+    counts = np.diff(rows.indptr)
+    n_all = counts  # support size per row (S·A), 0 for unavailable rows
+    n = n_all[avail]
+    multi_all = n_all >= 2
+    etas_all = row_etas(eta, n_all)  # the declared η, or the per-row rule's
+    data = rows.data
+    if domain_rule == "refuse":
+        multi_e = np.repeat(multi_all, n_all)
+        bad = multi_e & (data < np.repeat(etas_all, n_all))
+        if bad.any():
+            e = int(np.flatnonzero(bad)[0])
+            r = int(np.searchsorted(rows.indptr, e, side="right")) - 1
+            s, a = divmod(r, A)
+            raise InputError(_refuse_message(mdp, s, a, int(rows.indices[e]), float(data[e]),
+                                             float(etas_all[r]), int(bad.sum()) - 1),
+                             field="eta")
+        data = np.array(data, dtype=np.float64)  # the noise's centres: a copy, as dense
+    else:
+        lam_all = n_all * etas_all
+        too_big = multi_all & (lam_all >= 1.0)
+        if too_big.any():
+            r = int(np.flatnonzero(too_big)[0])
+            s, a = divmod(r, A)
+            raise InputError(
+                f"the mix weight n·eta must be < 1, but P({mdp.state_names[s]}, "
+                f"{mdp.action_names[s][a]}) has n = {int(n_all[r])} possible next states: "
+                f"n·eta = {lam_all[r]:g}; declare eta < {1.0 / int(n_all.max()):.6g}",
+                field="eta")
+        lam_all = np.where(multi_all, lam_all, 0.0)
+        # (1 - λ)p + η on rows with n >= 2 (λ/n = η exactly, as in the dense path)
+        data = data * np.repeat(1.0 - lam_all, n_all)
+        np.add(data, np.repeat(etas_all, n_all), out=data, where=np.repeat(multi_all, n_all))
+        contraction *= (1.0 - lam_all)[avail]
+        if multi_all[avail].any():
+            warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
+                            f"distribution on its support (weight n·eta, eta = "
+                            f"{eta_label(eta, n)}): the privatised model is centred on a "
+                            "slightly modified MDP")
+    return MechanismRows(rows=rows.with_data(data), index=index, support=n.astype(int),
+                         contraction=contraction, smoothed=smoothed, eta=eta,
+                         domain_rule=domain_rule, zeros=zeros,
+                         smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
+                         warnings=tuple(warnings), eta_rows=etas_all[avail])
+
+
+def _smooth(t: Transitions, fill: np.ndarray, lam: float) -> Transitions:
+    """``t`` with the rows ``fill`` replaced by (1 − λ)p + λ/S on all S next states."""
+    S, A = t.n_states, t.n_actions
+    counts = np.diff(t.indptr)
+    new_counts = np.where(fill, S, counts)
+    indptr = np.zeros_like(t.indptr)
+    np.cumsum(new_counts, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), dtype=t.indices.dtype)
+    data = np.empty(int(indptr[-1]))
+    keep = ~fill
+    # rows kept as they are
+    src_pos, _ = gather_rows(t.indptr, np.flatnonzero(keep))
+    dst_pos, _ = gather_rows(indptr, np.flatnonzero(keep))
+    indices[dst_pos] = t.indices[src_pos]
+    data[dst_pos] = t.data[src_pos]
+    # smoothed rows: every next state, λ/S plus (1 − λ)p on the old support
+    rows = np.flatnonzero(fill)
+    dst_pos, _ = gather_rows(indptr, rows)
+    indices[dst_pos] = np.tile(np.arange(S, dtype=t.indices.dtype), rows.size)
+    data[dst_pos] = lam / S
+    src_pos, _ = gather_rows(t.indptr, rows)
+    starts = np.repeat(indptr[rows], counts[rows])
+    data[starts + t.indices[src_pos]] += (1.0 - lam) * t.data[src_pos]
+    return Transitions(S, A, indptr, indices, data)
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,7 +456,7 @@ class PrivatizedMDP:
     smoothing: float
     rows: int
     warnings: tuple[str, ...]
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
 
     @property
@@ -227,7 +466,7 @@ class PrivatizedMDP:
 
 def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | RandomSource | None"
                   = None, zeros: str = "support", smoothing: float = 0.01,
-                  eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+                  eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                   prepared: MechanismRows | None = None) -> PrivatizedMDP:
     """Privatise every available row P(s, a) of ``mdp`` independently with Dir_k.
 
@@ -265,7 +504,9 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
     rows = prep.rows
     warnings = list(prep.warnings)
-    if prep.zeros == "support" and (rows == 0).any():
+    has_zero = bool((prep.support < mdp.n_states).any()) if isinstance(rows, Transitions) \
+        else bool((rows == 0).any())
+    if prep.zeros == "support" and has_zero:
         warnings.append("support-restricted privatisation: zero probabilities stay zero, so the "
                         "support (which transitions are possible) is disclosed")
     single = int((prep.support == 1).sum())
@@ -273,7 +514,15 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         warnings.append(f"{single} deterministic row(s) have a single possible next state "
                         "and are released unchanged (nothing about them is hidden but their "
                         "support, which is public anyway)")
-    S, A = mdp.P.shape[0], mdp.P.shape[1]
+    if isinstance(rows, Transitions):  # a large model: noise on the stored entries only
+        data = dirichlet_csr(rows.indptr, rows.data, k, src)
+        return PrivatizedMDP(
+            mdp=with_transitions(mdp, rows.with_data(data),
+                                 name=(mdp.name + " (private)").strip()),
+            k=k, mode=src.mode, seed=src.seed, zeros=prep.zeros, smoothing=prep.smoothing,
+            rows=int(mdp.mask.sum()), warnings=tuple(warnings), eta=prep.eta,
+            domain_rule=prep.domain_rule)
+    S, A = mdp.n_states, mdp.n_actions
     private = np.zeros((S, A, S))
     if mdp.mask.all():  # the rows are P's own order: draw straight into the new model
         dirichlet_rows(rows, k, src, out=private.reshape(S * A, S))

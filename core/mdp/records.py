@@ -16,7 +16,11 @@ from core.mdp.accounting import DEFAULT_B, DEFAULT_DELTA, record_privatization
 from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
-__all__ = ["SweepParameters", "sweep_summary", "bounds_summary", "sweep_entries"]
+__all__ = ["SweepParameters", "sweep_summary", "bounds_summary", "sweep_entries",
+           "SWEEP_ORACLE_KEYS"]
+
+#: Summary keys of a sweep computed on the true model (the "oracle view", issue 23 §4.5).
+SWEEP_ORACLE_KEYS = ("v_true_mean", "v_true_sd", "cost_empirical_mean", "cost_empirical_sd")
 
 
 @dataclass(frozen=True)
@@ -33,8 +37,9 @@ class SweepParameters:
     b: float = DEFAULT_B
     delta_target: float = DEFAULT_DELTA
     adjacency: str = "one-row"
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
+    delta_method: str = "auto"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -45,7 +50,8 @@ class SweepParameters:
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
                 "seed": self.seed, "workers": self.workers, "b": self.b,
                 "delta_target": self.delta_target, "adjacency": self.adjacency,
-                "eta": self.eta, "domain_rule": self.domain_rule}
+                "eta": self.eta, "domain_rule": self.domain_rule,
+                "delta_method": self.delta_method}
 
 
 def sweep_summary(result: Any) -> dict[str, Any]:
@@ -71,6 +77,10 @@ def sweep_summary(result: Any) -> dict[str, Any]:
         summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
         summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
                                                      for p in result.privacy]
+    # the oracle mark (issue 23): what was computed on the true model, not released
+    summary["oracle_keys"] = [k for k in SWEEP_ORACLE_KEYS if k in summary]
+    summary["oracle_view"] = ("V and |V̄ − V| evaluate π̄ on the true model: the experimenter's "
+                              "oracle view, which the private algorithm never sees")
     return jsonable(summary)
 
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,9 +65,13 @@ from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
+from core.common.results import Status
 from core.common.validation import check_beta, check_k
+from core.mdp import robust_kernels
 from core.mdp.model import MDP
+from core.mdp.privatize import row_etas
+from core.mdp.robust_sparse import policy_extremes
+from core.mdp.sparse import adopt
 from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,6 +82,8 @@ __all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "ValueBounds", "alpha_radius
            "release_centre_shift", "alpha_shift_note"]
 
 ALPHA_MODES = ("paper", "rigorous")
+#: The largest model the LP cross-check (``method="lp"``) accepts when the model is sparse.
+LP_MAX_STATES = 2000
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 METHODS = ("greedy", "lp")
 
@@ -150,7 +156,8 @@ def centre_shift_bound(support: "np.ndarray | Sequence[int]",
 
 
 def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...], *,
-                  eta: float, domain_rule: str, zeros: str, smoothing: float) -> np.ndarray:
+                  eta: "float | str", domain_rule: str, zeros: str, smoothing: float
+                  ) -> np.ndarray:
     """(S, A) shift bounds from the rows' supports n (after pre-processing) and the public
     rules. ``mix``: factor 1 − n·η of κ on rows with n >= 2. Smoothing: whether a row had
     a zero is not visible in P̄ (a smoothed row has full support, like a row that had no
@@ -161,10 +168,11 @@ def _public_shift(support: np.ndarray, index: np.ndarray, shape: tuple[int, ...]
     if zeros == "smoothing" and smoothing > 0:
         kappa = np.where(n == shape[0], 1.0 - float(smoothing), kappa)
     if domain_rule == "mix":
-        kappa = kappa * np.where(n >= 2, 1.0 - n * float(eta), 1.0)
+        kappa = kappa * np.where(n >= 2, 1.0 - n * row_etas(eta, n), 1.0)
     out = np.zeros(shape, dtype=np.float64)
     idx = np.asarray(index, dtype=np.int64).reshape(-1, 2)
     out[idx[:, 0], idx[:, 1]] = centre_shift_bound(n, kappa)
+    out.setflags(write=False)  # results keep it without a copy
     return out
 
 
@@ -195,7 +203,8 @@ def centre_shift(prepared: "MechanismRows", shape: tuple[int, int]) -> np.ndarra
                          smoothing=prepared.smoothing)
 
 
-def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: str = "support",
+def release_centre_shift(private: MDP, *, eta: "float | str", domain_rule: str,
+                         zeros: str = "support",
                          smoothing: float = 0.0) -> np.ndarray:
     """The (S, A) shift bound for a *released* model P̄, from its supports and public rules.
 
@@ -220,8 +229,9 @@ def release_centre_shift(private: MDP, *, eta: float, domain_rule: str, zeros: s
     numpy.ndarray
         (S, A) bounds.
     """
-    n = (private.P[private.mask] > 0).sum(axis=1)
-    return _public_shift(n, np.argwhere(private.mask), private.P.shape[:2], eta=eta,
+    n = private.transitions.support_sizes()[private.mask]
+    return _public_shift(n, np.argwhere(private.mask), (private.n_states, private.n_actions),
+                         eta=eta,
                          domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
 
 
@@ -452,8 +462,8 @@ class ValueBounds:
     n_iter: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "v_lower", readonly(self.v_lower))
-        object.__setattr__(self, "v_upper", readonly(self.v_upper))
+        object.__setattr__(self, "v_lower", adopt(self.v_lower))
+        object.__setattr__(self, "v_upper", adopt(self.v_upper))
 
 
 @dataclass(frozen=True)
@@ -483,13 +493,12 @@ class BoundResult:
     alpha_shifts: np.ndarray | None = None  # (S, A) inflation per row; None: none
 
     def __post_init__(self) -> None:
-        pol = np.array(self.policy, dtype=np.int64, copy=True)
-        pol.setflags(write=False)
-        object.__setattr__(self, "policy", pol)
+        # read-only arrays handed over by the solvers are kept, anything else is copied
+        object.__setattr__(self, "policy", adopt(self.policy, np.int64))
         for name in ("v_private", "v_lower", "v_upper"):
-            object.__setattr__(self, name, readonly(getattr(self, name)))
+            object.__setattr__(self, name, adopt(getattr(self, name)))
         if self.alpha_shifts is not None:
-            object.__setattr__(self, "alpha_shifts", readonly(self.alpha_shifts))
+            object.__setattr__(self, "alpha_shifts", adopt(self.alpha_shifts))
 
     @property
     def alpha_shift(self) -> float:
@@ -549,11 +558,12 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
         raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")
     beta = check_beta(beta)
     S = private.n_states
+    shape = (S, private.n_actions)
     per_row = isinstance(alpha, np.ndarray) and alpha.ndim > 0
     if per_row:
         alpha = np.asarray(alpha, dtype=np.float64)
-        if alpha.shape != private.P.shape[:2]:
-            raise InputError(f"per-row radii must have shape {private.P.shape[:2]}, got "
+        if alpha.shape != shape:
+            raise InputError(f"per-row radii must have shape {shape}, got "
                              f"{alpha.shape}", field="alpha")
         if not (np.isfinite(alpha).all() and (alpha >= 0).all()):
             raise InputError("per-row radii must be finite and >= 0", field="alpha")
@@ -568,6 +578,9 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     def radius(a: np.ndarray) -> "float | np.ndarray":
         return alpha[idx, a] if per_row else alpha  # type: ignore[index]
 
+    if not private.is_dense:
+        return _robust_bounds_sparse(private, policy, radius, beta, method, tol, max_iter,
+                                     progress)
     if private.horizon is not None:
         T = private.horizon
         _check_bound_sweeps(private)
@@ -623,6 +636,83 @@ def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None
                  f"need {cap:.3g} value-iteration sweeps", "robust")
 
 
+def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
+                          radius: "Callable[[np.ndarray], float | np.ndarray]", beta: float,
+                          method: str, tol: float, max_iter: int | None,
+                          progress: Progress) -> ValueBounds:
+    """:func:`robust_bounds` over CSR rows (:mod:`core.mdp.robust_sparse`): per stage, the
+    rows of the policy's actions are gathered (O(their entries)) and bounded exactly."""
+    S = private.n_states
+    idx = np.arange(S)
+    g = private.discount
+    t = private.transitions
+    if method == "lp":
+        if S > LP_MAX_STATES:
+            raise InputError(f"the LP cross-check solves one LP with 3·S variables per row "
+                             f"and stage; use it on models of at most {LP_MAX_STATES:,} "
+                             f"states (this one has {S:,}); 'greedy' is exact",
+                             field="method")
+
+        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+            rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
+            return _inner(rows, lo, hi, radius(a), beta, "lp")
+    else:
+        scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
+
+        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  out: tuple[np.ndarray, np.ndarray] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+            rad = radius(a)
+            if robust_kernels.AVAILABLE:  # one compiled pass over the rows' entries
+                a_min = float(np.min(rad)) if isinstance(rad, np.ndarray) else float(rad)
+                return robust_kernels.phat_extremes(
+                    t.indptr, t.indices, t.data, t.n_actions, a, lo, hi, alpha=rad, beta=beta,
+                    width=fill_width(min(a_min, 1.0), S), out=out, scratch=scratch)
+            return policy_extremes(t.indptr, t.indices, t.data, t.n_actions, a, lo, hi,
+                                   alpha=rad, beta=beta)
+
+    if private.horizon is not None:
+        T = private.horizon
+        _check_bound_sweeps(private)
+        lo = np.empty((T + 1, S))
+        hi = np.empty((T + 1, S))
+        lo[T] = hi[T] = private.R_T
+        for st in range(T - 1, -1, -1):
+            a = policy[st]
+            m_lo, m_hi = inner(a, lo[st + 1], hi[st + 1], (lo[st], hi[st]))
+            r = private.R[idx, a]
+            np.multiply(m_lo, g, out=lo[st])
+            lo[st] += r
+            np.multiply(m_hi, g, out=hi[st])
+            hi[st] += r
+            progress((T - st) / T, f"stage {st}")
+        lo.setflags(write=False)  # handed over to the result (no copy)
+        hi.setflags(write=False)
+        return ValueBounds(lo, hi, Status.SUCCESS, T)
+    r = private.R[idx, policy]
+    v_lo = v_hi = evaluate_policy(private, policy)
+    rmax = float(np.abs(r).max(initial=0.0))
+    span = max(rmax / (1.0 - g), 1e-300)
+    cap = max_iter if max_iter is not None else max(
+        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
+    status = Status.MAX_ITER
+    it = 0
+    for it in range(1, cap + 1):
+        m_lo, m_hi = inner(policy, v_lo, v_hi)
+        new_lo, new_hi = r + g * m_lo, r + g * m_hi
+        delta = max(np.max(np.abs(new_lo - v_lo)), np.max(np.abs(new_hi - v_hi)))
+        v_lo, v_hi = new_lo, new_hi
+        progress(min(1.0, it / cap), f"iteration {it}")
+        if delta < tol * (1.0 - g) / (2.0 * g):
+            status = Status.SUCCESS
+            break
+    return ValueBounds(v_lo, v_hi, status, it)
+
+
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
                     method: str = "greedy", plan: PolicyResult | None = None,
                     progress: Progress = no_progress,
@@ -661,7 +751,7 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     """
     t0 = time.perf_counter()
     alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
-    shifts = _shift_array(centre_shift, private.P.shape[:2])
+    shifts = _shift_array(centre_shift, (private.n_states, private.n_actions))
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
     if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
         _check_bound_sweeps(private)

@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ from core.common.jsonable import jsonable
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress
 from core.common.validation import check_beta, check_k, fresh_seed
-from core.mdp.accounting import MdpPrivacy, mdp_privacy
+from core.mdp.accounting import ComposedPrivacy, MdpPrivacy, compose_privatisations, mdp_privacy
 from core.mdp.model import MDP
 from core.mdp.privatize import (
     DEFAULT_DOMAIN_RULE,
@@ -77,7 +78,7 @@ class SweepResult:
     elapsed_s: float = 0.0
     mode: str = "experiment"
     privacy: tuple[MdpPrivacy, ...] = ()
-    eta: float = DEFAULT_ETA
+    eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
     alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
     backend: str = "in-process"  # where the runs ran (results do not depend on it)
@@ -102,6 +103,16 @@ class SweepResult:
     def cost_empirical(self) -> np.ndarray:
         """|V̄^π̄(s₀) − V^π̄(s₀)| per run (needs the true model: oracle view)."""
         return np.abs(self.v_private - self.v_true)
+
+    @cached_property
+    def composed(self) -> ComposedPrivacy | None:
+        """Every privatisation of the sweep (runs per k) composed, at the target δ̂: PLD
+        (exact profile) beside basic composition. Seeded experiments release nothing; this
+        is what the same privatisations would cost as releases."""
+        if not self.privacy:
+            return None
+        return compose_privatisations([(p, self.runs) for p in self.privacy],
+                                      self.privacy[0].delta_target)
 
     def series(self, name: str) -> np.ndarray:
         return getattr(self, name)
@@ -135,7 +146,7 @@ class SweepResult:
             first = self.privacy[0]
             out.update(b=first.b, delta_target=first.delta_target, adjacency=first.adjacency,
                        adjacency_text=first.adjacency_text,
-                       delta_method=first.delta_method,
+                       delta_method=first.delta_method, accountant=first.accountant,
                        epsilon=[p.epsilon for p in self.privacy],
                        delta=[p.delta for p in self.privacy],
                        privacy_statement=[p.statement for p in self.privacy],
@@ -145,6 +156,8 @@ class SweepResult:
             if not all(p.bounded for p in self.privacy):
                 out["epsilon_reason"] = [None if p.bounded else p.epsilon_reason
                                          for p in self.privacy]
+            if self.composed is not None:
+                out["composed"] = self.composed.to_dict()
         out["elapsed_s"] = self.elapsed_s
         out["backend"] = self.backend
         return jsonable(out)
@@ -232,7 +245,8 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, k: float, alpha: "float | np.n
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                   beta: float = 0.05, alpha_mode: str = "paper", seed: int | None = None,
                   zeros: str = "support", b: float = 0.1, delta_target: float = 0.05,
-                  adjacency: str = "one-row", eta: float = DEFAULT_ETA,
+                  adjacency: str = "one-row", eta: "float | str" = DEFAULT_ETA,
+                  delta_method: str = "auto",
                   domain_rule: str = DEFAULT_DOMAIN_RULE, workers: int | None = None,
                   executor: Executor | None = None, progress: Progress = no_progress
                   ) -> SweepResult:
@@ -279,11 +293,11 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     prepared = mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros)
     # the noise is centred on the pre-processed rows T(P): widen each row's radius by the
     # public bound of ‖T(P) − P‖_∞ so that the bounds are about the true model
-    shift = centre_shift(prepared, mdp.P.shape[:2])
+    shift = centre_shift(prepared, (mdp.n_states, mdp.n_actions))
     shifted = bool((shift > 0).any())
     radii: list[float | np.ndarray] = [a + shift if shifted else a for a in alphas]
     privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                                prepared=prepared) for k in ks)
+                                prepared=prepared, delta_method=delta_method) for k in ks)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
@@ -291,8 +305,11 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     # eight chunks per worker and k: progress moves often, start-up and pickling stay small.
     # Small work runs in-process whatever ``workers`` says: starting a pool costs about a
     # second, more than Example 2's whole sweep gains from it (results are the same).
-    S, A = mdp.P.shape[0], mdp.P.shape[1]
-    work = float(S) * A * S * max(1, mdp.horizon or 1) * runs * len(ks)
+    S, A = mdp.n_states, mdp.n_actions
+    # entries of P visited per stage: all S·A·S for a small (dense) model, the stored ones
+    # for a sparse one (its runs touch nothing else)
+    entries = float(S) * A * S if mdp.is_dense else float(max(mdp.nnz, S * A))
+    work = entries * max(1, mdp.horizon or 1) * runs * len(ks)
     inline = executor is None and (n_workers == 1 or work < _small_work())
     chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
     tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))

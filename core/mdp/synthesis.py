@@ -29,8 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
+from core.common.results import Status
 from core.mdp.model import MDP
+from core.mdp.sparse import adopt
 
 __all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows",
            "check_sweeps"]
@@ -51,10 +52,9 @@ class PolicyResult:
     n_iter: int = 0
 
     def __post_init__(self) -> None:
-        pol = np.array(self.policy, dtype=np.int64, copy=True)
-        pol.setflags(write=False)
-        object.__setattr__(self, "policy", pol)
-        object.__setattr__(self, "values", readonly(self.values))
+        # read-only arrays handed over by the solvers are kept, anything else is copied
+        object.__setattr__(self, "policy", adopt(self.policy, np.int64))
+        object.__setattr__(self, "values", adopt(self.values))
 
     @property
     def message(self) -> str:
@@ -113,7 +113,7 @@ def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "
     sweeps : float
         Iterations or stages.
     mdp : MDP
-        The model (its S·A·S entries per sweep).
+        The model (its S·A·S entries per sweep; a sparse one its stored entries).
     field : str
         What implies the count (``"discount"``, ``"horizon"``).
     detail : str
@@ -123,8 +123,9 @@ def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "
     """
     from core.common.resources import check_time, sweep_seconds
 
-    S, A = mdp.P.shape[0], mdp.P.shape[1]
-    check_time(sweep_seconds(sweeps, float(S) * A * S, kind), field, detail=detail)
+    S, A = mdp.n_states, mdp.n_actions
+    entries = float(S) * A * S if mdp.is_dense else float(mdp.transitions.data.size)
+    check_time(sweep_seconds(sweeps, entries, kind), field, detail=detail)
 
 
 def _iteration_cap(mdp: MDP, tol: float) -> int:
@@ -153,6 +154,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None,
     progress : callable
         ``progress(fraction, message)`` during long inductions and iterations (may cancel).
     """
+    if not mdp.is_dense:
+        return _synthesize_sparse(mdp, tol=tol, max_iter=max_iter, progress=progress)
     if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
         check_sweeps(T, mdp, "horizon", f"backward induction over a horizon of {T:,} stages")
@@ -217,6 +220,8 @@ def evaluate_policy(mdp: MDP, policy: np.ndarray) -> np.ndarray:
     policy = np.asarray(policy, dtype=np.int64)
     S = mdp.n_states
     idx = np.arange(S)
+    if not mdp.is_dense:
+        return _evaluate_sparse(mdp, policy)
     if mdp.horizon is not None:
         T = mdp.horizon
         if policy.shape != (T, S):
@@ -231,3 +236,113 @@ def evaluate_policy(mdp: MDP, policy: np.ndarray) -> np.ndarray:
         raise ValueError(f"policy must have shape {(S,)}, got {policy.shape}")
     Ppi = policy_rows(mdp.P, policy)
     return np.linalg.solve(np.eye(S) - mdp.discount * Ppi, mdp.R[idx, policy])
+
+
+# ----------------------------------------------------------------------------- sparse models
+def _greedy_values(Q: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(argmax over available actions, lowest index on ties; the max) of an (S, A) array."""
+    if not mask.all():
+        Q = np.where(mask, Q, -np.inf)
+    a = np.argmax(Q, axis=1)
+    return a, Q[np.arange(Q.shape[0]), a]
+
+
+def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None,
+                       progress: Progress = no_progress) -> PolicyResult:
+    """:func:`synthesize` over CSR rows (one sparse product per stage or iteration).
+
+    Infinite horizon: value iteration to the tolerance, then policy iteration whose
+    evaluations are iterative (:func:`_evaluate_stationary`): a direct solve of a
+    million-state system would fill in."""
+    t = mdp.transitions
+    g = mdp.discount
+    if mdp.horizon is not None:
+        T, S = mdp.horizon, mdp.n_states
+        check_sweeps(T, mdp, "horizon", f"backward induction over a horizon of {T:,} stages")
+        values = np.empty((T + 1, S))
+        policy = np.empty((T, S), dtype=np.int64)
+        values[T] = mdp.R_T
+        for st in range(T - 1, -1, -1):
+            Q = t.dot(values[st + 1])
+            Q *= g
+            Q += mdp.R
+            policy[st], values[st] = _greedy_values(Q, mdp.mask)
+            if st % 4096 == 0:
+                progress((T - st) / T, f"synthesis: stage {st}")
+        policy.setflags(write=False)  # handed over to the result (no copy)
+        values.setflags(write=False)
+        return PolicyResult(policy, values, Status.SUCCESS, T)
+    cap = max_iter if max_iter is not None else _iteration_cap(mdp, tol)
+    v = np.zeros(mdp.n_states)
+    status, it = Status.MAX_ITER, 0
+    for it in range(1, cap + 1):  # noqa: B007 - `it` is reported as n_iter
+        _, v_new = _greedy_values(mdp.R + g * t.dot(v), mdp.mask)
+        if np.max(np.abs(v_new - v)) < tol * (1.0 - g) / (2.0 * g):
+            v, status = v_new, Status.SUCCESS
+            break
+        v = v_new
+        if it % 4096 == 0:
+            progress(min(1.0, it / cap), f"value iteration {it:,}")
+    policy, _ = _greedy_values(mdp.R + g * t.dot(v), mdp.mask)
+    S = mdp.n_states
+    for _ in range(100):
+        v = _evaluate_stationary(mdp, policy, v)
+        q = mdp.R + g * t.dot(v)
+        new, _ = _greedy_values(q, mdp.mask)
+        better = q[np.arange(S), new] > q[np.arange(S), policy] + 1e-12 * (1 + np.abs(v))
+        if not better.any():
+            break
+        policy = np.where(better, new, policy)
+    policy, _ = _greedy_values(mdp.R + g * t.dot(v), mdp.mask)
+    v = _evaluate_stationary(mdp, policy, v)
+    return PolicyResult(policy, v, status, it)
+
+
+def _evaluate_stationary(mdp: MDP, policy: np.ndarray, start: np.ndarray | None = None,
+                         *, tol: float = 1e-13) -> np.ndarray:
+    """v = r_π + γ P_π v for a stationary policy on a sparse model: BiCGSTAB from ``start``
+    (to a relative residual of 1e-13), finished by fixed-point steps (each a γ-contraction)
+    until successive values differ by less than ``tol`` · (1 + max |v|)."""
+    from scipy.sparse import identity
+    from scipy.sparse.linalg import bicgstab
+
+    S = mdp.n_states
+    g = mdp.discount
+    Ppi = mdp.transitions.policy_matrix(policy)
+    r = mdp.R[np.arange(S), policy]
+    x0 = np.zeros(S) if start is None else np.asarray(start, dtype=np.float64)
+    try:
+        v, info = bicgstab(identity(S, format="csr") - g * Ppi, r, x0=x0, rtol=1e-13,
+                           atol=0.0, maxiter=1000)
+    except (ValueError, ArithmeticError):  # pragma: no cover - solver breakdown
+        v, info = x0, 1
+    if info != 0 or not np.isfinite(v).all():
+        v = x0
+    scale = 1.0 + float(np.abs(r).max(initial=0.0)) / (1.0 - g)
+    for _ in range(max(1, math.ceil(math.log(1e-16) / math.log(g))) + 1):
+        new = r + g * (Ppi @ v)
+        done = float(np.max(np.abs(new - v), initial=0.0)) <= tol * scale
+        v = new
+        if done:
+            break
+    return v
+
+
+def _evaluate_sparse(mdp: MDP, policy: np.ndarray) -> np.ndarray:
+    """:func:`evaluate_policy` on a sparse model."""
+    S = mdp.n_states
+    idx = np.arange(S)
+    if mdp.horizon is not None:
+        T = mdp.horizon
+        if policy.shape != (T, S):
+            raise ValueError(f"policy must have shape {(T, S)}, got {policy.shape}")
+        values = np.empty((T + 1, S))
+        values[T] = mdp.R_T
+        for t in range(T - 1, -1, -1):
+            a = policy[t]
+            values[t] = mdp.R[idx, a] + mdp.discount * (
+                mdp.transitions.policy_matrix(a) @ values[t + 1])
+        return values
+    if policy.shape != (S,):
+        raise ValueError(f"policy must have shape {(S,)}, got {policy.shape}")
+    return _evaluate_stationary(mdp, policy)

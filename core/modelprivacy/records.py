@@ -44,8 +44,15 @@ def mia_params(result: MiaResult) -> dict[str, Any]:
 
 
 def mia_summary(result: MiaResult) -> dict[str, Any]:
-    """The JSON result without the notes' repetition (what the record stores)."""
-    return result.to_json()
+    """The JSON result without the notes' repetition (what the record stores); a tabular
+    victim's policy values on the true MDP carry the oracle mark (issue 23 §4.5)."""
+    out = result.to_json()
+    oracle = [k for k in ("policy_value", "optimal_value") if k in out]
+    if oracle:
+        out["oracle_keys"] = oracle
+        out["oracle_view"] = ("the released model's policy and the optimal policy evaluated "
+                              "on the true MDP: the experimenter's oracle view")
+    return out
 
 
 def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
@@ -97,11 +104,13 @@ def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
                             delta=float(result.delta or 0.0) if bounded else 0.0,
                             released="privatised MLE rows (and the policy value iteration "
                                      "finds on them)",
-                            adjacency="replace one training record (moves <= 2 rows)",
+                            adjacency=str(result.extra.get("record_relation",
+                                                           "replace one record's next state")),
                             reason="" if bounded else str(result.epsilon_reason),
                             parameters={k: result.extra.get(k) for k in
                                         ("k", "b", "epsilon_row", "delta_row",
-                                         "fewest_samples_per_row")}, **common)]
+                                         "fewest_samples_per_row", "record_radius",
+                                         "smoothing")}, **common)]
     count = 2 * result.members + int(result.extra.get("pool_queries", 0))
     return [LedgerEntry(id="", mechanism="oneparam", epsilon=eps, delta=0.0,
                         released="defended confidence vectors (k*epsilon each)",

@@ -48,7 +48,7 @@ from core.modelprivacy.models import DpSgd, Network, TrainConfig, train, train_s
 
 __all__ = ["MiaSetup", "MiaResult", "run_mia", "DEFENSES", "VICTIM_KINDS", "FPRS",
            "defense_table", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy",
-           "mia_json_keys"]
+           "mia_json_keys", "TABULAR_SMOOTHING", "tabular_rows", "RECORD_RELATION"]
 
 DEFENSES = ("none", "dpsgd", "gpm", "oneparam", "dirichlet")
 VICTIM_KINDS = ("ffnn", "rnn", "tabular")
@@ -57,7 +57,49 @@ DEFAULT_TABLE_EPSILONS = {"dpsgd": (1.0, 4.0, 8.0), "gpm": (1.0, 4.0, 8.0),
                           "oneparam": (0.1, 0.7, 1.4, 2.0)}
 #: the tabular victim's Dirichlet concentrations in the comparison
 DEFAULT_TABLE_KS = (10.0, 100.0, 1000.0)
+#: λ: with the Dirichlet defense the tabular victim smooths *every* row, (1 − λ)·p + λ/S, so
+#: the map applied to a row never depends on the data (smoothing only rows with a zero would:
+#: a neighbour can create or fill a zero)
+TABULAR_SMOOTHING = 0.01
+#: The neighbouring relation the tabular victim's record-level statement is proven for.
+RECORD_RELATION = ("replace one record's next state s' (the record keeps its (s, a), so the "
+                   "visit counts n_sa are public)")
 _LR = {"ffnn": 0.1, "rnn": 0.05}
+
+
+def tabular_rows(counts: np.ndarray, smoothing: float = TABULAR_SMOOTHING) -> np.ndarray:
+    """The tabular victim's rows from next-state counts: the empirical distribution of each
+    row (uniform where no record has its (s, a)), then (1 − λ)·p + λ/S on every row.
+
+    Under :data:`RECORD_RELATION` two neighbouring count tables differ in one row by moving
+    one count between two entries, so their rows differ by (1 − λ)/n_sa in two entries: a
+    two-entry move of L1 2(1 − λ)/n_sa, which the MDP pipeline's row analysis covers (the
+    proof is in ``docs/privacy-statements.md``). Removing or adding a record instead changes
+    n_sa and moves every entry of its row (renormalisation), which it does not.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        (rows, S) next-state counts.
+    smoothing : float
+        λ in [0, 1) (0: the plain MLE rows of the undefended victim).
+
+    Returns
+    -------
+    numpy.ndarray
+        (rows, S) probability rows.
+
+    Examples
+    --------
+    >>> tabular_rows(np.array([[3.0, 1.0], [0.0, 0.0]]), smoothing=0.0).tolist()
+    [[0.75, 0.25], [0.5, 0.5]]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    tot = counts.sum(axis=1, keepdims=True)
+    rows = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / counts.shape[1])
+    if smoothing:
+        rows = (1.0 - smoothing) * rows + smoothing / counts.shape[1]
+    return rows
 
 
 def entropy(p: np.ndarray) -> np.ndarray:
@@ -298,9 +340,22 @@ class _Pipeline:
 
         src = (self.noise if isinstance(self.noise, np.random.Generator)
                else RandomSource(self.noise, "release", None))
+        # every row is already smoothed (tabular_rows): full support and every entry at
+        # least λ/S, the declared η, so no further mixing (nothing data-dependent)
         private = privatize_mdp(self._model(rows), float(self.setup.k), rng=src,
-                                zeros="smoothing", smoothing=0.01)
+                                zeros="support", **self.domain())
         return private.mdp.P.reshape(-1, self.data.classes)
+
+    def domain(self) -> dict[str, Any]:
+        """The declared domain of the smoothed rows: every entry >= λ/S (a hair below it, so
+        no rounding can put an entry outside), rows used as they are."""
+        return {"eta": TABULAR_SMOOTHING / self.data.classes * (1 - 1e-9),
+                "domain_rule": "refuse"}
+
+    def public_model(self) -> Any:
+        """A model with the victim's public structure only (uniform rows on the available
+        actions): every smoothed row has full support, so the accounting needs nothing else."""
+        return self._model(np.full(self.data.mdp.P.size, 1.0 / self.data.classes))
 
     def policy_values(self, theta: np.ndarray) -> tuple[float, float]:
         """V^π̂(s₀) on the true MDP of the policy value iteration finds on the released
@@ -330,12 +385,10 @@ class _Pipeline:
             S, A = self.data.mdp_dims  # type: ignore[misc]
             counts = np.zeros((S * A, self.data.classes))
             np.add.at(counts, (self._sa(idx), self.y[idx]), 1.0)
-            tot = counts.sum(axis=1, keepdims=True)
-            rows = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / self.data.classes)
-            self.last_counts = tot.ravel()
+            self.last_counts = counts.sum(axis=1)
             if dp and self.setup.defense == "dirichlet":
-                rows = self._privatise(rows)
-            return rows.ravel()
+                return self._privatise(tabular_rows(counts)).ravel()
+            return tabular_rows(counts, smoothing=0.0).ravel()
         assert self.net is not None
         dps = (DpSgd(self.sigma, self.setup.clip) if dp and self.setup.defense == "dpsgd"
                and self.sigma is not None else None)
@@ -481,12 +534,19 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
                      f"of dp-accounting; {acc.adjacency})")
     if setup.defense == "dirichlet":
         from core.mdp.accounting import mdp_privacy
+        from core.mdp.privatize import mechanism_rows
 
-        priv = mdp_privacy(data.mdp, float(setup.k), b=float(setup.b),
+        # rows at L1 distance b before the victim's smoothing are (1 − λ)·b apart after it
+        public = pipe.public_model()
+        priv = mdp_privacy(public, float(setup.k), b=float(setup.b) * (1 - TABULAR_SMOOTHING),
                            delta_target=float(delta),  # type: ignore[arg-type]
-                           zeros="smoothing", smoothing=0.01)
+                           zeros="support", **pipe.domain())
         extra.update(k=float(setup.k), b=float(setup.b), epsilon_row=priv.epsilon,
-                     delta_row=priv.delta)
+                     delta_row=priv.delta, smoothing=TABULAR_SMOOTHING,
+                     eta=pipe.domain()["eta"],
+                     mix_contraction=float(mechanism_rows(public, **pipe.domain())
+                                           .contraction.min()),
+                     record_relation=RECORD_RELATION)
     t_train0 = time.perf_counter()
     sens_prog = sub_progress(progress, 0.0, 0.35) if setup.defense == "gpm" else None
     vic_prog = sub_progress(progress, 0.35 if sens_prog else 0.0, 0.45 if sens_prog else 0.2)
@@ -522,28 +582,46 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         notes.append(f"value iteration on the released model: its policy earns {v_pi:.4g} on "
                      f"the true MDP (optimal {v_opt:.4g})")
     if setup.defense == "dirichlet":
-        need = math.ceil(2.0 / float(setup.b)) + 1
+        from core.mdp.accounting import mdp_privacy
+
+        # Under RECORD_RELATION a row with n records moves by a two-entry move of L1 2/n, so
+        # (1 − λ)·2/n after the smoothing: the row analysis at the radius of the fewest
+        # records. The visit counts are public under that relation, so reading them leaks
+        # nothing. One record moves one row: no factor 2 (docs/privacy-statements.md).
         avail = data.mdp.mask.ravel()
-        n_min = int(pipe.last_counts[avail].min())
+        visited = pipe.last_counts[avail]
+        visited = visited[visited > 0]
+        n_min = int(visited.min()) if visited.size else 0
         e_row, d_row = extra["epsilon_row"], extra["delta_row"]
         extra["fewest_samples_per_row"] = n_min
-        if n_min >= need and math.isfinite(e_row):
-            eps, delta = 2.0 * e_row, min(1.0, 2.0 * d_row)
-            guarantee = (f"({eps:.4g}, {delta:.3g})-DP for replacing one training record: it "
-                         f"moves at most two rows, each by L1 ≤ 2/n ≤ b = {setup.b:g} because "
-                         f"every row has n ≥ {need} samples; each row is ({e_row:.4g}, "
-                         f"{d_row:.3g})-DP at radius b (the MDP pipeline's row analysis). "
-                         "The row counts were checked on the data: that check is not "
-                         "protected")
+        radius = 2.0 * (1 - TABULAR_SMOOTHING) / n_min if n_min else 0.0
+        extra["record_radius"] = radius
+        rec = None
+        if 0 < radius <= 1:
+            rec = mdp_privacy(pipe.public_model(), float(setup.k), b=radius,
+                              delta_target=float(delta),  # type: ignore[arg-type]
+                              zeros="support", **pipe.domain())
+        if rec is not None and math.isfinite(rec.epsilon):
+            eps, delta = float(rec.epsilon), float(rec.delta)
+            guarantee = (f"({eps:.4g}, {delta:.3g})-DP for {RECORD_RELATION}: it moves 1/n "
+                         "between two next states of its own row (n = the records with that "
+                         f"(s, a), at least {n_min}), so after the smoothing of every row by "
+                         f"λ = {TABULAR_SMOOTHING:g} a two-entry move of L1 ≤ {radius:.4g}; "
+                         "the row analysis of the MDP pipeline at that radius (exact privacy "
+                         f"profile). Rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
+                         f"{setup.b:g}. Replacing, adding or removing a whole record changes "
+                         "n_sa and renormalises its row: no statement is made for that")
             eps_reason = None
         else:
             eps = None
-            eps_reason = (f"a row has {n_min} samples (< {need}): one record can move it by "
-                          f"more than b = {setup.b:g}, so the row guarantee does not cover "
-                          "training records")
+            eps_reason = (f"a visited (s, a) has {n_min} record(s): replacing its next state "
+                          f"moves the row by L1 {radius:.4g}, beyond the row analysis's "
+                          "radius (at most 1)" if n_min else "no record was trained on")
             guarantee = (f"rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
                          f"{setup.b:g}; no record-level statement ({eps_reason})")
-            cap_reason = "no record-level DP statement"
+        cap_reason = ("the study's membership game compares whole records (members and "
+                      "non-members differ in their (s, a) too), outside the relation the "
+                      "record-level statement is proven for: no cap on the attack follows")
 
     # --- the victim's released outputs --------------------------------------------------------
     t0 = time.perf_counter()
@@ -629,7 +707,7 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     extra["pool_queries"] = int(pool.size)
 
     cap = None
-    if setup.defense in ("dpsgd", "gpm", "dirichlet") and eps is not None:
+    if setup.defense in ("dpsgd", "gpm") and eps is not None:
         cap = accuracy_cap(float(eps), float(delta or 0.0))
         cap_reason = None
         if setup.defense == "gpm":

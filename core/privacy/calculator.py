@@ -14,7 +14,10 @@ Everything here is a "what-if" evaluation of the Dirichlet mechanism's accountan
   whose printed proof has a gap (see :mod:`core.privacy.dirichlet_accounting`) —
   numerically supported, not proven. The spec §4.3 values (ε = 2.5161, 1.6940, 1.2007 at
   δ̂ = 0.05) are that curve's; under the union default they are 2.5208, 1.6972, 1.2030.
-* :func:`epsilon_vs_k` solves γ* for each k at a fixed δ̂ (or takes a fixed γ).
+* :func:`epsilon_vs_k` gives ε for each k at a fixed δ̂ — by default the exact privacy
+  profile (:mod:`core.privacy.dirichlet_profile`) — or at a fixed γ (Theorem 1.6).
+* :func:`profile_curve` is the exact privacy profile's ε–δ curve (the default accountant:
+  the hockey-stick curve of the worst neighbouring pair; no threshold γ).
 * :func:`delta_vs_gamma` gives δ(γ) by the union bound, the vertex reduction (``exact``)
   and, optionally, Monte Carlo.
 * :func:`accuracy_vs_k` gives the variance bound, E‖x − p‖² and the radius α (paper
@@ -87,6 +90,9 @@ __all__ = [
     "default_k_grid",
     "evaluate_calculator",
     "warning_field",
+    "ProfileCurve",
+    "profile_curve",
+    "k_for_epsilon",
 ]
 
 #: Figure 1.1 of [D] (caption: |W| = 3 and (η, η̄, k); body text: b = 0.1; spec §4.1).
@@ -320,9 +326,11 @@ def delta_on_grid(k: float, eta: float, eta_bar: float, w: int, gammas: "np.ndar
 
 
 def _resolve_method(method: str, w: int, premise: bool = True) -> str:
-    """The δ method actually used (``auto`` is the proven union bound); ``premise``: kη >= 1
-    and kη̄ >= 1 (Lemma 1.2), without which exact and MC (vertex evaluations) give way to
-    the union bound, as in the accountant."""
+    """The γ-analysis δ method actually used (``auto`` is the proven union bound);
+    ``premise``: kη >= 1 and kη̄ >= 1 (Lemma 1.2), without which exact and MC (vertex
+    evaluations) give way to the union bound, as in the accountant."""
+    if method == "profile":
+        method = "auto"  # the γ panels show Theorem 1.6 beside the profile
     method = resolve_delta_method(method)
     if method == "exact" and w > EXACT_MAX_W:
         raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
@@ -481,7 +489,8 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     gamma : float, optional
         A fixed γ instead.
     delta_method : str
-        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+        ``"auto"`` (the exact profile at a δ̂, the union bound at a fixed γ), ``"profile"``,
+        ``"union"``, ``"exact"`` or ``"mc"``.
     progress : callable
         Called after every k.
     rtol : float, optional
@@ -497,8 +506,12 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     Examples
     --------
     >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05)
-    >>> r.delta_method, [round(float(e), 3) for e in r.epsilon]
-    ('union', [2.521, 3.127, 4.948])
+    >>> r.delta_method, [round(float(e), 3) for e in r.epsilon]  # the exact profile
+    ('profile', [0.599, 0.748, 1.161])
+    >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05,
+    ...                  delta_method="union")  # Theorem 1.6, union bound
+    >>> [round(float(e), 3) for e in r.epsilon]
+    [2.521, 3.127, 4.948]
     >>> r = epsilon_vs_k([6.7, 10, 20], 0.15, 0.15, 3, 0.1, delta_target=0.05,
     ...                  delta_method="exact")  # spec §4.3 (vertex reduction, Lemma 1.2)
     >>> [round(float(e), 3) for e in r.epsilon]
@@ -510,7 +523,9 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
     if (gamma is None) == (delta_target is None):
         raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
     validate_parameters(ks[0], eta, eta_bar, w, b)
-    method = _resolve_method(delta_method, int(w))
+    method = resolve_delta_method(delta_method, fixed_gamma=gamma is not None)
+    if method != "profile":
+        method = _resolve_method(delta_method, int(w))
     n = len(ks)
     eps, approx, gam, dels = (np.full(n, np.nan) for _ in range(4))
     reasons: list[str] = []
@@ -522,13 +537,129 @@ def epsilon_vs_k(ks: Sequence[float], eta: float, eta_bar: float, w: int, b: flo
         except InputError as exc:
             reasons.append(str(exc))
         else:
-            eps[i], gam[i], dels[i] = r.epsilon, r.gamma, r.delta
+            eps[i], dels[i] = r.epsilon, r.delta
+            gam[i] = np.nan if r.gamma is None else r.gamma
             approx[i] = np.nan if r.epsilon_approx is None else r.epsilon_approx
             reasons.append("")
         progress((i + 1) / n, f"k = {k:g}")
     return EpsilonVsK(k=np.array(ks), epsilon=eps, epsilon_approx=approx, gamma=gam,
                       delta=dels, delta_target=delta_target, fixed_gamma=gamma,
                       delta_method=method, reasons=tuple(reasons))
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileCurve:
+    """The exact privacy profile as ε against δ (ascending δ), with its worst pair."""
+
+    delta: np.ndarray
+    epsilon: np.ndarray
+    worst_pair: tuple[float, float, float]
+    exact: bool
+
+    def __post_init__(self) -> None:
+        for name in ("delta", "epsilon"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    def epsilon_at(self, delta: float) -> float:
+        """ε at ``delta`` by interpolation in log δ (NaN outside the curve)."""
+        if self.delta.size < 2 or not self.delta[0] <= delta <= self.delta[-1]:
+            return math.nan
+        return float(np.interp(math.log(delta), np.log(self.delta), self.epsilon))
+
+
+def profile_curve(k: float, eta: float, eta_bar: float, w: int, b: float, *,
+                  n_points: int = 60, delta_range: tuple[float, float] = DELTA_RANGE
+                  ) -> ProfileCurve:
+    """ε(δ) of the exact privacy profile (Theorem 1.6's domain; no threshold γ).
+
+    The certified δ(ε) of the worst pair is evaluated on an ε grid (one vectorised call),
+    which gives the curve parametrically: every point (δ(ε), ε) is a valid statement.
+
+    Parameters
+    ----------
+    k, eta, eta_bar, w, b :
+        As in :func:`core.privacy.dirichlet_accounting.dirichlet_privacy`.
+    n_points : int
+        Points of the ε grid.
+    delta_range : (float, float)
+        The δ range kept.
+
+    Returns
+    -------
+    ProfileCurve
+
+    Examples
+    --------
+    >>> c = profile_curve(**FIGURE_1_1["left"])
+    >>> round(c.epsilon_at(0.05), 2), c.exact
+    (0.6, True)
+    """
+    from core.privacy.dirichlet_profile import w_profile
+
+    k, eta, eta_bar, w, b, _ = validate_parameters(k, eta, eta_bar, w, b)
+    prof = w_profile(k, eta, eta_bar, w, b)
+    w_ = prof.witness
+    if w_.d <= 0:  # a single-point domain: neighbours are identical, ε = 0 for every δ
+        return ProfileCurve(delta=np.geomspace(*delta_range, 8), epsilon=np.zeros(8),
+                            worst_pair=(w_.x, w_.y, w_.d), exact=True)
+    top = prof.epsilon(delta_range[0])
+    eps = np.linspace(0.0, max(top, 1e-9), int(n_points))
+    dl = prof.delta(eps)
+    keep = (dl > delta_range[0] * 0.999) & (dl < delta_range[1])
+    order = np.argsort(dl[keep])
+    return ProfileCurve(delta=dl[keep][order], epsilon=eps[keep][order],
+                        worst_pair=(w_.x, w_.y, w_.d), exact=prof.exact)
+
+
+def k_for_epsilon(epsilon: float, eta: float, eta_bar: float, w: int, b: float, *,
+                  delta: float, k_range: tuple[float, float] = (1e-3, 1e7)) -> float | None:
+    """The largest k (to 0.1 %) whose exact-profile ε at δ is at most ``epsilon``.
+
+    Bisection in log k; the returned k is verified (its ε meets the target). None when even
+    the smallest k of ``k_range`` misses the target (raise η or lower b).
+
+    Parameters
+    ----------
+    epsilon : float
+        The target ε.
+    eta, eta_bar, w, b :
+        As in :func:`core.privacy.dirichlet_accounting.dirichlet_privacy`.
+    delta : float
+        The target δ.
+    k_range : (float, float)
+        The k searched.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> k = k_for_epsilon(1.0, 0.15, 0.15, 3, 0.1, delta=0.05)
+    >>> 10 < k < 20
+    True
+    """
+    from core.privacy.dirichlet_profile import w_profile
+
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise InputError(f"must be a finite number > 0, got {epsilon!r}", field="epsilon")
+    validate_parameters(k_range[0], eta, eta_bar, w, b)
+
+    def eps(k: float) -> float:
+        return w_profile(k, eta, eta_bar, w, b).epsilon(delta)
+
+    lo, hi = math.log(k_range[0]), math.log(k_range[1])
+    if eps(math.exp(lo)) > epsilon:
+        return None
+    if eps(math.exp(hi)) <= epsilon:
+        return math.exp(hi)
+    while hi - lo > 1e-3:
+        mid = 0.5 * (lo + hi)
+        if eps(math.exp(mid)) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(lo)
 
 
 def accuracy_vs_k(ks: "Sequence[float] | np.ndarray", *, n: int, p: "np.ndarray | None" = None,
@@ -711,6 +842,10 @@ class CalculatorResult:
     elapsed_s: float = 0.0
     points: dict[str, DirichletPrivacy] = field(default_factory=dict)
     curves: dict[str, EpsilonDeltaCurve] = field(default_factory=dict)
+    # the default accountant: ε at δ̂ of the exact privacy profile and its ε–δ curve
+    # (None at a fixed γ: the profile has no threshold)
+    profile: DirichletPrivacy | None = None
+    profile_curve: ProfileCurve | None = None
 
 
 def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
@@ -740,8 +875,10 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     Examples
     --------
     >>> r = evaluate_calculator(CalculatorInputs(**FIGURE_1_1["left"]), n_points=12)
-    >>> round(r.point.epsilon, 4), r.point.delta_method, sorted(r.curves)
-    (2.5208, 'union', ['exact', 'union'])
+    >>> round(r.profile.epsilon, 4), round(r.point.epsilon, 4), r.point.delta_method
+    (0.5994, 2.5208, 'union')
+    >>> sorted(r.curves)
+    ['exact', 'union']
     >>> round(r.points["exact"].epsilon, 4)  # Figure 1.1 / spec §4.3 (Lemma 1.2, unproven)
     2.5161
     """
@@ -755,8 +892,12 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
                                  gamma=inputs.gamma, delta_target=inputs.delta_target,
                                  delta_method=method, rtol=rtol)
 
-    point = at(inputs.delta_method)
+    point = at("union" if inputs.delta_method in ("auto", "profile") else inputs.delta_method)
     method = point.delta_method
+    prof = prof_curve = None
+    if inputs.delta_target is not None:
+        prof = at("profile")
+        prof_curve = profile_curve(inputs.k, inputs.eta, inputs.eta_bar, inputs.w, inputs.b)
     k, eta, eta_bar, w, b = point.k, point.eta, point.eta_bar, point.w, point.b
     has_exact = w <= EXACT_MAX_W and vertex_premise(k, eta, eta_bar)
     points = {method: point}
@@ -784,4 +925,5 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     return CalculatorResult(inputs=inputs, point=point, curve=curve, delta_gamma=dg,
                             accuracy=acc,
                             warnings=tuple((warning_field(m), m) for m in point.warnings),
-                            elapsed_s=time.perf_counter() - t0, points=points, curves=curves)
+                            elapsed_s=time.perf_counter() - t0, points=points, curves=curves,
+                            profile=prof, profile_curve=prof_curve)

@@ -85,16 +85,21 @@ from scipy.special import betainc, betaincinv, betaln, gammaln, logsumexp
 
 from core.common.errors import InputError
 from core.common.stats import cp_upper
+from core.privacy.dirichlet_profile import PROFILE_LABEL, RowProfile, support_profile, w_profile
 
-__all__ = ["DELTA_METHODS", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_WARNING",
-           "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
+__all__ = ["DELTA_METHODS", "PROFILE_METHOD", "DEFAULT_DELTA_METHOD", "DELTA_LABELS",
+           "LEMMA_1_2_WARNING", "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
            "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
            "clear_caches", "support_privacy", "support_delta", "certified_delta",
            "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL",
            "DEFAULT_RTOL"]
 
-DELTA_METHODS = ("auto", "exact", "union", "mc")
-#: What ``"auto"`` resolves to, for every |W| and n: the union bound, the only δ with a proof.
+DELTA_METHODS = ("auto", "profile", "exact", "union", "mc")
+#: The exact privacy profile (:mod:`core.privacy.dirichlet_profile`): what ``"auto"`` resolves
+#: to for a target δ̂. It has no threshold γ; with a fixed γ, ``"auto"`` is the union bound.
+PROFILE_METHOD = "profile"
+#: What ``"auto"`` resolves to at a fixed γ (the γ-partition analyses): the union bound, the
+#: only one of them with a proof at every input.
 DEFAULT_DELTA_METHOD = "union"
 EXACT_MAX_W = 3
 _QUANTILES = np.array([1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 0.01, 0.05, 0.15, 0.3, 0.5, 0.7, 0.85,
@@ -107,6 +112,7 @@ _GL_T, _GL_W = np.polynomial.legendre.leggauss(6)
 
 _GAP = ("the lemma's printed proof has a gap — numerically supported, not proven")
 DELTA_LABELS = {
+    "profile": PROFILE_LABEL,
     "exact": f"vertex reduction of [D] Lemma 1.2 (certified quadrature; {_GAP})",
     "union": "proven upper bound (union bound over W: |W|·I_gamma(k·eta, k(1-eta)), "
              "holds at every input)",
@@ -121,13 +127,18 @@ LEMMA_1_2_WARNING = (
     "proven; the default union bound (delta_method 'union' or 'auto') is proven")
 
 
-def resolve_delta_method(method: str) -> str:
-    """The method ``method`` stands for (``"auto"`` is the proven union bound).
+def resolve_delta_method(method: str, *, fixed_gamma: bool = True) -> str:
+    """The method ``method`` stands for.
+
+    ``"auto"`` is the exact privacy profile for a target δ̂ (``fixed_gamma=False``) and the
+    proven union bound at a fixed threshold γ (the profile has no γ).
 
     Parameters
     ----------
     method : str
-        ``"auto"``, ``"union"``, ``"exact"`` or ``"mc"``.
+        ``"auto"``, ``"profile"``, ``"union"``, ``"exact"`` or ``"mc"``.
+    fixed_gamma : bool
+        Whether the caller fixes γ (then ``"profile"`` does not apply).
 
     Returns
     -------
@@ -136,7 +147,12 @@ def resolve_delta_method(method: str) -> str:
     if method not in DELTA_METHODS:
         raise InputError(f"must be one of {', '.join(DELTA_METHODS)}, got {method!r}",
                          field="delta_method")
-    return DEFAULT_DELTA_METHOD if method == "auto" else method
+    if method == "auto":
+        return DEFAULT_DELTA_METHOD if fixed_gamma else PROFILE_METHOD
+    if method == PROFILE_METHOD and fixed_gamma:
+        raise InputError("the exact privacy profile has no threshold gamma: give a target "
+                         "delta, or choose delta_method union, exact or mc", field="gamma")
+    return method
 
 
 # --------------------------------------------------------------------------- δ numerics
@@ -803,12 +819,12 @@ class DirichletPrivacy:
 
     epsilon: float
     delta: float
-    gamma: float
+    gamma: float | None  # None for the exact profile (it has no threshold set)
     epsilon_approx: float | None
     delta_method: str
     delta_label: str
-    v1: float
-    v2: float
+    v1: float | None
+    v2: float | None
     k: float
     eta: float
     eta_bar: float
@@ -825,16 +841,35 @@ class DirichletPrivacy:
     # certified lower bound of the worst vertex's δ (exact method): [delta_lower, delta]
     # brackets the exact vertex value; 0.0 when the union bound is reported.
     delta_lower: float | None = None
+    # the exact profile: a certified lower value of the true ε (the bracket's lower end)
+    # and the worst neighbouring pair (x, y, d) of :mod:`core.privacy.dirichlet_profile`
+    epsilon_lower: float | None = None
+    worst_pair: tuple[float, float, float] | None = None
+    profile: RowProfile | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"epsilon": self.epsilon, "delta": self.delta, "gamma": self.gamma,
-                "epsilon_approx": self.epsilon_approx, "delta_method": self.delta_method,
-                "delta_label": self.delta_label, "v1": self.v1, "v2": self.v2, "k": self.k,
-                "eta": self.eta, "eta_bar": self.eta_bar, "w": self.w, "b": self.b,
-                "delta_target": self.delta_target, "delta_vertex_A": self.delta_vertex_A,
-                "delta_vertex_B": self.delta_vertex_B, "delta_estimate": self.delta_estimate,
-                "analysis": self.analysis, "delta_lower": self.delta_lower,
-                "warnings": list(self.warnings)}
+        d: dict[str, object] = {
+            "epsilon": self.epsilon, "delta": self.delta, "gamma": self.gamma,
+            "epsilon_approx": self.epsilon_approx, "delta_method": self.delta_method,
+            "delta_label": self.delta_label, "v1": self.v1, "v2": self.v2, "k": self.k,
+            "eta": self.eta, "eta_bar": self.eta_bar, "w": self.w, "b": self.b,
+            "delta_target": self.delta_target, "delta_vertex_A": self.delta_vertex_A,
+            "delta_vertex_B": self.delta_vertex_B, "delta_estimate": self.delta_estimate,
+            "analysis": self.analysis, "delta_lower": self.delta_lower,
+            "warnings": list(self.warnings)}
+        if self.delta_method == PROFILE_METHOD:
+            for key in ("v1", "v2", "delta_vertex_A", "delta_vertex_B", "delta_estimate",
+                        "delta_lower"):
+                del d[key]  # parts of Theorem 1.6's threshold analysis
+            d["gamma_reason"] = ("the exact privacy profile needs no threshold set: delta is "
+                                 "the hockey-stick divergence of the worst neighbouring pair")
+            d["epsilon_lower"] = self.epsilon_lower
+            d["worst_pair"] = None if self.worst_pair is None else {
+                "k_q_i": self.worst_pair[0], "k_p_j": self.worst_pair[1],
+                "k_moved": self.worst_pair[2]}
+            if self.epsilon_approx is None:
+                d["epsilon_approx_reason"] = "Lemma 1.7 belongs to Theorem 1.6's threshold analysis"
+        return d
 
 
 def _finite(x: object, name: str) -> float:
@@ -913,7 +948,17 @@ def dirichlet_privacy(k: float, eta: float, eta_bar: float, w: int, b: float, *,
     if not 1e-12 <= rtol <= 1e-2:
         raise InputError(f"must lie in [1e-12, 1e-2], got {rtol!r}", field="rtol")
     k, eta, eta_bar, w, b, warnings = validate_parameters(k, eta, eta_bar, w, b)
-    method = resolve_delta_method(delta_method)
+    if (gamma is None) == (delta_target is None):
+        raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
+    method = resolve_delta_method(delta_method, fixed_gamma=gamma is not None)
+    if method == PROFILE_METHOD:
+        if delta_target is None:
+            raise InputError("give a target delta (the exact profile has no threshold gamma)",
+                             field="delta")
+        return _profile_result(w_profile(k, eta, eta_bar, w, b), delta_target, k=k, eta=eta,
+                               eta_bar=eta_bar, w=w, b=b, analysis="W",
+                               warnings=[x for x in warnings if "Lemma 1.2" not in x
+                                         and "(1.21)" not in x])
     if method == "exact" and w > EXACT_MAX_W:
         raise InputError(f"exact is available for |W| <= {EXACT_MAX_W}; use union or mc "
                          f"(|W| = {w})", field="delta_method")
@@ -1071,9 +1116,33 @@ def _union_root(k: float, eta: float, w: int, target: float) -> float:
                      f"(k·eta = {k * eta:.3g} is too small for this target)", field="delta")
 
 
+def _profile_result(profile: RowProfile, delta_target: object, *, k: float, eta: float,
+                    eta_bar: float, w: int, b: float, analysis: str, warnings: list[str]
+                    ) -> DirichletPrivacy:
+    """The exact-profile statement (ε at the target δ̂, certified) as a DirichletPrivacy."""
+    target = _finite(delta_target, "delta")
+    if not 0 < target < 1:
+        raise InputError(f"must lie in (0, 1), got {target:g}", field="delta")
+    lo, eps, worst = profile.epsilon_bracket(target)
+    if not math.isfinite(eps):
+        raise InputError(f"no finite epsilon reaches delta = {target:g} (the worst pair's "
+                         "privacy loss is too large)", field="delta")
+    notes = list(warnings)
+    if not profile.exact:
+        notes.append(f"worst pair found by certified branch and bound ({profile.description}); "
+                     f"the true epsilon lies in [{lo:.6g}, {eps:.6g}]")
+    return DirichletPrivacy(
+        epsilon=eps, delta=target, gamma=None, epsilon_approx=None,
+        delta_method=PROFILE_METHOD, delta_label=PROFILE_LABEL, v1=None, v2=None, k=k,
+        eta=eta, eta_bar=eta_bar, w=w, b=b, delta_target=target, warnings=tuple(notes),
+        analysis=analysis, epsilon_lower=lo, worst_pair=(worst.x, worst.y, worst.d),
+        profile=profile)
+
+
 # --------------------------------------------------------------------------- support analysis
 SUPPORT_EXACT_MAX_N = 4
 SUPPORT_DELTA_LABELS = {
+    "profile": PROFILE_LABEL,
     "exact": f"vertex reduction of [D] Lemma 1.2 (certified quadrature; {_GAP})",
     "union": "proven upper bound (union bound over the n support entries: "
              "n·I_gamma(k·eta, k(1-eta)), holds at every input)",
@@ -1082,8 +1151,8 @@ SUPPORT_DELTA_LABELS = {
 }
 
 
-def _validate_support(k: object, eta: object, n: object, b: object
-                      ) -> tuple[float, float, int, float, list[str]]:
+def _validate_support(k: object, eta: object, n: object, b: object, *,
+                      strict_move: bool = True) -> tuple[float, float, int, float, list[str]]:
     k_, eta_, b_ = _finite(k, "k"), _finite(eta, "eta"), _finite(b, "b")
     if k_ <= 0:
         raise InputError(f"must be > 0, got {k_:g}", field="k")
@@ -1097,7 +1166,7 @@ def _validate_support(k: object, eta: object, n: object, b: object
     if n_ * eta_ > 1 + 1e-12:
         raise InputError(f"the domain is empty: n·eta = {n_ * eta_:g} > 1 (need eta <= "
                          f"{1.0 / n_:.6g} for a support of {n_})", field="eta")
-    if n_ * eta_ + b_ / 2 > 1 + 1e-12:
+    if strict_move and n_ * eta_ + b_ / 2 > 1 + 1e-12:
         raise InputError(f"b/2 = {b_ / 2:g} exceeds the free mass 1 - n·eta = "
                          f"{1 - n_ * eta_:g}: need eta + b/2 <= 1 - (n-1)·eta "
                          "(lower eta or b)", field="b")
@@ -1241,8 +1310,18 @@ def support_privacy(k: float, eta: float, n: int, b: float, *, gamma: float | No
     >>> support_privacy(5, 0.1, 2, 0.1, gamma=0.01, delta_method="exact").delta_method
     'union'
     """
-    k, eta, n, b, warnings = _validate_support(k, eta, n, b)
-    method = resolve_delta_method(delta_method)
+    if (gamma is None) == (delta_target is None):
+        raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
+    method = resolve_delta_method(delta_method, fixed_gamma=gamma is not None)
+    k, eta, n, b, warnings = _validate_support(k, eta, n, b,
+                                               strict_move=method != PROFILE_METHOD)
+    if method == PROFILE_METHOD:
+        if delta_target is None:
+            raise InputError("give a target delta (the exact profile has no threshold gamma)",
+                             field="delta")
+        return _profile_result(support_profile(k, eta, n, b), delta_target, k=k, eta=eta,
+                               eta_bar=(n - 2) * eta, w=n, b=b, analysis="support",
+                               warnings=[x for x in warnings if "Lemma 1.2" not in x])
     if method == "exact" and n > SUPPORT_EXACT_MAX_N:
         raise InputError(f"exact is available for a support of <= {SUPPORT_EXACT_MAX_N}; use "
                          f"union or mc (n = {n})", field="delta_method")

@@ -23,7 +23,10 @@ written to files as ``"epsilon": null`` with ``"epsilon_reason"``, and every tot
 includes it is unbounded (∞). Nothing that left is ever free.
 
 Totals per dataset use basic composition (Σε, Σδ); tighter accountants are added where
-their assumptions hold, and say which they are (:func:`compose`). Budgets are per
+their assumptions hold, and say which they are (:func:`compose`): the tight total composes
+the releases' privacy-loss distributions with dp-accounting (:mod:`core.privacy.pld`; an
+entry whose parameters carry a ``profile`` — a Dirichlet privatisation — enters with its
+exact profile, any other with the canonical pair of its (ε, δ)). Budgets are per
 dataset; :meth:`PrivacyLedger.would_exceed` says, before a release, whether it fits.
 
 Examples
@@ -50,6 +53,8 @@ from typing import Any
 from core.common.errors import InputError
 from core.common.timestamps import now_iso
 from core.privacy.composition import advanced_epsilon, zcdp_epsilon
+from core.privacy.pld import PLD_LABEL, profile_spec_terms
+from core.privacy.pld import compose as pld_compose
 
 __all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition", "compose",
            "PURE_MECHANISMS", "MODES",
@@ -238,10 +243,52 @@ class PrivacyLedger:
                     f"{bd:.3g})")
         return ""
 
+    def release_problems(self, entries: Iterable[LedgerEntry]) -> list[str]:
+        """One line per dataset whose budget the releases among ``entries`` would exceed.
+
+        ``entries`` are about to be recorded (e.g. a run's); seeded experiments among them
+        are not spent, so they never exceed anything. Per dataset their releases are summed
+        by basic composition and checked with :meth:`would_exceed`.
+
+        Parameters
+        ----------
+        entries : iterable of LedgerEntry
+            What a run would add.
+
+        Returns
+        -------
+        list of str
+            Empty when everything fits.
+
+        Examples
+        --------
+        >>> led = PrivacyLedger(budgets={"agent:a": (1.0, 0.0)})
+        >>> new = [LedgerEntry(id="", dataset="agent:a", mechanism="laplace", epsilon=0.6,
+        ...                    count=2)]
+        >>> led.release_problems(new)
+        ['agent:a: spent (0, 0) + this release (1.2, 0) exceeds the budget (1, 0)']
+        >>> led.release_problems([LedgerEntry(id="", dataset="agent:a", mechanism="laplace",
+        ...                                   epsilon=5.0, mode="experiment")])
+        []
+        """
+        cost: dict[str, list[float]] = {}
+        for e in entries:
+            if e.is_release:
+                c = cost.setdefault(e.dataset, [0.0, 0.0])
+                c[0] += e.count * e.epsilon
+                c[1] += e.count * e.delta
+        return [p for ds, (eps, dl) in sorted(cost.items())
+                if (p := self.would_exceed(ds, eps, min(1.0, dl)))]
+
     def compositions(self, dataset: str, *, modes: Sequence[str] | None = None,
-                     delta_slack: float = 1e-6) -> list["Composition"]:
-        """Every composition of ``dataset``'s entries (``modes``: all by default), basic first."""
-        return compose(_filter(self.entries, dataset, modes), delta_slack=delta_slack)
+                     delta_slack: float = 1e-6, delta: float | None = None
+                     ) -> list["Composition"]:
+        """Every composition of ``dataset``'s entries (``modes``: all by default), basic first;
+        the PLD total at ``delta`` (default: the dataset's budget δ when it has one)."""
+        if delta is None and dataset in self.budgets and 0 < self.budgets[dataset][1] < 1:
+            delta = self.budgets[dataset][1]
+        return compose(_filter(self.entries, dataset, modes), delta_slack=delta_slack,
+                       delta=delta)
 
     def to_list(self) -> list[dict[str, Any]]:
         return [e.to_dict() for e in self.entries]
@@ -318,6 +365,22 @@ def budgets_from_dict(d: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
+def _pld_composition(entries: list[LedgerEntry], delta: float) -> "Composition":
+    terms = []
+    for e in entries:
+        terms += profile_spec_terms(e.parameters.get("profile"), e.count, e.epsilon, e.delta)
+    try:
+        res = pld_compose(terms, delta)
+    except InputError as exc:
+        return Composition("PLD", math.inf, delta, f"{PLD_LABEL}: {exc.problem}",
+                           applicable=False)
+    if not res.applicable:
+        return Composition("PLD", math.inf, delta, f"{PLD_LABEL}: {res.reason}",
+                           applicable=False)
+    return Composition("PLD", res.epsilon, delta,
+                       f"{PLD_LABEL}; read at delta = {delta:.3g} (FFT slack {res.slack:.0e})")
+
+
 @dataclass(frozen=True)
 class Composition:
     """A total (ε, δ) of several releases, with the theorem that gives it."""
@@ -329,8 +392,20 @@ class Composition:
     applicable: bool = True
 
 
-def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Composition]:
-    """Totals of ``entries`` under three accountants (each says when it applies).
+def _pld_delta(entries: list[LedgerEntry], delta_slack: float) -> float:
+    """The δ at which the PLD total is read when none is asked for: basic's Σδ when it is a
+    meaningful δ (in (0, 1)), δ' for pure-DP releases, else the largest single δ."""
+    total = math.fsum(e.count * e.delta for e in entries)
+    if 0 < total < 1:
+        return total
+    if total == 0:
+        return delta_slack
+    return max(e.delta for e in entries if e.delta > 0)
+
+
+def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6,
+            delta: float | None = None) -> list[Composition]:
+    """Totals of ``entries`` under four accountants (each says when it applies).
 
     An entry with ``count`` c counts as c releases of its (ε, δ).
 
@@ -342,13 +417,19 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
     delta_slack : float
         δ' in (0, 1) of the advanced and zCDP accountants.
 
+    delta : float, optional
+        δ at which the PLD total is read (default :func:`_pld_delta`).
+
     Returns
     -------
     list of Composition
-        basic, advanced and zCDP totals (zCDP marked not applicable unless every entry is
-        pure DP); ∞ where an entry has no finite ε.
+        basic, PLD, advanced and zCDP totals (zCDP marked not applicable unless every entry
+        is pure DP); ∞ where an entry has no finite ε.
 
     * basic composition: (Σεᵢ, Σδᵢ) — always valid;
+    * PLD (dp-accounting): the releases' privacy-loss distributions composed, ε read at
+      ``delta`` — a Dirichlet privatisation with its exact profile, any other entry with
+      the canonical pair of its (ε, δ) (valid for any (ε, δ)-DP release);
     * advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3, heterogeneous form):
       ε' = √(2 ln(1/δ') Σεᵢ²) + Σ εᵢ(e^{εᵢ} − 1), δ = Σδᵢ + δ' — for any (εᵢ, δᵢ)-DP releases;
     * zCDP (Bun & Steinke 2016, Prop. 1.4 and Lemma 3.5): a pure εᵢ-DP release is
@@ -360,10 +441,10 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
     >>> es = [LedgerEntry(id=str(i), dataset="d", mechanism="laplace", epsilon=0.1)
     ...       for i in range(100)]
     >>> [(c.method, round(c.epsilon, 3)) for c in compose(es)]
-    [('basic', 10.0), ('advanced', 6.308), ('zCDP', 5.757)]
+    [('basic', 10.0), ('PLD', 4.775), ('advanced', 6.308), ('zCDP', 5.757)]
     >>> one = [LedgerEntry(id="x", dataset="d", mechanism="laplace", epsilon=0.1, count=100)]
     >>> [round(c.epsilon, 3) for c in compose(one)]
-    [10.0, 6.308, 5.757]
+    [10.0, 4.775, 6.308, 5.757]
     """
     if not 0 < delta_slack < 1:
         raise InputError(f"must lie in (0, 1), got {delta_slack!r}", field="delta_slack")
@@ -374,6 +455,8 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6) -> list[Co
     if not entries:
         return out
     counts, epsilons = [c for c, _ in eps], [x for _, x in eps]
+    out.append(_pld_composition(entries, delta if delta is not None
+                                else _pld_delta(entries, delta_slack)))
     adv = advanced_epsilon(epsilons, counts, delta_slack=delta_slack)
     out.append(Composition("advanced", adv, min(1.0, dsum + delta_slack),
                            f"advanced composition (Dwork-Rothblum-Vadhan) with slack "

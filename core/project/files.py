@@ -36,21 +36,21 @@ from core import __version__
 from core.advising.model import AdvisingSetup
 from core.common.atomic import atomic_write_bytes, atomic_write_text, clean_stale_temporaries
 from core.common.errors import InputError
+from core.common.jsonable import jsonable
 from core.common.resources import (
     MODEL_MEMORY_FACTOR,
     check_model_memory,
     load_npz,
     npz_inventory,
 )
-from core.common.jsonable import jsonable
 from core.gridworld.maps import GridEntry
 from core.logistics.document import MapEntry
 from core.mdp.editable import MdpModel
 from core.mdp.files import load_mdp, read_json
 from core.privacy.ledger import LedgerEntry
 from core.project.jsonfmt import dumps
-from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.locks import folder_lock, project_lock, real_path
+from core.project.migrations import SCHEMA_VERSION, migrate
 from core.project.model import MdpEntry, Project, RunRecord
 
 __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchemaVersion",
@@ -104,13 +104,14 @@ def project_stem(path: str | os.PathLike[str]) -> str:
     return stem
 
 
-def content_digest(P: np.ndarray, digits: int = 24) -> str:
-    """The first ``digits`` hex digits of the SHA-256 of ``P`` (float64, C order).
+def content_digest(P: Any, digits: int = 24) -> str:
+    """The first ``digits`` hex digits of the SHA-256 of ``P``: a dense P's float64 bytes in
+    C order; a sparse one's shape and CSR arrays (:func:`core.mdp.rows.sidecar_digest_bytes`).
 
     Parameters
     ----------
-    P : numpy.ndarray
-        The transition array.
+    P : numpy.ndarray or SparseRows
+        The transitions.
     digits : int
         How many hex digits (24 names a content-addressed sidecar; 12 the older names).
 
@@ -118,17 +119,21 @@ def content_digest(P: np.ndarray, digits: int = 24) -> str:
     -------
     str
     """
-    data = np.ascontiguousarray(P, dtype=np.float64)
-    return hashlib.sha256(data.tobytes()).hexdigest()[:digits]
+    from core.mdp.rows import sidecar_digest_bytes
+
+    h = hashlib.sha256()
+    for chunk in sidecar_digest_bytes(P):  # dense P: its bytes, as always
+        h.update(chunk)
+    return h.hexdigest()[:digits]
 
 
-def arrays_digest(P: np.ndarray) -> str:
+def arrays_digest(P: Any) -> str:
     """The first 12 hex digits of the SHA-256 of ``P`` (the digest older sidecar names carry).
 
     Parameters
     ----------
-    P : numpy.ndarray
-        The transition array.
+    P : numpy.ndarray or core.mdp.rows.SparseRows
+        The transition array (or a large model's sparse rows).
 
     Returns
     -------
@@ -139,7 +144,7 @@ def arrays_digest(P: np.ndarray) -> str:
 
 
 def sidecar_name(project_path: str | os.PathLike[str], mdp_id: str,
-                 P: np.ndarray | None = None) -> str:
+                 P: Any = None) -> str:
     """The file name of a large model's sidecar arrays.
 
     ``arrays.<digest>.npz`` with 24 hex digits of the SHA-256 of ``P``: named by content
@@ -309,7 +314,11 @@ def _check_model_size(m: dict[str, Any], field: str) -> None:
             key = a.get("state")
             if isinstance(key, str):
                 per_state[key] = per_state.get(key, 0) + 1
-    check_model_memory(len(states), max(per_state.values(), default=1), field)
+    from core.mdp.sparse import uses_dense
+
+    n_actions = max(per_state.values(), default=1)
+    if uses_dense(len(states), n_actions):  # a large model keeps sparse rows
+        check_model_memory(len(states), n_actions, field)
 
 
 def run_records(items: list[Any]) -> list[RunRecord]:
@@ -531,7 +540,7 @@ def ledger_entries(items: list[Any]) -> list[LedgerEntry]:
     return out
 
 
-def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndarray:
+def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> Any:
     if not isinstance(name, str) or os.path.basename(name) != name or not name.endswith(".npz") \
             or name.startswith(".") or "\x00" in name:
         raise InputError(f"must be the file name of a sidecar .npz, got {name!r}",
@@ -545,13 +554,15 @@ def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndar
                          "project file)", field="arrays")
     try:
         info = npz_inventory(path, factor=_MODEL_FACTOR)
-        if "P" not in info:
-            raise InputError(f"sidecar file {name!r} holds no array P", field="arrays")
-        if info["P"].dtype.kind not in "fiu" or len(info["P"].shape) != 3:
-            raise InputError(f"sidecar file {name!r}: P must be a numeric S x A x S array, "
-                             f"got {info['P'].describe()}", field="arrays")
-        P = np.asarray(load_npz(path, factor=_MODEL_FACTOR, keys=("P",))["P"],
-                       dtype=np.float64)
+        P: Any
+        if "P" in info:
+            if info["P"].dtype.kind not in "fiu" or len(info["P"].shape) != 3:
+                raise InputError(f"sidecar file {name!r}: P must be a numeric S x A x S "
+                                 f"array, got {info['P'].describe()}", field="arrays")
+            P = np.asarray(load_npz(path, factor=_MODEL_FACTOR, keys=("P",))["P"],
+                           dtype=np.float64)
+        else:
+            P = _sparse_sidecar(name, path, info)
     except InputError as exc:
         what = f"{exc.field}: " if exc.field and exc.field != "arrays" else ""
         problem = exc.problem if exc.problem.startswith("sidecar") else \
@@ -563,6 +574,37 @@ def _load_sidecar(name: Any, base_dir: str | os.PathLike[str] | None) -> np.ndar
                          "promises (it was changed after the project was saved)",
                          field="arrays")
     return P
+
+
+_SPARSE_KINDS = {"P_indptr": "iu", "P_indices": "iu", "P_data": "fiu", "shape": "iu"}
+
+
+def _sparse_sidecar(name: str, path: str, info: dict[str, Any]) -> Any:
+    """The CSR rows of a large model's sidecar (``P_indptr``, ``P_indices``, ``P_data``,
+    ``shape``), their kinds and shapes checked before they are read."""
+    from core.mdp.rows import SparseRows
+    from core.mdp.sparse import Transitions
+
+    for key, kinds in _SPARSE_KINDS.items():
+        if key not in info:
+            raise InputError(f"sidecar file {name!r} holds neither P nor the array {key}",
+                             field="arrays")
+        if info[key].dtype.kind not in kinds or len(info[key].shape) != 1:
+            raise InputError(f"sidecar file {name!r}: {key} must be a numeric vector, got "
+                             f"{info[key].describe()}", field="arrays")
+    z = load_npz(path, factor=_MODEL_FACTOR, keys=tuple(_SPARSE_KINDS))
+    if z["shape"].shape != (2,):
+        raise InputError(f"sidecar file {name!r}: shape must be [S, A]", field="arrays")
+    S, A = (int(x) for x in z["shape"])
+    indptr, indices = z["P_indptr"], z["P_indices"]
+    if S < 1 or A < 1 or indptr.shape != (S * A + 1,) or (indptr.size and indptr[0] != 0) \
+            or (np.diff(indptr) < 0).any() or int(indptr[-1]) != indices.size \
+            or indices.size != z["P_data"].size \
+            or (indices.size and (indices.min() < 0 or indices.max() >= S)):
+        raise InputError(f"sidecar file {name!r}: its CSR rows do not describe an "
+                         f"{S:,} x {A:,} model", field="arrays")
+    return SparseRows(Transitions(S, A, indptr.astype(np.int64), indices,
+                                  z["P_data"].astype(np.float64)))
 
 
 def load_project(path: str | os.PathLike[str]) -> Project:
@@ -634,6 +676,7 @@ def write_project(project: Project, path: str | os.PathLike[str]) -> None:
     real = real_path(path)
     folder = os.path.dirname(real)
     sidecars: dict[str, Any] = {}
+    from core.mdp.rows import sidecar_arrays
     doc = project_to_dict(project, sidecars=sidecars, project_path=real)
     text = dumps(doc) + "\n"
     before = named_sidecars(real)
@@ -643,27 +686,28 @@ def write_project(project: Project, path: str | os.PathLike[str]) -> None:
         with folder_lock(folder):
             for name, P in sidecars.items():  # new generations first: the old file still reads
                 target = os.path.join(folder, name)
-                if _usable_sidecar(target, P):
+                arrays = sidecar_arrays(P)  # dense P, or the CSR rows of a large model
+                if _usable_sidecar(target, arrays):
                     os.utime(target)  # in use again: young for the orphan collector
                     continue
                 buf = io.BytesIO()
-                np.savez(buf, P=P)
+                np.savez(buf, **arrays)  # type: ignore[arg-type]
                 atomic_write_bytes(target, buf.getvalue())
             atomic_write_text(real, text)
             collect_sidecars(folder, previous=before - set(sidecars))
     project.origin = snapshot(dict(doc["project"]), real)
 
 
-def _usable_sidecar(path: str, P: np.ndarray) -> bool:
-    """True when the content-addressed file ``path`` already holds arrays shaped like ``P``
-    (its name is the digest of its content; a damaged one is written again)."""
+def _usable_sidecar(path: str, arrays: dict[str, np.ndarray]) -> bool:
+    """True when the content-addressed file ``path`` already holds arrays shaped like
+    ``arrays`` (its name is the digest of its content; a damaged one is written again)."""
     if not os.path.isfile(path) or os.path.islink(path):
         return False
     try:
         info = npz_inventory(path)
     except InputError:
         return False
-    return "P" in info and info["P"].shape == tuple(P.shape)
+    return all(k in info and info[k].shape == tuple(v.shape) for k, v in arrays.items())
 
 
 def named_sidecars(path: str | os.PathLike[str]) -> set[str]:

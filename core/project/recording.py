@@ -356,10 +356,14 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
     summary = result.to_json()
     summary["truth"] = result.grid.to_rows()
     summary["rewards"] = [float(v) for v in result.rewards]
+    summary["oracle_keys"] = ["truth"]
     if attack is not None:
         summary.update(grr=attack.grr, nrr=attack.nrr, baseline_nrr=attack.baseline_nrr,
                        recovered=attack.recovered.to_rows(),
                        attack_history=[float(v) for v in attack.history])
+        summary["oracle_keys"] += ["grr", "nrr"]
+    summary["oracle_view"] = ("the true map, and the attack's recovery rates scored against "
+                              "it: the experimenter's oracle view")
     s = result.setup
     params = {"grid": grid_id, "defense": s.defense, "preset": s.preset, "epsilon": s.epsilon,
               "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,
@@ -392,9 +396,13 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
                 delta=float(result.delta or 0.0),
                 released=f"all {result.team.agents} Q-tables (each moves with this agent's "
                          "transitions through the coupling term)",
-                adjacency="one transition in the agent's replay window (Theorem 4.2)",
+                adjacency="replace-one: one transition (one entry of the fixed-size replay "
+                          "buffer) replaced by another, within Theorem 4.2's window; an "
+                          "episode is up to max_steps transitions (group privacy: summary "
+                          "'episode')",
                 parameters={"sigma": s.sigma, "window": s.window,
-                            "sample_rate": s.sample_rate}, **common))
+                            "sample_rate": s.sample_rate, "relation": "replace-one",
+                            "unit": "transition"}, **common))
         else:
             entries.append(LedgerEntry(
                 id="", dataset=ds, mechanism="q-table", epsilon=math.inf,

@@ -40,8 +40,9 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 from typing import Any
 
 from core import __version__
@@ -123,7 +124,9 @@ def _read_disk(path: str) -> dict[str, Any] | None:
 
 
 def record_and_save(path: str | os.PathLike[str], project: Project, record: RunRecord,
-                    entries: Sequence[LedgerEntry] = ()) -> tuple[RunRecord, list[LedgerEntry]]:
+                    entries: Sequence[LedgerEntry] = (), *,
+                    check: Callable[[Any], None] | None = None
+                    ) -> tuple[RunRecord, list[LedgerEntry]]:
     """Record a command's run in the project file at ``path``, merged with what it holds now.
 
     Under the project lock, the file is read again; ``record`` (renumbered if its id is
@@ -144,6 +147,10 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
         The run (its id from ``project.new_run_id()``).
     entries : sequence of LedgerEntry
         What the run released (ids assigned here).
+    check : callable, optional
+        Called under the lock with the project as it is now (an object with its ``ledger``
+        and ``budgets``) before anything is written; raising refuses the record (the
+        budget check of ``--record``, against what other writers spent meanwhile).
 
     Returns
     -------
@@ -168,6 +175,8 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
             raise InputError(f"the file changed while the run was computing and cannot be "
                              f"read now ({exc.field + ': ' if exc.field else ''}{exc.problem})"
                              "; nothing was written", file=os.fspath(path)) from None
+        if check is not None:
+            check(SimpleNamespace(ledger=list(ledger), budgets=payload.get("budgets") or {}))
         old_id = record.id
         if any(r.id == old_id for r in runs):
             record = replace(record, id=_fresh_run_id({r.id for r in runs}))

@@ -19,8 +19,16 @@ answers one query per state the student can reach (a state with at least two act
 k_j = k₀·c^j, and stops (k = 0: no demonstration) before the next roll-out would exceed the
 budget (E, D) under basic composition (:func:`sharing_ledger`).
 
+The budget is the teacher's: a property of its data, not of one student. Every noisy student
+run (aware and unaware, every seed) receives its own draws of the teacher's policy, so one
+roll-out costs ``runs × queries × (ε_j, δ_j)``, and what the project already spent on the
+teacher's data (``spent``: its releases, basic composition) counts too. The totals are over
+all runs of the command; the non-private baseline reads the teacher's policy itself and is
+unbounded (outside every budget, recorded as such).
+
 Seeded runs draw each student's noise from ``SeedSequence(seed, spawn_key=(type, run))``, so a
-curve does not depend on which other students or how many workers ran.
+curve does not depend on how many workers ran, nor on which other students ran once the
+teacher's schedule is fixed (the schedule depends on how many noisy runs share the budget).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -37,10 +46,10 @@ from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import as_random_source
 from core.mdp.model import MDP
 from core.mdp.synthesis import synthesize
-from core.privacy.composition import advanced_composition, check_delta
+from core.privacy.composition import advanced_epsilon, check_delta
 from core.privacy.dirichlet import dirichlet_rows
 from core.sharing.mechanism import (
-    BOUNDS,
+    ACCOUNTANTS,
     MC_LEVEL,
     alpha_lambda,
     check_sharing,
@@ -71,7 +80,7 @@ class SharingSetup:
     lb: float = 0.05
     tau: float | None = None
     delta: float | None = 1e-3       # a target δ per query (τ solved per k), or give tau
-    bound: str = "paper"
+    bound: str = "profile"           # the certified exact profile, or eq. 12 (paper/tight)
     lam: float = 0.5
     beta: float = 0.05
     kappa: float = 1.0
@@ -93,8 +102,12 @@ class SharingSetup:
                              field="tau")
         if self.delta is not None:
             check_delta(self.delta)
-        if self.bound not in BOUNDS:
-            raise InputError(f"must be one of {BOUNDS}, got {self.bound!r}", field="bound")
+        if self.bound not in ACCOUNTANTS:
+            raise InputError(f"must be one of {ACCOUNTANTS}, got {self.bound!r}",
+                             field="bound")
+        if self.bound == "profile" and self.tau is not None:
+            raise InputError("the exact profile needs a target delta per query; a fixed tau "
+                             "belongs to eq. 12 (bound paper or tight)", field="tau")
         alpha_lambda(self.k0, self.lam, self.beta)  # λ >= 0, β ∈ (0, 1)
         for name in ("kappa", "lr"):
             v = getattr(self, name)
@@ -112,6 +125,20 @@ class SharingSetup:
         if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
             raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
                              field="steps")
+
+
+def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
+    """ε of one query by the certified exact profile (:mod:`core.sharing.profile`), with a
+    box budget that keeps a ledger of dozens of roll-outs fast (a valid, slightly looser
+    bound; memoised, so seeds and students sharing a schedule pay once)."""
+    return _profile_cached(float(k), int(m), float(eta), float(lb), float(delta))
+
+
+@lru_cache(maxsize=512)
+def _profile_cached(k: float, m: int, eta: float, lb: float, delta: float) -> float:
+    from core.sharing.profile import l2_profile
+
+    return l2_profile(k, m, eta, lb, delta=delta, budget=150).epsilon
 
 
 def curve_ks(k0: float) -> np.ndarray:
@@ -300,7 +327,7 @@ class LedgerRow:
     k: float
     epsilon: float
     delta: float
-    tau: float
+    tau: float | None  # None with the exact profile (it has no threshold)
     queries: int
     epsilon_total: float
     delta_total: float
@@ -321,6 +348,8 @@ class SharingLedger:
     seed: int | None
     draws: int
     stop_reason: str = ""
+    runs: int = 1                                 # noisy student runs the budget covers
+    spent: tuple[float, float] = (0.0, 0.0)       # already spent on the teacher's data
     adjacency: str = ("two observations X, X' with ||X - X'||_2 <= b; the teacher is "
                       "L-Lipschitz, so shared policies differ by at most L*b in l2 "
                       "(Theorem 1 of [KS]); the teacher's observations are protected")
@@ -333,11 +362,19 @@ class SharingLedger:
 
     @property
     def totals(self) -> tuple[float, float]:
+        """What the command releases: every noisy run's demonstrations (basic composition)."""
         live = [r for r in self.rows if not r.stopped]
         return (live[-1].epsilon_total, live[-1].delta_total) if live else (0.0, 0.0)
 
+    @property
+    def totals_per_run(self) -> tuple[float, float]:
+        """One student run's share of :attr:`totals`."""
+        e, d = self.totals
+        return (e / self.runs, d / self.runs) if self.runs else (0.0, 0.0)
+
     def to_dict(self) -> dict[str, Any]:
         e, d = self.totals
+        pe, pd = self.totals_per_run
         live = [r for r in self.rows if not r.stopped]
         return {"k": [r.k for r in live], "epsilon": [r.epsilon for r in live],
                 "delta": [r.delta for r in live], "tau": [r.tau for r in live],
@@ -346,7 +383,11 @@ class SharingLedger:
                 "delta_total": [r.delta_total for r in live],
                 "epsilon_advanced": [r.epsilon_advanced for r in live],
                 "ledger_total": {"epsilon": e, "delta": d, "composition": "basic",
-                                 "per": "one student run (the stop rule's budget)"},
+                                 "runs": self.runs,
+                                 "per": f"all {self.runs} noisy student runs of the command "
+                                        "(the teacher's budget)"},
+                "ledger_total_per_run": {"epsilon": pe, "delta": pd, "composition": "basic"},
+                "spent_before": {"epsilon": self.spent[0], "delta": self.spent[1]},
                 "stopped_at": self.stopped_at, "stop_reason": self.stop_reason,
                 "budget": list(self.budget),
                 "queries_per_rollout": self.queries_per_rollout,
@@ -355,15 +396,17 @@ class SharingLedger:
 
 
 def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
+                   runs: int = 1, spent: tuple[float, float] = (0.0, 0.0),
                    rng: "np.random.Generator | int | None" = 0,
                    progress: Progress = no_progress) -> SharingLedger:
     """The teacher's per-roll-out (ε_j, δ_j) and the basic-composition ledger with its stop.
 
     k_j = k₀·c^j. Per query: ε_j of eq. 12 and δ_j (the Monte Carlo upper bound at τ, or
     the target δ with τ_j solved for it), the worst over the action-set sizes ``ms``. Totals
-    E_j = Σ Q·ε, D_j = Σ Q·δ; the teacher stops (k = 0, no demonstration: (0, 0)) before a
-    roll-out that would exceed the budget. ``epsilon_advanced`` is the advanced-composition
-    total with slack δ' = D/2 (an extra, labelled; the ledger itself uses basic).
+    over all ``runs`` noisy student runs: E_j = Σ R·Q·ε, D_j = Σ R·Q·δ; the teacher stops
+    (k = 0, no demonstration: (0, 0)) before a roll-out that would take ``spent`` + the totals
+    past the budget. ``epsilon_advanced`` is the advanced-composition total of the same
+    releases with slack δ' = D/2 (an extra, labelled; the ledger itself uses basic).
 
     Parameters
     ----------
@@ -373,6 +416,10 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         The action-set sizes of the states that are queried.
     queries : int
         Queries per roll-out (the reachable states with two or more actions).
+    runs : int
+        Noisy student runs that each receive every roll-out's demonstrations (0: none).
+    spent : (float, float)
+        What the teacher's data has already spent (the project's releases on it).
     rng : int, Generator or None
         Seed of the Monte Carlo δ (None: the OS's CSPRNG).
     progress : callable
@@ -386,9 +433,17 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
     ms = tuple(sorted(set(int(m) for m in ms if m >= 2)))
     for m in ms:
         check_sharing(m, setup.eta, tau=setup.tau)
+    if isinstance(runs, bool) or int(runs) != runs or runs < 0:
+        raise InputError(f"must be a whole number >= 0, got {runs!r}", field="runs")
+    s_e, s_d = (float(v) for v in spent)
+    if not (s_e >= 0 and 0 <= s_d):  # an unbounded spend (inf) is allowed: nothing fits
+        raise InputError(f"must be (epsilon >= 0, delta >= 0), got {spent!r}", field="spent")
     E, D = setup.budget
+    runs = int(runs)
+    per = runs * queries   # releases of one roll-out
     rows: list[LedgerRow] = []
     eps_list: list[float] = []
+    counts: list[int] = []
     cum_e = cum_d = 0.0
     stopped_at = None
     stop_reason = ""
@@ -399,8 +454,12 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         if not ms or queries == 0:
             break
         eps = delta = 0.0
-        tau = setup.tau if setup.tau is not None else 1.0
-        if k > 0 and k * setup.eta > 1e-300:
+        tau: float | None = setup.tau if setup.tau is not None else 1.0
+        if k > 0 and k * setup.eta > 1e-300 and setup.bound == "profile":
+            assert setup.delta is not None  # (check: the profile needs a target δ)
+            eps = max(_query_profile(k, m, setup.eta, setup.lb, setup.delta) for m in ms)
+            delta, tau = float(setup.delta), None
+        elif k > 0 and k * setup.eta > 1e-300:
             try:
                 for m in ms:
                     if setup.tau is not None:
@@ -414,27 +473,32 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
                     eps = max(eps, theorem1_epsilon(k, m, setup.eta, t, setup.lb,
                                                     bound=setup.bound))
                     delta = max(delta, d)
-                    tau = min(tau, t)
+                    tau = min(tau if tau is not None else t, t)
             except InputError as exc:  # no τ reaches the target at this k: the teacher stops
                 stopped_at = j
                 stop_reason = exc.problem
                 break
-        if cum_e + queries * eps > E or cum_d + queries * delta > D:
+        if s_e + cum_e + per * eps > E or s_d + cum_d + per * delta > D:
             stopped_at = j
-            stop_reason = (f"roll-out {j} would add ({queries * eps:.4g}, {queries * delta:.3g})"
-                           f" to ({cum_e:.4g}, {cum_d:.3g}), past the budget ({E:g}, {D:g})")
+            before = (f" after ({s_e:.4g}, {s_d:.3g}) already spent on the teacher's data"
+                      if s_e or s_d else "")
+            stop_reason = (f"roll-out {j} would add ({per * eps:.4g}, {per * delta:.3g}) "
+                           f"({queries} queries x {runs} noisy runs) to ({cum_e:.4g}, "
+                           f"{cum_d:.3g}){before}, past the budget ({E:g}, {D:g})")
             break
-        cum_e += queries * eps
-        cum_d += queries * delta
-        eps_list += [eps] * queries
-        adv = advanced_composition(eps_list, delta=D / 2) if D > 0 else math.inf
+        cum_e += per * eps
+        cum_d += per * delta
+        eps_list.append(eps)
+        counts.append(per)
+        adv = (min(advanced_epsilon(eps_list, counts, delta_slack=D / 2), cum_e) if D > 0
+               else math.inf)
         rows.append(LedgerRow(j, k, eps, delta, tau, queries, cum_e, cum_d, adv, False))
         progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
     return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, stop_reason=stop_reason,
                          budget=(E, D),
                          queries_per_rollout=int(queries), ms=ms,
                          mode="experiment" if rng is not None else "release", seed=seed,
-                         draws=int(setup.draws))
+                         draws=int(setup.draws), runs=runs, spent=(s_e, s_d))
 
 
 # ------------------------------------------------------------------------- students
@@ -549,9 +613,14 @@ class StudentCurves:
     def curve_tau(self) -> float:
         """The τ of the mechanism's panels: the fixed one, or the first roll-out's."""
         s = self.setup
-        live = [r for r in self.ledger.rows if not r.stopped]
-        return curve_tau(s.tau if s.tau is not None else (live[0].tau if live else 1e-3),
-                         self.m)
+        taus = [r.tau for r in self.ledger.rows if not r.stopped and r.tau is not None]
+        if s.tau is not None or taus:
+            return curve_tau(s.tau if s.tau is not None else taus[0], self.m)
+        if s.delta is None:
+            return curve_tau(1e-3, self.m)
+        # the exact profile has no τ: eq. 12's panel uses the τ that meets δ̂ at k₀
+        t, _ = tau_for_delta(s.k0, self.m, s.eta, s.delta, draws=10_000, rng=0)
+        return curve_tau(t, self.m)
 
     def band(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(median, lower, upper) over seeds per iteration."""
@@ -571,11 +640,16 @@ class StudentCurves:
             out["curves"][kind] = {"median": med.tolist(), "lower": lo.tolist(),
                                    "upper": hi.tolist(), "band": "85th percentile "
                                    "(7.5th to 92.5th) over seeds"}
-        noisy = sum(c.shape[0] for k, c in self.curves.items() if k in ("aware", "unaware"))
         e, d = self.ledger.totals
-        # every noisy student run received its own draws of the same teacher's data
-        out["ledger_total_all_runs"] = {"epsilon": noisy * e, "delta": min(1.0, noisy * d),
-                                        "runs": noisy, "composition": "basic"}
+        # every noisy student run received its own draws of the same teacher's data: the
+        # ledger's totals are over all of them (kept under the old key too)
+        out["ledger_total_all_runs"] = {"epsilon": e, "delta": min(1.0, d),
+                                        "runs": self.ledger.runs, "composition": "basic"}
+        if "nonprivate" in self.curves:
+            out["nonprivate_baseline"] = {
+                "epsilon": None, "runs": int(self.curves["nonprivate"].shape[0]),
+                "epsilon_reason": "the non-private baseline student reads the teacher's "
+                                  "policy itself: unbounded, outside every budget"}
         out["teacher_value"] = self.teacher_value
         out["cost_of_privacy"] = {k: self.cost_of_privacy(k) for k in self.curves}
         out["seeds"] = int(next(iter(self.curves.values())).shape[0]) if self.curves else 0
@@ -605,6 +679,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
                 seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
                 temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
                 workers: int | None = None, executor: Any = None,
+                spent: tuple[float, float] = (0.0, 0.0),
                 progress: Progress = no_progress) -> StudentCurves:
     """The whole experiment: the teacher's ledger once, then every student type over seeds.
 
@@ -629,6 +704,9 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         ``SeedSequence(seed, spawn_key=(type, run))``: the curves do not depend on it.
     executor : Executor, optional
         A pool or a dask cluster (:mod:`core.common.cluster`) instead.
+    spent : (float, float)
+        What the project has already spent on the teacher's data: the budget (E, D) covers
+        it and every noisy run of this command (:func:`sharing_ledger`).
     progress : callable
         ``progress(fraction, message)`` (may cancel).
 
@@ -668,8 +746,10 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     def ledger_progress(fraction: float, message: str = "") -> None:
         progress(0.2 * fraction, message)
 
-    ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()),
-                            rng=seed if seed is not None else None, progress=ledger_progress)
+    noisy = int(seeds) * sum(1 for k in students if k in ("aware", "unaware"))
+    ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()), runs=noisy,
+                            spent=spent, rng=seed if seed is not None else None,
+                            progress=ledger_progress)
     teacher_value = evaluate_softmax(mdp, pi_T)[0]  # J(π_T), the teacher as it is
     n_seeds = int(seeds)
     out = {kind: np.empty((n_seeds, int(setup.iterations) + 1)) for kind in students}
@@ -740,12 +820,13 @@ class SharingStudy:
 def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                   seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
                   temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
+                  spent: tuple[float, float] = (0.0, 0.0),
                   progress: Progress = no_progress) -> SharingStudy:
     """:func:`run_sharing` plus the curves of the mechanism's panels (one worker task).
 
     Parameters
     ----------
-    mdp, setup, students, seeds, seed, teacher, temperature, progress :
+    mdp, setup, students, seeds, seed, teacher, temperature, spent, progress :
         As in :func:`run_sharing`.
 
     Returns
@@ -755,7 +836,7 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
 
     res = run_sharing(mdp, setup, students=students, seeds=seeds, seed=seed, teacher=teacher,
-                      temperature=temperature, teacher_actions=teacher_actions,
+                      temperature=temperature, teacher_actions=teacher_actions, spent=spent,
                       progress=sub_progress(progress, 0.0, 0.85))
     m, tau = res.m, res.curve_tau
     ks = curve_ks(setup.k0)

@@ -43,14 +43,18 @@ from core.common.stats import cp_upper
 from core.common.validation import RandomSource, as_random_source
 from core.privacy.dirichlet import dirichlet_rows
 
-__all__ = ["BOUNDS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_split_limit",
-           "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc", "tau_for_delta",
+__all__ = ["BOUNDS", "ACCOUNTANTS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split",
+           "gamma_split_limit", "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc",
+           "tau_for_delta",
            "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
            "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL",
            "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve", "RowPrivacyL2",
            "row_privacy_l2", "neighbour_pairs", "tight_epsilon_curve"]
 
 BOUNDS = ("paper", "tight")
+#: The accountants of a shared policy: the certified exact profile
+#: (:mod:`core.sharing.profile`; needs a target δ) and Theorem 1's two forms.
+ACCOUNTANTS = ("profile",) + BOUNDS
 MC_DRAWS = 200_000
 MC_LEVEL = 0.95
 LEMMA_1_WARNING = (
@@ -523,6 +527,7 @@ def privacy_curve(ks: "np.ndarray | list[float]", m: int, eta: float, tau: float
     PrivacyCurve
     """
     ks_arr = np.asarray(ks, dtype=np.float64)
+    bound = bound if bound in BOUNDS else "paper"  # the curve is eq. 12's (the profile: beside)
     eps = np.array([theorem1_epsilon(float(k), m, eta, tau, lb, bound=bound) for k in ks_arr])
     g = np.array([gamma_split(float(k), m, eta) for k in ks_arr])
     src = as_random_source(rng)
@@ -600,6 +605,8 @@ class RowPrivacyL2:
     bound: str
     draws: int
     seed: int | None
+    epsilon_eq12: float | None = None  # Theorem 1 beside the profile
+    epsilon_lower: float | None = None
     adjacency: str = ("two rows of the simplex restricted to entries >= eta that differ by at "
                       "most b in l2, in any of their entries ([KS] Theorem 1 with L = 1); a "
                       "record-level change (one of n_sa transition samples replaced) moves two "
@@ -607,6 +614,18 @@ class RowPrivacyL2:
                       "two-entry analysis")
 
     def to_dict(self) -> dict[str, Any]:
+        if self.bound == "profile":
+            return {"epsilon": self.epsilon, "delta": self.delta, "gamma": None,
+                    "gamma_reason": "the exact profile needs no threshold set",
+                    "epsilon_approx": None,
+                    "epsilon_approx_reason": "Lemma 1.7 belongs to the two-entry l1 analysis",
+                    "delta_method": "profile", "adjacency": "l2-all",
+                    "adjacency_text": self.adjacency, "k": self.k, "n": self.n,
+                    "eta": self.eta, "b": self.b, "bound": "profile",
+                    "epsilon_lower": self.epsilon_lower, "epsilon_eq12": self.epsilon_eq12,
+                    "epsilon_eq12_reason": None if self.epsilon_eq12 is not None else
+                    "eq. 12 needs its threshold tau, solved by Monte Carlo (give --bound paper)",
+                    "warnings": []}
         return {"epsilon": self.epsilon, "delta": self.delta, "gamma": self.tau,
                 "tau": self.tau, "delta_estimate": self.delta_estimate,
                 "epsilon_approx": None,
@@ -619,7 +638,7 @@ class RowPrivacyL2:
 
 
 def row_privacy_l2(k: float, n: int, eta: float, b: float, *, delta: float | None = None,
-                   tau: float | None = None, bound: str = "paper", draws: int = MC_DRAWS,
+                   tau: float | None = None, bound: str = "profile", draws: int = MC_DRAWS,
                    rng: "np.random.Generator | int | RandomSource | None" = 0) -> RowPrivacyL2:
     """The F2 adjacency switch: a Dirichlet-privatised row under all-entries ℓ2 adjacency.
 
@@ -635,8 +654,9 @@ def row_privacy_l2(k: float, n: int, eta: float, b: float, *, delta: float | Non
         The ℓ2 radius of neighbouring rows.
     delta, tau : float
         A target δ (τ solved by Monte Carlo) or a fixed τ; exactly one.
-    bound : {"paper", "tight"}
-        Eq. 12 as printed, or with the halved first term.
+    bound : {"profile", "paper", "tight"}
+        The certified exact profile (default; needs a target δ), or eq. 12 as printed, or
+        with the halved first term.
     draws : int
         Monte Carlo draws.
     rng : int, Generator, RandomSource or None
@@ -649,6 +669,19 @@ def row_privacy_l2(k: float, n: int, eta: float, b: float, *, delta: float | Non
     if (delta is None) == (tau is None):
         raise InputError("give exactly one of delta (a target) and tau", field="delta")
     check_sharing(n, eta, k=k, tau=tau, lb=b)
+    if bound == "profile":
+        if delta is None:
+            raise InputError("the exact profile needs a target delta (a fixed tau belongs to "
+                             "eq. 12: --bound paper)", field="tau")
+        from core.sharing.profile import l2_profile
+
+        prof = l2_profile(float(k), int(n), float(eta), float(b), delta=float(delta))
+        return RowPrivacyL2(epsilon=prof.epsilon, delta=float(delta),
+                            delta_estimate=float(delta), tau=math.nan, k=float(k), n=int(n),
+                            eta=float(eta), b=float(b), bound="profile", draws=0, seed=None,
+                            epsilon_lower=prof.epsilon_lower)
+    if bound not in BOUNDS:
+        raise InputError(f"must be one of {ACCOUNTANTS}, got {bound!r}", field="bound")
     src = as_random_source(rng)
     if tau is None:
         assert delta is not None

@@ -102,7 +102,8 @@ def sharing_summary(result: StudentCurves) -> dict[str, Any]:
     """
     d = result.to_dict()
     keys = ("k", "epsilon", "delta", "tau", "queries", "epsilon_total", "delta_total",
-            "epsilon_advanced", "ledger_total", "stopped_at", "stop_reason", "budget",
+            "epsilon_advanced", "ledger_total", "ledger_total_per_run", "spent_before",
+            "stopped_at", "stop_reason", "budget",
             "queries_per_rollout", "adjacency", "mode", "seed", "draws", "teacher_value",
             "cost_of_privacy", "seeds", "iterations", "ignore_threshold", "notes", "elapsed_s")
     out = {k: d[k] for k in keys}
@@ -113,6 +114,11 @@ def sharing_summary(result: StudentCurves) -> dict[str, Any]:
     out["iteration"] = _thin(iters)
     out["curves"] = {}
     out["final"] = {}
+    # the oracle mark (issue 23): J is evaluated exactly on the true MDP, by the experimenter
+    out["oracle_keys"] = ["teacher_value", "curves", "final", "cost_of_privacy"]
+    out["oracle_view"] = ("the students' and the teacher's J are evaluated exactly on the true "
+                          "MDP: the experimenter's oracle view, not something the teacher "
+                          "releases")
     for kind in result.curves:
         med, lo, hi = result.band(kind)
         out["curves"][kind] = {"median": _thin(med), "lower": _thin(lo), "upper": _thin(hi)}

@@ -43,6 +43,7 @@ from gui.advising.parts import (
     problem_text,
 )
 from gui.shell.commands import AddRunCommand
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["AdvisingRuns"]
@@ -170,7 +171,8 @@ class AdvisingRuns:
         p = result.setup.params
         record, entries = advise_run_record(self._document.project, result, delta=req.delta,
                                             seeded=req.seeded)
-        self._record(record, entries)
+        if not self._record(record, entries):
+            return
         full = single_summary(result, full=True)
         self.results.show_summary(full, self._stamp(record, full))
         self.results.show_single_details(result)
@@ -207,7 +209,8 @@ class AdvisingRuns:
                           "variant": a.setup.params.variant}
                          for a, su in zip(req.arms, result.summaries())]}),
             summary=stored, mode="experiment", seed=result.seed)
-        self._record(record, experiment_ledger_entries(result, source=record.id))
+        if not self._record(record, experiment_ledger_entries(result, source=record.id)):
+            return
         full = experiment_summary(result, full=True, delta=req.delta, claims=claims)
         self.results.show_summary(full, self._stamp(record, full))
         self.results.show_experiment_details(result)
@@ -221,11 +224,17 @@ class AdvisingRuns:
                     f"{result.epochs} epochs, {full['randomness']}")
         self.run_recorded.emit(record.id)
 
-    def _record(self, record: RunRecord, entries: list[Any]) -> None:
-        """The run record and its privacy-ledger entries, as one undoable step."""
+    def _record(self, record: RunRecord, entries: list[Any]) -> bool:
+        """The run record and its privacy-ledger entries, as one undoable step; False (and
+        nothing recorded or shown) when the releases would pass a budget and the user says
+        no."""
+        if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
+            self.progress_label.setText(OVER_BUDGET_TEXT)
+            return False
         what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
         self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
                                           f"{record.id}", ledger_entries=entries), "advising")
+        return True
 
     def _stamp(self, record: RunRecord, s: dict[str, Any]) -> str:
         rnd = html.escape(str(s.get("randomness", "")))

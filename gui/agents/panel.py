@@ -5,18 +5,17 @@ cooperative MARL (issue 14).
 sets the start, Ctrl+click the goal; every edit is undoable), the 12×11 stand-in, or a new
 random map under the thesis's constraints. Run (F5) trains the navigation agent (optionally
 with the observation obfuscation of Algorithms 9–10) and, if asked, runs the GA map-recovery
-attack; the truth and the recovered map are drawn side by side with the wrongly recovered
-cells framed. **Compare ε** runs no defense, ε = 1, 0.7, 0.4, 0.1 and the thesis's dynamic ε
-(Tables 5.1 and 5.3's shape). The privacy statement says what the guarantee covers: the
-bit choice is ε-DP, the released observation is not DP for the map.
+attack; truth and recovered map side by side, wrongly recovered cells framed. **Compare ε**
+runs no defense, ε = 1, 0.7, 0.4, 0.1 and the thesis's dynamic ε (Tables 5.1 and 5.3's
+shape). The privacy statement: the bit choice is ε-DP, the observation is not DP for the map.
 
 **Co-MARL** — tabular PE-VDN with secure summation on a random team map, optionally DP-SGD on
 the tables; the team's learning curve beside plain VDN's, the largest PE-vs-central difference,
 the overhead, (ε, δ), and the leakage inspector: what each agent can compute.
 
 Work runs in this tab's worker with progress and cancel; every finished run is recorded with its
-ledger entries (one undoable step) and shown again from the project tree.
-"""
+ledger entries (one undoable step; a release past a budget asks first) and shown again from the
+project tree."""
 
 from __future__ import annotations
 
@@ -58,6 +57,7 @@ from gui.agents.texts import (
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
@@ -428,15 +428,17 @@ class AgentsPanel(QWidget):
         elif self._task == "sweep":
             record, entries = drl_table_record(project, list(result), gid)  # type: ignore
         else:
-            pe, _central = result  # type: ignore[misc]
+            pe, central = result  # type: ignore[misc]
             record, entries = comarl_run_record(project, pe)
-            record.summary["central_returns"] = [float(v) for v in _central.returns]
-            record.summary["central_team_return"] = _central.team_return
+            record.summary.update(central_returns=[float(v) for v in central.returns],
+                                  central_team_return=central.team_return)
+        controls = self.team_controls if self._task == "team" else self.run_controls
+        if not approve_entries(self, self._document, entries):
+            return controls.set_status(OVER_BUDGET_TEXT)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
                             "agents")
         self._shown_run = record.id
         self._show(record.kind, record.summary, record.id)
-        controls = self.team_controls if self._task == "team" else self.run_controls
         controls.set_status(f"done — recorded as {record.id}")
         self.run_recorded.emit(record.id)
 
@@ -584,10 +586,8 @@ class AgentsPanel(QWidget):
 
     def _on_defense_changed(self, *args: object) -> None:
         running = self.is_running
-        self.epsilon_spin.setEnabled(self.defense_combo.currentData() == "strict"
-                                     and not running)
-        self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"
-                                  and not running)
+        self.epsilon_spin.setEnabled(self.defense_combo.currentData() == "strict" and not running)
+        self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment" and not running)
         for w in (self.sigma_spin, self.window_spin):
             w.setEnabled(self.dp_check.isChecked() and not running)
 

@@ -34,10 +34,12 @@ TOOLTIPS = {
              "seed, each attacked (takes a few minutes on 9x9).",
     "agents": "Agents N ≥ 2. With N = 2 secure summation reveals the partner's message.",
     "dp": "DP-SGD on each agent's Q-table: clipped per-transition updates, Gaussian noise on "
-          "every entry, Poisson sampling of the replay window; ε from dp-accounting with the "
-          "window of Theorem 4.2.",
-    "sigma": "Noise multiplier σ (1.4539 with B = 1024, q = 1/32 reproduces the dissertation's "
-             "ε = 2.90 at δ = 1024^-1.1).",
+          "every entry, Poisson sampling of the replay window; ε per transition from "
+          "dp-accounting with the window of Theorem 4.2, under replace-one (the buffer has a "
+          "fixed size, so neighbouring runs differ by a replaced transition).",
+    "sigma": "Noise multiplier σ (1.4539 with B = 1024, q = 1/32: ε = 5.03 per table under "
+             "replace-one; the dissertation's 2.90 at δ = 1024^-1.1 is its add/remove-one "
+             "reading).",
     "window": "Replay window B: each transition is used in at most B noisy steps.",
 }
 
@@ -126,10 +128,22 @@ def comarl_html(s: Mapping[str, Any], run_id: str | None) -> str:
              f" s for plain VDN: overhead ×{_f(s.get('overhead'), '.2f')}</p>",
              "<p>" + ("ε: unbounded — " + html.escape(str(s.get("epsilon_reason")))
                       if eps is None else
-                      f"(ε, δ) = ({eps:.4g}, {s.get('delta'):.3g}) for one agent's data, all "
-                      f"tables released (one table alone: ε = "
-                      f"{_f(s.get('epsilon_per_table'), '.4g')}); DP-SGD, dp-accounting RDP, "
+                      f"(ε, δ) = ({eps:.4g}, {s.get('delta'):.3g}) per <b>transition</b> "
+                      "(one replay-buffer entry), <b>replace-one</b> (the buffer has a fixed "
+                      "size), all tables released (one table alone: ε = "
+                      f"{_f(s.get('epsilon_per_table'), '.4g')}); DP-SGD, dp-accounting PLD, "
                       "Theorem 4.2 window") + "</p>"]
+    ep = s.get("episode")
+    if isinstance(ep, dict):
+        parts.append(f"<p>one episode (≤ {ep.get('group')} transitions), by group privacy: "
+                     + ("unbounded — " + html.escape(str(ep.get("epsilon_reason")))
+                        if ep.get("epsilon") is None else
+                        f"(ε, δ) = ({_f(ep.get('epsilon'), '.4g')}, "
+                        f"{_f(ep.get('delta'), '.3g')})") + "</p>")
+    th = s.get("thesis_reading")
+    if isinstance(th, dict) and th.get("epsilon") is not None:
+        parts.append(f"<p style='color:#555'>thesis reading (add/remove-one, RDP; not a "
+                     f"guarantee): ε = {_f(th.get('epsilon'), '.4g')}</p>")
     parts.append("<ul>" + "".join(f"<li>{html.escape(str(n))}</li>"
                                   for n in s.get("notes") or []) + "</ul>")
     if run_id:

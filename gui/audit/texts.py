@@ -36,6 +36,9 @@ MECHANISM_CHOICES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "dirichlet": ("Dirichlet row mechanism",
                   "a privatised transition row x ~ Dir(k·p) (Algorithm 1, Theorem 1.6)",
                   ("k", "eta", "eta_bar", "w", "b", "delta", "analysis")),
+    "sharing": ("Shared-policy mechanism",
+                "a shared policy x ~ Dir(k·π), neighbours within L·b in ℓ2 ([KS] Theorem 1)",
+                ("k", "m", "eta", "lb", "delta", "bound")),
     "advising": ("DP advising (the advice)",
                  "the advised actions exactly as the student observes them",
                  ("epsilon", "variant")),
@@ -70,6 +73,11 @@ TOOLTIPS = {
                "claims no finite ε).",
     "preset": "Logistics preset: sound (the conservative bound the preset proves) or thesis "
               "(the dissertation's parameters and per-agent ε).",
+    "m": "m, the number of actions: the shared policy has m entries, each at least η.",
+    "lb": "L·b, how far (ℓ2) two neighbouring policies may lie apart: a larger L·b hides "
+          "bigger differences (more private) for a larger ε.",
+    "bound": "Which accountant makes the claim: the exact profile (certified, the default) "
+             "or Theorem 1's eq. 12 (as printed, or with its first term halved).",
     "samples": "N, outputs per side of the audited pair (split 20/30/50 % into fit, threshold "
                "choice and evaluation): more samples give a larger, sharper ε_lb and take "
                "longer; they do not change privacy.",
@@ -108,6 +116,11 @@ PARAMETERS: dict[str, _Spec] = {
                                            ("support", "support (within-support)"))),
     "variant": _Spec("variant", choices=(("sound", "sound"), ("thesis", "thesis"))),
     "preset": _Spec("preset", choices=(("sound", "sound"), ("thesis", "thesis"))),
+    "m": _Spec("m (actions)", 2, 30, 4, integer=True),
+    "lb": _Spec("L·b (ℓ2 radius)", 0.0, 2.0, 0.05),
+    "bound": _Spec("accountant", choices=(("profile", "exact profile"),
+                                          ("paper", "eq. 12 (paper)"),
+                                          ("tight", "eq. 12, halved"))),
 }
 
 # names of the core's extra parameters in the stamp

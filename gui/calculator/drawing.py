@@ -41,6 +41,16 @@ def _epsilon_html(p: Any) -> str:
             f"v₂ = {fmt_value(p.v2, 4)}</span>")
 
 
+def _profile_html(r: CalculatorResult) -> str:
+    """The exact-profile readout: ε at the target δ and the worst pair; '–' at a fixed γ."""
+    q = r.profile
+    if q is None:
+        return (f"– {_GREY}a fixed γ belongs to Theorem 1.6; give a target δ for the exact "
+                "profile</span>")
+    return (f"<b>{fmt_value(q.epsilon)}</b> {_GREY}at δ = {q.delta:g} — tight (the worst "
+            "pair attains it)</span>")
+
+
 def _delta_html(p: Any) -> str:
     """The δ readout: the value and how it was bounded."""
     return f"<b>{fmt_value(p.delta)}</b> {_GREY}— {METHOD_SHORT[p.delta_method]}</span>"
@@ -62,7 +72,10 @@ class CalculatorDrawing:
             self.curves["epsilon_approx"].setData(r.curve.delta, r.curve.epsilon_approx)
         else:
             self.curves["epsilon_approx"].setData([], [])
-        self.curves["point"].setData([p.delta], [p.epsilon])
+        pc = r.profile_curve
+        self.curves["profile"].setData(*((pc.delta, pc.epsilon) if pc is not None else ([], [])))
+        head = r.profile if r.profile is not None else p
+        self.curves["point"].setData([head.delta], [head.epsilon])
         self._draw_comparison()
         dg = r.delta_gamma
         self.curves["delta_union"].setData(dg.gamma, dg.union)
@@ -83,7 +96,7 @@ class CalculatorDrawing:
         self.curves["alpha_rigorous"].setData(acc.k, acc.alpha_rigorous)
         self.k_line.setValue(math.log10(inp.k))
         self.k_line.show()
-        self.curves["k_point"].setData([inp.k], [p.epsilon])
+        self.curves["k_point"].setData([inp.k], [head.epsilon])
         self._plot_y["delta_gamma"] = np.concatenate(
             [dg.union] + [a for a in (dg.exact, dg.mc) if a is not None])
         self._plot_y["accuracy"] = np.concatenate(
@@ -119,6 +132,9 @@ class CalculatorDrawing:
                                  compare and bool(self.figure_union_curves))
         for key in ("epsilon", "epsilon_exact", "epsilon_mc", "epsilon_approx"):
             self.curves[key].setVisible(show_current)
+        has_profile = r is not None and r.profile_curve is not None
+        self.curves["profile"].setVisible(has_profile)  # the headline: always shown
+        self._set_legend_visible(legend, self.curves["profile"], has_profile)
         has_approx = r is not None and r.curve.epsilon_approx is not None
         available = set(r.curves) if r is not None else set()
         for key, method in (("epsilon", "union"), ("epsilon_exact", "exact"),
@@ -134,6 +150,8 @@ class CalculatorDrawing:
                 ys += [c.epsilon for c in r.curves.values()]
                 if has_approx:
                     ys.append(r.curve.epsilon_approx)  # type: ignore[arg-type]
+            if r.profile_curve is not None:
+                ys.append(r.profile_curve.epsilon)
         if compare:
             for c in [*self.figure_curves.values(), *self.figure_union_curves.values()]:
                 ys.append(c.epsilon)
@@ -267,6 +285,13 @@ class CalculatorDrawing:
         inp = r.inputs
         L = self.result_labels
         grey = "<span style='color:#555'>"
+        L["profile"].setText(_profile_html(r))
+        if r.profile is not None and r.profile.worst_pair is not None:
+            x, y, d = r.profile.worst_pair
+            L["profile"].setToolTip(f"The worst neighbouring pair: t = xᵢ/(xᵢ+xⱼ) is "
+                                    f"Beta({x + d:.4g}, {y:.4g}) under one row and "
+                                    f"Beta({x:.4g}, {y + d:.4g}) under the other; its "
+                                    "hockey-stick divergence at this ε is the target δ.")
         L["epsilon"].setText(_epsilon_html(p))
         details = [p.delta_label]
         if p.delta_vertex_A is not None and p.delta_vertex_B is not None:
@@ -364,12 +389,14 @@ class CalculatorDrawing:
             at = (f"target δ = {r.delta_target:g}" if r.delta_target is not None
                   else f"γ = {r.fixed_gamma:g}")
         method = r.delta_method if r is not None else self._method_of(inp)
-        how = {"union": "union δ, proven", "exact": "Lemma 1.2 δ, unproven",
-               "mc": "Monte Carlo δ"}[method]
+        how = {"profile": "exact profile", "union": "Thm 1.6, union δ",
+               "exact": "Lemma 1.2 δ, unproven", "mc": "Monte Carlo δ"}[method]
         suffix = " <span style='color:#888'>(updating…)</span>" if updating else ""
         self.eps_k_plot.getPlotItem().setTitle(f"ε vs k at {at} ({how}){suffix}",
                                                size="9.5pt")
 
     @staticmethod
     def _method_of(inp: CalculatorInputs) -> str:
-        return "union" if inp.delta_method == "auto" else inp.delta_method
+        if inp.delta_method == "auto":
+            return "profile" if inp.delta_target is not None else "union"
+        return inp.delta_method

@@ -66,6 +66,7 @@ from core.privacy.calculator import (
     EpsilonDeltaCurve,
     EpsilonVsK,
     default_k_grid,
+    k_for_epsilon,
 )
 from gui.calculator.compute import (
     epsilon_vs_k_task,
@@ -90,7 +91,7 @@ from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import info_panel
+from gui.shell.widgets import SciSpinBox, info_panel
 from gui.shell.workers import TaskRunner
 
 __all__ = ["PrivacyCalculatorPanel", "preview"]
@@ -143,8 +144,8 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         self.info_panel = self._build_info_panel()
 
         title = QLabel("<b>Privacy Calculator</b> — (ε, δ) of the Dirichlet mechanism Dir<sub>k"
-                       "</sub> (Theorem 1.6 with the spec's corrections). <i>What-if only: "
-                       "nothing here is recorded or released.</i>", self)
+                       "</sub>: the exact privacy profile, with Theorem 1.6 beside it. "
+                       "<i>What-if only: nothing here is recorded or released.</i>", self)
         title.setWordWrap(True)
         self.preset_buttons: dict[str, QPushButton] = {}
         presets = QHBoxLayout()
@@ -153,9 +154,10 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         for name, cfg in FIGURE_1_1.items():
             button = QPushButton(name, self)
             button.setToolTip(f"Figure 1.1 {name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}, "
-                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode, δ method auto: "
-                              "the result is the proven union bound; the figure's own values, "
-                              "from the vertex reduction of Lemma 1.2, are shown beside it).")
+                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode: the headline "
+                              "is the exact profile; the figure's own values, from the vertex "
+                              "reduction of "
+                              "Lemma 1.2, and the union bound are shown beside it).")
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, n=name: self.apply_preset(n))
             self.preset_buttons[name] = button
@@ -282,8 +284,16 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         self.result_labels: dict[str, QLabel] = {}
         self.result_names: dict[str, QLabel] = {}
         rows = (
-            ("epsilon", "ε (Theorem 1.6)", "The privacy loss bound on Ω₁: smaller is more "
-                                           "private."),
+            ("profile", "ε (exact profile)", "The default accountant: the smallest ε whose "
+                                             "hockey-stick divergence at the worst "
+                                             "neighbouring pair (found exactly: shapes kη, "
+                                             "the largest move) is at most the target δ. "
+                                             "Tight — a neighbouring pair attains it — and "
+                                             "certified; no threshold γ. Smaller is more "
+                                             "private."),
+            ("epsilon", "ε (Theorem 1.6)", "The paper's statement: the privacy loss bound on "
+                                           "Ω₁ (a threshold set), with δ below. Proven but "
+                                           "loose; smaller is more private."),
             ("delta", "δ", "Probability that the output falls outside Ω₁, where ε is not "
                            "guaranteed: smaller is more private. By default (auto) it is the "
                            "union bound |W|·I_γ(kη, k(1−η)), proven for every input; 'exact' "
@@ -315,14 +325,29 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             self.result_labels[key] = value
             self.result_names[key] = label
             form.addRow(label, value)
-        self._delta_tip = rows[1][2]
-        self._compare_tip = rows[3][2]
-        self._approx_tip = rows[4][2]
+        self._delta_tip = rows[2][2]
+        self._compare_tip = rows[4][2]
+        self._approx_tip = rows[5][2]
         self.alpha_note = QLabel("<span style='color:#555'>Lemma 2.2 (the paper's α) can "
                                  "fail (e.g. n = 20, k = 5); the rigorous α always holds."
                                  "</span>", box)
         self.alpha_note.setWordWrap(True)
         form.addRow(self.alpha_note)
+        # reach a target: the largest k whose exact-profile ε meets it at the current δ
+        target = QHBoxLayout()
+        self.target_spin = SciSpinBox(box, minimum=1e-3, maximum=1e4, value=1.0,
+                                      log_step=10 ** 0.1)
+        self.target_spin.setToolTip("A target ε: 'Find k' gives the largest k whose exact "
+                                    "profile meets it at the current δ, η, η̄, |W| and b.")
+        self.target_button = QPushButton("Find k", box)
+        self.target_button.setToolTip(self.target_spin.toolTip())
+        self.target_button.clicked.connect(self.find_k_for_target)
+        target.addWidget(self.target_spin, 1)
+        target.addWidget(self.target_button)
+        self.target_label = QLabel(box)
+        self.target_label.setWordWrap(True)
+        form.addRow("target ε", target)
+        form.addRow(self.target_label)
         self.results_box = box
 
     def _build_plots(self) -> None:
@@ -346,7 +371,9 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
         p3, p4 = self.delta_gamma_plot, self.accuracy_plot
         self.curves: dict[str, pg.PlotDataItem] = {
-            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, union δ (proven)"),
+            "profile": p1.plot([], [], pen=pen(c["black"], width=2.4),
+                               name="ε, exact profile (default)"),
+            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, Thm 1.6 union δ"),
             "epsilon_exact": p1.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
                                      name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
             "epsilon_mc": p1.plot([], [], pen=pen(c["purple"], dotted=True),
@@ -356,7 +383,7 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "point": p1.plot([], [], name="current (δ, ε)", **marker),
             "k_epsilon": p2.plot([], [], pen=pen(c["blue"]), symbol="o", symbolSize=5,
                                  symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
-                                 name="ε (Theorem 1.6)", connect="finite"),
+                                 name="ε", connect="finite"),
             "k_epsilon_approx": p2.plot([], [], pen=pen(c["vermillion"], dashed=True),
                                         name="ε (Lemma 1.7)", connect="finite"),
             "k_point": p2.plot([], [], name="current k", **marker),
@@ -410,9 +437,13 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "<b>Privacy Calculator</b><p>A what-if tool: set the parameters of the Dirichlet "
             "mechanism Dir<sub>k</sub> and see its (ε, δ), its accuracy and how they trade "
             "off. Nothing here is recorded in the project or counted as a release.</p>"
-            "<p><b>How the numbers are made.</b> ε is Theorem 1.6 with the corrected v₂; γ* "
+            "<p><b>How the numbers are made.</b> The headline ε (black curve, star) is the "
+            "<i>exact privacy profile</i>: the hockey-stick curve of the worst neighbouring "
+            "pair — two Beta laws with shapes kη and the largest move — evaluated with "
+            "certified numerics. It is tight: that pair needs exactly this ε. The other curves "
+            "are the paper's Theorem 1.6 with the corrected v₂; γ* "
             "for a target δ is the <i>largest</i> γ with δ(γ) ≤ target (the corrected problem "
-            "(1.23)). By default δ is the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), which is "
+            "(1.23)). Its δ is by default the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), "
             "proven for every input. The δ method <i>exact</i> (|W| ≤ 3) is the source's "
             "vertex reduction: a certified quadrature at the domain's vertices, which are the "
             "worst inputs only if Lemma 1.2 holds — and the lemma's printed proof has a gap "
@@ -420,10 +451,11 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             "supported, not proven. Monte Carlo is an estimate at the vertices (95% upper "
             "confidence limit). The result always says which.</p>"
             "<p><b>Figure 1.1</b>: the three buttons set the dissertation's configurations "
-            "(|W| = 3, b = 0.1). The top-left plot shows the proven (union) curve and the "
-            "figure's own curve (vertex reduction of Lemma 1.2) side by side; the result box "
-            "gives both ε at the target (Figure 1.1 left at δ = 0.05: 2.516 by Lemma 1.2, "
-            "2.521 proven).</p>"
+            "(|W| = 3, b = 0.1). The top-left plot shows the exact profile, the proven (union) "
+            "curve and the figure's own curve (vertex reduction of Lemma 1.2); the result box "
+            "gives them at the target (Figure 1.1 left at δ = 0.05: 0.599 exact profile, "
+            "2.516 by Lemma 1.2, 2.521 by the union bound). <i>Find k</i> gives the largest k "
+            "whose exact profile meets a target ε.</p>"
             "<p>Hover any parameter for what it means and which way is more private. A red "
             "field says why beside it; the plots then keep the last valid state.</p>")
 
@@ -462,6 +494,33 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
             delta_target=v["delta"] if in_delta_mode else None,
             gamma=None if in_delta_mode else v["gamma"],
             delta_method=str(self.method_combo.currentData()), beta=v["beta"], n=int(v["n"]))
+
+    def find_k_for_target(self) -> float | None:
+        """Set k to the largest k whose exact-profile ε meets the target ε (and say so)."""
+        inp = self.inputs()
+        target = float(self.target_spin.value())
+        if inp.delta_target is None:
+            self.target_label.setText("Give a target δ (not a fixed γ): the exact profile "
+                                      "has no threshold.")
+            return None
+        try:
+            spec = PARAMETERS["k"]  # the calculator's own range of k
+            k = k_for_epsilon(target, inp.eta, inp.eta_bar, inp.w, inp.b,
+                              delta=inp.delta_target, k_range=(spec.minimum, spec.maximum))
+        except InputError as exc:
+            self.target_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
+                                      f"{html.escape(pretty_message(str(exc)))}</span>")
+            return None
+        if k is None:
+            self.target_label.setText(
+                f"<span style='color:{ERROR_COLOUR}'>No k in [{PARAMETERS['k'].minimum:g}, "
+                f"{PARAMETERS['k'].maximum:g}] reaches ε = {target:g} at δ = "
+                f"{inp.delta_target:g} with these η, b: raise η or lower b.</span>")
+            return None
+        self.set_parameters(k=k)
+        self.target_label.setText(f"k = {k:.4g} is the largest k with ε ≤ {target:g} at δ = "
+                                  f"{inp.delta_target:g} (exact profile); set.")
+        return k
 
     def set_parameters(self, **values: Any) -> None:
         """Set several parameters at once and request one update.

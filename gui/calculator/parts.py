@@ -82,11 +82,12 @@ PARAMETERS: dict[str, ParameterSpec] = {
 }
 LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
 RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
-METHODS = (("auto", "auto: union bound (proven)"),
+METHODS = (("auto", "auto: exact profile; union bound for γ"),
            ("exact", "exact: Lemma 1.2 (unproven, |W| ≤ 3)"),
            ("union", "union bound (proven)"), ("mc", "Monte Carlo (estimate, Lemma 1.2)"))
 #: Short names of the δ methods in the result box.
-METHOD_SHORT = {"union": "proven upper bound (union bound)",
+METHOD_SHORT = {"profile": "exact privacy profile (tight, certified)",
+                "union": "proven upper bound (union bound)",
                 "exact": "vertex reduction of Lemma 1.2 (unproven)",
                 "mc": "estimated (Monte Carlo, 95% upper limit; Lemma 1.2)"}
 #: Shown beside the δ method when it rests on Lemma 1.2.

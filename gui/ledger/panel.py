@@ -81,6 +81,11 @@ EMPTY_TEXT = (
     "their assumptions hold) and budgets appear below the table.</p>")
 TOOLTIPS = {
     "basic": "Basic sequential composition: (Σε, Σδ). Always valid.",
+    "PLD": "Tight composition: the releases' privacy-loss distributions composed with "
+           "Google's dp-accounting (a Dirichlet privatisation with its exact profile, any "
+           "other release through the canonical pair of its (ε, δ)); ε read at basic's δ, "
+           "or at the budget's δ when the dataset has one. Valid for releases fixed in "
+           "advance; budgets are still checked with basic composition.",
     "advanced": "Advanced composition (Dwork, Rothblum & Vadhan 2010) with slack δ' = 1e-6: "
                 "tighter than basic for many small ε, looser for large ε.",
     "zCDP": "Zero-concentrated DP (Bun & Steinke 2016): only when every release is pure "
@@ -286,11 +291,12 @@ class LedgerPanel(QWidget):
         self.entries_stack.addWidget(self.empty_label)
 
         # totals
-        self.totals = QTableWidget(0, 7, self)
+        self.totals = QTableWidget(0, 8, self)
         self.totals.setHorizontalHeaderLabels(["protects", "counted", "uses", "basic (ε, δ)",
-                                               "advanced (ε, δ)", "zCDP (ε, δ)",
-                                               "budget (ε, δ)"])
-        for col, key in ((3, "basic"), (4, "advanced"), (5, "zCDP"), (6, "budget")):
+                                               "tight, PLD (ε, δ)", "advanced (ε, δ)",
+                                               "zCDP (ε, δ)", "budget (ε, δ)"])
+        for col, key in ((3, "basic"), (4, "PLD"), (5, "advanced"), (6, "zCDP"),
+                         (7, "budget")):
             self.totals.horizontalHeaderItem(col).setToolTip(TOOLTIPS[key])
         self.totals.verticalHeader().hide()
         self.totals.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -493,8 +499,8 @@ class LedgerPanel(QWidget):
         for i, row in enumerate(rows):
             for j, text in enumerate(row):
                 item = QTableWidgetItem(text)
-                if j in (3, 4, 5):
-                    key = ("basic", "advanced", "zCDP")[j - 3]
+                if j in (3, 4, 5, 6):
+                    key = ("basic", "PLD", "advanced", "zCDP")[j - 3]
                     item.setToolTip(dict(assumptions).get(key, TOOLTIPS[key]))
                 if text == "not applicable":
                     item.setForeground(QColor("#888888"))

@@ -24,6 +24,7 @@ from core.logistics.planner import PlannerParams, PlanningSession
 from core.project.recording import plan_run_record
 from gui.logistics.jobs import AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.widgets import show_field_error
 
 __all__ = ["Planning"]
@@ -246,6 +247,9 @@ class Planning:
                                           map_label=E.map_label(job["map"]),
                                           seeded=bool(job["seeded"]))
         rid = record.id
+        if not approve_entries(self, doc, entries):  # type: ignore[arg-type]
+            self.message_logged.emit("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
+            return
         self._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
                            "structure": map_structure(job["map"]), "result": result,
                            "session": session, "run_id": rid}

@@ -66,9 +66,10 @@ from core.mdp.accounting import (
     DEFAULT_B,
     DEFAULT_DELTA,
     DEFAULT_DOMAIN_RULE,
-    DEFAULT_ETA,
     DOMAIN_RULES,
+    ETA_AUTO,
 )
+from core.mdp.privatize import parse_eta
 from core.mdp.records import SweepParameters, bounds_summary
 from core.mdp.sweep import DEFAULT_K
 from core.project.model import RunRecord
@@ -113,13 +114,21 @@ TOOLTIPS = {
              "probability that a row's ε bound fails (default "
              f"{DEFAULT_DELTA:g}); a smaller target is more private but makes ε larger.",
     "eta": "η, the declared domain: a public lower bound on the probability of every "
-           "possible next state of every row, as the noise sees it. Default "
-           f"{DEFAULT_ETA:g}, chosen without looking at any data; with the default domain "
+           "possible next state of every row, as the noise sees it. Default ‘auto’: "
+           "η = min(0.001, 1/(2n)) for a row with n possible next states (public: the "
+           "support is disclosed anyway); ‘λ/n’ mixes every row with weight λ; or a number. "
+           "Chosen without looking at any data; with the default domain "
            "rule ‘mix’ every row is first mixed with the uniform distribution on its support "
            "(weight n·η), so every model meets it (the built-in examples get a finite, if "
            "large, ε from k = 10 up). A larger η gives a smaller ε but blurs the model more; never "
            "read η off the model. It changes the (ε, δ) and, with ‘mix’, the rows the noise "
            "is centred on.",
+    "accountant": "How each row's (ε, δ) is computed. ‘exact profile’ (default): the "
+                  "hockey-stick curve of the worst neighbouring pair, found exactly and "
+                  "certified — tight; under ‘all rows’ the rows' privacy-loss distributions "
+                  "are composed (basic composition shown beside). ‘Theorem 1.6’: the paper's "
+                  "threshold analysis with the union bound (proven, looser). ‘vertex "
+                  "reduction’: the paper's Lemma 1.2, whose printed proof has a gap.",
     "domain_rule": "How every row is brought into the declared domain (every possible next "
                    "state ≥ η). ‘mix’ (default): EVERY row is mixed with the uniform "
                    "distribution on its support with the public weight n·η, so the guarantee "
@@ -148,7 +157,7 @@ def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
     from core.mdp.editable import digest_of
     from core.mdp.private_policy import private_policy
 
-    digest = digest_of(digest_key, mdp.P, mdp.R, mdp.R_T)
+    digest = digest_of(digest_key, mdp.P if mdp.is_dense else mdp.transitions, mdp.R, mdp.R_T)
     result = private_policy(mdp, k, progress=progress, **kwargs)
     privacy = mdp_privacy(mdp, k, **accounting) if accounting else None
     return result, digest, privacy
@@ -254,9 +263,12 @@ class AnalysisPanel(QWidget):
         self.workers_spin.setValue(default_workers())
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
 
-        self.eta_spin = SciSpinBox(self, minimum=1e-9, maximum=0.5, value=DEFAULT_ETA,
-                                   log_step=10 ** 0.25)
-        self.eta_spin.setToolTip(TOOLTIPS["eta"])
+        # "auto" (the public per-row rule η = min(0.001, 1/(2n))), a rule "λ/n" (every row
+        # mixed with weight λ), or a number; parsed by core.mdp.privatize.parse_eta
+        self.eta_edit = QComboBox(self)
+        self.eta_edit.setEditable(True)
+        self.eta_edit.addItems([ETA_AUTO, "0.1/n", "0.2/n", "0.35/n", "0.5/n", "0.001", "0.01"])
+        self.eta_edit.setToolTip(TOOLTIPS["eta"])
         self.domain_combo = QComboBox(self)
         for key, text in (("refuse", "refuse rows below η"), ("mix", "mix every row (n·η)")):
             self.domain_combo.addItem(text, key)
@@ -279,7 +291,8 @@ class AnalysisPanel(QWidget):
         self.public_label.setWordWrap(True)
         self.public_label.setStyleSheet("color: #555;")
         self.adjacency_combo = QComboBox(self)
-        for key, text in (("one-row", "one row (parallel)"), ("all-rows", "all rows (basic)")):
+        for key, text in (("one-row", "one row (parallel)"),
+                          ("all-rows", "all rows (composed)")):
             self.adjacency_combo.addItem(text, key)
             self.adjacency_combo.setItemData(self.adjacency_combo.count() - 1,
                                              ADJACENCY_TEXT[key], Qt.ItemDataRole.ToolTipRole)
@@ -288,6 +301,15 @@ class AnalysisPanel(QWidget):
         self.adjacency_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.adjacency_combo.setMinimumContentsLength(10)
+        self.accountant_combo = QComboBox(self)
+        for key, text in (("auto", "exact profile (tight)"),
+                          ("union", "Theorem 1.6, union bound"),
+                          ("exact", "vertex reduction (Lemma 1.2, unproven)")):
+            self.accountant_combo.addItem(text, key)
+        self.accountant_combo.setToolTip(TOOLTIPS["accountant"])
+        self.accountant_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.accountant_combo.setMinimumContentsLength(10)
         self.adjacency_label = QLabel(self)
         self.adjacency_label.setWordWrap(True)
         self.adjacency_label.setStyleSheet("color: #555;")
@@ -333,11 +355,12 @@ class AnalysisPanel(QWidget):
         pform = QFormLayout(privacy_box)
         pform.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         pform.addRow("", self.public_label)
-        pform.addRow(self._label("η (declared domain)", "eta"), self.eta_spin)
+        pform.addRow(self._label("η (declared domain)", "eta"), self.eta_edit)
         pform.addRow(self._label("rows below η", "domain_rule"), self.domain_combo)
         pform.addRow(self._label("b (row radius)", "b"), self.b_spin)
-        pform.addRow(self._label("target δ per row", "delta"), self.delta_spin)
+        pform.addRow(self._label("target δ", "delta"), self.delta_spin)
         pform.addRow(self._label("neighbours", "adjacency"), self.adjacency_combo)
+        pform.addRow(self._label("accountant", "accountant"), self.accountant_combo)
         pform.addRow("", self.adjacency_label)
         bounds_box = QGroupBox("Private policy on the drawing", self)
         bform = QFormLayout(bounds_box)
@@ -362,8 +385,9 @@ class AnalysisPanel(QWidget):
         for sig in (self.runs_spin.valueChanged, self.beta_spin.valueChanged,
                     self.alpha_combo.currentIndexChanged, self.seed_spin.valueChanged,
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
-                    self.delta_spin.valueChanged, self.eta_spin.valueChanged,
-                    self.domain_combo.currentIndexChanged):
+                    self.delta_spin.valueChanged, self.eta_edit.editTextChanged,
+                    self.domain_combo.currentIndexChanged,
+                    self.accountant_combo.currentIndexChanged):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
@@ -414,20 +438,19 @@ class AnalysisPanel(QWidget):
                                seed=self.seed_spin.value() if seeded else None,
                                workers=self.workers_spin.value(), b=b, delta_target=delta,
                                adjacency=str(self.adjacency_combo.currentData()), eta=eta,
-                               domain_rule=str(self.domain_combo.currentData()))
+                               domain_rule=str(self.domain_combo.currentData()),
+                               delta_method=str(self.accountant_combo.currentData()))
 
-    def _eta(self) -> float:
-        eta = float(self.eta_spin.value())
-        if not 0 < eta < 1:
-            raise InputError(f"must lie in (0, 1), got {eta:g}", field="eta")
-        return eta
+    def _eta(self) -> "float | str":
+        return parse_eta(self.eta_edit.currentText().strip())
 
     def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
                        beta: float | None = None, alpha_mode: str | None = None,
                        seed: int | None = None, seeded: bool | None = None,
                        workers: int | None = None, b: float | None = None,
                        delta_target: float | None = None, adjacency: str | None = None,
-                       eta: float | None = None, domain_rule: str | None = None) -> None:
+                       eta: "float | str | None" = None, domain_rule: str | None = None,
+                       delta_method: str | None = None) -> None:
         """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
         if ks is not None:
             self.k_edit.setText(ks)
@@ -454,12 +477,17 @@ class AnalysisPanel(QWidget):
                 raise ValueError(f"unknown adjacency {adjacency!r}")
             self.adjacency_combo.setCurrentIndex(index)
         if eta is not None:
-            self.eta_spin.setValue(eta)
+            self.eta_edit.setEditText(str(eta) if isinstance(eta, str) else f"{float(eta):g}")
         if domain_rule is not None:
             index = self.domain_combo.findData(domain_rule)
             if index < 0:
                 raise ValueError(f"unknown domain rule {domain_rule!r}")
             self.domain_combo.setCurrentIndex(index)
+        if delta_method is not None:
+            index = self.accountant_combo.findData(delta_method)
+            if index < 0:
+                raise ValueError(f"unknown accountant {delta_method!r}")
+            self.accountant_combo.setCurrentIndex(index)
 
     def model_problem(self) -> str | None:
         """Why the model cannot be analysed (the first problem), or None if it is valid."""
@@ -530,7 +558,8 @@ class AnalysisPanel(QWidget):
         accounting = {"b": float(self.b_spin.value()),
                       "delta_target": float(self.delta_spin.value()),
                       "adjacency": str(self.adjacency_combo.currentData()),
-                      "eta": eta, "domain_rule": domain_rule}
+                      "eta": eta, "domain_rule": domain_rule,
+                      "delta_method": str(self.accountant_combo.currentData())}
         self._runner.start(_bounds_task, mdp, k, key, beta=beta,
                            alpha_mode=params["alpha_mode"], seed=params["seed"],
                            accounting=accounting, eta=eta, domain_rule=domain_rule)

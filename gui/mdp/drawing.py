@@ -124,7 +124,7 @@ def clean_rows(model: MdpModel) -> np.ndarray:
     """P with NaN and negative entries as 0 (drawing only; the problems list names them)."""
     if not model.P.size:
         return np.zeros((model.n_states, 0, model.n_states))
-    return np.clip(np.nan_to_num(model.P, nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
+    return np.clip(np.nan_to_num(model.dense_P(), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
 
 
 def bounds_overlay(document: ProjectDocument, run_id: str, mdp_id: str, stage: int

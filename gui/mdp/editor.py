@@ -52,6 +52,8 @@ class MdpEditor(QWidget):
         self._run_id: str | None = None
         self.canvas = MdpView(document, mdp_id, self)
         self.matrix = None  # built when first needed (large models: at once)
+        self.matrix_area = None  # the matrix, or a splitter of it and the scale panel
+        self.scale_panel = None  # gui.mdp.scale_panel.ScalePanel, for large models
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.canvas)
 
@@ -124,7 +126,7 @@ class MdpEditor(QWidget):
     @property
     def view(self) -> str:
         return "matrix" if self.matrix is not None and self.stack.currentWidget() is \
-            self.matrix else "canvas"
+            self.matrix_area else "canvas"
 
     def _too_large(self) -> bool:
         return self._document.has_mdp(self._mdp_id) and \
@@ -137,7 +139,22 @@ class MdpEditor(QWidget):
             self.matrix = MdpMatrixView(self._document, self._mdp_id, self)
             self.matrix.selection_changed.connect(self.selection_changed)
             self.matrix.message.connect(self.message)
-            self.stack.addWidget(self.matrix)
+            self.matrix_area = self.matrix
+            if self._too_large():  # summary, search and neighbourhood beside the rows
+                from PySide6.QtWidgets import QSplitter
+
+                from gui.mdp.scale_panel import ScalePanel
+
+                self.scale_panel = ScalePanel(self._document, self._mdp_id, self)
+                self.scale_panel.find_requested.connect(self._on_scale_find)
+                self.matrix.selection_changed.connect(self._on_matrix_selection_for_scale)
+                area = QSplitter(Qt.Orientation.Horizontal, self)
+                area.addWidget(self.matrix)
+                area.addWidget(self.scale_panel)
+                area.setStretchFactor(0, 3)
+                area.setStretchFactor(1, 2)
+                self.matrix_area = area
+            self.stack.addWidget(self.matrix_area)
             if self._run_id is not None and self.show_check.isChecked():
                 self.matrix.show_results(self._run_id, self.stage_slider.value())
         return self.matrix
@@ -150,7 +167,8 @@ class MdpEditor(QWidget):
                               "as a matrix.")
         keep = self.selection()
         if view == "matrix":
-            self.stack.setCurrentWidget(self._ensure_matrix())
+            self._ensure_matrix()
+            self.stack.setCurrentWidget(self.matrix_area)
         else:
             self.stack.setCurrentWidget(self.canvas)
         self.drawing_button.setChecked(view == "canvas")
@@ -161,7 +179,28 @@ class MdpEditor(QWidget):
         self.selection_changed.emit()
 
     def current(self):
-        return self.stack.currentWidget()
+        widget = self.stack.currentWidget()
+        return self.matrix if widget is self.matrix_area and self.matrix is not None else widget
+
+    def _on_scale_find(self, state_id: str) -> None:
+        """A state found (or clicked) in the scale panel: its rows in the matrix."""
+        if self.matrix is None:
+            return
+        self.matrix.select_ids([state_id])
+        row = self.matrix.matrix.row_of(state_id)
+        if row >= 0:
+            self.matrix.scrollTo(self.matrix.matrix.index(row, 0),
+                                 self.matrix.ScrollHint.PositionAtCenter)
+
+    def _on_matrix_selection_for_scale(self) -> None:
+        if self.scale_panel is None or self.matrix is None:
+            return
+        sel = self.matrix.selection()
+        model = self._document.model(self._mdp_id)
+        sid = sel.states[0] if sel.states else (model.state_of(sel.actions[0])
+                                                if sel.actions else None)
+        if sid is not None:
+            self.scale_panel.show_state_id(sid)
 
     def _sync_view_to_size(self) -> None:
         large = self._too_large()

@@ -60,6 +60,8 @@ __all__ = ["MdpInspector", "TransitionTableModel", "parse_number", "ALL_TARGETS"
            "MAX_PROBLEMS_LISTED"]
 
 ALL_TARGETS = 60  # up to this many states, an action's table lists every next state
+#: Combo boxes of states list at most this many (for a large model: the first ones).
+COMBO_MAX = 2000
 MAX_PROBLEMS_LISTED = 200
 _OK_COLOUR = "#1B7F3B"
 
@@ -155,7 +157,7 @@ class TransitionTableModel(QAbstractTableModel):
                 or not self._document.has_mdp(self._mdp_id):
             return None
         model = self._document.model(self._mdp_id)
-        if self._action_id not in model.all_action_ids():
+        if not model.has_action(self._action_id):
             return None
         s, j = model.action_index(self._action_id)
         return model, s, j
@@ -483,7 +485,7 @@ class MdpInspector(QScrollArea):
                 return
             if item_id in model.state_ids:
                 self.set_selection(Selection(states=(item_id,)))
-            elif item_id in model.all_action_ids():
+            elif model.has_action(item_id):
                 self.set_selection(Selection(actions=(item_id,)))
         page = self.pages.currentWidget()
         edit = (self.state_name if page is self.state_page else
@@ -600,10 +602,16 @@ class MdpInspector(QScrollArea):
         if large:
             self.add_target_combo.clear()
             self.add_target_combo.addItem("add next state…", None)
-            nonzero = set(np.flatnonzero(model.P[s, j]).tolist())
-            for t, label in enumerate(model.state_labels):
+            nonzero = set(model.row_entries(s, j)[0].tolist())
+            shown = 0
+            for t, label in enumerate(model.state_labels):  # a combo of COMBO_MAX states
+                if shown >= COMBO_MAX:
+                    self.add_target_combo.addItem(f"(the first {COMBO_MAX:,} of "
+                                                  f"{model.n_states:,} states)", None)
+                    break
                 if t not in nonzero:
                     self.add_target_combo.addItem(label, model.state_ids[t])
+                    shown += 1
         status, ok = self._row_status(model, s, j)
         colour = _OK_COLOUR if ok else ERROR_COLOUR
         self.row_label.setText(f"<span style='color:{colour}'>{html.escape(status)}</span>")
@@ -651,12 +659,15 @@ class MdpInspector(QScrollArea):
         _mark(self.discount_edit, discount_problem, TOOLTIPS["discount"])
         blocked_c = self.initial_combo.blockSignals(True)
         self.initial_combo.clear()
-        for sid, label in zip(model.state_ids, model.state_labels):
+        # a large model lists its first COMBO_MAX states (and the initial one)
+        listed = list(zip(model.state_ids[:COMBO_MAX], model.state_labels[:COMBO_MAX]))
+        if model.initial_state is not None and model.n_states > COMBO_MAX \
+                and model.initial_state in model.state_ids[COMBO_MAX:]:
+            listed.append((model.initial_state, model.label(model.initial_state)))
+        for sid, label in listed:
             self.initial_combo.addItem(label, sid)
-        if model.initial_state in model.state_ids:
-            self.initial_combo.setCurrentIndex(model.state_ids.index(model.initial_state))
-        else:
-            self.initial_combo.setCurrentIndex(-1)
+        at = next((i for i, (sid, _) in enumerate(listed) if sid == model.initial_state), -1)
+        self.initial_combo.setCurrentIndex(at)
         self.initial_combo.blockSignals(blocked_c)
         errors = [p for p in problems if p.severity == "error"]
         summary = model.summary(problems)

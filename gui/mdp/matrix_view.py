@@ -309,10 +309,9 @@ class MdpMatrixModel(QAbstractTableModel):
         text = self._text_cache.get(key)
         if text is not None:
             return text
-        p = model.P[s, j]
-        nz = np.flatnonzero(p)
-        order = nz[np.argsort(-p[nz], kind="stable")][:limit]
-        text = ", ".join(f"{model.state_labels[t]} {p[t]:.3g}" for t in order)
+        nz, p = model.row_entries(s, j)  # the stored entries (sparse rows of a large model)
+        order = np.argsort(-p, kind="stable")[:limit]
+        text = ", ".join(f"{model.state_labels[int(nz[i])]} {p[i]:.3g}" for i in order)
         if len(nz) > limit:
             text += f", … (+{len(nz) - limit} more)"
         if len(self._text_cache) > 20_000:

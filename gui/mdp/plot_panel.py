@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.mdp.privatize import eta_label
 from core.project.model import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
@@ -319,7 +320,8 @@ class CostOfPrivacyPanel(QWidget):
         elapsed = float(s.get("elapsed_s", 0.0))
         if s.get("epsilon"):
             adjacency = str(s.get("adjacency", "one-row"))
-            domain = (f"η = {float(s['eta']):g} ({html.escape(str(s.get('domain_rule')))}), "
+            domain = (f"η = {html.escape(eta_label(s['eta']))} "
+                      f"({html.escape(str(s.get('domain_rule')))}), "
                       if s.get("eta") is not None else "η read from the rows (older run), ")
             privacy = (f" &nbsp;·&nbsp; (ε, δ) with public {domain}b = "
                        f"{float(s.get('b', 0.1)):g}, target "

@@ -41,6 +41,7 @@ from core.mdp.accounting import (
     adjacency_text,
     mdp_privacy,
 )
+from core.mdp.privatize import ETA_CAP, eta_label, parse_eta
 from core.project.model import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, pretty_message
@@ -55,28 +56,33 @@ NO_GUARANTEE_BRUSH = QBrush(QColor("#FDECE6"))
 
 
 def _compute(mdp: Any, k: float, *, b: float, delta_target: float, adjacency: str,
-             zeros: str, eta: float = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
+             zeros: str, eta: "float | str" = DEFAULT_ETA,
+             domain_rule: str = DEFAULT_DOMAIN_RULE, delta_method: str = "auto",
              progress: Any = None) -> MdpPrivacy:
     if progress is not None:
         progress(0.0, f"k = {k:g}")
     return mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                       zeros=zeros, eta=eta, domain_rule=domain_rule)
+                       zeros=zeros, eta=eta, domain_rule=domain_rule, delta_method=delta_method)
 
 
 def _run_parameters(s: dict[str, Any]) -> dict[str, Any]:
     """The public parameters a sweep summary recorded (today's defaults where absent).
 
     A run recorded before η was declared privatised its rows as they were (no mixing), so
-    its rows are described with the default η under the rule 'refuse', never 'mix': mix's
-    smaller radius (1 − n·η)·b would credit those runs with a contraction they never had.
+    its rows are described with the then default η = 0.001 under the rule 'refuse', never
+    'mix': mix's smaller radius (1 − n·η)·b would credit those runs with a contraction they
+    never had. A run recorded before the exact profile (no ``accountant`` in its summary)
+    was stated with the union bound, and is described so.
     """
     older = s.get("eta") is None
     return {"b": float(s.get("b", 0.1)), "delta_target": float(s.get("delta_target", 0.05)),
             "adjacency": str(s.get("adjacency", "one-row")),
             "zeros": str(s.get("zeros", "support")),
-            "eta": DEFAULT_ETA if older else float(s["eta"]),
+            "eta": ETA_CAP if older else parse_eta(s["eta"]),
             "domain_rule": "refuse" if older else str(s.get("domain_rule")
-                                                      or DEFAULT_DOMAIN_RULE)}
+                                                      or DEFAULT_DOMAIN_RULE),
+            "delta_method": str(s.get("delta_method", "auto")) if "accountant" in s
+            else "union"}
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -114,10 +120,11 @@ class PrivacyRowsDialog(QDialog):
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         older = ("" if s.get("eta") is not None else
                  " This run was recorded before η was declared and privatised its rows as "
-                 f"they were: they are recomputed with the default η = {DEFAULT_ETA:g} under "
+                 f"they were: they are recomputed with the then default η = {ETA_CAP:g} under "
                  "the rule ‘refuse’: a row below η is named as an error, not given a guarantee.")
         self.assumption = QLabel(
-            f"Public parameters: η = {p['eta']:g} (domain rule ‘{p['domain_rule']}’), b = "
+            f"Public parameters: η = {eta_label(p['eta'])} (domain rule ‘{p['domain_rule']}’), "
+            "b = "
             f"{p['b']:g} and target δ = {p['delta_target']:g} for every row; neighbours: "
             f"{adjacency_text(p['adjacency'], p['domain_rule'])}. A row's (ε, δ) depends only "
             "on these and its number of possible next states (radius b′ = b × the public "

@@ -10,6 +10,8 @@ or action), and puts the latest "Synthesise & bound" run of its MDP on the drawi
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -103,6 +105,16 @@ class MdpWorkspace(QWidget):
             self.results.show_run(run_id)
         elif record.kind == "bounds":
             self.editor.show_results(run_id)
+
+    def open_designer(self) -> Any:
+        """Analysis ▸ Design for a Target ε…: the privacy designer on this model."""
+        from gui.mdp.design_dialog import DesignDialog
+
+        dialog = DesignDialog(self._document, self._mdp_id, self.analysis_panel, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.designer = dialog
+        return dialog
 
     def _update_banner(self) -> None:
         note = placeholder_note(self._document, self._mdp_id) \

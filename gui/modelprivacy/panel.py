@@ -55,6 +55,7 @@ from gui.modelprivacy.texts import (
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
@@ -410,6 +411,8 @@ class ModelPrivacyPanel(QWidget):
                 compare="defenses" if self._task == "table" else "victims")
         else:
             record, entries = mia_run_record(project, result)
+        if not approve_entries(self, self._document, entries):
+            return self.run_controls.set_status(OVER_BUDGET_TEXT)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
                             "model privacy")
         self._shown_run = record.id

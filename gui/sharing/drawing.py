@@ -131,10 +131,21 @@ class SharingDrawing:
                       f"{robust['k']:g}): robust cost bound "
                       + (f"{rb:.4g}" if rb is not None else
                          f"n/a ({html.escape(str(robust.get('reason', '')))})"))
+        runs = total.get("runs")
+        budget = s.get("budget") or [math.nan, math.nan]
+        before = s.get("spent_before") or {}
+        after = (f" after ({before['epsilon']:.4g}, {before['delta']:.3g}) already spent on "
+                 "the teacher's data" if before.get("epsilon") or before.get("delta") else "")
+        base = (" · the non-private baseline: unbounded (reads the teacher's policy)"
+                if "nonprivate" in s["curves"] else "")
+        who = (f"teacher's total over all {runs} noisy student runs" if runs is not None
+               else "ledger total of one student run (recorded before the budget covered "
+                    "every run)")
         self.summary_label.setText(
+            f"<b>{who}: (ε, δ) = ({total['epsilon']:.4g}, {total['delta']:.3g})</b> by basic "
+            f"composition, within the budget ({budget[0]:g}, {budget[1]:g}){after}{base}<br>"
             f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
-            f"roll-outs × {s['queries_per_rollout']} queries, total (ε, δ) = "
-            f"({total['epsilon']:.4g}, {total['delta']:.3g}) by basic composition, "
+            f"roll-outs × {s['queries_per_rollout']} queries to each run, "
             f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")
@@ -227,7 +238,8 @@ class SharingDrawing:
                       s["queries"][i], s["epsilon_total"][i], s["delta_total"][i],
                       s["epsilon_advanced"][i])
             for j, v in enumerate(values):
-                text = str(v) if isinstance(v, int) else f"{float(v):.4g}"
+                text = (str(v) if isinstance(v, int) else "–" if v is None  # the profile: no τ
+                        else f"{float(v):.4g}")
                 t.setItem(i, j, QTableWidgetItem(text))
         if stopped:
             item = QTableWidgetItem(f"stop before roll-out {s['stopped_at']}: "
@@ -237,7 +249,7 @@ class SharingDrawing:
             t.setSpan(n, 0, 1, 9)
         t.resizeColumnsToContents()
 
-    def _record(self, res: Any, study: SharingStudy | None = None) -> None:
+    def _record(self, res: Any, study: SharingStudy | None = None) -> bool:
         """The run and its ledger entries (one per live roll-out of the teacher, the
         non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
         undoable step."""
@@ -258,9 +270,16 @@ class SharingDrawing:
 
             entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
                                         float(robust["k"]), seed=res.seed, source=record.id)
+        from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+
+        if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
+            self.message.setText(OVER_BUDGET_TEXT.capitalize() + ".")
+            self.message.show()
+            return False
         self._document.push(AddRunCommand(self._document, record,
                                           text=f"Record policy sharing {record.id}",
                                           ledger_entries=entries), "sharing")
         self.last_recorded = record.id
         self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
                                          f"{len(entries)} ledger entries")
+        return True

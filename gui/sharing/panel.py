@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
+from core.privacy.ledger import PrivacyLedger
 from core.sharing.gym_import import GYM_IDS, gym_available
 from core.sharing.learning import (
     STUDENTS,
@@ -207,6 +208,7 @@ class SharingPanel(SharingDrawing, QWidget):
                 lab.setToolTip(TOOLTIPS[key])
             g.addRow(lab, w)
         self.bound_combo = QComboBox(mech)
+        self.bound_combo.addItem("exact profile (certified)", "profile")
         self.bound_combo.addItem("eq. 12 (paper)", "paper")
         self.bound_combo.addItem("tight (halved L·b term)", "tight")
         self.bound_combo.setToolTip(TOOLTIPS["bound"])
@@ -321,11 +323,13 @@ class SharingPanel(SharingDrawing, QWidget):
         grid.addWidget(self.summary_label, 3, 0, 1, 2)
         self.ledger_table = QTableWidget(0, 9, box)
         self.ledger_table.setHorizontalHeaderLabels(
-            ["roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total",
-             "δ total", "ε advanced"])
-        self.ledger_table.setToolTip("The teacher's ledger per roll-out: basic composition "
-                                     "(the stop rule) and advanced composition (an extra, "
-                                     "slack D/2).")
+            ["roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total (all runs)",
+             "δ total (all runs)", "ε advanced"])
+        self.ledger_table.setToolTip("The teacher's ledger per roll-out, over every noisy "
+                                     "student run (each receives its own draws): basic "
+                                     "composition (the stop rule, with what the project "
+                                     "already spent on the teacher's data) and advanced "
+                                     "composition (an extra, slack D/2).")
         self.ledger_table.setMinimumHeight(120)
         self.ledger_table.verticalHeader().setVisible(False)
         grid.addWidget(self.ledger_table, 4, 0, 1, 2)
@@ -492,10 +496,13 @@ class SharingPanel(SharingDrawing, QWidget):
                 self._show_error(exc if isinstance(exc, InputError) else
                                  InputError(f"no run {teacher[4:]!r}", field="teacher"))
                 return False
+        # the teacher's budget covers what the project already spent on its data
+        spent = PrivacyLedger.from_project(self._document.project).spent(
+            str(self.env_combo.currentData()))
         self._runner.start(sharing_study, mdp, setup, students=students,
                            seeds=int(self.seeds_spin.value()), seed=self.seed(),
                            teacher=teacher, temperature=float(self.temperature_spin.value()),
-                           teacher_actions=actions)
+                           teacher_actions=actions, spent=spent)
         return True
 
     def cancel(self) -> None:
@@ -552,13 +559,14 @@ class SharingPanel(SharingDrawing, QWidget):
 
     def show_study(self, study: SharingStudy) -> None:
         """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
-        self.study = study
         res = study.result
+        if not self._record(res, study):  # over the budget and declined: nothing shown
+            return
+        self.study = study
         summary = sharing_summary(res)
         self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
                    tight=study.tight, robust=study.robust)
         self._draw_ternary(study.ternary)
-        self._record(res, study)
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded run again: its curves and ledger from the record; the mechanism's

@@ -320,10 +320,10 @@ class ProjectDocument(QObject):
         """Remove transitions (action id, target id), then actions, then states."""
         model = self.model(mdp_id)
         states = [s for s in state_ids if s in model.state_ids]
-        actions = [a for a in action_ids if a in model.all_action_ids()
+        actions = [a for a in action_ids if model.has_action(a)
                    and model.state_of(a) not in states]
         for aid, tid in transitions:
-            if aid in model.all_action_ids() and tid in model.state_ids \
+            if model.has_action(aid) and tid in model.state_ids \
                     and aid not in actions and model.state_of(aid) not in states:
                 model.set_probability(aid, tid, 0.0)
         for aid in actions:

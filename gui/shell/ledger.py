@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 __all__ = ["project_ledger", "AddLedgerEntriesCommand",
            "SetBudgetCommand", "record_entries", "record_sweep", "record_mdp_release",
            "set_budget", "privacy_budget_check", "confirm_release",
-           "ask_exceed_budget", "mdp_release_check", "spent_text"]
+           "ask_exceed_budget", "mdp_release_check", "spent_text", "approve_entries",
+           "OVER_BUDGET_TEXT"]
 
 def project_ledger(document_or_project: Any) -> PrivacyLedger:
     """The ledger (entries and budgets) of a document or project."""
@@ -198,6 +199,19 @@ def confirm_release(parent: QWidget | None, document: "ProjectDocument", dataset
     """True if the release may run: it fits the budget, or the user chose to continue."""
     reason = privacy_budget_check(document, dataset, epsilon, delta)
     return not reason or ask_exceed_budget(parent, reason)
+
+
+#: What a workspace says when the user declined a release past the budget.
+OVER_BUDGET_TEXT = "not released: over the privacy budget — nothing was recorded or shown"
+
+
+def approve_entries(parent: QWidget | None, document: "ProjectDocument",
+                    entries: Iterable[LedgerEntry]) -> bool:
+    """True if ``entries`` may be recorded: their releases fit every budget (basic
+    composition; seeded experiments are not spent), or the user chose to continue — as the
+    command line's ``--record`` refuses without ``--over-budget``."""
+    problems = project_ledger(document).release_problems(list(entries))
+    return not problems or ask_exceed_budget(parent, "; ".join(problems))
 
 
 def spent_text(document: "ProjectDocument", dataset: str) -> str:

@@ -445,6 +445,10 @@ class MainWindow(QMainWindow):
             "Share This MDP's &Policy…", self.share_policy, None, None,
             "Open Policy sharing on this MDP: its optimal policy as the teacher of private "
             "students (Dirichlet mechanism, Theorem 1 of [KS])")
+        self.design_action = action(
+            "&Design for a Target ε…", self.open_designer, QKeySequence("Ctrl+Shift+D"), None,
+            "The privacy designer: for a target (ε, δ), the (k, η) that meet it on this MDP "
+            "and the one with the least cost of privacy (Ctrl+Shift+D)")
         self.calculator_action = action(
             "Privacy Ca&lculator", self.open_calculator, QKeySequence("Ctrl+Shift+P"), None,
             "Open the Privacy Calculator: (ε, δ) of the Dirichlet mechanism, what-if "
@@ -494,6 +498,7 @@ class MainWindow(QMainWindow):
         analysis_menu.addAction(self.cancel_action)
         analysis_menu.addSeparator()
         analysis_menu.addAction(self.share_action)
+        analysis_menu.addAction(self.design_action)
         analysis_menu.addAction(self.calculator_action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
@@ -958,6 +963,15 @@ class MainWindow(QMainWindow):
             where = self._settings.scheduler_address or "this computer's worker processes"
             self.statusBar().showMessage(f"Long runs compute on {where}", 5000)
         return ok
+
+    def open_designer(self) -> QWidget | None:
+        """Analysis ▸ Design for a Target ε…: the designer dialog on the current MDP."""
+        ws = self.active_workspace()
+        if ws is None:
+            self.statusBar().showMessage("Open an MDP tab first: the designer works on a "
+                                         "model", 5000)
+            return None
+        return ws.open_designer()
 
     def share_policy(self) -> QWidget | None:
         """Analysis ▸ Share This MDP's Policy…: the Policy sharing tab on the current MDP."""

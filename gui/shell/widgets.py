@@ -49,6 +49,9 @@ class SciSpinBox(QDoubleSpinBox):
         return f"{value:.{self._digits}g}"
 
     def valueFromText(self, text: str) -> float:  # noqa: N802 (Qt override)
+        special = self.specialValueText()
+        if special and text.strip().lower() == special.lower():
+            return self.minimum()  # the special value (e.g. η "auto") sits at the minimum
         try:
             return float(text.strip().replace(",", "."))
         except ValueError:
@@ -58,6 +61,11 @@ class SciSpinBox(QDoubleSpinBox):
         t = text.strip().replace(",", ".")
         if not t:
             return (QValidator.State.Intermediate, text, pos)
+        special = self.specialValueText().lower()
+        if special and special.startswith(t.lower()):
+            state = QValidator.State.Acceptable if t.lower() == special else \
+                QValidator.State.Intermediate
+            return (state, text, pos)
         try:
             v = float(t)
         except ValueError:

@@ -79,7 +79,7 @@ def test_bounds_json_keys_and_values_match_core() -> None:
     # no release metadata: privatize's defaults (mix, DEFAULT_ETA) widen α by the centre shift
     ref = cost_of_privacy(four_startups(), k=100, beta=0.05, centre_shift=release_centre_shift(
         four_startups(), eta=DEFAULT_ETA, domain_rule="mix"))
-    assert r["alpha_shift"] == pytest.approx(2 * DEFAULT_ETA, rel=1e-12)
+    assert r["alpha_shift"] == pytest.approx(2 * 1e-3, rel=1e-12)  # auto: η = 0.001 (n = 3)
     assert r["policy"] == ref.policy.tolist() and len(r["policy"]) == 3  # T lists
     assert r["v_lower"] == pytest.approx(ref.v_lower[0].tolist(), abs=1e-12)
     assert r["v_upper"] == pytest.approx(ref.v_upper[0].tolist(), abs=1e-12)

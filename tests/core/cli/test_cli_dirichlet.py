@@ -38,7 +38,6 @@ def cli_json(*argv: str) -> tuple[dict, str]:
 # ------------------------------------------------------------------------- dirichlet
 @pytest.mark.parametrize("extra, kwargs", [
     (("--gamma", "0.01"), dict(gamma=0.01)),
-    (("--delta", "0.05"), dict(delta_target=0.05)),
     (("--delta", "0.05", "--delta-method", "union"), dict(delta_target=0.05,
                                                           delta_method="union")),
 ])
@@ -53,6 +52,18 @@ def test_dirichlet_json_matches_the_library(extra, kwargs) -> None:
     assert d["epsilon_approx"] == pytest.approx(want.epsilon_approx, rel=1e-12)
     assert d["delta_method"] == want.delta_method
     assert d["warnings"] == [] and err == ""
+
+
+def test_dirichlet_profile_json_matches_the_library() -> None:
+    d, err = cli_json(*BASE, "--delta", "0.05")
+    want = dirichlet_privacy(6.7, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    assert d["delta_method"] == want.delta_method == "profile" and err == ""
+    assert d["epsilon"] == pytest.approx(want.epsilon, rel=1e-12) and d["delta"] == 0.05
+    # no threshold set, no Lemma 1.7: null with the reason, as the contract asks
+    assert d["gamma"] is None and "no threshold" in d["gamma_reason"]
+    assert d["epsilon_approx"] is None and d["epsilon_approx_reason"]
+    assert d["epsilon_lower"] <= d["epsilon"] <= d["epsilon_lower"] * (1 + 1e-6) + 1e-9
+    assert set(d["worst_pair"]) == {"k_q_i", "k_p_j", "k_moved"}
 
 
 def test_dirichlet_json_oracle_values() -> None:
@@ -70,22 +81,26 @@ def test_dirichlet_json_oracle_values() -> None:
     assert d["delta_target"] == 0.05
 
 
-def test_dirichlet_default_is_the_proven_union_bound() -> None:
+def test_dirichlet_default_is_the_proven_union_bound_at_a_gamma() -> None:
     d, err = cli_json(*BASE, "--gamma", "0.01")
     assert d["delta_method"] == "union" and "proven" in d["delta_label"]
     assert d["delta"] == pytest.approx(0.164226, abs=1e-6) and err == ""
     assert d["epsilon"] == pytest.approx(2.114192024, abs=1e-8)  # ε does not depend on it
-    d, _ = cli_json(*BASE, "--delta", "0.05")
+    d, _ = cli_json(*BASE, "--delta", "0.05", "--delta-method", "union")
     assert d["gamma"] == pytest.approx(3.013e-3, rel=2e-4) and d["delta"] <= 0.05
     assert d["epsilon"] == pytest.approx(2.5208, abs=1e-4)
-    assert d == cli_json(*BASE, "--delta", "0.05", "--delta-method", "auto")[0]
+    # for a target delta the default is the exact profile, four times tighter here
+    p, _ = cli_json(*BASE, "--delta", "0.05")
+    assert p["delta_method"] == "profile" and p["epsilon"] < d["epsilon"] / 4
+    assert p == cli_json(*BASE, "--delta", "0.05", "--delta-method", "auto")[0]
 
 
 def test_dirichlet_help_says_what_each_method_rests_on(capsys) -> None:
     code, _, _ = cli("dirichlet", "--help")  # argparse prints the help on sys.stdout
     assert code == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "auto (default) = union" in text and "proven at every input" in text
+    assert "auto (default) = profile with --delta, union with --gamma" in text
+    assert "exact privacy profile" in text and "proven at every input" in text
     assert "exact (|W| <= 3) = the vertex reduction of [D] Lemma 1.2" in text
     assert "not proven" in text
 
@@ -110,7 +125,7 @@ def test_dirichlet_warnings_go_to_stderr_and_into_the_json() -> None:
 
 
 def test_dirichlet_text_output() -> None:
-    code, out, err = cli(*BASE, "--delta", "0.05")
+    code, out, err = cli(*BASE, "--delta", "0.05", "--delta-method", "union")
     assert code == 0 and err == ""
     assert "epsilon = 2.52082" in out and "delta   = 0.05" in out
     assert "largest gamma with delta <= 0.05" in out and "proven upper bound" in out
@@ -196,7 +211,8 @@ def test_sweep_all_rows_gives_a_larger_epsilon_than_one_row() -> None:
     every = _sweep("--adjacency", "all-rows", "--b", "0.1", "--delta", "0.05")
     assert every["adjacency"] == "all-rows"
     assert all(e > o for e, o in zip(every["epsilon"], one["epsilon"]))
-    assert all(e > o for e, o in zip(every["delta"], one["delta"]))
+    # both at the statement's δ̂; all rows composed with PLDs, basic beside it
+    assert every["delta"] == one["delta"] == [0.05] * len(one["delta"])
     assert all("every transition row may differ" in s for s in every["privacy_statement"])
     # the experiment itself does not depend on the accounting options
     assert every["v_private_mean"] == one["v_private_mean"]

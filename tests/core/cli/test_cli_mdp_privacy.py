@@ -70,8 +70,10 @@ def test_sweep_json_absorbing_state(tmp_path: Path) -> None:
     P[0, 0] = (0.2, 0.3, 0.5)
     P[1, 0] = (0.0, 1.0, 0.0)  # absorbing
     P[2, 0] = (0.0, 0.0, 1.0)  # absorbing
-    d = _sweep(_save(tmp_path, P))
+    d = _sweep(_save(tmp_path, P), "--delta-method", "union")
     assert d["epsilon"][0] is None and "too small" in d["epsilon_reason"][0]  # k = 0.01
+    # the exact profile (the default) is finite at every k > 0
+    assert all(e is not None for e in _sweep(_save(tmp_path, P))["epsilon"])
     _check_unbounded_or_finite(d)
     # the absorbing rows have (0, 0): with a declared eta the sweep is bounded at k = 50
     d = _sweep(_save(tmp_path, P), "--eta", "0.2")
@@ -98,25 +100,25 @@ def test_sweep_json_one_state(tmp_path: Path, horizon: int | None) -> None:
 
 
 def test_sweep_json_small_k_is_null_with_a_reason() -> None:
-    # k = 0.001 and k = 3 are too small for the default eta (k·eta = 1e-6, 3e-3): null with
-    # the reason; k = 10 is finite under the defaults
+    # under the union bound k = 0.001 and k = 3 are too small for the default eta
+    # (k·eta = 1e-6, 3e-3): null with the reason; k = 10 is finite
     d = cli_json("sweep", FOUR, "--k", "0.001,3,10", "--runs", "2", "--seed", "1",
-                 "--workers", "1")
+                 "--workers", "1", "--delta-method", "union")
     assert d["epsilon"][:2] == [None, None] and d["epsilon"][2] is not None
     assert len(d["epsilon_reason"]) == 3 and d["epsilon_reason"][2] is None
     assert all("6 of 6 rows" in r and "start/acquire_1" in r for r in d["epsilon_reason"][:2])
     assert all(r["epsilon"] is None and r["epsilon_reason"] for r in d["privacy_rows"][0])
-    assert d["eta"] == DEFAULT_ETA == 1e-3 and d["domain_rule"] == DEFAULT_DOMAIN_RULE == "mix"
+    assert d["eta"] == DEFAULT_ETA == "auto" and d["domain_rule"] == DEFAULT_DOMAIN_RULE == "mix"
     assert math.isfinite(d["epsilon"][2]) and d["delta"][2] <= 0.05
     # the same refuse-mode statement at eta = 1e-6 (the old default): null at k = 10
     d = cli_json("sweep", FOUR, "--k", "10", "--runs", "1", "--seed", "1", "--workers", "1",
-                 "--eta", "1e-6", "--domain-rule", "refuse")
+                 "--eta", "1e-6", "--domain-rule", "refuse", "--delta-method", "union")
     assert d["epsilon"] == [None] and "too small" in d["epsilon_reason"][0]
 
 
 def test_sweep_text_says_unbounded() -> None:
     code, out, _ = cli("sweep", FOUR, "--k", "3", "--runs", "1", "--seed", "1", "--workers",
-                       "1")
+                       "1", "--delta-method", "union")
     assert code == 0 and "no finite (ε, δ) guarantee" in out and "too small" in out
 
 
@@ -156,8 +158,9 @@ def test_help_shows_the_public_parameters_and_defaults(sub: str, capsys) -> None
     code, _, _ = cli(sub, "--help")  # argparse prints the help on sys.stdout
     assert code == 0
     flat = " ".join(capsys.readouterr().out.split())
-    assert "--eta H" in flat and "--domain-rule" in flat
-    assert f"(default {DEFAULT_ETA:g}," in flat and "(default 0.001," in flat
+    assert "--eta H|auto" in flat and "--domain-rule" in flat
+    assert "'auto' (the default): eta = min(0.001, 1/(2n))" in flat
+    assert "--delta-method" in flat and "exact privacy profile" in flat
     assert "'mix' (default)" in flat and "default domain rule 'mix'" in flat
     assert "'refuse' privatises the rows as they are" in flat
     for stale in ("1e-06", "5000", "'refuse' (default)", "refuse (default)"):
@@ -194,7 +197,8 @@ def test_privatize_npz_carries_release_json_and_still_loads(tmp_path: Path) -> N
     src = tmp_path / "m.mdp.npz"
     save_mdp(four_startups(), src)
     out_path = tmp_path / "o.mdp.npz"
-    r = cli_json("privatize", src, "--k", "3", "-o", out_path)  # release mode, default eta
+    r = cli_json("privatize", src, "--k", "3", "-o", out_path,  # release mode, default eta
+                 "--delta-method", "union")
     assert r["mode"] == "release" and r["seed"] is None
     assert r["epsilon"] is None and "too small" in r["epsilon_reason"]  # k·eta = 3e-3
     with np.load(out_path, allow_pickle=False) as z:
@@ -211,10 +215,12 @@ def test_privatize_text_states_the_guarantee(tmp_path: Path) -> None:
     want = mdp_privacy(four_startups(), 20)
     assert code == 0 and "release" in out and want.bounded
     assert f"k = 20: ({want.epsilon:.4g}, {want.delta:.3g})-DP" in out
-    assert "adjacency" in out and "eta = 0.001" in out and "domain rule 'mix'" in out
+    assert "adjacency" in out and "eta = auto" in out and "domain rule 'mix'" in out
+    assert "eta = 0.001, radius" in out  # the value the rule gave these rows
     assert "(1 - n·eta)·b" in out  # what mixing does to the radius is stated
     assert "no finite" not in out + err
-    code, out, err = cli("privatize", FOUR, "--k", "3", "-o", tmp_path / "u.mdp.json")
+    code, out, err = cli("privatize", FOUR, "--k", "3", "-o", tmp_path / "u.mdp.json",
+                         "--delta-method", "union")
     assert code == 0 and "no finite (ε, δ) guarantee" in out
     assert "no finite (epsilon, delta) guarantee" in err  # warned on stderr too
 
@@ -242,7 +248,7 @@ def test_bounds_restates_the_release_guarantee(tmp_path: Path) -> None:
                                   "example2.mdp.npz"])
 def test_defaults_give_the_builtin_examples_a_finite_statement(tmp_path: Path,
                                                                 name: str) -> None:
-    """``privatize`` with no privacy flag (eta 1e-3, rule 'mix') states a finite (ε, δ)
+    """``privatize`` with no privacy flag (eta auto, rule 'mix') states a finite (ε, δ)
     with δ <= 0.05 for every shipped example at k = 10 … 10⁴, in its output and file."""
     src = ROOT / "assets" / "examples" / name
     ext = ".mdp.npz" if name.endswith(".npz") else ".mdp.json"
@@ -250,7 +256,7 @@ def test_defaults_give_the_builtin_examples_a_finite_statement(tmp_path: Path,
         out_path = tmp_path / f"p{k}{ext}"
         r = cli_json("privatize", src, "--k", k, "--seed", "1", "-o", out_path)
         assert (r["eta"], r["domain_rule"], r["b"], r["delta_target"]) == (
-            1e-3, "mix", 0.1, 0.05)
+            "auto", "mix", 0.1, 0.05)
         assert r["epsilon"] is not None and math.isfinite(r["epsilon"]) and r["epsilon"] > 0
         assert 0 < r["delta"] <= 0.05 and "epsilon_reason" not in r
         assert read_release(out_path)["epsilon"] == r["epsilon"]

@@ -201,18 +201,20 @@ def test_refuse_stops_the_sweep_before_any_run():
 
 
 def test_defaults_give_a_finite_guarantee_in_to_dict(serial):
-    d = serial.to_dict()  # the defaults (eta 1e-3, 'mix'): finite at k = 10 and 1000
-    assert (d["eta"], d["domain_rule"]) == (1e-3, "mix")
+    d = serial.to_dict()  # the defaults (eta auto, 'mix'): finite at k = 10 and 1000
+    assert (d["eta"], d["domain_rule"]) == ("auto", "mix")
     assert all(e is not None and e > 0 for e in d["epsilon"]) and max(d["delta"]) <= 0.05
     assert d["epsilon"] == [p.epsilon for p in serial.privacy]
 
 
 def test_unbounded_k_is_null_with_a_reason_in_to_dict():
-    r = privacy_sweep(four_startups(), [3.0, 10.0], runs=1, seed=1, workers=1)
-    d = r.to_dict()  # k = 3: k·eta = 3e-3, no γ reaches the target δ
+    r = privacy_sweep(four_startups(), [3.0, 10.0], runs=1, seed=1, workers=1,
+                      delta_method="union")
+    d = r.to_dict()  # k = 3: k·eta = 3e-3, no γ reaches the target δ (union bound)
     assert d["epsilon"][0] is None and d["epsilon"][1] is not None
     assert len(d["epsilon_reason"]) == 2 and "too small" in d["epsilon_reason"][0]
-    old = privacy_sweep(four_startups(), [10.0, 1000.0], runs=1, seed=1, workers=1, eta=1e-6)
+    old = privacy_sweep(four_startups(), [10.0, 1000.0], runs=1, seed=1, workers=1, eta=1e-6,
+                        delta_method="union")
     d = old.to_dict()  # eta = 1e-6: no finite guarantee at k = 10 or 1000
     assert d["epsilon"] == [None, None] and len(d["epsilon_reason"]) == 2
     assert all("too small" in x for x in d["epsilon_reason"])

@@ -12,7 +12,8 @@ from core.mdp.sweep import privacy_sweep
 
 
 def test_sweep_summary_is_strict_json_without_the_row_table():
-    res = privacy_sweep(four_startups(), [1.0, 100.0], runs=2, seed=3, workers=1)
+    res = privacy_sweep(four_startups(), [1.0, 100.0], runs=2, seed=3, workers=1,
+                        delta_method="union")
     s = sweep_summary(res)
     text = json.dumps(s, allow_nan=False)  # raises on NaN/inf
     assert "privacy_rows" not in s

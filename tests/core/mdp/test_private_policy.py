@@ -11,7 +11,7 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled
 from core.mdp.examples import four_startups, random_mdp
 from core.mdp.private_policy import private_policy
-from core.mdp.privatize import DEFAULT_ETA, mechanism_rows, privatize_mdp
+from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.mdp.robust import centre_shift, cost_of_privacy
 
 
@@ -28,7 +28,7 @@ def test_matches_privatise_then_bound():
     assert np.array_equal(r.v_lower, b.v_lower[:3]) and np.array_equal(r.v_upper, b.v_upper[:3])
     assert r.cost_bound == b.cost_bound
     assert r.mode == "experiment" and r.seed == 3 and r.alpha == b.alpha
-    assert r.alpha_shift == pytest.approx(2 * DEFAULT_ETA, rel=1e-12)
+    assert r.alpha_shift == pytest.approx(2 * 1e-3, rel=1e-12)  # DEFAULT_ETA auto: 0.001
     assert r.alpha_shift == b.alpha_shift and "alpha inflated" in r.alpha_shift_note
     s = r.summary()
     assert s["alpha_shift"] == r.alpha_shift and s["alpha_shift_note"] == r.alpha_shift_note

@@ -92,7 +92,7 @@ def test_default_curve_is_the_union_bound_above_the_figure(curves, union_curves,
     assert u.delta_method == "union"
     g_star, eps = UNION_AT_0_05[name]
     assert u.epsilon_at(0.05) == pytest.approx(eps, abs=2e-3)
-    r = dirichlet_privacy(**FIGURE_1_1[name], delta_target=0.05)
+    r = dirichlet_privacy(**FIGURE_1_1[name], delta_target=0.05, delta_method="union")
     assert r.delta_method == "union" and r.gamma == pytest.approx(g_star, rel=1e-5)
     assert r.epsilon == pytest.approx(eps, abs=1e-4)
     # at every γ the union δ is >= the exact δ, so at every δ the proven ε is >= the figure's
@@ -169,7 +169,7 @@ def test_steep_curve_for_large_k():
     """kη = 150: δ rises within a narrow γ window, which the grid still resolves."""
     c = epsilon_delta_curve(1000, 0.15, 0.15, 3, 0.1)
     assert c.gamma.size >= 30
-    r = dirichlet_privacy(1000, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    r = dirichlet_privacy(1000, 0.15, 0.15, 3, 0.1, delta_target=0.05, delta_method="union")
     assert c.epsilon_at(0.05) == pytest.approx(r.epsilon, rel=1e-3)
 
 
@@ -237,8 +237,8 @@ def test_epsilon_vs_k_increases_in_k():
     # at a fixed γ the closed form is increasing in k too
     g = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, gamma=0.01)
     assert np.all(np.diff(g.epsilon) > 0) and g.fixed_gamma == 0.01
-    # the default: the union bound, larger ε at every k, still increasing in k
-    u = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05)
+    # the union bound: larger ε at every k, still increasing in k
+    u = epsilon_vs_k(ks, 0.15, 0.15, 3, 0.1, delta_target=0.05, delta_method="union")
     assert u.delta_method == "union" and np.all(u.epsilon > r.epsilon)
     assert np.all(np.diff(u.epsilon) > 0) and np.all(u.delta <= 0.05)
     assert g.epsilon[0] == pytest.approx(dirichlet_privacy(6.7, 0.15, 0.15, 3, 0.1,

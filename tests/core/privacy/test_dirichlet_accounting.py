@@ -159,7 +159,7 @@ def test_oracle3_optimal_gamma_table(eta: float, k: float, delta_hat: float) -> 
         > delta_hat
     assert r.delta == r.delta_vertex_A >= r.delta_vertex_B  # vertex A is the minimiser
     # the default (the proven union bound) gives a smaller gamma*, hence a larger epsilon
-    u = dirichlet_privacy(k, eta, eta, 3, 0.1, delta_target=delta_hat)
+    u = dirichlet_privacy(k, eta, eta, 3, 0.1, delta_target=delta_hat, delta_method="union")
     assert u.delta_method == "union" and u.delta <= delta_hat
     assert u.gamma < r.gamma and u.epsilon > r.epsilon
 
@@ -210,7 +210,7 @@ def test_oracle3_union_bound_dominates_the_exact_delta() -> None:
 @pytest.mark.parametrize("b, eps", [(0.1, 70.6), (0.02, 15.1)])
 def test_spec_2_9_mdp_row_example_union(b: float, eps: float) -> None:
     # |W| = 19, eta = eta_bar = 0.01, k = 100, delta_hat = 0.05: auto picks the union bound
-    r = dirichlet_privacy(100, 0.01, 0.01, 19, b, delta_target=0.05)
+    r = dirichlet_privacy(100, 0.01, 0.01, 19, b, delta_target=0.05, delta_method="union")
     assert r.delta_method == "union"
     assert r.epsilon == pytest.approx(eps, abs=0.05)
     assert r.delta <= 0.05
@@ -471,7 +471,7 @@ _LOSS_CONFIGS = [  # (k, eta, eta_bar, |W|, b, n, how gamma is chosen)
 @pytest.mark.parametrize("k, eta, eb, w, b, n, how", _LOSS_CONFIGS)
 def test_privacy_loss_of_adjacent_inputs_never_exceeds_epsilon(k, eta, eb, w, b, n, how
                                                                ) -> None:
-    r = dirichlet_privacy(k, eta, eb, w, b, **how)
+    r = dirichlet_privacy(k, eta, eb, w, b, **{"delta_method": "union", **how})
     gamma, eps = r.gamma, r.epsilon
     rng = np.random.default_rng(12345)
     worst_random = worst_sup = -np.inf
@@ -529,7 +529,7 @@ def test_privacy_loss_at_extreme_points_for_three_changing_entries() -> None:
     # |W| = 3: p_i + p_j <= 1 - eta_bar - eta (the third entry is >= eta), so the bound
     # is not attained, but the adversarial pair and x must stay below it.
     for k, eta, eb, w, b in (FIG_LEFT, FIG_MIDDLE):
-        r = dirichlet_privacy(k, eta, eb, w, b, delta_target=0.05)
+        r = dirichlet_privacy(k, eta, eb, w, b, delta_target=0.05, delta_method="union")
         top = 1 - eb - (w - 1) * eta
         p = np.array([eta + b / 2, top - b / 2, eta, eb])
         q = np.array([eta, top, eta, eb])
@@ -608,7 +608,7 @@ def test_oracle10_parameter_validation(kwargs, field, text) -> None:
     (dict(delta_target=-0.1), "delta", "(0, 1)"),
     (dict(), "gamma", "exactly one"),
     (dict(gamma=0.01, delta_target=0.05), "gamma", "exactly one"),
-    (dict(gamma=0.01, delta_method="bogus"), "delta_method", "auto, exact, union, mc"),
+    (dict(gamma=0.01, delta_method="bogus"), "delta_method", "auto, profile, exact, union, mc"),
 ])
 def test_oracle10_gamma_delta_and_method_validation(extra, field, text) -> None:
     e = _field(lambda: dirichlet_privacy(*FIG_LEFT, **extra))
@@ -650,7 +650,7 @@ def test_corrected_v2_warning_only_in_its_regime() -> None:
 
 
 def test_result_to_dict_round_trips_the_fields() -> None:
-    r = dirichlet_privacy(*FIG_LEFT, delta_target=0.05)
+    r = dirichlet_privacy(*FIG_LEFT, delta_target=0.05, delta_method="union")
     d = r.to_dict()
     for key in ("epsilon", "delta", "gamma", "epsilon_approx", "delta_method", "v1", "v2",
                 "delta_target", "delta_vertex_A", "delta_vertex_B"):
@@ -747,7 +747,7 @@ def _support_pair(rng: np.random.Generator, n: int, eta: float, b: float
     (20.0, 0.1, 3, 0.1, {"delta_target": 0.05}), (10.0, 0.2, 4, 0.2, {"gamma": 0.02}),
     (20.0, 0.3, 2, 0.4, {"gamma": 0.05}), (50.0, 0.02, 6, 0.1, {"delta_target": 0.05})])
 def test_support_privacy_loss_never_exceeds_epsilon(k, eta, n, b, how) -> None:
-    r = support_privacy(k, eta, n, b, **how)
+    r = support_privacy(k, eta, n, b, delta_method="union", **how)
     rng = np.random.default_rng(99)
     worst = -np.inf
     for _ in range(150):
@@ -779,7 +779,7 @@ def test_issue_row_with_mass_moved_into_the_last_entry_is_covered() -> None:
     # (the last one): outside Theorem 1.6's W, inside the support analysis (eta = 0.02)
     k, eta, b = 10.0, 0.02, 0.1
     p, q = np.array([0.49, 0.49, 0.02]), np.array([0.49, 0.44, 0.07])
-    r = support_privacy(k, eta, 3, b, delta_target=0.05)
+    r = support_privacy(k, eta, 3, b, delta_target=0.05, delta_method="union")
     assert r.delta_method == "union"  # k eta = 0.2 < 1
     x = np.random.default_rng(3).dirichlet(k * p, size=200_000)
     x = x[(x >= r.gamma).all(axis=1)]

@@ -1,9 +1,11 @@
 """Every δ of the Dirichlet accountant is an upper bound (issue 10 item 1, Build 3).
 
-The default δ (``delta_method="auto"``) is the union bound |W|·I_γ(kη, k(1−η)) (n·… for
-the support analysis), which holds at every input with no lemma: the first section checks
-that it is the default everywhere, that it dominates the vertex reduction, and that it
-dominates a Monte Carlo estimate of δ at random *interior* points of the domain.
+At a fixed γ the default δ (``delta_method="auto"``) is the union bound |W|·I_γ(kη, k(1−η))
+(n·… for the support analysis), which holds at every input with no lemma; for a target δ̂
+the default is now the exact privacy profile (tests/core/privacy/test_dirichlet_profile.py)
+and the union bound is the named option ``"union"``. The first section checks the defaults,
+that the union bound dominates the vertex reduction, and that it dominates a Monte Carlo
+estimate of δ at random *interior* points of the domain.
 
 The "exact" δ (a named option: the source's vertex reduction, resting on [D] Lemma 1.2,
 whose printed proof has a gap) used to be 1 − (a Gauss–Legendre quadrature) with an
@@ -61,14 +63,16 @@ FIG_LEFT = (6.7, 0.15, 0.15, 3, 0.1)
     (20.0, 0.05, 0.05, 4), (100.0, 0.01, 0.01, 19), (5.0, 0.15, 0.15, 3)])
 @pytest.mark.parametrize("how", [{"gamma": 0.005}, {"delta_target": 0.05}])
 def test_default_is_the_union_bound_for_every_w(k, eta, eta_bar, w, how) -> None:
-    r = dirichlet_privacy(k, eta, eta_bar, w, 0.1, **how)
+    r = dirichlet_privacy(k, eta, eta_bar, w, 0.1, delta_method="union", **how)
+    if "gamma" in how:  # at a fixed γ "auto" is the union bound; for a δ̂ it is the profile
+        assert dirichlet_privacy(k, eta, eta_bar, w, 0.1, **how) == r
+    else:
+        assert dirichlet_privacy(k, eta, eta_bar, w, 0.1, **how).delta_method == "profile"
     assert r.delta_method == "union" and r.delta_label == DELTA_LABELS["union"]
     assert "proven" in r.delta_label and "Lemma 1.2" not in r.delta_label
     assert LEMMA_1_2_WARNING not in r.warnings
     assert r.delta == float(union_certified(k, eta, w, r.gamma))
     assert r.delta_vertex_A is None and r.delta_vertex_B is None
-    assert dirichlet_privacy(k, eta, eta_bar, w, 0.1, delta_method="auto", **how) == r
-    assert dirichlet_privacy(k, eta, eta_bar, w, 0.1, delta_method="union", **how) == r
     assert dirichlet_delta(k, eta, eta_bar, w, r.gamma)["delta"] == r.delta
 
 
@@ -76,11 +80,14 @@ def test_default_is_the_union_bound_for_every_w(k, eta, eta_bar, w, how) -> None
                                        (50.0, 0.05, 6), (5.0, 0.1, 3)])
 @pytest.mark.parametrize("how", [{"gamma": 0.005}, {"delta_target": 0.05}])
 def test_support_default_is_the_union_bound_for_every_n(k, eta, n, how) -> None:
-    r = support_privacy(k, eta, n, 0.1, **how)
+    r = support_privacy(k, eta, n, 0.1, delta_method="union", **how)
+    if "gamma" in how:
+        assert support_privacy(k, eta, n, 0.1, **how) == r
+    else:
+        assert support_privacy(k, eta, n, 0.1, **how).delta_method == "profile"
     assert r.delta_method == "union" and "proven" in r.delta_label
     assert LEMMA_1_2_WARNING not in r.warnings
     assert r.delta == float(union_certified(k, eta, n, r.gamma))
-    assert support_privacy(k, eta, n, 0.1, delta_method="union", **how) == r
     assert support_delta(k, eta, n, r.gamma)["delta"] == r.delta
 
 
@@ -126,7 +133,7 @@ def test_union_bound_dominates_the_exact_delta_everywhere_tested() -> None:
     for config in (FIG_LEFT, (5.1, 0.2, 0.2, 3, 0.1), (4.1, 0.25, 0.25, 3, 0.1),
                    (20.0, 0.1, 0.1, 2, 0.1)):
         for target in (1e-6, 0.01, 0.05, 0.2):
-            u = dirichlet_privacy(*config, delta_target=target)
+            u = dirichlet_privacy(*config, delta_target=target, delta_method="union")
             e = dirichlet_privacy(*config, delta_target=target, delta_method="exact")
             assert u.delta <= target and e.delta <= target
             assert u.gamma <= e.gamma and u.epsilon >= e.epsilon
@@ -183,10 +190,12 @@ def test_union_bound_dominates_monte_carlo_at_interior_points(analysis, params) 
     rng = np.random.default_rng(20250611)
     if analysis == "W":
         k, eta, eb, w = params
-        results = [dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=t) for t in (0.05, 0.2)]
+        results = [dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=t, delta_method="union")
+                   for t in (0.05, 0.2)]
     else:
         k, eta, n = params
-        results = [support_privacy(k, eta, n, 0.1, delta_target=t) for t in (0.05, 0.2)]
+        results = [support_privacy(k, eta, n, 0.1, delta_target=t, delta_method="union")
+                   for t in (0.05, 0.2)]
     assert all(r.delta_method == "union" for r in results)
     alphas, m = _interior_alphas(rng, analysis, params)
     worst_ratio = 0.0
@@ -393,17 +402,17 @@ def test_issue_example_delta_target_1e_7() -> None:
     assert r.gamma == pytest.approx(6.387289e-9, rel=1e-5)
     assert r.delta_lower <= r.delta and (r.delta - r.delta_lower) <= 1e-9 * r.delta
     # the default (union bound) is below the old gamma as well, and proven
-    u = dirichlet_privacy(*FIG_LEFT, delta_target=1e-7)
+    u = dirichlet_privacy(*FIG_LEFT, delta_target=1e-7, delta_method="union")
     assert u.delta_method == "union" and u.delta <= 1e-7 and u.gamma <= r.gamma
 
 
-@pytest.mark.parametrize("method", ["auto", "exact"])
+@pytest.mark.parametrize("method", ["union", "exact"])
 @pytest.mark.parametrize("target", [1e-8, 1e-12, 1e-15, 1e-100, 1e-290])
 @pytest.mark.parametrize("config", [FIG_LEFT, (20.0, 0.1, 0.1, 3, 0.1), (10, 0.15, 0.15, 2, 0.1)])
 def test_small_targets_work(config, target: float, method: str) -> None:
     # delta_hat <= 1e-8 used to crash with "math domain error" (exit 1)
     r = dirichlet_privacy(*config, delta_target=target, delta_method=method)
-    assert r.delta_method == {"auto": "union", "exact": "exact"}[method]
+    assert r.delta_method == {"union": "union", "exact": "exact"}[method]
     assert 0 < r.gamma < 1 / config[3]
     assert r.delta <= target and r.delta >= 0.999 * target  # gamma* is near the crossing
     assert math.isfinite(r.epsilon) and r.epsilon > 0
@@ -421,7 +430,7 @@ def test_small_targets_on_the_command_line(target: str) -> None:
 @pytest.mark.parametrize("target", [1e-305, 5e-324])
 def test_targets_below_the_floating_point_range_are_refused_cleanly(target: float) -> None:
     with pytest.raises(InputError) as ei:
-        dirichlet_privacy(*FIG_LEFT, delta_target=target)
+        dirichlet_privacy(*FIG_LEFT, delta_target=target, delta_method="union")
     assert ei.value.field == "delta" and "cannot be certified" in str(ei.value)
     out, err = io.StringIO(), io.StringIO()
     code = run_cli(["dirichlet", "--k", "6.7", "--eta", "0.15", "--w", "3", "--b", "0.1",
@@ -432,11 +441,11 @@ def test_targets_below_the_floating_point_range_are_refused_cleanly(target: floa
 def test_unreachable_target_with_tiny_k_eta_is_refused_cleanly() -> None:
     # k eta = 0.01: the union root underflows for a tiny target
     with pytest.raises(InputError) as ei:
-        dirichlet_privacy(1.0, 0.01, 0.5, 2, 0.1, delta_target=1e-200)
+        dirichlet_privacy(1.0, 0.01, 0.5, 2, 0.1, delta_target=1e-200, delta_method="union")
     assert ei.value.field == "delta" and "\n" not in str(ei.value)
 
 
-@pytest.mark.parametrize("method", ["auto", "exact"])
+@pytest.mark.parametrize("method", ["union", "exact"])
 @pytest.mark.parametrize("target", [0.9, 0.999999])
 def test_targets_near_one(target: float, method: str) -> None:
     r = dirichlet_privacy(*FIG_LEFT, delta_target=target, delta_method=method)
@@ -464,7 +473,7 @@ def test_k_eta_below_one_reports_the_union_bound() -> None:
     the true delta was ~0.061: kη < 1, the vertex reduction unproven, and the quadrature
     inaccurate. Now the union bound (rigorous at every domain point) is reported."""
     k, eta, eb, w = 10.0, 0.01, 0.5, 2
-    r = dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=0.05)
+    r = dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=0.05, delta_method="union")
     assert r.delta_method == "union" and "union" in r.delta_label
     assert any("Lemma 1.2" in m and "union" in m for m in r.warnings)
     assert r.delta <= 0.05

@@ -25,13 +25,15 @@ def _rdp_integer(q: float, sigma: float, alpha: int) -> float:
 
 
 def test_a8_dissertation_pair_reconstructed():
-    """A8: B = 1024, q = 1/32, σ = 1.4539, δ = 1024^-1.1 → ε = 2.8999 ≈ 2.90 (Thm 4.2)."""
+    """A8: B = 1024, q = 1/32, σ = 1.4539, δ = 1024^-1.1 → ε = 2.8999 ≈ 2.90 (Thm 4.2), the
+    dissertation's add/remove-one reading, kept as the labelled thesis reading; the window's
+    guarantee is replace-one (test_replay_window.py)."""
     r = dpsgd_epsilon(1.4539, 1 / 32, 20_000, 1024 ** -1.1, window=1024)
     assert r.steps_counted == 1024
-    assert r.epsilon == pytest.approx(2.8999, abs=1e-4)
+    assert r.thesis_reading["epsilon"] == pytest.approx(2.8999, abs=1e-4)
     # naive composition over all 20 000 steps is far larger: the window matters
     naive = dpsgd_epsilon(1.4539, 1 / 32, 20_000, 1024 ** -1.1)
-    assert naive.epsilon > 3 * r.epsilon
+    assert naive.epsilon > 3 * r.thesis_reading["epsilon"]
 
 
 def test_b15_delta_is_two_to_minus_eleven():

@@ -52,8 +52,10 @@ def _entries(eps, delta=0.0, mechanism="laplace"):
 
 def test_advanced_and_zcdp_match_their_formulas():
     eps = [0.05] * 400
-    basic, adv, zcdp = compose(_entries(eps), delta_slack=1e-5)
+    basic, pld, adv, zcdp = compose(_entries(eps), delta_slack=1e-5)
     s2 = sum(e * e for e in eps)
+    # the PLD total (at δ' for pure releases) is the tightest of all
+    assert pld.method == "PLD" and pld.delta == 1e-5 and pld.epsilon < zcdp.epsilon
     assert basic.epsilon == pytest.approx(20.0)
     assert adv.epsilon == pytest.approx(math.sqrt(2 * math.log(1e5) * s2)
                                         + sum(e * math.expm1(e) for e in eps))
@@ -65,11 +67,14 @@ def test_advanced_and_zcdp_match_their_formulas():
 
 def test_zcdp_does_not_apply_to_approximate_dp_releases():
     comps = compose(_entries([1.0, 1.0], delta=0.01, mechanism="dirichlet"))
-    assert [c.method for c in comps] == ["basic", "advanced", "zCDP"]
-    assert not comps[2].applicable
-    assert comps[1].delta == pytest.approx(0.02 + 1e-6)
+    assert [c.method for c in comps] == ["basic", "PLD", "advanced", "zCDP"]
+    assert not comps[3].applicable
+    assert comps[2].delta == pytest.approx(0.02 + 1e-6)
+    # PLD at basic's δ = 0.02: the canonical (ε, δ) pairs compose to less than 2
+    assert comps[1].delta == pytest.approx(0.02) and comps[1].epsilon < 2.0
 
 
 def test_huge_epsilons_do_not_overflow():
-    basic, adv, _ = compose(_entries([800.0]))
+    basic, pld, adv, _ = compose(_entries([800.0]))
     assert basic.epsilon == 800.0 and adv.epsilon == math.inf
+    assert not pld.applicable and "exceeds" in pld.assumption

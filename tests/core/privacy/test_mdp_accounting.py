@@ -79,15 +79,22 @@ def test_composition_one_row_is_the_max_and_all_rows_the_sum() -> None:
     one = mdp_privacy(mdp, 50, eta=0.1, b=0.1, delta_target=0.05, adjacency="one-row")
     every = mdp_privacy(mdp, 50, eta=0.1, b=0.1, delta_target=0.05, adjacency="all-rows")
     eps = [row.epsilon for row in one.rows]
-    dels = [row.delta for row in one.rows]
     assert sorted({row.support for row in one.rows}) == [1, 2, 3, 4]
-    assert one.epsilon == max(eps) and one.delta == max(dels)
-    assert every.epsilon == pytest.approx(sum(eps), rel=1e-12)
-    assert every.delta == pytest.approx(sum(dels), rel=1e-12)
-    assert every.epsilon > one.epsilon and every.delta > one.delta
-    # delta is capped at 1 under basic composition
-    capped = mdp_privacy(mdp, 50, eta=0.1, delta_target=0.5, adjacency="all-rows")
-    assert sum(row.delta for row in capped.rows) > 1 and capped.delta == 1.0
+    assert one.epsilon == max(eps) and one.delta == 0.05
+    # all rows: the PLD of the three rows with a guarantee, read at the release's δ̂ = 0.05;
+    # basic composition beside it splits δ̂ over them (each row at 0.05/3)
+    assert every.composition == "pld" and every.delta == 0.05
+    per_row = [support_privacy(50, 0.1, n, (1 - n * 0.1) * 0.1, delta_target=0.05 / 3).epsilon
+               for n in (3, 2, 4)]  # radius (1 − n·η)·b after the default rule 'mix'
+
+    assert every.epsilon_basic == pytest.approx(sum(per_row), rel=1e-9)
+    assert one.epsilon < every.epsilon < every.epsilon_basic
+    # the threshold analyses keep basic composition: Σ ε_r at δ̂/R per row, Σδ = δ̂
+    union = mdp_privacy(mdp, 50, eta=0.1, b=0.1, delta_target=0.05, adjacency="all-rows",
+                        delta_method="union")
+    assert union.composition == "basic" and union.epsilon_basic is None
+    assert union.epsilon == pytest.approx(sum(r.epsilon for r in union.rows), rel=1e-12)
+    assert union.delta == 0.05 and all(r.delta <= 0.05 / 3 for r in union.rows)
 
 
 def test_statement_states_the_guarantee_whole() -> None:
@@ -143,9 +150,9 @@ def test_item2_mass_moved_into_the_last_entry_is_covered() -> None:
     k, eta = 10.0, 0.02
     # 'refuse': p and q themselves are the centres of the noise (the issue's pair)
     p, q = np.array([0.49, 0.49, 0.02]), np.array([0.49, 0.44, 0.07])
-    a = mdp_privacy(_mdp(p.tolist()), k, eta=eta, b=0.1, delta_target=0.05,
+    a = mdp_privacy(_mdp(p.tolist()), k, eta=eta, b=0.1, delta_target=0.05, delta_method="union",
                     domain_rule="refuse")
-    b = mdp_privacy(_mdp(q.tolist()), k, eta=eta, b=0.1, delta_target=0.05,
+    b = mdp_privacy(_mdp(q.tolist()), k, eta=eta, b=0.1, delta_target=0.05, delta_method="union",
                     domain_rule="refuse")
     gamma = a.rows[0].result.gamma
     # ε covers the exact worst log-density ratio of the pair on Ω₁, both ways
@@ -167,7 +174,7 @@ def test_item2_every_pair_of_entries_is_covered_on_random_rows() -> None:
     k, eta, b = 30.0, 0.05, 0.1
     for n in (2, 3, 4):
         r = mdp_privacy(_mdp([1.0 / n] * n), k, eta=eta, b=b, delta_target=0.05,
-                        domain_rule="refuse")
+                        delta_method="union", domain_rule="refuse")
         eps, gamma = r.rows[0].epsilon, r.rows[0].result.gamma
         for _ in range(200):
             p = eta + rng.dirichlet(np.ones(n)) * (1 - n * eta)
@@ -244,7 +251,8 @@ def test_item2_mix_covers_every_input_and_every_pair_of_entries() -> None:
     rng = np.random.default_rng(12)
     k, eta, b = 30.0, 0.05, 0.1
     for n in (2, 3, 4):
-        r = mdp_privacy(_one_row(np.full(n, 1.0 / n)), k, eta=eta, b=b, delta_target=0.05)
+        r = mdp_privacy(_one_row(np.full(n, 1.0 / n)), k, eta=eta, b=b, delta_target=0.05,
+                        delta_method="union")
         assert r.domain_rule == "mix" and r.bounded
         eps, delta, gamma = r.rows[0].epsilon, r.rows[0].delta, r.rows[0].result.gamma
         starts = [np.r_[np.full(n - 1, 1e-9), 1 - (n - 1) * 1e-9]]  # far outside the domain
@@ -275,45 +283,52 @@ def _builtin_models() -> list[MDP]:
 
 @pytest.mark.parametrize("k", [10.0, 100.0, 1000.0, 10000.0])
 def test_defaults_give_the_builtin_examples_a_finite_sound_statement(k) -> None:
-    """With the defaults (eta 1e-3, 'mix', b 0.1, target δ 0.05, one-row) every built-in
-    example gets a finite (ε, δ) with δ <= 0.05 at k = 10 … 10⁴ — and the statement holds
-    on the example's own neighbour pairs: the centres of every row and of a neighbour
-    (b/2 moved between two support entries) have their worst log-ratio on Ω₁ below ε and
-    P[x ∉ Ω₁] (union bound) below δ."""
-    assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == (1e-3, "mix")
+    """With the defaults (eta 'auto' = min(1e-3, 1/(2n)) per row, 'mix', b 0.1, target δ
+    0.05, one-row, the exact profile) every built-in example gets a finite (ε, δ) with
+    δ = 0.05 at k = 10 … 10⁴ — and the statement holds on the example's own neighbour
+    pairs: for the centres of every row and of a neighbour (b/2 moved between two support
+    entries) the exact hockey-stick divergence at the row's ε, computed by the audit's
+    independent code (core.audit.dirichlet.delta_tight_exact), is below δ."""
+    from core.audit.dirichlet import delta_tight_exact
+
+    assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == ("auto", "mix")
     rng = np.random.default_rng(int(k))
     models = _builtin_models()
     assert len(models) == 4
     for mdp in models:
         r = mdp_privacy(mdp, k)
         assert (r.eta, r.domain_rule, r.b, r.delta_target, r.adjacency) == (
-            1e-3, "mix", 0.1, 0.05, "one-row")
+            "auto", "mix", 0.1, 0.05, "one-row")
         assert r.bounded and math.isfinite(r.epsilon) and r.epsilon > 0, r.epsilon_reason
-        assert 0 < r.delta <= 0.05 and r.n_applicable == len(r.rows)
+        assert r.delta == 0.05 and r.n_applicable == len(r.rows)
+        assert all(row.result is None or row.result.delta_method == "profile"
+                   for row in r.rows)
         assert "Infinity" not in dumps(r.to_dict()) and r.to_dict()["epsilon"] == r.epsilon
         prep = mechanism_rows(mdp)
         for row, p, (s, a) in zip(r.rows, mdp.P[mdp.mask], prep.index):
             n = row.support
+            if n < 2:
+                continue
             pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
             support = np.flatnonzero(p > 0)
-            for pi in rng.choice(len(pairs), size=min(len(pairs), 6), replace=False):
+            for pi in rng.choice(len(pairs), size=min(len(pairs), 4), replace=False):
                 i, j = support[pairs[pi][0]], support[pairs[pi][1]]
                 q = _pair(p, i, j, min(0.05, p[j] / 2))
-                cp = prep.rows[(prep.index == (s, a)).all(axis=1)][0]
-                cq = _centre(q[support], 1e-3)
-                cp = cp[support]
-                gamma = row.result.gamma
-                assert _log_ratio_sup(cp, cq, k, gamma) <= row.epsilon * (1 + 1e-9)
-                fail = float(sum(betainc(k * ci, k * (1 - ci), gamma) for ci in cp))
-                assert fail <= row.delta
+                cp = prep.rows[(prep.index == (s, a)).all(axis=1)][0][support]
+                cq = _centre(q[support], row.result.eta)
+                for x, y in ((cp, cq), (cq, cp)):
+                    assert delta_tight_exact(x, y, k, row.epsilon) <= 0.05 * (1 + 1e-9)
 
 
-def test_defaults_are_still_honest_where_nothing_is_proven() -> None:
-    # below k·eta ≈ 6e-3 no γ reaches the target: unbounded, with the reason, not a number
+def test_the_profile_is_finite_where_the_union_bound_proves_nothing() -> None:
+    # below k·eta ≈ 6e-3 no γ reaches the target under the union bound (unbounded, with
+    # the reason); the exact profile still gives a finite, tight number
     for mdp in _builtin_models()[:2]:
+        u = mdp_privacy(mdp, 3.0, delta_method="union")
+        assert not u.bounded and u.to_dict()["epsilon"] is None and "too small" in \
+            u.epsilon_reason
         r = mdp_privacy(mdp, 3.0)
-        assert not r.bounded and r.to_dict()["epsilon"] is None and "too small" in \
-            r.epsilon_reason
+        assert r.bounded and r.epsilon > 0 and r.delta == 0.05
 
 
 # ----------------------------------------------------------------- item 3: data-free
@@ -362,7 +377,10 @@ def test_item4_a_row_without_a_guarantee_makes_the_headline_unbounded(adjacency)
     # move (n·eta + b/2 > 1), so support_privacy proves nothing for that row ('refuse':
     # 'mix' refuses n·eta >= 1 outright, see test_mix_needs_n_eta_below_one)
     mdp = _mdp([0.3, 0.3, 0.4], [0.1] * 10, names=tuple("abcdefghij"))
-    r = mdp_privacy(mdp, 50, eta=0.1, adjacency=adjacency, domain_rule="refuse")
+    # (the exact profile proves (0, δ) there: the domain is a single point, see
+    # test_a_single_point_domain_releases_nothing; the union analysis is the named option)
+    r = mdp_privacy(mdp, 50, eta=0.1, adjacency=adjacency, domain_rule="refuse",
+                    delta_method="union")
     by_state = {row.state: row for row in r.rows}
     assert by_state["a"].applicable and not by_state["b"].applicable
     assert by_state["b"].epsilon == math.inf and by_state["b"].reason
@@ -377,13 +395,22 @@ def test_item4_a_row_without_a_guarantee_makes_the_headline_unbounded(adjacency)
     assert "Infinity" not in dumps(d) and "NaN" not in dumps(d)
 
 
+def test_a_single_point_domain_releases_nothing() -> None:
+    mdp = _mdp([0.3, 0.3, 0.4], [0.1] * 10, names=tuple("abcdefghij"))
+    r = mdp_privacy(mdp, 50, eta=0.1, domain_rule="refuse")
+    by_state = {row.state: row for row in r.rows}
+    assert by_state["b"].applicable and by_state["b"].epsilon == 0.0
+    assert r.epsilon == by_state["a"].epsilon > 0
+
+
 @pytest.mark.parametrize("domain_rule", ["mix", "refuse"])
 def test_item4_small_k_is_unbounded_with_the_reason(domain_rule) -> None:
-    r = mdp_privacy(four_startups(), 10, eta=1e-6, domain_rule=domain_rule)  # k·eta = 1e-5
+    r = mdp_privacy(four_startups(), 10, eta=1e-6, domain_rule=domain_rule,  # k·eta = 1e-5
+                    delta_method="union")
     assert r.epsilon == math.inf and r.n_applicable == 0
     assert "6 of 6 rows" in r.epsilon_reason and "too small" in r.epsilon_reason
-    # and under the defaults a small enough k is still honestly unbounded
-    r = mdp_privacy(four_startups(), 1)  # k·eta = 1e-3
+    # a small enough k is still honestly unbounded under the union bound
+    r = mdp_privacy(four_startups(), 1, delta_method="union")  # k·eta = 1e-3
     assert r.epsilon == math.inf and "6 of 6 rows" in r.epsilon_reason
 
 
@@ -481,14 +508,17 @@ def test_mdp_privacy_validation(kwargs, field) -> None:
     assert ei.value.field == field
 
 
-def test_large_rows_use_the_union_bound() -> None:
+def test_large_rows_use_the_profile_and_the_union_bound_by_name() -> None:
     rng = np.random.default_rng(5)
     P = rng.uniform(0.5, 1.5, size=(20, 1, 20))
     P /= P.sum(axis=2, keepdims=True)
-    r = mdp_privacy(MDP(P=P, R=np.zeros((20, 1))), 100, eta=0.01, b=0.02, delta_target=0.05)
+    mdp = MDP(P=P, R=np.zeros((20, 1)))
+    r = mdp_privacy(mdp, 100, eta=0.01, b=0.02, delta_target=0.05)
     assert r.n_applicable == 20 and [g.n for g in r.supports] == [20]
-    assert all(row.result.delta_method == "union" for row in r.rows)
-    assert r.delta <= 0.05
+    assert all(row.result.delta_method == "profile" for row in r.rows)
+    u = mdp_privacy(mdp, 100, eta=0.01, b=0.02, delta_target=0.05, delta_method="union")
+    assert all(row.result.delta_method == "union" for row in u.rows)
+    assert r.delta <= 0.05 and u.delta <= 0.05 and r.epsilon < u.epsilon
 
 
 # =============================================================================== accuracy

@@ -57,7 +57,11 @@ def test_ledger_totals_equal_the_sum_of_entries():
     assert totals.columns[3] == "basic (ε, δ)"
     row = next(r for r in totals.rows if r[0] == "mdp:four-startups")
     assert row[1] == "releases (spent)" and row[2] == "2" and row[3] == "(23.2, 0.06)"
-    assert row[5] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
+    assert totals.columns[4] == "tight, PLD (ε, δ)"
+    pld = float(row[4].strip("()").split(",")[0])
+    # entries known only by (ε, δ): their canonical pairs compose to no more than basic
+    assert pld <= 23.2 + 1e-3
+    assert row[6] == "not applicable"  # zCDP needs pure-DP releases; Dirichlet is (ε, δ)
 
 
 def test_a_seeded_report_is_byte_stable_apart_from_its_date():
@@ -155,3 +159,14 @@ def test_ledger_tables_have_no_all_zero_rows_and_each_release_text_once():
         spent = [b for b in overview[0].blocks if isinstance(b, Table)
                  and b.title == "Privacy spent"]
         assert all(r[0] != "agent:x" for t in spent for r in t.rows)
+
+
+def test_every_section_module_is_discovered_from_the_registry():
+    from core.report.sections import SECTION_MODULES, load_sections
+
+    reporters = load_sections()
+    assert {"sweep", "design", "bounds", "advise", "advise-experiment", "plan", "plan-bench",
+            "mia", "mia-table", "drl", "drl-table", "comarl", "sharing",
+            "audit"} <= set(reporters)
+    # every reporter lives in a registered module
+    assert {fn.__module__ for fn in reporters.values()} <= set(SECTION_MODULES.values())

@@ -110,7 +110,7 @@ def test_ledger_totals_in_the_report_equal_the_sum_of_entries():
     rel = [e for e in led.entries if e.mode == "release"]
     assert spent[1] == "releases (spent)" and spent[2] == "1"
     assert spent[3] == f"({rel[0].epsilon:.4g}, {rel[0].delta:.3g})"
-    assert spent[6].endswith("within")
+    assert spent[7].endswith("within")
     total_exp = sum(e.count * e.epsilon for e in led.entries if e.mode == "experiment")
     assert exp[1].startswith("seeded experiments") and exp[2] == "12"
     assert exp[3].startswith(f"({total_exp:.4g},")

@@ -61,11 +61,12 @@ def test_totals_are_unbounded_and_the_budget_exceeded():
     rows = {(r[0], r[1]): r for r in totals.rows}
     a = rows[("agent:a", "releases (spent)")]
     assert a[2] == "4"  # 1 + 3 uses
-    assert a[3] == "(unbounded, 0)" and a[4].startswith("(unbounded,")
-    assert a[5] == "not applicable"  # a raw release is not pure DP
-    assert a[6].endswith("EXCEEDED")
+    assert a[3] == "(unbounded, 0)" and a[4].startswith("(unbounded,")  # PLD too
+    assert a[5].startswith("(unbounded,")
+    assert a[6] == "not applicable"  # a raw release is not pure DP
+    assert a[7].endswith("EXCEEDED")
     b = rows[("agent:b", "releases (spent)")]
-    assert b[3] == "(0.25, 0)" and b[6].endswith("within")  # other datasets unaffected
+    assert b[3] == "(0.25, 0)" and b[7].endswith("within")  # other datasets unaffected
     c = rows[("agent:c", "seeded experiments (not spent)")]
     assert c[3] == "(unbounded, 0)"
     assert WHY in totals.note and "rel-2" in totals.note and "seeded test" in totals.note

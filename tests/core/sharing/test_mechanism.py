@@ -242,13 +242,16 @@ def test_f2_all_entries_l2_analysis_of_a_row():
     from core.cli.main import run_cli
     from core.sharing.mechanism import row_privacy_l2
 
-    r = row_privacy_l2(50, 3, 0.1, math.sqrt(2) / 100, delta=0.05, draws=50_000, rng=1)
+    r = row_privacy_l2(50, 3, 0.1, math.sqrt(2) / 100, delta=0.05, draws=50_000, rng=1,
+                       bound="paper")
     assert r.delta <= 0.05 and r.epsilon == theorem1_epsilon(50, 3, 0.1, r.tau, r.b)
+    p = row_privacy_l2(50, 3, 0.1, math.sqrt(2) / 100, delta=0.05)  # the default: profile
+    assert p.bound == "profile" and p.epsilon_lower <= p.epsilon < r.epsilon / 2
     assert "sqrt(2)/n_sa" in r.adjacency
     out, err = io.StringIO(), io.StringIO()
     assert run_cli(["dirichlet", "--adjacency", "l2-all", "--k", "50", "--eta", "0.1", "--w",
                     "3", "--b", "0.01", "--delta", "0.05", "--draws", "20000", "--seed", "2",
-                    "--json"], out, err) == 0, err.getvalue()
+                    "--bound", "paper", "--json"], out, err) == 0, err.getvalue()
     d = json.loads(out.getvalue())
     assert d["adjacency"] == "l2-all" and d["delta"] <= 0.05 and d["epsilon_approx"] is None
     assert d["epsilon_approx_reason"] and d["gamma"] == d["tau"]

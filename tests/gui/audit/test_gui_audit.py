@@ -261,3 +261,17 @@ def test_dirichlet_audit_with_the_public_domain(qtbot, panel):
     assert s["epsilon_lb"] <= s["epsilon_tight"] + 1e-9 <= s["epsilon_claimed"] + 1e-9
     assert panel.bars_plot.values["epsilon_tight"] == s["epsilon_tight"]
     assert "η̄ = 0.15" in panel.stamp_label.text()
+
+
+def test_shared_policy_audit_from_the_workspace(qtbot, panel):
+    """Issue 23: the shared-policy mechanism is an audit target in the app, not only in
+    tests; its claim is the certified exact profile and the worst pair comes close to it."""
+    panel.set_parameters("sharing", k=5.0, m=4, eta=0.05, lb=0.05, delta=1e-3,
+                         bound="profile", samples=5000, seed=5)
+    assert panel.parameters() == {"k": 5.0, "m": 4, "eta": 0.05, "lb": 0.05, "delta": 1e-3,
+                                  "bound": "profile"}
+    _run(qtbot, panel, timeout=120_000)
+    s = panel.summary
+    assert panel.run_problem == "" and s["mechanism"] == "sharing"
+    assert s["epsilon_lb"] <= s["epsilon_tight"] <= s["epsilon_claimed"]
+    assert s["epsilon_claimed"] <= 1.5 * s["epsilon_tight"]

@@ -63,10 +63,11 @@ def test_entries_from_elsewhere_get_fresh_ids(example_doc):
 def test_budgets_are_undoable_and_checked(qtbot, example_doc, sweep, monkeypatch):
     doc = example_doc
     events = doc
+    priv = sweep.privacy[1]  # k = 100: ε ≈ 22 (exact profile, η = 0.01)
+    cap = round(1.5 * priv.epsilon, 3)  # one release fits, a second does not
     with qtbot.waitSignal(events.budgets_changed, timeout=1000):
-        gl.set_budget(doc, "mdp:four-startups", (100.0, 0.1))
-    assert doc.project.budgets == {"mdp:four-startups": {"epsilon": 100.0, "delta": 0.1}}
-    priv = sweep.privacy[1]  # k = 100: ε ≈ 59
+        gl.set_budget(doc, "mdp:four-startups", (cap, 0.1))
+    assert doc.project.budgets == {"mdp:four-startups": {"epsilon": cap, "delta": 0.1}}
     assert gl.mdp_release_check(doc, "four-startups", priv) == ""
     gl.record_mdp_release(doc, "four-startups", priv, k=100, seed=None, source="rel-a")
     reason = gl.privacy_budget_check(doc, "mdp:four-startups", priv.epsilon, priv.delta)
@@ -109,11 +110,12 @@ def test_panel_shows_entries_totals_filters_and_budget_bar(qtbot, panel, example
               for r in range(panel.totals.rowCount())}
     rel = totals[("mdp:four-startups", "releases (spent)")]
     assert rel[2] == "1" and rel[3].startswith(f"({sweep.privacy[0].epsilon:.4g},")
-    assert rel[5] == "not applicable"  # Dirichlet releases are not pure DP
+    assert rel[6] == "not applicable"  # Dirichlet releases are not pure DP
+    assert rel[4].startswith("(")  # the tight (PLD) total
     exp = totals[("mdp:four-startups", "seeded experiments (not spent)")]
     assert exp[2] == "9"
     agent = totals[("agent:b", "releases (spent)")]
-    assert agent[3] == "(1, 0)" and agent[5].startswith("(")  # zCDP applies to Laplace
+    assert agent[3] == "(1, 0)" and agent[6].startswith("(")  # zCDP applies to Laplace
 
     panel.set_filters(dataset="agent:b")
     assert panel.proxy.rowCount() == 4 and panel.totals.rowCount() == 1
@@ -199,10 +201,11 @@ def test_preview_builds(qtbot):
 def test_spent_text_for_the_status_bar(example_doc, sweep):
     doc = example_doc
     assert gl.spent_text(doc, "mdp:four-startups") == ""
-    gl.set_budget(doc, "mdp:four-startups", (50.0, 0.1))
-    assert gl.spent_text(doc, "mdp:four-startups") == "ε spent 0 of 50"
+    gl.set_budget(doc, "mdp:four-startups", (20.0, 0.1))
+    assert gl.spent_text(doc, "mdp:four-startups") == "ε spent 0 of 20"
+    assert sweep.privacy[1].epsilon > 20  # k = 100: ε ≈ 22
     gl.record_mdp_release(doc, "four-startups", sweep.privacy[1], k=100, seed=None, source="r")
-    assert gl.spent_text(doc, "mdp:four-startups").endswith("of 50 — over budget")
+    assert gl.spent_text(doc, "mdp:four-startups").endswith("of 20 — over budget")
 
 
 def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):

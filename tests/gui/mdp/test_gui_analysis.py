@@ -85,14 +85,17 @@ def test_sweep_end_to_end(qtbot, panels):
     assert "privacy_rows" in full and "privacy_rows" not in record.summary
     assert record.summary == sweep_summary(result)
     assert {k: v for k, v in record.summary.items()
-            if not k.startswith("privacy_rows")} == {k: v for k, v in full.items()
-                                                     if k != "privacy_rows"}
+            if not k.startswith(("privacy_rows", "oracle_"))} == {
+        k: v for k, v in full.items() if k != "privacy_rows"}
+    assert "v_true_mean" in record.summary["oracle_keys"]  # marked as the oracle view
     assert record.summary["privacy_rows_total"] == [6, 6]
     assert record.summary["privacy_rows_without_guarantee"] == [0, 0]
     assert (record.params["b"], record.params["delta_target"], record.params["adjacency"]) \
         == (0.1, 0.05, "one-row")
-    assert (record.params["eta"], record.params["domain_rule"]) == (1e-3, "mix")
-    assert (record.summary["eta"], record.summary["domain_rule"]) == (1e-3, "mix")
+    assert (record.params["eta"], record.params["domain_rule"]) == ("auto", "mix")
+    assert (record.summary["eta"], record.summary["domain_rule"]) == ("auto", "mix")
+    assert record.summary["accountant"].startswith("exact privacy profile")
+    assert record.summary["composed"]["epsilon"] <= record.summary["composed"]["epsilon_basic"]
     assert all(e is not None for e in record.summary["epsilon"])
     # the plots show exactly the means of the result
     assert plots.run_id == record.id
@@ -233,9 +236,9 @@ def test_bad_privacy_parameter_is_refused(panels):
 
 
 def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
-    """Example 2 at the default η = 1e-3 ('mix'): at k = 3 no row has a guarantee (k·η too
-    small), so the release is unbounded and every row says why; at k = 10⁴ every row of 20
-    next states has the same finite guarantee."""
+    """Example 2 at the default η ('mix') under the union bound (a named accountant): at
+    k = 3 no row has a guarantee (k·η too small), so the release is unbounded and every row
+    says why; at k = 10⁴ every row of 20 next states has the same finite guarantee."""
     from core.mdp.accounting import mdp_privacy
     from gui.mdp.privacy_rows_dialog import NO_GUARANTEE_BRUSH, ROW_COLUMNS, PrivacyRowsDialog
 
@@ -244,7 +247,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     plots = CostOfPrivacyPanel(example_doc, "example-2")
     for w in (panel, plots):
         qtbot.addWidget(w)
-    panel.set_parameters(ks="3, 10000", runs=1, workers=1)
+    panel.set_parameters(ks="3, 10000", runs=1, workers=1, delta_method="union")
     with qtbot.waitSignal(runner.succeeded, timeout=60000):
         panel.run()
     runner.shutdown()
@@ -259,7 +262,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     dialog = plots.rows_dialog
     assert isinstance(dialog, PrivacyRowsDialog)
     qtbot.waitUntil(lambda: dialog.result is not None, timeout=30000)
-    ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 3.0)
+    ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 3.0, delta_method="union")
     eps_col, notes_col = ROW_COLUMNS.index("ε"), ROW_COLUMNS.index("notes")
     assert dialog.table.rowCount() == len(ref.rows) == 100
     shown_missing = [i for i in range(dialog.table.rowCount())
@@ -270,7 +273,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     assert dialog.table.item(0, ROW_COLUMNS.index("next states")).text() == "20"
     assert "without a guarantee" in dialog.status.text() and "unbounded" in dialog.status.text()
     assert "changed" not in dialog.status.text()
-    assert "η = 0.001 (domain rule ‘mix’)" in dialog.assumption.text()
+    assert "η = auto (min(0.001, 1/(2n))" in dialog.assumption.text()
     assert "never on its probabilities" in dialog.assumption.text()
     assert "(1 - n·eta)·b" in dialog.assumption.text()
     # another k: recomputed for that k; every row the same public guarantee
@@ -290,10 +293,11 @@ def test_declared_domain_fields_reach_the_sweep(qtbot, panels, warnings_shown):
     from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
 
     doc, panel, plots, runner = panels
-    assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == (1e-3, "mix")
-    assert panel.eta_spin.value() == DEFAULT_ETA and panel.domain_combo.currentData() == "mix"
-    eta_tip, rule_tip = panel.eta_spin.toolTip(), panel.domain_combo.toolTip()
-    for text in ("without looking at any data", "built-in", "Default 0.001",
+    assert (DEFAULT_ETA, DEFAULT_DOMAIN_RULE) == ("auto", "mix")
+    assert panel._eta() == DEFAULT_ETA and panel.domain_combo.currentData() == "mix"
+    assert panel.eta_edit.currentText() == "auto"
+    eta_tip, rule_tip = panel.eta_edit.toolTip(), panel.domain_combo.toolTip()
+    for text in ("without looking at any data", "built-in", "Default ‘auto’",
                  "default domain rule ‘mix’", "finite"):
         assert text in eta_tip, text
     assert "‘mix’ (default)" in rule_tip and "‘refuse’: rows are privatised as they are" \
@@ -356,7 +360,9 @@ def test_rows_dialog_describes_older_runs_as_they_were_run():
     from gui.mdp.privacy_rows_dialog import _run_parameters
 
     older = _run_parameters({"k": [10.0], "b": 0.1, "delta_target": 0.05})
-    assert (older["eta"], older["domain_rule"]) == (DEFAULT_ETA, "refuse")
+    assert (older["eta"], older["domain_rule"]) == (1e-3, "refuse")  # the then default
+    assert older["delta_method"] == "union"  # stated before the exact profile existed
+    assert DEFAULT_ETA == "auto"
     recorded = _run_parameters({"k": [10.0], "eta": 0.02, "domain_rule": "refuse"})
     assert (recorded["eta"], recorded["domain_rule"]) == (0.02, "refuse")
     new = _run_parameters({"k": [10.0], "eta": 0.001, "domain_rule": "mix"})

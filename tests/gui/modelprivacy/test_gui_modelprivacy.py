@@ -96,3 +96,33 @@ def test_tabular_dirichlet_on_a_project_mdp(qtbot, panel, example_doc):
     s = panel.summary
     assert s["defense"] == "dirichlet" and "policy_value" in s
     assert example_doc.project.ledger[-1].mechanism == "dirichlet-rows"
+
+
+def test_a_release_past_the_budget_asks_and_no_records_and_shows_nothing(qtbot, panel,
+                                                                         example_doc,
+                                                                         monkeypatch):
+    """Issue 23 §4.5: the window asks before recording a release past the data set's
+    budget (the command line refuses without --over-budget); no records and shows nothing."""
+    import gui.shell.ledger as gl
+
+    panel.set_parameters(data="wine", victim="ffnn", defense="dpsgd", epsilon=2.0, shadows=2)
+    panel.mode_combo.setCurrentIndex(panel.mode_combo.findData("release"))
+    asked = []
+    monkeypatch.setattr(gl, "ask_exceed_budget", lambda parent, r: asked.append(r) or False)
+    n_runs, n_ledger = len(example_doc.project.runs), len(example_doc.project.ledger)
+    # the study's release is charged to its data set: a budget far below it
+    original = gl.approve_entries
+
+    def with_budget(parent, document, entries):
+        entries = list(entries)
+        for e in entries:
+            if e.is_release:
+                gl.set_budget(document, e.dataset, (0.5, 0.1))
+        return original(parent, document, entries)
+
+    monkeypatch.setattr("gui.modelprivacy.panel.approve_entries", with_budget)
+    _wait(qtbot, panel, panel.run)
+    assert asked and "exceeds the budget" in asked[0]
+    assert len(example_doc.project.runs) == n_runs
+    assert len(example_doc.project.ledger) == n_ledger
+    assert panel.summary is None  # nothing shown

@@ -1,0 +1,312 @@
+"""The privacy designer: reach a target (ε, δ) at the least cost of privacy.
+
+A planner asks "what does ε = 1 cost me on my model?". For every declared η of a public
+grid the designer finds the largest concentration k whose proven ε (the exact profile of
+:mod:`core.privacy.dirichlet_profile`, under the chosen adjacency) is at most the target at
+the target δ, and bounds the cost of privacy at that (k, η) — the robust bound
+v̄(s₀) − v̲(s₀) of Theorem 2 with radius α(k, β) plus the public centre shift of the domain
+rule 'mix' (:func:`core.mdp.robust.cost_of_privacy`). Larger k means less noise, so for a
+fixed η the largest feasible k is the best; across η the trade-off is real: a larger η
+lowers ε (a larger k fits the target) but moves every row's centre by up to n·η (the bound
+widens). The frontier is these points; the recommendation is the one with the least bound.
+
+What the designer may look at. The published k (and η) would leak whatever chose them, so:
+
+* ``selection="public"`` (default): the (ε, δ) depend only on the rows' support sizes —
+  disclosed by the release anyway — and the bound is computed on a *public proxy*: by
+  default the model with every row uniform on its support and the model's rewards (the
+  rewards and the supports are treated as public), or a proxy model the user supplies. No
+  transition probability of the private model enters, so the choice costs nothing.
+* ``selection="exponential"``: the bound is also computed on the private model itself and
+  the point is chosen by the exponential mechanism over the frontier, with utility −bound.
+  The bound lies in [0, U] for every model (U: the value range of the rewards over the
+  horizon), so its sensitivity is at most U, and the choice is ``selection_epsilon``-DP
+  under any adjacency of the models; it is charged as its own release (mechanism
+  ``exponential``). The private bounds are never output: the frontier shows the proxy's.
+
+Examples
+--------
+>>> from core.mdp.examples import four_startups
+>>> d = design(four_startups(), epsilon=1.0, delta=0.05)
+>>> d.selection, d.selection_epsilon, d.recommended is not None
+('public', 0.0, True)
+>>> all(p.epsilon <= 1.0 for p in d.frontier)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.common.errors import InputError
+from core.common.progress import Progress, no_progress
+from core.common.validation import RandomSource, as_random_source, check_beta
+from core.mdp.accounting import ADJACENCIES, DEFAULT_B, mdp_privacy
+from core.mdp.model import MDP, with_transitions
+from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows
+from core.mdp.robust import centre_shift, cost_of_privacy
+from core.privacy.laplace import check_epsilon, exponential_mechanism
+
+__all__ = ["DesignPoint", "DesignResult", "design", "public_proxy", "value_range",
+           "DESIGN_ETAS", "SELECTIONS", "K_RANGE"]
+
+#: The public grid of declared η the designer tries: the default rule 'auto' and the
+#: per-row rules η = λ/n (every row mixed with weight λ, whatever its support size).
+DESIGN_ETAS: tuple["float | str", ...] = (ETA_AUTO, "0.02/n", "0.05/n", "0.1/n", "0.2/n",
+                                          "0.35/n", "0.5/n", "0.7/n")
+SELECTIONS = ("public", "exponential")
+#: The k searched: from nearly no information to nearly none hidden.
+K_RANGE = (1e-3, 1e7)
+_K_RTOL = 0.01  # the largest feasible k is found to 1 % (and verified feasible)
+
+
+@dataclass(frozen=True)
+class DesignPoint:
+    """One point of the frontier: the largest k at this η meeting the target."""
+
+    k: float
+    eta: "float | str"
+    epsilon: float
+    delta: float
+    cost_bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k": self.k, "eta": self.eta, "epsilon": self.epsilon, "delta": self.delta,
+                "cost_bound": self.cost_bound}
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """The frontier, the recommendation and how it was chosen (module docstring)."""
+
+    epsilon_target: float
+    delta_target: float
+    b: float
+    adjacency: str
+    beta: float
+    frontier: tuple[DesignPoint, ...]
+    recommended: DesignPoint | None
+    selection: str
+    selection_epsilon: float
+    proxy: str
+    infeasible: tuple[tuple[str, str], ...] = ()  # (η, why) for η without a feasible k
+    mode: str = "experiment"
+    seed: int | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "frontier": [p.to_dict() for p in self.frontier],
+            "recommended": None if self.recommended is None else self.recommended.to_dict(),
+            "selection": self.selection, "selection_epsilon": self.selection_epsilon,
+            "epsilon_target": self.epsilon_target, "delta_target": self.delta_target,
+            "b": self.b, "adjacency": self.adjacency, "beta": self.beta, "proxy": self.proxy,
+            "infeasible": [{"eta": e, "reason": r} for e, r in self.infeasible],
+            "mode": self.mode, "seed": self.seed, "notes": list(self.notes)}
+        if self.recommended is None:
+            d["recommended_reason"] = ("no declared eta of the grid reaches the target: "
+                                       "raise the target epsilon or delta, or lower b")
+        return d
+
+
+def public_proxy(mdp: MDP) -> MDP:
+    """The model with every row uniform on its support (supports and rewards kept).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The private model (only its supports and rewards are read).
+
+    Returns
+    -------
+    MDP
+    """
+    t = mdp.transitions  # CSR rows: no dense array, whatever the model's size
+    counts = np.diff(t.indptr)
+    share = np.divide(1.0, counts, out=np.zeros(counts.shape), where=counts > 0)
+    return with_transitions(mdp, t.with_data(np.repeat(share, counts)),
+                            name=(mdp.name + " (public proxy)").strip())
+
+
+def _same_supports(a: MDP, b: MDP) -> bool:
+    ta, tb = a.transitions, b.transitions
+    return (np.array_equal(ta.indptr, tb.indptr) and np.array_equal(ta.indices, tb.indices)
+            and np.array_equal(np.asarray(a.mask), np.asarray(b.mask)))
+
+
+def value_range(mdp: MDP) -> float:
+    """U with every value (and every cost-of-privacy bound) in an interval of length U.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+
+    Returns
+    -------
+    float
+        T·(r_max − r_min) + (R_T max − R_T min), or (r_max − r_min)/(1 − γ).
+    """
+    r = np.asarray(mdp.R)[np.asarray(mdp.mask)]
+    spread = float(r.max() - r.min()) if r.size else 0.0
+    if mdp.horizon is None:
+        return spread / (1.0 - float(mdp.discount))
+    rt = np.asarray(mdp.R_T)
+    return float(mdp.horizon) * spread + float(rt.max() - rt.min())
+
+
+def _epsilon(mdp: MDP, k: float, eta: "float | str", *, b: float, delta: float,
+             adjacency: str, prepared: Any) -> float:
+    return mdp_privacy(mdp, k, b=b, delta_target=delta, adjacency=adjacency, eta=eta,
+                       prepared=prepared).epsilon
+
+
+def _largest_k(mdp: MDP, eta: "float | str", target: float, *, b: float, delta: float,
+               adjacency: str, prepared: Any) -> tuple[float, float] | None:
+    """(k, ε(k)) with the largest k found whose ε <= target (bisection in log k), or None."""
+    lo_k, hi_k = K_RANGE
+
+    def eps(k: float) -> float:
+        return _epsilon(mdp, k, eta, b=b, delta=delta, adjacency=adjacency, prepared=prepared)
+
+    e_lo = eps(lo_k)
+    if not e_lo <= target:
+        return None
+    e_hi = eps(hi_k)
+    if e_hi <= target:
+        return hi_k, e_hi
+    best = (lo_k, e_lo)
+    a, z = math.log(lo_k), math.log(hi_k)
+    while z - a > _K_RTOL:
+        mid = 0.5 * (a + z)
+        e = eps(math.exp(mid))
+        if e <= target:
+            a, best = mid, (math.exp(mid), e)
+        else:
+            z = mid
+    return best
+
+
+def _cost(model: MDP, k: float, eta: "float | str", beta: float, alpha_mode: str) -> float:
+    """The robust cost-of-privacy bound at (k, η) with ``model`` as the released P̄."""
+    shift = centre_shift(mechanism_rows(model, eta=eta, domain_rule="mix"),
+                         (model.n_states, model.n_actions))
+    return float(cost_of_privacy(model, k=k, beta=beta, alpha_mode=alpha_mode,
+                                 centre_shift=shift).cost_bound)
+
+
+def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
+           adjacency: str = "one-row", beta: float = 0.05, alpha_mode: str = "paper",
+           etas: Sequence["float | str"] | None = None, proxy: MDP | None = None,
+           selection: str = "public", selection_epsilon: float | None = None,
+           rng: "np.random.Generator | int | RandomSource | None" = None,
+           progress: Progress = no_progress) -> DesignResult:
+    """The frontier of (k, η) meeting a target (ε, δ), and the point with the least bound.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model to be released.
+    epsilon, delta : float
+        The target (ε > 0, δ in (0, 1)) of the release, under ``adjacency``.
+    b : float
+        The adjacency radius (L1, within one row).
+    adjacency : str
+        ``"one-row"`` or ``"all-rows"``.
+    beta : float
+        β of the cost-of-privacy bound (its confidence 1 − β).
+    alpha_mode : str
+        ``"paper"`` or ``"rigorous"`` (the radius α).
+    etas : sequence, optional
+        The declared η to try (default :data:`DESIGN_ETAS`; each must keep the mix weight
+        below 1 for every row, else it is reported infeasible).
+    proxy : MDP, optional
+        A public proxy of the model with the same supports (default :func:`public_proxy`).
+    selection : {"public", "exponential"}
+        How the point is chosen (module docstring).
+    selection_epsilon : float, optional
+        ε of the exponential mechanism (required with ``selection="exponential"``).
+    rng : int, Generator, RandomSource or None
+        Randomness of the exponential mechanism (None: release mode, OpenDP).
+    progress : callable
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    DesignResult
+    """
+    target = check_epsilon(epsilon)
+    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
+    if adjacency not in ADJACENCIES:
+        raise InputError(f"must be one of {', '.join(ADJACENCIES)}, got {adjacency!r}",
+                         field="adjacency")
+    beta = check_beta(beta)
+    if selection not in SELECTIONS:
+        raise InputError(f"must be one of {', '.join(SELECTIONS)}, got {selection!r}",
+                         field="selection")
+    if selection == "exponential":
+        if selection_epsilon is None:
+            raise InputError("the exponential selection needs its own epsilon",
+                             field="selection_epsilon")
+        selection_epsilon = check_epsilon(selection_epsilon)
+    if proxy is not None and not _same_supports(proxy, mdp):
+        raise InputError("the proxy must have the model's supports (the same possible next "
+                         "states in every row)", field="proxy")
+    public = proxy if proxy is not None else public_proxy(mdp)
+    grid = list(DESIGN_ETAS if etas is None else etas)
+    points: list[DesignPoint] = []
+    private_costs: list[float] = []
+    infeasible: list[tuple[str, str]] = []
+    for i, eta in enumerate(grid):
+        progress(i / max(1, len(grid)), f"eta = {eta_label(eta)}")
+        try:
+            prepared = mechanism_rows(public, eta=eta, domain_rule="mix")
+        except InputError as exc:
+            infeasible.append((str(eta), exc.problem))
+            continue
+        found = _largest_k(public, eta, target, b=b, delta=float(delta), adjacency=adjacency,
+                           prepared=prepared)
+        if found is None:
+            infeasible.append((str(eta), f"even k = {K_RANGE[0]:g} gives epsilon above "
+                                         f"{target:g} at this eta"))
+            continue
+        k, eps = found
+        cost = _cost(public, k, eta, beta, alpha_mode)
+        points.append(DesignPoint(k=float(k), eta=eta, epsilon=float(eps), delta=float(delta),
+                                  cost_bound=float(cost)))
+        if selection == "exponential":  # the private model's bound: a utility, never shown
+            private_costs.append(_cost(mdp, k, eta, beta, alpha_mode))
+    progress(1.0, "frontier done")
+    src = as_random_source(rng) if selection == "exponential" else None
+    recommended: DesignPoint | None = None
+    notes: list[str] = []
+    if points and selection == "public":
+        recommended = min(points, key=lambda p: (p.cost_bound, -p.k))
+    elif points:
+        assert src is not None and selection_epsilon is not None
+        span = max(value_range(mdp), 1e-12)
+        idx = exponential_mechanism([-c for c in private_costs], epsilon=selection_epsilon,
+                                    sensitivity=span, rng=src)
+        recommended = points[idx]
+        notes.append(f"chosen by the exponential mechanism (epsilon = {selection_epsilon:g}, "
+                     f"utility -cost bound on the private model, sensitivity {span:.4g} = the "
+                     "value range); the frontier's bounds shown are the public proxy's")
+    sizes = mdp.transitions.support_sizes()[np.asarray(mdp.mask)]
+    if any(p.eta == ETA_AUTO for p in points):
+        notes.append(f"eta auto = {eta_label(ETA_AUTO, sizes)}")
+    return DesignResult(
+        epsilon_target=target, delta_target=float(delta), b=float(b), adjacency=adjacency,
+        beta=beta, frontier=tuple(points), recommended=recommended, selection=selection,
+        selection_epsilon=float(selection_epsilon or 0.0),
+        proxy=("user-supplied public proxy" if proxy is not None else
+               "public proxy: every row uniform on its support, the model's rewards"),
+        infeasible=tuple(infeasible),
+        mode=src.mode if src is not None else "experiment",
+        seed=src.seed if src is not None else None, notes=tuple(notes))
+

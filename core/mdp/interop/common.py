@@ -1,0 +1,336 @@
+"""What the PRISM and Storm readers and writers share: building the model, names, numbers.
+
+A model checker's MDP has S states, and each state a list of nondeterministic choices
+(optionally labelled with an action); PrivPlan's MDP has the same with A = the largest
+number of choices of a state (``mask`` marks the ones a state has). Choice k of state s is
+PrivPlan's action k of s.
+
+Action names: a labelled choice keeps its label; an unlabelled one is called
+``"choice k"`` (not a PRISM identifier, so it is written back unlabelled). Other names
+that are not identifiers (a model drawn in PrivPlan) are written with every character
+outside ``[A-Za-z0-9_]`` replaced by ``_``, and the writers say so.
+
+Numbers are written with ``repr`` (the shortest text that reads back to the same double),
+so a round trip is exact.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.common.errors import InputError
+from core.mdp.annotations import TERMINAL_REWARD, Annotations, RewardStructure, derived_rewards
+from core.mdp.model import MDP
+from core.mdp.names import ActionNames, Names
+from core.mdp.sparse import Transitions
+
+__all__ = ["ImportResult", "ModelParts", "build_model", "choice_name", "unlabelled",
+           "identifier", "number_text", "parse_probability", "horizon_and_discount",
+           "DEFAULT_DISCOUNT", "fail"]
+
+#: The discount of an imported model when neither ``--horizon`` nor ``--discount`` is given
+#: (model checkers' models have neither; PrivPlan's analyses need one of them).
+DEFAULT_DISCOUNT = 0.95
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CHOICE = re.compile(r"choice (\d+)\Z")
+_FRACTION = re.compile(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*\Z")
+
+
+def fail(path: str, line: int | None, problem: str, field: str = "") -> InputError:
+    """An InputError naming the file and the line."""
+    where = f"line {line}: " if line is not None else ""
+    return InputError(where + problem, field=field, file=path)
+
+
+def choice_name(k: int) -> str:
+    """The PrivPlan name of the unlabelled choice ``k``."""
+    return f"choice {k}"
+
+
+def unlabelled(name: str, k: int) -> bool:
+    """True when ``name`` is the name of unlabelled choice ``k`` (written without a label)."""
+    m = _CHOICE.match(name)
+    return m is not None and int(m.group(1)) == k
+
+
+def identifier(name: str) -> str:
+    """``name`` as a PRISM identifier (characters outside [A-Za-z0-9_] become ``_``)."""
+    if _IDENT.match(name):
+        return name
+    out = re.sub(r"[^A-Za-z0-9_]", "_", name) or "_"
+    return out if not out[0].isdigit() else "_" + out
+
+
+def number_text(x: float) -> str:
+    """The shortest text that reads back to ``x`` exactly."""
+    if x == int(x) and abs(x) < 2**53:
+        return str(int(x))
+    return repr(float(x))
+
+
+def parse_probability(text: str) -> float:
+    """A decimal (``0.5``, ``.5``, ``5.6e-6``) or a fraction ``a/b``; ValueError otherwise."""
+    m = _FRACTION.match(text)
+    if m is not None:
+        den = int(m.group(2))
+        if den == 0:
+            raise ValueError("division by zero")
+        return int(m.group(1)) / den
+    x: float = float(text)
+    if not math.isfinite(x):
+        raise ValueError("not finite")
+    return x
+
+
+def horizon_and_discount(horizon: int | None, discount: float | None
+                         ) -> tuple[int | None, float, str]:
+    """(horizon, discount, note) of an imported model from the user's flags."""
+    if horizon is not None:
+        return horizon, 1.0 if discount is None else discount, ""
+    if discount is not None:
+        return None, discount, ""
+    return None, DEFAULT_DISCOUNT, (f"no --horizon or --discount given: the model is "
+                                    f"infinite-horizon with discount {DEFAULT_DISCOUNT}")
+
+
+@dataclass(frozen=True, eq=False)
+class ImportResult:
+    """An imported model, the files it came from and what the user should know."""
+
+    mdp: MDP
+    files: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    @property
+    def n_choices(self) -> int:
+        return int(self.mdp.mask.sum())
+
+
+@dataclass
+class ModelParts:
+    """A model checker's model as parsed: COO transitions by (state, choice)."""
+
+    n_states: int
+    src: np.ndarray  # (m,) source state of each transition
+    choice: np.ndarray  # (m,) choice index within the source state
+    dst: np.ndarray  # (m,) next state
+    prob: np.ndarray  # (m,) probability
+    line: np.ndarray  # (m,) line of each transition (for messages)
+    path: str
+    action_labels: dict[tuple[int, int], str]  # (state, choice) -> label, labelled ones
+    labels: dict[str, list[int]]
+    state_names: Sequence[str] | None = None
+    variables: tuple[str, ...] = ()
+    kind: str = "MDP"  # or "DTMC": one choice per state
+    # reward structures: name -> (state (S,) or None, choice {(s, k): r} or None,
+    # transition {(s, k, t): r} or None)
+    rewards: dict[str, tuple[np.ndarray | None, dict[tuple[int, int], float] | None,
+                             dict[tuple[int, int, int], float] | None]] | None = None
+
+
+def build_model(parts: ModelParts, *, horizon: int | None, discount: float | None,
+                reward: str | None, name: str, files: Sequence[str]) -> ImportResult:
+    """The PrivPlan model of parsed model-checker files (see the module docstring).
+
+    Raises InputError naming the file and line of a duplicate transition, a choice whose
+    probabilities do not sum to 1, a transition reward without its transition, or a
+    reward structure that does not exist.
+    """
+    path = parts.path
+    S = parts.n_states
+    warnings: list[str] = []
+    src, choice, dst, prob, line = parts.src, parts.choice, parts.dst, parts.prob, parts.line
+    if src.size and (prob <= 0).any():
+        i = int(np.flatnonzero(prob <= 0)[0])
+        raise fail(path, int(line[i]), f"probability {prob[i]!r} must be positive")
+    # choices present per state (a state may skip none: PRISM numbers them 0, 1, …)
+    present = np.zeros(0, dtype=np.int64)
+    if src.size:
+        pairs = np.unique(src.astype(np.int64) * (int(choice.max()) + 1) + choice)
+        present = pairs
+    A_file = int(choice.max()) + 1 if src.size else 1
+    has = np.zeros((S, A_file), dtype=bool)
+    if present.size:
+        has[present // A_file, present % A_file] = True
+    deadlocks = np.flatnonzero(~has.any(axis=1))
+    if deadlocks.size:
+        warnings.append(f"{deadlocks.size} deadlock state(s) (no transitions) got a self-loop, "
+                        "as PRISM and Storm add one")
+    # compact the choices of every state to 0..n_s-1 (in order)
+    rank = np.cumsum(has, axis=1) - 1
+    A = max(1, int(has.sum(axis=1).max(initial=0)))
+    mask = np.zeros((S, A), dtype=bool)
+    counts = has.sum(axis=1)
+    mask[np.arange(A)[None, :] < counts[:, None]] = True
+    mask[deadlocks, 0] = True
+    k_new = rank[src, choice] if src.size else np.zeros(0, dtype=np.int64)
+    rows = src.astype(np.int64) * A + k_new
+    cols = dst.astype(np.int64)
+    vals = prob.astype(np.float64)
+    lines = line
+    if deadlocks.size:
+        rows = np.concatenate([rows, deadlocks * A])
+        cols = np.concatenate([cols, deadlocks])
+        vals = np.concatenate([vals, np.ones(deadlocks.size)])
+        lines = np.concatenate([lines, np.zeros(deadlocks.size, dtype=lines.dtype)])
+    order = np.lexsort((cols, rows))
+    rows, cols, vals, lines = rows[order], cols[order], vals[order], lines[order]
+    dup = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise fail(path, int(lines[i + 1]), f"the transition to state {int(cols[i])} is "
+                   f"given twice for this choice (first on line {int(lines[i])})")
+    counts_rows = np.bincount(rows, minlength=S * A)
+    indptr = np.zeros(S * A + 1, dtype=np.int64)
+    np.cumsum(counts_rows, out=indptr[1:])
+    t = Transitions(S, A, indptr, cols, vals)
+    sums = np.zeros(S * A)
+    np.add.at(sums, rows, vals)
+    bad = mask.reshape(-1) & (np.abs(sums - 1.0) > 1e-9)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        s, k = divmod(r, A)
+        at = lines[indptr[r]:indptr[r + 1]]
+        raise fail(path, int(at.min()), f"the probabilities of choice {k} of state {s} "
+                   f"(lines {int(at.min())}-{int(at.max())}) sum to {sums[r]:.12g}, not 1 "
+                   "within 1e-9 (PrivPlan needs exact rows: write more digits, or "
+                   "fractions such as 1/3)", field="transitions")
+    # names
+    names = Names(parts.state_names) if parts.state_names is not None else Names.generated(
+        "s", S)
+    if not names.is_generated and not names.unique():
+        warnings.append(f"state names are not unique ({names.first_duplicate()!r} appears "
+                        "twice): states are named s0, s1, … instead")
+        names = Names.generated("s", S)
+    if parts.action_labels:
+        codes = np.zeros((S, A), dtype=np.int32)
+        vocab: dict[str, int] = {choice_name(k): k for k in range(A)}
+        for (s, k), lab in parts.action_labels.items():
+            codes[s, rank[s, k]] = vocab.setdefault(lab, len(vocab))
+        unl = np.ones((S, A), dtype=bool)
+        for (s, k) in parts.action_labels:
+            unl[s, rank[s, k]] = False
+        codes[unl] = np.broadcast_to(np.arange(A, dtype=np.int32), (S, A))[unl]
+        anames = ActionNames(codes, list(vocab))
+    else:
+        anames = ActionNames.shared([choice_name(k) for k in range(A)], S)
+    # rewards
+    structures: dict[str, RewardStructure] = {}
+    for rname, (st, ch, tr) in (parts.rewards or {}).items():
+        choice_arr = None
+        if ch:
+            choice_arr = np.zeros((S, A))
+            for (s, k), rv in ch.items():
+                choice_arr[s, rank[s, k]] += rv
+        trans_arr = None
+        if tr:
+            trans_arr = np.zeros(t.nnz)
+            for (s, k, j), rv in tr.items():
+                if k >= A_file or not has[s, k]:
+                    raise fail(path, None, f"reward structure {rname!r}: a transition reward "
+                               f"for choice {k} of state {s}, which does not exist")
+                rr = s * A + int(rank[s, k])
+                c, _ = t.row(s, int(rank[s, k]))
+                pos = int(np.searchsorted(c, j))
+                if pos >= c.size or c[pos] != j:
+                    raise fail(path, None, f"reward structure {rname!r}: a transition reward "
+                               f"for state {s}, choice {k} to state {j}, which is not a "
+                               "transition")
+                trans_arr[int(indptr[rr]) + pos] = rv
+        structures[rname] = RewardStructure(state=st, choice=choice_arr, transition=trans_arr)
+    R_T = np.zeros(S)
+    terminal = structures.get(TERMINAL_REWARD)
+    if terminal is not None and terminal.state is not None:
+        R_T = np.array(terminal.state)
+    usable = [k for k in structures if k != TERMINAL_REWARD]
+    if reward is not None and reward not in structures:
+        raise InputError(f"no reward structure {reward!r} (the files have "
+                         f"{', '.join(map(repr, usable)) or 'none'})", field="--reward")
+    used = reward if reward is not None else (usable[0] if usable else None)
+    R = np.zeros((S, A))
+    if used is not None:
+        R, more = derived_rewards(structures[used], indptr, vals, S, A)
+        warnings += more
+        if len(usable) > 1:
+            warnings.append(f"r(s, a) comes from the reward structure {used!r} (the files "
+                            f"have {len(usable)}; choose one with --reward)")
+    R = np.where(mask, R, 0.0)
+    h, d, note = horizon_and_discount(horizon, discount)
+    if note:
+        warnings.append(note)
+    init = parts.labels.get("init")
+    if init is not None and len(init) > 1:
+        warnings.append(f"{len(init)} initial states are labelled 'init': PrivPlan's analyses "
+                        f"start from the first, state {min(init)}")
+    s0 = min(init) if init else 0
+    ann = Annotations(labels={k: np.asarray(v, dtype=np.int64) for k, v in parts.labels.items()},
+                      rewards=structures, reward_used=used,
+                      variables=parts.variables)
+    mdp = MDP(transitions=t, R=R, R_T=R_T, mask=mask, horizon=h, discount=d,
+              initial_state=int(s0), state_names=names, action_names=anames, name=name,
+              annotations=ann)
+    return ImportResult(mdp=mdp, files=tuple(files), warnings=tuple(warnings))
+
+
+def export_names(mdp: MDP) -> tuple[list[list[str | None]], list[str]]:
+    """Per state, the label of each available choice (None: unlabelled), and warnings."""
+    out: list[list[str | None]] = []
+    renamed: set[str] = set()
+    mask = mdp.mask
+    for s in range(mdp.n_states):
+        row: list[str | None] = []
+        for k, a in enumerate(np.flatnonzero(mask[s]).tolist()):
+            name = mdp.action_names.name(s, a)
+            if unlabelled(name, k):
+                row.append(None)
+            else:
+                ident = identifier(name)
+                if ident != name:
+                    renamed.add(name)
+                row.append(ident)
+        out.append(row)
+    warnings = []
+    if renamed:
+        shown = ", ".join(sorted(map(repr, renamed))[:4])
+        more = ", …" if len(renamed) > 4 else ""
+        warnings.append(f"{len(renamed)} action name(s) are not identifiers and were written "
+                        f"with '_' for other characters ({shown}{more})")
+    return out, warnings
+
+
+def export_rewards(mdp: MDP) -> dict[str, RewardStructure]:
+    """The reward structures to write: the model's own (imported), else ``r`` from R (a
+    transition reward equal to r(s, a) on every transition of the choice, which reads back
+    to exactly r(s, a)) and :data:`TERMINAL_REWARD` from R_T when it is not zero."""
+    ann = mdp.annotations
+    if ann is not None and ann.rewards:
+        return dict(ann.rewards)
+    t = mdp.transitions
+    out: dict[str, RewardStructure] = {}
+    if (mdp.R != 0).any():
+        out["r"] = RewardStructure(transition=np.repeat(mdp.R.reshape(-1), np.diff(t.indptr)))
+    if (mdp.R_T != 0).any():
+        out[TERMINAL_REWARD] = RewardStructure(state=np.array(mdp.R_T))
+    return out
+
+
+def export_labels(mdp: MDP) -> dict[str, np.ndarray]:
+    """Labels to write: ``init`` (the initial state) first, then the model's own."""
+    labels: dict[str, np.ndarray] = {"init": np.array([mdp.initial_state])}
+    ann = mdp.annotations
+    if ann is not None:
+        for k, v in ann.labels.items():
+            if k != "init":
+                labels[k] = v
+    return labels
+
+
+def reward_label_map(rewards: Mapping[str, RewardStructure]) -> list[str]:
+    """Reward structure names in the order they are written (the R structure first)."""
+    return list(rewards)

@@ -1,0 +1,387 @@
+"""Storm's explicit DRN format (``.drn``), in and out.
+
+The format is that of Storm's ``DirectEncodingParser``::
+
+    @type: MDP
+    @value_type: double            (double-interval for interval models)
+    @parameters
+                                   (an empty line: no parameters)
+    @reward_models
+    time cost                      (reward model names, blank-separated)
+    @nr_states
+    3
+    @nr_choices
+    4
+    @model
+    state 0 [1, 0] init            (state rewards, one per reward model; labels)
+    //(x=0)                        (a comment after a state: its name; Storm writes valuations)
+    	action go [0, 2]             (action label or __NOLABEL__; action rewards)
+    		1 : 0.5                    (target : probability, or [l, u] for an interval)
+    		2 : 0.5
+
+A ``DTMC`` is read as an MDP with one choice per state. Parametric, continuous-time and
+partially observable models are refused. Every error names the file and the line.
+
+Examples
+--------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "m.drn")
+>>> with open(p, "w") as fh:
+...     _ = fh.write("@type: MDP\\n@parameters\\n\\n@reward_models\\n\\n@nr_states\\n2\\n"
+...                  "@nr_choices\\n2\\n@model\\nstate 0 init\\n\\taction go\\n\\t\\t1 : 1\\n"
+...                  "state 1 goal\\n\\taction stay\\n\\t\\t1 : 1\\n")
+>>> r = read_drn(p, horizon=3)
+>>> r.mdp.action_names[0], r.mdp.annotations.labels["goal"].tolist()
+(('go',), [1])
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from core.common.atomic import atomic_write_text
+from core.common.errors import InputError
+from core.mdp.interop.common import (
+    ImportResult,
+    ModelParts,
+    build_model,
+    export_labels,
+    export_names,
+    export_rewards,
+    fail,
+    number_text,
+    parse_probability,
+)
+from core.mdp.model import MDP
+
+__all__ = ["read_drn", "write_drn", "write_drn_interval", "NOLABEL"]
+
+NOLABEL = "__NOLABEL__"
+_LABEL_RE = re.compile(r'"([^"]+?)"(?=\s|$|")|([^\s"]+)')
+
+
+def _rewards(path: str, line: int, text: str, n: int) -> tuple[list[float], str]:
+    """Parse ``[r1, r2, …]`` at the start of ``text``: (values, the rest)."""
+    end = text.find("]")
+    if end < 0:
+        raise fail(path, line, "']' missing after the rewards")
+    try:
+        vals = [float(x) for x in text[1:end].split(",")]
+    except ValueError:
+        raise fail(path, line, f"rewards {text[:end + 1]!r} are not numbers") from None
+    if not all(np.isfinite(vals)):
+        raise fail(path, line, "rewards must be finite")
+    if n and len(vals) > n:
+        raise fail(path, line, f"{len(vals)} rewards for {n} reward model(s)")
+    return vals, text[end + 1:].strip()
+
+
+def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
+             discount: float | None = None, reward: str | None = None,
+             name: str | None = None) -> ImportResult:
+    """Import a Storm ``.drn`` model (module docstring).
+
+    Parameters
+    ----------
+    path : path
+        The file.
+    horizon, discount, reward, name :
+        See :func:`core.mdp.interop.prism.read_prism`.
+
+    Returns
+    -------
+    ImportResult
+
+    Raises
+    ------
+    InputError
+        Naming the file and the line.
+    """
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        raise InputError("file not found", file=path) from None
+    except UnicodeDecodeError:
+        raise InputError("is not a text file (UTF-8)", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+    kind = value_type = None
+    n_states = n_choices = None
+    reward_names: list[str] = []
+    i = 0
+    model_at = None
+    while i < len(lines):
+        text = lines[i].strip()
+        ln = i + 1
+        i += 1
+        if not text or text.startswith("//"):
+            continue
+        if text.startswith("@type:"):
+            kind = text[6:].strip()
+        elif text.startswith("@value_type:"):
+            value_type = text[12:].strip()
+        elif text == "@parameters":
+            params = lines[i].strip() if i < len(lines) else ""
+            i += 1
+            if params:
+                raise fail(path, ln + 1, f"parametric models are not supported ({params!r})")
+        elif text == "@placeholders":
+            raise fail(path, ln, "placeholders are not supported")
+        elif text == "@reward_models":
+            reward_names = lines[i].split() if i < len(lines) else []
+            i += 1
+        elif text == "@nr_states":
+            try:
+                n_states = int(lines[i].strip())
+            except (ValueError, IndexError):
+                raise fail(path, ln + 1, "@nr_states must be followed by a number") from None
+            i += 1
+        elif text == "@nr_choices":
+            try:
+                n_choices = int(lines[i].strip())
+            except (ValueError, IndexError):
+                raise fail(path, ln + 1, "@nr_choices must be followed by a number") from None
+            i += 1
+        elif text == "@model":
+            model_at = i
+            break
+        else:
+            raise fail(path, ln, f"could not parse {text!r}")
+    if kind is None:
+        raise fail(path, None, "no '@type:' line")
+    if kind not in ("MDP", "DTMC"):
+        raise fail(path, None, f"model type {kind!r} is not supported (MDP or DTMC)")
+    if value_type not in (None, "double", "rational"):
+        raise fail(path, None, f"value type {value_type!r} is not supported: PrivPlan imports "
+                   "point models (double)")
+    if model_at is None:
+        raise fail(path, None, "no '@model' section")
+    if not n_states or n_states < 1:
+        raise fail(path, None, "@nr_states must be declared (>= 1) before @model")
+    S = n_states
+    nr = len(reward_names)
+    src: list[int] = []
+    cho: list[int] = []
+    dst: list[int] = []
+    prob: list[float] = []
+    lno: list[int] = []
+    labels: dict[str, list[int]] = {}
+    state_rew = np.zeros((nr, S))
+    choice_rew: list[dict[tuple[int, int], float]] = [{} for _ in range(nr)]
+    action_labels: dict[tuple[int, int], str] = {}
+    names: list[str | None] = [None] * S
+    state = -1
+    k = -1
+    choices = 0
+    last_was_state = False
+    for idx in range(model_at, len(lines)):
+        ln = idx + 1
+        raw = lines[idx]
+        text = raw.strip()
+        if not text:
+            continue
+        if text.startswith("//"):
+            if last_was_state and state >= 0 and names[state] is None:
+                names[state] = text[2:]
+            continue
+        last_was_state = False
+        if text.startswith("state "):
+            toks = text[6:].split(None, 1)
+            try:
+                sid = int(toks[0])
+            except ValueError:
+                raise fail(path, ln, f"state id {toks[0]!r} is not a number") from None
+            if sid != state + 1:
+                raise fail(path, ln, f"states must be numbered in order without gaps: "
+                           f"expected {state + 1}, got {sid}")
+            if sid >= S:
+                raise fail(path, ln, f"more states than @nr_states = {S}")
+            state, k = sid, -1
+            rest = toks[1].strip() if len(toks) > 1 else ""
+            if rest.startswith("!") or rest.startswith("{"):
+                raise fail(path, ln, "exit rates and observations are not supported")
+            if rest.startswith("["):
+                vals, rest = _rewards(path, ln, rest, nr)
+                for j, v in enumerate(vals):
+                    state_rew[j, state] = v
+            for quoted, plain in _LABEL_RE.findall(rest):
+                labels.setdefault(quoted or plain, []).append(state)
+            last_was_state = True
+        elif text.startswith("action "):
+            if state < 0:
+                raise fail(path, ln, "an action before the first state")
+            k += 1
+            choices += 1
+            toks = text[7:].split(None, 1)
+            label = toks[0]
+            rest = toks[1].strip() if len(toks) > 1 else ""
+            if label.startswith("["):  # "action [r]" without a name
+                raise fail(path, ln, "the action needs a name (or __NOLABEL__) before its "
+                           "rewards")
+            if label != NOLABEL:
+                action_labels[(state, k)] = label
+            if rest.startswith("["):
+                vals, rest = _rewards(path, ln, rest, nr)
+                for j, v in enumerate(vals):
+                    if v != 0:
+                        choice_rew[j][(state, k)] = v
+            if rest:
+                raise fail(path, ln, f"unexpected {rest!r} after the action")
+        else:
+            if k < 0:
+                raise fail(path, ln, "a transition before the first action of its state")
+            head, sep, val = text.partition(":")
+            if not sep:
+                raise fail(path, ln, f"expected 'target : probability', got {text!r}")
+            try:
+                t = int(head.strip())
+            except ValueError:
+                raise fail(path, ln, f"target {head.strip()!r} is not a number") from None
+            if not 0 <= t < S:
+                raise fail(path, ln, f"target state {t} is outside [0, {S})")
+            val = val.strip()
+            if val.startswith("["):
+                raise fail(path, ln, "an interval probability: this is an interval model; "
+                           "import the point model")
+            try:
+                p = parse_probability(val)
+            except ValueError:
+                raise fail(path, ln, f"probability {val!r} is not a number") from None
+            src.append(state)
+            cho.append(k)
+            dst.append(t)
+            prob.append(p)
+            lno.append(ln)
+    if state + 1 != S:
+        raise fail(path, None, f"@nr_states declares {S} states, the model has {state + 1}")
+    if n_choices is not None and n_choices != choices:
+        raise fail(path, None, f"@nr_choices declares {n_choices} choices, the model has "
+                   f"{choices}")
+    given = [n for n in names if n is not None]
+    parts = ModelParts(
+        n_states=S, src=np.array(src, dtype=np.int64), choice=np.array(cho, dtype=np.int64),
+        dst=np.array(dst, dtype=np.int64), prob=np.array(prob, dtype=np.float64),
+        line=np.array(lno, dtype=np.int64), path=path, action_labels=action_labels,
+        labels=labels,
+        state_names=[n if n is not None else f"s{i}" for i, n in enumerate(names)]
+        if len(given) == S else None, kind=kind)
+    parts.rewards = {rn: (state_rew[j] if state_rew[j].any() else None,
+                          choice_rew[j] or None, None) for j, rn in enumerate(reward_names)}
+    return build_model(parts, horizon=horizon, discount=discount, reward=reward,
+                       name=name if name is not None else Path(path).name.split(".")[0],
+                       files=[path])
+
+
+def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[str]]:
+    t = mdp.transitions
+    A = mdp.n_actions
+    labels_of, warnings = export_names(mdp)
+    rewards = export_rewards(mdp)
+    rnames = list(rewards)
+    # DRN has state and action rewards: transition rewards become action rewards (their
+    # expectation; exact when they are the same for every next state of the choice)
+    state_r = [rewards[n].state for n in rnames]
+    action_r: list[np.ndarray | None] = []
+    folded = False
+    for n in rnames:
+        rs = rewards[n]
+        acc = None
+        if rs.choice is not None:
+            acc = np.array(rs.choice, dtype=np.float64)
+        if rs.transition is not None:
+            from core.mdp.annotations import RewardStructure, derived_rewards
+
+            part, more = derived_rewards(RewardStructure(transition=rs.transition), t.indptr,
+                                         t.data, mdp.n_states, A)
+            folded = folded or bool(more)
+            acc = part if acc is None else acc + part
+        action_r.append(acc)
+    if folded:
+        warnings.append("DRN has no transition rewards: rewards that depend on the next state "
+                        "were written as their expectation per action")
+    labels = export_labels(mdp)
+    per_state: dict[int, list[str]] = {}
+    for lab, states in labels.items():
+        for s in states.tolist():
+            per_state.setdefault(int(s), []).append(lab)
+    names = mdp.state_names
+    write_names = not names.is_default("s")
+    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    out = ["// Exported by PrivPlan", "// Original model type: MDP", "@type: MDP",
+           f"@value_type: {value_type}", "@parameters", "", "@reward_models",
+           " ".join(rnames), "@nr_states", str(mdp.n_states), "@nr_choices",
+           str(int(mdp.mask.sum())), "@model"]
+
+    def rew(vals: list[float]) -> str:
+        return " [" + ", ".join(number_text(v) for v in vals) + "]" if rnames else ""
+
+    for s in range(mdp.n_states):
+        labs = "".join(f' "{lab}"' if any(c.isspace() for c in lab) else f" {lab}"
+                       for lab in per_state.get(s, []))
+        out.append(f"state {s}" + rew([float(x[s]) if x is not None else 0.0
+                                       for x in state_r]) + labs)
+        if write_names:
+            out.append("//" + names[s])
+        for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
+            written = labels_of[s][k]
+            out.append(f"\taction {written if written is not None else NOLABEL}" + rew(
+                [float(x[s, a]) if x is not None else 0.0 for x in action_r]))
+            r = s * A + a
+            out.extend(f"\t\t{indices[e]} : {values[e]}" for e in range(indptr[r],
+                                                                        indptr[r + 1]))
+    return "\n".join(out) + "\n", warnings
+
+
+def write_drn(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
+    """Write ``mdp`` as ``STEM.drn`` (atomically).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    stem : path
+        The file's path without ``.drn``.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The file written and warnings.
+    """
+    path = str(stem) + ".drn"
+    text, warnings = _drn_text(mdp, [number_text(x) for x in mdp.transitions.data.tolist()],
+                               "double")
+    atomic_write_text(path, text)
+    return [path], warnings
+
+
+def write_drn_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarray,
+                       upper: np.ndarray) -> tuple[list[str], list[str]]:
+    """Write ``mdp`` with interval ``[lower[e], upper[e]]`` transitions as ``STEM.drn``
+    (``@value_type: double-interval``, Storm's interval MDP).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    stem : path
+        The file's path without ``.drn``.
+    lower, upper : numpy.ndarray
+        (nnz,) interval ends, in the order of the model's CSR entries.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The file written and warnings.
+    """
+    path = str(stem) + ".drn"
+    values = [f"[{number_text(lo)}, {number_text(hi)}]" for lo, hi in zip(lower.tolist(),
+                                                                          upper.tolist())]
+    text, warnings = _drn_text(mdp, values, "double-interval")
+    atomic_write_text(path, text)
+    return [path], warnings

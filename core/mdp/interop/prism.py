@@ -1,0 +1,481 @@
+"""PRISM's explicit model files: ``.tra``, ``.lab``, ``.sta``, ``.srew``, ``.trew``.
+
+The formats are those of the PRISM manual's appendix "Explicit Model Files":
+
+* ``.tra`` (MDP): a first line ``S C T`` (states, choices, transitions), then one line per
+  transition ``s k t p [a]`` (source, choice index within the state, target, probability,
+  optional action label). A DTMC's ``.tra`` (``S T``, lines ``s t p [a]``) is read as an MDP
+  with one choice per state. Probabilities may be decimals or fractions ``a/b``.
+* ``.lab``: ``0="init" 1="deadlock" 2="goal" …`` then ``s: i j …`` per labelled state.
+* ``.sta``: ``(v1,…,vn)`` then ``s:(x1,…,xn)``; the valuations become the state names.
+* ``.srew``: optional ``# Reward structure "r"`` / ``# State rewards`` header comments,
+  ``S N``, then ``s r``. ``.trew``: ``# Reward structure "r"`` / ``# Transition rewards``,
+  ``S C N``, then ``s k t r``.
+* Interval models (``prism-interval``): a probability is ``[l,u]`` (no spaces: PRISM
+  splits lines on blanks and reads ``[l,u]`` as an interval).
+
+Every error names the file and the line. Deadlock states (no transitions) get a
+self-loop, as PRISM's import does.
+
+Examples
+--------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> with open(os.path.join(d, "m.tra"), "w") as fh:
+...     _ = fh.write("2 3 4\\n0 0 1 1 go\\n0 1 0 0.5\\n0 1 1 0.5\\n1 0 1 1\\n")
+>>> r = read_prism([os.path.join(d, "m.tra")], horizon=2)
+>>> r.mdp.n_states, r.mdp.action_names[0], r.mdp.P[0, 1].tolist()
+(2, ('go', 'choice 1'), [0.5, 0.5])
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.common.atomic import atomic_write_text
+from core.common.errors import InputError
+from core.mdp.interop.common import (
+    ImportResult,
+    ModelParts,
+    build_model,
+    export_labels,
+    export_names,
+    export_rewards,
+    fail,
+    number_text,
+    parse_probability,
+)
+from core.mdp.model import MDP
+
+__all__ = ["read_prism", "write_prism", "write_prism_interval", "PRISM_SUFFIXES"]
+
+PRISM_SUFFIXES = (".tra", ".lab", ".sta", ".srew", ".trew")
+
+_LABEL = re.compile(r'(\d+)="([^"]*)"')
+_REWARD_NAME = re.compile(r'#\s*Reward structure:?\s*"([^"]*)"')
+
+
+def _open(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().splitlines()
+    except FileNotFoundError:
+        raise InputError("file not found", file=path) from None
+    except UnicodeDecodeError:
+        raise InputError("is not a text file (UTF-8)", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+
+
+def _data_lines(lines: list[str]) -> list[tuple[int, str]]:
+    """(line number, text) of the lines that are neither blank nor comments."""
+    return [(i, s.strip()) for i, s in enumerate(lines, 1)
+            if s.strip() and not s.lstrip().startswith("#")]
+
+
+def _int(path: str, line: int, text: str, what: str, upper: int | None = None) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise fail(path, line, f"{what} {text!r} is not an integer") from None
+    if v < 0 or (upper is not None and v >= upper):
+        raise fail(path, line, f"{what} {v} is outside [0, {upper})" if upper is not None
+                   else f"{what} {v} is negative")
+    return v
+
+
+def _header(path: str, rows: list[tuple[int, str]], sizes: Sequence[int], what: str
+            ) -> tuple[int, list[int]]:
+    if not rows:
+        raise fail(path, None, f"is empty (expected the header line {what})")
+    line, text = rows[0]
+    toks = text.split()
+    if len(toks) not in sizes:
+        raise fail(path, line, f"the first line must be {what}, got {text!r}")
+    return line, [_int(path, line, t, "count") for t in toks]
+
+
+def _read_tra(path: str) -> ModelParts:
+    lines = _open(path)
+    rows = _data_lines(lines)
+    hline, head = _header(path, rows, (2, 3), "'S C T' (MDP) or 'S T' (DTMC)")
+    mdp = len(head) == 3
+    S = head[0]
+    if S < 1:
+        raise fail(path, hline, "a model needs at least one state")
+    n_fields = 4 if mdp else 3
+    m = len(rows) - 1
+    src = np.empty(m, dtype=np.int64)
+    cho = np.zeros(m, dtype=np.int64)
+    dst = np.empty(m, dtype=np.int64)
+    prob = np.empty(m)
+    ln = np.empty(m, dtype=np.int64)
+    action_labels: dict[tuple[int, int], str] = {}
+    for i, (line, text) in enumerate(rows[1:]):
+        toks = text.split()
+        if toks[0] == "-":
+            raise fail(path, line, "observation lines (POMDPs) are not supported")
+        if len(toks) not in (n_fields, n_fields + 1):
+            raise fail(path, line, f"expected 's {'k ' if mdp else ''}t p [action]', got "
+                       f"{text!r}")
+        s = _int(path, line, toks[0], "state", S)
+        k = _int(path, line, toks[1], "choice") if mdp else 0
+        t = _int(path, line, toks[n_fields - 2], "target state", S)
+        p_text = toks[n_fields - 1]
+        if p_text.startswith("["):
+            raise fail(path, line, "an interval probability: this is an interval model; "
+                       "import the point model (PrivPlan writes interval models, the robust "
+                       "set of a private model, but analyses point models)")
+        try:
+            p = parse_probability(p_text)
+        except ValueError:
+            raise fail(path, line, f"probability {p_text!r} is not a number") from None
+        src[i], cho[i], dst[i], prob[i], ln[i] = s, k, t, p, line
+        if len(toks) == n_fields + 1:
+            prev = action_labels.setdefault((s, k), toks[-1])
+            if prev != toks[-1]:
+                raise fail(path, line, f"choice {k} of state {s} is labelled {prev!r} on an "
+                           f"earlier line and {toks[-1]!r} here")
+    declared = head[-1]
+    if declared != m:
+        raise fail(path, hline, f"the header declares {declared:,} transitions, the file has "
+                   f"{m:,}")
+    if mdp and m:
+        n_choices = np.unique(src * (int(cho.max()) + 1) + cho).size
+        if n_choices != head[1]:
+            raise fail(path, hline, f"the header declares {head[1]:,} choices, the file has "
+                       f"{n_choices:,}")
+    return ModelParts(n_states=S, src=src, choice=cho, dst=dst, prob=prob, line=ln, path=path,
+                      action_labels=action_labels, labels={}, kind="MDP" if mdp else "DTMC")
+
+
+def _read_lab(path: str, S: int) -> dict[str, list[int]]:
+    rows = _data_lines(_open(path))
+    if not rows:
+        return {}
+    line, text = rows[0]
+    found = _LABEL.findall(text)
+    if not found or _LABEL.sub("", text).strip():
+        raise fail(path, line, f"the first line must list the labels as 0=\"init\" "
+                   f"1=\"deadlock\" …, got {text!r}")
+    names: dict[int, str] = {}
+    for idx, name in found:
+        names[int(idx)] = name
+    out: dict[str, list[int]] = {n: [] for n in names.values()}
+    for line, text in rows[1:]:
+        head, sep, rest = text.partition(":")
+        if not sep:
+            raise fail(path, line, f"expected 's: i j …', got {text!r}")
+        s = _int(path, line, head.strip(), "state", S)
+        for tok in rest.split():
+            i = _int(path, line, tok, "label index")
+            if i not in names:
+                raise fail(path, line, f"label index {i} is not declared on the first line")
+            out[names[i]].append(s)
+    return out
+
+
+def _read_sta(path: str, S: int) -> tuple[list[str], tuple[str, ...]]:
+    rows = _data_lines(_open(path))
+    if not rows:
+        raise fail(path, None, "is empty (expected '(v1,…,vn)' and one line per state)")
+    line, text = rows[0]
+    if not (text.startswith("(") and text.endswith(")")):
+        raise fail(path, line, f"the first line must be '(v1,…,vn)', got {text!r}")
+    variables = tuple(v.strip() for v in text[1:-1].split(","))
+    names: list[str | None] = [None] * S
+    for line, text in rows[1:]:
+        head, sep, rest = text.partition(":")
+        if not sep or not (rest.startswith("(") and rest.endswith(")")):
+            raise fail(path, line, f"expected 's:(x1,…,xn)', got {text!r}")
+        s = _int(path, line, head.strip(), "state", S)
+        if names[s] is not None:
+            raise fail(path, line, f"state {s} is listed twice")
+        names[s] = rest
+    missing = [i for i, n in enumerate(names) if n is None]
+    if missing:
+        raise fail(path, None, f"has no line for state {missing[0]} ({len(missing)} state(s) "
+                   "missing)")
+    return [str(n) for n in names], variables
+
+
+def _reward_header(path: str, lines: list[str]) -> str | None:
+    for text in lines:
+        m = _REWARD_NAME.match(text.strip())
+        if m:
+            return m.group(1)
+        if text.strip() and not text.lstrip().startswith("#"):
+            break
+    return None
+
+
+def _read_srew(path: str, S: int) -> tuple[str | None, np.ndarray]:
+    lines = _open(path)
+    rows = _data_lines(lines)
+    hline, head = _header(path, rows, (2,), "'S N' (states, non-zero rewards)")
+    if head[0] != S:
+        raise fail(path, hline, f"the header declares {head[0]:,} states, the model has {S:,}")
+    out = np.zeros(S)
+    for line, text in rows[1:]:
+        toks = text.split()
+        if len(toks) != 2:
+            raise fail(path, line, f"expected 's r', got {text!r}")
+        s = _int(path, line, toks[0], "state", S)
+        try:
+            out[s] = parse_probability(toks[1]) if "/" in toks[1] else float(toks[1])
+        except ValueError:
+            raise fail(path, line, f"reward {toks[1]!r} is not a number") from None
+        if not np.isfinite(out[s]):
+            raise fail(path, line, f"reward {toks[1]!r} is not finite")
+    if len(rows) - 1 != head[1]:
+        raise fail(path, hline, f"the header declares {head[1]:,} rewards, the file has "
+                   f"{len(rows) - 1:,}")
+    return _reward_header(path, lines), out
+
+
+def _read_trew(path: str, S: int, mdp: bool) -> tuple[str | None,
+                                                     dict[tuple[int, int, int], float]]:
+    lines = _open(path)
+    rows = _data_lines(lines)
+    hline, head = _header(path, rows, (3,) if mdp else (2,),
+                          "'S C N'" if mdp else "'S N'")
+    if head[0] != S:
+        raise fail(path, hline, f"the header declares {head[0]:,} states, the model has {S:,}")
+    out: dict[tuple[int, int, int], float] = {}
+    n = 4 if mdp else 3
+    for line, text in rows[1:]:
+        toks = text.split()
+        if len(toks) != n:
+            raise fail(path, line, f"expected '{'s k t r' if mdp else 's t r'}', got {text!r}")
+        s = _int(path, line, toks[0], "state", S)
+        k = _int(path, line, toks[1], "choice") if mdp else 0
+        t = _int(path, line, toks[n - 2], "target state", S)
+        try:
+            r = float(toks[-1])
+        except ValueError:
+            raise fail(path, line, f"reward {toks[-1]!r} is not a number") from None
+        if not np.isfinite(r):
+            raise fail(path, line, f"reward {toks[-1]!r} is not finite")
+        if (s, k, t) in out:
+            raise fail(path, line, f"the reward of state {s}, choice {k}, target {t} is "
+                       "given twice")
+        out[(s, k, t)] = r
+    if len(rows) - 1 != head[-1]:
+        raise fail(path, hline, f"the header declares {head[-1]:,} rewards, the file has "
+                   f"{len(rows) - 1:,}")
+    return _reward_header(path, lines), out
+
+
+def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None = None,
+               discount: float | None = None, reward: str | None = None,
+               name: str | None = None) -> ImportResult:
+    """Import a PRISM model from its explicit files (one ``.tra``, optional ``.lab``,
+    ``.sta`` and any number of ``.srew``/``.trew``).
+
+    Parameters
+    ----------
+    files : sequence of path
+        The files, told apart by their suffix.
+    horizon, discount :
+        The PrivPlan model's horizon (finite) or discount (infinite horizon); see
+        :func:`core.mdp.interop.common.horizon_and_discount`.
+    reward : str, optional
+        The reward structure r(s, a) comes from (default: the first).
+    name : str, optional
+        The model's name (default: the ``.tra`` file's stem).
+
+    Returns
+    -------
+    ImportResult
+        The model (labels and every reward structure in its annotations) and warnings.
+
+    Raises
+    ------
+    InputError
+        Naming the file and the line.
+    """
+    paths = [str(f) for f in files]
+    by: dict[str, list[str]] = {}
+    for p in paths:
+        suffix = Path(p).suffix.lower()
+        if suffix not in PRISM_SUFFIXES:
+            raise InputError(f"unknown PRISM file type {suffix!r} (expected "
+                             f"{', '.join(PRISM_SUFFIXES)})", file=p)
+        by.setdefault(suffix, []).append(p)
+    for suffix in (".tra", ".lab", ".sta"):
+        if len(by.get(suffix, [])) > 1:
+            raise InputError(f"give one {suffix} file, not {len(by[suffix])}", file=by[suffix][1])
+    if ".tra" not in by:
+        raise InputError("a PRISM model needs its .tra file", field="FILE")
+    tra = by[".tra"][0]
+    parts = _read_tra(tra)
+    S = parts.n_states
+    if ".lab" in by:
+        parts.labels = _read_lab(by[".lab"][0], S)
+    if ".sta" in by:
+        parts.state_names, parts.variables = _read_sta(by[".sta"][0], S)
+    rewards: dict[str, Any] = {}
+    for p in by.get(".srew", []):
+        rname, vec = _read_srew(p, S)
+        key = rname or (Path(p).stem if len(by[".srew"]) > 1 else "r")
+        _, ch, tr = rewards.get(key, (None, None, None))
+        rewards[key] = (vec, ch, tr)
+    for p in by.get(".trew", []):
+        rname, trans = _read_trew(p, S, parts.kind == "MDP")
+        key = rname or (Path(p).stem if len(by[".trew"]) > 1 else "r")
+        st, ch, _ = rewards.get(key, (None, None, None))
+        rewards[key] = (st, ch, trans)
+    parts.rewards = rewards
+    return build_model(parts, horizon=horizon, discount=discount, reward=reward,
+                       name=name if name is not None else Path(tra).name.split(".")[0],
+                       files=paths)
+
+
+# ------------------------------------------------------------------------------ writing
+def _tra_lines(mdp: MDP, values: "list[str]") -> tuple[str, list[str]]:
+    """The .tra text (header and lines) with ``values[e]`` the text of entry e."""
+    t = mdp.transitions
+    A = mdp.n_actions
+    labels, warnings = export_names(mdp)
+    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    out = [f"{mdp.n_states} {int(mdp.mask.sum())} {t.nnz}"]
+    for s in range(mdp.n_states):
+        for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
+            r = s * A + a
+            lab = labels[s][k]
+            tail = f" {lab}" if lab is not None else ""
+            head = f"{s} {k} "
+            out.extend(f"{head}{indices[e]} {values[e]}{tail}" for e in range(indptr[r],
+                                                                           indptr[r + 1]))
+    return "\n".join(out) + "\n", warnings
+
+
+def _lab_text(mdp: MDP) -> str:
+    labels = export_labels(mdp)
+    names = list(labels)
+    head = " ".join(f'{i}="{n}"' for i, n in enumerate(names))
+    per_state: dict[int, list[int]] = {}
+    for i, n in enumerate(names):
+        for s in labels[n].tolist():
+            per_state.setdefault(int(s), []).append(i)
+    lines = [head] + [f"{s}: {' '.join(map(str, sorted(ix)))}" for s, ix in sorted(
+        per_state.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _reward_files(mdp: MDP, stem: str) -> list[str]:
+    rewards = export_rewards(mdp)
+    written: list[str] = []
+    t = mdp.transitions
+    A = mdp.n_actions
+    S = mdp.n_states
+    used = mdp.annotations.reward_used if mdp.annotations is not None else None
+    order = sorted(rewards, key=lambda k: (k != (used or "r"), list(rewards).index(k)))
+    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    for i, rname in enumerate(order):
+        rs = rewards[rname]
+        base = stem if i == 0 else f"{stem}_{rname}"
+        if rs.state is not None:
+            nz = np.flatnonzero(rs.state)
+            lines = [f'# Reward structure "{rname}"', "# State rewards", f"{S} {nz.size}"]
+            lines += [f"{s} {number_text(rs.state[s])}" for s in nz.tolist()]
+            atomic_write_text(base + ".srew", "\n".join(lines) + "\n")
+            written.append(base + ".srew")
+        if rs.choice is not None or rs.transition is not None:
+            per = np.zeros(t.nnz)
+            if rs.transition is not None:
+                per += rs.transition
+            if rs.choice is not None:
+                per += np.repeat(rs.choice.reshape(-1), np.diff(t.indptr))
+            body: list[str] = []
+            for s in range(S):
+                for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
+                    r = s * A + a
+                    body.extend(f"{s} {k} {indices[e]} {number_text(per[e])}"
+                                for e in range(indptr[r], indptr[r + 1]) if per[e] != 0)
+            lines = [f'# Reward structure "{rname}"', "# Transition rewards",
+                     f"{S} {int(mdp.mask.sum())} {len(body)}"] + body
+            atomic_write_text(base + ".trew", "\n".join(lines) + "\n")
+            written.append(base + ".trew")
+    return written
+
+
+def _sta_text(mdp: MDP) -> str | None:
+    ann = mdp.annotations
+    if ann is None or not ann.variables:
+        return None
+    lines = ["(" + ",".join(ann.variables) + ")"]
+    lines += [f"{s}:{n}" for s, n in enumerate(mdp.state_names)]
+    return "\n".join(lines) + "\n"
+
+
+def write_prism(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
+    """Write ``mdp`` as PRISM explicit files ``STEM.tra``, ``STEM.lab``, rewards and (for a
+    model imported with a ``.sta``) ``STEM.sta``; every file atomically.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    stem : path
+        The files' common path without suffix.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The files written and warnings.
+    """
+    stem = str(stem)
+    t = mdp.transitions
+    text, warnings = _tra_lines(mdp, [number_text(x) for x in t.data.tolist()])
+    atomic_write_text(stem + ".tra", text)
+    files = [stem + ".tra"]
+    atomic_write_text(stem + ".lab", _lab_text(mdp))
+    files.append(stem + ".lab")
+    sta = _sta_text(mdp)
+    if sta is not None:
+        atomic_write_text(stem + ".sta", sta)
+        files.append(stem + ".sta")
+    files += _reward_files(mdp, stem)
+    return files, warnings
+
+
+def write_prism_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarray,
+                         upper: np.ndarray) -> tuple[list[str], list[str]]:
+    """Write ``mdp`` with the interval ``[lower[e], upper[e]]`` on each stored transition
+    as a PRISM interval MDP (``.tra`` with ``[l,u]`` probabilities, ``.lab``, rewards).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model whose transitions get the intervals.
+    stem : path
+        The files' common path without suffix.
+    lower, upper : numpy.ndarray
+        (nnz,) interval ends, in the order of the model's CSR entries.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The files written and warnings.
+    """
+    stem = str(stem)
+    values = [f"[{number_text(lo)},{number_text(hi)}]" for lo, hi in zip(lower.tolist(),
+                                                                         upper.tolist())]
+    text, warnings = _tra_lines(mdp, values)
+    atomic_write_text(stem + ".tra", text)
+    files = [stem + ".tra"]
+    atomic_write_text(stem + ".lab", _lab_text(mdp))
+    files.append(stem + ".lab")
+    sta = _sta_text(mdp)
+    if sta is not None:
+        atomic_write_text(stem + ".sta", sta)
+        files.append(stem + ".sta")
+    files += _reward_files(mdp, stem)
+    return files, warnings

@@ -1,0 +1,329 @@
+"""Compiled per-row kernels of the robust Bellman steps (numba), one pass over the entries.
+
+:mod:`core.mdp.robust_sparse` computes the same values with numpy: a dozen whole-array
+passes per stage, each with its temporaries. That costs ~50 ms per stage on 10⁶ entries;
+these loops visit every entry of the policy's rows once (~5 ms), which is what the
+benchmarks need (``bench/scale.py``: within 2× of the floor; ``bench/storm.py``: against
+Storm's compiled interval value iteration). The numpy version stays as the reference the
+tests compare with, and is used when numba is missing or ``PRIVPLAN_NO_NUMBA`` is set.
+
+Both kernels work on the rows ``s·A + actions[s]`` of a model's CSR arrays:
+
+* :func:`phat_extremes`: min/max over P̂_{α,β} (the papers' robust set; off-support
+  states take up to min(α, 1) each: the global order of v enters through the ranks of its
+  first ``width`` positions, see :mod:`core.mdp.robust_sparse`);
+* :func:`interval_extremes`: min/max over interval rows (nothing off the listed entries):
+  each row's entries are sorted by value, as Storm does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AVAILABLE", "phat_extremes", "interval_extremes"]
+
+try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
+    if os.environ.get("PRIVPLAN_NO_NUMBA"):
+        raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
+    from numba import njit
+    AVAILABLE = True
+except ImportError:  # pragma: no cover
+    AVAILABLE = False
+
+    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        def wrap(fn: Any) -> Any:
+            return fn
+        return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+
+
+#: States per chunk of the kernels (each chunk sizes its scratch buffers once).
+_CHUNK = 4096
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
+          vs: np.ndarray, cs: np.ndarray, width: int, S: int) -> float:  # pragma: no cover
+    # insertion sort of the row's top entries by rank
+    for i in range(1, nb):
+        rk = ranks[i]
+        cp = caps[i]
+        j = i - 1
+        while j >= 0 and ranks[j] > rk:
+            ranks[j + 1] = ranks[j]
+            caps[j + 1] = caps[j]
+            j -= 1
+        ranks[j + 1] = rk
+        caps[j + 1] = cp
+    D = 0.0
+    Dv = 0.0
+    lower = 0
+    upper = S
+    for i in range(nb):
+        d = caps[i] - a
+        if d < 0.0:
+            d = 0.0
+        if a * (ranks[i] + 1) + D + d <= rest:
+            D += d
+            Dv += d * vs[ranks[i]]
+            lower = ranks[i] + 1
+        else:
+            upper = ranks[i]
+            break
+    if a > 0.0:
+        x = (rest - D) / a  # >= 0: D <= rest for the entries taken whole
+        q = int(x) if x < width else width
+        if q < lower:
+            q = lower
+        if q > upper:
+            q = upper
+    else:
+        q = upper
+    if q > width:
+        q = width
+    partial = rest - (a * q + D)
+    if partial < 0.0:
+        partial = 0.0
+    at_q = vs[q] if q < width else 0.0
+    return a * cs[q] + Dv + partial * at_q
+
+
+@njit(cache=True, nogil=True)
+def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
+          actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray,
+          lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray, hi_rank: np.ndarray,
+          hi_vs: np.ndarray, hi_cs: np.ndarray, width: int, beta: float, vmin: float,
+          vmax: float, out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
+    # vv[s] = (v_lo[s], v_hi[s], flags, 0), 32 bytes per state, so that an entry costs one
+    # random memory read (one cache line); flags: 1 if s is among the first positions of
+    # the ascending order of v_lo, + 2 if of v_hi descending; ranks are read for the few
+    # flagged entries only. (One thread: a sweep already runs a process per core, and a
+    # parallel loop on a busy machine waits for its slowest thread.)
+    S = vv.shape[0]
+    per_row = alpha.size > 1
+    n_chunks = (S + _CHUNK - 1) // _CHUNK
+    for ch in range(n_chunks):
+        s0 = ch * _CHUNK
+        s1 = min(S, s0 + _CHUNK)
+        max_len = 1
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            n = indptr[r + 1] - indptr[r]
+            if n > max_len:
+                max_len = n
+        r_lo = np.empty(max_len, dtype=np.int64)
+        c_lo = np.empty(max_len)
+        r_hi = np.empty(max_len, dtype=np.int64)
+        c_hi = np.empty(max_len)
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            al = alpha[s] if per_row else alpha[0]
+            a = al if al < 1.0 else 1.0
+            base_lo = 0.0
+            base_hi = 0.0
+            sum_low = 0.0
+            n_lo = 0
+            n_hi = 0
+            for e in range(indptr[r], indptr[r + 1]):
+                x = data[e]
+                c = indices[e]
+                low = x - al
+                if low < 0.0:
+                    low = 0.0
+                base_lo += low * vv[c, 0]
+                base_hi += low * vv[c, 1]
+                sum_low += low
+                f = int(vv[c, 2])
+                if f:
+                    up = x + al
+                    if up > 1.0:
+                        up = 1.0
+                    if f & 1:
+                        r_lo[n_lo] = lo_rank[c]
+                        c_lo[n_lo] = up - low
+                        n_lo += 1
+                    if f & 2:
+                        r_hi[n_hi] = hi_rank[c]
+                        c_hi[n_hi] = up - low
+                        n_hi += 1
+            rest = 1.0 - sum_low
+            if rest < 0.0:
+                rest = 0.0
+            lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs, lo_cs, width, S)
+            hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
+            out_lo[s] = (1.0 - beta) * lo + beta * vmin
+            out_hi[s] = (1.0 - beta) * hi + beta * vmax
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _greedy(keys: np.ndarray, caps: np.ndarray, n: int, rest: float) -> float:
+    """Σ of the greedy fill of ``rest`` along ascending ``keys`` (sorted here, in place)."""
+    for i in range(1, n):
+        k = keys[i]
+        c = caps[i]
+        j = i - 1
+        while j >= 0 and keys[j] > k:
+            keys[j + 1] = keys[j]
+            caps[j + 1] = caps[j]
+            j -= 1
+        keys[j + 1] = k
+        caps[j + 1] = c
+    total = 0.0
+    for i in range(n):
+        if rest <= 0.0:
+            break
+        f = caps[i] if caps[i] < rest else rest
+        total += f * keys[i]
+        rest -= f
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _interval(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+              n_actions: int, actions: np.ndarray, vv: np.ndarray,
+              out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
+    S = vv.shape[0]
+    n_chunks = (S + _CHUNK - 1) // _CHUNK
+    for ch in range(n_chunks):
+        s0 = ch * _CHUNK
+        s1 = min(S, s0 + _CHUNK)
+        max_len = 1
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            n = indptr[r + 1] - indptr[r]
+            if n > max_len:
+                max_len = n
+        k_lo = np.empty(max_len)
+        k_hi = np.empty(max_len)
+        c_lo = np.empty(max_len)
+        c_hi = np.empty(max_len)
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            e0 = indptr[r]
+            n = indptr[r + 1] - e0
+            b_lo = 0.0
+            b_hi = 0.0
+            rest = 1.0
+            for i in range(n):
+                e = e0 + i
+                c = indices[e]
+                lo_e = lower[e]
+                x_lo = vv[c, 0]
+                x_hi = -vv[c, 1]
+                b_lo += lo_e * x_lo
+                b_hi += lo_e * x_hi
+                rest -= lo_e
+                k_lo[i] = x_lo
+                k_hi[i] = x_hi
+                c_lo[i] = upper[e] - lo_e
+                c_hi[i] = c_lo[i]
+            if rest < 0.0:
+                rest = 0.0
+            out_lo[s] = b_lo + _greedy(k_lo, c_lo, n, rest)
+            out_hi[s] = -(b_hi + _greedy(k_hi, c_hi, n, rest))
+
+
+def _order(v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rank of every state, S beyond ``width``; the first ``width`` sorted values; their
+    prefix sums)."""
+    S = v.size
+    if width >= S:
+        order = np.argsort(v, kind="stable")
+    else:
+        part = np.argpartition(v, width - 1)[:width]
+        order = part[np.argsort(v[part], kind="stable")]
+    rank = np.full(S, S, dtype=np.int32 if S < 2**31 - 1 else np.int64)
+    rank[order] = np.arange(order.size)
+    vs = v[order]
+    cs = np.zeros(order.size + 1)
+    np.cumsum(vs, out=cs[1:])
+    return rank, vs, cs
+
+
+def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                  n_actions: int, actions: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray,
+                  *, alpha: "float | np.ndarray", beta: float, width: int,
+                  out: tuple[np.ndarray, np.ndarray] | None = None,
+                  scratch: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """min over P̂_{α,β} of pᵀv_lo and max of pᵀv_hi for the rows s·A + actions[s].
+
+    Parameters
+    ----------
+    indptr, indices, data : numpy.ndarray
+        The model's CSR arrays.
+    n_actions : int
+        A.
+    actions : numpy.ndarray
+        (S,) one action per state.
+    v_lo, v_hi : numpy.ndarray
+        (S,) values.
+    alpha : float or numpy.ndarray
+        The radius, or one per state.
+    beta : float
+        β.
+    width : int
+        Positions of the order that can receive off-support mass (⌈1/min α⌉ + 2, <= S).
+    out : (numpy.ndarray, numpy.ndarray), optional
+        Where to write the minima and maxima.
+    scratch : numpy.ndarray, optional
+        An (S, 4) float64 array to reuse for the packed values (a caller that bounds many
+        stages allocates it once).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The minima and maxima, one per state.
+    """
+    S = v_lo.size
+    width = int(min(width, S))
+    lo_rank, lo_vs, lo_cs = _order(v_lo, width)
+    hi_rank, hi_vs, hi_cs = _order(-v_hi, width)
+    vv = scratch if scratch is not None and scratch.shape == (S, 4) else np.empty((S, 4))
+    vv[:, 0] = v_lo
+    vv[:, 1] = v_hi
+    vv[:, 2] = lo_rank < width
+    vv[:, 2] += 2.0 * (hi_rank < width)
+    out_lo, out_hi = out if out is not None else (np.empty(S), np.empty(S))
+    al = np.ascontiguousarray(np.atleast_1d(np.asarray(alpha, dtype=np.float64)))
+    _phat(indptr, indices, data, int(n_actions), np.ascontiguousarray(actions, dtype=np.int64),
+          al, vv, lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs, width, float(beta),
+          float(v_lo.min()), float(v_hi.max()), out_lo, out_hi)
+    return out_lo, out_hi
+
+
+def interval_extremes(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray,
+                      upper: np.ndarray, n_actions: int, actions: np.ndarray,
+                      v_lo: np.ndarray, v_hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """min of qᵀv_lo and max of qᵀv_hi over the interval rows s·A + actions[s]
+    (nothing off the listed entries; Σ lower <= 1 <= Σ upper).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The model's CSR structure.
+    lower, upper : numpy.ndarray
+        (nnz,) interval ends.
+    n_actions : int
+        A.
+    actions : numpy.ndarray
+        (S,) one action per state.
+    v_lo, v_hi : numpy.ndarray
+        (S,) values.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The minima and maxima, one per state.
+    """
+    S = v_lo.size
+    out_lo = np.empty(S)
+    out_hi = np.empty(S)
+    vv = np.empty((S, 2))
+    vv[:, 0] = v_lo
+    vv[:, 1] = v_hi
+    _interval(indptr, indices, np.ascontiguousarray(lower, dtype=np.float64),
+              np.ascontiguousarray(upper, dtype=np.float64), int(n_actions),
+              np.ascontiguousarray(actions, dtype=np.int64), vv, out_lo, out_hi)
+    return out_lo, out_hi

@@ -1,0 +1,108 @@
+"""Issue 23 §4.5: runs that store true-model ("oracle") values carry a mark, and the report
+says which results are oracle views.
+
+An oracle value is computed by the experimenter from the true, private data (π̄ evaluated on
+the true MDP, a policy's value on the true model, the executed route on the true maps): no
+user of the private output could compute it, and it is not a release. The run record lists
+those keys in ``summary["oracle_keys"]`` with ``summary["oracle_view"]`` saying what they
+are; the report prints them in the run's section and lists the runs in the overview.
+"""
+
+from __future__ import annotations
+
+from core.mdp.examples import four_startups
+from core.project.model import Project
+from core.report.html import Paragraph, build_report, to_html
+
+
+def _oracle_paragraphs(project: Project, run_id: str) -> list[str]:
+    rep = build_report(project)
+    sec = next(s for s in rep.sections if s.id == f"run-{run_id}")
+    return [b.text for b in sec.blocks if isinstance(b, Paragraph)
+            and b.text.startswith("Oracle view")]
+
+
+def test_sweep_marks_v_true_and_the_report_says_so():
+    from core.mdp.records import SweepParameters
+    from core.mdp.sweep import privacy_sweep
+    from core.project.recording import record_sweep_run
+
+    p = Project()
+    mid = p.add_mdp(four_startups(), "startups")
+    res = privacy_sweep(four_startups(), [10.0], runs=2, seed=1, workers=1)
+    params = SweepParameters(ks=(10.0,), runs=2, beta=0.05, alpha_mode="paper", seeded=True,
+                             seed=1, workers=1)
+    rec, _ = record_sweep_run(p, mid, params, res)
+    keys = rec.summary["oracle_keys"]
+    assert {"v_true_mean", "v_true_sd", "cost_empirical_mean", "cost_empirical_sd"} <= set(keys)
+    assert all(k in rec.summary for k in keys)
+    assert "true" in rec.summary["oracle_view"]
+    (text,) = _oracle_paragraphs(p, rec.id)
+    assert "v_true_mean" in text and "not a release" in text
+    overview = next(s for s in build_report(p).sections if s.id == "overview")
+    assert any(isinstance(b, Paragraph) and rec.id in b.text and "oracle" in b.text.lower()
+               for b in overview.blocks)
+    assert "Oracle view" in to_html(build_report(p))
+
+
+def test_sharing_marks_the_students_values_on_the_true_mdp():
+    from core.project.recording import record_run, sharing_run_record
+    from core.sharing.learning import SharingSetup, run_sharing
+    from core.sharing.records import sharing_params
+
+    p = Project()
+    p.add_mdp(four_startups(), "startups")
+    setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
+                         iterations=3, draws=2000)
+    res = run_sharing(four_startups(), setup, seeds=2, seed=1)
+    params = sharing_params(setup, env="mdp:startups", students=list(res.curves), seeds=2,
+                            seed=1, teacher="optimal", temperature=1.0)
+    rec, entries = sharing_run_record(p, res, params)
+    record_run(p, rec, entries)
+    assert {"teacher_value", "curves", "final", "cost_of_privacy"} <= set(
+        rec.summary["oracle_keys"])
+    (text,) = _oracle_paragraphs(p, rec.id)
+    assert "teacher_value" in text
+
+
+def test_plan_marks_the_evaluators_view():
+    from core.logistics.document import MapEntry
+    from core.logistics.examples import fig41
+    from core.logistics.model import Task
+    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.project.recording import plan_run_record, record_run
+
+    p = Project()
+    p.maps.append(MapEntry("map-1", fig41()))
+    session = PlanningSession(fig41(), approach="dp",
+                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=1)
+    result = session.plan(Task("a1", "f", None))
+    rec, entries = plan_run_record(p, result, session, map_id="map-1", map_label="fig41",
+                                   seeded=True)
+    record_run(p, rec, entries)
+    assert {"route", "length", "shortest_length"} <= set(rec.summary["oracle_keys"])
+    (text,) = _oracle_paragraphs(p, rec.id)
+    assert "route" in text
+
+
+def test_mia_tabular_marks_the_policy_value_on_the_true_mdp():
+    from core.modelprivacy.data import mdp_dataset
+    from core.modelprivacy.study import MiaSetup, run_mia
+    from core.project.recording import mia_run_record
+
+    d = mdp_dataset(four_startups(), seed=0, trajectories=100)
+    res = run_mia(d, MiaSetup(victim="tabular", defense="none", shadows=1), seed=1)
+    rec, _ = mia_run_record(Project(), res)
+    assert {"policy_value", "optimal_value"} <= set(rec.summary["oracle_keys"])
+
+
+def test_a_run_without_oracle_values_has_no_mark():
+    from core.audit import run_audit
+    from core.project.recording import audit_run_record, record_run
+
+    p = Project()
+    res = run_audit("laplace", samples=2000, seed=1, epsilon=1.0, sensitivity=1.0)
+    rec = audit_run_record(p, res, {"epsilon": 1.0, "sensitivity": 1.0})
+    record_run(p, rec)
+    assert "oracle_keys" not in rec.summary
+    assert _oracle_paragraphs(p, rec.id) == []
