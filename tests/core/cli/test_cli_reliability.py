@@ -86,6 +86,24 @@ def test_streams_as_inputs_are_refused_at_once(tmp_path, device):
     assert time.perf_counter() - t0 < 10.0
 
 
+@pytest.mark.parametrize("suffix", [".tra", ".drn"])
+@pytest.mark.parametrize("device", ["/dev/zero", "fifo"])
+def test_model_imports_refuse_streams(tmp_path, device, suffix):
+    """PRISM and Storm files go through the same regular-file reader (a FIFO hung, /dev/zero
+    was read for ever)."""
+    if device == "fifo":
+        device = str(tmp_path / f"pipe{suffix}")
+        os.mkfifo(device)
+    elif suffix == ".tra":
+        os.symlink(device, tmp_path / "zero.tra")
+        device = str(tmp_path / "zero.tra")
+    else:
+        os.symlink(device, tmp_path / "zero.drn")
+        device = str(tmp_path / "zero.drn")
+    refused("import", device, "-o", tmp_path / "m.mdp.json", match="not a file")
+    assert not (tmp_path / "m.mdp.json").exists()
+
+
 def test_samples_beyond_memory_are_refused_up_front():
     t0 = time.perf_counter()
     refused("audit", "laplace", "--epsilon", "1", "--sensitivity", "1", "--samples",
