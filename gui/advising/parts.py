@@ -12,11 +12,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QSizePolicy,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -36,7 +39,8 @@ from gui.shell.widgets import show_field_error
 __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES", "KIND_HELP",
            "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "INT_FIELDS", "compact_combo",
            "fit_grid", "problem_text", "setup_title", "ElidedLabel", "worked_example_setup",
-           "preset_setup", "SetupField", "RunRequest", "Refused"]
+           "preset_setup", "SetupField", "RunRequest", "Refused", "grid_view", "message_label",
+           "tool_button"]
 
 #: RunRecord.target of runs on Project.advising[0].
 TARGET = RUN_TARGET
@@ -279,3 +283,37 @@ class RunRequest:
 
 class Refused(Exception):
     """The run cannot start (the message says why)."""
+
+
+def grid_view(model: Any, parent: QWidget, width: int = 22) -> QTableView:
+    """A set-up grid: fixed small cells, one cell selected at a time."""
+    v = QTableView(parent)
+    v.setModel(model)
+    v.horizontalHeader().setMinimumSectionSize(16)  # before the default (it clamps)
+    v.horizontalHeader().setDefaultSectionSize(width)
+    v.verticalHeader().setMinimumSectionSize(14)
+    v.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    v.verticalHeader().setDefaultSectionSize(17)
+    v.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    v.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    v.setMinimumHeight(120)
+    return v
+
+
+def message_label(parent: QWidget) -> QLabel:
+    """A hidden red note under a grid (why an edit was not applied)."""
+    lab = QLabel(parent)
+    lab.setWordWrap(True)
+    lab.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; font-size: 8.5pt; }}")
+    lab.hide()
+    return lab
+
+
+def tool_button(text: str, tip: str, slot: Any, parent: QWidget) -> QToolButton:
+    """A small + / − button."""
+    b = QToolButton(parent)
+    b.setText(text)
+    b.setMinimumWidth(24)
+    b.setToolTip(tip)
+    b.clicked.connect(slot)
+    return b
