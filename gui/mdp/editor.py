@@ -2,7 +2,7 @@
 
 :class:`MdpEditor` stacks :class:`gui.mdp.view.MdpView` (the drawing) and
 :class:`gui.mdp.matrix_view.MdpMatrixView` (state × action rows). Models with more than
-:data:`gui.mdp.drawing.MATRIX_STATES` states always use the matrix; smaller ones
+:data:`gui.mdp.canvas_parts.MATRIX_STATES` states always use the matrix; smaller ones
 can switch with the "Drawing / Matrix" buttons. The editing entry points the main window's
 Edit menu calls (add state, add action, delete, rename, select all, layout, fit) go to
 whichever view is showing.
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.mdp.drawing import MATRIX_STATES
+from gui.mdp.canvas_parts import MATRIX_STATES
 from gui.mdp.view import MdpView, Selection
 from gui.shell.document import ProjectDocument, mdp_stack_key
 
@@ -315,7 +315,7 @@ class MdpEditor(QWidget):
     def _update_results_bar(self) -> None:
         overlay = self.canvas.overlay if self._run_id is not None else None
         if overlay is None and self._run_id is not None:
-            from gui.mdp.drawing import bounds_overlay
+            from gui.mdp.canvas_parts import bounds_overlay
 
             overlay = bounds_overlay(self._document, self._run_id, self._mdp_id, 0)
         visible = overlay is not None

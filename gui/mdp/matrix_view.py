@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 
 from core.common.errors import InputError
 from core.mdp.model import ROW_SUM_TOL
-from gui.mdp.drawing import bounds_overlay
+from gui.mdp.canvas_parts import bounds_overlay
 from gui.mdp.view import Selection
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
