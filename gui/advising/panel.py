@@ -61,7 +61,7 @@ from PySide6.QtWidgets import (
 from core.advising.accounting import DEFAULT_DELTA
 from core.advising.experiments import ExperimentResult, run_experiment
 from core.advising.framework import run_advising
-from core.advising.model import AdvisingSetup
+from core.advising.model import AdvisingParams, AdvisingSetup
 from core.advising.presets import (
     EXP3_EPSILONS,
     worked_example,
@@ -71,6 +71,7 @@ from gui.advising.models import (
     RewardModel,
 )
 from gui.advising.parts import (
+    FIELD_LABELS,
     KIND_TITLES,
     PRESET_BUTTONS,
     RUN_KINDS,
@@ -79,7 +80,6 @@ from gui.advising.parts import (
     ElidedLabel,
     Refused,
     RunRequest,
-    SetupField,
     compact_combo,
     grid_view,
     message_label,
@@ -90,6 +90,7 @@ from gui.advising.results import AdvisingResultsView
 from gui.advising.running import AdvisingRunner
 from gui.advising.setup import SetupEditor
 from gui.shell.document import ProjectDocument
+from gui.shell.param_field import FieldWithError, ParamField
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
@@ -268,12 +269,14 @@ class AdvisingPanel(QWidget):
         self.variant_combo.setToolTip(TOOLTIPS["variant"])
         compact_combo(self.variant_combo, 10)
         self.variant_combo.activated.connect(self.editor.on_variant_combo_activated)
-        self.fields: dict[str, SetupField] = {}
+        # each bound to its parameter of the set-up's AdvisingParams (values, checks, messages)
+        self.fields: dict[str, ParamField] = {}
         for name in ("epsilon", "distance_threshold", "ask_budget", "give_budget", "epochs",
                      "alpha", "xi"):
-            f = SetupField(name, box_p)
-            f.edit.editingFinished.connect(lambda n=name: self.editor.on_field_editing_finished(n))
-            f.edit.textEdited.connect(lambda _t, n=name: self.editor.on_field_text_edited(n))
+            f = ParamField(name, self.current_params, box_p, label=FIELD_LABELS.get(name),
+                           tooltip=TOOLTIPS.get(name, ""))
+            f.committed.connect(self.editor.on_field_committed)
+            f.refused.connect(self.editor.on_field_refused)
             self.fields[name] = f
         self.guard_check = QCheckBox("direction guard", box_p)
         self.guard_check.setToolTip(TOOLTIPS["direction_guard"])
@@ -378,9 +381,9 @@ class AdvisingPanel(QWidget):
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
-        self.epsilons_field = SetupField("epsilons", w)
+        self.epsilons_field = FieldWithError("epsilons", w, tooltip=TOOLTIPS["epsilons"])
         self.epsilons_field.edit.setText(", ".join(f"{e:g}" for e in EXP3_EPSILONS))
-        self.delta_field = SetupField("delta", w)
+        self.delta_field = FieldWithError("delta", w, tooltip=TOOLTIPS["delta"])
         self.delta_field.edit.setText(f"{DEFAULT_DELTA:g}")
         self.side_run_button = QPushButton("▶ Run (F5)", w)
         self.side_run_button.clicked.connect(self.run)
@@ -450,6 +453,10 @@ class AdvisingPanel(QWidget):
     @property
     def runner(self) -> TaskRunner:
         return self._runner
+
+    def current_params(self) -> AdvisingParams:
+        """The parameters of the set-up shown (the defaults when it is invalid)."""
+        return self.setup.params if self.setup is not None else AdvisingParams()
 
     @property
     def is_running(self) -> bool:

@@ -16,11 +16,9 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QSizePolicy,
     QTableView,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -34,12 +32,11 @@ from core.advising.presets import (
 from core.advising.records import RUN_TARGET
 from core.common.errors import InputError
 from gui.shell.style import ERROR_COLOUR
-from gui.shell.widgets import show_field_error
 
 __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES", "KIND_HELP",
-           "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "INT_FIELDS", "compact_combo",
+           "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "compact_combo",
            "fit_grid", "problem_text", "setup_title", "ElidedLabel", "worked_example_setup",
-           "preset_setup", "SetupField", "RunRequest", "Refused", "grid_view", "message_label",
+           "preset_setup", "RunRequest", "Refused", "grid_view", "message_label",
            "tool_button"]
 
 #: RunRecord.target of runs on Project.advising[0].
@@ -156,7 +153,6 @@ TOOLTIPS = {
 
 FIELD_LABELS = {"epsilon": "ε", "distance_threshold": "d", "ask_budget": "b_ask",
                  "give_budget": "b_give", "epochs": "epochs", "alpha": "α", "xi": "ξ"}
-INT_FIELDS = ("ask_budget", "give_budget", "epochs")
 
 
 def compact_combo(combo: QComboBox, chars: int) -> None:
@@ -231,37 +227,6 @@ def preset_setup(name: str, variant: str = "sound") -> AdvisingSetup:
     if name == "worked":
         return worked_example_setup(variant)
     return preset(name, variant=variant, strategy="dp")
-
-
-class SetupField(QWidget):
-    """A line edit with an inline error message under it."""
-
-    def __init__(self, name: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.name = name
-        self.edit = QLineEdit(self)
-        self.edit.setToolTip(TOOLTIPS.get(name, ""))
-        self.edit.setObjectName(f"field_{name}")
-        self.error = QLabel(self)
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; font-size: 8pt; }}")
-        self.error.hide()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        lay.addWidget(self.edit)
-        lay.addWidget(self.error)
-
-    @property
-    def has_error(self) -> bool:
-        return not self.error.isHidden()
-
-    def set_error(self, message: str) -> None:
-        show_field_error(self.edit, f"Not applied: {message}", TOOLTIPS.get(self.name, ""),
-                         message=self.error, prefix="", selector="QLineEdit")
-
-    def clear_error(self) -> None:
-        show_field_error(self.edit, "", TOOLTIPS.get(self.name, ""), message=self.error)
 
 
 @dataclass

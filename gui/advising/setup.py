@@ -35,14 +35,13 @@ from gui.advising.models import (
 )
 from gui.advising.parts import (
     FIELD_LABELS,
-    INT_FIELDS,
     SETUP_INDEX,
     TARGET,
-    SetupField,
     fit_grid,
     problem_text,
     setup_title,
 )
+from gui.shell.param_field import ParamField
 from gui.shell.style import ERROR_COLOUR
 
 if TYPE_CHECKING:
@@ -170,7 +169,7 @@ class SetupEditor:
         self._structural_edit(edit_remove_task, f"Remove task {self._view.setup.tasks[t]}",
                               self._view.reward_message, t)
 
-    def _commit_params(self, changes: dict[str, Any], text: str, fld: SetupField | None) -> bool:
+    def _commit_params(self, changes: dict[str, Any], text: str, fld: ParamField | None) -> bool:
         d = self._current_dict()
         if d is None:
             return False
@@ -195,51 +194,19 @@ class SetupEditor:
         self.push_setup(valid, text)
         return True
 
-    def on_field_text_edited(self, name: str) -> None:
-        # validated as you type: show the problem at once, apply on Enter / leaving the field
-        f = self._view.fields[name]
-        err = self._field_problem(name, f.edit.text())
-        if err:
-            f.set_error(err)
-        else:
-            f.clear_error()
-
-    def _field_value(self, name: str, text: str) -> Any:
-        x = parse_number(text)
-        if name in INT_FIELDS and float(x).is_integer():
-            return int(x)
-        return x
-
-    def _field_problem(self, name: str, text: str) -> str | None:
-        sym = FIELD_LABELS.get(name, name)
-        try:
-            value = self._field_value(name, text)
-        except ValueError as exc:
-            return f"{sym} {exc}"
-        if self._view.setup is None:
-            return None
-        try:
-            self._view.setup.params.replace(**{name: value})
-        except InputError as exc:
-            return f"{sym} {problem_text(exc)}"
-        return None
-
-    def on_field_editing_finished(self, name: str) -> None:
+    def on_field_committed(self, name: str, value: Any) -> None:
+        """A parameter field left with a value its AdvisingParams accepts: apply it."""
         if self._view.setup is None:
             return
         f = self._view.fields[name]
-        text = f.edit.text()
-        sym = FIELD_LABELS.get(name, name)
-        try:
-            value = self._field_value(name, text)
-        except ValueError as exc:
-            f.set_error(f"{sym} {exc}")
-            self._view.message_logged.emit("WARNING", f"advising parameters: {sym} {exc}")
-            return
         if getattr(self._view.setup.params, name) == value:
             f.clear_error()
             return
-        self._commit_params({name: value}, f"Set {sym} = {value:g}", f)
+        self._commit_params({name: value}, f"Set {f.label} = {value:g}", f)
+
+    def on_field_refused(self, name: str, message: str) -> None:
+        """A parameter field left with a refused value (the field shows why)."""
+        self._view.message_logged.emit("WARNING", f"advising parameters: {message}")
 
     def on_strategy_combo_activated(self, index: int) -> None:
         s = str(self._view.strategy_combo.itemData(index))
@@ -348,10 +315,8 @@ class SetupEditor:
         p = s.params
         self._view.strategy_combo.setCurrentIndex(self._view.strategy_combo.findData(p.strategy))
         self._view.variant_combo.setCurrentIndex(self._view.variant_combo.findData(p.variant))
-        for name, f in self._view.fields.items():
-            v = getattr(p, name)
-            f.edit.setText(f"{v:g}" if isinstance(v, float) else str(v))
-            f.clear_error()
+        for f in self._view.fields.values():
+            f.show_value(p)
         self._view.guard_check.setChecked(p.direction_guard)
         strict = s.strict_sensitivity
         noise = s.noise_sensitivity

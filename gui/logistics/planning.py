@@ -11,7 +11,6 @@ ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
 from __future__ import annotations
 
 import html
-import math
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -21,7 +20,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -35,6 +33,7 @@ from core.project.recording import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+from gui.shell.param_field import ParamField
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
@@ -99,11 +98,14 @@ class TaskPlanner:
         self.preset_combo.addItem("thesis (faithful, flawed)", "thesis")
         self.preset_combo.setToolTip(TOOLTIPS["preset"])
         tf.addRow("preset", self.preset_combo)
-        self.epsilon_edit = QLineEdit("0.5", tbox)
-        self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
+        # bound to PlannerParams.epsilon: its default and its check are the core's
+        self.epsilon_field = ParamField(
+            "epsilon", lambda: PlannerParams.preset_params(self.preset_combo.currentData()),
+            tbox, label="ε", tooltip=TOOLTIPS["epsilon"])
+        self.epsilon_edit = self.epsilon_field.edit
         eps_label = QLabel("ε", tbox)
         eps_label.setToolTip(TOOLTIPS["epsilon"])
-        tf.addRow(eps_label, self.epsilon_edit)
+        tf.addRow(eps_label, self.epsilon_field)
         self.budget_spin = QSpinBox(tbox)
         self.budget_spin.setRange(AUTO_BUDGET, 100000)
         self.budget_spin.setSpecialValueText("auto (N + 30)")
@@ -287,8 +289,7 @@ class TaskPlanner:
             return False
         self.run_message.hide()
         self.run_message.setText("")
-        self.epsilon_edit.setStyleSheet("")
-        self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
+        self.epsilon_field.clear_error()
         entry = self._view.current_entry()
         if entry is None:
             return self._refuse_run("add a map first (fig41 or Generate world…)")
@@ -302,14 +303,10 @@ class TaskPlanner:
                                          "goal": goal})
         except InputError as exc:
             return self._refuse_run(str(exc))
-        text = self.epsilon_edit.text().strip()
         try:
-            eps = float(text)
-        except ValueError:
-            return self._refuse_run(f"ε must be a number > 0, got {text!r}", self.epsilon_edit)
-        if not (math.isfinite(eps) and eps > 0):
-            return self._refuse_run(f"ε must be a finite number > 0, got {text}",
-                                    self.epsilon_edit)
+            eps = float(self.epsilon_field.checked_value())
+        except InputError as exc:  # the field shows why
+            return self._refuse_run(exc.problem)
         budget = self.budget_spin.value()
         try:
             params = PlannerParams.preset_params(
