@@ -24,7 +24,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.advising.model import CASE_NAMES, AdvisingSetup
+from core.advising import CASE_NAMES, AdvisingSetup
 from gui.shell.param_field import parse_number
 from gui.shell.style import ERROR_COLOUR
 

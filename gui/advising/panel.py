@@ -58,12 +58,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.advising.accounting import DEFAULT_DELTA
-from core.advising.experiments import ExperimentResult, run_experiment
-from core.advising.framework import run_advising
-from core.advising.model import AdvisingParams, AdvisingSetup
-from core.advising.presets import (
+from core.advising import (
+    DEFAULT_DELTA,
     EXP3_EPSILONS,
+    AdvisingParams,
+    AdvisingSetup,
+    ExperimentResult,
+    run_advising,
+    run_experiment,
     worked_example,
 )
 from gui.advising.models import (

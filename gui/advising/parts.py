@@ -22,15 +22,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.advising.accounting import DEFAULT_DELTA
-from core.advising.model import AdvisingSetup
-from core.advising.presets import (
+from core.advising import (
+    DEFAULT_DELTA,
+    RUN_TARGET,
+    AdvisingSetup,
     ExperimentArm,
     preset,
     table35_params,
 )
-from core.advising.records import RUN_TARGET
-from core.common.errors import InputError
+from core.common import InputError
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES", "KIND_HELP",

@@ -12,25 +12,21 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
-from core.advising.claims import check_claims
-from core.advising.experiments import ExperimentResult
-from core.advising.framework import AdvisingResult
-from core.advising.presets import (
+from core.advising import (
+    AdvisingResult,
     ExperimentArm,
+    ExperimentResult,
+    check_claims,
     experiment_arms,
-)
-from core.advising.records import (
     experiment_ledger_entries,
     experiment_summary,
     randomness_text,
     rounded_json,
     single_summary,
 )
-from core.common.errors import InputError
-from core.privacy.composition import advanced_composition
-from core.privacy.laplace import check_epsilon
-from core.project.model import RunRecord
-from core.project.recording import advise_run_record
+from core.common import InputError
+from core.privacy import advanced_composition, check_epsilon
+from core.project import RunRecord, advise_run_record
 from gui.advising.models import (
     parse_number,
 )

@@ -16,11 +16,8 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-from core.advising.model import VARIANT_KNOBS, AdvisingParams, AdvisingSetup
-from core.advising.presets import (
-    preset,
-)
-from core.common.errors import InputError
+from core.advising import VARIANT_KNOBS, AdvisingParams, AdvisingSetup, preset
+from core.common import InputError
 from gui.advising.commands import SetAdvisingSetupCommand
 from gui.advising.models import (
     edit_add_agent,

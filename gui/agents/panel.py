@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.gridworld.maps import GridEntry, GridMap, example_12x11, violations
-from core.project.recording import comarl_run_record, drl_run_record, drl_table_record
+from core.common import InputError
+from core.gridworld import GridEntry, GridMap, example_12x11, violations
+from core.project import comarl_run_record, drl_run_record, drl_table_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
 from gui.agents.grid_view import GridView
 from gui.agents.tasks import sweep_task, team_task, train_task
@@ -302,7 +302,7 @@ class AgentsPanel(ToolPanel):
 
     def add_random_grid(self) -> str:
         """A new random map of the chosen size (seeded by the seed field) in the project."""
-        from core.gridworld.maps import random_map
+        from core.gridworld import random_map
 
         n = int(self.size_spin.value())
         g = random_map(n, n, np.random.default_rng(self.seed_spin.value()))
@@ -329,8 +329,8 @@ class AgentsPanel(ToolPanel):
 
     # ------------------------------------------------------------------ running
     def _start(self, task: str) -> bool:
-        from core.comarl.vdn import VdnSetup
-        from core.gridworld.dpdrl import DrlSetup
+        from core.comarl import VdnSetup
+        from core.gridworld import DrlSetup
 
         if self.is_running:
             return False

@@ -53,10 +53,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit import AuditResult, run_audit
-from core.audit.records import RUN_KIND, audit_summary
-from core.common.errors import InputError
-from core.project.recording import audit_run_record
+from core.audit import RUN_KIND, AuditResult, audit_summary, run_audit
+from core.common import InputError
+from core.project import audit_run_record
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
 from gui.audit.texts import (
     BANNER,

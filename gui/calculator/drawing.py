@@ -23,15 +23,15 @@ from PySide6.QtWidgets import (
     QSizePolicy,
 )
 
-from core.common.errors import InputError
-from core.privacy.calculator import (
+from core.common import InputError
+from core.privacy import (
     FIGURE_1_1,
     CalculatorInputs,
     CalculatorResult,
     EpsilonDeltaCurve,
     EpsilonVsK,
+    dirichlet_privacy,
 )
-from core.privacy.dirichlet_accounting import dirichlet_privacy
 from gui.calculator.compute import figure_curves
 from gui.calculator.parts import (
     FIGURE_COLOURS,

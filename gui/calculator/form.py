@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QRadioButton,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
 from gui.calculator.drawing import warning_texts
 from gui.calculator.parts import (
     LEFT_COLUMN,

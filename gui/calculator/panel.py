@@ -52,8 +52,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.privacy.calculator import (
+from core.common import InputError
+from core.privacy import (
     FIGURE_1_1,
     CalculatorInputs,
     CalculatorResult,

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
 from core.logistics import edits as E
 from gui.logistics.commands import SetMapCommand
 from gui.logistics.map_view import BASE_RADIUS

@@ -69,10 +69,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
+from core.logistics import MapEntry, map_to_dict
 from core.logistics import edits as E
-from core.logistics.document import MapEntry
-from core.logistics.io import map_to_dict
 from gui.logistics.commands import SetMapCommand, new_map_id
 from gui.logistics.editing import MapEditor
 from gui.logistics.experiments import ExperimentsPage
@@ -461,13 +460,13 @@ class LogisticsPanel(QWidget):
 
     def load_fig41(self) -> str | None:
         """Add the fig41 reconstruction (the built-in example) to the project."""
-        from core.logistics.examples import fig41
+        from core.logistics import fig41
 
         return self._load_asset(FIG41_ASSET, fig41)
 
     def load_generated30(self) -> str | None:
         """Add the built-in generated 30-center world to the project."""
-        from core.logistics.examples import generate_world
+        from core.logistics import generate_world
 
         return self._load_asset(GENERATED30_ASSET, lambda: generate_world(30, seed=30))
 
@@ -492,7 +491,7 @@ class LogisticsPanel(QWidget):
             self.import_map_path(path)
 
     def import_map_path(self, path: str) -> str | None:
-        from core.logistics.io import load_map
+        from core.logistics import load_map
 
         try:
             world = load_map(path)
@@ -511,7 +510,7 @@ class LogisticsPanel(QWidget):
                                               f"{d.get('id', 'map')}.map.json",
                                               "Logistics maps (*.map.json)")
         if path:
-            from core.logistics.io import save_map
+            from core.logistics import save_map
 
             try:
                 save_map(E.world_of(d), path)

@@ -25,11 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
+from core.logistics import APPROACHES, PlannerParams, PlanningSession, validate_task
 from core.logistics import edits as E
-from core.logistics.model import validate_task
-from core.logistics.planner import APPROACHES, PlannerParams, PlanningSession
-from core.project.recording import plan_run_record
+from core.project import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries

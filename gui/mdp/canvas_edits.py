@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QMenu
 
-from core.mdp.layout import auto_layout as layout_positions
+from core.mdp import auto_layout as layout_positions
 from gui.mdp.canvas_parts import MATRIX_STATES, STATE_RADIUS
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
 from gui.shell.commands import (

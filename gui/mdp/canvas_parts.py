@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
-from core.mdp.editable import MdpModel
+from core.mdp import MdpModel
 from gui.shell.document import ProjectDocument
 
 __all__ = ["bounds_overlay", "MIN_PROBABILITY", "MAX_EDGES", "COMPACT_STATES",

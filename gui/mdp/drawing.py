@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QGraphicsPolygonItem,
 )
 
-from core.mdp.editable import MdpModel
+from core.mdp import MdpModel
 from gui.mdp.canvas_parts import (
     COMPACT_RADIUS,
     COMPACT_STATES,
@@ -149,7 +149,7 @@ class SceneDrawing:
         return True
 
     def display_positions(self, model: MdpModel) -> np.ndarray:
-        from core.mdp.layout import fill_missing_positions
+        from core.mdp import fill_missing_positions
 
         pos = np.array(model.positions, dtype=float).reshape(-1, 2)
         if len(pos) != model.n_states or not np.isfinite(pos).all():

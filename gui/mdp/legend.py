@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsView, QLabel
 
-from core.mdp.editable import MdpModel
+from core.mdp import MdpModel
 from gui.mdp.canvas_parts import MATRIX_STATES, MIN_PROBABILITY
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT
 

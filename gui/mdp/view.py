@@ -55,7 +55,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.mdp.editable import MdpModel
+from core.mdp import MdpModel
 from gui.mdp.canvas_edits import CanvasEdits
 from gui.mdp.canvas_parts import MODE_HINTS, MODES, bounds_overlay, to_point
 from gui.mdp.drawing import SceneDrawing

@@ -41,9 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.modelprivacy.records import RUN_KIND, TABLE_KIND
-from core.project.recording import mia_run_record, mia_table_record
+from core.common import InputError
+from core.modelprivacy import RUN_KIND, TABLE_KIND
+from core.project import mia_run_record, mia_table_record
 from gui.modelprivacy.texts import (
     DEFENSE_NAMES,
     EMPTY_TEXT,
@@ -70,24 +70,21 @@ _CSV = "__csv__"
 
 
 def _study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset, mdp_dataset
-    from core.modelprivacy.study import run_mia
+    from core.modelprivacy import load_dataset, mdp_dataset, run_mia
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
     return run_mia(data, setup, seed=seed, progress=progress)
 
 
 def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset, mdp_dataset
-    from core.modelprivacy.study import defense_table
+    from core.modelprivacy import defense_table, load_dataset, mdp_dataset
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
     return defense_table(data, setup, seed=seed, progress=progress)
 
 
 def _victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset
-    from core.modelprivacy.study import victim_table
+    from core.modelprivacy import load_dataset, victim_table
 
     return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress)
 
@@ -276,7 +273,7 @@ class ModelPrivacyPanel(ToolPanel):
                 else f"study as a seeded experiment (seed {seed})")
 
     def setup(self, *, defense: str | None = None) -> Any:
-        from core.modelprivacy.study import MiaSetup
+        from core.modelprivacy import MiaSetup
 
         d = defense or self.defense_combo.currentData()
         return MiaSetup(victim=self.victim_combo.currentData(), defense=d,
@@ -413,7 +410,7 @@ class ModelPrivacyPanel(ToolPanel):
     def _draw_eps(self, rows: list[Mapping[str, Any]]) -> None:
         """MIA accuracy (solid) and test accuracy (dashed) against the ε setting, the DP cap
         and the undefended attack accuracy (dotted)."""
-        from core.privacy.composition import accuracy_cap
+        from core.privacy import accuracy_cap
 
         p = self.eps_plot
         if self._eps_legend is None:

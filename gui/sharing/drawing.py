@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTableWidgetItem
 
-from core.sharing.learning import SharingStudy
+from core.sharing import SharingStudy
 from gui.sharing.texts import COLOURS, STUDENT_LABELS
 from gui.shell.plots import pen
 from gui.shell.workers import TaskRunner
@@ -64,7 +64,7 @@ class LivePreview:
         if key.startswith("mdp:") and self._document.has_mdp(key[4:]):
             return int(self._document.mdp_entry(key[4:]).mdp.mask.sum(axis=1).max())
         if key.startswith("gym:"):
-            from core.sharing.gym_import import gym_actions, parse_gym_id
+            from core.sharing import gym_actions, parse_gym_id
 
             return len(gym_actions(parse_gym_id(key)[0]))
         return None
@@ -78,21 +78,21 @@ class LivePreview:
             return
         try:
             setup = self._view.setup()
-            from core.sharing.mechanism import check_sharing
+            from core.sharing import check_sharing
 
             check_sharing(m, setup.eta, k=setup.k0, tau=setup.tau, lb=setup.lb)
             if setup.delta is not None and not 0 < setup.delta < 1:
                 return
         except Exception:  # noqa: BLE001 - a field being typed: Run reports it properly
             return
-        from core.sharing.learning import live_privacy
+        from core.sharing import live_privacy
 
         self._live_params = (setup, m)
         self.runner.start(live_privacy, setup.k0, m, setup.eta, setup.lb, setup.bound,
                           setup.tau, setup.delta, self._view.seed())
 
     def _on_live(self, result: object) -> None:
-        from core.sharing.mechanism import PrivacyCurve, RadiusCurve
+        from core.sharing import PrivacyCurve, RadiusCurve
 
         setup, m = self._live_params
         if self._closed or setup is None:
@@ -101,7 +101,7 @@ class LivePreview:
             self._live_privacy = result[0]
             rc = self.shown[1] if self.shown is not None else None
             self._draw_live(result[0], rc)
-            from core.sharing.learning import live_radius
+            from core.sharing import live_radius
 
             self.runner.start(live_radius, setup.k0, m, setup.eta, setup.lam, setup.beta,
                               self._view.seed())
@@ -282,8 +282,8 @@ def record_study(document: ProjectDocument, view: SharingPanel, request: dict[st
     """Record a study: the run and its ledger entries (one per live roll-out of the teacher,
     the non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
     undoable step, past the budget check. False (said in the panel) if declined."""
-    from core.project.recording import sharing_run_record
-    from core.sharing.records import sharing_params
+    from core.project import sharing_run_record
+    from core.sharing import sharing_params
     from gui.shell.commands import AddRunCommand
 
     req = request or {}
@@ -295,7 +295,7 @@ def record_study(document: ProjectDocument, view: SharingPanel, request: dict[st
     robust = study.robust if study is not None else None
     env = str(req.get("env", ""))
     if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
-        from core.sharing.records import mdp_side_entries
+        from core.sharing import mdp_side_entries
 
         entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
                                     float(robust["k"]), seed=res.seed, source=record.id)

@@ -47,18 +47,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.privacy.ledger import PrivacyLedger
-from core.sharing.gym_import import GYM_IDS, gym_available
-from core.sharing.learning import (
+from core.common import InputError
+from core.privacy import PrivacyLedger
+from core.sharing import (
+    GYM_IDS,
     STUDENTS,
     SharingSetup,
     SharingStudy,
+    check_sharing,
+    gym_available,
     mechanism_curves,
     sharing_study,
+    sharing_summary,
 )
-from core.sharing.mechanism import check_sharing
-from core.sharing.records import sharing_summary
 from gui.sharing.drawing import LivePreview, SharingPlots, record_study
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.shell.document import ProjectDocument
@@ -329,9 +330,8 @@ class SharingPanel(ToolPanel):
 
     def add_environment_to_project(self) -> str | None:
         """Import the chosen gymnasium environment as a project MDP (undoable); its id."""
-        from core.mdp.editable import MdpModel
-        from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
-        from core.sharing.gym_import import import_gym
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
+        from core.sharing import import_gym
         from gui.shell.commands import AddMdpCommand
 
         key = str(self.env_combo.currentData() or "")
@@ -448,7 +448,7 @@ class SharingPanel(ToolPanel):
             raise InputError("the project has no MDP and gymnasium is not installed: draw an "
                              "MDP first", field="env")
         if key.startswith("gym:"):
-            from core.sharing.gym_import import import_gym
+            from core.sharing import import_gym
 
             return import_gym(key)
         return self._document.mdp_entry(key[4:]).mdp
@@ -479,7 +479,7 @@ class SharingPanel(ToolPanel):
         teacher = str(self.teacher_combo.currentData())
         actions = None
         if teacher.startswith("run:"):
-            from core.sharing.learning import run_policy
+            from core.sharing import run_policy
 
             try:
                 actions = run_policy(self._document.run(teacher[4:]))

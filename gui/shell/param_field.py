@@ -28,7 +28,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from core.common.errors import InputError
+from core.common import InputError
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-from core.common.errors import InputError
+from core.common import InputError
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.workers import TaskRunner
 
 if TYPE_CHECKING:
-    from core.privacy.ledger import LedgerEntry
-    from core.project.model import RunRecord
+    from core.privacy import LedgerEntry
+    from core.project import RunRecord
     from gui.shell.document import ProjectDocument
     from gui.shell.run_controls import RunControls
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from core.common.progress import Cancelled
+from core.common import Cancelled
 
 __all__ = ["TaskRunner"]
 
