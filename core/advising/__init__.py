@@ -1,4 +1,4 @@
-"""DP advising between simultaneously learning agents (thesis Ch. 3; spec dp-advising.md).
+"""DP advising between simultaneously learning agents (thesis Ch. 3; docs/reference-values.md A).
 
 * :mod:`core.advising.model`: :class:`AdvisingSetup`, :class:`AdvisingParams`, neighbour cases.
 * :mod:`core.advising.framework`: the engine (:func:`run_advising`), Algorithms 3–5, one

@@ -1,5 +1,5 @@
-"""DP multi-agent route planning for logistic-like problems (thesis Chapter 4, spec
-``dp-logistics-planning.md``).
+"""DP multi-agent route planning for logistic-like problems (thesis Chapter 4;
+``docs/reference-values.md`` chapter L).
 
 Modules: :mod:`~core.logistics.model` (world, tasks, validation), :mod:`~core.logistics.io`
 (``*.map.json``), :mod:`~core.logistics.examples` (fig41 reconstruction, generator),

@@ -1,11 +1,11 @@
 """PrivPlan's main window: menus, toolbar, docks, workspace tabs and status bar.
 
-Layout (``ux.md``): the Project tree on the left, one workspace tab per open MDP in the
-centre (the MDP editor above, Figure 2.1 below) plus, on request, the Privacy Calculator
-tab (Analysis ▸ Privacy Calculator, Ctrl+Shift+P, or "Privacy Calculator" in the Project
-tree), the active workspace's Inspector and run parameters on the right, a Log dock
-(hidden by default) and a status bar with model validity, the randomness mode and the
-progress of a running analysis.
+Layout (``docs/conventions.md`` §8): the Project tree on the left, one workspace tab per open
+MDP in the centre (the MDP editor above, Figure 2.1 below) plus, on request, the Privacy
+Calculator tab (Analysis ▸ Privacy Calculator, Ctrl+Shift+P, or "Privacy Calculator" in the
+Project tree), the active workspace's Inspector and run parameters on the right, a Log dock
+(hidden by default) and a status bar with model validity, the randomness mode and the progress
+of a running analysis.
 
 Editing: the Edit menu and the toolbar (Select, Add state, Add action, Connect) act on the
 active workspace's editor; its single-key shortcuts (N, A, C, Delete, F2, F) work while

@@ -8,7 +8,7 @@ a non-finite or huge number, a deep structure; a key deleted; a list item duplic
 text-level change (truncation, binary garbage, deep nesting, ``NaN``/``1e309`` tokens); NPZ
 mutants replace, reshape or retype arrays, and some declare arrays far larger than memory.
 
-The contract checked (formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
+The contract checked (docs/formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
 Infinity), or exit 2 with exactly one line on stderr — never exit 1 ("internal error"),
 never more than ``TIMEOUT_S`` per case.
 
