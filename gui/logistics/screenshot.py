@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     app.processEvents()
     panel = window.open_tool("logistics")
+    from gui.logistics.panel import LogisticsPanel  # after the window: the tools' order
+
+    assert isinstance(panel, LogisticsPanel)
     status = "ok"
     if args.experiments:
         panel.pages.setCurrentIndex(1)
