@@ -1,4 +1,4 @@
-"""DP advising between simultaneously learning agents (thesis Ch. 3; spec dp-advising.md).
+"""DP advising between simultaneously learning agents (thesis Ch. 3; docs/reference-values.md A).
 
 * :mod:`core.advising.model`: :class:`AdvisingSetup`, :class:`AdvisingParams`, neighbour cases.
 * :mod:`core.advising.framework`: the engine (:func:`run_advising`), Algorithms 3–5, one
@@ -12,14 +12,64 @@
 * :mod:`core.cli.advising`: the ``advise`` and ``advise-bench`` subcommands.
 """
 
-from core.advising.accounting import ADJACENCY, AdvisingAccounting, AgentPrivacy, account_advising
+from core.advising.accounting import (
+    ACCOUNTANTS,
+    ADJACENCY,
+    DEFAULT_DELTA,
+    AdvisingAccounting,
+    AgentPrivacy,
+    account_advising,
+)
 from core.advising.claims import THESIS_CLAIMS, check_claims
-from core.advising.experiments import ExperimentResult, epsilon_sweep, run_experiment
+from core.advising.experiments import (
+    UNBOUNDED_SPENT,
+    ExperimentResult,
+    ci95,
+    epsilon_sweep,
+    run_experiment,
+)
 from core.advising.framework import AdvisingResult, advice_query, run_advising
-from core.advising.model import AdvisingParams, AdvisingSetup, neighbour_case
-from core.advising.presets import ExperimentArm, experiment_arms, preset, worked_example
+from core.advising.model import (
+    CASE_NAMES,
+    VARIANT_KNOBS,
+    AdvisingParams,
+    AdvisingSetup,
+    neighbour_case,
+)
+from core.advising.presets import (
+    EXP3_EPSILONS,
+    ExperimentArm,
+    WorkedExample,
+    experiment_arms,
+    preset,
+    table35_params,
+    worked_example,
+)
+from core.advising.records import (
+    RUN_TARGET,
+    experiment_ledger_entries,
+    experiment_summary,
+    randomness_text,
+    rounded_json,
+    single_summary,
+)
 
 __all__ = [
+    "ACCOUNTANTS",
+    "CASE_NAMES",
+    "DEFAULT_DELTA",
+    "EXP3_EPSILONS",
+    "RUN_TARGET",
+    "UNBOUNDED_SPENT",
+    "VARIANT_KNOBS",
+    "WorkedExample",
+    "ci95",
+    "experiment_ledger_entries",
+    "experiment_summary",
+    "randomness_text",
+    "rounded_json",
+    "single_summary",
+    "table35_params",
     "ADJACENCY",
     "AdvisingAccounting",
     "AdvisingParams",

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.audit.records import RUN_KIND, audit_summary
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.stats import f3_epsilon
 from core.audit.target import (
@@ -39,7 +40,9 @@ from core.audit.target import (
 )
 from core.common.errors import InputError
 
-__all__ = ["MECHANISMS", "AUDIT_TARGETS", "AuditTarget", "TargetSpec", "AuditResult",
+__all__ = [
+    "RUN_KIND",
+    "audit_summary","MECHANISMS", "AUDIT_TARGETS", "AuditTarget", "TargetSpec", "AuditResult",
            "run_audit", "f3_epsilon", "available", "load_target"]
 
 #: mechanism name → (module path, required parameters, optional parameters with defaults);

@@ -89,7 +89,7 @@ class AuditResult:
         return not math.isfinite(self.epsilon_claimed)
 
     def to_dict(self) -> dict[str, Any]:
-        """Contract keys first (``formats-and-cli.md`` §5), extras after.
+        """Contract keys first (``docs/formats-and-cli.md`` §5), extras after.
 
         Serialise with :func:`core.common.jsonable.dumps`: an unbounded claim becomes
         ``"epsilon_claimed": null`` with ``"epsilon_claimed_reason"``.

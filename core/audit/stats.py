@@ -1,7 +1,7 @@
 """Statistics of the empirical privacy audit: Clopper–Pearson limits, the F3 lower bound,
 tight (ε, δ) profiles and ROC curves.
 
-The lower bound (spec ``kickstarting-mia-comarl.md`` §4 F3). A test that rejects "the
+The lower bound (spec F3, ``docs/reference-values.md`` K). A test that rejects "the
 output came from input a" on a set S has false-positive rate α = P_a[S] and false-negative
 rate β = P_b[S^c]. If the mechanism is (ε, δ)-DP then 1 − β ≤ e^ε α + δ and
 1 − α ≤ e^ε β + δ, so

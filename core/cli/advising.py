@@ -1,4 +1,4 @@
-"""The ``advise`` and ``advise-bench`` subcommands (formats-and-cli.md §5).
+"""The ``advise`` and ``advise-bench`` subcommands (docs/formats-and-cli.md §5).
 
 ``advise [--preset NAME | --setup FILE] [--strategy none|traditional|dp] --epsilon E
 --epochs N [--seed S]`` runs one advising experiment. Without ``--seed`` it runs in

@@ -1,4 +1,4 @@
-"""The ``audit`` subcommand (formats-and-cli.md §5): an empirical privacy audit.
+"""The ``audit`` subcommand (docs/formats-and-cli.md §5): an empirical privacy audit.
 
 ``audit MECHANISM …`` with MECHANISM one of
 

@@ -1,6 +1,6 @@
 """What every subcommand shares: one-line errors, progress on stderr, JSON or text output.
 
-Contract (``formats-and-cli.md`` §5): ``--json`` prints exactly one JSON object on stdout;
+Contract (``docs/formats-and-cli.md`` §5): ``--json`` prints exactly one JSON object on stdout;
 exit 0 on success, 2 on bad input with one line on stderr; progress goes to stderr only
 when it is a terminal.
 """

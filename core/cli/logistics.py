@@ -1,4 +1,4 @@
-"""The ``plan`` and ``plan-bench`` subcommands (formats-and-cli.md §5).
+"""The ``plan`` and ``plan-bench`` subcommands (docs/formats-and-cli.md §5).
 
 ``plan MAP --origin NODE --goal-agent AG --epsilon E [--preset sound|thesis]
 [--approach dp|noprivacy|bestfirst|greedy] [--seed S] [--goal NODE] [--budget C]``
@@ -123,7 +123,7 @@ def plan_payload(result: Any, session: Any) -> dict[str, Any]:
     Returns
     -------
     dict
-        The keys of formats-and-cli.md §5 (``success``, ``route``, ``epsilon_spent``,
+        The keys of docs/formats-and-cli.md §5 (``success``, ``route``, ``epsilon_spent``,
         ``guarantee``, ``ledger``, …); unbounded values are null with a ``…_reason``.
     """
     p = session.params

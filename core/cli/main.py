@@ -1,6 +1,6 @@
 """The headless command line (``python app.py SUBCOMMAND …`` or ``privplan SUBCOMMAND …``).
 
-Contract (``formats-and-cli.md`` §5): ``--json`` prints exactly one JSON object on stdout;
+Contract (``docs/formats-and-cli.md`` §5): ``--json`` prints exactly one JSON object on stdout;
 exit 0 on success, 2 on bad input with one line on stderr naming the file, field or flag,
 3 when the run itself failed (a worker or the scheduler died, a full disk: one line naming
 what is missing);

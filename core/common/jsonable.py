@@ -1,6 +1,6 @@
 """The one place where a non-finite number becomes JSON ``null`` with a reason.
 
-The command-line contract (``formats-and-cli.md`` §5): a quantity with no finite value (an
+The command-line contract (``docs/formats-and-cli.md`` §5): a quantity with no finite value (an
 ε without a guarantee, a value that diverged) is written as ``null`` with a sibling
 ``<key>_reason`` string (a list of strings, aligned with the values, for list-valued keys),
 never ``Infinity`` or ``NaN``. Producers that know *why* a value is unbounded put the reason

@@ -1,5 +1,5 @@
-"""DP multi-agent route planning for logistic-like problems (thesis Chapter 4, spec
-``dp-logistics-planning.md``).
+"""DP multi-agent route planning for logistic-like problems (thesis Chapter 4;
+``docs/reference-values.md`` chapter L).
 
 Modules: :mod:`~core.logistics.model` (world, tasks, validation), :mod:`~core.logistics.io`
 (``*.map.json``), :mod:`~core.logistics.examples` (fig41 reconstruction, generator),
@@ -17,16 +17,96 @@ command line starts fast).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["LogisticsWorld", "Task", "load_map", "save_map", "fig41", "generate_world",
-           "generate_tasks", "PlannerParams", "PlanningSession", "PlanResult", "plan_task",
-           "Dynamics", "run_benchmark"]
+if TYPE_CHECKING:
+    from core.logistics.document import MapEntry
+    from core.logistics.examples import fig41, generate_tasks, generate_world
+    from core.logistics.experiments import (
+        APPROACH_LABELS,
+        BENCHMARKS,
+        BenchResult,
+        benchmark_config,
+        run_benchmark,
+    )
+    from core.logistics.io import load_map, map_to_dict, save_map
+    from core.logistics.model import LogisticsWorld, Task, validate_task
+    from core.logistics.planner import (
+        APPROACHES,
+        THESIS_FLAWS,
+        PlannerParams,
+        PlanningSession,
+        PlanResult,
+        center_route,
+        plan_task,
+    )
+    from core.logistics.records import (
+        APPROACH_NAMES,
+        BENCH_METRICS,
+        BENCH_PARAM_LABELS,
+        bench_summary,
+    )
+    from core.logistics.routing import Dynamics
 
-_WHERE = {"LogisticsWorld": "model", "Task": "model", "load_map": "io", "save_map": "io",
-          "fig41": "examples", "generate_world": "examples", "generate_tasks": "examples",
-          "PlannerParams": "planner", "PlanningSession": "planner", "PlanResult": "planner",
-          "plan_task": "planner", "Dynamics": "routing", "run_benchmark": "experiments"}
+__all__ = [
+    "LogisticsWorld",
+    "Task",
+    "load_map",
+    "save_map",
+    "fig41",
+    "generate_world",
+    "generate_tasks",
+    "PlannerParams",
+    "PlanningSession",
+    "PlanResult",
+    "plan_task",
+    "Dynamics",
+    "run_benchmark",
+    "APPROACHES",
+    "APPROACH_LABELS",
+    "APPROACH_NAMES",
+    "BENCHMARKS",
+    "BENCH_METRICS",
+    "BENCH_PARAM_LABELS",
+    "BenchResult",
+    "MapEntry",
+    "THESIS_FLAWS",
+    "bench_summary",
+    "benchmark_config",
+    "center_route",
+    "map_to_dict",
+    "validate_task",
+]
+
+_WHERE = {
+    "LogisticsWorld": "model",
+    "Task": "model",
+    "load_map": "io",
+    "save_map": "io",
+    "fig41": "examples",
+    "generate_world": "examples",
+    "generate_tasks": "examples",
+    "PlannerParams": "planner",
+    "PlanningSession": "planner",
+    "PlanResult": "planner",
+    "plan_task": "planner",
+    "Dynamics": "routing",
+    "run_benchmark": "experiments",
+    "MapEntry": "document",
+    "APPROACH_LABELS": "experiments",
+    "BENCHMARKS": "experiments",
+    "BenchResult": "experiments",
+    "benchmark_config": "experiments",
+    "APPROACH_NAMES": "records",
+    "BENCH_METRICS": "records",
+    "BENCH_PARAM_LABELS": "records",
+    "bench_summary": "records",
+    "map_to_dict": "io",
+    "THESIS_FLAWS": "planner",
+    "validate_task": "model",
+    "APPROACHES": "planner",
+    "center_route": "planner",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""``*.map.json`` files (formats-and-cli.md §3): networkx node-link JSON, version 1.
+"""``*.map.json`` files (docs/formats-and-cli.md §3): networkx node-link JSON, version 1.
 
 ``networkx.node_link_graph(data, edges="edges")`` reads the files; the older ``"links"``
 key is accepted too. Errors name the file and the node, edge or field.

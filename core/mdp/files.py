@@ -1,6 +1,6 @@
 """Read and write MDP interchange files: ``*.mdp.json`` (version 1) and ``*.mdp.npz``.
 
-The shapes are fixed by ``formats-and-cli.md`` §1–§2. Every problem raises
+The shapes are fixed by ``docs/formats-and-cli.md`` §1–§2. Every problem raises
 :class:`core.common.errors.InputError` naming the file, the field and what is wrong.
 
 Examples

@@ -10,7 +10,7 @@ of each row is widened by the public bound of how far the pre-processing (domain
 (:func:`core.mdp.robust.release_centre_shift`, from P̄'s supports and the public rules), so
 that v̲ and v̄ are about the true model.
 
-:meth:`PrivatePolicy.summary` is the compact record a project keeps (house style §3:
+:meth:`PrivatePolicy.summary` is the compact record a project keeps (docs/conventions.md §3:
 parameters and summaries, not big arrays): the policy and the three value functions at
 every stage for small models, at stage 0 only for large ones.
 

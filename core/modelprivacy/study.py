@@ -271,7 +271,7 @@ class MiaResult:
     cap_reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``mia --json`` object (formats-and-cli.md §5)."""
+        """The ``mia --json`` object (docs/formats-and-cli.md §5)."""
         out: dict[str, Any] = {
             "data": self.data, "victim": self.victim, "defense": self.defense,
             "train_accuracy": self.train_accuracy, "test_accuracy": self.test_accuracy,

@@ -29,7 +29,7 @@ Everything here is a "what-if" evaluation of the Dirichlet mechanism's accountan
 References
 ----------
 Gohari, dissertation, ch. 1 (Theorem 1.6, Lemma 1.7, problem (1.23), Figure 1.1);
-PrivPlan spec ``dirichlet-and-policy-synthesis.md`` §2–§4.
+``docs/reference-values.md`` chapter D, §2–§4.
 
 Examples
 --------

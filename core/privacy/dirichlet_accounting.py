@@ -59,8 +59,8 @@ entries, n·I_γ(kη, k(1−η)), proven the same way.
 References
 ----------
 Gohari, *Engineering AI Systems for Privacy*, ch. 1 (Theorem 1.6, Lemmas 1.1–1.7,
-problem 1.23); Prékopa (1973), Theorem 3; PrivPlan spec ``dirichlet-and-policy-synthesis.md``
-§2.
+problem 1.23); Prékopa (1973), Theorem 3; ``docs/reference-values.md``
+chapter D, §2.
 
 Examples
 --------

@@ -105,7 +105,7 @@ class DpsgdAccounting:
     thesis_reading: dict | None = None
 
     def to_json(self) -> dict:
-        """The ``accountant dpsgd --json`` object (``formats-and-cli.md`` §5)."""
+        """The ``accountant dpsgd --json`` object (``docs/formats-and-cli.md`` §5)."""
         out = {"epsilon": self.epsilon, "delta": self.delta, "order": self.order,
                "method": self.method, "sigma": self.sigma, "sample_rate": self.sample_rate,
                "steps": self.steps, "steps_counted": self.steps_counted,

@@ -134,7 +134,7 @@ UNBOUNDED_TEXT = "unbounded"
 def _eps(x: Any, reason: Any = "") -> str:
     """An ε for display: a number, or "unbounded" with its reason (never ∞, 0 or blank).
 
-    ``None`` is the JSON form of an unbounded ε (``formats-and-cli.md`` §5), so it reads
+    ``None`` is the JSON form of an unbounded ε (``docs/formats-and-cli.md`` §5), so it reads
     as unbounded too.
 
     >>> _eps(1.25), _eps(math.inf, "raw Q-values released"), _eps(None)

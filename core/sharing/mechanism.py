@@ -1,7 +1,7 @@
 """The teacher's mechanism: Dir_k ∘ f on policies, and its (ε, δ) by Theorem 1 of [KS].
 
 A teacher shares its policy π = f(X) ∈ Δ_{m,η} at the student's observation X as one
-Dirichlet draw Dir_k(π) (spec ``kickstarting-mia-comarl.md`` §1). Two observations are
+Dirichlet draw Dir_k(π) (spec §1.3, ``docs/reference-values.md`` K). Two observations are
 neighbours when ‖X − X′‖₂ ≤ b; with f L-Lipschitz the shared policies differ by at most
 ``lb`` = L·b in ℓ2 (the "policy-space" adjacency of spec F1, where the user gives L·b).
 

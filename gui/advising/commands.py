@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand
 
-from core.advising.model import AdvisingSetup
+from core.advising import AdvisingSetup
 from gui.shell.commands import DocumentCommand
 
 if TYPE_CHECKING:

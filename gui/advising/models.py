@@ -24,7 +24,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.advising.model import CASE_NAMES, AdvisingSetup
+from core.advising import CASE_NAMES, AdvisingSetup
+from gui.shell.param_field import parse_number
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["ActionSetModel", "RewardModel", "edit_toggle_server", "edit_reward",
@@ -118,19 +119,6 @@ def edit_remove_task(d: dict[str, Any], task: int) -> dict[str, Any]:
     del out["tasks"][task]
     del out["rewards"][task]
     return out
-
-
-def parse_number(text: Any) -> float:
-    """A typed number ("2", "0.5", "1e-3", "1,5"); ValueError naming the text otherwise."""
-    if isinstance(text, bool):
-        raise ValueError(f"must be a number, got {text!r}")
-    if isinstance(text, (int, float)):
-        return float(text)
-    t = str(text).strip().replace(",", ".")
-    try:
-        return float(t)
-    except ValueError:
-        raise ValueError(f"must be a number, got {str(text)!r}") from None
 
 
 def neighbour_summary(setup: AdvisingSetup, agent: int) -> str:

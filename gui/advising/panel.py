@@ -29,10 +29,10 @@ RDP, accountants named), the thesis-claims table and Tables 3.1–3.4. The run p
 dock of the main window).
 
 Layout of the package: the panel keeps construction, the public API and the Workspace
-protocol; set-up edits and their refresh are :mod:`gui.advising.setup`, the Run panel, the
-runner's results and the claims :mod:`gui.advising.running` (both mixins of
-:class:`AdvisingPanel`), texts, presets and small widgets :mod:`gui.advising.parts`. A little
-over 600 lines: building the set-up grids and the Run panel is one linear section.
+protocol; it owns two objects that take ``(document, view)``: ``panel.editor``, a
+:class:`gui.advising.setup.SetupEditor` (set-up edits and their refresh), and ``panel.runs``,
+a :class:`gui.advising.running.AdvisingRunner` (the Run panel, the runner's results, the
+claims); texts, presets and small widgets are :mod:`gui.advising.parts`.
 """
 
 from __future__ import annotations
@@ -49,24 +49,23 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
-    QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from core.advising.accounting import DEFAULT_DELTA
-from core.advising.experiments import ExperimentResult, run_experiment
-from core.advising.framework import run_advising
-from core.advising.model import AdvisingSetup
-from core.advising.presets import (
+from core.advising import (
+    DEFAULT_DELTA,
     EXP3_EPSILONS,
+    AdvisingParams,
+    AdvisingSetup,
+    ExperimentResult,
+    run_advising,
+    run_experiment,
     worked_example,
 )
 from gui.advising.models import (
@@ -74,6 +73,7 @@ from gui.advising.models import (
     RewardModel,
 )
 from gui.advising.parts import (
+    FIELD_LABELS,
     KIND_TITLES,
     PRESET_BUTTONS,
     RUN_KINDS,
@@ -82,14 +82,17 @@ from gui.advising.parts import (
     ElidedLabel,
     Refused,
     RunRequest,
-    SetupField,
     compact_combo,
+    grid_view,
+    message_label,
     preset_setup,
+    tool_button,
 )
 from gui.advising.results import AdvisingResultsView
-from gui.advising.running import AdvisingRuns
-from gui.advising.setup import SetupEditing
+from gui.advising.running import AdvisingRunner
+from gui.advising.setup import SetupEditor
 from gui.shell.document import ProjectDocument
+from gui.shell.param_field import FieldWithError, ParamField
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
@@ -97,7 +100,7 @@ from gui.shell.workers import TaskRunner
 
 __all__ = ["AdvisingPanel", "preview"]
 
-class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
+class AdvisingPanel(QWidget):
     """The DP-advising tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
@@ -109,11 +112,14 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         super().__init__(parent)
         self._document = document
         self._runner = TaskRunner(self)
-        self._setup: AdvisingSetup | None = None
-        self._setup_error = ""
-        self._request: RunRequest | None = None
-        self._session: dict[str, ExperimentResult] = {}  # exp1/exp2/exp3 of this session
-        self._shown_run: str | None = None
+        self.editor = SetupEditor(document, self)  # the set-up edits
+        self.runs = AdvisingRunner(document, self)  # the Run panel, results and claims
+        # the validated set-up shown (``Project.advising[0]``), or None if it is invalid
+        self.setup: AdvisingSetup | None = None
+        self.setup_error = ""
+        self.request: RunRequest | None = None
+        self.session: dict[str, ExperimentResult] = {}  # exp1/exp2/exp3 of this session
+        self.shown_run: str | None = None
         self._closed = False
         self.setObjectName("advising_panel")
 
@@ -138,19 +144,23 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
 
-        self.run_controls.running_changed.connect(self._update_running)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
-        document.advising_changed.connect(self._on_document_advising_changed)
-        document.project_replaced.connect(self._on_document_project_replaced)
-        document.run_removed.connect(self._on_document_run_removed)
+        self.run_controls.running_changed.connect(self.runs.update_running)
+        self._runner.succeeded.connect(self.runs.on_runner_succeeded)
+        self._runner.failed.connect(self.runs.on_runner_failed)
+        self._runner.cancelled.connect(self.runs.on_runner_cancelled)
+        document.advising_changed.connect(self.editor.on_document_advising_changed)
+        document.project_replaced.connect(self.editor.on_document_project_replaced)
+        document.run_removed.connect(self.editor.on_document_run_removed)
 
         self.results.show_worked_example(worked_example())
-        self._ensure_setup()
-        self._refresh()
-        self._update_running(False)
-        self._show_latest_record()
+        self.editor.ensure_setup()
+        self.editor.refresh()
+        self.runs.update_running(False)
+        self.editor.show_latest_record()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self.editor.balance_editor()
 
     # ------------------------------------------------------------------ construction
     def _build_editor(self) -> QWidget:
@@ -178,12 +188,12 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         self.setup_error_label.hide()
 
         # agents × servers
-        self.action_model = ActionSetModel(self._commit_action, self)
-        self.action_view = self._grid_view(self.action_model, w)
+        self.action_model = ActionSetModel(self.editor.commit_action, self)
+        self.action_view = grid_view(self.action_model, w)
         self.action_view.setToolTip("Tick a cell to let the agent (row) use the server "
                                     "(column). Hover an agent for its neighbours under DP and "
                                     "traditional advising.")
-        self.action_message = self._message_label(w)
+        self.action_message = message_label(w)
         box_a = QGroupBox("Who may use which server (agents × servers)", w)
         box_a.setToolTip(self.action_view.toolTip())
         la = QVBoxLayout(box_a)
@@ -192,14 +202,14 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         la.addWidget(self.action_view, 1)
         row = QHBoxLayout()
         row.setSpacing(2)
-        self.add_agent_button = self._tool_button("+", "Add an agent (a copy of the last "
-                                                  "agent's servers)", self._on_add_agent, w)
-        self.remove_agent_button = self._tool_button("−", "Remove the current agent (or the "
-                                                     "last)", self._on_remove_agent, w)
-        self.add_server_button = self._tool_button("+", "Add a server (reward 0 everywhere, "
-                                                   "used by nobody)", self._on_add_server, w)
-        self.remove_server_button = self._tool_button("−", "Remove the current server (or "
-                                                      "the last)", self._on_remove_server, w)
+        self.add_agent_button = tool_button("+", "Add an agent (a copy of the last "
+                                                  "agent's servers)", self.editor.on_add_agent, w)
+        self.remove_agent_button = tool_button("−", "Remove the current agent (or the "
+                                                     "last)", self.editor.on_remove_agent, w)
+        self.add_server_button = tool_button("+", "Add a server (reward 0 everywhere, "
+                                                   "used by nobody)", self.editor.on_add_server, w)
+        self.remove_server_button = tool_button("−", "Remove the current server (or "
+                                                      "the last)", self.editor.on_remove_server, w)
         row.addWidget(QLabel("agents", w))
         row.addWidget(self.add_agent_button)
         row.addWidget(self.remove_agent_button)
@@ -212,14 +222,14 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         la.addWidget(self.action_message)
 
         # tasks × servers rewards
-        self.reward_model = RewardModel(self._commit_reward, self)
-        self.reward_view = self._grid_view(self.reward_model, w, 24)
+        self.reward_model = RewardModel(self.editor.commit_reward, self)
+        self.reward_view = grid_view(self.reward_model, w, 24)
         self.reward_view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                          | QAbstractItemView.EditTrigger.EditKeyPressed
                                          | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.reward_view.setToolTip("R(task, server): what a server earns on a task (higher is "
                                     "better). Bold green: the best server of the task.")
-        self.reward_message = self._message_label(w)
+        self.reward_message = message_label(w)
         box_r = QGroupBox("Rewards R(task, server) — tasks × servers", w)
         lr = QVBoxLayout(box_r)
         lr.setContentsMargins(4, 4, 4, 4)
@@ -227,10 +237,10 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         lr.addWidget(self.reward_view, 1)
         row = QHBoxLayout()
         row.setSpacing(2)
-        self.add_task_button = self._tool_button("+", "Add a task (copies the last task's "
-                                                 "rewards)", self._on_add_task, w)
-        self.remove_task_button = self._tool_button("−", "Remove the current task (or the "
-                                                    "last)", self._on_remove_task, w)
+        self.add_task_button = tool_button("+", "Add a task (copies the last task's "
+                                                 "rewards)", self.editor.on_add_task, w)
+        self.remove_task_button = tool_button("−", "Remove the current task (or the "
+                                                    "last)", self.editor.on_remove_task, w)
         row.addWidget(QLabel("tasks", w))
         row.addWidget(self.add_task_button)
         row.addWidget(self.remove_task_button)
@@ -250,7 +260,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
             self.strategy_combo.addItem(text, s)
         self.strategy_combo.setToolTip(TOOLTIPS["strategy"])
         compact_combo(self.strategy_combo, 10)
-        self.strategy_combo.activated.connect(self._on_strategy_combo_activated)
+        self.strategy_combo.activated.connect(self.editor.on_strategy_combo_activated)
         self.variant_combo = QComboBox(box_p)
         for v, text in (("sound", "sound (strict S)"), ("thesis", "thesis (S = 1)"),
                         ("custom", "custom")):
@@ -260,17 +270,19 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
             model.item(2).setEnabled(False)
         self.variant_combo.setToolTip(TOOLTIPS["variant"])
         compact_combo(self.variant_combo, 10)
-        self.variant_combo.activated.connect(self._on_variant_combo_activated)
-        self.fields: dict[str, SetupField] = {}
+        self.variant_combo.activated.connect(self.editor.on_variant_combo_activated)
+        # each bound to its parameter of the set-up's AdvisingParams (values, checks, messages)
+        self.fields: dict[str, ParamField] = {}
         for name in ("epsilon", "distance_threshold", "ask_budget", "give_budget", "epochs",
                      "alpha", "xi"):
-            f = SetupField(name, box_p)
-            f.edit.editingFinished.connect(lambda n=name: self._on_field_editing_finished(n))
-            f.edit.textEdited.connect(lambda _t, n=name: self._on_field_text_edited(n))
+            f = ParamField(name, self.current_params, box_p, label=FIELD_LABELS.get(name),
+                           tooltip=TOOLTIPS.get(name, ""))
+            f.committed.connect(self.editor.on_field_committed)
+            f.refused.connect(self.editor.on_field_refused)
             self.fields[name] = f
         self.guard_check = QCheckBox("direction guard", box_p)
         self.guard_check.setToolTip(TOOLTIPS["direction_guard"])
-        self.guard_check.clicked.connect(self._on_guard_check_clicked)
+        self.guard_check.clicked.connect(self.editor.on_guard_check_clicked)
         self.sensitivity_label = QLabel(box_p)
         self.sensitivity_label.setWordWrap(True)
         self.sensitivity_label.setTextFormat(Qt.TextFormat.RichText)
@@ -317,7 +329,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         lp.addWidget(scroll)
         self._params_box = box_p
-        self._grid_boxes = (box_a, box_r)
+        self.grid_boxes = (box_a, box_r)
 
         grids = QSplitter(Qt.Orientation.Horizontal, w)
         grids.addWidget(box_a)
@@ -336,37 +348,6 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         lay.addWidget(grids, 1)
         return w
 
-    @staticmethod
-    def _grid_view(model: Any, parent: QWidget, width: int = 22) -> QTableView:
-        v = QTableView(parent)
-        v.setModel(model)
-        v.horizontalHeader().setMinimumSectionSize(16)  # before the default (it clamps)
-        v.horizontalHeader().setDefaultSectionSize(width)
-        v.verticalHeader().setMinimumSectionSize(14)
-        v.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        v.verticalHeader().setDefaultSectionSize(17)
-        v.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        v.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        v.setMinimumHeight(120)
-        return v
-
-    @staticmethod
-    def _message_label(parent: QWidget) -> QLabel:
-        lab = QLabel(parent)
-        lab.setWordWrap(True)
-        lab.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; font-size: 8.5pt; }}")
-        lab.hide()
-        return lab
-
-    @staticmethod
-    def _tool_button(text: str, tip: str, slot: Any, parent: QWidget) -> QToolButton:
-        b = QToolButton(parent)
-        b.setText(text)
-        b.setMinimumWidth(24)
-        b.setToolTip(tip)
-        b.clicked.connect(slot)
-        return b
-
     def _build_info_panel(self) -> QWidget:
         # a hidden child until the main window puts it in its Run parameters dock
         w = QWidget(self)
@@ -378,7 +359,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
             self.kind_combo.addItem(text, key)
         self.kind_combo.setToolTip(TOOLTIPS["run_kind"])
         compact_combo(self.kind_combo, 14)
-        self.kind_combo.currentIndexChanged.connect(self._on_kind_combo_changed)
+        self.kind_combo.currentIndexChanged.connect(self.runs.on_kind_combo_changed)
         self.kind_help = QLabel(w)
         self.kind_help.setWordWrap(True)
         self.kind_help.setTextFormat(Qt.TextFormat.RichText)
@@ -386,7 +367,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         self.seeded_check = QCheckBox("seeded experiment", w)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
-        self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
+        self.seeded_check.toggled.connect(self.runs.on_seeded_check_toggled)
         self.seed_spin = QSpinBox(w)
         self.seed_spin.setRange(0, 2_147_483_647)
         self.seed_spin.setValue(0)
@@ -396,15 +377,15 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         self.seeds_spin.setValue(20)
         self.seeds_spin.setToolTip(TOOLTIPS["seeds"])
         # the "Next run" line states the seeds that will be used, as they are typed
-        self.seed_spin.valueChanged.connect(self._update_mode_label)
-        self.seeds_spin.valueChanged.connect(self._update_mode_label)
+        self.seed_spin.valueChanged.connect(self.runs.update_mode_label)
+        self.seeds_spin.valueChanged.connect(self.runs.update_mode_label)
         self.workers_spin = QSpinBox(w)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))
         self.workers_spin.setToolTip(TOOLTIPS["workers"])
-        self.epsilons_field = SetupField("epsilons", w)
+        self.epsilons_field = FieldWithError("epsilons", w, tooltip=TOOLTIPS["epsilons"])
         self.epsilons_field.edit.setText(", ".join(f"{e:g}" for e in EXP3_EPSILONS))
-        self.delta_field = SetupField("delta", w)
+        self.delta_field = FieldWithError("delta", w, tooltip=TOOLTIPS["delta"])
         self.delta_field.edit.setText(f"{DEFAULT_DELTA:g}")
         self.side_run_button = QPushButton("▶ Run (F5)", w)
         self.side_run_button.clicked.connect(self.run)
@@ -463,7 +444,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         lay.addSpacing(6)
         lay.addWidget(self.sensitivity_note)
         lay.addStretch(1)
-        self._on_kind_combo_changed()
+        self.runs.on_kind_combo_changed()
         return w
 
     # ------------------------------------------------------------------ public API
@@ -475,10 +456,9 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
     def runner(self) -> TaskRunner:
         return self._runner
 
-    @property
-    def setup(self) -> AdvisingSetup | None:
-        """The validated set-up shown (``Project.advising[0]``), or None if it is invalid."""
-        return self._setup
+    def current_params(self) -> AdvisingParams:
+        """The parameters of the set-up shown (the defaults when it is invalid)."""
+        return self.setup.params if self.setup is not None else AdvisingParams()
 
     @property
     def is_running(self) -> bool:
@@ -486,7 +466,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
 
     @property
     def session_experiments(self) -> dict[str, ExperimentResult]:
-        return dict(self._session)
+        return dict(self.session)
 
     @property
     def run_kind(self) -> str:
@@ -527,7 +507,7 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
             self.epsilons_field.edit.setText(epsilons)
         if delta is not None:
             self.delta_field.edit.setText(f"{delta:g}")
-        self._update_mode_label()
+        self.runs.update_mode_label()
 
     def load_preset(self, name: str) -> bool:
         """Replace the set-up by a preset (one undoable command); True if it changed."""
@@ -542,8 +522,8 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
             self.set_run_options(kind="single")
         if name == "worked":
             self.results.tabs.setCurrentWidget(self.results.worked_page)
-        self._clear_all_errors()
-        changed = self._push_setup(setup, f"Load advising preset {title}")
+        self.editor.clear_all_errors()
+        changed = self.editor.push_setup(setup, f"Load advising preset {title}")
         self.message_logged.emit("INFO", f"advising: preset {title} loaded ({variant} variant)")
         return changed
 
@@ -552,12 +532,12 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         if self._closed or self.is_running:
             return False
         try:
-            request = self._build_request()
+            request = self.runs.build_request()
         except Refused as exc:
-            self._show_run_error(str(exc))
+            self.runs.show_run_error(str(exc))
             return False
         self.run_error_label.hide()
-        self._request = request
+        self.request = request
         if request.kind == "single":
             self._runner.start(run_advising, request.setup,
                                rng=request.seed if request.seeded else None,
@@ -592,10 +572,10 @@ class AdvisingPanel(SetupEditing, AdvisingRuns, QWidget):
         if record.kind not in ("advise", "advise-experiment"):
             return False
         s = record.summary
-        self.results.show_summary(s, self._stamp(record, s))
+        self.results.show_summary(s, self.runs.stamp(record, s))
         self.results.show_details_unavailable()
-        self._shown_run = run_id
-        self._update_claims()
+        self.shown_run = run_id
+        self.runs.update_claims()
         return True
 
 register_tool(ToolSpec(

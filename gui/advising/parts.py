@@ -12,31 +12,32 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
+    QHeaderView,
     QLabel,
-    QLineEdit,
     QSizePolicy,
     QTableView,
-    QVBoxLayout,
+    QToolButton,
     QWidget,
 )
 
-from core.advising.accounting import DEFAULT_DELTA
-from core.advising.model import AdvisingSetup
-from core.advising.presets import (
+from core.advising import (
+    DEFAULT_DELTA,
+    RUN_TARGET,
+    AdvisingSetup,
     ExperimentArm,
     preset,
     table35_params,
 )
-from core.advising.records import RUN_TARGET
-from core.common.errors import InputError
+from core.common import InputError
 from gui.shell.style import ERROR_COLOUR
-from gui.shell.widgets import show_field_error
 
 __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES", "KIND_HELP",
-           "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "INT_FIELDS", "compact_combo",
+           "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "compact_combo",
            "fit_grid", "problem_text", "setup_title", "ElidedLabel", "worked_example_setup",
-           "preset_setup", "SetupField", "RunRequest", "Refused"]
+           "preset_setup", "RunRequest", "Refused", "grid_view", "message_label",
+           "tool_button"]
 
 #: RunRecord.target of runs on Project.advising[0].
 TARGET = RUN_TARGET
@@ -152,7 +153,6 @@ TOOLTIPS = {
 
 FIELD_LABELS = {"epsilon": "ε", "distance_threshold": "d", "ask_budget": "b_ask",
                  "give_budget": "b_give", "epochs": "epochs", "alpha": "α", "xi": "ξ"}
-INT_FIELDS = ("ask_budget", "give_budget", "epochs")
 
 
 def compact_combo(combo: QComboBox, chars: int) -> None:
@@ -229,37 +229,6 @@ def preset_setup(name: str, variant: str = "sound") -> AdvisingSetup:
     return preset(name, variant=variant, strategy="dp")
 
 
-class SetupField(QWidget):
-    """A line edit with an inline error message under it."""
-
-    def __init__(self, name: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.name = name
-        self.edit = QLineEdit(self)
-        self.edit.setToolTip(TOOLTIPS.get(name, ""))
-        self.edit.setObjectName(f"field_{name}")
-        self.error = QLabel(self)
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; font-size: 8pt; }}")
-        self.error.hide()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(0)
-        lay.addWidget(self.edit)
-        lay.addWidget(self.error)
-
-    @property
-    def has_error(self) -> bool:
-        return not self.error.isHidden()
-
-    def set_error(self, message: str) -> None:
-        show_field_error(self.edit, f"Not applied: {message}", TOOLTIPS.get(self.name, ""),
-                         message=self.error, prefix="", selector="QLineEdit")
-
-    def clear_error(self) -> None:
-        show_field_error(self.edit, "", TOOLTIPS.get(self.name, ""), message=self.error)
-
-
 @dataclass
 class RunRequest:
     kind: str
@@ -279,3 +248,37 @@ class RunRequest:
 
 class Refused(Exception):
     """The run cannot start (the message says why)."""
+
+
+def grid_view(model: Any, parent: QWidget, width: int = 22) -> QTableView:
+    """A set-up grid: fixed small cells, one cell selected at a time."""
+    v = QTableView(parent)
+    v.setModel(model)
+    v.horizontalHeader().setMinimumSectionSize(16)  # before the default (it clamps)
+    v.horizontalHeader().setDefaultSectionSize(width)
+    v.verticalHeader().setMinimumSectionSize(14)
+    v.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    v.verticalHeader().setDefaultSectionSize(17)
+    v.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    v.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    v.setMinimumHeight(120)
+    return v
+
+
+def message_label(parent: QWidget) -> QLabel:
+    """A hidden red note under a grid (why an edit was not applied)."""
+    lab = QLabel(parent)
+    lab.setWordWrap(True)
+    lab.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; font-size: 8.5pt; }}")
+    lab.hide()
+    return lab
+
+
+def tool_button(text: str, tip: str, slot: Any, parent: QWidget) -> QToolButton:
+    """A small + / − button."""
+    b = QToolButton(parent)
+    b.setText(text)
+    b.setMinimumWidth(24)
+    b.setToolTip(tip)
+    b.clicked.connect(slot)
+    return b

@@ -43,12 +43,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.advising.accounting import ACCOUNTANTS
-from core.advising.experiments import UNBOUNDED_SPENT, ExperimentResult, ci95
-from core.advising.framework import AdvisingResult
-from core.advising.model import CASE_NAMES
-from core.advising.presets import WorkedExample
-from core.common.palette import agent_colour, arm_colour
+from core.advising import (
+    ACCOUNTANTS,
+    CASE_NAMES,
+    UNBOUNDED_SPENT,
+    AdvisingResult,
+    ExperimentResult,
+    WorkedExample,
+    ci95,
+)
+from core.common import agent_colour, arm_colour
 from gui.shell.plots import add_legend, make_plot
 from gui.shell.style import OKABE_ITO, fmt_num
 

@@ -1,8 +1,8 @@
 """Running the advising workspace: the Run panel's parameters, the runner's results, claims.
 
-The running half of :class:`gui.advising.panel.AdvisingPanel`, split off along the seams
-the panel already marked ("run parameters", "runner slots", "claims"). :class:`AdvisingRuns`
-is a mixin: its methods run on the panel and use its widgets, runner and document. A
+:class:`AdvisingRunner` is an object of :class:`gui.advising.panel.AdvisingPanel` that takes
+``(document, view)``: it follows the Run panel's fields and the panel's runner, and records
+and shows what a run returns. A
 finished run is recorded with its ledger entries in one undoable
 :class:`gui.shell.commands.AddRunCommand`.
 """
@@ -10,27 +10,23 @@ finished run is recorded with its ledger entries in one undoable
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.advising.claims import check_claims
-from core.advising.experiments import ExperimentResult
-from core.advising.framework import AdvisingResult
-from core.advising.presets import (
+from core.advising import (
+    AdvisingResult,
     ExperimentArm,
+    ExperimentResult,
+    check_claims,
     experiment_arms,
-)
-from core.advising.records import (
     experiment_ledger_entries,
     experiment_summary,
     randomness_text,
     rounded_json,
     single_summary,
 )
-from core.common.errors import InputError
-from core.privacy.composition import advanced_composition
-from core.privacy.laplace import check_epsilon
-from core.project.model import RunRecord
-from core.project.recording import advise_run_record
+from core.common import InputError
+from core.privacy import advanced_composition, check_epsilon
+from core.project import RunRecord, advise_run_record
 from gui.advising.models import (
     parse_number,
 )
@@ -46,40 +42,50 @@ from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.style import ERROR_COLOUR
 
-__all__ = ["AdvisingRuns"]
+if TYPE_CHECKING:
+    from gui.advising.panel import AdvisingPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["AdvisingRunner"]
 
 
-class AdvisingRuns:
-    """The running methods of :class:`gui.advising.panel.AdvisingPanel` (a mixin)."""
+class AdvisingRunner:
+    """The Run panel's parameters, the runner's results and the claims (see the module
+    docstring)."""
+
+    def __init__(self, document: ProjectDocument, view: AdvisingPanel) -> None:
+        self._document = document
+        self._view = view
+
 
     # ------------------------------------------------------------------ run parameters
-    def _on_kind_combo_changed(self, *args: Any) -> None:
-        kind = self.run_kind
-        self.kind_help.setText(KIND_HELP.get(kind, ""))
+    def on_kind_combo_changed(self, *args: Any) -> None:
+        kind = self._view.run_kind
+        self._view.kind_help.setText(KIND_HELP.get(kind, ""))
         experiment = kind != "single"
-        self.seeds_spin.setEnabled(experiment)
-        self.workers_spin.setEnabled(experiment)
-        self.epsilons_field.setEnabled(kind in ("sweep", "exp3"))
-        self.seeded_check.setText("seeded experiment" if experiment or
-                                  self.seeded_check.isChecked() else
+        self._view.seeds_spin.setEnabled(experiment)
+        self._view.workers_spin.setEnabled(experiment)
+        self._view.epsilons_field.setEnabled(kind in ("sweep", "exp3"))
+        self._view.seeded_check.setText("seeded experiment" if experiment or
+                                  self._view.seeded_check.isChecked() else
                                   "seeded experiment (unticked: release mode)")
-        self._update_mode_label()
+        self.update_mode_label()
 
-    def _on_seeded_check_toggled(self, checked: bool) -> None:
-        self.seed_spin.setEnabled(checked)
-        self._on_kind_combo_changed()
+    def on_seeded_check_toggled(self, checked: bool) -> None:
+        self._view.seed_spin.setEnabled(checked)
+        self.on_kind_combo_changed()
 
-    def _update_mode_label(self) -> None:
-        text = html.escape(self.randomness_label())
-        if self.run_kind == "single" and not self.seeded_check.isChecked():
-            self.mode_label.setText(f"<b style='color:{ERROR_COLOUR}'>{text}</b>: a private "
+    def update_mode_label(self) -> None:
+        text = html.escape(self._view.randomness_label())
+        if self._view.run_kind == "single" and not self._view.seeded_check.isChecked():
+            self._view.mode_label.setText(f"<b style='color:{ERROR_COLOUR}'>{text}</b>: a private "
                                     "release; its ε is spent for real.")
         else:
-            self.mode_label.setText(f"Next run: <b>{text}</b> — for studying the method, "
+            self._view.mode_label.setText(f"Next run: <b>{text}</b> — for studying the method, "
                                     "not a private release.")
 
     def _parse_epsilons(self) -> tuple[float, ...]:
-        text = self.epsilons_field.edit.text()
+        text = self._view.epsilons_field.edit.text()
         parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
         if not parts:
             raise InputError("needs at least one value", field="epsilons")
@@ -88,39 +94,40 @@ class AdvisingRuns:
             vals.append(check_epsilon(p.strip(), "epsilons"))
         return tuple(sorted(set(vals)))
 
-    def _build_request(self) -> "RunRequest":
-        if self._setup is None:
+    def build_request(self) -> "RunRequest":
+        if self._view.setup is None:
             raise Refused("No usable set-up: load a preset first.")
-        problems = [f.error.text() for f in self.fields.values() if f.has_error]
-        if self.reward_model.invalid_cells:
-            (t, k), (txt, why) = next(iter(self.reward_model.invalid_cells.items()))
-            problems.append(f"reward cell (task {self._setup.tasks[t]}, server "
-                            f"{self._setup.servers[k]}) shows a refused value {txt!r}")
+        problems = [f.error.text() for f in self._view.fields.values() if f.has_error]
+        if self._view.reward_model.invalid_cells:
+            (t, k), (txt, why) = next(iter(self._view.reward_model.invalid_cells.items()))
+            problems.append(f"reward cell (task {self._view.setup.tasks[t]}, server "
+                            f"{self._view.setup.servers[k]}) shows a refused value {txt!r}")
         if problems:
             raise Refused("Fix the red fields first (refused values are not applied): "
                            + "; ".join(problems))
-        kind = self.run_kind
-        seeded = self.seeded_check.isChecked()
+        kind = self._view.run_kind
+        seeded = self._view.seeded_check.isChecked()
         try:
-            delta = float(parse_number(self.delta_field.edit.text()))
+            delta = float(parse_number(self._view.delta_field.edit.text()))
             advanced_composition([], delta=delta)  # validates 0 < δ < 1
         except (ValueError, InputError) as exc:
             msg = problem_text(exc) if isinstance(exc, InputError) else str(exc)
-            self.delta_field.set_error(f"δ {msg}")
+            self._view.delta_field.set_error(f"δ {msg}")
             raise Refused(f"δ {msg}") from None
-        self.delta_field.clear_error()
-        req = RunRequest(kind=kind, setup=self._setup, seeded=seeded,
-                       seed=self.seed_spin.value() if seeded else None,
-                       n_seeds=self.seeds_spin.value(), workers=self.workers_spin.value(),
+        self._view.delta_field.clear_error()
+        req = RunRequest(kind=kind, setup=self._view.setup, seeded=seeded,
+                       seed=self._view.seed_spin.value() if seeded else None,
+                       n_seeds=self._view.seeds_spin.value(),
+                       workers=self._view.workers_spin.value(),
                        delta=delta)
         if kind in ("sweep", "exp3"):
             try:
                 req.epsilons = self._parse_epsilons()
             except InputError as exc:
-                self.epsilons_field.set_error(f"ε values: {problem_text(exc)}")
+                self._view.epsilons_field.set_error(f"ε values: {problem_text(exc)}")
                 raise Refused(f"ε values: {problem_text(exc)}") from None
-            self.epsilons_field.clear_error()
-        s = self._setup
+            self._view.epsilons_field.clear_error()
+        s = self._view.setup
         try:
             if kind == "strategies":
                 req.arms = [ExperimentArm("no advice", s.with_params(strategy="none")),
@@ -138,28 +145,28 @@ class AdvisingRuns:
             raise Refused(f"cannot build the experiment: {exc}") from None
         return req
 
-    def _show_run_error(self, message: str) -> None:
-        self.run_error_label.setText(message)
-        self.run_error_label.show()
-        self.progress_label.setText("not started")
-        self.message_logged.emit("WARNING", f"advising run not started: {message}")
+    def show_run_error(self, message: str) -> None:
+        self._view.run_error_label.setText(message)
+        self._view.run_error_label.show()
+        self._view.progress_label.setText("not started")
+        self._view.message_logged.emit("WARNING", f"advising run not started: {message}")
 
     # ------------------------------------------------------------------ runner slots
-    def _update_running(self, running: bool) -> None:
+    def update_running(self, running: bool) -> None:
         # the Run panel's copies of the buttons (RunControls keeps the page's)
-        self.side_run_button.setEnabled(not running)
-        self.side_cancel_button.setEnabled(running)
-        self.running_changed.emit(running)
+        self._view.side_run_button.setEnabled(not running)
+        self._view.side_cancel_button.setEnabled(running)
+        self._view.running_changed.emit(running)
 
-    def _on_runner_cancelled(self) -> None:
-        self.message_logged.emit("INFO", "advising run cancelled")
+    def on_runner_cancelled(self) -> None:
+        self._view.message_logged.emit("INFO", "advising run cancelled")
 
-    def _on_runner_failed(self, exc: object) -> None:
-        self._show_run_error(f"The run failed: {exc}")
-        self.message_logged.emit("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
+    def on_runner_failed(self, exc: object) -> None:
+        self.show_run_error(f"The run failed: {exc}")
+        self._view.message_logged.emit("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
 
-    def _on_runner_succeeded(self, result: object) -> None:
-        req = self._request
+    def on_runner_succeeded(self, result: object) -> None:
+        req = self._view.request
         if req is None:
             return
         if isinstance(result, AdvisingResult):
@@ -174,22 +181,22 @@ class AdvisingRuns:
         if not self._record(record, entries):
             return
         full = single_summary(result, full=True)
-        self.results.show_summary(full, self._stamp(record, full))
-        self.results.show_single_details(result)
-        self._shown_run = record.id
-        self.progress_label.setText(f"done in {result.elapsed_s:.2f} s — recorded as "
+        self._view.results.show_summary(full, self.stamp(record, full))
+        self._view.results.show_single_details(result)
+        self._view.shown_run = record.id
+        self._view.progress_label.setText(f"done in {result.elapsed_s:.2f} s — recorded as "
                                     f"{record.id}")
-        self.message_logged.emit(
+        self._view.message_logged.emit(
             "INFO", f"advising: {record.id} recorded — {p.strategy}, ε = {p.epsilon:g}, "
                     f"{result.epochs} epochs, {result.advice_total} advice events, "
                     f"{randomness_text(result.mode, result.seed)}")
-        self.run_recorded.emit(record.id)
+        self._view.run_recorded.emit(record.id)
 
     def _finish_experiment(self, req: RunRequest, result: ExperimentResult) -> None:
         claims: list[Any] = []
         if req.kind in ("exp1", "exp2", "exp3"):
-            self._session[req.kind] = result
-            claims = [c for c in check_claims(self._session)
+            self._view.session[req.kind] = result
+            claims = [c for c in check_claims(self._view.session)
                       if c.claim.experiment == req.kind]
         first = req.arms[0].setup.params
         stored = rounded_json(experiment_summary(result, delta=req.delta, claims=claims))
@@ -212,31 +219,31 @@ class AdvisingRuns:
         if not self._record(record, experiment_ledger_entries(result, source=record.id)):
             return
         full = experiment_summary(result, full=True, delta=req.delta, claims=claims)
-        self.results.show_summary(full, self._stamp(record, full))
-        self.results.show_experiment_details(result)
-        self._shown_run = record.id
-        self._update_claims()
-        self.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
+        self._view.results.show_summary(full, self.stamp(record, full))
+        self._view.results.show_experiment_details(result)
+        self._view.shown_run = record.id
+        self.update_claims()
+        self._view.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
                                     f"{record.id}")
-        self.message_logged.emit(
+        self._view.message_logged.emit(
             "INFO", f"advising: {record.id} recorded — {KIND_TITLES[req.kind]}, "
                     f"{len(result.labels)} arms × {result.n_seeds} seeds, "
                     f"{result.epochs} epochs, {full['randomness']}")
-        self.run_recorded.emit(record.id)
+        self._view.run_recorded.emit(record.id)
 
     def _record(self, record: RunRecord, entries: list[Any]) -> bool:
         """The run record and its privacy-ledger entries, as one undoable step; False (and
         nothing recorded or shown) when the releases would pass a budget and the user says
         no."""
-        if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
-            self.progress_label.setText(OVER_BUDGET_TEXT)
+        if not approve_entries(self._view, self._document, entries):
+            self._view.progress_label.setText(OVER_BUDGET_TEXT)
             return False
         what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
         self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
                                           f"{record.id}", ledger_entries=entries), "advising")
         return True
 
-    def _stamp(self, record: RunRecord, s: dict[str, Any]) -> str:
+    def stamp(self, record: RunRecord, s: dict[str, Any]) -> str:
         rnd = html.escape(str(s.get("randomness", "")))
         if s.get("mode") == "release":
             rnd = f"<b style='color:{ERROR_COLOUR}'>{rnd}</b>"
@@ -254,9 +261,9 @@ class AdvisingRuns:
                 f"<b>{record.id}</b> ({float(s.get('elapsed_s', 0.0)):.1f} s)")
 
     # ------------------------------------------------------------------ claims
-    def _update_claims(self) -> None:
-        checks = [c.to_dict() for c in check_claims(self._session)]
-        used = sorted(self._session)
+    def update_claims(self) -> None:
+        checks = [c.to_dict() for c in check_claims(self._view.session)]
+        used = sorted(self._view.session)
         from_records: list[str] = []
         # claims of experiments not run in this session: the latest recorded verdicts
         latest: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -273,8 +280,9 @@ class AdvisingRuns:
         parts = []
         if used:
             parts.append("runs of this session: " + ", ".join(
-                f"{k} ({self._session[k].n_seeds} seeds, {self._session[k].epochs} epochs, "
-                f"{self._session[k].setups[-1].params.variant} variant)"
+                f"{k} ({self._view.session[k].n_seeds} seeds, "
+                f"{self._view.session[k].epochs} epochs, "
+                f"{self._view.session[k].setups[-1].params.variant} variant)"
                 for k in used))
         if from_records:
             parts.append("recorded runs " + ", ".join(from_records))
@@ -283,4 +291,4 @@ class AdvisingRuns:
                 "asymptote, DP ≥ traditional in Exp. 1, the ~7 % gain, ε = 0.1 worse than no "
                 "advice, budgets out near epoch 300) are reported, never asserted. Hover a row "
                 "for how it is tested.")
-        self.results.show_claims(checks, note)
+        self._view.results.show_claims(checks, note)

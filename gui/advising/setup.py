@@ -1,26 +1,23 @@
 """Editing the advising set-up: agents, servers, rewards and parameters, and the refresh.
 
-The set-up half of :class:`gui.advising.panel.AdvisingPanel`, split off along the seams
-the panel already marked ("set-up edits", "refresh"). :class:`SetupEditing` is a mixin:
-its methods run on the panel and use its widgets and document. Every edit is one undoable
+:class:`SetupEditor` is an object of :class:`gui.advising.panel.AdvisingPanel` that takes
+``(document, view)``: the panel builds the set-up widgets and connects them to its methods,
+which edit the document and refresh the panel. Every edit is one undoable
 :class:`gui.advising.commands.SetAdvisingSetupCommand`; a refused value turns its field red
 with the reason and leaves the document untouched.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QLabel,
     QTableView,
 )
 
-from core.advising.model import VARIANT_KNOBS, AdvisingParams, AdvisingSetup
-from core.advising.presets import (
-    preset,
-)
-from core.common.errors import InputError
+from core.advising import VARIANT_KNOBS, AdvisingParams, AdvisingSetup, preset
+from core.common import InputError
 from gui.advising.commands import SetAdvisingSetupCommand
 from gui.advising.models import (
     edit_add_agent,
@@ -35,30 +32,39 @@ from gui.advising.models import (
 )
 from gui.advising.parts import (
     FIELD_LABELS,
-    INT_FIELDS,
     SETUP_INDEX,
     TARGET,
-    SetupField,
     fit_grid,
     problem_text,
     setup_title,
 )
+from gui.shell.param_field import ParamField
 from gui.shell.style import ERROR_COLOUR
 
-__all__ = ["SetupEditing"]
+if TYPE_CHECKING:
+    from gui.advising.panel import AdvisingPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["SetupEditor"]
 
 
-class SetupEditing:
-    """The set-up methods of :class:`gui.advising.panel.AdvisingPanel` (a mixin)."""
+class SetupEditor:
+    """The set-up edits: agents, servers, rewards and parameters, and the refresh (see the
+    module docstring)."""
+
+    def __init__(self, document: ProjectDocument, view: AdvisingPanel) -> None:
+        self._document = document
+        self._view = view
+
 
     # ------------------------------------------------------------------ set-up edits
-    def _ensure_setup(self) -> None:
+    def ensure_setup(self) -> None:
         if not self._document.project.advising:
             self._document.push(SetAdvisingSetupCommand(
                 self._document, SETUP_INDEX, preset("table35"),
                 "Create advising set-up (Table 3.5 preset)"), "advising")
 
-    def _push_setup(self, new: AdvisingSetup, text: str) -> bool:
+    def push_setup(self, new: AdvisingSetup, text: str) -> bool:
         entries = self._document.project.advising
         if entries and entries[SETUP_INDEX] == new:
             return False
@@ -71,7 +77,7 @@ class SetupEditing:
         return AdvisingSetup.from_dict(new)
 
     def _current_dict(self) -> dict[str, Any] | None:
-        return None if self._setup is None else self._setup.to_dict()
+        return None if self._view.setup is None else self._view.setup.to_dict()
 
     def _try_edit(self, new: dict[str, Any], text: str, where: QLabel) -> str | None:
         """Validate ``new`` and push it; the error message (shown in ``where``) or None."""
@@ -81,40 +87,40 @@ class SetupEditing:
             msg = f"Not applied: {exc}"
             where.setText(msg)
             where.show()
-            self.message_logged.emit("WARNING", f"advising set-up: {exc}")
+            self._view.message_logged.emit("WARNING", f"advising set-up: {exc}")
             return str(exc)
         where.hide()
-        self._push_setup(valid, text)
+        self.push_setup(valid, text)
         return None
 
-    def _commit_action(self, agent: int, server: int, on: bool) -> bool:
+    def commit_action(self, agent: int, server: int, on: bool) -> bool:
         d = self._current_dict()
         if d is None:
             return False
-        s = self._setup
+        s = self._view.setup
         assert s is not None
         verb = "Allow" if on else "Forbid"
         text = f"{verb} server {s.servers[server]} for {s.agents[agent]}"
         return self._try_edit(edit_toggle_server(d, agent, server, on), text,
-                              self.action_message) is None
+                              self._view.action_message) is None
 
-    def _commit_reward(self, task: int, server: int, value: Any) -> str | None:
+    def commit_reward(self, task: int, server: int, value: Any) -> str | None:
         d = self._current_dict()
         if d is None:
             return "the set-up is invalid"
-        s = self._setup
+        s = self._view.setup
         assert s is not None
         where = f"R(task {s.tasks[task]}, server {s.servers[server]})"
         try:
             x = parse_number(value)
         except ValueError as exc:
             msg = f"{where} {exc}"
-            self.reward_message.setText(f"Not applied: {msg}")
-            self.reward_message.show()
-            self.message_logged.emit("WARNING", f"advising set-up: {msg}")
+            self._view.reward_message.setText(f"Not applied: {msg}")
+            self._view.reward_message.show()
+            self._view.message_logged.emit("WARNING", f"advising set-up: {msg}")
             return msg
         return self._try_edit(edit_reward(d, task, server, x), f"Set {where} = {x:g}",
-                              self.reward_message)
+                              self._view.reward_message)
 
     def _structural_edit(self, fn: Any, text: str, where: QLabel, *args: Any) -> None:
         d = self._current_dict()
@@ -130,37 +136,37 @@ class SetupEditing:
         ix = view.currentIndex()
         return ix.column() if ix.isValid() else count - 1
 
-    def _on_add_agent(self) -> None:
-        self._structural_edit(edit_add_agent, "Add an agent", self.action_message)
+    def on_add_agent(self) -> None:
+        self._structural_edit(edit_add_agent, "Add an agent", self._view.action_message)
 
-    def _on_remove_agent(self) -> None:
-        if self._setup is None:
+    def on_remove_agent(self) -> None:
+        if self._view.setup is None:
             return
-        j = self._current_row(self.action_view, self._setup.n_agents)
-        self._structural_edit(edit_remove_agent, f"Remove agent {self._setup.agents[j]}",
-                              self.action_message, j)
+        j = self._current_row(self._view.action_view, self._view.setup.n_agents)
+        self._structural_edit(edit_remove_agent, f"Remove agent {self._view.setup.agents[j]}",
+                              self._view.action_message, j)
 
-    def _on_add_server(self) -> None:
-        self._structural_edit(edit_add_server, "Add a server", self.action_message)
+    def on_add_server(self) -> None:
+        self._structural_edit(edit_add_server, "Add a server", self._view.action_message)
 
-    def _on_remove_server(self) -> None:
-        if self._setup is None:
+    def on_remove_server(self) -> None:
+        if self._view.setup is None:
             return
-        k = self._current_col(self.action_view, self._setup.n_servers)
-        self._structural_edit(edit_remove_server, f"Remove server {self._setup.servers[k]}",
-                              self.action_message, k)
+        k = self._current_col(self._view.action_view, self._view.setup.n_servers)
+        self._structural_edit(edit_remove_server, f"Remove server {self._view.setup.servers[k]}",
+                              self._view.action_message, k)
 
-    def _on_add_task(self) -> None:
-        self._structural_edit(edit_add_task, "Add a task", self.reward_message)
+    def on_add_task(self) -> None:
+        self._structural_edit(edit_add_task, "Add a task", self._view.reward_message)
 
-    def _on_remove_task(self) -> None:
-        if self._setup is None:
+    def on_remove_task(self) -> None:
+        if self._view.setup is None:
             return
-        t = self._current_row(self.reward_view, self._setup.n_tasks)
-        self._structural_edit(edit_remove_task, f"Remove task {self._setup.tasks[t]}",
-                              self.reward_message, t)
+        t = self._current_row(self._view.reward_view, self._view.setup.n_tasks)
+        self._structural_edit(edit_remove_task, f"Remove task {self._view.setup.tasks[t]}",
+                              self._view.reward_message, t)
 
-    def _commit_params(self, changes: dict[str, Any], text: str, fld: SetupField | None) -> bool:
+    def _commit_params(self, changes: dict[str, Any], text: str, fld: ParamField | None) -> bool:
         d = self._current_dict()
         if d is None:
             return False
@@ -170,181 +176,145 @@ class SetupEditing:
             valid = self._validated(new)
         except InputError as exc:
             name = next(iter(changes))
-            target = fld or self.fields.get(exc.field or "") or self.fields.get(name)
+            target = fld or self._view.fields.get(exc.field or "") or self._view.fields.get(name)
             sym = FIELD_LABELS.get(exc.field or name, exc.field or name)
             msg = f"{sym} {problem_text(exc)}"
             if target is not None:
                 target.set_error(msg)
             else:
-                self.setup_error_label.setText(f"Not applied: {msg}")
-                self.setup_error_label.show()
-            self.message_logged.emit("WARNING", f"advising parameters: {exc}")
+                self._view.setup_error_label.setText(f"Not applied: {msg}")
+                self._view.setup_error_label.show()
+            self._view.message_logged.emit("WARNING", f"advising parameters: {exc}")
             return False
         if fld is not None:
             fld.clear_error()
-        self._push_setup(valid, text)
+        self.push_setup(valid, text)
         return True
 
-    def _on_field_text_edited(self, name: str) -> None:
-        # validated as you type: show the problem at once, apply on Enter / leaving the field
-        f = self.fields[name]
-        err = self._field_problem(name, f.edit.text())
-        if err:
-            f.set_error(err)
-        else:
-            f.clear_error()
-
-    def _field_value(self, name: str, text: str) -> Any:
-        x = parse_number(text)
-        if name in INT_FIELDS and float(x).is_integer():
-            return int(x)
-        return x
-
-    def _field_problem(self, name: str, text: str) -> str | None:
-        sym = FIELD_LABELS.get(name, name)
-        try:
-            value = self._field_value(name, text)
-        except ValueError as exc:
-            return f"{sym} {exc}"
-        if self._setup is None:
-            return None
-        try:
-            self._setup.params.replace(**{name: value})
-        except InputError as exc:
-            return f"{sym} {problem_text(exc)}"
-        return None
-
-    def _on_field_editing_finished(self, name: str) -> None:
-        if self._setup is None:
+    def on_field_committed(self, name: str, value: Any) -> None:
+        """A parameter field left with a value its AdvisingParams accepts: apply it."""
+        if self._view.setup is None:
             return
-        f = self.fields[name]
-        text = f.edit.text()
-        sym = FIELD_LABELS.get(name, name)
-        try:
-            value = self._field_value(name, text)
-        except ValueError as exc:
-            f.set_error(f"{sym} {exc}")
-            self.message_logged.emit("WARNING", f"advising parameters: {sym} {exc}")
-            return
-        if getattr(self._setup.params, name) == value:
+        f = self._view.fields[name]
+        if getattr(self._view.setup.params, name) == value:
             f.clear_error()
             return
-        self._commit_params({name: value}, f"Set {sym} = {value:g}", f)
+        self._commit_params({name: value}, f"Set {f.label} = {value:g}", f)
 
-    def _on_strategy_combo_activated(self, index: int) -> None:
-        s = str(self.strategy_combo.itemData(index))
-        if self._setup is not None and s != self._setup.params.strategy:
+    def on_field_refused(self, name: str, message: str) -> None:
+        """A parameter field left with a refused value (the field shows why)."""
+        self._view.message_logged.emit("WARNING", f"advising parameters: {message}")
+
+    def on_strategy_combo_activated(self, index: int) -> None:
+        s = str(self._view.strategy_combo.itemData(index))
+        if self._view.setup is not None and s != self._view.setup.params.strategy:
             self._commit_params({"strategy": s}, f"Set strategy {s}", None)
 
-    def _on_variant_combo_activated(self, index: int) -> None:
-        v = str(self.variant_combo.itemData(index))
-        if self._setup is None or v == self._setup.params.variant or v == "custom":
+    def on_variant_combo_activated(self, index: int) -> None:
+        v = str(self._view.variant_combo.itemData(index))
+        if self._view.setup is None or v == self._view.setup.params.variant or v == "custom":
             self._refresh_params()
             return
-        p = {k: val for k, val in self._setup.params.to_dict().items()
+        p = {k: val for k, val in self._view.setup.params.to_dict().items()
              if k not in VARIANT_KNOBS[v]}
         params = AdvisingParams.for_variant(v, **p)
         self._commit_params({k: getattr(params, k) for k in VARIANT_KNOBS[v]},
                             f"Use the {v} variant", None)
 
-    def _on_guard_check_clicked(self, checked: bool) -> None:
-        if self._setup is not None:
+    def on_guard_check_clicked(self, checked: bool) -> None:
+        if self._view.setup is not None:
             self._commit_params({"direction_guard": bool(checked)},
                                 "Direction guard " + ("on" if checked else "off"), None)
 
     # ------------------------------------------------------------------ refresh
-    def _on_document_advising_changed(self, index: int) -> None:
+    def on_document_advising_changed(self, index: int) -> None:
         if index == SETUP_INDEX:
-            self._refresh()
+            self.refresh()
 
-    def _on_document_project_replaced(self) -> None:
-        self._session.clear()
-        self._shown_run = None
-        self.results.clear()
-        self.results.clear_sweep()
-        self._clear_all_errors()
-        self._ensure_setup()
-        self._refresh()
-        self._show_latest_record()
+    def on_document_project_replaced(self) -> None:
+        self._view.session.clear()
+        self._view.shown_run = None
+        self._view.results.clear()
+        self._view.results.clear_sweep()
+        self.clear_all_errors()
+        self.ensure_setup()
+        self.refresh()
+        self.show_latest_record()
 
-    def _show_latest_record(self) -> None:
+    def show_latest_record(self) -> None:
         """Show the project's latest advising run (if any), and the recorded claims."""
         runs = [r for r in self._document.project.runs
                 if r.kind in ("advise", "advise-experiment") and r.target == TARGET]
         if runs:
             try:
-                self.show_run(runs[-1].id)
+                self._view.show_run(runs[-1].id)
                 return
             except (KeyError, TypeError, ValueError) as exc:  # a damaged record: say so
-                self.results.clear()
-                self.message_logged.emit("WARNING", f"advising: cannot show {runs[-1].id} "
+                self._view.results.clear()
+                self._view.message_logged.emit("WARNING", f"advising: cannot show {runs[-1].id} "
                                                     f"({exc})")
-        self._update_claims()
+        self._view.runs.update_claims()
 
-    def _on_document_run_removed(self, run_id: str) -> None:
-        if run_id == self._shown_run:
-            self.results.caption.setText(self.results.caption.text()
+    def on_document_run_removed(self, run_id: str) -> None:
+        if run_id == self._view.shown_run:
+            self._view.results.caption.setText(self._view.results.caption.text()
                                          + " <i>— its run record was removed (undo)</i>")
-            self._shown_run = None
+            self._view.shown_run = None
 
-    def _clear_all_errors(self) -> None:
-        for f in self.fields.values():
+    def clear_all_errors(self) -> None:
+        for f in self._view.fields.values():
             f.clear_error()
-        for lab in (self.action_message, self.reward_message, self.setup_error_label):
+        v = self._view
+        for lab in (v.action_message, v.reward_message, v.setup_error_label):
             lab.hide()
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         entries = self._document.project.advising
-        self._setup, self._setup_error = None, ""
+        self._view.setup, self._view.setup_error = None, ""
         if entries:  # validated when read or edited (core.project.files, _try_edit)
-            self._setup = entries[SETUP_INDEX]
-        if self._setup is None:
-            why = self._setup_error or "the project has no advising set-up"
-            self.setup_error_label.setText(f"The stored advising set-up cannot be used: {why}. "
+            self._view.setup = entries[SETUP_INDEX]
+        if self._view.setup is None:
+            why = self._view.setup_error or "the project has no advising set-up"
+            self._view.setup_error_label.setText(
+                f"The stored advising set-up cannot be used: {why}. "
                                            "Load a preset to replace it.")
-            self.setup_error_label.show()
-            self.title_label.set_parts("No usable advising set-up", "")
+            self._view.setup_error_label.show()
+            self._view.title_label.set_parts("No usable advising set-up", "")
         else:
-            self.setup_error_label.hide()
-            self.title_label.set_parts(*setup_title(self._setup))
-        self.action_model.set_setup(self._setup)
-        self.reward_model.set_setup(self._setup)
-        for view in (self.action_view, self.reward_view):
+            self._view.setup_error_label.hide()
+            self._view.title_label.set_parts(*setup_title(self._view.setup))
+        self._view.action_model.set_setup(self._view.setup)
+        self._view.reward_model.set_setup(self._view.setup)
+        for view in (self._view.action_view, self._view.reward_view):
             fit_grid(view)
-        self._balance_editor()
-        for lab in (self.action_message, self.reward_message):
+        self.balance_editor()
+        for lab in (self._view.action_message, self._view.reward_message):
             lab.hide()
         self._refresh_params()
-        self._update_mode_label()
+        self._view.runs.update_mode_label()
 
-    def _balance_editor(self) -> None:
+    def balance_editor(self) -> None:
         """Grids as wide as their cells need, the parameters get the rest."""
-        total = sum(self.editor_splitter.sizes())
+        total = sum(self._view.editor_splitter.sizes())
         if total <= 0:
             return
-        widths = [b.minimumSizeHint().width() for b in self._grid_boxes]
-        self.editor_splitter.setSizes([*widths, max(200, total - sum(widths))])
-
-    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        super().showEvent(event)
-        self._balance_editor()
+        widths = [b.minimumSizeHint().width() for b in self._view.grid_boxes]
+        self._view.editor_splitter.setSizes([*widths, max(200, total - sum(widths))])
 
     def _refresh_params(self) -> None:
-        s = self._setup
+        s = self._view.setup
         enabled = s is not None
-        for w in (self.strategy_combo, self.variant_combo, self.guard_check,
-                  *self.fields.values()):
+        for w in (self._view.strategy_combo, self._view.variant_combo, self._view.guard_check,
+                  *self._view.fields.values()):
             w.setEnabled(enabled)
         if s is None:
             return
         p = s.params
-        self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(p.strategy))
-        self.variant_combo.setCurrentIndex(self.variant_combo.findData(p.variant))
-        for name, f in self.fields.items():
-            v = getattr(p, name)
-            f.edit.setText(f"{v:g}" if isinstance(v, float) else str(v))
-            f.clear_error()
-        self.guard_check.setChecked(p.direction_guard)
+        self._view.strategy_combo.setCurrentIndex(self._view.strategy_combo.findData(p.strategy))
+        self._view.variant_combo.setCurrentIndex(self._view.variant_combo.findData(p.variant))
+        for f in self._view.fields.values():
+            f.show_value(p)
+        self._view.guard_check.setChecked(p.direction_guard)
         strict = s.strict_sensitivity
         noise = s.noise_sensitivity
         if abs(noise - strict) < 1e-12:
@@ -366,4 +336,4 @@ class SetupEditing:
                      "unbounded</b> for the teachers concerned")
         elif p.strategy == "dp":
             text += "; advice built from the noisy Q-values alone"
-        self.sensitivity_label.setText(text)
+        self._view.sensitivity_label.setText(text)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QUndoCommand
 
-from core.gridworld.maps import GridEntry
+from core.gridworld import GridEntry
 from gui.shell.commands import DocumentCommand
 
 if TYPE_CHECKING:

@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.gridworld.maps import GridEntry, GridMap, example_12x11, violations
-from core.project.recording import comarl_run_record, drl_run_record, drl_table_record
+from core.common import InputError
+from core.gridworld import GridEntry, GridMap, example_12x11, violations
+from core.project import comarl_run_record, drl_run_record, drl_table_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
 from gui.agents.grid_view import GridView
 from gui.agents.tasks import sweep_task, team_task, train_task
@@ -55,15 +55,13 @@ from gui.agents.texts import (
     drl_html,
     sweep_cells,
 )
-from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
-from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, info_panel
-from gui.shell.workers import TaskRunner
 
 __all__ = ["AgentsPanel", "RUN_KINDS"]
 
@@ -76,26 +74,21 @@ def _rows_map(rows: list[str]) -> GridMap:
     return GridEntry.from_dict({"id": "shown", "rows": rows}).map
 
 
-class AgentsPanel(QWidget):
+class AgentsPanel(ToolPanel):
     """The Private agents tool tab (see the module docstring)."""
 
-    message_logged = Signal(str, str)
-    running_changed = Signal(bool)
-    can_run = True
     result_shown = Signal()
-    run_recorded = Signal(str)
+    status_name = "Private agents"
+    log_name = "private agents"
+    undo_key = "agents"
+    run_kinds = RUN_KINDS
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("agents_panel")
-        self._document = document
-        self._status_bar = status_bar
-        self._runner = TaskRunner(self)
         self._task = ""
         self._grid_id = ""
-        self._shown_run: str | None = None
-        self._problem = ""
         self._example = example_12x11()
 
         self.tabs = QTabWidget(self)
@@ -113,11 +106,7 @@ class AgentsPanel(QWidget):
 
         for rc in (self.run_controls, self.team_controls):
             rc.running_changed.connect(self._update_running)
-        self._runner.progress_changed.connect(self._on_progress)
-        self._runner.succeeded.connect(self._on_succeeded)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.cancelled.connect(lambda: self.message_logged.emit(
-            "INFO", "private agents: cancelled — nothing was recorded"))
+        self.connect_runner()
         document.grid_changed.connect(self._on_grid_changed)
         document.project_replaced.connect(self._on_project_replaced)
         document.run_added.connect(self._on_run_added)
@@ -294,22 +283,6 @@ class AgentsPanel(QWidget):
         return page
 
     # ------------------------------------------------------------------ public API
-    @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
-    @property
-    def is_running(self) -> bool:
-        return self._runner.is_running
-
-    @property
-    def shown_run(self) -> str | None:
-        return self._shown_run
-
-    @property
-    def run_problem(self) -> str:
-        return self._problem
-
     def seed(self) -> int | None:
         return None if self.mode_combo.currentData() == "release" else self.seed_spin.value()
 
@@ -329,7 +302,7 @@ class AgentsPanel(QWidget):
 
     def add_random_grid(self) -> str:
         """A new random map of the chosen size (seeded by the seed field) in the project."""
-        from core.gridworld.maps import random_map
+        from core.gridworld import random_map
 
         n = int(self.size_spin.value())
         g = random_map(n, n, np.random.default_rng(self.seed_spin.value()))
@@ -347,35 +320,21 @@ class AgentsPanel(QWidget):
     def run_sweep(self) -> bool:
         return self._start("sweep")
 
-    def cancel(self) -> None:
-        self._runner.cancel()
-
-    def shutdown(self) -> None:
-        self._runner.shutdown()
-
     def show_run(self, run_id: str) -> None:
         rec = self._document.run(run_id)
         if rec.kind not in RUN_KINDS:
             raise ValueError(f"{run_id} is a {rec.kind} run, not a private-agents run")
         self._shown_run = rec.id
-        self._show(rec.kind, rec.summary, rec.id)
+        self.show_record(rec.kind, rec.summary, rec.id)
 
     # ------------------------------------------------------------------ running
-    def _refuse(self, text: str) -> bool:
-        self._problem = text
-        self.run_message.setText(f"Not run — {text}")
-        self.run_message.show()
-        self.message_logged.emit("WARNING", f"private agents not run: {text}")
-        return False
-
     def _start(self, task: str) -> bool:
-        from core.comarl.vdn import VdnSetup
-        from core.gridworld.dpdrl import DrlSetup
+        from core.comarl import VdnSetup
+        from core.gridworld import DrlSetup
 
         if self.is_running:
             return False
-        self._problem = ""
-        self.run_message.hide()
+        self.clear_problem()
         seed = self.seed()
         self._task = task
         if task == "team":
@@ -395,7 +354,7 @@ class AgentsPanel(QWidget):
                              epsilon=float(self.epsilon_spin.value()) if d == "strict" else None,
                              episodes=self.episodes_spin.value()).validated()
         except InputError as exc:
-            return self._refuse(f"{exc.field or 'input'}: {exc.problem}")
+            return self.refuse(f"{exc.field or 'input'}: {exc.problem}")
         self._grid_id = str(self.map_combo.currentData())
         if task == "sweep":
             self._runner.start(sweep_task, grid, setup, self.generations_spin.value(), seed)
@@ -415,11 +374,7 @@ class AgentsPanel(QWidget):
         if not running:
             self._on_defense_changed()
 
-    def _on_progress(self, fraction: float, message: str) -> None:
-        if self._status_bar is not None and self.isVisible():
-            self._status_bar.showMessage(f"Private agents: {100 * fraction:.0f} % — {message}")
-
-    def _on_succeeded(self, result: object) -> None:
+    def _on_runner_succeeded(self, result: object) -> None:
         project = self._document.project
         gid = "example" if self._grid_id == _EXAMPLE else self._grid_id
         if self._task == "train":
@@ -432,24 +387,11 @@ class AgentsPanel(QWidget):
             record, entries = comarl_run_record(project, pe)
             record.summary.update(central_returns=[float(v) for v in central.returns],
                                   central_team_return=central.team_return)
-        controls = self.team_controls if self._task == "team" else self.run_controls
-        if not approve_entries(self, self._document, entries):
-            return controls.set_status(OVER_BUDGET_TEXT)
-        self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
-                            "agents")
-        self._shown_run = record.id
-        self._show(record.kind, record.summary, record.id)
-        controls.set_status(f"done — recorded as {record.id}")
-        self.run_recorded.emit(record.id)
-
-    def _on_failed(self, exc: object) -> None:
-        if isinstance(exc, InputError):
-            self._refuse(f"{exc.field or 'input'}: {exc.problem}")
-        else:
-            self._refuse(f"the run failed: {type(exc).__name__}: {exc}")
+        self.record(record, entries,
+                    self.team_controls if self._task == "team" else self.run_controls)
 
     # ------------------------------------------------------------------ display
-    def _show(self, kind: str, s: dict, run_id: str | None) -> None:
+    def show_record(self, kind: str, s: dict, run_id: str | None) -> None:
         if kind in ("drl", "drl-table"):
             self.tabs.setCurrentIndex(0)
             truth = _rows_map(s["truth"])
@@ -575,14 +517,6 @@ class AgentsPanel(QWidget):
 
     def _on_project_replaced(self) -> None:
         self._fill_maps()
-
-    def _on_run_added(self, run_id: str) -> None:
-        try:
-            rec = self._document.run(run_id)
-        except KeyError:
-            return
-        if rec.kind in RUN_KINDS and run_id != self._shown_run:
-            self.show_run(run_id)
 
     def _on_defense_changed(self, *args: object) -> None:
         running = self.is_running

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.gridworld.maps import GridMap
+from core.gridworld import GridMap
 
 __all__ = ["train_task", "sweep_task", "team_task"]
 
 
 def train_task(grid: GridMap, setup: Any, attack: bool, generations: int, seed: int | None, *,
            progress: Any) -> Any:
-    from core.common.progress import sub_progress
-    from core.gridworld.attack import AttackSetup, recover_map
-    from core.gridworld.dpdrl import train_agent
+    from core.common import sub_progress
+    from core.gridworld import AttackSetup, recover_map, train_agent
 
     res = train_agent(grid, setup, seed=seed, progress=sub_progress(progress, 0, 0.6
                                                                      if attack else 1.0))
@@ -28,16 +27,15 @@ def train_task(grid: GridMap, setup: Any, attack: bool, generations: int, seed: 
 
 def sweep_task(grid: GridMap, setup: Any, generations: int, seed: int | None, *,
            progress: Any) -> Any:
-    from core.gridworld.attack import AttackSetup
-    from core.gridworld.experiments import defense_sweep
+    from core.gridworld import AttackSetup, defense_sweep
 
     return defense_sweep(grid, setup, attack=AttackSetup(generations=generations),
                          seed=0 if seed is None else seed, progress=progress)
 
 
 def team_task(agents: int, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.comarl.vdn import team_grid, train_vdn
-    from core.common.progress import sub_progress
+    from core.comarl import team_grid, train_vdn
+    from core.common import sub_progress
 
     team = team_grid(agents, seed=0 if seed is None else seed)
     pe = train_vdn(team, setup, seed=seed, progress=sub_progress(progress, 0, 0.7))

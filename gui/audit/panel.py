@@ -53,10 +53,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit import AuditResult, run_audit
-from core.audit.records import RUN_KIND, audit_summary
-from core.common.errors import InputError
-from core.project.recording import audit_run_record
+from core.audit import RUN_KIND, AuditResult, audit_summary, run_audit
+from core.common import InputError
+from core.project import audit_run_record
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
 from gui.audit.texts import (
     BANNER,
@@ -78,9 +77,9 @@ from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
-from gui.shell.workers import TaskRunner
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
            "verdict_text", "DEFAULT_SAMPLES"]
@@ -159,26 +158,20 @@ class _Field:
         show_field_error(self.editor, text, self.tooltip, message=self.message)
 
 
-class AuditPanel(QWidget):
+class AuditPanel(ToolPanel):
     """The Audit tool tab (see the module docstring)."""
 
-    message_logged = Signal(str, str)  # level, text (the Log dock listens)
-    running_changed = Signal(bool)  # the window's Run/Cancel follow it (Workspace protocol)
-    can_run = True  # Workspace protocol: F5 runs this tab
     result_shown = Signal()  # a result (fresh or recorded) was drawn
-    run_recorded = Signal(str)  # id of the run record just added
+    status_name = "Audit"
+    log_name = "audit"
+    undo_key = "audit"
+    refusal_prefix = ""
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("audit_panel")
-        self._document = document
-        self._status_bar = status_bar
-        self._runner = TaskRunner(self)
         self._request: dict[str, Any] | None = None
-        self._summary: dict[str, Any] | None = None
-        self._shown_run: str | None = None
-        self._problem = ""
 
         title = QLabel("<b>Privacy audit</b> — does a mechanism leak no more than PrivPlan "
                        "claims? An attack on neighbouring inputs proves a lower bound ε_lb "
@@ -200,10 +193,7 @@ class AuditPanel(QWidget):
         self.info_panel = self._build_info_panel()
 
         self.run_controls.running_changed.connect(self._update_running)
-        self._runner.progress_changed.connect(self._on_runner_progress_changed)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
+        self.connect_runner()
         self._runner.finished.connect(self._on_runner_finished)
         document.project_replaced.connect(self._on_document_project_replaced)
         document.run_removed.connect(self._on_document_run_removed)
@@ -400,29 +390,6 @@ class AuditPanel(QWidget):
             "recorded in the project and its report.</p>")
 
     # ================================================================== public API
-    @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
-    @property
-    def is_running(self) -> bool:
-        return self._runner.is_running
-
-    @property
-    def summary(self) -> dict[str, Any] | None:
-        """The summary shown (``None`` in the empty state)."""
-        return self._summary
-
-    @property
-    def shown_run(self) -> str | None:
-        """Id of the run record shown (None for a result that is not recorded)."""
-        return self._shown_run
-
-    @property
-    def run_problem(self) -> str:
-        """Why the last Run failed or was refused ("" if it did not)."""
-        return self._problem
-
     def mechanism(self) -> str:
         return str(self.mechanism_combo.currentData())
 
@@ -485,7 +452,7 @@ class AuditPanel(QWidget):
         self._clear_errors()
         mech = self.mechanism()
         if not available(mech):
-            return self._refuse(f"the {MECHANISM_CHOICES[mech][0]} audit is not available "
+            return self.refuse(f"the {MECHANISM_CHOICES[mech][0]} audit is not available "
                                 "in this build")
         params = self.parameters()
         samples = int(self.samples_spin.value())
@@ -500,13 +467,6 @@ class AuditPanel(QWidget):
         self._runner.start(run_audit, mech, samples=samples, seed=seed, confidence=confidence,
                            **params)
         return True
-
-    def cancel(self) -> None:
-        if self._runner.is_running:
-            self._runner.cancel()
-
-    def shutdown(self) -> None:
-        self._runner.shutdown()
 
     def show_result(self, result: AuditResult, *, record: bool = False) -> None:
         """Show ``result`` (e.g. one made elsewhere); with ``record`` also record it."""
@@ -532,13 +492,6 @@ class AuditPanel(QWidget):
         self._show_summary(rec.summary, stamp_html(req, rec.summary, rec.id))
 
     # ================================================================== running
-    def _refuse(self, text: str) -> bool:
-        self._problem = text
-        self.run_message.setText(text)
-        self.run_message.show()
-        self.message_logged.emit("WARNING", f"audit not run: {text}")
-        return False
-
     def _clear_errors(self) -> None:
         self._problem = ""
         self.run_message.hide()
@@ -577,10 +530,6 @@ class AuditPanel(QWidget):
         if not running:
             self._on_mode_changed()
 
-    def _on_runner_progress_changed(self, fraction: float, message: str) -> None:
-        if self._status_bar is not None and self.isVisible():
-            self._status_bar.showMessage(f"Audit: {100 * fraction:.0f} % — {message}")
-
     def _on_runner_succeeded(self, result: object) -> None:
         req = self._request or {}
         if not isinstance(result, AuditResult):
@@ -596,7 +545,7 @@ class AuditPanel(QWidget):
             self._show_input_error(exc)
             self.message_logged.emit("WARNING", f"audit not run: {exc}")
         else:
-            self._refuse(f"the audit failed: {type(exc).__name__}: {exc}")
+            self.refuse(f"the audit failed: {type(exc).__name__}: {exc}")
             self.message_logged.emit("ERROR", f"audit failed: {type(exc).__name__}: {exc}")
 
     def _on_runner_cancelled(self) -> None:

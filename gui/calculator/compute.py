@@ -10,8 +10,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from core.common.progress import no_progress
-from core.privacy.calculator import (
+from core.common import no_progress
+from core.privacy import (
+    CURVE_RTOL,
     FIGURE_1_1,
     CalculatorInputs,
     CalculatorResult,
@@ -21,7 +22,6 @@ from core.privacy.calculator import (
     epsilon_vs_k,
     evaluate_calculator,
 )
-from core.privacy.dirichlet_accounting import CURVE_RTOL
 from gui.calculator.parts import N_POINTS
 
 __all__ = ["RESULTS", "K_CURVES", "FIGURE_CURVES", "Memo", "evaluate_task", "epsilon_vs_k_task",

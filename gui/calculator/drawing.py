@@ -1,36 +1,54 @@
-"""Drawing the Privacy Calculator's result box and its four live plots.
+"""The Privacy Calculator's result box and its four live plots, and how a result is drawn.
 
-The drawing half of :class:`gui.calculator.panel.PrivacyCalculatorPanel`, split off along
-the seam the panel already marked ("drawing"). :class:`CalculatorDrawing` is a mixin: its
-methods run on the panel and fill the widgets and plots it builds.
+:class:`CalculatorPlots` is an object of :class:`gui.calculator.panel.PrivacyCalculatorPanel`
+(it takes ``(document, view)``): it builds the result box and the plots, which the panel lays
+out, keeps the curves, legends and the results drawn, and reads the panel's inputs, runners
+and compare check.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+)
 
-from core.common.errors import InputError
-from core.privacy.calculator import (
+from core.common import InputError
+from core.privacy import (
     FIGURE_1_1,
     CalculatorInputs,
     CalculatorResult,
+    EpsilonDeltaCurve,
     EpsilonVsK,
+    dirichlet_privacy,
 )
-from core.privacy.dirichlet_accounting import dirichlet_privacy
 from gui.calculator.compute import figure_curves
 from gui.calculator.parts import (
     FIGURE_COLOURS,
     METHOD_SHORT,
+    RESULT_ROWS,
     WARNING_COLOUR,
     fmt_value,
 )
-from gui.shell.style import pretty_message
+from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, pretty_message
+from gui.shell.widgets import SciSpinBox
 
-__all__ = ["CalculatorDrawing"]
+if TYPE_CHECKING:
+    from gui.calculator.panel import PrivacyCalculatorPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["CalculatorPlots", "warning_texts"]
 
 _GREY = "<span style='color:#555'>"
 
@@ -56,11 +74,192 @@ def _delta_html(p: Any) -> str:
     return f"<b>{fmt_value(p.delta)}</b> {_GREY}— {METHOD_SHORT[p.delta_method]}</span>"
 
 
-class CalculatorDrawing:
-    """The drawing methods of :class:`gui.calculator.panel.PrivacyCalculatorPanel` (a mixin)."""
+def warning_texts(inp: CalculatorInputs, key: str, warnings: tuple[tuple[str, str], ...]
+                  ) -> dict[str, str]:
+    """A short inline text for the warnings about ``key`` (at inputs ``inp``) and the full
+    text."""
+    texts = [pretty_message(t) for f, t in warnings if f == key]
+    if not texts:
+        return {}
+    if key == "k":
+        low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
+                                                       ("η̄", inp.eta_bar))
+               if inp.k * v < 1]
+        short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
+                 "vertex reduction (exact) — δ is the union bound")
+    elif key == "b":
+        short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
+                 "would under-state ε)")
+    else:
+        short = texts[0]
+    return {"warning": short, "detail": "\n".join(texts)}
+
+
+class CalculatorPlots:
+    """The result box and the four plots of the calculator, and how a result is drawn.
+
+    Takes ``(document, view)``: the project document (unused: the calculator records
+    nothing) and :class:`gui.calculator.panel.PrivacyCalculatorPanel`, whose inputs, runners
+    and compare check it reads. It builds :attr:`results_box` and the four plots (the panel
+    lays them out) and owns the curves, the legends and the last result drawn.
+    """
+
+    def __init__(self, document: ProjectDocument | None, view: PrivacyCalculatorPanel
+                 ) -> None:
+        self._document = document
+        self._view = view
+        # Figure 1.1 by configuration: the figure's own curves (vertex reduction of
+        # Lemma 1.2) and the proven union-bound curves of the same configurations
+        self.figure_curves: dict[str, EpsilonDeltaCurve] = {}
+        self.figure_union_curves: dict[str, EpsilonDeltaCurve] = {}
+        self._result: CalculatorResult | None = None
+        self._k_result: EpsilonVsK | None = None
+
+    def build(self) -> None:
+        """Build the result box and the plots (after the panel's parameter fields, so that
+        the tab order follows the layout)."""
+        self._build_results()
+        self._build_plots()
+
+    @property
+    def result(self) -> CalculatorResult | None:
+        """The point result drawn last (None before the first)."""
+        return self._result
+
+    @property
+    def k_result(self) -> EpsilonVsK | None:
+        """The ε-vs-k curve drawn last (None before the first)."""
+        return self._k_result
+
+    def _build_results(self) -> None:
+        box = QGroupBox("Result (what-if)", self._view)
+        form = QFormLayout(box)
+        form.setVerticalSpacing(2)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.result_labels: dict[str, QLabel] = {}
+        self.result_names: dict[str, QLabel] = {}
+        rows = RESULT_ROWS
+        for key, text, tip in rows:
+            label = QLabel(text, box)
+            label.setToolTip(tip)
+            value = QLabel("–", box)
+            value.setWordWrap(True)
+            value.setTextFormat(Qt.TextFormat.RichText)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setToolTip(tip)
+            value.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+            self.result_labels[key] = value
+            self.result_names[key] = label
+            form.addRow(label, value)
+        self._delta_tip = rows[2][2]
+        self._compare_tip = rows[4][2]
+        self._approx_tip = rows[5][2]
+        self.alpha_note = QLabel("<span style='color:#555'>Lemma 2.2 (the paper's α) can "
+                                 "fail (e.g. n = 20, k = 5); the rigorous α always holds."
+                                 "</span>", box)
+        self.alpha_note.setWordWrap(True)
+        form.addRow(self.alpha_note)
+        # reach a target: the largest k whose exact-profile ε meets it at the current δ
+        target = QHBoxLayout()
+        self.target_spin = SciSpinBox(box, minimum=1e-3, maximum=1e4, value=1.0,
+                                      log_step=10 ** 0.1)
+        self.target_spin.setToolTip("A target ε: 'Find k' gives the largest k whose exact "
+                                    "profile meets it at the current δ, η, η̄, |W| and b.")
+        self.target_button = QPushButton("Find k", box)
+        self.target_button.setToolTip(self.target_spin.toolTip())
+        self.target_button.clicked.connect(self._view.find_k_for_target)
+        target.addWidget(self.target_spin, 1)
+        target.addWidget(self.target_button)
+        self.target_label = QLabel(box)
+        self.target_label.setWordWrap(True)
+        form.addRow("target ε", target)
+        form.addRow(self.target_label)
+        self.results_box = box
+
+    def _build_plots(self) -> None:
+        c = OKABE_ITO
+        self.eps_delta_plot = make_plot("ε vs δ (Figure 1.1)", "δ", "ε", log_x=True,
+                                         log_y=False)
+        self.eps_k_plot = make_plot("ε vs k", "k (Dirichlet concentration)", "ε", log_x=True,
+                                     log_y=True)
+        self.delta_gamma_plot = make_plot("δ vs γ", "γ (Ω₁ threshold)", "δ", log_x=True,
+                                           log_y=True)
+        self.accuracy_plot = make_plot("Accuracy vs k", "k (Dirichlet concentration)",
+                                        "variance, squared error, α", log_x=True, log_y=True)
+        self.legends = {
+            "eps_delta": add_legend(self.eps_delta_plot, "top-right", columns=2),
+            "eps_k": add_legend(self.eps_k_plot, "top-left"),
+            "delta_gamma": add_legend(self.delta_gamma_plot, "bottom-right"),
+            "accuracy": add_legend(self.accuracy_plot, "bottom-left", columns=2),
+        }
+        marker = dict(symbol="star", symbolSize=13, symbolBrush=pg.mkBrush(PRIVATE_ACCENT),
+                      symbolPen=pg.mkPen("#000000", width=1), pen=None)
+        p1, p2 = self.eps_delta_plot, self.eps_k_plot
+        p3, p4 = self.delta_gamma_plot, self.accuracy_plot
+        self.curves: dict[str, pg.PlotDataItem] = {
+            "profile": p1.plot([], [], pen=pen(c["black"], width=2.4),
+                               name="ε, exact profile (default)"),
+            "epsilon": p1.plot([], [], pen=pen(c["blue"]), name="ε, Thm 1.6 union δ"),
+            "epsilon_exact": p1.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
+                                     name="ε, Lemma 1.2 δ (Fig. 1.1; unproven)"),
+            "epsilon_mc": p1.plot([], [], pen=pen(c["purple"], dotted=True),
+                                  name="ε, Monte Carlo δ (estimate)"),
+            "epsilon_approx": p1.plot([], [], pen=pen(c["vermillion"], dashed=True),
+                                      name="ε simplified (Lemma 1.7)"),
+            "point": p1.plot([], [], name="current (δ, ε)", **marker),
+            "k_epsilon": p2.plot([], [], pen=pen(c["blue"]), symbol="o", symbolSize=5,
+                                 symbolBrush=pg.mkBrush(c["blue"]), symbolPen=None,
+                                 name="ε", connect="finite"),
+            "k_epsilon_approx": p2.plot([], [], pen=pen(c["vermillion"], dashed=True),
+                                        name="ε (Lemma 1.7)", connect="finite"),
+            "k_point": p2.plot([], [], name="current k", **marker),
+            "delta_exact": p3.plot([], [], pen=pen(c["sky_blue"], dashdot=True),
+                                   name="δ vertex reduction (Lemma 1.2, unproven)"),
+            "delta_union": p3.plot([], [], pen=pen(c["blue"]),
+                                   name="δ union bound (proven)"),
+            "delta_mc": p3.plot([], [], pen=pen(c["purple"], dotted=True),
+                                name="δ Monte Carlo (95% upper)"),
+            "gamma_point": p3.plot([], [], name="current (γ, δ)", **marker),
+            "variance": p4.plot([], [], pen=pen(c["blue"]), name="Var bound 1/(4(k+1))"),
+            "sq_error": p4.plot([], [], pen=pen(c["green"]), name="E‖x−p‖², p uniform"),
+            "alpha_paper": p4.plot([], [], pen=pen(c["vermillion"], dashed=True),
+                                   name="α paper (Lemma 2.2)"),
+            "alpha_rigorous": p4.plot([], [], pen=pen(c["black"], dashed=True),
+                                      name="α rigorous"),
+        }
+        self.curves["k_marker"] = p4.plot([], [], pen=pg.mkPen(PRIVATE_ACCENT, width=1.5),
+                                          name="current k")
+        self.k_line = pg.InfiniteLine(angle=90, movable=False,
+                                      pen=pg.mkPen(PRIVATE_ACCENT, width=1.5))
+        p4.addItem(self.k_line, ignoreBounds=True)
+        self.k_line.hide()
+        for name, colour in FIGURE_COLOURS.items():
+            cfg = FIGURE_1_1[name]
+            self.curves[f"fig_{name}"] = p1.plot(
+                [], [], pen=pen(colour, width=1.6),
+                name=f"{name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}")
+            self.curves[f"fig_{name}_approx"] = p1.plot([], [], pen=pen(colour, dashed=True,
+                                                                         width=1.6))
+            self.curves[f"fig_{name}_union"] = p1.plot([], [], pen=pen(colour, dotted=True,
+                                                                        width=1.6))
+        # a legend key only (no data): what the dotted Figure 1.1 curves are
+        self.curves["fig_union_key"] = p1.plot([], [], pen=pen("#555555", dotted=True,
+                                                                width=1.6),
+                                               name="dotted: union δ (proven)")
+        self.curves["delta_exact"].setZValue(2)  # above the (nearly equal) union bound
+        self.curves["epsilon_exact"].setZValue(2)
+        # the ε–δ legend sits in a band above the data; the others fit in empty corners
+        self._bands = {"eps_delta": (p1, "top"), "accuracy": (p4, "bottom")}
+        self._legend_entries = {
+            key: [(sample.item, label.text) for sample, label in legend.items]
+            for key, legend in self.legends.items()}
+        self._plot_y: dict[str, np.ndarray] = {}
+        self._legend_hidden: dict[str, set[int]] = {}
+        for plot, _ in self._bands.values():
+            plot.getPlotItem().getViewBox().sigResized.connect(self._on_view_box_resized)
 
     # ------------------------------------------------------------------ drawing
-    def _apply_result(self, r: CalculatorResult) -> None:
+    def apply_result(self, r: CalculatorResult) -> None:
         self._result = r
         p = r.point
         inp = r.inputs
@@ -103,8 +302,8 @@ class CalculatorDrawing:
             [acc.variance_bound, acc.expected_sq_error, acc.alpha_paper, acc.alpha_rigorous])
         self._fit_ranges()
         self._fill_results(r)
-        self._show_result_warnings(r)
-        self._set_k_title(updating=self._k_runner.is_running)
+        self.show_result_warnings(r)
+        self.set_k_title(updating=self._view.k_runner.is_running)
 
     def _preset_of(self, inp: CalculatorInputs) -> str | None:
         return next((name for name, cfg in FIGURE_1_1.items()
@@ -114,7 +313,7 @@ class CalculatorDrawing:
         """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
         if chosen), or the three Figure 1.1 curves (compare mode)."""
         r = self._result
-        compare = self.compare_check.isChecked()
+        compare = self._view.compare_check.isChecked()
         current = self._preset_of(r.inputs) if r is not None else None
         show_current = r is not None and not (compare and current is not None)
         legend = self.legends["eps_delta"]
@@ -169,57 +368,38 @@ class CalculatorDrawing:
 
     def set_compare(self, on: bool) -> None:
         """Overlay the three Figure 1.1 configurations in the ε–δ plot (or not)."""
-        self.compare_check.setChecked(on)
+        self._view.compare_check.setChecked(on)
 
-    def _on_compare_check_toggled(self, on: bool) -> None:
-        self._start_figure_curves()
+    def on_compare_toggled(self, on: bool) -> None:
+        self.start_figure_curves()
         self._draw_comparison()
 
-    def _figure_curves_wanted(self) -> bool:
-        return self.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
+    def figure_curves_wanted(self) -> bool:
+        return self._view.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
 
-    def _start_figure_curves(self) -> None:
+    def start_figure_curves(self) -> None:
         """Compute the three Figure 1.1 curves once, when the main runner is idle."""
-        if (self._figure_curves_wanted() and not self._fig_runner.is_running
-                and not self._runner.is_running and self._pending is None and not self._closed):
-            self._fig_runner.start(figure_curves)
+        v = self._view
+        if (self.figure_curves_wanted() and not v._fig_runner.is_running
+                and not v.runner.is_running and v._pending is None and not v._closed):
+            self._view._fig_runner.start(figure_curves)
 
-    def _on_fig_runner_succeeded(self, curves: object) -> None:
+    def on_fig_runner_succeeded(self, curves: object) -> None:
         assert isinstance(curves, dict)
         self.figure_curves = curves["exact"]
         self.figure_union_curves = curves["union"]
         self._draw_comparison()
 
-    def _on_fig_runner_failed(self, exc: object) -> None:
-        self.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
-        self.compare_check.setChecked(False)
+    def on_fig_runner_failed(self, exc: object) -> None:
+        self._view.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
+        self._view.compare_check.setChecked(False)
 
-    def _show_result_warnings(self, r: CalculatorResult) -> None:
-        if self.inputs() != r.inputs:
+    def show_result_warnings(self, r: CalculatorResult) -> None:
+        if self._view.inputs() != r.inputs:
             return  # the widgets moved on; their own validation warnings stay
-        for key, row in self.rows.items():
+        for key, row in self._view.rows.items():
             if not row.error:
-                row.show_message(**self._warning_texts(key, r.warnings))
-
-    def _warning_texts(self, key: str, warnings: tuple[tuple[str, str], ...]
-                       ) -> dict[str, str]:
-        """A short inline text for the warnings about ``key`` and the full text."""
-        texts = [pretty_message(t) for f, t in warnings if f == key]
-        if not texts:
-            return {}
-        inp = self.inputs()
-        if key == "k":
-            low = [f"k·{s} = {inp.k * v:.3g}" for s, v in (("η", inp.eta),
-                                                           ("η̄", inp.eta_bar))
-                   if inp.k * v < 1]
-            short = (f"{' and '.join(low) or 'k·η'} < 1: below the premise of Lemma 1.2, so no "
-                     "vertex reduction (exact) — δ is the union bound")
-        elif key == "b":
-            short = ("η + b/2 > (1 − η̄)/2: the corrected v₂ is used (the source's (1.21) "
-                     "would under-state ε)")
-        else:
-            short = texts[0]
-        return {"warning": short, "detail": "\n".join(texts)}
+                row.show_message(**warning_texts(self._view.inputs(), key, r.warnings))
 
     def _set_legend_visible(self, legend: pg.LegendItem, item: pg.PlotDataItem,
                             visible: bool) -> None:
@@ -265,7 +445,7 @@ class CalculatorDrawing:
     def _on_view_box_resized(self, *args: object) -> None:
         self._fit_ranges()
 
-    def _instant_readout(self, inp: CalculatorInputs) -> None:
+    def instant_readout(self, inp: CalculatorInputs) -> None:
         """ε and δ of the proven (union) method at once, on the UI thread: the point costs
         well under a millisecond, while the curves (and the exact method's overlay) follow
         from the worker. Other methods wait for the worker."""
@@ -368,7 +548,7 @@ class CalculatorDrawing:
                           f"{fmt_value(q.gamma)}) — the proven union bound</span>")
             value.setToolTip(f"{q.delta_label}\n\n{self._compare_tip}")
 
-    def _apply_k_result(self, r: EpsilonVsK) -> None:
+    def apply_k_result(self, r: EpsilonVsK) -> None:
         self._k_result = r
         self.curves["k_epsilon"].setData(r.k, r.epsilon)
         self.curves["k_epsilon_approx"].setData(r.k, r.epsilon_approx)
@@ -376,10 +556,10 @@ class CalculatorDrawing:
                                  bool(np.isfinite(r.epsilon_approx).any()))
         self._plot_y["eps_k"] = np.concatenate([r.epsilon, r.epsilon_approx])
         self._fit_ranges()
-        self._set_k_title(updating=False)
+        self.set_k_title(updating=False)
 
-    def _set_k_title(self, *, updating: bool) -> None:
-        inp = self._last_valid
+    def set_k_title(self, *, updating: bool) -> None:
+        inp = self._view._last_valid
         if inp is None:
             return
         at = (f"target δ = {inp.delta_target:g}" if inp.delta_target is not None

@@ -18,7 +18,7 @@ from gui.shell.widgets import ParameterSlider, SciSpinBox
 
 __all__ = ["THROTTLE_MS", "N_POINTS", "DRAFT_POINTS", "WARNING_COLOUR", "FIGURE_COLOURS",
            "TOOLTIPS", "PARAMETERS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS", "METHOD_SHORT",
-           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value"]
+           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS"]
 
 THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
 N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
@@ -158,3 +158,64 @@ def fmt_value(x: float | None, digits: int = 5) -> str:
     if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
         return f"{x:.{digits - 1}e}"
     return f"{x:.{digits}g}"
+
+
+#: the right-hand dock of the calculator tab
+INFO_HTML = (
+    "<b>Privacy Calculator</b><p>A what-if tool: set the parameters of the Dirichlet "
+    "mechanism Dir<sub>k</sub> and see its (ε, δ), its accuracy and how they trade "
+    "off. Nothing here is recorded in the project or counted as a release.</p>"
+    "<p><b>How the numbers are made.</b> The headline ε (black curve, star) is the "
+    "<i>exact privacy profile</i>: the hockey-stick curve of the worst neighbouring "
+    "pair — two Beta laws with shapes kη and the largest move — evaluated with "
+    "certified numerics. It is tight: that pair needs exactly this ε. The other curves "
+    "are the paper's Theorem 1.6 with the corrected v₂; γ* "
+    "for a target δ is the <i>largest</i> γ with δ(γ) ≤ target (the corrected problem "
+    "(1.23)). Its δ is by default the union bound |W|·I<sub>γ</sub>(kη, k(1−η)), "
+    "proven for every input. The δ method <i>exact</i> (|W| ≤ 3) is the source's "
+    "vertex reduction: a certified quadrature at the domain's vertices, which are the "
+    "worst inputs only if Lemma 1.2 holds — and the lemma's printed proof has a gap "
+    "(the density is not jointly log-concave in (x, p)), so it is numerically "
+    "supported, not proven. Monte Carlo is an estimate at the vertices (95% upper "
+    "confidence limit). The result always says which.</p>"
+    "<p><b>Figure 1.1</b>: the three buttons set the dissertation's configurations "
+    "(|W| = 3, b = 0.1). The top-left plot shows the exact profile, the proven (union) "
+    "curve and the figure's own curve (vertex reduction of Lemma 1.2); the result box "
+    "gives them at the target (Figure 1.1 left at δ = 0.05: 0.599 exact profile, "
+    "2.516 by Lemma 1.2, 2.521 by the union bound). <i>Find k</i> gives the largest k "
+    "whose exact profile meets a target ε.</p>"
+    "<p>Hover any parameter for what it means and which way is more private. A red "
+    "field says why beside it; the plots then keep the last valid state.</p>")
+
+
+#: the result box: (key, label, tooltip) of each readout
+RESULT_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("profile", "ε (exact profile)", "The default accountant: the smallest ε whose "
+                                     "hockey-stick divergence at the worst "
+                                     "neighbouring pair (found exactly: shapes kη, "
+                                     "the largest move) is at most the target δ. "
+                                     "Tight — a neighbouring pair attains it — and "
+                                     "certified; no threshold γ. Smaller is more "
+                                     "private."),
+    ("epsilon", "ε (Theorem 1.6)", "The paper's statement: the privacy loss bound on "
+                                   "Ω₁ (a threshold set), with δ below. Proven but "
+                                   "loose; smaller is more private."),
+    ("delta", "δ", "Probability that the output falls outside Ω₁, where ε is not "
+                   "guaranteed: smaller is more private. By default (auto) it is the "
+                   "union bound |W|·I_γ(kη, k(1−η)), proven for every input; 'exact' "
+                   "is the source's vertex reduction (Lemma 1.2), whose printed proof "
+                   "has a gap: numerically supported, not proven."),
+    ("gamma", "γ", "The Ω₁ threshold used: γ* (the largest γ with δ ≤ the target) or the "
+                   "fixed γ."),
+    ("compare", "ε, other δ", "The same statement with the other δ method: with the "
+                              "proven union bound, the source's vertex reduction of "
+                              "Lemma 1.2 (the method of Figure 1.1 and of the spec's "
+                              "reference values; unproven), and the other way round."),
+    ("epsilon_approx", "ε (Lemma 1.7)", "The simplified ε of Lemma 1.7: ε plus a "
+                                        "constant offset (needs k·η > 1 etc.)."),
+    ("variance", "Var[xᵢ] ≤", "Lemma 1.8: Var[xᵢ] = pᵢ(1−pᵢ)/(k+1) ≤ 1/(4(k+1))."),
+    ("sq_error", "E‖x − p‖²", "Expected squared error (1 − ‖p‖²)/(k+1) at the "
+                              "uniform p of length n."),
+    ("alpha", "α", "Radius with P(‖x − p‖∞ ≥ α) ≤ β: Lemma 2.2 as published "
+                       "(paper) and a rigorous union bound over the n entries."),
+)

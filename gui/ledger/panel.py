@@ -49,10 +49,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.common.jsonable import dumps
-from core.privacy.ledger import LedgerEntry, PrivacyLedger, release_modes
-from core.report.html import unbounded_reasons
+from core.common import InputError, dumps
+from core.privacy import LedgerEntry, PrivacyLedger, release_modes
+from core.report import unbounded_reasons
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import project_ledger, set_budget
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
@@ -490,7 +489,7 @@ class LedgerPanel(QWidget):
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), 360))
 
     def _fill_totals(self) -> None:
-        from core.report.html import ledger_totals
+        from core.report import ledger_totals
 
         table, assumptions = ledger_totals(self._ledger)
         ds = self.dataset_combo.currentData()

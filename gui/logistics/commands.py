@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
-from core.logistics.document import MapEntry
+from core.logistics import MapEntry
 from gui.shell.commands import DocumentCommand
 
 if TYPE_CHECKING:

@@ -1,10 +1,9 @@
 """Editing the logistics map: the edits of the canvas and the Inspector of the map tab.
 
-The map-editing half of :class:`gui.logistics.panel.LogisticsPanel`, split off along the
-seam the panel already marked ("editing", "inspector"). :class:`MapEditing` is a mixin:
-its methods run on the panel and use the widgets the panel builds (``canvas``, the
-inspector fields, ``message_label``) and its document. Every edit is a pure function of
-:mod:`core.logistics.edits` applied through one undoable
+:class:`MapEditor` is an object of :class:`gui.logistics.panel.LogisticsPanel` that takes
+``(document, view)``: it builds the Inspector (its fields are its own), connects the panel's
+edit buttons and canvas to the edits, and reads the map shown from the panel. Every edit is
+a pure function of :mod:`core.logistics.edits` applied through one undoable
 :class:`gui.logistics.commands.SetMapCommand`; a refused edit turns the field red with the
 reason and leaves the document untouched.
 """
@@ -14,67 +13,184 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
     QMenu,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
 from core.logistics import edits as E
 from gui.logistics.commands import SetMapCommand
 from gui.logistics.map_view import BASE_RADIUS
+from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
-__all__ = ["MapEditing"]
+if TYPE_CHECKING:
+    from gui.logistics.panel import LogisticsPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["MapEditor"]
 
 
-class MapEditing:
-    """The map-editing methods of :class:`gui.logistics.panel.LogisticsPanel` (a mixin)."""
+class MapEditor:
+    """The edits of the map canvas and the Inspector (see the module docstring)."""
+
+    def __init__(self, document: ProjectDocument, view: LogisticsPanel) -> None:
+        self._document = document
+        self._view = view
+
+    def connect(self) -> None:
+        """Connect the panel's edit buttons and the canvas to the edits (after they exist)."""
+        v = self._view
+        v.add_base_button.clicked.connect(self._on_add_base_clicked)
+        v.add_center_button.clicked.connect(self._on_add_center_clicked)
+        v.connect_button.clicked.connect(self._on_connect_clicked)
+        v.delete_button.clicked.connect(self.delete_selection)
+        v.lengths_check.toggled.connect(self._on_lengths_toggled)
+        v.route_check.toggled.connect(self._on_route_toggled)
+        v.fit_button.clicked.connect(self._on_fit_clicked)
+        v.canvas.selection_changed.connect(self._on_canvas_selection_changed)
+        v.canvas.nodes_moved.connect(self._on_canvas_nodes_moved)
+        v.canvas.connect_requested.connect(self._on_canvas_connect_requested)
+        v.canvas.delete_requested.connect(self.delete_selection)
+        v.canvas.context_menu_requested.connect(self._on_canvas_context_menu_requested)
+        v.canvas.edge_activated.connect(self._on_canvas_edge_activated)
+        v.canvas.node_activated.connect(self._on_canvas_node_activated)
+
+    def build_inspector(self) -> QWidget:
+        """The map Inspector (also exposed as ``inspector_panel`` for a window that docks
+        tool inspectors; by default it sits beside the canvas)."""
+        box = QGroupBox("Inspector")
+        box.setObjectName("logistics_inspector")
+        box.setMinimumWidth(200)
+        bl = QVBoxLayout(box)
+        bl.setContentsMargins(6, 6, 6, 6)
+        self.inspector_title = QLabel(box)
+        self.inspector_title.setWordWrap(True)
+        self.inspector_title.setTextFormat(Qt.TextFormat.RichText)
+        bl.addWidget(self.inspector_title)
+        self.inspector_stack = QStackedWidget(box)
+        # map form
+        mf = QWidget()
+        fl = QFormLayout(mf)
+        fl.setContentsMargins(0, 0, 0, 0)
+        self.map_name_edit = QLineEdit(mf)
+        self.map_name_edit.editingFinished.connect(self._on_map_name_edited)
+        fl.addRow("name", self.map_name_edit)
+        self.map_info = QLabel(mf)
+        self.map_info.setWordWrap(True)
+        fl.addRow(self.map_info)
+        # base form
+        bf = QWidget()
+        fb = QFormLayout(bf)
+        fb.setContentsMargins(0, 0, 0, 0)
+        self.base_id_edit = QLineEdit(bf)
+        self.base_id_edit.editingFinished.connect(self._on_node_id_edited)
+        self.base_agent_combo = QComboBox(bf)
+        self.base_agent_combo.setEditable(True)
+        self.base_agent_combo.setToolTip("The agent owning this base. Type a new name to give "
+                                         "it to a new agent (its routes must then fit).")
+        self.base_agent_combo.activated.connect(self._on_base_agent_edited)
+        self.base_agent_combo.lineEdit().editingFinished.connect(self._on_base_agent_edited)
+        fb.addRow("id", self.base_id_edit)
+        fb.addRow("agent", self.base_agent_combo)
+        # center form
+        cf = QWidget()
+        fc = QFormLayout(cf)
+        fc.setContentsMargins(0, 0, 0, 0)
+        self.center_id_edit = QLineEdit(cf)
+        self.center_id_edit.editingFinished.connect(self._on_node_id_edited)
+        self.center_agents_edit = QLineEdit(cf)
+        self.center_agents_edit.setToolTip("The agents sharing this center, comma separated "
+                                           "(at least two; each must have a route to it).")
+        self.center_agents_edit.editingFinished.connect(self._on_center_agents_edited)
+        self.center_capacity_spin = QSpinBox(cf)
+        self.center_capacity_spin.setRange(1, 99)
+        self.center_capacity_spin.setToolTip("Capacity lc: the most agents that may share this "
+                                             "center (public; ≥ the agents sharing it). Σ lc "
+                                             "bounds the Step-1 query messages (Thm 4.5).")
+        self.center_capacity_spin.valueChanged.connect(self._on_center_capacity_changed)
+        fc.addRow("id", self.center_id_edit)
+        fc.addRow("agents", self.center_agents_edit)
+        fc.addRow("capacity lc", self.center_capacity_spin)
+        # edge form
+        ef = QWidget()
+        fe = QFormLayout(ef)
+        fe.setContentsMargins(0, 0, 0, 0)
+        self.edge_label = QLabel(ef)
+        self.edge_length_edit = QLineEdit(ef)
+        self.edge_length_edit.setToolTip("Route length (> 0): private to the agent owning the "
+                                         "route; never sent to other agents.")
+        self.edge_length_edit.editingFinished.connect(self._on_edge_length_edited)
+        fe.addRow(self.edge_label)
+        fe.addRow("length", self.edge_length_edit)
+        # several
+        sf = QLabel("Delete removes the selection (one undo step).")
+        sf.setWordWrap(True)
+        for page in (mf, bf, cf, ef, sf):
+            self.inspector_stack.addWidget(page)
+        bl.addWidget(self.inspector_stack)
+        self.inspector_message = QLabel(box)
+        self.inspector_message.setWordWrap(True)
+        self.inspector_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.inspector_message.hide()
+        bl.addWidget(self.inspector_message)
+        bl.addStretch(1)
+        return box
+
 
     # ================================================================== editing
-    def _hide_messages(self) -> None:
-        self.message_label.hide()
+    def hide_messages(self) -> None:
+        self._view.message_label.hide()
         self.inspector_message.hide()
         for w in (self.base_id_edit, self.center_id_edit, self.center_agents_edit,
                   self.edge_length_edit, self.map_name_edit, self.base_agent_combo,
                   self.center_capacity_spin):
             w.setStyleSheet("")
 
-    def _refuse(self, text: str, widget: QWidget | None = None) -> bool:
-        self.message_label.setText(f"<b>Not applied:</b> {html.escape(text)}")
-        self.message_label.show()
-        self.message_label.setToolTip(text)
+    def refuse(self, text: str, widget: QWidget | None = None) -> bool:
+        self._view.message_label.setText(f"<b>Not applied:</b> {html.escape(text)}")
+        self._view.message_label.show()
+        self._view.message_label.setToolTip(text)
         if widget is not None:
             show_field_error(widget, text)
             self.inspector_message.setText(text)
             self.inspector_message.show()
-        self.message_logged.emit("WARNING", f"logistics map: {text}")
+        self._view.message_logged.emit("WARNING", f"logistics map: {text}")
         return False
 
     @property
     def message(self) -> str:
         """The current inline refusal (empty when the last edit was applied)."""
-        return "" if self.message_label.isHidden() else self.message_label.toolTip()
+        return "" if self._view.message_label.isHidden() else self._view.message_label.toolTip()
 
     def apply_edit(self, build: Callable[[dict[str, Any]], dict[str, Any]], text: str,
                    widget: QWidget | None = None) -> bool:
         """Build the edited map from the current one, validate it, push it (or refuse)."""
-        d = self.current_map()
+        d = self._view.current_map()
         if d is None:
             return False
         try:
             new = E.checked(build(d))
         except InputError as exc:
-            self._refuse(str(exc), widget)
-            self._update_inspector(keep_message=True)
+            self.refuse(str(exc), widget)
+            self.update_inspector(keep_message=True)
             return False
-        self._hide_messages()
+        self.hide_messages()
         if new == d:
             return True
-        self._document.push(SetMapCommand(self._document, self.current_index, new, text),
+        self._document.push(SetMapCommand(self._document, self._view.current_index, new, text),
                             "logistics")
         return True
 
@@ -83,22 +199,22 @@ class MapEditing:
         ok = self.apply_edit(lambda d: E.move_nodes(d, moved),
                              f"Move {next(iter(moved)) if n == 1 else f'{n} nodes'}")
         if not ok:
-            self.canvas.set_map(self.current_map())
+            self._view.canvas.set_map(self._view.current_map())
 
     def connect_nodes(self, u: str, v: str, length: float | None = None) -> bool:
         return self.apply_edit(lambda d: E.connect(d, u, v, length), f"Connect {u}–{v}")
 
     def _on_canvas_connect_requested(self, u: str, v: str) -> None:
         if self.connect_nodes(u, v):
-            self.canvas.select(edges=[(u, v)])
+            self._view.canvas.select(edges=[(u, v)])
 
     def _on_connect_clicked(self) -> None:
-        nodes = self.canvas.selected_nodes()
+        nodes = self._view.canvas.selected_nodes()
         if len(nodes) == 2:
             self._on_canvas_connect_requested(nodes[0], nodes[1])
 
     def delete_selection(self) -> bool:
-        nodes, edges = self.canvas.selected_nodes(), self.canvas.selected_edges()
+        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
         if not nodes and not edges:
             return False
         names = nodes + [f"{u}–{v}" for u, v in edges]
@@ -106,14 +222,14 @@ class MapEditing:
         return self.apply_edit(lambda d: E.remove_items(d, nodes, edges), text)
 
     def delete_items(self, nodes=(), edges=()) -> bool:
-        self.canvas.select(nodes, edges)
+        self._view.canvas.select(nodes, edges)
         return self.delete_selection()
 
     def set_edge_length(self, u: str, v: str, value: Any) -> bool:
         try:
             x = float(str(value).strip())
         except ValueError:
-            return self._refuse(f"edge {u}-{v}: length must be a number > 0, got {value!r}",
+            return self.refuse(f"edge {u}-{v}: length must be a number > 0, got {value!r}",
                                 self.edge_length_edit)
         return self.apply_edit(lambda d: E.set_length(d, u, v, x),
                                f"Length of {u}–{v} = {x:g}", self.edge_length_edit)
@@ -137,7 +253,7 @@ class MapEditing:
                              self.base_id_edit if self.inspector_stack.currentIndex() == 1
                              else self.center_id_edit)
         if ok:
-            self.canvas.select([new])
+            self._view.canvas.select([new])
         return ok
 
     def add_base(self, agent: str, pos: tuple[float, float] | None,
@@ -150,7 +266,7 @@ class MapEditing:
             return out
 
         if self.apply_edit(build, f"Add base of agent {agent}"):
-            self.canvas.select(made)
+            self._view.canvas.select(made)
             return made[0]
         return None
 
@@ -164,14 +280,14 @@ class MapEditing:
             return out
 
         if self.apply_edit(build, f"Add center joining {', '.join(sorted(links))}"):
-            self.canvas.select(made)
+            self._view.canvas.select(made)
             return made[0]
         return None
 
     def _free_pos_near(self, node_id: str) -> tuple[float, float]:
         """A spot near ``node_id`` that keeps a new base and its label clear of every node."""
-        p = self.canvas.node_position(node_id)
-        taken = [self.canvas.node_position(n) for n in self.canvas.node_items]
+        p = self._view.canvas.node_position(node_id)
+        taken = [self._view.canvas.node_position(n) for n in self._view.canvas.node_items]
         clear = 4.5 * BASE_RADIUS  # circle plus its label, with a gap
         for k in range(60):
             ang = 0.7 + k * 2.4  # a golden-angle spiral outwards
@@ -183,8 +299,8 @@ class MapEditing:
         return (far + 2 * clear, p.y())
 
     def _on_add_base_clicked(self) -> None:
-        nodes = self.canvas.selected_nodes()
-        d = self.current_map()
+        nodes = self._view.canvas.selected_nodes()
+        d = self._view.current_map()
         if len(nodes) != 1 or d is None:
             return
         n = E.node(d, nodes[0])
@@ -193,11 +309,11 @@ class MapEditing:
             self.add_base(str(agent), self._free_pos_near(nodes[0]), link_to=nodes[0])
 
     def _selected_base_links(self) -> dict[str, str]:
-        d = self.current_map()
+        d = self._view.current_map()
         links: dict[str, str] = {}
         if d is None:
             return links
-        for nid in self.canvas.selected_nodes():
+        for nid in self._view.canvas.selected_nodes():
             n = E.node(d, nid)
             if n.get("kind") == "base":
                 links.setdefault(str(n.get("agent")), nid)
@@ -206,20 +322,20 @@ class MapEditing:
     def _on_add_center_clicked(self) -> None:
         links = self._selected_base_links()
         if len(links) < 2:
-            self._refuse("select bases of at least two agents to join them with a new center")
+            self.refuse("select bases of at least two agents to join them with a new center")
             return
-        pts = [self.canvas.node_position(n) for n in links.values()]
+        pts = [self._view.canvas.node_position(n) for n in links.values()]
         self.add_center(links, (sum(p.x() for p in pts) / len(pts),
                                 sum(p.y() for p in pts) / len(pts)))
 
     def _nearest_nodes(self, p: QPointF) -> list[tuple[float, str, str]]:
         """(distance, agent, node) of each agent's nearest node (bases, then its centers)."""
-        d = self.current_map()
+        d = self._view.current_map()
         if d is None:
             return []
         best: dict[str, tuple[float, str]] = {}
         for n in d.get("nodes", ()):
-            q = self.canvas.node_position(n["id"])
+            q = self._view.canvas.node_position(n["id"])
             dist = math.dist((p.x(), p.y()), (q.x(), q.y()))
             owners = [n.get("agent")] if n.get("kind") == "base" else []
             for a in owners:
@@ -230,13 +346,13 @@ class MapEditing:
     def _on_canvas_context_menu_requested(self, pos: QPointF, node_id: str) -> None:
         menu = self._context_menu(pos, node_id)
         if menu is not None:
-            menu.exec(self.canvas.mapToGlobal(self.canvas.mapFromScene(pos)))
+            menu.exec(self._view.canvas.mapToGlobal(self._view.canvas.mapFromScene(pos)))
 
     def _context_menu(self, pos: QPointF, node_id: str) -> QMenu | None:
-        d = self.current_map()
+        d = self._view.current_map()
         if d is None:
             return None
-        menu = QMenu(self)
+        menu = QMenu(self._view)
         p = (round(pos.x(), 1), round(pos.y(), 1))
         if node_id:
             n = E.node(d, node_id)
@@ -256,7 +372,7 @@ class MapEditing:
                                    lambda a=a: self.add_base(str(a),
                                                              self._free_pos_near(node_id),
                                                              node_id))
-            sel = self.canvas.selected_nodes()
+            sel = self._view.canvas.selected_nodes()
             if len(sel) == 2 and node_id in sel:
                 u, v = sel
                 menu.addAction(f"Connect {u}–{v}", lambda: self._on_canvas_connect_requested(u, v))
@@ -280,49 +396,49 @@ class MapEditing:
             menu.addAction(f"Add center here joining {a1} and {a2} (via {n1}, {n2})",
                            lambda: self.add_center({a1: n1, a2: n2}, p))
         menu.addSeparator()
-        menu.addAction("Fit view (F)", self.canvas.fit_to_view)
+        menu.addAction("Fit view (F)", self._view.canvas.fit_to_view)
         return menu
 
     def _on_canvas_edge_activated(self, u: str, v: str) -> None:
-        self.canvas.select(edges=[(u, v)])
+        self._view.canvas.select(edges=[(u, v)])
         self.edge_length_edit.setFocus()
         self.edge_length_edit.selectAll()
 
     def _on_canvas_node_activated(self, nid: str) -> None:
-        self.canvas.select([nid])
+        self._view.canvas.select([nid])
         w = self.base_id_edit if self.inspector_stack.currentIndex() == 1 else \
             self.center_agents_edit
         w.setFocus()
 
     def _on_lengths_toggled(self, on: bool) -> None:
-        self.canvas.set_show_lengths(on)
+        self._view.canvas.set_show_lengths(on)
 
     def _on_route_toggled(self, on: bool) -> None:
-        self._sync_route_overlay()
+        self._view._sync_route_overlay()
 
     def _on_fit_clicked(self) -> None:
-        self.canvas.fit_to_view()
+        self._view.canvas.fit_to_view()
 
     # ------------------------------------------------------------------ inspector
     def _on_canvas_selection_changed(self) -> None:
-        self._hide_messages()
-        self._update_inspector()
-        self._update_edit_buttons()
+        self.hide_messages()
+        self.update_inspector()
+        self.update_edit_buttons()
 
-    def _update_edit_buttons(self) -> None:
-        nodes, edges = self.canvas.selected_nodes(), self.canvas.selected_edges()
-        has = self.current_map() is not None
-        self.add_base_button.setEnabled(has and len(nodes) == 1)
-        self.add_center_button.setEnabled(has and len(self._selected_base_links()) >= 2)
-        self.connect_button.setEnabled(has and len(nodes) == 2)
-        self.delete_button.setEnabled(has and bool(nodes or edges))
-        self.export_button.setEnabled(has)
-        self.remove_map_button.setEnabled(has)
+    def update_edit_buttons(self) -> None:
+        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
+        has = self._view.current_map() is not None
+        self._view.add_base_button.setEnabled(has and len(nodes) == 1)
+        self._view.add_center_button.setEnabled(has and len(self._selected_base_links()) >= 2)
+        self._view.connect_button.setEnabled(has and len(nodes) == 2)
+        self._view.delete_button.setEnabled(has and bool(nodes or edges))
+        self._view.export_button.setEnabled(has)
+        self._view.remove_map_button.setEnabled(has)
 
-    def _update_inspector(self, keep_message: bool = False) -> None:
-        d = self.current_map()
-        nodes, edges = self.canvas.selected_nodes(), self.canvas.selected_edges()
-        self._syncing = True
+    def update_inspector(self, keep_message: bool = False) -> None:
+        d = self._view.current_map()
+        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
+        self._view._syncing = True
         try:
             if d is None:
                 self.inspector_title.setText("<i>No map.</i>")
@@ -380,21 +496,21 @@ class MapEditing:
                                              "selected</b>")
                 self.inspector_stack.setCurrentIndex(4)
         finally:
-            self._syncing = False
+            self._view._syncing = False
         if not keep_message:
             self.inspector_message.hide()
 
     def _on_map_name_edited(self) -> None:
-        d = self.current_map()
-        if self._syncing or d is None or self.map_name_edit.text() == E.map_label(d):
+        d = self._view.current_map()
+        if self._view._syncing or d is None or self.map_name_edit.text() == E.map_label(d):
             return
         name = self.map_name_edit.text().strip()
         self.apply_edit(lambda m: E.set_name(m, name), f"Rename map to “{name}”",
                         self.map_name_edit)
 
     def _on_node_id_edited(self) -> None:
-        nodes = self.canvas.selected_nodes()
-        if self._syncing or len(nodes) != 1:
+        nodes = self._view.canvas.selected_nodes()
+        if self._view._syncing or len(nodes) != 1:
             return
         edit = self.base_id_edit if self.inspector_stack.currentIndex() == 1 else \
             self.center_id_edit
@@ -403,18 +519,18 @@ class MapEditing:
             self.rename_node(nodes[0], new)
 
     def _on_base_agent_edited(self, *args: object) -> None:
-        nodes = self.canvas.selected_nodes()
-        d = self.current_map()
-        if self._syncing or len(nodes) != 1 or d is None:
+        nodes = self._view.canvas.selected_nodes()
+        d = self._view.current_map()
+        if self._view._syncing or len(nodes) != 1 or d is None:
             return
         agent = self.base_agent_combo.currentText().strip()
         if agent and agent != E.node(d, nodes[0]).get("agent"):
             self.set_base_agent(nodes[0], agent)
 
     def _on_center_agents_edited(self) -> None:
-        nodes = self.canvas.selected_nodes()
-        d = self.current_map()
-        if self._syncing or len(nodes) != 1 or d is None:
+        nodes = self._view.canvas.selected_nodes()
+        d = self._view.current_map()
+        if self._view._syncing or len(nodes) != 1 or d is None:
             return
         text = self.center_agents_edit.text()
         cur = list(E.node(d, nodes[0]).get("agents", ()))
@@ -423,15 +539,15 @@ class MapEditing:
             self.set_center_agents(nodes[0], new)
 
     def _on_center_capacity_changed(self, value: int) -> None:
-        nodes = self.canvas.selected_nodes()
-        if self._syncing or len(nodes) != 1:
+        nodes = self._view.canvas.selected_nodes()
+        if self._view._syncing or len(nodes) != 1:
             return
         self.set_center_capacity(nodes[0], value)
 
     def _on_edge_length_edited(self) -> None:
-        edges = self.canvas.selected_edges()
-        d = self.current_map()
-        if self._syncing or len(edges) != 1 or d is None:
+        edges = self._view.canvas.selected_edges()
+        d = self._view.current_map()
+        if self._view._syncing or len(edges) != 1 or d is None:
             return
         u, v = edges[0]
         text = self.edge_length_edit.text().strip()

@@ -52,17 +52,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.common.palette import APPROACH_COLOURS
-from core.logistics.experiments import (
+from core.common import APPROACH_COLOURS, InputError
+from core.logistics import (
     APPROACH_LABELS,
+    APPROACH_NAMES,
+    BENCH_METRICS,
+    BENCH_PARAM_LABELS,
     BENCHMARKS,
     BenchResult,
+    bench_summary,
     benchmark_config,
     run_benchmark,
 )
-from core.logistics.records import APPROACH_NAMES, BENCH_METRICS, BENCH_PARAM_LABELS, bench_summary
-from core.project.model import RunRecord
+from core.project import RunRecord
 from gui.logistics.results import RatioSplitter
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot

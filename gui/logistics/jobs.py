@@ -10,9 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.logistics.io import map_to_dict
-from core.logistics.model import Task
-from core.logistics.planner import THESIS_FLAWS, PlannerParams, PlanningSession
+from core.logistics import THESIS_FLAWS, PlannerParams, PlanningSession, Task, map_to_dict
 
 __all__ = ["APPROACH_TEXT", "TOOLTIPS", "AUTO_BUDGET", "plan_job", "generate_job",
            "map_structure"]
@@ -70,8 +68,7 @@ def plan_job(world: Any, task: Task, approach: str, params: PlannerParams, rng: 
 def generate_job(n_centers: int, seed: int, with_tasks: bool, *,
                  progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Generate a world (spec §6.4) and return its map dict (runs in the worker)."""
-    from core.logistics.examples import generate_tasks, generate_world
-    from core.logistics.model import LogisticsWorld
+    from core.logistics import LogisticsWorld, generate_tasks, generate_world
 
     progress(0.0, "generating")
     w = generate_world(n_centers, seed=seed, name=f"generated world (N = {n_centers}, seed "

@@ -834,8 +834,7 @@ class MapCanvas(ZoomView):
 
 def preview(exec_: bool = True) -> QWidget:
     """The canvas on the fig41 reconstruction (read-write, nothing is stored)."""
-    from core.logistics.examples import fig41
-    from core.logistics.io import map_to_dict
+    from core.logistics import fig41, map_to_dict
     from gui.shell.preview import run_preview
 
     def build() -> QWidget:

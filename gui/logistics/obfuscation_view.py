@@ -284,7 +284,7 @@ class ObfuscationTab(QWidget):
         a = agent or self.current_agent()
         if a is None or self._session is None or self._world is None:
             return None
-        from core.logistics.planner import PlanningSession
+        from core.logistics import PlanningSession
 
         s = self._session
         fresh = PlanningSession(self._world, approach="dp", params=s.params,

@@ -35,11 +35,10 @@ cannot be planned is a result with its reason (shown in red), not an error.
 
 **Experiments** (second inner tab): :class:`gui.logistics.experiments.ExperimentsPage`.
 
-Layout of the package: the panel keeps construction, maps and the Workspace protocol; the
-map edits and the Inspector are :mod:`gui.logistics.editing`, the task picker, run and
-record :mod:`gui.logistics.planning` (both mixins of :class:`LogisticsPanel`), texts and
-worker jobs :mod:`gui.logistics.jobs`. Over 600 lines because building the two inner tabs'
-widgets is one long, linear section (≈330 lines) that reads best in one place.
+Layout of the package: the panel keeps construction, maps and the Workspace protocol, and has
+two objects that take ``(document, view)``: :class:`gui.logistics.editing.MapEditor` (the map
+edits and the Inspector) and :class:`gui.logistics.planning.TaskPlanner` (the task picker, the
+run and its record); texts and worker jobs are :mod:`gui.logistics.jobs`.
 """
 
 from __future__ import annotations
@@ -56,10 +55,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QMessageBox,
     QPushButton,
@@ -72,26 +69,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
+from core.logistics import MapEntry, map_to_dict
 from core.logistics import edits as E
-from core.logistics.document import MapEntry
-from core.logistics.io import map_to_dict
-from core.logistics.planner import APPROACHES
 from gui.logistics.commands import SetMapCommand, new_map_id
-from gui.logistics.editing import MapEditing
+from gui.logistics.editing import MapEditor
 from gui.logistics.experiments import ExperimentsPage
 from gui.logistics.jobs import (
-    APPROACH_TEXT,
-    AUTO_BUDGET,
-    TOOLTIPS,
     generate_job,
     map_structure,
 )
 from gui.logistics.map_view import MapCanvas
-from gui.logistics.planning import Planning
+from gui.logistics.planning import TaskPlanner
 from gui.logistics.results import PlanResultsView, RatioSplitter
 from gui.shell.document import ProjectDocument
-from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import open_failure_text
@@ -130,7 +121,7 @@ class GenerateWorldDialog(QDialog):
         form.addRow(buttons)
 
 
-class LogisticsPanel(MapEditing, Planning, QWidget):
+class LogisticsPanel(QWidget):
     """The Logistics map tool tab (see the module docstring)."""
 
     message_logged = Signal(str, str)  # level, text (the Log dock listens)
@@ -149,11 +140,14 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         self._syncing = False
         self.setObjectName("logistics_panel")
 
+        self.editor = MapEditor(document, self)
+        self.planner = TaskPlanner(document, self)
         self.experiments = ExperimentsPage(document, self)
         self.experiments.message_logged.connect(self.message_logged)
         self.pages = QTabWidget(self)
         self.pages.setDocumentMode(True)
         self.pages.addTab(self._build_map_page(), "Map && planning")
+        self.editor.connect()
         self.pages.addTab(self.experiments, "Experiments (Fig 4.7–4.11)")
         self.pages.setTabToolTip(0, "Draw or generate a map, plan a task, inspect every step.")
         self.pages.setTabToolTip(1, "The benchmarks B1–B5: route length, messages and success "
@@ -164,25 +158,18 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
 
         self.info_panel = QStackedWidget()
         self.info_panel.setObjectName("logistics_info_panel")
-        self.info_panel.addWidget(self._build_side())
+        self.info_panel.addWidget(self.planner.build_side())
         self.info_panel.addWidget(self.experiments.controls)
         self.pages.currentChanged.connect(self.info_panel.setCurrentIndex)
 
-        self.run_controls.running_changed.connect(self._update_running)
-        self.experiments.run_controls.running_changed.connect(self._emit_running_changed)
-        self.pages.currentChanged.connect(self._emit_running_changed)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
+        self.planner.connect()
         document.map_changed.connect(self._on_document_map_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
-        document.run_removed.connect(self._on_document_run_removed)
-        document.run_added.connect(self._on_document_run_added)
 
         maps = document.project.maps
         self._map_id = maps[0].id if maps else None
         self._refresh_maps()
-        self._update_running(False)
+        self.planner.update_running(False)
 
     # ================================================================== construction
     def _build_map_page(self) -> QWidget:
@@ -266,21 +253,17 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         self.add_base_button.setText("+ base")
         self.add_base_button.setToolTip("Add a base linked to the selected node (a base of "
                                         "the same agent, or a center).")
-        self.add_base_button.clicked.connect(self._on_add_base_clicked)
         self.add_center_button = QToolButton(editor)
         self.add_center_button.setText("+ center")
         self.add_center_button.setToolTip("Add a center joining the selected bases (of at "
                                           "least two agents).")
-        self.add_center_button.clicked.connect(self._on_add_center_clicked)
         self.connect_button = QToolButton(editor)
         self.connect_button.setText("Connect")
         self.connect_button.setToolTip("Add a route between the two selected nodes (or "
                                        "Shift+drag from one node to another).")
-        self.connect_button.clicked.connect(self._on_connect_clicked)
         self.delete_button = QToolButton(editor)
         self.delete_button.setText("Delete")
         self.delete_button.setToolTip("Delete the selected nodes and routes (Delete key).")
-        self.delete_button.clicked.connect(self.delete_selection)
         for b in (self.add_base_button, self.add_center_button, self.connect_button,
                   self.delete_button):
             bar.addWidget(b)
@@ -288,17 +271,14 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         self.lengths_check = QCheckBox("lengths", editor)
         self.lengths_check.setChecked(True)
         self.lengths_check.setToolTip("Show route lengths (private to each agent).")
-        self.lengths_check.toggled.connect(self._on_lengths_toggled)
         bar.addWidget(self.lengths_check)
         self.route_check = QCheckBox("route", editor)
         self.route_check.setChecked(True)
         self.route_check.setToolTip("Overlay the last executed route on the map.")
-        self.route_check.toggled.connect(self._on_route_toggled)
         bar.addWidget(self.route_check)
-        fit = QToolButton(editor)
-        fit.setText("Fit (F)")
-        fit.clicked.connect(self._on_fit_clicked)
-        bar.addWidget(fit)
+        self.fit_button = QToolButton(editor)
+        self.fit_button.setText("Fit (F)")
+        bar.addWidget(self.fit_button)
 
         self.message_label = QLabel(editor)
         self.message_label.setWordWrap(True)
@@ -308,13 +288,6 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
             f"{ERROR_COLOUR}; border-radius: 3px; padding: 3px 6px; }}")
         self.message_label.hide()
         self.canvas = MapCanvas(editor, editable=True)
-        self.canvas.selection_changed.connect(self._on_canvas_selection_changed)
-        self.canvas.nodes_moved.connect(self._on_canvas_nodes_moved)
-        self.canvas.connect_requested.connect(self._on_canvas_connect_requested)
-        self.canvas.delete_requested.connect(self.delete_selection)
-        self.canvas.context_menu_requested.connect(self._on_canvas_context_menu_requested)
-        self.canvas.edge_activated.connect(self._on_canvas_edge_activated)
-        self.canvas.node_activated.connect(self._on_canvas_node_activated)
         self.hint_label = QLabel(editor)
         self.hint_label.setStyleSheet("QLabel { color: #666; }")
         self.hint_label.setText("Right-click: add bases and centers · Shift+drag: connect · "
@@ -324,7 +297,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         el2.setSpacing(3)
         el2.addLayout(bar)
         el2.addWidget(self.message_label)
-        self.inspector_panel = self._build_inspector()
+        self.inspector_panel = self.editor.build_inspector()
         side_split = RatioSplitter(Qt.Orientation.Horizontal, 0.8, editor)
         side_split.addWidget(self.canvas)
         side_split.addWidget(self.inspector_panel)
@@ -347,175 +320,6 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         lay.addWidget(split)
         return page
 
-    def _build_inspector(self) -> QWidget:
-        """The map Inspector (also exposed as ``inspector_panel`` for a window that docks
-        tool inspectors; by default it sits beside the canvas)."""
-        box = QGroupBox("Inspector")
-        box.setObjectName("logistics_inspector")
-        box.setMinimumWidth(200)
-        bl = QVBoxLayout(box)
-        bl.setContentsMargins(6, 6, 6, 6)
-        self.inspector_title = QLabel(box)
-        self.inspector_title.setWordWrap(True)
-        self.inspector_title.setTextFormat(Qt.TextFormat.RichText)
-        bl.addWidget(self.inspector_title)
-        self.inspector_stack = QStackedWidget(box)
-        # map form
-        mf = QWidget()
-        fl = QFormLayout(mf)
-        fl.setContentsMargins(0, 0, 0, 0)
-        self.map_name_edit = QLineEdit(mf)
-        self.map_name_edit.editingFinished.connect(self._on_map_name_edited)
-        fl.addRow("name", self.map_name_edit)
-        self.map_info = QLabel(mf)
-        self.map_info.setWordWrap(True)
-        fl.addRow(self.map_info)
-        # base form
-        bf = QWidget()
-        fb = QFormLayout(bf)
-        fb.setContentsMargins(0, 0, 0, 0)
-        self.base_id_edit = QLineEdit(bf)
-        self.base_id_edit.editingFinished.connect(self._on_node_id_edited)
-        self.base_agent_combo = QComboBox(bf)
-        self.base_agent_combo.setEditable(True)
-        self.base_agent_combo.setToolTip("The agent owning this base. Type a new name to give "
-                                         "it to a new agent (its routes must then fit).")
-        self.base_agent_combo.activated.connect(self._on_base_agent_edited)
-        self.base_agent_combo.lineEdit().editingFinished.connect(self._on_base_agent_edited)
-        fb.addRow("id", self.base_id_edit)
-        fb.addRow("agent", self.base_agent_combo)
-        # center form
-        cf = QWidget()
-        fc = QFormLayout(cf)
-        fc.setContentsMargins(0, 0, 0, 0)
-        self.center_id_edit = QLineEdit(cf)
-        self.center_id_edit.editingFinished.connect(self._on_node_id_edited)
-        self.center_agents_edit = QLineEdit(cf)
-        self.center_agents_edit.setToolTip("The agents sharing this center, comma separated "
-                                           "(at least two; each must have a route to it).")
-        self.center_agents_edit.editingFinished.connect(self._on_center_agents_edited)
-        self.center_capacity_spin = QSpinBox(cf)
-        self.center_capacity_spin.setRange(1, 99)
-        self.center_capacity_spin.setToolTip("Capacity lc: the most agents that may share this "
-                                             "center (public; ≥ the agents sharing it). Σ lc "
-                                             "bounds the Step-1 query messages (Thm 4.5).")
-        self.center_capacity_spin.valueChanged.connect(self._on_center_capacity_changed)
-        fc.addRow("id", self.center_id_edit)
-        fc.addRow("agents", self.center_agents_edit)
-        fc.addRow("capacity lc", self.center_capacity_spin)
-        # edge form
-        ef = QWidget()
-        fe = QFormLayout(ef)
-        fe.setContentsMargins(0, 0, 0, 0)
-        self.edge_label = QLabel(ef)
-        self.edge_length_edit = QLineEdit(ef)
-        self.edge_length_edit.setToolTip("Route length (> 0): private to the agent owning the "
-                                         "route; never sent to other agents.")
-        self.edge_length_edit.editingFinished.connect(self._on_edge_length_edited)
-        fe.addRow(self.edge_label)
-        fe.addRow("length", self.edge_length_edit)
-        # several
-        sf = QLabel("Delete removes the selection (one undo step).")
-        sf.setWordWrap(True)
-        for page in (mf, bf, cf, ef, sf):
-            self.inspector_stack.addWidget(page)
-        bl.addWidget(self.inspector_stack)
-        self.inspector_message = QLabel(box)
-        self.inspector_message.setWordWrap(True)
-        self.inspector_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
-        self.inspector_message.hide()
-        bl.addWidget(self.inspector_message)
-        bl.addStretch(1)
-        return box
-
-    def _build_side(self) -> QWidget:
-        w = QWidget()
-        w.setObjectName("logistics_map_side")
-        lay = QVBoxLayout(w)
-        lay.setContentsMargins(4, 4, 4, 4)
-        tbox = QGroupBox("Task and run", w)
-        tf = QFormLayout(tbox)
-        self.stored_task_combo = QComboBox(tbox)
-        self.stored_task_combo.setToolTip("Tasks stored with the map (e.g. the thesis's "
-                                          "running task a2 → f4).")
-        self.stored_task_combo.activated.connect(self._on_stored_task_activated)
-        tf.addRow("stored task", self.stored_task_combo)
-        self.origin_combo = QComboBox(tbox)
-        self.origin_combo.setToolTip(TOOLTIPS["origin"])
-        self.goal_agent_combo = QComboBox(tbox)
-        self.goal_agent_combo.setToolTip(TOOLTIPS["goal_agent"])
-        self.goal_agent_combo.currentIndexChanged.connect(self._on_goal_agent_changed)
-        self.goal_combo = QComboBox(tbox)
-        self.goal_combo.setToolTip(TOOLTIPS["goal"])
-        tf.addRow("origin base", self.origin_combo)
-        tf.addRow("goal agent", self.goal_agent_combo)
-        tf.addRow("goal base", self.goal_combo)
-        self.approach_combo = QComboBox(tbox)
-        for a in APPROACHES:
-            self.approach_combo.addItem(APPROACH_TEXT[a][0], a)
-            self.approach_combo.setItemData(self.approach_combo.count() - 1,
-                                            APPROACH_TEXT[a][1], Qt.ItemDataRole.ToolTipRole)
-        self.approach_combo.setToolTip("\n".join(f"{t}: {d}" for t, d in APPROACH_TEXT.values()))
-        tf.addRow("approach", self.approach_combo)
-        self.preset_combo = QComboBox(tbox)
-        self.preset_combo.addItem("sound (recommended)", "sound")
-        self.preset_combo.addItem("thesis (faithful, flawed)", "thesis")
-        self.preset_combo.setToolTip(TOOLTIPS["preset"])
-        tf.addRow("preset", self.preset_combo)
-        self.epsilon_edit = QLineEdit("0.5", tbox)
-        self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
-        eps_label = QLabel("ε", tbox)
-        eps_label.setToolTip(TOOLTIPS["epsilon"])
-        tf.addRow(eps_label, self.epsilon_edit)
-        self.budget_spin = QSpinBox(tbox)
-        self.budget_spin.setRange(AUTO_BUDGET, 100000)
-        self.budget_spin.setSpecialValueText("auto (N + 30)")
-        self.budget_spin.setValue(AUTO_BUDGET)
-        self.budget_spin.setToolTip(TOOLTIPS["budget"])
-        c_label = QLabel("budget C", tbox)
-        c_label.setToolTip(TOOLTIPS["budget"])
-        tf.addRow(c_label, self.budget_spin)
-        self.mode_combo = QComboBox(tbox)
-        self.mode_combo.addItem("seeded experiment", "experiment")
-        self.mode_combo.addItem("release mode (secure noise)", "release")
-        self.mode_combo.setToolTip(TOOLTIPS["mode"])
-        self.mode_combo.currentIndexChanged.connect(self._on_mode_changed)
-        tf.addRow("randomness", self.mode_combo)
-        self.seed_spin = QSpinBox(tbox)
-        self.seed_spin.setRange(0, 2 ** 31 - 1)
-        self.seed_spin.setValue(1)
-        self.seed_spin.setToolTip("Seed of the experiment: the same seed gives the same noise "
-                                  "and the same route.")
-        tf.addRow("seed", self.seed_spin)
-        self.run_message = QLabel(tbox)
-        self.run_message.setWordWrap(True)
-        self.run_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
-        self.run_message.hide()
-        tf.addRow(self.run_message)
-        self.run_controls = RunControls(
-            self._runner, tbox, run=self.run_plan, cancel=self._runner.cancel,
-            run_tip="Plan and execute this task in the background.",
-            running_text=lambda: ("planning…" if (self._job or {}).get("kind") == "plan"
-                                  else "generating…"), progress_width=None)
-        self.run_button = self.run_controls.run_button
-        self.cancel_button = self.run_controls.cancel_button
-        self.progress = self.run_controls.progress
-        self.progress_label = self.run_controls.progress_label
-        self.progress_label.setWordWrap(True)
-        row = QHBoxLayout()
-        row.addWidget(self.run_button)
-        row.addWidget(self.cancel_button)
-        tf.addRow(row)
-        tf.addRow(self.progress)
-        tf.addRow(self.progress_label)
-        for c in (self.stored_task_combo, self.origin_combo, self.goal_agent_combo,
-                  self.goal_combo, self.approach_combo, self.preset_combo, self.mode_combo):
-            c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            c.setMinimumContentsLength(8)
-        lay.addWidget(tbox)
-        lay.addStretch(1)
-        return w
-
     # ================================================================== maps
     @property
     def runner(self) -> TaskRunner:
@@ -527,6 +331,31 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         if self.pages.currentIndex() == 1:
             return self.experiments.is_running
         return self._runner.is_running
+
+    # Workspace protocol: the planner runs the map page, the experiments page its benchmark
+    def run(self) -> bool:
+        """Run the current page's work (F5): plan the task, or the benchmark."""
+        return self.planner.run()
+
+    def cancel(self) -> None:
+        """Cancel the current page's work (Esc)."""
+        self.planner.cancel()
+
+    def randomness_label(self) -> str:
+        """For the status bar: the randomness of the next plan (or benchmark)."""
+        return self.planner.randomness_label()
+
+    def shutdown(self) -> None:
+        self.planner.shutdown()
+
+    @property
+    def run_problem(self) -> str:
+        """Why the last Run was refused (empty if it started)."""
+        return self.planner.run_problem
+
+    def show_run(self, run_id: str) -> bool:
+        """Show a recorded run (``plan`` or ``plan-bench``), e.g. picked in the Project tree."""
+        return self.planner.show_run(run_id)
 
     @property
     def current_index(self) -> int:
@@ -565,9 +394,9 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         d = self.current_map()
         self.canvas.set_map(d)
         self._sync_route_overlay()
-        self._fill_task_picker()
-        self._update_inspector()
-        self._update_edit_buttons()
+        self.planner.fill_task_picker()
+        self.editor.update_inspector()
+        self.editor.update_edit_buttons()
 
     def _sync_route_overlay(self) -> None:
         d = self.current_map()
@@ -583,11 +412,11 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         if self._syncing or index < 0:
             return
         self._map_id = self.map_combo.itemData(index)
-        self._hide_messages()
+        self.editor.hide_messages()
         self.canvas.set_map(self.current_map())
         self._sync_route_overlay()
-        self._fill_task_picker()
-        self._update_inspector()
+        self.planner.fill_task_picker()
+        self.editor.update_inspector()
         self.canvas.fit_to_view()
 
     def _on_document_map_changed(self, index: int) -> None:
@@ -608,7 +437,7 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
         try:
             d = E.checked(E.with_id(data, new_map_id(self._document)))
         except InputError as exc:
-            self._refuse(f"Map not added: {exc}")
+            self.editor.refuse(f"Map not added: {exc}")
             return None
         mid = str(d["id"])
         self._map_id = mid
@@ -631,13 +460,13 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
 
     def load_fig41(self) -> str | None:
         """Add the fig41 reconstruction (the built-in example) to the project."""
-        from core.logistics.examples import fig41
+        from core.logistics import fig41
 
         return self._load_asset(FIG41_ASSET, fig41)
 
     def load_generated30(self) -> str | None:
         """Add the built-in generated 30-center world to the project."""
-        from core.logistics.examples import generate_world
+        from core.logistics import generate_world
 
         return self._load_asset(GENERATED30_ASSET, lambda: generate_world(30, seed=30))
 
@@ -662,13 +491,13 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
             self.import_map_path(path)
 
     def import_map_path(self, path: str) -> str | None:
-        from core.logistics.io import load_map
+        from core.logistics import load_map
 
         try:
             world = load_map(path)
         except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the project kept
             text = open_failure_text(exc, path)
-            self._refuse(f"Map not added: {text}")
+            self.editor.refuse(f"Map not added: {text}")
             QMessageBox.critical(self, "Cannot open map", f"The map was not added.\n\n{text}")
             return None
         return self.add_map(map_to_dict(world), "Import map")
@@ -681,12 +510,12 @@ class LogisticsPanel(MapEditing, Planning, QWidget):
                                               f"{d.get('id', 'map')}.map.json",
                                               "Logistics maps (*.map.json)")
         if path:
-            from core.logistics.io import save_map
+            from core.logistics import save_map
 
             try:
                 save_map(E.world_of(d), path)
             except (InputError, OSError) as exc:
-                self._refuse(f"Not exported: {exc}")
+                self.editor.refuse(f"Not exported: {exc}")
                 return
             self.message_logged.emit("INFO", f"logistics: map exported to {path}")
 

@@ -1,44 +1,166 @@
 """Planning a task on the logistics map: the task picker, the run and its record.
 
-The planning half of :class:`gui.logistics.panel.LogisticsPanel`, split off along the seams
-the panel already marked ("task picker", "running", "recording"). :class:`Planning` is a
-mixin: its methods run on the panel and use the widgets it builds and its runner. A run
-plans one task in the worker (:func:`gui.logistics.jobs.plan_job`); the result is recorded
-with its agents' ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
+:class:`TaskPlanner` is an object of :class:`gui.logistics.panel.LogisticsPanel` that takes
+``(document, view)``: it builds the task picker and the Run controls of the right-hand dock
+(their fields are its own), runs in the panel's runner and answers the panel's Workspace
+protocol for the map page (the experiments page runs its own benchmark). A run plans one task
+in the worker (:func:`gui.logistics.jobs.plan_job`); the result is recorded with its agents'
+ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
 """
 
 from __future__ import annotations
 
 import html
-import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
+from core.logistics import APPROACHES, PlannerParams, PlanningSession, validate_task
 from core.logistics import edits as E
-from core.logistics.model import validate_task
-from core.logistics.planner import PlannerParams, PlanningSession
-from core.project.recording import plan_run_record
-from gui.logistics.jobs import AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
+from core.project import plan_run_record
+from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+from gui.shell.param_field import ParamField
+from gui.shell.run_controls import RunControls
+from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
-__all__ = ["Planning"]
+if TYPE_CHECKING:
+    from gui.logistics.panel import LogisticsPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["TaskPlanner"]
 
 
-class Planning:
-    """The planning methods of :class:`gui.logistics.panel.LogisticsPanel` (a mixin)."""
+class TaskPlanner:
+    """The task picker, the planning run and its record (see the module docstring)."""
+
+    def __init__(self, document: ProjectDocument, view: LogisticsPanel) -> None:
+        self._document = document
+        self._view = view
+
+    def connect(self) -> None:
+        """Follow the runner and the document (after the panel's widgets exist)."""
+        v = self._view
+        self.run_controls.running_changed.connect(self.update_running)
+        v.experiments.run_controls.running_changed.connect(self.emit_running_changed)
+        v.pages.currentChanged.connect(self.emit_running_changed)
+        v.runner.succeeded.connect(self._on_runner_succeeded)
+        v.runner.failed.connect(self._on_runner_failed)
+        v.runner.cancelled.connect(self._on_runner_cancelled)
+        self._document.run_removed.connect(self._on_document_run_removed)
+        self._document.run_added.connect(self._on_document_run_added)
+
+    def build_side(self) -> QWidget:
+        w = QWidget()
+        w.setObjectName("logistics_map_side")
+        lay = QVBoxLayout(w)
+        lay.setContentsMargins(4, 4, 4, 4)
+        tbox = QGroupBox("Task and run", w)
+        tf = QFormLayout(tbox)
+        self.stored_task_combo = QComboBox(tbox)
+        self.stored_task_combo.setToolTip("Tasks stored with the map (e.g. the thesis's "
+                                          "running task a2 → f4).")
+        self.stored_task_combo.activated.connect(self._on_stored_task_activated)
+        tf.addRow("stored task", self.stored_task_combo)
+        self.origin_combo = QComboBox(tbox)
+        self.origin_combo.setToolTip(TOOLTIPS["origin"])
+        self.goal_agent_combo = QComboBox(tbox)
+        self.goal_agent_combo.setToolTip(TOOLTIPS["goal_agent"])
+        self.goal_agent_combo.currentIndexChanged.connect(self._on_goal_agent_changed)
+        self.goal_combo = QComboBox(tbox)
+        self.goal_combo.setToolTip(TOOLTIPS["goal"])
+        tf.addRow("origin base", self.origin_combo)
+        tf.addRow("goal agent", self.goal_agent_combo)
+        tf.addRow("goal base", self.goal_combo)
+        self.approach_combo = QComboBox(tbox)
+        for a in APPROACHES:
+            self.approach_combo.addItem(APPROACH_TEXT[a][0], a)
+            self.approach_combo.setItemData(self.approach_combo.count() - 1,
+                                            APPROACH_TEXT[a][1], Qt.ItemDataRole.ToolTipRole)
+        self.approach_combo.setToolTip("\n".join(f"{t}: {d}" for t, d in APPROACH_TEXT.values()))
+        tf.addRow("approach", self.approach_combo)
+        self.preset_combo = QComboBox(tbox)
+        self.preset_combo.addItem("sound (recommended)", "sound")
+        self.preset_combo.addItem("thesis (faithful, flawed)", "thesis")
+        self.preset_combo.setToolTip(TOOLTIPS["preset"])
+        tf.addRow("preset", self.preset_combo)
+        # bound to PlannerParams.epsilon: its default and its check are the core's
+        self.epsilon_field = ParamField(
+            "epsilon", lambda: PlannerParams.preset_params(self.preset_combo.currentData()),
+            tbox, label="ε", tooltip=TOOLTIPS["epsilon"])
+        self.epsilon_edit = self.epsilon_field.edit
+        eps_label = QLabel("ε", tbox)
+        eps_label.setToolTip(TOOLTIPS["epsilon"])
+        tf.addRow(eps_label, self.epsilon_field)
+        self.budget_spin = QSpinBox(tbox)
+        self.budget_spin.setRange(AUTO_BUDGET, 100000)
+        self.budget_spin.setSpecialValueText("auto (N + 30)")
+        self.budget_spin.setValue(AUTO_BUDGET)
+        self.budget_spin.setToolTip(TOOLTIPS["budget"])
+        c_label = QLabel("budget C", tbox)
+        c_label.setToolTip(TOOLTIPS["budget"])
+        tf.addRow(c_label, self.budget_spin)
+        self.mode_combo = QComboBox(tbox)
+        self.mode_combo.addItem("seeded experiment", "experiment")
+        self.mode_combo.addItem("release mode (secure noise)", "release")
+        self.mode_combo.setToolTip(TOOLTIPS["mode"])
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_changed)
+        tf.addRow("randomness", self.mode_combo)
+        self.seed_spin = QSpinBox(tbox)
+        self.seed_spin.setRange(0, 2 ** 31 - 1)
+        self.seed_spin.setValue(1)
+        self.seed_spin.setToolTip("Seed of the experiment: the same seed gives the same noise "
+                                  "and the same route.")
+        tf.addRow("seed", self.seed_spin)
+        self.run_message = QLabel(tbox)
+        self.run_message.setWordWrap(True)
+        self.run_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+        self.run_message.hide()
+        tf.addRow(self.run_message)
+        self.run_controls = RunControls(
+            self._view._runner, tbox, run=self.run_plan, cancel=self._view._runner.cancel,
+            run_tip="Plan and execute this task in the background.",
+            running_text=lambda: ("planning…" if (self._view._job or {}).get("kind") == "plan"
+                                  else "generating…"), progress_width=None)
+        self.run_button = self.run_controls.run_button
+        self.cancel_button = self.run_controls.cancel_button
+        self.progress = self.run_controls.progress
+        self.progress_label = self.run_controls.progress_label
+        self.progress_label.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+        tf.addRow(row)
+        tf.addRow(self.progress)
+        tf.addRow(self.progress_label)
+        for c in (self.stored_task_combo, self.origin_combo, self.goal_agent_combo,
+                  self.goal_combo, self.approach_combo, self.preset_combo, self.mode_combo):
+            c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            c.setMinimumContentsLength(8)
+        lay.addWidget(tbox)
+        lay.addStretch(1)
+        return w
+
 
     # ================================================================== task picker
-    def _fill_task_picker(self) -> None:
-        d = self.current_map()
+    def fill_task_picker(self) -> None:
+        d = self._view.current_map()
         keep = (self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
                 self.goal_combo.currentData())
-        self._syncing = True
+        self._view._syncing = True
         for c in (self.origin_combo, self.goal_agent_combo, self.stored_task_combo):
             c.clear()
         try:
@@ -56,7 +178,7 @@ class Planning:
                     f" (goal {t['goal']})" if t.get("goal") else "")
                 self.stored_task_combo.addItem(label, dict(t))
         finally:
-            self._syncing = False
+            self._view._syncing = False
         o = self.origin_combo.findData(keep[0])
         g = self.goal_agent_combo.findData(keep[1])
         if o >= 0 and g >= 0:
@@ -70,7 +192,7 @@ class Planning:
             self._fill_goal_bases(None)
 
     def _fill_goal_bases(self, keep: str | None) -> None:
-        d = self.current_map()
+        d = self._view.current_map()
         self.goal_combo.clear()
         self.goal_combo.addItem("any (nearest to the hand-over)", None)
         ga = self.goal_agent_combo.currentData()
@@ -83,7 +205,7 @@ class Planning:
         self.goal_combo.setCurrentIndex(max(0, i))
 
     def _on_goal_agent_changed(self, *args: object) -> None:
-        if not self._syncing:
+        if not self._view._syncing:
             self._fill_goal_bases(None)
 
     def _on_stored_task_activated(self, index: int) -> None:
@@ -95,10 +217,10 @@ class Planning:
 
     def set_task(self, origin: str, goal_agent: str, goal: str | None = None) -> None:
         """Pick a task (origin base, goal agent, optional goal base)."""
-        self._syncing = True
+        self._view._syncing = True
         self.origin_combo.setCurrentIndex(max(0, self.origin_combo.findData(origin)))
         self.goal_agent_combo.setCurrentIndex(max(0, self.goal_agent_combo.findData(goal_agent)))
-        self._syncing = False
+        self._view._syncing = False
         self._fill_goal_bases(goal)
         self.stored_task_combo.setCurrentIndex(0)
 
@@ -125,34 +247,34 @@ class Planning:
     # ================================================================== running
     def run(self) -> bool:
         """Run the current page's work (F5): plan the task, or the benchmark."""
-        if self.pages.currentIndex() == 1:
-            return self.experiments.run()
+        if self._view.pages.currentIndex() == 1:
+            return self._view.experiments.run()
         return self.run_plan()
 
     def cancel(self) -> None:
         """Cancel the current page's work (Esc)."""
-        if self.pages.currentIndex() == 1:
-            self.experiments.cancel()
+        if self._view.pages.currentIndex() == 1:
+            self._view.experiments.cancel()
         else:
-            self._runner.cancel()
+            self._view._runner.cancel()
 
     def randomness_label(self) -> str:
         """For the status bar: the randomness of the next plan (or benchmark)."""
-        if self.pages.currentIndex() == 1:
+        if self._view.pages.currentIndex() == 1:
             return "benchmark as a seeded experiment"
         if self.mode_combo.currentData() == "release":
             return "planning in release mode (secure noise)"
         return f"planning as a seeded experiment (seed {self.seed_spin.value()})"
 
-    def _emit_running_changed(self, *args: object) -> None:
-        self.running_changed.emit(self.is_running)
+    def emit_running_changed(self, *args: object) -> None:
+        self._view.running_changed.emit(self._view.is_running)
 
     def _refuse_run(self, text: str, widget: QWidget | None = None) -> bool:
         self.run_message.setText(text)
         self.run_message.show()
         if widget is not None:
             show_field_error(widget, text)
-        self.message_logged.emit("WARNING", f"logistics run not started: {text}")
+        self._view.message_logged.emit("WARNING", f"logistics run not started: {text}")
         return False
 
     @property
@@ -162,13 +284,12 @@ class Planning:
 
     def run_plan(self) -> bool:
         """Plan the picked task in the worker; False (with an inline reason) if refused."""
-        if self._runner.is_running:
+        if self._view._runner.is_running:
             return False
         self.run_message.hide()
         self.run_message.setText("")
-        self.epsilon_edit.setStyleSheet("")
-        self.epsilon_edit.setToolTip(TOOLTIPS["epsilon"])
-        entry = self.current_entry()
+        self.epsilon_field.clear_error()
+        entry = self._view.current_entry()
         if entry is None:
             return self._refuse_run("add a map first (fig41 or Generate world…)")
         world = entry.world  # validated when it entered the project
@@ -181,14 +302,10 @@ class Planning:
                                          "goal": goal})
         except InputError as exc:
             return self._refuse_run(str(exc))
-        text = self.epsilon_edit.text().strip()
         try:
-            eps = float(text)
-        except ValueError:
-            return self._refuse_run(f"ε must be a number > 0, got {text!r}", self.epsilon_edit)
-        if not (math.isfinite(eps) and eps > 0):
-            return self._refuse_run(f"ε must be a finite number > 0, got {text}",
-                                    self.epsilon_edit)
+            eps = float(self.epsilon_field.checked_value())
+        except InputError as exc:  # the field shows why
+            return self._refuse_run(exc.problem)
         budget = self.budget_spin.value()
         try:
             params = PlannerParams.preset_params(
@@ -200,28 +317,28 @@ class Planning:
         seeded = self.mode_combo.currentData() == "experiment"
         rng = self.seed_spin.value() if seeded else None
         approach = self.approach_combo.currentData()
-        self._job = {"kind": "plan", "world": world, "task": task, "approach": approach,
-                     "params": params, "map_id": self._map_id, "map": dict(d),
+        self._view._job = {"kind": "plan", "world": world, "task": task, "approach": approach,
+                     "params": params, "map_id": self._view._map_id, "map": dict(d),
                      "seeded": seeded}
-        self.message_logged.emit("INFO", f"logistics: planning {task.origin} → agent "
+        self._view.message_logged.emit("INFO", f"logistics: planning {task.origin} → agent "
                                  f"{task.goal_agent} ({approach}, ε = {eps:g}, "
                                  + (f"seed {rng})" if seeded else "release mode)"))
-        self._runner.start(plan_job, world, task, approach, params, rng)
+        self._view._runner.start(plan_job, world, task, approach, params, rng)
         return True
 
     def shutdown(self) -> None:
-        self._runner.shutdown()
-        self.experiments.shutdown()
+        self._view._runner.shutdown()
+        self._view.experiments.shutdown()
 
-    def _update_running(self, running: bool) -> None:
-        self._emit_running_changed()
-        for b in (self.empty_generate_button, self.empty_fig41_button):
+    def update_running(self, running: bool) -> None:
+        self.emit_running_changed()
+        for b in (self._view.empty_generate_button, self._view.empty_fig41_button):
             b.setEnabled(not running)
 
     def _on_runner_succeeded(self, value: Any) -> None:
-        job = self._job or {}
+        job = self._view._job or {}
         if job.get("kind") == "generate":
-            self.add_map(value, "Generate world")
+            self._view.add_map(value, "Generate world")
             return
         if job.get("kind") == "plan":
             result, session = value
@@ -233,10 +350,10 @@ class Planning:
             self._refuse_run(str(exc))
         else:
             self._refuse_run(f"the run failed: {text}")
-        self.message_logged.emit("ERROR", f"logistics run failed: {text}")
+        self._view.message_logged.emit("ERROR", f"logistics run failed: {text}")
 
     def _on_runner_cancelled(self) -> None:
-        self.message_logged.emit("INFO", "logistics run cancelled")
+        self._view.message_logged.emit("INFO", "logistics run cancelled")
 
     # ------------------------------------------------------------------ recording
     def _record_plan(self, job: dict[str, Any], result: Any, session: PlanningSession) -> None:
@@ -247,41 +364,42 @@ class Planning:
                                           map_label=E.map_label(job["map"]),
                                           seeded=bool(job["seeded"]))
         rid = record.id
-        if not approve_entries(self, doc, entries):  # type: ignore[arg-type]
-            self.message_logged.emit("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
+        if not approve_entries(self._view, doc, entries):
+            self._view.message_logged.emit("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
             return
-        self._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
+        self._view._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
                            "structure": map_structure(job["map"]), "result": result,
                            "session": session, "run_id": rid}
         doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
                                ledger_entries=entries), "logistics")
         self._show_run(rid)
         status = "delivered" if result.success else f"not delivered ({result.failure})"
-        self.message_logged.emit(
+        self._view.message_logged.emit(
             "INFO", f"{rid} recorded: plan {result.task.origin} → agent "
             f"{result.task.goal_agent} on {job['map_id']}, {job['approach']}, {status}, "
             f"{result.messages} messages, {len(entries)} ledger entries")
-        self.run_recorded.emit(rid)
+        self._view.run_recorded.emit(rid)
 
     def _mode_text(self, session: PlanningSession) -> str:
         return (f"seeded experiment (seed {session.seed})" if session.mode == "experiment"
                 else "release mode")
 
     def _show_run(self, run_id: str) -> None:
-        s = self._runs[run_id]
-        self._shown = s
-        self.results.show_result(s["world"], s["map"], s["result"], s["session"],
+        s = self._view._runs[run_id]
+        self._view._shown = s
+        self._view.results.show_result(s["world"], s["map"], s["result"], s["session"],
                                  run_id=run_id, mode_text=self._mode_text(s["session"]))
-        self._sync_route_overlay()
+        self._view._sync_route_overlay()
 
     def _on_document_run_removed(self, run_id: str) -> None:
-        if self._shown is not None and self._shown["run_id"] == run_id:
-            self._shown = None
-            self.results.clear(f"The planning run {html.escape(run_id)} was undone.")
-            self._sync_route_overlay()
+        if self._view._shown is not None and self._view._shown["run_id"] == run_id:
+            self._view._shown = None
+            self._view.results.clear(f"The planning run {html.escape(run_id)} was undone.")
+            self._view._sync_route_overlay()
 
     def _on_document_run_added(self, run_id: str) -> None:
-        if run_id in self._runs and (self._shown is None or self._shown["run_id"] != run_id):
+        shown = self._view._shown
+        if run_id in self._view._runs and (shown is None or shown["run_id"] != run_id):
             self._show_run(run_id)
 
     def show_run(self, run_id: str) -> bool:
@@ -296,21 +414,21 @@ class Planning:
         except KeyError:
             return False
         if rec.kind == "plan-bench":
-            self.pages.setCurrentIndex(1)
-            self.experiments.show_summary(rec.summary, run_id=rec.id)
+            self._view.pages.setCurrentIndex(1)
+            self._view.experiments.show_summary(rec.summary, run_id=rec.id)
             return True
         if rec.kind != "plan":
             return False
-        self.pages.setCurrentIndex(0)
-        if run_id in self._runs:
-            s = self._runs[run_id]
-            if s["map_id"] != self._map_id and any(
+        self._view.pages.setCurrentIndex(0)
+        if run_id in self._view._runs:
+            s = self._view._runs[run_id]
+            if s["map_id"] != self._view._map_id and any(
                     m.id == s["map_id"] for m in self._document.project.maps):
-                self.select_map(s["map_id"])
+                self._view.select_map(s["map_id"])
             self._show_run(run_id)
             return True
         if any(m.id == rec.target for m in self._document.project.maps):
-            self.select_map(rec.target)
+            self._view.select_map(rec.target)
         p = rec.params
         t = p.get("task") or {}
         if t:
@@ -321,14 +439,15 @@ class Planning:
         s = rec.summary
         outcome = (f"delivered, length {s.get('length')}" if s.get("success") else
                    f"not delivered: {s.get('failure')}")
-        self._shown = None
-        self.results.clear(
+        self._view._shown = None
+        self._view.results.clear(
             f"<b>{html.escape(rec.id)}</b> (recorded {html.escape(rec.created)}): "
             f"{html.escape(str(t.get('origin')))} → agent {html.escape(str(t.get('goal_agent')))}"
             f", {html.escape(str(p.get('approach')))}, ε = {p.get('epsilon')}: "
             f"{html.escape(outcome)}, {s.get('messages')} messages. The project keeps the "
             "summary only; press <b>Run (F5)</b> to recompute the figures with the same "
             "parameters" + (f" and seed {rec.seed}" if rec.mode == "experiment" else "") + ".")
-        if s.get("success") and rec.target == self._map_id and self.route_check.isChecked():
-            self.canvas.set_route(s.get("route"), s.get("segments", ()))
+        v = self._view
+        if s.get("success") and rec.target == v._map_id and v.route_check.isChecked():
+            self._view.canvas.set_route(s.get("route"), s.get("segments", ()))
         return True

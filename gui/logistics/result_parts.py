@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.logistics.planner import center_route
+from core.logistics import center_route
 from gui.logistics.map_view import (
     agent_colours,
 )
@@ -148,7 +148,7 @@ class RatioSplitter(QSplitter):
 
 
 def world_positions(world: Any) -> dict[str, QPointF]:
-    from core.logistics.io import map_to_dict
+    from core.logistics import map_to_dict
     from gui.logistics.map_view import display_positions
 
     return display_positions(map_to_dict(world))

@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     app.processEvents()
     panel = window.open_tool("logistics")
+    from gui.logistics.panel import LogisticsPanel  # after the window: the tools' order
+
+    assert isinstance(panel, LogisticsPanel)
     status = "ok"
     if args.experiments:
         panel.pages.setCurrentIndex(1)
@@ -79,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         (panel.load_generated30 if args.map == "generated30" else panel.load_fig41)()
         if args.map == "fig41" or args.origin != "a2":
-            panel.set_task(args.origin, args.goal_agent)
-        panel.set_plan_options(epsilon=args.epsilon, seed=args.seed)
+            panel.planner.set_task(args.origin, args.goal_agent)
+        panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed)
         if panel.run():
             wait_for(panel.runner, args.timeout)
             status = "ok" if panel.shown_run() else "not finished"

@@ -57,23 +57,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError, check_beta, check_k
 from core.common.jsonable import jsonable
-from core.common.validation import check_beta, check_k
-from core.mdp.accounting import (
+from core.mdp import (
     ADJACENCIES,
     ADJACENCY_TEXT,
     DEFAULT_B,
     DEFAULT_DELTA,
     DEFAULT_DOMAIN_RULE,
+    DEFAULT_K,
     DOMAIN_RULES,
     ETA_AUTO,
+    SweepParameters,
+    bounds_summary,
+    parse_eta,
 )
-from core.mdp.privatize import parse_eta
-from core.mdp.records import SweepParameters, bounds_summary
-from core.mdp.sweep import DEFAULT_K
-from core.project.model import RunRecord
-from core.project.recording import sweep_run_record
+from core.project import RunRecord, sweep_run_record
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.ledger import record_mdp_release, record_sweep
@@ -153,8 +152,7 @@ def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
     """Worker: :func:`core.mdp.private_policy.private_policy`, the digest of the model it ran
     on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
     model are kept off the UI thread)."""
-    from core.mdp.accounting import mdp_privacy
-    from core.mdp.editable import digest_of
+    from core.mdp import digest_of, mdp_privacy
     from core.mdp.private_policy import private_policy
 
     digest = digest_of(digest_key, mdp.P if mdp.is_dense else mdp.transitions, mdp.R, mdp.R_T)
@@ -524,7 +522,7 @@ class AnalysisPanel(QWidget):
                                 f"Please fix the run parameters first.\n\n{exc}")
             return False
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        from core.mdp.sweep import privacy_sweep
+        from core.mdp import privacy_sweep
 
         self._running = ("sweep", params, mdp, {})
         from gui.shell.settings import on_backend
@@ -655,7 +653,7 @@ class AnalysisPanel(QWidget):
         if kind == "bounds":
             self._record_bounds(result, params, extra)
             return
-        from core.mdp.sweep import SweepResult
+        from core.mdp import SweepResult
 
         assert isinstance(result, SweepResult)
         record = sweep_run_record(self._document.project, self._mdp_id, params, result)
@@ -669,7 +667,7 @@ class AnalysisPanel(QWidget):
 
     def _record_bounds(self, outcome: Any, params: dict[str, Any], extra: dict[str, Any]
                        ) -> None:
-        from core.mdp.private_policy import PrivatePolicy
+        from core.mdp import PrivatePolicy
 
         result, digest, privacy = outcome
         assert isinstance(result, PrivatePolicy)

@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
 from core.common.jsonable import jsonable
-from core.mdp.design import DesignResult, design
-from core.mdp.privatize import eta_label
-from core.project.model import RunRecord
+from core.mdp import DesignResult, eta_label
+from core.mdp.design import design
+from core.project import RunRecord
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.plots import add_legend, make_plot
@@ -64,8 +64,8 @@ TIPS = {
 def design_record(document: ProjectDocument, mdp_id: str, res: DesignResult
                   ) -> tuple[RunRecord, list[Any]]:
     """The design as a run record, and its ledger entry if the selection spent privacy."""
-    from core.mdp.accounting import mdp_dataset
-    from core.privacy.ledger import PrivacyLedger
+    from core.mdp import mdp_dataset
+    from core.privacy import PrivacyLedger
 
     run_id = document.project.new_run_id()
     entries: list[Any] = []

@@ -1,21 +1,21 @@
-"""Drawing an MDP on the canvas: constants, geometry and the building of the scene.
+"""Drawing an MDP on the canvas: the building of the scene from the document's model.
 
-The drawing half of :class:`gui.mdp.view.MdpView`, split off along the seams the view
-already marked ("building", "full drawing", "compact drawing", "legend and overlays").
-:class:`Drawing` is a mixin: its methods run on the view and build its scene from the
-document's model (the model is the truth; items are rebuilt from it, never read back).
-
-A little over 600 lines: the full and compact drawings share the geometry helpers above.
+:class:`SceneDrawing` is an object of :class:`gui.mdp.view.MdpView` that takes
+``(document, view)``: it builds the view's scene from the document's model (the model is the
+truth; items are rebuilt from it, never read back), in full or, for large models, compact;
+it keeps the items drawn, the results overlay and the labels over the canvas
+(:class:`gui.mdp.legend.CanvasLabels`). Constants and geometry are
+:mod:`gui.mdp.canvas_parts`.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -28,183 +28,109 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsPolygonItem,
-    QGraphicsView,
 )
 
-from core.mdp.editable import MdpModel
+from core.mdp import MdpModel
+from gui.mdp.canvas_parts import (
+    COMPACT_RADIUS,
+    COMPACT_STATES,
+    DOT_DISTANCE,
+    DOT_FADED,
+    DOT_FILL,
+    DOT_RADIUS,
+    EDGE_COLOUR,
+    MATRIX_STATES,
+    MAX_EDGES,
+    MIN_PROBABILITY,
+    STATE_FILL,
+    STATE_PEN,
+    STATE_RADIUS,
+    angle_dir,
+    bounds_overlay,
+    clean_rows,
+    spread_angles,
+    to_point,
+    unit,
+)
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
+from gui.mdp.legend import CanvasLabels
 from gui.shell.canvas import LodTextItem, schedule_declutter
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
-__all__ = ["Drawing", "bounds_overlay", "MIN_PROBABILITY", "MAX_EDGES", "COMPACT_STATES",
-           "MATRIX_STATES", "MODES", "MODE_HINTS", "STATE_RADIUS", "COMPACT_RADIUS", "DOT_RADIUS",
-           "DOT_DISTANCE", "STATE_FILL", "STATE_PEN", "DOT_FILL", "DOT_FADED", "EDGE_COLOUR",
-           "unit", "angle_dir", "spread_angles", "to_point", "clean_rows"]
+if TYPE_CHECKING:
+    from gui.mdp.view import MdpView
 
-MIN_PROBABILITY = 0.005   # when edges must be thinned, these go first
-MAX_EDGES = 160           # above this, keep only the top next states of each action
-COMPACT_STATES = 40       # above this, draw states and their strongest successors only
-MATRIX_STATES = 300       # above this, the canvas draws nothing (the matrix view takes over)
-
-MODES = ("select", "add_state", "connect")
-MODE_HINTS = {
-    "select": "",
-    "add_state": "Add state: click where the new state goes (Esc: back to Select).",
-    "connect": "Connect: click or drag from an action dot, then click the next state "
-               "(Esc: back to Select).",
-}
-
-STATE_RADIUS = 34.0
-COMPACT_RADIUS = 11.0
-DOT_RADIUS = 5.5
-DOT_DISTANCE = STATE_RADIUS + 84.0
-
-STATE_FILL = QColor("#F3F5F9")
-STATE_PEN = QColor("#2B2B2B")
-DOT_FILL = QColor("#2B2B2B")
-DOT_FADED = QColor("#9A9A9A")
-EDGE_COLOUR = QColor("#4A4A4A")
+__all__ = ["SceneDrawing"]
 
 
-def unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.hypot(v[0], v[1]))
-    return v / n if n > 1e-12 else np.zeros(2)
+class SceneDrawing:
+    """Builds the scene of an :class:`gui.mdp.view.MdpView` from ``document`` (see the
+    module docstring); holds the items drawn and what the legend says about them."""
 
-
-def angle_dir(theta: float) -> np.ndarray:
-    return np.array([math.cos(theta), math.sin(theta)])
-
-
-def spread_angles(angles: list[float], min_sep: float) -> list[float]:
-    """Directions (radians) moved as little as possible so neighbours are ``min_sep`` apart.
-
-    The circle is cut at its widest gap; the rest is isotonic regression (pool adjacent
-    violators) of ``angle_i - i * sep``, which keeps the order and centres each cluster.
-
-    >>> [round(math.degrees(a)) for a in spread_angles([0.0, 0.0, 0.0], math.radians(30))]
-    [-30, 0, 30]
-    """
-    n = len(angles)
-    if n <= 1:
-        return list(angles)
-    sep = min(min_sep, 2 * math.pi / n)
-    tau = 2 * math.pi
-    order = sorted(range(n), key=lambda i: (angles[i] % tau, i))
-    a = [angles[i] % tau for i in order]
-    gaps = [a[k + 1] - a[k] for k in range(n - 1)] + [a[0] + tau - a[-1]]
-    start = (max(range(n), key=lambda k: gaps[k]) + 1) % n
-    idx = [(start + m) % n for m in range(n)]
-    x = [a[idx[0]]]
-    for m in range(1, n):
-        v = a[idx[m]]
-        while v < x[-1]:
-            v += tau
-        x.append(v)
-    blocks: list[list[float]] = []  # [sum, count]
-    for m, v in enumerate(x):
-        blocks.append([v - m * sep, 1.0])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            total, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += count
-    fitted = [b[0] / b[1] for b in blocks for _ in range(int(b[1]))]
-    out = [0.0] * n
-    for m in range(n):
-        theta = fitted[m] + m * sep
-        out[order[idx[m]]] = (theta + math.pi) % tau - math.pi
-    return out
-
-
-def to_point(v: np.ndarray) -> QPointF:
-    return QPointF(float(v[0]), float(v[1]))
-
-
-def clean_rows(model: MdpModel) -> np.ndarray:
-    """P with NaN and negative entries as 0 (drawing only; the problems list names them)."""
-    if not model.P.size:
-        return np.zeros((model.n_states, 0, model.n_states))
-    return np.clip(np.nan_to_num(model.dense_P(), nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
-
-
-def bounds_overlay(document: ProjectDocument, run_id: str, mdp_id: str, stage: int
-                   ) -> dict[str, Any] | None:
-    """What a "bounds" run shows on the drawing at ``stage``: per state id, the chosen
-    action id and (v_lower, v_private, v_upper); plus whether the model changed since."""
-    try:
-        record = document.run(run_id)
-    except KeyError:
-        return None
-    s = record.summary
-    if record.kind != "bounds" or record.target != mdp_id or not document.has_mdp(mdp_id):
-        return None
-    kept = int(s.get("stages_kept", 0))
-    t = min(max(int(stage), 0), max(kept - 1, 0))
-
-    def at(key: str) -> list[Any]:
-        arr = s.get(key, [])
-        return arr[t] if kept else arr
-
-    state_ids = s.get("state_ids", [])
-    policy_ids = at("policy_ids") if s.get("policy_ids") else []
-    lo, vp, hi = at("v_lower"), at("v_private"), at("v_upper")
-    per_state = {}
-    for i, sid in enumerate(state_ids):
-        per_state[sid] = {"action": policy_ids[i] if i < len(policy_ids) else None,
-                          "values": (float(lo[i]), float(vp[i]), float(hi[i]))}
-    stale = record.params.get("model_digest") != document.digest(mdp_id)
-    return {"record": record, "stage": t, "stages": kept, "states": per_state,
-            "stale": stale}
-
-
-class Drawing:
-    """The scene-building methods of :class:`gui.mdp.view.MdpView` (a mixin)."""
+    def __init__(self, document: ProjectDocument, view: MdpView) -> None:
+        self._document = document
+        self._view = view
+        self._scene = view.scene()
+        self.labels = CanvasLabels(view)
+        self.state_items: dict[str, StateItem] = {}
+        self.action_items: dict[str, ActionItem] = {}
+        self.edge_items: list[EdgeItem] = []
+        self.decorations: list[QGraphicsItem] = []
+        self.hidden_edges = 0  # edges not drawn (thinned out, or a compact drawing)
+        self.notice = ""  # why the drawing is compact or empty
+        self.compact = False
+        self.top_per_action: int | None = None
+        self.n_nonzero = 0
+        self.decorate_pending = False
+        self.rebuilding = False  # items move while the scene is rebuilt: not a user's move
+        self.results_run: str | None = None  # the "bounds" run drawn on the model, if any
+        self.results_stage = 0
+        self.overlay: dict[str, Any] | None = None  # see bounds_overlay
 
     # ------------------------------------------------------------------ building
-    def _compact_threshold_exceeded(self, model: MdpModel) -> bool:
-        return model.n_states > MATRIX_STATES
-
-    def rebuild(self) -> None:
-        """Redraw everything from the document (keeps the selection and the zoom)."""
-        keep = self.selection()
-        self._rebuilding = True
+    def rebuild(self) -> bool:
+        """Redraw everything from the document (keeps the selection); False if nothing
+        could be drawn (no model, or too many states: the empty text says why)."""
+        keep = self._view.selection()
+        self.rebuilding = True
         try:
-            self._cancel_connect()
+            self._view.cancel_connect()
             self._scene.clear()
             self.state_items.clear()
             self.action_items.clear()
             self.edge_items.clear()
-            self._decorations.clear()
+            self.decorations.clear()
             self.hidden_edges = 0
             self.notice = ""
-            model = self._model()
-            if self._results_run is not None and self._mdp_id is not None:
-                self._overlay = bounds_overlay(self._document, self._results_run, self._mdp_id,
-                                               self._results_stage)
+            model = self._view.model()
+            if self.results_run is not None and self._view.mdp_id is not None:
+                self.overlay = bounds_overlay(self._document, self.results_run, self._view.mdp_id,
+                                               self.results_stage)
             if model is None:
-                self._show_empty("This project has no MDP yet.\n\nFile ▸ New MDP "
+                self.labels.show_empty("This project has no MDP yet.\n\nFile ▸ New MDP "
                                  "(Ctrl+Shift+N) starts a drawing; File ▸ Open… or "
                                  "File ▸ Import MDP… loads one (*.mdp.json, *.mdp.npz, "
                                  "*.privplan.json).")
-                return
+                return False
             if model.n_states > MATRIX_STATES:
                 self.notice = (f"This model has {model.n_states} states — too many to draw. "
                                "It is shown as a matrix (state × action rows); analyses "
                                "work as usual.")
-                self._show_empty(self.notice)
-                return
+                self.labels.show_empty(self.notice)
+                return False
             if model.n_states == 0:
-                self._show_empty("This MDP has no states yet.\n\nDouble-click here (or press "
+                self.labels.show_empty("This MDP has no states yet.\n\nDouble-click here (or press "
                                  "N) to add the first state. Then select it and press A to "
                                  "give it an action, and drag from the action's dot to a "
                                  "state to add a transition; the Inspector on the right "
                                  "edits probabilities and rewards.")
             else:
-                self._empty.hide()
-            self._compact = model.n_states > COMPACT_STATES
-            pos = self._display_positions(model)
-            radius = COMPACT_RADIUS if self._compact else STATE_RADIUS
-            problems = self._document.problems(self._mdp_id)  # type: ignore[arg-type]
+                self.labels.hide_empty()
+            self.compact = model.n_states > COMPACT_STATES
+            pos = self.display_positions(model)
+            radius = COMPACT_RADIUS if self.compact else STATE_RADIUS
+            problems = self._document.problems(self._view.mdp_id)  # type: ignore[arg-type]
             state_problem = {p.state: p.message for p in problems
                              if p.state is not None and p.action is None}
             for s, sid in enumerate(model.state_ids):
@@ -214,18 +140,16 @@ class Drawing:
                 self._style_state(model, s, item)
                 self._scene.addItem(item)
                 self.state_items[sid] = item
-            self._decorate()
-            self.select_ids([i for i in keep.ids() if i in self.state_items
+            self.decorate()
+            self._view.select_ids([i for i in keep.ids() if i in self.state_items
                              or i in self.action_items],
                             [t for t in keep.transitions])
         finally:
-            self._rebuilding = False
-        self._update_scene_rect()
-        if self._auto_fit:
-            QTimer.singleShot(0, self, self._fit_if_auto)
+            self.rebuilding = False
+        return True
 
-    def _display_positions(self, model: MdpModel) -> np.ndarray:
-        from core.mdp.layout import fill_missing_positions
+    def display_positions(self, model: MdpModel) -> np.ndarray:
+        from core.mdp import fill_missing_positions
 
         pos = np.array(model.positions, dtype=float).reshape(-1, 2)
         if len(pos) != model.n_states or not np.isfinite(pos).all():
@@ -236,7 +160,7 @@ class Drawing:
         sid = model.state_ids[s]
         initial = sid == model.initial_state
         item.setBrush(QBrush(STATE_FILL))
-        item.setPen(QPen(STATE_PEN, (3.2 if initial else 1.4) if not self._compact
+        item.setPen(QPen(STATE_PEN, (3.2 if initial else 1.4) if not self.compact
                          else (2.6 if initial else 1.0)))
         name = model.state_labels[s]
         rt = float(model.R_T[s])
@@ -247,7 +171,7 @@ class Drawing:
             tip += f"<br><span style='color:{ERROR_COLOUR}'>⚠ {html.escape(item.problem)}</span>"
         item.setToolTip(tip)
         shown = name if len(name) <= 9 else name[:8] + "…"
-        if self._compact:
+        if self.compact:
             label = LodTextItem(shown, item, point_size=6.5, bold=initial, background=None)
             label.center_on(QPointF(0, 0))
         elif model.n_states <= 6:
@@ -271,29 +195,29 @@ class Drawing:
 
     def _add(self, item: QGraphicsItem) -> QGraphicsItem:
         self._scene.addItem(item)
-        self._decorations.append(item)
+        self.decorations.append(item)
         return item
 
-    def _decorate(self) -> None:
+    def decorate(self) -> None:
         """(Re)draw everything attached to the states: actions, edges, labels, results."""
-        self._decorate_pending = False
-        schedule_declutter(self)  # labels readable and out of each other's way
+        self.decorate_pending = False
+        schedule_declutter(self._view)  # labels readable and out of each other's way
         keep_actions = [a for a, item in self.action_items.items() if item.isSelected()]
         keep_edges = [(e.action_id, e.target_id) for e in self.edge_items if e.isSelected()]
         blocked = self._scene.blockSignals(True)
         try:
-            for item in self._decorations:
+            for item in self.decorations:
                 if item.scene() is self._scene:
                     self._scene.removeItem(item)
-            self._decorations.clear()
+            self.decorations.clear()
             self.action_items.clear()
             self.edge_items.clear()
-            model = self._model()
+            model = self._view.model()
             if model is None or not self.state_items:
-                self._update_legend(model)
+                self.labels.update_legend(model, self)
                 return
             pos = self._current_positions(model)
-            if self._compact:
+            if self.compact:
                 self._decorate_compact(model, pos)
             else:
                 self._decorate_full(model, pos)
@@ -305,34 +229,38 @@ class Drawing:
                     e.setSelected(True)
         finally:
             self._scene.blockSignals(blocked)
-        self._update_legend(model)
+        self.labels.update_legend(model, self)
 
-    def _schedule_decorate(self) -> None:
-        if not self._decorate_pending:
-            self._decorate_pending = True
-            QTimer.singleShot(0, self, self._decorate_if_pending)
+    def schedule_decorate(self) -> None:
+        if not self.decorate_pending:
+            self.decorate_pending = True
+            QTimer.singleShot(0, self._view, self._decorate_if_pending)
 
     def _decorate_if_pending(self) -> None:
-        if self._decorate_pending:
-            self._decorate()
+        if self.decorate_pending:
+            self.decorate()
+
+    def _on_state_item_moved(self, item: StateItem) -> None:
+        if not self.rebuilding:  # a drag: the actions and edges follow the state
+            self.schedule_decorate()
 
     # ------------------------------------------------------------------ full drawing
     def _edges_to_show(self, model: MdpModel, P: np.ndarray) -> dict[tuple[int, int], list[int]]:
         pairs = [(s, j) for s in range(model.n_states) for j in range(len(model.action_ids[s]))]
         nonzero = {(s, j): [int(t) for t in np.argsort(-P[s, j], kind="stable") if P[s, j, t] > 0]
                    for (s, j) in pairs}
-        self._n_nonzero = sum(len(v) for v in nonzero.values())
-        self._top_per_action = None
-        if self._n_nonzero <= MAX_EDGES:
+        self.n_nonzero = sum(len(v) for v in nonzero.values())
+        self.top_per_action = None
+        if self.n_nonzero <= MAX_EDGES:
             self.hidden_edges = 0
             return nonzero
         candidates = {k: [t for t in v if P[k[0], k[1], t] >= MIN_PROBABILITY]
                       for k, v in nonzero.items()}
         if sum(len(v) for v in candidates.values()) > MAX_EDGES:
             m = max(1, MAX_EDGES // max(len(pairs), 1))
-            self._top_per_action = m
+            self.top_per_action = m
             candidates = {k: v[:m] for k, v in candidates.items()}
-        self.hidden_edges = self._n_nonzero - sum(len(v) for v in candidates.values())
+        self.hidden_edges = self.n_nonzero - sum(len(v) for v in candidates.values())
         return candidates
 
     def _decorate_full(self, model: MdpModel, pos: np.ndarray) -> None:
@@ -340,11 +268,11 @@ class Drawing:
         P = clean_rows(model)
         centroid = pos.mean(axis=0)
         shown = self._edges_to_show(model, P)
-        overlay = self._overlay
+        overlay = self.overlay
         chosen = {}
         if overlay is not None:
             chosen = {sid: v["action"] for sid, v in overlay["states"].items()}
-        problems = self._document.problems(self._mdp_id)  # type: ignore[arg-type]
+        problems = self._document.problems(self._view.mdp_id)  # type: ignore[arg-type]
         action_problem = {p.action: p.message for p in problems if p.action is not None}
         dot_pos: dict[tuple[int, int], np.ndarray] = {}
         fan_dir: dict[int, np.ndarray] = {}
@@ -405,7 +333,7 @@ class Drawing:
         rt = float(model.R_T[s])
         below = fan[1] < 0.6  # under the state, or above it when the action fan points down
         lines = [(f"R_T = {rt:.3g}", "#444444", False)]
-        overlay = self._overlay
+        overlay = self.overlay
         if overlay is not None:
             info = overlay["states"].get(model.state_ids[s])
             if info is not None:
@@ -575,7 +503,7 @@ class Drawing:
         strength = P.max(axis=1) if P.shape[1] else np.zeros((S, S))
         np.fill_diagonal(strength, 0.0)
         r = COMPACT_RADIUS
-        overlay = self._overlay
+        overlay = self.overlay
         for s in range(S):
             t = int(np.argmax(strength[s]))
             p = float(strength[s, t])
@@ -599,96 +527,8 @@ class Drawing:
                                   point_size=5.5, colour="#8A5300", min_px=5.0)
                 lab.center_on(to_point(pos[s] + np.array([0.0, r + 6])))
                 self._add(lab)
-        self.hidden_edges = int((P > 0).sum()) - sum(1 for it in self._decorations
+        self.hidden_edges = int((P > 0).sum()) - sum(1 for it in self.decorations
                                                      if isinstance(it, QGraphicsPathItem))
         self.notice = (f"Large model ({S} states): action nodes are hidden and each state "
                        "shows only its most probable next state over all actions; select a "
                        "state to edit its actions in the Inspector.")
-
-    # ------------------------------------------------------------------ legend and overlays
-    def _update_legend(self, model: MdpModel | None) -> None:
-        if model is None or not model.n_states or model.n_states > MATRIX_STATES:
-            self._legend.hide()
-            self._place_overlays()
-            return
-        if self._compact:
-            text = f"<b>Compact view.</b> {self.notice}"
-        else:
-            parts = ["<b>○</b> state (R_T terminal reward) &nbsp; <b>●</b> action "
-                     "(r reward, ↺ back to its state) &nbsp; → next state, probability"]
-            if self._top_per_action:
-                parts.append(f"<br>Large model: each action shows only its "
-                             f"{self._top_per_action} most probable next state"
-                             f"{'s' if self._top_per_action > 1 else ''} "
-                             f"({len(self.edge_items)} of {self._n_nonzero} edges); "
-                             "hover a dot for its full row.")
-            elif self.hidden_edges:
-                parts.append(f"<br>{self.hidden_edges} edge(s) with p &lt; {MIN_PROBABILITY} "
-                             "hidden; hover a dot for its full row.")
-            text = "".join(parts)
-        overlay = self._overlay
-        if overlay is not None:
-            r = overlay["record"]
-            s = r.summary
-            stage = (f"stage {overlay['stage']} of {int(s.get('horizon') or 0) - 1}"
-                     if overlay["stages"] else "stationary")
-            seed = (f"seeded experiment (seed {r.seed})" if r.params.get("seeded", True)
-                    else f"experiment, fresh OS seed {r.seed} (recorded)")
-            text += (f"<br><span style='color:{PRIVATE_ACCENT}'><b>●</b></span> action of the "
-                     f"private policy π̄ ({stage}) · under each state v\u0332 ≤ V\u0304 ≤ "
-                     "v\u0304: pessimistic, private, optimistic value")
-            self.setToolTip(f"{r.id}: k = {float(s.get('k', 0)):g}, β = "
-                            f"{float(s.get('beta', 0)):g}, α {s.get('alpha_mode')}, {seed}")
-            if overlay["stale"]:
-                text += (f" <span style='color:{ERROR_COLOUR}'>⚠ The model changed after this "
-                         "run: these are the old results (Synthesise &amp; bound again to "
-                         "update them).</span>")
-        text += ("<br><span style='color:#777'>N state · A action · drag dot → state: "
-                 "transition · Del · F2 rename · wheel zoom · middle-drag pan · F fit</span>")
-        self._legend.setText(text)
-        self._legend.show()
-        self._place_overlays()
-
-    def _show_empty(self, text: str) -> None:
-        self._empty.setText(text)
-        self._empty.show()
-        self._legend.hide()
-        self._place_overlays()
-
-    def _place_overlays(self) -> None:
-        frame = self.frameWidth()
-        if self._legend.isVisibleTo(self):
-            width = max(120, self.width() - 2 * frame)
-            self._legend.setMinimumSize(0, 0)
-            self._legend.setMaximumSize(16777215, 16777215)
-            height = self._legend.heightForWidth(width)
-            self._legend.setFixedSize(width, max(height, 18))
-            self.setViewportMargins(0, 0, 0, self._legend.height())
-            self._legend.move(frame, self.height() - frame - self._legend.height())
-        else:
-            self.setViewportMargins(0, 0, 0, 0)
-        self._empty.setGeometry(self.viewport().rect().adjusted(24, 24, -24, -24))
-        self._hint.adjustSize()
-        self._hint.move(8, 8)
-
-    def _update_scene_rect(self) -> None:
-        rect = self._drawing_rect()
-        if rect.isEmpty():
-            rect = QRectF(-400, -300, 800, 600)
-        self._scene.setSceneRect(rect.adjusted(-3000, -3000, 3000, 3000))
-
-    def _fit_if_auto(self) -> None:
-        if self._auto_fit:
-            self.fit_to_view()
-
-    def _apply_mode(self) -> None:
-        if self._mode == "select":
-            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
-            self.viewport().unsetCursor()
-        else:
-            self.setDragMode(QGraphicsView.DragMode.NoDrag)
-            self.viewport().setCursor(Qt.CursorShape.CrossCursor)
-        hint = MODE_HINTS[self._mode]
-        self._hint.setText(hint)
-        self._hint.setVisible(bool(hint))
-        self._place_overlays()

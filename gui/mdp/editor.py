@@ -2,7 +2,7 @@
 
 :class:`MdpEditor` stacks :class:`gui.mdp.view.MdpView` (the drawing) and
 :class:`gui.mdp.matrix_view.MdpMatrixView` (state × action rows). Models with more than
-:data:`gui.mdp.drawing.MATRIX_STATES` states always use the matrix; smaller ones
+:data:`gui.mdp.canvas_parts.MATRIX_STATES` states always use the matrix; smaller ones
 can switch with the "Drawing / Matrix" buttons. The editing entry points the main window's
 Edit menu calls (add state, add action, delete, rename, select all, layout, fit) go to
 whichever view is showing.
@@ -13,6 +13,8 @@ switch to hide the overlay.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,9 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.mdp.drawing import MATRIX_STATES
+from gui.mdp.canvas_parts import MATRIX_STATES
 from gui.mdp.view import MdpView, Selection
 from gui.shell.document import ProjectDocument, mdp_stack_key
+
+if TYPE_CHECKING:
+    from gui.mdp.matrix_view import MdpMatrixView
+    from gui.mdp.scale_panel import ScalePanel
 
 __all__ = ["MdpEditor"]
 
@@ -51,9 +57,9 @@ class MdpEditor(QWidget):
         self._mdp_id = mdp_id
         self._run_id: str | None = None
         self.canvas = MdpView(document, mdp_id, self)
-        self.matrix = None  # built when first needed (large models: at once)
-        self.matrix_area = None  # the matrix, or a splitter of it and the scale panel
-        self.scale_panel = None  # gui.mdp.scale_panel.ScalePanel, for large models
+        self.matrix: MdpMatrixView | None = None  # built when first needed (large: at once)
+        self.matrix_area: QWidget | None = None  # the matrix, or it and the scale panel
+        self.scale_panel: ScalePanel | None = None  # for large models
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.canvas)
 
@@ -136,21 +142,21 @@ class MdpEditor(QWidget):
         if self.matrix is None:
             from gui.mdp.matrix_view import MdpMatrixView
 
-            self.matrix = MdpMatrixView(self._document, self._mdp_id, self)
-            self.matrix.selection_changed.connect(self.selection_changed)
-            self.matrix.message.connect(self.message)
-            self.matrix_area = self.matrix
+            matrix = self.matrix = MdpMatrixView(self._document, self._mdp_id, self)
+            matrix.selection_changed.connect(self.selection_changed)
+            matrix.message.connect(self.message)
+            self.matrix_area = matrix
             if self._too_large():  # summary, search and neighbourhood beside the rows
                 from PySide6.QtWidgets import QSplitter
 
                 from gui.mdp.scale_panel import ScalePanel
 
-                self.scale_panel = ScalePanel(self._document, self._mdp_id, self)
-                self.scale_panel.find_requested.connect(self._on_scale_find)
-                self.matrix.selection_changed.connect(self._on_matrix_selection_for_scale)
+                scale = self.scale_panel = ScalePanel(self._document, self._mdp_id, self)
+                scale.find_requested.connect(self._on_scale_find)
+                matrix.selection_changed.connect(self._on_matrix_selection_for_scale)
                 area = QSplitter(Qt.Orientation.Horizontal, self)
-                area.addWidget(self.matrix)
-                area.addWidget(self.scale_panel)
+                area.addWidget(matrix)
+                area.addWidget(scale)
                 area.setStretchFactor(0, 3)
                 area.setStretchFactor(1, 2)
                 self.matrix_area = area
@@ -315,7 +321,7 @@ class MdpEditor(QWidget):
     def _update_results_bar(self) -> None:
         overlay = self.canvas.overlay if self._run_id is not None else None
         if overlay is None and self._run_id is not None:
-            from gui.mdp.drawing import bounds_overlay
+            from gui.mdp.canvas_parts import bounds_overlay
 
             overlay = bounds_overlay(self._document, self._run_id, self._mdp_id, 0)
         visible = overlay is not None

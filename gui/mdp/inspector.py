@@ -49,8 +49,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.mdp.model import ROW_SUM_TOL
+from core.common import InputError
+from core.mdp import ROW_SUM_TOL
 from gui.mdp.view import Selection
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.style import ERROR_COLOUR

@@ -33,9 +33,9 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from core.common.errors import InputError
-from core.mdp.model import ROW_SUM_TOL
-from gui.mdp.drawing import bounds_overlay
+from core.common import InputError
+from core.mdp import ROW_SUM_TOL
+from gui.mdp.canvas_parts import bounds_overlay
 from gui.mdp.view import Selection
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num

@@ -43,8 +43,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.mdp.privatize import eta_label
-from core.project.model import RunRecord
+from core.mdp import eta_label
+from core.project import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
 from gui.shell.style import SERIES, fmt_num
@@ -445,8 +445,7 @@ class CostOfPrivacyPanel(QWidget):
 
 
 def preview(exec_: bool = True) -> QWidget:
-    from core.mdp.records import sweep_summary
-    from core.mdp.sweep import privacy_sweep
+    from core.mdp import privacy_sweep, sweep_summary
     from gui.shell.commands import AddRunCommand
     from gui.shell.preview import example_document, run_preview
 

@@ -34,15 +34,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.mdp.accounting import (
+from core.mdp import (
     DEFAULT_DOMAIN_RULE,
     DEFAULT_ETA,
+    ETA_CAP,
     MdpPrivacy,
     adjacency_text,
+    eta_label,
     mdp_privacy,
+    parse_eta,
 )
-from core.mdp.privatize import ETA_CAP, eta_label, parse_eta
-from core.project.model import RunRecord
+from core.project import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, pretty_message
 from gui.shell.workers import TaskRunner
@@ -264,8 +266,7 @@ def _same(a: float, b: float) -> bool:
 
 
 def preview(exec_: bool = True) -> QWidget:
-    from core.mdp.records import sweep_summary
-    from core.mdp.sweep import privacy_sweep
+    from core.mdp import privacy_sweep, sweep_summary
     from gui.shell.commands import AddRunCommand
     from gui.shell.preview import example_document, run_preview
 

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.memory import format_bytes
+from core.common import format_bytes
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
 from gui.shell.style import ERROR_COLOUR

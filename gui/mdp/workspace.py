@@ -15,7 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from core.mdp.examples import FOUR_STARTUPS_NOTE
+from core.mdp import FOUR_STARTUPS_NOTE
 from gui.mdp.analysis_panel import AnalysisPanel
 from gui.mdp.editor import MdpEditor
 from gui.mdp.inspector import MdpInspector

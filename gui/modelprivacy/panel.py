@@ -41,9 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.modelprivacy.records import RUN_KIND, TABLE_KIND
-from core.project.recording import mia_run_record, mia_table_record
+from core.common import InputError
+from core.modelprivacy import RUN_KIND, TABLE_KIND
+from core.project import mia_run_record, mia_table_record
 from gui.modelprivacy.texts import (
     DEFENSE_NAMES,
     EMPTY_TEXT,
@@ -53,15 +53,13 @@ from gui.modelprivacy.texts import (
     study_html,
     table_cells,
 )
-from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
-from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, info_panel
-from gui.shell.workers import TaskRunner
 
 __all__ = ["ModelPrivacyPanel"]
 
@@ -72,48 +70,39 @@ _CSV = "__csv__"
 
 
 def _study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset, mdp_dataset
-    from core.modelprivacy.study import run_mia
+    from core.modelprivacy import load_dataset, mdp_dataset, run_mia
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
     return run_mia(data, setup, seed=seed, progress=progress)
 
 
 def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset, mdp_dataset
-    from core.modelprivacy.study import defense_table
+    from core.modelprivacy import defense_table, load_dataset, mdp_dataset
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
     return defense_table(data, setup, seed=seed, progress=progress)
 
 
 def _victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset
-    from core.modelprivacy.study import victim_table
+    from core.modelprivacy import load_dataset, victim_table
 
     return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress)
 
 
-class ModelPrivacyPanel(QWidget):
+class ModelPrivacyPanel(ToolPanel):
     """The Model privacy tool tab (see the module docstring)."""
 
-    message_logged = Signal(str, str)
-    running_changed = Signal(bool)
-    can_run = True
     result_shown = Signal()
-    run_recorded = Signal(str)
+    status_name = "Model privacy"
+    log_name = "model privacy"
+    undo_key = "model privacy"
+    run_kinds = (RUN_KIND, TABLE_KIND)
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("modelprivacy_panel")
-        self._document = document
-        self._status_bar = status_bar
-        self._runner = TaskRunner(self)
         self._task = "study"
-        self._summary: dict[str, Any] | None = None
-        self._shown_run: str | None = None
-        self._problem = ""
         self._csv_path = ""
         self._roc_legend: Any = None
         self._eps_legend: Any = None
@@ -136,11 +125,7 @@ class ModelPrivacyPanel(QWidget):
         self.info_panel = info_panel(INFO_HTML)
 
         self.run_controls.running_changed.connect(self._update_running)
-        self._runner.progress_changed.connect(self._on_progress)
-        self._runner.succeeded.connect(self._on_succeeded)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.cancelled.connect(lambda: self.message_logged.emit(
-            "INFO", "model privacy: cancelled — nothing was recorded"))
+        self.connect_runner()
         document.project_replaced.connect(self._on_project_replaced)
         document.run_added.connect(self._on_run_added)
         document.run_removed.connect(self._on_run_removed)
@@ -255,26 +240,6 @@ class ModelPrivacyPanel(QWidget):
         return w
 
     # ------------------------------------------------------------------ public API
-    @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
-    @property
-    def is_running(self) -> bool:
-        return self._runner.is_running
-
-    @property
-    def summary(self) -> dict[str, Any] | None:
-        return self._summary
-
-    @property
-    def shown_run(self) -> str | None:
-        return self._shown_run
-
-    @property
-    def run_problem(self) -> str:
-        return self._problem
-
     def set_parameters(self, **values: Any) -> None:
         """Set the form (keys: data, victim, defense, epsilon, delta, shadows, seed)."""
         for key, combo in (("data", self.data_combo), ("victim", self.victim_combo),
@@ -308,7 +273,7 @@ class ModelPrivacyPanel(QWidget):
                 else f"study as a seeded experiment (seed {seed})")
 
     def setup(self, *, defense: str | None = None) -> Any:
-        from core.modelprivacy.study import MiaSetup
+        from core.modelprivacy import MiaSetup
 
         d = defense or self.defense_combo.currentData()
         return MiaSetup(victim=self.victim_combo.currentData(), defense=d,
@@ -330,19 +295,13 @@ class ModelPrivacyPanel(QWidget):
         """The current defense for the feed-forward and the recurrent victim, side by side."""
         return self._start("victims")
 
-    def cancel(self) -> None:
-        self._runner.cancel()
-
-    def shutdown(self) -> None:
-        self._runner.shutdown()
-
     def show_run(self, run_id: str) -> None:
         """Show a recorded study or comparison (double-click in the project tree)."""
         rec = self._document.run(run_id)
         if rec.kind not in (RUN_KIND, TABLE_KIND):
             raise ValueError(f"{run_id} is a {rec.kind} run, not a model privacy run")
         self._shown_run = rec.id
-        self._show_summary(rec.kind, rec.summary, rec.id)
+        self.show_record(rec.kind, rec.summary, rec.id)
 
     # ------------------------------------------------------------------ running
     def _data_source(self) -> tuple[str, Any]:
@@ -358,8 +317,7 @@ class ModelPrivacyPanel(QWidget):
     def _start(self, task: str) -> bool:
         if self.is_running:
             return False
-        self._problem = ""
-        self.run_message.hide()
+        self.clear_problem()
         try:
             spec, mdp = self._data_source()
             setup = self.setup(defense="none" if task == "table" else None)
@@ -371,7 +329,7 @@ class ModelPrivacyPanel(QWidget):
                 raise InputError("the tabular victim needs an MDP of the project as data",
                                  field="victim")
         except InputError as exc:
-            return self._refuse(f"{exc.field or 'input'}: {exc.problem}")
+            return self.refuse(f"{exc.field or 'input'}: {exc.problem}")
         self._task = task
         self._request = {"data": spec}
         seed = self.seed()
@@ -381,13 +339,6 @@ class ModelPrivacyPanel(QWidget):
         fn = {"study": _study, "table": _table, "victims": _victims}[task]
         self._runner.start(fn, spec, mdp, setup, seed)
         return True
-
-    def _refuse(self, text: str) -> bool:
-        self._problem = text
-        self.run_message.setText(f"Not run — {text}")
-        self.run_message.show()
-        self.message_logged.emit("WARNING", f"model privacy not run: {text}")
-        return False
 
     def _update_running(self, running: bool) -> None:
         self.running_changed.emit(running)
@@ -399,11 +350,7 @@ class ModelPrivacyPanel(QWidget):
             self._on_mode_changed()
             self._on_defense_changed()
 
-    def _on_progress(self, fraction: float, message: str) -> None:
-        if self._status_bar is not None and self.isVisible():
-            self._status_bar.showMessage(f"Model privacy: {100 * fraction:.0f} % — {message}")
-
-    def _on_succeeded(self, result: object) -> None:
+    def _on_runner_succeeded(self, result: object) -> None:
         project = self._document.project
         if self._task in ("table", "victims"):
             record, entries = mia_table_record(
@@ -411,26 +358,13 @@ class ModelPrivacyPanel(QWidget):
                 compare="defenses" if self._task == "table" else "victims")
         else:
             record, entries = mia_run_record(project, result)
-        if not approve_entries(self, self._document, entries):
-            return self.run_controls.set_status(OVER_BUDGET_TEXT)
-        self._document.push(AddRunCommand(self._document, record, ledger_entries=entries),
-                            "model privacy")
-        self._shown_run = record.id
-        self._show_summary(record.kind, record.summary, record.id)
-        self.run_controls.set_status(f"done — recorded as {record.id}")
-        self.message_logged.emit("INFO", f"model privacy {record.id}: recorded with "
-                                 f"{len(entries)} ledger entr{'y' if len(entries) == 1 else 'ies'}")
-        self.run_recorded.emit(record.id)
-
-    def _on_failed(self, exc: object) -> None:
-        if isinstance(exc, InputError):
-            self._refuse(f"{exc.field or exc.file or 'input'}: {exc.problem}")
-        else:
-            self._refuse(f"the run failed: {type(exc).__name__}: {exc}")
-            self.message_logged.emit("ERROR", f"model privacy failed: {exc}")
+        if self.record(record, entries, self.run_controls):
+            self.message_logged.emit(
+                "INFO", f"model privacy {record.id}: recorded with {len(entries)} ledger "
+                f"entr{'y' if len(entries) == 1 else 'ies'}")
 
     # ------------------------------------------------------------------ display
-    def _show_summary(self, kind: str, s: Mapping[str, Any], run_id: str | None) -> None:
+    def show_record(self, kind: str, s: Mapping[str, Any], run_id: str | None) -> None:
         self._summary = dict(s)
         self.empty_label.hide()
         rows = s["rows"] if kind == TABLE_KIND else [dict(s, label=DEFENSE_NAMES.get(
@@ -476,7 +410,7 @@ class ModelPrivacyPanel(QWidget):
     def _draw_eps(self, rows: list[Mapping[str, Any]]) -> None:
         """MIA accuracy (solid) and test accuracy (dashed) against the ε setting, the DP cap
         and the undefended attack accuracy (dotted)."""
-        from core.privacy.composition import accuracy_cap
+        from core.privacy import accuracy_cap
 
         p = self.eps_plot
         if self._eps_legend is None:
@@ -567,14 +501,6 @@ class ModelPrivacyPanel(QWidget):
     def _on_project_replaced(self) -> None:
         self._fill_data()
         self._show_latest()
-
-    def _on_run_added(self, run_id: str) -> None:
-        try:
-            rec = self._document.run(run_id)
-        except KeyError:
-            return
-        if rec.kind in (RUN_KIND, TABLE_KIND) and run_id != self._shown_run:
-            self.show_run(run_id)
 
     def _on_run_removed(self, run_id: str) -> None:
         if run_id == self._shown_run:

@@ -6,7 +6,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from core.modelprivacy.records import TABLE_COLUMNS, table_cells  # shared with the report
+from core.modelprivacy import TABLE_COLUMNS, table_cells  # shared with the report
 from gui.shell.style import fmt_value as _f  # one formatter for every result text
 
 __all__ = ["DEFENSE_NAMES", "TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "TABLE_COLUMNS",

@@ -26,14 +26,13 @@ import sys
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.common.palette import CYCLE, cycle_colour
-from core.common.progress import Progress, no_progress
+from core.common import CYCLE, Progress, cycle_colour, no_progress
 from gui.shell.tools import register_window_extension
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QImage
 
-    from core.report.html import Figure, Report
+    from core.report import Figure, Report
 
 __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_html",
            "page_breaks", "pdf_steps", "write_pdf", "text_document", "render_pdf",
@@ -170,7 +169,7 @@ def page_breaks(report: "Report") -> list[str]:
 
 
 def _print_css() -> str:
-    from core.report.html import default_css
+    from core.report import default_css
     from gui.shell.resources import asset_path
 
     extra = asset_path("report-print.css")
@@ -182,7 +181,7 @@ def print_html(report: "Report", *, image_width: int = 640) -> str:
     """The report's HTML for Qt: figures as ``<img src="fig:ID">`` (see :func:`write_pdf`)."""
     import html
 
-    from core.report.html import to_html
+    from core.report import to_html
 
     def img(fig: "Figure") -> str:
         return (f'<img src="fig:{html.escape(fig.id)}" width="{image_width}" '
@@ -382,7 +381,7 @@ def write_pdf(report: "Report", images: dict[str, "QImage"], path: str | os.Path
 def render_pdf(report: "Report", path: str | os.PathLike[str], *,
                progress: Progress = no_progress) -> int:
     """Figures (pyqtgraph) then :func:`write_pdf`, all on the calling (GUI) thread."""
-    from core.common.progress import sub_progress
+    from core.common import sub_progress
 
     images = render_figures(report, progress=sub_progress(progress, 0.0, 0.4))
     return write_pdf(report, images, path, progress=sub_progress(progress, 0.4, 1.0))
@@ -390,8 +389,8 @@ def render_pdf(report: "Report", path: str | os.PathLike[str], *,
 
 def write_html(report: "Report", path: str | os.PathLike[str]) -> None:
     """The self-contained HTML (inline CSS and SVG), written atomically."""
-    from core.common.atomic import atomic_write_text
-    from core.report.html import to_html
+    from core.common import atomic_write_text
+    from core.report import to_html
 
     atomic_write_text(path, to_html(report))
 

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
+from core.common import InputError
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.workers import TaskRunner
@@ -250,7 +250,7 @@ class ExportDialog(QDialog):
 
     def _fill_sections(self) -> None:
         """List the project's sections now (a section the user unticked stays unticked)."""
-        from core.report.html import section_titles
+        from core.report import section_titles
 
         self.sections.blockSignals(True)
         self.sections.clear()
@@ -275,7 +275,7 @@ class ExportDialog(QDialog):
 
     def build_report(self) -> Any:
         """The report of the project as it is now, with the sections ticked."""
-        from core.report.html import build_report
+        from core.report import build_report
 
         doc = self._document
         saved = doc.path is not None and not doc.is_dirty

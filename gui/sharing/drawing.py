@@ -1,122 +1,149 @@
-"""Drawing and recording a policy-sharing result: the four plots, the ternary scatter, the
-ledger table, the summary, and the run record with its ledger entries (a mixin of
-:class:`gui.sharing.panel.SharingPanel`, which owns the widgets and the document)."""
+"""Drawing a policy-sharing result, and the mechanism's live panels, as objects of the panel.
+
+:class:`SharingPlots` draws into the panel's plots, labels and table (the four plots, the
+ternary scatter, the ledger table, the summary); :class:`LivePreview` recomputes the ε/δ(k)
+and radius panels in its own worker as the parameters change. Both take
+``(document, view)`` — the project document and :class:`gui.sharing.panel.SharingPanel`,
+which owns the widgets — and keep their own state.
+"""
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTableWidgetItem
 
-from core.sharing.learning import SharingStudy
+from core.sharing import SharingStudy
 from gui.sharing.texts import COLOURS, STUDENT_LABELS
 from gui.shell.plots import pen
+from gui.shell.workers import TaskRunner
 
-__all__ = ["SharingDrawing"]
+if TYPE_CHECKING:
+    from gui.sharing.panel import SharingPanel
+    from gui.shell.document import ProjectDocument
+
+__all__ = ["SharingPlots", "LivePreview", "record_study"]
 
 
-class SharingDrawing:
-    """The panel's drawing methods (they use its plots, labels and table)."""
+class LivePreview:
+    """The ε/δ(k) and radius panels, recomputed (debounced) as the parameters change."""
 
-    curve_plot: Any
-    eps_plot: Any
-    delta_plot: Any
-    radius_plot: Any
-    ternary_plot: Any
-    badge: Any
-    summary_label: Any
-    ledger_table: Any
-    curves: dict[str, Any]
-    bands: dict[str, Any]
-    result_shown: Any
-    message_logged: Any
-    _document: Any
-    _request: dict[str, Any] | None
-    last_recorded: str | None
-    _live_runner: Any
-    live_shown: Any = None  # (PrivacyCurve, RadiusCurve) drawn by the live panels
+    def __init__(self, document: ProjectDocument, view: SharingPanel,
+                 plots: SharingPlots) -> None:
+        self._document = document
+        self._view = view
+        self._plots = plots
+        self.runner = TaskRunner(view)  # the mechanism's panels, as parameters change
+        self.timer = QTimer(view)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(60)
+        self.timer.timeout.connect(self._start_live)
+        self.runner.succeeded.connect(self._on_live)
+        self.shown: Any = None  # (PrivacyCurve, RadiusCurve) drawn by the live panels
+        self._closed = False
+        self._live_params: Any = (None, None)
+        self._live_privacy: Any = None
 
-    # ------------------------------------------------------------------ live panels
+    def schedule(self) -> None:
+        """Recompute soon (the parameters changed)."""
+        self.timer.start()
+
+    def shutdown(self) -> None:
+        self._closed = True
+        self.timer.stop()
+        self.runner.shutdown()
+
     def _env_m(self) -> int | None:
         """The largest action set of the chosen environment (None: none chosen)."""
-        key = str(self.env_combo.currentData() or "")  # type: ignore[attr-defined]
+        key = str(self._view.env_combo.currentData() or "")
         if key.startswith("mdp:") and self._document.has_mdp(key[4:]):
             return int(self._document.mdp_entry(key[4:]).mdp.mask.sum(axis=1).max())
         if key.startswith("gym:"):
-            from core.sharing.gym_import import gym_actions, parse_gym_id
+            from core.sharing import gym_actions, parse_gym_id
 
             return len(gym_actions(parse_gym_id(key)[0]))
         return None
 
     def _start_live(self) -> None:
         """Recompute the ε/δ(k) curve (then the radius) for the parameters as typed."""
-        if getattr(self, "_closed", False):
+        if self._closed:
             return
         m = self._env_m()
         if m is None or m < 2:
             return
         try:
-            setup = self.setup()  # type: ignore[attr-defined]
-            from core.sharing.mechanism import check_sharing
+            setup = self._view.setup()
+            from core.sharing import check_sharing
 
             check_sharing(m, setup.eta, k=setup.k0, tau=setup.tau, lb=setup.lb)
             if setup.delta is not None and not 0 < setup.delta < 1:
                 return
         except Exception:  # noqa: BLE001 - a field being typed: Run reports it properly
             return
-        from core.sharing.learning import live_privacy
+        from core.sharing import live_privacy
 
         self._live_params = (setup, m)
-        self._live_runner.start(live_privacy, setup.k0, m, setup.eta, setup.lb, setup.bound,
-                                setup.tau, setup.delta, self.seed())  # type: ignore[attr-defined]
+        self.runner.start(live_privacy, setup.k0, m, setup.eta, setup.lb, setup.bound,
+                          setup.tau, setup.delta, self._view.seed())
 
     def _on_live(self, result: object) -> None:
-        from core.sharing.mechanism import PrivacyCurve, RadiusCurve
+        from core.sharing import PrivacyCurve, RadiusCurve
 
-        setup, m = getattr(self, "_live_params", (None, None))
-        if getattr(self, "_closed", False) or setup is None:
+        setup, m = self._live_params
+        if self._closed or setup is None:
             return
         if isinstance(result, tuple) and isinstance(result[0], PrivacyCurve):
             self._live_privacy = result[0]
-            rc = self.live_shown[1] if self.live_shown is not None else None
+            rc = self.shown[1] if self.shown is not None else None
             self._draw_live(result[0], rc)
-            from core.sharing.learning import live_radius
+            from core.sharing import live_radius
 
-            self._live_runner.start(live_radius, setup.k0, m, setup.eta, setup.lam, setup.beta,
-                                    self.seed())  # type: ignore[attr-defined]
+            self.runner.start(live_radius, setup.k0, m, setup.eta, setup.lam, setup.beta,
+                              self._view.seed())
         elif isinstance(result, RadiusCurve):
             self._draw_live(self._live_privacy, result)
 
     def _draw_live(self, pc: Any, rc: Any) -> None:
-        self.live_shown = (pc, rc)
-        self._draw_mechanism(pc, rc)
+        self.shown = (pc, rc)
+        self._plots.draw_mechanism(pc, rc)
 
-    def _draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
+
+class SharingPlots:
+    """Draws a study (fresh or recorded) into the panel's plots, labels and table."""
+
+    def __init__(self, document: ProjectDocument, view: SharingPanel) -> None:
+        self._document = document
+        self._view = view
+        self.curves: dict[str, Any] = {}  # name -> plotted item (tests read the data back)
+        self.bands: dict[str, Any] = {}
+
+    def draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
               recorded: str | None = None, tight: Any = None,
               robust: dict[str, Any] | None = None) -> None:
-        self.curve_plot.getPlotItem().clear()
+        self._view.curve_plot.getPlotItem().clear()
         self.curves.clear()
         self.bands.clear()
         x = np.asarray(s["iteration"], dtype=float)
         for kind, c in s["curves"].items():
-            top = self.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
-            bottom = self.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
+            top = self._view.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
+            bottom = self._view.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
             colour = pg.mkColor(COLOURS[kind])
             colour.setAlpha(50)
-            self.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
+            self._view.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
             self.bands[kind] = (top, bottom)
-            self.curves[kind] = self.curve_plot.plot(x, np.asarray(c["median"]),
+            self.curves[kind] = self._view.curve_plot.plot(x, np.asarray(c["median"]),
                                                      pen=pen(COLOURS[kind]),
                                                      name=STUDENT_LABELS[kind])
-        self.curves["teacher"] = self.curve_plot.plot(
+        self.curves["teacher"] = self._view.curve_plot.plot(
             x, np.full(x.size, float(s["teacher_value"])),
             pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
-        self._draw_mechanism(pc, rc, tight=tight, ledger=(s["k"], s["epsilon"]))
-        self._fill_ledger(s)
+        self.draw_mechanism(pc, rc, tight=tight, ledger=(s["k"], s["epsilon"]))
+        self.fill_ledger(s)
         total = s["ledger_total"]
         stop = (f"stopped before roll-out {s['stopped_at']} ({s.get('stop_reason', '')})"
                 if s["stopped_at"] is not None else "never stopped")
@@ -141,7 +168,7 @@ class SharingDrawing:
         who = (f"teacher's total over all {runs} noisy student runs" if runs is not None
                else "ledger total of one student run (recorded before the budget covered "
                     "every run)")
-        self.summary_label.setText(
+        self._view.summary_label.setText(
             f"<b>{who}: (ε, δ) = ({total['epsilon']:.4g}, {total['delta']:.3g})</b> by basic "
             f"composition, within the budget ({budget[0]:g}, {budget[1]:g}){after}{base}<br>"
             f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
@@ -149,56 +176,56 @@ class SharingDrawing:
             f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")
-        self.result_shown.emit()
+        self._view.result_shown.emit()
 
-    def _draw_mechanism(self, pc: Any, rc: Any, *, tight: Any = None,
+    def draw_mechanism(self, pc: Any, rc: Any, *, tight: Any = None,
                         ledger: tuple[Any, Any] | None = None) -> None:
         """The ε(k), δ(k) and radius plots (also live, as parameters change; ``rc`` None:
         the radius plot stays as it is until its curve arrives)."""
-        for plot in (self.eps_plot, self.delta_plot):
+        for plot in (self._view.eps_plot, self._view.delta_plot):
             plot.getPlotItem().clear()
-        self.curves["epsilon"] = self.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+        self.curves["epsilon"] = self._view.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
                                                     name="ε of eq. 12")
-        self.curves["epsilon_linear"] = self.eps_plot.plot(
+        self.curves["epsilon_linear"] = self._view.eps_plot.plot(
             pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
-        self.curves["gamma_part"] = self.eps_plot.plot(pc.k, pc.gamma_part,
+        self.curves["gamma_part"] = self._view.eps_plot.plot(pc.k, pc.gamma_part,
                                                        pen=pen("#FF7F0E", dashed=True),
                                                        name="G(k, m, η)")
         if tight is not None and np.isfinite(tight).any():
             ok = np.isfinite(tight)
-            self.curves["epsilon_tight"] = self.eps_plot.plot(
+            self.curves["epsilon_tight"] = self._view.eps_plot.plot(
                 pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
                 name="ε_tight estimate (worst pair, MC)")
         if ledger is not None and len(ledger[0]):
-            self.curves["ledger_eps"] = self.eps_plot.plot(
+            self.curves["ledger_eps"] = self._view.eps_plot.plot(
                 list(ledger[0]), list(ledger[1]), pen=None, symbol="o", symbolSize=6,
                 symbolBrush="#2CA02C", name="the ledger's roll-outs (τ per k)")
-        self.curves["delta"] = self.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+        self.curves["delta"] = self._view.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
                                                     name=f"δ estimate at τ = {pc.tau:.3g}")
-        self.curves["delta_upper"] = self.delta_plot.plot(
+        self.curves["delta_upper"] = self._view.delta_plot.plot(
             pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
         if rc is None:
             return
-        self.radius_plot.getPlotItem().clear()
-        self.curves["alpha_lambda"] = self.radius_plot.plot(
+        self._view.radius_plot.getPlotItem().clear()
+        self.curves["alpha_lambda"] = self._view.radius_plot.plot(
             rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
-        self.curves["lemma1"] = self.radius_plot.plot(
+        self.curves["lemma1"] = self._view.radius_plot.plot(
             rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
-        self.curves["quantile"] = self.radius_plot.plot(
+        self.curves["quantile"] = self._view.radius_plot.plot(
             rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
-        self.curves["chebyshev"] = self.radius_plot.plot(
+        self.curves["chebyshev"] = self._view.radius_plot.plot(
             rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
         if rc.ignore_below > 0:
-            self.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
+            self._view.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
                                                      pen=pen("#000000", dotted=True)))
-        self.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
+        self._view.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
                            "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
                            "α_λ is the student's loss radius only; k* = "
                            f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
 
-    def _draw_ternary(self, t: dict[str, Any] | None) -> None:
+    def draw_ternary(self, t: dict[str, Any] | None) -> None:
         """The shared policies at one three-action state, in barycentric coordinates."""
-        plot = self.ternary_plot
+        plot = self._view.ternary_plot
         plot.getPlotItem().clear()
         if t is None:
             plot.hide()
@@ -227,9 +254,9 @@ class SharingDrawing:
                                                    symbolSize=14, symbolBrush="#000000",
                                                    name="the teacher's policy (η-mixed)")
 
-    def _fill_ledger(self, s: dict[str, Any]) -> None:
+    def fill_ledger(self, s: dict[str, Any]) -> None:
         n = len(s["k"])
-        t = self.ledger_table
+        t = self._view.ledger_table
         t.clearSpans()
         stopped = s["stopped_at"] is not None
         t.setRowCount(n + (1 if stopped else 0))
@@ -249,37 +276,38 @@ class SharingDrawing:
             t.setSpan(n, 0, 1, 9)
         t.resizeColumnsToContents()
 
-    def _record(self, res: Any, study: SharingStudy | None = None) -> bool:
-        """The run and its ledger entries (one per live roll-out of the teacher, the
-        non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
-        undoable step."""
-        from core.project.recording import sharing_run_record
-        from core.sharing.records import sharing_params
-        from gui.shell.commands import AddRunCommand
 
-        req = self._request or {}
-        params = sharing_params(res.setup, env=str(req.get("env", "")),
-                                students=list(res.curves), seeds=int(req.get("seeds", 1)),
-                                seed=res.seed, teacher=str(req.get("teacher", "optimal")),
-                                temperature=float(req.get("temperature", 1.0)))
-        record, entries = sharing_run_record(self._document.project, res, params)
-        robust = study.robust if study is not None else None
-        env = str(req.get("env", ""))
-        if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
-            from core.sharing.records import mdp_side_entries
+def record_study(document: ProjectDocument, view: SharingPanel, request: dict[str, Any] | None,
+                 res: Any, study: SharingStudy | None = None) -> bool:
+    """Record a study: the run and its ledger entries (one per live roll-out of the teacher,
+    the non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
+    undoable step, past the budget check. False (said in the panel) if declined."""
+    from core.project import sharing_run_record
+    from core.sharing import sharing_params
+    from gui.shell.commands import AddRunCommand
 
-            entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
-                                        float(robust["k"]), seed=res.seed, source=record.id)
-        from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+    req = request or {}
+    params = sharing_params(res.setup, env=str(req.get("env", "")),
+                            students=list(res.curves), seeds=int(req.get("seeds", 1)),
+                            seed=res.seed, teacher=str(req.get("teacher", "optimal")),
+                            temperature=float(req.get("temperature", 1.0)))
+    record, entries = sharing_run_record(document.project, res, params)
+    robust = study.robust if study is not None else None
+    env = str(req.get("env", ""))
+    if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
+        from core.sharing import mdp_side_entries
 
-        if not approve_entries(self, self._document, entries):  # type: ignore[arg-type]
-            self.message.setText(OVER_BUDGET_TEXT.capitalize() + ".")
-            self.message.show()
-            return False
-        self._document.push(AddRunCommand(self._document, record,
-                                          text=f"Record policy sharing {record.id}",
-                                          ledger_entries=entries), "sharing")
-        self.last_recorded = record.id
-        self.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
-                                         f"{len(entries)} ledger entries")
-        return True
+        entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
+                                    float(robust["k"]), seed=res.seed, source=record.id)
+    from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+
+    if not approve_entries(view, document, entries):
+        view.message.setText(OVER_BUDGET_TEXT.capitalize() + ".")
+        view.message.show()
+        return False
+    document.push(AddRunCommand(document, record, text=f"Record policy sharing {record.id}",
+                                ledger_entries=entries), "sharing")
+    view.last_recorded = record.id
+    view.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
+                                    f"{len(entries)} ledger entries")
+    return True

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -47,52 +47,48 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.errors import InputError
-from core.privacy.ledger import PrivacyLedger
-from core.sharing.gym_import import GYM_IDS, gym_available
-from core.sharing.learning import (
+from core.common import InputError
+from core.privacy import PrivacyLedger
+from core.sharing import (
+    GYM_IDS,
     STUDENTS,
     SharingSetup,
     SharingStudy,
+    check_sharing,
+    gym_available,
     mechanism_curves,
     sharing_study,
+    sharing_summary,
 )
-from core.sharing.mechanism import check_sharing
-from core.sharing.records import sharing_summary
-from gui.sharing.drawing import SharingDrawing
+from gui.sharing.drawing import LivePreview, SharingPlots, record_study
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
-from gui.shell.workers import TaskRunner
 
 __all__ = ["SharingPanel", "TOOLTIPS", "STUDENT_LABELS"]
 
-class SharingPanel(SharingDrawing, QWidget):
+class SharingPanel(ToolPanel):
     """The Policy sharing tool tab (see the module docstring)."""
 
-    message_logged = Signal(str, str)
-    running_changed = Signal(bool)
-    can_run = True
     result_shown = Signal()
+    status_name = "Policy sharing"
+    log_name = "policy sharing"
+    undo_key = "sharing"
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("sharing_panel")
-        self._document = document
-        self._status_bar = status_bar
-        self._runner = TaskRunner(self)
-        self._live_runner = TaskRunner(self)  # the mechanism's panels, as parameters change
         self.study: SharingStudy | None = None
         self._request: dict[str, Any] | None = None
         self._pending_run: Any = None
         self.last_recorded: str | None = None
-        self.curves: dict[str, Any] = {}
-        self.bands: dict[str, Any] = {}
+        self.plots = SharingPlots(document, self)
 
         title = QLabel("<b>Policy sharing</b> — a teacher shares its policy with a student "
                        "through the Dirichlet mechanism; the teacher's observations stay "
@@ -119,26 +115,20 @@ class SharingPanel(SharingDrawing, QWidget):
         layout.addWidget(split, 1)
         self.info_panel = info_panel(INFO_HTML)
         self.run_controls.running_changed.connect(self._set_running)
-        self._runner.succeeded.connect(self._on_succeeded)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.progress_changed.connect(self._on_progress)
+        self.connect_runner()
         for sig in (document.mdp_added, document.mdp_removed, document.project_replaced):
             sig.connect(lambda *_: self._fill_envs())
         for sig in (document.run_added, document.run_removed):
             sig.connect(lambda *_: self._fill_teachers())
         self.env_combo.currentIndexChanged.connect(lambda _: self._fill_teachers())
         self._fill_teachers()
-        self._live_timer = QTimer(self)
-        self._live_timer.setSingleShot(True)
-        self._live_timer.setInterval(60)
-        self._live_timer.timeout.connect(self._start_live)
-        self._live_runner.succeeded.connect(self._on_live)
+        self.live = LivePreview(document, self, self.plots)
         for w in self.fields.values():
-            w.valueChanged.connect(lambda *_: self._live_timer.start())
+            w.valueChanged.connect(lambda *_: self.live.schedule())
         for sig in (self.bound_combo.currentIndexChanged, self.tau_check.toggled,
                     self.env_combo.currentIndexChanged):
-            sig.connect(lambda *_: self._live_timer.start())
-        self._live_timer.start()
+            sig.connect(lambda *_: self.live.schedule())
+        self.live.schedule()
         self._show_empty()
 
     # ------------------------------------------------------------------ construction
@@ -340,9 +330,8 @@ class SharingPanel(SharingDrawing, QWidget):
 
     def add_environment_to_project(self) -> str | None:
         """Import the chosen gymnasium environment as a project MDP (undoable); its id."""
-        from core.mdp.editable import MdpModel
-        from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
-        from core.sharing.gym_import import import_gym
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
+        from core.sharing import import_gym
         from gui.shell.commands import AddMdpCommand
 
         key = str(self.env_combo.currentData() or "")
@@ -397,12 +386,14 @@ class SharingPanel(SharingDrawing, QWidget):
 
     # ------------------------------------------------------------------ workspace protocol
     @property
-    def is_running(self) -> bool:
-        return self._runner.is_running
+    def curves(self) -> dict[str, Any]:
+        """The plotted items by name (tests read their data back)."""
+        return self.plots.curves
 
     @property
-    def runner(self) -> TaskRunner:
-        return self._runner
+    def live_shown(self) -> Any:
+        """(PrivacyCurve, RadiusCurve) drawn by the live panels, None before."""
+        return self.live.shown
 
     def randomness_label(self) -> str:
         seed = self.seed()
@@ -457,7 +448,7 @@ class SharingPanel(SharingDrawing, QWidget):
             raise InputError("the project has no MDP and gymnasium is not installed: draw an "
                              "MDP first", field="env")
         if key.startswith("gym:"):
-            from core.sharing.gym_import import import_gym
+            from core.sharing import import_gym
 
             return import_gym(key)
         return self._document.mdp_entry(key[4:]).mdp
@@ -488,7 +479,7 @@ class SharingPanel(SharingDrawing, QWidget):
         teacher = str(self.teacher_combo.currentData())
         actions = None
         if teacher.startswith("run:"):
-            from core.sharing.learning import run_policy
+            from core.sharing import run_policy
 
             try:
                 actions = run_policy(self._document.run(teacher[4:]))
@@ -505,14 +496,9 @@ class SharingPanel(SharingDrawing, QWidget):
                            teacher_actions=actions, spent=spent)
         return True
 
-    def cancel(self) -> None:
-        self._runner.cancel()
-
     def shutdown(self) -> None:
-        self._closed = True
-        self._live_timer.stop()
-        self._live_runner.shutdown()
-        self._runner.shutdown()
+        self.live.shutdown()
+        super().shutdown()
 
     # ------------------------------------------------------------------ results
     def _clear_errors(self) -> None:
@@ -530,11 +516,7 @@ class SharingPanel(SharingDrawing, QWidget):
     def _set_running(self, running: bool) -> None:
         self.running_changed.emit(running)
 
-    def _on_progress(self, fraction: float, message: str) -> None:
-        if self._status_bar is not None and self.isVisible():
-            self._status_bar.showMessage(f"Policy sharing: {100 * fraction:.0f} % — {message}")
-
-    def _on_failed(self, exc: object) -> None:
+    def _on_runner_failed(self, exc: object) -> None:
         if isinstance(exc, InputError):
             self._show_error(exc)
         else:
@@ -542,7 +524,7 @@ class SharingPanel(SharingDrawing, QWidget):
             self.message.show()
         self.message_logged.emit("ERROR", f"policy sharing: {exc}")
 
-    def _on_succeeded(self, study: object) -> None:
+    def _on_runner_succeeded(self, study: object) -> None:
         if isinstance(study, tuple):  # the curves of a recorded run (show_run)
             self._on_curves(study)
             return
@@ -560,13 +542,14 @@ class SharingPanel(SharingDrawing, QWidget):
     def show_study(self, study: SharingStudy) -> None:
         """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
         res = study.result
-        if not self._record(res, study):  # over the budget and declined: nothing shown
+        if not record_study(self._document, self, self._request, res, study):
+            # over the budget and declined: nothing shown
             return
         self.study = study
         summary = sharing_summary(res)
-        self._draw(summary, study.privacy, study.radius, study.model_name, study.m,
+        self.plots.draw(summary, study.privacy, study.radius, study.model_name, study.m,
                    tight=study.tight, robust=study.robust)
-        self._draw_ternary(study.ternary)
+        self.plots.draw_ternary(study.ternary)
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded run again: its curves and ledger from the record; the mechanism's
@@ -586,9 +569,9 @@ class SharingPanel(SharingDrawing, QWidget):
             return
         self._pending_run = None
         s = record.summary
-        self._draw(s, curves[0], curves[1], str(record.params.get("env", record.target)),
+        self.plots.draw(s, curves[0], curves[1], str(record.params.get("env", record.target)),
                    int(s.get("m") or 2), recorded=record.id, tight=curves[2])
-        self._draw_ternary(None)  # the draws are not recorded
+        self.plots.draw_ternary(None)  # the draws are not recorded
 
 
 

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     import PySide6  # noqa: F401  (before pyqtgraph)
 
-    from core.sharing.gym_import import gym_available
+    from core.sharing import gym_available
     from gui.shell.preview import open_tool_window, save_screenshot, settle, wait_for
 
     app, window, panel = open_tool_window("sharing", args.size)

@@ -52,7 +52,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from core import __version__
-    from core.common.errors import InputError
+    from core.common import InputError
     from gui.shell.main_window import read_project_file
     from gui.shell.resources import BUILTIN_PROJECT, asset_path
 

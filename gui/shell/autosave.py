@@ -21,15 +21,16 @@ import uuid
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
-from core.project.autosave import (
+from core.project import (
     RECOVERY_SUFFIX,
+    MdpEntry,
+    Project,
     Recovery,
     discard_for,
     list_recoverable,
     recovery_stem,
     write_recovery,
 )
-from core.project.model import MdpEntry, Project
 from gui.shell.document import ProjectDocument
 from gui.shell.workers import TaskRunner
 

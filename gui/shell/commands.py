@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-from core.mdp.editable import MdpModel
-from core.mdp.model import MDP
-from core.project.model import MdpEntry, RunRecord
+from core.mdp import MDP, MdpModel
+from core.project import MdpEntry, RunRecord
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument

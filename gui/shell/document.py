@@ -34,9 +34,8 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QUndoCommand, QUndoGroup, QUndoStack
 
-from core.mdp.editable import MdpModel, Problem
-from core.mdp.model import MDP
-from core.project.model import MdpEntry, Project, RunRecord
+from core.mdp import MDP, MdpModel, Problem
+from core.project import MdpEntry, Project, RunRecord
 
 __all__ = ["ProjectDocument", "PROJECT_STACK", "mdp_stack_key"]
 

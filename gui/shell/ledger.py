@@ -33,15 +33,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.mdp.accounting import mdp_dataset, record_privatization
-from core.mdp.records import sweep_entries
-from core.privacy.ledger import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
+from core.mdp import mdp_dataset, record_privatization, sweep_entries
+from core.privacy import LedgerEntry, PrivacyLedger, budgets_from_dict, budgets_to_dict
 from gui.shell.commands import DocumentCommand
 from gui.shell.document import mdp_stack_key
 
 if TYPE_CHECKING:
-    from core.mdp.accounting import MdpPrivacy
-    from core.mdp.sweep import SweepResult
+    from core.mdp import MdpPrivacy, SweepResult
     from gui.shell.document import ProjectDocument
 
 __all__ = ["project_ledger", "AddLedgerEntriesCommand",

@@ -1,11 +1,11 @@
 """PrivPlan's main window: menus, toolbar, docks, workspace tabs and status bar.
 
-Layout (``ux.md``): the Project tree on the left, one workspace tab per open MDP in the
-centre (the MDP editor above, Figure 2.1 below) plus, on request, the Privacy Calculator
-tab (Analysis ▸ Privacy Calculator, Ctrl+Shift+P, or "Privacy Calculator" in the Project
-tree), the active workspace's Inspector and run parameters on the right, a Log dock
-(hidden by default) and a status bar with model validity, the randomness mode and the
-progress of a running analysis.
+Layout (``docs/conventions.md`` §8): the Project tree on the left, one workspace tab per open
+MDP in the centre (the MDP editor above, Figure 2.1 below) plus, on request, the Privacy
+Calculator tab (Analysis ▸ Privacy Calculator, Ctrl+Shift+P, or "Privacy Calculator" in the
+Project tree), the active workspace's Inspector and run parameters on the right, a Log dock
+(hidden by default) and a status bar with model validity, the randomness mode and the progress
+of a running analysis.
 
 Editing: the Edit menu and the toolbar (Select, Add state, Add action, Connect) act on the
 active workspace's editor; its single-key shortcuts (N, A, C, Delete, F2, F) work while
@@ -51,9 +51,9 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core.common.errors import InputError
-from core.mdp.accounting import mdp_dataset
-from core.project.model import Project
+from core.common import InputError
+from core.mdp import mdp_dataset
+from core.project import Project
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
@@ -123,9 +123,8 @@ def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
     layout), and every valid model is validated once into its cache. Safe to run in a
     worker thread: it touches nothing but the objects it creates.
     """
-    from core.mdp.files import load_mdp, read_json
-    from core.project.files import PROJECT_FORMAT, load_any, project_from_dict
-    from core.project.layout import fill_project_layouts
+    from core.mdp import load_mdp, read_json
+    from core.project import PROJECT_FORMAT, fill_project_layouts, load_any, project_from_dict
 
     path = str(path)
     is_project = False
@@ -671,7 +670,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ file actions
     def new_project(self) -> None:
         """A new project holding one empty MDP, open for drawing."""
-        from core.mdp.editable import MdpModel
+        from core.mdp import MdpModel
 
         if not self._maybe_save():
             return
@@ -681,7 +680,7 @@ class MainWindow(QMainWindow):
 
     def new_mdp(self) -> str:
         """Add an empty MDP to the project (undoable) and open its workspace."""
-        from core.mdp.editable import MdpModel
+        from core.mdp import MdpModel
         from gui.shell.commands import AddMdpCommand
 
         taken = {e.model.name for e in self._document.project.mdps}
@@ -805,9 +804,7 @@ class MainWindow(QMainWindow):
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
-        from core.mdp.editable import MdpModel
-        from core.mdp.files import load_mdp
-        from core.mdp.layout import MAX_LAYOUT_STATES, fill_missing_positions
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions, load_mdp
         from gui.shell.commands import AddMdpCommand
 
         if path is None:
@@ -835,7 +832,7 @@ class MainWindow(QMainWindow):
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
         """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
-        from core.mdp.files import save_mdp
+        from core.mdp import save_mdp
 
         if mdp_id is None:
             ws = self.active_workspace()
@@ -869,7 +866,7 @@ class MainWindow(QMainWindow):
 
     def offer_recovery(self) -> bool:
         """After a crash: offer the autosaved copies; True if one was recovered."""
-        from core.project.autosave import discard, load_recovery
+        from core.project import discard, load_recovery
 
         for rec in self.autosave.recoverable():
             answer = ask_recover(self, rec)

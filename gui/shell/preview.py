@@ -32,7 +32,7 @@ def ensure_app() -> QApplication:
 
 def example_document() -> ProjectDocument:
     """The built-in example project (four startups + Example 2) in a fresh document."""
-    from core.project.files import load_project
+    from core.project import load_project
     from gui.shell.resources import BUILTIN_PROJECT, asset_path
 
     path = asset_path(*BUILTIN_PROJECT)
@@ -138,9 +138,8 @@ def save_screenshot(app: QApplication, window: QWidget, out: str, *, failure: st
 def example_document_with_ledger() -> ProjectDocument:
     """The built-in example with a few ledger entries and budgets (previews of the ledger
     and the export dialog)."""
-    from core.mdp.accounting import mdp_privacy, record_privatization
-    from core.mdp.examples import four_startups
-    from core.privacy.ledger import PrivacyLedger, budgets_to_dict
+    from core.mdp import four_startups, mdp_privacy, record_privatization
+    from core.privacy import PrivacyLedger, budgets_to_dict
 
     doc = example_document()
     led = PrivacyLedger()

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from core.common.progress import time_left_text
+from core.common import time_left_text
 from gui.shell.workers import TaskRunner
 
 __all__ = ["RunControls", "PROGRESS_STEPS"]

@@ -99,7 +99,7 @@ class Settings:
         value = str(self._get("computing/scheduler", "") or "").strip()
         if value:
             return value
-        from core.common.cluster import scheduler_address
+        from core.common import scheduler_address
 
         return scheduler_address(None) or ""
 
@@ -129,6 +129,6 @@ def on_backend(fn: Any, settings: "Settings | None" = None) -> Any:
     address = (settings or Settings()).scheduler_address
     if not address or getattr(sys, "frozen", False):
         return fn
-    from core.common.cluster import run_on_scheduler
+    from core.common import run_on_scheduler
 
     return functools.partial(run_on_scheduler, fn, address)

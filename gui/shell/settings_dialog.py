@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common.cluster import SCHEDULER_ENV, check_address, check_scheduler, cluster_available
-from core.common.errors import InputError
+from core.common import SCHEDULER_ENV, InputError, check_address, check_scheduler, cluster_available
 from gui.shell.settings import Settings
 from gui.shell.workers import TaskRunner
 

@@ -9,7 +9,7 @@ __all__ = ["OKABE_ITO", "SERIES", "PRIVATE_ACCENT", "ERROR_COLOUR", "fmt_num", "
 
 # The colours live in core.common.palette: the app and every report (SVG and PDF) use the
 # same one per series and arm.
-from core.common.palette import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT, series_colour
+from core.common import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT, series_colour
 
 #: Plot series: key -> (legend label, colour, symbol, dashed line)
 SERIES = {

@@ -205,7 +205,7 @@ def open_failure_text(exc: BaseException, path: object) -> str:
     other failure (a damaged archive, a file too deep or too large for memory) is named
     with the file, so every open path can show a dialog instead of letting it escape.
     """
-    from core.common.errors import InputError
+    from core.common import InputError
 
     if isinstance(exc, InputError):
         return str(exc)

@@ -1,6 +1,6 @@
 """Run core computations off the UI thread: one :class:`TaskRunner` per panel.
 
-The pattern follows Orange's ``ConcurrentMixin``/``TaskState`` (house style §4):
+The pattern follows Orange's concurrent widget helper and ``TaskState`` (docs/conventions.md §4):
 
 * ``start(fn, *args, **kwargs)`` cancels the previous task and submits
   ``fn(*args, progress=callback, **kwargs)`` to a single-thread executor;
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from core.common.progress import Cancelled
+from core.common import Cancelled
 
 __all__ = ["TaskRunner"]
 

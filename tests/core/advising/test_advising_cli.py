@@ -1,4 +1,5 @@
-"""``advise`` and ``advise-bench`` (formats-and-cli.md §5): JSON keys, modes, one-line errors."""
+"""``advise`` and ``advise-bench`` (docs/formats-and-cli.md §5): JSON keys, modes, one-line
+errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``audit`` (formats-and-cli.md §5): JSON contract, text output, modes, one-line errors."""
+"""``audit`` (docs/formats-and-cli.md §5): JSON contract, text output, modes, one-line errors."""
 
 from __future__ import annotations
 

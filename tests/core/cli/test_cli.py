@@ -1,4 +1,4 @@
-"""The command-line contract of formats-and-cli.md §5 for privatize, bounds and sweep."""
+"""The command-line contract of docs/formats-and-cli.md §5 for privatize, bounds and sweep."""
 
 from __future__ import annotations
 

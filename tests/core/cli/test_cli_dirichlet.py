@@ -1,6 +1,6 @@
 """The ``dirichlet`` subcommand and the (ε, δ) fields of ``sweep --json``.
 
-Contract (formats-and-cli.md §5): ``--json`` prints exactly one JSON object on one line;
+Contract (docs/formats-and-cli.md §5): ``--json`` prints exactly one JSON object on one line;
 exit 2 on bad input with one stderr line naming the flag.
 """
 

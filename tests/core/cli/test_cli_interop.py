@@ -1,5 +1,5 @@
 """``import`` and ``export`` on the command line, and every MDP command on what ``import``
-writes (formats-and-cli.md: exit 2 with one line naming the file and line; JSON keys)."""
+writes (docs/formats-and-cli.md: exit 2 with one line naming the file and line; JSON keys)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ values (subnormals, -0.0, the largest double, 2**63), hostile unicode (newlines,
 overrides, NUL, lone surrogates, very long names), and for NPZ files forged headers, bit
 flips, truncations and deflate bombs (a few KB that decompress to gigabytes).
 
-The contract checked (formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
+The contract checked (docs/formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
 Infinity), or exit 2 with exactly one line on stderr — never exit 1 ("internal error"),
 never more than ``TIMEOUT_S`` per case.
 

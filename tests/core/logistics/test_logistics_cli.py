@@ -1,4 +1,4 @@
-"""The ``plan`` and ``plan-bench`` command-line contract (formats-and-cli.md §5)."""
+"""The ``plan`` and ``plan-bench`` command-line contract (docs/formats-and-cli.md §5)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from core.mdp.examples import example2, four_startups, random_mdp
 from core.mdp.files import load_mdp, mdp_from_dict, mdp_to_dict, save_mdp
 from core.mdp.model import MDP
 
-# The example of formats-and-cli.md §1, verbatim.
+# The example of docs/formats-and-cli.md §1, verbatim.
 FORMATS_EXAMPLE = """
 {
   "format": "privplan-mdp",
@@ -76,7 +76,7 @@ def test_round_trip(tmp_path, which, suffix):
         assert loaded == m
         assert loaded.layout == m.layout
     else:
-        # The NPZ format (formats-and-cli.md §2) has no name field: the loader names the
+        # The NPZ format (docs/formats-and-cli.md §2) has no name field: the loader names the
         # model after the file. Everything else must survive exactly.
         assert loaded.name == path.name.split(".")[0]
         assert loaded == m.replace(name=loaded.name)

@@ -209,7 +209,8 @@ def test_spent_text_for_the_status_bar(example_doc, sweep):
 
 
 def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
-    """ux.md: the status bar shows the privacy spent vs the budget of the active dataset."""
+    """docs/conventions.md §8: the status bar shows the privacy spent vs the budget of the
+    active dataset."""
     from core.mdp.accounting import mdp_dataset
     from core.project.files import load_project
     from gui.shell.document import ProjectDocument

@@ -87,13 +87,13 @@ def test_fig41_is_added_by_an_undoable_command(panel):
 def test_scene_items_follow_the_map(fig_panel):
     p = fig_panel
     assert p.canvas.item_counts() == {"bases": 29, "centers": 6, "edges": 44, "areas": 6}
-    assert p.connect_nodes("a1", "a3")
+    assert p.editor.connect_nodes("a1", "a3")
     assert p.canvas.item_counts()["edges"] == 45
     assert E.edge_length(p.current_map(), "a1", "a3") > 0
-    bid = p.add_base("a", (0.0, 250.0), link_to="a1")
+    bid = p.editor.add_base("a", (0.0, 250.0), link_to="a1")
     assert bid == "a6"
     assert p.canvas.item_counts()["bases"] == 30 and p.canvas.item_counts()["edges"] == 46
-    cid = p.add_center({"a": "a6", "c": "c1"}, (60.0, 300.0))
+    cid = p.editor.add_center({"a": "a6", "c": "c1"}, (60.0, 300.0))
     assert cid == "G" and p.canvas.item_counts()["centers"] == 7
     assert E.node(p.current_map(), "G")["agents"] == ["a", "c"]
     for _ in range(3):
@@ -106,17 +106,17 @@ def test_inspector_edits_are_commands(fig_panel):
     doc = p._document
     n0 = doc.undo_stack.count()
     p.canvas.select(edges=[("a1", "a2")])
-    assert p.inspector_stack.currentIndex() == 3 and p.edge_length_edit.text() == "40"
-    p.edge_length_edit.setText("42.5")
-    p.edge_length_edit.editingFinished.emit()
+    assert p.editor.inspector_stack.currentIndex() == 3 and p.editor.edge_length_edit.text() == "40"
+    p.editor.edge_length_edit.setText("42.5")
+    p.editor.edge_length_edit.editingFinished.emit()
     assert E.edge_length(p.current_map(), "a1", "a2") == 42.5
     p.canvas.select(["E"])
-    assert p.center_agents_edit.text() == "c, d, e"
-    p.center_capacity_spin.setValue(5)
+    assert p.editor.center_agents_edit.text() == "c, d, e"
+    p.editor.center_capacity_spin.setValue(5)
     assert E.node(p.current_map(), "E")["capacity"] == 5
     p.canvas.select(["a5"])
-    assert p.base_agent_combo.currentText() == "a"
-    assert p.rename_node("a5", "a55")
+    assert p.editor.base_agent_combo.currentText() == "a"
+    assert p.editor.rename_node("a5", "a55")
     assert "a55" in {n["id"] for n in p.current_map()["nodes"]}
     assert doc.undo_stack.count() == n0 + 3
     doc.undo_stack.undo()
@@ -126,14 +126,14 @@ def test_inspector_edits_are_commands(fig_panel):
 
 
 @pytest.mark.parametrize("edit, words", [
-    (lambda p: p.delete_items(edges=[("a4", "A")]), ("agent a", "disconnected")),
-    (lambda p: p.set_center_agents("A", "a"), ("node A", "at least 2 agents")),
-    (lambda p: p.set_center_capacity("E", 2), ("node E", "capacity")),
-    (lambda p: p.set_edge_length("a1", "a2", "-3"), ("edge a1-a2", "> 0")),
-    (lambda p: p.set_edge_length("a1", "a2", "long"), ("edge a1-a2", "number")),
-    (lambda p: p.connect_nodes("a1", "b1"), ("edge a1-b1", "areas meet only at centers")),
-    (lambda p: p.set_base_agent("b1", "zz"), ("zz",)),
-    (lambda p: p.delete_items(["f1", "f2", "f3", "f4", "f5"]), ("node F",)),
+    (lambda p: p.editor.delete_items(edges=[("a4", "A")]), ("agent a", "disconnected")),
+    (lambda p: p.editor.set_center_agents("A", "a"), ("node A", "at least 2 agents")),
+    (lambda p: p.editor.set_center_capacity("E", 2), ("node E", "capacity")),
+    (lambda p: p.editor.set_edge_length("a1", "a2", "-3"), ("edge a1-a2", "> 0")),
+    (lambda p: p.editor.set_edge_length("a1", "a2", "long"), ("edge a1-a2", "number")),
+    (lambda p: p.editor.connect_nodes("a1", "b1"), ("edge a1-b1", "areas meet only at centers")),
+    (lambda p: p.editor.set_base_agent("b1", "zz"), ("zz",)),
+    (lambda p: p.editor.delete_items(["f1", "f2", "f3", "f4", "f5"]), ("node F",)),
 ])
 def test_invalid_edits_are_refused_and_leave_the_document_untouched(fig_panel, edit, words):
     p = fig_panel
@@ -143,7 +143,7 @@ def test_invalid_edits_are_refused_and_leave_the_document_untouched(fig_panel, e
     assert not edit(p)
     assert doc.project.maps == before
     assert doc.undo_stack.count() == n
-    assert p.message and all(w in p.message for w in words), p.message
+    assert p.editor.message and all(w in p.editor.message for w in words), p.editor.message
     assert not p.message_label.isHidden()
     assert p.canvas.item_counts()["edges"] == 44
 
@@ -180,8 +180,8 @@ def test_seeded_plan_on_fig41_draws_plan_tasks_route_and_records_run_and_ledger(
     doc = p._document
     heard: list[int] = []
     doc.ledger_changed.connect(lambda: heard.append(1))
-    p.set_task("a1", "f")
-    p.set_plan_options(approach="dp", preset="sound", epsilon="0.5", seeded=True, seed=5)
+    p.planner.set_task("a1", "f")
+    p.planner.set_plan_options(approach="dp", preset="sound", epsilon="0.5", seeded=True, seed=5)
     _run(qtbot, p)
     assert heard  # the ledger panel refreshes
     expected, session = plan_task(fig41(), Task("a1", "f"), approach="dp",
@@ -220,8 +220,8 @@ def test_seeded_plan_on_fig41_draws_plan_tasks_route_and_records_run_and_ledger(
 
 def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
     p = fig_panel
-    p.set_task("a2", "f")
-    p.set_plan_options(seed=1)
+    p.planner.set_task("a2", "f")
+    p.planner.set_plan_options(seed=1)
     _run(qtbot, p)
     r, s = p.results.result, p.results.session
     # Fig 4.3: the agents the query reached
@@ -273,8 +273,8 @@ def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
 
 def test_a_task_that_cannot_be_planned_is_a_result_with_its_reason(fig_panel, qtbot):
     p = fig_panel
-    p.set_task("a1", "f")
-    p.set_plan_options(budget=0, seed=2)
+    p.planner.set_task("a1", "f")
+    p.planner.set_plan_options(budget=0, seed=2)
     _run(qtbot, p)
     r = p.results.result
     assert not r.success and r.failure
@@ -287,36 +287,36 @@ def test_a_task_that_cannot_be_planned_is_a_result_with_its_reason(fig_panel, qt
 @pytest.mark.parametrize("eps", ["0", "-1", "abc", "inf"])
 def test_bad_epsilon_is_refused_inline(fig_panel, eps):
     p = fig_panel
-    p.set_plan_options(epsilon=eps)
+    p.planner.set_plan_options(epsilon=eps)
     assert not p.run()
     assert "ε" in p.run_problem and not p.is_running
     assert p._document.project.runs == []
-    assert p.epsilon_edit.styleSheet()
+    assert p.planner.epsilon_edit.styleSheet()
 
 
 def test_bad_task_is_refused_inline(fig_panel):
     p = fig_panel
-    p.origin_combo.addItem("A (a center)", "A")
-    p.origin_combo.setCurrentIndex(p.origin_combo.count() - 1)
+    p.planner.origin_combo.addItem("A (a center)", "A")
+    p.planner.origin_combo.setCurrentIndex(p.planner.origin_combo.count() - 1)
     assert not p.run()
     assert "origin" in p.run_problem and "not a base" in p.run_problem
-    p.set_task("a1", "f")
-    p.goal_agent_combo.addItem("zz", "zz")
-    p.goal_agent_combo.setCurrentIndex(p.goal_agent_combo.count() - 1)
+    p.planner.set_task("a1", "f")
+    p.planner.goal_agent_combo.addItem("zz", "zz")
+    p.planner.goal_agent_combo.setCurrentIndex(p.planner.goal_agent_combo.count() - 1)
     assert not p.run()
     assert "unknown agent" in p.run_problem
 
 
 def test_other_approaches_and_thesis_preset_run(fig_panel, qtbot):
     p = fig_panel
-    p.set_task("a2", "f", "f4")
+    p.planner.set_task("a2", "f", "f4")
     for approach in ("noprivacy", "greedy", "bestfirst"):
-        p.set_plan_options(approach=approach, seed=3)
+        p.planner.set_plan_options(approach=approach, seed=3)
         _run(qtbot, p)
         assert p.results.result.approach == approach
     assert p.results.result.discovery is None and "no Step 1" in \
         p.results.agent_map.empty_text()
-    p.set_plan_options(approach="dp", preset="thesis")
+    p.planner.set_plan_options(approach="dp", preset="thesis")
     _run(qtbot, p)
     assert p.results.session.params.preset == "thesis"
     assert "F1" in p.results.ledger.notes.toPlainText()
@@ -330,7 +330,7 @@ def test_other_approaches_and_thesis_preset_run(fig_panel, qtbot):
     assert rec.summary["epsilon_spent"]["b"] is None
     assert "F4" in rec.summary["epsilon_spent_reason"]["b"]
     assert rec.summary["guarantee"]["epsilon"] is None
-    assert "F5" in p.preset_combo.toolTip()
+    assert "F5" in p.planner.preset_combo.toolTip()
     assert len(p._document.project.runs) == 4
 
 
@@ -342,7 +342,7 @@ def test_generate_world_runs_in_the_worker_and_is_undoable(panel, qtbot):
     w = d.world
     assert len(w.center_ids) == 8 and w.n_bases == 40 and "N = 8" in w.name
     assert panel.canvas.item_counts()["centers"] == 8
-    assert panel.stored_task_combo.count() == len(w.tasks) + 1
+    assert panel.planner.stored_task_combo.count() == len(w.tasks) + 1
     doc.undo_stack.undo()
     assert doc.project.maps == []
 
@@ -351,7 +351,7 @@ def test_generated30_world_plans(panel, qtbot):
     panel.load_generated30()
     w = map_from_dict(panel.current_map())
     assert len(w.center_ids) == 30
-    panel.set_plan_options(seed=1)
+    panel.planner.set_plan_options(seed=1)
     _run(qtbot, panel)
     r = panel.results.result
     assert r.task == w.tasks[0] and r.success
@@ -427,16 +427,17 @@ def test_preview_builds(qtbot, name):
 
 def test_show_run_of_a_reloaded_project_restores_the_task(fig_panel, qtbot):
     p = fig_panel
-    p.set_task("a3", "e")
-    p.set_plan_options(seed=4, epsilon="0.8")
+    p.planner.set_task("a3", "e")
+    p.planner.set_plan_options(seed=4, epsilon="0.8")
     _run(qtbot, p)
     rid = p.shown_run()
     p._runs.clear()  # as after reloading the project: only the summary is kept
-    p.set_task("a1", "f")
-    p.set_plan_options(epsilon="0.3")
+    p.planner.set_task("a1", "f")
+    p.planner.set_plan_options(epsilon="0.3")
     assert p.show_run(rid)
-    assert p.origin_combo.currentData() == "a3" and p.goal_agent_combo.currentData() == "e"
-    assert p.epsilon_edit.text() == "0.8" and p.seed_spin.value() == 4
+    assert p.planner.origin_combo.currentData() == "a3"
+    assert p.planner.goal_agent_combo.currentData() == "e"
+    assert p.planner.epsilon_edit.text() == "0.8" and p.planner.seed_spin.value() == 4
     assert rid in p.results.banner.text()
     assert p.canvas.route_ids() == p._document.run(rid).summary["route"]
 
@@ -454,30 +455,30 @@ def test_context_menus_add_bases_and_centers(fig_panel):
                 return True
         return False
 
-    menu = p._context_menu(QPointF(900.0, 400.0), "")
+    menu = p.editor._context_menu(QPointF(900.0, 400.0), "")
     assert trigger(menu, "of a new agent g")
     assert E.node(p.current_map(), "g1")["agent"] == "g"
     # a center between the new agent and its nearest neighbour
-    menu = p._context_menu(QPointF(880.0, 300.0), "")
+    menu = p.editor._context_menu(QPointF(880.0, 300.0), "")
     assert trigger(menu, "Add center here joining")
     (cid,) = [n for n in E.nodes_of_kind(p.current_map(), "center") if n == "G"]
     assert "g" in E.node(p.current_map(), cid)["agents"]
-    menu = p._context_menu(QPointF(0.0, 0.0), "b1")  # b1 is at the degree cap 4
+    menu = p.editor._context_menu(QPointF(0.0, 0.0), "b1")  # b1 is at the degree cap 4
     assert trigger(menu, "Add base of b linked to b1")
-    assert "degree cap 4" in p.message and "node b1" in p.message
-    menu = p._context_menu(QPointF(0.0, 0.0), "b4")
+    assert "degree cap 4" in p.editor.message and "node b1" in p.editor.message
+    menu = p.editor._context_menu(QPointF(0.0, 0.0), "b4")
     assert trigger(menu, "Add base of b linked to b4")
     assert "b6" in E.nodes_of_kind(p.current_map(), "base")
-    menu = p._context_menu(QPointF(0.0, 0.0), "b6")
+    menu = p.editor._context_menu(QPointF(0.0, 0.0), "b6")
     assert trigger(menu, "Delete b6")
     assert "b6" not in E.nodes_of_kind(p.current_map(), "base")
-    assert p.message == ""
+    assert p.editor.message == ""
 
 
 def test_f5_runs_the_logistics_tab_in_the_window(window, qtbot):
     w = window.open_tool("logistics")
     w.load_fig41()
-    w.set_task("a1", "f")
+    w.planner.set_task("a1", "f")
     window.activateWindow()
     w.canvas.setFocus()
     with qtbot.waitSignal(w.runner.finished, timeout=20000):
@@ -517,7 +518,7 @@ def test_a_new_base_is_placed_clear_of_every_node(qtbot, fig_panel):
 
     before = set(fig_panel.canvas.node_items)
     fig_panel.canvas.select(["a1"], [])
-    fig_panel._on_add_base_clicked()
+    fig_panel.editor._on_add_base_clicked()
     (new,) = set(fig_panel.canvas.node_items) - before
     p = fig_panel.canvas.node_position(new)
     for n in before:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from core.mdp.editable import MdpModel
 from core.mdp.examples import random_mdp
 from core.project.model import Project
-from gui.mdp.drawing import MATRIX_STATES
+from gui.mdp.canvas_parts import MATRIX_STATES
 from gui.mdp.editor import MdpEditor
 from gui.mdp.matrix_view import COLUMNS, MdpMatrixView
 from gui.shell.document import ProjectDocument

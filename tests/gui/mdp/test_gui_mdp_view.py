@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from core.mdp.editable import MdpModel
 from core.mdp.examples import example2, random_mdp
 from core.project.model import Project
-from gui.mdp.drawing import MAX_EDGES
+from gui.mdp.canvas_parts import MAX_EDGES
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
 from gui.mdp.view import MdpView
 from gui.shell.commands import ReplaceMdpCommand, SetProbabilityCommand
@@ -214,7 +214,7 @@ def test_rebuild_keeps_selection_and_zoom(qtbot, example_doc):
     v = _view(qtbot, doc, "four-startups")
     v.select_ids(["ac-2"])
     v.scale(1.5, 1.5)
-    v._auto_fit = False
+    v.auto_fit = False
     zoom = v.transform().m11()
     doc.push(SetProbabilityCommand(doc, "four-startups", "ac-2", "st-1", 0.02))
     assert v.selection().actions == ("ac-2",)

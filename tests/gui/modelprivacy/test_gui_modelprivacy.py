@@ -120,7 +120,7 @@ def test_a_release_past_the_budget_asks_and_no_records_and_shows_nothing(qtbot, 
                 gl.set_budget(document, e.dataset, (0.5, 0.1))
         return original(parent, document, entries)
 
-    monkeypatch.setattr("gui.modelprivacy.panel.approve_entries", with_budget)
+    monkeypatch.setattr("gui.shell.tool_panel.approve_entries", with_budget)
     _wait(qtbot, panel, panel.run)
     assert asked and "exceeds the budget" in asked[0]
     assert len(example_doc.project.runs) == n_runs
