@@ -62,6 +62,7 @@ from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.settings import Settings
 from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
+from gui.shell.tools_menu import install as install_tools_menu
 from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
@@ -319,6 +320,8 @@ class MainWindow(QMainWindow):
                             + (f" from {document.path}" if document.path else ""))
         for install in window_extensions():  # e.g. File ▸ Export Report… (gui/report/export.py)
             install(self)
+        self.tools_menu = install_tools_menu(self)  # Tools ▸ …, tab order, stale messages
+        self.tools_menu.restore()
 
     # ------------------------------------------------------------------ construction
     def _add_dock(self, title: str, name: str, widget: QWidget,
