@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStackedWidget,
     QStyle,
-    QTabWidget,
     QToolBar,
     QWidget,
 )
@@ -60,6 +59,7 @@ from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
+from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
 from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.tools_menu import install as install_tools_menu
@@ -214,7 +214,7 @@ class MainWindow(QMainWindow):
                             | QMainWindow.DockOption.AllowTabbedDocks)
 
         # centre: workspace tabs, or an empty state
-        self.tabs = QTabWidget(self)
+        self.tabs = ScrollTabWidget(self)  # pages scroll: none sets the window's minimum
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
