@@ -48,7 +48,8 @@ class UnboundedReasons(QTreeWidget):
 
     def lines(self) -> list[str]:
         """The top-level lines (one per reason)."""
-        return [self.topLevelItem(i).text(0) for i in range(self.topLevelItemCount())]
+        items = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))
+        return [item.text(0) for item in items if item is not None]
 
     def set_entries(self, entries: list[Any]) -> None:
         """Show the reasons of ``entries``' unbounded ones (hidden when there is none)."""

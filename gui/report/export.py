@@ -33,7 +33,7 @@ from gui.shell.tools import register_window_extension
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QImage
 
-    from core.report.html import Figure, Report
+    from core.report.html import Figure, GridImage, Report
 
 __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_html",
            "page_breaks", "pdf_steps", "write_pdf", "text_document", "render_pdf",
@@ -53,7 +53,7 @@ def _font_pixels(size: int, scale: float) -> str:
 
 
 # --------------------------------------------------------------------------- figures
-def figure_image(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> "QImage":
+def figure_image(fig: "Figure | GridImage", *, size: tuple[int, int] = FIGURE_SIZE) -> "QImage":
     """Draw ``fig`` with pyqtgraph and return it as an image of ``size`` pixels.
 
     Fonts and lines are scaled with the width, so the figure reads like a 760-pixel-wide
@@ -242,7 +242,7 @@ def print_html(report: "Report", *, image_width: int = 640) -> str:
     from core.report.html import to_html
     from core.report.model import GridImage
 
-    def img(fig: "Figure") -> str:
+    def img(fig: "Figure | GridImage") -> str:
         scale = 0.7 if isinstance(fig, GridImage) else FIGURE_WIDTH
         return (f'<img src="fig:{html.escape(fig.id)}" width="{int(image_width * scale)}" '
                 f'alt="{html.escape(fig.title)}">')

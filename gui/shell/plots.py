@@ -218,7 +218,7 @@ def _move_outside(plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
     left, top, _right, bottom = item.layout.getContentsMargins()
     item.layout.setContentsMargins(left, top, width + 8, bottom)
     legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-2, 28))
-    legend._outside = True  # type: ignore[attr-defined]
+    legend._outside = True
 
 
 def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "top-right"

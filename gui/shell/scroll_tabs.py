@@ -31,7 +31,7 @@ class PageScroll(QScrollArea):
         self.setWidget(page)
         self.setObjectName(f"scroll_{page.objectName() or 'page'}")
 
-    def page(self) -> QWidget:
+    def page(self) -> QWidget | None:
         return self.widget()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
@@ -55,20 +55,20 @@ class ScrollTabWidget(QTabWidget):
         w = super().widget(index)
         return w if isinstance(w, PageScroll) else None
 
-    def widget(self, index: int) -> QWidget | None:  # type: ignore[override]
+    def widget(self, index: int) -> QWidget | None:
         w = super().widget(index)
         return w.page() if isinstance(w, PageScroll) else w
 
     def currentWidget(self) -> QWidget | None:  # type: ignore[override]  # noqa: N802
         return self.widget(self.currentIndex())
 
-    def indexOf(self, page: QWidget | None) -> int:  # type: ignore[override]  # noqa: N802
+    def indexOf(self, page: QWidget | None) -> int:  # noqa: N802
         for i in range(self.count()):
             if self.widget(i) is page:
                 return i
         return super().indexOf(page) if page is not None else -1
 
-    def setCurrentWidget(self, page: QWidget) -> None:  # type: ignore[override]  # noqa: N802
+    def setCurrentWidget(self, page: QWidget) -> None:  # noqa: N802
         i = self.indexOf(page)
         if i >= 0:
             self.setCurrentIndex(i)

@@ -19,12 +19,22 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QAction, QKeySequence
 
-from gui.shell.tools import TOOLS
+from gui.shell.tools import TOOL_MODULES, TOOLS, ToolSpec
 
 if TYPE_CHECKING:
     from gui.shell.main_window import MainWindow
 
-__all__ = ["ToolsMenu"]
+__all__ = ["ToolsMenu", "ordered_tools"]
+
+
+def ordered_tools() -> list[ToolSpec]:
+    """The registered tools in the order of ``TOOL_MODULES`` (not the order their modules
+    happened to be imported in), so each keeps its shortcut."""
+    def rank(spec: ToolSpec) -> int:
+        module = getattr(spec.factory, "__module__", "")
+        return TOOL_MODULES.index(module) if module in TOOL_MODULES else len(TOOL_MODULES)
+
+    return sorted(TOOLS.values(), key=rank)
 
 
 class ToolsMenu:
@@ -40,7 +50,7 @@ class ToolsMenu:
         if help_menu is not None:  # Tools before Help, as applications put it
             window.menuBar().insertMenu(help_menu, self.menu)
         self.actions: dict[str, QAction] = {}
-        for i, spec in enumerate(TOOLS.values(), 1):
+        for i, spec in enumerate(ordered_tools(), 1):
             a = QAction(spec.title, window)
             if i <= 9:
                 a.setShortcut(QKeySequence(f"Ctrl+{i}"))

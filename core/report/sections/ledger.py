@@ -209,13 +209,15 @@ def dataset_totals(led: Any) -> Table:
         rows.append((ds, str(sum(e.count for e in es)), basic_text, tight_text, budget,
                      str(seeded) if seeded else "–"))
     notes = " ".join(f"[{n}] {w.rstrip('.')}." for w, n in reasons.items())
-    return Table(("protects", "released uses", "spent, basic (ε, δ)", "spent, tight (ε, δ)",
-                  "budget (ε, δ)", "seeded uses (not spent)"), tuple(rows),
+    return Table(("protects", "uses", "spent, basic (ε, δ)", "spent, tight (ε, δ)",
+                  "budget (ε, δ)", "seeded uses"), tuple(rows),
                  "Privacy spent per protected dataset",
-                 note=("Basic: sequential composition (Σε, Σδ). Tight: privacy-loss "
+                 note=("Uses: releases, counted as spent; seeded uses: seeded experiments, "
+                       "listed and not spent. Basic: sequential composition (Σε, Σδ). "
+                       "Tight: privacy-loss "
                        "distributions composed with dp-accounting (PLD), shown where tighter. "
                        + notes).strip(),
-                 widths=(22, 9, 20, 22, 17, 10))
+                 widths=(24, 7, 20, 24, 17, 8))
 
 
 def _ledger_section(project: Any) -> Section:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
 
-from gui.shell.tools import TOOLS
+from gui.shell.tools import TOOL_MODULES
+from gui.shell.tools_menu import ordered_tools
 
 
 def test_the_tools_menu_lists_every_tool_with_a_shortcut(window):
     menus = {a.text(): a.menu() for a in window.menuBar().actions()}
     assert list(menus)[-2:] == ["&Tools", "&Help"]
     items = [a for a in menus["&Tools"].actions() if a.text()]
-    assert [a.text() for a in items] == [t.title for t in TOOLS.values()]
+    assert [a.text() for a in items] == [t.title for t in ordered_tools()]
+    assert [t.factory.__module__ for t in ordered_tools()] == TOOL_MODULES
     assert "Audit" in [a.text() for a in items]  # the README's "Tools ▸ Audit"
     shortcuts = [a.shortcut().toString() for a in items]
     assert all(shortcuts) and len(set(shortcuts)) == len(shortcuts)
