@@ -56,7 +56,7 @@ def build_project(seed: int = 7):
                          mode="release", seed=None, source="release-1",
                          time="2026-01-06T09:30:00+00:00")
     led.set_budget(f"mdp:{entry.id}", 100.0, 0.1)
-    project.ledger, project.budgets = led.to_list(), budgets_to_dict(led.budgets)
+    project.ledger, project.budgets = list(led.entries), budgets_to_dict(led.budgets)
     return project
 
 

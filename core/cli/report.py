@@ -55,8 +55,9 @@ def add_report_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("-o", "--output", required=True,
                     help="OUT.pdf or OUT.html (the format follows the extension)")
     sp.add_argument("--sections", default=None,
-                    help="comma-separated section ids to include (default: all), e.g. "
-                         "overview,models,run-run-1,ledger")
+                    help="comma-separated section ids to include (default: all but the "
+                         "appendix of every ledger entry, ledger-entries), e.g. "
+                         "overview,models,run-run-1,ledger,ledger-entries")
     common(sp)
 
 

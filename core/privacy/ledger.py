@@ -44,6 +44,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -365,7 +366,29 @@ def budgets_from_dict(d: Any) -> dict[str, tuple[float, float]]:
     return out
 
 
+def _pld_key(e: LedgerEntry) -> tuple[Any, ...]:
+    profile = e.parameters.get("profile") if isinstance(e.parameters, dict) else None
+    return (e.epsilon, e.delta, e.count,
+            json.dumps(profile, sort_keys=True, default=str) if profile is not None else "")
+
+
+_PLD_CACHE: dict[tuple[Any, ...], "Composition"] = {}
+
+
 def _pld_composition(entries: list[LedgerEntry], delta: float) -> "Composition":
+    """The PLD total, memoised on what it depends on (each entry's (ε, δ), count and
+    profile; δ): a report and the ledger tab ask for the same totals several times, and
+    one self-composition of hundreds of uses takes a second."""
+    key = (float(delta), tuple(sorted(_pld_key(e) for e in entries)))
+    hit = _PLD_CACHE.get(key)
+    if hit is None:
+        if len(_PLD_CACHE) > 512:
+            _PLD_CACHE.clear()
+        hit = _PLD_CACHE[key] = _pld_composition_uncached(entries, delta)
+    return hit
+
+
+def _pld_composition_uncached(entries: list[LedgerEntry], delta: float) -> "Composition":
     terms = []
     for e in entries:
         terms += profile_spec_terms(e.parameters.get("profile"), e.count, e.epsilon, e.delta)

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.report.html import (
+        OPTIONAL_SECTIONS,
         Figure,
+        GridImage,
         Report,
         build_report,
         default_css,
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
+    "OPTIONAL_SECTIONS": "core.report.html",
+    "GridImage": "core.report.html",
     "Figure": "core.report.html",
     "Report": "core.report.html",
     "build_report": "core.report.html",
@@ -31,6 +35,8 @@ _WHERE = {
 }
 
 __all__ = [
+    "OPTIONAL_SECTIONS",
+    "GridImage",
     "Figure",
     "Report",
     "build_report",

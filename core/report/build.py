@@ -22,14 +22,22 @@ from core.report.model import (
     Table,
     _fmt,
     _mode_text,
-    _pair,
+    _short_time,
     _time,
+    footnote_unbounded,
 )
 from core.report.sections import load_sections
-from core.report.sections.ledger import _ledger_section, unbounded_reasons
+from core.report.sections.ledger import (
+    _ledger_entries_section,
+    _ledger_section,
+    dataset_totals,
+)
 from core.report.sections.mdp import _mdp_section
 
-__all__ = ["file_sha256", "oracle_keys", "build_report", "section_titles"]
+__all__ = ["file_sha256", "oracle_keys", "build_report", "section_titles", "OPTIONAL_SECTIONS"]
+
+#: sections a report leaves out unless they are asked for by id (``include``)
+OPTIONAL_SECTIONS = ("ledger-entries",)
 
 
 def _generic_section(project: Any, run: Any) -> Section:
@@ -45,17 +53,30 @@ def _generic_section(project: Any, run: Any) -> Section:
     return sec
 
 
+def _randomness(run: Any) -> str:
+    text = (f"seeded experiment (seed {run.seed})" if run.mode == "experiment"
+            else "release (secure noise)")
+    return text + ("; oracle view" if oracle_keys(run) else "")
+
+
 def _overview_section(project: Any) -> Section:
+    """The first page: what was run (seeded experiment or release), what each protected
+    dataset has spent under the basic and the tight accountant, and against which budget."""
     from core.privacy.ledger import PrivacyLedger
 
-    sec = Section("Overview", id="overview")
+    sec = Section("Summary", id="overview")
     if project.notes:
         sec.blocks.append(Paragraph(project.notes, "note"))
     if project.runs:
         sec.blocks.append(Table(
-            ("run", "analysis", "on", "randomness", "seed", "created"),
-            tuple((r.id, r.kind, r.target, r.mode, _fmt(r.seed), _time(r.created))
-                  for r in project.runs), "Analyses"))
+            ("run", "analysis", "on", "randomness", "created"),
+            tuple((r.id, r.kind, r.target, _randomness(r), _short_time(r.created))
+                  for r in project.runs), "Analyses",
+            note="A seeded experiment is reproducible from its seed and releases nothing; "
+                 "release mode draws its noise from a secure source and is counted as "
+                 "spent. An oracle view is computed by the experimenter from the true "
+                 "(private) data and is not a release.",
+            widths=(9, 14, 20, 39, 18)))
         oracle = [r.id for r in project.runs if oracle_keys(r)]
         if oracle:
             sec.blocks.append(Paragraph(
@@ -66,32 +87,8 @@ def _overview_section(project: Any) -> Section:
         led = PrivacyLedger.from_project(project)
     except (TypeError, ValueError):
         return sec  # the ledger section says why
-    rows = []
-    experiments_only = []
-    for ds in led.datasets():
-        e, d = led.spent(ds)
-        n = sum(x.count for x in led.select(ds) if x.is_release)
-        b = led.budgets.get(ds)
-        if n == 0 and b is None:  # nothing released, no budget: an all-zero row says nothing
-            experiments_only.append(ds)
-            continue
-        budget = "–" if b is None else _pair(*b) + (
-            " — EXCEEDED" if led.would_exceed(ds, 0.0, 0.0) else "")
-        rows.append((ds, str(n), _pair(e, d), budget))
-    if experiments_only:
-        sec.blocks.append(Paragraph(
-            "Used only by seeded experiments (listed in the ledger, nothing spent): "
-            + ", ".join(experiments_only) + ".", "note"))
-    if rows:
-        from core.privacy.ledger import release_modes
-
-        why = unbounded_reasons(led, modes=release_modes(led.entries))
-        note = "Tighter totals, assumptions and every entry are in the privacy ledger section."
-        if why:
-            note = ("Unbounded: releases without a finite ε — " + "; ".join(why) + ". "
-                    + note)
-        sec.blocks.append(Table(("protects", "releases", "spent (basic composition)",
-                                 "budget"), tuple(rows), "Privacy spent", note=note))
+    if led.entries or led.budgets:  # what a reviewer asks first: right after the notes
+        sec.blocks.insert(1 if project.notes else 0, dataset_totals(led))
     return sec
 
 
@@ -174,7 +171,9 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
     """The report of ``project``: overview, models, every run with a reporter, the ledger.
 
     ``include`` limits the sections by id (``"overview"``, ``"models"``, ``"run-<id>"``,
-    ``"ledger"``; see :func:`section_titles`). ``now`` is the ``generated`` time: by
+    ``"ledger"``, ``"ledger-entries"``; see :func:`section_titles`); by default every
+    section but the optional ones (:data:`OPTIONAL_SECTIONS`: the appendix of every
+    ledger entry) is in. ``now`` is the ``generated`` time: by
     default ``SOURCE_DATE_EPOCH`` (reproducible builds) if set, else the clock.
 
     Parameters
@@ -215,13 +214,21 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
     seeds = sorted({str(r.seed) for r in project.runs if r.seed is not None})
     if seeds:
         meta["seeds"] = ", ".join(seeds)
+    keep = set(include) if include is not None else None
+
+    def wanted(sid: str) -> bool:  # an unwanted section is not built (the ledger's take long)
+        return sid in keep if keep is not None else sid not in OPTIONAL_SECTIONS
+
     sections = []
-    if project.runs or project.ledger or getattr(project, "budgets", None):
+    if (project.runs or project.ledger or getattr(project, "budgets", None)) \
+            and wanted("overview"):
         sections.append(_overview_section(project))
-    if project.mdps:
+    if project.mdps and wanted("models"):
         sections.append(_mdp_section(project))
     reporters = load_sections()
     for i, run in enumerate(project.runs):
+        if not wanted(f"run-{run.id}"):
+            continue
         try:
             sec = reporters.get(run.kind, _generic_section)(project, run)
             oracle = _oracle_note(run)
@@ -234,16 +241,28 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         note = _ledger_note(project, run.id)
         if note is not None:
             sec.blocks.append(note)
+        # a long reason inside a narrow ε column filled pages: each reason once, below
+        sec.blocks = [footnote_unbounded(b) if isinstance(b, Table) else b
+                      for b in sec.blocks]
         sections.append(sec)
-    if not any(s.id.startswith("run-") for s in sections):
+    if not project.runs and wanted("no-analyses"):
         sections.append(Section("Analyses", [Paragraph(
             "This project has no analyses yet: run one (for example F5 in an MDP workspace) "
             "and export the report again.", "note")], id="no-analyses"))
-    sections.append(_ledger_section(project))
-    if include is not None:
-        keep = set(include)
-        sections = [s for s in sections if s.id in keep]
+    if wanted("ledger"):
+        sections.append(_ledger_section(project))
+    if project.ledger and wanted("ledger-entries"):
+        sections.append(_ledger_entries_section(project))
     return Report(f"PrivPlan report — {project.name}", meta, sections)
+
+
+_LEDGER_TITLES = {"overview": "Summary", "ledger": "Privacy ledger",
+                  "ledger-entries": "Appendix: every ledger entry"}
+
+
+def _all_ids(project: Any) -> list[str]:
+    ids = ["overview", "models", "no-analyses", "ledger", "ledger-entries"]
+    return ids + [f"run-{r.id}" for r in project.runs]
 
 
 def section_titles(project: Any) -> list[tuple[str, str]]:
@@ -259,5 +278,15 @@ def section_titles(project: Any) -> list[tuple[str, str]]:
     list of (str, str)
         Section id and title, in report order.
     """
-    rep = build_report(project, now=_dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc))
-    return [(s.id, s.title) for s in rep.sections]
+    # the summary and the ledger sections compose the ledger (seconds): their titles are
+    # fixed, so only the cheap sections are built
+    cheap = [i for i in _all_ids(project) if i not in _LEDGER_TITLES]
+    rep = build_report(project, now=_dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc),
+                       include=cheap)
+    out = [(s.id, s.title) for s in rep.sections]
+    if project.runs or project.ledger or getattr(project, "budgets", None):
+        out.insert(0, ("overview", _LEDGER_TITLES["overview"]))
+    out.append(("ledger", _LEDGER_TITLES["ledger"]))
+    if project.ledger:
+        out.append(("ledger-entries", _LEDGER_TITLES["ledger-entries"]))
+    return out

@@ -31,11 +31,18 @@ import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from core.report.build import build_report, file_sha256, oracle_keys, section_titles
+from core.report.build import (
+    OPTIONAL_SECTIONS,
+    build_report,
+    file_sha256,
+    oracle_keys,
+    section_titles,
+)
 from core.report.model import (
     REPORTERS,
     UNBOUNDED_TEXT,
     Figure,
+    GridImage,
     KeyValues,
     Paragraph,
     Report,
@@ -45,12 +52,12 @@ from core.report.model import (
     reporter,
 )
 from core.report.sections.ledger import ledger_totals, unbounded_reasons
-from core.report.svg import svg_plot
+from core.report.svg import svg_block, svg_plot
 
 __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Section",
-           "Report", "reporter", "REPORTERS", "build_report", "to_html", "file_sha256", "svg_plot",
-           "section_titles", "ledger_totals", "unbounded_reasons", "UNBOUNDED_TEXT",
-           "oracle_keys"]
+           "GridImage", "Report", "reporter", "REPORTERS", "build_report", "to_html",
+           "file_sha256", "svg_plot", "section_titles", "ledger_totals", "unbounded_reasons",
+           "UNBOUNDED_TEXT", "oracle_keys", "OPTIONAL_SECTIONS"]
 
 
 def default_css() -> str:
@@ -60,11 +67,11 @@ def default_css() -> str:
 
 
 def to_html(report: Report, *, css: str | None = None,
-            figure_html: Callable[[Figure], str] | None = None,
+            figure_html: Callable[[Figure | GridImage], str] | None = None,
             break_before: Sequence[str] = ()) -> str:
     """A self-contained HTML page (inline CSS and SVG figures).
 
-    ``figure_html(fig)`` replaces the inline SVG of each figure (the GUI puts an
+    ``figure_html(fig)`` replaces the inline SVG of each figure (and grid map) (the GUI puts an
     ``<img>`` of a pyqtgraph rendering there for PDF). Sections whose id is in
     ``break_before`` start a new page when printed (their heading has class
     ``page-break``).
@@ -86,7 +93,7 @@ def to_html(report: Report, *, css: str | None = None,
         The page.
     """
     e = html.escape
-    draw = figure_html or svg_plot
+    draw = figure_html or svg_block
     css = default_css() if css is None else css
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{e(report.title)}</title><style>{css}</style></head><body>",
@@ -94,9 +101,9 @@ def to_html(report: Report, *, css: str | None = None,
     parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in report.metadata.items()]
     parts.append("</table>")
     if len(report.sections) > 1:
-        parts.append('<nav><ol>' + "".join(
-            f'<li><a href="#{e(s.id)}">{e(s.title)}</a></li>' for s in report.sections)
-            + "</ol></nav>")
+        parts.append('<nav><p class="contents">Contents: ' + " · ".join(
+            f'{i}. <a href="#{e(s.id)}">{e(s.title)}</a>'
+            for i, s in enumerate(report.sections, 1)) + "</p></nav>")
     for s in report.sections:
         cls = ' class="page-break"' if s.id in break_before else ""
         parts.append(f'<section id="{e(s.id)}"><h2{cls}>{e(s.title)}</h2>')
@@ -120,10 +127,10 @@ def to_html(report: Report, *, css: str | None = None,
                     + "</tbody></table>")
                 if b.note:
                     parts.append(f'<p class="note">{e(b.note)}</p>')
-            elif isinstance(b, Figure):
-                parts.append(f'<figure id="{e(b.id)}">{draw(b)}')
-                if b.caption:
-                    parts.append(f"<figcaption>{e(b.caption)}</figcaption>")
+            elif isinstance(b, (Figure, GridImage)):
+                parts.append(f'<figure id="{e(b.id)}"><div>{draw(b)}</div>')
+                if b.caption:  # a block of its own (Qt's rich text runs inline text on)
+                    parts.append(f'<p class="caption">{e(b.caption)}</p>')
                 parts.append("</figure>")
         parts.append("</section>")
     parts.append("</body></html>")

@@ -8,12 +8,14 @@ mode) are shared by every section so that each reads the same.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["REPORT_MAX_STATES", "Paragraph", "KeyValues", "Table", "Series", "Figure", "Block",
-           "Section", "Report", "Reporter", "REPORTERS", "reporter", "UNBOUNDED_TEXT"]
+__all__ = ["REPORT_MAX_STATES", "Paragraph", "KeyValues", "Table", "Series", "Figure",
+           "GridImage", "Block", "Section", "Report", "Reporter", "REPORTERS", "reporter",
+           "UNBOUNDED_TEXT", "footnote_unbounded"]
 
 
 REPORT_MAX_STATES = 500
@@ -65,7 +67,23 @@ class Figure:
     caption: str = ""
 
 
-Block = Paragraph | KeyValues | Table | Figure
+@dataclass(frozen=True)
+class GridImage:
+    """Grid maps drawn as coloured cells, side by side (a DP-DRL map and its recovery).
+
+    ``panels`` are ``(label, rows)`` with one character per cell; ``legend`` maps a
+    character to ``(colour, meaning)``. HTML draws it as SVG, the PDF as an image — never
+    as rows of characters.
+    """
+
+    id: str
+    title: str
+    panels: tuple[tuple[str, tuple[str, ...]], ...]
+    legend: tuple[tuple[str, str, str], ...]  # (character, colour, meaning)
+    caption: str = ""
+
+
+Block = Paragraph | KeyValues | Table | Figure | GridImage
 
 
 @dataclass
@@ -81,8 +99,10 @@ class Report:
     metadata: dict[str, str]
     sections: list[Section]
 
-    def figures(self) -> list[Figure]:
-        return [b for s in self.sections for b in s.blocks if isinstance(b, Figure)]
+    def figures(self) -> list[Figure | GridImage]:
+        """Every drawn block (plots and grid maps), in report order."""
+        return [b for s in self.sections for b in s.blocks
+                if isinstance(b, (Figure, GridImage))]
 
 
 Reporter = Callable[[Any, Any], Section]
@@ -173,3 +193,35 @@ def _short_time(iso: str) -> str:
     """``2026-11-25 02:46`` from an ISO time (as it is, if it is not one)."""
     text = _time(iso)
     return text[:16] if len(text) >= 16 and text[4] == "-" else text
+
+
+_UNBOUNDED_CELL = re.compile(r"^(.*?)\b" + UNBOUNDED_TEXT + r" \((.+)\)(.*)$", re.S)
+
+
+def footnote_unbounded(table: Table) -> Table:
+    """``table`` with every "unbounded (long reason)" cell shortened to "unbounded [n]".
+
+    Each distinct reason becomes one numbered footnote in the table's note, so a reason
+    is printed once however many cells share it and a narrow ε column stays narrow.
+
+    >>> t = footnote_unbounded(Table(("a", "ε"), (("x", "unbounded (raw)"),
+    ...                                          ("y", "unbounded (raw)"), ("z", "1"))))
+    >>> [r[1] for r in t.rows], t.note
+    (['unbounded [1]', 'unbounded [1]', '1'], '[1] raw.')
+    """
+    notes: dict[str, int] = {}
+
+    def short(cell: str) -> str:
+        m = _UNBOUNDED_CELL.match(cell)
+        if m is None:
+            return cell
+        reason = m.group(2).strip()
+        n = notes.setdefault(reason, len(notes) + 1)
+        return f"{m.group(1)}{UNBOUNDED_TEXT} [{n}]{m.group(3)}"
+
+    rows = tuple(tuple(short(c) for c in r) for r in table.rows)
+    if not notes:
+        return table
+    text = " ".join(f"[{n}] {r.rstrip('.')}." for r, n in notes.items())
+    note = f"{table.note} {text}" if table.note else text
+    return Table(table.columns, rows, table.title, note, table.widths)

@@ -6,9 +6,9 @@ import html
 import math
 
 from core.common.palette import cycle_colour
-from core.report.model import Figure, _fmt
+from core.report.model import Figure, GridImage, _fmt
 
-__all__ = ["svg_plot"]
+__all__ = ["svg_plot", "svg_grid", "svg_block"]
 
 
 def _ticks(lo: float, hi: float, log: bool) -> list[float]:
@@ -127,3 +127,45 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
                    f'y="{ly + 4}" font-size="10">{html.escape(s.name)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def svg_grid(grid: GridImage, *, cell: int = 14, gap: int = 24) -> str:
+    """Grid maps as coloured cells side by side, each with its label, and a legend.
+
+    >>> g = GridImage("g", "maps", (("truth", ("#.", ".G")),), (("#", "#333", "wall"),))
+    >>> svg = svg_grid(g); svg.count("<rect") >= 4 and "truth" in svg and "wall" in svg
+    True
+    """
+    e = html.escape
+    colours = {c: col for c, col, _ in grid.legend}
+    panels = [(label, rows) for label, rows in grid.panels if rows]
+    width = max(1, sum(max(len(r) for r in rows) * cell + gap for _, rows in panels))
+    height = max((len(rows) for _, rows in panels), default=0) * cell + 20
+    parts = []
+    x0 = 0
+    for label, rows in panels:
+        w = max(len(r) for r in rows)
+        parts.append(f'<text x="{x0 + w * cell / 2:.0f}" y="12" text-anchor="middle" '
+                     f'font-size="12">{e(label)}</text>')
+        for i, row in enumerate(rows):
+            for j, ch in enumerate(row):
+                parts.append(f'<rect x="{x0 + j * cell}" y="{18 + i * cell}" width="{cell}" '
+                             f'height="{cell}" fill="{colours.get(ch, "#ffffff")}" '
+                             'stroke="#cccccc" stroke-width="0.5"/>')
+        x0 += w * cell + gap
+    legend_y = height + 14
+    lx = 0
+    for _ch, col, meaning in grid.legend:
+        parts.append(f'<rect x="{lx}" y="{legend_y - 10}" width="10" height="10" '
+                     f'fill="{col}" stroke="#999"/><text x="{lx + 14}" y="{legend_y}" '
+                     f'font-size="11">{e(meaning)}</text>')
+        lx += 24 + 7 * len(meaning)
+    total_w = max(width, lx)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" '
+            f'height="{legend_y + 6}" role="img" aria-label="{e(grid.title)}">'
+            f'<title>{e(grid.title)}</title>' + "".join(parts) + "</svg>")
+
+
+def svg_block(block: Figure | GridImage) -> str:
+    """A plot (:func:`svg_plot`) or grid maps (:func:`svg_grid`) as inline SVG."""
+    return svg_grid(block) if isinstance(block, GridImage) else svg_plot(block)

@@ -8,8 +8,10 @@ same rows as the report (:func:`core.report.html.ledger_totals`) — and the bud
 editor per dataset and a bar of ε spent vs budget (releases only; seeded experiments are
 listed, not spent).
 
+The totals and budgets come first (what a reviewer asks), the entries below them.
 Unbounded releases (``LedgerEntry.unbounded``: ε = ∞ with a reason, e.g. raw Q-values) show
-as "unbounded" in red with their reason — in the row, under the totals they make unbounded,
+as "unbounded" in red with their reason — in the row, one line per reason under the totals
+they make unbounded (:mod:`gui.ledger.reasons`, the entries on demand),
 and in the budget bar, which is then full and marked exceeded; never as ∞, 0 or a missing
 row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
 
@@ -52,6 +54,7 @@ from PySide6.QtWidgets import (
 from core.common import InputError, dumps
 from core.privacy import LedgerEntry, PrivacyLedger, release_modes
 from core.report import unbounded_reasons
+from gui.ledger.reasons import UnboundedReasons
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import project_ledger, set_budget
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
@@ -302,21 +305,17 @@ class LedgerPanel(QWidget):
         self.totals.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents)
         self.totals.horizontalHeader().setStretchLastSection(True)
+        rows = self.totals.verticalHeader().defaultSectionSize()
+        self.totals.setMinimumHeight(6 * rows + self.totals.horizontalHeader().sizeHint().height())
         self.assumption_label = QLabel(self)
         self.assumption_label.setWordWrap(True)
         self.assumption_label.setStyleSheet("QLabel { color: #555; }")
-        self.unbounded_label = QLabel(self)
-        self.unbounded_label.setWordWrap(True)
-        self.unbounded_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.unbounded_label.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.unbounded_label.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
-        self.unbounded_label.setToolTip(UNBOUNDED_TIP)
-        self.unbounded_label.hide()
+        # one line per reason, entries on demand (not a paragraph above the totals)
+        self.reasons_view = UnboundedReasons(self, tip=UNBOUNDED_TIP)
         totals_box = QGroupBox("Totals per protected dataset", self)
         tl = QVBoxLayout(totals_box)
-        tl.addWidget(self.totals)
-        tl.addWidget(self.unbounded_label)
+        tl.addWidget(self.totals, 1)
+        tl.addWidget(self.reasons_view)
         tl.addWidget(self.assumption_label)
 
         # budgets
@@ -375,19 +374,21 @@ class LedgerPanel(QWidget):
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        title = QLabel("<b>Privacy Ledger</b> — every release of this project with its "
-                       "(ε, δ), the data it protects and the adjacency assumed.", self)
-        title.setWordWrap(True)
-        top_layout.addWidget(title)
         top_layout.addLayout(filters)
         top_layout.addWidget(self.entries_stack, 1)
+        # what was spent, and against which budget, comes first; the entries below it
+        title = QLabel("<b>Privacy Ledger</b> — what each protected dataset has spent and its "
+                       "budget; below, every release with its (ε, δ), the data it protects "
+                       "and the adjacency assumed.", self)
+        title.setWordWrap(True)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.splitter.addWidget(top)
         self.splitter.addWidget(bottom)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.addWidget(top)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(title)
         layout.addWidget(self.splitter)
 
         document.ledger_changed.connect(self.refresh)
@@ -511,12 +512,12 @@ class LedgerPanel(QWidget):
                     item.setForeground(QColor(ERROR_COLOUR))
                     item.setToolTip(UNBOUNDED_TIP)
                 self.totals.setItem(i, j, item)
-        why = unbounded_reasons(self._ledger, ds)
-        self.unbounded_label.setText(
-            "Unbounded: " + "; ".join(why) + "." if why else "")
-        self.unbounded_label.setVisible(bool(why))
-        self.assumption_label.setText(" · ".join(f"<b>{k}</b>: {v}" for k, v in assumptions)
+        self.reasons_view.set_entries(self._ledger.select(ds))
+        # one line; each accountant's assumption on hover (a paragraph pushed the totals off)
+        self.assumption_label.setText("Accountants: " + ", ".join(k for k, _ in assumptions)
+                                      + " — hover a column or here for the assumptions"
                                       if assumptions else "")
+        self.assumption_label.setToolTip("\n\n".join(f"{k}: {v}" for k, v in assumptions))
 
     def _fill_bars(self) -> None:
         while self.bars_layout.count():

@@ -32,15 +32,16 @@ from gui.shell.tools import register_window_extension
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QImage
 
-    from core.report import Figure, Report
+    from core.report import Figure, GridImage, Report
 
 __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_html",
            "page_breaks", "pdf_steps", "write_pdf", "text_document", "render_pdf",
            "write_html", "export_report", "install_export_action", "install_cli_pdf",
            "cli_report", "suggested_name"]
 
-FIGURE_SIZE = (1800, 900)  # pixels of each figure in the PDF
-PREVIEW_FIGURE_SIZE = (1000, 500)
+FIGURE_SIZE = (1800, 760)  # pixels of each figure in the PDF
+PREVIEW_FIGURE_SIZE = (1000, 422)
+FIGURE_WIDTH = 0.86  # of the text width: a figure and its table share a page more often
 PALETTE = CYCLE  # kept for callers of this module; the colours live in core.common.palette
 PDF_DPI = 300
 MARGINS_MM = (18.0, 15.0, 18.0, 12.0)  # left, top, right, bottom (the footer sits inside)
@@ -51,7 +52,7 @@ def _font_pixels(size: int, scale: float) -> str:
 
 
 # --------------------------------------------------------------------------- figures
-def figure_image(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> "QImage":
+def figure_image(fig: "Figure | GridImage", *, size: tuple[int, int] = FIGURE_SIZE) -> "QImage":
     """Draw ``fig`` with pyqtgraph and return it as an image of ``size`` pixels.
 
     Fonts and lines are scaled with the width, so the figure reads like a 760-pixel-wide
@@ -60,6 +61,10 @@ def figure_image(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> "QIma
     from pyqtgraph.exporters import ImageExporter
     from PySide6.QtWidgets import QApplication
 
+    from core.report import GridImage
+
+    if isinstance(fig, GridImage):
+        return grid_image(fig, width=size[0])
     w, h = size
     widget = figure_plot(fig, size=size)
     try:
@@ -148,6 +153,54 @@ def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
     return widget
 
 
+def grid_image(grid: Any, *, width: int = FIGURE_SIZE[0]) -> "QImage":
+    """Grid maps (:class:`core.report.model.GridImage`) painted as coloured cells, side by
+    side with their labels and a legend underneath, ``width`` pixels wide."""
+    from PySide6.QtCore import QRectF, Qt
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+
+    panels = [(label, rows) for label, rows in grid.panels if rows]
+    cols = sum(max(len(r) for r in rows) for _, rows in panels) or 1
+    n_rows = max((len(rows) for _, rows in panels), default=1)
+    gap_cells = 2.0
+    cell = min(width / (cols + gap_cells * max(0, len(panels) - 1)), width / 40 * 1.6)
+    s = width / 760.0
+    head, foot = 26 * s, 34 * s
+    height = int(head + n_rows * cell + foot)
+    image = QImage(width, height, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    colours = {c: col for c, col, _ in grid.legend}
+    p = QPainter(image)
+    try:
+        font = QFont("DejaVu Sans")
+        font.setPixelSize(int(round(12 * s)))
+        p.setFont(font)
+        p.setPen(QPen(QColor("#cccccc"), max(1.0, 0.5 * s)))
+        x0 = 0.0
+        for label, rows in panels:
+            w = max(len(r) for r in rows)
+            p.setPen(QColor("black"))
+            p.drawText(QRectF(x0, 0, w * cell, head), int(Qt.AlignmentFlag.AlignCenter), label)
+            p.setPen(QPen(QColor("#cccccc"), max(1.0, 0.5 * s)))
+            for i, row in enumerate(rows):
+                for j, ch in enumerate(row):
+                    p.setBrush(QColor(colours.get(ch, "#ffffff")))
+                    p.drawRect(QRectF(x0 + j * cell, head + i * cell, cell, cell))
+            x0 += (w + gap_cells) * cell
+        x, y = 0.0, head + n_rows * cell + 10 * s
+        for _ch, col, meaning in grid.legend:
+            p.setPen(QColor("#999999"))
+            p.setBrush(QColor(col))
+            p.drawRect(QRectF(x, y, 14 * s, 14 * s))
+            p.setPen(QColor("black"))
+            p.drawText(QRectF(x + 18 * s, y - 2 * s, 200 * s, 18 * s),
+                       int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), meaning)
+            x += (30 + 8 * len(meaning)) * s
+    finally:
+        p.end()
+    return image
+
+
 def render_figures(report: "Report", *, size: tuple[int, int] = FIGURE_SIZE,
                    progress: Progress = no_progress) -> dict[str, "QImage"]:
     """Every figure of ``report`` as an image, by figure id (GUI thread)."""
@@ -162,10 +215,14 @@ def render_figures(report: "Report", *, size: tuple[int, int] = FIGURE_SIZE,
 
 # --------------------------------------------------------------------------- HTML
 def page_breaks(report: "Report") -> list[str]:
-    """Sections that start a new page in print: each analysis, and the ledger after them."""
+    """Sections that start a new page in print: the first analysis (after the summary and
+    the models), the ledger and its appendix. Analyses follow each other on the page — a
+    page per analysis left most pages half empty."""
     runs = [s.id for s in report.sections if s.id.startswith("run-")]
-    return runs + (["ledger"] if runs and any(s.id == "ledger" for s in report.sections)
-                   else [])
+    ids = {s.id for s in report.sections}
+    first = runs[:1] if ids - set(runs) - {"ledger", "ledger-entries"} else []
+    return first + [i for i in ("ledger", "ledger-entries") if i in ids and (runs or
+                                                                          i != "ledger")]
 
 
 def _print_css() -> str:
@@ -181,10 +238,11 @@ def print_html(report: "Report", *, image_width: int = 640) -> str:
     """The report's HTML for Qt: figures as ``<img src="fig:ID">`` (see :func:`write_pdf`)."""
     import html
 
-    from core.report import to_html
+    from core.report import GridImage, to_html
 
-    def img(fig: "Figure") -> str:
-        return (f'<img src="fig:{html.escape(fig.id)}" width="{image_width}" '
+    def img(fig: "Figure | GridImage") -> str:
+        scale = 0.7 if isinstance(fig, GridImage) else FIGURE_WIDTH
+        return (f'<img src="fig:{html.escape(fig.id)}" width="{int(image_width * scale)}" '
                 f'alt="{html.escape(fig.title)}">')
 
     return to_html(report, css=_print_css(), figure_html=img,

@@ -117,7 +117,9 @@ class ExportDialog(QDialog):
 
         self.sections = QListWidget(self)
         self.sections.setToolTip("The sections of the report; untick those to leave out.")
-        self._unticked: set[str] = set()
+        from core.report import OPTIONAL_SECTIONS
+
+        self._unticked: set[str] = set(OPTIONAL_SECTIONS)  # the full ledger: on request
         self._fill_sections()
         self.sections.itemChanged.connect(self._on_sections_item_changed)
         all_button = QPushButton("All", self)

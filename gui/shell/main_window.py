@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStackedWidget,
     QStyle,
-    QTabWidget,
     QToolBar,
     QWidget,
 )
@@ -60,8 +59,10 @@ from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
+from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
 from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
+from gui.shell.tools_menu import install as install_tools_menu
 from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
@@ -216,7 +217,7 @@ class MainWindow(QMainWindow):
                             | QMainWindow.DockOption.AllowTabbedDocks)
 
         # centre: workspace tabs, or an empty state
-        self.tabs = QTabWidget(self)
+        self.tabs = ScrollTabWidget(self)  # pages scroll: none sets the window's minimum
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
@@ -322,6 +323,8 @@ class MainWindow(QMainWindow):
                             + (f" from {document.path}" if document.path else ""))
         for install in window_extensions():  # e.g. File ▸ Export Report… (gui/report/export.py)
             install(self)
+        self.tools_menu = install_tools_menu(self)  # Tools ▸ …, tab order, stale messages
+        self.tools_menu.restore()
 
     # ------------------------------------------------------------------ construction
     def _add_dock(self, title: str, name: str, widget: QWidget,

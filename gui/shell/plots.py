@@ -21,7 +21,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
 __all__ = ["make_plot", "style_plot", "style_axes", "add_legend", "place_legend", "pen",
-           "CORNERS", "DATA_PADDING"]
+           "CORNERS", "DATA_PADDING", "readability_problems"]
 
 #: Room around the data (a fraction of the range), so markers at the edge are not clipped.
 DATA_PADDING = 0.06
@@ -78,7 +78,12 @@ def style_plot(plot: pg.PlotWidget, title: str, bottom: str, left: str, *,
         item.setContentsMargins(2, 2, right_margin, 2)
     item.getViewBox().setDefaultPadding(DATA_PADDING)
     style_axes(item, tick_size)
-    plot.setMinimumSize(*min_size)
+    # room for what the plot says: the left axis must be at least as tall as its label
+    # (rotated), plus the title and the bottom axis (a clipped label was unreadable)
+    from PySide6.QtGui import QFontMetrics
+
+    label_px = QFontMetrics(QFont()).horizontalAdvance(left) + 12
+    plot.setMinimumSize(min_size[0], max(min_size[1], label_px + 80))
 
 
 def make_plot(title: str, bottom: str, left: str, *, parent: QWidget | None = None,
@@ -95,7 +100,8 @@ def add_legend(plot: pg.PlotWidget, corner: str = "top-right", *, columns: int =
     """A legend in ``corner`` (a key of :data:`CORNERS`), drawn above every curve.
 
     With ``avoid_data`` the legend moves, whenever the plot's range changes, to the corner
-    where it covers the fewest data points (``corner`` when no corner is better).
+    where it covers no data (``corner`` when several are free), or — when every corner
+    covers data — outside the axes on the right (:func:`place_legend`).
     """
     legend = plot.getPlotItem().addLegend(offset=CORNERS[corner], labelTextSize=text_size,
                                           verSpacing=spacing, colCount=columns,
@@ -114,7 +120,6 @@ _ANCHORS = {"top-right": (1, 0), "top-left": (0, 0), "bottom-left": (0, 1),
 
 def _covered(plot: pg.PlotWidget, legend: pg.LegendItem, corner: str) -> int:
     """Data points the legend would cover in ``corner``."""
-    import numpy as np
     from PySide6.QtCore import QRectF
 
     vb = plot.getPlotItem().getViewBox()
@@ -124,16 +129,96 @@ def _covered(plot: pg.PlotWidget, legend: pg.LegendItem, corner: str) -> int:
     dx, dy = CORNERS[corner]
     x = area.left() + ax * (area.width() - size.width()) + dx
     y = area.top() + ay * (area.height() - size.height()) + dy
-    rect = vb.mapSceneToView(QRectF(x, y, size.width(), size.height())).boundingRect()
+    return _points_under(plot, QRectF(x, y, size.width(), size.height()))
+
+
+def _points_under(plot: pg.PlotWidget, scene_rect: Any) -> int:
+    """Data points (and points along the lines between them) under ``scene_rect``."""
+    import numpy as np
+
+    vb = plot.getPlotItem().getViewBox()
+    scene_rect = scene_rect.intersected(vb.sceneBoundingRect())
+    if scene_rect.isEmpty():
+        return 0
+    rect = vb.mapSceneToView(scene_rect).boundingRect()
     n = 0
     for item in plot.getPlotItem().listDataItems():
         xs, ys = item.getData()
         if xs is None or ys is None or len(xs) == 0:
             continue
-        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        xs, ys = _densified(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
         n += int(np.count_nonzero((xs >= rect.left()) & (xs <= rect.right())
                                   & (ys >= rect.top()) & (ys <= rect.bottom())))
     return n
+
+
+def _densified(xs: Any, ys: Any, per_segment: int = 12) -> tuple[Any, Any]:
+    """The points of a curve and points along its segments (a line under a legend counts,
+    not only its markers)."""
+    import numpy as np
+
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    xs, ys = xs[ok], ys[ok]
+    if len(xs) < 2 or len(xs) > 5000:
+        return xs, ys
+    t = np.linspace(0.0, 1.0, per_segment, endpoint=False)
+    dx = (xs[1:] - xs[:-1])[:, None] * t
+    dy = (ys[1:] - ys[:-1])[:, None] * t
+    return (np.concatenate([(xs[:-1, None] + dx).ravel(), xs[-1:]]),
+            np.concatenate([(ys[:-1, None] + dy).ravel(), ys[-1:]]))
+
+
+def readability_problems(plot: pg.PlotWidget) -> list[str]:
+    """What makes ``plot`` hard to read as it is drawn now (empty: nothing).
+
+    Checks the title and the axis labels fit their room (not clipped) and that no legend
+    covers data (points and the lines between them).
+
+    Parameters
+    ----------
+    plot : pg.PlotWidget
+        A shown plot.
+
+    Returns
+    -------
+    list of str
+        One line per problem, naming the plot by its title.
+    """
+    item = plot.getPlotItem()
+    title = item.titleLabel
+    name = title.text or plot.objectName() or "plot"
+    out = []
+    if title.isVisible() and title.text:
+        need = title.item.boundingRect().width()
+        if need > item.boundingRect().width() + 1:
+            room = item.boundingRect().width()
+            out.append(f"{name}: title clipped ({need:.0f} px in {room:.0f})")
+    for side in ("bottom", "left"):
+        axis = item.getAxis(side)
+        if not axis.isVisible() or not axis.labelText:
+            continue
+        need = axis.label.boundingRect().width()
+        room = axis.boundingRect().width() if side == "bottom" else axis.boundingRect().height()
+        if need > room + 1:
+            out.append(f"{name}: {side} axis label clipped ({need:.0f} px in {room:.0f})")
+    legend = item.legend
+    if legend is not None and legend.isVisible() and legend.items \
+            and _points_under(plot, legend.sceneBoundingRect()):
+        out.append(f"{name}: legend covers data")
+    return out
+
+
+def _move_outside(plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
+    """Put ``legend`` right of the axes: the plot item keeps a margin as wide as the legend
+    and the legend sits in it (every corner inside covered data)."""
+    item = plot.getPlotItem()
+    if legend.parentItem() is not item:
+        legend.setParentItem(item)
+    width = legend.boundingRect().width()
+    left, top, _right, bottom = item.layout.getContentsMargins()
+    item.layout.setContentsMargins(left, top, width + 8, bottom)
+    legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-2, 28))
+    legend._outside = True
 
 
 def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "top-right"
@@ -156,9 +241,16 @@ def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "t
     """
     if not legend.isVisible() or legend.sceneBoundingRect().isEmpty():
         return prefer
+    if getattr(legend, "_outside", False):
+        _move_outside(plot, legend)  # its width may have changed with its entries
+        return "outside"
     order = [prefer] + [c for c in CORNERS if c != prefer]
     counts = {c: _covered(plot, legend, c) for c in order}
     best = min(order, key=lambda c: counts[c])  # the first (preferred) wins a tie
+    vb_width = plot.getPlotItem().getViewBox().sceneBoundingRect().width()
+    if counts[best] > 0 and legend.boundingRect().width() < 0.4 * vb_width:
+        _move_outside(plot, legend)  # no corner is free: outside the axes, on the right
+        return "outside"
     anchor = _ANCHORS[best]
     legend.anchor(itemPos=anchor, parentPos=anchor, offset=CORNERS[best])
     return best

@@ -90,6 +90,26 @@ class Settings:
     def sync(self) -> None:
         self._qs.sync()
 
+    @staticmethod
+    def _tabs_key(project_path: str) -> str:
+        import hashlib
+        import os
+
+        digest = hashlib.sha1(os.path.abspath(project_path).encode("utf-8")).hexdigest()
+        return f"tabs/{digest[:16]}"
+
+    def tab_order(self, project_path: str) -> tuple[list[str], str]:
+        """The tabs a project had open, in order (``mdp:ID`` / ``tool:KEY``), and the
+        current one; ``([], "")`` when none is stored."""
+        value = self._qs.value(self._tabs_key(project_path), None)
+        if not isinstance(value, str) or not value:
+            return [], ""
+        keys, _, current = value.partition("|")
+        return [k for k in keys.split(",") if k], current
+
+    def set_tab_order(self, project_path: str, keys: list[str], current: str) -> None:
+        self._qs.setValue(self._tabs_key(project_path), ",".join(keys) + "|" + current)
+
     @property
     def scheduler_address(self) -> str:
         """The dask scheduler long runs go to ("" = this computer's worker processes).

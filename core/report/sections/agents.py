@@ -6,6 +6,7 @@ from typing import Any
 
 from core.report.model import (
     Figure,
+    GridImage,
     KeyValues,
     Paragraph,
     Section,
@@ -18,6 +19,10 @@ from core.report.model import (
 )
 
 __all__: list[str] = []
+
+#: how a grid map's characters are drawn (``core.gridworld.maps`` rows)
+MAP_LEGEND = (("#", "#3b3b3b", "wall"), (".", "#f4f4f4", "free"), ("S", "#2e7d32", "start"),
+              ("G", "#c62828", "goal"))
 
 
 @reporter("drl")
@@ -47,9 +52,13 @@ def _drl_section(project: Any, run: Any) -> Section:
         sec.blocks.append(Figure(f"{run.id}-reward", "Episode reward", "episode", "reward",
                                  (Series("reward", xs, ys),)))
     if s.get("recovered"):
-        sec.blocks.append(Table(("truth", "recovered"), tuple(
-            (a, b) for a, b in zip(s.get("truth", []), s["recovered"])),
-            title="Maps (# wall, . free, S start, G goal)"))
+        truth = tuple(str(r) for r in s.get("truth", []) or [])
+        got = tuple(str(r) for r in s["recovered"])
+        sec.blocks.append(GridImage(
+            f"{run.id}-maps", "The map and the attacker's recovery",
+            tuple(p for p in (("true map", truth), ("recovered by the attack", got)) if p[1]),
+            MAP_LEGEND, caption="Cells the attacker recovers correctly match the true map; "
+                                "GRR and NRR above measure how many."))
     for n in s.get("notes") or []:
         sec.blocks.append(Paragraph(str(n)))
     return sec

@@ -26,15 +26,17 @@ __all__: list[str] = []
 @reporter("plan")
 def _plan_section(project: Any, run: Any) -> Section:
     """DP multi-agent route planning (``summary`` = the ``plan --json`` object)."""
-    s = run.summary
+    s, prm = run.summary, run.params or {}
     task = s.get("task", {}) or {}
     sec = Section(f"Route planning {task.get('origin', '?')} → agent "
                   f"{task.get('goal_agent', '?')} ({run.id})", id=f"run-{run.id}")
     sec.blocks.append(KeyValues((
         ("map", run.target), ("randomness", _mode_text(run)),
-        ("approach", str(s.get("approach", ""))), ("preset", _fmt(s.get("preset"))),
-        ("ε per agent", _fmt(s.get("epsilon"))),
-        ("message budget per agent", _fmt(s.get("comm_budget"))), ("created", _time(run.created)),
+        ("approach", str(s.get("approach", prm.get("approach", "")))),
+        ("preset", _fmt(s.get("preset", prm.get("preset")))),
+        ("ε per agent", _fmt(s.get("epsilon", prm.get("epsilon")))),
+        ("message budget per agent", _fmt(s.get("comm_budget", prm.get("comm_budget")))),
+        ("created", _time(run.created)),
     ), "Parameters"))
     ok = bool(s.get("success"))
     sec.blocks.append(KeyValues((

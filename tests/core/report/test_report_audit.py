@@ -69,7 +69,8 @@ def test_a_violation_is_a_warning_and_an_unbounded_claim_says_why(laplace_result
     assert len(warn) == 1 and "VIOLATION" in warn[0].text and "2.5" in warn[0].text
     s2 = next(s for s in rep.sections if s.id == "run-run-2")
     row = _block(s2, "ε_lb ≤ ε_tight ≤ ε_claimed").rows[0]
-    assert row[2] == "unbounded (raw Q-values released)"
+    table = _block(s2, "ε_lb ≤ ε_tight ≤ ε_claimed")
+    assert row[2] == "unbounded [1]" and "[1] raw Q-values released." in table.note
     fig = next(b for b in s2.blocks if getattr(b, "id", "") == "run-2-roc")
     assert [s.name for s in fig.series] == ["attack ROC", "chance (ε = 0)"]  # no limit
     html = to_html(rep)

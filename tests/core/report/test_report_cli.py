@@ -68,8 +68,9 @@ def test_html_report_of_the_builtin_project_has_every_section(project_file, tmp_
     assert payload["sections"] == ["overview", "models", "run-run-1", "ledger"]
     assert "pages" not in payload and payload["bytes"] == out.stat().st_size
     html = out.read_text(encoding="utf-8")
-    for title in ("Overview", "Models", "Privacy sweep of", "Privacy ledger",
-                  "Totals per protected dataset", "Adjacency assumed"):
+    for title in ("Summary", "Models", "Privacy sweep of", "Privacy ledger",
+                  "Privacy spent per protected dataset", "Releases by group",
+                  "Adjacency assumed"):
         assert title in html
     assert html.count("<svg") == 2
     assert "project SHA-256" in html and "seeds" in html and "platform" in html
@@ -102,8 +103,8 @@ def test_sections_flag_selects_and_names_unknown_ids(project_file, tmp_path):
 def test_ledger_totals_in_the_report_equal_the_sum_of_entries():
     p = sweep_project()
     led = PrivacyLedger.from_project(p)
-    rep = build_report(p)
-    ledger = next(s for s in rep.sections if s.id == "ledger")
+    rep = build_report(p, include=["ledger-entries"])
+    ledger = next(s for s in rep.sections if s.id == "ledger-entries")
     totals = next(b for b in ledger.blocks if getattr(b, "title", "") ==
                   "Totals per protected dataset")
     spent, exp = totals.rows
@@ -222,10 +223,9 @@ def test_advise_and_plan_runs_have_reporters():
     assert "Convergence ratio vs epoch" in html and "Privacy per teacher" in html
     assert "Route planning a2 → agent f" in html and "Privacy per agent" in html
     ledger = next(s for s in rep.sections if s.id == "ledger")
-    totals = next(b for b in ledger.blocks if getattr(b, "title", "") ==
-                  "Totals per protected dataset")
-    assert any(r[0].startswith("advising:") for r in totals.rows)
-    assert any(r[0].startswith("agent:") for r in totals.rows)
+    groups = next(b for b in ledger.blocks if getattr(b, "title", "") == "Releases by group")
+    assert any(r[1].startswith("advising:") for r in groups.rows)
+    assert any(r[1].startswith("agent:") for r in groups.rows)
 
 
 def test_sweep_summaries_with_nulls_still_report():
@@ -236,7 +236,7 @@ def test_sweep_summaries_with_nulls_still_report():
     s["v_lower_mean"][1] = None
     s["v_lower_sd"][1] = None
     html = to_html(build_report(p))
-    assert html.count("<svg") == 2 and "<td>–</td>" in html
+    assert html.count("<svg") == 2 and "<td>– ± –</td>" in html and "<td>unbounded</td>" in html
 
 
 def test_bounds_runs_and_unknown_kinds_are_reported():

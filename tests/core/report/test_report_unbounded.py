@@ -46,18 +46,20 @@ def _table(sec, title):
 
 
 def test_entries_table_keeps_the_row_and_says_why():
-    rep = build_report(project_with_an_unbounded_release(), now=NOW)
-    entries = _table(_section(rep, "ledger"), "Entries")
+    rep = build_report(project_with_an_unbounded_release(), now=NOW,
+                       include=["ledger-entries"])
+    entries = _table(_section(rep, "ledger-entries"), "Entries")
     assert len(entries.rows) == 4  # nothing dropped
     raw = next(r for r in entries.rows if r[0] == "rel-2")
-    assert raw[3] == f"unbounded ({WHY})" and raw[5] == "3"
+    assert raw[3] == "unbounded [1]" and raw[5] == "3" and f"[1] {WHY}." in entries.note
     finite = next(r for r in entries.rows if r[0] == "rel-1")
     assert finite[3] == "0.5"
 
 
 def test_totals_are_unbounded_and_the_budget_exceeded():
-    rep = build_report(project_with_an_unbounded_release(), now=NOW)
-    totals = _table(_section(rep, "ledger"), "Totals per protected dataset")
+    rep = build_report(project_with_an_unbounded_release(), now=NOW,
+                       include=["ledger-entries"])
+    totals = _table(_section(rep, "ledger-entries"), "Totals per protected dataset")
     rows = {(r[0], r[1]): r for r in totals.rows}
     a = rows[("agent:a", "releases (spent)")]
     assert a[2] == "4"  # 1 + 3 uses
@@ -74,16 +76,18 @@ def test_totals_are_unbounded_and_the_budget_exceeded():
 
 def test_overview_privacy_spent_is_unbounded_with_the_reason():
     rep = build_report(project_with_an_unbounded_release(), now=NOW)
-    spent = _table(_section(rep, "overview"), "Privacy spent")
+    spent = _table(_section(rep, "overview"), "Privacy spent per protected dataset")
     rows = {r[0]: r for r in spent.rows}
-    assert rows["agent:a"][2] == "(unbounded, 0)" and rows["agent:a"][3].endswith("EXCEEDED")
-    assert rows["agent:b"][2] == "(0.25, 0)" and "EXCEEDED" not in rows["agent:b"][3]
-    # the seeded experiment is not spent: no all-zero row, a note names the dataset
-    assert "agent:c" not in rows
-    notes = [b.text for b in _section(rep, "overview").blocks if hasattr(b, "kind")
-             and getattr(b, "kind", "") == "note"]
-    assert any("seeded experiments" in n and "agent:c" in n for n in notes)
-    assert WHY in spent.note and "seeded test" not in spent.note
+    assert rows["agent:a"][1:4] == ("4", "unbounded [1]", "unbounded [1]")
+    assert rows["agent:a"][4].endswith("EXCEEDED")
+    assert rows["agent:b"][2] == "(0.25, 0)" and rows["agent:b"][4].endswith("within")
+    # the seeded experiment is not spent: its uses are counted apart
+    assert rows["agent:c"][1:3] == ("0", "nothing released") and rows["agent:c"][5] == "1"
+    assert f"[1] {WHY}." in spent.note and "seeded test" not in spent.note
+    # the ledger's release groups: one row per run/mechanism/mode, each reason once
+    groups = _table(_section(rep, "ledger"), "Releases by group")
+    raw = next(r for r in groups.rows if r[2] == "raw" and r[3] == "release")
+    assert raw[5].startswith("unbounded [") and groups.note.count(WHY) == 1
 
 
 def test_html_never_prints_inf_or_infinity():
@@ -125,8 +129,9 @@ def test_sweep_and_advise_sections_show_unbounded_not_a_dash():
     rep = build_report(p, now=NOW)
     sweep = _section(rep, "run-run-1")
     priv = next(b for b in sweep.blocks if getattr(b, "title", "").startswith("Privacy of"))
-    assert priv.rows[0][1] == "unbounded (3 of 8 rows have no DP guarantee)"
+    assert priv.rows[0][1] == "unbounded [1]"
+    assert "[1] 3 of 8 rows have no DP guarantee." in priv.note
     assert priv.rows[1][1] == "12.5"
     adv = _table(_section(rep, "run-run-2"), "Privacy per teacher (true ε)")
-    assert adv.rows[0][3:] == (f"unbounded ({WHY})",) * 3
+    assert adv.rows[0][3:] == ("unbounded [1]",) * 3 and adv.note.count(WHY) == 1
     assert adv.rows[1][3] == "0.5"

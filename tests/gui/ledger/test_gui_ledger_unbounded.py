@@ -62,12 +62,39 @@ def test_totals_are_unbounded_with_the_reason_below(panel, example_doc):
               for r in range(panel.totals.rowCount())}
     assert totals["agent:a"][3] == "(unbounded, 0)" and totals["agent:a"][2] == "3"
     assert totals["agent:b"][3] == "(0.25, 0)"
-    assert panel.unbounded_label.isVisibleTo(panel)
-    assert WHY in panel.unbounded_label.text() and "rel-2" in panel.unbounded_label.text()
+    view = panel.reasons_view
+    assert view.isVisibleTo(panel)
+    (line,) = view.lines()  # one line per reason, its entries on demand
+    assert WHY in line and "1 entry" in line
+    top = view.topLevelItem(0)
+    assert not top.isExpanded() and top.child(0).text(0).startswith("rel-2: ")
+    assert "rel-2" in top.toolTip(0)
     panel.set_filters(dataset="agent:b")  # the note follows the dataset filter
-    assert not panel.unbounded_label.isVisibleTo(panel)
+    assert not view.isVisibleTo(panel)
     panel.set_filters(dataset="agent:a")
-    assert panel.unbounded_label.isVisibleTo(panel)
+    assert view.isVisibleTo(panel)
+
+
+def test_totals_and_budgets_come_first_and_thirty_reasons_take_one_line(panel, example_doc):
+    """Issue 26 §2: the tab was buried under a paragraph of "Unbounded: rel-35 …" reasons and
+    its totals table showed one row of thirty."""
+    import math
+
+    from core.privacy.ledger import LedgerEntry
+
+    entries = [LedgerEntry(id=f"rel-{i}", dataset=f"agent:u{i}", mechanism="none (raw policy)",
+                           epsilon=math.inf, reason="the advice was drawn from the raw policy",
+                           time="2026-01-01T00:00:00+00:00") for i in range(1, 31)]
+    gl.record_entries(example_doc, entries)
+    panel.resize(1000, 700)
+    panel.show()
+    assert panel.splitter.widget(0).isAncestorOf(panel.totals)  # totals/budgets on top
+    assert panel.splitter.widget(1).isAncestorOf(panel.table)
+    assert panel.reasons_view.lines() == [
+        "Unbounded, 30 entries (30 datasets): the advice was drawn from the raw policy"]
+    assert panel.reasons_view.height() < 60
+    shown = panel.totals.viewport().height() // panel.totals.rowHeight(0)
+    assert panel.totals.rowCount() == 30 and shown >= 5
 
 
 def test_budget_bar_is_full_and_exceeded(panel, example_doc):

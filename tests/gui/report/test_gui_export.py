@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from core.mdp.sweep import privacy_sweep
 from core.project.files import load_project, save_project
@@ -22,8 +23,8 @@ from gui.shell import ledger as gl
 ROOT = Path(__file__).resolve().parents[3]
 BUILTIN = ROOT / "assets" / "examples" / "builtin.privplan.json"
 TIMEOUT = 60_000
-SECTION_TITLES = ("Overview", "Models", "Privacy sweep of four startups", "Privacy ledger",
-                  "Totals per protected dataset", "Values and cost of privacy per k")
+SECTION_TITLES = ("Summary", "Models", "Privacy sweep of four startups", "Privacy ledger",
+                  "Releases by group", "Values and cost of privacy per k")
 needs_poppler = pytest.mark.skipif(
     not (shutil.which("pdftotext") and shutil.which("pdftoppm")),
     reason="poppler-utils (pdftotext, pdftoppm) is not installed: "
@@ -131,6 +132,9 @@ def dialog(qtbot, example_doc):
 
 def test_dialog_lists_sections_and_previews(qtbot, dialog):
     assert dialog.selected_sections() == ["overview", "models", "run-run-1", "ledger"]
+    items = [dialog.sections.item(i).data(Qt.ItemDataRole.UserRole)
+             for i in range(dialog.sections.count())]
+    assert items[-1] == "ledger-entries"  # the full per-entry ledger: listed, not ticked
     assert dialog.fmt == "pdf" and dialog.path_edit.text().endswith("-report.pdf")
     html = dialog.preview.toHtml()
     assert "Privacy sweep of four startups" in dialog.preview.toPlainText()

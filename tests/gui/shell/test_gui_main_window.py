@@ -56,7 +56,7 @@ def test_shortcuts(window):
     assert QKeySequence(QKeySequence.StandardKey.Undo).toString() in keys(window.undo_action)
     assert "Ctrl+Shift+Z" in keys(window.redo_action)
     menus = [a.text().replace("&", "") for a in window.menuBar().actions()]
-    assert menus == ["File", "Edit", "View", "Analysis", "Help"]
+    assert menus == ["File", "Edit", "View", "Analysis", "Tools", "Help"]
 
 
 def test_run_from_the_window_logs_and_is_undoable(qtbot, window):

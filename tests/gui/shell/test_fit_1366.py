@@ -1,0 +1,79 @@
+"""Issue 26 §3 and §4: every workspace fits a 1366×768 laptop after running its default job,
+and its plots' titles and axis labels are not clipped.
+
+One test per workspace (xdist spreads them): the main window at 1366×768 opens the workspace,
+runs its default job (F5 with the parameters it opens with) to the end, and then its minimum
+size must not exceed the screen and it must not have widened itself; every plot shown must
+pass :func:`gui.shell.plots.readability_problems` for its title and axis labels.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pyqtgraph as pg
+import pytest
+
+from gui.shell.plots import readability_problems
+from gui.shell.tools import TOOLS, load_tools
+
+load_tools()
+SCREEN = (1366, 768)
+
+
+@pytest.mark.parametrize("key", ["mdp", *TOOLS])
+def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
+    window.resize(*SCREEN)
+    qtbot.wait(50)
+    if key == "mdp":
+        ws = window.open_workspace(window.document.project.mdps[0].id)
+        started = window.run_analysis()
+        running = lambda: window.active_workspace().analysis_panel.is_running  # noqa: E731
+    else:
+        ws = window.open_tool(key)
+        started = ws.run()
+        running = lambda: (ws.is_running() if callable(ws.is_running)  # noqa: E731
+                           else ws.is_running)
+    deadline = time.monotonic() + 300
+    while started and _true(running()) and time.monotonic() < deadline:
+        qtbot.wait(100)
+    assert not (started and _true(running())), f"{key}: the default job did not finish"
+    qtbot.wait(200)
+    hint = window.minimumSizeHint()
+    assert hint.width() <= SCREEN[0] and hint.height() <= SCREEN[1], (key, hint)
+    assert window.minimumSize().width() <= SCREEN[0]
+    assert window.width() <= SCREEN[0], f"{key}: the window widened itself to {window.width()}"
+    problems = [p for plot in ws.findChildren(pg.PlotWidget) if plot.isVisible()
+                for p in readability_problems(plot) if "legend" not in p]
+    assert not problems, problems
+
+
+def _true(value: object) -> bool:
+    return bool(value() if callable(value) else value)
+
+
+def test_readability_finds_a_clipped_label_and_a_covering_legend(qtbot):
+    import numpy as np
+
+    from gui.shell.plots import add_legend, make_plot
+
+    plot = make_plot("t", "x", "a left label far longer than the plot is tall, surely")
+    qtbot.addWidget(plot)
+    plot.setMinimumSize(10, 10)
+    plot.resize(400, 140)
+    plot.show()
+    x = np.linspace(0, 1, 50)
+    legend = add_legend(plot, "top-left", avoid_data=False)
+    plot.plot(x, np.ones_like(x), name="flat at the top")
+    qtbot.wait(50)
+    problems = readability_problems(plot)
+    assert any("left axis label clipped" in p for p in problems)
+    assert any("legend covers data" in p for p in problems)
+    # the factory reserves the room: the same label on a plot it sized itself
+    ok = make_plot("t", "x", "a left label far longer than the plot is tall, surely")
+    qtbot.addWidget(ok)
+    ok.resize(400, ok.minimumHeight())
+    ok.show()
+    qtbot.wait(50)
+    assert not [p for p in readability_problems(ok) if "clipped" in p]
+    assert legend.isVisible()
