@@ -125,8 +125,9 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp = sub.add_parser("mia", help="membership-inference study of a trained model, with "
                                     "DP-SGD, GPM or the one-parameter defense")
     sp.add_argument("--data", required=True,
-                    help="digits | breast-cancer | wine | text (synthetic language identification) | a CSV file (numeric features, the "
-                         "label last) | mdp:FILE (next-state records from random trajectories)")
+                    help="digits | breast-cancer | wine | text (synthetic language "
+                         "identification) | a CSV file (numeric features, the label last) | "
+                         "mdp:FILE (next-state records from random trajectories)")
     sp.add_argument("--victim", choices=("ffnn", "rnn", "tabular"), default=None,
                     help="numpy victims (default ffnn): feed-forward network, Elman recurrent "
                          "network, or the MLE model of an MDP (tabular; needs mdp:FILE)")
