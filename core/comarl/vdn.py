@@ -149,6 +149,8 @@ class VdnResult:
     epsilon_per_table: float | None = None
     thesis_reading: dict[str, Any] | None = None
     episode: dict[str, Any] | None = None
+    #: the learners: "tabular" (Q-tables) or "net" (networks, the optional deep extra)
+    agent: str = "tabular"
 
     @property
     def team_return(self) -> float:
@@ -169,6 +171,7 @@ class VdnResult:
                             self.seconds / self.central_seconds),
                "leakage": leakage(self.team.agents), "notes": list(self.notes),
                "mode": "experiment" if self.seed is not None else "release", "seed": self.seed,
+               "agent": self.agent,
                "returns": [float(v) for v in self.returns]}
         if self.epsilon is None:
             out["epsilon_reason"] = self.epsilon_reason

@@ -284,4 +284,4 @@ def train_dqn(grid: GridMap, setup: DrlSetup, dqn: DqnSetup = DqnSetup(), *,
         epsilon_mean=float(np.mean(eps_used)) if eps_used else None,
         mode="experiment" if seed is not None else "release", seed=seed,
         elapsed_s=elapsed, time_per_step_s=elapsed / max(total_steps, 1),
-        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes)
+        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes, agent="dqn")

@@ -35,12 +35,14 @@ NETWORKS = ("mlp", "cnn", "gru", "lstm")
 
 class _Mlp(eqx.Module):
     net: Any
+    d: int = eqx.field(static=True)
 
     def __init__(self, d: int, classes: int, hidden: int, key: Any):
+        self.d = d
         self.net = eqx.nn.MLP(d, classes, hidden, 2, activation=jax.nn.relu, key=key)
 
     def __call__(self, x: Any) -> Any:
-        return self.net(x)
+        return self.net(x[: self.d])   # the record itself, without the 2-D view's padding
 
 
 class _Cnn(eqx.Module):

@@ -237,4 +237,4 @@ def train_vdn_net(team: TeamGrid, setup: VdnSetup | None = None, *, seed: int | 
     return VdnResult(team, setup, q, returns, max_diff, updates, acc.epsilon, acc.delta,
                      acc.reason, time.perf_counter() - t0, notes=notes, seed=seed,
                      epsilon_per_table=acc.epsilon_per_table,
-                     thesis_reading=acc.thesis_reading, episode=acc.episode)
+                     thesis_reading=acc.thesis_reading, episode=acc.episode, agent="net")

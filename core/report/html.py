@@ -742,7 +742,8 @@ def _mia_table_section(project: Any, run: Any) -> Section:
 def _drl_section(project: Any, run: Any) -> Section:
     """A DP-DRL training (and its map-recovery attack)."""
     s, p = run.summary, run.params
-    sec = Section(f"DP-DRL: {run.target} ({run.id})", id=f"run-{run.id}")
+    agent = " with a DQN" if p.get("agent") == "dqn" else ""
+    sec = Section(f"DP-DRL{agent}: {run.target} ({run.id})", id=f"run-{run.id}")
     dp = p.get("defense") == "dpdrl"
     sec.blocks.append(KeyValues((
         ("map", f"{s.get('map')} {'x'.join(str(v) for v in s.get('size', []))}"),
@@ -813,7 +814,8 @@ def _comarl_extra(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 def _comarl_section(project: Any, run: Any) -> Section:
     """A PE-VDN training: learning, PE-vs-central agreement, (ε, δ), the leakage inspector."""
     s, p = run.summary, run.params
-    sec = Section(f"PE-Co-MARL: {p.get('agents')} agents ({run.id})", id=f"run-{run.id}")
+    nets = " with networks" if p.get("agent") == "net" else ""
+    sec = Section(f"PE-Co-MARL{nets}: {p.get('agents')} agents ({run.id})", id=f"run-{run.id}")
     eps = s.get("epsilon")
     sec.blocks.append(KeyValues((
         ("randomness", _mode_text(run)),
@@ -851,8 +853,9 @@ def _sharing_section(project: Any, run: Any) -> Section:
                      f"{_fmt(p.get('seeds'))} seeds × {_fmt(p.get('iterations'))} iterations"),
         ("budget", f"(E, D) = ({_fmt((p.get('budget') or [None, None])[0])}, "
                    f"{_fmt((p.get('budget') or [None, None])[1])})"),
-        ("adjacency", str(s.get("adjacency", ""))), ("created", _time(run.created))),
-        "Parameters"))
+        ("adjacency", str(s.get("adjacency", ""))), *_ppo_rows(s),
+        ("created", _time(run.created))), "Parameters"))
+    ppo = p.get("agent") == "ppo"
     xs = tuple(float(v) for v in s.get("iteration", []))
     series = [Series(_SHARING_LABELS.get(k, k), xs, tuple(float(v) for v in c["median"]),
                      colour=_SHARING_COLOURS.get(k)) for k, c in s.get("curves", {}).items()]
@@ -861,9 +864,12 @@ def _sharing_section(project: Any, run: Any) -> Section:
                              (float(s["teacher_value"]),) * 2, dashed=True, colour="#000000"))
         sec.blocks.append(Figure(
             f"{run.id}-curves", "Learning curves (median over seeds)", "iteration (roll-out)",
-            "J(π) at s₀", tuple(series),
-            caption="Exact tabular policy gradient; the teacher's demonstrations are Dirichlet "
-                    "draws of its policy, until its budget stops it."))
+            "mean return (last 100 episodes)" if ppo else "J(π) at s₀", tuple(series),
+            caption=("PPO students (networks); the teacher's demonstrations are Dirichlet "
+                     "draws of its network's policy at the students' observations, until its "
+                     "budget stops it." if ppo else
+                     "Exact tabular policy gradient; the teacher's demonstrations are "
+                     "Dirichlet draws of its policy, until its budget stops it.")))
     total = s.get("ledger_total") or {}
     rows = [(str(i), _fmt(k), _fmt(e), _fmt(d, 3), _fmt(t, 3), str(q), _fmt(et), _fmt(dt, 3))
             for i, (k, e, d, t, q, et, dt) in enumerate(zip(
@@ -890,6 +896,16 @@ def _sharing_section(project: Any, run: Any) -> Section:
     for n in s.get("notes", []) or []:
         sec.blocks.append(Paragraph(str(n), "note"))
     return sec
+
+
+def _ppo_rows(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The network teacher's return, Lipschitz constant and guarantee (``share --agent ppo``)."""
+    lip = s.get("lipschitz")
+    if not isinstance(lip, dict):
+        return ()
+    return (("teacher return", _fmt(s.get("teacher_return"))),
+            ("Lipschitz constant L", f"{_fmt(lip.get('value'))} — {lip.get('detail', '')}"),
+            ("guarantee", str(s.get("guarantee", ""))))
 
 
 @reporter("audit")

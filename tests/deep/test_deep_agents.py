@@ -163,3 +163,41 @@ def test_pe_vdn_with_networks_equals_central_and_is_accounted_like_the_tables():
     plain = train_vdn_net(team, VdnSetup(episodes=3, max_steps=20), seed=1)
     assert plain.to_json()["epsilon"] is None
     assert plain.max_diff < 2 * 3 * 1e-5
+
+
+# ------------------------------------------------------------------------------ records
+def test_network_runs_are_recorded_and_reported_like_the_tabular_ones(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from core.project.files import load_project
+
+    proj = tmp_path / "p.privplan.json"
+    shutil.copy(Path(__file__).resolve().parents[2] / "assets/examples/builtin.privplan.json",
+                proj)
+    code, out, err = _cli("mia", "--data", "wine", "--model", "mlp", "--defense", "dpsgd",
+                          "--epsilon", "2", "--train-size", "20", "--shadows", "1",
+                          "--epochs", "3", "--seed", "1", "--record", str(proj), "--json")
+    assert code == 0, err
+    code, out, err = _cli("share", "gym:CartPole-v1", "--agent", "ppo", "--iterations", "2",
+                          "--seeds", "1", "--teacher-iterations", "1", "--ppo-envs", "2",
+                          "--ppo-steps", "16", "--students", "aware,nonprivate", "--budget",
+                          "1e6,0.5", "--delta", "1e-6", "--seed", "2", "--record",
+                          "--project", str(proj), "--json")
+    assert code == 0, err
+    js = json.loads(out)
+    p = load_project(proj)
+    kinds = [r.kind for r in p.runs]
+    assert kinds[-2:] == ["mia", "sharing"]
+    share = p.runs[-1]
+    assert share.params["agent"] == "ppo" and share.summary["teacher_return"] is not None
+    ents = [e for e in p.ledger if e.source == share.id]
+    live = [e for e in ents if e.mechanism == "dirichlet-policy"]
+    assert len(live) == len(js["k"]) and all(e.count == 32 for e in live)
+    assert any(e.epsilon == float("inf") for e in ents)      # the non-private baseline
+    assert [e.mechanism for e in p.ledger if e.source == p.runs[-2].id] == ["dpsgd"]
+    code, _, err = _cli("report", str(proj), "-o", str(tmp_path / "r.html"))
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "Membership inference: mlp" in html and "Lipschitz constant" in html
+    assert "mean return (last 100 episodes)" in html
