@@ -103,7 +103,7 @@ def chunk_size(n: int, q: float) -> int:
     rounded up to a multiple of 8 (a larger batch takes two chunks; nothing is dropped).
 
     >>> chunk_size(1000, 0.064)
-    88
+    96
     """
     mean = n * q
     return max(8, int(math.ceil((mean + 3.0 * math.sqrt(mean * (1 - q)) + 1) / 8.0)) * 8)
@@ -153,7 +153,14 @@ class DpTrainer:
                     lr: Any, momentum: Any, l2: Any) -> tuple[Any, Any]:
             return apply(theta, vel, (gsum + scale * noise) / denom, lr, momentum, l2)
 
+        def dp_fused(theta: Any, vel: Any, X: Any, y: Any, mask: Any, clip: Any, noise: Any,
+                     scale: Any, denom: Any, lr: Any, momentum: Any, l2: Any
+                     ) -> tuple[Any, Any]:
+            gsum = clipped_sum(theta, X, y, mask, clip)
+            return dp_step(theta, vel, gsum, noise, scale, denom, lr, momentum, l2)
+
         self._clipped_sum = jax.jit(clipped_sum)
+        self._dp_fused = jax.jit(dp_fused)
         self._plain_step = jax.jit(plain_step)
         self._dp_step = jax.jit(dp_step)
 
@@ -263,10 +270,20 @@ class DpTrainer:
                         yb = np.pad(yb, (0, cfg.batch - m))
                     theta, vel = self._plain_step(theta, vel, Xb, yb, mask, lr, mom, l2)
             else:
+                clip = jnp.float32(self.dp.clip)
                 for _s in range(steps_per_epoch):
                     idx = poisson_batch(rng, n, q)
-                    gsum = self.clipped_sum(theta, Xp[idx], yp[idx], chunk)
                     xi = np.asarray(noise.standard_normal(net.size), dtype=np.float32)
+                    if idx.size <= chunk:   # the usual case: one compiled call per step
+                        m = idx.size
+                        Xc = np.zeros((chunk, Xp.shape[1]), np.float32)
+                        yc = np.zeros(chunk, np.int32)
+                        mask = np.zeros(chunk, np.float32)
+                        Xc[:m], yc[:m], mask[:m] = Xp[idx], yp[idx], 1.0
+                        theta, vel = self._dp_fused(theta, vel, Xc, yc, mask, clip, xi, scale,
+                                                    denom, lr, mom, l2)
+                        continue
+                    gsum = self.clipped_sum(theta, Xp[idx], yp[idx], chunk)
                     theta, vel = self._dp_step(theta, vel, gsum, xi, scale, denom, lr, mom, l2)
             if on_epoch is not None:
                 on_epoch(ep)
