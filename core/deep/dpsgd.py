@@ -36,7 +36,8 @@ from core.deep.backend import jax, jnp
 from core.deep.nets import FlatNet
 from core.modelprivacy.models import DpSgd, TrainConfig
 
-__all__ = ["per_example_grads", "clip_rows", "DpTrainer", "chunk_size", "poisson_batch"]
+__all__ = ["per_example_grads", "clip_rows", "DpTrainer", "chunk_size", "poisson_batch",
+           "mlp_example_norms", "gaussian_noise"]
 
 
 def per_example_grads(net: FlatNet, theta: np.ndarray, X: np.ndarray, y: np.ndarray
@@ -109,6 +110,80 @@ def chunk_size(n: int, q: float) -> int:
     return max(8, int(math.ceil((mean + 3.0 * math.sqrt(mean * (1 - q)) + 1) / 8.0)) * 8)
 
 
+def _mlp_errors(net: FlatNet, theta: Any, X: Any, y: Any) -> tuple[list[Any], list[Any], Any]:
+    """One forward and one backward pass of an MLP over a batch, by hand: each dense layer's
+    input a_l and back-propagated error δ_l (the gradient of a record's loss with respect to
+    the layer's output), per record."""
+    layers = net.model(theta).net.layers
+    a = X[:, : net.d]
+    acts, pre = [], []
+    for i, lay in enumerate(layers):
+        acts.append(a)
+        z = a @ lay.weight.T + lay.bias
+        pre.append(z)
+        a = jax.nn.relu(z) if i < len(layers) - 1 else z
+    delta = jax.nn.softmax(pre[-1], axis=-1) - jax.nn.one_hot(y, pre[-1].shape[-1])
+    errors = [delta]
+    for i in range(len(layers) - 1, 0, -1):
+        delta = (delta @ layers[i].weight) * (pre[i - 1] > 0)
+        errors.insert(0, delta)
+    return layers, acts, errors
+
+
+def mlp_example_norms(net: FlatNet, theta: Any, X: Any, y: Any) -> Any:
+    """The ℓ2 norm of each record's loss gradient for an MLP, without forming the gradients
+    ("ghost norms", Goodfellow 2015; Opacus' ghost clipping): a dense layer's weight gradient
+    for one record is the outer product δ·aᵀ of the back-propagated error and the layer's
+    input, so its squared norm is ‖δ‖²·‖a‖², and the bias adds ‖δ‖².
+
+    Parameters
+    ----------
+    net : FlatNet
+        An ``mlp``.
+    theta : array
+        Flat parameters.
+    X, y : array
+        Prepared records and labels.
+
+    Returns
+    -------
+    array
+        (n,) norms, equal to those of :func:`per_example_grads` (tested).
+    """
+    _, acts, errors = _mlp_errors(net, theta, X, y)
+    sq = sum(jnp.sum(e * e, axis=1) * (jnp.sum(a * a, axis=1) + 1.0)
+             for a, e in zip(acts, errors))
+    return jnp.sqrt(sq)
+
+
+def _mlp_clipped_sum(net: FlatNet, theta: Any, X: Any, y: Any, mask: Any, clip: Any) -> Any:
+    """Σ_i clip(g_i, C) for an MLP from one hand-written forward/backward pass: the norms as
+    in :func:`mlp_example_norms`, then each layer's clipped weight gradient Σ_i c_i δ_i a_iᵀ
+    as one matrix product, placed into the flat θ layout (the gradient of a linear map)."""
+    layers, acts, errors = _mlp_errors(net, theta, X, y)
+    sq = sum(jnp.sum(e * e, axis=1) * (jnp.sum(a * a, axis=1) + 1.0)
+             for a, e in zip(acts, errors))
+    c = jnp.minimum(1.0, clip / jnp.maximum(jnp.sqrt(sq), 1e-30)) * mask
+    gw = [(e * c[:, None]).T @ a for a, e in zip(acts, errors)]
+    gb = [c @ e for e in errors]
+
+    def place(th: Any) -> Any:
+        lays = net.model(th).net.layers
+        return sum(jnp.sum(lay.weight * w) + jnp.sum(lay.bias * b)
+                   for lay, w, b in zip(lays, gw, gb))
+
+    return jax.grad(place)(theta)
+
+
+def gaussian_noise(noise: Any, size: int) -> np.ndarray:
+    """ξ ~ N(0, I) of ``size`` float32 coordinates from the caller's source: a numpy Generator
+    (seeded experiment mode) draws float32 directly; the OS CSPRNG source (release mode) by
+    its own Box–Muller."""
+    if isinstance(noise, np.random.Generator):
+        return noise.standard_normal(size, dtype=np.float32)
+    return np.asarray(noise.standard_normal(size), dtype=np.float32)
+
+
 class DpTrainer:
     """Mini-batch SGD (with momentum and weight decay) or DP-SGD of a :class:`FlatNet`.
 
@@ -120,18 +195,32 @@ class DpTrainer:
         Epochs, batch, learning rate, momentum, weight decay (the numpy victims' config).
     dp : DpSgd, optional
         σ and C: DP-SGD with Poisson rate q = batch / n, ``epochs · ceil(n / batch)`` steps.
+    clipping : {"auto", "vmap"}
+        How the clipped sum is formed: ``auto`` uses the MLP's closed-form per-example norms
+        (:func:`mlp_example_norms`) and ``vmap`` of ``grad`` for every other network;
+        ``vmap`` forces the general path (the same numbers, tested; for the benchmark).
     """
 
-    def __init__(self, net: FlatNet, cfg: TrainConfig, dp: DpSgd | None = None):
+    def __init__(self, net: FlatNet, cfg: TrainConfig, dp: DpSgd | None = None, *,
+                 clipping: str = "auto"):
         self.net, self.cfg, self.dp = net, cfg, dp
         loss = net.loss_one
         per_ex = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))
 
-        def clipped_sum(theta: Any, X: Any, y: Any, mask: Any, clip: Any) -> Any:
+        def clipped_sum_vmap(theta: Any, X: Any, y: Any, mask: Any, clip: Any) -> Any:
             G = per_ex(theta, X, y)
             norms = jnp.sqrt(jnp.sum(G * G, axis=1))
             scale = jnp.minimum(1.0, clip / jnp.maximum(norms, 1e-30)) * mask
             return scale @ G
+
+        def clipped_sum_ghost(theta: Any, X: Any, y: Any, mask: Any, clip: Any) -> Any:
+            return _mlp_clipped_sum(net, theta, X, y, mask, clip)
+
+        # the MLP: per-example norms and the clipped sum from one hand-written forward and
+        # backward pass (equal to the vmap path, tested; bench/deep.py: the cost); every
+        # other network: vmap of grad
+        ghost = net.kind == "mlp" and clipping == "auto"
+        clipped_sum = clipped_sum_ghost if ghost else clipped_sum_vmap
 
         def mean_grad(theta: Any, X: Any, y: Any, mask: Any) -> Any:
             def batch_loss(th: Any) -> Any:
@@ -208,7 +297,7 @@ class DpTrainer:
         """
         assert self.dp is not None
         gsum = self.clipped_sum(jnp.asarray(theta, jnp.float32), X, y, chunk)
-        xi = np.asarray(noise.standard_normal(self.net.size), dtype=np.float32)
+        xi = gaussian_noise(noise, self.net.size)
         return np.asarray((gsum + self.dp.sigma * self.dp.clip * xi) / expected)
 
     # ------------------------------------------------------------------------ training
@@ -273,7 +362,7 @@ class DpTrainer:
                 clip = jnp.float32(self.dp.clip)
                 for _s in range(steps_per_epoch):
                     idx = poisson_batch(rng, n, q)
-                    xi = np.asarray(noise.standard_normal(net.size), dtype=np.float32)
+                    xi = gaussian_noise(noise, net.size)
                     if idx.size <= chunk:   # the usual case: one compiled call per step
                         m = idx.size
                         Xc = np.zeros((chunk, Xp.shape[1]), np.float32)

@@ -145,3 +145,25 @@ def test_training_learns_and_dp_training_is_reproducible():
     c = dp.fit(X, y, rng=np.random.default_rng(1), noise=np.random.default_rng(2))
     np.testing.assert_array_equal(a, b)
     assert np.abs(a - c).max() > 0
+
+
+def test_mlp_ghost_norms_and_clipped_sum_equal_the_vmap_path():
+    """The MLP's closed-form per-example norms (no per-example gradients formed) and its
+    weighted backward pass give the vmap path's norms and clipped sum; masked rows add 0."""
+    import jax.numpy as jnp
+
+    from core.deep.dpsgd import mlp_example_norms
+
+    net = FlatNet("mlp", 11, (4, 3), 3, hidden=6)   # the view pads 11 -> 12 features
+    theta = net.init(np.random.default_rng(8))
+    X, y = _records(13, 11, 3, seed=9)
+    X[3] *= 40.0                                     # a record far outside the clip
+    G = per_example_grads(net, theta, X, y).astype(np.float64)
+    norms = np.asarray(mlp_example_norms(net, jnp.asarray(theta), jnp.asarray(net.prepare(X)),
+                                         jnp.asarray(y)))
+    np.testing.assert_allclose(norms, np.linalg.norm(G, axis=1), rtol=1e-5)
+    tr = DpTrainer(net, TrainConfig(epochs=1, batch=4), DpSgd(1.0, 0.4))
+    ref = clip_rows(G, 0.4).sum(axis=0)
+    for chunk in (16, 5):                            # one padded chunk, or three
+        got = np.asarray(tr.clipped_sum(theta, net.prepare(X), y.astype(np.int32), chunk))
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-6)
