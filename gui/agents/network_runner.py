@@ -17,7 +17,7 @@ from gui.agents.tasks import team_task, train_task
 __all__ = ["learner_combo", "train_runner", "team_runner", "train_dqn_task", "team_net_task"]
 
 _ITEMS = {"drl": (("tabular", "tabular Q-learning"), ("dqn", "DQN, 2 x 64 (JAX)")),
-          "team": (("tabular", "Q-tables"), ("net", "networks, 2 x 32 per agent (JAX)"))}
+          "team": (("tabular", "Q-tables"), ("net", "networks, 32 tanh units per agent (JAX)"))}
 _TIPS = {"drl": "The navigation agent: tabular Q-learning, or a DQN (replay, target network) "
                 "on the same obfuscated observations (the optional 'deep' extra). The attack "
                 "and the privacy statement are the same. Compare ε always uses the tables.",
