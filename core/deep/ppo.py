@@ -26,8 +26,9 @@ demonstration, or random policies with ``after_budget="random"``) before a roll-
 exceed it.
 
 The paper's AirRaid set-up (ALE ``AirRaid-ram``, 4 M interactions, 30 seeds) is a documented
-long run (``bench/deep_kickstart.py --env ALE/AirRaid-ram-v5``, the ``ale-py`` package), not
-part of the tests.
+long run, not part of the tests: ``pip install ale-py``, then ``share gym:ALE/AirRaid-ram-v5
+--agent ppo --teacher-iterations 7800 --iterations 7800 --seeds 30 --seed 1`` (4 M
+interactions are 7,800 roll-outs of 512 steps per run, 121 runs: tens of hours of CPU).
 """
 
 from __future__ import annotations

@@ -56,3 +56,15 @@ def test_dqn_run_and_network_team_are_recorded_like_the_tables(qtbot, panel, exa
     rec = example_doc.project.runs[-1]
     assert rec.kind == "comarl" and rec.params["agent"] == "net" and rec.summary["epsilon"] > 0
     assert rec.summary["pe_vs_central_max_diff"] <= rec.summary["pe_vs_central_bound"]
+
+
+def test_without_jax_only_the_tables_are_offered(qtbot, example_doc, monkeypatch):
+    import core.deep
+
+    monkeypatch.setattr(core.deep, "missing", lambda: ["jax"])
+    p = AgentsPanel(example_doc)
+    qtbot.addWidget(p)
+    try:
+        assert _keys(p.agent_combo) == ["tabular"] and _keys(p.team_agent) == ["tabular"]
+    finally:
+        p.shutdown()

@@ -50,3 +50,20 @@ def test_a_gru_victim_is_studied_recorded_and_compared(qtbot, panel, example_doc
     rec = example_doc.project.runs[-1]
     assert rec.kind == TABLE_KIND
     assert [r.get("victim") for r in rec.summary["rows"]] == ["ffnn", "rnn", "gru"]
+
+
+def test_without_jax_no_network_victim_is_offered_and_a_network_is_refused(qtbot, example_doc,
+                                                                         monkeypatch):
+    import core.deep
+    from gui.modelprivacy.network_runner import networks_for
+
+    monkeypatch.setattr(core.deep, "missing", lambda: ["jax"])
+    p = ModelPrivacyPanel(example_doc)
+    qtbot.addWidget(p)
+    try:
+        assert _keys(p) == ["ffnn", "rnn", "tabular"]
+        assert networks_for("ffnn") is None
+        with pytest.raises(core.deep.DeepUnavailable, match=r"privplan\[deep\]"):
+            networks_for("gru")
+    finally:
+        p.shutdown()
