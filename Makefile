@@ -12,7 +12,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
+.PHONY: run test test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -21,10 +21,10 @@ $(VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster,gym]'
+	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster,gym,deep]'
 	@touch $@
 
-# The headless environment: the core and its tests, and no PySide6 at all.
+# The headless environment: the core and its tests, and no PySide6 (and no JAX) at all.
 $(CORE_VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(CORE_VENV)
@@ -59,14 +59,19 @@ typecheck-gui: $(VENV)/.installed
 
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
-	$(CORE_PY) -m pytest -q -p no:cacheprovider -n auto tests/core --doctest-modules core
+	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n auto tests/core --doctest-modules core --ignore=core/deep
+
+# The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min.
+test-deep: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests/deep --doctest-modules core/deep
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
 	@bash tools/ensure-debs.sh report
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
 
-test: lint-imports lint typecheck typecheck-gui test-core test-gui smoke-if-built
+test: lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
 
 # The one-folder app (PyInstaller): dist/privplan/privplan; the smoke test runs it as a user would.
 package: $(VENV)/.installed

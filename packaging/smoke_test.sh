@@ -6,7 +6,9 @@
 #   3. OpenDP noise works from the bundle (its native library is inside): an audit run;
 #   4. a screenshot of the main window on the built-in example (offscreen platform) is a
 #      PNG of the window's size that is not blank;
-#   5. a sweep recorded into a copy of the built-in project, and its report (PDF and HTML).
+#   5. a sweep recorded into a copy of the built-in project, and its report (PDF and HTML);
+#   6. without PRIVPLAN_DEEP=1 the bundle has no JAX: a network command exits 2 naming the
+#      optional 'deep' extra (with it, the bundle trains a small network).
 # Usage: packaging/smoke_test.sh [dist/privplan/privplan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,4 +83,19 @@ want=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['pages'])" 
 grep -q "Privacy ledger" "$out/r.html" || fail "the HTML report has no privacy ledger"
 grep -q "four-startups" "$out/r.html" || fail "the HTML report does not show the recorded sweep"
 echo "ok 5 reports: PDF ($pages pages, $(wc -c < "$out/r.pdf") bytes) and HTML of a recorded sweep"
-echo "smoke_test: all 5 checks passed ($APP)"
+
+# 6. the networks (the optional deep extra) are in the bundle only when the build asked
+if [ "${PRIVPLAN_DEEP:-}" = "1" ]; then
+    "$APP" mia --data wine --model mlp --train-size 20 --shadows 1 --epochs 2 --seed 1 --json \
+        > "$out/deep.json" || fail "mia --model mlp exited $? in a PRIVPLAN_DEEP=1 bundle"
+    echo "ok 6 the bundle trains a network (PRIVPLAN_DEEP=1)"
+else
+    set +e
+    "$APP" mia --data wine --model mlp --seed 1 > /dev/null 2> "$out/deep.err"
+    code=$?
+    set -e
+    [ "$code" = 2 ] && grep -q "privplan\[deep\]" "$out/deep.err" \
+        || fail "mia --model without JAX: exit $code, '$(cat "$out/deep.err")'"
+    echo "ok 6 no JAX in the bundle: mia --model exits 2 naming the deep extra"
+fi
+echo "smoke_test: all 6 checks passed ($APP)"

@@ -59,6 +59,10 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         grid = example_12x11()
     else:
         grid = load_grid(args.map)
+    if getattr(args, "agent", "tabular") == "dqn":  # a network: the optional deep extra
+        from core.cli.deep import cmd_drl_dqn
+
+        return cmd_drl_dqn(args, grid, out, err)
     try:
         setup = DrlSetup(defense=args.defense, preset=args.preset, epsilon=args.epsilon,
                          episodes=args.episodes, max_steps=args.max_steps)
@@ -121,6 +125,9 @@ def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
                     help="strict (fixed epsilon, S = N - 1) or thesis (data-dependent epsilon "
                          "and S: faithful, not a valid DP parameter)")
     sp.add_argument("--attack", action="store_true", help="run the GA map-recovery attack")
+    sp.add_argument("--agent", choices=("tabular", "dqn"), default="tabular",
+                    help="tabular Q-learning (default) or a DQN on JAX (the optional 'deep' "
+                         "extra)")
     sp.add_argument("--episodes", type=int, default=1500)
     sp.add_argument("--max-steps", type=int, default=200)
     sp.add_argument("--population", type=int, default=100, help="GA population")
@@ -145,6 +152,10 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input raises InputError (exit 2).
     """
+    if getattr(args, "agent", "tabular") == "net":  # networks: the optional deep extra
+        from core.cli.deep import cmd_comarl_net
+
+        return cmd_comarl_net(args, out, err)
     from core.comarl.vdn import VdnSetup, team_grid, train_vdn
 
     try:
@@ -201,7 +212,10 @@ def add_comarl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("--agents", type=int, default=3, help="agents N >= 2 (default 3)")
     sp.add_argument("--size", type=int, default=7, help="map size (default 7x7)")
     sp.add_argument("--episodes", type=int, default=400)
-    sp.add_argument("--dp", action="store_true", help="DP-SGD on the Q-tables")
+    sp.add_argument("--dp", action="store_true", help="DP-SGD on the Q-tables (or networks)")
+    sp.add_argument("--agent", choices=("tabular", "net"), default="tabular",
+                    help="tabular Q-tables (default) or one network per agent on JAX (the "
+                         "optional 'deep' extra)")
     sp.add_argument("--sigma", type=float, default=1.0, help="with --dp: noise multiplier")
     sp.add_argument("--window", type=int, default=1024,
                     help="with --dp: replay window B (Theorem 4.2)")

@@ -19,7 +19,7 @@ from core.common.errors import InputError
 
 __all__ = ["cmd_mia", "add_mia_parser"]
 
-_FLAGS = {"victim": "--victim", "defense": "--defense", "epsilon": "--epsilon",
+_FLAGS = {"victim": "--victim", "model": "--model", "defense": "--defense", "epsilon": "--epsilon",
           "delta": "--delta", "shadows": "--shadows", "train_size": "--train-size",
           "epochs": "--epochs", "hidden": "--hidden", "batch": "--batch", "lr": "--lr",
           "clip": "--clip", "sensitivity_samples": "--sensitivity-samples",
@@ -45,15 +45,25 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.modelprivacy.data import load_dataset
     from core.modelprivacy.study import MiaSetup, run_mia
 
+    networks = None
+    victim = args.victim or "ffnn"
+    if args.model is not None:
+        if args.victim is not None:
+            raise InputError("give --victim (numpy ffnn, rnn or tabular) or --model (a network "
+                             "on JAX), not both", field="--model")
+        from core.cli.deep import mia_networks
+
+        networks, victim = mia_networks(), args.model
     project = record_project(args.record)
     try:
         data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
-        setup = MiaSetup(victim=args.victim, defense=args.defense, epsilon=args.epsilon,
+        setup = MiaSetup(victim=victim, defense=args.defense, epsilon=args.epsilon,
                          delta=args.delta, shadows=args.shadows, train_size=args.train_size,
                          epochs=args.epochs, hidden=args.hidden, lr=args.lr, clip=args.clip,
                          sensitivity_samples=args.sensitivity_samples, preset=args.preset,
                          k=args.k, b=args.b)
-        res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"))
+        res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"),
+                      networks=networks)
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()
@@ -112,11 +122,15 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp = sub.add_parser("mia", help="membership-inference study of a trained model, with "
                                     "DP-SGD, GPM or the one-parameter defense")
     sp.add_argument("--data", required=True,
-                    help="digits | breast-cancer | wine | a CSV file (numeric features, the "
-                         "label last) | mdp:FILE (next-state records from random trajectories)")
-    sp.add_argument("--victim", choices=("ffnn", "rnn", "tabular"), default="ffnn",
-                    help="feed-forward network, Elman recurrent network, or the MLE model of "
-                         "an MDP (tabular; needs mdp:FILE)")
+                    help="digits | breast-cancer | wine | text (synthetic language "
+                         "identification) | a CSV file (numeric features, the label last) | "
+                         "mdp:FILE (next-state records from random trajectories)")
+    sp.add_argument("--victim", choices=("ffnn", "rnn", "tabular"), default=None,
+                    help="numpy victims (default ffnn): feed-forward network, Elman recurrent "
+                         "network, or the MLE model of an MDP (tabular; needs mdp:FILE)")
+    sp.add_argument("--model", choices=("mlp", "cnn", "gru", "lstm"), default=None,
+                    help="a network victim on JAX (the optional 'deep' extra): MLP (2 hidden "
+                         "layers), CNN on the record's 2-D view, GRU or LSTM over its steps")
     sp.add_argument("--defense", choices=("none", "dpsgd", "gpm", "oneparam", "dirichlet"),
                     default="none",
                     help="none; dpsgd (DP-SGD, dp-accounting RDP); gpm (Gaussian noise on the "

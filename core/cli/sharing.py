@@ -89,6 +89,10 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
+    if getattr(args, "agent", "tabular") == "ppo":  # networks: the optional deep extra
+        from core.cli.deep import cmd_share_ppo
+
+        return cmd_share_ppo(args, out, err)
     from core.sharing.learning import STUDENTS, SharingSetup, run_sharing
 
     teacher, temperature = args.teacher, 1.0
@@ -267,4 +271,7 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                     help="record the run in the project ENV (with --mdp ID), as the window "
                          "does: a run record and one ledger entry per roll-out of the teacher")
     add_over_budget_flag(sp)
+    from core.cli.deep import add_share_ppo_flags
+
+    add_share_ppo_flags(sp)
     common(sp)

@@ -51,7 +51,8 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled, Progress, no_progress
 from core.gridworld.maps import MOVES, GridMap
 
-__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage", "UNIT"]
+__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage", "UNIT",
+           "VdnAccounting", "vdn_accounting", "team_step"]
 
 UNIT = ("one transition: one replay-buffer entry, the team's (o, a, r, o') at one step "
         "(an episode adds up to max_steps of them)")
@@ -155,6 +156,8 @@ class VdnResult:
     epsilon_per_table: float | None = None
     thesis_reading: dict[str, Any] | None = None
     episode: dict[str, Any] | None = None
+    #: the learners: "tabular" (Q-tables) or "net" (networks, the optional deep extra)
+    agent: str = "tabular"
 
     @property
     def team_return(self) -> float:
@@ -175,6 +178,7 @@ class VdnResult:
                             self.seconds / self.central_seconds),
                "leakage": leakage(self.team.agents), "notes": list(self.notes),
                "mode": "experiment" if self.seed is not None else "release", "seed": self.seed,
+               "agent": self.agent,
                "returns": [float(v) for v in self.returns]}
         if self.epsilon is None:
             out["epsilon_reason"] = self.epsilon_reason
@@ -195,7 +199,7 @@ def leakage(agents: int) -> list[dict[str, str]]:
     return rows
 
 
-def _step(team: TeamGrid, pos: list[tuple[int, int]], actions: np.ndarray
+def team_step(team: TeamGrid, pos: list[tuple[int, int]], actions: np.ndarray
           ) -> tuple[list[tuple[int, int]], float, bool]:
     """Move every agent that has not arrived; +1 for each agent arriving at its goal (it then
     stays), −0.05 per step; done when all have arrived."""
@@ -270,7 +274,7 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
                       ).argmax(axis=1)
             rand = rng.integers(5, size=N)
             act = np.where(rng.random(N) < setup.explore, rand, greedy)
-            pos, r, done = _step(team, pos, act)
+            pos, r, done = team_step(team, pos, act)
             o2 = np.array([rr * W + cc for rr, cc in pos])
             total += r
             if setup.dp:
@@ -308,10 +312,51 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         returns[e] = total
         if e % 20 == 0:
             progress((e + 1) / setup.episodes, f"episode {e + 1}")
+    acc = vdn_accounting(setup, N, updates)
+    return VdnResult(team, setup, q, returns, max_diff, updates, acc.epsilon, acc.delta,
+                     acc.reason, time.perf_counter() - t0, notes=acc.notes, seed=seed,
+                     epsilon_per_table=acc.epsilon_per_table,
+                     thesis_reading=acc.thesis_reading, episode=acc.episode)
+
+
+@dataclass
+class VdnAccounting:
+    """(ε, δ) of a PE-VDN training run and what it covers (:func:`vdn_accounting`)."""
+
+    epsilon: float | None
+    delta: float | None
+    reason: str | None
+    epsilon_per_table: float | None
+    thesis_reading: dict[str, Any] | None
+    episode: dict[str, Any] | None
+    notes: list[str]
+
+
+def vdn_accounting(setup: VdnSetup, N: int, updates: int, *, what: str = "Q-tables"
+                   ) -> VdnAccounting:
+    """The privacy account of ``updates`` DP-SGD steps of N agents (module docstring): the
+    N learners together at noise multiplier σ/√N under the replay window (replace-one),
+    one learner alone at σ, and one episode by group privacy.
+
+    Parameters
+    ----------
+    setup : VdnSetup
+        σ, q, B, δ, ``dp`` and ``max_steps``.
+    N : int
+        Agents.
+    updates : int
+        DP steps taken (one per environment step).
+    what : str
+        What the agents learn ("Q-tables" or "Q-networks"), for the notes.
+
+    Returns
+    -------
+    VdnAccounting
+    """
     eps = delta = eps_table = None
     thesis: dict[str, Any] | None = None
     episode: dict[str, Any] | None = None
-    reason: str | None = "no DP: the tables are trained on the raw transitions"
+    reason: str | None = f"no DP: the {what} are trained on the raw transitions"
     notes = ["the secure-sum outputs each agent sees are not covered by any DP statement"]
     if N == 2:
         notes.append("N = 2: each agent learns its partner's message exactly")
@@ -334,17 +379,15 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
         episode = group_privacy(noise, setup.sample_rate, max(updates, 1), delta,
                                 window=setup.window, group=setup.max_steps).to_json()
         notes.extend(acc.notes)
-        notes.append(f"epsilon covers all {N} Q-tables: one agent's transition moves every "
-                     f"agent's update (through the shared coupling term), so the tables "
+        notes.append(f"epsilon covers all {N} {what}: one agent's transition moves every "
+                     f"agent's update (through the shared coupling term), so the {what} "
                      "together have noise multiplier sigma/sqrt(N) = "
                      f"{noise:.4g}; one table alone: epsilon "
                      + ("unbounded" if eps_table is None else f"{eps_table:.4g}")
                      + " (the dissertation's per-agent noise, under replace-one)")
         notes.append(f"the unit is {UNIT}; an episode differs in up to {setup.max_steps} "
                      "entries: its figure comes from group privacy (see 'episode')")
-    return VdnResult(team, setup, q, returns, max_diff, updates, eps, delta,
-                     reason, time.perf_counter() - t0, notes=notes, seed=seed,
-                     epsilon_per_table=eps_table, thesis_reading=thesis, episode=episode)
+    return VdnAccounting(eps, delta, reason, eps_table, thesis, episode, notes)
 
 
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,

@@ -212,6 +212,8 @@ class DrlResult:
     time_per_step_s: float
     obfuscation_s_per_step: float
     notes: list[str] = field(default_factory=list)
+    #: the learner: "tabular" (Q-table) or "dqn" (a network, the optional deep extra)
+    agent: str = "tabular"
 
     @property
     def final_slice(self) -> slice:
@@ -253,7 +255,7 @@ class DrlResult:
             "obfuscated_steps": self.obfuscated_steps, "mode": self.mode, "seed": self.seed,
             "elapsed_s": self.elapsed_s, "time_per_step_s": self.time_per_step_s,
             "obfuscation_s_per_step": self.obfuscation_s_per_step,
-            "notes": list(self.notes),
+            "notes": list(self.notes), "agent": self.agent,
         }
         if d:
             out["epsilon_selection_total"] = (None if self.epsilon_per_step is None else

@@ -2,6 +2,11 @@
 
 * scikit-learn's bundled ``digits`` (1,797 8×8 images, 10 classes; as a sequence: 8 rows of 8
   pixels), ``breast-cancer`` (569 × 30, 2 classes) and ``wine`` (178 × 13, 3 classes);
+* ``text``: a sequence task that needs no download — 2,000 strings of 20 characters over a
+  12-letter alphabet, each written by one of four synthetic "languages" (first-order Markov
+  chains with sparse random transitions, drawn once from a fixed seed), the label being the
+  language (language identification); a record is the one-hot characters, its sequence view
+  one character per step (20 × 12);
 * a user CSV file: numeric feature columns, the *last* column the class label (an optional
   header row is skipped);
 * ``mdp:FILE``: next-state prediction on trajectories sampled from an MDP (uniformly random
@@ -31,12 +36,12 @@ import numpy as np
 from core.common.errors import InputError
 
 __all__ = ["Dataset", "BUILTIN", "load_dataset", "csv_dataset", "mdp_dataset", "as_sequences",
-           "CSV_MAX_BYTES"]
+           "CSV_MAX_BYTES", "text_dataset"]
 
 #: Largest CSV data set read (a lab data set of 100,000 records x 100 features is ~ 100 MB).
 CSV_MAX_BYTES = 256 * 2**20
 
-BUILTIN = ("digits", "breast-cancer", "wine")
+BUILTIN = ("digits", "breast-cancer", "wine", "text")
 
 
 @dataclass(frozen=True)
@@ -147,12 +152,58 @@ def load_dataset(spec: str, *, seed: int = 0) -> Dataset:
     if spec == "wine":
         b = skd.load_wine()
         return _finish("wine", _standardise(b.data), b.target, notes=(_STD_NOTE,))
+    if spec == "text":
+        return text_dataset()
     if spec.startswith("mdp:"):
         return mdp_dataset(spec[4:], seed=seed)
     if spec.lower().endswith(".csv") or os.path.exists(spec):
         return csv_dataset(spec)
-    raise InputError(f"unknown data set {spec!r}: use digits, breast-cancer, wine, mdp:FILE "
-                     "or a CSV file", field="data")
+    raise InputError(f"unknown data set {spec!r}: use digits, breast-cancer, wine, text, "
+                     "mdp:FILE or a CSV file", field="data")
+
+
+def text_dataset(*, records: int = 2000, length: int = 20, letters: int = 12,
+                 languages: int = 4, concentration: float = 0.3) -> Dataset:
+    """Language identification on synthetic strings (no download): each language is a
+    first-order Markov chain over ``letters`` characters whose rows are Dirichlet
+    (``concentration``) draws, all from the fixed seed 0, so the data set is the same
+    everywhere; ``records`` strings (as many per language) of ``length`` characters.
+
+    Parameters
+    ----------
+    records, length, letters, languages : int
+        Sizes.
+    concentration : float
+        Dirichlet concentration of the chains' rows (smaller: more distinct languages).
+
+    Returns
+    -------
+    Dataset
+        One-hot records (length × letters), ``seq_shape = (length, letters)``.
+
+    Examples
+    --------
+    >>> d = text_dataset()
+    >>> d.X.shape, d.classes, d.seq_shape, float(d.X.sum(axis=1).max())
+    ((2000, 240), 4, (20, 12), 20.0)
+    """
+    rng = np.random.default_rng(0)
+    chains = rng.dirichlet(np.full(letters, concentration), size=(languages, letters))
+    starts = rng.dirichlet(np.ones(letters), size=languages)
+    labels = np.arange(records) % languages
+    text = np.empty((records, length), dtype=np.int64)
+    u = rng.random((records, length))
+    cum_start, cum = np.cumsum(starts, axis=1), np.cumsum(chains, axis=2)
+    text[:, 0] = [min(int(np.searchsorted(cum_start[c], x, side="right")), letters - 1)
+                  for c, x in zip(labels, u[:, 0])]
+    for t in range(1, length):
+        rows = cum[labels, text[:, t - 1]]
+        text[:, t] = np.minimum((rows < u[:, t, None]).sum(axis=1), letters - 1)
+    X = np.zeros((records, length, letters))
+    X[np.arange(records)[:, None], np.arange(length)[None, :], text] = 1.0
+    return _finish("text", X.reshape(records, -1), labels, seq_shape=(length, letters),
+                   notes=(f"synthetic text: {languages} Markov-chain languages over "
+                          f"{letters} letters, strings of {length} (fixed seed 0)",))
 
 
 def csv_dataset(path: str) -> Dataset:

@@ -25,15 +25,44 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Cancelled
 
-__all__ = ["Network", "TrainConfig", "DpSgd", "train", "VICTIMS"]
+__all__ = ["Network", "TrainConfig", "DpSgd", "train", "VICTIMS", "NETWORK_VICTIMS", "Victim",
+           "NetworkFactory"]
 
 VICTIMS = ("ffnn", "rnn")
+#: victims that are real networks on JAX (the optional ``deep`` extra, :mod:`core.deep`):
+#: the lab never imports them itself; the caller passes a :data:`NetworkFactory`
+NETWORK_VICTIMS = ("mlp", "cnn", "gru", "lstm")
+
+
+class Victim(Protocol):
+    """What the lab needs of a gradient-trained victim (numpy :class:`Network` here, the
+    JAX networks of :mod:`core.deep.victims`): parameters in one flat vector θ, confidence
+    vectors for records, and its training algorithm (plain SGD or DP-SGD)."""
+
+    kind: str
+    size: int
+
+    def init(self, rng: np.random.Generator) -> np.ndarray:
+        """A fresh θ."""
+
+    def predict_proba(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """Confidence vectors (n, classes)."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray, cfg: "TrainConfig", *,
+            rng: np.random.Generator, dp: "DpSgd | None" = None, noise: Any = None,
+            cancelled: Callable[[], bool] | None = None) -> np.ndarray:
+        """The trained θ (DP-SGD when ``dp`` is given)."""
+
+
+#: ``factory(kind, data, hidden) -> Victim`` for the :data:`NETWORK_VICTIMS`
+NetworkFactory = Callable[[str, Any, int], Victim]
 
 
 @dataclass(frozen=True)
@@ -90,6 +119,12 @@ class Network:
             self.slices[name] = slice(off, off + size)
             off += size
         self.size = off
+
+    def fit(self, X: np.ndarray, y: np.ndarray, cfg: "TrainConfig", *,
+            rng: np.random.Generator, dp: "DpSgd | None" = None, noise: Any = None,
+            cancelled: Callable[[], bool] | None = None) -> np.ndarray:
+        """:func:`train` this architecture (the :class:`Victim` interface)."""
+        return train(self, X, y, cfg, rng=rng, dp=dp, noise=noise, cancelled=cancelled)
 
     def unpack(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Views of θ by parameter name."""

@@ -44,14 +44,21 @@ from core.modelprivacy.defenses import (
     query_bound,
     sensitivity_sampler,
 )
-from core.modelprivacy.models import DpSgd, Network, TrainConfig, train, train_steps
+from core.modelprivacy.models import (
+    NETWORK_VICTIMS,
+    DpSgd,
+    Network,
+    NetworkFactory,
+    TrainConfig,
+    train_steps,
+)
 
 __all__ = ["MiaSetup", "MiaResult", "run_mia", "DEFENSES", "VICTIM_KINDS", "FPRS",
            "defense_table", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy",
            "mia_json_keys", "TABULAR_SMOOTHING", "tabular_rows", "RECORD_RELATION"]
 
 DEFENSES = ("none", "dpsgd", "gpm", "oneparam", "dirichlet")
-VICTIM_KINDS = ("ffnn", "rnn", "tabular")
+VICTIM_KINDS = ("ffnn", "rnn", "tabular") + NETWORK_VICTIMS
 FPRS = (0.001, 0.01)
 DEFAULT_TABLE_EPSILONS = {"dpsgd": (1.0, 4.0, 8.0), "gpm": (1.0, 4.0, 8.0),
                           "oneparam": (0.1, 0.7, 1.4, 2.0)}
@@ -64,7 +71,7 @@ TABULAR_SMOOTHING = 0.01
 #: The neighbouring relation the tabular victim's record-level statement is proven for.
 RECORD_RELATION = ("replace one record's next state s' (the record keeps its (s, a), so the "
                    "visit counts n_sa are public)")
-_LR = {"ffnn": 0.1, "rnn": 0.05}
+_LR = {"ffnn": 0.1, "rnn": 0.05, "mlp": 0.1, "cnn": 0.05, "gru": 0.1, "lstm": 0.1}
 
 
 def tabular_rows(counts: np.ndarray, smoothing: float = TABULAR_SMOOTHING) -> np.ndarray:
@@ -152,7 +159,8 @@ class MiaSetup:
             raise InputError("the tabular victim (MLE model of an MDP) needs --data mdp:FILE",
                              field="victim")
         if self.victim == "tabular" and self.defense == "dpsgd":
-            raise InputError("DP-SGD needs a gradient-trained victim (ffnn or rnn); the "
+            raise InputError("DP-SGD needs a gradient-trained victim (ffnn, rnn or a "
+                             "network); the "
                              "tabular victim counts transitions", field="defense")
         if self.defense == "dirichlet" and self.victim != "tabular":
             raise InputError("the Dirichlet privatisation is the tabular victim's defense "
@@ -306,7 +314,8 @@ def mia_json_keys() -> tuple[str, ...]:
 class _Pipeline:
     """The victim's training algorithm and released outputs (shadows reuse it)."""
 
-    def __init__(self, data: Dataset, setup: MiaSetup, noise):
+    def __init__(self, data: Dataset, setup: MiaSetup, noise,
+                 networks: NetworkFactory | None = None):
         self.data, self.setup, self.noise = data, setup, noise
         self.kind = setup.victim
         if self.kind == "rnn":
@@ -320,8 +329,15 @@ class _Pipeline:
         else:
             self.cfg = TrainConfig(epochs=setup.epochs, batch=setup.batch,
                                    lr=float(setup.lr or 0.1))
-        self.net = (None if self.kind == "tabular"
-                    else Network(self.kind, self.X.shape[1:], data.classes, setup.hidden))
+        self.net: Any = None
+        if self.kind in NETWORK_VICTIMS:
+            if networks is None:
+                raise InputError(f"the {self.kind} victim is a network on JAX: run it through "
+                                 "a front end that has the 'deep' extra (mia --model)",
+                                 field="victim")
+            self.net = networks(self.kind, data, int(setup.hidden))
+        elif self.kind != "tabular":
+            self.net = Network(self.kind, self.X.shape[1:], data.classes, setup.hidden)
         self.sigma: float | None = None
         self.last_counts = np.zeros(0)
 
@@ -392,8 +408,8 @@ class _Pipeline:
         assert self.net is not None
         dps = (DpSgd(self.sigma, self.setup.clip) if dp and self.setup.defense == "dpsgd"
                and self.sigma is not None else None)
-        return train(self.net, self.X[idx], self.y[idx], self.cfg, rng=rng, dp=dps,
-                     noise=self.noise, cancelled=cancelled)
+        return self.net.fit(self.X[idx], self.y[idx], self.cfg, rng=rng, dp=dps,
+                            noise=self.noise, cancelled=cancelled)
 
     def raw(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         if self.kind == "tabular":
@@ -469,7 +485,8 @@ def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
 
 def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
             progress: Progress = no_progress,
-            cancelled: Callable[[], bool] | None = None) -> MiaResult:
+            cancelled: Callable[[], bool] | None = None,
+            networks: NetworkFactory | None = None) -> MiaResult:
     """Run one study (see the module docstring).
 
     Parameters
@@ -485,6 +502,10 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         ``progress(fraction, message)``.
     cancelled : callable, optional
         Polled between stages and epochs; raises :class:`Cancelled`.
+    networks : callable, optional
+        ``networks(kind, data, hidden)`` builds a network victim (``mlp``, ``cnn``, ``gru``,
+        ``lstm``; :func:`core.deep.victims.network_victim`, the ``deep`` extra); the lab
+        never imports JAX itself.
 
     Returns
     -------
@@ -503,7 +524,7 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     # the DP noise: its own seeded stream in an experiment, the OS CSPRNG in release mode
     noise = (np.random.default_rng(ss.spawn(1)[0]) if src.mode == "experiment"
              else src.generator)
-    pipe = _Pipeline(data, setup, noise)
+    pipe = _Pipeline(data, setup, noise, networks)
     n_in = int(setup.train_size or 0)
     perm = np.random.default_rng(s_split).permutation(data.n)
     members, nonmembers, pool = perm[:n_in], perm[n_in:2 * n_in], perm[2 * n_in:]
@@ -792,7 +813,8 @@ class TableRow:
 def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
                   epsilons: dict[str, tuple[float, ...]] | None = None,
                   defenses: tuple[str, ...] = DEFENSES, progress: Progress = no_progress,
-                  cancelled: Callable[[], bool] | None = None) -> list[TableRow]:
+                  cancelled: Callable[[], bool] | None = None,
+                  networks: NetworkFactory | None = None) -> list[TableRow]:
     """Every defense at several ε on the same split and seed (Table 6.2's shape).
 
     Parameters
@@ -809,6 +831,8 @@ def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
         Which defenses.
     progress, cancelled : callable
         As in :func:`run_mia`.
+    networks : callable, optional
+        As in :func:`run_mia` (network victims, the ``deep`` extra).
 
     Returns
     -------
@@ -830,14 +854,15 @@ def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
                      k=float(k) if k is not None else base.k)
         r = run_mia(data, st, seed=seed, progress=sub_progress(progress, i / len(plan),
                                                                (i + 1) / len(plan)),
-                    cancelled=cancelled)
+                    cancelled=cancelled, networks=networks)
         rows.append(TableRow(d, e, r, k))
     return rows
 
 
 def victim_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
                  victims: tuple[str, ...] = ("ffnn", "rnn"), progress: Progress = no_progress,
-                 cancelled: Callable[[], bool] | None = None) -> list[TableRow]:
+                 cancelled: Callable[[], bool] | None = None,
+                 networks: NetworkFactory | None = None) -> list[TableRow]:
     """The same study (defense, ε, split and seed) for each victim, side by side — the RNN
     paper's comparison, qualitative at this scale.
 
@@ -853,6 +878,8 @@ def victim_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
         Which victims.
     progress, cancelled : callable
         As in :func:`run_mia`.
+    networks : callable, optional
+        As in :func:`run_mia` (network victims, the ``deep`` extra).
 
     Returns
     -------
@@ -863,6 +890,6 @@ def victim_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
         st = replace(base, victim=v)
         r = run_mia(data, st, seed=seed, progress=sub_progress(progress, i / len(victims),
                                                                (i + 1) / len(victims)),
-                    cancelled=cancelled)
+                    cancelled=cancelled, networks=networks)
         rows.append(TableRow(base.defense, base.epsilon, r, None, show_victim=True))
     return rows

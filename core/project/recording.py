@@ -367,7 +367,8 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
     s = result.setup
     params = {"grid": grid_id, "defense": s.defense, "preset": s.preset, "epsilon": s.epsilon,
               "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,
-              "seeded": result.seed is not None, "seed": result.seed}
+              "seeded": result.seed is not None, "seed": result.seed,
+              "agent": getattr(result, "agent", "tabular")}
     mode = "experiment" if result.seed is not None else "release"
     entries = _drl_entries(result, grid_id, rid)
     return RunRecord(id=rid, kind="drl", target=grid_id, params=params, summary=summary,
@@ -385,16 +386,19 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
     params = {"agents": result.team.agents, "episodes": s.episodes, "dp": s.dp,
               "sigma": s.sigma if s.dp else None, "window": s.window if s.dp else None,
               "sample_rate": s.sample_rate if s.dp else None,
-              "seeded": result.seed is not None, "seed": result.seed}
+              "seeded": result.seed is not None, "seed": result.seed,
+              "agent": getattr(result, "agent", "tabular")}
+    nets = params["agent"] == "net"
+    what = "networks" if nets else "tables"
     common: dict[str, Any] = dict(mode=mode, seed=result.seed, source=rid)
     entries = []
     for i in range(result.team.agents):
         ds = f"comarl:agent-{i}"
         if s.dp and result.epsilon is not None:
             entries.append(LedgerEntry(
-                id="", dataset=ds, mechanism="dpsgd-tables", epsilon=float(result.epsilon),
+                id="", dataset=ds, mechanism=f"dpsgd-{what}", epsilon=float(result.epsilon),
                 delta=float(result.delta or 0.0),
-                released=f"all {result.team.agents} Q-tables (each moves with this agent's "
+                released=f"all {result.team.agents} Q-{what} (each moves with this agent's "
                          "transitions through the coupling term)",
                 adjacency="replace-one: one transition (one entry of the fixed-size replay "
                           "buffer) replaced by another, within Theorem 4.2's window; an "
@@ -405,8 +409,9 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
                             "unit": "transition"}, **common))
         else:
             entries.append(LedgerEntry(
-                id="", dataset=ds, mechanism="q-table", epsilon=math.inf,
-                released="the agent's Q-table (no DP)", adjacency="none",
+                id="", dataset=ds, mechanism="q-network" if nets else "q-table",
+                epsilon=math.inf, released=f"the agent's Q-{what[:-1]} (no DP)",
+                adjacency="none",
                 reason="trained on the raw transitions", **common))
         entries.append(LedgerEntry(
             id="", dataset=ds, mechanism="secure-sum", epsilon=math.inf,

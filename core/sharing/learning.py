@@ -618,8 +618,13 @@ class StudentCurves:
             return curve_tau(s.tau if s.tau is not None else taus[0], self.m)
         if s.delta is None:
             return curve_tau(1e-3, self.m)
-        # the exact profile has no τ: eq. 12's panel uses the τ that meets δ̂ at k₀
-        t, _ = tau_for_delta(s.k0, self.m, s.eta, s.delta, draws=10_000, rng=0)
+        # the exact profile has no τ: eq. 12's panel uses the τ that meets δ̂ at k₀ (a δ̂
+        # too small for the panel's 10,000 draws — many queries per roll-out, as with a
+        # network teacher — gets the τ of δ̂ = 1e-3 instead; the panel only, no statement)
+        try:
+            t, _ = tau_for_delta(s.k0, self.m, s.eta, s.delta, draws=10_000, rng=0)
+        except InputError:
+            t, _ = tau_for_delta(s.k0, self.m, s.eta, 1e-3, draws=10_000, rng=0)
         return curve_tau(t, self.m)
 
     def band(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

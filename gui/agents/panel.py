@@ -1,21 +1,18 @@
 """The Private agents workspace: DP-DRL against map recovery, and privacy-engineered
 cooperative MARL (issue 14).
 
-**DP-DRL** — a grid world of the project (drawn here: click toggles wall/free, Shift+click
-sets the start, Ctrl+click the goal; every edit is undoable), the 12×11 stand-in, or a new
-random map under the thesis's constraints. Run (F5) trains the navigation agent (optionally
-with the observation obfuscation of Algorithms 9–10) and, if asked, runs the GA map-recovery
-attack; truth and recovered map side by side, wrongly recovered cells framed. **Compare ε**
-runs no defense, ε = 1, 0.7, 0.4, 0.1 and the thesis's dynamic ε (Tables 5.1 and 5.3's
-shape). The privacy statement: the bit choice is ε-DP, the observation is not DP for the map.
+**DP-DRL** — a grid world of the project (drawn here: click wall/free, Shift+click start,
+Ctrl+click goal; undoable), the 12×11 stand-in, or a random map under the thesis's constraints.
+Run (F5) trains the navigation agent (tabular, or a DQN with the deep extra; optionally with the
+obfuscation of Algorithms 9–10) and, if asked, runs the GA map-recovery attack; truth and
+recovered map side by side. **Compare ε** runs no defense, ε = 1, 0.7, 0.4, 0.1 and the thesis's
+dynamic ε (Tables 5.1 and 5.3). The bit choice is ε-DP; the observation is not DP for the map.
 
-**Co-MARL** — tabular PE-VDN with secure summation on a random team map, optionally DP-SGD on
-the tables; the team's learning curve beside plain VDN's, the largest PE-vs-central difference,
-the overhead, (ε, δ), and the leakage inspector: what each agent can compute.
-
-Work runs in this tab's worker with progress and cancel; every finished run is recorded with its
-ledger entries (one undoable step; a release past a budget asks first) and shown again from the
-project tree."""
+**Co-MARL** — PE-VDN (tables, or networks with the deep extra) with secure summation on a
+random team map, optionally DP-SGD; the team's curve beside plain VDN's, the largest PE-vs-
+central difference, the overhead, (ε, δ), and the leakage inspector. Work runs in the tab's
+worker (progress, cancel); each finished run is recorded with its ledger entries (one undoable
+step; a release past a budget asks first) and shown again from the project tree."""
 
 from __future__ import annotations
 
@@ -45,7 +42,8 @@ from core.gridworld import GridEntry, GridMap, example_12x11, violations
 from core.project import comarl_run_record, drl_run_record, drl_table_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
 from gui.agents.grid_view import GridView
-from gui.agents.tasks import sweep_task, team_task, train_task
+from gui.agents.network_runner import learner_combo, team_runner, train_runner
+from gui.agents.tasks import sweep_task
 from gui.agents.texts import (
     COMARL_COLUMNS,
     INFO_HTML,
@@ -144,6 +142,7 @@ class AgentsPanel(ToolPanel):
 
         setup = QGroupBox("Agent and attack", page)
         form = QFormLayout(setup)
+        self.agent_combo = learner_combo(form, setup, "drl", self.running_changed)
         self.defense_combo = QComboBox(setup)
         for key, text in (("none", "no defense"), ("strict", "DP-DRL, strict (fixed ε)"),
                           ("thesis", "DP-DRL, thesis (dynamic ε)")):
@@ -235,6 +234,7 @@ class AgentsPanel(ToolPanel):
         page = QWidget(self)
         setup = QGroupBox("Team", page)
         form = QFormLayout(setup)
+        self.team_agent = learner_combo(form, setup, "team", self.running_changed)
         self.agents_spin = QSpinBox(setup)
         self.agents_spin.setRange(2, 8)
         self.agents_spin.setValue(3)
@@ -341,7 +341,7 @@ class AgentsPanel(ToolPanel):
             setup = VdnSetup(episodes=self.team_episodes_spin.value(),
                              dp=self.dp_check.isChecked(), sigma=self.sigma_spin.value(),
                              window=self.window_spin.value())
-            self._runner.start(team_task, self.agents_spin.value(), setup, seed)
+            self._runner.start(team_runner(self.team_agent), self.agents_spin.value(), setup, seed)
             return True
         try:
             grid = self.current_grid()
@@ -359,8 +359,8 @@ class AgentsPanel(ToolPanel):
         if task == "sweep":
             self._runner.start(sweep_task, grid, setup, self.generations_spin.value(), seed)
         else:
-            self._runner.start(train_task, grid, setup, self.attack_check.isChecked(),
-                               self.generations_spin.value(), seed)
+            self._runner.start(train_runner(self.agent_combo), grid, setup,
+                               self.attack_check.isChecked(), self.generations_spin.value(), seed)
         return True
 
     def _update_running(self, running: bool) -> None:

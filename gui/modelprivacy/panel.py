@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from core.common import InputError
 from core.modelprivacy import RUN_KIND, TABLE_KIND
 from core.project import mia_run_record, mia_table_record
+from gui.modelprivacy.network_runner import add_network_victims, networks_for
 from gui.modelprivacy.texts import (
     DEFENSE_NAMES,
     EMPTY_TEXT,
@@ -73,20 +74,24 @@ def _study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: 
     from core.modelprivacy import load_dataset, mdp_dataset, run_mia
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
-    return run_mia(data, setup, seed=seed, progress=progress)
+    return run_mia(data, setup, seed=seed, progress=progress,
+                   networks=networks_for(setup.victim))
 
 
 def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
     from core.modelprivacy import defense_table, load_dataset, mdp_dataset
 
     data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
-    return defense_table(data, setup, seed=seed, progress=progress)
+    return defense_table(data, setup, seed=seed, progress=progress,
+                         networks=networks_for(setup.victim))
 
 
 def _victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
     from core.modelprivacy import load_dataset, victim_table
 
-    return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress)
+    net = networks_for(setup.victim)   # a chosen network joins the numpy victims
+    return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress,
+                        victims=("ffnn", "rnn") + ((setup.victim,) if net else ()), networks=net)
 
 
 class ModelPrivacyPanel(ToolPanel):
@@ -144,6 +149,7 @@ class ModelPrivacyPanel(ToolPanel):
         for key, text in (("ffnn", "feed-forward network"), ("rnn", "recurrent (Elman)"),
                           ("tabular", "tabular MLE model (MDP data)")):
             self.victim_combo.addItem(text, key)
+        add_network_victims(self.victim_combo)   # MLP/CNN/GRU/LSTM when JAX is installed
         self.victim_combo.setToolTip(TOOLTIPS["victim"])
         self.defense_combo = QComboBox(box)
         for key, text in DEFENSE_NAMES.items():

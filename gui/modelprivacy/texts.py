@@ -22,7 +22,8 @@ TOOLTIPS = {
             "trajectories; a CSV file has numeric features and the label last.",
     "victim": "The model under attack: a one-hidden-layer feed-forward network, an Elman "
               "recurrent network reading the record as a sequence (digits: 8 rows), or the "
-              "MLE transition model of an MDP.",
+              "MLE transition model of an MDP. With the optional 'deep' extra (JAX): an MLP, "
+              "a CNN, a GRU or an LSTM trained with per-example-clipped DP-SGD.",
     "defense": "DP-SGD: clipped, noisy gradients (ε from dp-accounting, a proven DP bound). "
                "GPM: Gaussian noise on the trained parameters, calibrated to an *empirical* "
                "sensitivity (random DP, weaker). One-parameter: each released confidence "
@@ -43,7 +44,7 @@ TOOLTIPS = {
     "seed": "Seed of the split, initialisation, batches and (experiment mode) the noise.",
     "victims": "Run the chosen defense for the feed-forward and the recurrent victim on the "
                "same split and seed, side by side (the RNN paper's comparison; qualitative at "
-               "this scale).",
+               "this scale); a chosen network victim (JAX) joins them.",
     "compare": "Run no defense, DP-SGD and GPM at ε = 1, 4, 8 and the one-parameter defense at "
                "ε = 0.1, 0.7, 1.4, 2.0 on the same split (Table 6.2's shape). Takes about a "
                "minute on digits.",

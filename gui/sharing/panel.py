@@ -2,26 +2,23 @@
 
 Left — the set-up, every privacy parameter with a tooltip that says what it means and which
 way is more private: the environment (an MDP of the project, or a gymnasium toy-text
-environment when the ``gym`` extra is installed), the teacher (optimal, or softmax with a
-temperature), the mechanism (k₀, the vanishing coefficient c, η, L·b, a target δ per query or
-a fixed τ, eq. 12's bound), the students (λ, β, κ, learning rate, which types, seeds,
-iterations), the teacher's budget (E, D) and the randomness (seeded experiment or release).
-Run (F5) works in this tab's :class:`~gui.shell.workers.TaskRunner` (:func:`core.sharing.
-learning.sharing_study`); Esc cancels.
+environment when the ``gym`` extra is installed; with the ``deep`` extra CartPole-v1 and
+Acrobot-v1 with a PPO teacher and PPO students, :mod:`gui.sharing.network_runner`), the teacher
+(optimal, or softmax with a temperature), the mechanism (k₀, the vanishing coefficient c, η,
+L·b, a target δ per query or a fixed τ, eq. 12's bound), the students (λ, β, κ, learning rate,
+which types, seeds, iterations), the teacher's budget (E, D) and the randomness (seeded
+experiment or release). Run (F5) works in this tab's :class:`~gui.shell.workers.TaskRunner`
+(:func:`core.sharing.learning.sharing_study`); Esc cancels.
 
 Right — four plots and the ledger: the learning curves (median and the 85th-percentile band
 over seeds, as the paper plots them, with J(π_T)); ε(k) of eq. 12 split into its L·b part and
 G, with δ(k) by Monte Carlo and its Clopper–Pearson bound on a second axis, and the ledger's
 roll-outs marked; the student's loss radius α_λ(k) against the radii that hold (the Monte
 Carlo 1−β quantile and Chebyshev) with Lemma 1's erratum and the threshold k* below which
-demonstrations are ignored; and the ledger table per roll-out with its stop.
-
-Each finished run is recorded in the project (kind ``"sharing"``) with one privacy-ledger
-entry per live roll-out of the teacher (``count`` = its queries × the noisy student runs), as
-one undoable step; double-click the run in the project tree to show it again.
-
-Not yet here (issue 12 continues): the ternary scatter for m = 3, the sampled roll-out mode
-and "Share this MDP's policy…" from an MDP tab.
+demonstrations are ignored; and the ledger table per roll-out with its stop. Each finished run
+is recorded in the project (kind ``"sharing"``) with one privacy-ledger entry per live roll-out
+of the teacher (``count`` = its queries × the noisy student runs), as one undoable step;
+double-click the run in the project tree to show it again.
 """
 
 from __future__ import annotations
@@ -61,6 +58,7 @@ from core.sharing import (
     sharing_summary,
 )
 from gui.sharing.drawing import LivePreview, SharingPlots, record_study
+from gui.sharing.network_runner import add_ppo_envs, is_ppo, show_ppo, start_ppo
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot
@@ -373,6 +371,7 @@ class SharingPanel(ToolPanel):
         self.env_combo.clear()
         for e in self._document.project.mdps:
             self.env_combo.addItem(f"{e.mdp.name or e.id} (project)", f"mdp:{e.id}")
+        add_ppo_envs(self.env_combo)   # the deep extra's PPO environments, when installed
         if gym_available():
             for gid in GYM_IDS:
                 if gid == "CliffWalking-v1":
@@ -458,6 +457,8 @@ class SharingPanel(ToolPanel):
         if self._runner.is_running:
             return False
         self._clear_errors()
+        if is_ppo(self.env_combo.currentData()):
+            return start_ppo(self)
         try:
             setup = self.setup()
             setup.check()
@@ -526,10 +527,9 @@ class SharingPanel(ToolPanel):
 
     def _on_runner_succeeded(self, study: object) -> None:
         if isinstance(study, tuple):  # the curves of a recorded run (show_run)
-            self._on_curves(study)
-            return
-        if not isinstance(study, SharingStudy):
-            return
+            return self._on_curves(study)
+        if not isinstance(study, SharingStudy):  # a PPO run (the deep extra)
+            return show_ppo(self, study)
         self.show_study(study)
         self.message_logged.emit("INFO", "policy sharing finished")
 

@@ -53,9 +53,11 @@ from core import __version__
 from core.common import InputError
 from core.mdp import mdp_dataset
 from core.project import Project
+from gui.shell import file_actions
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
+from gui.shell.file_actions import MDP_FILTERS, safe_file_stem
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
@@ -71,7 +73,6 @@ __all__ = ["MainWindow", "ask_save_changes", "ask_recover", "read_project_file",
            "PROJECT_SUFFIX", "MDP_FILTERS", "BACKGROUND_BYTES"]
 
 PROJECT_SUFFIX = ".privplan.json"
-MDP_FILTERS = "MDP JSON (*.mdp.json);;MDP arrays (*.mdp.npz)"
 BACKGROUND_BYTES = 4_000_000  # files (with their sidecars) larger than this open in a worker
 OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.npz);;"
                 "PrivPlan projects (*.privplan.json);;MDP files (*.mdp.json *.mdp.npz);;"
@@ -534,6 +535,10 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ workspaces
     @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
     def document(self) -> ProjectDocument:
         return self._document
 
@@ -725,7 +730,7 @@ class MainWindow(QMainWindow):
         try:
             project, is_project = read_project_file(path)
         except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
-            self._report_open_error(open_failure_text(exc, path))
+            self.report_open_error(open_failure_text(exc, path))
             return False
         self._finish_open(path, project, is_project)
         return True
@@ -767,14 +772,14 @@ class MainWindow(QMainWindow):
         path = self._loading
         self._loading = None
         self._set_loading(False)
-        self._report_open_error(open_failure_text(exc if isinstance(exc, BaseException)
+        self.report_open_error(open_failure_text(exc if isinstance(exc, BaseException)
                                                   else RuntimeError(str(exc)), path))
 
     @property
     def is_loading(self) -> bool:
         return self._loading is not None
 
-    def _report_open_error(self, message: str) -> None:
+    def report_open_error(self, message: str) -> None:
         self.log_panel.error(f"cannot open: {message}")
         self.open_failed.emit(message)
         QMessageBox.critical(self, "Cannot open file", message)
@@ -799,7 +804,7 @@ class MainWindow(QMainWindow):
         """Open a recent file (asks about unsaved changes first; forgets missing files)."""
         if not os.path.exists(path):
             self._settings.remove_recent_file(path)
-            self._report_open_error(f"{path}: file not found (removed from the recent files)")
+            self.report_open_error(f"{path}: file not found (removed from the recent files)")
             return False
         if not self._maybe_save():
             return False
@@ -807,65 +812,11 @@ class MainWindow(QMainWindow):
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
-        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions, load_mdp
-        from gui.shell.commands import AddMdpCommand
-
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Import MDP", self._settings.last_dir,
-                                                  "MDP files (*.mdp.json *.mdp.npz *.json "
-                                                  "*.npz);;All files (*)")
-            if not path:
-                return None
-        try:
-            mdp = load_mdp(path)
-        except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
-            self._report_open_error(open_failure_text(exc, path))
-            return None
-        model = MdpModel.from_mdp(mdp)
-        if not model.name:
-            model.name = Path(path).name.split(".")[0]
-        if model.n_states <= MAX_LAYOUT_STATES:
-            model.positions = fill_missing_positions(model)
-        cmd = AddMdpCommand(self._document, model, text=f"Import MDP “{model.name}”")
-        self._document.push(cmd)
-        self._document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
-        self._settings.last_dir = str(Path(path).parent)
-        self.log_panel.info(f"imported {path} as {cmd.mdp_id}")
-        return cmd.mdp_id
+        return file_actions.import_mdp(self, path)
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
         """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
-        from core.mdp import save_mdp
-
-        if mdp_id is None:
-            ws = self.active_workspace()
-            if ws is None:
-                self.statusBar().showMessage("Open an MDP workspace first.", 4000)
-                return False
-            mdp_id = ws.mdp_id
-        errors = self._document.errors(mdp_id)
-        if errors:
-            QMessageBox.warning(self, "Cannot export", "The MDP is not valid, so it cannot be "
-                                f"written as an MDP file:\n\n{errors[0].message}")
-            return False
-        if path is None:
-            name = _safe_file_stem(self._document.model(mdp_id).name or mdp_id)
-            path, chosen = QFileDialog.getSaveFileName(
-                self, "Export MDP", str(Path(self._settings.last_dir or ".") /
-                                        (name + ".mdp.json")), MDP_FILTERS)
-            if not path:
-                return False
-            if not path.lower().endswith((".json", ".npz")):
-                path += ".mdp.npz" if "npz" in chosen else ".mdp.json"
-        try:
-            save_mdp(self._document.mdp_entry(mdp_id).mdp, path)
-        except (InputError, OSError, ValueError) as exc:
-            self.log_panel.error(f"cannot export {path}: {exc}")
-            QMessageBox.critical(self, "Cannot export", f"The MDP was not written.\n\n{exc}")
-            return False
-        self.log_panel.info(f"exported {mdp_id} to {path}")
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        return True
+        return file_actions.export_mdp(self, mdp_id, path)
 
     def offer_recovery(self) -> bool:
         """After a crash: offer the autosaved copies; True if one was recovered."""
@@ -884,7 +835,7 @@ class MainWindow(QMainWindow):
             try:
                 project = load_recovery(rec)
             except Exception as exc:  # noqa: BLE001 - any failure: a dialog
-                self._report_open_error("the recovery copy cannot be read: "
+                self.report_open_error("the recovery copy cannot be read: "
                                         + open_failure_text(exc, rec.path))
                 continue
             path = rec.original if rec.original and os.path.isdir(
@@ -909,7 +860,7 @@ class MainWindow(QMainWindow):
     def save_as(self) -> bool:
         folder = (str(Path(self._document.path).parent) if self._document.path
                   else self._settings.last_dir)
-        suggested = str(Path(folder or ".") / (_safe_file_stem(self._document.display_name)
+        suggested = str(Path(folder or ".") / (safe_file_stem(self._document.display_name)
                                                + PROJECT_SUFFIX))
         path, _ = QFileDialog.getSaveFileName(self, "Save project as", suggested,
                                               "PrivPlan project (*.privplan.json)")
@@ -1306,11 +1257,6 @@ class MainWindow(QMainWindow):
             self._settings.sync()
         self.log_panel.remove_logging_handler()
         event.accept()
-
-
-def _safe_file_stem(name: str) -> str:
-    stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
-    return stem.replace(" ", "-") or "project"
 
 
 def preview(exec_: bool = True) -> QWidget:

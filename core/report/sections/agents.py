@@ -29,7 +29,8 @@ MAP_LEGEND = (("#", "#3b3b3b", "wall"), (".", "#f4f4f4", "free"), ("S", "#2e7d32
 def _drl_section(project: Any, run: Any) -> Section:
     """A DP-DRL training (and its map-recovery attack)."""
     s, p = run.summary, run.params
-    sec = Section(f"DP-DRL: {run.target} ({run.id})", id=f"run-{run.id}")
+    agent = " with a DQN" if p.get("agent") == "dqn" else ""
+    sec = Section(f"DP-DRL{agent}: {run.target} ({run.id})", id=f"run-{run.id}")
     dp = p.get("defense") == "dpdrl"
     sec.blocks.append(KeyValues((
         ("map", f"{s.get('map')} {'x'.join(str(v) for v in s.get('size', []))}"),
@@ -104,7 +105,8 @@ def _comarl_extra(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 def _comarl_section(project: Any, run: Any) -> Section:
     """A PE-VDN training: learning, PE-vs-central agreement, (ε, δ), the leakage inspector."""
     s, p = run.summary, run.params
-    sec = Section(f"PE-Co-MARL: {p.get('agents')} agents ({run.id})", id=f"run-{run.id}")
+    nets = " with networks" if p.get("agent") == "net" else ""
+    sec = Section(f"PE-Co-MARL{nets}: {p.get('agents')} agents ({run.id})", id=f"run-{run.id}")
     eps = s.get("epsilon")
     sec.blocks.append(KeyValues((
         ("randomness", _mode_text(run)),

@@ -46,8 +46,9 @@ def _sharing_section(project: Any, run: Any) -> Section:
                      f"{_fmt(p.get('seeds'))} seeds × {_fmt(p.get('iterations'))} iterations"),
         ("budget", f"(E, D) = ({_fmt((p.get('budget') or [None, None])[0])}, "
                    f"{_fmt((p.get('budget') or [None, None])[1])})"),
-        ("adjacency", str(s.get("adjacency", ""))), ("created", _time(run.created))),
-        "Parameters"))
+        ("adjacency", str(s.get("adjacency", ""))), *_ppo_rows(s),
+        ("created", _time(run.created))), "Parameters"))
+    ppo = p.get("agent") == "ppo"
     xs = tuple(float(v) for v in s.get("iteration", []))
     series = [Series(_SHARING_LABELS.get(k, k), xs, tuple(float(v) for v in c["median"]),
                      colour=_SHARING_COLOURS.get(k)) for k, c in s.get("curves", {}).items()]
@@ -56,9 +57,12 @@ def _sharing_section(project: Any, run: Any) -> Section:
                              (float(s["teacher_value"]),) * 2, dashed=True, colour="#000000"))
         sec.blocks.append(Figure(
             f"{run.id}-curves", "Learning curves (median over seeds)", "iteration (roll-out)",
-            "J(π) at s₀", tuple(series),
-            caption="Exact tabular policy gradient; the teacher's demonstrations are Dirichlet "
-                    "draws of its policy, until its budget stops it."))
+            "mean return (last 100 episodes)" if ppo else "J(π) at s₀", tuple(series),
+            caption=("PPO students (networks); the teacher's demonstrations are Dirichlet "
+                     "draws of its network's policy at the students' observations, until its "
+                     "budget stops it." if ppo else
+                     "Exact tabular policy gradient; the teacher's demonstrations are "
+                     "Dirichlet draws of its policy, until its budget stops it.")))
     total = s.get("ledger_total") or {}
     rows = [(str(i), _fmt(k), _fmt(e), _fmt(d, 3), _fmt(t, 3), str(q), _fmt(et), _fmt(dt, 3))
             for i, (k, e, d, t, q, et, dt) in enumerate(zip(
@@ -85,3 +89,13 @@ def _sharing_section(project: Any, run: Any) -> Section:
     for n in s.get("notes", []) or []:
         sec.blocks.append(Paragraph(str(n), "note"))
     return sec
+
+
+def _ppo_rows(s: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The network teacher's return, Lipschitz constant and guarantee (``share --agent ppo``)."""
+    lip = s.get("lipschitz")
+    if not isinstance(lip, dict):
+        return ()
+    return (("teacher return", _fmt(s.get("teacher_return"))),
+            ("Lipschitz constant L", f"{_fmt(lip.get('value'))} — {lip.get('detail', '')}"),
+            ("guarantee", str(s.get("guarantee", ""))))

@@ -34,11 +34,14 @@ print(json.dumps({"modules": names, "failed": failed, "missing": missing,
 
 
 def declared_dependencies() -> list[str]:
-    """Import names of the core's runtime dependencies (pyproject ``[project].dependencies``)."""
+    """Import names of the core's runtime dependencies (pyproject ``[project].dependencies``)
+    and of the optional ``deep`` extra (``core.deep``'s modules need JAX; they are checked
+    in the main venv, which has it)."""
     import re
     import tomllib
 
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = project["dependencies"] + project["optional-dependencies"]["deep"]
     return [re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0].strip().lower().replace("-", "_")
             for d in deps]
 

@@ -97,6 +97,7 @@ OUTSIDE = re.compile(r"\.\./shared|shared/(?:spec|design|seeds)|dp-advising\.md|
 CHAPTERS = [  # (path prefix, chapter); the first match wins
     ("core/audit/logistics.py", "L"), ("core/privacy/composition.py", "K"),
     ("core/cli/privacy.py", "K"), ("core/cli/audit.py", "K"), ("core/cli/logistics.py", "L"),
+    ("core/deep", "K"), ("tests/deep", "K"),
     ("core/sharing", "K"), ("core/modelprivacy", "K"), ("core/comarl", "K"), ("core/audit", "K"),
     ("gui/sharing", "K"), ("gui/audit", "K"), ("gui/modelprivacy", "K"), ("gui/agents", "K"),
     ("tests/core/audit", "K"), ("tests/core/modelprivacy", "K"), ("tests/core/sharing", "K"),

@@ -1,0 +1,89 @@
+"""Networks on JAX: the seeds' deep systems (the optional ``deep`` extra).
+
+PrivPlan's learning capabilities are small faithful versions in numpy (one-hidden-layer
+victims, tabular kickstarting, tabular DP-DRL, tabular PE-VDN). This package runs the papers'
+own kinds of system on JAX (CPU by default; a GPU jaxlib works unchanged):
+
+* :mod:`core.deep.dpsgd` — DP-SGD with per-example gradients by ``jax.vmap``, clipping,
+  Poisson subsampling and Gaussian noise, accounted by :mod:`core.privacy.dpsgd` (the
+  numbers of ``accountant dpsgd``);
+* :mod:`core.deep.nets` and :mod:`core.deep.victims` — MLP, CNN, GRU and LSTM victims of the
+  model privacy lab (``mia --model``), behind the lab's victim interface;
+* :mod:`core.deep.ppo` and :mod:`core.deep.lipschitz` — a PPO teacher and kickstarted PPO
+  students on gymnasium's classic control, the teacher's policy released through the
+  shared-policy (Dirichlet) mechanism with its network's Lipschitz constant bounded by
+  spectral norms (``share ENV --agent ppo``);
+* :mod:`core.deep.dqn` — a DQN under DP-DRL's obfuscated observations against the map-recovery
+  attack (``drl --agent dqn``);
+* :mod:`core.deep.vdn` — PE-VDN with per-agent networks, secure summation and DP-SGD under
+  the replay-window accountant (``comarl --agent net``).
+
+Nothing outside this package imports JAX, and only the command line and the GUI's network
+runners import this package — lazily, inside the function that needs it (an import-linter
+contract keeps it so). Importing ``core.deep`` itself needs no JAX: :func:`require` checks
+for it and raises :class:`DeepUnavailable` (an :class:`~core.common.errors.InputError`, so
+the command line exits 2 with one line) naming the extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from core.common.errors import InputError
+
+__all__ = ["EXTRA", "INSTALL_HINT", "DeepUnavailable", "available", "require", "missing"]
+
+#: the optional extra that brings JAX in
+EXTRA = "deep"
+INSTALL_HINT = "install privplan[deep] (pip install 'privplan[deep]': jax, equinox, optax)"
+_PACKAGES = ("jax", "jaxlib", "equinox", "optax")
+
+
+class DeepUnavailable(InputError):
+    """A network was asked for but the ``deep`` extra (JAX) is not installed."""
+
+
+def missing() -> list[str]:
+    """The packages of the ``deep`` extra that this interpreter cannot import.
+
+    Returns
+    -------
+    list of str
+        Empty when the extra is installed.
+
+    Examples
+    --------
+    >>> isinstance(missing(), list)
+    True
+    """
+    return [p for p in _PACKAGES if importlib.util.find_spec(p) is None]
+
+
+def available() -> bool:
+    """True when the ``deep`` extra is installed (nothing is imported).
+
+    Examples
+    --------
+    >>> available() in (True, False)
+    True
+    """
+    return not missing()
+
+
+def require(field: str = "--model") -> None:
+    """Raise :class:`DeepUnavailable`, naming ``field`` and the extra, unless JAX is here.
+
+    Parameters
+    ----------
+    field : str
+        The flag or field that asked for a network (named in the message).
+
+    Raises
+    ------
+    DeepUnavailable
+        With one line: what is missing and ``install privplan[deep]``.
+    """
+    gone = missing()
+    if gone:
+        raise DeepUnavailable(f"networks need the optional 'deep' extra ({', '.join(gone)} "
+                              f"not installed): {INSTALL_HINT}", field=field)

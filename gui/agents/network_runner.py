@@ -1,0 +1,88 @@
+"""The learner choice of the Private agents workspace: tables, or networks on JAX (the
+optional ``deep`` extra: a DQN under DP-DRL, PE-VDN with per-agent networks).
+
+The only module of this workspace that imports :mod:`core.deep` (an import-linter contract
+allows ``gui.*.network_runner`` and nothing else), and only inside the worker functions:
+without JAX the learner lists hold the tabular entry alone and the workspace works as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QComboBox, QFormLayout, QWidget
+
+from gui.agents.tasks import team_task, train_task
+
+__all__ = ["learner_combo", "train_runner", "team_runner", "train_dqn_task", "team_net_task"]
+
+_ITEMS = {"drl": (("tabular", "tabular Q-learning"), ("dqn", "DQN, 2 x 64 (JAX)")),
+          "team": (("tabular", "Q-tables"), ("net", "networks, 32 tanh units per agent (JAX)"))}
+_TIPS = {"drl": "The navigation agent: tabular Q-learning, or a DQN (replay, target network) "
+                "on the same obfuscated observations (the optional 'deep' extra). The attack "
+                "and the privacy statement are the same. Compare ε always uses the tables.",
+         "team": "The team's learners: Q-tables, or per-agent networks whose coupling term "
+                 "goes through the same secure summation, with DP-SGD on the networks under "
+                 "the same replay-window accountant (the optional 'deep' extra)."}
+
+
+def learner_combo(form: QFormLayout, parent: QWidget, kind: str, running_changed: Any
+                  ) -> QComboBox:
+    """A "learner" row in ``form`` (``kind``: ``drl`` or ``team``); the network entry only
+    when JAX is installed; disabled while the workspace runs."""
+    from core.deep import available
+
+    combo = QComboBox(parent)
+    for key, text in _ITEMS[kind][: 2 if available() else 1]:
+        combo.addItem(text, key)
+    combo.setToolTip(_TIPS[kind])
+    running_changed.connect(lambda running: combo.setEnabled(not running))
+    form.addRow("learner", combo)
+    return combo
+
+
+def train_runner(combo: QComboBox) -> Any:
+    """The worker function of a DP-DRL run for the chosen learner."""
+    return train_dqn_task if combo.currentData() == "dqn" else train_task
+
+
+def team_runner(combo: QComboBox) -> Any:
+    """The worker function of a team run for the chosen learners."""
+    return team_net_task if combo.currentData() == "net" else team_task
+
+
+def train_dqn_task(grid: Any, setup: Any, attack: bool, generations: int, seed: int | None,
+                   *, progress: Any) -> Any:
+    """:func:`gui.agents.tasks.train_task` with a DQN (``drl --agent dqn``)."""
+    from core.common.progress import sub_progress
+    from core.deep import require
+
+    require("learner")
+    from core.deep.dqn import DqnSetup, train_dqn
+    from core.gridworld.attack import AttackSetup, recover_map
+
+    res = train_dqn(grid, setup, DqnSetup(), seed=seed,
+                    progress=sub_progress(progress, 0, 0.6 if attack else 1.0))
+    att = None
+    if attack:
+        att = recover_map(grid, res.policy(), AttackSetup(generations=generations),
+                          seed=0 if seed is None else seed + 1,
+                          progress=sub_progress(progress, 0.6, 1.0))
+    return res, att
+
+
+def team_net_task(agents: int, setup: Any, seed: int | None, *, progress: Any) -> Any:
+    """:func:`gui.agents.tasks.team_task` with networks (``comarl --agent net``)."""
+    from core.comarl.vdn import team_grid
+    from core.common.progress import sub_progress
+    from core.deep import require
+
+    require("learner")
+    from core.deep.vdn import train_vdn_net
+
+    team = team_grid(agents, seed=0 if seed is None else seed)
+    pe = train_vdn_net(team, setup, seed=seed, progress=sub_progress(progress, 0, 0.7))
+    central = train_vdn_net(team, setup, seed=seed, central=True,
+                            progress=sub_progress(progress, 0.7, 1.0))
+    pe.central_seconds = central.seconds
+    return pe, central
