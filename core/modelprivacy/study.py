@@ -127,7 +127,8 @@ class MiaSetup:
     batch: int = 32
     lr: float | None = None
     clip: float = 1.0
-    sensitivity_samples: int = 20
+    #: the SensitivitySampler's pairs: the paper's n = 500 (γ(500) = 0.077, Thm 5.3)
+    sensitivity_samples: int = 500
     granularity: int = 5
     preset: str = "sound"
     #: the tabular victim's Dirichlet privatisation of its rows: concentration k and the
