@@ -125,7 +125,7 @@ def deployment(env: str, setup: SharingSetup, rollouts: int
     if rollouts == 0:
         ledger = sharing_ledger(replace(setup, budget=(0.0, 0.0)), ms, q, runs=1)
     else:
-        free = sharing_ledger(replace(setup, budget=(math.inf, 0.999999),
+        free = sharing_ledger(replace(setup, budget=(1e300, 0.999999),
                                       iterations=rollouts), ms, q, runs=1)
         if len(free.rows) < rollouts:
             raise InputError(f"the teacher cannot afford {rollouts} roll-outs at any budget "
@@ -142,7 +142,7 @@ def deployment(env: str, setup: SharingSetup, rollouts: int
 
 
 def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
-                rollouts: int = 40, iterations: int = 200, coef: float = 0.9,
+                rollouts: int = 40, iterations: int = 200, coef: float = 0.95,
                 k0: float = 5.0, eta: float = 0.1, delta: float = 1e-3, lam: float = 0.5,
                 beta: float = 0.05, kappa: float = 1.0, lr: float = 5.0, episodes: int = 8,
                 steps: int = 100, reward_scale: str = "max", gradient: str = "sampled"
