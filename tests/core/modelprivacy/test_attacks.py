@@ -299,3 +299,25 @@ def test_cli_mia_attacks_json():
 def test_cli_mia_attack_refusals(argv, flag):
     rc, _, err = _cli("mia", "--data", "wine", "--train-size", "40", *argv)
     assert rc == 2 and err.startswith(f"privplan mia: {flag}") and err.count("\n") == 1
+
+
+def test_gpm_rows_of_a_defense_table_share_one_sensitivity_estimate(monkeypatch):
+    """The SensitivitySampler's estimate does not depend on ε: the table's GPM rows (same
+    split and seed) sample it once (500 pairs by default are 1,000 trainings)."""
+    from core.modelprivacy import study
+
+    calls = []
+    real = study.sensitivity_sampler
+
+    def counting(*a, **k):
+        calls.append(a[3])
+        return real(*a, **k)
+
+    monkeypatch.setattr(study, "sensitivity_sampler", counting)
+    monkeypatch.setattr(study, "_SENS_CACHE", {})
+    setup = study.MiaSetup(victim="ffnn", shadows=2, epochs=5, sensitivity_samples=4)
+    rows = study.defense_table(WINE, setup, seed=1, defenses=("gpm",),
+                               epsilons={"gpm": (1.0, 8.0)})
+    assert calls == [4] and len(rows) == 2
+    assert rows[0].result.extra["sensitivity"] == rows[1].result.extra["sensitivity"]
+    assert study.MiaSetup().sensitivity_samples == 500
