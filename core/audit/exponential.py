@@ -27,12 +27,15 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from core.audit.target import number
 from core.common.errors import InputError
+from core.common.validation import check_sensitivity
 from core.privacy.laplace import (
     check_epsilon,
     exponential_mechanism,
@@ -41,7 +44,8 @@ from core.privacy.laplace import (
 )
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "ExponentialVariant", "parameters",
-           "claimed", "candidate_pairs", "sample_outputs", "exact_distribution"]
+           "claimed", "candidate_pairs", "sample_outputs", "exact_distribution",
+           "variant_from", "tight_epsilon", "exact_roc"]
 
 LABEL = "exponential mechanism"
 DEFAULT_SAMPLES = 100_000
@@ -59,10 +63,17 @@ class ExponentialVariant:
 
     def __post_init__(self) -> None:
         laplace_scale(1.0, self.sensitivity)
+        check_sensitivity(self.sensitivity)  # far from the float range's ends
         f = self.noise_factor
         if not (isinstance(f, (int, float)) and math.isfinite(f) and f > 0):
             raise InputError(f"must be a finite number > 0, got {f!r}", field="noise_factor")
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[float, ExponentialVariant]:
+    """ε and the :class:`ExponentialVariant` from the audit's keyword parameters."""
+    return check_epsilon(params["epsilon"]), ExponentialVariant(
+        sensitivity=number(params, "sensitivity"), monotonic=bool(params["monotonic"]),
+        noise_factor=number(params, "noise_factor"))
 
 def parameters(epsilon: float, variant: ExponentialVariant) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).
@@ -194,3 +205,16 @@ def exact_distribution(inp: Any, epsilon: float, variant: ExponentialVariant
     p = exponential_probabilities(np.asarray(inp, float), epsilon=epsilon / variant.noise_factor,
                                   sensitivity=variant.sensitivity, monotonic=variant.monotonic)
     return {i: float(x) for i, x in enumerate(p)}
+
+
+def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+                  ) -> tuple[float, str] | None:
+    """No closed form for the pair (:meth:`core.audit.target.AuditTarget.tight_epsilon`):
+    the runner uses the exact output distributions where there are any."""
+    return None
+
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """No optimal-test ROC in closed form (:meth:`core.audit.target.AuditTarget.exact_roc`):
+    the runner ranks the pairs from the exact distributions or a pre-screen."""
+    return None

@@ -345,7 +345,9 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 lines += ["  " + line for line in _privacy_text(p, whole=False)]
             c = res.composed
             if c is not None:
-                fmt = (lambda e: "unbounded" if e == float("inf") else f"{e:.4g}")
+                def fmt(e: float) -> str:
+                    return "unbounded" if e == float("inf") else f"{e:.4g}"
+
                 lines.append(f"all {c.releases} privatisations composed at delta = "
                              f"{c.delta:g}: epsilon = {fmt(c.epsilon)} ({c.accountant}); basic "
                              f"composition: {fmt(c.epsilon_basic)}")
@@ -364,12 +366,9 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
                   res: Any, err: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
-    from core.cli.common import check_record_budget
+    from core.cli.common import record_checked
     from core.mdp.records import SweepParameters, sweep_entries
-    from core.project.files import save_project
-    from core.project.recording import record_sweep_run
-
-    check_record_budget(project, sweep_entries(mdp_id, res, source=""), args, err)
+    from core.project.recording import sweep_run_record
 
     params = SweepParameters(
         ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
@@ -377,8 +376,9 @@ def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Seque
         workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
         b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
         domain_rule=args.domain_rule, delta_method=args.delta_method)
-    record, _ = record_sweep_run(project, mdp_id, params, res)
-    save_project(project, args.mdp)
+    record = sweep_run_record(project, mdp_id, params, res)
+    record, _ = record_checked(args.mdp, project, record,
+                               sweep_entries(mdp_id, res, source=record.id), args, err)
     return str(record.id)
 
 

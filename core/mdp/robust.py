@@ -65,14 +65,14 @@ from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
-from core.mdp.privatize import row_etas
+from core.common.results import Status
 from core.common.validation import check_beta, check_k
-from core.mdp.model import MDP
 from core.mdp import robust_kernels
+from core.mdp.model import MDP
+from core.mdp.privatize import row_etas
 from core.mdp.robust_sparse import policy_extremes
 from core.mdp.sparse import adopt
-from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
+from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
@@ -583,6 +583,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
                                      progress)
     if private.horizon is not None:
         T = private.horizon
+        _check_bound_sweeps(private)
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
         lo[T] = hi[T] = private.R_T
@@ -602,6 +603,8 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     span = max(rmax / (1.0 - g), 1e-300)
     cap = max_iter if max_iter is not None else max(
         1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
@@ -614,6 +617,23 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
             status = Status.SUCCESS
             break
     return ValueBounds(lo, hi, status, it)
+
+
+def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None) -> None:
+    """Refuse bounds whose sweeps (a stage each, or value iterations to ``tol``) would pass
+    the time limit, from the horizon or the discount alone."""
+    if private.horizon is not None:
+        T = private.horizon
+        check_sweeps(T, private, "horizon", f"robust bounds over a horizon of {T:,} stages",
+                     "robust")
+        return
+    g = private.discount
+    if cap is None:
+        span = max(float(np.abs(private.R[private.mask]).max(initial=0.0)) / (1.0 - g), 1e-300)
+        cap = max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g))
+                  + 1)
+    check_sweeps(cap, private, "discount", f"robust bounds to {tol:g} at discount {g:.15g} "
+                 f"need {cap:.3g} value-iteration sweeps", "robust")
 
 
 def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
@@ -655,6 +675,7 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
 
     if private.horizon is not None:
         T = private.horizon
+        _check_bound_sweeps(private)
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
         lo[T] = hi[T] = private.R_T
@@ -676,6 +697,8 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
     span = max(rmax / (1.0 - g), 1e-300)
     cap = max_iter if max_iter is not None else max(
         1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
@@ -730,7 +753,9 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
     shifts = _shift_array(centre_shift, (private.n_states, private.n_actions))
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
-    plan = plan if plan is not None else synthesize(private)
+    if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
+        _check_bound_sweeps(private)
+    plan = plan if plan is not None else synthesize(private, progress=progress)
     vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
                        progress=progress)
     return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=vb.v_lower,

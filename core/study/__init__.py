@@ -12,10 +12,25 @@ intervals.
 from core.study.claims import Claim, ClaimResult, Stability, evaluate_claims, verdict_stability
 from core.study.runner import Arm, Study, StudyResult, point_label, run_study
 from core.study.seeds import derive_seeds
-from core.study.stats import (TESTS, Comparison, Equivalence, Summary, clopper_pearson,
-                              equivalence_test, holm, median_interval, paired_test, summarize)
-from core.study.tables import (claims_table, interval_series, stability_table, summary_rows,
-                               summary_table)
+from core.study.stats import (
+                              TESTS,
+                              Comparison,
+                              Equivalence,
+                              Summary,
+                              clopper_pearson,
+                              equivalence_test,
+                              holm,
+                              median_interval,
+                              paired_test,
+                              summarize,
+)
+from core.study.tables import (
+                               claims_table,
+                               interval_series,
+                               stability_table,
+                               summary_rows,
+                               summary_table,
+)
 
 __all__ = ["Arm", "Study", "StudyResult", "run_study", "point_label", "derive_seeds",
            "Claim", "ClaimResult", "Stability", "evaluate_claims", "verdict_stability",

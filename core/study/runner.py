@@ -43,8 +43,15 @@ from core.common.jsonable import jsonable
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress
 from core.study.seeds import auxiliary_rng, derive_seeds, draw_master_seed
-from core.study.stats import (TESTS, Comparison, Equivalence, Summary, equivalence_test,
-                              paired_test, summarize)
+from core.study.stats import (
+    TESTS,
+    Comparison,
+    Equivalence,
+    Summary,
+    equivalence_test,
+    paired_test,
+    summarize,
+)
 
 __all__ = ["Arm", "Study", "StudyResult", "run_study", "point_label", "arm_reference"]
 
@@ -280,8 +287,11 @@ class StudyResult:
         Comparison
         """
         bp = point if b_point is None else b_point
-        names = (a, b) if b_point is None else (f"{a}@{point_label(self.points[self.point_index(point)])}",
-                                                 f"{b}@{point_label(self.points[self.point_index(bp)])}")
+        if b_point is None:
+            names = (a, b)
+        else:
+            names = (f"{a}@{point_label(self.points[self.point_index(point)])}",
+                     f"{b}@{point_label(self.points[self.point_index(bp)])}")
         if b_metric is not None:
             names = (f"{names[0]}:{metric}", f"{names[1]}:{b_metric}")
         bm = metric if b_metric is None else b_metric

@@ -111,7 +111,11 @@ def test_iql_baseline_runs_without_coupling():
     team = team_grid(2, seed=1)
     r = train_vdn(team, VdnSetup(episodes=200, algorithm="iql"), seed=1, central=True)
     assert r.max_diff == 0.0 and r.to_json()["algorithm"] == "iql"
-    # an IQL table estimates the team's return: it may exceed one agent's share
+    # an IQL table estimates the team's return itself: its range is the team's, not 1/N of it
+    from core.comarl.vdn import q_range
+
+    assert q_range(VdnSetup(algorithm="iql"), 2) == pytest.approx((-1.0, 2.0))
+    assert q_range(VdnSetup(), 2) == pytest.approx((-0.5, 1.0))
     assert r.q.max() <= 2.0 and r.team_return > 0.0
     with pytest.raises(InputError) as ei:
         VdnSetup(algorithm="iql", dp=True).validated()

@@ -12,9 +12,22 @@ from scipy import stats as sps
 
 from core.common.jsonable import dumps
 from core.common.progress import Cancelled
-from core.study import (Arm, Claim, Study, StudyResult, claims_table, derive_seeds,
-                        evaluate_claims, interval_series, median_interval, paired_test,
-                        run_study, summarize, summary_table, verdict_stability)
+from core.study import (
+    Arm,
+    Claim,
+    Study,
+    StudyResult,
+    claims_table,
+    derive_seeds,
+    evaluate_claims,
+    interval_series,
+    median_interval,
+    paired_test,
+    run_study,
+    summarize,
+    summary_table,
+    verdict_stability,
+)
 from core.study.toy import coin, shifted_normal
 
 
