@@ -19,8 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.common.jsonable import dumps  # noqa: E402
-from core.study import (Claim, Study, run_study, stability_table, summary_table,  # noqa: E402
-                        verdict_stability)
+from core.study import Claim, Study, run_study, stability_table, summary_table, verdict_stability  # noqa: E402
 
 
 def parser(doc: str, *, n: int, master_seed: int, second_seed: int) -> argparse.ArgumentParser:

@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from claims_lib import parser, run_claims  # noqa: E402
 
 from core.sharing.learning import SharingSetup  # noqa: E402
-from core.sharing.study import (ENVIRONMENTS, deployment, sharing_claims,  # noqa: E402
-                                sharing_claims_study)
+from core.sharing.study import ENVIRONMENTS, deployment, sharing_claims, sharing_claims_study  # noqa: E402
 
 DEFAULT_ENVS = ("FrozenLake 4x4", "FrozenLake 8x8", "CliffWalking", "corridor")
 PARAMS = dict(iterations=200, rollouts=40, coef=0.95, k0=5.0, eta=0.1, delta=1e-5, lr=5.0,

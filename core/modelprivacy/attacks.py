@@ -524,7 +524,7 @@ def attack_study(kind: VictimKind, data: Dataset, *, train_size: int, models: in
     gap = pm.train_accuracy - pm.test_accuracy
     progress(1.0, "done")
     return AttackStudy(
-        data=data.name, kind=(getattr(kind, "describe")() if hasattr(kind, "describe")
+        data=data.name, kind=(kind.describe() if hasattr(kind, "describe")
                               else {"name": kind.name}),
         train_size=int(train_size), models=int(models), seed=base, seeded=seed is not None,
         attacks=out, train_accuracy=summarize(pm.train_accuracy),

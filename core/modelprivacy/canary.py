@@ -184,8 +184,9 @@ def canary_audit(kind: VictimKind, data: Dataset, *, train_size: int, canaries: 
     -------
     CanaryAudit
     """
-    from core.common.validation import fresh_seed
     from sklearn.metrics import roc_auc_score
+
+    from core.common.validation import fresh_seed
 
     t0 = time.perf_counter()
     m, n = int(canaries), int(train_size)
@@ -234,7 +235,7 @@ def canary_audit(kind: VictimKind, data: Dataset, *, train_size: int, canaries: 
              "one-run audits are loose, so a small epsilon_lb does not mean a small leak"]
     progress(1.0, "done")
     return CanaryAudit(
-        data=data.name, kind=(getattr(kind, "describe")() if hasattr(kind, "describe")
+        data=data.name, kind=(kind.describe() if hasattr(kind, "describe")
                               else {"name": kind.name}),
         canaries=m, inserted=int(inside.sum()), members=n, epsilon_lb=float(best[0]),
         best_k=int(best[1]), correct=int(best[2]), guesses=2 * int(best[1]),

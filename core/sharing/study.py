@@ -27,7 +27,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache

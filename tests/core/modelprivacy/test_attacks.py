@@ -12,13 +12,25 @@ from sklearn.metrics import roc_auc_score
 
 from core.cli.main import run_cli
 from core.common.errors import InputError
-from core.modelprivacy.attacks import (attack_json_keys, attack_study, evaluate_attack,
-                                       lira_scores, loss_scores, tpr_at_fpr)
+from core.modelprivacy.attacks import (
+    attack_json_keys,
+    attack_study,
+    evaluate_attack,
+    lira_scores,
+    loss_scores,
+    tpr_at_fpr,
+)
 from core.modelprivacy.canary import canary_audit, snj_epsilon_lb, snj_p_value
 from core.modelprivacy.data import load_dataset
 from core.modelprivacy.models import DpSgd, Network, TrainConfig, train
-from core.modelprivacy.victim import (NumpyVictimKind, Victim, VictimKind, confidences,
-                                      logit_confidence, losses)
+from core.modelprivacy.victim import (
+    NumpyVictimKind,
+    Victim,
+    VictimKind,
+    confidences,
+    logit_confidence,
+    losses,
+)
 
 WINE = load_dataset("wine")
 
