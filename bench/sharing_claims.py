@@ -1,14 +1,20 @@
-"""The kickstarting paper's claims against the tabular version (README, Policy sharing).
+"""The kickstarting paper's claims against the tabular version, as a paired many-seed study
+(README, Policy sharing; issue 28).
 
-For each environment and vanishing coefficient c: the teacher's ledger total (over every noisy
-student run: the budget is the teacher's) and stop, and the
-iterations until each student's median J reaches half of J(π_T) ("none" is the same learner
-without a teacher: the teacher learning from scratch). Seed 1, 10 seeds × 300 iterations;
-about a minute. Needs gymnasium (the gym extra) for the FrozenLake rows.
+One replicate is one deployment: a teacher (the optimal policy, η-mixed), one student that
+explores (REINFORCE from 8 sampled roll-outs per iteration, 200 iterations), and the
+teacher's budget for that student, given as the 40 roll-outs it can afford at k₀ = 5,
+c = 0.95, η = 0.1, a target δ of 10⁻⁵ per query (the exact profile, basic composition). Arms
+(paired: one seed drives every arm of a replicate): no teacher, the non-private teacher, and
+privacy-aware (λ = 0.5) and -unaware students under PrivPlan's rule (the teacher stops after
+its budget) and the paper's (random policies after it). Metric: the student's value J
+averaged over the 200 iterations (how fast it learns; "mean"), and J at the end ("final").
 
 Usage::
 
-    python bench/sharing_claims.py
+    python bench/sharing_claims.py [--n 30] [--envs "FrozenLake 4x4,CliffWalking"] [--json OUT]
+
+Taxi (500 states) costs about 40 s per run on a loaded 2-core machine: add it with --envs.
 """
 
 from __future__ import annotations
@@ -16,37 +22,42 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+from claims_lib import parser, run_claims  # noqa: E402
 
-from core.mdp.examples import corridor  # noqa: E402
-from core.sharing.gym_import import gym_available, import_gym  # noqa: E402
-from core.sharing.learning import SharingSetup, run_sharing  # noqa: E402
+from core.sharing.learning import SharingSetup  # noqa: E402
+from core.sharing.study import ENVIRONMENTS, deployment, sharing_claims, sharing_claims_study  # noqa: E402
 
-
-def first(curve: np.ndarray, level: float) -> int | None:
-    idx = np.flatnonzero(curve >= level)
-    return int(idx[0]) if idx.size else None
+DEFAULT_ENVS = ("FrozenLake 4x4", "FrozenLake 8x8", "CliffWalking", "corridor")
+PARAMS = dict(iterations=200, rollouts=40, coef=0.95, k0=5.0, eta=0.1, delta=1e-5, lr=5.0,
+              episodes=8, steps=100)
 
 
 def main() -> int:
-    envs = [("corridor 12", corridor(12), 2.0)]
-    if gym_available():
-        envs = [("FrozenLake 4x4", import_gym("gym:FrozenLake-v1"), 5.0), *envs,
-                ("FrozenLake 8x8", import_gym("gym:FrozenLake-v1:8x8"), 5.0)]
-    for name, mdp, lr in envs:
-        for c in (0.1, 0.3, 0.9):
-            st = SharingSetup(k0=5.0, coef=c, eta=0.1, delta=1e-3, budget=(1e4, 0.9),
-                              iterations=300, lr=lr, draws=50_000)
-            r = run_sharing(mdp, st, seeds=10, seed=1)
-            med = {k: np.median(v, axis=0) for k, v in r.curves.items()}
-            its = {k: first(m, 0.5 * r.teacher_value) for k, m in med.items()}
-            e, d = r.ledger.totals
-            print(f"{name}, c = {c}: ledger ({e:.4g}, {d:.3g}), stop {r.ledger.stopped_at}; "
-                  "iterations to half of J(pi_T): "
-                  + ", ".join(f"{k} {v if v is not None else 'never'}" for k, v in its.items()))
-    return 0
+    ap = parser(__doc__, n=30, master_seed=2028, second_seed=7)
+    ap.add_argument("--envs", default=",".join(DEFAULT_ENVS),
+                    help=f"comma-separated, of: {', '.join(ENVIRONMENTS)}")
+    ap.add_argument("--metric", default="mean", choices=("mean", "final"))
+    args = ap.parse_args()
+    envs = [e.strip() for e in args.envs.split(",") if e.strip()]
+    budgets = {}
+    for e in envs:  # the budget each deployment's 40 roll-outs cost (reported)
+        setup = SharingSetup(k0=PARAMS["k0"], coef=PARAMS["coef"], eta=PARAMS["eta"],
+                             delta=PARAMS["delta"], iterations=PARAMS["iterations"])
+        _, _, led, jt, rho = deployment(ENVIRONMENTS[e], setup, PARAMS["rollouts"])
+        budgets[e] = {"epsilon": led.budget[0], "delta": led.budget[1],
+                      "queries_per_rollout": led.queries_per_rollout,
+                      "teacher_value": jt, "reward_scale": rho}
+        print(f"{e}: teacher J = {jt:.4g}, reward scale {rho:g}; budget of one deployment "
+              f"({led.budget[0]:.4g}, {led.budget[1]:.3g}) = 40 roll-outs of "
+              f"{led.queries_per_rollout} queries", flush=True)
+    print()
+    study = sharing_claims_study(envs, n=args.n, master_seed=args.master_seed, **PARAMS)
+    return run_claims(study, sharing_claims(envs, args.metric), args,
+                      metrics=("mean", "final"), extra={"budgets": budgets,
+                                                         "params": PARAMS})
 
 
 if __name__ == "__main__":

@@ -162,22 +162,25 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         team = team_grid(args.agents, rows=args.size, cols=args.size,
                          seed=0 if args.seed is None else args.seed)
         setup = VdnSetup(episodes=args.episodes, dp=args.dp, sigma=args.sigma,
-                         window=args.window, sample_rate=args.sample_rate, delta=args.delta)
+                         window=args.window, sample_rate=args.sample_rate, delta=args.delta,
+                         algorithm=args.algorithm, lr=args.lr)
         res = train_vdn(team, setup, seed=args.seed, progress=Progress(err, "comarl"))
         central = train_vdn(team, setup, seed=args.seed, central=True)
         res.central_seconds = central.seconds
     except InputError as exc:
         raise flag_error(exc, {"agents": "--agents", "sigma": "--sigma", "window": "--window",
                                 "sample_rate": "--sample-rate", "episodes": "--episodes",
-                                "size": "--size", "delta": "--delta"}) from None
+                                "size": "--size", "delta": "--delta",
+                                "algorithm": "--algorithm", "lr": "--lr"}) from None
     payload = res.to_json()
     payload["central_team_return"] = central.team_return
 
     def text() -> str:
-        lines = [f"PE-VDN, {team.agents} agents on a {args.size}x{args.size} map, "
+        lines = [f"{'PE-VDN' if args.algorithm == 'vdn' else 'IQL (independent learners)'}, "
+                 f"{team.agents} agents on a {args.size}x{args.size} map, "
                  f"{payload['updates']} updates",
-                 f"team return (last 10 %): {payload['team_return']:.3f} (central VDN "
-                 f"{central.team_return:.3f})",
+                 f"team return (last 10 %): {payload['team_return']:.3f} (without secure "
+                 f"summation {central.team_return:.3f})",
                  f"max |A_PE - A_central| = {payload['pe_vs_central_max_diff']:.2e} (bound "
                  f"{payload['pe_vs_central_bound']:.0e})",
                  f"time {res.seconds:.2f} s vs central {central.seconds:.2f} s "
@@ -212,6 +215,12 @@ def add_comarl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("--agents", type=int, default=3, help="agents N >= 2 (default 3)")
     sp.add_argument("--size", type=int, default=7, help="map size (default 7x7)")
     sp.add_argument("--episodes", type=int, default=400)
+    sp.add_argument("--algorithm", choices=("vdn", "iql"), default="vdn",
+                    help="vdn (default: the coupled update, secure summation) or iql "
+                         "(independent Q-learners on the team reward: the baseline)")
+    sp.add_argument("--lr", type=float, default=0.2,
+                    help="learning rate (VDN: each of the N tables takes lr/N of the TD "
+                         "error; every entry is kept in the range of the task's returns)")
     sp.add_argument("--dp", action="store_true", help="DP-SGD on the Q-tables (or networks)")
     sp.add_argument("--agent", choices=("tabular", "net"), default="tabular",
                     help="tabular Q-tables (default) or one network per agent on JAX (the "

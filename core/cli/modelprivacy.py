@@ -1,4 +1,14 @@
-"""The ``mia`` subcommand: a membership-inference study of a trained model and its defense."""
+"""The ``mia`` subcommand: a membership-inference study of a trained model and its defense.
+
+``--attack shadow`` (default) is the single-victim shadow-model study (Shokri et al., the
+RNN paper's protocol; its JSON keys are ``core.modelprivacy.study.mia_json_keys``).
+``--attack lira|loss|all`` run the population study of :mod:`core.modelprivacy.attacks`:
+``--models M`` victims on random halves of a population, LiRA online and offline (``lira``),
+the loss-threshold attack (``loss``) or every attack including the shadow-model one on the
+same victims (``all``); keys ``core.modelprivacy.attacks.attack_json_keys``.
+``--attack canary`` is the one-run canary audit of :mod:`core.modelprivacy.canary`
+(``--canaries M``): ε_lb beside the accountant's ε. The README documents every key.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +34,11 @@ _FLAGS = {"victim": "--victim", "model": "--model", "defense": "--defense", "eps
           "epochs": "--epochs", "hidden": "--hidden", "batch": "--batch", "lr": "--lr",
           "clip": "--clip", "sensitivity_samples": "--sensitivity-samples",
           "granularity": "--granularity", "preset": "--preset", "data": "--data",
-          "samples": "--sensitivity-samples", "seed": "--seed", "k": "--k", "b": "--b"}
+          "samples": "--sensitivity-samples", "seed": "--seed", "k": "--k", "b": "--b",
+          "attack": "--attack", "models": "--models", "canaries": "--canaries"}
+
+_POPULATION = {"lira": ("lira-online", "lira-offline"), "loss": ("loss",),
+               "all": ("lira-online", "lira-offline", "loss", "shadow")}
 
 
 def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -45,6 +59,8 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.modelprivacy.data import load_dataset
     from core.modelprivacy.study import MiaSetup, run_mia
 
+    if args.attack != "shadow":
+        return _cmd_population(args, out, err)
     networks = None
     victim = args.victim or "ffnn"
     if args.model is not None:
@@ -109,6 +125,94 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``mia --attack lira|loss|all|canary``: the population study or the canary audit."""
+    from core.modelprivacy.attacks import attack_study
+    from core.modelprivacy.canary import canary_audit
+    from core.modelprivacy.data import load_dataset
+    from core.modelprivacy.victim import NumpyVictimKind
+
+    if args.record:
+        raise InputError("--record keeps the shadow-model study (--attack shadow); the "
+                         "population study and the canary audit train many models and "
+                         "release none of them", field="--record")
+    try:
+        data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
+        n_in = args.train_size if args.train_size is not None else min(500, data.n // 8)
+        if args.defense not in ("none", "dpsgd"):
+            raise InputError(f"--attack {args.attack} trains its victims with none or dpsgd, "
+                             f"got {args.defense!r} (gpm, oneparam and dirichlet have the "
+                             "shadow study, --attack shadow)", field="defense")
+        if args.model is not None:
+            raise InputError(f"--attack {args.attack} trains the lab's numpy victims (--victim "
+                             "ffnn or rnn); a network on JAX (--model) has the shadow study",
+                             field="--model")
+        args.victim = args.victim or "ffnn"
+        if args.victim not in ("ffnn", "rnn"):
+            raise InputError(f"--attack {args.attack} trains ffnn or rnn victims, got "
+                             f"{args.victim!r}", field="victim")
+        if args.delta is not None and args.defense != "dpsgd":
+            raise InputError("--delta belongs to dpsgd", field="delta")
+        if args.epsilon is not None and args.defense != "dpsgd":
+            raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
+        public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
+        kind = NumpyVictimKind(args.victim, data, hidden=args.hidden, epochs=args.epochs,
+                               batch=args.batch, lr=args.lr, defense=args.defense,
+                               epsilon=args.epsilon, delta=args.delta, n_train=public_n,
+                               clip=args.clip)
+        if args.attack == "canary":
+            res: Any = canary_audit(kind, data, train_size=n_in, canaries=args.canaries,
+                                    seed=args.seed, progress=Progress(err, "mia"))
+        else:
+            res = attack_study(kind, data, train_size=n_in, models=args.models,
+                               attacks=_POPULATION[args.attack], seed=args.seed,
+                               progress=Progress(err, "mia"))
+    except InputError as exc:
+        raise flag_error(exc, _FLAGS) from None
+    payload = res.to_json()
+
+    def f(x: Any, spec: str = ".3f") -> str:
+        return "n/a" if x is None else format(x, spec)
+
+    def text() -> str:
+        if args.attack == "canary":
+            lines = [f"canary audit: {res.kind.get('name')} on {res.data}; {res.canaries} "
+                     f"canaries ({res.inserted} inserted), {res.members} members",
+                     f"epsilon_lb {res.epsilon_lb:.3f} (95 %, {res.correct} of {res.guesses} "
+                     f"guesses correct)   accountant's epsilon "
+                     f"{f(res.epsilon, '.4g') if res.epsilon is not None else 'unbounded'}",
+                     "mode: " + payload["mode"] + f" (seed {res.seed})"]
+            return "\n".join(lines + [f"note: {n}" for n in res.notes])
+        lines = [f"membership inference, population study: {res.kind.get('name')} on "
+                 f"{res.data}; {res.models} victims of {res.train_size} members / "
+                 f"{res.train_size} non-members each",
+                 f"train accuracy {res.train_accuracy.median:.3f}   test accuracy "
+                 f"{res.test_accuracy.median:.3f}   generalisation gap "
+                 f"{res.generalisation_gap.median:.3f} (medians over victims)"]
+        for name, m in res.attacks.items():
+            tprs = []
+            for t in m.tpr:
+                if t["resolved"]:
+                    tprs.append(f"TPR@{t['fpr_target']:g} {t['tpr']:.4f} [{t['tpr_lo']:.4f}, "
+                                f"{t['tpr_hi']:.4f}]")
+                else:
+                    tprs.append(f"TPR@{t['fpr_target']:g} not resolved")
+            lines.append(f"{name:<13} AUC {m.auc.median:.3f} [{f(m.auc.median_lo)}, "
+                         f"{f(m.auc.median_hi)}]   accuracy {m.accuracy.median:.3f}   "
+                         + "   ".join(tprs))
+        if res.privacy is not None:
+            lines.append(f"epsilon {res.privacy[0]:.4g}   delta {res.privacy[1]:g}   "
+                         f"accuracy cap {res.accuracy_cap:.3f}")
+        else:
+            lines.append("epsilon: unbounded (no DP defense)")
+        lines.append(f"guarantee: {res.guarantee}")
+        lines.append("mode: " + payload["mode"] + f" (seed {res.seed})")
+        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+    emit(args, payload, text, out)
+    return 0
+
+
 def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add ``mia`` to the subparsers ``sub``.
 
@@ -144,6 +248,20 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--delta", type=float, default=None,
                     help="dpsgd/gpm: target delta (default 1e-5); dirichlet: delta per row "
                          "(default 0.05)")
+    sp.add_argument("--attack", choices=("shadow", "lira", "loss", "all", "canary"),
+                    default="shadow",
+                    help="shadow (default): the single-victim shadow-model study; lira: LiRA "
+                         "online and offline, loss: the loss-threshold attack, all: every "
+                         "attack (and the shadow model) on the same victims — the population "
+                         "study of --models victims; canary: the one-run canary audit "
+                         "(epsilon_lb beside the accountant's epsilon)")
+    sp.add_argument("--models", type=int, default=16,
+                    help="lira/loss/all: victims, each on a random half of a population of "
+                         "2 x --train-size records; the others are its reference models "
+                         "(default 16; online LiRA needs 4)")
+    sp.add_argument("--canaries", type=int, default=500,
+                    help="canary: mislabelled records each inserted with probability 1/2 "
+                         "(default 500)")
     sp.add_argument("--shadows", type=int, default=4, help="shadow models (default 4)")
     sp.add_argument("--train-size", type=int, default=None,
                     help="the victim's training records (default: an eighth of the data, "
@@ -153,8 +271,9 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--batch", type=int, default=32, help="batch size without DP-SGD")
     sp.add_argument("--lr", type=float, default=None, help="learning rate")
     sp.add_argument("--clip", type=float, default=1.0, help="DP-SGD clip norm C")
-    sp.add_argument("--sensitivity-samples", type=int, default=20,
-                    help="gpm: replace-one pairs of the SensitivitySampler (gamma(n) shown)")
+    sp.add_argument("--sensitivity-samples", type=int, default=500,
+                    help="gpm: replace-one pairs of the SensitivitySampler; the default 500 is "
+                         "the paper's n, gamma(500) = 0.077 (1000 trainings: minutes)")
     sp.add_argument("--k", type=float, default=50.0,
                     help="dirichlet: concentration k (larger: more accurate, less private)")
     sp.add_argument("--b", type=float, default=0.1,

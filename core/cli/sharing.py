@@ -4,7 +4,12 @@
 [--eta H] [--delta D | --tau T] [--lb LB] [--students aware,unaware,none,nonprivate]
 [--seeds N] [--iterations I] [--seed S] [--json]`` where ENV is an MDP file (or a project
 with ``--mdp ID``) or ``gym:FrozenLake-v1[:8x8]``, ``gym:CliffWalking-v0``, ``gym:Taxi-v3``
-(the optional ``gym`` extra).
+(the optional ``gym`` extra; an id is resolved against the installed gymnasium — its newest
+version of the family when the one asked for is retired — and ``env_note`` says so).
+``--after-budget stop|random`` (what the teacher sends once its budget is spent: nothing,
+or the paper's uniformly random policies), ``--reward-scale max|none`` (the students learn
+on R/max|R| by default: κ is scaled to the reward range), ``--gradient exact|sampled`` and
+``--episodes E`` (REINFORCE from E roll-outs per iteration: every student explores).
 
 ``--json`` keys: ``k``, ``epsilon``, ``delta``, ``tau``, ``queries`` (per roll-out until the
 stop), ``epsilon_total`` / ``delta_total`` (running, basic composition, over every noisy
@@ -12,7 +17,9 @@ student run), ``ledger_total`` (the same, with ``runs``), ``ledger_total_per_run
 ``spent_before`` (what the project had spent on the teacher's data), ``stopped_at`` (null:
 never), ``curves`` (per student type: ``median``, ``lower``, ``upper`` per iteration, the
 85th-percentile band over seeds), ``teacher_value``, ``cost_of_privacy`` (per student type),
-``adjacency``, ``mode``, ``seed``, ``notes``.
+``adjacency``, ``mode``, ``seed``, ``notes``, ``env_note`` (null unless the gymnasium id
+was resolved to another version), ``after_budget``, ``reward_scale`` (the ρ the students
+learn on R/ρ), ``gradient``.
 
 The budget ``--budget E,D`` is the teacher's: it covers every noisy student run of the
 command (seeds × aware/unaware, each receiving its own draws) and, when ENV is a project,
@@ -44,7 +51,8 @@ FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "-
          "kappa": "--kappa", "lr": "--lr", "budget": "--budget", "iterations": "--iterations",
          "students": "--students", "seeds": "--seeds", "teacher": "--teacher", "env": "ENV",
          "m": "ENV", "model": "ENV", "draws": "--draws", "rollout": "--rollout",
-         "steps": "--steps", "workers": "--workers"}
+         "steps": "--steps", "workers": "--workers", "after_budget": "--after-budget",
+         "reward_scale": "--reward-scale", "gradient": "--gradient", "episodes": "--episodes"}
 
 
 def _budget(text: str) -> tuple[float, float]:
@@ -119,7 +127,9 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
                              lr=args.lr, budget=_budget(args.budget),
                              iterations=args.iterations, draws=args.draws,
-                             rollout=args.rollout, steps=args.steps)
+                             rollout=args.rollout, steps=args.steps,
+                             after_budget=args.after_budget, reward_scale=args.reward_scale,
+                             gradient=args.gradient, episodes=args.episodes)
         mdp, project, dataset = _load_env(args)
         actions = None
         if run_id is not None:
@@ -146,8 +156,17 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except InputError as exc:
         raise flag_error(exc, FLAGS) from None
     payload = res.to_dict()
+    env_note = None
+    if args.env.startswith("gym:"):
+        from core.sharing.gym_import import parse_gym_id, resolve_gym_id
+
+        env_note = resolve_gym_id(parse_gym_id(args.env)[0])[1]
+    from core.sharing.learning import reward_scale
+
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
-                   actions=int(mdp.n_actions), teacher=args.teacher)
+                   actions=int(mdp.n_actions), teacher=args.teacher, env_note=env_note,
+                   after_budget=setup.after_budget, gradient=setup.gradient,
+                   reward_scale=reward_scale(mdp, setup.reward_scale))
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
         from core.sharing.records import sharing_params
@@ -171,7 +190,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   f"{dataset}" if any(led.spent) else "")
         lines = [f"{mdp.name or args.env}: {mdp.n_states} states; teacher {args.teacher} "
                  f"(J = {res.teacher_value:.4g}); {args.seeds} seeds x {setup.iterations} "
-                 "iterations", mode_line(args.seed),
+                 "iterations", *([f"note: {env_note}"] if env_note else []),
+                 mode_line(args.seed),
                  f"teacher's total over all {led.runs} noisy student runs: ({e:.4g}, "
                  f"{d:.3g}) under basic composition, within the budget ({E:g}, {D:g})"
                  f"{before}{base}",
@@ -220,7 +240,8 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                                       "through the Dirichlet mechanism ([KS])")
     sp.add_argument("env", metavar="ENV",
                     help="an MDP file, a project (with --mdp), or gym:FrozenLake-v1[:8x8], "
-                         "gym:CliffWalking-v0, gym:Taxi-v3")
+                         "gym:CliffWalking-v0, gym:Taxi-v3 (resolved against the installed "
+                         "gymnasium: a retired version loads its newest successor)")
     sp.add_argument("--mdp", dest="mdp_id", default=None, help="model id in a project")
     sp.add_argument("--teacher", default="optimal",
                     help="optimal (default), softmax:T, or run:ID (the policy pi-bar of a "
@@ -263,6 +284,17 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                          "iteration; sample: only at the states a sampled roll-out visits")
     sp.add_argument("--steps", type=int, default=100,
                     help="length of a sampled roll-out (an infinite horizon; default 100)")
+    sp.add_argument("--after-budget", choices=("stop", "random"), default="stop",
+                    help="once the budget is spent the teacher sends nothing (stop, default) "
+                         "or uniformly random policies (random: the paper's rule; (0, 0)-DP)")
+    sp.add_argument("--reward-scale", choices=("max", "none"), default="max",
+                    help="max (default): the students learn on R/max|R|, so kappa and --lr "
+                         "weigh a value of one unit in every environment; none: raw rewards")
+    sp.add_argument("--gradient", choices=("exact", "sampled"), default="exact",
+                    help="exact (default): the exact policy gradient; sampled: REINFORCE "
+                         "from --episodes roll-outs per iteration (every student explores)")
+    sp.add_argument("--episodes", type=int, default=8,
+                    help="roll-outs per iteration of --gradient sampled (default 8)")
     sp.add_argument("--draws", type=int, default=50_000,
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,

@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from core.comarl.secure import secure_sum
-from core.common.errors import InputError
+from core.comarl.secure import MAX_ABS_SUM, secure_sum
+from core.common.errors import InputError, RunFailure
 from core.common.progress import Cancelled, Progress, no_progress
 from core.gridworld.maps import MOVES, GridMap
 
@@ -115,8 +115,18 @@ class VdnSetup:
     sample_rate: float = 1 / 32
     delta: float | None = None
     secure: bool = True
+    #: "vdn" (the coupled update) or "iql" (independent Q-learners on the team reward: the
+    #: baseline; no coupling term, no secure summation)
+    algorithm: str = "vdn"
 
     def validated(self, agents: int = 2) -> "VdnSetup":
+        if self.algorithm not in ("vdn", "iql"):
+            raise InputError(f"must be vdn or iql, got {self.algorithm!r}", field="algorithm")
+        if self.algorithm == "iql" and self.dp:
+            raise InputError("DP-SGD on the tables is implemented for VDN only",
+                             field="algorithm")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise InputError(f"must be a finite number > 0, got {self.lr!r}", field="lr")
         for name in ("episodes", "max_steps", "window"):
             v = getattr(self, name)
             if isinstance(v, bool) or int(v) != v or v < 1:
@@ -165,7 +175,8 @@ class VdnResult:
         return float(self.returns[max(0, n - max(1, n // 10)):].mean())
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"agents": self.team.agents, "team_return": self.team_return,
+        out: dict[str, Any] = {"agents": self.team.agents, "algorithm": self.setup.algorithm,
+               "lr": self.setup.lr, "team_return": self.team_return,
                "pe_vs_central_max_diff": self.max_diff,
                "pe_vs_central_bound": 2 * self.team.agents * 1e-5,
                "updates": self.updates, "epsilon": self.epsilon, "delta": self.delta,
@@ -300,11 +311,21 @@ def train_vdn(team: TeamGrid, setup: VdnSetup = VdnSetup(), *, seed: int | None 
                               np.clip(a_k, -setup.clip, setup.clip)[None, :])
                     max_diff = max(max_diff, d_k)
                 q += setup.lr * grad / max(setup.sample_rate * len(buf_o), 1.0)
+                np.clip(q, *q_range(setup, N), out=q)        # post-processing of the noisy step
+            elif setup.algorithm == "iql":
+                # every agent learns the team's return from its own cell alone
+                nxt = 0.0 if done else q[agents, o2].max(axis=1)
+                q[agents, o, act] += setup.lr * (r + setup.gamma * nxt - q[agents, o, act])
+                _project(q, agents, o, act, setup, N)
             else:
                 A, diff = _coupling(q, agents, o[:, None], act[:, None], np.array([r]),
                                     o2[:, None], np.array([done]), setup, N, central,
                                     share_rng)
-                q[agents, o, act] += setup.lr * A[0]
+                # each table takes lr/N of the TD error, so Q_tot = Σ_i Q_i moves by lr·A
+                # (a step of lr·A per table moves it by N·lr·A: with N·lr ≥ ~0.8 the
+                # bootstrapped targets run away — |Q| reached 1e9 at N = 3, 1e170 at N = 4)
+                q[agents, o, act] += setup.lr / N * A[0]
+                _project(q, agents, o, act, setup, N)
                 max_diff = max(max_diff, diff)
             updates += 1
             if done:
@@ -390,6 +411,22 @@ def vdn_accounting(setup: VdnSetup, N: int, updates: int, *, what: str = "Q-tabl
     return VdnAccounting(eps, delta, reason, eps_table, thesis, episode, notes)
 
 
+def q_range(setup: VdnSetup, agents: int) -> tuple[float, float]:
+    """The box every table entry is kept in: returns lie in [−0.05·Σγᵗ, N] (−0.05 per step,
+    +1 per agent once), so Q_tot ∈ [−0.05/(1 − γ), N]; each of the N VDN tables gets 1/N
+    of it, an IQL table (which estimates the team's return itself) all of it."""
+    lo = -0.05 / (1.0 - setup.gamma)
+    return (lo, float(agents)) if setup.algorithm == "iql" else (lo / agents, 1.0)
+
+
+def _project(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
+             setup: VdnSetup, N: int) -> None:
+    """Clip the updated entries into :func:`q_range` (the tabular factorisation is linear
+    function approximation: without a bound its off-policy targets can diverge)."""
+    lo, hi = q_range(setup, N)
+    q[agents, o, a] = np.clip(q[agents, o, a], lo, hi)
+
+
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
               r: np.ndarray, o2: np.ndarray, done: np.ndarray, setup: VdnSetup, N: int,
               central: bool, share_rng) -> tuple[np.ndarray, float]:
@@ -401,5 +438,10 @@ def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
     if central:
         return A, 0.0
     s = qa - (r[None, :] / N + setup.gamma * nxt)
+    top = float(np.abs(s).sum(axis=0).max(initial=0.0)) if np.isfinite(s).all() else math.inf
+    if top >= MAX_ABS_SUM:   # the tables are kept in q_range, so this means a broken update
+        raise RunFailure(f"PE-VDN stopped: the secure sum's messages reached {top:.4g}, beyond "
+                         f"the fixed-point range |sum| < {MAX_ABS_SUM:.6g} (the Q-tables "
+                         "diverged)")
     a_pe = -secure_sum(s, share_rng)
     return a_pe, float(np.abs(a_pe - A).max())

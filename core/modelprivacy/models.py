@@ -67,10 +67,18 @@ NetworkFactory = Callable[[str, Any, int], Victim]
 
 @dataclass(frozen=True)
 class DpSgd:
-    """DP-SGD's public parameters: noise multiplier σ and clip norm C."""
+    """DP-SGD's public parameters: noise multiplier σ and clip norm C.
+
+    ``public_n`` (optional) fixes the schedule from a public training-set size instead of
+    the actual one: sampling rate q = batch/public_n, ``epochs·ceil(public_n/batch)`` steps
+    and the normaliser q·public_n, whatever the actual number of records — so adding or
+    removing a record (the canary audit's neighbours) changes nothing but the data, and
+    the accountant's (q, T) is exactly what ran.
+    """
 
     sigma: float
     clip: float = 1.0
+    public_n: int | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,12 @@ class Network:
 
     # --- forward ----------------------------------------------------------------------------
     def _forward(self, theta: np.ndarray, X: np.ndarray):
+        logits, cache = self._logits(theta, X)
+        logits = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True), cache
+
+    def _logits(self, theta: np.ndarray, X: np.ndarray):
         p = self.unpack(theta)
         if self.kind == "ffnn":
             z1 = X @ p["W1"] + p["b1"]
@@ -155,9 +169,14 @@ class Network:
                 hs[t + 1] = np.tanh(X[:, t] @ p["Wx"] + hs[t] @ p["Wh"] + p["b"])
             logits = hs[T] @ p["Wo"] + p["bo"]
             cache = hs  # type: ignore[assignment]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        return e / e.sum(axis=1, keepdims=True), cache
+        return logits, cache
+
+    def logits(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """The pre-softmax outputs (n, classes)."""
+        out = np.empty((X.shape[0], self.classes))
+        for i in range(0, X.shape[0], 2048):
+            out[i:i + 2048] = self._logits(theta, X[i:i + 2048])[0]
+        return out
 
     def predict_proba(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
         """Confidence vectors (n, classes), rows summing to 1."""
@@ -284,9 +303,10 @@ def train(net: Network, X: np.ndarray, y: np.ndarray, cfg: TrainConfig, *,
     n = X.shape[0]
     theta = net.init(rng) if theta0 is None else theta0.copy()
     vel = np.zeros_like(theta)
-    steps_per_epoch = max(1, math.ceil(n / cfg.batch))
+    sched_n = dp.public_n if dp is not None and dp.public_n is not None else n
+    steps_per_epoch = max(1, math.ceil(sched_n / cfg.batch))
     noise = rng if noise is None else noise
-    q = min(1.0, cfg.batch / n)
+    q = min(1.0, cfg.batch / sched_n)
     for _ep in range(cfg.epochs):
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -301,7 +321,7 @@ def train(net: Network, X: np.ndarray, y: np.ndarray, cfg: TrainConfig, *,
                 idx = np.flatnonzero(rng.random(n) < q)
                 g = (net.grad_sum(theta, X[idx], y[idx], clip=dp.clip) if idx.size
                      else np.zeros_like(theta))
-                g = (g + dp.sigma * dp.clip * noise.standard_normal(theta.size)) / (q * n)
+                g = (g + dp.sigma * dp.clip * noise.standard_normal(theta.size)) / (q * sched_n)
             if cfg.l2:
                 g = g + cfg.l2 * theta
             vel = cfg.momentum * vel - cfg.lr * g

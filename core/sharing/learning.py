@@ -59,14 +59,46 @@ from core.sharing.mechanism import (
     teacher_policy_in_domain,
     theorem1_epsilon,
 )
+from core.sharing.rollouts import random_policies, sampled_gradient
 
 __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
-           "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau"]
+           "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau", "AFTER_BUDGET",
+           "reward_scale"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
+#: What the teacher sends once its budget is spent (see :class:`SharingSetup`).
+AFTER_BUDGET = ("stop", "random")
+
+
+def reward_scale(mdp: MDP, how: str = "max") -> float:
+    """ρ: the student learns on R/ρ (``"max"``: ρ = the largest |reward| of an available
+    action or a terminal reward; ``"none"`` or an all-zero model: 1).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    how : {"max", "none"}
+        The rule.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from core.mdp.examples import corridor
+    >>> reward_scale(corridor(12)), reward_scale(corridor(12), "none")
+    (0.8, 1.0)
+    """
+    if how == "none":
+        return 1.0
+    r = np.abs(np.where(mdp.mask, mdp.R, 0.0)).max(initial=0.0)
+    r = max(float(r), float(np.abs(mdp.R_T).max(initial=0.0)))
+    return r if r > 0 else 1.0
 
 
 @dataclass(frozen=True)
@@ -90,6 +122,17 @@ class SharingSetup:
     draws: int = 50_000              # Monte Carlo draws of each roll-out's δ
     rollout: str = "exact"           # or "sample": the teacher answers only visited states
     steps: int = 100                 # length of a sampled roll-out (finite horizon: T)
+    #: after the budget: "stop" (no demonstration, PrivPlan's rule) or "random" (the
+    #: paper's: uniformly random policies, data-independent, (0, 0)-DP)
+    after_budget: str = "stop"
+    #: "max": the student learns on R / max|R| (κ and the learning rate weigh a value of the
+    #: same unit in every environment: κ is scaled to the reward range); "none": raw rewards
+    reward_scale: str = "max"
+    #: "exact": the exact policy gradient; "sampled": REINFORCE from ``episodes`` roll-outs
+    #: per iteration (exploration noise for every student; the teacher answers the states
+    #: those roll-outs visit)
+    gradient: str = "exact"
+    episodes: int = 8
 
     def check(self) -> None:
         """Refuse what Theorem 1 or the learner cannot take, naming the field."""
@@ -125,6 +168,18 @@ class SharingSetup:
         if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
             raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
                              field="steps")
+        if self.after_budget not in AFTER_BUDGET:
+            raise InputError(f"must be one of {', '.join(AFTER_BUDGET)}, got "
+                             f"{self.after_budget!r}", field="after_budget")
+        if self.reward_scale not in ("max", "none"):
+            raise InputError(f"must be max or none, got {self.reward_scale!r}",
+                             field="reward_scale")
+        if self.gradient not in ("exact", "sampled"):
+            raise InputError(f"must be exact or sampled, got {self.gradient!r}",
+                             field="gradient")
+        if isinstance(self.episodes, bool) or not 2 <= int(self.episodes) <= 10_000:
+            raise InputError(f"must be an integer in [2, 10000], got {self.episodes!r}",
+                             field="episodes")
 
 
 def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
@@ -562,20 +617,30 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
     sampler = rng if rng is not None else as_random_source(None).generator
     curve = np.empty(n_iter + 1)
     lam = 0.0 if kind in ("nonprivate", "unaware") else setup.lam
+    sampled = setup.gradient == "sampled"
+    randomised = setup.after_budget == "random" and kind in ("aware", "unaware")
     for j in range(n_iter + 1):
         pi = softmax_policy(theta, mask)
         J, grad, d = evaluate_softmax(mdp, pi)
         curve[j] = J
         if j == n_iter:
             break
+        asked = share
+        if sampled:  # the student's own roll-outs: its gradient and the states it visits
+            grad, w = sampled_gradient(mdp, pi, setup.episodes, setup.steps, sampler)
+            d = w / w.sum()
+            asked = share & (w > 0)
+        elif setup.rollout == "sample":  # the teacher sees only the states a roll-out visits
+            asked = share & _visited(mdp, pi, setup.steps, sampler)
         step = grad
         k = math.inf if kind == "nonprivate" else (ledger.k_at(j) if ledger else 0.0)
-        asked = share
-        if setup.rollout == "sample":  # the teacher sees only the states this roll-out visits
-            asked = share & _visited(mdp, pi, setup.steps, sampler)
-        if kind != "none" and k > 0 and setup.kappa > 0 and asked.any():
+        after = randomised and k == 0  # the paper's rule: random policies after the budget
+        if kind != "none" and (k > 0 or after) and setup.kappa > 0 and asked.any():
             if math.isinf(k):
                 pit = teacher
+            elif after:
+                pit = teacher.copy()
+                pit[asked] = random_policies(mask[asked], sampler)
             else:
                 pit = teacher.copy()
                 pit[asked] = dirichlet_rows(teacher[asked], k, rng)
@@ -768,10 +833,15 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     tasks = [(kind, start, min(n_seeds, start + chunk)) for kind in students
              for start in range(0, n_seeds, chunk)]
 
+    rho = reward_scale(mdp, setup.reward_scale)
+    # the student learns on R/ρ (κ and lr weigh a value of one unit in every environment);
+    # its curve is reported in the environment's own units
+    learn_mdp = mdp if rho == 1.0 else mdp.replace(R=mdp.R / rho, R_T=mdp.R_T / rho)
+
     def record(task: tuple[str, int, int], rows: np.ndarray) -> None:
         nonlocal done
         kind, start, stop = task
-        out[kind][start:stop] = rows
+        out[kind][start:stop] = rows * rho
         done += stop - start
         progress(0.2 + 0.8 * done / total, f"{kind}: {done} of {total} runs")
 
@@ -780,7 +850,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     # the model, the teacher, the setup and the ledger go to each worker once
     run_chunks(_student_chunk, tasks, lambda t: (t[0], t[1], t[2], seed), record,
                inline=inline, executor=executor, workers=n_workers,
-               shared=(mdp, teacher_in, setup, ledger),
+               shared=(learn_mdp, teacher_in, setup, ledger),
                describe=lambda t: f"{t[0]} seeds {t[1] + 1}-{t[2]}")
     curves: dict[str, np.ndarray] = out
     notes = ["The teacher's policy is mixed into the restricted simplex, (1 - m*eta)*pi + eta "
@@ -797,9 +867,21 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
              f"Each roll-out's delta is a {MC_LEVEL:.0%} one-sided Clopper-Pearson upper bound "
              f"from {setup.draws:,} Monte Carlo draws of eq. 6 (drawn in log space): a "
              "statistical bound, not a proof; epsilon of eq. 12 is exact."]
+    if rho != 1.0:
+        notes.append(f"Rewards scaled for learning: the students learn on R/{rho:.4g} (the "
+                     "largest |reward|), so kappa and the learning rate weigh a value of one "
+                     "unit in every environment; curves are in the environment's units.")
+    if setup.gradient == "sampled":
+        notes.append(f"Sampled gradients: every student estimates its policy gradient from "
+                     f"{setup.episodes} roll-outs per iteration (REINFORCE, leave-one-out "
+                     "baseline), so every curve has exploration noise; the teacher answers "
+                     "the states those roll-outs visit; J is evaluated exactly.")
     if ledger.stopped_at is not None:
+        after = ("the teacher sends uniformly random policies (the paper's rule; "
+                 "data-independent, (0, 0)-DP)" if setup.after_budget == "random"
+                 else "no demonstration is sent ((0, 0)-DP)")
         notes.append(f"The teacher stopped before roll-out {ledger.stopped_at}: "
-                     f"{ledger.stop_reason}; afterwards no demonstration is sent ((0, 0)-DP).")
+                     f"{ledger.stop_reason}; afterwards {after}.")
     return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
                          seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
                          elapsed_s=time.perf_counter() - t0, notes=tuple(notes), m=m_max,

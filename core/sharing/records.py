@@ -73,6 +73,8 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
             "beta": setup.beta, "kappa": setup.kappa, "lr": setup.lr,
             "budget": list(setup.budget), "iterations": int(setup.iterations),
             "draws": int(setup.draws), "rollout": setup.rollout, "steps": int(setup.steps),
+            "after_budget": setup.after_budget, "reward_scale": setup.reward_scale,
+            "gradient": setup.gradient, "episodes": int(setup.episodes),
             "students": list(students), "seeds": int(seeds),
             "seeded": seed is not None, "seed": seed}
 

@@ -24,10 +24,17 @@ from core.study.stats import (
                               paired_test,
                               summarize,
 )
-from core.study.tables import claims_table, interval_series, summary_rows, summary_table
+from core.study.tables import (
+                               claims_table,
+                               interval_series,
+                               stability_table,
+                               summary_rows,
+                               summary_table,
+)
 
 __all__ = ["Arm", "Study", "StudyResult", "run_study", "point_label", "derive_seeds",
            "Claim", "ClaimResult", "Stability", "evaluate_claims", "verdict_stability",
            "TESTS", "Comparison", "Equivalence", "Summary", "summarize", "paired_test",
            "equivalence_test", "holm", "median_interval", "clopper_pearson",
-           "summary_table", "claims_table", "interval_series", "summary_rows"]
+           "summary_table", "claims_table", "interval_series", "summary_rows",
+           "stability_table"]

@@ -55,6 +55,9 @@ class Claim:
         The paired test (default: the study's).
     alpha : float
         The significance level (default 0.05).
+    b_metric : str, optional
+        Read ``b`` on this metric instead (two metrics of the same runs, e.g. two attacks
+        on the same victims: ``a`` may equal ``b``; still paired by seed).
     """
 
     text: str
@@ -67,6 +70,7 @@ class Claim:
     margin: float = math.nan
     test: str | None = None
     alpha: float = 0.05
+    b_metric: str | None = None
 
     def __post_init__(self) -> None:
         if self.expect not in _EXPECT:
@@ -113,7 +117,8 @@ class ClaimResult:
     def to_json(self) -> dict[str, Any]:
         est, lo, hi, what = self.estimate()
         return {"claim": self.claim.text, "metric": self.claim.metric, "a": self.claim.a,
-                "b": self.claim.b, "expect": self.claim.expect, "point": self.point_text,
+                "b": self.claim.b, "b_metric": self.claim.b_metric or self.claim.metric,
+                "expect": self.claim.expect, "point": self.point_text,
                 "n": self.n, "estimate": est, "interval": [lo, hi], "estimate_kind": what,
                 "level": getattr(self.comparison, "level", 0.90), "test": self.test_text,
                 "p": self.p, "p_adjusted": self.p_adjusted, "alpha": self.claim.alpha,
@@ -126,7 +131,8 @@ def _one(result: StudyResult, c: Claim) -> "Comparison | Equivalence":
     if c.expect == "=":
         return result.equivalence(c.metric, c.a, c.b, c.margin, c.point, b_point=c.b_point,
                                   test=c.test if c.test in ("t", "wilcoxon") else "t")
-    return result.compare(c.metric, c.a, c.b, c.point, test=c.test, b_point=c.b_point)
+    return result.compare(c.metric, c.a, c.b, c.point, test=c.test, b_point=c.b_point,
+                          b_metric=c.b_metric)
 
 
 def evaluate_claims(result: StudyResult, claims: Sequence[Claim], *,

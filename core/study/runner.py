@@ -266,8 +266,8 @@ class StudyResult:
                          rng=rng)
 
     def compare(self, metric: str, a: str, b: str, point: "int | Mapping[str, Any]" = 0,
-                *, test: str | None = None, b_point: "int | Mapping[str, Any] | None" = None
-                ) -> Comparison:
+                *, test: str | None = None, b_point: "int | Mapping[str, Any] | None" = None,
+                b_metric: str | None = None) -> Comparison:
         """Paired test of ``a − b`` on ``metric`` (same seeds), at ``point`` (or ``a`` at
         ``point`` against ``b`` at ``b_point``: two grid points, still paired by seed).
 
@@ -279,6 +279,8 @@ class StudyResult:
             Where ``a`` (and, unless ``b_point`` is given, ``b``) is read.
         test : str, optional
             Overrides the study's test.
+        b_metric : str, optional
+            Read ``b`` on this metric (``a − b`` across two metrics of the same runs).
 
         Returns
         -------
@@ -290,7 +292,10 @@ class StudyResult:
         else:
             names = (f"{a}@{point_label(self.points[self.point_index(point)])}",
                      f"{b}@{point_label(self.points[self.point_index(bp)])}")
-        return paired_test(self.column(metric, a, point), self.column(metric, b, bp),
+        if b_metric is not None:
+            names = (f"{names[0]}:{metric}", f"{names[1]}:{b_metric}")
+        bm = metric if b_metric is None else b_metric
+        return paired_test(self.column(metric, a, point), self.column(bm, b, bp),
                            test=test or self.test, level=self.level, metric=metric,
                            names=names)
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from core.study.claims import ClaimResult
+from core.study.claims import ClaimResult, Stability
 from core.study.runner import StudyResult, point_label
 
 __all__ = ["format_interval", "format_p", "summary_table", "claims_table", "interval_series",
-           "summary_rows"]
+           "summary_rows", "stability_table"]
 
 
 def format_interval(center: float, lo: float, hi: float, fmt: str = ".3g") -> str:
@@ -148,6 +148,45 @@ def claims_table(results: Sequence[ClaimResult], fmt: str = ".3g") -> str:
             r.claim.text, r.point_text, str(r.n),
             f"{what}: {format_interval(est, lo, hi, fmt)}", r.test_text, pcell, r.verdict,
             "yes" if r.holds else "**no**"]) + " |")
+    return "\n".join(lines)
+
+
+def stability_table(stability: Stability, fmt: str = ".3g") -> str:
+    """The claims under the first master seed, with the verdict and p under every other.
+
+    Parameters
+    ----------
+    stability : Stability
+        From :func:`core.study.claims.verdict_stability`.
+    fmt : str
+        Number format.
+
+    Returns
+    -------
+    str
+        A Markdown table: claim, where, n, the paired difference with its interval, the
+        test, p (Holm) and the verdict under the first master seed, then p and "holds" under
+        each further master seed, and whether the verdict is stable.
+    """
+    first, rest = stability.runs[0], stability.runs[1:]
+    seeds = stability.master_seeds
+    head = ["claim", "where", "n", "a − b [interval]", "test", "p (Holm)", "verdict"]
+    head += [f"p, holds (master seed {s})" for s in seeds[1:]] + ["holds", "stable"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for i, r in enumerate(first):
+        est, lo, hi, what = r.estimate()
+        cells = [r.claim.text, r.point_text, str(r.n),
+                 f"{what}: {format_interval(est, lo, hi, fmt)}", r.test_text,
+                 format_p(r.p_adjusted), r.verdict]
+        others = [run[i] for run in rest]
+        cells += [f"{format_p(o.p_adjusted)}, {'yes' if o.holds else 'no'}" for o in others]
+        stable = all(o.holds == r.holds for o in others)
+        cells += ["yes" if r.holds else "**no**", "yes" if stable else "**FLIPS**"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Master seeds {', '.join(map(str, seeds))}; p-values Holm-adjusted over the "
+                 f"{len(first)} claims; 'holds': the verdict the claim states, at α = "
+                 f"{first[0].claim.alpha if first else 0.05:g}.")
     return "\n".join(lines)
 
 

@@ -44,7 +44,9 @@ from PySide6.QtWidgets import (
 from core.common import InputError
 from core.modelprivacy import RUN_KIND, TABLE_KIND
 from core.project import mia_run_record, mia_table_record
-from gui.modelprivacy.network_runner import add_network_victims, networks_for
+from gui.modelprivacy import jobs
+from gui.modelprivacy.attack_view import AttackResults
+from gui.modelprivacy.network_runner import add_network_victims
 from gui.modelprivacy.texts import (
     DEFENSE_NAMES,
     EMPTY_TEXT,
@@ -68,30 +70,6 @@ _COLOURS = {"none": "#444444", "dpsgd": "#1f77b4", "gpm": "#2ca02c", "oneparam":
             "dirichlet": "#9467bd"}
 _SYMBOLS = {"ffnn": "o", "rnn": "s", "tabular": "d"}
 _CSV = "__csv__"
-
-
-def _study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy import load_dataset, mdp_dataset, run_mia
-
-    data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
-    return run_mia(data, setup, seed=seed, progress=progress,
-                   networks=networks_for(setup.victim))
-
-
-def _table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy import defense_table, load_dataset, mdp_dataset
-
-    data = mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
-    return defense_table(data, setup, seed=seed, progress=progress,
-                         networks=networks_for(setup.victim))
-
-
-def _victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy import load_dataset, victim_table
-
-    net = networks_for(setup.victim)   # a chosen network joins the numpy victims
-    return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress,
-                        victims=("ffnn", "rnn") + ((setup.victim,) if net else ()), networks=net)
 
 
 class ModelPrivacyPanel(ToolPanel):
@@ -182,6 +160,11 @@ class ModelPrivacyPanel(ToolPanel):
         self.seed_spin.setRange(0, 2**31 - 1)
         self.seed_spin.setValue(1)
         self.seed_spin.setToolTip(TOOLTIPS["seed"])
+        self.attack_combo = QComboBox(box)
+        for key, text in jobs.ATTACK_MODES.items():
+            self.attack_combo.addItem(text, key)
+        self.attack_combo.setToolTip(TOOLTIPS["attack"])
+        form3.addRow("attack", self.attack_combo)
         form3.addRow("randomness", self.mode_combo)
         form3.addRow("seed", self.seed_spin)
         self.run_controls = RunControls(
@@ -243,13 +226,14 @@ class ModelPrivacyPanel(ToolPanel):
         lay.addWidget(self.empty_label)
         lay.addWidget(top, 3)
         lay.addWidget(self.table, 2)
+        self.attack_results = AttackResults(self.summary_view, self.roc_plot, self.table)
         return w
 
     # ------------------------------------------------------------------ public API
     def set_parameters(self, **values: Any) -> None:
-        """Set the form (keys: data, victim, defense, epsilon, delta, shadows, seed)."""
+        """Set the form (keys: data, victim, defense, epsilon, delta, shadows, attack, seed)."""
         for key, combo in (("data", self.data_combo), ("victim", self.victim_combo),
-                           ("defense", self.defense_combo)):
+                           ("defense", self.defense_combo), ("attack", self.attack_combo)):
             if key in values:
                 i = combo.findData(values[key])
                 if i < 0:
@@ -290,8 +274,10 @@ class ModelPrivacyPanel(ToolPanel):
                         k=float(self.k_spin.value()))
 
     def run(self) -> bool:
-        """One study in the worker; False (with the reason shown) when refused."""
-        return self._start("study")
+        """One study (or, with another attack chosen, the population study or the canary
+        audit) in the worker; False (with the reason shown) when refused."""
+        return self._start("study" if self.attack_combo.currentData() == "shadow"
+                           else "attacks")
 
     def run_table(self) -> bool:
         """Every defense at several ε on the same split (Table 6.2's shape)."""
@@ -342,21 +328,29 @@ class ModelPrivacyPanel(ToolPanel):
         self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {setup.victim}, "
                                  f"{setup.defense}, "
                                  + ("release mode" if seed is None else f"seed {seed}"))
-        fn = {"study": _study, "table": _table, "victims": _victims}[task]
-        self._runner.start(fn, spec, mdp, setup, seed)
+        fn = {"study": jobs.study, "table": jobs.table, "victims": jobs.victims,
+              "attacks": jobs.attacks}[task]
+        extra = {"mode": self.attack_combo.currentData()} if task == "attacks" else {}
+        self._runner.start(fn, spec, mdp, setup, seed, **extra)
         return True
 
     def _update_running(self, running: bool) -> None:
         self.running_changed.emit(running)
         for w in (self.data_combo, self.victim_combo, self.defense_combo, self.epsilon_spin,
                   self.delta_spin, self.k_spin, self.shadows_spin, self.mode_combo,
-                  self.compare_button, self.victims_button):
+                  self.compare_button, self.victims_button, self.attack_combo):
             w.setEnabled(not running)
         if not running:
             self._on_mode_changed()
             self._on_defense_changed()
 
     def _on_runner_succeeded(self, result: object) -> None:
+        if self._task == "attacks":          # many models, nothing released: shown only
+            self.empty_label.hide()
+            self.attack_results.show(result)
+            self._summary, self._shown_run = self.attack_results.shown, None
+            self.result_shown.emit()
+            return self.run_controls.set_status("done — shown, not recorded (releases nothing)")
         project = self._document.project
         if self._task in ("table", "victims"):
             record, entries = mia_table_record(
@@ -379,6 +373,8 @@ class ModelPrivacyPanel(ToolPanel):
         self._draw_roc(rows)
         self._draw_eps(rows)
         cells = table_cells(rows)
+        self.table.setColumnCount(len(TABLE_COLUMNS))
+        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
         self.table.setRowCount(len(cells))
         for i, row in enumerate(cells):
             for j, text in enumerate(row):

@@ -39,6 +39,13 @@ TOOLTIPS = {
     "shadows": "Shadow models the attacker trains on its own disjoint data with the victim's "
                "algorithm and defense. Each needs as many records as the victim's training "
                "set.",
+    "attack": "Shadow model: Shokri's attack on one victim (recorded with its ledger entries). "
+              "LiRA + loss + shadow: 8 victims on random halves of a population, each "
+              "attacked by LiRA (online, offline), the loss threshold and the shadow model "
+              "with the others as reference models; TPR at low FPR only where the "
+              "non-members resolve it. Canary audit: mislabelled canaries inserted at "
+              "random, one training run, an empirical ε_lb beside the accountant's ε. "
+              "The last two release nothing and are shown, not recorded.",
     "mode": "Seeded experiment: reproducible, for studying the defense. Release: a fresh "
             "split and every noise draw from the OS secure random source.",
     "seed": "Seed of the split, initialisation, batches and (experiment mode) the noise.",

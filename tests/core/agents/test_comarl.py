@@ -89,3 +89,69 @@ def test_bad_team_refused():
     with pytest.raises(InputError) as ei:
         team_grid(30, rows=5, cols=5)
     assert ei.value.field == "agents"
+
+
+def test_default_vdn_stays_bounded_for_larger_teams():
+    """Issue 28: at the default learning rate central VDN diverged (|Q| = 1.7e9 at N = 3,
+    seed 4; 1e170 at N = 4). Each table now takes lr/N of the TD error and every entry stays
+    in the returns' range, so no run leaves it and the secure sum never overflows."""
+    from core.comarl.vdn import q_range
+
+    for n, seed in ((3, 4), (4, 0), (4, 3)):
+        team = team_grid(n, seed=seed)
+        setup = VdnSetup(episodes=150)
+        lo, hi = q_range(setup, n)
+        for central in (True, False):
+            r = train_vdn(team, setup, seed=seed, central=central)
+            assert lo - 1e-12 <= r.q.min() and r.q.max() <= hi + 1e-12
+            assert np.isfinite(r.returns).all()
+
+
+def test_iql_baseline_runs_without_coupling():
+    team = team_grid(2, seed=1)
+    r = train_vdn(team, VdnSetup(episodes=200, algorithm="iql"), seed=1, central=True)
+    assert r.max_diff == 0.0 and r.to_json()["algorithm"] == "iql"
+    # an IQL table estimates the team's return itself: its range is the team's, not 1/N of it
+    from core.comarl.vdn import q_range
+
+    assert q_range(VdnSetup(algorithm="iql"), 2) == pytest.approx((-1.0, 2.0))
+    assert q_range(VdnSetup(), 2) == pytest.approx((-0.5, 1.0))
+    assert r.q.max() <= 2.0 and r.team_return > 0.0
+    with pytest.raises(InputError) as ei:
+        VdnSetup(algorithm="iql", dp=True).validated()
+    assert ei.value.field == "algorithm"
+    with pytest.raises(InputError) as ei:
+        VdnSetup(algorithm="qmix").validated()
+    assert ei.value.field == "algorithm"
+
+
+def test_a_diverging_update_is_a_run_failure_not_bad_input(monkeypatch):
+    """Should the tables ever leave the range, the fixed-point encoding's limit is reported
+    as a run failure (exit 3), not as the user's bad input."""
+    from core.comarl import vdn
+    from core.common.errors import RunFailure
+
+    monkeypatch.setattr(vdn, "q_range", lambda setup, agents: (-1e12, 1e12))
+    team = team_grid(4, seed=0)
+    with pytest.raises(RunFailure, match="fixed-point range"):
+        train_vdn(team, VdnSetup(episodes=400, lr=3.0), seed=0)
+
+
+def test_cli_comarl_issue_case_and_flags():
+    import io
+    import json
+
+    from core.cli.main import run_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    rc = run_cli(["comarl", "--agents", "3", "--seed", "4", "--episodes", "60", "--json"],
+                 out, err)
+    assert rc == 0, err.getvalue()
+    js = json.loads(out.getvalue())
+    assert js["algorithm"] == "vdn" and np.isfinite(js["team_return"])
+    out, err = io.StringIO(), io.StringIO()
+    assert run_cli(["comarl", "--algorithm", "iql", "--dp", "--seed", "1"], out, err) == 2
+    assert err.getvalue().startswith("privplan comarl: --algorithm")
+    out, err = io.StringIO(), io.StringIO()
+    assert run_cli(["comarl", "--lr", "0", "--seed", "1"], out, err) == 2
+    assert err.getvalue().startswith("privplan comarl: --lr")

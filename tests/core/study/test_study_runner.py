@@ -76,6 +76,12 @@ def test_a_real_difference_holds_under_a_second_master_seed():
     assert [r[0].holds for r in st.runs] == [True, True]
     assert all(r[0].p < 1e-3 for r in st.runs)
     assert st.results[0].seeds != st.results[1].seeds
+    from core.study import stability_table
+
+    table = stability_table(st)
+    row = table.splitlines()[2]
+    assert row.startswith("| a beats b |") and "master seed 202" in table.splitlines()[0]
+    assert row.rstrip(" |").endswith("yes | yes") and "FLIPS" not in table
 
 
 @pytest.mark.parametrize("test", ["wilcoxon", "t", "sign"])
@@ -249,3 +255,16 @@ def test_a_dask_cluster_gives_the_inline_numbers():
         remote = run_study(study, executor=ex, workers=ex.n_workers)
     for arm in ("a", "b"):
         np.testing.assert_array_equal(inline.column("x", arm), remote.column("x", arm))
+
+
+def test_a_claim_can_compare_two_metrics_of_the_same_runs():
+    # x − baseline = shift + own noise, on the same runs (two attacks on the same victims)
+    res = run_study(_two_arms(0.5, n=20, master=5))
+    c = Claim("x above its baseline", "x", "a", "a", ">", b_metric="baseline")
+    (r,) = evaluate_claims(res, [c])
+    assert r.holds and r.comparison.diff_median == pytest.approx(
+        float(np.median(res.column("x", "a") - res.column("baseline", "a"))))
+    assert r.to_json()["b_metric"] == "baseline"
+    (r0,) = evaluate_claims(res, [Claim("b above its baseline", "x", "b", "b", ">",
+                                        b_metric="baseline")])
+    assert not r0.holds                      # b's shift is 0

@@ -48,7 +48,8 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
 
 def test_comparison_table_and_show_again(qtbot, panel, example_doc):
     panel.set_parameters(data="wine", victim="ffnn", seed=1, shadows=2)
-    _wait(qtbot, panel, panel.run_table)
+    # GPM's sensitivity from the paper's 500 pairs (1,000 trainings, shared by its 3 rows)
+    _wait(qtbot, panel, panel.run_table, timeout=400_000)
     rec = example_doc.project.runs[-1]
     assert rec.kind == TABLE_KIND
     labels = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
@@ -126,3 +127,29 @@ def test_a_release_past_the_budget_asks_and_no_records_and_shows_nothing(qtbot, 
     assert len(example_doc.project.runs) == n_runs
     assert len(example_doc.project.ledger) == n_ledger
     assert panel.summary is None  # nothing shown
+
+
+def test_population_attacks_and_canary_audit_are_shown_not_recorded(qtbot, panel, example_doc):
+    n_runs, n_ledger = len(example_doc.project.runs), len(example_doc.project.ledger)
+    panel.set_parameters(data="wine", victim="ffnn", defense="none", attack="population",
+                         seed=2)
+    _wait(qtbot, panel, panel.run)
+    assert panel.run_problem == ""
+    s = panel.summary
+    assert s["protocol"] == "population" and s["models"] == 8
+    assert set(s["attacks"]) == {"lira-online", "lira-offline", "loss", "shadow"}
+    assert panel.table.horizontalHeaderItem(0).text() == "Attack"
+    assert panel.table.rowCount() == 4
+    # 8 victims x 22 non-members: FPR 0.1 % is not resolved and says so
+    assert panel.table.item(0, 4).text() == "not resolved"
+    assert "population study" in panel.summary_view.toPlainText()
+    assert len(example_doc.project.runs) == n_runs
+    assert len(example_doc.project.ledger) == n_ledger
+    panel.set_parameters(attack="canary", defense="dpsgd", epsilon=2.0)
+    _wait(qtbot, panel, panel.run)
+    assert panel.summary["protocol"] == "canary audit (one run)"
+    assert panel.summary["epsilon_lb"] <= panel.summary["epsilon"]
+    assert "ε_lb" in panel.summary_view.toPlainText()
+    panel.set_parameters(attack="population", defense="gpm")
+    _wait(qtbot, panel, panel.run)
+    assert "attack" in panel.run_problem
