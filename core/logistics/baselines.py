@@ -1,9 +1,10 @@
 """The baselines of spec §6.2: Best-first and Greedy (GPPP). No-privacy is the planner's
 ``approach="noprivacy"`` (same steps and messages as DP-based, exact information).
 
-Both run inside a :class:`core.logistics.planner.PlanningSession`, so they share its
-world, communication ledgers, dynamics and random streams with the other approaches
-(common random numbers).
+Both are strategies (:mod:`core.logistics.strategy`): they run inside a
+:class:`core.logistics.planner.PlanningSession` through its public strategy API only, so
+they share its world, communication ledgers, dynamics and random streams with the other
+approaches (common random numbers).
 
 * **Best-first** (forward search as in MAFS-style planners): the origin carries the
   package to its nearest center (preferring one shared with the goal agent). At each
@@ -36,29 +37,18 @@ Examples
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
 
 from core.logistics.model import Task
 from core.logistics.routing import path_is_valid
-
-if TYPE_CHECKING:  # pragma: no cover
-    from core.logistics.planner import PlanningSession, PlanResult, _Msgs
+from core.logistics.strategy import MessageCount, PlanResult, StrategySession
 
 __all__ = ["best_first", "greedy", "MAX_RESTARTS"]
 
 MAX_RESTARTS = 3
 
 
-def _msgs() -> "_Msgs":
-    from core.logistics.planner import _Msgs
-
-    return _Msgs()
-
-
-def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
-            segs: list[tuple[str, str, str]], msgs: "_Msgs", restarts: int) -> "PlanResult":
-    from core.logistics.planner import PlanResult
-
+def _result(s: StrategySession, task: Task, route: list[str], total: float,
+            segs: list[tuple[str, str, str]], msgs: MessageCount, restarts: int) -> PlanResult:
     centers = tuple(v for v in route if s.world.graph.has_node(v) and
                     s.world.kind(v) == "center")
     merged: list[tuple[str, str, str]] = []
@@ -75,12 +65,12 @@ def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
                       message_kinds=dict(msgs.kinds), restarts=restarts)
 
 
-def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
+def best_first(s: StrategySession, task: Task) -> PlanResult:
     """Best-first forward search (spec §6.2) for one task in session ``s``.
 
     Parameters
     ----------
-    s : PlanningSession
+    s : StrategySession
         The session (its world, budget, ledgers and messages).
     task : Task
         The task.
@@ -92,10 +82,10 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
-    msgs = _msgs()
+    msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
     if a == g:
-        s._tick(0, protect)
+        s.tick(0, protect)
         return s.finish(task, [(a, task.origin, task.goal)], msgs)
     m = len(w.agents)
     route: list[str] = [task.origin]
@@ -105,7 +95,7 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     tick = 0
     # origin leg: to the nearest own center (one shared with g if any)
     while True:
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         loc = s.live.local(a)
         own = list(w.agent_centers[a])
@@ -113,15 +103,15 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
         legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
         found = [(lg, c) for lg, c in legs if lg is not None]
         if not found:
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         if path_is_valid(loc, path):
             break
         restarts += 1
         if restarts > MAX_RESTARTS:
-            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            return s.fail(task, "fail_broken", msgs, restarts=restarts)
     route += path[1:]
     total += d
     segs.append((a, task.origin, c))
@@ -131,28 +121,28 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     hops = 0
     while True:
         if (here, holder) in states or hops > 2 * len(w.center_ids):
-            return s._fail(task, "fail_loop", msgs, restarts=restarts)
+            return s.fail(task, "fail_loop", msgs, restarts=restarts)
         states.add((here, holder))
         if not s.send(holder, msgs, "bcast", m - 1):
-            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+            return s.fail(task, "fail_budget", msgs, restarts=restarts)
         responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
         for y in responders:  # each reply carries exact local distances: a raw release
             s.record_raw(y, "none (exact values)", "exact local distances from a center to "
                          "its other centers, in best-first replies",
                          "Best-first baseline: replies carry exact local distances")
         if not responders:
-            return s._fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
+            return s.fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
                            msgs, restarts=restarts)
         if g in responders:
             leg = s.live.shortest(g, here, task.goal)
             if leg is None:
-                return s._fail(task, "fail_broken", msgs, restarts=restarts)
-            s._tick(tick, protect)
+                return s.fail(task, "fail_broken", msgs, restarts=restarts)
+            s.tick(tick, protect)
             tick += 1
             if not path_is_valid(s.live.local(g), leg[0]):
                 restarts += 1
                 if restarts > MAX_RESTARTS:
-                    return s._fail(task, "fail_broken", msgs, restarts=restarts)
+                    return s.fail(task, "fail_broken", msgs, restarts=restarts)
                 states.discard((here, holder))
                 continue
             route += leg[0][1:]
@@ -171,14 +161,14 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
                 if best is None or key[:4] < best[:4]:
                     best = key
         if best is None:
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         _, d, y, c2, path = best
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         if not path_is_valid(s.live.local(y), path):
             restarts += 1
             if restarts > MAX_RESTARTS:
-                return s._fail(task, "fail_broken", msgs, restarts=restarts)
+                return s.fail(task, "fail_broken", msgs, restarts=restarts)
             states.discard((here, holder))
             continue
         route += path[1:]
@@ -189,8 +179,8 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
         hops += 1
 
 
-def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
-                   msgs: "_Msgs") -> tuple[list[tuple[str, str, str]] | None, bool]:
+def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,
+                   msgs: MessageCount) -> tuple[list[tuple[str, str, str]] | None, bool]:
     """Best-first over centers with unit crossing cost; returns (chain, blocked).
 
     ``starts`` are (center, agent holding the package there). The chain is a list of
@@ -229,12 +219,12 @@ def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
     return None, blocked
 
 
-def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
+def greedy(s: StrategySession, task: Task) -> PlanResult:
     """GPPP-style Greedy (spec §6.2) for one task in session ``s``.
 
     Parameters
     ----------
-    s : PlanningSession
+    s : StrategySession
         The session (its world, budget, ledgers and messages).
     task : Task
         The task.
@@ -246,10 +236,10 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
     """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
-    msgs = _msgs()
+    msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
     if a == g:
-        s._tick(0, protect)
+        s.tick(0, protect)
         return s.finish(task, [(a, task.origin, task.goal)], msgs)
     route: list[str] = [task.origin]
     total = 0.0
@@ -259,12 +249,12 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
     here: str | None = None  # None: still at the origin base
     holder = a
     while True:
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         starts = [(c, a) for c in w.agent_centers[a]] if here is None else [(here, holder)]
         chain, blocked = _global_search(s, starts, g, msgs)
         if chain is None:
-            return s._fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
+            return s.fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
                            restarts=restarts)
         plan: list[tuple[str, str, str | None]] = []
         if here is None:
@@ -280,11 +270,11 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
         n_plan = len({m[0] for m in merged} - {a})
         sender = a if here is None else holder
         if not s.send(sender, msgs, "plan", n_plan):
-            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+            return s.fail(task, "fail_budget", msgs, restarts=restarts)
         legs = [s.live.shortest(ag, f, t) for ag, f, t in merged]
         if any(lg is None for lg in legs):
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
-        s._tick(tick, protect)
+            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
+        s.tick(tick, protect)
         tick += 1
         broken_at = None
         for i, ((ag, f, _t), lg) in enumerate(zip(merged, legs)):
@@ -298,7 +288,7 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
             return _result(s, task, route, total, segs, msgs, restarts)
         restarts += 1
         if restarts > MAX_RESTARTS:
-            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            return s.fail(task, "fail_broken", msgs, restarts=restarts)
         ag, f, _t = merged[broken_at]
         if f == task.origin:
             here, holder = None, a

@@ -83,6 +83,7 @@ from core.logistics.obfuscation import (
     obfuscate_topology,
     topology_guarantee,
 )
+from core.logistics.baselines import best_first, greedy
 from core.logistics.randomness import SecureGenerator
 from core.logistics.route_rl import (
     REWARD_MODES,
@@ -93,6 +94,7 @@ from core.logistics.route_rl import (
     rl_policy,
 )
 from core.logistics.routing import Dynamics, LiveWorld
+from core.logistics.strategy import STATUSES, Discovery, MessageCount, PlanResult, Strategy
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger
 
@@ -100,20 +102,10 @@ __all__ = ["center_route", "PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", 
            "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",
            "PlanResult", "PlanningSession", "plan_task", "Guarantee", "preset_guarantee",
            "probability_guarantee", "crossing_estimates", "histogram_setup", "F5_REASON",
-           "F6_REASON"]
+           "F6_REASON", "STRATEGIES", "MessageCount"]
 
 PRESETS = ("sound", "thesis")
 APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy")
-
-#: status code -> reason shown to the user (a failed task is a result, not an error)
-STATUSES = {
-    "ok": "delivered",
-    "fail_not_found": "goal agent not found (query cap reached or no connection)",
-    "fail_budget": "communication budget exhausted",
-    "fail_no_route": "no route between the origin and the goal agent's centers",
-    "fail_loop": "the package went round in a loop (best-first)",
-    "fail_broken": "route broken by leaving nodes too often",
-}
 
 THESIS_FLAWS = (
     "F1: the Laplace and exponential steps both spend epsilon on the same map; sequential "
@@ -567,80 +559,6 @@ def preset_guarantee(params: "PlannerParams", approach: str = "dp",
     return Guarantee(eps, 0.0, adj, reason=reason, scope=_SCOPE, parameters=params_out)
 
 
-@dataclass(frozen=True, eq=False)
-class Discovery:
-    """Step 1's outcome: the high-level map H (Fig 4.3) and the message counts."""
-
-    found: bool
-    level: dict[str, int]
-    parent: dict[str, tuple[str, str] | None]
-    known: tuple[str, ...]
-    incidences: tuple[tuple[str, str], ...]
-    goal_level: int | None
-    candidates: tuple[str, ...]
-    posts: int
-    replies: int
-    budget_blocked: bool
-    cap_reached: bool
-
-    def tree_path(self, agent: str) -> list[str]:
-        """Agents from the origin to ``agent`` along the BFS tree."""
-        path = [agent]
-        while self.parent.get(path[-1]) is not None:
-            path.append(self.parent[path[-1]][0])  # type: ignore[index]
-        return path[::-1]
-
-
-@dataclass(frozen=True, eq=False)
-class PlanResult:
-    """One planned and executed task (a failed task is a result with its ``failure``)."""
-
-    task: Task
-    approach: str
-    status: str
-    route: tuple[str, ...]
-    length: float | None
-    centers: tuple[str, ...]
-    agents: tuple[str, ...]
-    segments: tuple[tuple[str, str, str], ...]
-    plan_view: tuple[str, ...]
-    messages: int
-    message_kinds: dict[str, int]
-    estimated_length: float | None = None
-    shortest_length: float | None = None
-    memo_hit: bool = False
-    restarts: int = 0
-    discovery: Discovery | None = None
-    center_graph: tuple[tuple[str, str, str, float], ...] = ()
-    elapsed_s: float = 0.0
-
-    @property
-    def success(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def failure(self) -> str | None:
-        return None if self.status == "ok" else STATUSES[self.status]
-
-    @property
-    def stretch(self) -> float | None:
-        if self.length is None or not self.shortest_length:
-            return None
-        return self.length / self.shortest_length
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "status": self.status, "failure": self.failure,
-                "route": list(self.route), "length": self.length,
-                "centers": list(self.centers), "agents": list(self.agents),
-                "segments": [list(s) for s in self.segments],
-                "plan_view": list(self.plan_view), "messages": self.messages,
-                "message_kinds": dict(self.message_kinds),
-                "estimated_length": self.estimated_length,
-                "shortest_length": self.shortest_length, "stretch": self.stretch,
-                "memo_hit": self.memo_hit, "restarts": self.restarts,
-                "task": self.task.to_dict(), "approach": self.approach}
-
-
 @dataclass
 class _Memo:
     discovery: Discovery
@@ -649,20 +567,6 @@ class _Memo:
 
 
 _ORIGIN, _GOAL = "\x00origin", "\x00goal"
-
-
-class _Msgs:
-    __slots__ = ("kinds",)
-
-    def __init__(self) -> None:
-        self.kinds: dict[str, int] = {}
-
-    def add(self, kind: str, n: int = 1) -> None:
-        self.kinds[kind] = self.kinds.get(kind, 0) + n
-
-    @property
-    def total(self) -> int:
-        return sum(self.kinds.values())
 
 
 class PlanningSession:
@@ -690,7 +594,7 @@ class PlanningSession:
                  params: PlannerParams | None = None,
                  rng: "int | np.random.Generator | None" = None,
                  dynamics: Dynamics | None = None) -> None:
-        _choice("approach", approach, APPROACHES)
+        _choice("approach", approach, tuple(STRATEGIES))
         self.world = world
         self.approach = approach
         self.params = params if params is not None else PlannerParams()
@@ -756,13 +660,19 @@ class PlanningSession:
         """Choices that shape a released map: seeded in experiments, the CSPRNG in release."""
         return SecureGenerator() if self.mode == "release" else self._aux_rng(agent)
 
-    def _tick(self, tick: int, protect: Iterable[str]) -> None:
+    def tick(self, step: int, protect: Iterable[str]) -> None:
+        """One round of dynamics events before step ``step`` of the current task (packet
+        routing; nothing without dynamics). ``protect``: nodes that must not leave."""
         if self.dynamics is not None:
-            self.live.tick(self.dynamics, self.stream(3, self._task_no, tick),
+            self.live.tick(self.dynamics, self.stream(3, self._task_no, step),
                            self.protected.union(protect))
 
     # ------------------------------------------------------------------ messages
-    def send(self, agent: str, msgs: _Msgs, kind: str, n: int = 1) -> bool:
+    def new_messages(self) -> MessageCount:
+        """A fresh message count for one task (the strategy API)."""
+        return MessageCount()
+
+    def send(self, agent: str, msgs: MessageCount, kind: str, n: int = 1) -> bool:
         """Charge ``n`` messages to ``agent``; False (nothing sent) if over its budget."""
         led = self.comm[agent]
         if not led.can_send(n):
@@ -778,21 +688,12 @@ class PlanningSession:
         t0 = time.perf_counter()
         if task.origin not in self.live.local(self.world.agent_of(task.origin)) or (
                 task.goal is not None and task.goal not in self.live.local(task.goal_agent)):
-            res = self._fail(task, "fail_broken", _Msgs())  # its node has left the network
+            res = self.fail(task, "fail_broken", MessageCount())  # its node has left the network
             self.results.append(res)
             self._task_no += 1
             return res
         shortest = self._shortest(task)
-        if self.approach in ("dp", "noprivacy"):
-            res = self._plan_pipeline(task)
-        elif self.approach == "bestfirst":
-            from core.logistics.baselines import best_first
-
-            res = best_first(self, task)
-        else:
-            from core.logistics.baselines import greedy
-
-            res = greedy(self, task)
+        res = STRATEGIES[self.approach](self, task)
         res = replace(res, shortest_length=shortest, elapsed_s=time.perf_counter() - t0)
         self.results.append(res)
         self._task_no += 1
@@ -889,7 +790,8 @@ class PlanningSession:
         ds = [dist[v] for v in goals if v in dist]
         return float(min(ds)) if ds else None
 
-    def _fail(self, task: Task, status: str, msgs: _Msgs, **kw: Any) -> PlanResult:
+    def fail(self, task: Task, status: str, msgs: MessageCount, **kw: Any) -> PlanResult:
+        """A failed result of ``task`` with ``status`` (a key of :data:`STATUSES`)."""
         return PlanResult(task=task, approach=self.approach, status=status, route=(),
                           length=None, centers=(), agents=(), segments=(), plan_view=(),
                           messages=msgs.total, message_kinds=dict(msgs.kinds), **kw)
@@ -908,11 +810,11 @@ class PlanningSession:
             total += d
         return route, total
 
-    def finish(self, task: Task, segs: list[tuple[str, str, str | None]], msgs: _Msgs,
+    def finish(self, task: Task, segs: list[tuple[str, str, str | None]], msgs: MessageCount,
                **kw: Any) -> PlanResult:
         ex = self.execute(task, segs)
         if ex is None:
-            return self._fail(task, "fail_broken", msgs, **kw)
+            return self.fail(task, "fail_broken", msgs, **kw)
         route, total = ex
         centers = tuple(v for v in route if self.world.graph.has_node(v) and
                         self.world.kind(v) == "center")
@@ -927,7 +829,7 @@ class PlanningSession:
                           message_kinds=dict(msgs.kinds), **kw)
 
     # ------------------------------------------------------------------ Step 1
-    def discover(self, origin: str, goal: str, max_posts: float, msgs: _Msgs) -> Discovery:
+    def discover(self, origin: str, goal: str, max_posts: float, msgs: MessageCount) -> Discovery:
         """Step 1 (§3.2): query flooding through the centers and convergecast replies."""
         w = self.world
         level = {origin: 0}
@@ -1101,16 +1003,17 @@ class PlanningSession:
         return {k: (d, tuple(p)) for k, (d, p) in self.live.center_distances(j).items()}
 
     # ------------------------------------------------------------------ the pipeline
-    def _plan_pipeline(self, task: Task) -> PlanResult:
+    def plan_pipeline(self, task: Task) -> PlanResult:
+        """The DP-based / No-privacy strategy: Steps 1–3 and execution for ``task``."""
         p = self.params
         a = self.world.agent_of(task.origin)
         g = task.goal_agent
-        msgs = _Msgs()
+        msgs = MessageCount()
         protect = (task.origin,) + ((task.goal,) if task.goal else ())
         if a == g:
-            self._tick(3, protect)
+            self.tick(3, protect)
             return self.finish(task, [(a, task.origin, task.goal)], msgs, estimated_length=None)
-        self._tick(0, protect)
+        self.tick(0, protect)
         memo = self.memo[a].get(g) if p.memo else None
         memo_hit = False
         disc: Discovery | None = None
@@ -1125,10 +1028,10 @@ class PlanningSession:
                 disc, memo_hit = memo.discovery, True
             else:
                 status = "fail_budget" if d.budget_blocked else "fail_not_found"
-                return self._fail(task, status, msgs, discovery=d)
+                return self.fail(task, status, msgs, discovery=d)
         assert disc is not None
         # ---- Step 2
-        self._tick(1, protect)
+        self.tick(1, protect)
         recv = self.received[a]
         step2_blocked = False
         for j in disc.candidates:
@@ -1147,7 +1050,7 @@ class PlanningSession:
                                 f"its centers, sent to {a} (No-privacy)",
                                 "No-privacy baseline: exact crossing lengths are sent")
         # ---- Step 3
-        self._tick(2, protect)
+        self.tick(2, protect)
         lbar_a = self._lbar[a]
         arcs: list[tuple[str, str, str, float]] = []
         loc = self.live.local(a)
@@ -1181,7 +1084,7 @@ class PlanningSession:
         if route is None:
             status = ("fail_budget" if step2_blocked or disc.budget_blocked
                       else "fail_no_route")
-            return self._fail(task, status, msgs, discovery=disc, center_graph=cg,
+            return self.fail(task, status, msgs, discovery=disc, center_graph=cg,
                               memo_hit=memo_hit)
         est, hops = route
         segs: list[tuple[str, str, str | None]] = []
@@ -1194,7 +1097,7 @@ class PlanningSession:
                 segs.append((ag, f, t_))
         for x in [s[0] for s in segs[:-1]]:
             if not self.send(x, msgs, "handover"):
-                return self._fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
+                return self.fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
                                   memo_hit=memo_hit, estimated_length=est)
         if p.memo:
             old = self.memo[a].get(g)
@@ -1203,9 +1106,18 @@ class PlanningSession:
                 self.memo[a][g] = _Memo(disc, posts, est)
             elif not memo_hit:
                 old.posts = min(old.posts, disc.posts)
-        self._tick(3, protect)
+        self.tick(3, protect)
         return self.finish(task, segs, msgs, estimated_length=est, memo_hit=memo_hit,
                            discovery=disc, center_graph=cg)
+
+
+#: approach -> strategy (the functions that plan one task in a session)
+STRATEGIES: dict[str, Strategy] = {
+    "dp": PlanningSession.plan_pipeline,
+    "noprivacy": PlanningSession.plan_pipeline,
+    "bestfirst": best_first,
+    "greedy": greedy,
+}
 
 
 def center_route(arcs: Sequence[tuple[str, str, str, float]], src: str, dst: str
