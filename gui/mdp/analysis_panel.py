@@ -66,7 +66,6 @@ from core.mdp.accounting import (
     DEFAULT_B,
     DEFAULT_DELTA,
     DEFAULT_DOMAIN_RULE,
-    DEFAULT_ETA,
     DOMAIN_RULES,
     ETA_AUTO,
 )
