@@ -42,9 +42,14 @@ from core.logistics.model import Task
 from core.logistics.routing import path_is_valid
 from core.logistics.strategy import MessageCount, PlanResult, StrategySession
 
-__all__ = ["best_first", "greedy", "MAX_RESTARTS"]
+__all__ = ["best_first", "greedy", "MAX_RESTARTS", "RESTART_RELEASE", "RESTART_REASON"]
 
 MAX_RESTARTS = 3
+
+RESTART_RELEASE = "a new finding process announcing that its planned leg broke"
+RESTART_REASON = ("under dynamics a broken leg is announced by a new finding process: "
+                  "whether an agent's planned leg broke depends on its private topology "
+                  "(no finite bound)")
 
 
 def _result(s: StrategySession, task: Task, route: list[str], total: float,
@@ -102,6 +107,9 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
         pool = [c for c in own if g in w.members[c]] or own
         legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
         found = [(lg, c) for lg, c in legs if lg is not None]
+        if not found:  # a split area: the shared centers are out of reach
+            found = [(lg, c) for lg, c in ((s.live.shortest(a, task.origin, c), c)
+                                           for c in own) if lg is not None]
         if not found:
             return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
@@ -133,13 +141,13 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
         if not responders:
             return s.fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
                            msgs, restarts=restarts)
-        if g in responders:
-            leg = s.live.shortest(g, here, task.goal)
-            if leg is None:
-                return s.fail(task, "fail_broken", msgs, restarts=restarts)
+        leg_g = s.live.shortest(g, here, task.goal) if g in responders else None
+        if leg_g is not None:
+            leg = leg_g
             s.tick(tick, protect)
             tick += 1
             if not path_is_valid(s.live.local(g), leg[0]):
+                s.record_raw(g, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
                 restarts += 1
                 if restarts > MAX_RESTARTS:
                     return s.fail(task, "fail_broken", msgs, restarts=restarts)
@@ -154,10 +162,10 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
             for c2 in w.agent_centers[y]:
                 if c2 == here:
                     continue
-                leg = s.live.shortest(y, here, c2)
-                if leg is None:
+                cand = s.live.shortest(y, here, c2)
+                if cand is None:
                     continue
-                key = (1 if c2 in visited else 0, leg[1], y, c2, leg[0])
+                key = (1 if c2 in visited else 0, cand[1], y, c2, cand[0])
                 if best is None or key[:4] < best[:4]:
                     best = key
         if best is None:
@@ -166,6 +174,7 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
         s.tick(tick, protect)
         tick += 1
         if not path_is_valid(s.live.local(y), path):
+            s.record_raw(y, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
             restarts += 1
             if restarts > MAX_RESTARTS:
                 return s.fail(task, "fail_broken", msgs, restarts=restarts)
@@ -180,7 +189,8 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
 
 
 def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,
-                   msgs: MessageCount) -> tuple[list[tuple[str, str, str]] | None, bool]:
+                   goal: str | None, msgs: MessageCount
+                   ) -> tuple[list[tuple[str, str, str]] | None, bool]:
     """Best-first over centers with unit crossing cost; returns (chain, blocked).
 
     ``starts`` are (center, agent holding the package there). The chain is a list of
@@ -203,7 +213,7 @@ def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,
             continue
         repliers = [y for y in others if s.send(y, msgs, "gp_reply")]
         blocked = blocked or len(repliers) < len(others)
-        if g in repliers or holder == g:
+        if (g in repliers or holder == g) and s.live.shortest(g, c, goal) is not None:
             chain: list[tuple[str, str, str]] = []
             v = c
             while parent[v] is not None:
@@ -213,7 +223,9 @@ def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,
             return chain[::-1] + [(g, c, "")], blocked
         for y in sorted(repliers):
             for c2 in w.agent_centers[y]:
-                if c2 not in parent:
+                # an agent offers the centers its area connects to c (all of them unless
+                # the area has split)
+                if c2 not in parent and s.live.center_reachable(y, c, c2):
                     parent[c2] = (c, y)
                     heapq.heappush(heap, (cost + 1, c2, y))
     return None, blocked
@@ -251,8 +263,9 @@ def greedy(s: StrategySession, task: Task) -> PlanResult:
     while True:
         s.tick(tick, protect)
         tick += 1
-        starts = [(c, a) for c in w.agent_centers[a]] if here is None else [(here, holder)]
-        chain, blocked = _global_search(s, starts, g, msgs)
+        starts = [(c, a) for c in w.agent_centers[a] if s.live.center_reachable(
+            a, task.origin, c)] if here is None else [(here, holder)]
+        chain, blocked = _global_search(s, starts, g, task.goal, msgs)
         if chain is None:
             return s.fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
                            restarts=restarts)
@@ -272,20 +285,21 @@ def greedy(s: StrategySession, task: Task) -> PlanResult:
         if not s.send(sender, msgs, "plan", n_plan):
             return s.fail(task, "fail_budget", msgs, restarts=restarts)
         legs = [s.live.shortest(ag, f, t) for ag, f, t in merged]
-        if any(lg is None for lg in legs):
-            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         s.tick(tick, protect)
         tick += 1
         broken_at = None
         for i, ((ag, f, _t), lg) in enumerate(zip(merged, legs)):
-            if not path_is_valid(s.live.local(ag), lg[0]):  # type: ignore[index]
+            # a leg out of reach (a split area) or one that lost a node or route
+            if lg is None or not path_is_valid(s.live.local(ag), lg[0]):
                 broken_at = i
                 break
-            route += lg[0][1:]  # type: ignore[index]
-            total += lg[1]  # type: ignore[index]
-            segs.append((ag, f, lg[0][-1]))  # type: ignore[index]
+            route += lg[0][1:]
+            total += lg[1]
+            segs.append((ag, f, lg[0][-1]))
         if broken_at is None:
             return _result(s, task, route, total, segs, msgs, restarts)
+        s.record_raw(merged[broken_at][0], "none (an announcement)", RESTART_RELEASE,
+                     RESTART_REASON)
         restarts += 1
         if restarts > MAX_RESTARTS:
             return s.fail(task, "fail_broken", msgs, restarts=restarts)
