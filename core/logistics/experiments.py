@@ -556,7 +556,7 @@ def _checks(res: BenchResult) -> list[dict[str, Any]]:
     elif cfg.name == "B3":
         for j, a in enumerate(aps):
             b, lo, hi = _slope_ci(res, "success", j)
-            if a in ("dp", "noprivacy"):
+            if a in ("dp", "noprivacy", "simplified"):  # re-plan locally
                 flat = (np.isfinite(lo) and lo <= 0 <= hi) or (
                     np.nanmax(mean["success"][:, j]) - np.nanmin(mean["success"][:, j]) < 0.02)
                 out.append(_check(f"{a}: success roughly flat in dynamism", bool(flat),
