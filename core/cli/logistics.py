@@ -1,8 +1,9 @@
 """The ``plan`` and ``plan-bench`` subcommands (docs/formats-and-cli.md §5).
 
 ``plan MAP --origin NODE --goal-agent AG --epsilon E [--preset sound|thesis]
-[--approach dp|noprivacy|bestfirst|greedy] [--seed S] [--goal NODE] [--budget C]``
-plans one task on a ``*.map.json`` file, or on a map of a project (``*.privplan.json``,
+[--approach dp|noprivacy|bestfirst|greedy|simplified] [--solver dijkstra|rl] [--seed S]
+[--goal NODE] [--budget C] [--domain logistics|packet [--dynamics P]]`` plans one task on a
+``*.map.json`` file, or on a map of a project (``*.privplan.json``,
 ``--map ID`` naming it; ``--record`` writes the run and its agents' ledger entries into the
 project as the window does). Without ``--seed`` the noise comes from OpenDP (release mode)
 and the output says so. A task that cannot be planned is a result with its
@@ -21,6 +22,11 @@ public parameters). The thesis's nominal figures are ``epsilon_nominal``, labell
 ``plan-bench B1|B2|B3|B4|B5|all [--worlds N] [--seed S] [--workers W] [-o DIR]`` runs the
 benchmarks of spec §8.3 and writes ``DIR/B?.csv`` (mean and 95 % CI per point and
 approach) and ``DIR/B?.json`` (configuration, rows, paired differences, trend checks).
+``plan-bench --experiment fig49|fig410|fig411 [--worlds N] [--seed S] [--values …]
+[--dynamics P] [--dynamics-per node|agent] [--connectivity network|area]`` runs a
+packet-routing study (:mod:`core.logistics.packet`) on the shared study runner: a table of
+means with 95 % intervals and the thesis's claims as paired tests (``DIR/fig4?.json`` and
+``.md`` with ``-o``).
 """
 
 from __future__ import annotations
@@ -97,12 +103,24 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--epsilon", type=float, required=True, help="privacy budget per agent > 0")
     sp.add_argument("--preset", choices=("sound", "thesis"), default="sound",
                     help="sound (default) or thesis (faithful, with its flaws listed)")
-    sp.add_argument("--approach", choices=("dp", "noprivacy", "bestfirst", "greedy"),
-                    default="dp")
+    sp.add_argument("--approach", choices=("dp", "noprivacy", "bestfirst", "greedy",
+                                           "simplified"), default="dp",
+                    help="simplified: the centers plan on exact public crossing lengths "
+                         "(thesis 4.5.4)")
+    sp.add_argument("--solver", choices=("dijkstra", "rl"), default="dijkstra",
+                    help="Step 3's high-level solver: Dijkstra, or the route-probability RL "
+                         "of thesis 4.5.3 (its learning curve is reported)")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode (OpenDP noise)")
     sp.add_argument("--budget", type=_budget, default=None,
                     help="messages per agent C (default N_centers + 30; 'unlimited')")
+    sp.add_argument("--domain", choices=("logistics", "packet"), default="logistics",
+                    help="logistics (a static map) or packet (packet routing: nodes leave "
+                         "and join before each step and before forwarding; broken routes "
+                         "are re-planned)")
+    sp.add_argument("--dynamics", type=float, default=None,
+                    help="--domain packet: leave/join probability per node and tick "
+                         "(default 0.1)")
     common(sp)
 
 
@@ -198,6 +216,20 @@ def _privacy_line(session: Any) -> str:
             f"{g.adjacency}")
 
 
+def _plan_dynamics(args: argparse.Namespace) -> Any:
+    """The :class:`Dynamics` of ``plan --domain packet`` (None for a static map)."""
+    from core.logistics.routing import Dynamics
+
+    if args.domain != "packet":
+        if args.dynamics is not None:
+            raise InputError("only applies with --domain packet", field="--dynamics")
+        return None
+    p = 0.1 if args.dynamics is None else args.dynamics
+    if not 0.0 <= p <= 1.0:
+        raise InputError(f"must lie in [0, 1], got {p:g}", field="--dynamics")
+    return Dynamics(p, p, per="node", connectivity="network") if p > 0 else None
+
+
 def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``plan``: one task; exit 0 with the result (also when it fails), 2 on bad input.
 
@@ -228,13 +260,22 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         world = load_map(args.map)
     try:
         params = PlannerParams.preset_params(args.preset, epsilon=args.epsilon,
-                                             comm_budget=args.budget)
+                                             comm_budget=args.budget,
+                                             high_level_solver=args.solver)
         task = validate_task(world, Task(args.origin, args.goal_agent, args.goal))
-        session = PlanningSession(world, approach=args.approach, params=params, rng=args.seed)
+        dynamics = _plan_dynamics(args)
+        session = PlanningSession(world, approach=args.approach, params=params, rng=args.seed,
+                                  dynamics=dynamics)
         result = session.plan(task)
     except InputError as exc:
         raise _flag(exc, _PLAN_FLAGS) from None
     payload = plan_payload(result, session)
+    payload["domain"] = args.domain
+    payload["dynamics"] = dynamics.to_dict() if dynamics is not None else None
+    payload["replans"] = result.restarts
+    payload["solver"] = args.solver
+    payload["learning_curve"] = (session.learning_curves[-1].to_dict()
+                                 if session.learning_curves else None)
     recorded = ""
     if args.record and project is not None and map_id is not None:
         recorded, n_entries = _record_plan(args, project, map_id, entry.label, result,
@@ -255,6 +296,17 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                      "centers): " + " ".join(result.plan_view))
     else:
         lines.append(f"not delivered: {result.failure} [{result.status}]")
+    if dynamics is not None:
+        lines.append(f"packet routing: nodes leave and join with probability "
+                     f"{dynamics.p_leave:g} per node and tick (the network stays connected, "
+                     f"areas may split); re-plans of a broken route: {result.restarts}")
+    if session.learning_curves:
+        curve = session.learning_curves[-1]
+        at = curve.converged_at()
+        lines.append(f"RL high-level solver: {len(curve.episode_cost)} episodes, optimum "
+                     f"{curve.optimum:.4g} on the center graph, learned route "
+                     f"{curve.greedy_cost[-1]:.4g}; " + (f"at the optimum from episode {at}"
+                                                          if at else "not at the optimum"))
     lines.append(f"messages: {result.messages} ("
                  + ", ".join(f"{k} {v}" for k, v in result.message_kinds.items()) + ")")
     lines.append(_privacy_line(session))
@@ -302,7 +354,23 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         Adds the flags every subcommand shares (``--json``) to a new subparser.
     """
     sp = sub.add_parser("plan-bench", help="logistics benchmarks B1-B5 (spec 8.3)")
-    sp.add_argument("benchmark", choices=("B1", "B2", "B3", "B4", "B5", "all"))
+    sp.add_argument("benchmark", nargs="?", choices=("B1", "B2", "B3", "B4", "B5", "all"),
+                    default=None, help="a benchmark of spec 8.3 (or --experiment)")
+    sp.add_argument("--experiment", choices=("fig49", "fig410", "fig411"), default=None,
+                    help="packet routing with dynamics (thesis Figs 4.9-4.11) on the study "
+                         "runner: paired seeds, intervals and the thesis's claims tested; "
+                         "--worlds is the number of seeds per point")
+    sp.add_argument("--dynamics", type=float, default=0.1,
+                    help="--experiment fig49/fig410: the packet-routing leave/join "
+                         "probability (default 0.1)")
+    sp.add_argument("--dynamics-per", choices=("node", "agent"), default="node",
+                    help="--experiment: every node may leave (node, the thesis's wording) "
+                         "or at most one per agent and tick (agent)")
+    sp.add_argument("--solver", choices=("dijkstra", "rl"), default="dijkstra",
+                    help="--experiment: Step 3's high-level solver (rl: thesis 4.5.3)")
+    sp.add_argument("--connectivity", choices=("network", "area"), default="network",
+                    help="--experiment: what churn keeps connected: the network (areas may "
+                         "split; default) or every area")
     sp.add_argument("--worlds", type=int, default=50, help="worlds per point (default 50)")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
@@ -336,6 +404,11 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.common.atomic import atomic_write_text
     from core.logistics.experiments import BENCHMARKS, run_benchmark
 
+    if (args.benchmark is None) == (args.experiment is None):
+        raise InputError("give a benchmark (B1-B5, all) or --experiment, not both or neither",
+                         field="--experiment")
+    if args.experiment is not None:
+        return _cmd_packet_experiment(args, out, err)
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
     values = None
     if args.values:
@@ -399,4 +472,72 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       f"{c['observed']}\n")
         if args.output:
             out.write(f"  wrote {os.path.join(args.output, cfg.name)}.csv and .json\n")
+    return 0
+
+
+def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``plan-bench --experiment fig49|fig410|fig411``: one packet-routing study."""
+    from core.common.atomic import atomic_write_text
+    from core.logistics.packet import PACKET_METRICS, packet_claims, packet_study
+    from core.logistics.planner import PlannerParams, preset_guarantee
+    from core.logistics.routing import Dynamics
+    from core.study import claims_table, evaluate_claims, run_study, summary_table
+
+    values = None
+    if args.values:
+        try:
+            values = [float(v) for v in args.values.replace(";", ",").split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"not a list of numbers: {args.values!r}", field="--values") from None
+    approaches = ([a.strip() for a in args.approaches.split(",") if a.strip()]
+                  if args.approaches else None)
+    if args.output and not os.path.isdir(args.output):
+        raise InputError(f"folder {args.output!r} does not exist", field="--output")
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"must be >= 1, got {args.workers}", field="--workers")
+    try:
+        study = packet_study(args.experiment, n=args.worlds, master_seed=args.seed,
+                             values=values, approaches=approaches, per=args.dynamics_per,
+                             connectivity=args.connectivity, dynamics=args.dynamics,
+                             solver=args.solver)
+    except InputError as exc:
+        raise _flag(exc, {"seeds": "--worlds", "values": "--values", "dynamics": "--dynamics",
+                          "approaches": "--approaches"}) from None
+    with executor_for(args) as (executor, workers):
+        result = run_study(study, progress=Progress(err, args.experiment), executor=executor,
+                           workers=workers)
+    claims = evaluate_claims(result, packet_claims(study))
+    privacy: dict[str, dict[str, Any]] = {}
+    for arm in study.arms:
+        ap = arm.name
+        name = "dp" if ap.startswith("dp") else ap
+        preset = "thesis" if ap == "dp-thesis" else "sound"
+        g = preset_guarantee(PlannerParams.preset_params(preset), name, dynamics=Dynamics(
+            args.dynamics, args.dynamics, per=args.dynamics_per,
+            connectivity=args.connectivity))
+        privacy[ap] = g.to_dict()
+    payload = {"experiment": args.experiment, "study": result.to_json(),
+               "claims": [c.to_json() for c in claims],
+               "claims_hold": sum(c.holds for c in claims), "claims_total": len(claims),
+               "privacy_under_dynamics": privacy,
+               "mode": "seeded experiment (reproducible)" if args.seed is not None else
+               "seeded experiment (master seed drawn from the OS and recorded)"}
+    metrics = list(PACKET_METRICS)
+    text = (f"{study.name}\n\n" + summary_table(result, metrics, center="mean") + "\n\n"
+            + claims_table(claims) + "\n")
+    if args.output:
+        atomic_write_text(os.path.join(args.output, f"{args.experiment}.json"),
+                          dumps(jsonable(payload), indent=2) + "\n")
+        atomic_write_text(os.path.join(args.output, f"{args.experiment}.md"), text)
+    if args.json:
+        out.write(dumps(jsonable(payload)) + "\n")
+        return 0
+    out.write(text)
+    for ap, gd in privacy.items():
+        eps = gd["epsilon"]
+        out.write(f"privacy {ap} under these dynamics: " + (
+            f"NO proven bound ({gd.get('epsilon_reason', '')})" if eps is None else
+            f"epsilon <= {eps:.4g} per agent" if eps else "nothing private is released") + "\n")
+    out.write(f"claims holding: {payload['claims_hold']} of {payload['claims_total']} "
+              f"(Holm-adjusted, alpha 0.05); master seed {result.master_seed}\n")
     return 0

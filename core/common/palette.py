@@ -44,6 +44,7 @@ SERIES_COLOURS = {
 APPROACH_COLOURS = {
     "dp": OKABE_ITO["blue"], "dp-thesis": OKABE_ITO["purple"], "noprivacy": OKABE_ITO["black"],
     "bestfirst": OKABE_ITO["vermillion"], "greedy": OKABE_ITO["green"],
+    "simplified": OKABE_ITO["sky_blue"],
 }
 
 _ARM_FIXED = {"no advice": OKABE_ITO["black"], "traditional": OKABE_ITO["blue"],

@@ -5,7 +5,9 @@ Modules: :mod:`~core.logistics.model` (world, tasks, validation), :mod:`~core.lo
 (``*.map.json``), :mod:`~core.logistics.examples` (fig41 reconstruction, generator),
 :mod:`~core.logistics.obfuscation` (Alg 7, Eq. 4.2), :mod:`~core.logistics.route_rl`
 (Alg 8, crossing estimates), :mod:`~core.logistics.planner` (the three steps, sessions),
-:mod:`~core.logistics.baselines` (Best-first, Greedy), :mod:`~core.logistics.routing`
+:mod:`~core.logistics.strategy` (the public strategy API a session offers its approaches:
+results, message counts, the session protocol), :mod:`~core.logistics.baselines`
+(Best-first, Greedy), :mod:`~core.logistics.routing`
 (packet-routing dynamics), :mod:`~core.logistics.experiments` (B1–B5),
 :mod:`~core.cli.logistics` (``plan``, ``plan-bench``), :mod:`~core.logistics.randomness`
 (the release-mode CSPRNG for the choices that shape a released map).

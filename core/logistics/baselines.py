@@ -1,9 +1,10 @@
 """The baselines of spec §6.2: Best-first and Greedy (GPPP). No-privacy is the planner's
 ``approach="noprivacy"`` (same steps and messages as DP-based, exact information).
 
-Both run inside a :class:`core.logistics.planner.PlanningSession`, so they share its
-world, communication ledgers, dynamics and random streams with the other approaches
-(common random numbers).
+Both are strategies (:mod:`core.logistics.strategy`): they run inside a
+:class:`core.logistics.planner.PlanningSession` through its public strategy API only, so
+they share its world, communication ledgers, dynamics and random streams with the other
+approaches (common random numbers).
 
 * **Best-first** (forward search as in MAFS-style planners): the origin carries the
   package to its nearest center (preferring one shared with the goal agent). At each
@@ -36,29 +37,23 @@ Examples
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING
 
 from core.logistics.model import Task
 from core.logistics.routing import path_is_valid
+from core.logistics.strategy import MessageCount, PlanResult, StrategySession
 
-if TYPE_CHECKING:  # pragma: no cover
-    from core.logistics.planner import PlanningSession, PlanResult, _Msgs
-
-__all__ = ["best_first", "greedy", "MAX_RESTARTS"]
+__all__ = ["best_first", "greedy", "MAX_RESTARTS", "RESTART_RELEASE", "RESTART_REASON"]
 
 MAX_RESTARTS = 3
 
+RESTART_RELEASE = "a new finding process announcing that its planned leg broke"
+RESTART_REASON = ("under dynamics a broken leg is announced by a new finding process: "
+                  "whether an agent's planned leg broke depends on its private topology "
+                  "(no finite bound)")
 
-def _msgs() -> "_Msgs":
-    from core.logistics.planner import _Msgs
 
-    return _Msgs()
-
-
-def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
-            segs: list[tuple[str, str, str]], msgs: "_Msgs", restarts: int) -> "PlanResult":
-    from core.logistics.planner import PlanResult
-
+def _result(s: StrategySession, task: Task, route: list[str], total: float,
+            segs: list[tuple[str, str, str]], msgs: MessageCount, restarts: int) -> PlanResult:
     centers = tuple(v for v in route if s.world.graph.has_node(v) and
                     s.world.kind(v) == "center")
     merged: list[tuple[str, str, str]] = []
@@ -75,12 +70,12 @@ def _result(s: "PlanningSession", task: Task, route: list[str], total: float,
                       message_kinds=dict(msgs.kinds), restarts=restarts)
 
 
-def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
+def best_first(s: StrategySession, task: Task) -> PlanResult:
     """Best-first forward search (spec §6.2) for one task in session ``s``.
 
     Parameters
     ----------
-    s : PlanningSession
+    s : StrategySession
         The session (its world, budget, ledgers and messages).
     task : Task
         The task.
@@ -92,10 +87,10 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
-    msgs = _msgs()
+    msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
     if a == g:
-        s._tick(0, protect)
+        s.tick(0, protect)
         return s.finish(task, [(a, task.origin, task.goal)], msgs)
     m = len(w.agents)
     route: list[str] = [task.origin]
@@ -105,23 +100,26 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     tick = 0
     # origin leg: to the nearest own center (one shared with g if any)
     while True:
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         loc = s.live.local(a)
         own = list(w.agent_centers[a])
         pool = [c for c in own if g in w.members[c]] or own
         legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
         found = [(lg, c) for lg, c in legs if lg is not None]
+        if not found:  # a split area: the shared centers are out of reach
+            found = [(lg, c) for lg, c in ((s.live.shortest(a, task.origin, c), c)
+                                           for c in own) if lg is not None]
         if not found:
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         if path_is_valid(loc, path):
             break
         restarts += 1
         if restarts > MAX_RESTARTS:
-            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            return s.fail(task, "fail_broken", msgs, restarts=restarts)
     route += path[1:]
     total += d
     segs.append((a, task.origin, c))
@@ -131,28 +129,28 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
     hops = 0
     while True:
         if (here, holder) in states or hops > 2 * len(w.center_ids):
-            return s._fail(task, "fail_loop", msgs, restarts=restarts)
+            return s.fail(task, "fail_loop", msgs, restarts=restarts)
         states.add((here, holder))
         if not s.send(holder, msgs, "bcast", m - 1):
-            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+            return s.fail(task, "fail_budget", msgs, restarts=restarts)
         responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
         for y in responders:  # each reply carries exact local distances: a raw release
             s.record_raw(y, "none (exact values)", "exact local distances from a center to "
                          "its other centers, in best-first replies",
                          "Best-first baseline: replies carry exact local distances")
         if not responders:
-            return s._fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
+            return s.fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
                            msgs, restarts=restarts)
-        if g in responders:
-            leg = s.live.shortest(g, here, task.goal)
-            if leg is None:
-                return s._fail(task, "fail_broken", msgs, restarts=restarts)
-            s._tick(tick, protect)
+        leg_g = s.live.shortest(g, here, task.goal) if g in responders else None
+        if leg_g is not None:
+            leg = leg_g
+            s.tick(tick, protect)
             tick += 1
             if not path_is_valid(s.live.local(g), leg[0]):
+                s.record_raw(g, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
                 restarts += 1
                 if restarts > MAX_RESTARTS:
-                    return s._fail(task, "fail_broken", msgs, restarts=restarts)
+                    return s.fail(task, "fail_broken", msgs, restarts=restarts)
                 states.discard((here, holder))
                 continue
             route += leg[0][1:]
@@ -164,21 +162,22 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
             for c2 in w.agent_centers[y]:
                 if c2 == here:
                     continue
-                leg = s.live.shortest(y, here, c2)
-                if leg is None:
+                cand = s.live.shortest(y, here, c2)
+                if cand is None:
                     continue
-                key = (1 if c2 in visited else 0, leg[1], y, c2, leg[0])
+                key = (1 if c2 in visited else 0, cand[1], y, c2, cand[0])
                 if best is None or key[:4] < best[:4]:
                     best = key
         if best is None:
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
+            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
         _, d, y, c2, path = best
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         if not path_is_valid(s.live.local(y), path):
+            s.record_raw(y, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
             restarts += 1
             if restarts > MAX_RESTARTS:
-                return s._fail(task, "fail_broken", msgs, restarts=restarts)
+                return s.fail(task, "fail_broken", msgs, restarts=restarts)
             states.discard((here, holder))
             continue
         route += path[1:]
@@ -189,8 +188,9 @@ def best_first(s: "PlanningSession", task: Task) -> "PlanResult":
         hops += 1
 
 
-def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
-                   msgs: "_Msgs") -> tuple[list[tuple[str, str, str]] | None, bool]:
+def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,
+                   goal: str | None, msgs: MessageCount
+                   ) -> tuple[list[tuple[str, str, str]] | None, bool]:
     """Best-first over centers with unit crossing cost; returns (chain, blocked).
 
     ``starts`` are (center, agent holding the package there). The chain is a list of
@@ -213,7 +213,7 @@ def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
             continue
         repliers = [y for y in others if s.send(y, msgs, "gp_reply")]
         blocked = blocked or len(repliers) < len(others)
-        if g in repliers or holder == g:
+        if (g in repliers or holder == g) and s.live.shortest(g, c, goal) is not None:
             chain: list[tuple[str, str, str]] = []
             v = c
             while parent[v] is not None:
@@ -223,18 +223,20 @@ def _global_search(s: "PlanningSession", starts: list[tuple[str, str]], g: str,
             return chain[::-1] + [(g, c, "")], blocked
         for y in sorted(repliers):
             for c2 in w.agent_centers[y]:
-                if c2 not in parent:
+                # an agent offers the centers its area connects to c (all of them unless
+                # the area has split)
+                if c2 not in parent and s.live.center_reachable(y, c, c2):
                     parent[c2] = (c, y)
                     heapq.heappush(heap, (cost + 1, c2, y))
     return None, blocked
 
 
-def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
+def greedy(s: StrategySession, task: Task) -> PlanResult:
     """GPPP-style Greedy (spec §6.2) for one task in session ``s``.
 
     Parameters
     ----------
-    s : PlanningSession
+    s : StrategySession
         The session (its world, budget, ledgers and messages).
     task : Task
         The task.
@@ -246,10 +248,10 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
     """
     w = s.world
     a, g = w.agent_of(task.origin), task.goal_agent
-    msgs = _msgs()
+    msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
     if a == g:
-        s._tick(0, protect)
+        s.tick(0, protect)
         return s.finish(task, [(a, task.origin, task.goal)], msgs)
     route: list[str] = [task.origin]
     total = 0.0
@@ -259,12 +261,13 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
     here: str | None = None  # None: still at the origin base
     holder = a
     while True:
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
-        starts = [(c, a) for c in w.agent_centers[a]] if here is None else [(here, holder)]
-        chain, blocked = _global_search(s, starts, g, msgs)
+        starts = [(c, a) for c in w.agent_centers[a] if s.live.center_reachable(
+            a, task.origin, c)] if here is None else [(here, holder)]
+        chain, blocked = _global_search(s, starts, g, task.goal, msgs)
         if chain is None:
-            return s._fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
+            return s.fail(task, "fail_budget" if blocked else "fail_not_found", msgs,
                            restarts=restarts)
         plan: list[tuple[str, str, str | None]] = []
         if here is None:
@@ -280,25 +283,26 @@ def greedy(s: "PlanningSession", task: Task) -> "PlanResult":
         n_plan = len({m[0] for m in merged} - {a})
         sender = a if here is None else holder
         if not s.send(sender, msgs, "plan", n_plan):
-            return s._fail(task, "fail_budget", msgs, restarts=restarts)
+            return s.fail(task, "fail_budget", msgs, restarts=restarts)
         legs = [s.live.shortest(ag, f, t) for ag, f, t in merged]
-        if any(lg is None for lg in legs):
-            return s._fail(task, "fail_no_route", msgs, restarts=restarts)
-        s._tick(tick, protect)
+        s.tick(tick, protect)
         tick += 1
         broken_at = None
         for i, ((ag, f, _t), lg) in enumerate(zip(merged, legs)):
-            if not path_is_valid(s.live.local(ag), lg[0]):  # type: ignore[index]
+            # a leg out of reach (a split area) or one that lost a node or route
+            if lg is None or not path_is_valid(s.live.local(ag), lg[0]):
                 broken_at = i
                 break
-            route += lg[0][1:]  # type: ignore[index]
-            total += lg[1]  # type: ignore[index]
-            segs.append((ag, f, lg[0][-1]))  # type: ignore[index]
+            route += lg[0][1:]
+            total += lg[1]
+            segs.append((ag, f, lg[0][-1]))
         if broken_at is None:
             return _result(s, task, route, total, segs, msgs, restarts)
+        s.record_raw(merged[broken_at][0], "none (an announcement)", RESTART_RELEASE,
+                     RESTART_REASON)
         restarts += 1
         if restarts > MAX_RESTARTS:
-            return s._fail(task, "fail_broken", msgs, restarts=restarts)
+            return s.fail(task, "fail_broken", msgs, restarts=restarts)
         ag, f, _t = merged[broken_at]
         if f == task.origin:
             here, holder = None, a

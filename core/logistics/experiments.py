@@ -25,13 +25,14 @@ Every result states what each approach proves (:meth:`BenchResult.privacy`: the 
 ε of :func:`core.logistics.planner.preset_guarantee`, null with a reason where none).
 
 Approach labels: ``dp`` (sound preset), ``dp-thesis`` (thesis preset), ``noprivacy``,
-``bestfirst``, ``greedy``.
+``bestfirst``, ``greedy``, ``simplified`` (§4.5.4: exact public crossings, Dijkstra, one
+message per center on the path).
 
 Examples
 --------
 >>> r = run_benchmark("B2", values=[4, 6], worlds=2, seed=1, workers=1)
 >>> r.metric("success").shape
-(2, 4, 2)
+(2, 5, 2)
 """
 
 from __future__ import annotations
@@ -63,9 +64,11 @@ __all__ = ["BENCHMARKS", "METRICS", "APPROACH_LABELS", "BenchConfig", "BenchResu
 
 METRICS = ("success", "route_length", "stretch", "messages", "messages_success", "plan_ms",
            "paired_tasks", "paired_length", "paired_length_ref")
-APPROACH_LABELS = ("dp", "dp-thesis", "noprivacy", "bestfirst", "greedy")
+APPROACH_LABELS = ("dp", "dp-thesis", "noprivacy", "bestfirst", "greedy", "simplified")
 BENCHMARKS = ("B1", "B2", "B3", "B4", "B5")
 FOUR = ("dp", "noprivacy", "bestfirst", "greedy")
+#: the four approaches and the simplified approach of §4.5.4 (issue 29)
+FIVE = FOUR + ("simplified",)
 
 
 @dataclass(frozen=True)
@@ -124,9 +127,9 @@ def benchmark_config(name: str, *, values: Sequence[float] | None = None,
                           (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), ("dp", "dp-thesis", "noprivacy"),
                           figure="4.8"),
         "B2": BenchConfig("B2", "size sweep (Fig 4.7 / 4.9 analogue)", "n_centers",
-                          (10, 20, 30, 40, 50), FOUR, paired=False, figure="4.7"),
+                          (10, 20, 30, 40, 50), FIVE, paired=False, figure="4.7"),
         "B3": BenchConfig("B3", "dynamism sweep, packet routing (Fig 4.11 analogue)",
-                          "dynamics", (0.05, 0.10, 0.15, 0.20), FOUR, figure="4.11"),
+                          "dynamics", (0.05, 0.10, 0.15, 0.20), FIVE, figure="4.11"),
         "B4": BenchConfig("B4", "communication budget (spec 4.6.4)", "budget_factor",
                           (0.5, 0.75, 1.0, 1.5, 2.0), ("dp", "noprivacy"), n_centers=30),
         "B5": BenchConfig("B5", "route memo over time (Remark 4 / Cor 4.2)", "round",
@@ -290,7 +293,9 @@ class BenchResult:
         out: dict[str, dict[str, Any]] = {}
         for ap in cfg.approaches:
             eps_values = list(cfg.values) if cfg.parameter == "epsilon" else [cfg.epsilon]
-            gs = [_guarantee(ap, e) for e in eps_values]
+            dyn_p = cfg.values[0] if cfg.parameter == "dynamics" else cfg.dynamics
+            dyn = Dynamics(dyn_p, dyn_p) if dyn_p > 0 else None
+            gs = [_guarantee(ap, e, dyn) for e in eps_values]
             d = gs[0].to_dict()
             if cfg.parameter == "epsilon" and d["epsilon"] is not None:
                 d["epsilon"] = [g.epsilon for g in gs]
@@ -321,11 +326,11 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
-def _guarantee(approach: str, epsilon: float) -> Any:
+def _guarantee(approach: str, epsilon: float, dynamics: Dynamics | None = None) -> Any:
     preset = "thesis" if approach == "dp-thesis" else "sound"
     name = "dp" if approach.startswith("dp") else approach
     return preset_guarantee(PlannerParams.preset_params(preset, epsilon=epsilon), name,
-                            DEFAULT_DEGREE_CAP)
+                            DEFAULT_DEGREE_CAP, dynamics=dynamics)
 
 
 def _session(world: Any, approach: str, cfg: BenchConfig, value: float, seed_seq: Any,
@@ -551,7 +556,7 @@ def _checks(res: BenchResult) -> list[dict[str, Any]]:
     elif cfg.name == "B3":
         for j, a in enumerate(aps):
             b, lo, hi = _slope_ci(res, "success", j)
-            if a in ("dp", "noprivacy"):
+            if a in ("dp", "noprivacy", "simplified"):  # re-plan locally
                 flat = (np.isfinite(lo) and lo <= 0 <= hi) or (
                     np.nanmax(mean["success"][:, j]) - np.nanmin(mean["success"][:, j]) < 0.02)
                 out.append(_check(f"{a}: success roughly flat in dynamism", bool(flat),

@@ -66,6 +66,8 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.logistics.baselines import RESTART_REASON, best_first, greedy
+from core.logistics.center_rl import SOLVERS, LearningCurve, rl_center_route
 from core.logistics.model import (
     DEFAULT_DEGREE_CAP,
     LogisticsWorld,
@@ -93,6 +95,7 @@ from core.logistics.route_rl import (
     rl_policy,
 )
 from core.logistics.routing import Dynamics, LiveWorld
+from core.logistics.strategy import STATUSES, Discovery, MessageCount, PlanResult, Strategy
 from core.privacy.laplace import check_epsilon, laplace_release
 from core.privacy.ledger import PrivacyLedger
 
@@ -100,20 +103,11 @@ __all__ = ["center_route", "PRESETS", "APPROACHES", "STATUSES", "THESIS_FLAWS", 
            "PlannerParams", "CommLedger", "PublishedMap", "ReleasedMap", "Discovery",
            "PlanResult", "PlanningSession", "plan_task", "Guarantee", "preset_guarantee",
            "probability_guarantee", "crossing_estimates", "histogram_setup", "F5_REASON",
-           "F6_REASON"]
+           "F6_REASON", "STRATEGIES", "MessageCount", "MAX_REPLANS", "BROKEN_REASON",
+           "LEG_DONE_RELEASE"]
 
 PRESETS = ("sound", "thesis")
-APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy")
-
-#: status code -> reason shown to the user (a failed task is a result, not an error)
-STATUSES = {
-    "ok": "delivered",
-    "fail_not_found": "goal agent not found (query cap reached or no connection)",
-    "fail_budget": "communication budget exhausted",
-    "fail_no_route": "no route between the origin and the goal agent's centers",
-    "fail_loop": "the package went round in a loop (best-first)",
-    "fail_broken": "route broken by leaving nodes too often",
-}
+APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy", "simplified")
 
 THESIS_FLAWS = (
     "F1: the Laplace and exponential steps both spend epsilon on the same map; sequential "
@@ -153,6 +147,17 @@ SOUND_CAVEATS = (
 
 F5_REASON = ("F5: the Eq. 4.2 softmax is deterministic; given epsilon the released "
              "probabilities invert exactly to the RL probabilities")
+#: re-plans from a broken crossing before a task fails with ``fail_broken``
+MAX_REPLANS = 3
+
+LEG_DONE_RELEASE = ("the completion of its leg under dynamics (a broken leg would have been "
+                    "announced by a new finding process)")
+
+BROKEN_REASON = ("a holder that cannot cross its area between two centers any more "
+                 "announces it by re-planning: whether it can depends on its private "
+                 "topology (no finite bound)")
+
+
 F6_REASON = ("F6: the probabilities are trained on real routes and lengths (overlap "
              "rewiring), and one length changes them at many nodes; no adjacency bounds them")
 
@@ -205,9 +210,16 @@ class PlannerParams:
     comm_budget: float | None = None
     memo: bool = True
     p_explore: float = 0.1
+    high_level_solver: str = "dijkstra"
+    rl_route_episodes: int = 300
 
     def __post_init__(self) -> None:
         _choice("preset", self.preset, PRESETS)
+        _choice("high_level_solver", self.high_level_solver, SOLVERS)
+        if isinstance(self.rl_route_episodes, bool) or not isinstance(
+                self.rl_route_episodes, (int, np.integer)) or self.rl_route_episodes < 1:
+            raise InputError(f"must be an integer >= 1, got {self.rl_route_episodes!r}",
+                             field="rl_route_episodes")
         check_epsilon(self.epsilon)
         _choice("eps_split", self.eps_split, ("thesis", "split"))
         if not 0.0 < float(self.rho_laplace) < 1.0:
@@ -504,12 +516,27 @@ def probability_guarantee(p: "PlannerParams", n_destinations: int | None = None
     return p.epsilon_exponential * int(n_destinations), ""
 
 
+def _announces_breaks(approach: str, dynamics: Dynamics | None) -> str:
+    """The reason a run with ``dynamics`` proves no finite ε for ``approach`` ("" if none)."""
+    if dynamics is None or not dynamics.active or dynamics.p_leave <= 0:
+        return ""
+    if approach in ("bestfirst", "greedy"):
+        return RESTART_REASON
+    if dynamics.splits_areas:
+        return BROKEN_REASON
+    return ""
+
+
 def preset_guarantee(params: "PlannerParams", approach: str = "dp",
-                     d_max: int | None = None, n_destinations: int | None = None
-                     ) -> Guarantee:
+                     d_max: int | None = None, n_destinations: int | None = None,
+                     dynamics: Dynamics | None = None) -> Guarantee:
     """What a run of ``approach`` with ``params`` proves per agent, from public parameters.
 
     ``d_max``: the declared degree bound (default ``params.d_max`` or the default map cap).
+    With ``dynamics`` under which a leg can break beyond local repair (leaving nodes, and
+    for DP-based, No-privacy and simplified an area that may split), an agent announces a
+    broken leg by a new finding process; whether its leg broke depends on its private
+    topology, so no finite ε is proven (:data:`BROKEN_REASON`, ``RESTART_REASON``).
 
     Parameters
     ----------
@@ -537,12 +564,29 @@ def preset_guarantee(params: "PlannerParams", approach: str = "dp",
     (inf, 'F3')
     >>> preset_guarantee(PlannerParams(), "greedy").epsilon
     0.0
+    >>> preset_guarantee(PlannerParams(), "greedy", dynamics=Dynamics(0.1, 0.1)).epsilon
+    inf
+    >>> preset_guarantee(PlannerParams(), "dp", dynamics=Dynamics(0.1, 0.1)).epsilon
+    0.5
+    >>> preset_guarantee(PlannerParams(), "dp", dynamics=Dynamics(0.1, 0.1,
+    ...                  connectivity="network")).bounded
+    False
     """
     p = params
     D = int(d_max if d_max is not None else (p.d_max or DEFAULT_DEGREE_CAP))
+    breaks = _announces_breaks(approach, dynamics)
+    if breaks:
+        g0 = preset_guarantee(params, approach, d_max, n_destinations)
+        why = "; ".join(r for r in (g0.reason, breaks) if r)
+        return replace(g0, epsilon=math.inf, reason=why)
     if approach == "greedy":
         return Guarantee(0.0, 0.0, "any: nothing private leaves an agent (the global plan uses "
                          "the public center graph; local legs stay private)", scope=_SCOPE)
+    if approach == "simplified":
+        return Guarantee(0.0, 0.0, "topologies with equal crossing lengths between centers: "
+                         "the simplified mode (§4.5.4) declares the crossing lengths public "
+                         "and releases them exactly; nothing else leaves an agent",
+                         scope=_SCOPE)
     if approach == "noprivacy":
         return Guarantee(math.inf, 0.0, "none", reason="No-privacy baseline: intermediate "
                          "agents send their exact crossing lengths", scope=_SCOPE)
@@ -567,80 +611,6 @@ def preset_guarantee(params: "PlannerParams", approach: str = "dp",
     return Guarantee(eps, 0.0, adj, reason=reason, scope=_SCOPE, parameters=params_out)
 
 
-@dataclass(frozen=True, eq=False)
-class Discovery:
-    """Step 1's outcome: the high-level map H (Fig 4.3) and the message counts."""
-
-    found: bool
-    level: dict[str, int]
-    parent: dict[str, tuple[str, str] | None]
-    known: tuple[str, ...]
-    incidences: tuple[tuple[str, str], ...]
-    goal_level: int | None
-    candidates: tuple[str, ...]
-    posts: int
-    replies: int
-    budget_blocked: bool
-    cap_reached: bool
-
-    def tree_path(self, agent: str) -> list[str]:
-        """Agents from the origin to ``agent`` along the BFS tree."""
-        path = [agent]
-        while self.parent.get(path[-1]) is not None:
-            path.append(self.parent[path[-1]][0])  # type: ignore[index]
-        return path[::-1]
-
-
-@dataclass(frozen=True, eq=False)
-class PlanResult:
-    """One planned and executed task (a failed task is a result with its ``failure``)."""
-
-    task: Task
-    approach: str
-    status: str
-    route: tuple[str, ...]
-    length: float | None
-    centers: tuple[str, ...]
-    agents: tuple[str, ...]
-    segments: tuple[tuple[str, str, str], ...]
-    plan_view: tuple[str, ...]
-    messages: int
-    message_kinds: dict[str, int]
-    estimated_length: float | None = None
-    shortest_length: float | None = None
-    memo_hit: bool = False
-    restarts: int = 0
-    discovery: Discovery | None = None
-    center_graph: tuple[tuple[str, str, str, float], ...] = ()
-    elapsed_s: float = 0.0
-
-    @property
-    def success(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def failure(self) -> str | None:
-        return None if self.status == "ok" else STATUSES[self.status]
-
-    @property
-    def stretch(self) -> float | None:
-        if self.length is None or not self.shortest_length:
-            return None
-        return self.length / self.shortest_length
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"success": self.success, "status": self.status, "failure": self.failure,
-                "route": list(self.route), "length": self.length,
-                "centers": list(self.centers), "agents": list(self.agents),
-                "segments": [list(s) for s in self.segments],
-                "plan_view": list(self.plan_view), "messages": self.messages,
-                "message_kinds": dict(self.message_kinds),
-                "estimated_length": self.estimated_length,
-                "shortest_length": self.shortest_length, "stretch": self.stretch,
-                "memo_hit": self.memo_hit, "restarts": self.restarts,
-                "task": self.task.to_dict(), "approach": self.approach}
-
-
 @dataclass
 class _Memo:
     discovery: Discovery
@@ -650,19 +620,13 @@ class _Memo:
 
 _ORIGIN, _GOAL = "\x00origin", "\x00goal"
 
-
-class _Msgs:
-    __slots__ = ("kinds",)
-
-    def __init__(self) -> None:
-        self.kinds: dict[str, int] = {}
-
-    def add(self, kind: str, n: int = 1) -> None:
-        self.kinds[kind] = self.kinds.get(kind, 0) + n
-
-    @property
-    def total(self) -> int:
-        return sum(self.kinds.values())
+@dataclass
+class _Route:
+    segs: list[tuple[str, str, str | None]]
+    est: float
+    disc: Discovery
+    cg: tuple[tuple[str, str, str, float], ...]
+    memo_hit: bool
 
 
 class PlanningSession:
@@ -690,7 +654,7 @@ class PlanningSession:
                  params: PlannerParams | None = None,
                  rng: "int | np.random.Generator | None" = None,
                  dynamics: Dynamics | None = None) -> None:
-        _choice("approach", approach, APPROACHES)
+        _choice("approach", approach, tuple(STRATEGIES))
         self.world = world
         self.approach = approach
         self.params = params if params is not None else PlannerParams()
@@ -730,6 +694,8 @@ class PlanningSession:
         self.received: dict[str, dict[str, Any]] = {a: {} for a in world.agents}
         self.memo: dict[str, dict[str, _Memo]] = {a: {} for a in world.agents}
         self.results: list[PlanResult] = []
+        #: the RL high-level solver's learning curve of every plan (high_level_solver="rl")
+        self.learning_curves: list[LearningCurve] = []
         self._task_no = 0
         self._streams: dict[tuple[int, ...], np.random.Generator] = {}
         self._lbar = {a: mean_length(world.local(a)) for a in world.agents}
@@ -756,13 +722,19 @@ class PlanningSession:
         """Choices that shape a released map: seeded in experiments, the CSPRNG in release."""
         return SecureGenerator() if self.mode == "release" else self._aux_rng(agent)
 
-    def _tick(self, tick: int, protect: Iterable[str]) -> None:
+    def tick(self, step: int, protect: Iterable[str]) -> None:
+        """One round of dynamics events before step ``step`` of the current task (packet
+        routing; nothing without dynamics). ``protect``: nodes that must not leave."""
         if self.dynamics is not None:
-            self.live.tick(self.dynamics, self.stream(3, self._task_no, tick),
+            self.live.tick(self.dynamics, self.stream(3, self._task_no, step),
                            self.protected.union(protect))
 
     # ------------------------------------------------------------------ messages
-    def send(self, agent: str, msgs: _Msgs, kind: str, n: int = 1) -> bool:
+    def new_messages(self) -> MessageCount:
+        """A fresh message count for one task (the strategy API)."""
+        return MessageCount()
+
+    def send(self, agent: str, msgs: MessageCount, kind: str, n: int = 1) -> bool:
         """Charge ``n`` messages to ``agent``; False (nothing sent) if over its budget."""
         led = self.comm[agent]
         if not led.can_send(n):
@@ -778,22 +750,17 @@ class PlanningSession:
         t0 = time.perf_counter()
         if task.origin not in self.live.local(self.world.agent_of(task.origin)) or (
                 task.goal is not None and task.goal not in self.live.local(task.goal_agent)):
-            res = self._fail(task, "fail_broken", _Msgs())  # its node has left the network
+            res = self.fail(task, "fail_broken", MessageCount())  # its node has left the network
             self.results.append(res)
             self._task_no += 1
             return res
         shortest = self._shortest(task)
-        if self.approach in ("dp", "noprivacy"):
-            res = self._plan_pipeline(task)
-        elif self.approach == "bestfirst":
-            from core.logistics.baselines import best_first
-
-            res = best_first(self, task)
-        else:
-            from core.logistics.baselines import greedy
-
-            res = greedy(self, task)
+        res = STRATEGIES[self.approach](self, task)
         res = replace(res, shortest_length=shortest, elapsed_s=time.perf_counter() - t0)
+        breaks = _announces_breaks(self.approach, self.dynamics)
+        if breaks:  # completing a leg without announcing a break is a release too
+            for ag in dict.fromkeys(res.agents):
+                self.record_raw(ag, "none (an announcement)", LEG_DONE_RELEASE, breaks)
         self.results.append(res)
         self._task_no += 1
         return res
@@ -853,7 +820,14 @@ class PlanningSession:
                                                    default=1))
         spent = self.epsilon_spent()
         eps = max(spent.values(), default=0.0)
-        reason = "; ".join(dict.fromkeys(self.epsilon_reasons().values()))
+        reasons = list(dict.fromkeys(self.epsilon_reasons().values()))
+        # a-priori: under dynamics that can break a leg, *not* announcing a break is a
+        # release too, so the run proves nothing even if no leg happened to break
+        breaks = _announces_breaks(self.approach, self.dynamics)
+        if breaks:
+            eps = math.inf
+            reasons = list(dict.fromkeys([*reasons, breaks]))
+        reason = "; ".join(reasons)
         return replace(base, epsilon=eps, reason=reason if math.isinf(eps) else "")
 
     def record_raw(self, agent: str, mechanism: str, released: str, reason: str) -> None:
@@ -889,7 +863,8 @@ class PlanningSession:
         ds = [dist[v] for v in goals if v in dist]
         return float(min(ds)) if ds else None
 
-    def _fail(self, task: Task, status: str, msgs: _Msgs, **kw: Any) -> PlanResult:
+    def fail(self, task: Task, status: str, msgs: MessageCount, **kw: Any) -> PlanResult:
+        """A failed result of ``task`` with ``status`` (a key of :data:`STATUSES`)."""
         return PlanResult(task=task, approach=self.approach, status=status, route=(),
                           length=None, centers=(), agents=(), segments=(), plan_view=(),
                           messages=msgs.total, message_kinds=dict(msgs.kinds), **kw)
@@ -908,11 +883,28 @@ class PlanningSession:
             total += d
         return route, total
 
-    def finish(self, task: Task, segs: list[tuple[str, str, str | None]], msgs: _Msgs,
+    def solve(self, arcs: Sequence[tuple[str, str, str, float]], agent: str
+              ) -> tuple[float, list[tuple[str, str, str]]] | None:
+        """Step 3's high-level solver on the center graph ``arcs`` (origin to goal) at
+        ``agent``: Dijkstra, or the route-probability RL of §4.5.3
+        (``high_level_solver="rl"``, :func:`core.logistics.center_rl.rl_center_route`), whose
+        learning curve is appended to :attr:`learning_curves`. Post-processing of what the
+        agent holds: no privacy cost."""
+        if self.params.high_level_solver == "dijkstra":
+            return center_route(arcs, _ORIGIN, _GOAL)
+        rl = rl_center_route(arcs, _ORIGIN, _GOAL,
+                             rng=self.stream(5, self._agent_index[agent]),
+                             episodes=int(self.params.rl_route_episodes))
+        if rl is None:
+            return None
+        self.learning_curves.append(rl.curve)
+        return rl.cost, list(rl.hops)
+
+    def finish(self, task: Task, segs: list[tuple[str, str, str | None]], msgs: MessageCount,
                **kw: Any) -> PlanResult:
         ex = self.execute(task, segs)
         if ex is None:
-            return self._fail(task, "fail_broken", msgs, **kw)
+            return self.fail(task, "fail_broken", msgs, **kw)
         route, total = ex
         centers = tuple(v for v in route if self.world.graph.has_node(v) and
                         self.world.kind(v) == "center")
@@ -927,8 +919,13 @@ class PlanningSession:
                           message_kinds=dict(msgs.kinds), **kw)
 
     # ------------------------------------------------------------------ Step 1
-    def discover(self, origin: str, goal: str, max_posts: float, msgs: _Msgs) -> Discovery:
-        """Step 1 (§3.2): query flooding through the centers and convergecast replies."""
+    def discover(self, origin: str, goal: str, max_posts: float, msgs: MessageCount,
+                 from_centers: Sequence[str] | None = None) -> Discovery:
+        """Step 1 (§3.2): query flooding through the centers and convergecast replies.
+
+        ``from_centers``: the centers the origin agent can post at (default all of its
+        centers; under dynamics that split an area, those its area still connects to where
+        the package is)."""
         w = self.world
         level = {origin: 0}
         parent: dict[str, tuple[str, str] | None] = {origin: None}
@@ -942,6 +939,8 @@ class PlanningSession:
             for x in sorted(current):
                 for c in w.agent_centers[x]:
                     if c in got.get(x, ()):
+                        continue
+                    if x == origin and from_centers is not None and c not in from_centers:
                         continue
                     if posts >= max_posts:
                         cap = True
@@ -993,6 +992,8 @@ class PlanningSession:
             ag.add_nodes_from(known)
             by_c: dict[str, list[str]] = {}
             for y, c in inc:
+                if y == origin and from_centers is not None and c not in from_centers:
+                    continue  # a center the origin's area no longer reaches
                 by_c.setdefault(c, []).append(y)
             for ys in by_c.values():
                 for i, u in enumerate(ys):
@@ -1101,34 +1102,137 @@ class PlanningSession:
         return {k: (d, tuple(p)) for k, (d, p) in self.live.center_distances(j).items()}
 
     # ------------------------------------------------------------------ the pipeline
-    def _plan_pipeline(self, task: Task) -> PlanResult:
-        p = self.params
+    def plan_pipeline(self, task: Task) -> PlanResult:
+        """The DP-based / No-privacy strategy: Steps 1–3 and execution for ``task``.
+
+        A leg whose agent's area no longer connects its ends (only with dynamics that may
+        split an area) is a broken crossing: the agent holding the package there announces
+        it (an unbounded ledger entry: it reveals its topology) and re-plans from where the
+        package is as a new origin (Steps 1–3, their messages charged), at most
+        :data:`MAX_REPLANS` times, then ``fail_broken``.
+        """
         a = self.world.agent_of(task.origin)
         g = task.goal_agent
-        msgs = _Msgs()
+        msgs = MessageCount()
         protect = (task.origin,) + ((task.goal,) if task.goal else ())
         if a == g:
-            self._tick(3, protect)
-            return self.finish(task, [(a, task.origin, task.goal)], msgs, estimated_length=None)
-        self._tick(0, protect)
-        memo = self.memo[a].get(g) if p.memo else None
+            self.tick(3, protect)
+            if self.live.shortest(a, task.origin, task.goal) is not None or \
+                    self.dynamics is None or not self.dynamics.splits_areas:
+                return self.finish(task, [(a, task.origin, task.goal)], msgs,
+                                   estimated_length=None)
+            return self._replan_loop(task, [], (a, task.origin, task.goal), msgs, protect,
+                                     None)
+        route = self._route(task, a, task.origin, msgs, protect, 0)
+        if isinstance(route, PlanResult):
+            return route
+        return self._execute(task, route, msgs, protect)
+
+    def _execute(self, task: Task, first: "_Route", msgs: MessageCount,
+                 protect: tuple[str, ...]) -> PlanResult:
+        """Execute ``first``; re-plan from a broken crossing (see :meth:`plan_pipeline`)."""
+        broken = self._first_broken(first.segs)
+        kw = dict(estimated_length=first.est, memo_hit=first.memo_hit,
+                  discovery=first.disc, center_graph=first.cg)
+        if broken is None:
+            return self.finish(task, first.segs, msgs, **kw)
+        return self._replan_loop(task, first.segs[:broken], first.segs[broken], msgs, protect,
+                                 first)
+
+    def _first_broken(self, segs: Sequence[tuple[str, str, str | None]]) -> int | None:
+        for i, (ag, frm, to) in enumerate(segs):
+            if self.live.shortest(ag, frm, to) is None:
+                return i
+        return None
+
+    def _replan_loop(self, task: Task, done: list[tuple[str, str, str | None]],
+                     stuck: tuple[str, str, str | None], msgs: MessageCount,
+                     protect: tuple[str, ...], first: "_Route | None") -> PlanResult:
+        kw: dict[str, Any] = {} if first is None else dict(
+            estimated_length=first.est, memo_hit=first.memo_hit, discovery=first.disc,
+            center_graph=first.cg)
+        attempt = 0
+        while True:
+            ag, frm, to = stuck
+            self.record_raw(ag, "none (an announcement)", "a re-plan announcing that its "
+                            "area no longer connects the ends of its leg",
+                            BROKEN_REASON)
+            attempt += 1
+            if attempt > MAX_REPLANS:
+                return self.fail(task, "fail_broken", msgs, restarts=attempt - 1, **kw)
+            here_protect = protect + (frm,)
+            r = self._route(task, ag, frm, msgs, here_protect, attempt)
+            if isinstance(r, PlanResult):
+                return replace(r, restarts=attempt)
+            broken = self._first_broken(r.segs)
+            if broken is None:
+                return self.finish(task, done + r.segs, msgs, restarts=attempt, **kw)
+            done = done + r.segs[:broken]
+            stuck = r.segs[broken]
+
+    def _discover_around(self, g: str, msgs: MessageCount) -> Discovery:
+        """The goal agent holding the package it cannot deliver locally asks its
+        neighbours: one post per own center, one reply per neighbour."""
+        w = self.world
+        level = {g: 0}
+        parent: dict[str, tuple[str, str] | None] = {g: None}
+        posts = replies = 0
+        blocked = False
+        for c in w.agent_centers[g]:
+            if not self.send(g, msgs, "query"):
+                blocked = True
+                break
+            posts += 1
+            for y in w.members[c]:
+                if y != g and y not in level:
+                    level[y] = 1
+                    parent[y] = (g, c)
+        got = []
+        for y in sorted(v for v in level if v != g):
+            if self.send(y, msgs, "reply"):
+                replies += 1
+                got.append(y)
+            else:
+                blocked = True
+        inc = sorted({(y, c) for x in [g, *got] for c in w.agent_centers[x]
+                      for y in w.members[c]})
+        return Discovery(found=True, level=level, parent=parent, known=tuple([g, *got]),
+                         incidences=tuple(inc), goal_level=0, candidates=tuple(got),
+                         posts=posts, replies=replies, budget_blocked=blocked,
+                         cap_reached=False)
+
+    def _route(self, task: Task, a: str, here: str, msgs: MessageCount,
+               protect: tuple[str, ...], attempt: int) -> "_Route | PlanResult":
+        """Steps 1–3 for the package at ``here`` held by agent ``a`` (the origin agent at
+        the origin base on the first attempt): the route's segments, or a failure."""
+        p = self.params
+        g = task.goal_agent
+        step0 = 4 * attempt
+        self.tick(step0, protect)
+        memo = self.memo[a].get(g) if (p.memo and a != g) else None
         memo_hit = False
         disc: Discovery | None = None
-        if memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
+        if a == g:
+            disc = self._discover_around(g, msgs)
+        elif memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
             disc, memo_hit = memo.discovery, True
         else:
             cap = memo.posts if memo is not None else self.world.total_capacity
-            d = self.discover(a, g, cap, msgs)
+            reach = None
+            if self.dynamics is not None and self.dynamics.splits_areas:
+                reach = [c for c in self.world.agent_centers[a]
+                         if self.live.center_reachable(a, here, c)]
+            d = self.discover(a, g, cap, msgs, from_centers=reach)
             if d.found:
                 disc = d
             elif memo is not None:
                 disc, memo_hit = memo.discovery, True
             else:
                 status = "fail_budget" if d.budget_blocked else "fail_not_found"
-                return self._fail(task, status, msgs, discovery=d)
+                return self.fail(task, status, msgs, discovery=d)
         assert disc is not None
         # ---- Step 2
-        self._tick(1, protect)
+        self.tick(step0 + 1, protect)
         recv = self.received[a]
         step2_blocked = False
         for j in disc.candidates:
@@ -1147,11 +1251,11 @@ class PlanningSession:
                                 f"its centers, sent to {a} (No-privacy)",
                                 "No-privacy baseline: exact crossing lengths are sent")
         # ---- Step 3
-        self._tick(2, protect)
+        self.tick(step0 + 2, protect)
         lbar_a = self._lbar[a]
         arcs: list[tuple[str, str, str, float]] = []
         loc = self.live.local(a)
-        dist0 = nx.single_source_dijkstra_path_length(loc, task.origin, weight="length")
+        dist0 = nx.single_source_dijkstra_path_length(loc, here, weight="length")
         a_centers = [c for c in self.world.agent_centers[a] if c in dist0]
         for c in a_centers:
             arcs.append((_ORIGIN, c, a, float(dist0[c])))
@@ -1170,23 +1274,23 @@ class PlanningSession:
                 for (s, t), (length, _route) in view.items():
                     arcs.append((s, t, j, length))
         for c in self.world.agent_centers[g]:
-            if self.approach == "noprivacy" or p.goal_leg_mode == "exact":
+            if self.approach == "noprivacy" or p.goal_leg_mode == "exact" or a == g:
                 leg = self.live.shortest(g, c, task.goal)
                 if leg is not None:
                     arcs.append((c, _GOAL, g, leg[1]))
             else:
                 arcs.append((c, _GOAL, g, 0.0))
-        route = center_route(arcs, _ORIGIN, _GOAL)
+        route = self.solve(arcs, a)
         cg = tuple(arcs)
         if route is None:
             status = ("fail_budget" if step2_blocked or disc.budget_blocked
                       else "fail_no_route")
-            return self._fail(task, status, msgs, discovery=disc, center_graph=cg,
-                              memo_hit=memo_hit)
+            return self.fail(task, status, msgs, discovery=disc, center_graph=cg,
+                             memo_hit=memo_hit)
         est, hops = route
         segs: list[tuple[str, str, str | None]] = []
         for frm, to, ag in hops:
-            f = task.origin if frm == _ORIGIN else frm
+            f = here if frm == _ORIGIN else frm
             t_ = task.goal if to == _GOAL else to
             if segs and segs[-1][0] == ag:
                 segs[-1] = (ag, segs[-1][1], t_)
@@ -1194,18 +1298,111 @@ class PlanningSession:
                 segs.append((ag, f, t_))
         for x in [s[0] for s in segs[:-1]]:
             if not self.send(x, msgs, "handover"):
-                return self._fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
-                                  memo_hit=memo_hit, estimated_length=est)
-        if p.memo:
+                return self.fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
+                                 memo_hit=memo_hit, estimated_length=est)
+        if p.memo and a != g:
             old = self.memo[a].get(g)
             if old is None or (not memo_hit and est < old.estimate - 1e-9):
                 posts = disc.posts if old is None else min(old.posts, disc.posts)
                 self.memo[a][g] = _Memo(disc, posts, est)
             elif not memo_hit:
                 old.posts = min(old.posts, disc.posts)
-        self._tick(3, protect)
-        return self.finish(task, segs, msgs, estimated_length=est, memo_hit=memo_hit,
-                           discovery=disc, center_graph=cg)
+        self.tick(step0 + 3, protect)
+        return _Route(segs, est, disc, cg, memo_hit)
+
+
+#: approach -> strategy (the functions that plan one task in a session)
+def _merge_hops(hops: Sequence[tuple[str, str, str]], here: str, goal: str | None
+                ) -> list[tuple[str, str, str | None]]:
+    segs: list[tuple[str, str, str | None]] = []
+    for frm, to, ag in hops:
+        f = here if frm == _ORIGIN else frm
+        t_ = goal if to == _GOAL else to
+        if segs and segs[-1][0] == ag:
+            segs[-1] = (ag, segs[-1][1], t_)
+        else:
+            segs.append((ag, f, t_))
+    return segs
+
+
+def simplified(s: PlanningSession, task: Task) -> PlanResult:
+    """The simplified approach (§4.5.4, spec §3.8) as a strategy.
+
+    The logistic centers plan: the center graph carries every agent's **exact** crossing
+    lengths between its centers (declared public in this mode), the holder's exact legs
+    from where the package is to its centers and the goal agent's exact legs to the goal;
+    Dijkstra (or the RL solver) picks the route, and the plan is disseminated with **one
+    message per center on the path** (charged to the agent that carries the package to
+    it). No Algorithm 7/8, no exponential mechanism. Under dynamics a leg that broke beyond
+    local repair is re-planned from where the package is (at most :data:`MAX_REPLANS`)."""
+    w = s.world
+    msgs = s.new_messages()
+    protect = (task.origin,) + ((task.goal,) if task.goal else ())
+    g = task.goal_agent
+    holder, here = w.agent_of(task.origin), task.origin
+    done: list[tuple[str, str, str | None]] = []
+    attempt = 0
+    step = 0
+    while True:
+        s.tick(step, protect + (here,))
+        step += 1
+        arcs: list[tuple[str, str, str, float]] = []
+        dist0 = nx.single_source_dijkstra_path_length(s.live.local(holder), here,
+                                                      weight="length")
+        for c in w.agent_centers[holder]:
+            if c in dist0:
+                arcs.append((_ORIGIN, c, holder, float(dist0[c])))
+        if holder == g:
+            leg = s.live.shortest(g, here, task.goal)
+            if leg is not None:
+                arcs.append((_ORIGIN, _GOAL, g, leg[1]))
+        for j in w.agents:
+            loc = s.live.local(j)
+            cs = w.agent_centers[j]
+            for c in cs:
+                if c not in loc:
+                    continue
+                d = nx.single_source_dijkstra_path_length(loc, c, weight="length")
+                for t in cs:
+                    if t != c and t in d:
+                        arcs.append((c, t, j, float(d[t])))
+        for c in w.agent_centers[g]:
+            leg = s.live.shortest(g, c, task.goal)
+            if leg is not None:
+                arcs.append((c, _GOAL, g, leg[1]))
+        route = s.solve(arcs, holder)
+        cg = tuple(arcs)
+        if route is None:
+            return s.fail(task, "fail_no_route", msgs, restarts=attempt, center_graph=cg)
+        est, hops = route
+        for _frm, to, ag in hops:
+            if to != _GOAL and not s.send(ag, msgs, "plan"):
+                return s.fail(task, "fail_budget", msgs, restarts=attempt, center_graph=cg,
+                              estimated_length=est)
+        segs = _merge_hops(hops, here, task.goal)
+        s.tick(step, protect + (here,))
+        step += 1
+        broken = s._first_broken(segs)
+        if broken is None:
+            return s.finish(task, done + segs, msgs, estimated_length=est, restarts=attempt,
+                            center_graph=cg)
+        ag, frm, _to = segs[broken]
+        s.record_raw(ag, "none (an announcement)", "a re-plan announcing that its area no "
+                     "longer connects the ends of its leg", BROKEN_REASON)
+        attempt += 1
+        if attempt > MAX_REPLANS:
+            return s.fail(task, "fail_broken", msgs, restarts=attempt - 1, center_graph=cg)
+        done = done + segs[:broken]
+        holder, here = ag, frm
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "dp": PlanningSession.plan_pipeline,
+    "noprivacy": PlanningSession.plan_pipeline,
+    "bestfirst": best_first,
+    "greedy": greedy,
+    "simplified": simplified,
+}
 
 
 def center_route(arcs: Sequence[tuple[str, str, str, float]], src: str, dst: str

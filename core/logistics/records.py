@@ -34,7 +34,7 @@ BENCH_METRICS = (("route_length", "Average route length", "length"),
 #: approach -> legend label.
 APPROACH_NAMES = {"dp": "DP-based (sound)", "dp-thesis": "DP-based (thesis preset)",
                   "noprivacy": "No-privacy", "bestfirst": "Best-first",
-                  "greedy": "Greedy (GPPP)"}
+                  "greedy": "Greedy (GPPP)", "simplified": "Simplified (public crossings)"}
 
 #: RunRecord.kind of one planning task (its target is the map's id).
 PLAN_KIND = "plan"

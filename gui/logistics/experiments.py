@@ -84,7 +84,7 @@ APPROACH_STYLE = {  # names and colours from core (the report draws them the sam
     a: (APPROACH_NAMES[a], APPROACH_COLOURS[a], symbol, dashed)
     for a, symbol, dashed in (("dp", "o", False), ("dp-thesis", "t", True),
                               ("noprivacy", "s", False), ("bestfirst", "d", False),
-                              ("greedy", "t1", False))
+                              ("greedy", "t1", False), ("simplified", "x", False))
 }
 APPROACH_TIPS = {
     "dp": "The thesis's method with the sound preset (split ε, node-DP sensitivity, Laplace "
@@ -94,6 +94,8 @@ APPROACH_TIPS = {
     "bestfirst": "Hop-by-hop broadcast: the nearest agent takes the package (can loop).",
     "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
               "exact local plans.",
+    "simplified": "Thesis 4.5.4: exact public crossing lengths, Dijkstra at the origin, one "
+                  "message per center on the path.",
 }
 PARAM_LABELS = BENCH_PARAM_LABELS
 #: plot key -> (title, y label)

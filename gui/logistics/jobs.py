@@ -25,6 +25,9 @@ APPROACH_TEXT = {
                                 "nearest agent takes the package (it can loop)."),
     "greedy": ("Greedy (GPPP)", "A global plan over the public center graph by hop count, "
                                 "then exact local legs."),
+    "simplified": ("Simplified", "Thesis 4.5.4: the centers plan with exact crossing lengths "
+                                 "declared public (Dijkstra, one message per center on the "
+                                 "path)."),
 }
 
 TOOLTIPS = {

@@ -151,15 +151,16 @@ def test_plan_bench_writes_csv_and_json(tmp_path):
     assert code == 0, err
     d = json.loads(out)
     assert d["benchmark"] == "B2" and d["worlds"] == 2 and d["seed"] == 5
-    assert len(d["rows"]) == 2 * 4 and d["checks"]
+    assert len(d["rows"]) == 2 * 5 and d["checks"]  # the four approaches and simplified
     assert d["privacy"]["dp"]["epsilon"] == 0.5 and d["privacy"]["greedy"]["epsilon"] == 0.0
+    assert d["privacy"]["simplified"]["epsilon"] == 0.0
     assert d["privacy"]["noprivacy"]["epsilon"] is None
     assert d["privacy"]["noprivacy"]["epsilon_reason"]
     rl = [r for r in d["relative_to_dp"] if r["metric"] == "route_length"]
     assert rl and all(r["paired"] for r in rl)
     csv_text = (tmp_path / "B2.csv").read_text()
     assert csv_text.splitlines()[0].startswith("benchmark,n_centers,approach,success")
-    assert len(csv_text.splitlines()) == 1 + 8
+    assert len(csv_text.splitlines()) == 1 + 10
     assert json.loads((tmp_path / "B2.json").read_text())["rows"] == d["rows"]
     code, out, err = cli("plan-bench", "B9")
     assert code == 2 and err.count("\n") == 1

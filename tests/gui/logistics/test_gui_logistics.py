@@ -368,7 +368,7 @@ def test_short_experiment_finishes_and_plots_curves(panel, qtbot):
     with qtbot.waitSignal(ex.runner.finished, timeout=30000):
         assert ex.run()
     for key in ("route_length", "messages", "success", "stretch"):
-        assert set(ex.curves[key]) == {"dp", "noprivacy", "bestfirst", "greedy"}
+        assert set(ex.curves[key]) == {"dp", "noprivacy", "bestfirst", "greedy", "simplified"}
         for curve in ex.curves[key].values():
             x, y = curve.getData()
             assert len(x) == 2
