@@ -192,6 +192,13 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.mdp.files import load_mdp, read_release
     from core.mdp.robust import cost_of_privacy, release_centre_shift
 
+    project, mdp_id = project_item(args.mdp, args.mdp_id, args.record, flag="--mdp",
+                                   noun="model", ids_of=lambda p: [e.id for e in p.mdps])
+    if project is not None and mdp_id is not None:
+        return _bounds_of_project(args, project, mdp_id, out, err)
+    if args.seed is not None:
+        raise InputError("a model file is the privatised model already: --seed is for a "
+                         "project, whose model bounds privatises first", field="--seed")
     mdp = load_mdp(args.mdp)
     release = read_release(args.mdp)
     rel = release or {}
@@ -268,6 +275,105 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     emit(args, payload, text, out)
     return 0
+
+
+PROJECT_BOUNDS_NOTE = (
+    "privacy: bounds privatised the project's model once at --k (Algorithm 1 step 1, "
+    "the window's Synthesise & bound); the policy, V_private and the bounds are computed "
+    "from that privatised model alone, so they carry its guarantee (Lemma 2.1)")
+
+
+def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out: TextIO,
+                       err: TextIO) -> int:
+    """``bounds PROJECT --mdp ID``: the window's "Synthesise & bound" on the project's (true)
+    model, through the same core entry point, recorded with ``--record``."""
+    from core.mdp.private_policy import bounds_release
+    from core.mdp.records import BoundsParameters, bounds_entries
+
+    if args.method != "greedy":
+        raise InputError("a project's model is bounded with the exact greedy (the LP "
+                         "cross-check takes a privatised model file)", field="--method")
+    flags = {k: v for k, v in (("eta", args.eta), ("domain_rule", args.domain_rule),
+                               ("b", args.b), ("delta_target", args.delta),
+                               ("adjacency", args.adjacency),
+                               ("delta_method", args.delta_method)) if v is not None}
+    entry = project.entry(mdp_id)
+    try:
+        params = BoundsParameters(k=args.k, beta=args.beta, alpha_mode=args.alpha,
+                                  seeded=args.seed is not None, seed=args.seed,
+                                  release=args.seed is None, **flags)
+        rel = bounds_release(project.mdp(mdp_id), params, digest_key=entry.model.digest_key(),
+                             progress=Progress(err, "bounds"))
+    except InputError as exc:
+        raise flag_error(exc, {**_PRIVACY_FLAGS, "delta_target": "--delta", "beta": "--beta",
+                                "alpha": "--alpha", "seed": "--seed"}) from None
+    res, privacy = rel.result, rel.privacy
+    mdp = project.mdp(mdp_id)
+    recorded = ""
+    if args.record:
+        recorded = _record_bounds(args, project, mdp_id, rel, err)
+
+    def start(a: Any) -> Any:
+        return a[0] if a.ndim == 2 else a
+
+    s0 = mdp.initial_state
+    payload: dict[str, Any] = {
+        "project": args.mdp, "mdp_id": mdp_id, "k": res.k, "beta": res.beta,
+        "alpha": res.alpha, "alpha_mode": res.alpha_mode, "alpha_shift": res.alpha_shift,
+        "alpha_shift_note": res.alpha_shift_note, "method": "greedy", "horizon": mdp.horizon,
+        "states": list(mdp.state_names), "initial_state": mdp.state_names[s0],
+        "stages_kept": res.stages_kept, "policy": res.policy.tolist(),
+        "v_private": start(res.v_private).tolist(), "v_lower": start(res.v_lower).tolist(),
+        "v_upper": start(res.v_upper).tolist(), "cost_bound": res.cost_bound,
+        "status": res.status, "elapsed_s": res.elapsed_s, "mode": res.mode, "seed": res.seed,
+        "epsilon": privacy.epsilon, "delta": privacy.delta, "adjacency": privacy.adjacency,
+        "privacy": privacy.guarantee(), "privacy_note": PROJECT_BOUNDS_NOTE,
+        "warnings": list(res.warnings)}
+    if not privacy.bounded:
+        payload["epsilon_reason"] = privacy.epsilon_reason
+    if recorded:
+        payload["recorded"] = {"project": args.mdp, "run": recorded,
+                               "ledger_entries": len(bounds_entries(mdp_id, rel, source=""))}
+    for w in res.warnings:
+        err.write(f"warning: {w}\n")
+
+    def text() -> str:
+        lines = [f"{mdp.name or mdp_id} (project {args.mdp}): privatised once at k = "
+                 f"{res.k:g}, beta = {res.beta:g}, alpha = {res.alpha:.6g} ({res.alpha_mode})",
+                 mode_line(res.seed),
+                 *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
+                 f"{'state':<16}{'action':<16}{'v_lower':>12}{'V_private':>12}{'v_upper':>12}"]
+        pol0 = res.policy[0] if res.policy.ndim == 2 else res.policy
+        for s, name in enumerate(mdp.state_names):
+            lines.append(f"{name:<16.16}{mdp.action_names[s][pol0[s]]:<16.16}"
+                         f"{start(res.v_lower)[s]:>12.6g}{start(res.v_private)[s]:>12.6g}"
+                         f"{start(res.v_upper)[s]:>12.6g}")
+        lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
+                     f"  ({res.elapsed_s * 1e3:.2f} ms)")
+        if recorded:
+            lines.append(f"recorded in {args.mdp} as {recorded} (with its privatisation in "
+                         "the ledger)")
+        lines.append(PROJECT_BOUNDS_NOTE)
+        lines += ["  " + line for line in _privacy_text(privacy)]
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def _record_bounds(args: argparse.Namespace, project: Any, mdp_id: str, release: Any,
+                   err: Any) -> str:
+    """Record a project's "Synthesise & bound" in its file (the window's record); returns
+    the run id. Refused past a budget unless --over-budget (a release is spent)."""
+    from core.cli.common import check_record_budget
+    from core.project.files import save_project
+    from core.project.recording import bounds_run_record, record_run
+
+    record, entries = bounds_run_record(project, mdp_id, release)
+    check_record_budget(project, entries, args, err)
+    record_run(project, record, entries)
+    save_project(project, args.mdp)
+    return str(record.id)
 
 
 # ---------------------------------------------------------------------------- sweep
@@ -409,9 +515,25 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                         description="Treats MDP as the privatised model: everything computed "
                         "from it is post-processing of that release and carries its "
                         "guarantee, which is restated at --k (privacy flags default to the "
-                        "file's release metadata, else to privatize's defaults).")
-    sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz)")
-    sp.add_argument("--k", type=float, required=True, help="k that produced the model")
+                        "file's release metadata, else to privatize's defaults). Given a "
+                        "project (*.privplan.json) and --mdp ID, it privatises that (true) "
+                        "model once at --k first, as the window's Synthesise & bound (F6) "
+                        "does (--seed: seeded experiment; without: a release with the secure "
+                        "source), and --record writes the run and its ledger entry into the "
+                        "project.")
+    sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz), or a "
+                    "project whose model --mdp names (privatised here first)")
+    sp.add_argument("--mdp", dest="mdp_id", default=None,
+                    help="with a project: the id of its model (default: its only model)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="with a project: seeded experiment mode; omit for a release")
+    sp.add_argument("--record", action="store_true",
+                    help="with a project: record the run as the window does (a run record and "
+                         "the privatisation's ledger entry; refused past a budget unless "
+                         "--over-budget); saved atomically")
+    add_over_budget_flag(sp)
+    sp.add_argument("--k", type=float, required=True,
+                    help="k that produced the model (with a project: k to privatise with)")
     sp.add_argument("--beta", type=float, required=True, help="beta in (0, 1)")
     sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
     sp.add_argument("--method", choices=("greedy", "lp"), default="greedy")

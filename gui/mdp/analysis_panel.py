@@ -7,8 +7,10 @@ run succeeds records it in the project with an undoable
 to 1, a state without actions…) is refused before anything starts, with the reason.
 
 "Synthesise & bound" privatises the model once at one k, synthesises π̄ and bounds its
-value per state (:func:`core.mdp.private_policy.private_policy`); the run record ("bounds")
-keeps π̄ and v̲, V̄, v̄ per state, which the workspace draws on the MDP.
+value per state (:func:`core.mdp.private_policy.bounds_release`, recorded with
+:func:`core.project.recording.bounds_run_record`, as ``bounds PROJECT --mdp ID --record``
+does); the run record ("bounds") keeps π̄ and v̲, V̄, v̄ per state, which the workspace
+draws on the MDP.
 
 The (ε, δ) accounting of every k is set here too, from public parameters only: the
 declared lower bound η of every possible next-state probability and what happens to a row
@@ -58,7 +60,6 @@ from PySide6.QtWidgets import (
 )
 
 from core.common.errors import InputError
-from core.common.jsonable import jsonable
 from core.common.validation import check_beta, check_k
 from core.mdp.accounting import (
     ADJACENCIES,
@@ -71,13 +72,13 @@ from core.mdp.accounting import (
     ETA_AUTO,
 )
 from core.mdp.privatize import parse_eta
-from core.mdp.records import SweepParameters, bounds_summary
+from core.mdp.private_policy import bounds_release
+from core.mdp.records import BoundsParameters, SweepParameters
 from core.mdp.sweep import DEFAULT_K
-from core.project.model import RunRecord
-from core.project.recording import sweep_run_record
+from core.project.recording import bounds_run_record, sweep_run_record
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
-from gui.shell.ledger import record_mdp_release, record_sweep
+from gui.shell.ledger import record_entries, record_sweep
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import SciSpinBox, show_field_error
@@ -146,22 +147,6 @@ TOOLTIPS = {
                  + ADJACENCY_TEXT["one-row"] + ". all-rows: " + ADJACENCY_TEXT["all-rows"]
                  + ". all-rows protects more and gives a much larger ε.",
 }
-
-
-def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
-                 accounting: dict[str, Any] | None = None, **kwargs: Any
-                 ) -> tuple[Any, str, Any]:
-    """Worker: :func:`core.mdp.private_policy.private_policy`, the digest of the model it ran
-    on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
-    model are kept off the UI thread)."""
-    from core.mdp.accounting import mdp_privacy
-    from core.mdp.editable import digest_of
-    from core.mdp.private_policy import private_policy
-
-    digest = digest_of(digest_key, mdp.P if mdp.is_dense else mdp.transitions, mdp.R, mdp.R_T)
-    result = private_policy(mdp, k, progress=progress, **kwargs)
-    privacy = mdp_privacy(mdp, k, **accounting) if accounting else None
-    return result, digest, privacy
 
 
 def default_workers() -> int:
@@ -540,31 +525,28 @@ class AnalysisPanel(QWidget):
                 "Synthesise & bound"):
             return False
         try:
-            k = check_k(float(self.bounds_k_spin.value()), "k")
-            beta = check_beta(self.beta_spin.value())
-            eta = self._eta()
+            params = self.bounds_parameters()
         except InputError as exc:
             self._show_error(str(exc))
             return False
-        seeded = self.seeded_check.isChecked()
-        domain_rule = str(self.domain_combo.currentData())
-        params = {"k": k, "beta": beta, "alpha_mode": str(self.alpha_combo.currentData()),
-                  "seeded": seeded, "seed": self.seed_spin.value() if seeded else None,
-                  "eta": eta, "domain_rule": domain_rule}
         model = self._document.model(self._mdp_id)
         key = model.digest_key()  # the model's digest is computed in the worker
-        extra = {"state_ids": key[0], "action_ids": key[2], "version": model.version}
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        self._running = ("bounds", params, mdp, extra)
-        accounting = {"b": float(self.b_spin.value()),
-                      "delta_target": float(self.delta_spin.value()),
-                      "adjacency": str(self.adjacency_combo.currentData()),
-                      "eta": eta, "domain_rule": domain_rule,
-                      "delta_method": str(self.accountant_combo.currentData())}
-        self._runner.start(_bounds_task, mdp, k, key, beta=beta,
-                           alpha_mode=params["alpha_mode"], seed=params["seed"],
-                           accounting=accounting, eta=eta, domain_rule=domain_rule)
+        self._running = ("bounds", params, mdp, {"version": model.version})
+        self._runner.start(bounds_release, mdp, params, digest_key=key)
         return True
+
+    def bounds_parameters(self) -> BoundsParameters:
+        """The parameters of "Synthesise & bound" in the widgets (InputError if invalid)."""
+        seeded = self.seeded_check.isChecked()
+        return BoundsParameters(
+            k=float(self.bounds_k_spin.value()), beta=self.beta_spin.value(),
+            alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
+            seed=self.seed_spin.value() if seeded else None, eta=self._eta(),
+            domain_rule=str(self.domain_combo.currentData()), b=float(self.b_spin.value()),
+            delta_target=float(self.delta_spin.value()),
+            adjacency=str(self.adjacency_combo.currentData()),
+            delta_method=str(self.accountant_combo.currentData()))
 
     def cancel(self) -> None:
         if self._runner.is_running:
@@ -654,7 +636,7 @@ class AnalysisPanel(QWidget):
                                                 "the recorded result is for the model as it "
                                                 "was when the run started")
         if kind == "bounds":
-            self._record_bounds(result, params, extra)
+            self._record_bounds(result, extra)
             return
         from core.mdp.sweep import SweepResult
 
@@ -668,32 +650,19 @@ class AnalysisPanel(QWidget):
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
 
-    def _record_bounds(self, outcome: Any, params: dict[str, Any], extra: dict[str, Any]
-                       ) -> None:
-        from core.mdp.private_policy import PrivatePolicy
-
-        result, digest, privacy = outcome
-        assert isinstance(result, PrivatePolicy)
-        self._document.note_digest(self._mdp_id, extra["version"], digest)
-        params = dict(params, model_digest=digest)
-        if params.get("seed") is None:
-            params["seed"] = result.seed  # the fresh OS seed, recorded
-        summary = bounds_summary(result, extra["state_ids"], extra["action_ids"])
-        if privacy is not None:  # the privatisation's guarantee, stated whole
-            summary["privacy"] = jsonable(privacy.guarantee())
-        record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
-                           target=self._mdp_id, params=params, summary=summary,
-                           mode=result.mode, seed=result.seed)
+    def _record_bounds(self, release: Any, extra: dict[str, Any]) -> None:
+        self._document.note_digest(self._mdp_id, extra["version"], release.digest)
+        result, privacy = release.result, release.privacy
+        record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
         stack = self._document.stack(self._stack_key)
         stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
-        if privacy is not None:
-            entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
-                                       seed=result.seed, source=record.id, mode=result.mode)
-            if entry is None or not privacy.bounded:
-                self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
-                                                    "finite (ε, δ) guarantee — "
-                                                    f"{privacy.epsilon_reason}")
+        record_entries(self._document, entries, text=f"Record the release {record.id} of "
+                       f"{self._mdp_id}", key=self._stack_key)
+        if not privacy.bounded:
+            self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
+                                                "finite (ε, δ) guarantee — "
+                                                f"{privacy.epsilon_reason}")
         stack.endMacro()
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")
