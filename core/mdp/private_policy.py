@@ -58,6 +58,10 @@ class PrivatePolicy:
 
     Finite horizon: ``policy`` is (stages_kept, S) and the values are (stages_kept, S),
     stage 0 first. Infinite horizon: ``policy`` and values are (S,).
+
+    A stochastic π̄ (a given table, or the softmax synthesis at ``temperature``) is kept in
+    ``policy_probs`` ((stages_kept, S, A) or (S, A)); ``policy`` is then its most likely
+    action per state and the summary holds no deterministic ``policy``.
     """
 
     k: float
@@ -77,6 +81,21 @@ class PrivatePolicy:
     warnings: tuple[str, ...] = ()
     elapsed_s: float = 0.0
     alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
+    policy_probs: np.ndarray | None = None  # π(a|s) of a stochastic π̄ (stages kept)
+    temperature: float | None = None  # τ of a softmax π̄
+
+    @property
+    def policy_source(self) -> str:
+        """``"greedy"`` (synthesised, deterministic), ``"softmax"`` or ``"table"`` (given)."""
+        if self.temperature is not None:
+            return "softmax"
+        return "greedy" if self.policy_probs is None else "table"
+
+    @property
+    def stochastic(self) -> bool:
+        """Whether π̄ gives positive probability to more than one action somewhere."""
+        p = self.policy_probs
+        return p is not None and bool(((p > 0).sum(axis=-1) > 1).any())
 
     @property
     def alpha_shift_note(self) -> str:
@@ -92,22 +111,35 @@ class PrivatePolicy:
         return float(hi[s0] - lo[s0])
 
     def summary(self) -> dict[str, Any]:
-        """The JSON-safe record kept in the project (``RunRecord.summary``)."""
-        return {"k": self.k, "beta": self.beta, "alpha": self.alpha,
-                "alpha_mode": self.alpha_mode, "alpha_shift": self.alpha_shift,
-                "alpha_shift_note": self.alpha_shift_note, "seed": self.seed, "mode": self.mode,
-                "horizon": self.horizon, "stages_kept": self.stages_kept,
-                "policy": self.policy.tolist(), "v_private": self.v_private.tolist(),
-                "v_lower": self.v_lower.tolist(), "v_upper": self.v_upper.tolist(),
-                "cost_bound": self.cost_bound, "status": self.status,
-                "warnings": list(self.warnings), "elapsed_s": self.elapsed_s}
+        """The JSON-safe record kept in the project (``RunRecord.summary``).
+
+        A greedy π̄ is ``policy`` (action indices), as always; a stochastic one is
+        ``policy_probs`` (π(a|s)) with ``policy_source`` and, for softmax, ``temperature``
+        — never a ``policy`` that a reader could take for a deterministic one."""
+        out: dict[str, Any] = {
+            "k": self.k, "beta": self.beta, "alpha": self.alpha,
+            "alpha_mode": self.alpha_mode, "alpha_shift": self.alpha_shift,
+            "alpha_shift_note": self.alpha_shift_note, "seed": self.seed, "mode": self.mode,
+            "horizon": self.horizon, "stages_kept": self.stages_kept,
+            "policy": self.policy.tolist(), "v_private": self.v_private.tolist(),
+            "v_lower": self.v_lower.tolist(), "v_upper": self.v_upper.tolist(),
+            "cost_bound": self.cost_bound, "status": self.status,
+            "warnings": list(self.warnings), "elapsed_s": self.elapsed_s}
+        if self.policy_probs is not None:
+            out.pop("policy")
+            out.update(policy_source=self.policy_source, stochastic=self.stochastic,
+                       policy_probs=self.policy_probs.tolist())
+            if self.temperature is not None:
+                out["temperature"] = self.temperature
+        return out
 
 
 def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = "paper",
                    seed: int | None = None, zeros: str = "support",
                    max_cells: int = ALL_STAGES_MAX_CELLS,
                    progress: Progress = no_progress, eta: "float | str | None" = None,
-                   domain_rule: str = DEFAULT_DOMAIN_RULE, release: bool = False
+                   domain_rule: str = DEFAULT_DOMAIN_RULE, release: bool = False,
+                   policy_table: np.ndarray | None = None, temperature: float | None = None
                    ) -> PrivatePolicy:
     """Privatise ``mdp`` once with Dir_k, synthesise π̄ and bound it (see module docstring).
 
@@ -129,6 +161,11 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     release : bool
         Privatise with the secure source (release mode: no seed, ``mode == "release"``);
         ``seed`` must then be None.
+    policy_table : numpy.ndarray, optional
+        Bound this stochastic policy π(a|s) (a table for ``mdp``) instead of synthesising π̄.
+    temperature : float, optional
+        Synthesise the entropy-regularised softmax π̄ at this τ on the private model instead
+        of the greedy one (:func:`core.mdp.stochastic.softmax_policy`).
     """
     k = check_k(k)
     beta = check_beta(beta)
@@ -137,6 +174,16 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     if release and seed is not None:
         raise InputError("a release draws its noise from the secure source: it takes no seed",
                          field="seed")
+    if policy_table is not None and temperature is not None:
+        raise InputError("give a policy table or a temperature, not both", field="policy")
+    if policy_table is not None:
+        from core.mdp.stochastic import check_policy_table
+
+        policy_table = check_policy_table(mdp, policy_table)  # before any noise is drawn
+    if temperature is not None:
+        from core.mdp.stochastic import check_temperature
+
+        temperature = check_temperature(temperature)
     seed = None if release else fresh_seed() if seed is None else int(seed)
     t0 = time.perf_counter()
     progress(0.0, f"privatising {int(mdp.mask.sum())} rows with k = {k:g}")
@@ -147,6 +194,7 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     progress(0.5, "synthesising π̄ and bounding its value")
     bounds = cost_of_privacy(private.mdp, k=k, beta=beta, alpha_mode=alpha_mode,
                              progress=sub_progress(progress, 0.5, 1.0),
+                             policy_table=policy_table, temperature=temperature,
                              centre_shift=release_centre_shift(
                                  private.mdp, eta=prepared.eta, domain_rule=prepared.domain_rule,
                                  zeros=prepared.zeros, smoothing=prepared.smoothing))
@@ -157,17 +205,20 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
         policy = np.asarray(bounds.policy)[:keep]
         vals = [np.asarray(a)[:keep] for a in (bounds.v_private, bounds.v_lower,
                                                bounds.v_upper)]
+        probs = None if bounds.policy_probs is None else bounds.policy_probs[:keep]
     else:
         keep = 0
         policy = np.asarray(bounds.policy)
         vals = [np.asarray(a) for a in (bounds.v_private, bounds.v_lower, bounds.v_upper)]
+        probs = bounds.policy_probs
     progress(1.0, "done")
     return PrivatePolicy(k=k, beta=beta, alpha=bounds.alpha, alpha_mode=alpha_mode,
                          seed=private.seed, mode=private.mode, horizon=mdp.horizon,
                          initial_state=mdp.initial_state, policy=policy, v_private=vals[0],
                          v_lower=vals[1], v_upper=vals[2], stages_kept=keep,
                          status=bounds.status.message, warnings=private.warnings,
-                         elapsed_s=time.perf_counter() - t0, alpha_shift=bounds.alpha_shift)
+                         elapsed_s=time.perf_counter() - t0, alpha_shift=bounds.alpha_shift,
+                         policy_probs=probs, temperature=temperature)
 
 
 @dataclass(frozen=True, eq=False)
@@ -237,7 +288,8 @@ def bounds_release(mdp: MDP, params: "BoundsParameters", *,
     p = params
     result = private_policy(mdp, p.k, beta=p.beta, alpha_mode=p.alpha_mode,
                             seed=p.seed if p.seeded else None, progress=progress, eta=p.eta,
-                            domain_rule=p.domain_rule, release=p.release)
+                            domain_rule=p.domain_rule, release=p.release,
+                            policy_table=p.policy_table, temperature=p.temperature)
     privacy = mdp_privacy(mdp, p.k, **p.accounting())
     return BoundsRelease(params=p, result=result, privacy=privacy, digest=digest,
                          state_ids=state_ids, action_ids=action_ids)

@@ -8,7 +8,7 @@ A :class:`core.project.model.RunRecord` of kind ``"sweep"`` keeps
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.common.errors import InputError
@@ -42,18 +42,26 @@ class SweepParameters:
     eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
     delta_method: str = "auto"
+    policy_source: str = "greedy"  # π̄: "greedy", "softmax" (at temperature) or "table"
+    temperature: float | None = None
+    policy_file: str | None = None  # where a given table came from (its name)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["ks"] = list(self.ks)
+        if self.policy_source == "greedy":  # (a greedy sweep records what it always did)
+            for key in ("policy_source", "temperature", "policy_file"):
+                d.pop(key)
         return d
 
     def sweep_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`core.mdp.sweep.privacy_sweep` (a given policy table
+        is passed beside them: it is not a parameter the record keeps)."""
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
                 "seed": self.seed, "workers": self.workers, "b": self.b,
                 "delta_target": self.delta_target, "adjacency": self.adjacency,
                 "eta": self.eta, "domain_rule": self.domain_rule,
-                "delta_method": self.delta_method}
+                "delta_method": self.delta_method, "temperature": self.temperature}
 
 
 #: The per-row accountants a bounds run may state its privatisation with.
@@ -93,9 +101,12 @@ class BoundsParameters:
     adjacency: str = "one-row"
     delta_method: str = "auto"
     release: bool = False
+    temperature: float | None = None  # π̄ the softmax policy at this τ (default: greedy)
+    policy_table: Any = field(default=None, compare=False, repr=False)  # a given π(a|s)
 
     def __post_init__(self) -> None:
         from core.mdp.robust import ALPHA_MODES
+        from core.mdp.stochastic import check_temperature
 
         object.__setattr__(self, "k", check_k(self.k))
         object.__setattr__(self, "beta", check_beta(self.beta))
@@ -123,6 +134,18 @@ class BoundsParameters:
             if self.release:
                 raise InputError("a release draws its noise from the secure source: it takes "
                                  "no seed", field="seed")
+        if self.temperature is not None:
+            object.__setattr__(self, "temperature", check_temperature(self.temperature))
+            if self.policy_table is not None:
+                raise InputError("give a policy table or a temperature, not both",
+                                 field="policy")
+
+    @property
+    def policy_source(self) -> str:
+        """``"greedy"``, ``"softmax"`` (at :attr:`temperature`) or ``"table"`` (given)."""
+        if self.temperature is not None:
+            return "softmax"
+        return "greedy" if self.policy_table is None else "table"
 
     def accounting(self) -> dict[str, Any]:
         """Keyword arguments of :func:`core.mdp.accounting.mdp_privacy` (besides k)."""
@@ -133,9 +156,14 @@ class BoundsParameters:
     def record_params(self) -> dict[str, Any]:
         """What a "bounds" run record keeps as its parameters (before the model digest and
         a drawn seed are added)."""
-        return {"k": self.k, "beta": self.beta, "alpha_mode": self.alpha_mode,
-                "seeded": self.seeded, "seed": self.seed if self.seeded else None,
-                "eta": self.eta, "domain_rule": self.domain_rule}
+        out = {"k": self.k, "beta": self.beta, "alpha_mode": self.alpha_mode,
+               "seeded": self.seeded, "seed": self.seed if self.seeded else None,
+               "eta": self.eta, "domain_rule": self.domain_rule}
+        if self.policy_source != "greedy":  # (a greedy run records what it always did)
+            out["policy_source"] = self.policy_source
+            if self.temperature is not None:
+                out["temperature"] = self.temperature
+        return out
 
 
 def sweep_summary(result: Any) -> dict[str, Any]:

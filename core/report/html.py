@@ -281,6 +281,18 @@ def _design_section(project: Any, run: Any) -> Section:
     return sec
 
 
+def _policy_text(summary: dict[str, Any]) -> str:
+    """Which π̄ a bounds run bounded (greedy; the softmax synthesis; a given table)."""
+    source = summary.get("policy_source", "greedy")
+    if source == "softmax":
+        return (f"softmax (entropy-regularised) policy of the private model, temperature "
+                f"{_fmt(summary.get('temperature'))} (stochastic)")
+    if source == "table":
+        return "a given policy table" + (" (stochastic)" if summary.get("stochastic") else
+                                         " (deterministic)")
+    return "greedy optimum of the private model (deterministic)"
+
+
 @reporter("bounds")
 def _bounds_section(project: Any, run: Any) -> Section:
     """Policy on one privatised model and its cost-of-privacy bounds (Theorem 1 or 2).
@@ -307,6 +319,7 @@ def _bounds_section(project: Any, run: Any) -> Section:
         ("k", _fmt(s.get("k", p.get("k")), 6)), ("β", _fmt(s.get("beta", p.get("beta")))),
         ("α radius", f"{_fmt(s.get('alpha'))} ({s.get('alpha_mode', p.get('alpha_mode', ''))})"),
         ("horizon", "∞" if s.get("horizon") is None else _fmt(s.get("horizon"))),
+        ("π̄", _policy_text(s)),
         ("cost-of-privacy bound at s₀", _fmt(s.get("cost_bound"))),
         ("status", str(s.get("status", ""))), ("created", _time(run.created))), "Parameters"))
     states = list(s.get("state_ids") or [])
@@ -327,7 +340,8 @@ def _bounds_section(project: Any, run: Any) -> Section:
         if len(states) > REPORT_MAX_STATES:
             title += (f" (the first {REPORT_MAX_STATES:,} of {len(states):,} states; the "
                       "project file has every state)")
-        sec.blocks.append(Table(("state", "π̄ action (stage 0)", "v̲ pessimistic",
+        head = "most likely action (stage 0)" if "policy_probs" in s else "π̄ action (stage 0)"
+        sec.blocks.append(Table(("state", head, "v̲ pessimistic",
                                  "V̄ private", "v̄ optimistic"), rows, title))
     for w in s.get("warnings", []) or []:
         sec.blocks.append(Paragraph(str(w), "warning"))

@@ -127,3 +127,26 @@ def test_bounds_help_has_the_record_flags(capsys) -> None:
     assert run_cli(["bounds", "x", "--help"], err=io.StringIO()) == 0
     text = capsys.readouterr().out
     assert "--record" in text and "--over-budget" in text and "--mdp" in text
+
+
+def test_a_softmax_policy_is_recorded_as_a_table(project: Path) -> None:
+    from core.common.errors import InputError
+    from core.report.html import build_report, to_html
+    from core.sharing.learning import run_policy
+
+    mdp_id = load_project(project).mdps[0].id
+    code, out, err = cli("bounds", project, "--mdp", mdp_id, "--k", "100", "--beta", "0.05",
+                         "--seed", "3", "--softmax", "0.2", "--record", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    run = load_project(project).runs[-1]
+    s = run.summary
+    assert payload["policy_source"] == "softmax" and payload["stochastic"]
+    assert "policy" not in s and s["policy_source"] == "softmax" and s["temperature"] == 0.2
+    probs = np.array(s["policy_probs"])
+    np.testing.assert_allclose(probs.sum(axis=-1), 1.0, atol=1e-12)
+    assert run.params["policy_source"] == "softmax" and run.params["temperature"] == 0.2
+    assert len(s["policy_ids"]) == len(probs)  # the drawing's most likely actions
+    with pytest.raises(InputError, match="stochastic"):
+        run_policy(run)  # policy sharing needs a deterministic teacher
+    assert "softmax (entropy-regularised) policy" in to_html(build_report(load_project(project)))
