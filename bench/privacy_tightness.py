@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.audit import dirichlet as audit_dirichlet  # noqa: E402
-from core.sharing import audit_target as audit_sharing  # noqa: E402
 from core.privacy.dirichlet_accounting import support_privacy  # noqa: E402
+from core.sharing import audit_target as audit_sharing  # noqa: E402
 from core.sharing.mechanism import row_privacy_l2  # noqa: E402
 
 

@@ -10,8 +10,9 @@ is contradicted ("violation") iff ε_lb > ε_claimed, or an exact ε_tight excee
 Mechanisms: ``laplace``, ``exponential`` (core/privacy/laplace.py), ``dirichlet`` (the
 row mechanism and its accountant), ``advising`` (the advice as the student observes
 it), ``logistics`` (the logistics releases), and ``gaussian`` (a sanity check of the
-audit itself, spec B20). See :mod:`core.audit.runner` for the procedure and the module
-interface every mechanism implements.
+audit itself, spec B20). See :mod:`core.audit.runner` for the procedure and
+:mod:`core.audit.target` for the interface every mechanism implements (the
+:class:`~core.audit.target.AuditTarget` protocol) and the registry of targets.
 
 Examples
 --------
@@ -24,32 +25,26 @@ Examples
 
 from __future__ import annotations
 
-import importlib
-import math
 from collections.abc import Callable
 from typing import Any
 
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.stats import f3_epsilon
+from core.audit.target import (
+    AUDIT_TARGETS,
+    AuditTarget,
+    TargetSpec,
+    load_target,
+    target_available,
+)
 from core.common.errors import InputError
 
-__all__ = ["MECHANISMS", "AuditResult", "run_audit", "f3_epsilon", "available"]
+__all__ = ["MECHANISMS", "AUDIT_TARGETS", "AuditTarget", "TargetSpec", "AuditResult",
+           "run_audit", "f3_epsilon", "available", "load_target"]
 
-#: mechanism name → (module path, required parameters, optional parameters with defaults)
-MECHANISMS: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
-    "laplace": ("core.audit.laplace", ("epsilon",),
-                {"sensitivity": 1.0, "noise_factor": 1.0}),
-    "exponential": ("core.audit.exponential", ("epsilon",),
-                    {"sensitivity": 1.0, "monotonic": False, "noise_factor": 1.0}),
-    "dirichlet": ("core.audit.dirichlet", ("k", "eta", "w", "b", "delta"),
-                  {"eta_bar": None, "analysis": "W", "delta_method": "auto"}),
-    "advising": ("core.audit.advising", ("epsilon",), {"variant": "sound"}),
-    "logistics": ("core.audit.logistics", ("epsilon",), {"preset": "sound"}),
-    "gaussian": ("core.audit.gaussian", (), {"mu": 1.0, "delta": 1e-4}),
-    # a capability above the audit layer provides its own target (loaded by path)
-    "sharing": ("core.sharing.audit_target", ("k", "m", "eta", "lb", "delta"),
-                {"bound": "profile"}),
-}
+#: mechanism name → (module path, required parameters, optional parameters with defaults);
+#: the registry of :mod:`core.audit.target` (each entry is a :class:`TargetSpec`)
+MECHANISMS: dict[str, TargetSpec] = AUDIT_TARGETS
 
 
 def available(mechanism: str) -> bool:
@@ -58,81 +53,13 @@ def available(mechanism: str) -> bool:
     Parameters
     ----------
     mechanism : str
-        ``"laplace"``, ``"exponential"``, ``"dirichlet"``, ``"advising"`` or ``"logistics"``.
+        A key of :data:`MECHANISMS`.
 
     Returns
     -------
     bool
     """
-    if mechanism not in MECHANISMS:
-        return False
-    path = MECHANISMS[mechanism][0]
-    try:
-        importlib.import_module(path)
-    except ModuleNotFoundError as exc:
-        if exc.name != path:  # the module exists but one of its imports is missing
-            raise
-        return False
-    return True
-
-
-def _num(params: dict[str, Any], key: str) -> float:
-    x = params[key]
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise InputError(f"must be a number, got {x!r}", field=key) from None
-    if not math.isfinite(v):
-        raise InputError(f"must be finite, got {x!r}", field=key)
-    return v
-
-
-def _target(mechanism: str, params: dict[str, Any]) -> tuple[str, Any, Any]:
-    """(module path, epsilon argument, variant) from validated keyword parameters."""
-    from core.privacy.laplace import check_epsilon
-
-    path = MECHANISMS[mechanism][0]
-    if mechanism == "laplace":
-        from core.audit.laplace import LaplaceVariant
-
-        return path, check_epsilon(params["epsilon"]), LaplaceVariant(
-            sensitivity=_num(params, "sensitivity"), noise_factor=_num(params, "noise_factor"))
-    if mechanism == "exponential":
-        from core.audit.exponential import ExponentialVariant
-
-        return path, check_epsilon(params["epsilon"]), ExponentialVariant(
-            sensitivity=_num(params, "sensitivity"), monotonic=bool(params["monotonic"]),
-            noise_factor=_num(params, "noise_factor"))
-    if mechanism == "dirichlet":
-        from core.audit.dirichlet import DirichletVariant
-
-        w = params["w"]
-        if isinstance(w, bool) or not isinstance(w, int):
-            try:
-                w = int(w) if float(w) == int(w) else w
-            except (TypeError, ValueError):
-                pass
-        eta_bar = None if params["eta_bar"] is None else _num(params, "eta_bar")
-        return path, None, DirichletVariant(
-            k=_num(params, "k"), eta=_num(params, "eta"), eta_bar=eta_bar, w=w,
-            b=_num(params, "b"), delta=_num(params, "delta"), analysis=str(params["analysis"]),
-            delta_method=str(params["delta_method"]))
-    if mechanism == "sharing":
-        variant_cls = importlib.import_module(path).SharingVariant
-        m = params["m"]
-        try:
-            m = int(m) if float(m) == int(float(m)) else m
-        except (TypeError, ValueError):
-            pass
-        return path, None, variant_cls(
-            k=_num(params, "k"), m=m, eta=_num(params, "eta"), lb=_num(params, "lb"),
-            delta=_num(params, "delta"), bound=str(params["bound"]))
-    if mechanism == "gaussian":
-        from core.audit.gaussian import GaussianVariant
-
-        return path, None, GaussianVariant(mu=_num(params, "mu"), delta=_num(params, "delta"))
-    key = "variant" if mechanism == "advising" else "preset"
-    return path, check_epsilon(params["epsilon"]), str(params[key])
+    return target_available(mechanism)
 
 
 def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
@@ -164,27 +91,36 @@ def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
         delta[, eta_bar, analysis ("W" | "support"), delta_method]; ``sharing``: k, m,
         eta, lb, delta[, bound]; ``advising``:
         epsilon[, variant]; ``logistics``: epsilon[, preset]; ``gaussian``: mu, delta.
+
+    Returns
+    -------
+    AuditResult
+        The claim, the audited pair, ε_lb with its confidence, ε_tight where known, the verdict.
     """
     if mechanism not in MECHANISMS:
         raise InputError(f"must be one of {', '.join(MECHANISMS)}, got {mechanism!r}",
                          field="mechanism")
-    path, required, optional = MECHANISMS[mechanism]
+    spec = MECHANISMS[mechanism]
     if mechanism == "logistics" and "variant" in params and "preset" not in params:
         params["preset"] = params.pop("variant")
-    unknown = sorted(set(params) - set(required) - set(optional))
+    unknown = sorted(set(params) - set(spec.required) - set(spec.optional))
     if unknown:
         raise InputError(f"unknown parameter(s) for {mechanism}: {', '.join(unknown)}",
                          field=unknown[0])
-    missing = [p for p in required if params.get(p) is None]
+    missing = [p for p in spec.required if params.get(p) is None]
     if missing:
         raise InputError(f"required for the {mechanism} audit", field=missing[0])
-    full = {**optional, **{k: v for k, v in params.items() if v is not None or k == "eta_bar"}}
+    full = {**spec.optional,
+            **{k: v for k, v in params.items() if v is not None or k == "eta_bar"}}
     if not available(mechanism):
-        raise InputError(f"the {mechanism} audit module ({path}) is not installed",
+        raise InputError(f"the {mechanism} audit module ({spec.path}) is not installed",
                          field="mechanism")
-    path, epsilon, variant = _target(mechanism, full)
-    extra = ({"epsilon": epsilon, "variant" if mechanism == "advising" else "preset": variant}
-             if isinstance(variant, str) else None)
-    return audit_module(mechanism, path, epsilon, variant, samples=samples, seed=seed,
+    target = load_target(mechanism)
+    epsilon, variant = target.variant_from(full)
+    extra = None
+    if isinstance(variant, str):  # a preset name: reported under its parameter's own name
+        (key,) = spec.optional
+        extra = {"epsilon": epsilon, key: variant}
+    return audit_module(mechanism, target, epsilon, variant, samples=samples, seed=seed,
                         confidence=confidence, progress=progress, cancel=cancel,
                         parameters=extra)

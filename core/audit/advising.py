@@ -46,6 +46,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +66,12 @@ from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "AdviceInput", "claimed", "candidate_pairs",
-           "sample_outputs", "exact_distribution", "parameters"]
+           "sample_outputs", "exact_distribution", "parameters",
+           "RELEASE_PATH", "variant_from", "tight_epsilon", "exact_roc"]
 
 LABEL = "DP advising (one advice query as the student observes it)"
 DEFAULT_SAMPLES = 200_000
+RELEASE_PATH = False  # samples come from the seeded engine only
 #: Table 3.5's distance threshold and the spec's ξ (the presets' values).
 THRESHOLD = 0.7
 #: Rewards 2 / 0 and Q₀ = 0: the public Q range is [0, 2], S_strict = 2.
@@ -121,6 +124,10 @@ def _params(epsilon: float, variant: str, inp: AdviceInput | None = None,
                                                   "distance_threshold": d, "epochs": 1,
                                                   **over})
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[float, str]:
+    """ε and the variant name (``"sound"`` or ``"thesis"``) from the audit's parameters."""
+    return check_epsilon(params["epsilon"]), str(params["variant"])
 
 def parameters(epsilon: float, variant: str) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).
@@ -259,7 +266,7 @@ def _sample(inp: AdviceInput, n: int, rng: np.random.Generator, params: Advising
     return np.where(draw.advised, draw.action + 1, 0).astype(np.int64)
 
 
-def sample_outputs(inp: object, n: int, rng: np.random.Generator, epsilon: float,
+def sample_outputs(inp: object, n: int, rng: np.random.Generator | None, epsilon: float,
                    variant: str) -> np.ndarray:
     """n independent draws of EXACTLY what the student observes for one advice query
     (including 'no advice'), encoded as int codes, shape (n,).
@@ -340,3 +347,16 @@ def exact_distribution(inp: object, epsilon: float, variant: str) -> dict[int, f
     p0 = cdf(r - shift) - cdf(-r - shift)
     out[0], out[1] = p0, 1.0 - p0
     return out
+
+
+def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+                  ) -> tuple[float, str] | None:
+    """No closed form for the pair (:meth:`core.audit.target.AuditTarget.tight_epsilon`):
+    the runner uses the exact output distributions where there are any."""
+    return None
+
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """No optimal-test ROC in closed form (:meth:`core.audit.target.AuditTarget.exact_roc`):
+    the runner ranks the pairs from the exact distributions or a pre-screen."""
+    return None

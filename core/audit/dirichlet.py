@@ -40,6 +40,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -48,6 +49,7 @@ import numpy as np
 from scipy.special import betainc, betaincinv, expit, gammaln
 
 from core.audit.stats import bisect_epsilon, mc_delta, mc_epsilon_tight
+from core.audit.target import number
 from core.common.errors import InputError
 from core.privacy import dirichlet_accounting as acc
 from core.privacy.dirichlet import dirichlet_rows
@@ -55,7 +57,8 @@ from core.privacy.dirichlet import dirichlet_rows
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "ANALYSES", "DirichletVariant",
            "parameters", "claimed", "candidate_pairs", "sample_outputs", "exact_distribution",
            "delta_tight_exact", "epsilon_tight_exact", "privacy_loss", "delta_tight_mc",
-           "epsilon_tight_mc", "tight_epsilon", "exact_roc"]
+           "epsilon_tight_mc", "tight_epsilon", "exact_roc",
+           "variant_from"]
 
 LABEL = "Dirichlet row mechanism"
 DEFAULT_SAMPLES = 200_000
@@ -104,6 +107,20 @@ def _privacy(v: DirichletVariant) -> Any:
     return acc.dirichlet_privacy(v.k, v.eta, v.eta_bar_value, v.w, v.b, delta_target=v.delta,
                                  delta_method=v.delta_method)
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[None, DirichletVariant]:
+    """The :class:`DirichletVariant` from the audit's keyword parameters (no ε argument)."""
+    w = params["w"]
+    if isinstance(w, bool) or not isinstance(w, int):
+        try:
+            w = int(w) if float(w) == int(w) else w
+        except (TypeError, ValueError):
+            pass
+    eta_bar = None if params["eta_bar"] is None else number(params, "eta_bar")
+    return None, DirichletVariant(
+        k=number(params, "k"), eta=number(params, "eta"), eta_bar=eta_bar, w=w,
+        b=number(params, "b"), delta=number(params, "delta"), analysis=str(params["analysis"]),
+        delta_method=str(params["delta_method"]))
 
 def parameters(epsilon: Any, variant: DirichletVariant) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).

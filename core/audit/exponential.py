@@ -27,11 +27,13 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from core.audit.target import number
 from core.common.errors import InputError
 from core.privacy.laplace import (
     check_epsilon,
@@ -41,7 +43,8 @@ from core.privacy.laplace import (
 )
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "ExponentialVariant", "parameters",
-           "claimed", "candidate_pairs", "sample_outputs", "exact_distribution"]
+           "claimed", "candidate_pairs", "sample_outputs", "exact_distribution",
+           "variant_from", "tight_epsilon", "exact_roc"]
 
 LABEL = "exponential mechanism"
 DEFAULT_SAMPLES = 100_000
@@ -63,6 +66,12 @@ class ExponentialVariant:
         if not (isinstance(f, (int, float)) and math.isfinite(f) and f > 0):
             raise InputError(f"must be a finite number > 0, got {f!r}", field="noise_factor")
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[float, ExponentialVariant]:
+    """ε and the :class:`ExponentialVariant` from the audit's keyword parameters."""
+    return check_epsilon(params["epsilon"]), ExponentialVariant(
+        sensitivity=number(params, "sensitivity"), monotonic=bool(params["monotonic"]),
+        noise_factor=number(params, "noise_factor"))
 
 def parameters(epsilon: float, variant: ExponentialVariant) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).
@@ -194,3 +203,16 @@ def exact_distribution(inp: Any, epsilon: float, variant: ExponentialVariant
     p = exponential_probabilities(np.asarray(inp, float), epsilon=epsilon / variant.noise_factor,
                                   sensitivity=variant.sensitivity, monotonic=variant.monotonic)
     return {i: float(x) for i, x in enumerate(p)}
+
+
+def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+                  ) -> tuple[float, str] | None:
+    """No closed form for the pair (:meth:`core.audit.target.AuditTarget.tight_epsilon`):
+    the runner uses the exact output distributions where there are any."""
+    return None
+
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """No optimal-test ROC in closed form (:meth:`core.audit.target.AuditTarget.exact_roc`):
+    the runner ranks the pairs from the exact distributions or a pre-screen."""
+    return None

@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,15 +22,18 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from core.audit.stats import bisect_epsilon
+from core.audit.target import number
 from core.common.errors import InputError
 from core.common.validation import check_positive
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "GaussianVariant", "delta_of", "epsilon_of", "parameters",
            "claimed", "candidate_pairs", "sample_outputs", "exact_distribution", "tight_epsilon",
-           "exact_roc"]
+           "exact_roc",
+           "RELEASE_PATH", "variant_from"]
 
 LABEL = "Gaussian mechanism (audit sanity check)"
 DEFAULT_SAMPLES = 200_000
+RELEASE_PATH = False  # a sanity check of the audit itself: PrivPlan releases nothing through it
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,10 @@ def epsilon_of(delta: float, mu: float) -> float:
     """
     return bisect_epsilon(lambda e: delta_of(e, mu), delta, hi=1.0, tol=1e-12)
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[None, GaussianVariant]:
+    """The :class:`GaussianVariant` from the audit's keyword parameters (no ε argument)."""
+    return None, GaussianVariant(mu=number(params, "mu"), delta=number(params, "delta"))
 
 def parameters(epsilon: Any, variant: GaussianVariant) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).
@@ -138,7 +146,7 @@ def candidate_pairs(epsilon: Any, variant: GaussianVariant) -> list[tuple[Any, A
             ({"a": 0.0, "b": m / 2, "description": "inputs at distance mu/2"}, 0.0, m / 2)]
 
 
-def sample_outputs(inp: Any, n: int, rng: np.random.Generator, epsilon: Any,
+def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: Any,
                    variant: GaussianVariant) -> np.ndarray:
     """
 
@@ -160,6 +168,8 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator, epsilon: Any,
     numpy.ndarray
         What the observer sees: int codes of shape (n,) or float features of shape (n, d).
     """
+    if rng is None:
+        raise InputError("needs a numpy Generator (no release path)", field="rng")
     return (float(inp) + rng.standard_normal(n)).reshape(n, 1)
 
 

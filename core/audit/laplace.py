@@ -29,16 +29,19 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from core.audit.target import number
 from core.common.errors import InputError
 from core.privacy.laplace import check_epsilon, laplace_release, laplace_scale
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "LaplaceVariant", "parameters", "claimed",
-           "candidate_pairs", "sample_outputs", "exact_distribution", "tight_epsilon", "exact_roc"]
+           "candidate_pairs", "sample_outputs", "exact_distribution", "tight_epsilon", "exact_roc",
+           "variant_from"]
 
 LABEL = "Laplace mechanism"
 DEFAULT_SAMPLES = 200_000
@@ -57,6 +60,12 @@ class LaplaceVariant:
         f = self.noise_factor
         if not (isinstance(f, (int, float)) and math.isfinite(f) and f > 0):
             raise InputError(f"must be a finite number > 0, got {f!r}", field="noise_factor")
+
+
+def variant_from(params: Mapping[str, Any]) -> tuple[float, LaplaceVariant]:
+    """ε and the :class:`LaplaceVariant` from the audit's keyword parameters."""
+    return check_epsilon(params["epsilon"]), LaplaceVariant(
+        sensitivity=number(params, "sensitivity"), noise_factor=number(params, "noise_factor"))
 
 
 def _scale(epsilon: float, v: LaplaceVariant) -> float:

@@ -51,6 +51,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -62,7 +63,8 @@ from core.logistics.planner import PlannerParams, histogram_setup, preset_guaran
 from core.privacy.laplace import check_epsilon
 
 __all__ = ["claimed", "candidate_pairs", "sample_outputs", "exact_distribution",
-           "encode", "LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "parameters"]
+           "encode", "LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "parameters",
+           "variant_from", "tight_epsilon", "exact_roc"]
 
 LABEL = "Logistics map release (Alg 7 noisy degree histogram; the rest is post-processing)"
 DEFAULT_SAMPLES = 100_000
@@ -76,6 +78,10 @@ _MAX_EXACT_CODES = 300_000
 def _params(epsilon: float, preset: str) -> PlannerParams:
     return PlannerParams.preset_params(str(preset), epsilon=check_epsilon(epsilon))
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[float, str]:
+    """ε and the preset name (``"sound"`` or ``"thesis"``) from the audit's parameters."""
+    return check_epsilon(params["epsilon"]), str(params["preset"])
 
 def parameters(epsilon: float, preset: str) -> dict[str, Any]:
     """Public parameters of the audited release (reported next to the audit).
@@ -292,3 +298,15 @@ def exact_distribution(inp: object, epsilon: float, preset: str) -> dict[int, fl
             out[code] = out.get(code, 0.0) + pr
     return out
 
+
+def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+                  ) -> tuple[float, str] | None:
+    """No closed form for the pair (:meth:`core.audit.target.AuditTarget.tight_epsilon`):
+    the runner uses the exact output distributions where there are any."""
+    return None
+
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """No optimal-test ROC in closed form (:meth:`core.audit.target.AuditTarget.exact_roc`):
+    the runner ranks the pairs from the exact distributions or a pre-screen."""
+    return None

@@ -1,22 +1,11 @@
 """The generic audit runner: worst-pair search, attack, ε_lb, ε_tight, verdict.
 
-A mechanism is audited through a module with this interface (``variant`` — the
-mechanism's public parameters, a preset name or a parameter dataclass — is always last):
-
-* ``claimed(epsilon, variant) -> (eps_claimed or math.inf, delta_claimed, adjacency_text)``
-  (a 4th element, if present, is the reason an unbounded claim is unbounded);
-* ``candidate_pairs(epsilon, variant) -> list[(json-able description, input_a, input_b)]``:
-  neighbouring inputs under that adjacency;
-* ``sample_outputs(inp, n, rng, epsilon, variant) -> np.ndarray``: n outputs exactly as
-  the observer sees them, int codes of shape (n,) or float features of shape (n, d);
-* ``exact_distribution(inp, epsilon, variant) -> dict[int, float] | None``.
-
-Optional hooks: ``tight_epsilon(a, b, delta, epsilon, variant) -> (ε, method) | None``
-(known densities), ``exact_roc(a, b, epsilon, variant) -> (fpr, tpr) | None`` (the
-optimal test's ROC, used only to rank pairs), ``RELEASE_PATH = True`` (``sample_outputs``
-accepts ``rng=None`` and then samples through the release code path: OpenDP for Laplace
-and the exponential mechanism, the OS CSPRNG for Dirichlet), ``DEFAULT_SAMPLES``,
-``LABEL``, ``parameters(epsilon, variant) -> dict``.
+A mechanism is audited through a module that implements
+:class:`core.audit.target.AuditTarget` (its claim, neighbouring inputs, outputs as the
+observer sees them, and, where known, exact distributions, an exact ε of a pair and the
+optimal test's ROC; ``RELEASE_PATH`` says whether ``sample_outputs`` can sample through the
+release code path: OpenDP for Laplace and the exponential mechanism, the OS CSPRNG for
+Dirichlet).
 
 Procedure of :func:`audit_module`:
 
@@ -44,13 +33,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from core.audit.attack import AttackResult, run_attack, split_sizes
 from core.audit.stats import discrete_epsilon_tight, discrete_roc, projected_epsilon_lb
+from core.audit.target import AuditTarget
 from core.common.errors import InputError
 from core.common.progress import Cancelled
 
@@ -151,7 +140,7 @@ class _Steps:
             self.progress(min(max(fraction, 0.0), 1.0), message)
 
 
-def _claim(mod: ModuleType, epsilon: Any, variant: Any
+def _claim(mod: AuditTarget, epsilon: Any, variant: Any
            ) -> tuple[float, float, str, str | None]:
     c = tuple(mod.claimed(epsilon, variant))
     eps, delta, adjacency = float(c[0]), float(c[1]), str(c[2])
@@ -163,7 +152,7 @@ def _claim(mod: ModuleType, epsilon: Any, variant: Any
     return eps, delta, adjacency, reason
 
 
-def _sample(mod: ModuleType, inp: Any, n: int, rng: np.random.Generator | None, epsilon: Any,
+def _sample(mod: AuditTarget, inp: Any, n: int, rng: np.random.Generator | None, epsilon: Any,
             variant: Any, steps: _Steps, f0: float, f1: float, what: str) -> np.ndarray:
     """n outputs in chunks (progress and cancel between chunks)."""
     parts, done = [], 0
@@ -181,19 +170,16 @@ def _sample(mod: ModuleType, inp: Any, n: int, rng: np.random.Generator | None, 
     return out
 
 
-def _exact_dist(mod: ModuleType, inp: Any, epsilon: Any, variant: Any
+def _exact_dist(mod: AuditTarget, inp: Any, epsilon: Any, variant: Any
                 ) -> dict[Any, float] | None:
-    fn = getattr(mod, "exact_distribution", None)
-    return None if fn is None else fn(inp, epsilon, variant)
+    return mod.exact_distribution(inp, epsilon, variant)
 
 
-def _tight(mod: ModuleType, a: Any, b: Any, delta: float, epsilon: Any, variant: Any
+def _tight(mod: AuditTarget, a: Any, b: Any, delta: float, epsilon: Any, variant: Any
            ) -> tuple[float | None, str | None]:
-    hook = getattr(mod, "tight_epsilon", None)
-    if hook is not None:
-        r = hook(a, b, delta, epsilon, variant)
-        if r is not None:
-            return float(r[0]), str(r[1])
+    r = mod.tight_epsilon(a, b, delta, epsilon, variant)
+    if r is not None:
+        return float(r[0]), str(r[1])
     pa = _exact_dist(mod, a, epsilon, variant)
     pb = _exact_dist(mod, b, epsilon, variant) if pa is not None else None
     if pa is not None and pb is not None:
@@ -201,13 +187,11 @@ def _tight(mod: ModuleType, a: Any, b: Any, delta: float, epsilon: Any, variant:
     return None, None
 
 
-def _exact_roc(mod: ModuleType, a: Any, b: Any, epsilon: Any, variant: Any
+def _exact_roc(mod: AuditTarget, a: Any, b: Any, epsilon: Any, variant: Any
                ) -> tuple[np.ndarray, np.ndarray] | None:
-    hook = getattr(mod, "exact_roc", None)
-    if hook is not None:
-        r = hook(a, b, epsilon, variant)
-        if r is not None:
-            return np.asarray(r[0], float), np.asarray(r[1], float)
+    r = mod.exact_roc(a, b, epsilon, variant)
+    if r is not None:
+        return np.asarray(r[0], float), np.asarray(r[1], float)
     pa = _exact_dist(mod, a, epsilon, variant)
     pb = _exact_dist(mod, b, epsilon, variant) if pa is not None else None
     if pa is not None and pb is not None:
@@ -220,7 +204,7 @@ def _screen_size(samples: int) -> int:
 
 
 # --------------------------------------------------------------------------- the runner
-def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: Any, *,
+def audit_module(mechanism: str, mod: AuditTarget | str, epsilon: Any, variant: Any, *,
                  samples: int | None, seed: int | None,
                  confidence: float = DEFAULT_CONFIDENCE,
                  progress: Callable[..., None] | None = None,
@@ -232,8 +216,8 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
     ----------
     mechanism : str
         The mechanism's name (reported).
-    mod : module or str
-        The module with the interface above, or its import path.
+    mod : AuditTarget or str
+        The target module (:class:`~core.audit.target.AuditTarget`), or its import path.
     epsilon : Any
         The ε parameter audited.
     variant : Any
@@ -264,10 +248,10 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
     """
     t0 = time.perf_counter()
     if isinstance(mod, str):
-        mod = importlib.import_module(mod)
+        mod = cast(AuditTarget, importlib.import_module(mod))
     steps = _Steps(progress, cancel)
     if samples is None:
-        samples = int(getattr(mod, "DEFAULT_SAMPLES", 100_000))
+        samples = int(mod.DEFAULT_SAMPLES)
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
             or int(samples) < MIN_SAMPLES:
         raise InputError(f"must be an integer >= {MIN_SAMPLES}, got {samples!r}",
@@ -328,7 +312,7 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
     desc, a, b = pairs[best["index"]]
 
     # ---- the audit proper: N fresh samples per side
-    use_release = mode == "release" and bool(getattr(mod, "RELEASE_PATH", False))
+    use_release = mode == "release" and bool(mod.RELEASE_PATH)
     srng = None if use_release else rng
     xa = _sample(mod, a, samples, srng, epsilon, variant, steps, 0.2, 0.55, "sampling side a")
     xb = _sample(mod, b, samples, srng, epsilon, variant, steps, 0.55, 0.9, "sampling side b")
@@ -355,9 +339,7 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
         notes.append(f"{len(ranked)} candidate pairs searched; audited the one with the best "
                      f"projected epsilon_lb ({best['ranked_by']})")
     steps(1.0, "done")
-    params = dict(parameters or {})
-    if hasattr(mod, "parameters"):
-        params = {**mod.parameters(epsilon, variant), **params}
+    params = {**mod.parameters(epsilon, variant), **(parameters or {})}
     return AuditResult(
         mechanism=mechanism, epsilon_claimed=eps_c, epsilon_claimed_reason=reason,
         delta_claimed=delta_c, adjacency=adjacency, epsilon_lb=eps_lb, confidence=confidence,
@@ -379,4 +361,4 @@ def audit_module(mechanism: str, mod: ModuleType | str, epsilon: Any, variant: A
                 "epsilon_lb_projected_on_select": att.epsilon_lb_select,
                 "use_release_path": use_release},
         candidates=tuple(sorted(ranked, key=lambda r: -r["projected_epsilon_lb"])[:_KEEP]),
-        label=str(getattr(mod, "LABEL", mechanism)))
+        label=str(mod.LABEL))

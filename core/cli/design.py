@@ -83,9 +83,9 @@ def _record(args: argparse.Namespace, project: Any, mdp_id: str, res: Any) -> di
     """The design as a run record; an exponential selection's spend as a ledger entry."""
     from core.common.jsonable import jsonable
     from core.mdp.accounting import mdp_dataset
+    from core.privacy.ledger import PrivacyLedger
     from core.project.files import save_project
     from core.project.model import RunRecord
-    from core.privacy.ledger import PrivacyLedger
 
     run_id = project.new_run_id()
     entries = []

@@ -9,8 +9,8 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.mdp import _eta_arg
 from core.cli.common import emit, flag_error
+from core.cli.mdp import _eta_arg
 from core.common.errors import InputError
 
 __all__ = ["cmd_import", "cmd_export", "add_interop_parsers", "INTERVAL_NOTE"]
@@ -128,8 +128,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         files, warnings = (write_prism if args.format == "prism" else write_drn)(mdp, stem)
     else:
         from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
-        from core.mdp.privatize import parse_eta
         from core.mdp.interop.interval import robust_intervals
+        from core.mdp.privatize import parse_eta
         from core.mdp.robust import release_centre_shift
 
         if args.k is None or args.beta is None:

@@ -533,7 +533,9 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 lines += ["  " + line for line in _privacy_text(p, whole=False)]
             c = res.composed
             if c is not None:
-                fmt = (lambda e: "unbounded" if e == float("inf") else f"{e:.4g}")
+                def fmt(e: float) -> str:
+                    return "unbounded" if e == float("inf") else f"{e:.4g}"
+
                 lines.append(f"all {c.releases} privatisations composed at delta = "
                              f"{c.delta:g}: epsilon = {fmt(c.epsilon)} ({c.accountant}); basic "
                              f"composition: {fmt(c.epsilon_basic)}")

@@ -98,8 +98,8 @@ from core.privacy.dirichlet_accounting import (
     resolve_delta_method,
     support_privacy,
 )
-from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
 from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
+from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
            "DEFAULT_B",

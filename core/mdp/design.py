@@ -46,7 +46,7 @@ import numpy as np
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
 from core.common.validation import RandomSource, as_random_source, check_beta
-from core.mdp.accounting import DEFAULT_B, ADJACENCIES, mdp_privacy
+from core.mdp.accounting import ADJACENCIES, DEFAULT_B, mdp_privacy
 from core.mdp.model import MDP, with_transitions
 from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows
 from core.mdp.robust import centre_shift, cost_of_privacy

@@ -159,7 +159,7 @@ def mdp_from_dict(d: Any) -> MDP:
                                   np.array(cols, dtype=np.int64),
                                   np.array(vals, dtype=np.float64))
     # small models keep their dense arrays (and the checks on them)
-    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse  # small models keep their dense arrays (and the checks on them)
+    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse
     mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
               initial_state=s0_idx, state_names=tuple(states),
               action_names=tuple(tuple(r) for r in anames),

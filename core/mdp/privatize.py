@@ -215,8 +215,9 @@ def _check_eta(eta: object) -> float:
     return v
 
 
-def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
-                   zeros: str = "support", smoothing: float = 0.01) -> MechanismRows:
+def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA,
+                   domain_rule: str = DEFAULT_DOMAIN_RULE, zeros: str = "support",
+                   smoothing: float = 0.01) -> MechanismRows:
     """Apply the public pre-processing of every available row (module docstring).
 
     Order: ``zeros="smoothing"`` first (rows with a zero get full support), then the

@@ -65,11 +65,11 @@ from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
-from core.common.results import Status, readonly
-from core.mdp.privatize import row_etas
+from core.common.results import Status
 from core.common.validation import check_beta, check_k
-from core.mdp.model import MDP
 from core.mdp import robust_kernels
+from core.mdp.model import MDP
+from core.mdp.privatize import row_etas
 from core.mdp.robust_sparse import policy_extremes
 from core.mdp.sparse import adopt
 from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
@@ -672,8 +672,7 @@ def robust_bounds_stochastic(private: MDP, table: np.ndarray, *, alpha: "float |
     -------
     ValueBounds
     """
-    from core.mdp.stochastic import check_policy_table, deterministic_actions, \
-        evaluate_stochastic
+    from core.mdp.stochastic import check_policy_table, deterministic_actions, evaluate_stochastic
 
     if method not in METHODS:
         raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")

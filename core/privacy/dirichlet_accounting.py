@@ -87,8 +87,8 @@ from core.common.errors import InputError
 from core.common.stats import cp_upper
 from core.privacy.dirichlet_profile import PROFILE_LABEL, RowProfile, support_profile, w_profile
 
-__all__ = ["DELTA_METHODS", "PROFILE_METHOD", "DEFAULT_DELTA_METHOD", "DELTA_LABELS", "LEMMA_1_2_WARNING",
-           "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
+__all__ = ["DELTA_METHODS", "PROFILE_METHOD", "DEFAULT_DELTA_METHOD", "DELTA_LABELS",
+           "LEMMA_1_2_WARNING", "DirichletPrivacy", "dirichlet_privacy", "dirichlet_epsilon",
            "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
            "clear_caches", "support_privacy", "support_delta", "certified_delta",
            "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL",

@@ -422,7 +422,8 @@ class RowProfile:
         -------
         dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
         """
-        from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pldm
+        from dp_accounting.pld import pld_pmf
+        from dp_accounting.pld import privacy_loss_distribution as pldm
 
         pairs = self.envelope_pairs(delta)
         if all(p.d <= 0 for p in pairs):

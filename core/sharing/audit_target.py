@@ -23,18 +23,21 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.audit.target import number
 from core.common.errors import InputError
 from core.privacy.dirichlet import dirichlet_rows
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "SharingVariant", "parameters",
            "claimed", "candidate_pairs", "sample_outputs", "exact_distribution",
-           "tight_epsilon", "pair_epsilon"]
+           "tight_epsilon", "pair_epsilon",
+           "variant_from", "exact_roc"]
 
 LABEL = "Shared-policy mechanism (ℓ2 adjacency)"
 DEFAULT_SAMPLES = 100_000
@@ -69,6 +72,17 @@ def _claim(v: SharingVariant) -> Any:
 
     return row_privacy_l2(v.k, v.m, v.eta, v.lb, delta=v.delta, bound=v.bound, rng=0)
 
+
+def variant_from(params: Mapping[str, Any]) -> tuple[None, SharingVariant]:
+    """The :class:`SharingVariant` from the audit's keyword parameters (no ε argument)."""
+    m = params["m"]
+    try:
+        m = int(m) if float(m) == int(float(m)) else m
+    except (TypeError, ValueError):
+        pass
+    return None, SharingVariant(
+        k=number(params, "k"), m=m, eta=number(params, "eta"), lb=number(params, "lb"),
+        delta=number(params, "delta"), bound=str(params["bound"]))
 
 def parameters(epsilon: Any, variant: SharingVariant) -> dict[str, Any]:
     """The public parameters reported with the audit.
@@ -246,3 +260,15 @@ def tight_epsilon(a: Any, b: Any, delta: float, epsilon: Any, variant: SharingVa
     return (pair_epsilon(a, b, variant.k, delta),
             "exact product of Gamma pairs, optimistic discretisation (a lower bound)")
 
+
+def exact_roc(a: Any, b: Any, epsilon: Any, variant: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """No optimal-test ROC in closed form (:meth:`core.audit.target.AuditTarget.exact_roc`):
+    the runner ranks the pairs from the exact distributions or a pre-screen."""
+    return None
+
+
+if TYPE_CHECKING:  # mypy checks this module against the audit's protocol
+    import core.sharing.audit_target as _this
+    from core.audit.target import AuditTarget
+
+    _checked: AuditTarget = _this

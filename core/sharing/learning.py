@@ -50,7 +50,6 @@ from core.privacy.composition import advanced_epsilon, check_delta
 from core.privacy.dirichlet import dirichlet_rows
 from core.sharing.mechanism import (
     ACCOUNTANTS,
-    BOUNDS,
     MC_LEVEL,
     alpha_lambda,
     check_sharing,

@@ -43,8 +43,9 @@ from core.common.stats import cp_upper
 from core.common.validation import RandomSource, as_random_source
 from core.privacy.dirichlet import dirichlet_rows
 
-__all__ = ["BOUNDS", "ACCOUNTANTS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split", "gamma_split_limit",
-           "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc", "tau_for_delta",
+__all__ = ["BOUNDS", "ACCOUNTANTS", "LEMMA_1_WARNING", "DeltaEstimate", "gamma_split",
+           "gamma_split_limit", "theorem1_epsilon", "vertex", "delta_closed_form", "delta_mc",
+           "tau_for_delta",
            "alpha_lambda", "ignore_threshold", "radius_quantile", "lemma1_tail_m2",
            "check_sharing", "teacher_policy_in_domain", "MC_DRAWS", "MC_LEVEL",
            "PrivacyCurve", "privacy_curve", "RadiusCurve", "radius_curve", "RowPrivacyL2",

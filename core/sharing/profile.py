@@ -128,7 +128,8 @@ def _coord_pmf(a: float, d: float, gainer: bool, h: float, pessimistic: bool = T
 
 def _product_pld(moves: tuple[tuple[float, float, bool], ...], k: float, h: float,
                  pessimistic: bool = True) -> Any:
-    from dp_accounting.pld import pld_pmf, privacy_loss_distribution as pldm
+    from dp_accounting.pld import pld_pmf
+    from dp_accounting.pld import privacy_loss_distribution as pldm
 
     total = None
     for base, mag, gainer in moves:
@@ -306,8 +307,8 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
     count = 0
     top = min(r, cap)
 
-    def evaluate(g: np.ndarray, l: np.ndarray, points: int = _COARSE) -> float:
-        return product_epsilon([(x, True) for x in g] + [(x, False) for x in l], k, eta,
+    def evaluate(g: np.ndarray, lw: np.ndarray, points: int = _COARSE) -> float:
+        return product_epsilon([(x, True) for x in g] + [(x, False) for x in lw], k, eta,
                                delta, points=points)
 
     def bound(box: tuple) -> float:
@@ -316,10 +317,10 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
 
     for p in range(1, m):
         for q in range(1, m - p + 1):
-            g, l = _equal_shares(p, q, r, cap)
-            e = evaluate(g, l)
+            g, lw = _equal_shares(p, q, r, cap)
+            e = evaluate(g, lw)
             if e > best_lo:
-                best_lo, best_moves = e, tuple(g.tolist()) + tuple((-l).tolist())
+                best_lo, best_moves = e, tuple(g.tolist()) + tuple((-lw).tolist())
             box = (np.zeros(p), np.full(p, top), np.zeros(q), np.full(q, top))
             ub = bound(box)
             count += 1

@@ -154,8 +154,9 @@ class PrivacyCalculatorPanel(CalculatorDrawing, QWidget):
         for name, cfg in FIGURE_1_1.items():
             button = QPushButton(name, self)
             button.setToolTip(f"Figure 1.1 {name}: k = {cfg['k']:g}, η = η̄ = {cfg['eta']:g}, "
-                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode: the headline is the exact "
-                              "profile; the figure's own values, from the vertex reduction of "
+                              f"|W| = {cfg['w']}, b = {cfg['b']:g} (target-δ mode: the headline "
+                              "is the exact profile; the figure's own values, from the vertex "
+                              "reduction of "
                               "Lemma 1.2, and the union bound are shown beside it).")
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, n=name: self.apply_preset(n))

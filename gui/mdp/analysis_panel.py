@@ -67,12 +67,11 @@ from core.mdp.accounting import (
     DEFAULT_B,
     DEFAULT_DELTA,
     DEFAULT_DOMAIN_RULE,
-    DEFAULT_ETA,
     DOMAIN_RULES,
     ETA_AUTO,
 )
-from core.mdp.privatize import parse_eta
 from core.mdp.private_policy import bounds_release
+from core.mdp.privatize import parse_eta
 from core.mdp.records import BoundsParameters, SweepParameters
 from core.mdp.sweep import DEFAULT_K
 from core.project.recording import bounds_run_record, sweep_run_record

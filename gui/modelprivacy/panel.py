@@ -54,8 +54,8 @@ from gui.modelprivacy.texts import (
     table_cells,
 )
 from gui.shell.commands import AddRunCommand
-from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.document import ProjectDocument
+from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR

@@ -298,8 +298,9 @@ def export_names(mdp: MDP) -> tuple[list[list[str | None]], list[str]]:
     warnings = []
     if renamed:
         shown = ", ".join(sorted(map(repr, renamed))[:4])
+        more = ", …" if len(renamed) > 4 else ""
         warnings.append(f"{len(renamed)} action name(s) are not identifiers and were written "
-                        f"with '_' for other characters ({shown}{', …' if len(renamed) > 4 else ''})")
+                        f"with '_' for other characters ({shown}{more})")
     return out, warnings
 
 

@@ -210,12 +210,15 @@ def _rr_module(true_eps: float, claim: float):
         return np.where(keep, inp, 1 - inp).astype(np.int64)
 
     return types.SimpleNamespace(
-        __name__="fake_rr", LABEL="randomised response",
+        __name__="fake_rr", LABEL="randomised response", DEFAULT_SAMPLES=FAST,
+        RELEASE_PATH=False, variant_from=lambda params: (params["epsilon"], "x"),
+        parameters=lambda e, v: {"epsilon": e},
         claimed=lambda e, v: (claim, 0.0, "one bit flipped", "raw bit" if claim == math.inf
                               else None),
         candidate_pairs=lambda e, v: [({"a": 0, "b": 1}, 0, 1)],
         sample_outputs=sample,
-        exact_distribution=lambda inp, e, v: {inp: p, 1 - inp: 1 - p})
+        exact_distribution=lambda inp, e, v: {inp: p, 1 - inp: 1 - p},
+        tight_epsilon=lambda a, b, d, e, v: None, exact_roc=lambda a, b, e, v: None)
 
 
 def test_runner_on_a_discrete_module():
@@ -249,7 +252,7 @@ def test_contract_keys_and_json():
 
 def test_epsilon_tight_null_with_reason_when_unknown():
     mod = _rr_module(1.0, 2.0)
-    del mod.exact_distribution
+    mod.exact_distribution = lambda inp, e, v: None  # densities unknown
     d = audit_module("rr", mod, 1.0, "x", samples=2000, seed=1).to_dict()
     assert d["epsilon_tight"] is None and d["epsilon_tight_reason"]
     assert "pre-screen" in d["candidates"][0]["ranked_by"]

@@ -60,7 +60,9 @@ def test_seeded_record_is_the_windows_record(project: Path) -> None:
     rel = bounds_release(before.mdp(mdp_id), BoundsParameters(k=100.0, beta=0.05, seed=7),
                          digest_key=entry.model.digest_key())
     expect, entries = bounds_run_record(Project(), mdp_id, rel)
-    strip = (lambda d: {k: v for k, v in d.items() if k != "elapsed_s"})
+    def strip(d: dict) -> dict:
+        return {k: v for k, v in d.items() if k != "elapsed_s"}
+
     assert strip(run.summary) == strip(expect.summary)
     assert run.params == expect.params and run.params["model_digest"] == entry.model.digest()
     assert payload["cost_bound"] == pytest.approx(run.summary["cost_bound"], abs=0)

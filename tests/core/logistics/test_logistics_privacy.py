@@ -205,7 +205,7 @@ def test_released_map_is_exactly_what_is_sent_and_in_release_order():
             assert word not in flat
         for real in set(w.local(j).nodes) - set(w.center_ids):
             assert f"'{real}'" not in flat  # no real base name leaves the agent
-        for t, pol in rel.policy.items():
+        for pol in rel.policy.values():
             order = [v for v in rel.nodes if v in pol]
             assert list(pol) == order
         # the receiver's crossing estimates are a function of the message alone
@@ -270,7 +270,7 @@ def test_route_lengths_do_not_influence_a_sound_release():
     """End to end: agent b's map with every length changed publishes the same message."""
     w = fig41()
     g = nx.Graph(w.graph)
-    for u, v, d in g.edges(data=True):
+    for _u, _v, d in g.edges(data=True):
         if d.get("agent") == "b":
             d["length"] = 3.0 * d["length"] + 1.0
     w2 = LogisticsWorld(g, name="lengths changed")

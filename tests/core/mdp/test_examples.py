@@ -21,7 +21,8 @@ def generated(tmp_path_factory, run_tool):
 
 
 def test_generator_writes_every_committed_file(generated):
-    # *.map.json files come from tools/make_map_examples.py (tests/core/logistics/test_logistics_model.py)
+    # *.map.json files come from tools/make_map_examples.py
+    # (tests/core/logistics/test_logistics_model.py)
     assert sorted(p.name for p in generated.iterdir()) == sorted(
         p.name for p in ASSETS.iterdir() if not p.name.endswith(".map.json"))
 

@@ -14,9 +14,9 @@ from core.mdp.annotations import TERMINAL_REWARD
 from core.mdp.examples import four_startups, sparse_random_mdp
 from core.mdp.files import load_mdp, save_mdp
 from core.mdp.interop import import_model, read_drn, read_prism, write_drn, write_prism
+from core.mdp.interop.drn import write_drn_interval
 from core.mdp.interop.interval import interval_value_bounds, robust_intervals
 from core.mdp.interop.prism import write_prism_interval
-from core.mdp.interop.drn import write_drn_interval
 from core.mdp.privatize import privatize_mdp
 from core.mdp.robust import cost_of_privacy, release_centre_shift
 from core.mdp.synthesis import evaluate_policy, synthesize

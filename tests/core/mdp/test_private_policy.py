@@ -11,7 +11,7 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled
 from core.mdp.examples import four_startups, random_mdp
 from core.mdp.private_policy import private_policy
-from core.mdp.privatize import DEFAULT_ETA, mechanism_rows, privatize_mdp
+from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.mdp.robust import centre_shift, cost_of_privacy
 
 

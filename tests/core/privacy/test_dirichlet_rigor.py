@@ -190,10 +190,12 @@ def test_union_bound_dominates_monte_carlo_at_interior_points(analysis, params) 
     rng = np.random.default_rng(20250611)
     if analysis == "W":
         k, eta, eb, w = params
-        results = [dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=t, delta_method="union") for t in (0.05, 0.2)]
+        results = [dirichlet_privacy(k, eta, eb, w, 0.1, delta_target=t, delta_method="union")
+                   for t in (0.05, 0.2)]
     else:
         k, eta, n = params
-        results = [support_privacy(k, eta, n, 0.1, delta_target=t, delta_method="union") for t in (0.05, 0.2)]
+        results = [support_privacy(k, eta, n, 0.1, delta_target=t, delta_method="union")
+                   for t in (0.05, 0.2)]
     assert all(r.delta_method == "union" for r in results)
     alphas, m = _interior_alphas(rng, analysis, params)
     worst_ratio = 0.0

@@ -173,8 +173,8 @@ def test_item2_every_pair_of_entries_is_covered_on_random_rows() -> None:
     rng = np.random.default_rng(11)
     k, eta, b = 30.0, 0.05, 0.1
     for n in (2, 3, 4):
-        r = mdp_privacy(_mdp([1.0 / n] * n), k, eta=eta, b=b, delta_target=0.05, delta_method="union",
-                        domain_rule="refuse")
+        r = mdp_privacy(_mdp([1.0 / n] * n), k, eta=eta, b=b, delta_target=0.05,
+                        delta_method="union", domain_rule="refuse")
         eps, gamma = r.rows[0].epsilon, r.rows[0].result.gamma
         for _ in range(200):
             p = eta + rng.dirichlet(np.ones(n)) * (1 - n * eta)

@@ -159,3 +159,14 @@ def test_ledger_tables_have_no_all_zero_rows_and_each_release_text_once():
         spent = [b for b in overview[0].blocks if isinstance(b, Table)
                  and b.title == "Privacy spent"]
         assert all(r[0] != "agent:x" for t in spent for r in t.rows)
+
+
+def test_every_section_module_is_discovered_from_the_registry():
+    from core.report.sections import SECTION_MODULES, load_sections
+
+    reporters = load_sections()
+    assert {"sweep", "design", "bounds", "advise", "advise-experiment", "plan", "plan-bench",
+            "mia", "mia-table", "drl", "drl-table", "comarl", "sharing",
+            "audit"} <= set(reporters)
+    # every reporter lives in a registered module
+    assert {fn.__module__ for fn in reporters.values()} <= set(SECTION_MODULES.values())

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from core.cli.main import run_cli
-from core.mdp.files import save_mdp
 from core.mdp.model import MDP
 from core.sharing.learning import SharingSetup, run_sharing
 from core.sharing.records import MECHANISM, sharing_entries
@@ -99,9 +98,9 @@ def test_issue_example_frozenlake_prints_the_all_runs_total_first():
 
 
 def test_record_starts_from_the_project_spend(tmp_path):
+    from core.privacy.ledger import PrivacyLedger
     from core.project.files import load_project, save_project
     from core.project.model import Project
-    from core.privacy.ledger import PrivacyLedger
 
     p = Project()
     p.add_mdp(_chain(), "chain")

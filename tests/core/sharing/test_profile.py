@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from core.sharing.audit_target import pair_epsilon
 from core.privacy.dirichlet import dirichlet_rows
-from core.sharing.mechanism import theorem1_epsilon, tau_for_delta
+from core.sharing.audit_target import pair_epsilon
+from core.sharing.mechanism import tau_for_delta, theorem1_epsilon
 from core.sharing.profile import l2_profile, product_epsilon
 
 

@@ -459,7 +459,7 @@ def test_epsilon_readout_follows_a_change_at_once(qtbot, calc, monkeypatch):
 
     assert f"<b>{fmt_value(point.epsilon)}</b>" in calc.result_labels["epsilon"].text()
     assert f"<b>{fmt_value(point.delta)}</b>" in calc.result_labels["delta"].text()
-    assert elapsed < 0.5, elapsed  # generous: the offscreen UI thread does little else
+    assert elapsed < 5.0, elapsed  # the held-back worker would take 10 s: the readout did not wait
     release.set()
     settle(qtbot, calc)
     assert f"<b>{fmt_value(point.epsilon)}</b>" in calc.result_labels["epsilon"].text()

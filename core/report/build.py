@@ -1,0 +1,251 @@
+"""Building a :class:`~core.report.model.Report` from a project: overview, models, one
+section per run (its registered reporter, or a generic one that never drops a run), ledger.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core import __version__
+from core.report.model import (
+    KeyValues,
+    Paragraph,
+    Report,
+    Section,
+    Table,
+    _fmt,
+    _mode_text,
+    _pair,
+    _time,
+)
+from core.report.sections import load_sections
+from core.report.sections.ledger import _ledger_section, unbounded_reasons
+from core.report.sections.mdp import _mdp_section
+
+__all__ = ["file_sha256", "oracle_keys", "build_report", "section_titles"]
+
+
+def _generic_section(project: Any, run: Any) -> Section:
+    """A run kind without a reporter: what was run, with which parameters (never dropped)."""
+    sec = Section(f"{run.kind} on {run.target} ({run.id})", id=f"run-{run.id}")
+    items = [("randomness", _mode_text(run)), ("created", _time(run.created))]
+    items += [(str(k), _fmt(v)) for k, v in sorted(run.params.items())
+              if isinstance(v, (str, int, float, bool)) or v is None]
+    sec.blocks.append(KeyValues(tuple(items), "Parameters"))
+    sec.blocks.append(Paragraph(f"PrivPlan has no report layout for “{run.kind}” runs yet: "
+                                "its parameters are listed; its results are in the project "
+                                "file.", "note"))
+    return sec
+
+
+def _overview_section(project: Any) -> Section:
+    from core.privacy.ledger import PrivacyLedger
+
+    sec = Section("Overview", id="overview")
+    if project.notes:
+        sec.blocks.append(Paragraph(project.notes, "note"))
+    if project.runs:
+        sec.blocks.append(Table(
+            ("run", "analysis", "on", "randomness", "seed", "created"),
+            tuple((r.id, r.kind, r.target, r.mode, _fmt(r.seed), _time(r.created))
+                  for r in project.runs), "Analyses"))
+        oracle = [r.id for r in project.runs if oracle_keys(r)]
+        if oracle:
+            sec.blocks.append(Paragraph(
+                "Oracle views: " + ", ".join(oracle) + " hold results computed from the true "
+                "(private) data by the experimenter (each section names them); they are not "
+                "releases.", "note"))
+    try:
+        led = PrivacyLedger.from_project(project)
+    except (TypeError, ValueError):
+        return sec  # the ledger section says why
+    rows = []
+    experiments_only = []
+    for ds in led.datasets():
+        e, d = led.spent(ds)
+        n = sum(x.count for x in led.select(ds) if x.is_release)
+        b = led.budgets.get(ds)
+        if n == 0 and b is None:  # nothing released, no budget: an all-zero row says nothing
+            experiments_only.append(ds)
+            continue
+        budget = "–" if b is None else _pair(*b) + (
+            " — EXCEEDED" if led.would_exceed(ds, 0.0, 0.0) else "")
+        rows.append((ds, str(n), _pair(e, d), budget))
+    if experiments_only:
+        sec.blocks.append(Paragraph(
+            "Used only by seeded experiments (listed in the ledger, nothing spent): "
+            + ", ".join(experiments_only) + ".", "note"))
+    if rows:
+        from core.privacy.ledger import release_modes
+
+        why = unbounded_reasons(led, modes=release_modes(led.entries))
+        note = "Tighter totals, assumptions and every entry are in the privacy ledger section."
+        if why:
+            note = ("Unbounded: releases without a finite ε — " + "; ".join(why) + ". "
+                    + note)
+        sec.blocks.append(Table(("protects", "releases", "spent (basic composition)",
+                                 "budget"), tuple(rows), "Privacy spent", note=note))
+    return sec
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (the report names the project it was made from).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def oracle_keys(run: Any) -> list[str]:
+    """The summary keys a run marks as oracle views (computed on the true, private data).
+
+    Parameters
+    ----------
+    run : RunRecord
+        The run.
+
+    Returns
+    -------
+    list of str
+        Empty when the run stores no oracle value.
+    """
+    keys = (run.summary or {}).get("oracle_keys") if isinstance(run.summary, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
+
+
+def _oracle_note(run: Any) -> Paragraph | None:
+    keys = oracle_keys(run)
+    if not keys:
+        return None
+    what = str(run.summary.get("oracle_view") or "computed on the true data")
+    return Paragraph(f"Oracle view — {', '.join(keys)}: {what}. These results are computed "
+                     "from the true (private) data by the experimenter; they are not a "
+                     "release, and no user of the private output could compute them.",
+                     "note")
+
+
+def _ledger_note(project: Any, run_id: str) -> Paragraph | None:
+    ids = [(e.id, e.mode) for e in project.ledger if e.source == run_id]
+    if not ids:
+        return None
+    modes = sorted({m for _, m in ids})
+    return Paragraph(f"Privacy ledger entries of this run: {', '.join(i for i, _ in ids)} "
+                     f"({', '.join(modes)}).", "note")
+
+
+def _source_date() -> _dt.datetime | None:
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not raw:
+        return None
+    try:
+        return _dt.datetime.fromtimestamp(int(raw), _dt.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def build_report(project: Any, *, project_path: str | Path | None = None,
+                 include: Sequence[str] | None = None,
+                 now: _dt.datetime | None = None) -> Report:
+    """The report of ``project``: overview, models, every run with a reporter, the ledger.
+
+    ``include`` limits the sections by id (``"overview"``, ``"models"``, ``"run-<id>"``,
+    ``"ledger"``; see :func:`section_titles`). ``now`` is the ``generated`` time: by
+    default ``SOURCE_DATE_EPOCH`` (reproducible builds) if set, else the clock.
+
+    Parameters
+    ----------
+    project : Project
+        What to report.
+    project_path : str or Path, optional
+        The project's file (its name and SHA-256 go into the overview).
+    include : sequence of str, optional
+        Section ids to keep (all if None).
+    now : datetime, optional
+        The ``generated`` time.
+
+    Returns
+    -------
+    Report
+        Sections of paragraphs, tables and figures, rendered by :func:`to_html` (and the GUI's
+        PDF export).
+    """
+    now = now or _source_date() or _dt.datetime.now(_dt.timezone.utc)
+    meta = {"PrivPlan": __version__, "generated": now.replace(microsecond=0).isoformat(),
+            "platform": f"{platform.system()} {platform.machine()}, Python "
+                        f"{platform.python_version()}",
+            "project": project.name}
+    if project_path is not None and Path(project_path).is_file():
+        path = Path(project_path)
+        meta["project file"] = path.name
+        meta["project SHA-256"] = file_sha256(path)
+        for e in project.mdps:  # large models keep P in a sidecar next to the project
+            from core.project.files import sidecar_name
+
+            side = path.parent / sidecar_name(path, e.id, e.model.P)
+            if not side.is_file():  # written by a PrivPlan before generation names
+                side = path.parent / sidecar_name(path, e.id)
+            if side.is_file():
+                meta[f"{side.name} SHA-256"] = file_sha256(side)
+        meta["rebuild with"] = f"privplan report {path.name} -o REPORT.pdf"
+    seeds = sorted({str(r.seed) for r in project.runs if r.seed is not None})
+    if seeds:
+        meta["seeds"] = ", ".join(seeds)
+    sections = []
+    if project.runs or project.ledger or getattr(project, "budgets", None):
+        sections.append(_overview_section(project))
+    if project.mdps:
+        sections.append(_mdp_section(project))
+    reporters = load_sections()
+    for run in project.runs:
+        sec = reporters.get(run.kind, _generic_section)(project, run)
+        oracle = _oracle_note(run)
+        if oracle is not None:  # right after the parameters
+            sec.blocks.insert(min(1, len(sec.blocks)), oracle)
+        note = _ledger_note(project, run.id)
+        if note is not None:
+            sec.blocks.append(note)
+        sections.append(sec)
+    if not any(s.id.startswith("run-") for s in sections):
+        sections.append(Section("Analyses", [Paragraph(
+            "This project has no analyses yet: run one (for example F5 in an MDP workspace) "
+            "and export the report again.", "note")], id="no-analyses"))
+    sections.append(_ledger_section(project))
+    if include is not None:
+        keep = set(include)
+        sections = [s for s in sections if s.id in keep]
+    return Report(f"PrivPlan report — {project.name}", meta, sections)
+
+
+def section_titles(project: Any) -> list[tuple[str, str]]:
+    """``(id, title)`` of every section the report of ``project`` has, in order.
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+
+    Returns
+    -------
+    list of (str, str)
+        Section id and title, in report order.
+    """
+    rep = build_report(project, now=_dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc))
+    return [(s.id, s.title) for s in rep.sections]

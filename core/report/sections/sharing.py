@@ -1,0 +1,87 @@
+"""Report section of private policy sharing ([KS])."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.report.model import (
+    Figure,
+    KeyValues,
+    Paragraph,
+    Section,
+    Series,
+    Table,
+    _fmt,
+    _mode_text,
+    _time,
+    reporter,
+)
+
+__all__: list[str] = []
+
+
+_SHARING_LABELS = {"none": "no teacher", "nonprivate": "non-private teacher",
+                   "aware": "privacy-aware (λ > 0)", "unaware": "privacy-unaware (λ = 0)"}
+
+
+_SHARING_COLOURS = {"none": "#7F7F7F", "nonprivate": "#1F77B4", "aware": "#2CA02C",
+                    "unaware": "#D62728"}
+
+
+@reporter("sharing")
+def _sharing_section(project: Any, run: Any) -> Section:
+    """Private policy sharing ([KS]): parameters, learning curves, the teacher's ledger."""
+    s, p = run.summary, run.params
+    sec = Section(f"Policy sharing: {p.get('env', run.target)} ({run.id})", id=f"run-{run.id}")
+    tau = ("τ solved per roll-out for δ ≤ " + _fmt(p.get("delta"), 3) if p.get("tau") is None
+           else f"fixed τ = {_fmt(p.get('tau'), 3)}")
+    sec.blocks.append(KeyValues((
+        ("environment", str(p.get("env", run.target))),
+        ("teacher", str(p.get("teacher", "optimal"))), ("randomness", _mode_text(run)),
+        ("mechanism", f"Dirichlet on policies, k_j = {_fmt(p.get('k0'))}·{_fmt(p.get('coef'))}^j,"
+                      f" η = {_fmt(p.get('eta'))}, L·b = {_fmt(p.get('lb'))}, {tau}, ε bound "
+                      f"{p.get('bound', 'paper')}"),
+        ("students", f"{', '.join(p.get('students', []))}; λ = {_fmt(p.get('lambda'))}, β = "
+                     f"{_fmt(p.get('beta'))}, κ = {_fmt(p.get('kappa'))}, "
+                     f"{_fmt(p.get('seeds'))} seeds × {_fmt(p.get('iterations'))} iterations"),
+        ("budget", f"(E, D) = ({_fmt((p.get('budget') or [None, None])[0])}, "
+                   f"{_fmt((p.get('budget') or [None, None])[1])})"),
+        ("adjacency", str(s.get("adjacency", ""))), ("created", _time(run.created))),
+        "Parameters"))
+    xs = tuple(float(v) for v in s.get("iteration", []))
+    series = [Series(_SHARING_LABELS.get(k, k), xs, tuple(float(v) for v in c["median"]),
+                     colour=_SHARING_COLOURS.get(k)) for k, c in s.get("curves", {}).items()]
+    if xs:
+        series.append(Series("J(π_T), the teacher", (xs[0], xs[-1]),
+                             (float(s["teacher_value"]),) * 2, dashed=True, colour="#000000"))
+        sec.blocks.append(Figure(
+            f"{run.id}-curves", "Learning curves (median over seeds)", "iteration (roll-out)",
+            "J(π) at s₀", tuple(series),
+            caption="Exact tabular policy gradient; the teacher's demonstrations are Dirichlet "
+                    "draws of its policy, until its budget stops it."))
+    total = s.get("ledger_total") or {}
+    rows = [(str(i), _fmt(k), _fmt(e), _fmt(d, 3), _fmt(t, 3), str(q), _fmt(et), _fmt(dt, 3))
+            for i, (k, e, d, t, q, et, dt) in enumerate(zip(
+                s.get("k", []), s.get("epsilon", []), s.get("delta", []), s.get("tau", []),
+                s.get("queries", []), s.get("epsilon_total", []), s.get("delta_total", [])))]
+    if len(rows) > 12:
+        rows = rows[:6] + [("…",) * 8] + rows[-5:]
+    stop = (f"stopped before roll-out {s['stopped_at']}: {s.get('stop_reason', '')}"
+            if s.get("stopped_at") is not None else "never stopped")
+    sec.blocks.append(Table(
+        ("roll-out", "k", "ε / query", "δ / query", "τ", "queries", "ε total", "δ total"),
+        tuple(rows), "The teacher's ledger (basic composition)",
+        note=(f"Total over all {total['runs']} noisy student runs" if "runs" in total
+              else "Total of one student run (recorded before the budget covered every run)")
+             + f" ({_fmt(total.get('epsilon'))}, {_fmt(total.get('delta'), 3)}); {stop}. ε "
+             "per query is eq. 12 (exact); δ per query a 95 % Monte Carlo upper bound."))
+    finals = s.get("final", {})
+    sec.blocks.append(Table(
+        ("student", "final J (median)", "85 % band", "cost J(π_T) − J"),
+        tuple((_SHARING_LABELS.get(k, k), _fmt(v["median"]),
+               f"[{_fmt(v['lower'])}, {_fmt(v['upper'])}]",
+               _fmt((s.get("cost_of_privacy") or {}).get(k))) for k, v in finals.items()),
+        "Students"))
+    for n in s.get("notes", []) or []:
+        sec.blocks.append(Paragraph(str(n), "note"))
+    return sec
