@@ -75,6 +75,7 @@ from core.mdp.privatize import parse_eta
 from core.mdp.records import BoundsParameters, SweepParameters
 from core.mdp.sweep import DEFAULT_K
 from core.project.recording import bounds_run_record, sweep_run_record
+from gui.mdp.policy_choice import PolicyChoice
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.ledger import record_entries, record_sweep
@@ -232,6 +233,7 @@ class AnalysisPanel(QWidget):
         for i in range(self.alpha_combo.count()):
             self.alpha_combo.setItemData(i, TOOLTIPS["alpha"], Qt.ItemDataRole.ToolTipRole)
 
+        self.policy_choice = PolicyChoice(self)  # π̄ of the sweep and of F6
         self.seeded_check = QCheckBox("seeded experiment", self)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
@@ -332,6 +334,7 @@ class AnalysisPanel(QWidget):
         form.addRow(self._label("runs per k", "runs"), self.runs_spin)
         form.addRow(self._label("β", "beta"), self.beta_spin)
         form.addRow(self._label("α radius", "alpha"), self.alpha_combo)
+        form.addRow(self.policy_choice.label(self), self.policy_choice)
         form.addRow("", self.seeded_check)
         form.addRow(self._label("seed", "seed"), self.seed_spin)
         form.addRow("", self.mode_label)
@@ -372,7 +375,7 @@ class AnalysisPanel(QWidget):
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
                     self.delta_spin.valueChanged, self.eta_edit.editTextChanged,
                     self.domain_combo.currentIndexChanged,
-                    self.accountant_combo.currentIndexChanged):
+                    self.accountant_combo.currentIndexChanged, self.policy_choice.changed):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
@@ -424,7 +427,12 @@ class AnalysisPanel(QWidget):
                                workers=self.workers_spin.value(), b=b, delta_target=delta,
                                adjacency=str(self.adjacency_combo.currentData()), eta=eta,
                                domain_rule=str(self.domain_combo.currentData()),
-                               delta_method=str(self.accountant_combo.currentData()))
+                               delta_method=str(self.accountant_combo.currentData()),
+                               **self._policy_kwargs())
+
+    def _policy_kwargs(self) -> dict[str, Any]:
+        tau = self.policy_choice.temperature()
+        return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
 
     def _eta(self) -> "float | str":
         return parse_eta(self.eta_edit.currentText().strip())
@@ -545,7 +553,8 @@ class AnalysisPanel(QWidget):
             domain_rule=str(self.domain_combo.currentData()), b=float(self.b_spin.value()),
             delta_target=float(self.delta_spin.value()),
             adjacency=str(self.adjacency_combo.currentData()),
-            delta_method=str(self.accountant_combo.currentData()))
+            delta_method=str(self.accountant_combo.currentData()),
+            temperature=self.policy_choice.temperature())
 
     def cancel(self) -> None:
         if self._runner.is_running:
@@ -666,7 +675,8 @@ class AnalysisPanel(QWidget):
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")
         self.status_label.setText(
-            f"Done: {record.id}, π̄ at k = {result.k:g} and its bounds in "
+            f"Done: {record.id}, π̄ ({result.policy_source}) at k = {result.k:g} and its "
+            "bounds in "
             f"{result.elapsed_s:.2g} s (seed {result.seed}); cost bound at s₀ "
             f"{result.cost_bound:.4g}. Shown on the drawing.")
 
