@@ -85,7 +85,8 @@ with no possible advice consumes no noise. (The tasks of epoch e+1 are drawn at 
 of epoch e — the same sequence — so that γ > 0 can bootstrap from the agent's next task.)
 
 Release mode (``rng=None``): the Laplace noise comes from OpenDP; task allocation and
-action sampling (post-processing) use an OS-seeded numpy generator.
+action sampling (the advised action included) draw from the OS's CSPRNG
+(:class:`core.common.secure.SecureRandom`).
 
 Examples
 --------
@@ -112,6 +113,7 @@ from core.advising.accounting import ADJACENCY, DEFAULT_DELTA, AdvisingAccountin
 from core.advising.model import AdvisingSetup, teacher_view_map
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.common.secure import SecureRandom
 from core.common.validation import RandomSource, as_random_source
 from core.privacy.laplace import laplace_release
 from core.privacy.ledger import PrivacyLedger
@@ -952,7 +954,9 @@ class _Engine:
         self.kind_tot = np.zeros((n, len(RELEASE_KINDS)), dtype=np.int64)
         # Randomness.
         if src.mode == "release":
-            self.rng = np.random.default_rng()
+            # the OS's CSPRNG for the task draws and the advised and own actions (the advised
+            # action is a release: it carries the noisy Q values); Laplace noise from OpenDP
+            self.rng = SecureRandom()
             self.noise_rng: Any = None  # OpenDP
         else:
             self.rng = src.generator
@@ -1085,6 +1089,10 @@ class _Engine:
 
         # eight (epochs x agents) logs, plus the advice events when they are kept
         check_memory(8.0 * E * n * 9, "epochs", detail=f"{E:,} epochs x {n} agents")
+        from core.common.resources import check_time
+
+        # measured ~3e-4 s per agent and epoch; 1e-3 for a margin
+        check_time(1e-3 * E * n, "epochs", detail=f"{E:,} epochs x {n} agents")
         conv_agent = np.empty((E, n))
         advice = np.zeros(E, dtype=np.int64)
         ask = np.empty((E, n), dtype=np.int64)

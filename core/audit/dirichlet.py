@@ -229,6 +229,9 @@ def candidate_pairs(epsilon: Any, variant: DirichletVariant) -> list[tuple[Any, 
                     "coordinates": [0, 1], "moved": round(float(d), 12),
                     "description": f"move {d:g} into entry 0 from entry 1 (p_0 + p_1 = {c:.4g})"}
             out.append((desc, p, q))
+    if not out:  # every move is below 1e-12: no pair of inputs differs measurably
+        raise InputError(f"b = {v.b:g} moves less than 2e-12 of mass: no neighbouring pair "
+                         "of rows differs measurably (audit b >= 2e-12)", field="b")
     return out
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from core.audit.target import number
 from core.common.errors import InputError
+from core.common.validation import check_sensitivity
 from core.privacy.laplace import (
     check_epsilon,
     exponential_mechanism,
@@ -62,6 +63,7 @@ class ExponentialVariant:
 
     def __post_init__(self) -> None:
         laplace_scale(1.0, self.sensitivity)
+        check_sensitivity(self.sensitivity)  # far from the float range's ends
         f = self.noise_factor
         if not (isinstance(f, (int, float)) and math.isfinite(f) and f > 0):
             raise InputError(f"must be a finite number > 0, got {f!r}", field="noise_factor")

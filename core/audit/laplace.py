@@ -37,6 +37,7 @@ import numpy as np
 
 from core.audit.target import number
 from core.common.errors import InputError
+from core.common.validation import check_sensitivity
 from core.privacy.laplace import check_epsilon, laplace_release, laplace_scale
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "LaplaceVariant", "parameters", "claimed",
@@ -57,6 +58,7 @@ class LaplaceVariant:
 
     def __post_init__(self) -> None:
         laplace_scale(1.0, self.sensitivity)  # validates Δ (field "sensitivity")
+        check_sensitivity(self.sensitivity)  # far from the float range's ends
         f = self.noise_factor
         if not (isinstance(f, (int, float)) and math.isfinite(f) and f > 0):
             raise InputError(f"must be a finite number > 0, got {f!r}", field="noise_factor")

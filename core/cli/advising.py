@@ -28,10 +28,10 @@ from core.cli.common import (
     Progress,
     add_record_flag,
     add_scheduler_flag,
-    check_record_budget,
     emit,
     executor_for,
     mode_line,
+    record_checked,
     record_project,
 )
 
@@ -242,15 +242,12 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     recorded = ""
     if project is not None:
         from core.advising.accounting import DEFAULT_DELTA
-        from core.project.files import save_project
-        from core.project.recording import advise_run_record, record_run
+        from core.project.recording import advise_run_record
 
         record, entries = advise_run_record(
             project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
             seeded=args.seed is not None)
-        check_record_budget(project, entries, args, err)
-        stored = record_run(project, record, entries)
-        save_project(project, args.record)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded,
                                "ledger_entries": len(stored)}

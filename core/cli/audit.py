@@ -247,12 +247,11 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload = res.to_dict()
     recorded = ""
     if project is not None:
-        from core.project.files import save_project
-        from core.project.recording import audit_run_record, record_run
+        from core.project.recording import audit_run_record
+        from core.project.store import record_and_save
 
         record = audit_run_record(project, res, _params(args))
-        record_run(project, record)
-        save_project(project, args.record)
+        record, _ = record_and_save(args.record, project, record)
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded, "ledger_entries": 0}
     if args.json:

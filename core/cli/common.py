@@ -17,7 +17,7 @@ from core.common.errors import InputError
 
 __all__ = ["PROG", "UsageError", "Parser", "parse_k_list", "flag_error", "Progress", "emit",
            "project_item", "record_project", "add_record_flag", "add_over_budget_flag",
-           "check_record_budget",
+           "check_record_budget", "record_checked",
            "mode_line", "add_json_flag"]
 
 PROG = "privplan"
@@ -282,6 +282,39 @@ def check_record_budget(project: Any, entries: Any, args: argparse.Namespace,
         return
     raise InputError("; ".join(problems) + " - nothing was recorded (--over-budget records "
                      "it anyway)", field="--record")
+
+
+def record_checked(path: str, project: Any, record: Any, entries: Any,
+                   args: argparse.Namespace, err: TextIO) -> tuple[Any, list[Any]]:
+    """``--record``: the run and its entries appended to the project file as it is now
+    (:func:`core.project.store.record_and_save`), refused past a budget
+    (:func:`check_record_budget`, against the ledger under the project's lock).
+
+    Parameters
+    ----------
+    path : str
+        The project file.
+    project : Project
+        The project as the command read it.
+    record : RunRecord
+        The run.
+    entries : sequence of LedgerEntry
+        Its ledger entries.
+    args : argparse.Namespace
+        The command line (``over_budget``).
+    err : TextIO
+        Standard error (budget warnings).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        As stored.
+    """
+    from core.project.store import record_and_save
+
+    entries = list(entries)
+    return record_and_save(path, project, record, entries,
+                           check=lambda now: check_record_budget(now, entries, args, err))
 
 
 def record_project(path: str | None) -> Any:

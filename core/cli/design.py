@@ -80,33 +80,36 @@ def cmd_design(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _record(args: argparse.Namespace, project: Any, mdp_id: str, res: Any) -> dict[str, Any]:
-    """The design as a run record; an exponential selection's spend as a ledger entry."""
+    """The design as a run record; an exponential selection's spend as a ledger entry,
+    appended to the project file as it is now (:func:`core.project.store.record_and_save`)."""
+    import math
+
     from core.common.jsonable import jsonable
     from core.mdp.accounting import mdp_dataset
-    from core.privacy.ledger import PrivacyLedger
-    from core.project.files import save_project
+    from core.privacy.ledger import LedgerEntry
     from core.project.model import RunRecord
+    from core.project.store import record_and_save
 
     run_id = project.new_run_id()
     entries = []
     if res.selection == "exponential":
-        led = PrivacyLedger(entries=list(project.ledger))
-        entries.append(led.record(
-            dataset=mdp_dataset(mdp_id), mechanism="exponential",
-            epsilon=res.selection_epsilon, delta=0.0, released="the designer's choice of "
+        eps = float(res.selection_epsilon)
+        if math.isnan(eps) or eps < 0:
+            raise InputError(f"invalid selection epsilon {eps}", field="epsilon")
+        entries.append(LedgerEntry(
+            id="", dataset=mdp_dataset(mdp_id), mechanism="exponential",
+            epsilon=eps, delta=0.0, released="the designer's choice of "
             f"(k, eta) among {len(res.frontier)} frontier points",
             adjacency="any two models (utility -cost bound, sensitivity its value range)",
             mode=res.mode, seed=res.seed, source=run_id,
             parameters={"selection": "exponential", "candidates": len(res.frontier)}))
-        project.ledger = list(led.entries)
     params = {"epsilon": res.epsilon_target, "delta": res.delta_target, "b": res.b,
               "adjacency": res.adjacency, "beta": res.beta, "selection": res.selection,
               "selection_epsilon": res.selection_epsilon}
-    project.runs.append(RunRecord(id=run_id, kind="design", target=mdp_id, params=params,
-                                  summary=jsonable(res.to_dict()), mode=res.mode,
-                                  seed=res.seed))
-    save_project(project, args.mdp)
-    return {"project": args.mdp, "run": run_id, "ledger_entries": len(entries)}
+    record = RunRecord(id=run_id, kind="design", target=mdp_id, params=params,
+                       summary=jsonable(res.to_dict()), mode=res.mode, seed=res.seed)
+    record, stored = record_and_save(args.mdp, project, record, entries)
+    return {"project": args.mdp, "run": record.id, "ledger_entries": len(stored)}
 
 
 def add_design_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:

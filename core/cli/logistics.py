@@ -35,9 +35,9 @@ from core.cli.common import (
     Progress,
     add_over_budget_flag,
     add_scheduler_flag,
-    check_record_budget,
     executor_for,
     project_item,
+    record_checked,
 )
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
@@ -283,14 +283,11 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
                  result: Any, session: Any, err: TextIO) -> tuple[str, int]:
     """Record the run in the project file (the window's record): (run id, ledger entries)."""
-    from core.project.files import save_project
-    from core.project.recording import plan_run_record, record_run
+    from core.project.recording import plan_run_record
 
     record, entries = plan_run_record(project, result, session, map_id=map_id,
                                       map_label=label, seeded=args.seed is not None)
-    check_record_budget(project, entries, args, err)
-    stored = record_run(project, record, entries)
-    save_project(project, args.map)
+    record, stored = record_checked(args.map, project, record, entries, args, err)
     return str(record.id), len(stored)
 
 

@@ -11,6 +11,7 @@ source (release mode) and say so; progress goes to stderr only when it is a term
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from core.cli.agents import add_comarl_parser, add_drl_parser, cmd_comarl, cmd_d
 from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
 from core.cli.design import add_design_parser, cmd_design
+from core.cli.guard import check_flags, one_line
 from core.cli.interop import add_interop_parsers, cmd_export, cmd_import
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
@@ -116,31 +118,51 @@ def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None =
     try:
         args = parser.parse_args(list(argv))
     except UsageError as exc:
-        err.write(f"{exc}\n")
+        err.write(one_line(str(exc)) + "\n")
         return 2
     except SystemExit as exc:  # --help / --version
         return int(exc.code or 0)
     if args.command is None:
         parser.print_help(out)
         return 0
+
+    def fail(code: int, message: str) -> int:
+        err.write(one_line(f"{PROG} {args.command}: {message}") + "\n")
+        return code
+
     try:
+        check_flags(args)
         return SUBCOMMANDS[args.command](args, out, err)
     except InputError as exc:
-        err.write(f"{PROG} {args.command}: {exc}\n")
-        return 2
+        return fail(2, str(exc))
     except (RunFailure, WriteFailure) as exc:  # the run failed (a worker died, a full disk)
-        err.write(f"{PROG} {args.command}: {exc}\n")
-        return 3
+        return fail(3, str(exc))
+    except MemoryError:  # the estimates fitted, the machine did not: a runtime failure
+        return fail(3, "out of memory: the machine refused memory the checks found free "
+                       "(other programs are using it); nothing was written")
+    except OSError as exc:
+        if exc.errno in _RESOURCE_ERRNOS:  # a full disk, a quota, an I/O error
+            return fail(3, f"{exc.strerror or exc}"
+                           + (f": {exc.filename}" if exc.filename else ""))
+        if os.environ.get("PRIVPLAN_DEBUG"):
+            raise
+        return fail(1, f"internal error: {type(exc).__name__}: {exc} (set PRIVPLAN_DEBUG=1 "
+                       "for a traceback)")
     except KeyboardInterrupt:
-        err.write(f"{PROG} {args.command}: interrupted\n")
-        return 130
+        return fail(130, "interrupted")
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: one line, no traceback
         if os.environ.get("PRIVPLAN_DEBUG"):
             raise
-        err.write(f"{PROG} {args.command}: internal error: {type(exc).__name__}: {exc} "
-                  "(set PRIVPLAN_DEBUG=1 for a traceback)\n")
-        return 1
+        return fail(1, f"internal error: {type(exc).__name__}: {exc} (set PRIVPLAN_DEBUG=1 "
+                       "for a traceback)")
+
+
+_RESOURCE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.ENOMEM, errno.EFBIG}
 
 
 def main() -> None:
     sys.exit(run_cli(sys.argv[1:]))
+
+
+if __name__ == "__main__":  # python -m core.cli.main …
+    main()

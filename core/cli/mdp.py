@@ -554,12 +554,9 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
 def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
                   res: Any, err: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
-    from core.cli.common import check_record_budget
+    from core.cli.common import record_checked
     from core.mdp.records import SweepParameters, sweep_entries
-    from core.project.files import save_project
-    from core.project.recording import record_sweep_run
-
-    check_record_budget(project, sweep_entries(mdp_id, res, source=""), args, err)
+    from core.project.recording import sweep_run_record
 
     params = SweepParameters(
         ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
@@ -569,8 +566,9 @@ def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Seque
         domain_rule=args.domain_rule, delta_method=args.delta_method,
         policy_source=res.policy_source, temperature=res.temperature,
         policy_file=os.path.basename(args.policy) if args.policy else None)
-    record, _ = record_sweep_run(project, mdp_id, params, res)
-    save_project(project, args.mdp)
+    record = sweep_run_record(project, mdp_id, params, res)
+    record, _ = record_checked(args.mdp, project, record,
+                               sweep_entries(mdp_id, res, source=record.id), args, err)
     return str(record.id)
 
 

@@ -9,10 +9,10 @@ from typing import Any, TextIO
 from core.cli.common import (
     Progress,
     add_record_flag,
-    check_record_budget,
     emit,
     flag_error,
     mode_line,
+    record_checked,
     record_project,
 )
 from core.common.errors import InputError
@@ -58,13 +58,10 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()
     if project is not None:
-        from core.project.files import save_project
-        from core.project.recording import mia_run_record, record_run
+        from core.project.recording import mia_run_record
 
         record, entries = mia_run_record(project, res)
-        check_record_budget(project, entries, args, err)
-        stored = record_run(project, record, entries)
-        save_project(project, args.record)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
         payload["recorded"] = {"project": args.record, "run": record.id,
                                "ledger_entries": [e.id for e in stored]}
 

@@ -23,12 +23,13 @@ Examples
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from core.cli.common import Progress, emit
-from core.common.errors import InputError
+from core.common.errors import InputError, WriteFailure
 
 __all__ = ["PDF_RENDERER", "PdfRenderer", "add_report_parser", "cmd_report", "FORMATS"]
 
@@ -126,7 +127,12 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                      progress=Progress(err, "report")))
     except InputError as exc:
         raise exc if exc.file else exc.with_file(args.output) from None
+    except WriteFailure:  # a full disk, a quota: the run failed, not the input (exit 3)
+        raise
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+            raise WriteFailure(exc.errno, f"cannot write the report {args.output!r}: "
+                               f"{exc.strerror or exc}") from None
         raise InputError(f"cannot write the report ({exc.strerror or exc})", field="-o",
                          file=args.output) from None
     size = os.path.getsize(args.output)

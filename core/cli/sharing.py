@@ -29,11 +29,11 @@ from core.cli.common import (
     Progress,
     add_over_budget_flag,
     add_scheduler_flag,
-    check_record_budget,
     emit,
     executor_for,
     flag_error,
     mode_line,
+    record_checked,
 )
 from core.common.errors import InputError
 
@@ -145,17 +145,14 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
                    actions=int(mdp.n_actions), teacher=args.teacher)
     if args.record and project is not None:
-        from core.project.files import save_project
-        from core.project.recording import record_run, sharing_run_record
+        from core.project.recording import sharing_run_record
         from core.sharing.records import sharing_params
 
         params = sharing_params(setup, env=dataset, students=list(res.curves),
                                 seeds=args.seeds, seed=args.seed, teacher=args.teacher,
                                 temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
-        check_record_budget(project, entries, args, err)
-        added = record_run(project, record, entries)
-        save_project(project, args.env)
+        record, added = record_checked(args.env, project, record, entries, args, err)
         payload["recorded"] = {"project": args.env, "run": record.id,
                                "ledger_entries": len(added)}
 

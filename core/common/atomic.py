@@ -44,6 +44,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"folder {str(folder)!r} does not exist", field="output", file=str(path))
+    if path.is_dir():
+        raise InputError("is a folder, not a file name", field="output", file=str(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                    dir=folder)

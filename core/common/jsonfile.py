@@ -9,7 +9,9 @@ is wrong in words a user can act on:
 * ``NaN``, ``Infinity`` and numbers too large for a float (``1e309``) are refused with
   their position (JSON numbers must be finite, and such a value could never be saved back);
 * nesting deeper than :data:`MAX_DEPTH` is refused before the parser recurses;
-* a file larger than :data:`MAX_BYTES` is refused with its size.
+* a file larger than :data:`MAX_BYTES` is refused with its size, and a FIFO, a device
+  (``/dev/zero``) or a folder before a byte is read
+  (:func:`core.common.resources.read_bytes`).
 
 Examples
 --------
@@ -46,13 +48,17 @@ from typing import Any
 
 from core.common.errors import InputError
 
-__all__ = ["read_json", "loads_strict", "describe_bytes", "MAX_DEPTH", "MAX_BYTES"]
+__all__ = ["read_json", "loads_strict", "describe_bytes", "MAX_DEPTH", "MAX_BYTES",
+           "JSON_EXPANSION"]
 
 #: Deepest nesting of arrays and objects accepted (PrivPlan's own files nest < 10 deep).
 MAX_DEPTH = 200
 #: Largest JSON file accepted (a 2,000-state dense model inline is ~ 400 MB; big models
 #: keep their arrays in NPZ sidecars).
 MAX_BYTES = 1 << 30
+#: Memory the parsed objects take per byte of JSON text (numbers and short strings in
+#: Python lists and dicts; measured 3-6x, with a margin).
+JSON_EXPANSION = 8
 
 _SIGNATURES = (
     (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
@@ -190,21 +196,17 @@ def read_json(path: str | os.PathLike[str]) -> Any:
         Naming the file: missing, unreadable, not a text file (with what it looks like),
         too large, malformed, non-finite or too deeply nested.
     """
+    from core.common.resources import check_memory, format_bytes, read_bytes
+
     p = str(path)
+    # a regular file only (a FIFO, /dev/zero or a folder is refused before any read), of at
+    # most MAX_BYTES, whose parsed form (about JSON_EXPANSION x its size) fits in memory
+    raw = read_bytes(p, max_bytes=MAX_BYTES, what="JSON file (large models go in .npz files)")
     try:
-        size = os.path.getsize(p)
-        if size > MAX_BYTES:
-            raise InputError(f"is {size / 2**30:.1f} GiB; JSON files up to "
-                             f"{MAX_BYTES / 2**30:.0f} GiB are read (large models belong "
-                             "in .npz files)", file=p)
-        with open(p, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise InputError("file not found", file=p) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", file=p) from None
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror or exc})", file=p) from None
+        check_memory(JSON_EXPANSION * len(raw), "file",
+                     detail=f"parsing {format_bytes(len(raw))} of JSON")
+    except InputError as exc:
+        raise exc.with_file(p) from None
     looks = describe_bytes(raw[:64])
     if looks and looks != "an empty file":
         raise InputError(f"this is not a PrivPlan project, MDP, map or set-up file: it looks "

@@ -1,11 +1,14 @@
 """Refuse work that cannot fit in memory before starting it, with the estimate.
 
-A model, a horizon or an experiment size that would need more memory than the machine has
-is refused up front (an :class:`~core.common.errors.InputError` naming the field, the size
-asked for and the estimate), instead of swapping for minutes or dying with MemoryError.
+A model, a horizon or an experiment size that would need more memory than this process may
+really use is refused up front (an :class:`~core.common.errors.InputError` naming the field,
+the size asked for and the estimate), instead of swapping for minutes or dying with
+MemoryError.
 
-The budget is half the physical memory (``os.sysconf``), or ``PRIVPLAN_MEMORY_MB`` when
-set (tests and shared machines set it lower).
+The budget is the smallest of ``PRIVPLAN_MEMORY_MB`` (when set), half the physical memory,
+the available memory, the cgroup's room and the address-space limit
+(:mod:`core.common.resources`, where these functions live; this module keeps their old
+import path).
 
 Examples
 --------
@@ -19,68 +22,7 @@ S x A x S = 8000 x 4 x 8000 needs 4.0 EiB of memory
 
 from __future__ import annotations
 
-import os
-
 from core.common.errors import InputError
+from core.common.resources import check_memory, format_bytes, memory_budget
 
-__all__ = ["memory_budget", "check_memory", "format_bytes"]
-
-
-def memory_budget() -> int:
-    """The most memory one computation may ask for, in bytes.
-
-    Returns
-    -------
-    int
-        ``PRIVPLAN_MEMORY_MB`` MiB if set, else half the physical memory (4 GiB if unknown).
-    """
-    env = os.environ.get("PRIVPLAN_MEMORY_MB", "").strip()
-    if env:
-        try:
-            return max(1, int(float(env))) * 2**20
-        except ValueError:
-            pass
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
-    except (ValueError, OSError, AttributeError):
-        return 4 * 2**30
-
-
-def format_bytes(n: float) -> str:
-    """``n`` bytes in binary units ("1.5 GiB").
-
-    Parameters
-    ----------
-    n : float
-        A number of bytes.
-
-    Returns
-    -------
-    str
-        The size with one decimal.
-    """
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(n) < 1024:
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} EiB"
-
-
-def check_memory(nbytes: float, field: str, *, detail: str = "") -> None:
-    """Raise InputError on ``field`` if ``nbytes`` exceeds :func:`memory_budget`.
-
-    Parameters
-    ----------
-    nbytes : float
-        The estimate (may exceed any integer type: pass a float for products of sizes).
-    field : str
-        The input that asked for it (``"P"``, ``"horizon"``, ``"--epochs"``).
-    detail : str
-        What was asked for, e.g. ``"S x A x S = 8000 x 4 x 8000"``.
-    """
-    budget = memory_budget()
-    if nbytes > budget:
-        what = detail or "this"
-        raise InputError(f"{what} needs {format_bytes(nbytes)} of memory; this machine allows "
-                         f"{format_bytes(budget)} (half its memory, or PRIVPLAN_MEMORY_MB)",
-                         field=field)
+__all__ = ["memory_budget", "check_memory", "format_bytes", "InputError"]

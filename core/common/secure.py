@@ -11,6 +11,9 @@ Examples
 >>> x = g.random(1000)
 >>> bool(((x > 0) & (x < 1)).all())
 True
+>>> k = g.integers(0, 6, size=1000)
+>>> bool(((k >= 0) & (k < 6)).all())
+True
 """
 
 from __future__ import annotations
@@ -38,6 +41,28 @@ class SecureRandom:
         raw = np.frombuffer(os.urandom(8 * max(n, 1)), dtype=np.uint64)[:n]
         u = ((raw >> np.uint64(12)).astype(np.float64) + 0.5) * _TWO_M52
         return u.reshape(shape)
+
+    def integers(self, low: int, high: int | None = None,
+                 size: int | tuple[int, ...] | None = None) -> np.ndarray:
+        """Uniform integers in ``[low, high)`` (``[0, low)`` with one argument), exactly
+        uniform: 64 random bits each, redrawn when they fall in the biased top remainder.
+        """
+        lo, hi = (0, int(low)) if high is None else (int(low), int(high))
+        span = hi - lo
+        if span <= 0:
+            raise ValueError("high must be > low")
+        shape = () if size is None else size
+        n = int(np.prod(shape, dtype=np.int64))
+        limit = (2**64 // span) * span  # draws >= limit would favour the small residues
+        out = np.empty(n, dtype=np.int64)
+        filled = 0
+        while filled < n:
+            raw = np.frombuffer(os.urandom(8 * (n - filled)), dtype=np.uint64)
+            good = raw[raw < np.uint64(limit)] if limit < 2**64 else raw
+            take = good[: n - filled]
+            out[filled:filled + take.size] = (take % np.uint64(span)).astype(np.int64) + lo
+            filled += take.size
+        return out.reshape(shape)
 
     def standard_exponential(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         return -np.log(self.random(size))

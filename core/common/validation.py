@@ -22,7 +22,14 @@ __all__ = [
     "check_beta",
     "check_k",
     "check_positive",
+    "check_sensitivity",
+    "SENSITIVITY_RANGE",
 ]
+
+#: The sensitivities a mechanism accepts: numbers far from the float range's ends, so that
+#: sensitivity / epsilon, the noise and the pairs at that distance stay normal doubles (a
+#: query in other units is rescaled: differential privacy is scale-free).
+SENSITIVITY_RANGE = (1e-100, 1e100)
 
 
 def _is_finite_number(x: Any) -> bool:
@@ -49,6 +56,37 @@ def check_positive(value: Any, name: str) -> float:
     """
     if not _is_finite_number(value) or float(value) <= 0:
         raise InputError(f"must be a finite number > 0, got {value!r}", field=name)
+    return float(value)
+
+
+def check_sensitivity(value: Any, name: str = "sensitivity") -> float:
+    """A sensitivity: a finite number in :data:`SENSITIVITY_RANGE`.
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_sensitivity(2.0)
+    2.0
+    >>> try:
+    ...     check_sensitivity(5e-324)
+    ... except InputError as exc:
+    ...     print(exc.problem)
+    must lie in [1e-100, 1e+100] (rescale the query's units), got 5e-324
+    """
+    lo, hi = SENSITIVITY_RANGE
+    if not _is_finite_number(value) or not lo <= float(value) <= hi:
+        raise InputError(f"must lie in [{lo:g}, {hi:g}] (rescale the query's units), got "
+                         f"{value!r}", field=name)
     return float(value)
 
 

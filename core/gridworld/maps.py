@@ -20,7 +20,6 @@ File format (``*.grid.json``): ``{"format": "privplan-grid", "version": 1, "name
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass
 
@@ -28,9 +27,12 @@ import numpy as np
 
 from core.common.errors import InputError
 
+#: The largest side of a grid world (files and generated maps).
+MAX_SIDE = 64
+
 __all__ = ["GridMap", "OFFSETS", "ACTIONS", "MOVES", "observations", "check_map",
            "random_map", "example_12x11", "bfs_distance", "load_grid", "grid_from_rows",
-           "violations", "violations_2x2", "GridEntry", "reachable"]
+           "violations", "violations_2x2", "GridEntry", "reachable", "MAX_SIDE"]
 
 #: neighbour offsets in the thesis's order [up, down, left, right, UL, UR, DL, DR]
 OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -154,11 +156,9 @@ def grid_from_rows(rows: list[str], name: str = "") -> GridMap:
 
 def load_grid(path: str) -> GridMap:
     """Read a ``*.grid.json`` file (module docstring)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            d = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"cannot read ({exc.__class__.__name__}: {exc})", file=path) from None
+    from core.common.jsonfile import read_json
+
+    d = read_json(path)  # strict: finite numbers, bounded depth, regular files only
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise InputError(f"is not a grid map (format must be {FORMAT!r})", file=path)
     try:
@@ -188,9 +188,11 @@ def random_map(rows: int, cols: int, rng: np.random.Generator, *, density: float
     -------
     GridMap
     """
-    if rows < 5 or cols < 5:
-        raise InputError(f"a random map needs at least 5 x 5 cells, got {rows} x {cols}",
-                         field="size")
+    if rows < 5 or cols < 5 or rows > MAX_SIDE or cols > MAX_SIDE:
+        # the generator checks connectivity after every flip (time ~ cells^2: 64 x 64 takes
+        # about 3 s, 1000 x 1000 would take days); map files have the same 64 bound
+        raise InputError(f"a random map has 5 to {MAX_SIDE} rows and columns, got "
+                         f"{rows} x {cols}", field="size")
     cells = np.zeros((rows, cols), dtype=np.uint8)
     cells[1:-1, 1:-1] = 1
     interior = [(r, c) for r in range(1, rows - 1) for c in range(1, cols - 1)]
@@ -295,8 +297,8 @@ def _parse_rows(rows: object) -> tuple[np.ndarray, tuple[int, int], tuple[int, i
     W = len(rows[0])
     if any(len(r) != W for r in rows):
         raise InputError("all rows must have the same length", field="rows")
-    if len(rows) < 3 or W < 3 or len(rows) > 64 or W > 64:
-        raise InputError(f"a map has 3 to 64 rows and columns, got {len(rows)} x {W}",
+    if len(rows) < 3 or W < 3 or len(rows) > MAX_SIDE or W > MAX_SIDE:
+        raise InputError(f"a map has 3 to {MAX_SIDE} rows and columns, got {len(rows)} x {W}",
                          field="rows")
     cells = np.zeros((len(rows), W), dtype=np.uint8)
     start = goal = None

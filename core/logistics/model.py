@@ -40,7 +40,7 @@ import networkx as nx
 from core.common.errors import InputError
 
 __all__ = ["Center", "Task", "LogisticsWorld", "DEFAULT_DEGREE_CAP", "validate_task",
-           "local_graph", "mean_length"]
+           "local_graph", "local_graphs", "mean_length"]
 
 DEFAULT_DEGREE_CAP = 4  # spec F3 / §8.1 item 2: public cap D_MAX = 4 (= Fig 4.4(a)'s d_max)
 
@@ -115,6 +115,43 @@ def local_graph(world_graph: nx.Graph, agent: str) -> nx.Graph:
         if d.get("agent") == agent:
             g.add_edge(u, v, length=float(d["length"]))
     return g
+
+
+def local_graphs(world_graph: nx.Graph, agents: Any) -> dict[str, nx.Graph]:
+    """:func:`local_graph` of every agent in ``agents``, in one pass over the map.
+
+    Nodes and edges enter each local graph in the map's order, as with
+    :func:`local_graph`, so every result equals ``local_graph(world_graph, agent)``; the time
+    is linear in the map (one call per agent would be agents x map).
+
+    Parameters
+    ----------
+    world_graph : networkx.Graph
+        The whole map.
+    agents : iterable of str
+        The agents.
+
+    Returns
+    -------
+    dict
+        ``{agent: local graph}``.
+    """
+    out = {a: nx.Graph() for a in agents}
+    for v, d in world_graph.nodes(data=True):
+        kind = d.get("kind")
+        if kind == "base":
+            loc = out.get(d.get("agent"))
+            if loc is not None:
+                loc.add_node(v, kind=kind)
+        elif kind == "center":
+            for a in dict.fromkeys(d.get("agents", ())):
+                if a in out:
+                    out[a].add_node(v, kind=kind)
+    for u, v, d in world_graph.edges(data=True):
+        loc = out.get(d.get("agent"))
+        if loc is not None:
+            loc.add_edge(u, v, length=float(d["length"]))
+    return out
 
 
 def _edge_name(u: Any, v: Any) -> str:
@@ -226,8 +263,9 @@ class LogisticsWorld:
             d["agent"] = owner
         locals_: dict[str, nx.Graph] = {}
         agent_centers: dict[str, tuple[str, ...]] = {}
+        all_locals = local_graphs(g, agents)  # one pass (per agent it is quadratic)
         for a in agents:
-            loc = local_graph(g, a)
+            loc = all_locals[a]
             if not nx.is_connected(loc):
                 comps = sorted((sorted(c) for c in nx.connected_components(loc)), key=len)
                 raise InputError(f"local area is disconnected: {{{', '.join(comps[0])}}} "

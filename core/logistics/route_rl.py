@@ -34,7 +34,7 @@ import numpy as np
 from core.common.errors import InputError
 
 __all__ = ["REWARD_MODES", "HITTING_CAP", "alg8_initial", "rl_policy", "prob_to_distance",
-           "hitting_steps",
+           "hitting_steps", "DENSE_HITTING_MAX",
            "inverse_prob_distances", "greedy_path"]
 
 REWARD_MODES = ("thesis_inverse", "neg_length")
@@ -231,6 +231,36 @@ def prob_to_distance(p: "Sequence[float] | np.ndarray", lbar: float) -> np.ndarr
     return x.size * float(lbar) * inv / inv.sum()
 
 
+#: Above this many nodes :func:`hitting_steps` solves the sparse system (scipy's SuperLU)
+#: instead of a dense n x n one (20,000 nodes would need 3.2 GB dense).
+DENSE_HITTING_MAX = 1500
+
+
+def _sparse_hitting(nodes: list[str], idx: dict[str, int], policy: Policy, dest: str
+                    ) -> np.ndarray:
+    """``(I − P₋ₜ) h = 1`` solved sparse (least squares if the system is singular)."""
+    import warnings
+
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    rows, cols, vals = list(range(len(nodes))), list(range(len(nodes))), [1.0] * len(nodes)
+    for v in nodes:
+        for u, p in policy.get(v, {}).items():
+            if u != dest:
+                rows.append(idx[v])
+                cols.append(idx[u])
+                vals.append(-float(p))
+    A = sp.csc_matrix((vals, (rows, cols)), shape=(len(nodes), len(nodes)))
+    b = np.ones(len(nodes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", spla.MatrixRankWarning)
+        h = np.asarray(spla.spsolve(A, b), dtype=np.float64)
+    if not np.isfinite(h).all():
+        h = np.asarray(spla.lsqr(A, b)[0], dtype=np.float64)
+    return h
+
+
 def hitting_steps(topology: nx.Graph, policy: Policy, dest: str) -> dict[str, float]:
     """Expected number of steps to reach ``dest`` following ``policy`` from every node.
 
@@ -256,16 +286,19 @@ def hitting_steps(topology: nx.Graph, policy: Policy, dest: str) -> dict[str, fl
     n = len(nodes)
     if n == 0:
         return {dest: 0.0}
-    A = np.eye(n)
-    for v in nodes:
-        i = idx[v]
-        for u, p in policy.get(v, {}).items():
-            if u != dest:
-                A[i, idx[u]] -= p
-    try:
-        h = np.linalg.solve(A, np.ones(n))
-    except np.linalg.LinAlgError:
-        h = np.linalg.lstsq(A, np.ones(n), rcond=None)[0]
+    if n > DENSE_HITTING_MAX:  # a large map: I - P is sparse (one row per node, its routes)
+        h = _sparse_hitting(nodes, idx, policy, dest)
+    else:
+        A = np.eye(n)
+        for v in nodes:
+            i = idx[v]
+            for u, p in policy.get(v, {}).items():
+                if u != dest:
+                    A[i, idx[u]] -= p
+        try:
+            h = np.linalg.solve(A, np.ones(n))
+        except np.linalg.LinAlgError:
+            h = np.linalg.lstsq(A, np.ones(n), rcond=None)[0]
     # With every probability >= pi_floor the walk reaches dest from every node of a
     # connected map, but h can reach (1/pi_floor)^depth and the solve loses precision:
     # such values (non-finite, or below the 1 step any node needs) become HITTING_CAP,

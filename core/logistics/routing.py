@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -130,9 +131,9 @@ class LiveWorld:
             except nx.NetworkXNoPath:
                 return None
             return list(p), float(d)
-        dist, paths = nx.single_source_dijkstra(g, frm, weight="length")
+        pred, dist = nx.dijkstra_predecessor_and_distance(g, frm, weight="length")
         best = min((dist[v], v) for v in self.bases(agent) if v in dist)
-        return list(paths[best[1]]), float(best[0])
+        return _path(pred, best[1]), float(best[0])
 
     def center_distances(self, agent: str) -> dict[tuple[str, str], tuple[float, list[str]]]:
         """Exact crossing lengths between every ordered pair of ``agent``'s centers."""
@@ -140,11 +141,23 @@ class LiveWorld:
         cs = sorted(v for v, d in g.nodes(data=True) if d.get("kind") == "center")
         out: dict[tuple[str, str], tuple[float, list[str]]] = {}
         for s in cs:
-            dist, paths = nx.single_source_dijkstra(g, s, weight="length")
+            # predecessors, not single_source_dijkstra's paths: those hold a path to every
+            # node (quadratic memory on a long chain of bases: 1.6 GB at 20,000 nodes)
+            pred, dist = nx.dijkstra_predecessor_and_distance(g, s, weight="length")
             for t in cs:
                 if t != s and t in dist:
-                    out[(s, t)] = (float(dist[t]), list(paths[t]))
+                    out[(s, t)] = (float(dist[t]), _path(pred, t))
         return out
+
+
+def _path(pred: dict[Any, list[Any]], target: Any) -> list[Any]:
+    """The path to ``target`` through first predecessors: the path networkx's Dijkstra would
+    return (it reconstructs its paths from the same first predecessors)."""
+    path = [target]
+    while pred.get(path[-1]):
+        path.append(pred[path[-1]][0])
+    path.reverse()
+    return path
 
 
 def path_is_valid(g: nx.Graph, path: Sequence[str]) -> bool:

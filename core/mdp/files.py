@@ -31,7 +31,6 @@ import numpy as np
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonfile import loads_strict, read_json
-from core.common.memory import format_bytes
 from core.mdp.annotations import Annotations, RewardStructure
 from core.mdp.model import MDP
 from core.mdp.names import ActionNames, Names
@@ -100,6 +99,11 @@ def mdp_from_dict(d: Any) -> MDP:
         return index[name]
 
     trans = _mapping(d.get("transitions"), "transitions")
+    n_actions = max((len(v) for v in trans.values() if isinstance(v, dict)), default=1)
+    if uses_dense(len(states), n_actions):  # dense arrays: fit before building (sparse rows
+        from core.common.resources import check_model_memory  # grow with the file's entries)
+
+        check_model_memory(len(states), n_actions, "states")
     for s in trans:
         state_idx(s, "transitions")
     actions: list[list[str]] = []
@@ -508,10 +512,12 @@ def read_release(path: str | os.PathLike[str]) -> dict[str, Any] | None:
             data = read_json(path)
             rel = data.get("release") if isinstance(data, dict) else None
         else:
-            with np.load(path, allow_pickle=False) as z:
-                if "release_json" not in z.files:
-                    return None
-                text = str(z["release_json"])
+            from core.common.resources import load_npz
+
+            found = load_npz(path, keys=("release_json",))
+            if "release_json" not in found:
+                return None
+            text = str(found["release_json"])
             try:
                 rel = loads_strict(text)
             except InputError:
@@ -558,45 +564,12 @@ def npz_headers(path: str | os.PathLike[str]) -> dict[str, tuple[tuple[int, ...]
         the machine allows (:func:`core.common.memory.check_memory`) — before any
         decompression.
     """
-    from core.common.memory import check_memory
+    from core.common.resources import MODEL_MEMORY_FACTOR, npz_inventory
 
-    out: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
-    total = 0.0
-    try:
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-                with zf.open(info) as fh:
-                    version = np.lib.format.read_magic(fh)
-                    if version == (1, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-                    else:
-                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-                    header_len = fh.tell()
-                n = float(np.prod([float(x) for x in shape])) if shape else 1.0
-                nbytes = n * dtype.itemsize
-                if dtype.hasobject:
-                    raise InputError("holds Python objects; only numeric and text arrays are "
-                                     "read", field=name)
-                if info.file_size < header_len + nbytes:
-                    dims = " x ".join(f"{x:,}" for x in shape) or "a scalar"
-                    raise InputError(f"declares {dims} {dtype} values "
-                                     f"({format_bytes(nbytes)}) but holds "
-                                     f"{format_bytes(info.file_size - header_len)}: the file "
-                                     "is truncated or forged", field=name)
-                total += nbytes
-                out[name] = (tuple(int(x) for x in shape), dtype)
-    except InputError:
-        raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise InputError(f"not a readable NPZ archive ({exc})") from None
-    shapes = {k: " x ".join(f"{x:,}" for x in v[0]) for k, v in out.items()}
-    if "P_data" in out:
-        detail = f"sparse P with {shapes['P_data']} transitions"
-    else:
-        detail = f"P of {shapes['P']}" if "P" in shapes else "the arrays"
-    check_memory(total, "P" if "P" in out or "P_data" in out else "arrays", detail=detail)
-    return out
+    # the zip directory and every .npy header, nothing decompressed; the memory the model
+    # will take (its arrays, their float64 copies, the validated MDP) checked up front
+    inv = npz_inventory(path, factor=MODEL_MEMORY_FACTOR)
+    return {k: (v.shape, v.dtype) for k, v in inv.items()}
 
 
 def _npz_number(data: dict[str, np.ndarray], key: str) -> float:
@@ -617,24 +590,17 @@ def _integer(data: dict[str, np.ndarray], key: str) -> int:
 
 
 def _load_npz(path: str | os.PathLike[str]) -> MDP:
-    if not os.path.exists(path):
-        raise InputError("file not found")
-    if not zipfile.is_zipfile(path):
-        raise InputError("not an NPZ archive (expected a file written by numpy.savez)")
+    from core.common.resources import MODEL_MEMORY_FACTOR, load_npz, open_regular
+
+    with open_regular(path) as fh:  # a FIFO or a device is refused before any read
+        if not zipfile.is_zipfile(fh):
+            raise InputError("not an NPZ archive (expected a file written by numpy.savez)")
     headers = npz_headers(path)
     for key, (_shape, dtype) in headers.items():
         kinds = _NPZ_KINDS.get(key)
         if kinds is not None and dtype.kind not in kinds:
             raise InputError(f"has dtype {dtype}, which this field cannot hold", field=key)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
-    except FileNotFoundError:
-        raise InputError("file not found") from None
-    except MemoryError:
-        raise InputError("the arrays do not fit in memory", field="P") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise InputError(f"not a readable NPZ archive ({exc})") from None
+    data: dict[str, Any] = load_npz(path, factor=MODEL_MEMORY_FACTOR)  # damaged: InputError
     sparse = "P" not in data and "P_indptr" in data
     for key in (("P_indptr", "P_indices", "P_data", "shape") if sparse else ("P",)) + (
             "R", "horizon", "discount", "initial_state"):

@@ -72,7 +72,7 @@ from core.mdp.model import MDP
 from core.mdp.privatize import row_etas
 from core.mdp.robust_sparse import policy_extremes
 from core.mdp.sparse import adopt
-from core.mdp.synthesis import PolicyResult, evaluate_policy, synthesize
+from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
@@ -602,6 +602,7 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
                                      progress)
     if private.horizon is not None:
         T = private.horizon
+        _check_bound_sweeps(private)
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
         lo[T] = hi[T] = private.R_T
@@ -621,6 +622,8 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     span = max(rmax / (1.0 - g), 1e-300)
     cap = max_iter if max_iter is not None else max(
         1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
@@ -685,6 +688,7 @@ def robust_bounds_stochastic(private: MDP, table: np.ndarray, *, alpha: "float |
     radius = _radius_of(private, alpha)
     S, A = private.n_states, private.n_actions
     g = private.discount
+    _check_bound_sweeps(private, tol, max_iter)  # before any sweep (time limit)
     fallback = np.argmax(private.mask, axis=1)  # an available action of every state
     if method == "lp" and S > LP_MAX_STATES:
         raise InputError(f"the LP cross-check solves one LP with 3·S variables per row and "
@@ -788,6 +792,23 @@ def _sparse_inner(private: MDP, radius: "Callable[[np.ndarray], float | np.ndarr
     return inner
 
 
+def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None) -> None:
+    """Refuse bounds whose sweeps (a stage each, or value iterations to ``tol``) would pass
+    the time limit, from the horizon or the discount alone."""
+    if private.horizon is not None:
+        T = private.horizon
+        check_sweeps(T, private, "horizon", f"robust bounds over a horizon of {T:,} stages",
+                     "robust")
+        return
+    g = private.discount
+    if cap is None:
+        span = max(float(np.abs(private.R[private.mask]).max(initial=0.0)) / (1.0 - g), 1e-300)
+        cap = max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g))
+                  + 1)
+    check_sweeps(cap, private, "discount", f"robust bounds to {tol:g} at discount {g:.15g} "
+                 f"need {cap:.3g} value-iteration sweeps", "robust")
+
+
 def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
                           radius: "Callable[[np.ndarray], float | np.ndarray]", beta: float,
                           method: str, tol: float, max_iter: int | None,
@@ -800,6 +821,7 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
     inner = _sparse_inner(private, radius, beta, method)
     if private.horizon is not None:
         T = private.horizon
+        _check_bound_sweeps(private)
         lo = np.empty((T + 1, S))
         hi = np.empty((T + 1, S))
         lo[T] = hi[T] = private.R_T
@@ -821,6 +843,8 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
     span = max(rmax / (1.0 - g), 1e-300)
     cap = max_iter if max_iter is not None else max(
         1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
@@ -898,21 +922,23 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
     if policy_table is not None and temperature is not None:
         raise InputError("give a policy table or a temperature, not both", field="policy")
+    if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
+        _check_bound_sweeps(private)
     table: np.ndarray | None = None
     if temperature is not None:
-        soft = softmax_policy(private, temperature)
+        soft = softmax_policy(private, temperature, progress=progress)
         table = soft.policy
     elif policy_table is not None:
         table = check_policy_table(private, policy_table)
     if table is None:
-        plan = plan if plan is not None else synthesize(private)
+        plan = plan if plan is not None else synthesize(private, progress=progress)
         vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
                            progress=progress)
         policy, v_private = plan.policy, plan.values
     else:
         actions = deterministic_actions(table)
         if actions is not None:  # one-hot: the deterministic path, bit for bit
-            greedy_plan = synthesize(private)
+            greedy_plan = synthesize(private, progress=progress)
             v_private = greedy_plan.values if np.array_equal(greedy_plan.policy, actions) \
                 else evaluate_policy(private, actions)
             policy = actions

@@ -57,7 +57,7 @@ from core.common.progress import Progress, no_progress
 from core.common.results import Status
 from core.mdp.model import MDP
 from core.mdp.sparse import adopt
-from core.mdp.synthesis import solve_stationary
+from core.mdp.synthesis import check_sweeps, solve_stationary
 
 __all__ = ["SUM_TOL", "check_policy_table", "load_policy", "one_hot", "deterministic_actions",
            "is_stochastic", "most_likely", "evaluate_stochastic", "SoftmaxResult",
@@ -376,6 +376,7 @@ def softmax_policy(mdp: MDP, temperature: float, *, tol: float = 1e-10,
     g = mdp.discount
     if mdp.horizon is not None:
         T = mdp.horizon
+        check_sweeps(T, mdp, "horizon", f"softmax synthesis over a horizon of {T:,} stages")
         pol = np.empty((T, S, mdp.n_actions))
         w = np.empty((T + 1, S))
         w[T] = mdp.R_T
@@ -389,6 +390,8 @@ def softmax_policy(mdp: MDP, temperature: float, *, tol: float = 1e-10,
             ) / (1.0 - g)
     cap = max_iter if max_iter is not None else max(1, math.ceil(
         math.log(2.0 * max(span, 1e-300) / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    check_sweeps(cap, mdp, "discount", f"soft value iteration to {tol:g} at discount "
+                 f"{g:.15g} needs {cap:.3g} sweeps")
     w1 = np.zeros(S)
     status, it = Status.MAX_ITER, 0
     pi = np.zeros((S, mdp.n_actions))

@@ -29,12 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from core.common.progress import Progress, no_progress
 from core.common.results import Status
 from core.mdp.model import MDP
 from core.mdp.sparse import adopt
 
 __all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows",
-           "solve_stationary"]
+           "solve_stationary", "check_sweeps"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,15 +104,44 @@ def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
     return P[np.arange(S), policy]
 
 
+def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "plain"
+                 ) -> None:
+    """Refuse ``sweeps`` dynamic-programming sweeps over ``mdp`` that would pass the time
+    limit (:func:`core.common.resources.check_time`), before the first one.
+
+    Parameters
+    ----------
+    sweeps : float
+        Iterations or stages.
+    mdp : MDP
+        The model (its S·A·S entries per sweep; a sparse one its stored entries).
+    field : str
+        What implies the count (``"discount"``, ``"horizon"``).
+    detail : str
+        The count in words.
+    kind : {"plain", "robust"}
+        The cost per sweep (:data:`core.common.resources.SWEEP_COST`).
+    """
+    from core.common.resources import check_time, sweep_seconds
+
+    S, A = mdp.n_states, mdp.n_actions
+    entries = float(S) * A * S if mdp.is_dense else float(mdp.transitions.data.size)
+    check_time(sweep_seconds(sweeps, entries, kind), field, detail=detail)
+
+
 def _iteration_cap(mdp: MDP, tol: float) -> int:
     g = mdp.discount
     vmax = (np.abs(mdp.R[mdp.mask]).max(initial=0.0)) / (1.0 - g)
     if vmax == 0:
         return 1
-    return max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+    cap = max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+    check_sweeps(cap, mdp, "discount", f"value iteration to {tol:g} at discount {g:.15g} needs "
+                 f"{cap:.3g} sweeps")
+    return cap
 
 
-def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> PolicyResult:
+def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None,
+               progress: Progress = no_progress) -> PolicyResult:
     """An optimal deterministic policy of ``mdp`` and its exact value.
 
     Parameters
@@ -122,11 +152,14 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
         Infinite horizon only: value-iteration tolerance before policy iteration polishes.
     max_iter : int, optional
         Infinite horizon only: cap on value iterations (default from spec §8.8).
+    progress : callable
+        ``progress(fraction, message)`` during long inductions and iterations (may cancel).
     """
     if not mdp.is_dense:
-        return _synthesize_sparse(mdp, tol=tol, max_iter=max_iter)
+        return _synthesize_sparse(mdp, tol=tol, max_iter=max_iter, progress=progress)
     if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
+        check_sweeps(T, mdp, "horizon", f"backward induction over a horizon of {T:,} stages")
         values = np.empty((T + 1, S))
         policy = np.empty((T, S), dtype=np.int64)
         values[T] = mdp.R_T
@@ -134,6 +167,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
             Q = mdp.R + mdp.discount * (mdp.P @ values[t + 1])
             policy[t] = greedy(Q, mdp.mask)
             values[t] = Q[np.arange(S), policy[t]]
+            if t % 4096 == 0:
+                progress((T - t) / T, f"synthesis: stage {t}")
         return PolicyResult(policy, values, Status.SUCCESS, T)
     cap = max_iter if max_iter is not None else _iteration_cap(mdp, tol)
     g = mdp.discount
@@ -146,6 +181,8 @@ def synthesize(mdp: MDP, *, tol: float = 1e-10, max_iter: int | None = None) -> 
             v, status = v_new, Status.SUCCESS
             break
         v = v_new
+        if it % 4096 == 0:
+            progress(min(1.0, it / cap), f"value iteration {it:,}")
     # Policy iteration from the greedy policy: exact evaluation, stops when stable.
     policy = greedy(mdp.R + g * (mdp.P @ v), mdp.mask)
     for _ in range(10 * mdp.n_states + 10):
@@ -211,7 +248,8 @@ def _greedy_values(Q: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndar
     return a, Q[np.arange(Q.shape[0]), a]
 
 
-def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None) -> PolicyResult:
+def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None,
+                       progress: Progress = no_progress) -> PolicyResult:
     """:func:`synthesize` over CSR rows (one sparse product per stage or iteration).
 
     Infinite horizon: value iteration to the tolerance, then policy iteration whose
@@ -221,6 +259,7 @@ def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None) -> PolicyR
     g = mdp.discount
     if mdp.horizon is not None:
         T, S = mdp.horizon, mdp.n_states
+        check_sweeps(T, mdp, "horizon", f"backward induction over a horizon of {T:,} stages")
         values = np.empty((T + 1, S))
         policy = np.empty((T, S), dtype=np.int64)
         values[T] = mdp.R_T
@@ -229,6 +268,8 @@ def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None) -> PolicyR
             Q *= g
             Q += mdp.R
             policy[st], values[st] = _greedy_values(Q, mdp.mask)
+            if st % 4096 == 0:
+                progress((T - st) / T, f"synthesis: stage {st}")
         policy.setflags(write=False)  # handed over to the result (no copy)
         values.setflags(write=False)
         return PolicyResult(policy, values, Status.SUCCESS, T)
@@ -241,6 +282,8 @@ def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None) -> PolicyR
             v, status = v_new, Status.SUCCESS
             break
         v = v_new
+        if it % 4096 == 0:
+            progress(min(1.0, it / cap), f"value iteration {it:,}")
     policy, _ = _greedy_values(mdp.R + g * t.dot(v), mdp.mask)
     S = mdp.n_states
     for _ in range(100):

@@ -20,6 +20,7 @@ features)`` with the flat vector zero-padded to ``steps × features``.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from dataclasses import dataclass, field
@@ -29,7 +30,11 @@ import numpy as np
 
 from core.common.errors import InputError
 
-__all__ = ["Dataset", "BUILTIN", "load_dataset", "csv_dataset", "mdp_dataset", "as_sequences"]
+__all__ = ["Dataset", "BUILTIN", "load_dataset", "csv_dataset", "mdp_dataset", "as_sequences",
+           "CSV_MAX_BYTES"]
+
+#: Largest CSV data set read (a lab data set of 100,000 records x 100 features is ~ 100 MB).
+CSV_MAX_BYTES = 256 * 2**20
 
 BUILTIN = ("digits", "breast-cancer", "wine")
 
@@ -100,6 +105,9 @@ def _finish(name: str, X: np.ndarray, labels: np.ndarray, *, seq_shape=None,
 
 
 def _standardise(X: np.ndarray) -> np.ndarray:
+    big = np.abs(X).max(axis=0, initial=0.0)
+    if (big > 1e150).any():  # squares would overflow: standardisation is scale-free, so
+        X = X / np.where(big > 1e150, big, 1.0)  # scale those columns to [-1, 1] first
     sd = X.std(axis=0)
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
 
@@ -159,10 +167,14 @@ def csv_dataset(path: str) -> Dataset:
     -------
     Dataset
     """
+    from core.common.resources import read_bytes
+
+    raw = read_bytes(path, max_bytes=CSV_MAX_BYTES, what="CSV file")  # regular files only
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.reader(fh) if any(c.strip() for c in r)]
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+        rows = [r for r in csv.reader(io.StringIO(text, newline=""))
+                if any(c.strip() for c in r)]
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read ({exc.__class__.__name__}: {exc})", file=path) from None
     except csv.Error as exc:
         raise InputError(f"is not a CSV file ({exc})", file=path) from None

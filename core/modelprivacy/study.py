@@ -213,8 +213,26 @@ class MiaSetup:
             raise InputError("learning rate and clip norm must be finite and > 0",
                              field="lr" if not (math.isfinite(lr) and lr > 0) else "clip")
         dp_lr = float(self.lr) if self.lr is not None else float(self.dp_lr)
+        self._check_work(data, int(n_in))
         return replace(self, epsilon=eps, delta=delta, train_size=int(n_in), lr=float(lr),
                        shadows=int(self.shadows), dp_lr=dp_lr)
+
+    def _check_work(self, data: Dataset, n_in: int) -> None:
+        """Refuse a study whose training (victim and shadows, every epoch; the sensitivity
+        sampler's models too) would pass the time limit, before any model is trained."""
+        from core.common.resources import check_time
+
+        d = data.X.shape[1] if data.X.ndim > 1 else 1
+        steps = data.seq_shape[0] if self.victim == "rnn" else 1
+        macs = n_in * (d * int(self.hidden) + int(self.hidden) * max(data.classes, 2)) * steps
+        # measured ~1e-8 s per multiply-add and ~1e-4 s per batch step: x3 for a margin
+        epoch = 3e-8 * macs + 3e-4 * math.ceil(n_in / max(int(self.batch), 1))
+        models = int(self.shadows) + 1
+        if self.defense == "gpm":
+            models += int(self.sensitivity_samples)
+        epochs = max(int(self.epochs), int(self.dp_epochs) if self.defense == "dpsgd" else 0)
+        check_time(models * epochs * epoch, "epochs",
+                   detail=f"training {models} models for {epochs:,} epochs on {n_in:,} records")
 
 
 @dataclass

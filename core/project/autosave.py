@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from core.common.atomic import atomic_write_text
-from core.project.files import save_project, sidecar_name
+from core.project.files import collect_sidecars, named_sidecars, write_project
+from core.project.locks import folder_lock
 from core.project.model import Project
 
 __all__ = ["RECOVERY_SUFFIX", "NOTE_SUFFIX", "Recovery", "recovery_stem", "write_recovery",
@@ -115,7 +116,11 @@ def write_recovery(project: Project, folder: str | os.PathLike[str], *,
     stem = recovery_stem(project_path, key)
     path = os.path.join(str(folder), stem + RECOVERY_SUFFIX)
     note_path = os.path.join(str(folder), stem + NOTE_SUFFIX)
-    save_project(project, path)
+    origin = project.origin
+    try:  # the copy has one writer, its window: no project lock, no merge
+        write_project(project, path)
+    finally:
+        project.origin = origin  # the document's merge base stays the project's own file
     saved = _dt.datetime.now().astimezone().replace(microsecond=0).isoformat()
     original = None if project_path is None else os.path.abspath(str(project_path))
     note = {"format": NOTE_FORMAT, "original": original, "name": project.name,
@@ -246,13 +251,17 @@ def discard_for(folder: str | os.PathLike[str], *,
 
 def _remove_stem(folder: str, stem: str) -> None:
     main = os.path.join(folder, stem + RECOVERY_SUFFIX)
-    victims = [main, os.path.join(folder, stem + NOTE_SUFFIX)]
-    prefix = sidecar_name(main, "x")[: -len("x.npz")]  # "<stem>."
-    victims += glob.glob(os.path.join(glob.escape(folder), glob.escape(prefix) + "*.npz"))
-    for v in victims:
+    named = named_sidecars(main) if os.path.isfile(main) else set()
+    # sidecars of copies written before content addressing: "<stem>.<id>[.<digest>].npz"
+    named |= {os.path.basename(p) for p in glob.glob(os.path.join(
+        glob.escape(folder), glob.escape(stem) + ".*.npz"))}
+    for v in (main, os.path.join(folder, stem + NOTE_SUFFIX)):
         try:
             os.unlink(v)
         except FileNotFoundError:
             pass
         except OSError as exc:
             log.warning("cannot remove recovery file %s: %s", v, exc)
+    if named:  # the copy's arrays, unless another copy here names them too
+        with folder_lock(folder):
+            collect_sidecars(folder, previous=named)

@@ -107,6 +107,9 @@ class Project:
     # privacy budget per protected dataset: {dataset: {"epsilon": e, "delta": d}}
     # (core.privacy.ledger.budgets_from_dict reads it); optional key "budgets" in the file
     budgets: dict[str, dict[str, float]] = field(default_factory=dict)
+    # what the file this project was read from (or last saved to) held: the merge base of
+    # the next save (core.project.snapshot.Snapshot; None for a project never saved)
+    origin: Any = field(default=None, compare=False, repr=False)
 
     def _new_id(self, prefix: str, taken: set[str]) -> str:
         i = 1

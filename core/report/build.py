@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.common.errors import InputError
 from core.report.model import (
     KeyValues,
     Paragraph,
@@ -161,6 +162,12 @@ def _source_date() -> _dt.datetime | None:
         return None
 
 
+# What rendering a run whose summary was damaged outside PrivPlan raises (a section reads the
+# summary its own kind of run writes; values of another type or shape fail in these ways).
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError,
+              ZeroDivisionError)
+
+
 def build_report(project: Any, *, project_path: str | Path | None = None,
                  include: Sequence[str] | None = None,
                  now: _dt.datetime | None = None) -> Report:
@@ -193,7 +200,7 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
                         f"{platform.python_version()}",
             "project": project.name}
     if project_path is not None and Path(project_path).is_file():
-        path = Path(project_path)
+        path = Path(os.path.realpath(project_path))  # a symlinked project: its real folder
         meta["project file"] = path.name
         meta["project SHA-256"] = file_sha256(path)
         for e in project.mdps:  # large models keep P in a sidecar next to the project
@@ -214,9 +221,14 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
     if project.mdps:
         sections.append(_mdp_section(project))
     reporters = load_sections()
-    for run in project.runs:
-        sec = reporters.get(run.kind, _generic_section)(project, run)
-        oracle = _oracle_note(run)
+    for i, run in enumerate(project.runs):
+        try:
+            sec = reporters.get(run.kind, _generic_section)(project, run)
+            oracle = _oracle_note(run)
+        except _MALFORMED as exc:  # a run record edited or damaged outside PrivPlan
+            raise InputError(f"the {run.kind} run {run.id!r} has a malformed summary or "
+                             f"parameters ({type(exc).__name__}: {exc}); the report was not "
+                             "written", field=f"runs[{i}]") from None
         if oracle is not None:  # right after the parameters
             sec.blocks.insert(min(1, len(sec.blocks)), oracle)
         note = _ledger_note(project, run.id)

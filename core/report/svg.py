@@ -16,6 +16,8 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
         a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
         return [10.0 ** e for e in range(a, b + 1)]
     span = hi - lo or 1.0
+    if not math.isfinite(span):  # values near the float range (a damaged summary): ends only
+        return [lo, hi]
     step = 10 ** math.floor(math.log10(span / 4))
     for m in (1, 2, 5, 10):
         if span / (step * m) <= 6:

@@ -664,6 +664,21 @@ class StudentCurves:
         return out
 
 
+def _check_student_work(mdp: MDP, evaluations: int) -> None:
+    """Refuse student runs whose policy evaluations (one per iteration, seed and student:
+    backward induction over the horizon, or two linear solves) would pass the time limit."""
+    from core.common.resources import check_time, sweep_seconds
+
+    S, A = mdp.P.shape[0], mdp.P.shape[1]
+    if mdp.horizon is not None:
+        each = sweep_seconds(2 * mdp.horizon, float(S) * A * S)
+    else:
+        each = sweep_seconds(2, float(S) * A * S) + 2e-9 * float(S) ** 3
+    check_time(evaluations * each, "iterations",
+               detail=f"{evaluations:,} policy evaluations of the students (iterations x seeds "
+                      "x students)")
+
+
 def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                 seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
                 temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
@@ -720,6 +735,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         raise InputError("every state has a single action: there is no policy to share",
                          field="model")
     check_sharing(m_max, setup.eta)
+    _check_student_work(mdp, len(students) * int(seeds) * (int(setup.iterations) + 1))
     if teacher_actions is not None:  # the policy of an earlier run (one action per state)
         pi_T = actions_policy(mdp, teacher_actions)
     else:

@@ -235,6 +235,15 @@ class ProjectDocument(QObject):
         self._set_path(str(path))
         self._set_all_clean()
 
+    def adopt_merged(self, run_ids: Iterable[str], ledger_ids: Iterable[str]) -> None:
+        """Announce runs and ledger entries a save merged in from another writer (a command's
+        ``--record`` while the window was open): they are on disk and in the project now,
+        outside the undo history (core.project.store.save_document)."""
+        for run_id in run_ids:
+            self.run_added.emit(run_id)
+        if list(ledger_ids):
+            self.ledger_changed.emit()
+
     # ------------------------------------------------------------------ mutations (commands only)
     def set_project_name(self, name: str) -> None:
         self._project.name = name

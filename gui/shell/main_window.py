@@ -134,8 +134,9 @@ def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
     else:
         doc = read_json(path)
         if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
-            try:
-                project = project_from_dict(doc, base_dir=os.path.dirname(os.path.abspath(path)))
+            try:  # the project remembers what the file held: Save merges, never overwrites
+                project = project_from_dict(doc, base_dir=os.path.dirname(os.path.realpath(path)),
+                                            path=path)
             except InputError as exc:
                 raise (exc if exc.file else exc.with_file(path)) from None
             is_project = True
@@ -166,8 +167,11 @@ def _file_size(path: str) -> int:
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    for side in glob.glob(os.path.join(glob.escape(os.path.dirname(os.path.abspath(path))),
-                                       glob.escape(stem) + ".*.npz")):
+    folder = glob.escape(os.path.dirname(os.path.realpath(path)))
+    # its sidecars: content-addressed (shared by copies: counted whoever names them) and
+    # the "<stem>.<id>…npz" of older PrivPlan versions
+    for side in glob.glob(os.path.join(folder, glob.escape(stem) + ".*.npz")) + glob.glob(
+            os.path.join(folder, "arrays.*.npz")):
         try:
             total += os.path.getsize(side)
         except OSError:
@@ -885,6 +889,10 @@ class MainWindow(QMainWindow):
                 continue
             path = rec.original if rec.original and os.path.isdir(
                 os.path.dirname(rec.original)) else None
+            if path is not None:  # Save merges what was recorded into it meanwhile
+                from core.project.store import adopt_file
+
+                adopt_file(project, path)
             self._document.replace_project(project, path)
             self._document.mark_unsaved()  # recovered changes are unsaved changes
             self.autosave.adopt(rec)
@@ -912,12 +920,16 @@ class MainWindow(QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
-        """Save atomically (temp file + rename) and mark the document clean."""
-        from core.project.files import save_project
+        """Save atomically (temp file + rename) and mark the document clean; runs and ledger
+        entries another program recorded into the file meanwhile are merged in, never lost
+        (:mod:`gui.shell.saving`)."""
+        from gui.shell.saving import save_document_to
 
         path = str(path)
         try:
-            save_project(self._document.project, path)
+            if not save_document_to(self, self._document, path):
+                self.log_panel.info(f"not saved: {path} was changed by another program")
+                return False
         except (InputError, OSError, ValueError) as exc:
             self.log_panel.error(f"cannot save {path}: {exc}")
             QMessageBox.critical(self, "Cannot save", f"The project was not saved.\n\n{exc}")

@@ -17,6 +17,7 @@ so a round trip is exact.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from core.mdp.sparse import Transitions
 
 __all__ = ["ImportResult", "ModelParts", "build_model", "choice_name", "unlabelled",
            "identifier", "number_text", "parse_probability", "horizon_and_discount",
-           "DEFAULT_DISCOUNT", "fail"]
+           "DEFAULT_DISCOUNT", "fail", "read_text_lines"]
 
 #: The discount of an imported model when neither ``--horizon`` nor ``--discount`` is given
 #: (model checkers' models have neither; PrivPlan's analyses need one of them).
@@ -334,3 +335,40 @@ def export_labels(mdp: MDP) -> dict[str, np.ndarray]:
 def reward_label_map(rewards: Mapping[str, RewardStructure]) -> list[str]:
     """Reward structure names in the order they are written (the R structure first)."""
     return list(rewards)
+
+
+def read_text_lines(path: str) -> list[str]:
+    """The lines of a UTF-8 text input, read through the resource guard: regular files only
+    (a FIFO or a device is refused before a byte is read) and its lines' memory (about 8x
+    the file) checked against what the process may use first.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    InputError
+        Naming the file: missing, not a regular file, too large, not UTF-8, unreadable.
+    """
+    from core.common.resources import check_memory, format_bytes, open_regular
+
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        try:
+            check_memory(8.0 * size, "size", detail=f"reading a {format_bytes(size)} text file")
+        except InputError as exc:
+            raise exc.with_file(path) from None
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError("is not a text file (UTF-8)", file=path) from None

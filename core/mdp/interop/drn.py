@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 from core.common.atomic import atomic_write_text
-from core.common.errors import InputError
 from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
@@ -55,6 +54,7 @@ from core.mdp.interop.common import (
     fail,
     number_text,
     parse_probability,
+    read_text_lines,
 )
 from core.mdp.model import MDP
 
@@ -102,15 +102,7 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         Naming the file and the line.
     """
     path = str(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except FileNotFoundError:
-        raise InputError("file not found", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("is not a text file (UTF-8)", file=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+    lines = read_text_lines(path)  # regular files only, memory checked first
     kind = value_type = None
     n_states = n_choices = None
     reward_names: list[str] = []

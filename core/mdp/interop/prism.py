@@ -50,6 +50,7 @@ from core.mdp.interop.common import (
     fail,
     number_text,
     parse_probability,
+    read_text_lines,
 )
 from core.mdp.model import MDP
 
@@ -62,15 +63,7 @@ _REWARD_NAME = re.compile(r'#\s*Reward structure:?\s*"([^"]*)"')
 
 
 def _open(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    except FileNotFoundError:
-        raise InputError("file not found", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("is not a text file (UTF-8)", file=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+    return read_text_lines(path)  # regular files only, memory checked first
 
 
 def _data_lines(lines: list[str]) -> list[tuple[int, str]]:

@@ -2,11 +2,15 @@
 its loader and its command-line subcommand.
 
 Every format the command line reads is covered: MDP JSON and NPZ (``bounds``), logistics
-maps (``plan``), projects (``report`` to HTML) and advising set-ups (``advise --setup``).
-A mutant is the example with one to three hostile changes (a value replaced by a wrong type,
-a non-finite or huge number, a deep structure; a key deleted; a list item duplicated) or a
-text-level change (truncation, binary garbage, deep nesting, ``NaN``/``1e309`` tokens); NPZ
-mutants replace, reshape or retype arrays, and some declare arrays far larger than memory.
+maps (``plan``), projects (``report`` to HTML, and projects whose model keeps its arrays in a
+sidecar), advising set-ups (``advise --setup``), grid worlds (``drl``) and CSV data sets
+(``mia``). A mutant is the example with one to three hostile changes (a value replaced by a
+wrong type, a non-finite or huge number, a deep structure; a key deleted; a list item
+duplicated) or a text-level change (truncation, binary garbage, deep nesting,
+``NaN``/``1e309`` tokens). The families of issue 24 are mixed in: type swaps, extreme IEEE
+values (subnormals, -0.0, the largest double, 2**63), hostile unicode (newlines, bidi
+overrides, NUL, lone surrogates, very long names), and for NPZ files forged headers, bit
+flips, truncations and deflate bombs (a few KB that decompress to gigabytes).
 
 The contract checked (formats-and-cli.md §5): exit 0 with one strict JSON object (no NaN or
 Infinity), or exit 2 with exactly one line on stderr — never exit 1 ("internal error"),
@@ -40,10 +44,21 @@ TIMEOUT_S = 20
 BIG = "__PRIVPLAN_FUZZ_1E309__"
 DEEP = "__PRIVPLAN_FUZZ_DEEP__"
 
+#: Extreme IEEE doubles and integers (issue 24): subnormals, -0.0, the largest double, the
+#: smallest normal, integers past 2**53 and 2**63.
+IEEE: list[Any] = [5e-324, -5e-324, -0.0, 1.7976931348623157e308, -1.7976931348623157e308,
+                   2.2250738585072014e-308, 1e-320, 2**53 + 1, 2**63, 2**64, -(2**63) - 1,
+                   10**400, 4.9e-324, 1 - 2**-53, 1 + 2**-52]
+#: Hostile unicode: line breaks, bidi overrides, NUL, a lone surrogate, combining marks,
+#: path-like and very long names.
+UNICODE: list[str] = ["a\nb", "line\r\nbreak", "\u202eevil", "nul\u0000x", "\ud800",
+                      "\u2028sep", "e\u0301\u0301\u0301", "../../etc/passwd", "CON", "a\tb",
+                      "\U0001f600" * 50, "x" * 100_000, " ", "\ufeffbom"]
 HOSTILE: list[Any] = [
     None, True, False, 0, -1, 1, 2.5, -2.5, 1e308, -1e308, 1e-300, 10**12, -(10**12),
     float("nan"), float("inf"), -float("inf"), BIG, DEEP, "", "xy", "NaN", "1e309", [], [1],
     [None, None], [0.5, "x"], {}, {"a": 1}, "a" * 5000, [[[]]], [1e308, 1e308],
+    *IEEE, *UNICODE,
 ]
 
 
@@ -81,8 +96,10 @@ def mutate_tree(tree: Any, rng: random.Random) -> Any:
         parent = _get(tree, path[:-1]) if path else None
         r = rng.random()
         node = _get(tree, path)
-        if r < 0.55:
+        if r < 0.3:
             tree = _set(tree, path, copy.deepcopy(rng.choice(HOSTILE)))
+        elif r < 0.55:
+            tree = _set(tree, path, type_swap(node, rng))
         elif r < 0.7 and isinstance(parent, dict):
             del parent[path[-1]]
         elif r < 0.85 and isinstance(parent, list):
@@ -97,6 +114,25 @@ def mutate_tree(tree: Any, rng: random.Random) -> Any:
     return tree
 
 
+def type_swap(node: Any, rng: random.Random) -> Any:
+    """``node`` as a value of another JSON type: a number as a string or a list, a string as
+    a number, an object as a list of its values, an extreme double or hostile unicode."""
+    if isinstance(node, bool):
+        return rng.choice([int(node), str(node).lower(), [node], None])
+    if isinstance(node, (int, float)):
+        return rng.choice([str(node), [node], {"value": node}, rng.choice(IEEE), None,
+                           bool(node)])
+    if isinstance(node, str):
+        return rng.choice([rng.choice(UNICODE), 1.5, [node], {"id": node}, None,
+                           node + rng.choice(UNICODE)])
+    if isinstance(node, list):
+        return rng.choice([{str(i): v for i, v in enumerate(node)}, len(node), "list",
+                           node * 2, [node], None])
+    if isinstance(node, dict):
+        return rng.choice([list(node.values()), list(node), "object", 0, None, [node]])
+    return rng.choice(HOSTILE)
+
+
 def nudge_numbers(tree: Any, rng: random.Random) -> Any:
     """One to three numbers scaled to an edge: 0, negative, tiny, huge or rounded.
 
@@ -107,14 +143,15 @@ def nudge_numbers(tree: Any, rng: random.Random) -> Any:
             and not isinstance(_get(tree, p), bool)]
     for path in rng.sample(nums, min(len(nums), rng.randint(1, 3))):
         x = _get(tree, path)
-        factor = rng.choice([0, -1, 1e-12, 1e-300, 0.5, 2, 1e6, 1e150, 1e300])
+        factor = rng.choice([0, -1, 1e-12, 1e-300, 0.5, 2, 1e6, 1e150, 1e300, 5e-324, -0.0,
+                             1 + 2**-52, 1e16])
         y = x * factor if x else factor
         tree = _set(tree, path, int(y) if isinstance(x, int) and abs(y) < 1e18 else y)
     return tree
 
 
 def dumps_mutant(tree: Any) -> str:
-    text = json.dumps(tree, allow_nan=True)
+    text = json.dumps(tree, allow_nan=True)  # ensure_ascii: a lone surrogate stays \\udXXX
     text = text.replace(f'"{BIG}"', "1e309")
     return text.replace(f'"{DEEP}"', "[" * 50_000 + "]" * 50_000)
 
@@ -123,7 +160,7 @@ def mutate_text(text: str, rng: random.Random) -> bytes:
     """A text-level mutant: truncated, garbage, deep, or with a bad token spliced in."""
     r = rng.random()
     if r < 0.25:
-        return text[: rng.randrange(len(text))].encode()
+        return text[: rng.randrange(len(text))].encode("utf-8", "surrogatepass")
     if r < 0.4:
         return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400)))
     if r < 0.5:
@@ -134,7 +171,7 @@ def mutate_text(text: str, rng: random.Random) -> bytes:
         return b""
     i = rng.randrange(len(text))
     return (text[:i] + rng.choice(["NaN", "Infinity", "1e309", "-1e309", "{", "]", "\u0000",
-                                   '"\\ud800"']) + text[i:]).encode()
+                                   '"\\ud800"']) + text[i:]).encode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------------------- NPZ mutations
@@ -143,6 +180,14 @@ def _npz_bytes(arrays: dict[str, Any]) -> bytes:
 
     buf = io.BytesIO()
     np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _npz_compressed(arrays: dict[str, Any]) -> bytes:
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
     return buf.getvalue()
 
 
@@ -164,16 +209,79 @@ def _bomb(shape: tuple[int, ...]) -> bytes:
     return buf.getvalue()
 
 
+_DEFLATE_BOMBS: dict[tuple[int, ...], bytes] = {}
+
+
+def deflate_bomb(shape: tuple[int, ...]) -> bytes:
+    """A *valid* NPZ whose ``P`` is ``shape`` float64 zeros, deflated: a few MB on disk that
+    decompress to ``8 * prod(shape)`` bytes (built by streaming, cached per shape)."""
+    import numpy as np
+
+    if shape not in _DEFLATE_BOMBS:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            with zf.open("P.npy", "w", force_zip64=True) as fh:
+                header = io.BytesIO()
+                np.lib.format.write_array_header_1_0(
+                    header, {"descr": "<f8", "fortran_order": False, "shape": shape})
+                fh.write(header.getvalue())
+                block = bytes(1 << 24)
+                left = 8 * int(np.prod(shape))
+                while left > 0:
+                    fh.write(block[: min(left, len(block))])
+                    left -= len(block)
+            S, A = shape[0], shape[1] if len(shape) > 1 else 1
+            for key, val in (("R", np.zeros((S, A))), ("horizon", np.array(3)),
+                             ("discount", np.array(1.0)), ("initial_state", np.array(0))):
+                h = io.BytesIO()
+                np.save(h, val)
+                zf.writestr(f"{key}.npy", h.getvalue())
+        _DEFLATE_BOMBS[shape] = buf.getvalue()
+    return _DEFLATE_BOMBS[shape]
+
+
+def forged_sizes(data: bytes, rng: random.Random) -> bytes:
+    """The archive with the uncompressed size of one member forged in its directory entry
+    (the header's shape and the data stay as they were)."""
+    out = bytearray(data)
+    i = out.rfind(b"PK\x01\x02")  # the last central-directory entry
+    if i < 0:
+        return bytes(out)
+    value = rng.choice([0, 1, 2**31 - 1, 2**32 - 1, 123])
+    out[i + 24:i + 28] = value.to_bytes(4, "little")
+    return bytes(out)
+
+
+def bit_flip(data: bytes, rng: random.Random, flips: int = 1) -> bytes:
+    """``data`` with ``flips`` random bits flipped (a damaged download or disk)."""
+    out = bytearray(data)
+    for _ in range(flips):
+        i = rng.randrange(len(out))
+        out[i] ^= 1 << rng.randrange(8)
+    return bytes(out)
+
+
 def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
     import numpy as np
 
     r = rng.random()
     if r < 0.08:
         return _bomb(rng.choice([(8000, 4, 8000), (100_000, 10, 100_000), (3, 2**40, 3)]))
-    if r < 0.14:
+    if r < 0.11:
+        return deflate_bomb(rng.choice([(4000, 2, 4000), (12000, 1, 12000)]))
+    if r < 0.2:
+        return bit_flip(_npz_compressed(arrays), rng, rng.choice([1, 1, 2, 8]))
+    if r < 0.24:
+        return forged_sizes(_npz_compressed(arrays), rng)
+    if r < 0.28:
+        whole = _npz_compressed(arrays)
+        return whole[: rng.randrange(len(whole))]
+    if r < 0.32:
         return mutate_text("PK\x03\x04" + "x" * 200, rng)
     a = {k: v.copy() for k, v in arrays.items()}
     for _ in range(rng.randint(1, 2)):
+        if not a:
+            break
         key = rng.choice(sorted(a))
         choice = rng.randrange(12)
         if choice == 0:
@@ -207,6 +315,74 @@ def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
 
 
 # ---------------------------------------------------------------------------- the driver
+def grid_rows() -> list[str]:
+    """The 12 x 11 example grid world as text rows (the ``*.grid.json`` base)."""
+    from core.gridworld.maps import example_12x11
+
+    g = example_12x11()
+    rows = []
+    for r in range(g.cells.shape[0]):
+        rows.append("".join("S" if (r, c) == g.start else "G" if (r, c) == g.goal else
+                            "." if g.cells[r, c] else "#" for c in range(g.cells.shape[1])))
+    return rows
+
+
+def csv_rows(n: int = 200) -> list[list[str]]:
+    """A small numeric data set (three features, two classes) as CSV cells."""
+    rng = random.Random(7)
+    rows = [["f1", "f2", "f3", "label"]]
+    for i in range(n):
+        y = i % 2
+        rows.append([f"{rng.gauss(y, 1):.6g}", f"{rng.gauss(-y, 1):.6g}",
+                     f"{rng.uniform(0, 1):.6g}", "yes" if y else "no"])
+    return rows
+
+
+def dumps_csv(rows: list[list[Any]]) -> bytes:
+    import csv
+
+    buf = io.StringIO()
+    csv.writer(buf).writerows([[str(c) for c in r] for r in rows])
+    return buf.getvalue().encode("utf-8", "surrogatepass")
+
+
+def mutate_csv(rows: list[list[str]], rng: random.Random) -> bytes:
+    """One to three cells replaced by extreme numbers, non-numbers or hostile text, a row
+    cut or lengthened, or the whole text mutated."""
+    if rng.random() < 0.15:
+        return mutate_text(dumps_csv(rows).decode(), rng)
+    rows = [list(r) for r in rows]
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(rows))
+        r = rng.random()
+        if r < 0.6 and rows[i]:
+            j = rng.randrange(len(rows[i]))
+            rows[i][j] = rng.choice(["1e308", "-1e308", "1e309", "nan", "inf", "-inf", "5e-324",
+                                     "", "x", "0x10", "1_000", "١٢٣", *UNICODE[:6],
+                                     repr(rng.choice(IEEE))])
+        elif r < 0.8:
+            rows[i] = rows[i][:-1]
+        else:
+            rows[i] = rows[i] + ["1"]
+    return dumps_csv(rows)
+
+
+SIDECAR_NAME = "mutant.ex.npz"  # a name without a digest: the mutated arrays are read
+
+
+def sidecar_project() -> bytes:
+    """A project whose model ``ex`` keeps its arrays in :data:`SIDECAR_NAME`."""
+    from core.mdp.editable import MdpModel
+    from core.mdp.examples import example2
+
+    m = MdpModel.from_mdp(example2())
+    d = {"id": "ex", **m.to_dict(transitions=False), "arrays": SIDECAR_NAME}
+    doc = {"format": "privplan-project", "schema_version": 2, "saved_by": "fuzz",
+           "project": {"name": "sidecar", "notes": "", "mdps": [d], "maps": [],
+                       "advising": [], "ledger": [], "runs": []}}
+    return json.dumps(doc).encode()
+
+
 def _examples() -> dict[str, Any]:
     import numpy as np
 
@@ -221,6 +397,10 @@ def _examples() -> dict[str, Any]:
         "map.json": json.loads((EXAMPLES / "fig41.map.json").read_text()),
         "privplan.json": small_project,
         "advising.json": preset("exp2", epochs=3).to_dict(),
+        "grid.json": {"format": "privplan-grid", "version": 1, "name": "12x11",
+                      "rows": grid_rows()},
+        "csv": csv_rows(),
+        "sidecar.npz": {"P": npz["P"]},
     }
 
 
@@ -232,6 +412,14 @@ def _argv(kind: str, path: str, out_dir: str) -> list[str]:
                 "--seed", "1", "--json"]
     if kind == "privplan.json":
         return ["report", path, "-o", os.path.join(out_dir, "r.html"), "--json"]
+    if kind == "grid.json":
+        return ["drl", path, "--episodes", "20", "--max-steps", "40", "--seed", "1", "--json"]
+    if kind == "csv":
+        return ["mia", "--data", path, "--epochs", "2", "--shadows", "1", "--seed", "1",
+                "--json"]
+    if kind == "sidecar.npz":
+        return ["report", os.path.join(out_dir, "sidecar.privplan.json"), "-o",
+                os.path.join(out_dir, "r.html"), "--json"]
     return ["advise", "--setup", path, "--epochs", "3", "--seed", "1", "--json", "--summary"]
 
 
@@ -260,6 +448,10 @@ def run_case(kind: str, data: bytes, out_dir: str, tally: dict[str, int] | None 
 
     suffix = "." + kind
     path = os.path.join(out_dir, "mutant" + suffix)
+    if kind == "sidecar.npz":  # the arrays of a project's model (the project names them)
+        path = os.path.join(out_dir, SIDECAR_NAME)
+        with open(os.path.join(out_dir, "sidecar.privplan.json"), "wb") as fh:
+            fh.write(sidecar_project())
     with open(path, "wb") as fh:
         fh.write(data)
     out, err = io.StringIO(), io.StringIO()
@@ -292,14 +484,16 @@ def run_case(kind: str, data: bytes, out_dir: str, tally: dict[str, int] | None 
 
 
 def _mutant(kind: str, base: Any, rng: random.Random) -> bytes:
-    if kind == "mdp.npz":
+    if kind in ("mdp.npz", "sidecar.npz"):
         return mutate_npz(base, rng)
+    if kind == "csv":
+        return mutate_csv(base, rng)
     r = rng.random()
     if r < 0.15:
         return mutate_text(json.dumps(base), rng)
     if r < 0.45:
-        return dumps_mutant(nudge_numbers(base, rng)).encode()
-    return dumps_mutant(mutate_tree(base, rng)).encode()
+        return dumps_mutant(nudge_numbers(base, rng)).encode("utf-8", "surrogatepass")
+    return dumps_mutant(mutate_tree(base, rng)).encode("utf-8", "surrogatepass")
 
 
 def fuzz(cases: int, seed: int, out_dir: str
@@ -315,6 +509,8 @@ def fuzz(cases: int, seed: int, out_dir: str
     tally: dict[str, int] = {}
     for i in range(cases):
         kind = kinds[i % len(kinds)]
+        if kind == "csv" and (i // len(kinds)) % 4:  # a CSV case trains models: 1 in 4
+            kind = "mdp.json"
         data = _mutant(kind, bases[kind], rng)
         res = run_case(kind, data, out_dir, tally)
         if res is not None:

@@ -1,6 +1,8 @@
 """Fuzzed files through every loader and subcommand: exit 0 with a valid result, or exit 2
 with one line — never an internal error, a hang or a swap storm (issue: a first hour
-without stumbles, headless robustness).
+without stumbles, headless robustness; issue 24: type swaps, extreme IEEE values, hostile
+unicode, deflate bombs, forged headers and bit flips, grid worlds, CSV data sets and
+project sidecars).
 
 The mutants come from :mod:`mutants` (seeded, so a failure reproduces with
 ``python tests/core/fuzz/mutants.py --cases N --seed S --out DIR``). The driver runs in a
@@ -43,7 +45,8 @@ def test_every_mutant_exits_0_with_a_result_or_2_with_one_line(tmp_path: Path) -
     assert res["cases"] == CASES
     assert res["failed"] == [], "\n".join(json.dumps(f) for f in res["failed"][:20])
     outcomes = res["outcomes"]
-    kinds = {"mdp.json", "mdp.npz", "map.json", "privplan.json", "advising.json"}
+    kinds = {"mdp.json", "mdp.npz", "map.json", "privplan.json", "advising.json", "grid.json",
+             "csv", "sidecar.npz"}
     # every format is exercised, and both ways: some mutants are refused, some still run
     for kind in kinds:
         assert outcomes.get(f"{kind} exit 2", 0) > 0, kind

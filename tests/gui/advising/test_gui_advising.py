@@ -457,7 +457,8 @@ def test_epsilon_list_and_delta_validated_before_running(panel, doc):
     assert doc.project.runs == []
 
 
-def test_cancel_stops_the_run(qtbot, panel, doc):
+def test_cancel_stops_the_run(qtbot, panel, doc, monkeypatch):
+    monkeypatch.setenv("PRIVPLAN_TIME_LIMIT_S", "1e6")  # a run long enough to cancel
     commit(panel, "epochs", "300000")
     panel.set_run_options(kind="single", seeded=True, seed=1)
     with qtbot.waitSignal(panel.runner.progress_changed, timeout=10000):
@@ -522,7 +523,8 @@ def test_preview_builds(qtbot):
     w.shutdown()
 
 
-def test_f5_runs_and_esc_cancels_in_the_window(qtbot, window):
+def test_f5_runs_and_esc_cancels_in_the_window(qtbot, window, monkeypatch):
+    monkeypatch.setenv("PRIVPLAN_TIME_LIMIT_S", "1e6")  # a run long enough to cancel
     w = window.open_tool("advising")
     w.fields["epochs"].edit.setText("300000")
     w.fields["epochs"].edit.editingFinished.emit()

@@ -1,0 +1,168 @@
+"""The command line's side of the resource guard: every flag in its documented range, before
+any work, and every error as one line.
+
+:func:`check_flags` runs after parsing and before a subcommand starts. It enforces the
+ranges the help texts document for flags whose checks the computation would otherwise
+reach too late (after an overflow, a crash or minutes of work) — seeds, the Dirichlet
+``--k`` and ``--b``, noise multipliers, count flags — and the memory a count flag implies
+(:func:`core.common.resources.check_count`). Checks of the inputs themselves (file sizes,
+declared array shapes, iteration budgets from a discount or a horizon) live with their
+loaders and algorithms, so the window gets them too.
+
+:func:`one_line` makes any message one line: a newline, a carriage return or another control
+character inside a file name, a state name or an exception's text is shown escaped, so an
+error is always exactly one line on stderr.
+
+Examples
+--------
+>>> one_line("unknown state 'a\\nb'")
+"unknown state 'a\\\\nb'"
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.common.errors import InputError
+from core.common.resources import check_count
+from core.common.validation import SENSITIVITY_RANGE
+
+__all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX"]
+
+#: Largest Dirichlet concentration accepted: beyond it k·η and k·γ lose the double precision
+#: the accountant needs (the Dirichlet noise is then below 1e-6 of an entry anyway).
+K_MAX = 1e12
+#: Largest DP-SGD noise multiplier accepted: beyond it the RDP orders underflow and ε would
+#: print as exactly 0, an optimistic statement.
+SIGMA_MAX = 1e4
+#: Seeds are non-negative integers below 2**63 (numpy's SeedSequence refuses negatives).
+SEED_MAX = 2**63 - 1
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break and control character escaped (one printable line).
+
+    Parameters
+    ----------
+    text : str
+        A message.
+
+    Returns
+    -------
+    str
+    """
+    out = []
+    for ch in str(text):
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in "\u202a\u202b\u202c" \
+                "\u202d\u202e\u2066\u2067\u2068\u2069\ufeff":
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Range:
+    """A real flag in ``(low, high]`` (``low_open``) or ``[low, high]``."""
+
+    low: float
+    high: float
+    low_open: bool = True
+    why: str = ""
+
+    def __call__(self, flag: str, value: Any) -> None:
+        x = float(value)
+        ok = math.isfinite(x) and (x > self.low if self.low_open else x >= self.low) \
+            and x <= self.high
+        if not ok:
+            left = "(" if self.low_open else "["
+            raise InputError(f"must lie in {left}{self.low:g}, {self.high:g}], got {value!r}"
+                             + (f" ({self.why})" if self.why else ""), field=flag)
+
+
+@dataclass(frozen=True)
+class Count:
+    """An integer flag in ``[low, high]``; with ``bytes_each`` its memory is checked too."""
+
+    low: int = 1
+    high: int | None = None
+    bytes_each: float = 0.0
+    what: str = ""
+
+    def __call__(self, flag: str, value: Any) -> None:
+        check_count(value, flag, low=self.low, high=self.high, bytes_each=self.bytes_each,
+                    what=self.what)
+
+
+Rule = Callable[[str, Any], None]
+
+_K = Range(0.0, K_MAX, why="larger k leaves the accountant without double precision")
+_B = Range(0.0, 1.0, why="the adjacency radius b is a distance between probability rows")
+_SIGMA = Range(0.0, SIGMA_MAX, low_open=False, why="beyond it the accountant underflows and "
+               "epsilon would read 0")
+_SENSITIVITY = Range(*SENSITIVITY_RANGE, low_open=False, why="rescale the query's units")
+
+#: ``{(command, dest): rule}``; command ``"*"`` applies to every subcommand with that dest.
+RULES: dict[tuple[str, str], Rule] = {
+    ("*", "seed"): Count(0, SEED_MAX),
+    ("*", "workers"): Count(1, 4096),
+    ("dirichlet", "k"): _K,
+    ("dirichlet", "b"): _B,
+    ("dirichlet", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
+    ("privatize", "k"): _K,
+    ("sweep", "runs"): Count(1, 10**6),
+    ("audit", "k"): _K,
+    ("audit", "b"): _B,
+    ("audit", "sensitivity"): _SENSITIVITY,
+    ("advise", "sensitivity"): lambda flag, v: None if v == "strict" else _SENSITIVITY(flag, v),
+    ("accountant", "sigma"): _SIGMA,
+    ("comarl", "sigma"): _SIGMA,
+    ("mia", "k"): _K,
+    ("share", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
+    # share: k_j = k0·c^j and the η-restricted simplex; below these the accountant's
+    # arithmetic underflows (ε would read 0 at k = 0: an optimistic statement)
+    ("share", "k0"): Range(1e-12, K_MAX, low_open=False,
+                           why="outside it the accountant's arithmetic over- or underflows"),
+    ("share", "eta"): Range(1e-12, 1.0, low_open=False,
+                            why="a smaller eta underflows the accountant"),
+}
+
+def _flag(parser_dest: str) -> str:
+    return "--" + parser_dest.replace("_", "-")
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """Check the parsed flags of one subcommand against :data:`RULES`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (``args.command`` names the subcommand).
+
+    Raises
+    ------
+    InputError
+        On the first flag out of its range, naming the flag.
+    """
+    command = getattr(args, "command", None)
+    for dest, value in sorted(vars(args).items()):
+        if value is None or isinstance(value, bool):
+            continue
+        rule = RULES.get((command or "", dest)) or RULES.get(("*", dest))
+        if rule is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            for v in value:
+                rule(_flag(dest), v)
+        else:
+            rule(_flag(dest), value)

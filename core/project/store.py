@@ -1,0 +1,310 @@
+"""The project store: saves that never lose a run or a ledger entry another writer recorded.
+
+Two ways to write a project that others may write at the same time (the window, several
+``--record`` commands, scripts):
+
+* :func:`record_and_save` — a command's run: under the project lock, the file is read
+  *again*, the run and its ledger entries are appended to what the file holds now (the run
+  and entry ids renumbered when another writer took them meanwhile), and the file is
+  written back. Nothing else is changed (models and their sidecar arrays are not even
+  re-read), so nothing another writer recorded can be lost.
+* :func:`save_document` — the window's Save: under the project lock, the file now is
+  compared with what it held when the document read it (``project.origin``). Runs and ledger
+  entries other writers added meanwhile are merged into the document (renumbered where
+  their ids are taken); a section both sides changed (a model, a map, the notes…) is a
+  :class:`ProjectChanged` conflict — nothing is written until the caller decides, and with
+  ``overwrite=True`` those sections are replaced but the merged runs and entries are still
+  kept. A run or entry that another writer *removed* is kept (never silently dropped).
+
+Examples
+--------
+>>> import os, tempfile
+>>> from core.project.files import load_project, save_project
+>>> from core.project.model import Project, RunRecord
+>>> d = tempfile.mkdtemp(); path = os.path.join(d, "p.privplan.json")
+>>> save_project(Project(name="p"), path)
+>>> window = load_project(path)                  # a window opens the file
+>>> cmd = load_project(path)                     # a command reads it too...
+>>> rec = RunRecord("run-1", "audit", "laplace", {}, {}, "experiment", 1)
+>>> _ = record_and_save(path, cmd, rec)          # ...and records a run
+>>> window.runs.append(RunRecord("run-1", "audit", "exponential", {}, {}, "experiment", 2))
+>>> report = save_document(window, path)         # the window saves its own run-1
+>>> sorted((r.id, r.target) for r in load_project(path).runs)
+[('run-1', 'exponential'), ('run-2', 'laplace')]
+>>> report.merged_runs
+['run-2']
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any
+
+from core import __version__
+from core.common.atomic import atomic_write_text
+from core.common.errors import InputError
+from core.common.jsonable import jsonable
+from core.privacy.ledger import LedgerEntry, PrivacyLedger
+from core.project.files import (
+    PROJECT_FORMAT,
+    SCHEMA_VERSION,
+    ledger_entries,
+    migrated_payload,
+    project_to_dict,
+    read_json,
+    run_dict,
+    run_records,
+    write_project,
+)
+from core.project.jsonfmt import dumps
+from core.project.locks import project_lock, real_path
+from core.project.model import Project, RunRecord
+from core.project.snapshot import SECTIONS, Snapshot, ledger_keys, run_key, snapshot
+
+__all__ = ["ProjectChanged", "SaveReport", "record_and_save", "save_document",
+           "SECTION_NAMES", "adopt_file"]
+
+#: How a section is named to a user.
+SECTION_NAMES = {"name": "the project's name", "notes": "the notes", "mdps": "the models",
+                 "maps": "the logistics maps", "advising": "the advising set-ups",
+                 "grids": "the grid worlds", "budgets": "the privacy budgets",
+                 "runs": "runs (removed there)", "ledger": "ledger entries (removed there)"}
+
+
+class ProjectChanged(InputError):
+    """Another writer changed sections of the file that this document changed too.
+
+    ``sections`` lists them (keys of :data:`SECTION_NAMES`); nothing was written.
+    """
+
+    def __init__(self, path: str, sections: Sequence[str]) -> None:
+        self.sections = list(sections)
+        names = ", ".join(SECTION_NAMES.get(s, s) for s in self.sections)
+        super().__init__(f"another program changed {names} in this file since it was "
+                         "opened; nothing was saved (save again to overwrite those changes — "
+                         "the runs and ledger entries it recorded are kept either way)",
+                         file=path)
+
+
+@dataclass
+class SaveReport:
+    """What a save merged into the document from other writers."""
+
+    merged_runs: list[str] = field(default_factory=list)  # ids, as now in the document
+    merged_entries: list[str] = field(default_factory=list)
+    overwritten: list[str] = field(default_factory=list)  # sections replaced by overwrite
+
+
+_RUN_ID = re.compile(r"^run-(\d+)$")
+
+
+def _fresh_run_id(taken: set[str]) -> str:
+    n = max((int(m.group(1)) for t in taken if (m := _RUN_ID.match(t))), default=0)
+    i = max(n, len(taken)) + 1
+    while f"run-{i}" in taken:
+        i += 1
+    return f"run-{i}"
+
+
+def _read_disk(path: str) -> dict[str, Any] | None:
+    """The file's migrated payload now (None when there is no file)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return migrated_payload(read_json(path))
+    except InputError as exc:
+        raise InputError(f"the file changed since it was read and cannot be read now "
+                         f"({exc.field + ': ' if exc.field else ''}{exc.problem}); nothing "
+                         "was written", file=path) from None
+
+
+def record_and_save(path: str | os.PathLike[str], project: Project, record: RunRecord,
+                    entries: Sequence[LedgerEntry] = (), *,
+                    check: Callable[[Any], None] | None = None
+                    ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """Record a command's run in the project file at ``path``, merged with what it holds now.
+
+    Under the project lock, the file is read again; ``record`` (renumbered if its id is
+    taken now, its entries' ``source`` following) and ``entries`` (fresh ``rel-N`` ids) are
+    appended to its runs and ledger — both validated — and the file is written back with
+    every other part exactly as it is now (models are not re-read: their sidecar arrays stay
+    as they are, and keys this version does not know are kept). ``project`` (the copy the
+    command read before its run) gets the merged runs and ledger.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The project file (a symlink records into its target and stays a link).
+    project : Project
+        The project as the command read it (its runs and ledger are replaced by the merged
+        ones).
+    record : RunRecord
+        The run (its id from ``project.new_run_id()``).
+    entries : sequence of LedgerEntry
+        What the run released (ids assigned here).
+    check : callable, optional
+        Called under the lock with the project as it is now (an object with its ``ledger``
+        and ``budgets``) before anything is written; raising refuses the record (the
+        budget check of ``--record``, against what other writers spent meanwhile).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        The run and the entries as stored.
+
+    Raises
+    ------
+    InputError
+        The file was removed or damaged meanwhile (nothing written).
+    """
+    real = real_path(path)
+    with project_lock(real):
+        if not os.path.exists(real):
+            raise InputError("the project file was removed while the run was computing; "
+                             "nothing was written", field="--record", file=os.fspath(path))
+        try:
+            payload = dict(migrated_payload(read_json(real)))
+            runs = run_records(payload.get("runs", []) or [])
+            ledger = ledger_entries(payload.get("ledger", []) or [])
+        except InputError as exc:
+            raise InputError(f"the file changed while the run was computing and cannot be "
+                             f"read now ({exc.field + ': ' if exc.field else ''}{exc.problem})"
+                             "; nothing was written", file=os.fspath(path)) from None
+        if check is not None:
+            check(SimpleNamespace(ledger=list(ledger), budgets=payload.get("budgets") or {}))
+        old_id = record.id
+        if any(r.id == old_id for r in runs):
+            record = replace(record, id=_fresh_run_id({r.id for r in runs}))
+        entries = [replace(e, source=record.id) if e.source == old_id else e for e in entries]
+        stored = PrivacyLedger(entries=list(ledger)).extend(entries)
+        runs.append(record)
+        ledger.extend(stored)
+        payload["runs"] = [run_dict(r) for r in runs]
+        payload["ledger"] = [e.to_dict() for e in ledger]
+        doc = {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
+               "saved_by": f"privplan {__version__}", "project": payload}
+        atomic_write_text(real, dumps(jsonable(doc)) + "\n")
+    project.runs = runs
+    project.ledger = ledger
+    project.origin = snapshot(payload, real)
+    return record, stored
+
+
+def save_document(project: Project, path: str | os.PathLike[str], *, overwrite: bool = False
+                  ) -> SaveReport:
+    """Save a document over a file that other writers may have recorded into meanwhile.
+
+    Parameters
+    ----------
+    project : Project
+        The document's project; runs and entries other writers added are appended to it
+        (see the module docstring). ``project.origin`` is the merge base; without one (a new
+        project, Save As onto another file) the file is replaced.
+    path : str or PathLike
+        The project file.
+    overwrite : bool
+        Replace the sections both sides changed instead of raising :class:`ProjectChanged`.
+
+    Returns
+    -------
+    SaveReport
+        What was merged in (the caller tells its views).
+
+    Raises
+    ------
+    ProjectChanged
+        Both sides changed a section and ``overwrite`` is False: nothing was written.
+    InputError
+        The file is no longer a readable project.
+    """
+    real = real_path(path)
+    report = SaveReport()
+    with project_lock(real):
+        base: Snapshot | None = project.origin
+        disk = _read_disk(real) if base is not None and base.path == real else None
+        if disk is not None and base is not None:
+            _merge(project, disk, base, real, overwrite, report)
+        write_project(project, real)
+    return report
+
+
+def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
+           overwrite: bool, report: SaveReport) -> None:
+    disk_runs = run_records(disk.get("runs", []) or [])
+    disk_ledger = ledger_entries(disk.get("ledger", []) or [])
+    now = snapshot(dict(disk, runs=[run_dict(r) for r in disk_runs],
+                        ledger=[e.to_dict() for e in disk_ledger]), path)
+    ours_doc = project_to_dict(project, sidecars={}, project_path=path)["project"]
+    ours = snapshot(ours_doc, path)
+    conflicts = [s for s in SECTIONS if now.sections[s] != base.sections[s]
+                 and ours.sections[s] != base.sections[s] and ours.sections[s] != now.sections[s]]
+    if base.runs - now.runs:
+        conflicts.append("runs")
+    if base.ledger - now.ledger:
+        conflicts.append("ledger")
+    if conflicts and not overwrite:
+        raise ProjectChanged(path, conflicts)
+    report.overwritten = conflicts
+    # runs another writer added: (now - base) less what this document already holds
+    add_runs = (now.runs - base.runs) - (ours.runs - base.runs)
+    taken = {r.id for r in project.runs}
+    renamed: dict[str, str] = {}
+    disk_run_keys: dict[str, str] = {}
+    for r in disk_runs:
+        k = run_key(run_dict(r))
+        disk_run_keys[r.id] = k
+        if add_runs[k] <= 0:
+            continue
+        add_runs[k] -= 1
+        new_id = r.id if r.id not in taken else _fresh_run_id(taken)
+        taken.add(new_id)
+        renamed[r.id] = new_id
+        project.runs.append(replace(r, id=new_id))
+        report.merged_runs.append(new_id)
+    add_entries: Counter[str] = (now.ledger - base.ledger) - (ours.ledger - base.ledger)
+    keys = ledger_keys([e.to_dict() for e in disk_ledger], disk_run_keys)
+    led = PrivacyLedger.from_project(project)
+    for e, k in zip(disk_ledger, keys):
+        if add_entries[k] <= 0:
+            continue
+        add_entries[k] -= 1
+        e = replace(e, source=renamed.get(e.source, e.source))
+        if any(x.id == e.id for x in led.entries):
+            (e,) = led.extend([e])
+        else:
+            led.entries.append(e)
+        project.ledger.append(e)
+        report.merged_entries.append(e.id)
+
+
+def adopt_file(project: Project, path: str | os.PathLike[str]) -> None:
+    """Make ``path`` the file ``project`` will be saved over, without knowing what it held
+    when the project's content was read (a recovered autosave copy of that file).
+
+    The merge base becomes the file's sections *now* (so saving replaces them without a
+    conflict) and no runs or ledger entries: every run and entry the file holds that the
+    project does not is merged in at the next :func:`save_document` — a release recorded
+    while the window was dead is never dropped.
+
+    Parameters
+    ----------
+    project : Project
+        The project (its ``origin`` is replaced).
+    path : str or PathLike
+        The file it will be saved to.
+    """
+    real = real_path(path)
+    try:
+        disk = _read_disk(real)
+    except InputError:
+        disk = None  # unreadable: the save replaces it (as Save As would)
+    if disk is None:
+        project.origin = None
+        return
+    base = snapshot(disk, real)
+    project.origin = Snapshot(base.path, base.sections)
