@@ -98,7 +98,7 @@ def _worker_chunk(mdp, prepared, k, alpha, i):  # noqa: ANN001 - runs in a worke
     from core.mdp.sweep import _run_chunk
 
     before = _rollup()
-    _run_chunk(mdp, prepared, k, alpha, 0.05, 1, 0, i, i + 1)
+    _run_chunk(mdp, prepared, None, k, alpha, 0.05, 1, 0, i, i + 1)
     after = _rollup()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return before, after, peak

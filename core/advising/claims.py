@@ -73,6 +73,13 @@ THESIS_CLAIMS: tuple[ThesisClaim, ...] = (
                 "stage from 0 to 250 epochs", "DP above both",
                 "paired mean CR over epochs 1-250: DP − no advice and DP − traditional; "
                 "reproduced if DP beats both, partly if only no advice"),
+    ThesisClaim("exp1-equal-traditional", "exp1", "§3.6.1",
+                "The expectation is that our algorithm can have a same performance with "
+                "traditional advising framework", "DP = traditional",
+                "paired AUC200 DP − traditional with its 95 % CI over the same seeds (DP on "
+                "the layout where every agent has one different action, traditional among "
+                "identical sets); reproduced if the CI lies within ±1 pp (equivalent), "
+                "partly if it contains 0 but is wider, not reproduced if it excludes 0"),
     ThesisClaim("exp1-7pct", "exp1", "§3.6.2, Fig. 3.5",
                 "a huge improvement which is around 7% from the beginning to 200 epochs",
                 "≈ 7 pp over no advice",
@@ -156,6 +163,30 @@ def _c_fastest(res: Mapping[str, ExperimentResult]) -> tuple[str, str, str]:
                "partly" if beat_none else "not reproduced")
     return ours, verdict, "DP advising is faster than no advice but slower than traditional " \
         "advising among identical sets" if verdict == "partly" else ""
+
+
+#: The equivalence margin of "a same performance" (AUC200, in CR units).
+EQUAL_MARGIN = 0.01
+
+
+def _c_equal(res: Mapping[str, ExperimentResult]) -> tuple[str, str, str]:
+    r = res["exp1"]
+    d = r.paired("dp", "traditional")
+    desc = r.setups[r.index("dp")].description
+    layout = desc.split("[layout: ")[-1].rstrip("]") if "[layout: " in desc else "?"
+    lo, hi = d.mean - d.ci, d.mean + d.ci
+    ours = (f"DP ({layout}) − traditional {_pp(d.mean)} ± {100 * d.ci:.2f} "
+            f"({d.wins}/{d.n} seeds)")
+    if -EQUAL_MARGIN <= lo and hi <= EQUAL_MARGIN:
+        verdict = "reproduced"
+    elif lo <= 0 <= hi:
+        verdict = "partly"
+    else:
+        verdict = "not reproduced"
+    detail = (f"equivalence margin ±{100 * EQUAL_MARGIN:g} pp of AUC200; "
+              + ("DP is below traditional advising" if hi < 0 else
+                 "DP is above traditional advising" if lo > 0 else "no difference detected"))
+    return ours, verdict, detail
 
 
 def _c_7pct(res: Mapping[str, ExperimentResult]) -> tuple[str, str, str]:
@@ -250,7 +281,8 @@ def _c_budget300(res: Mapping[str, ExperimentResult]) -> tuple[str, str, str]:
 
 _CHECKS: dict[str, Callable[[Mapping[str, ExperimentResult]], tuple[str, str, str]]] = {
     "exp1-asymptote": _c_asymptote, "same-asymptote": _c_same, "exp1-dp-fastest": _c_fastest,
-    "exp1-7pct": _c_7pct, "exp1-late-drop": _c_late_drop,
+    "exp1-equal-traditional": _c_equal, "exp1-7pct": _c_7pct,
+    "exp1-late-drop": _c_late_drop,
     "exp2-traditional-close": _c_trad_close, "exp2-dp-much-better": _c_dp_much,
     "exp2-more-advice": _c_more_advice, "exp3-monotone": _c_monotone,
     "exp3-eps01-worse": _c_eps01, "exp3-budget-300": _c_budget300,

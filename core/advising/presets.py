@@ -13,6 +13,18 @@ protocol (§5.6 [R]) fixes them:
   ``sunflower``  agent j gets [A, B, C, petal(j mod 9)], petals D..L (Exp. 1: dp)
   ``mixed``      agents 1–4 [A, B, C, D]; agents 5–10 [A, B, C, E] … [A, B, C, J] (Exp. 2, 3)
   ``fig32``      Fig. 3.2's users a = {A,B,C,D}, b = {A,B,C,E}, c = {B,C,D,E}, d = {A,B,C,D}
+  ``one-different``  Experiment 1's own layout, "each agent has one different action
+                 (A(a₁) = {A,B,C,D}, A(a₂) = {A,B,C,E}, A(a₃) = {A,B,D,E}, …)": {A, B} plus
+                 the 2-subsets of {C, D, E, F, G} in colex order — CD, CE, DE, CF, DF, EF,
+                 CG, DG, EG, FG — so the thesis's three sets come first, no two agents share
+                 a set (traditional advising has no pair) and two sets sharing an extra
+                 server are case-4 neighbours (6 per agent). The optimum of every task is
+                 A or B (``core`` = {A, B}), in every agent's set, so the "total knowledge
+                 is the same" for every agent and as in ``same`` with the same rewards
+                 (:func:`layout_rewards`).
+  ``nested``     cases 2 and 3 of the mismatch: agents 1–3 [A, B, C], 4–7 [A, B, C, D],
+                 8–10 [A, B, C, D, E]; a 4-server teacher of a 3-server student is case 2
+                 (one more action), the reverse case 3, and so between 4 and 5 servers
 
 * α = 0.5, ξ = 0.1, γ = 0, Q₀ = 0, uniform π₀; 20 seeds.
 
@@ -53,7 +65,9 @@ __all__ = [
     "LAYOUTS",
     "PRESETS",
     "EXPERIMENTS",
+    "EXP1_LAYOUTS",
     "EXP3_EPSILONS",
+    "layout_rewards",
     "TABLE_3_5",
     "core_rewards",
     "layout_action_sets",
@@ -66,7 +80,9 @@ __all__ = [
 ]
 
 SERVER_LABELS = tuple("ABCDEFGHIJKL")
-LAYOUTS = ("same", "sunflower", "mixed", "fig32")
+LAYOUTS = ("same", "sunflower", "mixed", "fig32", "one-different", "nested")
+#: Layouts Experiment 1's DP arm can use (``experiment_arms("exp1", layout=…)``).
+EXP1_LAYOUTS = ("sunflower", "one-different")
 EXPERIMENTS = ("exp1", "exp2", "exp3")
 PRESETS = ("table35", "exp1", "exp2", "exp3") + LAYOUTS
 EXP3_EPSILONS = (0.1, 0.4, 0.7, 1.0, 2.0)
@@ -89,6 +105,9 @@ _PRESET_TEXT = {
     "sunflower": "agent j has A, B, C and petal D..L (j mod 9)",
     "mixed": "agents 1-4 have A, B, C, D; agents 5-10 have A, B, C and one of E..J",
     "fig32": "Fig. 3.2: users a, b, c, d with a = {A,B,C,D} and c = {B,C,D,E}",
+    "one-different": "Experiment 1's layout: every agent {A, B} + two of C..G, each set "
+                     "different ({A,B,C,D}, {A,B,C,E}, {A,B,D,E}, ...); optima on A and B",
+    "nested": "cases 2 and 3: agents 1-3 have A, B, C; 4-7 add D; 8-10 add D and E",
 }
 
 
@@ -145,6 +164,10 @@ def layout_action_sets(name: str, n_agents: int = 10) -> list[list[int]]:
     [[0, 1, 2, 3], [0, 1, 2, 4], [0, 1, 2, 5]]
     >>> layout_action_sets("sunflower")[9]
     [0, 1, 2, 3]
+    >>> [''.join(SERVER_LABELS[k] for k in a) for a in layout_action_sets("one-different")[:4]]
+    ['ABCD', 'ABCE', 'ABDE', 'ABCF']
+    >>> [len(a) for a in layout_action_sets("nested")]
+    [3, 3, 3, 4, 4, 4, 4, 5, 5, 5]
     """
     if name == "same":
         return [[0, 1, 2, 3] for _ in range(n_agents)]
@@ -154,7 +177,40 @@ def layout_action_sets(name: str, n_agents: int = 10) -> list[list[int]]:
         return [[0, 1, 2, 3] if j < 4 else [0, 1, 2, 4 + (j - 4) % 8] for j in range(n_agents)]
     if name == "fig32":
         return [[0, 1, 2, 3], [0, 1, 2, 4], [1, 2, 3, 4], [0, 1, 2, 3]]
+    if name == "one-different":
+        # colex order of the 2-subsets of servers 2..11 (C..L): CD, CE, DE, CF, DF, EF, …
+        pairs = [(c, d) for d in range(3, 12) for c in range(2, d)]
+        return [[0, 1, *pairs[j % len(pairs)]] for j in range(n_agents)]
+    if name == "nested":
+        cut1, cut2 = round(0.3 * n_agents), round(0.7 * n_agents)
+        return [[0, 1, 2] if j < cut1 else [0, 1, 2, 3] if j < cut2 else [0, 1, 2, 3, 4]
+                for j in range(n_agents)]
     raise InputError(f"must be one of {', '.join(LAYOUTS)}, got {name!r}", field="layout")
+
+
+def layout_rewards(name: str, n_tasks: int = 10, n_servers: int = 12) -> np.ndarray:
+    """The reward table of a layout: each task's optimal server is one that *every* agent
+    of the layout has — A, B or C in turn, A or B for ``one-different`` (whose sets share
+    only A and B).
+
+    Parameters
+    ----------
+    name : str
+        A layout of :data:`LAYOUTS` (not ``fig32``, which has its own).
+    n_tasks, n_servers : int
+        The table's size.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> layout_rewards("one-different", 3, 5).tolist()
+    [[2.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0, 0.0]]
+    """
+    return core_rewards(n_tasks, n_servers, core=(0, 1) if name == "one-different" else
+                        (0, 1, 2))
 
 
 def table35_params(variant: str = "sound", **overrides: Any) -> AdvisingParams:
@@ -193,6 +249,7 @@ def _layout_for(name: str, strategy: str) -> str:
 
 
 def preset(name: str = "table35", *, variant: str = "sound", strategy: str | None = None,
+           layout: str | None = None, rewards_of: str | None = None,
            **overrides: Any) -> AdvisingSetup:
     """A named set-up; ``overrides`` are :class:`AdvisingParams` fields (``epsilon=0.1``…).
 
@@ -207,6 +264,11 @@ def preset(name: str = "table35", *, variant: str = "sound", strategy: str | Non
         ``"sound"`` or ``"thesis"``.
     strategy : str, optional
         ``"none"``, ``"traditional"`` or ``"dp"``.
+    layout : str, optional
+        Use this layout instead of the preset's own (not ``fig32``).
+    rewards_of : str, optional
+        Use the reward table of this layout (:func:`layout_rewards`; default: the layout's
+        own) — Experiment 1 gives its ``same`` arms the rewards of the DP arm's layout.
     **overrides
         :class:`AdvisingParams` fields.
 
@@ -230,7 +292,12 @@ def preset(name: str = "table35", *, variant: str = "sound", strategy: str | Non
         raise InputError(f"must be one of {', '.join(PRESETS)}, got {name!r}", field="preset")
     strategy = strategy or overrides.pop("strategy", None) or "dp"
     params = table35_params(variant, strategy=strategy, **overrides)
-    layout = _layout_for(name, strategy)
+    own = _layout_for(name, strategy)
+    if layout is None:
+        layout = own
+    elif layout not in LAYOUTS or layout == "fig32" or own == "fig32":
+        raise InputError(f"must be one of {', '.join(x for x in LAYOUTS if x != 'fig32')}"
+                         f" (and the preset not fig32), got {layout!r}", field="layout")
     if layout == "fig32":
         servers = SERVER_LABELS[:5]
         tasks: tuple[str, ...] = ("1", "2", "3", "4")
@@ -241,9 +308,12 @@ def preset(name: str = "table35", *, variant: str = "sound", strategy: str | Non
         servers = SERVER_LABELS
         tasks = tuple(str(t + 1) for t in range(10))
         agents = tuple(f"u{j + 1}" for j in range(10))
-        rewards = core_rewards(10, 12)
+        rewards = layout_rewards(rewards_of or layout, 10, 12)
     sets = layout_action_sets(layout, len(agents))
-    text = _PRESET_TEXT[name] + ("" if layout == name else f" [layout: {layout}]")
+    text = _PRESET_TEXT[name]
+    if rewards_of is not None and rewards_of != layout:
+        text += f" (rewards of {rewards_of})"
+    text += "" if layout == name else f" [layout: {layout}]"
     return AdvisingSetup(servers=servers, tasks=tasks, agents=agents,
                          action_sets=tuple(tuple(a) for a in sets), rewards=rewards,
                          params=params, name=name, description=text)
@@ -258,7 +328,7 @@ class ExperimentArm:
 
 
 def experiment_arms(name: str, *, variant: str = "sound",
-                    epsilons: tuple[float, ...] = EXP3_EPSILONS,
+                    epsilons: tuple[float, ...] = EXP3_EPSILONS, layout: str | None = None,
                     **overrides: Any) -> list[ExperimentArm]:
     """The arms of Experiment 1, 2 or 3 (one-click set-ups).
 
@@ -273,6 +343,11 @@ def experiment_arms(name: str, *, variant: str = "sound",
         ``"sound"`` or ``"thesis"``.
     epsilons : tuple of float
         The ε of ``exp3``'s DP arms.
+    layout : str, optional
+        ``exp1``: the DP arm's layout (``sunflower``, the default, or ``one-different``, the
+        thesis's own); the no-advice and traditional arms keep ``same`` with the DP arm's
+        rewards, so every arm has the same knowledge. ``exp2``/``exp3``: every arm's layout
+        (default ``mixed``; e.g. ``nested`` for cases 2 and 3).
     **overrides
         :class:`AdvisingParams` fields for every arm.
 
@@ -284,23 +359,41 @@ def experiment_arms(name: str, *, variant: str = "sound",
     --------
     >>> [(a.label, a.setup.description.split('[layout: ')[-1]) for a in experiment_arms("exp1")]
     [('no advice', 'same]'), ('traditional', 'same]'), ('dp', 'sunflower]')]
+    >>> [a.setup.description.split('[layout: ')[-1]
+    ...  for a in experiment_arms("exp1", layout="one-different")]
+    ['same]', 'same]', 'one-different]']
+    >>> experiment_arms("exp1", layout="one-different")[0].setup.description[-41:]
+    '(rewards of one-different) [layout: same]'
+
     """
     if name not in EXPERIMENTS:
         raise InputError(f"must be one of {', '.join(EXPERIMENTS)}, got {name!r}",
                          field="experiment")
-    if name in ("exp1", "exp2"):
+    if name == "exp1":
+        dp_layout = layout or "sunflower"
+        if dp_layout not in EXP1_LAYOUTS:
+            raise InputError(f"Experiment 1's DP arm takes one of {', '.join(EXP1_LAYOUTS)}, "
+                             f"got {dp_layout!r}", field="layout")
+        kept = {} if dp_layout == "sunflower" else {"layout": "same", "rewards_of": dp_layout}
         return [ExperimentArm("no advice", preset(name, variant=variant, strategy="none",
-                                                  **overrides)),
+                                                  **kept, **overrides)),
                 ExperimentArm("traditional", preset(name, variant=variant,
-                                                    strategy="traditional", **overrides)),
-                ExperimentArm("dp", preset(name, variant=variant, strategy="dp", **overrides))]
+                                                    strategy="traditional", **kept,
+                                                    **overrides)),
+                ExperimentArm("dp", preset(name, variant=variant, strategy="dp",
+                                           layout=dp_layout, **overrides))]
+    if name == "exp2":
+        return [ExperimentArm(label, preset(name, variant=variant, strategy=strategy,
+                                            layout=layout, **overrides))
+                for label, strategy in (("no advice", "none"), ("traditional", "traditional"),
+                                        ("dp", "dp"))]
     if not epsilons:
         raise InputError("needs at least one value", field="epsilons")
     arms = [ExperimentArm("no advice", preset(name, variant=variant, strategy="none",
-                                              **overrides))]
+                                              layout=layout, **overrides))]
     for eps in epsilons:
         arms.append(ExperimentArm(f"dp eps={float(eps):g}",
-                                  preset(name, variant=variant, strategy="dp",
+                                  preset(name, variant=variant, strategy="dp", layout=layout,
                                          **{**overrides, "epsilon": eps})))
     return arms
 

@@ -47,6 +47,7 @@ FLAGS = {
     "seed": "--seed", "delta": "--delta", "max_epsilon_per_teacher": "--max-epsilon-per-teacher",
     "seeds": "--seeds", "workers": "--workers", "epsilons": "--epsilons",
     "experiment": "--experiment", "norm_floor": "--norm-floor", "norm_center": "--norm-center",
+    "layout": "--layout",
 }
 
 
@@ -334,6 +335,13 @@ def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser]
                     help="sound (default), thesis, or both")
     sp.add_argument("--epsilons", default="0.1,0.4,0.7,1,2",
                     help="epsilon values of Experiment 3")
+    sp.add_argument("--layout", default=None,
+                    help="who has which servers: for exp1 the DP arm's layout, sunflower "
+                         "(default) or one-different (the thesis's own: every agent one "
+                         "different action, {A,B,C,D}, {A,B,C,E}, {A,B,D,E}, ...; the other "
+                         "arms keep identical sets with the same rewards); for exp2 and exp3 "
+                         "every arm's layout (default mixed; nested gives cases 2 and 3, "
+                         "agents with 3, 4 and 5 servers)")
     sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")
     add_scheduler_flag(sp)
@@ -417,9 +425,12 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     results: dict[str, dict[str, Any]] = {v: {} for v in variants}
     total = 0.0
     try:
+        # every arm is built (and its layout checked) before anything runs
+        all_arms = [experiment_arms(n, variant=v, epsilons=tuple(epsilons),
+                                    layout=args.layout, **over) for v, n in jobs]
         with executor_for(args) as (executor, workers):
             for k, (v, n) in enumerate(jobs):
-                arms = experiment_arms(n, variant=v, epsilons=tuple(epsilons), **over)
+                arms = all_arms[k]
                 r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=workers,
                                    executor=executor, name=n,
                                    progress=sub_progress(progress, k / len(jobs),
@@ -439,14 +450,16 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 parts.append(csv if not parts else csv.split("\n", 1)[1])
         atomic_write_text(args.csv, "".join(parts))
     payload = {"experiments": {v: {n: results[v][n].to_dict() for n in names} for v in variants},
-               "claims": claims, "variants": variants, "seeds": args.seeds, "seed": seed,
+               "claims": claims, "variants": variants, "layout": args.layout,
+               "seeds": args.seeds, "seed": seed,
                "seed_drawn_from_os": seed_drawn, "mode": "experiment",
                "csv": args.csv, "elapsed_s": total}
 
     def text() -> str:
         lines = [f"advise-bench: {', '.join(names)}; {args.seeds} seeds from {seed}"
                  f"{' (drawn from the OS)' if seed_drawn else ''}; variant(s) "
-                 f"{', '.join(variants)}; seeded experiment mode"]
+                 f"{', '.join(variants)}; seeded experiment mode"
+                 + (f"; layout {args.layout}" if args.layout else "")]
         for v in variants:
             for n in names:
                 r = results[v][n]

@@ -41,6 +41,7 @@ from core.cli.privacy import (
 )
 from core.cli.report import add_report_parser, cmd_report
 from core.cli.sharing import add_share_parser, cmd_share
+from core.cli.synthesis import add_synthesise_parser, cmd_synthesise
 from core.common.errors import InputError, RunFailure, WriteFailure
 
 __all__ = ["SUBCOMMANDS", "run_cli", "main"]
@@ -50,6 +51,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "privatize": cmd_privatize,
     "bounds": cmd_bounds,
     "sweep": cmd_sweep,
+    "synthesise": cmd_synthesise,
     "plan": cmd_plan,
     "plan-bench": cmd_plan_bench,
     "advise": cmd_advise,
@@ -76,6 +78,7 @@ def _build_parser() -> Parser:
     common = add_json_flag
     add_dirichlet_parser(sub, common)
     add_mdp_parsers(sub, common)
+    add_synthesise_parser(sub, common)
     add_plan_parser(sub, common)
     add_plan_bench_parser(sub, common)
     add_advise_parser(sub, common)

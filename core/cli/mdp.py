@@ -192,6 +192,13 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.mdp.files import load_mdp, read_release
     from core.mdp.robust import cost_of_privacy, release_centre_shift
 
+    project, mdp_id = project_item(args.mdp, args.mdp_id, args.record, flag="--mdp",
+                                   noun="model", ids_of=lambda p: [e.id for e in p.mdps])
+    if project is not None and mdp_id is not None:
+        return _bounds_of_project(args, project, mdp_id, out, err)
+    if args.seed is not None:
+        raise InputError("a model file is the privatised model already: --seed is for a "
+                         "project, whose model bounds privatises first", field="--seed")
     mdp = load_mdp(args.mdp)
     release = read_release(args.mdp)
     rel = release or {}
@@ -223,11 +230,13 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shift = release_centre_shift(mdp, eta=params["eta"], domain_rule=params["domain_rule"],
                                      zeros=params["zeros"],
                                      smoothing=params.get("smoothing", 0.0))
+        table = _policy_file(args, mdp)
         res = cost_of_privacy(mdp, k=args.k, beta=args.beta, alpha_mode=args.alpha,
                               method=args.method, progress=Progress(err, "bounds"),
-                              centre_shift=shift)
+                              centre_shift=shift, policy_table=table,
+                              temperature=args.softmax)
     except InputError as exc:
-        raise flag_error(exc, {**_PRIVACY_FLAGS, "delta_target": "--delta",
+        raise flag_error(exc, {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "delta_target": "--delta",
                                 "beta": "--beta", "alpha": "--alpha",
                                 "method": "--method"}) from None
     if release is not None and release.get("k") is not None and float(release["k"]) != args.k:
@@ -249,25 +258,197 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     }
     if not privacy.bounded:
         payload["epsilon_reason"] = privacy.epsilon_reason
+    source = _policy_payload(payload, res.policy_probs, res.policy, args)
 
     def text() -> str:
         lines = [f"{mdp.name or args.mdp}: k = {args.k:g}, beta = {res.beta:g}, "
                  f"alpha = {res.alpha:.6g} ({res.alpha_mode}), method = {res.method}",
                  *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
-                 f"{'state':<16}{'action':<16}{'v_lower':>12}{'V_private':>12}{'v_upper':>12}"]
-        pol0 = res.policy[0] if res.policy.ndim == 2 else res.policy
-        for s, name in enumerate(mdp.state_names):
-            lines.append(f"{name:<16.16}{mdp.action_names[s][pol0[s]]:<16.16}"
-                         f"{start(res.v_lower)[s]:>12.6g}{start(res.v_private)[s]:>12.6g}"
-                         f"{start(res.v_upper)[s]:>12.6g}")
+                 *_policy_lines(source, res.policy_probs)]
+        lines += _value_table(mdp, res.policy, res.policy_probs, start(res.v_lower),
+                              start(res.v_private), start(res.v_upper))
         lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
                      f"  ({res.elapsed_s * 1e3:.2f} ms)")
         lines.append(BOUNDS_PRIVACY_NOTE)
+        if args.policy is not None:
+            lines.append(GIVEN_POLICY_NOTE)
         lines += ["  " + line for line in _privacy_text(privacy)]
         return "\n".join(lines)
 
     emit(args, payload, text, out)
     return 0
+
+
+GIVEN_POLICY_NOTE = (
+    "the policy was given (--policy FILE), not synthesised: the bounds are a function of the "
+    "privatised model and that file, so they carry the release's guarantee only if the file "
+    "was made without the true data")
+_POLICY_FLAGS = {"policy": "--policy", "temperature": "--softmax"}
+
+
+def _add_policy_flags(sp: argparse.ArgumentParser, what: str) -> None:
+    """--policy FILE and --softmax TAU: which π̄ (default: the greedy optimum)."""
+    group = sp.add_mutually_exclusive_group()
+    group.add_argument("--policy", metavar="FILE", default=None,
+                       help=f"{what} this stochastic policy instead of the greedy π̄: JSON "
+                            '{"policy": π} with π(a|s) of shape (T, S, A) (finite horizon; '
+                            "an (S, A) table is used at every stage) or (S, A), rows summing to "
+                            "1, actions in the model's order (a one-hot table is a "
+                            "deterministic policy)")
+    group.add_argument("--softmax", type=float, metavar="TAU", default=None,
+                       help=f"{what} the entropy-regularised (softmax) policy at temperature "
+                            "TAU > 0, synthesised on the private model, instead of the greedy "
+                            "one")
+
+
+def _policy_file(args: argparse.Namespace, mdp: Any) -> Any:
+    """The table of --policy FILE for ``mdp`` (None without the flag)."""
+    if args.policy is None:
+        return None
+    from core.mdp.stochastic import load_policy
+
+    return load_policy(args.policy, mdp)
+
+
+def _policy_payload(payload: dict[str, Any], probs: Any, actions: Any,
+                    args: argparse.Namespace) -> str:
+    """Put a stochastic π̄ in ``payload`` (``policy`` becomes the table π(a|s), with
+    ``policy_source``, ``stochastic`` and the ``most_likely`` actions); returns the source."""
+    if probs is None:
+        return "greedy"
+    source = "softmax" if args.softmax is not None else "table"
+    payload.update(policy=probs.tolist(), policy_source=source,
+                   stochastic=bool(((probs > 0).sum(axis=-1) > 1).any()),
+                   most_likely=actions.tolist())
+    if args.softmax is not None:
+        payload["temperature"] = args.softmax
+    if args.policy is not None:
+        payload["policy_file"] = args.policy
+        payload["policy_note"] = GIVEN_POLICY_NOTE
+    return source
+
+
+def _policy_lines(source: str, probs: Any) -> list[str]:
+    if probs is None:
+        return []
+    what = ("the softmax (entropy-regularised) policy of the private model" if source ==
+            "softmax" else "the given policy")
+    return [f"policy: {what}; 'action' is its most likely action (probability)"]
+
+
+def _value_table(mdp: Any, policy: Any, probs: Any, lo: Any, mid: Any, hi: Any) -> list[str]:
+    """The per-state table of the text output (stage 0)."""
+    lines = [f"{'state':<16}{'action':<22}{'v_lower':>12}{'V_private':>12}{'v_upper':>12}"]
+    pol0 = policy[0] if policy.ndim == 2 else policy
+    p0 = None if probs is None else (probs[0] if probs.ndim == 3 else probs)
+    for s, name in enumerate(mdp.state_names):
+        act = mdp.action_names[s][pol0[s]]
+        if p0 is not None:
+            act = f"{act[:14]} ({p0[s, pol0[s]]:.3g})"
+        lines.append(f"{name:<16.16}{act:<22.22}{lo[s]:>12.6g}{mid[s]:>12.6g}{hi[s]:>12.6g}")
+    return lines
+
+
+PROJECT_BOUNDS_NOTE = (
+    "privacy: bounds privatised the project's model once at --k (Algorithm 1 step 1, "
+    "the window's Synthesise & bound); the policy, V_private and the bounds are computed "
+    "from that privatised model alone, so they carry its guarantee (Lemma 2.1)")
+
+
+def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out: TextIO,
+                       err: TextIO) -> int:
+    """``bounds PROJECT --mdp ID``: the window's "Synthesise & bound" on the project's (true)
+    model, through the same core entry point, recorded with ``--record``."""
+    from core.mdp.private_policy import bounds_release
+    from core.mdp.records import BoundsParameters, bounds_entries
+
+    if args.method != "greedy":
+        raise InputError("a project's model is bounded with the exact greedy (the LP "
+                         "cross-check takes a privatised model file)", field="--method")
+    flags = {k: v for k, v in (("eta", args.eta), ("domain_rule", args.domain_rule),
+                               ("b", args.b), ("delta_target", args.delta),
+                               ("adjacency", args.adjacency),
+                               ("delta_method", args.delta_method)) if v is not None}
+    entry = project.entry(mdp_id)
+    try:
+        params = BoundsParameters(k=args.k, beta=args.beta, alpha_mode=args.alpha,
+                                  seeded=args.seed is not None, seed=args.seed,
+                                  release=args.seed is None, temperature=args.softmax,
+                                  policy_table=_policy_file(args, project.mdp(mdp_id)),
+                                  **flags)
+        rel = bounds_release(project.mdp(mdp_id), params, digest_key=entry.model.digest_key(),
+                             progress=Progress(err, "bounds"))
+    except InputError as exc:
+        raise flag_error(exc, {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "delta_target": "--delta",
+                                "beta": "--beta", "alpha": "--alpha", "seed": "--seed"}
+                         ) from None
+    res, privacy = rel.result, rel.privacy
+    mdp = project.mdp(mdp_id)
+    recorded = ""
+    if args.record:
+        recorded = _record_bounds(args, project, mdp_id, rel, err)
+
+    def start(a: Any) -> Any:
+        return a[0] if a.ndim == 2 else a
+
+    s0 = mdp.initial_state
+    payload: dict[str, Any] = {
+        "project": args.mdp, "mdp_id": mdp_id, "k": res.k, "beta": res.beta,
+        "alpha": res.alpha, "alpha_mode": res.alpha_mode, "alpha_shift": res.alpha_shift,
+        "alpha_shift_note": res.alpha_shift_note, "method": "greedy", "horizon": mdp.horizon,
+        "states": list(mdp.state_names), "initial_state": mdp.state_names[s0],
+        "stages_kept": res.stages_kept, "policy": res.policy.tolist(),
+        "v_private": start(res.v_private).tolist(), "v_lower": start(res.v_lower).tolist(),
+        "v_upper": start(res.v_upper).tolist(), "cost_bound": res.cost_bound,
+        "status": res.status, "elapsed_s": res.elapsed_s, "mode": res.mode, "seed": res.seed,
+        "epsilon": privacy.epsilon, "delta": privacy.delta, "adjacency": privacy.adjacency,
+        "privacy": privacy.guarantee(), "privacy_note": PROJECT_BOUNDS_NOTE,
+        "warnings": list(res.warnings)}
+    if not privacy.bounded:
+        payload["epsilon_reason"] = privacy.epsilon_reason
+    source = _policy_payload(payload, res.policy_probs, res.policy, args)
+    if recorded:
+        payload["recorded"] = {"project": args.mdp, "run": recorded,
+                               "ledger_entries": len(bounds_entries(mdp_id, rel, source=""))}
+    for w in res.warnings:
+        err.write(f"warning: {w}\n")
+
+    def text() -> str:
+        lines = [f"{mdp.name or mdp_id} (project {args.mdp}): privatised once at k = "
+                 f"{res.k:g}, beta = {res.beta:g}, alpha = {res.alpha:.6g} ({res.alpha_mode})",
+                 mode_line(res.seed),
+                 *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
+                 *_policy_lines(source, res.policy_probs)]
+        lines += _value_table(mdp, res.policy, res.policy_probs, start(res.v_lower),
+                              start(res.v_private), start(res.v_upper))
+        lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
+                     f"  ({res.elapsed_s * 1e3:.2f} ms)")
+        if recorded:
+            lines.append(f"recorded in {args.mdp} as {recorded} (with its privatisation in "
+                         "the ledger)")
+        lines.append(PROJECT_BOUNDS_NOTE)
+        if args.policy is not None:
+            lines.append(GIVEN_POLICY_NOTE)
+        lines += ["  " + line for line in _privacy_text(privacy)]
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def _record_bounds(args: argparse.Namespace, project: Any, mdp_id: str, release: Any,
+                   err: Any) -> str:
+    """Record a project's "Synthesise & bound" in its file (the window's record); returns
+    the run id. Refused past a budget unless --over-budget (a release is spent)."""
+    from core.cli.common import check_record_budget
+    from core.project.files import save_project
+    from core.project.recording import bounds_run_record, record_run
+
+    record, entries = bounds_run_record(project, mdp_id, release)
+    check_record_budget(project, entries, args, err)
+    record_run(project, record, entries)
+    save_project(project, args.mdp)
+    return str(record.id)
 
 
 # ---------------------------------------------------------------------------- sweep
@@ -296,6 +477,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     mdp = project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.mdp)
     seed_drawn = args.seed is None
     try:
+        table = _policy_file(args, mdp)
         with executor_for(args) as (executor, workers):
             res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
                                 seed=args.seed, zeros=args.zeros, b=args.b,
@@ -303,9 +485,11 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                 eta=args.eta, domain_rule=args.domain_rule,
                                 delta_method=args.delta_method,
                                 workers=workers, executor=executor,
-                                progress=Progress(err, "sweep"))
+                                progress=Progress(err, "sweep"), temperature=args.softmax,
+                                policy_table=table)
     except InputError as exc:
-        raise flag_error(exc, {**_PRIVACY_FLAGS, "runs": "--runs", "beta": "--beta",
+        raise flag_error(exc, {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "runs": "--runs",
+                                "beta": "--beta",
                                 "alpha": "--alpha", "seed": "--seed",
                                 "workers": "--workers"}) from None
     except RunFailure as exc:  # exit 3 (core.cli.main); with --json the partial result first
@@ -326,6 +510,10 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         head = (f"{mdp.name or args.mdp}: {res.runs} runs per k, beta = {res.beta:g}, "
                 f"alpha {res.alpha_mode}; seeded experiment (seed {res.seed}"
                 f"{', drawn from the OS' if seed_drawn else ''})")
+        if res.policy_source == "softmax":
+            head += f"; π̄ = the softmax policy (τ = {res.temperature:g}) of each private model"
+        elif res.policy_source == "table":
+            head += f"; π̄ = the given policy {args.policy} in every run"
         cols = ("v_lower", "v_private", "v_true", "v_upper", "cost_bound", "cost_empirical")
         lines = [head, f"{'k':>10}" + "".join(f"{c:>16}" for c in cols)]
         for i, k in enumerate(res.k):
@@ -375,7 +563,9 @@ def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Seque
         alpha_mode=res.alpha_mode, seeded=args.seed is not None, seed=args.seed,
         workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
         b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
-        domain_rule=args.domain_rule, delta_method=args.delta_method)
+        domain_rule=args.domain_rule, delta_method=args.delta_method,
+        policy_source=res.policy_source, temperature=res.temperature,
+        policy_file=os.path.basename(args.policy) if args.policy else None)
     record = sweep_run_record(project, mdp_id, params, res)
     record, _ = record_checked(args.mdp, project, record,
                                sweep_entries(mdp_id, res, source=record.id), args, err)
@@ -409,12 +599,31 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                         description="Treats MDP as the privatised model: everything computed "
                         "from it is post-processing of that release and carries its "
                         "guarantee, which is restated at --k (privacy flags default to the "
-                        "file's release metadata, else to privatize's defaults).")
-    sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz)")
-    sp.add_argument("--k", type=float, required=True, help="k that produced the model")
+                        "file's release metadata, else to privatize's defaults). Given a "
+                        "project (*.privplan.json) and --mdp ID, it privatises that (true) "
+                        "model once at --k first, as the window's Synthesise & bound (F6) "
+                        "does (--seed: seeded experiment; without: a release with the secure "
+                        "source), and --record writes the run and its ledger entry into the "
+                        "project.")
+    sp.add_argument("mdp", metavar="MDP", help="the privatised model P̄ (*.mdp.json|npz), or a "
+                    "project whose model --mdp names (privatised here first)")
+    sp.add_argument("--mdp", dest="mdp_id", default=None,
+                    help="with a project: the id of its model (default: its only model)")
+    sp.add_argument("--seed", type=int, default=None,
+                    help="with a project: seeded experiment mode; omit for a release")
+    sp.add_argument("--record", action="store_true",
+                    help="with a project: record the run as the window does (a run record and "
+                         "the privatisation's ledger entry; refused past a budget unless "
+                         "--over-budget); saved atomically")
+    add_over_budget_flag(sp)
+    sp.add_argument("--k", type=float, required=True,
+                    help="k that produced the model (with a project: k to privatise with)")
     sp.add_argument("--beta", type=float, required=True, help="beta in (0, 1)")
     sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
-    sp.add_argument("--method", choices=("greedy", "lp"), default="greedy")
+    sp.add_argument("--method", choices=("greedy", "lp"), default="greedy",
+                    help="the inner problem: greedy (exact closed form, default) or lp (the "
+                         "papers' LP (P) per row, HiGHS: the cross-check)")
+    _add_policy_flags(sp, "bound")
     _add_privacy_flags(sp, defaults=False)
     common(sp)
 
@@ -438,5 +647,6 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     add_scheduler_flag(sp)
     sp.add_argument("--zeros", choices=("support", "smoothing"), default="support",
                     help=ZEROS_HELP)
+    _add_policy_flags(sp, "in every run, evaluate")
     _add_privacy_flags(sp)
     common(sp)

@@ -29,12 +29,20 @@ if TYPE_CHECKING:
     from core.mdp.files import load_mdp, read_json, save_mdp
     from core.mdp.layout import MAX_LAYOUT_STATES, auto_layout, fill_missing_positions
     from core.mdp.model import MDP, ROW_SUM_TOL
-    from core.mdp.private_policy import PrivatePolicy
+    from core.mdp.private_policy import PrivatePolicy, bounds_release
     from core.mdp.privatize import ETA_CAP, eta_label, parse_eta
-    from core.mdp.records import SweepParameters, bounds_summary, sweep_entries, sweep_summary
+    from core.mdp.records import (
+        BoundsParameters,
+        SweepParameters,
+        bounds_summary,
+        sweep_entries,
+        sweep_summary,
+    )
     from core.mdp.sweep import DEFAULT_K, SweepResult, privacy_sweep
 
 _WHERE = {
+    "BoundsParameters": "core.mdp.records",
+    "bounds_release": "core.mdp.private_policy",
     "ADJACENCIES": "core.mdp.accounting",
     "ADJACENCY_TEXT": "core.mdp.accounting",
     "DEFAULT_B": "core.mdp.accounting",
@@ -76,6 +84,8 @@ _WHERE = {
 }
 
 __all__ = [
+    "BoundsParameters",
+    "bounds_release",
     "ADJACENCIES",
     "ADJACENCY_TEXT",
     "DEFAULT_B",

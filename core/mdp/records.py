@@ -8,16 +8,18 @@ A :class:`core.project.model.RunRecord` of kind ``"sweep"`` keeps
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from core.common.errors import InputError
 from core.common.jsonable import jsonable
-from core.mdp.accounting import DEFAULT_B, DEFAULT_DELTA, record_privatization
-from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA
+from core.common.validation import check_beta, check_k
+from core.mdp.accounting import ADJACENCIES, DEFAULT_B, DEFAULT_DELTA, record_privatization
+from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, DOMAIN_RULES, parse_eta
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
-__all__ = ["SweepParameters", "sweep_summary", "bounds_summary", "sweep_entries",
-           "SWEEP_ORACLE_KEYS"]
+__all__ = ["SweepParameters", "BoundsParameters", "sweep_summary", "bounds_summary",
+           "sweep_entries", "bounds_entries", "SWEEP_ORACLE_KEYS"]
 
 #: Summary keys of a sweep computed on the true model (the "oracle view", issue 23 §4.5).
 SWEEP_ORACLE_KEYS = ("v_true_mean", "v_true_sd", "cost_empirical_mean", "cost_empirical_sd")
@@ -40,18 +42,128 @@ class SweepParameters:
     eta: "float | str" = DEFAULT_ETA
     domain_rule: str = DEFAULT_DOMAIN_RULE
     delta_method: str = "auto"
+    policy_source: str = "greedy"  # π̄: "greedy", "softmax" (at temperature) or "table"
+    temperature: float | None = None
+    policy_file: str | None = None  # where a given table came from (its name)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["ks"] = list(self.ks)
+        if self.policy_source == "greedy":  # (a greedy sweep records what it always did)
+            for key in ("policy_source", "temperature", "policy_file"):
+                d.pop(key)
         return d
 
     def sweep_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`core.mdp.sweep.privacy_sweep` (a given policy table
+        is passed beside them: it is not a parameter the record keeps)."""
         return {"runs": self.runs, "beta": self.beta, "alpha_mode": self.alpha_mode,
                 "seed": self.seed, "workers": self.workers, "b": self.b,
                 "delta_target": self.delta_target, "adjacency": self.adjacency,
                 "eta": self.eta, "domain_rule": self.domain_rule,
+                "delta_method": self.delta_method, "temperature": self.temperature}
+
+
+#: The per-row accountants a bounds run may state its privatisation with.
+DELTA_METHODS = ("auto", "union", "exact", "mc")
+
+
+@dataclass(frozen=True)
+class BoundsParameters:
+    """What one "Synthesise & bound" means (F6, ``bounds PROJECT --mdp ID``): privatise the
+    true model once at ``k``, synthesise π̄ on it and bound its value per state.
+
+    Validated once, here (every :class:`InputError` names the field). ``seeded`` with
+    ``seed`` None draws a fresh OS seed (still an experiment, the seed recorded);
+    ``release`` privatises with the secure source instead (a release: no seed).
+    :meth:`record_params` is what the run record keeps.
+
+    Examples
+    --------
+    >>> p = BoundsParameters(k=100.0, seed=7)
+    >>> p.record_params()["k"], p.accounting()["adjacency"]
+    (100.0, 'one-row')
+    >>> BoundsParameters(k=-1.0)
+    Traceback (most recent call last):
+    ...
+    core.common.errors.InputError: k: must be a finite number > 0, got -1.0
+    """
+
+    k: float
+    beta: float = 0.05
+    alpha_mode: str = "paper"
+    seeded: bool = True
+    seed: int | None = None
+    eta: "float | str" = DEFAULT_ETA
+    domain_rule: str = DEFAULT_DOMAIN_RULE
+    b: float = DEFAULT_B
+    delta_target: float = DEFAULT_DELTA
+    adjacency: str = "one-row"
+    delta_method: str = "auto"
+    release: bool = False
+    temperature: float | None = None  # π̄ the softmax policy at this τ (default: greedy)
+    policy_table: Any = field(default=None, compare=False, repr=False)  # a given π(a|s)
+
+    def __post_init__(self) -> None:
+        from core.mdp.robust import ALPHA_MODES
+        from core.mdp.stochastic import check_temperature
+
+        object.__setattr__(self, "k", check_k(self.k))
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        if self.alpha_mode not in ALPHA_MODES:
+            raise InputError(f"must be one of {ALPHA_MODES}, got {self.alpha_mode!r}",
+                             field="alpha")
+        object.__setattr__(self, "eta", parse_eta(self.eta))
+        if self.domain_rule not in DOMAIN_RULES:
+            raise InputError(f"must be one of {DOMAIN_RULES}, got {self.domain_rule!r}",
+                             field="domain_rule")
+        b = float(self.b)
+        if not 0.0 < b <= 1.0:
+            raise InputError(f"must lie in (0, 1], got {b:g}", field="b")
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "delta_target", check_beta(self.delta_target, "delta_target"))
+        if self.adjacency not in ADJACENCIES:
+            raise InputError(f"must be one of {ADJACENCIES}, got {self.adjacency!r}",
+                             field="adjacency")
+        if self.delta_method not in DELTA_METHODS:
+            raise InputError(f"must be one of {DELTA_METHODS}, got {self.delta_method!r}",
+                             field="delta_method")
+        if self.seed is not None:
+            if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+                raise InputError(f"must be an integer >= 0, got {self.seed!r}", field="seed")
+            if self.release:
+                raise InputError("a release draws its noise from the secure source: it takes "
+                                 "no seed", field="seed")
+        if self.temperature is not None:
+            object.__setattr__(self, "temperature", check_temperature(self.temperature))
+            if self.policy_table is not None:
+                raise InputError("give a policy table or a temperature, not both",
+                                 field="policy")
+
+    @property
+    def policy_source(self) -> str:
+        """``"greedy"``, ``"softmax"`` (at :attr:`temperature`) or ``"table"`` (given)."""
+        if self.temperature is not None:
+            return "softmax"
+        return "greedy" if self.policy_table is None else "table"
+
+    def accounting(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`core.mdp.accounting.mdp_privacy` (besides k)."""
+        return {"b": self.b, "delta_target": self.delta_target, "adjacency": self.adjacency,
+                "eta": self.eta, "domain_rule": self.domain_rule,
                 "delta_method": self.delta_method}
+
+    def record_params(self) -> dict[str, Any]:
+        """What a "bounds" run record keeps as its parameters (before the model digest and
+        a drawn seed are added)."""
+        out = {"k": self.k, "beta": self.beta, "alpha_mode": self.alpha_mode,
+               "seeded": self.seeded, "seed": self.seed if self.seeded else None,
+               "eta": self.eta, "domain_rule": self.domain_rule}
+        if self.policy_source != "greedy":  # (a greedy run records what it always did)
+            out["policy_source"] = self.policy_source
+            if self.temperature is not None:
+                out["temperature"] = self.temperature
+        return out
 
 
 def sweep_summary(result: Any) -> dict[str, Any]:
@@ -145,4 +257,36 @@ def sweep_entries(mdp_id: str, result: Any, *, source: str,
         record_privatization(led, mdp_id=mdp_id, privacy=priv, k=float(k), mode="experiment",
                              seed=result.seed, source=source, count=result.runs,
                              zeros=result.zeros, time=time)
+    return led.entries
+
+
+def bounds_entries(mdp_id: str, release: Any, *, source: str,
+                   time: str | None = None) -> list[LedgerEntry]:
+    """The ledger entry of a "Synthesise & bound" run: its one privatisation of the model.
+
+    Everything the run shows (π̄, V̄, v̲, v̄) is computed from that privatised model, so
+    the privatisation's (ε, δ) covers it (post-processing); a seeded run is an experiment
+    (listed, not spent), a run in release mode is spent. An unbounded privatisation makes
+    an unbounded entry (ε = ∞ with the reason), never none.
+
+    Parameters
+    ----------
+    mdp_id : str
+        The MDP's id in the project (the dataset is ``mdp:<id>``).
+    release : BoundsRelease
+        :func:`core.mdp.private_policy.bounds_release`.
+    source : str
+        What made the entry (the run id).
+    time : str, optional
+        Its timestamp (default: now).
+
+    Returns
+    -------
+    list of LedgerEntry
+        One entry, with an id local to a fresh ledger (the project gives it its own).
+    """
+    led = PrivacyLedger()
+    result = release.result
+    record_privatization(led, mdp_id=mdp_id, privacy=release.privacy, k=result.k,
+                         mode=result.mode, seed=result.seed, source=source, time=time)
     return led.entries

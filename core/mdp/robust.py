@@ -77,8 +77,9 @@ from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synt
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
 
-__all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "ValueBounds", "alpha_radius", "inner_extremes",
-           "inner_lp", "cost_of_privacy", "robust_bounds", "centre_shift_bound", "centre_shift",
+__all__ = ["ALPHA_MODES", "METHODS", "BoundResult", "ValueBounds", "alpha_radius",
+           "inner_extremes", "inner_lp", "cost_of_privacy", "robust_bounds",
+           "robust_bounds_stochastic", "centre_shift_bound", "centre_shift",
            "release_centre_shift", "alpha_shift_note"]
 
 ALPHA_MODES = ("paper", "rigorous")
@@ -476,6 +477,9 @@ class BoundResult:
     ``alpha`` is the radius of Lemma 2.2; the row (s, a) was bounded with radius
     ``alpha + alpha_shifts[s, a]`` (module docstring: the centre shift). ``alpha_shift`` is
     the largest of those inflations, 0 when the noise was centred on the true rows.
+
+    A stochastic π̄ (a given table or the softmax synthesis) is kept in ``policy_probs``
+    ((T, S, A) or (S, A)); ``policy`` is then its most likely action per state.
     """
 
     policy: np.ndarray
@@ -491,14 +495,23 @@ class BoundResult:
     n_iter: int = 0
     elapsed_s: float = 0.0
     alpha_shifts: np.ndarray | None = None  # (S, A) inflation per row; None: none
+    policy_probs: np.ndarray | None = None  # π(a|s) when a table or softmax was bounded
+    temperature: float | None = None  # τ of a softmax π̄
 
     def __post_init__(self) -> None:
         # read-only arrays handed over by the solvers are kept, anything else is copied
         object.__setattr__(self, "policy", adopt(self.policy, np.int64))
         for name in ("v_private", "v_lower", "v_upper"):
             object.__setattr__(self, name, adopt(getattr(self, name)))
-        if self.alpha_shifts is not None:
-            object.__setattr__(self, "alpha_shifts", adopt(self.alpha_shifts))
+        for name in ("alpha_shifts", "policy_probs"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, adopt(getattr(self, name)))
+
+    @property
+    def stochastic(self) -> bool:
+        """Whether π̄ gives positive probability to more than one action somewhere."""
+        p = self.policy_probs
+        return p is not None and bool(((p > 0).sum(axis=-1) > 1).any())
 
     @property
     def alpha_shift(self) -> float:
@@ -520,6 +533,27 @@ class BoundResult:
         """v̄(s₀) − v̲(s₀): the computable bound on the cost of privacy."""
         s0 = self.initial_state
         return float(self.at_start(self.v_upper)[s0] - self.at_start(self.v_lower)[s0])
+
+
+def _radius_of(private: MDP, alpha: "float | np.ndarray"
+               ) -> "Callable[[np.ndarray], float | np.ndarray]":
+    """Check ``alpha`` (one radius, or (S, A) per row) and return a function from one action
+    per state to the radii of those rows."""
+    S = private.n_states
+    shape = (S, private.n_actions)
+    idx = np.arange(S)
+    if isinstance(alpha, np.ndarray) and alpha.ndim > 0:
+        per = np.asarray(alpha, dtype=np.float64)
+        if per.shape != shape:
+            raise InputError(f"per-row radii must have shape {shape}, got "
+                             f"{per.shape}", field="alpha")
+        if not (np.isfinite(per).all() and (per >= 0).all()):
+            raise InputError("per-row radii must be finite and >= 0", field="alpha")
+        return lambda a: per[idx, a]
+    one = float(alpha)
+    if not (math.isfinite(one) and one >= 0):
+        raise InputError(f"must be finite and >= 0, got {alpha!r}", field="alpha")
+    return lambda a: one
 
 
 def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarray", beta: float,
@@ -558,25 +592,10 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
         raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")
     beta = check_beta(beta)
     S = private.n_states
-    shape = (S, private.n_actions)
-    per_row = isinstance(alpha, np.ndarray) and alpha.ndim > 0
-    if per_row:
-        alpha = np.asarray(alpha, dtype=np.float64)
-        if alpha.shape != shape:
-            raise InputError(f"per-row radii must have shape {shape}, got "
-                             f"{alpha.shape}", field="alpha")
-        if not (np.isfinite(alpha).all() and (alpha >= 0).all()):
-            raise InputError("per-row radii must be finite and >= 0", field="alpha")
-    else:
-        alpha = float(alpha)
-        if not (math.isfinite(alpha) and alpha >= 0):
-            raise InputError(f"must be finite and >= 0, got {alpha!r}", field="alpha")
+    radius = _radius_of(private, alpha)
     idx = np.arange(S)
     g = private.discount
     policy = np.asarray(policy, dtype=np.int64)
-
-    def radius(a: np.ndarray) -> "float | np.ndarray":
-        return alpha[idx, a] if per_row else alpha  # type: ignore[index]
 
     if not private.is_dense:
         return _robust_bounds_sparse(private, policy, radius, beta, method, tol, max_iter,
@@ -619,6 +638,160 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     return ValueBounds(lo, hi, status, it)
 
 
+def robust_bounds_stochastic(private: MDP, table: np.ndarray, *, alpha: "float | np.ndarray",
+                             beta: float, method: str = "greedy", tol: float = 1e-10,
+                             max_iter: int | None = None, progress: Progress = no_progress
+                             ) -> ValueBounds:
+    """v̲ and v̄ of a stochastic policy π on the private model (Theorems 2.4 and 2.6).
+
+    The recursions average the row bounds over the policy's actions,
+
+        v̲_t(s) = Σ_a π_t(a|s) ( r(s, a) + γ min_{p ∈ P̂(s,a)} pᵀ v̲_{t+1} ),
+
+    and v̄ with the max (for an infinite horizon, the fixed points of these γ-contractions,
+    iterated from V̄^π). A one-hot table is a deterministic policy: it is bounded by
+    :func:`robust_bounds` on its actions, so it gives exactly the deterministic bounds.
+
+    Parameters
+    ----------
+    private : MDP
+        The private model P̄ (dense or sparse).
+    table : numpy.ndarray
+        π(a|s), checked by :func:`core.mdp.stochastic.check_policy_table`.
+    alpha : float or numpy.ndarray
+        The radius (one, or per (s, a)).
+    beta : float
+        β.
+    method : str
+        ``"greedy"`` (exact closed form) or ``"lp"`` (the papers' LP (P), HiGHS, per row).
+    tol : float
+        Stopping tolerance of the infinite-horizon iteration.
+    max_iter : int, optional
+        Its iteration limit.
+    progress : callable
+        Called per stage or iteration (may cancel).
+
+    Returns
+    -------
+    ValueBounds
+    """
+    from core.mdp.stochastic import check_policy_table, deterministic_actions, evaluate_stochastic
+
+    if method not in METHODS:
+        raise InputError(f"must be one of {METHODS}, got {method!r}", field="method")
+    pi = check_policy_table(private, table)
+    actions = deterministic_actions(pi)
+    if actions is not None:  # one-hot: the deterministic bounds, bit for bit
+        return robust_bounds(private, actions, alpha=alpha, beta=beta, method=method, tol=tol,
+                             max_iter=max_iter, progress=progress)
+    beta = check_beta(beta)
+    radius = _radius_of(private, alpha)
+    S, A = private.n_states, private.n_actions
+    g = private.discount
+    _check_bound_sweeps(private, tol, max_iter)  # before any sweep (time limit)
+    fallback = np.argmax(private.mask, axis=1)  # an available action of every state
+    if method == "lp" and S > LP_MAX_STATES:
+        raise InputError(f"the LP cross-check solves one LP with 3·S variables per row and "
+                         f"stage; use it on models of at most {LP_MAX_STATES:,} states (this "
+                         f"one has {S:,}); 'greedy' is exact", field="method")
+    sparse_inner = None if private.is_dense or method == "lp" else _sparse_inner(
+        private, radius, beta, method)
+
+    def row(s: int, a: int) -> np.ndarray:
+        return private.P[s, a] if private.is_dense else private.transitions.row_dense(s, a)
+
+    def step(p: np.ndarray, v_lo: np.ndarray, v_hi: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        lo = np.zeros(S)
+        hi = np.zeros(S)
+        for a in range(A):
+            w = p[:, a]
+            used = np.flatnonzero(w > 0)
+            if not used.size:
+                continue
+            a_vec = np.where(private.mask[:, a], a, fallback)
+            if method == "lp":
+                rad = radius(a_vec)
+                radii = rad if isinstance(rad, np.ndarray) else np.full(S, rad)
+                m_lo = np.zeros(S)
+                m_hi = np.zeros(S)
+                for s in used:
+                    r_ = row(int(s), a)
+                    m_lo[s] = inner_lp(r_, v_lo, alpha=float(radii[s]), beta=beta, sense="min")
+                    m_hi[s] = inner_lp(r_, v_hi, alpha=float(radii[s]), beta=beta, sense="max")
+            elif sparse_inner is not None:
+                m_lo, m_hi = sparse_inner(a_vec, v_lo, v_hi)
+            else:
+                m_lo, m_hi = _inner(private.P, v_lo, v_hi, radius(a_vec), beta, "greedy",
+                                    actions=a_vec)
+            r = private.R[:, a]
+            lo[used] += w[used] * (r[used] + g * m_lo[used])
+            hi[used] += w[used] * (r[used] + g * m_hi[used])
+        return lo, hi
+
+    if private.horizon is not None:
+        T = private.horizon
+        v_lo = np.empty((T + 1, S))
+        v_hi = np.empty((T + 1, S))
+        v_lo[T] = v_hi[T] = private.R_T
+        for t in range(T - 1, -1, -1):
+            v_lo[t], v_hi[t] = step(pi[t], v_lo[t + 1], v_hi[t + 1])
+            progress((T - t) / T, f"stage {t}")
+        return ValueBounds(v_lo, v_hi, Status.SUCCESS, T)
+    r_pi = (pi * private.R).sum(axis=1)
+    lo = hi = evaluate_stochastic(private, pi)
+    rmax = float(np.abs(r_pi).max(initial=0.0))
+    span = max(rmax / (1.0 - g), 1e-300)
+    cap = max_iter if max_iter is not None else max(
+        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    status = Status.MAX_ITER
+    it = 0
+    for it in range(1, cap + 1):
+        new_lo, new_hi = step(pi, lo, hi)
+        delta = max(np.max(np.abs(new_lo - lo)), np.max(np.abs(new_hi - hi)))
+        lo, hi = new_lo, new_hi
+        progress(min(1.0, it / cap), f"iteration {it}")
+        if delta < tol * (1.0 - g) / (2.0 * g):
+            status = Status.SUCCESS
+            break
+    return ValueBounds(lo, hi, status, it)
+
+
+def _sparse_inner(private: MDP, radius: "Callable[[np.ndarray], float | np.ndarray]",
+                  beta: float, method: str) -> "Callable[..., tuple[np.ndarray, np.ndarray]]":
+    """``inner(a, lo, hi, out=None)``: min over P̂ of the rows P(s, a[s], ·) against ``lo``
+    and max against ``hi``, over CSR rows (:mod:`core.mdp.robust_sparse`)."""
+    S = private.n_states
+    t = private.transitions
+    if method == "lp":
+        if S > LP_MAX_STATES:
+            raise InputError(f"the LP cross-check solves one LP with 3·S variables per row "
+                             f"and stage; use it on models of at most {LP_MAX_STATES:,} "
+                             f"states (this one has {S:,}); 'greedy' is exact",
+                             field="method")
+
+        def inner_lp_rows(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                          out: tuple[np.ndarray, np.ndarray] | None = None
+                          ) -> tuple[np.ndarray, np.ndarray]:
+            rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
+            return _inner(rows, lo, hi, radius(a), beta, "lp")
+        return inner_lp_rows
+    scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
+
+    def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+              out: tuple[np.ndarray, np.ndarray] | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        rad = radius(a)
+        if robust_kernels.AVAILABLE:  # one compiled pass over the rows' entries
+            a_min = float(np.min(rad)) if isinstance(rad, np.ndarray) else float(rad)
+            return robust_kernels.phat_extremes(
+                t.indptr, t.indices, t.data, t.n_actions, a, lo, hi, alpha=rad, beta=beta,
+                width=fill_width(min(a_min, 1.0), S), out=out, scratch=scratch)
+        return policy_extremes(t.indptr, t.indices, t.data, t.n_actions, a, lo, hi,
+                               alpha=rad, beta=beta)
+    return inner
+
+
 def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None) -> None:
     """Refuse bounds whose sweeps (a stage each, or value iterations to ``tol``) would pass
     the time limit, from the horizon or the discount alone."""
@@ -645,34 +818,7 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
     S = private.n_states
     idx = np.arange(S)
     g = private.discount
-    t = private.transitions
-    if method == "lp":
-        if S > LP_MAX_STATES:
-            raise InputError(f"the LP cross-check solves one LP with 3·S variables per row "
-                             f"and stage; use it on models of at most {LP_MAX_STATES:,} "
-                             f"states (this one has {S:,}); 'greedy' is exact",
-                             field="method")
-
-        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                  out: tuple[np.ndarray, np.ndarray] | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-            rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
-            return _inner(rows, lo, hi, radius(a), beta, "lp")
-    else:
-        scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
-
-        def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                  out: tuple[np.ndarray, np.ndarray] | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-            rad = radius(a)
-            if robust_kernels.AVAILABLE:  # one compiled pass over the rows' entries
-                a_min = float(np.min(rad)) if isinstance(rad, np.ndarray) else float(rad)
-                return robust_kernels.phat_extremes(
-                    t.indptr, t.indices, t.data, t.n_actions, a, lo, hi, alpha=rad, beta=beta,
-                    width=fill_width(min(a_min, 1.0), S), out=out, scratch=scratch)
-            return policy_extremes(t.indptr, t.indices, t.data, t.n_actions, a, lo, hi,
-                                   alpha=rad, beta=beta)
-
+    inner = _sparse_inner(private, radius, beta, method)
     if private.horizon is not None:
         T = private.horizon
         _check_bound_sweeps(private)
@@ -716,8 +862,17 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",
                     method: str = "greedy", plan: PolicyResult | None = None,
                     progress: Progress = no_progress,
-                    centre_shift: "float | np.ndarray | None" = None) -> BoundResult:
+                    centre_shift: "float | np.ndarray | None" = None,
+                    policy_table: np.ndarray | None = None,
+                    temperature: float | None = None) -> BoundResult:
     """Synthesise π̄ on the private model (Algorithm 1 steps 3–4) and bound its cost of privacy.
+
+    By default π̄ is the greedy (deterministic) optimum of the private model. With
+    ``temperature`` τ it is the entropy-regularised softmax policy of the private model
+    (:func:`core.mdp.stochastic.softmax_policy`); with ``policy_table`` it is that given
+    stochastic policy (not synthesised). Both are bounded by
+    :func:`robust_bounds_stochastic`; a one-hot table gives the deterministic bounds exactly
+    (and, when it is the greedy π̄, exactly what the default gives).
 
     Parameters
     ----------
@@ -739,6 +894,10 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
         :func:`~core.mdp.privatize.mechanism_rows`, or :func:`release_centre_shift`
         of a released model). Each row is bounded with radius α + its shift. ``None`` (or
         0): P̄ was centred on the true rows, α alone (the papers' setting).
+    policy_table : numpy.ndarray, optional
+        A stochastic policy π(a|s) to bound instead of synthesising one.
+    temperature : float, optional
+        Synthesise the softmax policy at this τ instead of the greedy one.
 
     Examples
     --------
@@ -749,20 +908,51 @@ def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: s
     >>> [round(float(x), 7) for x in (b.v_lower[0, 0], b.v_private[0, 0], b.v_upper[0, 0])]
     [0.2593994, 0.5, 0.7406006]
     """
+    from core.mdp.stochastic import (
+        check_policy_table,
+        deterministic_actions,
+        evaluate_stochastic,
+        most_likely,
+        softmax_policy,
+    )
+
     t0 = time.perf_counter()
     alpha = alpha_radius(k, beta, mode=alpha_mode, n=private.n_states)
     shifts = _shift_array(centre_shift, (private.n_states, private.n_actions))
     radii: float | np.ndarray = alpha if shifts is None else alpha + shifts
+    if policy_table is not None and temperature is not None:
+        raise InputError("give a policy table or a temperature, not both", field="policy")
     if plan is None:  # the bounds' sweeps are checked before the synthesis's, not after
         _check_bound_sweeps(private)
-    plan = plan if plan is not None else synthesize(private, progress=progress)
-    vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
-                       progress=progress)
-    return BoundResult(policy=plan.policy, v_private=plan.values, v_lower=vb.v_lower,
+    table: np.ndarray | None = None
+    if temperature is not None:
+        soft = softmax_policy(private, temperature, progress=progress)
+        table = soft.policy
+    elif policy_table is not None:
+        table = check_policy_table(private, policy_table)
+    if table is None:
+        plan = plan if plan is not None else synthesize(private, progress=progress)
+        vb = robust_bounds(private, plan.policy, alpha=radii, beta=beta, method=method,
+                           progress=progress)
+        policy, v_private = plan.policy, plan.values
+    else:
+        actions = deterministic_actions(table)
+        if actions is not None:  # one-hot: the deterministic path, bit for bit
+            greedy_plan = synthesize(private, progress=progress)
+            v_private = greedy_plan.values if np.array_equal(greedy_plan.policy, actions) \
+                else evaluate_policy(private, actions)
+            policy = actions
+        else:
+            v_private = evaluate_stochastic(private, table)
+            policy = most_likely(table)
+        vb = robust_bounds_stochastic(private, table, alpha=radii, beta=beta, method=method,
+                                      progress=progress)
+    return BoundResult(policy=policy, v_private=v_private, v_lower=vb.v_lower,
                        v_upper=vb.v_upper, alpha=alpha, beta=beta, alpha_mode=alpha_mode,
                        method=method, initial_state=private.initial_state, status=vb.status,
                        n_iter=vb.n_iter,
-                       elapsed_s=time.perf_counter() - t0, alpha_shifts=shifts)
+                       elapsed_s=time.perf_counter() - t0, alpha_shifts=shifts,
+                       policy_probs=table, temperature=temperature)
 
 
 def _shift_array(shift: "float | np.ndarray | None", shape: tuple[int, ...]

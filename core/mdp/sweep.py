@@ -50,7 +50,20 @@ from core.mdp.privatize import (
     mechanism_rows,
     privatize_mdp,
 )
-from core.mdp.robust import ALPHA_MODES, alpha_radius, alpha_shift_note, centre_shift, robust_bounds
+from core.mdp.robust import (
+    ALPHA_MODES,
+    alpha_radius,
+    alpha_shift_note,
+    centre_shift,
+    robust_bounds,
+    robust_bounds_stochastic,
+)
+from core.mdp.stochastic import (
+    check_policy_table,
+    check_temperature,
+    evaluate_stochastic,
+    softmax_policy,
+)
 from core.mdp.synthesis import evaluate_policy, synthesize
 
 __all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES", "SMALL_WORK",
@@ -82,6 +95,8 @@ class SweepResult:
     domain_rule: str = DEFAULT_DOMAIN_RULE
     alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
     backend: str = "in-process"  # where the runs ran (results do not depend on it)
+    policy_source: str = "greedy"  # π̄: "greedy", "softmax" (at temperature) or "table"
+    temperature: float | None = None
 
     @property
     def alpha_shift_note(self) -> str:
@@ -160,6 +175,10 @@ class SweepResult:
                 out["composed"] = self.composed.to_dict()
         out["elapsed_s"] = self.elapsed_s
         out["backend"] = self.backend
+        if self.policy_source != "greedy":  # (a greedy sweep prints what it always did)
+            out["policy_source"] = self.policy_source
+            if self.temperature is not None:
+                out["temperature"] = self.temperature
         return jsonable(out)
 
 
@@ -220,11 +239,14 @@ def _small_work() -> float:
     return value
 
 
-def _run_chunk(mdp: MDP, prepared: MechanismRows, k: float, alpha: "float | np.ndarray",
-               beta: float, seed: int, k_index: int, start: int, stop: int) -> np.ndarray:
+def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: float,
+               alpha: "float | np.ndarray", beta: float, seed: int, k_index: int, start: int,
+               stop: int, temperature: float | None = None) -> np.ndarray:
     """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0.
 
-    ``alpha`` is the radius of every row, or (S, A) radii α + centre shift.
+    ``alpha`` is the radius of every row, or (S, A) radii α + centre shift. π̄ is the
+    greedy policy of each private model, its softmax policy at ``temperature``, or the
+    given stochastic ``table`` (the same for every run).
     """
     out = np.empty((stop - start, 4))
     s0 = mdp.initial_state
@@ -232,12 +254,23 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, k: float, alpha: "float | np.n
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
                                                                          spawn_key=(k_index, r))))
         private = privatize_mdp(mdp, k, rng=rng, prepared=prepared).mdp
-        plan = synthesize(private)
-        vb = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+        if table is None and temperature is None:
+            plan = synthesize(private)
+            vb = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+            v_private = plan.values
+            v_true = evaluate_policy(mdp, plan.policy)
+        else:
+            if temperature is not None:
+                soft = softmax_policy(private, temperature)
+                pi, v_private = soft.policy, soft.values
+            else:
+                assert table is not None
+                pi, v_private = table, evaluate_stochastic(private, table)
+            vb = robust_bounds_stochastic(private, pi, alpha=alpha, beta=beta)
+            v_true = evaluate_stochastic(mdp, pi)
         lo, hi = vb.v_lower, vb.v_upper
-        v_true = evaluate_policy(mdp, plan.policy)
         start_row = (lambda a: a[0]) if mdp.is_finite else (lambda a: a)
-        out[j] = (start_row(lo)[s0], start_row(plan.values)[s0], start_row(v_true)[s0],
+        out[j] = (start_row(lo)[s0], start_row(v_private)[s0], start_row(v_true)[s0],
                   start_row(hi)[s0])
     return out
 
@@ -248,7 +281,8 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                   adjacency: str = "one-row", eta: "float | str" = DEFAULT_ETA,
                   delta_method: str = "auto",
                   domain_rule: str = DEFAULT_DOMAIN_RULE, workers: int | None = None,
-                  executor: Executor | None = None, progress: Progress = no_progress
+                  executor: Executor | None = None, progress: Progress = no_progress,
+                  temperature: float | None = None, policy_table: np.ndarray | None = None
                   ) -> SweepResult:
     """Run the Figure 2.1 experiment on ``mdp`` (the *true* model).
 
@@ -279,8 +313,19 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         Use this executor instead (not shut down here).
     progress : callable
         ``progress(fraction, message)``; raise :class:`core.common.progress.Cancelled` to stop.
+    temperature : float, optional
+        π̄ is the entropy-regularised softmax policy of each private model at this τ
+        (:func:`core.mdp.stochastic.softmax_policy`) instead of its greedy policy.
+    policy_table : numpy.ndarray, optional
+        π̄ is this given stochastic policy π(a|s) in every run (not synthesised): the sweep
+        then shows the cost of privacy of that policy.
     """
     ks = [check_k(k, "k") for k in ks]
+    if temperature is not None and policy_table is not None:
+        raise InputError("give a policy table or a temperature, not both", field="policy")
+    if temperature is not None:
+        temperature = check_temperature(temperature)
+    table = None if policy_table is None else check_policy_table(mdp, policy_table)
     if not ks:
         raise InputError("needs at least one value", field="k")
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
@@ -333,9 +378,10 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     # every chunk: a 2000-state model is 128 MB
     try:
         run_chunks(_run_chunk, tasks,
-                   lambda t: (ks[t[0]], radii[t[0]], beta, seed, t[0], t[1], t[2]),
+                   lambda t: (ks[t[0]], radii[t[0]], beta, seed, t[0], t[1], t[2],
+                              temperature),
                    record, inline=inline, executor=executor, workers=n_workers,
-                   shared=(mdp, prepared),
+                   shared=(mdp, prepared, table),
                    describe=lambda t: f"k = {ks[t[0]]:g} runs {t[1] + 1}-{t[2]}")
     except RunFailure as exc:  # keep what finished, with what is missing named
         exc.partial = partial_summary(ks, values, finished, seed=seed, runs=int(runs),
@@ -354,4 +400,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,
                        elapsed_s=time.perf_counter() - t0, privacy=privacy, eta=prepared.eta,
                        domain_rule=prepared.domain_rule,
-                       alpha_shift=float(shift.max()) if shifted else 0.0, backend=backend)
+                       alpha_shift=float(shift.max()) if shifted else 0.0, backend=backend,
+                       policy_source=("softmax" if temperature is not None else "greedy"
+                                      if table is None else "table"),
+                       temperature=temperature)

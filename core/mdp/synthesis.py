@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from core.mdp.model import MDP
 from core.mdp.sparse import adopt
 
 __all__ = ["PolicyResult", "synthesize", "greedy", "evaluate_policy", "policy_rows",
-           "check_sweeps"]
+           "solve_stationary", "check_sweeps"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -300,16 +301,44 @@ def _synthesize_sparse(mdp: MDP, *, tol: float, max_iter: int | None,
 
 def _evaluate_stationary(mdp: MDP, policy: np.ndarray, start: np.ndarray | None = None,
                          *, tol: float = 1e-13) -> np.ndarray:
-    """v = r_π + γ P_π v for a stationary policy on a sparse model: BiCGSTAB from ``start``
-    (to a relative residual of 1e-13), finished by fixed-point steps (each a γ-contraction)
-    until successive values differ by less than ``tol`` · (1 + max |v|)."""
+    """v = r_π + γ P_π v for a stationary policy on a sparse model (:func:`solve_stationary`)."""
+    S = mdp.n_states
+    Ppi = mdp.transitions.policy_matrix(policy)
+    r = mdp.R[np.arange(S), policy]
+    return solve_stationary(Ppi, r, mdp.discount, start, tol=tol)
+
+
+def solve_stationary(Ppi: Any, r: np.ndarray, discount: float,
+                     start: np.ndarray | None = None, *, tol: float = 1e-13) -> np.ndarray:
+    """v = r + γ P v for a sparse (S, S) matrix P (a stationary policy's transitions).
+
+    BiCGSTAB from ``start`` (to a relative residual of 1e-13), finished by fixed-point steps
+    (each a γ-contraction) until successive values differ by less than
+    ``tol`` · (1 + max |r| / (1 − γ)): a direct solve of a million-state system would fill in.
+
+    Parameters
+    ----------
+    Ppi : scipy.sparse array
+        (S, S) transitions of the policy.
+    r : numpy.ndarray
+        (S,) its rewards.
+    discount : float
+        γ in (0, 1).
+    start : numpy.ndarray, optional
+        A first guess (default 0).
+    tol : float
+        The relative stopping tolerance of the fixed-point steps.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S,) values.
+    """
     from scipy.sparse import identity
     from scipy.sparse.linalg import bicgstab
 
-    S = mdp.n_states
-    g = mdp.discount
-    Ppi = mdp.transitions.policy_matrix(policy)
-    r = mdp.R[np.arange(S), policy]
+    S = r.shape[0]
+    g = discount
     x0 = np.zeros(S) if start is None else np.asarray(start, dtype=np.float64)
     try:
         v, info = bicgstab(identity(S, format="csr") - g * Ppi, r, x0=x0, rtol=1e-13,

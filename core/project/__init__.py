@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from core.project.recording import (
         advise_run_record,
         audit_run_record,
+        bounds_run_record,
         comarl_run_record,
         drl_run_record,
         drl_table_record,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE = {
+    "bounds_run_record": "core.project.recording",
     "MdpEntry": "core.project.model",
     "PROJECT_FORMAT": "core.project.files",
     "Project": "core.project.model",
@@ -71,6 +73,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "bounds_run_record",
     "MdpEntry",
     "PROJECT_FORMAT",
     "Project",

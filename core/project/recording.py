@@ -38,7 +38,13 @@ from core.advising.records import (
 from core.audit.records import RUN_KIND as AUDIT_KIND
 from core.audit.records import audit_params, audit_summary
 from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
-from core.mdp.records import SweepParameters, sweep_entries, sweep_summary
+from core.mdp.records import (
+    SweepParameters,
+    bounds_entries,
+    bounds_summary,
+    sweep_entries,
+    sweep_summary,
+)
 from core.modelprivacy.records import RUN_KIND as MIA_KIND
 from core.modelprivacy.records import TABLE_KIND as MIA_TABLE_KIND
 from core.modelprivacy.records import (
@@ -53,7 +59,8 @@ from core.project.model import Project, RunRecord
 from core.sharing.records import RUN_KIND as SHARING_KIND
 from core.sharing.records import sharing_entries, sharing_summary
 
-__all__ = ["record_run", "sweep_run_record", "record_sweep_run", "audit_run_record",
+__all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_record",
+           "audit_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
            "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
            "drl_table_record"]
@@ -132,6 +139,47 @@ def record_sweep_run(project: Project, mdp_id: str, params: SweepParameters, res
     record = sweep_run_record(project, mdp_id, params, result)
     entries = sweep_entries(mdp_id, result, source=record.id)
     return record, record_run(project, record, entries)
+
+
+def bounds_run_record(project: Project, mdp_id: str, release: Any
+                      ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a "Synthesise & bound" (kind ``"bounds"``) and its ledger entry.
+
+    The record keeps the parameters (with the model's digest and the seed actually used),
+    π̄ and its values per state (:func:`core.mdp.records.bounds_summary`, with the ids of
+    the states and of π̄'s actions) and the privatisation's whole guarantee; the entry is
+    that privatisation (:func:`core.mdp.records.bounds_entries`). The window and
+    ``bounds PROJECT --mdp ID --record`` both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    mdp_id : str
+        The MDP it ran on.
+    release : BoundsRelease
+        :func:`core.mdp.private_policy.bounds_release`.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Neither added yet: pass both to :func:`record_run` (or the GUI's AddRunCommand).
+    """
+    from core.common.jsonable import jsonable
+
+    if release.digest is None or not release.state_ids:
+        raise ValueError("a recorded bounds run needs the model's digest and ids: make the "
+                         "release with bounds_release(..., digest_key=model.digest_key())")
+    result = release.result
+    params = dict(release.params.record_params(), model_digest=release.digest)
+    if params.get("seed") is None:
+        params["seed"] = result.seed  # the fresh OS seed, recorded (None for a release)
+    summary = bounds_summary(result, list(release.state_ids),
+                             [list(a) for a in release.action_ids])
+    summary["privacy"] = jsonable(release.privacy.guarantee())  # stated whole
+    record = RunRecord(id=project.new_run_id(), kind="bounds", target=mdp_id, params=params,
+                       summary=summary, mode=result.mode, seed=result.seed)
+    return record, bounds_entries(mdp_id, release, source=record.id)
 
 
 def audit_run_record(project: Project, result: Any, params: dict[str, Any]) -> RunRecord:

@@ -352,6 +352,10 @@ def run_policy(record: Any) -> list[int]:
     -------
     list of int
     """
+    if getattr(record, "kind", None) == "bounds" and "policy_probs" in record.summary:
+        raise InputError(f"run {getattr(record, 'id', record)!r} holds a stochastic policy "
+                         "(softmax or a given table); the teacher needs a deterministic one",
+                         field="teacher")
     if getattr(record, "kind", None) != "bounds" or "policy" not in record.summary:
         raise InputError(f"run {getattr(record, 'id', record)!r} is not a Synthesise & bound "
                          "run with a policy", field="teacher")

@@ -53,6 +53,11 @@ PRESET_BUTTONS = (
      "one server ('mixed'); the three strategies in the same setting."),
     ("exp3", "Experiment 3", "Experiment 3: the 'mixed' layout, DP advising at "
      "ε ∈ {0.1, 0.4, 0.7, 1, 2} against no advice."),
+    ("one-different", "One different", "Experiment 1's own layout (§3.6.1): every agent "
+     "{A, B} plus its own pair of C…L — {A,B,C,D}, {A,B,C,E}, {A,B,D,E}, … — so no two agents "
+     "share a set and only DP advising (case 4) can advise; optima on A and B."),
+    ("nested", "Cases 2 and 3", "Agents 1–3 have A B C, 4–7 add D, 8–10 add D and E: a "
+     "teacher with one more server than its student is case 2, one fewer case 3."),
     ("fig32", "Fig. 3.2", "The motivating example of Fig. 3.2: users a, b, c, d; a = {A,B,C,D} "
      "and c = {B,C,D,E} can advise each other only with DP advising."),
     ("worked", "Worked example", "Tables 3.1–3.4 instantiated: two agents whose converged "
@@ -64,6 +69,7 @@ RUN_KINDS = (
     ("strategies", "Strategies on this set-up (no advice / traditional / DP)"),
     ("sweep", "ε sweep on this set-up"),
     ("exp1", "Experiment 1 (thesis arms)"),
+    ("exp1-one-different", "Experiment 1 on its own layout (one different action)"),
     ("exp2", "Experiment 2 (thesis arms)"),
     ("exp3", "Experiment 3 (thesis arms, ε sweep)"),
 )
@@ -79,6 +85,11 @@ KIND_HELP = {
             "sets ('same': A B C D for everyone), DP advising with one different server per "
             "agent ('sunflower'). The parameters above apply (ε, d, budgets, epochs, variant, "
             "α, ξ); the preset's layouts and Table 3.5 rewards are used, not grid edits.",
+    "exp1-one-different": "Experiment 1 as §3.6.1 describes it: DP advising on the "
+                          "'one-different' layout ({A,B,C,D}, {A,B,C,E}, {A,B,D,E}, …), no "
+                          "advice and traditional advising on identical sets with the same "
+                          "rewards. The thesis expected DP to equal traditional advising; the "
+                          "claims table tests it (±1 pp of AUC200).",
     "exp2": "The thesis's Experiment 2: the three strategies on the 'mixed' layout (agents "
             "1–4 share A B C D, 5–10 differ by one server). The parameters above apply; the "
             "preset's layout and rewards are used, not grid edits.",

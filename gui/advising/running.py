@@ -137,9 +137,11 @@ class AdvisingRunner:
                 req.arms = [ExperimentArm("no advice", s.with_params(strategy="none"))] + [
                     ExperimentArm(f"dp eps={e:g}", s.with_params(strategy="dp", epsilon=e))
                     for e in req.epsilons]
-            elif kind in ("exp1", "exp2", "exp3"):
+            elif kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
                 overrides = {k: v for k, v in s.params.to_dict().items() if k != "strategy"}
                 extra: dict[str, Any] = {"epsilons": req.epsilons} if kind == "exp3" else {}
+                if kind == "exp1-one-different":
+                    kind, extra = "exp1", {"layout": "one-different"}
                 req.arms = experiment_arms(kind, variant="sound", **extra, **overrides)
         except InputError as exc:
             raise Refused(f"cannot build the experiment: {exc}") from None
@@ -194,10 +196,10 @@ class AdvisingRunner:
 
     def _finish_experiment(self, req: RunRequest, result: ExperimentResult) -> None:
         claims: list[Any] = []
-        if req.kind in ("exp1", "exp2", "exp3"):
-            self._view.session[req.kind] = result
-            claims = [c for c in check_claims(self._view.session)
-                      if c.claim.experiment == req.kind]
+        if req.kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
+            key = req.kind.split("-")[0]  # Experiment 1 on either layout: the exp1 claims
+            self._view.session[key] = result
+            claims = [c for c in check_claims(self._view.session) if c.claim.experiment == key]
         first = req.arms[0].setup.params
         stored = rounded_json(experiment_summary(result, delta=req.delta, claims=claims))
         record = RunRecord(

@@ -7,8 +7,10 @@ run succeeds records it in the project with an undoable
 to 1, a state without actions…) is refused before anything starts, with the reason.
 
 "Synthesise & bound" privatises the model once at one k, synthesises π̄ and bounds its
-value per state (:func:`core.mdp.private_policy.private_policy`); the run record ("bounds")
-keeps π̄ and v̲, V̄, v̄ per state, which the workspace draws on the MDP.
+value per state (:func:`core.mdp.private_policy.bounds_release`, recorded with
+:func:`core.project.recording.bounds_run_record`, as ``bounds PROJECT --mdp ID --record``
+does); the run record ("bounds") keeps π̄ and v̲, V̄, v̄ per state, which the workspace
+draws on the MDP.
 
 The (ε, δ) accounting of every k is set here too, from public parameters only: the
 declared lower bound η of every possible next-state probability and what happens to a row
@@ -58,7 +60,6 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError, check_beta, check_k
-from core.common.jsonable import jsonable
 from core.mdp import (
     ADJACENCIES,
     ADJACENCY_TEXT,
@@ -68,14 +69,16 @@ from core.mdp import (
     DEFAULT_K,
     DOMAIN_RULES,
     ETA_AUTO,
+    BoundsParameters,
     SweepParameters,
-    bounds_summary,
+    bounds_release,
     parse_eta,
 )
-from core.project import RunRecord, sweep_run_record
+from core.project import bounds_run_record, sweep_run_record
+from gui.mdp.policy_choice import PolicyChoice
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
-from gui.shell.ledger import record_mdp_release, record_sweep
+from gui.shell.ledger import record_entries, record_sweep
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import SciSpinBox, show_field_error
@@ -144,21 +147,6 @@ TOOLTIPS = {
                  + ADJACENCY_TEXT["one-row"] + ". all-rows: " + ADJACENCY_TEXT["all-rows"]
                  + ". all-rows protects more and gives a much larger ε.",
 }
-
-
-def _bounds_task(mdp: Any, k: float, digest_key: list[Any], *, progress: Any,
-                 accounting: dict[str, Any] | None = None, **kwargs: Any
-                 ) -> tuple[Any, str, Any]:
-    """Worker: :func:`core.mdp.private_policy.private_policy`, the digest of the model it ran
-    on, and the (ε, δ) of its privatisation (hashing and per-row accounting of a large
-    model are kept off the UI thread)."""
-    from core.mdp import digest_of, mdp_privacy
-    from core.mdp.private_policy import private_policy
-
-    digest = digest_of(digest_key, mdp.P if mdp.is_dense else mdp.transitions, mdp.R, mdp.R_T)
-    result = private_policy(mdp, k, progress=progress, **kwargs)
-    privacy = mdp_privacy(mdp, k, **accounting) if accounting else None
-    return result, digest, privacy
 
 
 def default_workers() -> int:
@@ -245,6 +233,7 @@ class AnalysisPanel(QWidget):
         for i in range(self.alpha_combo.count()):
             self.alpha_combo.setItemData(i, TOOLTIPS["alpha"], Qt.ItemDataRole.ToolTipRole)
 
+        self.policy_choice = PolicyChoice(self)  # π̄ of the sweep and of F6
         self.seeded_check = QCheckBox("seeded experiment", self)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
@@ -345,6 +334,7 @@ class AnalysisPanel(QWidget):
         form.addRow(self._label("runs per k", "runs"), self.runs_spin)
         form.addRow(self._label("β", "beta"), self.beta_spin)
         form.addRow(self._label("α radius", "alpha"), self.alpha_combo)
+        form.addRow(self.policy_choice.label(self), self.policy_choice)
         form.addRow("", self.seeded_check)
         form.addRow(self._label("seed", "seed"), self.seed_spin)
         form.addRow("", self.mode_label)
@@ -385,7 +375,7 @@ class AnalysisPanel(QWidget):
                     self.workers_spin.valueChanged, self.b_spin.valueChanged,
                     self.delta_spin.valueChanged, self.eta_edit.editTextChanged,
                     self.domain_combo.currentIndexChanged,
-                    self.accountant_combo.currentIndexChanged):
+                    self.accountant_combo.currentIndexChanged, self.policy_choice.changed):
             sig.connect(self._on_parameter_changed)
         self.seeded_check.toggled.connect(self._on_seeded_check_toggled)
         self.adjacency_combo.currentIndexChanged.connect(self._on_adjacency_combo_changed)
@@ -437,7 +427,12 @@ class AnalysisPanel(QWidget):
                                workers=self.workers_spin.value(), b=b, delta_target=delta,
                                adjacency=str(self.adjacency_combo.currentData()), eta=eta,
                                domain_rule=str(self.domain_combo.currentData()),
-                               delta_method=str(self.accountant_combo.currentData()))
+                               delta_method=str(self.accountant_combo.currentData()),
+                               **self._policy_kwargs())
+
+    def _policy_kwargs(self) -> dict[str, Any]:
+        tau = self.policy_choice.temperature()
+        return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
 
     def _eta(self) -> "float | str":
         return parse_eta(self.eta_edit.currentText().strip())
@@ -537,31 +532,29 @@ class AnalysisPanel(QWidget):
                 "Synthesise & bound"):
             return False
         try:
-            k = check_k(float(self.bounds_k_spin.value()), "k")
-            beta = check_beta(self.beta_spin.value())
-            eta = self._eta()
+            params = self.bounds_parameters()
         except InputError as exc:
             self._show_error(str(exc))
             return False
-        seeded = self.seeded_check.isChecked()
-        domain_rule = str(self.domain_combo.currentData())
-        params = {"k": k, "beta": beta, "alpha_mode": str(self.alpha_combo.currentData()),
-                  "seeded": seeded, "seed": self.seed_spin.value() if seeded else None,
-                  "eta": eta, "domain_rule": domain_rule}
         model = self._document.model(self._mdp_id)
         key = model.digest_key()  # the model's digest is computed in the worker
-        extra = {"state_ids": key[0], "action_ids": key[2], "version": model.version}
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        self._running = ("bounds", params, mdp, extra)
-        accounting = {"b": float(self.b_spin.value()),
-                      "delta_target": float(self.delta_spin.value()),
-                      "adjacency": str(self.adjacency_combo.currentData()),
-                      "eta": eta, "domain_rule": domain_rule,
-                      "delta_method": str(self.accountant_combo.currentData())}
-        self._runner.start(_bounds_task, mdp, k, key, beta=beta,
-                           alpha_mode=params["alpha_mode"], seed=params["seed"],
-                           accounting=accounting, eta=eta, domain_rule=domain_rule)
+        self._running = ("bounds", params, mdp, {"version": model.version})
+        self._runner.start(bounds_release, mdp, params, digest_key=key)
         return True
+
+    def bounds_parameters(self) -> BoundsParameters:
+        """The parameters of "Synthesise & bound" in the widgets (InputError if invalid)."""
+        seeded = self.seeded_check.isChecked()
+        return BoundsParameters(
+            k=float(self.bounds_k_spin.value()), beta=self.beta_spin.value(),
+            alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
+            seed=self.seed_spin.value() if seeded else None, eta=self._eta(),
+            domain_rule=str(self.domain_combo.currentData()), b=float(self.b_spin.value()),
+            delta_target=float(self.delta_spin.value()),
+            adjacency=str(self.adjacency_combo.currentData()),
+            delta_method=str(self.accountant_combo.currentData()),
+            temperature=self.policy_choice.temperature())
 
     def cancel(self) -> None:
         if self._runner.is_running:
@@ -651,7 +644,7 @@ class AnalysisPanel(QWidget):
                                                 "the recorded result is for the model as it "
                                                 "was when the run started")
         if kind == "bounds":
-            self._record_bounds(result, params, extra)
+            self._record_bounds(result, extra)
             return
         from core.mdp import SweepResult
 
@@ -665,37 +658,25 @@ class AnalysisPanel(QWidget):
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
 
-    def _record_bounds(self, outcome: Any, params: dict[str, Any], extra: dict[str, Any]
-                       ) -> None:
-        from core.mdp import PrivatePolicy
-
-        result, digest, privacy = outcome
-        assert isinstance(result, PrivatePolicy)
-        self._document.note_digest(self._mdp_id, extra["version"], digest)
-        params = dict(params, model_digest=digest)
-        if params.get("seed") is None:
-            params["seed"] = result.seed  # the fresh OS seed, recorded
-        summary = bounds_summary(result, extra["state_ids"], extra["action_ids"])
-        if privacy is not None:  # the privatisation's guarantee, stated whole
-            summary["privacy"] = jsonable(privacy.guarantee())
-        record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
-                           target=self._mdp_id, params=params, summary=summary,
-                           mode=result.mode, seed=result.seed)
+    def _record_bounds(self, release: Any, extra: dict[str, Any]) -> None:
+        self._document.note_digest(self._mdp_id, extra["version"], release.digest)
+        result, privacy = release.result, release.privacy
+        record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
         stack = self._document.stack(self._stack_key)
         stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
-        if privacy is not None:
-            entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
-                                       seed=result.seed, source=record.id, mode=result.mode)
-            if entry is None or not privacy.bounded:
-                self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
-                                                    "finite (ε, δ) guarantee — "
-                                                    f"{privacy.epsilon_reason}")
+        record_entries(self._document, entries, text=f"Record the release {record.id} of "
+                       f"{self._mdp_id}", key=self._stack_key)
+        if not privacy.bounded:
+            self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
+                                                "finite (ε, δ) guarantee — "
+                                                f"{privacy.epsilon_reason}")
         stack.endMacro()
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")
         self.status_label.setText(
-            f"Done: {record.id}, π̄ at k = {result.k:g} and its bounds in "
+            f"Done: {record.id}, π̄ ({result.policy_source}) at k = {result.k:g} and its "
+            "bounds in "
             f"{result.elapsed_s:.2g} s (seed {result.seed}); cost bound at s₀ "
             f"{result.cost_bound:.4g}. Shown on the drawing.")
 

@@ -116,6 +116,15 @@ def _make_plot(title: str, left: str) -> pg.PlotWidget:
                      min_size=(280, 220))
 
 
+def _policy_caption(s: dict[str, Any]) -> str:
+    """The caption's π̄ part: empty for the greedy π̄ (what every older sweep used)."""
+    if s.get("policy_source") == "softmax":
+        return f" &nbsp;·&nbsp; π̄ softmax τ = {float(s['temperature']):g} (stochastic)"
+    if s.get("policy_source") == "table":
+        return " &nbsp;·&nbsp; π̄ a given policy table"
+    return ""
+
+
 class CostOfPrivacyPanel(QWidget):
     """Figure 2.1 (a) values vs k, (b) cost of privacy vs k, and a per-k table."""
 
@@ -332,7 +341,8 @@ class CostOfPrivacyPanel(QWidget):
         return (f"<b>Figure 2.1 — {html.escape(name)}</b> &nbsp;·&nbsp; {record.id} &nbsp;·&nbsp; "
                 f"{s.get('runs')} runs per k &nbsp;·&nbsp; β = {s.get('beta'):g} &nbsp;·&nbsp; "
                 f"α: {html.escape(str(s.get('alpha_mode')))} &nbsp;·&nbsp; {html.escape(mode)}"
-                f" &nbsp;·&nbsp; {elapsed:.2f} s{privacy}<br><span style='color:#555'>mean ± 1 "
+                f"{_policy_caption(s)} &nbsp;·&nbsp; {elapsed:.2f} s{privacy}"
+                "<br><span style='color:#555'>mean ± 1 "
                 "sd over runs (bars shifted slightly along k). <b>Oracle view</b> = uses the "
                 "true model, which the private algorithm never sees.</span>")
 

@@ -41,7 +41,8 @@ def _sweep_section(project: Any, run: Any) -> Section:
         ("k values", ", ".join(_fmt(k, 6) for k in s.get("k", []))),
         ("runs per k", _fmt(s.get("runs", p.get("runs")))),
         ("β", _fmt(s.get("beta", p.get("beta")))), ("α radius", str(s.get("alpha_mode", ""))),
-        ("zero entries", str(s.get("zeros", "support"))), ("created", _time(run.created)),
+        ("zero entries", str(s.get("zeros", "support"))),
+        ("π̄ in every run", _policy_text({**p, **s})), ("created", _time(run.created)),
     ), "Parameters"))
     ks = [float(k) for k in s.get("k", [])]
     if not ks:
@@ -150,6 +151,22 @@ def _design_section(project: Any, run: Any) -> Section:
     return sec
 
 
+def _policy_text(summary: Any) -> str:
+    """Which π̄ a bounds or sweep run bounded (greedy; the softmax synthesis; a given table)."""
+    source = summary.get("policy_source", "greedy")
+    if source == "softmax":
+        return (f"softmax (entropy-regularised) policy of the private model, temperature "
+                f"{_fmt(summary.get('temperature'))} (stochastic)")
+    if source == "table":
+        what = "a given policy table"
+        if summary.get("policy_file"):
+            what += f" ({summary['policy_file']})"
+        if "stochastic" in summary:
+            what += " (stochastic)" if summary.get("stochastic") else " (deterministic)"
+        return what
+    return "greedy optimum of the private model (deterministic)"
+
+
 @reporter("bounds")
 def _bounds_section(project: Any, run: Any) -> Section:
     """Policy on one privatised model and its cost-of-privacy bounds (Theorem 1 or 2).
@@ -176,6 +193,7 @@ def _bounds_section(project: Any, run: Any) -> Section:
         ("k", _fmt(s.get("k", p.get("k")), 6)), ("β", _fmt(s.get("beta", p.get("beta")))),
         ("α radius", f"{_fmt(s.get('alpha'))} ({s.get('alpha_mode', p.get('alpha_mode', ''))})"),
         ("horizon", "∞" if s.get("horizon") is None else _fmt(s.get("horizon"))),
+        ("π̄", _policy_text(s)),
         ("cost-of-privacy bound at s₀", _fmt(s.get("cost_bound"))),
         ("status", str(s.get("status", ""))), ("created", _time(run.created))), "Parameters"))
     states = list(s.get("state_ids") or [])
@@ -196,7 +214,8 @@ def _bounds_section(project: Any, run: Any) -> Section:
         if len(states) > REPORT_MAX_STATES:
             title += (f" (the first {REPORT_MAX_STATES:,} of {len(states):,} states; the "
                       "project file has every state)")
-        sec.blocks.append(Table(("state", "π̄ action (stage 0)", "v̲ pessimistic",
+        head = "most likely action (stage 0)" if "policy_probs" in s else "π̄ action (stage 0)"
+        sec.blocks.append(Table(("state", head, "v̲ pessimistic",
                                  "V̄ private", "v̄ optimistic"), rows, title))
     for w in s.get("warnings", []) or []:
         sec.blocks.append(Paragraph(str(w), "warning"))

@@ -420,8 +420,8 @@ def test_experiment_run_curves_ci_and_claims(qtbot, panel, doc):
     assert arm["privacy"]["worst_basic"] is None and arm["privacy"]["worst_basic_reason"]
     # the claims table: exp2 claims have verdicts, the others are "not run"
     verdicts = [res.claims_table.item(r, 4).text() for r in range(res.claims_table.rowCount())]
-    assert len(verdicts) == 11
-    assert verdicts.count("not run") == 8
+    assert len(verdicts) == 12
+    assert verdicts.count("not run") == 9
     assert set(verdicts) - {"not run"} <= {"reproduced", "partly", "not reproduced"}
     assert not res.claims_page.is_empty
     assert res.ledger_table.rowCount() == 3
