@@ -13,8 +13,8 @@ The plots and tables are drawn from the run's *summary* (rows of means and CIs, 
 the same dict that is stored in the project's :class:`~core.project.model.RunRecord` (kind
 ``plan-bench``), so a recorded benchmark redraws identically after reloading.
 
-The run parameters (values, approaches, worlds per point, seed, processes) live in
-:attr:`ExperimentsPage.controls`, which the Logistics tab shows in the right dock.
+The run parameters (values, approaches, worlds, seed, processes) live in the right dock's
+:attr:`ExperimentsPage.controls`.
 
 A little over 600 lines: the benchmark form, its run and the six result plots with their
 checks table form one page.
@@ -94,8 +94,7 @@ APPROACH_TIPS = {
     "bestfirst": "Hop-by-hop broadcast: the nearest agent takes the package (can loop).",
     "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
               "exact local plans.",
-    "simplified": "Thesis 4.5.4: exact public crossing lengths, Dijkstra at the origin, one "
-                  "message per center on the path.",
+    "simplified": "Thesis 4.5.4: exact public crossing lengths, Dijkstra, a message per center.",
 }
 PARAM_LABELS = BENCH_PARAM_LABELS
 #: plot key -> (title, y label)
