@@ -13,8 +13,7 @@ The plots and tables are drawn from the run's *summary* (rows of means and CIs, 
 the same dict that is stored in the project's :class:`~core.project.model.RunRecord` (kind
 ``plan-bench``), so a recorded benchmark redraws identically after reloading.
 
-The run parameters (values, approaches, worlds, seed, processes) live in the right dock's
-:attr:`ExperimentsPage.controls`.
+The run parameters live in the right dock's :attr:`ExperimentsPage.controls`.
 
 A little over 600 lines: the benchmark form, its run and the six result plots with their
 checks table form one page.
