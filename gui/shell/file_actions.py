@@ -1,24 +1,30 @@
-"""The window's file actions on models: File ▸ Import MDP… and File ▸ Export MDP….
+"""The window's file actions: Save, Save As, the unsaved-changes question, Open Recent,
+crash recovery (:class:`FileActions`), File ▸ Import MDP… and File ▸ Export MDP….
 
-Functions of the window (``window.document``, ``window.settings``, ``window.log_panel``, its
-status bar) so that :class:`gui.shell.main_window.MainWindow` keeps only the wiring; a failure
-is a dialog and the document is untouched.
+They work on the window (``window.document``, ``window.settings``, ``window.log_panel``,
+``window.autosave``, its status bar) so that :class:`gui.shell.main_window.MainWindow` keeps
+only the wiring; a failure is a dialog and the document is untouched. The dialogs are module
+functions that tests replace (:func:`ask_save_changes`, :func:`ask_recover`).
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from core.common import InputError
 from gui.shell.document import PROJECT_STACK
 from gui.shell.widgets import open_failure_text
 
-__all__ = ["MDP_FILTERS", "safe_file_stem", "import_mdp", "export_mdp"]
+__all__ = ["MDP_FILTERS", "PROJECT_SUFFIX", "safe_file_stem", "import_mdp", "export_mdp",
+           "FileActions", "ask_save_changes", "ask_recover"]
 
 MDP_FILTERS = "MDP JSON (*.mdp.json);;MDP arrays (*.mdp.npz)"
+PROJECT_SUFFIX = ".privplan.json"
 
 
 def safe_file_stem(name: str) -> str:
@@ -89,3 +95,146 @@ def export_mdp(window: Any, mdp_id: str | None = None, path: str | None = None) 
     window.log_panel.info(f"exported {mdp_id} to {path}")
     window.statusBar().showMessage(f"Exported {path}", 5000)
     return True
+
+
+def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
+    """Save / Discard / Cancel for unsaved changes (tests replace this function)."""
+    return QMessageBox.question(
+        parent, "Unsaved changes", f"The project “{name}” has unsaved changes.\n\n"
+        "Save them before closing it?",
+        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+
+
+def ask_recover(parent: QWidget, recovery) -> str:
+    """"recover", "discard" or "later" for a recovery copy (tests replace this function)."""
+    where = (f"of the project file\n{recovery.original}" if recovery.original
+             else "of a project that was never saved")
+    box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?",
+                      f"PrivPlan did not close normally. A copy of “{recovery.name}” with "
+                      f"unsaved changes was autosaved at {recovery.saved}, {where}.\n\n"
+                      "Recover it? (Discard deletes the copy; Later keeps it for next time.)",
+                      parent=parent)
+    recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+    discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton("Later", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(recover)
+    box.exec()
+    clicked = box.clickedButton()
+    return "recover" if clicked is recover else "discard" if clicked is discard else "later"
+
+
+class FileActions:
+    """Save, Save As, Open Recent and crash recovery of ``window`` (a MainWindow)."""
+
+    def __init__(self, window: Any) -> None:
+        self._window = window
+
+    def fill_recent_menu(self) -> None:
+        menu = self._window.recent_menu
+        menu.clear()
+        files = self._window.settings.recent_files
+        for i, f in enumerate(files, 1):
+            a = menu.addAction(f"&{i} {Path(f).name}", functools.partial(self.open_recent, f))
+            a.setToolTip(f)
+            a.setStatusTip(f)
+        if not files:
+            menu.addAction("(no recent files)").setEnabled(False)
+        menu.addSeparator()
+        menu.addAction("Clear Recent Files", self._window.settings.clear_recent_files)
+
+    def open_recent(self, path: str) -> bool:
+        """Open a recent file (asks about unsaved changes first; forgets missing files)."""
+        if not os.path.exists(path):
+            self._window.settings.remove_recent_file(path)
+            self._window.report_open_error(
+                f"{path}: file not found (removed from the recent files)")
+            return False
+        if not self.maybe_save():
+            return False
+        return self._window.open_path(path)
+
+    def offer_recovery(self) -> bool:
+        """After a crash: offer the autosaved copies; True if one was recovered."""
+        from core.project import discard, load_recovery
+
+        for rec in self._window.autosave.recoverable():
+            answer = ask_recover(self._window, rec)
+            if answer == "discard":
+                discard(rec)
+                self._window.log_panel.info(f"discarded the recovery copy of “{rec.name}”")
+                continue
+            if answer != "recover":
+                continue
+            if not self.maybe_save():
+                return False
+            try:
+                project = load_recovery(rec)
+            except Exception as exc:  # noqa: BLE001 - any failure: a dialog
+                self._window.report_open_error("the recovery copy cannot be read: "
+                                        + open_failure_text(exc, rec.path))
+                continue
+            path = rec.original if rec.original and os.path.isdir(
+                os.path.dirname(rec.original)) else None
+            if path is not None:  # Save merges what was recorded into it meanwhile
+                from core.project.store import adopt_file
+
+                adopt_file(project, path)
+            self._window.document.replace_project(project, path)
+            self._window.document.mark_unsaved()  # recovered changes are unsaved changes
+            self._window.autosave.adopt(rec)
+            self._window.log_panel.info(f"recovered “{rec.name}” from the copy autosaved at "
+                                f"{rec.saved}" + (f"; Save writes {path}" if path else ""))
+            return True
+        return False
+
+    def save(self) -> bool:
+        if self._window.document.path is None:
+            return self.save_as()
+        return self.save_to(self._window.document.path)
+
+    def save_as(self) -> bool:
+        folder = (str(Path(self._window.document.path).parent) if self._window.document.path
+                  else self._window.settings.last_dir)
+        suggested = str(Path(folder or ".") / (safe_file_stem(self._window.document.display_name)
+                                               + PROJECT_SUFFIX))
+        path, _ = QFileDialog.getSaveFileName(self._window, "Save project as", suggested,
+                                              "PrivPlan project (*.privplan.json)")
+        if not path:
+            return False
+        if not path.lower().endswith(PROJECT_SUFFIX):
+            path = (path[:-5] if path.lower().endswith(".json") else path) + PROJECT_SUFFIX
+        return self.save_to(path)
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        """Save atomically (temp file + rename) and mark the document clean; runs and ledger
+        entries another program recorded into the file meanwhile are merged in, never lost
+        (:mod:`gui.shell.saving`)."""
+        from gui.shell.saving import save_document_to
+
+        path = str(path)
+        try:
+            if not save_document_to(self._window, self._window.document, path):
+                self._window.log_panel.info(f"not saved: {path} was changed by another program")
+                return False
+        except (InputError, OSError, ValueError) as exc:
+            self._window.log_panel.error(f"cannot save {path}: {exc}")
+            QMessageBox.critical(self._window, "Cannot save",
+                                 f"The project was not saved.\n\n{exc}")
+            return False
+        self._window.document.mark_saved(path)
+        self._window.autosave.discard()
+        self._window.settings.last_dir = str(Path(path).parent)
+        self._window.settings.add_recent_file(path)
+        self._window.log_panel.info(f"saved {path}")
+        self._window.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current project (saved, discarded or clean)."""
+        if not self._window.document.is_dirty:
+            return True
+        answer = ask_save_changes(self._window, self._window.document.display_name)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard

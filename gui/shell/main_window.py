@@ -57,7 +57,13 @@ from gui.shell import file_actions
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
-from gui.shell.file_actions import MDP_FILTERS, safe_file_stem
+from gui.shell.file_actions import (
+    MDP_FILTERS,
+    PROJECT_SUFFIX,
+    FileActions,
+    ask_recover,
+    ask_save_changes,
+)
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
@@ -72,7 +78,6 @@ from gui.shell.workspace import Workspace
 __all__ = ["MainWindow", "ask_save_changes", "ask_recover", "read_project_file", "OPEN_FILTERS",
            "PROJECT_SUFFIX", "MDP_FILTERS", "BACKGROUND_BYTES"]
 
-PROJECT_SUFFIX = ".privplan.json"
 BACKGROUND_BYTES = 4_000_000  # files (with their sidecars) larger than this open in a worker
 OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.npz);;"
                 "PrivPlan projects (*.privplan.json);;MDP files (*.mdp.json *.mdp.npz);;"
@@ -89,33 +94,6 @@ experiment</i> is reproducible and meant for studying the method — it is not a
 release. Quantities marked <i>oracle view</i> (V, |V̄ − V|) are computed from the true
 model, which the private algorithm never sees: never publish them as private results.
 The four-startups model is an illustrative placeholder, not the paper's model.</p>"""
-
-
-def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
-    """Save / Discard / Cancel for unsaved changes (tests replace this function)."""
-    return QMessageBox.question(
-        parent, "Unsaved changes", f"The project “{name}” has unsaved changes.\n\n"
-        "Save them before closing it?",
-        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-        | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
-
-
-def ask_recover(parent: QWidget, recovery) -> str:
-    """"recover", "discard" or "later" for a recovery copy (tests replace this function)."""
-    where = (f"of the project file\n{recovery.original}" if recovery.original
-             else "of a project that was never saved")
-    box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved changes?",
-                      f"PrivPlan did not close normally. A copy of “{recovery.name}” with "
-                      f"unsaved changes was autosaved at {recovery.saved}, {where}.\n\n"
-                      "Recover it? (Discard deletes the copy; Later keeps it for next time.)",
-                      parent=parent)
-    recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
-    discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
-    box.addButton("Later", QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(recover)
-    box.exec()
-    clicked = box.clickedButton()
-    return "recover" if clicked is recover else "discard" if clicked is discard else "later"
 
 
 def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
@@ -271,6 +249,7 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
+        self.file_actions = FileActions(self)  # Save, Save As, Open Recent, recovery
         self._create_actions()
         self._create_menus_and_toolbar()
         self._create_status_bar()
@@ -785,30 +764,14 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, "Cannot open file", message)
 
     def _fill_recent_menu(self) -> None:
-        menu = self.recent_menu
-        menu.clear()
-        files = self._settings.recent_files
-        for i, f in enumerate(files, 1):
-            a = menu.addAction(f"&{i} {Path(f).name}", functools.partial(self.open_recent, f))
-            a.setToolTip(f)
-            a.setStatusTip(f)
-        if not files:
-            menu.addAction("(no recent files)").setEnabled(False)
-        menu.addSeparator()
-        menu.addAction("Clear Recent Files", self._settings.clear_recent_files)
+        self.file_actions.fill_recent_menu()
 
     def add_recent_file(self, path: str) -> None:
         self._settings.add_recent_file(path)
 
     def open_recent(self, path: str) -> bool:
         """Open a recent file (asks about unsaved changes first; forgets missing files)."""
-        if not os.path.exists(path):
-            self._settings.remove_recent_file(path)
-            self.report_open_error(f"{path}: file not found (removed from the recent files)")
-            return False
-        if not self._maybe_save():
-            return False
-        return self.open_path(path)
+        return self.file_actions.open_recent(path)
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
@@ -820,87 +783,21 @@ class MainWindow(QMainWindow):
 
     def offer_recovery(self) -> bool:
         """After a crash: offer the autosaved copies; True if one was recovered."""
-        from core.project import discard, load_recovery
-
-        for rec in self.autosave.recoverable():
-            answer = ask_recover(self, rec)
-            if answer == "discard":
-                discard(rec)
-                self.log_panel.info(f"discarded the recovery copy of “{rec.name}”")
-                continue
-            if answer != "recover":
-                continue
-            if not self._maybe_save():
-                return False
-            try:
-                project = load_recovery(rec)
-            except Exception as exc:  # noqa: BLE001 - any failure: a dialog
-                self.report_open_error("the recovery copy cannot be read: "
-                                        + open_failure_text(exc, rec.path))
-                continue
-            path = rec.original if rec.original and os.path.isdir(
-                os.path.dirname(rec.original)) else None
-            if path is not None:  # Save merges what was recorded into it meanwhile
-                from core.project.store import adopt_file
-
-                adopt_file(project, path)
-            self._document.replace_project(project, path)
-            self._document.mark_unsaved()  # recovered changes are unsaved changes
-            self.autosave.adopt(rec)
-            self.log_panel.info(f"recovered “{rec.name}” from the copy autosaved at "
-                                f"{rec.saved}" + (f"; Save writes {path}" if path else ""))
-            return True
-        return False
+        return self.file_actions.offer_recovery()
 
     def save(self) -> bool:
-        if self._document.path is None:
-            return self.save_as()
-        return self.save_to(self._document.path)
+        return self.file_actions.save()
 
     def save_as(self) -> bool:
-        folder = (str(Path(self._document.path).parent) if self._document.path
-                  else self._settings.last_dir)
-        suggested = str(Path(folder or ".") / (safe_file_stem(self._document.display_name)
-                                               + PROJECT_SUFFIX))
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", suggested,
-                                              "PrivPlan project (*.privplan.json)")
-        if not path:
-            return False
-        if not path.lower().endswith(PROJECT_SUFFIX):
-            path = (path[:-5] if path.lower().endswith(".json") else path) + PROJECT_SUFFIX
-        return self.save_to(path)
+        return self.file_actions.save_as()
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
-        """Save atomically (temp file + rename) and mark the document clean; runs and ledger
-        entries another program recorded into the file meanwhile are merged in, never lost
-        (:mod:`gui.shell.saving`)."""
-        from gui.shell.saving import save_document_to
-
-        path = str(path)
-        try:
-            if not save_document_to(self, self._document, path):
-                self.log_panel.info(f"not saved: {path} was changed by another program")
-                return False
-        except (InputError, OSError, ValueError) as exc:
-            self.log_panel.error(f"cannot save {path}: {exc}")
-            QMessageBox.critical(self, "Cannot save", f"The project was not saved.\n\n{exc}")
-            return False
-        self._document.mark_saved(path)
-        self.autosave.discard()
-        self._settings.last_dir = str(Path(path).parent)
-        self._settings.add_recent_file(path)
-        self.log_panel.info(f"saved {path}")
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
+        """Save atomically and mark the document clean, merging what others recorded."""
+        return self.file_actions.save_to(path)
 
     def _maybe_save(self) -> bool:
         """True when it is fine to drop the current project (saved, discarded or clean)."""
-        if not self._document.is_dirty:
-            return True
-        answer = ask_save_changes(self, self._document.display_name)
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        return self.file_actions.maybe_save()
 
     def open_settings(self) -> bool:
         """Edit ▸ Settings…; returns True when the settings were applied (OK)."""

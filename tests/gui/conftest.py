@@ -61,7 +61,7 @@ def no_save_prompt(monkeypatch):
     """Closing a window with unsaved changes must not block on a dialog."""
     from PySide6.QtWidgets import QMessageBox
 
-    import gui.shell.main_window
+    import gui.shell.file_actions
 
     answers: list[str] = []
 
@@ -69,7 +69,7 @@ def no_save_prompt(monkeypatch):
         answers.append(name)
         return QMessageBox.StandardButton.Discard
 
-    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes", discard)
+    monkeypatch.setattr(gui.shell.file_actions, "ask_save_changes", discard)
     return answers
 
 

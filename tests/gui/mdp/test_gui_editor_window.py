@@ -150,7 +150,7 @@ def test_large_file_opens_in_the_background(qtbot, window, tmp_path):
 
 def test_autosave_and_recovery_after_a_crash(qtbot, drawing, tmp_path, recovery_dir,
                                              monkeypatch):
-    import gui.shell.main_window
+    import gui.shell.file_actions
     from gui.shell.main_window import MainWindow
     from gui.shell.preview import example_document
 
@@ -168,7 +168,7 @@ def test_autosave_and_recovery_after_a_crash(qtbot, drawing, tmp_path, recovery_
     qtbot.addWidget(other)
     assert [r.path for r in other.autosave.recoverable()] == [rec.path]
     asked = []
-    monkeypatch.setattr(gui.shell.main_window, "ask_recover",
+    monkeypatch.setattr(gui.shell.file_actions, "ask_recover",
                         lambda parent, r: asked.append(r.name) or "recover")
     assert other.offer_recovery()
     assert asked == ["Untitled"]
@@ -182,7 +182,7 @@ def test_autosave_and_recovery_after_a_crash(qtbot, drawing, tmp_path, recovery_
 
 def test_recovery_can_be_discarded_and_close_cleans_up(qtbot, drawing, recovery_dir,
                                                        monkeypatch):
-    import gui.shell.main_window
+    import gui.shell.file_actions
     from gui.shell.main_window import MainWindow
     from gui.shell.preview import example_document
 
@@ -193,9 +193,9 @@ def test_recovery_can_be_discarded_and_close_cleans_up(qtbot, drawing, recovery_
     assert len(list_recoverable(recovery_dir)) == 1
     other = MainWindow(example_document())
     qtbot.addWidget(other)
-    monkeypatch.setattr(gui.shell.main_window, "ask_recover", lambda parent, r: "later")
+    monkeypatch.setattr(gui.shell.file_actions, "ask_recover", lambda parent, r: "later")
     assert not other.offer_recovery() and len(list_recoverable(recovery_dir)) == 1
-    monkeypatch.setattr(gui.shell.main_window, "ask_recover", lambda parent, r: "discard")
+    monkeypatch.setattr(gui.shell.file_actions, "ask_recover", lambda parent, r: "discard")
     assert not other.offer_recovery() and list_recoverable(recovery_dir) == []
     other.discard_and_close()
     ws.mdp_view.add_state_at((100.0, 0.0))

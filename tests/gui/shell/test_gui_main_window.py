@@ -160,15 +160,15 @@ def test_tree_double_click_reopens_workspace(window):
 
 
 def test_close_asks_about_unsaved_changes(qtbot, window, monkeypatch):
-    import gui.shell.main_window
+    import gui.shell.file_actions
 
     doc = window.document
     doc.push(RenameProjectCommand(doc, "changed"))
-    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes",
+    monkeypatch.setattr(gui.shell.file_actions, "ask_save_changes",
                         lambda parent, name: QMessageBox.StandardButton.Cancel)
     assert window.close() is False
     assert window.isVisible()
-    monkeypatch.setattr(gui.shell.main_window, "ask_save_changes",
+    monkeypatch.setattr(gui.shell.file_actions, "ask_save_changes",
                         lambda parent, name: QMessageBox.StandardButton.Discard)
     assert window.close() is True
 
