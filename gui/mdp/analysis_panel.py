@@ -657,11 +657,9 @@ class AnalysisPanel(QWidget):
 
         assert isinstance(result, SweepResult)
         record = sweep_run_record(self._document.project, self._mdp_id, params, result)
-        stack = self._document.stack(self._stack_key)
-        stack.beginMacro(f"Record {record.kind} {record.id}")
+        # recorded outside the undo history (ProjectDocument.record): not undoable
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_sweep(self._document, self._mdp_id, result, source=record.id)
-        stack.endMacro()
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
 
@@ -681,8 +679,6 @@ class AnalysisPanel(QWidget):
         record = RunRecord(id=self._document.project.new_run_id(), kind="bounds",
                            target=self._mdp_id, params=params, summary=summary,
                            mode=result.mode, seed=result.seed)
-        stack = self._document.stack(self._stack_key)
-        stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         if privacy is not None:
             entry = record_mdp_release(self._document, self._mdp_id, privacy, k=result.k,
@@ -691,7 +687,6 @@ class AnalysisPanel(QWidget):
                 self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
                                                     "finite (ε, δ) guarantee — "
                                                     f"{privacy.epsilon_reason}")
-        stack.endMacro()
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")
         self.status_label.setText(

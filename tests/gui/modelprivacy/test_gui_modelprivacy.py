@@ -41,9 +41,9 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
     assert "DP-SGD" in panel.table.item(0, 0).text()
     html = panel.summary_view.toHtml()
     assert "Guarantee" in html and "seed 3" in html
-    # undo removes the run and its ledger entry; the panel falls back to the empty state
+    # issue 26 §7: undo leaves the run and its ledger entry (a release is not un-spent)
     example_doc.stack("model privacy").undo()
-    assert len(example_doc.project.ledger) == n_ledger and panel.summary is None
+    assert len(example_doc.project.ledger) == n_ledger + 1 and panel.summary is not None
 
 
 def test_comparison_table_and_show_again(qtbot, panel, example_doc):
