@@ -132,8 +132,9 @@ class SharingPanel(ToolPanel):
         self._show_empty()
 
     # ------------------------------------------------------------------ construction
-    def _spin(self, key: str, value: float, lo: float, hi: float, *, log: bool = False) -> Any:
-        w = SciSpinBox(self, minimum=lo, maximum=hi, value=value,
+    def _spin(self, key: str, value: float, lo: float, hi: float, *, log: bool = False,
+              label: str = "") -> Any:
+        w = SciSpinBox(self, minimum=lo, maximum=hi, value=value, name=label or key,
                        log_step=2.0 if log else None, step=0.01 if hi <= 1 else 0.1)
         w.setToolTip(TOOLTIPS[key])
         return w
@@ -183,7 +184,7 @@ class SharingPanel(ToolPanel):
                 ("eta", "η", 0.1, 1e-6, 1.0, True), ("lb", "L·b", 0.05, 0.0, 10.0, False),
                 ("delta", "target δ / query", 1e-3, 1e-12, 0.5, True),
                 ("tau", "fixed τ", 1e-3, 1e-300, 0.5, True)):
-            w = self._spin(key, value, lo, hi, log=log)
+            w = self._spin(key, value, lo, hi, log=log, label=label)
             self.fields[key] = w
             lab: QWidget
             if key == "tau":
@@ -196,7 +197,7 @@ class SharingPanel(ToolPanel):
             else:
                 lab = QLabel(label, mech)
                 lab.setToolTip(TOOLTIPS[key])
-            g.addRow(lab, w)
+            g.addRow(lab, w.with_note())
         self.bound_combo = QComboBox(mech)
         self.bound_combo.addItem("exact profile (certified)", "profile")
         self.bound_combo.addItem("eq. 12 (paper)", "paper")
@@ -213,11 +214,11 @@ class SharingPanel(ToolPanel):
                                                         False),
                 ("budget_e", "budget E", 1e4, 0.0, 1e9, True),
                 ("budget_d", "budget D", 0.9, 0.0, 0.999999, False)):
-            w = self._spin(key, value, lo, hi, log=log)
+            w = self._spin(key, value, lo, hi, log=log, label=label)
             self.fields[key] = w
             lab = QLabel(label, stud)
             lab.setToolTip(TOOLTIPS[key])
-            h.addRow(lab, w)
+            h.addRow(lab, w.with_note())
         self.student_checks: dict[str, QCheckBox] = {}
         grid = QGridLayout()
         for i, kind in enumerate(STUDENTS):

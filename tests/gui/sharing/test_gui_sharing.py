@@ -212,3 +212,20 @@ def test_the_budget_covers_every_run_and_the_project_spend(qtbot, panel):
     assert text.startswith("<b>teacher's total over all 6 noisy student runs")
     assert "already spent" in text and "(1000, 0.9)" in text
     assert panel.ledger_table.horizontalHeaderItem(6).text() == "ε total (all runs)"
+
+
+def test_a_typed_k0_out_of_range_is_refused_beside_the_field(qtbot, panel):
+    """Issue 26 §7: k₀ = −1 used to become 0.001 silently; now the field keeps 5 and the
+    note under it says why."""
+    from PySide6.QtCore import Qt
+
+    spin = panel.fields["k0"]
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "-1")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 5.0
+    assert spin.note.isVisible()
+    assert "k₀ = -1 refused" in spin.note.text() and "kept 5" in spin.note.text()
+    qtbot.keyClicks(spin.lineEdit(), "0")  # the next edit clears the note
+    assert not spin.note.isVisible()
