@@ -71,6 +71,17 @@ def test_tab_opens_from_the_window_with_a_teaching_empty_state(window, qtbot):
     window.close_tool("logistics")
 
 
+def test_add_a_map_first_clears_once_a_map_exists(panel):
+    """Issue 26 §7: the refusal "add a map first" did not go away after a map was added."""
+    assert not panel.run()
+    assert "add a map first" in panel.planner.run_problem
+    assert not panel.planner.run_message.isHidden()
+    panel.empty_fig41_button.click()  # the empty state's button adds the map
+    assert panel.current_entry() is not None
+    assert panel.planner.run_problem == ""
+    assert panel.planner.run_message.isHidden()
+
+
 def test_fig41_is_added_by_an_undoable_command(panel):
     doc = panel._document
     assert panel.load_fig41() == "map-1"
