@@ -257,6 +257,16 @@ def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
     assert cg.arc_count == len(r.center_graph) == cg.table.rowCount()
     assert cg.chosen[0][0] == ORIGIN and cg.chosen[-1][1] == GOAL
     assert [a for _f, _t, a in cg.chosen][-1] == "f"
+    # issue 26 §5: estimates far above any true length (a noisy walk) are explained
+    origin = fig41().agent_of("a2")
+    exact = [w for _f, t, a, w in r.center_graph if a == origin and t != GOAL and w > 0]
+    far = [w for _f, t, a, w in r.center_graph
+           if a != origin and t != GOAL and w > 100 * max(exact)]
+    caption = " ".join(cg.caption.text().split())
+    assert far, "this seeded plan has estimates far above the true lengths (as in the issue)"
+    assert "How to read an estimate" in caption and f"{len(far)} here are over 100×" in caption
+    sources = [cg.table.item(i, 4).text() for i in range(cg.table.rowCount())]
+    assert sum("rarely gets there" in x for x in sources) == len(far)
     # the ledger: one row per agent, roles and ε by mechanism
     rows = {row["agent"]: row for row in p.results.ledger.rows}
     assert set(rows) == set(fig41().agents)
