@@ -229,3 +229,18 @@ def test_a_typed_k0_out_of_range_is_refused_beside_the_field(qtbot, panel):
     assert "k₀ = -1 refused" in spin.note.text() and "kept 5" in spin.note.text()
     qtbot.keyClicks(spin.lineEdit(), "0")  # the next edit clears the note
     assert not spin.note.isVisible()
+
+
+def test_the_tab_fits_the_middle_of_a_1366x768_window(qtbot, panel):
+    """Issue 26 §4: at 1366×768 (docks open: ~790×640 for the tab) the page needed 880 px
+    (titles and plots cut by the tab's scroll area) and Run sat below the fold."""
+    from gui.shell.plots import readability_problems
+
+    assert panel.minimumSizeHint().width() <= 760
+    panel.resize(790, 640)
+    qtbot.wait(20)
+    run = panel.run_controls.run_button
+    top_left = run.mapTo(panel, run.rect().topLeft())
+    assert run.isVisible() and 0 <= top_left.y() and top_left.y() + run.height() <= panel.height() <= 640
+    for plot in (panel.curve_plot, panel.eps_plot, panel.delta_plot, panel.radius_plot):
+        assert not [p for p in readability_problems(plot) if "title" in p], plot
