@@ -126,3 +126,22 @@ def test_a_release_past_the_budget_asks_and_no_records_and_shows_nothing(qtbot, 
     assert len(example_doc.project.runs) == n_runs
     assert len(example_doc.project.ledger) == n_ledger
     assert panel.summary is None  # nothing shown
+
+
+def test_the_roc_is_whole_in_a_1366x768_window(qtbot, window):
+    """Issue 26 §4: after a study at 1366×768 the ROC was cut at the right by the tab's
+    scroll area (no 1.0 tick, legend "One-parameter defe"): the page was wider than its tab."""
+    from gui.shell.plots import readability_problems
+
+    window.resize(1366, 768)
+    panel = window.open_tool("modelprivacy")
+    panel.set_parameters(data="wine", victim="ffnn", defense="dpsgd", epsilon=2.0, seed=3,
+                         shadows=2)
+    _wait(qtbot, panel, panel.run)
+    qtbot.wait(50)
+    area = window.tabs.scroll_area(window.tabs.indexOf(panel))
+    viewport = area.viewport()
+    for plot in (panel.roc_plot, panel.eps_plot):
+        right = plot.mapTo(viewport, plot.rect().topRight()).x()
+        assert right <= viewport.width(), (plot, right, viewport.width())
+        assert not [p for p in readability_problems(plot) if "title" in p]
