@@ -48,8 +48,8 @@ from typing import Any
 
 from core.common.errors import InputError
 
-__all__ = ["read_json", "loads_strict", "describe_bytes", "MAX_DEPTH", "MAX_BYTES",
-           "JSON_EXPANSION"]
+__all__ = ["read_json", "loads_strict", "json_problem", "describe_bytes", "MAX_DEPTH",
+           "MAX_BYTES", "JSON_EXPANSION"]
 
 #: Deepest nesting of arrays and objects accepted (PrivPlan's own files nest < 10 deep).
 MAX_DEPTH = 200
@@ -131,6 +131,41 @@ def _depth(text: str) -> int:
     return int(np.cumsum(step).max(initial=0))
 
 
+
+#: the json module's messages that end in "… at" (their position is given separately)
+_CUT_MESSAGES = {"Unterminated string starting at": "a string starts here and is never closed",
+                 "Invalid control character at": "a control character inside a string "
+                                                 "(escape it, e.g. \\n)",
+                 "Extra data": "more text after the JSON value"}
+
+
+def json_problem(exc: json.JSONDecodeError, text: str) -> str:
+    """A whole sentence for a JSON syntax error (the json module's own messages such as
+    "Unterminated string starting at" end mid-sentence; the position is said before it).
+
+    Parameters
+    ----------
+    exc : json.JSONDecodeError
+        The error.
+    text : str
+        The text that was parsed.
+
+    Returns
+    -------
+    str
+        The problem, ending with a full stop; a text that ends before the JSON is complete
+        says so ("the file ends early: truncated?").
+    """
+    msg = _CUT_MESSAGES.get(exc.msg, exc.msg)
+    if msg.endswith(" at"):
+        msg = msg[:-3]
+    msg = msg[:1].lower() + msg[1:]
+    truncated = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip())
+    if truncated and exc.msg != "Extra data":
+        msg += "; the text ends before the JSON is complete (a truncated file?)"
+    return msg + "."
+
+
 def loads_strict(text: str, *, file: str | None = None) -> Any:
     """Parse JSON text strictly (finite numbers, bounded depth).
 
@@ -159,8 +194,8 @@ def loads_strict(text: str, *, file: str | None = None) -> Any:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                         file=file) from None
+        raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: "
+                         f"{json_problem(exc, text)}", file=file) from None
     except _NonFinite as exc:
         token = str(exc.args[0])
         pat = re.escape(token.rstrip("…")) if token.endswith("…") else \

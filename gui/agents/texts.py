@@ -119,11 +119,16 @@ def comarl_html(s: Mapping[str, Any], run_id: str | None) -> str:
     """The summary of a PE-VDN training."""
     eps = s.get("epsilon")
     parts = [f"<h3>PE-VDN, {s.get('agents')} agents</h3>",
-             f"<p>team return (last 10 %): <b>{_f(s.get('team_return'))}</b>; plain VDN "
-             f"{_f(s.get('central_team_return'))}</p>",
-             f"<p>largest |A<sub>PE</sub> − A<sub>central</sub>| on the same tables: "
-             f"{_f(s.get('pe_vs_central_max_diff'), '.2e')} (bound "
-             f"{_f(s.get('pe_vs_central_bound'), '.0e')})</p>",
+             f"<p><b>Learning</b> — mean team return per episode over the last 10 % of "
+             f"episodes: PE-VDN <b>{_f(s.get('team_return'))}</b>, plain VDN "
+             f"{_f(s.get('central_team_return'))}. Two separate trainings from the same seed: "
+             "their exploration parts at the first tiny rounding difference, so these two "
+             "differ by chance, not because secure summation learns worse.</p>",
+             f"<p><b>Secure summation vs central</b> — at every update of the PE-VDN training, "
+             "the coupling term A from the agents' secure sum against A computed centrally "
+             "on the same tables: largest |A<sub>PE</sub> − A<sub>central</sub>| = "
+             f"{_f(s.get('pe_vs_central_max_diff'), '.2e')}, the fixed-point encoding error "
+             f"(proven below {_f(s.get('pe_vs_central_bound'), '.0e')}).</p>",
              f"<p>time {_f(s.get('seconds'), '.2f')} s vs {_f(s.get('central_seconds'), '.2f')}"
              f" s for plain VDN: overhead ×{_f(s.get('overhead'), '.2f')}</p>",
              "<p>" + ("ε: unbounded — " + html.escape(str(s.get("epsilon_reason")))

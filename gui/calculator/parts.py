@@ -107,7 +107,10 @@ class ParameterRow:
         else:
             spin = SciSpinBox(panel, minimum=spec.minimum, maximum=spec.maximum,
                               value=spec.default, log_step=spec.log_step,
-                              step=0.01 if spec.maximum <= 1 else 1.0)
+                              step=0.01 if spec.maximum <= 1 else 1.0, name=spec.label)
+            spin.note_placed = True  # the row's message says it (below)
+            spin.refused.connect(self._on_refused)
+            spin.lineEdit().textEdited.connect(lambda _t: self._on_refused(""))
         spin.setMinimumWidth(78)
         spin.setAccelerated(True)
         self.spin = spin
@@ -123,6 +126,15 @@ class ParameterRow:
             w.setToolTip(self.tooltip)
         self.error: str = ""
         self.warning: str = ""
+        #: the last typed value the field refused (shown until the next edit)
+        self.refusal: str = ""
+        self.slider.moved_by_user.connect(lambda: self._on_refused(""))
+
+    def _on_refused(self, message: str) -> None:
+        if message == self.refusal:
+            return
+        self.refusal = message
+        self.show_message(error=self.error, warning=self.warning)
 
     def value(self) -> float:
         return float(self.spin.value())
@@ -145,11 +157,15 @@ class ParameterRow:
             self.spin.setToolTip(f"Warning: {detail or warning}\n\n{self.tooltip}")
             self.message.setText(f"⚠ {warning}")
             self.message.setStyleSheet(f"color: {WARNING_COLOUR};")
+        elif self.refusal:  # a typed value refused: the field kept its value, says so
+            self.spin.setToolTip(f"{self.refusal}\n\n{self.tooltip}")
+            self.message.setText(f"✖ {self.refusal}")
+            self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
         else:
             self.spin.setToolTip(self.tooltip)
             self.message.clear()
-        self.message.setToolTip(error or detail or warning)
-        self.message.setVisible(bool(error or warning))
+        self.message.setToolTip(error or detail or warning or self.refusal)
+        self.message.setVisible(bool(error or warning or self.refusal))
 
 
 def fmt_value(x: float | None, digits: int = 5) -> str:

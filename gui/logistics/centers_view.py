@@ -116,14 +116,21 @@ class CenterGraphTab(QWidget):
                 else:
                     pos[n] = wpos[n]
 
-        def source(s: str, t: str, ag: str) -> str:
+        # the origin's exact lengths: the scale against which an estimate is read
+        exact = [w for s, t, ag, w in arcs if ag == origin_agent and t != GOAL and w > 0]
+        far = 100 * max(exact) if exact else math.inf
+
+        def source(s: str, t: str, ag: str, w: float = 0.0) -> str:
             if t == GOAL:
                 return ("exact goal leg (No-privacy)" if result.approach == "noprivacy" else
                         "goal leg unknown to the origin: 0")
             if ag == origin_agent:
                 return "exact, on the origin's own map"
-            return ("exact crossing shared by " + ag if result.approach == "noprivacy" else
-                    f"estimated from {ag}'s released probabilities")
+            if result.approach == "noprivacy":
+                return "exact crossing shared by " + ag
+            return (f"estimated from {ag}'s released probabilities"
+                    + ("; over 100× the origin's longest exact arc: a walk on the noisy "
+                       "probabilities rarely gets there" if w > far else ""))
 
         scene = self.view.graphics_scene
         self.view.hide_empty()
@@ -152,7 +159,7 @@ class CenterGraphTab(QWidget):
             item.setPen(pen)
             item.setZValue(2 if on else 0)
             item.setToolTip(f"{self._name(s, result)} → {self._name(t, result)} via {ag}: "
-                            f"{fmt_estimate(w)} ({source(s, t, ag)})")
+                            f"{fmt_estimate(w)} ({source(s, t, ag, w)})")
             scene.addItem(item)
             head = QGraphicsPathItem()
             hp = QPainterPath()
@@ -197,17 +204,26 @@ class CenterGraphTab(QWidget):
             self.table.insertRow(r)
             on = (s, t, ag) in chosen
             vals = (self._name(s, result), self._name(t, result), ag, fmt_estimate(w),
-                    source(s, t, ag), "✓" if on else "")
+                    source(s, t, ag, w), "✓" if on else "")
             for col, text in enumerate(vals):
                 self.table.setItem(r, col, make_cell(text, bold=on, align_right=col == 3))
         est = result.estimated_length
+        n_far = sum(1 for s, t, ag, w in arcs if ag != origin_agent and t != GOAL and w > far
+                    and result.approach == "dp")
         self.caption.setText(
             f"<b>Center graph of {html.escape(origin_agent)}</b> (Fig 4.6): {len(arcs)} arcs; "
             f"<span style='color:{PRIVATE_ACCENT}'>orange dashed</span> = estimated from "
             "released probabilities (in units of the origin's mean route length), dark = exact "
             "on its own map, dotted = the goal leg (unknown to the origin). The chosen route "
             f"is bold (estimated total {fmt_estimate(est) if est is not None else '–'}"
-            + (f"; its true length is {result.length:g}" if result.success else "") + ").")
+            + (f"; its true length is {result.length:g}" if result.success else "") + ")."
+            + (" <i>How to read an estimate:</i> it is computed from the released (noisy) "
+               "route probabilities alone — by default the expected number of steps of a "
+               "walk that follows them from one center to the next, times the origin's mean "
+               "road length. Noise can make that walk wander, "
+               "so an estimate may be many orders of magnitude above any true length "
+               f"({n_far} here are over 100× the origin's longest exact arc); the origin "
+               "only compares totals, and the smallest wins." if n_far else ""))
         self.view.fit_to_view()
 
 

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 __all__ = ["TaskPlanner"]
 
 
+#: why Run was refused without a map (cleared as soon as a map exists)
+NO_MAP_TEXT = "add a map first (fig41 or Generate world…)"
+
 class TaskPlanner:
     """The task picker, the planning run and its record (see the module docstring)."""
 
@@ -158,6 +161,9 @@ class TaskPlanner:
     # ================================================================== task picker
     def fill_task_picker(self) -> None:
         d = self._view.current_map()
+        if d is not None and self.run_problem == NO_MAP_TEXT:  # a stale refusal: a map exists
+            self.run_message.hide()
+            self.run_message.setText("")
         keep = (self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
                 self.goal_combo.currentData())
         self._view._syncing = True
@@ -291,7 +297,7 @@ class TaskPlanner:
         self.epsilon_field.clear_error()
         entry = self._view.current_entry()
         if entry is None:
-            return self._refuse_run("add a map first (fig41 or Generate world…)")
+            return self._refuse_run(NO_MAP_TEXT)
         world = entry.world  # validated when it entered the project
         d = entry.to_dict()
         origin = self.origin_combo.currentData()

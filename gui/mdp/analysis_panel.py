@@ -650,11 +650,9 @@ class AnalysisPanel(QWidget):
 
         assert isinstance(result, SweepResult)
         record = sweep_run_record(self._document.project, self._mdp_id, params, result)
-        stack = self._document.stack(self._stack_key)
-        stack.beginMacro(f"Record {record.kind} {record.id}")
+        # recorded outside the undo history (ProjectDocument.record): not undoable
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_sweep(self._document, self._mdp_id, result, source=record.id)
-        stack.endMacro()
         self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
                                   f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
 
@@ -662,8 +660,6 @@ class AnalysisPanel(QWidget):
         self._document.note_digest(self._mdp_id, extra["version"], release.digest)
         result, privacy = release.result, release.privacy
         record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
-        stack = self._document.stack(self._stack_key)
-        stack.beginMacro(f"Record {record.kind} {record.id}")
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_entries(self._document, entries, text=f"Record the release {record.id} of "
                        f"{self._mdp_id}", key=self._stack_key)
@@ -671,7 +667,6 @@ class AnalysisPanel(QWidget):
             self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
                                                 "finite (ε, δ) guarantee — "
                                                 f"{privacy.epsilon_reason}")
-        stack.endMacro()
         for w in result.warnings:
             self.message_logged.emit("WARNING", f"{record.id}: {w}")
         self.status_label.setText(

@@ -411,7 +411,10 @@ class SceneDrawing:
         below = f"r={reward:.3g}" + (f"  ↺{back:.2f}" if back is not None else "")
         colour = "#1A1A1A" if not faded else "#8A8A8A"
         for text, above in ((name, True), (below, False)):
+            # every action's name and reward are kept before probabilities (priority 0):
+            # a crowded one moves beside its dot (right, left, over/under) before it hides
             label = LodTextItem(text, None, point_size=9.5, bold=above, background=None,
+                                priority=3 if above else 2,
                                 colour=(PRIVATE_ACCENT if chosen and above else
                                         ERROR_COLOUR if problem and not above else colour))
             b = label.boundingRect()
@@ -422,6 +425,14 @@ class SceneDrawing:
             d = np.array([math.cos(math.radians(rot)), math.sin(math.radians(rot))])
             n = np.array([-d[1], d[0]])
             label.setPos(to_point(p + d * x0 + n * y0))
+            w, h, r0 = b.width(), b.height(), DOT_RADIUS + 3
+            yy = p[1] - h - 1 if above else p[1] + 1
+            label.placements = [(label.pos(), rot)] + [
+                (QPointF(x, y), 0.0) for x, y in (
+                    (p[0] + r0, yy), (p[0] - r0 - w, yy),
+                    (p[0] - w / 2, p[1] - r0 - h if above else p[1] + r0),
+                    (p[0] + r0, yy - h if above else yy + h),
+                    (p[0] - r0 - w, yy - h if above else yy + h))]
             label.setZValue(5)
             self._add(label)
 

@@ -207,11 +207,14 @@ class ModelPrivacyPanel(ToolPanel):
         self.empty_label = QLabel(EMPTY_TEXT, w)
         self.empty_label.setWordWrap(True)
         self.summary_view = QTextBrowser(w)
-        self.summary_view.setMinimumWidth(300)
-        self.roc_plot = make_plot("Attack ROC (victim's members vs non-members)",
-                                  "false positive rate", "true positive rate")
-        self.eps_plot = make_plot("MIA accuracy (solid) and test accuracy (dashed) against ε",
-                                  "ε (setting; one-parameter: per choice)", "accuracy")
+        self.summary_view.setMinimumWidth(220)
+        # titles and widths that fit a 1366×768 window with its docks (issue 26 §4)
+        self.roc_plot = make_plot("Attack ROC",
+                                  "false positive rate", "true positive rate",
+                                  min_size=(240, 190))
+        self.eps_plot = make_plot("MIA (solid), test (dashed) acc.",
+                                  "ε (one-parameter: per choice)", "accuracy",
+                                  min_size=(200, 190))
         self.table = QTableWidget(0, len(TABLE_COLUMNS), w)
         self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
         self.table.verticalHeader().setVisible(False)
@@ -220,8 +223,8 @@ class ModelPrivacyPanel(ToolPanel):
         top.addWidget(self.summary_view)
         top.addWidget(self.roc_plot)
         top.addWidget(self.eps_plot)
-        top.setStretchFactor(0, 3)
-        top.setStretchFactor(1, 2)
+        top.setStretchFactor(0, 2)  # the ROC gets as much room as the accuracy plot
+        top.setStretchFactor(1, 3)
         top.setStretchFactor(2, 3)
         lay.addWidget(self.empty_label)
         lay.addWidget(top, 3)

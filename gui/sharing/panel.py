@@ -98,14 +98,20 @@ class SharingPanel(ToolPanel):
         scroll.setWidget(setup)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(320)
+        scroll.setMinimumWidth(270)  # with the plots at 210: the page fits 1366×768's middle
         results = self._build_results()
+        left = QWidget(self)  # Run stays in sight below the form (issue 26 §4)
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(scroll, 1)
+        column.addLayout(self.run_controls.layout_row())
+        column.addWidget(self.message)
         split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(scroll)
+        split.addWidget(left)
         split.addWidget(results)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        split.setSizes([360, 1200])
+        split.setSizes([300, 1200])
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -130,8 +136,9 @@ class SharingPanel(ToolPanel):
         self._show_empty()
 
     # ------------------------------------------------------------------ construction
-    def _spin(self, key: str, value: float, lo: float, hi: float, *, log: bool = False) -> Any:
-        w = SciSpinBox(self, minimum=lo, maximum=hi, value=value,
+    def _spin(self, key: str, value: float, lo: float, hi: float, *, log: bool = False,
+              label: str = "") -> Any:
+        w = SciSpinBox(self, minimum=lo, maximum=hi, value=value, name=label or key,
                        log_step=2.0 if log else None, step=0.01 if hi <= 1 else 0.1)
         w.setToolTip(TOOLTIPS[key])
         return w
@@ -181,7 +188,7 @@ class SharingPanel(ToolPanel):
                 ("eta", "η", 0.1, 1e-6, 1.0, True), ("lb", "L·b", 0.05, 0.0, 10.0, False),
                 ("delta", "target δ / query", 1e-3, 1e-12, 0.5, True),
                 ("tau", "fixed τ", 1e-3, 1e-300, 0.5, True)):
-            w = self._spin(key, value, lo, hi, log=log)
+            w = self._spin(key, value, lo, hi, log=log, label=label)
             self.fields[key] = w
             lab: QWidget
             if key == "tau":
@@ -194,7 +201,7 @@ class SharingPanel(ToolPanel):
             else:
                 lab = QLabel(label, mech)
                 lab.setToolTip(TOOLTIPS[key])
-            g.addRow(lab, w)
+            g.addRow(lab, w.with_note())
         self.bound_combo = QComboBox(mech)
         self.bound_combo.addItem("exact profile (certified)", "profile")
         self.bound_combo.addItem("eq. 12 (paper)", "paper")
@@ -211,11 +218,11 @@ class SharingPanel(ToolPanel):
                                                         False),
                 ("budget_e", "budget E", 1e4, 0.0, 1e9, True),
                 ("budget_d", "budget D", 0.9, 0.0, 0.999999, False)):
-            w = self._spin(key, value, lo, hi, log=log)
+            w = self._spin(key, value, lo, hi, log=log, label=label)
             self.fields[key] = w
             lab = QLabel(label, stud)
             lab.setToolTip(TOOLTIPS[key])
-            h.addRow(lab, w)
+            h.addRow(lab, w.with_note())
         self.student_checks: dict[str, QCheckBox] = {}
         grid = QGridLayout()
         for i, kind in enumerate(STUDENTS):
@@ -261,12 +268,10 @@ class SharingPanel(ToolPanel):
             self._runner, box, run=self.run, cancel=self.cancel,
             run_text="▶ Run (F5)", run_tip="Run the teacher and the students (F5)",
             cancel_tip="Stop (Esc)", running_text="sharing…", clear_on_finish=False)
-        outer.addLayout(self.run_controls.layout_row())
-        self.message = QLabel(box)
+        self.message = QLabel(box)  # with Run, under the scrolled form (__init__)
         self.message.setWordWrap(True)
         self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.message.hide()
-        outer.addWidget(self.message)
         outer.addStretch(1)
         self._fill_envs()
         return box
@@ -274,18 +279,20 @@ class SharingPanel(ToolPanel):
     def _build_results(self) -> QWidget:
         box = QWidget(self)
         grid = QGridLayout(box)
-        self.curve_plot = make_plot("Learning curves (median, 85 % band)",
-                                    "iteration (roll-out)", "J(π) at s₀", parent=box)
+        self.curve_plot = make_plot("Learning, 85 % band",
+                                    "iteration (roll-out)", "J(π) at s₀", parent=box,
+                                    min_size=(210, 180))
         self.curve_legend = add_legend(self.curve_plot, "bottom-right")
-        self.eps_plot = make_plot("ε per query (eq. 12)", "k", "ε", parent=box)
+        self.eps_plot = make_plot("ε per query (eq. 12)", "k", "ε", parent=box,
+                                  min_size=(210, 180))
         self.eps_plot.setLogMode(x=True, y=False)
         self.eps_legend = add_legend(self.eps_plot, "top-left")
-        self.delta_plot = make_plot("δ per query (Monte Carlo, eq. 6)", "k", "δ",
-                                    parent=box)
+        self.delta_plot = make_plot("δ per query (MC, eq. 6)", "k", "δ", parent=box,
+                                    min_size=(210, 180))
         self.delta_plot.setLogMode(x=True, y=False)
         self.delta_legend = add_legend(self.delta_plot, "top-right")
-        self.radius_plot = make_plot("Loss radius vs radii that hold", "k",
-                                     "‖Dir_k(π) − π‖₂", parent=box)
+        self.radius_plot = make_plot("Loss radius vs radii", "k", "‖Dir_k(π) − π‖₂",
+                                     parent=box, min_size=(210, 180))
         self.radius_plot.setLogMode(x=True, y=False)
         self.radius_legend = add_legend(self.radius_plot, "top-right")
         self.ternary_plot = make_plot("Shared policies (m = 3)", "", "", parent=box)

@@ -45,6 +45,9 @@ class LodTextItem(QGraphicsSimpleTextItem):
                  background: QColor | None = LABEL_BG, priority: int = 1) -> None:
         super().__init__(text, parent)
         self.priority = priority  # declutter_labels keeps higher ones when labels collide
+        #: other places (position, rotation) declutter_labels may move the label to before it
+        #: hides it; the first is where it was put (empty: it only stays or hides)
+        self.placements: list[tuple[QPointF, float]] = []
         self._boost = 1.0
         self._crowded = False  # hidden by declutter_labels (never by setVisible: others own it)
         font = QFont()
@@ -171,7 +174,8 @@ def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
     Each :class:`LodTextItem` is enlarged so its text is at least :data:`READABLE_PX`
     high on screen (at most :data:`MAX_BOOST` times its drawing size); then, from the
     highest priority down (then larger text first), a label that would overlap one already
-    kept is hidden. Zooming in gives the hidden ones room again.
+    kept moves to the first of its other :attr:`LodTextItem.placements` that is free, or
+    else is hidden. Zooming in gives the hidden ones room again.
 
     Parameters
     ----------
@@ -197,8 +201,18 @@ def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
     for lab in labels:
         if not lab.text():
             continue
-        rect = lab.mapRectToScene(lab.boundingRect())
-        if any(rect.intersects(k) for k in kept):
+        rect = None
+        for pos, rot in lab.placements or [(lab.pos(), lab.rotation())]:
+            lab.setPos(pos)
+            lab.setRotation(rot)
+            r = lab.mapRectToScene(lab.boundingRect())
+            if not any(r.intersects(k) for k in kept):
+                rect = r
+                break
+        if rect is None:  # nowhere free: back where it was put, hidden until zoomed in
+            if lab.placements:
+                lab.setPos(lab.placements[0][0])
+                lab.setRotation(lab.placements[0][1])
             lab.set_crowded(True)
             hidden += 1
             continue

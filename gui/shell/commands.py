@@ -75,7 +75,9 @@ class AddRunCommand(DocumentCommand):
     entries (through :class:`gui.shell.ledger.AddLedgerEntriesCommand`: fresh ``rel-N``
     ids, ``ledger_changed``), which this command owns and drives itself (not a Qt child
     command: PySide and parented QUndoCommands do not mix well when the stack is
-    garbage-collected). ``text`` names the step in Edit ▸ Undo (default "Record KIND ID").
+    garbage-collected). ``text`` names the step (default "Record KIND ID").
+    :meth:`ProjectDocument.push` does it outside every undo stack (a recorded run and its
+    privacy spend are facts, not edits); ``undo`` serves tests and nested use only.
     """
 
     def __init__(self, document: "ProjectDocument", record: RunRecord,

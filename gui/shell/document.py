@@ -8,13 +8,16 @@ it starts a fresh history.
 
 Undo history: one :class:`QUndoStack` per workspace, in one :class:`QUndoGroup`
 (:attr:`ProjectDocument.undo_group`). A workspace pushes on its own stack
-(``document.push(command, key)``: ``"mdp:<id>"`` for everything done to one MDP — edits,
-its runs —, ``"logistics"``, ``"advising"``, ``"audit"``, ``"ledger"``), and project-level
+(``document.push(command, key)``: ``"mdp:<id>"`` for everything done to one MDP,
+``"logistics"``, ``"advising"``, ``"audit"``, ``"ledger"``), and project-level
 actions (add/remove a model, rename the project) on ``"project"``. The window makes the
 current tab's stack the group's active one, so Edit ▸ Undo and Ctrl+Z never reach into
-another tab. A run is removed (Project tree) on the stack that recorded it; removing a model
-clears that model's stack (its edits cannot be undone once the model is gone). The
-document is dirty while any stack is away from its clean state.
+another tab. Recorded runs and privacy-ledger entries are not edits: they go into the
+project outside the undo history (:meth:`ProjectDocument.record`), so Ctrl+Z never
+un-spends a release. A run is removed (Project tree, undoable) on the stack of the tab that
+recorded it, and its ledger entries stay; removing a model clears that model's stack (its
+edits cannot be undone once the model is gone). The document is dirty while any stack is
+away from its clean state or something was recorded since the last save.
 
 Editable MDPs (:class:`core.mdp.editable.MdpModel`) change through the ``add_state`` …
 ``set_settings`` methods. Each emits ``mdp_changed(mdp_id)`` (content: states, actions,
@@ -195,13 +198,36 @@ class ProjectDocument(QObject):
 
     # ------------------------------------------------------------------ whole-document changes
     def push(self, command: QUndoCommand, key: str = PROJECT_STACK) -> None:
-        """Do ``command`` and put it on undo stack ``key`` (see the module docstring)."""
+        """Do ``command`` and put it on undo stack ``key`` (see the module docstring).
+
+        A recorded run (:class:`~gui.shell.commands.AddRunCommand`) and ledger entries
+        (:class:`~gui.shell.ledger.AddLedgerEntriesCommand`) are done but kept off the edit
+        stack (:meth:`record`): they state what happened — a release cannot be un-spent —, so
+        Ctrl+Z never takes them back.
+        """
         from gui.shell.commands import AddRunCommand
+        from gui.shell.ledger import AddLedgerEntriesCommand
 
         self._last_key = key
         if isinstance(command, AddRunCommand):
             self._run_stacks[command.record.id] = key
+        if isinstance(command, (AddRunCommand, AddLedgerEntriesCommand)):
+            self.record(command)
+            return
         self.stack(key).push(command)
+
+    def record(self, command: QUndoCommand) -> None:
+        """Do ``command`` outside every undo stack: a fact recorded, not an edit.
+
+        The project becomes unsaved (until the next save) and the history version moves
+        (autosave sees it). A recorded run is removed only by an explicit Remove run in the
+        Project tree, which keeps its ledger entries.
+        """
+        command.redo()
+        self._force_dirty = True
+        self._set_dirty(True)
+        self._history += 1
+        self.history_changed.emit()
 
     def run_stack_key(self, run_id: str) -> str:
         """The key of the stack that recorded run ``run_id`` (``"project"`` if unknown)."""

@@ -12,8 +12,8 @@ function it starts in :attr:`runner`, and how it shows a result. The base gives 
 * :meth:`refuse` — a run that did not start says why in the tab and the log;
 * :meth:`record` — a finished run's record and ledger entries checked against the budgets
   (:func:`gui.shell.ledger.approve_entries`: declined past a budget → nothing recorded or
-  shown), pushed as one undoable :class:`~gui.shell.commands.AddRunCommand` on the tab's
-  undo stack, shown and announced.
+  shown), recorded by one :class:`~gui.shell.commands.AddRunCommand` (outside the undo
+  history: Ctrl+Z never un-spends a release), shown and announced.
 
 A subclass sets the class attributes :attr:`status_name`, :attr:`log_name` and
 :attr:`undo_key`, builds ``run_message`` (the label under the form that says why a run did
@@ -131,7 +131,7 @@ class ToolPanel(QWidget):
 
     def record(self, record: RunRecord, entries: list[LedgerEntry],
                controls: RunControls) -> bool:
-        """Record a finished run (undoable) with its ledger entries, show it, announce it.
+        """Record a finished run with its ledger entries (not undoable), show and announce it.
 
         Past a budget the user is asked first; declined, nothing is recorded or shown and
         ``controls`` says so. Returns True if the run was recorded.

@@ -1,7 +1,9 @@
 """Small input widgets shared by panels: a compact number spin box and a spin + slider pair.
 
 * :class:`SciSpinBox` shows numbers compactly (``6.7``, ``0.05``, ``3.1e-05``), accepts
-  scientific notation, and can step multiplicatively (for parameters spanning decades);
+  scientific notation, and can step multiplicatively (for parameters spanning decades); a
+  typed value outside its range is refused out loud (the field keeps its last value and its
+  :attr:`~SciSpinBox.note` says why, ``refused`` carries the text), never silently clamped;
 * :class:`ParameterSlider` is a 0–1000 ``QSlider`` mapped linearly or logarithmically onto
   a spin box's range, kept in sync with it without feedback loops.
 """
@@ -11,13 +13,15 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QValidator
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDoubleSpinBox,
     QLabel,
     QSlider,
     QSpinBox,
+    QToolTip,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -28,14 +32,24 @@ SLIDER_STEPS = 1000
 
 
 class SciSpinBox(QDoubleSpinBox):
-    """A double spin box with ``%g``-style text; ``log_step`` multiplies instead of adding."""
+    """A double spin box with ``%g``-style text; ``log_step`` multiplies instead of adding.
+
+    A typed value the box cannot hold (out of range, not finite, not a number) is refused when
+    the edit ends (Enter, leaving the field): the box goes back to the value it had before the
+    edit, :attr:`note` (a label to place beside or under the box, e.g. with
+    :meth:`with_note`) says "k = −1 refused: …; kept 6.7" until the next edit, and ``refused``
+    emits that text. Qt's own correction would silently clamp or revert instead.
+    """
+
+    refused = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, minimum: float = 0.0,
                  maximum: float = 1.0, value: float = 0.0, digits: int = 5,
-                 log_step: float | None = None, step: float = 0.01) -> None:
+                 log_step: float | None = None, step: float = 0.01, name: str = "") -> None:
         super().__init__(parent)
         self._digits = digits
         self._log_step = log_step
+        self.name = name
         self.setDecimals(14)  # internal rounding only; the text uses `digits` significant
         self.setRange(minimum, maximum)
         self.setSingleStep(step)
@@ -44,6 +58,71 @@ class SciSpinBox(QDoubleSpinBox):
         self.setKeyboardTracking(True)
         self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
         self.setValue(value)
+        self._committed = self.value()
+        self.note = QLabel(parent)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #B00020;")
+        self.note.hide()
+        #: whether :attr:`note` is in a layout (else a refusal shows as a tooltip at the box)
+        self.note_placed = False
+        self.valueChanged.connect(self._on_value_changed)
+        self.lineEdit().textEdited.connect(lambda _text: self.note.hide())
+
+    def with_note(self) -> QWidget:
+        """The box with its :attr:`note` under it, as one widget for a form row."""
+        box = QWidget(self.parentWidget())
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(1)
+        lay.addWidget(self)
+        lay.addWidget(self.note)
+        self.note_placed = True
+        return box
+
+    def _on_value_changed(self, _value: float) -> None:
+        if not self.lineEdit().isModified():  # set by the program or a slider, not typed
+            self._committed = self.value()
+
+    def check_typed(self) -> bool:
+        """Refuse a typed value the box cannot hold (see the class docstring); True if none."""
+        text = self.lineEdit().text()
+        t = text.strip().replace(",", ".")
+        special = self.specialValueText()
+        if not self.lineEdit().isModified() or not t or (special and t.lower() == special.lower()):
+            return True
+        try:
+            v = float(t)
+        except ValueError:
+            problem = "is not a number"
+        else:
+            if self.minimum() <= v <= self.maximum():
+                self._committed = v
+                return True
+            problem = (f"must be between {self.textFromValue(self.minimum())} and "
+                       f"{self.textFromValue(self.maximum())}")
+        who = self.name or "value"
+        message = (f"{who} = {text.strip()} refused: {who} {problem}; kept "
+                   f"{self.textFromValue(self._committed)}")
+        self.setValue(self._committed)
+        self.lineEdit().setText(self.textFromValue(self._committed))
+        self.lineEdit().setModified(False)
+        self.note.setText(f"✖ {message}")
+        self.note.setToolTip(message)
+        if self.note_placed:
+            self.note.show()
+        else:
+            QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), message, self)
+        self.refused.emit(message)
+        return False
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.check_typed()
+        super().keyPressEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802 (Qt override)
+        self.check_typed()
+        super().focusOutEvent(event)
 
     def textFromValue(self, value: float) -> str:  # noqa: N802 (Qt override)
         return f"{value:.{self._digits}g}"

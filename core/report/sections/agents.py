@@ -110,10 +110,12 @@ def _comarl_section(project: Any, run: Any) -> Section:
     eps = s.get("epsilon")
     sec.blocks.append(KeyValues((
         ("randomness", _mode_text(run)),
-        ("team return (last 10 %)", f"{_fmt(s.get('team_return'))} (plain VDN "
-                                    f"{_fmt(s.get('central_team_return'))})"),
-        ("max |A_PE − A_central|", f"{_fmt(s.get('pe_vs_central_max_diff'), 3)} (bound "
-                                   f"{_fmt(s.get('pe_vs_central_bound'), 3)})"),
+        ("team return, last 10 % of episodes", f"PE-VDN {_fmt(s.get('team_return'))}, "
+                                               f"plain VDN {_fmt(s.get('central_team_return'))}"
+                                               " (two trainings: differ by chance)"),
+        ("max |A_PE − A_central| (same tables)",
+         f"{_fmt(s.get('pe_vs_central_max_diff'), 3)}: secure-sum encoding error (bound "
+         f"{_fmt(s.get('pe_vs_central_bound'), 3)})"),
         ("overhead of secure summation", f"×{_fmt(s.get('overhead'))}"),
         ("(ε, δ)", "unbounded: " + str(s.get("epsilon_reason")) if eps is None
          else f"({_fmt(eps)}, {_fmt(s.get('delta'), 3)}) per transition, replace-one "

@@ -54,6 +54,26 @@ def test_read_json_names_what_is_wrong(tmp_path: Path, data: bytes, words: str) 
     assert words in info.value.problem and info.value.file == str(p)
 
 
+def test_a_truncated_json_file_is_told_in_whole_sentences(tmp_path: Path) -> None:
+    """Issue 26 §7: a truncated file's message ended mid-sentence ("… Unterminated string
+    starting at"). Cut the built-in project at many places: every message ends with a full
+    stop, never with " at", and says the text ends early."""
+    full = (Path(__file__).resolve().parents[3] / "assets" / "examples"
+            / "builtin.privplan.json").read_bytes()
+    cuts = range(40, len(full) - 2, max(1, len(full) // 97))
+    seen = set()
+    for cut in cuts:
+        p = tmp_path / "cut.privplan.json"
+        p.write_bytes(full[:cut])
+        with pytest.raises(InputError) as info:
+            read_json(p)
+        problem = info.value.problem
+        assert problem.endswith(".") and not problem.rstrip(".").endswith(" at"), problem
+        assert "truncated file?" in problem, problem
+        seen.add(problem.split(": ", 1)[1].split(";")[0])
+    assert any("never closed" in s for s in seen)  # the string cut in the middle was met
+
+
 @pytest.mark.parametrize("command", [
     ["report", "{p}", "-o", "{d}/r.html"],
     ["bounds", "{p}", "--k", "10", "--beta", "0.1"],

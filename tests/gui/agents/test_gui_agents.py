@@ -100,5 +100,15 @@ def test_team_training_and_inspector(qtbot, panel, example_doc):
     rec = example_doc.project.runs[-1]
     assert rec.kind == "comarl" and rec.summary["epsilon"] > 0
     assert "exactly" in panel.inspector.item(0, 1).text()
+    # issue 26 §5: each number says what it compares (two trainings' returns; A on the
+    # same tables), so −2.575 vs −1.0 beside "differ by 2.9e-5" no longer reads as broken
+    text = " ".join(panel.team_summary.toPlainText().split())
+    s = rec.summary
+    from gui.shell.style import fmt_value
+
+    assert (f"PE-VDN {fmt_value(s['team_return'])}, plain VDN "
+            f"{fmt_value(s['central_team_return'])}") in text
+    assert "Two separate trainings" in text and "differ by chance" in text
+    assert "on the same tables" in text and "fixed-point encoding error" in text
     mech = [e.mechanism for e in example_doc.project.ledger[-4:]]
     assert mech.count("dpsgd-tables") == 2 and mech.count("secure-sum") == 2

@@ -463,3 +463,33 @@ def test_epsilon_readout_follows_a_change_at_once(qtbot, calc, monkeypatch):
     release.set()
     settle(qtbot, calc)
     assert f"<b>{fmt_value(point.epsilon)}</b>" in calc.result_labels["epsilon"].text()
+
+
+@pytest.mark.parametrize("typed", ["-1", "1e9"])
+def test_a_typed_k_out_of_range_is_refused_beside_the_field(qtbot, calc, typed):
+    """Issue 26 §7: k = −1 used to become 0.1 and 1e9 to revert, silently. Typed and
+    confirmed with Enter, the field keeps its value and the message beside it says why."""
+    from PySide6.QtCore import Qt
+
+    calc.show()
+    row = calc.rows["k"]
+    spin = row.spin
+    spin.setValue(6.7)
+    wait_result(qtbot, calc)
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), typed)
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 6.7 and spin.text() == "6.7"
+    wait_result(qtbot, calc)
+    assert row.message.isVisible()
+    text = row.message.text()
+    assert f"k = {typed} refused" in text and "between 0.1 and 1e+05" in text
+    assert "kept 6.7" in text
+    assert calc.inputs().k == 6.7
+    # the next edit clears it
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "8")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    wait_result(qtbot, calc)
+    assert spin.value() == 8 and not row.message.isVisible()

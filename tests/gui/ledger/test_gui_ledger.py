@@ -33,7 +33,7 @@ def panel(qtbot, example_doc):
     return p
 
 
-def test_record_sweep_is_one_undoable_step_with_a_signal(qtbot, example_doc, sweep):
+def test_record_sweep_is_recorded_outside_the_undo_history_with_a_signal(qtbot, example_doc, sweep):
     doc = example_doc
     events = doc  # the document announces ledger changes itself
     with qtbot.waitSignal(events.ledger_changed, timeout=1000):
@@ -42,10 +42,8 @@ def test_record_sweep_is_one_undoable_step_with_a_signal(qtbot, example_doc, swe
     assert all(e.mode == "experiment" and e.count == 3 and e.seed == 7 for e in added)
     assert [e.parameters["k"] for e in added] == [10.0, 100.0, 1000.0]
     assert len(doc.project.ledger) == 3 and doc.is_dirty
-    with qtbot.waitSignal(events.ledger_changed, timeout=1000):
-        doc.undo_stack.undo()
-    assert doc.project.ledger == []
-    doc.undo_stack.redo()
+    assert not doc.undo_stack.canUndo()  # issue 26 §7: a recorded use is not an edit
+    doc.undo_stack.undo()
     assert [d.id for d in doc.project.ledger] == ["rel-1", "rel-2", "rel-3"]
     led = gl.project_ledger(doc)
     assert led.spent("mdp:four-startups") == (0.0, 0.0)  # experiments are not spent
@@ -77,11 +75,10 @@ def test_budgets_are_undoable_and_checked(qtbot, example_doc, sweep, monkeypatch
     assert not gl.confirm_release(None, doc, "mdp:four-startups", priv.epsilon, priv.delta)
     assert asked == [reason]
     assert gl.confirm_release(None, doc, "mdp:four-startups", 1.0, 0.0)  # fits: no question
-    # the release is the model's history, the budget the ledger tab's (one stack each)
-    assert doc.stack("mdp:four-startups").undoText().startswith("Record the release")
-    doc.stack("mdp:four-startups").undo()
+    # the budget is the ledger tab's history; the release is on no stack (cannot be un-spent)
+    assert not doc.stack("mdp:four-startups").canUndo()
     doc.stack("ledger").undo()
-    assert doc.project.budgets == {} and doc.project.ledger == []
+    assert doc.project.budgets == {} and len(doc.project.ledger) == 1
     with pytest.raises(InputError):
         gl.set_budget(doc, "x", (0.0, 0.0))
 
@@ -227,6 +224,6 @@ def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
     record_entries(doc, [{"dataset": mdp_dataset(mdp_id), "mechanism": "dirichlet",
                           "epsilon": 4.0, "delta": 0.01, "mode": "release", "id": "x"}])
     assert "ε spent 4 of 10" in window.mode_label.text()
-    doc.stack("project").undo()  # record_entries without a key: a project-level step
-    assert "ε spent 0 of 10" in window.mode_label.text()
+    doc.stack("project").undo()  # issue 26 §7: a recorded spend is not on any undo stack
+    assert "ε spent 4 of 10" in window.mode_label.text()
     window.discard_and_close()

@@ -63,8 +63,8 @@ def test_recording_a_private_selection_charges_the_ledger_and_undoes(qtbot, dial
     assert (entry.mechanism, entry.epsilon, entry.source) == ("exponential", 0.5, run.id)
     from gui.shell.document import mdp_stack_key
 
-    doc.stack(mdp_stack_key("four-startups")).undo()  # one step: the run and its spend
-    assert len(doc.project.runs) == n_runs and len(doc.project.ledger) == n_ledger
+    doc.stack(mdp_stack_key("four-startups")).undo()  # issue 26 §7: not on the stack
+    assert len(doc.project.runs) == n_runs + 1 and len(doc.project.ledger) == n_ledger + 1
 
 
 def test_an_unreachable_target_says_why(qtbot, dialog):

@@ -41,9 +41,9 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
     assert "DP-SGD" in panel.table.item(0, 0).text()
     html = panel.summary_view.toHtml()
     assert "Guarantee" in html and "seed 3" in html
-    # undo removes the run and its ledger entry; the panel falls back to the empty state
+    # issue 26 §7: undo leaves the run and its ledger entry (a release is not un-spent)
     example_doc.stack("model privacy").undo()
-    assert len(example_doc.project.ledger) == n_ledger and panel.summary is None
+    assert len(example_doc.project.ledger) == n_ledger + 1 and panel.summary is not None
 
 
 def test_comparison_table_and_show_again(qtbot, panel, example_doc):
@@ -153,3 +153,22 @@ def test_population_attacks_and_canary_audit_are_shown_not_recorded(qtbot, panel
     panel.set_parameters(attack="population", defense="gpm")
     _wait(qtbot, panel, panel.run)
     assert "attack" in panel.run_problem
+
+
+def test_the_roc_is_whole_in_a_1366x768_window(qtbot, window):
+    """Issue 26 §4: after a study at 1366×768 the ROC was cut at the right by the tab's
+    scroll area (no 1.0 tick, legend "One-parameter defe"): the page was wider than its tab."""
+    from gui.shell.plots import readability_problems
+
+    window.resize(1366, 768)
+    panel = window.open_tool("modelprivacy")
+    panel.set_parameters(data="wine", victim="ffnn", defense="dpsgd", epsilon=2.0, seed=3,
+                         shadows=2)
+    _wait(qtbot, panel, panel.run)
+    qtbot.wait(50)
+    area = window.tabs.scroll_area(window.tabs.indexOf(panel))
+    viewport = area.viewport()
+    for plot in (panel.roc_plot, panel.eps_plot):
+        right = plot.mapTo(viewport, plot.rect().topRight()).x()
+        assert right <= viewport.width(), (plot, right, viewport.width())
+        assert not [p for p in readability_problems(plot) if "title" in p]

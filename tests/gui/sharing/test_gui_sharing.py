@@ -68,10 +68,9 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert [e.unbounded for e in entries if e.mechanism == "policy (no noise)"] == [True]
     side = [e for e in entries if e.mechanism not in ("dirichlet-policy", "policy (no noise)")]
     assert len(side) == 1 and side[0].parameters.get("k") == 5.0  # the MDP-side comparison
-    doc.stack("sharing").undo()
-    assert record.id not in [r.id for r in doc.project.runs]
-    assert not [e for e in doc.project.ledger if e.source == record.id]
-    doc.stack("sharing").redo()
+    doc.stack("sharing").undo()  # issue 26 §7: the run and its spend stay
+    assert record.id in [r.id for r in doc.project.runs]
+    assert len([e for e in doc.project.ledger if e.source == record.id]) == len(entries)
     # shown again from the record (the mechanism's curves recomputed in the worker)
     panel.curves.clear()
     with qtbot.waitSignal(panel.result_shown, timeout=TIMEOUT):
@@ -213,3 +212,36 @@ def test_the_budget_covers_every_run_and_the_project_spend(qtbot, panel):
     assert text.startswith("<b>teacher's total over all 6 noisy student runs")
     assert "already spent" in text and "(1000, 0.9)" in text
     assert panel.ledger_table.horizontalHeaderItem(6).text() == "ε total (all runs)"
+
+
+def test_a_typed_k0_out_of_range_is_refused_beside_the_field(qtbot, panel):
+    """Issue 26 §7: k₀ = −1 used to become 0.001 silently; now the field keeps 5 and the
+    note under it says why."""
+    from PySide6.QtCore import Qt
+
+    spin = panel.fields["k0"]
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "-1")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 5.0
+    assert spin.note.isVisible()
+    assert "k₀ = -1 refused" in spin.note.text() and "kept 5" in spin.note.text()
+    qtbot.keyClicks(spin.lineEdit(), "0")  # the next edit clears the note
+    assert not spin.note.isVisible()
+
+
+def test_the_tab_fits_the_middle_of_a_1366x768_window(qtbot, panel):
+    """Issue 26 §4: at 1366×768 (docks open: ~790×640 for the tab) the page needed 880 px
+    (titles and plots cut by the tab's scroll area) and Run sat below the fold."""
+    from gui.shell.plots import readability_problems
+
+    assert panel.minimumSizeHint().width() <= 760
+    panel.resize(790, 640)
+    qtbot.wait(20)
+    run = panel.run_controls.run_button
+    top_left = run.mapTo(panel, run.rect().topLeft())
+    assert run.isVisible() and 0 <= top_left.y()
+    assert top_left.y() + run.height() <= panel.height() <= 640
+    for plot in (panel.curve_plot, panel.eps_plot, panel.delta_plot, panel.radius_plot):
+        assert not [p for p in readability_problems(plot) if "title" in p], plot

@@ -43,19 +43,30 @@ def test_rename_push_undo_redo(qtbot, example_doc):
     assert doc.undo_stack.undoText() == "Rename project to “Renamed”"
 
 
-def test_add_run_is_undoable(qtbot, example_doc):
+def test_recorded_run_is_not_undone_by_ctrl_z(qtbot, example_doc):
+    """Issue 26 §7: a recorded run and its ledger entries are facts, not edits — Ctrl+Z right
+    after a run undoes the edit before it and leaves the run and its privacy spend."""
     doc = example_doc
+    doc.push(RenameProjectCommand(doc, "Before the run"))
+    doc.mark_saved(doc.path or "unused.privplan.json")
     record = _record(doc)
+    entry = {"dataset": "mdp:four-startups", "mechanism": "dirichlet", "epsilon": 1.5,
+             "delta": 0.0, "mode": "release", "source": record.id, "id": "x"}
     with qtbot.waitSignal(doc.run_added) as blocker:
-        doc.push(AddRunCommand(doc, record))
+        doc.push(AddRunCommand(doc, record, ledger_entries=[entry]))
     assert blocker.args == [record.id]
     assert [r.id for r in doc.project.runs] == [record.id]
-    with qtbot.waitSignal(doc.run_removed) as blocker:
-        doc.undo_stack.undo()
-    assert blocker.args == [record.id]
+    assert [e.source for e in doc.project.ledger] == [record.id]
+    assert doc.is_dirty  # recorded since the save: unsaved, although no stack moved
+    assert doc.undo_stack.undoText() == "Rename project to “Before the run”"
+    doc.undo_stack.undo()  # Ctrl+Z: the rename goes, the run and its spend stay
+    assert doc.project.name != "Before the run"
+    assert doc.run(record.id) is record
+    assert [e.epsilon for e in doc.project.ledger] == [1.5]
+    doc.push(RemoveRunCommand(doc, record.id))  # explicit removal (Project tree) is undoable
     assert doc.project.runs == []
-    with qtbot.waitSignal(doc.run_added):
-        doc.undo_stack.redo()
+    assert [e.source for e in doc.project.ledger] == [record.id]  # the spend stays
+    doc.undo_stack.undo()
     assert doc.run(record.id) is record
 
 

@@ -59,21 +59,25 @@ def test_shortcuts(window):
     assert menus == ["File", "Edit", "View", "Analysis", "Tools", "Help"]
 
 
-def test_run_from_the_window_logs_and_is_undoable(qtbot, window):
+def test_run_from_the_window_logs_and_ctrl_z_keeps_it(qtbot, window):
+    """Issue 26 §7: Ctrl+Z right after a run does not silently remove the run and its
+    ledger entries — a recorded run is not on the edit stack (recorded spend stays)."""
     ws = window.active_workspace()
     ws.analysis_panel.set_parameters(ks="10, 100", runs=2, workers=1)
     with qtbot.waitSignal(ws.runner.succeeded, timeout=30000):
         assert window.run_analysis()
     doc = window.document
     assert len(doc.project.runs) == 1
+    n_ledger = len(doc.project.ledger)
+    assert n_ledger == 2  # one seeded-experiment entry per k
     assert any("run-1 recorded" in m for _, m in window.log_panel.messages())
-    assert "Record sweep run-1" in window.undo_action.text()
+    assert "Record sweep" not in window.undo_action.text()
     assert window.isWindowModified()
     assert window.project_panel.item_ids("run") == ["run-1"]
-    window.undo_action.trigger()
-    assert doc.project.runs == [] and ws.results.is_empty
-    window.redo_action.trigger()
-    assert not ws.results.is_empty
+    window.undo_action.trigger()  # Ctrl+Z
+    assert [r.id for r in doc.project.runs] == ["run-1"] and not ws.results.is_empty
+    assert len(doc.project.ledger) == n_ledger
+    assert window.isWindowModified()
 
 
 def test_open_malformed_file_keeps_the_document(qtbot, window, tmp_path, criticals,
