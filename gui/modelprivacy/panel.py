@@ -164,6 +164,10 @@ class ModelPrivacyPanel(ToolPanel):
         for key, text in jobs.ATTACK_MODES.items():
             self.attack_combo.addItem(text, key)
         self.attack_combo.setToolTip(TOOLTIPS["attack"])
+        for combo in (self.data_combo, self.victim_combo, self.defense_combo,
+                      self.attack_combo):  # long item texts do not widen the page (1366 px)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(16)
         form3.addRow("attack", self.attack_combo)
         form3.addRow("randomness", self.mode_combo)
         form3.addRow("seed", self.seed_spin)
