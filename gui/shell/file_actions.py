@@ -20,8 +20,8 @@ from core.common import InputError
 from gui.shell.document import PROJECT_STACK
 from gui.shell.widgets import open_failure_text
 
-__all__ = ["MDP_FILTERS", "PROJECT_SUFFIX", "safe_file_stem", "import_mdp", "export_mdp",
-           "FileActions", "ask_save_changes", "ask_recover"]
+__all__ = ["MDP_FILTERS", "PROJECT_SUFFIX", "safe_file_stem", "FileActions", "ask_save_changes",
+           "ask_recover"]
 
 MDP_FILTERS = "MDP JSON (*.mdp.json);;MDP arrays (*.mdp.npz)"
 PROJECT_SUFFIX = ".privplan.json"
@@ -31,70 +31,6 @@ def safe_file_stem(name: str) -> str:
     """``name`` as a file name stem (letters, digits, - and _; "project" when empty)."""
     stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in name).strip()
     return stem.replace(" ", "-") or "project"
-
-
-def import_mdp(window: Any, path: str | None = None) -> str | None:
-    """Add an MDP file to the project (undoable); returns the new MDP's id."""
-    from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions, load_mdp
-    from gui.shell.commands import AddMdpCommand
-
-    if path is None:
-        path, _ = QFileDialog.getOpenFileName(window, "Import MDP", window.settings.last_dir,
-                                              "MDP files (*.mdp.json *.mdp.npz *.json "
-                                              "*.npz);;All files (*)")
-        if not path:
-            return None
-    try:
-        mdp = load_mdp(path)
-    except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
-        window.report_open_error(open_failure_text(exc, path))
-        return None
-    model = MdpModel.from_mdp(mdp)
-    if not model.name:
-        model.name = Path(path).name.split(".")[0]
-    if model.n_states <= MAX_LAYOUT_STATES:
-        model.positions = fill_missing_positions(model)
-    cmd = AddMdpCommand(window.document, model, text=f"Import MDP “{model.name}”")
-    window.document.push(cmd)
-    window.document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
-    window.settings.last_dir = str(Path(path).parent)
-    window.log_panel.info(f"imported {path} as {cmd.mdp_id}")
-    return cmd.mdp_id
-
-
-def export_mdp(window: Any, mdp_id: str | None = None, path: str | None = None) -> bool:
-    """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
-    from core.mdp import save_mdp
-
-    if mdp_id is None:
-        ws = window.active_workspace()
-        if ws is None:
-            window.statusBar().showMessage("Open an MDP workspace first.", 4000)
-            return False
-        mdp_id = ws.mdp_id
-    errors = window.document.errors(mdp_id)
-    if errors:
-        QMessageBox.warning(window, "Cannot export", "The MDP is not valid, so it cannot be "
-                            f"written as an MDP file:\n\n{errors[0].message}")
-        return False
-    if path is None:
-        name = safe_file_stem(window.document.model(mdp_id).name or mdp_id)
-        path, chosen = QFileDialog.getSaveFileName(
-            window, "Export MDP", str(Path(window.settings.last_dir or ".") /
-                                    (name + ".mdp.json")), MDP_FILTERS)
-        if not path:
-            return False
-        if not path.lower().endswith((".json", ".npz")):
-            path += ".mdp.npz" if "npz" in chosen else ".mdp.json"
-    try:
-        save_mdp(window.document.mdp_entry(mdp_id).mdp, path)
-    except (InputError, OSError, ValueError) as exc:
-        window.log_panel.error(f"cannot export {path}: {exc}")
-        QMessageBox.critical(window, "Cannot export", f"The MDP was not written.\n\n{exc}")
-        return False
-    window.log_panel.info(f"exported {mdp_id} to {path}")
-    window.statusBar().showMessage(f"Exported {path}", 5000)
-    return True
 
 
 def ask_save_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
@@ -125,7 +61,8 @@ def ask_recover(parent: QWidget, recovery) -> str:
 
 
 class FileActions:
-    """Save, Save As, Open Recent and crash recovery of ``window`` (a MainWindow)."""
+    """Save, Save As, Open Recent, crash recovery and Import/Export MDP of ``window`` (a
+    MainWindow)."""
 
     def __init__(self, window: Any) -> None:
         self._window = window
@@ -238,3 +175,67 @@ class FileActions:
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
+
+    def import_mdp(self, path: str | None = None) -> str | None:
+        """Add an MDP file to the project (undoable); returns the new MDP's id."""
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions, load_mdp
+        from gui.shell.commands import AddMdpCommand
+
+        w = self._window
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(w, "Import MDP", w.settings.last_dir,
+                                                  "MDP files (*.mdp.json *.mdp.npz *.json "
+                                                  "*.npz);;All files (*)")
+            if not path:
+                return None
+        try:
+            mdp = load_mdp(path)
+        except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
+            w.report_open_error(open_failure_text(exc, path))
+            return None
+        model = MdpModel.from_mdp(mdp)
+        if not model.name:
+            model.name = Path(path).name.split(".")[0]
+        if model.n_states <= MAX_LAYOUT_STATES:
+            model.positions = fill_missing_positions(model)
+        cmd = AddMdpCommand(w.document, model, text=f"Import MDP “{model.name}”")
+        w.document.push(cmd)
+        w.document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
+        w.settings.last_dir = str(Path(path).parent)
+        w.log_panel.info(f"imported {path} as {cmd.mdp_id}")
+        return cmd.mdp_id
+
+    def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
+        """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
+        from core.mdp import save_mdp
+
+        w = self._window
+        if mdp_id is None:
+            ws = w.active_workspace()
+            if ws is None:
+                w.statusBar().showMessage("Open an MDP workspace first.", 4000)
+                return False
+            mdp_id = ws.mdp_id
+        errors = w.document.errors(mdp_id)
+        if errors:
+            QMessageBox.warning(w, "Cannot export", "The MDP is not valid, so it cannot be "
+                                f"written as an MDP file:\n\n{errors[0].message}")
+            return False
+        if path is None:
+            name = safe_file_stem(w.document.model(mdp_id).name or mdp_id)
+            path, chosen = QFileDialog.getSaveFileName(
+                w, "Export MDP", str(Path(w.settings.last_dir or ".") / (name + ".mdp.json")),
+                MDP_FILTERS)
+            if not path:
+                return False
+            if not path.lower().endswith((".json", ".npz")):
+                path += ".mdp.npz" if "npz" in chosen else ".mdp.json"
+        try:
+            save_mdp(w.document.mdp_entry(mdp_id).mdp, path)
+        except (InputError, OSError, ValueError) as exc:
+            w.log_panel.error(f"cannot export {path}: {exc}")
+            QMessageBox.critical(w, "Cannot export", f"The MDP was not written.\n\n{exc}")
+            return False
+        w.log_panel.info(f"exported {mdp_id} to {path}")
+        w.statusBar().showMessage(f"Exported {path}", 5000)
+        return True

@@ -17,9 +17,10 @@ changes (:mod:`gui.shell.autosave`) and offered after a crash (:meth:`MainWindow
 The window owns the :class:`gui.shell.document.ProjectDocument` it is given and one
 :class:`gui.shell.workers.TaskRunner` per workspace; ``closeEvent`` shuts them all down.
 
-Over 600 lines: the window's file actions (open, save, recover, import) call module-level
-dialog functions that tests replace (:func:`ask_save_changes`, :func:`ask_recover`), so they
-stay in this module; the rest (docks, tabs, status) is the shell's one coordinator.
+Save, Save As, Open Recent, crash recovery and Import/Export MDP are
+:mod:`gui.shell.file_actions` (its dialog functions are the ones tests replace); the window
+keeps thin delegates. Over 600 lines still: the rest (opening in a worker, docks, tabs,
+status) is the shell's one coordinator.
 """
 
 from __future__ import annotations
@@ -53,17 +54,10 @@ from core import __version__
 from core.common import InputError
 from core.mdp import mdp_dataset
 from core.project import Project
-from gui.shell import file_actions
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
-from gui.shell.file_actions import (
-    MDP_FILTERS,
-    PROJECT_SUFFIX,
-    FileActions,
-    ask_recover,
-    ask_save_changes,
-)
+from gui.shell.file_actions import FileActions
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
@@ -75,8 +69,7 @@ from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
 
-__all__ = ["MainWindow", "ask_save_changes", "ask_recover", "read_project_file", "OPEN_FILTERS",
-           "PROJECT_SUFFIX", "MDP_FILTERS", "BACKGROUND_BYTES"]
+__all__ = ["MainWindow", "read_project_file", "OPEN_FILTERS", "BACKGROUND_BYTES"]
 
 BACKGROUND_BYTES = 4_000_000  # files (with their sidecars) larger than this open in a worker
 OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.npz);;"
@@ -775,11 +768,11 @@ class MainWindow(QMainWindow):
 
     def import_mdp(self, path: str | None = None) -> str | None:
         """Add an MDP file to the project (undoable); returns the new MDP's id."""
-        return file_actions.import_mdp(self, path)
+        return self.file_actions.import_mdp(path)
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
         """Write an MDP (default: the active one) as *.mdp.json or *.mdp.npz."""
-        return file_actions.export_mdp(self, mdp_id, path)
+        return self.file_actions.export_mdp(mdp_id, path)
 
     def offer_recovery(self) -> bool:
         """After a crash: offer the autosaved copies; True if one was recovered."""
