@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from core.cli.common import Progress, emit, flag_error, mode_line
 from core.common.errors import InputError
 
-__all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser"]
+__all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser", "attack_payload"]
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -22,6 +22,40 @@ def _parse_size(text: str) -> tuple[int, int]:
     if len(parts) != 2:
         raise InputError(f"{text!r} is not a size like 9 or 12x11", field="--random")
     return parts[0], parts[1]
+
+
+def attack_payload(grid: Any, policy: Any, args: argparse.Namespace, seed: int | None,
+                   err: TextIO) -> dict[str, Any]:
+    """The map-recovery attack on a trained ``policy`` (``drl --attack``, tabular or DQN):
+    the JSON keys it adds to the run's payload.
+
+    Parameters
+    ----------
+    grid : GridWorld
+        The true map.
+    policy : numpy.ndarray
+        The trained agent's policy (``res.policy()``).
+    args : argparse.Namespace
+        ``--population`` and ``--generations``.
+    seed : int or None
+        The run's seed; the attack uses ``seed + 1`` (0 in release mode).
+    err : TextIO
+        Where progress goes.
+
+    Returns
+    -------
+    dict
+        ``grr``, ``nrr``, ``attack_fitness``, ``truth_fitness``, ``baseline_nrr``,
+        ``recovered``, ``attack_s``.
+    """
+    from core.gridworld.attack import AttackSetup, recover_map
+
+    att = recover_map(grid, policy, AttackSetup(population=args.population,
+                                                generations=args.generations),
+                      seed=0 if seed is None else seed + 1, progress=Progress(err, "attack"))
+    return dict(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
+                truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
+                recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
 
 
 def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -41,7 +75,6 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """
     import numpy as np
 
-    from core.gridworld.attack import AttackSetup, recover_map
     from core.gridworld.dpdrl import DrlSetup, train_agent
     from core.gridworld.maps import example_12x11, load_grid, random_map
 
@@ -69,12 +102,7 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res = train_agent(grid, setup, seed=seed, progress=Progress(err, "drl"))
         payload: dict[str, Any] = res.to_json()
         if args.attack:
-            att = recover_map(grid, res.policy(), AttackSetup(
-                population=args.population, generations=args.generations),
-                seed=0 if seed is None else seed + 1, progress=Progress(err, "attack"))
-            payload.update(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
-                           truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
-                           recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
+            payload.update(attack_payload(grid, res.policy(), args, seed, err))
     except InputError as exc:
         raise flag_error(exc, {"epsilon": "--epsilon", "preset": "--preset",
                                 "defense": "--defense", "episodes": "--episodes",

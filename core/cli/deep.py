@@ -210,8 +210,8 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
     from core.deep import require
 
     require("--agent")
+    from core.cli.agents import attack_payload
     from core.deep.dqn import DqnSetup, train_dqn
-    from core.gridworld.attack import AttackSetup, recover_map
     from core.gridworld.dpdrl import DrlSetup
 
     seed = args.seed
@@ -222,12 +222,7 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
         payload: dict[str, Any] = res.to_json()
         payload["agent"] = "dqn"
         if args.attack:
-            att = recover_map(grid, res.policy(), AttackSetup(
-                population=args.population, generations=args.generations),
-                seed=0 if seed is None else seed + 1, progress=Progress(err, "attack"))
-            payload.update(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
-                           truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
-                           recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
+            payload.update(attack_payload(grid, res.policy(), args, seed, err))
     except InputError as exc:
         raise flag_error(exc, {"epsilon": "--epsilon", "preset": "--preset",
                                 "defense": "--defense", "episodes": "--episodes",

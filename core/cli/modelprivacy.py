@@ -147,16 +147,16 @@ def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise InputError(f"--attack {args.attack} trains the lab's numpy victims (--victim "
                              "ffnn or rnn); a network on JAX (--model) has the shadow study",
                              field="--model")
-        args.victim = args.victim or "ffnn"
-        if args.victim not in ("ffnn", "rnn"):
+        victim = args.victim or "ffnn"
+        if victim not in ("ffnn", "rnn"):
             raise InputError(f"--attack {args.attack} trains ffnn or rnn victims, got "
-                             f"{args.victim!r}", field="victim")
+                             f"{victim!r}", field="victim")
         if args.delta is not None and args.defense != "dpsgd":
             raise InputError("--delta belongs to dpsgd", field="delta")
         if args.epsilon is not None and args.defense != "dpsgd":
             raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
         public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
-        kind = NumpyVictimKind(args.victim, data, hidden=args.hidden, epochs=args.epochs,
+        kind = NumpyVictimKind(victim, data, hidden=args.hidden, epochs=args.epochs,
                                batch=args.batch, lr=args.lr, defense=args.defense,
                                epsilon=args.epsilon, delta=args.delta, n_train=public_n,
                                clip=args.clip)
