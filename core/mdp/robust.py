@@ -72,7 +72,7 @@ from core.mdp.model import MDP
 from core.mdp.privatize import row_etas
 from core.mdp.robust_sparse import policy_extremes
 from core.mdp.sparse import adopt
-from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, synthesize
+from core.mdp.synthesis import PolicyResult, check_sweeps, evaluate_policy, sweep_cap, synthesize
 
 if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.privatize import MechanismRows
@@ -617,25 +617,13 @@ def robust_bounds(private: MDP, policy: np.ndarray, *, alpha: "float | np.ndarra
     rows = private.P[idx, policy]
     radii = radius(policy)
     r = private.R[idx, policy]
-    lo = hi = evaluate_policy(private, policy)
-    rmax = float(np.abs(r).max(initial=0.0))
-    span = max(rmax / (1.0 - g), 1e-300)
-    cap = max_iter if max_iter is not None else max(
-        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
-    if max_iter is None:
-        _check_bound_sweeps(private, tol, cap)
-    status = Status.MAX_ITER
-    it = 0
-    for it in range(1, cap + 1):
+
+    def step(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m_lo, m_hi = _inner(rows, lo, hi, radii, beta, method)
-        new_lo, new_hi = r + g * m_lo, r + g * m_hi
-        delta = max(np.max(np.abs(new_lo - lo)), np.max(np.abs(new_hi - hi)))
-        lo, hi = new_lo, new_hi
-        progress(min(1.0, it / cap), f"iteration {it}")
-        if delta < tol * (1.0 - g) / (2.0 * g):
-            status = Status.SUCCESS
-            break
-    return ValueBounds(lo, hi, status, it)
+        return r + g * m_lo, r + g * m_hi
+
+    return _iterate_discounted(private, step, evaluate_policy(private, policy),
+                               float(np.abs(r).max(initial=0.0)), tol, max_iter, progress)
 
 
 def robust_bounds_stochastic(private: MDP, table: np.ndarray, *, alpha: "float | np.ndarray",
@@ -739,15 +727,30 @@ def robust_bounds_stochastic(private: MDP, table: np.ndarray, *, alpha: "float |
             progress((T - t) / T, f"stage {t}")
         return ValueBounds(v_lo, v_hi, Status.SUCCESS, T)
     r_pi = (pi * private.R).sum(axis=1)
-    lo = hi = evaluate_stochastic(private, pi)
-    rmax = float(np.abs(r_pi).max(initial=0.0))
-    span = max(rmax / (1.0 - g), 1e-300)
-    cap = max_iter if max_iter is not None else max(
-        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    return _iterate_discounted(private, lambda lo, hi: step(pi, lo, hi),
+                               evaluate_stochastic(private, pi),
+                               float(np.abs(r_pi).max(initial=0.0)), tol, max_iter, progress)
+
+
+_Step = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def _iterate_discounted(private: MDP, step: _Step, start: np.ndarray, rmax: float, tol: float,
+                        max_iter: int | None, progress: Progress) -> ValueBounds:
+    """Iterate the discounted interval operator ``step`` from ``start`` (both bounds) until the
+    sup-norm change guarantees ``tol`` on the fixed point, or ``max_iter`` sweeps.
+
+    The cap is the number of sweeps a γ-contraction needs from a start within ``rmax/(1−γ)``;
+    without ``max_iter`` it is checked against the model's work budget first."""
+    g = private.discount
+    cap = max_iter if max_iter is not None else sweep_cap(rmax, g, tol)
+    if max_iter is None:
+        _check_bound_sweeps(private, tol, cap)
+    lo = hi = start
     status = Status.MAX_ITER
     it = 0
     for it in range(1, cap + 1):
-        new_lo, new_hi = step(pi, lo, hi)
+        new_lo, new_hi = step(lo, hi)
         delta = max(np.max(np.abs(new_lo - lo)), np.max(np.abs(new_hi - hi)))
         lo, hi = new_lo, new_hi
         progress(min(1.0, it / cap), f"iteration {it}")
@@ -802,9 +805,7 @@ def _check_bound_sweeps(private: MDP, tol: float = 1e-10, cap: int | None = None
         return
     g = private.discount
     if cap is None:
-        span = max(float(np.abs(private.R[private.mask]).max(initial=0.0)) / (1.0 - g), 1e-300)
-        cap = max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g))
-                  + 1)
+        cap = sweep_cap(float(np.abs(private.R[private.mask]).max(initial=0.0)), g, tol)
     check_sweeps(cap, private, "discount", f"robust bounds to {tol:g} at discount {g:.15g} "
                  f"need {cap:.3g} value-iteration sweeps", "robust")
 
@@ -838,25 +839,13 @@ def _robust_bounds_sparse(private: MDP, policy: np.ndarray,
         hi.setflags(write=False)
         return ValueBounds(lo, hi, Status.SUCCESS, T)
     r = private.R[idx, policy]
-    v_lo = v_hi = evaluate_policy(private, policy)
-    rmax = float(np.abs(r).max(initial=0.0))
-    span = max(rmax / (1.0 - g), 1e-300)
-    cap = max_iter if max_iter is not None else max(
-        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
-    if max_iter is None:
-        _check_bound_sweeps(private, tol, cap)
-    status = Status.MAX_ITER
-    it = 0
-    for it in range(1, cap + 1):
-        m_lo, m_hi = inner(policy, v_lo, v_hi)
-        new_lo, new_hi = r + g * m_lo, r + g * m_hi
-        delta = max(np.max(np.abs(new_lo - v_lo)), np.max(np.abs(new_hi - v_hi)))
-        v_lo, v_hi = new_lo, new_hi
-        progress(min(1.0, it / cap), f"iteration {it}")
-        if delta < tol * (1.0 - g) / (2.0 * g):
-            status = Status.SUCCESS
-            break
-    return ValueBounds(v_lo, v_hi, status, it)
+
+    def step(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m_lo, m_hi = inner(policy, lo, hi)
+        return r + g * m_lo, r + g * m_hi
+
+    return _iterate_discounted(private, step, evaluate_policy(private, policy),
+                               float(np.abs(r).max(initial=0.0)), tol, max_iter, progress)
 
 
 def cost_of_privacy(private: MDP, *, k: float, beta: float = 0.05, alpha_mode: str = "paper",

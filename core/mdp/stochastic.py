@@ -57,7 +57,7 @@ from core.common.progress import Progress, no_progress
 from core.common.results import Status
 from core.mdp.model import MDP
 from core.mdp.sparse import adopt
-from core.mdp.synthesis import check_sweeps, solve_stationary
+from core.mdp.synthesis import check_sweeps, solve_stationary, sweep_cap
 
 __all__ = ["SUM_TOL", "check_policy_table", "load_policy", "one_hot", "deterministic_actions",
            "is_stochastic", "most_likely", "evaluate_stochastic", "SoftmaxResult",
@@ -386,10 +386,8 @@ def softmax_policy(mdp: MDP, temperature: float, *, tol: float = 1e-10,
         pol.setflags(write=False)
         return SoftmaxResult(pol, evaluate_stochastic(mdp, pol), w, tau, Status.SUCCESS, T)
     sizes = mdp.mask.sum(axis=1)
-    span = (float(np.abs(mdp.R).max(initial=0.0)) + tau * math.log(max(int(sizes.max()), 1))
-            ) / (1.0 - g)
-    cap = max_iter if max_iter is not None else max(1, math.ceil(
-        math.log(2.0 * max(span, 1e-300) / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    rmax = float(np.abs(mdp.R).max(initial=0.0)) + tau * math.log(max(int(sizes.max()), 1))
+    cap = max_iter if max_iter is not None else sweep_cap(rmax, g, tol)
     check_sweeps(cap, mdp, "discount", f"soft value iteration to {tol:g} at discount "
                  f"{g:.15g} needs {cap:.3g} sweeps")
     w1 = np.zeros(S)

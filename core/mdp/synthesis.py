@@ -129,6 +129,28 @@ def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "
     check_time(sweep_seconds(sweeps, entries, kind), field, detail=detail)
 
 
+def sweep_cap(rmax: float, g: float, tol: float) -> int:
+    """Sweeps after which value iteration of a γ-contraction, started within ``rmax/(1−γ)`` of
+    its fixed point, moves by less than the stopping threshold ``tol·(1−γ)/(2γ)``.
+
+    Parameters
+    ----------
+    rmax : float
+        The largest absolute one-step reward (or a bound on it).
+    g : float
+        The discount γ in (0, 1).
+    tol : float
+        The tolerance on the fixed point.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    span = max(rmax / (1.0 - g), 1e-300)
+    return max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+
+
 def _iteration_cap(mdp: MDP, tol: float) -> int:
     g = mdp.discount
     vmax = (np.abs(mdp.R[mdp.mask]).max(initial=0.0)) / (1.0 - g)

@@ -39,7 +39,6 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +52,7 @@ from core.mdp.model import MDP
 from core.mdp.robust import ValueBounds, alpha_radius
 from core.mdp.robust_sparse import interval_extremes, interval_hull
 from core.mdp.sparse import gather_rows
+from core.mdp.synthesis import sweep_cap
 
 __all__ = ["robust_intervals", "interval_value_bounds", "IntervalModel"]
 
@@ -174,9 +174,8 @@ def interval_value_bounds(mdp: MDP, lower: np.ndarray, upper: np.ndarray,
     if policy.shape != (S,):
         raise InputError(f"must have shape {(S,)}, got {policy.shape}", field="policy")
     r = mdp.R[idx, policy]
-    span = max(float(np.abs(r).max(initial=0.0)) / (1.0 - g), 1e-300)
-    cap = max_iter if max_iter is not None else max(
-        1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    cap = max_iter if max_iter is not None else sweep_cap(float(np.abs(r).max(initial=0.0)),
+                                                          g, tol)
     lo = np.zeros(S)
     hi = np.zeros(S)
     status, it = Status.MAX_ITER, 0
