@@ -240,37 +240,8 @@ class MdpModel:
         finite = np.isfinite(self.P).all(axis=2) if self.P.size else np.ones_like(sums, bool)
         negative = np.asarray((self.P < 0).any(axis=2) if self.P.size
                               else np.zeros_like(sums, bool))
-        for s, sid in enumerate(self.state_ids):
-            acts = self.action_ids[s]
-            if not acts:
-                out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
-                                   sid))
-            alabels = self.action_labels[s]
-            if len(set(alabels)) != len(alabels):
-                out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
-                                   "name", "actions", sid))
-            for j, aid in enumerate(acts):
-                where = f"state {labels[s]!r}, action {alabels[j]!r}"
-                if not alabels[j].strip():
-                    out.append(Problem("error", f"{where}: the action has no name", "actions",
-                                       sid, aid))
-                if not finite[s, j]:
-                    out.append(Problem("error", f"{where}: a probability is not finite",
-                                       "transitions", sid, aid))
-                elif negative[s, j]:
-                    out.append(Problem("error", f"{where}: a probability is negative",
-                                       "transitions", sid, aid))
-                elif abs(sums[s, j] - 1.0) > ROW_SUM_TOL:
-                    d = 1.0 - float(sums[s, j])
-                    out.append(Problem("error", f"{where}: probabilities sum to "
-                                       f"{float(sums[s, j]):.6g}, not 1 (deficit {d:.3g})",
-                                       "transitions", sid, aid, d))
-                if not math.isfinite(self.R[s, j]):
-                    out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
-                                       sid, aid))
-            if not math.isfinite(self.R_T[s]):
-                out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
-                                   "finite", "terminal_rewards", sid))
+        for s in range(self.n_states):
+            out += self._state_problems(s, sums, finite, negative)
         return out
 
     def _row_problems(self, sums: np.ndarray, finite: np.ndarray, negative: np.ndarray
@@ -279,7 +250,6 @@ class MdpModel:
         checks run on whole arrays and only the flagged states are visited (same messages,
         same order)."""
         out: list[Problem] = []
-        labels = self.state_labels
         S = self.n_states
         counts = np.array([len(a) for a in self.action_ids], dtype=np.int64)
         width = sums.shape[1] if sums.ndim == 2 else 0
@@ -293,37 +263,46 @@ class MdpModel:
             if len(set(alabels)) != len(alabels) or any(not a.strip() for a in alabels):
                 flagged.add(s)
         for s in sorted(flagged):
-            sid = self.state_ids[s]
-            acts = self.action_ids[s]
-            if not acts:
-                out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
-                                   sid))
-            alabels = self.action_labels[s]
-            if len(set(alabels)) != len(alabels):
-                out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
-                                   "name", "actions", sid))
-            for j, aid in enumerate(acts):
-                where = f"state {labels[s]!r}, action {alabels[j]!r}"
-                if not alabels[j].strip():
-                    out.append(Problem("error", f"{where}: the action has no name", "actions",
-                                       sid, aid))
-                if not finite[s, j]:
-                    out.append(Problem("error", f"{where}: a probability is not finite",
-                                       "transitions", sid, aid))
-                elif negative[s, j]:
-                    out.append(Problem("error", f"{where}: a probability is negative",
-                                       "transitions", sid, aid))
-                elif abs(sums[s, j] - 1.0) > ROW_SUM_TOL:
-                    d = 1.0 - float(sums[s, j])
-                    out.append(Problem("error", f"{where}: probabilities sum to "
-                                       f"{float(sums[s, j]):.6g}, not 1 (deficit {d:.3g})",
-                                       "transitions", sid, aid, d))
-                if not math.isfinite(self.R[s, j]):
-                    out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
-                                       sid, aid))
-            if not math.isfinite(self.R_T[s]):
-                out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
-                                   "finite", "terminal_rewards", sid))
+            out += self._state_problems(s, sums, finite, negative)
+        return out
+
+    def _state_problems(self, s: int, sums: np.ndarray, finite: np.ndarray,
+                        negative: np.ndarray) -> list[Problem]:
+        """The problems of state ``s`` (its actions, their rows and rewards, its terminal
+        reward), in the order :meth:`problems` reports them."""
+        out: list[Problem] = []
+        labels = self.state_labels
+        sid = self.state_ids[s]
+        acts = self.action_ids[s]
+        if not acts:
+            out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
+                               sid))
+        alabels = self.action_labels[s]
+        if len(set(alabels)) != len(alabels):
+            out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
+                               "name", "actions", sid))
+        for j, aid in enumerate(acts):
+            where = f"state {labels[s]!r}, action {alabels[j]!r}"
+            if not alabels[j].strip():
+                out.append(Problem("error", f"{where}: the action has no name", "actions",
+                                   sid, aid))
+            if not finite[s, j]:
+                out.append(Problem("error", f"{where}: a probability is not finite",
+                                   "transitions", sid, aid))
+            elif negative[s, j]:
+                out.append(Problem("error", f"{where}: a probability is negative",
+                                   "transitions", sid, aid))
+            elif abs(sums[s, j] - 1.0) > ROW_SUM_TOL:
+                d = 1.0 - float(sums[s, j])
+                out.append(Problem("error", f"{where}: probabilities sum to "
+                                   f"{float(sums[s, j]):.6g}, not 1 (deficit {d:.3g})",
+                                   "transitions", sid, aid, d))
+            if not math.isfinite(self.R[s, j]):
+                out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
+                                   sid, aid))
+        if not math.isfinite(self.R_T[s]):
+            out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
+                               "finite", "terminal_rewards", sid))
         return out
 
     def errors(self) -> list[Problem]:
