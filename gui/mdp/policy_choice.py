@@ -32,6 +32,10 @@ class PolicyChoice(QWidget):
         self.combo = QComboBox(self)
         self.combo.addItem("greedy (deterministic)", "greedy")
         self.combo.addItem("softmax (stochastic), τ =", "softmax")
+        # shrinks with its dock (the item text is elided) rather than widening the form
+        self.combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(8)
         self.tau_spin = QDoubleSpinBox(self)
         self.tau_spin.setDecimals(4)
         self.tau_spin.setRange(0.0001, 1e6)  # τ > 0
