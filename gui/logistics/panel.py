@@ -234,6 +234,8 @@ class LogisticsPanel(QWidget):
         menu = QMenu(self.add_map_button)
         menu.addAction("fig41 (reconstruction)", self.load_fig41)
         menu.addAction("Generated world, 30 centers (built-in)", self.load_generated30)
+        menu.addAction("Airplane transport example (built-in)", lambda: self.load_domain("air"))
+        menu.addAction("Rover exploration example (built-in)", lambda: self.load_domain("rover"))
         menu.addAction("Generate world…", self._on_generate_clicked)
         menu.addAction("Open map file…", self.import_map_file)
         self.add_map_button.setMenu(menu)
@@ -469,6 +471,12 @@ class LogisticsPanel(QWidget):
         from core.logistics import generate_world
 
         return self._load_asset(GENERATED30_ASSET, lambda: generate_world(30, seed=30))
+
+    def load_domain(self, domain: str) -> str | None:
+        """Add the built-in example map of ``domain`` (``air`` or ``rover``, thesis §4.7)."""
+        from gui.logistics.example_maps import domain_fallback
+
+        return self._load_asset(("examples", f"{domain}.map.json"), domain_fallback(domain))
 
     def _on_generate_clicked(self) -> None:
         dlg = GenerateWorldDialog(self)
