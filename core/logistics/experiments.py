@@ -94,6 +94,7 @@ class BenchConfig:
     paired: bool = True
     figure: str = ""
     domain: str = "logistics"
+    domain_params: tuple[tuple[str, float], ...] = ()  # e.g. (("fuel_range", 300.0),)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -104,6 +105,7 @@ class BenchConfig:
         d = dict(self.__dict__)
         d["values"] = list(self.values)
         d["approaches"] = list(self.approaches)
+        d["domain_params"] = dict(self.domain_params)
         if d["comm_budget"] is not None and math.isinf(d["comm_budget"]):
             d["comm_budget"] = "unlimited"
         return d
@@ -172,6 +174,14 @@ def benchmark_config(name: str, *, values: Sequence[float] | None = None,
         raise InputError(f"must be one of {', '.join(BENCH_DOMAINS)} (packet routing: B3 or "
                          f"--experiment fig49/fig410/fig411), got {kw['domain']!r}",
                          field="domain")
+    if kw["domain_params"]:
+        from core.logistics.domains import profile
+
+        kw["domain_params"] = tuple(sorted(dict(kw["domain_params"]).items()))
+        for k, _v in kw["domain_params"]:
+            if k not in (profile(kw["domain"]).params or {}):
+                raise InputError(f"the {kw['domain']} domain has no parameter {k!r}",
+                                 field="domain_params")
     if kw["domain"] != "logistics" and (kw["parameter"] == "dynamics" or kw["dynamics"]):
         raise InputError(f"the {kw['domain']} domain is static; nodes leaving and joining "
                          "(B3) is packet routing on logistics maps", field="domain")
@@ -386,7 +396,7 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
                                rng=np.random.Generator(np.random.PCG64(s_tasks)))
     else:
         world = generate_domain_world(cfg.domain, n, seed=np.random.Generator(
-            np.random.PCG64(s_world)))
+            np.random.PCG64(s_world)), params=dict(cfg.domain_params))
         tasks = domain_tasks(world, p_package=cfg.p_package,
                              rng=np.random.Generator(np.random.PCG64(s_tasks)))
     metrics = cfg.metrics
@@ -558,10 +568,11 @@ def _domain_checks(res: BenchResult, mean: dict[str, np.ndarray], fmt: Any
     cfg, aps, vals = res.config, res.config.approaches, list(res.config.values)
     out: list[dict[str, Any]] = []
     if cfg.domain == "air":
+        rng = dict(cfg.domain_params).get("fuel_range", DEFAULT_FUEL_RANGE)
         worst = float(np.nanmax(res.data["longest_leg"])) if np.isfinite(
             res.data["longest_leg"]).any() else 0.0
         out.append(_check(f"no flight leg of any delivered plan exceeds the fuel range "
-                          f"({DEFAULT_FUEL_RANGE:g} km)", worst <= DEFAULT_FUEL_RANGE,
+                          f"({rng:g} km)", worst <= rng,
                           f"longest leg flown {worst:g} km", True))
     if cfg.domain != "rover":
         return out

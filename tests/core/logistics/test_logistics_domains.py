@@ -342,3 +342,17 @@ def test_air_benchmark_checks_the_fuel_range_and_counts_legs():
     fuel = [c for c in r.checks if "fuel range" in c["claim"]]
     assert len(fuel) == 1 and fuel[0]["holds"]
     assert all(math.isnan(x) or x >= 1 for x in r.data["legs"].ravel())
+
+
+def test_benchmark_domain_params_are_checked_and_used():
+    cfg = benchmark_config("B2", domain="air", domain_params={"fuel_range": 250})
+    assert cfg.domain_params == (("fuel_range", 250),)
+    assert cfg.to_dict()["domain_params"] == {"fuel_range": 250}
+    with pytest.raises(InputError) as exc:
+        benchmark_config("B2", domain="rover", domain_params={"fuel_range": 250})
+    assert exc.value.field == "domain_params"
+    r = run_benchmark(
+        "B2", values=[6], worlds=1, seed=2, workers=1, approaches=["noprivacy"], domain="air",
+        domain_params={"fuel_range": 250})
+    assert np.nanmax(r.data["longest_leg"]) <= 250
+    assert [c["holds"] for c in r.checks if "fuel range (250 km)" in c["claim"]] == [True]
