@@ -111,6 +111,11 @@ class GenerateWorldDialog(QDialog):
         self.tasks_check = QCheckBox("add one round of packages as stored tasks (p = 0.2 per "
                                      "base)", self)
         self.tasks_check.setChecked(True)
+        self.domain_combo = QComboBox(self)
+        for key, text in (("logistics", "logistics"), ("air", "airplane transport (4.7.2)"),
+                          ("rover", "rover exploration (4.7.3)")):
+            self.domain_combo.addItem(text, key)
+        form.addRow("domain", self.domain_combo)
         form.addRow("centers N", self.n_spin)
         form.addRow("seed", self.seed_spin)
         form.addRow(self.tasks_check)
@@ -482,14 +487,16 @@ class LogisticsPanel(QWidget):
         dlg = GenerateWorldDialog(self)
         if dlg.exec() == QDialog.DialogCode.Accepted:
             self.generate_world(dlg.n_spin.value(), dlg.seed_spin.value(),
-                                tasks=dlg.tasks_check.isChecked())
+                                tasks=dlg.tasks_check.isChecked(),
+                                domain=dlg.domain_combo.currentData())
 
-    def generate_world(self, n_centers: int, seed: int, *, tasks: bool = True) -> bool:
+    def generate_world(self, n_centers: int, seed: int, *, tasks: bool = True,
+                       domain: str = "logistics") -> bool:
         """Generate a world in the worker; it is added to the project when done."""
         if self.is_running:
             return False
         self._job = {"kind": "generate", "n": n_centers, "seed": seed}
-        self._runner.start(generate_job, int(n_centers), int(seed), bool(tasks))
+        self._runner.start(generate_job, int(n_centers), int(seed), bool(tasks), domain)
         return True
 
     def import_map_file(self) -> None:

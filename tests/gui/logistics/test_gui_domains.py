@@ -96,3 +96,28 @@ def test_a_sample_cannot_start_at_a_location_that_is_not_a_target(qtbot, window)
     assert "samples start at target nodes" in panel.run_problem
     assert not window.document.project.runs or all(
         r.kind != "plan" for r in window.document.project.runs)
+
+
+@pytest.mark.parametrize("domain", ["air", "rover"])
+def test_generate_world_with_a_domain(qtbot, domain):
+    from core.logistics.domains import domain_tasks, generate_domain_world
+    from core.logistics.io import map_to_dict
+    from gui.logistics.panel import GenerateWorldDialog, LogisticsPanel
+    from gui.shell.document import ProjectDocument
+
+    dlg = GenerateWorldDialog()
+    qtbot.addWidget(dlg)
+    assert [dlg.domain_combo.itemData(i) for i in range(dlg.domain_combo.count())] == [
+        "logistics", "air", "rover"]
+    doc = ProjectDocument()
+    panel = LogisticsPanel(doc)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.runner.finished, timeout=30000):
+        assert panel.generate_world(6, 3, tasks=True, domain=domain)
+    (entry,) = doc.project.maps
+    want = generate_domain_world(domain, 6, seed=3)
+    assert entry.world.domain == domain
+    assert [n for n in map_to_dict(entry.world)["nodes"]] == map_to_dict(want)["nodes"]
+    assert entry.world.tasks == domain_tasks(want, rng=3)
+    assert _marks(panel.canvas, "legend")
+    panel.shutdown()
