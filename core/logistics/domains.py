@@ -54,7 +54,7 @@ import numpy as np
 from core.common.errors import InputError
 
 __all__ = ["DOMAINS", "MAP_DOMAINS", "Vocabulary", "DomainProfile", "profile", "check_world",
-           "check_task",
+           "check_task", "split_leg",
            "generate_domain_world", "domain_tasks", "plan_metrics", "route_handovers",
            "DEFAULT_FUEL_RANGE", "DEFAULT_HALF_LIFE"]
 
@@ -312,6 +312,38 @@ def _rng(seed: "int | np.random.Generator") -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def split_leg(length: float, fuel_range: float) -> list[float]:
+    """A hop of ``length`` km as the fewest legs of 0.1 km steps, none above ``fuel_range``.
+
+    Equal legs rounded down to 0.1 km and the remainder as the last; if the remainder is
+    above the range (rounding can add up to 0.1 km per leg), one leg more.
+
+    Parameters
+    ----------
+    length : float
+        The hop, > 0.
+    fuel_range : float
+        The range, > 0.
+
+    Returns
+    -------
+    list of float
+        The legs (summing to ``length`` to 0.1 km).
+
+    Examples
+    --------
+    >>> split_leg(2099, 300)
+    [262.3, 262.3, 262.3, 262.3, 262.3, 262.3, 262.3, 262.9]
+    """
+    legs = max(1, math.ceil(length / fuel_range))
+    while True:
+        leg = math.floor(10.0 * length / legs) / 10.0
+        last = round(length - leg * (legs - 1), 1)
+        if last <= fuel_range and leg <= fuel_range:
+            return [leg] * (legs - 1) + [last]
+        legs += 1
+
+
 def _seed_text(seed: Any) -> str:
     return "" if isinstance(seed, np.random.Generator) else f", seed {seed}"
 
@@ -328,7 +360,8 @@ def _generate_air(n_centers: int, rng: np.random.Generator, fuel_range: float,
         length = float(d["length"])
         if length <= fuel_range:
             continue
-        legs = math.ceil(length / fuel_range)
+        parts = split_leg(length, fuel_range)
+        legs = len(parts)
         owner = g.nodes[u]["agent"] if g.nodes[u]["kind"] == "base" else g.nodes[v]["agent"]
         g.remove_edge(u, v)
         pu, pv = np.array(g.nodes[u]["pos"]), np.array(g.nodes[v]["pos"])
@@ -341,10 +374,8 @@ def _generate_air(n_centers: int, rng: np.random.Generator, fuel_range: float,
                        pos=(round(float(p[0]), 1), round(float(p[1]), 1)))
             chain.append(sid)
         chain.append(v)
-        leg = math.floor(10.0 * length / legs) / 10.0  # <= the range, 0.1 km steps
-        for k, (a, b) in enumerate(zip(chain, chain[1:])):
-            last = k == legs - 1
-            g.add_edge(a, b, length=round(length - leg * (legs - 1), 1) if last else leg)
+        for (a, b), part in zip(zip(chain, chain[1:]), parts):
+            g.add_edge(a, b, length=part)
     for _v, d in g.nodes(data=True):
         if d["kind"] == "base" and "role" not in d:
             d["role"] = "airport"

@@ -356,3 +356,18 @@ def test_benchmark_domain_params_are_checked_and_used():
         domain_params={"fuel_range": 250})
     assert np.nanmax(r.data["longest_leg"]) <= 250
     assert [c["holds"] for c in r.checks if "fuel range (250 km)" in c["claim"]] == [True]
+
+
+def test_split_leg_never_exceeds_the_range_even_after_rounding():
+    from core.logistics.domains import split_leg
+
+    # 2099 / 7 = 299.857: rounded-down legs of 299.8 leave a last leg of 300.2 > 300
+    assert max(split_leg(2099, 300)) <= 300 and len(split_leg(2099, 300)) == 8
+    for length in range(1, 3000, 7):
+        for rng in (250.0, 300.0, 600.0):
+            parts = split_leg(length, rng)
+            assert max(parts) <= rng and sum(parts) == pytest.approx(length, abs=1e-6)
+            assert len(parts) <= math.ceil(length / rng) + 1
+    for seed in range(4):  # a tight range over many hops: the generator stays valid
+        w = generate_domain_world("air", 20, seed=seed, params={"fuel_range": 300.0})
+        assert max(d["length"] for *_, d in w.graph.edges(data=True)) <= 300.0
