@@ -66,6 +66,8 @@ MAP_DOMAINS = ("logistics", "air", "rover")
 DEFAULT_FUEL_RANGE = 600.0
 #: metres of driving after which a sample keeps half its value (the rover default)
 DEFAULT_HALF_LIFE = 300.0
+#: most refuelling airports the air generator adds (a tiny fuel range is refused, not built)
+MAX_STOPS = 20_000
 
 
 @dataclass(frozen=True)
@@ -355,6 +357,11 @@ def _generate_air(n_centers: int, rng: np.random.Generator, fuel_range: float,
 
     base = generate_world(n_centers, seed=rng, l_target=450.0)
     g, _ = _relabel(base, "area", "B", lambda a, k: f"{a}.ap{k}")
+    need = sum(math.ceil(float(d["length"]) / fuel_range) - 1 for *_, d in g.edges(data=True))
+    if need > MAX_STOPS:
+        raise InputError(f"a fuel range of {fuel_range:g} km would need {need:,} refuelling "
+                         f"airports (at most {MAX_STOPS:,}); hops average about 450 km",
+                         field="fuel_range")
     stops: dict[str, int] = {}
     for u, v, d in list(g.edges(data=True)):
         length = float(d["length"])

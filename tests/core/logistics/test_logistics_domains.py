@@ -371,3 +371,9 @@ def test_split_leg_never_exceeds_the_range_even_after_rounding():
     for seed in range(4):  # a tight range over many hops: the generator stays valid
         w = generate_domain_world("air", 20, seed=seed, params={"fuel_range": 300.0})
         assert max(d["length"] for *_, d in w.graph.edges(data=True)) <= 300.0
+
+
+def test_a_tiny_fuel_range_is_refused_not_built():
+    with pytest.raises(InputError) as exc:
+        generate_domain_world("air", 10, seed=1, params={"fuel_range": 0.01})
+    assert exc.value.field == "fuel_range" and "refuelling airports" in exc.value.problem
