@@ -2,8 +2,10 @@
 
 ``plan MAP --origin NODE --goal-agent AG --epsilon E [--preset sound|thesis]
 [--approach dp|noprivacy|bestfirst|greedy|simplified] [--solver dijkstra|rl] [--seed S]
-[--goal NODE] [--budget C] [--domain logistics|packet [--dynamics P]]`` plans one task on a
-``*.map.json`` file, or on a map of a project (``*.privplan.json``,
+[--goal NODE] [--budget C] [--domain logistics|air|rover|packet [--dynamics P]]`` plans one
+task on a ``*.map.json`` file (``--domain`` defaults to the map's own; air and rover maps
+add ``domain_details``, their public parameters, and ``domain_metrics``, the legs flown or
+the sample's value: evaluator's view), or on a map of a project (``*.privplan.json``,
 ``--map ID`` naming it; ``--record`` writes the run and its agents' ledger entries into the
 project as the window does). Without ``--seed`` the noise comes from OpenDP (release mode)
 and the output says so. A task that cannot be planned is a result with its
@@ -19,9 +21,10 @@ agent (``null`` with ``epsilon_spent_reason[agent]`` where an agent's release pr
 finite ε) and ``guarantee`` (the largest per-agent ε, δ, the adjacency, the scope and the
 public parameters). The thesis's nominal figures are ``epsilon_nominal``, labelled as such.
 
-``plan-bench B1|B2|B3|B4|B5|all [--worlds N] [--seed S] [--workers W] [-o DIR]`` runs the
-benchmarks of spec §8.3 and writes ``DIR/B?.csv`` (mean and 95 % CI per point and
-approach) and ``DIR/B?.json`` (configuration, rows, paired differences, trend checks).
+``plan-bench B1|B2|B3|B4|B5|all [--domain logistics|air|rover] [--worlds N] [--seed S]
+[--workers W] [-o DIR]`` runs the benchmarks of spec §8.3 (on the domain's generated worlds)
+and writes ``DIR/B?.csv`` (mean and 95 % CI per point and approach) and ``DIR/B?.json``
+(configuration, rows, paired differences, trend checks).
 ``plan-bench --experiment fig49|fig410|fig411 [--worlds N] [--seed S] [--values …]
 [--dynamics P] [--dynamics-per node|agent] [--connectivity network|area]`` runs a
 packet-routing study (:mod:`core.logistics.packet`) on the shared study runner: a table of
@@ -114,10 +117,11 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     help="seeded experiment mode; omit for release mode (OpenDP noise)")
     sp.add_argument("--budget", type=_budget, default=None,
                     help="messages per agent C (default N_centers + 30; 'unlimited')")
-    sp.add_argument("--domain", choices=("logistics", "packet"), default="logistics",
-                    help="logistics (a static map) or packet (packet routing: nodes leave "
-                         "and join before each step and before forwarding; broken routes "
-                         "are re-planned)")
+    sp.add_argument("--domain", choices=("logistics", "packet", "air", "rover"), default=None,
+                    help="default: the map's own domain (logistics, air or rover: thesis "
+                         "4.7.2-4.7.3, their constraints checked on the map); packet: packet "
+                         "routing on a logistics map (nodes leave and join before each step "
+                         "and before forwarding; broken routes are re-planned)")
     sp.add_argument("--dynamics", type=float, default=None,
                     help="--domain packet: leave/join probability per node and tick "
                          "(default 0.1)")
@@ -220,7 +224,7 @@ def _plan_dynamics(args: argparse.Namespace) -> Any:
     """The :class:`Dynamics` of ``plan --domain packet`` (None for a static map)."""
     from core.logistics.routing import Dynamics
 
-    if args.domain != "packet":
+    if args.domain != "packet":  # (resolved: never None here)
         if args.dynamics is not None:
             raise InputError("only applies with --domain packet", field="--dynamics")
         return None
@@ -258,6 +262,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         world = entry.world
     else:
         world = load_map(args.map)
+    args.domain = _resolve_domain(args.domain, world, args.map)
     try:
         params = PlannerParams.preset_params(args.preset, epsilon=args.epsilon,
                                              comm_budget=args.budget,
@@ -271,6 +276,10 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise _flag(exc, _PLAN_FLAGS) from None
     payload = plan_payload(result, session)
     payload["domain"] = args.domain
+    payload["domain_details"] = _domain_details(world)
+    payload["domain_metrics"] = _domain_metrics(world, result)
+    if payload["domain_metrics"] is not None:
+        payload["evaluator_keys"] = list(payload["evaluator_keys"]) + ["domain_metrics"]
     payload["dynamics"] = dynamics.to_dict() if dynamics is not None else None
     payload["replans"] = result.restarts
     payload["solver"] = args.solver
@@ -296,6 +305,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                      "centers): " + " ".join(result.plan_view))
     else:
         lines.append(f"not delivered: {result.failure} [{result.status}]")
+    lines += _domain_lines(world, payload["domain_details"])
     if dynamics is not None:
         lines.append(f"packet routing: nodes leave and join with probability "
                      f"{dynamics.p_leave:g} per node and tick (the network stays connected, "
@@ -325,11 +335,73 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         lines += [EVALUATOR_VIEW + ":", "  route: " + " ".join(result.route),
                   f"  length {result.length:g} (true shortest {result.shortest_length:g})"
                   f"{stretch}"]
+    lines += _domain_metric_lines(world, payload["domain_metrics"])
     if recorded:
         lines.append(f"recorded in {args.map} as {recorded} (with {n_entries} ledger "
                      "entries)")
     out.write("\n".join(lines) + "\n")
     return 0
+
+
+def _an(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def _resolve_domain(domain: str | None, world: Any, path: str) -> str:
+    """``plan --domain``: the map's own domain by default; packet needs a logistics map;
+    air/rover/logistics must be the map's (InputError naming ``--domain`` otherwise)."""
+    if domain is None:
+        return str(world.domain)
+    if domain == "packet":
+        if world.domain != "logistics":
+            raise InputError(f"packet routing runs on a logistics map; {path} is "
+                             f"{_an(world.domain)} map", field="--domain")
+        return domain
+    if domain != world.domain:
+        raise InputError(f"{path} is {_an(world.domain)} map, not {_an(domain)} map (a map "
+                         "states its domain in graph.domain; omit --domain to use it)",
+                         field="--domain")
+    return domain
+
+
+def _domain_details(world: Any) -> dict[str, Any] | None:
+    """``domain_details`` of ``plan --json``: the profile's names, constraints and the map's
+    public parameters (None for logistics maps)."""
+    from core.logistics.domains import profile
+
+    if world.domain == "logistics":
+        return None
+    prof = profile(world.domain)
+    return {"title": prof.title, "params": dict(world.domain_params),
+            "vocabulary": dict(prof.vocabulary.__dict__), "constraints": list(prof.constraints)}
+
+
+def _domain_metrics(world: Any, result: Any) -> dict[str, Any] | None:
+    """``domain_metrics``: the domain's figures of the executed route (evaluator's view)."""
+    from core.logistics.domains import plan_metrics
+
+    return None if world.domain == "logistics" else plan_metrics(world, result)
+
+
+def _domain_lines(world: Any, details: dict[str, Any] | None) -> list[str]:
+    if details is None:
+        return []
+    v, p = details["vocabulary"], details["params"]
+    extra = (f"; fuel range {p['fuel_range']:g} km per flight leg" if "fuel_range" in p else
+             f"; samples lose half their value every {p['half_life']:g} m driven"
+             if "half_life" in p else "")
+    return [f"domain: {details['title']} ({v['agents']}, private {v['bases']}, public "
+            f"{v['centers']}, {v['items']}){extra}"]
+
+
+def _domain_metric_lines(world: Any, m: dict[str, Any] | None) -> list[str]:
+    if not m:
+        return []
+    if world.domain == "air":
+        return [f"  {m['legs']:g} flight legs, longest {m['longest_leg']:g} km"
+                if m["legs"] is not None else "  no legs flown"]
+    return [f"  sample value on delivery {m['sample_value']:.3g}" + (
+        f" after {m['handovers']:g} hand-overs" if m["handovers"] is not None else " (lost)")]
 
 
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
@@ -371,6 +443,9 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     sp.add_argument("--connectivity", choices=("network", "area"), default="network",
                     help="--experiment: what churn keeps connected: the network (areas may "
                          "split; default) or every area")
+    sp.add_argument("--domain", choices=("logistics", "air", "rover"), default="logistics",
+                    help="B1, B2, B4, B5: draw the worlds from this domain's generator "
+                         "(thesis 4.7.2-4.7.3; air and rover add their own metrics)")
     sp.add_argument("--worlds", type=int, default=50, help="worlds per point (default 50)")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
@@ -402,14 +477,19 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         one line and turns into exit 2.
     """
     from core.common.atomic import atomic_write_text
-    from core.logistics.experiments import BENCHMARKS, run_benchmark
+    from core.logistics.experiments import BENCHMARKS, DOMAIN_METRICS, run_benchmark
 
     if (args.benchmark is None) == (args.experiment is None):
         raise InputError("give a benchmark (B1-B5, all) or --experiment, not both or neither",
                          field="--experiment")
     if args.experiment is not None:
+        if args.domain != "logistics":
+            raise InputError("the packet-routing experiments run on logistics worlds",
+                             field="--domain")
         return _cmd_packet_experiment(args, out, err)
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
+    if args.domain != "logistics" and args.benchmark == "all":
+        names.remove("B3")  # the dynamic benchmark is packet routing
     values = None
     if args.values:
         try:
@@ -427,11 +507,13 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             try:
                 res = run_benchmark(name, values=values, approaches=approaches,
                                     worlds=args.worlds, seed=args.seed, workers=workers,
-                                    executor=executor, progress=Progress(err, name))
+                                    executor=executor, progress=Progress(err, name),
+                                    **({"domain": args.domain} if args.domain != "logistics"
+                                       else {}))
             except InputError as exc:
                 raise _flag(exc, {"worlds": "--worlds", "workers": "--workers",
                                   "values": "--values", "approaches": "--approaches",
-                                  "seed": "--seed"}) from None
+                                  "seed": "--seed", "domain": "--domain"}) from None
             results.append(res)
             if args.output:
                 atomic_write_text(os.path.join(args.output, f"{name}.csv"), res.to_csv())
@@ -445,7 +527,8 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for res in results:
         cfg = res.config
         out.write(f"{cfg.name} {cfg.title}: {res.worlds} worlds per point, seed {res.seed}, "
-                  f"{res.elapsed_s:.1f} s\n")
+                  f"{res.elapsed_s:.1f} s" + (f", domain {cfg.domain}" if cfg.domain !=
+                                             "logistics" else "") + "\n")
         for ap, g in res.privacy().items():
             eps = g["epsilon"]
             if eps is None:
@@ -457,7 +540,8 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 text = f"epsilon <= {eps:.4g} per agent (proven; {g['adjacency'].split(':')[0]})"
             out.write(f"  privacy {ap}: {text}\n")
-        metrics = ("success", "route_length", "stretch", "messages")
+        metrics = ("success", "route_length", "stretch", "messages") + DOMAIN_METRICS.get(
+            cfg.domain, ())
         out.write(f"{cfg.parameter:>12} {'approach':>10}" + "".join(f"{m:>23}" for m in metrics)
                   + "\n")
         for row in res.rows():

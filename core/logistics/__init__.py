@@ -8,7 +8,8 @@ Modules: :mod:`~core.logistics.model` (world, tasks, validation), :mod:`~core.lo
 :mod:`~core.logistics.strategy` (the public strategy API a session offers its approaches:
 results, message counts, the session protocol), :mod:`~core.logistics.baselines`
 (Best-first, Greedy), :mod:`~core.logistics.routing`
-(packet-routing dynamics), :mod:`~core.logistics.experiments` (B1–B5),
+(packet-routing dynamics), :mod:`~core.logistics.domains` (the domain profiles of §4.7:
+logistics, packet, air, rover), :mod:`~core.logistics.experiments` (B1–B5),
 :mod:`~core.cli.logistics` (``plan``, ``plan-bench``), :mod:`~core.logistics.randomness`
 (the release-mode CSPRNG for the choices that shape a released map).
 

@@ -54,6 +54,7 @@ from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress
 from core.common.stats import t_half_width
 from core.common.validation import fresh_seed
+from core.logistics.domains import domain_tasks, generate_domain_world, plan_metrics
 from core.logistics.examples import generate_tasks, generate_world
 from core.logistics.model import DEFAULT_DEGREE_CAP
 from core.logistics.planner import PlannerParams, PlanningSession, preset_guarantee
@@ -69,6 +70,10 @@ BENCHMARKS = ("B1", "B2", "B3", "B4", "B5")
 FOUR = ("dp", "noprivacy", "bestfirst", "greedy")
 #: the four approaches and the simplified approach of §4.5.4 (issue 29)
 FIVE = FOUR + ("simplified",)
+#: per-world figures a domain adds (core.logistics.domains.plan_metrics)
+DOMAIN_METRICS = {"air": ("legs", "longest_leg"), "rover": ("sample_value",)}
+#: the domains a benchmark world can be drawn from
+BENCH_DOMAINS = ("logistics", "air", "rover")
 
 
 @dataclass(frozen=True)
@@ -88,11 +93,19 @@ class BenchConfig:
     rounds: int = 1
     paired: bool = True
     figure: str = ""
+    domain: str = "logistics"
+    domain_params: tuple[tuple[str, float], ...] = ()  # e.g. (("fuel_range", 300.0),)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """:data:`METRICS` and the domain's own (air: legs, longest leg; rover: value)."""
+        return METRICS + DOMAIN_METRICS.get(self.domain, ())
 
     def to_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["values"] = list(self.values)
         d["approaches"] = list(self.approaches)
+        d["domain_params"] = dict(self.domain_params)
         if d["comm_budget"] is not None and math.isinf(d["comm_budget"]):
             d["comm_budget"] = "unlimited"
         return d
@@ -157,6 +170,21 @@ def benchmark_config(name: str, *, values: Sequence[float] | None = None,
         if k not in kw:
             raise InputError(f"unknown benchmark setting {k!r}", field=k)
         kw[k] = v
+    if kw["domain"] not in BENCH_DOMAINS:
+        raise InputError(f"must be one of {', '.join(BENCH_DOMAINS)} (packet routing: B3 or "
+                         f"--experiment fig49/fig410/fig411), got {kw['domain']!r}",
+                         field="domain")
+    if kw["domain_params"]:
+        from core.logistics.domains import profile
+
+        kw["domain_params"] = tuple(sorted(dict(kw["domain_params"]).items()))
+        for k, _v in kw["domain_params"]:
+            if k not in (profile(kw["domain"]).params or {}):
+                raise InputError(f"the {kw['domain']} domain has no parameter {k!r}",
+                                 field="domain_params")
+    if kw["domain"] != "logistics" and (kw["parameter"] == "dynamics" or kw["dynamics"]):
+        raise InputError(f"the {kw['domain']} domain is static; nodes leaving and joining "
+                         "(B3) is packet routing on logistics maps", field="domain")
     return BenchConfig(**kw)
 
 
@@ -181,6 +209,11 @@ class BenchResult:
     def metric(self, name: str) -> np.ndarray:
         return self.data[name]
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics of this result (:attr:`BenchConfig.metrics`)."""
+        return self.config.metrics
+
     def mean(self, name: str) -> np.ndarray:
         """Mean over worlds (ignoring worlds without a delivered package), (values, approaches)."""
         x = self.data[name]
@@ -204,13 +237,13 @@ class BenchResult:
     def rows(self) -> list[dict[str, Any]]:
         """One row per (value, approach): mean and CI of every metric."""
         out = []
-        cis = {m: self.ci(m) for m in METRICS}
-        means = {m: self.mean(m) for m in METRICS}
+        cis = {m: self.ci(m) for m in self.metrics}
+        means = {m: self.mean(m) for m in self.metrics}
         for i, v in enumerate(self.config.values):
             for j, a in enumerate(self.config.approaches):
                 row: dict[str, Any] = {"benchmark": self.config.name,
                                        self.config.parameter: v, "approach": a}
-                for m in METRICS:
+                for m in self.metrics:
                     row[m] = _num(means[m][i, j])
                     row[f"{m}_ci_low"] = _num(cis[m][0][i, j])
                     row[f"{m}_ci_high"] = _num(cis[m][1][i, j])
@@ -259,7 +292,8 @@ class BenchResult:
             return []
         k = self.config.approaches.index("dp")
         out = []
-        for m in ("route_length", "messages", "success"):
+        extra = ("sample_value",) if self.config.domain == "rover" else ()
+        for m in ("route_length", "messages", "success") + extra:
             mean = self.mean(m)
             for i, v in enumerate(self.config.values):
                 for j, a in enumerate(self.config.approaches):
@@ -280,6 +314,8 @@ class BenchResult:
                         base, dp = mean[i, j], mean[i, k]
                         if m == "success":  # percentage points
                             diff = 100.0 * (dp - base)
+                        elif m == "sample_value":  # how much more value DP keeps, in %
+                            diff = 100.0 * (dp - base) / base if base else math.nan
                         else:  # how much fewer DP sends, in % of the other approach
                             diff = 100.0 * (base - dp) / base if base else math.nan
                         row["dp_advantage_percent"] = _num(diff)
@@ -313,13 +349,14 @@ class BenchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"benchmark": self.config.name, "title": self.config.title,
+                "domain": self.config.domain,
                 "thesis_figure": self.config.figure, "config": self.config.to_dict(),
                 "worlds": self.worlds, "seed": self.seed, "mode": self.mode,
                 "privacy": self.privacy(), "paired_reference": self.reference,
                 "rows": self.rows(), "relative_to_dp": self.relative_to_dp(),
                 "checks": list(self.checks), "elapsed_s": self.elapsed_s,
                 "per_world": {m: [[[_num(x) for x in row] for row in pt]
-                                  for pt in self.data[m]] for m in METRICS}}
+                                  for pt in self.data[m]] for m in self.metrics}}
 
 
 def _num(x: float) -> float | None:
@@ -353,14 +390,21 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
     root = np.random.SeedSequence(seed, spawn_key=key)
     s_world, s_tasks, s_run = root.spawn(3)
     n = int(value) if cfg.parameter == "n_centers" else cfg.n_centers
-    world = generate_world(n, seed=np.random.Generator(np.random.PCG64(s_world)))
-    tasks = generate_tasks(world, p_package=cfg.p_package,
-                           rng=np.random.Generator(np.random.PCG64(s_tasks)))
+    if cfg.domain == "logistics":
+        world = generate_world(n, seed=np.random.Generator(np.random.PCG64(s_world)))
+        tasks = generate_tasks(world, p_package=cfg.p_package,
+                               rng=np.random.Generator(np.random.PCG64(s_tasks)))
+    else:
+        world = generate_domain_world(cfg.domain, n, seed=np.random.Generator(
+            np.random.PCG64(s_world)), params=dict(cfg.domain_params))
+        tasks = domain_tasks(world, p_package=cfg.p_package,
+                             rng=np.random.Generator(np.random.PCG64(s_tasks)))
+    metrics = cfg.metrics
     budget = cfg.comm_budget
     if cfg.parameter == "budget_factor":
         budget = float(max(0, round(value * world.total_capacity)))
     rounds = cfg.rounds
-    out = np.full((rounds, len(cfg.approaches), len(METRICS)), np.nan)
+    out = np.full((rounds, len(cfg.approaches), len(metrics)), np.nan)
     ref = cfg.approaches.index("dp") if "dp" in cfg.approaches else 0
     lengths: dict[tuple[int, int], list[float | None]] = {}
     for j, ap in enumerate(cfg.approaches):
@@ -380,6 +424,8 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
                 out[r, j, 4] = float(np.mean([x.messages for x in ok]))
             out[r, j, 3] = float(np.mean([x.messages for x in res]))
             out[r, j, 5] = 1000.0 * float(np.mean([x.elapsed_s for x in res]))
+            if len(metrics) > len(METRICS):
+                _domain_columns(out[r, j], world, res)
     # paired tasks: delivered by this approach and by the reference (same task list)
     for r in range(rounds):
         for j in range(len(cfg.approaches)):
@@ -390,6 +436,19 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
                 out[r, j, 7] = float(np.mean([x for x, _ in both]))
                 out[r, j, 8] = float(np.mean([y for _, y in both]))
     return out if cfg.parameter == "round" else out[0]
+
+
+def _domain_columns(row: np.ndarray, world: Any, res: Sequence[Any]) -> None:
+    """Fill the domain's columns of one (approach, round) row from its results."""
+    per = [plan_metrics(world, x) for x in res]
+    k = len(METRICS)
+    if world.domain == "air":
+        legs = [p["legs"] for p in per if p["legs"] is not None]
+        longest = [p["longest_leg"] for p in per if p["longest_leg"] is not None]
+        row[k] = float(np.mean(legs)) if legs else np.nan
+        row[k + 1] = float(max(longest)) if longest else np.nan
+    elif world.domain == "rover":
+        row[k] = float(np.mean([p["sample_value"] for p in per]))
 
 
 def _run_chunk(cfg: BenchConfig, value_index: int, start: int, stop: int, seed: int
@@ -436,7 +495,7 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
     inline = executor is None and n_workers == 1
     chunk = 1 if inline else max(1, math.ceil(worlds / max(1, 2 * n_workers)))
     tasks = [(i, s, min(worlds, s + chunk)) for i in points for s in range(0, worlds, chunk)]
-    shape = (len(cfg.values), len(cfg.approaches), worlds, len(METRICS))
+    shape = (len(cfg.values), len(cfg.approaches), worlds, len(cfg.metrics))
     values_arr = np.full(shape, np.nan)
     total = len(points) * worlds
     done = 0
@@ -458,7 +517,7 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
                inline=inline, executor=executor, workers=n_workers,
                describe=lambda t: (f"{cfg.parameter} = {cfg.values[t[0]]:g} " if cfg.parameter
                                    != "round" else "") + f"worlds {t[1] + 1}-{t[2]}")
-    data = {m: values_arr[..., k] for k, m in enumerate(METRICS)}
+    data = {m: values_arr[..., k] for k, m in enumerate(cfg.metrics)}
     res = BenchResult(config=cfg, worlds=int(worlds), seed=seed, data=data,
                       elapsed_s=time.perf_counter() - t0)
     return BenchResult(config=cfg, worlds=res.worlds, seed=seed, data=dict(res.data),
@@ -499,11 +558,53 @@ def _check(claim: str, holds: bool, observed: str, robust: bool) -> dict[str, An
             "robust_expectation": robust}
 
 
+def _domain_checks(res: BenchResult, mean: dict[str, np.ndarray], fmt: Any
+                   ) -> list[dict[str, Any]]:
+    """The domain's own expectations: air legs within the fuel range; rover sample value
+    rising with epsilon (B1), falling with the map size (B2), DP keeping more than the
+    baselines (B2)."""
+    from core.logistics.domains import DEFAULT_FUEL_RANGE
+
+    cfg, aps, vals = res.config, res.config.approaches, list(res.config.values)
+    out: list[dict[str, Any]] = []
+    if cfg.domain == "air":
+        rng = dict(cfg.domain_params).get("fuel_range", DEFAULT_FUEL_RANGE)
+        worst = float(np.nanmax(res.data["longest_leg"])) if np.isfinite(
+            res.data["longest_leg"]).any() else 0.0
+        out.append(_check(f"no flight leg of any delivered plan exceeds the fuel range "
+                          f"({rng:g} km)", worst <= rng,
+                          f"longest leg flown {worst:g} km", True))
+    if cfg.domain != "rover":
+        return out
+    for j, a in enumerate(aps):
+        rho = _spearman(vals, mean["sample_value"][:, j])
+        if cfg.name == "B1" and a.startswith("dp"):
+            b, lo, hi = _slope_ci(res, "sample_value", j)
+            out.append(_check(f"{a}: sample value rises with epsilon (Spearman sign and slope "
+                              "CI excluding 0)", rho > 0 and bool(lo > 0),
+                              f"means {fmt(mean['sample_value'][:, j])}; Spearman {rho:+.2f}; "
+                              f"slope {b:.3g} [{lo:.3g}, {hi:.3g}]", False))
+        elif cfg.name == "B2":
+            out.append(_check(f"{a}: sample value falls with map size", rho < -0.5,
+                              f"means {fmt(mean['sample_value'][:, j])}; Spearman {rho:+.2f}",
+                              True))
+    if cfg.name == "B2" and "dp" in aps:
+        k = aps.index("dp")
+        for j, a in enumerate(aps):
+            if a in ("bestfirst", "greedy"):
+                d = mean["sample_value"][:, k] - mean["sample_value"][:, j]
+                out.append(_check(f"DP-based keeps more sample value than {a}",
+                                  bool(np.nanmean(d) > 0),
+                                  f"dp {fmt(mean['sample_value'][:, k])} vs {a} "
+                                  f"{fmt(mean['sample_value'][:, j])}", False))
+    return out
+
+
 def _checks(res: BenchResult) -> list[dict[str, Any]]:
     cfg = res.config
     out: list[dict[str, Any]] = []
     vals = list(cfg.values)
-    mean = {m: res.mean(m) for m in METRICS}
+    mean = {m: res.mean(m) for m in res.metrics}
 
     def fmt(arr: np.ndarray) -> str:
         return "[" + ", ".join("nan" if not np.isfinite(v) else f"{v:.3g}" for v in arr) + "]"
@@ -553,7 +654,9 @@ def _checks(res: BenchResult) -> list[dict[str, Any]]:
                                           bool(np.nanmean(d) > 0),
                                           f"dp {fmt(mean[m][:, k])} vs {a} {fmt(mean[m][:, j])}",
                                           False))
-    elif cfg.name == "B3":
+    if cfg.name in ("B1", "B2"):
+        out.extend(_domain_checks(res, mean, fmt))
+    if cfg.name == "B3":
         for j, a in enumerate(aps):
             b, lo, hi = _slope_ci(res, "success", j)
             if a in ("dp", "noprivacy", "simplified"):  # re-plan locally

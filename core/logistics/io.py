@@ -105,8 +105,20 @@ def map_from_dict(d: Any) -> LogisticsWorld:
     if not isinstance(tasks, list):
         raise InputError("must be a list", field="graph.tasks")
     cap = gattr.get("degree_cap", DEFAULT_DEGREE_CAP)
-    world = LogisticsWorld(g, name=str(gattr.get("name", "")), degree_cap=cap,
-                           note=str(gattr.get("note", "")))
+    domain = gattr.get("domain", "logistics")
+    dparams = gattr.get("domain_params", {})
+    if not isinstance(domain, str):
+        raise InputError(f"must be a domain name, got {domain!r}", field="graph.domain")
+    if not isinstance(dparams, dict):
+        raise InputError("must be an object", field="graph.domain_params")
+    try:
+        world = LogisticsWorld(g, name=str(gattr.get("name", "")), degree_cap=cap,
+                               note=str(gattr.get("note", "")), domain=domain,
+                               domain_params=dparams)
+    except InputError as exc:
+        if exc.field in ("domain",) or (exc.field or "").startswith("domain_params"):
+            raise InputError(exc.problem, field=f"graph.{exc.field}") from None
+        raise
     from core.logistics.model import validate_task
 
     checked: list[Task] = []
@@ -115,8 +127,14 @@ def map_from_dict(d: Any) -> LogisticsWorld:
             checked.append(validate_task(world, t))
         except InputError as exc:
             raise InputError(exc.problem, field=f"graph.tasks[{i}].{exc.field}") from None
-    return LogisticsWorld(world.graph, name=world.name, tasks=tuple(checked),
-                          degree_cap=world.degree_cap, note=world.note)
+    try:
+        return LogisticsWorld(world.graph, name=world.name, tasks=tuple(checked),
+                              degree_cap=world.degree_cap, note=world.note,
+                              domain=world.domain, domain_params=world.domain_params)
+    except InputError as exc:
+        if (exc.field or "").startswith("tasks["):
+            raise InputError(exc.problem, field=f"graph.{exc.field}") from None
+        raise
 
 
 def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
@@ -138,6 +156,9 @@ def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
         gattr["note"] = world.note
     if world.degree_cap != DEFAULT_DEGREE_CAP:
         gattr["degree_cap"] = world.degree_cap
+    if world.domain != "logistics":  # a logistics map's file stays as it was
+        gattr["domain"] = world.domain
+        gattr["domain_params"] = dict(world.domain_params)
     gattr["tasks"] = [t.to_dict() for t in world.tasks]
     nodes = []
     for c in world.center_ids:
@@ -151,6 +172,8 @@ def map_to_dict(world: LogisticsWorld) -> dict[str, Any]:
         for b in world.bases[a]:
             d = g.nodes[b]
             item = {"id": b, "kind": "base", "agent": a}
+            if d.get("role") is not None:
+                item["role"] = str(d["role"])
             if d.get("pos") is not None:
                 item["pos"] = [float(x) for x in d["pos"]]
             nodes.append(item)

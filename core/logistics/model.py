@@ -163,7 +163,10 @@ class LogisticsWorld:
     """A validated logistic map (ground truth). Treat ``graph`` as read-only.
 
     After construction every edge carries an ``agent`` attribute (its owner) and every
-    center a tuple ``agents`` and an int ``capacity``.
+    center a tuple ``agents`` and an int ``capacity``. ``domain`` names the profile of
+    :mod:`core.logistics.domains` (``logistics``, ``air`` or ``rover``) whose constraints
+    the map must meet; ``domain_params`` holds its public parameters (the fuel range, the
+    samples' half-life), completed with the profile's defaults.
     """
 
     graph: nx.Graph
@@ -171,6 +174,8 @@ class LogisticsWorld:
     tasks: tuple[Task, ...] = ()
     degree_cap: int = DEFAULT_DEGREE_CAP
     note: str = ""
+    domain: str = "logistics"
+    domain_params: dict[str, Any] = field(default_factory=dict)
     agents: tuple[str, ...] = field(init=False)
     center_ids: tuple[str, ...] = field(init=False)
     centers: dict[str, Center] = field(init=False, repr=False)
@@ -285,6 +290,10 @@ class LogisticsWorld:
         object.__setattr__(self, "agent_centers", agent_centers)
         object.__setattr__(self, "_locals", locals_)
         object.__setattr__(self, "tasks", tuple(validate_task(self, t) for t in self.tasks))
+        if self.domain != "logistics" or self.domain_params:
+            from core.logistics.domains import check_world  # the air/rover constraints
+
+            object.__setattr__(self, "domain_params", check_world(self))
 
     def local(self, agent: str) -> nx.Graph:
         """Agent ``agent``'s true local map (frozen graph, edge attribute ``length``)."""
@@ -377,6 +386,10 @@ def validate_task(world: LogisticsWorld, task: Any) -> Task:
                 g.nodes[task.goal]["agent"] != task.goal_agent:
             raise InputError(f"{task.goal!r} is not a base of agent {task.goal_agent!r}",
                              field="goal")
+    if world.domain != "logistics":  # air: airports only; rover: samples start at targets
+        from core.logistics.domains import check_task
+
+        check_task(world, task)
     reach = nx.node_connected_component(g, task.origin)
     if not any(b in reach for b in world.bases[task.goal_agent]):
         raise InputError(f"agent {task.goal_agent!r}'s area cannot be reached from "

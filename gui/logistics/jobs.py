@@ -68,12 +68,25 @@ def plan_job(world: Any, task: Task, approach: str, params: PlannerParams, rng: 
     return result, session
 
 
-def generate_job(n_centers: int, seed: int, with_tasks: bool, *,
+def generate_job(n_centers: int, seed: int, with_tasks: bool, domain: str = "logistics", *,
                  progress: Callable[[float, str], None]) -> dict[str, Any]:
-    """Generate a world (spec §6.4) and return its map dict (runs in the worker)."""
+    """Generate a world (spec §6.4; air/rover: their domain's generator) and return its map
+    dict (runs in the worker)."""
     from core.logistics import LogisticsWorld, generate_tasks, generate_world
 
     progress(0.0, "generating")
+    if domain != "logistics":
+        from core.logistics.domains import domain_tasks, generate_domain_world, profile
+
+        w = generate_domain_world(domain, n_centers, seed=seed)
+        if with_tasks:
+            w = LogisticsWorld(w.graph, name=w.name, tasks=domain_tasks(w, rng=seed),
+                               degree_cap=w.degree_cap, domain=w.domain,
+                               domain_params=w.domain_params,
+                               note=f"one round of {profile(domain).vocabulary.items} "
+                                    "(p = 0.2 per origin)")
+        progress(1.0, "done")
+        return map_to_dict(w)
     w = generate_world(n_centers, seed=seed, name=f"generated world (N = {n_centers}, seed "
                                                   f"{seed})")
     if with_tasks:

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.logistics.domain_style import decorate_domain
 from gui.shell.canvas import (
     LodTextItem,
     fit_rect,
@@ -171,7 +172,6 @@ class TextItem(LodTextItem):
                  ) -> None:
         super().__init__(text, parent, point_size=point_size, min_px=min_px,
                          background=background, **kwargs)
-
 
 
 class NodeItem(QGraphicsItem):
@@ -505,6 +505,7 @@ class MapCanvas(ZoomView):
             self._add_edge(kinds, e)
         for n in d["nodes"]:
             self._add_node(n)
+        decorate_domain(self, d)  # air and rover maps: the domain's icons, words and legend
         if self._route:
             self._draw_route()
         self._scene.blockSignals(False)

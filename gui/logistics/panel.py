@@ -111,6 +111,11 @@ class GenerateWorldDialog(QDialog):
         self.tasks_check = QCheckBox("add one round of packages as stored tasks (p = 0.2 per "
                                      "base)", self)
         self.tasks_check.setChecked(True)
+        self.domain_combo = QComboBox(self)
+        for key, text in (("logistics", "logistics"), ("air", "airplane transport (4.7.2)"),
+                          ("rover", "rover exploration (4.7.3)")):
+            self.domain_combo.addItem(text, key)
+        form.addRow("domain", self.domain_combo)
         form.addRow("centers N", self.n_spin)
         form.addRow("seed", self.seed_spin)
         form.addRow(self.tasks_check)
@@ -234,6 +239,8 @@ class LogisticsPanel(QWidget):
         menu = QMenu(self.add_map_button)
         menu.addAction("fig41 (reconstruction)", self.load_fig41)
         menu.addAction("Generated world, 30 centers (built-in)", self.load_generated30)
+        menu.addAction("Airplane transport example (built-in)", lambda: self.load_domain("air"))
+        menu.addAction("Rover exploration example (built-in)", lambda: self.load_domain("rover"))
         menu.addAction("Generate world…", self._on_generate_clicked)
         menu.addAction("Open map file…", self.import_map_file)
         self.add_map_button.setMenu(menu)
@@ -470,18 +477,26 @@ class LogisticsPanel(QWidget):
 
         return self._load_asset(GENERATED30_ASSET, lambda: generate_world(30, seed=30))
 
+    def load_domain(self, domain: str) -> str | None:
+        """Add the built-in example map of ``domain`` (``air`` or ``rover``, thesis §4.7)."""
+        from gui.logistics.example_maps import domain_fallback
+
+        return self._load_asset(("examples", f"{domain}.map.json"), domain_fallback(domain))
+
     def _on_generate_clicked(self) -> None:
         dlg = GenerateWorldDialog(self)
         if dlg.exec() == QDialog.DialogCode.Accepted:
             self.generate_world(dlg.n_spin.value(), dlg.seed_spin.value(),
-                                tasks=dlg.tasks_check.isChecked())
+                                tasks=dlg.tasks_check.isChecked(),
+                                domain=dlg.domain_combo.currentData())
 
-    def generate_world(self, n_centers: int, seed: int, *, tasks: bool = True) -> bool:
+    def generate_world(self, n_centers: int, seed: int, *, tasks: bool = True,
+                       domain: str = "logistics") -> bool:
         """Generate a world in the worker; it is added to the project when done."""
         if self.is_running:
             return False
         self._job = {"kind": "generate", "n": n_centers, "seed": seed}
-        self._runner.start(generate_job, int(n_centers), int(seed), bool(tasks))
+        self._runner.start(generate_job, int(n_centers), int(seed), bool(tasks), domain)
         return True
 
     def import_map_file(self) -> None:

@@ -27,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m gui.logistics.screenshot",
                                 description="Save a PNG of the Logistics map workspace.")
     p.add_argument("out", metavar="OUT.png")
-    p.add_argument("--map", choices=("fig41", "generated30"), default="fig41")
+    p.add_argument("--map", choices=("fig41", "generated30", "air", "rover"), default="fig41",
+                   help="air/rover: the domain examples (thesis 4.7.2-4.7.3), opened from the "
+                        "project tree's Examples")
     p.add_argument("--origin", default="a2", help="origin base (default a2, fig41's task)")
     p.add_argument("--goal-agent", default="f")
     p.add_argument("--epsilon", default="0.5")
@@ -80,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             status = "not started"
     else:
-        (panel.load_generated30 if args.map == "generated30" else panel.load_fig41)()
+        if args.map in ("air", "rover"):
+            window.open_example(f"logistics:{args.map}")
+        else:
+            (panel.load_generated30 if args.map == "generated30" else panel.load_fig41)()
         if args.map == "fig41" or args.origin != "a2":
             panel.planner.set_task(args.origin, args.goal_agent)
         panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed)

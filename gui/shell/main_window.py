@@ -64,7 +64,7 @@ from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
-from gui.shell.tools import TOOLS, load_tools, mdp_workspace_spec, window_extensions
+from gui.shell.tools import EXAMPLES, TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.tools_menu import install as install_tools_menu
 from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
@@ -206,7 +206,8 @@ class MainWindow(QMainWindow):
 
         # docks
         self.project_panel = ProjectPanel(document, self, tools=lambda: [
-            (t.key, t.title, t.tooltip) for t in TOOLS.values() if t.in_tree])
+            (t.key, t.title, t.tooltip) for t in TOOLS.values() if t.in_tree], examples=lambda: [
+            (e.key, e.title, e.tooltip) for e in EXAMPLES.values() if e.tool in TOOLS])
         self.project_dock = self._add_dock("Project", "project_dock", self.project_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector_stack = QStackedWidget(self)
@@ -274,6 +275,7 @@ class MainWindow(QMainWindow):
         self.project_panel.run_activated.connect(self._on_project_panel_run_activated)
         self.project_panel.rename_requested.connect(self.rename_project)
         self.project_panel.tool_activated.connect(self._on_project_panel_tool_activated)
+        self.project_panel.example_activated.connect(self.open_example)
         self.project_panel.new_mdp_requested.connect(self.new_mdp)
         self.project_panel.export_requested.connect(self.export_mdp)
 
@@ -1104,6 +1106,13 @@ class MainWindow(QMainWindow):
 
     def _on_project_panel_tool_activated(self, key: str) -> None:
         self.open_tool(key)
+
+    def open_example(self, key: str) -> QWidget:
+        """Open the tool of built-in example ``key`` and add the example there."""
+        spec = EXAMPLES[key]
+        w = self.open_tool(spec.tool)
+        spec.open(w)
+        return w
 
     def _on_project_panel_run_activated(self, run_id: str) -> None:
         record = self._document.run(run_id)

@@ -1,7 +1,9 @@
 """The Project dock: a tree of the project's MDPs and recorded runs, and the tools.
 
 Double-click an MDP to open (or bring forward) its workspace tab; double-click a run to
-show it in its MDP's workspace; double-click "Privacy Calculator" to open the calculator.
+show it in its MDP's workspace; double-click "Privacy Calculator" to open the calculator;
+double-click an example (the logistics, airplane-transport and rover maps) to add it to the
+project and open it in its tool.
 Right-click an MDP to rename, duplicate, export or delete it, or add a new one; right-click
 a run to show or delete it. Every change is an undoable command.
 The tree is rebuilt from the document on every change: it never holds state of its own.
@@ -27,15 +29,18 @@ class ProjectPanel(QWidget):
     run_activated = Signal(str)
     rename_requested = Signal()
     tool_activated = Signal(str)  # key of a registered tool tab
+    example_activated = Signal(str)  # key of a registered example
     new_mdp_requested = Signal()
     export_requested = Signal(str)  # mdp id
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
-                 tools: Callable[[], list[tuple[str, str, str]]] | None = None) -> None:
+                 tools: Callable[[], list[tuple[str, str, str]]] | None = None,
+                 examples: Callable[[], list[tuple[str, str, str]]] | None = None) -> None:
         super().__init__(parent)
         self._document = document
         # (key, label, tooltip) of the tool tabs to list under "Tools"
         self._tools = tools or (lambda: [])
+        self._examples = examples or (lambda: [])  # (key, label, tooltip) under "Examples"
         self.tree = QTreeWidget(self)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
@@ -102,7 +107,16 @@ class ProjectPanel(QWidget):
             item.setData(0, _KIND_ROLE, "tool")
             item.setData(0, _ID_ROLE, key)
             item.setToolTip(0, tip)
-        for it in (root, mdps, runs, tools):
+        examples = QTreeWidgetItem(root, ["Examples"])
+        examples.setData(0, _KIND_ROLE, "group")
+        examples.setToolTip(0, "Built-in examples: double-click one to add it to the project "
+                               "and open it.")
+        for key, label, tip in self._examples():
+            item = QTreeWidgetItem(examples, [label])
+            item.setData(0, _KIND_ROLE, "example")
+            item.setData(0, _ID_ROLE, key)
+            item.setToolTip(0, tip + "\nDouble-click to add it to the project and open it.")
+        for it in (root, mdps, runs, tools, examples):
             it.setExpanded(True)
 
     def item_ids(self, kind: str) -> list[str]:
@@ -174,6 +188,8 @@ class ProjectPanel(QWidget):
             self.rename_requested.emit()
         elif kind == "tool":
             self.tool_activated.emit(item.data(0, _ID_ROLE))
+        elif kind == "example":
+            self.example_activated.emit(item.data(0, _ID_ROLE))
 
     def _on_tree_context_menu_requested(self, pos) -> None:
         item = self.tree.itemAt(pos)
@@ -200,6 +216,10 @@ class ProjectPanel(QWidget):
         elif kind == "tool":
             key = item.data(0, _ID_ROLE)
             menu.addAction(f"Open {item.text(0)}", lambda: self.tool_activated.emit(key))
+        elif kind == "example":
+            key = item.data(0, _ID_ROLE)
+            menu.addAction("Add to the project and open",
+                           lambda: self.example_activated.emit(key))
         if not menu.isEmpty():
             menu.exec(self.tree.viewport().mapToGlobal(pos))
 

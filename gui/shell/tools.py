@@ -12,7 +12,11 @@ name (the way napari discovers plugins):
 * **the MDP workspace kind** — one tab per MDP of the project: :func:`register_mdp_workspace`
   (module ``gui.mdp.workspace``);
 * **window extensions** — actions a package adds to the main window (File ▸ Export
-  Report…): :func:`register_window_extension` (module ``gui.report.export``).
+  Report…): :func:`register_window_extension` (module ``gui.report.export``);
+* **examples** — built-in examples listed under "Examples" in the project tree: a tool
+  registers ``ExampleSpec(key, title, tool, open)``; double-clicking one opens the tool tab
+  ``tool`` and calls ``open(widget)`` (module ``gui.logistics.example_maps``: the logistics,
+  air and rover maps).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
     from gui.shell.main_window import MainWindow
 
 __all__ = ["ToolSpec", "TOOLS", "TOOL_MODULES", "EXTENSION_MODULES", "register_tool", "load_tools",
+           "ExampleSpec", "EXAMPLES", "register_example",
            "MdpWorkspaceSpec", "register_mdp_workspace", "mdp_workspace_spec",
            "register_window_extension", "window_extensions"]
 
@@ -62,7 +67,29 @@ TOOL_MODULES: list[str] = [
 EXTENSION_MODULES: list[str] = [
     "gui.mdp.workspace",
     "gui.report.export",
+    "gui.logistics.example_maps",
 ]
+
+
+@dataclass(frozen=True)
+class ExampleSpec:
+    """A built-in example in the project tree: opening it opens tool tab ``tool`` and
+    calls ``open(widget)`` on that tab (which adds the example to the project)."""
+
+    key: str
+    title: str
+    tool: str
+    open: Callable[["QWidget"], object]
+    tooltip: str = ""
+
+
+EXAMPLES: dict[str, ExampleSpec] = {}
+
+
+def register_example(spec: ExampleSpec) -> ExampleSpec:
+    """Register a built-in example (called by a workspace module at import time)."""
+    EXAMPLES[spec.key] = spec
+    return spec
 
 
 @dataclass(frozen=True)
