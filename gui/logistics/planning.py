@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from core.common import InputError
 from core.logistics import APPROACHES, PlannerParams, PlanningSession, validate_task
 from core.logistics import edits as E
+from core.logistics.packet_records import PACKET_KIND
 from core.project import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
@@ -59,6 +60,7 @@ class TaskPlanner:
         v = self._view
         self.run_controls.running_changed.connect(self.update_running)
         v.experiments.run_controls.running_changed.connect(self.emit_running_changed)
+        v.packet.run_controls.running_changed.connect(self.emit_running_changed)
         v.pages.currentChanged.connect(self.emit_running_changed)
         v.runner.succeeded.connect(self._on_runner_succeeded)
         v.runner.failed.connect(self._on_runner_failed)
@@ -253,20 +255,25 @@ class TaskPlanner:
     # ================================================================== running
     def run(self) -> bool:
         """Run the current page's work (F5): plan the task, or the benchmark."""
-        if self._view.pages.currentIndex() == 1:
-            return self._view.experiments.run()
-        return self.run_plan()
+        page = self._study_page()
+        return self.run_plan() if page is None else page.run()
 
     def cancel(self) -> None:
         """Cancel the current page's work (Esc)."""
-        if self._view.pages.currentIndex() == 1:
-            self._view.experiments.cancel()
+        page = self._study_page()
+        if page is not None:
+            page.cancel()
         else:
             self._view._runner.cancel()
 
+    def _study_page(self) -> Any:
+        """The experiments page shown (benchmarks or packet routing), None on the map."""
+        return {1: self._view.experiments, 2: self._view.packet}.get(
+            self._view.pages.currentIndex())
+
     def randomness_label(self) -> str:
         """For the status bar: the randomness of the next plan (or benchmark)."""
-        if self._view.pages.currentIndex() == 1:
+        if self._study_page() is not None:
             return "benchmark as a seeded experiment"
         if self.mode_combo.currentData() == "release":
             return "planning in release mode (secure noise)"
@@ -335,6 +342,7 @@ class TaskPlanner:
     def shutdown(self) -> None:
         self._view._runner.shutdown()
         self._view.experiments.shutdown()
+        self._view.packet.shutdown()
 
     def update_running(self, running: bool) -> None:
         self.emit_running_changed()
@@ -422,6 +430,10 @@ class TaskPlanner:
         if rec.kind == "plan-bench":
             self._view.pages.setCurrentIndex(1)
             self._view.experiments.show_summary(rec.summary, run_id=rec.id)
+            return True
+        if rec.kind == PACKET_KIND:
+            self._view.pages.setCurrentIndex(2)
+            self._view.packet.show_summary(rec.summary, run_id=rec.id)
             return True
         if rec.kind != "plan":
             return False
