@@ -21,7 +21,7 @@ from pathlib import Path
 
 __all__ = ["main"]
 
-TABS = ("route", "agents", "obfuscation", "centers", "ledger")
+TABS = ("route", "agents", "obfuscation", "centers", "ledger", "learning")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", default="0.5")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--tab", choices=TABS, default="agents", help="results tab to show")
+    p.add_argument("--solver", choices=("dijkstra", "rl"), default="dijkstra",
+                   help="Step 3's high-level solver (rl: thesis 4.5.3, see --tab learning)")
     p.add_argument("--agent", default="", help="agent shown in the Fig 4.4 tab")
     p.add_argument("--experiments", action="store_true",
                    help="run a benchmark and picture the Experiments tab instead")
@@ -98,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         (panel.load_generated30 if args.map == "generated30" else panel.load_fig41)()
         if args.map == "fig41" or args.origin != "a2":
             panel.planner.set_task(args.origin, args.goal_agent)
-        panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed)
+        panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed,
+                                       solver=args.solver)
         if panel.run():
             wait_for(panel.runner, args.timeout)
             status = "ok" if panel.shown_run() else "not finished"

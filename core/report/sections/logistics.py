@@ -56,6 +56,9 @@ def _plan_section(project: Any, run: Any) -> Section:
     fig = _route_figure(project, run)
     if fig is not None:
         sec.blocks.append(fig)
+    curve = s.get("learning_curve")
+    if isinstance(curve, dict) and curve.get("greedy_cost"):
+        sec.blocks.append(_learning_figure(run.id, curve))
     for key in ("caveats", "thesis_flaws"):
         for n in s.get(key, []) or []:
             sec.blocks.append(Paragraph(str(n), "note"))
@@ -83,6 +86,26 @@ def _route_figure(project: Any, run: Any) -> Figure | None:
                              tuple(-pos[n][1] for n in route), colour=cycle_colour(0)))
     return Figure(f"{run.id}-route", f"Route on {entry.label}", "x", "y", tuple(series),
                   caption="The map as drawn in PrivPlan; the planned route is the blue line.")
+
+
+def _learning_figure(run_id: str, curve: dict[str, Any]) -> Figure:
+    """The RL high-level solver's learning curve (thesis §4.5.3) of a plan run."""
+    def num(v: Any) -> float:
+        return float(v) if isinstance(v, (int, float)) else math.nan
+
+    greedy = [num(v) for v in curve.get("greedy_cost", [])]
+    walks = [num(v) for v in curve.get("episode_cost", [])]
+    xs = tuple(float(i + 1) for i in range(len(greedy)))
+    series = [Series("sampled walk", xs[:len(walks)], tuple(walks), colour="#AAAAAA"),
+              Series("learned route", xs, tuple(greedy), colour=cycle_colour(0))]
+    opt = curve.get("optimum")
+    if opt is not None and xs:
+        series.append(Series("Dijkstra's optimum", (xs[0], xs[-1]), (float(opt), float(opt)),
+                             dashed=True, colour="#333333"))
+    return Figure(f"{run_id}-learning", "RL high-level solver: learning curve", "episode",
+                  "route cost on the center graph", tuple(series),
+                  caption="Thesis §4.5.3: the cost of each episode's walk and of the route "
+                          "the learned probabilities choose, against Dijkstra's optimum.")
 
 
 @reporter("plan-bench")
