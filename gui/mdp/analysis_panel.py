@@ -233,7 +233,8 @@ class AnalysisPanel(QWidget):
         for i in range(self.alpha_combo.count()):
             self.alpha_combo.setItemData(i, TOOLTIPS["alpha"], Qt.ItemDataRole.ToolTipRole)
 
-        self.policy_choice = PolicyChoice(self)  # π̄ of the sweep and of F6
+        self.policy_choice = PolicyChoice(  # π̄ of the sweep and of F6 (or a given file)
+            self, mdp=lambda: self._document.mdp_entry(self._mdp_id).mdp)
         self.seeded_check = QCheckBox("seeded experiment", self)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
@@ -432,6 +433,9 @@ class AnalysisPanel(QWidget):
 
     def _policy_kwargs(self) -> dict[str, Any]:
         tau = self.policy_choice.temperature()
+        if self.policy_choice.source() == "table":
+            raise InputError("a given policy is bounded by Synthesise & bound (F6); the sweep "
+                             "synthesises π̄ on every private model", field="policy")
         return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
 
     def _eta(self) -> "float | str":
@@ -539,7 +543,9 @@ class AnalysisPanel(QWidget):
         model = self._document.model(self._mdp_id)
         key = model.digest_key()  # the model's digest is computed in the worker
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        self._running = ("bounds", params, mdp, {"version": model.version})
+        self._running = ("bounds", params, mdp, {"version": model.version, "policy_file":
+                                                 self.policy_choice.path if params.policy_table
+                                                 is not None else ""})
         self._runner.start(bounds_release, mdp, params, digest_key=key)
         return True
 
@@ -554,7 +560,8 @@ class AnalysisPanel(QWidget):
             delta_target=float(self.delta_spin.value()),
             adjacency=str(self.adjacency_combo.currentData()),
             delta_method=str(self.accountant_combo.currentData()),
-            temperature=self.policy_choice.temperature())
+            temperature=self.policy_choice.temperature(), policy_table=self.policy_choice
+            .table_for(self._document.mdp_entry(self._mdp_id).mdp))
 
     def cancel(self) -> None:
         if self._runner.is_running:
@@ -660,6 +667,8 @@ class AnalysisPanel(QWidget):
         self._document.note_digest(self._mdp_id, extra["version"], release.digest)
         result, privacy = release.result, release.privacy
         record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
+        if extra.get("policy_file"):
+            record.params["policy_file"] = extra["policy_file"]
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_entries(self._document, entries, text=f"Record the release {record.id} of "
                        f"{self._mdp_id}", key=self._stack_key)
