@@ -1,4 +1,5 @@
-"""Which π̄ the MDP analysis bounds: the greedy optimum, the softmax policy, or a given file.
+"""Which π̄ the MDP analysis bounds: the greedy optimum (by induction or the LP), the softmax
+policy, or a given file.
 
 A small widget of the analysis panel (:class:`gui.mdp.analysis_panel.AnalysisPanel`): the
 privacy sweep and Synthesise & bound (F6) both synthesise π̄ on each private model; with
@@ -6,6 +7,10 @@ privacy sweep and Synthesise & bound (F6) both synthesise π̄ on each private m
 (:func:`core.mdp.stochastic.softmax_policy`), bounded by Theorems 2.4/2.6 for a stochastic
 policy (:func:`core.mdp.robust.robust_bounds_stochastic`), so the sweep shows the cost of
 privacy of that stochastic policy.
+
+"optimum by the LP" (Synthesise & bound only) synthesises the greedy π̄ on the private
+model with the occupancy-measure LP (HiGHS, :func:`core.mdp.lp_synthesis.synthesize_lp`)
+instead of backward induction; the status line says how far their values agree.
 
 "from a file" bounds a *given* policy instead (Synthesise & bound only: the sweep
 synthesises π̄ on every private model): a JSON file ``{"policy": π}`` with π(a|s) of shape
@@ -45,6 +50,9 @@ POLICY_TIP = ("π̄, the policy synthesised on each private model (sweep and Syn
               "regularised) policy at temperature τ — stochastic, π(a|s) ∝ exp(Q(s,a)/τ); "
               "small τ is close to greedy, large τ close to uniform. The bounds of a "
               "stochastic π̄ average the row bounds over its actions (Theorems 2.4/2.6).\n"
+              "Optimum by the LP: Synthesise & bound (F6) synthesises the greedy π̄ on the "
+              "private model with the occupancy-measure LP (HiGHS) instead of induction, and "
+              "reports how far the two agree.\n"
               "From a file: Synthesise & bound (F6) bounds a given policy, a JSON file "
               "{\"policy\": π(a|s)} of shape (T, S, A) or (S, A) — the file of "
               "'bounds --policy' and 'synthesise -o'. Its bounds carry the release's "
@@ -78,6 +86,8 @@ class PolicyChoice(QWidget):
         self.combo = QComboBox(self)
         self.combo.addItem("greedy (deterministic)", "greedy")
         self.combo.addItem("softmax (stochastic), τ =", "softmax")
+        if mdp is not None:
+            self.combo.addItem("optimum by the LP (F6 only)", "lp")
         if mdp is not None:
             self.combo.addItem("from a file (F6 only)…", "table")
         self.tau_spin = QDoubleSpinBox(self)
@@ -122,7 +132,8 @@ class PolicyChoice(QWidget):
         return self._runner
 
     def source(self) -> str:
-        """``greedy``, ``softmax`` or ``table`` (a given file)."""
+        """``greedy``, ``softmax``, ``lp`` (the greedy optimum by the LP) or ``table`` (a
+        given file)."""
         return str(self.combo.currentData())
 
     def temperature(self) -> float | None:
@@ -134,6 +145,23 @@ class PolicyChoice(QWidget):
         if tau is not None:
             self.tau_spin.setValue(float(tau))
         self.combo.setCurrentIndex(self.combo.findData("greedy" if tau is None else "softmax"))
+
+    def sweep_kwargs(self) -> dict[str, Any]:
+        """The π̄ keywords of :class:`core.mdp.records.SweepParameters` (InputError for the
+        choices only Synthesise & bound takes)."""
+        src = self.source()
+        if src in ("table", "lp"):
+            raise InputError(("a given policy" if src == "table" else "the LP synthesis")
+                             + " is for Synthesise & bound (F6); the sweep synthesises the "
+                             "greedy or softmax π̄ on every private model", field="policy")
+        tau = self.temperature()
+        return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
+
+    def bounds_kwargs(self, mdp: Any) -> dict[str, Any]:
+        """The π̄ keywords of :class:`core.mdp.records.BoundsParameters` for ``mdp``
+        (``temperature``, ``policy_table``, ``synthesis``; InputError as :meth:`table_for`)."""
+        return {"temperature": self.temperature(), "policy_table": self.table_for(mdp),
+                "synthesis": "lp" if self.source() == "lp" else "induction"}
 
     def table_for(self, mdp: Any) -> Any:
         """The loaded table checked against ``mdp`` (None unless "from a file").

@@ -179,3 +179,26 @@ def test_a_file_that_no_longer_fits_the_model_is_refused_at_f6(qtbot, panel, tmp
     p.policy_choice.table = table[..., :1]  # as if the model had gained actions since
     assert not p.run_bounds() and not runner.is_running
     assert str(path) in p.status_label.text() and "shape" in p.status_label.text()
+
+
+def test_f6_with_the_lp_synthesis_records_its_optimum_and_the_cross_check(qtbot, panel
+                                                                          ) -> None:
+    from core.mdp.private_policy import private_policy
+
+    doc, p, runner = panel
+    pc = p.policy_choice
+    pc.combo.setCurrentIndex(pc.combo.findData("lp"))
+    assert pc.source() == "lp" and not pc.tau_spin.isEnabled()
+    with pytest.raises(Exception, match="Synthesise & bound"):
+        p.parameters()
+    p.bounds_k_spin.setValue(150)
+    p.set_parameters(seed=5)
+    with qtbot.waitSignal(runner.succeeded, timeout=30000):
+        assert p.run_bounds()
+    rec = doc.project.runs[-1]
+    s = rec.summary
+    assert rec.params["policy_source"] == "lp" and s["policy_source"] == "lp"
+    assert s["synthesis_check"] <= 1e-9 and "agree" in p.status_label.text()
+    want = private_policy(doc.mdp_entry("four-startups").mdp, 150.0, seed=5, synthesis="lp")
+    np.testing.assert_array_equal(np.array(s["v_lower"]), want.v_lower)
+    np.testing.assert_array_equal(np.array(s["policy"]), want.policy)
