@@ -336,8 +336,8 @@ class LogisticsPanel(QWidget):
     @property
     def is_running(self) -> bool:
         """True while the work of the current page runs (planning, or the benchmark)."""
-        page = {1: self.experiments, 2: self.packet}.get(self.pages.currentIndex())
-        return self._runner.is_running if page is None else page.is_running
+        page: Any = {1: self.experiments, 2: self.packet}.get(self.pages.currentIndex())
+        return bool(self._runner.is_running if page is None else page.is_running)
 
     # Workspace protocol: the planner runs the map page, the experiments page its benchmark
     def run(self) -> bool:

@@ -124,3 +124,26 @@ def test_a_single_point_draws_error_bars_not_bands(panel):
     names = {c.name() for c in _curves(panel.packet, "messages")}
     assert any("logistics" in n for n in names) and any("packet" in n for n in names)
     assert math.isfinite(summary["rows"][0]["messages"]["mean"])
+
+
+def test_the_pdf_report_of_a_recorded_study_has_its_packet_section(panel, qtbot, tmp_path):
+    from core.report import build_report
+    from gui.report.export import export_report, print_html, render_figures
+
+    page = panel.packet
+    page.set_options(experiment="fig411", values=[0.2], approaches=["greedy"], worlds=2,
+                     seed=3, sizes=4)
+    with qtbot.waitSignal(page.runner.finished, timeout=60000):
+        assert page.run()
+    (rec,) = panel._document.project.runs
+    rep = build_report(panel._document.project)
+    (sec,) = [s for s in rep.sections if s.id == f"run-{rec.id}"]
+    assert sec.title.startswith("Packet routing Fig 4.11")
+    images = render_figures(rep)
+    for key in ("route_length", "messages", "success", "replans"):
+        img = images[f"{rec.id}-{key}"]
+        assert not img.isNull() and img.width() > 100
+    text = print_html(rep)
+    assert "Claims: " in text and "What a real run proves" in text
+    pages = export_report(rep, tmp_path / "r.pdf")
+    assert pages and pages >= 1 and (tmp_path / "r.pdf").stat().st_size > 10_000
