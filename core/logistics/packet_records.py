@@ -88,7 +88,7 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
                           approaches: Sequence[str] | None = None, per: str = "node",
                           connectivity: str = "network", dynamics: float = 0.1,
                           solver: str = "dijkstra", workers: int = 1,
-                          sizes: int | None = None,
+                          sizes: int | None = None, executor: Any = None,
                           progress: Progress = no_progress) -> dict[str, Any]:
     """Run Fig 4.9, 4.10 or 4.11 and return the summary a run record keeps.
 
@@ -104,6 +104,8 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
         As :func:`core.logistics.packet.packet_study`.
     workers : int
         Processes (1: in this thread).
+    executor : concurrent.futures.Executor, optional
+        A pool or cluster executor to run on (left open; the GUI's Settings ▸ Computing).
     sizes : int, optional
         fig410/fig411: the network size (access points) instead of the thesis's 10 (for
         quick checks; recorded).
@@ -146,7 +148,8 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
         wanted = [replace(c, point=sized(c.point),
                           b_point=None if c.b_point is None else sized(c.b_point))
                   for c in wanted]
-    result = run_study(study, progress=progress, workers=max(1, int(workers)))
+    result = run_study(study, progress=progress, executor=executor,
+                       workers=max(1, int(workers)))
     claims = evaluate_claims(result, wanted)
     x = PACKET_X[name]
     two_scenarios = name != "fig411"

@@ -139,7 +139,7 @@ class PacketExperimentsPage(QWidget):
         self.worlds_spin.setToolTip("Generated worlds (paired seeds) per approach and point; "
                                     "the command line (plan-bench --experiment) uses 20.")
         form.addRow("worlds/point", self.worlds_spin)
-        self.seed_check = QCheckBox("fixed", box)
+        self.seed_check = QCheckBox("seed", box)
         self.seed_check.setChecked(True)
         self.seed_check.setToolTip("Unticked: the master seed is drawn from the operating "
                                    "system and recorded (still a seeded experiment).")
@@ -147,10 +147,7 @@ class PacketExperimentsPage(QWidget):
         self.seed_spin.setRange(0, 2 ** 31 - 1)
         self.seed_spin.setValue(7)
         self.seed_check.toggled.connect(self.seed_spin.setEnabled)
-        row = QHBoxLayout()
-        row.addWidget(self.seed_check)
-        row.addWidget(self.seed_spin, 1)
-        form.addRow("seed", row)
+        form.addRow(self.seed_check, self.seed_spin)
         self.dynamics_spin = QDoubleSpinBox(box)
         self.dynamics_spin.setDecimals(3)
         self.dynamics_spin.setRange(0.001, 1.0)
@@ -190,7 +187,7 @@ class PacketExperimentsPage(QWidget):
         for c in (self.experiment_combo, self.per_combo, self.connectivity_combo,
                   self.solver_combo):
             c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            c.setMinimumContentsLength(10)
+            c.setMinimumContentsLength(8)
         lay.addWidget(box)
         abox = QGroupBox("Approaches", w)
         al = QVBoxLayout(abox)
@@ -370,7 +367,9 @@ class PacketExperimentsPage(QWidget):
                                  f"({kwargs['n']} worlds per point, "
                                  + (f"seed {seed})" if seed is not None else
                                     "master seed from the OS)"))
-        self._runner.start(run_packet_experiment, name, **kwargs)
+        from gui.shell.settings import on_backend
+
+        self._runner.start(on_backend(run_packet_experiment), name, **kwargs)
         return True
 
     def cancel(self) -> None:
@@ -420,6 +419,7 @@ class PacketExperimentsPage(QWidget):
             self._show_latest_recorded()
 
     def _on_document_project_replaced(self) -> None:
+        self._runner.cancel()  # a study started for the other project is not recorded here
         self.clear()
         self._show_latest_recorded()
 

@@ -36,8 +36,9 @@ def make_claims_table(parent: QWidget) -> QTableWidget:
     t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     t.setAlternatingRowColors(True)
     t.setWordWrap(False)
-    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    t.horizontalHeader().setStretchLastSection(True)
+    hh = t.horizontalHeader()
+    hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    hh.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the claim's text
     t.setToolTip("Every claim the study tests, failures first: the paired difference "
                  "(packet minus logistics, or the largest dynamism minus the static "
                  "network) on the same seeds, with Holm-adjusted p-values at α = 0.05.")
@@ -53,8 +54,8 @@ def fill_claims(t: QTableWidget, summary: Mapping[str, Any]) -> None:
         r = t.rowCount()
         t.insertRow(r)
         holds = bool(c.get("holds"))
-        it = QTableWidgetItem(("holds" if holds else "does not hold") + f" — "
-                              f"{c.get('verdict', '')}")
+        it = QTableWidgetItem("holds" if holds else "does not hold")
+        it.setToolTip(f"the test's verdict: {c.get('verdict', '')}")
         it.setForeground(QBrush(QColor(VERDICT_COLOURS[holds])))
         f = it.font()
         f.setBold(True)

@@ -147,3 +147,21 @@ def test_the_pdf_report_of_a_recorded_study_has_its_packet_section(panel, qtbot,
     assert "Claims: " in text and "What a real run proves" in text
     pages = export_report(rep, tmp_path / "r.pdf")
     assert pages and pages >= 1 and (tmp_path / "r.pdf").stat().st_size > 10_000
+
+
+def test_an_os_drawn_master_seed_is_recorded_and_reproduces_the_study(panel, qtbot):
+    page = panel.packet
+    page.set_options(experiment="fig411", values=[0.2], approaches=["greedy"], worlds=2,
+                     sizes=4)
+    page.seed_check.setChecked(False)
+    assert not page.seed_spin.isEnabled()
+    with qtbot.waitSignal(page.runner.finished, timeout=60000):
+        assert page.run()
+    (rec,) = panel._document.project.runs
+    s = rec.summary
+    assert rec.seed == s["master_seed"] and "drawn" in s["seed_source"]
+    assert rec.mode == "experiment"
+    again = run_packet_experiment("fig411", n=2, master_seed=s["master_seed"], values=[0.2],
+                                  approaches=["greedy"], sizes=4)
+    assert [r["success"]["mean"] for r in again["rows"]] == \
+        [r["success"]["mean"] for r in s["rows"]]
