@@ -556,7 +556,7 @@ class AnalysisPanel(QWidget):
             delta_target=float(self.delta_spin.value()),
             adjacency=str(self.adjacency_combo.currentData()),
             delta_method=str(self.accountant_combo.currentData()),
-            **self.policy_choice.bounds_kwargs(self._document.mdp_entry(self._mdp_id).mdp))
+            **self.policy_choice.bounds_kwargs())
 
     def cancel(self) -> None:
         if self._runner.is_running:

@@ -157,10 +157,14 @@ class PolicyChoice(QWidget):
         tau = self.temperature()
         return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
 
-    def bounds_kwargs(self, mdp: Any) -> dict[str, Any]:
-        """The π̄ keywords of :class:`core.mdp.records.BoundsParameters` for ``mdp``
-        (``temperature``, ``policy_table``, ``synthesis``; InputError as :meth:`table_for`)."""
-        return {"temperature": self.temperature(), "policy_table": self.table_for(mdp),
+    def bounds_kwargs(self) -> dict[str, Any]:
+        """The π̄ keywords of :class:`core.mdp.records.BoundsParameters` (``temperature``,
+        ``policy_table`` checked against the model as it is now, ``synthesis``; InputError
+        as :meth:`table_for`)."""
+        table = None
+        if self.source() == "table" and self._mdp is not None:
+            table = self.table_for(self._mdp())
+        return {"temperature": self.temperature(), "policy_table": table,
                 "synthesis": "lp" if self.source() == "lp" else "induction"}
 
     def table_for(self, mdp: Any) -> Any:
@@ -198,9 +202,15 @@ class PolicyChoice(QWidget):
         or ``load_failed``; a failure also shows a dialog)."""
         if self._mdp is None:
             return
-        self.file_label.setText(f"reading {os.path.basename(path)}…")
         self._loading = path
-        self._runner.start(load_policy_job, path, self._mdp())
+        try:
+            mdp = self._mdp()  # (the model as it is now: refused while it is not valid)
+        except (InputError, KeyError) as exc:
+            self._on_load_failed(InputError(f"the model is not valid, so no policy can be "
+                                            f"checked against it: {exc}", file=path))
+            return
+        self.file_label.setText(f"reading {os.path.basename(path)}…")
+        self._runner.start(load_policy_job, path, mdp)
 
     def _on_loaded(self, table: Any) -> None:
         self.table, self.path = table, self._loading

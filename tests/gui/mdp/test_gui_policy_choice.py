@@ -202,3 +202,41 @@ def test_f6_with_the_lp_synthesis_records_its_optimum_and_the_cross_check(qtbot,
     want = private_policy(doc.mdp_entry("four-startups").mdp, 150.0, seed=5, synthesis="lp")
     np.testing.assert_array_equal(np.array(s["v_lower"]), want.v_lower)
     np.testing.assert_array_equal(np.array(s["policy"]), want.policy)
+
+
+def test_choosing_from_a_file_asks_for_it_and_a_cancelled_dialog_goes_back(
+        qtbot, panel, tmp_path, monkeypatch) -> None:
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from core.common.errors import InputError
+
+    doc, p, runner = panel
+    pc = p.policy_choice
+    asked: list[int] = []
+
+    def cancel(*a, **k):
+        asked.append(1)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(cancel))
+    pc.combo.setCurrentIndex(pc.combo.findData("table"))
+    assert asked == [1] and pc.source() == "greedy" and pc.table is None
+    # a file chosen in the dialog is read in the worker
+    path, table = _policy_file(tmp_path, doc)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(path), "")))
+    with qtbot.waitSignal(pc.loaded, timeout=20000):
+        pc.combo.setCurrentIndex(pc.combo.findData("table"))
+    assert pc.source() == "table" and pc.path == str(path)
+    # a model that is not valid cannot check a file: a dialog, nothing loaded
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning",
+                        staticmethod(lambda parent, title, text, *a: shown.append(text)))
+
+    def invalid():
+        raise InputError("row (s, a) sums to 0.5", field="P")
+
+    monkeypatch.setattr(pc, "_mdp", invalid)
+    pc.load_file(str(tmp_path / "other.json"))
+    assert len(shown) == 1 and "not valid" in shown[0] and "other.json" in shown[0]
+    assert pc.path == str(path)  # the file loaded before stays
