@@ -433,10 +433,34 @@ class PacketExperimentsPage(QWidget):
         self.legend_label.setText("")
         self.claims_table.setRowCount(0)
         self._idle_caption()
-        self._on_experiment_changed()
+        name = self.experiment_combo.currentData()
+        self.title_label.setText(f"<b>{html.escape(PACKET_TITLES[name])}</b>")
+
+    def _restore_form(self, summary: Mapping[str, Any]) -> None:
+        """The Run panel as the shown study was run (Run again repeats it)."""
+        prm = summary.get("params") or {}
+        name = str(summary.get("experiment", ""))
+        if name not in EXPERIMENTS:
+            return
+        self.experiment_combo.setCurrentIndex(EXPERIMENTS.index(name))  # (defaults first)
+        given = "given" in str(summary.get("seed_source", ""))
+        self.set_options(values=prm.get("values") or None,
+                         approaches=summary.get("approaches") or None,
+                         worlds=summary.get("n"), sizes=prm.get("sizes"),
+                         dynamics=prm.get("dynamics"),
+                         seed=summary.get("master_seed") if given else None)
+        self.seed_check.setChecked(given)
+        for combo, key in ((self.per_combo, "dynamics_per"),
+                           (self.connectivity_combo, "connectivity"),
+                           (self.solver_combo, "solver")):
+            i = combo.findData(prm.get(key))
+            if i >= 0:
+                combo.setCurrentIndex(i)
 
     def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
-        """Plot a study's summary (:func:`run_packet_experiment` or a run record's)."""
+        """Plot a study's summary (:func:`run_packet_experiment` or a run record's) and put
+        its parameters back in the Run panel."""
+        self._restore_form(summary)
         self.clear()
         self.summary = dict(summary)
         self.run_id = run_id

@@ -69,6 +69,7 @@ def test_tiny_fig411_runs_plots_with_bands_records_and_comes_back(panel, qtbot, 
     assert f"{s['claims_hold']} of 4" in page.caption.text()
     assert "no proven bound" in page.caption.text()  # re-planning under churn proves none
     assert rec.id in page.caption.text()
+    assert page.values_edit.text() == "0.2" and page.sizes_spin.value() == 4  # form kept
 
     # saved and reopened: the page redraws the study from the record alone
     path = tmp_path / "packet.privplan"
@@ -82,6 +83,12 @@ def test_tiny_fig411_runs_plots_with_bands_records_and_comes_back(panel, qtbot, 
         y2 = _curves(p2.packet, "messages")[0].getData()[1]
         assert np.allclose(y2, y, equal_nan=True)
         assert p2.packet.claims_table.rowCount() == 4
+        f = p2.packet  # the Run panel as the study was run: Run repeats it
+        assert f.experiment_combo.currentData() == "fig411" and f.values_edit.text() == "0.2"
+        assert [a for a, cb in f.approach_checks.items() if cb.isChecked()] == \
+            ["bestfirst", "greedy"]
+        assert (f.worlds_spin.value(), f.sizes_spin.value(), f.seed_spin.value(),
+                f.seed_check.isChecked()) == (3, 4, 5, True)
         assert p2.show_run(rec.id) and p2.pages.currentIndex() == 2
     finally:
         p2.shutdown()
