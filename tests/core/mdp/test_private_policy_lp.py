@@ -44,3 +44,40 @@ def test_bad_synthesis_choices_name_the_field(kw):
     with pytest.raises(InputError) as e:
         private_policy(four_startups(), 100.0, seed=1, **kw)
     assert e.value.field == "synthesis"
+
+
+def _cli(*argv):
+    import io
+    import json
+
+    from core.cli.main import run_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = run_cli([str(a) for a in argv], out=out, err=err)
+    return code, (json.loads(out.getvalue()) if code == 0 and "--json" in argv else
+                  out.getvalue()), err.getvalue()
+
+
+def test_bounds_project_synthesis_lp_is_the_windows_lp_run(tmp_path):
+    from core.mdp.files import save_mdp
+    from core.project.files import load_project, save_project
+    from core.project.model import MdpEntry, Project
+
+    proj = tmp_path / "p.privplan.json"
+    p = Project(name="lp")
+    p.mdps.append(MdpEntry("four", four_startups()))
+    save_project(p, proj)
+    code, r, err = _cli("bounds", proj, "--mdp", "four", "--k", 150, "--beta", 0.05,
+                        "--seed", 5, "--synthesis", "lp", "--json")
+    assert code == 0, err
+    want = private_policy(load_project(proj).mdp("four"), 150.0, seed=5, synthesis="lp")
+    assert r["policy_source"] == "lp" and r["synthesis_check"] == want.synthesis_check
+    assert r["v_lower"] == want.v_lower[0].tolist() and r["policy"] == want.policy.tolist()
+    # refused: with a model file, and beside --softmax (exit 2, the flag named)
+    mdp_file = tmp_path / "four.mdp.json"
+    save_mdp(four_startups(), mdp_file)
+    code, _, err = _cli("bounds", mdp_file, "--k", 150, "--beta", 0.05, "--synthesis", "lp")
+    assert code == 2 and "--synthesis" in err and "synthesise --method lp" in err
+    code, _, err = _cli("bounds", proj, "--mdp", "four", "--k", 150, "--beta", 0.05, "--seed",
+                        5, "--synthesis", "lp", "--softmax", 0.2)
+    assert code == 2 and "--synthesis" in err and "Traceback" not in err
