@@ -196,6 +196,10 @@ def cmd_bounds(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                    noun="model", ids_of=lambda p: [e.id for e in p.mdps])
     if project is not None and mdp_id is not None:
         return _bounds_of_project(args, project, mdp_id, out, err)
+    if args.synthesis != "induction":
+        raise InputError("is for a project's model (bounds PROJECT --mdp ID); for a model file "
+                         "write the LP's policy with 'synthesise --method lp -o POLICY.json' "
+                         "and bound it with --policy", field="--synthesis")
     if args.seed is not None:
         raise InputError("a model file is the privatised model already: --seed is for a "
                          "project, whose model bounds privatises first", field="--seed")
@@ -375,12 +379,13 @@ def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out:
                                   seeded=args.seed is not None, seed=args.seed,
                                   release=args.seed is None, temperature=args.softmax,
                                   policy_table=_policy_file(args, project.mdp(mdp_id)),
-                                  **flags)
+                                  synthesis=args.synthesis, **flags)
         rel = bounds_release(project.mdp(mdp_id), params, digest_key=entry.model.digest_key(),
                              progress=Progress(err, "bounds"))
     except InputError as exc:
         raise flag_error(exc, {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "delta_target": "--delta",
-                                "beta": "--beta", "alpha": "--alpha", "seed": "--seed"}
+                                "beta": "--beta", "alpha": "--alpha", "seed": "--seed",
+                                "synthesis": "--synthesis"}
                          ) from None
     res, privacy = rel.result, rel.privacy
     mdp = project.mdp(mdp_id)
@@ -407,6 +412,8 @@ def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out:
     if not privacy.bounded:
         payload["epsilon_reason"] = privacy.epsilon_reason
     source = _policy_payload(payload, res.policy_probs, res.policy, args)
+    if res.synthesis == "lp":  # the greedy optimum by the LP, cross-checked by induction
+        payload.update(policy_source="lp", synthesis="lp", synthesis_check=res.synthesis_check)
     if recorded:
         payload["recorded"] = {"project": args.mdp, "run": recorded,
                                "ledger_entries": len(bounds_entries(mdp_id, rel, source=""))}
@@ -419,6 +426,9 @@ def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out:
                  mode_line(res.seed),
                  *([res.alpha_shift_note] if res.alpha_shift > 0 else []),
                  *_policy_lines(source, res.policy_probs)]
+        if res.synthesis == "lp":
+            lines.append(f"policy by the occupancy-measure LP (HiGHS); induction's values agree to "
+                         f"{res.synthesis_check:.3g}")
         lines += _value_table(mdp, res.policy, res.policy_probs, start(res.v_lower),
                               start(res.v_private), start(res.v_upper))
         lines.append(f"cost-of-privacy bound at {mdp.state_names[s0]!r}: {res.cost_bound:.6g}"
@@ -624,6 +634,11 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     help="the inner problem: greedy (exact closed form, default) or lp (the "
                          "papers' LP (P) per row, HiGHS: the cross-check)")
     _add_policy_flags(sp, "bound")
+    sp.add_argument("--synthesis", choices=("induction", "lp"), default="induction",
+                    help="with a project: synthesise the greedy π̄ on the private model by "
+                         "induction (default) or the occupancy-measure LP (HiGHS), which runs "
+                         "induction beside it and reports synthesis_check (the window's π̄ "
+                         "row 'optimum by the LP')")
     _add_privacy_flags(sp, defaults=False)
     common(sp)
 

@@ -120,6 +120,10 @@ def plan_summary(result: Any, session: Any, *, map_label: str, ledger_entries: i
         "published": sorted(session.published), "elapsed_s": result.elapsed_s,
         "preset_notes": list(session.flaws() or session.caveats()),
     })
+    curves = getattr(session, "learning_curves", None) or []
+    if curves:  # the RL high-level solver (§4.5.3): its last curve (re-plans add more)
+        summary["learning_curve"] = curves[-1].to_dict()
+        summary["learning_curves"] = len(curves)
     if result.discovery is not None:
         disc = result.discovery
         summary["discovery"] = {"posts": disc.posts, "replies": disc.replies,

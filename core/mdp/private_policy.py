@@ -45,7 +45,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from core.mdp.records import BoundsParameters
 
 __all__ = ["PrivatePolicy", "private_policy", "ALL_STAGES_MAX_CELLS", "BoundsRelease",
-           "bounds_release"]
+           "bounds_release", "SYNTHESES"]
+
+#: how the greedy π̄ is synthesised on the private model
+SYNTHESES = ("induction", "lp")
 
 #: Keep every stage when T × S is at most this; otherwise stage 0 only (a 2,000-state model
 #: with T = 10 keeps stage 0: 6,000 numbers instead of 60,000 in the project file).
@@ -83,12 +86,17 @@ class PrivatePolicy:
     alpha_shift: float = 0.0  # largest per-row inflation of α (centre shift); 0: none
     policy_probs: np.ndarray | None = None  # π(a|s) of a stochastic π̄ (stages kept)
     temperature: float | None = None  # τ of a softmax π̄
+    synthesis: str = "induction"  # how a greedy π̄ was synthesised: "induction" or "lp"
+    synthesis_check: float | None = None  # lp: max |V_lp − V_induction| on the private model
 
     @property
     def policy_source(self) -> str:
-        """``"greedy"`` (synthesised, deterministic), ``"softmax"`` or ``"table"`` (given)."""
+        """``"greedy"`` (synthesised by induction, deterministic), ``"lp"`` (the same optimum
+        by the occupancy-measure LP), ``"softmax"`` or ``"table"`` (given)."""
         if self.temperature is not None:
             return "softmax"
+        if self.synthesis == "lp":
+            return "lp"
         return "greedy" if self.policy_probs is None else "table"
 
     @property
@@ -131,6 +139,9 @@ class PrivatePolicy:
                        policy_probs=self.policy_probs.tolist())
             if self.temperature is not None:
                 out["temperature"] = self.temperature
+        if self.synthesis == "lp":  # deterministic: ``policy`` stays, with its cross-check
+            out.update(policy_source="lp", synthesis="lp",
+                       synthesis_check=self.synthesis_check)
         return out
 
 
@@ -139,8 +150,8 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
                    max_cells: int = ALL_STAGES_MAX_CELLS,
                    progress: Progress = no_progress, eta: "float | str | None" = None,
                    domain_rule: str = DEFAULT_DOMAIN_RULE, release: bool = False,
-                   policy_table: np.ndarray | None = None, temperature: float | None = None
-                   ) -> PrivatePolicy:
+                   policy_table: np.ndarray | None = None, temperature: float | None = None,
+                   synthesis: str = "induction") -> PrivatePolicy:
     """Privatise ``mdp`` once with Dir_k, synthesise π̄ and bound it (see module docstring).
 
     Parameters
@@ -166,6 +177,12 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     temperature : float, optional
         Synthesise the entropy-regularised softmax π̄ at this τ on the private model instead
         of the greedy one (:func:`core.mdp.stochastic.softmax_policy`).
+    synthesis : {"induction", "lp"}
+        How the greedy π̄ is synthesised on the private model: backward induction / value
+        iteration (default) or the occupancy-measure LP with HiGHS
+        (:func:`core.mdp.lp_synthesis.synthesize_lp`, Algorithm 1's "linear programming");
+        with ``"lp"`` induction runs too and ``synthesis_check`` is the largest difference
+        of their values (they agree; on ties the LP may pick another optimal action).
     """
     k = check_k(k)
     beta = check_beta(beta)
@@ -176,6 +193,11 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
                          field="seed")
     if policy_table is not None and temperature is not None:
         raise InputError("give a policy table or a temperature, not both", field="policy")
+    if synthesis not in SYNTHESES:
+        raise InputError(f"must be one of {SYNTHESES}, got {synthesis!r}", field="synthesis")
+    if synthesis == "lp" and (policy_table is not None or temperature is not None):
+        raise InputError("the LP synthesises the greedy π̄: not with a given table or a "
+                         "temperature", field="synthesis")
     if policy_table is not None:
         from core.mdp.stochastic import check_policy_table
 
@@ -192,8 +214,20 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
                               domain_rule=domain_rule, zeros=zeros)
     private = privatize_mdp(mdp, k, rng=seed, prepared=prepared)
     progress(0.5, "synthesising π̄ and bounding its value")
+    plan, check = None, None
+    if synthesis == "lp":
+        from core.mdp.lp_synthesis import synthesize_lp
+        from core.mdp.robust import _check_bound_sweeps
+        from core.mdp.synthesis import synthesize
+
+        _check_bound_sweeps(private.mdp)  # (cost_of_privacy skips it when given a plan)
+        plan = synthesize_lp(private.mdp, progress=sub_progress(progress, 0.5, 0.7))
+        ref = synthesize(private.mdp)
+        check = float(np.max(np.abs(np.asarray(plan.values) - np.asarray(ref.values)),
+                             initial=0.0))
     bounds = cost_of_privacy(private.mdp, k=k, beta=beta, alpha_mode=alpha_mode,
-                             progress=sub_progress(progress, 0.5, 1.0),
+                             progress=sub_progress(progress, 0.7 if plan else 0.5, 1.0),
+                             plan=plan,
                              policy_table=policy_table, temperature=temperature,
                              centre_shift=release_centre_shift(
                                  private.mdp, eta=prepared.eta, domain_rule=prepared.domain_rule,
@@ -218,7 +252,8 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
                          v_lower=vals[1], v_upper=vals[2], stages_kept=keep,
                          status=bounds.status.message, warnings=private.warnings,
                          elapsed_s=time.perf_counter() - t0, alpha_shift=bounds.alpha_shift,
-                         policy_probs=probs, temperature=temperature)
+                         policy_probs=probs, temperature=temperature, synthesis=synthesis,
+                         synthesis_check=check)
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,7 +324,8 @@ def bounds_release(mdp: MDP, params: "BoundsParameters", *,
     result = private_policy(mdp, p.k, beta=p.beta, alpha_mode=p.alpha_mode,
                             seed=p.seed if p.seeded else None, progress=progress, eta=p.eta,
                             domain_rule=p.domain_rule, release=p.release,
-                            policy_table=p.policy_table, temperature=p.temperature)
+                            policy_table=p.policy_table, temperature=p.temperature,
+                            synthesis=p.synthesis)
     privacy = mdp_privacy(mdp, p.k, **p.accounting())
     return BoundsRelease(params=p, result=result, privacy=privacy, digest=digest,
                          state_ids=state_ids, action_ids=action_ids)

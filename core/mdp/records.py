@@ -102,6 +102,7 @@ class BoundsParameters:
     delta_method: str = "auto"
     release: bool = False
     temperature: float | None = None  # π̄ the softmax policy at this τ (default: greedy)
+    synthesis: str = "induction"  # the greedy π̄ by induction or by the LP (HiGHS)
     policy_table: Any = field(default=None, compare=False, repr=False)  # a given π(a|s)
 
     def __post_init__(self) -> None:
@@ -139,12 +140,24 @@ class BoundsParameters:
             if self.policy_table is not None:
                 raise InputError("give a policy table or a temperature, not both",
                                  field="policy")
+        from core.mdp.private_policy import SYNTHESES
+
+        if self.synthesis not in SYNTHESES:
+            raise InputError(f"must be one of {SYNTHESES}, got {self.synthesis!r}",
+                             field="synthesis")
+        if self.synthesis == "lp" and (self.temperature is not None
+                                       or self.policy_table is not None):
+            raise InputError("the LP synthesises the greedy π̄: not with a given table or a "
+                             "temperature", field="synthesis")
 
     @property
     def policy_source(self) -> str:
-        """``"greedy"``, ``"softmax"`` (at :attr:`temperature`) or ``"table"`` (given)."""
+        """``"greedy"``, ``"lp"`` (the greedy optimum by the LP), ``"softmax"`` (at
+        :attr:`temperature`) or ``"table"`` (given)."""
         if self.temperature is not None:
             return "softmax"
+        if self.synthesis == "lp":
+            return "lp"
         return "greedy" if self.policy_table is None else "table"
 
     def accounting(self) -> dict[str, Any]:

@@ -33,7 +33,8 @@ to ``Project.ledger`` (dataset ``agent:<name>``) by one undoable
 and the per-agent ledger; the executed route is also drawn on the canvas. A task that
 cannot be planned is a result with its reason (shown in red), not an error.
 
-**Experiments** (second inner tab): :class:`gui.logistics.experiments.ExperimentsPage`.
+**Experiments** (second inner tab): :class:`gui.logistics.experiments.ExperimentsPage`;
+**Packet routing** (third): :class:`gui.logistics.packet_experiments.PacketExperimentsPage`.
 
 Layout of the package: the panel keeps construction, maps and the Workspace protocol, and has
 two objects that take ``(document, view)``: :class:`gui.logistics.editing.MapEditor` (the map
@@ -80,6 +81,7 @@ from gui.logistics.jobs import (
     map_structure,
 )
 from gui.logistics.map_view import MapCanvas
+from gui.logistics.packet_experiments import PacketExperimentsPage
 from gui.logistics.planning import TaskPlanner
 from gui.logistics.results import PlanResultsView, RatioSplitter
 from gui.shell.document import ProjectDocument
@@ -149,14 +151,19 @@ class LogisticsPanel(QWidget):
         self.planner = TaskPlanner(document, self)
         self.experiments = ExperimentsPage(document, self)
         self.experiments.message_logged.connect(self.message_logged)
+        self.packet = PacketExperimentsPage(document, self)
+        self.packet.message_logged.connect(self.message_logged)
         self.pages = QTabWidget(self)
         self.pages.setDocumentMode(True)
         self.pages.addTab(self._build_map_page(), "Map && planning")
         self.editor.connect()
         self.pages.addTab(self.experiments, "Experiments (Fig 4.7–4.11)")
+        self.pages.addTab(self.packet, "Packet routing (Fig 4.9–4.11)")
         self.pages.setTabToolTip(0, "Draw or generate a map, plan a task, inspect every step.")
         self.pages.setTabToolTip(1, "The benchmarks B1–B5: route length, messages and success "
                                     "against N and ε for the four approaches.")
+        self.pages.setTabToolTip(2, "Packet routing with dynamics (nodes leave and join): "
+                                    "Figs 4.9–4.11 with intervals and paired claims.")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.pages)
@@ -165,6 +172,7 @@ class LogisticsPanel(QWidget):
         self.info_panel.setObjectName("logistics_info_panel")
         self.info_panel.addWidget(self.planner.build_side())
         self.info_panel.addWidget(self.experiments.controls)
+        self.info_panel.addWidget(self.packet.controls)
         self.pages.currentChanged.connect(self.info_panel.setCurrentIndex)
 
         self.planner.connect()
@@ -335,9 +343,8 @@ class LogisticsPanel(QWidget):
     @property
     def is_running(self) -> bool:
         """True while the work of the current page runs (planning, or the benchmark)."""
-        if self.pages.currentIndex() == 1:
-            return self.experiments.is_running
-        return self._runner.is_running
+        page: Any = {1: self.experiments, 2: self.packet}.get(self.pages.currentIndex())
+        return bool(self._runner.is_running if page is None else page.is_running)
 
     # Workspace protocol: the planner runs the map page, the experiments page its benchmark
     def run(self) -> bool:

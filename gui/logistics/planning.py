@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from core.common import InputError
 from core.logistics import APPROACHES, PlannerParams, PlanningSession, validate_task
 from core.logistics import edits as E
+from core.logistics.packet_records import PACKET_KIND
 from core.project import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
 from gui.shell.commands import AddRunCommand
@@ -59,6 +60,7 @@ class TaskPlanner:
         v = self._view
         self.run_controls.running_changed.connect(self.update_running)
         v.experiments.run_controls.running_changed.connect(self.emit_running_changed)
+        v.packet.run_controls.running_changed.connect(self.emit_running_changed)
         v.pages.currentChanged.connect(self.emit_running_changed)
         v.runner.succeeded.connect(self._on_runner_succeeded)
         v.runner.failed.connect(self._on_runner_failed)
@@ -100,6 +102,14 @@ class TaskPlanner:
         self.preset_combo.addItem("thesis (faithful, flawed)", "thesis")
         self.preset_combo.setToolTip(TOOLTIPS["preset"])
         tf.addRow("preset", self.preset_combo)
+        self.solver_combo = QComboBox(tbox)
+        self.solver_combo.addItem("Dijkstra", "dijkstra")
+        self.solver_combo.addItem("RL (§4.5.3)", "rl")
+        self.solver_combo.setToolTip(
+            "Step 3's high-level solver on the center graph: Dijkstra (exact), or the "
+            "route-probability RL of thesis §4.5.3, whose learning curve is shown in the "
+            "results (tab RL learning curve). Post-processing: no privacy cost.")
+        tf.addRow("solver", self.solver_combo)
         # bound to PlannerParams.epsilon: its default and its check are the core's
         self.epsilon_field = ParamField(
             "epsilon", lambda: PlannerParams.preset_params(self.preset_combo.currentData()),
@@ -150,7 +160,8 @@ class TaskPlanner:
         tf.addRow(self.progress)
         tf.addRow(self.progress_label)
         for c in (self.stored_task_combo, self.origin_combo, self.goal_agent_combo,
-                  self.goal_combo, self.approach_combo, self.preset_combo, self.mode_combo):
+                  self.goal_combo, self.approach_combo, self.preset_combo, self.mode_combo,
+                  self.solver_combo):
             c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             c.setMinimumContentsLength(8)
         lay.addWidget(tbox)
@@ -232,8 +243,11 @@ class TaskPlanner:
 
     def set_plan_options(self, *, approach: str | None = None, preset: str | None = None,
                          epsilon: Any = None, budget: int | None = None,
-                         seeded: bool | None = None, seed: int | None = None) -> None:
+                         seeded: bool | None = None, seed: int | None = None,
+                         solver: str | None = None) -> None:
         """Set the run parameters (tests, the screenshot script)."""
+        if solver is not None:
+            self.solver_combo.setCurrentIndex(self.solver_combo.findData(solver))
         if approach is not None:
             self.approach_combo.setCurrentIndex(self.approach_combo.findData(approach))
         if preset is not None:
@@ -253,20 +267,25 @@ class TaskPlanner:
     # ================================================================== running
     def run(self) -> bool:
         """Run the current page's work (F5): plan the task, or the benchmark."""
-        if self._view.pages.currentIndex() == 1:
-            return self._view.experiments.run()
-        return self.run_plan()
+        page = self._study_page()
+        return self.run_plan() if page is None else page.run()
 
     def cancel(self) -> None:
         """Cancel the current page's work (Esc)."""
-        if self._view.pages.currentIndex() == 1:
-            self._view.experiments.cancel()
+        page = self._study_page()
+        if page is not None:
+            page.cancel()
         else:
             self._view._runner.cancel()
 
+    def _study_page(self) -> Any:
+        """The experiments page shown (benchmarks or packet routing), None on the map."""
+        return {1: self._view.experiments, 2: self._view.packet}.get(
+            self._view.pages.currentIndex())
+
     def randomness_label(self) -> str:
         """For the status bar: the randomness of the next plan (or benchmark)."""
-        if self._view.pages.currentIndex() == 1:
+        if self._study_page() is not None:
             return "benchmark as a seeded experiment"
         if self.mode_combo.currentData() == "release":
             return "planning in release mode (secure noise)"
@@ -316,7 +335,8 @@ class TaskPlanner:
         try:
             params = PlannerParams.preset_params(
                 self.preset_combo.currentData(), epsilon=eps,
-                comm_budget=None if budget == AUTO_BUDGET else float(budget))
+                comm_budget=None if budget == AUTO_BUDGET else float(budget),
+                high_level_solver=self.solver_combo.currentData())
         except InputError as exc:
             return self._refuse_run(str(exc).replace("epsilon", "ε"), self.epsilon_edit
                                     if exc.field == "epsilon" else None)
@@ -335,6 +355,7 @@ class TaskPlanner:
     def shutdown(self) -> None:
         self._view._runner.shutdown()
         self._view.experiments.shutdown()
+        self._view.packet.shutdown()
 
     def update_running(self, running: bool) -> None:
         self.emit_running_changed()
@@ -423,6 +444,10 @@ class TaskPlanner:
             self._view.pages.setCurrentIndex(1)
             self._view.experiments.show_summary(rec.summary, run_id=rec.id)
             return True
+        if rec.kind == PACKET_KIND:
+            self._view.pages.setCurrentIndex(2)
+            self._view.packet.show_summary(rec.summary, run_id=rec.id)
+            return True
         if rec.kind != "plan":
             return False
         self._view.pages.setCurrentIndex(0)
@@ -441,7 +466,9 @@ class TaskPlanner:
             self.set_task(str(t.get("origin")), str(t.get("goal_agent")), t.get("goal"))
         self.set_plan_options(approach=p.get("approach"), preset=p.get("preset"),
                               epsilon=p.get("epsilon"), seeded=rec.mode == "experiment",
-                              seed=rec.seed if rec.seed is not None else None)
+                              seed=rec.seed if rec.seed is not None else None,
+                              solver=(p.get("planner") or {}).get("high_level_solver",
+                                                                  "dijkstra"))
         s = rec.summary
         outcome = (f"delivered, length {s.get('length')}" if s.get("success") else
                    f"not delivered: {s.get('failure')}")
@@ -453,6 +480,7 @@ class TaskPlanner:
             f"{html.escape(outcome)}, {s.get('messages')} messages. The project keeps the "
             "summary only; press <b>Run (F5)</b> to recompute the figures with the same "
             "parameters" + (f" and seed {rec.seed}" if rec.mode == "experiment" else "") + ".")
+        self._view.results.learning.show_curve(s.get("learning_curve"))
         v = self._view
         if s.get("success") and rec.target == v._map_id and v.route_check.isChecked():
             self._view.canvas.set_route(s.get("route"), s.get("segments", ()))

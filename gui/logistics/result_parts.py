@@ -30,7 +30,7 @@ __all__ = ["TABS", "ACCENT", "GREY", "world_colours", "fmt_estimate", "chosen_ar
            "world_positions", "ORIGIN", "GOAL"]
 
 ORIGIN, GOAL = "\x00origin", "\x00goal"  # the center graph's two virtual nodes (planner)
-TABS = ("route", "agents", "obfuscation", "centers", "ledger")
+TABS = ("route", "agents", "obfuscation", "centers", "ledger", "learning")
 ACCENT = QColor(PRIVATE_ACCENT)
 GREY = QColor("#8A8A8A")
 

@@ -1,6 +1,6 @@
 """Results of one planning run, side by side with the map editor (thesis Fig 4.1–4.6).
 
-:class:`PlanResultsView` holds a banner (delivered, or the failure reason in red) over five
+:class:`PlanResultsView` holds a banner (delivered, or the failure reason in red) over six
 tabs, all drawn from the run's :class:`~core.logistics.planner.PlanResult` and the
 :class:`~core.logistics.planner.PlanningSession` the worker returned:
 
@@ -22,7 +22,10 @@ tabs, all drawn from the run's :class:`~core.logistics.planner.PlanResult` and t
 * **Ledger** — per agent: its role, the ε each release *proves* by mechanism (topology /
   route probabilities; ∞ with the reason where it proves none), the thesis's nominal ε
   beside it (not a guarantee), messages sent, the budget C and what is left, and what it
-  released; below, the preset's caveats (sound) or the thesis flaws (thesis).
+  released; below, the preset's caveats (sound) or the thesis flaws (thesis);
+* **RL learning curve** — with the RL high-level solver (§4.5.3): the cost of each episode's
+  walk and of the learned route against Dijkstra's optimum
+  (:mod:`gui.logistics.learning_view`).
 
 The banner states the run's headline privacy figure: the largest per-agent ε proven, or
 "no proven bound" with the reason (never a nominal figure). The Fig 4.4 tab can show an
@@ -54,6 +57,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.logistics.centers_view import CenterGraphTab
+from gui.logistics.learning_view import LearningCurveTab
 from gui.logistics.map_view import (
     MapCanvas,
 )
@@ -290,7 +294,7 @@ class LedgerTab(QWidget):
 
 
 class PlanResultsView(QWidget):
-    """The banner and the five result tabs of one planning run."""
+    """The banner and the six result tabs of one planning run."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -301,16 +305,19 @@ class PlanResultsView(QWidget):
         self.obfuscation = ObfuscationTab(self)
         self.center_graph = CenterGraphTab(self)
         self.ledger = LedgerTab(self)
+        self.learning = LearningCurveTab(self)
         self.tabs.addTab(self.route_tab, "Route (true map)")
         self.tabs.addTab(self.agent_map, "Agent map (Fig 4.3)")
         self.tabs.addTab(self.obfuscation, "True vs obfuscated (Fig 4.4)")
         self.tabs.addTab(self.center_graph, "Center graph (Fig 4.6)")
         self.tabs.addTab(self.ledger, "Ledger")
+        self.tabs.addTab(self.learning, "RL learning curve")
         tips = ("The executed route on the true map: who carried which leg, hand-overs ringed.",
                 "Step 1: the agents the origin's query reached and the centers they share.",
                 "An agent's true map beside what it released (accent colour).",
                 "Step 3: the origin's center graph with estimated crossing lengths.",
-                "Per agent: ε spent by mechanism, messages, budget left, what it released.")
+                "Per agent: ε spent by mechanism, messages, budget left, what it released.",
+                "Step 3 with the RL solver (§4.5.3): its learning curve against Dijkstra.")
         for i, tip in enumerate(tips):
             self.tabs.setTabToolTip(i, tip)
         lay = QVBoxLayout(self)
@@ -330,7 +337,7 @@ class PlanResultsView(QWidget):
                             "<b>Run (F5)</b>. The route, the figures of each step and the "
                             "per-agent ledger appear here.")
         for t in (self.route_tab, self.agent_map, self.obfuscation, self.center_graph,
-                  self.ledger):
+                  self.ledger, self.learning):
             t.clear()
 
     def show_tab(self, key: str) -> None:
@@ -372,3 +379,5 @@ class PlanResultsView(QWidget):
         self.obfuscation.show_result(world, r, session, colours)
         self.center_graph.show_result(world, r, colours)
         self.ledger.show_result(world, r, session, run_id=run_id)
+        curves = getattr(session, "learning_curves", None) or []
+        self.learning.show_curve(curves[-1] if curves else None, plans=len(curves))

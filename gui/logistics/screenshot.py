@@ -4,7 +4,8 @@ Opens the main window on the built-in example project, opens the Logistics map t
 the fig41 reconstruction (or the built-in generated 30-center world), plans a task as a
 seeded experiment in the tab's worker, shows one results tab and saves a PNG of the whole
 window. With ``--experiments`` it runs a benchmark (B2 by default) on the Experiments tab
-instead and pictures its plots. Run it under a real X server for true fonts, e.g.::
+instead and pictures its plots; with ``--packet fig411`` (or fig49, fig410) it runs that
+packet-routing study on the Packet routing tab. Run it under a real X server for true fonts, e.g.::
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m gui.logistics.screenshot \\
         docs/screenshot-logistics.png
@@ -20,7 +21,7 @@ from pathlib import Path
 
 __all__ = ["main"]
 
-TABS = ("route", "agents", "obfuscation", "centers", "ledger")
+TABS = ("route", "agents", "obfuscation", "centers", "ledger", "learning")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,10 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epsilon", default="0.5")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--tab", choices=TABS, default="agents", help="results tab to show")
+    p.add_argument("--solver", choices=("dijkstra", "rl"), default="dijkstra",
+                   help="Step 3's high-level solver (rl: thesis 4.5.3, see --tab learning)")
     p.add_argument("--agent", default="", help="agent shown in the Fig 4.4 tab")
     p.add_argument("--experiments", action="store_true",
                    help="run a benchmark and picture the Experiments tab instead")
     p.add_argument("--benchmark", default="B2")
+    p.add_argument("--packet", choices=("fig49", "fig410", "fig411"), default=None,
+                   help="run this packet-routing study and picture its tab instead")
+    p.add_argument("--sizes", type=int, default=None,
+                   help="--packet fig410/fig411: access points (default the thesis's 10)")
     p.add_argument("--worlds", type=int, default=20, help="worlds per point (default 20)")
     p.add_argument("--workers", type=int, default=None, help="processes (default min(2, CPUs))")
     p.add_argument("--size", default="1600x1000", help="window size WxH (default 1600x1000)")
@@ -71,7 +78,17 @@ def main(argv: list[str] | None = None) -> int:
 
     assert isinstance(panel, LogisticsPanel)
     status = "ok"
-    if args.experiments:
+    if args.packet:
+        panel.pages.setCurrentIndex(2)
+        pk = panel.packet
+        pk.set_options(experiment=args.packet, worlds=args.worlds, seed=args.seed,
+                       workers=args.workers, sizes=args.sizes)
+        if pk.run():
+            wait_for(pk.runner, args.timeout)
+            status = "ok" if pk.summary is not None else "not finished"
+        else:
+            status = "not started"
+    elif args.experiments:
         panel.pages.setCurrentIndex(1)
         ex = panel.experiments
         ex.set_options(benchmark=args.benchmark, worlds=args.worlds, seed=args.seed,
@@ -88,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             (panel.load_generated30 if args.map == "generated30" else panel.load_fig41)()
         if args.map == "fig41" or args.origin != "a2":
             panel.planner.set_task(args.origin, args.goal_agent)
-        panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed)
+        panel.planner.set_plan_options(epsilon=args.epsilon, seed=args.seed,
+                                       solver=args.solver)
         if panel.run():
             wait_for(panel.runner, args.timeout)
             status = "ok" if panel.shown_run() else "not finished"
@@ -99,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             panel.results.obfuscation.select_agent(args.agent)
         panel.splitter.setSizes([int(h * 0.48), int(h * 0.52)])
     settle(app, 500)
-    if not args.experiments:
+    if not (args.experiments or args.packet):
         panel.canvas.fit_to_view()
         for v in (panel.results.agent_map, panel.results.center_graph.view,
                   panel.results.obfuscation.true_view, panel.results.obfuscation.obf_view,

@@ -233,7 +233,8 @@ class AnalysisPanel(QWidget):
         for i in range(self.alpha_combo.count()):
             self.alpha_combo.setItemData(i, TOOLTIPS["alpha"], Qt.ItemDataRole.ToolTipRole)
 
-        self.policy_choice = PolicyChoice(self)  # π̄ of the sweep and of F6
+        self.policy_choice = PolicyChoice(  # π̄ of the sweep and of F6 (or a given file)
+            self, mdp=lambda: self._document.mdp_entry(self._mdp_id).mdp)
         self.seeded_check = QCheckBox("seeded experiment", self)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
@@ -431,8 +432,7 @@ class AnalysisPanel(QWidget):
                                **self._policy_kwargs())
 
     def _policy_kwargs(self) -> dict[str, Any]:
-        tau = self.policy_choice.temperature()
-        return {} if tau is None else {"policy_source": "softmax", "temperature": tau}
+        return self.policy_choice.sweep_kwargs()
 
     def _eta(self) -> "float | str":
         return parse_eta(self.eta_edit.currentText().strip())
@@ -539,7 +539,9 @@ class AnalysisPanel(QWidget):
         model = self._document.model(self._mdp_id)
         key = model.digest_key()  # the model's digest is computed in the worker
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        self._running = ("bounds", params, mdp, {"version": model.version})
+        self._running = ("bounds", params, mdp, {"version": model.version, "policy_file":
+                                                 self.policy_choice.path if params.policy_table
+                                                 is not None else ""})
         self._runner.start(bounds_release, mdp, params, digest_key=key)
         return True
 
@@ -554,7 +556,7 @@ class AnalysisPanel(QWidget):
             delta_target=float(self.delta_spin.value()),
             adjacency=str(self.adjacency_combo.currentData()),
             delta_method=str(self.accountant_combo.currentData()),
-            temperature=self.policy_choice.temperature())
+            **self.policy_choice.bounds_kwargs())
 
     def cancel(self) -> None:
         if self._runner.is_running:
@@ -660,6 +662,8 @@ class AnalysisPanel(QWidget):
         self._document.note_digest(self._mdp_id, extra["version"], release.digest)
         result, privacy = release.result, release.privacy
         record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
+        if extra.get("policy_file"):  # (the report names it from the summary)
+            record.params["policy_file"] = record.summary["policy_file"] = extra["policy_file"]
         self._document.push(AddRunCommand(self._document, record), self._stack_key)
         record_entries(self._document, entries, text=f"Record the release {record.id} of "
                        f"{self._mdp_id}", key=self._stack_key)
@@ -673,7 +677,9 @@ class AnalysisPanel(QWidget):
             f"Done: {record.id}, π̄ ({result.policy_source}) at k = {result.k:g} and its "
             "bounds in "
             f"{result.elapsed_s:.2g} s (seed {result.seed}); cost bound at s₀ "
-            f"{result.cost_bound:.4g}. Shown on the drawing.")
+            f"{result.cost_bound:.4g}. Shown on the drawing." + (
+                "" if result.synthesis_check is None else f" LP and induction values agree "
+                f"to {result.synthesis_check:.1e}."))
 
     def _on_runner_failed(self, exc: object) -> None:
         self._running = None

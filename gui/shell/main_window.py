@@ -160,7 +160,8 @@ def _open_in_worker(path: str, *, progress=None) -> tuple[str, Project, bool, di
 
 # Runs of these kinds are shown by the tool tab named here (double-click in the project tree).
 RUN_TOOLS = {"advise": "advising", "advise-experiment": "advising", "plan": "logistics",
-             "plan-bench": "logistics", "audit": "audit", "sharing": "sharing",
+             "plan-bench": "logistics", "plan-packet": "logistics", "audit": "audit",
+             "sharing": "sharing",
              "mia": "modelprivacy", "mia-table": "modelprivacy", "drl": "agents",
              "drl-table": "agents", "comarl": "agents"}
 

@@ -56,6 +56,9 @@ def _plan_section(project: Any, run: Any) -> Section:
     fig = _route_figure(project, run)
     if fig is not None:
         sec.blocks.append(fig)
+    curve = s.get("learning_curve")
+    if isinstance(curve, dict) and curve.get("greedy_cost"):
+        sec.blocks.append(_learning_figure(run.id, curve))
     for key in ("caveats", "thesis_flaws"):
         for n in s.get(key, []) or []:
             sec.blocks.append(Paragraph(str(n), "note"))
@@ -83,6 +86,26 @@ def _route_figure(project: Any, run: Any) -> Figure | None:
                              tuple(-pos[n][1] for n in route), colour=cycle_colour(0)))
     return Figure(f"{run.id}-route", f"Route on {entry.label}", "x", "y", tuple(series),
                   caption="The map as drawn in PrivPlan; the planned route is the blue line.")
+
+
+def _learning_figure(run_id: str, curve: dict[str, Any]) -> Figure:
+    """The RL high-level solver's learning curve (thesis §4.5.3) of a plan run."""
+    def num(v: Any) -> float:
+        return float(v) if isinstance(v, (int, float)) else math.nan
+
+    greedy = [num(v) for v in curve.get("greedy_cost", [])]
+    walks = [num(v) for v in curve.get("episode_cost", [])]
+    xs = tuple(float(i + 1) for i in range(len(greedy)))
+    series = [Series("sampled walk", xs[:len(walks)], tuple(walks), colour="#AAAAAA"),
+              Series("learned route", xs, tuple(greedy), colour=cycle_colour(0))]
+    opt = curve.get("optimum")
+    if opt is not None and xs:
+        series.append(Series("Dijkstra's optimum", (xs[0], xs[-1]), (float(opt), float(opt)),
+                             dashed=True, colour="#333333"))
+    return Figure(f"{run_id}-learning", "RL high-level solver: learning curve", "episode",
+                  "route cost on the center graph", tuple(series),
+                  caption="Thesis §4.5.3: the cost of each episode's walk and of the route "
+                          "the learned probabilities choose, against Dijkstra's optimum.")
 
 
 @reporter("plan-bench")
@@ -131,4 +154,79 @@ def _plan_bench_section(project: Any, run: Any) -> Section:
         sec.blocks.append(Table(("claim", "holds", "observed"), tuple(
             (str(c.get("claim", "")), "yes" if c.get("holds") else "no",
              str(c.get("observed", ""))) for c in checks), "Trend checks"))
+    return sec
+
+
+@reporter("plan-packet")
+def _plan_packet_section(project: Any, run: Any) -> Section:
+    """A packet-routing study, Figs 4.9–4.11 (``summary`` =
+    :func:`core.logistics.packet_records.run_packet_experiment`)."""
+    from core.common.palette import APPROACH_COLOURS
+    from core.logistics.packet_records import PACKET_PLOTS, PACKET_TITLES, packet_series
+    from core.logistics.records import APPROACH_NAMES
+
+    s = run.summary
+    name = str(s.get("experiment", "?"))
+    prm = s.get("params", {}) or {}
+    x = str(s.get("x", ""))
+    x_label = {"n_centers": "network size (access points)", "epsilon": "ε per agent",
+               "dynamics": "dynamism p (leave = join, per step)"}.get(x, x)
+    sec = Section(f"Packet routing {PACKET_TITLES.get(name, name)} ({run.id})",
+                  id=f"run-{run.id}")
+    values = prm.get("values")
+    sec.blocks.append(KeyValues((
+        ("randomness", f"{_mode_text(run)}; master seed {s.get('seed_source', '')}"),
+        ("worlds per approach and point", _fmt(s.get("n"))),
+        ("swept", x_label),
+        ("values", ", ".join(_fmt(v) for v in values) if values else "the thesis's"),
+        ("approaches", ", ".join(APPROACH_NAMES.get(a, str(a))
+                                 for a in s.get("approaches", []) or [])),
+        ("dynamics", f"p = {_fmt(prm.get('dynamics'))} (fig49/fig410), "
+                     f"{prm.get('dynamics_per', '')}-wise churn, "
+                     f"{prm.get('connectivity', '')} kept connected"),
+        ("access points", _fmt(prm.get("sizes")) if prm.get("sizes") else "as the figure"),
+        ("high-level solver", str(prm.get("solver", ""))),
+        ("created", _time(run.created)),
+    ), "Parameters"))
+    two = name != "fig411"
+    for key, title, ylabel in PACKET_PLOTS:
+        series = []
+        for ser in packet_series(s, key):
+            a, scen = ser["arm"], ser["scenario"]
+            lo, hi = ser["lo"], ser["hi"]
+            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
+            label = APPROACH_NAMES.get(a, a) + ({"packet": " (packet)",
+                                                 "logistics": " (logistics)"}.get(scen, ""))
+            series.append(Series(label, tuple(ser["x"]), tuple(ser["mean"]), err,
+                                 dashed=scen == "logistics", colour=APPROACH_COLOURS.get(a)))
+        if series:
+            sec.blocks.append(Figure(
+                f"{run.id}-{key}", f"{title} (mean ± 95 % CI)", x_label, ylabel,
+                tuple(series),
+                caption="Solid: packet routing; dashed: logistics (static network)." if two
+                else "The static network (dynamism 0) is the reference point."))
+    claims = [c for c in s.get("claims", []) or [] if isinstance(c, dict)]
+    if claims:
+        def est(c: dict[str, Any]) -> str:
+            lo, hi = (list(c.get("interval") or []) + [None, None])[:2]
+            return (_fmt(c.get("estimate")) + ("" if lo is None or hi is None else
+                                               f" [{_fmt(lo)}, {_fmt(hi)}]"))
+
+        sec.blocks.append(Table(
+            ("the thesis expects", "holds", "verdict", "paired estimate [95 % CI]",
+             "p (Holm)"),
+            tuple((str(c.get("claim", "")), "yes" if c.get("holds") else "no",
+                   str(c.get("verdict", "")), est(c), _fmt(c.get("p_adjusted")))
+                  for c in claims),
+            f"Claims: {s.get('claims_hold', 0)} of {s.get('claims_total', 0)} hold "
+            "(paired tests on the same seeds, Holm-adjusted, α = 0.05)"))
+    priv = s.get("privacy", {}) or {}
+    if priv:
+        sec.blocks.append(Table(
+            ("approach", "ε per agent under the dynamics"),
+            tuple((APPROACH_NAMES.get(a, a), _eps(g.get("epsilon"), g.get("epsilon_reason", "")))
+                  for a, g in priv.items()),
+            f"What a real run proves under dynamism {_fmt(s.get('privacy_dynamics'))}"))
+    sec.blocks.append(Paragraph("A seeded experiment on generated worlds: nothing private is "
+                                "released and nothing enters the ledger.", "note"))
     return sec

@@ -164,6 +164,11 @@ def _policy_text(summary: Any) -> str:
         if "stochastic" in summary:
             what += " (stochastic)" if summary.get("stochastic") else " (deterministic)"
         return what
+    if source == "lp":
+        check = summary.get("synthesis_check")
+        return ("greedy optimum of the private model by the occupancy-measure LP (HiGHS; "
+                "deterministic)" + ("" if check is None else
+                                    f"; its values agree with induction to {_fmt(check)}"))
     return "greedy optimum of the private model (deterministic)"
 
 
