@@ -11,7 +11,7 @@ page's minimum fits beside the vertical scroll bar, so a laptop-sized window sho
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QStackedWidget, QStyle, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QStackedWidget, QStyle, QWidget
 
 # a dock never takes more than this share of the window's width when it widens for a page
 MAX_DOCK_SHARE = 0.4
@@ -78,3 +78,12 @@ def fit_dock_width(window: QMainWindow, dock: QDockWidget, page: QWidget | None)
         return 0
     window.resizeDocks([dock], [need], Qt.Orientation.Horizontal)
     return need
+
+
+def placeholder(text: str, parent: QWidget | None = None) -> QLabel:
+    """The grey, centred, wrapped text a dock shows when nothing fills it yet."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setStyleSheet("QLabel { color: #666; padding: 16px; }")
+    return label

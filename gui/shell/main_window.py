@@ -56,7 +56,7 @@ from core.mdp import mdp_dataset
 from core.project import Project
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
-from gui.shell.docks import PageSizedStack
+from gui.shell.docks import PageSizedStack, placeholder
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.file_actions import FileActions
 from gui.shell.ledger import spent_text
@@ -161,9 +161,8 @@ def _open_in_worker(path: str, *, progress=None) -> tuple[str, Project, bool, di
 # Runs of these kinds are shown by the tool tab named here (double-click in the project tree).
 RUN_TOOLS = {"advise": "advising", "advise-experiment": "advising", "plan": "logistics",
              "plan-bench": "logistics", "plan-packet": "logistics", "audit": "audit",
-             "sharing": "sharing",
-             "mia": "modelprivacy", "mia-table": "modelprivacy", "drl": "agents",
-             "drl-table": "agents", "comarl": "agents"}
+             "sharing": "sharing", "mia": "modelprivacy", "mia-table": "modelprivacy",
+             "drl": "agents", "drl-table": "agents", "comarl": "agents"}
 
 
 class MainWindow(QMainWindow):
@@ -212,20 +211,14 @@ class MainWindow(QMainWindow):
         self.project_dock = self._add_dock("Project", "project_dock", self.project_panel,
                                            Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector_stack = QStackedWidget(self)
-        self.inspector_placeholder = QLabel("The Inspector shows the fields of what is "
-                                            "selected in an MDP workspace.", self)
-        self.inspector_placeholder.setWordWrap(True)
-        self.inspector_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.inspector_placeholder.setStyleSheet("QLabel { color: #666; padding: 16px; }")
+        self.inspector_placeholder = placeholder("The Inspector shows the fields of what is "
+                                                 "selected in an MDP workspace.", self)
         self.inspector_stack.addWidget(self.inspector_placeholder)
         self.inspector_dock = self._add_dock("Inspector", "inspector_dock", self.inspector_stack,
                                              Qt.DockWidgetArea.RightDockWidgetArea)
         self.params_stack = PageSizedStack(self)  # sized by its page; widens its dock to fit
-        self.params_placeholder = QLabel("Open an MDP workspace to set the parameters of its "
-                                         "analysis here.", self)
-        self.params_placeholder.setWordWrap(True)
-        self.params_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.params_placeholder.setStyleSheet("QLabel { color: #666; padding: 16px; }")
+        self.params_placeholder = placeholder("Open an MDP workspace to set the parameters of "
+                                              "its analysis here.", self)
         self.params_stack.addWidget(self.params_placeholder)
         scroll = QScrollArea(self)
         scroll.setWidget(self.params_stack)
@@ -1110,9 +1103,8 @@ class MainWindow(QMainWindow):
 
     def open_example(self, key: str) -> QWidget:
         """Open the tool of built-in example ``key`` and add the example there."""
-        spec = EXAMPLES[key]
-        w = self.open_tool(spec.tool)
-        spec.open(w)
+        w = self.open_tool(EXAMPLES[key].tool)
+        EXAMPLES[key].open(w)
         return w
 
     def _on_project_panel_run_activated(self, run_id: str) -> None:
