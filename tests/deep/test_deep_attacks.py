@@ -144,3 +144,19 @@ def test_cli_network_attack_refusals(argv, flag):
     code, out, err = _cli("mia", "--data", "wine", "--train-size", "20", *argv)
     assert code == 2 and err.startswith(f"privplan mia: {flag}") and err.count("\n") == 1
     assert out == ""
+
+
+def test_network_study_arms_report_the_numpy_arms_metrics():
+    from core.deep.claims import deep_attack_claims, deep_attack_study, network_population_arm
+    from core.modelprivacy.claims import population_arm
+
+    kw = dict(data="wine", train_size=20, models=3, epochs=3, attacks=("loss",))
+    net = network_population_arm(1, victim="mlp", **kw)
+    ref = population_arm(1, victim="ffnn", **kw)
+    assert set(net) == set(ref)
+    assert 0.0 <= net["auc_loss"] <= 1.0
+    # every claim names arms of the study; a subset of arms keeps only its claims
+    study = deep_attack_study(n=2)
+    names = {a.name for a in study.arms}
+    assert all({c.a, c.b} <= names for c in deep_attack_claims())
+    assert [c.a for c in deep_attack_claims(["gru", "mlp-h8"])] == ["gru", "mlp-h8", "gru"]
