@@ -138,7 +138,7 @@ def test_cli_canary_audit_on_a_dpsgd_gru_stays_below_the_accountant():
     (("--attack", "lira", "--model", "gru", "--victim", "rnn"), "--model"),
     (("--attack", "loss", "--model", "mlp", "--defense", "gpm"), "--defense"),
     (("--attack", "loss", "--model", "lstm", "--hidden", "0"), "--hidden"),
-    (("--attack", "lira", "--model", "cnn", "--models", "3"), "--models"),
+    (("--attack", "lira", "--model", "mlp", "--models", "3"), "--models"),
 ])
 def test_cli_network_attack_refusals(argv, flag):
     code, out, err = _cli("mia", "--data", "wine", "--train-size", "20", *argv)
