@@ -25,7 +25,7 @@ from core.cli.common import Progress, check_record_budget, emit, flag_error, mod
 from core.common.errors import InputError
 
 __all__ = ["add_share_ppo_flags", "cmd_share_ppo", "cmd_drl_dqn", "cmd_comarl_net",
-           "mia_networks"]
+           "mia_networks", "mia_network_kind"]
 
 _SHARE_FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "delta": "--delta",
                 "tau": "--tau", "bound": "--bound", "lambda": "--lambda", "beta": "--beta",
@@ -50,6 +50,31 @@ def mia_networks() -> Any:
     from core.deep.victims import network_victim
 
     return network_victim
+
+
+def mia_network_kind(model: str, data: Any, **params: Any) -> Any:
+    """The victim kind of ``mia --attack lira|loss|all|canary --model M``: a
+    :class:`core.deep.victims.NetworkVictimKind` (exit 2 naming the extra without JAX).
+
+    Parameters
+    ----------
+    model : str
+        mlp, cnn, gru or lstm.
+    data : Dataset
+        The data set.
+    **params
+        Its parameters (hidden, epochs, batch, lr, defense, epsilon, delta, n_train, clip).
+
+    Returns
+    -------
+    NetworkVictimKind
+    """
+    from core.deep import require
+
+    require("--model")
+    from core.deep.victims import NetworkVictimKind
+
+    return NetworkVictimKind(model, data, **params)
 
 
 def add_share_ppo_flags(sp: argparse.ArgumentParser) -> None:

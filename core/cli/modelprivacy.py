@@ -8,6 +8,9 @@ the loss-threshold attack (``loss``) or every attack including the shadow-model 
 same victims (``all``); keys ``core.modelprivacy.attacks.attack_json_keys``.
 ``--attack canary`` is the one-run canary audit of :mod:`core.modelprivacy.canary`
 (``--canaries M``): ε_lb beside the accountant's ε. The README documents every key.
+Every attack runs on the numpy victims (``--victim ffnn|rnn``) and on the JAX networks of the
+optional ``deep`` extra (``--model mlp|cnn|gru|lstm``, through :mod:`core.cli.deep`) with the
+same JSON keys.
 """
 
 from __future__ import annotations
@@ -137,29 +140,37 @@ def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          "population study and the canary audit train many models and "
                          "release none of them", field="--record")
     try:
+        if args.model is not None:
+            from core.cli.deep import mia_networks
+
+            mia_networks()   # exit 2 naming the 'deep' extra before any work
         data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
         n_in = args.train_size if args.train_size is not None else min(500, data.n // 8)
         if args.defense not in ("none", "dpsgd"):
             raise InputError(f"--attack {args.attack} trains its victims with none or dpsgd, "
                              f"got {args.defense!r} (gpm, oneparam and dirichlet have the "
                              "shadow study, --attack shadow)", field="defense")
-        if args.model is not None:
-            raise InputError(f"--attack {args.attack} trains the lab's numpy victims (--victim "
-                             "ffnn or rnn); a network on JAX (--model) has the shadow study",
-                             field="--model")
+        if args.model is not None and args.victim is not None:
+            raise InputError("give --victim (numpy ffnn or rnn) or --model (a network on "
+                             "JAX), not both", field="--model")
         victim = args.victim or "ffnn"
-        if victim not in ("ffnn", "rnn"):
-            raise InputError(f"--attack {args.attack} trains ffnn or rnn victims, got "
-                             f"{victim!r}", field="victim")
+        if args.model is None and victim not in ("ffnn", "rnn"):
+            raise InputError(f"--attack {args.attack} trains ffnn or rnn victims (or a "
+                             f"network, --model), got {victim!r}", field="victim")
         if args.delta is not None and args.defense != "dpsgd":
             raise InputError("--delta belongs to dpsgd", field="delta")
         if args.epsilon is not None and args.defense != "dpsgd":
             raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
         public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
-        kind = NumpyVictimKind(victim, data, hidden=args.hidden, epochs=args.epochs,
-                               batch=args.batch, lr=args.lr, defense=args.defense,
-                               epsilon=args.epsilon, delta=args.delta, n_train=public_n,
-                               clip=args.clip)
+        params = dict(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                      defense=args.defense, epsilon=args.epsilon, delta=args.delta,
+                      n_train=public_n, clip=args.clip)
+        if args.model is not None:
+            from core.cli.deep import mia_network_kind
+
+            kind: Any = mia_network_kind(args.model, data, **params)
+        else:
+            kind = NumpyVictimKind(victim, data, **params)
         if args.attack == "canary":
             res: Any = canary_audit(kind, data, train_size=n_in, canaries=args.canaries,
                                     seed=args.seed, progress=Progress(err, "mia"))
@@ -234,7 +245,8 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
                          "network, or the MLE model of an MDP (tabular; needs mdp:FILE)")
     sp.add_argument("--model", choices=("mlp", "cnn", "gru", "lstm"), default=None,
                     help="a network victim on JAX (the optional 'deep' extra): MLP (2 hidden "
-                         "layers), CNN on the record's 2-D view, GRU or LSTM over its steps")
+                         "layers), CNN on the record's 2-D view, GRU or LSTM over its steps; "
+                         "every --attack runs on it")
     sp.add_argument("--defense", choices=("none", "dpsgd", "gpm", "oneparam", "dirichlet"),
                     default="none",
                     help="none; dpsgd (DP-SGD, dp-accounting RDP); gpm (Gaussian noise on the "

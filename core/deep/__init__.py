@@ -8,7 +8,10 @@ own kinds of system on JAX (CPU by default; a GPU jaxlib works unchanged):
   Poisson subsampling and Gaussian noise, accounted by :mod:`core.privacy.dpsgd` (the
   numbers of ``accountant dpsgd``);
 * :mod:`core.deep.nets` and :mod:`core.deep.victims` — MLP, CNN, GRU and LSTM victims of the
-  model privacy lab (``mia --model``), behind the lab's victim interface;
+  model privacy lab (``mia --model``), behind the lab's victim interfaces: the shadow-model
+  study's network factory and a :class:`~core.modelprivacy.victim.VictimKind` for LiRA, the
+  loss attack, the population shadow attack and the canary audit (``mia --attack ...
+  --model``); :mod:`core.deep.claims` — those attacks as a paired many-seed study;
 * :mod:`core.deep.ppo` and :mod:`core.deep.lipschitz` — a PPO teacher and kickstarted PPO
   students on gymnasium's classic control, the teacher's policy released through the
   shared-policy (Dirichlet) mechanism with its network's Lipschitz constant bounded by

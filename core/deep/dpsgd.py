@@ -194,7 +194,8 @@ class DpTrainer:
     cfg : TrainConfig
         Epochs, batch, learning rate, momentum, weight decay (the numpy victims' config).
     dp : DpSgd, optional
-        σ and C: DP-SGD with Poisson rate q = batch / n, ``epochs · ceil(n / batch)`` steps.
+        σ and C: DP-SGD with Poisson rate q = batch / n, ``epochs · ceil(n / batch)`` steps
+        (n = ``dp.public_n`` when given, else the number of records).
     clipping : {"auto", "vmap"}
         How the clipped sum is formed: ``auto`` uses the MLP's closed-form per-example norms
         (:func:`mlp_example_norms`) and ``vmap`` of ``grad`` for every other network;
@@ -333,14 +334,18 @@ class DpTrainer:
         n = Xp.shape[0]
         theta = jnp.asarray(net.init(rng) if theta0 is None else theta0, jnp.float32)
         vel = jnp.zeros_like(theta)
-        steps_per_epoch = max(1, math.ceil(n / cfg.batch))
+        # DP-SGD with a public size: q, the steps and the normaliser come from it, whatever
+        # the actual number of records (DpSgd.public_n; the numpy victims' train does the same)
+        sched_n = (self.dp.public_n if self.dp is not None and self.dp.public_n is not None
+                   else n)
+        steps_per_epoch = max(1, math.ceil(sched_n / cfg.batch))
         noise = rng if noise is None else noise
         lr, mom, l2 = (jnp.float32(cfg.lr), jnp.float32(cfg.momentum), jnp.float32(cfg.l2))
-        q = min(1.0, cfg.batch / n)
+        q = min(1.0, cfg.batch / sched_n)
         chunk = chunk_size(n, q)
         if self.dp is not None:
             scale = jnp.float32(self.dp.sigma * self.dp.clip)
-            denom = jnp.float32(q * n)
+            denom = jnp.float32(q * sched_n)
         for ep in range(cfg.epochs):
             if cancelled is not None and cancelled():
                 raise Cancelled()

@@ -197,7 +197,17 @@ class FlatNet:
 
     def predict_proba(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
         """Confidence vectors (n, classes) in float64, rows summing to 1 (batches of 512)."""
-        f = self._proba_fn()
+        return self._batched(self._proba_fn(), theta, X, normalise=True)
+
+    def logits(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """Class logits (n, classes) in float64 (batches of 512): the attacks' stable scores
+        where a float32 softmax rounds p_y to 1."""
+        if not hasattr(self, "_logits"):
+            self._logits = self.batch_logits()
+        return self._batched(self._logits, theta, X, normalise=False)
+
+    def _batched(self, f: Callable[[Any, Any], Any], theta: np.ndarray, X: np.ndarray, *,
+                 normalise: bool) -> np.ndarray:
         Xp = self.prepare(X)
         n = Xp.shape[0]
         out = np.empty((n, self.classes))
@@ -209,7 +219,7 @@ class FlatNet:
             if m < step and n > step:  # one compiled shape: pad the last chunk
                 chunk = np.pad(chunk, ((0, step - m), (0, 0)))
             p = np.asarray(f(th, chunk), dtype=np.float64)[:m]
-            out[i:i + m] = p / p.sum(axis=1, keepdims=True)
+            out[i:i + m] = p / p.sum(axis=1, keepdims=True) if normalise else p
         return out
 
     def _proba_fn(self) -> Callable[[Any, Any], Any]:

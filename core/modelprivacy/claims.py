@@ -29,12 +29,12 @@ from typing import Any
 from core.modelprivacy.attacks import ATTACKS, attack_study
 from core.modelprivacy.canary import canary_audit
 from core.modelprivacy.data import Dataset, load_dataset
-from core.modelprivacy.victim import NumpyVictimKind
+from core.modelprivacy.victim import NumpyVictimKind, VictimKind
 from core.study.claims import Claim
 from core.study.runner import Arm, Study
 
-__all__ = ["population_arm", "canary_arm", "metric_name", "mia_claims_study", "mia_claims",
-           "canary_study"]
+__all__ = ["population_arm", "population_metrics", "canary_arm", "canary_metrics",
+           "metric_name", "mia_claims_study", "mia_claims", "canary_study"]
 
 
 @lru_cache(maxsize=8)
@@ -74,6 +74,14 @@ def population_arm(seed: int, *, data: str = "digits", victim: str = "ffnn",
     d = _data(data)
     kind = NumpyVictimKind(victim, d, hidden=hidden, epochs=epochs, lr=lr, defense=defense,
                            epsilon=epsilon, delta=delta, n_train=train_size)
+    return population_metrics(kind, d, seed, train_size=train_size, models=models,
+                              attacks=attacks)
+
+
+def population_metrics(kind: VictimKind, d: Dataset, seed: int, *, train_size: int,
+                       models: int, attacks: Sequence[str] = ATTACKS) -> dict[str, float]:
+    """:func:`population_arm`'s metrics for any :class:`~core.modelprivacy.victim.VictimKind`
+    (the JAX networks' arms of :mod:`core.deep.claims` call it with theirs)."""
     st = attack_study(kind, d, train_size=train_size, models=models, attacks=tuple(attacks),
                       seed=seed, fprs=(0.01,))
     out: dict[str, float] = {"gap": st.generalisation_gap.median,
@@ -95,6 +103,12 @@ def canary_arm(seed: int, *, data: str = "digits", victim: str = "ffnn",
     d = _data(data)
     kind = NumpyVictimKind(victim, d, hidden=hidden, epochs=epochs, defense=defense,
                            epsilon=epsilon, delta=delta, n_train=train_size + canaries // 2)
+    return canary_metrics(kind, d, seed, train_size=train_size, canaries=canaries)
+
+
+def canary_metrics(kind: VictimKind, d: Dataset, seed: int, *, train_size: int,
+                   canaries: int) -> dict[str, float]:
+    """:func:`canary_arm`'s metrics for any :class:`~core.modelprivacy.victim.VictimKind`."""
     a = canary_audit(kind, d, train_size=train_size, canaries=canaries, seed=seed)
     return {"epsilon_lb": a.epsilon_lb,
             "epsilon": a.epsilon if a.epsilon is not None else float("nan"),

@@ -46,7 +46,8 @@ from core.modelprivacy.data import Dataset, as_sequences
 from core.modelprivacy.models import DpSgd, Network, TrainConfig, train, train_steps
 
 __all__ = ["Victim", "VictimKind", "confidences", "losses", "logit_confidence",
-           "NumpyVictim", "NumpyVictimKind", "ATTACK_DEFENSES"]
+           "NumpyVictim", "NumpyVictimKind", "ATTACK_DEFENSES", "DpCalibration",
+           "dpsgd_calibration"]
 
 #: The defenses a :class:`NumpyVictimKind` trains with (the model-level ones).
 ATTACK_DEFENSES = ("none", "dpsgd")
@@ -125,6 +126,62 @@ def _logits(victim: Victim, X: np.ndarray) -> np.ndarray | None:
     return z
 
 
+@dataclass(frozen=True)
+class DpCalibration:
+    """DP-SGD's noise calibrated to a target (ε, δ) from public parameters only."""
+
+    sigma: float
+    sample_rate: float
+    steps: int
+    privacy: tuple[float, float]
+    guarantee: str
+
+
+def dpsgd_calibration(epsilon: float | None, delta: float | None, n_train: int | None,
+                      cfg: TrainConfig) -> DpCalibration:
+    """σ for a victim kind trained by DP-SGD with schedule ``cfg`` on ``n_train`` records
+    (public): q = batch/n_train, ``train_steps(n_train, cfg)`` steps, σ the smallest noise
+    multiplier whose ε (``dp-accounting`` RDP, add/remove-one) meets the target. Every
+    victim kind that trains with DP-SGD (the numpy networks here, the JAX networks of the
+    ``deep`` extra) calibrates through this one function, so its numbers are those of
+    ``accountant dpsgd``.
+
+    Parameters
+    ----------
+    epsilon, delta : float, optional
+        The target (default 1 and 1e-5).
+    n_train : int
+        The public training-set size (fixes q and the steps).
+    cfg : TrainConfig
+        DP-SGD's schedule (epochs, batch).
+
+    Returns
+    -------
+    DpCalibration
+
+    Raises
+    ------
+    InputError
+        ``n_train`` missing or < 1 (field ``train_size``).
+    """
+    from core.privacy.dpsgd import dpsgd_epsilon, noise_for_epsilon
+
+    eps = 1.0 if epsilon is None else float(epsilon)
+    dlt = 1e-5 if delta is None else float(delta)
+    if n_train is None or int(n_train) < 1:
+        raise InputError("DP-SGD needs the training-set size", field="train_size")
+    q = min(1.0, cfg.batch / int(n_train))
+    steps = train_steps(int(n_train), cfg)
+    sigma = noise_for_epsilon(eps, q, steps, dlt)
+    acc = dpsgd_epsilon(sigma, q, steps, dlt)
+    assert acc.epsilon is not None and math.isfinite(acc.epsilon)
+    return DpCalibration(
+        sigma=float(sigma), sample_rate=q, steps=steps, privacy=(float(acc.epsilon), dlt),
+        guarantee=(f"({acc.epsilon:.3g}, {dlt:g})-DP for every trained model (DP-SGD, sigma "
+                   f"{sigma:.4g}, q {q:.4g}, {steps} steps, dp-accounting RDP; "
+                   f"{acc.adjacency})"))
+
+
 @dataclass(frozen=True, eq=False)
 class NumpyVictim:
     """A trained numpy network (:class:`core.modelprivacy.models.Network` and its θ)."""
@@ -189,24 +246,11 @@ class NumpyVictimKind:
         self.clip = float(clip)
         self.n_train = None if n_train is None else int(n_train)
         if defense == "dpsgd":
-            from core.privacy.dpsgd import dpsgd_epsilon, noise_for_epsilon
-
-            eps = 1.0 if epsilon is None else float(epsilon)
-            dlt = 1e-5 if delta is None else float(delta)
-            if n_train is None or int(n_train) < 1:
-                raise InputError("DP-SGD needs the training-set size", field="train_size")
             self.cfg = TrainConfig(epochs=int(dp_epochs), batch=int(dp_batch),
                                    lr=float(lr if lr is not None else dp_lr), momentum=0.0)
-            q = min(1.0, self.cfg.batch / int(n_train))
-            steps = train_steps(int(n_train), self.cfg)
-            self.sigma = noise_for_epsilon(eps, q, steps, dlt)
-            acc = dpsgd_epsilon(self.sigma, q, steps, dlt)
-            assert acc.epsilon is not None and math.isfinite(acc.epsilon)
-            self.privacy = (float(acc.epsilon), dlt)
-            self.sample_rate, self.steps = q, steps
-            self.guarantee = (f"({acc.epsilon:.3g}, {dlt:g})-DP for every trained model "
-                              f"(DP-SGD, sigma {self.sigma:.4g}, q {q:.4g}, {steps} steps, "
-                              f"dp-accounting RDP; {acc.adjacency})")
+            cal = dpsgd_calibration(epsilon, delta, n_train, self.cfg)
+            self.sigma, self.privacy, self.guarantee = cal.sigma, cal.privacy, cal.guarantee
+            self.sample_rate, self.steps = cal.sample_rate, cal.steps
         else:
             self.cfg = TrainConfig(epochs=int(epochs), batch=int(batch),
                                    lr=float(lr if lr is not None else

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui.modelprivacy.network_runner import networks_for
+from gui.modelprivacy.network_runner import NETWORK_ITEMS, networks_for, victim_kind
 
 __all__ = ["study", "table", "victims", "attacks", "ATTACK_MODES", "POPULATION_MODELS"]
 
@@ -50,25 +50,36 @@ def victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress:
 def attacks(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any,
             mode: str = "population") -> Any:
     """The population study (every attack on 8 victims) or one canary audit, with the
-    CLI's sizes: members = min(500, records/8); canaries = min(500, what is left)."""
+    CLI's sizes: members = min(500, records/8); canaries = min(500, what is left). The
+    victims are the numpy ffnn/rnn or a JAX network (whose training checks the cancel once
+    per epoch)."""
     from core.common.errors import InputError
     from core.modelprivacy.attacks import attack_study
     from core.modelprivacy.canary import canary_audit
-    from core.modelprivacy.victim import NumpyVictimKind
 
-    if mdp is not None or setup.victim not in ("ffnn", "rnn") \
+    if mdp is not None or setup.victim not in ("ffnn", "rnn", *(k for k, _ in NETWORK_ITEMS)) \
             or setup.defense not in ("none", "dpsgd"):
-        raise InputError("LiRA, the loss attack and the canary audit train feed-forward or "
-                         "recurrent victims on a data set of records, without a defense or "
-                         "with DP-SGD", field="attack")
+        raise InputError("LiRA, the loss attack and the canary audit train feed-forward, "
+                         "recurrent or network victims on a data set of records, without a "
+                         "defense or with DP-SGD", field="attack")
     data = _data(data_spec, None, seed)
     n = min(500, data.n // 8)
     m = min(500, data.n - n)
     public_n = n + (m // 2 if mode == "canary" else 0)
-    kind = NumpyVictimKind(setup.victim, data, defense=setup.defense, epsilon=setup.epsilon,
-                           delta=setup.delta, n_train=public_n)
+    last = [0.0]
+
+    def tracked(fraction: float, message: str = "") -> None:
+        last[0] = fraction
+        progress(fraction, message)
+
+    def poll() -> bool:
+        progress(last[0])        # raises Cancelled once cancel was asked (shows nothing new)
+        return False
+
+    kind = victim_kind(setup.victim, data, cancelled=poll, defense=setup.defense,
+                       epsilon=setup.epsilon, delta=setup.delta, n_train=public_n)
     if mode == "canary":
         return canary_audit(kind, data, train_size=n, canaries=m, seed=seed,
-                            progress=progress)
+                            progress=tracked)
     return attack_study(kind, data, train_size=n, models=POPULATION_MODELS, seed=seed,
-                        progress=progress)
+                        progress=tracked)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["NETWORK_ITEMS", "add_network_victims", "networks_for"]
+__all__ = ["NETWORK_ITEMS", "add_network_victims", "networks_for", "victim_kind"]
 
 #: the victim combo's network entries: key, text
 NETWORK_ITEMS = (("mlp", "MLP 2 x hidden (JAX)"), ("cnn", "CNN (JAX)"),
@@ -50,3 +50,37 @@ def networks_for(victim: str) -> Any:
     from core.deep.victims import network_victim
 
     return network_victim
+
+
+def victim_kind(victim: str, data: Any, *, cancelled: Any = None, **params: Any) -> Any:
+    """The :class:`~core.modelprivacy.victim.VictimKind` of the population study and the
+    canary audit: the numpy kind for ``ffnn``/``rnn``, the JAX network kind for a network
+    (the one-line :class:`~core.deep.DeepUnavailable` without JAX), whose training polls
+    ``cancelled`` once per epoch.
+
+    Parameters
+    ----------
+    victim : str
+        ffnn, rnn, mlp, cnn, gru or lstm.
+    data : Dataset
+        The data set.
+    cancelled : callable, optional
+        Polled per epoch by a network's training (the numpy kinds train in well under the
+        task's progress step).
+    **params
+        The kind's parameters (defense, epsilon, delta, n_train).
+
+    Returns
+    -------
+    VictimKind
+    """
+    if victim not in {k for k, _ in NETWORK_ITEMS}:
+        from core.modelprivacy.victim import NumpyVictimKind
+
+        return NumpyVictimKind(victim, data, **params)
+    from core.deep import require
+
+    require("victim")
+    from core.deep.victims import NetworkVictimKind
+
+    return NetworkVictimKind(victim, data, cancelled=cancelled, **params)

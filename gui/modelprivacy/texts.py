@@ -45,6 +45,7 @@ TOOLTIPS = {
               "with the others as reference models; TPR at low FPR only where the "
               "non-members resolve it. Canary audit: mislabelled canaries inserted at "
               "random, one training run, an empirical ε_lb beside the accountant's ε. "
+              "Both run on the feed-forward, recurrent and network (JAX) victims. "
               "The last two release nothing and are shown, not recorded.",
     "mode": "Seeded experiment: reproducible, for studying the defense. Release: a fresh "
             "split and every noise draw from the OS secure random source.",

@@ -16,6 +16,9 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("jax") is not None,
 
 @pytest.mark.parametrize("argv", [
     ["mia", "--data", "digits", "--model", "gru", "--seed", "1"],
+    ["mia", "--data", "digits", "--model", "mlp", "--attack", "lira", "--seed", "1"],
+    ["mia", "--data", "digits", "--model", "gru", "--attack", "loss", "--defense", "dpsgd"],
+    ["mia", "--data", "digits", "--model", "lstm", "--attack", "canary", "--seed", "1"],
     ["share", "gym:CartPole-v1", "--agent", "ppo", "--seed", "1"],
     ["drl", "--random", "7", "--agent", "dqn", "--seed", "1"],
     ["comarl", "--agent", "net", "--seed", "1"],

@@ -65,5 +65,47 @@ def test_without_jax_no_network_victim_is_offered_and_a_network_is_refused(qtbot
         assert networks_for("ffnn") is None
         with pytest.raises(core.deep.DeepUnavailable, match=r"privplan\[deep\]"):
             networks_for("gru")
+        from gui.modelprivacy.network_runner import victim_kind
+
+        with pytest.raises(core.deep.DeepUnavailable, match=r"privplan\[deep\]"):
+            victim_kind("lstm", None)
     finally:
         p.shutdown()
+
+
+def test_population_attacks_on_a_network_victim_are_shown_not_recorded(qtbot, panel,
+                                                                       example_doc):
+    pytest.importorskip("jax")
+    n_runs, n_ledger = len(example_doc.project.runs), len(example_doc.project.ledger)
+    panel.set_parameters(data="wine", victim="mlp", defense="dpsgd", epsilon=2.0,
+                         attack="population", seed=2)
+    with qtbot.waitSignal(panel.runner.finished, timeout=300_000):
+        assert panel.run()
+    assert panel.run_problem == ""
+    s = panel.summary
+    assert s["protocol"] == "population" and s["victim"] == "mlp" and s["models"] == 8
+    assert s["kind"]["backend"] == "jax" and s["epsilon"] <= 2.0
+    assert set(s["attacks"]) == {"lira-online", "lira-offline", "loss", "shadow"}
+    assert panel.table.rowCount() == 4
+    assert len(example_doc.project.runs) == n_runs            # releases nothing
+    assert len(example_doc.project.ledger) == n_ledger
+
+
+def test_a_network_population_study_stops_within_an_epoch_of_cancel():
+    """The worker's cancel reaches a network's training once per epoch (the progress callback
+    raises Cancelled; the population study itself reports only once per model)."""
+    pytest.importorskip("jax")
+    from core.common.progress import Cancelled
+    from core.modelprivacy.study import MiaSetup
+    from gui.modelprivacy import jobs
+
+    calls = []
+
+    def progress(fraction, message=""):
+        calls.append(fraction)
+        if len(calls) >= 3:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        jobs.attacks("wine", None, MiaSetup(victim="gru", epochs=60), 1, progress=progress)
+    assert calls == [0.0, 0.0, 0.0]   # three epochs of the first model, not three models
