@@ -14,11 +14,13 @@ over failed runs, and the failure rate with its Clopper–Pearson interval.
 Usage::
 
     python bench/drl_claims.py [--n 20] [--sizes 7x7] [--epsilons 0.1,1,4,16] [--json OUT]
-    python bench/drl_claims.py --sizes 12x11 --epsilons 0.1,16 --n 12
+    python bench/drl_claims.py --sizes 12x11 --epsilons 0.1,16 --n 8
+    python bench/drl_claims.py --tables-from A.json,B.json   # re-print saved results
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -28,6 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from claims_lib import parser, run_claims  # noqa: E402
 
 from core.gridworld.study import choice_table, drl_claims, drl_claims_study  # noqa: E402
+from core.study import (  # noqa: E402
+    Stability,
+    StudyResult,
+    evaluate_claims,
+    stability_table,
+    summary_table,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,12 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-steps", type=int, default=200)
     ap.add_argument("--population", type=int, default=50, help="GA population")
     ap.add_argument("--generations", type=int, default=100, help="GA generations")
+    ap.add_argument("--tables-from", default=None, metavar="A.json[,B.json]",
+                    help="no runs: print the tables and claims of results this script wrote "
+                         "(one file per master seed; the first is the main one)")
     args = ap.parse_args(argv)
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     eps = sorted(float(e) for e in args.epsilons.split(","))
     print("The strict choice's reach (every map: S = N − 1)\n")
     print(choice_table())
     print()
+    if args.tables_from:
+        return reprint([Path(f) for f in args.tables_from.split(",")])
     study = drl_claims_study(sizes, epsilons=eps, n=args.n, master_seed=args.master_seed,
                              episodes=args.episodes, max_steps=args.max_steps,
                              population=args.population, generations=args.generations)
@@ -58,6 +72,33 @@ def main(argv: list[str] | None = None) -> int:
                       extra={"sizes": sizes, "epsilons": eps, "episodes": args.episodes,
                              "population": args.population,
                              "generations": args.generations})
+
+
+def reprint(files: list[Path]) -> int:
+    """The tables and claims of saved results (``--json`` of earlier runs, one per master
+    seed), evaluated with the current claims; the first file's study is the main one."""
+    results = []
+    for f in files:
+        data = json.loads(f.read_text())
+        results.append(StudyResult.from_json(data["study"]))
+        if data.get("second"):
+            results.append(StudyResult.from_json(data["second"]))
+    first = results[0]
+    sizes = [str(p["size"]) for p in first.points]
+    eps = sorted(float(a.split("=", 1)[1]) for a in first.arms if a.startswith("eps="))
+    claims = drl_claims(sizes, eps)
+    runs = tuple(evaluate_claims(r, claims) for r in results)
+    print(f"## {first.name}: n = {first.n} per arm, master seeds "
+          f"{[r.master_seed for r in results]}\n")
+    for metric, center in ((("nrr",), "median"), (("nrr_converged",), "median"),
+                           (("nrr_failed",), "median"), (("nrr", "nrr_converged"), "mean"),
+                           (("converged",), "rate"), (("choice_p_max",), "median")):
+        for r in results:
+            print(summary_table(r, metric, center=center))
+            print()
+    print(stability_table(Stability(tuple(r.master_seed for r in results), runs,
+                                    tuple(results))))
+    return 0
 
 
 if __name__ == "__main__":

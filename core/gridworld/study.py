@@ -34,13 +34,16 @@ from core.study.claims import Claim
 from core.study.runner import Arm, Study
 
 __all__ = ["drl_arm", "study_map", "drl_claims_study", "drl_claims", "STUDY_EPSILONS",
-           "THESIS_RANGE", "arm_name", "choice_table"]
+           "THESIS_RANGE", "EQUIVALENCE_MARGIN", "arm_name", "choice_table"]
 
 #: the study's ε: the thesis's range ends (0.1, 1) and two where the choice is far from
 #: uniform (p_max 0.51 and 0.998, see :func:`core.gridworld.dpdrl.choice_bounds`)
 STUDY_EPSILONS = (0.1, 1.0, 4.0, 16.0)
 #: the thesis's ε range (Table 5.1): at S = N − 1 the choice there is near-uniform
 THESIS_RANGE = (0.1, 1.0)
+#: the equivalence margin of NRR (TOST): half the thesis's ε effect (NRR fell by 8–16 pp from
+#: ε = 1 to 0.1), about one cell of a 7×7 map's 23 inferred cells
+EQUIVALENCE_MARGIN = 0.05
 
 
 def study_map(size: str, seed: int) -> GridMap:
@@ -104,7 +107,9 @@ def drl_claims(sizes: Sequence[str] = ("7x7", "9x9"),
                epsilons: Sequence[float] = STUDY_EPSILONS) -> list[Claim]:
     """Per map: the defense lowers NRR (all runs, and converged runs only); the thesis's
     "NRR falls as ε falls" across the range where the choice varies (smallest against the
-    largest ε, all runs and converged runs); DP-DRL does not cost convergence."""
+    largest ε, all runs and converged runs); DP-DRL costs convergence; and, as TOST
+    equivalences within ±:data:`EQUIVALENCE_MARGIN`, "ε makes no difference" between the
+    smallest and the largest ε and (when ε = 1 is an arm) within the thesis's range."""
     lo, hi = arm_name(min(epsilons)), arm_name(max(epsilons))
     out = []
     for i, s in enumerate(sizes):
@@ -119,7 +124,14 @@ def drl_claims(sizes: Sequence[str] = ("7x7", "9x9"),
                   "(converged runs)", "nrr_converged", lo, hi, "<", point=i),
             Claim(f"{s}: DP-DRL at ε = {min(epsilons):g} converges less often than no "
                   "defense", "converged", lo, "none", "<", point=i),
+            Claim(f"{s}: NRR at ε = {min(epsilons):g} equals ε = {max(epsilons):g} within "
+                  f"±{EQUIVALENCE_MARGIN:g} (all runs)", "nrr", lo, hi, "=", point=i,
+                  margin=EQUIVALENCE_MARGIN),
         ]
+        if 1.0 in epsilons and min(epsilons) < 1.0:
+            out.append(Claim(f"{s}: NRR at ε = {min(epsilons):g} equals ε = 1 within "
+                             f"±{EQUIVALENCE_MARGIN:g} (the thesis's range, all runs)", "nrr",
+                             lo, arm_name(1.0), "=", point=i, margin=EQUIVALENCE_MARGIN))
     return out
 
 

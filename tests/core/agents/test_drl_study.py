@@ -133,7 +133,9 @@ def test_claims_study_and_bench_script(tmp_path):
     assert set(conv.tolist()) <= {0.0, 1.0}
     assert np.array_equal(np.isnan(res.column("nrr_converged", "eps=0.1")), conv == 0)
     claims = drl_claims(["7x7"], (0.1, 16.0))
-    assert len(claims) == 5 and {c.a for c in claims} == {"eps=0.1"}
+    assert len(claims) == 6 and {c.a for c in claims} == {"eps=0.1"}
+    assert [c.expect for c in claims].count("=") == 1
+    assert len(drl_claims(["7x7"], (0.1, 1.0, 16.0))) == 7     # + the thesis range's TOST
     spec = importlib.util.spec_from_file_location("drl_claims", ROOT / "bench" / "drl_claims.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -143,5 +145,14 @@ def test_claims_study_and_bench_script(tmp_path):
                      "--second-seed", "3", "--json", str(out)]) == 0
     js = json.loads(out.read_text())
     assert js["claims"]["master_seeds"] == [2029, 3]
-    assert len(js["claims"]["runs"][0]) == 5 and js["epsilons"] == [0.1, 16.0]
+    assert len(js["claims"]["runs"][0]) == 6 and js["epsilons"] == [0.1, 16.0]
     assert js["study"]["n"] == 2 and len(js["study"]["seeds"]) == 2
+    # the tables again from the saved results, without running anything
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert mod.main(["--tables-from", str(out)]) == 0
+    text = buf.getvalue()
+    assert "master seeds [2029, 3]" in text and text.count("| 7x7: ") == 6
