@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -37,6 +38,7 @@ from core.study import (  # noqa: E402
     stability_table,
     summary_table,
 )
+from core.study.tables import format_interval, format_p  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +100,51 @@ def reprint(files: list[Path]) -> int:
             print()
     print(stability_table(Stability(tuple(r.master_seed for r in results), runs,
                                     tuple(results))))
+    print()
+    print(readme_rows(first, runs))
     return 0
+
+
+def _cell(r: StudyResult, metric: str, arm: str, p: int, center: str) -> str:
+    s = r.summary(metric, arm, p)
+    if s.n == 0:
+        return "—"
+    c, lo, hi = s.interval(center)
+    if center == "rate":
+        k = int(round(c * s.n))
+        return f"{k}/{s.n} [{lo:.2f}, {hi:.2f}]"
+    text = format_interval(c, lo, hi)
+    return text if s.n == r.n else f"{text} (n = {s.n})"
+
+
+def readme_rows(first: StudyResult, runs: "tuple[tuple[Any, ...], ...]") -> str:
+    """The README's two compact tables: per map and arm, and per claim with the verdict
+    under every master seed."""
+    lines = ["| map | defense | n | NRR median [95 %] | NRR mean [95 % t] | converged | NRR, "
+             "converged runs | NRR, failed runs |", "|---|---|---|---|---|---|---|---|"]
+    for p, point in enumerate(first.points):
+        for arm in first.arms:
+            lines.append("| " + " | ".join([
+                str(point["size"]), "none" if arm == "none" else f"DP-DRL ε = {arm[4:]}",
+                str(first.n), _cell(first, "nrr", arm, p, "median"),
+                _cell(first, "nrr", arm, p, "mean"), _cell(first, "converged", arm, p, "rate"),
+                _cell(first, "nrr_converged", arm, p, "median"),
+                _cell(first, "nrr_failed", arm, p, "median")]) + " |")
+    lines += ["", "| claim | n | a − b [95 %] | test | p (Holm) | "
+              + " | ".join(f"seed {run[0].master_seed}" for run in runs) + " |",
+              "|---|---|---|---|---|" + "---|" * len(runs)]
+    for i, c in enumerate(runs[0]):
+        est, lo, hi, what = c.estimate()
+        test = "TOST, paired t" if c.claim.expect == "=" else "Wilcoxon"
+        verdicts = []
+        for run in runs:
+            o = run[i]
+            verdicts.append(("**holds**" if o.holds else "not shown")
+                            + ("" if o is c else f" (p {format_p(o.p_adjusted)})"))
+        lines.append("| " + " | ".join([
+            c.claim.text, str(c.n), f"{what.split()[0]} {format_interval(est, lo, hi)}", test,
+            format_p(c.p_adjusted)] + verdicts) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

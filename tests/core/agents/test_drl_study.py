@@ -155,4 +155,7 @@ def test_claims_study_and_bench_script(tmp_path):
     with contextlib.redirect_stdout(buf):
         assert mod.main(["--tables-from", str(out)]) == 0
     text = buf.getvalue()
-    assert "master seeds [2029, 3]" in text and text.count("| 7x7: ") == 6
+    assert "master seeds [2029, 3]" in text
+    assert text.count("| 7x7: ") == 12          # the stability table and the README rows
+    assert "| 7x7 | none | 2 |" in text and "| 7x7 | DP-DRL ε = 16 | 2 |" in text
+    assert "| seed 2029 | seed 3 |" in text
