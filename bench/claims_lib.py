@@ -49,8 +49,12 @@ def stderr_progress(name: str) -> Callable[[float, str], None]:
 
 def run_claims(study: Study, claims: Sequence[Claim], args: argparse.Namespace, *,
                metrics: Sequence[str], labels: dict[str, str] | None = None,
-               center: str = "median", extra: dict[str, Any] | None = None) -> int:
-    """Run, print the summary and stability tables, write JSON; exit status 0."""
+               center: str = "median", extra: dict[str, Any] | None = None,
+               more_tables: Sequence[tuple[Sequence[str], str]] = ()) -> int:
+    """Run, print the summary and stability tables, write JSON; exit status 0.
+
+    ``more_tables``: further summary tables as ``(metrics, center)`` pairs (e.g. a 0/1
+    metric's rate with its Clopper–Pearson interval, or means with t intervals)."""
     seeds = [args.master_seed] + ([args.second_seed] if args.second_seed >= 0 else [])
     t0 = time.perf_counter()
     st = verdict_stability(study.with_seed(args.master_seed), claims, seeds,
@@ -61,6 +65,9 @@ def run_claims(study: Study, claims: Sequence[Claim], args: argparse.Namespace, 
           f"{elapsed:.0f} s on {args.workers} workers\n")
     print(summary_table(first, metrics, center=center, labels=labels))
     print()
+    for more, how in more_tables:
+        print(summary_table(first, more, center=how, labels=labels))
+        print()
     print(stability_table(st))
     if args.json:
         payload = {"study": first.to_json(),

@@ -117,7 +117,12 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                            "dpdrl" else ""),
                  f"final stage (last 10 % of {payload['episodes']} episodes): reward "
                  f"{payload['reward_final']:.3f}, steps {payload['steps_final']:.1f}, success "
-                 f"{payload['success_final']:.2f}"]
+                 f"{payload['success_final']:.2f}",
+                 ("converged" if payload["converged"] else "DID NOT CONVERGE")
+                 + f": {payload['convergence']['eval_success']:.0%} of "
+                 f"{payload['convergence']['eval_episodes']} greedy evaluation episodes reached "
+                 f"the goal within {payload['convergence']['step_limit']} steps (2 x the "
+                 f"shortest path)"]
         if res.setup.defense == "dpdrl":
             eps = payload["epsilon_per_step"]
             lines.append("epsilon per step (which bit is flipped): "
@@ -125,6 +130,10 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             f"data-dependent (mean {payload['epsilon_mean_used']:.3g}; "
                             "thesis preset, not a valid parameter)")
                          + f", {payload['obfuscated_steps']} obfuscated steps")
+            if payload.get("choice_p_max_mean") is not None:
+                lines.append("the choice's largest probability averaged "
+                             f"{payload['choice_p_max_mean']:.3f} over those steps (uniform: "
+                             "0.125)")
         lines.append(f"epsilon total for the map: unbounded ({payload['epsilon_total_reason']})")
         if args.attack:
             lines.append(f"map recovery: GRR {payload['grr']:.3f}, NRR {payload['nrr']:.3f} "

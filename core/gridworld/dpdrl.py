@@ -20,6 +20,16 @@ the eight scores) and ``epsilon_total`` for the map as **unbounded** with that r
 records every obfuscated step (count = steps). The attack (``core.gridworld.attack``) measures
 what the defense achieves in practice.
 
+**How far ε moves the choice** (:func:`choice_bounds`, ``docs/dp-drl.md``): with S = N − 1 the
+largest ratio of two bits' probabilities is e^(ε/2) for every N and map, so in the thesis's
+range ε ≤ 1 every bit keeps a probability in [0.080, 0.191] (uniform: 0.125); the choice
+favours a bit only from ε ≈ 4 (≤ 0.51) and is near-deterministic from ε ≈ 16. A run records
+the realised mean of the choice's largest probability (``choice_p_max_mean``).
+
+**Convergence per run** (:func:`evaluate_convergence`, :attr:`DrlResult.convergence`): at
+least 90 % of 20 greedy evaluation episodes, observing as in training, reach the goal within
+twice the shortest path; ``to_json`` reports ``converged`` and ``convergence``.
+
 Learner (spec §6.8, §8.4): tabular Q-learning on (position, obfuscated 8 bits) — the
 un-obfuscated normalised position is part of the state (A14), the obfuscated observation of a
 step is carried forward as the next step's (A15), ℓ2 distances (A16).
@@ -40,7 +50,9 @@ from core.common.progress import Cancelled, Progress, no_progress
 from core.gridworld.maps import MOVES, GridMap, check_map, observations
 
 __all__ = ["scores", "selection_probabilities", "roulette", "obfuscate", "DrlSetup",
-           "DrlResult", "train_agent", "PRESETS", "THESIS_FLAWS", "OBSERVATION_REASON"]
+           "DrlResult", "train_agent", "PRESETS", "THESIS_FLAWS", "OBSERVATION_REASON",
+           "choice_bounds", "Convergence", "evaluate_convergence", "CONVERGENCE_CRITERION",
+           "EVAL_EPISODES", "CONVERGED_SHARE", "STEP_LIMIT_FACTOR"]
 
 PRESETS = ("strict", "thesis")
 N_SCORE = 10.0
@@ -110,6 +122,53 @@ def selection_probabilities(sr: np.ndarray, d_min: float, d_max: float, *,
     return p / p.sum(), eps, S
 
 
+def choice_bounds(epsilon: float, sensitivity: float | None = None, n: float = N_SCORE,
+                  k: int = 8) -> tuple[float, float, float]:
+    """How far from uniform Alg. 10's choice can be: ``(ratio, p_min, p_max)``.
+
+    With scores in [1, N] and p_i ∝ exp(ε·sr_i/(2S)), the largest ratio of two bits'
+    probabilities is ``exp(ε·(N − 1)/(2S))``; the largest probability any bit can get is
+    ``ratio/(ratio + k − 1)`` (that bit scores N, every other 1: the scores of d = (0, 1, …, 1))
+    and the smallest ``1/(1 + (k − 1)·ratio)`` (d = (1, 0, …, 0)). Both extremes are attained,
+    so the choice is within [p_min, p_max] of each bit for *every* Q-table. With the strict
+    preset (S = N − 1) the ratio is exp(ε/2) whatever N: uniform is 1/k.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the choice (> 0).
+    sensitivity : float, optional
+        S (default N − 1, the strict preset).
+    n : float
+        The score range's top N (default 10).
+    k : int
+        The number of bits (8).
+
+    Returns
+    -------
+    (float, float, float)
+        The largest probability ratio, the smallest and the largest probability of one bit.
+
+    Examples
+    --------
+    >>> r, lo, hi = choice_bounds(1.0)
+    >>> round(r, 4), round(lo, 4), round(hi, 4)
+    (1.6487, 0.0797, 0.1906)
+    >>> [round(choice_bounds(e)[2], 3) for e in (0.1, 4.0, 16.0)]
+    [0.131, 0.514, 0.998]
+    """
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise InputError(f"must be a finite number > 0, got {epsilon!r}", field="epsilon")
+    S = float(n - 1.0) if sensitivity is None else float(sensitivity)
+    if not S > 0:
+        raise InputError(f"must be > 0, got {sensitivity!r}", field="sensitivity")
+    a = epsilon * (n - 1.0) / (2.0 * S)
+    if a > 700:     # exp overflows: the choice is deterministic
+        return math.inf, 0.0, 1.0
+    r = math.exp(a)
+    return r, 1.0 / (1.0 + (k - 1) * r), r / (r + k - 1)
+
+
 def roulette(p: np.ndarray, u: float) -> int:
     """Alg. 10 line 15: the index whose cumulative probability first reaches u.
 
@@ -126,16 +185,19 @@ _FLIPS = 1 << np.arange(8)
 
 
 def obfuscate(obs: int, q_pos: np.ndarray, *, preset: str, epsilon: float | None,
-              rng: Any) -> tuple[int, int, float]:
+              rng: Any, p_max: list[float] | None = None) -> tuple[int, int, float]:
     """Alg. 9 + 10 on one observation: returns (O*, the flipped bit, the ε used).
 
     ``q_pos`` is the agent's (256, 5) Q-table at the current position (row o = observation
     o); ``rng`` is a numpy Generator (experiment: roulette wheel) or None (release: OpenDP's
-    exponential mechanism on the same utilities).
+    exponential mechanism on the same utilities). ``p_max``, when given, gets the choice's
+    largest probability appended (1/8: a uniform choice; 1: a deterministic one).
     """
     d = np.sqrt(((q_pos[obs ^ _FLIPS] - q_pos[obs]) ** 2).sum(axis=1))
     sr, lo, hi = scores(d)
     p, eps, S = selection_probabilities(sr, lo, hi, preset=preset, epsilon=epsilon)
+    if p_max is not None:
+        p_max.append(float(p.max()))
     if rng is None:
         from core.privacy.laplace import exponential_mechanism
 
@@ -193,6 +255,115 @@ class DrlSetup:
         return out
 
 
+EVAL_EPISODES = 20
+CONVERGED_SHARE = 0.9
+STEP_LIMIT_FACTOR = 2
+CONVERGENCE_CRITERION = (
+    "converged: at least {share:.0%} of {episodes} greedy evaluation episodes after training "
+    "(no exploration, no learning, ties broken at random; the agent observes as it trained, "
+    "obfuscated under DP-DRL) reach the goal within {factor} x the shortest path "
+    "({limit} steps)")
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """Did the trained agent learn to navigate? (the stated criterion, per run)."""
+
+    converged: bool
+    eval_success: float        # share of the evaluation episodes within the step limit
+    eval_steps_mean: float     # mean steps of those that made it (NaN: none)
+    episodes: int
+    step_limit: int
+    shortest: int
+    criterion: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"converged": self.converged, "eval_success": self.eval_success,
+                "eval_steps_mean": (None if math.isnan(self.eval_steps_mean)
+                                    else self.eval_steps_mean),
+                **({"eval_steps_mean_reason": "no evaluation episode reached the goal"}
+                   if math.isnan(self.eval_steps_mean) else {}),
+                "eval_episodes": self.episodes, "step_limit": self.step_limit,
+                "shortest_path": self.shortest, "criterion": self.criterion}
+
+
+def evaluate_convergence(result: "DrlResult", *, episodes: int = EVAL_EPISODES,
+                         share: float = CONVERGED_SHARE, factor: float = STEP_LIMIT_FACTOR,
+                         seed: int | None = None) -> Convergence:
+    """Run the trained agent greedily and apply the convergence criterion
+    (:data:`CONVERGENCE_CRITERION`).
+
+    The evaluation neither learns nor explores; ties between equal Q-values are broken at
+    random, and under DP-DRL every observation is obfuscated with the run's own preset and ε
+    (the agent never saw a true observation in training: its table has nothing there). It
+    reads the true map (like the final-stage reward), is not a release and is not recorded in
+    the ledger.
+
+    Parameters
+    ----------
+    result : DrlResult
+        A trained agent (tabular or a DQN's evaluated table).
+    episodes : int
+        K evaluation episodes (default 20).
+    share : float
+        The share of them that must reach the goal (default 0.9).
+    factor : float
+        The step limit as a multiple of the shortest path (default 2).
+    seed : int, optional
+        Default: the run's seed (experiment mode: reproducible); a release-mode run draws a
+        fresh one and obfuscates through OpenDP as in training.
+
+    Returns
+    -------
+    Convergence
+    """
+    from core.common.validation import fresh_seed
+    from core.gridworld.maps import bfs_distance
+
+    grid, setup, q = result.grid, result.setup, result.q
+    H, W = grid.shape
+    shortest = int(bfs_distance(grid.cells, grid.goal)[grid.start])
+    limit = max(1, int(math.ceil(factor * shortest)))
+    base = seed if seed is not None else result.seed
+    release = base is None
+    if base is None:
+        base = fresh_seed()
+    rng = np.random.default_rng([int(base), 2])
+    sel_rng = None if release else np.random.default_rng([int(base), 3])
+    dp = setup.defense == "dpdrl"
+    true_obs = observations(grid.cells)
+    ok, used = 0, []
+    for _ in range(int(episodes)):
+        r, c = grid.start
+        pos = r * W + c
+        obs = int(true_obs[r, c])
+        if dp:
+            obs = obfuscate(obs, q[pos], preset=setup.preset, epsilon=setup.epsilon,
+                            rng=sel_rng)[0]
+        for n in range(1, limit + 1):
+            row = q[pos, obs]
+            a = int(rng.choice(np.flatnonzero(row == row.max())))
+            dr, dc = MOVES[a]
+            if a != 4 and grid.cells[r + dr, c + dc]:
+                r, c = r + dr, c + dc
+            if (r, c) == grid.goal:
+                ok += 1
+                used.append(n)
+                break
+            pos = r * W + c
+            obs = int(true_obs[r, c])
+            if dp:
+                obs = obfuscate(obs, q[pos], preset=setup.preset, epsilon=setup.epsilon,
+                                rng=sel_rng)[0]
+    rate = ok / max(1, int(episodes))
+    return Convergence(converged=rate >= share - 1e-12, eval_success=rate,
+                       eval_steps_mean=float(np.mean(used)) if used else math.nan,
+                       episodes=int(episodes), step_limit=limit, shortest=shortest,
+                       criterion=CONVERGENCE_CRITERION.format(
+                           share=share, episodes=int(episodes), factor=f"{factor:g}",
+                           limit=limit))
+
+
 @dataclass
 class DrlResult:
     """A training run: curves, the final stage, the policy table and the privacy account."""
@@ -214,6 +385,16 @@ class DrlResult:
     notes: list[str] = field(default_factory=list)
     #: the learner: "tabular" (Q-table) or "dqn" (a network, the optional deep extra)
     agent: str = "tabular"
+    #: mean over the obfuscated steps of the choice's largest probability (1/8: uniform)
+    choice_p_max_mean: float | None = None
+    _convergence: Convergence | None = field(default=None, repr=False)
+
+    @property
+    def convergence(self) -> Convergence:
+        """The convergence criterion applied to this run (evaluated once, on first use)."""
+        if self._convergence is None:
+            self._convergence = evaluate_convergence(self)
+        return self._convergence
 
     @property
     def final_slice(self) -> slice:
@@ -257,6 +438,13 @@ class DrlResult:
             "obfuscation_s_per_step": self.obfuscation_s_per_step,
             "notes": list(self.notes), "agent": self.agent,
         }
+        conv = self.convergence
+        out["converged"] = conv.converged
+        out["convergence"] = conv.to_json()
+        if d:
+            out["choice_p_max_mean"] = self.choice_p_max_mean
+            if self.choice_p_max_mean is None:
+                out["choice_p_max_mean_reason"] = "not recorded by this learner"
         if d:
             out["epsilon_selection_total"] = (None if self.epsilon_per_step is None else
                                               self.epsilon_per_step * self.obfuscated_steps)
@@ -299,6 +487,7 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
     reached = np.zeros(E, dtype=bool)
     dp = setup.defense == "dpdrl"
     eps_used: list[float] = []
+    p_max: list[float] = []
     t0 = time.perf_counter()
     obf_time = 0.0
     total_steps = 0
@@ -313,7 +502,7 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
         if dp:
             t1 = time.perf_counter()
             obs, _i, eu = obfuscate(obs, q[pos], preset=setup.preset,
-                                    epsilon=setup.epsilon, rng=sel_rng)
+                                    epsilon=setup.epsilon, rng=sel_rng, p_max=p_max)
             eps_used.append(eu)
             obf_time += time.perf_counter() - t1
         total = 0.0
@@ -340,7 +529,7 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
             if dp and not done:
                 t1 = time.perf_counter()
                 nobs, _i, eu = obfuscate(nobs, q[npos], preset=setup.preset,
-                                         epsilon=setup.epsilon, rng=sel_rng)
+                                         epsilon=setup.epsilon, rng=sel_rng, p_max=p_max)
                 eps_used.append(eu)
                 obf_time += time.perf_counter() - t1
             target = rew if done else rew + setup.gamma * q[npos, nobs].max()
@@ -367,4 +556,5 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
         epsilon_mean=float(np.mean(eps_used)) if eps_used else None,
         mode="experiment" if seed is not None else "release", seed=seed,
         elapsed_s=elapsed, time_per_step_s=elapsed / max(total_steps, 1),
-        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes)
+        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes,
+        choice_p_max_mean=float(np.mean(p_max)) if p_max else None)

@@ -38,6 +38,8 @@ class SweepRow:
                 "steps_initial": float(np.mean(t.steps[init])),
                 "reward_final": t.reward_final, "steps_final": t.steps_final,
                 "success_final": float(t.reached[t.final_slice].mean()),
+                "converged": t.convergence.converged,
+                "eval_success": t.convergence.eval_success,
                 "time_per_step_s": t.time_per_step_s,
                 "obfuscation_s_per_step": (t.obfuscation_s_per_step
                                            if t.setup.defense == "dpdrl" else None),

@@ -112,7 +112,11 @@ def summary_table(result: StudyResult, metrics: Sequence[str], *, center: str = 
             cells.append(format_interval(row[m]["center"], row[m]["lo"], row[m]["hi"], fmt)
                          if m in row else "—")
         lines.append("| " + " | ".join(cells) + " |")
-    s0 = result.summary(metrics[0], (arms or result.arms)[0], 0) if metrics else None
+    s0 = None
+    for arm in (arms or result.arms) if metrics else ():
+        if metrics[0] in result.values[0].get(arm, {}):   # the first arm that reports it
+            s0 = result.summary(metrics[0], arm, 0)
+            break
     how = {"median": f"median [{result.level:.0%} interval: {s0.median_method if s0 else ''}]",
            "mean": f"mean [{result.level:.0%} Student-t interval]",
            "rate": f"rate [{result.level:.0%} Clopper–Pearson interval]"}[center]

@@ -9,7 +9,7 @@ from typing import Any
 from gui.shell.style import fmt_value as _f  # one formatter for every result text
 
 __all__ = ["TOOLTIPS", "INFO_HTML", "SWEEP_COLUMNS", "COMARL_COLUMNS", "sweep_cells",
-           "drl_html", "comarl_html"]
+           "drl_html", "comarl_html", "converged_cell", "convergence_html"]
 
 TOOLTIPS = {
     "map": "The grid world: the project's grids (drawn here) or the 12x11 stand-in for the "
@@ -59,10 +59,36 @@ INFO_HTML = (
 
 SWEEP_COLUMNS = ["Defense", "GRR", "NRR", "NRR of a random map", "Initial reward",
                  "Initial steps", "Final reward", "Final steps", "Final success",
-                 "DP-DRL µs/step", "DRL µs/step"]
+                 "Converged", "DP-DRL µs/step", "DRL µs/step"]
 COMARL_COLUMNS = ["Agent", "Can compute", "DP"]
 
 
+
+
+def converged_cell(r: Mapping[str, Any]) -> str:
+    """"yes" / "NO" with the evaluation's success share; "—" for a record made before
+    convergence was recorded."""
+    c = r.get("converged")
+    if c is None:
+        return "—"
+    conv = r.get("convergence") or {}
+    share = conv.get("eval_success", r.get("eval_success"))
+    return ("yes" if c else "NO") + ("" if share is None else f" ({share:.0%})")
+
+
+def convergence_html(s: Mapping[str, Any]) -> str:
+    """One paragraph: did the run converge, by which criterion."""
+    if s.get("converged") is None:
+        return ""
+    conv = s.get("convergence") or {}
+    verdict = ("<b>converged</b>" if s["converged"] else
+               "<b style='color:#b00'>did not converge</b> — its NRR measures a training "
+               "failure as much as the defense")
+    share = conv.get("eval_success")
+    return (f"<p>{verdict}: {'' if share is None else f'{share:.0%} of '}"
+            f"{conv.get('eval_episodes', '?')} greedy evaluation episodes reached the goal "
+            f"within {conv.get('step_limit', '?')} steps (2 × the shortest path, "
+            f"{conv.get('shortest_path', '?')}).</p>")
 
 
 def sweep_cells(rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:
@@ -74,6 +100,7 @@ def sweep_cells(rows: Sequence[Mapping[str, Any]]) -> list[list[str]]:
                     f"{100 * r['baseline_nrr']:.1f} %", _f(r.get("reward_initial")),
                     _f(r.get("steps_initial"), ".1f"), _f(r.get("reward_final")),
                     _f(r.get("steps_final"), ".1f"), _f(r.get("success_final"), ".2f"),
+                    converged_cell(r),
                     "N/A" if ob is None else f"{ob * 1e6:.1f}",
                     _f((r.get("time_per_step_s") or 0) * 1e6, ".1f")])
     return out
@@ -93,7 +120,7 @@ def drl_html(kind: str, s: Mapping[str, Any], run_id: str | None) -> str:
     parts = [f"<h3>{html.escape(str(s.get('map')))} — {what}</h3>",
              f"<p>final stage: reward <b>{_f(s.get('reward_final'))}</b>, steps "
              f"<b>{_f(s.get('steps_final'), '.1f')}</b>, success "
-             f"{_f(s.get('success_final'), '.2f')}</p>"]
+             f"{_f(s.get('success_final'), '.2f')}</p>", convergence_html(s)]
     if s.get("grr") is not None:
         parts.append(f"<p>map recovery: GRR <b>{100 * s['grr']:.1f} %</b>, NRR "
                      f"<b>{100 * s['nrr']:.1f} %</b> (a random valid map: "
@@ -103,7 +130,10 @@ def drl_html(kind: str, s: Mapping[str, Any], run_id: str | None) -> str:
         parts.append("<p>ε per step (which bit is flipped): "
                      + (f"{eps:g}" if eps is not None else
                         f"data-dependent, mean {_f(s.get('epsilon_mean_used'))} (thesis preset)")
-                     + f"; {s.get('obfuscated_steps')} obfuscated steps.</p>")
+                     + f"; {s.get('obfuscated_steps')} obfuscated steps"
+                     + (f"; the choice's largest probability averaged "
+                        f"{s['choice_p_max_mean']:.3f} (uniform: 0.125)"
+                        if s.get("choice_p_max_mean") is not None else "") + ".</p>")
     parts.append("<p><b>ε for the map: unbounded</b> — "
                  + html.escape(str(s.get("epsilon_total_reason"))) + "</p>")
     parts.append(f"<p style='color:#555'>{stamp}" + (f"; recorded as {run_id}" if run_id

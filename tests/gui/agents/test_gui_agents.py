@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gui.agents.panel import AgentsPanel
+from gui.agents.texts import SWEEP_COLUMNS
 
 
 @pytest.fixture
@@ -60,6 +61,12 @@ def test_train_with_dpdrl_and_attack_is_recorded(qtbot, panel, example_doc):
     assert len(example_doc.project.ledger) == n + 1 and entry.unbounded
     assert entry.mechanism == "dpdrl-obfuscation"
     assert "unbounded" in panel.drl_summary.toHtml()
+    # issue 28: the run says whether it converged, by the stated criterion
+    conv = rec.summary["convergence"]
+    assert rec.summary["converged"] is (conv["eval_success"] >= 0.9)
+    assert ("did not converge" if not rec.summary["converged"] else "converged") \
+        in panel.drl_summary.toPlainText()
+    assert f"within {conv['step_limit']} steps" in panel.drl_summary.toPlainText()
 
 
 def test_a_broken_map_is_refused_and_nothing_runs(qtbot, panel, example_doc):
@@ -87,6 +94,10 @@ def test_compare_epsilons_table(qtbot, panel, example_doc):
     assert rec.kind == "drl-table"
     labels = [panel.sweep_table.item(i, 0).text() for i in range(panel.sweep_table.rowCount())]
     assert labels[0] == "No defense" and labels[-1].startswith("Dynamic")
+    col = SWEEP_COLUMNS.index("Converged")
+    for i, row in enumerate(rec.summary["rows"]):
+        text = panel.sweep_table.item(i, col).text()
+        assert text.startswith("yes" if row["converged"] else "NO"), text
     panel.sweep_table.setCurrentCell(0, 0)   # Table 5.2: the map recovered without defense
     assert panel.recovered_view._title == "recovered (No defense)"
 
