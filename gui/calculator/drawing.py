@@ -39,6 +39,7 @@ from gui.calculator.parts import (
     RESULT_ROWS,
     WARNING_COLOUR,
     fmt_value,
+    gamma_marker,
 )
 from gui.shell.plots import add_legend, make_plot, pen
 from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, pretty_message
@@ -287,7 +288,7 @@ class CalculatorPlots:
                                  dg.mc is not None)
         self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_exact"],
                                  dg.exact is not None)
-        self.curves["gamma_point"].setData([p.gamma], [p.delta])
+        self.curves["gamma_point"].setData(*gamma_marker(dg, p.gamma, p.delta, p.delta_method))
         acc = r.accuracy
         self.curves["variance"].setData(acc.k, acc.variance_bound)
         self.curves["sq_error"].setData(acc.k, acc.expected_sq_error)

@@ -18,7 +18,8 @@ from gui.shell.widgets import ParameterSlider, SciSpinBox
 
 __all__ = ["THROTTLE_MS", "N_POINTS", "DRAFT_POINTS", "WARNING_COLOUR", "FIGURE_COLOURS",
            "TOOLTIPS", "PARAMETERS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS", "METHOD_SHORT",
-           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS"]
+           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS",
+           "gamma_marker"]
 
 THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
 N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
@@ -235,3 +236,20 @@ RESULT_ROWS: tuple[tuple[str, str, str], ...] = (
     ("alpha", "α", "Radius with P(‖x − p‖∞ ≥ α) ≤ β: Lemma 2.2 as published "
                        "(paper) and a rigorous union bound over the n entries."),
 )
+
+
+def gamma_marker(dg: object, gamma: float, delta: float, method: str
+                 ) -> tuple[list[float], list[float]]:
+    """Where the δ–γ plot marks the chosen point: on the plotted curve of ``method`` (the
+    curve's own value at the chosen ``gamma``, which the core's grid holds), so the star
+    sits on the line; (``gamma``, ``delta``) when that curve has no value there."""
+    import numpy as np
+
+    g = np.asarray(getattr(dg, "gamma"))
+    curve = getattr(dg, method, None) if method in ("union", "exact", "mc") else None
+    curve = getattr(dg, "union") if curve is None else curve
+    at = np.flatnonzero(g == gamma)
+    if at.size and math.isfinite(float(curve[at[0]])):
+        return [gamma], [float(curve[at[0]])]
+    return [gamma], [delta]
+

@@ -20,6 +20,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
+from gui.shell.axes import declutter_tick_labels
+
 __all__ = ["make_plot", "style_plot", "style_axes", "add_legend", "place_legend", "pen",
            "CORNERS", "DATA_PADDING", "readability_problems"]
 
@@ -41,6 +43,7 @@ def style_axes(item: Any, point_size: float = 8.5) -> None:
         axis.setTextPen(pg.mkPen("#222222"))
         axis.setPen(pg.mkPen("#555555"))
         axis.enableAutoSIPrefix(False)
+        declutter_tick_labels(axis)  # no tick label over another (log axes: by priority)
 
 
 def style_plot(plot: pg.PlotWidget, title: str, bottom: str, left: str, *,
