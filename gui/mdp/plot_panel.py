@@ -314,10 +314,24 @@ class CostOfPrivacyPanel(QWidget):
             span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.1
             bottom = lo - 0.04 * span
             vb_height = item.getViewBox().height()
+            # two columns while they fit across the axes, else one (never cut at the right)
+            cols = 2 if legend.columnCount == 1 and self._legend_two_wide(legend) <= \
+                item.getViewBox().width() - 12 else legend.columnCount
+            if legend.boundingRect().width() > item.getViewBox().width() - 12:
+                cols = 1
+            if cols != legend.columnCount:
+                legend.setColumnCount(cols)
             band = legend.boundingRect().height() + 12.0
             f = min(0.6, band / vb_height) if vb_height > 1 else 0.3
             top = bottom + (hi + 0.03 * span - bottom) / (1.0 - f)
             item.setYRange(bottom, top, padding=0)
+
+    @staticmethod
+    def _legend_two_wide(legend: Any) -> float:
+        """The width ``legend`` would take in two columns (its widest entry, twice)."""
+        widths = [sample.boundingRect().width() + label.boundingRect().width() + 10
+                  for sample, label in legend.items]
+        return 2 * max(widths, default=0.0) + 10
 
     def _on_view_box_resized(self, *args: object) -> None:
         self._set_ranges()
