@@ -6,8 +6,8 @@
   at print resolution (:func:`figure_image`, 1800 px wide ≈ 270 dpi across the text
   width), the report's HTML (with ``assets/report-print.css`` added) is laid out by a
   :class:`QTextDocument` on A4 at 300 dpi, headings that would end a page are moved to
-  the next one, and every page gets a footer with the title and "page i of n"
-  (:func:`write_pdf`).
+  the next one, pages break between text lines, never inside one (:mod:`gui.report.pages`),
+  and every page gets a footer with the title and "page i of n" (:func:`write_pdf`).
 
 Everything here runs on the GUI thread (pyqtgraph and Qt's text layout need an event
 loop); :func:`pdf_steps` yields after the layout and after each page, so the export
@@ -27,6 +27,7 @@ from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.common import CYCLE, Progress, cycle_colour, no_progress
+from gui.report.pages import atoms, page_tops
 from gui.shell.tools import register_window_extension
 
 if TYPE_CHECKING:
@@ -379,7 +380,9 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
         doc = _laid_out(make_doc, body_h)
         layout = doc.documentLayout()
         last = layout.blockBoundingRect(doc.lastBlock())  # lays the whole document out
-        pages = max(doc.pageCount(), math.ceil((last.bottom() - 1e-6) / body_h), 1)
+        # pages break between text lines (and so images), never inside one
+        tops = page_tops(atoms(doc), body_h, last.bottom())
+        pages = len(tops)
         if not painter.begin(writer):
             raise PermissionError(13, "cannot write the PDF", path)
         small = QFont("DejaVu Sans")
@@ -389,8 +392,9 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
             if i:
                 writer.newPage()
             painter.save()
-            clip = QRectF(0, i * body_h, body_w, body_h)
-            painter.translate(0, -i * body_h)
+            bottom = tops[i + 1] if i + 1 < pages else tops[i] + body_h
+            clip = QRectF(0, tops[i], body_w, bottom - tops[i])
+            painter.translate(0, -tops[i])
             painter.setClipRect(clip)
             ctx = QAbstractTextDocumentLayout.PaintContext()
             ctx.clip = clip

@@ -1,0 +1,70 @@
+"""Issue 26: the PDF's pages break between text lines, never inside one
+(:mod:`gui.report.pages`)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from core.cli.main import run_cli
+from gui.report.pages import merged, page_tops, straddling
+
+BUILTIN = Path(__file__).resolve().parents[3] / "assets" / "examples" / "builtin.privplan.json"
+
+
+def cli(*argv: object) -> None:
+    err = io.StringIO()
+    assert run_cli([str(a) for a in argv], io.StringIO(), err) == 0, err.getvalue()
+
+
+def test_a_page_ends_above_the_line_its_edge_would_cut():
+    # lines of 10 on a 25-high page, the third a hair above the edge (as Qt placed some)
+    lines = [(0.0, 10.0), (10.0, 20.0), (24.9, 34.9), (34.9, 44.9), (44.9, 54.9)]
+    tops = page_tops(lines, 25.0, 54.9)
+    assert tops == [0.0, 24.9, 44.9]
+    assert all(not straddling(lines, t) for t in tops)
+    # the fixed strips (every 25) cut the third line: what the splitter replaced
+    assert straddling(lines, 25.0) == [(24.9, 34.9)]
+
+
+def test_side_by_side_lines_join_and_a_line_taller_than_a_page_is_cut():
+    assert merged([(0, 10), (5, 12), (20, 30)]) == [(0, 12), (20, 30)]
+    assert page_tops([(0.0, 70.0)], 25.0, 70.0) == [0.0, 25.0, 50.0]
+    with pytest.raises(ValueError):
+        page_tops([], 0.0, 1.0)
+
+
+def test_a_long_report_breaks_only_between_lines(qapp, monkeypatch, tmp_path):
+    """A real report (every ledger entry: long tables that continue over pages) printed to
+    PDF: no line of it lies across a page edge."""
+    import gui.report.export as export
+    from core.project.files import load_project, save_project
+
+    path = tmp_path / "p.privplan.json"
+    save_project(load_project(BUILTIN), path)
+    cli("sweep", path, "--mdp", "example-2", "--k", "10,100,1000", "--runs", "4", "--seed",
+        "7", "--record", "--workers", "1", "--json")
+    cli("advise", "--preset", "exp1", "--variant", "thesis", "--seed", "3", "--record", path,
+        "--json", "--summary")
+    seen = {}
+    real = export.page_tops
+
+    def spy(spans, height, end):
+        seen.update(spans=spans, height=height, end=end)
+        seen["tops"] = real(spans, height, end)
+        return seen["tops"]
+
+    monkeypatch.setattr(export, "page_tops", spy)
+    out = io.StringIO()
+    assert export.cli_report(["report", str(path), "-o", str(tmp_path / "r.pdf"), "--sections",
+                              "overview,models,ledger,ledger-entries", "--json"], out,
+                             io.StringIO()) == 0
+    tops, spans = seen["tops"], merged(seen["spans"])
+    assert len(tops) >= 4 and len(spans) > 200
+    for top in tops:
+        assert not straddling(spans, top), top
+    # each page is at most a page high and the pages cover the document
+    assert all(0 < b - a <= seen["height"] + 1e-6 for a, b in zip(tops, tops[1:]))
+    assert tops[-1] + seen["height"] >= seen["end"]
