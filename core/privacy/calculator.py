@@ -255,11 +255,13 @@ def gamma_grid(k: float, eta: float, eta_bar: float, w: int, *, n_points: int = 
     return np.maximum.accumulate(g)
 
 
-def _gammas_to_reach(grid: np.ndarray, gamma: float, n_between: int = 8) -> np.ndarray:
+def _gammas_to_reach(grid: np.ndarray, gamma: float | None, n_between: int = 8
+                     ) -> np.ndarray:
     """γ values to add to the ascending ``grid`` so that it holds ``gamma``: ``gamma``
     itself, and when it lies outside the grid, log-spaced points between it and the grid's
     nearer end (the curve is then drawn through computed values, not a long chord)."""
-    if not (math.isfinite(gamma) and gamma > 0.0) or grid.size == 0 or gamma in grid:
+    if gamma is None or not (math.isfinite(gamma) and gamma > 0.0) or grid.size == 0 \
+            or gamma in grid:
         return np.empty(0)
     if gamma < grid[0]:
         return np.geomspace(gamma, grid[0], n_between + 1)[:-1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -238,16 +239,18 @@ RESULT_ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def gamma_marker(dg: object, gamma: float, delta: float, method: str
+def gamma_marker(dg: Any, gamma: float | None, delta: float, method: str
                  ) -> tuple[list[float], list[float]]:
     """Where the δ–γ plot marks the chosen point: on the plotted curve of ``method`` (the
     curve's own value at the chosen ``gamma``, which the core's grid holds), so the star
     sits on the line; (``gamma``, ``delta``) when that curve has no value there."""
     import numpy as np
 
-    g = np.asarray(getattr(dg, "gamma"))
+    g = np.asarray(dg.gamma)
     curve = getattr(dg, method, None) if method in ("union", "exact", "mc") else None
-    curve = getattr(dg, "union") if curve is None else curve
+    curve = dg.union if curve is None else curve
+    if gamma is None:
+        return [], []
     at = np.flatnonzero(g == gamma)
     if at.size and math.isfinite(float(curve[at[0]])):
         return [gamma], [float(curve[at[0]])]

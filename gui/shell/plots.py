@@ -294,7 +294,7 @@ def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "t
     """
     if not legend.isVisible() or legend.sceneBoundingRect().isEmpty():
         return prefer
-    side = getattr(legend, "_outside", False)
+    side = str(getattr(legend, "_outside", "") or "")
     if side:
         _move_outside(plot, legend, side)  # its size may have changed with its entries
         return "outside"
