@@ -188,7 +188,7 @@ class CalculatorPlots:
         self.accuracy_plot = make_plot("Accuracy vs k", "k (Dirichlet concentration)",
                                         "variance, squared error, α", log_x=True, log_y=True)
         self.legends = {
-            "eps_delta": add_legend(self.eps_delta_plot, "top-right", columns=2),
+            "eps_delta": add_legend(self.eps_delta_plot, "top-right"),
             "eps_k": add_legend(self.eps_k_plot, "top-left"),
             "delta_gamma": add_legend(self.delta_gamma_plot, "bottom-right"),
             "accuracy": add_legend(self.accuracy_plot, "bottom-left", columns=2),
