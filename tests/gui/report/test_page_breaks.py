@@ -38,7 +38,8 @@ def test_side_by_side_lines_join_and_a_line_taller_than_a_page_is_cut():
 
 def test_a_long_report_breaks_only_between_lines(qapp, monkeypatch, tmp_path):
     """A real report (every ledger entry: long tables that continue over pages) printed to
-    PDF: no line of it lies across a page edge."""
+    PDF: no line and no table row of it lies across a page edge, no heading ends a page, and
+    each section that asks for a new page gets one."""
     import gui.report.export as export
     from core.project.files import load_project, save_project
 
@@ -51,9 +52,9 @@ def test_a_long_report_breaks_only_between_lines(qapp, monkeypatch, tmp_path):
     seen = {}
     real = export.page_tops
 
-    def spy(spans, height, end):
-        seen.update(spans=spans, height=height, end=end)
-        seen["tops"] = real(spans, height, end)
+    def spy(spans, height, end, forced=None):
+        seen.update(spans=spans, height=height, end=end, forced=forced)
+        seen["tops"] = real(spans, height, end, forced)
         return seen["tops"]
 
     monkeypatch.setattr(export, "page_tops", spy)
@@ -62,9 +63,23 @@ def test_a_long_report_breaks_only_between_lines(qapp, monkeypatch, tmp_path):
                               "overview,models,ledger,ledger-entries", "--json"], out,
                              io.StringIO()) == 0
     tops, spans = seen["tops"], merged(seen["spans"])
-    assert len(tops) >= 4 and len(spans) > 200
+    assert len(tops) >= 4 and len(spans) > 100
     for top in tops:
         assert not straddling(spans, top), top
     # each page is at most a page high and the pages cover the document
     assert all(0 < b - a <= seen["height"] + 1e-6 for a, b in zip(tops, tops[1:]))
     assert tops[-1] + seen["height"] >= seen["end"]
+    assert seen["forced"] and set(seen["forced"]) <= set(tops)
+    # the spans include whole table rows (taller than one line) and headings with room
+    heights = sorted(b - a for a, b in seen["spans"])
+    assert heights[-1] > 3 * heights[len(heights) // 2]
+
+
+def test_forced_breaks_and_rows_and_headings():
+    # a row of two lines (a span 0..30) and a heading at 40 that wants 20 below it
+    spans = [(0.0, 10.0), (10.0, 20.0), (0.0, 30.0), (40.0, 45.0), (40.0, 60.0),
+             (60.0, 70.0), (80.0, 90.0)]
+    assert page_tops(spans, 50.0, 90.0) == [0.0, 40.0]  # the heading goes with its room
+    assert page_tops(spans, 50.0, 90.0, forced=[60.0]) == [0.0, 40.0, 60.0]
+    # a row taller than a page is cut at the page height; the others move whole
+    assert page_tops(spans, 25.0, 90.0) == [0.0, 25.0, 40.0, 60.0, 80.0]
