@@ -62,6 +62,7 @@ TOOL_MODULES: list[str] = [
 EXTENSION_MODULES: list[str] = [
     "gui.mdp.workspace",
     "gui.report.export",
+    "gui.shell.compact",
 ]
 
 

@@ -79,3 +79,16 @@ def test_readability_finds_a_clipped_label_and_a_covering_legend(qtbot):
     qtbot.wait(50)
     assert not [p for p in readability_problems(ok) if "clipped" in p]
     assert legend.isVisible()
+
+
+def test_the_side_docks_narrow_in_a_laptop_window_and_widen_again(qtbot, window):
+    from gui.shell.compact import COMPACT_WIDTHS, DEFAULT_WIDTHS
+
+    window.resize(*SCREEN)
+    qtbot.wait(100)
+    narrow = (window.project_dock.width(), window.params_dock.width())
+    assert abs(narrow[0] - COMPACT_WIDTHS[0]) <= 4 and abs(narrow[1] - COMPACT_WIDTHS[1]) <= 4
+    window.resize(1600, 950)
+    qtbot.wait(100)
+    wide = (window.project_dock.width(), window.params_dock.width())
+    assert wide[0] >= DEFAULT_WIDTHS[0] - 4 and wide[1] >= DEFAULT_WIDTHS[1] - 4
