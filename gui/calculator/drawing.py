@@ -41,7 +41,7 @@ from gui.calculator.parts import (
     fmt_value,
     gamma_marker,
 )
-from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.plots import add_legend, make_plot, pen, place_legend
 from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.widgets import SciSpinBox
 
@@ -193,6 +193,10 @@ class CalculatorPlots:
             "delta_gamma": add_legend(self.delta_gamma_plot, "bottom-right"),
             "accuracy": add_legend(self.accuracy_plot, "bottom-left", columns=2),
         }
+        self._plots_by_legend = {
+            "eps_delta": (self.eps_delta_plot, "top-right"), "eps_k": (self.eps_k_plot, "top-left"),
+            "delta_gamma": (self.delta_gamma_plot, "bottom-right"),
+            "accuracy": (self.accuracy_plot, "bottom-left")}
         marker = dict(symbol="star", symbolSize=13, symbolBrush=pg.mkBrush(PRIVATE_ACCENT),
                       symbolPen=pg.mkPen("#000000", width=1), pen=None)
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
@@ -359,7 +363,7 @@ class CalculatorPlots:
                     ys.append(c.epsilon_approx)
         self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
         if compare:
-            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
+            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dashed: 1.7)"
         elif current:
             title = f"ε vs δ (Figure 1.1 {current})"
         else:
@@ -415,6 +419,8 @@ class CalculatorPlots:
         for entry, name in self._legend_entries[key]:
             if id(entry) not in hidden:
                 legend.addItem(entry, name)
+        plot, corner = self._plots_by_legend[key]
+        place_legend(plot, legend, prefer=corner)  # its size changed: anchor it again
 
     def _fit_ranges(self) -> None:
         """Fit each plot to its data, leaving a band for the legend (top or bottom)."""

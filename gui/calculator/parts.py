@@ -117,7 +117,7 @@ class ParameterRow:
         spin.setAccelerated(True)
         self.spin = spin
         self.slider = ParameterSlider(spin, panel, log=spec.log)
-        self.slider.setMinimumWidth(90)
+        self.slider.setMinimumWidth(60)  # (the calculator fits a 1366-px window)
         self.message = QLabel(panel)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)

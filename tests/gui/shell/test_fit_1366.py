@@ -45,6 +45,13 @@ def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
     assert hint.width() <= SCREEN[0] and hint.height() <= SCREEN[1], (key, hint)
     assert window.minimumSize().width() <= SCREEN[0]
     assert window.width() <= SCREEN[0], f"{key}: the window widened itself to {window.width()}"
+    # the Run-parameters dock shows its page whole (it has no horizontal scroll bar)
+    page = window.params_stack.currentWidget()
+    assert page.minimumSizeHint().width() <= window.params_stack.width(), (
+        key, page.minimumSizeHint().width(), window.params_stack.width())
+    # and the workspace fits its tab: no sideways scrolling at a laptop's width
+    assert ws.minimumSizeHint().width() <= window.tabs.width(), (
+        key, ws.minimumSizeHint().width(), window.tabs.width())
     problems = [p for plot in ws.findChildren(pg.PlotWidget) if plot.isVisible()
                 for p in readability_problems(plot)]
     assert not problems, problems
