@@ -32,6 +32,10 @@ class PolicyChoice(QWidget):
         self.combo = QComboBox(self)
         self.combo.addItem("greedy (deterministic)", "greedy")
         self.combo.addItem("softmax (stochastic), τ =", "softmax")
+        # not as wide as its longest item: the Run-parameters page fits a laptop's dock
+        self.combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(9)
         self.tau_spin = QDoubleSpinBox(self)
         self.tau_spin.setDecimals(4)
         self.tau_spin.setRange(0.0001, 1e6)  # τ > 0
