@@ -365,7 +365,7 @@ class PrivacyCalculatorPanel(QWidget):
         """The top pane (parameters, result) as tall as its wrapped texts need at this
         width (squeezed, the result rows were drawn over each other); at most half."""
         top = self.splitter.widget(0)
-        if not self._closed and top.hasHeightForWidth():
+        if top is not None and not self._closed and top.hasHeightForWidth():
             top.setMinimumHeight(min(top.heightForWidth(top.width()), self.height() // 2))
 
     def shutdown(self) -> None:
