@@ -98,7 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--screenshot", default=str(ROOT / "docs" / "screenshot-editor.png"))
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--size", default="1500x950", help="window size WxH (default 1500x950)")
     args = p.parse_args(argv)
+    from gui.shell.app import parse_size
+
+    try:
+        size = parse_size(args.size)
+    except ValueError as exc:
+        print(f"build_four_startups: --size: {exc}", file=sys.stderr)
+        return 2
 
     import os
     import tempfile
@@ -121,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("PrivPlanTools")
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     window = MainWindow(ProjectDocument(Project()), use_settings=False)
-    window.resize(1500, 950)
+    window.resize(*size)
     window.show()
     app.processEvents()
     ws = draw_four_startups(window)

@@ -255,6 +255,21 @@ def gamma_grid(k: float, eta: float, eta_bar: float, w: int, *, n_points: int = 
     return np.maximum.accumulate(g)
 
 
+def _gammas_to_reach(grid: np.ndarray, gamma: float | None, n_between: int = 8
+                     ) -> np.ndarray:
+    """γ values to add to the ascending ``grid`` so that it holds ``gamma``: ``gamma``
+    itself, and when it lies outside the grid, log-spaced points between it and the grid's
+    nearer end (the curve is then drawn through computed values, not a long chord)."""
+    if gamma is None or not (math.isfinite(gamma) and gamma > 0.0) or grid.size == 0 \
+            or gamma in grid:
+        return np.empty(0)
+    if gamma < grid[0]:
+        return np.geomspace(gamma, grid[0], n_between + 1)[:-1]
+    if gamma > grid[-1]:
+        return np.geomspace(grid[-1], gamma, n_between + 1)[1:]
+    return np.array([gamma])
+
+
 def _mc_delta_grid(k: float, eta: float, eta_bar: float, w: int, gammas: np.ndarray,
                    draws: int, seed: int) -> np.ndarray:
     """Monte Carlo δ (one-sided 95 % Clopper–Pearson upper limit, worst vertex) on a grid.
@@ -916,8 +931,19 @@ def evaluate_calculator(inputs: CalculatorInputs, *, n_points: int = 40,
     curves = {m: _curve_from(k, eta, eta_bar, w, b, gammas, deltas[m], m)
               for m in points}
     curve = curves[method]
-    dg = DeltaGammaCurve(gamma=gammas, union=deltas["union"], exact=deltas.get("exact"),
-                         mc=deltas.get("mc"))
+    # the δ–γ plot passes through the chosen γ (which may lie below the grid's floor, e.g.
+    # γ* ~ 1e-114 at k = 0.1), so that its marker sits on the curve, not beside it
+    extra = _gammas_to_reach(gammas, point.gamma)
+    if extra.size:
+        order = np.argsort(np.concatenate([gammas, extra]), kind="stable")
+        dg_gamma = np.concatenate([gammas, extra])[order]
+        dg_delta = {m: np.concatenate([d, delta_on_grid(k, eta, eta_bar, w, extra, m,
+                                                        rtol=CURVE_RTOL)])[order]
+                    for m, d in deltas.items()}
+    else:
+        dg_gamma, dg_delta = gammas, deltas
+    dg = DeltaGammaCurve(gamma=dg_gamma, union=dg_delta["union"], exact=dg_delta.get("exact"),
+                         mc=dg_delta.get("mc"))
     grid = default_k_grid(k, per_decade=10) if ks is None else ks
     n = inputs.n_entries
     acc = accuracy_vs_k(grid, n=n, p=np.full(n, 1.0 / n), beta=inputs.beta)

@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -170,13 +171,15 @@ class AdvisingPanel(QWidget):
         bar = QHBoxLayout()
         bar.setSpacing(4)
         bar.addWidget(QLabel("Presets:", w))
-        for key, text, tip in PRESET_BUTTONS:
+        grid = QGridLayout()  # two rows: one row of eight was wider than a laptop's tab
+        bar.addLayout(grid)
+        for i, (key, text, tip) in enumerate(PRESET_BUTTONS):
             b = QPushButton(text, w)
             b.setToolTip(tip)
             b.setObjectName(f"preset_{key}")
             b.clicked.connect(lambda _=False, k=key: self.load_preset(k))
             self.preset_buttons[key] = b
-            bar.addWidget(b)
+            grid.addWidget(b, i // 4, i % 4)
         bar.addStretch(1)
         self.run_button = self.run_controls.run_button
         self.cancel_button = self.run_controls.cancel_button

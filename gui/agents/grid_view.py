@@ -28,7 +28,7 @@ class GridView(QWidget):
         self._reference: np.ndarray | None = None
         self._title = title
         self.editable = editable
-        self.setMinimumSize(160, 160)
+        self.setMinimumSize(130, 130)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         if editable:
             self.setToolTip("Click: wall ↔ free.  Shift+click: start.  Ctrl+click: goal.\n"

@@ -270,8 +270,10 @@ class AgentsPanel(ToolPanel):
         self.inspector.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         right = QVBoxLayout()
         right.addWidget(self.team_plot, 3)
-        right.addWidget(QLabel("<b>Leakage inspector</b> — what each agent can compute from "
-                               "the secure sums it sees", page))
+        heading = QLabel("<b>Leakage inspector</b> — what each agent can compute from the "
+                         "secure sums it sees", page)
+        heading.setWordWrap(True)  # one line was 504 px: the page scrolled at 1366 px
+        right.addWidget(heading)
         right.addWidget(self.inspector, 2)
         lay = QHBoxLayout(page)
         left = QVBoxLayout()

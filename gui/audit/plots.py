@@ -30,7 +30,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 
-from gui.shell.plots import add_legend, style_plot
+from gui.shell.plots import add_legend, place_legend, style_plot
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
 
 __all__ = ["EpsilonBarsPlot", "RocPlot", "claimed_epsilon", "claim_boundary", "BAR_KEYS",
@@ -103,7 +103,9 @@ class EpsilonBarsPlot(pg.PlotWidget):
         item.getAxis("bottom").setTicks([[(i, TICKS[k]) for i, k in enumerate(BAR_KEYS)]])
         item.setMouseEnabled(x=False, y=False)
         item.hideButtons()
-        self.legend = add_legend(self, "top-left", spacing=-6)  # headroom above the bars
+        # the legend sits in a band above the bars that _fit_band keeps free (no corner of
+        # a bar chart is empty, so it is not moved about)
+        self.legend = add_legend(self, "top-left", spacing=-6, avoid_data=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
         for i, key in enumerate(BAR_KEYS):
             bar = _Bar(x=[i], height=[0.0], width=_WIDTH,
@@ -137,6 +139,8 @@ class EpsilonBarsPlot(pg.PlotWidget):
         self.reason_label.textItem.setTextWidth(170)
         self.addItem(self.reason_label)
         self.values: dict[str, float | None] = {}
+        self._top: tuple[float, bool] | None = None  # (highest finite ε, claim unbounded)
+        item.getViewBox().sigResized.connect(self._fit_band)
         self.clear_result()
 
     # ------------------------------------------------------------------ drawing
@@ -154,6 +158,7 @@ class EpsilonBarsPlot(pg.PlotWidget):
         self.reason_label.hide()
         self.legend.clear()
         self.values = {}
+        self._top = None
         self.setYRange(0, 1, padding=0)
         self.setXRange(-0.6, 2.6, padding=0)
 
@@ -166,13 +171,12 @@ class EpsilonBarsPlot(pg.PlotWidget):
         finite = [v for v in (lb, tight, claimed) if v is not None and math.isfinite(v)]
         top = max(finite + [0.0])
         unbounded = not math.isfinite(claimed)
-        y_max = max(top, 0.25) * (1.6 if unbounded else 1.42)
         conf = float(s.get("confidence", 0.95))
         self.legend.clear()
         colour_lb = ERROR_COLOUR if violation else BAR_COLOURS["epsilon_lb"]
         self.bars["epsilon_lb"].setOpts(height=[lb], brush=pg.mkBrush(colour_lb))
         self.legend.addItem(self.bars["epsilon_lb"],
-                            f"ε_lb = {fmt_eps(lb)} (attack, {100 * conf:g} % confidence)")
+                            f"ε_lb = {fmt_eps(lb)} (attack, {100 * conf:g} %)")
         self.bars["epsilon_tight"].setOpts(  # unknown: no bar at all (not a bar of 0)
             height=[0.0 if tight is None else tight],
             pen=pg.mkPen(None) if tight is None else pg.mkPen("#333333", width=1))
@@ -181,7 +185,7 @@ class EpsilonBarsPlot(pg.PlotWidget):
                                                              else " (densities unknown)"))
         if unbounded:
             self.bars["epsilon_claimed"].setOpts(height=[0.0])
-            h = y_max * 0.9
+            h = max(top, 0.25) * 1.3  # above every finite bar
             self.unbounded_bar.setOpts(height=[h])
             self.unbounded_bar.show()
             self.arrow.setPos(2, h)
@@ -217,13 +221,27 @@ class EpsilonBarsPlot(pg.PlotWidget):
             if v is None:
                 label.setText("unknown")
                 label.setColor("#555555")
-                label.setPos(i, 0.1 * y_max)
+                label.setPos(i, 0.1 * max(top, 0.25))
                 continue
             label.setText(fmt_eps(v))
             label.setColor(ERROR_COLOUR if (key == "epsilon_lb" and violation) else "#111111")
             label.setPos(i, v)
-        self.setYRange(-0.012 * y_max, y_max, padding=0)
+        self._top = (h if unbounded else max(top, 0.25), unbounded)
         self.setXRange(-0.6, 2.6, padding=0)
+        self._fit_band()
+
+    def _fit_band(self, *args: object) -> None:
+        """The y range: the bars and their value labels below, the legend's band above
+        (measured now: the legend's height and the plot's change with entries and size)."""
+        if self._top is None:
+            return
+        top, _unbounded = self._top
+        vb = self.getPlotItem().getViewBox()
+        vb_h = vb.height() if vb.height() > 1 else 200.0
+        band = self.legend.boundingRect().height() + 8.0 + 18.0  # legend, gap, value label
+        usable = max(vb_h - band, 0.35 * vb_h)
+        y_max = top * vb_h / usable
+        self.setYRange(-0.012 * y_max, y_max, padding=0)
 
 
 class RocPlot(pg.PlotWidget):
@@ -232,7 +250,7 @@ class RocPlot(pg.PlotWidget):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         _style(self, "Attack ROC (evaluation split)", "false-positive rate (FPR)",
-                "true-positive rate (TPR)")
+                "true-positive rate")
         item = self.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setAspectLocked(False)
@@ -254,11 +272,6 @@ class RocPlot(pg.PlotWidget):
         self._entries = [(self.roc, "attack ROC"), (self.boundary, "limit if the claim holds"),
                          (self.diagonal, "chance (ε = 0)"), (self.point, "chosen threshold")]
         self.clear_result()
-
-    def _set_legend(self, shown: list[tuple[pg.PlotDataItem, str]]) -> None:
-        self.legend.clear()
-        for it, name in shown:
-            self.legend.addItem(it, name)
 
     def clear_result(self) -> None:
         self.roc.setData([], [])
@@ -287,9 +300,16 @@ class RocPlot(pg.PlotWidget):
             shown.append((self.point, "chosen threshold (gives ε_lb)"))
         else:
             self.point.setData([], [])
-        self._set_legend(shown)
         self.setXRange(0, 1, padding=0.02)
         self.setYRange(0, 1, padding=0.02)
+        self._set_legend(shown)
+
+    def _set_legend(self, shown: list[tuple[pg.PlotDataItem, str]]) -> None:
+        """The legend's entries, then its place: after the data it must not cover."""
+        self.legend.clear()
+        for it, name in shown:
+            self.legend.addItem(it, name)
+        place_legend(self, self.legend, prefer="bottom-right")
 
 
 def _html(text: str) -> str:

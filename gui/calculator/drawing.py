@@ -39,8 +39,9 @@ from gui.calculator.parts import (
     RESULT_ROWS,
     WARNING_COLOUR,
     fmt_value,
+    gamma_marker,
 )
-from gui.shell.plots import add_legend, make_plot, pen
+from gui.shell.plots import add_legend, make_plot, pen, place_legend
 from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.widgets import SciSpinBox
 
@@ -187,11 +188,15 @@ class CalculatorPlots:
         self.accuracy_plot = make_plot("Accuracy vs k", "k (Dirichlet concentration)",
                                         "variance, squared error, α", log_x=True, log_y=True)
         self.legends = {
-            "eps_delta": add_legend(self.eps_delta_plot, "top-right", columns=2),
+            "eps_delta": add_legend(self.eps_delta_plot, "top-right"),
             "eps_k": add_legend(self.eps_k_plot, "top-left"),
             "delta_gamma": add_legend(self.delta_gamma_plot, "bottom-right"),
             "accuracy": add_legend(self.accuracy_plot, "bottom-left", columns=2),
         }
+        self._plots_by_legend = {
+            "eps_delta": (self.eps_delta_plot, "top-right"), "eps_k": (self.eps_k_plot, "top-left"),
+            "delta_gamma": (self.delta_gamma_plot, "bottom-right"),
+            "accuracy": (self.accuracy_plot, "bottom-left")}
         marker = dict(symbol="star", symbolSize=13, symbolBrush=pg.mkBrush(PRIVATE_ACCENT),
                       symbolPen=pg.mkPen("#000000", width=1), pen=None)
         p1, p2 = self.eps_delta_plot, self.eps_k_plot
@@ -287,7 +292,7 @@ class CalculatorPlots:
                                  dg.mc is not None)
         self._set_legend_visible(self.legends["delta_gamma"], self.curves["delta_exact"],
                                  dg.exact is not None)
-        self.curves["gamma_point"].setData([p.gamma], [p.delta])
+        self.curves["gamma_point"].setData(*gamma_marker(dg, p.gamma, p.delta, p.delta_method))
         acc = r.accuracy
         self.curves["variance"].setData(acc.k, acc.variance_bound)
         self.curves["sq_error"].setData(acc.k, acc.expected_sq_error)
@@ -358,7 +363,7 @@ class CalculatorPlots:
                     ys.append(c.epsilon_approx)
         self._plot_y["eps_delta"] = np.concatenate(ys) if ys else np.array([])
         if compare:
-            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dotted: union; dashed: Lemma 1.7)"
+            title = "ε vs δ, Fig. 1.1 (solid: Lemma 1.2; dashed: 1.7)"
         elif current:
             title = f"ε vs δ (Figure 1.1 {current})"
         else:
@@ -414,6 +419,8 @@ class CalculatorPlots:
         for entry, name in self._legend_entries[key]:
             if id(entry) not in hidden:
                 legend.addItem(entry, name)
+        plot, corner = self._plots_by_legend[key]
+        place_legend(plot, legend, prefer=corner)  # its size changed: anchor it again
 
     def _fit_ranges(self) -> None:
         """Fit each plot to its data, leaving a band for the legend (top or bottom)."""

@@ -357,6 +357,17 @@ class PrivacyCalculatorPanel(QWidget):
     def cancel(self) -> None:
         pass
 
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self._fit_top)
+
+    def _fit_top(self) -> None:
+        """The top pane (parameters, result) as tall as its wrapped texts need at this
+        width (squeezed, the result rows were drawn over each other); at most half."""
+        top = self.splitter.widget(0)
+        if top is not None and not self._closed and top.hasHeightForWidth():
+            top.setMinimumHeight(min(top.heightForWidth(top.width()), self.height() // 2))
+
     def shutdown(self) -> None:
         """Stop the timers and workers (the main window calls this when closing)."""
         self._closed = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -18,7 +19,8 @@ from gui.shell.widgets import ParameterSlider, SciSpinBox
 
 __all__ = ["THROTTLE_MS", "N_POINTS", "DRAFT_POINTS", "WARNING_COLOUR", "FIGURE_COLOURS",
            "TOOLTIPS", "PARAMETERS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS", "METHOD_SHORT",
-           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS"]
+           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS",
+           "gamma_marker"]
 
 THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
 N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
@@ -115,7 +117,7 @@ class ParameterRow:
         spin.setAccelerated(True)
         self.spin = spin
         self.slider = ParameterSlider(spin, panel, log=spec.log)
-        self.slider.setMinimumWidth(90)
+        self.slider.setMinimumWidth(60)  # (the calculator fits a 1366-px window)
         self.message = QLabel(panel)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
@@ -235,3 +237,22 @@ RESULT_ROWS: tuple[tuple[str, str, str], ...] = (
     ("alpha", "α", "Radius with P(‖x − p‖∞ ≥ α) ≤ β: Lemma 2.2 as published "
                        "(paper) and a rigorous union bound over the n entries."),
 )
+
+
+def gamma_marker(dg: Any, gamma: float | None, delta: float, method: str
+                 ) -> tuple[list[float], list[float]]:
+    """Where the δ–γ plot marks the chosen point: on the plotted curve of ``method`` (the
+    curve's own value at the chosen ``gamma``, which the core's grid holds), so the star
+    sits on the line; (``gamma``, ``delta``) when that curve has no value there."""
+    import numpy as np
+
+    g = np.asarray(dg.gamma)
+    curve = getattr(dg, method, None) if method in ("union", "exact", "mc") else None
+    curve = dg.union if curve is None else curve
+    if gamma is None:
+        return [], []
+    at = np.flatnonzero(g == gamma)
+    if at.size and math.isfinite(float(curve[at[0]])):
+        return [gamma], [float(curve[at[0]])]
+    return [gamma], [delta]
+

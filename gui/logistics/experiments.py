@@ -273,12 +273,11 @@ class ExperimentsPage(QWidget):
             grid.addWidget(pw, i // 2, i % 2)
         self.legend_label = QLabel(self)
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        self.legend_label.setWordWrap(True)  # one line was wider than a 1366-px window's tab
         self.legend_label.setToolTip("Every plot shows the same approaches (right-click a "
                                      "plot ▸ Export for PNG, SVG or CSV).")
 
-        self.checks_table = QTableWidget(0, 4, self)
-        self.checks_table.setHorizontalHeaderLabels(
-            ["verdict", "robust (spec §8.3)", "expected (thesis / spec)", "observed"])
+        self.checks_table = QTableWidget(0, 4, self)  # (its header labels: below)
         self.gaps_table = QTableWidget(0, 5, self)
         self.gaps_table.setHorizontalHeaderLabels(
             ["vs", "metric", "thesis reports", "measured (mean)", "per point"])

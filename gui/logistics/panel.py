@@ -237,7 +237,7 @@ class LogisticsPanel(QWidget):
         bar.setSpacing(4)
         bar.addWidget(QLabel("Map:", editor))
         self.map_combo = QComboBox(editor)
-        self.map_combo.setMinimumWidth(220)
+        self.map_combo.setMinimumWidth(130)  # the bar fits a 1366-px window
         self.map_combo.setToolTip("The project's logistics maps.")
         self.map_combo.currentIndexChanged.connect(self._on_map_combo_changed)
         bar.addWidget(self.map_combo)
@@ -305,6 +305,7 @@ class LogisticsPanel(QWidget):
         self.canvas = MapCanvas(editor, editable=True)
         self.hint_label = QLabel(editor)
         self.hint_label.setStyleSheet("QLabel { color: #666; }")
+        self.hint_label.setWordWrap(True)  # one line was 648 px: the tab scrolled at 1366 px
         self.hint_label.setText("Right-click: add bases and centers · Shift+drag: connect · "
                                 "Delete: remove · drag: move · F: fit · wheel: zoom")
         el2 = QVBoxLayout(editor)

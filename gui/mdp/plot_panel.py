@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableWidget,
@@ -213,7 +214,15 @@ class CostOfPrivacyPanel(QWidget):
         table_layout.setSpacing(2)
         table_layout.addWidget(self.table, 1)
         focus = QHBoxLayout()
-        focus.addWidget(self.privacy_label, 1)
+        # the long privacy text scrolls in a box of about three lines: laid out in full it
+        # was drawn over the table when the pane was short (a 768-px-high window)
+        privacy_box = QScrollArea(content)
+        privacy_box.setWidget(self.privacy_label)
+        privacy_box.setWidgetResizable(True)
+        privacy_box.setFrameShape(QScrollArea.Shape.NoFrame)
+        privacy_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        privacy_box.setMinimumHeight(3 * self.privacy_label.fontMetrics().lineSpacing() + 4)
+        focus.addWidget(privacy_box, 1)
         focus.addWidget(self.rows_button, 0, Qt.AlignmentFlag.AlignTop)
         table_layout.addLayout(focus)
 
@@ -299,8 +308,9 @@ class CostOfPrivacyPanel(QWidget):
     def _set_ranges(self, s: dict[str, Any] | None = None) -> None:
         """Autoscale x; scale y so the data stay below the legend band at the top."""
         if s is None:
-            if self._run_id is None:
-                return
+            if self._run_id is None or not any(r.id == self._run_id
+                                               for r in self._document.project.runs):
+                return  # nothing shown, or its run was just removed (a resize can come first)
             s = self._document.run(self._run_id).summary
         for plot, keys, legend in ((self.values_plot, VALUE_KEYS, self.values_legend),
                                    (self.cost_plot, COST_KEYS, self.cost_legend)):
@@ -314,10 +324,24 @@ class CostOfPrivacyPanel(QWidget):
             span = hi - lo if hi > lo else max(abs(hi), 1.0) * 0.1
             bottom = lo - 0.04 * span
             vb_height = item.getViewBox().height()
+            # two columns while they fit across the axes, else one (never cut at the right)
+            cols = 2 if legend.columnCount == 1 and self._legend_two_wide(legend) <= \
+                item.getViewBox().width() - 12 else legend.columnCount
+            if legend.boundingRect().width() > item.getViewBox().width() - 12:
+                cols = 1
+            if cols != legend.columnCount:
+                legend.setColumnCount(cols)
             band = legend.boundingRect().height() + 12.0
             f = min(0.6, band / vb_height) if vb_height > 1 else 0.3
             top = bottom + (hi + 0.03 * span - bottom) / (1.0 - f)
             item.setYRange(bottom, top, padding=0)
+
+    @staticmethod
+    def _legend_two_wide(legend: Any) -> float:
+        """The width ``legend`` would take in two columns (its widest entry, twice)."""
+        widths = [sample.boundingRect().width() + label.boundingRect().width() + 10
+                  for sample, label in legend.items]
+        return 2 * max(widths, default=0.0) + 10
 
     def _on_view_box_resized(self, *args: object) -> None:
         self._set_ranges()

@@ -88,12 +88,11 @@ class PolicyChoice(QWidget):
         self.combo.addItem("softmax (stochastic), τ =", "softmax")
         if mdp is not None:
             self.combo.addItem("optimum by the LP (F6 only)", "lp")
-        if mdp is not None:
             self.combo.addItem("from a file (F6 only)…", "table")
-        # shrinks with its dock (the item text is elided) rather than widening the form
+        # not as wide as its longest item (elided): the Run-parameters page fits a laptop's dock
         self.combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.combo.setMinimumContentsLength(8)
+        self.combo.setMinimumContentsLength(9)
         self.tau_spin = QDoubleSpinBox(self)
         self.tau_spin.setDecimals(4)
         self.tau_spin.setRange(0.0001, 1e6)  # τ > 0

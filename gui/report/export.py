@@ -5,9 +5,9 @@
 * PDF is Qt's: every :class:`core.report.html.Figure` is drawn with pyqtgraph and exported
   at print resolution (:func:`figure_image`, 1800 px wide ≈ 270 dpi across the text
   width), the report's HTML (with ``assets/report-print.css`` added) is laid out by a
-  :class:`QTextDocument` on A4 at 300 dpi, headings that would end a page are moved to
-  the next one, and every page gets a footer with the title and "page i of n"
-  (:func:`write_pdf`).
+  :class:`QTextDocument` at the A4 text width and cut into pages between lines and table
+  rows, never inside one nor right after a heading (:mod:`gui.report.pages`), and every
+  page gets a footer with the title and "page i of n" (:func:`write_pdf`).
 
 Everything here runs on the GUI thread (pyqtgraph and Qt's text layout need an event
 loop); :func:`pdf_steps` yields after the layout and after each page, so the export
@@ -23,10 +23,11 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from core.common import CYCLE, Progress, cycle_colour, no_progress
+from gui.report.pages import atoms, forced_breaks, lay_out_unpaged, page_tops
 from gui.shell.tools import register_window_extension
 
 if TYPE_CHECKING:
@@ -267,24 +268,6 @@ def text_document(report: "Report", images: dict[str, "QImage"], *,
 
 
 # --------------------------------------------------------------------------- PDF
-def _heading_to_move(doc: Any, page_height: float, moved: Sequence[int]) -> int | None:
-    """Ordinal (among h2/h3) of the first heading that sits low on a page, if any."""
-    layout = doc.documentLayout()
-    block = doc.begin()
-    ordinal = -1
-    while block.isValid():
-        level = block.blockFormat().headingLevel()
-        if level in (2, 3):
-            ordinal += 1
-            top = layout.blockBoundingRect(block).top() % page_height
-            room = 0.22 if level == 2 else 0.14
-            if (ordinal not in moved and top > 0.05 * page_height
-                    and page_height - top < room * page_height):
-                return ordinal
-        block = block.next()
-    return None
-
-
 _HEADING = re.compile(r"<h([23])( class=\"[^\"]*\")?>")
 
 
@@ -300,23 +283,6 @@ def _break_headings(html_text: str, ordinals: Sequence[int]) -> str:
     return _HEADING.sub(sub, html_text)
 
 
-def _laid_out(make_doc: Callable[[Sequence[int]], Any], page_height: float) -> Any:
-    """A laid-out document in which no heading sits at the foot of a page.
-
-    Such a heading gets a page break in the HTML and the document is built again (changing
-    a block's format after layout leaves Qt's incremental layout with hidden blocks).
-    """
-    moved: list[int] = []
-    doc = make_doc(moved)
-    for _ in range(60):
-        move = _heading_to_move(doc, page_height, moved)
-        if move is None:
-            break
-        moved.append(move)
-        doc = make_doc(moved)  # the old one has no parent: Python deletes it now
-    return doc
-
-
 def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.PathLike[str],
               *, resolution: int = PDF_DPI) -> Generator[tuple[float, str], None, int]:
     """Write the PDF step by step: yields ``(fraction, message)``, returns the page count.
@@ -327,7 +293,7 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
     first and renamed: a failed or cancelled export leaves no half-written PDF. Raises
     ``OSError`` when ``path`` cannot be written.
     """
-    from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSizeF, Qt
+    from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt
     from PySide6.QtGui import (
         QAbstractTextDocumentLayout,
         QColor,
@@ -369,17 +335,13 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
         # the text width in CSS pixels (96 per inch), minus a hair for rounding
         image_width = int(body_w / resolution * 96) - 2
 
-        def make_doc(moved: Sequence[int]) -> Any:
-            d = text_document(report, images, image_width=image_width, moved=moved)
-            d.documentLayout().setPaintDevice(writer)  # fonts and images at 300 dpi
-            d.setDocumentMargin(0)
-            d.setPageSize(QSizeF(body_w, body_h))
-            return d
-
-        doc = _laid_out(make_doc, body_h)
+        doc = text_document(report, images, image_width=image_width)
+        doc.documentLayout().setPaintDevice(writer)  # fonts and images at 300 dpi
+        end = lay_out_unpaged(doc, body_w)  # one long page: the breaks are ours
         layout = doc.documentLayout()
-        last = layout.blockBoundingRect(doc.lastBlock())  # lays the whole document out
-        pages = max(doc.pageCount(), math.ceil((last.bottom() - 1e-6) / body_h), 1)
+        # pages break between lines and table rows, never inside one nor after a heading
+        tops = page_tops(atoms(doc, body_h), body_h, end, forced_breaks(doc))
+        pages = len(tops)
         if not painter.begin(writer):
             raise PermissionError(13, "cannot write the PDF", path)
         small = QFont("DejaVu Sans")
@@ -389,11 +351,15 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
             if i:
                 writer.newPage()
             painter.save()
-            clip = QRectF(0, i * body_h, body_w, body_h)
-            painter.translate(0, -i * body_h)
+            bottom = tops[i + 1] if i + 1 < pages else tops[i] + body_h
+            clip = QRectF(0, tops[i], body_w, bottom - tops[i])
+            painter.translate(0, -tops[i])
             painter.setClipRect(clip)
             ctx = QAbstractTextDocumentLayout.PaintContext()
-            ctx.clip = clip
+            # what starts at the page's foot (ends at its head) belongs to the next (last)
+            # page: not drawn here at all (Qt's PDF engine let a clipped figure show a few
+            # rows above the clip)
+            ctx.clip = clip.adjusted(0, 1, 0, -1)
             layout.draw(painter, ctx)
             painter.restore()
             painter.setPen(QPen(QColor("#bbbbbb"), resolution / 150))

@@ -1,4 +1,5 @@
-"""Start the PrivPlan window: ``python app.py [FILE] [--calculator] [--screenshot OUT.png]``.
+"""Start the PrivPlan window: ``python app.py [FILE] [--calculator] [--screenshot OUT.png]
+[--size WxH]``.
 
 Without FILE the built-in example project opens. ``--calculator`` also opens the Privacy
 Calculator tab on the Figure 1.1 left configuration, with the three Figure 1.1 curves
@@ -7,7 +8,8 @@ overlaid in its ε–δ plot, and makes it the active tab.
 analysis with the default parameters as a seeded experiment (``--seed``, default 7) —
 the privacy sweep, then "Synthesise & bound" so that π̄ and its values are on the drawing —
 or, with ``--calculator``, waits for the calculator's plots; it saves a picture of the
-window and exits. Without ``--screenshot``, autosaved copies left by a crash are offered
+window and exits; ``--size WxH`` sets the window size of that picture (default 1500x950).
+Without ``--screenshot``, autosaved copies left by a crash are offered
 for recovery once the window is up.
 """
 
@@ -17,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["run_gui", "build_parser"]
+__all__ = ["run_gui", "build_parser", "parse_size"]
 
 SCREENSHOT_SIZE = (1500, 950)
 SCREENSHOT_TIMEOUT_S = 300
@@ -40,7 +42,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "(with --screenshot: picture the calculator instead of a sweep)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes for the --screenshot run (default: min(2, CPUs))")
+    p.add_argument("--size", metavar="WxH", default=None,
+                   help="window size of the --screenshot picture in pixels, e.g. 1366x768 "
+                        f"(default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
     return p
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1366x768"`` -> (1366, 768); ValueError naming the problem otherwise."""
+    parts = text.lower().replace("×", "x").split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"must be WIDTHxHEIGHT in pixels, e.g. 1366x768; got {text!r}")
+    w, h = (int(p) for p in parts)
+    if not (200 <= w <= 10000 and 200 <= h <= 10000):
+        raise ValueError(f"width and height must be 200..10000 pixels; got {text!r}")
+    return w, h
 
 
 def run_gui(argv: list[str] | None = None) -> int:
@@ -72,6 +88,13 @@ def run_gui(argv: list[str] | None = None) -> int:
     if args.workers is not None and args.workers < 1:
         print("privplan: --workers: must be >= 1", file=sys.stderr)
         return 2
+    size = SCREENSHOT_SIZE
+    if args.size is not None:
+        try:
+            size = parse_size(args.size)
+        except ValueError as exc:
+            print(f"privplan: --size: {exc}", file=sys.stderr)
+            return 2
 
     from gui.shell.compat import binding_problem
 
@@ -101,9 +124,9 @@ def run_gui(argv: list[str] | None = None) -> int:
         calc.set_compare(True)  # the three Figure 1.1 configurations in the ε–δ plot
     if args.screenshot:
         if args.calculator:
-            return _calculator_screenshot(app, window, Path(args.screenshot))
+            return _calculator_screenshot(app, window, Path(args.screenshot), size=size)
         return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
-                           workers=args.workers)
+                           workers=args.workers, size=size)
     window.show()
     if args.file:
         window.add_recent_file(str(path))
@@ -111,10 +134,11 @@ def run_gui(argv: list[str] | None = None) -> int:
     return int(app.exec())
 
 
-def _screenshot(app, window, out: Path, *, seed: int, workers: int | None) -> int:
+def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
+                size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     window.show()
     app.processEvents()
     ws = window.active_workspace()
@@ -166,13 +190,14 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None) -> in
     return 0
 
 
-def _calculator_screenshot(app, window, out: Path) -> int:
+def _calculator_screenshot(app, window, out: Path, *,
+                           size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
     """Show the window, wait until the calculator has drawn every plot, save a PNG."""
     import time
 
     from PySide6.QtCore import QEventLoop, QTimer
 
-    window.resize(*SCREENSHOT_SIZE)
+    window.resize(*size)
     window.show()
     calc = window.calculator
     deadline = time.monotonic() + SCREENSHOT_TIMEOUT_S

@@ -56,7 +56,7 @@ from core.mdp import mdp_dataset
 from core.project import Project
 from gui.shell.autosave import AutosaveController
 from gui.shell.commands import RenameProjectCommand
-from gui.shell.docks import PageSizedStack, placeholder
+from gui.shell.docks import placeholder
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.file_actions import FileActions
 from gui.shell.ledger import spent_text
@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
         self.inspector_stack.addWidget(self.inspector_placeholder)
         self.inspector_dock = self._add_dock("Inspector", "inspector_dock", self.inspector_stack,
                                              Qt.DockWidgetArea.RightDockWidgetArea)
-        self.params_stack = PageSizedStack(self)  # sized by its page; widens its dock to fit
+        self.params_stack = QStackedWidget(self)  # its dock follows the page (gui.shell.compact)
         self.params_placeholder = placeholder("Open an MDP workspace to set the parameters of "
                                               "its analysis here.", self)
         self.params_stack.addWidget(self.params_placeholder)
@@ -226,7 +226,6 @@ class MainWindow(QMainWindow):
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.params_dock = self._add_dock("Run parameters", "params_dock", scroll,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
-        self.params_stack.fit_in(self.params_dock)
         self.splitDockWidget(self.inspector_dock, self.params_dock, Qt.Orientation.Vertical)
         self.log_panel = LogPanel(self)
         self.log_dock = self._add_dock("Log", "log_dock", self.log_panel,

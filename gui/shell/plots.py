@@ -20,6 +20,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
+from gui.shell.axes import declutter_tick_labels
+
 __all__ = ["make_plot", "style_plot", "style_axes", "add_legend", "place_legend", "pen",
            "CORNERS", "DATA_PADDING", "readability_problems"]
 
@@ -41,6 +43,7 @@ def style_axes(item: Any, point_size: float = 8.5) -> None:
         axis.setTextPen(pg.mkPen("#222222"))
         axis.setPen(pg.mkPen("#555555"))
         axis.enableAutoSIPrefix(False)
+        declutter_tick_labels(axis)  # no tick label over another (log axes: by priority)
 
 
 def style_plot(plot: pg.PlotWidget, title: str, bottom: str, left: str, *,
@@ -99,7 +102,8 @@ def add_legend(plot: pg.PlotWidget, corner: str = "top-right", *, columns: int =
                avoid_data: bool = True) -> pg.LegendItem:
     """A legend in ``corner`` (a key of :data:`CORNERS`), drawn above every curve.
 
-    With ``avoid_data`` the legend moves, whenever the plot's range changes, to the corner
+    With ``avoid_data`` the legend moves, whenever the plot's range or size changes (and
+    when its owner calls :func:`place_legend` after changing the data), to the corner
     where it covers no data (``corner`` when several are free), or — when every corner
     covers data — outside the axes on the right (:func:`place_legend`).
     """
@@ -111,6 +115,7 @@ def add_legend(plot: pg.PlotWidget, corner: str = "top-right", *, columns: int =
     if avoid_data:
         vb = plot.getPlotItem().getViewBox()
         vb.sigRangeChanged.connect(lambda *_: place_legend(plot, legend, prefer=corner))
+        vb.sigResized.connect(lambda *_: place_legend(plot, legend, prefer=corner))
     return legend
 
 
@@ -133,7 +138,8 @@ def _covered(plot: pg.PlotWidget, legend: pg.LegendItem, corner: str) -> int:
 
 
 def _points_under(plot: pg.PlotWidget, scene_rect: Any) -> int:
-    """Data points (and points along the lines between them) under ``scene_rect``."""
+    """Data under ``scene_rect``: the points of every shown curve, points along the lines
+    drawn between them (not for a marker-only series), and the bars of bar charts."""
     import numpy as np
 
     vb = plot.getPlotItem().getViewBox()
@@ -143,13 +149,47 @@ def _points_under(plot: pg.PlotWidget, scene_rect: Any) -> int:
     rect = vb.mapSceneToView(scene_rect).boundingRect()
     n = 0
     for item in plot.getPlotItem().listDataItems():
+        if not item.isVisible():
+            continue
         xs, ys = item.getData()
         if xs is None or ys is None or len(xs) == 0:
             continue
-        xs, ys = _densified(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float))
+        xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+        if _draws_lines(item):
+            xs, ys = _densified(xs, ys)
         n += int(np.count_nonzero((xs >= rect.left()) & (xs <= rect.right())
                                   & (ys >= rect.top()) & (ys <= rect.bottom())))
+    for item in plot.getPlotItem().items:
+        if isinstance(item, pg.BarGraphItem) and item.isVisible():
+            n += sum(1 for bar in _bar_rects(item) if bar.intersects(rect))
     return n
+
+
+def _draws_lines(item: Any) -> bool:
+    """Whether a data item joins its points with a line (a marker-only series does not)."""
+    p = item.opts.get("pen") if hasattr(item, "opts") else None
+    if p is None:
+        return False
+    return pg.mkPen(p).style() != Qt.PenStyle.NoPen
+
+
+def _bar_rects(item: pg.BarGraphItem) -> list[Any]:
+    """The rectangles (view coordinates) of the non-empty bars of ``item``."""
+    import numpy as np
+    from PySide6.QtCore import QRectF
+
+    o = item.opts
+    height = o.get("height")
+    x = o.get("x") if o.get("x") is not None else o.get("x0")
+    if height is None or x is None:
+        return []
+    height, x = np.atleast_1d(np.asarray(height, float)), np.atleast_1d(np.asarray(x, float))
+    width = np.broadcast_to(np.asarray(o.get("width") or 0.0, float), x.shape)
+    y0 = np.broadcast_to(np.asarray(o.get("y0") if o.get("y0") is not None else 0.0, float),
+                         height.shape)
+    left = x - width / 2 if o.get("x") is not None else x
+    return [QRectF(float(l_), float(min(b, b + h)), float(w), float(abs(h)))
+            for l_, b, h, w in zip(left, y0, height, width) if h != 0 and w > 0]
 
 
 def _densified(xs: Any, ys: Any, per_segment: int = 12) -> tuple[Any, Any]:
@@ -202,23 +242,36 @@ def readability_problems(plot: pg.PlotWidget) -> list[str]:
         if need > room + 1:
             out.append(f"{name}: {side} axis label clipped ({need:.0f} px in {room:.0f})")
     legend = item.legend
-    if legend is not None and legend.isVisible() and legend.items \
-            and _points_under(plot, legend.sceneBoundingRect()):
-        out.append(f"{name}: legend covers data")
+    if legend is not None and legend.isVisible() and legend.items:
+        if _points_under(plot, legend.sceneBoundingRect()):
+            out.append(f"{name}: legend covers data")
+        shown = item.mapRectToScene(item.boundingRect())
+        if not shown.adjusted(-1, -1, 1, 1).contains(legend.sceneBoundingRect()):
+            out.append(f"{name}: legend clipped (it runs past the plot)")
     return out
 
 
-def _move_outside(plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
-    """Put ``legend`` right of the axes: the plot item keeps a margin as wide as the legend
-    and the legend sits in it (every corner inside covered data)."""
+def _move_outside(plot: pg.PlotWidget, legend: pg.LegendItem, side: str = "right") -> None:
+    """Put ``legend`` beside the axes (``side`` "right") or under them ("below"): the plot
+    item keeps a margin as wide (tall) as the legend and the legend sits in it (every corner
+    inside covered data)."""
     item = plot.getPlotItem()
     if legend.parentItem() is not item:
         legend.setParentItem(item)
-    width = legend.boundingRect().width()
-    left, top, _right, bottom = item.layout.getContentsMargins()
-    item.layout.setContentsMargins(left, top, width + 8, bottom)
-    legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-2, 28))
-    legend._outside = True
+    left, top, right, bottom = item.layout.getContentsMargins()
+    if side == "below":
+        height = legend.boundingRect().height() + 4
+        item.layout.setContentsMargins(left, top, right, height)
+        # the axes keep the height the factory gave them (their labels need it)
+        base = getattr(plot, "_min_height_without_legend", None)
+        if base is None:
+            base = plot._min_height_without_legend = plot.minimumHeight()
+        plot.setMinimumHeight(int(base + height))
+        legend.anchor(itemPos=(0.5, 1), parentPos=(0.5, 1), offset=(0, -2))
+    else:
+        item.layout.setContentsMargins(left, top, legend.boundingRect().width() + 8, bottom)
+        legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-2, 28))
+    legend._outside = side
 
 
 def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "top-right"
@@ -241,15 +294,20 @@ def place_legend(plot: pg.PlotWidget, legend: pg.LegendItem, *, prefer: str = "t
     """
     if not legend.isVisible() or legend.sceneBoundingRect().isEmpty():
         return prefer
-    if getattr(legend, "_outside", False):
-        _move_outside(plot, legend)  # its width may have changed with its entries
+    side = str(getattr(legend, "_outside", "") or "")
+    if side:
+        _move_outside(plot, legend, side)  # its size may have changed with its entries
         return "outside"
     order = [prefer] + [c for c in CORNERS if c != prefer]
     counts = {c: _covered(plot, legend, c) for c in order}
     best = min(order, key=lambda c: counts[c])  # the first (preferred) wins a tie
-    vb_width = plot.getPlotItem().getViewBox().sceneBoundingRect().width()
-    if counts[best] > 0 and legend.boundingRect().width() < 0.4 * vb_width:
+    area = plot.getPlotItem().getViewBox().sceneBoundingRect()
+    size = legend.boundingRect()
+    if counts[best] > 0 and size.width() < 0.4 * area.width():
         _move_outside(plot, legend)  # no corner is free: outside the axes, on the right
+        return "outside"
+    if counts[best] > 0:
+        _move_outside(plot, legend, "below")  # too wide for the right: under the axes
         return "outside"
     anchor = _ANCHORS[best]
     legend.anchor(itemPos=anchor, parentPos=anchor, offset=CORNERS[best])

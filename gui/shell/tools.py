@@ -68,6 +68,7 @@ EXTENSION_MODULES: list[str] = [
     "gui.mdp.workspace",
     "gui.report.export",
     "gui.logistics.example_maps",
+    "gui.shell.compact",
 ]
 
 

@@ -4,7 +4,9 @@ and its plots' titles and axis labels are not clipped.
 One test per workspace (xdist spreads them): the main window at 1366×768 opens the workspace,
 runs its default job (F5 with the parameters it opens with) to the end, and then its minimum
 size must not exceed the screen and it must not have widened itself; every plot shown must
-pass :func:`gui.shell.plots.readability_problems` for its title and axis labels.
+pass :func:`gui.shell.plots.readability_problems`: its title and axis labels not clipped, its
+legend covering no plotted data (points, the lines between them, bars) and not running past
+the plot.
 """
 
 from __future__ import annotations
@@ -43,8 +45,15 @@ def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
     assert hint.width() <= SCREEN[0] and hint.height() <= SCREEN[1], (key, hint)
     assert window.minimumSize().width() <= SCREEN[0]
     assert window.width() <= SCREEN[0], f"{key}: the window widened itself to {window.width()}"
+    # the Run-parameters dock shows its page whole (no sideways scrolling needed)
+    page = window.params_stack.currentWidget()
+    assert page.minimumSizeHint().width() <= window.params_stack.width(), (
+        key, page.minimumSizeHint().width(), window.params_stack.width())
+    # and the workspace fits its tab: no sideways scrolling at a laptop's width
+    assert ws.minimumSizeHint().width() <= window.tabs.width(), (
+        key, ws.minimumSizeHint().width(), window.tabs.width())
     problems = [p for plot in ws.findChildren(pg.PlotWidget) if plot.isVisible()
-                for p in readability_problems(plot) if "legend" not in p]
+                for p in readability_problems(plot)]
     assert not problems, problems
 
 
@@ -77,3 +86,18 @@ def test_readability_finds_a_clipped_label_and_a_covering_legend(qtbot):
     qtbot.wait(50)
     assert not [p for p in readability_problems(ok) if "clipped" in p]
     assert legend.isVisible()
+
+
+def test_the_side_docks_narrow_in_a_laptop_window_and_widen_again(qtbot, window):
+    from gui.shell.compact import COMPACT_WIDTHS, DEFAULT_WIDTHS
+
+    window.resize(*SCREEN)
+    qtbot.wait(100)
+    page = window.params_stack.currentWidget()
+    need = max(COMPACT_WIDTHS[1], page.minimumSizeHint().width())
+    assert abs(window.project_dock.width() - COMPACT_WIDTHS[0]) <= 4
+    assert need <= window.params_dock.width() <= need + 60  # as wide as its page needs
+    window.resize(1600, 950)
+    qtbot.wait(100)
+    assert window.project_dock.width() >= DEFAULT_WIDTHS[0] - 4
+    assert window.params_dock.width() >= DEFAULT_WIDTHS[1] - 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import pytest
 from PySide6.QtGui import QImage
 
 from gui.shell import resources
@@ -26,6 +27,22 @@ def test_calculator_screenshot(qapp, tmp_path):
     assert (image.width(), image.height()) == (1500, 950)
     assert out.stat().st_size > 20_000
     assert "--calculator" in build_parser().format_help()
+
+
+def test_calculator_screenshot_at_a_laptop_size(qapp, tmp_path):
+    out = tmp_path / "calc.png"
+    assert run_gui(["--screenshot", str(out), "--calculator", "--size", "1366x768"]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1366, 768)
+
+
+@pytest.mark.parametrize("bad", ["1366", "0x0", "axb", "1366x768x2", "12x7000"])
+def test_a_bad_size_exits_2_naming_the_flag(qapp, tmp_path, capsys, bad):
+    out = tmp_path / "never.png"
+    assert run_gui(["--screenshot", str(out), "--size", bad]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("privplan: --size:") and bad in err
+    assert not out.exists()
 
 
 def test_bad_file_exits_2_with_one_line(qapp, tmp_path, capsys):
