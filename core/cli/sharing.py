@@ -171,7 +171,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
                    actions=int(mdp.n_actions), teacher=args.teacher, env_note=env_note,
                    after_budget=setup.after_budget, gradient=setup.gradient,
-                   penalty_weight=setup.penalty_weight, reward_scale=reward_scale(mdp, setup.reward_scale))
+                   penalty_weight=setup.penalty_weight,
+                   reward_scale=reward_scale(mdp, setup.reward_scale))
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
         from core.sharing.records import sharing_params
