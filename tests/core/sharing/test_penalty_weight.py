@@ -121,3 +121,27 @@ def test_on_cliffwalking_the_non_private_teacher_matters_only_with_visit_weights
             gaps[pw].append(teach - none)
     assert min(gaps["visits"]) > 30, gaps
     assert np.median(gaps["occupancy"]) < 15, gaps
+
+
+def test_taxi_runs_end_to_end_through_share_with_a_tiny_budget():
+    """``share gym:Taxi-v3`` in experiment mode with a budget too small for one roll-out:
+    resolved to the installed version, every student runs, the teacher stops before roll-out
+    0 (nothing is sent: no roll-out in the ledger), and the keys are there."""
+    code, out, err = _run(["share", "gym:Taxi-v3", "--seed", "3", "--seeds", "1",
+                           "--iterations", "3", "--draws", "2000", "--budget", "1,1e-9",
+                           "--gradient", "sampled", "--json"])
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["states"] == 500 and d["actions"] == 6 and "Taxi" in d["model"]
+    assert d["mode"] == "experiment" and d["seed"] == 3 and d["stopped_at"] == 0
+    assert d["penalty_weight"] == "visits" and d["gradient"] == "sampled"
+    assert d["reward_scale"] == 20.0
+    assert d["k"] == [] and d["epsilon"] == []
+    assert all(np.isfinite(d["curves"][k]["median"]).all() for k in d["curves"])
+
+
+def test_taxi_study_arm_runs():
+    from core.sharing.study import student_arm
+
+    r = student_arm(1, env="gym:Taxi-v3", kind="nonprivate", iterations=3, rollouts=1)
+    assert set(r) == {"final", "mean"} and np.isfinite(list(r.values())).all()
