@@ -9,7 +9,10 @@ version of the family when the one asked for is retired — and ``env_note`` say
 ``--after-budget stop|random`` (what the teacher sends once its budget is spent: nothing,
 or the paper's uniformly random policies), ``--reward-scale max|none`` (the students learn
 on R/max|R| by default: κ is scaled to the reward range), ``--gradient exact|sampled`` and
-``--episodes E`` (REINFORCE from E roll-outs per iteration: every student explores).
+``--episodes E`` (REINFORCE from E roll-outs per iteration: every student explores),
+``--penalty-weight visits|occupancy`` (the teacher's penalty at a state weighed by the
+student's discounted visits, like its policy gradient — the default — or by the normalised
+occupancy, which makes κ count 1/(1 − γ) times less).
 
 ``--json`` keys: ``k``, ``epsilon``, ``delta``, ``tau``, ``queries`` (per roll-out until the
 stop), ``epsilon_total`` / ``delta_total`` (running, basic composition, over every noisy
@@ -19,7 +22,7 @@ never), ``curves`` (per student type: ``median``, ``lower``, ``upper`` per itera
 85th-percentile band over seeds), ``teacher_value``, ``cost_of_privacy`` (per student type),
 ``adjacency``, ``mode``, ``seed``, ``notes``, ``env_note`` (null unless the gymnasium id
 was resolved to another version), ``after_budget``, ``reward_scale`` (the ρ the students
-learn on R/ρ), ``gradient``.
+learn on R/ρ), ``gradient``, ``penalty_weight``.
 
 The budget ``--budget E,D`` is the teacher's: it covers every noisy student run of the
 command (seeds × aware/unaware, each receiving its own draws) and, when ENV is a project,
@@ -52,7 +55,8 @@ FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "-
          "students": "--students", "seeds": "--seeds", "teacher": "--teacher", "env": "ENV",
          "m": "ENV", "model": "ENV", "draws": "--draws", "rollout": "--rollout",
          "steps": "--steps", "workers": "--workers", "after_budget": "--after-budget",
-         "reward_scale": "--reward-scale", "gradient": "--gradient", "episodes": "--episodes"}
+         "reward_scale": "--reward-scale", "gradient": "--gradient", "episodes": "--episodes",
+         "penalty_weight": "--penalty-weight"}
 
 
 def _budget(text: str) -> tuple[float, float]:
@@ -129,7 +133,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              iterations=args.iterations, draws=args.draws,
                              rollout=args.rollout, steps=args.steps,
                              after_budget=args.after_budget, reward_scale=args.reward_scale,
-                             gradient=args.gradient, episodes=args.episodes)
+                             gradient=args.gradient, episodes=args.episodes,
+                             penalty_weight=args.penalty_weight)
         mdp, project, dataset = _load_env(args)
         actions = None
         if run_id is not None:
@@ -166,6 +171,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload.update(env=args.env, model=mdp.name, states=mdp.n_states,
                    actions=int(mdp.n_actions), teacher=args.teacher, env_note=env_note,
                    after_budget=setup.after_budget, gradient=setup.gradient,
+                   penalty_weight=setup.penalty_weight,
                    reward_scale=reward_scale(mdp, setup.reward_scale))
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
@@ -295,6 +301,11 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                          "from --episodes roll-outs per iteration (every student explores)")
     sp.add_argument("--episodes", type=int, default=8,
                     help="roll-outs per iteration of --gradient sampled (default 8)")
+    sp.add_argument("--penalty-weight", choices=("visits", "occupancy"), default="visits",
+                    help="visits (default): the teacher's penalty at a state is weighed by the "
+                         "student's discounted visits, like its policy gradient; occupancy: "
+                         "by the normalised occupancy (kappa then counts 1/(1-gamma) times "
+                         "less)")
     sp.add_argument("--draws", type=int, default=50_000,
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,

@@ -66,11 +66,41 @@ __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_s
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
            "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau", "AFTER_BUDGET",
-           "reward_scale"]
+           "reward_scale", "PENALTY_WEIGHTS", "horizon_weight", "policy_value"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 #: What the teacher sends once its budget is spent (see :class:`SharingSetup`).
 AFTER_BUDGET = ("stop", "random")
+#: How the teacher's penalty is weighed per state (see :class:`SharingSetup`).
+PENALTY_WEIGHTS = ("visits", "occupancy")
+
+
+def horizon_weight(mdp: MDP) -> float:
+    """H = Σ_{t<T} γ^t: the total discounted visits of one episode of length T (1/(1 − γ)
+    for an infinite horizon) — what the exact occupancy d is normalised by.
+
+    A function of the model's public discount and horizon only (no reward, no policy).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from core.mdp.examples import corridor
+    >>> round(horizon_weight(corridor(12)), 9)  # γ = 0.95, an infinite horizon
+    20.0
+    """
+    g = float(mdp.discount)
+    if mdp.horizon is None:
+        return 1.0 / (1.0 - g)
+    T = int(mdp.horizon)
+    return float(T) if g == 1.0 else (1.0 - g ** T) / (1.0 - g)
 
 
 def reward_scale(mdp: MDP, how: str = "max") -> float:
@@ -133,6 +163,13 @@ class SharingSetup:
     #: those roll-outs visit)
     gradient: str = "exact"
     episodes: int = 8
+    #: "visits" (default): the penalty at a state is weighed by the student's discounted
+    #: visits Σ_t γ^t 1[s_t = s] — the same weights as its policy gradient, as kickstarting
+    #: sums its auxiliary loss over the same time steps as the RL loss; "occupancy": by the
+    #: normalised occupancy d (Σ d = 1), which shrinks κ against the RL gradient by the
+    #: effective horizon H = 1/(1 − γ) (100 at γ = 0.99) — the teacher barely counts on long
+    #: episodes (CliffWalking, Taxi)
+    penalty_weight: str = "visits"
 
     def check(self) -> None:
         """Refuse what Theorem 1 or the learner cannot take, naming the field."""
@@ -180,6 +217,9 @@ class SharingSetup:
         if isinstance(self.episodes, bool) or not 2 <= int(self.episodes) <= 10_000:
             raise InputError(f"must be an integer in [2, 10000], got {self.episodes!r}",
                              field="episodes")
+        if self.penalty_weight not in PENALTY_WEIGHTS:
+            raise InputError(f"must be one of {', '.join(PENALTY_WEIGHTS)}, got "
+                             f"{self.penalty_weight!r}", field="penalty_weight")
 
 
 def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
@@ -277,6 +317,34 @@ def evaluate_softmax(mdp: MDP, pi: np.ndarray) -> tuple[float, np.ndarray, np.nd
         J = float(Vs[0, s0])
     d = w / w.sum()
     return J, np.where(mdp.mask, grad, 0.0), d
+
+
+def policy_value(mdp: MDP, pi: np.ndarray) -> float:
+    """J(π) at the initial state alone: one linear solve (or the backward recursion), the
+    value part of :func:`evaluate_softmax` without the gradient's second solve (a sampled-
+    gradient student only needs its value measured).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model.
+    pi : numpy.ndarray
+        (S, A) action probabilities.
+
+    Returns
+    -------
+    float
+    """
+    P, R, g = mdp.P, mdp.R, mdp.discount
+    rpi = (pi * R).sum(axis=1)
+    Ppi = np.einsum("sa,sat->st", pi, P)
+    if mdp.horizon is None:
+        V = np.linalg.solve(np.eye(mdp.n_states) - g * Ppi, rpi)
+    else:
+        V = np.asarray(mdp.R_T, dtype=float)
+        for _ in range(int(mdp.horizon)):
+            V = rpi + g * (Ppi @ V)
+    return float(V[mdp.initial_state])
 
 
 def teacher_policy(mdp: MDP, kind: str = "optimal", temperature: float = 1.0) -> np.ndarray:
@@ -623,19 +691,26 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
     lam = 0.0 if kind in ("nonprivate", "unaware") else setup.lam
     sampled = setup.gradient == "sampled"
     randomised = setup.after_budget == "random" and kind in ("aware", "unaware")
+    visits = setup.penalty_weight == "visits"
+    H = horizon_weight(mdp)
     for j in range(n_iter + 1):
         pi = softmax_policy(theta, mask)
-        J, grad, d = evaluate_softmax(mdp, pi)
-        curve[j] = J
+        if sampled:  # J is the measurement; the learner estimates its own gradient
+            curve[j] = policy_value(mdp, pi)
+        else:
+            curve[j], grad, d = evaluate_softmax(mdp, pi)
         if j == n_iter:
             break
         asked = share
         if sampled:  # the student's own roll-outs: its gradient and the states it visits
             grad, w = sampled_gradient(mdp, pi, setup.episodes, setup.steps, sampler)
-            d = w / w.sum()
+            d = w if visits else w / w.sum()
             asked = share & (w > 0)
-        elif setup.rollout == "sample":  # the teacher sees only the states a roll-out visits
-            asked = share & _visited(mdp, pi, setup.steps, sampler)
+        else:
+            # exact: d is the normalised occupancy; H·d = the discounted visits Σ_t γ^t ρ_t
+            d = H * d if visits else d
+            if setup.rollout == "sample":  # the teacher sees only the states a roll-out visits
+                asked = share & _visited(mdp, pi, setup.steps, sampler)
         step = grad
         k = math.inf if kind == "nonprivate" else (ledger.k_at(j) if ledger else 0.0)
         after = randomised and k == 0  # the paper's rule: random policies after the budget
@@ -875,6 +950,12 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         notes.append(f"Rewards scaled for learning: the students learn on R/{rho:.4g} (the "
                      "largest |reward|), so kappa and the learning rate weigh a value of one "
                      "unit in every environment; curves are in the environment's units.")
+    notes.append("The penalty is weighed by each state's discounted visits, like the policy "
+                 "gradient (kickstarting sums both losses over the same time steps)."
+                 if setup.penalty_weight == "visits" else
+                 f"The penalty is weighed by the normalised occupancy (sum 1): kappa counts "
+                 f"{horizon_weight(mdp):.4g} times less against the policy gradient than "
+                 "with --penalty-weight visits.")
     if setup.gradient == "sampled":
         notes.append(f"Sampled gradients: every student estimates its policy gradient from "
                      f"{setup.episodes} roll-outs per iteration (REINFORCE, leave-one-out "

@@ -75,6 +75,7 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
             "draws": int(setup.draws), "rollout": setup.rollout, "steps": int(setup.steps),
             "after_budget": setup.after_budget, "reward_scale": setup.reward_scale,
             "gradient": setup.gradient, "episodes": int(setup.episodes),
+            "penalty_weight": setup.penalty_weight,
             "students": list(students), "seeds": int(seeds),
             "seeded": seed is not None, "seed": seed}
 

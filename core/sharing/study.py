@@ -144,8 +144,8 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
                 rollouts: int = 40, iterations: int = 200, coef: float = 0.95,
                 k0: float = 5.0, eta: float = 0.1, delta: float = 1e-3, lam: float = 0.5,
                 beta: float = 0.05, kappa: float = 1.0, lr: float = 5.0, episodes: int = 8,
-                steps: int = 100, reward_scale: str = "max", gradient: str = "sampled"
-                ) -> dict[str, float]:
+                steps: int = 100, reward_scale: str = "max", gradient: str = "sampled",
+                penalty_weight: str = "visits") -> dict[str, float]:
     """One student of one deployment (a :class:`core.study.Arm` function).
 
     Parameters
@@ -161,7 +161,7 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
     rollouts : int
         Roll-outs the teacher can afford (the deployment's budget).
     iterations, coef, k0, eta, delta, lam, beta, kappa, lr, episodes, steps, reward_scale,
-    gradient :
+    gradient, penalty_weight :
         :class:`core.sharing.learning.SharingSetup`.
 
     Returns
@@ -175,7 +175,8 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
     setup = SharingSetup(k0=k0, coef=coef, eta=eta, delta=delta, lam=lam, beta=beta,
                          kappa=kappa, lr=lr, iterations=int(iterations), episodes=int(episodes),
                          steps=int(steps), reward_scale=reward_scale, gradient=gradient,
-                         after_budget=after_budget, rollout="sample")
+                         after_budget=after_budget, rollout="sample",
+                         penalty_weight=penalty_weight)
     setup.check()
     learn, teacher, ledger, _jt, rho = deployment(env, replace(setup, after_budget="stop"),
                                                   int(rollouts))
