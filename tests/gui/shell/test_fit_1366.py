@@ -52,9 +52,17 @@ def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
     # and the workspace fits its tab: no sideways scrolling at a laptop's width
     assert ws.minimumSizeHint().width() <= window.tabs.width(), (
         key, ws.minimumSizeHint().width(), window.tabs.width())
-    problems = [p for plot in ws.findChildren(pg.PlotWidget) if plot.isVisible()
+    # what the user sees once drawing has settled: a job may still hand its result to the
+    # plots (queued signals, debounced redraws) for a moment after it finished, longer on a
+    # loaded machine; a problem that persists for 5 s is a real one
+    def problems() -> list[str]:
+        return [p for plot in ws.findChildren(pg.PlotWidget) if plot.isVisible()
                 for p in readability_problems(plot)]
-    assert not problems, problems
+
+    deadline = time.monotonic() + 5.0
+    while problems() and time.monotonic() < deadline:
+        qtbot.wait(100)
+    assert not problems(), problems()
 
 
 def _true(value: object) -> bool:
