@@ -291,9 +291,9 @@ class AdvisingResultsView(QWidget):
         # learning curves
         w = QWidget()
         self.curve_plot = _make_plot("Convergence ratio per epoch (mean, 95 % CI band)",
-                                     "epoch", "convergence ratio (%)")
+                                     "epoch", "CR (%)")
         self.delta_plot = _make_plot("Gain over no advice (cf. Figs 3.5/3.7/3.9)",
-                                     "epoch", "CR − CR(no advice) (pp)")
+                                     "epoch", "CR gain (pp)")
         self.summary_table = _table(SUMMARY_COLUMNS)
         self.summary_table.setToolTip(
             "Per arm, over seeds: AUC₂₀₀ = mean convergence ratio over epochs 1–200 (early "
