@@ -94,6 +94,10 @@ class SharingPanel(ToolPanel):
                        "spent.", self)
         title.setWordWrap(True)
         setup = self._build_setup()
+        for combo in setup.findChildren(QComboBox):  # elided, not as wide as the longest item
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(min(10, max([1, *map(len, map(
+                combo.itemText, range(combo.count())))])) if combo.count() else 10)
         scroll = QScrollArea(self)
         scroll.setWidget(setup)
         scroll.setWidgetResizable(True)
@@ -111,7 +115,7 @@ class SharingPanel(ToolPanel):
         split.addWidget(results)
         split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        split.setSizes([300, 1200])
+        split.setSizes([335, 1200])  # the form's minimum (314 px) beside its scroll bar
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -230,7 +234,7 @@ class SharingPanel(ToolPanel):
             c.setChecked(True)
             c.setToolTip(f"Run the {STUDENT_LABELS[kind]} student.")
             self.student_checks[kind] = c
-            grid.addWidget(c, i // 2, i % 2)
+            grid.addWidget(c, i, 0)  # one column: the form fits a 300-px column
         h.addRow(grid)
         self.seeds_spin = QSpinBox(stud)
         self.seeds_spin.setRange(1, 1000)
