@@ -33,7 +33,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
@@ -42,7 +41,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -51,10 +49,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common import APPROACH_COLOURS, InputError
+from core.common import InputError
 from core.logistics import (
     APPROACH_LABELS,
-    APPROACH_NAMES,
     BENCH_METRICS,
     BENCH_PARAM_LABELS,
     BENCHMARKS,
@@ -65,6 +62,7 @@ from core.logistics import (
 )
 from core.project import RunRecord
 from gui.logistics.results import RatioSplitter
+from gui.logistics.side_panel import APPROACH_STYLE, approach_box, side_run_row
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot
 from gui.shell.run_controls import RunControls
@@ -78,23 +76,6 @@ __all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "
 DEFAULT_WORLDS = 20
 CLI_WORLDS = 50
 
-#: approach -> (legend label, colour, symbol, dashed)
-APPROACH_STYLE = {  # names and colours from core (the report draws them the same)
-    a: (APPROACH_NAMES[a], APPROACH_COLOURS[a], symbol, dashed)
-    for a, symbol, dashed in (("dp", "o", False), ("dp-thesis", "t", True),
-                              ("noprivacy", "s", False), ("bestfirst", "d", False),
-                              ("greedy", "t1", False), ("simplified", "x", False))
-}
-APPROACH_TIPS = {
-    "dp": "The thesis's method with the sound preset (split ε, node-DP sensitivity, Laplace "
-          "release of the route probabilities).",
-    "dp-thesis": "The thesis's method as written (its flaws F1–F9 included).",
-    "noprivacy": "Same steps and messages as DP-based, with exact shared distances.",
-    "bestfirst": "Hop-by-hop broadcast: the nearest agent takes the package (can loop).",
-    "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
-              "exact local plans.",
-    "simplified": "Thesis 4.5.4: exact public crossing lengths, Dijkstra, a message per center.",
-}
 PARAM_LABELS = BENCH_PARAM_LABELS
 #: plot key -> (title, y label)
 METRIC_PLOTS = BENCH_METRICS
@@ -209,27 +190,11 @@ class ExperimentsPage(QWidget):
         self.workers_spin.setToolTip("Worker processes (1 runs in this app's worker thread).")
         form.addRow("processes", self.workers_spin)
         lay.addWidget(box)
-        abox = QGroupBox("Approaches", w)
-        al = QVBoxLayout(abox)
-        self.approach_checks: dict[str, QCheckBox] = {}
-        for a in APPROACH_LABELS:
-            cb = QCheckBox(APPROACH_STYLE[a][0], abox)
-            cb.setToolTip(APPROACH_TIPS[a])
-            al.addWidget(cb)
-            self.approach_checks[a] = cb
+        abox, self.approach_checks = approach_box(w, APPROACH_LABELS)
         lay.addWidget(abox)
-        self.controls_message = QLabel(w)
-        self.controls_message.setWordWrap(True)
-        self.controls_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
-        self.controls_message.hide()
+        (self.controls_message, row, self.side_run_button,
+         self.side_cancel_button) = side_run_row(w, self.run, self.cancel)
         lay.addWidget(self.controls_message)
-        row = QHBoxLayout()
-        self.side_run_button = QPushButton("▶ Run (F5)", w)
-        self.side_run_button.clicked.connect(self.run)
-        self.side_cancel_button = QPushButton("■ Cancel (Esc)", w)
-        self.side_cancel_button.clicked.connect(self.cancel)
-        row.addWidget(self.side_run_button)
-        row.addWidget(self.side_cancel_button)
         lay.addLayout(row)
         lay.addStretch(1)
         return w

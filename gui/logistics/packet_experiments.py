@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
@@ -55,8 +54,8 @@ from core.logistics.packet_records import (
     run_packet_experiment,
 )
 from core.project import RunRecord
-from gui.logistics.experiments import APPROACH_STYLE, APPROACH_TIPS
 from gui.logistics.packet_parts import fill_claims, make_claims_table
+from gui.logistics.side_panel import APPROACH_STYLE, approach_box, side_run_row
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot
 from gui.shell.run_controls import RunControls
@@ -189,27 +188,11 @@ class PacketExperimentsPage(QWidget):
             c.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             c.setMinimumContentsLength(8)
         lay.addWidget(box)
-        abox = QGroupBox("Approaches", w)
-        al = QVBoxLayout(abox)
-        self.approach_checks: dict[str, QCheckBox] = {}
-        for a in experiment_approaches() + ("dp-thesis",):
-            cb = QCheckBox(APPROACH_STYLE[a][0], abox)
-            cb.setToolTip(APPROACH_TIPS[a])
-            al.addWidget(cb)
-            self.approach_checks[a] = cb
+        abox, self.approach_checks = approach_box(w, experiment_approaches() + ("dp-thesis",))
         lay.addWidget(abox)
-        self.controls_message = QLabel(w)
-        self.controls_message.setWordWrap(True)
-        self.controls_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
-        self.controls_message.hide()
+        (self.controls_message, row, self.side_run_button,
+         self.side_cancel_button) = side_run_row(w, self.run, self.cancel)
         lay.addWidget(self.controls_message)
-        row = QHBoxLayout()
-        self.side_run_button = QPushButton("▶ Run (F5)", w)
-        self.side_run_button.clicked.connect(self.run)
-        self.side_cancel_button = QPushButton("■ Cancel (Esc)", w)
-        self.side_cancel_button.clicked.connect(self.cancel)
-        row.addWidget(self.side_run_button)
-        row.addWidget(self.side_cancel_button)
         lay.addLayout(row)
         lay.addStretch(1)
         return w

@@ -1,0 +1,70 @@
+"""Pieces the Logistics study panels (B1–B5 and packet routing) share in their Run panel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.common import APPROACH_COLOURS
+from core.logistics import APPROACH_NAMES
+from gui.shell.style import ERROR_COLOUR
+
+__all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "side_run_row"]
+
+#: approach -> (legend label, colour, symbol, dashed)
+APPROACH_STYLE = {  # names and colours from core (the report draws them the same)
+    a: (APPROACH_NAMES[a], APPROACH_COLOURS[a], symbol, dashed)
+    for a, symbol, dashed in (("dp", "o", False), ("dp-thesis", "t", True),
+                              ("noprivacy", "s", False), ("bestfirst", "d", False),
+                              ("greedy", "t1", False), ("simplified", "x", False))
+}
+APPROACH_TIPS = {
+    "dp": "The thesis's method with the sound preset (split ε, node-DP sensitivity, Laplace "
+          "release of the route probabilities).",
+    "dp-thesis": "The thesis's method as written (its flaws F1–F9 included).",
+    "noprivacy": "Same steps and messages as DP-based, with exact shared distances.",
+    "bestfirst": "Hop-by-hop broadcast: the nearest agent takes the package (can loop).",
+    "greedy": "GPPP: best-first global plan over the public center graph by hop count, then "
+              "exact local plans.",
+    "simplified": "Thesis 4.5.4: exact public crossing lengths, Dijkstra, a message per center.",
+}
+
+
+def approach_box(parent: QWidget, approaches: Iterable[str]
+                 ) -> tuple[QGroupBox, dict[str, QCheckBox]]:
+    """The "Approaches" group: one check box per approach (its label and tooltip)."""
+    box = QGroupBox("Approaches", parent)
+    lay = QVBoxLayout(box)
+    checks: dict[str, QCheckBox] = {}
+    for a in approaches:
+        cb = QCheckBox(APPROACH_STYLE[a][0], box)
+        cb.setToolTip(APPROACH_TIPS[a])
+        lay.addWidget(cb)
+        checks[a] = cb
+    return box, checks
+
+
+def side_run_row(parent: QWidget, run: Callable[[], object], cancel: Callable[[], object]
+                 ) -> tuple[QLabel, QHBoxLayout, QPushButton, QPushButton]:
+    """The Run panel's foot: a hidden message line for refused values, and Run / Cancel."""
+    message = QLabel(parent)
+    message.setWordWrap(True)
+    message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
+    message.hide()
+    row = QHBoxLayout()
+    run_button = QPushButton("▶ Run (F5)", parent)
+    run_button.clicked.connect(run)
+    cancel_button = QPushButton("■ Cancel (Esc)", parent)
+    cancel_button.clicked.connect(cancel)
+    row.addWidget(run_button)
+    row.addWidget(cancel_button)
+    return message, row, run_button, cancel_button
