@@ -96,8 +96,8 @@ class SharingPanel(ToolPanel):
         setup = self._build_setup()
         for combo in setup.findChildren(QComboBox):  # elided, not as wide as the longest item
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(min(10, max([1, *map(len, map(
-                combo.itemText, range(combo.count())))])) if combo.count() else 10)
+            longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=10)
+            combo.setMinimumContentsLength(min(10, max(1, longest)))
         scroll = QScrollArea(self)
         scroll.setWidget(setup)
         scroll.setWidgetResizable(True)
