@@ -5,8 +5,9 @@ teacher (2 × 64) and PPO students (2 × 32), the experiment of ``share gym:ID -
 the teacher learns until solved, its network's Lipschitz constant (a proven spectral bound)
 turns b into L·b, and the students learn with the mechanism's demonstrations under the same
 ledger and budget as the tabular run. The set-up's k₀, c, η, target δ / τ, bound, λ, β, κ,
-students, seeds, iterations, budget and randomness apply; its L·b field is replaced by L·b of
-the teacher network with b = :data:`B`.
+students, seeds, iterations, budget, randomness and the protocol's after-the-budget rule
+apply (its reward scale, gradient and penalty weight are the tabular learner's); its L·b field
+is replaced by L·b of the teacher network with b = :data:`B`.
 
 The only module of this workspace that imports :mod:`core.deep` (an import-linter contract
 allows ``gui.*.network_runner`` and nothing else), and only inside its functions.
@@ -65,8 +66,8 @@ def ppo_task(env_id: str, setup: Any, students: list[str], seeds: int, seed: int
     from core.sharing.learning import mechanism_curves
 
     res = run_ppo_sharing(env_id, setup, b=B, students=students, seeds=seeds, seed=seed,
-                          spent=spent, progress=sub_progress(progress, 0.0, 0.9),
-                          **PPO_OPTIONS)
+                          spent=spent, after_budget=setup.after_budget,
+                          progress=sub_progress(progress, 0.0, 0.9), **PPO_OPTIONS)
     st, m = res.result.setup, int(res.result.m)
     curves = mechanism_curves(st.k0, m, st.eta, st.lb, st.lam, st.beta, st.bound,
                               res.result.curve_tau, seed,

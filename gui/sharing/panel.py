@@ -6,9 +6,10 @@ environment when the ``gym`` extra is installed; with the ``deep`` extra CartPol
 Acrobot-v1 with a PPO teacher and PPO students, :mod:`gui.sharing.network_runner`), the teacher
 (optimal, or softmax with a temperature), the mechanism (k₀, the vanishing coefficient c, η,
 L·b, a target δ per query or a fixed τ, eq. 12's bound), the students (λ, β, κ, learning rate,
-which types, seeds, iterations), the teacher's budget (E, D) and the randomness (seeded
-experiment or release). Run (F5) works in this tab's :class:`~gui.shell.workers.TaskRunner`
-(:func:`core.sharing.learning.sharing_study`); Esc cancels.
+which types, seeds, iterations), the teacher's budget (E, D), the randomness (seeded
+experiment or release) and the protocol (:mod:`gui.sharing.protocol`). Run (F5) works in this
+tab's :class:`~gui.shell.workers.TaskRunner` (:func:`core.sharing.learning.sharing_study`);
+Esc cancels.
 
 Right — four plots and the ledger: the learning curves (median and the 85th-percentile band
 over seeds, as the paper plots them, with J(π_T)); ε(k) of eq. 12 split into its L·b part and
@@ -59,6 +60,7 @@ from core.sharing import (
 )
 from gui.sharing.drawing import LivePreview, SharingPlots, record_study
 from gui.sharing.network_runner import add_ppo_envs, is_ppo, show_ppo, start_ppo
+from gui.sharing.protocol import ProtocolBox
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot
@@ -267,6 +269,8 @@ class SharingPanel(ToolPanel):
         h.addRow("randomness", self.mode_combo)
         h.addRow("seed", self.seed_spin)
         outer.addWidget(stud)
+        self.protocol = ProtocolBox(box)  # after the budget, rewards, gradient, penalty
+        outer.addWidget(self.protocol)
 
         self.run_controls = RunControls(
             self._runner, box, run=self.run, cancel=self.cancel,
@@ -425,7 +429,8 @@ class SharingPanel(ToolPanel):
                             beta=v["beta"], kappa=v["kappa"], lr=v["lr"],
                             budget=(v["budget_e"], v["budget_d"]),
                             iterations=int(self.iter_spin.value()),
-                            rollout=str(self.rollout_combo.currentData()))
+                            rollout=str(self.rollout_combo.currentData()),
+                            **self.protocol.values())
 
     def set_parameters(self, **values: Any) -> None:
         """Set fields by name (``env``, ``k0``, ``coef``, …, ``seeds``, ``iterations``,
@@ -449,6 +454,8 @@ class SharingPanel(ToolPanel):
             elif key == "students":
                 for kind, c in self.student_checks.items():
                     c.setChecked(kind in value)
+            elif key in self.protocol.keys():
+                self.protocol.set_value(key, value)
             else:
                 raise ValueError(f"unknown parameter {key!r}")
 

@@ -50,13 +50,16 @@ def test_a_ppo_run_is_recorded_with_its_ledger_and_drawn(qtbot, panel, example_d
     monkeypatch.setattr(network_runner, "PPO_OPTIONS",
                         {"teacher_iterations": 2, "cfg": PpoConfig(envs=2, steps=16)})
     panel.set_parameters(env="ppo:CartPole-v1", iterations=3, seeds=1, seed=4, coef=0.5,
-                         budget_e=1e6, budget_d=0.5, students=["aware", "none"])
+                         budget_e=1e6, budget_d=0.5, students=["aware", "none"],
+                         after_budget="random")
     n_runs, n_ledger = len(example_doc.project.runs), len(example_doc.project.ledger)
     with qtbot.waitSignal(panel.runner.finished, timeout=300_000):
         assert panel.run()
     assert len(example_doc.project.runs) == n_runs + 1
     rec = example_doc.project.runs[-1]
     assert rec.kind == "sharing" and rec.params["agent"] == "ppo"
+    # the protocol's after-the-budget rule reaches the PPO students (and their record)
+    assert rec.summary["after_budget"] == rec.params["after_budget"] == "random"
     assert rec.target == "gym:CartPole-v1" and panel.last_recorded == rec.id
     assert rec.summary["teacher_return"] > 0 and rec.summary["lipschitz"]["proven"]
     entries = example_doc.project.ledger[n_ledger:]
