@@ -28,6 +28,29 @@ _SHARING_COLOURS = {"none": "#7F7F7F", "nonprivate": "#1F77B4", "aware": "#2CA02
                     "unaware": "#D62728"}
 
 
+def _gradient_text(p: dict[str, Any]) -> str:
+    if p.get("gradient") == "sampled":
+        return (f"Tabular REINFORCE from {_fmt(p.get('episodes'))} roll-outs per iteration "
+                "(every student explores)")
+    return "Exact tabular policy gradient"
+
+
+def _protocol_rows(p: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The learning protocol, for records that keep it (older ones do not)."""
+    if "after_budget" not in p:
+        return ()
+    after = ("the paper's uniformly random policies" if p["after_budget"] == "random"
+             else "nothing (the teacher stops)")
+    if p.get("agent") == "ppo":
+        return (("after the budget", after),)
+    scale = ("rewards scaled to max |R|" if p.get("reward_scale") == "max"
+             else "raw rewards")
+    weight = ("discounted visits" if p.get("penalty_weight", "visits") == "visits"
+              else "normalised occupancy")
+    return (("after the budget", after),
+            ("protocol", f"{_gradient_text(p)}; {scale}; penalty weighed by {weight}"))
+
+
 @reporter("sharing")
 def _sharing_section(project: Any, run: Any) -> Section:
     """Private policy sharing ([KS]): parameters, learning curves, the teacher's ledger."""
@@ -46,7 +69,7 @@ def _sharing_section(project: Any, run: Any) -> Section:
                      f"{_fmt(p.get('seeds'))} seeds × {_fmt(p.get('iterations'))} iterations"),
         ("budget", f"(E, D) = ({_fmt((p.get('budget') or [None, None])[0])}, "
                    f"{_fmt((p.get('budget') or [None, None])[1])})"),
-        ("adjacency", str(s.get("adjacency", ""))), *_ppo_rows(s),
+        *_protocol_rows(p), ("adjacency", str(s.get("adjacency", ""))), *_ppo_rows(s),
         ("created", _time(run.created))), "Parameters"))
     ppo = p.get("agent") == "ppo"
     xs = tuple(float(v) for v in s.get("iteration", []))
@@ -61,7 +84,7 @@ def _sharing_section(project: Any, run: Any) -> Section:
             caption=("PPO students (networks); the teacher's demonstrations are Dirichlet "
                      "draws of its network's policy at the students' observations, until its "
                      "budget stops it." if ppo else
-                     "Exact tabular policy gradient; the teacher's demonstrations are "
+                     f"{_gradient_text(p)}; the teacher's demonstrations are "
                      "Dirichlet draws of its policy, until its budget stops it.")))
     total = s.get("ledger_total") or {}
     rows = [(str(i), _fmt(k), _fmt(e), _fmt(d, 3), _fmt(t, 3), str(q), _fmt(et), _fmt(dt, 3))
