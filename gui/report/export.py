@@ -57,7 +57,9 @@ def figure_image(fig: "Figure | GridImage", *, size: tuple[int, int] = FIGURE_SI
     """Draw ``fig`` with pyqtgraph and return it as an image of ``size`` pixels.
 
     Fonts and lines are scaled with the width, so the figure reads like a 760-pixel-wide
-    plot on screen at every size. Needs a QApplication and the GUI thread.
+    plot on screen at every size; the legend goes where the workspaces put theirs
+    (:func:`gui.shell.plots.place_legend`: a corner that covers no data, else beside or under
+    the axes). Needs a QApplication and the GUI thread.
     """
     from pyqtgraph.exporters import ImageExporter
     from PySide6.QtWidgets import QApplication
@@ -81,7 +83,8 @@ def figure_image(fig: "Figure | GridImage", *, size: tuple[int, int] = FIGURE_SI
 
 def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
     """The pyqtgraph ``PlotWidget`` of ``fig`` at ``size`` (what :func:`figure_image`
-    exports): the data range is the data's, each series in its palette colour."""
+    exports): the data range is the data's, each series in its palette colour, the legend
+    where it covers no data."""
     import numpy as np
     import pyqtgraph as pg
     from PySide6.QtCore import QRectF, Qt
@@ -151,6 +154,15 @@ def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
         item.addItem(text)
     item.enableAutoRange()
     item.autoRange()
+    legend = item.legend
+    if legend is not None:  # the screen's rule: a free corner, else beside or under the axes
+        from PySide6.QtWidgets import QApplication
+
+        from gui.shell.plots import place_legend
+
+        QApplication.processEvents()  # the legend and the axes get their sizes first
+        place_legend(widget, legend)
+        QApplication.processEvents()  # a legend moved beside the axes narrows them
     return widget
 
 

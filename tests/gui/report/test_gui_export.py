@@ -335,3 +335,26 @@ def test_pdf_figures_show_the_data_range_in_the_app_colours(qapp):
         assert pens == [s.colour.upper() for s in fig.series]
     finally:
         widget.deleteLater()
+
+
+@pytest.mark.parametrize("shape", ["rising", "top-right only", "flat"])
+def test_a_figures_legend_never_covers_its_data(qapp, shape):
+    """The PDF figures place their legend as the workspaces do: in a corner free of data,
+    else beside or under the axes."""
+    import numpy as np
+
+    from core.report.model import Figure, Series
+    from gui.shell.plots import readability_problems
+
+    x = np.linspace(0.0, 1.0, 30)
+    ys = {"rising": [x ** 2, 1.0 - x], "top-right only": [x ** 3, 0.5 * x ** 3],
+          "flat": [np.ones(30), np.zeros(30), np.full(30, 0.5)]}[shape]
+    fig = Figure("f", shape, "x", "y", tuple(
+        Series(f"series {i}", tuple(x.tolist()), tuple(y.tolist())) for i, y in enumerate(ys)))
+    widget = ge.figure_plot(fig)
+    try:
+        legend = widget.getPlotItem().legend
+        assert legend is not None and legend.items
+        assert readability_problems(widget) == []
+    finally:
+        widget.deleteLater()
