@@ -5,7 +5,9 @@ One replicate is one deployment: a teacher (the optimal policy, η-mixed), one s
 explores (REINFORCE from 8 sampled roll-outs per iteration, 200 iterations), and the
 teacher's budget for that student, given as the 40 roll-outs it can afford at k₀ = 5,
 c = 0.95, η = 0.1, a target δ of 10⁻⁵ per query (the exact profile, basic composition). Arms
-(paired: one seed drives every arm of a replicate): no teacher, the non-private teacher, and
+(paired: one seed drives every arm of a replicate): no teacher, the non-private teacher (its
+own policy π_T, conventional kickstarting; ``--nonprivate-target mixed`` imitates the η-mixed
+π̃_T the private draws centre on instead), and
 privacy-aware (λ = 0.5) and -unaware students under PrivPlan's rule (the teacher stops after
 its budget) and the paper's (random policies after it). Metric: the student's value J
 averaged over the 200 iterations (how fast it learns; "mean"), and J at the end ("final").
@@ -16,7 +18,8 @@ the teacher does not matter on CliffWalking and Taxi).
 Usage::
 
     python bench/sharing_claims.py [--n 30] [--envs "FrozenLake 4x4,CliffWalking"]
-                                   [--penalty-weight visits|occupancy] [--json OUT]
+                                   [--penalty-weight visits|occupancy]
+                                   [--nonprivate-target teacher|mixed] [--json OUT]
 
 Cost per student run with one BLAS thread (measured, unloaded): FrozenLake and CliffWalking
 about 0.3–1 s, Taxi (500 states) about 4 s, plus about 20 s once per worker for Taxi's ledger.
@@ -53,14 +56,18 @@ def main() -> int:
     ap.add_argument("--metric", default="mean", choices=("mean", "final"))
     ap.add_argument("--penalty-weight", default="visits", choices=("visits", "occupancy"),
                     help="how the teacher's penalty is weighed per state (default visits)")
+    ap.add_argument("--nonprivate-target", default="teacher", choices=("teacher", "mixed"),
+                    help="what the non-private student imitates: the teacher's own policy "
+                         "(default) or the eta-mixed one the Dirichlet draws centre on")
     args = ap.parse_args()
-    params = {**PARAMS, "penalty_weight": args.penalty_weight}
+    params = {**PARAMS, "penalty_weight": args.penalty_weight,
+              "nonprivate_target": args.nonprivate_target}
     envs = [e.strip() for e in args.envs.split(",") if e.strip()]
     budgets = {}
     for e in envs:  # the budget each deployment's 40 roll-outs cost (reported)
         setup = SharingSetup(k0=PARAMS["k0"], coef=PARAMS["coef"], eta=PARAMS["eta"],
                              delta=PARAMS["delta"], iterations=PARAMS["iterations"])
-        _, _, led, jt, rho = deployment(ENVIRONMENTS[e], setup, PARAMS["rollouts"])
+        _, _, led, jt, rho, _ = deployment(ENVIRONMENTS[e], setup, PARAMS["rollouts"])
         budgets[e] = {"epsilon": led.budget[0], "delta": led.budget[1],
                       "queries_per_rollout": led.queries_per_rollout,
                       "teacher_value": jt, "reward_scale": rho}

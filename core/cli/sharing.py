@@ -12,7 +12,9 @@ on R/max|R| by default: κ is scaled to the reward range), ``--gradient exact|sa
 ``--episodes E`` (REINFORCE from E roll-outs per iteration: every student explores),
 ``--penalty-weight visits|occupancy`` (the teacher's penalty at a state weighed by the
 student's discounted visits, like its policy gradient — the default — or by the normalised
-occupancy, which makes κ count 1/(1 − γ) times less).
+occupancy, which makes κ count 1/(1 − γ) times less), ``--nonprivate-target teacher|mixed``
+(what the non-private student imitates: the teacher's own policy — conventional kickstarting,
+the default — or the η-mixed policy the private draws centre on).
 
 ``--json`` keys: ``k``, ``epsilon``, ``delta``, ``tau``, ``queries`` (per roll-out until the
 stop), ``epsilon_total`` / ``delta_total`` (running, basic composition, over every noisy
@@ -22,7 +24,7 @@ never), ``curves`` (per student type: ``median``, ``lower``, ``upper`` per itera
 85th-percentile band over seeds), ``teacher_value``, ``cost_of_privacy`` (per student type),
 ``adjacency``, ``mode``, ``seed``, ``notes``, ``env_note`` (null unless the gymnasium id
 was resolved to another version), ``after_budget``, ``reward_scale`` (the ρ the students
-learn on R/ρ), ``gradient``, ``penalty_weight``.
+learn on R/ρ), ``gradient``, ``penalty_weight``, ``nonprivate_target``.
 
 The budget ``--budget E,D`` is the teacher's: it covers every noisy student run of the
 command (seeds × aware/unaware, each receiving its own draws) and, when ENV is a project,
@@ -56,7 +58,7 @@ FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "-
          "m": "ENV", "model": "ENV", "draws": "--draws", "rollout": "--rollout",
          "steps": "--steps", "workers": "--workers", "after_budget": "--after-budget",
          "reward_scale": "--reward-scale", "gradient": "--gradient", "episodes": "--episodes",
-         "penalty_weight": "--penalty-weight"}
+         "penalty_weight": "--penalty-weight", "nonprivate_target": "--nonprivate-target"}
 
 
 def _budget(text: str) -> tuple[float, float]:
@@ -134,7 +136,8 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                              rollout=args.rollout, steps=args.steps,
                              after_budget=args.after_budget, reward_scale=args.reward_scale,
                              gradient=args.gradient, episodes=args.episodes,
-                             penalty_weight=args.penalty_weight)
+                             penalty_weight=args.penalty_weight,
+                             nonprivate_target=args.nonprivate_target)
         mdp, project, dataset = _load_env(args)
         actions = None
         if run_id is not None:
@@ -172,6 +175,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                    actions=int(mdp.n_actions), teacher=args.teacher, env_note=env_note,
                    after_budget=setup.after_budget, gradient=setup.gradient,
                    penalty_weight=setup.penalty_weight,
+                   nonprivate_target=setup.nonprivate_target,
                    reward_scale=reward_scale(mdp, setup.reward_scale))
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
@@ -306,6 +310,11 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                          "student's discounted visits, like its policy gradient; occupancy: "
                          "by the normalised occupancy (kappa then counts 1/(1-gamma) times "
                          "less)")
+    sp.add_argument("--nonprivate-target", choices=("teacher", "mixed"), default="teacher",
+                    help="what the non-private student imitates: teacher (default): the "
+                         "teacher's own policy (conventional kickstarting); mixed: the "
+                         "eta-mixed policy the private draws centre on (the arms then differ "
+                         "only in the noise)")
     sp.add_argument("--draws", type=int, default=50_000,
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,

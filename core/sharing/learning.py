@@ -66,13 +66,16 @@ __all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_s
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
            "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau", "AFTER_BUDGET",
-           "reward_scale", "PENALTY_WEIGHTS", "horizon_weight", "policy_value"]
+           "reward_scale", "PENALTY_WEIGHTS", "NONPRIVATE_TARGETS", "horizon_weight",
+           "policy_value"]
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 #: What the teacher sends once its budget is spent (see :class:`SharingSetup`).
 AFTER_BUDGET = ("stop", "random")
 #: How the teacher's penalty is weighed per state (see :class:`SharingSetup`).
 PENALTY_WEIGHTS = ("visits", "occupancy")
+#: What the non-private student imitates (see :class:`SharingSetup`).
+NONPRIVATE_TARGETS = ("teacher", "mixed")
 
 
 def horizon_weight(mdp: MDP) -> float:
@@ -170,6 +173,12 @@ class SharingSetup:
     #: effective horizon H = 1/(1 − γ) (100 at γ = 0.99) — the teacher barely counts on long
     #: episodes (CliffWalking, Taxi)
     penalty_weight: str = "visits"
+    #: what the non-private student imitates: "teacher" (default) — the teacher's own policy
+    #: π_T, conventional kickstarting as in the paper's non-private experiment (and the PPO
+    #: students); "mixed" — the η-mixed π̃_T the private teacher's Dirichlet draws centre on,
+    #: so the non-private and private arms differ only in the noise (π̃_T is a poor policy
+    #: at η = 0.1, and the student is held near it)
+    nonprivate_target: str = "teacher"
 
     def check(self) -> None:
         """Refuse what Theorem 1 or the learner cannot take, naming the field."""
@@ -220,6 +229,9 @@ class SharingSetup:
         if self.penalty_weight not in PENALTY_WEIGHTS:
             raise InputError(f"must be one of {', '.join(PENALTY_WEIGHTS)}, got "
                              f"{self.penalty_weight!r}", field="penalty_weight")
+        if self.nonprivate_target not in NONPRIVATE_TARGETS:
+            raise InputError(f"must be one of {', '.join(NONPRIVATE_TARGETS)}, got "
+                             f"{self.nonprivate_target!r}", field="nonprivate_target")
 
 
 def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
@@ -605,20 +617,23 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
                 stopped_at = j
                 stop_reason = exc.problem
                 break
-        if s_e + cum_e + per * eps > E or s_d + cum_d + per * delta > D:
+        # with no noisy run the roll-out releases nothing (0 · ∞ is 0 here, not NaN)
+        add_e, add_d = (per * eps, per * delta) if per else (0.0, 0.0)
+        if s_e + cum_e + add_e > E or s_d + cum_d + add_d > D:
             stopped_at = j
             before = (f" after ({s_e:.4g}, {s_d:.3g}) already spent on the teacher's data"
                       if s_e or s_d else "")
-            stop_reason = (f"roll-out {j} would add ({per * eps:.4g}, {per * delta:.3g}) "
+            stop_reason = (f"roll-out {j} would add ({add_e:.4g}, {add_d:.3g}) "
                            f"({queries} queries x {runs} noisy runs) to ({cum_e:.4g}, "
                            f"{cum_d:.3g}){before}, past the budget ({E:g}, {D:g})")
             break
-        cum_e += per * eps
-        cum_d += per * delta
-        eps_list.append(eps)
-        counts.append(per)
-        adv = (min(advanced_epsilon(eps_list, counts, delta_slack=D / 2), cum_e) if D > 0
-               else math.inf)
+        cum_e += add_e
+        cum_d += add_d
+        if per:
+            eps_list.append(eps)
+            counts.append(per)
+        adv = (min(advanced_epsilon(eps_list, counts, delta_slack=D / 2), cum_e)
+               if D > 0 and eps_list else cum_e if D > 0 else math.inf)
         rows.append(LedgerRow(j, k, eps, delta, tau, queries, cum_e, cum_d, adv, False))
         progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
     return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, stop_reason=stop_reason,
@@ -629,7 +644,7 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
 
 
 # ------------------------------------------------------------------------- students
-def _student_chunk(mdp: MDP, teacher: np.ndarray, setup: SharingSetup,
+def _student_chunk(mdp: MDP, teacher: np.ndarray, plain: np.ndarray, setup: SharingSetup,
                    ledger: "SharingLedger", kind: str, start: int, stop: int,
                    seed: int | None) -> np.ndarray:
     """Runs ``start..stop-1`` of one student type (a task of :func:`run_sharing`)."""
@@ -639,7 +654,7 @@ def _student_chunk(mdp: MDP, teacher: np.ndarray, setup: SharingSetup,
         key = (STUDENTS.index(kind), r)
         gen = (np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
                if seed is not None else None)
-        rows.append(run_student(mdp, kind, teacher, setup, ledger, gen))
+        rows.append(run_student(mdp, kind, teacher, setup, ledger, gen, plain=plain))
     return np.array(rows)
 
 
@@ -658,7 +673,8 @@ def _visited(mdp: MDP, pi: np.ndarray, steps: int, gen: Any) -> np.ndarray:
 
 
 def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
-                ledger: SharingLedger | None, rng: np.random.Generator | None) -> np.ndarray:
+                ledger: SharingLedger | None, rng: np.random.Generator | None, *,
+                plain: np.ndarray | None = None) -> np.ndarray:
     """One student's learning curve: J after 0, 1, …, I iterations (I + 1 values).
 
     Parameters
@@ -675,6 +691,9 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
         The teacher's schedule (``aware`` / ``unaware``).
     rng : numpy.random.Generator or None
         The Dirichlet noise (None: release mode, the OS's CSPRNG).
+    plain : numpy.ndarray or None
+        The teacher's own policy π_T (S, A): what the non-private student imitates under
+        ``setup.nonprivate_target == "teacher"`` (required then).
 
     Returns
     -------
@@ -682,6 +701,11 @@ def run_student(mdp: MDP, kind: str, teacher: np.ndarray, setup: SharingSetup,
     """
     if kind not in STUDENTS:
         raise InputError(f"must be among {', '.join(STUDENTS)}, got {kind!r}", field="students")
+    if kind == "nonprivate" and setup.nonprivate_target == "teacher":
+        if plain is None:
+            raise ValueError("the non-private student imitates the teacher's own policy: "
+                             "pass plain=pi_T (or nonprivate_target='mixed')")
+        teacher = plain  # conventional kickstarting: no Dirichlet domain to stay in
     n_iter = int(setup.iterations)
     theta = np.zeros(mdp.P.shape[:2])
     mask = mdp.mask
@@ -929,12 +953,17 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     # the model, the teacher, the setup and the ledger go to each worker once
     run_chunks(_student_chunk, tasks, lambda t: (t[0], t[1], t[2], seed), record,
                inline=inline, executor=executor, workers=n_workers,
-               shared=(learn_mdp, teacher_in, setup, ledger),
+               shared=(learn_mdp, teacher_in, pi_T, setup, ledger),
                describe=lambda t: f"{t[0]} seeds {t[1] + 1}-{t[2]}")
     curves: dict[str, np.ndarray] = out
     notes = ["The teacher's policy is mixed into the restricted simplex, (1 - m*eta)*pi + eta "
              "(spec F1), so every demonstration is in Theorem 1's domain; J(pi_T) is the "
              "teacher's own (unmixed) value.",
+             "The non-private student imitates " + (
+                 "the teacher's own policy pi_T (conventional kickstarting)."
+                 if setup.nonprivate_target == "teacher" else
+                 "the eta-mixed policy the Dirichlet draws centre on (nonprivate_target "
+                 "mixed: the arms differ only in the noise)."),
              "Lemma 1 of the paper is false as stated; alpha_lambda is used as the loss radius "
              "only (spec §1.4).",
              "Theorem 1's delta tends to 1 as k -> 0: a fixed tau blows the delta budget; "

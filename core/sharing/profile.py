@@ -115,7 +115,7 @@ def _coord_pmf(a: float, d: float, gainer: bool, h: float, pessimistic: bool = T
         cdf = gammainc(a + d, g)           # P(L <= ℓ) = P(G <= g(ℓ))
     else:
         c = float(gammaln(a + d) - gammaln(a))
-        g = np.exp(np.maximum((c - ell) / d, -745.0))
+        g = np.exp(np.clip((c - ell) / d, -745.0, 700.0))  # exp(700): Q(a, g) = 0 already
         cdf = gammaincc(a, g)              # P(L <= ℓ) = P(G >= g(ℓ))
     cdf = np.maximum.accumulate(np.clip(cdf, 0.0, 1.0))
     if pessimistic:  # (ℓ_{j−1}, ℓ_j] → ℓ_j; the lowest bin also takes the mass below
@@ -151,6 +151,11 @@ def _grid_step(moves: tuple[tuple[float, float, bool], ...], k: float,
         if mag > 0:
             lo, hi = _loss_range(k * base, k * mag, gainer)
             span += hi - lo
+    if not (math.isfinite(span) and span > 0):
+        # k so small that both of a coordinate's quantiles underflow (k ≈ 1e-20 at η = 0.1):
+        # the pessimistic discretisation stays sound on any grid (mass it cannot place goes
+        # to the lowest bin or to +∞), so the finest step is used
+        return 1e-3
     # a power of two, so coarse and fine grids share points (and the PLD cache hits)
     return max(1e-3, 2.0 ** math.ceil(math.log2(span / points)))
 
@@ -187,9 +192,16 @@ def product_epsilon(moves: "list[tuple[float, bool]] | tuple[tuple[float, bool],
     if not mv:
         return 0.0
     h = _grid_step(mv, k, points)
-    pld = _product_pld(mv, k, h, pessimistic)
     slack = _SLACK * (1 + len(mv))
     target = max(delta - slack, 1e-300) if pessimistic else min(delta + slack, 1.0)
+    pmfs = [_coord_pmf(k * b, k * x, g, h, pessimistic) for b, x, g in mv]
+    if pessimistic and 1.0 - math.prod(1.0 - inf for _, _, inf in pmfs) >= target:
+        # the product's loss is +∞ with probability >= δ̂ (at very small k a coordinate's
+        # whole law sits beyond the float range): no finite ε holds
+        return math.inf
+    if not all((probs > 0).any() for _, probs, _ in pmfs):
+        return 0.0  # a lower bound only: the grid dropped a whole coordinate
+    pld = _product_pld(mv, k, h, pessimistic)
     eps = float(pld.get_epsilon_for_delta(target))
     return max(0.0, eps if pessimistic else eps - h * len(mv))
 

@@ -76,6 +76,7 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
             "after_budget": setup.after_budget, "reward_scale": setup.reward_scale,
             "gradient": setup.gradient, "episodes": int(setup.episodes),
             "penalty_weight": setup.penalty_weight,
+            "nonprivate_target": setup.nonprivate_target,
             "students": list(students), "seeds": int(seeds),
             "seeded": seed is not None, "seed": seed}
 

@@ -89,7 +89,7 @@ def load_environment(env: str) -> MDP:
 
 @lru_cache(maxsize=32)
 def deployment(env: str, setup: SharingSetup, rollouts: int
-               ) -> tuple[MDP, np.ndarray, SharingLedger, float, float]:
+               ) -> tuple[MDP, np.ndarray, SharingLedger, float, float, np.ndarray]:
     """What every replicate of one configuration shares (cached per process).
 
     Parameters
@@ -103,10 +103,10 @@ def deployment(env: str, setup: SharingSetup, rollouts: int
 
     Returns
     -------
-    (MDP, numpy.ndarray, SharingLedger, float, float)
+    (MDP, numpy.ndarray, SharingLedger, float, float, numpy.ndarray)
         The model the student learns on (rewards scaled), the teacher's η-mixed policy, the
-        ledger of one deployment (stopping before roll-out ``rollouts``), J(π_T) and the
-        reward scale ρ.
+        ledger of one deployment (stopping before roll-out ``rollouts``), J(π_T), the
+        reward scale ρ and the teacher's own policy π_T.
     """
     mdp = load_environment(env)
     pi_T = teacher_policy(mdp)
@@ -137,7 +137,7 @@ def deployment(env: str, setup: SharingSetup, rollouts: int
     learn = mdp if rho == 1.0 else mdp.replace(R=mdp.R / rho, R_T=mdp.R_T / rho)
     from core.sharing.learning import evaluate_softmax
 
-    return learn, teacher_in, ledger, float(evaluate_softmax(mdp, pi_T)[0]), rho
+    return learn, teacher_in, ledger, float(evaluate_softmax(mdp, pi_T)[0]), rho, pi_T
 
 
 def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
@@ -145,7 +145,8 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
                 k0: float = 5.0, eta: float = 0.1, delta: float = 1e-3, lam: float = 0.5,
                 beta: float = 0.05, kappa: float = 1.0, lr: float = 5.0, episodes: int = 8,
                 steps: int = 100, reward_scale: str = "max", gradient: str = "sampled",
-                penalty_weight: str = "visits") -> dict[str, float]:
+                penalty_weight: str = "visits", nonprivate_target: str = "teacher"
+                ) -> dict[str, float]:
     """One student of one deployment (a :class:`core.study.Arm` function).
 
     Parameters
@@ -161,7 +162,7 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
     rollouts : int
         Roll-outs the teacher can afford (the deployment's budget).
     iterations, coef, k0, eta, delta, lam, beta, kappa, lr, episodes, steps, reward_scale,
-    gradient, penalty_weight :
+    gradient, penalty_weight, nonprivate_target :
         :class:`core.sharing.learning.SharingSetup`.
 
     Returns
@@ -176,12 +177,13 @@ def student_arm(seed: int, *, env: str, kind: str, after_budget: str = "stop",
                          kappa=kappa, lr=lr, iterations=int(iterations), episodes=int(episodes),
                          steps=int(steps), reward_scale=reward_scale, gradient=gradient,
                          after_budget=after_budget, rollout="sample",
-                         penalty_weight=penalty_weight)
+                         penalty_weight=penalty_weight, nonprivate_target=nonprivate_target)
     setup.check()
-    learn, teacher, ledger, _jt, rho = deployment(env, replace(setup, after_budget="stop"),
-                                                  int(rollouts))
+    # one deployment (teacher, ledger) however the arms differ
+    learn, teacher, ledger, _jt, rho, pi_T = deployment(
+        env, replace(setup, after_budget="stop", nonprivate_target="teacher"), int(rollouts))
     gen = np.random.default_rng(int(seed))
-    curve = run_student(learn, kind, teacher, setup, ledger, gen) * rho
+    curve = run_student(learn, kind, teacher, setup, ledger, gen, plain=pi_T) * rho
     return {"final": float(curve[-1]), "mean": float(curve.mean())}
 
 

@@ -1,10 +1,12 @@
-"""The Policy sharing workspace's learning protocol: the four choices of
+"""The Policy sharing workspace's learning protocol: the five choices of
 :class:`core.sharing.SharingSetup` that decide how the study is run rather than how private the
 teacher is — what the teacher sends once its budget is spent, the reward scale the students
-learn on, exact or sampled policy gradients, and how the teacher's penalty is weighed.
+learn on, exact or sampled policy gradients, how the teacher's penalty is weighed, and what
+the non-private baseline imitates.
 
 The CLI's ``share --after-budget / --reward-scale / --gradient / --episodes /
---penalty-weight`` set the same fields; the run's record keeps them (``sharing_params``).
+--penalty-weight / --nonprivate-target`` set the same fields; the run's record keeps them
+(``sharing_params``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ _CHOICES: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     ("gradient", "gradient", (("exact", "exact"), ("sampled", "sampled (REINFORCE)"))),
     ("penalty_weight", "penalty weight", (("visits", "discounted visits"),
                                           ("occupancy", "occupancy (sum 1)"))),
+    ("nonprivate_target", "non-private imitates", (("teacher", "the teacher's π_T"),
+                                                   ("mixed", "the η-mixed π̃_T"))),
 )
 
 PROTOCOL_TOOLTIPS = {
@@ -50,6 +54,12 @@ PROTOCOL_TOOLTIPS = {
                       "kickstarting sums both losses over the same steps. Occupancy: the "
                       "normalised occupancy (sum 1), which weighs the teacher 1/(1 − γ) "
                       "times less — it barely counts on long episodes.",
+    "nonprivate_target": "What the non-private student (the baseline without privacy) "
+                         "imitates. The teacher's π_T (default): conventional kickstarting, "
+                         "the paper's non-private experiment. The η-mixed π̃_T = (1 − mη)π_T + "
+                         "η: the policy the private teacher's Dirichlet draws centre on, so "
+                         "the arms differ only in the noise — a poor policy at η = 0.1, and "
+                         "the student is held near it.",
 }
 
 

@@ -47,8 +47,11 @@ def _protocol_rows(p: dict[str, Any]) -> tuple[tuple[str, str], ...]:
              else "raw rewards")
     weight = ("discounted visits" if p.get("penalty_weight", "visits") == "visits"
               else "normalised occupancy")
+    target = {"teacher": "; the non-private student imitates π_T itself",
+              "mixed": "; the non-private student imitates the η-mixed π̃_T"}.get(
+        str(p.get("nonprivate_target")), "")
     return (("after the budget", after),
-            ("protocol", f"{_gradient_text(p)}; {scale}; penalty weighed by {weight}"))
+            ("protocol", f"{_gradient_text(p)}; {scale}; penalty weighed by {weight}{target}"))
 
 
 @reporter("sharing")

@@ -32,11 +32,13 @@ def _items(sec):
 @pytest.mark.parametrize("protocol, after, protocol_text", [
     ({}, "nothing (the teacher stops)",
      "Exact tabular policy gradient; rewards scaled to max |R|; penalty weighed by "
-     "discounted visits"),
+     "discounted visits; the non-private student imitates π_T itself"),
     ({"after_budget": "random", "gradient": "sampled", "episodes": 3, "reward_scale": "none",
-      "penalty_weight": "occupancy"}, "the paper's uniformly random policies",
+      "penalty_weight": "occupancy", "nonprivate_target": "mixed"},
+     "the paper's uniformly random policies",
      "Tabular REINFORCE from 3 roll-outs per iteration (every student explores); raw "
-     "rewards; penalty weighed by normalised occupancy"),
+     "rewards; penalty weighed by normalised occupancy; the non-private student imitates "
+     "the η-mixed π̃_T"),
 ])
 def test_the_section_names_the_protocol(protocol, after, protocol_text):
     from core.sharing.learning import SharingSetup
@@ -57,7 +59,8 @@ def test_an_older_record_without_the_protocol_has_no_protocol_rows():
     setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
                          iterations=3, draws=2000)
     p, rec, _ = _section(setup)
-    for key in ("after_budget", "reward_scale", "gradient", "episodes", "penalty_weight"):
+    for key in ("after_budget", "reward_scale", "gradient", "episodes", "penalty_weight",
+                "nonprivate_target"):
         rec.params.pop(key)
     sec = next(s for s in build_report(p).sections if s.id == f"run-{rec.id}")
     assert not {"after the budget", "protocol"} & set(_items(sec))

@@ -67,7 +67,7 @@ def test_visits_weight_is_occupancy_with_kappa_times_the_horizon():
     mdp = corridor(8)                                   # γ = 0.95: H = 20
     teacher = _mixed_teacher(mdp)
     H = horizon_weight(mdp)
-    base = dict(iterations=15, lr=1.0, eta=0.1)
+    base = dict(iterations=15, lr=1.0, eta=0.1, nonprivate_target="mixed")
     a = run_student(mdp, "nonprivate", teacher, SharingSetup(kappa=0.5, **base), None, None)
     b = run_student(mdp, "nonprivate", teacher,
                     SharingSetup(kappa=0.5 * H, penalty_weight="occupancy", **base), None, None)
@@ -111,7 +111,8 @@ def test_on_cliffwalking_the_non_private_teacher_matters_only_with_visit_weights
     teacher = _mixed_teacher(mdp)
     gaps = {"visits": [], "occupancy": []}
     for seed in range(4):
-        common = dict(iterations=120, eta=0.1, gradient="sampled", episodes=8, steps=100)
+        common = dict(iterations=120, eta=0.1, gradient="sampled", episodes=8, steps=100,
+                      nonprivate_target="mixed")  # the student imitates the η-mixed teacher
         none = run_student(learn, "none", teacher, SharingSetup(**common), None,
                            np.random.default_rng(seed)).mean() * rho
         for pw in gaps:

@@ -30,7 +30,8 @@ def panel(qtbot, example_doc):
 def test_defaults_are_the_cores_and_every_choice_is_explained(panel):
     default = SharingSetup()
     values = panel.protocol.values()
-    for key in ("after_budget", "reward_scale", "gradient", "penalty_weight", "episodes"):
+    for key in ("after_budget", "reward_scale", "gradient", "penalty_weight", "episodes",
+                "nonprivate_target"):
         assert values[key] == getattr(default, key)
     for key, combo in panel.protocol.combos.items():
         assert combo.toolTip() == PROTOCOL_TOOLTIPS[key] and len(combo.toolTip()) > 80
@@ -46,10 +47,11 @@ def test_the_papers_rule_runs_and_is_recorded(qtbot, panel):
     panel.set_parameters(env="mdp:four-startups", iterations=12, seeds=3, seed=5, coef=0.9,
                          eta=0.1, budget_e=60.0, budget_d=0.9, after_budget="random",
                          reward_scale="none", gradient="sampled", episodes=3,
-                         penalty_weight="occupancy")
+                         penalty_weight="occupancy", nonprivate_target="mixed")
     setup = panel.setup()
     assert (setup.after_budget, setup.reward_scale, setup.gradient, setup.episodes,
-            setup.penalty_weight) == ("random", "none", "sampled", 3, "occupancy")
+            setup.penalty_weight, setup.nonprivate_target) == (
+        "random", "none", "sampled", 3, "occupancy", "mixed")
     with qtbot.waitSignal(panel.runner.succeeded, timeout=TIMEOUT):
         assert panel.run()
     ref = sharing_study(four_startups(), setup, seeds=3, seed=5)
@@ -60,7 +62,8 @@ def test_the_papers_rule_runs_and_is_recorded(qtbot, panel):
     stop = sharing_study(four_startups(), replace(setup, after_budget="stop"), seeds=3, seed=5)
     assert not np.array_equal(stop.result.curves["unaware"], ref.result.curves["unaware"])
     record = panel._document.project.runs[-1]
-    for key in ("after_budget", "reward_scale", "gradient", "penalty_weight"):
+    for key in ("after_budget", "reward_scale", "gradient", "penalty_weight",
+                "nonprivate_target"):
         assert record.params[key] == getattr(setup, key)
     assert record.params["episodes"] == 3
     notes = " ".join(record.summary["notes"])
