@@ -33,8 +33,8 @@ import numpy as np
 from core.common.errors import InputError, RunFailure
 from core.common.progress import Cancelled, Progress, no_progress
 from core.deep.backend import eqx, jax, jnp, optax
-from core.gridworld.dpdrl import OBSERVATION_REASON, THESIS_FLAWS, DrlResult, DrlSetup, obfuscate
-from core.gridworld.maps import MOVES, GridMap, check_map, observations
+from core.gridworld.dpdrl import DrlResult, DrlSetup, drl_result, grid_step, obfuscate
+from core.gridworld.maps import GridMap, check_map, observations
 
 __all__ = ["DqnSetup", "train_dqn", "q_table", "features"]
 
@@ -206,7 +206,6 @@ def train_dqn(grid: GridMap, setup: DrlSetup, dqn: DqnSetup = DqnSetup(), *,
     t0 = time.perf_counter()
     obf_time = 0.0
     total_steps = 0
-    goal = grid.goal
     for e in range(E):
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -229,15 +228,7 @@ def train_dqn(grid: GridMap, setup: DrlSetup, dqn: DqnSetup = DqnSetup(), *,
                 a = int(rng.choice(np.flatnonzero(row == row.max())))
             else:
                 a = int(rng.integers(5))
-            dr, dc = MOVES[a]
-            nr, nc = r + dr, c + dc
-            if a == 4 or not grid.cells[nr, nc]:
-                rew, nr, nc = -0.1, r, c
-            else:
-                rew = 0.0
-            done = (nr, nc) == goal
-            if done:
-                rew = 1.0
+            rew, nr, nc, done = grid_step(grid, r, c, a)
             npos = nr * W + nc
             nobs = int(true_obs[nr, nc])
             if dp and not done:
@@ -272,16 +263,6 @@ def train_dqn(grid: GridMap, setup: DrlSetup, dqn: DqnSetup = DqnSetup(), *,
              f"{dqn.buffer}, batch {dqn.batch}, Adam {dqn.lr:g}, target network every "
              f"{dqn.target_every} steps; the attack queries softmax(Q/0.1) of the trained "
              "network at every (position, observation)"]
-    if dp and setup.preset == "thesis":
-        notes.extend(THESIS_FLAWS)
-    if dp:
-        notes.append(OBSERVATION_REASON)
-    progress(1.0, "trained")
-    return DrlResult(
-        grid=grid, setup=setup, q=q, rewards=rewards, steps=steps, reached=reached,
-        obfuscated_steps=len(eps_used),
-        epsilon_per_step=(setup.epsilon if dp and setup.preset == "strict" else None),
-        epsilon_mean=float(np.mean(eps_used)) if eps_used else None,
-        mode="experiment" if seed is not None else "release", seed=seed,
-        elapsed_s=elapsed, time_per_step_s=elapsed / max(total_steps, 1),
-        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes, agent="dqn")
+    return drl_result(grid, setup, q, rewards, steps, reached, eps_used=eps_used, seed=seed,
+                      elapsed=elapsed, total_steps=total_steps, obf_time=obf_time,
+                      notes=notes, progress=progress, agent="dqn")

@@ -30,7 +30,7 @@ from core.common.errors import InputError
 from core.deep.dpsgd import DpTrainer
 from core.deep.nets import NETWORKS, FlatNet
 from core.modelprivacy.models import DpSgd, TrainConfig
-from core.modelprivacy.victim import ATTACK_DEFENSES, dpsgd_calibration
+from core.modelprivacy.victim import ATTACK_DEFENSES, ScheduledVictimKind
 
 __all__ = ["NetworkVictim", "network_victim", "NetworkModel", "NetworkVictimKind",
            "NETWORK_LR"]
@@ -151,7 +151,7 @@ class NetworkModel:
         return self.net.logits(self.theta, X)
 
 
-class NetworkVictimKind:
+class NetworkVictimKind(ScheduledVictimKind):
     """The JAX networks as a :class:`~core.modelprivacy.victim.VictimKind`: ``mlp``, ``cnn``,
     ``gru`` or ``lstm``, trained with mini-batch SGD with momentum, or with DP-SGD
     (per-example clipping, Poisson subsampling, Gaussian noise; :mod:`core.deep.dpsgd`)
@@ -205,20 +205,9 @@ class NetworkVictimKind:
             raise InputError(f"must be finite and > 0, got {clip!r}", field="clip")
         self.kind, self.defense, self.cancelled = kind, defense, cancelled
         self.victim = network_victim(kind, data, int(hidden))
-        self.privacy: tuple[float, float] | None = None
-        self.guarantee = "none (no defense)"
-        self.sigma: float | None = None
-        self.clip = float(clip)
-        self.n_train = None if n_train is None else int(n_train)
-        if defense == "dpsgd":
-            self.cfg = TrainConfig(epochs=int(dp_epochs), batch=int(dp_batch),
-                                   lr=float(lr if lr is not None else dp_lr), momentum=0.0)
-            cal = dpsgd_calibration(epsilon, delta, n_train, self.cfg)
-            self.sigma, self.privacy, self.guarantee = cal.sigma, cal.privacy, cal.guarantee
-            self.sample_rate, self.steps = cal.sample_rate, cal.steps
-        else:
-            self.cfg = TrainConfig(epochs=int(epochs), batch=int(batch),
-                                   lr=float(lr if lr is not None else NETWORK_LR[kind]))
+        self._set_schedule(defense, NETWORK_LR[kind], epochs=epochs, batch=batch, lr=lr,
+                           epsilon=epsilon, delta=delta, n_train=n_train, clip=clip,
+                           dp_epochs=dp_epochs, dp_batch=dp_batch, dp_lr=dp_lr)
         self.name = f"{kind} ({'DP-SGD' if defense == 'dpsgd' else 'no defense'}, JAX)"
 
     def train(self, X: np.ndarray, y: np.ndarray, seed: int) -> NetworkModel:

@@ -52,7 +52,7 @@ from core.gridworld.maps import MOVES, GridMap, check_map, observations
 __all__ = ["scores", "selection_probabilities", "roulette", "obfuscate", "DrlSetup",
            "DrlResult", "train_agent", "PRESETS", "THESIS_FLAWS", "OBSERVATION_REASON",
            "choice_bounds", "Convergence", "evaluate_convergence", "CONVERGENCE_CRITERION",
-           "EVAL_EPISODES", "CONVERGED_SHARE", "STEP_LIMIT_FACTOR"]
+           "EVAL_EPISODES", "CONVERGED_SHARE", "STEP_LIMIT_FACTOR", "grid_step", "drl_result"]
 
 PRESETS = ("strict", "thesis")
 N_SCORE = 10.0
@@ -451,6 +451,85 @@ class DrlResult:
         return out
 
 
+def grid_step(grid: GridMap, r: int, c: int, a: int) -> tuple[float, int, int, bool]:
+    """One move of the training environment (Alg. 11), for every learner.
+
+    Parameters
+    ----------
+    grid : GridMap
+        The map.
+    r, c : int
+        The agent's cell.
+    a : int
+        The action, an index into :data:`~core.gridworld.maps.MOVES` (4: stay).
+
+    Returns
+    -------
+    tuple
+        ``(reward, row, col, done)``: staying or moving into a wall keeps the agent where it
+        is at reward −0.1, a move to a free cell costs 0, reaching the goal gives 1 and ends
+        the episode.
+    """
+    dr, dc = MOVES[a]
+    nr, nc = r + dr, c + dc
+    if a == 4 or not grid.cells[nr, nc]:
+        rew, nr, nc = -0.1, r, c
+    else:
+        rew = 0.0
+    done = (nr, nc) == grid.goal
+    if done:
+        rew = 1.0
+    return rew, nr, nc, done
+
+
+def drl_result(grid: GridMap, setup: DrlSetup, q: np.ndarray, rewards: np.ndarray,
+               steps: np.ndarray, reached: np.ndarray, *, eps_used: list[float],
+               seed: int | None, elapsed: float, total_steps: int, obf_time: float,
+               notes: list[str], progress: Progress, **extra: Any) -> DrlResult:
+    """A finished training's result, for every learner (the tabular one, the DQN).
+
+    Appends the defense's notes to ``notes``, reports progress 1.0 ("trained") and states
+    the privacy account from the ε of each obfuscated step.
+
+    Parameters
+    ----------
+    grid, setup : GridMap, DrlSetup
+        The map and the validated setup trained with.
+    q, rewards, steps, reached : np.ndarray
+        The Q-table and the per-episode curves.
+    eps_used : list of float
+        The ε of each obfuscated step (empty without the defense).
+    seed : int or None
+        The experiment seed; None: release mode.
+    elapsed, total_steps, obf_time : float, int, float
+        Training time, steps taken and time spent obfuscating.
+    notes : list of str
+        The learner's own notes (extended in place).
+    progress : callable
+        Told ``(1.0, "trained")``.
+    **extra
+        Further :class:`DrlResult` fields (``agent``, ``choice_p_max_mean``).
+
+    Returns
+    -------
+    DrlResult
+    """
+    dp = setup.defense == "dpdrl"
+    if dp and setup.preset == "thesis":
+        notes.extend(THESIS_FLAWS)
+    if dp:
+        notes.append(OBSERVATION_REASON)
+    progress(1.0, "trained")
+    return DrlResult(
+        grid=grid, setup=setup, q=q, rewards=rewards, steps=steps, reached=reached,
+        obfuscated_steps=len(eps_used),
+        epsilon_per_step=(setup.epsilon if dp and setup.preset == "strict" else None),
+        epsilon_mean=float(np.mean(eps_used)) if eps_used else None,
+        mode="experiment" if seed is not None else "release", seed=seed,
+        elapsed_s=elapsed, time_per_step_s=elapsed / max(total_steps, 1),
+        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes, **extra)
+
+
 def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
                 progress: Progress = no_progress,
                 cancelled: Callable[[], bool] | None = None) -> DrlResult:
@@ -491,7 +570,6 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
     t0 = time.perf_counter()
     obf_time = 0.0
     total_steps = 0
-    goal = grid.goal
     for e in range(E):
         if cancelled is not None and cancelled():
             raise Cancelled()
@@ -515,15 +593,7 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
                 a = int(rng.choice(np.flatnonzero(row == row.max())))
             else:
                 a = int(rng.integers(5))
-            dr, dc = MOVES[a]
-            nr, nc = r + dr, c + dc
-            if a == 4 or not grid.cells[nr, nc]:
-                rew, nr, nc = -0.1, r, c
-            else:
-                rew = 0.0
-            done = (nr, nc) == goal
-            if done:
-                rew = 1.0
+            rew, nr, nc, done = grid_step(grid, r, c, a)
             npos = nr * W + nc
             nobs = int(true_obs[nr, nc])
             if dp and not done:
@@ -543,18 +613,7 @@ def train_agent(grid: GridMap, setup: DrlSetup, *, seed: int | None = None,
         if e % 50 == 0:
             progress((e + 1) / E, f"episode {e + 1}/{E}")
     elapsed = time.perf_counter() - t0
-    notes: list[str] = []
-    if dp and setup.preset == "thesis":
-        notes.extend(THESIS_FLAWS)
-    if dp:
-        notes.append(OBSERVATION_REASON)
-    progress(1.0, "trained")
-    return DrlResult(
-        grid=grid, setup=setup, q=q, rewards=rewards, steps=steps, reached=reached,
-        obfuscated_steps=len(eps_used),
-        epsilon_per_step=(setup.epsilon if dp and setup.preset == "strict" else None),
-        epsilon_mean=float(np.mean(eps_used)) if eps_used else None,
-        mode="experiment" if seed is not None else "release", seed=seed,
-        elapsed_s=elapsed, time_per_step_s=elapsed / max(total_steps, 1),
-        obfuscation_s_per_step=obf_time / max(len(eps_used), 1), notes=notes,
-        choice_p_max_mean=float(np.mean(p_max)) if p_max else None)
+    return drl_result(grid, setup, q, rewards, steps, reached, eps_used=eps_used, seed=seed,
+                      elapsed=elapsed, total_steps=total_steps, obf_time=obf_time, notes=[],
+                      progress=progress,
+                      choice_p_max_mean=float(np.mean(p_max)) if p_max else None)

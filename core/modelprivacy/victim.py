@@ -47,7 +47,7 @@ from core.modelprivacy.models import DpSgd, Network, TrainConfig, train, train_s
 
 __all__ = ["Victim", "VictimKind", "confidences", "losses", "logit_confidence",
            "NumpyVictim", "NumpyVictimKind", "ATTACK_DEFENSES", "DpCalibration",
-           "dpsgd_calibration"]
+           "dpsgd_calibration", "ScheduledVictimKind"]
 
 #: The defenses a :class:`NumpyVictimKind` trains with (the model-level ones).
 ATTACK_DEFENSES = ("none", "dpsgd")
@@ -182,6 +182,46 @@ def dpsgd_calibration(epsilon: float | None, delta: float | None, n_train: int |
                    f"{acc.adjacency})"))
 
 
+class ScheduledVictimKind:
+    """Base of the victim kinds that train networks (:class:`NumpyVictimKind`, the JAX
+    kinds of :class:`core.deep.victims.NetworkVictimKind`): the plain or the DP-SGD
+    schedule, with DP-SGD's σ calibrated once by :func:`dpsgd_calibration` from public
+    parameters only, so every such kind states the same (ε, δ) for the same parameters.
+    """
+
+    cfg: TrainConfig
+    privacy: tuple[float, float] | None
+    guarantee: str
+    sigma: float | None
+    clip: float
+    n_train: int | None
+    #: DP-SGD's q and number of steps (set only with ``defense="dpsgd"``)
+    sample_rate: float
+    steps: int
+
+    def _set_schedule(self, defense: str, plain_lr: float, *, epochs: int, batch: int,
+                      lr: float | None, epsilon: float | None, delta: float | None,
+                      n_train: int | None, clip: float, dp_epochs: int, dp_batch: int,
+                      dp_lr: float) -> None:
+        """Set :attr:`cfg`, the clip norm and the public ``n_train``; with ``"dpsgd"`` also
+        σ, (ε, δ), the guarantee, q and the steps. ``lr`` None: ``dp_lr`` with DP-SGD,
+        ``plain_lr`` without a defense."""
+        self.privacy = None
+        self.guarantee = "none (no defense)"
+        self.sigma = None
+        self.clip = float(clip)
+        self.n_train = None if n_train is None else int(n_train)
+        if defense == "dpsgd":
+            self.cfg = TrainConfig(epochs=int(dp_epochs), batch=int(dp_batch),
+                                   lr=float(lr if lr is not None else dp_lr), momentum=0.0)
+            cal = dpsgd_calibration(epsilon, delta, n_train, self.cfg)
+            self.sigma, self.privacy, self.guarantee = cal.sigma, cal.privacy, cal.guarantee
+            self.sample_rate, self.steps = cal.sample_rate, cal.steps
+        else:
+            self.cfg = TrainConfig(epochs=int(epochs), batch=int(batch),
+                                   lr=float(lr if lr is not None else plain_lr))
+
+
 @dataclass(frozen=True, eq=False)
 class NumpyVictim:
     """A trained numpy network (:class:`core.modelprivacy.models.Network` and its θ)."""
@@ -200,7 +240,7 @@ class NumpyVictim:
         return self.net.logits(self.theta, self._view(X))
 
 
-class NumpyVictimKind:
+class NumpyVictimKind(ScheduledVictimKind):
     """The lab's numpy victims as a :class:`VictimKind`: ``ffnn`` or ``rnn``, trained with
     mini-batch SGD, or with DP-SGD calibrated to (ε, δ) for ``n_train`` records.
 
@@ -240,21 +280,9 @@ class NumpyVictimKind:
         self.seq_shape = data.seq_shape if kind == "rnn" else None
         in_shape = (self.seq_shape if self.seq_shape is not None else (data.X.shape[1],))
         self.net = Network(kind, tuple(in_shape), data.classes, int(hidden))
-        self.privacy: tuple[float, float] | None = None
-        self.guarantee = "none (no defense)"
-        self.sigma: float | None = None
-        self.clip = float(clip)
-        self.n_train = None if n_train is None else int(n_train)
-        if defense == "dpsgd":
-            self.cfg = TrainConfig(epochs=int(dp_epochs), batch=int(dp_batch),
-                                   lr=float(lr if lr is not None else dp_lr), momentum=0.0)
-            cal = dpsgd_calibration(epsilon, delta, n_train, self.cfg)
-            self.sigma, self.privacy, self.guarantee = cal.sigma, cal.privacy, cal.guarantee
-            self.sample_rate, self.steps = cal.sample_rate, cal.steps
-        else:
-            self.cfg = TrainConfig(epochs=int(epochs), batch=int(batch),
-                                   lr=float(lr if lr is not None else
-                                            (0.1 if kind == "ffnn" else 0.05)))
+        self._set_schedule(defense, 0.1 if kind == "ffnn" else 0.05, epochs=epochs,
+                           batch=batch, lr=lr, epsilon=epsilon, delta=delta, n_train=n_train,
+                           clip=clip, dp_epochs=dp_epochs, dp_batch=dp_batch, dp_lr=dp_lr)
         self.name = f"{kind} ({'DP-SGD' if defense == 'dpsgd' else 'no defense'})"
 
     def train(self, X: np.ndarray, y: np.ndarray, seed: int) -> NumpyVictim:

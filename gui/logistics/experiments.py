@@ -62,7 +62,12 @@ from core.logistics import (
 )
 from core.project import RunRecord
 from gui.logistics.results import RatioSplitter
-from gui.logistics.side_panel import APPROACH_STYLE, approach_box, side_run_row
+from gui.logistics.side_panel import (
+    APPROACH_STYLE,
+    approach_box,
+    connect_study_runner,
+    side_run_row,
+)
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot
 from gui.shell.run_controls import RunControls
@@ -131,15 +136,8 @@ class ExperimentsPage(QWidget):
         self.summary: dict[str, Any] | None = None
         self.controls = self._build_controls()
         self._build_page()
-        self.run_controls.running_changed.connect(self._update_running)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
-        document.run_removed.connect(self._on_document_run_removed)
-        document.project_replaced.connect(self._on_document_project_replaced)
         self._on_bench_changed()
-        self._update_running(False)
-        self._show_latest_recorded()
+        connect_study_runner(self, document)
 
     # ------------------------------------------------------------------ construction
     def _build_controls(self) -> QWidget:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -18,7 +19,8 @@ from core.common import APPROACH_COLOURS
 from core.logistics import APPROACH_NAMES
 from gui.shell.style import ERROR_COLOUR
 
-__all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "side_run_row"]
+__all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "connect_study_runner",
+           "side_run_row"]
 
 #: approach -> (legend label, colour, symbol, dashed)
 APPROACH_STYLE = {  # names and colours from core (the report draws them the same)
@@ -68,3 +70,22 @@ def side_run_row(parent: QWidget, run: Callable[[], object], cancel: Callable[[]
     row.addWidget(run_button)
     row.addWidget(cancel_button)
     return message, row, run_button, cancel_button
+
+
+def connect_study_runner(page: Any, document: Any) -> None:
+    """Wire a study page to its runner and its document, then show its latest recorded run.
+
+    ``page`` (B1–B5 or packet routing) has ``run_controls``, ``runner`` and the slots
+    ``_update_running``, ``_on_runner_succeeded``, ``_on_runner_failed``,
+    ``_on_runner_cancelled``, ``_on_document_run_removed``, ``_on_document_project_replaced``
+    and ``_show_latest_recorded``; what each slot does stays the page's. ``document`` is the
+    page's :class:`~gui.shell.document.ProjectDocument`. Call it once the widgets exist.
+    """
+    page.run_controls.running_changed.connect(page._update_running)
+    page.runner.succeeded.connect(page._on_runner_succeeded)
+    page.runner.failed.connect(page._on_runner_failed)
+    page.runner.cancelled.connect(page._on_runner_cancelled)
+    document.run_removed.connect(page._on_document_run_removed)
+    document.project_replaced.connect(page._on_document_project_replaced)
+    page._update_running(False)
+    page._show_latest_recorded()

@@ -85,3 +85,19 @@ def run_tool():
         return out
 
     return run
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A private copy of the built-in example project, ``tmp_path/p.privplan.json``.
+
+    (Here rather than in a ``tests/core/cli/conftest.py``: a second ``conftest.py`` under
+    ``tests/core`` breaks ``--doctest-modules``, which imports both as ``conftest``.)
+    """
+    import shutil
+    from pathlib import Path
+
+    builtin = Path(__file__).resolve().parents[2] / "assets" / "examples" / "builtin.privplan.json"
+    path = tmp_path / "p.privplan.json"
+    shutil.copy(builtin, path)
+    return path

@@ -3,21 +3,14 @@ errors."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
 from core.advising.framework import run_advising
 from core.advising.presets import preset
-from core.cli.main import run_cli
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: object) -> dict:

@@ -8,12 +8,12 @@ the layout guarantees (who may advise whom, which cases occur), not the thesis's
 
 from __future__ import annotations
 
-import io
 import json
 from itertools import combinations
 
 import numpy as np
 import pytest
+from cli_run import cli
 
 from core.advising.claims import THESIS_CLAIMS, check_claims
 from core.advising.experiments import run_experiment
@@ -26,7 +26,6 @@ from core.advising.presets import (
     layout_rewards,
     preset,
 )
-from core.cli.main import run_cli
 from core.common.errors import InputError
 
 
@@ -119,12 +118,6 @@ def test_equal_traditional_claim_is_stated() -> None:
                if c.claim.id == "exp1-equal-traditional")
     assert row.verdict in ("reproduced", "partly", "not reproduced")
     assert "one-different" in row.ours and "±" in row.ours
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_advise_bench_layout_flag() -> None:

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
+from cli_run import cli
 
 from core.audit import available
-from core.cli.main import run_cli
 
 CONTRACT = ("mechanism", "epsilon_claimed", "delta_claimed", "epsilon_lb", "confidence",
             "epsilon_tight", "pair", "samples", "verdict")
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: object) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -10,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.examples import four_startups
 from core.mdp.files import load_mdp, save_mdp
 from core.mdp.robust import cost_of_privacy
@@ -20,12 +19,6 @@ from core.mdp.synthesis import synthesize
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "assets" / "examples"
 FOUR = str(EXAMPLES / "four_startups.mdp.json")
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: str) -> dict:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
 from core.cli.main import run_cli
 from core.mdp.private_policy import bounds_release
@@ -25,21 +25,7 @@ from core.project.model import Project
 from core.project.recording import bounds_run_record
 
 ROOT = Path(__file__).resolve().parents[3]
-BUILTIN = ROOT / "assets" / "examples" / "builtin.privplan.json"
 FOUR = ROOT / "assets" / "examples" / "four_startups.mdp.json"
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "p.privplan.json"
-    shutil.copy(BUILTIN, path)
-    return path
 
 
 def test_seeded_record_is_the_windows_record(project: Path) -> None:

@@ -6,13 +6,12 @@ exit 2 on bad input with one stderr line naming the flag.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.accounting import mdp_privacy
 from core.mdp.files import load_mdp
 from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_privacy
@@ -20,12 +19,6 @@ from core.privacy.dirichlet_accounting import LEMMA_1_2_WARNING, dirichlet_priva
 ROOT = Path(__file__).resolve().parents[3]
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")
 BASE = ("dirichlet", "--k", "6.7", "--eta", "0.15", "--w", "3", "--b", "0.1")
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: str) -> tuple[dict, str]:

@@ -3,25 +3,18 @@ writes (docs/formats-and-cli.md: exit 2 with one line naming the file and line; 
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.files import load_mdp
 
 TRA = "4 5 7\n0 0 1 1 a\n1 0 2 0.5 c\n1 0 3 0.5 c\n1 1 0 0.7 b\n1 1 1 0.3 b\n2 0 2 1 a\n" \
       "3 0 3 1 a\n"
 TREW = '# Reward structure "r"\n# Transition rewards\n4 5 4\n1 0 2 6\n1 0 3 6\n1 1 0 5\n1 1 1 5\n'
 LAB = '0="init" 1="deadlock" 2="heads" 3="end"\n0: 0\n2: 2 3\n3: 3\n'
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: object) -> dict:

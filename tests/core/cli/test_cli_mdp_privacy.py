@@ -8,15 +8,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.accounting import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, mdp_privacy
 from core.mdp.examples import four_startups
 from core.mdp.files import load_mdp, read_release, save_mdp
@@ -28,12 +27,6 @@ ROOT = Path(__file__).resolve().parents[3]
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")
 GUARANTEE_KEYS = ("epsilon", "delta", "adjacency", "adjacency_text", "k", "eta", "b",
                   "delta_target", "domain_rule", "zeros", "mode", "seed", "statement")
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def cli_json(*argv: object) -> dict:

@@ -2,35 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.records import sweep_summary
 from core.mdp.sweep import privacy_sweep
 from core.privacy.ledger import PrivacyLedger
 from core.project.files import load_project
 
 ROOT = Path(__file__).resolve().parents[3]
-BUILTIN = ROOT / "assets" / "examples" / "builtin.privplan.json"
 FOUR = ROOT / "assets" / "examples" / "four_startups.mdp.json"
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "p.privplan.json"
-    shutil.copy(BUILTIN, path)
-    return path
 
 
 def test_record_appends_the_run_and_one_ledger_entry_per_k(project: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import errno
-import io
 import json
 import os
 import shutil
@@ -17,19 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from core.cli.main import run_cli
+from cli_run import cli
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "assets" / "examples"
 FOUR = EXAMPLES / "four_startups.mdp.json"
 sys.path.insert(0, str(ROOT / "tests" / "core" / "fuzz"))
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def refused(*argv: object, match: str = "") -> str:

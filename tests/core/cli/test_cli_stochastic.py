@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.files import load_mdp
 from core.mdp.stochastic import one_hot
 from core.mdp.synthesis import synthesize
@@ -18,12 +17,6 @@ from core.mdp.synthesis import synthesize
 ROOT = Path(__file__).resolve().parents[3]
 EX2 = ROOT / "assets" / "examples" / "example2.mdp.json"
 FOUR = ROOT / "assets" / "examples" / "four_startups.mdp.json"
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def ok_json(*argv: object) -> dict:

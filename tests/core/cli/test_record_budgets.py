@@ -14,18 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
 from core.cli.main import run_cli
 from core.project.files import load_project, save_project
 
 ROOT = Path(__file__).resolve().parents[3]
 BUILTIN = ROOT / "assets" / "examples" / "builtin.privplan.json"
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def _with_budgets(path: Path, budgets: dict[str, tuple[float, float]]) -> bytes:

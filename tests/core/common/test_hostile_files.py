@@ -4,14 +4,13 @@ through the loader and through the command line (exit 2, one line)."""
 from __future__ import annotations
 
 import copy
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.common.errors import InputError
 from core.common.jsonfile import read_json
 from core.logistics.io import load_map, map_from_dict
@@ -20,11 +19,6 @@ from core.mdp.files import load_mdp
 ROOT = Path(__file__).resolve().parents[3]
 EX = ROOT / "assets" / "examples"
 FIG41 = json.loads((EX / "fig41.map.json").read_text())
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return run_cli([str(a) for a in argv], out=out, err=err), out.getvalue(), err.getvalue()
 
 
 def one_line_exit_2(*argv: object) -> str:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.logistics.examples import fig41
 from core.logistics.io import map_to_dict
 
 ROOT = Path(__file__).resolve().parents[3]
 FIG41 = str(ROOT / "assets" / "examples" / "fig41.map.json")
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def plan_json(*extra: str) -> dict:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 import math
 from pathlib import Path
@@ -12,8 +11,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.common.errors import InputError
 from core.logistics.domains import (
     DEFAULT_FUEL_RANGE,
@@ -35,12 +34,6 @@ AIR = ROOT / "assets" / "examples" / "air.map.json"
 ROVER = ROOT / "assets" / "examples" / "rover.map.json"
 FIG41 = ROOT / "assets" / "examples" / "fig41.map.json"
 APPROACHES = ("dp", "noprivacy", "bestfirst", "greedy", "simplified")
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def _run_all(world: LogisticsWorld, tasks, seed: int = 1):

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.common.errors import InputError
 from core.logistics.packet import PACKET_METRICS, packet_arm, packet_claims, packet_study
 from core.study import evaluate_claims, run_study
 
 ROOT = Path(__file__).resolve().parents[3]
 FIG41 = str(ROOT / "assets" / "examples" / "fig41.map.json")
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli([str(a) for a in argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_arm_is_reproducible_and_static_means_no_replans():

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 
 import pytest
+from cli_run import cli
 
-from core.cli.main import run_cli
 from core.mdp.accounting import record_privatization
 from core.mdp.sweep import privacy_sweep
 from core.privacy.ledger import PrivacyLedger, budgets_to_dict
@@ -44,12 +43,6 @@ def sweep_project(seed: int = 7) -> Project:
     led.set_budget(f"mdp:{mdp_id}", 100.0, 0.1)
     p.ledger, p.budgets = led.entries, budgets_to_dict(led.budgets)
     return p
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run_cli(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture
