@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QStatusBar,
@@ -68,7 +67,7 @@ from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
+from gui.shell.widgets import SciSpinBox, info_panel, show_field_error, vertical_scroll
 
 __all__ = ["SharingPanel", "TOOLTIPS", "STUDENT_LABELS"]
 
@@ -100,12 +99,10 @@ class SharingPanel(ToolPanel):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=10)
             combo.setMinimumContentsLength(min(10, max(1, longest)))
-        scroll = QScrollArea(self)
-        scroll.setWidget(setup)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll = vertical_scroll(setup, self)
         scroll.setMinimumWidth(270)  # with the plots at 210: the page fits 1366×768's middle
-        results = self._build_results()
+        # the plots and the ledger scroll on their own: the page fits 768 px, Run in sight
+        results = vertical_scroll(self._build_results(), self, frame=False)
         left = QWidget(self)  # Run stays in sight below the form (issue 26 §4)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS", "info_panel", "show_field_error",
-           "open_failure_text"]
+           "open_failure_text", "vertical_scroll"]
 
 SLIDER_STEPS = 1000
 
@@ -240,6 +240,22 @@ def info_panel(html: str) -> QWidget:
     lay.addWidget(label)
     lay.addStretch(1)
     return w
+
+
+def vertical_scroll(widget: QWidget, parent: QWidget | None = None, *,
+                    frame: bool = True) -> QWidget:
+    """``widget`` in a scroll area that fits it to its width and scrolls it vertically only:
+    a column taller than a laptop's screen scrolls by itself, so what sits beside or below
+    it (a Run button) stays in sight."""
+    from PySide6.QtWidgets import QFrame, QScrollArea
+
+    area = QScrollArea(parent)
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    if not frame:
+        area.setFrameShape(QFrame.Shape.NoFrame)
+    return area
 
 
 def show_field_error(widget: QWidget, error: str, tooltip: str = "", *,

@@ -52,6 +52,13 @@ def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
     # and the workspace fits its tab: no sideways scrolling at a laptop's width
     assert ws.minimumSizeHint().width() <= window.tabs.width(), (
         key, ws.minimumSizeHint().width(), window.tabs.width())
+    # a Run button of the workspace is in sight without scrolling the page (issue 26 §4)
+    from PySide6.QtWidgets import QAbstractButton
+
+    runs = [b for b in ws.findChildren(QAbstractButton)
+            if b.isVisible() and b.text().startswith("▶")]
+    hidden = [b.text() for b in runs if b.visibleRegion().isEmpty()]
+    assert not hidden, (key, hidden)
     # what the user sees once drawing has settled: a job may still hand its result to the
     # plots (queued signals, debounced redraws) for a moment after it finished, longer on a
     # loaded machine; a problem that persists for 5 s is a real one
