@@ -45,7 +45,8 @@ def ppo_params(res: PpoSharing, *, students: list[str], seeds: int, seed: int | 
     params = sharing_params(res.result.setup, env=f"gym:{res.env}", students=list(students),
                             seeds=seeds, seed=seed, teacher="ppo", temperature=1.0)
     params.update(agent="ppo", b=res.b, lipschitz=res.lipschitz.method,
-                  steps_per_rollout=res.steps_per_rollout, after_budget=res.after_budget)
+                  steps_per_rollout=res.steps_per_rollout, after_budget=res.after_budget,
+                  nonprivate_target="teacher")  # the PPO students imitate the network itself
     return params
 
 

@@ -6,7 +6,8 @@ the teacher learns until solved, its network's Lipschitz constant (a proven spec
 turns b into L·b, and the students learn with the mechanism's demonstrations under the same
 ledger and budget as the tabular run. The set-up's k₀, c, η, target δ / τ, bound, λ, β, κ,
 students, seeds, iterations, budget, randomness and the protocol's after-the-budget rule
-apply (its reward scale, gradient and penalty weight are the tabular learner's); its L·b field
+apply (its reward scale, gradient and penalty weight are the tabular learner's, and the PPO
+non-private student always imitates the teacher network itself); its L·b field
 is replaced by L·b of the teacher network with b = :data:`B`.
 
 The only module of this workspace that imports :mod:`core.deep` (an import-linter contract
@@ -88,6 +89,10 @@ def start_ppo(panel: Any) -> bool:
         students = [k for k, c in panel.student_checks.items() if c.isChecked()]
         if not students:
             raise InputError("tick at least one student", field="students")
+        if setup.nonprivate_target != "teacher":
+            raise InputError("the PPO non-private student imitates the teacher network's own "
+                             "policy; the η-mixed target is the tabular learner's option",
+                             field="nonprivate_target")
     except InputError as exc:
         panel._show_error(exc)
         return False

@@ -60,6 +60,12 @@ def test_a_ppo_run_is_recorded_with_its_ledger_and_drawn(qtbot, panel, example_d
     assert rec.kind == "sharing" and rec.params["agent"] == "ppo"
     # the protocol's after-the-budget rule reaches the PPO students (and their record)
     assert rec.summary["after_budget"] == rec.params["after_budget"] == "random"
+    assert rec.params["nonprivate_target"] == "teacher"
+    # the η-mixed target is the tabular learner's: refused for PPO, beside the message
+    panel.set_parameters(nonprivate_target="mixed")
+    assert not panel.run()
+    assert "teacher network's own policy" in panel.message.text()
+    assert len(example_doc.project.runs) == n_runs + 1
     assert rec.target == "gym:CartPole-v1" and panel.last_recorded == rec.id
     assert rec.summary["teacher_return"] > 0 and rec.summary["lipschitz"]["proven"]
     entries = example_doc.project.ledger[n_ledger:]
