@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -60,10 +59,10 @@ from gui.logistics.side_panel import (
     approach_box,
     connect_study_runner,
     side_run_row,
+    study_page_bar,
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import make_plot
-from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
@@ -196,24 +195,12 @@ class PacketExperimentsPage(QWidget):
         return w
 
     def _build_page(self) -> None:
-        bar = QHBoxLayout()
-        self.title_label = QLabel(self)
-        self.title_label.setTextFormat(Qt.TextFormat.RichText)
-        bar.addWidget(self.title_label, 1)
-        self.run_controls = RunControls(
-            self._runner, self, run=self.run, cancel=self.cancel,
-            run_tip="Run the study with the parameters in the Run panel.",
-            running_text="starting…", progress_width=220)
-        self.run_button = self.run_controls.run_button
-        self.cancel_button = self.run_controls.cancel_button
-        self.progress = self.run_controls.progress
-        self.progress_label = self.run_controls.progress_label
-        for wdg in (self.progress_label, self.progress, self.run_button, self.cancel_button):
-            bar.addWidget(wdg)
-        self.caption = QLabel(self)
-        self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bar, self.title_label, self.run_controls, self.caption = study_page_bar(
+            self, self._runner, self.run, self.cancel,
+            "Run the study with the parameters in the Run panel.")
+        rc = self.run_controls
+        self.run_button, self.cancel_button = rc.run_button, rc.cancel_button
+        self.progress, self.progress_label = rc.progress, rc.progress_label
         plots = QWidget(self)
         grid = QGridLayout(plots)
         grid.setContentsMargins(0, 0, 0, 0)

@@ -1,10 +1,12 @@
-"""Pieces the Logistics study panels (B1–B5 and packet routing) share in their Run panel."""
+"""Pieces the Logistics study panels (B1–B5 and packet routing) share: their Run panel's foot,
+their page's top bar and their runner's wiring."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QGroupBox,
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from core.common import APPROACH_COLOURS
 from core.logistics import APPROACH_NAMES
+from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "connect_study_runner",
@@ -70,6 +73,28 @@ def side_run_row(parent: QWidget, run: Callable[[], object], cancel: Callable[[]
     row.addWidget(run_button)
     row.addWidget(cancel_button)
     return message, row, run_button, cancel_button
+
+
+def study_page_bar(page: QWidget, runner: Any, run: Callable[[], object],
+                   cancel: Callable[[], object], run_tip: str
+                   ) -> tuple[QHBoxLayout, QLabel, RunControls, QLabel]:
+    """A study page's top bar — its title, then progress, Run and Cancel on ``runner`` — and
+    its caption (a selectable rich-text label the page places itself): (bar, title label,
+    run controls, caption)."""
+    bar = QHBoxLayout()
+    title = QLabel(page)
+    title.setTextFormat(Qt.TextFormat.RichText)
+    bar.addWidget(title, 1)
+    controls = RunControls(runner, page, run=run, cancel=cancel, run_tip=run_tip,
+                           running_text="starting…", progress_width=220)
+    for wdg in (controls.progress_label, controls.progress, controls.run_button,
+                controls.cancel_button):
+        bar.addWidget(wdg)
+    caption = QLabel(page)
+    caption.setWordWrap(True)
+    caption.setTextFormat(Qt.TextFormat.RichText)
+    caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return bar, title, controls, caption
 
 
 def connect_study_runner(page: Any, document: Any) -> None:
