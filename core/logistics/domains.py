@@ -474,8 +474,7 @@ def domain_tasks(world: Any, *, p_package: float = 0.2,
     -------
     tuple of Task
     """
-    from core.logistics.examples import generate_tasks
-    from core.logistics.model import Task
+    from core.logistics.examples import draw_tasks, generate_tasks
 
     if world.domain == "logistics":
         return generate_tasks(world, p_package=p_package, rng=rng)
@@ -488,16 +487,7 @@ def domain_tasks(world: Any, *, p_package: float = 0.2,
     origins = [(a, b) for a, b in all_bases if _role(prof, nodes[b]) in prof.origin_roles]
     dests = [(a, b) for a, b in all_bases
              if not prof.dest_roles or _role(prof, nodes[b]) in prof.dest_roles]
-    tasks = []
-    for a, b in origins:
-        if g.random() < p_package:
-            others = [(x, y) for x, y in dests if x != a]
-            if not others:
-                continue
-            ga, gb = others[int(g.integers(len(others)))]
-            tasks.append(Task(b, ga, gb))
-    perm = g.permutation(len(tasks)) if tasks else np.zeros(0, dtype=np.int64)
-    return tuple(tasks[int(i)] for i in perm)
+    return draw_tasks(origins, dests, p_package, g)
 
 
 # --------------------------------------------------------------------------- plan metrics

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
@@ -366,10 +367,18 @@ def generate_tasks(world: LogisticsWorld, *, p_package: float = 0.2,
         raise InputError(f"must lie in [0, 1], got {p_package!r}", field="p_package")
     g = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(int(rng))
     all_bases = [(a, b) for a in world.agents for b in world.bases[a]]
+    return draw_tasks(all_bases, all_bases, p_package, g)
+
+
+def draw_tasks(origins: Sequence[tuple[str, Any]], dests: Sequence[tuple[str, Any]],
+               p_package: float, g: np.random.Generator) -> tuple[Task, ...]:
+    """Each (agent, base) of ``origins`` gets an item with probability ``p_package``, bound
+    for a uniformly drawn (agent, base) of ``dests`` of another agent; the items in random
+    order. Shared by :func:`generate_tasks` and the air and rover domains' rounds."""
     tasks: list[Task] = []
-    for a, b in all_bases:
+    for a, b in origins:
         if g.random() < p_package:
-            others = [(x, y) for x, y in all_bases if x != a]
+            others = [(x, y) for x, y in dests if x != a]
             if not others:
                 continue
             ga, gb = others[int(g.integers(len(others)))]
