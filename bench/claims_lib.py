@@ -83,4 +83,14 @@ def run_one(study: Study, args: argparse.Namespace):
                      progress=stderr_progress(study.name))
 
 
-__all__ = ["parser", "run_claims", "run_one", "stderr_progress", "json"]
+def print_canary_table(study: Study, args: argparse.Namespace) -> None:
+    """Run a canary-audit study under --master-seed and print ε_lb beside the accountant's ε
+    (``args.canary_n`` audits per arm)."""
+    res = run_one(study, args)
+    print()
+    print(f"## {study.name}: n = {args.canary_n} audits per arm, master seed "
+          f"{args.master_seed}\n")
+    print(summary_table(res, ("epsilon_lb", "epsilon", "canary_auc")))
+
+
+__all__ = ["parser", "run_claims", "run_one", "print_canary_table", "stderr_progress", "json"]

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claims_lib import parser, run_claims, run_one  # noqa: E402
+from claims_lib import parser, print_canary_table, run_claims  # noqa: E402
 
 from core.deep.claims import (  # noqa: E402
     DEEP_ARMS,
@@ -38,7 +38,6 @@ from core.deep.claims import (  # noqa: E402
     deep_attack_study,
     deep_canary_study,
 )
-from core.study import summary_table  # noqa: E402
 
 METRICS = ("auc_lira_online", "auc_lira_offline", "auc_loss", "auc_shadow",
            "tpr01_lira_online", "gap", "test_accuracy")
@@ -57,13 +56,8 @@ def main() -> int:
                               arms=arms)
     run_claims(study, deep_attack_claims(arms), args, metrics=METRICS)
     if args.canary_n > 0:
-        cs = deep_canary_study(n=args.canary_n, master_seed=args.master_seed,
-                               numpy=not args.no_numpy_canaries)
-        res = run_one(cs, args)
-        print()
-        print(f"## {cs.name}: n = {args.canary_n} audits per arm, master seed "
-              f"{args.master_seed}\n")
-        print(summary_table(res, ("epsilon_lb", "epsilon", "canary_auc")))
+        print_canary_table(deep_canary_study(n=args.canary_n, master_seed=args.master_seed,
+                                             numpy=not args.no_numpy_canaries), args)
     return 0
 
 

@@ -23,10 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claims_lib import parser, run_claims, run_one  # noqa: E402
+from claims_lib import parser, print_canary_table, run_claims  # noqa: E402
 
 from core.modelprivacy.claims import canary_study, mia_claims, mia_claims_study  # noqa: E402
-from core.study import summary_table  # noqa: E402
 
 METRICS = ("auc_lira_online", "auc_lira_offline", "auc_loss", "auc_shadow",
            "tpr01_lira_online", "gap", "test_accuracy")
@@ -40,12 +39,7 @@ def main() -> int:
     study = mia_claims_study(n=args.n, master_seed=args.master_seed, models=args.models)
     run_claims(study, mia_claims(), args, metrics=METRICS)
     if args.canary_n > 0:
-        cs = canary_study(n=args.canary_n, master_seed=args.master_seed)
-        res = run_one(cs, args)
-        print()
-        print(f"## {cs.name}: n = {args.canary_n} audits per arm, master seed "
-              f"{args.master_seed}\n")
-        print(summary_table(res, ("epsilon_lb", "epsilon", "canary_auc")))
+        print_canary_table(canary_study(n=args.canary_n, master_seed=args.master_seed), args)
     return 0
 
 
