@@ -126,16 +126,14 @@ def _coord_pmf(a: float, d: float, gainer: bool, h: float, pessimistic: bool = T
     return i0, probs, 0.0
 
 
-def _product_pld(moves: tuple[tuple[float, float, bool], ...], k: float, h: float,
+def _product_pld(pmfs: "list[tuple[int, np.ndarray, float]]", h: float,
                  pessimistic: bool = True) -> Any:
+    """The composed PLD of the coordinates' discretised losses (:func:`_coord_pmf`)."""
     from dp_accounting.pld import pld_pmf
     from dp_accounting.pld import privacy_loss_distribution as pldm
 
     total = None
-    for base, mag, gainer in moves:
-        if mag <= 0:
-            continue
-        i0, probs, inf = _coord_pmf(k * base, k * mag, gainer, h, pessimistic)
+    for i0, probs, inf in pmfs:
         keep = probs > 0
         pmf = pld_pmf.create_pmf(dict(zip((np.arange(probs.size) + i0)[keep].tolist(),
                                           probs[keep].tolist())), h, inf, pessimistic)
@@ -201,7 +199,7 @@ def product_epsilon(moves: "list[tuple[float, bool]] | tuple[tuple[float, bool],
         return math.inf
     if not all((probs > 0).any() for _, probs, _ in pmfs):
         return 0.0  # a lower bound only: the grid dropped a whole coordinate
-    pld = _product_pld(mv, k, h, pessimistic)
+    pld = _product_pld(pmfs, h, pessimistic)
     eps = float(pld.get_epsilon_for_delta(target))
     return max(0.0, eps if pessimistic else eps - h * len(mv))
 
