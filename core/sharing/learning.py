@@ -632,8 +632,8 @@ def sharing_ledger(setup: SharingSetup, ms: Sequence[int], queries: int, *,
         if per:
             eps_list.append(eps)
             counts.append(per)
-        adv = (min(advanced_epsilon(eps_list, counts, delta_slack=D / 2), cum_e)
-               if D > 0 and eps_list else cum_e if D > 0 else math.inf)
+        adv = (min(advanced_epsilon(eps_list, counts, delta_slack=D / 2), cum_e) if D > 0
+               else math.inf)
         rows.append(LedgerRow(j, k, eps, delta, tau, queries, cum_e, cum_d, adv, False))
         progress((j + 1) / setup.iterations, f"roll-out {j}: k = {k:.3g}")
     return SharingLedger(rows=tuple(rows), stopped_at=stopped_at, stop_reason=stop_reason,
