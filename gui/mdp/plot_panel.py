@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTableWidget,
@@ -49,6 +48,7 @@ from core.project import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
 from gui.shell.style import SERIES, fmt_num
+from gui.shell.widgets import vertical_scroll
 
 __all__ = ["CostOfPrivacyPanel", "LogErrorBarItem", "VALUE_KEYS", "COST_KEYS", "TABLE_COLUMNS"]
 
@@ -216,11 +216,7 @@ class CostOfPrivacyPanel(QWidget):
         focus = QHBoxLayout()
         # the long privacy text scrolls in a box of about three lines: laid out in full it
         # was drawn over the table when the pane was short (a 768-px-high window)
-        privacy_box = QScrollArea(content)
-        privacy_box.setWidget(self.privacy_label)
-        privacy_box.setWidgetResizable(True)
-        privacy_box.setFrameShape(QScrollArea.Shape.NoFrame)
-        privacy_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        privacy_box = vertical_scroll(self.privacy_label, content, frame=False)
         privacy_box.setMinimumHeight(3 * self.privacy_label.fontMetrics().lineSpacing() + 4)
         focus.addWidget(privacy_box, 1)
         focus.addWidget(self.rows_button, 0, Qt.AlignmentFlag.AlignTop)
