@@ -12,81 +12,8 @@
 * :mod:`core.cli.advising`: the ``advise`` and ``advise-bench`` subcommands.
 """
 
-from core.advising.accounting import (
-    ACCOUNTANTS,
-    ADJACENCY,
-    DEFAULT_DELTA,
-    AdvisingAccounting,
-    AgentPrivacy,
-    account_advising,
-)
-from core.advising.claims import THESIS_CLAIMS, check_claims
-from core.advising.experiments import (
-    UNBOUNDED_SPENT,
-    ExperimentResult,
-    ci95,
-    epsilon_sweep,
-    run_experiment,
-)
-from core.advising.framework import AdvisingResult, advice_query, run_advising
-from core.advising.model import (
-    CASE_NAMES,
-    VARIANT_KNOBS,
-    AdvisingParams,
-    AdvisingSetup,
-    neighbour_case,
-)
-from core.advising.presets import (
-    EXP3_EPSILONS,
-    ExperimentArm,
-    WorkedExample,
-    experiment_arms,
-    preset,
-    table35_params,
-    worked_example,
-)
-from core.advising.records import (
-    RUN_TARGET,
-    experiment_ledger_entries,
-    experiment_summary,
-    randomness_text,
-    rounded_json,
-    single_summary,
-)
+import lazy_loader as _lazy
 
-__all__ = [
-    "ACCOUNTANTS",
-    "CASE_NAMES",
-    "DEFAULT_DELTA",
-    "EXP3_EPSILONS",
-    "RUN_TARGET",
-    "UNBOUNDED_SPENT",
-    "VARIANT_KNOBS",
-    "WorkedExample",
-    "ci95",
-    "experiment_ledger_entries",
-    "experiment_summary",
-    "randomness_text",
-    "rounded_json",
-    "single_summary",
-    "table35_params",
-    "ADJACENCY",
-    "AdvisingAccounting",
-    "AdvisingParams",
-    "AdvisingResult",
-    "AdvisingSetup",
-    "AgentPrivacy",
-    "ExperimentArm",
-    "ExperimentResult",
-    "THESIS_CLAIMS",
-    "account_advising",
-    "advice_query",
-    "check_claims",
-    "epsilon_sweep",
-    "experiment_arms",
-    "neighbour_case",
-    "preset",
-    "run_advising",
-    "run_experiment",
-    "worked_example",
-]
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

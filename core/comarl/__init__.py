@@ -1,27 +1,8 @@
+"""Cooperative multi-agent RL with private communication (PE-VDN, secure summation).
+"""
 
-# The capability's public face: ``from core.comarl import Name`` (the GUI imports these, not
-# the modules). The names load on first use, so importing the package stays cheap.
+import lazy_loader as _lazy
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from core.comarl.vdn import VdnSetup, team_grid, train_vdn
-
-_WHERE = {
-    "VdnSetup": "core.comarl.vdn",
-    "team_grid": "core.comarl.vdn",
-    "train_vdn": "core.comarl.vdn",
-}
-
-__all__ = [
-    "VdnSetup",
-    "team_grid",
-    "train_vdn",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'core.comarl' has no attribute {name!r}")
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -28,65 +28,8 @@ for it and raises :class:`DeepUnavailable` (an :class:`~core.common.errors.Input
 the command line exits 2 with one line) naming the extra to install.
 """
 
-from __future__ import annotations
+import lazy_loader as _lazy
 
-import importlib.util
-
-from core.common.errors import InputError
-
-__all__ = ["EXTRA", "INSTALL_HINT", "DeepUnavailable", "available", "require", "missing"]
-
-#: the optional extra that brings JAX in
-EXTRA = "deep"
-INSTALL_HINT = "install privplan[deep] (pip install 'privplan[deep]': jax, equinox, optax)"
-_PACKAGES = ("jax", "jaxlib", "equinox", "optax")
-
-
-class DeepUnavailable(InputError):
-    """A network was asked for but the ``deep`` extra (JAX) is not installed."""
-
-
-def missing() -> list[str]:
-    """The packages of the ``deep`` extra that this interpreter cannot import.
-
-    Returns
-    -------
-    list of str
-        Empty when the extra is installed.
-
-    Examples
-    --------
-    >>> isinstance(missing(), list)
-    True
-    """
-    return [p for p in _PACKAGES if importlib.util.find_spec(p) is None]
-
-
-def available() -> bool:
-    """True when the ``deep`` extra is installed (nothing is imported).
-
-    Examples
-    --------
-    >>> available() in (True, False)
-    True
-    """
-    return not missing()
-
-
-def require(field: str = "--model") -> None:
-    """Raise :class:`DeepUnavailable`, naming ``field`` and the extra, unless JAX is here.
-
-    Parameters
-    ----------
-    field : str
-        The flag or field that asked for a network (named in the message).
-
-    Raises
-    ------
-    DeepUnavailable
-        With one line: what is missing and ``install privplan[deep]``.
-    """
-    gone = missing()
-    if gone:
-        raise DeepUnavailable(f"networks need the optional 'deep' extra ({', '.join(gone)} "
-                              f"not installed): {INSTALL_HINT}", field=field)
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -2,45 +2,8 @@
 (DP-SGD, the Gaussian post-training mechanism, the one-parameter defense).
 """
 
-# The capability's public face: ``from core.modelprivacy import Name`` (the GUI imports these, not
-# the modules). The names load on first use, so importing the package stays cheap.
+import lazy_loader as _lazy
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from core.modelprivacy.data import load_dataset, mdp_dataset
-    from core.modelprivacy.records import RUN_KIND, TABLE_COLUMNS, TABLE_KIND, table_cells
-    from core.modelprivacy.study import MiaSetup, defense_table, run_mia, victim_table
-
-_WHERE = {
-    "MiaSetup": "core.modelprivacy.study",
-    "RUN_KIND": "core.modelprivacy.records",
-    "TABLE_COLUMNS": "core.modelprivacy.records",
-    "TABLE_KIND": "core.modelprivacy.records",
-    "defense_table": "core.modelprivacy.study",
-    "load_dataset": "core.modelprivacy.data",
-    "mdp_dataset": "core.modelprivacy.data",
-    "run_mia": "core.modelprivacy.study",
-    "table_cells": "core.modelprivacy.records",
-    "victim_table": "core.modelprivacy.study",
-}
-
-__all__ = [
-    "MiaSetup",
-    "RUN_KIND",
-    "TABLE_COLUMNS",
-    "TABLE_KIND",
-    "defense_table",
-    "load_dataset",
-    "mdp_dataset",
-    "run_mia",
-    "table_cells",
-    "victim_table",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'core.modelprivacy' has no attribute {name!r}")
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

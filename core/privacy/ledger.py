@@ -57,7 +57,8 @@ from core.privacy.composition import advanced_epsilon, zcdp_epsilon
 from core.privacy.pld import PLD_LABEL, profile_spec_terms
 from core.privacy.pld import compose as pld_compose
 
-__all__ = ["LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition", "compose",
+__all__ = ["release_modes", "LedgerEntry", "PrivacyLedger", "BudgetExceeded", "Composition",
+           "compose",
            "PURE_MECHANISMS", "MODES",
            "budgets_from_dict", "budgets_to_dict"]
 

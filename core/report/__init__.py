@@ -1,54 +1,8 @@
 """Reports of a project: the report model and its HTML rendering (PDF goes through Qt).
 """
 
-# The capability's public face: ``from core.report import Name`` (the GUI imports these, not
-# the modules). The names load on first use, so importing the package stays cheap.
+import lazy_loader as _lazy
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from core.report.html import (
-        OPTIONAL_SECTIONS,
-        Figure,
-        GridImage,
-        Report,
-        build_report,
-        default_css,
-        ledger_totals,
-        section_titles,
-        to_html,
-        unbounded_reasons,
-    )
-
-_WHERE = {
-    "OPTIONAL_SECTIONS": "core.report.html",
-    "GridImage": "core.report.html",
-    "Figure": "core.report.html",
-    "Report": "core.report.html",
-    "build_report": "core.report.html",
-    "default_css": "core.report.html",
-    "ledger_totals": "core.report.html",
-    "section_titles": "core.report.html",
-    "to_html": "core.report.html",
-    "unbounded_reasons": "core.report.html",
-}
-
-__all__ = [
-    "OPTIONAL_SECTIONS",
-    "GridImage",
-    "Figure",
-    "Report",
-    "build_report",
-    "default_css",
-    "ledger_totals",
-    "section_titles",
-    "to_html",
-    "unbounded_reasons",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'core.report' has no attribute {name!r}")
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -6,79 +6,8 @@
   forms for the tests), the student's loss radius α_λ and the Lemma 1 erratum.
 """
 
-# The capability's public face: ``from core.sharing import Name`` (the GUI imports these, not
-# the modules). The names load on first use, so importing the package stays cheap.
+import lazy_loader as _lazy
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from core.sharing.gym_import import (
-        GYM_IDS,
-        gym_actions,
-        gym_available,
-        import_gym,
-        parse_gym_id,
-    )
-    from core.sharing.learning import (
-        STUDENTS,
-        SharingSetup,
-        SharingStudy,
-        live_privacy,
-        live_radius,
-        mechanism_curves,
-        run_policy,
-        sharing_study,
-    )
-    from core.sharing.mechanism import PrivacyCurve, RadiusCurve, check_sharing
-    from core.sharing.records import mdp_side_entries, sharing_params, sharing_summary
-
-_WHERE = {
-    "GYM_IDS": "core.sharing.gym_import",
-    "PrivacyCurve": "core.sharing.mechanism",
-    "RadiusCurve": "core.sharing.mechanism",
-    "STUDENTS": "core.sharing.learning",
-    "SharingSetup": "core.sharing.learning",
-    "SharingStudy": "core.sharing.learning",
-    "check_sharing": "core.sharing.mechanism",
-    "gym_actions": "core.sharing.gym_import",
-    "gym_available": "core.sharing.gym_import",
-    "import_gym": "core.sharing.gym_import",
-    "live_privacy": "core.sharing.learning",
-    "live_radius": "core.sharing.learning",
-    "mdp_side_entries": "core.sharing.records",
-    "mechanism_curves": "core.sharing.learning",
-    "parse_gym_id": "core.sharing.gym_import",
-    "run_policy": "core.sharing.learning",
-    "sharing_params": "core.sharing.records",
-    "sharing_study": "core.sharing.learning",
-    "sharing_summary": "core.sharing.records",
-}
-
-__all__ = [
-    "GYM_IDS",
-    "PrivacyCurve",
-    "RadiusCurve",
-    "STUDENTS",
-    "SharingSetup",
-    "SharingStudy",
-    "check_sharing",
-    "gym_actions",
-    "gym_available",
-    "import_gym",
-    "live_privacy",
-    "live_radius",
-    "mdp_side_entries",
-    "mechanism_curves",
-    "parse_gym_id",
-    "run_policy",
-    "sharing_params",
-    "sharing_study",
-    "sharing_summary",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'core.sharing' has no attribute {name!r}")
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

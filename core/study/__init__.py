@@ -9,32 +9,8 @@ re-runs them under other master seeds, and :mod:`core.study.tables` prints them 
 intervals.
 """
 
-from core.study.claims import Claim, ClaimResult, Stability, evaluate_claims, verdict_stability
-from core.study.runner import Arm, Study, StudyResult, point_label, run_study
-from core.study.seeds import derive_seeds
-from core.study.stats import (
-                              TESTS,
-                              Comparison,
-                              Equivalence,
-                              Summary,
-                              clopper_pearson,
-                              equivalence_test,
-                              holm,
-                              median_interval,
-                              paired_test,
-                              summarize,
-)
-from core.study.tables import (
-                               claims_table,
-                               interval_series,
-                               stability_table,
-                               summary_rows,
-                               summary_table,
-)
+import lazy_loader as _lazy
 
-__all__ = ["Arm", "Study", "StudyResult", "run_study", "point_label", "derive_seeds",
-           "Claim", "ClaimResult", "Stability", "evaluate_claims", "verdict_stability",
-           "TESTS", "Comparison", "Equivalence", "Summary", "summarize", "paired_test",
-           "equivalence_test", "holm", "median_interval", "clopper_pearson",
-           "summary_table", "claims_table", "interval_series", "summary_rows",
-           "stability_table"]
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
