@@ -48,6 +48,7 @@ from core.cli.common import (
     project_item,
     record_checked,
 )
+from core.cli.grammar import add_alias, add_record_option
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 from core.logistics.records import EVALUATOR_KEYS, EVALUATOR_VIEW
@@ -56,7 +57,7 @@ __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_ben
            "plan_payload"]
 
 _PLAN_FLAGS = {"origin": "--origin", "goal_agent": "--goal-agent", "goal": "--goal",
-               "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--budget",
+               "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--message-budget",
                "preset": "--preset", "approach": "--approach"}
 
 
@@ -94,9 +95,9 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     "with --map naming one of its maps")
     sp.add_argument("--map", dest="map_id", default=None,
                     help="the id of the map in the project MAP (default: its only map)")
-    sp.add_argument("--record", action="store_true",
-                    help="record the run in the project MAP, as the window does: a run record "
-                         "and every agent's ledger entries; the file is saved atomically")
+    add_record_option(sp, "record the run in PROJECT, the project MAP (with --map ID), as the "
+                          "window does: a run record and every agent's ledger entries; the "
+                          "file is saved atomically", reads="map")
     add_over_budget_flag(sp)
     sp.add_argument("--origin", required=True, help="base holding the package")
     sp.add_argument("--goal-agent", required=True, help="agent whose area is the destination")
@@ -115,7 +116,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                          "of thesis 4.5.3 (its learning curve is reported)")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode (OpenDP noise)")
-    sp.add_argument("--budget", type=_budget, default=None,
+    sp.add_argument("--message-budget", dest="budget", type=_budget, default=None,
                     help="messages per agent C (default N_centers + 30; 'unlimited')")
     sp.add_argument("--domain", choices=("logistics", "packet", "air", "rover"), default=None,
                     help="default: the map's own domain (logistics, air or rover: thesis "
@@ -125,6 +126,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--dynamics", type=float, default=None,
                     help="--domain packet: leave/join probability per node and tick "
                          "(default 0.1)")
+    add_alias(sp, "--budget", "--message-budget", " in plan (--budget is a privacy budget E,D)")
     common(sp)
 
 
