@@ -11,23 +11,32 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from core.cli.grammar import canonical_command, looks_like_command
     from core.cli.main import SUBCOMMANDS, run_cli
 
-    if argv and (argv[0] in SUBCOMMANDS or argv[0] in ("-h", "--help", "--version")):
-        if argv[0] == "report" and _has_qt():
-            from gui.report.export import install_cli_pdf  # PDF goes through Qt (lazily started)
-
-            install_cli_pdf()
+    if argv and argv[0] in ("-h", "--help"):
+        sys.stdout.write(help_text())
+        return 0
+    if argv and (canonical_command(argv[0]) in SUBCOMMANDS or argv[0] == "--version"
+                 or looks_like_command(argv[0])):  # an unknown command is named as one
         return run_cli(argv)
     from gui.shell.app import run_gui
 
     return run_gui(argv)
 
 
-def _has_qt() -> bool:
-    import importlib.util
+def help_text() -> str:
+    """``app.py --help``: the window's usage and options, then the headless commands."""
+    from core.cli.main import build_parser
 
-    return importlib.util.find_spec("PySide6") is not None
+    commands = build_parser().format_help()
+    try:
+        from gui.shell.app import build_parser as window_parser  # Qt-free until run_gui
+    except ImportError:  # a core-only install: no window
+        return commands
+    window = window_parser().format_help()
+    return (window + "\nHeadless commands: `privplan COMMAND …` (each with --help and an "
+            "example).\n\n" + commands)
 
 
 if __name__ == "__main__":

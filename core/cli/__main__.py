@@ -1,5 +1,5 @@
 """``python -m core.cli SUBCOMMAND …``: the headless command line, as ``python app.py``
-(without Qt: a PDF report needs ``python -m privplan`` or ``python app.py``)."""
+(a PDF report loads Qt only when asked for one, where PySide6 is installed)."""
 
 from core.cli.main import main
 

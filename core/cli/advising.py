@@ -34,6 +34,7 @@ from core.cli.common import (
     record_checked,
     record_project,
 )
+from core.cli.grammar import add_alias
 
 __all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_advise_bench",
            "FLAGS"]
@@ -42,7 +43,7 @@ __all__ = ["add_advise_parser", "cmd_advise", "add_advise_bench_parser", "cmd_ad
 FLAGS = {
     "epsilon": "--epsilon", "epochs": "--epochs", "strategy": "--strategy",
     "distance_threshold": "--d", "ask_budget": "--ask-budget", "give_budget": "--give-budget",
-    "alpha": "--alpha", "xi": "--xi", "gamma": "--gamma", "q0": "--q0",
+    "alpha": "--q-lr", "xi": "--xi", "gamma": "--discount", "q0": "--q0",
     "sensitivity": "--sensitivity", "preset": "--preset", "variant": "--variant",
     "seed": "--seed", "delta": "--delta", "max_epsilon_per_teacher": "--max-epsilon-per-teacher",
     "seeds": "--seeds", "workers": "--workers", "epsilons": "--epsilons",
@@ -78,13 +79,15 @@ def _common_params(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--epochs", type=int, default=None, help="epochs (default 700)")
     sp.add_argument("--d", "--distance-threshold", dest="d", type=float, default=None,
                     help="squared-distance threshold d >= 0 (default 0.7)")
-    sp.add_argument("--budget", type=int, default=None,
-                    help="b_ask = b_give = C for every agent (default 30)")
+    sp.add_argument("--advice-budget", dest="budget", type=int, default=None,
+                    help="b_ask = b_give = C pieces of advice for every agent (default 30)")
     sp.add_argument("--ask-budget", type=int, default=None, help="b_ask per agent")
     sp.add_argument("--give-budget", type=int, default=None, help="b_give per agent")
-    sp.add_argument("--alpha", type=float, default=None, help="Q learning rate (0.5)")
-    sp.add_argument("--xi", type=float, default=None, help="policy learning rate (0.1)")
-    sp.add_argument("--gamma", type=float, default=None, help="discount (0)")
+    sp.add_argument("--q-lr", dest="alpha", type=float, default=None,
+                    help="Q learning rate alpha (default 0.5)")
+    sp.add_argument("--xi", type=float, default=None, help="policy learning rate (default 0.1)")
+    sp.add_argument("--discount", dest="gamma", type=float, default=None,
+                    help="discount factor gamma of the Q-learning (default 0)")
     sp.add_argument("--sensitivity", type=_sensitivity, default=None,
                     help="noise sensitivity S: a number (thesis: 1) or 'strict' "
                          "(r_max - r_min)")
@@ -96,6 +99,9 @@ def _common_params(sp: argparse.ArgumentParser) -> None:
                          "printed)")
     sp.add_argument("--delta", type=float, default=None,
                     help="delta of the advanced-composition and RDP totals (default 1e-5)")
+    add_alias(sp, "--budget", "--advice-budget", " in advise (--budget is a privacy budget E,D)")
+    add_alias(sp, "--alpha", "--q-lr", " in advise (--alpha is the bound's rule paper|rigorous)")
+    add_alias(sp, "--gamma", "--discount", " in advise (--gamma is the Dirichlet threshold)")
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -231,7 +237,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res = run_advising(setup, rng=args.seed, progress=Progress(err, "advise"),
                            **kwargs)
     except InputError as exc:
-        budget = ({"ask_budget": "--budget", "give_budget": "--budget"}
+        budget = ({"ask_budget": "--advice-budget", "give_budget": "--advice-budget"}
                   if args.budget is not None else {})
         if args.ask_budget is not None:
             budget["ask_budget"] = "--ask-budget"

@@ -155,7 +155,9 @@ def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
                     help="a *.grid.json map, or 'example' (the 12x11 stand-in, A19)")
     sp.add_argument("--random", default=None, metavar="SIZE",
                     help="a random map under the constraints, e.g. 9 or 12x11")
-    sp.add_argument("--defense", choices=("none", "dpdrl"), default="none")
+    sp.add_argument("--defense", choices=("none", "dpdrl"), default="none",
+                    help="none (default) or dpdrl: the agent's observations are obfuscated "
+                         "by a DP bit choice")
     sp.add_argument("--epsilon", type=float, default=None,
                     help="strict preset: epsilon of each bit choice (default 1)")
     sp.add_argument("--preset", choices=("strict", "thesis"), default="strict",
@@ -165,8 +167,10 @@ def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--agent", choices=("tabular", "dqn"), default="tabular",
                     help="tabular Q-learning (default) or a DQN on JAX (the optional 'deep' "
                          "extra)")
-    sp.add_argument("--episodes", type=int, default=1500)
-    sp.add_argument("--max-steps", type=int, default=200)
+    sp.add_argument("--episodes", type=int, default=1500,
+                    help="training episodes (default 1500)")
+    sp.add_argument("--max-steps", type=int, default=200,
+                    help="most steps of an episode (default 200)")
     sp.add_argument("--population", type=int, default=100, help="GA population")
     sp.add_argument("--generations", type=int, default=200, help="GA generations")
     sp.add_argument("--seed", type=int, default=None,
@@ -251,7 +255,7 @@ def add_comarl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                                        "with secure summation, optional DP-SGD on the tables")
     sp.add_argument("--agents", type=int, default=3, help="agents N >= 2 (default 3)")
     sp.add_argument("--size", type=int, default=7, help="map size (default 7x7)")
-    sp.add_argument("--episodes", type=int, default=400)
+    sp.add_argument("--episodes", type=int, default=400, help="training episodes (default 400)")
     sp.add_argument("--algorithm", choices=("vdn", "iql"), default="vdn",
                     help="vdn (default: the coupled update, secure summation) or iql "
                          "(independent Q-learners on the team reward: the baseline)")

@@ -97,7 +97,9 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                    help="W: Theorem 1.6 as the dirichlet command (default); support: the "
                         "within-support analysis of MDP row releases")
     p.add_argument("--delta-method", choices=("auto", "profile", "exact", "union", "mc"),
-                   default="auto")
+                   default="auto",
+                   help="the accountant whose claim is audited, as in the dirichlet command "
+                        "(default auto: the exact privacy profile)")
     shared(p)
 
     p = mech.add_parser("sharing", help="the shared-policy mechanism (l2 adjacency, [KS])")
@@ -112,12 +114,15 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
 
     p = mech.add_parser("advising", help="the advice as the student observes it")
     p.add_argument("--epsilon", type=float, required=True, help="epsilon > 0 per release")
-    p.add_argument("--variant", choices=("sound", "thesis"), default="sound")
+    p.add_argument("--variant", choices=("sound", "thesis"), default="sound",
+                   help="sound (default: every release noised) or thesis (as published, "
+                        "with its raw releases)")
     shared(p)
 
     p = mech.add_parser("logistics", help="the logistics planning releases")
     p.add_argument("--epsilon", type=float, required=True, help="epsilon > 0")
-    p.add_argument("--preset", choices=("sound", "thesis"), default="sound")
+    p.add_argument("--preset", choices=("sound", "thesis"), default="sound",
+                   help="sound (default) or thesis (faithful, with its flaws)")
     shared(p)
 
     p = mech.add_parser("gaussian", help="Gaussian mechanism: sanity check of the audit")

@@ -22,6 +22,7 @@ import argparse
 from typing import Any, TextIO
 
 from core.cli.common import Progress, check_record_budget, emit, flag_error, mode_line
+from core.cli.grammar import add_old_option
 from core.common.errors import InputError
 
 __all__ = ["add_share_ppo_flags", "cmd_share_ppo", "cmd_drl_dqn", "cmd_comarl_net",
@@ -106,8 +107,7 @@ def add_share_ppo_flags(sp: argparse.ArgumentParser) -> None:
     g.add_argument("--ppo-steps", type=int, default=128,
                    help="ppo: steps per environment and roll-out")
     g.add_argument("--ppo-lr", type=float, default=1e-3, help="ppo: Adam's rate")
-    g.add_argument("--project", default=None, metavar="PROJECT",
-                   help="ppo with --record: the project (*.privplan.json) to record in")
+    add_old_option(g, "--project", default=None, metavar="PROJECT")  # now --record PROJECT
 
 
 def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

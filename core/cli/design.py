@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from core.cli.common import emit, flag_error, mode_line, project_item
+from core.cli.grammar import add_record_option
 from core.common.errors import InputError
 
 __all__ = ["cmd_design", "add_design_parser"]
@@ -136,7 +137,9 @@ def add_design_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
     sp.add_argument("--b", type=float, default=0.1, help="adjacency radius in (0, 1] "
                     "(default 0.1)")
-    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default="one-row")
+    sp.add_argument("--adjacency", choices=("one-row", "all-rows"), default="one-row",
+                    help="which MDPs are neighbours: one-row (default) = differ in one "
+                         "transition row, all-rows = every row may differ")
     sp.add_argument("--beta", type=float, default=0.05,
                     help="beta of the cost-of-privacy bound (default 0.05)")
     sp.add_argument("--proxy", default=None, help="a public proxy model with the same "
@@ -149,7 +152,6 @@ def add_design_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                     help="epsilon of the exponential selection")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment (exponential selection); omit for release mode")
-    sp.add_argument("--record", action="store_true",
-                    help="record the design in the project MDP (an exponential selection's "
-                         "spend goes to the ledger)")
+    add_record_option(sp, "record the design in PROJECT, the project MDP (an exponential "
+                          "selection's spend goes to the ledger)", reads="mdp")
     common(sp)

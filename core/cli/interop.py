@@ -10,10 +10,13 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from core.cli.common import emit, flag_error
-from core.cli.mdp import _eta_arg
+from core.cli.mdp import ALPHA_HELP, _eta_arg
 from core.common.errors import InputError
 
-__all__ = ["cmd_import", "cmd_export", "add_interop_parsers", "INTERVAL_NOTE"]
+__all__ = ["cmd_import", "cmd_export", "add_interop_parsers", "INTERVAL_NOTE", "DEFAULT_BETA"]
+
+#: beta of the robust set when --beta is not given (as bounds and sweep)
+DEFAULT_BETA = 0.05
 
 INTERVAL_NOTE = (
     "the intervals are the hull of the robust set P̂_{alpha,beta} on each row's support "
@@ -132,9 +135,10 @@ def cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.mdp.privatize import parse_eta
         from core.mdp.robust import release_centre_shift
 
-        if args.k is None or args.beta is None:
-            raise InputError("the robust set needs the private model's --k and --beta",
-                             field="--k" if args.k is None else "--beta")
+        if args.k is None:
+            raise InputError("the robust set needs the private model's --k", field="--k")
+        if args.beta is None:
+            args.beta = DEFAULT_BETA
         release = read_release(args.model) or {}
         warnings = []
         if not release:
@@ -213,13 +217,17 @@ def add_interop_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], No
                         "P̂_{alpha,beta} of a private model (MODEL is P̄) as an interval MDP.")
     sp.add_argument("model", metavar="MODEL", help="*.mdp.json or *.mdp.npz")
     sp.add_argument("--format", required=True,
-                    choices=("prism", "drn", "prism-interval", "drn-interval"))
+                    choices=("prism", "drn", "prism-interval", "drn-interval"),
+                    help="prism (.tra .lab .trew) or drn (Storm); the -interval formats write "
+                         "the robust set of a private model (needs --k)")
     sp.add_argument("-o", "--output", required=True, metavar="STEM",
                     help="path of the files without suffix")
     sp.add_argument("--k", type=float, default=None,
                     help="interval formats: the k that produced the private model")
-    sp.add_argument("--beta", type=float, default=None, help="interval formats: beta in (0, 1)")
-    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
+    sp.add_argument("--beta", type=float, default=None,
+                    help="interval formats: beta in (0, 1), the robust set holds with "
+                         "probability 1 - beta (default 0.05)")
+    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper", help=ALPHA_HELP)
     sp.add_argument("--eta", type=_eta_arg, default=None, metavar="H|auto",
                     help="interval formats: eta of the privatisation (default: the file's "
                          "release metadata)")

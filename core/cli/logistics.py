@@ -48,15 +48,16 @@ from core.cli.common import (
     project_item,
     record_checked,
 )
+from core.cli.grammar import add_alias, add_record_option
 from core.common.errors import InputError
 from core.common.jsonable import dumps, finite_or_none, jsonable
 from core.logistics.records import EVALUATOR_KEYS, EVALUATOR_VIEW
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
-           "plan_payload"]
+           "plan_payload", "rl_solver_line"]
 
 _PLAN_FLAGS = {"origin": "--origin", "goal_agent": "--goal-agent", "goal": "--goal",
-               "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--budget",
+               "epsilon": "--epsilon", "seed": "--seed", "comm_budget": "--message-budget",
                "preset": "--preset", "approach": "--approach"}
 
 
@@ -94,9 +95,9 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     "with --map naming one of its maps")
     sp.add_argument("--map", dest="map_id", default=None,
                     help="the id of the map in the project MAP (default: its only map)")
-    sp.add_argument("--record", action="store_true",
-                    help="record the run in the project MAP, as the window does: a run record "
-                         "and every agent's ledger entries; the file is saved atomically")
+    add_record_option(sp, "record the run in PROJECT, the project MAP (with --map ID), as the "
+                          "window does: a run record and every agent's ledger entries; the "
+                          "file is saved atomically", reads="map")
     add_over_budget_flag(sp)
     sp.add_argument("--origin", required=True, help="base holding the package")
     sp.add_argument("--goal-agent", required=True, help="agent whose area is the destination")
@@ -115,7 +116,7 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                          "of thesis 4.5.3 (its learning curve is reported)")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode (OpenDP noise)")
-    sp.add_argument("--budget", type=_budget, default=None,
+    sp.add_argument("--message-budget", dest="budget", type=_budget, default=None,
                     help="messages per agent C (default N_centers + 30; 'unlimited')")
     sp.add_argument("--domain", choices=("logistics", "packet", "air", "rover"), default=None,
                     help="default: the map's own domain (logistics, air or rover: thesis "
@@ -125,7 +126,51 @@ def add_plan_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     sp.add_argument("--dynamics", type=float, default=None,
                     help="--domain packet: leave/join probability per node and tick "
                          "(default 0.1)")
+    add_alias(sp, "--budget", "--message-budget", " in plan (--budget is a privacy budget E,D)")
     common(sp)
+
+
+def rl_solver_line(curve: Any) -> str:
+    """What the RL high-level solver learned, in words that stay true when it failed.
+
+    The center graph's weights are the origin's estimates (with DP, computed from released
+    maps, where an unlikely crossing is estimated enormously long), so its costs are not
+    lengths anyone should read: the line compares the learned route with Dijkstra's on the
+    same graph as a ratio, and says plainly when the learned route (the most likely arc from
+    every center) does not reach the goal.
+
+    Parameters
+    ----------
+    curve : LearningCurve
+        The solver's curve (:mod:`core.logistics.center_rl`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from core.logistics.center_rl import LearningCurve
+    >>> "does not reach the goal" in rl_solver_line(
+    ...     LearningCurve((5.0, 3.0), (float("inf"), float("inf")), 3.0))
+    True
+    >>> rl_solver_line(LearningCurve((5.0, 3.0), (5.0, 3.0), 3.0)).endswith("from episode 2")
+    True
+    """
+    head = f"RL high-level solver: {len(curve.episode_cost)} episodes; "
+    learned = curve.greedy_cost[-1] if curve.greedy_cost else math.inf
+    if not math.isfinite(learned):
+        return (head + "its learned route (the most likely arc from every center) does not "
+                "reach the goal, so the planner used the cheapest complete walk it sampled "
+                "(loops removed)")
+    at = curve.converged_at()
+    if at:
+        return head + f"its learned route is Dijkstra's route on the same center graph from " \
+                      f"episode {at}"
+    if curve.optimum > 0 and math.isfinite(curve.optimum):
+        return head + (f"its learned route reaches the goal at {learned / curve.optimum:.3g} "
+                       "times the cost of Dijkstra's route on the same center graph")
+    return head + "its learned route reaches the goal but is not Dijkstra's route"
 
 
 def _eps_dict(values: dict[str, float]) -> dict[str, float | None]:
@@ -311,12 +356,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                      f"{dynamics.p_leave:g} per node and tick (the network stays connected, "
                      f"areas may split); re-plans of a broken route: {result.restarts}")
     if session.learning_curves:
-        curve = session.learning_curves[-1]
-        at = curve.converged_at()
-        lines.append(f"RL high-level solver: {len(curve.episode_cost)} episodes, optimum "
-                     f"{curve.optimum:.4g} on the center graph, learned route "
-                     f"{curve.greedy_cost[-1]:.4g}; " + (f"at the optimum from episode {at}"
-                                                          if at else "not at the optimum"))
+        lines.append(rl_solver_line(session.learning_curves[-1]))
     lines.append(f"messages: {result.messages} ("
                  + ", ".join(f"{k} {v}" for k, v in result.message_kinds.items()) + ")")
     lines.append(_privacy_line(session))

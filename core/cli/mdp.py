@@ -19,11 +19,15 @@ from core.cli.common import (
     parse_k_list,
     project_item,
 )
+from core.cli.grammar import add_record_option
 from core.common.errors import InputError, RunFailure
-from core.common.jsonable import dumps
 
 __all__ = ["cmd_privatize", "cmd_bounds", "cmd_sweep", "add_mdp_parsers", "BOUNDS_PRIVACY_NOTE",
-           "ZEROS_HELP"]
+           "ZEROS_HELP", "ALPHA_HELP"]
+
+ALPHA_HELP = ("the rule for the radius alpha of the robust set: paper (default; Lemma 2.2 as "
+              "published, which can fail) or rigorous (sub-Gaussian tails with a union bound "
+              "over a row's entries)")
 
 ZEROS_HELP = ("zero probabilities: 'support' (default) keeps them zero, so which transitions "
               "are possible is disclosed (the adjacency does not protect it); 'smoothing' "
@@ -502,10 +506,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                 "beta": "--beta",
                                 "alpha": "--alpha", "seed": "--seed",
                                 "workers": "--workers"}) from None
-    except RunFailure as exc:  # exit 3 (core.cli.main); with --json the partial result first
-        partial = getattr(exc, "partial", None)
-        if args.json and partial is not None:
-            out.write(dumps(partial) + "\n")
+    except RunFailure:  # exit 3: core.cli.main writes the partial result with the error
         raise
     payload = res.to_dict()
     payload["seed_drawn_from_os"] = seed_drawn
@@ -592,7 +593,8 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
     common : callable
         Adds the flags every subcommand shares (``--json``) to a new subparser.
     """
-    sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row")
+    sp = sub.add_parser("privatize", help="Algorithm 1 step 1: Dirichlet-privatise every row",
+                        aliases=["privatise"])
     sp.add_argument("mdp", metavar="MDP", help="*.mdp.json or *.mdp.npz")
     sp.add_argument("--k", type=float, required=True, help="Dirichlet concentration k > 0")
     sp.add_argument("--seed", type=int, default=None,
@@ -621,15 +623,17 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     help="with a project: the id of its model (default: its only model)")
     sp.add_argument("--seed", type=int, default=None,
                     help="with a project: seeded experiment mode; omit for a release")
-    sp.add_argument("--record", action="store_true",
-                    help="with a project: record the run as the window does (a run record and "
-                         "the privatisation's ledger entry; refused past a budget unless "
-                         "--over-budget); saved atomically")
+    add_record_option(sp, "with a project: record the run in PROJECT, the project MDP, as "
+                          "the window does (a run record and the privatisation's ledger "
+                          "entry; refused past a budget unless --over-budget); saved "
+                          "atomically", reads="mdp")
     add_over_budget_flag(sp)
     sp.add_argument("--k", type=float, required=True,
                     help="k that produced the model (with a project: k to privatise with)")
-    sp.add_argument("--beta", type=float, required=True, help="beta in (0, 1)")
-    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
+    sp.add_argument("--beta", type=float, default=0.05,
+                    help="beta in (0, 1): the bounds hold with probability 1 - beta "
+                         "(default 0.05)")
+    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper", help=ALPHA_HELP)
     sp.add_argument("--method", choices=("greedy", "lp"), default="greedy",
                     help="the inner problem: greedy (exact closed form, default) or lp (the "
                          "papers' LP (P) per row, HiGHS: the cross-check)")
@@ -647,15 +651,16 @@ def add_mdp_parsers(sub: Any, common: Callable[[argparse.ArgumentParser], None])
                     "(*.privplan.json) with --mdp naming one of its models")
     sp.add_argument("--mdp", dest="mdp_id", default=None,
                     help="the id of the model in the project MDP (default: its only model)")
-    sp.add_argument("--record", action="store_true",
-                    help="record the run in the project MDP, as the window does: a run record "
-                         "and one ledger entry per k (seeded experiments: listed, not spent); "
-                         "the project file is saved atomically")
+    add_record_option(sp, "record the run in PROJECT, the project MDP, as the window does: a "
+                          "run record and one ledger entry per k (seeded experiments: listed, "
+                          "not spent); the project file is saved atomically", reads="mdp")
     add_over_budget_flag(sp)
     sp.add_argument("--k", required=True, help="comma-separated k values, e.g. 10,100,1000")
     sp.add_argument("--runs", type=int, default=50, help="privatisations per k (default 50)")
-    sp.add_argument("--beta", type=float, default=0.05, help="beta in (0, 1), default 0.05")
-    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper")
+    sp.add_argument("--beta", type=float, default=0.05,
+                    help="beta in (0, 1): the bounds hold with probability 1 - beta "
+                         "(default 0.05)")
+    sp.add_argument("--alpha", choices=("paper", "rigorous"), default="paper", help=ALPHA_HELP)
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (drawn from the OS and reported if omitted)")
     sp.add_argument("--workers", type=int, default=None, help="processes (default: CPUs)")

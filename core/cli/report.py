@@ -1,9 +1,11 @@
 """``report PROJECT -o OUT.(pdf|html)``: rebuild the report of a project headless.
 
 HTML is pure core (:func:`core.report.html.to_html`). PDF needs Qt, which the core never
-imports: the GUI package registers a renderer in :data:`PDF_RENDERER` (``app.py`` does
-so for ``report`` when PySide6 is installed) and this command calls it. Without one, a
-PDF request is refused with a one-line explanation (exit 2).
+imports at module level: the GUI package registers a renderer in :data:`PDF_RENDERER`, and
+when none is registered a PDF request loads it by name (``gui.report.export``) inside
+:func:`pdf_renderer`, so ``python -m core.cli report … -o OUT.pdf`` works wherever PySide6
+is installed. Only where PySide6 is really missing is a PDF refused with a one-line
+explanation (exit 2).
 
 ``--json`` prints ``{"output", "format", "sections", "bytes"}`` and, for PDF, ``"pages"``.
 Set ``SOURCE_DATE_EPOCH`` (seconds since 1970) to pin the report's ``generated`` time,
@@ -31,7 +33,8 @@ from typing import Any, TextIO
 from core.cli.common import Progress, emit
 from core.common.errors import InputError, WriteFailure
 
-__all__ = ["PDF_RENDERER", "PdfRenderer", "add_report_parser", "cmd_report", "FORMATS"]
+__all__ = ["PDF_RENDERER", "PdfRenderer", "add_report_parser", "cmd_report", "FORMATS",
+           "pdf_renderer"]
 
 FORMATS = ("html", "pdf")
 
@@ -59,6 +62,40 @@ def add_report_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                          "appendix of every ledger entry, ledger-entries), e.g. "
                          "overview,models,run-run-1,ledger,ledger-entries")
     common(sp)
+
+
+def pdf_renderer() -> PdfRenderer:
+    """The PDF renderer: the registered one, else the GUI's, loaded now (Qt is imported only
+    here, when a PDF is asked for).
+
+    Returns
+    -------
+    PdfRenderer
+
+    Raises
+    ------
+    InputError
+        On ``-o`` when PySide6 is not installed (or cannot be loaded).
+    """
+    global PDF_RENDERER
+    if PDF_RENDERER is not None:
+        return PDF_RENDERER
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec("PySide6") is None:
+        raise InputError("PDF needs Qt (PySide6), which is not installed here: install "
+                         "PrivPlan with its gui extra, or write .html", field="-o")
+    try:
+        # by name: the core's import graph stays free of the GUI (docs/architecture.md)
+        importlib.import_module("gui.report.export").install_cli_pdf()
+    except ImportError as exc:
+        raise InputError(f"PDF needs Qt (PySide6), which is installed but cannot be loaded "
+                         f"({exc}): write .html", field="-o") from None
+    if PDF_RENDERER is None:  # install_cli_pdf sets it
+        raise InputError("PDF needs the GUI's renderer, which did not register: write .html",
+                         field="-o")
+    return PDF_RENDERER
 
 
 def _format_of(path: str) -> str:
@@ -101,9 +138,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.report.html import build_report, section_titles, to_html
 
     fmt = _format_of(args.output)
-    if fmt == "pdf" and PDF_RENDERER is None:
-        raise InputError("PDF needs Qt (PySide6), which is not available here: install "
-                         "PrivPlan with its gui extra, or write .html", field="-o")
+    render = pdf_renderer() if fmt == "pdf" else None
     _check_writable(args.output)
     if not args.project.lower().endswith(".json"):
         raise InputError("must be a project file (*.privplan.json)", file=args.project)
@@ -123,9 +158,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if fmt == "html":
             atomic_write_text(args.output, to_html(report))
         else:
-            assert PDF_RENDERER is not None
-            pages = int(PDF_RENDERER(report, args.output,
-                                     progress=Progress(err, "report")))
+            assert render is not None
+            pages = int(render(report, args.output, progress=Progress(err, "report")))
     except InputError as exc:
         raise exc if exc.file else exc.with_file(args.output) from None
     except WriteFailure:  # a full disk, a quota: the run failed, not the input (exit 3)

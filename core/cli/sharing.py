@@ -47,6 +47,7 @@ from core.cli.common import (
     mode_line,
     record_checked,
 )
+from core.cli.grammar import add_record_option
 from core.common.errors import InputError
 
 __all__ = ["add_share_parser", "cmd_share"]
@@ -319,9 +320,10 @@ def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
                     help="Monte Carlo draws of each roll-out's delta (default 50000)")
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment mode; omit for release mode")
-    sp.add_argument("--record", action="store_true",
-                    help="record the run in the project ENV (with --mdp ID), as the window "
-                         "does: a run record and one ledger entry per roll-out of the teacher")
+    add_record_option(sp, "record the run in PROJECT, the project ENV (with --mdp ID; with "
+                          "gym:ID and --agent ppo any project), as the window does: a run "
+                          "record and one ledger entry per roll-out of the teacher",
+                      reads="env")
     add_over_budget_flag(sp)
     from core.cli.deep import add_share_ppo_flags
 

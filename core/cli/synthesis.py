@@ -52,7 +52,8 @@ def add_synthesise_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     common : callable
         Adds the flags every subcommand shares (``--json``) to a new subparser.
     """
-    sp = sub.add_parser("synthesise", help="an optimal (or softmax) policy of an MDP: "
+    sp = sub.add_parser("synthesise", aliases=["synthesize"],
+                        help="an optimal (or softmax) policy of an MDP: "
                         "induction, the occupancy-measure LP, or entropy-regularised",
                         description="Algorithm 1's synthesis step on MDP as given. 'lp' is the "
                         "occupancy-measure linear program (HiGHS), a cross-check of "

@@ -124,7 +124,7 @@ def test_sweep_without_seed_reports_the_drawn_seed() -> None:
         (("bounds", FOUR, "--k", "-3", "--beta", "0.1"), "--k"),
         (("bounds", FOUR, "--k", "10", "--beta", "1"), "--beta"),
         (("bounds", FOUR, "--k", "10", "--beta", "0"), "--beta"),
-        (("bounds", FOUR, "--k", "10"), "--beta"),
+        (("bounds", FOUR, "--k", "10", "--beta", "nan"), "--beta"),  # --beta defaults to 0.05
         (("bounds", FOUR, "--k", "x", "--beta", "0.1"), "--k"),
         (("sweep", FOUR, "--k", "10,abc", "--runs", "2"), "--k"),
         (("sweep", FOUR, "--k", "10", "--runs", "0"), "--runs"),

@@ -154,7 +154,8 @@ def test_dirichlet_bad_input_exits_2_naming_the_flag(change, flag) -> None:
     argv = ["dirichlet", *[x for kv in args.items() for x in kv]]
     for json_flag in ((), ("--json",)):
         code, out, err = cli(*argv, *json_flag)
-        assert code == 2 and out == ""
+        # with --json the error is also the one JSON object on stdout
+        assert code == 2 and (json.loads(out)["error"]["exit"] == 2 if json_flag else out == "")
         assert err.count("\n") == 1, err
         # the flag is named as a flag (not only as a prefix of a longer one)
         assert (f"{flag}:" in err or f"argument {flag}" in err or f"{flag} " in err), err
@@ -227,5 +228,7 @@ def test_sweep_b_and_delta_change_the_accounting() -> None:
 def test_sweep_bad_accounting_options_exit_2_naming_the_flag(change, flag) -> None:
     code, out, err = cli("sweep", FOUR, "--k", "50", "--runs", "1", "--seed", "1",
                          "--workers", "1", *change, "--json")
-    assert code == 2 and out == "" and err.count("\n") == 1
+    assert code == 2 and err.count("\n") == 1
     assert flag in err, err
+    assert json.loads(out)["error"] == {"exit": 2, "field": flag,
+                                        "message": json.loads(out)["error"]["message"]}
