@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.modelprivacy.data import load_dataset, mdp_dataset
+    from core.modelprivacy.metrics import tpr_at_fpr_items, unresolved_tpr_reason
     from core.modelprivacy.records import RUN_KIND, TABLE_COLUMNS, TABLE_KIND, table_cells
     from core.modelprivacy.study import MiaSetup, defense_table, run_mia, victim_table
 
@@ -23,6 +24,8 @@ _WHERE = {
     "mdp_dataset": "core.modelprivacy.data",
     "run_mia": "core.modelprivacy.study",
     "table_cells": "core.modelprivacy.records",
+    "tpr_at_fpr_items": "core.modelprivacy.metrics",
+    "unresolved_tpr_reason": "core.modelprivacy.metrics",
     "victim_table": "core.modelprivacy.study",
 }
 
@@ -36,6 +39,8 @@ __all__ = [
     "mdp_dataset",
     "run_mia",
     "table_cells",
+    "tpr_at_fpr_items",
+    "unresolved_tpr_reason",
     "victim_table",
 ]
 
