@@ -105,3 +105,4 @@ def tables_wider_than(doc, width: float) -> list[str]:
     layout = doc.documentLayout()
     return [t.cellAt(0, 0).firstCursorPosition().block().text()
             for t in _tables(doc.rootFrame()) if layout.frameBoundingRect(t).width() > width + 2]
+

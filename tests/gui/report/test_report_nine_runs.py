@@ -12,7 +12,12 @@ import shutil
 import subprocess
 
 import pytest
-from report_project import build_nine_run_project, laid_out, mid_token_breaks, tables_wider_than
+from report_project import (
+    build_nine_run_project,
+    laid_out,
+    mid_token_breaks,
+    tables_wider_than,
+)
 
 from core.project.files import load_project
 from core.report import build_report
