@@ -60,6 +60,7 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
     from core.modelprivacy.data import load_dataset
+    from core.modelprivacy.metrics import tpr_at_fpr_items
     from core.modelprivacy.study import MiaSetup, run_mia
 
     if args.attack != "shadow":
@@ -104,7 +105,7 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                  f"train accuracy {res.train_accuracy:.3f}   test accuracy "
                  f"{res.test_accuracy:.3f}   generalisation gap {res.generalisation_gap:.3f}",
                  f"attack accuracy {res.attack_accuracy:.3f} (chance 0.5)   AUC {res.auc:.3f}   "
-                 + "   ".join(f"TPR@FPR {k:g}: {v:.3f}" for k, v in res.tpr_at_fpr.items()),
+                 + "   ".join(f"TPR@FPR {k}: {v}" for k, v in tpr_at_fpr_items(payload)),
                  f"epsilon_lb {res.epsilon_lb:.3f} (indicative)   entropy gap "
                  f"{res.entropy_gap:.3f}   inversion error {res.inversion_error:.4f}"]
         if res.distortion is not None:

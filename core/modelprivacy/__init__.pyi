@@ -62,6 +62,8 @@ from .defenses import (
 )
 from .metrics import (
     episodic_reward as episodic_reward,
+    tpr_at_fpr_items as tpr_at_fpr_items,
+    unresolved_tpr_reason as unresolved_tpr_reason,
 )
 from .models import (
     NETWORK_VICTIMS as NETWORK_VICTIMS,

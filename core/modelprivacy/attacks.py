@@ -59,6 +59,7 @@ from scipy import stats as sps
 from core.common.errors import InputError
 from core.common.progress import Cancelled, Progress, no_progress
 from core.modelprivacy.data import Dataset
+from core.modelprivacy.metrics import unresolved_tpr_reason
 from core.modelprivacy.victim import VictimKind, confidences, logit_confidence, losses
 from core.study.stats import Summary, clopper_pearson, summarize
 
@@ -178,7 +179,8 @@ def tpr_at_fpr(s_in: np.ndarray, s_out: np.ndarray, alpha: float, *,
     """TPR at FPR ≤ ``alpha`` from pooled scores, or why it is not resolved.
 
     The threshold lets at most k = ⌊α·n_out⌋ non-members through (strictly above the
-    (k+1)-th largest non-member score); k = 0 means α is below 1/n_out: not resolved.
+    (k+1)-th largest non-member score); k = 0 (α·n_out < 1) is not resolved
+    (:func:`core.modelprivacy.metrics.unresolved_tpr_reason`).
 
     Parameters
     ----------
@@ -202,13 +204,12 @@ def tpr_at_fpr(s_in: np.ndarray, s_out: np.ndarray, alpha: float, *,
     s_in = np.asarray(s_in, dtype=np.float64)
     s_out = np.asarray(s_out, dtype=np.float64)
     n_in, n_out = s_in.size, s_out.size
-    k = int(math.floor(alpha * n_out + 1e-9))
     out: dict[str, Any] = {"fpr_target": float(alpha), "members": n_in, "nonmembers": n_out}
-    if k < 1:
-        out.update(resolved=False, tpr=None,
-                   tpr_reason=(f"an FPR of {alpha:g} needs at least {math.ceil(1 / alpha):,} "
-                               f"non-members (one false positive); the study has {n_out:,}"))
+    reason = unresolved_tpr_reason(alpha, n_out)
+    if reason is not None:
+        out.update(resolved=False, tpr=None, tpr_reason=reason)
         return out
+    k = int(math.floor(alpha * n_out + 1e-9))
     thr = np.sort(s_out)[::-1][k]          # the (k+1)-th largest
     tp = int((s_in > thr).sum())
     fp = int((s_out > thr).sum())

@@ -44,6 +44,7 @@ from core.modelprivacy.defenses import (
     query_bound,
     sensitivity_sampler,
 )
+from core.modelprivacy.metrics import unresolved_tpr_reason
 from core.modelprivacy.models import (
     NETWORK_VICTIMS,
     DpSgd,
@@ -256,7 +257,7 @@ class MiaResult:
     test_accuracy: float
     attack_accuracy: float
     auc: float
-    tpr_at_fpr: dict[float, float]
+    tpr_at_fpr: dict[float, float | None]  # None: not resolved (see tpr_at_fpr_reason)
     epsilon_lb: float
     entropy_gap: float
     generalisation_gap: float
@@ -297,6 +298,10 @@ class MiaResult:
             "roc": [list(p) for p in self.roc], "notes": list(self.notes),
         }
         out.update(self.extra)
+        reasons = {f"{k:g}": unresolved_tpr_reason(k, self.members)
+                   for k, v in self.tpr_at_fpr.items() if v is None}
+        if reasons:  # as the population study: a null TPR says why
+            out["tpr_at_fpr_reason"] = reasons
         if self.epsilon is None:
             out["epsilon_reason"] = self.epsilon_reason
         if self.accuracy_cap is None:
@@ -478,7 +483,10 @@ def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
     s = np.r_[scores_in, scores_out]
     auc = float(roc_auc_score(y, s))
     fpr, tpr, _ = roc_curve(y, s)
-    tpr_at = {f: float(tpr[fpr <= f].max()) if (fpr <= f).any() else 0.0 for f in FPRS}
+    # null where the non-members cannot hold one false positive at f (the population
+    # study's rule, one function)
+    tpr_at = {f: None if unresolved_tpr_reason(f, scores_out.size) is not None
+              else float(tpr[fpr <= f].max()) for f in FPRS}
     from core.audit.stats import thin_roc
 
     return auc, tpr_at, thin_roc(fpr, tpr)

@@ -60,6 +60,10 @@ __all__ = ["default_css", "Paragraph", "KeyValues", "Table", "Series", "Figure",
            "UNBOUNDED_TEXT", "oracle_keys", "OPTIONAL_SECTIONS"]
 
 
+#: tables of this many columns or more are set smaller (class ``wide``)
+WIDE_TABLE_COLUMNS = 9
+
+
 def default_css() -> str:
     """The report's style sheet (``assets/report.css``; "" if missing): HTML and PDF use it."""
     path = Path(__file__).resolve().parents[2] / "assets" / "report.css"
@@ -120,7 +124,10 @@ def to_html(report: Report, *, css: str | None = None,
                     parts.append(f"<h3>{e(b.title)}</h3>")
                 wid = (tuple(f' width="{w}%"' for w in b.widths)
                        if len(b.widths) == len(b.columns) else ("",) * len(b.columns))
-                parts.append('<table class="data"><thead><tr>' + "".join(
+                # many columns: a smaller font, so that each column can be as wide as its
+                # longest word (cells never break inside a word) and the table fits the page
+                cls = "wide" if len(b.columns) >= WIDE_TABLE_COLUMNS else "data"
+                parts.append(f'<table class="{cls}"><thead><tr>' + "".join(
                     f"<th{w}>{e(c)}</th>" for c, w in zip(b.columns, wid))
                     + "</tr></thead><tbody>" + "".join(
                     "<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in b.rows)

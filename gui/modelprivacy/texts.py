@@ -6,7 +6,11 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from core.modelprivacy import TABLE_COLUMNS, table_cells  # shared with the report
+from core.modelprivacy import (  # shared with the report
+    TABLE_COLUMNS,
+    table_cells,
+    tpr_at_fpr_items,
+)
 from gui.shell.style import fmt_value as _f  # one formatter for every result text
 
 __all__ = ["DEFENSE_NAMES", "TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "TABLE_COLUMNS",
@@ -101,7 +105,6 @@ def study_html(s: Mapping[str, Any], kind: str, run_id: str | None) -> str:
     eps = s.get("epsilon")
     eps_text = ("unbounded — " + html.escape(str(s.get("epsilon_reason")))
                 if eps is None else f"{eps:.4g}, δ = {s.get('delta'):g}")
-    tpr = s.get("tpr_at_fpr", {})
     parts = [
         f"<h3>{html.escape(str(s.get('victim')))} on {html.escape(str(s.get('data')))} — "
         f"{html.escape(DEFENSE_NAMES.get(str(s.get('defense')), str(s.get('defense'))))}</h3>",
@@ -111,7 +114,7 @@ def study_html(s: Mapping[str, Any], kind: str, run_id: str | None) -> str:
         f"<tr><td>attack accuracy (chance 0.5)</td><td><b>{_f(s.get('attack_accuracy'))}"
         f"</b>, AUC {_f(s.get('auc'))}</td></tr>",
         "<tr><td>TPR at FPR</td><td>" + ", ".join(
-            f"{k}: {_f(v)}" for k, v in tpr.items()) + "</td></tr>",
+            f"{k}: {html.escape(v)}" for k, v in tpr_at_fpr_items(s, _f)) + "</td></tr>",
         f"<tr><td>ε_lb (indicative)</td><td>{_f(s.get('epsilon_lb'))}</td></tr>",
         f"<tr><td>entropy gap</td><td>{_f(s.get('entropy_gap'))}</td></tr>",
         f"<tr><td>inversion error</td><td>{_f(s.get('inversion_error'), '.4f')}</td></tr>",

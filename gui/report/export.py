@@ -6,7 +6,8 @@
   at print resolution (:func:`figure_image`, 1800 px wide ≈ 270 dpi across the text
   width), the report's HTML (with ``assets/report-print.css`` added) is laid out by a
   :class:`QTextDocument` at the A4 text width and cut into pages between lines and table
-  rows, never inside one nor right after a heading (:mod:`gui.report.pages`), and every
+  rows, never inside one, right after a heading nor between a figure and its caption
+  (:mod:`gui.report.pages`; lines wrap at word boundaries, never inside a number), and every
   page gets a footer with the title and "page i of n" (:func:`write_pdf`).
 
 Everything here runs on the GUI thread (pyqtgraph and Qt's text layout need an event
@@ -270,9 +271,15 @@ def text_document(report: "Report", images: dict[str, "QImage"], *,
     ``moved``: ordinals of h2/h3 headings that start a new page (see :func:`write_pdf`).
     """
     from PySide6.QtCore import QUrl
-    from PySide6.QtGui import QTextDocument
+    from PySide6.QtGui import QTextDocument, QTextOption
 
     doc = QTextDocument(parent)
+    # lines wrap at word boundaries only: Qt's default also broke inside a word or a number
+    # when a table column was narrow ("unboun|ded", "0.0863|3"); a column is now as wide as
+    # its longest word
+    option = doc.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    doc.setDefaultTextOption(option)
     for fid, image in images.items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"fig:{fid}"), image)
     doc.setHtml(_break_headings(print_html(report, image_width=image_width), moved))
@@ -351,8 +358,10 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
         doc.documentLayout().setPaintDevice(writer)  # fonts and images at 300 dpi
         end = lay_out_unpaged(doc, body_w)  # one long page: the breaks are ours
         layout = doc.documentLayout()
-        # pages break between lines and table rows, never inside one nor after a heading
-        tops = page_tops(atoms(doc, body_h), body_h, end, forced_breaks(doc))
+        # pages break between lines and table rows, never inside one, after a heading nor
+        # between a figure and its caption
+        captions = [f.caption for f in report.figures() if f.caption]
+        tops = page_tops(atoms(doc, body_h, captions), body_h, end, forced_breaks(doc))
         pages = len(tops)
         if not painter.begin(writer):
             raise PermissionError(13, "cannot write the PDF", path)

@@ -1,5 +1,5 @@
 """Where the printed report's pages break: between text lines and table rows, never
-inside one, and never right after a heading.
+inside one, never right after a heading, and never between a figure and its caption.
 
 The PDF is printed page by page as strips of one laid-out :class:`QTextDocument`. Left to
 paginate, Qt moved the lines of a table cell one by one past its page boundary, so a row
@@ -8,14 +8,16 @@ and a strip of a fixed height could show the tops of a line that began a hair ab
 edge. Here the document is laid out as one long page (:func:`lay_out_unpaged`) and read as
 a list of *atoms* — vertical spans that must stay on one page: every text line (an inline
 figure is part of its line), every table row (cells, padding and border), and every h2/h3
-heading together with the room below it that its section needs to start on the same page
-(:func:`atoms`). Each page ends where the next atom begins, at most one page height below
-its top, or at a block that asks for a page break before it (``page-break-before``)
+heading together with the room below it that its section needs to start on the same page,
+and every figure together with its caption (:func:`atoms`). Each page ends where the next
+atom begins, at most one page height below its top, or at a block that asks for a page
+break before it (``page-break-before``)
 (:func:`page_tops`). Only an atom taller than a page is cut (at the page height).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 __all__ = ["atoms", "forced_breaks", "lay_out_unpaged", "merged", "page_tops", "straddling",
@@ -77,16 +79,26 @@ def _tables(frame: Any) -> list[Any]:
     return out
 
 
+_IMAGE = "\ufffc"  # the object replacement character an inline image is in the text
+
 #: Room a heading keeps below its top on its page (a fraction of the page height), by level.
 HEADING_ROOM = {2: 0.22, 3: 0.14}
 
 
-def atoms(doc: Any, page_height: float | None = None) -> list[tuple[float, float]]:
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def atoms(doc: Any, page_height: float | None = None,
+          captions: Collection[str] = ()) -> list[tuple[float, float]]:
     """Every span of the laid-out ``doc`` that a page break must not cut, in document
-    coordinates: its text lines (inline images included), its table rows, and — given the
+    coordinates: its text lines (inline images included), its table rows, — given the
     ``page_height`` — each h2/h3 heading with the room below it of :data:`HEADING_ROOM`
-    (so that a heading never ends a page)."""
+    (so that a heading never ends a page), and each figure with its caption: a block that
+    holds only an image, with the block after it when that block's text is one of
+    ``captions`` (so a caption never starts the page after its figure)."""
     layout = doc.documentLayout()
+    wanted = {_words(c) for c in captions if c.strip()}
     spans: list[tuple[float, float]] = []
     block = doc.begin()
     while block.isValid():
@@ -96,7 +108,13 @@ def atoms(doc: Any, page_height: float | None = None) -> list[tuple[float, float
         if page_height and level in HEADING_ROOM and lines:
             top = lines[0][0]
             spans.append((top, top + HEADING_ROOM[level] * page_height))
-        block = block.next()
+        after = block.next()
+        if (lines and wanted and block.text() == _IMAGE and after.isValid()
+                and _words(after.text()) in wanted):
+            below = _block_lines(layout, after)
+            if below:
+                spans.append((lines[0][0], below[-1][1]))
+        block = after
     for table in _tables(doc.rootFrame()):
         spans += _table_rows(doc, table)
     return spans

@@ -66,7 +66,7 @@ def _audit_section(project: Any, run: Any) -> Section:
         note="ε_lb is proven by the attack with the stated confidence (Clopper–Pearson on "
              "both error rates); ε_tight is the exact ε of the worst pair where the output "
              "densities are known; ε_claimed is PrivPlan's own guarantee. A violation "
-             "means ε_lb > ε_claimed.", widths=(22, 26, 26, 10, 16)))
+             "means ε_lb > ε_claimed.", widths=(20, 26, 22, 14, 18)))
     if s.get("verdict") == "violation":
         sec.blocks.append(Paragraph(
             f"VIOLATION: the attack proves ε ≥ {_fmt(s.get('epsilon_lb'))} with {conf_text} "

@@ -27,6 +27,7 @@ _MIA_NAMES = {"none": "no defense", "dpsgd": "DP-SGD", "gpm": "GPM (random DP)",
 @reporter("mia")
 def _mia_section(project: Any, run: Any) -> Section:
     """A membership-inference study: the numbers, the defense's statement, the ROC."""
+    from core.modelprivacy.metrics import tpr_at_fpr_items
     from core.modelprivacy.records import TABLE_COLUMNS, table_cells
 
     s, p = run.summary, run.params
@@ -50,8 +51,8 @@ def _mia_section(project: Any, run: Any) -> Section:
                             title="Result"))
     sec.blocks.append(KeyValues((
         ("attack", f"accuracy {_fmt(s.get('attack_accuracy'))}, AUC {_fmt(s.get('auc'))}, "
-                   + ", ".join(f"TPR@FPR {k}: {_fmt(v)}" for k, v in
-                               (s.get("tpr_at_fpr") or {}).items())),
+                   + ", ".join(f"TPR@FPR {k}: {v}" for k, v in
+                               tpr_at_fpr_items(s, _fmt))),
         ("ε_lb (indicative)", _fmt(s.get("epsilon_lb"))),
         ("entropy gap", _fmt(s.get("entropy_gap")))), "Attack"))
     roc = s.get("roc") or []

@@ -249,3 +249,52 @@ def test_victim_table_side_by_side():
     assert [r.label for r in rows] == ["ffnn: One-parameter (ε = 0.7)",
                                        "rnn: One-parameter (ε = 0.7)"]
     assert rows[0].result.members == rows[1].result.members
+
+
+# ------------------------------------------------------------------- TPR at an unresolved FPR
+def test_a_tpr_the_nonmembers_cannot_resolve_is_null_with_the_reason():
+    """150 non-members hold no false positive at FPR 0.1 % (0.15 < 1) but one at 1 %: the
+    first TPR is null with the population study's reason, the second a number."""
+    from core.modelprivacy.metrics import unresolved_tpr_reason
+
+    res = run_mia(DIGITS, MiaSetup(victim="ffnn", train_size=150, shadows=2, epochs=10),
+                  seed=2)
+    js = json.loads(json.dumps(res.to_json()))  # what --json prints
+    assert js["tpr_at_fpr"]["0.001"] is None and res.tpr_at_fpr[0.001] is None
+    assert js["tpr_at_fpr_reason"] == {"0.001": unresolved_tpr_reason(0.001, 150)}
+    assert "1,000 non-members" in js["tpr_at_fpr_reason"]["0.001"]
+    assert isinstance(js["tpr_at_fpr"]["0.01"], float) and 0 <= js["tpr_at_fpr"]["0.01"] <= 1
+
+
+def test_the_resolution_rule_is_the_population_studys():
+    from core.modelprivacy.attacks import tpr_at_fpr
+    from core.modelprivacy.metrics import tpr_at_fpr_items, unresolved_tpr_reason
+
+    rng = np.random.default_rng(0)
+    for n_out in (99, 100, 224, 999, 1000):
+        for f in (0.001, 0.01, 0.1):
+            pop = tpr_at_fpr(rng.normal(1, 1, 50), rng.normal(0, 1, n_out), f)
+            reason = unresolved_tpr_reason(f, n_out)
+            assert (reason is None) == pop["resolved"] == (f * n_out >= 1)
+            assert pop.get("tpr_reason") == reason
+    # a record written before the rule (digits, seed 1: 224 non-members) reads unresolved
+    old = {"tpr_at_fpr": {"0.001": 0.008928571428571428, "0.01": 0.0134}, "members": 224}
+    items = dict(tpr_at_fpr_items(old))
+    assert items["0.001"].startswith("not resolved (an FPR of 0.001 needs at least 1,000")
+    assert items["0.01"] == "0.013"
+
+
+def test_cli_mia_says_not_resolved_in_json_and_text():
+    argv = ["mia", "--data", "digits", "--train-size", "60", "--shadows", "2", "--epochs",
+            "5", "--seed", "1"]
+    out, err = io.StringIO(), io.StringIO()
+    assert run_cli(argv + ["--json"], out, err) == 0, err.getvalue()
+    js = json.loads(out.getvalue())
+    assert js["tpr_at_fpr"] == {"0.001": None, "0.01": None}  # 60 non-members: 0.06, 0.6
+    assert set(js["tpr_at_fpr_reason"]) == {"0.001", "0.01"}
+    assert "the study has 60" in js["tpr_at_fpr_reason"]["0.01"]
+    out = io.StringIO()
+    assert run_cli(argv, out, io.StringIO()) == 0
+    text = out.getvalue()
+    assert "TPR@FPR 0.001: not resolved (an FPR of 0.001 needs at least 1,000" in text
+    assert "TPR@FPR 0.01: not resolved (an FPR of 0.01 needs at least 100" in text

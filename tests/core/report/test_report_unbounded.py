@@ -135,3 +135,25 @@ def test_sweep_and_advise_sections_show_unbounded_not_a_dash():
     adv = _table(_section(rep, "run-run-2"), "Privacy per teacher (true ε)")
     assert adv.rows[0][3:] == ("unbounded [1]",) * 3 and adv.note.count(WHY) == 1
     assert adv.rows[1][3] == "0.5"
+
+
+def test_a_membership_study_s_unresolved_tpr_reads_not_resolved_with_the_reason():
+    """The report's TPR at FPR 0.1 % of a 224-non-member study is not a number (one false
+    positive needs 1,000 non-members) — in a new record (null + reason) and in one written
+    before the rule (the value 0.0089 stored)."""
+    why = "an FPR of 0.001 needs at least 1,000 non-members for one false positive; " \
+          "the study has 224"
+    base = {"members": 224, "shadows": 4, "epsilon": None, "epsilon_reason": "no defense",
+            "defense": "none", "attack_accuracy": 0.52, "auc": 0.53, "roc": []}
+    for tpr, reasons in (({"0.001": None, "0.01": 0.0134}, {"0.001": why}),
+                         ({"0.001": 0.008928571428571428, "0.01": 0.0134}, None)):
+        summary = dict(base, tpr_at_fpr=tpr)
+        if reasons:
+            summary["tpr_at_fpr_reason"] = reasons
+        p = Project(name="mia")
+        p.runs.append(RunRecord(id="run-1", kind="mia", target="digits",
+                                params={"victim": "ffnn", "defense": "none"},
+                                summary=summary, mode="experiment", seed=1))
+        text = to_html(build_report(p, now=NOW))
+        assert f"TPR@FPR 0.001: not resolved ({why})" in text
+        assert "TPR@FPR 0.01: 0.0134" in text and "0.008929" not in text

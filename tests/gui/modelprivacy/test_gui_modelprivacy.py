@@ -41,6 +41,9 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
     assert "DP-SGD" in panel.table.item(0, 0).text()
     html = panel.summary_view.toHtml()
     assert "Guarantee" in html and "seed 3" in html
+    # wine's victim has 22 non-members: neither TPR at FPR 0.1 % nor 1 % is resolved
+    assert s["tpr_at_fpr"] == {"0.001": None, "0.01": None}
+    assert panel.summary_view.toPlainText().count("not resolved (an FPR of") == 2
     # issue 26 §7: undo leaves the run and its ledger entry (a release is not un-spent)
     example_doc.stack("model privacy").undo()
     assert len(example_doc.project.ledger) == n_ledger + 1 and panel.summary is not None
@@ -172,3 +175,18 @@ def test_the_roc_is_whole_in_a_1366x768_window(qtbot, window):
         right = plot.mapTo(viewport, plot.rect().topRight()).x()
         assert right <= viewport.width(), (plot, right, viewport.width())
         assert not [p for p in readability_problems(plot) if "title" in p]
+
+
+def test_the_summary_says_a_tpr_is_not_resolved_and_why():
+    """The workspace's result text: a null TPR (or one stored before the rule, unresolvable
+    at 224 non-members) reads "not resolved" with the reason, never as a number."""
+    from gui.modelprivacy.texts import study_html
+
+    base = {"victim": "ffnn", "data": "digits", "defense": "none", "members": 224,
+            "epsilon": None, "epsilon_reason": "no defense", "guarantee": "none", "seed": 1}
+    for tpr in ({"0.001": None, "0.01": 0.0134}, {"0.001": 0.008928571428571428,
+                                                  "0.01": 0.0134}):
+        html = study_html(dict(base, tpr_at_fpr=tpr), "mia", "run-1")
+        assert ("0.001: not resolved (an FPR of 0.001 needs at least 1,000 non-members for "
+                "one false positive; the study has 224)") in html
+        assert "0.01: 0.013" in html and "0.00893" not in html
