@@ -187,3 +187,25 @@ def test_weights_split_follows_the_weights():
     assert a / b == pytest.approx(2.0, rel=0.15)  # within one grid step
     assert a + b > 1.5 / 1.2  # scaled up close to the budget
     assert math.isfinite(res.composed_epsilon)
+
+
+def test_report_has_plan_vs_spent(tmp_path):
+    proj = tmp_path / "p.privplan.json"
+    shutil.copy(BUILTIN, proj)
+    plan_file = tmp_path / "two.plan.json"
+    plan_file.write_text(json.dumps({
+        "format": "privplan-plan", "version": 1, "dataset": "survey",
+        "budget": {"epsilon": 2.0, "delta": 1e-6},
+        "releases": [{"name": "counts", "kind": "laplace", "epsilon": 0.5},
+                     {"name": "totals", "kind": "laplace", "epsilon": 0.25}]}))
+    code, _, err = cli("budget", plan_file, "--execute", proj)
+    assert code == 0, err
+    from core.project.files import load_project
+    from core.report.build import build_report
+    from core.report.model import Table
+
+    report = build_report(load_project(proj))
+    sec = next(s for s in report.sections if "plan vs spent" in s.title)
+    table = next(b for b in sec.blocks if isinstance(b, Table) and b.title == "Plan vs spent")
+    assert [r[0] for r in table.rows] == ["counts", "totals"]
+    assert all(r[4] == "as planned" for r in table.rows)
