@@ -79,9 +79,10 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                             base_dir=os.path.dirname(os.path.abspath(args.plan)))
     progress = Progress(err, "budget")
     if args.allocate:
-        res = allocate(plan, args.allocate, models, progress=progress)
+        res = allocate(plan, args.allocate, models, estimates=args.estimate,
+                       progress=progress)
     else:
-        res = evaluate_plan(plan, models, progress=progress)
+        res = evaluate_plan(plan, models, estimates=args.estimate, progress=progress)
     payload = res.to_dict()
     if not res.feasible:
         emit(args, payload, lambda: _text(res, payload), out)
@@ -130,6 +131,9 @@ def add_budget_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("--allocate", choices=("weights", "optimise"), default=None,
                     help="weights: split the budget by the releases' weights; optimise: "
                          "maximise the weighted forecast utility")
+    sp.add_argument("--estimate", action="store_true",
+                    help="also forecast the logistics, advising and sharing releases by small "
+                         "seeded simulations on public stand-ins (a second or more each)")
     sp.add_argument("--execute", metavar="PROJECT", default=None,
                     help="record the plan's releases in this project's ledger")
     sp.add_argument("--over-budget", action="store_true",

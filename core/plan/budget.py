@@ -185,7 +185,7 @@ def plan_discretization(terms: Sequence[PldTerm]) -> float:
 
 def evaluate_plan(plan: Plan, models: Mapping[str, Any] | None = None, *,
                   allocation: str | None = None, objective: float | None = None,
-                  progress: Progress = no_progress) -> PlanBudget:
+                  estimates: bool = False, progress: Progress = no_progress) -> PlanBudget:
     """Compose, cost and forecast every release of ``plan`` (module docstring).
 
     Parameters
@@ -198,6 +198,10 @@ def evaluate_plan(plan: Plan, models: Mapping[str, Any] | None = None, *,
         How the plan's parameters were allocated (recorded in the result).
     objective : float, optional
         The allocation's objective.
+    estimates : bool
+        Run the simulated kinds' forecasts (logistics, advising, sharing:
+        :mod:`core.plan.simulate`, a second or more each); without, they are None,
+        computed on demand.
     progress : callable
         ``progress(fraction, message)``.
 
@@ -217,7 +221,8 @@ def evaluate_plan(plan: Plan, models: Mapping[str, Any] | None = None, *,
         per.append(terms)
         eps = term_epsilon(terms, deltas[r.name])
         items.append(ReleaseBudget(r, eps, deltas[r.name],
-                                   forecast_release(r, eps, mods.get(r.name))))
+                                   forecast_release(r, eps, mods.get(r.name),
+                                                    estimates=estimates)))
     every = [t for ts in per for t in ts]
     h = plan_discretization(every)
     progress(len(resolved) / (len(resolved) + 1), "composing")
@@ -402,7 +407,8 @@ def _optimise(s: _Search) -> list[int]:
 
 
 def allocate(plan: Plan, method: str, models: Mapping[str, Any] | None = None, *,
-             grid: int = GRID, progress: Progress = no_progress) -> PlanBudget:
+             grid: int = GRID, estimates: bool = False,
+             progress: Progress = no_progress) -> PlanBudget:
     """Allocate the budget among the plan's adjustable releases (module docstring).
 
     Parameters
@@ -415,6 +421,9 @@ def allocate(plan: Plan, method: str, models: Mapping[str, Any] | None = None, *
         Release name -> MDP for its ``mdp`` releases.
     grid : int
         Options per adjustable release.
+    estimates : bool
+        Forecast the simulated kinds of the allocated plan (they are never re-simulated on
+        the grid: under ``optimise`` they keep their parameters).
     progress : callable
         ``progress(fraction, message)``.
 
@@ -451,7 +460,8 @@ def allocate(plan: Plan, method: str, models: Mapping[str, Any] | None = None, *
     idx = _by_weights(s) if method == "weights" else _optimise(s)
     chosen = {name: opts[i].release for name, opts, i in zip(adjustable, options, idx)}
     new = plan.with_releases([chosen.get(r.name, r) for r in plan.releases])
-    res = evaluate_plan(new, mods, allocation=method, objective=s.value(idx))
+    res = evaluate_plan(new, mods, allocation=method, objective=s.value(idx),
+                        estimates=estimates)
     return PlanBudget(**{**res.__dict__, "notes": res.notes + (
         ALLOCATION_NOTE, f"{method}: {len(adjustable)} release(s) adjusted "
         f"({', '.join(f'{n}: {KNOBS[plan.release(n).kind]}' for n in adjustable)}) on a "

@@ -47,10 +47,11 @@ _PARAMS: dict[str, dict[str, tuple[Any, str]]] = {
     "mdp": {"mdp": (None, "str"), "k": (None, "pos"), "epsilon": (None, "pos"),
             "eta": ("0.3/n", "eta"), "b": (0.1, "prob"), "adjacency": ("one-row", "str"),
             "beta": (0.05, "prob")},
-    "logistics": {"map": (None, "str"), "epsilon": (None, "pos"), "preset": ("sound", "str")},
+    "logistics": {"map": (None, "str"), "epsilon": (None, "pos"), "preset": ("sound", "str"),
+                  "centers": (10, "int")},
     "advising": {"preset": ("table35", "str"), "epsilon": (None, "pos")},
     "sharing": {"k0": (None, "pos"), "c": (None, "pos"), "rollouts": (None, "int"),
-                "epsilon": (None, "pos")},
+                "epsilon": (None, "pos"), "env": ("example:corridor", "str")},
 }
 KINDS = tuple(_PARAMS)
 #: The parameter an allocation sets for each kind (the others stay as planned).
@@ -194,6 +195,7 @@ def _release(d: Any, i: int, names: set[str]) -> PlannedRelease:
     if kind == "mdp" and params["adjacency"] not in ("one-row", "all-rows"):
         raise InputError(f"must be one-row or all-rows, got {params['adjacency']!r}",
                          field=f"{where}.adjacency")
+    _check_choice(kind, params, where)
     delta = d.get("delta")
     if delta is not None:
         delta = _number(delta, "nonneg", f"{where}.delta")
@@ -204,6 +206,27 @@ def _release(d: Any, i: int, names: set[str]) -> PlannedRelease:
     if not isinstance(fixed, bool):
         raise InputError(f"must be true or false, got {fixed!r}", field=f"{where}.fixed")
     return PlannedRelease(name, kind, params, delta, weight, fixed, str(d.get("note", "")))
+
+
+def _check_choice(kind: str, params: dict[str, Any], where: str) -> None:
+    """The simulated kinds' named presets and environments (their forecasts run them)."""
+    if kind == "logistics" and params["preset"] not in ("sound", "thesis"):
+        raise InputError(f"must be sound or thesis, got {params['preset']!r}",
+                         field=f"{where}.preset")
+    if kind == "advising":
+        from core.advising.presets import PRESETS
+
+        if params["preset"] not in PRESETS:
+            raise InputError(f"must be one of {', '.join(PRESETS)}, got {params['preset']!r}",
+                             field=f"{where}.preset")
+    if kind == "sharing":
+        env = params["env"]
+        if not (env == "example:corridor" or env.startswith("gym:")):
+            raise InputError(f"must be example:corridor or gym:ID (a public environment), "
+                             f"got {env!r}", field=f"{where}.env")
+    if kind == "logistics" and not 4 <= params["centers"] <= 50:
+        raise InputError(f"must be in [4, 50] (the synthetic worlds of its forecast), got "
+                         f"{params['centers']!r}", field=f"{where}.centers")
 
 
 def plan_from_dict(d: Any) -> Plan:

@@ -15,9 +15,11 @@ exists it is ``None`` with the reason, never invented.
 * ``dpsgd``: the accuracy the user measured on a public-data proxy at a few ε
   (``proxy_accuracy``, [[ε, accuracy], …]), interpolated linearly in log ε at the release's
   ε; normalised by ``nonprivate_accuracy``. Without a proxy curve: None.
-* ``logistics``, ``advising``, ``sharing``: None — their utility (route overhead and message
-  count, the advising gain, the student's return) depends on runs of the private system and
-  is not forecast from public inputs here.
+* ``logistics``, ``advising``, ``sharing``: an estimate from small seeded simulations on public
+  stand-ins (:mod:`core.plan.simulate`): the expected route overhead and messages per plan
+  on synthetic worlds, the advising gain on the public preset, the student's expected return
+  on a public environment. They take a second or more each, so they are computed on demand
+  (``estimates=True``); otherwise None with that reason.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class Forecast:
     value: float | None
     utility: float | None
     reason: str = ""
-    details: tuple[tuple[str, float], ...] = ()
+    details: tuple[tuple[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"metric": self.metric, "value": self.value,
@@ -53,14 +55,51 @@ class Forecast:
         return d
 
 
-_NO_FORECAST = {
-    "logistics": ("expected route overhead", "route overhead and message counts depend on "
-                  "planning runs on the agents' private maps; no public forecast is made"),
-    "advising": ("advising gain", "the advising gain curve depends on runs of the private "
-                 "set-up; no public forecast is made"),
-    "sharing": ("student's expected return", "the student's return depends on the private "
-                "teacher; no public forecast is made"),
+#: What a simulated kind's forecast measures, and its unit.
+SIMULATED = {
+    "logistics": ("expected route overhead (stretch - 1, synthetic worlds)",
+                  "simulation on seeded synthetic worlds"),
+    "advising": ("advising gain (convergence-ratio AUC over no advice, public preset)",
+                 "simulation of the public preset"),
+    "sharing": ("student's expected return (mean J over the iterations, public environment)",
+                "simulation on the public environment"),
 }
+ON_DEMAND = ("a simulation estimate (a second or more per release): computed on demand "
+             "(budget --estimate, or Estimate in the window)")
+
+
+def _simulated(kind: str, p: dict[str, Any], estimates: bool) -> Forecast:
+    from core.plan import simulate
+
+    metric, what = SIMULATED[kind]
+    if not estimates:
+        return Forecast(metric, None, None, ON_DEMAND, details=(("estimate", "on demand"),))
+    details: tuple[tuple[str, Any], ...]
+    if kind == "logistics":
+        r = simulate.logistics_estimate(p["epsilon"], p["preset"], p["centers"])
+        value = r["route_overhead"]
+        details = (("messages_per_plan", r["messages"]), ("delivery_rate", r["success"]),
+                   ("worlds", simulate.LOGISTICS_WORLDS))
+    elif kind == "advising":
+        r = simulate.advising_estimate(p["epsilon"], p["preset"])
+        value = r["gain"]
+        details = (("auc", r["auc"]), ("auc_no_advice", r["auc_none"]),
+                   ("auc_traditional", r["auc_traditional"]),
+                   ("seeds", simulate.ADVISING_SEEDS), ("epochs", simulate.ADVISING_EPOCHS))
+    else:
+        r = simulate.sharing_estimate(p["k0"], p["c"], p["rollouts"], p["env"])
+        value = r["return"]
+        details = (("return_no_teacher", r["return_none"]),
+                   ("return_nonprivate", r["return_nonprivate"]),
+                   ("seeds", simulate.SHARING_SEEDS),
+                   ("iterations", simulate.SHARING_ITERATIONS))
+    util = r["utility"]
+    ok = math.isfinite(value)
+    return Forecast(metric, value if ok else None,
+                    util if ok and math.isfinite(util) else None,
+                    "" if ok and math.isfinite(util) else
+                    "the simulation delivered nothing to measure or normalise by",
+                    details=(("estimate", what), *details))
 
 
 def _noise(kind: str, p: dict[str, Any]) -> Forecast:
@@ -116,7 +155,8 @@ def _dpsgd(p: dict[str, Any], epsilon: float) -> Forecast:
                                                        "normalise by")
 
 
-def forecast_release(release: Any, epsilon: float, model: Any = None) -> Forecast:
+def forecast_release(release: Any, epsilon: float, model: Any = None, *,
+                     estimates: bool = False) -> Forecast:
     """The forecast of one resolved release whose own ε is ``epsilon``.
 
     Parameters
@@ -127,6 +167,9 @@ def forecast_release(release: Any, epsilon: float, model: Any = None) -> Forecas
         Its own ε at its δ (the DP-SGD proxy curve is read there).
     model : MDP, optional
         The model of an ``mdp`` release (only its supports and rewards are read).
+    estimates : bool
+        Run the simulated kinds' estimates (:mod:`core.plan.simulate`); without, their
+        forecast is None, computed on demand.
 
     Returns
     -------
@@ -151,5 +194,4 @@ def forecast_release(release: Any, epsilon: float, model: Any = None) -> Forecas
         return Forecast("cost-of-privacy bound (public proxy)", cost, util,
                         "" if util is not None else "the rewards have no range",
                         details=(("value_range", span),))
-    metric, why = _NO_FORECAST[kind]
-    return Forecast(metric, None, None, why)
+    return _simulated(kind, p, estimates)
