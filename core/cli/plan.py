@@ -1,4 +1,4 @@
-"""``budget PLAN.json [--allocate weights|optimise] [--execute PROJECT] [--json]``.
+"""``budget PLAN.json|PROJECT --plan NAME [--allocate …] [--estimate] [--execute PROJECT]``.
 
 Budget a whole study before the first release (``docs/privacy-plan.md``): the plan's composed
 (ε, δ) by privacy-loss distributions beside basic composition, each release's own (ε, δ) and
@@ -66,16 +66,21 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input or an infeasible plan raises :class:`InputError` (exit 2).
     """
-    from core.plan import allocate, evaluate_plan, load_plan, resolve_models
+    from core.plan import allocate, evaluate_plan, load_plan, project_plan, resolve_models
 
-    plan = load_plan(args.plan)
+    source = None
+    if args.plan_name:
+        source = _project(args.plan, "plan")
+        plan = project_plan(source, args.plan_name)
+    else:
+        plan = load_plan(args.plan)
     if not plan.name:
         from dataclasses import replace
 
         base = os.path.basename(args.plan)
         plan = replace(plan, name=base.split(".plan.json")[0].split(".json")[0])
     project = _project(args.execute) if args.execute else None
-    models = resolve_models(plan, project=project,
+    models = resolve_models(plan, project=project or source,
                             base_dir=os.path.dirname(os.path.abspath(args.plan)))
     progress = Progress(err, "budget")
     if args.allocate:
@@ -101,13 +106,13 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _project(path: str) -> Any:
+def _project(path: str, field: str = "--execute") -> Any:
     from core.project.files import load_project
 
     try:
         return load_project(path)
     except InputError as exc:
-        raise InputError(exc.problem, field="--execute", file=exc.file or path) from None
+        raise InputError(exc.problem, field=field, file=exc.file or path) from None
 
 
 def add_budget_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -127,7 +132,10 @@ def add_budget_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                     "plan fits its budget (exit 2 naming the release that breaks it). "
                     "--allocate sets the releases' parameters (public, free); --execute "
                     "records the releases in a project's ledger against the plan.")
-    sp.add_argument("plan", metavar="PLAN", help="*.plan.json (docs/formats-and-cli.md §6)")
+    sp.add_argument("plan", metavar="PLAN",
+                    help="*.plan.json (docs/formats-and-cli.md §6), or a project with --plan")
+    sp.add_argument("--plan", dest="plan_name", metavar="NAME", default=None,
+                    help="read the plan NAME from the project PLAN's plans section")
     sp.add_argument("--allocate", choices=("weights", "optimise"), default=None,
                     help="weights: split the budget by the releases' weights; optimise: "
                          "maximise the weighted forecast utility")

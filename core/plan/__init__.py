@@ -17,9 +17,10 @@ from core.plan.document import (
     load_plan,
     plan_from_dict,
     plan_to_dict,
+    project_plan,
 )
 from core.plan.models import resolve_models
 
 __all__ = ["ALLOCATIONS", "KINDS", "PLAN_FORMAT", "Plan", "PlanBudget", "PlannedRelease",
            "ReleaseBudget", "allocate", "evaluate_plan", "load_plan", "plan_from_dict",
-           "plan_to_dict", "resolve_models"]
+           "plan_to_dict", "project_plan", "resolve_models"]

@@ -27,7 +27,7 @@ from typing import Any
 from core.common.errors import InputError
 
 __all__ = ["PLAN_FORMAT", "PLAN_VERSION", "KINDS", "PlannedRelease", "Plan", "plan_from_dict",
-           "plan_to_dict", "load_plan", "KNOBS"]
+           "plan_to_dict", "load_plan", "KNOBS", "project_plan"]
 
 PLAN_FORMAT = "privplan-plan"
 PLAN_VERSION = 1
@@ -313,3 +313,29 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
         if exc.file:
             raise
         raise exc.with_file(os.fspath(path)) from None
+
+
+def project_plan(project: Any, name: str) -> Plan:
+    """The plan ``name`` of a project's ``plans`` section, validated.
+
+    Parameters
+    ----------
+    project : Project
+        The project.
+    name : str
+        The plan's name.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    InputError
+        No such plan (field ``plan``), or an invalid one (field ``plans[NAME].FIELD``).
+    """
+    doc = project.plan(name)
+    try:
+        return plan_from_dict(doc)
+    except InputError as exc:
+        raise InputError(exc.problem, field=f"plans[{name}].{exc.field}") from None
