@@ -98,10 +98,11 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.plan.execute import execute_plan
 
         record, stored = execute_plan(args.execute, project, res,
-                                      over_budget=args.over_budget)
+                                      over_budget=args.over_budget, progress=progress)
         payload["executed"] = {"project": args.execute, "run": record.id,
                                "ledger_entries": len(stored),
-                               "entries": [e.id for e in stored]}
+                               "entries": [e.id for e in stored],
+                               "run_releases": sorted(record.summary.get("executed", {}))}
     emit(args, payload, lambda: _text(res, payload), out)
     return 0
 

@@ -32,7 +32,7 @@ from core.common.errors import InputError
 from core.privacy.pld import PldTerm, compose, eps_delta_term, laplace_term
 
 __all__ = ["GaussianTerm", "release_terms", "release_delta", "plan_deltas", "term_epsilon",
-           "DECLARED", "gaussian_sigma_for", "resolve_release", "model_memo"]
+           "DECLARED", "gaussian_sigma_for", "resolve_release", "model_memo", "release_epsilon"]
 
 #: Kinds whose (ε, δ) the plan states and their run must respect.
 DECLARED = ("logistics", "advising", "sharing")
@@ -266,3 +266,16 @@ def term_epsilon(terms: list[PldTerm], delta: float, discretization: float | Non
     if not 0 < delta < 1:
         return math.inf
     return compose(terms, delta, discretization=discretization).epsilon
+
+
+def release_epsilon(release: Any, terms: list[PldTerm], delta: float, model: Any = None
+                    ) -> float:
+    """A release's own ε at its δ: for an ``mdp`` release the certified ε that
+    ``privatize`` and ``bounds`` state for the same (k, η, b, δ, adjacency)
+    (:func:`core.mdp.accounting.mdp_privacy`, exact profile), so the plan shows the same
+    number; for the others :func:`term_epsilon` of its terms."""
+    if release.kind == "mdp":
+        p = release.params
+        priv = _mdp_privacy(model, float(p["k"]), delta, p["eta"], p["b"], p["adjacency"])
+        return float(priv.epsilon) if priv.bounded else math.inf
+    return term_epsilon(terms, delta)

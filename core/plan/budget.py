@@ -45,9 +45,9 @@ from core.common.progress import Progress, no_progress
 from core.plan.accounting import (
     gaussian_sigma_for,
     plan_deltas,
+    release_epsilon,
     release_terms,
     resolve_release,
-    term_epsilon,
 )
 from core.plan.document import KNOBS, Plan, PlannedRelease
 from core.plan.forecast import Forecast, forecast_release
@@ -219,7 +219,7 @@ def evaluate_plan(plan: Plan, models: Mapping[str, Any] | None = None, *,
         progress(i / (len(resolved) + 1), f"release {r.name}")
         terms = release_terms(r, deltas[r.name], mods.get(r.name))
         per.append(terms)
-        eps = term_epsilon(terms, deltas[r.name])
+        eps = release_epsilon(r, terms, deltas[r.name], mods.get(r.name))
         items.append(ReleaseBudget(r, eps, deltas[r.name],
                                    forecast_release(r, eps, mods.get(r.name),
                                                     estimates=estimates)))
@@ -305,7 +305,7 @@ def release_options(release: PlannedRelease, delta: float, budget: float, model:
     out = []
     for r in _knob_values(release, delta, budget, n, model):
         terms = release_terms(r, delta, model)
-        eps = term_epsilon(terms, delta)
+        eps = release_epsilon(r, terms, delta, model)
         if eps <= budget + _TOL:
             out.append(Option(r, eps, tuple(terms), forecast_release(r, eps, model).utility))
     out.sort(key=lambda o: o.epsilon)
