@@ -17,7 +17,7 @@ from core.common.errors import InputError
 
 __all__ = ["PROG", "UsageError", "Parser", "parse_k_list", "flag_error", "Progress", "emit",
            "project_item", "record_project", "add_record_flag", "add_over_budget_flag",
-           "check_record_budget", "record_checked",
+           "check_record_budget", "record_checked", "check_record_plan",
            "mode_line", "add_json_flag"]
 
 PROG = "privplan"
@@ -313,8 +313,39 @@ def record_checked(path: str, project: Any, record: Any, entries: Any,
     from core.project.store import record_and_save
 
     entries = list(entries)
-    return record_and_save(path, project, record, entries,
-                           check=lambda now: check_record_budget(now, entries, args, err))
+
+    def check(now: Any) -> None:
+        check_record_budget(now, entries, args, err)
+        check_record_plan(now, entries, args, err)
+
+    return record_and_save(path, project, record, entries, check=check)
+
+
+def check_record_plan(project: Any, entries: Any, args: argparse.Namespace,
+                      err: TextIO) -> None:
+    """Refuse a release on a dataset an executed privacy plan spends, outside that plan
+    (:func:`core.plan.execute.record_plan_problems`); ``--over-budget`` records it with a
+    warning.
+
+    Parameters
+    ----------
+    project : Project
+        The project (its ledger as it is now).
+    entries : iterable of LedgerEntry
+        The run's ledger entries.
+    args : argparse.Namespace
+        The command line (``over_budget``).
+    err : TextIO
+        Standard error.
+    """
+    from core.plan.execute import record_plan_problems
+
+    problems = record_plan_problems(list(project.ledger), list(entries))
+    if problems and getattr(args, "over_budget", False):
+        for p in problems:
+            err.write(f"warning: recorded outside the plan: {p}\n")
+    elif problems:
+        raise InputError("; ".join(problems), field="--record")
 
 
 def record_project(path: str | None) -> Any:

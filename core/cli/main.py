@@ -45,6 +45,7 @@ from core.cli.interop import add_interop_parsers, cmd_export, cmd_import
 from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
 from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
 from core.cli.modelprivacy import add_mia_parser, cmd_mia
+from core.cli.plan import add_budget_parser, cmd_budget
 from core.cli.privacy import (
     add_accountant_parser,
     add_dirichlet_parser,
@@ -76,6 +77,7 @@ SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "drl": cmd_drl,
     "comarl": cmd_comarl,
     "design": cmd_design,
+    "budget": cmd_budget,
     "import": cmd_import,
     "export": cmd_export,
 }
@@ -102,6 +104,7 @@ def _build_parser() -> Parser:
     add_drl_parser(sub, common)
     add_comarl_parser(sub, common)
     add_design_parser(sub, common)
+    add_budget_parser(sub, common)
     add_interop_parsers(sub, common)
     add_advise_bench_parser(sub, common)
     add_report_parser(sub, common)

@@ -57,12 +57,14 @@ __all__ = ["PROJECT_FORMAT", "SCHEMA_VERSION", "SIDECAR_NNZ", "UnsupportedSchema
            "project_to_dict", "sidecar_name", "arrays_digest", "project_stem",
            "project_from_dict", "load_project", "save_project", "load_any", "dumps_project",
            "migrated_payload", "run_records", "ledger_entries", "write_project",
-           "named_sidecars", "collect_sidecars", "SIDECAR_GRACE_S", "content_digest"]
+           "named_sidecars", "collect_sidecars", "SIDECAR_GRACE_S", "content_digest",
+           "plan_documents"]
 
 log = logging.getLogger(__name__)
 
 PROJECT_FORMAT = "privplan-project"
-_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets", "grids"}
+_KNOWN = {"name", "mdps", "runs", "maps", "advising", "ledger", "notes", "budgets", "grids",
+          "plans"}
 
 
 class UnsupportedSchemaVersion(InputError):
@@ -218,6 +220,8 @@ def project_to_dict(project: Project, *, sidecars: dict[str, Any] | None = None,
         payload["budgets"] = project.budgets
     if project.grids:  # optional likewise (older readers ignore it with a warning)
         payload["grids"] = [g.to_dict() for g in project.grids]
+    if project.plans:  # optional likewise: privacy plans (docs/privacy-plan.md)
+        payload["plans"] = [dict(p) for p in project.plans]
     return {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
             "saved_by": f"privplan {__version__}", "project": payload}
 
@@ -294,7 +298,7 @@ def migrated_payload(doc: Any) -> dict[str, Any]:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InputError(f"cannot be upgraded from schema version {ver} ({type(exc).__name__}"
                          f": {exc})", field="project") from None
-    for key in ("mdps", "runs", "maps", "advising", "ledger", "grids"):
+    for key in ("mdps", "runs", "maps", "advising", "ledger", "grids", "plans"):
         if not isinstance(payload.get(key, []) or [], list):
             raise InputError(f"must be a list, got {type(payload[key]).__name__}", field=key)
     for key in ("name", "notes"):
@@ -427,6 +431,7 @@ def project_from_dict(doc: Any, *, base_dir: str | os.PathLike[str] | None = Non
         if any(g.id == e.id for g in project.grids):
             raise InputError(f"duplicate grid id {e.id!r}", field="grids")
         project.grids.append(e)
+    project.plans = plan_documents(payload.get("plans", []) or [])
     if payload.get("budgets") is not None:
         from core.privacy.ledger import budgets_from_dict, budgets_to_dict
 
@@ -458,6 +463,38 @@ def origin_of(payload: dict[str, Any], project: Project, path: str | os.PathLike
 
     return snapshot(dict(payload, runs=[run_dict(r) for r in project.runs],
                          ledger=[e.to_dict() for e in project.ledger]), real_path(path))
+
+
+def plan_documents(items: list[Any]) -> list[dict[str, Any]]:
+    """The privacy plans of a file: each a plan document (``docs/formats-and-cli.md`` §6)
+    with a unique non-empty ``name``.
+
+    Only the envelope is checked here (the project layer does not read plans); the plan's
+    releases are validated where a plan is used (``budget PROJECT --plan NAME``, the Privacy
+    plan workspace), with errors naming ``plans[NAME]``.
+
+    Parameters
+    ----------
+    items : list
+        The file's ``plans``.
+
+    Returns
+    -------
+    list of dict
+    """
+    out: list[dict[str, Any]] = []
+    for i, d in enumerate(items):
+        if not isinstance(d, dict) or d.get("format") != "privplan-plan":
+            raise InputError("must be a plan object with format 'privplan-plan'",
+                             field=f"plans[{i}]")
+        name = d.get("name")
+        if not isinstance(name, str) or not name:
+            raise InputError("a project's plan needs a non-empty string 'name'",
+                             field=f"plans[{i}].name")
+        if any(p["name"] == name for p in out):
+            raise InputError(f"duplicate plan name {name!r}", field=f"plans[{name}].name")
+        out.append(dict(d))
+    return out
 
 
 def _map_entries(items: list[Any]) -> list[MapEntry]:

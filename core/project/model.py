@@ -107,6 +107,9 @@ class Project:
     # privacy budget per protected dataset: {dataset: {"epsilon": e, "delta": d}}
     # (core.privacy.ledger.budgets_from_dict reads it); optional key "budgets" in the file
     budgets: dict[str, dict[str, float]] = field(default_factory=dict)
+    # privacy plans (plan documents, docs/formats-and-cli.md §6), each with a unique "name";
+    # optional key "plans" in the file, validated in full where a plan is used (core.plan)
+    plans: list[dict[str, Any]] = field(default_factory=list)
     # what the file this project was read from (or last saved to) held: the merge base of
     # the next save (core.project.snapshot.Snapshot; None for a project never saved)
     origin: Any = field(default=None, compare=False, repr=False)
@@ -140,6 +143,15 @@ class Project:
 
     def new_run_id(self) -> str:
         return self._new_id("run", {r.id for r in self.runs})
+
+    def plan(self, name: str) -> dict[str, Any]:
+        """The plan document named ``name`` (InputError naming the known plans if none)."""
+        for p in self.plans:
+            if p.get("name") == name:
+                return p
+        known = ", ".join(str(p.get("name")) for p in self.plans) or "none"
+        raise InputError(f"the project has no plan {name!r} (its plans: {known})",
+                         field="plan")
 
     def runs_for(self, target: str, kind: str | None = None) -> list[RunRecord]:
         return [r for r in self.runs if r.target == target and (kind is None or r.kind == kind)]

@@ -34,9 +34,9 @@ from core.common.jsonable import jsonable
 __all__ = ["SECTIONS", "Snapshot", "snapshot", "digest", "run_key", "ledger_keys"]
 
 #: The sections a save may only replace whole (runs and the ledger are merged item by item).
-SECTIONS = ("name", "notes", "mdps", "maps", "advising", "grids", "budgets")
+SECTIONS = ("name", "notes", "mdps", "maps", "advising", "grids", "budgets", "plans")
 _DEFAULTS: dict[str, Any] = {"name": "Untitled", "notes": "", "mdps": [], "maps": [],
-                             "advising": [], "grids": [], "budgets": {}}
+                             "advising": [], "grids": [], "budgets": {}, "plans": []}
 # a sidecar's name compares by the first 12 hex digits of its digest (older names carry 12)
 _ARRAYS = re.compile(r"(?:^|\.)([0-9a-f]{12})(?:[0-9a-f]{12})?\.npz$")
 

@@ -73,6 +73,7 @@ __all__ = ["ProjectChanged", "SaveReport", "record_and_save", "save_document",
 SECTION_NAMES = {"name": "the project's name", "notes": "the notes", "mdps": "the models",
                  "maps": "the logistics maps", "advising": "the advising set-ups",
                  "grids": "the grid worlds", "budgets": "the privacy budgets",
+                 "plans": "the privacy plans",
                  "runs": "runs (removed there)", "ledger": "ledger entries (removed there)"}
 
 

@@ -24,6 +24,7 @@ SECTION_MODULES: dict[str, str] = {
     "sharing": "core.report.sections.sharing",
     "audit": "core.report.sections.audit",
     "ledger": "core.report.sections.ledger",
+    "plan": "core.report.sections.plan",
 }
 
 
