@@ -387,6 +387,7 @@ EXAMPLES: dict[str, str] = {
     "plan": "privplan plan assets/examples/fig41.map.json --origin a2 --goal-agent f "
             "--epsilon 0.5 --seed 1",
     "plan-bench": "privplan plan-bench B1 --worlds 5 --seed 1",
+    "budget": "privplan budget assets/examples/study-feasible.plan.json --allocate optimise",
     "advise": "privplan advise --preset exp1 --strategy dp --epsilon 0.4 --epochs 100 --seed 3",
     "audit": "privplan audit laplace --epsilon 1 --sensitivity 1 --seed 1",
     "audit laplace": "privplan audit laplace --epsilon 1 --sensitivity 1 --samples 20000 "

@@ -205,10 +205,12 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO,
             err.write(line + "\n")
         return code
     except InputError as exc:
+        partial = getattr(exc, "partial", None)  # a result that explains the refusal
         field = typed_flag(args, exc.field)
         if field != exc.field:
             exc = InputError(exc.problem, field=field, file=exc.file)
-        return fail(2, str(exc), exc.field, exc.file)
+        return fail(2, str(exc), exc.field, exc.file,
+                    extra=partial if isinstance(partial, dict) else None)
     except RunFailure as exc:  # the run failed (a worker died): exit 3
         partial = getattr(exc, "partial", None)
         return fail(3, str(exc), extra=partial if isinstance(partial, dict) else None)

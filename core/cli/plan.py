@@ -90,10 +90,14 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res = evaluate_plan(plan, models, estimates=args.estimate, progress=progress)
     payload = res.to_dict()
     if not res.feasible:
-        emit(args, payload, lambda: _text(res, payload), out)
-        raise InputError(f"the plan does not fit its budget: {res.reason}"
-                         + ("; nothing was recorded" if args.execute else ""),
-                         field=f"releases[{res.breaking}]")
+        refusal = InputError(f"the plan does not fit its budget: {res.reason}"
+                             + ("; nothing was recorded" if args.execute else ""),
+                             field=f"releases[{res.breaking}]")
+        if args.json:  # one JSON object: the evaluation beside the error
+            refusal.partial = payload
+        else:
+            emit(args, payload, lambda: _text(res, payload), out)
+        raise refusal
     if args.execute:
         from core.plan.execute import execute_plan
 

@@ -23,6 +23,9 @@ class InputError(ValueError):
         self.field = field
         self.file = file
         self.problem = message
+        #: a result that explains the refusal (strict JSON; ``--json`` prints it beside the
+        #: error object, e.g. the evaluation of a plan that does not fit its budget)
+        self.partial: dict[str, object] | None = None
         parts = [p for p in (file, field) if p]
         prefix = ": ".join(parts)
         super().__init__(f"{prefix}: {message}" if prefix else message)

@@ -6,21 +6,8 @@ public inputs and allocates the budget; :mod:`core.plan.execute` records the rel
 project's ledger against the plan.
 """
 
-from __future__ import annotations
+import lazy_loader as _lazy
 
-from core.plan.budget import ALLOCATIONS, PlanBudget, ReleaseBudget, allocate, evaluate_plan
-from core.plan.document import (
-    KINDS,
-    PLAN_FORMAT,
-    Plan,
-    PlannedRelease,
-    load_plan,
-    plan_from_dict,
-    plan_to_dict,
-    project_plan,
-)
-from core.plan.models import resolve_models
-
-__all__ = ["ALLOCATIONS", "KINDS", "PLAN_FORMAT", "Plan", "PlanBudget", "PlannedRelease",
-           "ReleaseBudget", "allocate", "evaluate_plan", "load_plan", "plan_from_dict",
-           "plan_to_dict", "project_plan", "resolve_models"]
+# The public names are listed once, in each module's __all__; __init__.pyi is generated
+# from them (tools/facades.py) and the modules load on first use.
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

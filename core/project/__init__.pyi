@@ -25,6 +25,7 @@ from .files import (
     load_project as load_project,
     migrated_payload as migrated_payload,
     named_sidecars as named_sidecars,
+    plan_documents as plan_documents,
     project_from_dict as project_from_dict,
     project_stem as project_stem,
     project_to_dict as project_to_dict,
