@@ -177,7 +177,7 @@ def ledger_keys(entries: Any, run_keys: dict[str, str]) -> list[str]:
             d = {k: v for k, v in e.items() if k != "id"}
             src = d.get("source")
             run = entry_run(src, run_keys)
-            if run is not None:
+            if isinstance(src, str) and run is not None:
                 d["source"] = relink(src, run, "run:" + run_keys[run])
             out.append(digest(d))
         else:
