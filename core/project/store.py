@@ -197,7 +197,8 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
         if any(r.id == old_id for r in runs):
             record = replace(record, id=_fresh_run_id({r.id for r in runs}))
         # every entry of the run follows it, "run-7" and "run-7: logistics: …" alike
-        entries = [replace(e, source=relink(e.source, old_id, record.id)) for e in entries]
+        entries = [_follow(e, old_id, record.id) if entry_run(e.source, {old_id}) else e
+                   for e in entries]
         stored = PrivacyLedger(entries=list(ledger)).extend(entries)
         runs.append(record)
         ledger.extend(stored)
@@ -299,13 +300,22 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
         add_entries[k] -= 1
         run = entry_run(e.source, renamed)
         if run is not None:  # its run was renumbered: the entry follows (either form)
-            e = replace(e, source=relink(e.source, run, renamed[run]))
+            e = _follow(e, run, renamed[run])
         if any(x.id == e.id for x in led.entries):
             (e,) = led.extend([e])
         else:
             led.entries.append(e)
         project.ledger.append(e)
         report.merged_entries.append(e.id)
+
+
+def _follow(entry: LedgerEntry, old: str, new: str) -> LedgerEntry:
+    """``entry`` of the run ``old``, now ``new``: its source relinked, and the run's id in
+    the text of what it released (an advising entry says "…, run-7)") renamed too."""
+    if old == new:
+        return entry
+    released = re.sub(rf"(?<![\w-]){re.escape(old)}(?!\d)", new, entry.released)
+    return replace(entry, source=relink(entry.source, old, new), released=released)
 
 
 def _unwritable(exc: BaseException, path: str) -> InputError:

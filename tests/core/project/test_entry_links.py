@@ -27,7 +27,8 @@ def _plan(project, tag: str) -> tuple[RunRecord, list[LedgerEntry]]:
                            mode="experiment", seed=4, source=f"{rid}: logistics: agent a{i}")
                for i in range(3)]
     entries.append(LedgerEntry(id="", dataset="agent:x", mechanism="laplace", epsilon=0.5,
-                               mode="experiment", seed=4, source=rid))
+                               mode="experiment", seed=4, source=rid,
+                               released=f"advice of x (3 releases, {rid})"))
     return rec, entries
 
 
@@ -48,6 +49,7 @@ def test_a_command_renumbered_at_record_time_relinks_both_forms(tmp_path: Path) 
     assert stored.id == "run-2"
     assert [e.source for e in entries] == [f"run-2: logistics: agent a{i}" for i in range(3)] \
         + ["run-2"]
+    assert entries[-1].released == "advice of x (3 releases, run-2)"  # its text follows
     after = load_project(path)
     for run, tag in (("run-1", "a"), ("run-2", "b")):
         assert {r.id: r.params["tag"] for r in after.runs}[run] == tag
