@@ -206,6 +206,10 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
                              f"*.privplan.json (and {flag} ID)", field="--record")
         return None, None
     project = load_project(path)
+    if record:
+        from core.project.store import check_writable
+
+        check_writable(path, field="--record")  # refused before the run, not after it
     ids = ids_of(project)
     if item_id is None:
         if len(ids) != 1:
@@ -351,8 +355,9 @@ def check_record_plan(project: Any, entries: Any, args: argparse.Namespace,
 def record_project(path: str | None) -> Any:
     """The project ``--record PROJECT`` names (None without it), read before any work.
 
-    A missing or damaged project is refused up front (InputError on ``--record``), so no
-    time is spent on a run that could not be recorded.
+    A missing or damaged project, or one in a folder this process cannot write, is refused
+    up front (InputError on ``--record``), so no time is spent on a run that could not be
+    recorded.
 
     Parameters
     ----------
@@ -372,13 +377,16 @@ def record_project(path: str | None) -> Any:
     if path is None:
         return None
     from core.project.files import load_project
+    from core.project.store import check_writable
 
     try:
-        return load_project(path)
+        project = load_project(path)
     except InputError as exc:
         where = f"{exc.field}: " if exc.field else ""
         raise InputError(f"{where}{exc.problem}" if exc.file else str(exc), field="--record",
                          file=exc.file or path) from None
+    check_writable(path, field="--record")  # a folder it cannot write: refused up front
+    return project
 
 
 SCHEDULER_HELP = ("run on a dask.distributed cluster (the optional 'cluster' extra) instead of "

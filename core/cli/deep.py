@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from core.cli.common import Progress, check_record_budget, emit, flag_error, mode_line
+from core.cli.common import Progress, emit, flag_error, mode_line
 from core.cli.grammar import add_old_option
 from core.common.errors import InputError
 
@@ -168,15 +168,12 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise flag_error(exc, _SHARE_FLAGS) from None
     payload = res.to_dict()
     if project is not None:
+        from core.cli.common import record_checked
         from core.deep.records import ppo_sharing_record
-        from core.project.files import save_project
-        from core.project.recording import record_run
 
         record, entries = ppo_sharing_record(project, res, students=students,
                                              seeds=args.seeds, seed=args.seed)
-        check_record_budget(project, entries, args, err)
-        added = record_run(project, record, entries)
-        save_project(project, args.project)
+        record, added = record_checked(args.project, project, record, entries, args, err)
         payload["recorded"] = {"project": args.project, "run": record.id,
                                "ledger_entries": len(added)}
 

@@ -452,16 +452,14 @@ def _bounds_of_project(args: argparse.Namespace, project: Any, mdp_id: str, out:
 
 def _record_bounds(args: argparse.Namespace, project: Any, mdp_id: str, release: Any,
                    err: Any) -> str:
-    """Record a project's "Synthesise & bound" in its file (the window's record); returns
-    the run id. Refused past a budget unless --over-budget (a release is spent)."""
-    from core.cli.common import check_record_budget
-    from core.project.files import save_project
-    from core.project.recording import bounds_run_record, record_run
+    """Record a project's "Synthesise & bound" in its file (the window's record), merged
+    with what the file holds now; returns the run id as stored. Refused past a budget
+    unless --over-budget (a release is spent)."""
+    from core.cli.common import record_checked
+    from core.project.recording import bounds_run_record
 
     record, entries = bounds_run_record(project, mdp_id, release)
-    check_record_budget(project, entries, args, err)
-    record_run(project, record, entries)
-    save_project(project, args.mdp)
+    record, _ = record_checked(args.mdp, project, record, entries, args, err)
     return str(record.id)
 
 

@@ -677,10 +677,13 @@ def load_project(path: str | os.PathLike[str]) -> Project:
 
 
 def save_project(project: Project, path: str | os.PathLike[str]) -> None:
-    """Atomic, locked save that replaces the file with ``project`` (no merge: a recovery
-    copy, an export, a new file). Saving a document over a file that others may have
-    recorded into goes through :func:`core.project.store.save_document` instead, and a
-    command's run through :func:`core.project.store.record_and_save`.
+    """Atomic, locked save that replaces the file with ``project``, without merging: only
+    for a *new* file no other writer knows yet (an example, a test's fixture). Saving a
+    document over a file that others may have recorded into goes through
+    :func:`core.project.store.save_document`, and a command's run through
+    :func:`core.project.store.record_and_save` — never through this (a run another writer
+    recorded meanwhile would be lost; ``tests/core/project/test_one_writer.py`` lists who
+    may call it).
 
     Parameters
     ----------
@@ -725,7 +728,10 @@ def write_project(project: Project, path: str | os.PathLike[str]) -> None:
                 target = os.path.join(folder, name)
                 arrays = sidecar_arrays(P)  # dense P, or the CSR rows of a large model
                 if _usable_sidecar(target, arrays):
-                    os.utime(target)  # in use again: young for the orphan collector
+                    try:
+                        os.utime(target)  # in use again: young for the orphan collector
+                    except OSError:
+                        pass  # not ours to touch (another owner, a read-only folder)
                     continue
                 buf = io.BytesIO()
                 np.savez(buf, **arrays)  # type: ignore[arg-type]

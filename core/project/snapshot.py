@@ -26,12 +26,14 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.common.jsonable import jsonable
 
-__all__ = ["SECTIONS", "Snapshot", "snapshot", "digest", "run_key", "ledger_keys"]
+__all__ = ["SECTIONS", "Snapshot", "snapshot", "digest", "run_key", "ledger_keys", "entry_run",
+           "relink"]
 
 #: The sections a save may only replace whole (runs and the ledger are merged item by item).
 SECTIONS = ("name", "notes", "mdps", "maps", "advising", "grids", "budgets", "plans")
@@ -89,9 +91,74 @@ def run_key(run: Any) -> str:
     return digest({k: v for k, v in run.items() if k != "id"})
 
 
+def entry_run(source: Any, run_ids: Container[str]) -> str | None:
+    """The run a ledger entry belongs to, read from its ``source``, or None.
+
+    An entry is linked to its run by its ``source`` text: the run's id alone (``"run-7"``)
+    or the run's id, a colon and a space, then what in the run released it
+    (``"run-7: logistics: agent a1"``, a plan's entries). That is the only link the file
+    format has (older files and older versions know no other), so every writer that
+    renumbers a run rewrites both forms (:func:`relink`).
+
+    Parameters
+    ----------
+    source : Any
+        An entry's ``source``.
+    run_ids : container of str
+        The ids of the project's runs.
+
+    Returns
+    -------
+    str or None
+        The id of the run it names, None for an entry of no run (or of a run not listed).
+
+    Examples
+    --------
+    >>> entry_run("run-7: logistics: agent a1", {"run-7", "run-70"})
+    'run-7'
+    >>> entry_run("run-70", {"run-7", "run-70"}), entry_run("run-7x", {"run-7"})
+    ('run-70', None)
+    """
+    if not isinstance(source, str):
+        return None
+    if source in run_ids:
+        return source
+    head, sep, _ = source.partition(": ")
+    return head if sep and head in run_ids else None
+
+
+def relink(source: str, old: str, new: str) -> str:
+    """``source`` with the run id ``old`` replaced by ``new`` when it names that run
+    (either form of :func:`entry_run`); otherwise unchanged.
+
+    Parameters
+    ----------
+    source : str
+        An entry's ``source``.
+    old, new : str
+        The run's id before and after it was renumbered.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> relink("run-7: logistics: agent a1", "run-7", "run-8")
+    'run-8: logistics: agent a1'
+    >>> relink("run-7", "run-7", "run-8"), relink("run-70", "run-7", "run-8")
+    ('run-8', 'run-70')
+    """
+    if source == old:
+        return new
+    if source.startswith(old + ": "):
+        return new + source[len(old):]
+    return source
+
+
 def ledger_keys(entries: Any, run_keys: dict[str, str]) -> list[str]:
-    """The content keys of ledger entry dictionaries (each without its id; its ``source``
-    replaced by the key of the run it names, when it names one).
+    """The content keys of ledger entry dictionaries (each without its id; the run id its
+    ``source`` names, when it names one (:func:`entry_run`), replaced by that run's key).
 
     Parameters
     ----------
@@ -109,8 +176,9 @@ def ledger_keys(entries: Any, run_keys: dict[str, str]) -> list[str]:
         if isinstance(e, dict):
             d = {k: v for k, v in e.items() if k != "id"}
             src = d.get("source")
-            if isinstance(src, str) and src in run_keys:
-                d["source"] = "run:" + run_keys[src]
+            run = entry_run(src, run_keys)
+            if isinstance(src, str) and run is not None:
+                d["source"] = relink(src, run, "run:" + run_keys[run])
             out.append(digest(d))
         else:
             out.append(digest(e))

@@ -1,7 +1,11 @@
-"""The project store: saves that never lose a run or a ledger entry another writer recorded.
+"""The project store: the one way PrivPlan writes a project file that others may write too.
 
-Two ways to write a project that others may write at the same time (the window, several
-``--record`` commands, scripts):
+Every writer of a project — the window's Save, every command's ``--record`` — goes through
+this module, under the project lock (:mod:`core.project.locks`), reading the file again
+and merging; no other module writes a project file over an existing one (checked by
+``tests/core/project/test_one_writer.py``). The only other project writes are a new file
+(:func:`core.project.files.save_project`: examples, tests) and the window's recovery copy
+(:mod:`core.project.autosave`), which no one else writes.
 
 * :func:`record_and_save` — a command's run: under the project lock, the file is read
   *again*, the run and its ledger entries are appended to what the file holds now (the run
@@ -15,6 +19,10 @@ Two ways to write a project that others may write at the same time (the window, 
   :class:`ProjectChanged` conflict — nothing is written until the caller decides, and with
   ``overwrite=True`` those sections are replaced but the merged runs and entries are still
   kept. A run or entry that another writer *removed* is kept (never silently dropped).
+
+A ledger entry is linked to its run by its ``source`` (the run's id, or the id followed by
+``": "`` and what in the run released it — :func:`core.project.snapshot.entry_run`). When a
+run is renumbered, every entry linked to it follows, in either form.
 
 Examples
 --------
@@ -47,7 +55,7 @@ from typing import Any
 
 from core import __version__
 from core.common.atomic import atomic_write_text
-from core.common.errors import InputError
+from core.common.errors import InputError, WriteFailure
 from core.common.jsonable import jsonable
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.files import (
@@ -64,10 +72,18 @@ from core.project.files import (
 from core.project.jsonfmt import dumps
 from core.project.locks import project_lock, real_path
 from core.project.model import Project, RunRecord
-from core.project.snapshot import SECTIONS, Snapshot, ledger_keys, run_key, snapshot
+from core.project.snapshot import (
+    SECTIONS,
+    Snapshot,
+    entry_run,
+    ledger_keys,
+    relink,
+    run_key,
+    snapshot,
+)
 
 __all__ = ["ProjectChanged", "SaveReport", "record_and_save", "save_document",
-           "SECTION_NAMES", "adopt_file"]
+           "SECTION_NAMES", "adopt_file", "check_writable"]
 
 #: How a section is named to a user.
 SECTION_NAMES = {"name": "the project's name", "notes": "the notes", "mdps": "the models",
@@ -181,7 +197,9 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
         old_id = record.id
         if any(r.id == old_id for r in runs):
             record = replace(record, id=_fresh_run_id({r.id for r in runs}))
-        entries = [replace(e, source=record.id) if e.source == old_id else e for e in entries]
+        # every entry of the run follows it, "run-7" and "run-7: logistics: …" alike
+        entries = [_follow(e, old_id, record.id) if entry_run(e.source, {old_id}) else e
+                   for e in entries]
         stored = PrivacyLedger(entries=list(ledger)).extend(entries)
         runs.append(record)
         ledger.extend(stored)
@@ -189,7 +207,7 @@ def record_and_save(path: str | os.PathLike[str], project: Project, record: RunR
         payload["ledger"] = [e.to_dict() for e in ledger]
         doc = {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
                "saved_by": f"privplan {__version__}", "project": payload}
-        atomic_write_text(real, dumps(jsonable(doc)) + "\n")
+        _write(real, dumps(jsonable(doc)) + "\n", os.fspath(path))
     project.runs = runs
     project.ledger = ledger
     project.origin = snapshot(payload, real)
@@ -230,7 +248,14 @@ def save_document(project: Project, path: str | os.PathLike[str], *, overwrite: 
         disk = _read_disk(real) if base is not None and base.path == real else None
         if disk is not None and base is not None:
             _merge(project, disk, base, real, overwrite, report)
-        write_project(project, real)
+        try:
+            write_project(project, real)
+        except InputError as exc:
+            raise _unwritable(exc, os.fspath(path)) from None
+        except WriteFailure:
+            raise
+        except OSError as exc:
+            raise _unwritable(exc, os.fspath(path)) from None
     return report
 
 
@@ -274,13 +299,82 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
         if add_entries[k] <= 0:
             continue
         add_entries[k] -= 1
-        e = replace(e, source=renamed.get(e.source, e.source))
+        run = entry_run(e.source, renamed)
+        if run is not None:  # its run was renumbered: the entry follows (either form)
+            e = _follow(e, run, renamed[run])
         if any(x.id == e.id for x in led.entries):
             (e,) = led.extend([e])
         else:
             led.entries.append(e)
         project.ledger.append(e)
         report.merged_entries.append(e.id)
+
+
+def _follow(entry: LedgerEntry, old: str, new: str) -> LedgerEntry:
+    """``entry`` of the run ``old``, now ``new``: its source relinked, and the run's id in
+    the text of what it released (an advising entry says "…, run-7)") renamed too."""
+    if old == new:
+        return entry
+    released = re.sub(rf"(?<![\w-]){re.escape(old)}(?!\d)", new, entry.released)
+    return replace(entry, source=relink(entry.source, old, new), released=released)
+
+
+def _unwritable(exc: BaseException, path: str) -> InputError:
+    """One line naming the project file that could not be written (exit 2)."""
+    if isinstance(exc, InputError):
+        problem = exc.problem
+    else:
+        problem = f"cannot write here ({getattr(exc, 'strerror', None) or exc})"
+    return InputError(f"{problem}; the project file was not changed", file=path)
+
+
+def _write(real: str, text: str, path: str) -> None:
+    """Write the project file's new text (the caller holds the lock); a folder or file that
+    cannot be written is an InputError naming ``path``; a write that fails midway (a full
+    disk) stays a :class:`~core.common.errors.WriteFailure` (exit 3)."""
+    try:
+        atomic_write_text(real, text)
+    except WriteFailure:
+        raise
+    except (InputError, OSError) as exc:
+        raise _unwritable(exc, path) from None
+
+
+def check_writable(path: str | os.PathLike[str], *, field: str | None = None) -> None:
+    """Refuse, before any work, a project whose folder cannot be written (a command that
+    records into it would compute for nothing).
+
+    The check creates and removes a temporary file beside the project — the same kind of
+    file every save writes first — so it answers for this process as the save would
+    (permissions, a read-only file system, root without the right capabilities).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The project file (a symlink: its target's folder).
+    field : str, optional
+        The flag named in the error (``--record``).
+
+    Raises
+    ------
+    InputError
+        Naming the file: its folder is missing or cannot be written.
+    """
+    import tempfile
+
+    real = real_path(path)
+    folder = os.path.dirname(real) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.{os.getpid()}.",
+                                   suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write in its folder ({exc.strerror or exc}); nothing was "
+                         "run", field=field, file=os.fspath(path)) from None
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass  # load_project cleans a temporary its writer left
 
 
 def adopt_file(project: Project, path: str | os.PathLike[str]) -> None:
