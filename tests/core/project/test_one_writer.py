@@ -55,6 +55,7 @@ WRITES_FILES = {
     "core/mdp/interop/prism.py": "PRISM explicit files (export)",
     "core/mdp/interop/drn.py": "Storm DRN files (export)",
     "core/cli/advising.py": "advise-bench --csv",
+    "tools/facades.py": "the generated facade stubs (core/*/__init__.pyi)",
     "core/cli/report.py": "report -o OUT.html",
     "core/cli/logistics.py": "plan-bench / plan-experiment outputs (CSV, JSON, Markdown)",
     "core/cli/synthesis.py": "synthesise -o (a policy JSON)",

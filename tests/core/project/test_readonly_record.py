@@ -86,7 +86,8 @@ def test_every_recorder_names_the_file_it_cannot_write(tmp_path: Path, moment: s
     for j in jobs:
         res = _result(j)
         lines = res["err"].splitlines()
-        ok = (res["code"] == 2 and res["out"] == "" and len(lines) == 1
+        out = json.loads(res["out"]) if res["out"].strip() else {"error": {"exit": 2}}
+        ok = (res["code"] == 2 and out["error"]["exit"] == 2 and len(lines) == 1
               and j["project"] in lines[0] and "internal error" not in lines[0]
               and Path(j["project"]).read_text() == j["bytes"]
               and sorted(os.listdir(Path(j["project"]).parent)) == ["p.privplan.json"])
