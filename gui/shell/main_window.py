@@ -59,6 +59,7 @@ from gui.shell.commands import RenameProjectCommand
 from gui.shell.docks import placeholder
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.file_actions import FileActions
+from gui.shell.help import install_help_menu
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
@@ -473,6 +474,7 @@ class MainWindow(QMainWindow):
         analysis_menu.addAction(self.calculator_action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
+        install_help_menu(self, help_menu)  # Help ▸ User Guide (F1): the current tab's page
         self.view_menu = view_menu
 
         tb = QToolBar("Main toolbar", self)
