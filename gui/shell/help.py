@@ -106,7 +106,11 @@ def install_help_menu(window: Any, menu: QMenu) -> QAction:
     action.setShortcut(QKeySequence("F1"))
     action.setStatusTip("Open the user guide at the page of the current tab (F1)")
     action.triggered.connect(lambda: open_guide(window))
-    menu.insertAction(menu.actions()[0] if menu.actions() else None, action)
+    first = menu.actions()
+    if first:
+        menu.insertAction(first[0], action)  # above About
+    else:
+        menu.addAction(action)
     window.addAction(action)
     window.user_guide_action = action
     return action

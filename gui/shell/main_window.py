@@ -67,6 +67,7 @@ from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
 from gui.shell.tools import EXAMPLES, TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.tools_menu import install as install_tools_menu
+from gui.shell.welcome import WelcomePage
 from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
@@ -196,10 +197,7 @@ class MainWindow(QMainWindow):
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
         self.empty_view = mdp_workspace_spec().empty_view(document, self)
-        self.closed_label = QLabel("No workspace is open.\n\nDouble-click an MDP in the Project "
-                                   "panel to open its workspace.", self)
-        self.closed_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.closed_label.setStyleSheet("QLabel { color: #666; font-size: 11pt; }")
+        self.closed_label = WelcomePage(self)  # recent projects, examples, the guide
         self.central = QStackedWidget(self)
         for w in (self.empty_view, self.closed_label, self.tabs):
             self.central.addWidget(w)

@@ -47,3 +47,28 @@ def test_the_built_html_is_preferred_to_the_markdown_source(tmp_path):
     url, built = guide.guide_url("ledger", site)
     assert built and Path(url.toLocalFile()) == site / "guide" / "ledger.html"
     assert guide.guide_page(None) == "index" and guide.guide_page("no-such-tool") == "index"
+
+
+def test_the_welcome_page_offers_recent_projects_examples_and_the_guide(window, tmp_path):
+    from gui.shell.welcome import WelcomePage
+
+    recent = tmp_path / "mine.privplan.json"
+    recent.write_text("{}", encoding="utf-8")
+    window.settings.add_recent_file(str(tmp_path / "gone.privplan.json"))  # missing: not shown
+    window.settings.add_recent_file(str(recent))
+    for mdp_id in list(window.workspaces()):
+        window.close_workspace(mdp_id)
+    page = window.central.currentWidget()
+    assert isinstance(page, WelcomePage) and page is window.closed_label
+    page.refresh()
+    assert [b.text() for b in page.recent_buttons] == ["mine.privplan.json"]
+    calls = []
+    window.open_recent = lambda p: calls.append(("recent", p))
+    window.open_path = lambda p: calls.append(("path", p))
+    page.recent_buttons[0].click()
+    buttons = {b.text(): b for b in page.findChildren(type(page.recent_buttons[0]))}
+    buttons["Tour of the user guide: two MDPs and a logistics map"].click()
+    assert calls[0] == ("recent", str(recent))
+    assert calls[1][0] == "path" and calls[1][1].endswith("tour.privplan.json")
+    assert "User guide (F1)" in buttons
+    assert len(buttons) >= 3 + 1 + 4  # recent, 2 projects, the guide, the example maps
