@@ -17,11 +17,12 @@ How a line is run (the rules, in the order they are tried):
 * ``cp``, ``mkdir``, ``ls`` and ``cat`` run through the shell in the temporary folder.
 * Anything else fails the test: a new kind of command needs a rule here.
 
-A block that takes more than a minute is marked in the Markdown, right before its fence,
-with ``<!-- docs-test: slow, run with: COMMAND ; COMMAND … -->``: the commands after "run
-with:" (the same commands with smaller arguments, separated by ``;``) run instead of the
-block. A block that needs something the repository does not ship (a dask scheduler) is
-marked ``<!-- docs-test: skip, REASON -->`` and only checked for its marker's reason.
+A block repeated word for word in another page runs once. A block that takes more than a minute
+is marked in the Markdown, right before its fence, with ``<!-- docs-test: slow, run with:
+COMMAND ; COMMAND … -->``: the commands after "run with:" (the same commands with smaller
+arguments, separated by ``;``) run instead of the block. A block that needs something the
+repository does not ship (a dask scheduler) is marked ``<!-- docs-test: skip, REASON -->`` and
+only checked for its marker's reason.
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def command_lines(lines: tuple[str, ...] | list[str]) -> list[str]:
 
 
 BLOCKS = [b for path in DOCS for b in extract_blocks(path)]
+# a block repeated word for word (the quick start of the README and of the guide) runs once
+RUN_BLOCKS = list({(b.lines, b.marker): b for b in reversed(BLOCKS)}.values())[::-1]
 
 
 def classify(line: str) -> str:
@@ -184,7 +187,7 @@ def test_the_classifier_skips_the_window_and_runs_subcommands():
         classify("rm -rf /")
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[b.id for b in RUN_BLOCKS])
 def test_the_documented_commands_run(block: Block, tmp_path: Path):
     lines = command_lines(block.lines)
     if block.marker is not None:
