@@ -1,7 +1,8 @@
 # make run   - create/refresh .venv, install what is missing, open PrivPlan on the built-in example
 # make test  - the whole check: import contracts, ruff, mypy on core (clean) and on gui (errors may
-#              only shrink below tools/mypy-gui-baseline.txt), core tests WITHOUT Qt (.venv-core),
-#              GUI tests offscreen
+#              only shrink below tools/mypy-gui-baseline.txt), the user guide (mkdocs --strict),
+#              core tests WITHOUT Qt (.venv-core), GUI tests offscreen
+# make docs  - the user guide as HTML in build/docs-site/ (Help ▸ User Guide and F1 open it)
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
              command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
              && { echo $$p; break; }; done)
@@ -12,7 +13,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
+.PHONY: run test docs test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -21,7 +22,7 @@ $(VENV)/.installed: pyproject.toml | check-python
 	@bash tools/ensure-debs.sh venv
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIP_FLAGS) --upgrade pip
-	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster,gym,deep]'
+	$(PY) -m pip install $(PIP_FLAGS) -e '.[gui,test,gui-test,cluster,gym,deep,docs]'
 	@touch $@
 
 # The headless environment: the core and its tests, and no PySide6 (and no JAX) at all.
@@ -71,7 +72,13 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
 
-test: lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
+test: docs lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
+
+# The user guide: docs/guide/ and the pages beside it, HTML in build/docs-site/. --strict fails on
+# a broken link or anchor; the command-line reference is generated from the parsers
+# (tools/cli_reference.py). tests/core/test_docs_commands.py runs the guide's shell blocks.
+docs: $(VENV)/.installed
+	$(PY) -m mkdocs build --strict --quiet
 
 # The one-folder app (PyInstaller): dist/privplan/privplan; the smoke test runs it as a user would.
 package: $(VENV)/.installed

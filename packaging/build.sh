@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 "$PY" -m pip install -q --disable-pip-version-check "pyinstaller>=6.5" 2>&1 | grep -v '^WARNING: Location' || true
 rm -rf build/privplan dist/privplan
+# the user guide, bundled as docs-site/ (Help ▸ User Guide, F1)
+"$PY" -m mkdocs build --strict --quiet
 t0=$(date +%s)
 "$PY" -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build \
     packaging/privplan.spec

@@ -8,7 +8,8 @@
 #      PNG of the window's size that is not blank;
 #   5. a sweep recorded into a copy of the built-in project, and its report (PDF and HTML);
 #   6. without PRIVPLAN_DEEP=1 the bundle has no JAX: a network command exits 2 naming the
-#      optional 'deep' extra (with it, the bundle trains a small network).
+#      optional 'deep' extra (with it, the bundle trains a small network);
+#   7. the user guide is in the bundle where Help ▸ User Guide looks for it.
 # Usage: packaging/smoke_test.sh [dist/privplan/privplan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -98,4 +99,9 @@ else
         || fail "mia --model without JAX: exit $code, '$(cat "$out/deep.err")'"
     echo "ok 6 no JAX in the bundle: mia --model exits 2 naming the deep extra"
 fi
-echo "smoke_test: all 6 checks passed ($APP)"
+# 7. the user guide (gui/shell/help.py opens docs-site/ beside assets/ in the bundle)
+guide=$(dirname "$APP")/_internal/docs-site
+[ -f "$guide/guide/index.html" ] && [ -f "$guide/guide/cli-reference.html" ] \
+    || fail "the user guide is missing from the bundle ($guide)"
+echo "ok 7 the user guide is in the bundle"
+echo "smoke_test: all 7 checks passed ($APP)"

@@ -59,6 +59,7 @@ from gui.shell.commands import RenameProjectCommand
 from gui.shell.docks import placeholder
 from gui.shell.document import PROJECT_STACK, ProjectDocument, mdp_stack_key
 from gui.shell.file_actions import FileActions
+from gui.shell.help import install_help_menu
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
@@ -66,6 +67,7 @@ from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
 from gui.shell.tools import EXAMPLES, TOOLS, load_tools, mdp_workspace_spec, window_extensions
 from gui.shell.tools_menu import install as install_tools_menu
+from gui.shell.welcome import WelcomePage
 from gui.shell.widgets import open_failure_text
 from gui.shell.workers import TaskRunner
 from gui.shell.workspace import Workspace
@@ -195,10 +197,7 @@ class MainWindow(QMainWindow):
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
         self.empty_view = mdp_workspace_spec().empty_view(document, self)
-        self.closed_label = QLabel("No workspace is open.\n\nDouble-click an MDP in the Project "
-                                   "panel to open its workspace.", self)
-        self.closed_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.closed_label.setStyleSheet("QLabel { color: #666; font-size: 11pt; }")
+        self.closed_label = WelcomePage(self)  # recent projects, examples, the guide
         self.central = QStackedWidget(self)
         for w in (self.empty_view, self.closed_label, self.tabs):
             self.central.addWidget(w)
@@ -473,6 +472,7 @@ class MainWindow(QMainWindow):
         analysis_menu.addAction(self.calculator_action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.about_action)
+        install_help_menu(self, help_menu)  # Help ▸ User Guide (F1): the current tab's page
         self.view_menu = view_menu
 
         tb = QToolBar("Main toolbar", self)

@@ -110,7 +110,10 @@ CHAPTERS = [  # (path prefix, chapter); the first match wins
     ("tests/core/mdp", "D"), ("tests/core/privacy", "D"), ("tests/gui/mdp", "D"),
     ("tests/gui/calculator", "D"), ("bench/", "D"), ("docs/sparse-models.md", "D"),
 ]
-README_CHAPTERS = {"A23": "A", "F2": "K", "§7": "D"}
+# pages that cite several chapters: the chapter of each label they cite (the README's text
+# moved into the user guide and docs/claims.md)
+PAGE_CHAPTERS = {"docs/claims.md": {"A23": "A"}, "docs/guide/sharing.md": {"F2": "K"},
+                 "docs/guide/examples.md": {"§7": "D"}}
 
 
 def _repo_text_files():
@@ -135,8 +138,8 @@ def reference_entries(text: str) -> set[tuple[str, str]]:
 
 
 def _chapter(rel: str, label: str) -> str | None:
-    if rel == "README.md":
-        return README_CHAPTERS.get(label)
+    if rel in PAGE_CHAPTERS:
+        return PAGE_CHAPTERS[rel].get(label)
     return next((ch for prefix, ch in CHAPTERS if rel.startswith(prefix)), None)
 
 
