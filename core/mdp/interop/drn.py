@@ -48,6 +48,7 @@ from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
     build_model,
+    check_declared,
     export_labels,
     export_names,
     export_rewards,
@@ -104,7 +105,7 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     path = str(path)
     lines = read_text_lines(path)  # regular files only, memory checked first
     kind = value_type = None
-    n_states = n_choices = None
+    n_states = n_choices = n_transitions = None
     reward_names: list[str] = []
     i = 0
     model_at = None
@@ -140,6 +141,13 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
             except (ValueError, IndexError):
                 raise fail(path, ln + 1, "@nr_choices must be followed by a number") from None
             i += 1
+        elif text == "@nr_transitions":
+            try:
+                n_transitions = int(lines[i].strip())
+            except (ValueError, IndexError):
+                raise fail(path, ln + 1, "@nr_transitions must be followed by a number"
+                           ) from None
+            i += 1
         elif text == "@model":
             model_at = i
             break
@@ -156,6 +164,11 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         raise fail(path, None, "no '@model' section")
     if not n_states or n_states < 1:
         raise fail(path, None, "@nr_states must be declared (>= 1) before @model")
+    # the declared sizes are checked against the file and the memory before any array of
+    # their size is made ("state 0\n" takes 8 bytes, "action a\n" 9, "0:1\n" 4)
+    check_declared(path, None, file_bytes=os.path.getsize(path), sizes={
+        "states": (n_states, 8, "@nr_states"), "choices": (n_choices, 9, "@nr_choices"),
+        "transitions": (n_transitions, 4, "@nr_transitions")})
     S = n_states
     nr = len(reward_names)
     src: list[int] = []
@@ -252,6 +265,9 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
             lno.append(ln)
     if state + 1 != S:
         raise fail(path, None, f"@nr_states declares {S} states, the model has {state + 1}")
+    if n_transitions is not None and n_transitions != len(prob):
+        raise fail(path, None, f"@nr_transitions declares {n_transitions} transitions, the "
+                   f"model has {len(prob)}")
     if n_choices is not None and n_choices != choices:
         raise fail(path, None, f"@nr_choices declares {n_choices} choices, the model has "
                    f"{choices}")
