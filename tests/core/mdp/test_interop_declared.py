@@ -78,3 +78,45 @@ def test_files_within_their_declared_sizes_still_import(tmp_path: Path):
     tra.write_text("2 2 2\n0 0 1 1\n1 0 1 1\n")
     code, err = _cli("import", str(tra), "-o", str(tmp_path / "m.mdp.json"))
     assert code == 0, err
+
+
+def _both(path, monkeypatch):
+    """read_drn with the bulk transition reading, and with the line-by-line one."""
+    from core.mdp.interop import drn
+
+    fast = drn.read_drn(path)
+    orig = drn._read_body
+    monkeypatch.setattr(drn, "_read_body", lambda *a, bulk: orig(*a, bulk=False))
+    slow = drn.read_drn(path)
+    return fast, slow
+
+
+def test_bulk_transitions_read_the_model_the_line_by_line_reader_reads(tmp_path, monkeypatch):
+    from core.mdp.examples import sparse_random_mdp
+    from core.mdp.interop import write_drn
+
+    write_drn(sparse_random_mdp(50, 3, 4, 5, seed=4), tmp_path / "r")
+    fast, slow = _both(tmp_path / "r.drn", monkeypatch)
+    assert fast.mdp == slow.mdp and fast.warnings == slow.warnings
+    hand = tmp_path / "h.drn"
+    hand.write_text("@type: MDP\n@parameters\n\n@reward_models\nr\n@nr_states\n2\n@model\n"
+                    "state 0 init [1]\n// start\n\taction go [2]\n\t\t0 : 1/3\n"
+                    "// a comment between transitions\n\n\t\t1:2/3\n\taction __NOLABEL__\n"
+                    "\t\t1 : 1\nstate 1 \"done\"\n\taction stay\n\t\t1 : 1.0\n")
+    fast, slow = _both(hand, monkeypatch)
+    assert fast.mdp == slow.mdp
+    assert fast.mdp.transitions.data.tolist() == [1 / 3, 2 / 3, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("body, match", [
+    ("state 0 init\n\t\t0 : 1\n", "line 10: a transition before the first action"),
+    ("state 0 init\n\taction go\n\t\t0 : x\n", "line 11: probability 'x' is not a number"),
+    ("state 0 init\n\taction go\n\t\t7 : 1\n", "line 11: target state 7 is outside"),
+    ("state 0 init\n\taction go\n\t\t0 1\n", "line 11: expected 'target : probability'"),
+])
+def test_an_irregular_transition_is_named_by_its_line(tmp_path, body, match):
+    path = tmp_path / "bad.drn"
+    path.write_text("@type: MDP\n@parameters\n\n@reward_models\n\n@nr_states\n1\n@model\n"
+                    + body)
+    with pytest.raises(InputError, match=match):
+        read_drn(path)
