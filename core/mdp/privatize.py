@@ -170,7 +170,8 @@ def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
         return f"{float(eta):g}"
     text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
     if n is not None:
-        sizes = sorted({int(v) for v in np.asarray(n).ravel() if v >= 2})
+        u = np.unique(np.asarray(n).ravel())  # the distinct sizes, not one per row
+        sizes = sorted({int(v) for v in u.tolist() if v >= 2})
         vals = sorted({float(v) for v in row_etas(ETA_AUTO, np.array(sizes or [2]))},
                       reverse=True)
         text += ": " + ", ".join(f"{v:g}" for v in vals)
