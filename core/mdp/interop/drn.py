@@ -159,6 +159,119 @@ def _bulk_transitions(path: str, lines: list[str], order: list[int], trans: list
     return a_state[owner], k_of[owner], dst, prob, t_at + 1
 
 
+class _BodyReader:
+    """The @model section read line by line: one method per kind of line, in file order."""
+
+    def __init__(self, path: str, S: int, nr: int) -> None:
+        self.path, self.S, self.nr = path, S, nr
+        self.src: list[int] = []
+        self.cho: list[int] = []
+        self.dst: list[int] = []
+        self.prob: list[float] = []
+        self.lno: list[int] = []
+        self.labels: dict[str, list[int]] = {}
+        self.state_rew = np.zeros((nr, S))
+        self.choice_rew: list[dict[tuple[int, int], float]] = [{} for _ in range(nr)]
+        self.action_labels: dict[tuple[int, int], str] = {}
+        self.names: list[str | None] = [None] * S
+        self.state = -1
+        self.k = -1
+        self.choices = 0
+        self.last_was_state = False
+
+    def line(self, ln: int, raw: str) -> None:
+        text = raw.strip()
+        if not text:
+            return
+        if text.startswith("//"):
+            state = self.state
+            if self.last_was_state and state >= 0 and self.names[state] is None:
+                self.names[state] = text[2:]
+            return
+        self.last_was_state = False
+        if text.startswith("state "):
+            self.state_line(ln, text)
+        elif text.startswith("action "):
+            self.action_line(ln, text)
+        else:
+            self.transition_line(ln, text)
+
+    def state_line(self, ln: int, text: str) -> None:
+        path, S, state = self.path, self.S, self.state
+        toks = text[6:].split(None, 1)
+        try:
+            sid = int(toks[0])
+        except ValueError:
+            raise fail(path, ln, f"state id {toks[0]!r} is not a number") from None
+        if sid != state + 1:
+            raise fail(path, ln, f"states must be numbered in order without gaps: "
+                       f"expected {state + 1}, got {sid}")
+        if sid >= S:
+            raise fail(path, ln, f"more states than @nr_states = {S}")
+        self.state, self.k = sid, -1
+        state = sid
+        rest = toks[1].strip() if len(toks) > 1 else ""
+        if rest.startswith("!") or rest.startswith("{"):
+            raise fail(path, ln, "exit rates and observations are not supported")
+        if rest.startswith("["):
+            vals, rest = _rewards(path, ln, rest, self.nr)
+            for j, v in enumerate(vals):
+                self.state_rew[j, state] = v
+        for quoted, plain in _LABEL_RE.findall(rest):
+            self.labels.setdefault(quoted or plain, []).append(state)
+        self.last_was_state = True
+
+    def action_line(self, ln: int, text: str) -> None:
+        path, state = self.path, self.state
+        if state < 0:
+            raise fail(path, ln, "an action before the first state")
+        self.k += 1
+        self.choices += 1
+        k = self.k
+        toks = text[7:].split(None, 1)
+        label = toks[0]
+        rest = toks[1].strip() if len(toks) > 1 else ""
+        if label.startswith("["):  # "action [r]" without a name
+            raise fail(path, ln, "the action needs a name (or __NOLABEL__) before its "
+                       "rewards")
+        if label != NOLABEL:
+            self.action_labels[(state, k)] = label
+        if rest.startswith("["):
+            vals, rest = _rewards(path, ln, rest, self.nr)
+            for j, v in enumerate(vals):
+                if v != 0:
+                    self.choice_rew[j][(state, k)] = v
+        if rest:
+            raise fail(path, ln, f"unexpected {rest!r} after the action")
+
+    def transition_line(self, ln: int, text: str) -> None:
+        path, S = self.path, self.S
+        if self.k < 0:
+            raise fail(path, ln, "a transition before the first action of its state")
+        head, sep, val = text.partition(":")
+        if not sep:
+            raise fail(path, ln, f"expected 'target : probability', got {text!r}")
+        try:
+            t = int(head.strip())
+        except ValueError:
+            raise fail(path, ln, f"target {head.strip()!r} is not a number") from None
+        if not 0 <= t < S:
+            raise fail(path, ln, f"target state {t} is outside [0, {S})")
+        val = val.strip()
+        if val.startswith("["):
+            raise fail(path, ln, "an interval probability: this is an interval model; "
+                       "import the point model")
+        try:
+            p = parse_probability(val)
+        except ValueError:
+            raise fail(path, ln, f"probability {val!r} is not a number") from None
+        self.src.append(self.state)
+        self.cho.append(self.k)
+        self.dst.append(t)
+        self.prob.append(p)
+        self.lno.append(ln)
+
+
 def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int, *,
                bulk: bool) -> _Body:
     """The @model section: line by line (every check, in file order), or with ``bulk`` the
@@ -167,104 +280,85 @@ def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int, *,
         order, trans = _model_lines(lines, model_at)
     else:
         order, trans = list(range(model_at, len(lines))), []
-    src: list[int] = []
-    cho: list[int] = []
-    dst: list[int] = []
-    prob: list[float] = []
-    lno: list[int] = []
-    labels: dict[str, list[int]] = {}
-    state_rew = np.zeros((nr, S))
-    choice_rew: list[dict[tuple[int, int], float]] = [{} for _ in range(nr)]
-    action_labels: dict[tuple[int, int], str] = {}
-    names: list[str | None] = [None] * S
-    state = -1
-    k = -1
-    choices = 0
-    last_was_state = False
+    r = _BodyReader(path, S, nr)
     for idx in order:
-        ln = idx + 1
-        raw = lines[idx]
-        text = raw.strip()
-        if not text:
-            continue
-        if text.startswith("//"):
-            if last_was_state and state >= 0 and names[state] is None:
-                names[state] = text[2:]
-            continue
-        last_was_state = False
-        if text.startswith("state "):
-            toks = text[6:].split(None, 1)
-            try:
-                sid = int(toks[0])
-            except ValueError:
-                raise fail(path, ln, f"state id {toks[0]!r} is not a number") from None
-            if sid != state + 1:
-                raise fail(path, ln, f"states must be numbered in order without gaps: "
-                           f"expected {state + 1}, got {sid}")
-            if sid >= S:
-                raise fail(path, ln, f"more states than @nr_states = {S}")
-            state, k = sid, -1
-            rest = toks[1].strip() if len(toks) > 1 else ""
-            if rest.startswith("!") or rest.startswith("{"):
-                raise fail(path, ln, "exit rates and observations are not supported")
-            if rest.startswith("["):
-                vals, rest = _rewards(path, ln, rest, nr)
-                for j, v in enumerate(vals):
-                    state_rew[j, state] = v
-            for quoted, plain in _LABEL_RE.findall(rest):
-                labels.setdefault(quoted or plain, []).append(state)
-            last_was_state = True
-        elif text.startswith("action "):
-            if state < 0:
-                raise fail(path, ln, "an action before the first state")
-            k += 1
-            choices += 1
-            toks = text[7:].split(None, 1)
-            label = toks[0]
-            rest = toks[1].strip() if len(toks) > 1 else ""
-            if label.startswith("["):  # "action [r]" without a name
-                raise fail(path, ln, "the action needs a name (or __NOLABEL__) before its "
-                           "rewards")
-            if label != NOLABEL:
-                action_labels[(state, k)] = label
-            if rest.startswith("["):
-                vals, rest = _rewards(path, ln, rest, nr)
-                for j, v in enumerate(vals):
-                    if v != 0:
-                        choice_rew[j][(state, k)] = v
-            if rest:
-                raise fail(path, ln, f"unexpected {rest!r} after the action")
-        else:
-            if k < 0:
-                raise fail(path, ln, "a transition before the first action of its state")
-            head, sep, val = text.partition(":")
-            if not sep:
-                raise fail(path, ln, f"expected 'target : probability', got {text!r}")
-            try:
-                t = int(head.strip())
-            except ValueError:
-                raise fail(path, ln, f"target {head.strip()!r} is not a number") from None
-            if not 0 <= t < S:
-                raise fail(path, ln, f"target state {t} is outside [0, {S})")
-            val = val.strip()
-            if val.startswith("["):
-                raise fail(path, ln, "an interval probability: this is an interval model; "
-                           "import the point model")
-            try:
-                p = parse_probability(val)
-            except ValueError:
-                raise fail(path, ln, f"probability {val!r} is not a number") from None
-            src.append(state)
-            cho.append(k)
-            dst.append(t)
-            prob.append(p)
-            lno.append(ln)
+        r.line(idx + 1, lines[idx])
     if bulk:
-        b_src, b_cho, b_dst, b_prob, b_lno = _bulk_transitions(path, lines, order, trans, S)
-        return _Body(b_src, b_cho, b_dst, b_prob, b_lno, labels, state_rew, choice_rew,
-                     action_labels, names, state, choices)
-    return _Body(src, cho, dst, prob, lno, labels, state_rew, choice_rew, action_labels,
-                 names, state, choices)
+        src, cho, dst, prob, lno = _bulk_transitions(path, lines, order, trans, S)
+        return _Body(src, cho, dst, prob, lno, r.labels, r.state_rew, r.choice_rew,
+                     r.action_labels, r.names, r.state, r.choices)
+    return _Body(r.src, r.cho, r.dst, r.prob, r.lno, r.labels, r.state_rew, r.choice_rew,
+                 r.action_labels, r.names, r.state, r.choices)
+
+
+@dataclass
+class _Header:
+    """What a .drn declares before ``@model``."""
+
+    kind: str
+    value_type: str | None
+    counts: dict[str, int]  # @nr_states, @nr_choices, @nr_transitions when declared
+    reward_names: list[str]
+    model_at: int  # the first line after @model
+
+
+_COUNTS = ("@nr_states", "@nr_choices", "@nr_transitions")
+
+
+def _read_header(path: str, lines: list[str]) -> _Header:
+    """The header lines, up to ``@model`` (InputError naming the line of anything else)."""
+    kind = value_type = None
+    counts: dict[str, int] = {}
+    reward_names: list[str] = []
+    i = 0
+    model_at = None
+    while i < len(lines):
+        text = lines[i].strip()
+        ln = i + 1
+        i += 1
+        if not text or text.startswith("//"):
+            continue
+        if text.startswith("@type:"):
+            kind = text[6:].strip()
+        elif text.startswith("@value_type:"):
+            value_type = text[12:].strip()
+        elif text == "@parameters":
+            params = lines[i].strip() if i < len(lines) else ""
+            i += 1
+            if params:
+                raise fail(path, ln + 1, f"parametric models are not supported ({params!r})")
+        elif text == "@placeholders":
+            raise fail(path, ln, "placeholders are not supported")
+        elif text == "@reward_models":
+            reward_names = lines[i].split() if i < len(lines) else []
+            i += 1
+        elif text in _COUNTS:
+            try:
+                counts[text] = int(lines[i].strip())
+            except (ValueError, IndexError):
+                raise fail(path, ln + 1, f"{text} must be followed by a number") from None
+            i += 1
+        elif text == "@model":
+            model_at = i
+            break
+        else:
+            raise fail(path, ln, f"could not parse {text!r}")
+    kind = _check_kind(path, kind, value_type)
+    if model_at is None:
+        raise fail(path, None, "no '@model' section")
+    return _Header(kind, value_type, counts, reward_names, model_at)
+
+
+def _check_kind(path: str, kind: str | None, value_type: str | None) -> str:
+    """The model type, if PrivPlan imports it (a point MDP or DTMC)."""
+    if kind is None:
+        raise fail(path, None, "no '@type:' line")
+    if kind not in ("MDP", "DTMC"):
+        raise fail(path, None, f"model type {kind!r} is not supported (MDP or DTMC)")
+    if value_type not in (None, "double", "rational"):
+        raise fail(path, None, f"value type {value_type!r} is not supported: PrivPlan imports "
+                   "point models (double)")
+    return kind
 
 
 def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
@@ -290,64 +384,10 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     """
     path = str(path)
     lines = read_text_lines(path)  # regular files only, memory checked first
-    kind = value_type = None
-    n_states = n_choices = n_transitions = None
-    reward_names: list[str] = []
-    i = 0
-    model_at = None
-    while i < len(lines):
-        text = lines[i].strip()
-        ln = i + 1
-        i += 1
-        if not text or text.startswith("//"):
-            continue
-        if text.startswith("@type:"):
-            kind = text[6:].strip()
-        elif text.startswith("@value_type:"):
-            value_type = text[12:].strip()
-        elif text == "@parameters":
-            params = lines[i].strip() if i < len(lines) else ""
-            i += 1
-            if params:
-                raise fail(path, ln + 1, f"parametric models are not supported ({params!r})")
-        elif text == "@placeholders":
-            raise fail(path, ln, "placeholders are not supported")
-        elif text == "@reward_models":
-            reward_names = lines[i].split() if i < len(lines) else []
-            i += 1
-        elif text == "@nr_states":
-            try:
-                n_states = int(lines[i].strip())
-            except (ValueError, IndexError):
-                raise fail(path, ln + 1, "@nr_states must be followed by a number") from None
-            i += 1
-        elif text == "@nr_choices":
-            try:
-                n_choices = int(lines[i].strip())
-            except (ValueError, IndexError):
-                raise fail(path, ln + 1, "@nr_choices must be followed by a number") from None
-            i += 1
-        elif text == "@nr_transitions":
-            try:
-                n_transitions = int(lines[i].strip())
-            except (ValueError, IndexError):
-                raise fail(path, ln + 1, "@nr_transitions must be followed by a number"
-                           ) from None
-            i += 1
-        elif text == "@model":
-            model_at = i
-            break
-        else:
-            raise fail(path, ln, f"could not parse {text!r}")
-    if kind is None:
-        raise fail(path, None, "no '@type:' line")
-    if kind not in ("MDP", "DTMC"):
-        raise fail(path, None, f"model type {kind!r} is not supported (MDP or DTMC)")
-    if value_type not in (None, "double", "rational"):
-        raise fail(path, None, f"value type {value_type!r} is not supported: PrivPlan imports "
-                   "point models (double)")
-    if model_at is None:
-        raise fail(path, None, "no '@model' section")
+    head = _read_header(path, lines)
+    n_states, n_choices = head.counts.get("@nr_states"), head.counts.get("@nr_choices")
+    n_transitions, reward_names, model_at = (head.counts.get("@nr_transitions"),
+                                             head.reward_names, head.model_at)
     if not n_states or n_states < 1:
         raise fail(path, None, "@nr_states must be declared (>= 1) before @model")
     # the declared sizes are checked against the file and the memory before any array of
@@ -378,7 +418,7 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         prob=np.asarray(prob, dtype=np.float64), line=np.asarray(body.lno, dtype=np.int64),
         path=path, action_labels=body.action_labels, labels=body.labels,
         state_names=[n if n is not None else f"s{i}" for i, n in enumerate(names)]
-        if len(given) == S else None, kind=kind)
+        if len(given) == S else None, kind=head.kind)
     parts.rewards = {rn: (state_rew[j] if state_rew[j].any() else None,
                           choice_rew[j] or None, None) for j, rn in enumerate(reward_names)}
     return build_model(parts, horizon=horizon, discount=discount, reward=reward,
