@@ -105,9 +105,9 @@ def privatize_goals(S: int) -> tuple[list[Goal], object]:
         box["private"] = privatize_mdp(m, K, rng=1, prepared=prep).mdp
         box["prep"] = prep
 
-    t_cmd = cpu(command)
+    t_cmd = cpu(command, repeat=2)
     prep = box["prep"]
-    t_acc = cpu(lambda: mdp_privacy(m, K, prepared=prep))  # type: ignore[arg-type]
+    t_acc = cpu(lambda: mdp_privacy(m, K, prepared=prep), repeat=2)  # type: ignore[arg-type]
     rows = prep.rows  # type: ignore[attr-defined]
 
     def mechanism() -> None:  # gamma draws of every non-zero + normalisation per row
@@ -115,7 +115,7 @@ def privatize_goals(S: int) -> tuple[list[Goal], object]:
         sums = np.add.reduceat(g, rows.indptr[:-1][np.diff(rows.indptr) > 0])
         g /= np.repeat(sums, np.diff(rows.indptr)[np.diff(rows.indptr) > 0])
 
-    t_mech = cpu(mechanism)
+    t_mech = cpu(mechanism, repeat=2)
     private = box["private"]
     shift = centre_shift(prep, (S, A))  # type: ignore[arg-type]
     cost_of_privacy(private, k=K, beta=BETA, centre_shift=shift)  # warm the kernels
