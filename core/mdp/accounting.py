@@ -235,8 +235,30 @@ class RowPrivacy:
 NameOf = Callable[[np.ndarray], Sequence[tuple[str, str]]]
 
 
+class _ListNames:
+    """Rows -> (state, action) from a list (a class, not a closure: results pickle)."""
+
+    def __init__(self, names: Sequence[tuple[str, str]]) -> None:
+        self.names = names
+
+    def __call__(self, rows: np.ndarray) -> list[tuple[str, str]]:
+        return [self.names[int(i)] for i in rows]
+
+
+class _MdpNames:
+    """Rows -> (state name, action name) of the rows whose (state, action) is ``index``."""
+
+    def __init__(self, mdp: MDP, index: np.ndarray) -> None:
+        self.state_names, self.action_names, self.index = (mdp.state_names, mdp.action_names,
+                                                           index)
+
+    def __call__(self, rows: np.ndarray) -> list[tuple[str, str]]:
+        sn, an = self.state_names, self.action_names
+        return [(sn[s], an[s][a]) for s, a in self.index[np.asarray(rows, np.int64)].tolist()]
+
+
 def _names_from(names: Sequence[tuple[str, str]]) -> NameOf:
-    return lambda idx: [names[int(i)] for i in idx]
+    return _ListNames(names)
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,7 +275,7 @@ class RowClasses:
     support: np.ndarray  # (m,) n per row
     contraction: np.ndarray  # (m,) c per row
     smoothed: np.ndarray  # (m,) bool per row
-    names_of: NameOf = field(repr=False, default=_names_from(()))  # rows -> (state, action)
+    names_of: NameOf = field(repr=False, default=_ListNames(()))  # rows -> (state, action)
 
     def __len__(self) -> int:
         return int(self.of_row.size)
@@ -832,10 +854,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
 
 def _mdp_names(mdp: MDP, index: np.ndarray) -> NameOf:
     """Rows -> (state name, action name), for rows whose (state, action) is ``index``."""
-    def names_of(rows: np.ndarray) -> list[tuple[str, str]]:
-        return [(mdp.state_names[s], mdp.action_names[s][a])
-                for s, a in index[np.asarray(rows, dtype=np.int64)].tolist()]
-    return names_of
+    return _MdpNames(mdp, index)
 
 
 def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,

@@ -95,3 +95,18 @@ def test_a_large_model_is_accounted_without_a_row_object():
     assert p.classes.counts.tolist() == [80000]
     one = p.classes.row(12345)
     assert one.epsilon == p.supports[0].epsilon and one.state == m.state_names[12345 // 4]
+
+
+def test_an_accounting_pickles_with_its_per_row_view():
+    """Results travel between processes (sweeps, studies): the row names' function too."""
+    import pickle
+
+    from core.mdp.examples import four_startups
+
+    p = mdp_privacy(four_startups(), 50.0, adjacency="all-rows")
+    q = pickle.loads(pickle.dumps(p))
+    assert q.epsilon == p.epsilon and q.classes == p.classes
+    assert [(r.state, r.action, r.epsilon) for r in q.rows] == [
+        (r.state, r.action, r.epsilon) for r in p.rows]
+    s = supports_privacy([2, 3], [("a", "x"), ("b", "y")], 10.0)
+    assert pickle.loads(pickle.dumps(s)).rows[1].state == "b"
