@@ -187,8 +187,7 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
     (Project or None, str or None)
         The loaded project and the item's id (its only item when ``flag`` is omitted).
     """
-    from core.mdp.files import read_json
-    from core.project.files import PROJECT_FORMAT, load_project
+    from core.mdp.files import MDP_FORMAT, read_json
 
     is_project = False
     if not str(path).lower().endswith(".npz"):
@@ -196,7 +195,11 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
             doc = read_json(path)
         except InputError:
             doc = None  # the item loader reports what is wrong with the file
-        is_project = isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT
+        # the project module (and what it imports) is loaded only for a file that may be one
+        if isinstance(doc, dict) and doc.get("format") not in (None, MDP_FORMAT):
+            from core.project.files import PROJECT_FORMAT
+
+            is_project = doc.get("format") == PROJECT_FORMAT
     if not is_project:
         if item_id is not None:
             raise InputError(f"{flag} names a {noun} inside a project; the file given is a "
@@ -205,6 +208,8 @@ def project_item(path: str, item_id: str | None, record: bool, *, flag: str, nou
             raise InputError(f"--record writes the run into a project: give a "
                              f"*.privplan.json (and {flag} ID)", field="--record")
         return None, None
+    from core.project.files import load_project
+
     project = load_project(path)
     if record:
         from core.project.store import check_writable

@@ -12,22 +12,14 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from core import __version__
-from core.cli.advising import (
-    add_advise_bench_parser,
-    add_advise_parser,
-    cmd_advise,
-    cmd_advise_bench,
-)
-from core.cli.agents import add_comarl_parser, add_drl_parser, cmd_comarl, cmd_drl
-from core.cli.audit import add_audit_parser, cmd_audit
 from core.cli.common import PROG, Parser, UsageError, add_json_flag
-from core.cli.design import add_design_parser, cmd_design
 from core.cli.grammar import (
     COMMAND_ALIASES,
     canonical_command,
@@ -41,85 +33,129 @@ from core.cli.grammar import (
     write_json_error,
 )
 from core.cli.guard import check_flags, one_line
-from core.cli.interop import add_interop_parsers, cmd_export, cmd_import
-from core.cli.logistics import add_plan_bench_parser, add_plan_parser, cmd_plan, cmd_plan_bench
-from core.cli.mdp import add_mdp_parsers, cmd_bounds, cmd_privatize, cmd_sweep
-from core.cli.modelprivacy import add_mia_parser, cmd_mia
-from core.cli.plan import add_budget_parser, cmd_budget
-from core.cli.privacy import (
-    add_accountant_parser,
-    add_dirichlet_parser,
-    cmd_accountant,
-    cmd_dirichlet,
-)
-from core.cli.report import add_report_parser, cmd_report
-from core.cli.sharing import add_share_parser, cmd_share
-from core.cli.synthesis import add_synthesise_parser, cmd_synthesise
 from core.common.errors import InputError, RunFailure, WriteFailure
 
-__all__ = ["SUBCOMMANDS", "build_parser", "run_cli", "main"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "run_cli", "main"]
 
-SUBCOMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
-    "dirichlet": cmd_dirichlet,
-    "privatize": cmd_privatize,
-    "bounds": cmd_bounds,
-    "sweep": cmd_sweep,
-    "synthesise": cmd_synthesise,
-    "plan": cmd_plan,
-    "plan-bench": cmd_plan_bench,
-    "advise": cmd_advise,
-    "audit": cmd_audit,
-    "advise-bench": cmd_advise_bench,
-    "report": cmd_report,
-    "share": cmd_share,
-    "accountant": cmd_accountant,
-    "mia": cmd_mia,
-    "drl": cmd_drl,
-    "comarl": cmd_comarl,
-    "design": cmd_design,
-    "budget": cmd_budget,
-    "import": cmd_import,
-    "export": cmd_export,
+Handler = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+#: Every subcommand, in the order ``--help`` lists them: (module, the function of that module
+#: adding its parser(s), its handler, the one-line help ``--help`` shows). A command's module
+#: is imported only when that command runs, so a command pays only for what it uses (and
+#: ``--version``/``--help`` for none). An adder may add several commands (``add_mdp_parsers``
+#: adds privatize, bounds and sweep): list each of them with the same adder. To add a command,
+#: add its line here.
+COMMANDS: dict[str, tuple[str, str, str, str]] = {
+    "dirichlet": ("core.cli.privacy", "add_dirichlet_parser", "cmd_dirichlet",
+                  "(epsilon, delta) of the Dirichlet mechanism"),
+    "privatize": ("core.cli.mdp", "add_mdp_parsers", "cmd_privatize",
+                  "Algorithm 1 step 1: Dirichlet-privatise every row"),
+    "bounds": ("core.cli.mdp", "add_mdp_parsers", "cmd_bounds",
+               "policy on the private model and cost-of-privacy bounds"),
+    "sweep": ("core.cli.mdp", "add_mdp_parsers", "cmd_sweep",
+              "the Figure 2.1 experiment over a list of k"),
+    "synthesise": ("core.cli.synthesis", "add_synthesise_parser", "cmd_synthesise",
+                   "an optimal (or softmax) policy of an MDP: induction, the occupancy-measure "
+                   "LP, or entropy-regularised"),
+    "plan": ("core.cli.logistics", "add_plan_parser", "cmd_plan",
+             "one DP multi-agent planning task on a map"),
+    "plan-bench": ("core.cli.logistics", "add_plan_bench_parser", "cmd_plan_bench",
+                   "logistics benchmarks B1-B5 (spec 8.3)"),
+    "advise": ("core.cli.advising", "add_advise_parser", "cmd_advise",
+               "DP advising experiment (thesis Ch. 3)"),
+    "audit": ("core.cli.audit", "add_audit_parser", "cmd_audit",
+              "empirical privacy audit of a mechanism (epsilon lower bound from a "
+              "distinguishing attack)"),
+    "share": ("core.cli.sharing", "add_share_parser", "cmd_share",
+              "private policy sharing: a teacher kickstarts students through the Dirichlet "
+              "mechanism ([KS])"),
+    "accountant": ("core.cli.privacy", "add_accountant_parser", "cmd_accountant",
+                   "privacy accountants (dpsgd: DP-SGD on dp-accounting)"),
+    "mia": ("core.cli.modelprivacy", "add_mia_parser", "cmd_mia",
+            "membership-inference study of a trained model, with DP-SGD, GPM or the "
+            "one-parameter defense"),
+    "drl": ("core.cli.agents", "add_drl_parser", "cmd_drl",
+            "DP-DRL: a grid-navigation agent, optional observation obfuscation, and the "
+            "map-recovery attack"),
+    "comarl": ("core.cli.agents", "add_comarl_parser", "cmd_comarl",
+               "privacy-engineered cooperative MARL: tabular PE-VDN with secure summation, "
+               "optional DP-SGD on the tables"),
+    "design": ("core.cli.design", "add_design_parser", "cmd_design",
+               "the privacy designer: (k, eta) meeting a target (epsilon, delta) at the least "
+               "cost of privacy"),
+    "budget": ("core.cli.plan", "add_budget_parser", "cmd_budget",
+               "a privacy plan: compose, forecast and allocate a study's releases before any "
+               "of them, and execute it into a project"),
+    "import": ("core.cli.interop", "add_interop_parsers", "cmd_import",
+               "a PRISM (.tra .lab .sta .srew .trew) or Storm (.drn) model into a PrivPlan "
+               "model file"),
+    "export": ("core.cli.interop", "add_interop_parsers", "cmd_export",
+               "a model as PRISM or DRN files, or the robust set of a private model as an "
+               "interval MDP"),
+    "advise-bench": ("core.cli.advising", "add_advise_bench_parser", "cmd_advise_bench",
+                     "Experiments 1-3 of thesis Ch. 3 over many seeds (CSV + JSON)"),
+    "report": ("core.cli.report", "add_report_parser", "cmd_report",
+               "rebuild the report of a project (PDF or HTML)"),
 }
 
 
-def _build_parser() -> Parser:
+class _Handlers(dict[str, Handler]):
+    """Command name -> handler, importing a command's module the first time it is asked for
+    (``name in SUBCOMMANDS`` imports nothing)."""
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or name in COMMANDS
+
+    def __missing__(self, name: str) -> Handler:
+        module, _, handler, _ = COMMANDS[name]
+        fn: Handler = getattr(importlib.import_module(module), handler)
+        self[name] = fn
+        return fn
+
+
+SUBCOMMANDS: dict[str, Handler] = _Handlers()
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word that is not an option; an alias such
+    as ``privatise`` names its command), if any."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    name = canonical_command(first) if first is not None else None
+    return name if name in COMMANDS else None
+
+
+def _build_parser(command: str | None = None, *, full: bool = False) -> Parser:
+    """The parser: ``command``'s own parser(s) in full (all commands' with ``full``), every
+    other command as a name and its help line only (its module is not imported)."""
     p = Parser(prog=PROG, description="PrivPlan headless commands. Without a subcommand, "
                 "`python app.py [FILE]` opens the window (`python app.py --help` lists its "
                 "options). `privplan COMMAND --help` explains a command, with an example.")
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-
-    common = add_json_flag
-    add_dirichlet_parser(sub, common)
-    add_mdp_parsers(sub, common)
-    add_synthesise_parser(sub, common)
-    add_plan_parser(sub, common)
-    add_plan_bench_parser(sub, common)
-    add_advise_parser(sub, common)
-    add_audit_parser(sub, common)
-    add_share_parser(sub, common)
-    add_accountant_parser(sub, common)
-    add_mia_parser(sub, common)
-    add_drl_parser(sub, common)
-    add_comarl_parser(sub, common)
-    add_design_parser(sub, common)
-    add_budget_parser(sub, common)
-    add_interop_parsers(sub, common)
-    add_advise_bench_parser(sub, common)
-    add_report_parser(sub, common)
+    wanted = {COMMANDS[command][:2]} if command is not None else set()
+    added: set[tuple[str, str]] = set()
+    for name, (module, adder, _, help_line) in COMMANDS.items():
+        group = (module, adder)
+        if group in added:
+            continue
+        if full or group in wanted:
+            getattr(importlib.import_module(module), adder)(sub, add_json_flag)
+            added.add(group)
+        else:
+            sub.add_parser(name, help=help_line, add_help=False)
     finish_parser(p, PROG)
     return p
 
 
 def build_parser() -> Parser:
-    """The ``privplan`` parser with every subcommand (for help screens and tests).
+    """The ``privplan`` parser with every subcommand in full (help screens, the generated
+    command-line reference, tests); it imports every command's module.
 
     Returns
     -------
     Parser
     """
-    return _build_parser()
+    return _build_parser(full=True)
 
 
 def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -166,7 +202,7 @@ def _parse(argv: list[str], out: TextIO, err: TextIO, as_json: bool
     """The parsed command line, or the exit code when there is nothing to run (help,
     version, an unknown command, a usage error: one line, and the JSON error object)."""
     if argv and not argv[0].startswith("-") and canonical_command(argv[0]) not in SUBCOMMANDS:
-        near = suggest_command(argv[0], [*SUBCOMMANDS, *COMMAND_ALIASES])
+        near = suggest_command(argv[0], [*COMMANDS, *COMMAND_ALIASES])
         message = (f"unknown command {argv[0]!r}"
                    + (f" (did you mean {near!r}?)" if near else "")
                    + f"; `{PROG} --help` lists the commands")
@@ -174,7 +210,7 @@ def _parse(argv: list[str], out: TextIO, err: TextIO, as_json: bool
         if as_json:
             write_json_error(out, 2, one_line(message), "COMMAND")
         return 2
-    parser = _build_parser()
+    parser = _build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import beta as beta_dist
-from scipy.stats import t as student_t
+
+# scipy.stats takes ~1.5 s to import: each function imports it when called, so a command that
+# only imports this module (through the privacy accountants) does not pay for it.
 
 __all__ = ["cp_upper", "t_half_width"]
 
@@ -35,6 +36,8 @@ def cp_upper(count: "np.ndarray | float", n: "np.ndarray | float", level: float)
     >>> round(float(cp_upper(0, 100, 0.95)), 12) == round(1 - 0.05 ** (1 / 100), 12)
     True
     """
+    from scipy.stats import beta as beta_dist
+
     k = np.asarray(count, dtype=np.float64)
     m = np.broadcast_to(np.asarray(n, dtype=np.float64), k.shape)
     full = k >= m
@@ -63,6 +66,8 @@ def t_half_width(x: "np.ndarray", axis: int | None = None) -> "np.ndarray | floa
     >>> round(float(t_half_width(np.array([1.0, 2.0, 3.0]))), 6)  # t(0.975, 2)·1/√3
     2.484138
     """
+    from scipy.stats import t as student_t
+
     x = np.asarray(x, dtype=np.float64)
     n = x.size if axis is None else x.shape[axis]
     return float(student_t.ppf(0.975, n - 1)) * x.std(axis=axis, ddof=1) / math.sqrt(n)

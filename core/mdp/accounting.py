@@ -71,8 +71,10 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -102,7 +104,7 @@ from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
 from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
-           "DEFAULT_B",
+           "DEFAULT_B", "RowClasses", "profile_epsilon",
            "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
            "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
            "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization",
@@ -230,6 +232,102 @@ class RowPrivacy:
         return self.guarantee.bounded
 
 
+NameOf = Callable[[np.ndarray], Sequence[tuple[str, str]]]
+
+
+class _ListNames:
+    """Rows -> (state, action) from a list (a class, not a closure: results pickle)."""
+
+    def __init__(self, names: Sequence[tuple[str, str]]) -> None:
+        self.names = names
+
+    def __call__(self, rows: np.ndarray) -> list[tuple[str, str]]:
+        return [self.names[int(i)] for i in rows]
+
+
+class _MdpNames:
+    """Rows -> (state name, action name) of the rows whose (state, action) is ``index``."""
+
+    def __init__(self, mdp: MDP, index: np.ndarray) -> None:
+        self.state_names, self.action_names, self.index = (mdp.state_names, mdp.action_names,
+                                                           index)
+
+    def __call__(self, rows: np.ndarray) -> list[tuple[str, str]]:
+        sn, an = self.state_names, self.action_names
+        return [(sn[s], an[s][a]) for s, a in self.index[np.asarray(rows, np.int64)].tolist()]
+
+
+def _names_from(names: Sequence[tuple[str, str]]) -> NameOf:
+    return _ListNames(names)
+
+
+@dataclass(frozen=True, eq=False)
+class RowClasses:
+    """The rows of a release grouped by their public parameters (support size n, η, radius
+    c·b): every row of a class has the same guarantee, so the accounting is done once per
+    class and composed by multiplicity. Per-row facts are numpy arrays; a row's
+    :class:`RowPrivacy` is made only when asked for (:meth:`row`, :attr:`MdpPrivacy.rows`).
+    """
+
+    guarantees: tuple[SupportGuarantee, ...]  # one per class
+    counts: np.ndarray  # (C,) rows per class
+    of_row: np.ndarray  # (m,) the class of each row
+    support: np.ndarray  # (m,) n per row
+    contraction: np.ndarray  # (m,) c per row
+    smoothed: np.ndarray  # (m,) bool per row
+    names_of: NameOf = field(repr=False, default=_ListNames(()))  # rows -> (state, action)
+
+    def __len__(self) -> int:
+        return int(self.of_row.size)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RowClasses):
+            return NotImplemented
+        return (self.guarantees == other.guarantees
+                and all(np.array_equal(getattr(self, a), getattr(other, a))
+                        for a in ("counts", "of_row", "support", "contraction", "smoothed"))
+                and list(self.names_of(np.arange(len(self))))
+                == list(other.names_of(np.arange(len(other)))))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @cached_property
+    def bounded(self) -> np.ndarray:
+        """(C,) bool: the class has a finite guarantee."""
+        return np.array([g.bounded for g in self.guarantees], dtype=bool)
+
+    @property
+    def n_applicable(self) -> int:
+        return int(self.counts[self.bounded].sum()) if self.counts.size else 0
+
+    def row(self, i: int) -> RowPrivacy:
+        """Row ``i`` as a :class:`RowPrivacy`."""
+        state, action = self.names_of(np.array([i]))[0]
+        return RowPrivacy(state, action, int(self.support[i]), float(self.contraction[i]),
+                          self.guarantees[int(self.of_row[i])], bool(self.smoothed[i]))
+
+    def rows(self, which: "np.ndarray | None" = None) -> tuple[RowPrivacy, ...]:
+        """The rows ``which`` (default all), in row order, as :class:`RowPrivacy`."""
+        idx = np.arange(len(self)) if which is None else np.asarray(which, dtype=np.int64)
+        names = self.names_of(idx)
+        g = self.guarantees
+        return tuple(RowPrivacy(st, ac, n, c, g[k], sm) for (st, ac), n, c, k, sm in zip(
+            names, self.support[idx].tolist(), self.contraction[idx].tolist(),
+            self.of_row[idx].tolist(), self.smoothed[idx].tolist()))
+
+    def groups(self) -> list[list[float]]:
+        """[n, η, radius, count] per class with a profile (n >= 2), sorted: the PLD terms'
+        input and the ledger's ``profile`` spec."""
+        return _class_groups(self.guarantees, self.counts.tolist())
+
+
+def _class_groups(guarantees: Sequence[SupportGuarantee], counts: Sequence[int]
+                  ) -> list[list[float]]:
+    out = [(g.n, float(g.result.eta), float(g.b), int(c)) for g, c in zip(guarantees, counts)
+           if g.n >= 2 and g.result is not None and c > 0]
+    return [[n, eta, radius, c] for n, eta, radius, c in sorted(out)]
+
+
 @dataclass(frozen=True)
 class MdpPrivacy:
     """The (ε, δ) of one privatisation of an MDP at concentration ``k`` (module docstring).
@@ -242,7 +340,7 @@ class MdpPrivacy:
     b: float
     delta_target: float
     adjacency: str
-    rows: tuple[RowPrivacy, ...]
+    classes: RowClasses
     epsilon: float
     delta: float
     eta: "float | str" = DEFAULT_ETA
@@ -256,6 +354,16 @@ class MdpPrivacy:
     composition: str = "worst row"
     # basic composition beside the PLD (all-rows with the exact profile): Σ ε_r(δ̂/R), δ̂
     epsilon_basic: float | None = None
+
+    @cached_property
+    def rows(self) -> tuple[RowPrivacy, ...]:
+        """The per-row view (which row got which guarantee), built from the classes when
+        first asked for."""
+        return self.classes.rows()
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.classes)
 
     @property
     def accountant(self) -> str:
@@ -274,7 +382,7 @@ class MdpPrivacy:
         if resolve_delta_method(self.delta_method, fixed_gamma=False) != "profile":
             return None
         return {"kind": "dirichlet", "k": self.k, "adjacency": self.adjacency,
-                "delta": self.delta_target, "groups": _groups(self.rows)}
+                "delta": self.delta_target, "groups": self.classes.groups()}
 
     @property
     def bounded(self) -> bool:
@@ -282,11 +390,16 @@ class MdpPrivacy:
 
     @property
     def n_applicable(self) -> int:
-        return sum(r.applicable for r in self.rows)
+        return self.classes.n_applicable
+
+    @property
+    def n_not_applicable(self) -> int:
+        return self.n_rows - self.n_applicable
 
     @property
     def not_applicable(self) -> tuple[RowPrivacy, ...]:
-        return tuple(r for r in self.rows if not r.applicable)
+        c = self.classes
+        return c.rows(np.flatnonzero(~c.bounded[c.of_row])) if not c.bounded.all() else ()
 
     @property
     def adjacency_text(self) -> str:
@@ -305,7 +418,7 @@ class MdpPrivacy:
 
     @property
     def parameters_text(self) -> str:
-        sizes = np.array([r.support for r in self.rows], dtype=int)
+        sizes = np.unique(self.classes.support)
         text = (f"eta = {eta_label(self.eta, sizes)}, b = {self.b:g}, target delta = "
                 f"{self.delta_target:g}, domain rule '{self.domain_rule}'; accountant: "
                 f"{self.accountant}")
@@ -402,20 +515,67 @@ def _guarantee(k: float, eta: float, n: int, b: float, delta_target: float,
                             result=res)
 
 
-def _unbounded_reason(rows: Sequence[RowPrivacy]) -> str:
-    out = [r for r in rows if not r.applicable]
-    groups: dict[tuple[int, str], list[str]] = {}
-    for r in out:
-        groups.setdefault((r.support, r.reason), []).append(f"{r.state}/{r.action}")
+def _unbounded_reason(classes: RowClasses) -> str:
+    """Which rows have no guarantee and why: one part per (support size, reason), in the
+    order of their first row, naming up to four rows each."""
+    out_class = ~classes.bounded
+    gid: dict[tuple[int, str], int] = {}
+    class_group = np.full(len(classes.guarantees), -1, dtype=np.int64)
+    for c in np.flatnonzero(out_class).tolist():
+        g = classes.guarantees[c]
+        class_group[c] = gid.setdefault((g.n, g.reason), len(gid))
+    rows_out = np.flatnonzero(out_class[classes.of_row])
+    row_group = class_group[classes.of_row[rows_out]]
+    groups, first, sizes = np.unique(row_group, return_index=True, return_counts=True)
+    keys = {v: k for k, v in gid.items()}
     parts = []
-    for (n, reason), names in groups.items():
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        parts.append(f"{len(names)} row{'s' if len(names) != 1 else ''} with {n} possible "
+    for at in np.argsort(first, kind="stable").tolist():
+        n, reason = keys[int(groups[at])]
+        count = int(sizes[at])
+        names = [f"{st}/{ac}" for st, ac in classes.names_of(
+            rows_out[row_group == groups[at]][:4])]
+        shown = ", ".join(names) + (f" and {count - 4} more" if count > 4 else "")
+        parts.append(f"{count} row{'s' if count != 1 else ''} with {n} possible "
                      f"next states ({shown}): {reason}")
-    return (f"{len(out)} of {len(rows)} rows have no finite guarantee; " + "; ".join(parts))
+    return (f"{rows_out.size} of {len(classes)} rows have no finite guarantee; "
+            + "; ".join(parts))
 
 
-def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k: float, *,
+def _row_classes(k: float, b: float, sizes: np.ndarray, etas: np.ndarray, cs: np.ndarray,
+                 sm: np.ndarray, names_of: NameOf, row_delta: float,
+                 delta_method: str) -> RowClasses:
+    """Group the rows by (n, η, radius) — radius c·b for n >= 2, b otherwise — and compute
+    each class's guarantee once (the same call, with the same numbers, a row would get)."""
+    m = sizes.size
+    radius = np.where(sizes >= 2, b * cs, b)
+    if m == 0:
+        return RowClasses((), np.zeros(0, np.int64), np.zeros(0, np.int64), sizes, cs, sm,
+                          names_of)
+    keys = np.empty((m, 3), dtype=np.float64)
+    keys[:, 0], keys[:, 1], keys[:, 2] = sizes, etas, radius
+    uniq, of_row, counts = _unique_rows(keys)
+    guarantees = tuple(_guarantee(k, float(e), int(n), float(r), row_delta, delta_method)
+                       for n, e, r in uniq.tolist())
+    return RowClasses(guarantees, counts, of_row, sizes, cs, sm, names_of)
+
+
+def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of a (m, 3) float array, the class of each row and the counts (a
+    fast path when every column is constant, the common case of one support size)."""
+    if (keys == keys[0]).all():
+        return keys[:1], np.zeros(keys.shape[0], np.int64), np.array([keys.shape[0]])
+    uniq, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    return uniq, inverse.reshape(-1).astype(np.int64), counts
+
+
+def _exact_sum(values: Sequence[float], counts: Sequence[int]) -> float:
+    """Σ count·value correctly rounded: the same float as ``math.fsum`` of every row's value
+    (both are the exact sum rounded once)."""
+    return float(sum((Fraction(v) * int(c) for v, c in zip(values, counts)), Fraction(0)))
+
+
+def supports_privacy(support: "Sequence[int] | np.ndarray",
+                     names: "Sequence[tuple[str, str]] | NameOf", k: float, *,
                      contraction: "Sequence[float] | np.ndarray | None" = None,
                      smoothed: "Sequence[bool] | np.ndarray | None" = None, b: float = DEFAULT_B,
                      delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
@@ -432,8 +592,9 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
     ----------
     support : sequence of int
         Support size per row.
-    names : sequence of (str, str)
-        (state, action) per row.
+    names : sequence of (str, str), or callable
+        (state, action) per row, or a function from an array of row indices to their
+        (state, action) pairs (names are made only for the rows a caller looks at).
     k : float
         The concentration.
     contraction : sequence of float, optional
@@ -469,47 +630,94 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
     if zeros not in ZERO_MODES:
         raise InputError(f"must be one of {ZERO_MODES}, got {zeros!r}", field="zeros")
     eta = parse_eta(eta)
-    m = len(support)
-    sizes = np.asarray([int(n) for n in support], dtype=np.int64)
+    sizes = np.asarray(support, dtype=np.int64).reshape(-1)
+    m = sizes.size
+    names_of = names if callable(names) else _names_from(names)
     etas = row_etas(eta, sizes) if m else np.zeros(0)
-    cs = [1.0] * m if contraction is None else [float(c) for c in contraction]
-    sm = [False] * m if smoothed is None else [bool(x) for x in smoothed]
+    cs = (np.ones(m) if contraction is None
+          else np.asarray(contraction, dtype=np.float64).reshape(-1))
+    sm = (np.zeros(m, dtype=bool) if smoothed is None
+          else np.asarray(smoothed, dtype=bool).reshape(-1))
     profile = resolve_delta_method(delta_method, fixed_gamma=False) == "profile"
     multi = int((sizes >= 2).sum())
     # all-rows: δ̂ is the whole release's; each row's own statement is at δ̂/R (basic)
     row_delta = delta_target / max(1, multi) if adjacency == "all-rows" else delta_target
-    cache: dict[tuple[int, float, float], SupportGuarantee] = {}
-    rows: list[RowPrivacy] = []
-    for n, (state, action), c, s, e in zip(sizes.tolist(), names, cs, sm, etas.tolist()):
-        key = (n, float(e), b * c if n >= 2 else b)
-        if key not in cache:
-            cache[key] = _guarantee(k, key[1], n, key[2], row_delta, delta_method)
-        rows.append(RowPrivacy(state, action, n, c, cache[key], s))
-    eps = [r.epsilon for r in rows]
+    classes = _row_classes(k, b, sizes, etas, cs, sm, names_of, row_delta, delta_method)
     reason, composition, e_basic = "", "worst row", None
-    if not rows:
+    if not m:
         e_tot, d_tot = 0.0, 0.0
-    elif not all(math.isfinite(e) for e in eps):
-        e_tot, d_tot, reason = math.inf, 1.0, _unbounded_reason(rows)
-    elif adjacency == "one-row":
-        e_tot, d_tot = max(eps), (delta_target if multi else 0.0)
+    elif not classes.bounded.all():
+        e_tot, d_tot, reason = math.inf, 1.0, _unbounded_reason(classes)
     else:
-        e_basic, d_tot = math.fsum(eps), (delta_target if multi else 0.0)
-        composition, e_tot = "basic", e_basic
-        if profile and multi:
-            groups = _groups(rows)
-            pld = compose(dirichlet_rows_terms(k, groups, "all-rows", delta_target),
-                          delta_target)
-            if pld.bounded and pld.epsilon <= e_basic:
-                composition, e_tot = "pld", pld.epsilon
+        e_tot, d_tot, composition, e_basic = _composed(
+            k, classes.guarantees, classes.counts.tolist(), adjacency, delta_target,
+            profile, multi)
     return MdpPrivacy(k=k, b=b, delta_target=delta_target, adjacency=adjacency,
-                      rows=tuple(rows), epsilon=e_tot, delta=d_tot, eta=eta,
+                      classes=classes, epsilon=e_tot, delta=d_tot, eta=eta,
                       domain_rule=domain_rule, zeros=zeros,
                       smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
                       delta_method=delta_method, epsilon_reason=reason,
-                      supports=tuple(sorted(cache.values(), key=lambda g: (g.n, g.b))),
+                      supports=tuple(sorted(classes.guarantees, key=lambda g: (g.n, g.b))),
                       composition=composition,
                       epsilon_basic=e_basic if composition == "pld" else None)
+
+
+def _composed(k: float, guarantees: Sequence[SupportGuarantee], counts: Sequence[int],
+              adjacency: str, delta_target: float, profile: bool, multi: int
+              ) -> tuple[float, float, str, float | None]:
+    """(ε, δ, composition, ε_basic) of rows with finite guarantees, ``counts[i]`` rows of
+    class i: the worst class (one-row), or basic composition and the PLD self-composition
+    of each class by its multiplicity, whichever is smaller (all-rows)."""
+    eps = [g.epsilon for g, c in zip(guarantees, counts) if c > 0]
+    d_tot = delta_target if multi else 0.0
+    if adjacency == "one-row":
+        return max(eps), d_tot, "worst row", None
+    e_basic = _exact_sum([g.epsilon for g in guarantees], counts)
+    if profile and multi:
+        pld = compose(dirichlet_rows_terms(k, _class_groups(guarantees, counts), "all-rows",
+                                           delta_target), delta_target)
+        if pld.bounded and pld.epsilon <= e_basic:
+            return pld.epsilon, d_tot, "pld", e_basic
+    return e_basic, d_tot, "basic", None
+
+
+def profile_epsilon(support: "Sequence[int] | np.ndarray", counts: "Sequence[int] | np.ndarray",
+                    k: float, *, contraction: "Sequence[float] | np.ndarray", b: float,
+                    delta_target: float, adjacency: str, eta: "float | str",
+                    delta_method: str = "auto") -> float:
+    """ε of a release whose rows form the distinct classes (support n, contraction c) with
+    ``counts`` rows each: the ε :func:`supports_privacy` gives the rows themselves (the
+    same calls, the same composition), without a per-row array. What the designer's search
+    over k evaluates: the class profile is made once and reused for every k.
+
+    Parameters
+    ----------
+    support, counts, contraction : sequences
+        One entry per distinct class (no two entries with the same n and c).
+    k, b, delta_target, adjacency, eta, delta_method
+        As :func:`supports_privacy`.
+
+    Returns
+    -------
+    float
+        ε (``math.inf`` when a class with rows has no guarantee).
+    """
+    k, b, delta_target = _check_common(k, b, delta_target, adjacency, delta_method)
+    sizes = np.asarray(support, dtype=np.int64).reshape(-1)
+    cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
+    cs = np.asarray(contraction, dtype=np.float64).reshape(-1)
+    if not cnt.sum():
+        return 0.0
+    etas = row_etas(parse_eta(eta), sizes)
+    multi = int(cnt[sizes >= 2].sum())
+    row_delta = delta_target / max(1, multi) if adjacency == "all-rows" else delta_target
+    radius = np.where(sizes >= 2, b * cs, b)
+    guarantees = [_guarantee(k, float(e), int(n), float(r), row_delta, delta_method)
+                  for n, e, r in zip(sizes.tolist(), etas.tolist(), radius.tolist())]
+    if not all(g.bounded for g, c in zip(guarantees, cnt.tolist()) if c > 0):
+        return math.inf
+    profile = resolve_delta_method(delta_method, fixed_gamma=False) == "profile"
+    return _composed(k, guarantees, cnt.tolist(), adjacency, delta_target, profile, multi)[0]
 
 
 @dataclass(frozen=True)
@@ -573,8 +781,8 @@ def compose_privatisations(items: Sequence[tuple[MdpPrivacy, int]], delta: float
         groups = spec["groups"]
         terms += dirichlet_rows_terms(p.k, groups, p.adjacency, p.delta_target,  # type: ignore[arg-type]
                                       count=c)
-        one = supports_privacy([r.support for r in p.rows], [(r.state, r.action) for r in p.rows],
-                               p.k, contraction=[r.contraction for r in p.rows], b=p.b,
+        one = supports_privacy(p.classes.support, p.classes.names_of,
+                               p.k, contraction=p.classes.contraction, b=p.b,
                                delta_target=delta / n, adjacency=p.adjacency, eta=p.eta,
                                domain_rule=p.domain_rule, zeros=p.zeros,
                                smoothing=p.smoothing)
@@ -582,16 +790,6 @@ def compose_privatisations(items: Sequence[tuple[MdpPrivacy, int]], delta: float
     pld = compose(terms, delta)
     return ComposedPrivacy(min(pld.epsilon, basic), basic, float(delta), n, PLD_LABEL,
                            pld.reason)
-
-
-def _groups(rows: Sequence[RowPrivacy]) -> list[list[float]]:
-    """[n, η, radius, count] per distinct row guarantee (n >= 2)."""
-    out: dict[tuple[int, float, float], int] = {}
-    for r in rows:
-        if r.support >= 2 and r.result is not None:
-            key = (r.support, float(r.result.eta), float(r.guarantee.b))
-            out[key] = out.get(key, 0) + 1
-    return [[n, eta, radius, c] for (n, eta, radius), c in sorted(out.items())]
 
 
 def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
@@ -646,12 +844,17 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     eta = DEFAULT_ETA if eta is None else parse_eta(eta)
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
-    names = [(mdp.state_names[s], mdp.action_names[s][a]) for s, a in prep.index]
-    return supports_privacy(prep.support.tolist(), names, k, contraction=prep.contraction,
+    return supports_privacy(prep.support, _mdp_names(mdp, prep.index), k,
+                            contraction=prep.contraction,
                             smoothed=prep.smoothed, b=b, delta_target=delta_target,
                             adjacency=adjacency, eta=prep.eta, domain_rule=prep.domain_rule,
                             delta_method=delta_method, zeros=prep.zeros,
                             smoothing=prep.smoothing)
+
+
+def _mdp_names(mdp: MDP, index: np.ndarray) -> NameOf:
+    """Rows -> (state name, action name), for rows whose (state, action) is ``index``."""
+    return _MdpNames(mdp, index)
 
 
 def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
@@ -698,9 +901,8 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     if domain_rule == "mix" and (c <= 0).any():
         raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "
                          f"{1.0 / int(n.max()):.6g} or eta = {ETA_AUTO}", field="eta")
-    idx = np.argwhere(private.mask)
-    names = [(private.state_names[s], private.action_names[s][a]) for s, a in idx]
-    return supports_privacy(n.tolist(), names, k, contraction=c.tolist(), b=b,
+    return supports_privacy(n, _mdp_names(private, np.argwhere(private.mask)), k,
+                            contraction=c, b=b,
                             delta_target=delta_target, adjacency=adjacency, eta=eta_v,
                             domain_rule=domain_rule, delta_method=delta_method, zeros=zeros,
                             smoothing=smoothing)
@@ -844,19 +1046,19 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
     """
     if mode not in MODES:
         raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
-    n_out = len(privacy.not_applicable)
+    n_out = privacy.n_not_applicable
     what = released or (
         (f"privatised transition rows (Dir(k·p), k = {k:g})" if mode == "release"
          else f"nothing ({count} seeded privatisation{'s' if count != 1 else ''}, "
               f"k = {k:g})"))
     if n_out:
-        what += f"; {n_out} of {len(privacy.rows)} rows have no DP guarantee"
+        what += f"; {n_out} of {privacy.n_rows} rows have no DP guarantee"
     params: dict[str, Any] = {"k": float(k), "b": privacy.b,
                               "delta_target": privacy.delta_target,
                               "adjacency": privacy.adjacency, "zeros": zeros,
                               "eta": getattr(privacy, "eta", None),
                               "domain_rule": getattr(privacy, "domain_rule", None),
-                              "rows": len(privacy.rows), "rows_without_guarantee": n_out}
+                              "rows": privacy.n_rows, "rows_without_guarantee": n_out}
     accountant = getattr(privacy, "accountant", None)
     if accountant:
         params["accountant"] = accountant
@@ -866,7 +1068,7 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
     extra: dict[str, Any] = {} if time is None else {"time": time}
     if not math.isfinite(privacy.epsilon):
         extra["reason"] = getattr(privacy, "epsilon_reason", "") or (
-            f"{n_out} of {len(privacy.rows)} rows have no DP guarantee")
+            f"{n_out} of {privacy.n_rows} rows have no DP guarantee")
     return ledger.record(dataset=mdp_dataset(mdp_id), mechanism="dirichlet",
                          epsilon=privacy.epsilon, delta=privacy.delta, parameters=params,
                          adjacency=getattr(privacy, "adjacency_text", "")

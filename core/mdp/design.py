@@ -46,10 +46,11 @@ import numpy as np
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
 from core.common.validation import RandomSource, as_random_source, check_beta
-from core.mdp.accounting import ADJACENCIES, DEFAULT_B, mdp_privacy
+from core.mdp.accounting import ADJACENCIES, DEFAULT_B, profile_epsilon
 from core.mdp.model import MDP, with_transitions
-from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows
-from core.mdp.robust import centre_shift, cost_of_privacy
+from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows, parse_eta, row_etas
+from core.mdp.robust import _check_bound_sweeps, _public_shift, cost_of_privacy
+from core.mdp.synthesis import synthesize
 from core.privacy.laplace import check_epsilon, exponential_mechanism
 
 __all__ = ["DesignPoint", "DesignResult", "design", "public_proxy", "value_range",
@@ -160,19 +161,52 @@ def value_range(mdp: MDP) -> float:
     return float(mdp.horizon) * spread + float(rt.max() - rt.min())
 
 
-def _epsilon(mdp: MDP, k: float, eta: "float | str", *, b: float, delta: float,
-             adjacency: str, prepared: Any) -> float:
-    return mdp_privacy(mdp, k, b=b, delta_target=delta, adjacency=adjacency, eta=eta,
-                       prepared=prepared).epsilon
+@dataclass(frozen=True)
+class _Profile:
+    """The public facts the accounting of one η reads, made once per η and reused for
+    every k of the search: the distinct support sizes, their contraction c after the mix
+    and how many rows have each (the guarantee depends on nothing else)."""
+
+    support: np.ndarray
+    contraction: np.ndarray
+    counts: np.ndarray
+
+    def epsilon(self, k: float, eta: "float | str", *, b: float, delta: float,
+                adjacency: str) -> float:
+        return profile_epsilon(self.support, self.counts, k, contraction=self.contraction,
+                               b=b, delta_target=delta, adjacency=adjacency, eta=eta)
 
 
-def _largest_k(mdp: MDP, eta: "float | str", target: float, *, b: float, delta: float,
-               adjacency: str, prepared: Any) -> tuple[float, float] | None:
+def _support_histogram(model: MDP) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct support sizes, rows with each) over the available rows."""
+    sizes = np.diff(model.transitions.indptr)[np.asarray(model.mask).reshape(-1)]
+    return np.unique(sizes, return_counts=True)
+
+
+def _profile(model: MDP, eta: "float | str", hist: tuple[np.ndarray, np.ndarray]) -> _Profile:
+    """The class profile of ``model``'s rows under the domain rule 'mix' at ``eta``: the
+    contraction 1 − n·η(n) that :func:`mechanism_rows` gives a row of n >= 2 next states (1
+    for one), computed once per distinct n. An η whose mix weight reaches 1 for some row is
+    refused by :func:`mechanism_rows` itself (its message names the row)."""
+    sizes, counts = hist
+    eta = parse_eta(eta)
+    etas = row_etas(eta, sizes)
+    lam = sizes * etas
+    multi = sizes >= 2
+    if (multi & (lam >= 1.0)).any():
+        mechanism_rows(model, eta=eta, domain_rule="mix")  # raises InputError naming the row
+    contraction = np.ones(sizes.size)
+    contraction *= 1.0 - np.where(multi, lam, 0.0)
+    return _Profile(sizes.astype(np.int64), contraction, counts.astype(np.int64))
+
+
+def _largest_k(profile: _Profile, eta: "float | str", target: float, *, b: float,
+               delta: float, adjacency: str) -> tuple[float, float] | None:
     """(k, ε(k)) with the largest k found whose ε <= target (bisection in log k), or None."""
     lo_k, hi_k = K_RANGE
 
     def eps(k: float) -> float:
-        return _epsilon(mdp, k, eta, b=b, delta=delta, adjacency=adjacency, prepared=prepared)
+        return profile.epsilon(k, eta, b=b, delta=delta, adjacency=adjacency)
 
     e_lo = eps(lo_k)
     if not e_lo <= target:
@@ -192,12 +226,28 @@ def _largest_k(mdp: MDP, eta: "float | str", target: float, *, b: float, delta: 
     return best
 
 
-def _cost(model: MDP, k: float, eta: "float | str", beta: float, alpha_mode: str) -> float:
-    """The robust cost-of-privacy bound at (k, η) with ``model`` as the released P̄."""
-    shift = centre_shift(mechanism_rows(model, eta=eta, domain_rule="mix"),
-                         (model.n_states, model.n_actions))
-    return float(cost_of_privacy(model, k=k, beta=beta, alpha_mode=alpha_mode,
-                                 centre_shift=shift).cost_bound)
+class _Costs:
+    """The robust cost-of-privacy bound of one model at (k, η): what does not depend on
+    (k, η) — its optimal plan, its rows' supports and (state, action) — is made once."""
+
+    def __init__(self, model: MDP, beta: float, alpha_mode: str) -> None:
+        self.model, self.beta, self.alpha_mode = model, beta, alpha_mode
+        mask = np.asarray(model.mask)
+        self.index = np.argwhere(mask)
+        self.support = np.diff(model.transitions.indptr)[mask.reshape(-1)].astype(int)
+        self._plan: Any = None
+
+    def __call__(self, k: float, eta: "float | str") -> float:
+        if self._plan is None:  # as cost_of_privacy: the bounds' sweeps checked first
+            _check_bound_sweeps(self.model)
+            self._plan = synthesize(self.model)
+        m = self.model
+        # centre_shift of mechanism_rows(model, eta, "mix"), which reads only these facts
+        shift = _public_shift(self.support, self.index, (m.n_states, m.n_actions),
+                              eta=parse_eta(eta), domain_rule="mix", zeros="support",
+                              smoothing=0.0)
+        return float(cost_of_privacy(m, k=k, beta=self.beta, alpha_mode=self.alpha_mode,
+                                     plan=self._plan, centre_shift=shift).cost_bound)
 
 
 def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
@@ -263,25 +313,28 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
     points: list[DesignPoint] = []
     private_costs: list[float] = []
     infeasible: list[tuple[str, str]] = []
+    hist = _support_histogram(public)
+    public_cost = _Costs(public, beta, alpha_mode)
+    private_cost = _Costs(mdp, beta, alpha_mode) if selection == "exponential" else None
     for i, eta in enumerate(grid):
         progress(i / max(1, len(grid)), f"eta = {eta_label(eta)}")
         try:
-            prepared = mechanism_rows(public, eta=eta, domain_rule="mix")
+            profile = _profile(public, eta, hist)
         except InputError as exc:
             infeasible.append((str(eta), exc.problem))
             continue
-        found = _largest_k(public, eta, target, b=b, delta=float(delta), adjacency=adjacency,
-                           prepared=prepared)
+        found = _largest_k(profile, eta, target, b=b, delta=float(delta), adjacency=adjacency)
         if found is None:
             infeasible.append((str(eta), f"even k = {K_RANGE[0]:g} gives epsilon above "
                                          f"{target:g} at this eta"))
             continue
         k, eps = found
-        cost = _cost(public, k, eta, beta, alpha_mode)
+        cost = public_cost(k, eta)
         points.append(DesignPoint(k=float(k), eta=eta, epsilon=float(eps), delta=float(delta),
                                   cost_bound=float(cost)))
         if selection == "exponential":  # the private model's bound: a utility, never shown
-            private_costs.append(_cost(mdp, k, eta, beta, alpha_mode))
+            assert private_cost is not None
+            private_costs.append(private_cost(k, eta))
     progress(1.0, "frontier done")
     src = as_random_source(rng) if selection == "exponential" else None
     recommended: DesignPoint | None = None

@@ -31,6 +31,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -186,10 +187,11 @@ class MdpModel:
         return None if math.isnan(x) or math.isnan(y) else (float(x), float(y))
 
     def mask(self) -> np.ndarray:
-        m = np.zeros((self.n_states, self.width), dtype=bool)
-        for s, ids in enumerate(self.action_ids):
-            m[s, :len(ids)] = True
-        return m
+        return np.arange(self.width)[None, :] < self._action_counts()[:, None]
+
+    def _action_counts(self) -> np.ndarray:
+        """(S,) the number of actions of each state."""
+        return np.fromiter(map(len, self.action_ids), dtype=np.int64, count=self.n_states)
 
     def row_sums(self) -> np.ndarray:
         """(S, A) row sums (0 where there is no action)."""
@@ -215,7 +217,9 @@ class MdpModel:
             return [Problem("error", "the model has no states: add one to start", "states")]
         labels = self.state_labels
         seen: dict[str, str] = {}
-        for sid, lab in zip(self.state_ids, labels):
+        # the per-state loop only when some name is empty or repeated (checked in C first)
+        named = len(set(labels)) == S and all(map(str.strip, labels))
+        for sid, lab in zip(() if named else self.state_ids, labels):
             if not lab.strip():
                 out.append(Problem("error", f"state {sid!r} has an empty name", "states", sid))
             elif lab in seen:
@@ -251,7 +255,7 @@ class MdpModel:
         same order)."""
         out: list[Problem] = []
         S = self.n_states
-        counts = np.array([len(a) for a in self.action_ids], dtype=np.int64)
+        counts = self._action_counts()
         width = sums.shape[1] if sums.ndim == 2 else 0
         avail = np.arange(width)[None, :] < counts[:, None]
         row_bad = avail & (~finite | negative | (np.abs(sums - 1.0) > ROW_SUM_TOL))
@@ -259,12 +263,26 @@ class MdpModel:
         flagged = set(np.flatnonzero(counts == 0).tolist())
         flagged.update(np.flatnonzero(row_bad.any(axis=1) | rew_bad.any(axis=1)).tolist())
         flagged.update(np.flatnonzero(~np.isfinite(self.R_T)).tolist())
-        for s, alabels in enumerate(self.action_labels):  # names: one pass, no per-row work
-            if len(set(alabels)) != len(alabels) or any(not a.strip() for a in alabels):
-                flagged.add(s)
+        flagged.update(np.flatnonzero(self._label_flags(counts)).tolist())
         for s in sorted(flagged):
             out += self._state_problems(s, sums, finite, negative)
         return out
+
+    def _label_flags(self, counts: np.ndarray) -> np.ndarray:
+        """(S,) bool: the state has an action without a name or two with the same name
+        (whole-array checks on the names' codes)."""
+        S = self.n_states
+        flat = list(chain.from_iterable(self.action_labels))
+        vocab = list(dict.fromkeys(flat))
+        code = {v: i for i, v in enumerate(vocab)}
+        codes = np.fromiter(map(code.__getitem__, flat), dtype=np.int64, count=len(flat))
+        owner = np.repeat(np.arange(S, dtype=np.int64), counts)
+        bad = np.zeros(S, dtype=bool)
+        blank = np.fromiter((not v.strip() for v in vocab), dtype=bool, count=len(vocab))
+        bad[owner[blank[codes]]] = True
+        key = np.sort(owner * max(1, len(vocab)) + codes)
+        bad[key[1:][key[1:] == key[:-1]] // max(1, len(vocab))] = True
+        return bad
 
     def _state_problems(self, s: int, sums: np.ndarray, finite: np.ndarray,
                         negative: np.ndarray) -> list[Problem]:
@@ -334,10 +352,14 @@ class MdpModel:
             raise InputError(errs[0].message + (f" (+{len(errs) - 1} more problems)"
                                                 if len(errs) > 1 else ""), field=errs[0].field)
         A = self.width
-        names = tuple(tuple(lab + [""] * (A - len(lab))) for lab in self.action_labels)
-        layout = {self.state_labels[s]: (float(x), float(y))
-                  for s, (x, y) in enumerate(self.positions)
-                  if not (math.isnan(x) or math.isnan(y))}
+        labels_of = self.action_labels
+        names = (labels_of if (self._action_counts() == A).all()
+                 else [lab + [""] * (A - len(lab)) for lab in labels_of])
+        placed = np.flatnonzero(~np.isnan(self.positions).any(axis=1)) if len(
+            self.positions) else np.zeros(0, np.int64)
+        labels = self.state_labels
+        layout = {labels[s]: (x, y) for s, (x, y) in zip(
+            placed.tolist(), self.positions[placed].tolist())}
         P: "np.ndarray | Transitions" = self.P.to_transitions() if isinstance(
             self.P, SparseRows) else self.P
         return MDP(P=P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
@@ -401,15 +423,15 @@ class MdpModel:
         rows = SparseRows(t)
         codes, vocab = mdp.action_names.codes, mdp.action_names.vocabulary
         sids = [f"st-{i + 1}" for i in range(S)]
-        aids: list[list[str]] = []
-        alabels: list[list[str]] = []
-        n = 0
-        for s, (c, row) in enumerate(zip(counts.tolist(), codes.tolist())):
-            aids.append([f"ac-{n + i + 1}" for i in range(c)])
-            avail = np.flatnonzero(mask[s]).tolist() if c != A or not mask[s].all() else \
-                range(A)
-            alabels.append([vocab[row[a]] for a in avail])
-            n += c
+        # the labels of each state's available actions, in order, from the name codes in
+        # one numpy gather; ids numbered across the states: no per-row numpy call
+        words = np.asarray(list(vocab), dtype=object)[np.asarray(codes)]
+        per_state = counts.tolist()
+        if mask.all():
+            alabels: list[list[str]] = words.tolist()
+        else:
+            alabels = _split(words[mask].tolist(), per_state)
+        aids = _split([f"ac-{i + 1}" for i in range(int(counts.sum()))], per_state)
         m = cls(name=mdp.name, state_ids=sids, state_labels=list(mdp.state_names),
                 positions=np.full((S, 2), np.nan), action_ids=aids, action_labels=alabels,
                 P=rows, R=R, R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
@@ -802,6 +824,13 @@ class MdpModel:
         m.initial_state = init
         m.version = 0
         return m
+
+
+def _split(flat: list[str], sizes: list[int]) -> list[list[str]]:
+    """``flat`` cut into consecutive lists of ``sizes``."""
+    ends = np.cumsum(sizes).tolist()
+    starts = [0, *ends[:-1]]
+    return [flat[a:b] for a, b in zip(starts, ends)]
 
 
 def digest_of(key: list[Any], P: "np.ndarray | SparseRows | Transitions", R: np.ndarray,

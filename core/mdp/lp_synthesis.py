@@ -45,7 +45,9 @@ Altman, *Constrained Markov Decision Processes* (1999), ch. 3 (occupation measur
 
 Examples
 --------
->>> import numpy as np
+>>> from typing import Any
+
+import numpy as np
 >>> from core.mdp.model import MDP
 >>> m = MDP(P=np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]]),
 ...         R=np.array([[0.0, 0.0], [0.0, 0.0]]), R_T=np.array([0.0, 1.0]), horizon=1)
@@ -56,9 +58,9 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_array, csr_array
 
 from core.common.errors import InputError, RunFailure
 from core.common.progress import Progress, no_progress
@@ -92,9 +94,11 @@ def lp_size(mdp: MDP) -> tuple[int, int]:
     return stages * pairs, stages * (pairs + nnz)
 
 
-def _flow_blocks(mdp: MDP) -> tuple[csr_array, csr_array, np.ndarray]:
+def _flow_blocks(mdp: MDP) -> tuple[Any, Any, np.ndarray]:
     """(E, F, pairs): E[s, j] = 1 for the j-th available pair (s, a); F[s', j] = P(s, a, s');
     ``pairs`` the flat indices s·A + a of the available pairs."""
+    from scipy.sparse import coo_array, csr_array
+
     S, A = mdp.n_states, mdp.n_actions
     pairs = np.flatnonzero(mdp.mask.reshape(-1))
     n = pairs.size
@@ -159,6 +163,8 @@ def synthesize_lp(mdp: MDP, *, progress: Progress = no_progress) -> PolicyResult
         last = r + g * (F.T @ mdp.R_T)
         c = -np.concatenate([np.tile(r, T - 1), last]) if T > 1 else -last
         b = np.ones(T * S)
+    from scipy.optimize import linprog  # ~0.5 s to import: paid by the LP path only
+
     res = linprog(c, A_eq=a_eq, b_eq=b, bounds=(0, None), method="highs-ds",
                   options=_HIGHS_OPTIONS)
     if res.status != 0:  # pragma: no cover - the LP is feasible and bounded

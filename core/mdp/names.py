@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, overload
 
 import numpy as np
@@ -262,12 +263,17 @@ class ActionNames(Sequence[tuple[str, ...]]):
     @classmethod
     def from_rows(cls, rows: Iterable[Sequence[str]]) -> "ActionNames":
         """From S rows of A names each."""
-        vocab: dict[str, int] = {}
-        codes = [[vocab.setdefault(str(a), len(vocab)) for a in row] for row in rows]
-        width = len(codes[0]) if codes else 0
-        if any(len(r) != width for r in codes):
+        # one pass in C over the flattened names (no per-row Python loop): the vocabulary in
+        # order of first appearance, then each name's code
+        rows = rows if isinstance(rows, list) else list(rows)
+        width = len(rows[0]) if rows else 0
+        if set(map(len, rows)) - {width}:
             raise ValueError("every row needs the same number of names")
-        return cls(np.array(codes, dtype=np.int32).reshape(len(codes), width), list(vocab))
+        flat = list(map(str, chain.from_iterable(rows)))
+        vocab = list(dict.fromkeys(flat))
+        code = {v: i for i, v in enumerate(vocab)}
+        codes = np.fromiter(map(code.__getitem__, flat), dtype=np.int32, count=len(flat))
+        return cls(codes.reshape(len(rows), width), vocab)
 
     @classmethod
     def of(cls, names: "ActionNames | Iterable[Sequence[str]]") -> "ActionNames":

@@ -106,6 +106,11 @@ class MechanismRows:
         return row_etas(self.eta, self.support) if self.eta_rows is None else self.eta_rows
 
 
+def _constant(x: np.ndarray) -> bool:
+    """Every value of ``x`` the same (bit for bit)."""
+    return bool((x == x[0]).all()) if x.size else True
+
+
 def _weight_rule(eta: object) -> float | None:
     """λ of a per-row rule written ``"λ/n"`` (η = λ/n: every row mixed with weight λ)."""
     if isinstance(eta, str) and eta.strip().endswith("/n"):
@@ -170,7 +175,8 @@ def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
         return f"{float(eta):g}"
     text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
     if n is not None:
-        sizes = sorted({int(v) for v in np.asarray(n).ravel() if v >= 2})
+        u = np.unique(np.asarray(n).ravel())  # the distinct sizes, not one per row
+        sizes = sorted({int(v) for v in u.tolist() if v >= 2})
         vals = sorted({float(v) for v in row_etas(ETA_AUTO, np.array(sizes or [2]))},
                       reverse=True)
         text += ": " + ", ".join(f"{v:g}" for v in vals)
@@ -403,8 +409,18 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
                 field="eta")
         lam_all = np.where(multi_all, lam_all, 0.0)
         # (1 - λ)p + η on rows with n >= 2 (λ/n = η exactly, as in the dense path)
-        data = data * np.repeat(1.0 - lam_all, n_all)
-        np.add(data, np.repeat(etas_all, n_all), out=data, where=np.repeat(multi_all, n_all))
+        stored = n_all > 0
+        if stored.any() and multi_all[stored].all() and _constant(lam_all[stored]) \
+                and _constant(etas_all[stored]):
+            # one support size (the common case): the same two operations with scalars,
+            # without three per-entry arrays
+            r0 = int(np.flatnonzero(stored)[0])
+            data = data * (1.0 - lam_all[r0])
+            data += etas_all[r0]
+        else:
+            data = data * np.repeat(1.0 - lam_all, n_all)
+            np.add(data, np.repeat(etas_all, n_all), out=data,
+                   where=np.repeat(multi_all, n_all))
         contraction *= (1.0 - lam_all)[avail]
         if multi_all[avail].any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "

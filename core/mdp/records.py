@@ -199,8 +199,8 @@ def sweep_summary(result: Any) -> dict[str, Any]:
     summary = result.to_dict()
     summary.pop("privacy_rows", None)
     if result.privacy:
-        summary["privacy_rows_total"] = [len(p.rows) for p in result.privacy]
-        summary["privacy_rows_without_guarantee"] = [len(p.not_applicable)
+        summary["privacy_rows_total"] = [p.n_rows for p in result.privacy]
+        summary["privacy_rows_without_guarantee"] = [p.n_not_applicable
                                                      for p in result.privacy]
     # the oracle mark (issue 23): what was computed on the true model, not released
     summary["oracle_keys"] = [k for k in SWEEP_ORACLE_KEYS if k in summary]

@@ -61,7 +61,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import linprog
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
@@ -424,6 +423,8 @@ def inner_lp(row: np.ndarray, v: np.ndarray, *, alpha: float, beta: float, sense
     b_ub = np.concatenate([row + alpha, alpha - row])
     # HiGHS's default feasibility tolerances (1e-7) let entries of P̄ below 1e-7 slip and
     # miss the optimum by ~1e-8; the cross-check is meant to agree to 1e-9.
+    from scipy.optimize import linprog  # ~0.5 s to import: only the LP path pays for it
+
     res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None),
                   method="highs", options=_HIGHS_OPTIONS)
     if res.status != 0:  # pragma: no cover - the LP is always feasible (P̄ is a solution)

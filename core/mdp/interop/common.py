@@ -32,7 +32,7 @@ from core.mdp.sparse import Transitions
 
 __all__ = ["ImportResult", "ModelParts", "build_model", "choice_name", "unlabelled",
            "identifier", "number_text", "parse_probability", "horizon_and_discount",
-           "DEFAULT_DISCOUNT", "fail", "read_text_lines"]
+           "DEFAULT_DISCOUNT", "fail", "read_text_lines", "check_declared"]
 
 #: The discount of an imported model when neither ``--horizon`` nor ``--discount`` is given
 #: (model checkers' models have neither; PrivPlan's analyses need one of them).
@@ -47,6 +47,67 @@ def fail(path: str, line: int | None, problem: str, field: str = "") -> InputErr
     """An InputError naming the file and the line."""
     where = f"line {line}: " if line is not None else ""
     return InputError(where + problem, field=field, file=path)
+
+
+#: Bytes of the model arrays an import makes, per declared state, choice and transition
+#: (names, rewards and masks; the choice index; source, target, probability, line and the
+#: CSR arrays), with room for the copies the build makes.
+_BYTES_PER = {"states": 96.0, "choices": 64.0, "transitions": 64.0}
+
+
+def check_declared(path: str, line: int | None, *, file_bytes: int,
+                   sizes: "dict[str, tuple[int | None, int, str]]",
+                   separate_lines: bool = True) -> None:
+    """Refuse a header's declared sizes before anything of their size is allocated.
+
+    ``sizes`` maps what is declared (``"states"``, ``"choices"``, ``"transitions"``) to
+    (the declared number or None, the fewest bytes one of them takes in the file, how the
+    header names it); ``separate_lines``: each is on lines of its own (DRN), so their bytes
+    add up (not so in a PRISM .tra, where a choice's line is a transition's). A size the
+    file cannot hold (fewer bytes than its lines need) is bad
+    input, refused with the header's line; so is a model whose arrays would not fit in the
+    memory the process may use.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    line : int or None
+        The header's line.
+    file_bytes : int
+        The file's size.
+    sizes : dict
+        What the header declares (above).
+    separate_lines : bool
+        Whether the declared items' lines are distinct.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line and the declared size.
+    """
+    from core.common.resources import check_memory, format_bytes
+
+    need = 0.0
+    total = 0.0
+    for what, (n, per_line, name) in sizes.items():
+        if n is None:
+            continue
+        if n < 0:
+            raise fail(path, line, f"{name} must be >= 0, got {n}")
+        if per_line and n * per_line > file_bytes:
+            raise fail(path, line, f"{name} declares {n:,} {what}, but a file of "
+                       f"{format_bytes(file_bytes)} holds at most {file_bytes // per_line:,} "
+                       f"(each takes at least {per_line} bytes)")
+        need += float(n) * per_line
+        total += float(n) * _BYTES_PER.get(what, 64.0)
+    if separate_lines and need > file_bytes:
+        raise fail(path, line, f"the declared sizes need at least {int(need):,} bytes of lines, "
+                   f"the file has {file_bytes:,}")
+    try:
+        check_memory(total, "size", detail="the model the header declares")
+    except InputError as exc:
+        raise fail(path, line, exc.problem) from None
 
 
 def choice_name(k: int) -> str:

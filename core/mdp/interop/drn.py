@@ -37,17 +37,21 @@ Examples
 
 from __future__ import annotations
 
+import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from core.common.atomic import atomic_write_text
+from core.common.errors import InputError
 from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
     build_model,
+    check_declared,
     export_labels,
     export_names,
     export_rewards,
@@ -73,11 +77,288 @@ def _rewards(path: str, line: int, text: str, n: int) -> tuple[list[float], str]
         vals = [float(x) for x in text[1:end].split(",")]
     except ValueError:
         raise fail(path, line, f"rewards {text[:end + 1]!r} are not numbers") from None
-    if not all(np.isfinite(vals)):
+    if not all(map(math.isfinite, vals)):
         raise fail(path, line, "rewards must be finite")
     if n and len(vals) > n:
         raise fail(path, line, f"{len(vals)} rewards for {n} reward model(s)")
     return vals, text[end + 1:].strip()
+
+
+class _Irregular(Exception):
+    """The bulk reading of the transition lines met something it does not handle: the
+    line-by-line reading runs instead (and names the line)."""
+
+
+@dataclass
+class _Body:
+    """What the @model section holds."""
+
+    src: "np.ndarray | list[int]"
+    cho: "np.ndarray | list[int]"
+    dst: "np.ndarray | list[int]"
+    prob: "np.ndarray | list[float]"
+    lno: "np.ndarray | list[int]"
+    labels: dict[str, list[int]]
+    state_rew: np.ndarray
+    choice_rew: list[dict[tuple[int, int], float]]
+    action_labels: dict[tuple[int, int], str]
+    names: list[str | None]
+    state: int
+    choices: int
+
+
+def _model_lines(lines: list[str], model_at: int) -> tuple[list[int], list[int]]:
+    """(the lines of states, actions, comments; the other non-empty lines: transitions)."""
+    heads = ("state ", "action ", "//")
+    texts = [x.strip() for x in lines[model_at:]]
+    other = [i for i, x in enumerate(texts, model_at) if x and not x.startswith(heads)]
+    if not other:
+        return [i for i, x in enumerate(texts, model_at) if x], []
+    marked = np.zeros(len(lines), dtype=bool)
+    marked[other] = True
+    structural = [i for i, x in enumerate(texts, model_at) if x and not marked[i]]
+    return structural, other
+
+
+def _bulk_transitions(path: str, lines: list[str], order: list[int], trans: list[int],
+                      S: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(src, choice, dst, prob, line) of the transition lines ``trans``, parsed in bulk: the
+    owner of a line is the last action line before it, which must follow the last state
+    line. Anything irregular raises :class:`_Irregular`."""
+    t_at = np.asarray(trans, dtype=np.int64)
+    at = np.asarray(order, dtype=np.int64)
+    first = [lines[i].lstrip()[:6] for i in order]
+    is_state = np.fromiter((w == "state " for w in first), dtype=bool, count=len(first))
+    is_action = np.fromiter((w.startswith("action") for w in first), dtype=bool,
+                            count=len(first))
+    s_at, a_at = at[is_state], at[is_action]
+    a_state = np.searchsorted(s_at, a_at) - 1  # the state of each action line
+    k_of = np.arange(a_at.size) - np.searchsorted(a_state, a_state)  # its index there
+    owner = np.searchsorted(a_at, t_at) - 1
+    last_state = np.searchsorted(s_at, t_at) - 1
+    if (owner < 0).any() or (a_state[owner] != last_state).any() or (a_state < 0).any():
+        raise _Irregular
+    text = "\n".join([lines[i] for i in trans])
+    if text.count(":") != len(trans):
+        raise _Irregular
+    parts = text.replace(":", " ").split()
+    if len(parts) != 2 * len(trans):
+        raise _Irregular
+    try:
+        dst = np.fromiter(map(int, parts[0::2]), dtype=np.int64, count=len(trans))
+        try:
+            prob = np.fromiter(map(float, parts[1::2]), dtype=np.float64, count=len(trans))
+        except ValueError:  # fractions a/b
+            prob = np.fromiter(map(parse_probability, parts[1::2]), dtype=np.float64,
+                               count=len(trans))
+    except ValueError:
+        raise _Irregular from None
+    if ((dst < 0) | (dst >= S)).any() or not np.isfinite(prob).all():
+        raise _Irregular
+    return a_state[owner], k_of[owner], dst, prob, t_at + 1
+
+
+class _BodyReader:
+    """The @model section read line by line: one method per kind of line, in file order."""
+
+    def __init__(self, path: str, S: int, nr: int) -> None:
+        self.path, self.S, self.nr = path, S, nr
+        self.src: list[int] = []
+        self.cho: list[int] = []
+        self.dst: list[int] = []
+        self.prob: list[float] = []
+        self.lno: list[int] = []
+        self.labels: dict[str, list[int]] = {}
+        self.state_rew = np.zeros((nr, S))
+        self.choice_rew: list[dict[tuple[int, int], float]] = [{} for _ in range(nr)]
+        self.action_labels: dict[tuple[int, int], str] = {}
+        self.names: list[str | None] = [None] * S
+        self.state = -1
+        self.k = -1
+        self.choices = 0
+        self.last_was_state = False
+
+    def line(self, ln: int, raw: str) -> None:
+        text = raw.strip()
+        if not text:
+            return
+        if text.startswith("//"):
+            state = self.state
+            if self.last_was_state and state >= 0 and self.names[state] is None:
+                self.names[state] = text[2:]
+            return
+        self.last_was_state = False
+        if text.startswith("state "):
+            self.state_line(ln, text)
+        elif text.startswith("action "):
+            self.action_line(ln, text)
+        else:
+            self.transition_line(ln, text)
+
+    def state_line(self, ln: int, text: str) -> None:
+        path, S, state = self.path, self.S, self.state
+        toks = text[6:].split(None, 1)
+        try:
+            sid = int(toks[0])
+        except ValueError:
+            raise fail(path, ln, f"state id {toks[0]!r} is not a number") from None
+        if sid != state + 1:
+            raise fail(path, ln, f"states must be numbered in order without gaps: "
+                       f"expected {state + 1}, got {sid}")
+        if sid >= S:
+            raise fail(path, ln, f"more states than @nr_states = {S}")
+        self.state, self.k = sid, -1
+        state = sid
+        rest = toks[1].strip() if len(toks) > 1 else ""
+        if rest.startswith("!") or rest.startswith("{"):
+            raise fail(path, ln, "exit rates and observations are not supported")
+        if rest.startswith("["):
+            vals, rest = _rewards(path, ln, rest, self.nr)
+            for j, v in enumerate(vals):
+                self.state_rew[j, state] = v
+        for quoted, plain in _LABEL_RE.findall(rest):
+            self.labels.setdefault(quoted or plain, []).append(state)
+        self.last_was_state = True
+
+    def action_line(self, ln: int, text: str) -> None:
+        path, state = self.path, self.state
+        if state < 0:
+            raise fail(path, ln, "an action before the first state")
+        self.k += 1
+        self.choices += 1
+        k = self.k
+        toks = text[7:].split(None, 1)
+        label = toks[0]
+        rest = toks[1].strip() if len(toks) > 1 else ""
+        if label.startswith("["):  # "action [r]" without a name
+            raise fail(path, ln, "the action needs a name (or __NOLABEL__) before its "
+                       "rewards")
+        if label != NOLABEL:
+            self.action_labels[(state, k)] = label
+        if rest.startswith("["):
+            vals, rest = _rewards(path, ln, rest, self.nr)
+            for j, v in enumerate(vals):
+                if v != 0:
+                    self.choice_rew[j][(state, k)] = v
+        if rest:
+            raise fail(path, ln, f"unexpected {rest!r} after the action")
+
+    def transition_line(self, ln: int, text: str) -> None:
+        path, S = self.path, self.S
+        if self.k < 0:
+            raise fail(path, ln, "a transition before the first action of its state")
+        head, sep, val = text.partition(":")
+        if not sep:
+            raise fail(path, ln, f"expected 'target : probability', got {text!r}")
+        try:
+            t = int(head.strip())
+        except ValueError:
+            raise fail(path, ln, f"target {head.strip()!r} is not a number") from None
+        if not 0 <= t < S:
+            raise fail(path, ln, f"target state {t} is outside [0, {S})")
+        val = val.strip()
+        if val.startswith("["):
+            raise fail(path, ln, "an interval probability: this is an interval model; "
+                       "import the point model")
+        try:
+            p = parse_probability(val)
+        except ValueError:
+            raise fail(path, ln, f"probability {val!r} is not a number") from None
+        self.src.append(self.state)
+        self.cho.append(self.k)
+        self.dst.append(t)
+        self.prob.append(p)
+        self.lno.append(ln)
+
+
+def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int, *,
+               bulk: bool) -> _Body:
+    """The @model section: line by line (every check, in file order), or with ``bulk`` the
+    state and action lines one by one and the transition lines parsed as whole arrays."""
+    if bulk:
+        order, trans = _model_lines(lines, model_at)
+    else:
+        order, trans = list(range(model_at, len(lines))), []
+    r = _BodyReader(path, S, nr)
+    for idx in order:
+        r.line(idx + 1, lines[idx])
+    if bulk:
+        src, cho, dst, prob, lno = _bulk_transitions(path, lines, order, trans, S)
+        return _Body(src, cho, dst, prob, lno, r.labels, r.state_rew, r.choice_rew,
+                     r.action_labels, r.names, r.state, r.choices)
+    return _Body(r.src, r.cho, r.dst, r.prob, r.lno, r.labels, r.state_rew, r.choice_rew,
+                 r.action_labels, r.names, r.state, r.choices)
+
+
+@dataclass
+class _Header:
+    """What a .drn declares before ``@model``."""
+
+    kind: str
+    value_type: str | None
+    counts: dict[str, int]  # @nr_states, @nr_choices, @nr_transitions when declared
+    reward_names: list[str]
+    model_at: int  # the first line after @model
+
+
+_COUNTS = ("@nr_states", "@nr_choices", "@nr_transitions")
+
+
+def _read_header(path: str, lines: list[str]) -> _Header:
+    """The header lines, up to ``@model`` (InputError naming the line of anything else)."""
+    kind = value_type = None
+    counts: dict[str, int] = {}
+    reward_names: list[str] = []
+    i = 0
+    model_at = None
+    while i < len(lines):
+        text = lines[i].strip()
+        ln = i + 1
+        i += 1
+        if not text or text.startswith("//"):
+            continue
+        if text.startswith("@type:"):
+            kind = text[6:].strip()
+        elif text.startswith("@value_type:"):
+            value_type = text[12:].strip()
+        elif text == "@parameters":
+            params = lines[i].strip() if i < len(lines) else ""
+            i += 1
+            if params:
+                raise fail(path, ln + 1, f"parametric models are not supported ({params!r})")
+        elif text == "@placeholders":
+            raise fail(path, ln, "placeholders are not supported")
+        elif text == "@reward_models":
+            reward_names = lines[i].split() if i < len(lines) else []
+            i += 1
+        elif text in _COUNTS:
+            try:
+                counts[text] = int(lines[i].strip())
+            except (ValueError, IndexError):
+                raise fail(path, ln + 1, f"{text} must be followed by a number") from None
+            i += 1
+        elif text == "@model":
+            model_at = i
+            break
+        else:
+            raise fail(path, ln, f"could not parse {text!r}")
+    kind = _check_kind(path, kind, value_type)
+    if model_at is None:
+        raise fail(path, None, "no '@model' section")
+    return _Header(kind, value_type, counts, reward_names, model_at)
+
+
+def _check_kind(path: str, kind: str | None, value_type: str | None) -> str:
+    """The model type, if PrivPlan imports it (a point MDP or DTMC)."""
+    if kind is None:
+        raise fail(path, None, "no '@type:' line")
+    if kind not in ("MDP", "DTMC"):
+        raise fail(path, None, f"model type {kind!r} is not supported (MDP or DTMC)")
+    if value_type not in (None, "double", "rational"):
+        raise fail(path, None, f"value type {value_type!r} is not supported: PrivPlan imports "
+                   "point models (double)")
+    return kind
 
 
 def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
@@ -103,166 +384,41 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     """
     path = str(path)
     lines = read_text_lines(path)  # regular files only, memory checked first
-    kind = value_type = None
-    n_states = n_choices = None
-    reward_names: list[str] = []
-    i = 0
-    model_at = None
-    while i < len(lines):
-        text = lines[i].strip()
-        ln = i + 1
-        i += 1
-        if not text or text.startswith("//"):
-            continue
-        if text.startswith("@type:"):
-            kind = text[6:].strip()
-        elif text.startswith("@value_type:"):
-            value_type = text[12:].strip()
-        elif text == "@parameters":
-            params = lines[i].strip() if i < len(lines) else ""
-            i += 1
-            if params:
-                raise fail(path, ln + 1, f"parametric models are not supported ({params!r})")
-        elif text == "@placeholders":
-            raise fail(path, ln, "placeholders are not supported")
-        elif text == "@reward_models":
-            reward_names = lines[i].split() if i < len(lines) else []
-            i += 1
-        elif text == "@nr_states":
-            try:
-                n_states = int(lines[i].strip())
-            except (ValueError, IndexError):
-                raise fail(path, ln + 1, "@nr_states must be followed by a number") from None
-            i += 1
-        elif text == "@nr_choices":
-            try:
-                n_choices = int(lines[i].strip())
-            except (ValueError, IndexError):
-                raise fail(path, ln + 1, "@nr_choices must be followed by a number") from None
-            i += 1
-        elif text == "@model":
-            model_at = i
-            break
-        else:
-            raise fail(path, ln, f"could not parse {text!r}")
-    if kind is None:
-        raise fail(path, None, "no '@type:' line")
-    if kind not in ("MDP", "DTMC"):
-        raise fail(path, None, f"model type {kind!r} is not supported (MDP or DTMC)")
-    if value_type not in (None, "double", "rational"):
-        raise fail(path, None, f"value type {value_type!r} is not supported: PrivPlan imports "
-                   "point models (double)")
-    if model_at is None:
-        raise fail(path, None, "no '@model' section")
+    head = _read_header(path, lines)
+    n_states, n_choices = head.counts.get("@nr_states"), head.counts.get("@nr_choices")
+    n_transitions, reward_names, model_at = (head.counts.get("@nr_transitions"),
+                                             head.reward_names, head.model_at)
     if not n_states or n_states < 1:
         raise fail(path, None, "@nr_states must be declared (>= 1) before @model")
+    # the declared sizes are checked against the file and the memory before any array of
+    # their size is made ("state 0\n" takes 8 bytes, "action a\n" 9, "0:1\n" 4)
+    check_declared(path, None, file_bytes=os.path.getsize(path), sizes={
+        "states": (n_states, 8, "@nr_states"), "choices": (n_choices, 9, "@nr_choices"),
+        "transitions": (n_transitions, 4, "@nr_transitions")})
     S = n_states
     nr = len(reward_names)
-    src: list[int] = []
-    cho: list[int] = []
-    dst: list[int] = []
-    prob: list[float] = []
-    lno: list[int] = []
-    labels: dict[str, list[int]] = {}
-    state_rew = np.zeros((nr, S))
-    choice_rew: list[dict[tuple[int, int], float]] = [{} for _ in range(nr)]
-    action_labels: dict[tuple[int, int], str] = {}
-    names: list[str | None] = [None] * S
-    state = -1
-    k = -1
-    choices = 0
-    last_was_state = False
-    for idx in range(model_at, len(lines)):
-        ln = idx + 1
-        raw = lines[idx]
-        text = raw.strip()
-        if not text:
-            continue
-        if text.startswith("//"):
-            if last_was_state and state >= 0 and names[state] is None:
-                names[state] = text[2:]
-            continue
-        last_was_state = False
-        if text.startswith("state "):
-            toks = text[6:].split(None, 1)
-            try:
-                sid = int(toks[0])
-            except ValueError:
-                raise fail(path, ln, f"state id {toks[0]!r} is not a number") from None
-            if sid != state + 1:
-                raise fail(path, ln, f"states must be numbered in order without gaps: "
-                           f"expected {state + 1}, got {sid}")
-            if sid >= S:
-                raise fail(path, ln, f"more states than @nr_states = {S}")
-            state, k = sid, -1
-            rest = toks[1].strip() if len(toks) > 1 else ""
-            if rest.startswith("!") or rest.startswith("{"):
-                raise fail(path, ln, "exit rates and observations are not supported")
-            if rest.startswith("["):
-                vals, rest = _rewards(path, ln, rest, nr)
-                for j, v in enumerate(vals):
-                    state_rew[j, state] = v
-            for quoted, plain in _LABEL_RE.findall(rest):
-                labels.setdefault(quoted or plain, []).append(state)
-            last_was_state = True
-        elif text.startswith("action "):
-            if state < 0:
-                raise fail(path, ln, "an action before the first state")
-            k += 1
-            choices += 1
-            toks = text[7:].split(None, 1)
-            label = toks[0]
-            rest = toks[1].strip() if len(toks) > 1 else ""
-            if label.startswith("["):  # "action [r]" without a name
-                raise fail(path, ln, "the action needs a name (or __NOLABEL__) before its "
-                           "rewards")
-            if label != NOLABEL:
-                action_labels[(state, k)] = label
-            if rest.startswith("["):
-                vals, rest = _rewards(path, ln, rest, nr)
-                for j, v in enumerate(vals):
-                    if v != 0:
-                        choice_rew[j][(state, k)] = v
-            if rest:
-                raise fail(path, ln, f"unexpected {rest!r} after the action")
-        else:
-            if k < 0:
-                raise fail(path, ln, "a transition before the first action of its state")
-            head, sep, val = text.partition(":")
-            if not sep:
-                raise fail(path, ln, f"expected 'target : probability', got {text!r}")
-            try:
-                t = int(head.strip())
-            except ValueError:
-                raise fail(path, ln, f"target {head.strip()!r} is not a number") from None
-            if not 0 <= t < S:
-                raise fail(path, ln, f"target state {t} is outside [0, {S})")
-            val = val.strip()
-            if val.startswith("["):
-                raise fail(path, ln, "an interval probability: this is an interval model; "
-                           "import the point model")
-            try:
-                p = parse_probability(val)
-            except ValueError:
-                raise fail(path, ln, f"probability {val!r} is not a number") from None
-            src.append(state)
-            cho.append(k)
-            dst.append(t)
-            prob.append(p)
-            lno.append(ln)
+    try:  # transitions in bulk; anything irregular is read line by line (exact messages)
+        body = _read_body(path, lines, model_at, S, nr, bulk=True)
+    except (_Irregular, InputError):
+        body = _read_body(path, lines, model_at, S, nr, bulk=False)
+    names, state, choices, prob = body.names, body.state, body.choices, body.prob
+    state_rew, choice_rew = body.state_rew, body.choice_rew
     if state + 1 != S:
         raise fail(path, None, f"@nr_states declares {S} states, the model has {state + 1}")
+    if n_transitions is not None and n_transitions != len(prob):
+        raise fail(path, None, f"@nr_transitions declares {n_transitions} transitions, the "
+                   f"model has {len(prob)}")
     if n_choices is not None and n_choices != choices:
         raise fail(path, None, f"@nr_choices declares {n_choices} choices, the model has "
                    f"{choices}")
     given = [n for n in names if n is not None]
     parts = ModelParts(
-        n_states=S, src=np.array(src, dtype=np.int64), choice=np.array(cho, dtype=np.int64),
-        dst=np.array(dst, dtype=np.int64), prob=np.array(prob, dtype=np.float64),
-        line=np.array(lno, dtype=np.int64), path=path, action_labels=action_labels,
-        labels=labels,
+        n_states=S, src=np.asarray(body.src, dtype=np.int64),
+        choice=np.asarray(body.cho, dtype=np.int64), dst=np.asarray(body.dst, dtype=np.int64),
+        prob=np.asarray(prob, dtype=np.float64), line=np.asarray(body.lno, dtype=np.int64),
+        path=path, action_labels=body.action_labels, labels=body.labels,
         state_names=[n if n is not None else f"s{i}" for i, n in enumerate(names)]
-        if len(given) == S else None, kind=kind)
+        if len(given) == S else None, kind=head.kind)
     parts.rewards = {rn: (state_rew[j] if state_rew[j].any() else None,
                           choice_rew[j] or None, None) for j, rn in enumerate(reward_names)}
     return build_model(parts, horizon=horizon, discount=discount, reward=reward,

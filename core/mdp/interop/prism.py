@@ -44,6 +44,7 @@ from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
     build_model,
+    check_declared,
     export_labels,
     export_names,
     export_rewards,
@@ -102,6 +103,12 @@ def _read_tra(path: str) -> ModelParts:
     S = head[0]
     if S < 1:
         raise fail(path, hline, "a model needs at least one state")
+    # the header's sizes against the memory before arrays of their size (the states'
+    # names, rewards and the model); the transitions' own arrays follow the file's lines,
+    # whose count is checked against the header below
+    check_declared(path, hline, file_bytes=os.path.getsize(path), sizes={
+        "states": (S, 0, "the header"), "choices": (head[1] if mdp else None, 0, "the header"),
+        "transitions": (head[-1], 0, "the header")}, separate_lines=False)
     n_fields = 4 if mdp else 3
     m = len(rows) - 1
     src = np.empty(m, dtype=np.int64)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.cli.grammar import EXAMPLES, is_old_spelling
-from core.cli.main import SUBCOMMANDS, build_parser, run_cli
+from core.cli.main import COMMANDS, SUBCOMMANDS, build_parser, run_cli
 from core.project.files import load_project
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -43,7 +43,7 @@ def _parsers(p: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
 # ---------------------------------------------------------------------------- help screens
 def test_every_help_ends_with_an_example_naming_its_command() -> None:
     parsers = list(_parsers(build_parser()))
-    assert len(parsers) >= len(SUBCOMMANDS) + 1
+    assert len(parsers) >= len(COMMANDS) + 1
     for p in parsers:
         words = p.prog.split()  # "privplan audit laplace"
         help_text = p.format_help()
@@ -53,7 +53,7 @@ def test_every_help_ends_with_an_example_naming_its_command() -> None:
         assert lines, p.prog
         for ln in lines:
             if len(words) == 1:  # the program's own help: any command
-                assert ln[0] == "privplan" and ln[1] in SUBCOMMANDS
+                assert ln[0] == "privplan" and ln[1] in COMMANDS
             else:
                 assert ln[:len(words)] == words, (p.prog, ln)
 

@@ -82,9 +82,10 @@ def test_exponential_selection_follows_its_distribution_and_never_shows_private_
     assert [p.to_dict() for p in d.frontier] == [p.to_dict() for p in pub.frontier]
     assert d.selection_epsilon == 2.0 and d.mode == "experiment" and d.seed == 1
     # its choices over seeds: a chi-square check against the exponential mechanism
-    from core.mdp.design import _cost
+    from core.mdp.design import _Costs
 
-    costs = [_cost(m, p.k, p.eta, 0.05, "paper") for p in d.frontier]
+    cost = _Costs(m, 0.05, "paper")
+    costs = [cost(p.k, p.eta) for p in d.frontier]
     probs = exponential_probabilities([-c for c in costs], epsilon=2.0,
                                       sensitivity=value_range(m))
     n = 400
@@ -170,3 +171,42 @@ def test_the_defaults_serve_rows_with_a_thousand_successors(tmp_path: Path) -> N
     code, out, err = _cli("privatize", path, "--k", "100", "--seed", "1", "-o",
                           tmp_path / "p.mdp.npz", "--json")
     assert code == 0, err
+
+
+def test_the_search_by_class_profile_gives_the_accounting_and_bounds_of_the_rows():
+    """The designer evaluates ε from the class profile (distinct support sizes, their
+    counts) and the bound with the plan and supports made once: the same floats as
+    mdp_privacy on the pre-processed rows and cost_of_privacy with their centre shift."""
+    from core.mdp.accounting import mdp_privacy
+    from core.mdp.design import _Costs, _profile, _support_histogram, public_proxy
+    from core.mdp.examples import sparse_random_mdp
+    from core.mdp.privatize import mechanism_rows
+    from core.mdp.robust import centre_shift, cost_of_privacy
+
+    base = sparse_random_mdp(60, 3, 4, 4, seed=5)
+    t = base.transitions
+    keep = np.ones(t.indices.size, dtype=bool)
+    keep[t.indptr[:-1][::5]] = False  # some rows lose a next state: several support sizes
+    from core.mdp.model import with_transitions
+
+    counts = np.add.reduceat(keep.astype(np.int64), t.indptr[:-1])
+    data = t.data[keep]
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    probs = data / np.repeat(np.add.reduceat(data, indptr[:-1]), counts)
+    m = with_transitions(base, type(t)(t.n_states, t.n_actions, indptr, t.indices[keep],
+                                       probs), name="mixed supports")
+    pub = public_proxy(m)
+    hist = _support_histogram(pub)
+    assert hist[0].size > 1
+    cost = _Costs(pub, 0.05, "paper")
+    for eta in ("auto", "0.2/n"):
+        prof = _profile(pub, eta, hist)
+        prep = mechanism_rows(pub, eta=eta, domain_rule="mix")
+        for k in (3.0, 80.0):
+            for adjacency in ("one-row", "all-rows"):
+                want = mdp_privacy(pub, k, adjacency=adjacency, prepared=prep).epsilon
+                got = prof.epsilon(k, eta, b=0.1, delta=0.05, adjacency=adjacency)
+                assert got == want
+            shift = centre_shift(prep, (pub.n_states, pub.n_actions))
+            assert cost(k, eta) == cost_of_privacy(pub, k=k, beta=0.05,
+                                                   centre_shift=shift).cost_bound

@@ -305,14 +305,14 @@ def test_the_matrix_covers_every_recorder_and_pair() -> None:
     assert {p[1] for p in pairs() if p[0] != p[1]} == set(NAMES)  # each one free
     assert {q[0] for q in quads()} == set(NAMES) and all(len(set(q)) == 4 for q in quads())
     # every command of the CLI that takes --record is in the matrix
-    from core.cli.main import _build_parser
+    from core.cli.main import build_parser
 
     def records(parser: Any) -> bool:  # it, or one of its own subcommands, takes --record
         subs = [a.choices for a in parser._actions if isinstance(a.choices, dict)]
         return any("--record" in a.option_strings for a in parser._actions) or any(
             records(p) for choices in subs for p in choices.values())
 
-    sub = next(a for a in _build_parser()._actions if a.dest == "command")
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert {name for name, sp in sub.choices.items() if records(sp)} == set(NAMES)
 
 
