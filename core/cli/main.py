@@ -32,7 +32,6 @@ from core.cli.grammar import (
     wants_json,
     write_json_error,
 )
-from core.cli.guard import check_flags, one_line
 from core.common.errors import InputError, RunFailure, WriteFailure
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "build_parser", "run_cli", "main"]
@@ -84,8 +83,7 @@ COMMANDS: dict[str, tuple[str, str, str, str]] = {
                "the privacy designer: (k, eta) meeting a target (epsilon, delta) at the least "
                "cost of privacy"),
     "budget": ("core.cli.plan", "add_budget_parser", "cmd_budget",
-               "a privacy plan: compose, forecast and allocate a study's releases before any "
-               "of them, and execute it into a project"),
+               "a privacy plan: budget a whole study before the first release"),
     "import": ("core.cli.interop", "add_interop_parsers", "cmd_import",
                "a PRISM (.tra .lab .sta .srew .trew) or Storm (.drn) model into a PrivPlan "
                "model file"),
@@ -116,6 +114,14 @@ class _Handlers(dict[str, Handler]):
 SUBCOMMANDS: dict[str, Handler] = _Handlers()
 
 
+def _one_line(text: str) -> str:
+    """:func:`core.cli.guard.one_line`, imported when a line is written (the guard loads
+    numpy, which ``--version`` and ``--help`` do not need)."""
+    from core.cli.guard import one_line
+
+    return one_line(text)
+
+
 def _command_of(argv: Sequence[str]) -> str | None:
     """The subcommand ``argv`` names (its first word that is not an option; an alias such
     as ``privatise`` names its command), if any."""
@@ -142,7 +148,8 @@ def _build_parser(command: str | None = None, *, full: bool = False) -> Parser:
             getattr(importlib.import_module(module), adder)(sub, add_json_flag)
             added.add(group)
         else:
-            sub.add_parser(name, help=help_line, add_help=False)
+            sub.add_parser(name, help=help_line, add_help=False,
+                           aliases=[a for a, c in COMMAND_ALIASES.items() if c == name])
     finish_parser(p, PROG)
     return p
 
@@ -185,13 +192,13 @@ def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None =
 
     def fail(code: int, message: str, field: str | None = None, file: str | None = None,
              extra: dict[str, object] | None = None) -> int:
-        err.write(one_line(f"{PROG} {parsed.command}: {message}") + "\n")
+        err.write(_one_line(f"{PROG} {parsed.command}: {message}") + "\n")
         if as_json:
             problem = message
             prefix = ": ".join(p for p in (file, field) if p)
             if prefix and message.startswith(prefix + ": "):
                 problem = message[len(prefix) + 2:]
-            write_json_error(out, code, one_line(problem), field, file, extra)
+            write_json_error(out, code, _one_line(problem), field, file, extra)
         return code
 
     return _run(parsed, out, err, fail)
@@ -206,19 +213,19 @@ def _parse(argv: list[str], out: TextIO, err: TextIO, as_json: bool
         message = (f"unknown command {argv[0]!r}"
                    + (f" (did you mean {near!r}?)" if near else "")
                    + f"; `{PROG} --help` lists the commands")
-        err.write(one_line(f"{PROG}: {message}") + "\n")
+        err.write(_one_line(f"{PROG}: {message}") + "\n")
         if as_json:
-            write_json_error(out, 2, one_line(message), "COMMAND")
+            write_json_error(out, 2, _one_line(message), "COMMAND")
         return 2
     parser = _build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        err.write(one_line(str(exc)) + "\n")
+        err.write(_one_line(str(exc)) + "\n")
         if as_json:
             text = str(exc)
             message = text.split(": ", 1)[1] if text.startswith(PROG) and ": " in text else text
-            write_json_error(out, 2, one_line(message), usage_field(message))
+            write_json_error(out, 2, _one_line(message), usage_field(message))
         return 2
     except SystemExit as exc:  # --help / --version
         return int(exc.code or 0)
@@ -235,6 +242,8 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO,
     try:
         resolve_record(args)
         notes = take_notes(args)
+        from core.cli.guard import check_flags
+
         check_flags(args)
         code = SUBCOMMANDS[args.command](args, out, err)
         for line in notes:  # after the run, so that an error stays one line

@@ -78,7 +78,9 @@ from .snapshot import (
     SECTIONS as SECTIONS,
     Snapshot as Snapshot,
     digest as digest,
+    entry_run as entry_run,
     ledger_keys as ledger_keys,
+    relink as relink,
     run_key as run_key,
     snapshot as snapshot,
 )
@@ -87,6 +89,7 @@ from .store import (
     ProjectChanged as ProjectChanged,
     SaveReport as SaveReport,
     adopt_file as adopt_file,
+    check_writable as check_writable,
     record_and_save as record_and_save,
     save_document as save_document,
 )
