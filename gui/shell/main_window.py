@@ -274,7 +274,8 @@ class MainWindow(QMainWindow):
 
         self.project_dock.setMinimumWidth(170)
         self.params_dock.setMinimumWidth(300)
-        self.resize(*DEFAULT_SIZE)
+        self.resize(*DEFAULT_SIZE)  # then fitted to the screen (gui.shell.screen_fit)
+        self._screen_fit_default_state = self.saveState()  # View ▸ Reset Layout's docks
         geometry, state = self._settings.window_state() if use_settings else (None, None)
         if geometry is not None:
             self.restoreGeometry(geometry)

@@ -69,6 +69,7 @@ EXTENSION_MODULES: list[str] = [
     "gui.report.export",
     "gui.logistics.example_maps",
     "gui.shell.compact",
+    "gui.shell.screen_fit",
 ]
 
 
