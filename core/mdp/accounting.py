@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp.privatize import (
@@ -109,6 +110,7 @@ __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFA
            "ComposedPrivacy", "compose_privatisations"]
 
 ADJACENCIES = ("one-row", "all-rows")
+_CHECK_ROWS = 8192  # rows between two progress (cancel) points of the per-row loops
 DEFAULT_B = 0.1
 DEFAULT_DELTA = 0.05
 _MOVE = ("by moving at most b/2 probability between two next states of its support "
@@ -421,7 +423,7 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
                      delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
                      eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                      delta_method: str = "auto", zeros: str = "support",
-                     smoothing: float = 0.0) -> MdpPrivacy:
+                     smoothing: float = 0.0, progress: Progress = no_progress) -> MdpPrivacy:
     """The accounting from public inputs only: each row's support size n, its name and its
     contraction c (1 when not given — a valid, conservative choice since radius c·b <= b).
 
@@ -456,6 +458,9 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
         ``"support"`` or ``"smoothing"``.
     smoothing : float
         The smoothing weight.
+    progress : callable
+        ``progress(fraction, message)`` every :data:`_CHECK_ROWS` rows (it may raise
+        :class:`core.common.progress.Cancelled`).
 
     Returns
     -------
@@ -480,7 +485,10 @@ def supports_privacy(support: Sequence[int], names: Sequence[tuple[str, str]], k
     row_delta = delta_target / max(1, multi) if adjacency == "all-rows" else delta_target
     cache: dict[tuple[int, float, float], SupportGuarantee] = {}
     rows: list[RowPrivacy] = []
-    for n, (state, action), c, s, e in zip(sizes.tolist(), names, cs, sm, etas.tolist()):
+    for i, (n, (state, action), c, s, e) in enumerate(zip(sizes.tolist(), names, cs, sm,
+                                                          etas.tolist())):
+        if i % _CHECK_ROWS == 0:  # a cancel point every _CHECK_ROWS rows
+            progress(i / m, f"accounting: row {i:,} of {m:,}")
         key = (n, float(e), b * c if n >= 2 else b)
         if key not in cache:
             cache[key] = _guarantee(k, key[1], n, key[2], row_delta, delta_method)
@@ -598,7 +606,8 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
                 delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
                 eta: "float | str | None" = None, domain_rule: str = DEFAULT_DOMAIN_RULE,
                 delta_method: str = "auto", zeros: str = "support", smoothing: float = 0.01,
-                prepared: MechanismRows | None = None) -> MdpPrivacy:
+                prepared: MechanismRows | None = None,
+                progress: Progress = no_progress) -> MdpPrivacy:
     """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (module docstring).
 
     ``eta``, ``domain_rule``, ``zeros`` and ``smoothing`` must be those of the
@@ -632,6 +641,9 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
         The smoothing weight.
     prepared : MechanismRows, optional
         The pre-processed rows, when the caller has them.
+    progress : callable
+        ``progress(fraction, message)`` every :data:`_CHECK_ROWS` rows (it may raise
+        :class:`core.common.progress.Cancelled`).
 
     Returns
     -------
@@ -646,12 +658,16 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     eta = DEFAULT_ETA if eta is None else parse_eta(eta)
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
-    names = [(mdp.state_names[s], mdp.action_names[s][a]) for s, a in prep.index]
+    names: list[tuple[str, str]] = []
+    for start in range(0, len(prep.index), _CHECK_ROWS):  # a cancel point every _CHECK_ROWS
+        progress(0.5 * start / max(1, len(prep.index)), "accounting: naming the rows")
+        names += [(mdp.state_names[s], mdp.action_names[s][a])
+                  for s, a in prep.index[start:start + _CHECK_ROWS]]
     return supports_privacy(prep.support.tolist(), names, k, contraction=prep.contraction,
                             smoothed=prep.smoothed, b=b, delta_target=delta_target,
                             adjacency=adjacency, eta=prep.eta, domain_rule=prep.domain_rule,
                             delta_method=delta_method, zeros=prep.zeros,
-                            smoothing=prep.smoothing)
+                            smoothing=prep.smoothing, progress=sub_progress(progress, 0.5, 1.0))
 
 
 def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,

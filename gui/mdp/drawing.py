@@ -110,8 +110,9 @@ class SceneDrawing:
             if model is None:
                 self.labels.show_empty("This project has no MDP yet.\n\nFile ▸ New MDP "
                                  "(Ctrl+Shift+N) starts a drawing; File ▸ Open… or "
-                                 "File ▸ Import MDP… loads one (*.mdp.json, *.mdp.npz, "
-                                 "*.privplan.json).")
+                                 "File ▸ Import Model… loads one (*.mdp.json, *.mdp.npz, "
+                                 "*.privplan.json, PRISM .tra, Storm .drn), or drop the "
+                                 "file on the window.")
                 return False
             if model.n_states > MATRIX_STATES:
                 self.notice = (f"This model has {model.n_states} states — too many to draw. "

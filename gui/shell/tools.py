@@ -70,6 +70,7 @@ EXTENSION_MODULES: list[str] = [
     "gui.logistics.example_maps",
     "gui.shell.compact",
     "gui.shell.screen_fit",
+    "gui.shell.file_drop",
 ]
 
 

@@ -58,6 +58,11 @@ class TaskRunner(QObject):
         """True from :meth:`start` until the task's final signal was emitted."""
         return self._future is not None
 
+    @property
+    def is_cancelling(self) -> bool:
+        """True from :meth:`cancel` until the cancelled task has stopped."""
+        return self._event is not None and self._event.is_set()
+
     def start(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         """Cancel the current task (if any) and run ``fn(*args, progress=..., **kwargs)``."""
         if self._closed:
