@@ -22,7 +22,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QScreen
 
 from gui.shell.tools import register_window_extension
 
-__all__ = ["fitted_rect", "available_geometry", "fit_window", "reset_layout",
+__all__ = ["fitted_rect", "available_geometry", "fit_window", "fit_dialog", "reset_layout",
            "install_screen_fit", "GUESSED_FRAME"]
 
 # Title bar and borders of a typical desktop before the window manager has told us its own
@@ -59,6 +59,9 @@ def fitted_rect(available: QRect, wanted: QSize, frame: QMargins | None = None,
 def _screen_of(window: Any) -> QScreen | None:
     centre = window.geometry().center()
     screen = QGuiApplication.screenAt(centre) if window.isVisible() else None
+    parent = window.parentWidget()
+    if screen is None and parent is not None and parent.isVisible():
+        screen = parent.screen()  # a dialog opens on its window's screen
     if screen is None:
         handle = window.windowHandle()
         screen = handle.screen() if handle is not None else None
@@ -99,6 +102,17 @@ def fit_window(window: Any, wanted: QSize | None = None, *, keep_position: bool 
         return False
     window.setGeometry(rect)
     return True
+
+
+def fit_dialog(dialog: Any, wanted: QSize) -> QSize:
+    """Resize a dialog to ``wanted`` or less, so that it fits the screen it opens on (its
+    parent's); it stays where Qt puts it (centred over its parent). Returns the size."""
+    available = available_geometry(dialog)
+    size = wanted
+    if available is not None and not available.isEmpty():
+        size = fitted_rect(available, wanted, _frame_margins(dialog)).size()
+    dialog.resize(size)
+    return size
 
 
 def reset_layout(window: Any) -> None:
