@@ -71,6 +71,7 @@ EXTENSION_MODULES: list[str] = [
     "gui.shell.compact",
     "gui.shell.screen_fit",
     "gui.shell.file_drop",
+    "gui.shell.load_cancel",
 ]
 
 

@@ -76,3 +76,38 @@ def test_the_export_report_dialog_fits_the_screen(qtbot, window):
     assert dialog.height() + 30 <= available.height()
     assert dialog.width() <= available.width()
     assert dialog.minimumSizeHint().height() <= 600
+
+
+def test_cancel_gives_the_window_back_while_a_large_file_opens(qtbot, window, monkeypatch,
+                                                              tmp_path):
+    """Opening a large file had no Cancel: the project stayed disabled until it was read."""
+    import threading
+    import time
+
+    import gui.shell.main_window as mw
+
+    release = threading.Event()
+    real = mw._open_in_worker
+
+    def slow_reader(path, *, progress=None):
+        release.wait(10)  # a reader without cancel points, still reading
+        return real(path, progress=progress)
+
+    monkeypatch.setattr(mw, "_open_in_worker", slow_reader)
+    path = tmp_path / "other.privplan.json"
+    from core.project.files import save_project
+    from core.project.model import Project
+
+    save_project(Project(name="other"), path)
+    before = window.document.project
+    assert window.open_path(path, background=True) and window.is_loading
+    assert window.cancel_action.isEnabled() and not window.tabs.isEnabled()
+    t0 = time.perf_counter()
+    window.cancel_action.trigger()
+    assert time.perf_counter() - t0 < 2.0
+    assert not window.is_loading and window.tabs.isEnabled()
+    assert "Stopped opening" in window.statusBar().currentMessage()
+    release.set()  # the reader finishes: its project is dropped
+    with qtbot.waitSignal(window._loader.finished, timeout=10000):
+        pass
+    assert window.document.project is before
