@@ -469,6 +469,7 @@ def run_experiment(arms: Sequence[ExperimentArm], *, seeds: "int | Sequence[int]
     progress(0.0, "starting")
     run_chunks(_run_chunk, tasks, lambda t: (arms[t[0]].setup, seed_list[t[1]:t[2]], delta),
                record, inline=inline, executor=executor, workers=n_workers,
+               poll=lambda: progress(done / (A * R), "running"),  # a cancel point
                describe=lambda t: f"arm {t[0] + 1} seeds {seed_list[t[1]]}-{seed_list[t[2] - 1]}")
     return ExperimentResult(
         name=name, labels=tuple(labels), setups=tuple(a.setup for a in arms),

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -35,7 +35,9 @@ from core.common.errors import RunFailure
 from core.common.shm import SharedArrays
 from core.common.shm import load as load_shared
 
-__all__ = ["default_executor", "run_chunks"]
+__all__ = ["default_executor", "run_chunks", "POLL_S"]
+
+POLL_S = 0.2  # seconds between two ``poll`` calls while waiting for a pool
 
 T = TypeVar("T")
 
@@ -80,7 +82,8 @@ def default_executor(workers: int, shared: bytes = b"") -> Executor:
 def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], tuple[Any, ...]],
                record: Callable[[T, Any], None], *, inline: bool,
                executor: Executor | None = None, workers: int = 1,
-               shared: tuple[Any, ...] = (), describe: Callable[[T], str] = repr) -> None:
+               shared: tuple[Any, ...] = (), describe: Callable[[T], str] = repr,
+               poll: Callable[[], None] | None = None) -> None:
     """Run ``fn(*shared, *args(task))`` for every task and ``record(task, result)`` as results
     arrive.
 
@@ -111,6 +114,10 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
         worker; they are never pickled with every chunk.
     describe : callable
         ``describe(task)``: how a chunk is named when it is missing from a failed run.
+    poll : callable, optional
+        Called on the caller's thread every :data:`POLL_S` seconds while it waits for a
+        pool; it may raise (:class:`core.common.progress.Cancelled`) to stop everything
+        without waiting for a running chunk: the default pool's processes are then ended.
 
     Raises
     ------
@@ -124,7 +131,7 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
             record(task, fn(*shared, *args(task)))
         return
     if executor is not None:
-        _run_on(executor, fn, tasks, args, record, shared, describe, own=False)
+        _run_on(executor, fn, tasks, args, record, shared, describe, own=False, poll=poll)
         return
     pending = list(tasks)
     done: set[int] = set()  # ids of the recorded chunks, over both attempts
@@ -141,7 +148,7 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
             ex = default_executor(workers, payload)
             try:
                 _run_on(ex, fn, pending, args, fold, (), describe, own=True,
-                        via_shared=bool(shared))
+                        via_shared=bool(shared), poll=poll)
                 return
             except BrokenProcessPool as exc:
                 pending = [t for t in pending if id(t) not in done]
@@ -154,7 +161,7 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
 def _run_on(ex: Executor, fn: Callable[..., Any], tasks: Sequence[T],
             args: Callable[[T], tuple[Any, ...]], record: Callable[[T, Any], None],
             shared: tuple[Any, ...], describe: Callable[[T], str], *, own: bool,
-            via_shared: bool = False) -> None:
+            via_shared: bool = False, poll: Callable[[], None] | None = None) -> None:
     """Submit every task to ``ex`` and fold the results; ``own``: shut ``ex`` down."""
     lead: tuple[Any, ...] = shared
     scatter = getattr(ex, "scatter", None)
@@ -168,7 +175,7 @@ def _run_on(ex: Executor, fn: Callable[..., Any], tasks: Sequence[T],
                 jobs[ex.submit(_call_shared, fn, *args(task))] = task
             else:
                 jobs[ex.submit(fn, *lead, *args(task))] = task
-        for fut in as_completed(jobs):
+        for fut in _completed(jobs, poll):
             try:
                 result = fut.result()
             except BrokenProcessPool:
@@ -187,9 +194,31 @@ def _run_on(ex: Executor, fn: Callable[..., Any], tasks: Sequence[T],
             fut.cancel()
         if own:
             ex.shutdown(wait=False, cancel_futures=True)
+            _end_processes(ex)  # a running chunk would go on for as long as it takes
         raise
     if own:
         ex.shutdown(wait=True)  # every job is done: this only joins the workers
+
+
+def _completed(jobs: dict[Future[Any], Any], poll: Callable[[], None] | None
+               ) -> Any:
+    """The futures of ``jobs`` as they complete (like ``as_completed``), calling ``poll``
+    every :data:`POLL_S` seconds while none does."""
+    pending = set(jobs)
+    while pending:
+        if poll is not None:
+            poll()
+        done, pending = wait(pending, timeout=POLL_S if poll is not None else None,
+                             return_when=FIRST_COMPLETED)
+        yield from done
+
+
+def _end_processes(ex: Executor) -> None:
+    """End the worker processes of a process pool that was shut down without waiting."""
+    processes = getattr(ex, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
 
 
 def _lost_work(exc: BaseException) -> str | None:

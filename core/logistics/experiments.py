@@ -515,6 +515,7 @@ def run_benchmark(name: str | BenchConfig, *, values: Sequence[float] | None = N
     progress(0.0, f"{cfg.name}: starting")
     run_chunks(_run_chunk, tasks, lambda t: (cfg, t[0], t[1], t[2], seed), record,
                inline=inline, executor=executor, workers=n_workers,
+               poll=lambda: progress(done / total, f"{cfg.name}: running"),  # cancel point
                describe=lambda t: (f"{cfg.parameter} = {cfg.values[t[0]]:g} " if cfg.parameter
                                    != "round" else "") + f"worlds {t[1] + 1}-{t[2]}")
     data = {m: values_arr[..., k] for k, m in enumerate(cfg.metrics)}

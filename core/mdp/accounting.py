@@ -80,6 +80,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import check_beta, check_k
 from core.mdp.model import MDP
 from core.mdp.privatize import (
@@ -581,7 +582,7 @@ def supports_privacy(support: "Sequence[int] | np.ndarray",
                      delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
                      eta: "float | str" = DEFAULT_ETA, domain_rule: str = DEFAULT_DOMAIN_RULE,
                      delta_method: str = "auto", zeros: str = "support",
-                     smoothing: float = 0.0) -> MdpPrivacy:
+                     smoothing: float = 0.0, progress: Progress = no_progress) -> MdpPrivacy:
     """The accounting from public inputs only: each row's support size n, its name and its
     contraction c (1 when not given — a valid, conservative choice since radius c·b <= b).
 
@@ -617,6 +618,10 @@ def supports_privacy(support: "Sequence[int] | np.ndarray",
         ``"support"`` or ``"smoothing"``.
     smoothing : float
         The smoothing weight.
+    progress : callable
+        ``progress(fraction, message)`` between the steps (it may raise
+        :class:`core.common.progress.Cancelled`); the steps are whole-array passes and one
+        computation per row class, so a cancel is seen within a fraction of a second.
 
     Returns
     -------
@@ -642,7 +647,9 @@ def supports_privacy(support: "Sequence[int] | np.ndarray",
     multi = int((sizes >= 2).sum())
     # all-rows: δ̂ is the whole release's; each row's own statement is at δ̂/R (basic)
     row_delta = delta_target / max(1, multi) if adjacency == "all-rows" else delta_target
+    progress(0.0, f"accounting: grouping {m:,} rows by their public parameters")
     classes = _row_classes(k, b, sizes, etas, cs, sm, names_of, row_delta, delta_method)
+    progress(0.5, f"accounting: composing {len(classes.guarantees):,} row classes")
     reason, composition, e_basic = "", "worst row", None
     if not m:
         e_tot, d_tot = 0.0, 0.0
@@ -796,7 +803,8 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
                 delta_target: float = DEFAULT_DELTA, adjacency: str = "one-row",
                 eta: "float | str | None" = None, domain_rule: str = DEFAULT_DOMAIN_RULE,
                 delta_method: str = "auto", zeros: str = "support", smoothing: float = 0.01,
-                prepared: MechanismRows | None = None) -> MdpPrivacy:
+                prepared: MechanismRows | None = None,
+                progress: Progress = no_progress) -> MdpPrivacy:
     """Per-row and composed (ε, δ) of privatising ``mdp`` with Dir_k (module docstring).
 
     ``eta``, ``domain_rule``, ``zeros`` and ``smoothing`` must be those of the
@@ -830,6 +838,10 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
         The smoothing weight.
     prepared : MechanismRows, optional
         The pre-processed rows, when the caller has them.
+    progress : callable
+        ``progress(fraction, message)`` between the steps (it may raise
+        :class:`core.common.progress.Cancelled`); the steps are whole-array passes and one
+        computation per row class, so a cancel is seen within a fraction of a second.
 
     Returns
     -------
@@ -842,6 +854,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     """
     _check_common(k, b, delta_target, adjacency, delta_method)
     eta = DEFAULT_ETA if eta is None else parse_eta(eta)
+    progress(0.0, "accounting: the mechanism's rows")
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
     return supports_privacy(prep.support, _mdp_names(mdp, prep.index), k,
@@ -849,7 +862,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
                             smoothed=prep.smoothed, b=b, delta_target=delta_target,
                             adjacency=adjacency, eta=prep.eta, domain_rule=prep.domain_rule,
                             delta_method=delta_method, zeros=prep.zeros,
-                            smoothing=prep.smoothing)
+                            smoothing=prep.smoothing, progress=sub_progress(progress, 0.5, 1.0))
 
 
 def _mdp_names(mdp: MDP, index: np.ndarray) -> NameOf:

@@ -212,6 +212,7 @@ def private_policy(mdp: MDP, k: float, *, beta: float = 0.05, alpha_mode: str = 
     # eta / domain_rule: the declared domain (core.privacy.dirichlet), as in the accounting
     prepared = mechanism_rows(mdp, eta=DEFAULT_ETA if eta is None else eta,
                               domain_rule=domain_rule, zeros=zeros)
+    progress(0.2, f"drawing the private rows with k = {k:g}")  # a cancel point
     private = privatize_mdp(mdp, k, rng=seed, prepared=prepared)
     progress(0.5, "synthesising π̄ and bounding its value")
     plan, check = None, None
@@ -321,11 +322,17 @@ def bounds_release(mdp: MDP, params: "BoundsParameters", *,
         state_ids = tuple(str(s) for s in key[0])
         action_ids = tuple(tuple(str(a) for a in row) for row in key[2])
     p = params
+    # a large model's accounting (per row) takes a while: the last part of the bar and its
+    # cancel points
+    split = 0.8 if mdp.n_states * mdp.n_actions >= 10_000 else 1.0
     result = private_policy(mdp, p.k, beta=p.beta, alpha_mode=p.alpha_mode,
-                            seed=p.seed if p.seeded else None, progress=progress, eta=p.eta,
+                            seed=p.seed if p.seeded else None,
+                            progress=sub_progress(progress, 0.0, split), eta=p.eta,
                             domain_rule=p.domain_rule, release=p.release,
                             policy_table=p.policy_table, temperature=p.temperature,
                             synthesis=p.synthesis)
-    privacy = mdp_privacy(mdp, p.k, **p.accounting())
+    privacy = mdp_privacy(mdp, p.k, **p.accounting(),
+                          progress=sub_progress(progress, split, 1.0) if split < 1.0
+                          else no_progress)
     return BoundsRelease(params=p, result=result, privacy=privacy, digest=digest,
                          state_ids=state_ids, action_ids=action_ids)

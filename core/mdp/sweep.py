@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -39,7 +40,7 @@ import numpy as np
 from core.common.errors import InputError, RunFailure
 from core.common.jsonable import jsonable
 from core.common.parallel import run_chunks
-from core.common.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.accounting import ComposedPrivacy, MdpPrivacy, compose_privatisations, mdp_privacy
 from core.mdp.model import MDP
@@ -71,6 +72,8 @@ __all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES", "SMALL_WOR
 
 DEFAULT_K = (10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0)
 QUANTITIES = ("v_lower", "v_private", "v_true", "v_upper")
+_LARGE_ROWS = 10_000  # state–action rows from which the accounting shows its progress
+_ACCOUNTING_SHARE = 0.2  # of a large model's progress bar, for its accounting
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,8 +244,12 @@ def _small_work() -> float:
 
 def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: float,
                alpha: "float | np.ndarray", beta: float, seed: int, k_index: int, start: int,
-               stop: int, temperature: float | None = None) -> np.ndarray:
+               stop: int, temperature: float | None = None,
+               check: Progress = no_progress) -> np.ndarray:
     """Runs ``start..stop-1`` for one k; returns (stop-start, 4) values at s0.
+
+    ``check(0, message)`` is called between the steps of a run and inside its synthesis
+    and bounds (an in-process sweep's cancel points; its fraction is ignored).
 
     ``alpha`` is the radius of every row, or (S, A) radii α + centre shift. π̄ is the
     greedy policy of each private model, its softmax policy at ``temperature``, or the
@@ -253,10 +260,12 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: f
     for j, r in enumerate(range(start, stop)):
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed,
                                                                          spawn_key=(k_index, r))))
+        check(0.0, f"run {r + 1}: privatising")
         private = privatize_mdp(mdp, k, rng=rng, prepared=prepared).mdp
         if table is None and temperature is None:
-            plan = synthesize(private)
-            vb = robust_bounds(private, plan.policy, alpha=alpha, beta=beta)
+            plan = synthesize(private, progress=check)
+            vb = robust_bounds(private, plan.policy, alpha=alpha, beta=beta, progress=check)
+            check(0.0, f"run {r + 1}: evaluating π̄ on the true model")
             v_private = plan.values
             v_true = evaluate_policy(mdp, plan.policy)
         else:
@@ -266,7 +275,9 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: f
             else:
                 assert table is not None
                 pi, v_private = table, evaluate_stochastic(private, table)
+            check(0.0, f"run {r + 1}: bounds")
             vb = robust_bounds_stochastic(private, pi, alpha=alpha, beta=beta)
+            check(0.0, f"run {r + 1}: evaluating π̄ on the true model")
             v_true = evaluate_stochastic(mdp, pi)
         lo, hi = vb.v_lower, vb.v_upper
         start_row = (lambda a: a[0]) if mdp.is_finite else (lambda a: a)
@@ -341,8 +352,15 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     shift = centre_shift(prepared, (mdp.n_states, mdp.n_actions))
     shifted = bool((shift > 0).any())
     radii: list[float | np.ndarray] = [a + shift if shifted else a for a in alphas]
+    # a large model's per-row accounting takes a while: it gets the first part of the
+    # progress bar and its cancel points (a small model's is instant: none)
+    pre = _ACCOUNTING_SHARE if mdp.n_states * mdp.n_actions >= _LARGE_ROWS else 0.0
     privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                                prepared=prepared, delta_method=delta_method) for k in ks)
+                                prepared=prepared, delta_method=delta_method,
+                                progress=sub_progress(progress, pre * i / len(ks),
+                                                      pre * (i + 1) / len(ks))
+                                if pre else no_progress)
+                    for i, k in enumerate(ks))
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     if n_workers < 1:
         raise InputError(f"must be >= 1, got {workers!r}", field="workers")
@@ -371,18 +389,25 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         values[i, start:stop] = result
         finished[i, start:stop] = True
         done += stop - start
-        progress(done / (len(ks) * runs), f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
+        progress(pre + (1 - pre) * done / (len(ks) * runs),
+                 f"k = {ks[i]:g}: {done} of {len(ks) * runs} runs")
 
-    progress(0.0, "starting" if inline else f"starting {n_workers} worker processes")
+    def check(fraction: float = 0.0, message: str = "") -> None:
+        """A cancel point inside a run or while waiting for the pool: the progress so far."""
+        progress(pre + (1 - pre) * done / (len(ks) * runs), message or "running")
+
+    progress(pre, "starting" if inline else f"starting {n_workers} worker processes")
     # the model and its pre-processed rows go to each worker once (``shared``), not with
     # every chunk: a 2000-state model is 128 MB
     try:
-        run_chunks(_run_chunk, tasks,
+        run_chunks(functools.partial(_run_chunk, check=check) if inline else _run_chunk,
+                   tasks,
                    lambda t: (ks[t[0]], radii[t[0]], beta, seed, t[0], t[1], t[2],
                               temperature),
                    record, inline=inline, executor=executor, workers=n_workers,
                    shared=(mdp, prepared, table),
-                   describe=lambda t: f"k = {ks[t[0]]:g} runs {t[1] + 1}-{t[2]}")
+                   describe=lambda t: f"k = {ks[t[0]]:g} runs {t[1] + 1}-{t[2]}",
+                   poll=check)
     except RunFailure as exc:  # keep what finished, with what is missing named
         exc.partial = partial_summary(ks, values, finished, seed=seed, runs=int(runs),
                                       missing=str(exc))

@@ -953,6 +953,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     # the model, the teacher, the setup and the ledger go to each worker once
     run_chunks(_student_chunk, tasks, lambda t: (t[0], t[1], t[2], seed), record,
                inline=inline, executor=executor, workers=n_workers,
+               poll=lambda: progress(0.2 + 0.8 * done / total, "running"),  # a cancel point
                shared=(learn_mdp, teacher_in, pi_T, setup, ledger),
                describe=lambda t: f"{t[0]} seeds {t[1] + 1}-{t[2]}")
     curves: dict[str, np.ndarray] = out

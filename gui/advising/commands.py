@@ -28,7 +28,8 @@ __all__ = ["SetAdvisingSetupCommand", "store_setup"]
 def store_setup(document: "ProjectDocument", index: int, setup: AdvisingSetup | None) -> None:
     """Write ``Project.advising[index]`` (append at the end; ``None`` removes) and notify.
 
-    Only the commands below call this.
+    Only the commands below call this, and the advising tab when it gives a project its
+    default set-up (opening a tab is not an edit).
     """
     entries = document.project.advising
     if setup is None:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from core.advising import VARIANT_KNOBS, AdvisingParams, AdvisingSetup, preset
 from core.common import InputError
-from gui.advising.commands import SetAdvisingSetupCommand
+from gui.advising.commands import SetAdvisingSetupCommand, store_setup
 from gui.advising.models import (
     edit_add_agent,
     edit_add_server,
@@ -59,10 +59,11 @@ class SetupEditor:
 
     # ------------------------------------------------------------------ set-up edits
     def ensure_setup(self) -> None:
+        """Give a project without an advising set-up the Table 3.5 preset to show. Opening
+        the tab is not an edit: the preset is stored without an undo step, so the project
+        stays unmodified until the user changes the set-up or runs it."""
         if not self._document.project.advising:
-            self._document.push(SetAdvisingSetupCommand(
-                self._document, SETUP_INDEX, preset("table35"),
-                "Create advising set-up (Table 3.5 preset)"), "advising")
+            store_setup(self._document, SETUP_INDEX, preset("table35"))
 
     def push_setup(self, new: AdvisingSetup, text: str) -> bool:
         entries = self._document.project.advising

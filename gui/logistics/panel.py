@@ -471,7 +471,13 @@ class LogisticsPanel(QWidget):
                 data = json.load(fh)
         except (OSError, ValueError):
             data = map_to_dict(fallback())
-        return self.add_map(data, "Add map")
+        mid = self.add_map(data, "Add map")
+        if mid is not None:  # an example opens on its map, not under the last one's result
+            self._shown = None
+            self.results.clear()
+            self._sync_route_overlay()
+            self.pages.setCurrentIndex(0)
+        return mid
 
     def load_fig41(self) -> str | None:
         """Add the fig41 reconstruction (the built-in example) to the project."""

@@ -23,8 +23,9 @@ from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "connect_study_runner",
-           "side_run_row"]
+           "side_run_row", "STATUS_WIDTH"]
 
+STATUS_WIDTH = 240  # px of a study page's status line (it must not resize the header)
 #: approach -> (legend label, colour, symbol, dashed)
 APPROACH_STYLE = {  # names and colours from core (the report draws them the same)
     a: (APPROACH_NAMES[a], APPROACH_COLOURS[a], symbol, dashed)
@@ -87,8 +88,12 @@ def study_page_bar(page: QWidget, runner: Any, run: Callable[[], object],
     bar.addWidget(title, 1)
     controls = RunControls(runner, page, run=run, cancel=cancel, run_tip=run_tip,
                            running_text="starting…", progress_width=220)
-    for wdg in (controls.progress_label, controls.progress, controls.run_button,
-                controls.cancel_button):
+    # the status changes with every progress step: a fixed width and room for two lines keep
+    # the title and the buttons from jumping while a study runs
+    label = controls.progress_label
+    label.setFixedWidth(STATUS_WIDTH)
+    label.setMinimumHeight(2 * label.fontMetrics().lineSpacing() + 2)
+    for wdg in (label, controls.progress, controls.run_button, controls.cancel_button):
         bar.addWidget(wdg)
     caption = QLabel(page)
     caption.setWordWrap(True)

@@ -133,7 +133,11 @@ class DesignDialog(QDialog):
                               ("selection", self.selection_combo, "selection"),
                               ("selection ε", self.selection_eps_spin, "selection")):
             w.setToolTip(TIPS[key])
-            form.addRow(label, w)
+            if isinstance(w, SciSpinBox):  # a refused value says so under its box
+                w.name = label.split(" (")[0]
+                form.addRow(label, w.with_note())
+            else:
+                form.addRow(label, w)
         self.run_button = QPushButton("Design", self)
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)

@@ -87,6 +87,9 @@ class SceneDrawing:
         self.results_run: str | None = None  # the "bounds" run drawn on the model, if any
         self.results_stage = 0
         self.overlay: dict[str, Any] | None = None  # see bounds_overlay
+        # each state's action-dot angles, kept while the states' positions and its actions
+        # stay the same: a transition edit must not move the dot the user clicks next
+        self._dot_angles: dict[str, tuple[tuple[bytes, tuple[str, ...]], list[float]]] = {}
 
     # ------------------------------------------------------------------ building
     def rebuild(self) -> bool:
@@ -110,8 +113,9 @@ class SceneDrawing:
             if model is None:
                 self.labels.show_empty("This project has no MDP yet.\n\nFile ▸ New MDP "
                                  "(Ctrl+Shift+N) starts a drawing; File ▸ Open… or "
-                                 "File ▸ Import MDP… loads one (*.mdp.json, *.mdp.npz, "
-                                 "*.privplan.json).")
+                                 "File ▸ Import Model… loads one (*.mdp.json, *.mdp.npz, "
+                                 "*.privplan.json, PRISM .tra, Storm .drn), or drop the "
+                                 "file on the window.")
                 return False
             if model.n_states > MATRIX_STATES:
                 self.notice = (f"This model has {model.n_states} states — too many to draw. "
@@ -277,23 +281,20 @@ class SceneDrawing:
         dot_pos: dict[tuple[int, int], np.ndarray] = {}
         fan_dir: dict[int, np.ndarray] = {}
         fan_side: dict[tuple[int, int], float] = {}
+        layout_key = pos.tobytes()  # the states' positions: dots move only when these do
         for s in range(S):
             n = len(model.action_ids[s])
-            away = pos[s] - centroid
-            if abs(away[0]) > 1e-9 and S <= 6:
-                away_dir = np.array([math.copysign(1.0, away[0]), 0.0])  # sideways if possible
+            kept = self._dot_angles.get(model.state_ids[s])
+            if kept is not None and kept[0] == (layout_key, tuple(model.action_ids[s])):
+                angles = kept[1]  # a transition edit leaves the dots where they were
             else:
-                away_dir = unit(away) if away.any() else np.array([1.0, 0.0])
-            desired = []
-            for j in range(n):
-                v = np.zeros(2)
-                for t in np.flatnonzero(P[s, j]):
-                    if t != s:
-                        v += P[s, j, t] * unit(pos[t] - pos[s])
-                # toward where the action leads; away from the rest when it mostly stays
-                d = away_dir if P[s, j, s] > 0.5 or np.hypot(*v) < 0.05 else unit(v)
-                desired.append(math.atan2(d[1], d[0]))
-            angles = spread_angles(desired, math.radians(30))
+                angles = self._dot_fan(model, P, pos, s, centroid)
+                self._dot_angles[model.state_ids[s]] = ((layout_key,
+                                                         tuple(model.action_ids[s])), angles)
+            away = pos[s] - centroid
+            away_dir = (np.array([math.copysign(1.0, away[0]), 0.0])
+                        if abs(away[0]) > 1e-9 and S <= 6
+                        else unit(away) if away.any() else np.array([1.0, 0.0]))
             dist = DOT_DISTANCE if n > 1 else DOT_DISTANCE * 0.7
             if n >= 3 and S <= 6:
                 dist += 26.0
@@ -305,7 +306,32 @@ class SceneDrawing:
                 dot_pos[(s, j)] = pos[s] + dist * angle_dir(theta)
                 rel = (theta - fan_angle + math.pi) % (2 * math.pi) - math.pi
                 fan_side[(s, j)] = 1.0 if rel >= 0 else -1.0
+        self._decorate_edges(model, P, pos, shown, chosen, action_problem, dot_pos, fan_dir,
+                             fan_side)
 
+    def _dot_fan(self, model: MdpModel, P: np.ndarray, pos: np.ndarray, s: int,
+                 centroid: np.ndarray) -> list[float]:
+        """The angles of state ``s``'s action dots: each toward where its action leads,
+        away from the rest when it mostly stays."""
+        away = pos[s] - centroid
+        if abs(away[0]) > 1e-9 and model.n_states <= 6:
+            away_dir = np.array([math.copysign(1.0, away[0]), 0.0])  # sideways if possible
+        else:
+            away_dir = unit(away) if away.any() else np.array([1.0, 0.0])
+        desired = []
+        for j in range(len(model.action_ids[s])):
+            v = np.zeros(2)
+            for t in np.flatnonzero(P[s, j]):
+                if t != s:
+                    v += P[s, j, t] * unit(pos[t] - pos[s])
+            d = away_dir if P[s, j, s] > 0.5 or np.hypot(*v) < 0.05 else unit(v)
+            desired.append(math.atan2(d[1], d[0]))
+        return list(spread_angles(desired, math.radians(30)))
+
+    def _decorate_edges(self, model: MdpModel, P: np.ndarray, pos: np.ndarray,
+                        shown: dict, chosen: dict, action_problem: dict, dot_pos: dict,
+                        fan_dir: dict, fan_side: dict) -> None:
+        S = model.n_states
         returns: dict[tuple[int, int], float] = {}
         for (s, j), targets in shown.items():
             aid = model.action_ids[s][j]

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QImage
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from core.common import InputError
 from gui.shell.document import ProjectDocument
+from gui.shell.screen_fit import fit_dialog
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.workers import TaskRunner
 
@@ -210,7 +211,7 @@ class ExportDialog(QDialog):
         splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
-        self.resize(1150, 760)
+        fit_dialog(self, QSize(1150, 760))  # no taller than a laptop's screen
         splitter.setSizes([330, 820])
 
         self._preview_timer = QTimer(self)

@@ -8,7 +8,8 @@ overlaid in its ε–δ plot, and makes it the active tab.
 analysis with the default parameters as a seeded experiment (``--seed``, default 7) —
 the privacy sweep, then "Synthesise & bound" so that π̄ and its values are on the drawing —
 or, with ``--calculator``, waits for the calculator's plots; it saves a picture of the
-window and exits; ``--size WxH`` sets the window size of that picture (default 1500x950).
+window and exits; ``--size WxH`` sets the window size of that picture (default: the size
+the window opens at on this screen, :mod:`gui.shell.screen_fit`).
 Without ``--screenshot``, autosaved copies left by a crash are offered
 for recovery once the window is up.
 """
@@ -21,7 +22,6 @@ from pathlib import Path
 
 __all__ = ["run_gui", "build_parser", "parse_size"]
 
-SCREENSHOT_SIZE = (1500, 950)
 SCREENSHOT_TIMEOUT_S = 300
 
 
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes for the --screenshot run (default: min(2, CPUs))")
     p.add_argument("--size", metavar="WxH", default=None,
                    help="window size of the --screenshot picture in pixels, e.g. 1366x768 "
-                        f"(default {SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]})")
+                        "(default: the size the window opens at on this screen)")
     return p
 
 
@@ -88,7 +88,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     if args.workers is not None and args.workers < 1:
         print("privplan: --workers: must be >= 1", file=sys.stderr)
         return 2
-    size = SCREENSHOT_SIZE
+    size: tuple[int, int] | None = None
     if args.size is not None:
         try:
             size = parse_size(args.size)
@@ -135,10 +135,11 @@ def run_gui(argv: list[str] | None = None) -> int:
 
 
 def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
-                size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+                size: tuple[int, int] | None = None) -> int:
     from PySide6.QtCore import QEventLoop, QTimer
 
-    window.resize(*size)
+    if size is not None:
+        window.resize(*size)
     window.show()
     app.processEvents()
     ws = window.active_workspace()
@@ -191,13 +192,14 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
 
 
 def _calculator_screenshot(app, window, out: Path, *,
-                           size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+                           size: tuple[int, int] | None = None) -> int:
     """Show the window, wait until the calculator has drawn every plot, save a PNG."""
     import time
 
     from PySide6.QtCore import QEventLoop, QTimer
 
-    window.resize(*size)
+    if size is not None:
+        window.resize(*size)
     window.show()
     calc = window.calculator
     deadline = time.monotonic() + SCREENSHOT_TIMEOUT_S

@@ -5,7 +5,8 @@ The main window opens its Project dock 220 px and its Run-parameters dock 320 px
 calculator, the audit) scrolled sideways. While the window is narrower than
 :data:`COMPACT_BELOW` and the user has no saved layout, the two docks take their minimum
 widths (170 and 300 px); a wider window gives them back their default widths. The
-Run-parameters dock is never narrower than the page it shows (:class:`_ParamsWidth`).
+Run-parameters dock is never narrower than the page it shows (:class:`_ParamsWidth`) and
+steps aside on a tool tab that has no run parameters (:class:`_EmptyParams`).
 Installed on every main window as a window extension (:func:`install_compact_docks`).
 """
 
@@ -84,11 +85,37 @@ class _ParamsWidth(QObject):
         self._set = max(target, dock.width()) if set_before is None else target
 
 
+class _EmptyParams(QObject):
+    """A tool tab without run parameters (the ledger, …) would leave the Run-parameters dock
+    showing "Open an MDP workspace …": the dock steps aside on such a tab, giving the
+    workspace its width, and comes back (as the user left it) on a tab with parameters."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self._window = window
+        self._hidden = False  # hidden by us (not by the user)
+        self._was_visible = True
+        window.tabs.currentChanged.connect(self.follow)  # after the window's own slot
+
+    def follow(self, *args: object) -> None:
+        w = self._window
+        empty = (w.current_tool() is not None
+                 and w.params_stack.currentWidget() is w.params_placeholder)
+        if empty and not self._hidden:
+            self._hidden, self._was_visible = True, w.params_dock.isVisible()
+            w.params_dock.hide()
+        elif not empty and self._hidden:
+            self._hidden = False
+            if self._was_visible:
+                w.params_dock.show()
+
+
 def install_compact_docks(window: Any) -> _DockWidths | None:
     """Let ``window``'s side docks narrow in a narrow window (not when a saved layout was
     restored: the user's own dock widths win), and its Run-parameters dock follow the width
     of the page it shows."""
     window._params_width = _ParamsWidth(window)
+    window._empty_params = _EmptyParams(window)
     if getattr(window, "_use_settings", False) and window._settings.window_state()[1] is not None:
         return None
     watcher = _DockWidths(window)

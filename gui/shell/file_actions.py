@@ -1,5 +1,5 @@
 """The window's file actions: Save, Save As, the unsaved-changes question, Open Recent,
-crash recovery (:class:`FileActions`), File ▸ Import MDP… and File ▸ Export MDP….
+crash recovery (:class:`FileActions`), File ▸ Import Model… and File ▸ Export MDP….
 
 They work on the window (``window.document``, ``window.settings``, ``window.log_panel``,
 ``window.autosave``, its status bar) so that :class:`gui.shell.main_window.MainWindow` keeps
@@ -176,33 +176,44 @@ class FileActions:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
-    def import_mdp(self, path: str | None = None) -> str | None:
-        """Add an MDP file to the project (undoable); returns the new MDP's id."""
-        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions, load_mdp
+    def import_mdp(self, path: "str | list[str] | None" = None) -> str | None:
+        """Add a model to the project (undoable): a PrivPlan MDP file, PRISM's explicit
+        files or a Storm ``.drn`` (:mod:`gui.shell.model_import`); returns the new MDP's
+        id, or None (a refused file is shown with the command line's message)."""
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
         from gui.shell.commands import AddMdpCommand
+        from gui.shell.model_import import IMPORT_FILTERS, read_model_files
 
         w = self._window
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(w, "Import MDP", w.settings.last_dir,
-                                                  "MDP files (*.mdp.json *.mdp.npz *.json "
-                                                  "*.npz);;All files (*)")
-            if not path:
+            chosen, _ = QFileDialog.getOpenFileNames(w, "Import Model", w.settings.last_dir,
+                                                     IMPORT_FILTERS)
+            if not chosen:
                 return None
+            paths = list(chosen)
+        else:
+            paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        paths = [str(p) for p in paths]
         try:
-            mdp = load_mdp(path)
+            imported = read_model_files(paths)
         except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
-            w.report_open_error(open_failure_text(exc, path))
+            w.report_open_error(open_failure_text(exc, paths[0] if paths else ""))
             return None
-        model = MdpModel.from_mdp(mdp)
+        model = MdpModel.from_mdp(imported.mdp)
         if not model.name:
-            model.name = Path(path).name.split(".")[0]
+            model.name = imported.name
         if model.n_states <= MAX_LAYOUT_STATES:
             model.positions = fill_missing_positions(model)
         cmd = AddMdpCommand(w.document, model, text=f"Import MDP “{model.name}”")
         w.document.push(cmd)
         w.document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
-        w.settings.last_dir = str(Path(path).parent)
-        w.log_panel.info(f"imported {path} as {cmd.mdp_id}")
+        w.settings.last_dir = str(Path(paths[0]).parent)
+        w.log_panel.info(f"imported {', '.join(imported.files)} as {cmd.mdp_id}")
+        for warning in imported.warnings:
+            w.log_panel.warning(f"import: {warning}")
+        if imported.warnings:
+            w.statusBar().showMessage(f"Imported “{model.name}” with {len(imported.warnings)} "
+                                      "warning(s): see the Log", 8000)
         return cmd.mdp_id
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:

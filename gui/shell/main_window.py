@@ -63,6 +63,7 @@ from gui.shell.help import install_help_menu
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
 from gui.shell.project_panel import ProjectPanel
+from gui.shell.resources import ABOUT_HTML
 from gui.shell.scroll_tabs import ScrollTabWidget
 from gui.shell.settings import Settings
 from gui.shell.tools import EXAMPLES, TOOLS, load_tools, mdp_workspace_spec, window_extensions
@@ -80,16 +81,6 @@ OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.n
                 "All files (*)")
 MAX_AUTO_OPEN = 6
 DEFAULT_SIZE = (1500, 950)
-
-ABOUT_HTML = """<h3>PrivPlan {version}</h3>
-<p>Privacy-preserving policy synthesis for Markov decision processes with the Dirichlet
-mechanism, and the cost of privacy it brings (Gohari, Hale &amp; Topcu, CDC 2020;
-Gohari, dissertation, ch. 1–2).</p>
-<p><b>Privacy note.</b> PrivPlan works offline and sends nothing anywhere. A <i>seeded
-experiment</i> is reproducible and meant for studying the method — it is not a private
-release. Quantities marked <i>oracle view</i> (V, |V̄ − V|) are computed from the true
-model, which the private algorithm never sees: never publish them as private results.
-The four-startups model is an illustrative placeholder, not the paper's model.</p>"""
 
 
 def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
@@ -273,7 +264,8 @@ class MainWindow(QMainWindow):
 
         self.project_dock.setMinimumWidth(170)
         self.params_dock.setMinimumWidth(300)
-        self.resize(*DEFAULT_SIZE)
+        self.resize(*DEFAULT_SIZE)  # then fitted to the screen (gui.shell.screen_fit)
+        self._screen_fit_default_state = self.saveState()  # View ▸ Reset Layout's docks
         geometry, state = self._settings.window_state() if use_settings else (None, None)
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -323,8 +315,9 @@ class MainWindow(QMainWindow):
                                  sp.SP_FileIcon, "Start a new project with an empty MDP to draw")
         self.new_mdp_action = action("New &MDP", self.new_mdp, QKeySequence("Ctrl+Shift+N"),
                                      None, "Add an empty MDP to the project and draw it")
-        self.import_action = action("&Import MDP…", self.import_mdp, None, None,
-                                    "Add an *.mdp.json or *.mdp.npz file to the project")
+        self.import_action = action("&Import Model…", lambda: self.import_mdp(), None, None,
+                                    "Add a model to the project: *.mdp.json, *.mdp.npz, "
+                                    "PRISM explicit files (.tra …) or a Storm .drn")
         self.export_action = action("&Export MDP…", lambda: self.export_mdp(), None, None,
                                     "Write the active MDP as *.mdp.json or *.mdp.npz")
         self.open_action = action("&Open…", self.open_file, QKeySequence("Ctrl+O"),
@@ -762,8 +755,8 @@ class MainWindow(QMainWindow):
         """Open a recent file (asks about unsaved changes first; forgets missing files)."""
         return self.file_actions.open_recent(path)
 
-    def import_mdp(self, path: str | None = None) -> str | None:
-        """Add an MDP file to the project (undoable); returns the new MDP's id."""
+    def import_mdp(self, path: str | list[str] | None = None) -> str | None:
+        """Add a model (MDP, PRISM or Storm files) to the project; the new MDP's id."""
         return self.file_actions.import_mdp(path)
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:
@@ -850,8 +843,10 @@ class MainWindow(QMainWindow):
 
     def cancel_analysis(self) -> None:
         ws = self.active_workspace()
-        if ws is not None:
+        if ws is not None and ws.runner.is_running:  # "Cancelling…" in sight until it stops
             ws.analysis_panel.cancel()
+            self.statusBar().showMessage("Cancelling…")
+            self.progress_bar.setFormat("Cancelling… %p%")
 
     def current_tool(self) -> Workspace | None:
         """The tool tab that is current, or None (an MDP workspace or nothing)."""
@@ -1121,9 +1116,11 @@ class MainWindow(QMainWindow):
     def _on_runner_progress_changed(self, mdp_id: str, fraction: float, message: str) -> None:
         if self._is_active(mdp_id):
             self.progress_bar.setValue(int(round(1000 * fraction)))
-            self.statusBar().showMessage(f"Analysis: {message}")
+            if not self._runners[mdp_id].is_cancelling:
+                self.statusBar().showMessage(f"Analysis: {message}")
 
     def _on_runner_finished(self, mdp_id: str) -> None:
+        self.progress_bar.setFormat("%p%")
         if self._is_active(mdp_id):
             self.statusBar().clearMessage()
         self._update_actions()

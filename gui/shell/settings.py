@@ -6,6 +6,7 @@ Bump :data:`SETTINGS_VERSION` when a key changes meaning and add a step to
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -40,7 +41,16 @@ class Settings:
 
     @property
     def last_dir(self) -> str:
-        return str(self._get("files/last_dir", ""))
+        """The folder of the last file opened or saved; before any, the user's Documents
+        folder (or home) — never the program's own folder, where a file dialog would
+        otherwise start."""
+        stored = str(self._get("files/last_dir", ""))
+        if stored and os.path.isdir(stored):
+            return stored
+        from PySide6.QtCore import QStandardPaths
+
+        docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return docs if docs and os.path.isdir(docs) else os.path.expanduser("~")
 
     @last_dir.setter
     def last_dir(self, folder: str) -> None:

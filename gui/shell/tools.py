@@ -69,6 +69,9 @@ EXTENSION_MODULES: list[str] = [
     "gui.report.export",
     "gui.logistics.example_maps",
     "gui.shell.compact",
+    "gui.shell.screen_fit",
+    "gui.shell.file_drop",
+    "gui.shell.load_cancel",
 ]
 
 

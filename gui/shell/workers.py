@@ -8,7 +8,9 @@ The pattern follows Orange's concurrent widget helper and ``TaskState`` (docs/co
   :class:`core.common.progress.Cancelled` once :meth:`cancel` was called, so core code stops
   cooperatively;
 * results come back through queued signals, so every slot runs on the UI thread;
-* the result of a superseded task is dropped (stale-result suppression).
+* the result of a superseded task is dropped (stale-result suppression), and so is the
+  result of a task cancelled before it finished (one without cancel points, e.g. a file
+  reader): it ends with ``cancelled``.
 
 Workers get snapshots (frozen core objects), never the document or a widget.
 """
@@ -58,6 +60,11 @@ class TaskRunner(QObject):
         """True from :meth:`start` until the task's final signal was emitted."""
         return self._future is not None
 
+    @property
+    def is_cancelling(self) -> bool:
+        """True from :meth:`cancel` until the cancelled task has stopped."""
+        return self._event is not None and self._event.is_set()
+
     def start(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
         """Cancel the current task (if any) and run ``fn(*args, progress=..., **kwargs)``."""
         if self._closed:
@@ -99,8 +106,9 @@ class TaskRunner(QObject):
     def _on_done(self, task_id: int, future: Future[Any]) -> None:
         if task_id != self._id:
             return  # stale result of a superseded task
+        cancel_requested = self._event is not None and self._event.is_set()
         self._event = self._future = None
-        if future.cancelled():
+        if future.cancelled() or cancel_requested:  # a cancelled task's result is dropped
             self.cancelled.emit()
         else:
             exc = future.exception()

@@ -121,3 +121,21 @@ def test_generate_world_with_a_domain(qtbot, domain):
     assert entry.world.tasks == domain_tasks(want, rng=3)
     assert _marks(panel.canvas, "legend")
     panel.shutdown()
+
+
+def test_a_second_example_opens_on_its_map_without_the_last_ones_route(qtbot, window):
+    """Opening an example used to leave the sub-tab the user was on (Experiments, Packet
+    routing) and the previous example's route and result showing."""
+    window.open_example("logistics:rover")
+    panel = window.tools()["logistics"]
+    w = window.document.project.maps[-1].world
+    t = w.tasks[0]
+    panel.planner.set_task(t.origin, t.goal_agent)
+    panel.planner.set_plan_options(epsilon="0.5", seed=1)
+    with qtbot.waitSignal(panel.runner.finished, timeout=30000):
+        assert panel.run()
+    assert panel.shown_run() and panel.canvas.route_ids()
+    panel.pages.setCurrentIndex(2)  # the packet-routing sub-tab
+    window.open_example("logistics:air")
+    assert panel.pages.currentIndex() == 0
+    assert not panel.shown_run() and not panel.canvas.route_ids()

@@ -172,3 +172,20 @@ def test_an_os_drawn_master_seed_is_recorded_and_reproduces_the_study(panel, qtb
                                   approaches=["greedy"], sizes=4)
     assert [r["success"]["mean"] for r in again["rows"]] == \
         [r["success"]["mean"] for r in s["rows"]]
+
+
+def test_the_header_keeps_its_place_while_the_status_changes(panel, qtbot):
+    """The status line beside the title changed width and line count with every progress
+    step, so the page's header (title, buttons) jumped while a study ran."""
+    page = panel.packet
+    panel.pages.setCurrentIndex(2)
+    qtbot.wait(50)
+    label = page.run_controls.progress_label
+    geometry = []
+    for text in ("starting…", "Running… 3 %  fig411: 1 of 40 worlds",
+                 "Running… 57 %  fig411: value 0.2, seed 17 of 40 worlds, node churn"):
+        label.setText(text)
+        qtbot.wait(30)
+        geometry.append((page.title_label.geometry(), page.run_controls.run_button.geometry(),
+                         label.width(), page.caption.geometry().top()))
+    assert geometry[0] == geometry[1] == geometry[2]

@@ -82,3 +82,20 @@ def test_the_window_opens_the_designer_on_the_current_mdp(qtbot, window):
     assert isinstance(dlg, DesignDialog)
     assert window.design_action.shortcut().toString() == "Ctrl+Shift+D"
     dlg.close()
+
+
+def test_a_typed_negative_target_is_refused_in_sight_not_turned_positive(qtbot, dialog):
+    """Typing "-1" for ε used to leave "1" in the box with no word of the refusal (the note
+    was only a fleeting tooltip): now the note under the box says what was refused."""
+    from PySide6.QtCore import Qt
+
+    _doc, _panel, d = dialog
+    spin = d.epsilon_spin
+    d.show()
+    spin.setValue(2.0)
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), "-1")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert spin.value() == 2.0  # the value before the edit, not 1
+    assert spin.note.isVisible() and not spin.note.isHidden()
+    assert "target ε = -1 refused" in spin.note.text() and "kept 2" in spin.note.text()

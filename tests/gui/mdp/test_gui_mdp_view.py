@@ -283,3 +283,26 @@ def test_adding_states_does_not_move_the_view(qtbot, example_doc):
     after = (v.transform().m11(), v.mapToScene(v.viewport().rect().center()))
     assert after[0] == pytest.approx(before[0])
     assert (after[1] - before[1]).manhattanLength() < 1.0
+
+
+def test_action_dots_stay_put_after_a_transition_edit(qtbot, example_doc):
+    """A transition edit used to re-aim the edited action's dot (and its neighbours'), so
+    the next click on it landed on empty canvas; the dots move only with their state."""
+    from gui.shell.commands import MoveStatesCommand
+
+    v = _view(qtbot, example_doc, "four-startups")
+    before = {aid: item.pos() for aid, item in v.action_items.items()}
+    # send most of acquire 1 to success: the dot was drawn toward failure
+    example_doc.push(SetProbabilityCommand(example_doc, "four-startups", "ac-1", "st-2", 0.95))
+    example_doc.push(SetProbabilityCommand(example_doc, "four-startups", "ac-1", "st-3", 0.04))
+    qtbot.wait(50)
+    after = {aid: item.pos() for aid, item in v.action_items.items()}
+    assert after == before
+    # the item under the old place is still that action's dot
+    hit = [i for i in v.scene().items(before["ac-1"]) if isinstance(i, ActionItem)]
+    assert hit and hit[0].action_id == "ac-1"
+    # moving its state moves the dots with it
+    moved = MoveStatesCommand(example_doc, "four-startups", {"st-1": (-200.0, 40.0)})
+    example_doc.push(moved)
+    qtbot.wait(50)
+    assert v.action_items["ac-1"].pos() != before["ac-1"]

@@ -13,7 +13,7 @@ from gui.shell.app import build_parser, run_gui
 
 def test_screenshot_writes_png(qapp, tmp_path):
     out = tmp_path / "shot.png"
-    assert run_gui(["--screenshot", str(out), "--workers", "1"]) == 0
+    assert run_gui(["--screenshot", str(out), "--workers", "1", "--size", "1500x950"]) == 0
     assert out.stat().st_size > 20_000
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1500, 950)
@@ -22,7 +22,7 @@ def test_screenshot_writes_png(qapp, tmp_path):
 def test_calculator_screenshot(qapp, tmp_path):
     """--calculator --screenshot: the calculator tab on Figure 1.1, every plot drawn."""
     out = tmp_path / "calc.png"
-    assert run_gui(["--screenshot", str(out), "--calculator"]) == 0
+    assert run_gui(["--screenshot", str(out), "--calculator", "--size", "1500x950"]) == 0
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1500, 950)
     assert out.stat().st_size > 20_000

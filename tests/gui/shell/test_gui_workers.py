@@ -126,3 +126,21 @@ def test_shutdown_refuses_new_work(qapp):
     r.shutdown()
     with pytest.raises(RuntimeError):
         r.start(double, 1)
+
+
+def test_a_task_without_cancel_points_delivers_no_result_once_cancelled(qtbot, runner):
+    """A reader that never calls progress finishes anyway; its result must not be applied."""
+    gate = threading.Event()
+    succeeded = []
+    runner.succeeded.connect(succeeded.append)
+
+    def deaf(*, progress):
+        gate.wait(5)
+        return "read"
+
+    runner.start(deaf)
+    runner.cancel()
+    gate.set()
+    with qtbot.waitSignal(runner.cancelled, timeout=5000):
+        pass
+    assert succeeded == [] and not runner.is_running

@@ -11,8 +11,9 @@ from gui.shell.workspace import Workspace
 def test_registries_are_filled_by_the_workspace_packages(window):
     assert {"calculator", "advising", "ledger", "logistics", "audit"} <= set(TOOLS)
     assert mdp_workspace_spec().factory.__module__ == "gui.mdp.workspace"
-    assert [f.__module__ for f in window_extensions()] == ["gui.report.export",
-                                                          "gui.shell.compact"]
+    assert [f.__module__ for f in window_extensions()] == [
+        "gui.report.export", "gui.shell.compact", "gui.shell.screen_fit", "gui.shell.file_drop",
+        "gui.shell.load_cancel"]
     assert window.findChild(type(window.run_action), "export_report_action") is not None
 
 
