@@ -50,6 +50,7 @@ from .palette import (
     series_colour as series_colour,
 )
 from .parallel import (
+    POLL_S as POLL_S,
     default_executor as default_executor,
     run_chunks as run_chunks,
 )
