@@ -33,11 +33,12 @@ from core.plan import (
     evaluate_plan,
     execute_plan,
     plan_deltas,
+    plan_problems,
     release_options,
 )
 
 __all__ = ["Prepared", "Composed", "Allocated", "Executed", "options_key", "prepare_plan",
-           "compose_plan", "allocate_plan", "execute_into", "project_snapshot"]
+           "compose_plan", "allocate_plan", "execute_into", "project_snapshot", "execute_problem"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +139,24 @@ def execute_into(path: str, project: Any, plan: Plan, models: Mapping[str, Any],
     record, entries = execute_plan(os.fspath(path), project, budget,
                                    progress=sub_progress(progress, 0.3, 1.0))
     return Executed(record, tuple(entries), budget, os.fspath(path))
+
+
+def execute_problem(plan: Plan | None, path: str | None, budget: PlanBudget | None,
+                    ledger: Any, builtin: str) -> str:
+    """Why the plan may not be executed into the project file ``path`` now ("" when it
+    may): no plan, no file, the read-only built-in example ``builtin``, no evaluation of
+    this plan (``budget`` None), an infeasible plan, or one executed before
+    (:func:`core.plan.plan_problems`)."""
+    if plan is None:
+        return "open a plan first"
+    if not path:
+        return "save the project first: Execute records into its file"
+    if os.path.realpath(path) == os.path.realpath(builtin):
+        return ("the built-in example project is read-only: save it as a project of your "
+                "own (File ▸ Save As…) first")
+    if budget is None:
+        return "the plan is not composed yet (F5)"
+    if not budget.feasible:
+        return (f"the plan does not fit its budget: release {budget.breaking!r} takes it "
+                "past the total")
+    return "; ".join(plan_problems(ledger, budget))

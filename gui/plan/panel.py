@@ -34,7 +34,6 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -51,11 +50,11 @@ from core.plan import (
     PlanBudget,
     load_plan,
     plan_from_dict,
-    plan_problems,
     plan_to_dict,
     resolve_models,
 )
 from gui.plan.commands import PLAN_STACK, SetPlanCommand
+from gui.plan.files import ask_plan_path, write_plan
 from gui.plan.gauge import BudgetGauge
 from gui.plan.jobs import (
     Allocated,
@@ -65,12 +64,13 @@ from gui.plan.jobs import (
     allocate_plan,
     compose_plan,
     execute_into,
+    execute_problem,
     options_key,
     prepare_plan,
     project_snapshot,
 )
 from gui.plan.rows import ReleaseRows
-from gui.plan.texts import EMPTY_TEXT, INFO_HTML, TOOLTIPS, fmt_eps, knob_text
+from gui.plan.texts import BUTTONS, EMPTY_TEXT, INFO_HTML, TOOLTIPS, fmt_eps, knob_text
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
 from gui.shell.resources import asset_path
@@ -142,26 +142,13 @@ class PlanPanel(ToolPanel):
         self.plan_combo.activated.connect(self._on_plan_combo_activated)
         self.budget_label = QLabel(self)
         self.budget_label.setToolTip(f"{TOOLTIPS['epsilon']}\n{TOOLTIPS['delta']}")
-        self.open_button = self._button("Open plan…", "Read a plan (*.plan.json) and store it "
-                                        "in the project's plans (undoable).", self.open_dialog)
-        self.save_button = self._button("Save plan…", "Write the plan shown as a "
-                                        "*.plan.json file.", self.save_dialog)
-        self.weights_button = self._button(
-            "Split by weights", "Give each adjustable release an ε in proportion to its "
-            "weight, scaled up as far as the composition fits (in the worker).",
-            lambda: self.allocate("weights"))
-        self.optimise_button = self._button(
-            "Optimise", "Maximise Σ weight × forecast utility within the budget (in the "
-            "worker; releases without a forecast keep their parameters).",
-            lambda: self.allocate("optimise"))
-        self.execute_button = self._button(
-            "Execute into project", "Record every release of this feasible plan in the open "
-            "project's file (one run of kind plan, one ledger entry per release). Spent "
-            "privacy cannot be undone.", self.execute)
+        self.open_button = self._button("open", self.open_dialog)
+        self.save_button = self._button("save", self.save_dialog)
+        self.weights_button = self._button("weights", lambda: self.allocate("weights"))
+        self.optimise_button = self._button("optimise", lambda: self.allocate("optimise"))
+        self.execute_button = self._button("execute", self.execute)
         self.estimates_check = QCheckBox("Estimates", self)
-        self.estimates_check.setToolTip(
-            "Forecast the simulated kinds (logistics, advising, sharing) by small seeded "
-            "simulations on public stand-ins: a second or more per release.")
+        self.estimates_check.setToolTip(BUTTONS["estimates"][1])
         self.estimates_check.toggled.connect(lambda *_: self.run())
         self.run_message = QLabel(self)
         self.run_message.setWordWrap(True)
@@ -212,9 +199,9 @@ class PlanPanel(ToolPanel):
         layout.addWidget(self.run_message)
         layout.addWidget(self.splitter, 1)
 
-    def _button(self, text: str, tip: str, slot: Any) -> QPushButton:
-        b = QPushButton(text, self)
-        b.setToolTip(tip)
+    def _button(self, key: str, slot: Any) -> QPushButton:
+        b = QPushButton(BUTTONS[key][0], self)
+        b.setToolTip(BUTTONS[key][1])
         b.clicked.connect(lambda *_: slot())
         return b
 
@@ -278,30 +265,23 @@ class PlanPanel(ToolPanel):
         return True
 
     def open_dialog(self) -> bool:
-        path, _ = QFileDialog.getOpenFileName(self, "Open privacy plan", self._base_dir or "",
-                                              "Privacy plans (*.plan.json);;JSON (*.json)")
+        path = ask_plan_path(self, self._base_dir or "", save=False)
         return bool(path) and self.open_plan(path)
 
     def save_plan(self, path: str | os.PathLike[str]) -> bool:
         """Write the plan shown to ``path`` as a ``*.plan.json`` file."""
-        import json
-
-        from core.common.atomic import atomic_write_text
-
         plan = self.plan()
         if plan is None:
             return self.refuse("no plan to save")
         try:
-            atomic_write_text(os.fspath(path), json.dumps(plan_to_dict(plan), indent=1) + "\n")
+            write_plan(plan, path)
         except OSError as exc:
             return self.refuse(f"cannot write {path}: {exc}")
         self.message_logged.emit("INFO", f"privacy plan saved to {path}")
         return True
 
     def save_dialog(self) -> bool:
-        name = f"{self._name or 'plan'}.plan.json"
-        path, _ = QFileDialog.getSaveFileName(self, "Save privacy plan", name,
-                                              "Privacy plans (*.plan.json)")
+        path = ask_plan_path(self, f"{self._name or 'plan'}.plan.json", save=True)
         return bool(path) and self.save_plan(path)
 
     def run(self) -> bool:
@@ -407,22 +387,10 @@ class PlanPanel(ToolPanel):
 
     def _execute_problem(self, plan: Plan | None) -> str:
         """Why Execute may not run now ("" when it may)."""
-        path = self._document.path
-        if plan is None:
-            return "open a plan first"
-        if not path:
-            return "save the project first: Execute records into its file"
-        if os.path.realpath(path) == os.path.realpath(asset_path("examples",
-                                                                 "builtin.privplan.json")):
-            return ("the built-in example project is read-only: save it as a project of "
-                    "your own (File ▸ Save As…) first")
-        if self._budget is None or not self.is_current():
-            return "the plan is not composed yet (F5)"
-        if not self._budget.feasible:
-            return (f"the plan does not fit its budget: release {self._budget.breaking!r} "
-                    "takes it past the total")
-        problems = plan_problems(self._document.project.ledger, self._budget)
-        return "; ".join(problems)
+        budget = self._budget if self.is_current() else None
+        return execute_problem(plan, self._document.path, budget,
+                               self._document.project.ledger,
+                               str(asset_path("examples", "builtin.privplan.json")))
 
     def _show_plan(self) -> None:
         """Show the plan (rows, sliders, budget line), then compose it (debounced)."""
@@ -481,10 +449,8 @@ class PlanPanel(ToolPanel):
         self.save_button.setEnabled(plan is not None)
         problem = self._execute_problem(plan)
         self.execute_button.setEnabled(not running and not problem)
-        self.execute_button.setToolTip(
-            (problem + "\n\n" if problem else "") + "Record every release of this feasible "
-            "plan in the open project's file (one run of kind plan, one ledger entry per "
-            "release). Spent privacy cannot be undone.")
+        self.execute_button.setToolTip((problem + "\n\n" if problem else "")
+                                        + BUTTONS["execute"][1])
         busy = running and self._job in ("weights", "optimise", "execute")
         self.rows.setEnabled(not busy)
 

@@ -13,17 +13,18 @@ worker, debounced, and stores the choice in one undoable step when the slider is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QSlider, QWidget
 
-from core.plan import Option, Plan, PlanBudget, PlannedRelease
+from core.plan import KNOBS, Option, Plan, PlanBudget, PlannedRelease
 from gui.plan.gauge import RELEASE_COLOURS
 from gui.plan.texts import KIND_TEXT, TOOLTIPS, fmt_eps, forecast_text, knob_text, params_text
 from gui.shell.style import ERROR_COLOUR
 
-__all__ = ["ReleaseRow", "ReleaseRows", "nearest_option"]
+__all__ = ["ReleaseRow", "ReleaseRows", "nearest_option", "position_for"]
 
 BAR_STEPS = 1000
 
@@ -32,11 +33,24 @@ def nearest_option(options: tuple[Option, ...], epsilon: float) -> int:
     """The position whose own ε is closest to ``epsilon`` (ratio-wise)."""
     if not options:
         return 0
-    import math
-
     e = max(epsilon, 1e-12) if math.isfinite(epsilon) else options[-1].epsilon
     return min(range(len(options)),
                key=lambda i: abs(math.log(max(options[i].epsilon, 1e-12) / e)))
+
+
+def position_for(options: tuple[Option, ...], release: PlannedRelease,
+                 epsilon: float | None) -> int | None:
+    """The slider position of ``release``: the choice whose knob (ε, σ or k) is closest to
+    the release's own, else the choice closest to its own ``epsilon``; None when neither is
+    known."""
+    knob = KNOBS[release.kind]
+    value = release.params.get(knob)
+    if options and isinstance(value, (int, float)) and value > 0:
+        return min(range(len(options)), key=lambda i: abs(math.log(
+            max(float(options[i].release.params.get(knob) or 1e-12), 1e-12) / value)))
+    if options and epsilon is not None:
+        return nearest_option(options, epsilon)
+    return None
 
 
 class ReleaseRow:
@@ -81,8 +95,9 @@ class ReleaseRow:
         self.options = options
         was = self.slider.blockSignals(True)
         self.slider.setRange(0, max(len(options) - 1, 0))
-        if options and epsilon is not None:
-            self.slider.setValue(nearest_option(options, epsilon))
+        position = position_for(options, release, epsilon)
+        if position is not None:
+            self.slider.setValue(position)
         self.slider.setEnabled(bool(options) and not release.fixed)
         self.slider.blockSignals(was)
         if release.fixed:

@@ -8,8 +8,8 @@ from typing import Any
 
 from core.plan import KNOBS, PlannedRelease, ReleaseBudget
 
-__all__ = ["TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "params_text", "knob_text", "forecast_text",
-           "fmt_eps", "KIND_TEXT"]
+__all__ = ["BUTTONS", "TOOLTIPS", "INFO_HTML", "EMPTY_TEXT", "params_text", "knob_text",
+           "forecast_text", "fmt_eps", "KIND_TEXT"]
 
 #: One sentence per privacy word: what it means and which way is more private.
 TOOLTIPS = {
@@ -35,6 +35,23 @@ TOOLTIPS = {
              "distributions composed at the plan's δ (tight, pessimistically "
              "discretised), and basic composition (the sum of the releases' own ε) beside "
              "it. The dashed line is the plan's total ε.",
+}
+
+#: The tab's buttons: key -> (text, tooltip).
+BUTTONS = {
+    "open": ("Open plan…", "Read a plan (*.plan.json) and store it in the project's plans "
+                           "(undoable)."),
+    "save": ("Save plan…", "Write the plan shown as a *.plan.json file."),
+    "weights": ("Split by weights", "Give each adjustable release an ε in proportion to its "
+                "weight, scaled up as far as the composition fits (in the worker)."),
+    "optimise": ("Optimise", "Maximise Σ weight × forecast utility within the budget (in "
+                 "the worker; releases without a forecast keep their parameters)."),
+    "execute": ("Execute into project", "Record every release of this feasible plan in the "
+                "open project's file (one run of kind plan, one ledger entry per release). "
+                "Spent privacy cannot be undone."),
+    "estimates": ("Estimates", "Forecast the simulated kinds (logistics, advising, sharing) "
+                  "by small seeded simulations on public stand-ins: a second or more per "
+                  "release."),
 }
 
 KIND_TEXT = {"laplace": "Laplace", "gaussian": "Gaussian", "dpsgd": "DP-SGD",
