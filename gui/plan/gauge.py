@@ -64,7 +64,7 @@ class BudgetGauge(pg.PlotWidget):
         self.addItem(self.budget_line, ignoreBounds=True)
         self.pld_label = pg.TextItem("", color="#111111", anchor=(0.0, 0.5))
         self.basic_label = pg.TextItem("", color="#111111", anchor=(0.0, 0.5))
-        self.budget_label = pg.TextItem("", color=ERROR_COLOUR, anchor=(0.5, 0.0))
+        self.budget_label = pg.TextItem("", color=ERROR_COLOUR, anchor=(0.0, 0.0))
         for label in (self.pld_label, self.basic_label, self.budget_label):
             self.addItem(label, ignoreBounds=True)
         #: what is drawn: {"pld": ε, "basic": ε, "budget": ε} (empty before a result)
@@ -111,7 +111,7 @@ class BudgetGauge(pg.PlotWidget):
         self.basic_label.setText(f" {fmt_eps(basic)}" if math.isfinite(basic)
                                  else " unbounded")
         self.basic_label.setPos(min(basic, right) if math.isfinite(basic) else 0.0, 0.0)
-        self.budget_label.setText(f"total ε = {fmt_eps(total)}, δ = {budget.plan.delta:.2g}")
+        self.budget_label.setText(f" total ε = {fmt_eps(total)}, δ = {budget.plan.delta:.2g}")
         self.budget_label.setPos(total, 1.95)
         # room on the right for the value labels
         self.setXRange(0, right * 1.12, padding=0)

@@ -166,3 +166,10 @@ def test_the_window_opens_the_plan_tool(qtbot, window):
     panel = window.open_tool("plan")
     assert isinstance(panel, PlanPanel) and panel.objectName() == "plan"
     assert window.tabs.tabText(window.tabs.indexOf(panel)) == "Privacy plan"
+
+
+def test_app_refuses_an_unknown_tool(capsys):
+    from gui.shell.app import run_gui
+
+    assert run_gui(["--tool", "no-such-tool", "--screenshot", "unused.png"]) == 2
+    assert "--tool: no tool 'no-such-tool'" in capsys.readouterr().err
