@@ -10,7 +10,7 @@ import os
 
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from core.common.atomic import atomic_write_text
+from core.common import atomic_write_text
 from core.plan import Plan, plan_to_dict
 
 __all__ = ["ask_plan_path", "write_plan"]
