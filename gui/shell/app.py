@@ -1,9 +1,11 @@
-"""Start the PrivPlan window: ``python app.py [FILE] [--calculator] [--screenshot OUT.png]
-[--size WxH]``.
+"""Start the PrivPlan window: ``python app.py [FILE] [--calculator] [--tool KEY]
+[--screenshot OUT.png] [--size WxH]``.
 
 Without FILE the built-in example project opens. ``--calculator`` also opens the Privacy
 Calculator tab on the Figure 1.1 left configuration, with the three Figure 1.1 curves
 overlaid in its ε–δ plot, and makes it the active tab.
+``--tool KEY`` opens the tool tab KEY (``plan``, ``audit``, …); with ``--screenshot`` the
+picture is of that tab once its work has settled.
 ``--screenshot OUT.png`` shows the window and then, for an MDP workspace, runs its
 analysis with the default parameters as a seeded experiment (``--seed``, default 7) —
 the privacy sweep, then "Synthesise & bound" so that π̄ and its values are on the drawing —
@@ -40,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calculator", action="store_true",
                    help="open the Privacy Calculator on the Figure 1.1 left configuration "
                         "(with --screenshot: picture the calculator instead of a sweep)")
+    p.add_argument("--tool", metavar="KEY",
+                   help="open the tool tab KEY (plan, audit, ledger, …) and make it active "
+                        "(with --screenshot: picture it once its work has settled)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes for the --screenshot run (default: min(2, CPUs))")
     p.add_argument("--size", metavar="WxH", default=None,
@@ -96,6 +101,15 @@ def run_gui(argv: list[str] | None = None) -> int:
             print(f"privplan: --size: {exc}", file=sys.stderr)
             return 2
 
+    if args.tool is not None:
+        from gui.shell.tools import load_tools
+
+        known = load_tools()
+        if args.tool not in known:
+            print(f"privplan: --tool: no tool {args.tool!r} (known: {', '.join(known)})",
+                  file=sys.stderr)
+            return 2
+
     from gui.shell.compat import binding_problem
 
     problem = binding_problem()
@@ -122,7 +136,10 @@ def run_gui(argv: list[str] | None = None) -> int:
         calc = window.open_calculator()
         calc.apply_preset("left")
         calc.set_compare(True)  # the three Figure 1.1 configurations in the ε–δ plot
+    tool = window.open_tool(args.tool) if args.tool is not None else None
     if args.screenshot:
+        if tool is not None:
+            return _tool_screenshot(app, window, tool, Path(args.screenshot), size=size)
         if args.calculator:
             return _calculator_screenshot(app, window, Path(args.screenshot), size=size)
         return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
@@ -189,6 +206,29 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
               f"was saved anyway to {out}", file=sys.stderr)
         return 1
     return 0
+
+
+def _tool_screenshot(app, window, tool, out: Path, *,
+                     size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+    """Show the window on the tool tab, wait until its work has settled (not running for
+    half a second, after its first second), save a PNG."""
+    import time
+
+    from gui.shell.preview import save_screenshot, settle
+
+    window.resize(*size)
+    window.show()
+    start = time.monotonic()
+    idle_since: float | None = None
+    while time.monotonic() - start < SCREENSHOT_TIMEOUT_S:
+        settle(app, 50)
+        now = time.monotonic()
+        idle_since = None if tool.is_running else (idle_since or now)
+        if now - start > 1.0 and idle_since is not None and now - idle_since > 0.5:
+            break
+    settle(app, 300)
+    return save_screenshot(app, window, str(out), what="--screenshot",
+                           failure="the tool did not settle" if tool.is_running else None)
 
 
 def _calculator_screenshot(app, window, out: Path, *,

@@ -9,7 +9,7 @@ it starts a fresh history.
 Undo history: one :class:`QUndoStack` per workspace, in one :class:`QUndoGroup`
 (:attr:`ProjectDocument.undo_group`). A workspace pushes on its own stack
 (``document.push(command, key)``: ``"mdp:<id>"`` for everything done to one MDP,
-``"logistics"``, ``"advising"``, ``"audit"``, ``"ledger"``), and project-level
+``"logistics"``, ``"advising"``, ``"audit"``, ``"ledger"``, ``"plan"``), and project-level
 actions (add/remove a model, rename the project) on ``"project"``. The window makes the
 current tab's stack the group's active one, so Edit ▸ Undo and Ctrl+Z never reach into
 another tab. Recorded runs and privacy-ledger entries are not edits: they go into the
@@ -71,6 +71,7 @@ class ProjectDocument(QObject):
     grid_changed = Signal(int)  # index into Project.grids (created, replaced or removed)
     ledger_changed = Signal()  # entries of Project.ledger added or removed
     budgets_changed = Signal()  # Project.budgets edited
+    plans_changed = Signal(str)  # name of the plan of Project.plans stored, replaced or removed
     history_changed = Signal()  # any undo stack moved (push, undo, redo, clear)
 
     def __init__(self, project: Project | None = None, path: str | Path | None = None,
@@ -290,6 +291,32 @@ class ProjectDocument(QObject):
                 self.run_removed.emit(run_id)
                 return i, r
         raise KeyError(run_id)
+
+    def plan_document(self, name: str) -> dict[str, Any] | None:
+        """The plan document ``name`` of the project's ``plans`` section (None if absent)."""
+        for p in self._project.plans:
+            if p.get("name") == name:
+                return p
+        return None
+
+    def set_plan(self, name: str, document: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """Store the plan document ``name`` (replacing one of that name, else appended), or
+        remove it with ``None``; returns the document it replaced (None if there was none).
+        The plan workspace validates a plan before it stores it (core.plan)."""
+        plans = self._project.plans
+        index = next((i for i, p in enumerate(plans) if p.get("name") == name), None)
+        old = None if index is None else plans[index]
+        if document is None:
+            if index is not None:
+                del plans[index]
+        else:
+            new = dict(document, name=name)
+            if index is None:
+                plans.append(new)
+            else:
+                plans[index] = new
+        self.plans_changed.emit(name)
+        return old
 
     def set_mdp(self, mdp_id: str, mdp: MDP) -> MdpModel:
         """Replace the model stored under ``mdp_id`` by ``mdp``; returns the previous model."""

@@ -60,6 +60,7 @@ TOOL_MODULES: list[str] = [
     "gui.sharing.panel",
     "gui.modelprivacy.panel",
     "gui.agents.panel",
+    "gui.plan.panel",
 ]
 
 

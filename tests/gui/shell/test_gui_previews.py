@@ -13,7 +13,7 @@ MODULES = ["gui.mdp.view", "gui.mdp.inspector", "gui.mdp.matrix_view",
            "gui.calculator.panel", "gui.mdp.privacy_rows_dialog",
            "gui.advising.panel", "gui.ledger.panel",
            "gui.shell.log_panel", "gui.shell.project_panel", "gui.mdp.workspace",
-           "gui.shell.main_window"]
+           "gui.shell.main_window", "gui.plan.panel"]
 
 
 @pytest.mark.parametrize("name", MODULES)
