@@ -209,14 +209,15 @@ def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
 
 
 def _tool_screenshot(app, window, tool, out: Path, *,
-                     size: tuple[int, int] = SCREENSHOT_SIZE) -> int:
+                     size: tuple[int, int] | None = None) -> int:
     """Show the window on the tool tab, wait until its work has settled (not running for
     half a second, after its first second), save a PNG."""
     import time
 
     from gui.shell.preview import save_screenshot, settle
 
-    window.resize(*size)
+    if size is not None:
+        window.resize(*size)
     window.show()
     start = time.monotonic()
     idle_since: float | None = None
