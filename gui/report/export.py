@@ -141,13 +141,22 @@ def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
                       symbolSize=int(4 * s), symbolBrush=colour, symbolPen=None,
                       name=ser.name)
             continue
+        if ser.markers:  # a map's locations: large markers with a white rim, no line
+            marker = (15 if ser.symbol == "d" else 11) * s  # pyqtgraph's diamond is small
+            item.plot(x[ok], y[ok], pen=None, symbol=ser.symbol, symbolSize=int(marker),
+                      symbolBrush=colour, symbolPen=pg.mkPen("w", width=max(1.0, s)),
+                      name=ser.name)
+            continue
         item.plot(x[ok], y[ok], pen=pg.mkPen(colour, width=2 * s, style=style),
                   symbol="o", symbolSize=int(6 * s), symbolBrush=colour, symbolPen=None,
                   name=ser.name)
-        if ser.err is not None and not fig.log_y and ok.any():
-            e = np.asarray(ser.err, dtype=float)[ok]
+        if ser.low is not None and ser.high is not None and not fig.log_y and ok.any():
+            # the band's ends as the Series keeps them: clipped to the quantity's range
+            top = np.nan_to_num(np.asarray(ser.high, dtype=float)[ok] - y[ok])
+            bottom = np.nan_to_num(y[ok] - np.asarray(ser.low, dtype=float)[ok])
             bx = np.log10(x[ok]) if fig.log_x else x[ok]
-            item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], height=2 * np.nan_to_num(e),
+            item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], top=np.maximum(top, 0.0),
+                                         bottom=np.maximum(bottom, 0.0),
                                          beam=0.015 * (np.ptp(bx) or 1.0),
                                          pen=pg.mkPen(colour, width=max(1.0, s))))
     if not fig.series:

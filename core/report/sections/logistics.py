@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from core.common.palette import cycle_colour
+from core.common.quantities import REAL
 from core.report.model import (
     Figure,
     KeyValues,
@@ -112,7 +113,12 @@ def _learning_figure(run_id: str, curve: dict[str, Any]) -> Figure:
 def _plan_bench_section(project: Any, run: Any) -> Section:
     """A logistics benchmark (``summary`` = :func:`core.logistics.records.bench_summary`)."""
     from core.common.palette import APPROACH_COLOURS
-    from core.logistics.records import APPROACH_NAMES, BENCH_METRICS, BENCH_PARAM_LABELS
+    from core.logistics.records import (
+        APPROACH_NAMES,
+        BENCH_METRICS,
+        BENCH_PARAM_LABELS,
+        BENCH_RANGES,
+    )
 
     s = run.summary
     cfg = s.get("config", {}) or {}
@@ -138,13 +144,15 @@ def _plan_bench_section(project: Any, run: Any) -> Section:
                          key=lambda r: num(r.get(param)))
             if not pts:
                 continue
-            lo = [num(r.get(f"{key}_ci_low")) for r in pts]
-            hi = [num(r.get(f"{key}_ci_high")) for r in pts]
-            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
+            # the interval's own ends (clipped to the metric's range by Series), not
+            # mean ± half its width: that drew success rates above 1
             series.append(Series(APPROACH_NAMES.get(a, str(a)),
                                  tuple(num(r.get(param)) for r in pts),
-                                 tuple(num(r.get(key)) for r in pts), err,
-                                 dashed=(a == "dp-thesis"), colour=APPROACH_COLOURS.get(a)))
+                                 tuple(num(r.get(key)) for r in pts),
+                                 dashed=(a == "dp-thesis"), colour=APPROACH_COLOURS.get(a),
+                                 low=tuple(num(r.get(f"{key}_ci_low")) for r in pts),
+                                 high=tuple(num(r.get(f"{key}_ci_high")) for r in pts),
+                                 limits=BENCH_RANGES.get(key, REAL)))
         if series:
             sec.blocks.append(Figure(f"{run.id}-{key}", f"{title} (mean ± 95 % CI)",
                                      BENCH_PARAM_LABELS.get(param, param), ylabel,
@@ -162,7 +170,12 @@ def _plan_packet_section(project: Any, run: Any) -> Section:
     """A packet-routing study, Figs 4.9–4.11 (``summary`` =
     :func:`core.logistics.packet_records.run_packet_experiment`)."""
     from core.common.palette import APPROACH_COLOURS
-    from core.logistics.packet_records import PACKET_PLOTS, PACKET_TITLES, packet_series
+    from core.logistics.packet_records import (
+        PACKET_PLOTS,
+        PACKET_RANGES,
+        PACKET_TITLES,
+        packet_series,
+    )
     from core.logistics.records import APPROACH_NAMES
 
     s = run.summary
@@ -193,12 +206,12 @@ def _plan_packet_section(project: Any, run: Any) -> Section:
         series = []
         for ser in packet_series(s, key):
             a, scen = ser["arm"], ser["scenario"]
-            lo, hi = ser["lo"], ser["hi"]
-            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
             label = APPROACH_NAMES.get(a, a) + ({"packet": " (packet)",
                                                  "logistics": " (logistics)"}.get(scen, ""))
-            series.append(Series(label, tuple(ser["x"]), tuple(ser["mean"]), err,
-                                 dashed=scen == "logistics", colour=APPROACH_COLOURS.get(a)))
+            series.append(Series(label, tuple(ser["x"]), tuple(ser["mean"]),
+                                 dashed=scen == "logistics", colour=APPROACH_COLOURS.get(a),
+                                 low=tuple(ser["lo"]), high=tuple(ser["hi"]),
+                                 limits=PACKET_RANGES.get(key, REAL)))
         if series:
             sec.blocks.append(Figure(
                 f"{run.id}-{key}", f"{title} (mean ± 95 % CI)", x_label, ylabel,
