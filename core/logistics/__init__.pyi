@@ -42,6 +42,7 @@ from .edits import (
     edge_key as edge_key,
     edge_length as edge_length,
     has_edge as has_edge,
+    layout_positions as layout_positions,
     map_label as map_label,
     move_nodes as move_nodes,
     new_agent_name as new_agent_name,
