@@ -79,3 +79,18 @@ def test_the_packet_page_clips_its_bands(qtbot):
     (bars,) = [it for it in page.items["messages"] if isinstance(it, pg.ErrorBarItem)]
     lo, _ = _bar_ends(bars)
     assert np.allclose(lo, 0.0)  # one point: an error bar, never below 0 messages
+
+
+def test_the_sweeps_cost_of_privacy_bars_never_reach_below_0(qtbot):
+    from core.mdp import QUANTITY_RANGES
+    from gui.mdp.plot_panel import LogErrorBarItem
+
+    bars = LogErrorBarItem()
+    bars.set_values(np.array([10.0, 100.0]), np.array([0.1, 0.5]), np.array([0.3, 0.1]),
+                    QUANTITY_RANGES["cost_bound"])
+    lo, hi = _bar_ends(bars)
+    assert np.allclose(lo, [0.0, 0.4]) and np.allclose(hi, [0.4, 0.6])
+    bars.set_values(np.array([10.0]), np.array([-1.0]), np.array([0.5]),
+                    QUANTITY_RANGES["v_lower"])  # a value at s₀ has no limit
+    lo, hi = _bar_ends(bars)
+    assert np.allclose(lo, [-1.5]) and np.allclose(hi, [-0.5])
