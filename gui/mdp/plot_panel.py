@@ -73,7 +73,7 @@ class LogErrorBarItem(pg.ErrorBarItem):
     log-x / log-y switches."""
 
     def __init__(self, **opts: Any) -> None:
-        self._raw: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._raw: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._log = (False, False)
         self._beam = float(opts.pop("beam", 0.0))
         super().__init__(**opts)
