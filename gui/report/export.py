@@ -44,6 +44,7 @@ __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_ht
 FIGURE_SIZE = (1800, 760)  # pixels of each figure in the PDF
 PREVIEW_FIGURE_SIZE = (1000, 422)
 FIGURE_WIDTH = 0.86  # of the text width: a figure and its table share a page more often
+FIGURE_GAP_PX = 9.0  # CSS pixels (about 7 pt) above each figure
 PALETTE = CYCLE  # kept for callers of this module; the colours live in core.common.palette
 PDF_DPI = 300
 MARGINS_MM = (18.0, 15.0, 18.0, 12.0)  # left, top, right, bottom (the footer sits inside)
@@ -292,7 +293,25 @@ def text_document(report: "Report", images: dict[str, "QImage"], *,
     for fid, image in images.items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"fig:{fid}"), image)
     doc.setHtml(_break_headings(print_html(report, image_width=image_width), moved))
+    _space_figures(doc)
     return doc
+
+
+def _space_figures(doc: Any) -> None:
+    """Room above every figure: one figure's title sat on the previous one's x-axis label.
+
+    Qt's HTML import drops a margin set on the figure's ``<div>`` (inside ``<figure>``, a
+    tag it does not know), so the margin goes on the image's block here.
+    """
+    from PySide6.QtGui import QTextBlockFormat, QTextCursor
+
+    block = doc.begin()
+    while block.isValid():
+        if block.text().strip() == "\ufffc":  # a block that holds one image: a figure
+            fmt = QTextBlockFormat()
+            fmt.setTopMargin(max(block.blockFormat().topMargin(), FIGURE_GAP_PX))
+            QTextCursor(block).mergeBlockFormat(fmt)
+        block = block.next()
 
 
 # --------------------------------------------------------------------------- PDF
