@@ -44,7 +44,7 @@ __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_ht
 FIGURE_SIZE = (1800, 760)  # pixels of each figure in the PDF
 PREVIEW_FIGURE_SIZE = (1000, 422)
 FIGURE_WIDTH = 0.86  # of the text width: a figure and its table share a page more often
-FIGURE_GAP_PX = 9.0  # CSS pixels (about 7 pt) above each figure
+FIGURE_GAP_PX = 9.0  # CSS pixels (about 7 pt) between two figures in a row
 PALETTE = CYCLE  # kept for callers of this module; the colours live in core.common.palette
 PDF_DPI = 300
 MARGINS_MM = (18.0, 15.0, 18.0, 12.0)  # left, top, right, bottom (the footer sits inside)
@@ -298,19 +298,21 @@ def text_document(report: "Report", images: dict[str, "QImage"], *,
 
 
 def _space_figures(doc: Any) -> None:
-    """Room above every figure: one figure's title sat on the previous one's x-axis label.
+    """Room between two figures in a row: one's title sat on the other's x-axis label.
 
     Qt's HTML import drops a margin set on the figure's ``<div>`` (inside ``<figure>``, a
     tag it does not know), so the margin goes on the image's block here.
     """
     from PySide6.QtGui import QTextBlockFormat, QTextCursor
 
-    block = doc.begin()
+    block, after_figure = doc.begin(), False
     while block.isValid():
-        if block.text().strip() == "\ufffc":  # a block that holds one image: a figure
+        figure = block.text().strip() == "\ufffc"  # a block that holds one image
+        if figure and after_figure:  # (after text or a table, their margin is room enough)
             fmt = QTextBlockFormat()
             fmt.setTopMargin(max(block.blockFormat().topMargin(), FIGURE_GAP_PX))
             QTextCursor(block).mergeBlockFormat(fmt)
+        after_figure = figure
         block = block.next()
 
 
