@@ -85,7 +85,9 @@ from .presets import (
     worked_example as worked_example,
 )
 from .records import (
+    CONVERGENCE_RANGE as CONVERGENCE_RANGE,
     CR_AT_EPOCHS as CR_AT_EPOCHS,
+    CURVE_RANGES as CURVE_RANGES,
     RUN_TARGET as RUN_TARGET,
     STORED_POINTS as STORED_POINTS,
     advising_dataset as advising_dataset,

@@ -16,17 +16,29 @@ import numpy as np
 from core.advising.accounting import ACCOUNTANTS, ADJACENCY, odometer_delta
 from core.advising.experiments import UNBOUNDED_SPENT, ExperimentResult
 from core.advising.framework import UNBOUNDED_REASONS, AdvisingResult, max_releases
+from core.common.quantities import NON_NEGATIVE, QuantityRange
 from core.privacy.composition import advanced_composition, rdp_composition
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
 __all__ = ["STORED_POINTS", "CR_AT_EPOCHS", "rounded_json", "randomness_text", "single_summary",
            "experiment_summary", "advising_dataset", "raw_kinds", "single_ledger_entries",
-           "experiment_ledger_entries", "RUN_TARGET", "single_params"]
+           "experiment_ledger_entries", "RUN_TARGET", "single_params", "CONVERGENCE_RANGE",
+           "CURVE_RANGES"]
 
 #: RunRecord.target of advising runs (they run on ``Project.advising[0]``).
 RUN_TARGET = "advising-1"
 STORED_POINTS = 175
 CR_AT_EPOCHS = (50, 100, 200)
+
+#: The convergence ratio Σ_a π(s,a) R(s,a) / max_a R(s,a) is at most 1 (no policy beats the
+#: best server); it has no lower limit, since a reward may be negative. AUC₂₀₀, its mean
+#: over epochs, has the same range.
+CONVERGENCE_RANGE = QuantityRange(high=1.0)
+#: ExperimentResult.mean_ci's series -> what they can physically be: every band of them is
+#: clipped to this (core.common.quantities.clip_band), on screen and in the report.
+CURVE_RANGES: dict[str, QuantityRange] = {
+    "convergence": CONVERGENCE_RANGE, "advice": NON_NEGATIVE, "ask_budget": NON_NEGATIVE,
+    "give_budget": NON_NEGATIVE, "epsilon_time": NON_NEGATIVE}
 
 
 def rounded_json(x: Any, digits: int = 6) -> Any:

@@ -61,6 +61,15 @@ from .progress import (
     sub_progress as sub_progress,
     time_left_text as time_left_text,
 )
+from .quantities import (
+    AT_LEAST_ONE as AT_LEAST_ONE,
+    NON_NEGATIVE as NON_NEGATIVE,
+    PROBABILITY as PROBABILITY,
+    REAL as REAL,
+    QuantityRange as QuantityRange,
+    band_around as band_around,
+    clip_band as clip_band,
+)
 from .resources import (
     DEFAULT_TIME_LIMIT_S as DEFAULT_TIME_LIMIT_S,
     MODEL_MEMORY_FACTOR as MODEL_MEMORY_FACTOR,

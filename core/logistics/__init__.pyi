@@ -42,6 +42,7 @@ from .edits import (
     edge_key as edge_key,
     edge_length as edge_length,
     has_edge as has_edge,
+    layout_positions as layout_positions,
     map_label as map_label,
     move_nodes as move_nodes,
     new_agent_name as new_agent_name,
@@ -129,6 +130,7 @@ from .packet import (
 from .packet_records import (
     PACKET_KIND as PACKET_KIND,
     PACKET_PLOTS as PACKET_PLOTS,
+    PACKET_RANGES as PACKET_RANGES,
     PACKET_TITLES as PACKET_TITLES,
     PACKET_X as PACKET_X,
     packet_privacy as packet_privacy,
@@ -166,6 +168,7 @@ from .records import (
     APPROACH_NAMES as APPROACH_NAMES,
     BENCH_METRICS as BENCH_METRICS,
     BENCH_PARAM_LABELS as BENCH_PARAM_LABELS,
+    BENCH_RANGES as BENCH_RANGES,
     EVALUATOR_KEYS as EVALUATOR_KEYS,
     EVALUATOR_VIEW as EVALUATOR_VIEW,
     PLAN_KIND as PLAN_KIND,

@@ -39,7 +39,8 @@ from core.logistics.io import map_from_dict, map_to_dict
 from core.logistics.model import LogisticsWorld
 
 __all__ = ["InputError", "with_id", "checked", "world_of", "node", "nodes_of_kind",
-           "agents_of", "edge_length", "has_edge", "positions", "suggest_length",
+           "agents_of", "edge_length", "has_edge", "positions", "layout_positions",
+           "suggest_length",
            "new_agent_name", "new_base_id", "new_center_id", "add_base", "add_center",
            "connect", "remove_items", "move_nodes", "set_length", "set_base_agent",
            "set_center", "rename_node", "set_name", "edge_key", "map_label"]
@@ -273,6 +274,54 @@ def positions(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         if p is not None and len(p) == 2:
             out[n["id"]] = (float(p[0]), float(p[1]))
     return out
+
+
+def layout_positions(d: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    """Where to draw every node: its stored ``pos``, or a seeded spring layout for the rest.
+
+    The map editor and the report draw a map without (all) positions with this, so a map
+    imported without a drawing still has one: with some positions the others are laid out
+    around them (kept fixed); with none, the whole map on a 400-unit square. Seeded, so the
+    same map is drawn the same way every time.
+
+    Parameters
+    ----------
+    d : Mapping
+        A map dict (the ``*.map.json`` shape); not changed.
+
+    Returns
+    -------
+    dict
+        ``{node id: (x, y)}`` for every node.
+
+    Examples
+    --------
+    >>> d = {"nodes": [{"id": "x", "pos": [0, 0]}, {"id": "y"}, {"id": "z"}],
+    ...      "edges": [{"source": "x", "target": "y"}, {"source": "y", "target": "z"}]}
+    >>> pos = layout_positions(d)
+    >>> sorted(pos), pos["x"], all(math.isfinite(c) for p in pos.values() for c in p)
+    (['x', 'y', 'z'], (0.0, 0.0), True)
+    """
+    import networkx as nx
+
+    pos = positions(d)
+    missing = [n["id"] for n in d.get("nodes", ()) if n["id"] not in pos]
+    if not missing:
+        return pos
+    g = nx.Graph()
+    g.add_nodes_from(n["id"] for n in d.get("nodes", ()))
+    g.add_edges_from((e["source"], e["target"]) for e in d.get("edges", d.get("links", ())))
+    if pos:
+        xs = [p[0] for p in pos.values()]
+        span = max(100.0, max(xs) - min(xs))
+        lay = nx.spring_layout(g, pos={k: pos.get(k, (0.0, 0.0)) for k in g}, fixed=list(pos),
+                               k=span / 8, seed=7, iterations=60)
+    else:
+        lay = nx.spring_layout(g, seed=7, scale=400.0)
+    for k in missing:
+        x, y = lay[k]
+        pos[k] = (float(x), float(y))
+    return pos
 
 
 def suggest_length(d: Mapping[str, Any], u: str, v: str,

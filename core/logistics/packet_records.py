@@ -30,9 +30,11 @@ from typing import Any
 
 from core.common.jsonable import jsonable
 from core.common.progress import Progress, no_progress
+from core.common.quantities import NON_NEGATIVE, PROBABILITY, QuantityRange
 from core.logistics.packet import PACKET_METRICS, packet_claims, packet_study
 
-__all__ = ["PACKET_KIND", "PACKET_X", "PACKET_PLOTS", "PACKET_TITLES", "run_packet_experiment",
+__all__ = ["PACKET_KIND", "PACKET_X", "PACKET_PLOTS", "PACKET_RANGES", "PACKET_TITLES",
+           "run_packet_experiment",
            "packet_privacy", "packet_series"]
 
 #: RunRecord.kind of a packet-routing study (target ``"logistics"``)
@@ -48,6 +50,11 @@ PACKET_PLOTS = (("route_length", "Route length (delivered packets)", "length"),
                 ("messages", "Messages per packet", "messages"),
                 ("success", "Success rate", "delivered / packets"),
                 ("replans", "Re-plans per packet", "re-plans"))
+#: metric -> what it can physically be: every band of it is clipped to this
+#: (core.common.quantities.clip_band), on screen and in the report.
+PACKET_RANGES: dict[str, QuantityRange] = {
+    "route_length": NON_NEGATIVE, "messages": NON_NEGATIVE, "success": PROBABILITY,
+    "replans": NON_NEGATIVE, "broken": PROBABILITY}
 
 
 def packet_privacy(approaches: Sequence[str], dynamics: float, *, per: str = "node",

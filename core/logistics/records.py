@@ -9,11 +9,13 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from core.common.quantities import AT_LEAST_ONE, NON_NEGATIVE, PROBABILITY, QuantityRange
 from core.logistics.experiments import BenchResult
 from core.privacy.ledger import LedgerEntry
 
 __all__ = ["bench_summary", "PLAN_KIND", "plan_ledger_entries", "plan_summary", "plan_params",
-           "BENCH_PARAM_LABELS", "BENCH_METRICS", "APPROACH_NAMES", "EVALUATOR_KEYS",
+           "BENCH_PARAM_LABELS", "BENCH_METRICS", "BENCH_RANGES", "APPROACH_NAMES",
+           "EVALUATOR_KEYS",
            "EVALUATOR_VIEW"]
 
 #: Keys of a planning result computed on the true maps by the experimenter (not released).
@@ -31,6 +33,11 @@ BENCH_METRICS = (("route_length", "Average route length", "length"),
                  ("messages", "Messages per plan", "messages"),
                  ("success", "Success rate", "delivered / packages"),
                  ("stretch", "Stretch (length / true shortest)", "stretch"))
+#: metric -> what it can physically be: every band of it is clipped to this
+#: (core.common.quantities.clip_band), on screen and in the report.
+BENCH_RANGES: dict[str, QuantityRange] = {
+    "route_length": NON_NEGATIVE, "messages": NON_NEGATIVE, "success": PROBABILITY,
+    "stretch": AT_LEAST_ONE}  # no route is shorter than the true shortest one
 #: approach -> legend label.
 APPROACH_NAMES = {"dp": "DP-based (sound)", "dp-thesis": "DP-based (thesis preset)",
                   "noprivacy": "No-privacy", "bestfirst": "Best-first",

@@ -177,6 +177,7 @@ from .stochastic import (
 from .sweep import (
     DEFAULT_K as DEFAULT_K,
     QUANTITIES as QUANTITIES,
+    QUANTITY_RANGES as QUANTITY_RANGES,
     SMALL_WORK as SMALL_WORK,
     SweepResult as SweepResult,
     partial_summary as partial_summary,

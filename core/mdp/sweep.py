@@ -41,6 +41,7 @@ from core.common.errors import InputError, RunFailure
 from core.common.jsonable import jsonable
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress, sub_progress
+from core.common.quantities import NON_NEGATIVE, REAL, QuantityRange
 from core.common.validation import check_beta, check_k, fresh_seed
 from core.mdp.accounting import ComposedPrivacy, MdpPrivacy, compose_privatisations, mdp_privacy
 from core.mdp.model import MDP
@@ -68,12 +69,18 @@ from core.mdp.stochastic import (
 from core.mdp.synthesis import evaluate_policy, synthesize
 
 __all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES", "SMALL_WORK",
-           "partial_summary"]
+           "partial_summary", "QUANTITY_RANGES"]
 
 DEFAULT_K = (10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0)
 QUANTITIES = ("v_lower", "v_private", "v_true", "v_upper")
 _LARGE_ROWS = 10_000  # state–action rows from which the accounting shows its progress
 _ACCOUNTING_SHARE = 0.2  # of a large model's progress bar, for its accounting
+#: A summary's quantity -> what it can physically be: a value at s₀ has no limit (rewards
+#: of either sign); the costs of privacy, v̄ − v̲ and |V̄ − V|, are never negative. A
+#: mean ± sd bar is clipped to this (core.common.quantities.clip_band).
+QUANTITY_RANGES: dict[str, QuantityRange] = {
+    **{q: REAL for q in QUANTITIES}, "cost_bound": NON_NEGATIVE,
+    "cost_empirical": NON_NEGATIVE}
 
 
 @dataclass(frozen=True, eq=False)

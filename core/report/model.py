@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.common.errors import InputError
+from core.common.quantities import REAL, QuantityRange, band_around, clip_band
+
 __all__ = ["REPORT_MAX_STATES", "Paragraph", "KeyValues", "Table", "Series", "Figure",
            "GridImage", "Block", "Section", "Report", "Reporter", "REPORTERS", "reporter",
            "UNBOUNDED_TEXT", "footnote_unbounded"]
@@ -44,13 +47,52 @@ class Table:
 
 @dataclass(frozen=True)
 class Series:
+    """One plotted series, with an optional band (``low``/``high``: the interval's ends).
+
+    ``limits`` is what the quantity can physically be, declared where the series is
+    defined (``core.logistics.records.BENCH_RANGES``, …); the band is clipped to it here
+    (:func:`core.common.quantities.clip_band`), so no renderer draws a success rate above
+    1 or a length below 0. ``markers`` draws points without a joining line (a map's
+    locations).
+
+    >>> s = Series("success", (1.0,), (0.97,), low=(0.9,), high=(1.04,),
+    ...            limits=QuantityRange(0.0, 1.0))
+    >>> s.low, s.high
+    ((0.9,), (1.0,))
+    """
+
     name: str
     x: tuple[float, ...]
     y: tuple[float, ...]
-    err: tuple[float, ...] | None = None
     dashed: bool = False
     colour: str | None = None  # from core.common.palette, as the app draws it
     segments: bool = False  # points pair up into separate segments (a map's routes)
+    low: tuple[float, ...] | None = None
+    high: tuple[float, ...] | None = None
+    limits: QuantityRange = REAL
+    markers: bool = False  # points only, no line (a map's locations)
+    symbol: str = "o"  # marker shape: "o" circle, "s" square, "t" triangle, "d" diamond
+
+    def __post_init__(self) -> None:
+        if (self.low is None) != (self.high is None):
+            raise InputError("a band needs both ends", field="low" if self.low is None
+                             else "high")
+        if self.low is not None and self.high is not None:
+            if not len(self.low) == len(self.high) == len(self.y):
+                raise InputError("a band needs one low and one high per point", field="low")
+            lo, hi = clip_band(self.low, self.high, self.limits)
+            object.__setattr__(self, "low", tuple(float(v) for v in lo))
+            object.__setattr__(self, "high", tuple(float(v) for v in hi))
+
+    @classmethod
+    def around(cls, name: str, x: tuple[float, ...], y: tuple[float, ...],
+               half: tuple[float, ...] | None, limits: QuantityRange, **kw: Any) -> Series:
+        """A series with the band ``y ± half`` (NaN half-widths: no band at that point)."""
+        if half is None:
+            return cls(name, x, y, limits=limits, **kw)
+        lo, hi = band_around(y, half, limits)
+        return cls(name, x, y, low=tuple(float(v) for v in lo),
+                   high=tuple(float(v) for v in hi), limits=limits, **kw)
 
 
 @dataclass(frozen=True)

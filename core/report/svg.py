@@ -27,6 +27,19 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
     return [start + i * step for i in range(int((hi - start) / step + 1e-9) + 1)]
 
 
+def _marker(symbol: str, x: float, y: float, r: float, colour: str) -> str:
+    """A marker of ``symbol`` ("o", "s", "t", "d") centred at (x, y), ``r`` its half-size."""
+    if symbol == "s":
+        return (f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r:.1f}" '
+                f'height="{2 * r:.1f}" fill="{colour}"/>')
+    if symbol in ("t", "d"):
+        corners = ([(x, y + r), (x - r, y - r), (x + r, y - r)] if symbol == "t" else
+                   [(x, y - r), (x + r, y), (x, y + r), (x - r, y)])
+        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in corners)
+        return f'<polygon points="{pts}" fill="{colour}"/>'
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{colour}"/>'
+
+
 def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
     """A small, dependency-free SVG line plot with error bars, log axes and a legend.
 
@@ -43,8 +56,8 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
         An ``<svg>`` element; non-finite points are left out, and a figure without finite
         points says "no data".
     """
-    pts = [(x, y, e) for s in fig.series for x, y, e in
-           zip(s.x, s.y, s.err or (0.0,) * len(s.x)) if math.isfinite(x) and math.isfinite(y)]
+    pts = [(x, y, lo, hi) for s in fig.series for x, y, lo, hi in
+           zip(s.x, s.y, s.low or s.y, s.high or s.y) if math.isfinite(x) and math.isfinite(y)]
     left, right, top, bottom = 64, 170, 30, 46  # the legend sits in the right margin
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(fig.title)}">',
@@ -55,8 +68,8 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
                    '</text></svg>')
         return "".join(out)
     xs = [p[0] for p in pts if not fig.log_x or p[0] > 0]
-    ylo = [p[1] - p[2] for p in pts]
-    yhi = [p[1] + p[2] for p in pts]
+    ylo = [min(p[1], p[2]) if math.isfinite(p[2]) else p[1] for p in pts]
+    yhi = [max(p[1], p[3]) if math.isfinite(p[3]) else p[1] for p in pts]
     x0, x1 = min(xs), max(xs)
     y0, y1 = min(ylo), max(yhi)
     if fig.log_y:
@@ -110,21 +123,23 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
             for (a1, b1), (a2, b2) in zip(p[0::2], p[1::2]):
                 out.append(f'<line x1="{a1:.1f}" y1="{b1:.1f}" x2="{a2:.1f}" y2="{b2:.1f}" '
                            f'stroke="{col}" stroke-width="1.2"{dash}/>')
-        elif p:
+        elif p and not s.markers:
             out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.8"{dash} '
                        f'points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in p)}"/>')
         for j, (x, y) in enumerate(zip(s.x, s.y)):
             if not (math.isfinite(x) and math.isfinite(y)) or (fig.log_x and x <= 0):
                 continue
             X, Y = tx(x), ty(y)
-            if s.err is not None and s.err[j] > 0:
-                out.append(f'<line x1="{X:.1f}" y1="{ty(y - s.err[j]):.1f}" x2="{X:.1f}" '
-                           f'y2="{ty(y + s.err[j]):.1f}" stroke="{col}"/>')
-            out.append(f'<circle cx="{X:.1f}" cy="{Y:.1f}" r="2.6" fill="{col}"/>')
+            if s.low is not None and s.high is not None and s.high[j] > s.low[j]:
+                out.append(f'<line x1="{X:.1f}" y1="{ty(s.low[j]):.1f}" x2="{X:.1f}" '
+                           f'y2="{ty(s.high[j]):.1f}" stroke="{col}"/>')
+            out.append(_marker(s.symbol, X, Y, 4.5 if s.markers else 2.6, col))
         ly, lx = top + 10 + 16 * i, left + pw + 10
-        out.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" '
-                   f'stroke="{col}" stroke-width="2"{dash}/><text x="{lx + 22}" '
-                   f'y="{ly + 4}" font-size="10">{html.escape(s.name)}</text>')
+        key = (_marker(s.symbol, lx + 9, ly, 4.5, col) if s.markers else
+               f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" '
+               f'stroke="{col}" stroke-width="2"{dash}/>')
+        out.append(f'{key}<text x="{lx + 22}" y="{ly + 4}" font-size="10">'
+                   f'{html.escape(s.name)}</text>')
     out.append("</svg>")
     return "".join(out)
 

@@ -28,6 +28,7 @@ from .gym_import import (
 )
 from .learning import (
     AFTER_BUDGET as AFTER_BUDGET,
+    CURVE_RANGE as CURVE_RANGE,
     NONPRIVATE_TARGETS as NONPRIVATE_TARGETS,
     PENALTY_WEIGHTS as PENALTY_WEIGHTS,
     STUDENTS as STUDENTS,

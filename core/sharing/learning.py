@@ -43,6 +43,7 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress, sub_progress
+from core.common.quantities import REAL
 from core.common.validation import as_random_source
 from core.mdp.model import MDP
 from core.mdp.synthesis import synthesize
@@ -61,13 +62,19 @@ from core.sharing.mechanism import (
 )
 from core.sharing.rollouts import random_policies, sampled_gradient
 
-__all__ = ["STUDENTS", "SharingSetup", "LedgerRow", "SharingLedger", "evaluate_softmax",
+__all__ = ["STUDENTS", "CURVE_RANGE", "SharingSetup", "LedgerRow", "SharingLedger",
+           "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
            "run_student", "StudentCurves", "run_sharing", "SharingStudy", "sharing_study",
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
            "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau", "AFTER_BUDGET",
            "reward_scale", "PENALTY_WEIGHTS", "NONPRIVATE_TARGETS", "horizon_weight",
            "policy_value"]
+
+#: What a learning curve's value J(π) at s₀ (or a mean return) can physically be: an MDP's
+#: rewards may have either sign, so no limit; its band (percentiles over seeds) is still
+#: drawn through core.common.quantities.clip_band, as every band is.
+CURVE_RANGE = REAL
 
 STUDENTS = ("none", "nonprivate", "aware", "unaware")
 #: What the teacher sends once its budget is spent (see :class:`SharingSetup`).

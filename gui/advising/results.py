@@ -46,6 +46,8 @@ from PySide6.QtWidgets import (
 from core.advising import (
     ACCOUNTANTS,
     CASE_NAMES,
+    CONVERGENCE_RANGE,
+    CURVE_RANGES,
     UNBOUNDED_SPENT,
     AdvisingResult,
     ExperimentResult,
@@ -53,7 +55,7 @@ from core.advising import (
     ci95,
 )
 from core.common import agent_colour, arm_colour
-from gui.shell.plots import add_legend, make_plot
+from gui.shell.plots import add_band, add_legend, make_plot
 from gui.shell.style import OKABE_ITO, fmt_num
 
 __all__ = ["AdvisingResultsView",
@@ -117,17 +119,8 @@ def _clear_plot(plot: pg.PlotWidget) -> None:
         item.legend.clear()
 
 
-def _band(plot: pg.PlotWidget, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-          colour: str) -> pg.FillBetweenItem:
-    c = QColor(colour)
-    edge = pg.mkPen(QColor(c.red(), c.green(), c.blue(), 90), width=0.8)
-    a = pg.PlotDataItem(x, lo, pen=edge)
-    b = pg.PlotDataItem(x, hi, pen=edge)
-    plot.addItem(a)
-    plot.addItem(b)
-    fill = pg.FillBetweenItem(a, b, brush=pg.mkBrush(c.red(), c.green(), c.blue(), 55))
-    plot.addItem(fill)
-    return fill
+#: The convergence ratio as the plots show it, in percent (at most 100 %).
+CR_PERCENT = CONVERGENCE_RANGE.scaled(100.0)
 
 
 def _note_label(parent: QWidget, *, colour: str = "#222", padding: str = "3px 4px",
@@ -487,7 +480,8 @@ class AdvisingResultsView(QWidget):
     def _add_curve(self, label: str, x: np.ndarray, y: np.ndarray, colour: str,
                    ci: np.ndarray | None = None) -> None:
         if ci is not None and np.any(ci > 0):
-            self.bands[label] = _band(self.curve_plot, x, y - ci, y + ci, colour)
+            self.bands[label] = add_band(self.curve_plot, x, y - ci, y + ci, colour,
+                                         CR_PERCENT)
         self.curve_items[label] = self.curve_plot.plot(x, y, pen=pg.mkPen(colour, width=2),
                                                        name=label)
 
@@ -581,7 +575,8 @@ class AdvisingResultsView(QWidget):
                 m = np.array([a["cr_at"][key][0] for a in dp], float)
                 h = np.array([a["cr_at"][key][1] for a in dp], float)
             if np.any(h > 0):
-                _band(self.sweep_plot, eps, 100 * (m - h), 100 * (m + h), colour)
+                add_band(self.sweep_plot, eps, 100 * (m - h), 100 * (m + h), colour,
+                         CR_PERCENT)  # AUC₂₀₀ is a mean convergence ratio
             self.sweep_items[key] = self.sweep_plot.plot(
                 eps, 100 * m, pen=pg.mkPen(colour, width=2), symbol=symbol, symbolSize=8,
                 symbolBrush=pg.mkBrush(colour), symbolPen=pg.mkPen(colour), name=name)
@@ -706,7 +701,8 @@ class AdvisingResultsView(QWidget):
         for a, lab in enumerate(labels):
             colour = arm_colour(lab, labels)
             if np.any(h[a] > 0):
-                _band(self.timeline_plot, x, m[a] - h[a], m[a] + h[a], colour)
+                add_band(self.timeline_plot, x, m[a] - h[a], m[a] + h[a], colour,
+                         CURVE_RANGES["advice"])
             self.timeline_items[lab] = self.timeline_plot.plot(
                 x, m[a], pen=pg.mkPen(colour, width=2), name=lab)
         item.enableAutoRange()
@@ -737,7 +733,7 @@ class AdvisingResultsView(QWidget):
             for a, lab in enumerate(labels):
                 colour = arm_colour(lab, labels)
                 if np.any(hq[a] > 0):
-                    _band(plot, x, mq[a] - hq[a], mq[a] + hq[a], colour)
+                    add_band(plot, x, mq[a] - hq[a], mq[a] + hq[a], colour, CURVE_RANGES[q])
                 self.budget_items[f"{q}:{lab}"] = plot.plot(x, mq[a], pen=pg.mkPen(colour,
                                                                                    width=2),
                                                             name=lab)

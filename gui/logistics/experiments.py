@@ -53,6 +53,7 @@ from core.logistics import (
     APPROACH_LABELS,
     BENCH_METRICS,
     BENCH_PARAM_LABELS,
+    BENCH_RANGES,
     BENCHMARKS,
     BenchResult,
     bench_summary,
@@ -69,7 +70,7 @@ from gui.logistics.side_panel import (
     study_page_bar,
 )
 from gui.shell.commands import AddRunCommand
-from gui.shell.plots import make_plot
+from gui.shell.plots import add_error_bars, make_plot
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
@@ -482,12 +483,10 @@ class ExperimentsPage(QWidget):
                                 connect="finite")
                 self.curves[key][a] = curve
                 ok = np.isfinite(y) & np.isfinite(lo) & np.isfinite(hi)
-                if ok.any():
-                    bars = pg.ErrorBarItem(x=xd[ok], y=y[ok], top=(hi - y)[ok],
-                                           bottom=(y - lo)[ok], beam=0.006 * span * 4,
-                                           pen=pg.mkPen(colour, width=1.2))
-                    pw.addItem(bars)
-                    self.error_bars[key][a] = bars
+                if ok.any():  # the 95 % CI, clipped to what the metric can be
+                    self.error_bars[key][a] = add_error_bars(
+                        pw, xd[ok], y[ok], lo[ok], hi[ok], colour, BENCH_RANGES[key],
+                        beam=0.006 * span * 4)
             if key == "success":
                 pw.setYRange(0.0, 1.02, padding=0)
             else:

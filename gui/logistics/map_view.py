@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.logistics import layout_positions
 from gui.logistics.domain_style import decorate_domain
 from gui.shell.canvas import (
     LodTextItem,
@@ -135,32 +136,9 @@ def map_agent_colours(d: Mapping[str, Any]) -> dict[str, QColor]:
 
 
 def display_positions(d: Mapping[str, Any]) -> dict[str, QPointF]:
-    """Where to draw each node: its stored ``pos``, or a seeded spring layout for the rest."""
-    pos: dict[str, QPointF] = {}
-    missing = []
-    for n in d.get("nodes", ()):
-        p = n.get("pos")
-        if p is not None and len(p) == 2:
-            pos[n["id"]] = QPointF(float(p[0]), float(p[1]))
-        else:
-            missing.append(n["id"])
-    if missing:
-        g = nx.Graph()
-        g.add_nodes_from(n["id"] for n in d.get("nodes", ()))
-        g.add_edges_from((e["source"], e["target"]) for e in d.get("edges", d.get("links", ())))
-        init = {k: (p.x(), p.y()) for k, p in pos.items()}
-        if init:
-            xs = [p[0] for p in init.values()]
-            span = max(100.0, max(xs) - min(xs))
-            lay = nx.spring_layout(g, pos={k: init.get(k, (0.0, 0.0)) for k in g} if init else
-                                   None, fixed=list(init) or None, k=span / 8, seed=7,
-                                   iterations=60)
-        else:
-            lay = nx.spring_layout(g, seed=7, scale=400.0)
-        for k in missing:
-            x, y = lay[k]
-            pos[k] = QPointF(float(x), float(y))
-    return pos
+    """Where to draw each node: its stored ``pos``, or a seeded spring layout for the rest
+    (:func:`core.logistics.layout_positions`, which the report's route figures use too)."""
+    return {k: QPointF(x, y) for k, (x, y) in layout_positions(d).items()}
 
 
 # ---------------------------------------------------------------------------- items

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -48,6 +47,7 @@ from core.logistics.packet import EXPERIMENTS, experiment_approaches
 from core.logistics.packet_records import (
     PACKET_KIND,
     PACKET_PLOTS,
+    PACKET_RANGES,
     PACKET_TITLES,
     packet_series,
     run_packet_experiment,
@@ -62,7 +62,7 @@ from gui.logistics.side_panel import (
     study_page_bar,
 )
 from gui.shell.commands import AddRunCommand
-from gui.shell.plots import make_plot
+from gui.shell.plots import add_band, add_error_bars, make_plot
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
@@ -497,22 +497,14 @@ class PacketExperimentsPage(QWidget):
         lo = np.asarray(s["lo"], dtype=float)
         hi = np.asarray(s["hi"], dtype=float)
         ok = np.isfinite(lo) & np.isfinite(hi)
+        limits = PACKET_RANGES[key]  # the 95 % interval, clipped to what the metric can be
         if ok.sum() >= 2:
-            band_colour = QColor(colour)
-            band_colour.setAlpha(30 if logistics else 50)
-            edge = QColor(colour)
-            edge.setAlpha(0)
-            upper = pg.PlotCurveItem(x[ok], hi[ok], pen=pg.mkPen(edge))
-            lower = pg.PlotCurveItem(x[ok], lo[ok], pen=pg.mkPen(edge))
-            band = pg.FillBetweenItem(upper, lower, brush=pg.mkBrush(band_colour))
-            for it in (upper, lower, band):
-                pw.addItem(it)
-            self.items[key] += [upper, lower, band]
+            band = add_band(pw, x[ok], lo[ok], hi[ok], colour, limits,
+                            fill_alpha=30 if logistics else 50, edge_alpha=0)
+            self.items[key] += [*band.curves, band]
         elif ok.any():  # one point: an error bar instead of a band
-            bars = pg.ErrorBarItem(x=x[ok], y=y[ok], top=(hi - y)[ok], bottom=(y - lo)[ok],
-                                   beam=0.0, pen=pg.mkPen(colour, width=1.2))
-            pw.addItem(bars)
-            self.items[key].append(bars)
+            self.items[key].append(add_error_bars(pw, x[ok], y[ok], lo[ok], hi[ok], colour,
+                                                  limits))
         pen = pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine if logistics
                        else Qt.PenStyle.SolidLine)
         name = label + (" (logistics, static)" if logistics else

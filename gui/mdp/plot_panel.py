@@ -43,7 +43,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.mdp import eta_label
+from core.common import REAL, QuantityRange, band_around
+from core.mdp import QUANTITY_RANGES, eta_label
 from core.project import RunRecord
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
@@ -68,16 +69,22 @@ EMPTY_TEXT = ("Press F5 (or Run in the Run parameters panel) to run the privacy 
 
 
 class LogErrorBarItem(pg.ErrorBarItem):
-    """Error bars (mean ± sd) that follow the plot's log-x / log-y switches."""
+    """Error bars (mean ± sd, clipped to what the quantity can be) that follow the plot's
+    log-x / log-y switches."""
 
     def __init__(self, **opts: Any) -> None:
-        self._raw: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._raw: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._log = (False, False)
         self._beam = float(opts.pop("beam", 0.0))
         super().__init__(**opts)
 
-    def set_values(self, x: np.ndarray, y: np.ndarray, sd: np.ndarray) -> None:
-        self._raw = (np.asarray(x, float), np.asarray(y, float), np.asarray(sd, float))
+    def set_values(self, x: np.ndarray, y: np.ndarray, sd: np.ndarray,
+                   limits: QuantityRange = REAL) -> None:
+        """Bars from ``y - sd`` to ``y + sd``, clipped to ``limits`` (a cost of privacy is
+        never below 0: :data:`core.mdp.QUANTITY_RANGES`)."""
+        y = np.asarray(y, float)
+        lo, hi = band_around(y, sd, limits)
+        self._raw = (np.asarray(x, float), y, lo, hi)
         self._apply()
 
     def clear_values(self) -> None:
@@ -91,19 +98,19 @@ class LogErrorBarItem(pg.ErrorBarItem):
     def _apply(self) -> None:
         if self._raw is None:
             return
-        x, y, sd = self._raw
+        x, y, low, high = self._raw
         log_x, log_y = self._log
         with np.errstate(divide="ignore", invalid="ignore"):
             xs = np.log10(x) if log_x else x
             if log_y:
-                lo = np.where(y - sd > 0, y - sd, np.nan)
-                hi = np.where(y + sd > 0, y + sd, np.nan)
+                lo = np.where(low > 0, low, np.nan)
+                hi = np.where(high > 0, high, np.nan)
                 ly = np.where(y > 0, np.log10(np.where(y > 0, y, 1.0)), np.nan)
                 top = np.log10(hi) - ly
                 bottom = ly - np.log10(lo)
                 ys = ly
             else:
-                top = bottom = sd
+                top, bottom = high - y, y - low
                 ys = y
         ok = np.isfinite(xs) & np.isfinite(ys)
         top = np.where(np.isfinite(top), top, 0.0)
@@ -294,7 +301,7 @@ class CostOfPrivacyPanel(QWidget):
             sd = np.asarray(s[f"{key}_sd"], dtype=float)
             x = k * 10.0 ** _DODGE[key]
             self.curves[key].setData(x, mean)
-            self.error_bars[key].set_values(x, mean, sd)
+            self.error_bars[key].set_values(x, mean, sd, QUANTITY_RANGES[key])
         self._set_ranges(s)
         self._fill_table(s)
         self.caption.setText(self._caption_html(record))
@@ -312,8 +319,9 @@ class CostOfPrivacyPanel(QWidget):
                                    (self.cost_plot, COST_KEYS, self.cost_legend)):
             item = plot.getPlotItem()
             item.enableAutoRange(x=True, y=False)
-            lo = min(float(np.min(np.subtract(s[f"{k}_mean"], s[f"{k}_sd"]))) for k in keys)
-            hi = max(float(np.max(np.add(s[f"{k}_mean"], s[f"{k}_sd"]))) for k in keys)
+            bars = [band_around(s[f"{k}_mean"], s[f"{k}_sd"], QUANTITY_RANGES[k]) for k in keys]
+            lo = min(float(np.min(b[0])) for b in bars)
+            hi = max(float(np.max(b[1])) for b in bars)
             if not (np.isfinite(lo) and np.isfinite(hi)):
                 item.enableAutoRange()
                 continue

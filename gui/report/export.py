@@ -44,6 +44,7 @@ __all__ = ["FIGURE_SIZE", "PALETTE", "figure_image", "render_figures", "print_ht
 FIGURE_SIZE = (1800, 760)  # pixels of each figure in the PDF
 PREVIEW_FIGURE_SIZE = (1000, 422)
 FIGURE_WIDTH = 0.86  # of the text width: a figure and its table share a page more often
+FIGURE_GAP_PX = 9.0  # CSS pixels (about 7 pt) between two figures in a row
 PALETTE = CYCLE  # kept for callers of this module; the colours live in core.common.palette
 PDF_DPI = 300
 MARGINS_MM = (18.0, 15.0, 18.0, 12.0)  # left, top, right, bottom (the footer sits inside)
@@ -141,13 +142,22 @@ def figure_plot(fig: "Figure", *, size: tuple[int, int] = FIGURE_SIZE) -> Any:
                       symbolSize=int(4 * s), symbolBrush=colour, symbolPen=None,
                       name=ser.name)
             continue
+        if ser.markers:  # a map's locations: large markers with a white rim, no line
+            marker = (15 if ser.symbol == "d" else 11) * s  # pyqtgraph's diamond is small
+            item.plot(x[ok], y[ok], pen=None, symbol=ser.symbol, symbolSize=int(marker),
+                      symbolBrush=colour, symbolPen=pg.mkPen("w", width=max(1.0, s)),
+                      name=ser.name)
+            continue
         item.plot(x[ok], y[ok], pen=pg.mkPen(colour, width=2 * s, style=style),
                   symbol="o", symbolSize=int(6 * s), symbolBrush=colour, symbolPen=None,
                   name=ser.name)
-        if ser.err is not None and not fig.log_y and ok.any():
-            e = np.asarray(ser.err, dtype=float)[ok]
+        if ser.low is not None and ser.high is not None and not fig.log_y and ok.any():
+            # the band's ends as the Series keeps them: clipped to the quantity's range
+            top = np.nan_to_num(np.asarray(ser.high, dtype=float)[ok] - y[ok])
+            bottom = np.nan_to_num(y[ok] - np.asarray(ser.low, dtype=float)[ok])
             bx = np.log10(x[ok]) if fig.log_x else x[ok]
-            item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], height=2 * np.nan_to_num(e),
+            item.addItem(pg.ErrorBarItem(x=bx, y=y[ok], top=np.maximum(top, 0.0),
+                                         bottom=np.maximum(bottom, 0.0),
                                          beam=0.015 * (np.ptp(bx) or 1.0),
                                          pen=pg.mkPen(colour, width=max(1.0, s))))
     if not fig.series:
@@ -283,7 +293,27 @@ def text_document(report: "Report", images: dict[str, "QImage"], *,
     for fid, image in images.items():
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"fig:{fid}"), image)
     doc.setHtml(_break_headings(print_html(report, image_width=image_width), moved))
+    _space_figures(doc)
     return doc
+
+
+def _space_figures(doc: Any) -> None:
+    """Room between two figures in a row: one's title sat on the other's x-axis label.
+
+    Qt's HTML import drops a margin set on the figure's ``<div>`` (inside ``<figure>``, a
+    tag it does not know), so the margin goes on the image's block here.
+    """
+    from PySide6.QtGui import QTextBlockFormat, QTextCursor
+
+    block, after_figure = doc.begin(), False
+    while block.isValid():
+        figure = block.text().strip() == "\ufffc"  # a block that holds one image
+        if figure and after_figure:  # (after text or a table, their margin is room enough)
+            fmt = QTextBlockFormat()
+            fmt.setTopMargin(max(block.blockFormat().topMargin(), FIGURE_GAP_PX))
+            QTextCursor(block).mergeBlockFormat(fmt)
+        after_figure = figure
+        block = block.next()
 
 
 # --------------------------------------------------------------------------- PDF

@@ -18,9 +18,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTableWidgetItem
 
-from core.sharing import SharingStudy
+from core.sharing import CURVE_RANGE, SharingStudy
 from gui.sharing.texts import COLOURS, STUDENT_LABELS
-from gui.shell.plots import pen
+from gui.shell.plots import add_band, pen
 from gui.shell.workers import TaskRunner
 
 if TYPE_CHECKING:
@@ -130,11 +130,9 @@ class SharingPlots:
         self.bands.clear()
         x = np.asarray(s["iteration"], dtype=float)
         for kind, c in s["curves"].items():
-            top = self._view.curve_plot.plot(x, np.asarray(c["upper"]), pen=pg.mkPen(None))
-            bottom = self._view.curve_plot.plot(x, np.asarray(c["lower"]), pen=pg.mkPen(None))
-            colour = pg.mkColor(COLOURS[kind])
-            colour.setAlpha(50)
-            self._view.curve_plot.addItem(pg.FillBetweenItem(top, bottom, brush=pg.mkBrush(colour)))
+            band = add_band(self._view.curve_plot, x, c["lower"], c["upper"], COLOURS[kind],
+                            CURVE_RANGE, fill_alpha=50, edge_alpha=0)
+            bottom, top = band.curves
             self.bands[kind] = (top, bottom)
             self.curves[kind] = self._view.curve_plot.plot(x, np.asarray(c["median"]),
                                                      pen=pen(COLOURS[kind]),

@@ -5,7 +5,10 @@
   (e.g. a ``pg.PlotWidget`` subclass);
 * :func:`add_legend` — a legend in a named corner, on a translucent white box, above the
   curves;
-* :func:`pen` — a cosmetic pen of one of the line styles the plots use.
+* :func:`pen` — a cosmetic pen of one of the line styles the plots use;
+* :func:`add_band` and :func:`add_error_bars` — a confidence band or error bars clipped to
+  what the quantity can physically be (:mod:`core.common.quantities`: the range declared
+  with the series), so no plot shows a success rate above 1 or a length below 0.
 
 Colours come from :mod:`gui.shell.style` (the Okabe–Ito palette and the private accent).
 Right-click any plot for pyqtgraph's Export… (PNG, CSV).
@@ -20,10 +23,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
+from core.common import QuantityRange, clip_band
 from gui.shell.axes import declutter_tick_labels
 
 __all__ = ["make_plot", "style_plot", "style_axes", "add_legend", "place_legend", "pen",
-           "CORNERS", "DATA_PADDING", "readability_problems"]
+           "CORNERS", "DATA_PADDING", "readability_problems", "add_band", "add_error_bars"]
 
 #: Room around the data (a fraction of the range), so markers at the edge are not clipped.
 DATA_PADDING = 0.06
@@ -320,3 +324,61 @@ def pen(colour: str, *, dashed: bool = False, dotted: bool = False, dashdot: boo
     style = (Qt.PenStyle.DashLine if dashed else Qt.PenStyle.DotLine if dotted
              else Qt.PenStyle.DashDotLine if dashdot else Qt.PenStyle.SolidLine)
     return pg.mkPen(colour, width=width, style=style)
+
+
+def add_band(plot: Any, x: Any, low: Any, high: Any, colour: str, limits: QuantityRange, *,
+             fill_alpha: int = 55, edge_alpha: int = 90) -> pg.FillBetweenItem:
+    """Shade the band between ``low`` and ``high`` over ``x``, clipped to ``limits``.
+
+    Parameters
+    ----------
+    plot : pg.PlotWidget or pg.PlotItem
+        Where to draw.
+    x, low, high : array_like
+        The points and the interval's ends at each (a 95 % CI, a percentile band).
+    colour : str
+        The series' colour.
+    limits : QuantityRange
+        What the quantity can physically be, declared with the series
+        (``core.logistics.records.BENCH_RANGES``, …): the band is clipped to it by
+        :func:`core.common.quantities.clip_band`.
+    fill_alpha, edge_alpha : int
+        Opacity (0–255) of the shading and of the band's two edge lines (0: no edges).
+
+    Returns
+    -------
+    pg.FillBetweenItem
+        The band; ``band.curves`` are its lower and upper edges (their data are the
+        clipped ends).
+    """
+    import numpy as np
+    from PySide6.QtGui import QColor
+
+    lo, hi = clip_band(low, high, limits)
+    xs = np.asarray(x, dtype=float)
+    c = QColor(colour)
+    edge = pg.mkPen(QColor(c.red(), c.green(), c.blue(), edge_alpha), width=0.8)
+    lower = pg.PlotDataItem(xs, lo, pen=edge)
+    upper = pg.PlotDataItem(xs, hi, pen=edge)
+    plot.addItem(lower)
+    plot.addItem(upper)
+    band = pg.FillBetweenItem(lower, upper,
+                              brush=pg.mkBrush(c.red(), c.green(), c.blue(), fill_alpha))
+    plot.addItem(band)
+    return band
+
+
+def add_error_bars(plot: Any, x: Any, y: Any, low: Any, high: Any, colour: str,
+                   limits: QuantityRange, *, beam: float = 0.0, width: float = 1.2
+                   ) -> pg.ErrorBarItem:
+    """Error bars from ``low`` to ``high`` at ``(x, y)``, clipped to ``limits`` (as
+    :func:`add_band`; a band of one point, or points too far apart to shade between)."""
+    import numpy as np
+
+    lo, hi = clip_band(low, high, limits)
+    ys = np.asarray(y, dtype=float)
+    bars = pg.ErrorBarItem(x=np.asarray(x, dtype=float), y=ys,
+                           top=np.maximum(hi - ys, 0.0), bottom=np.maximum(ys - lo, 0.0),
+                           beam=beam, pen=pg.mkPen(colour, width=width))
+    plot.addItem(bars)
+    return bars

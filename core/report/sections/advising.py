@@ -96,6 +96,8 @@ def _advise_section(project: Any, run: Any) -> Section:
 @reporter("advise-experiment")
 def _advise_experiment_section(project: Any, run: Any) -> Section:
     """An advising experiment (``gui.advising.results.experiment_summary``): arms over seeds."""
+    from core.advising.records import CONVERGENCE_RANGE
+
     s = run.summary
     title = s.get("experiment") or run.params.get("experiment") or "experiment"
     sec = Section(f"Advising {title} ({run.id})", id=f"run-{run.id}")
@@ -115,9 +117,9 @@ def _advise_experiment_section(project: Any, run: Any) -> Section:
         n = min(len(m), len(epochs))
         if n:
             label = str(a.get("label", ""))
-            series.append(Series(label, tuple(epochs[:n]), tuple(m[:n]),
-                                 tuple(ci[:n]) if len(ci) >= n else None,
-                                 colour=arm_colour(label, labels)))
+            series.append(Series.around(label, tuple(epochs[:n]), tuple(m[:n]),
+                                        tuple(ci[:n]) if len(ci) >= n else None,
+                                        CONVERGENCE_RANGE, colour=arm_colour(label, labels)))
     if series:
         sec.blocks.append(Figure(f"{run.id}-convergence", "Mean convergence ratio vs epoch "
                                  "(± 95 % CI over seeds)", "epoch", "convergence ratio",

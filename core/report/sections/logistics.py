@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from core.common.palette import cycle_colour
+from core.common.quantities import REAL
 from core.report.model import (
     Figure,
     KeyValues,
@@ -65,27 +66,79 @@ def _plan_section(project: Any, run: Any) -> Section:
     return sec
 
 
+#: How the route figure marks a location, by its role: (colour, marker), after the map
+#: editor's glyphs (● a base, ■ a center, ◆ another role); the task's ends on top.
+_NODE_STYLE = {"base": ("#56B4E9", "o"), "center": ("#009E73", "s"), "role": ("#CC79A7", "d")}
+_ORIGIN_STYLE = ("#000000", "t")
+_GOAL_STYLE = ("#D55E00", "d")
+
+
 def _route_figure(project: Any, run: Any) -> Figure | None:
-    """The map of a plan run with its route drawn over the routes (None without positions)."""
+    """The map of a plan run: its routes in grey, its locations as markers by role (bases,
+    centers, other roles; the task's origin and destination), the planned route over them.
+
+    A map without stored positions is laid out as the map editor draws it
+    (:func:`core.logistics.layout_positions`), so a plan run always has its figure.
+    """
+    from core.logistics import layout_positions, map_to_dict, profile
+
     entry = next((m for m in getattr(project, "maps", []) if m.id == run.target), None)
     if entry is None:
         return None
     g = entry.world.graph
-    pos = {v: d.get("pos") for v, d in g.nodes(data=True)}
-    if any(p is None for p in pos.values()):
-        return None
+    pos = layout_positions(map_to_dict(entry.world))
     xs: list[float] = []
     ys: list[float] = []
     for u, v in g.edges():
         xs += [pos[u][0], pos[v][0]]
         ys += [-pos[u][1], -pos[v][1]]  # the map's y grows downwards, as on screen
-    route = [str(n) for n in run.summary.get("route", []) or [] if str(n) in pos]
     series = [Series("routes", tuple(xs), tuple(ys), colour="#BBBBBB", segments=True)]
+    route = [str(n) for n in run.summary.get("route", []) or [] if str(n) in pos]
     if len(route) >= 2:
         series.append(Series("planned route", tuple(pos[n][0] for n in route),
                              tuple(-pos[n][1] for n in route), colour=cycle_colour(0)))
+    prof = profile(getattr(entry.world, "domain", "logistics") or "logistics")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for v, d in g.nodes(data=True):
+        kind = str(d.get("kind", "base"))
+        role = str(d.get("role") or "") if kind == "base" else ""
+        groups.setdefault((kind, role), []).append(str(v))
+    for (kind, role), nodes in sorted(groups.items()):
+        name = _plural(prof, kind, role)
+        other_role = bool(role and prof.roles and role != prof.roles[0])
+        colour, symbol = _NODE_STYLE["center" if kind == "center" else
+                                     "role" if other_role else "base"]
+        series.append(Series(name, tuple(pos[n][0] for n in nodes),
+                             tuple(-pos[n][1] for n in nodes), colour=colour, markers=True,
+                             symbol=symbol))
+    task = run.summary.get("task", {}) or {}
+    ends = [("origin", task.get("origin"), _ORIGIN_STYLE),
+            ("destination", route[-1] if len(route) >= 2 else task.get("goal"), _GOAL_STYLE)]
+    for label, node, (colour, symbol) in ends:
+        if node is not None and str(node) in pos:
+            p = pos[str(node)]
+            series.append(Series(f"{label} {node}", (p[0],), (-p[1],), colour=colour,
+                                 markers=True, symbol=symbol))
+    drawn = "as drawn in PrivPlan" if _positions_stored(entry) else \
+        "laid out automatically (the map stores no positions)"
     return Figure(f"{run.id}-route", f"Route on {entry.label}", "x", "y", tuple(series),
-                  caption="The map as drawn in PrivPlan; the planned route is the blue line.")
+                  caption=f"The map {drawn}: routes in grey, locations marked by role; the "
+                          "planned route is the blue line.")
+
+
+def _positions_stored(entry: Any) -> bool:
+    """Whether every location of a map entry has a stored position."""
+    return all(d.get("pos") is not None for _, d in entry.world.graph.nodes(data=True))
+
+
+def _plural(prof: Any, kind: str, role: str) -> str:
+    """The legend's name of a group of locations, in the map's domain's words."""
+    v = prof.vocabulary
+    if kind == "center":
+        return str(v.centers)
+    if role and prof.roles and role != prof.roles[0]:
+        return f"{prof.label(kind, role)}s"
+    return str(v.bases)
 
 
 def _learning_figure(run_id: str, curve: dict[str, Any]) -> Figure:
@@ -112,7 +165,12 @@ def _learning_figure(run_id: str, curve: dict[str, Any]) -> Figure:
 def _plan_bench_section(project: Any, run: Any) -> Section:
     """A logistics benchmark (``summary`` = :func:`core.logistics.records.bench_summary`)."""
     from core.common.palette import APPROACH_COLOURS
-    from core.logistics.records import APPROACH_NAMES, BENCH_METRICS, BENCH_PARAM_LABELS
+    from core.logistics.records import (
+        APPROACH_NAMES,
+        BENCH_METRICS,
+        BENCH_PARAM_LABELS,
+        BENCH_RANGES,
+    )
 
     s = run.summary
     cfg = s.get("config", {}) or {}
@@ -138,13 +196,15 @@ def _plan_bench_section(project: Any, run: Any) -> Section:
                          key=lambda r: num(r.get(param)))
             if not pts:
                 continue
-            lo = [num(r.get(f"{key}_ci_low")) for r in pts]
-            hi = [num(r.get(f"{key}_ci_high")) for r in pts]
-            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
+            # the interval's own ends (clipped to the metric's range by Series), not
+            # mean ± half its width: that drew success rates above 1
             series.append(Series(APPROACH_NAMES.get(a, str(a)),
                                  tuple(num(r.get(param)) for r in pts),
-                                 tuple(num(r.get(key)) for r in pts), err,
-                                 dashed=(a == "dp-thesis"), colour=APPROACH_COLOURS.get(a)))
+                                 tuple(num(r.get(key)) for r in pts),
+                                 dashed=(a == "dp-thesis"), colour=APPROACH_COLOURS.get(a),
+                                 low=tuple(num(r.get(f"{key}_ci_low")) for r in pts),
+                                 high=tuple(num(r.get(f"{key}_ci_high")) for r in pts),
+                                 limits=BENCH_RANGES.get(key, REAL)))
         if series:
             sec.blocks.append(Figure(f"{run.id}-{key}", f"{title} (mean ± 95 % CI)",
                                      BENCH_PARAM_LABELS.get(param, param), ylabel,
@@ -162,7 +222,12 @@ def _plan_packet_section(project: Any, run: Any) -> Section:
     """A packet-routing study, Figs 4.9–4.11 (``summary`` =
     :func:`core.logistics.packet_records.run_packet_experiment`)."""
     from core.common.palette import APPROACH_COLOURS
-    from core.logistics.packet_records import PACKET_PLOTS, PACKET_TITLES, packet_series
+    from core.logistics.packet_records import (
+        PACKET_PLOTS,
+        PACKET_RANGES,
+        PACKET_TITLES,
+        packet_series,
+    )
     from core.logistics.records import APPROACH_NAMES
 
     s = run.summary
@@ -193,12 +258,12 @@ def _plan_packet_section(project: Any, run: Any) -> Section:
         series = []
         for ser in packet_series(s, key):
             a, scen = ser["arm"], ser["scenario"]
-            lo, hi = ser["lo"], ser["hi"]
-            err = tuple(0.0 if math.isnan(h - lo_) else (h - lo_) / 2 for lo_, h in zip(lo, hi))
             label = APPROACH_NAMES.get(a, a) + ({"packet": " (packet)",
                                                  "logistics": " (logistics)"}.get(scen, ""))
-            series.append(Series(label, tuple(ser["x"]), tuple(ser["mean"]), err,
-                                 dashed=scen == "logistics", colour=APPROACH_COLOURS.get(a)))
+            series.append(Series(label, tuple(ser["x"]), tuple(ser["mean"]),
+                                 dashed=scen == "logistics", colour=APPROACH_COLOURS.get(a),
+                                 low=tuple(ser["lo"]), high=tuple(ser["hi"]),
+                                 limits=PACKET_RANGES.get(key, REAL)))
         if series:
             sec.blocks.append(Figure(
                 f"{run.id}-{key}", f"{title} (mean ± 95 % CI)", x_label, ylabel,

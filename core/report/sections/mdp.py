@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from core.common.palette import series_colour
+from core.common.quantities import REAL
 from core.report.model import (
     REPORT_MAX_STATES,
     Figure,
@@ -29,6 +30,8 @@ __all__: list[str] = []
 @reporter("sweep")
 def _sweep_section(project: Any, run: Any) -> Section:
     """Figure 2.1 sweep: parameters, values and cost of privacy vs k, (ε, δ) per k."""
+    from core.mdp.sweep import QUANTITY_RANGES
+
     s = run.summary
     p = run.params
     target = next((e for e in project.mdps if e.id == run.target), None)
@@ -54,7 +57,10 @@ def _sweep_section(project: Any, run: Any) -> Section:
 
     def series(key: str, label: str, dashed: bool = False) -> Series:
         sd = tuple(0.0 if math.isnan(v) else v for v in nums(f"{key}_sd"))
-        return Series(label, tuple(ks), nums(f"{key}_mean"), sd, dashed, series_colour(key))
+        mean = nums(f"{key}_mean")
+        return Series.around(label, tuple(ks), mean, sd if len(sd) == len(mean) else None,
+                             QUANTITY_RANGES.get(key, REAL), dashed=dashed,
+                             colour=series_colour(key))
 
     sec.blocks.append(Figure(
         f"{run.id}-values", "Values at s₀ vs k (mean ± 1 sd)", "k (Dirichlet concentration)",

@@ -90,8 +90,9 @@ def test_report_section_has_figures_with_intervals_claims_and_privacy(fig410):
     msg = figs[1]
     assert len(msg.series) == 4 and [x.dashed for x in msg.series] == [False, True] * 2
     row = next(r for r in fig410["rows"] if r["arm"] == "dp" and r["scenario"] == "packet")
-    half = (row["messages"]["hi"] - row["messages"]["lo"]) / 2
-    assert msg.series[0].err[0] == pytest.approx(half) and half > 0
+    lo, hi = row["messages"]["lo"], row["messages"]["hi"]
+    assert (msg.series[0].low[0], msg.series[0].high[0]) == pytest.approx(
+        (max(lo, 0.0), hi)) and hi > lo  # the interval's ends, never below 0 messages
     tables = {t.title: t for t in sec.blocks if isinstance(t, Table)}
     claims = next(t for k, t in tables.items() if k.startswith("Claims"))
     assert len(claims.rows) == fig410["claims_total"]
@@ -100,5 +101,5 @@ def test_report_section_has_figures_with_intervals_claims_and_privacy(fig410):
     assert all(r[1].startswith("unbounded") for r in priv.rows)
     html = to_html(rep)
     assert "Packet routing" in html and "<svg" in html
-    assert not any(math.isnan(v) for f in figs for s_ in f.series for v in s_.err
-                   if v is not None)
+    assert all(lo <= hi for f in figs for s_ in f.series
+               for lo, hi in zip(s_.low or (), s_.high or ()) if not math.isnan(lo + hi))

@@ -102,7 +102,7 @@ def test_plan_runs_get_their_map_with_the_route():
     record_run(p, rec, entries)
     rep = build_report(p)
     fig = next(f for f in rep.figures() if f.id == f"{rec.id}-route")
-    routes, route = fig.series
+    routes, route = fig.series[:2]
     assert routes.segments and len(routes.x) == 2 * p.maps[0].world.graph.number_of_edges()
     assert len(route.x) == len(result.route) and not route.segments
     svg = to_html(rep)

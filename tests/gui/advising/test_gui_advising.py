@@ -388,7 +388,9 @@ def test_experiment_run_curves_ci_and_claims(qtbot, panel, doc):
         assert np.allclose(y, 100 * m[a], atol=1e-12)
     assert "dp" in res.bands and isinstance(res.bands["dp"], object)
     lo, hi = res.bands["dp"].curves[0].getData()[1], res.bands["dp"].curves[1].getData()[1]
-    assert np.allclose(hi - lo, 200 * h[2], atol=1e-9)
+    # the 95 % CI, clipped to what a convergence ratio can be (at most 100 %)
+    assert np.allclose(lo, 100 * (m[2] - h[2]), atol=1e-9)
+    assert np.allclose(hi, np.minimum(100 * (m[2] + h[2]), 100.0), atol=1e-9)
     assert set(res.delta_items) == {"traditional", "dp"}
     rec = doc.project.runs[-1]
     assert rec.kind == "advise-experiment" and rec.mode == "experiment" and rec.seed == 3

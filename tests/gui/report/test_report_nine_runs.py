@@ -29,8 +29,8 @@ pytestmark = pytest.mark.skipif(not shutil.which("pdfinfo"),
                                        "`bash tools/ensure-debs.sh report`")
 
 
-@pytest.fixture(scope="module")
-def nine(tmp_path_factory):
+@pytest.fixture(scope="session")
+def nine(tmp_path_factory):  # built once (about 100 s)
     return build_nine_run_project(tmp_path_factory.mktemp("nine") / "nine.privplan.json")
 
 
