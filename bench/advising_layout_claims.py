@@ -1,4 +1,4 @@
-"""Advising layouts (issue 29 item 5) as studies with claims: Experiment 1 on the thesis's
+"""Advising layouts as studies with claims: Experiment 1 on the thesis's
 own layout (every agent one different action) and the nested layout (cases 2 and 3).
 
 Thesis §3.6.1 expects DP advising on ``one-different`` to perform "the same" as traditional

@@ -1,4 +1,4 @@
-"""Co-MARL's claims as a paired many-seed study (README, Private learning agents; issue 28 §5).
+"""Co-MARL's claims as a paired many-seed study (README, Private learning agents).
 
 One replicate is one training run of 400 episodes on a random 7×7 map (the seed draws the
 map, the starts and goals, exploration and the secure-sum shares). Arms, paired by seed:

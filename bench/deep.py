@@ -1,4 +1,4 @@
-"""Networks on JAX (the optional deep extra, issue 30): DP-SGD's cost and PPO's time to solve.
+"""Networks on JAX (the optional deep extra): DP-SGD's cost and PPO's time to solve.
 
 * **DP-SGD epoch vs the non-private epoch** of the same network on digits (1,437 training
   records, batch 64, the same number of steps): per-example clipping (the MLP: closed-form

@@ -1,5 +1,5 @@
 """LiRA, the loss attack and the shadow-model attack on the JAX networks beside the numpy
-victims, as a paired many-seed study (README, "Networks on JAX"; issue 30 item 1).
+victims, as a paired many-seed study (README, "Networks on JAX").
 
 One replicate of an arm is one population study on digits: 8 models of the arm's kind, each
 on a random half of 448 records (224 members, 224 non-members per victim), every model a

@@ -1,4 +1,4 @@
-"""The seed systems with networks beside the tabular (numpy) versions, over seeds (issue 30).
+"""The seed systems with networks beside the tabular (numpy) versions, over seeds.
 
 Every row is the mean over ``--seeds`` seeds with a 95 % t-interval (``mean [lo, hi]``);
 the README's learning sections quote these tables.

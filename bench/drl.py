@@ -1,4 +1,4 @@
-"""DP-DRL and PE-VDN benchmarks (issue 14).
+"""DP-DRL and PE-VDN benchmarks.
 
 * One DP-DRL training on a 9×9 map plus the map-recovery attack: wall time against the 60 s
   target (2 cores).

@@ -1,4 +1,4 @@
-"""DP-DRL's claims as a paired many-seed study (README, Private learning agents; issue 28 §4).
+"""DP-DRL's claims as a paired many-seed study (README, Private learning agents).
 
 One replicate is one run of ``drl --random SIZE --seed S --attack`` (or ``drl example`` for the
 12×11 stand-in, a fixed map): the seed draws the map, the exploration, the mechanism's

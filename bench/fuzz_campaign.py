@@ -1,4 +1,4 @@
-"""The reliability campaign of issue 24: thousands of command-line runs under a 3 GB cap.
+"""The reliability campaign: thousands of command-line runs under a 3 GB cap.
 
 Every case is one ``privplan`` subcommand run the way a user runs it — in its own process,
 with its address space capped (``RLIMIT_AS``, default 3 GB), 60 s to answer — on a hostile

@@ -1,4 +1,4 @@
-"""Benchmark: DP multi-agent route planning (issue 5 performance targets).
+"""Benchmark: DP multi-agent route planning (performance targets).
 
 1. One ``plan`` (sound preset, ε = 0.5, seeded) on a generated 50-center world
    (250 bases): target under 1 s. Timed: a fresh :class:`PlanningSession` and its first

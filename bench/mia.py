@@ -1,4 +1,4 @@
-"""Model privacy lab benchmarks (issue 13).
+"""Model privacy lab benchmarks.
 
 * A complete membership-inference study on digits (victim + 4 shadows + attack + inversion),
   for the feed-forward and the recurrent victim: wall time against the 30 s target.

@@ -1,5 +1,5 @@
-"""The model privacy lab's claims as a paired many-seed study (README, Model privacy lab;
-issue 28 §3).
+"""The model privacy lab's claims as a paired many-seed study (the guide's Model privacy
+lab page).
 
 One replicate of an arm is one population study on digits: 8 models of the arm's kind, each
 on a random half of 448 records (224 members, 224 non-members per victim), every model a

@@ -1,4 +1,4 @@
-"""How tight is what PrivPlan states? (issue 23, measured goal)
+"""How tight is what PrivPlan states? (measured)
 
 For the Dirichlet row mechanism over a grid of (k, η, b, δ) and for the shared-policy
 mechanism over a grid of (k, m, η, L·b, δ), this prints the stated ε (the default

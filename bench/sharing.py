@@ -1,4 +1,4 @@
-"""Benchmark: private policy sharing (issue 12) on FrozenLake 8×8.
+"""Benchmark: private policy sharing on FrozenLake 8×8.
 
 * one experiment: 4 student types × 10 seeds × 300 iterations (the teacher's ledger
   included), in-process, against the issue's target of 10 s on 2 cores;

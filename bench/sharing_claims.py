@@ -1,5 +1,5 @@
 """The kickstarting paper's claims against the tabular version, as a paired many-seed study
-(README, Policy sharing; issue 28).
+(README, Policy sharing).
 
 One replicate is one deployment: a teacher (the optimal policy, η-mixed), one student that
 explores (REINFORCE from 8 sampled roll-outs per iteration, 200 iterations), and the

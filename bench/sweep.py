@@ -9,7 +9,7 @@ A sweep run privatises every row of the model (Dirichlet), synthesises π̄ on t
 
 everything else (normalising the draws, checks, the bounds, the evaluation, bookkeeping)
 is overhead to be driven down. The table prints the time per run, that floor and their
-ratio (issue 16 targets ≤ 2× the floor), and the run's peak memory over the size of P.
+ratio (the goal: ≤ 2× the floor), and the run's peak memory over the size of P.
 
 Usage::
 
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{f'{S} × {A} × {T}':>16} {r['per_run'] * 1e3:>8.1f}ms {r['floor'] * 1e3:>8.1f}ms "
               f"{r['ratio']:>6.2f}× {r['peak_over_P']:>6.1f}×")
     print("floor = gamma draws for every entry of P + one backward induction (same size); "
-          "target ratio ≤ 2×, peak ≤ 3× P (issue 16)")
+          "target ratio ≤ 2×, peak ≤ 3× P")
     if args.pool:
         print("\npool of 2 workers, 2000 × 4 × 5 (MB; the model is mapped from shared memory)")
         print(f"{'P':>8} {'private before':>15} {'after':>8} {'shared':>8} {'peak RSS':>9} "

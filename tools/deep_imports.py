@@ -1,4 +1,4 @@
-"""Count the GUI's deep imports into the core (issue 25).
+"""Count the GUI's deep imports into the core.
 
 A *deep* import names a module inside a core capability (``from core.mdp.model import
 MdpModel``); a *facade* import names the capability itself (``from core.mdp import

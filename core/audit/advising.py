@@ -26,8 +26,8 @@ Candidate pairs (teacher inputs; the student and every parameter are public and 
   the worst case of this channel: ε_tight = 0.769, 0.943, 0.978 at ε = 1 and d = 0.7,
   0.05, 0.001);
 * case 4 (teacher {A,B,C,D}, student {A,B,C,E}): one Q-record moved by S with the
-  teacher's policy moved with it — the pair of issue 10's leak (ratio 4.07 > e at ε = 1
-  when π′ came from the raw policy) — and a pair differing in the policy only;
+  teacher's policy moved with it — the pair of the leak the audit once found (ratio
+  4.07 > e at ε = 1 when π′ came from the raw policy) — and a pair differing in the policy only;
 * case 1 (identical sets): one Q-record moved by S (raw in the thesis variant).
 
 Examples
@@ -222,7 +222,7 @@ def candidate_pairs(epsilon: float, variant: str) -> list[tuple[dict, object, ob
     a = _inp("ABCD", "ABCE", [2, 0, 0, 0], _CONV_A, z4, _UNIF)
     b = _inp("ABCD", "ABCE", z4, _UNIF, z4, _UNIF)
     out.append(({"name": "case 4, Q(A) 2 vs 0, the teacher's policy moved with it "
-                 "(issue 10 leak pair)", "differs": "Q(s, A): 2 -> 0 and pi(s, .)",
+                 "(the leak pair)", "differs": "Q(s, A): 2 -> 0 and pi(s, .)",
                  "a": a.describe(), "b": b.describe()}, a, b))
     a = _inp("ABCD", "ABCE", [2, 0, 0, 0], _CONV_A, z4, _UNIF)
     b = _inp("ABCD", "ABCE", [2, 2, 0, 0], _HALF_AB, z4, _UNIF)

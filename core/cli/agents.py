@@ -1,4 +1,4 @@
-"""The ``drl`` and ``comarl`` subcommands: private learning agents (issue 14)."""
+"""The ``drl`` and ``comarl`` subcommands: private learning agents."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Co-MARL as a many-seed study (issue 28 §5): team reward over seeds with intervals.
+"""Co-MARL as a many-seed study: team reward over seeds with intervals.
 
 :func:`team_arm` is one training run: its seed draws the map, the starts and goals, the
 exploration and the secure-sum shares. Arms that share a seed share the map (paired): PE-VDN

@@ -1,5 +1,5 @@
 """The attacks on the JAX networks as a many-seed study, beside the numpy victims
-(issue 30 item 1: LiRA, the loss and the shadow attack run on the networks unchanged).
+(LiRA, the loss and the shadow attack run on the networks unchanged).
 
 :func:`network_population_arm` is one replicate of the population study
 (:func:`core.modelprivacy.attacks.attack_study`) with a

@@ -1,4 +1,4 @@
-"""DP-DRL as a many-seed study (issue 28 §4): NRR with its interval, per-run convergence, and
+"""DP-DRL as a many-seed study: NRR with its interval, per-run convergence, and
 an ε range where the mechanism's choice actually varies.
 
 :func:`drl_arm` is one run, exactly the command ``drl --random SIZE --seed SEED --attack``

@@ -68,7 +68,7 @@ METRICS = ("success", "route_length", "stretch", "messages", "messages_success",
 APPROACH_LABELS = ("dp", "dp-thesis", "noprivacy", "bestfirst", "greedy", "simplified")
 BENCHMARKS = ("B1", "B2", "B3", "B4", "B5")
 FOUR = ("dp", "noprivacy", "bestfirst", "greedy")
-#: the four approaches and the simplified approach of §4.5.4 (issue 29)
+#: the four approaches and the simplified approach of §4.5.4
 FIVE = FOUR + ("simplified",)
 #: per-world figures a domain adds (core.logistics.domains.plan_metrics)
 DOMAIN_METRICS = {"air": ("legs", "longest_leg"), "rover": ("sample_value",)}

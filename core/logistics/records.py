@@ -91,7 +91,7 @@ def plan_summary(result: Any, session: Any, *, map_label: str, ledger_entries: i
     """
     summary = result.to_dict()
     summary.pop("plan_view", None)
-    # the oracle mark (issue 23): the executed route is the evaluator's view on the true maps
+    # the oracle mark: the executed route is the evaluator's view on the true maps
     summary["oracle_keys"] = [k for k in EVALUATOR_KEYS if k in summary]
     summary["oracle_view"] = EVALUATOR_VIEW
     spent = session.epsilon_spent()

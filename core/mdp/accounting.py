@@ -18,7 +18,7 @@ Adjacency (what the guarantee protects)
   assumption on the input is needed.
 * ``"all-rows"``: every row may so differ at once.
 
-The argument (issue 10, items 2–4)
+The argument
 ----------------------------------
 1. *Pre-processing contracts neighbours and lands in the domain.* T acts on a row as an
    affine map that depends only on public facts (η, λ, and the row's support, which the

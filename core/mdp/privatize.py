@@ -13,7 +13,7 @@ warn that the support is disclosed) or ``zeros="smoothing"`` (every row that has
 is mixed with the uniform distribution on *all* n states, ``p <- (1-λ)p + λ/n``, which
 changes the model; its support becomes all n states). See spec §8.1.
 
-The declared domain (issue 10, Build 1). The guarantee of
+The declared domain. The guarantee of
 :mod:`core.mdp.accounting` needs every support entry of every row to be at least
 a *public* η. :func:`mechanism_rows` applies, before any noise, one stated public rule:
 
@@ -70,7 +70,7 @@ DOMAIN_RULES = ("refuse", "mix")
 #: (e.g. 1e-6) leaves no finite ε below k ≈ 6000–9000. Under ``refuse`` η = 1e-3 rejects
 #: Example 2 (smallest entry 4.5e-6): declare the largest η you can justify from public
 #: knowledge, never one read off the rows.
-#: The per-row rule used when the user declares no η (issue 23): a row with n possible next
+#: The per-row rule used when the user declares no η: a row with n possible next
 #: states gets η_n = min(ETA_CAP, 1/(2n)). It depends on n only, which the support-restricted
 #: release discloses anyway, so it is public; with ``mix`` the weight n·η_n <= 1/2, so the
 #: defaults serve every valid model (rows with 1,000+ next states included), and the

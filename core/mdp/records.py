@@ -21,7 +21,7 @@ from core.privacy.ledger import LedgerEntry, PrivacyLedger
 __all__ = ["SweepParameters", "BoundsParameters", "sweep_summary", "bounds_summary",
            "sweep_entries", "bounds_entries", "SWEEP_ORACLE_KEYS"]
 
-#: Summary keys of a sweep computed on the true model (the "oracle view", issue 23 §4.5).
+#: Summary keys of a sweep computed on the true model (the "oracle view").
 SWEEP_ORACLE_KEYS = ("v_true_mean", "v_true_sd", "cost_empirical_mean", "cost_empirical_sd")
 
 
@@ -202,7 +202,7 @@ def sweep_summary(result: Any) -> dict[str, Any]:
         summary["privacy_rows_total"] = [p.n_rows for p in result.privacy]
         summary["privacy_rows_without_guarantee"] = [p.n_not_applicable
                                                      for p in result.privacy]
-    # the oracle mark (issue 23): what was computed on the true model, not released
+    # the oracle mark: what was computed on the true model, not released
     summary["oracle_keys"] = [k for k in SWEEP_ORACLE_KEYS if k in summary]
     summary["oracle_view"] = ("V and |V̄ − V| evaluate π̄ on the true model: the experimenter's "
                               "oracle view, which the private algorithm never sees")

@@ -16,7 +16,7 @@ and the second term is a fractional knapsack solved by a greedy fill in ascendin
 of v. ``v`` is shared by every row at a stage, so one sort per stage serves all rows.
 ``method="lp"`` keeps the papers' LP, solved with HiGHS, as a cross-check.
 
-Centre shift (issue 10). Lemma 2.2 concentrates P̄ = Dir_k(c) around the row c the noise
+Centre shift. Lemma 2.2 concentrates P̄ = Dir_k(c) around the row c the noise
 is *centred on*. The public pre-processing of :func:`core.mdp.privatize.mechanism_rows`
 moves that centre away from the true row P: the domain rule ``"mix"`` and
 ``zeros="smoothing"`` both give c = T(P) = κ·P + (1 − κ)·u, with u the uniform

@@ -44,7 +44,7 @@ DENSE_MAX_ENTRIES = 1 << 18
 
 #: Models whose rows are at least half full keep the dense arrays and code paths up to this
 #: many entries (1 GB): there the dense array is no larger than the CSR rows (12 bytes per
-#: non-zero) and its code paths are those earlier versions measured (issue 16).
+#: non-zero) and its code paths are those earlier versions measured.
 DENSE_MAX_FULL = 1 << 27
 
 

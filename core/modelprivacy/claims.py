@@ -1,4 +1,4 @@
-"""The model privacy lab as many-seed studies (issue 28 §3): arms for :mod:`core.study`.
+"""The model privacy lab as many-seed studies: arms for :mod:`core.study`.
 
 :func:`population_arm` is one replicate of the population study
 (:func:`core.modelprivacy.attacks.attack_study`): its seed draws the population, the halves,

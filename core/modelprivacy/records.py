@@ -45,7 +45,7 @@ def mia_params(result: MiaResult) -> dict[str, Any]:
 
 def mia_summary(result: MiaResult) -> dict[str, Any]:
     """The JSON result without the notes' repetition (what the record stores); a tabular
-    victim's policy values on the true MDP carry the oracle mark (issue 23 §4.5)."""
+    victim's policy values on the true MDP carry the oracle mark."""
     out = result.to_json()
     oracle = [k for k in ("policy_value", "optimal_value") if k in out]
     if oracle:

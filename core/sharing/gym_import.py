@@ -6,7 +6,7 @@ absorbing copy of nothing: the next state is made absorbing with zero reward (it
 loops), which is what "the episode ends" means for a discounted value. The result is a
 normal PrivPlan MDP: editable, saveable, and the same everywhere else in the app.
 
-Supported families (spec F1 / issue 12): FrozenLake (4×4, or ``:8x8``), CliffWalking and
+Supported families (spec F1): FrozenLake (4×4, or ``:8x8``), CliffWalking and
 Taxi. An id is **resolved against the installed gymnasium** (:func:`resolve_gym_id`): the
 version asked for when it is registered, else the newest registered version of the same
 family — gymnasium 1.x retired ``CliffWalking-v0`` (now ``-v1``) and ``Taxi-v3`` (now

@@ -118,7 +118,7 @@ def sharing_summary(result: StudentCurves) -> dict[str, Any]:
     out["iteration"] = _thin(iters)
     out["curves"] = {}
     out["final"] = {}
-    # the oracle mark (issue 23): J is evaluated exactly on the true MDP, by the experimenter
+    # the oracle mark: J is evaluated exactly on the true MDP, by the experimenter
     out["oracle_keys"] = ["teacher_value", "curves", "final", "cost_of_privacy"]
     out["oracle_view"] = ("the students' and the teacher's J are evaluated exactly on the true "
                           "MDP: the experimenter's oracle view, not something the teacher "

@@ -9,7 +9,7 @@ current softmax policy from the initial state, estimates
 (REINFORCE with the leave-one-out mean return at step t as its baseline, so the estimate
 stays unbiased), and weighs the teacher's penalty by the empirical discounted visits of those
 roll-outs. Every student — with a teacher or without — then has exploration noise, so the
-spread over seeds of *every* arm is the spread a re-run would see (issue 28). J itself is
+spread over seeds of *every* arm is the spread a re-run would see. J itself is
 still evaluated exactly (it is the measurement, not the learner).
 
 All E roll-outs of an iteration are simulated together (vectorised over episodes).

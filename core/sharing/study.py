@@ -1,4 +1,4 @@
-"""Policy sharing as a many-seed study (issue 28 §2): student arms for :mod:`core.study`.
+"""Policy sharing as a many-seed study: student arms for :mod:`core.study`.
 
 One replicate is one deployment of the paper's protocol: a teacher, one student, the
 teacher's budget for that student, and the student's own exploration (sampled roll-outs,

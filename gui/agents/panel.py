@@ -1,5 +1,5 @@
 """The Private agents workspace: DP-DRL against map recovery, and privacy-engineered
-cooperative MARL (issue 14).
+cooperative MARL.
 
 **DP-DRL** — a grid world of the project (drawn here: click wall/free, Shift+click start,
 Ctrl+click goal; undoable), the 12×11 stand-in, or a random map under the thesis's constraints.

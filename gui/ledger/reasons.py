@@ -1,4 +1,4 @@
-"""Why totals are unbounded, one line per reason with the entries on demand (issue 26 §2).
+"""Why totals are unbounded, one line per reason with the entries on demand.
 
 The Ledger tab used to print every unbounded entry's reason in one orange paragraph above the
 totals ("Unbounded: rel-35 …; rel-36 …"), which buried the totals under thirty near-identical

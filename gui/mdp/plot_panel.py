@@ -196,7 +196,7 @@ class CostOfPrivacyPanel(QWidget):
         for col in range(4):  # k, α, ε, δ: as narrow as their contents
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setAlternatingRowColors(True)
-        # at least four rows in sight (it showed 1.5 at the default size: issue 26 §4; the
+        # at least four rows in sight (it showed 1.5 at the default size; the
         # header is drawn taller than its hint, hence room for five)
         self.table.setMinimumHeight(header.sizeHint().height() + 5 * 22
                                     + 2 * self.table.frameWidth() + 2)

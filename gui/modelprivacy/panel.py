@@ -212,7 +212,7 @@ class ModelPrivacyPanel(ToolPanel):
         self.empty_label.setWordWrap(True)
         self.summary_view = QTextBrowser(w)
         self.summary_view.setMinimumWidth(220)
-        # titles and widths that fit a 1366×768 window with its docks (issue 26 §4)
+        # titles and widths that fit a 1366×768 window with its docks
         self.roc_plot = make_plot("Attack ROC",
                                   "false positive rate", "true positive rate",
                                   min_size=(240, 190))

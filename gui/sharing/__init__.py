@@ -1,1 +1,1 @@
-"""The Policy sharing workspace (issue 12): :mod:`gui.sharing.panel`."""
+"""The Policy sharing workspace: :mod:`gui.sharing.panel`."""

@@ -103,7 +103,7 @@ class SharingPanel(ToolPanel):
         scroll.setMinimumWidth(270)  # with the plots at 210: the page fits 1366×768's middle
         # the plots and the ledger scroll on their own: the page fits 768 px, Run in sight
         results = vertical_scroll(self._build_results(), self, frame=False)
-        left = QWidget(self)  # Run stays in sight below the form (issue 26 §4)
+        left = QWidget(self)  # Run stays in sight below the form
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(scroll, 1)

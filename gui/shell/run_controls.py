@@ -106,7 +106,7 @@ class RunControls(QObject):
         self.progress_label = QLabel(parent)
         self.progress_label.setStyleSheet("color: #555;")
         # a long status ("done — recorded as run-12 …") wraps instead of widening the page
-        # past a 1366×768 window (issue 26 §4)
+        # past a 1366×768 window
         self.progress_label.setWordWrap(True)
         runner.started.connect(self._on_runner_started)
         runner.progress_changed.connect(self._on_runner_progress_changed)

@@ -2,7 +2,7 @@
 
 A workspace whose form and plots need more room than a 1366×768 laptop gives used to raise
 the main window's minimum size (after running Model privacy and Private agents it became
-1470×769 and the window widened itself to 1638 px, issue 26 §3). :class:`ScrollTabWidget`
+1470×769 and the window widened itself to 1638 px). :class:`ScrollTabWidget`
 puts each page in a frameless :class:`QScrollArea`: the page fills the tab when there is
 room and scrolls when there is not, so no page sets the window's minimum.
 

@@ -1,4 +1,4 @@
-"""Today's attacks on the JAX networks (issue 30 item 1): LiRA online/offline, the loss attack,
+"""Today's attacks on the JAX networks: LiRA online/offline, the loss attack,
 the population shadow attack and the canary audit train network victims through
 :class:`core.deep.victims.NetworkVictimKind`, unchanged, from the Python API and the CLI."""
 

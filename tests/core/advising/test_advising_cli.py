@@ -43,7 +43,7 @@ def test_advise_json_keys_and_reproducibility():
 
 
 def test_advise_thesis_variant_reports_unbounded_not_nominal_epsilon():
-    """Issue 10 item 8: raw releases are never free. The thesis variant releases raw
+    """raw releases are never free. The thesis variant releases raw
     Q-values (identical sets) and draws advice from the raw policy: epsilon_spent is null
     with a reason for every teacher (never 0, never the nominal figure)."""
     d = cli_json("advise", "--preset", "table35", "--variant", "thesis", "--epochs", "60",

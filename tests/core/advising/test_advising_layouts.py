@@ -1,4 +1,4 @@
-"""The action-set layouts of issue 29 item 5: Experiment 1's own ``one-different`` layout
+"""The action-set layouts: Experiment 1's own ``one-different`` layout
 (every agent one different action) and ``nested`` (cases 2 and 3 of the mismatch).
 
 Structural properties are asserted exactly; the runs use fixed seeds and check only what

@@ -1,6 +1,6 @@
 """Privacy of DP advising: the noise has the stated scale, every release is in the ledger
-(raw ones unbounded), the accountants, and the audit of one advice query (issue 10 items
-7 and 8: the sound variant no longer leaks the teacher's policy)."""
+(raw ones unbounded), the accountants, and the audit of one advice query (the sound
+variant no longer leaks the teacher's policy)."""
 
 from __future__ import annotations
 
@@ -219,7 +219,7 @@ def test_a_cap_never_admits_an_unbounded_release():
 
 def test_sound_advice_is_a_function_of_the_noisy_view_alone():
     """Every logged π′ of a sound run is Algorithm 5's formula on the uniform policy and the
-    logged noisy q̂ — the teacher's policy never enters (the leak of issue 10 item 7)."""
+    logged noisy q̂ — the teacher's policy never enters (the leak the audit once found)."""
     s = preset("exp2", epochs=80)
     r = run_advising(s, rng=5)
     assert len(r.events) > 50
@@ -319,7 +319,7 @@ def _pair(name: str, variant: str = "sound", eps: float = 1.0):
 
 
 def test_old_leak_reproduced_and_closed():
-    """Issue 10 item 7: two neighbouring teachers (one Q-record moved by S = 2, the policy
+    """two neighbouring teachers (one Q-record moved by S = 2, the policy
     moved with it) at ε = 1. With π′ built from the teacher's raw policy (the old sound
     code path, advice_prior="teacher") the advised action's probability ratio is ≈ 4.05
     > e¹ — reproduced here with a Clopper–Pearson lower limit above e. The shipped sound

@@ -1,5 +1,5 @@
 """Secure summation (B18, A9), PE-VDN ≡ VDN (B19), DP on the tables with the Theorem 4.2
-window, and the leakage inspector (issue 14)."""
+window, and the leakage inspector."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_bad_team_refused():
 
 
 def test_default_vdn_stays_bounded_for_larger_teams():
-    """Issue 28: at the default learning rate central VDN diverged (|Q| = 1.7e9 at N = 3,
+    """at the default learning rate central VDN diverged (|Q| = 1.7e9 at N = 3,
     seed 4; 1e170 at N = 4). Each table now takes lr/N of the TD error and every entry stays
     in the returns' range, so no run leaves it and the secure sum never overflows."""
     from core.comarl.vdn import q_range

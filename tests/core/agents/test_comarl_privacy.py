@@ -1,4 +1,4 @@
-"""Issue 23 §4.1 and §4.3: Co-MARL's DP statement — replace-one, per transition, and the
+"""Co-MARL's DP statement — replace-one, per transition, and the
 episode-level figure through group privacy."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """DP-DRL per-run convergence, the choice's reach over ε, and the claims study's machinery
-(issue 28 §4). Small and seeded; the full study lives in bench/drl_claims.py."""
+. Small and seeded; the full study lives in bench/drl_claims.py."""
 
 from __future__ import annotations
 

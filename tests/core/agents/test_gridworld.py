@@ -1,4 +1,4 @@
-"""Grid worlds, DP-DRL (Algorithms 9–10) and the map-recovery attack (issue 14)."""
+"""Grid worlds, DP-DRL (Algorithms 9–10) and the map-recovery attack."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ def test_audit_catches_a_broken_exponential():
 
 
 def test_laplace_power_requirement():
-    # issue 10: at ε = 1, ε_lb >= 0.5 within a minute on 2 cores (default N)
+    # at ε = 1, ε_lb >= 0.5 within a minute on 2 cores (default N)
     t0 = time.perf_counter()
     r = run_audit("laplace", seed=2024, epsilon=1.0, sensitivity=1.0)
     assert time.perf_counter() - t0 < 60

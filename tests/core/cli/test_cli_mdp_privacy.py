@@ -1,4 +1,4 @@
-"""The MDP guarantee on the command line (issue 10 items 5, 6; Build 1, 4, 5).
+"""The MDP guarantee on the command line (Build 1, 4, 5).
 
 ``sweep --json`` never breaks on models without a finite guarantee (null + reason);
 ``privatize`` states its guarantee whole in its output and in the written file (JSON

@@ -1,4 +1,4 @@
-"""Issue 24's reproductions (items 3-7), each as the command a user types: a one-line
+"""Reliability reproductions, each as the command a user types: a one-line
 refusal (exit 2), a clean runtime error (exit 3) or the right answer — never exit 1, a
 traceback, a hang or a swap storm."""
 

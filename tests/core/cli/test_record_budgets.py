@@ -1,4 +1,4 @@
-"""Issue 23 §4.5: ``--record`` on the command line respects the project's budgets.
+"""``--record`` on the command line respects the project's budgets.
 
 A release that would take a dataset of the project past its budget is refused (exit 2, one
 line naming the dataset, what it has spent and its budget), nothing is written, unless

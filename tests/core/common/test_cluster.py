@@ -1,4 +1,4 @@
-"""Issue 16: experiments on a dask cluster give the process pool's numbers bit for bit, and
+"""experiments on a dask cluster give the process pool's numbers bit for bit, and
 faults (an unreachable scheduler, a worker that dies) end in one clear line, never a hang."""
 
 from __future__ import annotations

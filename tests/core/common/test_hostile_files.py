@@ -49,7 +49,7 @@ def test_read_json_names_what_is_wrong(tmp_path: Path, data: bytes, words: str) 
 
 
 def test_a_truncated_json_file_is_told_in_whole_sentences(tmp_path: Path) -> None:
-    """Issue 26 §7: a truncated file's message ended mid-sentence ("… Unterminated string
+    """a truncated file's message ended mid-sentence ("… Unterminated string
     starting at"). Cut the built-in project at many places: every message ends with a full
     stop, never with " at", and says the text ends early."""
     full = (Path(__file__).resolve().parents[3] / "assets" / "examples"

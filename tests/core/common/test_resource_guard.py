@@ -1,5 +1,5 @@
 """The resource guard (core.common.resources): real memory limits, regular files only, NPZ
-headers before any decompression, time budgets named with their estimate (issue 24)."""
+headers before any decompression, time budgets named with their estimate."""
 
 from __future__ import annotations
 

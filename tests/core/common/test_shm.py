@@ -1,4 +1,4 @@
-"""Issue 16: a pool's workers map the model from shared memory instead of each copying it."""
+"""a pool's workers map the model from shared memory instead of each copying it."""
 
 from __future__ import annotations
 

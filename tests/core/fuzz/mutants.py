@@ -7,7 +7,7 @@ sidecar), advising set-ups (``advise --setup``), grid worlds (``drl``) and CSV d
 (``mia``). A mutant is the example with one to three hostile changes (a value replaced by a
 wrong type, a non-finite or huge number, a deep structure; a key deleted; a list item
 duplicated) or a text-level change (truncation, binary garbage, deep nesting,
-``NaN``/``1e309`` tokens). The families of issue 24 are mixed in: type swaps, extreme IEEE
+``NaN``/``1e309`` tokens). The hostile families are mixed in: type swaps, extreme IEEE
 values (subnormals, -0.0, the largest double, 2**63), hostile unicode (newlines, bidi
 overrides, NUL, lone surrogates, very long names), and for NPZ files forged headers, bit
 flips, truncations and deflate bombs (a few KB that decompress to gigabytes).
@@ -48,7 +48,7 @@ WALL_TIMEOUT_S = 180
 BIG = "__PRIVPLAN_FUZZ_1E309__"
 DEEP = "__PRIVPLAN_FUZZ_DEEP__"
 
-#: Extreme IEEE doubles and integers (issue 24): subnormals, -0.0, the largest double, the
+#: Extreme IEEE doubles and integers: subnormals, -0.0, the largest double, the
 #: smallest normal, integers past 2**53 and 2**63.
 IEEE: list[Any] = [5e-324, -5e-324, -0.0, 1.7976931348623157e308, -1.7976931348623157e308,
                    2.2250738585072014e-308, 1e-320, 2**53 + 1, 2**63, 2**64, -(2**63) - 1,

@@ -1,4 +1,4 @@
-"""A slice of the reliability campaign (bench/fuzz_campaign.py, issue 24) in the suite: every
+"""A slice of the reliability campaign (bench/fuzz_campaign.py) in the suite: every
 family of hostile inputs and flags once more, each run in its own capped process — 0
 crashes, 0 hangs, 0 bombs, 0 wrong acceptances, 0 wrong answers, 0 broken contracts. The
 whole campaign (3,300 runs) is run by hand; its numbers are in the README."""

@@ -1,6 +1,6 @@
 """Fuzzed files through every loader and subcommand: exit 0 with a valid result, or exit 2
 with one line — never an internal error, a hang or a swap storm (issue: a first hour
-without stumbles, headless robustness; issue 24: type swaps, extreme IEEE values, hostile
+without stumbles, headless robustness; type swaps, extreme IEEE values, hostile
 unicode, deflate bombs, forged headers and bit flips, grid worlds, CSV data sets and
 project sidecars).
 

@@ -1,4 +1,4 @@
-"""Domain profiles (issue 29 item 2): airplane transport and rover exploration (thesis
+"""Domain profiles: airplane transport and rover exploration (thesis
 §4.7.2–4.7.3) on the one planning engine: constraints, generators, metrics, files, CLI."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Packet-routing dynamics (issue 29 item 1): per-node churn, areas that may split, re-plans
+"""Packet-routing dynamics: per-node churn, areas that may split, re-plans
 from a broken crossing with their messages, and the privacy they cost."""
 
 from __future__ import annotations

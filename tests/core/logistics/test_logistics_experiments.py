@@ -83,7 +83,7 @@ def test_config_validation():
 
 
 def test_route_length_is_compared_on_paired_tasks():
-    """Issue 10 item 10: each approach's mean over its own deliveries favours the one that
+    """each approach's mean over its own deliveries favours the one that
     fails on long tasks. Here DP delivers only the short task (length 100) where greedy
     delivers it in 95 and a long one (300): unpaired DP looks 49 % shorter, paired it is
     5.3 % longer; the comparison must use the paired figures."""

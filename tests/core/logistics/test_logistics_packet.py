@@ -1,4 +1,4 @@
-"""Packet routing (issue 29 item 1): the Figs 4.9–4.11 studies and ``plan --domain packet``."""
+"""Packet routing: the Figs 4.9–4.11 studies and ``plan --domain packet``."""
 
 from __future__ import annotations
 

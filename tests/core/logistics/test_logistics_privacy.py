@@ -1,4 +1,4 @@
-"""Issue 10 items 9–10: what a logistics release gives away, what it proves, and B6.
+"""what a logistics release gives away, what it proves, and B6.
 
 * the release form: opaque ids, nodes and routes in a random order (fake and real
   interleaved), the only thing that leaves an agent (:class:`ReleasedMap`);

@@ -1,4 +1,4 @@
-"""The simplified approach (§4.5.4) and the RL high-level solver (§4.5.3), issue 29 item 3."""
+"""The simplified approach (§4.5.4) and the RL high-level solver (§4.5.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The strategy API of a planning session (issue 25 §3): approaches are functions
+"""The strategy API of a planning session: approaches are functions
 ``(session, task) -> PlanResult`` that use the session's public API only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The record of a packet-routing study (issue 29) and its report section."""
+"""The record of a packet-routing study and its report section."""
 
 from __future__ import annotations
 

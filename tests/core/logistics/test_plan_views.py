@@ -1,4 +1,4 @@
-"""Issue 23 §4.4: ``plan``'s text output keeps the evaluator's view apart from the release.
+"""``plan``'s text output keeps the evaluator's view apart from the release.
 
 The executed route (intermediate agents' real bases) and its exact length are computed on the
 true maps by the experimenter; the planner's agents never exchange them, and "route lengths

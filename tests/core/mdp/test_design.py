@@ -1,4 +1,4 @@
-"""The privacy designer (issue 23 §3) and defaults at every size (§2)."""
+"""The privacy designer and defaults at every size (§2)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def _wide(S: int, A: int = 2, seed: int = 0) -> MDP:
 
 
 def test_the_defaults_serve_rows_with_a_thousand_successors(tmp_path: Path) -> None:
-    """Issue 23 §2: with eta = 1e-3 a row of 1,000+ next states was refused ('the mix weight
+    """with eta = 1e-3 a row of 1,000+ next states was refused ('the mix weight
     n·eta must be < 1'); the per-row rule min(1e-3, 1/(2n)) serves every model, and the
     statement names the eta it used."""
     from core.mdp.files import save_mdp

@@ -156,7 +156,7 @@ def test_random_edit_sequences_keep_arrays_consistent(ops, seed):
 
 
 def test_with_transitions_adopts_checks_and_does_not_copy():
-    """The privatisation pipeline hands its array over (issue 16: no copies of P)."""
+    """The privatisation pipeline hands its array over (no copies of P)."""
     from core.mdp.model import MDP, with_transitions
 
     m = MDP(P=np.array([[[0.5, 0.5], [0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]]]),

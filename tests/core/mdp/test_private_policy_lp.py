@@ -1,4 +1,4 @@
-"""F6 with the greedy π̄ synthesised by the occupancy-measure LP (issue 29: LP synthesis as a
+"""F6 with the greedy π̄ synthesised by the occupancy-measure LP (LP synthesis as a
 cross-checked alternative to induction, selectable in the workspace)."""
 
 from __future__ import annotations

@@ -586,7 +586,7 @@ def test_bounds_cli_states_and_applies_the_shift(tmp_path):
 
 @pytest.mark.parametrize("alpha", [0.02, 0.1, 0.3, 0.6, 1.2])
 def test_truncated_fill_equals_the_full_greedy_and_the_lp(alpha, monkeypatch):
-    """Issue 16: the greedy visits only the first ⌈1/min(α, 1)⌉ + 2 entries of its order.
+    """the greedy visits only the first ⌈1/min(α, 1)⌉ + 2 entries of its order.
 
     Rows of 60 entries with one entry near 1 (room 1 − (P̄ − α), the smallest possible),
     sparse rows and spread rows: the truncated fill equals the fill over every entry to

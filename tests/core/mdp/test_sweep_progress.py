@@ -20,7 +20,7 @@ def test_a_pooled_sweep_reports_at_least_eight_steps_per_worker_and_k(monkeypatc
 
 
 def test_small_work_runs_in_process_whatever_the_workers():
-    """Issue 16: a pool's start-up made Example 2's sweep 2.9x slower than in-process."""
+    """a pool's start-up made Example 2's sweep 2.9x slower than in-process."""
     calls: list[str] = []
     privacy_sweep(four_startups(), [10.0, 100.0], runs=4, seed=1, workers=2,
                   progress=lambda f, m="": calls.append(m))

@@ -1,4 +1,4 @@
-"""Issue 23 §4.6: the tabular victim's record-level statement, for the adjacency it proves.
+"""the tabular victim's record-level statement, for the adjacency it proves.
 
 The victim's row for (s, a) is the empirical distribution of the next states of the n_sa
 records with that (s, a). Removing or adding a record renormalises the whole row, which the

@@ -371,7 +371,7 @@ def test_evaluate_calculator_shares_one_delta_evaluation():
 
 
 def test_plotted_curve_brackets_are_coarser_but_never_optimistic():
-    """Issue 16: the calculator's ε-vs-k curve uses CURVE_RTOL for the exact method; δ is
+    """the calculator's ε-vs-k curve uses CURVE_RTOL for the exact method; δ is
     the certified upper end of the bracket either way, so ε can only come out larger, and
     only by a little."""
     from core.privacy.dirichlet_accounting import CURVE_RTOL, clear_caches, dirichlet_privacy

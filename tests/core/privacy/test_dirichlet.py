@@ -246,7 +246,7 @@ def test_privatize_rejects_bad_input(kwargs, field):
 
 
 def test_draws_do_not_depend_on_the_block_size(monkeypatch):
-    """Issue 16: rows are drawn and normalised a block at a time, in place; the generator is
+    """rows are drawn and normalised a block at a time, in place; the generator is
     called as by one whole-array draw, so the block size changes nothing (bit for bit)."""
     import core.privacy.dirichlet as dirichlet
 

@@ -775,7 +775,7 @@ def test_support_epsilon_is_attained_for_two_entries() -> None:
 
 
 def test_issue_row_with_mass_moved_into_the_last_entry_is_covered() -> None:
-    # issue 10 item 2: (0.49, 0.49, 0.02) and (0.49, 0.44, 0.07) differ in entries 1 and 2
+    # (0.49, 0.49, 0.02) and (0.49, 0.44, 0.07) differ in entries 1 and 2
     # (the last one): outside Theorem 1.6's W, inside the support analysis (eta = 0.02)
     k, eta, b = 10.0, 0.02, 0.1
     p, q = np.array([0.49, 0.49, 0.02]), np.array([0.49, 0.44, 0.07])

@@ -1,4 +1,4 @@
-"""Every δ of the Dirichlet accountant is an upper bound (issue 10 item 1, Build 3).
+"""Every δ of the Dirichlet accountant is an upper bound.
 
 At a fixed γ the default δ (``delta_method="auto"``) is the union bound |W|·I_γ(kη, k(1−η))
 (n·… for the support analysis), which holds at every input with no lemma; for a target δ̂

@@ -1,7 +1,7 @@
 """MDP-level Dirichlet accounting and the accuracy of the mechanism (spec §2.9, §3).
 
 ``core.mdp.accounting``: per-row (ε, δ) from public parameters and the support
-size only, one-row / all-rows composition, rows without a guarantee (issue 10 items 2–4),
+size only, one-row / all-rows composition, rows without a guarantee,
 the declared domain and its rules; ``dirichlet_accuracy`` and ``core.mdp.robust.alpha_radius``,
 including oracle 9 (Lemma 2.2 as published is not universal) and oracle 7 (moments).
 """
@@ -145,7 +145,7 @@ def _log_ratio_sup(p: np.ndarray, q: np.ndarray, k: float, gamma: float) -> floa
 
 
 def test_item2_mass_moved_into_the_last_entry_is_covered() -> None:
-    # Issue 10 item 2: row (0.49, 0.49, 0.02) was stated (1.256, 0.05)-DP at k = 10 while
+    # row (0.49, 0.49, 0.02) was stated (1.256, 0.05)-DP at k = 10 while
     # its neighbour (0.49, 0.44, 0.07) — mass moved into the last entry — needs δ ≈ 0.29.
     k, eta = 10.0, 0.02
     # 'refuse': p and q themselves are the centres of the noise (the issue's pair)

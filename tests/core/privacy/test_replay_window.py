@@ -1,4 +1,4 @@
-"""Issue 23 §4.1: the replay window (Theorem 4.2) is accounted under replace-one.
+"""the replay window (Theorem 4.2) is accounted under replace-one.
 
 A fixed-size FIFO buffer holds B entries; two neighbouring runs differ in one entry (a
 transition *replaced* by another), and that entry is in the buffer for at most B steps. Each

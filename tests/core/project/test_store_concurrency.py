@@ -1,4 +1,4 @@
-"""Nothing lost (issue 24, items 1-2): two writers at once, copied and symlinked projects,
+"""Nothing lost: two writers at once, copied and symlinked projects,
 kills during a save, and the window's save over a file a command recorded into.
 
 Before the project store, two ``--record`` runs into one project lost one run in 19 of 20

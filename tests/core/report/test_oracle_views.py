@@ -1,4 +1,4 @@
-"""Issue 23 §4.5: runs that store true-model ("oracle") values carry a mark, and the report
+"""runs that store true-model ("oracle") values carry a mark, and the report
 says which results are oracle views.
 
 An oracle value is computed by the experimenter from the true, private data (π̄ evaluated on

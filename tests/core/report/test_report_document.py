@@ -1,4 +1,4 @@
-"""The report as a document (issue 26): footnoted unbounded reasons, the ledger grouped,
+"""The report as a document: footnoted unbounded reasons, the ledger grouped,
 the full ledger on request, DP-DRL maps drawn as images, route plans with their preset."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reports show releases without a finite ε as "unbounded" with the reason (issue 10 items 6, 8).
+"""Reports show releases without a finite ε as "unbounded" with the reason.
 
 Never "inf"/"∞", never 0, never a dropped row: the entry row, the totals, the overview's
 "Privacy spent" and the budget all say so.

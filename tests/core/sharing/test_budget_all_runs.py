@@ -1,4 +1,4 @@
-"""Issue 23 §4.2: the teacher's budget covers everything one command (and one project)
+"""the teacher's budget covers everything one command (and one project)
 releases, not one student run.
 
 One ``share`` command runs seeds × noisy student types; each noisy run receives its own

@@ -1,4 +1,4 @@
-"""Issue 28 §2: the teacher must matter on long episodes. The penalty of a state is weighed
+"""the teacher must matter on long episodes. The penalty of a state is weighed
 by the student's discounted visits (like its policy gradient), not by the normalised
 occupancy, which made κ count 1/(1 − γ) times less; the weight is a function of the
 model's public discount and horizon, and the one-solve value equals the exact one."""

@@ -88,4 +88,4 @@ def test_the_audit_target_finds_pairs_near_the_claim() -> None:
     r = run_audit("sharing", samples=20_000, seed=3, k=5.0, m=4, eta=0.05, lb=0.05,
                   delta=1e-3)
     assert r.verdict == "consistent" and r.epsilon_lb <= r.epsilon_tight <= r.epsilon_claimed
-    assert r.epsilon_claimed <= 1.5 * r.epsilon_tight  # issue 23: within 1.5x
+    assert r.epsilon_claimed <= 1.5 * r.epsilon_tight  # within 1.5x

@@ -1,4 +1,4 @@
-"""Issue 28 §2: the paper's after-budget rule, rewards scaled for κ, sampled (exploring)
+"""the paper's after-budget rule, rewards scaled for κ, sampled (exploring)
 students, gymnasium ids resolved against the installed gymnasium, and the study arms."""
 
 from __future__ import annotations

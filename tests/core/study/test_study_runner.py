@@ -1,4 +1,4 @@
-"""The study runner (issue 28 §1): seeds, paired designs, intervals, paired tests, claims,
+"""The study runner: seeds, paired designs, intervals, paired tests, claims,
 the executor seam, JSON and tables."""
 
 from __future__ import annotations

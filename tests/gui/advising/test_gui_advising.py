@@ -313,7 +313,7 @@ def test_single_run_matches_core_and_is_recorded(qtbot, panel, doc):
     assert (e0.dataset, e0.mechanism, e0.mode, e0.seed, e0.source) == (
         "advising:table35:u1", "laplace", "experiment", 5, rec.id)
     assert e0.epsilon == pytest.approx(expected.accounting.epsilon_per_release)
-    # issue 26 §7: Ctrl+Z leaves the record and its spend; show_run re-draws a recorded run
+    # Ctrl+Z leaves the record and its spend; show_run re-draws a recorded run
     rid = rec.id
     doc.undo_stack.undo()
     assert any(r.id == rid for r in doc.project.runs)
@@ -326,7 +326,7 @@ def test_single_run_matches_core_and_is_recorded(qtbot, panel, doc):
 
 
 def test_thesis_variant_shows_unbounded_epsilon_with_the_reason(qtbot, panel, doc):
-    """Issue 10 item 8: raw releases (identical sets share raw Q-values; advice drawn from
+    """raw releases (identical sets share raw Q-values; advice drawn from
     the teacher's raw policy) make a teacher's ε unbounded — shown as "unbounded" with the
     reason, in the ledger table, the budget table and the project ledger, never 0."""
     idx = panel.variant_combo.findData("thesis")

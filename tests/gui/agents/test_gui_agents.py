@@ -1,4 +1,4 @@
-"""The Private agents workspace (issue 14, GUI side): draw a grid (undoable), train with
+"""The Private agents workspace, GUI side: draw a grid (undoable), train with
 DP-DRL and attack, compare ε, train a PE-VDN team, refuse a broken map."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def test_train_with_dpdrl_and_attack_is_recorded(qtbot, panel, example_doc):
     assert len(example_doc.project.ledger) == n + 1 and entry.unbounded
     assert entry.mechanism == "dpdrl-obfuscation"
     assert "unbounded" in panel.drl_summary.toHtml()
-    # issue 28: the run says whether it converged, by the stated criterion
+    # the run says whether it converged, by the stated criterion
     conv = rec.summary["convergence"]
     assert rec.summary["converged"] is (conv["eval_success"] >= 0.9)
     assert ("did not converge" if not rec.summary["converged"] else "converged") \
@@ -111,7 +111,7 @@ def test_team_training_and_inspector(qtbot, panel, example_doc):
     rec = example_doc.project.runs[-1]
     assert rec.kind == "comarl" and rec.summary["epsilon"] > 0
     assert "exactly" in panel.inspector.item(0, 1).text()
-    # issue 26 §5: each number says what it compares (two trainings' returns; A on the
+    # each number says what it compares (two trainings' returns; A on the
     # same tables), so −2.575 vs −1.0 beside "differ by 2.9e-5" no longer reads as broken
     text = " ".join(panel.team_summary.toPlainText().split())
     s = rec.summary

@@ -1,4 +1,4 @@
-"""The Private agents workspace's learner choice (issue 30; the optional deep extra): a DQN
+"""The Private agents workspace's learner choice (the optional deep extra): a DQN
 under DP-DRL and PE-VDN with networks, run, recorded and accounted like the tables."""
 
 from __future__ import annotations

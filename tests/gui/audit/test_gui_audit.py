@@ -1,4 +1,4 @@
-"""The Audit workspace (issue 10 Build 8, GUI side): run, verdict, bars, ROC, cancel, errors."""
+"""The Audit workspace, GUI side: run, verdict, bars, ROC, cancel, errors."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def test_a_laplace_audit_runs_in_the_worker_and_is_recorded(qtbot, panel, exampl
 
     rep = build_report(example_doc.project)
     assert any(sec.title.startswith("Privacy audit") for sec in rep.sections)
-    # issue 26 §7: a recorded run is not an edit — Ctrl+Z leaves it and the tab shows it
+    # a recorded run is not an edit — Ctrl+Z leaves it and the tab shows it
     example_doc.undo_stack.undo()
     assert [r.id for r in example_doc.project.runs if r.kind == RUN_KIND] == [rec.id]
     assert panel.summary is not None and panel.shown_run == rec.id
@@ -262,7 +262,7 @@ def test_dirichlet_audit_with_the_public_domain(qtbot, panel):
 
 
 def test_shared_policy_audit_from_the_workspace(qtbot, panel):
-    """Issue 23: the shared-policy mechanism is an audit target in the app, not only in
+    """the shared-policy mechanism is an audit target in the app, not only in
     tests; its claim is the certified exact profile and the worst pair comes close to it."""
     panel.set_parameters("sharing", k=5.0, m=4, eta=0.05, lb=0.05, delta=1e-3,
                          bound="profile", samples=5000, seed=5)

@@ -1,4 +1,4 @@
-"""Issue 26 §4, the calculator: its tick labels never overlap (the δ–γ axis at k = 0.1
+"""The calculator: its tick labels never overlap (the δ–γ axis at k = 0.1
 printed 0.9 over 1 and 0.06 over 0.05) and the star of the chosen point sits on the
 plotted δ–γ curve (at k = 0.1 γ* ~ 1e-114 lay far left of a grid that stopped at 1e-12)."""
 

@@ -434,7 +434,7 @@ def test_typing_is_validated_as_you_type(qtbot, calc):
 
 
 def test_epsilon_readout_follows_a_change_at_once(qtbot, calc, monkeypatch):
-    """Issue 16: the ε readout (proven union method) updates on the change itself, before
+    """the ε readout (proven union method) updates on the change itself, before
     the worker's curves arrive (the point costs well under a millisecond)."""
     import threading
     import time
@@ -467,7 +467,7 @@ def test_epsilon_readout_follows_a_change_at_once(qtbot, calc, monkeypatch):
 
 @pytest.mark.parametrize("typed", ["-1", "1e9"])
 def test_a_typed_k_out_of_range_is_refused_beside_the_field(qtbot, calc, typed):
-    """Issue 26 §7: k = −1 used to become 0.1 and 1e9 to revert, silently. Typed and
+    """k = −1 used to become 0.1 and 1e9 to revert, silently. Typed and
     confirmed with Enter, the field keeps its value and the message beside it says why."""
     from PySide6.QtCore import Qt
 

@@ -42,7 +42,7 @@ def test_record_sweep_is_recorded_outside_the_undo_history_with_a_signal(qtbot, 
     assert all(e.mode == "experiment" and e.count == 3 and e.seed == 7 for e in added)
     assert [e.parameters["k"] for e in added] == [10.0, 100.0, 1000.0]
     assert len(doc.project.ledger) == 3 and doc.is_dirty
-    assert not doc.undo_stack.canUndo()  # issue 26 §7: a recorded use is not an edit
+    assert not doc.undo_stack.canUndo()  # a recorded use is not an edit
     doc.undo_stack.undo()
     assert [d.id for d in doc.project.ledger] == ["rel-1", "rel-2", "rel-3"]
     led = gl.project_ledger(doc)
@@ -224,6 +224,6 @@ def test_status_bar_shows_privacy_spent_against_the_budget(qtbot, tmp_path):
     record_entries(doc, [{"dataset": mdp_dataset(mdp_id), "mechanism": "dirichlet",
                           "epsilon": 4.0, "delta": 0.01, "mode": "release", "id": "x"}])
     assert "ε spent 4 of 10" in window.mode_label.text()
-    doc.stack("project").undo()  # issue 26 §7: a recorded spend is not on any undo stack
+    doc.stack("project").undo()  # a recorded spend is not on any undo stack
     assert "ε spent 4 of 10" in window.mode_label.text()
     window.discard_and_close()

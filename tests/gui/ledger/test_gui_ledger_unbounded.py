@@ -1,6 +1,6 @@
 """The Ledger workspace shows releases without a finite ε as "unbounded" with the reason.
 
-Issue 10 items 6 and 8: never "inf", never 0, never a dropped row; the totals they enter
+never "inf", never 0, never a dropped row; the totals they enter
 are unbounded and the budget bar of their dataset is full and marked exceeded.
 """
 
@@ -76,7 +76,7 @@ def test_totals_are_unbounded_with_the_reason_below(panel, example_doc):
 
 
 def test_totals_and_budgets_come_first_and_thirty_reasons_take_one_line(panel, example_doc):
-    """Issue 26 §2: the tab was buried under a paragraph of "Unbounded: rel-35 …" reasons and
+    """the tab was buried under a paragraph of "Unbounded: rel-35 …" reasons and
     its totals table showed one row of thirty."""
     import math
 

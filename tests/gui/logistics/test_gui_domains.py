@@ -1,4 +1,4 @@
-"""The air and rover examples (issue 29 item 2): opened from the project tree's Examples,
+"""The air and rover examples: opened from the project tree's Examples,
 drawn with the domain's icons, words and legend, and planned on like any map."""
 
 from __future__ import annotations

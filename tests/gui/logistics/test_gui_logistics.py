@@ -72,7 +72,7 @@ def test_tab_opens_from_the_window_with_a_teaching_empty_state(window, qtbot):
 
 
 def test_add_a_map_first_clears_once_a_map_exists(panel):
-    """Issue 26 §7: the refusal "add a map first" did not go away after a map was added."""
+    """the refusal "add a map first" did not go away after a map was added."""
     assert not panel.run()
     assert "add a map first" in panel.planner.run_problem
     assert not panel.planner.run_message.isHidden()
@@ -221,7 +221,7 @@ def test_seeded_plan_on_fig41_draws_plan_tasks_route_and_records_run_and_ledger(
                and e.mode == "experiment" and e.seed == 5 for e in doc.project.ledger)
     assert {e.dataset for e in doc.project.ledger} == {
         f"agent:{a}" for a in rec.summary["ledger"]}
-    doc.undo_stack.undo()  # issue 26 §7: the run and its spend are not undone
+    doc.undo_stack.undo()  # the run and its spend are not undone
     assert len(doc.project.runs) == 1 and len(doc.project.ledger) == n_entries
     p.show_run(rec.id)  # (the undo took back the map edit before the run)
     assert p.shown_run() == rec.id
@@ -257,7 +257,7 @@ def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
     assert cg.arc_count == len(r.center_graph) == cg.table.rowCount()
     assert cg.chosen[0][0] == ORIGIN and cg.chosen[-1][1] == GOAL
     assert [a for _f, _t, a in cg.chosen][-1] == "f"
-    # issue 26 §5: estimates far above any true length (a noisy walk) are explained
+    # estimates far above any true length (a noisy walk) are explained
     origin = fig41().agent_of("a2")
     exact = [w for _f, t, a, w in r.center_graph if a == origin and t != GOAL and w > 0]
     far = [w for _f, t, a, w in r.center_graph
@@ -404,7 +404,7 @@ def test_short_experiment_finishes_and_plots_curves(panel, qtbot):
     assert "DP-based (sound): ε ≤ 0.5 per agent (proven)" in cap
     assert "no proven bound" in cap and "nothing private released" in cap
     assert rec.summary["privacy"]["noprivacy"]["epsilon"] is None
-    panel._document.undo_stack.undo()  # issue 26 §7: a recorded run stays
+    panel._document.undo_stack.undo()  # a recorded run stays
     assert [r.id for r in panel._document.project.runs] == [rec.id] and ex.summary is not None
 
 

@@ -1,4 +1,4 @@
-"""The Packet-routing page of the logistics workspace (issue 29: Figs 4.9–4.11 in the GUI)."""
+"""The Packet-routing page of the logistics workspace (Figs 4.9–4.11 in the GUI)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The RL high-level solver (thesis §4.5.3) in the planner and its learning curve (issue 29)."""
+"""The RL high-level solver (thesis §4.5.3) in the planner and its learning curve."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 26 §6: every action's name and reward are on the canvas (declutter by priority)."""
+"""every action's name and reward are on the canvas (declutter by priority)."""
 
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def test_sweep_end_to_end(qtbot, panels):
     assert [(e.source, e.mechanism, e.mode) for e in ledger] == [
         (record.id, "dirichlet", "experiment")] * 2
     assert [e.epsilon for e in ledger] == pytest.approx(result.to_dict()["epsilon"])
-    # issue 26 §7: Ctrl+Z right after the run leaves the run and its ledger entries
+    # Ctrl+Z right after the run leaves the run and its ledger entries
     doc.undo_stack.undo()
     assert [r.id for r in doc.project.runs] == [record.id] and len(doc.project.ledger) == 2
     assert plots.run_id == record.id

@@ -1,4 +1,4 @@
-"""The privacy designer in the window (issue 23 §3): Analysis ▸ Design for a Target ε…."""
+"""The privacy designer in the window: Analysis ▸ Design for a Target ε…."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_recording_a_private_selection_charges_the_ledger_and_undoes(qtbot, dial
     assert (entry.mechanism, entry.epsilon, entry.source) == ("exponential", 0.5, run.id)
     from gui.shell.document import mdp_stack_key
 
-    doc.stack(mdp_stack_key("four-startups")).undo()  # issue 26 §7: not on the stack
+    doc.stack(mdp_stack_key("four-startups")).undo()  # not on the stack
     assert len(doc.project.runs) == n_runs + 1 and len(doc.project.ledger) == n_ledger + 1
 
 

@@ -1,4 +1,4 @@
-"""Issue 26 §4: the sweep table showed 1.5 rows at the default size."""
+"""the sweep table showed 1.5 rows at the default size."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Model privacy workspace (issue 13, GUI side): run, record, show again, refuse, cancel."""
+"""The Model privacy workspace, GUI side: run, record, show again, refuse, cancel."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
     # wine's victim has 22 non-members: neither TPR at FPR 0.1 % nor 1 % is resolved
     assert s["tpr_at_fpr"] == {"0.001": None, "0.01": None}
     assert panel.summary_view.toPlainText().count("not resolved (an FPR of") == 2
-    # issue 26 §7: undo leaves the run and its ledger entry (a release is not un-spent)
+    # undo leaves the run and its ledger entry (a release is not un-spent)
     example_doc.stack("model privacy").undo()
     assert len(example_doc.project.ledger) == n_ledger + 1 and panel.summary is not None
 
@@ -105,7 +105,7 @@ def test_tabular_dirichlet_on_a_project_mdp(qtbot, panel, example_doc):
 def test_a_release_past_the_budget_asks_and_no_records_and_shows_nothing(qtbot, panel,
                                                                          example_doc,
                                                                          monkeypatch):
-    """Issue 23 §4.5: the window asks before recording a release past the data set's
+    """the window asks before recording a release past the data set's
     budget (the command line refuses without --over-budget); no records and shows nothing."""
     import gui.shell.ledger as gl
 
@@ -159,7 +159,7 @@ def test_population_attacks_and_canary_audit_are_shown_not_recorded(qtbot, panel
 
 
 def test_the_roc_is_whole_in_a_1366x768_window(qtbot, window):
-    """Issue 26 §4: after a study at 1366×768 the ROC was cut at the right by the tab's
+    """after a study at 1366×768 the ROC was cut at the right by the tab's
     scroll area (no 1.0 tick, legend "One-parameter defe"): the page was wider than its tab."""
     from gui.shell.plots import readability_problems
 

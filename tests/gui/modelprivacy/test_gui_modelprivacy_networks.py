@@ -1,4 +1,4 @@
-"""The Model privacy workspace's network victims (issue 30; the optional deep extra)."""
+"""The Model privacy workspace's network victims (the optional deep extra)."""
 
 from __future__ import annotations
 

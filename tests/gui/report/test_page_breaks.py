@@ -1,4 +1,4 @@
-"""Issue 26: the PDF's pages break between text lines, never inside one
+"""the PDF's pages break between text lines, never inside one
 (:mod:`gui.report.pages`)."""
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The multi-run report of issue 26 as a reviewer gets it: built with CLI commands, printed to
+"""The multi-run report as a reviewer gets it: built with CLI commands, printed to
 PDF, pages counted (pdfinfo) and read (pdftotext).
 
 The project is the built-in example plus the fig41 map, with what a first hour adds: a seeded
 privacy sweep of each model (every default k), DP advising Experiment 1 twice (the thesis
 variant, seeded — unbounded entries with long reasons — and the sound variant in release
-mode), and two route plans (sound in release mode, thesis seeded). Before issue 26 such a
-report ran to 47 pages, 28 of them ledger; the goal is at most 15 pages, the ledger on at
-most 2, every reason once.
+mode), and two route plans (sound in release mode, thesis seeded). Before page breaks were
+kept between lines, such a report ran to 47 pages, 28 of them ledger; the goal is at most 15
+pages, the ledger on at most 2, every reason once.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def example_project(tmp_path_factory) -> Path:
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
 
-    path = tmp_path_factory.mktemp("issue26") / "example.privplan.json"
+    path = tmp_path_factory.mktemp("report") / "example.privplan.json"
     p = load_project(BUILTIN)
     p.maps.append(MapEntry("map-1", fig41()))
     save_project(p, path)

@@ -72,7 +72,7 @@ def test_run_shows_what_the_core_computes(qtbot, panel):
     assert [e.unbounded for e in entries if e.mechanism == "policy (no noise)"] == [True]
     side = [e for e in entries if e.mechanism not in ("dirichlet-policy", "policy (no noise)")]
     assert len(side) == 1 and side[0].parameters.get("k") == 5.0  # the MDP-side comparison
-    doc.stack("sharing").undo()  # issue 26 §7: the run and its spend stay
+    doc.stack("sharing").undo()  # the run and its spend stay
     assert record.id in [r.id for r in doc.project.runs]
     assert len([e for e in doc.project.ledger if e.source == record.id]) == len(entries)
     # shown again from the record (the mechanism's curves recomputed in the worker)
@@ -171,7 +171,7 @@ def test_a_gym_environment_becomes_a_project_mdp(qtbot, panel):
 
 
 def test_mechanism_panels_follow_the_parameters_live(qtbot, panel):
-    """Issue 12: ε/δ(k) update on a parameter change, without a run (how fast it follows is
+    """ε/δ(k) update on a parameter change, without a run (how fast it follows is
     measured, not asserted: a wall-clock bound fails on a loaded machine)."""
     from core.sharing.learning import live_privacy
 
@@ -191,7 +191,7 @@ def test_mechanism_panels_follow_the_parameters_live(qtbot, panel):
 
 
 def test_the_budget_covers_every_run_and_the_project_spend(qtbot, panel):
-    """Issue 23 §4.2: the workspace stops the teacher on the total over every noisy run, and
+    """the workspace stops the teacher on the total over every noisy run, and
     starts from what the project already spent on the teacher's data; the all-runs total is
     shown first."""
     from core.privacy.ledger import PrivacyLedger
@@ -219,7 +219,7 @@ def test_the_budget_covers_every_run_and_the_project_spend(qtbot, panel):
 
 
 def test_a_typed_k0_out_of_range_is_refused_beside_the_field(qtbot, panel):
-    """Issue 26 §7: k₀ = −1 used to become 0.001 silently; now the field keeps 5 and the
+    """k₀ = −1 used to become 0.001 silently; now the field keeps 5 and the
     note under it says why."""
     from PySide6.QtCore import Qt
 
@@ -236,7 +236,7 @@ def test_a_typed_k0_out_of_range_is_refused_beside_the_field(qtbot, panel):
 
 
 def test_the_tab_fits_the_middle_of_a_1366x768_window(qtbot, panel):
-    """Issue 26 §4: at 1366×768 (docks open: ~790×640 for the tab) the page needed 880 px
+    """at 1366×768 (docks open: ~790×640 for the tab) the page needed 880 px
     (titles and plots cut by the tab's scroll area) and Run sat below the fold."""
     from gui.shell.plots import readability_problems
 

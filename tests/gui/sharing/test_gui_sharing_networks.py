@@ -1,4 +1,4 @@
-"""The Policy sharing workspace's PPO networks (issue 30; the optional deep extra): a PPO
+"""The Policy sharing workspace's PPO networks (the optional deep extra): a PPO
 teacher and students run in the worker, are recorded with the teacher's ledger, and drawn."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 26 §3 and §4: every workspace fits a 1366×768 laptop after running its default job,
+"""every workspace fits a 1366×768 laptop after running its default job,
 and its plots' titles and axis labels are not clipped.
 
 One test per workspace (xdist spreads them): the main window at 1366×768 opens the workspace,
@@ -52,7 +52,7 @@ def test_the_workspace_fits_1366x768_after_its_default_job(qtbot, window, key):
     # and the workspace fits its tab: no sideways scrolling at a laptop's width
     assert ws.minimumSizeHint().width() <= window.tabs.width(), (
         key, ws.minimumSizeHint().width(), window.tabs.width())
-    # a Run button of the workspace is in sight without scrolling the page (issue 26 §4)
+    # a Run button of the workspace is in sight without scrolling the page
     from PySide6.QtWidgets import QAbstractButton
 
     runs = [b for b in ws.findChildren(QAbstractButton)

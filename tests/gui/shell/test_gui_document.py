@@ -44,7 +44,7 @@ def test_rename_push_undo_redo(qtbot, example_doc):
 
 
 def test_recorded_run_is_not_undone_by_ctrl_z(qtbot, example_doc):
-    """Issue 26 §7: a recorded run and its ledger entries are facts, not edits — Ctrl+Z right
+    """a recorded run and its ledger entries are facts, not edits — Ctrl+Z right
     after a run undoes the edit before it and leaves the run and its privacy spend."""
     doc = example_doc
     doc.push(RenameProjectCommand(doc, "Before the run"))

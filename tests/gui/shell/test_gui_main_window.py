@@ -60,7 +60,7 @@ def test_shortcuts(window):
 
 
 def test_run_from_the_window_logs_and_ctrl_z_keeps_it(qtbot, window):
-    """Issue 26 §7: Ctrl+Z right after a run does not silently remove the run and its
+    """Ctrl+Z right after a run does not silently remove the run and its
     ledger entries — a recorded run is not on the edit stack (recorded spend stays)."""
     ws = window.active_workspace()
     ws.analysis_panel.set_parameters(ks="10, 100", runs=2, workers=1)

@@ -1,4 +1,4 @@
-"""The window's Save never erases what a command recorded into the open project (issue 24):
+"""The window's Save never erases what a command recorded into the open project:
 the runs and ledger entries are merged in and shown; an edit another program made to a part
 this window changed too is overwritten only when the user says so."""
 

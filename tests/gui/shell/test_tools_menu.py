@@ -1,4 +1,4 @@
-"""Issue 26 §8 and §7: a Tools menu with every tool and its shortcut, the tab order a project
+"""a Tools menu with every tool and its shortcut, the tab order a project
 reopens with, and no stale progress message on another tab."""
 
 from __future__ import annotations
