@@ -30,7 +30,7 @@ def _tracked() -> list[Path]:
 def test_no_file_refers_to_the_issue_tracker() -> None:
     found = []
     for path in _tracked():
-        if not path.exists():
+        if not path.exists() or path == Path(__file__).resolve():  # this file's examples
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if REFERENCE.search(line) and not UPSTREAM.search(line):
