@@ -56,6 +56,7 @@ WRITES_FILES = {
     "core/mdp/interop/drn.py": "Storm DRN files (export)",
     "core/cli/advising.py": "advise-bench --csv",
     "tools/facades.py": "the generated facade stubs (core/*/__init__.pyi)",
+    "tools/house_metrics.py": "the measured block of docs/conventions.md",
     "core/cli/report.py": "report -o OUT.html",
     "core/cli/logistics.py": "plan-bench / plan-experiment outputs (CSV, JSON, Markdown)",
     "core/cli/synthesis.py": "synthesise -o (a policy JSON)",
