@@ -57,6 +57,7 @@ WRITES_FILES = {
     "core/cli/advising.py": "advise-bench --csv",
     "tools/facades.py": "the generated facade stubs (core/*/__init__.pyi)",
     "tools/house_metrics.py": "the measured block of docs/conventions.md",
+    "tools/cli_reference.py": "the generated command-line reference page of the guide",
     "core/cli/report.py": "report -o OUT.html",
     "core/cli/logistics.py": "plan-bench / plan-experiment outputs (CSV, JSON, Markdown)",
     "core/cli/synthesis.py": "synthesise -o (a policy JSON)",
