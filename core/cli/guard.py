@@ -30,13 +30,10 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.resources import check_count
-from core.common.validation import SENSITIVITY_RANGE
+from core.common.validation import B_MIN, K_MAX, SENSITIVITY_RANGE
 
 __all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX"]
 
-#: Largest Dirichlet concentration accepted: beyond it k·η and k·γ lose the double precision
-#: the accountant needs (the Dirichlet noise is then below 1e-6 of an entry anyway).
-K_MAX = 1e12
 #: Largest DP-SGD noise multiplier accepted: beyond it the RDP orders underflow and ε would
 #: print as exactly 0, an optimistic statement.
 SIGMA_MAX = 1e4
@@ -107,7 +104,8 @@ class Count:
 Rule = Callable[[str, Any], None]
 
 _K = Range(0.0, K_MAX, why="larger k leaves the accountant without double precision")
-_B = Range(0.0, 1.0, why="the adjacency radius b is a distance between probability rows")
+_B = Range(B_MIN, 1.0, low_open=False, why="a smaller radius is below the precision of a "
+           "probability row: epsilon would underflow to 0")
 _SIGMA = Range(0.0, SIGMA_MAX, low_open=False, why="beyond it the accountant underflows and "
                "epsilon would read 0")
 _SENSITIVITY = Range(*SENSITIVITY_RANGE, low_open=False, why="rescale the query's units")
@@ -120,6 +118,13 @@ RULES: dict[tuple[str, str], Rule] = {
     ("dirichlet", "b"): _B,
     ("dirichlet", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
     ("privatize", "k"): _K,
+    ("privatize", "b"): _B,
+    ("bounds", "k"): _K,
+    ("bounds", "b"): _B,
+    ("sweep", "b"): _B,
+    ("design", "b"): _B,
+    ("export", "k"): _K,
+    ("mia", "b"): _B,
     ("sweep", "runs"): Count(1, 10**6),
     ("audit", "k"): _K,
     ("audit", "b"): _B,

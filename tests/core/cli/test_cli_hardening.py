@@ -1,0 +1,231 @@
+"""Input hardening: each input below crashed (exit 1), imported code, ran unbounded or was
+accepted though wrong. Each is now a one-line refusal naming the flag, field or file (exit
+2), or a right answer."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cli_run import cli
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "assets" / "examples"
+FOUR = EXAMPLES / "four_startups.mdp.json"
+sys.path.insert(0, str(ROOT / "tests" / "core" / "fuzz"))
+
+
+def refused(*argv: object, match: str = "", code: int = 2) -> str:
+    got, out, err = cli(*argv)
+    assert got == code, (got, out[:300], err)
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert "internal error" not in err and "Traceback" not in err
+    assert match.lower() in err.lower(), err
+    return err
+
+
+# ------------------------------------------------------------------ k and b: one range
+@pytest.mark.parametrize("k", ["1.7976931348623157e308", "1e300", "1.0000001e12"])
+def test_bounds_k_beyond_the_documented_ceiling_is_refused(k: str) -> None:
+    refused("bounds", FOUR, "--k", k, "--beta", "0.1", "--json",
+            match="--k: must lie in (0, 1e+12]")
+
+
+def test_k_ceiling_holds_wherever_k_is_taken(tmp_path: Path) -> None:
+    refused("sweep", FOUR, "--k", "10,1e13", "--runs", "2", "--seed", "1", "--json",
+            match="--k")
+    refused("privatize", FOUR, "--k", "1e300", "--seed", "1", "-o", tmp_path / "o.mdp.json",
+            match="--k")
+    refused("export", FOUR, "--format", "prism-interval", "--k", "1e300", "--beta", "0.1",
+            "-o", tmp_path / "x", match="--k")
+    from core.common.errors import InputError
+    from core.common.validation import K_MAX, check_k
+
+    assert check_k(K_MAX) == K_MAX
+    with pytest.raises(InputError):
+        check_k(K_MAX * 1.0000001)
+
+
+def test_bounds_at_the_ceiling_still_answers() -> None:
+    code, out, err = cli("bounds", FOUR, "--k", "1e12", "--beta", "0.1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["v_private"]
+
+
+@pytest.mark.parametrize("b", ["4.9e-324", "1e-300", "9e-13"])
+def test_design_refuses_a_subnormal_or_tiny_b(b: str) -> None:
+    refused("design", FOUR, "--epsilon", "1", "--delta", "1e-5", "--b", b, "--json",
+            match="--b: must lie in [1e-12, 1]")
+
+
+@pytest.mark.parametrize("b", ["1e-12", "1e-6"])
+def test_design_at_small_b_answers_with_positive_epsilons(b: str) -> None:
+    code, out, err = cli("design", FOUR, "--epsilon", "1", "--delta", "1e-5", "--b", b,
+                         "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert all(0 < p["epsilon"] <= 1 for p in payload["frontier"])
+    if b == "1e-6":
+        assert payload["recommended"] is not None
+
+
+# ------------------------------------------------------------------ accountant
+def test_pld_accountant_refuses_a_sigma_its_grid_cannot_hold() -> None:
+    refused("accountant", "dpsgd", "--sigma", "1e-300", "--sample-rate", "1", "--method",
+            "pld", "--steps", "10", "--delta", "1e-5", "--json", match="--sigma")
+
+
+def test_pld_at_a_small_sigma_is_an_upper_bound_near_rdp() -> None:
+    """The coarser grid below σ ≈ 0.14 stays pessimistic: ε above zero and within the RDP
+    bound's order (PLD is tighter than RDP, never looser by much)."""
+    from core.privacy.dpsgd import dpsgd_epsilon
+
+    pld = dpsgd_epsilon(0.01, 1.0, 10, 1e-5, method="pld").epsilon
+    rdp = dpsgd_epsilon(0.01, 1.0, 10, 1e-5, method="rdp").epsilon
+    assert pld is not None and rdp is not None
+    assert 0.5 * rdp < pld <= 1.05 * rdp
+
+
+# ------------------------------------------------------------------ mia
+def test_mia_diverging_learning_rate_is_refused_naming_lr(tmp_path: Path) -> None:
+    import mutants
+
+    data = tmp_path / "d.csv"
+    data.write_bytes(mutants.dumps_csv(mutants.csv_rows()))
+    refused("mia", "--data", data, "--lr", "1.79e308", "--epochs", "2", "--shadows", "1",
+            "--seed", "1", "--json", match="--lr: training diverged")
+
+
+# ------------------------------------------------------------------ ledgers
+def _project(tmp_path: Path, **entry: object) -> Path:
+    d = json.loads((EXAMPLES / "builtin.privplan.json").read_text())
+    e = {"id": "rel-1", "dataset": "d", "mechanism": "laplace", "epsilon": 1.0}
+    e.update(entry)
+    d["project"]["ledger"] = [e]
+    path = tmp_path / "p.privplan.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+@pytest.mark.parametrize("entry, match", [
+    ({"source": None}, "source must be a string"),
+    ({"id": ""}, "id must be a non-empty string"),
+    ({"id": "  "}, "id must be a non-empty string"),
+    ({"mode": None}, "mode must be"),
+    ({"parameters": []}, "parameters must be an object"),
+    ({"seed": "7"}, "seed must be an integer"),
+])
+def test_hostile_ledger_entries_are_refused(tmp_path: Path, entry: dict, match: str) -> None:
+    err = refused("report", _project(tmp_path, **entry), "-o", tmp_path / "r.html", "--json",
+                  match=match)
+    assert "p.privplan.json" in err
+
+
+def test_a_well_formed_ledger_still_reports(tmp_path: Path) -> None:
+    code, out, err = cli("report", _project(tmp_path, source="audit:laplace"), "-o",
+                         tmp_path / "r.html", "--json")
+    assert code == 0, err
+
+
+# ------------------------------------------------------------------ logistics roles
+def _map(tmp_path: Path, name: str, role: object) -> Path:
+    d = json.loads((EXAMPLES / name).read_text())
+    next(n for n in d["nodes"] if n["kind"] == "base")["role"] = role
+    path = tmp_path / name
+    path.write_text(json.dumps(d))
+    return path
+
+
+@pytest.mark.parametrize("name", ["fig41.map.json", "air.map.json"])
+@pytest.mark.parametrize("role", ["hangar", "", None])
+def test_unknown_base_roles_are_refused_naming_the_node(tmp_path: Path, name: str,
+                                                        role: object) -> None:
+    path = _map(tmp_path, name, role)
+    refused("plan", path, "--origin", "a1", "--goal-agent", "f", "--epsilon", "1", "--seed",
+            "1", "--json", match=".role")
+    if name == "fig41.map.json":  # packet routing reads the same logistics map
+        refused("plan", path, "--origin", "a1", "--goal-agent", "f", "--epsilon", "1",
+                "--seed", "1", "--domain", "packet", "--json", match=".role")
+
+
+def test_known_air_roles_still_load(tmp_path: Path) -> None:
+    from core.logistics.io import load_map
+
+    assert load_map(_map(tmp_path, "air.map.json", "airport")).domain == "air"
+
+
+# ------------------------------------------------------------------ share --agent ppo
+def test_gym_module_id_is_refused_without_importing_it(monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    pytest.importorskip("gymnasium")
+    pytest.importorskip("jax")
+    monkeypatch.delitem(sys.modules, "this", raising=False)
+    code, out, err = cli("share", "gym:this:Foo", "--agent", "ppo", "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, out[:200], err)
+    assert "--unsafe-gym-module" in err
+    assert "this" not in sys.modules
+
+
+@pytest.mark.parametrize("env, match", [("gym:FrozenLake-v1:1000x1000", "ENV"),
+                                        ("gym:Nope-v0", "not a registered gymnasium id")])
+def test_ppo_takes_registered_ids_only(env: str, match: str) -> None:
+    pytest.importorskip("gymnasium")
+    pytest.importorskip("jax")
+    refused("share", env, "--agent", "ppo", "--json", match=match)
+
+
+def test_registered_id_never_reaches_gymnasium_make_for_a_module_id() -> None:
+    pytest.importorskip("gymnasium")
+    from core.common.errors import InputError
+    from core.deep.ppo import registered_id, solved_return
+
+    for bad in ("this:Foo", "antigravity:X", "os:CartPole-v1"):
+        with pytest.raises(InputError):
+            registered_id(bad)
+        with pytest.raises(InputError):
+            solved_return(bad)
+    assert "antigravity" not in sys.modules
+    assert registered_id("CartPole-v1") == "CartPole-v1"
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    real = builtins.__import__
+
+    def fake(mod: str, *a: object, **kw: object) -> object:
+        if mod == name or mod.startswith(name + "."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(mod, *a, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+def test_missing_gymnasium_names_the_deep_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("jax")
+    _without(monkeypatch, "gymnasium")
+    err = refused("share", "gym:CartPole-v1", "--agent", "ppo", "--json",
+                  match="privplan[deep]")
+    assert "gymnasium" in err
+
+
+def test_missing_jax_names_the_deep_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jax" else real(name, *a))
+    err = refused("share", "gym:CartPole-v1", "--agent", "ppo", "--json",
+                  match="privplan[deep]")
+    assert "jax" in err
+
+
+def test_deep_extra_brings_gymnasium_with_the_gym_extras_spec() -> None:
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    gym_spec = [d for d in extras["gym"] if d.startswith("gymnasium")]
+    assert gym_spec and set(gym_spec) <= set(extras["deep"])
