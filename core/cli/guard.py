@@ -132,6 +132,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("advise", "sensitivity"): lambda flag, v: None if v == "strict" else _SENSITIVITY(flag, v),
     ("accountant", "sigma"): _SIGMA,
     ("comarl", "sigma"): _SIGMA,
+    # checked with or without --dp: a NaN delta is never a setting
+    ("comarl", "delta"): Range(0.0, 1.0, why="delta is a probability"),
     ("mia", "k"): _K,
     ("share", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
     # share: k_j = k0·c^j and the η-restricted simplex; below these the accountant's

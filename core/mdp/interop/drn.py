@@ -220,6 +220,8 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
                 action_labels[(state, k)] = label
             if rest.startswith("["):
                 vals, rest = _rewards(path, ln, rest, nr)
+                if len(vals) < nr:  # one value per declared reward model
+                    raise fail(path, ln, f"{len(vals)} rewards for {nr} reward model(s)")
                 for j, v in enumerate(vals):
                     if v != 0:
                         choice_rew[j][(state, k)] = v

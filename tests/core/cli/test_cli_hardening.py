@@ -229,3 +229,59 @@ def test_deep_extra_brings_gymnasium_with_the_gym_extras_spec() -> None:
         "optional-dependencies"]
     gym_spec = [d for d in extras["gym"] if d.startswith("gymnasium")]
     assert gym_spec and set(gym_spec) <= set(extras["deep"])
+
+
+# ------------------------------------------------------------------ more wrong acceptances
+def test_comarl_nan_delta_is_refused_without_dp() -> None:
+    refused("comarl", "--delta", "nan", "--episodes", "2", "--json", match="--delta")
+
+
+@pytest.mark.parametrize("bad", [True, False])
+def test_policy_file_with_booleans_is_refused(tmp_path: Path, bad: bool) -> None:
+    from core.mdp.files import load_mdp
+
+    mdp = load_mdp(FOUR)
+    T, S, A = mdp.horizon, mdp.n_states, mdp.n_actions
+    table = [[[1.0] + [0.0] * (A - 1) for _ in range(S)] for _ in range(T)]
+    table[0][0][0] = bad
+    if not bad:
+        table[0][0][1] = 1.0
+    pol = tmp_path / "pi.json"
+    pol.write_text(json.dumps({"policy": table}))
+    refused("bounds", FOUR, "--k", "100", "--beta", "0.1", "--policy", pol, "--json",
+            match="true/false")
+    table[0][0][0] = float(bad)
+    pol.write_text(json.dumps({"policy": table}))
+    code, _, err = cli("bounds", FOUR, "--k", "100", "--beta", "0.1", "--policy", pol, "--json")
+    assert code == 0, err
+
+
+_DRN = ("@type: MDP\n@parameters\n\n@reward_models\ntime cost\n@nr_states\n2\n@nr_choices\n2\n"
+        "@model\nstate 0 [0, 0] init\n\taction go {}\n\t\t1 : 1\nstate 1 [0, 0] goal\n"
+        "\taction stay [0, 0]\n\t\t1 : 1\n")
+
+
+def test_drn_action_with_fewer_rewards_than_models_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.drn"
+    path.write_text(_DRN.format("[1]"))
+    err = refused("import", path, "-o", tmp_path / "m.mdp.npz", "--horizon", "3", "--json",
+                  match="1 rewards for 2 reward model(s)")
+    assert "m.drn" in err
+    path.write_text(_DRN.format("[1, 2]"))
+    code, _, err = cli("import", path, "-o", tmp_path / "m.mdp.npz", "--horizon", "3",
+                       "--json")
+    assert code == 0, err
+
+
+def test_messages_show_plain_numbers_not_numpy_reprs(tmp_path: Path) -> None:
+    import numpy as np
+
+    from core.common.errors import InputError
+
+    e = InputError(f"probability {np.float64(-0.0)!r} at {np.int64(3)!r}", field="p")
+    assert str(e) == "p: probability -0.0 at 3"
+    tra = tmp_path / "m.tra"
+    tra.write_text("2 2 2\n0 0 1 -0.0\n1 0 1 1\n")
+    err = refused("import", tra, "-o", tmp_path / "m.mdp.npz", "--horizon", "3", "--json",
+                  match="must be positive")
+    assert "np." not in err
