@@ -32,7 +32,8 @@ from core.common.errors import InputError
 from core.common.resources import check_count
 from core.common.validation import B_MIN, K_MAX, SENSITIVITY_RANGE
 
-__all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX"]
+__all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX", "check_batch",
+           "PLAN_RUN_S", "ADVISE_STEP_S", "SWEEP_RUN_MIN_S"]
 
 #: Largest DP-SGD noise multiplier accepted: beyond it the RDP orders underflow and ε would
 #: print as exactly 0, an optimistic statement.
@@ -143,6 +144,52 @@ RULES: dict[tuple[str, str], Rule] = {
     ("share", "eta"): Range(1e-12, 1.0, low_open=False,
                             why="a smaller eta underflows the accountant"),
 }
+
+#: Seconds of one planning run (one world, one approach, one point) of ``plan-bench``,
+#: taken low: 0.25-0.85 s were measured on one core (B1, B4), so only work clearly beyond
+#: the limit is refused.
+PLAN_RUN_S = 0.1
+#: Seconds of one advising epoch per agent (measured ~3e-4 s; a third of it is taken, so
+#: the default 20 seeds on one worker still run).
+ADVISE_STEP_S = 1e-4
+#: Seconds of one ``sweep`` run at the least (privatise, bound, evaluate: Python overhead).
+SWEEP_RUN_MIN_S = 2e-3
+
+
+def check_batch(runs: float, seconds_each: float, field: str, *, workers: int | None,
+                what: str) -> None:
+    """Refuse a batch command whose declared work passes the time limit, before any run.
+
+    Parameters
+    ----------
+    runs : float
+        How many runs the flags declare.
+    seconds_each : float
+        A low estimate of one run's seconds on one core.
+    field : str
+        The flag that sets the count (named in the message).
+    workers : int or None
+        Processes sharing the runs (None: the CPU count, the commands' default).
+    what : str
+        What one run is ("planning runs").
+
+    Examples
+    --------
+    >>> check_batch(10, 0.1, "--worlds", workers=1, what="planning runs")
+    >>> try:
+    ...     check_batch(1e9, 0.1, "--worlds", workers=2, what="planning runs")
+    ... except InputError as exc:
+    ...     print(exc.field, "|", exc.problem.split(";")[0])
+    --worlds | 1e+09 planning runs on 2 worker(s): about 1.58 years of computation
+    """
+    import os
+
+    from core.common.resources import check_time
+
+    w = max(1, int(workers or os.cpu_count() or 1))
+    check_time(float(runs) * float(seconds_each) / w, field,
+               detail=f"{float(runs):.3g} {what} on {w} worker(s)")
+
 
 def _flag(parser_dest: str) -> str:
     return "--" + parser_dest.replace("_", "-")

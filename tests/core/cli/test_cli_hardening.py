@@ -285,3 +285,31 @@ def test_messages_show_plain_numbers_not_numpy_reprs(tmp_path: Path) -> None:
     err = refused("import", tra, "-o", tmp_path / "m.mdp.npz", "--horizon", "3", "--json",
                   match="must be positive")
     assert "np." not in err
+
+
+# ------------------------------------------------------------------ batch bombs
+@pytest.mark.parametrize("argv, flag", [
+    (["plan-bench", "B4", "--worlds", "100000000"], "--worlds"),
+    (["plan-bench", "all", "--worlds", "1000000", "--workers", "1"], "--worlds"),
+    (["advise-bench", "--seeds", "100000000"], "--seeds"),
+    (["sweep", str(FOUR), "--k", "10,100", "--runs", "1000000", "--seed", "1"], "--runs"),
+])
+def test_batch_commands_are_refused_up_front_saying_how_long(argv: list[str], flag: str
+                                                            ) -> None:
+    import time
+
+    t0 = time.monotonic()
+    err = refused(*argv, "--json", match=flag)
+    assert "of computation" in err and "PRIVPLAN_TIME_LIMIT_S" in err
+    assert time.monotonic() - t0 < 30  # refused before any run
+
+
+def test_default_batches_fit_the_default_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The up-front estimates are low ends: the documented defaults are not refused."""
+    from core.cli.guard import ADVISE_STEP_S, PLAN_RUN_S, check_batch
+    from core.common.resources import DEFAULT_TIME_LIMIT_S
+
+    monkeypatch.delenv("PRIVPLAN_TIME_LIMIT_S", raising=False)
+    check_batch(50 * 7 * 3, PLAN_RUN_S, "--worlds", workers=1, what="runs")  # B1 default
+    check_batch(20 * 84_000, ADVISE_STEP_S, "--seeds", workers=1, what="agent-epochs")
+    assert 20 * 84_000 * ADVISE_STEP_S < DEFAULT_TIME_LIMIT_S
