@@ -913,11 +913,15 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
 
 
 
+#: the special family's input names that are a format read by another command
+_FORMAT_OF = {"privatize": "mdp.json", "share": "mdp.json", "record": "privplan.json"}
+
+
 def table_row(case: Case) -> str:
     """The row of the reliability table a case counts in: the command, and for a file case
     the format it reads (``bounds / mdp.npz``)."""
     if case.family in ("file", "npz", "special"):
-        fmt = case.kind.split(":")[-1]
+        fmt = _FORMAT_OF.get(case.kind.split(":")[-1], case.kind.split(":")[-1])
         return f"{case.argv[0]} / {fmt}" if case.argv else fmt
     if case.family == "other" and case.kind in ("drn", "prism"):
         return f"import / {case.kind}"
@@ -934,6 +938,9 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
     rows: dict[str, Counter[str]] = {}
     for summ in summaries:
         for row, counts in summ.get("commands", {}).items():
+            cmd, _, fmt = row.partition(" / ")
+            if fmt:
+                row = f"{cmd} / {_FORMAT_OF.get(fmt, fmt)}"
             rows.setdefault(row, Counter()).update(counts)
     total: Counter[str] = Counter()
     lines = ["| command / format | cases | " + " | ".join(c for _, c in _COLUMNS) + " |",
