@@ -313,3 +313,27 @@ def test_default_batches_fit_the_default_limit(monkeypatch: pytest.MonkeyPatch) 
     check_batch(50 * 7 * 3, PLAN_RUN_S, "--worlds", workers=1, what="runs")  # B1 default
     check_batch(20 * 84_000, ADVISE_STEP_S, "--seeds", workers=1, what="agent-epochs")
     assert 20 * 84_000 * ADVISE_STEP_S < DEFAULT_TIME_LIMIT_S
+
+
+def test_unsafe_flag_imports_the_named_module_and_takes_its_registered_id(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("gymnasium")
+    import argparse
+
+    from core.cli.deep import _ppo_env_id
+    from core.common.errors import InputError
+
+    (tmp_path / "privplan_test_envs.py").write_text(
+        "import gymnasium\n"
+        "gymnasium.register(id='PrivplanTest-v0', "
+        "entry_point='gymnasium.envs.classic_control.cartpole:CartPoleEnv')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    env = "gym:privplan_test_envs:PrivplanTest-v0"
+    with pytest.raises(InputError, match="--unsafe-gym-module"):
+        _ppo_env_id(argparse.Namespace(env=env, unsafe_gym_module=False))
+    assert "privplan_test_envs" not in sys.modules
+    got = _ppo_env_id(argparse.Namespace(env=env, unsafe_gym_module=True))
+    assert got == "PrivplanTest-v0" and "privplan_test_envs" in sys.modules
+    import gymnasium
+
+    del gymnasium.envs.registration.registry["PrivplanTest-v0"]
