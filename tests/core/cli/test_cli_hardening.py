@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -337,3 +338,23 @@ def test_unsafe_flag_imports_the_named_module_and_takes_its_registered_id(
     import gymnasium
 
     del gymnasium.envs.registration.registry["PrivplanTest-v0"]
+
+
+def test_a_pool_never_starts_more_processes_than_chunks_or_cpus(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """advise-bench --workers 1_000 hung starting idle interpreters."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import core.common.parallel as par
+
+    sizes: list[int] = []
+
+    def fake(workers: int, shared: bytes = b"") -> ThreadPoolExecutor:
+        sizes.append(workers)
+        return ThreadPoolExecutor(workers)
+
+    monkeypatch.setattr(par, "default_executor", fake)
+    got: dict[int, int] = {}
+    par.run_chunks(abs, [-1, -2], lambda t: (t,), lambda t, r: got.update({t: r}),
+                   inline=False, workers=1000)
+    assert got == {-1: 1, -2: 2} and sizes == [min(2, os.cpu_count() or 1)]
