@@ -890,8 +890,9 @@ def validate_parameters(k: object, eta: object, eta_bar: object, w: object, b: o
                          _finite(b, "b"))
     if k_ <= 0:
         raise InputError(f"must be > 0, got {k_:g}", field="k")
-    if not 0 < eta_ < 1:
-        raise InputError(f"must lie in (0, 1), got {eta_:g}", field="eta")
+    if not 0 < eta_ < 1 or eta_ < 1e-12:
+        raise InputError(f"must lie in (0, 1) and be >= 1e-12 (a smaller eta underflows the "
+                         f"privacy loss), got {eta_:g}", field="eta")
     if not 0 < eb_ < 1:
         raise InputError(f"must lie in (0, 1), got {eb_:g}", field="eta_bar")
     if eta_ + eb_ >= 1:
@@ -1162,8 +1163,9 @@ def _validate_support(k: object, eta: object, n: object, b: object, *,
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) < 2:
         raise InputError(f"the support size must be an integer >= 2, got {n!r}", field="n")
     n_ = int(n)
-    if not 0 < eta_ < 1:
-        raise InputError(f"must lie in (0, 1), got {eta_:g}", field="eta")
+    if not 0 < eta_ < 1 or eta_ < 1e-12:
+        raise InputError(f"must lie in (0, 1) and be >= 1e-12 (a smaller eta underflows the "
+                         f"privacy loss), got {eta_:g}", field="eta")
     if not B_MIN <= b_ <= 1:
         raise InputError(f"must lie in [{B_MIN:g}, 1], got {b_:g} (a smaller radius is below "
                          "the precision of a probability row: epsilon would underflow to 0)",

@@ -360,3 +360,9 @@ def test_a_pool_never_starts_more_processes_than_chunks_or_cpus(
     par.run_chunks(abs, [-1, -2], lambda t: (t,), lambda t, r: got.update({t: r}),
                    inline=False, workers=1000)
     assert got == {-1: 1, -2: 2} and sizes == [min(2, os.cpu_count() or 1)]
+
+
+def test_dirichlet_subnormal_eta_is_refused_not_crashing() -> None:
+    """Found by the campaign (seed 104): an infinite sum in the privacy profile."""
+    refused("dirichlet", "--k", "100", "--eta", "5e-324", "--w", "2", "--b", "0.5", "--delta",
+            "0.01", "--json", match="--eta")
