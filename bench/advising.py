@@ -103,6 +103,19 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=7, help="repetitions of the single run")
     args = ap.parse_args()
     seeds = 5 if args.quick else args.seeds
+    # refused up front when the declared work passes the time limit (PRIVPLAN_TIME_LIMIT_S):
+    # the sweep twice (6 arms) and, in full, experiments 1-3 in two variants (12 arms each),
+    # each arm 700 epochs x 10 agents per seed
+    from core.cli.guard import ADVISE_STEP_S, check_batch
+    from core.common.errors import InputError
+
+    arms = 12 + (0 if args.quick else 24)
+    try:
+        check_batch(float(seeds) * arms * 700 * 10, ADVISE_STEP_S, "--seeds",
+                    workers=args.workers, what=f"agent-epochs ({seeds:,} seeds x {arms} arms)")
+    except InputError as exc:
+        print(f"advising: {exc}", file=sys.stderr)
+        return 2
     header()
 
     print("\n1. One 700-epoch advising run (10 agents), seconds; best / median of "

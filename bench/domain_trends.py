@@ -158,10 +158,23 @@ def main() -> int:
     ap.add_argument("-o", "--output", default=None)
     args = ap.parse_args()
     sizes = [float(x) for x in args.sizes.split(",")]
+    domains = args.domains.split(",")
+    # refused up front when the declared work passes the time limit (PRIVPLAN_TIME_LIMIT_S),
+    # saying how long it would take: B2 (5 approaches) and B1 (7 points x 3) per domain
+    from core.cli.guard import PLAN_RUN_S, check_batch
+    from core.common.errors import InputError
+
+    runs = float(args.worlds) * len(domains) * (len(sizes) * 5 + 7 * 3)
+    try:
+        check_batch(runs, PLAN_RUN_S, "--worlds", workers=args.workers,
+                    what=f"planning runs ({args.worlds:,} worlds x {len(domains)} domains)")
+    except InputError as exc:
+        print(f"domain_trends: {exc}", file=sys.stderr)
+        return 2
     out_dir = Path(args.output) if args.output else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
-    for domain in args.domains.split(","):
+    for domain in domains:
         t0 = time.perf_counter()
         extra = ({"domain_params": {"fuel_range": args.fuel_range}}
                  if domain == "air" and args.fuel_range else {})

@@ -18,7 +18,16 @@ input or flag:
                ``comarl --seed -1``…): they must be refused;
 * ``answer``   valid transformations with a known answer (the states of an MDP permuted,
                its rewards shifted or scaled, its JSON re-indented): the answer must follow;
-* ``io``       outputs on a full file system and on a read-only one (with root, tmpfs mounts).
+* ``io``       outputs on a full file system and on a read-only one (with root, tmpfs mounts);
+* ``other``    the remaining commands and formats: PRISM and DRN files for ``import``,
+               ``export`` with extreme ``--k``/``--beta``, ``design``, ``bounds --policy``
+               (mutated tables, booleans as probabilities), ``plan --domain`` on air, rover
+               and logistics maps (hostile base roles), ``mia --attack``, ``share gym:ID``
+               (module ids such as ``gym:this:Foo`` must import nothing: a refusal with
+               anything on stdout is a contract failure), hostile ledger entries, and batch
+               commands whose declared work is far beyond the time limit (``plan-bench
+               --worlds 1e8``, ``advise-bench --seeds``, ``sweep --runs``), which must be
+               refused up front.
 
 Each outcome is classified: **crash** (exit 1, a signal, a traceback), **hang** (killed at
 60 s), **bomb** (peak RSS over the cap, or the run ran out of memory: the guard should have
@@ -36,7 +45,13 @@ Usage::
 
     python bench/fuzz_campaign.py --cases 3300 --seed 24 --jobs 2 --out /tmp/campaign
 
-prints one JSON line per failing case and a summary (also written to ``OUT/summary.json``).
+prints one JSON line per failing case and a summary (also written to ``OUT/summary.json``),
+with a ``commands`` table: cases per command and file format, and their outcomes. On a shared
+machine run it in chunks at low priority and add the chunks up::
+
+    for s in 1 2 3; do nice -n 19 python bench/fuzz_campaign.py --cases 500 --seed $s \
+        --jobs 1 --small-bombs --out /tmp/campaign/$s; done
+    python bench/fuzz_campaign.py --table /tmp/campaign/*/summary.json
 """
 
 from __future__ import annotations
@@ -638,6 +653,150 @@ def family_io(inputs: Inputs, rng: random.Random, n: int, full: str | None,
     return cases
 
 
+
+# ------------------------------------------------- the other commands and file formats
+_DRN_TEXT = ("@type: MDP\n@parameters\n\n@reward_models\ntime cost\n@nr_states\n2\n"
+             "@nr_choices\n2\n@model\nstate 0 [0, 0] init\n\taction go [1, 2]\n\t\t1 : 1\n"
+             "state 1 [0, 0] goal\n\taction stay [0, 0]\n\t\t1 : 1\n")
+_TRA_TEXT = "2 2 2\n0 0 1 1\n1 0 1 1\n"
+_LAB_TEXT = '0="init" 1="deadlock" 2="goal"\n0: 0\n1: 2\n'
+#: gymnasium ids a user (or a project file) may type; the module ones must import nothing
+GYM_IDS_HOSTILE = ["gym:this:Foo", "gym:antigravity:X", "gym:os:CartPole-v1",
+                   "gym:FrozenLake-v1:1000x1000", "gym:FrozenLake-v1:8x8", "gym:Nope-v0",
+                   "gym:", "gym:Taxi-v3", "gym:CliffWalking-v0", "gym:../../etc/passwd",
+                   "gym:CartPole-v1:x"]
+
+
+def _policy_table(inputs: Inputs, rng: random.Random) -> Any:
+    mdp = inputs.mdp
+    T, S = int(mdp["horizon"]), len(mdp["states"])
+    A = max(len(a) for a in mdp["transitions"].values())
+    table = [[[1.0] + [0.0] * (A - 1) for _ in range(S)] for _ in range(T)]
+    return table
+
+
+def _other_cases(inputs: Inputs, rng: random.Random) -> list[Case]:  # noqa: C901 - a catalogue
+    """One case of each kind below, drawn at random: mutated import files, exports with
+    extreme flags, design, bounds --policy, plan --domain, mia --attack, share gym:, hostile
+    ledgers and batch bombs (the last three with their expected refusals)."""
+    import mutants
+
+    kind = rng.choice(["import-drn", "import-prism", "export", "design", "policy", "domain",
+                       "mia-attack", "gym", "ledger", "batch"])
+    mdp_file = {"m.mdp.json": _json_bytes(inputs.mdp)}
+    if kind == "import-drn":
+        data = mutants.mutate_text(_DRN_TEXT, rng) if rng.random() < 0.9 else _DRN_TEXT.encode()
+        return [Case("other", "drn", ["import", "m.drn", "-o", "o.mdp.npz", "--horizon", "3",
+                                      "--json"], {"m.drn": data})]
+    if kind == "import-prism":
+        tra = mutants.mutate_text(_TRA_TEXT, rng) if rng.random() < 0.7 else _TRA_TEXT.encode()
+        lab = mutants.mutate_text(_LAB_TEXT, rng) if rng.random() < 0.5 else _LAB_TEXT.encode()
+        return [Case("other", "prism", ["import", "m.tra", "m.lab", "-o", "o.mdp.npz",
+                                        "--horizon", rng.choice(["3", "0", "1e9", "x"]),
+                                        "--json"], {"m.tra": tra, "m.lab": lab})]
+    if kind == "export":
+        fmt = rng.choice(["prism", "drn", "prism-interval"])
+        argv = ["export", "m.mdp.json", "--format", fmt, "-o", "out"]
+        if fmt == "prism-interval" or rng.random() < 0.3:
+            argv += ["--k", rng.choice(["100"] + EXTREMES), "--beta",
+                     rng.choice(["0.1"] + EXTREMES)]
+        data = mdp_file if rng.random() < 0.6 else {
+            "m.mdp.json": mutants._mutant("mdp.json", inputs.mdp, rng)}
+        return [Case("other", f"export-{fmt}", argv + ["--json"], data)]
+    if kind == "design":
+        argv = ["design", "m.mdp.json", "--epsilon", "1", "--delta", "1e-5", "--b", "0.1",
+                "--json"]
+        j = rng.choice([3, 5, 7])
+        argv[j] = rng.choice(EXTREMES)
+        # never valid: a non-finite or negative target; for --b also one below 1e-12 (its
+        # epsilon underflowed to 0); a tiny --delta is a (hard) target, answered
+        bad = {"nan", "inf", "-inf", "-1", "-1.8e308"} | (
+            {"5e-324", "4.9e-324", "1e-300", "0", "-0"} if j == 7 else set())
+        expect = "refuse" if argv[j] in bad else "any"
+        return [Case("other", "design", argv, mdp_file, expect)]
+    if kind == "policy":
+        table = _policy_table(inputs, rng)
+        expect = "any"
+        r = rng.random()
+        if r < 0.3:
+            table[0][0][0] = rng.choice([True, False])
+            if table[0][0][0] is False:
+                table[0][0][1] = 1.0
+            expect = "refuse"
+        elif r < 0.8:
+            doc = mutants.mutate_tree({"policy": table}, rng)
+            files = dict(mdp_file, **{"pi.json": _json_bytes(doc)})
+            return [Case("other", "policy", ["bounds", "m.mdp.json", "--k", "100", "--beta",
+                                             "0.1", "--policy", "pi.json", "--json"], files)]
+        files = dict(mdp_file, **{"pi.json": _json_bytes({"policy": table})})
+        return [Case("other", "policy", ["bounds", "m.mdp.json", "--k", "100", "--beta", "0.1",
+                                         "--policy", "pi.json", "--json"], files, expect)]
+    if kind == "domain":
+        name = rng.choice(["fig41.map.json", "air.map.json", "rover.map.json"])
+        d = json.loads((EXAMPLES / name).read_text())
+        expect = "any"
+        if rng.random() < 0.5:
+            bases = [n for n in d["nodes"] if n.get("kind") == "base"]
+            rng.choice(bases)["role"] = rng.choice(["hangar", "", None, 7, "stop", "target"])
+            bad = {"fig41.map.json": True}.get(name, False)
+            expect = "refuse" if bad else "any"
+        elif rng.random() < 0.5:
+            d = mutants.mutate_tree(d, rng)
+        nodes = [n.get("id") for n in d.get("nodes", []) if isinstance(n, dict)] \
+            if isinstance(d, dict) else []
+        bases = [str(x) for x in nodes if isinstance(x, str)] or ["a1"]
+        argv = ["plan", "w.map.json", "--origin", rng.choice(bases), "--goal-agent",
+                rng.choice(["a", "b", "f", "x"]), "--epsilon", "1", "--seed", "1",
+                "--domain", rng.choice(["logistics", "air", "rover", "packet"]), "--json"]
+        return [Case("other", "plan-domain", argv, {"w.map.json": _json_bytes(d)}, expect)]
+    if kind == "mia-attack":
+        argv = ["mia", "--data", "d.csv", "--attack", rng.choice(["shadow", "lira", "loss",
+                                                                   "canary"]),
+                "--epochs", "2", "--shadows", "1", "--hidden", "8", "--train-size", "40",
+                "--seed", "1", "--json"]
+        if rng.random() < 0.5:
+            argv += [rng.choice(["--lr", "--epsilon", "--k", "--b", "--epochs"]),
+                     rng.choice(EXTREMES)]
+        return [Case("other", "mia-attack", argv, {"d.csv": mutants.dumps_csv(inputs.csv)})]
+    if kind == "gym":
+        env = rng.choice(GYM_IDS_HOSTILE)
+        agent = rng.choice(["ppo", "tabular"])
+        module_id = env.count(":") >= 2 and env.split(":")[1] in ("this", "antigravity", "os")
+        expect = "refuse" if module_id or env in ("gym:", "gym:Nope-v0") else "any"
+        argv = ["share", env, "--agent", agent, "--iterations", "5", "--seeds", "1",
+                "--seed", "1", "--json"]
+        if agent == "ppo":
+            argv += ["--teacher-iterations", "1", "--ppo-steps", "16", "--ppo-envs", "1"]
+        return [Case("other", f"share-gym-{agent}", argv, {}, expect)]
+    if kind == "ledger":
+        d = copy.deepcopy(inputs.project)
+        e: dict[str, Any] = {"id": "rel-1", "dataset": "d", "mechanism": "laplace",
+                             "epsilon": 1.0}
+        field_, value = rng.choice([("source", None), ("id", ""), ("id", " "),
+                                    ("mode", None), ("parameters", []), ("seed", "7"),
+                                    ("time", 5), ("epsilon", True), ("delta", "0"),
+                                    ("count", 0), ("adjacency", None), ("reason", [])])
+        e[field_] = value
+        d["project"]["ledger"] = [e]
+        cmd = rng.choice(["privplan.json", "record"])
+        return [Case("other", f"ledger-{cmd}", inputs.command_for(cmd, "p.privplan.json"),
+                     {"p.privplan.json": _json_bytes(d)}, "refuse")]
+    big = rng.choice(["100000000", "10000000", "1000000000"])
+    argv = rng.choice([["plan-bench", "B4", "--worlds", big, "--seed", "1"],
+                       ["plan-bench", "all", "--worlds", big, "--seed", "1"],
+                       ["advise-bench", "--seeds", big, "--seed", "1"],
+                       ["sweep", "m.mdp.json", "--k", "10,100", "--runs", "1000000",
+                        "--seed", "1"]])
+    return [Case("other", argv[0] + "-bomb", argv + ["--json"], mdp_file, "refuse")]
+
+
+def family_other(inputs: Inputs, rng: random.Random, n: int) -> list[Case]:
+    cases: list[Case] = []
+    while len(cases) < n:
+        cases += _other_cases(inputs, rng)
+    return cases[:n]
+
+
 # ----------------------------------------------------------------------------- running
 def _prepare(case: Case, folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
@@ -729,6 +888,8 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
     if code == 0 and case.expect == "refuse":
         return "wrong-acceptance", out[:300]
     if code in (2, 3):
+        if out.strip():
+            return "contract", f"exit {code} with output on stdout: {out[:200]!r}"
         if err.count("\n") != 1 or not err.endswith("\n"):
             return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
         if code == 3 and case.expect != "runtime-ok":
@@ -751,6 +912,49 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
     return "ok", "exit 0"
 
 
+
+#: the special family's input names that are a format read by another command
+_FORMAT_OF = {"privatize": "mdp.json", "share": "mdp.json", "record": "privplan.json"}
+
+
+def table_row(case: Case) -> str:
+    """The row of the reliability table a case counts in: the command, and for a file case
+    the format it reads (``bounds / mdp.npz``)."""
+    if case.family in ("file", "npz", "special"):
+        fmt = _FORMAT_OF.get(case.kind.split(":")[-1], case.kind.split(":")[-1])
+        return f"{case.argv[0]} / {fmt}" if case.argv else fmt
+    if case.family == "other" and case.kind in ("drn", "prism"):
+        return f"import / {case.kind}"
+    return case.argv[0] if case.argv else case.kind
+
+
+_COLUMNS = (("crash", "crashes"), ("hang", "hangs"), ("bomb", "bombs"),
+            ("wrong-acceptance", "wrong acceptances"), ("wrong-answer", "wrong answers"),
+            ("contract", "contract"))
+
+
+def markdown_table(summaries: list[dict[str, Any]]) -> str:
+    """The per-command table of one or more campaign summaries (chunks add up)."""
+    rows: dict[str, Counter[str]] = {}
+    for summ in summaries:
+        for row, counts in summ.get("commands", {}).items():
+            cmd, _, fmt = row.partition(" / ")
+            if fmt:
+                row = f"{cmd} / {_FORMAT_OF.get(fmt, fmt)}"
+            rows.setdefault(row, Counter()).update(counts)
+    total: Counter[str] = Counter()
+    lines = ["| command / format | cases | " + " | ".join(c for _, c in _COLUMNS) + " |",
+             "|---|---:|" + "---:|" * len(_COLUMNS)]
+    for row in sorted(rows):
+        c = rows[row]
+        total.update(c)
+        lines.append(f"| {row} | {c['cases']} | "
+                     + " | ".join(str(c[k]) for k, _ in _COLUMNS) + " |")
+    lines.append(f"| **total** | **{total['cases']}** | "
+                 + " | ".join(f"**{total[k]}**" for k, _ in _COLUMNS) + " |")
+    return "\n".join(lines)
+
+
 def run_campaign(cases: list[Case], out_dir: str, *, jobs: int, cap_mb: int,
                  keep: bool = False) -> dict[str, Any]:
     cap = cap_mb * 2**20
@@ -759,6 +963,7 @@ def run_campaign(cases: list[Case], out_dir: str, *, jobs: int, cap_mb: int,
     outcomes: Counter[str] = Counter()
     exits: Counter[str] = Counter()
     by_family: dict[str, Counter[str]] = {}
+    by_command: dict[str, Counter[str]] = {}
     failures: list[dict[str, Any]] = []
     peak_kb = 0
     slowest = 0.0
@@ -792,6 +997,9 @@ def run_campaign(cases: list[Case], out_dir: str, *, jobs: int, cap_mb: int,
             outcome, detail = _classify(case, status, rss, hung, folder, cap_mb)
             outcomes[outcome] += 1
             by_family.setdefault(case.family, Counter())[outcome] += 1
+            row = table_row(case)
+            by_command.setdefault(row, Counter())[outcome] += 1
+            by_command[row]["cases"] += 1
             if not hung and os.WIFEXITED(status):
                 exits[f"exit {os.WEXITSTATUS(status)}"] += 1
             if outcome != "ok":
@@ -806,6 +1014,7 @@ def run_campaign(cases: list[Case], out_dir: str, *, jobs: int, cap_mb: int,
     return {"cases": len(cases), "real_processes": sum(c.real for c in cases),
             "outcomes": dict(outcomes), "exits": dict(exits),
             "families": {k: dict(v) for k, v in sorted(by_family.items())},
+            "commands": {k: dict(v) for k, v in sorted(by_command.items())},
             "crashes": outcomes["crash"], "hangs": outcomes["hang"], "bombs": outcomes["bomb"],
             "wrong_acceptances": outcomes["wrong-acceptance"],
             "wrong_answers": outcomes["wrong-answer"], "contract": outcomes["contract"],
@@ -835,8 +1044,8 @@ def build_cases(n: int, seed: int, full: str | None, readonly: str | None,
                 real_every: int) -> list[Case]:
     rng = random.Random(seed)
     inputs = Inputs()
-    share = {"file": 0.42, "npz": 0.08, "special": 0.05, "flags": 0.27, "semantic": 0.15,
-             "io": 0.03}
+    share = {"file": 0.30, "npz": 0.06, "special": 0.04, "flags": 0.22, "semantic": 0.12,
+             "io": 0.02, "other": 0.24}
     if n < 200:  # a slice: every family, the semantic ones too
         share["semantic"] = 0.3
     counts = {k: max(1, int(round(v * n))) for k, v in share.items()}
@@ -844,7 +1053,8 @@ def build_cases(n: int, seed: int, full: str | None, readonly: str | None,
              + family_special(inputs, rng, counts["special"])
              + family_flags(inputs, rng, counts["flags"])
              + family_semantic(inputs, rng, counts["semantic"])
-             + family_io(inputs, rng, counts["io"], full, readonly))
+             + family_io(inputs, rng, counts["io"], full, readonly)
+             + family_other(inputs, rng, counts["other"]))
     rng.shuffle(cases)
     for i, c in enumerate(cases):
         c.real = real_every > 0 and i % real_every == 0
@@ -863,7 +1073,16 @@ def main() -> None:
     p.add_argument("--keep", action="store_true", help="keep the folders of passing cases")
     p.add_argument("--small-bombs", action="store_true",
                    help="no 3.2 GB deflate bomb (quicker to build: the test suite's slice)")
+    p.add_argument("--table", nargs="+", metavar="SUMMARY", default=None,
+                   help="print the markdown table of these summary.json files (chunks add "
+                        "up) and exit")
     args = p.parse_args()
+    if args.table:
+        summaries = [json.loads(Path(f).read_text()) for f in args.table]
+        print(markdown_table(summaries))
+        print(f"\n{sum(s['cases'] for s in summaries)} cases, seeds "
+              f"{', '.join(str(s.get('seed')) for s in summaries)}")
+        return
     if args.small_bombs:
         del BOMB_SHAPES[0]
     os.environ.setdefault("PRIVPLAN_TIME_LIMIT_S", TIME_LIMIT_S)

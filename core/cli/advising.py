@@ -434,6 +434,18 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # every arm is built (and its layout checked) before anything runs
         all_arms = [experiment_arms(n, variant=v, epsilons=tuple(epsilons),
                                     layout=args.layout, **over) for v, n in jobs]
+        from core.cli.guard import ADVISE_STEP_S, check_batch
+        from core.common.memory import check_memory
+
+        for arms in all_arms:  # run_experiment's memory check, for every job before any
+            E = max(a.setup.params.epochs for a in arms)
+            n_max = max(len(a.setup.agents) for a in arms)
+            check_memory(8.0 * len(arms) * args.seeds * (5.0 * E + n_max), "seeds",
+                         detail=f"{len(arms)} arms x {args.seeds:,} seeds x {E:,} epochs")
+        steps = float(args.seeds) * sum(float(a.setup.params.epochs) * len(a.setup.agents)
+                                        for arms in all_arms for a in arms)
+        check_batch(steps, ADVISE_STEP_S, "--seeds", workers=args.workers,
+                    what=f"agent-epochs ({args.seeds:,} seeds x the arms' epochs x agents)")
         with executor_for(args) as (executor, workers):
             for k, (v, n) in enumerate(jobs):
                 arms = all_arms[k]

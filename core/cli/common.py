@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn, TextIO
 
 from core.common.errors import InputError
+from core.common.validation import check_k
 
 __all__ = ["PROG", "UsageError", "Parser", "parse_k_list", "flag_error", "Progress", "emit",
            "project_item", "record_project", "add_record_flag", "add_over_budget_flag",
@@ -63,7 +64,7 @@ def parse_k_list(text: str) -> list[float]:
             raise InputError(f"{p!r} is not a number", field="--k") from None
         if not math.isfinite(k) or k <= 0:
             raise InputError(f"every k must be a finite number > 0, got {p}", field="--k")
-        out.append(k)
+        out.append(check_k(k, "--k"))
     return out
 
 

@@ -108,6 +108,49 @@ def add_share_ppo_flags(sp: argparse.ArgumentParser) -> None:
                    help="ppo: steps per environment and roll-out")
     g.add_argument("--ppo-lr", type=float, default=1e-3, help="ppo: Adam's rate")
     add_old_option(g, "--project", default=None, metavar="PROJECT")  # now --record PROJECT
+    g.add_argument("--unsafe-gym-module", action="store_true",
+                   help="UNSAFE: let ENV be gym:MODULE:ENV_ID — imports (runs) the Python "
+                        "module MODULE so that it registers ENV_ID; only for code you trust. "
+                        "Without it only ids already registered in gymnasium are accepted")
+
+
+def _ppo_env_id(args: argparse.Namespace) -> str:
+    """The registered gymnasium id of ``share gym:ID --agent ppo``; nothing is imported
+    unless ``--unsafe-gym-module`` asks for a ``gym:MODULE:ENV_ID``'s module."""
+    from core.deep.ppo import registered_id
+
+    body = args.env[4:]
+    if ":" in body and args.unsafe_gym_module:
+        import importlib
+
+        module, _, body = body.partition(":")
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise InputError(f"module {module!r} could not be imported ({exc})",
+                             field="ENV") from None
+    elif ":" in body:
+        raise InputError(f"{args.env!r}: --agent ppo takes a registered gymnasium id such as "
+                         "gym:CartPole-v1 (a :VARIANT is for the tabular share; a "
+                         "gym:MODULE:ENV_ID imports code and needs --unsafe-gym-module)",
+                         field="ENV")
+    try:
+        return registered_id(body)
+    except InputError as exc:
+        raise InputError(exc.problem, field="ENV") from None
+
+
+def _require_ppo() -> None:
+    """One line naming the ``deep`` extra when JAX or gymnasium is missing (exit 2)."""
+    from core.deep import INSTALL_HINT, DeepUnavailable, require
+
+    require("--agent")
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        raise DeepUnavailable("--agent ppo needs gymnasium (not installed), part of the "
+                              f"optional 'deep' extra: {INSTALL_HINT}",
+                              field="--agent") from None
 
 
 def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -125,13 +168,11 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
-    from core.deep import require
-
-    require("--agent")
+    _require_ppo()
     if not args.env.startswith("gym:"):
         raise InputError("--agent ppo trains on a gymnasium environment: give gym:CartPole-v1 "
                          "or gym:Acrobot-v1", field="ENV")
-    env_id = args.env[4:]
+    env_id = _ppo_env_id(args)
     project = None
     if args.record:
         from core.cli.common import record_project

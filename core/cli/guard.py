@@ -30,13 +30,11 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.resources import check_count
-from core.common.validation import SENSITIVITY_RANGE
+from core.common.validation import B_MIN, K_MAX, SENSITIVITY_RANGE
 
-__all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX"]
+__all__ = ["check_flags", "one_line", "RULES", "K_MAX", "SIGMA_MAX", "SEED_MAX", "check_batch",
+           "PLAN_RUN_S", "ADVISE_STEP_S", "SWEEP_RUN_MIN_S"]
 
-#: Largest Dirichlet concentration accepted: beyond it k·η and k·γ lose the double precision
-#: the accountant needs (the Dirichlet noise is then below 1e-6 of an entry anyway).
-K_MAX = 1e12
 #: Largest DP-SGD noise multiplier accepted: beyond it the RDP orders underflow and ε would
 #: print as exactly 0, an optimistic statement.
 SIGMA_MAX = 1e4
@@ -107,7 +105,8 @@ class Count:
 Rule = Callable[[str, Any], None]
 
 _K = Range(0.0, K_MAX, why="larger k leaves the accountant without double precision")
-_B = Range(0.0, 1.0, why="the adjacency radius b is a distance between probability rows")
+_B = Range(B_MIN, 1.0, low_open=False, why="a smaller radius is below the precision of a "
+           "probability row: epsilon would underflow to 0")
 _SIGMA = Range(0.0, SIGMA_MAX, low_open=False, why="beyond it the accountant underflows and "
                "epsilon would read 0")
 _SENSITIVITY = Range(*SENSITIVITY_RANGE, low_open=False, why="rescale the query's units")
@@ -120,6 +119,13 @@ RULES: dict[tuple[str, str], Rule] = {
     ("dirichlet", "b"): _B,
     ("dirichlet", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
     ("privatize", "k"): _K,
+    ("privatize", "b"): _B,
+    ("bounds", "k"): _K,
+    ("bounds", "b"): _B,
+    ("sweep", "b"): _B,
+    ("design", "b"): _B,
+    ("export", "k"): _K,
+    ("mia", "b"): _B,
     ("sweep", "runs"): Count(1, 10**6),
     ("audit", "k"): _K,
     ("audit", "b"): _B,
@@ -127,6 +133,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("advise", "sensitivity"): lambda flag, v: None if v == "strict" else _SENSITIVITY(flag, v),
     ("accountant", "sigma"): _SIGMA,
     ("comarl", "sigma"): _SIGMA,
+    # checked with or without --dp: a NaN delta is never a setting
+    ("comarl", "delta"): Range(0.0, 1.0, why="delta is a probability"),
     ("mia", "k"): _K,
     ("share", "draws"): Count(1, 10**9, bytes_each=64.0, what="Monte Carlo draws"),
     # share: k_j = k0·c^j and the η-restricted simplex; below these the accountant's
@@ -136,6 +144,52 @@ RULES: dict[tuple[str, str], Rule] = {
     ("share", "eta"): Range(1e-12, 1.0, low_open=False,
                             why="a smaller eta underflows the accountant"),
 }
+
+#: Seconds of one planning run (one world, one approach, one point) of ``plan-bench``,
+#: taken low: 0.25-0.85 s were measured on one core (B1, B4), so only work clearly beyond
+#: the limit is refused.
+PLAN_RUN_S = 0.1
+#: Seconds of one advising epoch per agent (measured ~3e-4 s; a third of it is taken, so
+#: the default 20 seeds on one worker still run).
+ADVISE_STEP_S = 1e-4
+#: Seconds of one ``sweep`` run at the least (privatise, bound, evaluate: Python overhead).
+SWEEP_RUN_MIN_S = 2e-3
+
+
+def check_batch(runs: float, seconds_each: float, field: str, *, workers: int | None,
+                what: str) -> None:
+    """Refuse a batch command whose declared work passes the time limit, before any run.
+
+    Parameters
+    ----------
+    runs : float
+        How many runs the flags declare.
+    seconds_each : float
+        A low estimate of one run's seconds on one core.
+    field : str
+        The flag that sets the count (named in the message).
+    workers : int or None
+        Processes sharing the runs (None: the CPU count, the commands' default).
+    what : str
+        What one run is ("planning runs").
+
+    Examples
+    --------
+    >>> check_batch(10, 0.1, "--worlds", workers=1, what="planning runs")
+    >>> try:
+    ...     check_batch(1e9, 0.1, "--worlds", workers=2, what="planning runs")
+    ... except InputError as exc:
+    ...     print(exc.field, "|", exc.problem.split(";")[0])
+    --worlds | 1e+09 planning runs on 2 worker(s): about 1.58 years of computation
+    """
+    import os
+
+    from core.common.resources import check_time
+
+    w = max(1, int(workers or os.cpu_count() or 1))
+    check_time(float(runs) * float(seconds_each) / w, field,
+               detail=f"{float(runs):.3g} {what} on {w} worker(s)")
+
 
 def _flag(parser_dest: str) -> str:
     return "--" + parser_dest.replace("_", "-")

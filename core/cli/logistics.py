@@ -499,6 +499,24 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     common(sp)
 
 
+def _check_bench_work(names: list[str], values: list[float] | None,
+                      approaches: list[str] | None, args: argparse.Namespace) -> None:
+    """Refuse benchmarks whose worlds x points x approaches pass the time limit, up front."""
+    from core.cli.guard import PLAN_RUN_S, check_batch
+    from core.logistics.experiments import benchmark_config
+
+    for name in names:
+        try:
+            cfg = benchmark_config(name, values=values, approaches=approaches)
+        except InputError:
+            continue  # run_benchmark names the flag
+        rounds = max(1, int(cfg.rounds))
+        runs = float(args.worlds) * len(cfg.values) * len(cfg.approaches) * rounds
+        check_batch(runs, PLAN_RUN_S, "--worlds", workers=args.workers,
+                    what=f"{name} planning runs ({args.worlds:,} worlds x {len(cfg.values)} "
+                         f"points x {len(cfg.approaches)} approaches)")
+
+
 def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``plan-bench``: run benchmarks, print a summary (or one JSON object).
 
@@ -541,6 +559,7 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         approaches = [a.strip() for a in args.approaches.split(",") if a.strip()]
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
+    _check_bench_work(names, values, approaches, args)
     results = []
     with executor_for(args) as (executor, workers):
         for name in names:

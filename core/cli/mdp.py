@@ -464,6 +464,19 @@ def _record_bounds(args: argparse.Namespace, project: Any, mdp_id: str, release:
 
 
 # ---------------------------------------------------------------------------- sweep
+def _check_sweep_work(mdp: Any, ks: list[float], args: argparse.Namespace) -> None:
+    """Refuse ``--runs`` x k values whose runs pass the time limit, before the first run: a
+    run privatises the model and bounds it over its horizon (100 sweeps when infinite)."""
+    from core.cli.guard import SWEEP_RUN_MIN_S, check_batch
+    from core.common.resources import sweep_seconds
+
+    S, A = mdp.n_states, mdp.n_actions
+    sweeps = mdp.horizon if mdp.horizon is not None else 100
+    each = max(SWEEP_RUN_MIN_S, 2.0 * sweep_seconds(sweeps, float(S) * A * S, "robust"))
+    check_batch(float(args.runs) * len(ks), each, "--runs", workers=args.workers,
+                what=f"privatise-and-bound runs ({args.runs:,} runs x {len(ks)} k)")
+
+
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``sweep``.
 
@@ -488,6 +501,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     project, mdp_id = _project_model(args)
     mdp = project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.mdp)
     seed_drawn = args.seed is None
+    _check_sweep_work(mdp, ks, args)
     try:
         table = _policy_file(args, mdp)
         with executor_for(args) as (executor, workers):

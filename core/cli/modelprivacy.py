@@ -59,6 +59,8 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
+    import numpy as np
+
     from core.modelprivacy.data import load_dataset
     from core.modelprivacy.metrics import tpr_at_fpr_items
     from core.modelprivacy.study import MiaSetup, run_mia
@@ -82,8 +84,11 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          epochs=args.epochs, hidden=args.hidden, lr=args.lr, clip=args.clip,
                          sensitivity_samples=args.sensitivity_samples, preset=args.preset,
                          k=args.k, b=args.b)
-        res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"),
-                      networks=networks)
+        # a diverging learning rate overflows inside training; run_mia refuses its
+        # non-finite outputs naming --lr, so numpy's warnings would only add stderr lines
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"),
+                          networks=networks)
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()

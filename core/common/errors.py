@@ -7,7 +7,24 @@ line and exit 2, and the GUI can show it in a dialog, the document untouched.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "RunFailure", "WriteFailure"]
+import re
+
+#: numpy 2's repr of a scalar (``np.float64(-0.0)``, ``np.int64(3)``, ``np.str_('a')``),
+#: which an f-string's ``!r`` puts into a message; users read the plain value.
+_NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|complex|bool|str|bytes)\w*\(([^()]*)\)")
+
+
+def plain_values(message: str) -> str:
+    """``message`` with numpy scalar reprs shown as plain values.
+
+    Examples
+    --------
+    >>> plain_values("probability np.float64(-0.0) must be positive, row np.int64(3)")
+    'probability -0.0 must be positive, row 3'
+    """
+    return _NUMPY_SCALAR.sub(r"\1", message)
+
+__all__ = ["InputError", "RunFailure", "WriteFailure", "plain_values"]
 
 
 class InputError(ValueError):
@@ -20,6 +37,7 @@ class InputError(ValueError):
     """
 
     def __init__(self, message: str, *, field: str | None = None, file: str | None = None):
+        message = plain_values(str(message))
         self.field = field
         self.file = file
         self.problem = message

@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -145,7 +146,10 @@ def run_chunks(fn: Callable[..., Any], tasks: Sequence[T], args: Callable[[T], t
     with SharedArrays() as arrays:
         payload = arrays.dumps(shared) if shared else b""
         for attempt in (1, 2):
-            ex = default_executor(workers, payload)
+            # never more processes than chunks or CPUs: each one starts an interpreter
+            # (seconds), so --workers 1000 on two chunks spent minutes starting idle ones
+            n = max(1, min(int(workers), len(pending), os.cpu_count() or 1))
+            ex = default_executor(n, payload)
             try:
                 _run_on(ex, fn, pending, args, fold, (), describe, own=True,
                         via_shared=bool(shared), poll=poll)

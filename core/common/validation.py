@@ -24,7 +24,19 @@ __all__ = [
     "check_positive",
     "check_sensitivity",
     "SENSITIVITY_RANGE",
+    "K_MAX",
+    "B_MIN",
 ]
+
+#: Smallest adjacency radius b accepted: a probability row holds about 16 significant
+#: digits, so rows closer than this are not told apart and the privacy loss at such a b
+#: underflows (at b = 5e-324 the designer's epsilon read exactly 0).
+B_MIN = 1e-12
+
+#: Largest Dirichlet concentration k accepted anywhere (flags, project files, the window):
+#: beyond it k·η and k·γ lose the double precision the accountant needs (the Dirichlet noise
+#: is then below 1e-6 of an entry anyway), and sums over k overflow near the float maximum.
+K_MAX = 1e12
 
 #: The sensitivities a mechanism accepts: numbers far from the float range's ends, so that
 #: sensitivity / epsilon, the noise and the pairs at that distance stay normal doubles (a
@@ -91,7 +103,8 @@ def check_sensitivity(value: Any, name: str = "sensitivity") -> float:
 
 
 def check_k(k: Any, name: str = "k") -> float:
-    """The Dirichlet concentration parameter: a finite real > 0 (not necessarily integer).
+    """The Dirichlet concentration parameter: a real in (0, :data:`K_MAX`] (not necessarily
+    integer).
 
     Parameters
     ----------
@@ -104,8 +117,22 @@ def check_k(k: Any, name: str = "k") -> float:
     -------
     float
         k.
+
+    Examples
+    --------
+    >>> check_k(100)
+    100.0
+    >>> try:
+    ...     check_k(1e300)
+    ... except InputError as exc:
+    ...     print(exc.problem)
+    must lie in (0, 1e+12] (larger k leaves the accountant without double precision), got 1e+300
     """
-    return check_positive(k, name)
+    k = check_positive(k, name)
+    if k > K_MAX:
+        raise InputError(f"must lie in (0, {K_MAX:g}] (larger k leaves the accountant without "
+                         f"double precision), got {k:g}", field=name)
+    return k
 
 
 def check_beta(beta: Any, name: str = "beta") -> float:

@@ -50,7 +50,7 @@ from core.deep.lipschitz import LipschitzConstant, jacobian_estimate, spectral_b
 
 __all__ = ["PpoConfig", "ENVIRONMENTS", "solved_return", "ActorCritic", "PpoRun", "train_ppo",
            "Demonstrations", "make_env", "evaluate", "teacher_lipschitz", "DEEP_STUDENTS",
-           "STUDENT_HIDDEN", "TEACHER_HIDDEN"]
+           "STUDENT_HIDDEN", "TEACHER_HIDDEN", "registered_id"]
 
 #: gymnasium ids this module has been checked on (classic control needs no extra package);
 #: MinAtar's ids work when its package is installed (``MinAtar/Breakout-v1``, …)
@@ -60,10 +60,49 @@ TEACHER_HIDDEN = (64, 64)
 STUDENT_HIDDEN = (32, 32)
 
 
+def registered_id(env_id: str) -> str:
+    """``env_id`` if it is registered in gymnasium, else an :class:`InputError` naming ENV.
+
+    gymnasium's ``make`` and ``spec`` import the module of a ``module:Env`` id (and of any id
+    with a colon), so an id from a command line or a project file is looked up in the registry
+    first and never reaches them otherwise: nothing is imported on its say-so.
+
+    Parameters
+    ----------
+    env_id : str
+        A gymnasium id (``CartPole-v1``).
+
+    Returns
+    -------
+    str
+    """
+    import gymnasium as gym
+
+    if env_id.startswith("MinAtar/"):
+        try:
+            import minatar  # noqa: F401  (registers the MinAtar ids)
+        except ImportError:
+            raise InputError(f"{env_id} needs the minatar package (pip install minatar)",
+                             field="env") from None
+    if env_id.startswith("ALE/"):
+        try:
+            import ale_py
+            gym.register_envs(ale_py)
+        except ImportError:
+            raise InputError(f"{env_id} needs the ale-py package (pip install ale-py): the "
+                             "paper's AirRaid set-up is a long run", field="env") from None
+    if ":" in env_id or env_id not in gym.envs.registration.registry:
+        raise InputError(f"{env_id!r} is not a registered gymnasium id (checked: "
+                         f"{', '.join(ENVIRONMENTS)}; a module:Env id imports code and is "
+                         "refused)", field="env")
+    return env_id
+
+
 def solved_return(env_id: str) -> float | None:
     """gymnasium's ``reward_threshold`` of the task (CartPole-v1: 475; Acrobot-v1: −100)."""
     import gymnasium as gym
 
+    registered_id(env_id)
     try:
         return gym.spec(env_id).reward_threshold
     except gym.error.Error:
@@ -85,19 +124,7 @@ def make_env(env_id: str) -> Any:
     """
     import gymnasium as gym
 
-    if env_id.startswith("MinAtar/"):
-        try:
-            import minatar  # noqa: F401  (registers the MinAtar ids)
-        except ImportError:
-            raise InputError(f"{env_id} needs the minatar package (pip install minatar)",
-                             field="env") from None
-    if env_id.startswith("ALE/"):
-        try:
-            import ale_py
-            gym.register_envs(ale_py)
-        except ImportError:
-            raise InputError(f"{env_id} needs the ale-py package (pip install ale-py): the "
-                             "paper's AirRaid set-up is a long run", field="env") from None
+    registered_id(env_id)
     try:
         env = gym.make(env_id)
     except gym.error.Error as exc:

@@ -29,6 +29,30 @@ MAP_FORMAT = "privplan-map"
 MAP_VERSION = 1
 
 
+
+def _check_roles(nodes: list[dict[str, Any]], domain: str) -> None:
+    """Every ``role`` a node of the file gives: a string the map's domain knows, on a base.
+
+    A logistics (and packet) map has no roles; air and rover maps have theirs
+    (``docs/formats-and-cli.md`` §3). An absent ``role`` is the domain's default; ``null``,
+    ``""`` or an unknown name is refused naming the node.
+    """
+    from core.logistics.domains import MAP_DOMAINS, profile
+
+    if domain not in MAP_DOMAINS:
+        return  # LogisticsWorld refuses the domain itself, naming graph.domain
+    roles = profile(domain).roles
+    for i, n in enumerate(nodes):
+        if "role" not in n:
+            continue
+        role = n["role"]
+        if not roles:
+            raise InputError(f"{domain} maps have no base roles, got role {json.dumps(role)}",
+                             field=f"nodes[{i}].role")
+        if n.get("kind") != "base" or not isinstance(role, str) or role not in roles:
+            raise InputError(f"role {json.dumps(role)} is not one of a {domain} base's roles "
+                             f"({', '.join(roles)})", field=f"nodes[{i}].role")
+
 def map_from_dict(d: Any) -> LogisticsWorld:
     """Build and validate a world from the node-link dict of a ``*.map.json`` file.
 
@@ -111,6 +135,7 @@ def map_from_dict(d: Any) -> LogisticsWorld:
         raise InputError(f"must be a domain name, got {domain!r}", field="graph.domain")
     if not isinstance(dparams, dict):
         raise InputError("must be an object", field="graph.domain_params")
+    _check_roles(d["nodes"], domain)
     try:
         world = LogisticsWorld(g, name=str(gattr.get("name", "")), degree_cap=cap,
                                note=str(gattr.get("note", "")), domain=domain,

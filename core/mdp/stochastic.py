@@ -140,6 +140,18 @@ def check_policy_table(mdp: MDP, table: Any, *, field: str = "policy") -> np.nda
     return arr
 
 
+def _holds_bool(tree: Any) -> bool:
+    """True when a JSON boolean is anywhere in the nested lists ``tree``."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, bool):
+            return True
+        if isinstance(x, list):
+            stack.extend(x)
+    return False
+
+
 def load_policy(path: "str | os.PathLike[str]", mdp: MDP) -> np.ndarray:
     """Read a policy file ``{"policy": π}`` for ``mdp`` (:func:`check_policy_table`).
 
@@ -164,6 +176,9 @@ def load_policy(path: "str | os.PathLike[str]", mdp: MDP) -> np.ndarray:
     doc = read_json(path)
     if not isinstance(doc, dict) or "policy" not in doc:
         raise InputError('must be a JSON object {"policy": [...]} holding π(a|s)',
+                         file=os.fspath(path))
+    if _holds_bool(doc["policy"]):  # numpy would read true/false as 1.0/0.0
+        raise InputError("probabilities must be numbers, not true/false", field="policy",
                          file=os.fspath(path))
     try:
         return check_policy_table(mdp, doc["policy"])

@@ -475,6 +475,15 @@ class _AttackModel:
         return self.model.predict_proba(X)
 
 
+def _finite_outputs(conf: np.ndarray, lr: float | None) -> np.ndarray:
+    """``conf`` if every output is finite; else training diverged at this learning rate
+    (a NaN would reach the attack model as a crash): an :class:`InputError` naming ``lr``."""
+    if not np.all(np.isfinite(conf)):
+        raise InputError(f"training diverged at learning rate {lr:g}: the model's outputs are "
+                         "not finite; choose a smaller learning rate", field="lr")
+    return conf
+
+
 
 def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
     from sklearn.metrics import roc_auc_score, roc_curve
@@ -674,8 +683,8 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
 
     # --- the victim's released outputs --------------------------------------------------------
     t0 = time.perf_counter()
-    out_in = pipe.outputs(victim_theta, members)
-    out_out = pipe.outputs(victim_theta, nonmembers)
+    out_in = _finite_outputs(pipe.outputs(victim_theta, members), setup.lr)
+    out_out = _finite_outputs(pipe.outputs(victim_theta, nonmembers), setup.lr)
     test_s = (time.perf_counter() - t0) / (2 * n_in)
     raw_in = pipe.raw(victim_theta, members)
     distortion = None
@@ -720,7 +729,7 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         sh_in = pool[j * n_in:(j + 1) * n_in]
         th = pipe.release_params(pipe.fit(sh_in, shadow_rngs[j], cancelled))
         for ix, bit in ((sh_in, 1), (out_slice, 0)):
-            conf = pipe.outputs(th, ix)
+            conf = _finite_outputs(pipe.outputs(th, ix), setup.lr)
             feats.append(_features(conf, data.y[ix]))
             bits.append(np.full(ix.size, bit))
             if setup.defense == "oneparam":

@@ -48,7 +48,8 @@ from core.common.errors import InputError
 
 __all__ = ["DpsgdAccounting", "dpsgd_epsilon", "noise_for_epsilon", "PLD_INTERVAL",
            "REPLACE_PLD_INTERVAL", "ADJACENCY", "REPLACE_ADJACENCY", "THESIS_LABEL",
-           "GroupPrivacy", "group_privacy", "replay_pld", "replay_interval"]
+           "GroupPrivacy", "group_privacy", "replay_pld", "replay_interval", "add_remove_interval",
+           "PLD_SIGMA_MIN"]
 
 #: Pessimistic PLD discretisation interval (ε error ≤ about this much per composition).
 PLD_INTERVAL = 1e-4
@@ -56,6 +57,13 @@ PLD_INTERVAL = 1e-4
 #: reference point σ = 1.4539, q = 1/32, B = 1024 it states 5.0315 against 5.0314 at 1e-4,
 #: ten times faster).
 REPLACE_PLD_INTERVAL = 1e-3
+#: Smallest noise multiplier the PLD accountant takes: one step's privacy loss reaches about
+#: 2/σ², and below this the loss grid's size overflows (σ = 1e-300 crashed dp-accounting
+#: with an OverflowError). The RDP accountant takes any σ > 0.
+PLD_SIGMA_MIN = 1e-3
+#: Most grid points of one add/remove-one step's PLD before its interval is coarsened (a
+#: fixed 1e-4 grid needs 2e8 points at σ = 0.01, and memory runs out).
+PLD_MAX_POINTS = 1_000_000
 
 ADJACENCY = "add/remove one record (Poisson subsampling)"
 REPLACE_ADJACENCY = ("replace-one: neighbouring runs differ in one replay-buffer entry (one "
@@ -142,6 +150,11 @@ def _check(sigma: float, sample_rate: float, steps: int, delta: float,
                          field="updates_per_entry")
     if method not in (None, "rdp", "pld"):
         raise InputError(f"must be 'rdp' or 'pld', got {method!r}", field="method")
+    if (method == "pld" or window is not None) and 0 < sigma < PLD_SIGMA_MIN:
+        raise InputError(f"the PLD accountant takes a noise multiplier of 0 or >= "
+                         f"{PLD_SIGMA_MIN:g} (its loss grid overflows below), got {sigma:g}; "
+                         "the RDP accountant (method rdp, without a window) takes any",
+                         field="sigma")
     if window is not None and method == "rdp":
         raise InputError("a replay window is accounted under replace-one, and dp-accounting's "
                          "RDP accountant has no replace-one analysis of Poisson sampling: use "
@@ -159,6 +172,32 @@ def _event(sigma: float, sample_rate: float, count: int):
     return dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(sample_rate, dp_accounting.GaussianDpEvent(sigma)),
         count)
+
+
+def add_remove_interval(sigma: float) -> float:
+    """The PLD grid of an add/remove-one step: :data:`PLD_INTERVAL`, coarser for a small σ.
+
+    As in :func:`replay_interval`, the loss reaches about 20/σ + 2/σ²; the interval grows to
+    keep the grid within :data:`PLD_MAX_POINTS` (from σ ≈ 0.14 down). Pessimistic
+    discretisation keeps ε an upper bound at any interval.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise multiplier (>= :data:`PLD_SIGMA_MIN`).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> add_remove_interval(1.0)
+    0.0001
+    >>> round(add_remove_interval(0.01), 6)
+    0.022
+    """
+    return max(PLD_INTERVAL, (20.0 / sigma + 2.0 / sigma ** 2) / PLD_MAX_POINTS)
 
 
 def replay_interval(sigma: float) -> float:
@@ -220,7 +259,7 @@ def _add_remove(sigma: float, sample_rate: float, count: int, delta: float, meth
         eps, order = acc.get_epsilon_and_optimal_order(delta)
         return float(eps), float(order)
     from dp_accounting import pld
-    acc_p = pld.PLDAccountant(value_discretization_interval=PLD_INTERVAL)
+    acc_p = pld.PLDAccountant(value_discretization_interval=add_remove_interval(sigma))
     acc_p.compose(event)
     return float(acc_p.get_epsilon(delta)), None
 

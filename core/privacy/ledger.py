@@ -135,8 +135,22 @@ class LedgerEntry:
         return e
 
 
+_TEXT_FIELDS = ("adjacency", "released", "mode", "source", "time", "reason")
+
+
 def _check_entry(e: LedgerEntry) -> None:
+    if not e.id.strip():
+        raise InputError(f"a ledger entry's id must be a non-empty string, got {e.id!r}",
+                         field="ledger.id")
     where = f"ledger[{e.id}]"
+    for name in _TEXT_FIELDS:
+        v = getattr(e, name)
+        if not isinstance(v, str):
+            raise InputError(f"{name} must be a string, got {v!r}", field=where)
+    if not isinstance(e.parameters, dict):
+        raise InputError(f"parameters must be an object, got {e.parameters!r}", field=where)
+    if e.seed is not None and (isinstance(e.seed, bool) or not isinstance(e.seed, int)):
+        raise InputError(f"seed must be an integer or null, got {e.seed!r}", field=where)
     for name in ("epsilon", "delta"):
         v = getattr(e, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)):

@@ -210,7 +210,7 @@ def build_model(parts: ModelParts, *, horizon: int | None, discount: float | Non
     src, choice, dst, prob, line = parts.src, parts.choice, parts.dst, parts.prob, parts.line
     if src.size and (prob <= 0).any():
         i = int(np.flatnonzero(prob <= 0)[0])
-        raise fail(path, int(line[i]), f"probability {prob[i]!r} must be positive")
+        raise fail(path, int(line[i]), f"probability {float(prob[i])!r} must be positive")
     # choices present per state (a state may skip none: PRISM numbers them 0, 1, …)
     present = np.zeros(0, dtype=np.int64)
     if src.size:

@@ -238,6 +238,8 @@ class _BodyReader:
             self.action_labels[(state, k)] = label
         if rest.startswith("["):
             vals, rest = _rewards(path, ln, rest, self.nr)
+            if len(vals) < self.nr:  # one value per declared reward model
+                raise fail(path, ln, f"{len(vals)} rewards for {self.nr} reward model(s)")
             for j, v in enumerate(vals):
                 if v != 0:
                     self.choice_rew[j][(state, k)] = v

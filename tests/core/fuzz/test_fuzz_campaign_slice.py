@@ -28,4 +28,4 @@ def test_a_slice_of_the_campaign_finds_nothing(tmp_path: Path) -> None:
                                    "wrong_answers", "contract") if summary[k]}
     assert bad == {}, json.dumps(summary["failures"][:10], indent=1)
     fams = summary["families"]
-    assert {"file", "npz", "special", "flags", "refuse", "answer", "io"} <= set(fams)
+    assert {"file", "npz", "special", "flags", "refuse", "answer", "io", "other"} <= set(fams)

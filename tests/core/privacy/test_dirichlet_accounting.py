@@ -578,9 +578,10 @@ def _field(call) -> InputError:
     (dict(k=10, eta=0.1, eta_bar=0.1, w=2.5, b=0.1), "w", ">= 2"),
     (dict(k=10, eta=0.1, eta_bar=0.1, w=True, b=0.1), "w", ">= 2"),
     (dict(k=10, eta=0.3, eta_bar=0.2, w=3, b=0.1), "eta", "eta <= 0.266667"),
-    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=0.0), "b", "(0, 1]"),
-    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=-0.1), "b", "(0, 1]"),
-    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=1.5), "b", "(0, 1]"),
+    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=0.0), "b", "[1e-12, 1]"),
+    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=-0.1), "b", "[1e-12, 1]"),
+    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=1.5), "b", "[1e-12, 1]"),
+    (dict(k=10, eta=0.1, eta_bar=0.1, w=2, b=5e-324), "b", "[1e-12, 1]"),
     (dict(k=0, eta=0.1, eta_bar=0.1, w=2, b=0.1), "k", "> 0"),
     (dict(k=-3, eta=0.1, eta_bar=0.1, w=2, b=0.1), "k", "> 0"),
     (dict(k=float("nan"), eta=0.1, eta_bar=0.1, w=2, b=0.1), "k", "finite"),
@@ -834,7 +835,7 @@ def test_support_against_the_w_analysis() -> None:
     (dict(k=10, eta=0.3, n=3, b=0.4), "b", "eta + b/2"),
     (dict(k=0, eta=0.1, n=3, b=0.1), "k", "> 0"),
     (dict(k=10, eta=0.0, n=3, b=0.1), "eta", "(0, 1)"),
-    (dict(k=10, eta=0.1, n=3, b=0.0), "b", "(0, 1]"),
+    (dict(k=10, eta=0.1, n=3, b=0.0), "b", "[1e-12, 1]"),
 ])
 def test_support_validation(kwargs, field, text) -> None:
     e = _field(lambda: support_privacy(**kwargs, gamma=0.01))
