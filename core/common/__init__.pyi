@@ -20,6 +20,7 @@ from .errors import (
     InputError as InputError,
     RunFailure as RunFailure,
     WriteFailure as WriteFailure,
+    plain_values as plain_values,
 )
 from .jsonable import (
     UNBOUNDED as UNBOUNDED,
@@ -112,6 +113,8 @@ from .timestamps import (
     now_iso as now_iso,
 )
 from .validation import (
+    B_MIN as B_MIN,
+    K_MAX as K_MAX,
     SENSITIVITY_RANGE as SENSITIVITY_RANGE,
     RandomSource as RandomSource,
     as_random_source as as_random_source,

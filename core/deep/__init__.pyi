@@ -65,6 +65,7 @@ from .ppo import (
     PpoRun as PpoRun,
     evaluate as evaluate,
     make_env as make_env,
+    registered_id as registered_id,
     solved_return as solved_return,
     teacher_lipschitz as teacher_lipschitz,
     train_ppo as train_ppo,

@@ -11,7 +11,8 @@ __all__ = ["EXTRA", "INSTALL_HINT", "DeepUnavailable", "available", "require", "
 
 #: the optional extra that brings JAX in
 EXTRA = "deep"
-INSTALL_HINT = "install privplan[deep] (pip install 'privplan[deep]': jax, equinox, optax)"
+INSTALL_HINT = ("install privplan[deep] (pip install 'privplan[deep]': jax, equinox, optax, "
+                "gymnasium)")
 _PACKAGES = ("jax", "jaxlib", "equinox", "optax")
 
 

@@ -38,6 +38,7 @@ from .dirichlet import (
     dirichlet_rows as dirichlet_rows,
 )
 from .dirichlet_accounting import (
+    B_MIN as B_MIN,
     CURVE_RTOL as CURVE_RTOL,
     DEFAULT_DELTA_METHOD as DEFAULT_DELTA_METHOD,
     DEFAULT_RTOL as DEFAULT_RTOL,
@@ -80,11 +81,13 @@ from .dirichlet_sparse import (
 from .dpsgd import (
     ADJACENCY as ADJACENCY,
     PLD_INTERVAL as PLD_INTERVAL,
+    PLD_SIGMA_MIN as PLD_SIGMA_MIN,
     REPLACE_ADJACENCY as REPLACE_ADJACENCY,
     REPLACE_PLD_INTERVAL as REPLACE_PLD_INTERVAL,
     THESIS_LABEL as THESIS_LABEL,
     DpsgdAccounting as DpsgdAccounting,
     GroupPrivacy as GroupPrivacy,
+    add_remove_interval as add_remove_interval,
     dpsgd_epsilon as dpsgd_epsilon,
     group_privacy as group_privacy,
     noise_for_epsilon as noise_for_epsilon,
