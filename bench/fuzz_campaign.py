@@ -24,10 +24,10 @@ input or flag:
                (mutated tables, booleans as probabilities), ``plan --domain`` on air, rover
                and logistics maps (hostile base roles), ``mia --attack``, ``share gym:ID``
                (module ids such as ``gym:this:Foo`` must import nothing: a refusal with
-               anything on stdout is a contract failure), hostile ledger entries, and batch
-               commands whose declared work is far beyond the time limit (``plan-bench
-               --worlds 1e8``, ``advise-bench --seeds``, ``sweep --runs``), which must be
-               refused up front.
+               anything on stdout but the --json error object is a contract failure),
+               hostile ledger entries, and batch commands whose declared work is far beyond
+               the time limit (``plan-bench --worlds 1e8``, ``advise-bench --seeds``,
+               ``sweep --runs``), which must be refused up front.
 
 Each outcome is classified: **crash** (exit 1, a signal, a traceback), **hang** (killed at
 60 s), **bomb** (peak RSS over the cap, or the run ran out of memory: the guard should have
@@ -864,6 +864,23 @@ def _start(case: Case, folder: str, cap: int) -> Any:
     return pid
 
 
+def _refusal_stdout_problem(out: str, code: int, as_json: bool) -> str:
+    """What is wrong with a refusal's stdout ("" if nothing): without ``--json`` it is empty;
+    with it, exactly one strict JSON object whose ``error`` carries the exit code — anything
+    else there (an imported module's output, a second object) breaks the contract."""
+    if not as_json:
+        return f"exit {code} with output on stdout: {out[:200]!r}" if out.strip() else ""
+    try:
+        payload = json.loads(out, parse_constant=lambda t: (_ for _ in ()).throw(
+            ValueError(f"non-finite {t}")))
+    except ValueError as exc:
+        return f"exit {code} without one strict JSON error object on stdout: {exc}"
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict) or error.get("exit") != code:
+        return f"exit {code} whose JSON has no error object with that exit: {out[:200]!r}"
+    return ""
+
+
 def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap_mb: int
               ) -> tuple[str, str]:
     """(outcome, detail): outcome in ok, crash, hang, bomb, wrong-acceptance, wrong-answer,
@@ -888,8 +905,9 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
     if code == 0 and case.expect == "refuse":
         return "wrong-acceptance", out[:300]
     if code in (2, 3):
-        if out.strip():
-            return "contract", f"exit {code} with output on stdout: {out[:200]!r}"
+        problem = _refusal_stdout_problem(out, code, "--json" in case.argv)
+        if problem:
+            return "contract", problem
         if err.count("\n") != 1 or not err.endswith("\n"):
             return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
         if code == 3 and case.expect != "runtime-ok":
