@@ -76,6 +76,42 @@ def mdp_from_dict(d: Any) -> MDP:
         Naming the field and the problem.
     """
     d = _mapping(d, "(top level)")
+    _check_header(d)
+    states = d.get("states")
+    if not isinstance(states, list) or not states or not all(isinstance(s, str) for s in states):
+        raise InputError("must be a non-empty list of state names", field="states")
+    index = {s: i for i, s in enumerate(states)}
+    if len(index) != len(states):
+        dup = next(s for s in states if states.count(s) > 1)
+        raise InputError(f"state {dup!r} is listed twice", field="states")
+    trans = _mapping(d.get("transitions"), "transitions")
+    actions = _action_lists(states, index, trans)
+    S, A = len(states), max(len(a) for a in actions)
+    mask, anames, coo = _transition_entries(states, index, actions, trans, A)
+    R = _json_rewards(d, index, actions, S, A)
+    R_T = np.zeros(S)
+    for s, r in _mapping(d.get("terminal_rewards", {}) or {}, "terminal_rewards").items():
+        R_T[_state_index(index, s, "terminal_rewards")] = _number(r, f"terminal_rewards.{s}")
+    horizon, discount = _json_horizon_discount(d)
+    s0 = d.get("initial_state", states[0])
+    s0_idx = s0 if isinstance(s0, int) and not isinstance(s0, bool) and 0 <= s0 < S \
+        else _state_index(index, s0, "initial_state")
+    layout = _json_layout(d.get("layout"), index)
+    name = d.get("name", "")
+    # (each next state appears once per row: JSON object keys are unique)
+    sparse = Transitions.from_coo(S, A, *coo)
+    # small models keep their dense arrays (and the checks on them)
+    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse
+    mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
+              initial_state=s0_idx, state_names=tuple(states),
+              action_names=tuple(tuple(r) for r in anames),
+              name=str(name) if name is not None else "", layout=layout)
+    ann = _annotations_from_json(d, mdp)
+    return mdp if ann is None else mdp.replace(annotations=ann)
+
+
+def _check_header(d: dict[str, Any]) -> None:
+    """The ``format`` and ``version`` keys (both optional) name a file this PrivPlan reads."""
     fmt = d.get("format", MDP_FORMAT)
     if fmt != MDP_FORMAT:
         raise InputError(f"must be {MDP_FORMAT!r}, got {fmt!r}", field="format")
@@ -85,36 +121,42 @@ def mdp_from_dict(d: Any) -> MDP:
     if ver > MDP_VERSION:
         raise InputError(f"file is version {ver}; this PrivPlan reads up to {MDP_VERSION}",
                          field="version")
-    states = d.get("states")
-    if not isinstance(states, list) or not states or not all(isinstance(s, str) for s in states):
-        raise InputError("must be a non-empty list of state names", field="states")
-    index = {s: i for i, s in enumerate(states)}
-    if len(index) != len(states):
-        dup = next(s for s in states if states.count(s) > 1)
-        raise InputError(f"state {dup!r} is listed twice", field="states")
 
-    def state_idx(name: Any, field: str) -> int:
-        if not isinstance(name, str) or name not in index:
-            raise InputError(f"unknown state {name!r}", field=field)
-        return index[name]
 
-    trans = _mapping(d.get("transitions"), "transitions")
+def _state_index(index: dict[str, int], name: Any, field: str) -> int:
+    """The index of the state called ``name`` (an unknown one is refused naming ``field``)."""
+    if not isinstance(name, str) or name not in index:
+        raise InputError(f"unknown state {name!r}", field=field)
+    return index[name]
+
+
+def _action_lists(states: list[str], index: dict[str, int], trans: dict[str, Any]
+                  ) -> list[list[str]]:
+    """The action names of every state in file order, after checking that the dense arrays
+    fit and that every state of ``transitions`` is known and has an action."""
     n_actions = max((len(v) for v in trans.values() if isinstance(v, dict)), default=1)
     if uses_dense(len(states), n_actions):  # dense arrays: fit before building (sparse rows
         from core.common.resources import check_model_memory  # grow with the file's entries)
 
         check_model_memory(len(states), n_actions, "states")
     for s in trans:
-        state_idx(s, "transitions")
+        _state_index(index, s, "transitions")
     actions: list[list[str]] = []
     for s in states:
         acts = _mapping(trans.get(s, {}), f"transitions.{s}")
         if not acts:
             raise InputError(f"state {s!r} has no actions", field=f"transitions.{s}")
         actions.append(list(acts))
-    S, A = len(states), max(len(a) for a in actions)
-    R = np.zeros((S, A))
-    R_T = np.zeros(S)
+    return actions
+
+
+def _transition_entries(states: list[str], index: dict[str, int], actions: list[list[str]],
+                        trans: dict[str, Any], A: int
+                        ) -> tuple[np.ndarray, list[list[str]],
+                                   tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(mask, action names padded with "", COO (row, next state, probability) arrays) of
+    the ``transitions`` object, every entry checked."""
+    S = len(states)
     mask = np.zeros((S, A), dtype=bool)
     anames = [[""] * A for _ in range(S)]
     rows: list[int] = []
@@ -127,16 +169,29 @@ def mdp_from_dict(d: Any) -> MDP:
             row = _mapping(trans[s][a], f"transitions.{s}.{a}")
             for t, p in row.items():
                 rows.append(i * A + j)
-                cols.append(state_idx(t, f"transitions.{s}.{a}"))
+                cols.append(_state_index(index, t, f"transitions.{s}.{a}"))
                 vals.append(_number(p, f"transitions.{s}.{a}.{t}"))
+    coo = (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
+           np.array(vals, dtype=np.float64))
+    return mask, anames, coo
+
+
+def _json_rewards(d: dict[str, Any], index: dict[str, int], actions: list[list[str]],
+                  S: int, A: int) -> np.ndarray:
+    """The (S, A) rewards of the ``rewards`` object (state -> action -> reward)."""
+    R = np.zeros((S, A))
     for s, acts in _mapping(d.get("rewards", {}) or {}, "rewards").items():
-        i = state_idx(s, "rewards")
+        i = _state_index(index, s, "rewards")
         for a, r in _mapping(acts, f"rewards.{s}").items():
             if a not in actions[i]:
                 raise InputError(f"state {s!r} has no action {a!r}", field=f"rewards.{s}")
             R[i, actions[i].index(a)] = _number(r, f"rewards.{s}.{a}")
-    for s, r in _mapping(d.get("terminal_rewards", {}) or {}, "terminal_rewards").items():
-        R_T[state_idx(s, "terminal_rewards")] = _number(r, f"terminal_rewards.{s}")
+    return R
+
+
+def _json_horizon_discount(d: dict[str, Any]) -> tuple[Any, float]:
+    """(horizon as given, discount): the discount defaults to 1 for a finite horizon and
+    is required for an infinite one."""
     horizon = d.get("horizon", None)
     if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
         raise InputError(f"must be an integer >= 1 or null, got {horizon!r}", field="horizon")
@@ -144,32 +199,21 @@ def mdp_from_dict(d: Any) -> MDP:
     if raw_discount is None:
         raise InputError("is required for an infinite horizon (0 < discount < 1)",
                          field="discount")
-    discount = _number(raw_discount, "discount")
-    s0 = d.get("initial_state", states[0])
-    s0_idx = s0 if isinstance(s0, int) and not isinstance(s0, bool) and 0 <= s0 < S \
-        else state_idx(s0, "initial_state")
-    layout = d.get("layout")
-    if layout is not None:
-        layout = _mapping(layout, "layout")
-        for s, xy in layout.items():
-            state_idx(s, "layout")
-            if not isinstance(xy, list) or len(xy) != 2:
-                raise InputError(f"must be [x, y], got {xy!r}", field=f"layout.{s}")
-            _number(xy[0], f"layout.{s}")
-            _number(xy[1], f"layout.{s}")
-    name = d.get("name", "")
-    # (each next state appears once per row: JSON object keys are unique)
-    sparse = Transitions.from_coo(S, A, np.array(rows, dtype=np.int64),
-                                  np.array(cols, dtype=np.int64),
-                                  np.array(vals, dtype=np.float64))
-    # small models keep their dense arrays (and the checks on them)
-    P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse
-    mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
-              initial_state=s0_idx, state_names=tuple(states),
-              action_names=tuple(tuple(r) for r in anames),
-              name=str(name) if name is not None else "", layout=layout)
-    ann = _annotations_from_json(d, mdp)
-    return mdp if ann is None else mdp.replace(annotations=ann)
+    return horizon, _number(raw_discount, "discount")
+
+
+def _json_layout(layout: Any, index: dict[str, int]) -> Any:
+    """The optional ``layout`` object (state -> [x, y]), checked; None when absent."""
+    if layout is None:
+        return None
+    layout = _mapping(layout, "layout")
+    for s, xy in layout.items():
+        _state_index(index, s, "layout")
+        if not isinstance(xy, list) or len(xy) != 2:
+            raise InputError(f"must be [x, y], got {xy!r}", field=f"layout.{s}")
+        _number(xy[0], f"layout.{s}")
+        _number(xy[1], f"layout.{s}")
+    return layout
 
 
 def mdp_to_dict(mdp: MDP) -> dict[str, Any]:
@@ -263,42 +307,16 @@ def _annotations_from_json(d: dict[str, Any], mdp: MDP) -> Annotations | None:
             labels[lab] = [names.index(s) for s in states]
         except ValueError:
             raise InputError("names an unknown state", field=f"labels.{lab}") from None
-    t = mdp.transitions
-    A = mdp.n_actions
     rewards: dict[str, RewardStructure] = {}
     for rname, rd in _mapping(d.get("reward_structures", {}) or {},
                               "reward_structures").items():
         rd = _mapping(rd, f"reward_structures.{rname}")
         where = f"reward_structures.{rname}"
-        state = choice = trans = None
         try:
-            if "state" in rd:
-                state = np.zeros(mdp.n_states)
-                for sname, r in _mapping(rd["state"], f"{where}.state").items():
-                    state[names.index(sname)] = _number(r, f"{where}.state.{sname}")
-            if "choice" in rd:
-                choice = np.zeros((mdp.n_states, A))
-                for sname, acts in _mapping(rd["choice"], f"{where}.choice").items():
-                    s = names.index(sname)
-                    for aname, r in _mapping(acts, f"{where}.choice.{sname}").items():
-                        choice[s, mdp.action_names[s].index(aname)] = _number(
-                            r, f"{where}.choice.{sname}.{aname}")
-            if "transition" in rd:
-                trans = np.zeros(t.nnz)
-                for sname, acts in _mapping(rd["transition"], f"{where}.transition").items():
-                    s = names.index(sname)
-                    for aname, targets in _mapping(acts, f"{where}.transition.{sname}").items():
-                        a = mdp.action_names[s].index(aname)
-                        cols, _ = t.row(s, a)
-                        for tname, r in _mapping(targets,
-                                                 f"{where}.transition.{sname}.{aname}").items():
-                            j = int(np.searchsorted(cols, names.index(tname)))
-                            if j >= cols.size or cols[j] != names.index(tname):
-                                raise InputError(f"{sname}/{aname} has no transition to "
-                                                 f"{tname!r}", field=f"{where}.transition")
-                            trans[int(t.indptr[s * A + a]) + j] = _number(
-                                r, f"{where}.transition.{sname}.{aname}.{tname}")
-        except ValueError:
+            state = _json_state_rewards(rd, where, mdp) if "state" in rd else None
+            choice = _json_choice_rewards(rd, where, mdp) if "choice" in rd else None
+            trans = _json_transition_rewards(rd, where, mdp) if "transition" in rd else None
+        except ValueError:  # (an InputError inside too: the structure is named whole)
             raise InputError("names an unknown state or action", field=where) from None
         rewards[rname] = RewardStructure(state=state, choice=choice, transition=trans)
     used = d.get("reward_used")
@@ -308,6 +326,49 @@ def _annotations_from_json(d: dict[str, Any], mdp: MDP) -> Annotations | None:
     return Annotations(labels=labels, rewards=rewards,
                        reward_used=str(used) if used is not None else None,
                        variables=tuple(str(v) for v in variables))
+
+
+def _json_state_rewards(rd: dict[str, Any], where: str, mdp: MDP) -> np.ndarray:
+    """The (S,) state rewards of a reward structure's ``state`` object."""
+    names = mdp.state_names
+    state = np.zeros(mdp.n_states)
+    for sname, r in _mapping(rd["state"], f"{where}.state").items():
+        state[names.index(sname)] = _number(r, f"{where}.state.{sname}")
+    return state
+
+
+def _json_choice_rewards(rd: dict[str, Any], where: str, mdp: MDP) -> np.ndarray:
+    """The (S, A) choice rewards of a reward structure's ``choice`` object."""
+    names = mdp.state_names
+    choice = np.zeros((mdp.n_states, mdp.n_actions))
+    for sname, acts in _mapping(rd["choice"], f"{where}.choice").items():
+        s = names.index(sname)
+        for aname, r in _mapping(acts, f"{where}.choice.{sname}").items():
+            choice[s, mdp.action_names[s].index(aname)] = _number(
+                r, f"{where}.choice.{sname}.{aname}")
+    return choice
+
+
+def _json_transition_rewards(rd: dict[str, Any], where: str, mdp: MDP) -> np.ndarray:
+    """The (nnz,) transition rewards of a reward structure's ``transition`` object (state
+    -> action -> next state -> reward; only existing transitions)."""
+    names = mdp.state_names
+    t = mdp.transitions
+    A = mdp.n_actions
+    trans = np.zeros(t.nnz)
+    for sname, acts in _mapping(rd["transition"], f"{where}.transition").items():
+        s = names.index(sname)
+        for aname, targets in _mapping(acts, f"{where}.transition.{sname}").items():
+            a = mdp.action_names[s].index(aname)
+            cols, _ = t.row(s, a)
+            for tname, r in _mapping(targets, f"{where}.transition.{sname}.{aname}").items():
+                j = int(np.searchsorted(cols, names.index(tname)))
+                if j >= cols.size or cols[j] != names.index(tname):
+                    raise InputError(f"{sname}/{aname} has no transition to "
+                                     f"{tname!r}", field=f"{where}.transition")
+                trans[int(t.indptr[s * A + a]) + j] = _number(
+                    r, f"{where}.transition.{sname}.{aname}.{tname}")
+    return trans
 
 
 def _kind(path: str | os.PathLike[str]) -> str:
@@ -589,6 +650,86 @@ def _integer(data: dict[str, np.ndarray], key: str) -> int:
     return int(x)
 
 
+def _npz_sparse_transitions(data: dict[str, Any]) -> tuple[Transitions, int, int]:
+    """(CSR rows, S, A) of the ``shape``, ``P_indptr``, ``P_indices`` and ``P_data`` arrays
+    (row starts, next-state ranges and their order checked)."""
+    shape = data["shape"]
+    if shape.shape != (2,):
+        raise InputError(f"must be [S, A], got an array of shape {shape.shape}",
+                         field="shape")
+    S, A = (int(x) for x in shape)
+    if S < 1 or A < 1:
+        raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
+    indptr, indices = data["P_indptr"], data["P_indices"]
+    if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+        raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
+                         field="P_indptr")
+    if indices.size and (indices.min() < 0 or indices.max() >= S):
+        raise InputError(f"next states must lie in [0, {S})", field="P_indices")
+    counts = np.diff(indptr)
+    inner = np.ones(indices.size, dtype=bool)
+    inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
+    if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
+        raise InputError("next states must be sorted and distinct within each row",
+                         field="P_indices")
+    return (Transitions(S, A, indptr.astype(np.int64), indices,
+                        data["P_data"].astype(np.float64)), S, A)
+
+
+def _npz_dense_transitions(data: dict[str, Any]) -> tuple[np.ndarray, int, int]:
+    """(float64 P, S, A) of the dense ``P`` array."""
+    P = data["P"]
+    if P.ndim != 3:
+        raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
+    S, A = P.shape[0], P.shape[1]
+    if P.dtype.kind not in "fiu":
+        raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
+    return P.astype(np.float64), S, A
+
+
+def _npz_action_names(data: dict[str, Any], S: int, A: int) -> ActionNames | None:
+    """The action names of ``action_names`` ((A,) shared or (S, A)) or of
+    ``action_codes`` + ``action_vocabulary``; None when neither is there."""
+    an: Any = data.get("action_names")
+    if an is not None:
+        an = an.astype(str)
+        if an.shape == (A,):
+            return ActionNames.shared(an.tolist(), S)
+        if an.shape == (S, A):
+            return ActionNames.from_rows(an.tolist())
+        raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
+                         field="action_names")
+    if "action_codes" in data and "action_vocabulary" in data:
+        codes, vocab = data["action_codes"], data["action_vocabulary"].astype(str)
+        if codes.shape != (S, A) or vocab.ndim != 1 or (codes.size and (
+                codes.min() < 0 or codes.max() >= len(vocab))):
+            raise InputError(f"must be an ({S}, {A}) array of indices into "
+                             "action_vocabulary", field="action_codes")
+        return ActionNames(codes.astype(np.int32), vocab.tolist())
+    return None
+
+
+def _npz_state_names(data: dict[str, Any], S: int) -> Names | None:
+    """The state names of ``state_names`` or of ``state_names_utf8`` + its offsets; None
+    when neither is there."""
+    sn: Any = data.get("state_names")
+    if sn is not None:
+        return Names(sn.astype(str).tolist())
+    if "state_names_utf8" in data and "state_names_offsets" in data:
+        blob, off = data["state_names_utf8"], data["state_names_offsets"]
+        if off.shape != (S + 1,) or off[0] != 0 or off[-1] != blob.size or (
+                np.diff(off) < 0).any():
+            raise InputError(f"must be {S + 1:,} non-decreasing offsets into "
+                             "state_names_utf8", field="state_names_offsets")
+        raw = blob.tobytes()
+        try:
+            return Names(raw[a:b].decode("utf-8") for a, b in zip(off[:-1].tolist(),
+                                                                  off[1:].tolist()))
+        except UnicodeDecodeError:
+            raise InputError("is not UTF-8 text", field="state_names_utf8") from None
+    return None
+
+
 def _load_npz(path: str | os.PathLike[str]) -> MDP:
     from core.common.resources import MODEL_MEMORY_FACTOR, load_npz, open_regular
 
@@ -606,69 +747,10 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
             "R", "horizon", "discount", "initial_state"):
         if key not in data:
             raise InputError("missing array", field=key)
-    if sparse:
-        shape = data["shape"]
-        if shape.shape != (2,):
-            raise InputError(f"must be [S, A], got an array of shape {shape.shape}",
-                             field="shape")
-        S, A = (int(x) for x in shape)
-        if S < 1 or A < 1:
-            raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
-        indptr, indices = data["P_indptr"], data["P_indices"]
-        if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
-            raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
-                             field="P_indptr")
-        if indices.size and (indices.min() < 0 or indices.max() >= S):
-            raise InputError(f"next states must lie in [0, {S})", field="P_indices")
-        counts = np.diff(indptr)
-        inner = np.ones(indices.size, dtype=bool)
-        inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
-        if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
-            raise InputError("next states must be sorted and distinct within each row",
-                             field="P_indices")
-        P: Any = Transitions(S, A, indptr.astype(np.int64), indices,
-                             data["P_data"].astype(np.float64))
-    else:
-        P = data["P"]
-        if P.ndim != 3:
-            raise InputError(f"must have shape (S, A, S), got {P.shape}", field="P")
-        S, A = P.shape[0], P.shape[1]
-        if P.dtype.kind not in "fiu":
-            raise InputError(f"must be numeric, got dtype {P.dtype}", field="P")
-        P = P.astype(np.float64)
+    P, S, A = _npz_sparse_transitions(data) if sparse else _npz_dense_transitions(data)
     horizon = _integer(data, "horizon")
-    an: Any = data.get("action_names")
-    if an is not None:
-        an = an.astype(str)
-        if an.shape == (A,):
-            an = ActionNames.shared(an.tolist(), S)
-        elif an.shape == (S, A):
-            an = ActionNames.from_rows(an.tolist())
-        else:
-            raise InputError(f"must have shape ({A},) or ({S}, {A}), got {an.shape}",
-                             field="action_names")
-    elif "action_codes" in data and "action_vocabulary" in data:
-        codes, vocab = data["action_codes"], data["action_vocabulary"].astype(str)
-        if codes.shape != (S, A) or vocab.ndim != 1 or (codes.size and (
-                codes.min() < 0 or codes.max() >= len(vocab))):
-            raise InputError(f"must be an ({S}, {A}) array of indices into "
-                             "action_vocabulary", field="action_codes")
-        an = ActionNames(codes.astype(np.int32), vocab.tolist())
-    sn: Any = data.get("state_names")
-    if sn is not None:
-        sn = Names(sn.astype(str).tolist())
-    elif "state_names_utf8" in data and "state_names_offsets" in data:
-        blob, off = data["state_names_utf8"], data["state_names_offsets"]
-        if off.shape != (S + 1,) or off[0] != 0 or off[-1] != blob.size or (
-                np.diff(off) < 0).any():
-            raise InputError(f"must be {S + 1:,} non-decreasing offsets into "
-                             "state_names_utf8", field="state_names_offsets")
-        raw = blob.tobytes()
-        try:
-            sn = Names(raw[a:b].decode("utf-8") for a, b in zip(off[:-1].tolist(),
-                                                                 off[1:].tolist()))
-        except UnicodeDecodeError:
-            raise InputError("is not UTF-8 text", field="state_names_utf8") from None
+    an = _npz_action_names(data, S, A)
+    sn = _npz_state_names(data, S)
     optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
                                                                  ("mask", bool)) if key in data}
     return MDP(

@@ -81,111 +81,25 @@ class MDP:
                  layout: Mapping[str, tuple[float, float]] | None = None, *,
                  transitions: Transitions | None = None,
                  annotations: Annotations | None = None) -> None:
-        dense: np.ndarray | None = None
-        if transitions is not None and P is not None:
-            raise InputError("give either P or transitions, not both", field="P")
-        if transitions is None:
-            if isinstance(P, Transitions):
-                transitions = P
-            else:
-                if P is None:
-                    raise InputError("is required", field="P")
-                dense = np.asarray(P, dtype=np.float64)
-                if dense.ndim != 3 or dense.shape[0] != dense.shape[2] or dense.shape[0] < 1 \
-                        or dense.shape[1] < 1:
-                    raise InputError(f"must have shape (S, A, S), got {dense.shape}", field="P")
-        if transitions is not None:
-            if not isinstance(transitions, Transitions):
-                raise InputError("must be a core.mdp.sparse.Transitions", field="transitions")
-            if transitions.n_states < 1 or transitions.n_actions < 1:
-                raise InputError(f"must have S >= 1 states and A >= 1 actions, got "
-                                 f"{transitions.n_states} x {transitions.n_actions}", field="P")
-            S, A = transitions.n_states, transitions.n_actions
-        else:
-            assert dense is not None
-            S, A = dense.shape[0], dense.shape[1]
-        R = np.asarray(R, dtype=np.float64)
-        if R.shape != (S, A):
-            raise InputError(f"must have shape {(S, A)}, got {R.shape}", field="R")
-        R_T = np.zeros(S) if R_T is None else np.asarray(R_T, dtype=np.float64)
-        if R_T.shape != (S,):
-            raise InputError(f"must have shape {(S,)}, got {R_T.shape}", field="R_T")
-        mask = np.ones((S, A), dtype=bool) if mask is None else np.asarray(mask)
-        if mask.shape != (S, A) or mask.dtype != bool:
-            raise InputError(f"must be a bool array of shape {(S, A)}", field="mask")
+        dense, transitions, S, A = _transition_source(P, transitions)
+        R, R_T, mask = _reward_arrays(R, R_T, mask, S, A)
         names = _state_names(state_names, S)
         anames = _action_names(action_names, S, A)
         object.__setattr__(self, "state_names", names)
         object.__setattr__(self, "action_names", anames)
         object.__setattr__(self, "_dense", None)
-        # horizon and discount
-        h = horizon
-        if h is not None:
-            if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
-                raise InputError(f"must be an integer >= 1 or null (infinite), got {h!r}",
-                                 field="horizon")
-            h = int(h)
-            if h > MAX_HORIZON:
-                raise InputError(f"must be at most {MAX_HORIZON:,}, got {h:,}", field="horizon")
-            from core.common.memory import check_memory
-
-            # values and policy of every stage (Algorithm 1, the bounds)
-            check_memory(3.0 * (h + 1) * S * 8, "horizon",
-                         detail=f"horizon {h:,} x {S:,} states")
+        h = _horizon(horizon, S)
         object.__setattr__(self, "horizon", h)
-        try:
-            d = float(discount)
-        except (TypeError, ValueError):
-            raise InputError(f"must be a number, got {discount!r}", field="discount") from None
-        if h is None and not 0.0 < d < 1.0:
-            raise InputError(f"must satisfy 0 < discount < 1 for an infinite horizon, got {d}",
-                             field="discount")
-        if h is not None and not 0.0 < d <= 1.0:
-            raise InputError(f"must satisfy 0 < discount <= 1, got {d}", field="discount")
+        d = _discount(discount, h)
         object.__setattr__(self, "discount", d)
-        s0 = initial_state
-        if isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S:
-            raise InputError(f"must be a state index in [0, {S}), got {s0!r}",
-                             field="initial_state")
-        object.__setattr__(self, "initial_state", int(s0))
-        # per-state checks, with names in every message
-        empty = np.flatnonzero(~mask.any(axis=1))
-        if empty.size:
-            raise InputError(f"state {names[int(empty[0])]!r} has no actions",
-                             field="transitions")
-        for arr, fname in ((R, "rewards"), (R_T, "terminal_rewards")):
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                idx = np.argwhere(bad)[0]
-                where = names[int(idx[0])] + (
-                    f"/{anames.name(int(idx[0]), int(idx[1]))}" if arr.ndim == 2 else "")
-                raise InputError(f"{where}: reward is {arr[tuple(idx)]}, must be finite",
-                                 field=fname)
-        stages = float(h) if h is not None else 1.0 / (1.0 - d)
-        scale = stages * float(np.abs(R).max(initial=0.0)) + float(np.abs(R_T).max(initial=0.0))
-        if not scale < MAX_VALUE:
-            raise InputError(f"rewards up to {np.abs(R).max(initial=0.0):.3g} over "
-                             f"{stages:.3g} stages make values overflow (|value| must stay "
-                             f"below {MAX_VALUE:g})", field="rewards")
+        object.__setattr__(self, "initial_state", _initial_state(initial_state, S))
+        _check_rewards(R, R_T, mask, names, anames, h, d)
         object.__setattr__(self, "_shape", (int(S), int(A)))
-        if dense is not None:
-            _check_rows(dense, mask, names, anames)
-            dense = np.where(mask[:, :, None], dense, 0.0)
-            nnz = int(np.count_nonzero(dense))
-            if uses_dense(S, A, nnz):  # the dense array only (its CSR rows made if asked)
-                dense.setflags(write=False)
-                object.__setattr__(self, "_dense", dense)
-                transitions = None
-            else:
-                transitions = Transitions.from_dense(dense)
-        else:
-            assert transitions is not None
-            transitions = _masked(transitions, mask)
-            check_transitions(transitions, mask, names, anames)
-            nnz = transitions.nnz
+        dense, transitions, nnz = _stored_transitions(dense, transitions, mask, names, anames)
         # the code paths follow the shape and the density only (never how P was given)
         object.__setattr__(self, "_is_dense", uses_dense(S, A, nnz))
         object.__setattr__(self, "_nnz", nnz)
+        object.__setattr__(self, "_dense", dense)
         object.__setattr__(self, "_transitions", transitions)
         object.__setattr__(self, "R", _readonly(np.where(mask, R, 0.0)))
         object.__setattr__(self, "R_T", _readonly(R_T))
@@ -296,6 +210,131 @@ class MDP:
     def _visible_action_names(self) -> tuple[tuple[str, ...], ...]:
         return tuple(tuple(n for n, ok in zip(row, m) if ok)
                      for row, m in zip(self.action_names, self.mask.tolist()))
+
+
+def _transition_source(P: Any, transitions: Any
+                       ) -> tuple[np.ndarray | None, Transitions | None, int, int]:
+    """(dense P or None, CSR rows or None, S, A) from the constructor's ``P`` and
+    ``transitions`` (exactly one given; shapes checked)."""
+    if transitions is not None and P is not None:
+        raise InputError("give either P or transitions, not both", field="P")
+    if transitions is None and not isinstance(P, Transitions):
+        if P is None:
+            raise InputError("is required", field="P")
+        dense = np.asarray(P, dtype=np.float64)
+        if dense.ndim != 3 or dense.shape[0] != dense.shape[2] or dense.shape[0] < 1 \
+                or dense.shape[1] < 1:
+            raise InputError(f"must have shape (S, A, S), got {dense.shape}", field="P")
+        return dense, None, dense.shape[0], dense.shape[1]
+    if transitions is None:
+        transitions = P
+    if not isinstance(transitions, Transitions):
+        raise InputError("must be a core.mdp.sparse.Transitions", field="transitions")
+    if transitions.n_states < 1 or transitions.n_actions < 1:
+        raise InputError(f"must have S >= 1 states and A >= 1 actions, got "
+                         f"{transitions.n_states} x {transitions.n_actions}", field="P")
+    return None, transitions, transitions.n_states, transitions.n_actions
+
+
+def _reward_arrays(R: Any, R_T: Any, mask: Any, S: int, A: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``R``, ``R_T`` (zeros if None) and ``mask`` (all True if None) as arrays of the
+    model's shapes."""
+    R = np.asarray(R, dtype=np.float64)
+    if R.shape != (S, A):
+        raise InputError(f"must have shape {(S, A)}, got {R.shape}", field="R")
+    R_T = np.zeros(S) if R_T is None else np.asarray(R_T, dtype=np.float64)
+    if R_T.shape != (S,):
+        raise InputError(f"must have shape {(S,)}, got {R_T.shape}", field="R_T")
+    mask = np.ones((S, A), dtype=bool) if mask is None else np.asarray(mask)
+    if mask.shape != (S, A) or mask.dtype != bool:
+        raise InputError(f"must be a bool array of shape {(S, A)}", field="mask")
+    return R, R_T, mask
+
+
+def _horizon(h: Any, S: int) -> int | None:
+    """The horizon as an int (None: infinite), checked against the limit and the memory
+    its stage-by-stage values need."""
+    if h is None:
+        return None
+    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
+        raise InputError(f"must be an integer >= 1 or null (infinite), got {h!r}",
+                         field="horizon")
+    h = int(h)
+    if h > MAX_HORIZON:
+        raise InputError(f"must be at most {MAX_HORIZON:,}, got {h:,}", field="horizon")
+    from core.common.memory import check_memory
+
+    # values and policy of every stage (Algorithm 1, the bounds)
+    check_memory(3.0 * (h + 1) * S * 8, "horizon", detail=f"horizon {h:,} x {S:,} states")
+    return h
+
+
+def _discount(discount: Any, h: int | None) -> float:
+    """The discount as a float: in (0, 1) for an infinite horizon, (0, 1] otherwise."""
+    try:
+        d = float(discount)
+    except (TypeError, ValueError):
+        raise InputError(f"must be a number, got {discount!r}", field="discount") from None
+    if h is None and not 0.0 < d < 1.0:
+        raise InputError(f"must satisfy 0 < discount < 1 for an infinite horizon, got {d}",
+                         field="discount")
+    if h is not None and not 0.0 < d <= 1.0:
+        raise InputError(f"must satisfy 0 < discount <= 1, got {d}", field="discount")
+    return d
+
+
+def _initial_state(s0: Any, S: int) -> int:
+    """The initial state as an int index in [0, S)."""
+    if isinstance(s0, bool) or not isinstance(s0, (int, np.integer)) or not 0 <= s0 < S:
+        raise InputError(f"must be a state index in [0, {S}), got {s0!r}",
+                         field="initial_state")
+    return int(s0)
+
+
+def _check_rewards(R: np.ndarray, R_T: np.ndarray, mask: np.ndarray, names: Names,
+                   anames: ActionNames, h: int | None, d: float) -> None:
+    """Every state has an action, every reward is finite and no value can overflow (the
+    messages name the state and action)."""
+    empty = np.flatnonzero(~mask.any(axis=1))
+    if empty.size:
+        raise InputError(f"state {names[int(empty[0])]!r} has no actions",
+                         field="transitions")
+    for arr, fname in ((R, "rewards"), (R_T, "terminal_rewards")):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = np.argwhere(bad)[0]
+            where = names[int(idx[0])] + (
+                f"/{anames.name(int(idx[0]), int(idx[1]))}" if arr.ndim == 2 else "")
+            raise InputError(f"{where}: reward is {arr[tuple(idx)]}, must be finite",
+                             field=fname)
+    stages = float(h) if h is not None else 1.0 / (1.0 - d)
+    scale = stages * float(np.abs(R).max(initial=0.0)) + float(np.abs(R_T).max(initial=0.0))
+    if not scale < MAX_VALUE:
+        raise InputError(f"rewards up to {np.abs(R).max(initial=0.0):.3g} over "
+                         f"{stages:.3g} stages make values overflow (|value| must stay "
+                         f"below {MAX_VALUE:g})", field="rewards")
+
+
+def _stored_transitions(dense: np.ndarray | None, transitions: Transitions | None,
+                        mask: np.ndarray, names: Names, anames: ActionNames
+                        ) -> tuple[np.ndarray | None, Transitions | None, int]:
+    """(read-only dense array or None, CSR rows or None, nnz) as the model keeps them:
+    rows checked, unavailable actions zeroed, the dense array only for a dense-path
+    model given densely (its CSR rows made if asked)."""
+    if dense is None:
+        assert transitions is not None
+        transitions = _masked(transitions, mask)
+        check_transitions(transitions, mask, names, anames)
+        return None, transitions, transitions.nnz
+    _check_rows(dense, mask, names, anames)
+    dense = np.where(mask[:, :, None], dense, 0.0)
+    nnz = int(np.count_nonzero(dense))
+    S, A = mask.shape
+    if uses_dense(S, A, nnz):
+        dense.setflags(write=False)
+        return dense, None, nnz
+    return None, Transitions.from_dense(dense), nnz
 
 
 def _state_names(state_names: Any, S: int) -> Names:

@@ -151,50 +151,66 @@ class MiaSetup:
 
     def validated(self, data: Dataset) -> "MiaSetup":
         """Check every field against the data; returns the setup with defaults filled in."""
-        if self.victim not in VICTIM_KINDS:
-            raise InputError(f"must be one of {', '.join(VICTIM_KINDS)}, got {self.victim!r}",
-                             field="victim")
-        if self.defense not in DEFENSES:
-            raise InputError(f"must be one of {', '.join(DEFENSES)}, got {self.defense!r}",
-                             field="defense")
-        if self.victim == "tabular" and data.mdp_dims is None:
-            raise InputError("the tabular victim (MLE model of an MDP) needs --data mdp:FILE",
-                             field="victim")
-        if self.victim == "tabular" and self.defense == "dpsgd":
-            raise InputError("DP-SGD needs a gradient-trained victim (ffnn, rnn or a "
-                             "network); the "
-                             "tabular victim counts transitions", field="defense")
-        if self.defense == "dirichlet" and self.victim != "tabular":
-            raise InputError("the Dirichlet privatisation is the tabular victim's defense "
-                             "(rows of an MLE model)", field="defense")
-        eps = self.epsilon
-        if self.defense in ("none", "dirichlet"):
-            if eps is not None:
-                raise InputError("--epsilon needs a defense (dpsgd, gpm or oneparam); the "
-                                 "Dirichlet privatisation takes --k", field="epsilon")
-        else:
-            if eps is None:
-                eps = 1.0
-            if isinstance(eps, bool) or not isinstance(eps, (int, float)) \
-                    or not math.isfinite(eps) or eps <= 0:
-                raise InputError(f"must be a finite number > 0, got {eps!r}", field="epsilon")
+        for refused, message, name in _kind_checks(self, data):
+            if refused:
+                raise InputError(message, field=name)
+        eps = self._checked_epsilon()
         for name in ("k", "b"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                     or v <= 0 or (name == "b" and v > 1):
                 raise InputError(f"must be a finite number in {'(0, 1]' if name == 'b' else '> 0'}"
                                  f", got {v!r}", field=name)
+        delta = self._checked_delta()
+        n_in = self._checked_sizes(data)
+        for name in ("hidden", "epochs", "batch", "sensitivity_samples", "granularity"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or int(v) != v or v < 1:
+                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
+        if self.preset not in ("sound", "thesis"):
+            raise InputError(f"must be sound or thesis, got {self.preset!r}", field="preset")
+        lr = self.lr if self.lr is not None else _LR.get(self.victim, 0.1)
+        if not (math.isfinite(lr) and lr > 0) or not (math.isfinite(self.clip)
+                                                       and self.clip > 0):
+            raise InputError("learning rate and clip norm must be finite and > 0",
+                             field="lr" if not (math.isfinite(lr) and lr > 0) else "clip")
+        dp_lr = float(self.lr) if self.lr is not None else float(self.dp_lr)
+        self._check_work(data, int(n_in))
+        return replace(self, epsilon=eps, delta=delta, train_size=int(n_in), lr=float(lr),
+                       shadows=int(self.shadows), dp_lr=dp_lr)
+
+    def _checked_epsilon(self) -> float | None:
+        """ε: absent without a DP defense (none, dirichlet), else finite > 0 (default 1)."""
+        eps = self.epsilon
+        if self.defense in ("none", "dirichlet"):
+            if eps is not None:
+                raise InputError("--epsilon needs a defense (dpsgd, gpm or oneparam); the "
+                                 "Dirichlet privatisation takes --k", field="epsilon")
+            return eps
+        if eps is None:
+            eps = 1.0
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)) \
+                or not math.isfinite(eps) or eps <= 0:
+            raise InputError(f"must be a finite number > 0, got {eps!r}", field="epsilon")
+        return eps
+
+    def _checked_delta(self) -> float | None:
+        """δ in (0, 1) for dirichlet (default 0.05), dpsgd and gpm (default 1e-5); absent
+        for the other defenses."""
         delta = self.delta
-        if self.defense == "dirichlet":
-            delta = 0.05 if delta is None else delta
-            if not (isinstance(delta, (int, float)) and 0 < delta < 1):
-                raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
-        elif self.defense in ("dpsgd", "gpm"):
-            delta = 1e-5 if delta is None else delta
-            if not (isinstance(delta, (int, float)) and 0 < delta < 1):
-                raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
-        elif delta is not None:
-            raise InputError("--delta belongs to dpsgd and gpm", field="delta")
+        default = {"dirichlet": 0.05, "dpsgd": 1e-5, "gpm": 1e-5}.get(self.defense)
+        if default is None:
+            if delta is not None:
+                raise InputError("--delta belongs to dpsgd and gpm", field="delta")
+            return delta
+        delta = default if delta is None else delta
+        if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+            raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
+        return delta
+
+    def _checked_sizes(self, data: Dataset) -> int | float:
+        """The victim's training size (default an eighth of the data, at most 500), after
+        checking that the data hold the victim's records and every shadow's."""
         if isinstance(self.shadows, bool) or int(self.shadows) != self.shadows \
                 or self.shadows < 1:
             raise InputError(f"must be a whole number >= 1, got {self.shadows!r}",
@@ -211,21 +227,7 @@ class MiaSetup:
                              f"{need} records besides the victim's {2 * n_in}; the data set "
                              f"has {data.n} records, enough for at most {max(most, 0)} "
                              "shadow(s)", field="shadows")
-        for name in ("hidden", "epochs", "batch", "sensitivity_samples", "granularity"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or int(v) != v or v < 1:
-                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
-        if self.preset not in ("sound", "thesis"):
-            raise InputError(f"must be sound or thesis, got {self.preset!r}", field="preset")
-        lr = self.lr if self.lr is not None else _LR.get(self.victim, 0.1)
-        if not (math.isfinite(lr) and lr > 0) or not (math.isfinite(self.clip)
-                                                       and self.clip > 0):
-            raise InputError("learning rate and clip norm must be finite and > 0",
-                             field="lr" if not (math.isfinite(lr) and lr > 0) else "clip")
-        dp_lr = float(self.lr) if self.lr is not None else float(self.dp_lr)
-        self._check_work(data, int(n_in))
-        return replace(self, epsilon=eps, delta=delta, train_size=int(n_in), lr=float(lr),
-                       shadows=int(self.shadows), dp_lr=dp_lr)
+        return n_in
 
     def _check_work(self, data: Dataset, n_in: int) -> None:
         """Refuse a study whose training (victim and shadows, every epoch; the sensitivity
@@ -307,6 +309,26 @@ class MiaResult:
         if self.accuracy_cap is None:
             out["accuracy_cap_reason"] = self.cap_reason
         return out
+
+
+def _kind_checks(setup: MiaSetup, data: Dataset) -> tuple[tuple[bool, str, str], ...]:
+    """(refused, message, field) of the victim and defense kinds and their pairing, in the
+    order they are checked (the first refused one is raised)."""
+    victim, defense = setup.victim, setup.defense
+    return (
+        (victim not in VICTIM_KINDS,
+         f"must be one of {', '.join(VICTIM_KINDS)}, got {victim!r}", "victim"),
+        (defense not in DEFENSES,
+         f"must be one of {', '.join(DEFENSES)}, got {defense!r}", "defense"),
+        (victim == "tabular" and data.mdp_dims is None,
+         "the tabular victim (MLE model of an MDP) needs --data mdp:FILE", "victim"),
+        (victim == "tabular" and defense == "dpsgd",
+         "DP-SGD needs a gradient-trained victim (ffnn, rnn or a network); the "
+         "tabular victim counts transitions", "defense"),
+        (defense == "dirichlet" and victim != "tabular",
+         "the Dirichlet privatisation is the tabular victim's defense "
+         "(rows of an MLE model)", "defense"),
+    )
 
 
 def mia_json_keys() -> tuple[str, ...]:

@@ -207,35 +207,90 @@ def build_model(parts: ModelParts, *, horizon: int | None, discount: float | Non
     path = parts.path
     S = parts.n_states
     warnings: list[str] = []
-    src, choice, dst, prob, line = parts.src, parts.choice, parts.dst, parts.prob, parts.line
+    src, prob, line = parts.src, parts.prob, parts.line
     if src.size and (prob <= 0).any():
         i = int(np.flatnonzero(prob <= 0)[0])
         raise fail(path, int(line[i]), f"probability {float(prob[i])!r} must be positive")
-    # choices present per state (a state may skip none: PRISM numbers them 0, 1, …)
+    ch = _compact_choices(parts)
+    if ch.deadlocks.size:
+        warnings.append(f"{ch.deadlocks.size} deadlock state(s) (no transitions) got a "
+                        "self-loop, as PRISM and Storm add one")
+    t, vals = _import_transitions(parts, ch)
+    names = Names(parts.state_names) if parts.state_names is not None else Names.generated(
+        "s", S)
+    if not names.is_generated and not names.unique():
+        warnings.append(f"state names are not unique ({names.first_duplicate()!r} appears "
+                        "twice): states are named s0, s1, … instead")
+        names = Names.generated("s", S)
+    anames = _import_action_names(parts, ch)
+    structures = {rname: _import_reward_structure(parts, ch, t, rname, st, chr_, tr)
+                  for rname, (st, chr_, tr) in (parts.rewards or {}).items()}
+    R_T = np.zeros(S)
+    terminal = structures.get(TERMINAL_REWARD)
+    if terminal is not None and terminal.state is not None:
+        R_T = np.array(terminal.state)
+    used, R = _import_rewards(structures, reward, t.indptr, vals, ch, warnings)
+    h, d, note = horizon_and_discount(horizon, discount)
+    if note:
+        warnings.append(note)
+    init = parts.labels.get("init")
+    if init is not None and len(init) > 1:
+        warnings.append(f"{len(init)} initial states are labelled 'init': PrivPlan's analyses "
+                        f"start from the first, state {min(init)}")
+    s0 = min(init) if init else 0
+    ann = Annotations(labels={k: np.asarray(v, dtype=np.int64) for k, v in parts.labels.items()},
+                      rewards=structures, reward_used=used,
+                      variables=parts.variables)
+    mdp = MDP(transitions=t, R=R, R_T=R_T, mask=ch.mask, horizon=h, discount=d,
+              initial_state=int(s0), state_names=names, action_names=anames, name=name,
+              annotations=ann)
+    return ImportResult(mdp=mdp, files=tuple(files), warnings=tuple(warnings))
+
+
+@dataclass(frozen=True)
+class _Choices:
+    """The choices of the parsed file compacted to 0..n_s-1 per state (in order)."""
+
+    has: np.ndarray  # (S, A_file) choice k of the file present in state s
+    rank: np.ndarray  # (S, A_file) its compacted index
+    A_file: int
+    A: int
+    mask: np.ndarray  # (S, A) available actions (a deadlock's self-loop included)
+    deadlocks: np.ndarray  # states without transitions
+
+
+def _compact_choices(parts: ModelParts) -> _Choices:
+    """The choices present per state (a state may skip none: PRISM numbers them 0, 1, …),
+    compacted, and the deadlock states (given action 0, a self-loop)."""
+    S, src, choice = parts.n_states, parts.src, parts.choice
     present = np.zeros(0, dtype=np.int64)
     if src.size:
-        pairs = np.unique(src.astype(np.int64) * (int(choice.max()) + 1) + choice)
-        present = pairs
+        present = np.unique(src.astype(np.int64) * (int(choice.max()) + 1) + choice)
     A_file = int(choice.max()) + 1 if src.size else 1
     has = np.zeros((S, A_file), dtype=bool)
     if present.size:
         has[present // A_file, present % A_file] = True
     deadlocks = np.flatnonzero(~has.any(axis=1))
-    if deadlocks.size:
-        warnings.append(f"{deadlocks.size} deadlock state(s) (no transitions) got a self-loop, "
-                        "as PRISM and Storm add one")
-    # compact the choices of every state to 0..n_s-1 (in order)
     rank = np.cumsum(has, axis=1) - 1
     A = max(1, int(has.sum(axis=1).max(initial=0)))
     mask = np.zeros((S, A), dtype=bool)
     counts = has.sum(axis=1)
     mask[np.arange(A)[None, :] < counts[:, None]] = True
     mask[deadlocks, 0] = True
-    k_new = rank[src, choice] if src.size else np.zeros(0, dtype=np.int64)
+    return _Choices(has=has, rank=rank, A_file=A_file, A=A, mask=mask, deadlocks=deadlocks)
+
+
+def _import_transitions(parts: ModelParts, ch: _Choices) -> tuple[Transitions, np.ndarray]:
+    """(CSR rows, their probabilities) of the parsed transitions plus the deadlocks'
+    self-loops; a duplicate transition or a row not summing to 1 is refused with its
+    file and line."""
+    path, S, A = parts.path, parts.n_states, ch.A
+    src, lines = parts.src, parts.line
+    k_new = ch.rank[src, parts.choice] if src.size else np.zeros(0, dtype=np.int64)
     rows = src.astype(np.int64) * A + k_new
-    cols = dst.astype(np.int64)
-    vals = prob.astype(np.float64)
-    lines = line
+    cols = parts.dst.astype(np.int64)
+    vals = parts.prob.astype(np.float64)
+    deadlocks = ch.deadlocks
     if deadlocks.size:
         rows = np.concatenate([rows, deadlocks * A])
         cols = np.concatenate([cols, deadlocks])
@@ -254,7 +309,7 @@ def build_model(parts: ModelParts, *, horizon: int | None, discount: float | Non
     t = Transitions(S, A, indptr, cols, vals)
     sums = np.zeros(S * A)
     np.add.at(sums, rows, vals)
-    bad = mask.reshape(-1) & (np.abs(sums - 1.0) > 1e-9)
+    bad = ch.mask.reshape(-1) & (np.abs(sums - 1.0) > 1e-9)
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
         s, k = divmod(r, A)
@@ -263,53 +318,61 @@ def build_model(parts: ModelParts, *, horizon: int | None, discount: float | Non
                    f"(lines {int(at.min())}-{int(at.max())}) sum to {sums[r]:.12g}, not 1 "
                    "within 1e-9 (PrivPlan needs exact rows: write more digits, or "
                    "fractions such as 1/3)", field="transitions")
-    # names
-    names = Names(parts.state_names) if parts.state_names is not None else Names.generated(
-        "s", S)
-    if not names.is_generated and not names.unique():
-        warnings.append(f"state names are not unique ({names.first_duplicate()!r} appears "
-                        "twice): states are named s0, s1, … instead")
-        names = Names.generated("s", S)
-    if parts.action_labels:
-        codes = np.zeros((S, A), dtype=np.int32)
-        vocab: dict[str, int] = {choice_name(k): k for k in range(A)}
-        for (s, k), lab in parts.action_labels.items():
-            codes[s, rank[s, k]] = vocab.setdefault(lab, len(vocab))
-        unl = np.ones((S, A), dtype=bool)
-        for (s, k) in parts.action_labels:
-            unl[s, rank[s, k]] = False
-        codes[unl] = np.broadcast_to(np.arange(A, dtype=np.int32), (S, A))[unl]
-        anames = ActionNames(codes, list(vocab))
-    else:
-        anames = ActionNames.shared([choice_name(k) for k in range(A)], S)
-    # rewards
-    structures: dict[str, RewardStructure] = {}
-    for rname, (st, ch, tr) in (parts.rewards or {}).items():
-        choice_arr = None
-        if ch:
-            choice_arr = np.zeros((S, A))
-            for (s, k), rv in ch.items():
-                choice_arr[s, rank[s, k]] += rv
-        trans_arr = None
-        if tr:
-            trans_arr = np.zeros(t.nnz)
-            for (s, k, j), rv in tr.items():
-                if k >= A_file or not has[s, k]:
-                    raise fail(path, None, f"reward structure {rname!r}: a transition reward "
-                               f"for choice {k} of state {s}, which does not exist")
-                rr = s * A + int(rank[s, k])
-                c, _ = t.row(s, int(rank[s, k]))
-                pos = int(np.searchsorted(c, j))
-                if pos >= c.size or c[pos] != j:
-                    raise fail(path, None, f"reward structure {rname!r}: a transition reward "
-                               f"for state {s}, choice {k} to state {j}, which is not a "
-                               "transition")
-                trans_arr[int(indptr[rr]) + pos] = rv
-        structures[rname] = RewardStructure(state=st, choice=choice_arr, transition=trans_arr)
-    R_T = np.zeros(S)
-    terminal = structures.get(TERMINAL_REWARD)
-    if terminal is not None and terminal.state is not None:
-        R_T = np.array(terminal.state)
+    return t, vals
+
+
+def _import_action_names(parts: ModelParts, ch: _Choices) -> ActionNames:
+    """The file's action labels by compacted choice; unlabelled choices are named by
+    their index (:func:`choice_name`)."""
+    S, A, rank = parts.n_states, ch.A, ch.rank
+    if not parts.action_labels:
+        return ActionNames.shared([choice_name(k) for k in range(A)], S)
+    codes = np.zeros((S, A), dtype=np.int32)
+    vocab: dict[str, int] = {choice_name(k): k for k in range(A)}
+    for (s, k), lab in parts.action_labels.items():
+        codes[s, rank[s, k]] = vocab.setdefault(lab, len(vocab))
+    unl = np.ones((S, A), dtype=bool)
+    for (s, k) in parts.action_labels:
+        unl[s, rank[s, k]] = False
+    codes[unl] = np.broadcast_to(np.arange(A, dtype=np.int32), (S, A))[unl]
+    return ActionNames(codes, list(vocab))
+
+
+def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rname: str,
+                             st: np.ndarray | None, chr_: dict[tuple[int, int], float] | None,
+                             tr: dict[tuple[int, int, int], float] | None) -> RewardStructure:
+    """One parsed reward structure on the compacted choices; a transition reward without
+    its choice or transition is refused naming the structure."""
+    S, A, rank, has = parts.n_states, ch.A, ch.rank, ch.has
+    choice_arr = None
+    if chr_:
+        choice_arr = np.zeros((S, A))
+        for (s, k), rv in chr_.items():
+            choice_arr[s, rank[s, k]] += rv
+    trans_arr = None
+    if tr:
+        trans_arr = np.zeros(t.nnz)
+        for (s, k, j), rv in tr.items():
+            if k >= ch.A_file or not has[s, k]:
+                raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
+                           f"reward for choice {k} of state {s}, which does not exist")
+            rr = s * A + int(rank[s, k])
+            c, _ = t.row(s, int(rank[s, k]))
+            pos = int(np.searchsorted(c, j))
+            if pos >= c.size or c[pos] != j:
+                raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
+                           f"reward for state {s}, choice {k} to state {j}, which is not a "
+                           "transition")
+            trans_arr[int(t.indptr[rr]) + pos] = rv
+    return RewardStructure(state=st, choice=choice_arr, transition=trans_arr)
+
+
+def _import_rewards(structures: dict[str, RewardStructure], reward: str | None,
+                    indptr: np.ndarray, vals: np.ndarray, ch: _Choices,
+                    warnings: list[str]) -> tuple[str | None, np.ndarray]:
+    """(structure used, r(s, a)) from ``--reward`` or the first structure; warnings
+    appended in place."""
+    S, A = ch.mask.shape
     usable = [k for k in structures if k != TERMINAL_REWARD]
     if reward is not None and reward not in structures:
         raise InputError(f"no reward structure {reward!r} (the files have "
@@ -322,22 +385,7 @@ def build_model(parts: ModelParts, *, horizon: int | None, discount: float | Non
         if len(usable) > 1:
             warnings.append(f"r(s, a) comes from the reward structure {used!r} (the files "
                             f"have {len(usable)}; choose one with --reward)")
-    R = np.where(mask, R, 0.0)
-    h, d, note = horizon_and_discount(horizon, discount)
-    if note:
-        warnings.append(note)
-    init = parts.labels.get("init")
-    if init is not None and len(init) > 1:
-        warnings.append(f"{len(init)} initial states are labelled 'init': PrivPlan's analyses "
-                        f"start from the first, state {min(init)}")
-    s0 = min(init) if init else 0
-    ann = Annotations(labels={k: np.asarray(v, dtype=np.int64) for k, v in parts.labels.items()},
-                      rewards=structures, reward_used=used,
-                      variables=parts.variables)
-    mdp = MDP(transitions=t, R=R, R_T=R_T, mask=mask, horizon=h, discount=d,
-              initial_state=int(s0), state_names=names, action_names=anames, name=name,
-              annotations=ann)
-    return ImportResult(mdp=mdp, files=tuple(files), warnings=tuple(warnings))
+    return used, np.where(ch.mask, R, 0.0)
 
 
 def export_names(mdp: MDP) -> tuple[list[list[str | None]], list[str]]:
