@@ -620,6 +620,38 @@ class _Memo:
 
 _ORIGIN, _GOAL = "\x00origin", "\x00goal"
 
+
+@dataclass
+class _Flood:
+    """Step 1's query flood so far: each agent's level and parent (agent, center) in the
+    flooding tree, the centers each agent heard the query at, the posts made, and
+    whether the budget blocked a post, the post cap was reached or the goal was found."""
+
+    origin: str
+    goal: str
+    level: dict[str, int]
+    parent: dict[str, tuple[str, str] | None]
+    got: dict[str, set[str]]
+    posts: int = 0
+    blocked: bool = False
+    cap: bool = False
+    found: bool = False
+
+    def deliver(self, x: str, c: str, members: Iterable[str], nxt: list[str]) -> None:
+        """``x``'s post at center ``c`` reaches its other ``members``; the new ones join
+        the next level (``nxt``)."""
+        for y in members:
+            if y == x:
+                continue
+            self.got.setdefault(y, set()).add(c)
+            if y not in self.level:
+                self.level[y] = self.level[x] + 1
+                self.parent[y] = (x, c)
+                nxt.append(y)
+                if y == self.goal:
+                    self.found = True
+
+
 @dataclass
 class _Route:
     segs: list[tuple[str, str, str | None]]
@@ -926,54 +958,66 @@ class PlanningSession:
         ``from_centers``: the centers the origin agent can post at (default all of its
         centers; under dynamics that split an area, those its area still connects to where
         the package is)."""
-        w = self.world
-        level = {origin: 0}
-        parent: dict[str, tuple[str, str] | None] = {origin: None}
-        got: dict[str, set[str]] = {origin: set()}
-        posts = 0
-        blocked = cap = False
-        found = origin == goal
+        fl = _Flood(origin, goal, level={origin: 0}, parent={origin: None},
+                    got={origin: set()}, found=origin == goal)
         current = [origin]
-        while current and not found:
+        while current and not fl.found:
             nxt: list[str] = []
             for x in sorted(current):
-                for c in w.agent_centers[x]:
-                    if c in got.get(x, ()):
-                        continue
-                    if x == origin and from_centers is not None and c not in from_centers:
-                        continue
-                    if posts >= max_posts:
-                        cap = True
-                        break
-                    if not self.send(x, msgs, "query"):
-                        blocked = True
-                        break
-                    posts += 1
-                    for y in w.members[c]:
-                        if y == x:
-                            continue
-                        got.setdefault(y, set()).add(c)
-                        if y not in level:
-                            level[y] = level[x] + 1
-                            parent[y] = (x, c)
-                            nxt.append(y)
-                            if y == goal:
-                                found = True
-                if cap:
+                self._post_queries(fl, x, max_posts, msgs, from_centers, nxt)
+                if fl.cap:
                     break
-            if cap:
+            if fl.cap:
                 break
             current = nxt
-        # convergecast: deepest first; a lost reply loses its whole subtree
+        known, replies, lost = self._convergecast(origin, fl.level, fl.parent, msgs)
+        w = self.world
+        inc = sorted({(y, c) for x in known for c in w.agent_centers[x] for y in w.members[c]})
+        found = goal in known
+        cands: tuple[str, ...] = ()
+        lg = None
+        if found:
+            lg, cands = self._candidates(origin, goal, known, inc, from_centers)
+        return Discovery(found=found, level=fl.level, parent=fl.parent, known=known,
+                         incidences=tuple(inc), goal_level=lg, candidates=cands,
+                         posts=fl.posts, replies=replies, budget_blocked=fl.blocked or lost,
+                         cap_reached=fl.cap)
+
+    def _post_queries(self, fl: "_Flood", x: str, max_posts: float, msgs: MessageCount,
+                      from_centers: Sequence[str] | None, nxt: list[str]) -> None:
+        """Agent ``x`` posts the query at each of its centers it has not heard it at (the
+        origin: only at ``from_centers`` if given), until the post cap or its budget
+        stops it; newly reached agents are appended to ``nxt``."""
+        w = self.world
+        for c in w.agent_centers[x]:
+            if c in fl.got.get(x, ()):
+                continue
+            if x == fl.origin and from_centers is not None and c not in from_centers:
+                continue
+            if fl.posts >= max_posts:
+                fl.cap = True
+                return
+            if not self.send(x, msgs, "query"):
+                fl.blocked = True
+                return
+            fl.posts += 1
+            fl.deliver(x, c, w.members[c], nxt)
+
+    def _convergecast(self, origin: str, level: dict[str, int],
+                      parent: dict[str, tuple[str, str] | None], msgs: MessageCount
+                      ) -> tuple[tuple[str, ...], int, bool]:
+        """Replies travel back deepest first; a lost reply loses its whole subtree.
+        Returns (the agents the origin learns of, replies sent, whether one was lost)."""
         ok: dict[str, bool] = {origin: True}
         replies = 0
+        lost = False
         for y in sorted((v for v in level if v != origin), key=lambda v: (-level[v], v)):
             if self.send(y, msgs, "reply"):
                 replies += 1
                 ok[y] = True
             else:
                 ok[y] = False
-                blocked = True
+                lost = True
 
         def delivered(v: str) -> bool:
             while v != origin:
@@ -982,31 +1026,30 @@ class PlanningSession:
                 v = parent[v][0]  # type: ignore[index]
             return True
 
-        known = tuple(sorted(v for v in level if delivered(v)))
-        inc = sorted({(y, c) for x in known for c in w.agent_centers[x] for y in w.members[c]})
-        found = goal in known
-        cands: tuple[str, ...] = ()
-        lg = None
-        if found:
-            ag = nx.Graph()
-            ag.add_nodes_from(known)
-            by_c: dict[str, list[str]] = {}
-            for y, c in inc:
-                if y == origin and from_centers is not None and c not in from_centers:
-                    continue  # a center the origin's area no longer reaches
-                by_c.setdefault(c, []).append(y)
-            for ys in by_c.values():
-                for i, u in enumerate(ys):
-                    for v in ys[i + 1:]:
-                        ag.add_edge(u, v)
-            da = nx.single_source_shortest_path_length(ag, origin)
-            dg = nx.single_source_shortest_path_length(ag, goal)
-            lg = da[goal]
-            cands = tuple(x for x in known if x not in (origin, goal) and x in da and x in dg
-                          and da[x] + dg[x] <= lg + self.params.slack_levels)
-        return Discovery(found=found, level=level, parent=parent, known=known,
-                         incidences=tuple(inc), goal_level=lg, candidates=cands, posts=posts,
-                         replies=replies, budget_blocked=blocked, cap_reached=cap)
+        return tuple(sorted(v for v in level if delivered(v))), replies, lost
+
+    def _candidates(self, origin: str, goal: str, known: tuple[str, ...],
+                    inc: list[tuple[str, str]], from_centers: Sequence[str] | None
+                    ) -> tuple[int, tuple[str, ...]]:
+        """On the known agents' graph (agents sharing a center are adjacent): the goal's
+        level and the agents on a path at most ``slack_levels`` longer than the shortest."""
+        ag = nx.Graph()
+        ag.add_nodes_from(known)
+        by_c: dict[str, list[str]] = {}
+        for y, c in inc:
+            if y == origin and from_centers is not None and c not in from_centers:
+                continue  # a center the origin's area no longer reaches
+            by_c.setdefault(c, []).append(y)
+        for ys in by_c.values():
+            for i, u in enumerate(ys):
+                for v in ys[i + 1:]:
+                    ag.add_edge(u, v)
+        da = nx.single_source_shortest_path_length(ag, origin)
+        dg = nx.single_source_shortest_path_length(ag, goal)
+        lg = da[goal]
+        cands = tuple(x for x in known if x not in (origin, goal) and x in da and x in dg
+                      and da[x] + dg[x] <= lg + self.params.slack_levels)
+        return lg, cands
 
     # ------------------------------------------------------------------ Step 2 (DP side)
     def _build_published(self, j: str) -> PublishedMap:
@@ -1325,6 +1368,47 @@ def _merge_hops(hops: Sequence[tuple[str, str, str]], here: str, goal: str | Non
     return segs
 
 
+def _exact_crossings(s: PlanningSession, j: str) -> list[tuple[str, str, str, float]]:
+    """Agent ``j``'s exact crossing lengths between its centers on its live map."""
+    arcs: list[tuple[str, str, str, float]] = []
+    loc = s.live.local(j)
+    cs = s.world.agent_centers[j]
+    for c in cs:
+        if c not in loc:
+            continue
+        d = nx.single_source_dijkstra_path_length(loc, c, weight="length")
+        for t in cs:
+            if t != c and t in d:
+                arcs.append((c, t, j, float(d[t])))
+    return arcs
+
+
+def _exact_center_graph(s: PlanningSession, task: Task, holder: str, here: str
+                        ) -> list[tuple[str, str, str, float]]:
+    """The simplified approach's center graph, all exact: the holder's legs from ``here``
+    to its centers (and to the goal if it is the goal agent), every agent's crossings, the
+    goal agent's legs to the goal."""
+    w = s.world
+    g = task.goal_agent
+    arcs: list[tuple[str, str, str, float]] = []
+    dist0 = nx.single_source_dijkstra_path_length(s.live.local(holder), here,
+                                                  weight="length")
+    for c in w.agent_centers[holder]:
+        if c in dist0:
+            arcs.append((_ORIGIN, c, holder, float(dist0[c])))
+    if holder == g:
+        leg = s.live.shortest(g, here, task.goal)
+        if leg is not None:
+            arcs.append((_ORIGIN, _GOAL, g, leg[1]))
+    for j in w.agents:
+        arcs.extend(_exact_crossings(s, j))
+    for c in w.agent_centers[g]:
+        leg = s.live.shortest(g, c, task.goal)
+        if leg is not None:
+            arcs.append((c, _GOAL, g, leg[1]))
+    return arcs
+
+
 def simplified(s: PlanningSession, task: Task) -> PlanResult:
     """The simplified approach (§4.5.4, spec §3.8) as a strategy.
 
@@ -1338,7 +1422,6 @@ def simplified(s: PlanningSession, task: Task) -> PlanResult:
     w = s.world
     msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
-    g = task.goal_agent
     holder, here = w.agent_of(task.origin), task.origin
     done: list[tuple[str, str, str | None]] = []
     attempt = 0
@@ -1346,30 +1429,7 @@ def simplified(s: PlanningSession, task: Task) -> PlanResult:
     while True:
         s.tick(step, protect + (here,))
         step += 1
-        arcs: list[tuple[str, str, str, float]] = []
-        dist0 = nx.single_source_dijkstra_path_length(s.live.local(holder), here,
-                                                      weight="length")
-        for c in w.agent_centers[holder]:
-            if c in dist0:
-                arcs.append((_ORIGIN, c, holder, float(dist0[c])))
-        if holder == g:
-            leg = s.live.shortest(g, here, task.goal)
-            if leg is not None:
-                arcs.append((_ORIGIN, _GOAL, g, leg[1]))
-        for j in w.agents:
-            loc = s.live.local(j)
-            cs = w.agent_centers[j]
-            for c in cs:
-                if c not in loc:
-                    continue
-                d = nx.single_source_dijkstra_path_length(loc, c, weight="length")
-                for t in cs:
-                    if t != c and t in d:
-                        arcs.append((c, t, j, float(d[t])))
-        for c in w.agent_centers[g]:
-            leg = s.live.shortest(g, c, task.goal)
-            if leg is not None:
-                arcs.append((c, _GOAL, g, leg[1]))
+        arcs = _exact_center_graph(s, task, holder, here)
         route = s.solve(arcs, holder)
         cg = tuple(arcs)
         if route is None:
