@@ -1248,81 +1248,22 @@ class PlanningSession:
                protect: tuple[str, ...], attempt: int) -> "_Route | PlanResult":
         """Steps 1–3 for the package at ``here`` held by agent ``a`` (the origin agent at
         the origin base on the first attempt): the route's segments, or a failure."""
-        p = self.params
         g = task.goal_agent
         step0 = 4 * attempt
         self.tick(step0, protect)
-        memo = self.memo[a].get(g) if (p.memo and a != g) else None
-        memo_hit = False
-        disc: Discovery | None = None
-        if a == g:
-            disc = self._discover_around(g, msgs)
-        elif memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
-            disc, memo_hit = memo.discovery, True
-        else:
-            cap = memo.posts if memo is not None else self.world.total_capacity
-            reach = None
-            if self.dynamics is not None and self.dynamics.splits_areas:
-                reach = [c for c in self.world.agent_centers[a]
-                         if self.live.center_reachable(a, here, c)]
-            d = self.discover(a, g, cap, msgs, from_centers=reach)
-            if d.found:
-                disc = d
-            elif memo is not None:
-                disc, memo_hit = memo.discovery, True
-            else:
-                status = "fail_budget" if d.budget_blocked else "fail_not_found"
-                return self.fail(task, status, msgs, discovery=d)
-        assert disc is not None
+        found = self._step1(task, a, here, msgs)
+        if isinstance(found, PlanResult):
+            return found
+        disc, memo_hit = found
         # ---- Step 2
         self.tick(step0 + 1, protect)
-        recv = self.received[a]
         step2_blocked = False
         for j in disc.candidates:
-            if j in recv:
-                continue
-            path = disc.tree_path(j)
-            if not all(self.send(x, msgs, "map_request") for x in path[:-1]) or \
-                    not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
+            if j not in self.received[a] and not self._fetch_view(j, a, disc, msgs):
                 step2_blocked = True
-                continue
-            if self.approach == "dp":
-                recv[j] = self.publish(j).released  # the message: nothing else leaves j
-            else:
-                recv[j] = self._exact_view(j)
-                self.record_raw(j, "none (exact values)", "exact crossing lengths between "
-                                f"its centers, sent to {a} (No-privacy)",
-                                "No-privacy baseline: exact crossing lengths are sent")
         # ---- Step 3
         self.tick(step0 + 2, protect)
-        lbar_a = self._lbar[a]
-        arcs: list[tuple[str, str, str, float]] = []
-        loc = self.live.local(a)
-        dist0 = nx.single_source_dijkstra_path_length(loc, here, weight="length")
-        a_centers = [c for c in self.world.agent_centers[a] if c in dist0]
-        for c in a_centers:
-            arcs.append((_ORIGIN, c, a, float(dist0[c])))
-        for (s, t), (length, _hops) in self.live.center_distances(a).items():
-            arcs.append((s, t, a, length))
-        for j in disc.candidates:
-            view = recv.get(j)
-            if view is None:
-                continue
-            if self.approach == "dp":
-                # the receiver's estimates, computed from the released map alone
-                for (s, t), (length, _route) in self.published[j].crossings.items():
-                    if math.isfinite(length):
-                        arcs.append((s, t, j, length * lbar_a))
-            else:
-                for (s, t), (length, _route) in view.items():
-                    arcs.append((s, t, j, length))
-        for c in self.world.agent_centers[g]:
-            if self.approach == "noprivacy" or p.goal_leg_mode == "exact" or a == g:
-                leg = self.live.shortest(g, c, task.goal)
-                if leg is not None:
-                    arcs.append((c, _GOAL, g, leg[1]))
-            else:
-                arcs.append((c, _GOAL, g, 0.0))
+        arcs = self._center_graph(task, a, here, disc)
         route = self.solve(arcs, a)
         cg = tuple(arcs)
         if route is None:
@@ -1331,27 +1272,113 @@ class PlanningSession:
             return self.fail(task, status, msgs, discovery=disc, center_graph=cg,
                              memo_hit=memo_hit)
         est, hops = route
-        segs: list[tuple[str, str, str | None]] = []
-        for frm, to, ag in hops:
-            f = here if frm == _ORIGIN else frm
-            t_ = task.goal if to == _GOAL else to
-            if segs and segs[-1][0] == ag:
-                segs[-1] = (ag, segs[-1][1], t_)
-            else:
-                segs.append((ag, f, t_))
+        segs = _merge_hops(hops, here, task.goal)
         for x in [s[0] for s in segs[:-1]]:
             if not self.send(x, msgs, "handover"):
                 return self.fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
                                  memo_hit=memo_hit, estimated_length=est)
-        if p.memo and a != g:
-            old = self.memo[a].get(g)
-            if old is None or (not memo_hit and est < old.estimate - 1e-9):
-                posts = disc.posts if old is None else min(old.posts, disc.posts)
-                self.memo[a][g] = _Memo(disc, posts, est)
-            elif not memo_hit:
-                old.posts = min(old.posts, disc.posts)
+        if self.params.memo and a != g:
+            self._remember(a, g, disc, est, memo_hit)
         self.tick(step0 + 3, protect)
         return _Route(segs, est, disc, cg, memo_hit)
+
+    def _step1(self, task: Task, a: str, here: str, msgs: MessageCount
+               ) -> "tuple[Discovery, bool] | PlanResult":
+        """Step 1 for holder ``a``: around the goal agent if it holds the package, else the
+        route memo (unless exploring) or a new discovery (the memo again if that finds
+        nothing). (discovery, whether it came from the memo), or the failure."""
+        p = self.params
+        g = task.goal_agent
+        memo = self.memo[a].get(g) if (p.memo and a != g) else None
+        if a == g:
+            return self._discover_around(g, msgs), False
+        if memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
+            return memo.discovery, True
+        cap = memo.posts if memo is not None else self.world.total_capacity
+        reach = None
+        if self.dynamics is not None and self.dynamics.splits_areas:
+            reach = [c for c in self.world.agent_centers[a]
+                     if self.live.center_reachable(a, here, c)]
+        d = self.discover(a, g, cap, msgs, from_centers=reach)
+        if d.found:
+            return d, False
+        if memo is not None:
+            return memo.discovery, True
+        status = "fail_budget" if d.budget_blocked else "fail_not_found"
+        return self.fail(task, status, msgs, discovery=d)
+
+    def _fetch_view(self, j: str, a: str, disc: Discovery, msgs: MessageCount) -> bool:
+        """Step 2: ``a`` asks candidate ``j`` for its view along the flooding tree and
+        stores the answer (DP: ``j``'s released map; No-privacy: its exact crossings, a
+        raw release). False if a request or reply was over budget."""
+        path = disc.tree_path(j)
+        if not all(self.send(x, msgs, "map_request") for x in path[:-1]) or \
+                not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
+            return False
+        if self.approach == "dp":
+            self.received[a][j] = self.publish(j).released  # the message: nothing else leaves j
+        else:
+            self.received[a][j] = self._exact_view(j)
+            self.record_raw(j, "none (exact values)", "exact crossing lengths between "
+                            f"its centers, sent to {a} (No-privacy)",
+                            "No-privacy baseline: exact crossing lengths are sent")
+        return True
+
+    def _center_graph(self, task: Task, a: str, here: str, disc: Discovery
+                      ) -> list[tuple[str, str, str, float]]:
+        """Step 3's center graph for holder ``a`` at ``here``: its exact legs and
+        crossings, the candidates' crossings (DP: estimated from their released maps) and
+        the goal agent's legs to the goal (exact, or 0 where the goal stays private)."""
+        arcs: list[tuple[str, str, str, float]] = []
+        dist0 = nx.single_source_dijkstra_path_length(self.live.local(a), here,
+                                                      weight="length")
+        for c in self.world.agent_centers[a]:
+            if c in dist0:
+                arcs.append((_ORIGIN, c, a, float(dist0[c])))
+        for (s, t), (length, _hops) in self.live.center_distances(a).items():
+            arcs.append((s, t, a, length))
+        for j in disc.candidates:
+            arcs.extend(self._candidate_arcs(j, a))
+        arcs.extend(self._goal_arcs(task, a))
+        return arcs
+
+    def _candidate_arcs(self, j: str, a: str) -> list[tuple[str, str, str, float]]:
+        """Candidate ``j``'s crossings as ``a`` knows them (none if its view never came)."""
+        view = self.received[a].get(j)
+        if view is None:
+            return []
+        if self.approach == "dp":
+            # the receiver's estimates, computed from the released map alone
+            lbar_a = self._lbar[a]
+            return [(s, t, j, length * lbar_a)
+                    for (s, t), (length, _route) in self.published[j].crossings.items()
+                    if math.isfinite(length)]
+        return [(s, t, j, length) for (s, t), (length, _route) in view.items()]
+
+    def _goal_arcs(self, task: Task, a: str) -> list[tuple[str, str, str, float]]:
+        """The goal agent's arcs from its centers to the goal: exact lengths (No-privacy,
+        ``goal_leg_mode="exact"`` or the holder is the goal agent), else 0."""
+        g = task.goal_agent
+        exact = self.approach == "noprivacy" or self.params.goal_leg_mode == "exact" or a == g
+        arcs: list[tuple[str, str, str, float]] = []
+        for c in self.world.agent_centers[g]:
+            if exact:
+                leg = self.live.shortest(g, c, task.goal)
+                if leg is not None:
+                    arcs.append((c, _GOAL, g, leg[1]))
+            else:
+                arcs.append((c, _GOAL, g, 0.0))
+        return arcs
+
+    def _remember(self, a: str, g: str, disc: Discovery, est: float, memo_hit: bool) -> None:
+        """Update ``a``'s route memo towards ``g``: a new or cheaper route replaces it,
+        and the fewest posts that found the goal are kept."""
+        old = self.memo[a].get(g)
+        if old is None or (not memo_hit and est < old.estimate - 1e-9):
+            posts = disc.posts if old is None else min(old.posts, disc.posts)
+            self.memo[a][g] = _Memo(disc, posts, est)
+        elif not memo_hit:
+            old.posts = min(old.posts, disc.posts)
 
 
 #: approach -> strategy (the functions that plan one task in a session)
