@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass, field
 
 from core.logistics.model import Task
 from core.logistics.routing import path_is_valid
@@ -70,6 +71,109 @@ def _result(s: StrategySession, task: Task, route: list[str], total: float,
                       message_kinds=dict(msgs.kinds), restarts=restarts)
 
 
+@dataclass
+class _Walk:
+    """Best-first's package so far: the executed route, its length, the legs (agent,
+    from, to), the restarts and the dynamics clock."""
+
+    route: list[str]
+    total: float = 0.0
+    segs: list[tuple[str, str, str]] = field(default_factory=list)
+    restarts: int = 0
+    tick: int = 0
+
+    def advance(self, s: StrategySession, protect: tuple[str, ...]) -> None:
+        """One step of the dynamics (the package's ends protected)."""
+        s.tick(self.tick, protect)
+        self.tick += 1
+
+    def extend(self, path: list[str], length: float, seg: tuple[str, str, str]) -> None:
+        """Carry the package along ``path`` (the leg ``seg``)."""
+        self.route += path[1:]
+        self.total += length
+        self.segs.append(seg)
+
+    def leg_holds(self, s: StrategySession, agent: str, path: list[str],
+                  protect: tuple[str, ...]) -> bool:
+        """After one step of the dynamics, whether ``agent``'s planned leg still exists;
+        if not, the agent announces a new finding process (a raw release) and it counts
+        as a restart."""
+        self.advance(s, protect)
+        if path_is_valid(s.live.local(agent), path):
+            return True
+        s.record_raw(agent, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
+        self.restarts += 1
+        return False
+
+
+def _legs(s: StrategySession, a: str, origin: str, centers: list[str]
+          ) -> list[tuple[tuple[list[str], float], str]]:
+    """Agent ``a``'s reachable legs ((path, length), center) from ``origin`` to ``centers``."""
+    legs = [(s.live.shortest(a, origin, c), c) for c in centers]
+    return [(lg, c) for lg, c in legs if lg is not None]
+
+
+def _origin_leg(s: StrategySession, task: Task, st: _Walk, a: str, g: str,
+                protect: tuple[str, ...]) -> tuple[list[str], float, str] | str:
+    """The origin agent's leg to its nearest own center (one shared with ``g`` if it can
+    reach one), re-planned while dynamics break it: (path, length, center), or the
+    failure status."""
+    w = s.world
+    while True:
+        st.advance(s, protect)
+        loc = s.live.local(a)
+        own = list(w.agent_centers[a])
+        pool = [c for c in own if g in w.members[c]] or own
+        # a split area: the shared centers may be out of reach
+        found = _legs(s, a, task.origin, pool) or _legs(s, a, task.origin, own)
+        if not found:
+            return "fail_no_route"
+        (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
+        st.advance(s, protect)
+        if path_is_valid(loc, path):
+            return path, d, c
+        st.restarts += 1
+        if st.restarts > MAX_RESTARTS:
+            return "fail_broken"
+
+
+def _responders(s: StrategySession, holder: str, here: str, msgs: MessageCount
+                ) -> list[str] | str:
+    """The holder broadcasts to the m − 1 other agents; the agents sharing center ``here``
+    reply with exact local distances (each a raw release). The repliers, or the failure
+    status."""
+    w = s.world
+    if not s.send(holder, msgs, "bcast", len(w.agents) - 1):
+        return "fail_budget"
+    responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
+    for y in responders:  # each reply carries exact local distances: a raw release
+        s.record_raw(y, "none (exact values)", "exact local distances from a center to "
+                     "its other centers, in best-first replies",
+                     "Best-first baseline: replies carry exact local distances")
+    if not responders:
+        return "fail_budget" if len(w.members[here]) > 1 else "fail_no_route"
+    return responders
+
+
+def _best_crossing(s: StrategySession, responders: list[str], here: str, visited: set[str]
+                   ) -> tuple[float, str, str, list[str]] | None:
+    """The "nearest" responder's crossing from ``here``: unvisited centers first, then the
+    shortest exact local distance, ties by agent and center id. (length, agent, center,
+    path), or None."""
+    best: tuple[int, float, str, str, list[str]] | None = None
+    for y in sorted(responders):
+        for c2 in s.world.agent_centers[y]:
+            if c2 == here:
+                continue
+            cand = s.live.shortest(y, here, c2)
+            if cand is None:
+                continue
+            key = (1 if c2 in visited else 0, cand[1], y, c2, cand[0])
+            if best is None or key[:4] < best[:4]:
+                best = key
+    return None if best is None else best[1:]
+
+
 def best_first(s: StrategySession, task: Task) -> PlanResult:
     """Best-first forward search (spec §6.2) for one task in session ``s``.
 
@@ -92,100 +196,42 @@ def best_first(s: StrategySession, task: Task) -> PlanResult:
     if a == g:
         s.tick(0, protect)
         return s.finish(task, [(a, task.origin, task.goal)], msgs)
-    m = len(w.agents)
-    route: list[str] = [task.origin]
-    total = 0.0
-    segs: list[tuple[str, str, str]] = []
-    restarts = 0
-    tick = 0
-    # origin leg: to the nearest own center (one shared with g if any)
-    while True:
-        s.tick(tick, protect)
-        tick += 1
-        loc = s.live.local(a)
-        own = list(w.agent_centers[a])
-        pool = [c for c in own if g in w.members[c]] or own
-        legs = [(s.live.shortest(a, task.origin, c), c) for c in pool]
-        found = [(lg, c) for lg, c in legs if lg is not None]
-        if not found:  # a split area: the shared centers are out of reach
-            found = [(lg, c) for lg, c in ((s.live.shortest(a, task.origin, c), c)
-                                           for c in own) if lg is not None]
-        if not found:
-            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
-        (path, d), c = min(found, key=lambda x: (x[0][1], x[1]))
-        s.tick(tick, protect)
-        tick += 1
-        if path_is_valid(loc, path):
-            break
-        restarts += 1
-        if restarts > MAX_RESTARTS:
-            return s.fail(task, "fail_broken", msgs, restarts=restarts)
-    route += path[1:]
-    total += d
-    segs.append((a, task.origin, c))
+    st = _Walk([task.origin])
+    first = _origin_leg(s, task, st, a, g, protect)
+    if isinstance(first, str):
+        return s.fail(task, first, msgs, restarts=st.restarts)
+    path, d, c = first
+    st.extend(path, d, (a, task.origin, c))
     holder, here = a, c
     visited = {c}
     states: set[tuple[str, str]] = set()
     hops = 0
     while True:
         if (here, holder) in states or hops > 2 * len(w.center_ids):
-            return s.fail(task, "fail_loop", msgs, restarts=restarts)
+            return s.fail(task, "fail_loop", msgs, restarts=st.restarts)
         states.add((here, holder))
-        if not s.send(holder, msgs, "bcast", m - 1):
-            return s.fail(task, "fail_budget", msgs, restarts=restarts)
-        responders = [y for y in w.members[here] if y != holder and s.send(y, msgs, "bcast_reply")]
-        for y in responders:  # each reply carries exact local distances: a raw release
-            s.record_raw(y, "none (exact values)", "exact local distances from a center to "
-                         "its other centers, in best-first replies",
-                         "Best-first baseline: replies carry exact local distances")
-        if not responders:
-            return s.fail(task, "fail_budget" if len(w.members[here]) > 1 else "fail_no_route",
-                           msgs, restarts=restarts)
+        responders = _responders(s, holder, here, msgs)
+        if isinstance(responders, str):
+            return s.fail(task, responders, msgs, restarts=st.restarts)
         leg_g = s.live.shortest(g, here, task.goal) if g in responders else None
         if leg_g is not None:
-            leg = leg_g
-            s.tick(tick, protect)
-            tick += 1
-            if not path_is_valid(s.live.local(g), leg[0]):
-                s.record_raw(g, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
-                restarts += 1
-                if restarts > MAX_RESTARTS:
-                    return s.fail(task, "fail_broken", msgs, restarts=restarts)
-                states.discard((here, holder))
+            if st.leg_holds(s, g, leg_g[0], protect):
+                st.extend(leg_g[0], leg_g[1], (g, here, leg_g[0][-1]))
+                return _result(s, task, st.route, st.total, st.segs, msgs, st.restarts)
+        else:
+            best = _best_crossing(s, responders, here, visited)
+            if best is None:
+                return s.fail(task, "fail_no_route", msgs, restarts=st.restarts)
+            d, y, c2, path = best
+            if st.leg_holds(s, y, path, protect):
+                st.extend(path, d, (y, here, c2))
+                holder, here = y, c2
+                visited.add(c2)
+                hops += 1
                 continue
-            route += leg[0][1:]
-            total += leg[1]
-            segs.append((g, here, leg[0][-1]))
-            return _result(s, task, route, total, segs, msgs, restarts)
-        best: tuple[int, float, str, str, list[str]] | None = None
-        for y in sorted(responders):
-            for c2 in w.agent_centers[y]:
-                if c2 == here:
-                    continue
-                cand = s.live.shortest(y, here, c2)
-                if cand is None:
-                    continue
-                key = (1 if c2 in visited else 0, cand[1], y, c2, cand[0])
-                if best is None or key[:4] < best[:4]:
-                    best = key
-        if best is None:
-            return s.fail(task, "fail_no_route", msgs, restarts=restarts)
-        _, d, y, c2, path = best
-        s.tick(tick, protect)
-        tick += 1
-        if not path_is_valid(s.live.local(y), path):
-            s.record_raw(y, "none (an announcement)", RESTART_RELEASE, RESTART_REASON)
-            restarts += 1
-            if restarts > MAX_RESTARTS:
-                return s.fail(task, "fail_broken", msgs, restarts=restarts)
-            states.discard((here, holder))
-            continue
-        route += path[1:]
-        total += d
-        segs.append((y, here, c2))
-        holder, here = y, c2
-        visited.add(c2)
-        hops += 1
+        if st.restarts > MAX_RESTARTS:
+            return s.fail(task, "fail_broken", msgs, restarts=st.restarts)
+        states.discard((here, holder))
 
 
 def _global_search(s: StrategySession, starts: list[tuple[str, str]], g: str,

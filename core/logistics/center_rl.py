@@ -141,6 +141,40 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
     if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or \
             episodes < 1:
         raise InputError(f"must be an integer >= 1, got {episodes!r}", field="rl_route_episodes")
+    out, rev = _cheapest_arcs(arcs)
+    live = _reaching(rev, dst)
+    if src not in live:
+        return None
+    optimum = _dijkstra(out, src, dst)
+    m = _CenterMdp.build(out, live, src, dst)
+    max_steps = max(1, int(max_steps_factor) * len(m.nodes))
+    ep_cost: list[float] = []
+    gr_cost: list[float] = []
+    best_walk: tuple[float, list[int]] = (math.inf, [])
+    for _ep in range(int(episodes)):
+        cost, walk = m.episode(rng, max_steps, alpha, gamma, zeta, pi_floor)
+        done = walk[-1] == m.t_i
+        ep_cost.append(cost if done else math.inf)
+        if done and cost < best_walk[0]:
+            best_walk = (cost, walk)
+        gr_cost.append(m.greedy()[0])
+    g_cost, g_path = m.greedy()
+    if math.isfinite(g_cost):
+        path = g_path
+    elif best_walk[1]:
+        path = _loop_erased(best_walk[1])
+    else:
+        return None
+    cost, hops = m.hops(path)
+    return RlRoute(cost=cost, hops=hops, curve=LearningCurve(tuple(ep_cost), tuple(gr_cost),
+                                                             optimum))
+
+
+def _cheapest_arcs(arcs: Sequence[Arc]
+                   ) -> tuple[dict[str, list[tuple[str, str, float]]], dict[str, list[str]]]:
+    """The center graph's successor lists ``{from: [(to, agent, w)]}`` and predecessor
+    lists, one arc per (from, to): the cheapest (ties: the smallest agent id); negative
+    and non-finite weights are dropped."""
     cheapest: dict[tuple[str, str], tuple[float, str]] = {}
     for a_from, a_to, ag, w in arcs:
         if not w >= 0 or not math.isfinite(w):
@@ -153,7 +187,11 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
     for (frm, to), (w, ag) in sorted(cheapest.items()):
         out.setdefault(frm, []).append((to, ag, w))
         rev.setdefault(to, []).append(frm)
-    # prune: keep nodes that reach dst
+    return out, rev
+
+
+def _reaching(rev: dict[str, list[str]], dst: str) -> set[str]:
+    """The nodes from which ``dst`` can be reached (``dst`` included)."""
     live = {dst}
     stack = [dst]
     while stack:
@@ -162,39 +200,60 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
             if pre not in live:
                 live.add(pre)
                 stack.append(pre)
-    if src not in live:
-        return None
-    optimum = _dijkstra(out, src, dst)
-    nodes = sorted(live)
-    idx = {v: i for i, v in enumerate(nodes)}
-    nbr: list[list[int]] = [[] for _ in nodes]
-    wts: list[list[float]] = [[] for _ in nodes]
-    ags: list[list[str]] = [[] for _ in nodes]
-    for name in nodes:
-        for succ, ag, w in out.get(name, ()):
-            if succ in live:
-                nbr[idx[name]].append(idx[succ])
-                wts[idx[name]].append(w)
-                ags[idx[name]].append(ag)
-    pos = [w for row in wts for w in row if w > 0]
-    wbar = sum(pos) / len(pos) if pos else 1.0
-    tiny = 1e-6 * wbar
-    pi: list[list[float]] = []
-    Q: list[list[float]] = []
-    for row in wts:
-        inv = [1.0 / max(w, tiny) for w in row]
-        s = sum(inv)
-        pi.append([x / s for x in inv])
-        Q.append([-w / wbar for w in row])
-    s_i, t_i = idx[src], idx[dst]
-    max_steps = max(1, int(max_steps_factor) * len(nodes))
+    return live
 
-    def greedy() -> tuple[float, list[int]]:
-        path = [s_i]
-        seen = {s_i}
+
+@dataclass
+class _CenterMdp:
+    """The pruned center graph as index lists (successors, weights, agents per node) and
+    the learner's tables π and Q, updated in place by :meth:`episode`."""
+
+    nodes: list[str]
+    nbr: list[list[int]]
+    wts: list[list[float]]
+    ags: list[list[str]]
+    pi: list[list[float]]
+    Q: list[list[float]]
+    wbar: float
+    s_i: int
+    t_i: int
+
+    @classmethod
+    def build(cls, out: dict[str, list[tuple[str, str, float]]], live: set[str], src: str,
+              dst: str) -> "_CenterMdp":
+        """Index the nodes that reach ``dst``; π₀ ∝ 1/weight and Q₀ = −weight/W̄."""
+        nodes = sorted(live)
+        idx = {v: i for i, v in enumerate(nodes)}
+        nbr: list[list[int]] = [[] for _ in nodes]
+        wts: list[list[float]] = [[] for _ in nodes]
+        ags: list[list[str]] = [[] for _ in nodes]
+        for name in nodes:
+            for succ, ag, w in out.get(name, ()):
+                if succ in live:
+                    nbr[idx[name]].append(idx[succ])
+                    wts[idx[name]].append(w)
+                    ags[idx[name]].append(ag)
+        pos = [w for row in wts for w in row if w > 0]
+        wbar = sum(pos) / len(pos) if pos else 1.0
+        tiny = 1e-6 * wbar
+        pi: list[list[float]] = []
+        Q: list[list[float]] = []
+        for row in wts:
+            inv = [1.0 / max(w, tiny) for w in row]
+            s = sum(inv)
+            pi.append([x / s for x in inv])
+            Q.append([-w / wbar for w in row])
+        return cls(nodes, nbr, wts, ags, pi, Q, wbar, idx[src], idx[dst])
+
+    def greedy(self) -> tuple[float, list[int]]:
+        """The route of the most likely arcs from the start: (cost, nodes); cost ``inf``
+        where it dead-ends or loops before the goal."""
+        pi, nbr, wts = self.pi, self.nbr, self.wts
+        path = [self.s_i]
+        seen = {self.s_i}
         cost = 0.0
-        v = s_i
-        while v != t_i:
+        v = self.s_i
+        while v != self.t_i:
             if not pi[v]:
                 return math.inf, path
             j = max(range(len(pi[v])), key=lambda i: (pi[v][i], -i))
@@ -207,11 +266,12 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
             v = u
         return cost, path
 
-    ep_cost: list[float] = []
-    gr_cost: list[float] = []
-    best_walk: tuple[float, list[int]] = (math.inf, [])
-    for _ep in range(int(episodes)):
-        v = s_i
+    def episode(self, rng: np.random.Generator, max_steps: int, alpha: float, gamma: float,
+                zeta: float, pi_floor: float) -> tuple[float, list[int]]:
+        """One on-policy episode from the start (at most ``max_steps`` steps), updating Q
+        and π after every step: (the walk's cost, the walk)."""
+        pi, Q, nbr, wts, wbar, t_i = self.pi, self.Q, self.nbr, self.wts, self.wbar, self.t_i
+        v = self.s_i
         walk = [v]
         cost = 0.0
         steps = 0
@@ -242,26 +302,17 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
             cost += wts[v][j]
             walk.append(u)
             v = u
-        done = v == t_i
-        ep_cost.append(cost if done else math.inf)
-        if done and cost < best_walk[0]:
-            best_walk = (cost, walk)
-        gr_cost.append(greedy()[0])
-    g_cost, g_path = greedy()
-    if math.isfinite(g_cost):
-        path = g_path
-    elif best_walk[1]:
-        path = _loop_erased(best_walk[1])
-    else:
-        return None
-    hops: list[tuple[str, str, str]] = []
-    cost = 0.0
-    for a, b in zip(path, path[1:]):
-        j = nbr[a].index(b)
-        hops.append((nodes[a], nodes[b], ags[a][j]))
-        cost += wts[a][j]
-    return RlRoute(cost=cost, hops=hops, curve=LearningCurve(tuple(ep_cost), tuple(gr_cost),
-                                                             optimum))
+        return cost, walk
+
+    def hops(self, path: list[int]) -> tuple[float, list[tuple[str, str, str]]]:
+        """The arcs (from, to, agent) along ``path`` and their total weight."""
+        hops: list[tuple[str, str, str]] = []
+        cost = 0.0
+        for a, b in zip(path, path[1:]):
+            j = self.nbr[a].index(b)
+            hops.append((self.nodes[a], self.nodes[b], self.ags[a][j]))
+            cost += self.wts[a][j]
+        return cost, hops
 
 
 def _loop_erased(walk: list[int]) -> list[int]:

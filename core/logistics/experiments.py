@@ -42,7 +42,7 @@ import io
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -601,100 +601,145 @@ def _domain_checks(res: BenchResult, mean: dict[str, np.ndarray], fmt: Any
     return out
 
 
-def _checks(res: BenchResult) -> list[dict[str, Any]]:
+def _fmt(arr: np.ndarray) -> str:
+    """A row of means for a check's ``observed`` text (3 significant digits, nan kept)."""
+    return "[" + ", ".join("nan" if not np.isfinite(v) else f"{v:.3g}" for v in arr) + "]"
+
+
+def _checks_b1(res: BenchResult, mean: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """B1: each DP approach's success rises, stretch and messages fall with ε."""
+    vals = list(res.config.values)
+    out: list[dict[str, Any]] = []
+    for j, a in enumerate(res.config.approaches):
+        if not a.startswith("dp"):
+            continue
+        for m, sign, robust in (("success", 1, False), ("stretch", -1, False),
+                                ("messages", -1, False)):
+            rho = _spearman(vals, mean[m][:, j])
+            b, lo, hi = _slope_ci(res, m, j)
+            sig = bool(np.isfinite(lo)) and (lo > 0 if sign > 0 else hi < 0)
+            out.append(_check(f"{a}: {m} {'rises' if sign > 0 else 'falls'} with epsilon "
+                              "(Spearman sign and slope CI excluding 0)",
+                              rho * sign > 0 and sig,
+                              f"means {_fmt(mean[m][:, j])}; Spearman {rho:+.2f}; slope "
+                              f"{b:.3g} [{lo:.3g}, {hi:.3g}]", robust))
+    return out
+
+
+def _checks_b2_vs_dp(mean: dict[str, np.ndarray], k: int, j: int, a: str
+                     ) -> list[dict[str, Any]]:
+    """B2: the thesis's claims that DP-based (column ``k``) beats baseline ``a`` (``j``)."""
+    l_a, l_dp = mean["paired_length"][:, j], mean["paired_length_ref"][:, j]
+    out = [_check(f"DP-based beats {a} on route length (thesis claim; "
+                  "paired tasks: both delivered)",
+                  bool(np.nanmean(l_a - l_dp) > 0),
+                  f"paired length dp {_fmt(l_dp)} vs {a} {_fmt(l_a)}; "
+                  f"delivered dp {_fmt(mean['success'][:, k])} vs {a} "
+                  f"{_fmt(mean['success'][:, j])}", False)]
+    for m, better in (("messages", -1), ("success", 1)):
+        d = (mean[m][:, k] - mean[m][:, j]) * better
+        out.append(_check(f"DP-based beats {a} on {m} (thesis claim)",
+                          bool(np.nanmean(d) > 0),
+                          f"dp {_fmt(mean[m][:, k])} vs {a} {_fmt(mean[m][:, j])}",
+                          False))
+    return out
+
+
+def _checks_b2(res: BenchResult, mean: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """B2: route length and messages grow, success falls with map size; No-privacy is
+    no longer than DP-based; DP-based against the search baselines."""
+    vals = list(res.config.values)
+    aps = res.config.approaches
+    out: list[dict[str, Any]] = []
+    for j, a in enumerate(aps):
+        for m, sign in (("route_length", 1), ("messages", 1), ("success", -1)):
+            rho = _spearman(vals, mean[m][:, j])
+            out.append(_check(f"{a}: {m} {'grows' if sign > 0 else 'falls'} with map size",
+                              rho * sign > 0.5, f"means {_fmt(mean[m][:, j])}; Spearman "
+                              f"{rho:+.2f}", True))
+    if "dp" in aps and "noprivacy" in aps:
+        n = aps.index("noprivacy")
+        l_np, l_dp = mean["paired_length"][:, n], mean["paired_length_ref"][:, n]
+        out.append(_check("No-privacy routes are no longer than DP-based (paired tasks: "
+                          "both delivered)", bool(np.all(l_np <= l_dp + 1e-9)),
+                          f"paired length noprivacy {_fmt(l_np)} vs dp {_fmt(l_dp)}", True))
+    if "dp" in aps:
+        k = aps.index("dp")
+        for j, a in enumerate(aps):
+            if a in ("bestfirst", "greedy"):
+                out.extend(_checks_b2_vs_dp(mean, k, j, a))
+    return out
+
+
+def _checks_b3(res: BenchResult, mean: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """B3: approaches that re-plan locally stay roughly flat in dynamism; the others'
+    success falls and their messages rise."""
+    vals = list(res.config.values)
+    out: list[dict[str, Any]] = []
+    for j, a in enumerate(res.config.approaches):
+        b, lo, hi = _slope_ci(res, "success", j)
+        if a in ("dp", "noprivacy", "simplified"):  # re-plan locally
+            flat = (np.isfinite(lo) and lo <= 0 <= hi) or (
+                np.nanmax(mean["success"][:, j]) - np.nanmin(mean["success"][:, j]) < 0.02)
+            out.append(_check(f"{a}: success roughly flat in dynamism", bool(flat),
+                              f"means {_fmt(mean['success'][:, j])}; slope {b:.3g} "
+                              f"[{lo:.3g}, {hi:.3g}]", True))
+        else:
+            out.append(_check(f"{a}: success falls with dynamism", bool(hi < 0),
+                              f"means {_fmt(mean['success'][:, j])}; slope {b:.3g} "
+                              f"[{lo:.3g}, {hi:.3g}]", False))
+            rho = _spearman(vals, mean["messages"][:, j])
+            out.append(_check(f"{a}: messages rise with dynamism", rho > 0,
+                              f"means {_fmt(mean['messages'][:, j])}; Spearman {rho:+.2f}",
+                              False))
+    return out
+
+
+def _checks_b4(res: BenchResult, mean: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """B4: success rises with the budget and saturates near C = Σ lc."""
+    vals = list(res.config.values)
+    out: list[dict[str, Any]] = []
+    for j, a in enumerate(res.config.approaches):
+        s = mean["success"][:, j]
+        rho = _spearman(vals, s)
+        at1 = [i for i, v in enumerate(vals) if v >= 1.0]
+        sat = bool(at1) and bool(np.nanmax(s) - s[at1[0]] < 0.05)
+        out.append(_check(f"{a}: success rises with the budget and saturates near "
+                          "C = sum lc", rho > 0 and sat,
+                          f"means {_fmt(s)}; Spearman {rho:+.2f}", True))
+    return out
+
+
+def _checks_b5(res: BenchResult, mean: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """B5: messages per plan do not rise after round 1 (the route memo)."""
     cfg = res.config
     out: list[dict[str, Any]] = []
-    vals = list(cfg.values)
+    for j, a in enumerate(cfg.approaches):
+        mm = mean["messages"][:, j]
+        # after round 1 every plan explores w.p. p_explore, so later rounds are equal in
+        # expectation: "non-increasing" fails only on a significant rise after round 1
+        sub = BenchResult(config=BenchConfig(**{**cfg.__dict__, "values": cfg.values[1:]}),
+                          worlds=res.worlds, seed=res.seed,
+                          data={m: res.data[m][1:] for m in METRICS})
+        b, lo, hi = _slope_ci(sub, "messages", j)
+        ok = bool(np.all(mm[1:] < mm[0])) and not (np.isfinite(lo) and lo > 0)
+        out.append(_check(f"{a}: messages per plan non-increasing by round (later rounds "
+                          "below round 1, no significant rise after it)", ok,
+                          f"means {_fmt(mm)}; slope over rounds 2+ {b:.3g} "
+                          f"[{lo:.3g}, {hi:.3g}]", True))
+    return out
+
+
+#: benchmark -> its trend checks (B1 and B2 add the domain's own, :func:`_domain_checks`)
+_CHECKS: dict[str, Callable[[BenchResult, dict[str, np.ndarray]], list[dict[str, Any]]]] = {
+    "B1": _checks_b1, "B2": _checks_b2, "B3": _checks_b3, "B4": _checks_b4, "B5": _checks_b5}
+
+
+def _checks(res: BenchResult) -> list[dict[str, Any]]:
+    """The benchmark's trend checks on its per-point means."""
+    name = res.config.name
     mean = {m: res.mean(m) for m in res.metrics}
-
-    def fmt(arr: np.ndarray) -> str:
-        return "[" + ", ".join("nan" if not np.isfinite(v) else f"{v:.3g}" for v in arr) + "]"
-
-    aps = cfg.approaches
-    if cfg.name == "B1":
-        for j, a in enumerate(aps):
-            if not a.startswith("dp"):
-                continue
-            for m, sign, robust in (("success", 1, False), ("stretch", -1, False),
-                                    ("messages", -1, False)):
-                rho = _spearman(vals, mean[m][:, j])
-                b, lo, hi = _slope_ci(res, m, j)
-                sig = bool(np.isfinite(lo)) and (lo > 0 if sign > 0 else hi < 0)
-                out.append(_check(f"{a}: {m} {'rises' if sign > 0 else 'falls'} with epsilon "
-                                  "(Spearman sign and slope CI excluding 0)",
-                                  rho * sign > 0 and sig,
-                                  f"means {fmt(mean[m][:, j])}; Spearman {rho:+.2f}; slope "
-                                  f"{b:.3g} [{lo:.3g}, {hi:.3g}]", robust))
-    elif cfg.name == "B2":
-        for j, a in enumerate(aps):
-            for m, sign in (("route_length", 1), ("messages", 1), ("success", -1)):
-                rho = _spearman(vals, mean[m][:, j])
-                out.append(_check(f"{a}: {m} {'grows' if sign > 0 else 'falls'} with map size",
-                                  rho * sign > 0.5, f"means {fmt(mean[m][:, j])}; Spearman "
-                                  f"{rho:+.2f}", True))
-        if "dp" in aps and "noprivacy" in aps:
-            n = aps.index("noprivacy")
-            l_np, l_dp = mean["paired_length"][:, n], mean["paired_length_ref"][:, n]
-            out.append(_check("No-privacy routes are no longer than DP-based (paired tasks: "
-                              "both delivered)", bool(np.all(l_np <= l_dp + 1e-9)),
-                              f"paired length noprivacy {fmt(l_np)} vs dp {fmt(l_dp)}", True))
-        if "dp" in aps:
-            k = aps.index("dp")
-            for j, a in enumerate(aps):
-                if a in ("bestfirst", "greedy"):
-                    l_a, l_dp = mean["paired_length"][:, j], mean["paired_length_ref"][:, j]
-                    out.append(_check(f"DP-based beats {a} on route length (thesis claim; "
-                                      "paired tasks: both delivered)",
-                                      bool(np.nanmean(l_a - l_dp) > 0),
-                                      f"paired length dp {fmt(l_dp)} vs {a} {fmt(l_a)}; "
-                                      f"delivered dp {fmt(mean['success'][:, k])} vs {a} "
-                                      f"{fmt(mean['success'][:, j])}", False))
-                    for m, better in (("messages", -1), ("success", 1)):
-                        d = (mean[m][:, k] - mean[m][:, j]) * better
-                        out.append(_check(f"DP-based beats {a} on {m} (thesis claim)",
-                                          bool(np.nanmean(d) > 0),
-                                          f"dp {fmt(mean[m][:, k])} vs {a} {fmt(mean[m][:, j])}",
-                                          False))
-    if cfg.name in ("B1", "B2"):
-        out.extend(_domain_checks(res, mean, fmt))
-    if cfg.name == "B3":
-        for j, a in enumerate(aps):
-            b, lo, hi = _slope_ci(res, "success", j)
-            if a in ("dp", "noprivacy", "simplified"):  # re-plan locally
-                flat = (np.isfinite(lo) and lo <= 0 <= hi) or (
-                    np.nanmax(mean["success"][:, j]) - np.nanmin(mean["success"][:, j]) < 0.02)
-                out.append(_check(f"{a}: success roughly flat in dynamism", bool(flat),
-                                  f"means {fmt(mean['success'][:, j])}; slope {b:.3g} "
-                                  f"[{lo:.3g}, {hi:.3g}]", True))
-            else:
-                out.append(_check(f"{a}: success falls with dynamism", bool(hi < 0),
-                                  f"means {fmt(mean['success'][:, j])}; slope {b:.3g} "
-                                  f"[{lo:.3g}, {hi:.3g}]", False))
-                rho = _spearman(vals, mean["messages"][:, j])
-                out.append(_check(f"{a}: messages rise with dynamism", rho > 0,
-                                  f"means {fmt(mean['messages'][:, j])}; Spearman {rho:+.2f}",
-                                  False))
-    elif cfg.name == "B4":
-        for j, a in enumerate(aps):
-            s = mean["success"][:, j]
-            rho = _spearman(vals, s)
-            at1 = [i for i, v in enumerate(vals) if v >= 1.0]
-            sat = bool(at1) and bool(np.nanmax(s) - s[at1[0]] < 0.05)
-            out.append(_check(f"{a}: success rises with the budget and saturates near "
-                              "C = sum lc", rho > 0 and sat,
-                              f"means {fmt(s)}; Spearman {rho:+.2f}", True))
-    elif cfg.name == "B5":
-        for j, a in enumerate(aps):
-            mm = mean["messages"][:, j]
-            # after round 1 every plan explores w.p. p_explore, so later rounds are equal in
-            # expectation: "non-increasing" fails only on a significant rise after round 1
-            sub = BenchResult(config=BenchConfig(**{**cfg.__dict__, "values": cfg.values[1:]}),
-                              worlds=res.worlds, seed=res.seed,
-                              data={m: res.data[m][1:] for m in METRICS})
-            b, lo, hi = _slope_ci(sub, "messages", j)
-            ok = bool(np.all(mm[1:] < mm[0])) and not (np.isfinite(lo) and lo > 0)
-            out.append(_check(f"{a}: messages per plan non-increasing by round (later rounds "
-                              "below round 1, no significant rise after it)", ok,
-                              f"means {fmt(mm)}; slope over rounds 2+ {b:.3g} "
-                              f"[{lo:.3g}, {hi:.3g}]", True))
+    out: list[dict[str, Any]] = list(_CHECKS[name](res, mean)) if name in _CHECKS else []
+    if name in ("B1", "B2"):
+        out.extend(_domain_checks(res, mean, _fmt))
     return out

@@ -570,160 +570,231 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
     notes: list[str] = []
     centers = sorted(v for v, d in local.nodes(data=True) if d.get("kind") == "center")
     bases = sorted(v for v, d in local.nodes(data=True) if d.get("kind") != "center")
-    if rewire == "overlap":
-        lbar = float(np.mean([d["length"] for *_, d in local.edges(data=True)])) if \
-            local.number_of_edges() else PUBLIC_LENGTH_SCALE
+    overlap = rewire == "overlap"
+    lbar = PUBLIC_LENGTH_SCALE
+    if overlap and local.number_of_edges():
+        lbar = float(np.mean([d["length"] for *_, d in local.edges(data=True)]))
+    targets, n_fake, dropped = _degree_targets(local, tgt, centers, bases, overlap, rng, notes)
+    _fix_targets(targets, dmax, rng, notes)
+    rw = _Rewiring(nx.Graph(), dict(targets), rng, lbar, fake_len)
+    for v in targets:
+        rw.g.add_node(v)
+    if overlap:
+        rw.keep_real_edges(local, targets)
+    forced = rw.connect(list(targets), dmax)
+    if forced:
+        notes.append(f"{forced} connecting edge(s) beyond the degree targets")
+    left = rw.match_stubs(list(targets), max_tries)
+    left = rw.swap_in(left, max_tries)
+    if left:
+        notes.append(f"{len(left)} degree stub(s) left unmatched")
+    if overlap:
+        mapping, relabel = _overlap_names(targets, centers, rng, owner)
     else:
-        lbar = PUBLIC_LENGTH_SCALE
+        mapping, relabel = _placed_names(targets, centers, rng, owner), {}
+        dropped = tuple(bases)
+    out = _release_form(list(targets), mapping, centers, rw.g, overlap, rng)
+    n_fake_edges = rw.n_fake_edges if overlap else out.number_of_edges()
+    return out, relabel, n_fake, n_fake_edges, dropped, notes
+
+
+def _degree_targets(local: nx.Graph, tgt: list[int], centers: list[str], bases: list[str],
+                    overlap: bool, rng: np.random.Generator, notes: list[str]
+                    ) -> tuple[dict[str, int], int, tuple[str, ...]]:
+    """The released nodes and their degree targets (the histogram's degrees, largest
+    first, padded with 2s up to every center), the number of fake nodes and the real bases
+    dropped. ``overlap``: the real nodes kept (all, or a random subset when the histogram
+    has fewer nodes) take the largest targets by real degree, fakes ``__fake{i}`` the
+    rest; otherwise every node is a slot ``__node{i}``."""
     n_target = sum(tgt)
     n_new = max(n_target, len(centers), 2)
     if n_new != n_target:
         notes.append(f"node count raised from {n_target} to {n_new} (every center is kept)")
-    multiset = sorted((k + 1 for k in range(dmax) for _ in range(tgt[k])), reverse=True)
+    multiset = sorted((k + 1 for k in range(len(tgt)) for _ in range(tgt[k])), reverse=True)
     multiset += [2] * (n_new - len(multiset))
-    dropped: tuple[str, ...] = ()
-    if rewire == "overlap":
-        if n_new >= len(centers) + len(bases):
-            keep_bases = list(bases)
-        else:
-            pick = rng.choice(len(bases), size=n_new - len(centers), replace=False)
-            keep_bases = [bases[int(i)] for i in sorted(pick)]
-            dropped = tuple(b for b in bases if b not in set(keep_bases))
-        kept = centers + keep_bases
-        n_fake = n_new - len(kept)
-        order = [kept[int(i)] for i in rng.permutation(len(kept))]
-        order.sort(key=lambda v: -local.degree(v))  # stable: ties stay random
-        fakes = [f"__fake{i}" for i in range(n_fake)]
-        targets = {v: multiset[i] for i, v in enumerate(order + fakes)}
-    else:
-        n_fake = n_new - len(centers)
+    if not overlap:
         slots = [f"__node{i}" for i in range(n_new)]
-        targets = {v: multiset[i] for i, v in enumerate(slots)}
-    _fix_targets(targets, dmax, rng, notes)
-    g = nx.Graph()
-    for v in targets:
-        g.add_node(v)
-    resid = dict(targets)
-    n_fake_edges = 0
+        return {v: multiset[i] for i, v in enumerate(slots)}, n_new - len(centers), ()
+    dropped: tuple[str, ...] = ()
+    if n_new >= len(centers) + len(bases):
+        keep_bases = list(bases)
+    else:
+        pick = rng.choice(len(bases), size=n_new - len(centers), replace=False)
+        keep_bases = [bases[int(i)] for i in sorted(pick)]
+        dropped = tuple(b for b in bases if b not in set(keep_bases))
+    kept = centers + keep_bases
+    n_fake = n_new - len(kept)
+    order = [kept[int(i)] for i in rng.permutation(len(kept))]
+    order.sort(key=lambda v: -local.degree(v))  # stable: ties stay random
+    fakes = [f"__fake{i}" for i in range(n_fake)]
+    return {v: multiset[i] for i, v in enumerate(order + fakes)}, n_fake, dropped
 
-    def fake_length() -> float:
-        return float(max(1, round(lbar * rng.uniform(*fake_len))))
 
-    def add_fake(x: str, y: str) -> None:
-        nonlocal n_fake_edges
-        g.add_edge(x, y, length=fake_length(), fake=True)
-        resid[x] = max(0, resid[x] - 1)
-        resid[y] = max(0, resid[y] - 1)
-        n_fake_edges += 1
+@dataclass
+class _Rewiring:
+    """The graph being rewired, each node's residual degree target and the fake routes
+    added (with lengths L̄·U(fake_len) rounded, drawn from ``rng``)."""
 
-    if rewire == "overlap":
+    g: nx.Graph
+    resid: dict[str, int]
+    rng: np.random.Generator
+    lbar: float
+    fake_len: tuple[float, float]
+    n_fake_edges: int = 0
+
+    def add_fake(self, x: str, y: str) -> None:
+        """Add a fake route x–y and count it against both residual targets."""
+        length = float(max(1, round(self.lbar * self.rng.uniform(*self.fake_len))))
+        self.g.add_edge(x, y, length=length, fake=True)
+        self.resid[x] = max(0, self.resid[x] - 1)
+        self.resid[y] = max(0, self.resid[y] - 1)
+        self.n_fake_edges += 1
+
+    def keep_real_edges(self, local: nx.Graph, targets: dict[str, int]) -> None:
+        """``overlap``: keep the real routes between kept nodes, in random order, while
+        both ends' targets allow (with their real lengths)."""
         real = [(u, v) for u, v in local.edges() if u in targets and v in targets]
-        for i in rng.permutation(len(real)):
+        for i in self.rng.permutation(len(real)):
             u, v = real[int(i)]
-            if resid[u] > 0 and resid[v] > 0:
-                g.add_edge(u, v, length=float(local[u][v]["length"]), fake=False)
-                resid[u] -= 1
-                resid[v] -= 1
-    # connect the components (Lemma 4.1 enforced)
-    rank = {v: i for i, v in enumerate(targets)}
-    comps = sorted((sorted(c, key=rank.__getitem__) for c in nx.connected_components(g)),
-                   key=lambda c: rank[c[0]])
-    forced = 0
-    while len(comps) > 1:
-        a, b = comps[0], comps[1]
+            if self.resid[u] > 0 and self.resid[v] > 0:
+                self.g.add_edge(u, v, length=float(local[u][v]["length"]), fake=False)
+                self.resid[u] -= 1
+                self.resid[v] -= 1
 
-        def choose_end(comp: list[str]) -> str:
-            for cond in (lambda v: resid[v] > 0, lambda v: g.degree(v) < dmax):
-                pool = [v for v in comp if cond(v)]
-                if pool:
-                    return pool[int(rng.integers(len(pool)))]
-            return comp[int(rng.integers(len(comp)))]
+    def _end(self, comp: list[str], dmax: int) -> str:
+        """A random end in ``comp`` for a connecting route: one with residual target
+        left, else one under ``dmax``, else any."""
+        g, resid, rng = self.g, self.resid, self.rng
+        for cond in (lambda v: resid[v] > 0, lambda v: g.degree(v) < dmax):
+            pool = [v for v in comp if cond(v)]
+            if pool:
+                return pool[int(rng.integers(len(pool)))]
+        return comp[int(rng.integers(len(comp)))]
 
-        x, y = choose_end(a), choose_end(b)
-        if resid[x] == 0 or resid[y] == 0:
-            forced += 1
-        add_fake(x, y)
-        comps = [sorted(a + b, key=rank.__getitem__)] + comps[2:]
-    if forced:
-        notes.append(f"{forced} connecting edge(s) beyond the degree targets")
-    # random stub matching on the remaining degree
-    stubs = [v for v in targets for _ in range(resid[v])]
-    stubs = [stubs[int(i)] for i in rng.permutation(len(stubs))]
-    left: list[str] = []
-    tries = 0
-    while len(stubs) >= 2:
-        x = stubs.pop()
-        j = len(stubs) - 1
-        while j >= 0 and (stubs[j] == x or g.has_edge(x, stubs[j])):
-            j -= 1
-            tries += 1
-        if j < 0 or tries > max_tries * max(1, len(targets)):
-            left.append(x)
-            continue
-        y = stubs.pop(j)
-        add_fake(x, y)
-    left += stubs
-    # stubs that cannot pair directly: swap an edge (u, v) for (x, u) and (y, v), which
-    # keeps every degree target, as long as the map stays connected
-    while len(left) >= 2:
-        x, y = left.pop(), left.pop()
-        edges = list(g.edges())
-        done = False
-        for i in rng.permutation(len(edges))[:max_tries]:
+    def connect(self, names: list[str], dmax: int) -> int:
+        """Join the components by fake routes, the first two (in ``names`` order) at a
+        time (Lemma 4.1 enforced); returns how many went beyond the degree targets."""
+        rank = {v: i for i, v in enumerate(names)}
+        comps = sorted((sorted(c, key=rank.__getitem__)
+                        for c in nx.connected_components(self.g)),
+                       key=lambda c: rank[c[0]])
+        forced = 0
+        while len(comps) > 1:
+            a, b = comps[0], comps[1]
+            x, y = self._end(a, dmax), self._end(b, dmax)
+            if self.resid[x] == 0 or self.resid[y] == 0:
+                forced += 1
+            self.add_fake(x, y)
+            comps = [sorted(a + b, key=rank.__getitem__)] + comps[2:]
+        return forced
+
+    def match_stubs(self, names: list[str], max_tries: int) -> list[str]:
+        """Random stub matching on the remaining degree (no loops or parallel routes);
+        returns the stubs left unpaired."""
+        g = self.g
+        stubs = [v for v in names for _ in range(self.resid[v])]
+        stubs = [stubs[int(i)] for i in self.rng.permutation(len(stubs))]
+        left: list[str] = []
+        tries = 0
+        while len(stubs) >= 2:
+            x = stubs.pop()
+            j = len(stubs) - 1
+            while j >= 0 and (stubs[j] == x or g.has_edge(x, stubs[j])):
+                j -= 1
+                tries += 1
+            if j < 0 or tries > max_tries * max(1, len(names)):
+                left.append(x)
+                continue
+            y = stubs.pop(j)
+            self.add_fake(x, y)
+        return left + stubs
+
+    def _try_swap(self, x: str, y: str, u: str, v: str) -> bool:
+        """Swap route (u, v) for (x, u) and (y, v) if allowed and the map stays
+        connected; otherwise leave the graph as it was."""
+        g = self.g
+        if len({x, u, v}) < 3 or len({y, u, v}) < 3 or g.has_edge(x, u) or \
+                g.has_edge(y, v) or (x == y and u == v):
+            return False
+        old = dict(g[u][v])
+        g.remove_edge(u, v)
+        self.add_fake(x, u)
+        self.add_fake(y, v)
+        if nx.is_connected(g):
+            self.n_fake_edges -= 1 if old.get("fake") else 0
+            return True
+        g.remove_edge(x, u)
+        g.remove_edge(y, v)
+        self.n_fake_edges -= 2
+        g.add_edge(u, v, **old)
+        return False
+
+    def _swap_pair(self, x: str, y: str, max_tries: int) -> bool:
+        """Place stubs x and y by one edge swap, trying up to ``max_tries`` random routes
+        in both orientations."""
+        edges = list(self.g.edges())
+        for i in self.rng.permutation(len(edges))[:max_tries]:
             e0, e1 = edges[int(i)]
             for u, v in ((e0, e1), (e1, e0)):
-                if len({x, u, v}) < 3 or len({y, u, v}) < 3 or g.has_edge(x, u) or \
-                        g.has_edge(y, v) or (x == y and u == v):
-                    continue
-                old = dict(g[u][v])
-                g.remove_edge(u, v)
-                add_fake(x, u)
-                add_fake(y, v)
-                if nx.is_connected(g):
-                    done = True
-                    n_fake_edges -= 1 if old.get("fake") else 0
-                    break
-                g.remove_edge(x, u)
-                g.remove_edge(y, v)
-                n_fake_edges -= 2
-                g.add_edge(u, v, **old)
-            if done:
+                if self._try_swap(x, y, u, v):
+                    return True
+        return False
+
+    def swap_in(self, left: list[str], max_tries: int) -> list[str]:
+        """Stubs that cannot pair directly: swap an edge (u, v) for (x, u) and (y, v),
+        which keeps every degree target, as long as the map stays connected. Returns the
+        stubs still unmatched."""
+        while len(left) >= 2:
+            x, y = left.pop(), left.pop()
+            if not self._swap_pair(x, y, max_tries):
+                left += [x, y]
                 break
-        if not done:
-            left += [x, y]
-            break
-    unmatched = len(left)
-    if unmatched:
-        notes.append(f"{unmatched} degree stub(s) left unmatched")
-    # names: centers public, everything else opaque
+        return left
+
+
+def _overlap_names(targets: dict[str, int], centers: list[str], rng: np.random.Generator,
+                   owner: str) -> tuple[dict[str, str], dict[str, str]]:
+    """``overlap`` release names: centers public, every other node a fresh opaque id;
+    also ``{real id: opaque id}`` for the kept real nodes."""
     taken: set[str] = set()
     relabel: dict[str, str] = {}
     mapping: dict[str, str] = {}
-    if rewire == "overlap":
-        for v in targets:
-            if v in centers:
-                mapping[v] = v
-            else:
-                mapping[v] = _token(rng, taken, owner)
-                if not v.startswith("__fake"):
-                    relabel[v] = mapping[v]
-    else:
-        # place the centers on uniformly random nodes: their true degrees are private
-        free = list(targets)
-        for c in centers:
-            v = free.pop(int(rng.integers(len(free))))
-            mapping[v] = c
-        for v in free:
+    for v in targets:
+        if v in centers:
+            mapping[v] = v
+        else:
             mapping[v] = _token(rng, taken, owner)
-        dropped = tuple(bases)
-    # release form: nodes in a random order, routes in a random order and orientation
+            if not v.startswith("__fake"):
+                relabel[v] = mapping[v]
+    return mapping, relabel
+
+
+def _placed_names(targets: dict[str, int], centers: list[str], rng: np.random.Generator,
+                  owner: str) -> dict[str, str]:
+    """``pure_postprocessing`` release names: the centers placed on uniformly random
+    nodes (their true degrees are private), every other node a fresh opaque id."""
+    taken: set[str] = set()
+    mapping: dict[str, str] = {}
+    free = list(targets)
+    for c in centers:
+        v = free.pop(int(rng.integers(len(free))))
+        mapping[v] = c
+    for v in free:
+        mapping[v] = _token(rng, taken, owner)
+    return mapping
+
+
+def _release_form(names: list[str], mapping: dict[str, str], centers: list[str],
+                  g: nx.Graph, overlap: bool, rng: np.random.Generator) -> nx.Graph:
+    """The released graph: nodes in a random order, routes in a random order and
+    orientation; under ``pure_postprocessing`` every non-center node and every route is
+    marked fake."""
     out = nx.Graph()
-    names = list(targets)
     for i in rng.permutation(len(names)):
         v = names[int(i)]
         nv = mapping[v]
         is_center = nv in centers
-        is_fake = (not is_center) and (rewire != "overlap" or v.startswith("__fake"))
+        is_fake = (not is_center) and (not overlap or v.startswith("__fake"))
         out.add_node(nv, kind="center" if is_center else "node", fake=is_fake)
     edges = list(g.edges(data=True))
     flips = rng.integers(0, 2, size=len(edges)) if edges else np.zeros(0, dtype=np.int64)
@@ -732,10 +803,8 @@ def rewire_to_histogram(local: nx.Graph, target: "np.ndarray | list[int]", *, ow
         if flips[int(i)]:
             u, v = v, u
         out.add_edge(mapping[u], mapping[v], length=d["length"],
-                     fake=bool(d["fake"]) or rewire != "overlap")
-    if rewire != "overlap":
-        n_fake_edges = out.number_of_edges()
-    return out, relabel, n_fake, n_fake_edges, dropped, notes
+                     fake=bool(d["fake"]) or not overlap)
+    return out
 
 
 def obfuscate_topology(local: nx.Graph, *, owner: str, epsilon: float, dmax: int,

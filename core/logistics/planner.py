@@ -620,6 +620,38 @@ class _Memo:
 
 _ORIGIN, _GOAL = "\x00origin", "\x00goal"
 
+
+@dataclass
+class _Flood:
+    """Step 1's query flood so far: each agent's level and parent (agent, center) in the
+    flooding tree, the centers each agent heard the query at, the posts made, and
+    whether the budget blocked a post, the post cap was reached or the goal was found."""
+
+    origin: str
+    goal: str
+    level: dict[str, int]
+    parent: dict[str, tuple[str, str] | None]
+    got: dict[str, set[str]]
+    posts: int = 0
+    blocked: bool = False
+    cap: bool = False
+    found: bool = False
+
+    def deliver(self, x: str, c: str, members: Iterable[str], nxt: list[str]) -> None:
+        """``x``'s post at center ``c`` reaches its other ``members``; the new ones join
+        the next level (``nxt``)."""
+        for y in members:
+            if y == x:
+                continue
+            self.got.setdefault(y, set()).add(c)
+            if y not in self.level:
+                self.level[y] = self.level[x] + 1
+                self.parent[y] = (x, c)
+                nxt.append(y)
+                if y == self.goal:
+                    self.found = True
+
+
 @dataclass
 class _Route:
     segs: list[tuple[str, str, str | None]]
@@ -926,54 +958,66 @@ class PlanningSession:
         ``from_centers``: the centers the origin agent can post at (default all of its
         centers; under dynamics that split an area, those its area still connects to where
         the package is)."""
-        w = self.world
-        level = {origin: 0}
-        parent: dict[str, tuple[str, str] | None] = {origin: None}
-        got: dict[str, set[str]] = {origin: set()}
-        posts = 0
-        blocked = cap = False
-        found = origin == goal
+        fl = _Flood(origin, goal, level={origin: 0}, parent={origin: None},
+                    got={origin: set()}, found=origin == goal)
         current = [origin]
-        while current and not found:
+        while current and not fl.found:
             nxt: list[str] = []
             for x in sorted(current):
-                for c in w.agent_centers[x]:
-                    if c in got.get(x, ()):
-                        continue
-                    if x == origin and from_centers is not None and c not in from_centers:
-                        continue
-                    if posts >= max_posts:
-                        cap = True
-                        break
-                    if not self.send(x, msgs, "query"):
-                        blocked = True
-                        break
-                    posts += 1
-                    for y in w.members[c]:
-                        if y == x:
-                            continue
-                        got.setdefault(y, set()).add(c)
-                        if y not in level:
-                            level[y] = level[x] + 1
-                            parent[y] = (x, c)
-                            nxt.append(y)
-                            if y == goal:
-                                found = True
-                if cap:
+                self._post_queries(fl, x, max_posts, msgs, from_centers, nxt)
+                if fl.cap:
                     break
-            if cap:
+            if fl.cap:
                 break
             current = nxt
-        # convergecast: deepest first; a lost reply loses its whole subtree
+        known, replies, lost = self._convergecast(origin, fl.level, fl.parent, msgs)
+        w = self.world
+        inc = sorted({(y, c) for x in known for c in w.agent_centers[x] for y in w.members[c]})
+        found = goal in known
+        cands: tuple[str, ...] = ()
+        lg = None
+        if found:
+            lg, cands = self._candidates(origin, goal, known, inc, from_centers)
+        return Discovery(found=found, level=fl.level, parent=fl.parent, known=known,
+                         incidences=tuple(inc), goal_level=lg, candidates=cands,
+                         posts=fl.posts, replies=replies, budget_blocked=fl.blocked or lost,
+                         cap_reached=fl.cap)
+
+    def _post_queries(self, fl: "_Flood", x: str, max_posts: float, msgs: MessageCount,
+                      from_centers: Sequence[str] | None, nxt: list[str]) -> None:
+        """Agent ``x`` posts the query at each of its centers it has not heard it at (the
+        origin: only at ``from_centers`` if given), until the post cap or its budget
+        stops it; newly reached agents are appended to ``nxt``."""
+        w = self.world
+        for c in w.agent_centers[x]:
+            if c in fl.got.get(x, ()):
+                continue
+            if x == fl.origin and from_centers is not None and c not in from_centers:
+                continue
+            if fl.posts >= max_posts:
+                fl.cap = True
+                return
+            if not self.send(x, msgs, "query"):
+                fl.blocked = True
+                return
+            fl.posts += 1
+            fl.deliver(x, c, w.members[c], nxt)
+
+    def _convergecast(self, origin: str, level: dict[str, int],
+                      parent: dict[str, tuple[str, str] | None], msgs: MessageCount
+                      ) -> tuple[tuple[str, ...], int, bool]:
+        """Replies travel back deepest first; a lost reply loses its whole subtree.
+        Returns (the agents the origin learns of, replies sent, whether one was lost)."""
         ok: dict[str, bool] = {origin: True}
         replies = 0
+        lost = False
         for y in sorted((v for v in level if v != origin), key=lambda v: (-level[v], v)):
             if self.send(y, msgs, "reply"):
                 replies += 1
                 ok[y] = True
             else:
                 ok[y] = False
-                blocked = True
+                lost = True
 
         def delivered(v: str) -> bool:
             while v != origin:
@@ -982,31 +1026,30 @@ class PlanningSession:
                 v = parent[v][0]  # type: ignore[index]
             return True
 
-        known = tuple(sorted(v for v in level if delivered(v)))
-        inc = sorted({(y, c) for x in known for c in w.agent_centers[x] for y in w.members[c]})
-        found = goal in known
-        cands: tuple[str, ...] = ()
-        lg = None
-        if found:
-            ag = nx.Graph()
-            ag.add_nodes_from(known)
-            by_c: dict[str, list[str]] = {}
-            for y, c in inc:
-                if y == origin and from_centers is not None and c not in from_centers:
-                    continue  # a center the origin's area no longer reaches
-                by_c.setdefault(c, []).append(y)
-            for ys in by_c.values():
-                for i, u in enumerate(ys):
-                    for v in ys[i + 1:]:
-                        ag.add_edge(u, v)
-            da = nx.single_source_shortest_path_length(ag, origin)
-            dg = nx.single_source_shortest_path_length(ag, goal)
-            lg = da[goal]
-            cands = tuple(x for x in known if x not in (origin, goal) and x in da and x in dg
-                          and da[x] + dg[x] <= lg + self.params.slack_levels)
-        return Discovery(found=found, level=level, parent=parent, known=known,
-                         incidences=tuple(inc), goal_level=lg, candidates=cands, posts=posts,
-                         replies=replies, budget_blocked=blocked, cap_reached=cap)
+        return tuple(sorted(v for v in level if delivered(v))), replies, lost
+
+    def _candidates(self, origin: str, goal: str, known: tuple[str, ...],
+                    inc: list[tuple[str, str]], from_centers: Sequence[str] | None
+                    ) -> tuple[int, tuple[str, ...]]:
+        """On the known agents' graph (agents sharing a center are adjacent): the goal's
+        level and the agents on a path at most ``slack_levels`` longer than the shortest."""
+        ag = nx.Graph()
+        ag.add_nodes_from(known)
+        by_c: dict[str, list[str]] = {}
+        for y, c in inc:
+            if y == origin and from_centers is not None and c not in from_centers:
+                continue  # a center the origin's area no longer reaches
+            by_c.setdefault(c, []).append(y)
+        for ys in by_c.values():
+            for i, u in enumerate(ys):
+                for v in ys[i + 1:]:
+                    ag.add_edge(u, v)
+        da = nx.single_source_shortest_path_length(ag, origin)
+        dg = nx.single_source_shortest_path_length(ag, goal)
+        lg = da[goal]
+        cands = tuple(x for x in known if x not in (origin, goal) and x in da and x in dg
+                      and da[x] + dg[x] <= lg + self.params.slack_levels)
+        return lg, cands
 
     # ------------------------------------------------------------------ Step 2 (DP side)
     def _build_published(self, j: str) -> PublishedMap:
@@ -1205,81 +1248,22 @@ class PlanningSession:
                protect: tuple[str, ...], attempt: int) -> "_Route | PlanResult":
         """Steps 1–3 for the package at ``here`` held by agent ``a`` (the origin agent at
         the origin base on the first attempt): the route's segments, or a failure."""
-        p = self.params
         g = task.goal_agent
         step0 = 4 * attempt
         self.tick(step0, protect)
-        memo = self.memo[a].get(g) if (p.memo and a != g) else None
-        memo_hit = False
-        disc: Discovery | None = None
-        if a == g:
-            disc = self._discover_around(g, msgs)
-        elif memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
-            disc, memo_hit = memo.discovery, True
-        else:
-            cap = memo.posts if memo is not None else self.world.total_capacity
-            reach = None
-            if self.dynamics is not None and self.dynamics.splits_areas:
-                reach = [c for c in self.world.agent_centers[a]
-                         if self.live.center_reachable(a, here, c)]
-            d = self.discover(a, g, cap, msgs, from_centers=reach)
-            if d.found:
-                disc = d
-            elif memo is not None:
-                disc, memo_hit = memo.discovery, True
-            else:
-                status = "fail_budget" if d.budget_blocked else "fail_not_found"
-                return self.fail(task, status, msgs, discovery=d)
-        assert disc is not None
+        found = self._step1(task, a, here, msgs)
+        if isinstance(found, PlanResult):
+            return found
+        disc, memo_hit = found
         # ---- Step 2
         self.tick(step0 + 1, protect)
-        recv = self.received[a]
         step2_blocked = False
         for j in disc.candidates:
-            if j in recv:
-                continue
-            path = disc.tree_path(j)
-            if not all(self.send(x, msgs, "map_request") for x in path[:-1]) or \
-                    not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
+            if j not in self.received[a] and not self._fetch_view(j, a, disc, msgs):
                 step2_blocked = True
-                continue
-            if self.approach == "dp":
-                recv[j] = self.publish(j).released  # the message: nothing else leaves j
-            else:
-                recv[j] = self._exact_view(j)
-                self.record_raw(j, "none (exact values)", "exact crossing lengths between "
-                                f"its centers, sent to {a} (No-privacy)",
-                                "No-privacy baseline: exact crossing lengths are sent")
         # ---- Step 3
         self.tick(step0 + 2, protect)
-        lbar_a = self._lbar[a]
-        arcs: list[tuple[str, str, str, float]] = []
-        loc = self.live.local(a)
-        dist0 = nx.single_source_dijkstra_path_length(loc, here, weight="length")
-        a_centers = [c for c in self.world.agent_centers[a] if c in dist0]
-        for c in a_centers:
-            arcs.append((_ORIGIN, c, a, float(dist0[c])))
-        for (s, t), (length, _hops) in self.live.center_distances(a).items():
-            arcs.append((s, t, a, length))
-        for j in disc.candidates:
-            view = recv.get(j)
-            if view is None:
-                continue
-            if self.approach == "dp":
-                # the receiver's estimates, computed from the released map alone
-                for (s, t), (length, _route) in self.published[j].crossings.items():
-                    if math.isfinite(length):
-                        arcs.append((s, t, j, length * lbar_a))
-            else:
-                for (s, t), (length, _route) in view.items():
-                    arcs.append((s, t, j, length))
-        for c in self.world.agent_centers[g]:
-            if self.approach == "noprivacy" or p.goal_leg_mode == "exact" or a == g:
-                leg = self.live.shortest(g, c, task.goal)
-                if leg is not None:
-                    arcs.append((c, _GOAL, g, leg[1]))
-            else:
-                arcs.append((c, _GOAL, g, 0.0))
+        arcs = self._center_graph(task, a, here, disc)
         route = self.solve(arcs, a)
         cg = tuple(arcs)
         if route is None:
@@ -1288,27 +1272,113 @@ class PlanningSession:
             return self.fail(task, status, msgs, discovery=disc, center_graph=cg,
                              memo_hit=memo_hit)
         est, hops = route
-        segs: list[tuple[str, str, str | None]] = []
-        for frm, to, ag in hops:
-            f = here if frm == _ORIGIN else frm
-            t_ = task.goal if to == _GOAL else to
-            if segs and segs[-1][0] == ag:
-                segs[-1] = (ag, segs[-1][1], t_)
-            else:
-                segs.append((ag, f, t_))
+        segs = _merge_hops(hops, here, task.goal)
         for x in [s[0] for s in segs[:-1]]:
             if not self.send(x, msgs, "handover"):
                 return self.fail(task, "fail_budget", msgs, discovery=disc, center_graph=cg,
                                  memo_hit=memo_hit, estimated_length=est)
-        if p.memo and a != g:
-            old = self.memo[a].get(g)
-            if old is None or (not memo_hit and est < old.estimate - 1e-9):
-                posts = disc.posts if old is None else min(old.posts, disc.posts)
-                self.memo[a][g] = _Memo(disc, posts, est)
-            elif not memo_hit:
-                old.posts = min(old.posts, disc.posts)
+        if self.params.memo and a != g:
+            self._remember(a, g, disc, est, memo_hit)
         self.tick(step0 + 3, protect)
         return _Route(segs, est, disc, cg, memo_hit)
+
+    def _step1(self, task: Task, a: str, here: str, msgs: MessageCount
+               ) -> "tuple[Discovery, bool] | PlanResult":
+        """Step 1 for holder ``a``: around the goal agent if it holds the package, else the
+        route memo (unless exploring) or a new discovery (the memo again if that finds
+        nothing). (discovery, whether it came from the memo), or the failure."""
+        p = self.params
+        g = task.goal_agent
+        memo = self.memo[a].get(g) if (p.memo and a != g) else None
+        if a == g:
+            return self._discover_around(g, msgs), False
+        if memo is not None and self.stream(2, self._agent_index[a]).random() >= p.p_explore:
+            return memo.discovery, True
+        cap = memo.posts if memo is not None else self.world.total_capacity
+        reach = None
+        if self.dynamics is not None and self.dynamics.splits_areas:
+            reach = [c for c in self.world.agent_centers[a]
+                     if self.live.center_reachable(a, here, c)]
+        d = self.discover(a, g, cap, msgs, from_centers=reach)
+        if d.found:
+            return d, False
+        if memo is not None:
+            return memo.discovery, True
+        status = "fail_budget" if d.budget_blocked else "fail_not_found"
+        return self.fail(task, status, msgs, discovery=d)
+
+    def _fetch_view(self, j: str, a: str, disc: Discovery, msgs: MessageCount) -> bool:
+        """Step 2: ``a`` asks candidate ``j`` for its view along the flooding tree and
+        stores the answer (DP: ``j``'s released map; No-privacy: its exact crossings, a
+        raw release). False if a request or reply was over budget."""
+        path = disc.tree_path(j)
+        if not all(self.send(x, msgs, "map_request") for x in path[:-1]) or \
+                not all(self.send(x, msgs, "map_reply") for x in path[:0:-1]):
+            return False
+        if self.approach == "dp":
+            self.received[a][j] = self.publish(j).released  # the message: nothing else leaves j
+        else:
+            self.received[a][j] = self._exact_view(j)
+            self.record_raw(j, "none (exact values)", "exact crossing lengths between "
+                            f"its centers, sent to {a} (No-privacy)",
+                            "No-privacy baseline: exact crossing lengths are sent")
+        return True
+
+    def _center_graph(self, task: Task, a: str, here: str, disc: Discovery
+                      ) -> list[tuple[str, str, str, float]]:
+        """Step 3's center graph for holder ``a`` at ``here``: its exact legs and
+        crossings, the candidates' crossings (DP: estimated from their released maps) and
+        the goal agent's legs to the goal (exact, or 0 where the goal stays private)."""
+        arcs: list[tuple[str, str, str, float]] = []
+        dist0 = nx.single_source_dijkstra_path_length(self.live.local(a), here,
+                                                      weight="length")
+        for c in self.world.agent_centers[a]:
+            if c in dist0:
+                arcs.append((_ORIGIN, c, a, float(dist0[c])))
+        for (s, t), (length, _hops) in self.live.center_distances(a).items():
+            arcs.append((s, t, a, length))
+        for j in disc.candidates:
+            arcs.extend(self._candidate_arcs(j, a))
+        arcs.extend(self._goal_arcs(task, a))
+        return arcs
+
+    def _candidate_arcs(self, j: str, a: str) -> list[tuple[str, str, str, float]]:
+        """Candidate ``j``'s crossings as ``a`` knows them (none if its view never came)."""
+        view = self.received[a].get(j)
+        if view is None:
+            return []
+        if self.approach == "dp":
+            # the receiver's estimates, computed from the released map alone
+            lbar_a = self._lbar[a]
+            return [(s, t, j, length * lbar_a)
+                    for (s, t), (length, _route) in self.published[j].crossings.items()
+                    if math.isfinite(length)]
+        return [(s, t, j, length) for (s, t), (length, _route) in view.items()]
+
+    def _goal_arcs(self, task: Task, a: str) -> list[tuple[str, str, str, float]]:
+        """The goal agent's arcs from its centers to the goal: exact lengths (No-privacy,
+        ``goal_leg_mode="exact"`` or the holder is the goal agent), else 0."""
+        g = task.goal_agent
+        exact = self.approach == "noprivacy" or self.params.goal_leg_mode == "exact" or a == g
+        arcs: list[tuple[str, str, str, float]] = []
+        for c in self.world.agent_centers[g]:
+            if exact:
+                leg = self.live.shortest(g, c, task.goal)
+                if leg is not None:
+                    arcs.append((c, _GOAL, g, leg[1]))
+            else:
+                arcs.append((c, _GOAL, g, 0.0))
+        return arcs
+
+    def _remember(self, a: str, g: str, disc: Discovery, est: float, memo_hit: bool) -> None:
+        """Update ``a``'s route memo towards ``g``: a new or cheaper route replaces it,
+        and the fewest posts that found the goal are kept."""
+        old = self.memo[a].get(g)
+        if old is None or (not memo_hit and est < old.estimate - 1e-9):
+            posts = disc.posts if old is None else min(old.posts, disc.posts)
+            self.memo[a][g] = _Memo(disc, posts, est)
+        elif not memo_hit:
+            old.posts = min(old.posts, disc.posts)
 
 
 #: approach -> strategy (the functions that plan one task in a session)
@@ -1325,6 +1395,47 @@ def _merge_hops(hops: Sequence[tuple[str, str, str]], here: str, goal: str | Non
     return segs
 
 
+def _exact_crossings(s: PlanningSession, j: str) -> list[tuple[str, str, str, float]]:
+    """Agent ``j``'s exact crossing lengths between its centers on its live map."""
+    arcs: list[tuple[str, str, str, float]] = []
+    loc = s.live.local(j)
+    cs = s.world.agent_centers[j]
+    for c in cs:
+        if c not in loc:
+            continue
+        d = nx.single_source_dijkstra_path_length(loc, c, weight="length")
+        for t in cs:
+            if t != c and t in d:
+                arcs.append((c, t, j, float(d[t])))
+    return arcs
+
+
+def _exact_center_graph(s: PlanningSession, task: Task, holder: str, here: str
+                        ) -> list[tuple[str, str, str, float]]:
+    """The simplified approach's center graph, all exact: the holder's legs from ``here``
+    to its centers (and to the goal if it is the goal agent), every agent's crossings, the
+    goal agent's legs to the goal."""
+    w = s.world
+    g = task.goal_agent
+    arcs: list[tuple[str, str, str, float]] = []
+    dist0 = nx.single_source_dijkstra_path_length(s.live.local(holder), here,
+                                                  weight="length")
+    for c in w.agent_centers[holder]:
+        if c in dist0:
+            arcs.append((_ORIGIN, c, holder, float(dist0[c])))
+    if holder == g:
+        leg = s.live.shortest(g, here, task.goal)
+        if leg is not None:
+            arcs.append((_ORIGIN, _GOAL, g, leg[1]))
+    for j in w.agents:
+        arcs.extend(_exact_crossings(s, j))
+    for c in w.agent_centers[g]:
+        leg = s.live.shortest(g, c, task.goal)
+        if leg is not None:
+            arcs.append((c, _GOAL, g, leg[1]))
+    return arcs
+
+
 def simplified(s: PlanningSession, task: Task) -> PlanResult:
     """The simplified approach (§4.5.4, spec §3.8) as a strategy.
 
@@ -1338,7 +1449,6 @@ def simplified(s: PlanningSession, task: Task) -> PlanResult:
     w = s.world
     msgs = s.new_messages()
     protect = (task.origin,) + ((task.goal,) if task.goal else ())
-    g = task.goal_agent
     holder, here = w.agent_of(task.origin), task.origin
     done: list[tuple[str, str, str | None]] = []
     attempt = 0
@@ -1346,30 +1456,7 @@ def simplified(s: PlanningSession, task: Task) -> PlanResult:
     while True:
         s.tick(step, protect + (here,))
         step += 1
-        arcs: list[tuple[str, str, str, float]] = []
-        dist0 = nx.single_source_dijkstra_path_length(s.live.local(holder), here,
-                                                      weight="length")
-        for c in w.agent_centers[holder]:
-            if c in dist0:
-                arcs.append((_ORIGIN, c, holder, float(dist0[c])))
-        if holder == g:
-            leg = s.live.shortest(g, here, task.goal)
-            if leg is not None:
-                arcs.append((_ORIGIN, _GOAL, g, leg[1]))
-        for j in w.agents:
-            loc = s.live.local(j)
-            cs = w.agent_centers[j]
-            for c in cs:
-                if c not in loc:
-                    continue
-                d = nx.single_source_dijkstra_path_length(loc, c, weight="length")
-                for t in cs:
-                    if t != c and t in d:
-                        arcs.append((c, t, j, float(d[t])))
-        for c in w.agent_centers[g]:
-            leg = s.live.shortest(g, c, task.goal)
-            if leg is not None:
-                arcs.append((c, _GOAL, g, leg[1]))
+        arcs = _exact_center_graph(s, task, holder, here)
         route = s.solve(arcs, holder)
         cg = tuple(arcs)
         if route is None:

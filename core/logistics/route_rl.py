@@ -77,6 +77,27 @@ def alg8_initial(lengths: "Sequence[float] | np.ndarray", *, reward_mode: str = 
     raise InputError(f"must be one of {REWARD_MODES}, got {reward_mode!r}", field="rl_reward_mode")
 
 
+def _initial_tables(lens: list[list[float]], reward_mode: str, reward_const: float,
+                    q_init_const: float
+                    ) -> tuple[list[list[float]], list[list[float]], list[list[float]]]:
+    """:func:`rl_policy`'s starting π ∝ 1/ℓ, Q and rewards, one row per node (lists, for
+    the pure-Python loop); ``"neg_length"`` scales by the mean route length L̄."""
+    all_l = [x for row in lens for x in row]
+    lbar = (sum(all_l) / len(all_l)) if all_l else 1.0
+    pi: list[list[float]] = []
+    for row in lens:
+        inv = [1.0 / x for x in row]
+        s = sum(inv)
+        pi.append([x / s for x in inv])
+    if reward_mode == "thesis_inverse":
+        Q = [[q_init_const / x for x in row] for row in lens]
+        R = [[reward_const / x for x in row] for row in lens]
+    else:
+        Q = [[-x / lbar for x in row] for row in lens]
+        R = [[-x / lbar for x in row] for row in lens]
+    return pi, Q, R
+
+
 def rl_policy(graph: nx.Graph, dest: str, starts: Sequence[str], *, rng: np.random.Generator,
               episodes: int = 300, max_steps_factor: int = 4, alpha: float = 0.1,
               gamma: float = 0.9, zeta: float = 0.95, reward_mode: str = "neg_length",
@@ -139,19 +160,7 @@ def rl_policy(graph: nx.Graph, dest: str, starts: Sequence[str], *, rng: np.rand
     nbr_names = [sorted(graph[v]) for v in nodes]
     nbr = [[idx[u] for u in ns] for ns in nbr_names]
     lens = [[float(graph[v][u]["length"]) for u in ns] for v, ns in zip(nodes, nbr_names)]
-    all_l = [x for row in lens for x in row]
-    lbar = (sum(all_l) / len(all_l)) if all_l else 1.0
-    pi: list[list[float]] = []
-    for row in lens:
-        inv = [1.0 / x for x in row]
-        s = sum(inv)
-        pi.append([x / s for x in inv])
-    if reward_mode == "thesis_inverse":
-        Q = [[q_init_const / x for x in row] for row in lens]
-        R = [[reward_const / x for x in row] for row in lens]
-    else:
-        Q = [[-x / lbar for x in row] for row in lens]
-        R = [[-x / lbar for x in row] for row in lens]
+    pi, Q, R = _initial_tables(lens, reward_mode, reward_const, q_init_const)
     t = idx[dest]
     st = [idx[s] for s in starts]
     max_steps = max(1, int(max_steps_factor) * len(nodes))
