@@ -1114,11 +1114,18 @@ def main() -> None:
     os.makedirs(out_dir, exist_ok=True)
     mounts = [m for m in (_mount("full", out_dir), _mount("readonly", out_dir)) if m]
     try:
-        # import everything a run may need once: the forks start warm
-        import core.cli.main  # noqa: F401
+        # import everything a run may need once: the forks start warm (the command line
+        # imports each command's module, and the heavy libraries, only when it runs)
+        import core.cli.main
         import core.modelprivacy.study  # noqa: F401
         import core.report.html  # noqa: F401
         import core.sharing.learning  # noqa: F401
+
+        core.cli.main.build_parser()  # every command's module
+        for name in ("scipy.stats", "scipy.optimize", "networkx", "sklearn.linear_model",
+                     "dp_accounting", "core.logistics", "core.mdp.accounting",
+                     "core.privacy.pld", "core.advising.framework", "core.audit.runner"):
+            __import__(name)
 
         full = os.path.join(out_dir, "full") if os.path.join(out_dir, "full") in mounts \
             else None
