@@ -39,6 +39,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -455,17 +456,18 @@ class AnalysisPanel(QWidget):
         """Set some widgets at once (used by ``--screenshot``, tests and future presets), in
         this order: an unknown choice raises ValueError and leaves the later ones unset."""
         alpha = self.alpha_combo
-        steps = ((ks, self._set_k_text), (runs, self.runs_spin.setValue),
-                 (beta, self.beta_spin.setValue),
-                 (alpha_mode, lambda v: alpha.setCurrentIndex(alpha.findData(v))),
-                 (seed, self.seed_spin.setValue), (seeded, self.seeded_check.setChecked),
-                 (workers, self.workers_spin.setValue), (b, self.b_spin.setValue),
-                 (delta_target, self.delta_spin.setValue),
-                 (adjacency, lambda v: _choose(self.adjacency_combo, v, "adjacency")),
-                 (eta, lambda v: self.eta_edit.setEditText(
-                     str(v) if isinstance(v, str) else f"{float(v):g}")),
-                 (domain_rule, lambda v: _choose(self.domain_combo, v, "domain rule")),
-                 (delta_method, lambda v: _choose(self.accountant_combo, v, "accountant")))
+        steps: tuple[tuple[Any, Callable[[Any], object]], ...] = (
+            (ks, self._set_k_text), (runs, self.runs_spin.setValue),
+            (beta, self.beta_spin.setValue),
+            (alpha_mode, lambda v: alpha.setCurrentIndex(alpha.findData(v))),
+            (seed, self.seed_spin.setValue), (seeded, self.seeded_check.setChecked),
+            (workers, self.workers_spin.setValue), (b, self.b_spin.setValue),
+            (delta_target, self.delta_spin.setValue),
+            (adjacency, lambda v: _choose(self.adjacency_combo, v, "adjacency")),
+            (eta, lambda v: self.eta_edit.setEditText(
+                str(v) if isinstance(v, str) else f"{float(v):g}")),
+            (domain_rule, lambda v: _choose(self.domain_combo, v, "domain rule")),
+            (delta_method, lambda v: _choose(self.accountant_combo, v, "accountant")))
         for value, set_value in steps:
             if value is not None:
                 set_value(value)
