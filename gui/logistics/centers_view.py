@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QPointF, Qt
@@ -87,132 +88,97 @@ class CenterGraphTab(QWidget):
         self.arc_count = len(arcs)
         if not arcs:
             self.chosen = []
-            self.view.show_empty(
-                self.EMPTY if result.approach in ("dp", "noprivacy") and not result.success
-                else f"The {html.escape(result.approach)} approach builds no center graph "
-                     "with lengths (Greedy plans by hop count, Best-first hop by hop)."
-                if result.approach not in ("dp", "noprivacy") else
-                "No center graph: Step 1 did not reach the goal agent.")
+            self.view.show_empty(self._no_graph_text(result))
             self.caption.setText("")
             return
         self.chosen = chosen_arcs(result)
-        chosen = set(self.chosen)
-        origin_agent = world.agent_of(result.task.origin)
-        wpos = world_positions(world)
-        pos: dict[str, QPointF] = {}
-        for s, t, _ag, _w in arcs:
-            for n in (s, t):
-                if n in pos:
-                    continue
-                if n == ORIGIN:
-                    pos[n] = wpos[result.task.origin]
-                elif n == GOAL:
-                    if result.task.goal:
-                        pos[n] = wpos[result.task.goal]
-                    else:
-                        bs = world.bases[result.task.goal_agent]
-                        pos[n] = QPointF(sum(wpos[b].x() for b in bs) / len(bs),
-                                         sum(wpos[b].y() for b in bs) / len(bs))
-                else:
-                    pos[n] = wpos[n]
-
-        # the origin's exact lengths: the scale against which an estimate is read
-        exact = [w for s, t, ag, w in arcs if ag == origin_agent and t != GOAL and w > 0]
-        far = 100 * max(exact) if exact else math.inf
-
-        def source(s: str, t: str, ag: str, w: float = 0.0) -> str:
-            if t == GOAL:
-                return ("exact goal leg (No-privacy)" if result.approach == "noprivacy" else
-                        "goal leg unknown to the origin: 0")
-            if ag == origin_agent:
-                return "exact, on the origin's own map"
-            if result.approach == "noprivacy":
-                return "exact crossing shared by " + ag
-            return (f"estimated from {ag}'s released probabilities"
-                    + ("; over 100× the origin's longest exact arc: a walk on the noisy "
-                       "probabilities rarely gets there" if w > far else ""))
-
+        graph = _CenterGraph.of(world, result, arcs, set(self.chosen))
+        pos = _node_positions(world, result, arcs)
         scene = self.view.graphics_scene
         self.view.hide_empty()
         scene.clear()
         for s, t, ag, w in arcs:
-            p0, p2 = pos[s], pos[t]
-            dx, dy = p2.x() - p0.x(), p2.y() - p0.y()
-            dist = math.hypot(dx, dy) or 1.0
-            nx_, ny_ = -dy / dist, dx / dist
-            bend = 0.18 * dist
-            c = QPointF((p0.x() + p2.x()) / 2 + nx_ * bend, (p0.y() + p2.y()) / 2 + ny_ * bend)
-            # stop short of the target square
-            end = p2 - (p2 - c) * (CENTER_HALF + 3) / max(1.0, math.hypot(
-                (p2 - c).x(), (p2 - c).y()))
-            path = QPainterPath(p0)
-            path.quadTo(c, end)
-            on = (s, t, ag) in chosen
-            estimated = ag != origin_agent and result.approach == "dp" and t != GOAL
-            colour = ACCENT if estimated else (GREY if t == GOAL else QColor("#333333"))
-            pen = QPen(QColor("#000000") if on else colour, 3.6 if on else 1.3)
-            if estimated and not on:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            if t == GOAL and not on:
-                pen.setStyle(Qt.PenStyle.DotLine)
-            item = QGraphicsPathItem(path)
-            item.setPen(pen)
-            item.setZValue(2 if on else 0)
-            item.setToolTip(f"{self._name(s, result)} → {self._name(t, result)} via {ag}: "
-                            f"{fmt_estimate(w)} ({source(s, t, ag, w)})")
-            scene.addItem(item)
-            head = QGraphicsPathItem()
-            hp = QPainterPath()
-            hp.addPolygon(arrow_head(end, end - c, 9.0 if on else 7.0))
-            hp.closeSubpath()
-            head.setPath(hp)
-            head.setBrush(QBrush(pen.color()))
-            head.setPen(QPen(Qt.PenStyle.NoPen))
-            head.setZValue(item.zValue())
-            scene.addItem(head)
-            mid = p0 * 0.25 + c * 0.5 + p2 * 0.25
-            lab = TextItem(f"{ag}: {fmt_estimate(w)}", point_size=7.5 if on else 6.5, bold=on,
-                           colour="#000000" if on else "#7A4A00" if estimated else "#333333")
-            lab.setZValue(5 if on else 3)
-            lab.center_on(mid)
-            scene.addItem(lab)
+            _draw_arc(scene, graph, pos[s], pos[t], (s, t, ag, w))
         for n, p in pos.items():
-            if n in (ORIGIN, GOAL):
-                ag = origin_agent if n == ORIGIN else result.task.goal_agent
-                fill = QColor(colours.get(ag, QColor("#BBBBBB")))
-                item = NodeItem(n, "base", fill, movable=False, radius=11.0)
-            else:
-                item = NodeItem(n, "center", CENTER_FILL, movable=False)
-            item.setPos(p)
-            item.setToolTip(self._name(n, result))
-            scene.addItem(item)
-            lab = TextItem(self._name(n, result) if n in (ORIGIN, GOAL) else n,
-                           point_size=7.5, bold=True,
-                           background=None if n not in (ORIGIN, GOAL) else
-                           QColor(255, 255, 255, 220))
-            lab.setZValue(12)
-            if n in (ORIGIN, GOAL):
-                r = lab.boundingRect()
-                lab.setPos(p.x() - r.width() / 2, p.y() + 13)
-            else:
-                lab.center_on(p)
-            scene.addItem(lab)
-        # table: chosen arcs first, then by estimate
-        rows = sorted(arcs, key=lambda a: ((a[0], a[1], a[2]) not in chosen, a[3]))
+            _draw_node(scene, graph, colours, n, p)
+        self._fill_table(graph)
+        self.caption.setText(graph.caption())
+        self.view.fit_to_view()
+
+    def _no_graph_text(self, result: Any) -> str:
+        """Why a result has no center graph to draw."""
+        if result.approach in ("dp", "noprivacy") and not result.success:
+            return self.EMPTY
+        if result.approach not in ("dp", "noprivacy"):
+            return (f"The {html.escape(result.approach)} approach builds no center graph "
+                    "with lengths (Greedy plans by hop count, Best-first hop by hop).")
+        return "No center graph: Step 1 did not reach the goal agent."
+
+    def _fill_table(self, graph: "_CenterGraph") -> None:
+        """One row per arc: the chosen arcs first (bold), then by estimate."""
+        chosen = graph.chosen
+        rows = sorted(graph.arcs, key=lambda a: ((a[0], a[1], a[2]) not in chosen, a[3]))
         for s, t, ag, w in rows:
             r = self.table.rowCount()
             self.table.insertRow(r)
             on = (s, t, ag) in chosen
-            vals = (self._name(s, result), self._name(t, result), ag, fmt_estimate(w),
-                    source(s, t, ag, w), "✓" if on else "")
+            vals = (graph.name(s), graph.name(t), ag, fmt_estimate(w),
+                    graph.source(s, t, ag, w), "✓" if on else "")
             for col, text in enumerate(vals):
                 self.table.setItem(r, col, make_cell(text, bold=on, align_right=col == 3))
+
+
+@dataclass(frozen=True)
+class _CenterGraph:
+    """What drawing one center graph shares: the result, its arcs and chosen arcs, the
+    origin's agent and the scale ``far`` above which an estimate is explained."""
+
+    result: Any
+    arcs: list[tuple[str, str, str, float]]
+    chosen: set[tuple[str, str, str]]
+    origin_agent: str
+    far: float
+
+    @classmethod
+    def of(cls, world: Any, result: Any, arcs: list[Any],
+           chosen: set[tuple[str, str, str]]) -> "_CenterGraph":
+        origin_agent = world.agent_of(result.task.origin)
+        # the origin's exact lengths: the scale against which an estimate is read
+        exact = [w for s, t, ag, w in arcs if ag == origin_agent and t != GOAL and w > 0]
+        far = 100 * max(exact) if exact else math.inf
+        return cls(result, arcs, chosen, origin_agent, far)
+
+    def name(self, n: str) -> str:
+        return CenterGraphTab._name(n, self.result)
+
+    def estimated(self, t: str, ag: str) -> bool:
+        """Whether an arc's length is estimated from another agent's release."""
+        return ag != self.origin_agent and self.result.approach == "dp" and t != GOAL
+
+    def source(self, s: str, t: str, ag: str, w: float = 0.0) -> str:
+        """Where an arc's length comes from (the table's "source" column and tooltips)."""
+        approach = self.result.approach
+        if t == GOAL:
+            return ("exact goal leg (No-privacy)" if approach == "noprivacy" else
+                    "goal leg unknown to the origin: 0")
+        if ag == self.origin_agent:
+            return "exact, on the origin's own map"
+        if approach == "noprivacy":
+            return "exact crossing shared by " + ag
+        return (f"estimated from {ag}'s released probabilities"
+                + ("; over 100× the origin's longest exact arc: a walk on the noisy "
+                   "probabilities rarely gets there" if w > self.far else ""))
+
+    def caption(self) -> str:
+        """The caption under the graph: the legend, the chosen route's estimate and, when
+        some estimates are far above any true length, how to read them."""
+        result, arcs = self.result, self.arcs
         est = result.estimated_length
-        n_far = sum(1 for s, t, ag, w in arcs if ag != origin_agent and t != GOAL and w > far
-                    and result.approach == "dp")
-        self.caption.setText(
-            f"<b>Center graph of {html.escape(origin_agent)}</b> (Fig 4.6): {len(arcs)} arcs; "
-            f"<span style='color:{PRIVATE_ACCENT}'>orange dashed</span> = estimated from "
+        n_far = sum(1 for s, t, ag, w in arcs if ag != self.origin_agent and t != GOAL
+                    and w > self.far and result.approach == "dp")
+        return (
+            f"<b>Center graph of {html.escape(self.origin_agent)}</b> (Fig 4.6): {len(arcs)} "
+            f"arcs; <span style='color:{PRIVATE_ACCENT}'>orange dashed</span> = estimated from "
             "released probabilities (in units of the origin's mean route length), dark = exact "
             "on its own map, dotted = the goal leg (unknown to the origin). The chosen route "
             f"is bold (estimated total {fmt_estimate(est) if est is not None else '–'}"
@@ -224,7 +190,109 @@ class CenterGraphTab(QWidget):
                "so an estimate may be many orders of magnitude above any true length "
                f"({n_far} here are over 100× the origin's longest exact arc); the origin "
                "only compares totals, and the smallest wins." if n_far else ""))
-        self.view.fit_to_view()
+
+
+def _node_positions(world: Any, result: Any, arcs: list[Any]) -> dict[str, QPointF]:
+    """Scene positions of the graph's nodes: centers where they are on the map, the origin
+    at its base, the goal at its base or at the mean of the goal agent's bases."""
+    wpos = world_positions(world)
+    pos: dict[str, QPointF] = {}
+    for s, t, _ag, _w in arcs:
+        for n in (s, t):
+            if n not in pos:
+                pos[n] = _node_position(world, result, wpos, n)
+    return pos
+
+
+def _node_position(world: Any, result: Any, wpos: Mapping[str, QPointF], n: str) -> QPointF:
+    if n == ORIGIN:
+        return wpos[result.task.origin]
+    if n != GOAL:
+        return wpos[n]
+    if result.task.goal:
+        return wpos[result.task.goal]
+    bs = world.bases[result.task.goal_agent]
+    return QPointF(sum(wpos[b].x() for b in bs) / len(bs),
+                   sum(wpos[b].y() for b in bs) / len(bs))
+
+
+def _arc_pen(on: bool, estimated: bool, to_goal: bool) -> QPen:
+    """Bold black when chosen; accent and dashed when estimated, grey dotted to the goal."""
+    colour = ACCENT if estimated else (GREY if to_goal else QColor("#333333"))
+    pen = QPen(QColor("#000000") if on else colour, 3.6 if on else 1.3)
+    if estimated and not on:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    if to_goal and not on:
+        pen.setStyle(Qt.PenStyle.DotLine)
+    return pen
+
+
+def _draw_arc(scene: Any, graph: _CenterGraph, p0: QPointF, p2: QPointF,
+              arc: tuple[str, str, str, float]) -> None:
+    """One arc: a bent curve from ``p0`` stopping short of ``p2``, its arrow head and its
+    "agent: length" label."""
+    s, t, ag, w = arc
+    dx, dy = p2.x() - p0.x(), p2.y() - p0.y()
+    dist = math.hypot(dx, dy) or 1.0
+    nx_, ny_ = -dy / dist, dx / dist
+    bend = 0.18 * dist
+    c = QPointF((p0.x() + p2.x()) / 2 + nx_ * bend, (p0.y() + p2.y()) / 2 + ny_ * bend)
+    # stop short of the target square
+    end = p2 - (p2 - c) * (CENTER_HALF + 3) / max(1.0, math.hypot(
+        (p2 - c).x(), (p2 - c).y()))
+    path = QPainterPath(p0)
+    path.quadTo(c, end)
+    on = (s, t, ag) in graph.chosen
+    estimated = graph.estimated(t, ag)
+    pen = _arc_pen(on, estimated, t == GOAL)
+    item = QGraphicsPathItem(path)
+    item.setPen(pen)
+    item.setZValue(2 if on else 0)
+    item.setToolTip(f"{graph.name(s)} → {graph.name(t)} via {ag}: "
+                    f"{fmt_estimate(w)} ({graph.source(s, t, ag, w)})")
+    scene.addItem(item)
+    head = QGraphicsPathItem()
+    hp = QPainterPath()
+    hp.addPolygon(arrow_head(end, end - c, 9.0 if on else 7.0))
+    hp.closeSubpath()
+    head.setPath(hp)
+    head.setBrush(QBrush(pen.color()))
+    head.setPen(QPen(Qt.PenStyle.NoPen))
+    head.setZValue(item.zValue())
+    scene.addItem(head)
+    mid = p0 * 0.25 + c * 0.5 + p2 * 0.25
+    lab = TextItem(f"{ag}: {fmt_estimate(w)}", point_size=7.5 if on else 6.5, bold=on,
+                   colour="#000000" if on else "#7A4A00" if estimated else "#333333")
+    lab.setZValue(5 if on else 3)
+    lab.center_on(mid)
+    scene.addItem(lab)
+
+
+def _draw_node(scene: Any, graph: _CenterGraph, colours: Mapping[str, QColor], n: str,
+               p: QPointF) -> None:
+    """One node and its label: the origin and goal as bases in their agent's colour with a
+    caption below, a center as a square with its name on it."""
+    result = graph.result
+    end_point = n in (ORIGIN, GOAL)
+    if end_point:
+        ag = graph.origin_agent if n == ORIGIN else result.task.goal_agent
+        fill = QColor(colours.get(ag, QColor("#BBBBBB")))
+        item = NodeItem(n, "base", fill, movable=False, radius=11.0)
+    else:
+        item = NodeItem(n, "center", CENTER_FILL, movable=False)
+    item.setPos(p)
+    item.setToolTip(graph.name(n))
+    scene.addItem(item)
+    lab = TextItem(graph.name(n) if end_point else n,
+                   point_size=7.5, bold=True,
+                   background=None if not end_point else QColor(255, 255, 255, 220))
+    lab.setZValue(12)
+    if end_point:
+        r = lab.boundingRect()
+        lab.setPos(p.x() - r.width() / 2, p.y() + 13)
+    else:
+        lab.center_on(p)
+    scene.addItem(lab)
 
 
 # ---------------------------------------------------------------------------- ledger

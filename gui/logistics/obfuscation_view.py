@@ -35,6 +35,7 @@ from gui.logistics.result_parts import (
     RatioSplitter,
     column,
     rich_label,
+    route_handovers,
     world_positions,
 )
 from gui.shell.style import PRIVATE_ACCENT
@@ -71,78 +72,15 @@ class AgentMapView(ZoomView):
                             "Greedy searches the public center graph.")
             return
         self.hide_empty()
-        origin = world.agent_of(result.task.origin)
-        goal = result.task.goal_agent
-        known = list(disc.known)
-        level = {a: disc.level.get(a, 0) for a in known}
-        by_level: dict[int, list[str]] = {}
-        for a in sorted(known, key=lambda x: (level[x], x)):
-            by_level.setdefault(level[a], []).append(a)
-        pos: dict[str, QPointF] = {}
-        for lv, ags in by_level.items():
-            n = len(ags)
-            for k, a in enumerate(ags):
-                pos[a] = QPointF(170.0 * lv, 70.0 * (k - (n - 1) / 2))
-        by_center: dict[str, list[str]] = {}
-        for a, c in disc.incidences:
-            if a in pos:
-                by_center.setdefault(c, []).append(a)
-        pairs: dict[tuple[str, str], list[str]] = {}
-        for c, ags in sorted(by_center.items()):
-            ags = sorted(set(ags))
-            for i, u in enumerate(ags):
-                for v in ags[i + 1:]:
-                    pairs.setdefault((u, v), []).append(c)
-        route_pairs = set()
-        if result.success:
-            for (a1, _f, t), (a2, _f2, _t2) in zip(result.segments, result.segments[1:]):
-                route_pairs.add((min(a1, a2), max(a1, a2), t))
-        for (u, v), cs in pairs.items():
+        level, pos = _agent_layout(disc)
+        route_pairs = route_handovers(result)
+        for (u, v), cs in _shared_centers(disc, pos).items():
             on_route = any((u, v, c) in route_pairs for c in cs)
-            mid = (pos[u] + pos[v]) / 2
-            if level[u] == level[v]:  # same level: bulge sideways, clear of the captions
-                ctrl = mid + QPointF(75.0, 0.0)
-                mid = pos[u] * 0.25 + ctrl * 0.5 + pos[v] * 0.25
-            else:
-                ctrl = mid
-            path = QPainterPath(pos[u])
-            path.quadTo(ctrl, pos[v])
-            line = QGraphicsPathItem(path)
-            line.setPen(QPen(QColor("#000000") if on_route else QColor("#777777"),
-                             4.0 if on_route else 1.4))
-            line.setZValue(0)
-            line.setToolTip(f"agents {u} and {v} share center(s) {', '.join(cs)}")
-            self._scene.addItem(line)
-            self.edge_count += 1
-            lab = TextItem(", ".join(cs), point_size=7.5, bold=on_route, colour="#222222")
-            lab.setZValue(3)
-            lab.center_on(mid)
-            self._scene.addItem(lab)
-        cands = set(disc.candidates)
+            self._draw_edge(pos, level, u, v, cs, on_route)
+        origin, goal, cands = world.agent_of(result.task.origin), result.task.goal_agent, \
+            set(disc.candidates)
         for a, p in pos.items():
-            role = ("origin" if a == origin else "goal" if a == goal else
-                    "intermediate" if a in cands else "reached, not needed")
-            fill = QColor(colours.get(a, QColor("#BBBBBB")))
-            dashed = role == "reached, not needed"
-            if dashed:
-                fill = QColor("#F2F2F2")
-            item = NodeItem(a, "base", fill, movable=False, radius=20.0, dashed=dashed,
-                            outline=QColor("#000000"))
-            item.setPos(p)
-            item.setToolTip(f"agent {a}: {role} (query level {level[a]})")
-            self._scene.addItem(item)
-            self.agent_items[a] = item
-            lab = TextItem(a, point_size=9.0, bold=True, background=None,
-                           colour=text_colour_on(fill))
-            lab.setZValue(12)
-            lab.center_on(p)
-            self._scene.addItem(lab)
-            if role != "reached, not needed":
-                cap = TextItem(role, point_size=7.0, colour="#333333")
-                cap.setZValue(12)
-                r = cap.boundingRect()
-                cap.setPos(p.x() - r.width() / 2, p.y() + 23)
-                self._scene.addItem(cap)
+            self._draw_agent(a, p, _agent_role(a, origin, goal, cands), level[a], colours)
         legend = TextItem(
             f"Step 1: {disc.posts} query posts (≤ Σ lc = {world.total_capacity}), "
             f"{disc.replies} replies; goal found at level {disc.goal_level}; intermediate "
@@ -153,6 +91,91 @@ class AgentMapView(ZoomView):
         legend.setPos(-40, lo - 70)
         self._scene.addItem(legend)
         self.fit_to_view()
+
+    def _draw_edge(self, pos: Mapping[str, QPointF], level: Mapping[str, int], u: str, v: str,
+                   cs: list[str], on_route: bool) -> None:
+        """Agents ``u`` and ``v`` share centers ``cs``: bold when the route crosses one."""
+        mid = (pos[u] + pos[v]) / 2
+        if level[u] == level[v]:  # same level: bulge sideways, clear of the captions
+            ctrl = mid + QPointF(75.0, 0.0)
+            mid = pos[u] * 0.25 + ctrl * 0.5 + pos[v] * 0.25
+        else:
+            ctrl = mid
+        path = QPainterPath(pos[u])
+        path.quadTo(ctrl, pos[v])
+        line = QGraphicsPathItem(path)
+        line.setPen(QPen(QColor("#000000") if on_route else QColor("#777777"),
+                         4.0 if on_route else 1.4))
+        line.setZValue(0)
+        line.setToolTip(f"agents {u} and {v} share center(s) {', '.join(cs)}")
+        self._scene.addItem(line)
+        self.edge_count += 1
+        lab = TextItem(", ".join(cs), point_size=7.5, bold=on_route, colour="#222222")
+        lab.setZValue(3)
+        lab.center_on(mid)
+        self._scene.addItem(lab)
+
+    def _draw_agent(self, a: str, p: QPointF, role: str, level: int,
+                    colours: Mapping[str, QColor]) -> None:
+        """An agent's node (grey dashed when not needed), its name and its role below."""
+        fill = QColor(colours.get(a, QColor("#BBBBBB")))
+        dashed = role == "reached, not needed"
+        if dashed:
+            fill = QColor("#F2F2F2")
+        item = NodeItem(a, "base", fill, movable=False, radius=20.0, dashed=dashed,
+                        outline=QColor("#000000"))
+        item.setPos(p)
+        item.setToolTip(f"agent {a}: {role} (query level {level})")
+        self._scene.addItem(item)
+        self.agent_items[a] = item
+        lab = TextItem(a, point_size=9.0, bold=True, background=None,
+                       colour=text_colour_on(fill))
+        lab.setZValue(12)
+        lab.center_on(p)
+        self._scene.addItem(lab)
+        if role != "reached, not needed":
+            cap = TextItem(role, point_size=7.0, colour="#333333")
+            cap.setZValue(12)
+            r = cap.boundingRect()
+            cap.setPos(p.x() - r.width() / 2, p.y() + 23)
+            self._scene.addItem(cap)
+
+
+def _agent_role(a: str, origin: str, goal: str, candidates: set[str]) -> str:
+    """An agent's role on the high-level map of Step 1."""
+    return ("origin" if a == origin else "goal" if a == goal else
+            "intermediate" if a in candidates else "reached, not needed")
+
+
+def _agent_layout(disc: Any) -> tuple[dict[str, int], dict[str, QPointF]]:
+    """Each known agent's query level and position: a column per level, in name order."""
+    known = list(disc.known)
+    level = {a: disc.level.get(a, 0) for a in known}
+    by_level: dict[int, list[str]] = {}
+    for a in sorted(known, key=lambda x: (level[x], x)):
+        by_level.setdefault(level[a], []).append(a)
+    pos: dict[str, QPointF] = {}
+    for lv, ags in by_level.items():
+        n = len(ags)
+        for k, a in enumerate(ags):
+            pos[a] = QPointF(170.0 * lv, 70.0 * (k - (n - 1) / 2))
+    return level, pos
+
+
+def _shared_centers(disc: Any, pos: Mapping[str, Any]) -> dict[tuple[str, str], list[str]]:
+    """The centers each pair of placed agents shares, pairs in name order."""
+    by_center: dict[str, list[str]] = {}
+    for a, c in disc.incidences:
+        if a in pos:
+            by_center.setdefault(c, []).append(a)
+    pairs: dict[tuple[str, str], list[str]] = {}
+    for c, ags in sorted(by_center.items()):
+        ags = sorted(set(ags))
+        for i, u in enumerate(ags):
+            for v in ags[i + 1:]:
+                pairs.setdefault((u, v), []).append(c)
+    return pairs
+
 
 
 # ---------------------------------------------------------------------------- Fig 4.4

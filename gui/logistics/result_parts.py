@@ -27,7 +27,7 @@ from gui.shell.style import PRIVATE_ACCENT, fmt_num
 
 __all__ = ["TABS", "ACCENT", "GREY", "world_colours", "fmt_estimate", "chosen_arcs", "eps_text",
            "guarantee_text", "make_table", "make_cell", "rich_label", "column", "RatioSplitter",
-           "world_positions", "ORIGIN", "GOAL"]
+           "world_positions", "route_handovers", "ORIGIN", "GOAL"]
 
 ORIGIN, GOAL = "\x00origin", "\x00goal"  # the center graph's two virtual nodes (planner)
 TABS = ("route", "agents", "obfuscation", "centers", "ledger", "learning")
@@ -58,6 +58,16 @@ def chosen_arcs(result: Any) -> list[tuple[str, str, str]]:
         return []
     found = center_route(arcs, ORIGIN, GOAL)  # the planner's own tie-breaking
     return [] if found is None else [tuple(h) for h in found[1]]
+
+
+def route_handovers(result: Any) -> set[tuple[str, str, str]]:
+    """(agent, agent, center) of each hand-over on a successful route, agents in name
+    order (the high-level map of Step 1 draws these edges bold)."""
+    handovers = set()
+    if result.success:
+        for (a1, _f, t), (a2, _f2, _t2) in zip(result.segments, result.segments[1:]):
+            handovers.add((min(a1, a2), max(a1, a2), t))
+    return handovers
 
 
 def eps_text(x: float) -> str:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -182,6 +183,14 @@ def randomness_label(seeded: bool, seed: int | None) -> str:
     if seeded:
         return f"seeded experiment (seed {seed})"
     return "experiment with a fresh OS seed per run (recorded; not a release)"
+
+
+def _choose(combo: QComboBox, value: str, what: str) -> None:
+    """Select the item of ``combo`` whose data is ``value``; ValueError naming ``what``."""
+    index = combo.findData(value)
+    if index < 0:
+        raise ValueError(f"unknown {what} {value!r}")
+    combo.setCurrentIndex(index)
 
 
 class AnalysisPanel(QWidget):
@@ -444,43 +453,28 @@ class AnalysisPanel(QWidget):
                        delta_target: float | None = None, adjacency: str | None = None,
                        eta: "float | str | None" = None, domain_rule: str | None = None,
                        delta_method: str | None = None) -> None:
-        """Set some widgets at once (used by ``--screenshot``, tests and future presets)."""
-        if ks is not None:
-            self.k_edit.setText(ks)
-            self.k_edit.setCursorPosition(0)
-        if runs is not None:
-            self.runs_spin.setValue(runs)
-        if beta is not None:
-            self.beta_spin.setValue(beta)
-        if alpha_mode is not None:
-            self.alpha_combo.setCurrentIndex(self.alpha_combo.findData(alpha_mode))
-        if seed is not None:
-            self.seed_spin.setValue(seed)
-        if seeded is not None:
-            self.seeded_check.setChecked(seeded)
-        if workers is not None:
-            self.workers_spin.setValue(workers)
-        if b is not None:
-            self.b_spin.setValue(b)
-        if delta_target is not None:
-            self.delta_spin.setValue(delta_target)
-        if adjacency is not None:
-            index = self.adjacency_combo.findData(adjacency)
-            if index < 0:
-                raise ValueError(f"unknown adjacency {adjacency!r}")
-            self.adjacency_combo.setCurrentIndex(index)
-        if eta is not None:
-            self.eta_edit.setEditText(str(eta) if isinstance(eta, str) else f"{float(eta):g}")
-        if domain_rule is not None:
-            index = self.domain_combo.findData(domain_rule)
-            if index < 0:
-                raise ValueError(f"unknown domain rule {domain_rule!r}")
-            self.domain_combo.setCurrentIndex(index)
-        if delta_method is not None:
-            index = self.accountant_combo.findData(delta_method)
-            if index < 0:
-                raise ValueError(f"unknown accountant {delta_method!r}")
-            self.accountant_combo.setCurrentIndex(index)
+        """Set some widgets at once (used by ``--screenshot``, tests and future presets), in
+        this order: an unknown choice raises ValueError and leaves the later ones unset."""
+        alpha = self.alpha_combo
+        steps: tuple[tuple[Any, Callable[[Any], object]], ...] = (
+            (ks, self._set_k_text), (runs, self.runs_spin.setValue),
+            (beta, self.beta_spin.setValue),
+            (alpha_mode, lambda v: alpha.setCurrentIndex(alpha.findData(v))),
+            (seed, self.seed_spin.setValue), (seeded, self.seeded_check.setChecked),
+            (workers, self.workers_spin.setValue), (b, self.b_spin.setValue),
+            (delta_target, self.delta_spin.setValue),
+            (adjacency, lambda v: _choose(self.adjacency_combo, v, "adjacency")),
+            (eta, lambda v: self.eta_edit.setEditText(
+                str(v) if isinstance(v, str) else f"{float(v):g}")),
+            (domain_rule, lambda v: _choose(self.domain_combo, v, "domain rule")),
+            (delta_method, lambda v: _choose(self.accountant_combo, v, "accountant")))
+        for value, set_value in steps:
+            if value is not None:
+                set_value(value)
+
+    def _set_k_text(self, ks: str) -> None:
+        self.k_edit.setText(ks)
+        self.k_edit.setCursorPosition(0)
 
     def model_problem(self) -> str | None:
         """Why the model cannot be analysed (the first problem), or None if it is valid."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,6 +62,19 @@ COLUMN_TIPS = {
     "V\u0304": "Private value V̄ of π̄ on the private model (at the stage of the slider).",
     "v\u0304": "Optimistic value v̄ (at the stage of the slider).",
 }
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One cell data() reads: the model, the table row, its (state, action) pair, the
+    column's name and whether the row is its state's first."""
+
+    model: Any
+    row: int
+    s: int
+    j: int
+    name: str
+    first: bool
 
 
 class MdpMatrixModel(QAbstractTableModel):
@@ -234,6 +249,14 @@ class MdpMatrixModel(QAbstractTableModel):
 
     def data(self, index: QModelIndex | QPersistentModelIndex,
              role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        cell = self._cell(index)
+        if cell is None:
+            return None
+        reader = _ROLE_READERS.get(role)
+        return None if reader is None else reader(self, cell)
+
+    def _cell(self, index: QModelIndex | QPersistentModelIndex) -> _Cell | None:
+        """The cell ``index`` names, or None outside the table (re-reading a changed model)."""
         model = self._model()
         if model is None or not index.isValid():
             return None
@@ -243,63 +266,99 @@ class MdpMatrixModel(QAbstractTableModel):
         if row >= len(self._rows_state):
             return None
         s, j = self.pair(row)
-        name = self.columns()[index.column()]
-        first = bool(self._first_row[row])
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            edit = role == Qt.ItemDataRole.EditRole
-            if name == "state":
-                mark = " (s₀)" if model.state_ids[s] == model.initial_state else ""
-                return model.state_labels[s] + mark if first else ""
-            if name == "action":
-                return model.action_labels[s][j] if j >= 0 else "(no actions)"
-            if name == "r":
-                return "" if j < 0 else (f"{model.R[s, j]:.12g}" if edit else
-                                         f"{model.R[s, j]:.4g}")
-            if name == "R_T":
-                return (f"{model.R_T[s]:.12g}" if edit else f"{model.R_T[s]:.4g}") if first \
-                    else ""
-            if name == "Σp":
-                if j < 0:
-                    return "–"
-                total = float(self._sums[s, j])
-                return "1 ✓" if self._row_ok(s, j) else f"{total:.6g} ({1 - total:+.3g})"
-            if name.startswith("next"):
-                return self._next_text(model, row, s, j)
-            if name == "π̄":
-                return "★" if j >= 0 and self._chosen.get(s) == j else ""
-            if name in RESULT_COLUMNS and first and s in self._values:
-                lo, vp, hi = self._values[s]
-                return fmt_num({"v\u0332": lo, "V\u0304": vp, "v\u0304": hi}[name], 4)
+        return _Cell(model, row, s, j, self.columns()[index.column()],
+                     bool(self._first_row[row]))
+
+    # one reader per role and one text per column: data() dispatches through the tables below
+    def _display_text(self, cell: _Cell) -> str:
+        return self._text(cell, edit=False)
+
+    def _edit_text(self, cell: _Cell) -> str:
+        return self._text(cell, edit=True)
+
+    def _text(self, cell: _Cell, edit: bool) -> str:
+        """The cell's text: shown (4 digits) or edited (12 digits)."""
+        if cell.name.startswith("next"):
+            return self._next_text(cell.model, cell.row, cell.s, cell.j)
+        text = _COLUMN_TEXTS.get(cell.name)
+        if text is not None:
+            return text(self, cell, edit)
+        if cell.name in RESULT_COLUMNS and cell.first and cell.s in self._values:
+            lo, vp, hi = self._values[cell.s]
+            return fmt_num({"v\u0332": lo, "V\u0304": vp, "v\u0304": hi}[cell.name], 4)
+        return ""
+
+    def _state_text(self, cell: _Cell, edit: bool) -> str:
+        model = cell.model
+        mark = " (s₀)" if model.state_ids[cell.s] == model.initial_state else ""
+        return model.state_labels[cell.s] + mark if cell.first else ""
+
+    def _action_text(self, cell: _Cell, edit: bool) -> str:
+        return cell.model.action_labels[cell.s][cell.j] if cell.j >= 0 else "(no actions)"
+
+    def _reward_text(self, cell: _Cell, edit: bool) -> str:
+        if cell.j < 0:
             return ""
-        if role == Qt.ItemDataRole.TextAlignmentRole and name in ("r", "R_T", "Σp", "π̄",
-                                                                    *RESULT_COLUMNS[1:]):
+        r = cell.model.R[cell.s, cell.j]
+        return f"{r:.12g}" if edit else f"{r:.4g}"
+
+    def _terminal_text(self, cell: _Cell, edit: bool) -> str:
+        if not cell.first:
+            return ""
+        r_t = cell.model.R_T[cell.s]
+        return f"{r_t:.12g}" if edit else f"{r_t:.4g}"
+
+    def _sum_text(self, cell: _Cell, edit: bool) -> str:
+        if cell.j < 0:
+            return "–"
+        total = float(self._sums[cell.s, cell.j])
+        return "1 ✓" if self._row_ok(cell.s, cell.j) else f"{total:.6g} ({1 - total:+.3g})"
+
+    def _chosen_text(self, cell: _Cell, edit: bool) -> str:
+        return "★" if cell.j >= 0 and self._chosen.get(cell.s) == cell.j else ""
+
+    def _alignment(self, cell: _Cell) -> int | None:
+        if cell.name in ("r", "R_T", "Σp", "π̄", *RESULT_COLUMNS[1:]):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if name == "Σp" and not self._row_ok(s, j):
-                return QColor(ERROR_COLOUR)
-            if name == "π̄" or (name in RESULT_COLUMNS and self._overlay is not None
-                                and not self._overlay["stale"]):
-                return QColor("#8A5300")
-            if name in RESULT_COLUMNS:
-                return QColor("#888888")
-        if role == Qt.ItemDataRole.BackgroundRole:
-            if not self._row_ok(s, j):
-                return QColor("#FDECE6")
-            if name == "π̄" and self._chosen.get(s) == j:
-                c = QColor(PRIVATE_ACCENT)
-                c.setAlpha(60)
-                return c
-        if role == Qt.ItemDataRole.FontRole and name == "state" and first \
-                and model.state_ids[s] == model.initial_state:
+        return None
+
+    def _foreground(self, cell: _Cell) -> QColor | None:
+        """Red for a row that does not sum to 1; amber for results, grey when stale."""
+        if cell.name == "Σp" and not self._row_ok(cell.s, cell.j):
+            return QColor(ERROR_COLOUR)
+        if cell.name == "π̄" or (cell.name in RESULT_COLUMNS and self._overlay is not None
+                                 and not self._overlay["stale"]):
+            return QColor("#8A5300")
+        if cell.name in RESULT_COLUMNS:
+            return QColor("#888888")
+        return None
+
+    def _background(self, cell: _Cell) -> QColor | None:
+        """A pink row that does not sum to 1; the chosen action's π̄ cell tinted."""
+        if not self._row_ok(cell.s, cell.j):
+            return QColor("#FDECE6")
+        if cell.name == "π̄" and self._chosen.get(cell.s) == cell.j:
+            c = QColor(PRIVATE_ACCENT)
+            c.setAlpha(60)
+            return c
+        return None
+
+    def _font(self, cell: _Cell) -> QFont | None:
+        """Bold for the initial state's name."""
+        model = cell.model
+        if cell.name == "state" and cell.first \
+                and model.state_ids[cell.s] == model.initial_state:
             f = QFont()
             f.setBold(True)
             return f
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if name == "Σp" and not self._row_ok(s, j):
-                return ("This row does not sum to 1; select it and press Normalise in the "
-                        "Inspector." if j >= 0 else "Every state needs an action.")
-            if name.startswith("next") and j >= 0:
-                return html.escape(self._next_text(model, row, s, j, limit=25))
+        return None
+
+    def _tooltip(self, cell: _Cell) -> str | None:
+        if cell.name == "Σp" and not self._row_ok(cell.s, cell.j):
+            return ("This row does not sum to 1; select it and press Normalise in the "
+                    "Inspector." if cell.j >= 0 else "Every state needs an action.")
+        if cell.name.startswith("next") and cell.j >= 0:
+            return html.escape(self._next_text(cell.model, cell.row, cell.s, cell.j, limit=25))
         return None
 
     def _next_text(self, model, row: int, s: int, j: int, limit: int = TOP_ENTRIES) -> str:
@@ -346,6 +405,27 @@ class MdpMatrixModel(QAbstractTableModel):
                                     self._stack_key)
             return True
         return False
+
+
+# data(): the reader of each role, and the text of each column (the values columns and the
+# next states are handled in MdpMatrixModel._text)
+_ROLE_READERS: dict[int, Callable[[MdpMatrixModel, _Cell], Any]] = {
+    Qt.ItemDataRole.DisplayRole: MdpMatrixModel._display_text,
+    Qt.ItemDataRole.EditRole: MdpMatrixModel._edit_text,
+    Qt.ItemDataRole.TextAlignmentRole: MdpMatrixModel._alignment,
+    Qt.ItemDataRole.ForegroundRole: MdpMatrixModel._foreground,
+    Qt.ItemDataRole.BackgroundRole: MdpMatrixModel._background,
+    Qt.ItemDataRole.FontRole: MdpMatrixModel._font,
+    Qt.ItemDataRole.ToolTipRole: MdpMatrixModel._tooltip,
+}
+_COLUMN_TEXTS: dict[str, Callable[[MdpMatrixModel, _Cell, bool], str]] = {
+    "state": MdpMatrixModel._state_text,
+    "action": MdpMatrixModel._action_text,
+    "r": MdpMatrixModel._reward_text,
+    "R_T": MdpMatrixModel._terminal_text,
+    "Σp": MdpMatrixModel._sum_text,
+    "π̄": MdpMatrixModel._chosen_text,
+}
 
 
 class MdpMatrixView(QTableView):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["run_gui", "build_parser", "parse_size"]
 
@@ -64,51 +65,26 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+class _Refused(Exception):
+    """A command-line problem: run_gui prints ``privplan: <message>`` and exits 2."""
+
+
 def run_gui(argv: list[str] | None = None) -> int:
     """Open the main window (or take a screenshot); returns the exit code."""
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
 
     import pyqtgraph as pg
     import PySide6  # noqa: F401  (before pyqtgraph, so pyqtgraph binds to PySide6)
-    from PySide6.QtWidgets import QApplication
 
-    from core import __version__
-    from core.common import InputError
-    from gui.shell.main_window import read_project_file
     from gui.shell.resources import BUILTIN_PROJECT, asset_path
 
     path = Path(args.file) if args.file else asset_path(*BUILTIN_PROJECT)
     try:
-        project, is_project = read_project_file(path)
-    except InputError as exc:
+        project, is_project = _read_project(path)
+        size = _checked_options(args, project)
+    except _Refused as exc:
         print(f"privplan: {exc}", file=sys.stderr)
         return 2
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"privplan: {path}: cannot read this file ({exc})", file=sys.stderr)
-        return 2
-    if args.mdp is not None and args.mdp not in {e.id for e in project.mdps}:
-        known = ", ".join(e.id for e in project.mdps) or "none"
-        print(f"privplan: --mdp: no MDP with id {args.mdp!r} (known: {known})", file=sys.stderr)
-        return 2
-    if args.workers is not None and args.workers < 1:
-        print("privplan: --workers: must be >= 1", file=sys.stderr)
-        return 2
-    size: tuple[int, int] | None = None
-    if args.size is not None:
-        try:
-            size = parse_size(args.size)
-        except ValueError as exc:
-            print(f"privplan: --size: {exc}", file=sys.stderr)
-            return 2
-
-    if args.tool is not None:
-        from gui.shell.tools import load_tools
-
-        known = load_tools()
-        if args.tool not in known:
-            print(f"privplan: --tool: no tool {args.tool!r} (known: {', '.join(known)})",
-                  file=sys.stderr)
-            return 2
 
     from gui.shell.compat import binding_problem
 
@@ -116,12 +92,7 @@ def run_gui(argv: list[str] | None = None) -> int:
     if problem:
         print(f"privplan: warning: {problem}", file=sys.stderr)
 
-    app = QApplication.instance()
-    if app is None:
-        app = QApplication(sys.argv[:1])
-    app.setOrganizationName("PrivPlan")
-    app.setApplicationName("PrivPlan")
-    app.setApplicationVersion(__version__)
+    app = _application()
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
 
     from gui.shell.document import ProjectDocument
@@ -130,25 +101,89 @@ def run_gui(argv: list[str] | None = None) -> int:
     document = ProjectDocument(project, path if is_project else None)
     # a screenshot must not depend on (or change) the user's saved window layout
     window = MainWindow(document, use_settings=not args.screenshot)
+    tool = _open_requested(window, args)
+    if args.screenshot:
+        return _requested_screenshot(app, window, tool, args, size)
+    window.show()
+    if args.file:
+        window.add_recent_file(str(path))
+    window.offer_recovery()
+    return int(app.exec())
+
+
+def _read_project(path: Path) -> tuple[Any, bool]:
+    """The project in ``path`` and whether it is a project file (not an MDP); _Refused when
+    it cannot be read."""
+    from core.common import InputError
+    from gui.shell.main_window import read_project_file
+
+    try:
+        return read_project_file(path)
+    except InputError as exc:
+        raise _Refused(str(exc)) from exc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _Refused(f"{path}: cannot read this file ({exc})") from exc
+
+
+def _checked_options(args: argparse.Namespace, project: Any) -> tuple[int, int] | None:
+    """Check --mdp, --workers, --size and --tool (in that order) against the project; the
+    window size the --size flag asks for; _Refused naming the first bad flag."""
+    if args.mdp is not None and args.mdp not in {e.id for e in project.mdps}:
+        known = ", ".join(e.id for e in project.mdps) or "none"
+        raise _Refused(f"--mdp: no MDP with id {args.mdp!r} (known: {known})")
+    if args.workers is not None and args.workers < 1:
+        raise _Refused("--workers: must be >= 1")
+    size: tuple[int, int] | None = None
+    if args.size is not None:
+        try:
+            size = parse_size(args.size)
+        except ValueError as exc:
+            raise _Refused(f"--size: {exc}") from exc
+    if args.tool is not None:
+        from gui.shell.tools import load_tools
+
+        tools = load_tools()
+        if args.tool not in tools:
+            raise _Refused(f"--tool: no tool {args.tool!r} (known: {', '.join(tools)})")
+    return size
+
+
+def _application() -> Any:
+    """The QApplication (made once), named for QSettings."""
+    from PySide6.QtWidgets import QApplication
+
+    from core import __version__
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+    app.setOrganizationName("PrivPlan")
+    app.setApplicationName("PrivPlan")
+    app.setApplicationVersion(__version__)
+    return app
+
+
+def _open_requested(window: Any, args: argparse.Namespace) -> Any:
+    """Open the workspace, calculator and tool tab the flags ask for; the tool's panel or
+    None."""
     if args.mdp is not None:
         window.open_workspace(args.mdp)
     if args.calculator:
         calc = window.open_calculator()
         calc.apply_preset("left")
         calc.set_compare(True)  # the three Figure 1.1 configurations in the ε–δ plot
-    tool = window.open_tool(args.tool) if args.tool is not None else None
-    if args.screenshot:
-        if tool is not None:
-            return _tool_screenshot(app, window, tool, Path(args.screenshot), size=size)
-        if args.calculator:
-            return _calculator_screenshot(app, window, Path(args.screenshot), size=size)
-        return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
-                           workers=args.workers, size=size)
-    window.show()
-    if args.file:
-        window.add_recent_file(str(path))
-    window.offer_recovery()
-    return int(app.exec())
+    return window.open_tool(args.tool) if args.tool is not None else None
+
+
+def _requested_screenshot(app: Any, window: Any, tool: Any, args: argparse.Namespace,
+                          size: tuple[int, int] | None) -> int:
+    """The picture --screenshot asks for: of the tool tab, the calculator or an analysis."""
+    if tool is not None:
+        return _tool_screenshot(app, window, tool, Path(args.screenshot), size=size)
+    if args.calculator:
+        return _calculator_screenshot(app, window, Path(args.screenshot), size=size)
+    return _screenshot(app, window, Path(args.screenshot), seed=args.seed,
+                       workers=args.workers, size=size)
 
 
 def _screenshot(app, window, out: Path, *, seed: int, workers: int | None,
