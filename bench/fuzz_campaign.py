@@ -675,6 +675,41 @@ def _policy_table(inputs: Inputs, rng: random.Random) -> Any:
     return table
 
 
+_PLAN = {"format": "privplan-plan", "version": 1, "budget": {"epsilon": 6.0, "delta": 1e-5},
+         "releases": [{"name": "counts", "kind": "laplace", "epsilon": 0.7},
+                      {"name": "means", "kind": "gaussian", "sigma": 3.0, "sensitivity": 1.0},
+                      {"name": "net", "kind": "dpsgd", "sigma": 1.3, "sample_rate": 0.02,
+                       "steps": 600}]}
+
+
+def _synthesise_case(inputs: Inputs, rng: random.Random) -> Case:
+    """``synthesise`` on a mutated model, with its method and softmax temperature drawn."""
+    import mutants
+
+    data = (_json_bytes(inputs.mdp) if rng.random() < 0.3
+            else mutants._mutant("mdp.json", inputs.mdp, rng))
+    argv = ["synthesise", "m.mdp.json", "--json"]
+    extra = rng.choice([[], ["--method", "lp"], ["--softmax", rng.choice(["0.5"] + EXTREMES)]])
+    return Case("other", "synthesise", argv + extra, {"m.mdp.json": data})
+
+
+def _budget_case(rng: random.Random) -> Case:
+    """``budget`` on a mutated privacy plan (the issue's plan less its project model), with
+    an allocation drawn; a plan whose releases' ε is negative or not a number is refused."""
+    import mutants
+
+    plan = copy.deepcopy(_PLAN)
+    expect = "any"
+    if rng.random() < 0.25:
+        plan["releases"][0]["epsilon"] = rng.choice([-1.0, "nan", None, True, "x"])
+        expect = "refuse"
+    data = (mutants.mutate_tree(plan, rng) if expect == "any" and rng.random() < 0.7
+            else plan)
+    argv = ["budget", "p.plan.json", "--json"] + rng.choice(
+        [[], ["--allocate", "weights"], ["--allocate", rng.choice(["x", ""])]])
+    return Case("other", "budget", argv, {"p.plan.json": _json_bytes(data)}, expect)
+
+
 def _other_cases(inputs: Inputs, rng: random.Random) -> list[Case]:  # noqa: C901 - a catalogue
     """One case of each kind below, drawn at random: mutated import files, exports with
     extreme flags, design, bounds --policy, plan --domain, mia --attack, share gym:, hostile
@@ -682,8 +717,10 @@ def _other_cases(inputs: Inputs, rng: random.Random) -> list[Case]:  # noqa: C90
     import mutants
 
     kind = rng.choice(["import-drn", "import-prism", "export", "design", "policy", "domain",
-                       "mia-attack", "gym", "ledger", "batch"])
+                       "mia-attack", "gym", "ledger", "batch", "synthesise", "budget"])
     mdp_file = {"m.mdp.json": _json_bytes(inputs.mdp)}
+    if kind in ("synthesise", "budget"):
+        return [_synthesise_case(inputs, rng) if kind == "synthesise" else _budget_case(rng)]
     if kind == "import-drn":
         data = mutants.mutate_text(_DRN_TEXT, rng) if rng.random() < 0.9 else _DRN_TEXT.encode()
         return [Case("other", "drn", ["import", "m.drn", "-o", "o.mdp.npz", "--horizon", "3",
