@@ -80,9 +80,9 @@ from gui.advising.parts import (
     RUN_KINDS,
     SENSITIVITY_TEXT,
     TOOLTIPS,
-    ElidedLabel,
     Refused,
     RunRequest,
+    TitleLabel,
     compact_combo,
     grid_view,
     message_label,
@@ -166,7 +166,7 @@ class AdvisingPanel(QWidget):
     # ------------------------------------------------------------------ construction
     def _build_editor(self) -> QWidget:
         w = QWidget(self)
-        self.title_label = ElidedLabel(w)
+        self.title_label = TitleLabel(w)
         self.preset_buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         bar.setSpacing(4)
@@ -257,6 +257,9 @@ class AdvisingPanel(QWidget):
         form.setContentsMargins(4, 4, 4, 4)
         form.setVerticalSpacing(3)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        # a field that does not fit beside its label goes below it, so the pane never
+        # scrolls sideways at a laptop's width (the grids keep the width their cells need)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.strategy_combo = QComboBox(box_p)
         for s, text in (("none", "none (no advice)"), ("traditional", "traditional advising"),
                         ("dp", "DP advising")):

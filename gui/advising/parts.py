@@ -35,7 +35,7 @@ from gui.shell.style import ERROR_COLOUR
 
 __all__ = ["TARGET", "SETUP_INDEX", "PRESET_BUTTONS", "RUN_KINDS", "KIND_TITLES", "KIND_HELP",
            "SENSITIVITY_TEXT", "TOOLTIPS", "FIELD_LABELS", "compact_combo",
-           "fit_grid", "problem_text", "setup_title", "ElidedLabel", "worked_example_setup",
+           "fit_grid", "problem_text", "setup_title", "TitleLabel", "worked_example_setup",
            "preset_setup", "RunRequest", "Refused", "grid_view", "message_label",
            "tool_button"]
 
@@ -192,35 +192,20 @@ def setup_title(setup: AdvisingSetup) -> tuple[str, str]:
             f"{setup.n_tasks} tasks", setup.description or "custom")
 
 
-class ElidedLabel(QLabel):
-    """One line: a bold head and a description elided to the width (full text as tooltip)."""
+class TitleLabel(QLabel):
+    """A bold head and its description, word-wrapped to the width so nothing is cut (a long
+    description takes a second line instead of being elided at a laptop's width)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._head, self._text = "", ""
         self.setTextFormat(Qt.TextFormat.RichText)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setWordWrap(True)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def set_parts(self, head: str, text: str) -> None:
-        self._head, self._text = head, text
         self.setToolTip(f"{head} — {text}" if text else head)
-        self._relayout()
-
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
-        super().resizeEvent(event)
-        self._relayout()
-
-    def _relayout(self) -> None:
-        fm = self.fontMetrics()
-        bold = self.font()
-        bold.setBold(True)
-        from PySide6.QtGui import QFontMetrics
-
-        used = QFontMetrics(bold).horizontalAdvance(self._head + " — ")
-        rest = fm.elidedText(self._text, Qt.TextElideMode.ElideRight,
-                             max(40, self.width() - used - 8))
-        tail = f" — {html.escape(rest)}" if self._text else ""
-        self.setText(f"<b>{html.escape(self._head)}</b>{tail}")
+        tail = f" — {html.escape(text)}" if text else ""
+        self.setText(f"<b>{html.escape(head)}</b>{tail}")
 
 
 def worked_example_setup(variant: str = "sound") -> AdvisingSetup:

@@ -5,8 +5,8 @@ edits."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPen
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from core.gridworld import GridMap
@@ -37,6 +37,27 @@ class GridView(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(320, 320)
 
+    @property
+    def title(self) -> str:
+        return self._title
+
+    def _title_metrics(self) -> QFontMetrics:
+        f = QFont(self.font())
+        f.setBold(True)
+        return QFontMetrics(f)
+
+    def _title_rect(self) -> QRect:
+        """Where the bold title goes: word-wrapped to the width (two lines when narrow)."""
+        if not self._title:
+            return QRect()
+        flags = int(Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap)
+        return self._title_metrics().boundingRect(QRect(0, 0, self.width(), 1000), flags,
+                                                  self._title)
+
+    def title_cut(self) -> bool:
+        """Whether the title is wider than the map (a word longer than the width)."""
+        return self._title_rect().width() > self.width()
+
     def set_map(self, grid: GridMap | None, reference: np.ndarray | None = None,
                 title: str | None = None) -> None:
         """Show ``grid``; cells differing from ``reference`` (the truth) get an orange frame."""
@@ -52,7 +73,7 @@ class GridView(QWidget):
     def _geometry(self) -> tuple[float, float, float]:
         assert self._map is not None
         H, W = self._map.shape
-        top = 18.0 if self._title else 0.0
+        top = float(self._title_rect().height() + 2) if self._title else 0.0
         size = min(self.width() / W, (self.height() - top) / H)
         x0 = (self.width() - size * W) / 2
         return size, x0, top
@@ -62,10 +83,11 @@ class GridView(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         if self._title:
             p.setPen(QColor("#222"))
-            f = QFont(p.font())
+            f = QFont(self.font())
             f.setBold(True)
             p.setFont(f)
-            p.drawText(QRectF(0, 0, self.width(), 16), Qt.AlignmentFlag.AlignCenter, self._title)
+            p.drawText(QRectF(0, 0, self.width(), self._title_rect().height()),
+                       Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, self._title)
         if self._map is None:
             p.end()
             return

@@ -116,3 +116,44 @@ def test_the_side_docks_narrow_in_a_laptop_window_and_widen_again(qtbot, window)
     qtbot.wait(100)
     assert window.project_dock.width() >= DEFAULT_WIDTHS[0] - 4
     assert window.params_dock.width() >= DEFAULT_WIDTHS[1] - 4
+
+
+def _cut_texts(root) -> list[str]:
+    """Texts under ``root`` the user cannot read whole: a scroll area showing its horizontal
+    scroll bar, a one-line label narrower than its text or elided ("…"), a map title wider
+    than its map."""
+    from PySide6.QtWidgets import QLabel, QScrollArea
+
+    from gui.agents.grid_view import GridView
+
+    found = []
+    for area in root.findChildren(QScrollArea):
+        if area.isVisible() and area.horizontalScrollBar().isVisible():
+            found.append(f"horizontal scroll bar in {area.objectName() or area}")
+    for lab in root.findChildren(QLabel):
+        if not lab.isVisible() or not lab.text() or lab.visibleRegion().isEmpty():
+            continue
+        if "…" in lab.text():
+            found.append(f"elided label {lab.text()[:60]!r}")
+        elif not lab.wordWrap() and lab.sizeHint().width() > lab.width():
+            found.append(f"label {lab.text()[:60]!r} cut ({lab.sizeHint().width()} > "
+                         f"{lab.width()})")
+    for view in root.findChildren(GridView):
+        if view.isVisible() and view.title_cut():
+            found.append(f"map title {view.title!r} cut at {view.width()} px")
+    return found
+
+
+@pytest.mark.parametrize("key", ["advising", "agents"])
+def test_nothing_is_cut_sideways_at_1366x768_with_the_docks(qtbot, window, key):
+    """The set-up row of DP Advising (grids and the Parameters form) and the Private agents
+    page (form, truth and recovered maps) show every text whole at a laptop's width with the
+    Project and Run-parameters docks open: no sideways scrolling, no elided or cut label."""
+    window.resize(*SCREEN)
+    qtbot.wait(50)
+    ws = window.open_tool(key)
+    qtbot.wait(300)
+    assert window.project_dock.isVisible() and window.params_dock.isVisible()
+    page = window.tabs.scroll_area(window.tabs.currentIndex())
+    assert page is not None and not page.horizontalScrollBar().isVisible(), key
+    assert not _cut_texts(ws), (key, _cut_texts(ws))
