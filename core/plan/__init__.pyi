@@ -39,6 +39,7 @@ from .document import (
 )
 from .execute import (
     MECHANISMS as MECHANISMS,
+    RUN_KIND as RUN_KIND,
     execute_plan as execute_plan,
     plan_entries as plan_entries,
     plan_problems as plan_problems,

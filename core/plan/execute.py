@@ -2,7 +2,8 @@
 
 Execution charges the dataset's ledger with one entry per planned release (its own (ε, δ) at
 its δ, its public parameters, ``plan`` and ``release`` naming where it comes from) and adds
-one run record of kind ``"plan"`` holding the plan and its evaluation, so the report can set
+one run record of kind ``"privacy-plan"`` (:data:`RUN_KIND`; a logistics route plan is
+``"plan"``) holding the plan and its evaluation, so the report can set
 what was planned beside what was spent. Everything is checked before anything is written:
 
 * the plan must be feasible (else the release that breaks the budget is named);
@@ -39,7 +40,10 @@ from core.common.errors import InputError
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
 __all__ = ["plan_entries", "plan_record", "execute_plan", "plan_problems", "MECHANISMS",
-           "run_releases", "record_plan_problems"]
+           "run_releases", "record_plan_problems", "RUN_KIND"]
+
+#: The run kind of an executed privacy plan (a logistics route plan's runs are ``"plan"``).
+RUN_KIND = "privacy-plan"
 
 #: The ledger mechanism of each release kind.
 MECHANISMS = {"laplace": "laplace", "gaussian": "gaussian", "dpsgd": "dp-sgd",
@@ -222,14 +226,14 @@ def record_plan_problems(ledger: Sequence[LedgerEntry], entries: Sequence[Ledger
 
 
 def plan_record(budget: Any, run_id: str, executed: dict[str, Any] | None = None) -> Any:
-    """The run record of an execution (kind ``"plan"``, target the dataset); ``executed``
+    """The run record of an execution (kind :data:`RUN_KIND`, target the dataset); ``executed``
     (release name -> BoundsRelease, :func:`run_releases`) adds what was run."""
     from core.project.model import RunRecord
 
     summary = budget.to_dict()
     if executed:
         summary["executed"] = {n: _executed_summary(r) for n, r in executed.items()}
-    return RunRecord(id=run_id, kind="plan", target=budget.plan.dataset,
+    return RunRecord(id=run_id, kind=RUN_KIND, target=budget.plan.dataset,
                      params={"plan": summary.pop("plan"), "name": plan_name(budget)},
                      summary=summary, mode="release", seed=None)
 

@@ -69,10 +69,7 @@ from core.advising import (
     run_experiment,
     worked_example,
 )
-from gui.advising.models import (
-    ActionSetModel,
-    RewardModel,
-)
+from gui.advising.models import ActionSetModel, RewardModel
 from gui.advising.parts import (
     FIELD_LABELS,
     KIND_TITLES,
@@ -257,8 +254,7 @@ class AdvisingPanel(QWidget):
         form.setContentsMargins(4, 4, 4, 4)
         form.setVerticalSpacing(3)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        # a field that does not fit beside its label goes below it, so the pane never
-        # scrolls sideways at a laptop's width (the grids keep the width their cells need)
+        # a field too wide beside its label goes below it: no sideways scroll on a laptop
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.strategy_combo = QComboBox(box_p)
         for s, text in (("none", "none (no advice)"), ("traditional", "traditional advising"),

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from core.common import InputError
 from core.plan import (
+    RUN_KIND,
     Option,
     Plan,
     PlanBudget,
@@ -96,7 +97,7 @@ class PlanPanel(ToolPanel):
     log_name = "privacy plan"
     undo_key = PLAN_STACK
     refusal_prefix = ""
-    run_kinds = ("plan",)
+    run_kinds = (RUN_KIND,)
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None, open_default: bool = True) -> None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.plan.execute import RUN_KIND
 from core.report.model import KeyValues, Paragraph, Section, Table, _eps, _fmt, _time, reporter
 
 __all__: list[str] = []
 
 
-@reporter("plan")
+@reporter(RUN_KIND)
 def _plan_section(project: Any, run: Any) -> Section:
     """A plan's execution (``summary`` = the ``budget --json`` payload): the budget, the
     composed and basic totals as planned, and per release its planned (ε, δ) beside the

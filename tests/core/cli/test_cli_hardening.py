@@ -180,6 +180,7 @@ def test_ppo_takes_registered_ids_only(env: str, match: str) -> None:
 
 def test_registered_id_never_reaches_gymnasium_make_for_a_module_id() -> None:
     pytest.importorskip("gymnasium")
+    pytest.importorskip("equinox")  # core.deep.ppo is the deep extra's (JAX, equinox)
     from core.common.errors import InputError
     from core.deep.ppo import registered_id, solved_return
 
@@ -321,6 +322,7 @@ def test_default_batches_fit_the_default_limit(monkeypatch: pytest.MonkeyPatch) 
 def test_unsafe_flag_imports_the_named_module_and_takes_its_registered_id(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("gymnasium")
+    pytest.importorskip("equinox")  # core.deep.ppo is the deep extra's (JAX, equinox)
     import argparse
 
     from core.cli.deep import _ppo_env_id

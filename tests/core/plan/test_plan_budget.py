@@ -111,7 +111,7 @@ def test_execute_records_exactly_the_planned_releases(tmp_path):
     assert [e.epsilon for e in mine] == pytest.approx(
         [r["epsilon"] for r in payload["releases"]])
     assert {e.source for e in mine} == {payload["executed"]["run"]}
-    assert any(r.kind == "plan" and r.id == payload["executed"]["run"] for r in p.runs)
+    assert any(r.kind == "privacy-plan" and r.id == payload["executed"]["run"] for r in p.runs)
     n = len(p.ledger)
     # again: refused (would spend twice); edited: refused naming the deviating release
     code, _, err = cli("budget", plan_file, "--execute", proj)
