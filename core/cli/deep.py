@@ -117,8 +117,6 @@ def add_share_ppo_flags(sp: argparse.ArgumentParser) -> None:
 def _ppo_env_id(args: argparse.Namespace) -> str:
     """The registered gymnasium id of ``share gym:ID --agent ppo``; nothing is imported
     unless ``--unsafe-gym-module`` asks for a ``gym:MODULE:ENV_ID``'s module."""
-    from core.deep.ppo import registered_id
-
     body = args.env[4:]
     if ":" in body and args.unsafe_gym_module:
         import importlib
@@ -134,6 +132,8 @@ def _ppo_env_id(args: argparse.Namespace) -> str:
                          "gym:CartPole-v1 (a :VARIANT is for the tabular share; a "
                          "gym:MODULE:ENV_ID imports code and needs --unsafe-gym-module)",
                          field="ENV")
+    from core.deep.ppo import registered_id  # JAX: only once the id's form is accepted
+
     try:
         return registered_id(body)
     except InputError as exc:

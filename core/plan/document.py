@@ -171,7 +171,7 @@ def _release(d: Any, i: int, names: set[str]) -> PlannedRelease:
         raise InputError(f"duplicate release name {name!r}", field=f"{where}.name")
     where = f"releases[{name}]"
     kind = d.get("kind")
-    if kind not in _PARAMS:
+    if not isinstance(kind, str) or kind not in _PARAMS:
         raise InputError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}",
                          field=f"{where}.kind")
     spec = _PARAMS[kind]

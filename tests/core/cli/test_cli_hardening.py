@@ -368,3 +368,21 @@ def test_dirichlet_subnormal_eta_is_refused_not_crashing() -> None:
     """Found by the campaign (seed 104): an infinite sum in the privacy profile."""
     refused("dirichlet", "--k", "100", "--eta", "5e-324", "--w", "2", "--b", "0.5", "--delta",
             "0.01", "--json", match="--eta")
+
+
+def test_a_module_id_is_refused_before_the_deep_extra_loads() -> None:
+    # found by the fuzz campaign: the refusal imported core.deep.ppo (JAX) first, which under
+    # load took past the campaign's 60 s; the id's form is checked before anything loads
+    import subprocess
+
+    code = ("import sys, argparse\n"
+            "from core.cli.deep import _ppo_env_id\n"
+            "from core.common.errors import InputError\n"
+            "try:\n"
+            "    _ppo_env_id(argparse.Namespace(env='gym:os:CartPole-v1', "
+            "unsafe_gym_module=False))\n"
+            "except InputError as exc:\n"
+            "    print(exc.field, 'core.deep.ppo' in sys.modules, 'jax' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[3], timeout=120)
+    assert proc.stdout.split() == ["ENV", "False", "False"], proc.stderr

@@ -209,3 +209,13 @@ def test_report_has_plan_vs_spent(tmp_path):
     table = next(b for b in sec.blocks if isinstance(b, Table) and b.title == "Plan vs spent")
     assert [r[0] for r in table.rows] == ["counts", "totals"]
     assert all(r[4] == "as planned" for r in table.rows)
+
+
+def test_a_release_kind_of_the_wrong_type_is_refused_naming_it(tmp_path: Path) -> None:
+    # found by the fuzz campaign: a list as a kind crashed the membership test (exit 1)
+    doc = json.loads(EXAMPLE.read_text())
+    doc["releases"][0]["kind"] = ["laplace"]
+    path = tmp_path / "p.plan.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = cli("budget", path, "--allocate", "weights")
+    assert code == 2 and "releases[counts].kind" in err and len(err.splitlines()) == 1
