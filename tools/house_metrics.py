@@ -108,8 +108,9 @@ def block() -> str:
         f"modules over {SIZE_LIMIT} lines: {len(core_big)} in `core` "
         f"({len(core_big) - len(unexplained)} state their reason in a `Size:` line), "
         f"{len(gui_big)} in `gui`;",
-        f"test lines per source line: {tests / max(source, 1):.2f} (non-blank lines of "
-        "`tests` over those of `core` and `gui`).",
+        f"test lines per source line: {tests / max(source, 1):.1f} (non-blank lines of "
+        "`tests` over those of `core` and `gui`; one decimal, so that a new test does not "
+        "make this page stale).",
     ]
     lines = [
         START,
