@@ -1047,7 +1047,7 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
     Examples
     --------
     >>> from core.mdp.examples import four_startups
-        >>> from core.privacy.ledger import PrivacyLedger
+    >>> from core.privacy.ledger import PrivacyLedger
     >>> led = PrivacyLedger()
     >>> priv = mdp_privacy(four_startups(), 50, eta=0.01, domain_rule="refuse")
     >>> e = record_privatization(led, mdp_id="m", privacy=priv, k=50, mode="experiment",

@@ -405,7 +405,6 @@ class PlanPanel(ToolPanel):
             + ("" if self.is_stored() else " · <i>not in the project until edited</i>"))
         current = self._budget if self.is_current() else None
         self.rows.show_plan(plan, self._options, current)
-        # every row in sight where the window allows it (the rest scrolls)
         self.rows_area.setMinimumHeight(min(self.rows.sizeHint().height() + 4, 230))
         if current is not None:
             self._show_budget(current)
@@ -486,6 +485,10 @@ class PlanPanel(ToolPanel):
                 self._document, self._name, new,
                 f"Share of {name}: {knob_text(release)}"), PLAN_STACK)
 
+    def shutdown(self) -> None:
+        self._debounce.stop()  # no recomposition after the tab closed
+        super().shutdown()
+
     def _on_debounce_timeout(self) -> None:
         plan = self._pending if self._pending is not None else self.plan()
         if plan is None or (self._pending is None and self.is_current()):
@@ -559,8 +562,7 @@ class PlanPanel(ToolPanel):
         rec, entries = result.record, list(result.entries)
         doc = self._document
         if any(r.id == rec.id for r in doc.project.runs):
-            # the id is taken by a run of the window not saved yet: the next save merges the
-            # recorded run and entries in from the file (core.project.store.save_document)
+            # id taken by an unsaved run: the next save merges the file's run and entries in
             note = f"recorded in {result.path} as {rec.id}; it appears here when you save"
         else:
             doc.push(AddRunCommand(doc, rec, ledger_entries=entries,

@@ -60,8 +60,9 @@ def test_dqn_run_and_network_team_are_recorded_like_the_tables(qtbot, panel, exa
 
 def test_without_jax_only_the_tables_are_offered(qtbot, example_doc, monkeypatch):
     import core.deep
+    import core.deep.extra
 
-    monkeypatch.setattr(core.deep, "missing", lambda: ["jax"])
+    monkeypatch.setattr(core.deep.extra, "missing", lambda: ["jax"])  # where available() looks
     p = AgentsPanel(example_doc)
     qtbot.addWidget(p)
     try:

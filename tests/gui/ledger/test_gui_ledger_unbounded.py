@@ -129,7 +129,8 @@ def test_an_unbounded_privatisation_is_recorded(example_doc):
     from types import SimpleNamespace
 
     priv = SimpleNamespace(epsilon=math.inf, delta=0.05, not_applicable=[(0, "a")],
-                           rows=[1, 2, 3], b=0.1, delta_target=0.05, adjacency="one_row",
+                           n_not_applicable=1, rows=[1, 2, 3], n_rows=3, b=0.1,
+                           delta_target=0.05, adjacency="one_row",
                            epsilon_reason="row s0/a has 2 outcomes")
     from core.mdp.accounting import ADJACENCY_TEXT
 

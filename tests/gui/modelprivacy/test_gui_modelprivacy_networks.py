@@ -55,9 +55,10 @@ def test_a_gru_victim_is_studied_recorded_and_compared(qtbot, panel, example_doc
 def test_without_jax_no_network_victim_is_offered_and_a_network_is_refused(qtbot, example_doc,
                                                                          monkeypatch):
     import core.deep
+    import core.deep.extra
     from gui.modelprivacy.network_runner import networks_for
 
-    monkeypatch.setattr(core.deep, "missing", lambda: ["jax"])
+    monkeypatch.setattr(core.deep.extra, "missing", lambda: ["jax"])  # where available() looks
     p = ModelPrivacyPanel(example_doc)
     qtbot.addWidget(p)
     try:

@@ -114,7 +114,7 @@ def test_execute_records_exactly_the_planned_releases(qtbot, temp_doc):
                     timeout=WAIT_MS)
     on_disk = load_project(temp_doc.path)
     (run,) = on_disk.runs
-    assert run.kind == "plan" and run.params["name"] == "study-feasible"
+    assert run.kind == "privacy-plan" and run.params["name"] == "study-feasible"
     assert [e.parameters["release"] for e in on_disk.ledger] == \
         ["counts", "means", "net", "model"]
     for e, rb in zip(on_disk.ledger, budget.releases):

@@ -31,8 +31,9 @@ def test_ppo_environments_are_offered_exactly_when_jax_is_installed(panel, qtbot
     ppo = [f"ppo:{e}" for e in network_runner.PPO_ENVS]
     assert all(k in _keys(panel) for k in ppo) == available()
     import core.deep
+    import core.deep.extra
 
-    monkeypatch.setattr(core.deep, "missing", lambda: ["jax"])
+    monkeypatch.setattr(core.deep.extra, "missing", lambda: ["jax"])  # where available() looks
     p = SharingPanel(example_doc)
     qtbot.addWidget(p)
     try:
