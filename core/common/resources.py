@@ -45,6 +45,7 @@ import os
 import re
 import resource
 import stat
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -570,7 +571,8 @@ def npz_inventory(path: str | os.PathLike[str], *, field: str = "arrays",
                             shape, _fortran, dtype = np.lib.format.read_array_header_2_0(fh)
                         header_len = fh.tell()
                 except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError,
-                        zlib.error, NotImplementedError, RuntimeError) as exc:
+                        zlib.error, NotImplementedError, RuntimeError, SyntaxError,
+                        tokenize.TokenError) as exc:  # numpy tokenizes the header's text
                     raise InputError(f"not a readable NPZ archive ({_short(exc)})",
                                      field=name) from None
                 if dtype.hasobject:

@@ -138,9 +138,11 @@ def _number(v: Any, tag: str, where: str) -> Any:
         if int(v) != v or v < 1:
             raise InputError(f"must be a whole number >= 1, got {v!r}", field=where)
         return int(v)
-    ok = {"pos": v > 0, "nonneg": v >= 0, "prob": 0 < v <= 1}[tag]
+    # a positive quantity lies in [1e-12, 1e12]: outside it an accountant's arithmetic (a
+    # sensitivity over a noise scale, a bisection over sigma) leaves double precision
+    ok = {"pos": 1e-12 <= v <= 1e12, "nonneg": v >= 0, "prob": 0 < v <= 1}[tag]
     if not ok:
-        want = {"pos": "> 0", "nonneg": ">= 0", "prob": "in (0, 1]"}[tag]
+        want = {"pos": "in [1e-12, 1e12]", "nonneg": ">= 0", "prob": "in (0, 1]"}[tag]
         raise InputError(f"must be {want}, got {v!r}", field=where)
     return float(v)
 

@@ -219,3 +219,13 @@ def test_a_release_kind_of_the_wrong_type_is_refused_naming_it(tmp_path: Path) -
     path.write_text(json.dumps(doc))
     code, out, err = cli("budget", path, "--allocate", "weights")
     assert code == 2 and "releases[counts].kind" in err and len(err.splitlines()) == 1
+
+
+def test_a_subnormal_sensitivity_is_refused_naming_it(tmp_path: Path) -> None:
+    # found by the fuzz campaign: sensitivity 5e-324 divided by zero in the sigma search
+    doc = json.loads(EXAMPLE.read_text())
+    doc["releases"][1]["sensitivity"] = 5e-324
+    path = tmp_path / "p.plan.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = cli("budget", path, "--allocate", "weights")
+    assert code == 2 and "releases[means].sensitivity" in err and len(err.splitlines()) == 1
