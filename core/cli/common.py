@@ -284,14 +284,21 @@ def check_record_budget(project: Any, entries: Any, args: argparse.Namespace,
     from core.privacy.ledger import PrivacyLedger
 
     problems = PrivacyLedger.from_project(project).release_problems(entries)
+    _refuse_or_warn(problems, args, err, "recorded over the budget",
+                    " - nothing was recorded (--over-budget records it anyway)")
+
+
+def _refuse_or_warn(problems: list[str], args: argparse.Namespace, err: TextIO,
+                    warning: str, suffix: str = "") -> None:
+    """``--record``'s refusal of ``problems`` (one line), or with ``--over-budget`` one
+    warning line per problem on ``err``; nothing without problems."""
     if not problems:
         return
     if getattr(args, "over_budget", False):
         for p in problems:
-            err.write(f"warning: recorded over the budget: {p}\n")
+            err.write(f"warning: {warning}: {p}\n")
         return
-    raise InputError("; ".join(problems) + " - nothing was recorded (--over-budget records "
-                     "it anyway)", field="--record")
+    raise InputError("; ".join(problems) + suffix, field="--record")
 
 
 def record_checked(path: str, project: Any, record: Any, entries: Any,
@@ -351,11 +358,7 @@ def check_record_plan(project: Any, entries: Any, args: argparse.Namespace,
     from core.plan.execute import record_plan_problems
 
     problems = record_plan_problems(list(project.ledger), list(entries))
-    if problems and getattr(args, "over_budget", False):
-        for p in problems:
-            err.write(f"warning: recorded outside the plan: {p}\n")
-    elif problems:
-        raise InputError("; ".join(problems), field="--record")
+    _refuse_or_warn(problems, args, err, "recorded outside the plan")
 
 
 def record_project(path: str | None) -> Any:
