@@ -73,6 +73,8 @@ test-deep: $(VENV)/.installed
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
 	@bash tools/ensure-debs.sh report
+	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
+	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
 
 test: docs lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages a make target needs, only those that are missing.
-# Usage: tools/ensure-debs.sh venv|test|run|report
+# Usage: tools/ensure-debs.sh venv|test|run|wm|report
 set -euo pipefail
 case "${1:-}" in
   venv)   pkgs=(python3-venv) ;;
@@ -8,8 +8,11 @@ case "${1:-}" in
   run)    pkgs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libglib2.0-0 libdbus-1-3 fonts-dejavu-core
                 xvfb xauth libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1
                 libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-randr0) ;;
+  wm)     pkgs=(xvfb xauth openbox x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4
+                libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
+                libxcb-xinerama0 libxcb-randr0) ;;
   report) pkgs=(poppler-utils) ;;
-  *) echo "usage: $0 venv|test|run|report" >&2; exit 2 ;;
+  *) echo "usage: $0 venv|test|run|wm|report" >&2; exit 2 ;;
 esac
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "ensure-debs: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2

@@ -25,9 +25,16 @@ from gui.shell.tools import register_window_extension
 __all__ = ["fitted_rect", "available_geometry", "fit_window", "fit_dialog", "reset_layout",
            "install_screen_fit", "GUESSED_FRAME"]
 
-# Title bar and borders of a typical desktop before the window manager has told us its own
-# (left, top, right, bottom); corrected after the first show.
-GUESSED_FRAME = QMargins(1, 30, 1, 1)
+# Title bar and borders before the window manager has told us its own (left, top, right,
+# bottom), generous enough for the common ones (Windows' 8 px resize borders and 31 px title,
+# GNOME's 37 px title, KDE's and openbox's 20–30 px title with a handle at the bottom);
+# corrected to the measured frame once the window manager has framed the window.
+GUESSED_FRAME = QMargins(8, 38, 8, 8)
+# Platforms that draw no frame around a window (a window there is exactly its client area).
+_FRAMELESS_PLATFORMS = ("offscreen", "minimal", "vnc", "eglfs", "linuxfb")
+# After the first show, how often (ms) and for how long the frame is checked again: a window
+# manager frames a window some time after Qt has shown it (later on a busy machine).
+_REFIT_EVERY_MS, _REFIT_FOR_MS = 250, 8000
 
 
 def fitted_rect(available: QRect, wanted: QSize, frame: QMargins | None = None,
@@ -76,11 +83,17 @@ def available_geometry(window: Any) -> QRect | None:
 
 
 def _frame_margins(window: Any) -> QMargins:
+    """The window's frame, measured once the window manager has framed it; the guess before
+    that (an X11 window manager reparents a shown window some time after the show, and
+    until then Qt reports no frame at all)."""
     if not window.isVisible():
         return GUESSED_FRAME
     frame, inner = window.frameGeometry(), window.geometry()
-    return QMargins(inner.left() - frame.left(), inner.top() - frame.top(),
-                    frame.right() - inner.right(), frame.bottom() - inner.bottom())
+    measured = QMargins(inner.left() - frame.left(), inner.top() - frame.top(),
+                        frame.right() - inner.right(), frame.bottom() - inner.bottom())
+    if measured.isNull() and QGuiApplication.platformName() not in _FRAMELESS_PLATFORMS:
+        return GUESSED_FRAME
+    return measured
 
 
 def fit_window(window: Any, wanted: QSize | None = None, *, keep_position: bool = True
@@ -143,34 +156,51 @@ def reset_layout(window: Any) -> None:
 
 
 class _FitOnShow(QObject):
-    """After the first show (the frame is known then), fit the frame into the screen —
-    unless the window was given another geometry since it was placed (a ``--size``
-    screenshot, a test): an explicit size is kept."""
+    """After the first show, fit the frame into the screen each time the window manager's
+    frame becomes known or changes (polled for a few seconds: an X11 window manager frames
+    the window after the show) — unless the window was given another geometry since it was
+    placed (the user, a ``--size`` screenshot, a test): an explicit size is kept."""
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self._window = window
         self._placed = QRect(window.geometry())
         self._done = False
+        self._margins: QMargins | None = None  # the frame the last fit used
+        self._polls = _REFIT_FOR_MS // _REFIT_EVERY_MS
+        self._timer = QTimer(self)
+        self._timer.setInterval(_REFIT_EVERY_MS)
+        self._timer.timeout.connect(self._fit)
         self.first_start = False  # placed at the default size (no saved geometry)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
         if event.type() == QEvent.Type.Show and not self._done:
             self._done = True
             QTimer.singleShot(0, self._fit)
+            self._timer.start()
         return False
 
     def _fit(self) -> None:
+        self._polls -= 1
+        if self._polls <= 0:
+            self._timer.stop()
         try:
-            if self._window.geometry().size() == self._placed.size():
-                from gui.shell.main_window import DEFAULT_SIZE
+            if self._window.geometry().size() != self._placed.size():
+                self._timer.stop()  # sized by someone else since: kept
+                return
+            margins = _frame_margins(self._window)
+            if margins == self._margins:
+                return
+            from gui.shell.main_window import DEFAULT_SIZE
 
-                if self.first_start:  # the frame is known now: the default size again
-                    fit_window(self._window, QSize(*DEFAULT_SIZE), keep_position=False)
-                else:
-                    fit_window(self._window)
+            if self.first_start:  # the frame is known now: the default size again
+                fit_window(self._window, QSize(*DEFAULT_SIZE), keep_position=False)
+            else:
+                fit_window(self._window)
+            self._margins = margins
+            self._placed = QRect(self._window.geometry())
         except RuntimeError:  # the window was deleted before the timer fired
-            pass
+            self._timer.stop()
 
 
 def install_screen_fit(window: Any) -> QAction:
