@@ -124,7 +124,8 @@ FAMILIES: tuple[Family, ...] = (
            render_generic, note="the documented table joined two runs (the gru and mlp-h8 "
            "arms apart); one run of all arms is one Holm family"),
     Family("advising_layout", "bench/advising_layout_claims.py", ("--n", "20"), (2029, 7),
-           "unknown", "advising layouts (Experiment 1, nested)", None, json_flag=False,
+           "8", "advising layouts (Experiment 1, nested)",
+           None, json_flag=False,
            note="its script runs both master seeds in one process and writes no per-run "
            "replicate file in the claims_lib format yet"),
     Family("packet", "bench/packet_claims.py", (), (2029, 7), "unknown",
