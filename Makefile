@@ -1,6 +1,7 @@
 # make run   - create/refresh .venv, install what is missing, open PrivPlan on the built-in example
 # make test  - the whole check: import contracts, ruff, mypy on core (clean) and on gui (errors may
 #              only shrink below tools/mypy-gui-baseline.txt), the user guide (mkdocs --strict),
+#              docs/claims.md's tables against the saved runs (bench/claims.py --check),
 #              core tests WITHOUT Qt (.venv-core), GUI tests offscreen
 # make docs  - the user guide as HTML in build/docs-site/ (Help ▸ User Guide and F1 open it)
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
@@ -13,7 +14,7 @@ CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
 
-.PHONY: run test docs test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
+.PHONY: run test docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -61,6 +62,11 @@ typecheck: $(CORE_VENV)/.installed
 typecheck-gui: $(VENV)/.installed
 	$(PY) tools/mypy_baseline.py
 
+# docs/claims.md's generated claims tables against the saved runs in bench/data/ (a family
+# without saved runs is a warning line)
+claims-check: $(CORE_VENV)/.installed
+	$(CORE_PY) bench/claims.py --check
+
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
@@ -77,7 +83,7 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
 
-test: docs lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
+test: docs claims-check lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
 
 # The user guide: docs/guide/ and the pages beside it, HTML in build/docs-site/. --strict fails on
 # a broken link or anchor; the command-line reference is generated from the parsers

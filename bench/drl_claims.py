@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from claims_lib import parser, run_claims  # noqa: E402
+from claims_lib import claims_rows, parser, run_claims, tost_95_note  # noqa: E402
 
 from core.gridworld.study import choice_table, drl_claims, drl_claims_study  # noqa: E402
 from core.study import (  # noqa: E402
@@ -38,7 +38,7 @@ from core.study import (  # noqa: E402
     stability_table,
     summary_table,
 )
-from core.study.tables import format_interval, format_p  # noqa: E402
+from core.study.tables import format_interval  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +101,7 @@ def reprint(files: list[Path]) -> int:
     print(stability_table(Stability(tuple(r.master_seed for r in results), runs,
                                     tuple(results))))
     print()
-    print(readme_rows(first, runs))
+    print(readme_rows(first, runs, tuple(results)))
     return 0
 
 
@@ -117,11 +117,16 @@ def _cell(r: StudyResult, metric: str, arm: str, p: int, center: str) -> str:
     return text if s.n == r.n else f"{text} (n = {s.n})"
 
 
-def readme_rows(first: StudyResult, runs: "tuple[tuple[Any, ...], ...]") -> str:
-    """The README's two compact tables: per map and arm, and per claim with the verdict
-    under every master seed."""
-    lines = ["| map | defense | n | NRR median [95 %] | NRR mean [95 % t] | converged | NRR, "
-             "converged runs | NRR, failed runs |", "|---|---|---|---|---|---|---|---|"]
+def readme_rows(first: StudyResult, runs: "tuple[tuple[Any, ...], ...]",
+                results: "tuple[StudyResult, ...] | None" = None) -> str:
+    """docs/claims.md's tables of one map: per arm (the main master seed's run), and per
+    claim with n, the interval's kind and level, the test, the Holm family and the verdict
+    under every master seed; with ``results``, the TOST rows' 95 % intervals too."""
+    lv = f"{100 * first.level:g} %"
+    lines = [f"Master seed {first.master_seed}, n = {first.n} seeds per arm:", "",
+             f"| map | defense | n | NRR median [{lv} order-statistic] | NRR mean [{lv} t] | "
+             f"converged [{lv} Clopper–Pearson] | NRR, converged runs (median) | "
+             "NRR, failed runs (median) |", "|---|---|---|---|---|---|---|---|"]
     for p, point in enumerate(first.points):
         for arm in first.arms:
             lines.append("| " + " | ".join([
@@ -130,20 +135,13 @@ def readme_rows(first: StudyResult, runs: "tuple[tuple[Any, ...], ...]") -> str:
                 _cell(first, "nrr", arm, p, "mean"), _cell(first, "converged", arm, p, "rate"),
                 _cell(first, "nrr_converged", arm, p, "median"),
                 _cell(first, "nrr_failed", arm, p, "median")]) + " |")
-    lines += ["", "| claim | n | a − b [95 %] | test | p (Holm) | "
-              + " | ".join(f"seed {run[0].master_seed}" for run in runs) + " |",
-              "|---|---|---|---|---|" + "---|" * len(runs)]
-    for i, c in enumerate(runs[0]):
-        est, lo, hi, what = c.estimate()
-        test = "TOST, paired t" if c.claim.expect == "=" else "Wilcoxon"
-        verdicts = []
-        for run in runs:
-            o = run[i]
-            verdicts.append(("**holds**" if o.holds else "not shown")
-                            + ("" if o is c else f" (p {format_p(o.p_adjusted)})"))
-        lines.append("| " + " | ".join([
-            c.claim.text, str(c.n), f"{what.split()[0]} {format_interval(est, lo, hi)}", test,
-            format_p(c.p_adjusted)] + verdicts) + " |")
+    sizes = sorted({str(pt["size"]) for pt in first.points})
+    family = f"the {len(runs[0])} claims of the {', '.join(sizes)} run"
+    lines += ["", claims_rows(runs, family)]
+    if results is not None:
+        note = tost_95_note(results, runs)
+        if note:
+            lines += ["", note]
     return "\n".join(lines)
 
 

@@ -120,7 +120,7 @@ class ClaimResult:
                 "b": self.claim.b, "b_metric": self.claim.b_metric or self.claim.metric,
                 "expect": self.claim.expect, "point": self.point_text,
                 "n": self.n, "estimate": est, "interval": [lo, hi], "estimate_kind": what,
-                "level": getattr(self.comparison, "level", 0.90), "test": self.test_text,
+                "level": self.comparison.level, "test": self.test_text,
                 "p": self.p, "p_adjusted": self.p_adjusted, "alpha": self.claim.alpha,
                 "verdict": self.verdict, "holds": self.holds,
                 "master_seed": self.master_seed,

@@ -360,6 +360,8 @@ class Equivalence:
     """Two one-sided tests that the paired difference ``a − b`` lies in (−margin, margin).
 
     ``p`` is the larger of the two one-sided p-values; equivalence is shown when p < α.
+    ``level`` is the level of the interval ``diff_mean_lo``…``diff_mean_hi`` (0.90 by
+    default: the interval a TOST at α = 0.05 reads).
     """
 
     metric: str
@@ -372,6 +374,7 @@ class Equivalence:
     diff_mean_hi: float
     test: str
     p: float
+    level: float = 0.90
 
     def verdict(self, alpha: float = 0.05) -> str:
         """"equivalent within ±margin" or "equivalence not shown"."""
@@ -434,7 +437,7 @@ def equivalence_test(a: np.ndarray, b: np.ndarray, margin: float, *, test: str =
     else:
         raise ValueError(f"test must be 't' or 'wilcoxon', got {test!r}")
     return Equivalence(metric, names[0], names[1], n, float(margin), s.mean, s.mean_lo,
-                       s.mean_hi, test, p)
+                       s.mean_hi, test, p, float(level))
 
 
 def _signed_rank_one_sided(x: np.ndarray, alternative: str) -> float:

@@ -158,4 +158,4 @@ def test_claims_study_and_bench_script(tmp_path):
     assert "master seeds [2029, 3]" in text
     assert text.count("| 7x7: ") == 12          # the stability table and the README rows
     assert "| 7x7 | none | 2 |" in text and "| 7x7 | DP-DRL ε = 16 | 2 |" in text
-    assert "| seed 2029 | seed 3 |" in text
+    assert "| master seed 2029: n, a − b, p (Holm), verdict | master seed 3: n, a − b" in text
