@@ -38,9 +38,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 from core.common import time_left_text
 from gui.shell.workers import TaskRunner
 
-__all__ = ["RunControls", "PROGRESS_STEPS"]
+__all__ = ["RunControls", "PROGRESS_STEPS", "CANCELLING_TEXT"]
 
 PROGRESS_STEPS = 1000  # the bar's range: 0.1 % resolution
+CANCELLING_TEXT = "Cancelling…"  # from Cancel until the task has stopped
 
 
 class RunControls(QObject):
@@ -112,6 +113,7 @@ class RunControls(QObject):
         runner.progress_changed.connect(self._on_runner_progress_changed)
         runner.failed.connect(self._on_runner_failed)
         runner.cancelled.connect(self._on_runner_cancelled)
+        runner.cancelling.connect(self._on_runner_cancelling)
         runner.finished.connect(self._on_runner_finished)
         self._set_running(False)
 
@@ -162,10 +164,16 @@ class RunControls(QObject):
     def _on_runner_failed(self, exc: object) -> None:
         self.progress_label.setText(self._failed_text)
 
+    def _on_runner_cancelling(self) -> None:
+        self.progress_label.setText(CANCELLING_TEXT)
+        self.progress.setFormat(f"{CANCELLING_TEXT} %p%")
+        self.cancel_button.setEnabled(False)
+
     def _on_runner_cancelled(self) -> None:
         self.progress_label.setText(self._cancelled_text)
 
     def _on_runner_finished(self) -> None:
+        self.progress.setFormat("%p%")
         self._set_running(False)
         if self._clear_on_finish and self.progress_label.text() not in (
                 self._cancelled_text, self._failed_text):

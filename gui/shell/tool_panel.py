@@ -73,6 +73,7 @@ class ToolPanel(QWidget):
         self._shown_run: str | None = None
         self._problem = ""
         self._summary: dict[str, Any] | None = None
+        self._runner_was_cancelled = False  # the run that just ended was cancelled
 
     def connect_runner(self) -> None:
         """Connect the runner's signals to the slots (after the widgets exist)."""
@@ -80,6 +81,10 @@ class ToolPanel(QWidget):
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.cancelled.connect(self._on_runner_cancelled)
+        self._runner.cancelling.connect(self._on_runner_cancelling)
+        self._runner.started.connect(lambda: setattr(self, "_runner_was_cancelled", False))
+        self._runner.cancelled.connect(lambda: setattr(self, "_runner_was_cancelled", True))
+        self._runner.finished.connect(self._on_runner_finished_status)
 
     # ------------------------------------------------------------------ protocol
     @property
@@ -169,6 +174,21 @@ class ToolPanel(QWidget):
         if self._status_bar is not None and self.isVisible():
             self._status_bar.showMessage(
                 f"{self.status_name}: {100 * fraction:.0f} % — {message}")
+
+    def _on_runner_cancelling(self) -> None:
+        if self._status_bar is not None and self.isVisible():
+            self._status_bar.showMessage(f"{self.status_name}: cancelling…")
+
+    def _on_runner_finished_status(self) -> None:
+        """The window's status line no longer shows this tab's progress once the run ends
+        (it said "Audit: 40 % — …" long after a cancel); a cancel says so for a while."""
+        bar = self._status_bar
+        if bar is None or not bar.currentMessage().startswith(f"{self.status_name}: "):
+            return
+        if self._runner_was_cancelled:
+            bar.showMessage(f"{self.status_name}: cancelled — nothing was recorded", 5000)
+        else:
+            bar.clearMessage()
 
     def _on_runner_succeeded(self, result: object) -> None:
         raise NotImplementedError

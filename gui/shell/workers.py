@@ -38,6 +38,7 @@ class TaskRunner(QObject):
     succeeded = Signal(object)
     failed = Signal(object)
     cancelled = Signal()
+    cancelling = Signal()  # cancel asked of a running task; cancelled follows when it stops
     finished = Signal()  # after any of succeeded / failed / cancelled
 
     # emitted from the pool thread; delivered on the runner's (UI) thread
@@ -86,9 +87,12 @@ class TaskRunner(QObject):
         self.started.emit()
 
     def cancel(self) -> None:
-        """Ask the running task to stop at its next progress call (and drop a queued one)."""
-        if self._event is not None:
+        """Ask the running task to stop at its next progress call (and drop a queued one);
+        ``cancelling`` says so at once, ``cancelled`` once it has stopped."""
+        if self._event is not None and not self._event.is_set():
             self._event.set()
+            if self._future is not None and not self._future.done():
+                self.cancelling.emit()
         if self._future is not None:
             self._future.cancel()
 
@@ -100,7 +104,7 @@ class TaskRunner(QObject):
 
     # ------------------------------------------------------------------ slots
     def _on_progress(self, task_id: int, fraction: float, message: str) -> None:
-        if task_id == self._id:
+        if task_id == self._id and not self.is_cancelling:  # no progress shown once cancelling
             self.progress_changed.emit(fraction, message)
 
     def _on_done(self, task_id: int, future: Future[Any]) -> None:
