@@ -1,4 +1,9 @@
-"""The MDP subcommands: ``privatize`` (Algorithm 1 step 1), ``bounds`` and ``sweep``."""
+"""The MDP subcommands: ``privatize`` (Algorithm 1 step 1), ``bounds`` and ``sweep``.
+
+Size: the three MDP commands (privatize, bounds, sweep) share the privacy flags, the policy
+flags and the privacy text; one module keeps those shared pieces beside the commands that use
+them.
+"""
 
 from __future__ import annotations
 

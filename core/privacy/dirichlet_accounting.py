@@ -1,5 +1,8 @@
 """(ε, δ) of the Dirichlet mechanism: Theorem 1.6 with the spec's corrections.
 
+Size: one proof's computation (Theorem 1.6): ε, the three δ bounds, the certified γ search and
+their caches; apart, a bound would sit away from the lemma it relies on.
+
 ε (Theorem 1.6 / Lemma 1.4) with the corrected v₂ of spec §2.6:
 ``v₂ = g(η) − g(min(η + b/2, (1−η̄)/2))``, ``g(x) = log B(kx, k(1−η̄−x))``;
 ``v₁ = (kb/2)·log((1−(|W|−1)γ)/γ)``; ``ε = v₁ + v₂``.
