@@ -1,5 +1,9 @@
 """The differentially private advising framework (thesis Ch. 3, Algorithms 3–5).
 
+Size: one algorithm: Algorithms 3–5 and the engine that runs them share the epoch state and the
+release logs, and the building blocks are public here so that the audit runs the shipped code;
+apart, one algorithm's invariants would sit in two files.
+
 :func:`run_advising` runs the reference algorithm of spec §3.13 on an
 :class:`~core.advising.model.AdvisingSetup` and returns a frozen
 :class:`AdvisingResult`. The building blocks are public so that tests, the GUI and the

@@ -1,5 +1,8 @@
 """Advising set-ups: who can use which server, what each server earns, and the knobs.
 
+Size: one input contract: the set-up and its parameters are validated together (each field's
+check, the two variants, the neighbour cases); most lines are those field-by-field checks.
+
 An :class:`AdvisingSetup` is the input of one advising run (thesis Ch. 3, spec §3.13):
 agents (users), servers (actions), tasks (states), each agent's ordered action set, the
 reward table R[task, server] and the :class:`AdvisingParams`. Both are frozen and

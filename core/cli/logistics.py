@@ -1,5 +1,9 @@
 """The ``plan`` and ``plan-bench`` subcommands (docs/formats-and-cli.md §5).
 
+Size: the two planning commands, plan and plan-bench, share their flags, their domain handling
+and their text output; each command's parser, checks and output stay together, as in the other
+core.cli modules.
+
 ``plan MAP --origin NODE --goal-agent AG --epsilon E [--preset sound|thesis]
 [--approach dp|noprivacy|bestfirst|greedy|simplified] [--solver dijkstra|rl] [--seed S]
 [--goal NODE] [--budget C] [--domain logistics|air|rover|packet [--dynamics P]]`` plans one

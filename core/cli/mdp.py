@@ -1,4 +1,9 @@
-"""The MDP subcommands: ``privatize`` (Algorithm 1 step 1), ``bounds`` and ``sweep``."""
+"""The MDP subcommands: ``privatize`` (Algorithm 1 step 1), ``bounds`` and ``sweep``.
+
+Size: the three MDP commands (privatize, bounds, sweep) share the privacy flags, the policy
+flags and the privacy text; one module keeps those shared pieces beside the commands that use
+them.
+"""
 
 from __future__ import annotations
 
@@ -292,6 +297,9 @@ GIVEN_POLICY_NOTE = (
     "privatised model and that file, so they carry the release's guarantee only if the file "
     "was made without the true data")
 _POLICY_FLAGS = {"policy": "--policy", "temperature": "--softmax"}
+#: The sweep's parameters (:class:`core.mdp.records.SweepParameters`) by the flag that sets each.
+_SWEEP_FLAGS = {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "delta_target": "--delta", "runs": "--runs",
+                "beta": "--beta", "alpha": "--alpha", "seed": "--seed", "workers": "--workers"}
 
 
 def _add_policy_flags(sp: argparse.ArgumentParser, what: str) -> None:
@@ -505,19 +513,12 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         table = _policy_file(args, mdp)
         with executor_for(args) as (executor, workers):
-            res = privacy_sweep(mdp, ks, runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
-                                seed=args.seed, zeros=args.zeros, b=args.b,
-                                delta_target=args.delta, adjacency=args.adjacency,
-                                eta=args.eta, domain_rule=args.domain_rule,
-                                delta_method=args.delta_method,
-                                workers=workers, executor=executor,
-                                progress=Progress(err, "sweep"), temperature=args.softmax,
-                                policy_table=table)
+            params = _sweep_parameters(args, ks, workers)
+            res = privacy_sweep(mdp, list(params.ks), **params.sweep_kwargs(),
+                                zeros=args.zeros, executor=executor,
+                                progress=Progress(err, "sweep"), policy_table=table)
     except InputError as exc:
-        raise flag_error(exc, {**_PRIVACY_FLAGS, **_POLICY_FLAGS, "runs": "--runs",
-                                "beta": "--beta",
-                                "alpha": "--alpha", "seed": "--seed",
-                                "workers": "--workers"}) from None
+        raise flag_error(exc, _SWEEP_FLAGS) from None
     except RunFailure:  # exit 3: core.cli.main writes the partial result with the error
         raise
     payload = res.to_dict()
@@ -525,7 +526,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     payload["initial_state"] = mdp.state_names[mdp.initial_state]
     recorded = ""
     if args.record and project is not None and mdp_id is not None:
-        recorded = _record_sweep(args, project, mdp_id, ks, res, err)
+        recorded = _record_sweep(args, project, mdp_id, params, res, err)
         payload["recorded"] = {"project": args.mdp, "run": recorded,
                                "ledger_entries": len(res.privacy)}
 
@@ -574,21 +575,32 @@ def _project_model(args: argparse.Namespace) -> tuple[Any, str | None]:
                         ids_of=lambda p: [e.id for e in p.mdps])
 
 
-def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, ks: Sequence[float],
+def _sweep_parameters(args: argparse.Namespace, ks: Sequence[float], workers: int | None
+                      ) -> Any:
+    """The sweep's :class:`core.mdp.records.SweepParameters` from its flags (validated there:
+    an invalid value raises :class:`InputError` naming the parameter, which
+    :data:`_SWEEP_FLAGS` renames to its flag)."""
+    from core.mdp.records import SweepParameters
+
+    source = ("table" if args.policy is not None
+              else "softmax" if args.softmax is not None else "greedy")
+    return SweepParameters(
+        ks=tuple(ks), runs=args.runs, beta=args.beta, alpha_mode=args.alpha,
+        seeded=args.seed is not None, seed=args.seed,
+        workers=workers if workers is not None else (os.cpu_count() or 1),
+        b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
+        domain_rule=args.domain_rule, delta_method=args.delta_method, policy_source=source,
+        temperature=args.softmax,
+        policy_file=os.path.basename(args.policy) if args.policy else None)
+
+
+def _record_sweep(args: argparse.Namespace, project: Any, mdp_id: str, params: Any,
                   res: Any, err: Any) -> str:
     """Record the sweep in the project file (the window's record); returns the run id."""
     from core.cli.common import record_checked
-    from core.mdp.records import SweepParameters, sweep_entries
+    from core.mdp.records import sweep_entries
     from core.project.recording import sweep_run_record
 
-    params = SweepParameters(
-        ks=tuple(float(k) for k in ks), runs=res.runs, beta=res.beta,
-        alpha_mode=res.alpha_mode, seeded=args.seed is not None, seed=args.seed,
-        workers=args.workers if args.workers is not None else (os.cpu_count() or 1),
-        b=args.b, delta_target=args.delta, adjacency=args.adjacency, eta=args.eta,
-        domain_rule=args.domain_rule, delta_method=args.delta_method,
-        policy_source=res.policy_source, temperature=res.temperature,
-        policy_file=os.path.basename(args.policy) if args.policy else None)
     record = sweep_run_record(project, mdp_id, params, res)
     record, _ = record_checked(args.mdp, project, record,
                                sweep_entries(mdp_id, res, source=record.id), args, err)

@@ -118,8 +118,12 @@ from .validation import (
     SENSITIVITY_RANGE as SENSITIVITY_RANGE,
     RandomSource as RandomSource,
     as_random_source as as_random_source,
+    check_b as check_b,
     check_beta as check_beta,
+    check_choice as check_choice,
+    check_int as check_int,
     check_k as check_k,
     check_positive as check_positive,
+    check_seed as check_seed,
     check_sensitivity as check_sensitivity,
 )

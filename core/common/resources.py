@@ -1,5 +1,8 @@
 """The one resource guard: what an input declares and a flag implies, checked before the work.
 
+Size: the one resource guard by design (memory, time, regular files, NPZ archives): every loader
+asks this module, so each limit is stated and enforced in one place.
+
 Every loader and every command asks this module before it allocates or loops:
 
 * **memory** — :func:`memory_budget` is what this process may really use now: the smallest

@@ -19,9 +19,13 @@ __all__ = [
     "InputError",
     "RandomSource",
     "as_random_source",
+    "check_b",
     "check_beta",
+    "check_choice",
+    "check_int",
     "check_k",
     "check_positive",
+    "check_seed",
     "check_sensitivity",
     "SENSITIVITY_RANGE",
     "K_MAX",
@@ -153,6 +157,121 @@ def check_beta(beta: Any, name: str = "beta") -> float:
     if not _is_finite_number(beta) or not 0.0 < float(beta) < 1.0:
         raise InputError(f"must lie strictly between 0 and 1, got {beta!r}", field=name)
     return float(beta)
+
+
+def check_b(b: Any, name: str = "b") -> float:
+    """The adjacency radius b: a finite number in [:data:`B_MIN`, 1] (a neighbouring model
+    moves up to b/2 probability between two entries of a row).
+
+    Parameters
+    ----------
+    b : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+        b.
+
+    Examples
+    --------
+    >>> check_b(0.1)
+    0.1
+    >>> try:
+    ...     check_b(0.0)
+    ... except InputError as exc:
+    ...     print(exc.field, exc.problem[:22])
+    b must lie in [1e-12, 1]
+    """
+    if isinstance(b, (bool, str)) or not _is_finite_number(b) or not B_MIN <= float(b) <= 1.0:
+        shown = f"{float(b):g}" if isinstance(b, (int, float, np.number)) else repr(b)
+        raise InputError(f"must lie in [{B_MIN:g}, 1], got {shown} (a smaller radius is below "
+                         "the precision of a probability row: epsilon would underflow to 0)",
+                         field=name)
+    return float(b)
+
+
+def check_choice(value: Any, choices: tuple[str, ...], name: str) -> str:
+    """One of a fixed set of names (a mode, a rule, an accountant).
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    choices : tuple of str
+        The names accepted.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    str
+        The value.
+
+    Examples
+    --------
+    >>> check_choice("mix", ("refuse", "mix"), "domain_rule")
+    'mix'
+    >>> try:
+    ...     check_choice("both", ("refuse", "mix"), "domain_rule")
+    ... except InputError as exc:
+    ...     print(exc)
+    domain_rule: must be one of ('refuse', 'mix'), got 'both'
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise InputError(f"must be one of {choices}, got {value!r}", field=name)
+    return value
+
+
+def check_int(value: Any, name: str, minimum: int = 1) -> int:
+    """A count: an integer (not a bool, not a float) >= ``minimum``.
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+    minimum : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    int
+        The value as a Python int.
+
+    Examples
+    --------
+    >>> check_int(50, "runs")
+    50
+    >>> try:
+    ...     check_int(2.0, "runs")
+    ... except InputError as exc:
+    ...     print(exc)
+    runs: must be an integer >= 1, got 2.0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"must be an integer >= {minimum}, got {value!r}", field=name)
+    return int(value)
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """An experiment seed: None (one is drawn from the OS when needed) or an integer >= 0.
+
+    Parameters
+    ----------
+    seed : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    int or None
+    """
+    return None if seed is None else check_int(seed, name, minimum=0)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,8 @@
 """DP-DRL (Shen's thesis ch. 5, Algorithms 9–11) on grid worlds, with a tabular learner.
 
+Size: one experiment: the scores, the exponential-mechanism choice and the tabular learner they
+perturb (Algorithms 9–11) share the set-up and result types.
+
 Alg. 9 scores each of the 8 observation bits by how little flipping it changes the agent's
 Q-values (the least important bit scores N, the most important 1); Alg. 10 picks one bit with
 the exponential mechanism, p_i ∝ exp(ε·sr_i/(2S)), and flips it; the agent learns on the

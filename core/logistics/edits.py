@@ -1,5 +1,8 @@
 """Edits of a logistics map dict (``Project.maps[i]``), as pure functions.
 
+Size: the edits of one data structure, the map dict: many short pure functions over the same
+representation that share its helpers (copy, prune, check).
+
 A map in the project is the ``*.map.json`` object of :func:`core.logistics.io.map_to_dict`
 plus a stable ``"id"`` (``"map-1"``). Every function here takes such a dict, returns a
 **new** dict and leaves its argument alone; :func:`checked` validates the result with

@@ -1,5 +1,8 @@
 """Benchmarks B1–B5 of spec §8.3 (the Fig 4.7–4.11 analogues), run in workers.
 
+Size: the five benchmarks share one runner (worlds, seeds, workers, common random numbers); each
+benchmark's checks are short functions beside the runner whose columns they read.
+
 Every point of a sweep runs ``worlds`` generated worlds (spec §6.4; 50 by default) with
 one round of packages each, for every approach, on the same world, tasks and random
 streams (common random numbers). World w of point i draws from

@@ -1,5 +1,9 @@
 """Step 2.1 and 2.3 of the planner: Laplace topology obfuscation and EM redistribution.
 
+Size: steps 2.1 and 2.3 of the planner, the topology release and its redistribution, share the
+sensitivity, the release form and the guarantee; most lines are the rewiring that makes the
+released histogram a connected graph.
+
 * :func:`degree_histogram` — the 1K distribution P(k), k = 1..d_max (Alg 7 line 4).
 * :func:`obfuscate_topology` — Alg 7: Laplace noise on the histogram (through
   :func:`core.privacy.laplace.laplace_release`, so OpenDP in release mode), then

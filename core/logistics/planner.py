@@ -1,5 +1,8 @@
 """The DP multi-agent planner of spec §3 (Alg 6 in three steps) and its session state.
 
+Size: the planner's session state (ledgers, published maps, route memo) and the three steps of
+Algorithm 6 that read and update it; the steps change one PlanningSession, so they live with it.
+
 A :class:`PlanningSession` is one run over one world: per-agent communication ledgers
 (budget C messages, each "costing" ε/C), per-agent privacy ledgers, each agent's
 published (obfuscated) map — built **once per run** on first request and cached, also at

@@ -117,6 +117,7 @@ from .privatize import (
     row_etas as row_etas,
 )
 from .records import (
+    POLICY_SOURCES as POLICY_SOURCES,
     SWEEP_ORACLE_KEYS as SWEEP_ORACLE_KEYS,
     BoundsParameters as BoundsParameters,
     SweepParameters as SweepParameters,

@@ -1,5 +1,9 @@
 """Privacy accounting of a whole privatised MDP, and the accuracy of the mechanism.
 
+Size: the accounting of one release, a whole privatised MDP: the per-row guarantees, row
+classes, composition and accuracy read the same row structures, and this is the one place that
+states what Algorithm 1 releases.
+
 What is released
 ----------------
 Algorithm 1 step 1 (:func:`core.mdp.privatize.privatize_mdp`) takes every available

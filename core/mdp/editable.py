@@ -1,5 +1,8 @@
 """The editable MDP of a project: stable ids, labels, positions, and a model that may be invalid.
 
+Size: one class, the editable model, with its edits and its problem list; the methods share the
+draft representation (ids, labels, positions) that the window edits.
+
 A drawing in progress is legitimately invalid (a new action has no transitions yet, a row
 sums to 0.7 while the user types). :class:`MdpModel` holds such drafts; :meth:`problems`
 lists what is wrong, naming the state and action, and :meth:`to_mdp` turns a valid model

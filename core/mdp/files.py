@@ -1,5 +1,8 @@
 """Read and write MDP interchange files: ``*.mdp.json`` (version 1) and ``*.mdp.npz``.
 
+Size: the reader and the writer of the two MDP interchange formats (JSON and NPZ) share the
+field checks and the annotations, so a format change is a change to one module.
+
 The shapes are fixed by ``docs/formats-and-cli.md`` §1–§2. Every problem raises
 :class:`core.common.errors.InputError` naming the file, the field and what is wrong.
 

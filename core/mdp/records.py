@@ -13,21 +13,53 @@ from typing import Any
 
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
-from core.common.validation import check_beta, check_k
+from core.common.validation import (
+    check_b,
+    check_beta,
+    check_choice,
+    check_int,
+    check_k,
+    check_seed,
+)
 from core.mdp.accounting import ADJACENCIES, DEFAULT_B, DEFAULT_DELTA, record_privatization
 from core.mdp.privatize import DEFAULT_DOMAIN_RULE, DEFAULT_ETA, DOMAIN_RULES, parse_eta
+from core.mdp.stochastic import check_temperature
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
-__all__ = ["SweepParameters", "BoundsParameters", "sweep_summary", "bounds_summary",
-           "sweep_entries", "bounds_entries", "SWEEP_ORACLE_KEYS"]
+__all__ = ["SweepParameters", "BoundsParameters", "POLICY_SOURCES", "sweep_summary",
+           "bounds_summary", "sweep_entries", "bounds_entries", "SWEEP_ORACLE_KEYS"]
 
 #: Summary keys of a sweep computed on the true model (the "oracle view").
 SWEEP_ORACLE_KEYS = ("v_true_mean", "v_true_sd", "cost_empirical_mean", "cost_empirical_sd")
 
 
+#: Where a sweep's π̄ comes from: the greedy optimum, the softmax policy at a temperature,
+#: or a given table, of each private model.
+POLICY_SOURCES = ("greedy", "softmax", "table")
+
+
 @dataclass(frozen=True)
 class SweepParameters:
-    """What one press of Run means; stored in :attr:`core.project.model.RunRecord.params`."""
+    """What one press of Run means; stored in :attr:`core.project.model.RunRecord.params`.
+
+    Validated once, here: every field is checked on construction, and an invalid one raises
+    :class:`InputError` naming it (``alpha`` for :attr:`alpha_mode`, ``k`` for an entry of
+    :attr:`ks`), so the window, the command line and a plan refuse the same values with the
+    same words. :meth:`sweep_kwargs` is what :func:`core.mdp.sweep.privacy_sweep` takes.
+
+    Examples
+    --------
+    >>> p = SweepParameters(ks=(10, 100), runs=5, beta=0.05, alpha_mode="paper", seeded=True,
+    ...                     seed=7, workers=1)
+    >>> p.ks, p.sweep_kwargs()["b"]
+    ((10.0, 100.0), 0.1)
+    >>> from dataclasses import replace
+    >>> try:
+    ...     replace(p, workers=0)
+    ... except InputError as exc:
+    ...     print(exc)
+    workers: must be an integer >= 1, got 0
+    """
 
     ks: tuple[float, ...]
     runs: int
@@ -45,6 +77,38 @@ class SweepParameters:
     policy_source: str = "greedy"  # π̄: "greedy", "softmax" (at temperature) or "table"
     temperature: float | None = None
     policy_file: str | None = None  # where a given table came from (its name)
+
+    def __post_init__(self) -> None:
+        from core.mdp.robust import ALPHA_MODES
+
+        if isinstance(self.ks, (str, bytes)) or not hasattr(self.ks, "__iter__"):
+            raise InputError(f"must be a sequence of numbers, got {self.ks!r}", field="k")
+        ks = tuple(check_k(k, "k") for k in self.ks)
+        if not ks:
+            raise InputError("needs at least one value", field="k")
+        object.__setattr__(self, "ks", ks)
+        object.__setattr__(self, "runs", check_int(self.runs, "runs"))
+        object.__setattr__(self, "beta", check_beta(self.beta))
+        check_choice(self.alpha_mode, ALPHA_MODES, "alpha")
+        _check_flag(self.seeded, "seeded")
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        object.__setattr__(self, "workers", check_int(self.workers, "workers"))
+        _check_accounting(self)
+        self._check_policy()
+
+    def _check_policy(self) -> None:
+        source = check_choice(self.policy_source, POLICY_SOURCES, "policy_source")
+        if source == "softmax":
+            if self.temperature is None:
+                raise InputError("the softmax π̄ needs a temperature", field="temperature")
+            object.__setattr__(self, "temperature", check_temperature(self.temperature))
+        elif self.temperature is not None:
+            raise InputError(f"only the softmax π̄ has a temperature (π̄ is {source}), got "
+                             f"{self.temperature!r}", field="temperature")
+        if self.policy_file is not None and (source != "table"
+                                             or not isinstance(self.policy_file, str)):
+            raise InputError("names the file of a given policy table (π̄ from a table), got "
+                             f"{self.policy_file!r} with π̄ {source}", field="policy_file")
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -107,34 +171,17 @@ class BoundsParameters:
 
     def __post_init__(self) -> None:
         from core.mdp.robust import ALPHA_MODES
-        from core.mdp.stochastic import check_temperature
 
         object.__setattr__(self, "k", check_k(self.k))
         object.__setattr__(self, "beta", check_beta(self.beta))
-        if self.alpha_mode not in ALPHA_MODES:
-            raise InputError(f"must be one of {ALPHA_MODES}, got {self.alpha_mode!r}",
-                             field="alpha")
-        object.__setattr__(self, "eta", parse_eta(self.eta))
-        if self.domain_rule not in DOMAIN_RULES:
-            raise InputError(f"must be one of {DOMAIN_RULES}, got {self.domain_rule!r}",
-                             field="domain_rule")
-        b = float(self.b)
-        if not 0.0 < b <= 1.0:
-            raise InputError(f"must lie in (0, 1], got {b:g}", field="b")
-        object.__setattr__(self, "b", b)
-        object.__setattr__(self, "delta_target", check_beta(self.delta_target, "delta_target"))
-        if self.adjacency not in ADJACENCIES:
-            raise InputError(f"must be one of {ADJACENCIES}, got {self.adjacency!r}",
-                             field="adjacency")
-        if self.delta_method not in DELTA_METHODS:
-            raise InputError(f"must be one of {DELTA_METHODS}, got {self.delta_method!r}",
-                             field="delta_method")
-        if self.seed is not None:
-            if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-                raise InputError(f"must be an integer >= 0, got {self.seed!r}", field="seed")
-            if self.release:
-                raise InputError("a release draws its noise from the secure source: it takes "
-                                 "no seed", field="seed")
+        check_choice(self.alpha_mode, ALPHA_MODES, "alpha")
+        _check_accounting(self)
+        _check_flag(self.seeded, "seeded")
+        _check_flag(self.release, "release")
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        if self.seed is not None and self.release:
+            raise InputError("a release draws its noise from the secure source: it takes "
+                             "no seed", field="seed")
         if self.temperature is not None:
             object.__setattr__(self, "temperature", check_temperature(self.temperature))
             if self.policy_table is not None:
@@ -142,9 +189,7 @@ class BoundsParameters:
                                  field="policy")
         from core.mdp.private_policy import SYNTHESES
 
-        if self.synthesis not in SYNTHESES:
-            raise InputError(f"must be one of {SYNTHESES}, got {self.synthesis!r}",
-                             field="synthesis")
+        check_choice(self.synthesis, SYNTHESES, "synthesis")
         if self.synthesis == "lp" and (self.temperature is not None
                                        or self.policy_table is not None):
             raise InputError("the LP synthesises the greedy π̄: not with a given table or a "
@@ -177,6 +222,23 @@ class BoundsParameters:
             if self.temperature is not None:
                 out["temperature"] = self.temperature
         return out
+
+
+def _check_flag(value: Any, name: str) -> None:
+    if not isinstance(value, bool):
+        raise InputError(f"must be true or false, got {value!r}", field=name)
+
+
+def _check_accounting(params: "SweepParameters | BoundsParameters") -> None:
+    """Check and normalise the public mechanism parameters both parameter objects share:
+    ``eta``, ``domain_rule``, ``b``, ``delta_target``, ``adjacency``, ``delta_method``."""
+    set_ = object.__setattr__
+    set_(params, "eta", parse_eta(params.eta))
+    check_choice(params.domain_rule, DOMAIN_RULES, "domain_rule")
+    set_(params, "b", check_b(params.b))
+    set_(params, "delta_target", check_beta(params.delta_target, "delta_target"))
+    check_choice(params.adjacency, ADJACENCIES, "adjacency")
+    check_choice(params.delta_method, DELTA_METHODS, "delta_method")
 
 
 def sweep_summary(result: Any) -> dict[str, Any]:

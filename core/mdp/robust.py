@@ -1,5 +1,8 @@
 """Cost of privacy: pessimistic/optimistic value functions over the robust set P̂_{α,β}.
 
+Size: one computation at three scales: the inner problem (closed form and LP), the radius and
+centre shift, and the dense, sparse and stochastic recursions of Theorems 1 and 2.
+
 For a privatised model P̄ and its synthesised policy π̄, Theorems 1 (finite horizon)
 and 2 (infinite horizon) of Gohari et al. bound the cost of privacy by
 ``v_upper(s0) - v_lower(s0)``, where ``v_lower``/``v_upper`` replace P̄ in the Bellman

@@ -42,7 +42,14 @@ from core.common.jsonable import jsonable
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress, sub_progress
 from core.common.quantities import NON_NEGATIVE, REAL, QuantityRange
-from core.common.validation import check_beta, check_k, fresh_seed
+from core.common.validation import (
+    check_beta,
+    check_choice,
+    check_int,
+    check_k,
+    check_seed,
+    fresh_seed,
+)
 from core.mdp.accounting import ComposedPrivacy, MdpPrivacy, compose_privatisations, mdp_privacy
 from core.mdp.model import MDP
 from core.mdp.privatize import (
@@ -346,12 +353,11 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     table = None if policy_table is None else check_policy_table(mdp, policy_table)
     if not ks:
         raise InputError("needs at least one value", field="k")
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise InputError(f"must be an integer >= 1, got {runs!r}", field="runs")
+    runs = check_int(runs, "runs")
     beta = check_beta(beta)
-    if alpha_mode not in ALPHA_MODES:
-        raise InputError(f"must be one of {ALPHA_MODES}, got {alpha_mode!r}", field="alpha")
-    seed = fresh_seed() if seed is None else int(seed)
+    check_choice(alpha_mode, ALPHA_MODES, "alpha")
+    seed = check_seed(seed)
+    seed = fresh_seed() if seed is None else seed
     alphas = [alpha_radius(k, beta, mode=alpha_mode, n=mdp.n_states) for k in ks]
     prepared = mechanism_rows(mdp, eta=eta, domain_rule=domain_rule, zeros=zeros)
     # the noise is centred on the pre-processed rows T(P): widen each row's radius by the
@@ -368,9 +374,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                                                       pre * (i + 1) / len(ks))
                                 if pre else no_progress)
                     for i, k in enumerate(ks))
-    n_workers = workers if workers is not None else (os.cpu_count() or 1)
-    if n_workers < 1:
-        raise InputError(f"must be >= 1, got {workers!r}", field="workers")
+    n_workers = check_int(workers, "workers") if workers is not None else (os.cpu_count() or 1)
     # In-process runs report (and can be cancelled) after every run; a pool gets about
     # eight chunks per worker and k: progress moves often, start-up and pickling stay small.
     # Small work runs in-process whatever ``workers`` says: starting a pool costs about a

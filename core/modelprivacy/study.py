@@ -1,5 +1,8 @@
 """A complete membership-inference study: victim, shadow models, attack, defenses, inversion.
 
+Size: one protocol run as one pipeline (split, shadow models, attack, defenses, inversion); its
+steps share the split and the seeds.
+
 Protocol (Shokri et al. as the RNN paper uses it, spec §2.2 / §2.8):
 
 1. The data set is shuffled (the experiment seed) and split: the victim's members (its training

@@ -1,5 +1,8 @@
 """Curves of the Privacy Calculator: ε vs δ, ε vs k, δ vs γ and accuracy vs k.
 
+Size: the Privacy Calculator's curves and inputs: each curve is a few functions over the same
+accountant grid (γ, δ on it), and the calculator's entry point evaluates them together.
+
 Everything here is a "what-if" evaluation of the Dirichlet mechanism's accountant
 (:mod:`core.privacy.dirichlet_accounting`): nothing is released and nothing is recorded.
 

@@ -1,5 +1,8 @@
 """(ε, δ) of the Dirichlet mechanism: Theorem 1.6 with the spec's corrections.
 
+Size: one proof's computation (Theorem 1.6): ε, the three δ bounds, the certified γ search and
+their caches; apart, a bound would sit away from the lemma it relies on.
+
 ε (Theorem 1.6 / Lemma 1.4) with the corrected v₂ of spec §2.6:
 ``v₂ = g(η) − g(min(η + b/2, (1−η̄)/2))``, ``g(x) = log B(kx, k(1−η̄−x))``;
 ``v₁ = (kb/2)·log((1−(|W|−1)γ)/γ)``; ``ε = v₁ + v₂``.
@@ -85,7 +88,7 @@ from scipy.special import betainc, betaincinv, betaln, gammaln, logsumexp
 
 from core.common.errors import InputError
 from core.common.stats import cp_upper
-from core.common.validation import B_MIN
+from core.common.validation import B_MIN, check_b
 from core.privacy.dirichlet_profile import PROFILE_LABEL, RowProfile, support_profile, w_profile
 
 __all__ = ["DELTA_METHODS", "PROFILE_METHOD", "DEFAULT_DELTA_METHOD", "DELTA_LABELS",
@@ -900,10 +903,7 @@ def validate_parameters(k: object, eta: object, eta_bar: object, w: object, b: o
     if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or int(w) < 2:
         raise InputError(f"|W| must be an integer >= 2, got {w!r}", field="w")
     w_ = int(w)
-    if not B_MIN <= b_ <= 1:
-        raise InputError(f"must lie in [{B_MIN:g}, 1], got {b_:g} (a smaller radius is below "
-                         "the precision of a probability row: epsilon would underflow to 0)",
-                         field="b")
+    b_ = check_b(b_)
     if w_ * eta_ + eb_ > 1 + 1e-12:
         raise InputError(f"the domain is empty: |W|·eta + eta_bar = {w_ * eta_ + eb_:g} > 1 "
                          f"(need eta <= {(1 - eb_) / w_:.6g})", field="eta")
@@ -1166,10 +1166,7 @@ def _validate_support(k: object, eta: object, n: object, b: object, *,
     if not 0 < eta_ < 1 or eta_ < 1e-12:
         raise InputError(f"must lie in (0, 1) and be >= 1e-12 (a smaller eta underflows the "
                          f"privacy loss), got {eta_:g}", field="eta")
-    if not B_MIN <= b_ <= 1:
-        raise InputError(f"must lie in [{B_MIN:g}, 1], got {b_:g} (a smaller radius is below "
-                         "the precision of a probability row: epsilon would underflow to 0)",
-                         field="b")
+    b_ = check_b(b_)
     if n_ * eta_ > 1 + 1e-12:
         raise InputError(f"the domain is empty: n·eta = {n_ * eta_:g} > 1 (need eta <= "
                          f"{1.0 / n_:.6g} for a support of {n_})", field="eta")

@@ -1,5 +1,8 @@
 """Project files (``*.privplan.json``): an envelope around the project, versioned.
 
+Size: the project file format: the envelope, the hand-off to migrations, the sidecars of large
+models, atomic save and load; reader and writer share the digests and the sidecar names.
+
 ``{"format": "privplan-project", "schema_version": N, "saved_by": "privplan X.Y.Z",
 "project": {...}}``. Older versions are migrated step by step
 (:mod:`core.project.migrations`); newer ones are refused with

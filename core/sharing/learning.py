@@ -1,6 +1,9 @@
 """Kickstarting on a tabular model: exact policy gradient for the student, the teacher's
 per-roll-out privacy schedule and ledger, and the learning curves of spec F1.
 
+Size: one experiment: the student's exact policy gradient, the teacher's schedule and ledger and
+the learning curves share the set-up and the softmax policy.
+
 The student's policy is π_θ(·|s) = softmax(θ_s) over the state's available actions. Its
 objective J(θ) = ρ₀ᵀV^{π_θ} is evaluated *exactly* (a linear solve, or backward induction
 with a stationary policy for a finite horizon), with the softmax policy gradient

@@ -1,5 +1,8 @@
 """The teacher's mechanism: Dir_k ∘ f on policies, and its (ε, δ) by Theorem 1 of [KS].
 
+Size: the teacher's mechanism and its accounting (Theorem 1 of [KS]): ε, δ (closed form and
+Monte Carlo), the radius and the curves all read the same γ split.
+
 A teacher shares its policy π = f(X) ∈ Δ_{m,η} at the student's observation X as one
 Dirichlet draw Dir_k(π) (spec §1.3, ``docs/reference-values.md`` K). Two observations are
 neighbours when ‖X − X′‖₂ ≤ b; with f L-Lipschitz the shared policies differ by at most

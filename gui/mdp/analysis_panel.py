@@ -60,7 +60,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.common import InputError, check_beta, check_k
+from core.common import InputError, check_k
 from core.mdp import (
     ADJACENCIES,
     ADJACENCY_TEXT,
@@ -422,20 +422,17 @@ class AnalysisPanel(QWidget):
         return randomness_label(self.seeded_check.isChecked(), self.seed_spin.value())
 
     def parameters(self) -> SweepParameters:
-        """The parameters in the widgets; raises :class:`InputError` if any is invalid."""
+        """The parameters in the widgets; raises :class:`InputError` naming the field if any
+        is invalid (checked by :class:`SweepParameters`, as on the command line)."""
         ks = parse_k_list(self.k_edit.text())
-        beta = check_beta(self.beta_spin.value())
         seeded = self.seeded_check.isChecked()
-        b = float(self.b_spin.value())
-        if not 0 < b <= 1:
-            raise InputError(f"must lie in (0, 1], got {b:g}", field="b")
-        delta = check_beta(self.delta_spin.value(), "delta")
-        eta = self._eta()
-        return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=beta,
+        return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=self.beta_spin.value(),
                                alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
                                seed=self.seed_spin.value() if seeded else None,
-                               workers=self.workers_spin.value(), b=b, delta_target=delta,
-                               adjacency=str(self.adjacency_combo.currentData()), eta=eta,
+                               workers=self.workers_spin.value(), b=self.b_spin.value(),
+                               delta_target=self.delta_spin.value(),
+                               adjacency=str(self.adjacency_combo.currentData()),
+                               eta=self._eta(),
                                domain_rule=str(self.domain_combo.currentData()),
                                delta_method=str(self.accountant_combo.currentData()),
                                **self._policy_kwargs())

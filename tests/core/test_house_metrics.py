@@ -7,6 +7,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("house_metrics", ROOT / "tools" / "house_metrics.py")
 assert spec is not None and spec.loader is not None
@@ -25,3 +27,36 @@ def test_the_measures_see_what_they_claim() -> None:
     assert metrics.mypy_settings().startswith(("strict", "not strict"))
     tests, source = metrics.test_ratio()
     assert tests > 0 and source > tests / 2
+
+
+def test_every_large_core_module_states_why_it_is_one_module() -> None:
+    assert metrics.unexplained() == []
+    big = [m for m in metrics.large_modules() if m[0].startswith("core/")]
+    assert big and all(reason for _, n, reason in big if n > metrics.SIZE_LIMIT)
+
+
+def test_check_fails_on_a_large_core_module_without_a_reason(
+        tmp_path: Path, monkeypatch: "pytest.MonkeyPatch",
+        capsys: "pytest.CaptureFixture[str]") -> None:
+    (tmp_path / "core").mkdir()
+    (tmp_path / "gui").mkdir()
+    (tmp_path / "tests").mkdir()
+    body = "\n".join(f"x{i} = {i}" for i in range(metrics.SIZE_LIMIT))
+    (tmp_path / "core" / "big.py").write_text('"""A big module."""\n' + body, encoding="utf-8")
+    (tmp_path / "core" / "fine.py").write_text(
+        '"""A big module.\n\nSize: one table, read as one.\n"""\n' + body, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n", encoding="utf-8")
+    monkeypatch.setattr(metrics, "ROOT", tmp_path)
+    doc = tmp_path / "conventions.md"
+    monkeypatch.setattr(metrics, "DOC", doc)
+    doc.write_text(f"x\n{metrics.START}\n{metrics.END}\n", encoding="utf-8")
+    assert [m[0] for m in metrics.large_modules()] == ["core/big.py", "core/fine.py"]
+    assert metrics.unexplained() == [
+        f"core/big.py: {metrics.SIZE_LIMIT + 1} lines and no 'Size:' line in its module "
+        "docstring saying why it is one module (give one, or split the module)"]
+    assert metrics.main(["--write"]) == 1  # the block is written, the module still refused
+    assert "1 state their reason" in doc.read_text(encoding="utf-8")
+    assert metrics.main(["--check"]) == 1
+    assert "core/big.py" in capsys.readouterr().err
+    (tmp_path / "core" / "big.py").unlink()
+    assert metrics.main(["--write"]) == 0 and metrics.main(["--check"]) == 0

@@ -234,6 +234,25 @@ def test_bad_privacy_parameter_is_refused(panels):
         panel.set_parameters(adjacency="some-rows")
 
 
+@pytest.mark.parametrize("spin,value,field", [("b_spin", 0.0, "b"), ("b_spin", 1.5, "b"),
+                                               ("beta_spin", 1.0, "beta"),
+                                               ("delta_spin", 0.0, "delta_target")])
+def test_run_parameters_are_checked_by_the_core_and_shown_in_the_dialog(
+        panels, warnings_shown, monkeypatch, spin, value, field):
+    """The Run parameters panel does not check b, β or δ itself: SweepParameters does (the
+    command line's check), and its InputError, naming the field, is what the dialog shows.
+    (The spin boxes clamp to their ranges; a value past them stands in for any that slips
+    through.)"""
+    _, panel, _, runner = panels
+    monkeypatch.setattr(getattr(panel, spin), "value", lambda: value)
+    with pytest.raises(InputError) as info:
+        panel.parameters()
+    assert info.value.field == field
+    assert panel.run() is False and not runner.is_running
+    (title, text) = warnings_shown[-1]
+    assert title == "Cannot run the privacy sweep" and str(info.value) in text
+
+
 def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     """Example 2 at the default η ('mix') under the union bound (a named accountant): at
     k = 3 no row has a guarantee (k·η too small), so the release is unbounded and every row
