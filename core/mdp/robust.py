@@ -780,7 +780,7 @@ def _sparse_inner(private: MDP, radius: "Callable[[np.ndarray], float | np.ndarr
             rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
             return _inner(rows, lo, hi, radius(a), beta, "lp")
         return inner_lp_rows
-    scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
+    scratch = np.empty((S, 2)) if robust_kernels.AVAILABLE else None
 
     def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
               out: tuple[np.ndarray, np.ndarray] | None = None
