@@ -29,7 +29,9 @@ def help_text() -> str:
     """``app.py --help``: the window's usage and options, then the headless commands."""
     from core.cli.main import build_parser
 
-    commands = build_parser().format_help()
+    # the top-level help lists each command's name and help line, the same text as the
+    # full parser's, without importing every command's module
+    commands = build_parser(full=False).format_help()
     try:
         from gui.shell.app import build_parser as window_parser  # Qt-free until run_gui
     except ImportError:  # a core-only install: no window

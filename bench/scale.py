@@ -20,7 +20,9 @@ Goals (each a ratio against what no implementation can avoid):
 6. DRN import/export within 2× of a plain numpy parse / writer of the same file.
 
 Usage: ``python bench/scale.py`` (10⁵ states) or ``python bench/scale.py --large`` (adds
-10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine).
+10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine). ``--only
+startup,privatize,design`` measures only those parts (of startup, privatize, design, open,
+drn).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from core.mdp.synthesis import synthesize  # noqa: E402
 K, BETA, T, A, N = 100.0, 0.05, 10, 4, 10
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")
 Goal = tuple[str, float, float]  # (what, measured ratio or seconds, the limit)
+PARTS = ("startup", "privatize", "design", "open", "drn")  # what --only may name
 
 
 def cpu(fn: Callable[[], object], repeat: int = 1) -> float:
@@ -192,23 +195,34 @@ def drn_goals(folder: Path) -> list[Goal]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--large", action="store_true", help="also 10^6 states (about a minute)")
+    p.add_argument("--only", default=",".join(PARTS), metavar="PART,...",
+                   help=f"measure only these parts (of {', '.join(PARTS)}; default all)")
     args = p.parse_args(argv)
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    if not only or only - set(PARTS):
+        p.error(f"--only takes parts among {', '.join(PARTS)}, got {args.only!r}")
     sizes = (100_000, 1_000_000) if args.large else (100_000,)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
     print("PrivPlan at scale: CPU seconds (process_time / RUSAGE_CHILDREN); "
           f"{A} actions x {N} successors, T = {T}, k = {K:g}; {cores} core(s); "
           f"load average at start {os.getloadavg()[0]:.2f}")
-    goals = startup_goals()
+    goals = startup_goals() if "startup" in only else []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for S in sizes:
-            more, m = privatize_goals(S)
-            goals += more
-            goals.append(design_goal(m, S))
-            goals.append(open_goal(m, S, folder))
+        for S in sizes if only & {"privatize", "design", "open"} else ():
+            if "privatize" in only:
+                more, m = privatize_goals(S)
+                goals += more
+            else:
+                m = sparse_random_mdp(S, A, N, T, seed=1)
+            if "design" in only:
+                goals.append(design_goal(m, S))
+            if "open" in only:
+                goals.append(open_goal(m, S, folder))
             del m
             gc.collect()
-        goals += drn_goals(folder)
+        if "drn" in only:
+            goals += drn_goals(folder)
     print(f"load average at end {os.getloadavg()[0]:.2f}\n")
     for text, value, limit in goals:
         print(f"  [{'PASS' if value <= limit else 'MISS'}] {text}: {value:.2f} "

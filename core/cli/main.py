@@ -154,15 +154,21 @@ def _build_parser(command: str | None = None, *, full: bool = False) -> Parser:
     return p
 
 
-def build_parser() -> Parser:
+def build_parser(*, full: bool = True) -> Parser:
     """The ``privplan`` parser with every subcommand in full (help screens, the generated
     command-line reference, tests); it imports every command's module.
+
+    Parameters
+    ----------
+    full : bool
+        False: every command as its name and help line only (no command's module is
+        imported); its top-level help is the same text (``app.py --help`` uses it).
 
     Returns
     -------
     Parser
     """
-    return _build_parser(full=True)
+    return _build_parser(full=full)
 
 
 def run_cli(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:

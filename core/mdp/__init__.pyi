@@ -145,6 +145,7 @@ from .robust import (
 from .robust_kernels import (
     AVAILABLE as AVAILABLE,
     phat_extremes as phat_extremes,
+    phat_extremes_many as phat_extremes_many,
 )
 from .robust_sparse import (
     csr_extremes as csr_extremes,

@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-from core.common.progress import Progress, no_progress
+from core.common.progress import Progress, no_progress, sub_progress
 from core.common.validation import RandomSource, as_random_source, check_beta
 from core.mdp.accounting import ADJACENCIES, DEFAULT_B, profile_epsilon
 from core.mdp.model import MDP, with_transitions
 from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows, parse_eta, row_etas
-from core.mdp.robust import _check_bound_sweeps, _public_shift, cost_of_privacy
+from core.mdp.robust import _check_bound_sweeps, _cost_bounds_many, _public_shift
 from core.mdp.synthesis import synthesize
 from core.privacy.laplace import check_epsilon, exponential_mechanism
 
@@ -238,16 +238,27 @@ class _Costs:
         self._plan: Any = None
 
     def __call__(self, k: float, eta: "float | str") -> float:
+        """The bound at one (k, η)."""
+        return self.many([(k, eta)])[0]
+
+    def many(self, found: Sequence[tuple[float, "float | str"]],
+             progress: Progress = no_progress) -> list[float]:
+        """The bound at every (k, η) of ``found``, in one backward pass on a large model
+        (:func:`core.mdp.robust._cost_bounds_many`; each the float
+        :func:`~core.mdp.robust.cost_of_privacy` gives)."""
+        if not found:
+            return []
         if self._plan is None:  # as cost_of_privacy: the bounds' sweeps checked first
             _check_bound_sweeps(self.model)
             self._plan = synthesize(self.model)
         m = self.model
         # centre_shift of mechanism_rows(model, eta, "mix"), which reads only these facts
-        shift = _public_shift(self.support, self.index, (m.n_states, m.n_actions),
-                              eta=parse_eta(eta), domain_rule="mix", zeros="support",
-                              smoothing=0.0)
-        return float(cost_of_privacy(m, k=k, beta=self.beta, alpha_mode=self.alpha_mode,
-                                     plan=self._plan, centre_shift=shift).cost_bound)
+        shifts = [_public_shift(self.support, self.index, (m.n_states, m.n_actions),
+                                eta=parse_eta(eta), domain_rule="mix", zeros="support",
+                                smoothing=0.0) for _, eta in found]
+        return _cost_bounds_many(m, self._plan, ks=[k for k, _ in found], beta=self.beta,
+                                 alpha_mode=self.alpha_mode, centre_shifts=shifts,
+                                 progress=progress)
 
 
 def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
@@ -316,25 +327,29 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
     hist = _support_histogram(public)
     public_cost = _Costs(public, beta, alpha_mode)
     private_cost = _Costs(mdp, beta, alpha_mode) if selection == "exponential" else None
+    found: list[tuple["float | str", float, float]] = []  # (η, k, ε) of each feasible η
     for i, eta in enumerate(grid):
-        progress(i / max(1, len(grid)), f"eta = {eta_label(eta)}")
+        progress(0.1 * i / max(1, len(grid)), f"eta = {eta_label(eta)}")
         try:
             profile = _profile(public, eta, hist)
         except InputError as exc:
             infeasible.append((str(eta), exc.problem))
             continue
-        found = _largest_k(profile, eta, target, b=b, delta=float(delta), adjacency=adjacency)
-        if found is None:
+        k_eps = _largest_k(profile, eta, target, b=b, delta=float(delta), adjacency=adjacency)
+        if k_eps is None:
             infeasible.append((str(eta), f"even k = {K_RANGE[0]:g} gives epsilon above "
                                          f"{target:g} at this eta"))
             continue
-        k, eps = found
-        cost = public_cost(k, eta)
+        found.append((eta, k_eps[0], k_eps[1]))
+    # every feasible η's bound in one pass over the model (the public proxy's, and the
+    # private model's for the exponential selection: a utility, never shown)
+    pairs = [(k, eta) for eta, k, _ in found]
+    costs = public_cost.many(pairs, sub_progress(progress, 0.1, 0.55 if private_cost else 1.0))
+    if private_cost is not None:
+        private_costs = private_cost.many(pairs, sub_progress(progress, 0.55, 1.0))
+    for (eta, k, eps), cost in zip(found, costs):
         points.append(DesignPoint(k=float(k), eta=eta, epsilon=float(eps), delta=float(delta),
                                   cost_bound=float(cost)))
-        if selection == "exponential":  # the private model's bound: a utility, never shown
-            assert private_cost is not None
-            private_costs.append(private_cost(k, eta))
     progress(1.0, "frontier done")
     src = as_random_source(rng) if selection == "exponential" else None
     recommended: DesignPoint | None = None

@@ -175,7 +175,8 @@ def eta_label(eta: "float | str", n: "np.ndarray | None" = None) -> str:
         return f"{float(eta):g}"
     text = f"auto (min({ETA_CAP:g}, 1/(2n)) per row of n possible next states"
     if n is not None:
-        u = np.unique(np.asarray(n).ravel())  # the distinct sizes, not one per row
+        a = np.asarray(n).ravel()  # the distinct sizes, not one per row (one size: no sort)
+        u = a[:1] if a.size and _constant(a) else np.unique(a)
         sizes = sorted({int(v) for v in u.tolist() if v >= 2})
         vals = sorted({float(v) for v in row_etas(ETA_AUTO, np.array(sizes or [2]))},
                       reverse=True)

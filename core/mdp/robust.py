@@ -783,7 +783,7 @@ def _sparse_inner(private: MDP, radius: "Callable[[np.ndarray], float | np.ndarr
             rows = np.stack([t.row_dense(s, int(a[s])) for s in range(S)])
             return _inner(rows, lo, hi, radius(a), beta, "lp")
         return inner_lp_rows
-    scratch = np.empty((S, 4)) if robust_kernels.AVAILABLE else None
+    scratch = np.empty((S, 2)) if robust_kernels.AVAILABLE else None
 
     def inner(a: np.ndarray, lo: np.ndarray, hi: np.ndarray,
               out: tuple[np.ndarray, np.ndarray] | None = None
@@ -963,3 +963,57 @@ def _shift_array(shift: "float | np.ndarray | None", shape: tuple[int, ...]
     if not (np.isfinite(arr).all() and (arr >= 0).all()):
         raise InputError("must be finite and >= 0", field="centre_shift")
     return arr if (arr > 0).any() else None
+
+
+def _cost_bounds_many(private: MDP, plan: PolicyResult, *, ks: Sequence[float], beta: float,
+                      alpha_mode: str, centre_shifts: Sequence["float | np.ndarray | None"],
+                      progress: Progress = no_progress) -> list[float]:
+    """``cost_of_privacy(private, k=ks[j], beta=beta, alpha_mode=alpha_mode, plan=plan,
+    centre_shift=centre_shifts[j]).cost_bound`` for every j, bit for bit.
+
+    On a large finite-horizon model with the compiled kernels, the J bounds are computed in
+    one backward pass (:func:`core.mdp.robust_kernels.phat_extremes_many`: each entry and
+    each state's values are read once for all J radii, where J separate passes would read
+    the model J times); otherwise one :func:`cost_of_privacy` each.
+    """
+    fused = (len(ks) > 1 and not private.is_dense and private.horizon is not None
+             and robust_kernels.AVAILABLE)
+    if not fused:
+        return [float(cost_of_privacy(private, k=k, beta=beta, alpha_mode=alpha_mode,
+                                      plan=plan, centre_shift=shift).cost_bound)
+                for k, shift in zip(ks, centre_shifts)]
+    beta = check_beta(beta)
+    S, A = private.n_states, private.n_actions
+    radii = []
+    for k, shift in zip(ks, centre_shifts):  # as cost_of_privacy and robust_bounds
+        alpha = alpha_radius(k, beta, mode=alpha_mode, n=S)
+        shifts = _shift_array(shift, (S, A))
+        radii.append(_radius_of(private, alpha if shifts is None else alpha + shifts))
+    _check_bound_sweeps(private)
+    t = private.transitions
+    T, J, g = int(private.horizon or 0), len(radii), private.discount
+    policy = np.asarray(plan.policy, dtype=np.int64)
+    idx = np.arange(S)
+    nxt_lo = np.empty((J, S))
+    nxt_lo[:] = private.R_T
+    nxt_hi = nxt_lo.copy()
+    lo, hi, rad = np.empty((J, S)), np.empty((J, S)), np.empty((J, S))
+    for st in range(T - 1, -1, -1):
+        a = policy[st]
+        widths = []
+        for j, radius in enumerate(radii):
+            rad[j] = radius(a)  # one radius (broadcast) or one per state: the same values
+            widths.append(fill_width(min(float(np.min(rad[j])), 1.0), S))
+        robust_kernels.phat_extremes_many(
+            t.indptr, t.indices, t.data, t.n_actions, a, nxt_lo, nxt_hi, alpha=rad,
+            beta=beta, widths=widths, out_lo=lo, out_hi=hi)
+        r = private.R[idx, a]
+        np.multiply(lo, g, out=lo)
+        lo += r
+        np.multiply(hi, g, out=hi)
+        hi += r
+        lo, nxt_lo = nxt_lo, lo
+        hi, nxt_hi = nxt_hi, hi
+        progress((T - st) / T, f"stage {st}")
+    s0 = private.initial_state
+    return [float(nxt_hi[j, s0] - nxt_lo[j, s0]) for j in range(J)]

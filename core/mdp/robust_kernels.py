@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "phat_extremes", "interval_extremes"]
+__all__ = ["AVAILABLE", "phat_extremes", "phat_extremes_many", "interval_extremes"]
 
 try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
     if os.environ.get("PRIVPLAN_NO_NUMBA"):
@@ -95,12 +95,16 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
           actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray,
           lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray, hi_rank: np.ndarray,
           hi_vs: np.ndarray, hi_cs: np.ndarray, width: int, beta: float, vmin: float,
-          vmax: float, out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
-    # vv[s] = (v_lo[s], v_hi[s], flags, 0), 32 bytes per state, so that an entry costs one
-    # random memory read (one cache line); flags: 1 if s is among the first positions of
-    # the ascending order of v_lo, + 2 if of v_hi descending; ranks are read for the few
-    # flagged entries only. (One thread: a sweep already runs a process per core, and a
-    # parallel loop on a busy machine waits for its slowest thread.)
+          vmax: float, flags: np.ndarray, out_lo: np.ndarray,
+          out_hi: np.ndarray) -> None:  # pragma: no cover
+    # vv[s] = (v_lo[s], v_hi[s]), 16 bytes per state, so that an entry costs one random
+    # memory read (one cache line); flags[s] (one byte: the array stays in the core's own
+    # cache): 1 if s is among the first positions of the ascending order of v_lo, + 2 if of
+    # v_hi descending; ranks are read for the few flagged entries only. (The former layout,
+    # the flag as a third float of a 32-byte record, was half again slower at 10^5 states:
+    # twice the bytes per state no longer fit the second-level cache.) One thread: a sweep
+    # already runs a process per core, and a parallel loop on a busy machine waits for its
+    # slowest thread.
     S = vv.shape[0]
     per_row = alpha.size > 1
     n_chunks = (S + _CHUNK - 1) // _CHUNK
@@ -135,7 +139,7 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
                 base_lo += low * vv[c, 0]
                 base_hi += low * vv[c, 1]
                 sum_low += low
-                f = int(vv[c, 2])
+                f = flags[c]
                 if f:
                     up = x + al
                     if up > 1.0:
@@ -155,6 +159,77 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
             hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
             out_lo[s] = (1.0 - beta) * lo + beta * vmin
             out_hi[s] = (1.0 - beta) * hi + beta * vmax
+
+
+@njit(cache=True, nogil=True)
+def _phat_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
+               actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray, flags: np.ndarray,
+               lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray,
+               hi_rank: np.ndarray, hi_vs: np.ndarray, hi_cs: np.ndarray,
+               widths: np.ndarray, beta: float, vmin: np.ndarray, vmax: np.ndarray,
+               out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
+    # _phat for J <= 4 problems on the same rows (radii alpha[j], values vv[:, j]; bits
+    # 2j and 2j + 1 of flags[s] are problem j's flags): a state's 2·J values lie side by
+    # side (one aligned cache line for J = 4), so a model too large for the cache pays one
+    # memory read per entry for all J problems (the later problems find the row's lines
+    # in the core's cache), not one per problem. Every problem's arithmetic is _phat's,
+    # in the same order.
+    S = vv.shape[0]
+    J = vv.shape[1]
+    n_chunks = (S + _CHUNK - 1) // _CHUNK
+    for ch in range(n_chunks):
+        s0 = ch * _CHUNK
+        s1 = min(S, s0 + _CHUNK)
+        max_len = 1
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            n = indptr[r + 1] - indptr[r]
+            if n > max_len:
+                max_len = n
+        r_lo = np.empty(max_len, dtype=np.int64)
+        c_lo = np.empty(max_len)
+        r_hi = np.empty(max_len, dtype=np.int64)
+        c_hi = np.empty(max_len)
+        for s in range(s0, s1):
+            r = s * n_actions + actions[s]
+            for j in range(J):
+                al = alpha[j, s]
+                a = al if al < 1.0 else 1.0
+                base_lo = 0.0
+                base_hi = 0.0
+                sum_low = 0.0
+                n_lo = 0
+                n_hi = 0
+                for e in range(indptr[r], indptr[r + 1]):
+                    x = data[e]
+                    c = indices[e]
+                    low = x - al
+                    if low < 0.0:
+                        low = 0.0
+                    base_lo += low * vv[c, j, 0]
+                    base_hi += low * vv[c, j, 1]
+                    sum_low += low
+                    f = (flags[c] >> (2 * j)) & 3
+                    if f:
+                        up = x + al
+                        if up > 1.0:
+                            up = 1.0
+                        if f & 1:
+                            r_lo[n_lo] = lo_rank[j, c]
+                            c_lo[n_lo] = up - low
+                            n_lo += 1
+                        if f & 2:
+                            r_hi[n_hi] = hi_rank[j, c]
+                            c_hi[n_hi] = up - low
+                            n_hi += 1
+                rest = 1.0 - sum_low
+                if rest < 0.0:
+                    rest = 0.0
+                w = widths[j]
+                lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs[j], lo_cs[j], w, S)
+                hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs[j], hi_cs[j], w, S)
+                out_lo[j, s] = (1.0 - beta) * lo + beta * vmin[j]
+                out_hi[j, s] = (1.0 - beta) * hi + beta * vmax[j]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -268,7 +343,7 @@ def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     out : (numpy.ndarray, numpy.ndarray), optional
         Where to write the minima and maxima.
     scratch : numpy.ndarray, optional
-        An (S, 4) float64 array to reuse for the packed values (a caller that bounds many
+        An (S, 2) float64 array to reuse for the packed values (a caller that bounds many
         stages allocates it once).
 
     Returns
@@ -280,18 +355,84 @@ def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     width = int(min(width, S))
     lo_rank, lo_vs, lo_cs = _order(v_lo, width)
     hi_rank, hi_vs, hi_cs = _order(-v_hi, width)
-    vv = scratch if scratch is not None and scratch.shape == (S, 4) else np.empty((S, 4))
+    vv = scratch if scratch is not None and scratch.shape == (S, 2) else np.empty((S, 2))
     vv[:, 0] = v_lo
     vv[:, 1] = v_hi
-    vv[:, 2] = lo_rank < width
-    vv[:, 2] += 2.0 * (hi_rank < width)
+    flags = np.zeros(S, dtype=np.uint8)
+    flags[lo_rank < width] = 1
+    flags[hi_rank < width] += 2
     out_lo, out_hi = out if out is not None else (np.empty(S), np.empty(S))
     al = np.ascontiguousarray(np.atleast_1d(np.asarray(alpha, dtype=np.float64)))
     _phat(indptr, indices, data, int(n_actions), np.ascontiguousarray(actions, dtype=np.int64),
           al, vv, lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs, width, float(beta),
-          float(v_lo.min()), float(v_hi.max()), out_lo, out_hi)
+          float(v_lo.min()), float(v_hi.max()), flags, out_lo, out_hi)
     return out_lo, out_hi
 
+
+def phat_extremes_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                       n_actions: int, actions: np.ndarray, v_lo: np.ndarray,
+                       v_hi: np.ndarray, *, alpha: np.ndarray, beta: float,
+                       widths: "list[int]", out_lo: np.ndarray, out_hi: np.ndarray) -> None:
+    """:func:`phat_extremes` for J problems on the same rows at once: ``v_lo``, ``v_hi``,
+    ``alpha``, ``out_lo`` and ``out_hi`` are (J, S) (problem j has radius ``alpha[j, s]``
+    on state s's row and width ``widths[j]``). Problem j's results equal
+    ``phat_extremes(…, v_lo[j], v_hi[j], alpha=alpha[j], width=widths[j])`` bit for bit.
+
+    Parameters
+    ----------
+    indptr, indices, data : numpy.ndarray
+        The model's CSR arrays.
+    n_actions : int
+        A.
+    actions : numpy.ndarray
+        (S,) one action per state.
+    v_lo, v_hi, alpha : numpy.ndarray
+        (J, S) values and radii.
+    beta : float
+        β.
+    widths : list of int
+        Per problem, as ``width`` of :func:`phat_extremes`.
+    out_lo, out_hi : numpy.ndarray
+        (J, S): the minima and maxima are written there.
+    """
+    J, S = v_lo.shape
+    acts = np.ascontiguousarray(actions, dtype=np.int64)
+    for g0 in range(0, J, _GROUP):
+        g = range(g0, min(J, g0 + _GROUP))
+        ws = [int(min(widths[j], S)) for j in g]
+        top = max(ws)
+        n = len(ws)
+        lo_rank = np.empty((n, S), dtype=np.int32 if S < 2**31 - 1 else np.int64)
+        hi_rank = np.empty_like(lo_rank)
+        lo_vs, hi_vs = np.zeros((n, top)), np.zeros((n, top))
+        lo_cs, hi_cs = np.zeros((n, top + 1)), np.zeros((n, top + 1))
+        vv = _aligned((S, n, 2))
+        flags = np.zeros(S, dtype=np.uint8)
+        for i, (j, w) in enumerate(zip(g, ws)):
+            lo_rank[i], lo_vs[i, :w], lo_cs[i, :w + 1] = _order(v_lo[j], w)
+            hi_rank[i], hi_vs[i, :w], hi_cs[i, :w + 1] = _order(-v_hi[j], w)
+            vv[:, i, 0] = v_lo[j]
+            vv[:, i, 1] = v_hi[j]
+            flags[lo_rank[i] < w] |= np.uint8(1 << (2 * i))
+            flags[hi_rank[i] < w] |= np.uint8(2 << (2 * i))
+        _phat_many(indptr, indices, data, int(n_actions), acts,
+                   np.ascontiguousarray(alpha[g0:g0 + n], dtype=np.float64), vv, flags,
+                   lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs,
+                   np.asarray(ws, dtype=np.int64), float(beta), v_lo[g0:g0 + n].min(axis=1),
+                   v_hi[g0:g0 + n].max(axis=1), out_lo[g0:g0 + n], out_hi[g0:g0 + n])
+
+
+#: Problems per pass of :func:`phat_extremes_many` (their flags share one byte per state).
+_GROUP = 4
+
+
+def _aligned(shape: tuple[int, ...]) -> np.ndarray:
+    """An empty float64 array whose data starts on a 64-byte boundary (a cache line), so
+    that a state's 64 bytes of values are one line, not two."""
+    size = int(np.prod(shape))
+    buf = np.empty(size + 8)
+    skip = (-buf.ctypes.data % 64) // 8
+    return buf[skip:skip + size].reshape(shape)
 
 def interval_extremes(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray,
                       upper: np.ndarray, n_actions: int, actions: np.ndarray,

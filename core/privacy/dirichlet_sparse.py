@@ -98,15 +98,20 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         raise ValueError(f"out must be a float64 array of shape {(nnz,)}")
     blocks = _row_blocks(indptr)
     any_small = False
+    buf = np.empty(max((int(indptr[r1] - indptr[r0]) for r0, r1 in blocks), default=0))
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
+    #    (a numpy Generator draws straight into ``out``: the same stream as an array
+    #    returned per block, without allocating and copying one)
     for r0, r1 in blocks:
         e0, e1 = int(indptr[r0]), int(indptr[r1])
-        shape = p[e0:e1] * k
-        small = shape < 1.0
-        if small.any():
+        shape = np.multiply(p[e0:e1], k, out=buf[:e1 - e0])
+        if shape.size and shape.min() < 1.0:
             any_small = True
-            shape[small] += 1.0
-        out[e0:e1] = gen.standard_gamma(shape)
+            shape[shape < 1.0] += 1.0
+        if isinstance(gen, np.random.Generator):
+            gen.standard_gamma(shape, out=out[e0:e1])
+        else:  # release mode's secure generator returns its variates
+            out[e0:e1] = gen.standard_gamma(shape)
     # 2. boosting of the entries with k·p < 1 (one uniform each, in entry order), in log
     #    space relative to the row's largest boost; then normalise, floor, normalise
     for r0, r1 in blocks:
