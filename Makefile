@@ -73,8 +73,12 @@ test-core: $(CORE_VENV)/.installed
 	$(CORE_PY) -m pytest -q -p no:cacheprovider -n auto tests/core --doctest-modules core --ignore=core/deep
 
 # The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min.
+# core tests that need the deep extra (gymnasium, JAX) are skipped by test-core; they run here
+CORE_NEEDS_DEEP := $(shell grep -rlE 'importorskip\("(jax|gymnasium|equinox)"\)' tests/core)
+
 test-deep: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests/deep --doctest-modules core/deep
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 $(CORE_NEEDS_DEEP)
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test

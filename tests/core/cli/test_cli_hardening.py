@@ -165,7 +165,9 @@ def test_gym_module_id_is_refused_without_importing_it(monkeypatch: pytest.Monke
     pytest.importorskip("jax")
     monkeypatch.delitem(sys.modules, "this", raising=False)
     code, out, err = cli("share", "gym:this:Foo", "--agent", "ppo", "--json")
-    assert code == 2 and out == "" and err.count("\n") == 1, (code, out[:200], err)
+    assert code == 2 and err.count("\n") == 1, (code, out[:200], err)
+    # under --json stdout holds exactly the one error object
+    assert json.loads(out)["error"]["field"] == "ENV" and out.count("\n") == 1, out
     assert "--unsafe-gym-module" in err
     assert "this" not in sys.modules
 
