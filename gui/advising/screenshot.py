@@ -4,8 +4,8 @@ Opens the main window on the built-in example project, opens the DP Advising tab
 an experiment preset (Experiment 1 by default), runs it as a seeded experiment over a few
 seeds in the tab's worker, waits for the result, shows the chosen results tab and saves a
 PNG of the whole window. Run it under a real X server for true fonts, e.g.
-``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m gui.advising.screenshot
-docs/screenshot-advising.png``.
+``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m gui.advising.screenshot
+docs/screenshot-advising.png --size 1366x768`` (a laptop's screen, as the guide shows it).
 """
 
 from __future__ import annotations
