@@ -44,7 +44,7 @@ run: $(VENV)/.installed
 
 screenshot: $(VENV)/.installed
 	@bash tools/ensure-debs.sh run
-	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) app.py --screenshot docs/screenshot-main.png --size 1366x768 $(ARGS)
+	xvfb-run -a -s "-screen 0 1366x768x24" $(PY) app.py --screenshot docs/screenshot-main.png --size 1366x768 $(ARGS)
 
 lint-imports: $(VENV)/.installed
 	$(VENV)/bin/lint-imports
