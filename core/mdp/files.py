@@ -661,19 +661,22 @@ def _npz_sparse_transitions(data: dict[str, Any]) -> tuple[Transitions, int, int
     if S < 1 or A < 1:
         raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
     indptr, indices = data["P_indptr"], data["P_indices"]
-    if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+    if indptr.shape != (S * A + 1,) or indptr[0] != 0 or not (indptr[1:] >= indptr[:-1]).all():
         raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
                          field="P_indptr")
     if indices.size and (indices.min() < 0 or indices.max() >= S):
         raise InputError(f"next states must lie in [0, {S})", field="P_indices")
-    counts = np.diff(indptr)
-    inner = np.ones(indices.size, dtype=bool)
-    inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
-    if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
-        raise InputError("next states must be sorted and distinct within each row",
-                         field="P_indices")
-    return (Transitions(S, A, indptr.astype(np.int64), indices,
-                        data["P_data"].astype(np.float64)), S, A)
+    if indices.size > 1:
+        # each entry after the first of its row names a larger next state than the one
+        # before it (in the file's own integer type: no widened copy)
+        rising = indices[1:] > indices[:-1]
+        starts = indptr[1:-1]
+        rising[starts[(starts > 0) & (starts < indices.size)] - 1] = True
+        if not rising.all():
+            raise InputError("next states must be sorted and distinct within each row",
+                             field="P_indices")
+    return (Transitions(S, A, indptr.astype(np.int64, copy=False), indices,
+                        data["P_data"].astype(np.float64, copy=False)), S, A)
 
 
 def _npz_dense_transitions(data: dict[str, Any]) -> tuple[np.ndarray, int, int]:
@@ -751,10 +754,10 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
     horizon = _integer(data, "horizon")
     an = _npz_action_names(data, S, A)
     sn = _npz_state_names(data, S)
-    optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
-                                                                 ("mask", bool)) if key in data}
+    optional = {key: data[key].astype(dtype, copy=False) for key, dtype in (
+        ("R_T", np.float64), ("mask", bool)) if key in data}
     return MDP(
-        P=P, R=data["R"].astype(np.float64), **optional,
+        P=P, R=data["R"].astype(np.float64, copy=False), **optional,
         horizon=None if horizon == -1 else horizon,
         discount=float(_npz_number(data, "discount")),
         initial_state=_integer(data, "initial_state"),
