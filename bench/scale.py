@@ -17,10 +17,13 @@ Goals (each a ratio against what no implementation can avoid):
    2× of its floor (gamma draws + one backward induction);
 5. opening a model the app's way (``load_mdp``, ``MdpModel.from_mdp``, ``to_mdp``)
    within 3× of reading its arrays (``np.load``);
-6. DRN import/export within 2× of a plain numpy parse / writer of the same file.
+6. DRN import/export within 2× of a plain numpy parse / writer of the same file, and PRISM
+   import (``read_prism``) within 2× of a plain numpy parse of its ``.tra``.
 
 Usage: ``python bench/scale.py`` (10⁵ states) or ``python bench/scale.py --large`` (adds
-10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine).
+10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine);
+``--only open,drn`` runs only the named parts (``startup``, ``privatize``, ``design``,
+``open``, ``drn``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from core.mdp.editable import MdpModel  # noqa: E402
 from core.mdp.examples import sparse_random_mdp  # noqa: E402
 from core.mdp.files import load_mdp, save_mdp  # noqa: E402
 from core.mdp.interop.drn import read_drn, write_drn, write_drn_interval  # noqa: E402
+from core.mdp.interop.prism import read_prism, write_prism  # noqa: E402
 from core.mdp.privatize import mechanism_rows, privatize_mdp  # noqa: E402
 from core.mdp.robust import centre_shift, cost_of_privacy  # noqa: E402
 from core.mdp.synthesis import synthesize  # noqa: E402
@@ -54,6 +58,7 @@ from core.mdp.synthesis import synthesize  # noqa: E402
 K, BETA, T, A, N = 100.0, 0.05, 10, 4, 10
 FOUR = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")
 Goal = tuple[str, float, float]  # (what, measured ratio or seconds, the limit)
+PARTS = ("startup", "privatize", "design", "open", "drn")
 
 
 def cpu(fn: Callable[[], object], repeat: int = 1) -> float:
@@ -183,32 +188,55 @@ def drn_goals(folder: Path) -> list[Goal]:
 
     t_pw = cpu(plain_write, repeat=2)
     t_w = cpu(lambda: write_drn_interval(m, folder / "iv", lo, hi), repeat=2)
+    files, _ = write_prism(m, folder / "p")
+    tra = next(f for f in files if f.endswith(".tra"))
+
+    def plain_tra() -> None:  # the numbers of every line "s k t p label", with numpy
+        with open(tra, encoding="utf-8") as fh:
+            np.array(fh.read().split("\n", 1)[1].split()).reshape(-1, 5)[:, :4].astype(
+                np.float64)
+
+    t_tra = cpu(plain_tra, repeat=2)
+    t_prism = cpu(lambda: read_prism(files), repeat=2)
     return [(f"read_drn 400k entries ({t_read:.2f} s) / plain numpy parse ({t_plain:.2f} s)",
              t_read / t_plain, 2.0),
             (f"write_drn_interval ({t_w:.2f} s) / plain writer ({t_pw:.2f} s)",
-             t_w / t_pw, 2.0)]
+             t_w / t_pw, 2.0),
+            (f"read_prism 400k entries ({t_prism:.2f} s) / plain numpy parse of the .tra "
+             f"({t_tra:.2f} s)", t_prism / t_tra, 2.0)]
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--large", action="store_true", help="also 10^6 states (about a minute)")
+    p.add_argument("--only", default=",".join(PARTS),
+                   help=f"comma-separated parts to run (of {', '.join(PARTS)}; default all)")
     args = p.parse_args(argv)
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    if only - set(PARTS):
+        p.error(f"unknown part(s) {', '.join(sorted(only - set(PARTS)))}")
     sizes = (100_000, 1_000_000) if args.large else (100_000,)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
     print("PrivPlan at scale: CPU seconds (process_time / RUSAGE_CHILDREN); "
           f"{A} actions x {N} successors, T = {T}, k = {K:g}; {cores} core(s); "
           f"load average at start {os.getloadavg()[0]:.2f}")
-    goals = startup_goals()
+    goals = startup_goals() if "startup" in only else []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for S in sizes:
-            more, m = privatize_goals(S)
-            goals += more
-            goals.append(design_goal(m, S))
-            goals.append(open_goal(m, S, folder))
+        for S in sizes if only & {"privatize", "design", "open"} else ():
+            if "privatize" in only:
+                more, m = privatize_goals(S)
+                goals += more
+            else:
+                m = sparse_random_mdp(S, A, N, T, seed=1)
+            if "design" in only:
+                goals.append(design_goal(m, S))
+            if "open" in only:
+                goals.append(open_goal(m, S, folder))
             del m
             gc.collect()
-        goals += drn_goals(folder)
+        if "drn" in only:
+            goals += drn_goals(folder)
     print(f"load average at end {os.getloadavg()[0]:.2f}\n")
     for text, value, limit in goals:
         print(f"  [{'PASS' if value <= limit else 'MISS'}] {text}: {value:.2f} "

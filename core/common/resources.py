@@ -49,11 +49,14 @@ import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.common.errors import InputError, RunFailure
+
+if TYPE_CHECKING:
+    from core.common.progress import Progress
 
 __all__ = ["ResourceFailure", "DEFAULT_TIME_LIMIT_S", "MODEL_MEMORY_FACTOR", "memory_limits",
            "memory_budget",
@@ -602,7 +605,8 @@ def _short(exc: BaseException) -> str:
 
 
 def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: float = 1.0,
-             keys: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+             keys: tuple[str, ...] | None = None,
+             progress: "Progress | None" = None) -> dict[str, np.ndarray]:
     """Every array of an NPZ (or only ``keys``), after :func:`npz_inventory` admitted them.
 
     Parameters
@@ -615,6 +619,9 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
         As in :func:`npz_inventory`.
     keys : tuple of str, optional
         Load only these arrays (others are left compressed).
+    progress : core.common.progress.Progress, optional
+        Called before each array with the share of the bytes read so far (it may raise
+        :class:`core.common.progress.Cancelled`, which propagates).
 
     Returns
     -------
@@ -631,6 +638,8 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
     """
     p = os.fspath(path)
     inv = npz_inventory(p, field=field, factor=factor)
+    total = sum(item.nbytes for item in inv.values()) or 1.0
+    done = 0.0
     out: dict[str, np.ndarray] = {}
     with open_regular(p) as raw:
         try:
@@ -638,6 +647,9 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
                 for name in z.files:
                     if keys is not None and name not in keys:
                         continue
+                    if progress is not None:
+                        progress(done / total, f"reading {name}")
+                        done += inv[name].nbytes if name in inv else 0.0
                     try:
                         out[name] = z[name]
                     except MemoryError:
