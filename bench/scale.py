@@ -18,7 +18,7 @@ Goals (each a ratio against what no implementation can avoid):
 5. opening a model the app's way (``load_mdp``, ``MdpModel.from_mdp``, ``to_mdp``)
    within 3× of reading its arrays (``np.load``);
 6. DRN import/export within 2× of a plain numpy parse / writer of the same file, and PRISM
-   import (``read_prism``) within 2× of a plain numpy parse of its ``.tra``.
+   import (``read_prism``) within 2× of a plain numpy parse of its ``.tra`` and ``.trew``.
 
 Usage: ``python bench/scale.py`` (10⁵ states) or ``python bench/scale.py --large`` (adds
 10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine);
@@ -190,11 +190,15 @@ def drn_goals(folder: Path) -> list[Goal]:
     t_w = cpu(lambda: write_drn_interval(m, folder / "iv", lo, hi), repeat=2)
     files, _ = write_prism(m, folder / "p")
     tra = next(f for f in files if f.endswith(".tra"))
+    trew = next(f for f in files if f.endswith(".trew"))
 
-    def plain_tra() -> None:  # the numbers of every line "s k t p label", with numpy
-        with open(tra, encoding="utf-8") as fh:
-            np.array(fh.read().split("\n", 1)[1].split()).reshape(-1, 5)[:, :4].astype(
-                np.float64)
+    def plain_tra() -> None:  # the numbers of the .tra ("s k t p label") and .trew lines
+        for path, labelled in ((tra, True), (trew, False)):
+            with open(path, encoding="utf-8") as fh:
+                tokens = fh.read().split("\n", 1)[1].split()
+            if labelled:
+                del tokens[4::5]  # the action labels
+            np.array(tokens, dtype=np.float64)
 
     t_tra = cpu(plain_tra, repeat=2)
     t_prism = cpu(lambda: read_prism(files), repeat=2)
@@ -202,8 +206,8 @@ def drn_goals(folder: Path) -> list[Goal]:
              t_read / t_plain, 2.0),
             (f"write_drn_interval ({t_w:.2f} s) / plain writer ({t_pw:.2f} s)",
              t_w / t_pw, 2.0),
-            (f"read_prism 400k entries ({t_prism:.2f} s) / plain numpy parse of the .tra "
-             f"({t_tra:.2f} s)", t_prism / t_tra, 2.0)]
+            (f"read_prism 400k entries ({t_prism:.2f} s) / plain numpy parse of its .tra and "
+             f".trew ({t_tra:.2f} s)", t_prism / t_tra, 2.0)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -137,13 +137,12 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
     :class:`_Irregular`."""
     m = len(rows)
     cols: list[list[np.ndarray]] = [[] for _ in range(4)]
-    keys: list[tuple[int, int]] = []
+    keys: list[np.ndarray] = []
     words: list[str] = []
     for lo in range(0, m, CHUNK):
         report(lo / max(m, 1), "reading the transitions")
         chunk = rows[lo:lo + CHUNK]
-        lines, texts = zip(*chunk)
-        text = "\n".join(texts)
+        text = "\n".join(map(operator.itemgetter(1), chunk))
         if not text.isascii():
             raise _Irregular
         raw = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8)
@@ -157,9 +156,10 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
         labelled = per_line == n_fields + 1 if labels else np.zeros(len(chunk), dtype=bool)
         if not ((per_line == n_fields) | labelled).all():
             raise _Irregular
-        pick = [operator.itemgetter(*(ptr[:-1] + j).tolist())(toks) for j in range(n_fields)]
-        if len(chunk) == 1:
-            pick = [(x,) for x in pick]
+        width = int(per_line[0])
+        uniform = bool((per_line == width).all())  # then every column is a slice
+        pick = [toks[j::width] if uniform else _pick(toks, ptr[:-1] + j)
+                for j in range(n_fields)]
         try:
             ints = [np.fromiter(map(int, pick[j]), dtype=np.int64, count=len(chunk))
                     for j in range(n_fields - 1)]
@@ -179,16 +179,35 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
             raise _Irregular
         if labelled.any():
             at = np.flatnonzero(labelled)
-            keys += list(zip(src[at].tolist(), cho[at].tolist()))
-            words += [toks[i] for i in (ptr[at] + n_fields).tolist()]
+            keys.append(np.stack([src[at], cho[at]]))
+            words += toks[n_fields::width] if uniform else _pick(toks, ptr[at] + n_fields)
         for j, arr in enumerate((src, cho, dst, prob)):
             cols[j].append(arr)
-    if len(set(zip(keys, words))) != len(set(keys)):  # a choice with two labels
-        raise _Irregular
-    line_no = np.fromiter((ln for ln, _ in rows), dtype=np.int64, count=m)
+    line_no = np.fromiter(map(operator.itemgetter(0), rows), dtype=np.int64, count=m)
     out = [np.concatenate(c) if c else np.zeros(0) for c in cols]
+    label_keys, label_words = _choice_labels(np.concatenate(keys, axis=1) if keys else
+                                             np.zeros((2, 0), dtype=np.int64), words)
     return (out[0].astype(np.int64), out[1].astype(np.int64), out[2].astype(np.int64),
-            out[3].astype(np.float64), line_no, keys, words)
+            out[3].astype(np.float64), line_no, label_keys, label_words)
+
+
+def _choice_labels(keys: np.ndarray, words: list[str]
+                   ) -> tuple[list[tuple[int, int]], list[str]]:
+    """The (state, choice) keys and labels of the labelled lines, each choice once in the
+    order it first appears; a choice with two labels raises :class:`_Irregular` (the
+    line-by-line reading names the line)."""
+    if not words:
+        return [], []
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    codes = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
+    key = keys[0] * (int(keys[1].max()) + 1) + keys[1]
+    order = np.argsort(key, kind="stable")
+    same = key[order][1:] == key[order][:-1]
+    if (same & (codes[order][1:] != codes[order][:-1])).any():
+        raise _Irregular
+    first = np.sort(order[np.concatenate([[True], ~same])])
+    return (list(zip(keys[0][first].tolist(), keys[1][first].tolist())),
+            _pick(words, first))
 
 
 def _read_tra(path: str, report: Progress = no_progress) -> ModelParts:
