@@ -114,8 +114,8 @@ _STATE_RE = re.compile(r"^[ \t]*state[ \t]+([0-9]+)(?:[ \t]+(\[[^\]\n]*\]))?"
                        r"(?:[ \t]+([^\s!{\[][^\n]*?))?[ \t]*$", re.M)
 #: Lines read between two progress reports (and chances to cancel).
 CHUNK = 1 << 17
-_ACTION_RE = re.compile(r"^[ \t]*action[ \t]+([^\s\[]\S*)(?:[ \t]+(\[[^\]\n]*\]))?[ \t]*$",
-                        re.M)
+# (each match begins at the newline before its line: a literal the scan finds quickly)
+_ACTION_RE = re.compile(r"\n[ \t]*action[ \t]+([^\s\[]\S*)(?:[ \t]+(\[[^\]\n]*\]))?[ \t]*(?=\n)")
 
 
 def _model_lines(lines: list[str], model_at: int) -> tuple[np.ndarray, np.ndarray]:
@@ -326,6 +326,11 @@ class _BodyReader:
         self.lno.append(ln)
 
 
+def _columns(found: list[tuple[str, ...]], n: int) -> list[list[str]]:
+    """The ``n`` groups of regular-expression matches as ``n`` lists (C loops)."""
+    return [list(map(operator.itemgetter(j), found)) for j in range(n)]
+
+
 def _bulk_actions(lines: list[str], a_at: np.ndarray, s_at: np.ndarray, nr: int
                   ) -> tuple[dict[tuple[int, int], str], list[dict[tuple[int, int], float]]]:
     """(action labels, choice rewards) of the action lines ``a_at``, parsed as arrays; an
@@ -333,10 +338,10 @@ def _bulk_actions(lines: list[str], a_at: np.ndarray, s_at: np.ndarray, nr: int
     raises :class:`_Irregular`."""
     a_state = np.searchsorted(s_at, a_at) - 1
     k_of = np.arange(a_at.size) - np.searchsorted(a_state, a_state)
-    found = _ACTION_RE.findall("\n".join(_pick(lines, a_at)))
+    found = _ACTION_RE.findall("\n" + "\n".join(_pick(lines, a_at)) + "\n")
     if len(found) != a_at.size or (a_state < 0).any():
         raise _Irregular
-    labels, texts = (list(x) for x in zip(*found)) if found else ([], [])
+    labels, texts = _columns(found, 2)
     keys = list(zip(a_state.tolist(), k_of.tolist()))
     named = dict(zip(keys, labels))
     if NOLABEL in named.values():
@@ -357,13 +362,17 @@ def _reward_table(texts: list[str], nr: int, *, exact: bool) -> np.ndarray:
     given = np.flatnonzero(np.fromiter(map(bool, texts), dtype=bool, count=len(texts)))
     if not given.size:
         return out
-    inner = [texts[i][1:-1] for i in given.tolist()]
-    counts = np.fromiter(map(str.count, inner, [","] * len(inner)), dtype=np.int64,
-                         count=len(inner)) + 1
+    present = list(filter(None, texts))
+    counts = np.fromiter(map(str.count, present, [","] * len(present)), dtype=np.int64,
+                         count=len(present)) + 1
     if nr == 0 or (counts > nr).any() or (exact and (counts != nr).any()):
         raise _Irregular
+    joined = ",".join(present)
+    if joined.count("[") != len(present):  # (each text is one "[…]")
+        raise _Irregular
     try:
-        vals = np.fromiter(map(float, ",".join(inner).split(",")), dtype=np.float64)
+        vals = np.fromiter(map(float, joined.replace("[", "").replace("]", "").split(",")),
+                           dtype=np.float64)
     except ValueError:
         raise _Irregular from None
     if not np.isfinite(vals).all():
@@ -382,7 +391,7 @@ def _bulk_states(lines: list[str], order: np.ndarray, kinds: np.ndarray, S: int,
     found = _STATE_RE.findall("\n".join(_pick(lines, order[kinds == 0])))
     if len(found) != int((kinds == 0).sum()) or len(found) != S:
         raise _Irregular
-    ids, rew, rest = (list(x) for x in zip(*found))
+    ids, rew, rest = _columns(found, 3)
     if ids != [str(i) for i in range(S)]:
         raise _Irregular
     state_rew = _reward_table(rew, nr, exact=False).T.copy()
@@ -579,7 +588,8 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     return result
 
 
-def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[str]]:
+def _drn_text(mdp: MDP, entries: list[str], value_type: str) -> tuple[str, list[str]]:
+    """The file's text; ``entries[e]`` is the line of CSR entry e ("\t\tt : value")."""
     t = mdp.transitions
     A = mdp.n_actions
     labels_of, warnings = export_names(mdp)
@@ -614,7 +624,6 @@ def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[s
     names = mdp.state_names
     write_names = not names.is_default("s")
     indptr = t.indptr.tolist()
-    entries = list(map("\t\t{} : {}".format, t.indices.tolist(), values))
     out = ["// Exported by PrivPlan", "// Original model type: MDP", "@type: MDP",
            f"@value_type: {value_type}", "@parameters", "", "@reward_models",
            " ".join(rnames), "@nr_states", str(mdp.n_states), "@nr_choices",
@@ -655,7 +664,9 @@ def write_drn(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list[s
         The file written and warnings.
     """
     path = str(stem) + ".drn"
-    text, warnings = _drn_text(mdp, number_texts(mdp.transitions.data), "double")
+    t = mdp.transitions
+    text, warnings = _drn_text(mdp, list(map("\t\t{} : {}".format, t.indices.tolist(),
+                                             number_texts(t.data))), "double")
     atomic_write_text(path, text)
     return [path], warnings
 
@@ -680,7 +691,8 @@ def write_drn_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarray
         The file written and warnings.
     """
     path = str(stem) + ".drn"
-    values = list(map("[{}, {}]".format, number_texts(lower), number_texts(upper)))
-    text, warnings = _drn_text(mdp, values, "double-interval")
+    entries = list(map("\t\t{} : [{}, {}]".format, mdp.transitions.indices.tolist(),
+                       number_texts(lower), number_texts(upper)))
+    text, warnings = _drn_text(mdp, entries, "double-interval")
     atomic_write_text(path, text)
     return [path], warnings

@@ -34,6 +34,7 @@ import operator
 import os
 import re
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ from core.mdp.interop.common import (
     export_names,
     export_rewards,
     fail,
-    number_text,
+    number_texts,
     parse_probability,
     read_text_lines,
 )
@@ -492,19 +493,26 @@ def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None =
 def _tra_lines(mdp: MDP, values: "list[str]") -> tuple[str, list[str]]:
     """The .tra text (header and lines) with ``values[e]`` the text of entry e."""
     t = mdp.transitions
-    A = mdp.n_actions
     labels, warnings = export_names(mdp)
-    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    s_of, k_of, row = _entry_choices(mdp)
+    # the label written after each line of a choice (" label", or nothing if unlabelled)
+    tails = np.full(t.n_rows, "", dtype=object)
+    ss, aa = np.nonzero(mdp.mask)
+    tails[ss * mdp.n_actions + aa] = [f" {lab}" if lab is not None else ""
+                                      for lab in chain.from_iterable(labels)]
     out = [f"{mdp.n_states} {int(mdp.mask.sum())} {t.nnz}"]
-    for s in range(mdp.n_states):
-        for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
-            r = s * A + a
-            lab = labels[s][k]
-            tail = f" {lab}" if lab is not None else ""
-            head = f"{s} {k} "
-            out.extend(f"{head}{indices[e]} {values[e]}{tail}" for e in range(indptr[r],
-                                                                           indptr[r + 1]))
+    out += map("{} {} {} {}{}".format, s_of.tolist(), k_of.tolist(), t.indices.tolist(),
+               values, tails[row].tolist())
     return "\n".join(out) + "\n", warnings
+
+
+def _entry_choices(mdp: MDP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(state, choice index among the state's available actions, row s·A + a) of every
+    CSR entry: the "s k" a .tra or .trew line starts with."""
+    t = mdp.transitions
+    row = t.row_of_entry()
+    rank = (np.cumsum(mdp.mask, axis=1) - 1).reshape(-1)
+    return row // mdp.n_actions, rank[row], row
 
 
 def _lab_text(mdp: MDP) -> str:
@@ -524,18 +532,16 @@ def _reward_files(mdp: MDP, stem: str) -> list[str]:
     rewards = export_rewards(mdp)
     written: list[str] = []
     t = mdp.transitions
-    A = mdp.n_actions
     S = mdp.n_states
     used = mdp.annotations.reward_used if mdp.annotations is not None else None
     order = sorted(rewards, key=lambda k: (k != (used or "r"), list(rewards).index(k)))
-    indptr, indices = t.indptr.tolist(), t.indices.tolist()
     for i, rname in enumerate(order):
         rs = rewards[rname]
         base = stem if i == 0 else f"{stem}_{rname}"
         if rs.state is not None:
             nz = np.flatnonzero(rs.state)
             lines = [f'# Reward structure "{rname}"', "# State rewards", f"{S} {nz.size}"]
-            lines += [f"{s} {number_text(rs.state[s])}" for s in nz.tolist()]
+            lines += map("{} {}".format, nz.tolist(), number_texts(rs.state[nz]))
             atomic_write_text(base + ".srew", "\n".join(lines) + "\n")
             written.append(base + ".srew")
         if rs.choice is not None or rs.transition is not None:
@@ -544,12 +550,10 @@ def _reward_files(mdp: MDP, stem: str) -> list[str]:
                 per += rs.transition
             if rs.choice is not None:
                 per += np.repeat(rs.choice.reshape(-1), np.diff(t.indptr))
-            body: list[str] = []
-            for s in range(S):
-                for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
-                    r = s * A + a
-                    body.extend(f"{s} {k} {indices[e]} {number_text(per[e])}"
-                                for e in range(indptr[r], indptr[r + 1]) if per[e] != 0)
+            s_of, k_of, _ = _entry_choices(mdp)
+            nz = np.flatnonzero(per)
+            body = list(map("{} {} {} {}".format, s_of[nz].tolist(), k_of[nz].tolist(),
+                            t.indices[nz].tolist(), number_texts(per[nz])))
             lines = [f'# Reward structure "{rname}"', "# Transition rewards",
                      f"{S} {int(mdp.mask.sum())} {len(body)}"] + body
             atomic_write_text(base + ".trew", "\n".join(lines) + "\n")
@@ -584,7 +588,7 @@ def write_prism(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list
     """
     stem = str(stem)
     t = mdp.transitions
-    text, warnings = _tra_lines(mdp, [number_text(x) for x in t.data.tolist()])
+    text, warnings = _tra_lines(mdp, number_texts(t.data))
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
     atomic_write_text(stem + ".lab", _lab_text(mdp))
@@ -617,8 +621,7 @@ def write_prism_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarr
         The files written and warnings.
     """
     stem = str(stem)
-    values = [f"[{number_text(lo)},{number_text(hi)}]" for lo, hi in zip(lower.tolist(),
-                                                                         upper.tolist())]
+    values = list(map("[{},{}]".format, number_texts(lower), number_texts(upper)))
     text, warnings = _tra_lines(mdp, values)
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
