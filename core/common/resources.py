@@ -599,6 +599,38 @@ def npz_inventory(path: str | os.PathLike[str], *, field: str = "arrays",
     return out
 
 
+#: An NPZ array larger than this is read in pieces of this size when a progress callback
+#: is given, so a load can be cancelled between them.
+_CHUNK_BYTES = 1 << 26
+
+
+def _read_in_chunks(z: Any, name: str, report: Any) -> np.ndarray:
+    """The array ``name`` of an open ``NpzFile``, read :data:`_CHUNK_BYTES` at a time with
+    ``report(bytes read)`` after each piece (what ``z[name]`` returns, with the same errors
+    for a short member: ValueError "EOF: …"; a bad CRC or deflate stream: zipfile's)."""
+    with z.zip.open(name + ".npy") as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        count = math.prod(shape)
+        arr = np.empty(count, dtype=dtype)
+        view = arr.view(np.uint8).data if count else memoryview(bytearray())
+        at = 0
+        while at < view.nbytes:
+            got = fh.readinto(view[at:at + _CHUNK_BYTES])
+            if not got:
+                raise ValueError(f"EOF: reading array data, expected {view.nbytes} bytes got "
+                                 f"{at}")
+            at += got
+            report(at)
+        fh.read()  # to the member's end, where zipfile checks the CRC
+    if fortran:
+        return arr.reshape(shape[::-1]).transpose()
+    return arr.reshape(shape)
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) < 160 else text[:157] + "..."
@@ -647,11 +679,17 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
                 for name in z.files:
                     if keys is not None and name not in keys:
                         continue
+                    size = inv[name].nbytes if name in inv else 0.0
                     if progress is not None:
                         progress(done / total, f"reading {name}")
-                        done += inv[name].nbytes if name in inv else 0.0
                     try:
-                        out[name] = z[name]
+                        if progress is not None and size > _CHUNK_BYTES:
+                            out[name] = _read_in_chunks(
+                                z, name, lambda n, at=done, cb=progress, what=name: cb(
+                                    (at + n) / total, f"reading {what}"))
+                        else:
+                            out[name] = z[name]
+                        done += size
                     except MemoryError:
                         raise ResourceFailure(
                             f"{p}: {name}: out of memory while reading "

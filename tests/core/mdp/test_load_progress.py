@@ -135,3 +135,38 @@ def test_bulk_prism_reads_what_line_by_line_reads(tmp_path, monkeypatch) -> None
     slow = read_prism([str(tra)])
     _same(fast, slow)
     assert fast.mdp.action_names.name(2, 0) == "go"
+
+
+def test_large_arrays_are_read_in_pieces_with_the_same_errors(tmp_path, monkeypatch) -> None:
+    from core.common import resources
+    from core.common.errors import InputError
+
+    monkeypatch.setattr(resources, "_CHUNK_BYTES", 4096)
+    m = sparse_random_mdp(2000, 3, 4, 5, seed=8)
+    path = tmp_path / "m.mdp.npz"
+    save_mdp(m, path)
+    seen: list[str] = []
+    got = load_mdp(path, progress=lambda f, message="": seen.append(message))
+    assert got.transitions.equal(m.transitions) and np.array_equal(got.R, m.R)
+    assert seen.count("reading P_data") > 10  # 24,000 entries x 8 bytes in 4 kB pieces
+    with pytest.raises(Cancelled):  # a cancel inside an array's pieces stops the load
+        load_mdp(path, progress=lambda f, message="": (_ for _ in ()).throw(Cancelled)
+                 if f > 0.1 else None)
+    # a damaged member: the same error with and without the pieces
+    raw = bytearray(path.read_bytes())
+    at = raw.index(b"P_data.npy") + 400  # inside the (stored, not deflated) array
+    raw[at] ^= 0xFF
+    bad = tmp_path / "bad.mdp.npz"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(InputError) as whole:
+        load_mdp(bad)
+    with pytest.raises(InputError) as pieces:
+        load_mdp(bad, progress=lambda f, message="": None)
+    assert str(whole.value) == str(pieces.value) and "P_data" in str(pieces.value)
+    short = tmp_path / "short.mdp.npz"
+    short.write_bytes(path.read_bytes()[:len(raw) // 2])
+    with pytest.raises(InputError) as whole:
+        load_mdp(short)
+    with pytest.raises(InputError) as pieces:
+        load_mdp(short, progress=lambda f, message="": None)
+    assert str(whole.value) == str(pieces.value)
