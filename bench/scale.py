@@ -17,7 +17,8 @@ Goals (each a ratio against what no implementation can avoid):
    2× of its floor (gamma draws + one backward induction);
 5. opening a model the app's way (``load_mdp``, ``MdpModel.from_mdp``, ``to_mdp``)
    within 3× of reading its arrays (``np.load``);
-6. DRN import/export within 2× of a plain numpy parse / writer of the same file.
+6. DRN import/export within 2× of a plain numpy parse / writer of the same file, and PRISM
+   import (``read_prism``) within 2× of a plain numpy parse of its ``.tra`` and ``.trew``.
 
 Usage: ``python bench/scale.py`` (10⁵ states) or ``python bench/scale.py --large`` (adds
 10⁶: about a minute of CPU and 2 GB; run it rarely on a shared machine). ``--only
@@ -49,6 +50,7 @@ from core.mdp.editable import MdpModel  # noqa: E402
 from core.mdp.examples import sparse_random_mdp  # noqa: E402
 from core.mdp.files import load_mdp, save_mdp  # noqa: E402
 from core.mdp.interop.drn import read_drn, write_drn, write_drn_interval  # noqa: E402
+from core.mdp.interop.prism import read_prism, write_prism  # noqa: E402
 from core.mdp.privatize import mechanism_rows, privatize_mdp  # noqa: E402
 from core.mdp.robust import centre_shift, cost_of_privacy  # noqa: E402
 from core.mdp.synthesis import synthesize  # noqa: E402
@@ -186,10 +188,26 @@ def drn_goals(folder: Path) -> list[Goal]:
 
     t_pw = cpu(plain_write, repeat=2)
     t_w = cpu(lambda: write_drn_interval(m, folder / "iv", lo, hi), repeat=2)
+    files, _ = write_prism(m, folder / "p")
+    tra = next(f for f in files if f.endswith(".tra"))
+    trew = next(f for f in files if f.endswith(".trew"))
+
+    def plain_tra() -> None:  # the numbers of the .tra ("s k t p label") and .trew lines
+        for path, labelled in ((tra, True), (trew, False)):
+            with open(path, encoding="utf-8") as fh:
+                tokens = fh.read().split("\n", 1)[1].split()
+            if labelled:
+                del tokens[4::5]  # the action labels
+            np.array(tokens, dtype=np.float64)
+
+    t_tra = cpu(plain_tra, repeat=2)
+    t_prism = cpu(lambda: read_prism(files), repeat=2)
     return [(f"read_drn 400k entries ({t_read:.2f} s) / plain numpy parse ({t_plain:.2f} s)",
              t_read / t_plain, 2.0),
             (f"write_drn_interval ({t_w:.2f} s) / plain writer ({t_pw:.2f} s)",
-             t_w / t_pw, 2.0)]
+             t_w / t_pw, 2.0),
+            (f"read_prism 400k entries ({t_prism:.2f} s) / plain numpy parse of its .tra and "
+             f".trew ({t_tra:.2f} s)", t_prism / t_tra, 2.0)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -52,11 +52,14 @@ import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.common.errors import InputError, RunFailure
+
+if TYPE_CHECKING:
+    from core.common.progress import Progress
 
 __all__ = ["ResourceFailure", "DEFAULT_TIME_LIMIT_S", "MODEL_MEMORY_FACTOR", "memory_limits",
            "memory_budget",
@@ -599,13 +602,46 @@ def npz_inventory(path: str | os.PathLike[str], *, field: str = "arrays",
     return out
 
 
+#: An NPZ array larger than this is read in pieces of this size when a progress callback
+#: is given, so a load can be cancelled between them.
+_CHUNK_BYTES = 1 << 26
+
+
+def _read_in_chunks(z: Any, name: str, report: Any) -> np.ndarray:
+    """The array ``name`` of an open ``NpzFile``, read :data:`_CHUNK_BYTES` at a time with
+    ``report(bytes read)`` after each piece (what ``z[name]`` returns, with the same errors
+    for a short member: ValueError "EOF: …"; a bad CRC or deflate stream: zipfile's)."""
+    with z.zip.open(name + ".npy") as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        count = math.prod(shape)
+        arr = np.empty(count, dtype=dtype)
+        view = arr.view(np.uint8).data if count else memoryview(bytearray())
+        at = 0
+        while at < view.nbytes:
+            got = fh.readinto(view[at:at + _CHUNK_BYTES])
+            if not got:
+                raise ValueError(f"EOF: reading array data, expected {view.nbytes} bytes got "
+                                 f"{at}")
+            at += got
+            report(at)
+        fh.read()  # to the member's end, where zipfile checks the CRC
+    if fortran:
+        return arr.reshape(shape[::-1]).transpose()
+    return arr.reshape(shape)
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return text if len(text) < 160 else text[:157] + "..."
 
 
 def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: float = 1.0,
-             keys: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+             keys: tuple[str, ...] | None = None,
+             progress: "Progress | None" = None) -> dict[str, np.ndarray]:
     """Every array of an NPZ (or only ``keys``), after :func:`npz_inventory` admitted them.
 
     Parameters
@@ -618,6 +654,9 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
         As in :func:`npz_inventory`.
     keys : tuple of str, optional
         Load only these arrays (others are left compressed).
+    progress : core.common.progress.Progress, optional
+        Called before each array with the share of the bytes read so far (it may raise
+        :class:`core.common.progress.Cancelled`, which propagates).
 
     Returns
     -------
@@ -634,6 +673,8 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
     """
     p = os.fspath(path)
     inv = npz_inventory(p, field=field, factor=factor)
+    total = sum(item.nbytes for item in inv.values()) or 1.0
+    done = 0.0
     out: dict[str, np.ndarray] = {}
     with open_regular(p) as raw:
         try:
@@ -641,8 +682,17 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
                 for name in z.files:
                     if keys is not None and name not in keys:
                         continue
+                    size = inv[name].nbytes if name in inv else 0.0
+                    if progress is not None:
+                        progress(done / total, f"reading {name}")
                     try:
-                        out[name] = z[name]
+                        if progress is not None and size > _CHUNK_BYTES:
+                            out[name] = _read_in_chunks(
+                                z, name, lambda n, at=done, cb=progress, what=name: cb(
+                                    (at + n) / total, f"reading {what}"))
+                        else:
+                            out[name] = z[name]
+                        done += size
                     except MemoryError:
                         raise ResourceFailure(
                             f"{p}: {name}: out of memory while reading "

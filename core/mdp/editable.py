@@ -41,6 +41,7 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.mdp.model import MDP, ROW_SUM_TOL
+from core.mdp.names import ActionNames, Names
 from core.mdp.rows import SparseRows
 from core.mdp.sparse import Transitions, uses_dense
 
@@ -71,6 +72,141 @@ def _new_id(prefix: str, taken: set[str]) -> str:
     return f"{prefix}-{i}"
 
 
+#: The name lists a model opened from a large MDP makes only when something reads them.
+_LAZY = ("state_ids", "state_labels", "action_ids", "action_labels")
+
+
+class _Opened:
+    """The names of a model made by :meth:`MdpModel.from_mdp` from a large MDP, kept in
+    the MDP's compact form (a :class:`Names`, a count and a row of name codes per state):
+    the four name lists are made from it the first time something reads them, so opening
+    a million-state model builds no million-string lists. Read-only and shared by copies.
+    """
+
+    def __init__(self, names: Names, counts: np.ndarray, codes: np.ndarray,
+                 vocabulary: tuple[str, ...]) -> None:
+        self.names = names
+        self.counts = counts  # (S,) actions per state
+        self.codes = codes  # (S, >= max count) codes of the available actions, first
+        self.vocabulary = vocabulary
+        self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "_Opened":
+        return self
+
+    def make(self, name: str) -> list[Any]:
+        """One of the four lists (:data:`_LAZY`), as :meth:`MdpModel.from_mdp` made them."""
+        S = len(self.names)
+        if name == "state_ids":
+            return [f"st-{i + 1}" for i in range(S)]
+        if name == "state_labels":
+            return list(self.names)
+        per_state = self.counts.tolist()
+        if name == "action_ids":
+            return _split([f"ac-{i + 1}" for i in range(int(self.starts[-1]))], per_state)
+        words = np.asarray(list(self.vocabulary) + [""], dtype=object)[self.codes]
+        if S and (self.counts == self.codes.shape[1]).all():
+            return words.tolist()
+        avail = np.arange(self.codes.shape[1])[None, :] < self.counts[:, None]
+        return _split(words[avail].tolist(), per_state)
+
+    def state_index(self, state_id: Any) -> int | None:
+        """The index of ``st-<i+1>`` (None for anything else)."""
+        i = _numbered(state_id, "st-")
+        return i if i is not None and i < len(self.names) else None
+
+    def action_index(self, action_id: Any) -> tuple[int, int] | None:
+        """(state, position) of ``ac-<k+1>`` (None for anything else)."""
+        k = _numbered(action_id, "ac-")
+        if k is None or k >= int(self.starts[-1]):
+            return None
+        s = int(np.searchsorted(self.starts, k, side="right")) - 1
+        return s, k - int(self.starts[s])
+
+    def label_flags(self) -> np.ndarray:
+        """(S,) bool: the state has an action without a name or two with the same name."""
+        vocab = list(self.vocabulary) + [""]
+        first: dict[str, int] = {}
+        canon = np.array([first.setdefault(v, i) for i, v in enumerate(vocab)], np.int64)
+        blank = np.array([not v.strip() for v in vocab], dtype=bool)
+        codes, counts = self.codes, self.counts
+        S, width = codes.shape
+        if S and (counts == counts[0]).all() and (codes == codes[0]).all():
+            codes, counts = codes[:1], counts[:1]  # one row shared by every state
+        avail = np.arange(width)[None, :] < counts[:, None]
+        bad = (blank[codes] & avail).any(axis=1)
+        c = np.where(avail, canon[codes], -1 - np.arange(width)[None, :])
+        if width <= 8:  # pairs of columns: cheaper than sorting every row
+            for i in range(width):
+                for j in range(i + 1, width):
+                    bad |= c[:, i] == c[:, j]
+        else:
+            c = np.sort(c, axis=1)
+            bad |= (c[:, 1:] == c[:, :-1]).any(axis=1)
+        return np.broadcast_to(bad, (S,)) if bad.shape[0] != S else bad
+
+    def names_ok(self) -> bool:
+        """True when no state name is empty (they are unique: the MDP checked that)."""
+        return self.names.is_generated or all(map(str.strip, self.names))
+
+
+def _numbered(item_id: Any, prefix: str) -> int | None:
+    """i for ``prefix + str(i + 1)`` spelled the way the ids are made, else None."""
+    if not isinstance(item_id, str) or not item_id.startswith(prefix):
+        return None
+    digits = item_id[len(prefix):]
+    if not (digits.isascii() and digits.isdigit()) or digits.startswith("0"):
+        return None
+    return int(digits) - 1
+
+
+def padded_action_names(codes: np.ndarray, vocabulary: "tuple[str, ...] | list[str]",
+                        counts: np.ndarray) -> ActionNames:
+    """The action names :meth:`MdpModel.to_mdp` hands the MDP: each state's available
+    actions first, "" after them, the vocabulary in order of first appearance (what
+    :meth:`ActionNames.from_rows` makes of the padded rows), computed on the codes.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (S, A) codes into ``vocabulary``; only the first ``counts[s]`` of row s are read.
+    vocabulary : sequence of str
+        The names the codes point to (a name may appear twice).
+    counts : numpy.ndarray
+        (S,) the number of actions of each state.
+
+    Returns
+    -------
+    ActionNames
+    """
+    S, width = codes.shape
+    ext = list(vocabulary) + [""]
+    first: dict[str, int] = {}
+    canon = np.array([first.setdefault(v, i) for i, v in enumerate(ext)], dtype=np.int64)
+    full = bool((counts == width).all())
+    shared = S > 0 and full and bool((codes == codes[0]).all())
+    # first appearance in row-major order (row 0 alone when every row is the same)
+    if shared:
+        grid = canon[codes[:1]]
+    else:
+        avail = np.arange(width)[None, :] < counts[:, None]
+        grid = canon[codes if full else np.where(avail, codes, len(ext) - 1)]
+    scan = grid.reshape(-1)
+    pos = np.full(len(ext), scan.size, dtype=np.int64)
+    np.minimum.at(pos, scan, np.arange(scan.size, dtype=np.int64))
+    present = np.flatnonzero(pos < scan.size)
+    order = present[np.argsort(pos[present], kind="stable")]
+    lut = np.zeros(len(ext), dtype=np.int32)
+    lut[order] = np.arange(order.size, dtype=np.int32)
+    words = [ext[i] for i in order.tolist()]
+    if shared:
+        row = lut[grid[0]]
+        if np.array_equal(row, codes[0]) and tuple(words) == tuple(vocabulary):
+            return ActionNames(codes, words)  # already in that form: the codes are shared
+        return ActionNames(np.broadcast_to(row, (S, width)), words)
+    return ActionNames(lut[grid], words)
+
+
 @dataclass(eq=False)
 class MdpModel:
     """An editable MDP (see the module docstring)."""
@@ -91,9 +227,49 @@ class MdpModel:
     version: int = 0
 
     # ------------------------------------------------------------------ queries
+    def __getattr__(self, name: str) -> Any:
+        # only for attributes not set: the name lists of a model opened from a large MDP,
+        # made on first use (then stored, so later reads are plain attribute reads)
+        opened = self.__dict__.get("_opened") if name in _LAZY else None
+        if opened is None:
+            raise AttributeError(name)
+        value = opened.make(name)
+        self.__dict__[name] = value
+        return value
+
+    def _lazy(self, name: str) -> "_Opened | None":
+        """The compact names when the list ``name`` has not been made yet, else None."""
+        return None if name in self.__dict__ else self.__dict__.get("_opened")
+
+    def _state_id(self, s: int) -> str:
+        return f"st-{s + 1}" if self._lazy("state_ids") else self.state_ids[s]
+
+    def _state_label(self, s: int) -> str:
+        opened = self._lazy("state_labels")
+        return opened.names[s] if opened is not None else self.state_labels[s]
+
+    def _actions(self, s: int) -> tuple[list[str], list[str]]:
+        """(ids, labels) of the actions of state ``s`` (the lists are not made for this)."""
+        opened = self._lazy("action_ids")
+        ids = [f"ac-{k + 1}" for k in range(int(opened.starts[s]), int(opened.starts[s + 1]))
+               ] if opened is not None else self.action_ids[s]
+        opened = self._lazy("action_labels")
+        if opened is None:
+            return ids, self.action_labels[s]
+        row = opened.codes[s, :int(opened.counts[s])].tolist()
+        return ids, [opened.vocabulary[c] for c in row]
+
+    def _has_state(self, state_id: Any) -> bool:
+        try:
+            self.state_index(state_id)
+        except InputError:
+            return False
+        return True
+
     @property
     def n_states(self) -> int:
-        return len(self.state_ids)
+        opened = self._lazy("state_ids")
+        return len(opened.names) if opened is not None else len(self.state_ids)
 
     @property
     def width(self) -> int:
@@ -101,6 +277,12 @@ class MdpModel:
         return int(self.P.shape[1]) if self.P.ndim == 3 else 0
 
     def state_index(self, state_id: str) -> int:
+        opened = self._lazy("state_ids")
+        if opened is not None:
+            i = opened.state_index(state_id)
+            if i is None:
+                raise InputError(f"no state with id {state_id!r}", field="state")
+            return i
         # an index of the ids, checked on every use and rebuilt when the lists changed, so
         # a lookup costs O(1) on a million states instead of a scan
         cache = self.__dict__.get("_state_pos")
@@ -122,6 +304,12 @@ class MdpModel:
         return cache
 
     def action_index(self, action_id: str) -> tuple[int, int]:
+        opened = self._lazy("action_ids")
+        if opened is not None:
+            at = opened.action_index(action_id)
+            if at is None:
+                raise InputError(f"no action with id {action_id!r}", field="action")
+            return at
         at = self._action_positions().get(action_id)
         if at is not None:
             s, j = at
@@ -142,14 +330,14 @@ class MdpModel:
         return True
 
     def state_of(self, action_id: str) -> str:
-        return self.state_ids[self.action_index(action_id)[0]]
+        return self._state_id(self.action_index(action_id)[0])
 
     def label(self, item_id: str) -> str:
         """The label of a state or action id."""
-        if item_id in self.state_ids:
-            return self.state_labels[self.state_index(item_id)]
+        if self._has_state(item_id):
+            return self._state_label(self.state_index(item_id))
         s, j = self.action_index(item_id)
-        return self.action_labels[s][j]
+        return self._actions(s)[1][j]
 
     def all_action_ids(self) -> list[str]:
         return [a for ids in self.action_ids for a in ids]
@@ -158,7 +346,7 @@ class MdpModel:
         """The non-zero next-state probabilities of an action, by state id."""
         s, j = self.action_index(action_id)
         cols, vals = self.row_entries(s, j)
-        return {self.state_ids[t]: float(p) for t, p in zip(cols.tolist(), vals.tolist())}
+        return {self._state_id(t): float(p) for t, p in zip(cols.tolist(), vals.tolist())}
 
     def row_entries(self, s: int, j: int) -> tuple[np.ndarray, np.ndarray]:
         """(next states, probabilities) of row (s, j): its non-zero entries, in state order."""
@@ -194,6 +382,9 @@ class MdpModel:
 
     def _action_counts(self) -> np.ndarray:
         """(S,) the number of actions of each state."""
+        opened = self._lazy("action_ids")
+        if opened is not None:
+            return opened.counts.copy()
         return np.fromiter(map(len, self.action_ids), dtype=np.int64, count=self.n_states)
 
     def row_sums(self) -> np.ndarray:
@@ -218,17 +409,8 @@ class MdpModel:
         S = self.n_states
         if S == 0:
             return [Problem("error", "the model has no states: add one to start", "states")]
-        labels = self.state_labels
-        seen: dict[str, str] = {}
-        # the per-state loop only when some name is empty or repeated (checked in C first)
-        named = len(set(labels)) == S and all(map(str.strip, labels))
-        for sid, lab in zip(() if named else self.state_ids, labels):
-            if not lab.strip():
-                out.append(Problem("error", f"state {sid!r} has an empty name", "states", sid))
-            elif lab in seen:
-                out.append(Problem("error", f"two states are named {lab!r}", "states", sid))
-            seen.setdefault(lab, sid)
-        if self.initial_state is None or self.initial_state not in self.state_ids:
+        out += self._state_name_problems()
+        if self.initial_state is None or not self._has_state(self.initial_state):
             out.append(Problem("error", "no initial state is set", "initial_state"))
         if self.horizon is None and not 0.0 < self.discount < 1.0:
             out.append(Problem("error", f"an infinite horizon needs 0 < discount < 1 (is "
@@ -239,6 +421,8 @@ class MdpModel:
         if self.horizon is not None and self.horizon < 1:
             out.append(Problem("error", f"the horizon must be >= 1 (is {self.horizon})",
                                "horizon"))
+        if self._pristine() and not self._label_flags(self._action_counts()).any():
+            return out  # the rows, rewards and actions of an MDP validated when it was read
         sums = self.row_sums()
         if isinstance(self.P, SparseRows):
             nonfinite, negative = self.P.bad_rows()
@@ -249,6 +433,25 @@ class MdpModel:
                               else np.zeros_like(sums, bool))
         for s in range(self.n_states):
             out += self._state_problems(s, sums, finite, negative)
+        return out
+
+    def _state_name_problems(self) -> list[Problem]:
+        """An empty state name, or two states with the same name (in state order)."""
+        opened = self._lazy("state_labels")
+        if opened is not None and opened.names_ok():
+            return []
+        labels = self.state_labels
+        # the per-state loop only when some name is empty or repeated (checked in C first)
+        if len(set(labels)) == len(labels) and all(map(str.strip, labels)):
+            return []
+        out: list[Problem] = []
+        seen: dict[str, str] = {}
+        for sid, lab in zip(self.state_ids, labels):
+            if not lab.strip():
+                out.append(Problem("error", f"state {sid!r} has an empty name", "states", sid))
+            elif lab in seen:
+                out.append(Problem("error", f"two states are named {lab!r}", "states", sid))
+            seen.setdefault(lab, sid)
         return out
 
     def _row_problems(self, sums: np.ndarray, finite: np.ndarray, negative: np.ndarray
@@ -274,6 +477,9 @@ class MdpModel:
     def _label_flags(self, counts: np.ndarray) -> np.ndarray:
         """(S,) bool: the state has an action without a name or two with the same name
         (whole-array checks on the names' codes)."""
+        opened = self._lazy("action_labels")
+        if opened is not None:
+            return opened.label_flags()
         S = self.n_states
         flat = list(chain.from_iterable(self.action_labels))
         vocab = list(dict.fromkeys(flat))
@@ -292,18 +498,17 @@ class MdpModel:
         """The problems of state ``s`` (its actions, their rows and rewards, its terminal
         reward), in the order :meth:`problems` reports them."""
         out: list[Problem] = []
-        labels = self.state_labels
-        sid = self.state_ids[s]
-        acts = self.action_ids[s]
+        label = self._state_label(s)
+        sid = self._state_id(s)
+        acts, alabels = self._actions(s)
         if not acts:
-            out.append(Problem("error", f"state {labels[s]!r} has no actions", "transitions",
+            out.append(Problem("error", f"state {label!r} has no actions", "transitions",
                                sid))
-        alabels = self.action_labels[s]
         if len(set(alabels)) != len(alabels):
-            out.append(Problem("error", f"state {labels[s]!r} has two actions with the same "
+            out.append(Problem("error", f"state {label!r} has two actions with the same "
                                "name", "actions", sid))
         for j, aid in enumerate(acts):
-            where = f"state {labels[s]!r}, action {alabels[j]!r}"
+            where = f"state {label!r}, action {alabels[j]!r}"
             if not alabels[j].strip():
                 out.append(Problem("error", f"{where}: the action has no name", "actions",
                                    sid, aid))
@@ -322,7 +527,7 @@ class MdpModel:
                 out.append(Problem("error", f"{where}: the reward is not finite", "rewards",
                                    sid, aid))
         if not math.isfinite(self.R_T[s]):
-            out.append(Problem("error", f"state {labels[s]!r}: the terminal reward is not "
+            out.append(Problem("error", f"state {label!r}: the terminal reward is not "
                                "finite", "terminal_rewards", sid))
         return out
 
@@ -341,7 +546,7 @@ class MdpModel:
         """
         errs = [p for p in (self.problems() if problems is None else problems)
                 if p.severity == "error"]
-        n_pairs = sum(len(a) for a in self.action_ids)
+        n_pairs = int(self._action_counts().sum())
         if not errs:
             return f"model valid ✓ ({self.n_states} states, {n_pairs} state–action pairs)"
         more = f" (+{len(errs) - 1} more)" if len(errs) > 1 else ""
@@ -355,21 +560,64 @@ class MdpModel:
             raise InputError(errs[0].message + (f" (+{len(errs) - 1} more problems)"
                                                 if len(errs) > 1 else ""), field=errs[0].field)
         A = self.width
-        labels_of = self.action_labels
-        names = (labels_of if (self._action_counts() == A).all()
-                 else [lab + [""] * (A - len(lab)) for lab in labels_of])
+        opened = self._lazy("action_labels")
+        names: Any
+        if opened is not None:  # the codes of the model's MDP: no list of names is made
+            names = padded_action_names(opened.codes[:, :A], opened.vocabulary,
+                                        opened.counts)
+        else:
+            labels_of = self.action_labels
+            names = (labels_of if (self._action_counts() == A).all()
+                     else [lab + [""] * (A - len(lab)) for lab in labels_of])
         placed = np.flatnonzero(~np.isnan(self.positions).any(axis=1)) if len(
             self.positions) else np.zeros(0, np.int64)
-        labels = self.state_labels
-        layout = {labels[s]: (x, y) for s, (x, y) in zip(
+        layout = {self._state_label(s): (x, y) for s, (x, y) in zip(
             placed.tolist(), self.positions[placed].tolist())}
+        unchanged = self._unchanged_mdp(names, placed.size == 0)
+        if unchanged is not None:
+            return unchanged
+        opened = self._lazy("state_labels")
         P: "np.ndarray | Transitions" = self.P.to_transitions() if isinstance(
             self.P, SparseRows) else self.P
         return MDP(P=P, R=self.R, R_T=self.R_T, mask=self.mask(), horizon=self.horizon,
                    discount=self.discount,
                    initial_state=self.state_index(self.initial_state),  # type: ignore[arg-type]
-                   state_names=tuple(self.state_labels), action_names=names, name=self.name,
+                   state_names=opened.names if opened is not None else tuple(
+                       self.state_labels), action_names=names, name=self.name,
                    layout=layout or None)
+
+    def _pristine(self) -> MDP | None:
+        """The MDP :meth:`from_mdp` read when the transitions, rewards and settings are still
+        its own (nothing changed since), else None."""
+        made = self.__dict__.get("_from")
+        if made is None or made[0] != self.version:
+            return None
+        mdp: MDP = made[1]
+        P = self.P
+        if not (isinstance(P, SparseRows) and P.base is mdp.transitions and not P.edits
+                and self.horizon == mdp.horizon and self.discount == mdp.discount
+                and self.initial_state == self._state_id(mdp.initial_state)
+                and np.array_equal(self.R, mdp.R) and np.array_equal(self.R_T, mdp.R_T)):
+            return None
+        return mdp
+
+    def _unchanged_mdp(self, names: Any, unplaced: bool) -> MDP | None:
+        """The MDP :meth:`from_mdp` read, as :meth:`to_mdp` would build it again (the same
+        arrays, the names as the model gives them, no layout or annotations), when nothing
+        was changed since: it was validated when it was made. None otherwise."""
+        mdp = self._pristine() if unplaced else None
+        if mdp is None or self.name != mdp.name:
+            return None
+        opened = self._lazy("state_labels")
+        state_names = opened.names if opened is not None else Names(self.state_labels)
+        if state_names != mdp.state_names:
+            return None
+        out = _copy.copy(mdp)  # every array of an MDP is read-only: sharing them is safe
+        object.__setattr__(out, "state_names", mdp.state_names)
+        object.__setattr__(out, "action_names", ActionNames.of(names))
+        object.__setattr__(out, "layout", None)
+        object.__setattr__(out, "annotations", None)
+        return out
 
     @classmethod
     def from_mdp(cls, mdp: MDP) -> "MdpModel":
@@ -413,7 +661,9 @@ class MdpModel:
         prefix = np.arange(A)[None, :] < counts[:, None]
         t = mdp.transitions
         R = np.array(mdp.R, dtype=float)
-        if not np.array_equal(mask, prefix):  # move the available actions first
+        codes = mdp.action_names.codes
+        reordered = not np.array_equal(mask, prefix)
+        if reordered:  # move the available actions first
             new_row = np.full(S * A, -1, dtype=np.int64)
             ss, aa = np.nonzero(mask)
             rank = np.cumsum(mask, axis=1) - 1
@@ -422,30 +672,28 @@ class MdpModel:
             t = Transitions.from_coo(S, A, new_row[old], t.indices.astype(np.int64), t.data)
             R = np.zeros((S, A))
             R[ss, rank[ss, aa]] = mdp.R[ss, aa]
+            moved = np.full((S, A), len(mdp.action_names.vocabulary), dtype=np.int32)
+            moved[ss, rank[ss, aa]] = codes[ss, aa]
+            codes = moved
         width = int(counts.max(initial=1))
-        rows = SparseRows(t)
-        codes, vocab = mdp.action_names.codes, mdp.action_names.vocabulary
-        sids = [f"st-{i + 1}" for i in range(S)]
-        # the labels of each state's available actions, in order, from the name codes in
-        # one numpy gather; ids numbered across the states: no per-row numpy call
-        words = np.asarray(list(vocab), dtype=object)[np.asarray(codes)]
-        per_state = counts.tolist()
-        if mask.all():
-            alabels: list[list[str]] = words.tolist()
-        else:
-            alabels = _split(words[mask].tolist(), per_state)
-        aids = _split([f"ac-{i + 1}" for i in range(int(counts.sum()))], per_state)
-        m = cls(name=mdp.name, state_ids=sids, state_labels=list(mdp.state_names),
-                positions=np.full((S, 2), np.nan), action_ids=aids, action_labels=alabels,
-                P=rows, R=R, R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
-                discount=mdp.discount, initial_state=sids[mdp.initial_state])
+        # the name lists are made when first read (_Opened): ids numbered across the
+        # states, labels from the name codes
+        m = cls(name=mdp.name, positions=np.full((S, 2), np.nan), P=SparseRows(t), R=R,
+                R_T=np.array(mdp.R_T, dtype=float), horizon=mdp.horizon,
+                discount=mdp.discount, initial_state=f"st-{mdp.initial_state + 1}")
+        for name in _LAZY:
+            del m.__dict__[name]
+        m.__dict__["_opened"] = _Opened(mdp.state_names, counts.astype(np.int64), codes,
+                                        mdp.action_names.vocabulary)
         if width < A:
             m._compact()
+        elif not reordered:  # what to_mdp gives back while nothing changes
+            m.__dict__["_from"] = (m.version, mdp)
         return m
 
     def copy(self) -> "MdpModel":
         caches: dict[str, Any] = {k: self.__dict__.pop(k) for k in (
-            "_state_pos", "_action_pos", "_problems_cache") if k in self.__dict__}
+            "_state_pos", "_action_pos", "_problems_cache", "_from") if k in self.__dict__}
         try:
             return _copy.deepcopy(self)
         finally:
@@ -528,7 +776,7 @@ class MdpModel:
     def remove_state(self, state_id: str) -> None:
         """Remove a state, its actions and every transition into it (rows lose that mass)."""
         s = self.state_index(state_id)
-        keep = [i for i in range(self.n_states) if i != s]
+        keep = np.arange(self.n_states) != s
         if isinstance(self.P, SparseRows):
             S, A = self.n_states, self.width
             col = np.arange(S, dtype=np.int64)
@@ -551,7 +799,7 @@ class MdpModel:
         self._touch()
 
     def _compact(self) -> None:
-        width = max((len(a) for a in self.action_ids), default=0)
+        width = int(self._action_counts().max(initial=0))
         if width < self.width:
             if isinstance(self.P, SparseRows):
                 S, A = self.n_states, self.width
@@ -587,6 +835,8 @@ class MdpModel:
         """
         snapshot = other.copy()
         version = max(self.version, other.version) + 1
+        for name in (*_LAZY, "_opened", "_from"):  # (a list not made yet: the snapshot's)
+            self.__dict__.pop(name, None)
         self.__dict__.update(snapshot.__dict__)
         self.version = version
 

@@ -34,6 +34,7 @@ import numpy as np
 from core.common.atomic import atomic_write_bytes, atomic_write_text
 from core.common.errors import InputError
 from core.common.jsonfile import loads_strict, read_json
+from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.annotations import Annotations, RewardStructure
 from core.mdp.model import MDP
 from core.mdp.names import ActionNames, Names
@@ -44,6 +45,8 @@ __all__ = ["MDP_FORMAT", "MDP_VERSION", "load_mdp", "save_mdp", "mdp_from_dict",
 
 MDP_FORMAT = "privplan-mdp"
 MDP_VERSION = 1
+#: A JSON model's reading reports progress (and can be cancelled) every this many states.
+PROGRESS_STATES = 1 << 16
 
 
 def _number(x: Any, field: str) -> float:
@@ -60,13 +63,16 @@ def _mapping(x: Any, field: str) -> dict[str, Any]:
     return x
 
 
-def mdp_from_dict(d: Any) -> MDP:
+def mdp_from_dict(d: Any, *, progress: Progress | None = None) -> MDP:
     """Build an :class:`MDP` from the ``*.mdp.json`` dictionary shape.
 
     Parameters
     ----------
     d : Any
         The parsed ``*.mdp.json`` object.
+    progress : Progress, optional
+        Called every :data:`PROGRESS_STATES` states read and before the model is checked
+        (it may raise :class:`core.common.progress.Cancelled`, which propagates).
 
     Returns
     -------
@@ -90,7 +96,8 @@ def mdp_from_dict(d: Any) -> MDP:
     trans = _mapping(d.get("transitions"), "transitions")
     actions = _action_lists(states, index, trans)
     S, A = len(states), max(len(a) for a in actions)
-    mask, anames, coo = _transition_entries(states, index, actions, trans, A)
+    report = progress if progress is not None else no_progress
+    mask, anames, coo = _transition_entries(states, index, actions, trans, A, report)
     R = _json_rewards(d, index, actions, S, A)
     R_T = np.zeros(S)
     for s, r in _mapping(d.get("terminal_rewards", {}) or {}, "terminal_rewards").items():
@@ -105,6 +112,7 @@ def mdp_from_dict(d: Any) -> MDP:
     sparse = Transitions.from_coo(S, A, *coo)
     # small models keep their dense arrays (and the checks on them)
     P: "Transitions | np.ndarray" = sparse.to_dense() if uses_dense(S, A) else sparse
+    report(0.9, "checking the model")
     mdp = MDP(P=P, R=R, R_T=R_T, mask=mask, horizon=horizon, discount=discount,
               initial_state=s0_idx, state_names=tuple(states),
               action_names=tuple(tuple(r) for r in anames),
@@ -154,7 +162,7 @@ def _action_lists(states: list[str], index: dict[str, int], trans: dict[str, Any
 
 
 def _transition_entries(states: list[str], index: dict[str, int], actions: list[list[str]],
-                        trans: dict[str, Any], A: int
+                        trans: dict[str, Any], A: int, report: Progress
                         ) -> tuple[np.ndarray, list[list[str]],
                                    tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(mask, action names padded with "", COO (row, next state, probability) arrays) of
@@ -166,6 +174,8 @@ def _transition_entries(states: list[str], index: dict[str, int], actions: list[
     cols: list[int] = []
     vals: list[float] = []
     for i, s in enumerate(states):
+        if i % PROGRESS_STATES == 0:
+            report(0.9 * i / S, "reading the transitions")
         for j, a in enumerate(actions[i]):
             mask[i, j] = True
             anames[i][j] = a
@@ -383,13 +393,19 @@ def _kind(path: str | os.PathLike[str]) -> str:
     raise InputError("unknown MDP file type (expected *.mdp.json or *.mdp.npz)", file=str(path))
 
 
-def load_mdp(path: str | os.PathLike[str]) -> MDP:
+def load_mdp(path: str | os.PathLike[str], *, progress: Progress | None = None) -> MDP:
     """Read an ``*.mdp.json`` or ``*.mdp.npz`` file (errors name the file and field).
 
     Parameters
     ----------
     path : str or PathLike
         The file (``.npz`` by its name, JSON otherwise).
+    progress : Progress, optional
+        Called with the fraction done (non-decreasing, in [0, 1]) and what is being done:
+        before each array of an NPZ or every :data:`PROGRESS_STATES` states of a JSON
+        file, and between reading, checking and building. It may raise
+        :class:`core.common.progress.Cancelled` to stop the load (which propagates; nothing
+        is kept).
 
     Returns
     -------
@@ -401,10 +417,16 @@ def load_mdp(path: str | os.PathLike[str]) -> MDP:
     InputError
         Naming the file and the field.
     """
+    report = progress if progress is not None else no_progress
     try:
+        report(0.0, "reading the file")
         if _kind(path) == "json":
-            return mdp_from_dict(read_json(path))
-        return _load_npz(path)
+            d = read_json(path)
+            mdp = mdp_from_dict(d, progress=sub_progress(report, 0.3, 1.0))
+        else:
+            mdp = _load_npz(path, report)
+        report(1.0, "model read")
+        return mdp
     except InputError as exc:
         if exc.file:
             raise
@@ -664,19 +686,22 @@ def _npz_sparse_transitions(data: dict[str, Any]) -> tuple[Transitions, int, int
     if S < 1 or A < 1:
         raise InputError(f"must be [S, A] with S, A >= 1, got [{S}, {A}]", field="shape")
     indptr, indices = data["P_indptr"], data["P_indices"]
-    if indptr.shape != (S * A + 1,) or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+    if indptr.shape != (S * A + 1,) or indptr[0] != 0 or not (indptr[1:] >= indptr[:-1]).all():
         raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
                          field="P_indptr")
     if indices.size and (indices.min() < 0 or indices.max() >= S):
         raise InputError(f"next states must lie in [0, {S})", field="P_indices")
-    counts = np.diff(indptr)
-    inner = np.ones(indices.size, dtype=bool)
-    inner[indptr[1:-1][counts[1:] > 0]] = False  # first entry of each row
-    if indices.size > 1 and not (np.diff(indices.astype(np.int64))[inner[1:]] > 0).all():
-        raise InputError("next states must be sorted and distinct within each row",
-                         field="P_indices")
-    return (Transitions(S, A, indptr.astype(np.int64), indices,
-                        data["P_data"].astype(np.float64)), S, A)
+    if indices.size > 1:
+        # each entry after the first of its row names a larger next state than the one
+        # before it (in the file's own integer type: no widened copy)
+        rising = indices[1:] > indices[:-1]
+        starts = indptr[1:-1]
+        rising[starts[(starts > 0) & (starts < indices.size)] - 1] = True
+        if not rising.all():
+            raise InputError("next states must be sorted and distinct within each row",
+                             field="P_indices")
+    return (Transitions(S, A, indptr.astype(np.int64, copy=False), indices,
+                        data["P_data"].astype(np.float64, copy=False)), S, A)
 
 
 def _npz_dense_transitions(data: dict[str, Any]) -> tuple[np.ndarray, int, int]:
@@ -733,7 +758,7 @@ def _npz_state_names(data: dict[str, Any], S: int) -> Names | None:
     return None
 
 
-def _load_npz(path: str | os.PathLike[str]) -> MDP:
+def _load_npz(path: str | os.PathLike[str], report: Progress) -> MDP:
     from core.common.resources import MODEL_MEMORY_FACTOR, load_npz, open_regular
 
     with open_regular(path) as fh:  # a FIFO or a device is refused before any read
@@ -744,7 +769,9 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
         kinds = _NPZ_KINDS.get(key)
         if kinds is not None and dtype.kind not in kinds:
             raise InputError(f"has dtype {dtype}, which this field cannot hold", field=key)
-    data: dict[str, Any] = load_npz(path, factor=MODEL_MEMORY_FACTOR)  # damaged: InputError
+    data: dict[str, Any] = load_npz(path, factor=MODEL_MEMORY_FACTOR,  # damaged: InputError
+                                    progress=sub_progress(report, 0.0, 0.6))
+    report(0.6, "checking the transitions")
     sparse = "P" not in data and "P_indptr" in data
     for key in (("P_indptr", "P_indices", "P_data", "shape") if sparse else ("P",)) + (
             "R", "horizon", "discount", "initial_state"):
@@ -754,10 +781,11 @@ def _load_npz(path: str | os.PathLike[str]) -> MDP:
     horizon = _integer(data, "horizon")
     an = _npz_action_names(data, S, A)
     sn = _npz_state_names(data, S)
-    optional = {key: data[key].astype(dtype) for key, dtype in (("R_T", np.float64),
-                                                                 ("mask", bool)) if key in data}
+    report(0.7, "checking the model")
+    optional = {key: data[key].astype(dtype, copy=False) for key, dtype in (
+        ("R_T", np.float64), ("mask", bool)) if key in data}
     return MDP(
-        P=P, R=data["R"].astype(np.float64), **optional,
+        P=P, R=data["R"].astype(np.float64, copy=False), **optional,
         horizon=None if horizon == -1 else horizon,
         discount=float(_npz_number(data, "discount")),
         initial_state=_integer(data, "initial_state"),

@@ -400,10 +400,11 @@ def check_transitions(t: Transitions, mask: np.ndarray, names: "Names | tuple[st
     data = t.data
     sums = segment_sum(data, t.indptr)
     avail = mask.reshape(-1)
-    bad_entry = ~np.isfinite(data) | (data < 0)
     good_sum = np.abs(sums - 1.0) <= ROW_SUM_TOL
-    if not bad_entry.any() and good_sum[avail].all():
+    # (a NaN makes the minimum NaN; an infinity makes its row's sum non-finite)
+    if (data.size == 0 or data.min() >= 0) and good_sum[avail].all():
         return
+    bad_entry = ~np.isfinite(data) | (data < 0)
     rows_bad_entry = segment_sum(bad_entry.astype(np.int64), t.indptr) > 0
     bad_rows = np.flatnonzero(avail & (rows_bad_entry | ~good_sum))
     r = int(bad_rows[0])

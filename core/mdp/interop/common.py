@@ -21,6 +21,8 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -134,6 +136,19 @@ def number_text(x: float) -> str:
     if x == int(x) and abs(x) < 2**53:
         return str(int(x))
     return repr(float(x))
+
+
+def number_texts(values: np.ndarray) -> list[str]:
+    """:func:`number_text` of every value of a float array (integers found on the whole
+    array, the others written by ``repr`` in one C loop)."""
+    vals = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(vals).all():
+        return [number_text(x) for x in vals.tolist()]
+    out = list(map(repr, vals.tolist()))
+    whole = np.flatnonzero((vals == np.trunc(vals)) & (np.abs(vals) < 2.0**53))
+    for i, x in zip(whole.tolist(), vals[whole].astype(np.int64).tolist()):
+        out[i] = str(x)
+    return out
 
 
 def parse_probability(text: str) -> float:
@@ -296,8 +311,10 @@ def _import_transitions(parts: ModelParts, ch: _Choices) -> tuple[Transitions, n
         cols = np.concatenate([cols, deadlocks])
         vals = np.concatenate([vals, np.ones(deadlocks.size)])
         lines = np.concatenate([lines, np.zeros(deadlocks.size, dtype=lines.dtype)])
-    order = np.lexsort((cols, rows))
-    rows, cols, vals, lines = rows[order], cols[order], vals[order], lines[order]
+    step = np.diff(rows)
+    if not ((step > 0) | ((step == 0) & (np.diff(cols) > 0))).all():  # not in order yet
+        order = np.lexsort((cols, rows))
+        rows, cols, vals, lines = rows[order], cols[order], vals[order], lines[order]
     dup = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
@@ -307,8 +324,7 @@ def _import_transitions(parts: ModelParts, ch: _Choices) -> tuple[Transitions, n
     indptr = np.zeros(S * A + 1, dtype=np.int64)
     np.cumsum(counts_rows, out=indptr[1:])
     t = Transitions(S, A, indptr, cols, vals)
-    sums = np.zeros(S * A)
-    np.add.at(sums, rows, vals)
+    sums = np.bincount(rows, weights=vals, minlength=S * A)  # (in entry order, as add.at)
     bad = ch.mask.reshape(-1) & (np.abs(sums - 1.0) > 1e-9)
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
@@ -327,15 +343,20 @@ def _import_action_names(parts: ModelParts, ch: _Choices) -> ActionNames:
     S, A, rank = parts.n_states, ch.A, ch.rank
     if not parts.action_labels:
         return ActionNames.shared([choice_name(k) for k in range(A)], S)
-    codes = np.zeros((S, A), dtype=np.int32)
     vocab: dict[str, int] = {choice_name(k): k for k in range(A)}
-    for (s, k), lab in parts.action_labels.items():
-        codes[s, rank[s, k]] = vocab.setdefault(lab, len(vocab))
-    unl = np.ones((S, A), dtype=bool)
-    for (s, k) in parts.action_labels:
-        unl[s, rank[s, k]] = False
-    codes[unl] = np.broadcast_to(np.arange(A, dtype=np.int32), (S, A))[unl]
+    for word in dict.fromkeys(parts.action_labels.values()):  # in order of first appearance
+        vocab.setdefault(word, len(vocab))
+    codes = np.broadcast_to(np.arange(A, dtype=np.int32), (S, A)).copy()  # unlabelled
+    ss, kk = _key_arrays(parts.action_labels, 2)
+    codes[ss, rank[ss, kk]] = np.fromiter(map(vocab.__getitem__, parts.action_labels.values()),
+                                          dtype=np.int32, count=len(parts.action_labels))
     return ActionNames(codes, list(vocab))
+
+
+def _key_arrays(d: dict[Any, Any], width: int) -> tuple[np.ndarray, ...]:
+    """The ``width`` parts of a dictionary's tuple keys as int64 arrays, in its order."""
+    flat = np.fromiter(chain.from_iterable(d), dtype=np.int64, count=width * len(d))
+    return tuple(flat.reshape(-1, width).T)
 
 
 def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rname: str,
@@ -347,23 +368,30 @@ def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rn
     choice_arr = None
     if chr_:
         choice_arr = np.zeros((S, A))
-        for (s, k), rv in chr_.items():
-            choice_arr[s, rank[s, k]] += rv
+        ss, kk = _key_arrays(chr_, 2)
+        np.add.at(choice_arr, (ss, rank[ss, kk]),
+                  np.fromiter(chr_.values(), dtype=np.float64, count=len(chr_)))
     trans_arr = None
     if tr:
         trans_arr = np.zeros(t.nnz)
-        for (s, k, j), rv in tr.items():
-            if k >= ch.A_file or not has[s, k]:
+        ss, kk, jj = _key_arrays(tr, 3)
+        no_choice = kk >= ch.A_file
+        no_choice[~no_choice] = ~has[ss[~no_choice], kk[~no_choice]]
+        # every entry's (row, next state) as one sorted key: rows ascend, columns within
+        keys = t.row_of_entry() * S + t.indices
+        want = (ss * A + rank[ss, np.minimum(kk, ch.A_file - 1)]) * S + jj
+        pos = np.minimum(np.searchsorted(keys, want), max(keys.size - 1, 0))
+        missing = no_choice | (keys[pos] != want) if keys.size else np.ones(ss.size, bool)
+        if missing.any():  # the first in the file's order, as it reads
+            i = int(np.flatnonzero(missing)[0])
+            s, k, j = int(ss[i]), int(kk[i]), int(jj[i])
+            if no_choice[i]:
                 raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
                            f"reward for choice {k} of state {s}, which does not exist")
-            rr = s * A + int(rank[s, k])
-            c, _ = t.row(s, int(rank[s, k]))
-            pos = int(np.searchsorted(c, j))
-            if pos >= c.size or c[pos] != j:
-                raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
-                           f"reward for state {s}, choice {k} to state {j}, which is not a "
-                           "transition")
-            trans_arr[int(t.indptr[rr]) + pos] = rv
+            raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
+                       f"reward for state {s}, choice {k} to state {j}, which is not a "
+                       "transition")
+        trans_arr[pos] = np.fromiter(tr.values(), dtype=np.float64, count=len(tr))
     return RewardStructure(state=st, choice=choice_arr, transition=trans_arr)
 
 

@@ -38,6 +38,7 @@ Examples
 from __future__ import annotations
 
 import math
+import operator
 import os
 import re
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ import numpy as np
 
 from core.common.atomic import atomic_write_text
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
@@ -57,6 +59,7 @@ from core.mdp.interop.common import (
     export_rewards,
     fail,
     number_text,
+    number_texts,
     parse_probability,
     read_text_lines,
 )
@@ -107,56 +110,105 @@ class _Body:
     choices: int
 
 
-def _model_lines(lines: list[str], model_at: int) -> tuple[list[int], list[int]]:
-    """(the lines of states, actions, comments; the other non-empty lines: transitions)."""
-    heads = ("state ", "action ", "//")
-    texts = [x.strip() for x in lines[model_at:]]
-    other = [i for i, x in enumerate(texts, model_at) if x and not x.startswith(heads)]
-    if not other:
-        return [i for i, x in enumerate(texts, model_at) if x], []
-    marked = np.zeros(len(lines), dtype=bool)
-    marked[other] = True
-    structural = [i for i, x in enumerate(texts, model_at) if x and not marked[i]]
-    return structural, other
+_STATE_RE = re.compile(r"^[ \t]*state[ \t]+([0-9]+)(?:[ \t]+(\[[^\]\n]*\]))?"
+                       r"(?:[ \t]+([^\s!{\[][^\n]*?))?[ \t]*$", re.M)
+#: Lines read between two progress reports (and chances to cancel).
+CHUNK = 1 << 17
+# (each match begins at the newline before its line: a literal the scan finds quickly)
+_ACTION_RE = re.compile(r"\n[ \t]*action[ \t]+([^\s\[]\S*)(?:[ \t]+(\[[^\]\n]*\]))?[ \t]*(?=\n)")
 
 
-def _bulk_transitions(path: str, lines: list[str], order: list[int], trans: list[int],
-                      S: int
+def _model_lines(lines: list[str], model_at: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the lines of states, actions, comments; the other non-empty lines: transitions),
+    told apart by the first bytes after each line's indentation (whole-array operations on
+    the section's bytes, no loop over its lines). A line that only other whitespace leaves
+    empty counts as a transition line here: the bulk reading then meets it and the
+    line-by-line reading runs."""
+    body = lines[model_at:]
+    n = len(body)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    raw = np.frombuffer(("\n".join(body) + "\n" + "\0" * 8).encode("utf-8"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)[:n]  # the newline ending each line
+    at = np.zeros(n, dtype=np.int64)
+    at[1:] = ends[:-1] + 1
+    indented = np.flatnonzero((raw[at] == 9) | (raw[at] == 32))
+    while indented.size:  # past the indentation (a newline is neither a tab nor a blank)
+        at[indented] += 1
+        c = raw[at[indented]]
+        indented = indented[(c == 9) | (c == 32)]
+
+    first = raw[at]
+    maybe = np.flatnonzero((first == 115) | (first == 97) | (first == 47))  # s, a, /
+    structural = np.zeros(n, dtype=bool)
+    for word in (b"state ", b"action ", b"//"):
+        hit = np.ones(maybe.size, dtype=bool)
+        for i, ch in enumerate(word):
+            hit &= raw[at[maybe] + i] == ch
+        structural[maybe[hit]] = True
+    blank = first == 10
+    return (np.flatnonzero(structural) + model_at,
+            np.flatnonzero(~structural & ~blank) + model_at)
+
+
+def _kinds(lines: list[str], order: np.ndarray) -> np.ndarray:
+    """(n,) the kind of each structural line: 0 state, 1 action, 2 comment."""
+    first = [x.lstrip()[:2] for x in _pick(lines, order)]
+    code = {"st": 0, "ac": 1, "//": 2}
+    return np.fromiter(map(code.__getitem__, first), dtype=np.int8, count=len(first))
+
+
+def _pick(lines: list[str], at: np.ndarray) -> list[str]:
+    """``lines[i]`` for every i of ``at`` (one C call)."""
+    if at.size == 0:
+        return []
+    got = operator.itemgetter(*at.tolist())(lines)
+    return [got] if at.size == 1 else list(got)
+
+
+def _bulk_transitions(path: str, lines: list[str], s_at: np.ndarray, a_at: np.ndarray,
+                      t_at: np.ndarray, S: int, report: Progress
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(src, choice, dst, prob, line) of the transition lines ``trans``, parsed in bulk: the
-    owner of a line is the last action line before it, which must follow the last state
-    line. Anything irregular raises :class:`_Irregular`."""
-    t_at = np.asarray(trans, dtype=np.int64)
-    at = np.asarray(order, dtype=np.int64)
-    first = [lines[i].lstrip()[:6] for i in order]
-    is_state = np.fromiter((w == "state " for w in first), dtype=bool, count=len(first))
-    is_action = np.fromiter((w.startswith("action") for w in first), dtype=bool,
-                            count=len(first))
-    s_at, a_at = at[is_state], at[is_action]
+    """(src, choice, dst, prob, line) of the transition lines ``t_at``, parsed in bulk
+    (:data:`CHUNK` lines at a time, ``report`` between them): the owner of a line is the
+    last action line before it, which must follow the last state line. Anything irregular
+    raises :class:`_Irregular`."""
     a_state = np.searchsorted(s_at, a_at) - 1  # the state of each action line
     k_of = np.arange(a_at.size) - np.searchsorted(a_state, a_state)  # its index there
     owner = np.searchsorted(a_at, t_at) - 1
     last_state = np.searchsorted(s_at, t_at) - 1
     if (owner < 0).any() or (a_state[owner] != last_state).any() or (a_state < 0).any():
         raise _Irregular
-    text = "\n".join([lines[i] for i in trans])
-    if text.count(":") != len(trans):
-        raise _Irregular
-    parts = text.replace(":", " ").split()
-    if len(parts) != 2 * len(trans):
-        raise _Irregular
-    try:
-        dst = np.fromiter(map(int, parts[0::2]), dtype=np.int64, count=len(trans))
-        try:
-            prob = np.fromiter(map(float, parts[1::2]), dtype=np.float64, count=len(trans))
-        except ValueError:  # fractions a/b
-            prob = np.fromiter(map(parse_probability, parts[1::2]), dtype=np.float64,
-                               count=len(trans))
-    except ValueError:
-        raise _Irregular from None
+    dst = np.empty(t_at.size, dtype=np.int64)
+    prob = np.empty(t_at.size, dtype=np.float64)
+    for lo in range(0, t_at.size, CHUNK):
+        report(lo / max(t_at.size, 1), "reading the transitions")
+        hi = min(lo + CHUNK, t_at.size)
+        dst[lo:hi], prob[lo:hi] = _transition_numbers(_pick(lines, t_at[lo:hi]))
     if ((dst < 0) | (dst >= S)).any() or not np.isfinite(prob).all():
         raise _Irregular
     return a_state[owner], k_of[owner], dst, prob, t_at + 1
+
+
+def _transition_numbers(chunk: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(targets, probabilities) of ``target : probability`` lines; anything else raises
+    :class:`_Irregular`."""
+    n = len(chunk)
+    text = "\n".join(chunk)
+    if text.count(":") != n:
+        raise _Irregular
+    parts = text.replace(":", " ").split()
+    if len(parts) != 2 * n:
+        raise _Irregular
+    try:
+        dst = np.fromiter(map(int, parts[0::2]), dtype=np.int64, count=n)
+        try:
+            prob = np.fromiter(map(float, parts[1::2]), dtype=np.float64, count=n)
+        except ValueError:  # fractions a/b
+            prob = np.fromiter(map(parse_probability, parts[1::2]), dtype=np.float64, count=n)
+    except ValueError:
+        raise _Irregular from None
+    return dst, prob
 
 
 class _BodyReader:
@@ -274,23 +326,118 @@ class _BodyReader:
         self.lno.append(ln)
 
 
-def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int, *,
-               bulk: bool) -> _Body:
+def _columns(found: list[tuple[str, ...]], n: int) -> list[list[str]]:
+    """The ``n`` groups of regular-expression matches as ``n`` lists (C loops)."""
+    return [list(map(operator.itemgetter(j), found)) for j in range(n)]
+
+
+def _bulk_actions(lines: list[str], a_at: np.ndarray, s_at: np.ndarray, nr: int
+                  ) -> tuple[dict[tuple[int, int], str], list[dict[tuple[int, int], float]]]:
+    """(action labels, choice rewards) of the action lines ``a_at``, parsed as arrays; an
+    action line that is not ``action NAME`` with no or exactly ``nr`` finite rewards
+    raises :class:`_Irregular`."""
+    a_state = np.searchsorted(s_at, a_at) - 1
+    k_of = np.arange(a_at.size) - np.searchsorted(a_state, a_state)
+    found = _ACTION_RE.findall("\n" + "\n".join(_pick(lines, a_at)) + "\n")
+    if len(found) != a_at.size or (a_state < 0).any():
+        raise _Irregular
+    labels, texts = _columns(found, 2)
+    keys = list(zip(a_state.tolist(), k_of.tolist()))
+    named = dict(zip(keys, labels))
+    if NOLABEL in named.values():
+        named = {key: lab for key, lab in named.items() if lab != NOLABEL}
+    vals = _reward_table(texts, nr, exact=True)
+    choice_rew: list[dict[tuple[int, int], float]] = []
+    for j in range(nr):
+        nz = np.flatnonzero(vals[:, j])
+        choice_rew.append(dict(zip([keys[i] for i in nz.tolist()], vals[nz, j].tolist())))
+    return named, choice_rew
+
+
+def _reward_table(texts: list[str], nr: int, *, exact: bool) -> np.ndarray:
+    """(len(texts), nr) the rewards ``[r1, …]`` of each text ("" none: zeros); a text with
+    more than ``nr`` values (or fewer, when ``exact``) or a value that is not a finite
+    number raises :class:`_Irregular`."""
+    out = np.zeros((len(texts), nr))
+    given = np.flatnonzero(np.fromiter(map(bool, texts), dtype=bool, count=len(texts)))
+    if not given.size:
+        return out
+    present = list(filter(None, texts))
+    counts = np.fromiter(map(str.count, present, [","] * len(present)), dtype=np.int64,
+                         count=len(present)) + 1
+    if nr == 0 or (counts > nr).any() or (exact and (counts != nr).any()):
+        raise _Irregular
+    joined = ",".join(present)
+    if joined.count("[") != len(present):  # (each text is one "[…]")
+        raise _Irregular
+    try:
+        vals = np.fromiter(map(float, joined.replace("[", "").replace("]", "").split(",")),
+                           dtype=np.float64)
+    except ValueError:
+        raise _Irregular from None
+    if not np.isfinite(vals).all():
+        raise _Irregular
+    row = np.repeat(given, counts)
+    ptr = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    out[row, np.arange(vals.size) - np.repeat(ptr, counts)] = vals
+    return out
+
+
+def _bulk_states(lines: list[str], order: np.ndarray, kinds: np.ndarray, S: int, nr: int
+                 ) -> tuple[dict[str, list[int]], np.ndarray, list[str | None]]:
+    """(labels, state rewards (nr, S), names) of the state lines and the comments right
+    after them, parsed as arrays; states not numbered 0, 1, … S-1 in order, rewards that are
+    not finite numbers, exit rates or observations raise :class:`_Irregular`."""
+    found = _STATE_RE.findall("\n".join(_pick(lines, order[kinds == 0])))
+    if len(found) != int((kinds == 0).sum()) or len(found) != S:
+        raise _Irregular
+    ids, rew, rest = _columns(found, 3)
+    if ids != [str(i) for i in range(S)]:
+        raise _Irregular
+    state_rew = _reward_table(rew, nr, exact=False).T.copy()
+    labels: dict[str, list[int]] = {}
+    for s in np.flatnonzero(np.fromiter(map(bool, rest), dtype=bool, count=S)).tolist():
+        for quoted, plain in _LABEL_RE.findall(rest[s]):
+            labels.setdefault(quoted or plain, []).append(s)
+    names: list[str | None] = [None] * S
+    naming = np.flatnonzero((kinds == 2) & np.concatenate([[False], kinds[:-1] == 0]))
+    if naming.size:
+        owner = np.cumsum(kinds == 0)[naming - 1] - 1
+        texts = [x.strip()[2:] for x in _pick(lines, order[naming])]
+        if naming.size == S:
+            names = list(texts)
+        else:
+            for s_, text in zip(owner.tolist(), texts):
+                names[s_] = text
+    return labels, state_rew, names
+
+
+def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int,
+               report: Progress = no_progress, *, bulk: bool) -> _Body:
     """The @model section: line by line (every check, in file order), or with ``bulk`` the
-    state and action lines one by one and the transition lines parsed as whole arrays."""
-    if bulk:
-        order, trans = _model_lines(lines, model_at)
-    else:
-        order, trans = list(range(model_at, len(lines))), []
+    state and comment lines one by one and the action and transition lines parsed as
+    whole arrays."""
     r = _BodyReader(path, S, nr)
-    for idx in order:
-        r.line(idx + 1, lines[idx])
-    if bulk:
-        src, cho, dst, prob, lno = _bulk_transitions(path, lines, order, trans, S)
-        return _Body(src, cho, dst, prob, lno, r.labels, r.state_rew, r.choice_rew,
-                     r.action_labels, r.names, r.state, r.choices)
-    return _Body(r.src, r.cho, r.dst, r.prob, r.lno, r.labels, r.state_rew, r.choice_rew,
-                 r.action_labels, r.names, r.state, r.choices)
+    if not bulk:
+        n = len(lines) - model_at
+        for idx in range(model_at, len(lines)):
+            if (idx - model_at) % CHUNK == 0:
+                report((idx - model_at) / n, "reading the model line by line")
+            r.line(idx + 1, lines[idx])
+        return _Body(r.src, r.cho, r.dst, r.prob, r.lno, r.labels, r.state_rew,
+                     r.choice_rew, r.action_labels, r.names, r.state, r.choices)
+    report(0.0, "finding the states, actions and transitions")
+    order, trans = _model_lines(lines, model_at)
+    kinds = _kinds(lines, order)
+    s_at, a_at = order[kinds == 0], order[kinds == 1]
+    report(0.1, "reading the actions")
+    action_labels, choice_rew = _bulk_actions(lines, a_at, s_at, nr)
+    report(0.2, "reading the states")
+    labels, state_rew, names = _bulk_states(lines, order, kinds, S, nr)
+    src, cho, dst, prob, lno = _bulk_transitions(path, lines, s_at, a_at, trans, S,
+                                                 sub_progress(report, 0.3, 1.0))
+    return _Body(src, cho, dst, prob, lno, labels, state_rew, choice_rew,
+                 action_labels, names, S - 1, int(a_at.size))
 
 
 @dataclass
@@ -365,7 +512,7 @@ def _check_kind(path: str, kind: str | None, value_type: str | None) -> str:
 
 def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
              discount: float | None = None, reward: str | None = None,
-             name: str | None = None) -> ImportResult:
+             name: str | None = None, progress: Progress | None = None) -> ImportResult:
     """Import a Storm ``.drn`` model (module docstring).
 
     Parameters
@@ -374,6 +521,11 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         The file.
     horizon, discount, reward, name :
         See :func:`core.mdp.interop.prism.read_prism`.
+    progress : Progress, optional
+        Called with the fraction done (non-decreasing, in [0, 1]) and what is being done:
+        between reading, parsing and building the model and every :data:`CHUNK` lines of
+        transitions. It may raise :class:`core.common.progress.Cancelled` to stop the
+        import (which propagates).
 
     Returns
     -------
@@ -385,7 +537,10 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         Naming the file and the line.
     """
     path = str(path)
+    report = progress if progress is not None else no_progress
+    report(0.0, "reading the file")
     lines = read_text_lines(path)  # regular files only, memory checked first
+    report(0.1, "reading the header")
     head = _read_header(path, lines)
     n_states, n_choices = head.counts.get("@nr_states"), head.counts.get("@nr_choices")
     n_transitions, reward_names, model_at = (head.counts.get("@nr_transitions"),
@@ -400,9 +555,11 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     S = n_states
     nr = len(reward_names)
     try:  # transitions in bulk; anything irregular is read line by line (exact messages)
-        body = _read_body(path, lines, model_at, S, nr, bulk=True)
-    except (_Irregular, InputError):
-        body = _read_body(path, lines, model_at, S, nr, bulk=False)
+        body = _read_body(path, lines, model_at, S, nr, sub_progress(report, 0.1, 0.4),
+                          bulk=True)
+    except (_Irregular, InputError):  # (its progress continues where the bulk one stopped)
+        body = _read_body(path, lines, model_at, S, nr, sub_progress(report, 0.4, 0.7),
+                          bulk=False)
     names, state, choices, prob = body.names, body.state, body.choices, body.prob
     state_rew, choice_rew = body.state_rew, body.choice_rew
     if state + 1 != S:
@@ -423,12 +580,16 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
         if len(given) == S else None, kind=head.kind)
     parts.rewards = {rn: (state_rew[j] if state_rew[j].any() else None,
                           choice_rew[j] or None, None) for j, rn in enumerate(reward_names)}
-    return build_model(parts, horizon=horizon, discount=discount, reward=reward,
-                       name=name if name is not None else Path(path).name.split(".")[0],
-                       files=[path])
+    report(0.7, "building the model")
+    result = build_model(parts, horizon=horizon, discount=discount, reward=reward,
+                         name=name if name is not None else Path(path).name.split(".")[0],
+                         files=[path])
+    report(1.0, "model imported")
+    return result
 
 
-def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[str]]:
+def _drn_text(mdp: MDP, entries: list[str], value_type: str) -> tuple[str, list[str]]:
+    """The file's text; ``entries[e]`` is the line of CSR entry e ("\t\tt : value")."""
     t = mdp.transitions
     A = mdp.n_actions
     labels_of, warnings = export_names(mdp)
@@ -462,7 +623,7 @@ def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[s
             per_state.setdefault(int(s), []).append(lab)
     names = mdp.state_names
     write_names = not names.is_default("s")
-    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    indptr = t.indptr.tolist()
     out = ["// Exported by PrivPlan", "// Original model type: MDP", "@type: MDP",
            f"@value_type: {value_type}", "@parameters", "", "@reward_models",
            " ".join(rnames), "@nr_states", str(mdp.n_states), "@nr_choices",
@@ -483,8 +644,7 @@ def _drn_text(mdp: MDP, values: list[str], value_type: str) -> tuple[str, list[s
             out.append(f"\taction {written if written is not None else NOLABEL}" + rew(
                 [float(x[s, a]) if x is not None else 0.0 for x in action_r]))
             r = s * A + a
-            out.extend(f"\t\t{indices[e]} : {values[e]}" for e in range(indptr[r],
-                                                                        indptr[r + 1]))
+            out += entries[indptr[r]:indptr[r + 1]]
     return "\n".join(out) + "\n", warnings
 
 
@@ -504,8 +664,9 @@ def write_drn(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list[s
         The file written and warnings.
     """
     path = str(stem) + ".drn"
-    text, warnings = _drn_text(mdp, [number_text(x) for x in mdp.transitions.data.tolist()],
-                               "double")
+    t = mdp.transitions
+    text, warnings = _drn_text(mdp, list(map("\t\t{} : {}".format, t.indices.tolist(),
+                                             number_texts(t.data))), "double")
     atomic_write_text(path, text)
     return [path], warnings
 
@@ -530,8 +691,8 @@ def write_drn_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarray
         The file written and warnings.
     """
     path = str(stem) + ".drn"
-    values = [f"[{number_text(lo)}, {number_text(hi)}]" for lo, hi in zip(lower.tolist(),
-                                                                          upper.tolist())]
-    text, warnings = _drn_text(mdp, values, "double-interval")
+    entries = list(map("\t\t{} : [{}, {}]".format, mdp.transitions.indices.tolist(),
+                       number_texts(lower), number_texts(upper)))
+    text, warnings = _drn_text(mdp, entries, "double-interval")
     atomic_write_text(path, text)
     return [path], warnings

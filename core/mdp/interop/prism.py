@@ -30,9 +30,11 @@ Examples
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ import numpy as np
 
 from core.common.atomic import atomic_write_text
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
@@ -49,7 +52,7 @@ from core.mdp.interop.common import (
     export_names,
     export_rewards,
     fail,
-    number_text,
+    number_texts,
     parse_probability,
     read_text_lines,
 )
@@ -68,9 +71,31 @@ def _open(path: str) -> list[str]:
 
 
 def _data_lines(lines: list[str]) -> list[tuple[int, str]]:
-    """(line number, text) of the lines that are neither blank nor comments."""
-    return [(i, s.strip()) for i, s in enumerate(lines, 1)
-            if s.strip() and not s.lstrip().startswith("#")]
+    """(line number, text) of the lines that are neither blank nor comments (the blank
+    and comment lines found by one scan of the joined text, not a loop over the lines)."""
+    texts = list(map(str.strip, lines))
+    if not texts:
+        return []
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1,
+              out=starts[1:])
+    joined = "\n" + "\n".join(texts) + "\n"  # (a match is at the newline before its line)
+    skip = np.fromiter((m.start() for m in _SKIPPED.finditer(joined)), dtype=np.int64)
+    keep = np.ones(len(texts), dtype=bool)
+    keep[np.searchsorted(starts, skip)] = False
+    at = np.flatnonzero(keep)
+    return list(zip((at + 1).tolist(), _pick(texts, at)))
+
+
+_SKIPPED = re.compile(r"\n(?=[#\n])")  # an empty line or a comment (lines are stripped)
+
+
+def _pick(items: list[str], at: np.ndarray) -> list[str]:
+    """``items[i]`` for every i of ``at`` (one C call)."""
+    if at.size == 0:
+        return []
+    got = operator.itemgetter(*at.tolist())(items)
+    return [got] if at.size == 1 else list(got)
 
 
 def _int(path: str, line: int, text: str, what: str, upper: int | None = None) -> int:
@@ -95,7 +120,98 @@ def _header(path: str, rows: list[tuple[int, str]], sizes: Sequence[int], what: 
     return line, [_int(path, line, t, "count") for t in toks]
 
 
-def _read_tra(path: str) -> ModelParts:
+class _Irregular(Exception):
+    """The bulk reading of a .tra met something it does not handle: the line-by-line
+    reading runs instead (and names the line)."""
+
+
+#: Lines of a .tra read between two progress reports (and chances to cancel).
+CHUNK = 1 << 17
+
+
+def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progress,
+              *, labels: bool = True, fractions: bool = True) -> tuple[Any, ...]:
+    """(src, choice, dst, value, line, label keys, labels) of the lines ``s [k] t value
+    [label]`` (``n_fields`` without the label; a label only with ``labels``, a fraction
+    a/b only with ``fractions``), parsed as whole arrays :data:`CHUNK` lines at a time;
+    anything the line-by-line reading would refuse or label differently raises
+    :class:`_Irregular`."""
+    m = len(rows)
+    cols: list[list[np.ndarray]] = [[] for _ in range(4)]
+    keys: list[np.ndarray] = []
+    words: list[str] = []
+    for lo in range(0, m, CHUNK):
+        report(lo / max(m, 1), "reading the transitions")
+        chunk = rows[lo:lo + CHUNK]
+        text = "\n".join(map(operator.itemgetter(1), chunk))
+        if not text.isascii():
+            raise _Irregular
+        raw = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8)
+        blank = (raw == 32) | (raw == 9) | (raw == 10) | ((raw >= 11) & (raw <= 13)) | (
+            (raw >= 28) & (raw <= 31))
+        starts = np.flatnonzero(~blank & np.concatenate([[True], blank[:-1]]))
+        per_line = np.bincount(np.searchsorted(np.flatnonzero(raw == 10), starts),
+                               minlength=len(chunk))[:len(chunk)]
+        toks = text.split()
+        ptr = np.concatenate([[0], np.cumsum(per_line)])
+        labelled = per_line == n_fields + 1 if labels else np.zeros(len(chunk), dtype=bool)
+        if not ((per_line == n_fields) | labelled).all():
+            raise _Irregular
+        width = int(per_line[0])
+        uniform = bool((per_line == width).all())  # then every column is a slice
+        pick = [toks[j::width] if uniform else _pick(toks, ptr[:-1] + j)
+                for j in range(n_fields)]
+        try:
+            ints = [np.fromiter(map(int, pick[j]), dtype=np.int64, count=len(chunk))
+                    for j in range(n_fields - 1)]
+            try:
+                prob = np.fromiter(map(float, pick[-1]), dtype=np.float64, count=len(chunk))
+            except ValueError:
+                if not fractions:
+                    raise
+                prob = np.fromiter(map(parse_probability, pick[-1]), dtype=np.float64,
+                                   count=len(chunk))
+        except ValueError:
+            raise _Irregular from None
+        src, dst = ints[0], ints[-1]
+        cho = ints[1] if n_fields == 4 else np.zeros(len(chunk), dtype=np.int64)
+        if (src >= S).any() or (dst >= S).any() or (np.minimum(src, dst) < 0).any() or (
+                cho < 0).any() or not np.isfinite(prob).all():
+            raise _Irregular
+        if labelled.any():
+            at = np.flatnonzero(labelled)
+            keys.append(np.stack([src[at], cho[at]]))
+            words += toks[n_fields::width] if uniform else _pick(toks, ptr[at] + n_fields)
+        for j, arr in enumerate((src, cho, dst, prob)):
+            cols[j].append(arr)
+    line_no = np.fromiter(map(operator.itemgetter(0), rows), dtype=np.int64, count=m)
+    out = [np.concatenate(c) if c else np.zeros(0) for c in cols]
+    label_keys, label_words = _choice_labels(np.concatenate(keys, axis=1) if keys else
+                                             np.zeros((2, 0), dtype=np.int64), words)
+    return (out[0].astype(np.int64), out[1].astype(np.int64), out[2].astype(np.int64),
+            out[3].astype(np.float64), line_no, label_keys, label_words)
+
+
+def _choice_labels(keys: np.ndarray, words: list[str]
+                   ) -> tuple[list[tuple[int, int]], list[str]]:
+    """The (state, choice) keys and labels of the labelled lines, each choice once in the
+    order it first appears; a choice with two labels raises :class:`_Irregular` (the
+    line-by-line reading names the line)."""
+    if not words:
+        return [], []
+    vocab = {w: i for i, w in enumerate(dict.fromkeys(words))}
+    codes = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
+    key = keys[0] * (int(keys[1].max()) + 1) + keys[1]
+    order = np.argsort(key, kind="stable")
+    same = key[order][1:] == key[order][:-1]
+    if (same & (codes[order][1:] != codes[order][:-1])).any():
+        raise _Irregular
+    first = np.sort(order[np.concatenate([[True], ~same])])
+    return (list(zip(keys[0][first].tolist(), keys[1][first].tolist())),
+            _pick(words, first))
+
+
+def _read_tra(path: str, report: Progress = no_progress) -> ModelParts:
     lines = _open(path)
     rows = _data_lines(lines)
     hline, head = _header(path, rows, (2, 3), "'S C T' (MDP) or 'S T' (DTMC)")
@@ -111,6 +227,14 @@ def _read_tra(path: str) -> ModelParts:
         "transitions": (head[-1], 0, "the header")}, separate_lines=False)
     n_fields = 4 if mdp else 3
     m = len(rows) - 1
+    try:
+        bulk: tuple[Any, ...] | None = _bulk_tra(rows[1:], n_fields, S, report)
+    except _Irregular:
+        bulk = None
+    if bulk is not None:
+        src, cho, dst, prob, ln, keys, words = bulk
+        return _tra_parts(path, hline, head, mdp, S, src, cho, dst, prob, ln,
+                          dict(zip(keys, words)))
     src = np.empty(m, dtype=np.int64)
     cho = np.zeros(m, dtype=np.int64)
     dst = np.empty(m, dtype=np.int64)
@@ -142,6 +266,14 @@ def _read_tra(path: str) -> ModelParts:
             if prev != toks[-1]:
                 raise fail(path, line, f"choice {k} of state {s} is labelled {prev!r} on an "
                            f"earlier line and {toks[-1]!r} here")
+    return _tra_parts(path, hline, head, mdp, S, src, cho, dst, prob, ln, action_labels)
+
+
+def _tra_parts(path: str, hline: int, head: list[int], mdp: bool, S: int, src: np.ndarray,
+               cho: np.ndarray, dst: np.ndarray, prob: np.ndarray, ln: np.ndarray,
+               action_labels: dict[tuple[int, int], str]) -> ModelParts:
+    """The parsed .tra after its counts are checked against the header."""
+    m = src.size
     declared = head[-1]
     if declared != m:
         raise fail(path, hline, f"the header declares {declared:,} transitions, the file has "
@@ -247,8 +379,17 @@ def _read_trew(path: str, S: int, mdp: bool) -> tuple[str | None,
                           "'S C N'" if mdp else "'S N'")
     if head[0] != S:
         raise fail(path, hline, f"the header declares {head[0]:,} states, the model has {S:,}")
-    out: dict[tuple[int, int, int], float] = {}
     n = 4 if mdp else 3
+    try:  # in bulk; anything irregular is read line by line (exact messages)
+        src, cho, dst, val, _, _, _ = _bulk_tra(rows[1:], n, S, no_progress, labels=False,
+                                                fractions=False)
+        keys = list(zip(src.tolist(), cho.tolist(), dst.tolist()))
+        out = dict(zip(keys, val.tolist()))
+        if len(out) == len(keys) and len(rows) - 1 == head[-1]:
+            return _reward_header(path, lines), out
+    except _Irregular:
+        pass
+    out = {}
     for line, text in rows[1:]:
         toks = text.split()
         if len(toks) != n:
@@ -274,7 +415,7 @@ def _read_trew(path: str, S: int, mdp: bool) -> tuple[str | None,
 
 def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None = None,
                discount: float | None = None, reward: str | None = None,
-               name: str | None = None) -> ImportResult:
+               name: str | None = None, progress: Progress | None = None) -> ImportResult:
     """Import a PRISM model from its explicit files (one ``.tra``, optional ``.lab``,
     ``.sta`` and any number of ``.srew``/``.trew``).
 
@@ -289,6 +430,11 @@ def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None =
         The reward structure r(s, a) comes from (default: the first).
     name : str, optional
         The model's name (default: the ``.tra`` file's stem).
+    progress : Progress, optional
+        Called with the fraction done (non-decreasing, in [0, 1]) and what is being done:
+        every :data:`CHUNK` transition lines, between the files and before the model is
+        built. It may raise :class:`core.common.progress.Cancelled` to stop the import
+        (which propagates).
 
     Returns
     -------
@@ -314,7 +460,10 @@ def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None =
     if ".tra" not in by:
         raise InputError("a PRISM model needs its .tra file", field="FILE")
     tra = by[".tra"][0]
-    parts = _read_tra(tra)
+    report = progress if progress is not None else no_progress
+    report(0.0, "reading the transitions")
+    parts = _read_tra(tra, sub_progress(report, 0.0, 0.6))
+    report(0.6, "reading labels, names and rewards")
     S = parts.n_states
     if ".lab" in by:
         parts.labels = _read_lab(by[".lab"][0], S)
@@ -332,28 +481,38 @@ def read_prism(files: Sequence[str | os.PathLike[str]], *, horizon: int | None =
         st, ch, _ = rewards.get(key, (None, None, None))
         rewards[key] = (st, ch, trans)
     parts.rewards = rewards
-    return build_model(parts, horizon=horizon, discount=discount, reward=reward,
-                       name=name if name is not None else Path(tra).name.split(".")[0],
-                       files=paths)
+    report(0.7, "building the model")
+    result = build_model(parts, horizon=horizon, discount=discount, reward=reward,
+                         name=name if name is not None else Path(tra).name.split(".")[0],
+                         files=paths)
+    report(1.0, "model imported")
+    return result
 
 
 # ------------------------------------------------------------------------------ writing
 def _tra_lines(mdp: MDP, values: "list[str]") -> tuple[str, list[str]]:
     """The .tra text (header and lines) with ``values[e]`` the text of entry e."""
     t = mdp.transitions
-    A = mdp.n_actions
     labels, warnings = export_names(mdp)
-    indptr, indices = t.indptr.tolist(), t.indices.tolist()
+    s_of, k_of, row = _entry_choices(mdp)
+    # the label written after each line of a choice (" label", or nothing if unlabelled)
+    tails = np.full(t.n_rows, "", dtype=object)
+    ss, aa = np.nonzero(mdp.mask)
+    tails[ss * mdp.n_actions + aa] = [f" {lab}" if lab is not None else ""
+                                      for lab in chain.from_iterable(labels)]
     out = [f"{mdp.n_states} {int(mdp.mask.sum())} {t.nnz}"]
-    for s in range(mdp.n_states):
-        for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
-            r = s * A + a
-            lab = labels[s][k]
-            tail = f" {lab}" if lab is not None else ""
-            head = f"{s} {k} "
-            out.extend(f"{head}{indices[e]} {values[e]}{tail}" for e in range(indptr[r],
-                                                                           indptr[r + 1]))
+    out += map("{} {} {} {}{}".format, s_of.tolist(), k_of.tolist(), t.indices.tolist(),
+               values, tails[row].tolist())
     return "\n".join(out) + "\n", warnings
+
+
+def _entry_choices(mdp: MDP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(state, choice index among the state's available actions, row s·A + a) of every
+    CSR entry: the "s k" a .tra or .trew line starts with."""
+    t = mdp.transitions
+    row = t.row_of_entry()
+    rank = (np.cumsum(mdp.mask, axis=1) - 1).reshape(-1)
+    return row // mdp.n_actions, rank[row], row
 
 
 def _lab_text(mdp: MDP) -> str:
@@ -373,18 +532,16 @@ def _reward_files(mdp: MDP, stem: str) -> list[str]:
     rewards = export_rewards(mdp)
     written: list[str] = []
     t = mdp.transitions
-    A = mdp.n_actions
     S = mdp.n_states
     used = mdp.annotations.reward_used if mdp.annotations is not None else None
     order = sorted(rewards, key=lambda k: (k != (used or "r"), list(rewards).index(k)))
-    indptr, indices = t.indptr.tolist(), t.indices.tolist()
     for i, rname in enumerate(order):
         rs = rewards[rname]
         base = stem if i == 0 else f"{stem}_{rname}"
         if rs.state is not None:
             nz = np.flatnonzero(rs.state)
             lines = [f'# Reward structure "{rname}"', "# State rewards", f"{S} {nz.size}"]
-            lines += [f"{s} {number_text(rs.state[s])}" for s in nz.tolist()]
+            lines += map("{} {}".format, nz.tolist(), number_texts(rs.state[nz]))
             atomic_write_text(base + ".srew", "\n".join(lines) + "\n")
             written.append(base + ".srew")
         if rs.choice is not None or rs.transition is not None:
@@ -393,12 +550,10 @@ def _reward_files(mdp: MDP, stem: str) -> list[str]:
                 per += rs.transition
             if rs.choice is not None:
                 per += np.repeat(rs.choice.reshape(-1), np.diff(t.indptr))
-            body: list[str] = []
-            for s in range(S):
-                for k, a in enumerate(np.flatnonzero(mdp.mask[s]).tolist()):
-                    r = s * A + a
-                    body.extend(f"{s} {k} {indices[e]} {number_text(per[e])}"
-                                for e in range(indptr[r], indptr[r + 1]) if per[e] != 0)
+            s_of, k_of, _ = _entry_choices(mdp)
+            nz = np.flatnonzero(per)
+            body = list(map("{} {} {} {}".format, s_of[nz].tolist(), k_of[nz].tolist(),
+                            t.indices[nz].tolist(), number_texts(per[nz])))
             lines = [f'# Reward structure "{rname}"', "# Transition rewards",
                      f"{S} {int(mdp.mask.sum())} {len(body)}"] + body
             atomic_write_text(base + ".trew", "\n".join(lines) + "\n")
@@ -433,7 +588,7 @@ def write_prism(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list
     """
     stem = str(stem)
     t = mdp.transitions
-    text, warnings = _tra_lines(mdp, [number_text(x) for x in t.data.tolist()])
+    text, warnings = _tra_lines(mdp, number_texts(t.data))
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
     atomic_write_text(stem + ".lab", _lab_text(mdp))
@@ -466,8 +621,7 @@ def write_prism_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarr
         The files written and warnings.
     """
     stem = str(stem)
-    values = [f"[{number_text(lo)},{number_text(hi)}]" for lo, hi in zip(lower.tolist(),
-                                                                         upper.tolist())]
+    values = list(map("[{},{}]".format, number_texts(lower), number_texts(upper)))
     text, warnings = _tra_lines(mdp, values)
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
