@@ -40,6 +40,7 @@ from core.advising.model import AdvisingSetup
 from core.common.atomic import atomic_write_bytes, atomic_write_text, clean_stale_temporaries
 from core.common.errors import InputError
 from core.common.jsonable import jsonable
+from core.common.progress import Progress
 from core.common.resources import (
     MODEL_MEMORY_FACTOR,
     check_model_memory,
@@ -858,13 +859,16 @@ def json_name(name: str) -> str:
     return json.dumps(name)[1:-1]
 
 
-def load_any(path: str | os.PathLike[str]) -> Project:
+def load_any(path: str | os.PathLike[str], *, progress: Progress | None = None) -> Project:
     """Open a project, or wrap an ``*.mdp.json``/``*.mdp.npz`` file in a new project.
 
     Parameters
     ----------
     path : str or PathLike
         A project, ``*.mdp.json`` or ``*.mdp.npz`` file.
+    progress : Progress, optional
+        Told how far a model file's reading is; it may raise
+        :class:`core.common.progress.Cancelled` to stop (:func:`core.mdp.load_mdp`).
 
     Returns
     -------
@@ -878,13 +882,13 @@ def load_any(path: str | os.PathLike[str]) -> Project:
     """
     name = str(path).lower()
     if name.endswith(".npz"):
-        mdp = load_mdp(path)
+        mdp = load_mdp(path, progress=progress)
     else:
         doc = read_json(path)
         if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
             return load_project(path)
         if isinstance(doc, dict) and doc.get("format") == "privplan-mdp":
-            mdp = load_mdp(path)
+            mdp = load_mdp(path, progress=progress)
         else:
             raise InputError("not a PrivPlan project or MDP file (unknown 'format')",
                              field="format", file=str(path))

@@ -176,15 +176,22 @@ class FileActions:
             return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
-    def import_mdp(self, path: "str | list[str] | None" = None) -> str | None:
+    def import_mdp(self, path: "str | list[str] | None" = None, *,
+                   background: bool | None = None) -> str | None:
         """Add a model to the project (undoable): a PrivPlan MDP file, PRISM's explicit
         files or a Storm ``.drn`` (:mod:`gui.shell.model_import`); returns the new MDP's
-        id, or None (a refused file is shown with the command line's message)."""
-        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
-        from gui.shell.commands import AddMdpCommand
+        id, or None (a refused file is shown with the command line's message). Files larger
+        than :data:`gui.shell.main_window.BACKGROUND_BYTES` (``background=None``) are read
+        in the background with progress and Cancel: None is returned at once and the model
+        is added when the read has finished (:data:`MainWindow.file_opened` says so)."""
+        from gui.shell.load_cancel import import_in_background
+        from gui.shell.main_window import BACKGROUND_BYTES, _file_size
         from gui.shell.model_import import IMPORT_FILTERS, read_model_files
 
         w = self._window
+        if w.is_loading:
+            w.statusBar().showMessage(f"Still opening {w._loading}…", 4000)
+            return None
         if path is None:
             chosen, _ = QFileDialog.getOpenFileNames(w, "Import Model", w.settings.last_dir,
                                                      IMPORT_FILTERS)
@@ -194,16 +201,31 @@ class FileActions:
         else:
             paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
         paths = [str(p) for p in paths]
+        if background is None:
+            background = sum(_file_size(p) for p in paths) > BACKGROUND_BYTES
+        if background and paths:
+            import_in_background(w, paths, lambda imported, model: self._add_imported(
+                paths, imported, model))
+            return None
         try:
             imported = read_model_files(paths)
         except Exception as exc:  # noqa: BLE001 - any failure: a dialog, the document kept
             w.report_open_error(open_failure_text(exc, paths[0] if paths else ""))
             return None
-        model = MdpModel.from_mdp(imported.mdp)
-        if not model.name:
-            model.name = imported.name
-        if model.n_states <= MAX_LAYOUT_STATES:
-            model.positions = fill_missing_positions(model)
+        return self._add_imported(paths, imported)
+
+    def _add_imported(self, paths: list[str], imported: Any, model: Any = None) -> str:
+        """Add a model read by :func:`gui.shell.model_import.read_model_files` (undoable)."""
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
+        from gui.shell.commands import AddMdpCommand
+
+        w = self._window
+        if model is None:
+            model = MdpModel.from_mdp(imported.mdp)
+            if not model.name:
+                model.name = imported.name
+            if model.n_states <= MAX_LAYOUT_STATES:
+                model.positions = fill_missing_positions(model)
         cmd = AddMdpCommand(w.document, model, text=f"Import MDP “{model.name}”")
         w.document.push(cmd)
         w.document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done
@@ -214,6 +236,7 @@ class FileActions:
         if imported.warnings:
             w.statusBar().showMessage(f"Imported “{model.name}” with {len(imported.warnings)} "
                                       "warning(s): see the Log", 8000)
+        w.file_opened.emit(paths[0])
         return cmd.mdp_id
 
     def export_mdp(self, mdp_id: str | None = None, path: str | None = None) -> bool:

@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from core import __version__
 from core.common import InputError
+from core.common.progress import Progress
 from core.mdp import mdp_dataset
 from core.project import Project
 from gui.shell.autosave import AutosaveController
@@ -83,20 +84,25 @@ MAX_AUTO_OPEN = 6
 DEFAULT_SIZE = (1500, 950)
 
 
-def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
+def read_project_file(path: str | os.PathLike[str], *, progress: Progress | None = None
+                      ) -> tuple[Project, bool]:
     """Read a project or an MDP file: (project, True if it is a project file).
 
     The project's drawable models get positions for their states (files without a
     layout), and every valid model is validated once into its cache. Safe to run in a
-    worker thread: it touches nothing but the objects it creates.
+    worker thread: it touches nothing but the objects it creates. ``progress`` is told how
+    far it is and may raise :class:`core.common.progress.Cancelled` to stop it.
     """
+    from core.common.progress import no_progress, sub_progress
     from core.mdp import load_mdp, read_json
     from core.project import PROJECT_FORMAT, fill_project_layouts, load_any, project_from_dict
 
+    report = progress if progress is not None else no_progress
+    reading = sub_progress(report, 0.0, 0.85)
     path = str(path)
     is_project = False
     if path.lower().endswith(".npz"):
-        project = load_any(path)
+        project = load_any(path, progress=reading)
     else:
         doc = read_json(path)
         if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
@@ -107,14 +113,16 @@ def read_project_file(path: str | os.PathLike[str]) -> tuple[Project, bool]:
                 raise (exc if exc.file else exc.with_file(path)) from None
             is_project = True
         elif isinstance(doc, dict) and doc.get("format") == "privplan-mdp":
-            mdp = load_mdp(path)
+            mdp = load_mdp(path, progress=reading)
             project = Project(name=mdp.name or os.path.basename(path))
             project.add_mdp(mdp)
         else:
             raise InputError("not a PrivPlan project or MDP file (unknown 'format')",
                              field="format", file=path)
+    report(0.85, "laying out")
     fill_project_layouts(project)
-    for entry in project.mdps:
+    for i, entry in enumerate(project.mdps):
+        report(0.9 + 0.1 * i / max(1, len(project.mdps)), f"checking {entry.model.name}")
         if entry.model.is_valid:
             entry.mdp  # noqa: B018 - validate once, here, and keep it in the entry's cache
     return project, is_project
@@ -145,8 +153,9 @@ def _file_size(path: str) -> int:
     return total
 
 
-def _open_in_worker(path: str, *, progress=None) -> tuple[str, Project, bool, dict]:
-    project, is_project = read_project_file(path)
+def _open_in_worker(path: str, *, progress: Progress | None = None
+                    ) -> tuple[str, Project, bool, dict]:
+    project, is_project = read_project_file(path, progress=progress)
     problems = {e.id: (e.model.version, e.model.problems()) for e in project.mdps}
     return path, project, is_project, problems
 
@@ -175,6 +184,8 @@ class MainWindow(QMainWindow):
         self._inspector_hidden_for_tool = False
         self._inspector_was_visible = True
         self._loader = TaskRunner(self)  # opens large files off the UI thread
+        # what a background read other than File ▸ Open does with its result (an import)
+        self._loader_finish: Callable[[object], None] | None = None
         self._loading: str | None = None
         load_tools()
         self._discard_on_close = False
@@ -724,9 +735,13 @@ class MainWindow(QMainWindow):
             self._update_actions()
 
     def _on_loader_succeeded(self, result: object) -> None:
-        path, project, is_project, problems = result  # type: ignore[misc]
+        finish, self._loader_finish = self._loader_finish, None
         self._loading = None
         self._set_loading(False)
+        if finish is not None:  # another background read (gui.shell.load_cancel)
+            finish(result)
+            return
+        path, project, is_project, problems = result  # type: ignore[misc]
         self._finish_open(path, project, is_project, problems)
 
     def _on_loader_failed(self, exc: object) -> None:

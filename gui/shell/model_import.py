@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.common import InputError
+from core.common.progress import Progress
 from core.mdp import MDP
 
 __all__ = ["ImportedModel", "read_model_files", "IMPORT_FILTERS", "PRISM_SUFFIXES",
@@ -71,8 +72,9 @@ def _with_prism_siblings(files: list[str]) -> list[str]:
     return [str(tra), *found]
 
 
-def read_model_files(paths: list[str]) -> ImportedModel:
-    """Read one model from ``paths`` (module docstring).
+def read_model_files(paths: list[str], *, progress: Progress | None = None) -> ImportedModel:
+    """Read one model from ``paths`` (module docstring); ``progress`` is told how far the
+    reader is and may raise :class:`core.common.progress.Cancelled` to stop it.
 
     Raises
     ------
@@ -92,7 +94,7 @@ def read_model_files(paths: list[str]) -> ImportedModel:
             raise InputError(f"{others[0]}: import PRISM/Storm files apart from other files",
                              field="FILE")
         files = _with_prism_siblings(files)
-        res = import_model(files)
+        res = import_model(files, progress=progress)
         return ImportedModel(res.mdp, res.mdp.name or Path(files[0]).stem,
                              tuple(res.files), tuple(res.warnings))
     if len(files) != 1:
@@ -100,5 +102,5 @@ def read_model_files(paths: list[str]) -> ImportedModel:
                          "one PRISM model)", field="FILE")
     from core.mdp import load_mdp
 
-    mdp = load_mdp(files[0])
+    mdp = load_mdp(files[0], progress=progress)
     return ImportedModel(mdp, mdp.name or Path(files[0]).name.split(".")[0], (files[0],))

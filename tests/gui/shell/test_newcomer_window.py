@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from gui.shell.tools import TOOLS, load_tools
@@ -111,3 +112,49 @@ def test_cancel_gives_the_window_back_while_a_large_file_opens(qtbot, window, mo
     with qtbot.waitSignal(window._loader.finished, timeout=10000):
         pass
     assert window.document.project is before
+
+
+@pytest.fixture(scope="module")
+def large_drn(tmp_path_factory):
+    """A Storm model of 10⁵ states (6·10⁵ transitions, about 12 MB): read in the background."""
+    from core.mdp.examples import sparse_random_mdp
+    from core.mdp.interop.drn import write_drn
+
+    folder = tmp_path_factory.mktemp("drn")
+    write_drn(sparse_random_mdp(100_000, 2, 3, 5, seed=3), folder / "big")
+    return folder / "big.drn"
+
+
+def test_a_large_import_runs_in_the_background_with_a_moving_bar(qtbot, window, large_drn):
+    """Import of a large Storm file froze the window until it was read; now it is read in
+    the loader, the bar moves, and the model is added (undoably) at the end."""
+    before = len(window.document.project.mdps)
+    seen: list[float] = []
+    window._loader.progress_changed.connect(lambda f, m: seen.append(f))
+    assert window.import_mdp(str(large_drn)) is None and window.is_loading
+    assert not window.tabs.isEnabled() and window.cancel_action.isEnabled()
+    with qtbot.waitSignal(window.file_opened, timeout=120_000):
+        pass
+    assert len(window.document.project.mdps) == before + 1
+    assert window.document.project.mdps[-1].model.n_states == 100_000
+    assert len(seen) >= 3 and seen == sorted(seen), seen
+    assert window.tabs.isEnabled() and not window.is_loading
+
+
+def test_cancel_stops_a_large_import_within_2_s_and_changes_nothing(qtbot, window, large_drn):
+    """Cancel used to leave the reader running to its end in the background; the readers
+    now stop at their next progress call."""
+    import time
+
+    before = window.document.project
+    n_before = len(before.mdps)
+    with qtbot.waitSignal(window._loader.progress_changed, timeout=60_000):
+        window.import_mdp(str(large_drn))
+    t0 = time.perf_counter()
+    window.cancel_action.trigger()  # Esc
+    assert not window.is_loading and window.tabs.isEnabled()
+    with qtbot.waitSignal(window._loader.finished, timeout=10_000):
+        pass
+    assert time.perf_counter() - t0 < 2.0, "the reader went on after Cancel"
+    assert window.document.project is before and len(before.mdps) == n_before
+    assert "Stopped opening" in window.statusBar().currentMessage()
