@@ -98,6 +98,19 @@ def render_generic(results: list[StudyResult], saved: list[dict[str, Any]]) -> s
     return claims_lib.claims_rows(runs, f"the {len(claims)} claims of this run")
 
 
+def _render_sharing(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
+    """Policy sharing: the claims the study defines today (core.sharing.study.sharing_claims,
+    both after-budget protocols side by side), tested on the saved runs' values — runs saved
+    before a claim was added are re-tested with it, since every arm's values are saved."""
+    from core.sharing.study import ENVIRONMENTS, sharing_claims
+
+    names = {gym_id: name for name, gym_id in ENVIRONMENTS.items()}
+    envs = [names[p["env"]] for p in results[0].points]
+    claims = sharing_claims(envs)
+    runs = tuple(evaluate_claims(r, claims) for r in results)
+    return claims_lib.claims_rows(runs, f"the {len(claims)} claims of this run")
+
+
 FAMILIES: tuple[Family, ...] = (
     Family("drl7", "bench/drl_claims.py",
            ("--sizes", "7x7", "--epsilons", "0.1,1,4,16", "--n", "120", "--workers", "1"),
@@ -110,12 +123,12 @@ FAMILIES: tuple[Family, ...] = (
     Family("sharing", "bench/sharing_claims.py",
            ("--n", "30", "--envs", "FrozenLake 4x4,FrozenLake 8x8,CliffWalking,corridor"),
            (2028, 7), "16", "policy sharing: FrozenLake, CliffWalking at n = 30, corridor",
-           render_generic),
+           _render_sharing),
     Family("sharing_cliff", "bench/sharing_claims.py",
            ("--n", "80", "--envs", "CliffWalking"), (2028, 7), "10",
-           "policy sharing: CliffWalking at n = 80", render_generic),
+           "policy sharing: CliffWalking at n = 80", _render_sharing),
     Family("sharing_taxi", "bench/sharing_claims.py", ("--n", "100", "--envs", "Taxi"),
-           (2028, 7), "36", "policy sharing: Taxi at n = 100", render_generic),
+           (2028, 7), "36", "policy sharing: Taxi at n = 100", _render_sharing),
     Family("comarl", "bench/comarl_claims.py", ("--n", "10"), (2028, 7), "14",
            "PE-Co-MARL", render_generic),
     Family("deep_attack", "bench/deep_attack_claims.py",

@@ -163,4 +163,7 @@ def test_study_arm_pairs_students_on_one_seed():
     study = sharing_claims_study(["corridor"], n=3, master_seed=1, iterations=4, rollouts=2)
     res = run_study(study)
     assert len(res.arms) == 6 and res.n == 3
-    assert len(sharing_claims(["corridor"])) == 5
+    claims = sharing_claims(["corridor"])
+    assert len(claims) == 6
+    # the private student against no teacher is claimed under both after-budget rules
+    assert {(c.a, c.b) for c in claims} >= {("aware-stop", "none"), ("aware-random", "none")}
