@@ -29,10 +29,13 @@ RDP, accountants named), the thesis-claims table and Tables 3.1–3.4. The run p
 dock of the main window).
 
 Layout of the package: the panel keeps construction, the public API and the Workspace
-protocol; it owns two objects that take ``(document, view)``: ``panel.editor``, a
-:class:`gui.advising.setup.SetupEditor` (set-up edits and their refresh), and ``panel.runs``,
-a :class:`gui.advising.running.AdvisingRunner` (the Run panel, the runner's results, the
-claims); texts, presets and small widgets are :mod:`gui.advising.parts`.
+protocol, and is composed of two parts that are given only what they use — never the panel:
+``panel.editor``, a :class:`gui.advising.setup.SetupEditor` (set-up edits and their refresh),
+and ``panel.runs``, a :class:`gui.advising.running.AdvisingRunner` (the Run panel, the runner's
+results, the claims). Each gets its widgets as a frozen bundle of
+:mod:`gui.advising.views` and callables for the panel's signals; the set-up shown is a
+:class:`gui.advising.views.ShownSetup` the editor writes and the fields and runner read.
+Texts, presets and small widgets are :mod:`gui.advising.parts`.
 """
 
 from __future__ import annotations
@@ -65,19 +68,15 @@ from core.advising import (
     AdvisingParams,
     AdvisingSetup,
     ExperimentResult,
-    run_advising,
-    run_experiment,
     worked_example,
 )
 from gui.advising.models import ActionSetModel, RewardModel
 from gui.advising.parts import (
     FIELD_LABELS,
-    KIND_TITLES,
     PRESET_BUTTONS,
     RUN_KINDS,
     SENSITIVITY_TEXT,
     TOOLTIPS,
-    Refused,
     RunRequest,
     TitleLabel,
     compact_combo,
@@ -89,6 +88,7 @@ from gui.advising.parts import (
 from gui.advising.results import AdvisingResultsView
 from gui.advising.running import AdvisingRunner
 from gui.advising.setup import SetupEditor
+from gui.advising.views import RunWidgets, SetupWidgets, ShownSetup
 from gui.shell.document import ProjectDocument
 from gui.shell.param_field import FieldWithError, ParamField
 from gui.shell.run_controls import RunControls
@@ -110,14 +110,7 @@ class AdvisingPanel(QWidget):
         super().__init__(parent)
         self._document = document
         self._runner = TaskRunner(self)
-        self.editor = SetupEditor(document, self)  # the set-up edits
-        self.runs = AdvisingRunner(document, self)  # the Run panel, results and claims
-        # the validated set-up shown (``Project.advising[0]``), or None if it is invalid
-        self.setup: AdvisingSetup | None = None
-        self.setup_error = ""
-        self.request: RunRequest | None = None
-        self.session: dict[str, ExperimentResult] = {}  # exp1/exp2/exp3 of this session
-        self.shown_run: str | None = None
+        self._shown = ShownSetup()  # the set-up shown: the editor writes it, fields read it
         self._closed = False
         self.setObjectName("advising_panel")
 
@@ -127,8 +120,9 @@ class AdvisingPanel(QWidget):
             run_tip="Run what the Run panel says (single run or experiment) in the background.",
             running_text="starting…", cancelled_text="cancelled — nothing was recorded",
             clear_on_finish=False, progress_width=None)
-        self.info_panel = self._build_info_panel()
-        top = self._build_editor()
+        self.info_panel, run_widgets = self._build_info_panel()
+        self._run_widgets = run_widgets
+        top, setup_widgets = self._build_editor()
         self.results = AdvisingResultsView(self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(top)
@@ -142,26 +136,69 @@ class AdvisingPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(split)
 
-        self.run_controls.running_changed.connect(self.runs.update_running)
-        self._runner.succeeded.connect(self.runs.on_runner_succeeded)
-        self._runner.failed.connect(self.runs.on_runner_failed)
-        self._runner.cancelled.connect(self.runs.on_runner_cancelled)
-        document.advising_changed.connect(self.editor.on_document_advising_changed)
-        document.project_replaced.connect(self.editor.on_document_project_replaced)
-        document.run_removed.connect(self.editor.on_document_run_removed)
+        # the parts, each given what it uses (never the panel)
+        self.editor = SetupEditor(document, self._shown, setup_widgets,
+                                  log=self.message_logged.emit,
+                                  refreshed=self._on_editor_refreshed)
+        self.runs = AdvisingRunner(document, run_widgets, self.results, self._runner,
+                                   self._shown, setup_problems=self.editor.problems,
+                                   log=self.message_logged.emit,
+                                   running_changed=self.running_changed.emit,
+                                   recorded=self.run_recorded.emit, dialog_parent=self)
+        self._connect_parts()
+        self.runs.on_kind_combo_changed()
 
         self.results.show_worked_example(worked_example())
         self.editor.ensure_setup()
         self.editor.refresh()
         self.runs.update_running(False)
-        self.editor.show_latest_record()
+        self.runs.show_latest_record()
+
+    def _connect_parts(self) -> None:
+        """The widgets' and the document's signals to the parts' slots."""
+        ed, runs, doc = self.editor, self.runs, self._document
+        for button, slot in ((self.add_agent_button, ed.on_add_agent),
+                             (self.remove_agent_button, ed.on_remove_agent),
+                             (self.add_server_button, ed.on_add_server),
+                             (self.remove_server_button, ed.on_remove_server),
+                             (self.add_task_button, ed.on_add_task),
+                             (self.remove_task_button, ed.on_remove_task)):
+            button.clicked.connect(slot)
+        self.strategy_combo.activated.connect(ed.on_strategy_combo_activated)
+        self.variant_combo.activated.connect(ed.on_variant_combo_activated)
+        for f in self.fields.values():
+            f.committed.connect(ed.on_field_committed)
+            f.refused.connect(ed.on_field_refused)
+        self.guard_check.clicked.connect(ed.on_guard_check_clicked)
+        self.kind_combo.currentIndexChanged.connect(runs.on_kind_combo_changed)
+        self.seeded_check.toggled.connect(runs.on_seeded_check_toggled)
+        # the "Next run" line states the seeds that will be used, as they are typed
+        self.seed_spin.valueChanged.connect(runs.update_mode_label)
+        self.seeds_spin.valueChanged.connect(runs.update_mode_label)
+        self.run_controls.running_changed.connect(runs.update_running)
+        self._runner.succeeded.connect(runs.on_runner_succeeded)
+        self._runner.failed.connect(runs.on_runner_failed)
+        self._runner.cancelled.connect(runs.on_runner_cancelled)
+        doc.advising_changed.connect(ed.on_document_advising_changed)
+        doc.project_replaced.connect(self._on_document_project_replaced)
+        doc.run_removed.connect(runs.on_document_run_removed)
+
+    def _on_editor_refreshed(self) -> None:
+        self.runs.update_mode_label()
+
+    def _on_document_project_replaced(self) -> None:
+        self.runs.forget_session()
+        self.editor.clear_all_errors()
+        self.editor.ensure_setup()
+        self.editor.refresh()
+        self.runs.show_latest_record()
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
         self.editor.balance_editor()
 
     # ------------------------------------------------------------------ construction
-    def _build_editor(self) -> QWidget:
+    def _build_editor(self) -> tuple[QWidget, SetupWidgets]:
         w = QWidget(self)
         self.title_label = TitleLabel(w)
         self.preset_buttons: dict[str, QPushButton] = {}
@@ -188,7 +225,9 @@ class AdvisingPanel(QWidget):
         self.setup_error_label.hide()
 
         # agents × servers
-        self.action_model = ActionSetModel(self.editor.commit_action, self)
+        # the grids' edits go to the editor, made below
+        self.action_model = ActionSetModel(
+            lambda agent, server, on: self.editor.commit_action(agent, server, on), self)
         self.action_view = grid_view(self.action_model, w)
         self.action_view.setToolTip("Tick a cell to let the agent (row) use the server "
                                     "(column). Hover an agent for its neighbours under DP and "
@@ -203,13 +242,13 @@ class AdvisingPanel(QWidget):
         row = QHBoxLayout()
         row.setSpacing(2)
         self.add_agent_button = tool_button("+", "Add an agent (a copy of the last "
-                                                  "agent's servers)", self.editor.on_add_agent, w)
+                                                  "agent's servers)", w)
         self.remove_agent_button = tool_button("−", "Remove the current agent (or the "
-                                                     "last)", self.editor.on_remove_agent, w)
+                                                     "last)", w)
         self.add_server_button = tool_button("+", "Add a server (reward 0 everywhere, "
-                                                   "used by nobody)", self.editor.on_add_server, w)
+                                                   "used by nobody)", w)
         self.remove_server_button = tool_button("−", "Remove the current server (or "
-                                                      "the last)", self.editor.on_remove_server, w)
+                                                      "the last)", w)
         row.addWidget(QLabel("agents", w))
         row.addWidget(self.add_agent_button)
         row.addWidget(self.remove_agent_button)
@@ -222,7 +261,8 @@ class AdvisingPanel(QWidget):
         la.addWidget(self.action_message)
 
         # tasks × servers rewards
-        self.reward_model = RewardModel(self.editor.commit_reward, self)
+        self.reward_model = RewardModel(
+            lambda task, server, value: self.editor.commit_reward(task, server, value), self)
         self.reward_view = grid_view(self.reward_model, w, 24)
         self.reward_view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                          | QAbstractItemView.EditTrigger.EditKeyPressed
@@ -238,9 +278,9 @@ class AdvisingPanel(QWidget):
         row = QHBoxLayout()
         row.setSpacing(2)
         self.add_task_button = tool_button("+", "Add a task (copies the last task's "
-                                                 "rewards)", self.editor.on_add_task, w)
+                                                 "rewards)", w)
         self.remove_task_button = tool_button("−", "Remove the current task (or the "
-                                                    "last)", self.editor.on_remove_task, w)
+                                                    "last)", w)
         row.addWidget(QLabel("tasks", w))
         row.addWidget(self.add_task_button)
         row.addWidget(self.remove_task_button)
@@ -262,7 +302,6 @@ class AdvisingPanel(QWidget):
             self.strategy_combo.addItem(text, s)
         self.strategy_combo.setToolTip(TOOLTIPS["strategy"])
         compact_combo(self.strategy_combo, 10)
-        self.strategy_combo.activated.connect(self.editor.on_strategy_combo_activated)
         self.variant_combo = QComboBox(box_p)
         for v, text in (("sound", "sound (strict S)"), ("thesis", "thesis (S = 1)"),
                         ("custom", "custom")):
@@ -272,19 +311,15 @@ class AdvisingPanel(QWidget):
             model.item(2).setEnabled(False)
         self.variant_combo.setToolTip(TOOLTIPS["variant"])
         compact_combo(self.variant_combo, 10)
-        self.variant_combo.activated.connect(self.editor.on_variant_combo_activated)
         # each bound to its parameter of the set-up's AdvisingParams (values, checks, messages)
         self.fields: dict[str, ParamField] = {}
         for name in ("epsilon", "distance_threshold", "ask_budget", "give_budget", "epochs",
                      "alpha", "xi"):
-            f = ParamField(name, self.current_params, box_p, label=FIELD_LABELS.get(name),
+            f = ParamField(name, self._shown.params, box_p, label=FIELD_LABELS.get(name),
                            tooltip=TOOLTIPS.get(name, ""))
-            f.committed.connect(self.editor.on_field_committed)
-            f.refused.connect(self.editor.on_field_refused)
             self.fields[name] = f
         self.guard_check = QCheckBox("direction guard", box_p)
         self.guard_check.setToolTip(TOOLTIPS["direction_guard"])
-        self.guard_check.clicked.connect(self.editor.on_guard_check_clicked)
         self.sensitivity_label = QLabel(box_p)
         self.sensitivity_label.setWordWrap(True)
         self.sensitivity_label.setTextFormat(Qt.TextFormat.RichText)
@@ -348,9 +383,17 @@ class AdvisingPanel(QWidget):
         lay.addWidget(self.title_label)
         lay.addWidget(self.setup_error_label)
         lay.addWidget(grids, 1)
-        return w
+        return w, SetupWidgets(
+            title_label=self.title_label, error_label=self.setup_error_label,
+            action_model=self.action_model, action_view=self.action_view,
+            action_message=self.action_message, reward_model=self.reward_model,
+            reward_view=self.reward_view, reward_message=self.reward_message,
+            strategy_combo=self.strategy_combo, variant_combo=self.variant_combo,
+            fields=self.fields, guard_check=self.guard_check,
+            sensitivity_label=self.sensitivity_label, splitter=grids,
+            grid_boxes=self.grid_boxes)
 
-    def _build_info_panel(self) -> QWidget:
+    def _build_info_panel(self) -> tuple[QWidget, RunWidgets]:
         # a hidden child until the main window puts it in its Run parameters dock
         w = QWidget(self)
         w.hide()
@@ -361,7 +404,6 @@ class AdvisingPanel(QWidget):
             self.kind_combo.addItem(text, key)
         self.kind_combo.setToolTip(TOOLTIPS["run_kind"])
         compact_combo(self.kind_combo, 14)
-        self.kind_combo.currentIndexChanged.connect(self.runs.on_kind_combo_changed)
         self.kind_help = QLabel(w)
         self.kind_help.setWordWrap(True)
         self.kind_help.setTextFormat(Qt.TextFormat.RichText)
@@ -369,7 +411,6 @@ class AdvisingPanel(QWidget):
         self.seeded_check = QCheckBox("seeded experiment", w)
         self.seeded_check.setChecked(True)
         self.seeded_check.setToolTip(TOOLTIPS["seeded"])
-        self.seeded_check.toggled.connect(self.runs.on_seeded_check_toggled)
         self.seed_spin = QSpinBox(w)
         self.seed_spin.setRange(0, 2_147_483_647)
         self.seed_spin.setValue(0)
@@ -378,9 +419,6 @@ class AdvisingPanel(QWidget):
         self.seeds_spin.setRange(1, 1000)
         self.seeds_spin.setValue(20)
         self.seeds_spin.setToolTip(TOOLTIPS["seeds"])
-        # the "Next run" line states the seeds that will be used, as they are typed
-        self.seed_spin.valueChanged.connect(self.runs.update_mode_label)
-        self.seeds_spin.valueChanged.connect(self.runs.update_mode_label)
         self.workers_spin = QSpinBox(w)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))
@@ -446,8 +484,13 @@ class AdvisingPanel(QWidget):
         lay.addSpacing(6)
         lay.addWidget(self.sensitivity_note)
         lay.addStretch(1)
-        self.runs.on_kind_combo_changed()
-        return w
+        return w, RunWidgets(
+            kind_combo=self.kind_combo, kind_help=self.kind_help,
+            seeded_check=self.seeded_check, seed_spin=self.seed_spin, seeds_spin=self.seeds_spin,
+            workers_spin=self.workers_spin, epsilons_field=self.epsilons_field,
+            delta_field=self.delta_field, run_button=self.side_run_button,
+            cancel_button=self.side_cancel_button, progress_label=self.progress_label,
+            mode_label=self.mode_label, error_label=self.run_error_label)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -460,7 +503,22 @@ class AdvisingPanel(QWidget):
 
     def current_params(self) -> AdvisingParams:
         """The parameters of the set-up shown (the defaults when it is invalid)."""
-        return self.setup.params if self.setup is not None else AdvisingParams()
+        return self._shown.params()
+
+    @property
+    def setup(self) -> AdvisingSetup | None:
+        """The validated set-up shown (``Project.advising[0]``), or None if it is invalid."""
+        return self._shown.setup
+
+    @property
+    def request(self) -> RunRequest | None:
+        """The run started last (None before the first)."""
+        return self.runs.request
+
+    @property
+    def shown_run(self) -> str | None:
+        """The id of the recorded run shown, or None."""
+        return self.runs.shown_run
 
     @property
     def is_running(self) -> bool:
@@ -468,54 +526,27 @@ class AdvisingPanel(QWidget):
 
     @property
     def session_experiments(self) -> dict[str, ExperimentResult]:
-        return dict(self.session)
+        return dict(self.runs.session)
 
     @property
     def run_kind(self) -> str:
-        return str(self.kind_combo.currentData())
+        return self._run_widgets.kind
 
     def randomness_label(self) -> str:
         """The words for the randomness mode of the next run (never ambiguous)."""
-        seeded = self.seeded_check.isChecked()
-        if self.run_kind == "single":
-            return (f"seeded experiment (seed {self.seed_spin.value()})" if seeded else
-                    "release mode (OpenDP noise, not reproducible)")
-        if seeded:
-            n = self.seeds_spin.value()
-            s0 = self.seed_spin.value()
-            return f"seeded experiment (seeds {s0}–{s0 + n - 1})"
-        return "experiment with a fresh OS seed (recorded; not a release)"
+        return self._run_widgets.randomness_label()
 
     def set_run_options(self, *, kind: str | None = None, seeded: bool | None = None,
                         seed: int | None = None, seeds: int | None = None,
                         workers: int | None = None, epsilons: str | None = None,
                         delta: float | None = None) -> None:
         """Set the run parameters (screenshots, tests, later a command line)."""
-        if kind is not None:
-            i = self.kind_combo.findData(kind)
-            if i < 0:
-                raise ValueError(f"unknown run kind {kind!r}")
-            self.kind_combo.setCurrentIndex(i)
-        if seeded is not None:
-            self.seeded_check.setChecked(seeded)
-        if seed is not None:
-            self.seed_spin.setValue(seed)
-        if seeds is not None:
-            self.seeds_spin.setValue(seeds)
-        if workers is not None:
-            self.workers_spin.setMaximum(max(self.workers_spin.maximum(), workers))
-            self.workers_spin.setValue(workers)
-        if epsilons is not None:
-            self.epsilons_field.edit.setText(epsilons)
-        if delta is not None:
-            self.delta_field.edit.setText(f"{delta:g}")
-        self.runs.update_mode_label()
+        self.runs.set_options(kind=kind, seeded=seeded, seed=seed, seeds=seeds,
+                              workers=workers, epsilons=epsilons, delta=delta)
 
     def load_preset(self, name: str) -> bool:
         """Replace the set-up by a preset (one undoable command); True if it changed."""
-        variant = str(self.variant_combo.currentData())
-        if variant not in ("sound", "thesis"):
-            variant = "sound"
+        variant = self.editor.preset_variant()
         setup = preset_setup(name, variant)
         title = next((t for k, t, _ in PRESET_BUTTONS if k == name), name)
         if name in ("exp1", "exp2", "exp3"):
@@ -531,34 +562,12 @@ class AdvisingPanel(QWidget):
 
     def run(self) -> bool:
         """Start what the run panel says; False (with the reason shown) if it cannot."""
-        if self._closed or self.is_running:
+        if self._closed:
             return False
-        try:
-            request = self.runs.build_request()
-        except Refused as exc:
-            self.runs.show_run_error(str(exc))
-            return False
-        self.run_error_label.hide()
-        self.request = request
-        if request.kind == "single":
-            self._runner.start(run_advising, request.setup,
-                               rng=request.seed if request.seeded else None,
-                               delta=request.delta, detail=True)
-        else:
-            from gui.shell.settings import on_backend
-
-            self._runner.start(on_backend(run_experiment), request.arms, seeds=request.n_seeds,
-                               seed=request.seed if request.seeded else None,
-                               workers=request.workers, delta=request.delta,
-                               name=request.kind)
-        self.message_logged.emit("INFO", f"advising: {KIND_TITLES[request.kind]} started "
-                                         f"({self.randomness_label()})")
-        return True
+        return self.runs.start()
 
     def cancel(self) -> None:
-        if self.is_running:
-            self._runner.cancel()
-            self.progress_label.setText("cancelling…")
+        self.runs.cancel()
 
     def shutdown(self) -> None:
         """Stop the worker (the main window calls this when the tab or window closes)."""
@@ -567,18 +576,8 @@ class AdvisingPanel(QWidget):
 
     def show_run(self, run_id: str) -> bool:
         """Show a recorded advising run from its summary (curves, tables, ledger)."""
-        try:
-            record = self._document.run(run_id)
-        except KeyError:
-            return False
-        if record.kind not in ("advise", "advise-experiment"):
-            return False
-        s = record.summary
-        self.results.show_summary(s, self.runs.stamp(record, s))
-        self.results.show_details_unavailable()
-        self.shown_run = run_id
-        self.runs.update_claims()
-        return True
+        return self.runs.show_run(run_id)
+
 
 register_tool(ToolSpec(
     "advising", "DP Advising",

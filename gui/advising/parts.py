@@ -270,11 +270,10 @@ def message_label(parent: QWidget) -> QLabel:
     return lab
 
 
-def tool_button(text: str, tip: str, slot: Any, parent: QWidget) -> QToolButton:
+def tool_button(text: str, tip: str, parent: QWidget) -> QToolButton:
     """A small + / − button."""
     b = QToolButton(parent)
     b.setText(text)
     b.setMinimumWidth(24)
     b.setToolTip(tip)
-    b.clicked.connect(slot)
     return b

@@ -1,16 +1,22 @@
 """Running the advising workspace: the Run panel's parameters, the runner's results, claims.
 
-:class:`AdvisingRunner` is an object of :class:`gui.advising.panel.AdvisingPanel` that takes
-``(document, view)``: it follows the Run panel's fields and the panel's runner, and records
-and shows what a run returns. A
-finished run is recorded with its ledger entries in one undoable
-:class:`gui.shell.commands.AddRunCommand`.
+:class:`AdvisingRunner` is given the document, the Run panel's widgets (a
+:class:`gui.advising.views.RunWidgets`), the results view, the panel's
+:class:`gui.shell.workers.TaskRunner`, the set-up shown (a
+:class:`gui.advising.views.ShownSetup`), and callables for what it asks of the rest of the
+tab: the refused values of the set-up editor, ``log(level, text)``, ``running_changed(bool)``
+and ``recorded(run_id)`` (the panel's signals). It never sees the panel. It starts a run from
+the Run panel's fields, and records and shows what the run returns: a finished run is
+recorded with its ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QWidget
 
 from core.advising import (
     AdvisingResult,
@@ -22,153 +28,169 @@ from core.advising import (
     experiment_summary,
     randomness_text,
     rounded_json,
+    run_advising,
+    run_experiment,
     single_summary,
 )
 from core.common import InputError
-from core.privacy import advanced_composition, check_epsilon
 from core.project import RunRecord, advise_run_record
-from gui.advising.models import (
-    parse_number,
-)
 from gui.advising.parts import (
     KIND_HELP,
     KIND_TITLES,
     TARGET,
     Refused,
     RunRequest,
-    problem_text,
 )
+from gui.advising.results import AdvisingResultsView
+from gui.advising.views import RunWidgets, ShownSetup
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.workers import TaskRunner
 
 if TYPE_CHECKING:
-    from gui.advising.panel import AdvisingPanel
     from gui.shell.document import ProjectDocument
 
-__all__ = ["AdvisingRunner"]
+__all__ = ["AdvisingRunner", "with_arms"]
+
+
+def with_arms(req: RunRequest) -> RunRequest:
+    """``req`` with the arms of its experiment built from its set-up (none for a single
+    run); Refused when the core refuses them."""
+    kind, s = req.kind, req.setup
+    try:
+        if kind == "strategies":
+            req.arms = [ExperimentArm("no advice", s.with_params(strategy="none")),
+                        ExperimentArm("traditional", s.with_params(strategy="traditional")),
+                        ExperimentArm("dp", s.with_params(strategy="dp"))]
+        elif kind == "sweep":
+            req.arms = [ExperimentArm("no advice", s.with_params(strategy="none"))] + [
+                ExperimentArm(f"dp eps={e:g}", s.with_params(strategy="dp", epsilon=e))
+                for e in req.epsilons]
+        elif kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
+            overrides = {k: v for k, v in s.params.to_dict().items() if k != "strategy"}
+            extra: dict[str, Any] = {"epsilons": req.epsilons} if kind == "exp3" else {}
+            if kind == "exp1-one-different":
+                kind, extra = "exp1", {"layout": "one-different"}
+            req.arms = experiment_arms(kind, variant="sound", **extra, **overrides)
+    except InputError as exc:
+        raise Refused(f"cannot build the experiment: {exc}") from None
+    return req
 
 
 class AdvisingRunner:
     """The Run panel's parameters, the runner's results and the claims (see the module
     docstring)."""
 
-    def __init__(self, document: ProjectDocument, view: AdvisingPanel) -> None:
+    def __init__(self, document: ProjectDocument, widgets: RunWidgets,
+                 results: AdvisingResultsView, runner: TaskRunner, shown: ShownSetup, *,
+                 setup_problems: Callable[[], list[str]], log: Callable[[str, str], None],
+                 running_changed: Callable[[bool], None], recorded: Callable[[str], None],
+                 dialog_parent: QWidget) -> None:
         self._document = document
-        self._view = view
-
+        self._w = widgets
+        self._results = results
+        self._runner = runner
+        self._shown = shown
+        self._setup_problems = setup_problems
+        self._log = log
+        self._running_changed = running_changed
+        self._recorded = recorded
+        self._dialog_parent = dialog_parent  # over-budget questions are asked over it
+        self.request: RunRequest | None = None  # the run started last
+        self.session: dict[str, ExperimentResult] = {}  # exp1/exp2/exp3 of this session
+        self.shown_run: str | None = None
 
     # ------------------------------------------------------------------ run parameters
     def on_kind_combo_changed(self, *args: Any) -> None:
-        kind = self._view.run_kind
-        self._view.kind_help.setText(KIND_HELP.get(kind, ""))
+        kind = self._w.kind
+        self._w.kind_help.setText(KIND_HELP.get(kind, ""))
         experiment = kind != "single"
-        self._view.seeds_spin.setEnabled(experiment)
-        self._view.workers_spin.setEnabled(experiment)
-        self._view.epsilons_field.setEnabled(kind in ("sweep", "exp3"))
-        self._view.seeded_check.setText("seeded experiment" if experiment or
-                                  self._view.seeded_check.isChecked() else
-                                  "seeded experiment (unticked: release mode)")
+        self._w.seeds_spin.setEnabled(experiment)
+        self._w.workers_spin.setEnabled(experiment)
+        self._w.epsilons_field.setEnabled(kind in ("sweep", "exp3"))
+        self._w.seeded_check.setText("seeded experiment" if experiment or
+                                     self._w.seeded_check.isChecked() else
+                                     "seeded experiment (unticked: release mode)")
         self.update_mode_label()
 
     def on_seeded_check_toggled(self, checked: bool) -> None:
-        self._view.seed_spin.setEnabled(checked)
+        self._w.seed_spin.setEnabled(checked)
         self.on_kind_combo_changed()
 
     def update_mode_label(self) -> None:
-        text = html.escape(self._view.randomness_label())
-        if self._view.run_kind == "single" and not self._view.seeded_check.isChecked():
-            self._view.mode_label.setText(f"<b style='color:{ERROR_COLOUR}'>{text}</b>: a private "
-                                    "release; its ε is spent for real.")
-        else:
-            self._view.mode_label.setText(f"Next run: <b>{text}</b> — for studying the method, "
-                                    "not a private release.")
+        self._w.mode_label.setText(self._w.mode_text())
 
-    def _parse_epsilons(self) -> tuple[float, ...]:
-        text = self._view.epsilons_field.edit.text()
-        parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
-        if not parts:
-            raise InputError("needs at least one value", field="epsilons")
-        vals = []
-        for p in parts:
-            vals.append(check_epsilon(p.strip(), "epsilons"))
-        return tuple(sorted(set(vals)))
+    def set_options(self, **options: Any) -> None:
+        """Set the run parameters (:meth:`RunWidgets.set_options`) and the "Next run" line."""
+        self._w.set_options(**options)
+        self.update_mode_label()
 
-    def build_request(self) -> "RunRequest":
-        if self._view.setup is None:
+    def build_request(self) -> RunRequest:
+        """The run the Run panel asks for on the set-up shown; Refused (saying why) when the
+        set-up is unusable, shows refused values, or a run field is refused."""
+        setup = self._shown.setup
+        if setup is None:
             raise Refused("No usable set-up: load a preset first.")
-        problems = [f.error.text() for f in self._view.fields.values() if f.has_error]
-        if self._view.reward_model.invalid_cells:
-            (t, k), (txt, why) = next(iter(self._view.reward_model.invalid_cells.items()))
-            problems.append(f"reward cell (task {self._view.setup.tasks[t]}, server "
-                            f"{self._view.setup.servers[k]}) shows a refused value {txt!r}")
+        problems = self._setup_problems()
         if problems:
             raise Refused("Fix the red fields first (refused values are not applied): "
-                           + "; ".join(problems))
-        kind = self._view.run_kind
-        seeded = self._view.seeded_check.isChecked()
+                          + "; ".join(problems))
+        return with_arms(self._w.request(setup))
+
+    def start(self) -> bool:
+        """Start what the Run panel says; False (with the reason shown) if it cannot."""
+        if self._runner.is_running:
+            return False
         try:
-            delta = float(parse_number(self._view.delta_field.edit.text()))
-            advanced_composition([], delta=delta)  # validates 0 < δ < 1
-        except (ValueError, InputError) as exc:
-            msg = problem_text(exc) if isinstance(exc, InputError) else str(exc)
-            self._view.delta_field.set_error(f"δ {msg}")
-            raise Refused(f"δ {msg}") from None
-        self._view.delta_field.clear_error()
-        req = RunRequest(kind=kind, setup=self._view.setup, seeded=seeded,
-                       seed=self._view.seed_spin.value() if seeded else None,
-                       n_seeds=self._view.seeds_spin.value(),
-                       workers=self._view.workers_spin.value(),
-                       delta=delta)
-        if kind in ("sweep", "exp3"):
-            try:
-                req.epsilons = self._parse_epsilons()
-            except InputError as exc:
-                self._view.epsilons_field.set_error(f"ε values: {problem_text(exc)}")
-                raise Refused(f"ε values: {problem_text(exc)}") from None
-            self._view.epsilons_field.clear_error()
-        s = self._view.setup
-        try:
-            if kind == "strategies":
-                req.arms = [ExperimentArm("no advice", s.with_params(strategy="none")),
-                            ExperimentArm("traditional", s.with_params(strategy="traditional")),
-                            ExperimentArm("dp", s.with_params(strategy="dp"))]
-            elif kind == "sweep":
-                req.arms = [ExperimentArm("no advice", s.with_params(strategy="none"))] + [
-                    ExperimentArm(f"dp eps={e:g}", s.with_params(strategy="dp", epsilon=e))
-                    for e in req.epsilons]
-            elif kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
-                overrides = {k: v for k, v in s.params.to_dict().items() if k != "strategy"}
-                extra: dict[str, Any] = {"epsilons": req.epsilons} if kind == "exp3" else {}
-                if kind == "exp1-one-different":
-                    kind, extra = "exp1", {"layout": "one-different"}
-                req.arms = experiment_arms(kind, variant="sound", **extra, **overrides)
-        except InputError as exc:
-            raise Refused(f"cannot build the experiment: {exc}") from None
-        return req
+            request = self.build_request()
+        except Refused as exc:
+            self.show_run_error(str(exc))
+            return False
+        self._w.error_label.hide()
+        self.request = request
+        if request.kind == "single":
+            self._runner.start(run_advising, request.setup,
+                               rng=request.seed if request.seeded else None,
+                               delta=request.delta, detail=True)
+        else:
+            from gui.shell.settings import on_backend
+
+            self._runner.start(on_backend(run_experiment), request.arms, seeds=request.n_seeds,
+                               seed=request.seed if request.seeded else None,
+                               workers=request.workers, delta=request.delta,
+                               name=request.kind)
+        self._log("INFO", f"advising: {KIND_TITLES[request.kind]} started "
+                          f"({self._w.randomness_label()})")
+        return True
+
+    def cancel(self) -> None:
+        if self._runner.is_running:
+            self._runner.cancel()
+            self._w.progress_label.setText("cancelling…")
 
     def show_run_error(self, message: str) -> None:
-        self._view.run_error_label.setText(message)
-        self._view.run_error_label.show()
-        self._view.progress_label.setText("not started")
-        self._view.message_logged.emit("WARNING", f"advising run not started: {message}")
+        self._w.error_label.setText(message)
+        self._w.error_label.show()
+        self._w.progress_label.setText("not started")
+        self._log("WARNING", f"advising run not started: {message}")
 
     # ------------------------------------------------------------------ runner slots
     def update_running(self, running: bool) -> None:
         # the Run panel's copies of the buttons (RunControls keeps the page's)
-        self._view.side_run_button.setEnabled(not running)
-        self._view.side_cancel_button.setEnabled(running)
-        self._view.running_changed.emit(running)
+        self._w.run_button.setEnabled(not running)
+        self._w.cancel_button.setEnabled(running)
+        self._running_changed(running)
 
     def on_runner_cancelled(self) -> None:
-        self._view.message_logged.emit("INFO", "advising run cancelled")
+        self._log("INFO", "advising run cancelled")
 
     def on_runner_failed(self, exc: object) -> None:
         self.show_run_error(f"The run failed: {exc}")
-        self._view.message_logged.emit("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
+        self._log("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
 
     def on_runner_succeeded(self, result: object) -> None:
-        req = self._view.request
+        req = self.request
         if req is None:
             return
         if isinstance(result, AdvisingResult):
@@ -183,23 +205,23 @@ class AdvisingRunner:
         if not self._record(record, entries):
             return
         full = single_summary(result, full=True)
-        self._view.results.show_summary(full, self.stamp(record, full))
-        self._view.results.show_single_details(result)
-        self._view.shown_run = record.id
-        self._view.progress_label.setText(f"done in {result.elapsed_s:.2f} s — recorded as "
-                                    f"{record.id}")
-        self._view.message_logged.emit(
+        self._results.show_summary(full, self.stamp(record, full))
+        self._results.show_single_details(result)
+        self.shown_run = record.id
+        self._w.progress_label.setText(f"done in {result.elapsed_s:.2f} s — recorded as "
+                                       f"{record.id}")
+        self._log(
             "INFO", f"advising: {record.id} recorded — {p.strategy}, ε = {p.epsilon:g}, "
                     f"{result.epochs} epochs, {result.advice_total} advice events, "
                     f"{randomness_text(result.mode, result.seed)}")
-        self._view.run_recorded.emit(record.id)
+        self._recorded(record.id)
 
     def _finish_experiment(self, req: RunRequest, result: ExperimentResult) -> None:
         claims: list[Any] = []
         if req.kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
             key = req.kind.split("-")[0]  # Experiment 1 on either layout: the exp1 claims
-            self._view.session[key] = result
-            claims = [c for c in check_claims(self._view.session) if c.claim.experiment == key]
+            self.session[key] = result
+            claims = [c for c in check_claims(self.session) if c.claim.experiment == key]
         first = req.arms[0].setup.params
         stored = rounded_json(experiment_summary(result, delta=req.delta, claims=claims))
         record = RunRecord(
@@ -221,24 +243,24 @@ class AdvisingRunner:
         if not self._record(record, experiment_ledger_entries(result, source=record.id)):
             return
         full = experiment_summary(result, full=True, delta=req.delta, claims=claims)
-        self._view.results.show_summary(full, self.stamp(record, full))
-        self._view.results.show_experiment_details(result)
-        self._view.shown_run = record.id
+        self._results.show_summary(full, self.stamp(record, full))
+        self._results.show_experiment_details(result)
+        self.shown_run = record.id
         self.update_claims()
-        self._view.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
-                                    f"{record.id}")
-        self._view.message_logged.emit(
+        self._w.progress_label.setText(f"done in {result.elapsed_s:.1f} s — recorded as "
+                                       f"{record.id}")
+        self._log(
             "INFO", f"advising: {record.id} recorded — {KIND_TITLES[req.kind]}, "
                     f"{len(result.labels)} arms × {result.n_seeds} seeds, "
                     f"{result.epochs} epochs, {full['randomness']}")
-        self._view.run_recorded.emit(record.id)
+        self._recorded(record.id)
 
     def _record(self, record: RunRecord, entries: list[Any]) -> bool:
         """The run record and its privacy-ledger entries, as one undoable step; False (and
         nothing recorded or shown) when the releases would pass a budget and the user says
         no."""
-        if not approve_entries(self._view, self._document, entries):
-            self._view.progress_label.setText(OVER_BUDGET_TEXT)
+        if not approve_entries(self._dialog_parent, self._document, entries):
+            self._w.progress_label.setText(OVER_BUDGET_TEXT)
             return False
         what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
         self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
@@ -262,10 +284,52 @@ class AdvisingRunner:
         return (f"{what} · {s.get('epochs')} epochs · {rnd} · recorded as "
                 f"<b>{record.id}</b> ({float(s.get('elapsed_s', 0.0)):.1f} s)")
 
+    # ------------------------------------------------------------------ recorded runs
+    def show_run(self, run_id: str) -> bool:
+        """Show a recorded advising run from its summary (curves, tables, ledger)."""
+        try:
+            record = self._document.run(run_id)
+        except KeyError:
+            return False
+        if record.kind not in ("advise", "advise-experiment"):
+            return False
+        s = record.summary
+        self._results.show_summary(s, self.stamp(record, s))
+        self._results.show_details_unavailable()
+        self.shown_run = run_id
+        self.update_claims()
+        return True
+
+    def show_latest_record(self) -> None:
+        """Show the project's latest advising run (if any), and the recorded claims."""
+        runs = [r for r in self._document.project.runs
+                if r.kind in ("advise", "advise-experiment") and r.target == TARGET]
+        if runs:
+            try:
+                self.show_run(runs[-1].id)
+                return
+            except (KeyError, TypeError, ValueError) as exc:  # a damaged record: say so
+                self._results.clear()
+                self._log("WARNING", f"advising: cannot show {runs[-1].id} ({exc})")
+        self.update_claims()
+
+    def forget_session(self) -> None:
+        """Another project: this session's experiments and the run shown no longer apply."""
+        self.session.clear()
+        self.shown_run = None
+        self._results.clear()
+        self._results.clear_sweep()
+
+    def on_document_run_removed(self, run_id: str) -> None:
+        if run_id == self.shown_run:
+            self._results.caption.setText(self._results.caption.text()
+                                          + " <i>— its run record was removed (undo)</i>")
+            self.shown_run = None
+
     # ------------------------------------------------------------------ claims
     def update_claims(self) -> None:
-        checks = [c.to_dict() for c in check_claims(self._view.session)]
-        used = sorted(self._view.session)
+        checks = [c.to_dict() for c in check_claims(self.session)]
+        used = sorted(self.session)
         from_records: list[str] = []
         # claims of experiments not run in this session: the latest recorded verdicts
         latest: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -282,9 +346,9 @@ class AdvisingRunner:
         parts = []
         if used:
             parts.append("runs of this session: " + ", ".join(
-                f"{k} ({self._view.session[k].n_seeds} seeds, "
-                f"{self._view.session[k].epochs} epochs, "
-                f"{self._view.session[k].setups[-1].params.variant} variant)"
+                f"{k} ({self.session[k].n_seeds} seeds, "
+                f"{self.session[k].epochs} epochs, "
+                f"{self.session[k].setups[-1].params.variant} variant)"
                 for k in used))
         if from_records:
             parts.append("recorded runs " + ", ".join(from_records))
@@ -293,4 +357,4 @@ class AdvisingRunner:
                 "asymptote, DP ≥ traditional in Exp. 1, the ~7 % gain, ε = 0.1 worse than no "
                 "advice, budgets out near epoch 300) are reported, never asserted. Hover a row "
                 "for how it is tested.")
-        self._view.results.show_claims(checks, note)
+        self._results.show_claims(checks, note)

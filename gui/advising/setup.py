@@ -1,14 +1,17 @@
 """Editing the advising set-up: agents, servers, rewards and parameters, and the refresh.
 
-:class:`SetupEditor` is an object of :class:`gui.advising.panel.AdvisingPanel` that takes
-``(document, view)``: the panel builds the set-up widgets and connects them to its methods,
-which edit the document and refresh the panel. Every edit is one undoable
+:class:`SetupEditor` is given the document, the set-up shown (a
+:class:`gui.advising.views.ShownSetup` it keeps up to date), the set-up widgets (a
+:class:`gui.advising.views.SetupWidgets` the panel builds and connects to its methods) and two
+callables: ``log(level, text)`` for the Log dock and ``refreshed()``, called after each
+refresh. It never sees the panel. Every edit is one undoable
 :class:`gui.advising.commands.SetAdvisingSetupCommand`; a refused value turns its field red
 with the reason and leaves the document untouched.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
@@ -33,16 +36,15 @@ from gui.advising.models import (
 from gui.advising.parts import (
     FIELD_LABELS,
     SETUP_INDEX,
-    TARGET,
     fit_grid,
     problem_text,
     setup_title,
 )
+from gui.advising.views import SetupWidgets, ShownSetup
 from gui.shell.param_field import ParamField
 from gui.shell.style import ERROR_COLOUR
 
 if TYPE_CHECKING:
-    from gui.advising.panel import AdvisingPanel
     from gui.shell.document import ProjectDocument
 
 __all__ = ["SetupEditor"]
@@ -52,10 +54,28 @@ class SetupEditor:
     """The set-up edits: agents, servers, rewards and parameters, and the refresh (see the
     module docstring)."""
 
-    def __init__(self, document: ProjectDocument, view: AdvisingPanel) -> None:
+    def __init__(self, document: ProjectDocument, shown: ShownSetup, widgets: SetupWidgets, *,
+                 log: Callable[[str, str], None], refreshed: Callable[[], None]) -> None:
         self._document = document
-        self._view = view
+        self._shown = shown
+        self._w = widgets
+        self._log = log
+        self._refreshed = refreshed
 
+    @property
+    def setup(self) -> AdvisingSetup | None:
+        """The validated set-up shown, or None if the project has none that can be used."""
+        return self._shown.setup
+
+    def problems(self) -> list[str]:
+        """The refused values still shown in the set-up (not applied); empty when none."""
+        s = self._shown.setup
+        return [] if s is None else self._w.problems(s)
+
+    def preset_variant(self) -> str:
+        """The variant a preset is loaded with: the one chosen, ``sound`` for ``custom``."""
+        variant = self._w.variant()
+        return variant if variant in ("sound", "thesis") else "sound"
 
     # ------------------------------------------------------------------ set-up edits
     def ensure_setup(self) -> None:
@@ -78,7 +98,7 @@ class SetupEditor:
         return AdvisingSetup.from_dict(new)
 
     def _current_dict(self) -> dict[str, Any] | None:
-        return None if self._view.setup is None else self._view.setup.to_dict()
+        return None if self._shown.setup is None else self._shown.setup.to_dict()
 
     def _try_edit(self, new: dict[str, Any], text: str, where: QLabel) -> str | None:
         """Validate ``new`` and push it; the error message (shown in ``where``) or None."""
@@ -88,7 +108,7 @@ class SetupEditor:
             msg = f"Not applied: {exc}"
             where.setText(msg)
             where.show()
-            self._view.message_logged.emit("WARNING", f"advising set-up: {exc}")
+            self._log("WARNING", f"advising set-up: {exc}")
             return str(exc)
         where.hide()
         self.push_setup(valid, text)
@@ -98,30 +118,30 @@ class SetupEditor:
         d = self._current_dict()
         if d is None:
             return False
-        s = self._view.setup
+        s = self._shown.setup
         assert s is not None
         verb = "Allow" if on else "Forbid"
         text = f"{verb} server {s.servers[server]} for {s.agents[agent]}"
         return self._try_edit(edit_toggle_server(d, agent, server, on), text,
-                              self._view.action_message) is None
+                              self._w.action_message) is None
 
     def commit_reward(self, task: int, server: int, value: Any) -> str | None:
         d = self._current_dict()
         if d is None:
             return "the set-up is invalid"
-        s = self._view.setup
+        s = self._shown.setup
         assert s is not None
         where = f"R(task {s.tasks[task]}, server {s.servers[server]})"
         try:
             x = parse_number(value)
         except ValueError as exc:
             msg = f"{where} {exc}"
-            self._view.reward_message.setText(f"Not applied: {msg}")
-            self._view.reward_message.show()
-            self._view.message_logged.emit("WARNING", f"advising set-up: {msg}")
+            self._w.reward_message.setText(f"Not applied: {msg}")
+            self._w.reward_message.show()
+            self._log("WARNING", f"advising set-up: {msg}")
             return msg
         return self._try_edit(edit_reward(d, task, server, x), f"Set {where} = {x:g}",
-                              self._view.reward_message)
+                              self._w.reward_message)
 
     def _structural_edit(self, fn: Any, text: str, where: QLabel, *args: Any) -> None:
         d = self._current_dict()
@@ -138,34 +158,34 @@ class SetupEditor:
         return ix.column() if ix.isValid() else count - 1
 
     def on_add_agent(self) -> None:
-        self._structural_edit(edit_add_agent, "Add an agent", self._view.action_message)
+        self._structural_edit(edit_add_agent, "Add an agent", self._w.action_message)
 
     def on_remove_agent(self) -> None:
-        if self._view.setup is None:
+        if self._shown.setup is None:
             return
-        j = self._current_row(self._view.action_view, self._view.setup.n_agents)
-        self._structural_edit(edit_remove_agent, f"Remove agent {self._view.setup.agents[j]}",
-                              self._view.action_message, j)
+        j = self._current_row(self._w.action_view, self._shown.setup.n_agents)
+        self._structural_edit(edit_remove_agent, f"Remove agent {self._shown.setup.agents[j]}",
+                              self._w.action_message, j)
 
     def on_add_server(self) -> None:
-        self._structural_edit(edit_add_server, "Add a server", self._view.action_message)
+        self._structural_edit(edit_add_server, "Add a server", self._w.action_message)
 
     def on_remove_server(self) -> None:
-        if self._view.setup is None:
+        if self._shown.setup is None:
             return
-        k = self._current_col(self._view.action_view, self._view.setup.n_servers)
-        self._structural_edit(edit_remove_server, f"Remove server {self._view.setup.servers[k]}",
-                              self._view.action_message, k)
+        k = self._current_col(self._w.action_view, self._shown.setup.n_servers)
+        self._structural_edit(edit_remove_server, f"Remove server {self._shown.setup.servers[k]}",
+                              self._w.action_message, k)
 
     def on_add_task(self) -> None:
-        self._structural_edit(edit_add_task, "Add a task", self._view.reward_message)
+        self._structural_edit(edit_add_task, "Add a task", self._w.reward_message)
 
     def on_remove_task(self) -> None:
-        if self._view.setup is None:
+        if self._shown.setup is None:
             return
-        t = self._current_row(self._view.reward_view, self._view.setup.n_tasks)
-        self._structural_edit(edit_remove_task, f"Remove task {self._view.setup.tasks[t]}",
-                              self._view.reward_message, t)
+        t = self._current_row(self._w.reward_view, self._shown.setup.n_tasks)
+        self._structural_edit(edit_remove_task, f"Remove task {self._shown.setup.tasks[t]}",
+                              self._w.reward_message, t)
 
     def _commit_params(self, changes: dict[str, Any], text: str, fld: ParamField | None) -> bool:
         d = self._current_dict()
@@ -177,15 +197,15 @@ class SetupEditor:
             valid = self._validated(new)
         except InputError as exc:
             name = next(iter(changes))
-            target = fld or self._view.fields.get(exc.field or "") or self._view.fields.get(name)
+            target = fld or self._w.fields.get(exc.field or "") or self._w.fields.get(name)
             sym = FIELD_LABELS.get(exc.field or name, exc.field or name)
             msg = f"{sym} {problem_text(exc)}"
             if target is not None:
                 target.set_error(msg)
             else:
-                self._view.setup_error_label.setText(f"Not applied: {msg}")
-                self._view.setup_error_label.show()
-            self._view.message_logged.emit("WARNING", f"advising parameters: {exc}")
+                self._w.error_label.setText(f"Not applied: {msg}")
+                self._w.error_label.show()
+            self._log("WARNING", f"advising parameters: {exc}")
             return False
         if fld is not None:
             fld.clear_error()
@@ -194,36 +214,36 @@ class SetupEditor:
 
     def on_field_committed(self, name: str, value: Any) -> None:
         """A parameter field left with a value its AdvisingParams accepts: apply it."""
-        if self._view.setup is None:
+        if self._shown.setup is None:
             return
-        f = self._view.fields[name]
-        if getattr(self._view.setup.params, name) == value:
+        f = self._w.fields[name]
+        if getattr(self._shown.setup.params, name) == value:
             f.clear_error()
             return
         self._commit_params({name: value}, f"Set {f.label} = {value:g}", f)
 
     def on_field_refused(self, name: str, message: str) -> None:
         """A parameter field left with a refused value (the field shows why)."""
-        self._view.message_logged.emit("WARNING", f"advising parameters: {message}")
+        self._log("WARNING", f"advising parameters: {message}")
 
     def on_strategy_combo_activated(self, index: int) -> None:
-        s = str(self._view.strategy_combo.itemData(index))
-        if self._view.setup is not None and s != self._view.setup.params.strategy:
+        s = str(self._w.strategy_combo.itemData(index))
+        if self._shown.setup is not None and s != self._shown.setup.params.strategy:
             self._commit_params({"strategy": s}, f"Set strategy {s}", None)
 
     def on_variant_combo_activated(self, index: int) -> None:
-        v = str(self._view.variant_combo.itemData(index))
-        if self._view.setup is None or v == self._view.setup.params.variant or v == "custom":
+        v = str(self._w.variant_combo.itemData(index))
+        if self._shown.setup is None or v == self._shown.setup.params.variant or v == "custom":
             self._refresh_params()
             return
-        p = {k: val for k, val in self._view.setup.params.to_dict().items()
+        p = {k: val for k, val in self._shown.setup.params.to_dict().items()
              if k not in VARIANT_KNOBS[v]}
         params = AdvisingParams.for_variant(v, **p)
         self._commit_params({k: getattr(params, k) for k in VARIANT_KNOBS[v]},
                             f"Use the {v} variant", None)
 
     def on_guard_check_clicked(self, checked: bool) -> None:
-        if self._view.setup is not None:
+        if self._shown.setup is not None:
             self._commit_params({"direction_guard": bool(checked)},
                                 "Direction guard " + ("on" if checked else "off"), None)
 
@@ -232,90 +252,58 @@ class SetupEditor:
         if index == SETUP_INDEX:
             self.refresh()
 
-    def on_document_project_replaced(self) -> None:
-        self._view.session.clear()
-        self._view.shown_run = None
-        self._view.results.clear()
-        self._view.results.clear_sweep()
-        self.clear_all_errors()
-        self.ensure_setup()
-        self.refresh()
-        self.show_latest_record()
-
-    def show_latest_record(self) -> None:
-        """Show the project's latest advising run (if any), and the recorded claims."""
-        runs = [r for r in self._document.project.runs
-                if r.kind in ("advise", "advise-experiment") and r.target == TARGET]
-        if runs:
-            try:
-                self._view.show_run(runs[-1].id)
-                return
-            except (KeyError, TypeError, ValueError) as exc:  # a damaged record: say so
-                self._view.results.clear()
-                self._view.message_logged.emit("WARNING", f"advising: cannot show {runs[-1].id} "
-                                                    f"({exc})")
-        self._view.runs.update_claims()
-
-    def on_document_run_removed(self, run_id: str) -> None:
-        if run_id == self._view.shown_run:
-            self._view.results.caption.setText(self._view.results.caption.text()
-                                         + " <i>— its run record was removed (undo)</i>")
-            self._view.shown_run = None
-
     def clear_all_errors(self) -> None:
-        for f in self._view.fields.values():
+        for f in self._w.fields.values():
             f.clear_error()
-        v = self._view
-        for lab in (v.action_message, v.reward_message, v.setup_error_label):
+        w = self._w
+        for lab in (w.action_message, w.reward_message, w.error_label):
             lab.hide()
 
     def refresh(self) -> None:
         entries = self._document.project.advising
-        self._view.setup, self._view.setup_error = None, ""
-        if entries:  # validated when read or edited (core.project.files, _try_edit)
-            self._view.setup = entries[SETUP_INDEX]
-        if self._view.setup is None:
-            why = self._view.setup_error or "the project has no advising set-up"
-            self._view.setup_error_label.setText(
-                f"The stored advising set-up cannot be used: {why}. "
-                                           "Load a preset to replace it.")
-            self._view.setup_error_label.show()
-            self._view.title_label.set_parts("No usable advising set-up", "")
+        # validated when read or edited (core.project.files, _try_edit)
+        self._shown.setup = entries[SETUP_INDEX] if entries else None
+        if self._shown.setup is None:
+            self._w.error_label.setText(
+                "The stored advising set-up cannot be used: the project has no advising "
+                "set-up. Load a preset to replace it.")
+            self._w.error_label.show()
+            self._w.title_label.set_parts("No usable advising set-up", "")
         else:
-            self._view.setup_error_label.hide()
-            self._view.title_label.set_parts(*setup_title(self._view.setup))
-        self._view.action_model.set_setup(self._view.setup)
-        self._view.reward_model.set_setup(self._view.setup)
-        for view in (self._view.action_view, self._view.reward_view):
+            self._w.error_label.hide()
+            self._w.title_label.set_parts(*setup_title(self._shown.setup))
+        self._w.action_model.set_setup(self._shown.setup)
+        self._w.reward_model.set_setup(self._shown.setup)
+        for view in (self._w.action_view, self._w.reward_view):
             fit_grid(view)
         self.balance_editor()
-        for lab in (self._view.action_message, self._view.reward_message):
+        for lab in (self._w.action_message, self._w.reward_message):
             lab.hide()
         self._refresh_params()
-        self._view.runs.update_mode_label()
+        self._refreshed()
 
     def balance_editor(self) -> None:
         """Grids as wide as their cells need, the parameters get the rest."""
-        total = sum(self._view.editor_splitter.sizes())
+        total = sum(self._w.splitter.sizes())
         if total <= 0:
             return
-        widths = [b.minimumSizeHint().width() for b in self._view.grid_boxes]
-        self._view.editor_splitter.setSizes([*widths, max(200, total - sum(widths))])
+        widths = [b.minimumSizeHint().width() for b in self._w.grid_boxes]
+        self._w.splitter.setSizes([*widths, max(200, total - sum(widths))])
 
     def _refresh_params(self) -> None:
-        s = self._view.setup
+        s = self._shown.setup
         enabled = s is not None
-        for w in (self._view.strategy_combo, self._view.variant_combo, self._view.guard_check,
-                  *self._view.fields.values()):
+        for w in (self._w.strategy_combo, self._w.variant_combo, self._w.guard_check,
+                  *self._w.fields.values()):
             w.setEnabled(enabled)
         if s is None:
             return
         p = s.params
-        self._view.strategy_combo.setCurrentIndex(self._view.strategy_combo.findData(p.strategy))
-        self._view.variant_combo.setCurrentIndex(self._view.variant_combo.findData(p.variant))
-        for f in self._view.fields.values():
+        self._w.strategy_combo.setCurrentIndex(self._w.strategy_combo.findData(p.strategy))
+        self._w.variant_combo.setCurrentIndex(self._w.variant_combo.findData(p.variant))
+        for f in self._w.fields.values():
             f.show_value(p)
-        self._view.guard_check.setChecked(p.direction_guard)
+        self._w.guard_check.setChecked(p.direction_guard)
         strict = s.strict_sensitivity
         noise = s.noise_sensitivity
         if abs(noise - strict) < 1e-12:
@@ -337,4 +325,4 @@ class SetupEditor:
                      "unbounded</b> for the teachers concerned")
         elif p.strategy == "dp":
             text += "; advice built from the noisy Q-values alone"
-        self._view.sensitivity_label.setText(text)
+        self._w.sensitivity_label.setText(text)
