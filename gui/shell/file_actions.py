@@ -181,12 +181,12 @@ class FileActions:
         """Add a model to the project (undoable): a PrivPlan MDP file, PRISM's explicit
         files or a Storm ``.drn`` (:mod:`gui.shell.model_import`); returns the new MDP's
         id, or None (a refused file is shown with the command line's message). Files larger
-        than :data:`gui.shell.main_window.BACKGROUND_BYTES` (``background=None``) are read
+        than :data:`gui.shell.project_files.BACKGROUND_BYTES` (``background=None``) are read
         in the background with progress and Cancel: None is returned at once and the model
         is added when the read has finished (:data:`MainWindow.file_opened` says so)."""
         from gui.shell.load_cancel import import_in_background
-        from gui.shell.main_window import BACKGROUND_BYTES, _file_size
         from gui.shell.model_import import IMPORT_FILTERS, read_model_files
+        from gui.shell.project_files import BACKGROUND_BYTES, _file_size
 
         w = self._window
         if w.is_loading:

@@ -36,7 +36,7 @@ def cancel_loading(window: Any) -> bool:
 
 
 def start_loading(window: Any, label: str, fn: Callable[..., Any], *args: Any,
-                  finish: Callable[[Any], None]) -> None:
+                  finish: Callable[[Any], object]) -> None:
     """Run ``fn(*args, progress=…)`` in the window's loader, the project disabled meanwhile;
     ``finish(result)`` runs on the UI thread when it succeeds (a failure is shown as a file
     that cannot be opened, naming ``label``)."""
@@ -75,7 +75,7 @@ def _import_worker(paths: list[str], *, progress: Any = None) -> tuple[Any, Any]
 
 
 def import_in_background(window: Any, paths: list[str],
-                         finish: Callable[[Any, Any], None]) -> None:
+                         finish: Callable[[Any, Any], object]) -> None:
     """Import ``paths`` in the loader; ``finish(imported, model)`` adds it on the UI thread."""
     start_loading(window, paths[0], _import_worker, paths,
                   finish=lambda result: finish(*result))

@@ -51,8 +51,6 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core.common import InputError
-from core.common.progress import Progress
 from core.mdp import mdp_dataset
 from core.project import Project
 from gui.shell.autosave import AutosaveController
@@ -63,6 +61,12 @@ from gui.shell.file_actions import FileActions
 from gui.shell.help import install_help_menu
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
+from gui.shell.project_files import (  # the window's file reading, re-exported
+    BACKGROUND_BYTES,
+    _file_size,
+    _open_in_worker,
+    read_project_file,
+)
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.resources import ABOUT_HTML
 from gui.shell.scroll_tabs import ScrollTabWidget
@@ -76,89 +80,11 @@ from gui.shell.workspace import Workspace
 
 __all__ = ["MainWindow", "read_project_file", "OPEN_FILTERS", "BACKGROUND_BYTES"]
 
-BACKGROUND_BYTES = 4_000_000  # files (with their sidecars) larger than this open in a worker
 OPEN_FILTERS = ("PrivPlan files (*.privplan.json *.mdp.json *.mdp.npz *.json *.npz);;"
                 "PrivPlan projects (*.privplan.json);;MDP files (*.mdp.json *.mdp.npz);;"
                 "All files (*)")
 MAX_AUTO_OPEN = 6
 DEFAULT_SIZE = (1500, 950)
-
-
-def read_project_file(path: str | os.PathLike[str], *, progress: Progress | None = None
-                      ) -> tuple[Project, bool]:
-    """Read a project or an MDP file: (project, True if it is a project file).
-
-    The project's drawable models get positions for their states (files without a
-    layout), and every valid model is validated once into its cache. Safe to run in a
-    worker thread: it touches nothing but the objects it creates. ``progress`` is told how
-    far it is and may raise :class:`core.common.progress.Cancelled` to stop it.
-    """
-    from core.common.progress import no_progress, sub_progress
-    from core.mdp import load_mdp, read_json
-    from core.project import PROJECT_FORMAT, fill_project_layouts, load_any, project_from_dict
-
-    report = progress if progress is not None else no_progress
-    reading = sub_progress(report, 0.0, 0.85)
-    path = str(path)
-    is_project = False
-    if path.lower().endswith(".npz"):
-        project = load_any(path, progress=reading)
-    else:
-        doc = read_json(path)
-        if isinstance(doc, dict) and doc.get("format") == PROJECT_FORMAT:
-            try:  # the project remembers what the file held: Save merges, never overwrites
-                project = project_from_dict(doc, base_dir=os.path.dirname(os.path.realpath(path)),
-                                            path=path)
-            except InputError as exc:
-                raise (exc if exc.file else exc.with_file(path)) from None
-            is_project = True
-        elif isinstance(doc, dict) and doc.get("format") == "privplan-mdp":
-            mdp = load_mdp(path, progress=reading)
-            project = Project(name=mdp.name or os.path.basename(path))
-            project.add_mdp(mdp)
-        else:
-            raise InputError("not a PrivPlan project or MDP file (unknown 'format')",
-                             field="format", file=path)
-    report(0.85, "laying out")
-    fill_project_layouts(project)
-    for i, entry in enumerate(project.mdps):
-        report(0.9 + 0.1 * i / max(1, len(project.mdps)), f"checking {entry.model.name}")
-        if entry.model.is_valid:
-            entry.mdp  # noqa: B018 - validate once, here, and keep it in the entry's cache
-    return project, is_project
-
-
-def _file_size(path: str) -> int:
-    """Bytes of ``path`` plus the sidecar arrays that may sit next to it."""
-    import glob
-
-    try:
-        total = os.path.getsize(path)
-    except OSError:
-        return 0
-    stem = os.path.basename(path)
-    for suffix in (".privplan.json", ".json"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    folder = glob.escape(os.path.dirname(os.path.realpath(path)))
-    # its sidecars: content-addressed (shared by copies: counted whoever names them) and
-    # the "<stem>.<id>…npz" of older PrivPlan versions
-    for side in glob.glob(os.path.join(folder, glob.escape(stem) + ".*.npz")) + glob.glob(
-            os.path.join(folder, "arrays.*.npz")):
-        try:
-            total += os.path.getsize(side)
-        except OSError:
-            pass
-    return total
-
-
-def _open_in_worker(path: str, *, progress: Progress | None = None
-                    ) -> tuple[str, Project, bool, dict]:
-    project, is_project = read_project_file(path, progress=progress)
-    problems = {e.id: (e.model.version, e.model.problems()) for e in project.mdps}
-    return path, project, is_project, problems
-
 
 # Runs of these kinds are shown by the tool tab named here (double-click in the project tree).
 RUN_TOOLS = {"advise": "advising", "advise-experiment": "advising", "plan": "logistics",
@@ -185,7 +111,7 @@ class MainWindow(QMainWindow):
         self._inspector_was_visible = True
         self._loader = TaskRunner(self)  # opens large files off the UI thread
         # what a background read other than File ▸ Open does with its result (an import)
-        self._loader_finish: Callable[[object], None] | None = None
+        self._loader_finish: Callable[[object], object] | None = None
         self._loading: str | None = None
         load_tools()
         self._discard_on_close = False

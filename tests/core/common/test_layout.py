@@ -63,7 +63,7 @@ def test_the_mixin_check_sees_a_mixin():
 
 # GUI modules still over the 600-line limit, at most this long; the list only shrinks.
 LONG_GUI_MODULES = {
-    "gui/shell/main_window.py": 1159,
+    "gui/shell/main_window.py": 1100,
     "gui/mdp/inspector.py": 946,
     "gui/advising/results.py": 900,
     "gui/logistics/map_view.py": 850,
