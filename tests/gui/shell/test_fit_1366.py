@@ -128,8 +128,12 @@ def _cut_texts(root) -> list[str]:
 
     found = []
     for area in root.findChildren(QScrollArea):
-        if area.isVisible() and area.horizontalScrollBar().isVisible():
-            found.append(f"horizontal scroll bar in {area.objectName() or area}")
+        bar = area.horizontalScrollBar()
+        # a bar with nothing to scroll (range 0) hides nothing: Qt may leave it shown for a
+        # moment after the vertical bar appeared, until the next layout pass
+        if area.isVisible() and bar.isVisible() and bar.maximum() > 0:
+            found.append(f"horizontal scroll bar in {area.objectName() or area} "
+                         f"({bar.maximum()} px to scroll)")
     for lab in root.findChildren(QLabel):
         if not lab.isVisible() or not lab.text() or lab.visibleRegion().isEmpty():
             continue
