@@ -686,23 +686,17 @@ def _npz_sparse_transitions(data: dict[str, Any]) -> tuple[Transitions, int, int
     if indptr.shape != (S * A + 1,) or indptr[0] != 0 or not (indptr[1:] >= indptr[:-1]).all():
         raise InputError(f"must be {S * A + 1:,} non-decreasing row starts from 0",
                          field="P_indptr")
-    sorted_rows = True
+    if indices.size and (indices.min() < 0 or indices.max() >= S):
+        raise InputError(f"next states must lie in [0, {S})", field="P_indices")
     if indices.size > 1:
         # each entry after the first of its row names a larger next state than the one
         # before it (in the file's own integer type: no widened copy)
         rising = indices[1:] > indices[:-1]
         starts = indptr[1:-1]
         rising[starts[(starts > 0) & (starts < indices.size)] - 1] = True
-        sorted_rows = bool(rising.all())
-    if indices.size:  # (rows in order: their first and last entries bound the rest)
-        full = np.flatnonzero(np.diff(indptr)) if sorted_rows else None
-        lo = indices[indptr[full]] if full is not None else indices
-        hi = indices[indptr[full + 1] - 1] if full is not None else indices
-        if lo.min() < 0 or hi.max() >= S:
-            raise InputError(f"next states must lie in [0, {S})", field="P_indices")
-    if not sorted_rows:
-        raise InputError("next states must be sorted and distinct within each row",
-                         field="P_indices")
+        if not rising.all():
+            raise InputError("next states must be sorted and distinct within each row",
+                             field="P_indices")
     return (Transitions(S, A, indptr.astype(np.int64, copy=False), indices,
                         data["P_data"].astype(np.float64, copy=False)), S, A)
 
