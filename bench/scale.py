@@ -195,7 +195,8 @@ def drn_goals(folder: Path) -> list[Goal]:
     def plain_tra() -> None:  # the numbers of the .tra ("s k t p label") and .trew lines
         for path, labelled in ((tra, True), (trew, False)):
             with open(path, encoding="utf-8") as fh:
-                tokens = fh.read().split("\n", 1)[1].split()
+                lines = [x for x in fh.read().split("\n") if x and not x.startswith("#")]
+            tokens = " ".join(lines[1:]).split()  # (after the header line)
             if labelled:
                 del tokens[4::5]  # the action labels
             np.array(tokens, dtype=np.float64)

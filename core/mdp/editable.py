@@ -90,6 +90,9 @@ class _Opened:
         self.codes = codes  # (S, >= max count) codes of the available actions, first
         self.vocabulary = vocabulary
         self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        S = len(counts)
+        #: every state has the same actions (one row of codes and counts repeated)
+        self.shared = bool(S and (counts == counts[0]).all() and (codes == codes[0]).all())
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "_Opened":
         return self
@@ -131,7 +134,7 @@ class _Opened:
         blank = np.array([not v.strip() for v in vocab], dtype=bool)
         codes, counts = self.codes, self.counts
         S, width = codes.shape
-        if S and (counts == counts[0]).all() and (codes == codes[0]).all():
+        if self.shared:
             codes, counts = codes[:1], counts[:1]  # one row shared by every state
         avail = np.arange(width)[None, :] < counts[:, None]
         bad = (blank[codes] & avail).any(axis=1)
@@ -161,7 +164,7 @@ def _numbered(item_id: Any, prefix: str) -> int | None:
 
 
 def padded_action_names(codes: np.ndarray, vocabulary: "tuple[str, ...] | list[str]",
-                        counts: np.ndarray) -> ActionNames:
+                        counts: np.ndarray, *, shared: bool | None = None) -> ActionNames:
     """The action names :meth:`MdpModel.to_mdp` hands the MDP: each state's available
     actions first, "" after them, the vocabulary in order of first appearance (what
     :meth:`ActionNames.from_rows` makes of the padded rows), computed on the codes.
@@ -174,6 +177,8 @@ def padded_action_names(codes: np.ndarray, vocabulary: "tuple[str, ...] | list[s
         The names the codes point to (a name may appear twice).
     counts : numpy.ndarray
         (S,) the number of actions of each state.
+    shared : bool, optional
+        Whether every row of ``codes`` is the same (found here when not given).
 
     Returns
     -------
@@ -184,7 +189,7 @@ def padded_action_names(codes: np.ndarray, vocabulary: "tuple[str, ...] | list[s
     first: dict[str, int] = {}
     canon = np.array([first.setdefault(v, i) for i, v in enumerate(ext)], dtype=np.int64)
     full = bool((counts == width).all())
-    shared = S > 0 and full and bool((codes == codes[0]).all())
+    shared = S > 0 and full and (bool((codes == codes[0]).all()) if shared is None else shared)
     # first appearance in row-major order (row 0 alone when every row is the same)
     if shared:
         grid = canon[codes[:1]]
@@ -564,7 +569,7 @@ class MdpModel:
         names: Any
         if opened is not None:  # the codes of the model's MDP: no list of names is made
             names = padded_action_names(opened.codes[:, :A], opened.vocabulary,
-                                        opened.counts)
+                                        opened.counts, shared=opened.shared or None)
         else:
             labels_of = self.action_labels
             names = (labels_of if (self._action_counts() == A).all()
@@ -593,12 +598,16 @@ class MdpModel:
         if made is None or made[0] != self.version:
             return None
         mdp: MDP = made[1]
+        seen = self.__dict__.get("_pristine_at")
+        if seen is not None and seen == (self.version, id(self.P), id(self.R), id(self.R_T)):
+            return mdp  # (checked at this version already)
         P = self.P
         if not (isinstance(P, SparseRows) and P.base is mdp.transitions and not P.edits
                 and self.horizon == mdp.horizon and self.discount == mdp.discount
                 and self.initial_state == self._state_id(mdp.initial_state)
                 and np.array_equal(self.R, mdp.R) and np.array_equal(self.R_T, mdp.R_T)):
             return None
+        self.__dict__["_pristine_at"] = (self.version, id(P), id(self.R), id(self.R_T))
         return mdp
 
     def _unchanged_mdp(self, names: Any, unplaced: bool) -> MDP | None:
@@ -693,7 +702,8 @@ class MdpModel:
 
     def copy(self) -> "MdpModel":
         caches: dict[str, Any] = {k: self.__dict__.pop(k) for k in (
-            "_state_pos", "_action_pos", "_problems_cache", "_from") if k in self.__dict__}
+            "_state_pos", "_action_pos", "_problems_cache", "_from", "_pristine_at")
+            if k in self.__dict__}
         try:
             return _copy.deepcopy(self)
         finally:
@@ -835,7 +845,7 @@ class MdpModel:
         """
         snapshot = other.copy()
         version = max(self.version, other.version) + 1
-        for name in (*_LAZY, "_opened", "_from"):  # (a list not made yet: the snapshot's)
+        for name in (*_LAZY, "_opened", "_from", "_pristine_at"):  # (the snapshot's lists)
             self.__dict__.pop(name, None)
         self.__dict__.update(snapshot.__dict__)
         self.version = version

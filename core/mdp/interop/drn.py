@@ -414,11 +414,11 @@ def _bulk_states(lines: list[str], order: np.ndarray, kinds: np.ndarray, S: int,
 
 def _read_body(path: str, lines: list[str], model_at: int, S: int, nr: int,
                report: Progress = no_progress, *, bulk: bool) -> _Body:
-    """The @model section: line by line (every check, in file order), or with ``bulk`` the
-    state and comment lines one by one and the action and transition lines parsed as
-    whole arrays."""
-    r = _BodyReader(path, S, nr)
+    """The @model section: line by line (every check, in file order), or with ``bulk`` its
+    state, action, comment and transition lines parsed as whole arrays (anything irregular
+    raises :class:`_Irregular`, and the caller reads the section line by line)."""
     if not bulk:
+        r = _BodyReader(path, S, nr)
         n = len(lines) - model_at
         for idx in range(model_at, len(lines)):
             if (idx - model_at) % CHUNK == 0:

@@ -131,3 +131,24 @@ def test_an_empty_state_name_is_still_refused() -> None:
     mdp = sparse_random_mdp(700, 2, 3, 4, seed=6).replace(state_names=Names(names))
     m = MdpModel.from_mdp(mdp)
     assert m.errors()[0].message == "state 'st-4' has an empty name"
+
+
+@pytest.mark.parametrize("where, value, message", [
+    (5, 600, "next states must lie in [0, 600)"),  # inside a row: the rows are not sorted
+    (-1, 600, "next states must lie in [0, 600)"),  # the last entry of a sorted row
+    (7, -1, "next states must lie in [0, 600)"),
+    (1, None, "next states must be sorted and distinct within each row"),  # = entry 0
+])
+def test_npz_rows_out_of_range_or_order_are_refused_naming_the_array(tmp_path, where, value,
+                                                                      message) -> None:
+    from core.mdp.files import load_mdp, npz_arrays
+
+    arrays = {k: np.array(v, copy=True) for k, v in npz_arrays(
+        sparse_random_mdp(600, 2, 3, 4, seed=1)).items()}
+    idx = arrays["P_indices"]
+    idx[where] = idx[0] if value is None else value
+    path = tmp_path / "e.mdp.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(InputError, match="P_indices") as err:
+        load_mdp(path)
+    assert str(err.value).endswith(message)
