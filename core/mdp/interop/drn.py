@@ -22,6 +22,11 @@ The format is that of Storm's ``DirectEncodingParser``::
 A ``DTMC`` is read as an MDP with one choice per state. Parametric, continuous-time and
 partially observable models are refused. Every error names the file and the line.
 
+Size: one file format both ways: the header guard, the bulk (whole-array) reader, the
+line-by-line reader it falls back to for exact messages on irregular files, and the plain and
+interval writers all share the format's grammar and its error texts; split apart, each half
+would restate them.
+
 Examples
 --------
 >>> import tempfile, os

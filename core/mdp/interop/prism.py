@@ -17,6 +17,10 @@ The formats are those of the PRISM manual's appendix "Explicit Model Files":
 Every error names the file and the line. Deadlock states (no transitions) get a
 self-loop, as PRISM's import does.
 
+Size: the five explicit files of one model, in and out: the readers share the ``.tra`` layout
+(state, choice, target), the bulk parser and its line-by-line fallback share the error texts,
+and the writers mirror the readers; split by file, each part would restate the layout.
+
 Examples
 --------
 >>> import tempfile, os
