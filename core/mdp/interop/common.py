@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
+from core.common.progress import Progress, no_progress
 from core.mdp.annotations import TERMINAL_REWARD, Annotations, RewardStructure, derived_rewards
 from core.mdp.model import MDP
 from core.mdp.names import ActionNames, Names
@@ -469,12 +470,16 @@ def export_labels(mdp: MDP) -> dict[str, np.ndarray]:
     return labels
 
 
+#: Bytes read, decoded and split at a time by :func:`read_text_lines` (a progress call each).
+TEXT_PIECE = 1 << 26
+
+
 def reward_label_map(rewards: Mapping[str, RewardStructure]) -> list[str]:
     """Reward structure names in the order they are written (the R structure first)."""
     return list(rewards)
 
 
-def read_text_lines(path: str) -> list[str]:
+def read_text_lines(path: str, *, progress: Progress | None = None) -> list[str]:
     """The lines of a UTF-8 text input, read through the resource guard: regular files only
     (a FIFO or a device is refused before a byte is read) and its lines' memory (about 8x
     the file) checked against what the process may use first.
@@ -483,10 +488,16 @@ def read_text_lines(path: str) -> list[str]:
     ----------
     path : str
         The file.
+    progress : Progress, optional
+        Told the fraction of the file read (every :data:`TEXT_PIECE` bytes, each piece
+        decoded and split at once); it may raise :class:`core.common.progress.Cancelled`,
+        which stops the read (a gigabyte file is otherwise seconds without a cancel point).
 
     Returns
     -------
     list of str
+        As ``text.splitlines()`` of the whole file: a piece ends after a ``\n`` byte, which
+        is never inside a UTF-8 sequence and ends any line break, ``\r\n`` included.
 
     Raises
     ------
@@ -495,16 +506,33 @@ def read_text_lines(path: str) -> list[str]:
     """
     from core.common.resources import check_memory, format_bytes, open_regular
 
+    report = progress if progress is not None else no_progress
+    lines: list[str] = []
     with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
             check_memory(8.0 * size, "size", detail=f"reading a {format_bytes(size)} text file")
         except InputError as exc:
             raise exc.with_file(path) from None
-        try:
-            data = fh.read()
-        except OSError as exc:
-            raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+        done, tail = 0, b""
+        while True:
+            try:
+                piece = fh.read(TEXT_PIECE)
+            except OSError as exc:
+                raise InputError(f"cannot be read ({exc.strerror or exc})", file=path) from None
+            if not piece:
+                break
+            done += len(piece)
+            data = tail + piece
+            cut = data.rfind(b"\n") + 1  # 0 when the piece holds no line end yet
+            tail = data[cut:]
+            lines += _decode_lines(data[:cut], path)
+            report(min(1.0, done / max(size, 1)), "reading the file")
+        lines += _decode_lines(tail, path)
+    return lines
+
+
+def _decode_lines(data: bytes, path: str) -> list[str]:
     try:
         return data.decode("utf-8").splitlines()
     except UnicodeDecodeError:

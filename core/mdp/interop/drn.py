@@ -544,7 +544,8 @@ def read_drn(path: str | os.PathLike[str], *, horizon: int | None = None,
     path = str(path)
     report = progress if progress is not None else no_progress
     report(0.0, "reading the file")
-    lines = read_text_lines(path)  # regular files only, memory checked first
+    # regular files only, memory checked first; a cancel point every 64 MB
+    lines = read_text_lines(path, progress=sub_progress(report, 0.0, 0.1))
     report(0.1, "reading the header")
     head = _read_header(path, lines)
     n_states, n_choices = head.counts.get("@nr_states"), head.counts.get("@nr_choices")

@@ -70,8 +70,9 @@ _LABEL = re.compile(r'(\d+)="([^"]*)"')
 _REWARD_NAME = re.compile(r'#\s*Reward structure:?\s*"([^"]*)"')
 
 
-def _open(path: str) -> list[str]:
-    return read_text_lines(path)  # regular files only, memory checked first
+def _open(path: str, report: Progress = no_progress) -> list[str]:
+    # regular files only, memory checked first; a cancel point every 64 MB
+    return read_text_lines(path, progress=report)
 
 
 def _data_lines(lines: list[str]) -> list[tuple[int, str]]:
@@ -216,7 +217,7 @@ def _choice_labels(keys: np.ndarray, words: list[str]
 
 
 def _read_tra(path: str, report: Progress = no_progress) -> ModelParts:
-    lines = _open(path)
+    lines = _open(path, sub_progress(report, 0.0, 0.1))
     rows = _data_lines(lines)
     hline, head = _header(path, rows, (2, 3), "'S C T' (MDP) or 'S T' (DTMC)")
     mdp = len(head) == 3
@@ -232,7 +233,8 @@ def _read_tra(path: str, report: Progress = no_progress) -> ModelParts:
     n_fields = 4 if mdp else 3
     m = len(rows) - 1
     try:
-        bulk: tuple[Any, ...] | None = _bulk_tra(rows[1:], n_fields, S, report)
+        bulk: tuple[Any, ...] | None = _bulk_tra(rows[1:], n_fields, S,
+                                                 sub_progress(report, 0.1, 1.0))
     except _Irregular:
         bulk = None
     if bulk is not None:

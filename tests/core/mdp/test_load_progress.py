@@ -170,3 +170,34 @@ def test_large_arrays_are_read_in_pieces_with_the_same_errors(tmp_path, monkeypa
     with pytest.raises(InputError) as pieces:
         load_mdp(short, progress=lambda f, message="": None)
     assert str(whole.value) == str(pieces.value)
+
+
+def test_text_is_read_in_pieces_with_the_same_lines_and_a_cancel_point(tmp_path, monkeypatch):
+    """read_text_lines reads, decodes and splits a piece at a time (a progress call each):
+    the lines equal splitlines() of the whole text whatever the piece size, with line
+    breaks and multi-byte characters across the pieces' edges, and Cancel stops the read."""
+    import pytest
+
+    from core.common.progress import Cancelled
+    from core.mdp.interop import common
+
+    text = "é€a\r\nb\n\nc\rd\u2028e\r\n" * 7 + "last line without a break"
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode("utf-8"))
+    for piece in (1, 2, 3, 5, 7, 64, 1 << 20):
+        monkeypatch.setattr(common, "TEXT_PIECE", piece)
+        seen: list[float] = []
+        lines = common.read_text_lines(str(path), progress=lambda f, m="": seen.append(f))
+        assert lines == text.splitlines(), piece
+        assert seen == sorted(seen) and seen[-1] == 1.0
+    monkeypatch.setattr(common, "TEXT_PIECE", 8)
+
+    def stop(fraction, message=""):
+        if fraction > 0.3:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        common.read_text_lines(str(path), progress=stop)
+    path.write_bytes(b"ok\n\xff\xfe\n")
+    with pytest.raises(common.InputError, match="UTF-8"):
+        common.read_text_lines(str(path))
