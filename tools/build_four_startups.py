@@ -74,7 +74,7 @@ def draw_four_startups(window):
         (aid,) = ws.editor.add_action()  # A
         _type(inspector.action_name, f"acquire_{i}")
         _type(inspector.reward_edit, f"{-cost:g}")
-        view.connect(aid, ids["start"])  # drag from the action's dot to "start"
+        view.connect_action(aid, ids["start"])  # drag from the action's dot to "start"
         ws.editor.select_ids([aid])
         for target, p in (("start", EPS0), ("success", round(q * (1 - EPS0), 12)),
                           ("failure", round((1 - q) * (1 - EPS0), 12))):
@@ -84,7 +84,7 @@ def draw_four_startups(window):
         ws.editor.select_ids([ids[name]])
         (aid,) = ws.editor.add_action()
         _type(inspector.action_name, "stay")
-        view.connect(aid, ids[name])
+        view.connect_action(aid, ids[name])
         ws.editor.select_ids([aid])
         for target, p in zip(("start", "success", "failure"), row):
             _type_p(ws, target, p)

@@ -57,6 +57,7 @@ from core.advising import (
 from core.common import agent_colour, arm_colour
 from gui.shell.plots import add_band, add_legend, make_plot
 from gui.shell.style import OKABE_ITO, fmt_num
+from gui.shell.widgets import table_item
 
 __all__ = ["AdvisingResultsView",
            "UNBOUNDED",
@@ -679,7 +680,7 @@ class AdvisingResultsView(QWidget):
         _fill(self.budget_table, rows)
         for j, why in enumerate(result.epsilon_spent_reasons):
             if why:
-                item = self.budget_table.item(j, 7)
+                item = table_item(self.budget_table, j, 7)
                 item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
                 item.setToolTip(why)
         self.budgets_page.show_content()
@@ -697,7 +698,7 @@ class AdvisingResultsView(QWidget):
         item.getAxis("left").setTicks(None)
         item.legend.setColumnCount(1)
         cum = np.cumsum(result.advice, axis=2).astype(float)
-        m, h = ci95(cum, axis=1)
+        m, h = (np.asarray(v) for v in ci95(cum, axis=1))  # arrays: one row per arm
         for a, lab in enumerate(labels):
             colour = arm_colour(lab, labels)
             if np.any(h[a] > 0):
@@ -752,7 +753,7 @@ class AdvisingResultsView(QWidget):
         _fill(self.budget_table, rows)
         for a in range(len(labels)):
             if np.isinf(result.epsilon_spent[a]).any():
-                item = self.budget_table.item(a, 5)
+                item = table_item(self.budget_table, a, 5)
                 item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
                 item.setToolTip(UNBOUNDED_SPENT)
         self.budgets_page.show_content()
@@ -778,7 +779,7 @@ class AdvisingResultsView(QWidget):
             if n_raw:
                 why = reasons[r] or "raw data left without noise: no finite ε"
                 for c in (2, 5, 6, 7):
-                    item = self.ledger_table.item(r, c)
+                    item = table_item(self.ledger_table, r, c)
                     item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
                     item.setToolTip(why)
         mode = ("<b style='color:#D55E00'>release mode</b>" if s["mode"] == "release" else
@@ -819,7 +820,7 @@ class AdvisingResultsView(QWidget):
         _fill(self.ledger_table, rows, tips)
         for r, why in unbounded_rows:
             for c in (5, 7, 8, 9, 10):
-                item = self.ledger_table.item(r, c)
+                item = table_item(self.ledger_table, r, c)
                 item.setBackground(QBrush(QColor(_UNBOUNDED_BG)))
                 item.setToolTip(why)
         self.ledger_statement.setText(
@@ -841,10 +842,10 @@ class AdvisingResultsView(QWidget):
         _fill(self.claims_table, rows)
         for r, c in enumerate(claims):
             colour = QColor(VERDICT_COLOURS.get(c["verdict"], "#FFFFFF"))
-            self.claims_table.item(r, 4).setBackground(QBrush(colour))
+            table_item(self.claims_table, r, 4).setBackground(QBrush(colour))
             tip = f"How we test it: {c['how']}" + (f"\n{c['detail']}" if c.get("detail") else "")
             for col in range(5):
-                self.claims_table.item(r, col).setToolTip(tip)
+                table_item(self.claims_table, r, col).setToolTip(tip)
         self.claims_table.resizeRowsToContents()
         QTimer.singleShot(0, self.claims_table,  # once the layout has settled
                           self.claims_table.resizeRowsToContents)
@@ -863,8 +864,8 @@ class AdvisingResultsView(QWidget):
             for r, (a, _, _) in enumerate(w.tables[key]):
                 if a in diff:
                     for c in range(3):
-                        t.item(r, c).setBackground(QBrush(QColor("#FCE9C8")))
-                        t.item(r, c).setToolTip("The differing record: the two datasets "
+                        table_item(t, r, c).setBackground(QBrush(QColor("#FCE9C8")))
+                        table_item(t, r, c).setToolTip("The differing record: the two datasets "
                                                 "differ only here (neighbouring datasets).")
         rewards = ", ".join(f"R(s,{a}) = {v:g}" for a, v in w.rewards.items())
         verdict = ("advice would be given" if w.advice else

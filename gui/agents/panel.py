@@ -16,6 +16,9 @@ step; a release past a budget asks first) and shown again from the project tree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, cast
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -340,10 +343,11 @@ class AgentsPanel(ToolPanel):
         seed = self.seed()
         self._task = task
         if task == "team":
-            setup = VdnSetup(episodes=self.team_episodes_spin.value(),
-                             dp=self.dp_check.isChecked(), sigma=self.sigma_spin.value(),
-                             window=self.window_spin.value())
-            self._runner.start(team_runner(self.team_agent), self.agents_spin.value(), setup, seed)
+            team_setup = VdnSetup(episodes=self.team_episodes_spin.value(),
+                                  dp=self.dp_check.isChecked(), sigma=self.sigma_spin.value(),
+                                  window=self.window_spin.value())
+            self._runner.start(team_runner(self.team_agent), self.agents_spin.value(),
+                               team_setup, seed)
             return True
         try:
             grid = self.current_grid()
@@ -380,12 +384,15 @@ class AgentsPanel(ToolPanel):
         project = self._document.project
         gid = "example" if self._grid_id == _EXAMPLE else self._grid_id
         if self._task == "train":
-            res, att = result  # type: ignore[misc]
+            # the training task returns (training result, attack result or None)
+            res, att = cast("tuple[Any, Any]", result)
             record, entries = drl_run_record(project, res, gid, att)
         elif self._task == "sweep":
-            record, entries = drl_table_record(project, list(result), gid)  # type: ignore
+            # the sweep returns its table's rows
+            record, entries = drl_table_record(project, list(cast("Iterable[Any]", result)), gid)
         else:
-            pe, central = result  # type: ignore[misc]
+            # the team task returns (PE-VDN result, the central learner's result)
+            pe, central = cast("tuple[Any, Any]", result)
             record, entries = comarl_run_record(project, pe)
             record.summary.update(central_returns=[float(v) for v in central.returns],
                                   central_team_return=central.team_return)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "laplace": {"epsilon": 1.0, "sensitivity": 1.0},
     "exponential": {"epsilon": 1.0, "sensitivity": 1.0},
     "dirichlet": {"k": 10.0, "eta": 0.15, "w": 2, "b": 0.1, "delta": 0.05},

@@ -94,7 +94,8 @@ def figure_curves(*, progress: Any = no_progress
     for i, (name, cfg) in enumerate(FIGURE_1_1.items()):
         for method, store in FIGURE_CURVES.items():
             if name not in store:
-                store[name] = epsilon_delta_curve(**cfg, n_points=N_POINTS,
+                store[name] = epsilon_delta_curve(cfg["k"], cfg["eta"], cfg["eta_bar"],
+                                                  int(cfg["w"]), cfg["b"], n_points=N_POINTS,
                                                   delta_method=method)
         progress((i + 1) / len(FIGURE_1_1), f"Figure 1.1 {name}")
     return {method: dict(store) for method, store in FIGURE_CURVES.items()}

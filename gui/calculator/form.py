@@ -123,19 +123,20 @@ class CalculatorForm:
     def show_validation(self, exc: InputError | None,
                          warnings: tuple[tuple[str, str], ...]) -> None:
         field = exc.field if exc is not None else None
+        error = self.error_text(exc) if exc is not None else ""
         if field == "gamma" and self.delta_radio.isChecked():
             field = "delta"
         for key, row in self.rows.items():
             if key == field:
-                row.show_message(error=self.error_text(exc))  # type: ignore[arg-type]
+                row.show_message(error=error)
             else:
                 row.show_message(**warning_texts(self._view.inputs(), key, warnings))
         if field == "delta_method":
             self.method_combo.setStyleSheet(INVALID_STYLE)
-            self.method_message.setText(f"✖ {self.error_text(exc)}")
+            self.method_message.setText(f"✖ {error}")
             self.method_message.setStyleSheet(f"color: {ERROR_COLOUR};")
             self.method_message.show()
-            self.method_combo.setToolTip(f"{self.error_text(exc)}\n\n"
+            self.method_combo.setToolTip(f"{error}\n\n"
                                          f"{TOOLTIPS['delta_method']}")
         else:
             self.method_combo.setStyleSheet("")
@@ -147,7 +148,7 @@ class CalculatorForm:
             self.method_message.setVisible(bool(lemma))
         if exc is not None and field not in self.rows and field != "delta_method":
             self._view.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
-                                      f"{html.escape(self.error_text(exc))}</span>")
+                                      f"{html.escape(error)}</span>")
 
     def field_error(self, key: str) -> str:
         """The error shown beside parameter ``key`` ('' if none)."""

@@ -142,7 +142,11 @@ class ParameterRow:
         return float(self.spin.value())
 
     def set_value(self, value: float) -> None:
-        self.spin.setValue(int(value) if isinstance(self.spin, QSpinBox) else float(value))
+        spin = self.spin
+        if isinstance(spin, QSpinBox):
+            spin.setValue(int(value))
+        else:
+            spin.setValue(float(value))
 
     def set_enabled(self, enabled: bool) -> None:
         self.spin.setEnabled(enabled)

@@ -25,9 +25,16 @@ from __future__ import annotations
 
 import csv
 import math
-from typing import Any
+from typing import Any, TypeAlias
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -59,9 +66,12 @@ from gui.shell.document import ProjectDocument
 from gui.shell.ledger import project_ledger, set_budget
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.widgets import SciSpinBox
+from gui.shell.widgets import SciSpinBox, header_item
 
 __all__ = ["LedgerPanel", "LedgerTableModel", "LedgerFilterModel", "COLUMNS", "EMPTY_TEXT"]
+
+#: The index Qt passes to a model's overrides (either kind, as PySide6's stubs declare).
+_Index: TypeAlias = "QModelIndex | QPersistentModelIndex"
 
 ALL = "(all)"
 MODE_CHOICES = (("all modes", None), ("releases", "release"), ("seeded experiments",
@@ -128,10 +138,10 @@ class LedgerTableModel(QAbstractTableModel):
     def entry(self, row: int) -> LedgerEntry:
         return self._entries[row]
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802,B008
         return 0 if parent.isValid() else len(self._entries)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802,B008
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802,B008
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
@@ -148,7 +158,7 @@ class LedgerTableModel(QAbstractTableModel):
                                 "(listed, not spent)."}.get(COLUMNS[section])
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         e = self._entries[index.row()]
@@ -198,7 +208,7 @@ class LedgerFilterModel(QSortFilterProxyModel):
             self.dataset, self.mechanism, self.mode = dataset, mechanism, mode
             self.invalidateFilter()
 
-    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:  # noqa: N802
+    def filterAcceptsRow(self, row: int, parent: _Index) -> bool:  # noqa: N802
         model = self.sourceModel()
         assert isinstance(model, LedgerTableModel)
         e = model.entry(row)
@@ -299,7 +309,7 @@ class LedgerPanel(QWidget):
                                                "zCDP (ε, δ)", "budget (ε, δ)"])
         for col, key in ((3, "basic"), (4, "PLD"), (5, "advanced"), (6, "zCDP"),
                          (7, "budget")):
-            self.totals.horizontalHeaderItem(col).setToolTip(TOOLTIPS[key])
+            header_item(self.totals, col).setToolTip(TOOLTIPS[key])
         self.totals.verticalHeader().hide()
         self.totals.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.totals.horizontalHeader().setSectionResizeMode(
@@ -522,8 +532,10 @@ class LedgerPanel(QWidget):
     def _fill_bars(self) -> None:
         while self.bars_layout.count():
             item = self.bars_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            assert item is not None  # count() > 0
+            widget = item.widget()
+            if widget is not None:
+                widget.deleteLater()
         self.bars = {}
         budgets = self._ledger.budgets
         modes = release_modes(self._ledger.entries)

@@ -102,7 +102,9 @@ class MapEditor:
         self.base_agent_combo.setToolTip("The agent owning this base. Type a new name to give "
                                          "it to a new agent (its routes must then fit).")
         self.base_agent_combo.activated.connect(self._on_base_agent_edited)
-        self.base_agent_combo.lineEdit().editingFinished.connect(self._on_base_agent_edited)
+        agent_edit = self.base_agent_combo.lineEdit()
+        assert agent_edit is not None  # the combo is editable
+        agent_edit.editingFinished.connect(self._on_base_agent_edited)
         fb.addRow("id", self.base_id_edit)
         fb.addRow("agent", self.base_agent_combo)
         # center form
@@ -284,6 +286,20 @@ class MapEditor:
             return made[0]
         return None
 
+    def _assign_slot(self, base: str, agent: str) -> Callable[[], object]:
+        """A menu action's slot giving ``base`` to ``agent`` (the values of this call, not the
+        last ones of the loop that builds the menu)."""
+        return lambda: self.set_base_agent(base, agent)
+
+    def _add_base_slot(self, agent: str, link_to: str, pos: tuple[float, float] | None = None
+                       ) -> Callable[[], object]:
+        """A menu action's slot adding a base of ``agent`` linked to ``link_to``, at ``pos``
+        or, without one, at a free spot beside ``link_to`` found when the action fires."""
+        def add() -> object:
+            return self.add_base(agent, pos if pos is not None else self._free_pos_near(link_to),
+                                 link_to)
+        return add
+
     def _free_pos_near(self, node_id: str) -> tuple[float, float]:
         """A spot near ``node_id`` that keeps a new base and its label clear of every node."""
         p = self._view.canvas.node_position(node_id)
@@ -363,15 +379,13 @@ class MapEditor:
                 sub = menu.addMenu("Assign to agent")
                 for other in E.agents_of(d):
                     if other != a:
-                        sub.addAction(other, lambda o=other: self.set_base_agent(node_id, o))
+                        sub.addAction(other, self._assign_slot(node_id, other))
                 new = E.new_agent_name(d)
                 sub.addAction(f"new agent {new}", lambda: self.set_base_agent(node_id, new))
             else:
                 for a in n.get("agents", ()):
                     menu.addAction(f"Add base of {a} linked to {node_id}",
-                                   lambda a=a: self.add_base(str(a),
-                                                             self._free_pos_near(node_id),
-                                                             node_id))
+                                   self._add_base_slot(str(a), node_id))
             sel = self._view.canvas.selected_nodes()
             if len(sel) == 2 and node_id in sel:
                 u, v = sel
@@ -383,7 +397,7 @@ class MapEditor:
         sub = menu.addMenu("Add base here")
         for _dist, a, nid in near[:8]:
             sub.addAction(f"of agent {a} (linked to {nid})",
-                          lambda a=a, nid=nid: self.add_base(a, p, nid))
+                          self._add_base_slot(a, nid, p))
         new = E.new_agent_name(d)
         sub.addAction(f"of a new agent {new}", lambda: self.add_base(new, p, None))
         links = self._selected_base_links()

@@ -72,7 +72,7 @@ from gui.logistics.side_panel import (
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import add_error_bars, make_plot
 from gui.shell.style import ERROR_COLOUR
-from gui.shell.widgets import show_field_error
+from gui.shell.widgets import header_item, show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "METRIC_PLOTS",
@@ -244,10 +244,10 @@ class ExperimentsPage(QWidget):
         self.checks_table.setColumnWidth(3, 330)
         self.checks_table.setHorizontalHeaderLabels(
             ["verdict", "robust", "expected (thesis / spec)", "observed"])
-        self.checks_table.horizontalHeaderItem(1).setToolTip(
+        header_item(self.checks_table, 1).setToolTip(
             "Whether spec §8.3 calls this expectation robust (expected to hold whatever the "
             "unspecified details); “no” = a thesis claim that may well not reproduce.")
-        self.gaps_table.horizontalHeaderItem(3).setToolTip(
+        header_item(self.gaps_table, 3).setToolTip(
             "DP-based advantage, mean over the swept values: positive = DP better. Green: "
             "the same direction as the thesis; vermillion: the opposite.")
         self.gaps_table.setToolTip("Paired differences of DP-based against each approach: "

@@ -503,7 +503,7 @@ class MapCanvas(ZoomView):
                 self._scene.removeItem(it)
         self._route_items = []
         self._route = list(route or [])
-        self._segments = [tuple(s) for s in segments]  # type: ignore[misc]
+        self._segments = [(s[0], s[1], s[2]) for s in segments]  # (agent, from, to)
         if self._route and self._map is not None:
             self._draw_route()
 
@@ -552,7 +552,7 @@ class MapCanvas(ZoomView):
         pen = QPen(QColor("#4A4A4A"), 1.6)
         item = EdgeItem(u, v, pen)
         item.setLine(QLineF(self._pos[u], self._pos[v]))
-        length = e.get("length")
+        length = e["length"]  # every route has one (f"{length:g}" needs a number)
         item.setToolTip(f"route {u}–{v}, length {length:g}" + (
             f" — private to agent {owner} (the length is never sent; only route "
             "probabilities are)" if owner else "") + (
@@ -617,14 +617,13 @@ class MapCanvas(ZoomView):
         # legs per carrying agent
         legs: list[tuple[str | None, list[str]]] = []
         i = 0
-        for seg in self._segments:
-            ag, _f, t = seg[0], seg[1], seg[2]
+        for carrier, _f, t in self._segments:
             try:
                 j = self._route.index(t, i)
             except ValueError:
                 legs = []
                 break
-            legs.append((ag, self._route[i:j + 1]))
+            legs.append((carrier, self._route[i:j + 1]))
             i = j
         if not legs:
             legs = [(None, self._route)]

@@ -279,9 +279,9 @@ class LogisticsPanel(QWidget):
         self.delete_button = QToolButton(editor)
         self.delete_button.setText("Delete")
         self.delete_button.setToolTip("Delete the selected nodes and routes (Delete key).")
-        for b in (self.add_base_button, self.add_center_button, self.connect_button,
-                  self.delete_button):
-            bar.addWidget(b)
+        for tool in (self.add_base_button, self.add_center_button, self.connect_button,
+                     self.delete_button):
+            bar.addWidget(tool)
         bar.addStretch(1)
         self.lengths_check = QCheckBox("lengths", editor)
         self.lengths_check.setChecked(True)

@@ -57,7 +57,7 @@ def chosen_arcs(result: Any) -> list[tuple[str, str, str]]:
     if not arcs:
         return []
     found = center_route(arcs, ORIGIN, GOAL)  # the planner's own tie-breaking
-    return [] if found is None else [tuple(h) for h in found[1]]
+    return [] if found is None else list(found[1])
 
 
 def route_handovers(result: Any) -> set[tuple[str, str, str]]:

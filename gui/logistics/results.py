@@ -78,6 +78,7 @@ from gui.logistics.result_parts import (
     world_colours,
 )
 from gui.shell.style import ERROR_COLOUR, fmt_num
+from gui.shell.widgets import header_item
 
 __all__ = ["PlanResultsView", "RouteTab", "AgentMapView", "ObfuscationTab", "CenterGraphTab",
            "LedgerTab", "world_colours", "chosen_arcs", "ledger_rows", "fmt_estimate",
@@ -215,7 +216,7 @@ class LedgerTab(QWidget):
         self.table = make_table(self.HEADERS, self)
         for i, tip in enumerate(self.TIPS):
             if tip:
-                self.table.horizontalHeaderItem(i).setToolTip(tip)
+                header_item(self.table, i).setToolTip(tip)
         self.table.horizontalHeader().setSectionResizeMode(
             len(self.HEADERS) - 1, QHeaderView.ResizeMode.Stretch)
         self.notes = QTextBrowser(self)

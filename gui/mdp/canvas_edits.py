@@ -63,8 +63,10 @@ class CanvasEdits:
         v.auto_fit = False  # the user places states: the view stays where it is
         cmd = AddStateCommand(self._document, self._mdp_id, (round(xy[0], 1), round(xy[1], 1)))
         self._document.push(cmd, self._stack_key)
-        v.select_ids([cmd.state_id])
-        return cmd.state_id
+        sid = cmd.state_id
+        assert sid is not None  # pushing ran redo(), which made the state
+        v.select_ids([sid])
+        return sid
 
     def add_state_at_cursor(self) -> str | None:
         """``N``: a new state under the mouse pointer (or in the middle of the view)."""
@@ -108,6 +110,7 @@ class CanvasEdits:
             for sid in states:
                 cmd = AddActionCommand(self._document, self._mdp_id, sid)
                 self._document.push(cmd, self._stack_key)
+                assert cmd.action_id is not None  # pushing ran redo(), which made the action
                 added.append(cmd.action_id)
         finally:
             if len(states) > 1:
@@ -125,7 +128,7 @@ class CanvasEdits:
                                                sel.actions, sel.transitions), self._stack_key)
         return True
 
-    def connect(self, action_id: str, target_id: str) -> bool:
+    def connect_action(self, action_id: str, target_id: str) -> bool:
         """Add the transition ``action_id`` → ``target_id`` (p: what the row misses)."""
         v = self._view
         model = v.model()

@@ -93,14 +93,13 @@ class DesignDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._document, self._mdp_id, self._panel = document, mdp_id, panel
-        self.result: DesignResult | None = None
+        self.design_result: DesignResult | None = None
         self.setWindowTitle(f"Design for a target ε — {document.model(mdp_id).name or mdp_id}")
         self.resize(880, 560)
         self.runner = TaskRunner(self)
         self.runner.succeeded.connect(self._on_succeeded)
         self.runner.failed.connect(self._on_failed)
-        self.runner.progress_changed.connect(
-            lambda f, m: self.status.setText(f"Designing… {100 * f:.0f} % {m}"))
+        self.runner.progress_changed.connect(self._on_progress_changed)
 
         self.epsilon_spin = SciSpinBox(self, minimum=1e-3, maximum=1e4, value=1.0,
                                        log_step=10 ** 0.1)
@@ -218,9 +217,12 @@ class DesignDialog(QDialog):
         self.status.setText(pretty_message(str(exc)) if isinstance(exc, InputError)
                             else f"The designer failed: {exc}")
 
+    def _on_progress_changed(self, fraction: float, message: str) -> None:
+        self.status.setText(f"Designing… {100 * fraction:.0f} % {message}")
+
     def _on_succeeded(self, res: object) -> None:
         assert isinstance(res, DesignResult)
-        self.result = res
+        self.design_result = res
         self.run_button.setEnabled(True)
         self.show_result(res)
 
@@ -275,7 +277,7 @@ class DesignDialog(QDialog):
 
     def use_recommendation(self) -> bool:
         """Put the recommendation into the workspace's run parameters."""
-        res = self.result
+        res = self.design_result
         if res is None or res.recommended is None or self._panel is None:
             return False
         rec = res.recommended
@@ -288,9 +290,9 @@ class DesignDialog(QDialog):
 
     def record(self) -> bool:
         """Record the design (and an exponential selection's spend) in the project."""
-        if self.result is None:
+        if self.design_result is None:
             return False
-        record, entries = design_record(self._document, self._mdp_id, self.result)
+        record, entries = design_record(self._document, self._mdp_id, self.design_result)
         key = mdp_stack_key(self._mdp_id)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries,
                                           text=f"Record design {record.id}"), key)

@@ -138,7 +138,7 @@ class MdpEditor(QWidget):
         return self._document.has_mdp(self._mdp_id) and \
             self._document.model(self._mdp_id).n_states > MATRIX_STATES
 
-    def _ensure_matrix(self):
+    def _ensure_matrix(self) -> MdpMatrixView:
         if self.matrix is None:
             from gui.mdp.matrix_view import MdpMatrixView
 
@@ -174,6 +174,7 @@ class MdpEditor(QWidget):
         keep = self.selection()
         if view == "matrix":
             self._ensure_matrix()
+            assert self.matrix_area is not None  # made by _ensure_matrix
             self.stack.setCurrentWidget(self.matrix_area)
         else:
             self.stack.setCurrentWidget(self.canvas)
@@ -247,6 +248,7 @@ class MdpEditor(QWidget):
         for sid in states[:1]:
             cmd = AddActionCommand(self._document, self._mdp_id, sid)
             self._document.push(cmd, self._stack_key)
+            assert cmd.action_id is not None  # pushing ran redo(), which made the action
             added.append(cmd.action_id)
         if added:
             self.select_ids(added)
@@ -275,6 +277,7 @@ class MdpEditor(QWidget):
         if self.view == "canvas":
             self.canvas.select_all()
         else:
+            assert self.matrix is not None  # the matrix view is shown
             self.matrix.selectAll()
 
     def set_mode(self, mode: str) -> None:
@@ -327,10 +330,10 @@ class MdpEditor(QWidget):
         visible = overlay is not None
         for w in (self.results_label, self.show_check):
             w.setVisible(visible)
-        stages = overlay["stages"] if visible else 0
-        for w in (self.stage_label, self.stage_slider, self.stage_value):
-            w.setVisible(stages > 1)
-        if not visible:
+        stages = overlay["stages"] if overlay is not None else 0
+        for stage_widget in (self.stage_label, self.stage_slider, self.stage_value):
+            stage_widget.setVisible(stages > 1)
+        if overlay is None:
             return
         r = overlay["record"]
         s = r.summary

@@ -700,6 +700,7 @@ class MdpInspector(QScrollArea):
 
         for i in range(self.pages.count()):
             w = self.pages.widget(i)
+            assert w is not None  # i < count()
             policy = QSizePolicy.Policy.Preferred if w is page else QSizePolicy.Policy.Ignored
             w.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
         self.pages.setCurrentWidget(page)

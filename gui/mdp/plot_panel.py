@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -50,6 +50,9 @@ from gui.shell.document import ProjectDocument
 from gui.shell.plots import make_plot
 from gui.shell.style import SERIES, fmt_num
 from gui.shell.widgets import vertical_scroll
+
+if TYPE_CHECKING:
+    from gui.mdp.privacy_rows_dialog import PrivacyRowsDialog
 
 __all__ = ["CostOfPrivacyPanel", "LogErrorBarItem", "VALUE_KEYS", "COST_KEYS", "TABLE_COLUMNS"]
 
@@ -214,7 +217,7 @@ class CostOfPrivacyPanel(QWidget):
         self.rows_button.setToolTip("The (ε, δ) of every transition row at the k in focus, "
                                     "including the rows without a guarantee and why.")
         self.rows_button.clicked.connect(self.show_row_privacy)
-        self.rows_dialog = None
+        self.rows_dialog: PrivacyRowsDialog | None = None
         table_box = QWidget(content)
         table_layout = QVBoxLayout(table_box)
         table_layout.setContentsMargins(0, 0, 0, 0)

@@ -87,7 +87,7 @@ def _run_parameters(s: dict[str, Any]) -> dict[str, Any]:
             else "union"}
 
 
-def _num(x: float, digits: int = 4) -> str:
+def _num(x: float | None, digits: int = 4) -> str:
     if x is None or not math.isfinite(x):
         return "–"
     if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
@@ -108,7 +108,7 @@ class PrivacyRowsDialog(QDialog):
         self.setWindowTitle(f"Per-row privacy — {run_id} on {self._record.target}")
         self.resize(920, 520)
         self._runner = TaskRunner(self)
-        self.result: MdpPrivacy | None = None
+        self.privacy_result: MdpPrivacy | None = None
 
         self.k_combo = QComboBox(self)
         for k in self._ks:
@@ -205,7 +205,7 @@ class PrivacyRowsDialog(QDialog):
 
     def _on_runner_succeeded(self, result: object) -> None:
         assert isinstance(result, MdpPrivacy)
-        self.result = result
+        self.privacy_result = result
         self._fill(result)
         s = self._record.summary
         i = self.k_combo.currentIndex()

@@ -203,8 +203,8 @@ class ScalePanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(self.neighbourhood, 1)
-        self.search.returnPressed.connect(self.find)
-        self.find_button.clicked.connect(self.find)
+        self.search.returnPressed.connect(self.find_state)
+        self.find_button.clicked.connect(self.find_state)
         self.neighbourhood.state_clicked.connect(self._go_to)
         document.mdp_changed.connect(self._on_document_mdp_changed)
         self.refresh()
@@ -251,7 +251,7 @@ class ScalePanel(QWidget):
         if model is not None and state_id in model.state_ids:
             self.show_state(model.state_ids.index(state_id))
 
-    def find(self) -> str | None:
+    def find_state(self) -> str | None:
         """Find the state named in the search field; returns its id (None if absent)."""
         model = self._model()
         text = self.search.text().strip()

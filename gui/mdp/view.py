@@ -223,12 +223,12 @@ class MdpView(QGraphicsView):
         blocked = self._scene.blockSignals(True)
         try:
             self._scene.clearSelection()
-            for sid, item in self.state_items.items():
-                item.setSelected(sid in wanted)
-            for aid, item in self.action_items.items():
-                item.setSelected(aid in wanted)
-            for item in self.edge_items:
-                item.setSelected((item.action_id, item.target_id) in wanted_t)
+            for sid, state in self.state_items.items():
+                state.setSelected(sid in wanted)
+            for aid, action in self.action_items.items():
+                action.setSelected(aid in wanted)
+            for edge in self.edge_items:
+                edge.setSelected((edge.action_id, edge.target_id) in wanted_t)
         finally:
             self._scene.blockSignals(blocked)
         self.selection_changed.emit()
@@ -250,8 +250,9 @@ class MdpView(QGraphicsView):
     def delete_selection(self) -> bool:
         return self.edits.delete_selection()
 
-    def connect(self, action_id: str, target_id: str) -> bool:
-        return self.edits.connect(action_id, target_id)
+    def connect_action(self, action_id: str, target_id: str) -> bool:
+        # not named ``connect``: that would hide QObject.connect
+        return self.edits.connect_action(action_id, target_id)
 
     def set_initial(self, state_id: str) -> None:
         self.edits.set_initial(state_id)
@@ -346,7 +347,7 @@ class MdpView(QGraphicsView):
         self.cancel_connect()
         if source is None or target is None:
             return False
-        return self.connect(source, target)
+        return self.connect_action(source, target)
 
     def item_at(self, view_pos) -> QGraphicsItem | None:
         for item in self.items(view_pos):

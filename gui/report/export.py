@@ -427,11 +427,11 @@ def pdf_steps(report: "Report", images: dict[str, "QImage"], path: str | os.Path
     except BaseException:  # includes GeneratorExit (cancel): remove the partial file
         if painter.isActive():
             painter.end()
-        doc = writer = None  # closes the file
+        del doc, writer  # closes the file
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    doc = writer = None  # flushes and closes the file
+    del doc, writer  # flushes and closes the file
     os.replace(tmp, path)
     yield 1.0, f"{pages} pages"
     return pages

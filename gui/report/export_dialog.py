@@ -74,7 +74,8 @@ class PreviewBrowser(QTextBrowser):
         self.images: dict[str, QImage] = {}
         self.setOpenLinks(False)
 
-    def loadResource(self, kind: int, url: QUrl) -> Any:  # noqa: N802 (Qt override)
+    def loadResource(self, kind: int, url: QUrl | str) -> Any:  # noqa: N802 (Qt override)
+        url = QUrl(url) if isinstance(url, str) else url  # Qt passes a QUrl
         if url.scheme() == "fig" and url.path() in self.images:
             return self.images[url.path()]
         if url.toString().startswith("fig:") and url.toString()[4:] in self.images:

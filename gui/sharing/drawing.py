@@ -237,10 +237,10 @@ class SharingPlots:
             return p[:, 1] + p[:, 2] / 2, p[:, 2] * h
 
         plot.plot([0, 1, 0.5, 0], [0, 0, h, 0], pen=pg.mkPen("#888888"))
-        for (x, y), name, anchor in zip(((0, 0), (1, 0), (0.5, h)), t["actions"],
-                                        ((1, 0), (0, 0), (0.5, 1))):
+        for (lx, ly), name, anchor in zip(((0, 0), (1, 0), (0.5, h)), t["actions"],
+                                          ((1, 0), (0, 0), (0.5, 1))):
             label = pg.TextItem(str(name), color="#333333", anchor=anchor)
-            label.setPos(x, y)
+            label.setPos(lx, ly)
             plot.addItem(label)
         for pts, k, colour in zip(t["points"], t["k"], ("#2CA02C", "#D62728")):
             x, y = xy(np.asarray(pts))

@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import os
 import uuid
+from typing import Any
 
 from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
 
@@ -52,7 +53,7 @@ def recovery_folder() -> str:
 
 def snapshot_project(project: Project) -> Project:
     """An independent copy of ``project`` for a worker (models copied, caches dropped)."""
-    changes = {}
+    changes: dict[str, Any] = {}
     for f in dataclasses.fields(project):
         value = getattr(project, f.name)
         if f.name == "mdps":

@@ -29,7 +29,7 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
@@ -104,7 +104,8 @@ class MainWindow(QMainWindow):
         self._use_settings = use_settings
         document.setParent(self)
         self._settings = Settings()
-        self._workspaces: dict[str, QWidget] = {}  # MDP workspaces (gui.mdp) by MDP id
+        # MDP workspaces (gui.mdp's widgets, Any: the shell may not import gui.mdp) by MDP id
+        self._workspaces: dict[str, Any] = {}
         self._runners: dict[str, TaskRunner] = {}
         self._tools: dict[str, Any] = {}  # open tool tabs (Workspace widgets) by key
         self._inspector_hidden_for_tool = False
@@ -516,7 +517,7 @@ class MainWindow(QMainWindow):
             title = title or (spec.title if spec else key)
             tooltip = tooltip or (spec.tooltip if spec else "")
             w = factory() if factory is not None else spec.factory(self)  # type: ignore[union-attr]
-            if not isinstance(w, Workspace):
+            if not isinstance(w, QWidget) or not isinstance(w, Workspace):
                 raise TypeError(f"tool {key!r} does not implement gui.shell.workspace.Workspace")
             self._tools[key] = w
             w.message_logged.connect(self.log_panel.log)
@@ -549,7 +550,7 @@ class MainWindow(QMainWindow):
 
     def open_calculator(self) -> QWidget:
         """Open (or bring forward) the Privacy Calculator tab."""
-        return self.open_tool("calculator")  # type: ignore[return-value]
+        return self.open_tool("calculator")
 
     def close_calculator(self) -> None:
         self.close_tool("calculator")
@@ -667,7 +668,8 @@ class MainWindow(QMainWindow):
         if finish is not None:  # another background read (gui.shell.load_cancel)
             finish(result)
             return
-        path, project, is_project, problems = result  # type: ignore[misc]
+        # what _open_in_worker returns
+        path, project, is_project, problems = cast("tuple[str, Project, bool, dict]", result)
         self._finish_open(path, project, is_project, problems)
 
     def _on_loader_failed(self, exc: object) -> None:
@@ -855,7 +857,7 @@ class MainWindow(QMainWindow):
         elif ws is None and (tool := self.current_tool()) is not None:
             # another tool tab: its title, and its randomness mode when it has one
             self.validity_label.setStyleSheet("")
-            self.validity_label.setText(self.tabs.tabText(self.tabs.indexOf(tool)))
+            self.validity_label.setText(self.tabs.tabText(self.tabs.currentIndex()))  # tool's
             self.validity_label.setToolTip("")
             label = tool.randomness_label()
             self.mode_label.setText(" · " + label if label else "")
@@ -1023,8 +1025,9 @@ class MainWindow(QMainWindow):
 
     def _on_tabs_tab_close_requested(self, index: int) -> None:
         ws = self.tabs.widget(index)
-        if ws is not None and ws in self._workspaces.values():
-            self.close_workspace(ws.mdp_id)
+        mdp_id = next((k for k, w in self._workspaces.items() if w is ws), None)
+        if mdp_id is not None:
+            self.close_workspace(mdp_id)
         else:
             key = next((k for k, w in self._tools.items() if w is ws), None)
             if key is not None:

@@ -125,6 +125,7 @@ class ProjectPanel(QWidget):
         stack = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
         while stack:
             item = stack.pop(0)
+            assert item is not None  # every index is below its count
             if item.data(0, _KIND_ROLE) == kind:
                 out.append(item.data(0, _ID_ROLE))
             stack[0:0] = [item.child(i) for i in range(item.childCount())]

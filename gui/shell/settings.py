@@ -7,7 +7,7 @@ Bump :data:`SETTINGS_VERSION` when a key changes meaning and add a step to
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QByteArray, QSettings
 
@@ -27,7 +27,8 @@ class Settings:
 
     def __init__(self) -> None:
         self._qs = QSettings()
-        stored = self._qs.value("settings_version", None)
+        # whatever was stored (an int, or its text from an ini file); int() below may refuse it
+        stored: Any = self._qs.value("settings_version", None)
         try:
             version = int(stored) if stored is not None else SETTINGS_VERSION
         except (TypeError, ValueError):
@@ -59,7 +60,8 @@ class Settings:
     @property
     def recent_files(self) -> list[str]:
         """Recently opened or saved files, newest first."""
-        value = self._qs.value("files/recent", [], type=list)
+        # type=list: Qt returns a list (object in the stubs)
+        value = cast("list[object]", self._qs.value("files/recent", [], type=list))
         return [str(v) for v in (value or []) if v][:MAX_RECENT]
 
     def add_recent_file(self, path: str) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -104,9 +104,11 @@ class MdpWorkspaceSpec:
     ``factory(document, mdp_id, runner, parent)`` returns the workspace widget (it has
     ``mdp_id``, ``title()``, ``editor``, ``inspector``, ``analysis_panel`` and the
     ``inspector_requested`` signal); ``empty_view(document, parent)`` the blank canvas.
+    The factory's result is typed ``Any``: it is gui.mdp's widget class, which the shell may
+    not import (the layers contract), and no protocol can say "a QWidget with these too".
     """
 
-    factory: Callable[..., "QWidget"]
+    factory: Callable[..., Any]
     empty_view: Callable[..., "QWidget"]
 
 

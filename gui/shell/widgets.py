@@ -20,13 +20,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QSlider,
     QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
     QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 __all__ = ["SciSpinBox", "ParameterSlider", "SLIDER_STEPS", "info_panel", "show_field_error",
-           "open_failure_text", "vertical_scroll"]
+           "open_failure_text", "vertical_scroll", "table_item", "header_item"]
 
 SLIDER_STEPS = 1000
 
@@ -136,7 +138,8 @@ class SciSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:  # noqa: D401 (Qt override)
+    def validate(self, text: str,  # noqa: D401 (Qt override)
+                 pos: int) -> tuple[QValidator.State, str, int]:
         t = text.strip().replace(",", ".")
         if not t:
             return (QValidator.State.Intermediate, text, pos)
@@ -218,12 +221,32 @@ class ParameterSlider(QSlider):
 
     def _on_slider_value_changed(self, position: int) -> None:
         value = self.value_at(position)
-        if self._integer:
-            self._spin.setValue(int(round(value)))
+        spin = self._spin
+        if isinstance(spin, QSpinBox):  # self._integer
+            spin.setValue(int(round(value)))
         else:
             # a value that reads well: 4 significant digits
-            self._spin.setValue(float(f"{value:.4g}"))
+            spin.setValue(float(f"{value:.4g}"))
         self.moved_by_user.emit()
+
+
+def table_item(table: QTableWidget, row: int, column: int) -> QTableWidgetItem:
+    """The item at (``row``, ``column``) of a table whose cells have all been set.
+
+    Qt types ``QTableWidget.item`` as optional (an unset cell has none); asking for a cell the
+    panel never filled is a bug, so this fails loudly instead of returning None.
+    """
+    item = table.item(row, column)
+    assert item is not None, f"no item at row {row}, column {column}"
+    return item
+
+
+def header_item(table: QTableWidget, column: int) -> QTableWidgetItem:
+    """The horizontal header item of ``column`` of a table given its header labels
+    (``setHorizontalHeaderLabels`` makes one per column; Qt types it as optional)."""
+    item = table.horizontalHeaderItem(column)
+    assert item is not None, f"no header item for column {column}"
+    return item
 
 
 def info_panel(html: str) -> QWidget:

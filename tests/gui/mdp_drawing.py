@@ -2,7 +2,7 @@
 
 Every step goes through what the mouse and keyboard trigger: the canvas's add-state
 (double-click / N / Add-state mode), A on a selected state, a drag from an action dot to a
-state (``MdpView.connect``), typing into the Inspector's fields and its probability table.
+state (``MdpView.connect_action``), typing into the Inspector's fields and its probability table.
 """
 
 from __future__ import annotations
@@ -52,12 +52,12 @@ def draw_three_states(ws) -> dict[str, str]:
            "b": add_state(ws, "b", (300.0, -120.0), terminal="10"),
            "c": add_state(ws, "c", (300.0, 120.0))}
     ids["go"] = add_action(ws, ids["a"], "go", reward="-1")
-    ws.mdp_view.connect(ids["go"], ids["b"])  # the first transition takes the whole row
+    ws.mdp_view.connect_action(ids["go"], ids["b"])  # the first transition takes the whole row
     ws.editor.select_ids([ids["go"]])
     set_probability(ws.inspector, "b", "0.75")
-    ws.mdp_view.connect(ids["go"], ids["c"])  # then what the row still misses: 0.25
+    ws.mdp_view.connect_action(ids["go"], ids["c"])  # then what the row still misses: 0.25
     for s in ("b", "c"):
         ids[f"stay_{s}"] = add_action(ws, ids[s], "stay")
-        ws.mdp_view.connect(ids[f"stay_{s}"], ids[s])
+        ws.mdp_view.connect_action(ids[f"stay_{s}"], ids[s])
     ws.inspector.horizon_spin.setValue(2)
     return ids

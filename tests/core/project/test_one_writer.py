@@ -64,7 +64,6 @@ WRITES_FILES = {
     "gui/report/export.py": "report exports (PDF, HTML)",
     "gui/ledger/panel.py": "the ledger's CSV export",
     "gui/plan/files.py": "Save plan… (a *.plan.json file)",
-    "tools/mypy_baseline.py": "the GUI's mypy baseline",
     "tools/make_report_pages.py": "the report pages' pictures",
 }
 

@@ -279,7 +279,7 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     plots.show_row_privacy()
     dialog = plots.rows_dialog
     assert isinstance(dialog, PrivacyRowsDialog)
-    qtbot.waitUntil(lambda: dialog.result is not None, timeout=30000)
+    qtbot.waitUntil(lambda: dialog.privacy_result is not None, timeout=30000)
     ref = mdp_privacy(example_doc.mdp_entry("example-2").mdp, 3.0, delta_method="union")
     eps_col, notes_col = ROW_COLUMNS.index("ε"), ROW_COLUMNS.index("notes")
     assert dialog.table.rowCount() == len(ref.rows) == 100
@@ -297,9 +297,9 @@ def test_per_row_dialog_lists_rows_without_guarantee(qtbot, example_doc):
     # another k: recomputed for that k; every row the same public guarantee
     with qtbot.waitSignal(dialog.runner.succeeded, timeout=30000):
         dialog.k_combo.setCurrentIndex(1)
-    assert dialog.result.k == 10000.0 and dialog.result.bounded
+    assert dialog.privacy_result.k == 10000.0 and dialog.privacy_result.bounded
     texts = {dialog.table.item(i, eps_col).text() for i in range(100)}
-    assert texts == {fmt_num_dialog(dialog.result.epsilon)}
+    assert texts == {fmt_num_dialog(dialog.privacy_result.epsilon)}
     assert "changed" not in dialog.status.text()
     dialog.close()
     qtbot.waitUntil(lambda: plots.rows_dialog is None, timeout=5000)

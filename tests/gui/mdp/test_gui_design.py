@@ -31,7 +31,7 @@ def test_designer_shows_the_frontier_and_its_recommendation(qtbot, dialog):
     d.epsilon_spin.setValue(1.0)
     _run(qtbot, d)
     ref = design(doc.mdp_entry("four-startups").mdp, epsilon=1.0, delta=0.05)
-    res = d.result
+    res = d.design_result
     assert [p.to_dict() for p in res.frontier] == [p.to_dict() for p in ref.frontier]
     assert d.table.columnCount() == len(COLUMNS)
     assert d.table.rowCount() == len(ref.frontier) + len(ref.infeasible)
@@ -72,7 +72,7 @@ def test_an_unreachable_target_says_why(qtbot, dialog):
     d.epsilon_spin.setValue(0.01)
     d.delta_spin.setValue(1e-9)
     _run(qtbot, d)
-    assert d.result.recommended is None
+    assert d.design_result.recommended is None
     assert "raise the target" in d.summary.text() and not d.use_button.isEnabled()
 
 

@@ -40,7 +40,7 @@ def test_find_selects_the_state_and_draws_its_neighbourhood(qtbot, doc) -> None:
     qtbot.addWidget(ed)
     panel = ed.scale_panel
     panel.search.setText("s12345")
-    sid = panel.find()
+    sid = panel.find_state()
     model = doc.model("big")
     assert sid == model.state_ids[12345]
     sel = ed.selection()
@@ -51,7 +51,7 @@ def test_find_selects_the_state_and_draws_its_neighbourhood(qtbot, doc) -> None:
     cols, _ = model.row_entries(12345, 0)
     assert set(model.state_ids[int(c)] for c in cols) <= set(targets.values())
     panel.search.setText("no such state")
-    assert panel.find() is None and "no state" in panel.status.text()
+    assert panel.find_state() is None and "no state" in panel.status.text()
 
 
 def test_editing_a_sparse_row_is_undoable_and_revalidates(qtbot, doc) -> None:  # noqa: ANN001
