@@ -54,7 +54,7 @@ def test_a_cancelled_tool_leaves_no_progress_in_the_status_line(qtbot, window, k
     if not hasattr(ws, "runner"):
         pytest.skip(f"{key} has no background runner")
     release = threading.Event()
-    with qtbot.waitSignal(ws.runner.progress_changed, timeout=5000):
+    with qtbot.waitSignal(ws.runner.progress_changed, timeout=30_000):
         ws.runner.start(_slow, release)  # the tab's own runner, with a task that waits
     controls = [c for c in ws.findChildren(RunControls) if c.runner is ws.runner]
     window.cancel_current()  # Esc
@@ -62,7 +62,7 @@ def test_a_cancelled_tool_leaves_no_progress_in_the_status_line(qtbot, window, k
         assert "cancelling" in bar.currentMessage().lower()  # the tab's progress was there
     assert all(c.status.lower().startswith("cancelling") for c in controls), [
         c.status for c in controls]
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a busy machine; the check is the text, not the time
     while ws.runner.is_running and time.monotonic() < deadline:
         qtbot.wait(20)
     assert not ws.runner.is_running

@@ -48,7 +48,15 @@ def x11_frame(wid):
 
 def check():
     from gui.shell.main_window import MainWindow
-    w = next(x for x in app.topLevelWidgets() if isinstance(x, MainWindow))
+    shown = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow) and x.isVisible()]
+    if not shown:  # a busy machine: not up yet; measure once it has been up for the delay
+        QTimer.singleShot(500, check)
+        return
+    w = shown[0]
+    if not getattr(w, "_up_since_check", False):
+        w._up_since_check = True
+        QTimer.singleShot(int(sys.argv[2]), check)
+        return
     if move:
         w.setGeometry(*move)
         app.processEvents()
@@ -62,7 +70,7 @@ def check():
     w.discard_and_close()
     app.quit()
 
-QTimer.singleShot(int(sys.argv[2]), check)
+QTimer.singleShot(500, check)
 from gui.shell.app import run_gui
 sys.exit(run_gui([]))
 """
