@@ -52,8 +52,6 @@ EXCEPTIONS: dict[str, str] = {
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
     "core/deep/ppo.py::train_ppo": "not yet split",
     "core/deep/vdn.py::train_vdn_net": "not yet split",
-    "core/logistics/io.py::map_from_dict": "not yet split",
-    "core/logistics/model.py::LogisticsWorld.__post_init__": "not yet split",
     "core/mdp/editable.py::MdpModel.from_dict": "not yet split",
     "core/mdp/sweep.py::privacy_sweep": "not yet split",
     "core/modelprivacy/study.py::run_mia": "not yet split",
