@@ -40,7 +40,6 @@ EXCEPTIONS: dict[str, str] = {
     "bench/fuzz_campaign.py::_answers": "not yet split",
     "bench/fuzz_campaign.py::_classify": "not yet split",
     "bench/fuzz_campaign.py::_refusals": "not yet split",
-    "core/advising/model.py::AdvisingParams.__post_init__": "not yet split",
     "core/audit/runner.py::audit_module": "not yet split",
     "core/cli/advising.py::cmd_advise": "not yet split",
     "core/cli/advising.py::cmd_advise_bench": "not yet split",
