@@ -45,7 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "core/cli/advising.py::cmd_advise_bench": "not yet split",
     "core/cli/logistics.py::cmd_plan_bench": "not yet split",
     "core/cli/modelprivacy.py::_cmd_population": "not yet split",
-    "core/cli/sharing.py::cmd_share": "not yet split",
     "core/cli/synthesis.py::cmd_synthesise": "not yet split",
     "core/deep/dqn.py::train_dqn": "not yet split",
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
