@@ -41,7 +41,6 @@ EXCEPTIONS: dict[str, str] = {
     "bench/fuzz_campaign.py::_classify": "not yet split",
     "bench/fuzz_campaign.py::_refusals": "not yet split",
     "core/audit/runner.py::audit_module": "not yet split",
-    "core/cli/logistics.py::cmd_plan_bench": "not yet split",
     "core/cli/modelprivacy.py::_cmd_population": "not yet split",
     "core/cli/synthesis.py::cmd_synthesise": "not yet split",
     "core/deep/dqn.py::train_dqn": "not yet split",
