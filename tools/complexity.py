@@ -48,7 +48,6 @@ EXCEPTIONS: dict[str, str] = {
     "core/mdp/editable.py::MdpModel.from_dict": "not yet split",
     "core/mdp/sweep.py::privacy_sweep": "not yet split",
     "core/modelprivacy/study.py::run_mia": "not yet split",
-    "core/privacy/dirichlet_accounting.py::support_privacy": "not yet split",
     "gui/advising/panel.py::AdvisingPanel._build_editor": "not yet split",
     "gui/advising/results.py::AdvisingResultsView.__init__": "not yet split",
     "gui/audit/panel.py::AuditPanel._build_setup": "not yet split",
