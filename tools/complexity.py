@@ -40,7 +40,6 @@ EXCEPTIONS: dict[str, str] = {
     "bench/fuzz_campaign.py::_answers": "not yet split",
     "bench/fuzz_campaign.py::_classify": "not yet split",
     "bench/fuzz_campaign.py::_refusals": "not yet split",
-    "core/audit/runner.py::audit_module": "not yet split",
     "core/deep/dqn.py::train_dqn": "not yet split",
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
     "core/deep/ppo.py::train_ppo": "not yet split",
