@@ -926,6 +926,21 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
         if Path(folder, "stdout.txt").exists() else ""
     err = Path(folder, "stderr.txt").read_text("utf-8", "replace") \
         if Path(folder, "stderr.txt").exists() else ""
+    failed = _process_failure(status, rss_kb, hung, err, cap_mb)
+    if failed is not None:
+        return failed
+    code = os.WEXITSTATUS(status)
+    if code == 0 and case.expect == "refuse":
+        return "wrong-acceptance", out[:300]
+    if code in (2, 3):
+        return _refusal_outcome(case, code, out, err)
+    return _answer_outcome(case, out)
+
+
+def _process_failure(status: int, rss_kb: int, hung: bool, err: str, cap_mb: int
+                     ) -> tuple[str, str] | None:
+    """A hang, a memory bomb or a crash (a signal, exit 1, a traceback or an exit code
+    other than 0, 2 and 3); None when the process answered in the contract's terms."""
     if hung:
         return "hang", f"no answer in {TIMEOUT_S:.0f} s"
     if rss_kb > cap_mb * 1024:
@@ -935,21 +950,27 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
     code = os.WEXITSTATUS(status)
     if "MemoryError" in err or "out of memory" in err:
         return "bomb", f"exit {code}: {err.strip()[-300:]}"
-    if code == 1 or "Traceback" in err:
+    if code == 1 or "Traceback" in err or code not in (0, 2, 3):
         return "crash", f"exit {code}: {err.strip()[-300:]}"
-    if code not in (0, 2, 3):
-        return "crash", f"exit {code}: {err.strip()[-300:]}"
-    if code == 0 and case.expect == "refuse":
-        return "wrong-acceptance", out[:300]
-    if code in (2, 3):
-        problem = _refusal_stdout_problem(out, code, "--json" in case.argv)
-        if problem:
-            return "contract", problem
-        if err.count("\n") != 1 or not err.endswith("\n"):
-            return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
-        if code == 3 and case.expect != "runtime-ok":
-            return "contract", f"exit 3 outside a runtime failure: {err.strip()[:300]}"
-        return "ok", f"exit {code}"
+    return None
+
+
+def _refusal_outcome(case: Case, code: int, out: str, err: str) -> tuple[str, str]:
+    """A refusal (exit 2 or 3) keeps the contract with one line on stderr, the JSON error
+    object under --json, and exit 3 only where a runtime failure may happen."""
+    problem = _refusal_stdout_problem(out, code, "--json" in case.argv)
+    if problem:
+        return "contract", problem
+    if err.count("\n") != 1 or not err.endswith("\n"):
+        return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
+    if code == 3 and case.expect != "runtime-ok":
+        return "contract", f"exit 3 outside a runtime failure: {err.strip()[:300]}"
+    return "ok", f"exit {code}"
+
+
+def _answer_outcome(case: Case, out: str) -> tuple[str, str]:
+    """An answer (exit 0): under --json one strict JSON object, which the case's check
+    accepts; a case that checks its answer needs --json."""
     if "--json" in case.argv:
         try:
             payload = json.loads(out, parse_constant=lambda t: (_ for _ in ()).throw(
