@@ -538,65 +538,90 @@ def _close(a: Any, b: Any, tol: float = 1e-9) -> bool:
     return bool(a == b)
 
 
+_ANSWER_KEYS = ("v_private", "v_lower", "v_upper")
+#: A transformation of the MDP file and the answer ``bounds`` must then give: it changes the
+#: parsed model ``d`` in place and returns (label, check of the JSON answer against ``ref``).
+_Transform = Callable[[dict[str, Any], dict[str, Any], random.Random, int],
+                      tuple[str, Callable[[dict[str, Any]], str | None]]]
+
+
+def _permuted_states(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                     ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Permute the states: every per-state answer is permuted alike."""
+    states = list(d["states"])
+    perm = list(range(len(states)))
+    rng.shuffle(perm)
+    d["states"] = [states[j] for j in perm]
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in _ANSWER_KEYS:
+            want = [ref[k][j] for j in perm]
+            if not _close(out[k], want):
+                return f"{k} {out[k]} != permuted {want}"
+        return None
+    return "permuted states", check
+
+
+def _shifted_rewards(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                     ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Add c to every reward: values at stage 0 move by c·T exactly."""
+    c = rng.choice([-2.0, -0.5, 0.25, 3.0])
+    for s in d["states"]:
+        acts = d["transitions"][s]
+        d.setdefault("rewards", {}).setdefault(s, {})
+        for a in acts:
+            d["rewards"][s][a] = d["rewards"][s].get(a, 0.0) + c
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in _ANSWER_KEYS:
+            want = [v + c * T for v in ref[k]]
+            if not _close(out[k], want, 1e-8):
+                return f"{k} {out[k]} != shifted {want}"
+        return None
+    return "shifted rewards", check
+
+
+def _scaled_rewards(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                    ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Scale every reward by a > 0: values and the cost bound scale by a."""
+    a_ = rng.choice([0.5, 2.0, 10.0])
+    d["rewards"] = {s: {x: v * a_ for x, v in acts.items()}
+                    for s, acts in d.get("rewards", {}).items()}
+    d["terminal_rewards"] = {s: v * a_ for s, v in d.get("terminal_rewards", {}).items()}
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in (*_ANSWER_KEYS, "cost_bound"):
+            want = [v * a_ for v in ref[k]] if isinstance(ref[k], list) else ref[k] * a_
+            if not _close(out[k], want, 1e-8):
+                return f"{k} {out[k]} != scaled {want}"
+        return None
+    return "scaled rewards", check
+
+
+def _same_model(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """The same model written differently (the file is re-indented): the same answer."""
+    def check(out: dict[str, Any]) -> str | None:
+        for k in (*_ANSWER_KEYS, "policy", "alpha"):
+            if not _close(out[k], ref[k], 1e-12):
+                return f"{k} changed with the layout of the file"
+        return None
+    return "re-indented", check
+
+
+_TRANSFORMS: tuple[_Transform, ...] = (_permuted_states, _shifted_rewards, _scaled_rewards,
+                                       _same_model)
+
+
 def _answers(inputs: Inputs, rng: random.Random, n: int) -> list[Case]:
-    """Valid transformations of the MDP with the answer they must give (``bounds``)."""
+    """Valid transformations of the MDP with the answer they must give (``bounds``), each
+    of :data:`_TRANSFORMS` in turn."""
     ref = _bounds_answer(inputs)
-    states = inputs.mdp["states"]
     T = int(inputs.mdp["horizon"])
-    keys = ("v_private", "v_lower", "v_upper")
     cases = []
     for i in range(n):
         d = _mdp(inputs)
-        r = i % 4
-        if r == 0:  # permute the states: every per-state answer is permuted alike
-            perm = list(range(len(states)))
-            rng.shuffle(perm)
-            d["states"] = [states[j] for j in perm]
-
-            def check(out: dict[str, Any], perm: list[int] = perm) -> str | None:
-                for k in keys:
-                    want = [ref[k][j] for j in perm]
-                    if not _close(out[k], want):
-                        return f"{k} {out[k]} != permuted {want}"
-                return None
-            label = "permuted states"
-        elif r == 1:  # add c to every reward: values at stage 0 move by c·T exactly
-            c = rng.choice([-2.0, -0.5, 0.25, 3.0])
-            for s in states:
-                acts = d["transitions"][s]
-                d.setdefault("rewards", {}).setdefault(s, {})
-                for a in acts:
-                    d["rewards"][s][a] = d["rewards"][s].get(a, 0.0) + c
-
-            def check(out: dict[str, Any], c: float = c) -> str | None:
-                for k in keys:
-                    want = [v + c * T for v in ref[k]]
-                    if not _close(out[k], want, 1e-8):
-                        return f"{k} {out[k]} != shifted {want}"
-                return None
-            label = "shifted rewards"
-        elif r == 2:  # scale every reward by a > 0: values and the cost bound scale by a
-            a_ = rng.choice([0.5, 2.0, 10.0])
-            d["rewards"] = {s: {x: v * a_ for x, v in acts.items()}
-                            for s, acts in d.get("rewards", {}).items()}
-            d["terminal_rewards"] = {s: v * a_ for s, v in
-                                     d.get("terminal_rewards", {}).items()}
-
-            def check(out: dict[str, Any], a_: float = a_) -> str | None:
-                for k in (*keys, "cost_bound"):
-                    want = [v * a_ for v in ref[k]] if isinstance(ref[k], list) else \
-                        ref[k] * a_
-                    if not _close(out[k], want, 1e-8):
-                        return f"{k} {out[k]} != scaled {want}"
-                return None
-            label = "scaled rewards"
-        else:  # the same model written differently: the same answer
-            def check(out: dict[str, Any]) -> str | None:
-                for k in (*keys, "policy", "alpha"):
-                    if not _close(out[k], ref[k], 1e-12):
-                        return f"{k} changed with the layout of the file"
-                return None
-            label = "re-indented"
+        label, check = _TRANSFORMS[i % len(_TRANSFORMS)](d, ref, rng, T)
         if label == "re-indented":
             items = list(d.items())
             rng.shuffle(items)

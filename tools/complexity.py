@@ -37,7 +37,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # "path::qualname": why the function is still over a limit (split it, then remove the entry)
 EXCEPTIONS: dict[str, str] = {
-    "bench/fuzz_campaign.py::_answers": "not yet split",
     "bench/fuzz_campaign.py::_refusals": "not yet split",
     "core/deep/dqn.py::train_dqn": "not yet split",
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
