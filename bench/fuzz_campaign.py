@@ -538,65 +538,90 @@ def _close(a: Any, b: Any, tol: float = 1e-9) -> bool:
     return bool(a == b)
 
 
+_ANSWER_KEYS = ("v_private", "v_lower", "v_upper")
+#: A transformation of the MDP file and the answer ``bounds`` must then give: it changes the
+#: parsed model ``d`` in place and returns (label, check of the JSON answer against ``ref``).
+_Transform = Callable[[dict[str, Any], dict[str, Any], random.Random, int],
+                      tuple[str, Callable[[dict[str, Any]], str | None]]]
+
+
+def _permuted_states(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                     ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Permute the states: every per-state answer is permuted alike."""
+    states = list(d["states"])
+    perm = list(range(len(states)))
+    rng.shuffle(perm)
+    d["states"] = [states[j] for j in perm]
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in _ANSWER_KEYS:
+            want = [ref[k][j] for j in perm]
+            if not _close(out[k], want):
+                return f"{k} {out[k]} != permuted {want}"
+        return None
+    return "permuted states", check
+
+
+def _shifted_rewards(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                     ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Add c to every reward: values at stage 0 move by c·T exactly."""
+    c = rng.choice([-2.0, -0.5, 0.25, 3.0])
+    for s in d["states"]:
+        acts = d["transitions"][s]
+        d.setdefault("rewards", {}).setdefault(s, {})
+        for a in acts:
+            d["rewards"][s][a] = d["rewards"][s].get(a, 0.0) + c
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in _ANSWER_KEYS:
+            want = [v + c * T for v in ref[k]]
+            if not _close(out[k], want, 1e-8):
+                return f"{k} {out[k]} != shifted {want}"
+        return None
+    return "shifted rewards", check
+
+
+def _scaled_rewards(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                    ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """Scale every reward by a > 0: values and the cost bound scale by a."""
+    a_ = rng.choice([0.5, 2.0, 10.0])
+    d["rewards"] = {s: {x: v * a_ for x, v in acts.items()}
+                    for s, acts in d.get("rewards", {}).items()}
+    d["terminal_rewards"] = {s: v * a_ for s, v in d.get("terminal_rewards", {}).items()}
+
+    def check(out: dict[str, Any]) -> str | None:
+        for k in (*_ANSWER_KEYS, "cost_bound"):
+            want = [v * a_ for v in ref[k]] if isinstance(ref[k], list) else ref[k] * a_
+            if not _close(out[k], want, 1e-8):
+                return f"{k} {out[k]} != scaled {want}"
+        return None
+    return "scaled rewards", check
+
+
+def _same_model(d: dict[str, Any], ref: dict[str, Any], rng: random.Random, T: int
+                ) -> tuple[str, Callable[[dict[str, Any]], str | None]]:
+    """The same model written differently (the file is re-indented): the same answer."""
+    def check(out: dict[str, Any]) -> str | None:
+        for k in (*_ANSWER_KEYS, "policy", "alpha"):
+            if not _close(out[k], ref[k], 1e-12):
+                return f"{k} changed with the layout of the file"
+        return None
+    return "re-indented", check
+
+
+_TRANSFORMS: tuple[_Transform, ...] = (_permuted_states, _shifted_rewards, _scaled_rewards,
+                                       _same_model)
+
+
 def _answers(inputs: Inputs, rng: random.Random, n: int) -> list[Case]:
-    """Valid transformations of the MDP with the answer they must give (``bounds``)."""
+    """Valid transformations of the MDP with the answer they must give (``bounds``), each
+    of :data:`_TRANSFORMS` in turn."""
     ref = _bounds_answer(inputs)
-    states = inputs.mdp["states"]
     T = int(inputs.mdp["horizon"])
-    keys = ("v_private", "v_lower", "v_upper")
     cases = []
     for i in range(n):
         d = _mdp(inputs)
-        r = i % 4
-        if r == 0:  # permute the states: every per-state answer is permuted alike
-            perm = list(range(len(states)))
-            rng.shuffle(perm)
-            d["states"] = [states[j] for j in perm]
-
-            def check(out: dict[str, Any], perm: list[int] = perm) -> str | None:
-                for k in keys:
-                    want = [ref[k][j] for j in perm]
-                    if not _close(out[k], want):
-                        return f"{k} {out[k]} != permuted {want}"
-                return None
-            label = "permuted states"
-        elif r == 1:  # add c to every reward: values at stage 0 move by c·T exactly
-            c = rng.choice([-2.0, -0.5, 0.25, 3.0])
-            for s in states:
-                acts = d["transitions"][s]
-                d.setdefault("rewards", {}).setdefault(s, {})
-                for a in acts:
-                    d["rewards"][s][a] = d["rewards"][s].get(a, 0.0) + c
-
-            def check(out: dict[str, Any], c: float = c) -> str | None:
-                for k in keys:
-                    want = [v + c * T for v in ref[k]]
-                    if not _close(out[k], want, 1e-8):
-                        return f"{k} {out[k]} != shifted {want}"
-                return None
-            label = "shifted rewards"
-        elif r == 2:  # scale every reward by a > 0: values and the cost bound scale by a
-            a_ = rng.choice([0.5, 2.0, 10.0])
-            d["rewards"] = {s: {x: v * a_ for x, v in acts.items()}
-                            for s, acts in d.get("rewards", {}).items()}
-            d["terminal_rewards"] = {s: v * a_ for s, v in
-                                     d.get("terminal_rewards", {}).items()}
-
-            def check(out: dict[str, Any], a_: float = a_) -> str | None:
-                for k in (*keys, "cost_bound"):
-                    want = [v * a_ for v in ref[k]] if isinstance(ref[k], list) else \
-                        ref[k] * a_
-                    if not _close(out[k], want, 1e-8):
-                        return f"{k} {out[k]} != scaled {want}"
-                return None
-            label = "scaled rewards"
-        else:  # the same model written differently: the same answer
-            def check(out: dict[str, Any]) -> str | None:
-                for k in (*keys, "policy", "alpha"):
-                    if not _close(out[k], ref[k], 1e-12):
-                        return f"{k} changed with the layout of the file"
-                return None
-            label = "re-indented"
+        label, check = _TRANSFORMS[i % len(_TRANSFORMS)](d, ref, rng, T)
         if label == "re-indented":
             items = list(d.items())
             rng.shuffle(items)
@@ -926,6 +951,21 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
         if Path(folder, "stdout.txt").exists() else ""
     err = Path(folder, "stderr.txt").read_text("utf-8", "replace") \
         if Path(folder, "stderr.txt").exists() else ""
+    failed = _process_failure(status, rss_kb, hung, err, cap_mb)
+    if failed is not None:
+        return failed
+    code = os.WEXITSTATUS(status)
+    if code == 0 and case.expect == "refuse":
+        return "wrong-acceptance", out[:300]
+    if code in (2, 3):
+        return _refusal_outcome(case, code, out, err)
+    return _answer_outcome(case, out)
+
+
+def _process_failure(status: int, rss_kb: int, hung: bool, err: str, cap_mb: int
+                     ) -> tuple[str, str] | None:
+    """A hang, a memory bomb or a crash (a signal, exit 1, a traceback or an exit code
+    other than 0, 2 and 3); None when the process answered in the contract's terms."""
     if hung:
         return "hang", f"no answer in {TIMEOUT_S:.0f} s"
     if rss_kb > cap_mb * 1024:
@@ -935,21 +975,27 @@ def _classify(case: Case, status: int, rss_kb: int, hung: bool, folder: str, cap
     code = os.WEXITSTATUS(status)
     if "MemoryError" in err or "out of memory" in err:
         return "bomb", f"exit {code}: {err.strip()[-300:]}"
-    if code == 1 or "Traceback" in err:
+    if code == 1 or "Traceback" in err or code not in (0, 2, 3):
         return "crash", f"exit {code}: {err.strip()[-300:]}"
-    if code not in (0, 2, 3):
-        return "crash", f"exit {code}: {err.strip()[-300:]}"
-    if code == 0 and case.expect == "refuse":
-        return "wrong-acceptance", out[:300]
-    if code in (2, 3):
-        problem = _refusal_stdout_problem(out, code, "--json" in case.argv)
-        if problem:
-            return "contract", problem
-        if err.count("\n") != 1 or not err.endswith("\n"):
-            return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
-        if code == 3 and case.expect != "runtime-ok":
-            return "contract", f"exit 3 outside a runtime failure: {err.strip()[:300]}"
-        return "ok", f"exit {code}"
+    return None
+
+
+def _refusal_outcome(case: Case, code: int, out: str, err: str) -> tuple[str, str]:
+    """A refusal (exit 2 or 3) keeps the contract with one line on stderr, the JSON error
+    object under --json, and exit 3 only where a runtime failure may happen."""
+    problem = _refusal_stdout_problem(out, code, "--json" in case.argv)
+    if problem:
+        return "contract", problem
+    if err.count("\n") != 1 or not err.endswith("\n"):
+        return "contract", f"exit {code} with {err.count(chr(10))} stderr lines: {err[:300]}"
+    if code == 3 and case.expect != "runtime-ok":
+        return "contract", f"exit 3 outside a runtime failure: {err.strip()[:300]}"
+    return "ok", f"exit {code}"
+
+
+def _answer_outcome(case: Case, out: str) -> tuple[str, str]:
+    """An answer (exit 0): under --json one strict JSON object, which the case's check
+    accepts; a case that checks its answer needs --json."""
     if "--json" in case.argv:
         try:
             payload = json.loads(out, parse_constant=lambda t: (_ for _ in ()).throw(

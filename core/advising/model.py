@@ -42,7 +42,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -118,6 +118,30 @@ def _int(value: Any, name: str, lo: int) -> int:
 
 
 _INT_MAX = 2**53
+
+#: The real knobs of :class:`AdvisingParams`, in the order they are converted to floats.
+_REAL_KNOBS = ("alpha", "xi", "gamma", "q0", "norm_center", "norm_floor",
+               "distance_threshold")
+#: Their ranges, in the order they are checked: (field, test on the parameters, the
+#: problem as a format string over the parameters ``p``). The distance threshold is only
+#: compared, so it needs no upper bound.
+_REAL_RANGES: tuple[tuple[str, Callable[["AdvisingParams"], bool], str], ...] = (
+    ("alpha", lambda p: 0.0 < p.alpha <= 1.0, "must lie in (0, 1], got {p.alpha!r}"),
+    ("xi", lambda p: 0 <= p.xi <= MAX_MAGNITUDE,
+     f"must lie in [0, {MAX_MAGNITUDE:g}], got {{p.xi!r}}"),
+    ("q0", lambda p: abs(p.q0) <= MAX_MAGNITUDE,
+     f"must lie within ±{MAX_MAGNITUDE:g}, got {{p.q0!r}}"),
+    ("gamma", lambda p: 0.0 <= p.gamma < 1.0, "must lie in [0, 1), got {p.gamma!r}"),
+    ("norm_floor", lambda p: 0.0 < p.norm_floor < p.norm_center,
+     "needs 0 < norm_floor < norm_center, got {p.norm_floor!r} and {p.norm_center!r}"),
+    ("norm_center", lambda p: p.norm_center < 1.0, "must be < 1, got {p.norm_center!r}"),
+    ("distance_threshold", lambda p: p.distance_threshold >= 0,
+     "must be >= 0, got {p.distance_threshold!r}"),
+)
+#: The integer knobs and their least values.
+_INT_KNOBS = (("ask_budget", 0), ("give_budget", 0), ("epochs", 1))
+_BOOL_KNOBS = ("subtract_rbar", "noise_on_identical_sets", "direction_guard",
+               "snapshot_teachers", "noise_zero")
 
 
 @dataclass(frozen=True)
@@ -203,12 +227,10 @@ class AdvisingParams:
     def __post_init__(self) -> None:
         from core.privacy.laplace import check_epsilon
 
-        if self.strategy not in STRATEGIES:
-            raise InputError(f"must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}",
-                             field="strategy")
-        if self.advice_prior not in ADVICE_PRIORS:
-            raise InputError(f"must be one of {', '.join(ADVICE_PRIORS)}, got "
-                             f"{self.advice_prior!r}", field="advice_prior")
+        for name, allowed in (("strategy", STRATEGIES), ("advice_prior", ADVICE_PRIORS)):
+            if getattr(self, name) not in allowed:
+                raise InputError(f"must be one of {', '.join(allowed)}, got "
+                                 f"{getattr(self, name)!r}", field=name)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, "epsilon"))
         if self.sensitivity is not None:
             s = _num(self.sensitivity, "sensitivity")
@@ -216,31 +238,14 @@ class AdvisingParams:
                 raise InputError(f"must be > 0 (or null for the strict sensitivity), got "
                                  f"{self.sensitivity!r}", field="sensitivity")
             object.__setattr__(self, "sensitivity", s)
-        for name in ("alpha", "xi", "gamma", "q0", "norm_center", "norm_floor",
-                     "distance_threshold"):
+        for name in _REAL_KNOBS:
             object.__setattr__(self, name, _num(getattr(self, name), name))
-        if not 0.0 < self.alpha <= 1.0:
-            raise InputError(f"must lie in (0, 1], got {self.alpha!r}", field="alpha")
-        if not 0 <= self.xi <= MAX_MAGNITUDE:
-            raise InputError(f"must lie in [0, {MAX_MAGNITUDE:g}], got {self.xi!r}", field="xi")
-        if abs(self.q0) > MAX_MAGNITUDE:  # (the distance threshold is only compared)
-            raise InputError(f"must lie within ±{MAX_MAGNITUDE:g}, got {self.q0!r}",
-                             field="q0")
-        if not 0.0 <= self.gamma < 1.0:
-            raise InputError(f"must lie in [0, 1), got {self.gamma!r}", field="gamma")
-        if not 0.0 < self.norm_floor < self.norm_center:
-            raise InputError(f"needs 0 < norm_floor < norm_center, got {self.norm_floor!r} "
-                             f"and {self.norm_center!r}", field="norm_floor")
-        if self.norm_center >= 1.0:
-            raise InputError(f"must be < 1, got {self.norm_center!r}", field="norm_center")
-        if self.distance_threshold < 0:
-            raise InputError(f"must be >= 0, got {self.distance_threshold!r}",
-                             field="distance_threshold")
-        object.__setattr__(self, "ask_budget", _int(self.ask_budget, "ask_budget", 0))
-        object.__setattr__(self, "give_budget", _int(self.give_budget, "give_budget", 0))
-        object.__setattr__(self, "epochs", _int(self.epochs, "epochs", 1))
-        for name in ("subtract_rbar", "noise_on_identical_sets", "direction_guard",
-                     "snapshot_teachers", "noise_zero"):
+        for name, ok, problem in _REAL_RANGES:
+            if not ok(self):
+                raise InputError(problem.format(p=self), field=name)
+        for name, lo in _INT_KNOBS:
+            object.__setattr__(self, name, _int(getattr(self, name), name, lo))
+        for name in _BOOL_KNOBS:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise InputError(f"must be true or false, got {getattr(self, name)!r}",
                                  field=name)

@@ -206,29 +206,12 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
         one line and turns into exit 2.
     """
-    from core.advising.accounting import ADJACENCY
     from core.advising.framework import run_advising
-    from core.advising.model import AdvisingParams
-    from core.advising.presets import preset
     from core.common.errors import InputError
 
     project = record_project(args.record)  # a bad project is refused before the run
     try:
-        over = _overrides(args)
-        if args.max_epsilon_per_teacher is not None:
-            over["max_epsilon_per_teacher"] = args.max_epsilon_per_teacher
-        if args.setup is not None:
-            setup = _load_setup(args.setup)
-            if args.variant is not None:
-                v = AdvisingParams.for_variant(args.variant)
-                over = {"sensitivity": v.sensitivity,
-                        "noise_on_identical_sets": v.noise_on_identical_sets, **over}
-            if args.strategy is not None:
-                over["strategy"] = args.strategy
-            setup = setup.with_params(**over) if over else setup
-        else:
-            setup = preset(args.preset or "table35", variant=args.variant or "sound",
-                           strategy=args.strategy, **over)
+        setup = _advise_setup(args)
         kwargs: dict[str, Any] = {}
         if args.delta is not None:
             kwargs["delta"] = args.delta
@@ -237,13 +220,7 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         res = run_advising(setup, rng=args.seed, progress=Progress(err, "advise"),
                            **kwargs)
     except InputError as exc:
-        budget = ({"ask_budget": "--advice-budget", "give_budget": "--advice-budget"}
-                  if args.budget is not None else {})
-        if args.ask_budget is not None:
-            budget["ask_budget"] = "--ask-budget"
-        if args.give_budget is not None:
-            budget["give_budget"] = "--give-budget"
-        raise _flag(exc, budget) from None
+        raise _flag(exc, _budget_flags(args)) from None
     payload = res.to_dict(events=not args.summary)
     recorded = ""
     if project is not None:
@@ -257,65 +234,106 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded,
                                "ledger_entries": len(stored)}
-
-    def text() -> str:
-        s, p, acc = res.setup, res.setup.params, res.accounting
-        lines = [f"advise: {s.name}" + (f" - {s.description}" if s.description else ""),
-                 f"strategy {p.strategy}, variant {p.variant}, epsilon {p.epsilon:g}, "
-                 f"d {p.distance_threshold:g}, budgets {p.ask_budget}/{p.give_budget}, "
-                 f"{res.epochs} epochs",
-                 mode_line(res.seed) if res.mode == "experiment" else
-                 "mode: release (Laplace noise from OpenDP; not reproducible)"]
-        marks = [t for t in (1, 25, 50, 100, 200, 300, 400, 700) if t <= res.epochs]
-        if res.epochs not in marks:
-            marks.append(res.epochs)
-        lines.append("convergence ratio: " + ", ".join(f"epoch {t} {_pct(res.cr_at(t))}"
-                                                      for t in marks))
-        e90 = res.epochs_to(0.9)
-        lines.append(f"AUC{min(200, res.epochs)} {res.auc(200):.4f}; 90 % reached "
-                     + (f"at epoch {e90}" if e90 else "never"))
-        closed = res.advising_closed_epoch
-        lines.append(f"advice: {res.advice_total} events"
-                     + (f", last at epoch {res.last_advice_epoch}" if res.advice_total else "")
-                     + ("" if p.strategy == "none" else
-                        f"; no advice possible after epoch {closed}" if closed else
-                        "; advice still possible at the end"))
-        if p.strategy == "traditional":
-            raw = [a.unprotected_releases for a in acc.agents]
-            lines.append("privacy: traditional advising shares raw Q-values and policies (no "
-                         f"DP protection): {sum(raw)} releases; epsilon spent unbounded for "
-                         + ", ".join(f"{a.agent} ({a.unprotected_releases})"
-                                     for a in acc.agents if a.unprotected_releases)
-                         if sum(raw) else "privacy: traditional advising shares raw Q-values "
-                         "(no DP protection); no teacher released anything")
-        elif p.strategy == "dp":
-            per = ("unbounded (raw data left, see below)" if not acc.bounded else
-                   f"{acc.epsilon_per_release:.4g}")
-            lines.append(f"privacy: epsilon per advice query (per candidate teacher, delta 0) "
-                         f"{per}; adjacency: {ADJACENCY}")
-            lines.append(f"privacy per teacher (true epsilon per noisy release "
-                         f"{acc.epsilon_per_release:.4g}; delta {acc.delta:g} for "
-                         f"advanced/RDP; 'thesis' is the thesis's nominal figure, not a "
-                         f"bound):")
-            lines.append(f"  {'agent':<8}{'noisy':>7}{'raw':>6}{'basic':>11}{'advanced':>11}"
-                         f"{'RDP':>11}{'thesis':>10}")
-            for a in acc.agents:
-                lines.append(f"  {a.agent:<8.8}{a.releases:>7}{a.unprotected_releases:>6}"
-                             f"{_eps_text(a.basic):>11}{_eps_text(a.advanced):>11}"
-                             f"{_eps_text(a.rdp):>11}{a.nominal_basic:>10.4g}")
-            for a in acc.agents:
-                if a.reason:
-                    lines.append(f"  unbounded: {a.reason}")
-        for note in res.notes:
-            lines.append(f"note: {note}")
-        lines.append(f"{res.elapsed_s:.3f} s")
-        if recorded:
-            lines.append(f"recorded in {args.record} as {recorded} (with "
-                         f"{payload['recorded']['ledger_entries']} ledger entries)")
-        return "\n".join(lines)
-
-    emit(args, payload, text, out)
+    emit(args, payload, lambda: _advise_text(args, res, payload), out)
     return 0
+
+
+def _advise_setup(args: argparse.Namespace) -> Any:
+    """The set-up to run: ``--setup``'s file or a preset, with the flags' parameters."""
+    from core.advising.model import AdvisingParams
+    from core.advising.presets import preset
+
+    over = _overrides(args)
+    if args.max_epsilon_per_teacher is not None:
+        over["max_epsilon_per_teacher"] = args.max_epsilon_per_teacher
+    if args.setup is None:
+        return preset(args.preset or "table35", variant=args.variant or "sound",
+                      strategy=args.strategy, **over)
+    setup = _load_setup(args.setup)
+    if args.variant is not None:
+        v = AdvisingParams.for_variant(args.variant)
+        over = {"sensitivity": v.sensitivity,
+                "noise_on_identical_sets": v.noise_on_identical_sets, **over}
+    if args.strategy is not None:
+        over["strategy"] = args.strategy
+    return setup.with_params(**over) if over else setup
+
+
+def _budget_flags(args: argparse.Namespace) -> dict[str, str]:
+    """The flag a refused ``ask_budget`` or ``give_budget`` came from."""
+    budget = ({"ask_budget": "--advice-budget", "give_budget": "--advice-budget"}
+              if args.budget is not None else {})
+    if args.ask_budget is not None:
+        budget["ask_budget"] = "--ask-budget"
+    if args.give_budget is not None:
+        budget["give_budget"] = "--give-budget"
+    return budget
+
+
+def _advise_text(args: argparse.Namespace, res: Any, payload: dict[str, Any]) -> str:
+    """The text report of an ``advise`` run."""
+    s, p = res.setup, res.setup.params
+    lines = [f"advise: {s.name}" + (f" - {s.description}" if s.description else ""),
+             f"strategy {p.strategy}, variant {p.variant}, epsilon {p.epsilon:g}, "
+             f"d {p.distance_threshold:g}, budgets {p.ask_budget}/{p.give_budget}, "
+             f"{res.epochs} epochs",
+             mode_line(res.seed) if res.mode == "experiment" else
+             "mode: release (Laplace noise from OpenDP; not reproducible)"]
+    marks = [t for t in (1, 25, 50, 100, 200, 300, 400, 700) if t <= res.epochs]
+    if res.epochs not in marks:
+        marks.append(res.epochs)
+    lines.append("convergence ratio: " + ", ".join(f"epoch {t} {_pct(res.cr_at(t))}"
+                                                  for t in marks))
+    e90 = res.epochs_to(0.9)
+    lines.append(f"AUC{min(200, res.epochs)} {res.auc(200):.4f}; 90 % reached "
+                 + (f"at epoch {e90}" if e90 else "never"))
+    closed = res.advising_closed_epoch
+    lines.append(f"advice: {res.advice_total} events"
+                 + (f", last at epoch {res.last_advice_epoch}" if res.advice_total else "")
+                 + ("" if p.strategy == "none" else
+                    f"; no advice possible after epoch {closed}" if closed else
+                    "; advice still possible at the end"))
+    lines += _advise_privacy_lines(p.strategy, res.accounting)
+    for note in res.notes:
+        lines.append(f"note: {note}")
+    lines.append(f"{res.elapsed_s:.3f} s")
+    if "recorded" in payload:
+        lines.append(f"recorded in {args.record} as {payload['recorded']['run']} (with "
+                     f"{payload['recorded']['ledger_entries']} ledger entries)")
+    return "\n".join(lines)
+
+
+def _advise_privacy_lines(strategy: str, acc: Any) -> list[str]:
+    """What the teachers released under ``strategy``: raw releases for traditional advising,
+    the per-teacher table of ε bounds for DP advising, nothing without advice."""
+    from core.advising.accounting import ADJACENCY
+
+    if strategy == "traditional":
+        raw = [a.unprotected_releases for a in acc.agents]
+        return [("privacy: traditional advising shares raw Q-values and policies (no "
+                 f"DP protection): {sum(raw)} releases; epsilon spent unbounded for "
+                 + ", ".join(f"{a.agent} ({a.unprotected_releases})"
+                             for a in acc.agents if a.unprotected_releases))
+                if sum(raw) else "privacy: traditional advising shares raw Q-values "
+                "(no DP protection); no teacher released anything"]
+    if strategy != "dp":
+        return []
+    per = ("unbounded (raw data left, see below)" if not acc.bounded else
+           f"{acc.epsilon_per_release:.4g}")
+    lines = [f"privacy: epsilon per advice query (per candidate teacher, delta 0) "
+             f"{per}; adjacency: {ADJACENCY}",
+             f"privacy per teacher (true epsilon per noisy release "
+             f"{acc.epsilon_per_release:.4g}; delta {acc.delta:g} for "
+             f"advanced/RDP; 'thesis' is the thesis's nominal figure, not a "
+             f"bound):",
+             f"  {'agent':<8}{'noisy':>7}{'raw':>6}{'basic':>11}{'advanced':>11}"
+             f"{'RDP':>11}{'thesis':>10}"]
+    for a in acc.agents:
+        lines.append(f"  {a.agent:<8.8}{a.releases:>7}{a.unprotected_releases:>6}"
+                     f"{_eps_text(a.basic):>11}{_eps_text(a.advanced):>11}"
+                     f"{_eps_text(a.rdp):>11}{a.nominal_basic:>10.4g}")
+    lines += [f"  unbounded: {a.reason}" for a in acc.agents if a.reason]
+    return lines
 
 
 # ---------------------------------------------------------------------------- advise-bench
@@ -395,10 +413,72 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """
     from core.advising.claims import check_claims
     from core.advising.experiments import run_experiment
-    from core.advising.presets import EXPERIMENTS, experiment_arms
+    from core.advising.presets import experiment_arms
     from core.common.errors import InputError
     from core.common.progress import sub_progress
     from core.common.validation import fresh_seed
+
+    names, variants, epsilons = _bench_choices(args)
+    seed_drawn = args.seed is None
+    seed = fresh_seed() if seed_drawn else args.seed
+    over: dict[str, Any] = {}
+    if args.epochs is not None:
+        over["epochs"] = args.epochs
+    kwargs: dict[str, Any] = {}
+    if args.delta is not None:
+        kwargs["delta"] = args.delta
+    progress = Progress(err, "advise-bench")
+    jobs = [(v, n) for v in variants for n in names]
+    results: dict[str, dict[str, Any]] = {v: {} for v in variants}
+    total = 0.0
+    try:
+        # every arm is built (and its layout checked) before anything runs
+        all_arms = [experiment_arms(n, variant=v, epsilons=tuple(epsilons),
+                                    layout=args.layout, **over) for v, n in jobs]
+        _check_bench_size(all_arms, args)
+        with executor_for(args) as (executor, workers):
+            for k, (v, n) in enumerate(jobs):
+                arms = all_arms[k]
+                r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=workers,
+                                   executor=executor, name=n,
+                                   progress=sub_progress(progress, k / len(jobs),
+                                                         (k + 1) / len(jobs)), **kwargs)
+                results[v][n] = r
+                total += r.elapsed_s
+    except InputError as exc:
+        raise _flag(exc) from None
+    claims = {v: [c.to_dict() for c in check_claims(results[v])] for v in variants}
+    if args.csv:
+        _write_bench_csv(args.csv, results, variants, names)
+    payload = {"experiments": {v: {n: results[v][n].to_dict() for n in names} for v in variants},
+               "claims": claims, "variants": variants, "layout": args.layout,
+               "seeds": args.seeds, "seed": seed,
+               "seed_drawn_from_os": seed_drawn, "mode": "experiment",
+               "csv": args.csv, "elapsed_s": total}
+
+    def text() -> str:
+        lines = [f"advise-bench: {', '.join(names)}; {args.seeds} seeds from {seed}"
+                 f"{' (drawn from the OS)' if seed_drawn else ''}; variant(s) "
+                 f"{', '.join(variants)}; seeded experiment mode"
+                 + (f"; layout {args.layout}" if args.layout else "")]
+        for v in variants:
+            for n in names:
+                lines += _experiment_lines(results[v][n], n, v)
+            lines += _claim_lines(claims[v], v)
+        if args.csv:
+            lines.append(f"\nwrote {args.csv}")
+        lines.append(f"total {total:.1f} s")
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
+    return 0
+
+
+def _bench_choices(args: argparse.Namespace) -> tuple[list[str], list[str], list[float]]:
+    """The experiments, variants and Experiment 3 epsilons the flags name (and the seeds
+    checked)."""
+    from core.advising.presets import EXPERIMENTS
+    from core.common.errors import InputError
 
     names = (list(EXPERIMENTS) if args.experiment.strip() == "all" else
              [x.strip() for x in args.experiment.split(",") if x.strip()])
@@ -418,98 +498,69 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(f"must be >= 1, got {args.seeds}", field="--seeds")
     if args.seed is not None and args.seed < 0:
         raise InputError(f"must be a non-negative integer, got {args.seed}", field="--seed")
-    seed_drawn = args.seed is None
-    seed = fresh_seed() if seed_drawn else args.seed
-    over: dict[str, Any] = {}
-    if args.epochs is not None:
-        over["epochs"] = args.epochs
-    kwargs: dict[str, Any] = {}
-    if args.delta is not None:
-        kwargs["delta"] = args.delta
-    progress = Progress(err, "advise-bench")
-    jobs = [(v, n) for v in variants for n in names]
-    results: dict[str, dict[str, Any]] = {v: {} for v in variants}
-    total = 0.0
-    try:
-        # every arm is built (and its layout checked) before anything runs
-        all_arms = [experiment_arms(n, variant=v, epsilons=tuple(epsilons),
-                                    layout=args.layout, **over) for v, n in jobs]
-        from core.cli.guard import ADVISE_STEP_S, check_batch
-        from core.common.memory import check_memory
+    return names, variants, epsilons
 
-        for arms in all_arms:  # run_experiment's memory check, for every job before any
-            E = max(a.setup.params.epochs for a in arms)
-            n_max = max(len(a.setup.agents) for a in arms)
-            check_memory(8.0 * len(arms) * args.seeds * (5.0 * E + n_max), "seeds",
-                         detail=f"{len(arms)} arms x {args.seeds:,} seeds x {E:,} epochs")
-        steps = float(args.seeds) * sum(float(a.setup.params.epochs) * len(a.setup.agents)
-                                        for arms in all_arms for a in arms)
-        check_batch(steps, ADVISE_STEP_S, "--seeds", workers=args.workers,
-                    what=f"agent-epochs ({args.seeds:,} seeds x the arms' epochs x agents)")
-        with executor_for(args) as (executor, workers):
-            for k, (v, n) in enumerate(jobs):
-                arms = all_arms[k]
-                r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=workers,
-                                   executor=executor, name=n,
-                                   progress=sub_progress(progress, k / len(jobs),
-                                                         (k + 1) / len(jobs)), **kwargs)
-                results[v][n] = r
-                total += r.elapsed_s
-    except InputError as exc:
-        raise _flag(exc) from None
-    claims = {v: [c.to_dict() for c in check_claims(results[v])] for v in variants}
-    if args.csv:
-        from core.common.atomic import atomic_write_text
 
-        parts: list[str] = []
-        for v in variants:
-            for n in names:
-                csv = results[v][n].to_csv()
-                parts.append(csv if not parts else csv.split("\n", 1)[1])
-        atomic_write_text(args.csv, "".join(parts))
-    payload = {"experiments": {v: {n: results[v][n].to_dict() for n in names} for v in variants},
-               "claims": claims, "variants": variants, "layout": args.layout,
-               "seeds": args.seeds, "seed": seed,
-               "seed_drawn_from_os": seed_drawn, "mode": "experiment",
-               "csv": args.csv, "elapsed_s": total}
+def _check_bench_size(all_arms: list[Any], args: argparse.Namespace) -> None:
+    """Refuse, before anything runs, a bench whose curves would not fit in memory or whose
+    agent-epochs would pass the time limit."""
+    from core.cli.guard import ADVISE_STEP_S, check_batch
+    from core.common.memory import check_memory
 
-    def text() -> str:
-        lines = [f"advise-bench: {', '.join(names)}; {args.seeds} seeds from {seed}"
-                 f"{' (drawn from the OS)' if seed_drawn else ''}; variant(s) "
-                 f"{', '.join(variants)}; seeded experiment mode"
-                 + (f"; layout {args.layout}" if args.layout else "")]
-        for v in variants:
-            for n in names:
-                r = results[v][n]
-                lines.append(f"\n{n} [{v}] - {r.n_seeds} seeds x {len(r.labels)} arms, "
-                             f"{r.epochs} epochs, {r.elapsed_s:.1f} s on {r.workers} worker(s)")
-                lines.append(f"  {'arm':<13}{'AUC200':>16}{'CR(final)':>11}{'to 90%':>8}"
-                             f"{'advice':>8}{'closed':>8}{'eps max':>10}")
-                for s in r.summaries():
-                    e90 = "-" if not math.isfinite(s.epochs_to_90) else f"{s.epochs_to_90:.0f}"
-                    closed = ("-" if not math.isfinite(s.closed_epoch_median) else
-                              f"{s.closed_epoch_median:.0f}")
-                    lines.append(f"  {s.label:<13.13}{s.auc200:>9.4f}±{s.auc200_ci:<6.4f}"
-                                 f"{100 * s.cr_final:>10.2f}%{e90:>8}{s.advice:>8.1f}"
-                                 f"{closed:>8}{_eps_text(s.epsilon_spent_max):>10}")
-                if any(x.unbounded for x in r.summaries()):
-                    lines.append("  (eps max 'unbounded': a teacher released raw data - raw "
-                                 "Q-values, its raw policy or raw visit counts)")
-                for lab in r.labels[1:]:
-                    d = r.paired(lab, r.labels[0])
-                    lines.append(f"  {lab} - {r.labels[0]}: {100 * d.mean:+.2f} pp "
-                                 f"± {100 * d.ci:.2f} (AUC200, {d.wins}/{d.n} seeds)")
-            ran = [c for c in claims[v] if c["verdict"] != "not run"]
-            if ran:
-                lines.append(f"\nthesis claims [{v}] (reported, not asserted):")
-            for c in ran:
-                lines.append(f"  [{c['verdict']}] {c['quote'][:70]}"
-                             f"{'...' if len(c['quote']) > 70 else ''}")
-                lines.append(f"      thesis: {c['thesis']}; ours: {c['ours']}")
-        if args.csv:
-            lines.append(f"\nwrote {args.csv}")
-        lines.append(f"total {total:.1f} s")
-        return "\n".join(lines)
+    for arms in all_arms:  # run_experiment's memory check, for every job before any
+        E = max(a.setup.params.epochs for a in arms)
+        n_max = max(len(a.setup.agents) for a in arms)
+        check_memory(8.0 * len(arms) * args.seeds * (5.0 * E + n_max), "seeds",
+                     detail=f"{len(arms)} arms x {args.seeds:,} seeds x {E:,} epochs")
+    steps = float(args.seeds) * sum(float(a.setup.params.epochs) * len(a.setup.agents)
+                                    for arms in all_arms for a in arms)
+    check_batch(steps, ADVISE_STEP_S, "--seeds", workers=args.workers,
+                what=f"agent-epochs ({args.seeds:,} seeds x the arms' epochs x agents)")
 
-    emit(args, payload, text, out)
-    return 0
+
+def _write_bench_csv(path: str, results: dict[str, dict[str, Any]], variants: list[str],
+                     names: list[str]) -> None:
+    """Every experiment's per-epoch CSV in one file, under the first one's header."""
+    from core.common.atomic import atomic_write_text
+
+    parts: list[str] = []
+    for v in variants:
+        for n in names:
+            csv = results[v][n].to_csv()
+            parts.append(csv if not parts else csv.split("\n", 1)[1])
+    atomic_write_text(path, "".join(parts))
+
+
+def _experiment_lines(r: Any, n: str, v: str) -> list[str]:
+    """The text table of experiment ``n`` under variant ``v``: each arm's summary and its
+    paired difference to the first arm."""
+    lines = [f"\n{n} [{v}] - {r.n_seeds} seeds x {len(r.labels)} arms, "
+             f"{r.epochs} epochs, {r.elapsed_s:.1f} s on {r.workers} worker(s)",
+             f"  {'arm':<13}{'AUC200':>16}{'CR(final)':>11}{'to 90%':>8}"
+             f"{'advice':>8}{'closed':>8}{'eps max':>10}"]
+    for s in r.summaries():
+        e90 = "-" if not math.isfinite(s.epochs_to_90) else f"{s.epochs_to_90:.0f}"
+        closed = ("-" if not math.isfinite(s.closed_epoch_median) else
+                  f"{s.closed_epoch_median:.0f}")
+        lines.append(f"  {s.label:<13.13}{s.auc200:>9.4f}±{s.auc200_ci:<6.4f}"
+                     f"{100 * s.cr_final:>10.2f}%{e90:>8}{s.advice:>8.1f}"
+                     f"{closed:>8}{_eps_text(s.epsilon_spent_max):>10}")
+    if any(x.unbounded for x in r.summaries()):
+        lines.append("  (eps max 'unbounded': a teacher released raw data - raw "
+                     "Q-values, its raw policy or raw visit counts)")
+    for lab in r.labels[1:]:
+        d = r.paired(lab, r.labels[0])
+        lines.append(f"  {lab} - {r.labels[0]}: {100 * d.mean:+.2f} pp "
+                     f"± {100 * d.ci:.2f} (AUC200, {d.wins}/{d.n} seeds)")
+    return lines
+
+
+def _claim_lines(claims: list[dict[str, Any]], v: str) -> list[str]:
+    """The thesis claims checked under variant ``v`` (those not run left out)."""
+    ran = [c for c in claims if c["verdict"] != "not run"]
+    lines = [f"\nthesis claims [{v}] (reported, not asserted):"] if ran else []
+    for c in ran:
+        lines.append(f"  [{c['verdict']}] {c['quote'][:70]}"
+                     f"{'...' if len(c['quote']) > 70 else ''}")
+        lines.append(f"      thesis: {c['thesis']}; ours: {c['ours']}")
+    return lines

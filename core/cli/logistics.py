@@ -539,7 +539,7 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         one line and turns into exit 2.
     """
     from core.common.atomic import atomic_write_text
-    from core.logistics.experiments import BENCHMARKS, DOMAIN_METRICS, run_benchmark
+    from core.logistics.experiments import BENCHMARKS, run_benchmark
 
     if (args.benchmark is None) == (args.experiment is None):
         raise InputError("give a benchmark (B1-B5, all) or --experiment, not both or neither",
@@ -552,15 +552,8 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
     if args.domain != "logistics" and args.benchmark == "all":
         names.remove("B3")  # the dynamic benchmark is packet routing
-    values = None
-    if args.values:
-        try:
-            values = [float(v) for v in args.values.replace(";", ",").split(",") if v.strip()]
-        except ValueError:
-            raise InputError(f"not a list of numbers: {args.values!r}", field="--values") from None
-    approaches = None
-    if args.approaches:
-        approaches = [a.strip() for a in args.approaches.split(",") if a.strip()]
+    values = _values_flag(args.values)
+    approaches = _approaches_flag(args.approaches)
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
     _check_bench_work(names, values, approaches, args)
@@ -588,38 +581,62 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(dumps(obj) + "\n")
         return 0
     for res in results:
-        cfg = res.config
-        out.write(f"{cfg.name} {cfg.title}: {res.worlds} worlds per point, seed {res.seed}, "
-                  f"{res.elapsed_s:.1f} s" + (f", domain {cfg.domain}" if cfg.domain !=
-                                             "logistics" else "") + "\n")
-        for ap, g in res.privacy().items():
-            eps = g["epsilon"]
-            if eps is None:
-                text = f"NO proven bound ({g['epsilon_reason']})"
-            elif isinstance(eps, list):
-                text = "epsilon <= the swept epsilon per agent (proven; node adjacency)"
-            elif eps == 0:
-                text = "nothing private is released (epsilon 0)"
-            else:
-                text = f"epsilon <= {eps:.4g} per agent (proven; {g['adjacency'].split(':')[0]})"
-            out.write(f"  privacy {ap}: {text}\n")
-        metrics = ("success", "route_length", "stretch", "messages") + DOMAIN_METRICS.get(
-            cfg.domain, ())
-        out.write(f"{cfg.parameter:>12} {'approach':>10}" + "".join(f"{m:>23}" for m in metrics)
-                  + "\n")
-        for row in res.rows():
-            cells = []
-            for m in metrics:
-                v, lo, hi = row[m], row[f"{m}_ci_low"], row[f"{m}_ci_high"]
-                cells.append(" " + ("n/a" if v is None else (
-                    f"{v:.3g} [{lo:.3g}, {hi:.3g}]" if lo is not None else f"{v:.3g}")).rjust(22))
-            out.write(f"{row[cfg.parameter]:>12g} {row['approach']:>10}" + "".join(cells) + "\n")
-        for c in res.checks:
-            out.write(f"  [{'holds' if c['holds'] else 'DOES NOT HOLD'}] {c['claim']}: "
-                      f"{c['observed']}\n")
-        if args.output:
-            out.write(f"  wrote {os.path.join(args.output, cfg.name)}.csv and .json\n")
+        out.write(_benchmark_text(res, args.output))
     return 0
+
+
+def _values_flag(text: str | None) -> list[float] | None:
+    """``--values``: the swept values (None: the benchmark's own)."""
+    if not text:
+        return None
+    try:
+        return [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"not a list of numbers: {text!r}", field="--values") from None
+
+
+def _approaches_flag(text: str | None) -> list[str] | None:
+    """``--approaches``: the approaches to run (None: all)."""
+    return [a.strip() for a in text.split(",") if a.strip()] if text else None
+
+
+def _benchmark_text(res: Any, output: str | None) -> str:
+    """The text summary of one benchmark: its privacy per approach, the table of metrics
+    with confidence intervals, and its claims."""
+    from core.logistics.experiments import DOMAIN_METRICS
+
+    cfg = res.config
+    lines = [f"{cfg.name} {cfg.title}: {res.worlds} worlds per point, seed {res.seed}, "
+             f"{res.elapsed_s:.1f} s" + (f", domain {cfg.domain}" if cfg.domain !=
+                                        "logistics" else "")]
+    lines += [f"  privacy {ap}: {_benchmark_privacy(g)}" for ap, g in res.privacy().items()]
+    metrics = ("success", "route_length", "stretch", "messages") + DOMAIN_METRICS.get(
+        cfg.domain, ())
+    lines.append(f"{cfg.parameter:>12} {'approach':>10}" + "".join(f"{m:>23}" for m in metrics))
+    for row in res.rows():
+        cells = []
+        for m in metrics:
+            v, lo, hi = row[m], row[f"{m}_ci_low"], row[f"{m}_ci_high"]
+            cells.append(" " + ("n/a" if v is None else (
+                f"{v:.3g} [{lo:.3g}, {hi:.3g}]" if lo is not None else f"{v:.3g}")).rjust(22))
+        lines.append(f"{row[cfg.parameter]:>12g} {row['approach']:>10}" + "".join(cells))
+    lines += [f"  [{'holds' if c['holds'] else 'DOES NOT HOLD'}] {c['claim']}: {c['observed']}"
+              for c in res.checks]
+    if output:
+        lines.append(f"  wrote {os.path.join(output, cfg.name)}.csv and .json")
+    return "".join(line + "\n" for line in lines)
+
+
+def _benchmark_privacy(g: dict[str, Any]) -> str:
+    """One approach's privacy guarantee in a benchmark, in words."""
+    eps = g["epsilon"]
+    if eps is None:
+        return f"NO proven bound ({g['epsilon_reason']})"
+    if isinstance(eps, list):
+        return "epsilon <= the swept epsilon per agent (proven; node adjacency)"
+    if eps == 0:
+        return "nothing private is released (epsilon 0)"
+    return f"epsilon <= {eps:.4g} per agent (proven; {g['adjacency'].split(':')[0]})"
 
 
 def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -630,14 +647,8 @@ def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -
     from core.logistics.routing import Dynamics
     from core.study import claims_table, evaluate_claims, run_study, summary_table
 
-    values = None
-    if args.values:
-        try:
-            values = [float(v) for v in args.values.replace(";", ",").split(",") if v.strip()]
-        except ValueError:
-            raise InputError(f"not a list of numbers: {args.values!r}", field="--values") from None
-    approaches = ([a.strip() for a in args.approaches.split(",") if a.strip()]
-                  if args.approaches else None)
+    values = _values_flag(args.values)
+    approaches = _approaches_flag(args.approaches)
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
     if args.workers is not None and args.workers < 1:

@@ -139,7 +139,6 @@ def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.modelprivacy.attacks import attack_study
     from core.modelprivacy.canary import canary_audit
     from core.modelprivacy.data import load_dataset
-    from core.modelprivacy.victim import NumpyVictimKind
 
     if args.record:
         raise InputError("--record keeps the shadow-model study (--attack shadow); the "
@@ -152,31 +151,8 @@ def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             mia_networks()   # exit 2 naming the 'deep' extra before any work
         data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
         n_in = args.train_size if args.train_size is not None else min(500, data.n // 8)
-        if args.defense not in ("none", "dpsgd"):
-            raise InputError(f"--attack {args.attack} trains its victims with none or dpsgd, "
-                             f"got {args.defense!r} (gpm, oneparam and dirichlet have the "
-                             "shadow study, --attack shadow)", field="defense")
-        if args.model is not None and args.victim is not None:
-            raise InputError("give --victim (numpy ffnn or rnn) or --model (a network on "
-                             "JAX), not both", field="--model")
-        victim = args.victim or "ffnn"
-        if args.model is None and victim not in ("ffnn", "rnn"):
-            raise InputError(f"--attack {args.attack} trains ffnn or rnn victims (or a "
-                             f"network, --model), got {victim!r}", field="victim")
-        if args.delta is not None and args.defense != "dpsgd":
-            raise InputError("--delta belongs to dpsgd", field="delta")
-        if args.epsilon is not None and args.defense != "dpsgd":
-            raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
-        public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
-        params = dict(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
-                      defense=args.defense, epsilon=args.epsilon, delta=args.delta,
-                      n_train=public_n, clip=args.clip)
-        if args.model is not None:
-            from core.cli.deep import mia_network_kind
-
-            kind: Any = mia_network_kind(args.model, data, **params)
-        else:
-            kind = NumpyVictimKind(victim, data, **params)
+        _check_population_flags(args)
+        kind = _population_victim(args, data, n_in)
         if args.attack == "canary":
             res: Any = canary_audit(kind, data, train_size=n_in, canaries=args.canaries,
                                     seed=args.seed, progress=Progress(err, "mia"))
@@ -187,47 +163,85 @@ def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()
-
-    def f(x: Any, spec: str = ".3f") -> str:
-        return "n/a" if x is None else format(x, spec)
-
-    def text() -> str:
-        if args.attack == "canary":
-            lines = [f"canary audit: {res.kind.get('name')} on {res.data}; {res.canaries} "
-                     f"canaries ({res.inserted} inserted), {res.members} members",
-                     f"epsilon_lb {res.epsilon_lb:.3f} (95 %, {res.correct} of {res.guesses} "
-                     f"guesses correct)   accountant's epsilon "
-                     f"{f(res.epsilon, '.4g') if res.epsilon is not None else 'unbounded'}",
-                     "mode: " + payload["mode"] + f" (seed {res.seed})"]
-            return "\n".join(lines + [f"note: {n}" for n in res.notes])
-        lines = [f"membership inference, population study: {res.kind.get('name')} on "
-                 f"{res.data}; {res.models} victims of {res.train_size} members / "
-                 f"{res.train_size} non-members each",
-                 f"train accuracy {res.train_accuracy.median:.3f}   test accuracy "
-                 f"{res.test_accuracy.median:.3f}   generalisation gap "
-                 f"{res.generalisation_gap.median:.3f} (medians over victims)"]
-        for name, m in res.attacks.items():
-            tprs = []
-            for t in m.tpr:
-                if t["resolved"]:
-                    tprs.append(f"TPR@{t['fpr_target']:g} {t['tpr']:.4f} [{t['tpr_lo']:.4f}, "
-                                f"{t['tpr_hi']:.4f}]")
-                else:
-                    tprs.append(f"TPR@{t['fpr_target']:g} not resolved")
-            lines.append(f"{name:<13} AUC {m.auc.median:.3f} [{f(m.auc.median_lo)}, "
-                         f"{f(m.auc.median_hi)}]   accuracy {m.accuracy.median:.3f}   "
-                         + "   ".join(tprs))
-        if res.privacy is not None:
-            lines.append(f"epsilon {res.privacy[0]:.4g}   delta {res.privacy[1]:g}   "
-                         f"accuracy cap {res.accuracy_cap:.3f}")
-        else:
-            lines.append("epsilon: unbounded (no DP defense)")
-        lines.append(f"guarantee: {res.guarantee}")
-        lines.append("mode: " + payload["mode"] + f" (seed {res.seed})")
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
-
-    emit(args, payload, text, out)
+    text = _canary_text if args.attack == "canary" else _population_text
+    emit(args, payload, lambda: text(res, payload["mode"]), out)
     return 0
+
+
+def _check_population_flags(args: argparse.Namespace) -> None:
+    """The victims of the population study and canary audit: trained without a defense or
+    with DP-SGD (which alone takes --epsilon and --delta), a numpy ffnn or rnn or a network
+    (--model), not both."""
+    if args.defense not in ("none", "dpsgd"):
+        raise InputError(f"--attack {args.attack} trains its victims with none or dpsgd, "
+                         f"got {args.defense!r} (gpm, oneparam and dirichlet have the "
+                         "shadow study, --attack shadow)", field="defense")
+    if args.model is not None and args.victim is not None:
+        raise InputError("give --victim (numpy ffnn or rnn) or --model (a network on "
+                         "JAX), not both", field="--model")
+    victim = args.victim or "ffnn"
+    if args.model is None and victim not in ("ffnn", "rnn"):
+        raise InputError(f"--attack {args.attack} trains ffnn or rnn victims (or a "
+                         f"network, --model), got {victim!r}", field="victim")
+    if args.delta is not None and args.defense != "dpsgd":
+        raise InputError("--delta belongs to dpsgd", field="delta")
+    if args.epsilon is not None and args.defense != "dpsgd":
+        raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
+
+
+def _population_victim(args: argparse.Namespace, data: Any, n_in: int) -> Any:
+    """The kind of victim model to train, on ``n_in`` members (plus half the canaries of a
+    canary audit)."""
+    from core.modelprivacy.victim import NumpyVictimKind
+
+    public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
+    params = dict(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                  defense=args.defense, epsilon=args.epsilon, delta=args.delta,
+                  n_train=public_n, clip=args.clip)
+    if args.model is not None:
+        from core.cli.deep import mia_network_kind
+
+        return mia_network_kind(args.model, data, **params)
+    return NumpyVictimKind(args.victim or "ffnn", data, **params)
+
+
+def _opt(x: Any, spec: str = ".3f") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def _canary_text(res: Any, mode: str) -> str:
+    """The text report of a canary audit."""
+    lines = [f"canary audit: {res.kind.get('name')} on {res.data}; {res.canaries} "
+             f"canaries ({res.inserted} inserted), {res.members} members",
+             f"epsilon_lb {res.epsilon_lb:.3f} (95 %, {res.correct} of {res.guesses} "
+             f"guesses correct)   accountant's epsilon "
+             f"{_opt(res.epsilon, '.4g') if res.epsilon is not None else 'unbounded'}",
+             "mode: " + mode + f" (seed {res.seed})"]
+    return "\n".join(lines + [f"note: {n}" for n in res.notes])
+
+
+def _population_text(res: Any, mode: str) -> str:
+    """The text report of a population study: each attack's AUC, accuracy and TPRs."""
+    lines = [f"membership inference, population study: {res.kind.get('name')} on "
+             f"{res.data}; {res.models} victims of {res.train_size} members / "
+             f"{res.train_size} non-members each",
+             f"train accuracy {res.train_accuracy.median:.3f}   test accuracy "
+             f"{res.test_accuracy.median:.3f}   generalisation gap "
+             f"{res.generalisation_gap.median:.3f} (medians over victims)"]
+    for name, m in res.attacks.items():
+        tprs = [f"TPR@{t['fpr_target']:g} {t['tpr']:.4f} [{t['tpr_lo']:.4f}, {t['tpr_hi']:.4f}]"
+                if t["resolved"] else f"TPR@{t['fpr_target']:g} not resolved" for t in m.tpr]
+        lines.append(f"{name:<13} AUC {m.auc.median:.3f} [{_opt(m.auc.median_lo)}, "
+                     f"{_opt(m.auc.median_hi)}]   accuracy {m.accuracy.median:.3f}   "
+                     + "   ".join(tprs))
+    if res.privacy is not None:
+        lines.append(f"epsilon {res.privacy[0]:.4g}   delta {res.privacy[1]:g}   "
+                     f"accuracy cap {res.accuracy_cap:.3f}")
+    else:
+        lines.append("epsilon: unbounded (no DP defense)")
+    lines.append(f"guarantee: {res.guarantee}")
+    lines.append("mode: " + mode + f" (seed {res.seed})")
+    return "\n".join(lines + [f"note: {n}" for n in res.notes])
 
 
 def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:

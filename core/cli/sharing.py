@@ -108,49 +108,14 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.cli.deep import cmd_share_ppo
 
         return cmd_share_ppo(args, out, err)
-    from core.sharing.learning import STUDENTS, SharingSetup, run_sharing
+    from core.sharing.learning import STUDENTS, run_sharing
 
-    teacher, temperature = args.teacher, 1.0
-    run_id = None
-    if teacher.startswith("run:"):
-        run_id, teacher = teacher[4:], "run"
-    elif teacher.startswith("softmax"):
-        _, _, t = teacher.partition(":")
-        try:
-            temperature = float(t) if t else 1.0
-        except ValueError:
-            raise InputError(f"must be optimal or softmax:T, got {teacher!r}",
-                             field="--teacher") from None
-        teacher = "softmax"
-    elif teacher != "optimal":
-        raise InputError(f"must be optimal, softmax:T or run:ID, got {teacher!r}",
-                         field="--teacher")
+    teacher, temperature, run_id = _teacher_flag(args.teacher)
     students = [s.strip() for s in args.students.split(",") if s.strip()]
-    # a target δ per query (default 1e-3) unless a fixed τ is given
-    delta = None if args.tau is not None else (args.delta if args.delta is not None else 1e-3)
     try:
-        setup = SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
-                             delta=delta,
-                             bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
-                             lr=args.lr, budget=_budget(args.budget),
-                             iterations=args.iterations, draws=args.draws,
-                             rollout=args.rollout, steps=args.steps,
-                             after_budget=args.after_budget, reward_scale=args.reward_scale,
-                             gradient=args.gradient, episodes=args.episodes,
-                             penalty_weight=args.penalty_weight,
-                             nonprivate_target=args.nonprivate_target)
+        setup = _sharing_setup(args)
         mdp, project, dataset = _load_env(args)
-        actions = None
-        if run_id is not None:
-            from core.sharing.learning import run_policy
-
-            if project is None:
-                raise InputError("run:ID names a run of a project: give a *.privplan.json",
-                                 field="--teacher")
-            runs = {r.id: r for r in project.runs}
-            if run_id not in runs:
-                raise InputError(f"no run {run_id!r} in the project", field="--teacher")
-            actions = run_policy(runs[run_id])
+        actions = _run_actions(project, run_id) if run_id is not None else None
         spent = (0.0, 0.0)
         if project is not None:  # the teacher's data may have been spent already
             from core.privacy.ledger import PrivacyLedger
@@ -189,52 +154,103 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         record, added = record_checked(args.env, project, record, entries, args, err)
         payload["recorded"] = {"project": args.env, "run": record.id,
                                "ledger_entries": len(added)}
-
-    def text() -> str:
-        led = res.ledger
-        e, d = led.totals
-        pe, pd = led.totals_per_run
-        E, D = led.budget
-        base = ("; plus the non-private baseline: unbounded (it reads the teacher's policy "
-                "itself, outside every budget)" if "nonprivate" in res.curves else "")
-        before = (f" after ({led.spent[0]:.4g}, {led.spent[1]:.3g}) already spent on "
-                  f"{dataset}" if any(led.spent) else "")
-        lines = [f"{mdp.name or args.env}: {mdp.n_states} states; teacher {args.teacher} "
-                 f"(J = {res.teacher_value:.4g}); {args.seeds} seeds x {setup.iterations} "
-                 "iterations", *([f"note: {env_note}"] if env_note else []),
-                 mode_line(args.seed),
-                 f"teacher's total over all {led.runs} noisy student runs: ({e:.4g}, "
-                 f"{d:.3g}) under basic composition, within the budget ({E:g}, {D:g})"
-                 f"{before}{base}",
-                 f"adjacency: {led.adjacency}",
-                 f"ledger: {len([r for r in led.rows if not r.stopped])} roll-outs of "
-                 f"{led.queries_per_rollout} queries to each of {led.runs} noisy runs; one "
-                 f"run's share ({pe:.4g}, {pd:.3g}); "
-                 + (f"stopped before roll-out {led.stopped_at}"
-                    if led.stopped_at is not None else "never stopped")]
-        lines.append(f"{'roll-out':>9} {'k':>10} {'eps/query':>10} {'delta/query':>12} "
-                     f"{'tau':>10} {'eps (all)':>11} {'delta (all)':>12}")
-        for r in led.rows[:12]:
-            lines.append(f"{r.rollout:>9} {r.k:>10.4g} {r.epsilon:>10.4g} {r.delta:>12.3g} "
-                         f"{'–' if r.tau is None else format(r.tau, '.3g'):>10} "
-                         f"{r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
-        if len(led.rows) > 12:
-            lines.append(f"{'…':>9} ({len(led.rows) - 12} more roll-outs)")
-        lines.append("final J (median over seeds, 85th-percentile band), cost of privacy "
-                     "J(pi_T) - J(student):")
-        for kind in res.curves:
-            med, lo, hi = res.band(kind)
-            lines.append(f"  {kind:<11} {med[-1]:.4g}  [{lo[-1]:.4g}, {hi[-1]:.4g}]   cost "
-                         f"{res.cost_of_privacy(kind):+.4g}")
-        lines += [f"note: {n}" for n in res.notes]
-        if "recorded" in payload:
-            r = payload["recorded"]
-            lines.append(f"recorded in {r['project']} as {r['run']} with "
-                         f"{r['ledger_entries']} ledger entries")
-        return "\n".join(lines)
-
-    emit(args, payload, text, out)
+    emit(args, payload, lambda: _share_text(args, mdp, res, dataset, env_note, payload), out)
     return 0
+
+
+def _teacher_flag(teacher: str) -> tuple[str, float, str | None]:
+    """``--teacher``: the teacher kind, its softmax temperature and the run id of
+    ``run:ID`` (None otherwise)."""
+    if teacher.startswith("run:"):
+        return "run", 1.0, teacher[4:]
+    if teacher.startswith("softmax"):
+        _, _, t = teacher.partition(":")
+        try:
+            return "softmax", float(t) if t else 1.0, None
+        except ValueError:
+            raise InputError(f"must be optimal or softmax:T, got {teacher!r}",
+                             field="--teacher") from None
+    if teacher != "optimal":
+        raise InputError(f"must be optimal, softmax:T or run:ID, got {teacher!r}",
+                         field="--teacher")
+    return teacher, 1.0, None
+
+
+def _sharing_setup(args: argparse.Namespace) -> Any:
+    """The :class:`~core.sharing.learning.SharingSetup` of the flags (checked when run)."""
+    from core.sharing.learning import SharingSetup
+
+    # a target δ per query (default 1e-3) unless a fixed τ is given
+    delta = None if args.tau is not None else (args.delta if args.delta is not None else 1e-3)
+    return SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
+                        delta=delta,
+                        bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
+                        lr=args.lr, budget=_budget(args.budget),
+                        iterations=args.iterations, draws=args.draws,
+                        rollout=args.rollout, steps=args.steps,
+                        after_budget=args.after_budget, reward_scale=args.reward_scale,
+                        gradient=args.gradient, episodes=args.episodes,
+                        penalty_weight=args.penalty_weight,
+                        nonprivate_target=args.nonprivate_target)
+
+
+def _run_actions(project: Any, run_id: str) -> list[int]:
+    """The teacher of ``--teacher run:ID``: the actions of that run of the project."""
+    from core.sharing.learning import run_policy
+
+    if project is None:
+        raise InputError("run:ID names a run of a project: give a *.privplan.json",
+                         field="--teacher")
+    runs = {r.id: r for r in project.runs}
+    if run_id not in runs:
+        raise InputError(f"no run {run_id!r} in the project", field="--teacher")
+    return run_policy(runs[run_id])
+
+
+def _share_text(args: argparse.Namespace, mdp: Any, res: Any, dataset: str,
+                env_note: str | None, payload: dict[str, Any]) -> str:
+    """The text report of a ``share`` run: the teacher's ledger and the final values."""
+    led = res.ledger
+    e, d = led.totals
+    pe, pd = led.totals_per_run
+    E, D = led.budget
+    base = ("; plus the non-private baseline: unbounded (it reads the teacher's policy "
+            "itself, outside every budget)" if "nonprivate" in res.curves else "")
+    before = (f" after ({led.spent[0]:.4g}, {led.spent[1]:.3g}) already spent on "
+              f"{dataset}" if any(led.spent) else "")
+    lines = [f"{mdp.name or args.env}: {mdp.n_states} states; teacher {args.teacher} "
+             f"(J = {res.teacher_value:.4g}); {args.seeds} seeds x {res.setup.iterations} "
+             "iterations", *([f"note: {env_note}"] if env_note else []),
+             mode_line(args.seed),
+             f"teacher's total over all {led.runs} noisy student runs: ({e:.4g}, "
+             f"{d:.3g}) under basic composition, within the budget ({E:g}, {D:g})"
+             f"{before}{base}",
+             f"adjacency: {led.adjacency}",
+             f"ledger: {len([r for r in led.rows if not r.stopped])} roll-outs of "
+             f"{led.queries_per_rollout} queries to each of {led.runs} noisy runs; one "
+             f"run's share ({pe:.4g}, {pd:.3g}); "
+             + (f"stopped before roll-out {led.stopped_at}"
+                if led.stopped_at is not None else "never stopped")]
+    lines.append(f"{'roll-out':>9} {'k':>10} {'eps/query':>10} {'delta/query':>12} "
+                 f"{'tau':>10} {'eps (all)':>11} {'delta (all)':>12}")
+    for r in led.rows[:12]:
+        lines.append(f"{r.rollout:>9} {r.k:>10.4g} {r.epsilon:>10.4g} {r.delta:>12.3g} "
+                     f"{'–' if r.tau is None else format(r.tau, '.3g'):>10} "
+                     f"{r.epsilon_total:>11.4g} {r.delta_total:>12.3g}")
+    if len(led.rows) > 12:
+        lines.append(f"{'…':>9} ({len(led.rows) - 12} more roll-outs)")
+    lines.append("final J (median over seeds, 85th-percentile band), cost of privacy "
+                 "J(pi_T) - J(student):")
+    for kind in res.curves:
+        med, lo, hi = res.band(kind)
+        lines.append(f"  {kind:<11} {med[-1]:.4g}  [{lo[-1]:.4g}, {hi[-1]:.4g}]   cost "
+                     f"{res.cost_of_privacy(kind):+.4g}")
+    lines += [f"note: {n}" for n in res.notes]
+    if "recorded" in payload:
+        r = payload["recorded"]
+        lines.append(f"recorded in {r['project']} as {r['run']} with "
+                     f"{r['ledger_entries']} ledger entries")
+    return "\n".join(lines)
 
 
 def add_share_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:

@@ -88,13 +88,31 @@ def cmd_synthesise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         The exit code: 0 on success. Bad input raises
         :class:`~core.common.errors.InputError` (exit 2).
     """
-    import numpy as np
-
     from core.mdp.files import load_mdp, read_release
-    from core.mdp.lp_synthesis import synthesize_lp
-    from core.mdp.stochastic import one_hot, softmax_policy
-    from core.mdp.synthesis import synthesize
 
+    _check_synthesis_flags(args)
+    mdp = load_mdp(args.mdp)
+    release = read_release(args.mdp)
+    progress = Progress(err, "synthesise")
+    t0 = time.perf_counter()
+    res, soft = _solve(mdp, args, progress)
+    elapsed = time.perf_counter() - t0
+    payload, table, values = _synthesis_payload(args, mdp, res, soft, elapsed, release)
+    if args.check:
+        payload["check"] = _cross_check(mdp, args.method, res, values)
+    if args.output is not None:
+        from core.common.atomic import atomic_write_text
+
+        atomic_write_text(args.output, json.dumps({"policy": table.tolist()}) + "\n")
+        payload["output"] = args.output
+    emit(args, payload, lambda: _synthesis_text(args, mdp, payload, res, soft, table, values),
+         out)
+    return 0
+
+
+def _check_synthesis_flags(args: argparse.Namespace) -> None:
+    """--temperature belongs to --method softmax (and is needed there), --check to the exact
+    methods, -o to a *.json file."""
     if args.method == "softmax":
         if args.temperature is None:
             raise InputError("--method softmax needs --temperature TAU (> 0)",
@@ -107,38 +125,48 @@ def cmd_synthesise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          field="--temperature")
     if args.output is not None and not args.output.lower().endswith(".json"):
         raise InputError("must name a *.json policy file", field="-o")
-    mdp = load_mdp(args.mdp)
-    release = read_release(args.mdp)
-    progress = Progress(err, "synthesise")
-    t0 = time.perf_counter()
-    soft = None
+
+
+def _solve(mdp: Any, args: argparse.Namespace, progress: Any) -> tuple[Any, Any]:
+    """(the exact result, None) of induction or the LP, or (None, the softmax result)."""
+    from core.mdp.lp_synthesis import synthesize_lp
+    from core.mdp.stochastic import softmax_policy
+    from core.mdp.synthesis import synthesize
+
     try:
         if args.method == "lp":
-            res = synthesize_lp(mdp, progress=progress)
-        elif args.method == "softmax":
-            soft = softmax_policy(mdp, cast(float, args.temperature), progress=progress)
-        else:
-            res = synthesize(mdp)
+            return synthesize_lp(mdp, progress=progress), None
+        if args.method == "softmax":
+            return None, softmax_policy(mdp, cast(float, args.temperature), progress=progress)
+        return synthesize(mdp), None
     except InputError as exc:
         if exc.field in ("method", "temperature"):
             raise InputError(exc.problem, field=f"--{exc.field}") from None
         raise
-    elapsed = time.perf_counter() - t0
 
-    def start(a: Any) -> Any:
-        return a[0] if mdp.horizon is not None else a
+
+def _stage0(mdp: Any, a: Any) -> Any:
+    """Stage 0 of a finite-horizon array, the array itself otherwise."""
+    return a[0] if mdp.horizon is not None else a
+
+
+def _synthesis_payload(args: argparse.Namespace, mdp: Any, res: Any, soft: Any,
+                       elapsed: float, release: Any) -> tuple[dict[str, Any], Any, Any]:
+    """The JSON result, the policy table (one-hot for an exact method) and the values at
+    stage 0."""
+    from core.mdp.stochastic import one_hot
 
     s0 = mdp.initial_state
     if soft is not None:
         table = soft.policy
         policy: Any = table.tolist()
-        values = start(soft.values)
+        values = _stage0(mdp, soft.values)
         status, n_iter = soft.status, soft.n_iter
         stochastic = bool(((table > 0).sum(axis=-1) > 1).any())
     else:
         table = one_hot(res.policy, mdp.n_actions)
         policy = res.policy.tolist()
-        values = start(res.values)
+        values = _stage0(mdp, res.values)
         status, n_iter = res.status, res.n_iter
         stochastic = False
     payload: dict[str, Any] = {
@@ -149,47 +177,52 @@ def cmd_synthesise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "elapsed_s": elapsed, "release": release, "privacy_note": PRIVACY_NOTE}
     if soft is not None:
         payload.update(temperature=soft.temperature,
-                       soft_values=start(soft.soft_values).tolist())
-    if args.check:
-        other = synthesize(mdp) if args.method == "lp" else synthesize_lp(mdp)
-        diff = float(np.max(np.abs(start(other.values) - values), initial=0.0))
-        payload["check"] = {"method": "induction" if args.method == "lp" else "lp",
-                            "max_abs_diff": diff,
-                            "same_policy": bool(np.array_equal(other.policy, res.policy))}
-    if args.output is not None:
-        from core.common.atomic import atomic_write_text
+                       soft_values=_stage0(mdp, soft.soft_values).tolist())
+    return payload, table, values
 
-        atomic_write_text(args.output, json.dumps({"policy": table.tolist()}) + "\n")
-        payload["output"] = args.output
 
-    def text() -> str:
+def _cross_check(mdp: Any, method: str, res: Any, values: Any) -> dict[str, Any]:
+    """``--check``: the other exact method's largest value difference and policy."""
+    import numpy as np
+
+    from core.mdp.lp_synthesis import synthesize_lp
+    from core.mdp.synthesis import synthesize
+
+    other = synthesize(mdp) if method == "lp" else synthesize_lp(mdp)
+    diff = float(np.max(np.abs(_stage0(mdp, other.values) - values), initial=0.0))
+    return {"method": "induction" if method == "lp" else "lp", "max_abs_diff": diff,
+            "same_policy": bool(np.array_equal(other.policy, res.policy))}
+
+
+def _synthesis_text(args: argparse.Namespace, mdp: Any, payload: dict[str, Any], res: Any,
+                    soft: Any, table: Any, values: Any) -> str:
+    """The text report: the method, each state's stage-0 action and value, the check."""
+    import numpy as np
+
+    if soft is not None:
+        what = f"softmax (entropy-regularised, temperature {soft.temperature:g})"
+    elif args.method == "lp":
+        what = "occupancy-measure LP (HiGHS)"
+    else:
+        what = ("backward induction" if mdp.horizon is not None else
+                "value iteration + policy iteration")
+    lines = [f"{mdp.name or args.mdp}: {what}; {payload['status']}, "
+             f"{payload['n_iter']} iterations, {payload['elapsed_s'] * 1e3:.2f} ms",
+             f"{'state':<16}{'action (stage 0)':<24}{'value':>14}"]
+    for s, name in enumerate(mdp.state_names):
         if soft is not None:
-            what = f"softmax (entropy-regularised, temperature {soft.temperature:g})"
-        elif args.method == "lp":
-            what = "occupancy-measure LP (HiGHS)"
+            p0 = _stage0(mdp, table)[s]
+            a = int(np.argmax(p0))
+            act = f"{mdp.action_names[s][a]} ({p0[a]:.3g})"
         else:
-            what = ("backward induction" if mdp.horizon is not None else
-                    "value iteration + policy iteration")
-        lines = [f"{mdp.name or args.mdp}: {what}; {status.message}, "
-                 f"{n_iter} iterations, {elapsed * 1e3:.2f} ms",
-                 f"{'state':<16}{'action (stage 0)':<24}{'value':>14}"]
-        for s, name in enumerate(mdp.state_names):
-            if soft is not None:
-                p0 = start(table)[s]
-                a = int(np.argmax(p0))
-                act = f"{mdp.action_names[s][a]} ({p0[a]:.3g})"
-            else:
-                a = int(start(res.policy)[s])
-                act = mdp.action_names[s][a]
-            lines.append(f"{name:<16.16}{act:<24.24}{values[s]:>14.8g}")
-        if "check" in payload:
-            c = payload["check"]
-            lines.append(f"check against {c['method']}: largest value difference "
-                         f"{c['max_abs_diff']:.3g}; same policy: {c['same_policy']}")
-        if args.output:
-            lines.append(f"wrote {args.output}")
-        lines.append(PRIVACY_NOTE)
-        return "\n".join(lines)
-
-    emit(args, payload, text, out)
-    return 0
+            a = int(_stage0(mdp, res.policy)[s])
+            act = mdp.action_names[s][a]
+        lines.append(f"{name:<16.16}{act:<24.24}{values[s]:>14.8g}")
+    if "check" in payload:
+        c = payload["check"]
+        lines.append(f"check against {c['method']}: largest value difference "
+                     f"{c['max_abs_diff']:.3g}; same policy: {c['same_policy']}")
+    if args.output:
+        lines.append(f"wrote {args.output}")
+    lines.append(PRIVACY_NOTE)
+    return "\n".join(lines)

@@ -73,6 +73,35 @@ def map_from_dict(d: Any) -> LogisticsWorld:
     """
     if not isinstance(d, dict):
         raise InputError("a map file holds one JSON object", field="map")
+    gattr = _map_header(d)
+    key = "edges" if "edges" in d else "links"
+    _check_node_link(d, key)
+    g = _node_link_graph(d, key)
+    tasks = gattr.get("tasks", [])
+    if not isinstance(tasks, list):
+        raise InputError("must be a list", field="graph.tasks")
+    domain = gattr.get("domain", "logistics")
+    dparams = gattr.get("domain_params", {})
+    if not isinstance(domain, str):
+        raise InputError(f"must be a domain name, got {domain!r}", field="graph.domain")
+    if not isinstance(dparams, dict):
+        raise InputError("must be an object", field="graph.domain_params")
+    _check_roles(d["nodes"], domain)
+    try:
+        world = LogisticsWorld(g, name=str(gattr.get("name", "")),
+                               degree_cap=gattr.get("degree_cap", DEFAULT_DEGREE_CAP),
+                               note=str(gattr.get("note", "")), domain=domain,
+                               domain_params=dparams)
+    except InputError as exc:
+        if exc.field in ("domain",) or (exc.field or "").startswith("domain_params"):
+            raise InputError(exc.problem, field=f"graph.{exc.field}") from None
+        raise
+    return _with_tasks(world, tasks)
+
+
+def _map_header(d: dict[str, Any]) -> dict[str, Any]:
+    """The file's ``graph`` object, once its format and version are this PrivPlan's and
+    the graph is undirected and simple."""
     gattr = d.get("graph") or {}
     if not isinstance(gattr, dict):
         raise InputError("must be an object", field="graph")
@@ -86,7 +115,12 @@ def map_from_dict(d: Any) -> LogisticsWorld:
     if d.get("directed") or d.get("multigraph"):
         raise InputError("routes are undirected: 'directed' and 'multigraph' must be false",
                          field="map")
-    key = "edges" if "edges" in d else "links"
+    return dict(gattr)
+
+
+def _check_node_link(d: dict[str, Any], key: str) -> None:
+    """The node and edge lists (edges under ``key``): every node has a unique non-empty
+    string id, every edge joins two of them, and no route is listed twice."""
     if not isinstance(d.get("nodes"), list) or not isinstance(d.get(key, []), list):
         raise InputError("'nodes' and 'edges' must be lists", field="map")
     for i, n in enumerate(d["nodes"]):
@@ -117,33 +151,23 @@ def map_from_dict(d: Any) -> LogisticsWorld:
             raise InputError("the route is listed twice (routes are undirected)",
                              field=f"edge {e['source']}-{e['target']}")
         pairs.add(pair)
-    gattr = dict(gattr)
+
+
+def _node_link_graph(d: dict[str, Any], key: str) -> nx.Graph:
+    """The undirected graph of the checked node-link dict ``d`` (graph attributes left out:
+    :func:`map_from_dict` reads them itself)."""
     data = dict(d)
     data["graph"] = {}
     data.setdefault(key, [])
     try:
-        g = nx.node_link_graph(data, directed=False, multigraph=False, edges=key)
+        return nx.node_link_graph(data, directed=False, multigraph=False, edges=key)
     except (nx.NetworkXError, KeyError, TypeError) as exc:
         raise InputError(f"not a node-link graph ({exc})", field="map") from None
-    tasks = gattr.get("tasks", [])
-    if not isinstance(tasks, list):
-        raise InputError("must be a list", field="graph.tasks")
-    cap = gattr.get("degree_cap", DEFAULT_DEGREE_CAP)
-    domain = gattr.get("domain", "logistics")
-    dparams = gattr.get("domain_params", {})
-    if not isinstance(domain, str):
-        raise InputError(f"must be a domain name, got {domain!r}", field="graph.domain")
-    if not isinstance(dparams, dict):
-        raise InputError("must be an object", field="graph.domain_params")
-    _check_roles(d["nodes"], domain)
-    try:
-        world = LogisticsWorld(g, name=str(gattr.get("name", "")), degree_cap=cap,
-                               note=str(gattr.get("note", "")), domain=domain,
-                               domain_params=dparams)
-    except InputError as exc:
-        if exc.field in ("domain",) or (exc.field or "").startswith("domain_params"):
-            raise InputError(exc.problem, field=f"graph.{exc.field}") from None
-        raise
+
+
+def _with_tasks(world: LogisticsWorld, tasks: list[Any]) -> LogisticsWorld:
+    """``world`` with the file's ``tasks``, each checked against it (errors name
+    ``graph.tasks[i]``)."""
     from core.logistics.model import validate_task
 
     checked: list[Task] = []

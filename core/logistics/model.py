@@ -158,6 +158,134 @@ def _edge_name(u: Any, v: Any) -> str:
     return f"edge {u}-{v}"
 
 
+def _check_degree_cap(cap: Any) -> None:
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 2:
+        raise InputError(f"must be an integer >= 2, got {cap!r}", field="degree_cap")
+
+
+def _check_nodes(g: nx.Graph) -> tuple[dict[str, Center], dict[str, list[str]]]:
+    """Check every node of ``g`` (normalising ``pos``, and a center's ``agents`` and
+    ``capacity``): the centers by id and each agent's bases. Every agent sharing a center
+    must have a base."""
+    centers: dict[str, Center] = {}
+    bases: dict[str, list[str]] = {}
+    for v, d in g.nodes(data=True):
+        if not isinstance(v, str) or not v:
+            raise InputError(f"node ids must be non-empty strings, got {v!r}", field="nodes")
+        d["pos"] = _position(d.get("pos"), v)
+        kind = d.get("kind")
+        if kind == "base":
+            bases.setdefault(_base_agent(v, d), []).append(v)
+        elif kind == "center":
+            centers[v] = _check_center(v, d)
+        else:
+            raise InputError(f"kind must be 'base' or 'center', got {kind!r}",
+                             field=f"node {v}")
+    if not bases:
+        raise InputError("the map has no bases", field="nodes")
+    for c in centers.values():
+        for a in c.agents:
+            if a not in bases:
+                raise InputError(f"agent {a!r} shares this center but has no base",
+                                 field=f"node {c.cid}")
+    return centers, bases
+
+
+def _base_agent(v: str, d: dict[str, Any]) -> str:
+    """The agent owning base ``v``."""
+    ag = d.get("agent")
+    if not isinstance(ag, str) or not ag:
+        raise InputError("a base needs an 'agent' (a non-empty string)", field=f"node {v}")
+    return ag
+
+
+def _check_center(v: str, d: dict[str, Any]) -> Center:
+    """Center ``v``: its agents (at least two) and capacity (from their number to
+    :data:`MAX_CAPACITY`), written back to ``d`` as a sorted tuple and an int."""
+    ags = d.get("agents")
+    if not isinstance(ags, (list, tuple)) or not all(isinstance(a, str) and a for a in ags):
+        raise InputError("a center needs 'agents': a list of agent names", field=f"node {v}")
+    ags_t = tuple(sorted(set(ags)))
+    if len(ags_t) < 2:
+        raise InputError(f"center is shared by {len(ags_t)} agent(s) "
+                         f"({', '.join(ags_t) or 'none'}); every center must be "
+                         "shared by at least 2 agents", field=f"node {v}")
+    cap = d.get("capacity", len(ags_t))
+    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
+            not math.isfinite(cap) or cap != int(cap) or int(cap) < len(ags_t) \
+            or cap > MAX_CAPACITY:
+        raise InputError(f"capacity must be an integer from the {len(ags_t)} agents "
+                         f"sharing it to {MAX_CAPACITY:,}, got {cap!r}", field=f"node {v}")
+    d["agents"] = ags_t
+    d["capacity"] = int(cap)
+    return Center(v, ags_t, int(cap), d["pos"])
+
+
+def _check_edges(g: nx.Graph) -> None:
+    """Check every edge of ``g`` (nodes already checked): its length, written back as a
+    float, and its owner, written back as ``agent``."""
+    for u, v, d in g.edges(data=True):
+        name = _edge_name(u, v)
+        d["length"] = _edge_length(d.get("length"), name)
+        if u == v:
+            raise InputError("self-loops are not routes", field=name)
+        d["agent"] = _edge_owner(g, u, v, d.get("agent"), name)
+
+
+def _edge_length(raw: Any, name: str) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise InputError(f"length must be a number > 0, got {raw!r}", field=name)
+    length = float(raw)
+    if not math.isfinite(length) or length <= 0 or length > MAX_LENGTH:
+        raise InputError(f"length must be a number > 0 and at most {MAX_LENGTH:g} "
+                         f"(route lengths are summed), got {raw!r}", field=name)
+    return length
+
+
+def _edge_owner(g: nx.Graph, u: str, v: str, named: Any, name: str) -> str:
+    """The agent whose area holds edge ``u``-``v``: the agent of its bases, or for a
+    center–center edge the ``named`` agent, which must share both centers."""
+    du, dv = g.nodes[u], g.nodes[v]
+    if du["kind"] == "base" and dv["kind"] == "base":
+        if du["agent"] != dv["agent"]:
+            raise InputError(f"joins bases of agents {du['agent']!r} and "
+                             f"{dv['agent']!r}; areas meet only at centers", field=name)
+        return str(du["agent"])
+    if du["kind"] == "center" and dv["kind"] == "center":
+        if named not in du["agents"] or named not in dv["agents"]:
+            raise InputError("a center-center edge needs an 'agent' that shares both "
+                             "centers", field=name)
+        return str(named)
+    base, cen = (du, dv) if du["kind"] == "base" else (dv, du)
+    owner = base["agent"]
+    if owner not in cen["agents"]:
+        cid = v if du["kind"] == "base" else u
+        raise InputError(f"agent {owner!r} does not share center {cid!r}", field=name)
+    return str(owner)
+
+
+def _check_local_areas(g: nx.Graph, agents: list[str], degree_cap: int
+                       ) -> tuple[dict[str, nx.Graph], dict[str, tuple[str, ...]]]:
+    """Each agent's local area (frozen; it must be connected and no node may have more
+    than ``degree_cap`` local edges) and the centers it shares."""
+    locals_: dict[str, nx.Graph] = {}
+    agent_centers: dict[str, tuple[str, ...]] = {}
+    all_locals = local_graphs(g, agents)  # one pass (per agent it is quadratic)
+    for a in agents:
+        loc = all_locals[a]
+        if not nx.is_connected(loc):
+            comps = sorted((sorted(c) for c in nx.connected_components(loc)), key=len)
+            raise InputError(f"local area is disconnected: {{{', '.join(comps[0])}}} "
+                             "cannot reach the rest", field=f"agent {a}")
+        for v, deg in loc.degree():
+            if deg > degree_cap:
+                raise InputError(f"has {deg} routes in agent {a}'s area, more than the "
+                                 f"degree cap {degree_cap}", field=f"node {v}")
+        locals_[a] = nx.freeze(loc)
+        agent_centers[a] = tuple(sorted(c for c in loc if g.nodes[c]["kind"] == "center"))
+    return locals_, agent_centers
+
+
 @dataclass(frozen=True, eq=False)
 class LogisticsWorld:
     """A validated logistic map (ground truth). Treat ``graph`` as read-only.
@@ -186,101 +314,11 @@ class LogisticsWorld:
 
     def __post_init__(self) -> None:
         g = nx.Graph(self.graph)  # private copy; callers keep theirs
-        if isinstance(self.degree_cap, bool) or not isinstance(self.degree_cap, int) or \
-                self.degree_cap < 2:
-            raise InputError(f"must be an integer >= 2, got {self.degree_cap!r}",
-                             field="degree_cap")
-        centers: dict[str, Center] = {}
-        bases: dict[str, list[str]] = {}
-        for v, d in g.nodes(data=True):
-            if not isinstance(v, str) or not v:
-                raise InputError(f"node ids must be non-empty strings, got {v!r}", field="nodes")
-            d["pos"] = _position(d.get("pos"), v)
-            kind = d.get("kind")
-            if kind == "base":
-                ag = d.get("agent")
-                if not isinstance(ag, str) or not ag:
-                    raise InputError("a base needs an 'agent' (a non-empty string)",
-                                     field=f"node {v}")
-                bases.setdefault(ag, []).append(v)
-            elif kind == "center":
-                ags = d.get("agents")
-                if not isinstance(ags, (list, tuple)) or not all(
-                        isinstance(a, str) and a for a in ags):
-                    raise InputError("a center needs 'agents': a list of agent names",
-                                     field=f"node {v}")
-                ags_t = tuple(sorted(set(ags)))
-                if len(ags_t) < 2:
-                    raise InputError(f"center is shared by {len(ags_t)} agent(s) "
-                                     f"({', '.join(ags_t) or 'none'}); every center must be "
-                                     "shared by at least 2 agents", field=f"node {v}")
-                cap = d.get("capacity", len(ags_t))
-                if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
-                        not math.isfinite(cap) or cap != int(cap) or int(cap) < len(ags_t) \
-                        or cap > MAX_CAPACITY:
-                    raise InputError(f"capacity must be an integer from the {len(ags_t)} agents "
-                                     f"sharing it to {MAX_CAPACITY:,}, got {cap!r}",
-                                     field=f"node {v}")
-                centers[v] = Center(v, ags_t, int(cap), d["pos"])
-                d["agents"] = ags_t
-                d["capacity"] = int(cap)
-            else:
-                raise InputError(f"kind must be 'base' or 'center', got {kind!r}",
-                                 field=f"node {v}")
+        _check_degree_cap(self.degree_cap)
+        centers, bases = _check_nodes(g)
         agents = sorted(bases)
-        if not agents:
-            raise InputError("the map has no bases", field="nodes")
-        for c in centers.values():
-            for a in c.agents:
-                if a not in bases:
-                    raise InputError(f"agent {a!r} shares this center but has no base",
-                                     field=f"node {c.cid}")
-        for u, v, d in g.edges(data=True):
-            name = _edge_name(u, v)
-            raw = d.get("length")
-            if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-                raise InputError(f"length must be a number > 0, got {raw!r}", field=name)
-            length = float(raw)
-            if not math.isfinite(length) or length <= 0 or length > MAX_LENGTH:
-                raise InputError(f"length must be a number > 0 and at most {MAX_LENGTH:g} "
-                                 f"(route lengths are summed), got {raw!r}", field=name)
-            d["length"] = length
-            if u == v:
-                raise InputError("self-loops are not routes", field=name)
-            du, dv = g.nodes[u], g.nodes[v]
-            if du["kind"] == "base" and dv["kind"] == "base":
-                if du["agent"] != dv["agent"]:
-                    raise InputError(f"joins bases of agents {du['agent']!r} and "
-                                     f"{dv['agent']!r}; areas meet only at centers", field=name)
-                owner = du["agent"]
-            elif du["kind"] == "center" and dv["kind"] == "center":
-                owner = d.get("agent")
-                if owner not in du["agents"] or owner not in dv["agents"]:
-                    raise InputError("a center-center edge needs an 'agent' that shares both "
-                                     "centers", field=name)
-            else:
-                base, cen = (du, dv) if du["kind"] == "base" else (dv, du)
-                owner = base["agent"]
-                if owner not in cen["agents"]:
-                    cid = v if du["kind"] == "base" else u
-                    raise InputError(f"agent {owner!r} does not share center {cid!r}",
-                                     field=name)
-            d["agent"] = owner
-        locals_: dict[str, nx.Graph] = {}
-        agent_centers: dict[str, tuple[str, ...]] = {}
-        all_locals = local_graphs(g, agents)  # one pass (per agent it is quadratic)
-        for a in agents:
-            loc = all_locals[a]
-            if not nx.is_connected(loc):
-                comps = sorted((sorted(c) for c in nx.connected_components(loc)), key=len)
-                raise InputError(f"local area is disconnected: {{{', '.join(comps[0])}}} "
-                                 "cannot reach the rest", field=f"agent {a}")
-            for v, deg in loc.degree():
-                if deg > self.degree_cap:
-                    raise InputError(f"has {deg} routes in agent {a}'s area, more than the "
-                                     f"degree cap {self.degree_cap}", field=f"node {v}")
-            locals_[a] = nx.freeze(loc)
-            agent_centers[a] = tuple(sorted(c for c in loc if g.nodes[c]["kind"] == "center"))
+        _check_edges(g)
+        locals_, agent_centers = _check_local_areas(g, agents, self.degree_cap)
         object.__setattr__(self, "graph", nx.freeze(g))
         object.__setattr__(self, "agents", tuple(agents))
         object.__setattr__(self, "center_ids", tuple(sorted(centers)))

@@ -300,6 +300,52 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: f
     return out
 
 
+def _run_plan(mdp: MDP, n_ks: int, runs: int, executor: Any, n_workers: int
+              ) -> tuple[bool, list[tuple[int, int, int]]]:
+    """Whether the runs go in-process, and their chunks (k index, first run, end).
+
+    In-process runs report (and can be cancelled) after every run; a pool gets about
+    eight chunks per worker and k: progress moves often, start-up and pickling stay small.
+    Small work runs in-process whatever ``workers`` says: starting a pool costs about a
+    second, more than Example 2's whole sweep gains from it (results are the same).
+    """
+    inline = executor is None and (n_workers == 1 or
+                                   _sweep_work(mdp, runs * n_ks) < _small_work())
+    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
+    return inline, [(i, start, min(runs, start + chunk)) for i in range(n_ks)
+                    for start in range(0, runs, chunk)]
+
+
+def _sweep_work(mdp: MDP, n_runs: int) -> float:
+    """Entries of P the sweep's ``n_runs`` runs visit: per stage all S·A·S of a small
+    (dense) model, the stored ones of a sparse one (its runs touch nothing else)."""
+    S, A = mdp.n_states, mdp.n_actions
+    entries = float(S) * A * S if mdp.is_dense else float(max(mdp.nnz, S * A))
+    return entries * max(1, mdp.horizon or 1) * n_runs
+
+
+def _privacy_per_k(mdp: MDP, ks: list[float], pre: float, progress: Progress,
+                   **accounting: Any) -> tuple[MdpPrivacy, ...]:
+    """The model's privacy at each k; with ``pre`` > 0 the accounting reports on that
+    first share of ``progress``."""
+    return tuple(mdp_privacy(mdp, k, **accounting,
+                             progress=sub_progress(progress, pre * i / len(ks),
+                                                   pre * (i + 1) / len(ks))
+                             if pre else no_progress)
+                 for i, k in enumerate(ks))
+
+
+def _backend(inline: bool, executor: Any, n_workers: int) -> str:
+    """Where the runs ran, in words."""
+    if inline:
+        return "in-process"
+    if executor is not None:
+        where = getattr(executor, "address", None)
+        return (f"dask cluster at {where} ({n_workers} threads)" if where
+                else f"caller's executor ({n_workers} workers)")
+    return f"{n_workers} local worker processes"
+
+
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
                   beta: float = 0.05, alpha_mode: str = "paper", seed: int | None = None,
                   zeros: str = "support", b: float = 0.1, delta_target: float = 0.05,
@@ -368,26 +414,11 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
     # a large model's per-row accounting takes a while: it gets the first part of the
     # progress bar and its cancel points (a small model's is instant: none)
     pre = _ACCOUNTING_SHARE if mdp.n_states * mdp.n_actions >= _LARGE_ROWS else 0.0
-    privacy = tuple(mdp_privacy(mdp, k, b=b, delta_target=delta_target, adjacency=adjacency,
-                                prepared=prepared, delta_method=delta_method,
-                                progress=sub_progress(progress, pre * i / len(ks),
-                                                      pre * (i + 1) / len(ks))
-                                if pre else no_progress)
-                    for i, k in enumerate(ks))
+    privacy = _privacy_per_k(mdp, ks, pre, progress, b=b, delta_target=delta_target,
+                             adjacency=adjacency, prepared=prepared,
+                             delta_method=delta_method)
     n_workers = check_int(workers, "workers") if workers is not None else (os.cpu_count() or 1)
-    # In-process runs report (and can be cancelled) after every run; a pool gets about
-    # eight chunks per worker and k: progress moves often, start-up and pickling stay small.
-    # Small work runs in-process whatever ``workers`` says: starting a pool costs about a
-    # second, more than Example 2's whole sweep gains from it (results are the same).
-    S, A = mdp.n_states, mdp.n_actions
-    # entries of P visited per stage: all S·A·S for a small (dense) model, the stored ones
-    # for a sparse one (its runs touch nothing else)
-    entries = float(S) * A * S if mdp.is_dense else float(max(mdp.nnz, S * A))
-    work = entries * max(1, mdp.horizon or 1) * runs * len(ks)
-    inline = executor is None and (n_workers == 1 or work < _small_work())
-    chunk = 1 if inline else max(1, math.ceil(runs / max(1, 8 * n_workers)))
-    tasks = [(i, start, min(runs, start + chunk)) for i in range(len(ks))
-             for start in range(0, runs, chunk)]
+    inline, tasks = _run_plan(mdp, len(ks), runs, executor, n_workers)
     t0 = time.perf_counter()
     values = np.empty((len(ks), runs, 4))
     done = 0
@@ -423,14 +454,7 @@ def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,
         exc.partial = partial_summary(ks, values, finished, seed=seed, runs=int(runs),
                                       missing=str(exc))
         raise
-    if inline:
-        backend = "in-process"
-    elif executor is not None:
-        where = getattr(executor, "address", None)
-        backend = (f"dask cluster at {where} ({n_workers} threads)" if where
-                   else f"caller's executor ({n_workers} workers)")
-    else:
-        backend = f"{n_workers} local worker processes"
+    backend = _backend(inline, executor, n_workers)
     return SweepResult(k=np.array(ks), alpha=np.array(alphas), v_lower=values[..., 0],
                        v_private=values[..., 1], v_true=values[..., 2], v_upper=values[..., 3],
                        runs=int(runs), beta=beta, alpha_mode=alpha_mode, zeros=zeros, seed=seed,

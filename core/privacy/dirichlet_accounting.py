@@ -1333,19 +1333,8 @@ def support_privacy(k: float, eta: float, n: int, b: float, *, gamma: float | No
         method = "union"  # the vertex reduction (exact and MC) needs kη >= 1
     if method != "union":
         warnings.append(LEMMA_1_2_WARNING)
-    if (gamma is None) == (delta_target is None):
-        raise InputError("give exactly one of gamma and delta (the target)", field="gamma")
-    top = 1.0 / n
-    if gamma is not None:
-        gamma = _finite(gamma, "gamma")
-        if not 0 < gamma < top:
-            raise InputError(f"must lie in (0, 1/n) = (0, {top:.6g}), got {gamma:g}",
-                             field="gamma")
-    else:
-        delta_target = _finite(delta_target, "delta")
-        if not 0 < delta_target < 1:
-            raise InputError(f"must lie in (0, 1), got {delta_target:g}", field="delta")
-        gamma = _solve_support_gamma(k, eta, n, delta_target, method, mc_draws, mc_seed)
+    gamma, delta_target = _support_threshold(k, eta, n, gamma, delta_target, method,
+                                             mc_draws, mc_seed)
     d = support_delta(k, eta, n, gamma, method=method, mc_draws=mc_draws, mc_seed=mc_seed)
     eta_bar = (n - 2) * eta
     v1, v2 = _v1(k, b, n, gamma), _v2(k, eta, eta_bar, b)
@@ -1355,6 +1344,25 @@ def support_privacy(k: float, eta: float, n: int, b: float, *, gamma: float | No
         eta_bar=eta_bar, w=n, b=b, delta_target=delta_target,
         delta_estimate=d.get("delta_estimate"), warnings=tuple(warnings), analysis="support",
         delta_lower=d.get("delta_lower"))
+
+
+def _support_threshold(k: float, eta: float, n: int, gamma: float | None,
+                       delta_target: float | None, method: str, mc_draws: int, mc_seed: int
+                       ) -> tuple[float, float | None]:
+    """The threshold γ of :func:`support_privacy` and the target δ: the given γ, in
+    (0, 1/n), or the γ solved for the target δ, in (0, 1)."""
+    top = 1.0 / n
+    if gamma is not None:
+        gamma = _finite(gamma, "gamma")
+        if not 0 < gamma < top:
+            raise InputError(f"must lie in (0, 1/n) = (0, {top:.6g}), got {gamma:g}",
+                             field="gamma")
+        return gamma, delta_target
+    delta_target = _finite(delta_target, "delta")
+    if not 0 < delta_target < 1:
+        raise InputError(f"must lie in (0, 1), got {delta_target:g}", field="delta")
+    return _solve_support_gamma(k, eta, n, delta_target, method, mc_draws, mc_seed), \
+        delta_target
 
 
 def _solve_support_gamma(k: float, eta: float, n: int, target: float, method: str,

@@ -193,6 +193,36 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
         Sections of paragraphs, tables and figures, rendered by :func:`to_html` (and the GUI's
         PDF export).
     """
+    meta = _report_meta(project, project_path, now)
+    keep = set(include) if include is not None else None
+
+    def wanted(sid: str) -> bool:  # an unwanted section is not built (the ledger's take long)
+        return sid in keep if keep is not None else sid not in OPTIONAL_SECTIONS
+
+    sections = []
+    if (project.runs or project.ledger or getattr(project, "budgets", None)) \
+            and wanted("overview"):
+        sections.append(_overview_section(project))
+    if project.mdps and wanted("models"):
+        sections.append(_mdp_section(project))
+    reporters = load_sections()
+    sections += [_run_section(project, i, run, reporters)
+                 for i, run in enumerate(project.runs) if wanted(f"run-{run.id}")]
+    if not project.runs and wanted("no-analyses"):
+        sections.append(Section("Analyses", [Paragraph(
+            "This project has no analyses yet: run one (for example F5 in an MDP workspace) "
+            "and export the report again.", "note")], id="no-analyses"))
+    if wanted("ledger"):
+        sections.append(_ledger_section(project))
+    if project.ledger and wanted("ledger-entries"):
+        sections.append(_ledger_entries_section(project))
+    return Report(f"PrivPlan report — {project.name}", meta, sections)
+
+
+def _report_meta(project: Any, project_path: str | Path | None,
+                 now: _dt.datetime | None) -> dict[str, str]:
+    """The report's provenance: versions, time, platform, the project file's and its
+    sidecars' SHA-256, the seeds of its runs."""
     now = now or _source_date() or _dt.datetime.now(_dt.timezone.utc)
     meta = {"PrivPlan": __version__, "generated": now.replace(microsecond=0).isoformat(),
             "platform": f"{platform.system()} {platform.machine()}, Python "
@@ -214,46 +244,28 @@ def build_report(project: Any, *, project_path: str | Path | None = None,
     seeds = sorted({str(r.seed) for r in project.runs if r.seed is not None})
     if seeds:
         meta["seeds"] = ", ".join(seeds)
-    keep = set(include) if include is not None else None
+    return meta
 
-    def wanted(sid: str) -> bool:  # an unwanted section is not built (the ledger's take long)
-        return sid in keep if keep is not None else sid not in OPTIONAL_SECTIONS
 
-    sections = []
-    if (project.runs or project.ledger or getattr(project, "budgets", None)) \
-            and wanted("overview"):
-        sections.append(_overview_section(project))
-    if project.mdps and wanted("models"):
-        sections.append(_mdp_section(project))
-    reporters = load_sections()
-    for i, run in enumerate(project.runs):
-        if not wanted(f"run-{run.id}"):
-            continue
-        try:
-            sec = reporters.get(run.kind, _generic_section)(project, run)
-            oracle = _oracle_note(run)
-        except _MALFORMED as exc:  # a run record edited or damaged outside PrivPlan
-            raise InputError(f"the {run.kind} run {run.id!r} has a malformed summary or "
-                             f"parameters ({type(exc).__name__}: {exc}); the report was not "
-                             "written", field=f"runs[{i}]") from None
-        if oracle is not None:  # right after the parameters
-            sec.blocks.insert(min(1, len(sec.blocks)), oracle)
-        note = _ledger_note(project, run.id)
-        if note is not None:
-            sec.blocks.append(note)
-        # a long reason inside a narrow ε column filled pages: each reason once, below
-        sec.blocks = [footnote_unbounded(b) if isinstance(b, Table) else b
-                      for b in sec.blocks]
-        sections.append(sec)
-    if not project.runs and wanted("no-analyses"):
-        sections.append(Section("Analyses", [Paragraph(
-            "This project has no analyses yet: run one (for example F5 in an MDP workspace) "
-            "and export the report again.", "note")], id="no-analyses"))
-    if wanted("ledger"):
-        sections.append(_ledger_section(project))
-    if project.ledger and wanted("ledger-entries"):
-        sections.append(_ledger_entries_section(project))
-    return Report(f"PrivPlan report — {project.name}", meta, sections)
+def _run_section(project: Any, i: int, run: Any, reporters: Any) -> Section:
+    """The section of run ``i`` by its kind's reporter, with the oracle and ledger notes
+    (a malformed record is refused naming ``runs[i]``)."""
+    try:
+        sec = reporters.get(run.kind, _generic_section)(project, run)
+        oracle = _oracle_note(run)
+    except _MALFORMED as exc:  # a run record edited or damaged outside PrivPlan
+        raise InputError(f"the {run.kind} run {run.id!r} has a malformed summary or "
+                         f"parameters ({type(exc).__name__}: {exc}); the report was not "
+                         "written", field=f"runs[{i}]") from None
+    if oracle is not None:  # right after the parameters
+        sec.blocks.insert(min(1, len(sec.blocks)), oracle)
+    note = _ledger_note(project, run.id)
+    if note is not None:
+        sec.blocks.append(note)
+    # a long reason inside a narrow ε column filled pages: each reason once, below
+    sec.blocks = [footnote_unbounded(b) if isinstance(b, Table) else b
+                  for b in sec.blocks]
+    return sec
 
 
 _LEDGER_TITLES = {"overview": "Summary", "ledger": "Privacy ledger",

@@ -6,7 +6,7 @@ import html
 import math
 
 from core.common.palette import cycle_colour
-from core.report.model import Figure, GridImage, _fmt
+from core.report.model import Figure, GridImage, Series, _fmt
 
 __all__ = ["svg_plot", "svg_grid", "svg_block"]
 
@@ -58,7 +58,6 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
     """
     pts = [(x, y, lo, hi) for s in fig.series for x, y, lo, hi in
            zip(s.x, s.y, s.low or s.y, s.high or s.y) if math.isfinite(x) and math.isfinite(y)]
-    left, right, top, bottom = 64, 170, 30, 46  # the legend sits in the right margin
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(fig.title)}">',
            f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="13" '
@@ -68,80 +67,114 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
                    '</text></svg>')
         return "".join(out)
     xs = [p[0] for p in pts if not fig.log_x or p[0] > 0]
+    y0, y1 = _y_range(pts, fig.log_y)
+    frame = _Frame(fig.log_x, fig.log_y, min(xs), max(xs), y0, y1, width, height)
+    out += _axes_svg(fig, frame)
+    for i, s in enumerate(fig.series):
+        out += _series_svg(s, i, frame)
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _y_range(pts: list[tuple[float, float, float, float]], log_y: bool) -> tuple[float, float]:
+    """The plotted y range: every point and finite error-bar end, with a 5 % margin on a
+    linear axis (a log axis starts at the least positive value)."""
     ylo = [min(p[1], p[2]) if math.isfinite(p[2]) else p[1] for p in pts]
     yhi = [max(p[1], p[3]) if math.isfinite(p[3]) else p[1] for p in pts]
-    x0, x1 = min(xs), max(xs)
     y0, y1 = min(ylo), max(yhi)
-    if fig.log_y:
+    if log_y:
         y0 = min(v for v in ylo + [p[1] for p in pts] if v > 0) if any(
             v > 0 for v in ylo + [p[1] for p in pts]) else 1e-12
     if y1 == y0:
         y0, y1 = y0 - 0.5, y1 + 0.5
-    pad = 0.05 * (y1 - y0) if not fig.log_y else 0.0
-    y0, y1 = y0 - pad, y1 + pad
-    pw, ph = width - left - right, height - top - bottom
+    pad = 0.05 * (y1 - y0) if not log_y else 0.0
+    return y0 - pad, y1 + pad
 
-    def tx(x: float) -> float:
-        if fig.log_x:
-            return left + pw * (math.log10(x) - math.log10(x0)) / (
+
+class _Frame:
+    """The plot area of an SVG plot and its data-to-pixel maps; the legend sits in the
+    right margin."""
+
+    left, right, top, bottom = 64, 170, 30, 46
+
+    def __init__(self, log_x: bool, log_y: bool, x0: float, x1: float, y0: float, y1: float,
+                 width: int, height: int) -> None:
+        self.log_x, self.log_y = log_x, log_y
+        self.x0, self.x1, self.y0, self.y1 = x0, x1, y0, y1
+        self.width, self.height = width, height
+        self.pw = width - self.left - self.right
+        self.ph = height - self.top - self.bottom
+
+    def tx(self, x: float) -> float:
+        x0, x1 = self.x0, self.x1
+        if self.log_x:
+            return self.left + self.pw * (math.log10(x) - math.log10(x0)) / (
                 (math.log10(x1) - math.log10(x0)) or 1.0)
-        return left + pw * (x - x0) / ((x1 - x0) or 1.0)
+        return self.left + self.pw * (x - x0) / ((x1 - x0) or 1.0)
 
-    def ty(y: float) -> float:
-        if fig.log_y:
+    def ty(self, y: float) -> float:
+        y0, y1 = self.y0, self.y1
+        if self.log_y:
             y = max(y, y0)
-            return top + ph * (1 - (math.log10(y) - math.log10(y0)) / (
+            return self.top + self.ph * (1 - (math.log10(y) - math.log10(y0)) / (
                 (math.log10(y1) - math.log10(y0)) or 1.0))
-        return top + ph * (1 - (y - y0) / ((y1 - y0) or 1.0))
+        return self.top + self.ph * (1 - (y - y0) / ((y1 - y0) or 1.0))
 
-    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="white" '
-               'stroke="#888"/>')
-    for t in _ticks(x0, x1, fig.log_x):
-        if x0 <= t <= x1 * (1 + 1e-9):
-            X = tx(t)
+
+def _axes_svg(fig: Figure, f: _Frame) -> list[str]:
+    """The plot area's frame, grid lines with tick labels, and the axis labels."""
+    left, top, pw, ph = f.left, f.top, f.pw, f.ph
+    out = [f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="white" '
+           'stroke="#888"/>']
+    for t in _ticks(f.x0, f.x1, fig.log_x):
+        if f.x0 <= t <= f.x1 * (1 + 1e-9):
+            X = f.tx(t)
             lab = (f'10<tspan dy="-5" font-size="8">{round(math.log10(t))}</tspan>'
                    if fig.log_x else _fmt(t, 3))
             out.append(f'<line x1="{X:.1f}" y1="{top}" x2="{X:.1f}" y2="{top + ph}" '
                        f'stroke="#eee"/><text x="{X:.1f}" y="{top + ph + 15}" '
                        f'text-anchor="middle" font-size="10">{lab}</text>')
-    for t in _ticks(y0, y1, fig.log_y):
-        if y0 <= t <= y1:
-            Y = ty(t)
+    for t in _ticks(f.y0, f.y1, fig.log_y):
+        if f.y0 <= t <= f.y1:
+            Y = f.ty(t)
             out.append(f'<line x1="{left}" y1="{Y:.1f}" x2="{left + pw}" y2="{Y:.1f}" '
                        f'stroke="#eee"/><text x="{left - 5}" y="{Y + 3:.1f}" '
                        f'text-anchor="end" font-size="10">{_fmt(t, 3)}</text>')
-    out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle" '
+    out.append(f'<text x="{left + pw / 2}" y="{f.height - 8}" text-anchor="middle" '
                f'font-size="11">{html.escape(fig.x_label)}</text>')
     out.append(f'<text transform="translate(14,{top + ph / 2}) rotate(-90)" '
                f'text-anchor="middle" font-size="11">{html.escape(fig.y_label)}</text>')
-    for i, s in enumerate(fig.series):
-        col = s.colour or cycle_colour(i)
-        dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-        p = [(tx(x), ty(y)) for x, y in zip(s.x, s.y)
-             if math.isfinite(x) and math.isfinite(y) and (not fig.log_x or x > 0)]
-        if p and s.segments:
-            for (a1, b1), (a2, b2) in zip(p[0::2], p[1::2]):
-                out.append(f'<line x1="{a1:.1f}" y1="{b1:.1f}" x2="{a2:.1f}" y2="{b2:.1f}" '
-                           f'stroke="{col}" stroke-width="1.2"{dash}/>')
-        elif p and not s.markers:
-            out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.8"{dash} '
-                       f'points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in p)}"/>')
-        for j, (x, y) in enumerate(zip(s.x, s.y)):
-            if not (math.isfinite(x) and math.isfinite(y)) or (fig.log_x and x <= 0):
-                continue
-            X, Y = tx(x), ty(y)
-            if s.low is not None and s.high is not None and s.high[j] > s.low[j]:
-                out.append(f'<line x1="{X:.1f}" y1="{ty(s.low[j]):.1f}" x2="{X:.1f}" '
-                           f'y2="{ty(s.high[j]):.1f}" stroke="{col}"/>')
-            out.append(_marker(s.symbol, X, Y, 4.5 if s.markers else 2.6, col))
-        ly, lx = top + 10 + 16 * i, left + pw + 10
-        key = (_marker(s.symbol, lx + 9, ly, 4.5, col) if s.markers else
-               f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" '
-               f'stroke="{col}" stroke-width="2"{dash}/>')
-        out.append(f'{key}<text x="{lx + 22}" y="{ly + 4}" font-size="10">'
-                   f'{html.escape(s.name)}</text>')
-    out.append("</svg>")
-    return "".join(out)
+    return out
+
+
+def _series_svg(s: Series, i: int, f: _Frame) -> list[str]:
+    """Series ``s`` (the ``i``-th): its line or segments, its points with error bars, and
+    its legend entry."""
+    col = s.colour or cycle_colour(i)
+    dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+    shown = [j for j, (x, y) in enumerate(zip(s.x, s.y))
+             if math.isfinite(x) and math.isfinite(y) and (not f.log_x or x > 0)]
+    p = [(f.tx(s.x[j]), f.ty(s.y[j])) for j in shown]
+    out: list[str] = []
+    if p and s.segments:
+        for (a1, b1), (a2, b2) in zip(p[0::2], p[1::2]):
+            out.append(f'<line x1="{a1:.1f}" y1="{b1:.1f}" x2="{a2:.1f}" y2="{b2:.1f}" '
+                       f'stroke="{col}" stroke-width="1.2"{dash}/>')
+    elif p and not s.markers:
+        out.append(f'<polyline fill="none" stroke="{col}" stroke-width="1.8"{dash} '
+                   f'points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in p)}"/>')
+    for j, (X, Y) in zip(shown, p):
+        if s.low is not None and s.high is not None and s.high[j] > s.low[j]:
+            out.append(f'<line x1="{X:.1f}" y1="{f.ty(s.low[j]):.1f}" x2="{X:.1f}" '
+                       f'y2="{f.ty(s.high[j]):.1f}" stroke="{col}"/>')
+        out.append(_marker(s.symbol, X, Y, 4.5 if s.markers else 2.6, col))
+    ly, lx = f.top + 10 + 16 * i, f.left + f.pw + 10
+    key = (_marker(s.symbol, lx + 9, ly, 4.5, col) if s.markers else
+           f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" '
+           f'stroke="{col}" stroke-width="2"{dash}/>')
+    out.append(f'{key}<text x="{lx + 22}" y="{ly + 4}" font-size="10">'
+               f'{html.escape(s.name)}</text>')
+    return out
 
 
 def svg_grid(grid: GridImage, *, cell: int = 14, gap: int = 24) -> str:

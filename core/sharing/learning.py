@@ -37,7 +37,7 @@ teacher's schedule is fixed (the schedule depends on how many noisy runs share t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -192,56 +192,67 @@ class SharingSetup:
 
     def check(self) -> None:
         """Refuse what Theorem 1 or the learner cannot take, naming the field."""
-        if not (math.isfinite(self.k0) and self.k0 > 0):
-            raise InputError(f"must be > 0, got {self.k0!r}", field="k0")
-        if not (0 < self.coef <= 1):
-            raise InputError(f"must lie in (0, 1], got {self.coef!r}", field="coef")
+        _check_fields(self, _SCHEDULE_RULES)
         if (self.tau is None) == (self.delta is None):
             raise InputError("give exactly one of tau and delta (a target per query)",
                              field="tau")
         if self.delta is not None:
             check_delta(self.delta)
-        if self.bound not in ACCOUNTANTS:
-            raise InputError(f"must be one of {ACCOUNTANTS}, got {self.bound!r}",
-                             field="bound")
+        _check_fields(self, _ACCOUNTANT_RULES)
         if self.bound == "profile" and self.tau is not None:
             raise InputError("the exact profile needs a target delta per query; a fixed tau "
                              "belongs to eq. 12 (bound paper or tight)", field="tau")
         alpha_lambda(self.k0, self.lam, self.beta)  # λ >= 0, β ∈ (0, 1)
-        for name in ("kappa", "lr"):
-            v = getattr(self, name)
-            if not (math.isfinite(v) and v >= 0):
-                raise InputError(f"must be finite and >= 0, got {v!r}", field=name)
-        e, d = self.budget
-        if not (e >= 0 and 0 <= d < 1):
-            raise InputError(f"must be (E >= 0, 0 <= D < 1), got {self.budget!r}",
-                             field="budget")
-        if isinstance(self.iterations, bool) or not 1 <= int(self.iterations) <= 100_000:
-            raise InputError(f"must be an integer in [1, 100000], got {self.iterations!r}",
-                             field="iterations")
-        if self.rollout not in ("exact", "sample"):
-            raise InputError(f"must be exact or sample, got {self.rollout!r}", field="rollout")
-        if isinstance(self.steps, bool) or not 1 <= int(self.steps) <= 1_000_000:
-            raise InputError(f"must be an integer in [1, 1000000], got {self.steps!r}",
-                             field="steps")
-        if self.after_budget not in AFTER_BUDGET:
-            raise InputError(f"must be one of {', '.join(AFTER_BUDGET)}, got "
-                             f"{self.after_budget!r}", field="after_budget")
-        if self.reward_scale not in ("max", "none"):
-            raise InputError(f"must be max or none, got {self.reward_scale!r}",
-                             field="reward_scale")
-        if self.gradient not in ("exact", "sampled"):
-            raise InputError(f"must be exact or sampled, got {self.gradient!r}",
-                             field="gradient")
-        if isinstance(self.episodes, bool) or not 2 <= int(self.episodes) <= 10_000:
-            raise InputError(f"must be an integer in [2, 10000], got {self.episodes!r}",
-                             field="episodes")
-        if self.penalty_weight not in PENALTY_WEIGHTS:
-            raise InputError(f"must be one of {', '.join(PENALTY_WEIGHTS)}, got "
-                             f"{self.penalty_weight!r}", field="penalty_weight")
-        if self.nonprivate_target not in NONPRIVATE_TARGETS:
-            raise InputError(f"must be one of {', '.join(NONPRIVATE_TARGETS)}, got "
-                             f"{self.nonprivate_target!r}", field="nonprivate_target")
+        _check_fields(self, _LEARNER_RULES)
+
+
+#: A rule on one field of :class:`SharingSetup`: (field, test of its value, what it must be).
+_Rule = tuple[str, Callable[[Any], bool], str]
+
+
+def _integer_in(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: not isinstance(v, bool) and lo <= int(v) <= hi
+
+
+def _budget_ok(budget: Any) -> bool:
+    e, d = budget
+    return bool(e >= 0 and 0 <= d < 1)
+
+
+def _check_fields(setup: Any, rules: Sequence[_Rule]) -> None:
+    """Refuse the first field of ``setup`` that breaks its rule, naming it."""
+    for name, ok, problem in rules:
+        value = getattr(setup, name)
+        if not ok(value):
+            raise InputError(f"{problem}, got {value!r}", field=name)
+
+
+#: The rules of :meth:`SharingSetup.check`, in the order it checks them: the schedule
+#: k_j = k₀·c^j, the accountant, then the learner.
+_SCHEDULE_RULES: tuple[_Rule, ...] = (
+    ("k0", lambda v: math.isfinite(v) and v > 0, "must be > 0"),
+    ("coef", lambda v: 0 < v <= 1, "must lie in (0, 1]"),
+)
+_ACCOUNTANT_RULES: tuple[_Rule, ...] = (
+    ("bound", lambda v: v in ACCOUNTANTS, f"must be one of {ACCOUNTANTS}"),
+)
+_LEARNER_RULES: tuple[_Rule, ...] = (
+    ("kappa", lambda v: math.isfinite(v) and v >= 0, "must be finite and >= 0"),
+    ("lr", lambda v: math.isfinite(v) and v >= 0, "must be finite and >= 0"),
+    ("budget", _budget_ok, "must be (E >= 0, 0 <= D < 1)"),
+    ("iterations", _integer_in(1, 100_000), "must be an integer in [1, 100000]"),
+    ("rollout", lambda v: v in ("exact", "sample"), "must be exact or sample"),
+    ("steps", _integer_in(1, 1_000_000), "must be an integer in [1, 1000000]"),
+    ("after_budget", lambda v: v in AFTER_BUDGET,
+     f"must be one of {', '.join(AFTER_BUDGET)}"),
+    ("reward_scale", lambda v: v in ("max", "none"), "must be max or none"),
+    ("gradient", lambda v: v in ("exact", "sampled"), "must be exact or sampled"),
+    ("episodes", _integer_in(2, 10_000), "must be an integer in [2, 10000]"),
+    ("penalty_weight", lambda v: v in PENALTY_WEIGHTS,
+     f"must be one of {', '.join(PENALTY_WEIGHTS)}"),
+    ("nonprivate_target", lambda v: v in NONPRIVATE_TARGETS,
+     f"must be one of {', '.join(NONPRIVATE_TARGETS)}"),
+)
 
 
 def _query_profile(k: float, m: int, eta: float, lb: float, delta: float) -> float:
@@ -901,13 +912,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
 
     t0 = time.perf_counter()
     setup.check()
-    students = list(dict.fromkeys(students))
-    for name in students:
-        if name not in STUDENTS:
-            raise InputError(f"must be among {', '.join(STUDENTS)}, got {name!r}",
-                             field="students")
-    if isinstance(seeds, bool) or not 1 <= int(seeds) <= 10_000:
-        raise InputError(f"must be an integer in [1, 10000], got {seeds!r}", field="seeds")
+    students = _check_students(students, seeds)
     counts = mdp.mask.sum(axis=1)
     m_max = int(counts.max())
     if m_max < 2:
@@ -915,6 +920,43 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
                          field="model")
     check_sharing(m_max, setup.eta)
     _check_student_work(mdp, len(students) * int(seeds) * (int(setup.iterations) + 1))
+    pi_T, teacher_in = _teacher_policies(mdp, setup, teacher, temperature, teacher_actions)
+    queried = reachable_states(mdp) & (counts >= 2)
+
+    def ledger_progress(fraction: float, message: str = "") -> None:
+        progress(0.2 * fraction, message)
+
+    noisy = int(seeds) * sum(1 for k in students if k in ("aware", "unaware"))
+    ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()), runs=noisy,
+                            spent=spent, rng=seed if seed is not None else None,
+                            progress=ledger_progress)
+    teacher_value = evaluate_softmax(mdp, pi_T)[0]  # J(π_T), the teacher as it is
+    rho = reward_scale(mdp, setup.reward_scale)
+    curves = _run_students(mdp, setup, students, int(seeds), seed, rho,
+                           (teacher_in, pi_T, ledger), workers, executor,
+                           progress)
+    return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
+                         seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
+                         elapsed_s=time.perf_counter() - t0,
+                         notes=tuple(_sharing_notes(mdp, setup, rho, ledger)), m=m_max,
+                         teacher=teacher_in)
+
+
+def _check_students(students: Sequence[str], seeds: int) -> list[str]:
+    """The student types to run (each once, in the given order); ``seeds`` in range."""
+    students = list(dict.fromkeys(students))
+    for name in students:
+        if name not in STUDENTS:
+            raise InputError(f"must be among {', '.join(STUDENTS)}, got {name!r}",
+                             field="students")
+    if isinstance(seeds, bool) or not 1 <= int(seeds) <= 10_000:
+        raise InputError(f"must be an integer in [1, 10000], got {seeds!r}", field="seeds")
+    return students
+
+
+def _teacher_policies(mdp: MDP, setup: SharingSetup, teacher: str, temperature: float,
+                      teacher_actions: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's policy π_T and the η-mixed π̃_T its demonstrations centre on."""
     if teacher_actions is not None:  # the policy of an earlier run (one action per state)
         pi_T = actions_policy(mdp, teacher_actions)
     else:
@@ -924,17 +966,18 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
         avail = mdp.mask[s]
         if avail.sum() >= 2:
             teacher_in[s, avail] = teacher_policy_in_domain(pi_T[s, avail], setup.eta)
-    reach = reachable_states(mdp)
-    queried = reach & (counts >= 2)
-    def ledger_progress(fraction: float, message: str = "") -> None:
-        progress(0.2 * fraction, message)
+    return pi_T, teacher_in
 
-    noisy = int(seeds) * sum(1 for k in students if k in ("aware", "unaware"))
-    ledger = sharing_ledger(setup, counts[queried].tolist(), int(queried.sum()), runs=noisy,
-                            spent=spent, rng=seed if seed is not None else None,
-                            progress=ledger_progress)
-    teacher_value = evaluate_softmax(mdp, pi_T)[0]  # J(π_T), the teacher as it is
-    n_seeds = int(seeds)
+
+def _run_students(mdp: MDP, setup: SharingSetup, students: list[str], n_seeds: int,
+                  seed: int | None, rho: float,
+                  teacher: tuple[np.ndarray, np.ndarray, SharingLedger],
+                  workers: int | None, executor: Any, progress: Progress
+                  ) -> dict[str, np.ndarray]:
+    """Every student type's ``n_seeds`` learning curves (rows), in chunks of seeds run
+    here, on ``workers`` processes or on ``executor``. ``teacher`` is (π̃_T, π_T, ledger);
+    the students learn on R/``rho`` and their curves are in the environment's units.
+    ``progress`` runs from 0.2 (the teacher's ledger is done) to 1."""
     out = {kind: np.empty((n_seeds, int(setup.iterations) + 1)) for kind in students}
     total = len(students) * n_seeds
     done = 0
@@ -945,8 +988,6 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     chunk = 1 if inline else max(1, math.ceil(n_seeds / max(1, 2 * n_workers)))
     tasks = [(kind, start, min(n_seeds, start + chunk)) for kind in students
              for start in range(0, n_seeds, chunk)]
-
-    rho = reward_scale(mdp, setup.reward_scale)
     # the student learns on R/ρ (κ and lr weigh a value of one unit in every environment);
     # its curve is reported in the environment's own units
     learn_mdp = mdp if rho == 1.0 else mdp.replace(R=mdp.R / rho, R_T=mdp.R_T / rho)
@@ -964,9 +1005,14 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     run_chunks(_student_chunk, tasks, lambda t: (t[0], t[1], t[2], seed), record,
                inline=inline, executor=executor, workers=n_workers,
                poll=lambda: progress(0.2 + 0.8 * done / total, "running"),  # a cancel point
-               shared=(learn_mdp, teacher_in, pi_T, setup, ledger),
+               shared=(learn_mdp, teacher[0], teacher[1], setup, teacher[2]),
                describe=lambda t: f"{t[0]} seeds {t[1] + 1}-{t[2]}")
-    curves: dict[str, np.ndarray] = out
+    return out
+
+
+def _sharing_notes(mdp: MDP, setup: SharingSetup, rho: float, ledger: SharingLedger
+                   ) -> list[str]:
+    """What a reader of the curves needs to know about how they were made."""
     notes = ["The teacher's policy is mixed into the restricted simplex, (1 - m*eta)*pi + eta "
              "(spec F1), so every demonstration is in Theorem 1's domain; J(pi_T) is the "
              "teacher's own (unmixed) value.",
@@ -1007,10 +1053,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
                  else "no demonstration is sent ((0, 0)-DP)")
         notes.append(f"The teacher stopped before roll-out {ledger.stopped_at}: "
                      f"{ledger.stop_reason}; afterwards {after}.")
-    return StudentCurves(curves=curves, teacher_value=float(teacher_value), ledger=ledger,
-                         seed=seed, setup=setup, queries_per_rollout=int(queried.sum()),
-                         elapsed_s=time.perf_counter() - t0, notes=tuple(notes), m=m_max,
-                         teacher=teacher_in)
+    return notes
 
 
 @dataclass(frozen=True, eq=False)
