@@ -144,11 +144,11 @@ def _boost(blk: np.ndarray, ptr: np.ndarray, lens: np.ndarray, boosted: np.ndarr
     """``blk *= exp(log_boost − its row's maximum)``, where ``log_boost`` is
     log(1 − u)/a at the positions ``boosted`` (their shapes ``a`` = k·p < 1) and 0 elsewhere.
 
-    With every a > 0, each log(1 − u)/a is finite and <= 0 (u < 1) and never −0, so a row
-    with an entry not boosted has maximum 0 exactly, and only its boosted entries change
-    (exp(0) = 1): the work is on the boosted entries, with the same operations on them
-    as on the whole rows. Otherwise (a stored zero) every entry of the block is worked
-    out."""
+    With every a > 0, each log(1 − u)/a is <= 0 (u < 1; −∞ for a subnormal a), never NaN
+    and never −0 (log 1 = +0), so a row with an entry not boosted has maximum 0 exactly,
+    and only its boosted entries change (exp(0) = 1): the work is on the boosted entries,
+    with the same operations on them as on the whole rows, so the result is the same bit
+    for bit. Otherwise (a stored zero) every entry of the block is worked out."""
     if not (a > 0.0).all():
         log_boost = np.zeros(blk.size)
         log_boost[boosted] = np.log(1.0 - u) / a
