@@ -98,14 +98,13 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         raise ValueError(f"out must be a float64 array of shape {(nnz,)}")
     blocks = _row_blocks(indptr)
     any_small = False
-    buf = np.empty(max((int(indptr[r1] - indptr[r0]) for r0, r1 in blocks), default=0))
     small: list[np.ndarray | None] = []
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
-    #    (a numpy Generator draws straight into ``out``: the same stream as an array
-    #    returned per block, without allocating and copying one)
+    #    (a numpy Generator draws straight into ``out``, over the shapes written there: the
+    #    same stream as an array returned per block, without allocating and copying one)
     for r0, r1 in blocks:
         e0, e1 = int(indptr[r0]), int(indptr[r1])
-        shape = np.multiply(p[e0:e1], k, out=buf[:e1 - e0])
+        shape = np.multiply(p[e0:e1], k, out=out[e0:e1])
         if shape.size and shape.min() < 1.0:
             any_small = True
             where = np.flatnonzero(shape < 1.0)
@@ -115,7 +114,7 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         else:
             small.append(np.zeros(0, dtype=np.intp))
         if isinstance(gen, np.random.Generator):
-            gen.standard_gamma(shape, out=out[e0:e1])
+            gen.standard_gamma(shape, out=shape)  # each variate replaces its shape
         else:  # release mode's secure generator returns its variates
             out[e0:e1] = gen.standard_gamma(shape)
     # 2. boosting of the entries with k·p < 1 (one uniform each, in entry order), in log
@@ -130,13 +129,22 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
             if boosted.size:
                 u = np.asarray(gen.random(boosted.size), dtype=np.float64)
                 _boost(blk, ptr, lens, boosted, p[e0:e1][boosted] * k, u)
-        total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
-        blk /= total
+        _normalise(blk, ptr, lens)
         if blk.size and blk.min() < _FLOOR:  # rare: floor, and normalise again
             np.maximum(blk, _FLOOR, out=blk)
-            total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
-            blk /= total
+            _normalise(blk, ptr, lens)
     return out
+
+
+def _normalise(blk: np.ndarray, ptr: np.ndarray, lens: np.ndarray) -> None:
+    """Divide every row of ``blk`` by its sum (rows of one length: by broadcasting, without
+    an entry-sized array of the sums; the same divisions)."""
+    sums = _segment_reduce(blk, ptr, np.add, 1.0)
+    n = int(lens[0]) if lens.size else 0
+    if n and blk.size == n * lens.size and (lens == n).all():
+        blk.reshape(-1, n)[...] /= sums[:, None]
+    else:
+        blk /= np.repeat(sums, lens)
 
 
 def _boost(blk: np.ndarray, ptr: np.ndarray, lens: np.ndarray, boosted: np.ndarray,
