@@ -382,7 +382,11 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
                             "MDP")
     counts = np.diff(rows.indptr)
     n_all = counts  # support size per row (S·A), 0 for unavailable rows
-    n = n_all[avail]
+    every = bool(avail.all())  # every action available: the per-row arrays are used as they are
+
+    def take(x: np.ndarray) -> np.ndarray:
+        return x if every else x[avail]
+    n = take(n_all)
     multi_all = n_all >= 2
     etas_all = row_etas(eta, n_all)  # the declared η, or the per-row rule's
     data = rows.data
@@ -422,17 +426,18 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
             data = data * np.repeat(1.0 - lam_all, n_all)
             np.add(data, np.repeat(etas_all, n_all), out=data,
                    where=np.repeat(multi_all, n_all))
-        contraction *= (1.0 - lam_all)[avail]
-        if multi_all[avail].any():
+        contraction *= take(1.0 - lam_all)
+        if take(multi_all).any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
                             f"distribution on its support (weight n·eta, eta = "
                             f"{eta_label(eta, n)}): the privatised model is centred on a "
                             "slightly modified MDP")
-    return MechanismRows(rows=rows.with_data(data), index=index, support=n.astype(int),
+    return MechanismRows(rows=rows.with_data(data), index=index,
+                         support=n.astype(int, copy=False),
                          contraction=contraction, smoothed=smoothed, eta=eta,
                          domain_rule=domain_rule, zeros=zeros,
                          smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
-                         warnings=tuple(warnings), eta_rows=etas_all[avail])
+                         warnings=tuple(warnings), eta_rows=take(etas_all))
 
 
 def _smooth(t: Transitions, fill: np.ndarray, lam: float) -> Transitions:

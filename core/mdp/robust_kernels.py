@@ -44,6 +44,35 @@ _CHUNK = 4096
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _position(a: float, rest: float, D: float, lower: int, upper: int,
+              width: int) -> int:  # pragma: no cover
+    # the position q of the order where the fill at min(alpha, 1) per position stops
+    if a > 0.0:
+        x = (rest - D) / a  # >= 0: D <= rest for the entries taken whole
+        q = int(x) if x < width else width
+        if q < lower:
+            q = lower
+        if q > upper:
+            q = upper
+    else:
+        q = upper
+    if q > width:
+        q = width
+    return q
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tail(a: float, rest: float, D: float, Dv: float, q: int, vs: np.ndarray, cs: np.ndarray,
+          width: int) -> float:  # pragma: no cover
+    # the fill's value: a on each of the first q positions, the partial rest at q
+    partial = rest - (a * q + D)
+    if partial < 0.0:
+        partial = 0.0
+    at_q = vs[q] if q < width else 0.0
+    return a * cs[q] + Dv + partial * at_q
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
           vs: np.ndarray, cs: np.ndarray, width: int, S: int) -> float:  # pragma: no cover
     # insertion sort of the row's top entries by rank
@@ -72,22 +101,8 @@ def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
         else:
             upper = ranks[i]
             break
-    if a > 0.0:
-        x = (rest - D) / a  # >= 0: D <= rest for the entries taken whole
-        q = int(x) if x < width else width
-        if q < lower:
-            q = lower
-        if q > upper:
-            q = upper
-    else:
-        q = upper
-    if q > width:
-        q = width
-    partial = rest - (a * q + D)
-    if partial < 0.0:
-        partial = 0.0
-    at_q = vs[q] if q < width else 0.0
-    return a * cs[q] + Dv + partial * at_q
+    q = _position(a, rest, D, lower, upper, width)
+    return _tail(a, rest, D, Dv, q, vs, cs, width)
 
 
 @njit(cache=True, nogil=True)
@@ -155,8 +170,13 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
             rest = 1.0 - sum_low
             if rest < 0.0:
                 rest = 0.0
-            lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs, lo_cs, width, S)
-            hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
+            if n_lo == 0 and n_hi == 0:  # _fill's arithmetic with nb = 0, q found once
+                q = _position(a, rest, 0.0, 0, S, width)
+                lo = base_lo + _tail(a, rest, 0.0, 0.0, q, lo_vs, lo_cs, width)
+                hi = base_hi - _tail(a, rest, 0.0, 0.0, q, hi_vs, hi_cs, width)
+            else:
+                lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs, lo_cs, width, S)
+                hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs, hi_cs, width, S)
             out_lo[s] = (1.0 - beta) * lo + beta * vmin
             out_hi[s] = (1.0 - beta) * hi + beta * vmax
 
@@ -226,8 +246,13 @@ def _phat_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_acti
                 if rest < 0.0:
                     rest = 0.0
                 w = widths[j]
-                lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs[j], lo_cs[j], w, S)
-                hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs[j], hi_cs[j], w, S)
+                if n_lo == 0 and n_hi == 0:
+                    q = _position(a, rest, 0.0, 0, S, w)
+                    lo = base_lo + _tail(a, rest, 0.0, 0.0, q, lo_vs[j], lo_cs[j], w)
+                    hi = base_hi - _tail(a, rest, 0.0, 0.0, q, hi_vs[j], hi_cs[j], w)
+                else:
+                    lo = base_lo + _fill(r_lo, c_lo, n_lo, a, rest, lo_vs[j], lo_cs[j], w, S)
+                    hi = base_hi - _fill(r_hi, c_hi, n_hi, a, rest, hi_vs[j], hi_cs[j], w, S)
                 out_lo[j, s] = (1.0 - beta) * lo + beta * vmin[j]
                 out_hi[j, s] = (1.0 - beta) * hi + beta * vmax[j]
 

@@ -251,7 +251,10 @@ class Transitions:
         return cls(S, A, indptr, cols.astype(_index_dtype(S, rows.size)), values)
 
     def with_data(self, data: np.ndarray) -> "Transitions":
-        """The same structure with other values (``data`` is adopted, not copied)."""
+        """The same structure with other values (``data`` is adopted, not copied: a float64
+        array becomes read-only and belongs to the result)."""
+        if isinstance(data, np.ndarray) and data.dtype == np.float64 and data.flags.writeable:
+            data.setflags(write=False)
         return Transitions(self.n_states, self.n_actions, self.indptr, self.indices, data)
 
     # ------------------------------------------------------------------ queries

@@ -98,42 +98,79 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         raise ValueError(f"out must be a float64 array of shape {(nnz,)}")
     blocks = _row_blocks(indptr)
     any_small = False
-    buf = np.empty(max((int(indptr[r1] - indptr[r0]) for r0, r1 in blocks), default=0))
+    small: list[np.ndarray | None] = []
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
-    #    (a numpy Generator draws straight into ``out``: the same stream as an array
-    #    returned per block, without allocating and copying one)
+    #    (a numpy Generator draws straight into ``out``, over the shapes written there: the
+    #    same stream as an array returned per block, without allocating and copying one)
     for r0, r1 in blocks:
         e0, e1 = int(indptr[r0]), int(indptr[r1])
-        shape = np.multiply(p[e0:e1], k, out=buf[:e1 - e0])
+        shape = np.multiply(p[e0:e1], k, out=out[e0:e1])
         if shape.size and shape.min() < 1.0:
             any_small = True
-            shape[shape < 1.0] += 1.0
+            where = np.flatnonzero(shape < 1.0)
+            shape[where] += 1.0
+            # kept for step 2 while few (else found again there)
+            small.append(where if where.size <= (e1 - e0) // 8 else None)
+        else:
+            small.append(np.zeros(0, dtype=np.intp))
         if isinstance(gen, np.random.Generator):
-            gen.standard_gamma(shape, out=out[e0:e1])
+            gen.standard_gamma(shape, out=shape)  # each variate replaces its shape
         else:  # release mode's secure generator returns its variates
             out[e0:e1] = gen.standard_gamma(shape)
     # 2. boosting of the entries with k·p < 1 (one uniform each, in entry order), in log
     #    space relative to the row's largest boost; then normalise, floor, normalise
-    for r0, r1 in blocks:
+    for (r0, r1), kept in zip(blocks, small):
         e0, e1 = int(indptr[r0]), int(indptr[r1])
         ptr = indptr[r0:r1 + 1] - e0
         blk = out[e0:e1]
         lens = np.diff(ptr)
         if any_small:
-            a = p[e0:e1] * k
-            boosted = np.flatnonzero(a < 1.0)
+            boosted = kept if kept is not None else np.flatnonzero(p[e0:e1] * k < 1.0)
             if boosted.size:
                 u = np.asarray(gen.random(boosted.size), dtype=np.float64)
-                log_boost = np.zeros(e1 - e0)
-                log_boost[boosted] = np.log(1.0 - u) / a[boosted]
-                row_max = _segment_reduce(log_boost, ptr, np.maximum, 0.0)
-                log_boost -= np.repeat(row_max, lens)
-                np.exp(log_boost, out=log_boost)
-                blk *= log_boost
-        total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
-        blk /= total
+                _boost(blk, ptr, lens, boosted, p[e0:e1][boosted] * k, u)
+        _normalise(blk, ptr, lens)
         if blk.size and blk.min() < _FLOOR:  # rare: floor, and normalise again
             np.maximum(blk, _FLOOR, out=blk)
-            total = np.repeat(_segment_reduce(blk, ptr, np.add, 1.0), lens)
-            blk /= total
+            _normalise(blk, ptr, lens)
     return out
+
+
+def _normalise(blk: np.ndarray, ptr: np.ndarray, lens: np.ndarray) -> None:
+    """Divide every row of ``blk`` by its sum (rows of one length: by broadcasting, without
+    an entry-sized array of the sums; the same divisions)."""
+    sums = _segment_reduce(blk, ptr, np.add, 1.0)
+    n = int(lens[0]) if lens.size else 0
+    if n and blk.size == n * lens.size and (lens == n).all():
+        blk.reshape(-1, n)[...] /= sums[:, None]
+    else:
+        blk /= np.repeat(sums, lens)
+
+
+def _boost(blk: np.ndarray, ptr: np.ndarray, lens: np.ndarray, boosted: np.ndarray,
+           a: np.ndarray, u: np.ndarray) -> None:
+    """``blk *= exp(log_boost − its row's maximum)``, where ``log_boost`` is
+    log(1 − u)/a at the positions ``boosted`` (their shapes ``a`` = k·p < 1) and 0 elsewhere.
+
+    With every a > 0, each log(1 − u)/a is <= 0 (u < 1; −∞ for a subnormal a), never NaN
+    and never −0 (log 1 = +0), so a row with an entry not boosted has maximum 0 exactly,
+    and only its boosted entries change (exp(0) = 1): the work is on the boosted entries,
+    with the same operations on them as on the whole rows, so the result is the same bit
+    for bit. Otherwise (a stored zero) every entry of the block is worked out."""
+    if not (a > 0.0).all():
+        log_boost = np.zeros(blk.size)
+        log_boost[boosted] = np.log(1.0 - u) / a
+        row_max = _segment_reduce(log_boost, ptr, np.maximum, 0.0)
+        log_boost -= np.repeat(row_max, lens)
+        np.exp(log_boost, out=log_boost)
+        blk *= log_boost
+        return
+    log_b = np.log(1.0 - u) / a
+    rows = np.searchsorted(ptr, boosted, side="right") - 1  # each boosted entry's row
+    first = np.flatnonzero(np.diff(rows, prepend=-1))  # where each row's entries begin
+    full = np.diff(first, append=rows.size) == lens[rows[first]]  # every entry boosted
+    if full.any():  # such rows are shifted by their own maximum (the others by 0)
+        seg_max = np.maximum.reduceat(log_b, first)
+        log_b -= np.repeat(np.where(full, seg_max, 0.0), np.diff(first, append=rows.size))
+    np.exp(log_b, out=log_b)
+    blk[boosted] *= log_b
