@@ -137,10 +137,10 @@ FAMILIES: tuple[Family, ...] = (
            render_generic, note="the documented table joined two runs (the gru and mlp-h8 "
            "arms apart); one run of all arms is one Holm family"),
     Family("advising_layout_exp1", "bench/advising_layout_claims.py",
-           ("--part", "exp1", "--n", "20", "--workers", "1"), (2029, 7), "25",
+           ("--part", "exp1", "--n", "20", "--workers", "1"), (2029, 7), "24",
            "advising layouts: Experiment 1 on one-different, ε = 1 and 10", render_generic),
     Family("advising_layout_nested", "bench/advising_layout_claims.py",
-           ("--part", "nested", "--n", "20", "--workers", "1"), (2029, 7), "12",
+           ("--part", "nested", "--n", "20", "--workers", "1"), (2029, 7), "6",
            "advising layouts: the nested layout (cases 2 and 3)", render_generic),
     Family("packet_fig411", "bench/packet_claims.py",
            ("--figure", "fig411", "--n", "12", "--workers", "1"), (2029, 7), "20",
