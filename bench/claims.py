@@ -143,7 +143,7 @@ FAMILIES: tuple[Family, ...] = (
            ("--part", "nested", "--n", "20", "--workers", "1"), (2029, 7), "6",
            "advising layouts: the nested layout (cases 2 and 3)", render_generic),
     Family("packet_fig411", "bench/packet_claims.py",
-           ("--figure", "fig411", "--n", "12", "--workers", "1"), (2029, 7), "20",
+           ("--figure", "fig411", "--n", "12", "--workers", "1"), (2029, 7), "21",
            "packet routing: approaches vs dynamism (Fig 4.11)", render_generic),
     Family("packet_fig410", "bench/packet_claims.py",
            ("--figure", "fig410", "--n", "12", "--workers", "1"), (2029, 7), "11",
