@@ -13,31 +13,32 @@ Experiment 1 is also run at ε = 10 (the noise a tenth of the thesis's ε = 1) t
 the gap to traditional advising comes from;
 
 then repeats the verdicts under a second master seed (:func:`core.study.verdict_stability`).
-20 replicates, 700 epochs; about 8 minutes on one core.
+Each layout is its own study and Holm family (``--part exp1`` or ``--part nested``; both by
+default). 20 replicates, 700 epochs; about 8 minutes on one core for both layouts and both
+master seeds.
 
 Usage::
 
-    python bench/advising_layout_claims.py [--n 20] [--workers 1] [--json OUT.json]
+    python bench/advising_layout_claims.py [--part exp1|nested|both] [--n 20] [--workers 1]
+        [--master-seed 2029] [--second-seed 7] [--json OUT.json]
+
+``--json OUT`` (one part only) writes every replicate's values and seeds and the claims, in
+the format ``bench/claims.py`` saves and checks (families ``advising_layout_exp1`` and
+``advising_layout_nested``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from claims_lib import parser, run_claims  # noqa: E402
+
 from core.advising.layout_study import EXP1_ONE_DIFFERENT, arm  # noqa: E402
-from core.study import (  # noqa: E402
-    Arm,
-    Claim,
-    Study,
-    claims_table,
-    summary_table,
-    verdict_stability,
-)
+from core.study import Arm, Claim, Study  # noqa: E402
 
 MASTER_SEEDS = (2029, 7)
 VARIANTS = ({"variant": "sound"}, {"variant": "thesis"})
@@ -47,6 +48,9 @@ EXP1_POINTS = VARIANTS + ({"variant": "sound", "epsilon": 10.0},
 NESTED = {"no advice": {"strategy": "none", "layout": "nested"},
           "traditional": {"strategy": "traditional", "layout": "nested"},
           "dp": {"strategy": "dp", "layout": "nested"}}
+#: each part: its study's title, arms and grid points
+PARTS = {"exp1": ("Experiment 1, one-different layout", EXP1_ONE_DIFFERENT, EXP1_POINTS),
+         "nested": ("nested layout (cases 2 and 3)", NESTED, VARIANTS)}
 
 
 def claims(points: tuple[dict, ...]) -> list[Claim]:
@@ -62,34 +66,28 @@ def claims(points: tuple[dict, ...]) -> list[Claim]:
     return out
 
 
+def part_study(part: str, n: int, master_seed: int) -> Study:
+    """The study of one layout (``exp1`` or ``nested``)."""
+    title, arms, points = PARTS[part]
+    return Study(title, arms=tuple(Arm(k, arm, p) for k, p in arms.items()), n=n,
+                 master_seed=master_seed, points=points)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--json", default=None)
+    ap = parser(__doc__.split("\n\n")[0], n=20, master_seed=MASTER_SEEDS[0],
+                second_seed=MASTER_SEEDS[1])
+    ap.set_defaults(workers=1)
+    ap.add_argument("--part", choices=(*PARTS, "both"), default="both",
+                    help="which layout's study (each is its own Holm family)")
     args = ap.parse_args(argv)
-    out = {}
-    for title, arms, points in (
-            ("Experiment 1, one-different layout", EXP1_ONE_DIFFERENT, EXP1_POINTS),
-            ("nested layout (cases 2 and 3)", NESTED, VARIANTS)):
-        study = Study(title, arms=tuple(Arm(k, arm, p) for k, p in arms.items()), n=args.n,
-                      master_seed=MASTER_SEEDS[0], points=points)
-        stab = verdict_stability(study, claims(points), MASTER_SEEDS, workers=args.workers)
-        first = stab.results[0]
-        print(f"## {title}\n")
-        print(summary_table(first, ("auc200", "cr_final", "advice"), center="mean"))
+    parts = list(PARTS) if args.part == "both" else [args.part]
+    if args.json and len(parts) > 1:
+        ap.error("--json writes one study: give --part exp1 or --part nested")
+    for part in parts:
+        study = part_study(part, args.n, args.master_seed)
+        run_claims(study, claims(PARTS[part][2]), args, metrics=("auc200", "cr_final", "advice"),
+                   center="mean")
         print()
-        print(claims_table(stab.runs[0]))
-        print(f"\nverdicts under master seeds {MASTER_SEEDS}: "
-              f"{'stable' if stab.stable else 'NOT stable'}")
-        for seed, run in zip(stab.master_seeds[1:], stab.runs[1:]):
-            print(f"  master seed {seed}: "
-                  + "; ".join(f"{r.claim.text}: {'holds' if r.holds else 'does not hold'}"
-                              for r in run))
-        print()
-        out[title] = {"stability": stab.to_json(), "result": first.to_json()}
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 

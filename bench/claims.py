@@ -136,14 +136,22 @@ FAMILIES: tuple[Family, ...] = (
            (2028, 7), "21", "networks on JAX against the attacks (needs the deep extra)",
            render_generic, note="the documented table joined two runs (the gru and mlp-h8 "
            "arms apart); one run of all arms is one Holm family"),
-    Family("advising_layout", "bench/advising_layout_claims.py", ("--n", "20"), (2029, 7),
-           "8", "advising layouts (Experiment 1, nested)",
-           None, json_flag=False,
-           note="its script runs both master seeds in one process and writes no per-run "
-           "replicate file in the claims_lib format yet"),
-    Family("packet", "bench/packet_claims.py", (), (2029, 7), "unknown",
-           "packet routing with dynamics (Figs 4.9–4.11)", None, json_flag=False,
-           note="its script has no --json yet"),
+    Family("advising_layout_exp1", "bench/advising_layout_claims.py",
+           ("--part", "exp1", "--n", "20", "--workers", "1"), (2029, 7), "24",
+           "advising layouts: Experiment 1 on one-different, ε = 1 and 10", render_generic),
+    Family("advising_layout_nested", "bench/advising_layout_claims.py",
+           ("--part", "nested", "--n", "20", "--workers", "1"), (2029, 7), "6",
+           "advising layouts: the nested layout (cases 2 and 3)", render_generic),
+    Family("packet_fig411", "bench/packet_claims.py",
+           ("--figure", "fig411", "--n", "12", "--workers", "1"), (2029, 7), "21",
+           "packet routing: approaches vs dynamism (Fig 4.11)", render_generic),
+    Family("packet_fig410", "bench/packet_claims.py",
+           ("--figure", "fig410", "--n", "12", "--workers", "1"), (2029, 7), "11",
+           "packet routing: DP-based vs ε beside logistics (Fig 4.10)", render_generic),
+    Family("packet_fig49", "bench/packet_claims.py",
+           ("--figure", "fig49", "--n", "10", "--workers", "1"), (2029, 7), "21",
+           "packet routing: approaches vs network size beside logistics (Fig 4.9)",
+           render_generic),
 )
 
 SAVED = re.compile(r"^(?P<family>[a-z0-9_]+?)_(?P<seed>\d+)\.json(?:\.gz)?$")

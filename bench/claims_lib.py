@@ -29,10 +29,14 @@ from core.study.stats import Equivalence, summarize  # noqa: E402
 from core.study.tables import format_interval, format_p  # noqa: E402
 
 
-def parser(doc: str, *, n: int, master_seed: int, second_seed: int) -> argparse.ArgumentParser:
-    """The common flags: --n, --master-seed, --second-seed, --workers, --json OUT."""
+def parser(doc: str, *, n: int | None, master_seed: int, second_seed: int
+           ) -> argparse.ArgumentParser:
+    """The common flags: --n, --master-seed, --second-seed, --workers, --json OUT.
+
+    ``n=None``: the script's studies each have their own default n."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--n", type=int, default=n, help=f"replicates per arm (default {n})")
+    ap.add_argument("--n", type=int, default=n, help="replicates per arm (default "
+                    + ("each study's own" if n is None else str(n)) + ")")
     ap.add_argument("--master-seed", type=int, default=master_seed)
     ap.add_argument("--second-seed", type=int, default=second_seed,
                     help="re-run every claim under this master seed too (-1: skip)")
