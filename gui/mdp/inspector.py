@@ -698,8 +698,7 @@ class MdpInspector(QScrollArea):
         """Show ``page``; the stack takes the height of the page shown, not the tallest."""
         from PySide6.QtWidgets import QSizePolicy
 
-        for i in range(self.pages.count()):
-            w = self.pages.widget(i)
+        for w in (self.pages.widget(i) for i in range(self.pages.count())):
             assert w is not None  # i < count()
             policy = QSizePolicy.Policy.Preferred if w is page else QSizePolicy.Policy.Ignored
             w.setSizePolicy(QSizePolicy.Policy.Preferred, policy)

@@ -61,12 +61,7 @@ from gui.shell.file_actions import FileActions
 from gui.shell.help import install_help_menu
 from gui.shell.ledger import spent_text
 from gui.shell.log_panel import LogPanel
-from gui.shell.project_files import (  # the window's file reading, re-exported
-    BACKGROUND_BYTES,
-    _file_size,
-    _open_in_worker,
-    read_project_file,
-)
+from gui.shell.project_files import BACKGROUND_BYTES, _file_size, _open_in_worker, read_project_file
 from gui.shell.project_panel import ProjectPanel
 from gui.shell.resources import ABOUT_HTML
 from gui.shell.scroll_tabs import ScrollTabWidget
@@ -668,8 +663,8 @@ class MainWindow(QMainWindow):
         if finish is not None:  # another background read (gui.shell.load_cancel)
             finish(result)
             return
-        # what _open_in_worker returns
-        path, project, is_project, problems = cast("tuple[str, Project, bool, dict]", result)
+        path, project, is_project, problems = cast(  # what _open_in_worker returns
+            "tuple[str, Project, bool, dict]", result)
         self._finish_open(path, project, is_project, problems)
 
     def _on_loader_failed(self, exc: object) -> None:

@@ -63,14 +63,14 @@ def test_the_mixin_check_sees_a_mixin():
 
 # GUI modules still over the 600-line limit, at most this long; the list only shrinks.
 LONG_GUI_MODULES = {
-    "gui/shell/main_window.py": 1100,
+    "gui/shell/main_window.py": 1098,
     "gui/mdp/inspector.py": 946,
     "gui/advising/results.py": 900,
     "gui/logistics/map_view.py": 850,
     "gui/mdp/analysis_panel.py": 718,
     "gui/logistics/experiments.py": 629,
     "gui/audit/panel.py": 651,
-    "gui/ledger/panel.py": 645,
+    "gui/ledger/panel.py": 624,
 }
 
 
