@@ -93,7 +93,12 @@ def _render_drl(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
 def render_generic(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
     """The claims table of any claims_lib study: the claims its first saved run tested,
     re-tested on every saved run's values."""
-    claims = claims_lib.claims_from_saved(saved[0]["claims"]["runs"][0], results[0])
+    return _claims_table(results,
+                         claims_lib.claims_from_saved(saved[0]["claims"]["runs"][0], results[0]))
+
+
+def _claims_table(results: list[StudyResult], claims: list[Any]) -> str:
+    """``claims`` tested on every saved run, as the claims table (one Holm family per run)."""
     runs = tuple(evaluate_claims(r, claims) for r in results)
     return claims_lib.claims_rows(runs, f"the {len(claims)} claims of this run")
 
@@ -105,10 +110,7 @@ def _render_sharing(results: list[StudyResult], saved: list[dict[str, Any]]) -> 
     from core.sharing.study import ENVIRONMENTS, sharing_claims
 
     names = {gym_id: name for name, gym_id in ENVIRONMENTS.items()}
-    envs = [names[p["env"]] for p in results[0].points]
-    claims = sharing_claims(envs)
-    runs = tuple(evaluate_claims(r, claims) for r in results)
-    return claims_lib.claims_rows(runs, f"the {len(claims)} claims of this run")
+    return _claims_table(results, sharing_claims([names[p["env"]] for p in results[0].points]))
 
 
 FAMILIES: tuple[Family, ...] = (

@@ -216,16 +216,11 @@ class FileActions:
 
     def _add_imported(self, paths: list[str], imported: Any, model: Any = None) -> str:
         """Add a model read by :func:`gui.shell.model_import.read_model_files` (undoable)."""
-        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
         from gui.shell.commands import AddMdpCommand
 
         w = self._window
         if model is None:
-            model = MdpModel.from_mdp(imported.mdp)
-            if not model.name:
-                model.name = imported.name
-            if model.n_states <= MAX_LAYOUT_STATES:
-                model.positions = fill_missing_positions(model)
+            model = imported.editable()
         cmd = AddMdpCommand(w.document, model, text=f"Import MDP “{model.name}”")
         w.document.push(cmd)
         w.document.set_active_stack(PROJECT_STACK)  # Ctrl+Z undoes what was just done

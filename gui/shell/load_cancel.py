@@ -60,17 +60,12 @@ def _show_progress(window: Any, fraction: float, message: str) -> None:
 def _import_worker(paths: list[str], *, progress: Any = None) -> tuple[Any, Any]:
     """Read the files and build the editable model (both off the UI thread)."""
     from core.common.progress import no_progress, sub_progress
-    from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
     from gui.shell.model_import import read_model_files
 
     report = progress if progress is not None else no_progress
     imported = read_model_files(paths, progress=sub_progress(report, 0.0, 0.9))
     report(0.9, "building the model")
-    model = MdpModel.from_mdp(imported.mdp)
-    if not model.name:
-        model.name = imported.name
-    if model.n_states <= MAX_LAYOUT_STATES:
-        model.positions = fill_missing_positions(model)
+    model = imported.editable()
     return imported, model
 
 

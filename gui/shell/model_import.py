@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from core.common import InputError
 from core.common.progress import Progress
@@ -40,6 +41,18 @@ class ImportedModel:
     name: str
     files: tuple[str, ...]
     warnings: tuple[str, ...] = field(default=())
+
+    def editable(self) -> Any:
+        """The editable model to add (:class:`core.mdp.MdpModel`): named, and laid out when
+        it is small enough to draw. Safe in a worker thread."""
+        from core.mdp import MAX_LAYOUT_STATES, MdpModel, fill_missing_positions
+
+        model = MdpModel.from_mdp(self.mdp)
+        if not model.name:
+            model.name = self.name
+        if model.n_states <= MAX_LAYOUT_STATES:
+            model.positions = fill_missing_positions(model)
+        return model
 
 
 def _suffix(path: str) -> str:
