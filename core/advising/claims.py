@@ -126,7 +126,8 @@ def _pp(x: float) -> str:
 
 def _curve(r: ExperimentResult, label: str) -> np.ndarray:
     m, _ = r.mean_ci("convergence")
-    return m[r.index(label)]
+    result: np.ndarray = m[r.index(label)]
+    return result
 
 
 def _c_asymptote(res: Mapping[str, ExperimentResult]) -> tuple[str, str, str]:

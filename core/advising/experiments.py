@@ -250,12 +250,13 @@ class ExperimentResult:
 
     def auc(self, horizon: int = 200) -> np.ndarray:
         """(arms, seeds) mean convergence ratio over epochs 1..horizon."""
-        return self.convergence[:, :, :max(1, horizon)].mean(axis=2)
+        result: np.ndarray = self.convergence[:, :, :max(1, horizon)].mean(axis=2)
+        return result
 
     def epochs_to(self, level: float = 0.9) -> np.ndarray:
         """(arms, seeds) first epoch with CR ≥ level (NaN if never)."""
         hit = self.convergence >= level
-        first = hit.argmax(axis=2).astype(np.float64) + 1
+        first: np.ndarray = hit.argmax(axis=2).astype(np.float64) + 1
         first[~hit.any(axis=2)] = np.nan
         return first
 

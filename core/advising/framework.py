@@ -204,7 +204,8 @@ def normalize_alg4(p: "np.ndarray | Sequence[float]", *, center: float = 0.5,
     if low.any():
         rho = (center - floor) / np.where(low, center - d, 1.0)
         x = np.where(low, center - rho * (center - x), x)
-    return x / x.sum(axis=-1, keepdims=True)
+    result: np.ndarray = x / x.sum(axis=-1, keepdims=True)
+    return result
 
 
 def _normalize_rows(p: np.ndarray, mask: np.ndarray, center: float, floor: float) -> np.ndarray:
@@ -442,7 +443,8 @@ def sample_rows(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     """
     cdf = np.cumsum(np.asarray(p, dtype=np.float64), axis=-1)
     cdf /= cdf[..., -1:]
-    return (cdf <= np.asarray(u, dtype=np.float64)[..., None]).sum(axis=-1)
+    result: np.ndarray = (cdf <= np.asarray(u, dtype=np.float64)[..., None]).sum(axis=-1)
+    return result
 
 
 def max_releases(setup: AdvisingSetup) -> list[int]:
@@ -504,7 +506,8 @@ def noised_pairs(setup: AdvisingSetup) -> np.ndarray:
         return np.zeros((setup.n_agents,) * 2, dtype=bool)
     cases = setup.neighbour_cases()
     allowed = setup.can_advise(p.strategy).T
-    return allowed & ((cases.T != 1) | p.noise_on_identical_sets)
+    result: np.ndarray = allowed & ((cases.T != 1) | p.noise_on_identical_sets)
+    return result
 
 
 @dataclass(frozen=True, eq=False)
@@ -675,7 +678,8 @@ class ReleaseLog:
     @property
     def noised(self) -> np.ndarray:
         """True for the noisy (finite-ε) Q-view releases."""
-        return self.kind == 0
+        result: np.ndarray = self.kind == 0
+        return result
 
     def __len__(self) -> int:
         return int(self.epoch.size)
@@ -973,7 +977,9 @@ class _Engine:
     # ------------------------------------------------------------------ helpers
     def cr_per_agent(self) -> np.ndarray:
         K = self.K
-        return ((self.Pi[:, :, :K] * self.R_view).sum(axis=2) / self.R_best).mean(axis=1)
+        result: np.ndarray = ((self.Pi[:, :, :K] * self.R_view).sum(axis=2)
+                              / self.R_best).mean(axis=1)
+        return result
 
     def any_eligible(self) -> bool:
         if self.p.strategy == "none":
@@ -988,7 +994,8 @@ class _Engine:
     def sample_own(self, rows: np.ndarray, tasks: np.ndarray, u: np.ndarray) -> np.ndarray:
         cdf = np.cumsum(self.Pi[rows, tasks, :self.K], axis=1)
         cdf /= cdf[:, -1:]
-        return (cdf <= u[:, None]).sum(axis=1)
+        result: np.ndarray = (cdf <= u[:, None]).sum(axis=1)
+        return result
 
     def learn(self, rows: np.ndarray, tasks: np.ndarray, k: np.ndarray,
               next_tasks: np.ndarray | None) -> None:

@@ -552,7 +552,8 @@ class AdvisingSetup:
         if strategy == "none":
             return np.zeros_like(cases, dtype=bool)
         if strategy == "traditional":
-            return cases == 1
+            result: np.ndarray = cases == 1
+            return result
         return cases > 0
 
     def replace(self, **changes: Any) -> "AdvisingSetup":

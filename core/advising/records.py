@@ -421,7 +421,7 @@ def single_params(result: AdvisingResult, *, delta: float, seeded: bool) -> dict
     """
     s = result.setup
     p = s.params
-    return rounded_json({
+    params: dict[str, Any] = rounded_json({
         "run": "single", "setup": s.name, "strategy": p.strategy, "variant": p.variant,
         "epsilon": p.epsilon, "epochs": p.epochs,
         "distance_threshold": p.distance_threshold, "ask_budget": p.ask_budget,
@@ -429,3 +429,4 @@ def single_params(result: AdvisingResult, *, delta: float, seeded: bool) -> dict
         "strict_sensitivity": s.strict_sensitivity, "delta": delta,
         "seeded": seeded, "seed": result.seed, "agents": s.n_agents,
         "servers": s.n_servers, "tasks": s.n_tasks, "params": p.to_dict()})
+    return params

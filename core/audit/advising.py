@@ -193,7 +193,7 @@ _HALF_AB = [0.499, 0.499, 0.001, 0.001]
 _UNIF = [0.25] * 4
 
 
-def candidate_pairs(epsilon: float, variant: str) -> list[tuple[dict, object, object]]:
+def candidate_pairs(epsilon: float, variant: str) -> list[tuple[dict[str, Any], object, object]]:
     """Neighbouring teacher inputs (json-able description, input_a, input_b) to try;
     include the worst case you can derive.
 
@@ -211,7 +211,7 @@ def candidate_pairs(epsilon: float, variant: str) -> list[tuple[dict, object, ob
     """
     _params(epsilon, variant)  # validates
     z4 = [0.0] * 4
-    out: list[tuple[dict, object, object]] = []
+    out: list[tuple[dict[str, Any], object, object]] = []
     for d, why in ((THRESHOLD, "the presets' d"), (0.05, "small d"), (0.001, "tiny d")):
         a = _inp("A", "A", [Q_LO], [1.0], [Q_LO], [1.0], d)
         b = _inp("A", "A", [Q_HI], [1.0], [Q_LO], [1.0], d)

@@ -123,7 +123,8 @@ def _thresholds(sa: np.ndarray, sb: np.ndarray) -> np.ndarray:
     tail = np.unique(np.geomspace(1, n / 2, _MAX_THRESHOLDS // 4).astype(int))
     idx = np.unique(np.concatenate([tail - 1, n - tail,
                                     np.linspace(0, n - 1, _MAX_THRESHOLDS // 2).astype(int)]))
-    return u[np.clip(idx, 0, n - 1)]
+    result: np.ndarray = u[np.clip(idx, 0, n - 1)]
+    return result
 
 
 def _rates(sa: np.ndarray, sb: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -259,7 +259,8 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: A
     """
     p = np.asarray(inp, dtype=np.float64)
     z = dirichlet_rows(np.tile(p, (n, 1)), variant.k, rng)
-    return np.log(z)
+    result: np.ndarray = np.log(z)
+    return result
 
 
 def exact_distribution(inp: Any, epsilon: Any, variant: DirichletVariant) -> None:
@@ -367,7 +368,8 @@ def privacy_loss(z_log: np.ndarray, p: np.ndarray, q: np.ndarray, k: float) -> n
     """
     p, q = np.asarray(p, float), np.asarray(q, float)
     const = gammaln(k * q).sum() - gammaln(k * p).sum()
-    return z_log @ (k * (p - q)) + const
+    result: np.ndarray = z_log @ (k * (p - q)) + const
+    return result
 
 
 def delta_tight_mc(p: np.ndarray, q: np.ndarray, k: float, epsilon: float, n: int,

@@ -181,7 +181,8 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: f
     # the experiment path of exponential_mechanism, vectorised: argmax(u/scale + Gumbel)
     scale = (1.0 if variant.monotonic else 2.0) * variant.sensitivity / eff
     g = rng.gumbel(size=(n, u.size))
-    return np.argmax(u / scale + g, axis=1).astype(np.int64)
+    result: np.ndarray = np.argmax(u / scale + g, axis=1).astype(np.int64)
+    return result
 
 
 def exact_distribution(inp: Any, epsilon: float, variant: ExponentialVariant

@@ -146,7 +146,7 @@ def _describe(name: str, a: nx.Graph, b: nx.Graph, removed: str, note: str) -> d
             "nodes_b": sorted(b.nodes), "edges_b": sorted(sorted(e) for e in b.edges)}
 
 
-def candidate_pairs(epsilon: float, preset: str) -> list[tuple[dict, object, object]]:
+def candidate_pairs(epsilon: float, preset: str) -> list[tuple[dict[str, Any], object, object]]:
     """Neighbouring local maps (json-able description, map_a, map_b): one base and its
     routes removed, every degree ≤ 4, the same public centers.
 
@@ -163,7 +163,7 @@ def candidate_pairs(epsilon: float, preset: str) -> list[tuple[dict, object, obj
         (JSON-able description, input a, input b).
     """
     _params(epsilon, preset)  # validates
-    pairs: list[tuple[dict, object, object]] = []
+    pairs: list[tuple[dict[str, Any], object, object]] = []
     # 1. worst case: a hub of degree 4 joined to all four nodes of a 4-cycle A-n1-B-n2
     ring = [("A", "n1", 40.0), ("n1", "B", 35.0), ("B", "n2", 45.0), ("n2", "A", 50.0)]
     nodes = [("A", "center"), ("B", "center"), ("n1", "base"), ("n2", "base")]
@@ -207,7 +207,8 @@ def encode(dmax: int, target: np.ndarray) -> np.ndarray:
     """
     t = np.minimum(np.asarray(target, dtype=np.int64), _CODE_BIN_CAP)
     weights = (64 ** np.arange(t.shape[-1], dtype=np.int64)).astype(np.int64)
-    return int(dmax) + 16 * (t * weights).sum(axis=-1)
+    result: np.ndarray = int(dmax) + 16 * (t * weights).sum(axis=-1)
+    return result
 
 
 def sample_outputs(inp: object, n: int, rng: "np.random.Generator | None", epsilon: float,

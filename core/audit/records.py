@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.audit.runner import AuditResult
-from core.common.jsonable import jsonable
+from core.common.jsonable import jsonable_dict
 
 __all__ = ["RUN_KIND", "audit_summary", "audit_params"]
 
@@ -26,7 +26,7 @@ def audit_summary(result: AuditResult) -> dict[str, Any]:
     dict
         JSON-safe (ε = ∞ is null with its reason, :func:`core.common.jsonable.jsonable`).
     """
-    return jsonable(result.to_dict())
+    return jsonable_dict(result.to_dict())
 
 
 def audit_params(result: AuditResult, params: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def audit_params(result: AuditResult, params: dict[str, Any]) -> dict[str, Any]:
     dict
         ``mechanism``, ``params``, ``samples``, ``confidence``, ``seeded`` and ``seed``.
     """
-    return jsonable({"mechanism": result.mechanism, "params": dict(params),
+    return jsonable_dict({"mechanism": result.mechanism, "params": dict(params),
                      "samples": result.samples, "confidence": result.confidence,
                      "seeded": result.seed is not None and result.mode == "experiment",
                      "seed": result.seed})

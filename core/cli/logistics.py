@@ -54,7 +54,7 @@ from core.cli.common import (
 )
 from core.cli.grammar import add_alias, add_record_option
 from core.common.errors import InputError
-from core.common.jsonable import dumps, finite_or_none, jsonable
+from core.common.jsonable import dumps, finite_or_none, jsonable, jsonable_dict
 from core.logistics.records import EVALUATOR_KEYS, EVALUATOR_VIEW
 
 __all__ = ["add_plan_parser", "cmd_plan", "add_plan_bench_parser", "cmd_plan_bench",
@@ -244,7 +244,7 @@ def plan_payload(result: Any, session: Any) -> dict[str, Any]:
     if math.isinf(session.comm_budget):
         payload["comm_budget"] = None
         payload["comm_budget_reason"] = "unlimited"
-    return jsonable(payload)
+    return jsonable_dict(payload)
 
 
 def _mode_line(session: Any) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 
@@ -42,7 +43,8 @@ def enc(x: "np.ndarray | float") -> np.ndarray:
     (150000, 2147333647)
     """
     v = np.trunc(np.asarray(x, dtype=np.float64) * SCALE).astype(np.int64)
-    return np.mod(v, P)
+    result: np.ndarray = np.mod(v, P)
+    return result
 
 
 def dec(v: "np.ndarray | int") -> np.ndarray:
@@ -52,12 +54,14 @@ def dec(v: "np.ndarray | int") -> np.ndarray:
     -1.5
     """
     a = np.asarray(v, dtype=np.int64)
-    return np.where(a <= P // 2, a, a - P).astype(np.float64) / SCALE
+    result: np.ndarray = np.where(a <= P // 2, a, a - P).astype(np.float64) / SCALE
+    return result
 
 
-def _uniform(shape: tuple[int, ...], rng) -> np.ndarray:
+def _uniform(shape: tuple[int, ...], rng: np.random.Generator | None) -> np.ndarray:
     if rng is not None:
-        return rng.integers(0, P, size=shape, dtype=np.int64)
+        result: np.ndarray = rng.integers(0, P, size=shape, dtype=np.int64)
+        return result
     # rejection sampling from 31-bit words: exactly uniform on Z_p
     n = int(np.prod(shape, dtype=np.int64))
     out = np.empty(0, dtype=np.int64)
@@ -68,7 +72,7 @@ def _uniform(shape: tuple[int, ...], rng) -> np.ndarray:
     return out[:n].reshape(shape)
 
 
-def share(secret: np.ndarray, n: int, rng=None) -> np.ndarray:
+def share(secret: np.ndarray, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
     """Split encoded secrets (any shape) into ``n`` additive shares: shape (n, *secret.shape).
 
     Parameters
@@ -95,7 +99,18 @@ class Transcript:
     total: np.ndarray        # the decoded sum everyone learns
 
 
-def secure_sum(messages: np.ndarray, rng=None, *, transcript: bool = False):
+@overload
+def secure_sum(messages: np.ndarray, rng: np.random.Generator | None = None, *,
+               transcript: Literal[False] = False) -> np.ndarray: ...
+
+
+@overload
+def secure_sum(messages: np.ndarray, rng: np.random.Generator | None = None, *,
+               transcript: Literal[True]) -> tuple[np.ndarray, Transcript]: ...
+
+
+def secure_sum(messages: np.ndarray, rng: np.random.Generator | None = None, *,
+               transcript: bool = False) -> np.ndarray | tuple[np.ndarray, Transcript]:
     """The 3-step protocol over ``n`` parties' messages (shape (n, …)); returns the decoded sum
     (and the transcript when asked).
 

@@ -429,7 +429,8 @@ def _project(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
 
 def _coupling(q: np.ndarray, agents: np.ndarray, o: np.ndarray, a: np.ndarray,
               r: np.ndarray, o2: np.ndarray, done: np.ndarray, setup: VdnSetup, N: int,
-              central: bool, share_rng) -> tuple[np.ndarray, float]:
+              central: bool, share_rng: np.random.Generator | None
+              ) -> tuple[np.ndarray, float]:
     """A = y − Q_tot for a batch of transitions (o, a, o2 of shape (N, batch)), centrally or
     by one secure summation of the agents' s_i; returns (A, max |A_PE − A|)."""
     qa = q[agents[:, None], o, a]                               # (N, batch)

@@ -28,6 +28,7 @@ from .jsonable import (
     dumps as dumps,
     finite_or_none as finite_or_none,
     jsonable as jsonable,
+    jsonable_dict as jsonable_dict,
 )
 from .jsonfile import (
     JSON_EXPANSION as JSON_EXPANSION,

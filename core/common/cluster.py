@@ -127,7 +127,8 @@ class ClusterExecutor(Executor):
         return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        return self._inner.submit(fn, *args, **kwargs)
+        future: Future[Any] = self._inner.submit(fn, *args, **kwargs)
+        return future
 
     def scatter(self, objects: tuple[Any, ...]) -> list[Any]:
         """Send ``objects`` to every worker once; returns futures to pass to ``submit``."""

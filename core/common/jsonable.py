@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "finite_or_none", "UNBOUNDED", "UNDEFINED"]
+__all__ = ["jsonable", "jsonable_dict", "dumps", "finite_or_none", "UNBOUNDED", "UNDEFINED"]
 
 UNBOUNDED = "no finite bound (unbounded)"
 UNDEFINED = "not a number (undefined)"
@@ -110,6 +110,23 @@ def jsonable(obj: Any) -> Any:
     if _is_bad(obj):
         return None
     return obj
+
+
+def jsonable_dict(obj: dict[str, Any]) -> dict[str, Any]:
+    """:func:`jsonable` of a dict, typed as the dict it returns (a run summary, a payload).
+
+    Parameters
+    ----------
+    obj : dict
+        String keys; values as for :func:`jsonable`.
+
+    Returns
+    -------
+    dict
+        The strict-JSON copy (a dict comes back a dict).
+    """
+    out: dict[str, Any] = jsonable(obj)
+    return out
 
 
 def dumps(obj: Any, **kwargs: Any) -> str:

@@ -65,7 +65,8 @@ class SecureRandom:
         return out.reshape(shape)
 
     def standard_exponential(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
-        return -np.log(self.random(size))
+        out: np.ndarray = -np.log(self.random(size))
+        return out
 
     def standard_normal(self, size: int | tuple[int, ...] | None = None) -> np.ndarray:
         shape = () if size is None else size

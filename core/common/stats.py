@@ -70,4 +70,6 @@ def t_half_width(x: "np.ndarray", axis: int | None = None) -> "np.ndarray | floa
 
     x = np.asarray(x, dtype=np.float64)
     n = x.size if axis is None else x.shape[axis]
-    return float(student_t.ppf(0.975, n - 1)) * x.std(axis=axis, ddof=1) / math.sqrt(n)
+    half: np.ndarray | float = (float(student_t.ppf(0.975, n - 1)) * x.std(axis=axis, ddof=1)
+                                / math.sqrt(n))
+    return half

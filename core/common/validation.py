@@ -132,11 +132,11 @@ def check_k(k: Any, name: str = "k") -> float:
     ...     print(exc.problem)
     must lie in (0, 1e+12] (larger k leaves the accountant without double precision), got 1e+300
     """
-    k = check_positive(k, name)
-    if k > K_MAX:
+    value = check_positive(k, name)
+    if value > K_MAX:
         raise InputError(f"must lie in (0, {K_MAX:g}] (larger k leaves the accountant without "
-                         f"double precision), got {k:g}", field=name)
-    return k
+                         f"double precision), got {value:g}", field=name)
+    return value
 
 
 def check_beta(beta: Any, name: str = "beta") -> float:

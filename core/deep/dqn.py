@@ -78,7 +78,7 @@ def features(pos: np.ndarray, obs: np.ndarray, shape: tuple[int, int]) -> np.nda
 
 
 class _QNet(eqx.Module):
-    layers: tuple
+    layers: tuple[Any, ...]
 
     def __init__(self, hidden: int, key: Any):
         k = jax.random.split(key, 3)

@@ -193,7 +193,8 @@ class FlatNet:
     # ------------------------------------------------------------------------ compiled
     def batch_logits(self) -> Callable[[Any, Any], Any]:
         """``f(θ, X) -> logits`` over a batch, compiled once per batch shape."""
-        return jax.jit(jax.vmap(self.logits_one, in_axes=(None, 0)))
+        f: Callable[[Any, Any], Any] = jax.jit(jax.vmap(self.logits_one, in_axes=(None, 0)))
+        return f
 
     def predict_proba(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
         """Confidence vectors (n, classes) in float64, rows summing to 1 (batches of 512)."""
@@ -225,7 +226,8 @@ class FlatNet:
     def _proba_fn(self) -> Callable[[Any, Any], Any]:
         if not hasattr(self, "_proba"):
             logits = jax.vmap(self.logits_one, in_axes=(None, 0))
-            self._proba = jax.jit(lambda th, X: jax.nn.softmax(logits(th, X), axis=-1))
+            self._proba: Callable[[Any, Any], Any] = jax.jit(
+                lambda th, X: jax.nn.softmax(logits(th, X), axis=-1))
         return self._proba
 
     def loss(self, theta: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:

@@ -198,7 +198,7 @@ class ActorCritic(eqx.Module):
         return [np.asarray(layer.weight) for layer in self.actor]
 
 
-def _mlp(d: int, out: int, hidden: Sequence[int], key: Any, last_scale: float) -> tuple:
+def _mlp(d: int, out: int, hidden: Sequence[int], key: Any, last_scale: float) -> tuple[Any, ...]:
     sizes = [d, *hidden, out]
     keys = jax.random.split(key, len(sizes) - 1)
     layers = []
@@ -211,7 +211,7 @@ def _mlp(d: int, out: int, hidden: Sequence[int], key: Any, last_scale: float) -
     return tuple(layers)
 
 
-def _run(layers: tuple, x: Any) -> Any:
+def _run(layers: tuple[Any, ...], x: Any) -> Any:
     for layer in layers[:-1]:
         x = jnp.tanh(layer(x))
     return layers[-1](x)

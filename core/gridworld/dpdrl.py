@@ -420,7 +420,8 @@ class DrlResult:
             z = q[pos, obs] / tau
             z = z - z.max(axis=-1, keepdims=True)
             e = np.exp(z)
-            return e / e.sum(axis=-1, keepdims=True)
+            result: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+            return result
 
         return pi
 

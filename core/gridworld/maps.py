@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ class GridMap:
             out.append(row)
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": 1, "name": self.name, "rows": self.to_rows()}
 
     def free_cells(self) -> list[tuple[int, int]]:
@@ -268,7 +269,7 @@ class GridEntry:
         """The constraints the map breaks (empty when it can be trained on)."""
         return violations(self._map.cells, self._map.start, self._map.goal)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self._id, "name": self._map.name, "rows": self._map.to_rows()}
 
     @classmethod

@@ -150,7 +150,8 @@ def node(d: Mapping[str, Any], node_id: str) -> dict[str, Any]:
     """
     for n in d.get("nodes", ()):
         if n.get("id") == node_id:
-            return n
+            found: dict[str, Any] = n
+            return found
     raise InputError(f"no node {node_id!r} on the map", field=f"node {node_id}")
 
 

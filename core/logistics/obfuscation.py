@@ -400,7 +400,8 @@ def em_invert(u_prime: "np.ndarray | list[float]", epsilon: float, delta_u: floa
     up = np.asarray(u_prime, dtype=np.float64)
     e = check_epsilon(epsilon)
     lg = np.log(up)
-    return 1.0 / up.size + (2.0 * float(delta_u) / e) * (lg - lg.mean())
+    result: np.ndarray = 1.0 / up.size + (2.0 * float(delta_u) / e) * (lg - lg.mean())
+    return result
 
 
 def em_fixed_point_epsilon(u: "np.ndarray | list[float]", delta_u: float = 1.0) -> np.ndarray:

@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from core.common.jsonable import jsonable
+from core.common.jsonable import jsonable, jsonable_dict
 from core.common.progress import Progress, no_progress
 from core.common.quantities import NON_NEGATIVE, PROBABILITY, QuantityRange
 from core.logistics.packet import PACKET_METRICS, packet_claims, packet_study
@@ -194,7 +194,7 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
         "n": result.n, "level": result.level,
         "elapsed_s": result.elapsed_s if math.isfinite(result.elapsed_s) else None,
     }
-    return jsonable(summary)
+    return jsonable_dict(summary)
 
 
 def packet_series(summary: dict[str, Any], metric: str) -> list[dict[str, Any]]:

@@ -89,7 +89,7 @@ def plan_summary(result: Any, session: Any, *, map_label: str, ledger_entries: i
     dict
         JSON-able apart from non-finite numbers, which are None with a reason beside them.
     """
-    summary = result.to_dict()
+    summary: dict[str, Any] = result.to_dict()
     summary.pop("plan_view", None)
     # the oracle mark: the executed route is the evaluator's view on the true maps
     summary["oracle_keys"] = [k for k in EVALUATOR_KEYS if k in summary]

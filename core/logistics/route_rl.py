@@ -237,7 +237,8 @@ def prob_to_distance(p: "Sequence[float] | np.ndarray", lbar: float) -> np.ndarr
     # gets about k·L̄ and the others about 0, the limit of the rule
     x = np.maximum(np.asarray(p, dtype=np.float64), 1e-300)
     inv = 1.0 / x
-    return x.size * float(lbar) * inv / inv.sum()
+    result: np.ndarray = x.size * float(lbar) * inv / inv.sum()
+    return result
 
 
 #: Above this many nodes :func:`hitting_steps` solves the sparse system (scipy's SuperLU)

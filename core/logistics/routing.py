@@ -124,7 +124,7 @@ class LiveWorld:
         return self._local[agent]
 
     def is_connected(self, agent: str) -> bool:
-        return nx.is_connected(self._local[agent])
+        return bool(nx.is_connected(self._local[agent]))
 
     def bases(self, agent: str) -> list[str]:
         g = self._local[agent]
@@ -178,7 +178,7 @@ class LiveWorld:
 
     @staticmethod
     def _is_center(g: nx.Graph, v: str) -> bool:
-        return g.nodes[v].get("kind") != "base"
+        return bool(g.nodes[v].get("kind") != "base")
 
     def _center_groups(self, g: nx.Graph, without: str | None = None
                        ) -> list[list[str]] | None:

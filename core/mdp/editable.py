@@ -109,7 +109,8 @@ class _Opened:
             return _split([f"ac-{i + 1}" for i in range(int(self.starts[-1]))], per_state)
         words = np.asarray(list(self.vocabulary) + [""], dtype=object)[self.codes]
         if S and (self.counts == self.codes.shape[1]).all():
-            return words.tolist()
+            full: list[Any] = words.tolist()
+            return full
         avail = np.arange(self.codes.shape[1])[None, :] < self.counts[:, None]
         return _split(words[avail].tolist(), per_state)
 
@@ -290,7 +291,7 @@ class MdpModel:
             return i
         # an index of the ids, checked on every use and rebuilt when the lists changed, so
         # a lookup costs O(1) on a million states instead of a scan
-        cache = self.__dict__.get("_state_pos")
+        cache: dict[str, int] | None = self.__dict__.get("_state_pos")
         i = cache.get(state_id) if cache is not None else None
         if i is None or i >= len(self.state_ids) or self.state_ids[i] != state_id:
             cache = {sid: k for k, sid in enumerate(self.state_ids)}

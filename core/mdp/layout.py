@@ -109,7 +109,8 @@ def auto_layout(model: MdpModel, *, spacing: float | None = None) -> np.ndarray:
     nn = _median_nearest(pos)
     if not math.isfinite(nn) or nn < 1e-12:
         nn = 1.0
-    return np.round(pos * (spacing / nn), 1)
+    result: np.ndarray = np.round(pos * (spacing / nn), 1)
+    return result
 
 
 def fill_missing_positions(model: MdpModel, *, spacing: float | None = None) -> np.ndarray:

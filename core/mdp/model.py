@@ -120,7 +120,7 @@ class MDP:
     def P(self) -> np.ndarray:
         """The dense (S, A, S) transitions (read-only; made on first use for large models,
         refused with the size when it cannot fit: use :attr:`transitions` there)."""
-        dense = self.__dict__.get("_dense")
+        dense: np.ndarray | None = self.__dict__.get("_dense")
         if dense is None:
             dense = self.__dict__["_transitions"].to_dense()
             dense.setflags(write=False)
@@ -260,14 +260,14 @@ def _horizon(h: Any, S: int) -> int | None:
     if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h < 1:
         raise InputError(f"must be an integer >= 1 or null (infinite), got {h!r}",
                          field="horizon")
-    h = int(h)
-    if h > MAX_HORIZON:
-        raise InputError(f"must be at most {MAX_HORIZON:,}, got {h:,}", field="horizon")
+    n = int(h)
+    if n > MAX_HORIZON:
+        raise InputError(f"must be at most {MAX_HORIZON:,}, got {n:,}", field="horizon")
     from core.common.memory import check_memory
 
     # values and policy of every stage (Algorithm 1, the bounds)
-    check_memory(3.0 * (h + 1) * S * 8, "horizon", detail=f"horizon {h:,} x {S:,} states")
-    return h
+    check_memory(3.0 * (n + 1) * S * 8, "horizon", detail=f"horizon {n:,} x {S:,} states")
+    return n
 
 
 def _discount(discount: Any, h: int | None) -> float:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from core.common.errors import InputError
-from core.common.jsonable import jsonable
+from core.common.jsonable import jsonable_dict
 from core.common.validation import (
     check_b,
     check_beta,
@@ -268,7 +268,7 @@ def sweep_summary(result: Any) -> dict[str, Any]:
     summary["oracle_keys"] = [k for k in SWEEP_ORACLE_KEYS if k in summary]
     summary["oracle_view"] = ("V and |V̄ − V| evaluate π̄ on the true model: the experimenter's "
                               "oracle view, which the private algorithm never sees")
-    return jsonable(summary)
+    return jsonable_dict(summary)
 
 
 def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]]
@@ -300,7 +300,7 @@ def bounds_summary(result: Any, state_ids: list[str], action_ids: list[list[str]
                 for s, a in enumerate(row)]
 
     summary["policy_ids"] = [ids(r) for r in pol] if pol.ndim == 2 else ids(pol)
-    return jsonable(summary)
+    return jsonable_dict(summary)
 
 
 def sweep_entries(mdp_id: str, result: Any, *, source: str,

@@ -69,7 +69,8 @@ def _tail(a: float, rest: float, D: float, Dv: float, q: int, vs: np.ndarray, cs
     if partial < 0.0:
         partial = 0.0
     at_q = vs[q] if q < width else 0.0
-    return a * cs[q] + Dv + partial * at_q
+    value: float = a * cs[q] + Dv + partial * at_q
+    return value
 
 
 @njit(cache=True, nogil=True, inline="always")

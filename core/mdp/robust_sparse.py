@@ -141,7 +141,8 @@ def _fill_min(ptr: np.ndarray, cols: np.ndarray, cap: np.ndarray, a: np.ndarray,
     partial = rest - (a * q + D_star)
     np.maximum(partial, 0.0, out=partial)
     at_q = np.where(q < order.width, order.v_sorted[np.minimum(q, order.width - 1)], 0.0)
-    return a * order.cs[q] + Dv_star + partial * at_q
+    result: np.ndarray = a * order.cs[q] + Dv_star + partial * at_q
+    return result
 
 
 def _width(a_min: float, S: int) -> int:

@@ -229,7 +229,8 @@ def deterministic_actions(table: np.ndarray) -> np.ndarray | None:
     ones = t == 1.0
     if not ((ones.sum(axis=-1) == 1).all() and ((t == 0.0) | ones).all()):
         return None
-    return np.argmax(t, axis=-1)
+    result: np.ndarray | None = np.argmax(t, axis=-1)
+    return result
 
 
 def is_stochastic(table: np.ndarray) -> bool:
@@ -239,7 +240,8 @@ def is_stochastic(table: np.ndarray) -> bool:
 
 def most_likely(table: np.ndarray) -> np.ndarray:
     """The most probable action of every row (the lowest index on ties)."""
-    return np.argmax(np.asarray(table), axis=-1)
+    result: np.ndarray = np.argmax(np.asarray(table), axis=-1)
+    return result
 
 
 def _expected(mdp: MDP, v: np.ndarray) -> np.ndarray:

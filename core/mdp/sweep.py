@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError, RunFailure
-from core.common.jsonable import jsonable
+from core.common.jsonable import jsonable_dict
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress, sub_progress
 from core.common.quantities import NON_NEGATIVE, REAL, QuantityRange
@@ -129,12 +129,14 @@ class SweepResult:
     @property
     def cost_bound(self) -> np.ndarray:
         """v̄(s₀) − v̲(s₀) per run: the computable bound."""
-        return self.v_upper - self.v_lower
+        result: np.ndarray = self.v_upper - self.v_lower
+        return result
 
     @property
     def cost_empirical(self) -> np.ndarray:
         """|V̄^π̄(s₀) − V^π̄(s₀)| per run (needs the true model: oracle view)."""
-        return np.abs(self.v_private - self.v_true)
+        result: np.ndarray = np.abs(self.v_private - self.v_true)
+        return result
 
     @cached_property
     def composed(self) -> ComposedPrivacy | None:
@@ -147,10 +149,12 @@ class SweepResult:
                                       self.privacy[0].delta_target)
 
     def series(self, name: str) -> np.ndarray:
-        return getattr(self, name)
+        result: np.ndarray = getattr(self, name)
+        return result
 
     def mean(self, name: str) -> np.ndarray:
-        return self.series(name).mean(axis=1)
+        result: np.ndarray = self.series(name).mean(axis=1)
+        return result
 
     def sd(self, name: str) -> np.ndarray:
         """Sample standard deviation over runs (0 when there is a single run)."""
@@ -196,7 +200,7 @@ class SweepResult:
             out["policy_source"] = self.policy_source
             if self.temperature is not None:
                 out["temperature"] = self.temperature
-        return jsonable(out)
+        return jsonable_dict(out)
 
 
 #: Below this much work (entries of P × stages × runs × k values) a sweep runs in-process:
@@ -240,7 +244,7 @@ def partial_summary(ks: Sequence[float], values: np.ndarray, finished: np.ndarra
         if any(m is None for m in means):
             out[f"{name}_mean_reason"] = ["no run of this k finished" if m is None else None
                                           for m in means]
-    return jsonable(out)
+    return jsonable_dict(out)
 
 
 def _small_work() -> float:
@@ -294,9 +298,9 @@ def _run_chunk(mdp: MDP, prepared: MechanismRows, table: np.ndarray | None, k: f
             check(0.0, f"run {r + 1}: evaluating π̄ on the true model")
             v_true = evaluate_stochastic(mdp, pi)
         lo, hi = vb.v_lower, vb.v_upper
-        start_row = (lambda a: a[0]) if mdp.is_finite else (lambda a: a)
-        out[j] = (start_row(lo)[s0], start_row(v_private)[s0], start_row(v_true)[s0],
-                  start_row(hi)[s0])
+        if mdp.is_finite:  # a finite horizon's values are per stage: its first row
+            lo, v_private, v_true, hi = lo[0], v_private[0], v_true[0], hi[0]
+        out[j] = (lo[s0], v_private[s0], v_true[s0], hi[s0])
     return out
 
 

@@ -82,7 +82,8 @@ def greedy(Q: np.ndarray, mask: np.ndarray) -> np.ndarray:
     ndarray
         The chosen action per leading index.
     """
-    return np.argmax(np.where(mask, Q, -np.inf), axis=-1)
+    result: np.ndarray = np.argmax(np.where(mask, Q, -np.inf), axis=-1)
+    return result
 
 
 def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
@@ -101,7 +102,8 @@ def policy_rows(P: np.ndarray, policy: np.ndarray) -> np.ndarray:
         Row s is P(s, policy[s], ·).
     """
     S = P.shape[0]
-    return P[np.arange(S), policy]
+    result: np.ndarray = P[np.arange(S), policy]
+    return result
 
 
 def check_sweeps(sweeps: float, mdp: MDP, field: str, detail: str, kind: str = "plain"
@@ -362,6 +364,7 @@ def solve_stationary(Ppi: Any, r: np.ndarray, discount: float,
     S = r.shape[0]
     g = discount
     x0 = np.zeros(S) if start is None else np.asarray(start, dtype=np.float64)
+    v: np.ndarray
     try:
         v, info = bicgstab(identity(S, format="csr") - g * Ppi, r, x0=x0, rtol=1e-13,
                            atol=0.0, maxiter=1000)

@@ -29,11 +29,14 @@ import io
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.common.errors import InputError
+
+if TYPE_CHECKING:
+    from core.mdp.model import MDP
 
 __all__ = ["Dataset", "BUILTIN", "load_dataset", "csv_dataset", "mdp_dataset", "as_sequences",
            "CSV_MAX_BYTES", "text_dataset"]
@@ -90,7 +93,8 @@ def as_sequences(X: np.ndarray, seq_shape: tuple[int, int]) -> np.ndarray:
     return out.reshape(n, steps, feats)
 
 
-def _finish(name: str, X: np.ndarray, labels: np.ndarray, *, seq_shape=None,
+def _finish(name: str, X: np.ndarray, labels: np.ndarray, *,
+            seq_shape: tuple[int, int] | None = None,
             notes: tuple[str, ...] = (), field_name: str = "data",
             mdp_dims: tuple[int, int] | None = None, mdp: Any = None) -> Dataset:
     if X.shape[0] == 0:
@@ -114,7 +118,8 @@ def _standardise(X: np.ndarray) -> np.ndarray:
     if (big > 1e150).any():  # squares would overflow: standardisation is scale-free, so
         X = X / np.where(big > 1e150, big, 1.0)  # scale those columns to [-1, 1] first
     sd = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    result: np.ndarray = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return result
 
 
 _STD_NOTE = ("features standardised with the whole data set's mean and standard deviation "
@@ -277,7 +282,7 @@ def _is_float(c: str) -> bool:
     return True
 
 
-def mdp_dataset(path_or_mdp, *, seed: int = 0, trajectories: int = 400,
+def mdp_dataset(path_or_mdp: str | MDP, *, seed: int = 0, trajectories: int = 400,
                 length: int = 8) -> Dataset:
     """Next-state prediction records from trajectories of an MDP (random actions).
 

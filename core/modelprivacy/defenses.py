@@ -30,11 +30,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 from scipy.special import lambertw
 
 from core.common.errors import InputError
+
+if TYPE_CHECKING:
+    from core.common.secure import SecureRandom
 
 __all__ = ["gamma_n", "rho_n", "gaussian_delta", "gaussian_epsilon", "gaussian_mu",
            "gpm_sigma", "thm52_bound", "sensitivity_sampler", "SensitivityEstimate",
@@ -227,8 +231,21 @@ def oneparam_candidates(y: np.ndarray, m: int = 5) -> tuple[np.ndarray, np.ndarr
     return order, lo, cand
 
 
-def oneparam_release(y: np.ndarray, epsilon: float, rng, *, m: int = 5,
-                     preset: str = "sound", return_selected: bool = False):
+@overload
+def oneparam_release(y: np.ndarray, epsilon: float, rng: np.random.Generator | SecureRandom,
+                     *, m: int = 5, preset: str = "sound",
+                     return_selected: Literal[False] = False) -> np.ndarray: ...
+
+
+@overload
+def oneparam_release(y: np.ndarray, epsilon: float, rng: np.random.Generator | SecureRandom,
+                     *, m: int = 5, preset: str = "sound",
+                     return_selected: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def oneparam_release(y: np.ndarray, epsilon: float, rng: np.random.Generator | SecureRandom,
+                     *, m: int = 5, preset: str = "sound", return_selected: bool = False
+                     ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Alg. 12 (exponential mechanism per sorted score) then eq. 6.2 (z = softmax(ε·y′/2)).
 
     Parameters

@@ -25,12 +25,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Cancelled
+
+if TYPE_CHECKING:
+    from core.common.secure import SecureRandom
 
 __all__ = ["Network", "TrainConfig", "DpSgd", "train", "VICTIMS", "NETWORK_VICTIMS", "Victim",
            "NetworkFactory"]
@@ -92,6 +95,11 @@ class TrainConfig:
     l2: float = 0.0
 
 
+#: what the forward pass keeps for the backward one: (z1, h) of the ffnn, the hidden
+#: states (T + 1, n, hidden) of the rnn
+_Cache = tuple[np.ndarray, np.ndarray] | np.ndarray
+
+
 class Network:
     """One victim architecture with θ in a flat vector.
 
@@ -149,26 +157,26 @@ class Network:
         return theta
 
     # --- forward ----------------------------------------------------------------------------
-    def _forward(self, theta: np.ndarray, X: np.ndarray):
+    def _forward(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, _Cache]:
         logits, cache = self._logits(theta, X)
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True), cache
 
-    def _logits(self, theta: np.ndarray, X: np.ndarray):
+    def _logits(self, theta: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, _Cache]:
         p = self.unpack(theta)
         if self.kind == "ffnn":
             z1 = X @ p["W1"] + p["b1"]
             h = np.maximum(z1, 0.0)
             logits = h @ p["W2"] + p["b2"]
-            cache = (z1, h)
+            cache: _Cache = (z1, h)
         else:
             n, T, _ = X.shape
             hs = np.zeros((T + 1, n, self.hidden))
             for t in range(T):
                 hs[t + 1] = np.tanh(X[:, t] @ p["Wx"] + hs[t] @ p["Wh"] + p["b"])
             logits = hs[T] @ p["Wo"] + p["bo"]
-            cache = hs  # type: ignore[assignment]
+            cache = hs
         return logits, cache
 
     def logits(self, theta: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -270,7 +278,8 @@ class Network:
 
 
 def train(net: Network, X: np.ndarray, y: np.ndarray, cfg: TrainConfig, *,
-          rng: np.random.Generator, dp: DpSgd | None = None, noise=None,
+          rng: np.random.Generator, dp: DpSgd | None = None,
+          noise: np.random.Generator | SecureRandom | None = None,
           theta0: np.ndarray | None = None,
           cancelled: Callable[[], bool] | None = None) -> np.ndarray:
     """Train ``net`` on (X, y); DP-SGD when ``dp`` is given.

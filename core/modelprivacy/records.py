@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.modelprivacy.study import MiaResult
+from core.modelprivacy.study import MiaResult, TableRow
 from core.privacy.ledger import LedgerEntry
 
 __all__ = ["RUN_KIND", "TABLE_KIND", "TABLE_COLUMNS", "table_cells", "mia_params",
@@ -125,7 +125,7 @@ def mia_entries(result: MiaResult, *, source: str = "") -> list[LedgerEntry]:
 TABLE_KIND = "mia-table"
 
 
-def table_summary(rows: list) -> dict[str, Any]:
+def table_summary(rows: list[TableRow]) -> dict[str, Any]:
     """The comparison (Table 6.2's shape) as the record keeps it: one object per row."""
     return {"rows": [r.to_json() for r in rows],
             "compare": "victims" if rows and rows[0].show_victim else "defenses",
@@ -134,7 +134,7 @@ def table_summary(rows: list) -> dict[str, Any]:
             "seed": rows[0].result.seed if rows else None}
 
 
-def table_entries(rows: list, *, source: str = "") -> list[LedgerEntry]:
+def table_entries(rows: list[TableRow], *, source: str = "") -> list[LedgerEntry]:
     """Every row's releases (each row trained and queried its own victim)."""
     out: list[LedgerEntry] = []
     for r in rows:

@@ -33,7 +33,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,10 @@ from core.modelprivacy.models import (
     TrainConfig,
     train_steps,
 )
+
+if TYPE_CHECKING:
+    from core.common.secure import SecureRandom
+    from core.mdp.model import MDP
 
 __all__ = ["MiaSetup", "MiaResult", "run_mia", "DEFENSES", "VICTIM_KINDS", "FPRS",
            "defense_table", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy",
@@ -107,7 +111,7 @@ def tabular_rows(counts: np.ndarray, smoothing: float = TABULAR_SMOOTHING) -> np
     """
     counts = np.asarray(counts, dtype=np.float64)
     tot = counts.sum(axis=1, keepdims=True)
-    rows = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / counts.shape[1])
+    rows: np.ndarray = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / counts.shape[1])
     if smoothing:
         rows = (1.0 - smoothing) * rows + smoothing / counts.shape[1]
     return rows
@@ -116,7 +120,8 @@ def tabular_rows(counts: np.ndarray, smoothing: float = TABULAR_SMOOTHING) -> np
 def entropy(p: np.ndarray) -> np.ndarray:
     """Row entropies −Σ p ln p (nats)."""
     q = np.clip(p, 1e-300, 1.0)
-    return -(p * np.log(q)).sum(axis=1)
+    result: np.ndarray = -(p * np.log(q)).sum(axis=1)
+    return result
 
 
 @dataclass(frozen=True)
@@ -345,7 +350,7 @@ def mia_json_keys() -> tuple[str, ...]:
 class _Pipeline:
     """The victim's training algorithm and released outputs (shadows reuse it)."""
 
-    def __init__(self, data: Dataset, setup: MiaSetup, noise,
+    def __init__(self, data: Dataset, setup: MiaSetup, noise: np.random.Generator | SecureRandom,
                  networks: NetworkFactory | None = None):
         self.data, self.setup, self.noise = data, setup, noise
         self.kind = setup.victim
@@ -373,7 +378,7 @@ class _Pipeline:
         self.last_counts = np.zeros(0)
 
     # tabular victim: MLE model → optional Dirichlet privatisation (→ value iteration)
-    def _model(self, rows: np.ndarray):
+    def _model(self, rows: np.ndarray) -> MDP:
         from core.mdp.model import with_transitions
 
         S, A = self.data.mdp_dims  # type: ignore[misc]
@@ -414,8 +419,10 @@ class _Pipeline:
         v = evaluate_policy(mdp, pol)
         v_opt = synthesize(mdp).values
         s0 = mdp.initial_state
-        pick = (lambda a: float(a[0, s0])) if mdp.horizon is not None else (
-            lambda a: float(a[s0]))
+
+        def pick(a: np.ndarray) -> float:  # a finite horizon's values are per stage
+            return float(a[0, s0]) if mdp.horizon is not None else float(a[s0])
+
         return pick(v), pick(v_opt)
 
     # tabular victim: P̂(next | s, a) from counts; unseen rows uniform
@@ -424,7 +431,8 @@ class _Pipeline:
         x = self.X[idx]
         s = x[:, S + A:2 * S + A].argmax(axis=1)
         a = x[:, 2 * S + A:].argmax(axis=1)
-        return s * A + a
+        result: np.ndarray = s * A + a
+        return result
 
     def fit(self, idx: np.ndarray, rng: np.random.Generator,
             cancelled: Callable[[], bool] | None, *, dp: bool = True) -> np.ndarray:
@@ -439,22 +447,25 @@ class _Pipeline:
         assert self.net is not None
         dps = (DpSgd(self.sigma, self.setup.clip) if dp and self.setup.defense == "dpsgd"
                and self.sigma is not None else None)
-        return self.net.fit(self.X[idx], self.y[idx], self.cfg, rng=rng, dp=dps,
-                            noise=self.noise, cancelled=cancelled)
+        theta: np.ndarray = self.net.fit(self.X[idx], self.y[idx], self.cfg, rng=rng, dp=dps,
+                                         noise=self.noise, cancelled=cancelled)
+        return theta
 
     def raw(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         if self.kind == "tabular":
             table = theta.reshape(-1, self.data.classes)
-            return table[self._sa(idx)]
+            result: np.ndarray = table[self._sa(idx)]
+            return result
         assert self.net is not None
-        return self.net.predict_proba(theta, self.X[idx])
+        result = self.net.predict_proba(theta, self.X[idx])
+        return result
 
     def release_params(self, theta: np.ndarray) -> np.ndarray:
         """GPM: θ̃ = θ + N(0, σ²I) once (tabular: then clipped and renormalised per row)."""
         if self.setup.defense != "gpm":
             return theta
         assert self.sigma is not None
-        t = theta + self.sigma * self.noise.standard_normal(theta.size)
+        t: np.ndarray = theta + self.sigma * self.noise.standard_normal(theta.size)
         if self.kind == "tabular":
             rows = np.maximum(t.reshape(-1, self.data.classes), 1e-6)
             t = (rows / rows.sum(axis=1, keepdims=True)).ravel()
@@ -497,7 +508,8 @@ class _AttackModel:
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        return self.model.predict_proba(X)
+        result: np.ndarray = self.model.predict_proba(X)
+        return result
 
 
 def _finite_outputs(conf: np.ndarray, lr: float | None) -> np.ndarray:
@@ -510,7 +522,8 @@ def _finite_outputs(conf: np.ndarray, lr: float | None) -> np.ndarray:
 
 
 
-def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray):
+def _roc_metrics(scores_in: np.ndarray, scores_out: np.ndarray
+                 ) -> tuple[float, dict[float, float | None], list[tuple[float, float]]]:
     from sklearn.metrics import roc_auc_score, roc_curve
 
     y = np.r_[np.ones(scores_in.size), np.zeros(scores_out.size)]

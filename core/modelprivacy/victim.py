@@ -91,9 +91,11 @@ def losses(victim: Victim, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     if z is not None:
         zmax = z.max(axis=1, keepdims=True)
         lse = np.log(np.exp(z - zmax).sum(axis=1)) + zmax[:, 0]
-        return lse - z[np.arange(y.size), y]
+        result: np.ndarray = lse - z[np.arange(y.size), y]
+        return result
     p = confidences(victim, X)
-    return -np.log(np.clip(p[np.arange(y.size), y], 1e-300, 1.0))
+    result = -np.log(np.clip(p[np.arange(y.size), y], 1e-300, 1.0))
+    return result
 
 
 def logit_confidence(victim: Victim, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -109,11 +111,13 @@ def logit_confidence(victim: Victim, X: np.ndarray, y: np.ndarray) -> np.ndarray
         others[np.arange(n), y] = -np.inf
         om = others.max(axis=1, keepdims=True)
         lse = np.log(np.exp(others - om).sum(axis=1)) + om[:, 0]
-        return z[np.arange(n), y] - lse
+        result: np.ndarray = z[np.arange(n), y] - lse
+        return result
     p = confidences(victim, X)
     py = p[np.arange(n), y]
     rest = np.clip(p.sum(axis=1) - py, 1e-300, None)
-    return np.log(np.clip(py, 1e-300, None)) - np.log(rest)
+    result = np.log(np.clip(py, 1e-300, None)) - np.log(rest)
+    return result
 
 
 def _logits(victim: Victim, X: np.ndarray) -> np.ndarray | None:

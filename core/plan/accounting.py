@@ -49,7 +49,7 @@ class GaussianTerm(PldTerm):
 
     def loss_range(self) -> float:
         sigma, sens, q, steps, replace = self.params
-        mu = (2.0 if replace else 1.0) * sens / sigma
+        mu = (2.0 if replace else 1.0) * float(sens) / float(sigma)
         return max(mu * mu / 2 + 12 * mu, 1e-3)
 
     def pld(self, h: float) -> Any:
@@ -57,7 +57,7 @@ class GaussianTerm(PldTerm):
 
 
 @lru_cache(maxsize=512)
-def _gaussian_pld(params: tuple, h: float) -> Any:
+def _gaussian_pld(params: tuple[Any, ...], h: float) -> Any:
     from dp_accounting import privacy_accountant
     from dp_accounting.pld import privacy_loss_distribution as pldm
 

@@ -125,7 +125,7 @@ class PlanBudget:
         return self.plan.epsilon - self.composed_epsilon
 
     def to_dict(self) -> dict[str, Any]:
-        from core.common.jsonable import jsonable
+        from core.common.jsonable import jsonable_dict
         from core.plan.document import plan_to_dict
 
         def num(x: float) -> float | None:
@@ -152,7 +152,7 @@ class PlanBudget:
             d["basic"]["epsilon_reason"] = "a release has no finite epsilon at its delta"
         if self.reason:
             d["reason"] = self.reason
-        return jsonable(d)
+        return jsonable_dict(d)
 
 
 def _models_for(plan: Plan, models: Mapping[str, Any] | None) -> dict[str, Any]:

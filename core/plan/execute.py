@@ -52,7 +52,8 @@ MECHANISMS = {"laplace": "laplace", "gaussian": "gaussian", "dpsgd": "dp-sgd",
 
 
 def plan_name(budget: Any) -> str:
-    return budget.plan.name or budget.plan.dataset
+    name: str = budget.plan.name or budget.plan.dataset
+    return name
 
 
 def plan_entries(budget: Any, *, run_id: str, mode: str = "release") -> list[LedgerEntry]:

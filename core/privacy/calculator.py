@@ -172,7 +172,8 @@ class EpsilonVsK:
 
     @property
     def valid(self) -> np.ndarray:
-        return np.isfinite(self.epsilon)
+        result: np.ndarray = np.isfinite(self.epsilon)
+        return result
 
 
 @dataclass(frozen=True, eq=False)

@@ -188,7 +188,8 @@ def prob_all_above(a_w: tuple[float, ...], a_r: float, gamma: "np.ndarray | floa
 
 @lru_cache(maxsize=64)
 def _breaks(a: float, b: float) -> np.ndarray:
-    return betaincinv(a, b, _QUANTILES)
+    result: np.ndarray = betaincinv(a, b, _QUANTILES)
+    return result
 
 
 def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray, rest: bool = False
@@ -200,7 +201,8 @@ def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray, rest: bool = False
         if rest:
             ok = g < 0.5
             out[ok] = betainc(a_r, a_w[0], 1.0 - g[ok]) - betainc(a_r, a_w[0], g[ok])
-            return np.clip(out, 0.0, 1.0)
+            result: np.ndarray = np.clip(out, 0.0, 1.0)
+            return result
         ok = g < 1.0
         out[ok] = betainc(a_r, a_w[0], 1.0 - g[ok])
         return out
@@ -228,7 +230,8 @@ def _prob(a_w: tuple[float, ...], a_r: float, g: np.ndarray, rest: bool = False
     inner = _prob(a_w[1:], a_r, (lo_lim[:, :, None] / (1.0 - x)).ravel(), rest
                   ).reshape(x.shape)
     out[ok] = (np.exp(logpdf) * inner * half * _GL_W).sum(axis=(1, 2))
-    return np.clip(out, 0.0, 1.0)
+    result = np.clip(out, 0.0, 1.0)
+    return result
 
 
 # --------------------------------------------------------------------------- certified δ
@@ -322,7 +325,8 @@ def _psi(a_s: tuple[float, ...], c: float, u: np.ndarray, n: int
 
 def _log_chord(lam: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """log((1 − λ)·e^left + λ·e^right)."""
-    return np.logaddexp(np.log1p(-lam) + left, np.log(lam) + right)
+    result: np.ndarray = np.logaddexp(np.log1p(-lam) + left, np.log(lam) + right)
+    return result
 
 
 def _psi_impl(a_s: tuple[float, ...], c: float, u: np.ndarray, n: int
@@ -545,7 +549,9 @@ def union_delta(k: float, eta: float, w: int, gamma: "np.ndarray | float") -> np
     numpy.ndarray
         δ, capped at 1.
     """
-    return np.minimum(1.0, w * betainc(k * eta, k * (1.0 - eta), np.asarray(gamma, float)))
+    result: np.ndarray = np.minimum(1.0, w * betainc(k * eta, k * (1.0 - eta),
+                                                     np.asarray(gamma, float)))
+    return result
 
 
 @lru_cache(maxsize=16)
@@ -760,7 +766,8 @@ def certified_delta(k: float, eta: float, eta_bar: float, w: int, gammas: "np.nd
         return ub
     his = [_failure_bracket(a_w, a_r, g, rtol)[1]
            for a_w, a_r in vertex_parameters(k, eta, eta_bar, w).values()]
-    return np.minimum(np.maximum(*his), ub)
+    result: np.ndarray = np.minimum(np.maximum(*his), ub)
+    return result
 
 
 def clear_caches() -> None:

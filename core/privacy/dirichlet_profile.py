@@ -70,9 +70,10 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from scipy.special import betainc, betaincc, betaln, expit, gammaln
@@ -169,7 +170,8 @@ def upper_tail(alpha: float, beta: float, z: np.ndarray) -> np.ndarray:
     if hi.any():  # I_u(β, α), u = σ(−z) <= e^-700
         log_up = -beta * z[hi] - math.log(beta) - float(betaln(beta, alpha))
         out[hi] = np.exp(np.minimum(log_up, 0.0))
-    return np.clip(out, 0.0, 1.0)
+    result: np.ndarray = np.clip(out, 0.0, 1.0)
+    return result
 
 
 def _tails(pair: BetaPair, eps: np.ndarray, shift: float
@@ -248,7 +250,7 @@ def pair_delta_lower(pair: BetaPair, eps: "np.ndarray | float") -> np.ndarray:
     return _hockey(tp, tq, e, upper=False)
 
 
-def _solve_epsilon(delta_of, target: float, tol: float = 1e-10) -> float:
+def _solve_epsilon(delta_of: Callable[[float], float], target: float, tol: float = 1e-10) -> float:
     """Smallest ε >= 0 found with ``delta_of(ε) <= target`` (verified; bisection)."""
     if delta_of(0.0) <= target:
         return 0.0
@@ -341,7 +343,8 @@ def convex_minorant(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             else:
                 break
         hull.append(i)
-    return np.interp(x, x[hull], y[hull])
+    result: np.ndarray = np.interp(x, x[hull], y[hull])
+    return result
 
 
 # --------------------------------------------------------------------------- one row
@@ -364,12 +367,14 @@ class RowProfile:
     exact: bool
     line: tuple[float, float, float] | None = None  # (x_min, x_max, d) of the n = 2 search
     description: str = ""
-    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    # ("eps", δ) → epsilon_bracket's triple, ("cells", δ) → envelope_pairs' pairs
+    _cache: dict[tuple[str, float], Any] = field(default_factory=dict, compare=False, repr=False)
 
     def delta(self, eps: "np.ndarray | float") -> np.ndarray:
         """Certified δ(ε): the maximum over the dominating pairs (both directions)."""
         e = np.atleast_1d(np.asarray(eps, dtype=np.float64))
-        return np.max([pair_delta(p, e) for p in self.pairs], axis=0)
+        result: np.ndarray = np.max([pair_delta(p, e) for p in self.pairs], axis=0)
+        return result
 
     def epsilon(self, delta: float) -> float:
         """The certified ε at δ̂ (refined by branch and bound where the profile is a search)."""
@@ -386,7 +391,8 @@ class RowProfile:
                                     pair_epsilon(self.pairs[0], delta), w)
             else:
                 self._cache[key] = _line_search(*self.line, delta)
-        return self._cache[key]
+        bracket: tuple[float, float, BetaPair] = self._cache[key]
+        return bracket
 
     def envelope_pairs(self, delta: float | None = None) -> tuple[BetaPair, ...]:
         """Dominating pairs for composition: the refined cells of the n = 2 search at δ̂."""
@@ -395,7 +401,8 @@ class RowProfile:
         key = ("cells", _check_delta(delta))
         if key not in self._cache:
             self._cache[key] = _line_cells(*self.line, delta)
-        return self._cache[key]
+        pairs: tuple[BetaPair, ...] = self._cache[key]
+        return pairs
 
     def loss_range(self, pairs: Sequence[BetaPair] | None = None) -> float:
         """E with envelope δ(E) <= 1e-13 (capped at 700): the PLD grid is [−E, E]."""
@@ -406,7 +413,7 @@ class RowProfile:
         return min(e, _EPS_CAP)
 
     def pld(self, discretization: float, *, delta: float | None = None,
-            points: int = 4096):
+            points: int = 4096) -> Any:
         """This profile as a pessimistic dp-accounting PrivacyLossDistribution.
 
         Parameters
@@ -446,7 +453,13 @@ def _line_cells(x_min: float, x_max: float, d: float, delta: float,
     return tuple(c[2] for c in _bb(x_min, x_max, d, delta, cells)[0])
 
 
-def _bb(x_min: float, x_max: float, d: float, delta: float, cells: int = 16):
+#: a branch-and-bound cell: (x₀, x₁, its dominating pair, that pair's ε, the cell's best
+#: feasible pair, that pair's lower ε)
+_Cell = tuple[float, float, BetaPair, float, BetaPair, float]
+
+
+def _bb(x_min: float, x_max: float, d: float, delta: float, cells: int = 16
+        ) -> tuple[list[tuple[float, float, BetaPair]], list[_Cell]]:
     """Branch and bound over x ∈ [x_min, x_max] on the line x + y + d = k (n = 2).
 
     A cell [x₀, x₁] holds pairs (x, k − d − x, d); by step 3 of the module docstring all of
@@ -455,7 +468,7 @@ def _bb(x_min: float, x_max: float, d: float, delta: float, cells: int = 16):
     total = x_max + x_min  # y = total − x keeps y >= x_min ⇔ x <= x_max
     edges = np.linspace(x_min, x_max, cells + 1)
 
-    def cell(lo: float, hi: float) -> tuple[float, float, BetaPair, float, BetaPair, float]:
+    def cell(lo: float, hi: float) -> _Cell:
         dom = BetaPair(lo, total - hi, d).conservative()
         ub = pair_epsilon(dom, delta)
         w_lo, w_hi = BetaPair(lo, total - lo, d), BetaPair(hi, total - hi, d)

@@ -110,11 +110,11 @@ class DpsgdAccounting:
     adjacency: str = ADJACENCY
     notes: tuple[str, ...] = field(default_factory=tuple)
     relation: str = "add/remove-one"
-    thesis_reading: dict | None = None
+    thesis_reading: dict[str, Any] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The ``accountant dpsgd --json`` object (``docs/formats-and-cli.md`` §5)."""
-        out = {"epsilon": self.epsilon, "delta": self.delta, "order": self.order,
+        out: dict[str, Any] = {"epsilon": self.epsilon, "delta": self.delta, "order": self.order,
                "method": self.method, "sigma": self.sigma, "sample_rate": self.sample_rate,
                "steps": self.steps, "steps_counted": self.steps_counted,
                "window": self.window, "updates_per_entry": self.updates_per_entry,
@@ -161,7 +161,7 @@ def _check(sigma: float, sample_rate: float, steps: int, delta: float,
                          "pld (the default with a window)", field="method")
 
 
-def _event(sigma: float, sample_rate: float, count: int):
+def _event(sigma: float, sample_rate: float, count: int) -> Any:
     import logging
 
     import dp_accounting

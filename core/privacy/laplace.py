@@ -152,7 +152,8 @@ def laplace_release(value: "np.ndarray | float", *, epsilon: float, sensitivity:
             return np.asarray(_opendp_laplace(scale, False)(float(x)))
         flat = _opendp_laplace(scale, True)(x.ravel().tolist())
         return np.asarray(flat, dtype=np.float64).reshape(x.shape)
-    return x + src.generator.laplace(0.0, scale, size=x.shape)
+    result: np.ndarray = x + src.generator.laplace(0.0, scale, size=x.shape)
+    return result
 
 
 def exponential_probabilities(utilities: "np.ndarray | list[float]", *, epsilon: float,
@@ -180,7 +181,8 @@ def exponential_probabilities(utilities: "np.ndarray | list[float]", *, epsilon:
         sensitivity))
     z = factor * (u - u.max())
     p = np.exp(z)
-    return p / p.sum()
+    result: np.ndarray = p / p.sum()
+    return result
 
 
 def exponential_mechanism(utilities: "np.ndarray | list[float]", *, epsilon: float,

@@ -61,7 +61,7 @@ class PldTerm:
     """One mechanism of a composition, run ``count`` times (module docstring)."""
 
     kind: str
-    params: tuple
+    params: tuple[Any, ...]
     count: int = 1
     label: str = ""
 
@@ -75,7 +75,7 @@ class PldTerm:
             return max(float(self.params[0]), 1e-3)
         if self.kind == "laplace":
             scale, sens = self.params
-            return max(30.0 * sens / scale, 1e-3)
+            return max(30.0 * float(sens) / float(scale), 1e-3)
         if self.kind == "dirichlet":
             return _dirichlet_range(self.params)
         return 1e-3
@@ -102,19 +102,19 @@ class PldTerm:
         raise InputError(f"unknown privacy-loss term {self.kind!r}", field="profile")
 
 
-def _envelope(params: tuple) -> RowProfile:
+def _envelope(params: tuple[Any, ...]) -> RowProfile:
     pairs = tuple(BetaPair(*p) for p in params)
     w = pairs[0]
     return RowProfile(k=0.0, eta=0.0, n=0, radius=0.0, pairs=pairs, witness=w, exact=False)
 
 
 @lru_cache(maxsize=256)
-def _dirichlet_range(params: tuple) -> float:
+def _dirichlet_range(params: tuple[Any, ...]) -> float:
     return _envelope(params).loss_range()
 
 
 @lru_cache(maxsize=256)
-def _dirichlet_pld(params: tuple, h: float) -> Any:
+def _dirichlet_pld(params: tuple[Any, ...], h: float) -> Any:
     return _envelope(params).pld(h, points=_POINTS)
 
 

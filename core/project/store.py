@@ -57,6 +57,7 @@ from core import __version__
 from core.common.atomic import atomic_write_text
 from core.common.errors import InputError, WriteFailure
 from core.common.jsonable import jsonable
+from core.common.jsonfile import read_json
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.files import (
     PROJECT_FORMAT,
@@ -64,7 +65,6 @@ from core.project.files import (
     ledger_entries,
     migrated_payload,
     project_to_dict,
-    read_json,
     run_dict,
     run_records,
     write_project,

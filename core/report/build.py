@@ -251,7 +251,7 @@ def _run_section(project: Any, i: int, run: Any, reporters: Any) -> Section:
     """The section of run ``i`` by its kind's reporter, with the oracle and ledger notes
     (a malformed record is refused naming ``runs[i]``)."""
     try:
-        sec = reporters.get(run.kind, _generic_section)(project, run)
+        sec: Section = reporters.get(run.kind, _generic_section)(project, run)
         oracle = _oracle_note(run)
     except _MALFORMED as exc:  # a run record edited or damaged outside PrivPlan
         raise InputError(f"the {run.kind} run {run.id!r} has a malformed summary or "

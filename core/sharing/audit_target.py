@@ -192,7 +192,8 @@ def sample_outputs(inp: Any, n: int, rng: np.random.Generator | None, epsilon: A
         (n, m) features.
     """
     p = np.asarray(inp, dtype=np.float64)
-    return np.log(dirichlet_rows(np.tile(p, (n, 1)), variant.k, rng))
+    result: np.ndarray = np.log(dirichlet_rows(np.tile(p, (n, 1)), variant.k, rng))
+    return result
 
 
 def exact_distribution(inp: Any, epsilon: Any, variant: SharingVariant) -> None:

@@ -297,7 +297,8 @@ def softmax_policy(theta: np.ndarray, mask: np.ndarray) -> np.ndarray:
     z = np.where(mask, theta, -np.inf)
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+    result: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return result
 
 
 def evaluate_softmax(mdp: MDP, pi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:

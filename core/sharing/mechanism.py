@@ -489,7 +489,8 @@ def teacher_policy_in_domain(policy: np.ndarray, eta: float) -> np.ndarray:
     check_sharing(m, eta)
     if np.any(p < -1e-12) or np.any(np.abs(p.sum(axis=-1) - 1.0) > 1e-9):
         raise InputError("every row must be a probability vector", field="policy")
-    return (1.0 - m * eta) * np.clip(p, 0.0, None) + eta
+    result: np.ndarray = (1.0 - m * eta) * np.clip(p, 0.0, None) + eta
+    return result
 
 
 @dataclass(frozen=True, eq=False)

@@ -242,6 +242,10 @@ def _feasible_box(glo: np.ndarray, ghi: np.ndarray, llo: np.ndarray, lhi: np.nda
     return True
 
 
+#: a search box: lower and upper corners of the gains, then of the losses
+_Box = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 def _corner(glo: np.ndarray, ghi: np.ndarray, llo: np.ndarray, lhi: np.ndarray, r2: float,
             cap: float) -> tuple[np.ndarray, np.ndarray]:
     """The box's upper corner, each magnitude capped by what any feasible point of the box
@@ -313,7 +317,7 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
         return L2Profile(0.0, 0.0, float(delta), k, m, eta, r, (), True, 0)
     r2 = r * r
     best_lo, best_moves = 0.0, ()
-    heap: list[tuple[float, int, tuple]] = []
+    heap: list[tuple[float, int, _Box]] = []
     count = 0
     top = min(r, cap)
 
@@ -321,7 +325,7 @@ def l2_profile(k: float, m: int, eta: float, lb: float, *, delta: float,
         return product_epsilon([(x, True) for x in g] + [(x, False) for x in lw], k, eta,
                                delta, points=points)
 
-    def bound(box: tuple) -> float:
+    def bound(box: _Box) -> float:
         glo, ghi, llo, lhi = box
         return evaluate(*_corner(glo, ghi, llo, lhi, r2, cap))
 

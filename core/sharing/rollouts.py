@@ -38,7 +38,8 @@ __all__ = ["sampled_gradient", "random_policies"]
 def _pick(cum: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Row-wise inverse-CDF sampling: the first index whose cumulative mass exceeds u."""
     idx = (cum <= u[:, None]).sum(axis=1)
-    return np.minimum(idx, cum.shape[1] - 1)
+    result: np.ndarray = np.minimum(idx, cum.shape[1] - 1)
+    return result
 
 
 _TABLES: dict[int, tuple[Any, np.ndarray, np.ndarray | None]] = {}
@@ -155,4 +156,5 @@ def random_policies(mask_rows: np.ndarray, gen: np.random.Generator) -> np.ndarr
     (True, 0.0)
     """
     e = gen.standard_exponential(mask_rows.shape) * mask_rows
-    return e / e.sum(axis=1, keepdims=True)
+    result: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return result

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from core.common.jsonable import jsonable
+from core.common.jsonable import jsonable, jsonable_dict
 from core.common.parallel import run_chunks
 from core.common.progress import Progress, no_progress
 from core.study.seeds import auxiliary_rng, derive_seeds, draw_master_seed
@@ -321,7 +321,7 @@ class StudyResult:
             except (TypeError, ValueError):
                 return repr(v)
 
-        return jsonable({
+        return jsonable_dict({
             "name": self.name,
             "master_seed": self.master_seed,
             "seed_source": self.seed_source,

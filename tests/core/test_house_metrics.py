@@ -29,6 +29,21 @@ def test_the_measures_see_what_they_claim() -> None:
     assert tests > 0 and source > tests / 2
 
 
+def test_mypy_settings_name_what_an_override_turns_off(
+        tmp_path: Path, monkeypatch: "pytest.MonkeyPatch") -> None:
+    monkeypatch.setattr(metrics, "ROOT", tmp_path)
+    toml = tmp_path / "pyproject.toml"
+    toml.write_text("[tool.mypy]\nstrict = true\n", encoding="utf-8")
+    assert metrics.mypy_settings() == "strict"
+    toml.write_text('[tool.mypy]\nstrict = true\n\n[[tool.mypy.overrides]]\n'
+                    'module = ["gui", "gui.*"]\nwarn_return_any = false\n'
+                    'disallow_untyped_defs = false\n', encoding="utf-8")
+    assert metrics.mypy_settings() == ("strict, except: gui, gui.* without warn_return_any, "
+                                       "disallow_untyped_defs")
+    toml.write_text("[tool.mypy]\ncheck_untyped_defs = true\n", encoding="utf-8")
+    assert metrics.mypy_settings() == "not strict; on: check_untyped_defs"
+
+
 def test_every_large_core_module_states_why_it_is_one_module() -> None:
     assert metrics.unexplained() == []
     big = [m for m in metrics.large_modules() if m[0].startswith("core/")]

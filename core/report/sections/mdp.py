@@ -195,7 +195,8 @@ def _bounds_section(project: Any, run: Any) -> Section:
         if entry is None or item is None:
             return _fmt(item)
         try:
-            return entry.model.label(str(item))
+            text: str = entry.model.label(str(item))
+            return text
         except (KeyError, ValueError, IndexError):
             return str(item)
 
