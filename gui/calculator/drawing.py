@@ -1,15 +1,15 @@
 """The Privacy Calculator's result box and its four live plots, and how a result is drawn.
 
-:class:`CalculatorPlots` is an object of :class:`gui.calculator.panel.PrivacyCalculatorPanel`
-(it takes ``(document, view)``): it builds the result box and the plots, which the panel lays
-out, keeps the curves, legends and the results drawn, and reads the panel's inputs, runners
-and compare check.
+:class:`CalculatorPlots` is a part of :class:`gui.calculator.panel.PrivacyCalculatorPanel`:
+it builds the result box and the plots, which the panel lays out, keeps the curves, legends
+and the results drawn, and asks the panel for the parameters, runners and the compare box
+through a :class:`gui.calculator.views.PlotHooks`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -41,13 +41,10 @@ from gui.calculator.parts import (
     fmt_value,
     gamma_marker,
 )
+from gui.calculator.views import PlotHooks
 from gui.shell.plots import add_legend, make_plot, pen, place_legend
 from gui.shell.style import OKABE_ITO, PRIVATE_ACCENT, pretty_message
 from gui.shell.widgets import SciSpinBox
-
-if TYPE_CHECKING:
-    from gui.calculator.panel import PrivacyCalculatorPanel
-    from gui.shell.document import ProjectDocument
 
 __all__ = ["CalculatorPlots", "warning_texts"]
 
@@ -99,16 +96,13 @@ def warning_texts(inp: CalculatorInputs, key: str, warnings: tuple[tuple[str, st
 class CalculatorPlots:
     """The result box and the four plots of the calculator, and how a result is drawn.
 
-    Takes ``(document, view)``: the project document (unused: the calculator records
-    nothing) and :class:`gui.calculator.panel.PrivacyCalculatorPanel`, whose inputs, runners
-    and compare check it reads. It builds :attr:`results_box` and the four plots (the panel
-    lays them out) and owns the curves, the legends and the last result drawn.
+    Takes the :class:`~gui.calculator.views.PlotHooks` of what it asks of the panel. It
+    builds :attr:`results_box` and the four plots (the panel lays them out) and owns the
+    curves, the legends and the last result drawn.
     """
 
-    def __init__(self, document: ProjectDocument | None, view: PrivacyCalculatorPanel
-                 ) -> None:
-        self._document = document
-        self._view = view
+    def __init__(self, hooks: PlotHooks) -> None:
+        self._hooks = hooks
         # Figure 1.1 by configuration: the figure's own curves (vertex reduction of
         # Lemma 1.2) and the proven union-bound curves of the same configurations
         self.figure_curves: dict[str, EpsilonDeltaCurve] = {}
@@ -133,7 +127,7 @@ class CalculatorPlots:
         return self._k_result
 
     def _build_results(self) -> None:
-        box = QGroupBox("Result (what-if)", self._view)
+        box = QGroupBox("Result (what-if)", self._hooks.parent)
         form = QFormLayout(box)
         form.setVerticalSpacing(2)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
@@ -168,7 +162,7 @@ class CalculatorPlots:
                                     "profile meets it at the current δ, η, η̄, |W| and b.")
         self.target_button = QPushButton("Find k", box)
         self.target_button.setToolTip(self.target_spin.toolTip())
-        self.target_button.clicked.connect(self._view.find_k_for_target)
+        self.target_button.clicked.connect(self._hooks.find_k)
         target.addWidget(self.target_spin, 1)
         target.addWidget(self.target_button)
         self.target_label = QLabel(box)
@@ -307,8 +301,8 @@ class CalculatorPlots:
             [acc.variance_bound, acc.expected_sq_error, acc.alpha_paper, acc.alpha_rigorous])
         self._fit_ranges()
         self._fill_results(r)
-        self.show_result_warnings(r)
-        self.set_k_title(updating=self._view.k_runner.is_running)
+        self._hooks.show_warnings(r)
+        self.set_k_title(updating=self._hooks.k_runner.is_running)
 
     def _preset_of(self, inp: CalculatorInputs) -> str | None:
         return next((name for name, cfg in FIGURE_1_1.items()
@@ -318,7 +312,7 @@ class CalculatorPlots:
         """Plot 1: the current curves (union δ, proven; Lemma 1.2 δ, as in Figure 1.1; MC
         if chosen), or the three Figure 1.1 curves (compare mode)."""
         r = self._result
-        compare = self._view.compare_check.isChecked()
+        compare = self._hooks.compare_on()
         current = self._preset_of(r.inputs) if r is not None else None
         show_current = r is not None and not (compare and current is not None)
         legend = self.legends["eps_delta"]
@@ -373,21 +367,20 @@ class CalculatorPlots:
 
     def set_compare(self, on: bool) -> None:
         """Overlay the three Figure 1.1 configurations in the ε–δ plot (or not)."""
-        self._view.compare_check.setChecked(on)
+        self._hooks.set_compare(on)
 
     def on_compare_toggled(self, on: bool) -> None:
         self.start_figure_curves()
         self._draw_comparison()
 
     def figure_curves_wanted(self) -> bool:
-        return self._view.compare_check.isChecked() and len(self.figure_curves) < len(FIGURE_1_1)
+        return self._hooks.compare_on() and len(self.figure_curves) < len(FIGURE_1_1)
 
     def start_figure_curves(self) -> None:
         """Compute the three Figure 1.1 curves once, when the main runner is idle."""
-        v = self._view
-        if (self.figure_curves_wanted() and not v._fig_runner.is_running
-                and not v.runner.is_running and v._pending is None and not v._closed):
-            self._view._fig_runner.start(figure_curves)
+        h = self._hooks
+        if self.figure_curves_wanted() and not h.fig_runner.is_running and h.idle():
+            h.fig_runner.start(figure_curves)
 
     def on_fig_runner_succeeded(self, curves: object) -> None:
         assert isinstance(curves, dict)
@@ -396,15 +389,8 @@ class CalculatorPlots:
         self._draw_comparison()
 
     def on_fig_runner_failed(self, exc: object) -> None:
-        self._view.message_logged.emit("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
-        self._view.compare_check.setChecked(False)
-
-    def show_result_warnings(self, r: CalculatorResult) -> None:
-        if self._view.inputs() != r.inputs:
-            return  # the widgets moved on; their own validation warnings stay
-        for key, row in self._view.rows.items():
-            if not row.error:
-                row.show_message(**warning_texts(self._view.inputs(), key, r.warnings))
+        self._hooks.log("ERROR", f"privacy calculator, Figure 1.1 curves: {exc}")
+        self._hooks.set_compare(False)
 
     def _set_legend_visible(self, legend: pg.LegendItem, item: pg.PlotDataItem,
                             visible: bool) -> None:
@@ -566,7 +552,7 @@ class CalculatorPlots:
         self.set_k_title(updating=False)
 
     def set_k_title(self, *, updating: bool) -> None:
-        inp = self._view._last_valid
+        inp = self._hooks.last_valid()
         if inp is None:
             return
         at = (f"target δ = {inp.delta_target:g}" if inp.delta_target is not None

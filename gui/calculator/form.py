@@ -1,17 +1,15 @@
 """The Privacy Calculator's parameter fields and how a refused or doubtful value is shown.
 
-:class:`CalculatorForm` takes ``(document, view)`` — the project document (unused: the
-calculator records nothing) and :class:`gui.calculator.panel.PrivacyCalculatorPanel` — and
-builds the parameters box: one :class:`~gui.calculator.parts.ParameterRow` per parameter
-(spin box, slider and the red or amber message beside it), the target-δ / γ mode and the δ
-method. Its changes go to the panel's slots; the panel asks it to show what the core's
-validation said.
+:class:`CalculatorForm` takes the :class:`gui.calculator.views.FormHooks` of what it asks of
+the panel (:class:`gui.calculator.panel.PrivacyCalculatorPanel`) and builds the parameters
+box: one :class:`~gui.calculator.parts.ParameterRow` per parameter (spin box, slider and the
+red or amber message beside it), the target-δ / γ mode and the δ method. Its changes go to
+the hooks; the panel asks it to show what the core's validation, and a result, said.
 """
 
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -25,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError
+from core.privacy import CalculatorResult
 from gui.calculator.drawing import warning_texts
 from gui.calculator.parts import (
     LEFT_COLUMN,
@@ -36,11 +35,8 @@ from gui.calculator.parts import (
     WARNING_COLOUR,
     ParameterRow,
 )
+from gui.calculator.views import FormHooks
 from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, pretty_message
-
-if TYPE_CHECKING:
-    from gui.calculator.panel import PrivacyCalculatorPanel
-    from gui.shell.document import ProjectDocument
 
 __all__ = ["CalculatorForm"]
 
@@ -48,19 +44,17 @@ __all__ = ["CalculatorForm"]
 class CalculatorForm:
     """The parameters box of the calculator (see the module docstring)."""
 
-    def __init__(self, document: ProjectDocument | None, view: PrivacyCalculatorPanel
-                 ) -> None:
-        self._document = document
-        self._view = view
+    def __init__(self, hooks: FormHooks) -> None:
+        self._hooks = hooks
         self.last_w = int(PARAMETERS["w"].default)
 
     def build(self) -> None:
-        box = QGroupBox("Parameters", self._view)
+        box = QGroupBox("Parameters", self._hooks.parent)
         grid = QGridLayout(box)
         grid.setHorizontalSpacing(6)
         grid.setVerticalSpacing(2)
         self.rows: dict[str, ParameterRow] = {}
-        self.mode_group = QButtonGroup(self._view)
+        self.mode_group = QButtonGroup(self._hooks.parent)
         self.delta_radio = QRadioButton("target δ", box)
         self.gamma_radio = QRadioButton("γ", box)
         self.delta_radio.setChecked(True)
@@ -108,12 +102,13 @@ class CalculatorForm:
         grid.setColumnStretch(6, 1)
         self.parameters_box = box
 
+        h = self._hooks
         for row in self.rows.values():
-            row.spin.valueChanged.connect(self._view._on_parameter_changed)
-            row.slider.sliderReleased.connect(self._view._on_slider_released)
-        self.method_combo.currentIndexChanged.connect(self._view._on_parameter_changed)
-        self.delta_radio.toggled.connect(self._view._on_mode_toggled)
-        self._view._on_mode_toggled(True)
+            row.spin.valueChanged.connect(h.changed)
+            row.slider.sliderReleased.connect(h.slider_released)
+        self.method_combo.currentIndexChanged.connect(h.changed)
+        self.delta_radio.toggled.connect(h.mode_toggled)
+        h.mode_toggled(True)
 
     def error_text(self, exc: InputError) -> str:
         field = exc.field or ""
@@ -130,7 +125,7 @@ class CalculatorForm:
             if key == field:
                 row.show_message(error=error)
             else:
-                row.show_message(**warning_texts(self._view.inputs(), key, warnings))
+                row.show_message(**warning_texts(self._hooks.inputs(), key, warnings))
         if field == "delta_method":
             self.method_combo.setStyleSheet(INVALID_STYLE)
             self.method_message.setText(f"✖ {error}")
@@ -147,22 +142,35 @@ class CalculatorForm:
             self.method_message.setStyleSheet(f"color: {WARNING_COLOUR};")
             self.method_message.setVisible(bool(lemma))
         if exc is not None and field not in self.rows and field != "delta_method":
-            self._view.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>"
-                                      f"{html.escape(error)}</span>")
+            self._hooks.status(f"<span style='color:{ERROR_COLOUR}'>{html.escape(error)}</span>")
+
+    def show_result_warnings(self, r: CalculatorResult) -> None:
+        """The warnings of result ``r`` beside the fields without an error (unless the
+        fields moved on since: their own validation warnings stay)."""
+        if self._hooks.inputs() != r.inputs:
+            return
+        for key, row in self.rows.items():
+            if not row.error:
+                row.show_message(**warning_texts(self._hooks.inputs(), key, r.warnings))
 
     def field_error(self, key: str) -> str:
         """The error shown beside parameter ``key`` ('' if none)."""
         if key == "delta_method":
-            text = self.method_message.text() if self.method_message.isVisibleTo(self._view) else ""
+            text = self._method_text()
             return text if text.startswith("✖") else ""
         return self.rows[key].error
 
     def field_warning(self, key: str) -> str:
         """The warning shown beside parameter ``key`` ('' if none)."""
         if key == "delta_method":
-            text = self.method_message.text() if self.method_message.isVisibleTo(self._view) else ""
+            text = self._method_text()
             return text if text.startswith("⚠") else ""
         return self.rows[key].warning
+
+    def _method_text(self) -> str:
+        """The message under the δ method ('' while hidden)."""
+        shown = self.method_message.isVisibleTo(self._hooks.parent)
+        return self.method_message.text() if shown else ""
 
     def follow_w(self) -> None:
         """n follows |W| + 1 (the smallest n) unless the user chose a larger n."""

@@ -75,6 +75,7 @@ from gui.calculator.parts import (
     THROTTLE_MS,
     ParameterRow,
 )
+from gui.calculator.views import FormHooks, PlotHooks
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, pretty_message
 from gui.shell.tools import ToolSpec, register_tool
@@ -118,8 +119,14 @@ class PrivacyCalculatorPanel(QWidget):
         self._throttle.setInterval(THROTTLE_MS)
         self._throttle.timeout.connect(self._on_throttle_timeout)
 
-        self.plots = CalculatorPlots(document, self)
-        self.form = CalculatorForm(document, self)
+        self.form = CalculatorForm(FormHooks(
+            self, self._on_parameter_changed, self._on_slider_released, self._on_mode_toggled,
+            self.inputs, lambda text: self.status_label.setText(text)))
+        self.plots = CalculatorPlots(PlotHooks(
+            self, self.inputs, lambda: self._last_valid, self.form.show_result_warnings,
+            self._k_runner, self._fig_runner, self._idle, self.find_k_for_target,
+            self.message_logged.emit, lambda: self.compare_check.isChecked(),
+            lambda on: self.compare_check.setChecked(on)))
         self.form.build()
         self.plots.build()
         plots_ = self.plots  # the widgets it builds, under the names tests and callers use
@@ -382,6 +389,10 @@ class PrivacyCalculatorPanel(QWidget):
         return ([r.spin for r in self.rows.values()] + [r.slider for r in self.rows.values()]
                 + [self.method_combo, self.delta_radio, self.gamma_radio])
 
+    def _idle(self) -> bool:
+        """The point result's worker idle, nothing waiting for it, the tab open."""
+        return not self._runner.is_running and self._pending is None and not self._closed
+
     def _drafting(self) -> bool:
         return any(r.slider.isSliderDown() for r in self.rows.values())
 
@@ -410,7 +421,7 @@ class PrivacyCalculatorPanel(QWidget):
         if (self.plots.result is not None and inputs == self.plots.result.inputs
                 and self._result_points == n_points and not self._runner.is_running):
             self._pending = None  # already shown
-            self.plots.show_result_warnings(self.plots.result)
+            self.form.show_result_warnings(self.plots.result)
             return
         self._pending = (inputs, n_points, t_changed)
         if not self._throttle.isActive():

@@ -1,10 +1,11 @@
 """Drawing an MDP on the canvas: the building of the scene from the document's model.
 
-:class:`SceneDrawing` is an object of :class:`gui.mdp.view.MdpView` that takes
-``(document, view)``: it builds the view's scene from the document's model (the model is the
-truth; items are rebuilt from it, never read back), in full or, for large models, compact;
-it keeps the items drawn, the results overlay and the labels over the canvas
-(:class:`gui.mdp.legend.CanvasLabels`). Constants and geometry are
+:class:`SceneDrawing` is a part of :class:`gui.mdp.view.MdpView` that takes
+``(document, hooks)`` (:class:`gui.mdp.canvas_hooks.DrawingHooks`: the canvas widget and
+what the drawing asks of the view): it builds the view's scene from the document's model
+(the model is the truth; items are rebuilt from it, never read back), in full or, for large
+models, compact; it keeps the items drawn, the results overlay and the labels over the
+canvas (:class:`gui.mdp.legend.CanvasLabels`). Constants and geometry are
 :mod:`gui.mdp.canvas_parts`.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt, QTimer
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.mdp import MdpModel
+from gui.mdp.canvas_hooks import DrawingHooks
 from gui.mdp.canvas_parts import (
     COMPACT_RADIUS,
     COMPACT_STATES,
@@ -58,9 +60,6 @@ from gui.shell.canvas import LodTextItem, schedule_declutter
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, PRIVATE_ACCENT, fmt_num
 
-if TYPE_CHECKING:
-    from gui.mdp.view import MdpView
-
 __all__ = ["SceneDrawing"]
 
 
@@ -68,11 +67,11 @@ class SceneDrawing:
     """Builds the scene of an :class:`gui.mdp.view.MdpView` from ``document`` (see the
     module docstring); holds the items drawn and what the legend says about them."""
 
-    def __init__(self, document: ProjectDocument, view: MdpView) -> None:
+    def __init__(self, document: ProjectDocument, hooks: DrawingHooks) -> None:
         self._document = document
-        self._view = view
-        self._scene = view.scene()
-        self.labels = CanvasLabels(view)
+        self._hooks = hooks
+        self._scene = hooks.canvas.scene()
+        self.labels = CanvasLabels(hooks.canvas)
         self.state_items: dict[str, StateItem] = {}
         self.action_items: dict[str, ActionItem] = {}
         self.edge_items: list[EdgeItem] = []
@@ -95,10 +94,11 @@ class SceneDrawing:
     def rebuild(self) -> bool:
         """Redraw everything from the document (keeps the selection); False if nothing
         could be drawn (no model, or too many states: the empty text says why)."""
-        keep = self._view.selection()
+        h = self._hooks
+        keep = h.selection()
         self.rebuilding = True
         try:
-            self._view.cancel_connect()
+            h.cancel_connect()
             self._scene.clear()
             self.state_items.clear()
             self.action_items.clear()
@@ -106,10 +106,10 @@ class SceneDrawing:
             self.decorations.clear()
             self.hidden_edges = 0
             self.notice = ""
-            model = self._view.model()
-            if self.results_run is not None and self._view.mdp_id is not None:
-                self.overlay = bounds_overlay(self._document, self.results_run, self._view.mdp_id,
-                                               self.results_stage)
+            model, mdp_id = h.model(), h.mdp_id()
+            if self.results_run is not None and mdp_id is not None:
+                self.overlay = bounds_overlay(self._document, self.results_run, mdp_id,
+                                              self.results_stage)
             if model is None:
                 self.labels.show_empty("This project has no MDP yet.\n\nFile ▸ New MDP "
                                  "(Ctrl+Shift+N) starts a drawing; File ▸ Open… or "
@@ -134,7 +134,7 @@ class SceneDrawing:
             self.compact = model.n_states > COMPACT_STATES
             pos = self.display_positions(model)
             radius = COMPACT_RADIUS if self.compact else STATE_RADIUS
-            problems = self._document.problems(self._view.mdp_id)  # type: ignore[arg-type]
+            problems = self._document.problems(mdp_id)  # type: ignore[arg-type]
             state_problem = {p.state: p.message for p in problems
                              if p.state is not None and p.action is None}
             for s, sid in enumerate(model.state_ids):
@@ -145,9 +145,8 @@ class SceneDrawing:
                 self._scene.addItem(item)
                 self.state_items[sid] = item
             self.decorate()
-            self._view.select_ids([i for i in keep.ids() if i in self.state_items
-                             or i in self.action_items],
-                            [t for t in keep.transitions])
+            h.select_ids([i for i in keep.ids() if i in self.state_items
+                          or i in self.action_items], [t for t in keep.transitions])
         finally:
             self.rebuilding = False
         return True
@@ -205,7 +204,7 @@ class SceneDrawing:
     def decorate(self) -> None:
         """(Re)draw everything attached to the states: actions, edges, labels, results."""
         self.decorate_pending = False
-        schedule_declutter(self._view)  # labels readable and out of each other's way
+        schedule_declutter(self._hooks.canvas)  # labels readable and out of each other's way
         keep_actions = [a for a, item in self.action_items.items() if item.isSelected()]
         keep_edges = [(e.action_id, e.target_id) for e in self.edge_items if e.isSelected()]
         blocked = self._scene.blockSignals(True)
@@ -216,7 +215,7 @@ class SceneDrawing:
             self.decorations.clear()
             self.action_items.clear()
             self.edge_items.clear()
-            model = self._view.model()
+            model = self._hooks.model()
             if model is None or not self.state_items:
                 self.labels.update_legend(model, self)
                 return
@@ -238,7 +237,7 @@ class SceneDrawing:
     def schedule_decorate(self) -> None:
         if not self.decorate_pending:
             self.decorate_pending = True
-            QTimer.singleShot(0, self._view, self._decorate_if_pending)
+            QTimer.singleShot(0, self._hooks.canvas, self._decorate_if_pending)
 
     def _decorate_if_pending(self) -> None:
         if self.decorate_pending:
@@ -276,7 +275,7 @@ class SceneDrawing:
         chosen = {}
         if overlay is not None:
             chosen = {sid: v["action"] for sid, v in overlay["states"].items()}
-        problems = self._document.problems(self._view.mdp_id)  # type: ignore[arg-type]
+        problems = self._document.problems(self._hooks.mdp_id())  # type: ignore[arg-type]
         action_problem = {p.action: p.message for p in problems if p.action is not None}
         dot_pos: dict[tuple[int, int], np.ndarray] = {}
         fan_dir: dict[int, np.ndarray] = {}

@@ -1,6 +1,7 @@
 """The labels over the MDP canvas: the legend under it, the empty text, the mode hint.
 
-:class:`CanvasLabels` takes the view it sits on; :class:`gui.mdp.drawing.SceneDrawing`
+:class:`CanvasLabels` takes the canvas it sits on (the Qt widget only: it places its labels
+over the viewport and sets the canvas's tooltip); :class:`gui.mdp.drawing.SceneDrawing`
 fills the legend after each drawing, :class:`gui.mdp.view.MdpView` sets the mode hint.
 """
 
@@ -22,21 +23,21 @@ __all__ = ["CanvasLabels"]
 
 
 class CanvasLabels:
-    """The legend, empty text and mode hint of ``view`` (see the module docstring)."""
+    """The legend, empty text and mode hint of ``canvas`` (see the module docstring)."""
 
-    def __init__(self, view: QGraphicsView) -> None:
-        self._view = view
-        self.legend = QLabel(view)
+    def __init__(self, canvas: QGraphicsView) -> None:
+        self._canvas = canvas
+        self.legend = QLabel(canvas)
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setStyleSheet("QLabel { background: #F7F7F7; color: #333;"
                                   " border-top: 1px solid #D8D8D8; padding: 3px 8px; }")
-        self.empty = QLabel(view.viewport())
+        self.empty = QLabel(canvas.viewport())
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.empty.setStyleSheet("QLabel { color: #666; font-size: 11pt; }")
         self.empty.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.hint = QLabel(view.viewport())
+        self.hint = QLabel(canvas.viewport())
         self.hint.setStyleSheet("QLabel { background: #FFF4D6; color: #5A4100; "
                                 "border: 1px solid #E6C66A; border-radius: 3px; "
                                 "padding: 2px 6px; }")
@@ -47,10 +48,10 @@ class CanvasLabels:
         return self.legend.text()
 
     def empty_text(self) -> str:
-        return self.empty.text() if self.empty.isVisibleTo(self._view) else ""
+        return self.empty.text() if self.empty.isVisibleTo(self._canvas) else ""
 
     def hint_text(self) -> str:
-        return self.hint.text() if self.hint.isVisibleTo(self._view) else ""
+        return self.hint.text() if self.hint.isVisibleTo(self._canvas) else ""
 
     def set_hint(self, text: str) -> None:
         """The mode hint at the top left (hidden when ``text`` is empty)."""
@@ -90,7 +91,7 @@ class CanvasLabels:
             text += (f"<br><span style='color:{PRIVATE_ACCENT}'><b>●</b></span> action of the "
                      f"private policy π̄ ({stage}) · under each state v\u0332 ≤ V\u0304 ≤ "
                      "v\u0304: pessimistic, private, optimistic value")
-            self._view.setToolTip(f"{r.id}: k = {float(s.get('k', 0)):g}, β = "
+            self._canvas.setToolTip(f"{r.id}: k = {float(s.get('k', 0)):g}, β = "
                             f"{float(s.get('beta', 0)):g}, α {s.get('alpha_mode')}, {seed}")
             if overlay["stale"]:
                 text += (f" <span style='color:{ERROR_COLOUR}'>⚠ The model changed after this "
@@ -114,7 +115,7 @@ class CanvasLabels:
 
     def place(self) -> None:
         """Put the legend under the viewport and the other labels over it."""
-        v = self._view
+        v = self._canvas
         frame = v.frameWidth()
         if self.legend.isVisibleTo(v):
             width = max(120, v.width() - 2 * frame)

@@ -27,7 +27,8 @@ Positions live in the model (``MdpModel.positions``); the items are rebuilt from
 document whenever it changes and hold no state of their own. Models with more than
 :data:`MATRIX_STATES` states are not drawn (the workspace shows the matrix view).
 
-The view owns two objects that take ``(document, view)``: ``view.drawing``, a
+The view owns two parts that take the document and a bundle of the canvas widget and
+callables (:mod:`gui.mdp.canvas_hooks`), never the view: ``view.drawing``, a
 :class:`gui.mdp.drawing.SceneDrawing` (builds the scene and the labels over it), and
 ``view.edits``, a :class:`gui.mdp.canvas_edits.CanvasEdits` (every edit and the context
 menu). This module keeps the view's mode, selection, connecting and the Qt events.
@@ -36,7 +37,6 @@ menu). This module keeps the view's mode, selection, connecting and the Qt event
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
@@ -57,6 +57,7 @@ from PySide6.QtWidgets import (
 
 from core.mdp import MdpModel
 from gui.mdp.canvas_edits import CanvasEdits
+from gui.mdp.canvas_hooks import DrawingHooks, EditHooks, Selection
 from gui.mdp.canvas_parts import MODE_HINTS, MODES, bounds_overlay, to_point
 from gui.mdp.drawing import SceneDrawing
 from gui.mdp.items import ActionItem, EdgeItem, StateItem
@@ -64,22 +65,6 @@ from gui.shell.canvas import fit_rect, schedule_declutter, wheel_zoom
 from gui.shell.document import ProjectDocument
 
 __all__ = ["MdpView", "Selection"]
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What is selected on a canvas or in a matrix view, by id."""
-
-    states: tuple[str, ...] = ()
-    actions: tuple[str, ...] = ()
-    transitions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-
-    @property
-    def is_empty(self) -> bool:
-        return not (self.states or self.actions or self.transitions)
-
-    def ids(self) -> list[str]:
-        return [*self.states, *self.actions]
 
 
 class MdpView(QGraphicsView):
@@ -115,8 +100,13 @@ class MdpView(QGraphicsView):
         self._connect_from: str | None = None  # action id a transition starts at
         self._connect_line: QGraphicsPathItem | None = None
         self._press_action: tuple[str, QPointF] | None = None
-        self.drawing = SceneDrawing(document, self)  # builds the scene, keeps the items
-        self.edits = CanvasEdits(document, self)  # every edit, one command each
+        mdp = (self, lambda: self._mdp_id, self.model, self.selection, self.select_ids)
+        # builds the scene, keeps the items; every edit, one command each
+        self.drawing = SceneDrawing(document, DrawingHooks(*mdp, self.cancel_connect))
+        self.edits = CanvasEdits(document, EditHooks(
+            *mdp, self.drawing.state_items, self.item_at, self.message.emit, self.fit_to_view,
+            self._set_auto_fit, self.rename_selection, self.select_all, self.set_mode,
+            self.start_connect))
 
         self._scene.selectionChanged.connect(self._on_scene_selection_changed)
         document.mdp_changed.connect(self._on_document_mdp_changed)
@@ -287,6 +277,9 @@ class MdpView(QGraphicsView):
         """Fit the whole drawing (``F``); small drawings are not blown up past 1.4×."""
         self.auto_fit = True
         fit_rect(self, self._drawing_rect(), margin=24.0, max_scale=1.4)
+
+    def _set_auto_fit(self, on: bool) -> None:
+        self.auto_fit = on
 
     def _fit_if_auto(self) -> None:
         if self.auto_fit:

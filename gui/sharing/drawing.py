@@ -1,10 +1,11 @@
-"""Drawing a policy-sharing result, and the mechanism's live panels, as objects of the panel.
+"""Drawing a policy-sharing result, and the mechanism's live panels, as parts of the panel.
 
-:class:`SharingPlots` draws into the panel's plots, labels and table (the four plots, the
-ternary scatter, the ledger table, the summary); :class:`LivePreview` recomputes the ε/δ(k)
-and radius panels in its own worker as the parameters change. Both take
-``(document, view)`` — the project document and :class:`gui.sharing.panel.SharingPanel`,
-which owns the widgets — and keep their own state.
+:class:`SharingPlots` draws into the plots, labels and table of a
+:class:`gui.sharing.views.PlotWidgets` (the four plots, the ternary scatter, the ledger table,
+the summary); :class:`LivePreview` recomputes the ε/δ(k) and radius panels in its own worker
+as the parameters of a :class:`gui.sharing.views.SetupFields` change. Both keep their own
+state; neither sees the panel (:class:`gui.sharing.panel.SharingPanel`), which builds the
+widgets and the bundles.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QTableWidgetItem
+from PySide6.QtWidgets import QTableWidgetItem, QWidget
 
 from core.sharing import CURVE_RANGE, SharingStudy
 from gui.sharing.texts import COLOURS, STUDENT_LABELS
+from gui.sharing.views import PlotWidgets, RecordOutlet, SetupFields
 from gui.shell.plots import add_band, pen
 from gui.shell.workers import TaskRunner
 
 if TYPE_CHECKING:
-    from gui.sharing.panel import SharingPanel
     from gui.shell.document import ProjectDocument
 
 __all__ = ["SharingPlots", "LivePreview", "record_study"]
@@ -33,13 +34,13 @@ __all__ = ["SharingPlots", "LivePreview", "record_study"]
 class LivePreview:
     """The ε/δ(k) and radius panels, recomputed (debounced) as the parameters change."""
 
-    def __init__(self, document: ProjectDocument, view: SharingPanel,
+    def __init__(self, document: ProjectDocument, parent: QWidget, inputs: SetupFields,
                  plots: SharingPlots) -> None:
         self._document = document
-        self._view = view
+        self._inputs = inputs
         self._plots = plots
-        self.runner = TaskRunner(view)  # the mechanism's panels, as parameters change
-        self.timer = QTimer(view)
+        self.runner = TaskRunner(parent)  # the mechanism's panels, as parameters change
+        self.timer = QTimer(parent)
         self.timer.setSingleShot(True)
         self.timer.setInterval(60)
         self.timer.timeout.connect(self._start_live)
@@ -60,7 +61,7 @@ class LivePreview:
 
     def _env_m(self) -> int | None:
         """The largest action set of the chosen environment (None: none chosen)."""
-        key = str(self._view.env_combo.currentData() or "")
+        key = str(self._inputs.env_combo.currentData() or "")
         if key.startswith("mdp:") and self._document.has_mdp(key[4:]):
             return int(self._document.mdp_entry(key[4:]).mdp.mask.sum(axis=1).max())
         if key.startswith("gym:"):
@@ -77,7 +78,7 @@ class LivePreview:
         if m is None or m < 2:
             return
         try:
-            setup = self._view.setup()
+            setup = self._inputs.setup()
             from core.sharing import check_sharing
 
             check_sharing(m, setup.eta, k=setup.k0, tau=setup.tau, lb=setup.lb)
@@ -89,7 +90,7 @@ class LivePreview:
 
         self._live_params = (setup, m)
         self.runner.start(live_privacy, setup.k0, m, setup.eta, setup.lb, setup.bound,
-                          setup.tau, setup.delta, self._view.seed())
+                          setup.tau, setup.delta, self._inputs.seed())
 
     def _on_live(self, result: object) -> None:
         from core.sharing import PrivacyCurve, RadiusCurve
@@ -104,7 +105,7 @@ class LivePreview:
             from core.sharing import live_radius
 
             self.runner.start(live_radius, setup.k0, m, setup.eta, setup.lam, setup.beta,
-                              self._view.seed())
+                              self._inputs.seed())
         elif isinstance(result, RadiusCurve):
             self._draw_live(self._live_privacy, result)
 
@@ -116,28 +117,27 @@ class LivePreview:
 class SharingPlots:
     """Draws a study (fresh or recorded) into the panel's plots, labels and table."""
 
-    def __init__(self, document: ProjectDocument, view: SharingPanel) -> None:
-        self._document = document
-        self._view = view
+    def __init__(self, widgets: PlotWidgets) -> None:
+        self._w = widgets
         self.curves: dict[str, Any] = {}  # name -> plotted item (tests read the data back)
         self.bands: dict[str, Any] = {}
 
     def draw(self, s: dict[str, Any], pc: Any, rc: Any, title: str, m: int, *,
               recorded: str | None = None, tight: Any = None,
               robust: dict[str, Any] | None = None) -> None:
-        self._view.curve_plot.getPlotItem().clear()
+        self._w.curve_plot.getPlotItem().clear()
         self.curves.clear()
         self.bands.clear()
         x = np.asarray(s["iteration"], dtype=float)
         for kind, c in s["curves"].items():
-            band = add_band(self._view.curve_plot, x, c["lower"], c["upper"], COLOURS[kind],
+            band = add_band(self._w.curve_plot, x, c["lower"], c["upper"], COLOURS[kind],
                             CURVE_RANGE, fill_alpha=50, edge_alpha=0)
             bottom, top = band.curves
             self.bands[kind] = (top, bottom)
-            self.curves[kind] = self._view.curve_plot.plot(x, np.asarray(c["median"]),
+            self.curves[kind] = self._w.curve_plot.plot(x, np.asarray(c["median"]),
                                                      pen=pen(COLOURS[kind]),
                                                      name=STUDENT_LABELS[kind])
-        self.curves["teacher"] = self._view.curve_plot.plot(
+        self.curves["teacher"] = self._w.curve_plot.plot(
             x, np.full(x.size, float(s["teacher_value"])),
             pen=pen(COLOURS["teacher"], dashed=True), name="J(π_T), the teacher")
         self.draw_mechanism(pc, rc, tight=tight, ledger=(s["k"], s["epsilon"]))
@@ -166,7 +166,7 @@ class SharingPlots:
         who = (f"teacher's total over all {runs} noisy student runs" if runs is not None
                else "ledger total of one student run (recorded before the budget covered "
                     "every run)")
-        self._view.summary_label.setText(
+        self._w.summary_label.setText(
             f"<b>{who}: (ε, δ) = ({total['epsilon']:.4g}, {total['delta']:.3g})</b> by basic "
             f"composition, within the budget ({budget[0]:g}, {budget[1]:g}){after}{base}<br>"
             f"<b>{html.escape(title)}</b> · m = {m} · {mode}{where} · ledger: {len(s['k'])} "
@@ -174,56 +174,56 @@ class SharingPlots:
             f"{html.escape(stop)} · cost of privacy J(π_T) − J(student): {costs}<br>"
             "<span style='color:#555'>" + "<br>".join(html.escape(n) for n in s["notes"])
             + "</span>")
-        self._view.result_shown.emit()
+        self._w.shown()
 
     def draw_mechanism(self, pc: Any, rc: Any, *, tight: Any = None,
                         ledger: tuple[Any, Any] | None = None) -> None:
         """The ε(k), δ(k) and radius plots (also live, as parameters change; ``rc`` None:
         the radius plot stays as it is until its curve arrives)."""
-        for plot in (self._view.eps_plot, self._view.delta_plot):
+        for plot in (self._w.eps_plot, self._w.delta_plot):
             plot.getPlotItem().clear()
-        self.curves["epsilon"] = self._view.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
+        self.curves["epsilon"] = self._w.eps_plot.plot(pc.k, pc.epsilon, pen=pen("#1F77B4"),
                                                     name="ε of eq. 12")
-        self.curves["epsilon_linear"] = self._view.eps_plot.plot(
+        self.curves["epsilon_linear"] = self._w.eps_plot.plot(
             pc.k, pc.epsilon_linear, pen=pen("#1F77B4", dotted=True), name="√m·L·b·k·ln(1/τ)")
-        self.curves["gamma_part"] = self._view.eps_plot.plot(pc.k, pc.gamma_part,
+        self.curves["gamma_part"] = self._w.eps_plot.plot(pc.k, pc.gamma_part,
                                                        pen=pen("#FF7F0E", dashed=True),
                                                        name="G(k, m, η)")
         if tight is not None and np.isfinite(tight).any():
             ok = np.isfinite(tight)
-            self.curves["epsilon_tight"] = self._view.eps_plot.plot(
+            self.curves["epsilon_tight"] = self._w.eps_plot.plot(
                 pc.k[ok], np.asarray(tight)[ok], pen=pen("#9467BD", dashdot=True),
                 name="ε_tight estimate (worst pair, MC)")
         if ledger is not None and len(ledger[0]):
-            self.curves["ledger_eps"] = self._view.eps_plot.plot(
+            self.curves["ledger_eps"] = self._w.eps_plot.plot(
                 list(ledger[0]), list(ledger[1]), pen=None, symbol="o", symbolSize=6,
                 symbolBrush="#2CA02C", name="the ledger's roll-outs (τ per k)")
-        self.curves["delta"] = self._view.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
+        self.curves["delta"] = self._w.delta_plot.plot(pc.k, pc.delta, pen=pen("#D62728"),
                                                     name=f"δ estimate at τ = {pc.tau:.3g}")
-        self.curves["delta_upper"] = self._view.delta_plot.plot(
+        self.curves["delta_upper"] = self._w.delta_plot.plot(
             pc.k, pc.delta_upper, pen=pen("#D62728", dashed=True), name="95 % upper bound")
         if rc is None:
             return
-        self._view.radius_plot.getPlotItem().clear()
-        self.curves["alpha_lambda"] = self._view.radius_plot.plot(
+        self._w.radius_plot.getPlotItem().clear()
+        self.curves["alpha_lambda"] = self._w.radius_plot.plot(
             rc.k, rc.alpha_lambda, pen=pen("#2CA02C"), name="α_λ (eq. 15, loss radius)")
-        self.curves["lemma1"] = self._view.radius_plot.plot(
+        self.curves["lemma1"] = self._w.radius_plot.plot(
             rc.k, rc.lemma1, pen=pen("#7F7F7F", dotted=True), name="Lemma 1 radius (false)")
-        self.curves["quantile"] = self._view.radius_plot.plot(
+        self.curves["quantile"] = self._w.radius_plot.plot(
             rc.k, rc.quantile, pen=pen("#1F77B4"), name="Monte Carlo 1−β quantile")
-        self.curves["chebyshev"] = self._view.radius_plot.plot(
+        self.curves["chebyshev"] = self._w.radius_plot.plot(
             rc.k, rc.chebyshev, pen=pen("#9467BD", dashed=True), name="Chebyshev")
         if rc.ignore_below > 0:
-            self._view.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
+            self._w.radius_plot.addItem(pg.InfiniteLine(math.log10(rc.ignore_below), angle=90,
                                                      pen=pen("#000000", dotted=True)))
-        self._view.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
+        self._w.badge.setText("⚠ Lemma 1 of the paper is false as stated: its radius is not a "
                            "1 − β confidence radius (m = 2, k = 100, β = 0.05: tail 0.083). "
                            "α_λ is the student's loss radius only; k* = "
                            f"{rc.ignore_below:.3g} (below it, demonstrations are ignored).")
 
     def draw_ternary(self, t: dict[str, Any] | None) -> None:
         """The shared policies at one three-action state, in barycentric coordinates."""
-        plot = self._view.ternary_plot
+        plot = self._w.ternary_plot
         plot.getPlotItem().clear()
         if t is None:
             plot.hide()
@@ -254,7 +254,7 @@ class SharingPlots:
 
     def fill_ledger(self, s: dict[str, Any]) -> None:
         n = len(s["k"])
-        t = self._view.ledger_table
+        t = self._w.ledger_table
         t.clearSpans()
         stopped = s["stopped_at"] is not None
         t.setRowCount(n + (1 if stopped else 0))
@@ -275,11 +275,12 @@ class SharingPlots:
         t.resizeColumnsToContents()
 
 
-def record_study(document: ProjectDocument, view: SharingPanel, request: dict[str, Any] | None,
-                 res: Any, study: SharingStudy | None = None) -> bool:
+def record_study(document: ProjectDocument, outlet: RecordOutlet,
+                 request: dict[str, Any] | None, res: Any,
+                 study: SharingStudy | None = None) -> str | None:
     """Record a study: the run and its ledger entries (one per live roll-out of the teacher,
     the non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
-    undoable step, past the budget check. False (said in the panel) if declined."""
+    undoable step, past the budget check. The run's id; None (said) if declined."""
     from core.project import sharing_run_record
     from core.sharing import sharing_params
     from gui.shell.commands import AddRunCommand
@@ -299,13 +300,11 @@ def record_study(document: ProjectDocument, view: SharingPanel, request: dict[st
                                     float(robust["k"]), seed=res.seed, source=record.id)
     from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 
-    if not approve_entries(view, document, entries):
-        view.message.setText(OVER_BUDGET_TEXT.capitalize() + ".")
-        view.message.show()
-        return False
+    if not approve_entries(outlet.parent, document, entries):
+        outlet.refuse(OVER_BUDGET_TEXT.capitalize() + ".")
+        return None
     document.push(AddRunCommand(document, record, text=f"Record policy sharing {record.id}",
                                 ledger_entries=entries), "sharing")
-    view.last_recorded = record.id
-    view.message_logged.emit("INFO", f"policy sharing recorded as {record.id} with "
-                                    f"{len(entries)} ledger entries")
-    return True
+    outlet.log("INFO", f"policy sharing recorded as {record.id} with "
+                       f"{len(entries)} ledger entries")
+    return record.id

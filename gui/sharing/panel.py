@@ -61,6 +61,7 @@ from gui.sharing.drawing import LivePreview, SharingPlots, record_study
 from gui.sharing.network_runner import add_ppo_envs, is_ppo, show_ppo, start_ppo
 from gui.sharing.protocol import ProtocolBox
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
+from gui.sharing.views import PlotWidgets, RecordOutlet, SetupFields
 from gui.shell.document import ProjectDocument
 from gui.shell.plots import add_legend, make_plot
 from gui.shell.run_controls import RunControls
@@ -87,7 +88,6 @@ class SharingPanel(ToolPanel):
         self._request: dict[str, Any] | None = None
         self._pending_run: Any = None
         self.last_recorded: str | None = None
-        self.plots = SharingPlots(document, self)
 
         title = QLabel("<b>Policy sharing</b> — a teacher shares its policy with a student "
                        "through the Dirichlet mechanism; the teacher's observations stay "
@@ -95,6 +95,9 @@ class SharingPanel(ToolPanel):
                        "spent.", self)
         title.setWordWrap(True)
         setup = self._build_setup()
+        self.inputs = SetupFields(self.env_combo, self.fields, self.tau_check, self.bound_combo,
+                                  self.iter_spin, self.rollout_combo, self.mode_combo,
+                                  self.seed_spin, self.protocol)
         for combo in setup.findChildren(QComboBox):  # elided, not as wide as the longest item
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=10)
@@ -103,6 +106,10 @@ class SharingPanel(ToolPanel):
         scroll.setMinimumWidth(270)  # with the plots at 210: the page fits 1366×768's middle
         # the plots and the ledger scroll on their own: the page fits 768 px, Run in sight
         results = vertical_scroll(self._build_results(), self, frame=False)
+        self.plots = SharingPlots(PlotWidgets(
+            self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot,
+            self.ternary_plot, self.badge, self.summary_label, self.ledger_table,
+            self.result_shown.emit))
         left = QWidget(self)  # Run stays in sight below the form
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -129,7 +136,7 @@ class SharingPanel(ToolPanel):
             sig.connect(lambda *_: self._fill_teachers())
         self.env_combo.currentIndexChanged.connect(lambda _: self._fill_teachers())
         self._fill_teachers()
-        self.live = LivePreview(document, self, self.plots)
+        self.live = LivePreview(document, self, self.inputs, self.plots)
         for w in self.fields.values():
             w.valueChanged.connect(lambda *_: self.live.schedule())
         for sig in (self.bound_combo.currentIndexChanged, self.tau_check.toggled,
@@ -412,22 +419,11 @@ class SharingPanel(ToolPanel):
                 else f"policy sharing as a seeded experiment (seed {seed})")
 
     def seed(self) -> int | None:
-        return (int(self.seed_spin.value()) if self.mode_combo.currentData() == "experiment"
-                else None)
+        return self.inputs.seed()
 
     def setup(self) -> SharingSetup:
         """The parameters as typed (checked by the core when run)."""
-        v = {k: float(w.value()) for k, w in self.fields.items()}
-        fixed_tau = self.tau_check.isChecked()
-        return SharingSetup(k0=v["k0"], coef=v["coef"], eta=v["eta"], lb=v["lb"],
-                            tau=v["tau"] if fixed_tau else None,
-                            delta=None if fixed_tau else v["delta"],
-                            bound=str(self.bound_combo.currentData()), lam=v["lam"],
-                            beta=v["beta"], kappa=v["kappa"], lr=v["lr"],
-                            budget=(v["budget_e"], v["budget_d"]),
-                            iterations=int(self.iter_spin.value()),
-                            rollout=str(self.rollout_combo.currentData()),
-                            **self.protocol.values())
+        return self.inputs.setup()
 
     def set_parameters(self, **values: Any) -> None:
         """Set fields by name (``env``, ``k0``, ``coef``, …, ``seeds``, ``iterations``,
@@ -526,7 +522,11 @@ class SharingPanel(ToolPanel):
         field = {"lambda": "lam", "budget": "budget_e"}.get(exc.field or "", exc.field or "")
         if field in self.fields:
             show_field_error(self.fields[field], str(exc.problem), TOOLTIPS[field])
-        self.message.setText(str(exc))
+        self._say(str(exc))
+
+    def _say(self, text: str) -> None:
+        """Show ``text`` in red under Run."""
+        self.message.setText(text)
         self.message.show()
 
     def _set_running(self, running: bool) -> None:
@@ -536,8 +536,7 @@ class SharingPanel(ToolPanel):
         if isinstance(exc, InputError):
             self._show_error(exc)
         else:
-            self.message.setText(f"The run failed: {exc}")
-            self.message.show()
+            self._say(f"The run failed: {exc}")
         self.message_logged.emit("ERROR", f"policy sharing: {exc}")
 
     def _on_runner_succeeded(self, study: object) -> None:
@@ -557,9 +556,11 @@ class SharingPanel(ToolPanel):
     def show_study(self, study: SharingStudy) -> None:
         """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
         res = study.result
-        if not record_study(self._document, self, self._request, res, study):
-            # over the budget and declined: nothing shown
+        outlet = RecordOutlet(self, self._say, self.message_logged.emit)
+        recorded = record_study(self._document, outlet, self._request, res, study)
+        if recorded is None:  # over the budget and declined: nothing shown
             return
+        self.last_recorded = recorded
         self.study = study
         summary = sharing_summary(res)
         self.plots.draw(summary, study.privacy, study.radius, study.model_name, study.m,
