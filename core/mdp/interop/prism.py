@@ -37,10 +37,10 @@ from __future__ import annotations
 import operator
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -79,21 +79,52 @@ def _open(path: str, report: Progress = no_progress) -> list[str]:
     return read_text_lines(path, progress=report)
 
 
-def _data_lines(lines: list[str]) -> list[tuple[int, str]]:
-    """(line number, text) of the lines that are neither blank nor comments (the blank
-    and comment lines found by one scan of the joined text, not a loop over the lines)."""
+class _Rows:
+    """The data lines of a file: their numbers (from 1) and stripped texts, as two arrays
+    rather than a tuple per line. Indexing gives ``(number, text)``, a slice gives rows,
+    iterating gives the pairs in order."""
+
+    __slots__ = ("numbers", "texts")
+
+    def __init__(self, numbers: np.ndarray, texts: list[str]) -> None:
+        self.numbers = numbers
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> _Rows: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, str] | _Rows:
+        if isinstance(i, slice):
+            return _Rows(self.numbers[i], self.texts[i])
+        return int(self.numbers[i]), self.texts[i]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return zip(self.numbers.tolist(), self.texts)
+
+
+def _data_lines(lines: list[str]) -> _Rows:
+    """The lines that are neither blank nor comments, with their numbers (the blank and
+    comment lines found by one scan of the joined text, not a loop over the lines)."""
     texts = list(map(str.strip, lines))
     if not texts:
-        return []
+        return _Rows(np.zeros(0, dtype=np.int64), [])
     starts = np.zeros(len(texts), dtype=np.int64)
     np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1,
               out=starts[1:])
     joined = "\n" + "\n".join(texts) + "\n"  # (a match is at the newline before its line)
     skip = np.fromiter((m.start() for m in _SKIPPED.finditer(joined)), dtype=np.int64)
+    if skip.size == 0:
+        return _Rows(np.arange(1, len(texts) + 1, dtype=np.int64), texts)
     keep = np.ones(len(texts), dtype=bool)
     keep[np.searchsorted(starts, skip)] = False
     at = np.flatnonzero(keep)
-    return list(zip((at + 1).tolist(), _pick(texts, at)))
+    return _Rows(at + 1, _pick(texts, at))
 
 
 _SKIPPED = re.compile(r"\n(?=[#\n])")  # an empty line or a comment (lines are stripped)
@@ -120,7 +151,7 @@ def _int(path: str, line: int, text: str, what: str, upper: int | None = None) -
     return v
 
 
-def _header(path: str, rows: list[tuple[int, str]], sizes: Sequence[int], what: str
+def _header(path: str, rows: _Rows, sizes: Sequence[int], what: str
             ) -> tuple[int, list[int]]:
     if not rows:
         raise fail(path, None, f"is empty (expected the header line {what})")
@@ -140,7 +171,7 @@ class _Irregular(Exception):
 CHUNK = 1 << 17
 
 
-def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progress,
+def _bulk_tra(rows: _Rows, n_fields: int, S: int, report: Progress,
               *, labels: bool = True, fractions: bool = True) -> tuple[Any, ...]:
     """(src, choice, dst, value, line, label keys, labels) of the lines ``s [k] t value
     [label]`` (``n_fields`` without the label; a label only with ``labels``, a fraction
@@ -153,7 +184,7 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
     words: list[str] = []
     for lo in range(0, m, CHUNK):
         report(lo / max(m, 1), "reading the transitions")
-        texts = list(map(operator.itemgetter(1), rows[lo:lo + CHUNK]))
+        texts = rows.texts[lo:lo + CHUNK]
         pick, labelled, label_words = _chunk_columns(texts, n_fields, labels)
         ints, prob = _chunk_numbers(pick, n_fields, fractions)
         src, dst = ints[0], ints[-1]
@@ -166,7 +197,7 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
             words += label_words
         for j, arr in enumerate((src, cho, dst, prob)):
             cols[j].append(arr)
-    line_no = np.fromiter(map(operator.itemgetter(0), rows), dtype=np.int64, count=m)
+    line_no = rows.numbers
     out = [np.concatenate(c) if c else np.zeros(0) for c in cols]
     label_keys, label_words = _choice_labels(np.concatenate(keys, axis=1) if keys else
                                              np.zeros((2, 0), dtype=np.int64), words)
