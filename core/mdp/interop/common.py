@@ -33,8 +33,8 @@ from core.mdp.model import MDP
 from core.mdp.names import ActionNames, Names
 from core.mdp.sparse import Transitions
 
-__all__ = ["ImportResult", "ModelParts", "build_model", "choice_name", "unlabelled",
-           "identifier", "number_text", "parse_probability", "horizon_and_discount",
+__all__ = ["ImportResult", "ModelParts", "TransitionRewards", "build_model", "choice_name",
+           "unlabelled", "identifier", "number_text", "parse_probability", "horizon_and_discount",
            "DEFAULT_DISCOUNT", "fail", "read_text_lines", "check_declared"]
 
 #: The discount of an imported model when neither ``--horizon`` nor ``--discount`` is given
@@ -190,6 +190,20 @@ class ImportResult:
         return int(self.mdp.mask.sum())
 
 
+@dataclass(frozen=True, eq=False)
+class TransitionRewards:
+    """Transition rewards r(s, k, t) as arrays in the file's order, each (s, k, t) once (a
+    bulk reading's result, without a dictionary of a tuple per transition)."""
+
+    state: np.ndarray  # (n,) int64
+    choice: np.ndarray  # (n,) int64
+    target: np.ndarray  # (n,) int64
+    value: np.ndarray  # (n,) float64
+
+    def __len__(self) -> int:
+        return int(self.value.size)
+
+
 @dataclass
 class ModelParts:
     """A model checker's model as parsed: COO transitions by (state, choice)."""
@@ -207,9 +221,10 @@ class ModelParts:
     variables: tuple[str, ...] = ()
     kind: str = "MDP"  # or "DTMC": one choice per state
     # reward structures: name -> (state (S,) or None, choice {(s, k): r} or None,
-    # transition {(s, k, t): r} or None)
+    # transition {(s, k, t): r} or TransitionRewards or None)
     rewards: dict[str, tuple[np.ndarray | None, dict[tuple[int, int], float] | None,
-                             dict[tuple[int, int, int], float] | None]] | None = None
+                             dict[tuple[int, int, int], float] | TransitionRewards | None]
+                  ] | None = None
 
 
 def build_model(parts: ModelParts, *, horizon: int | None, discount: float | None,
@@ -362,7 +377,8 @@ def _key_arrays(d: dict[Any, Any], width: int) -> tuple[np.ndarray, ...]:
 
 def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rname: str,
                              st: np.ndarray | None, chr_: dict[tuple[int, int], float] | None,
-                             tr: dict[tuple[int, int, int], float] | None) -> RewardStructure:
+                             tr: dict[tuple[int, int, int], float] | TransitionRewards | None
+                             ) -> RewardStructure:
     """One parsed reward structure on the compacted choices; a transition reward without
     its choice or transition is refused naming the structure."""
     S, A, rank, has = parts.n_states, ch.A, ch.rank, ch.has
@@ -375,7 +391,11 @@ def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rn
     trans_arr = None
     if tr:
         trans_arr = np.zeros(t.nnz)
-        ss, kk, jj = _key_arrays(tr, 3)
+        if isinstance(tr, TransitionRewards):
+            ss, kk, jj, rr = tr.state, tr.choice, tr.target, tr.value
+        else:
+            ss, kk, jj = _key_arrays(tr, 3)
+            rr = np.fromiter(tr.values(), dtype=np.float64, count=len(tr))
         no_choice = kk >= ch.A_file
         no_choice[~no_choice] = ~has[ss[~no_choice], kk[~no_choice]]
         # every entry's (row, next state) as one sorted key: rows ascend, columns within
@@ -392,7 +412,7 @@ def _import_reward_structure(parts: ModelParts, ch: _Choices, t: Transitions, rn
             raise fail(parts.path, None, f"reward structure {rname!r}: a transition "
                        f"reward for state {s}, choice {k} to state {j}, which is not a "
                        "transition")
-        trans_arr[pos] = np.fromiter(tr.values(), dtype=np.float64, count=len(tr))
+        trans_arr[pos] = rr
     return RewardStructure(state=st, choice=choice_arr, transition=trans_arr)
 
 

@@ -37,10 +37,10 @@ from __future__ import annotations
 import operator
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -50,6 +50,7 @@ from core.common.progress import Progress, no_progress, sub_progress
 from core.mdp.interop.common import (
     ImportResult,
     ModelParts,
+    TransitionRewards,
     build_model,
     check_declared,
     export_labels,
@@ -66,6 +67,9 @@ __all__ = ["read_prism", "write_prism", "write_prism_interval", "PRISM_SUFFIXES"
 
 PRISM_SUFFIXES = (".tra", ".lab", ".sta", ".srew", ".trew")
 
+#: The largest int64: an index at or above it is refused (the bulk reading leaves it to the
+#: line-by-line one, which names the line).
+_INT_TOP = int(np.iinfo(np.int64).max)
 _LABEL = re.compile(r'(\d+)="([^"]*)"')
 _REWARD_NAME = re.compile(r'#\s*Reward structure:?\s*"([^"]*)"')
 
@@ -75,21 +79,52 @@ def _open(path: str, report: Progress = no_progress) -> list[str]:
     return read_text_lines(path, progress=report)
 
 
-def _data_lines(lines: list[str]) -> list[tuple[int, str]]:
-    """(line number, text) of the lines that are neither blank nor comments (the blank
-    and comment lines found by one scan of the joined text, not a loop over the lines)."""
+class _Rows:
+    """The data lines of a file: their numbers (from 1) and stripped texts, as two arrays
+    rather than a tuple per line. Indexing gives ``(number, text)``, a slice gives rows,
+    iterating gives the pairs in order."""
+
+    __slots__ = ("numbers", "texts")
+
+    def __init__(self, numbers: np.ndarray, texts: list[str]) -> None:
+        self.numbers = numbers
+        self.texts = texts
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> _Rows: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, str] | _Rows:
+        if isinstance(i, slice):
+            return _Rows(self.numbers[i], self.texts[i])
+        return int(self.numbers[i]), self.texts[i]
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        return zip(self.numbers.tolist(), self.texts)
+
+
+def _data_lines(lines: list[str]) -> _Rows:
+    """The lines that are neither blank nor comments, with their numbers (the blank and
+    comment lines found by one scan of the joined text, not a loop over the lines)."""
     texts = list(map(str.strip, lines))
     if not texts:
-        return []
+        return _Rows(np.zeros(0, dtype=np.int64), [])
     starts = np.zeros(len(texts), dtype=np.int64)
     np.cumsum(np.fromiter(map(len, texts[:-1]), dtype=np.int64, count=len(texts) - 1) + 1,
               out=starts[1:])
     joined = "\n" + "\n".join(texts) + "\n"  # (a match is at the newline before its line)
     skip = np.fromiter((m.start() for m in _SKIPPED.finditer(joined)), dtype=np.int64)
+    if skip.size == 0:
+        return _Rows(np.arange(1, len(texts) + 1, dtype=np.int64), texts)
     keep = np.ones(len(texts), dtype=bool)
     keep[np.searchsorted(starts, skip)] = False
     at = np.flatnonzero(keep)
-    return list(zip((at + 1).tolist(), _pick(texts, at)))
+    return _Rows(at + 1, _pick(texts, at))
 
 
 _SKIPPED = re.compile(r"\n(?=[#\n])")  # an empty line or a comment (lines are stripped)
@@ -108,13 +143,15 @@ def _int(path: str, line: int, text: str, what: str, upper: int | None = None) -
         v = int(text)
     except ValueError:
         raise fail(path, line, f"{what} {text!r} is not an integer") from None
+    if upper is None and v >= _INT_TOP:  # (an index the arrays cannot hold)
+        raise fail(path, line, f"{what} {text} is too large")
     if v < 0 or (upper is not None and v >= upper):
         raise fail(path, line, f"{what} {v} is outside [0, {upper})" if upper is not None
                    else f"{what} {v} is negative")
     return v
 
 
-def _header(path: str, rows: list[tuple[int, str]], sizes: Sequence[int], what: str
+def _header(path: str, rows: _Rows, sizes: Sequence[int], what: str
             ) -> tuple[int, list[int]]:
     if not rows:
         raise fail(path, None, f"is empty (expected the header line {what})")
@@ -134,7 +171,7 @@ class _Irregular(Exception):
 CHUNK = 1 << 17
 
 
-def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progress,
+def _bulk_tra(rows: _Rows, n_fields: int, S: int, report: Progress,
               *, labels: bool = True, fractions: bool = True) -> tuple[Any, ...]:
     """(src, choice, dst, value, line, label keys, labels) of the lines ``s [k] t value
     [label]`` (``n_fields`` without the label; a label only with ``labels``, a fraction
@@ -147,54 +184,100 @@ def _bulk_tra(rows: list[tuple[int, str]], n_fields: int, S: int, report: Progre
     words: list[str] = []
     for lo in range(0, m, CHUNK):
         report(lo / max(m, 1), "reading the transitions")
-        chunk = rows[lo:lo + CHUNK]
-        text = "\n".join(map(operator.itemgetter(1), chunk))
-        if not text.isascii():
-            raise _Irregular
-        raw = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8)
-        blank = (raw == 32) | (raw == 9) | (raw == 10) | ((raw >= 11) & (raw <= 13)) | (
-            (raw >= 28) & (raw <= 31))
-        starts = np.flatnonzero(~blank & np.concatenate([[True], blank[:-1]]))
-        per_line = np.bincount(np.searchsorted(np.flatnonzero(raw == 10), starts),
-                               minlength=len(chunk))[:len(chunk)]
-        toks = text.split()
-        ptr = np.concatenate([[0], np.cumsum(per_line)])
-        labelled = per_line == n_fields + 1 if labels else np.zeros(len(chunk), dtype=bool)
-        if not ((per_line == n_fields) | labelled).all():
-            raise _Irregular
-        width = int(per_line[0])
-        uniform = bool((per_line == width).all())  # then every column is a slice
-        pick = [toks[j::width] if uniform else _pick(toks, ptr[:-1] + j)
-                for j in range(n_fields)]
-        try:
-            ints = [np.fromiter(map(int, pick[j]), dtype=np.int64, count=len(chunk))
-                    for j in range(n_fields - 1)]
-            try:
-                prob = np.fromiter(map(float, pick[-1]), dtype=np.float64, count=len(chunk))
-            except ValueError:
-                if not fractions:
-                    raise
-                prob = np.fromiter(map(parse_probability, pick[-1]), dtype=np.float64,
-                                   count=len(chunk))
-        except ValueError:
-            raise _Irregular from None
+        texts = rows.texts[lo:lo + CHUNK]
+        pick, labelled, label_words = _chunk_columns(texts, n_fields, labels)
+        ints, prob = _chunk_numbers(pick, n_fields, fractions)
         src, dst = ints[0], ints[-1]
-        cho = ints[1] if n_fields == 4 else np.zeros(len(chunk), dtype=np.int64)
-        if (src >= S).any() or (dst >= S).any() or (np.minimum(src, dst) < 0).any() or (
-                cho < 0).any() or not np.isfinite(prob).all():
+        cho = ints[1] if n_fields == 4 else np.zeros(len(texts), dtype=np.int64)
+        if (src >= S).any() or (dst >= S).any() or not np.isfinite(prob).all():
             raise _Irregular
-        if labelled.any():
+        if label_words:
             at = np.flatnonzero(labelled)
             keys.append(np.stack([src[at], cho[at]]))
-            words += toks[n_fields::width] if uniform else _pick(toks, ptr[at] + n_fields)
+            words += label_words
         for j, arr in enumerate((src, cho, dst, prob)):
             cols[j].append(arr)
-    line_no = np.fromiter(map(operator.itemgetter(0), rows), dtype=np.int64, count=m)
+    line_no = rows.numbers
     out = [np.concatenate(c) if c else np.zeros(0) for c in cols]
     label_keys, label_words = _choice_labels(np.concatenate(keys, axis=1) if keys else
                                              np.zeros((2, 0), dtype=np.int64), words)
     return (out[0].astype(np.int64), out[1].astype(np.int64), out[2].astype(np.int64),
             out[3].astype(np.float64), line_no, label_keys, label_words)
+
+
+def _uniform_tokens(texts: list[str], width: int) -> list[str] | None:
+    """The tokens of ``texts`` when every line holds exactly ``width`` of them, else None:
+    the lines are joined with a ``;`` token between them (after checking no line holds a
+    ``;``), so one ``split`` finds every token and the separators' places prove the count
+    of each line (the separator follows every ``width`` tokens, and nowhere else)."""
+    joined = " ; ".join(texts)
+    n = len(texts)
+    if joined.count(";") != n - 1:
+        return None
+    toks = joined.split()
+    if len(toks) != n * (width + 1) - 1 or toks[width::width + 1].count(";") != n - 1:
+        return None
+    return toks
+
+
+def _chunk_columns(texts: list[str], n_fields: int, labels: bool
+                   ) -> tuple[list[list[str]], np.ndarray, list[str]]:
+    """The ``n_fields`` number columns of the lines ``texts``, which lines hold a label
+    (``labels`` only) and the labels; a line with another count of tokens raises
+    :class:`_Irregular`. Lines of one width (PRISM writes them so) are split once, with the
+    width proven by :func:`_uniform_tokens`; others are counted on the text's bytes."""
+    n = len(texts)
+    for width in ((n_fields + 1, n_fields) if labels else (n_fields,)):
+        toks = _uniform_tokens(texts, width)
+        if toks is not None:
+            step = width + 1
+            pick = [toks[j::step] for j in range(n_fields)]
+            if width == n_fields:
+                return pick, np.zeros(n, dtype=bool), []
+            return pick, np.ones(n, dtype=bool), toks[n_fields::step]
+    text = "\n".join(texts)
+    if not text.isascii():
+        raise _Irregular
+    raw = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8)
+    blank = (raw == 32) | (raw == 9) | (raw == 10) | ((raw >= 11) & (raw <= 13)) | (
+        (raw >= 28) & (raw <= 31))
+    starts = np.flatnonzero(~blank & np.concatenate([[True], blank[:-1]]))
+    per_line = np.bincount(np.searchsorted(np.flatnonzero(raw == 10), starts),
+                           minlength=n)[:n]
+    toks = text.split()
+    ptr = np.concatenate([[0], np.cumsum(per_line)])
+    labelled = per_line == n_fields + 1 if labels else np.zeros(n, dtype=bool)
+    if not ((per_line == n_fields) | labelled).all():
+        raise _Irregular
+    pick = [_pick(toks, ptr[:-1] + j) for j in range(n_fields)]
+    return pick, labelled, _pick(toks, ptr[:-1][labelled] + n_fields)
+
+
+def _chunk_numbers(pick: list[list[str]], n_fields: int, fractions: bool
+                   ) -> tuple[list[np.ndarray], np.ndarray]:
+    """The integer columns (all but the last of ``pick``) and the value column as arrays.
+    Integers must be ASCII digits only (what ``int`` reads without a sign, an underscore or
+    another script's digits), so one ``np.fromstring`` pass reads them all exactly; values
+    are read by ``float`` (or :func:`parse_probability` for fractions a/b, ``fractions``
+    only). Anything else raises :class:`_Irregular`."""
+    n = len(pick[0])
+    digits = " ".join(chain.from_iterable(pick[:-1]))
+    if not (digits.isascii() and digits.replace(" ", "").isdigit()):
+        raise _Irregular  # (an empty chunk has no lines; the loop gives none)
+    flat = np.fromstring(digits, dtype=np.int64, sep=" ")
+    if flat.size != n * (n_fields - 1) or (flat == _INT_TOP).any():
+        raise _Irregular
+    ints = list(flat.reshape(n_fields - 1, n))
+    try:
+        try:
+            prob = np.fromiter(map(float, pick[-1]), dtype=np.float64, count=n)
+        except ValueError:
+            if not fractions:
+                raise
+            prob = np.fromiter(map(parse_probability, pick[-1]), dtype=np.float64, count=n)
+    except ValueError:
+        raise _Irregular from None
+    return ints, prob
 
 
 def _choice_labels(keys: np.ndarray, words: list[str]
@@ -377,8 +460,15 @@ def _read_srew(path: str, S: int) -> tuple[str | None, np.ndarray]:
     return _reward_header(path, lines), out
 
 
-def _read_trew(path: str, S: int, mdp: bool) -> tuple[str | None,
-                                                     dict[tuple[int, int, int], float]]:
+def _repeated(src: np.ndarray, cho: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether a (state, choice, target) appears twice (sorted, neighbours compared)."""
+    order = np.lexsort((dst, cho, src))
+    s, k, t = src[order], cho[order], dst[order]
+    return bool(((s[1:] == s[:-1]) & (k[1:] == k[:-1]) & (t[1:] == t[:-1])).any())
+
+
+def _read_trew(path: str, S: int, mdp: bool
+               ) -> tuple[str | None, dict[tuple[int, int, int], float] | TransitionRewards]:
     lines = _open(path)
     rows = _data_lines(lines)
     hline, head = _header(path, rows, (3,) if mdp else (2,),
@@ -389,13 +479,11 @@ def _read_trew(path: str, S: int, mdp: bool) -> tuple[str | None,
     try:  # in bulk; anything irregular is read line by line (exact messages)
         src, cho, dst, val, _, _, _ = _bulk_tra(rows[1:], n, S, no_progress, labels=False,
                                                 fractions=False)
-        keys = list(zip(src.tolist(), cho.tolist(), dst.tolist()))
-        out = dict(zip(keys, val.tolist()))
-        if len(out) == len(keys) and len(rows) - 1 == head[-1]:
-            return _reward_header(path, lines), out
+        if len(rows) - 1 == head[-1] and not _repeated(src, cho, dst):
+            return _reward_header(path, lines), TransitionRewards(src, cho, dst, val)
     except _Irregular:
         pass
-    out = {}
+    out: dict[tuple[int, int, int], float] = {}
     for line, text in rows[1:]:
         toks = text.split()
         if len(toks) != n:

@@ -120,3 +120,69 @@ def test_an_irregular_transition_is_named_by_its_line(tmp_path, body, match):
                     + body)
     with pytest.raises(InputError, match=match):
         read_drn(path)
+
+
+def _prism_both(files, monkeypatch):
+    """read_prism with the bulk reading of .tra/.trew lines, and with the line-by-line one
+    (each result, or the message of the InputError it raises)."""
+    from core.mdp.interop import prism
+
+    def run():
+        try:
+            return prism.read_prism(files, horizon=2)
+        except InputError as exc:
+            return str(exc)
+
+    fast = run()
+
+    def irregular(*a, **k):
+        raise prism._Irregular
+
+    monkeypatch.setattr(prism, "_bulk_tra", irregular)
+    slow = run()
+    monkeypatch.undo()
+    return fast, slow
+
+
+_TREW = "# Reward structure \"r\"\n# Transition rewards\n2 3 3\n0 0 1 2\n0 1 0 1\n1 0 1 4\n"
+
+
+@pytest.mark.parametrize("tra, trew", [
+    # PRISM's own layout: one blank between fields, every line labelled
+    ("2 3 4\n0 0 1 1 go\n0 1 0 0.5 b\n0 1 1 0.5 b\n1 0 1 1 stay\n", _TREW),
+    # some lines labelled, some not; tabs, runs of blanks, a comment, a fraction
+    ("2 3 4\n0 0 1 1\n0\t1 0  1/2 b\n# note\n0 1 1 0.5\n1 0 1 1 stay\n", _TREW),
+    # a ';' inside a label (the bulk reading's line separator) and as a label
+    ("2 3 4\n0 0 1 1 a;b\n0 1 0 0.5 ;\n0 1 1 0.5 ;\n1 0 1 1 stay\n", _TREW),
+    # integers int() reads but the bulk reading leaves to the line-by-line one
+    ("2 3 4\n+0 0 1 1 go\n0 1 0 0.5 b\n0 1 1 0.5 b\n1 0 1_0 1 stay\n", _TREW),
+    ("2 3 4\n0 0 1 1 go\n0 1 0 0.5 b\n0 1 1 0.5 b\n1 99999999999999999999 1 1\n", _TREW),
+    ("2 3 4\n0 0 1 1 go\n0 1 0 0.5 b\n0 1 1 0.5 b\n2 0 1 1 stay\n", _TREW),  # no state 2
+    ("2 3 4\n0 0 1 1 go\n0 1.0 0 0.5 b\n0 1 1 0.5 b\n1 0 1 1\n", _TREW),
+    ("2 3 4\n0 0 1 1 go\n0 1 0 0.5 b c\n0 1 1 0.5 b\n1 0 1 1\n", _TREW),
+    # a reward given twice, one on a missing transition, one with a label
+    ("2 3 4\n0 0 1 1\n0 1 0 0.5\n0 1 1 0.5\n1 0 1 1\n", _TREW + "0 0 1 3\n"),
+    ("2 3 4\n0 0 1 1\n0 1 0 0.5\n0 1 1 0.5\n1 0 1 1\n", _TREW.replace("0 1 0 1", "0 0 0 1")),
+    ("2 3 4\n0 0 1 1\n0 1 0 0.5\n0 1 1 0.5\n1 0 1 1\n", _TREW.replace("1 0 1 4", "1 0 1 4 x")),
+])
+def test_bulk_prism_reading_reads_what_the_line_by_line_reading_reads(tmp_path, monkeypatch,
+                                                                        tra, trew):
+    files = [tmp_path / "m.tra", tmp_path / "m.trew"]
+    files[0].write_text(tra)
+    files[1].write_text(trew)
+    fast, slow = _prism_both(files, monkeypatch)
+    if isinstance(slow, str):
+        assert fast == slow
+    else:
+        assert fast.mdp == slow.mdp and fast.warnings == slow.warnings
+
+
+def test_bulk_prism_reading_of_a_written_model_is_the_line_by_line_one(tmp_path, monkeypatch):
+    from core.mdp.examples import sparse_random_mdp
+    from core.mdp.interop import write_prism
+
+    files, _ = write_prism(sparse_random_mdp(60, 3, 4, 5, seed=6), tmp_path / "w")
+    fast, slow = _prism_both(files, monkeypatch)
+    assert not isinstance(fast, str) and fast.mdp == slow.mdp
+    rs = fast.mdp.annotations.rewards["r"]
+    assert rs.transition is not None and rs.transition.size == fast.mdp.transitions.nnz
