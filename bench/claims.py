@@ -178,10 +178,10 @@ FAMILIES: tuple[Family, ...] = (
            "packet routing: approaches vs network size beside logistics (Fig 4.9)",
            render_generic),
     Family("logistics_routes", "bench/logistics_claims.py",
-           ("--study", "routes", "--n", "25", "--workers", "1"), (2020, 7), "2",
+           ("--study", "routes", "--n", "25", "--workers", "1"), (2020, 7), "7",
            "logistics routes: the approaches vs map size, DP-based vs ε", _render_routes),
     Family("domain_trends", "bench/logistics_claims.py",
-           ("--study", "domains", "--n", "25", "--workers", "1"), (2020, 7), "3",
+           ("--study", "domains", "--n", "25", "--workers", "1"), (2020, 7), "13",
            "logistics trends on the air and rover worlds", _render_routes),
 )
 
