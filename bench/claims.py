@@ -113,6 +113,29 @@ def _render_sharing(results: list[StudyResult], saved: list[dict[str, Any]]) -> 
     return _claims_table(results, sharing_claims([names[p["env"]] for p in results[0].points]))
 
 
+def _render_routes(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
+    """Logistics routes and the air and rover domains: the claims the study defines today
+    (core.logistics.route_claims), then DP relative to each approach as shares and points,
+    and the delivery rates (bench/logistics_claims.py)."""
+    import logistics_claims  # bench/logistics_claims.py
+
+    from core.logistics.route_claims import route_claims
+
+    class _Points:
+        points = results[0].points
+
+    out = [_claims_table(results, route_claims(_Points)), "",
+           "The same comparisons as shares of the other approach (lengths on the tasks both "
+           "delivered, per world, then the mean over worlds), messages likewise, success in "
+           "points; positive: DP longer, DP sends more, DP delivers more:", "",
+           logistics_claims.percent_table(results)]
+    leg = logistics_claims.longest_leg(results)
+    if leg > 0:
+        out += ["", f"Longest flight leg of any delivered air plan: {leg:g} km (fuel range "
+                "600 km)."]
+    return "\n".join(out)
+
+
 FAMILIES: tuple[Family, ...] = (
     Family("drl7", "bench/drl_claims.py",
            ("--sizes", "7x7", "--epsilons", "0.1,1,4,16", "--n", "120", "--workers", "1"),
@@ -154,6 +177,12 @@ FAMILIES: tuple[Family, ...] = (
            ("--figure", "fig49", "--n", "10", "--workers", "1"), (2029, 7), "21",
            "packet routing: approaches vs network size beside logistics (Fig 4.9)",
            render_generic),
+    Family("logistics_routes", "bench/logistics_claims.py",
+           ("--study", "routes", "--n", "25", "--workers", "1"), (2020, 7), "7",
+           "logistics routes: the approaches vs map size, DP-based vs ε", _render_routes),
+    Family("domain_trends", "bench/logistics_claims.py",
+           ("--study", "domains", "--n", "25", "--workers", "1"), (2020, 7), "13",
+           "logistics trends on the air and rover worlds", _render_routes),
 )
 
 SAVED = re.compile(r"^(?P<family>[a-z0-9_]+?)_(?P<seed>\d+)\.json(?:\.gz)?$")

@@ -10,6 +10,7 @@ results, message counts, the session protocol), :mod:`~core.logistics.baselines`
 (Best-first, Greedy), :mod:`~core.logistics.routing`
 (packet-routing dynamics), :mod:`~core.logistics.domains` (the domain profiles of §4.7:
 logistics, packet, air, rover), :mod:`~core.logistics.experiments` (B1–B5),
+:mod:`~core.logistics.route_claims` (the route comparisons as a paired, Holm-tested study),
 :mod:`~core.cli.logistics` (``plan``, ``plan-bench``), :mod:`~core.logistics.randomness`
 (the release-mode CSPRNG for the choices that shape a released map).
 

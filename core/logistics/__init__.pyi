@@ -177,6 +177,14 @@ from .records import (
     plan_params as plan_params,
     plan_summary as plan_summary,
 )
+from .route_claims import (
+    EPSILON_MARGINS as EPSILON_MARGINS,
+    ROUTE_APPROACHES as ROUTE_APPROACHES,
+    ROUTE_METRICS as ROUTE_METRICS,
+    route_arm as route_arm,
+    route_claims as route_claims,
+    route_study as route_study,
+)
 from .route_rl import (
     DENSE_HITTING_MAX as DENSE_HITTING_MAX,
     HITTING_CAP as HITTING_CAP,

@@ -385,6 +385,63 @@ def _session(world: Any, approach: str, cfg: BenchConfig, value: float, seed_seq
     return PlanningSession(world, approach=name, params=params, rng=rng, dynamics=dyn)
 
 
+def world_and_tasks(cfg: BenchConfig, n_centers: int, s_world: Any, s_tasks: Any
+                    ) -> tuple[Any, tuple[Any, ...]]:
+    """The world of ``cfg.domain`` with ``n_centers`` centers and its round of tasks, drawn
+    from the seed sequences ``s_world`` and ``s_tasks``."""
+    if cfg.domain == "logistics":
+        world = generate_world(n_centers, seed=np.random.Generator(np.random.PCG64(s_world)))
+        tasks = generate_tasks(world, p_package=cfg.p_package,
+                               rng=np.random.Generator(np.random.PCG64(s_tasks)))
+    else:
+        world = generate_domain_world(cfg.domain, n_centers, seed=np.random.Generator(
+            np.random.PCG64(s_world)), params=dict(cfg.domain_params))
+        tasks = domain_tasks(world, p_package=cfg.p_package,
+                             rng=np.random.Generator(np.random.PCG64(s_tasks)))
+    return world, tuple(tasks)
+
+
+def approach_rounds(cfg: BenchConfig, world: Any, tasks: Sequence[Any], approach: str,
+                    value: float, s_run: Any, budget: float | None
+                    ) -> tuple[np.ndarray, list[list[float | None]]]:
+    """One approach on one world for ``cfg.rounds`` rounds of ``tasks``: the metric rows
+    (rounds, metrics; the paired columns left NaN) and, per round, every task's true route
+    length (None: not delivered), for pairing tasks across approaches."""
+    metrics = cfg.metrics
+    out = np.full((cfg.rounds, len(metrics)), np.nan)
+    lengths: list[list[float | None]] = []
+    sess = _session(world, approach, cfg, value,
+                    np.random.SeedSequence(s_run.entropy, spawn_key=(7,)), budget)
+    for r in range(cfg.rounds):
+        res = sess.run(tasks)
+        lengths.append([x.length if x.success else None for x in res])
+        if not res:
+            continue
+        ok = [x for x in res if x.success]
+        out[r, 0] = len(ok) / len(res)
+        if ok:
+            out[r, 1] = float(np.mean([x.length for x in ok]))
+            st = [x.stretch for x in ok if x.stretch is not None]
+            out[r, 2] = float(np.mean(st)) if st else np.nan
+            out[r, 4] = float(np.mean([x.messages for x in ok]))
+        out[r, 3] = float(np.mean([x.messages for x in res]))
+        out[r, 5] = 1000.0 * float(np.mean([x.elapsed_s for x in res]))
+        if len(metrics) > len(METRICS):
+            _domain_columns(out[r], world, res)
+    return out, lengths
+
+
+def paired_lengths(lengths: Sequence[float | None], ref: Sequence[float | None]
+                   ) -> tuple[int, float, float]:
+    """``(tasks, mean length, mean reference length)`` over the tasks both delivered (the
+    same task list; NaN means when there is none)."""
+    both = [(x, y) for x, y in zip(lengths, ref) if x is not None and y is not None]
+    if not both:
+        return 0, math.nan, math.nan
+    return (len(both), float(np.mean([x for x, _ in both])),
+            float(np.mean([y for _, y in both])))
+
+
 def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) -> np.ndarray:
     """All approaches on one world: (approaches, metrics) or, for B5, (rounds, approaches,
     metrics)."""
@@ -393,51 +450,19 @@ def _run_world(cfg: BenchConfig, value_index: int, world_index: int, seed: int) 
     root = np.random.SeedSequence(seed, spawn_key=key)
     s_world, s_tasks, s_run = root.spawn(3)
     n = int(value) if cfg.parameter == "n_centers" else cfg.n_centers
-    if cfg.domain == "logistics":
-        world = generate_world(n, seed=np.random.Generator(np.random.PCG64(s_world)))
-        tasks = generate_tasks(world, p_package=cfg.p_package,
-                               rng=np.random.Generator(np.random.PCG64(s_tasks)))
-    else:
-        world = generate_domain_world(cfg.domain, n, seed=np.random.Generator(
-            np.random.PCG64(s_world)), params=dict(cfg.domain_params))
-        tasks = domain_tasks(world, p_package=cfg.p_package,
-                             rng=np.random.Generator(np.random.PCG64(s_tasks)))
-    metrics = cfg.metrics
+    world, tasks = world_and_tasks(cfg, n, s_world, s_tasks)
     budget = cfg.comm_budget
     if cfg.parameter == "budget_factor":
         budget = float(max(0, round(value * world.total_capacity)))
-    rounds = cfg.rounds
-    out = np.full((rounds, len(cfg.approaches), len(metrics)), np.nan)
+    out = np.full((cfg.rounds, len(cfg.approaches), len(cfg.metrics)), np.nan)
     ref = cfg.approaches.index("dp") if "dp" in cfg.approaches else 0
-    lengths: dict[tuple[int, int], list[float | None]] = {}
+    lengths: dict[int, list[list[float | None]]] = {}
     for j, ap in enumerate(cfg.approaches):
-        sess = _session(world, ap, cfg, value, np.random.SeedSequence(s_run.entropy,
-                                                                      spawn_key=(7,)), budget)
-        for r in range(rounds):
-            res = sess.run(tasks)
-            lengths[(r, j)] = [x.length if x.success else None for x in res]
-            if not res:
-                continue
-            ok = [x for x in res if x.success]
-            out[r, j, 0] = len(ok) / len(res)
-            if ok:
-                out[r, j, 1] = float(np.mean([x.length for x in ok]))
-                st = [x.stretch for x in ok if x.stretch is not None]
-                out[r, j, 2] = float(np.mean(st)) if st else np.nan
-                out[r, j, 4] = float(np.mean([x.messages for x in ok]))
-            out[r, j, 3] = float(np.mean([x.messages for x in res]))
-            out[r, j, 5] = 1000.0 * float(np.mean([x.elapsed_s for x in res]))
-            if len(metrics) > len(METRICS):
-                _domain_columns(out[r, j], world, res)
+        out[:, j], lengths[j] = approach_rounds(cfg, world, tasks, ap, value, s_run, budget)
     # paired tasks: delivered by this approach and by the reference (same task list)
-    for r in range(rounds):
+    for r in range(cfg.rounds):
         for j in range(len(cfg.approaches)):
-            both = [(x, y) for x, y in zip(lengths[(r, j)], lengths[(r, ref)])
-                    if x is not None and y is not None]
-            out[r, j, 6] = len(both)
-            if both:
-                out[r, j, 7] = float(np.mean([x for x, _ in both]))
-                out[r, j, 8] = float(np.mean([y for _, y in both]))
+            out[r, j, 6:9] = paired_lengths(lengths[j][r], lengths[ref][r])
     return out if cfg.parameter == "round" else out[0]
 
 

@@ -49,6 +49,7 @@ def test_check_passes_on_the_repository(claims):
     assert "warning: mia: no saved runs" in out
     assert "--run sharing_taxi --master-seed S" in out
     assert "ok advising_layout_exp1" in out and "ok packet_fig410" in out
+    assert "ok logistics_routes" in out and "ok domain_trends" in out
     assert time.process_time() - t0 < 30
 
 
