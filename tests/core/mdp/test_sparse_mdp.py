@@ -14,7 +14,7 @@ from core.common.errors import InputError
 from core.mdp import robust_kernels
 from core.mdp.examples import example2, four_startups, sparse_random_mdp
 from core.mdp.files import load_mdp, save_mdp
-from core.mdp.model import MDP
+from core.mdp.model import MDP, check_transitions
 from core.mdp.names import ActionNames, Names
 from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.mdp.robust import centre_shift, cost_of_privacy, inner_lp, robust_bounds
@@ -266,10 +266,14 @@ def test_sparse_privatisation_keeps_the_support_and_the_statement(all_sparse: No
     assert np.array_equal(t.indptr, pt.indptr) and np.array_equal(t.indices, pt.indices)
     assert (pt.data > 0).all() and np.allclose(pt.row_sums(), 1.0)
     assert priv.mode == "experiment" and priv.seed == 4
-    again = privatize_mdp(m, 50.0, rng=4, prepared=prep)
-    assert np.array_equal(again.mdp.transitions.data, pt.data)
+    # the rows are those the model's constructor accepts (privatize_mdp skips that check)
+    check_transitions(pt, m.mask, m.state_names, m.action_names)
+    assert prep.centres is None  # the centres were made a block at a time by the noise
     # the noise is centred on the mixed rows: (1 - nη)p + η
     assert np.allclose(prep.rows.data, t.data * (1 - 5 * 0.01) + 0.01)
+    again = privatize_mdp(m, 50.0, rng=4, prepared=prep)  # now from the made centres
+    assert prep.centres is not None
+    assert np.array_equal(again.mdp.transitions.data, pt.data)
     with pytest.raises(InputError, match="below the declared eta"):
         mechanism_rows(m, eta=0.05, domain_rule="refuse")
 
