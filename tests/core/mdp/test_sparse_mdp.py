@@ -131,6 +131,35 @@ def test_compiled_and_numpy_bounds_agree(seed: int) -> None:
     assert np.abs(got[0] - ref[0]).max() <= 1e-10 and np.abs(got[1] - ref[1]).max() <= 1e-10
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_kernel_reads_the_flags_of_every_state_that_has_them(seed: int,
+                                                                 monkeypatch) -> None:  # noqa: ANN001
+    """The kernel skips a state's flags when its values lie beyond the first positions'
+    (a faster test on values it has read): with ties (few distinct values) and values far
+    apart, its results are bit for bit those of reading every state's flags."""
+    if not robust_kernels.AVAILABLE:
+        pytest.skip("numba is not installed")
+    S = 500
+    m = sparse_random_mdp(S, 3, 6, 3, seed=seed)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, size=S)
+    p_lo, p_hi = rng.integers(0, 2 + seed, size=(2, S)).astype(float)  # ties: 2 + seed values
+    v_lo, v_hi = (p_lo * 0.5, p_hi) if seed % 2 else (rng.normal(size=S), -p_hi)
+    t = m.transitions
+    args = (t.indptr, t.indices, t.data, 3, a, v_lo, v_hi)
+    got = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+    kernel = robust_kernels._phat
+
+    def every_flag(*xs):  # noqa: ANN002, ANN202
+        xs = list(xs)
+        xs[-4] = xs[-3] = np.inf  # t_lo, t_hi: every state's flags are read
+        return kernel(*xs)
+
+    monkeypatch.setattr(robust_kernels, "_phat", every_flag)
+    want = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_interval_extremes_equal_the_lp(seed: int) -> None:
     from scipy.optimize import linprog
