@@ -112,25 +112,32 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
     blocks = _row_blocks(indptr)
     any_small = False
     small: list[np.ndarray | None] = []
+    from core.privacy import dirichlet_kernels  # (numba, loaded for large models only)
+
+    compiled = dirichlet_kernels.AVAILABLE
+    pos = np.empty(min(nnz, _BLOCK) if compiled else 0, dtype=np.int64)
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
     #    (a numpy Generator draws straight into ``out``, over the shapes written there: the
     #    same stream as an array returned per block, without allocating and copying one)
     for r0, r1 in blocks:
         e0, e1 = int(indptr[r0]), int(indptr[r1])
-        if affine is None:
-            shape = np.multiply(p[e0:e1], k, out=out[e0:e1])
-        else:  # (p·scale + shift)·k, as centres(e0, e1) * k
-            shape = np.multiply(p[e0:e1], affine[0], out=out[e0:e1])
-            shape += affine[1]
-            shape *= k
-        if shape.size and shape.min() < 1.0:
-            any_small = True
-            where = np.flatnonzero(shape < 1.0)
-            shape[where] += 1.0
-            # kept for step 2 while few (else found again there)
-            small.append(where if where.size <= (e1 - e0) // 8 else None)
+        if compiled:  # the same operations as below, in one pass
+            shape = out[e0:e1]
+            if pos.size < e1 - e0:
+                pos = np.empty(e1 - e0, dtype=np.int64)
+            n_small = dirichlet_kernels.gamma_shapes(p[e0:e1], k, affine, shape, pos)
+            any_small = any_small or n_small > 0
+            small.append(pos[:n_small].copy() if n_small <= (e1 - e0) // 8 else None)
         else:
-            small.append(np.zeros(0, dtype=np.intp))
+            shape = _shapes(p[e0:e1], k, affine, out[e0:e1])
+            if shape.size and shape.min() < 1.0:
+                any_small = True
+                where = np.flatnonzero(shape < 1.0)
+                shape[where] += 1.0
+                # kept for step 2 while few (else found again there)
+                small.append(where if where.size <= (e1 - e0) // 8 else None)
+            else:
+                small.append(np.zeros(0, dtype=np.intp))
         if isinstance(gen, np.random.Generator):
             gen.standard_gamma(shape, out=shape)  # each variate replaces its shape
         else:  # release mode's secure generator returns its variates
@@ -151,6 +158,18 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         if blk.size and blk.min() < _FLOOR:  # rare: floor, and normalise again
             np.maximum(blk, _FLOOR, out=blk)
             _normalise(blk, ptr, lens)
+    return out
+
+
+def _shapes(p: np.ndarray, k: float, affine: tuple[float, float] | None,
+            out: np.ndarray) -> np.ndarray:
+    """``out`` = c·k for the centres c = p, or p·scale + shift (before 1 is added where
+    c·k < 1)."""
+    if affine is None:
+        return np.multiply(p, k, out=out)
+    np.multiply(p, affine[0], out=out)
+    out += affine[1]
+    out *= k
     return out
 
 

@@ -287,6 +287,26 @@ def test_dirichlet_csr_small_concentrations_stay_normal() -> None:
     assert np.allclose(segment_sum(out, np.array([0, 2, 4])), 1.0)
 
 
+@pytest.mark.parametrize("k", [0.5, 3.0, 100.0])
+def test_dirichlet_csr_compiled_shapes_draw_the_numpy_versions_bits(k: float,
+                                                                    monkeypatch) -> None:  # noqa: ANN001
+    """The compiled pass that makes the gamma shapes gives the draws of the numpy passes,
+    bit for bit, with and without the rows' pre-processing (few or many shapes below 1)."""
+    from core.privacy import dirichlet_kernels
+
+    rng = np.random.default_rng(5)
+    lens = rng.integers(1, 30, size=400)
+    ptr = np.concatenate([[0], np.cumsum(lens)])
+    p = np.concatenate([rng.dirichlet(np.ones(n)) for n in lens])
+    runs = [(None, 1), ((0.8, 0.004), 2)]
+    got = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]
+    monkeypatch.setattr(dirichlet_kernels, "AVAILABLE", False)
+    want = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert np.array_equal(want[1], dirichlet_csr(ptr, p * 0.8 + 0.004, k, 2))
+
+
 def test_sparse_privatisation_keeps_the_support_and_the_statement(all_sparse: None) -> None:
     m = sparse_random_mdp(300, 2, 5, 3, seed=2)
     prep = mechanism_rows(m, eta=0.01, domain_rule="mix")
