@@ -558,10 +558,16 @@ def _row_classes(k: float, b: float, sizes: np.ndarray, etas: np.ndarray, cs: np
     """Group the rows by (n, η, radius) — radius c·b for n >= 2, b otherwise — and compute
     each class's guarantee once (the same call, with the same numbers, a row would get)."""
     m = sizes.size
-    radius = np.where(sizes >= 2, b * cs, b)
     if m == 0:
         return RowClasses((), np.zeros(0, np.int64), np.zeros(0, np.int64), sizes, cs, sm,
                           names_of)
+    if all((x == x[0]).all() for x in (sizes, etas, cs)):  # one class: no per-row keys
+        n0 = int(sizes[0])
+        r0 = float(np.where(n0 >= 2, b * cs[:1], b)[0])
+        g0 = _guarantee(k, float(etas[0]), n0, r0, row_delta, delta_method)
+        return RowClasses((g0,), np.array([m]), np.zeros(m, np.int64), sizes, cs, sm,
+                          names_of)
+    radius = np.where(sizes >= 2, b * cs, b)
     keys = np.empty((m, 3), dtype=np.float64)
     keys[:, 0], keys[:, 1], keys[:, 2] = sizes, etas, radius
     uniq, of_row, counts = _unique_rows(keys)
