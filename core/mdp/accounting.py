@@ -251,15 +251,21 @@ class _ListNames:
 
 
 class _MdpNames:
-    """Rows -> (state name, action name) of the rows whose (state, action) is ``index``."""
+    """Rows -> (state name, action name) of the available (state, action) pairs of ``mask``
+    in row-major order (the rows of :func:`core.mdp.privatize.mechanism_rows`); the pairs
+    are found only for the rows asked for."""
 
-    def __init__(self, mdp: MDP, index: np.ndarray) -> None:
-        self.state_names, self.action_names, self.index = (mdp.state_names, mdp.action_names,
-                                                           index)
+    def __init__(self, mdp: MDP, mask: np.ndarray) -> None:
+        self.state_names, self.action_names, self.mask = (mdp.state_names, mdp.action_names,
+                                                          mask)
 
     def __call__(self, rows: np.ndarray) -> list[tuple[str, str]]:
         sn, an = self.state_names, self.action_names
-        return [(sn[s], an[s][a]) for s, a in self.index[np.asarray(rows, np.int64)].tolist()]
+        flat = np.asarray(rows, np.int64)
+        if not self.mask.all():
+            flat = np.flatnonzero(self.mask.reshape(-1))[flat]
+        s, a = np.divmod(flat, self.mask.shape[1])
+        return [(sn[i], an[i][j]) for i, j in zip(s.tolist(), a.tolist())]
 
 
 def _names_from(names: Sequence[tuple[str, str]]) -> NameOf:
@@ -552,10 +558,16 @@ def _row_classes(k: float, b: float, sizes: np.ndarray, etas: np.ndarray, cs: np
     """Group the rows by (n, η, radius) — radius c·b for n >= 2, b otherwise — and compute
     each class's guarantee once (the same call, with the same numbers, a row would get)."""
     m = sizes.size
-    radius = np.where(sizes >= 2, b * cs, b)
     if m == 0:
         return RowClasses((), np.zeros(0, np.int64), np.zeros(0, np.int64), sizes, cs, sm,
                           names_of)
+    if all((x == x[0]).all() for x in (sizes, etas, cs)):  # one class: no per-row keys
+        n0 = int(sizes[0])
+        r0 = float(np.where(n0 >= 2, b * cs[:1], b)[0])
+        g0 = _guarantee(k, float(etas[0]), n0, r0, row_delta, delta_method)
+        return RowClasses((g0,), np.array([m]), np.zeros(m, np.int64), sizes, cs, sm,
+                          names_of)
+    radius = np.where(sizes >= 2, b * cs, b)
     keys = np.empty((m, 3), dtype=np.float64)
     keys[:, 0], keys[:, 1], keys[:, 2] = sizes, etas, radius
     uniq, of_row, counts = _unique_rows(keys)
@@ -861,7 +873,7 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
     progress(0.0, "accounting: the mechanism's rows")
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
-    return supports_privacy(prep.support, _mdp_names(mdp, prep.index), k,
+    return supports_privacy(prep.support, _mdp_names(mdp, mdp.mask), k,
                             contraction=prep.contraction,
                             smoothed=prep.smoothed, b=b, delta_target=delta_target,
                             adjacency=adjacency, eta=prep.eta, domain_rule=prep.domain_rule,
@@ -869,9 +881,9 @@ def mdp_privacy(mdp: MDP, k: float, *, b: float = DEFAULT_B,
                             smoothing=prep.smoothing, progress=sub_progress(progress, 0.5, 1.0))
 
 
-def _mdp_names(mdp: MDP, index: np.ndarray) -> NameOf:
-    """Rows -> (state name, action name), for rows whose (state, action) is ``index``."""
-    return _MdpNames(mdp, index)
+def _mdp_names(mdp: MDP, mask: np.ndarray) -> NameOf:
+    """Rows -> (state name, action name), for the rows of the available pairs of ``mask``."""
+    return _MdpNames(mdp, mask)
 
 
 def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
@@ -918,7 +930,7 @@ def release_privacy(private: MDP, k: float, *, b: float = DEFAULT_B,
     if domain_rule == "mix" and (c <= 0).any():
         raise InputError(f"the mix weight n·eta must be < 1 for every row; declare eta < "
                          f"{1.0 / int(n.max()):.6g} or eta = {ETA_AUTO}", field="eta")
-    return supports_privacy(n, _mdp_names(private, np.argwhere(private.mask)), k,
+    return supports_privacy(n, _mdp_names(private, private.mask), k,
                             contraction=c, b=b,
                             delta_target=delta_target, adjacency=adjacency, eta=eta_v,
                             domain_rule=domain_rule, delta_method=delta_method, zeros=zeros,

@@ -467,7 +467,8 @@ def _check_block(P: np.ndarray, mask: np.ndarray, offset: int,
     raise InputError(f"{where}: {problem}", field="transitions")
 
 
-def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> MDP:
+def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str,
+                     rows_checked: bool = False) -> MDP:
     """``mdp`` with its transitions replaced by ``P``, which the caller hands over.
 
     The same checks as the constructor (shape, rows of probabilities on the available
@@ -484,6 +485,10 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
         same shape (empty on unavailable actions); not used afterwards by the caller.
     name : str
         The new model's name.
+    rows_checked : bool
+        Sparse ``P`` only: its rows are rows of probabilities by construction (the
+        Dirichlet draws: every value a positive normal float, every row normalised), so the
+        pass that checks them again is skipped; the shape checks are still made.
 
     Returns
     -------
@@ -497,7 +502,8 @@ def with_transitions(mdp: MDP, P: "np.ndarray | Transitions", *, name: str) -> M
                              f"{P.n_states} x {P.n_actions}", field="P")
         if not mask.all() and (np.diff(P.indptr)[~mask.reshape(-1)] > 0).any():
             raise InputError("unavailable actions must have empty rows", field="P")
-        check_transitions(P, mask, mdp.state_names, mdp.action_names)
+        if not rows_checked:
+            check_transitions(P, mask, mdp.state_names, mdp.action_names)
         object.__setattr__(new, "_transitions", P)
         object.__setattr__(new, "_dense", None)
         object.__setattr__(new, "_nnz", P.nnz)

@@ -45,7 +45,8 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -87,10 +88,6 @@ class MechanismRows:
     Arrays are aligned with ``mdp.P[mdp.mask]`` (row-major over (state, action)).
     """
 
-    # the centres of the noise: (m, S) for a small (dense) model; for a sparse one, CSR rows
-    # over all S·A choices (unavailable ones empty) with the model's row layout
-    rows: "np.ndarray | Transitions"
-    index: np.ndarray  # (m, 2): (state, action) of each row
     support: np.ndarray  # (m,): n, the number of possible next states after pre-processing
     contraction: np.ndarray  # (m,): c with |T(p) − T(q)|₁ = c·|p − q|₁ for neighbours
     smoothed: np.ndarray  # (m,) bool: the row had a zero and zeros="smoothing" filled it
@@ -100,6 +97,37 @@ class MechanismRows:
     smoothing: float
     warnings: tuple[str, ...]
     eta_rows: np.ndarray | None = None  # (m,): the η of each row (n >= 2), from the rule
+    # the centres (:attr:`rows`), or None while they are only described by ``mix``
+    centres: "np.ndarray | Transitions | None" = field(default=None, repr=False)
+    # (rows, scale, shift): the centres are ``rows`` with every stored value p made
+    # p·scale + shift (the domain rule with one support size); made only when asked for
+    mix: "tuple[Transitions, float, float] | None" = field(default=None, repr=False)
+    # (S, A) available actions: the (state, action) of each row, made only when asked for
+    mask: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> "np.ndarray | Transitions":
+        """The centres of the noise: (m, S) for a small (dense) model; for a sparse one, CSR
+        rows over all S·A choices (unavailable ones empty) with the model's row layout."""
+        if self.centres is None:
+            assert self.mix is not None
+            t, scale, shift = self.mix
+            data = t.data * scale  # the two operations of the rule, in its order
+            data += shift
+            object.__setattr__(self, "centres", t.with_data(data))
+        assert self.centres is not None
+        return self.centres
+
+    @property
+    def sparse(self) -> bool:
+        """Whether the centres are CSR rows (a large model)."""
+        return self.mix is not None or isinstance(self.centres, Transitions)
+
+    @cached_property
+    def index(self) -> np.ndarray:
+        """(m, 2): (state, action) of each row."""
+        assert self.mask is not None
+        return np.argwhere(self.mask)
 
     def row_eta(self) -> np.ndarray:
         """η per row (the declared value, or the per-row rule's)."""
@@ -334,8 +362,9 @@ def mechanism_rows(mdp: MDP, *, eta: "float | str" = DEFAULT_ETA,
                             f"distribution on its support (weight n·eta, eta = "
                             f"{eta_label(eta, n)}): the privatised model is centred on a "
                             "slightly modified MDP")
-    return MechanismRows(rows=rows, index=index, support=n.astype(int), contraction=contraction,
-                         smoothed=smoothed, eta=eta, domain_rule=domain_rule, zeros=zeros,
+    return MechanismRows(centres=rows, mask=mdp.mask, support=n.astype(int),
+                         contraction=contraction, smoothed=smoothed, eta=eta,
+                         domain_rule=domain_rule, zeros=zeros,
                          smoothing=float(smoothing) if zeros == "smoothing" else 0.0,
                          warnings=tuple(warnings), eta_rows=etas)
 
@@ -357,7 +386,6 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
     t = mdp.transitions
     S, A = t.n_states, t.n_actions
     avail = mdp.mask.reshape(-1)
-    index = np.argwhere(mdp.mask)
     counts = np.diff(t.indptr)
     m = int(avail.sum())
     contraction = np.ones(m)
@@ -382,6 +410,8 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
                             "MDP")
     counts = np.diff(rows.indptr)
     n_all = counts  # support size per row (S·A), 0 for unavailable rows
+    centres: Transitions | None = None
+    mix: tuple[Transitions, float, float] | None = None
     every = bool(avail.all())  # every action available: the per-row arrays are used as they are
 
     def take(x: np.ndarray) -> np.ndarray:
@@ -400,7 +430,7 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
             raise InputError(_refuse_message(mdp, s, a, int(rows.indices[e]), float(data[e]),
                                              float(etas_all[r]), int(bad.sum()) - 1),
                              field="eta")
-        data = np.array(data, dtype=np.float64)  # the noise's centres: a copy, as dense
+        centres = rows.with_data(np.array(data, dtype=np.float64))  # a copy, as dense
     else:
         lam_all = n_all * etas_all
         too_big = multi_all & (lam_all >= 1.0)
@@ -418,21 +448,22 @@ def _sparse_mechanism_rows(mdp: MDP, *, eta: "float | str", domain_rule: str, ze
         if stored.any() and multi_all[stored].all() and _constant(lam_all[stored]) \
                 and _constant(etas_all[stored]):
             # one support size (the common case): the same two operations with scalars,
-            # without three per-entry arrays
+            # p·(1 − λ) + η, made when the centres are asked for (the noise makes them a
+            # block at a time, so privatising makes no array of the model's size for them)
             r0 = int(np.flatnonzero(stored)[0])
-            data = data * (1.0 - lam_all[r0])
-            data += etas_all[r0]
+            mix = (rows, float(1.0 - lam_all[r0]), float(etas_all[r0]))
         else:
             data = data * np.repeat(1.0 - lam_all, n_all)
             np.add(data, np.repeat(etas_all, n_all), out=data,
                    where=np.repeat(multi_all, n_all))
+            centres = rows.with_data(data)
         contraction *= take(1.0 - lam_all)
         if take(multi_all).any():
             warnings.append(f"domain rule 'mix': every row was mixed with the uniform "
                             f"distribution on its support (weight n·eta, eta = "
                             f"{eta_label(eta, n)}): the privatised model is centred on a "
                             "slightly modified MDP")
-    return MechanismRows(rows=rows.with_data(data), index=index,
+    return MechanismRows(centres=centres, mix=mix, mask=mdp.mask,
                          support=n.astype(int, copy=False),
                          contraction=contraction, smoothed=smoothed, eta=eta,
                          domain_rule=domain_rule, zeros=zeros,
@@ -524,10 +555,9 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
     src = as_random_source(rng)
     prep = prepared if prepared is not None else mechanism_rows(
         mdp, eta=eta, domain_rule=domain_rule, zeros=zeros, smoothing=smoothing)
-    rows = prep.rows
     warnings = list(prep.warnings)
-    has_zero = bool((prep.support < mdp.n_states).any()) if isinstance(rows, Transitions) \
-        else bool((rows == 0).any())
+    has_zero = bool((prep.support < mdp.n_states).any()) if prep.sparse \
+        else bool(np.any(prep.rows == 0))
     if prep.zeros == "support" and has_zero:
         warnings.append("support-restricted privatisation: zero probabilities stay zero, so the "
                         "support (which transitions are possible) is disclosed")
@@ -536,14 +566,23 @@ def privatize_mdp(mdp: MDP, k: float, *, rng: "np.random.Generator | int | Rando
         warnings.append(f"{single} deterministic row(s) have a single possible next state "
                         "and are released unchanged (nothing about them is hidden but their "
                         "support, which is public anyway)")
-    if isinstance(rows, Transitions):  # a large model: noise on the stored entries only
-        data = dirichlet_csr(rows.indptr, rows.data, k, src)
+    if prep.sparse:  # a large model: noise on the stored entries only
+        if prep.mix is not None and prep.centres is None:  # the centres made per block
+            csr, scale, shift = prep.mix
+            data = dirichlet_csr(csr.indptr, csr.data, k, src, affine=(scale, shift))
+        else:
+            made = prep.rows
+            assert isinstance(made, Transitions)
+            csr = made
+            data = dirichlet_csr(csr.indptr, csr.data, k, src)
         return PrivatizedMDP(
-            mdp=with_transitions(mdp, rows.with_data(data),
-                                 name=(mdp.name + " (private)").strip()),
+            mdp=with_transitions(mdp, csr.with_data(data),  # rows of Dir draws: checked
+                                 name=(mdp.name + " (private)").strip(), rows_checked=True),
             k=k, mode=src.mode, seed=src.seed, zeros=prep.zeros, smoothing=prep.smoothing,
             rows=int(mdp.mask.sum()), warnings=tuple(warnings), eta=prep.eta,
             domain_rule=prep.domain_rule)
+    rows = prep.rows
+    assert isinstance(rows, np.ndarray)
     S, A = mdp.n_states, mdp.n_actions
     private = np.zeros((S, A, S))
     if mdp.mask.all():  # the rows are P's own order: draw straight into the new model

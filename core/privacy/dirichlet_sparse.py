@@ -65,7 +65,8 @@ def _segment_reduce(values: np.ndarray, ptr: np.ndarray, ufunc: np.ufunc,
 
 def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
                   rng: "np.random.Generator | int | RandomSource | None", *,
-                  out: np.ndarray | None = None) -> np.ndarray:
+                  out: np.ndarray | None = None,
+                  affine: tuple[float, float] | None = None) -> np.ndarray:
     """Draw Dir(k·p) for every CSR row; returns the new values of the stored entries.
 
     Parameters
@@ -80,6 +81,10 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         A seed or generator: seeded experiment; None: release mode (OS CSPRNG).
     out : numpy.ndarray, optional
         A float64 array of shape (nnz,) for the result.
+    affine : (float, float), optional
+        (scale, shift): the rows are ``p·scale + shift`` (made a block at a time with
+        these two operations, so the draws are those of the rows computed beforehand,
+        without an array of their size).
 
     Returns
     -------
@@ -96,23 +101,43 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         out = np.empty(nnz)
     elif out.shape != (nnz,) or out.dtype != np.float64:
         raise ValueError(f"out must be a float64 array of shape {(nnz,)}")
+    def centres(e0: int, e1: int, sel: "np.ndarray | None" = None) -> np.ndarray:
+        x = p[e0:e1] if sel is None else p[e0:e1][sel]
+        if affine is None:
+            return x
+        x = x * affine[0]
+        x += affine[1]
+        return x
+
     blocks = _row_blocks(indptr)
     any_small = False
     small: list[np.ndarray | None] = []
+    from core.privacy import dirichlet_kernels  # (numba, loaded for large models only)
+
+    compiled = dirichlet_kernels.AVAILABLE
+    pos = np.empty(min(nnz, _BLOCK) if compiled else 0, dtype=np.int64)
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
     #    (a numpy Generator draws straight into ``out``, over the shapes written there: the
     #    same stream as an array returned per block, without allocating and copying one)
     for r0, r1 in blocks:
         e0, e1 = int(indptr[r0]), int(indptr[r1])
-        shape = np.multiply(p[e0:e1], k, out=out[e0:e1])
-        if shape.size and shape.min() < 1.0:
-            any_small = True
-            where = np.flatnonzero(shape < 1.0)
-            shape[where] += 1.0
-            # kept for step 2 while few (else found again there)
-            small.append(where if where.size <= (e1 - e0) // 8 else None)
+        if compiled:  # the same operations as below, in one pass
+            shape = out[e0:e1]
+            if pos.size < e1 - e0:
+                pos = np.empty(e1 - e0, dtype=np.int64)
+            n_small = dirichlet_kernels.gamma_shapes(p[e0:e1], k, affine, shape, pos)
+            any_small = any_small or n_small > 0
+            small.append(pos[:n_small].copy() if n_small <= (e1 - e0) // 8 else None)
         else:
-            small.append(np.zeros(0, dtype=np.intp))
+            shape = _shapes(p[e0:e1], k, affine, out[e0:e1])
+            if shape.size and shape.min() < 1.0:
+                any_small = True
+                where = np.flatnonzero(shape < 1.0)
+                shape[where] += 1.0
+                # kept for step 2 while few (else found again there)
+                small.append(where if where.size <= (e1 - e0) // 8 else None)
+            else:
+                small.append(np.zeros(0, dtype=np.intp))
         if isinstance(gen, np.random.Generator):
             gen.standard_gamma(shape, out=shape)  # each variate replaces its shape
         else:  # release mode's secure generator returns its variates
@@ -125,14 +150,26 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
         blk = out[e0:e1]
         lens = np.diff(ptr)
         if any_small:
-            boosted = kept if kept is not None else np.flatnonzero(p[e0:e1] * k < 1.0)
+            boosted = kept if kept is not None else np.flatnonzero(centres(e0, e1) * k < 1.0)
             if boosted.size:
                 u = np.asarray(gen.random(boosted.size), dtype=np.float64)
-                _boost(blk, ptr, lens, boosted, p[e0:e1][boosted] * k, u)
+                _boost(blk, ptr, lens, boosted, centres(e0, e1, boosted) * k, u)
         _normalise(blk, ptr, lens)
         if blk.size and blk.min() < _FLOOR:  # rare: floor, and normalise again
             np.maximum(blk, _FLOOR, out=blk)
             _normalise(blk, ptr, lens)
+    return out
+
+
+def _shapes(p: np.ndarray, k: float, affine: tuple[float, float] | None,
+            out: np.ndarray) -> np.ndarray:
+    """``out`` = c·k for the centres c = p, or p·scale + shift (before 1 is added where
+    c·k < 1)."""
+    if affine is None:
+        return np.multiply(p, k, out=out)
+    np.multiply(p, affine[0], out=out)
+    out += affine[1]
+    out *= k
     return out
 
 

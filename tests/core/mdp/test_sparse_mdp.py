@@ -14,7 +14,7 @@ from core.common.errors import InputError
 from core.mdp import robust_kernels
 from core.mdp.examples import example2, four_startups, sparse_random_mdp
 from core.mdp.files import load_mdp, save_mdp
-from core.mdp.model import MDP
+from core.mdp.model import MDP, check_transitions
 from core.mdp.names import ActionNames, Names
 from core.mdp.privatize import mechanism_rows, privatize_mdp
 from core.mdp.robust import centre_shift, cost_of_privacy, inner_lp, robust_bounds
@@ -129,6 +129,35 @@ def test_compiled_and_numpy_bounds_agree(seed: int) -> None:
     got = robust_kernels.phat_extremes(t.indptr, t.indices, t.data, 3, a, v_lo, v_hi,
                                        alpha=alpha, beta=0.05, width=width)
     assert np.abs(got[0] - ref[0]).max() <= 1e-10 and np.abs(got[1] - ref[1]).max() <= 1e-10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_kernel_reads_the_flags_of_every_state_that_has_them(seed: int,
+                                                                 monkeypatch) -> None:  # noqa: ANN001
+    """The kernel skips a state's flags when its values lie beyond the first positions'
+    (a faster test on values it has read): with ties (few distinct values) and values far
+    apart, its results are bit for bit those of reading every state's flags."""
+    if not robust_kernels.AVAILABLE:
+        pytest.skip("numba is not installed")
+    S = 500
+    m = sparse_random_mdp(S, 3, 6, 3, seed=seed)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, size=S)
+    p_lo, p_hi = rng.integers(0, 2 + seed, size=(2, S)).astype(float)  # ties: 2 + seed values
+    v_lo, v_hi = (p_lo * 0.5, p_hi) if seed % 2 else (rng.normal(size=S), -p_hi)
+    t = m.transitions
+    args = (t.indptr, t.indices, t.data, 3, a, v_lo, v_hi)
+    got = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+    kernel = robust_kernels._phat
+
+    def every_flag(*xs):  # noqa: ANN002, ANN202
+        xs = list(xs)
+        xs[-4] = xs[-3] = np.inf  # t_lo, t_hi: every state's flags are read
+        return kernel(*xs)
+
+    monkeypatch.setattr(robust_kernels, "_phat", every_flag)
+    want = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -258,6 +287,26 @@ def test_dirichlet_csr_small_concentrations_stay_normal() -> None:
     assert np.allclose(segment_sum(out, np.array([0, 2, 4])), 1.0)
 
 
+@pytest.mark.parametrize("k", [0.5, 3.0, 100.0])
+def test_dirichlet_csr_compiled_shapes_draw_the_numpy_versions_bits(k: float,
+                                                                    monkeypatch) -> None:  # noqa: ANN001
+    """The compiled pass that makes the gamma shapes gives the draws of the numpy passes,
+    bit for bit, with and without the rows' pre-processing (few or many shapes below 1)."""
+    from core.privacy import dirichlet_kernels
+
+    rng = np.random.default_rng(5)
+    lens = rng.integers(1, 30, size=400)
+    ptr = np.concatenate([[0], np.cumsum(lens)])
+    p = np.concatenate([rng.dirichlet(np.ones(n)) for n in lens])
+    runs = [(None, 1), ((0.8, 0.004), 2)]
+    got = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]
+    monkeypatch.setattr(dirichlet_kernels, "AVAILABLE", False)
+    want = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert np.array_equal(want[1], dirichlet_csr(ptr, p * 0.8 + 0.004, k, 2))
+
+
 def test_sparse_privatisation_keeps_the_support_and_the_statement(all_sparse: None) -> None:
     m = sparse_random_mdp(300, 2, 5, 3, seed=2)
     prep = mechanism_rows(m, eta=0.01, domain_rule="mix")
@@ -266,10 +315,14 @@ def test_sparse_privatisation_keeps_the_support_and_the_statement(all_sparse: No
     assert np.array_equal(t.indptr, pt.indptr) and np.array_equal(t.indices, pt.indices)
     assert (pt.data > 0).all() and np.allclose(pt.row_sums(), 1.0)
     assert priv.mode == "experiment" and priv.seed == 4
-    again = privatize_mdp(m, 50.0, rng=4, prepared=prep)
-    assert np.array_equal(again.mdp.transitions.data, pt.data)
+    # the rows are those the model's constructor accepts (privatize_mdp skips that check)
+    check_transitions(pt, m.mask, m.state_names, m.action_names)
+    assert prep.centres is None  # the centres were made a block at a time by the noise
     # the noise is centred on the mixed rows: (1 - nη)p + η
     assert np.allclose(prep.rows.data, t.data * (1 - 5 * 0.01) + 0.01)
+    again = privatize_mdp(m, 50.0, rng=4, prepared=prep)  # now from the made centres
+    assert prep.centres is not None
+    assert np.array_equal(again.mdp.transitions.data, pt.data)
     with pytest.raises(InputError, match="below the declared eta"):
         mechanism_rows(m, eta=0.05, domain_rule="refuse")
 

@@ -1,0 +1,78 @@
+"""Compiled (numba) pass of :func:`core.privacy.dirichlet_sparse.dirichlet_csr`: the gamma
+shapes of a block of entries in one pass.
+
+The numpy version makes the shapes with up to five whole-block passes (the centres
+``p·scale + shift``, times k, the minimum, the positions below 1, one added there); this
+loop does the same operations on each entry in the same order (so the same bits) while the
+entry is in a register. Imported only when a large (sparse) model is privatised, so that
+numba is not loaded by the commands that do not need it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AVAILABLE", "gamma_shapes"]
+
+try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
+    if os.environ.get("PRIVPLAN_NO_NUMBA"):
+        raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
+    from numba import njit
+    AVAILABLE = True
+except ImportError:  # pragma: no cover
+    AVAILABLE = False
+
+    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        def wrap(fn: Any) -> Any:
+            return fn
+        return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+
+
+@njit(cache=True, nogil=True)
+def _shapes(p: np.ndarray, scale: float, shift: float, affine: bool, k: float,
+            out: np.ndarray, small: np.ndarray) -> int:  # pragma: no cover
+    n = 0
+    for i in range(p.size):
+        x = p[i]
+        if affine:
+            x = x * scale
+            x = x + shift
+        x = x * k
+        if x < 1.0:
+            small[n] = i
+            n += 1
+            x = x + 1.0
+        out[i] = x
+    return n
+
+
+def gamma_shapes(p: np.ndarray, k: float, affine: tuple[float, float] | None,
+                 out: np.ndarray, small: np.ndarray) -> int:
+    """Write the gamma shapes of the entries ``p`` into ``out``: c·k with c = p, or
+    c = p·scale + shift when ``affine`` is (scale, shift), and c·k + 1 where c·k < 1.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        (n,) float64 values.
+    k : float
+        The concentration.
+    affine : (float, float) or None
+        The rows' pre-processing, when ``p`` are the values before it.
+    out : numpy.ndarray
+        (n,) float64: the shapes.
+    small : numpy.ndarray
+        (n,) int64 scratch: its first (returned) count entries are the positions with
+        c·k < 1, ascending.
+
+    Returns
+    -------
+    int
+        How many shapes had 1 added.
+    """
+    scale, shift = affine if affine is not None else (1.0, 0.0)
+    return int(_shapes(p, float(scale), float(shift), affine is not None, float(k), out,
+                       small))
