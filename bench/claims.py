@@ -113,6 +113,16 @@ def _render_sharing(results: list[StudyResult], saved: list[dict[str, Any]]) -> 
     return _claims_table(results, sharing_claims([names[p["env"]] for p in results[0].points]))
 
 
+def _render_advising_36(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
+    """Thesis §3.6: the claims table of the saved runs, then the claims that compare no two
+    arms (not tested) as the same runs measure them."""
+    import advising_claims  # bench/advising_claims.py
+
+    part = "exp3" if any(p.get("experiment") == "exp3" for p in results[0].points) else "exp12"
+    return (render_generic(results, saved) + "\n\n"
+            + advising_claims.untested(part, results))
+
+
 FAMILIES: tuple[Family, ...] = (
     Family("drl7", "bench/drl_claims.py",
            ("--sizes", "7x7", "--epsilons", "0.1,1,4,16", "--n", "120", "--workers", "1"),
@@ -154,6 +164,12 @@ FAMILIES: tuple[Family, ...] = (
            ("--figure", "fig49", "--n", "10", "--workers", "1"), (2029, 7), "21",
            "packet routing: approaches vs network size beside logistics (Fig 4.9)",
            render_generic),
+    Family("advising_36_exp12", "bench/advising_claims.py",
+           ("--part", "exp12", "--n", "20", "--workers", "1"), (2029, 7), "5",
+           "DP advising, thesis §3.6: Experiments 1 and 2", _render_advising_36),
+    Family("advising_36_exp3", "bench/advising_claims.py",
+           ("--part", "exp3", "--n", "20", "--workers", "1"), (2029, 7), "5",
+           "DP advising, thesis §3.6: Experiment 3 (ε sweep)", _render_advising_36),
 )
 
 SAVED = re.compile(r"^(?P<family>[a-z0-9_]+?)_(?P<seed>\d+)\.json(?:\.gz)?$")
