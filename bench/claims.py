@@ -165,10 +165,10 @@ FAMILIES: tuple[Family, ...] = (
            "packet routing: approaches vs network size beside logistics (Fig 4.9)",
            render_generic),
     Family("advising_36_exp12", "bench/advising_claims.py",
-           ("--part", "exp12", "--n", "20", "--workers", "1"), (2029, 7), "5",
+           ("--part", "exp12", "--n", "20", "--workers", "1"), (2029, 7), "13",
            "DP advising, thesis §3.6: Experiments 1 and 2", _render_advising_36),
     Family("advising_36_exp3", "bench/advising_claims.py",
-           ("--part", "exp3", "--n", "20", "--workers", "1"), (2029, 7), "5",
+           ("--part", "exp3", "--n", "20", "--workers", "1"), (2029, 7), "13",
            "DP advising, thesis §3.6: Experiment 3 (ε sweep)", _render_advising_36),
 )
 
