@@ -13,7 +13,9 @@ faithful reproduction, whose ε is unbounded) and ``sound`` (strict S = 2, every
 release noised, advice built from the noisy Q alone: ε per advice query) — and every
 thesis claim of §3.6 is printed with the thesis's number, ours and a verdict
 (core.advising.claims). These claims are reported,
-not asserted: spec §10.5 says several of them cannot be reproduced from the text.
+not asserted: spec §10.5 says several of them cannot be reproduced from the text. Their tested
+form — paired seeds, Wilcoxon or TOST, Holm, two master seeds — is bench/advising_claims.py
+(docs/claims.md, "DP advising").
 
 The spec's own prototype numbers ([P], spec §5.6, thesis variant) are printed next to
 ours as a cross-check of the reference algorithm and its RNG discipline.

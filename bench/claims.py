@@ -136,6 +136,16 @@ def _render_routes(results: list[StudyResult], saved: list[dict[str, Any]]) -> s
     return "\n".join(out)
 
 
+def _render_advising_36(results: list[StudyResult], saved: list[dict[str, Any]]) -> str:
+    """Thesis §3.6: the claims table of the saved runs, then the claims that compare no two
+    arms (not tested) as the same runs measure them."""
+    import advising_claims  # bench/advising_claims.py
+
+    part = "exp3" if any(p.get("experiment") == "exp3" for p in results[0].points) else "exp12"
+    return (render_generic(results, saved) + "\n\n"
+            + advising_claims.untested(part, results))
+
+
 FAMILIES: tuple[Family, ...] = (
     Family("drl7", "bench/drl_claims.py",
            ("--sizes", "7x7", "--epsilons", "0.1,1,4,16", "--n", "120", "--workers", "1"),
@@ -183,6 +193,12 @@ FAMILIES: tuple[Family, ...] = (
     Family("domain_trends", "bench/logistics_claims.py",
            ("--study", "domains", "--n", "25", "--workers", "1"), (2020, 7), "13",
            "logistics trends on the air and rover worlds", _render_routes),
+    Family("advising_36_exp12", "bench/advising_claims.py",
+           ("--part", "exp12", "--n", "20", "--workers", "1"), (2029, 7), "13",
+           "DP advising, thesis §3.6: Experiments 1 and 2", _render_advising_36),
+    Family("advising_36_exp3", "bench/advising_claims.py",
+           ("--part", "exp3", "--n", "20", "--workers", "1"), (2029, 7), "13",
+           "DP advising, thesis §3.6: Experiment 3 (ε sweep)", _render_advising_36),
 )
 
 SAVED = re.compile(r"^(?P<family>[a-z0-9_]+?)_(?P<seed>\d+)\.json(?:\.gz)?$")

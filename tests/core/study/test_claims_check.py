@@ -163,10 +163,11 @@ def test_run_saves_gzip_with_versions_and_check_reads_it(claims, tmp_path, monke
     assert "6 (toy_6.json; privplan " in out
 
 
-@pytest.mark.parametrize("name", ["advising_layout_nested", "packet_fig410"])
+@pytest.mark.parametrize("name", ["advising_layout_nested", "packet_fig410",
+                                  "advising_36_exp3"])
 def test_advising_and_packet_scripts_save_runs_claims_py_reads(claims, name, tmp_path):
-    """The advising-layout and packet scripts' --json at n = 2 (through the family's own
-    command, as --run makes it) loads as a study under its master seed and renders the
+    """The advising-layout, packet and §3.6 advising scripts' --json at n = 2 (through the
+    family's own command, as --run makes it) loads as a study under its master seed and renders the
     family's claims table: every claim of the script, n = 2 pairs, no verdict."""
     fam = claims.family(name)
     assert fam.json_flag and fam.render is not None
