@@ -13,8 +13,12 @@ PY        := $(VENV)/bin/python
 CORE_PY   := $(CORE_VENV)/bin/python
 PIP_FLAGS := -q --disable-pip-version-check
 ARGS      ?=
+# pytest-xdist workers: one per CPU this process may use. (`-n auto` counts *physical* cores
+# through psutil, which is 1 on a 2-vCPU machine with hyper-threading.)
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
+
+.PHONY: run test checks ruff docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -51,17 +55,20 @@ lint-imports: $(VENV)/.installed
 
 # ruff (with C901: McCabe at most 15), then every function at most 15 and 120 lines or named
 # in tools/complexity.py's exception list, which only shrinks
-lint: $(CORE_VENV)/.installed
-	$(CORE_VENV)/bin/ruff check .
+lint: ruff
 	$(CORE_PY) tools/complexity.py
+
+ruff: $(CORE_VENV)/.installed
+	$(CORE_VENV)/bin/ruff check .
 
 typecheck: $(CORE_VENV)/.installed
 	$(CORE_PY) -m mypy
 
 # mypy on the GUI (needs PySide6): strict less the checks its override in pyproject.toml
-# turns off; clean, any error fails
+# turns off; clean, any error fails (its own cache: `make checks` runs it beside the core's
+# mypy, another venv)
 typecheck-gui: $(VENV)/.installed
-	$(PY) -m mypy -p gui
+	$(PY) -m mypy -p gui --cache-dir .mypy_cache/gui
 
 # docs/claims.md's generated claims tables against the saved runs in bench/data/ (a family
 # without saved runs is a warning line)
@@ -71,24 +78,32 @@ claims-check: $(CORE_VENV)/.installed
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
-	$(CORE_PY) -m pytest -q -p no:cacheprovider -n auto tests/core --doctest-modules core --ignore=core/deep
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/core --doctest-modules core --ignore=core/deep
 
 # The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min.
 # core tests that need the deep extra (gymnasium, JAX) are skipped by test-core; they run here
-CORE_NEEDS_DEEP := $(shell grep -rlE 'importorskip\("(jax|gymnasium|equinox)"\)' tests/core)
+CORE_NEEDS_DEEP := $(shell grep -rlE 'importorskip\("(jax|equinox)"\)' tests/core)
 
 test-deep: $(VENV)/.installed
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 tests/deep --doctest-modules core/deep
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 $(CORE_NEEDS_DEEP)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/deep --doctest-modules core/deep
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m needs_deep $(CORE_NEEDS_DEEP)
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
 	@bash tools/ensure-debs.sh report
 	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n auto tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/gui
 
-test: docs claims-check lint-imports lint typecheck typecheck-gui test-core test-gui test-deep smoke-if-built
+# The quick checks run side by side, two at a time (each is one process; --output-sync keeps
+# each one's output together), then the three test suites one after another (each already
+# uses every CPU). bench/claims.py --check and tools/complexity.py are not repeated here: the
+# core suite runs both on the repository (tests/core/study/test_claims_check.py,
+# tests/core/test_complexity.py) and fails with the same diff or list.
+test: checks test-core test-gui test-deep smoke-if-built
+
+checks: $(VENV)/.installed $(CORE_VENV)/.installed
+	@$(MAKE) --no-print-directory -j2 --output-sync=target typecheck typecheck-gui docs lint-imports ruff
 
 # The user guide: docs/guide/ and the pages beside it, HTML in build/docs-site/. --strict fails on
 # a broken link or anchor; the command-line reference is generated from the parsers

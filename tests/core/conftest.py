@@ -8,7 +8,9 @@ Set ``HYPOTHESIS_PROFILE=explore`` to search with fresh random examples instead.
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 
 import numpy as np
 import pytest
@@ -101,3 +103,35 @@ def project(tmp_path):
     path = tmp_path / "p.privplan.json"
     shutil.copy(builtin, path)
     return path
+
+
+_NEEDS_DEEP = re.compile(r'importorskip\("(jax|equinox)"\)')
+
+
+def _module_deep(mod) -> tuple[bool, bool]:
+    """(the module mentions such an ``importorskip`` at all, one at its top level)."""
+    try:
+        text = inspect.getsource(mod)
+    except (OSError, TypeError):
+        return False, False
+    top = "\n".join(ln for ln in text.splitlines() if not ln.startswith((" ", "\t")))
+    return bool(_NEEDS_DEEP.search(text)), bool(_NEEDS_DEEP.search(top))
+
+
+def pytest_collection_modifyitems(items):
+    """Mark ``needs_deep`` every test that skips itself without JAX or equinox.
+
+    ``.venv-core`` has neither, so ``make test-core`` skips these; ``make test-deep`` runs
+    just them (``-m needs_deep``) in ``.venv``, not the rest of their files a second time.
+    A module-level ``importorskip`` marks the whole file.
+    """
+    seen: dict[str, tuple[bool, bool]] = {}
+    for item in items:
+        fn, mod = getattr(item, "function", None), getattr(item, "module", None)
+        if fn is None or mod is None:
+            continue
+        if mod.__name__ not in seen:
+            seen[mod.__name__] = _module_deep(mod)
+        anywhere, top = seen[mod.__name__]
+        if top or (anywhere and _NEEDS_DEEP.search(inspect.getsource(fn))):
+            item.add_marker(pytest.mark.needs_deep)

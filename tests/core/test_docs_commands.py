@@ -8,7 +8,11 @@ in the tree is written), and every ``python app.py …`` line must exit 0.
 How a line is run (the rules, in the order they are tried):
 
 * ``python app.py COMMAND …`` (also ``.venv/bin/python app.py``, ``privplan COMMAND``):
-  ``app.py`` of this tree with this interpreter, the rest split as a shell would; exit 0.
+  ``app.py``'s ``main()`` of this tree, in this process (a fresh interpreter for each of
+  some 70 lines cost more CPU than the commands themselves; the process boundary, exit
+  codes and start-up are tested in tests/core/cli/test_cli_startup.py and
+  test_cli_reliability.py), in the block's folder, with the rest split as a shell would;
+  exit 0. Warnings are shown, not raised, as in a fresh interpreter.
 * **GUI-opening commands are skipped by rule**: ``make run``, ``make screenshot``, and
   ``app.py`` without a subcommand (``python app.py [FILE]``, ``--screenshot``) open the window;
   the GUI tests cover it.
@@ -27,12 +31,15 @@ only checked for its marker's reason.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
 import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,14 +144,40 @@ def classify(line: str) -> str:
                          "(tests/core/test_docs_commands.py lists the rules)")
 
 
+def _load_app():
+    spec = importlib.util.spec_from_file_location("privplan_app_py", ROOT / "app.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+APP_PY = _load_app()
+
+
+def _run_app(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``app.py ARGV`` in-process in ``cwd``: its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            warnings.simplefilter("default")
+            try:
+                code = APP_PY.main(argv)
+            except SystemExit as e:  # argparse's --help and usage errors
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
+
+
 def _run(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "QT_QPA_PLATFORM": "offscreen"}
     kind = classify(line)
     if kind == "app":
-        argv = [sys.executable, str(ROOT / "app.py"), *shlex.split(APP.sub("", line, count=1))]
-        return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT_S, check=False)
+        return _run_app(shlex.split(APP.sub("", line, count=1)), cwd)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(line, shell=True, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT_S, check=False)
 

@@ -101,9 +101,9 @@ def test_the_profile_ledger_states_the_certified_epsilon_per_query():
                            rng=2)
     for r, p in zip(led.rows, paper.rows):
         assert r.tau is None and r.delta == 1e-3
-        exact = max(l2_profile(r.k, m, 0.1, 0.05, delta=1e-3).epsilon for m in (2, 3))
-        assert exact <= r.epsilon <= 1.6 * max(
-            l2_profile(r.k, m, 0.1, 0.05, delta=1e-3).epsilon_lower for m in (2, 3))
+        profiles = [l2_profile(r.k, m, 0.1, 0.05, delta=1e-3) for m in (2, 3)]  # once each
+        exact = max(pr.epsilon for pr in profiles)
+        assert exact <= r.epsilon <= 1.6 * max(pr.epsilon_lower for pr in profiles)
         assert r.epsilon < p.epsilon / 2  # eq. 12 states far more
 
 
