@@ -166,7 +166,8 @@ def _shapes(p: np.ndarray, k: float, affine: tuple[float, float] | None,
     """``out`` = c·k for the centres c = p, or p·scale + shift (before 1 is added where
     c·k < 1)."""
     if affine is None:
-        return np.multiply(p, k, out=out)
+        np.multiply(p, k, out=out)
+        return out
     np.multiply(p, affine[0], out=out)
     out += affine[1]
     out *= k
