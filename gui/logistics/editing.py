@@ -452,7 +452,7 @@ class MapEditor:
     def update_inspector(self, keep_message: bool = False) -> None:
         d = self._view.current_map()
         nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
-        self._view._syncing = True
+        self._view.state.syncing = True
         try:
             if d is None:
                 self.inspector_title.setText("<i>No map.</i>")
@@ -510,13 +510,13 @@ class MapEditor:
                                              "selected</b>")
                 self.inspector_stack.setCurrentIndex(4)
         finally:
-            self._view._syncing = False
+            self._view.state.syncing = False
         if not keep_message:
             self.inspector_message.hide()
 
     def _on_map_name_edited(self) -> None:
         d = self._view.current_map()
-        if self._view._syncing or d is None or self.map_name_edit.text() == E.map_label(d):
+        if self._view.state.syncing or d is None or self.map_name_edit.text() == E.map_label(d):
             return
         name = self.map_name_edit.text().strip()
         self.apply_edit(lambda m: E.set_name(m, name), f"Rename map to “{name}”",
@@ -524,7 +524,7 @@ class MapEditor:
 
     def _on_node_id_edited(self) -> None:
         nodes = self._view.canvas.selected_nodes()
-        if self._view._syncing or len(nodes) != 1:
+        if self._view.state.syncing or len(nodes) != 1:
             return
         edit = self.base_id_edit if self.inspector_stack.currentIndex() == 1 else \
             self.center_id_edit
@@ -535,7 +535,7 @@ class MapEditor:
     def _on_base_agent_edited(self, *args: object) -> None:
         nodes = self._view.canvas.selected_nodes()
         d = self._view.current_map()
-        if self._view._syncing or len(nodes) != 1 or d is None:
+        if self._view.state.syncing or len(nodes) != 1 or d is None:
             return
         agent = self.base_agent_combo.currentText().strip()
         if agent and agent != E.node(d, nodes[0]).get("agent"):
@@ -544,7 +544,7 @@ class MapEditor:
     def _on_center_agents_edited(self) -> None:
         nodes = self._view.canvas.selected_nodes()
         d = self._view.current_map()
-        if self._view._syncing or len(nodes) != 1 or d is None:
+        if self._view.state.syncing or len(nodes) != 1 or d is None:
             return
         text = self.center_agents_edit.text()
         cur = list(E.node(d, nodes[0]).get("agents", ()))
@@ -554,14 +554,14 @@ class MapEditor:
 
     def _on_center_capacity_changed(self, value: int) -> None:
         nodes = self._view.canvas.selected_nodes()
-        if self._view._syncing or len(nodes) != 1:
+        if self._view.state.syncing or len(nodes) != 1:
             return
         self.set_center_capacity(nodes[0], value)
 
     def _on_edge_length_edited(self) -> None:
         edges = self._view.canvas.selected_edges()
         d = self._view.current_map()
-        if self._view._syncing or len(edges) != 1 or d is None:
+        if self._view.state.syncing or len(edges) != 1 or d is None:
             return
         u, v = edges[0]
         text = self.edge_length_edit.text().strip()
