@@ -37,10 +37,10 @@ cannot be planned is a result with its reason (shown in red), not an error.
 **Packet routing** (third): :class:`gui.logistics.packet_experiments.PacketExperimentsPage`.
 
 Layout of the package: the panel keeps construction, maps and the Workspace protocol, and has
-two parts: :class:`gui.logistics.editing.MapEditor` (the map edits and the Inspector, which
-still takes ``(document, view)``) and :class:`gui.logistics.planning.TaskPlanner` (the task
-picker, the run and its record), given the page's :class:`gui.logistics.views.MapState`, a
-bundle of its widgets and callables; texts and worker jobs are :mod:`gui.logistics.jobs`.
+two parts, :class:`gui.logistics.editing.MapEditor` (the map edits and the Inspector) and
+:class:`gui.logistics.planning.TaskPlanner` (the task picker, the run and its record), each
+given the page's :class:`gui.logistics.views.MapState`, a frozen bundle of the widgets it
+uses and callables — never the panel; texts and worker jobs are :mod:`gui.logistics.jobs`.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ from gui.logistics.map_view import MapCanvas
 from gui.logistics.packet_experiments import PacketExperimentsPage
 from gui.logistics.planning import TaskPlanner
 from gui.logistics.results import PlanResultsView, RatioSplitter
-from gui.logistics.views import MapState, PlanWidgets
+from gui.logistics.views import EditWidgets, MapState, PlanWidgets
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
@@ -145,7 +145,6 @@ class LogisticsPanel(QWidget):
         self.state = MapState(document)  # the map shown, the job, the runs (shared by parts)
         self.setObjectName("logistics_panel")
 
-        self.editor = MapEditor(document, self)
         self.experiments = ExperimentsPage(document, self)
         self.experiments.message_logged.connect(self.message_logged)
         self.packet = PacketExperimentsPage(document, self)
@@ -317,6 +316,12 @@ class LogisticsPanel(QWidget):
         el2.setSpacing(3)
         el2.addLayout(bar)
         el2.addWidget(self.message_label)
+        self.editor = MapEditor(
+            self._document, self.state, EditWidgets(
+                self.canvas, self.message_label, self.add_base_button, self.add_center_button,
+                self.connect_button, self.delete_button, self.lengths_check, self.route_check,
+                self.fit_button, self.export_button, self.remove_map_button),
+            log=self.message_logged.emit, sync_route=self._sync_route_overlay, menu_parent=self)
         self.inspector_panel = self.editor.build_inspector()
         side_split = RatioSplitter(Qt.Orientation.Horizontal, 0.8, editor)
         side_split.addWidget(self.canvas)
