@@ -1,8 +1,10 @@
 """Editing the logistics map: the edits of the canvas and the Inspector of the map tab.
 
-:class:`MapEditor` is an object of :class:`gui.logistics.panel.LogisticsPanel` that takes
-``(document, view)``: it builds the Inspector (its fields are its own), connects the panel's
-edit buttons and canvas to the edits, and reads the map shown from the panel. Every edit is
+:class:`MapEditor` is a part of :class:`gui.logistics.panel.LogisticsPanel`: given the map
+page's state (:class:`gui.logistics.views.MapState`, which says the map shown), the edit
+bar, canvas and banner (:class:`gui.logistics.views.EditWidgets`) and callables for what it
+asks of the panel, it builds the Inspector (its fields are its own) and connects the edit
+buttons and the canvas to the edits. Every edit is
 a pure function of :mod:`core.logistics.edits` applied through one undoable
 :class:`gui.logistics.commands.SetMapCommand`; a refused edit turns the field red with the
 reason and leaves the document untouched.
@@ -33,11 +35,11 @@ from core.common import InputError
 from core.logistics import edits as E
 from gui.logistics.commands import SetMapCommand
 from gui.logistics.map_view import BASE_RADIUS
+from gui.logistics.views import EditWidgets, MapState
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
 if TYPE_CHECKING:
-    from gui.logistics.panel import LogisticsPanel
     from gui.shell.document import ProjectDocument
 
 __all__ = ["MapEditor"]
@@ -46,13 +48,19 @@ __all__ = ["MapEditor"]
 class MapEditor:
     """The edits of the map canvas and the Inspector (see the module docstring)."""
 
-    def __init__(self, document: ProjectDocument, view: LogisticsPanel) -> None:
+    def __init__(self, document: ProjectDocument, state: MapState, widgets: EditWidgets, *,
+                 log: Callable[[str, str], None], sync_route: Callable[[], None],
+                 menu_parent: QWidget) -> None:
         self._document = document
-        self._view = view
+        self._state = state
+        self._w = widgets
+        self._log = log
+        self._sync_route = sync_route
+        self._menu_parent = menu_parent  # the context menu's parent
 
     def connect(self) -> None:
-        """Connect the panel's edit buttons and the canvas to the edits (after they exist)."""
-        v = self._view
+        """Connect the edit buttons and the canvas to the edits (after the Inspector)."""
+        v = self._w
         v.add_base_button.clicked.connect(self._on_add_base_clicked)
         v.add_center_button.clicked.connect(self._on_add_center_clicked)
         v.connect_button.clicked.connect(self._on_connect_clicked)
@@ -154,7 +162,7 @@ class MapEditor:
 
     # ================================================================== editing
     def hide_messages(self) -> None:
-        self._view.message_label.hide()
+        self._w.message_label.hide()
         self.inspector_message.hide()
         for w in (self.base_id_edit, self.center_id_edit, self.center_agents_edit,
                   self.edge_length_edit, self.map_name_edit, self.base_agent_combo,
@@ -162,25 +170,25 @@ class MapEditor:
             w.setStyleSheet("")
 
     def refuse(self, text: str, widget: QWidget | None = None) -> bool:
-        self._view.message_label.setText(f"<b>Not applied:</b> {html.escape(text)}")
-        self._view.message_label.show()
-        self._view.message_label.setToolTip(text)
+        self._w.message_label.setText(f"<b>Not applied:</b> {html.escape(text)}")
+        self._w.message_label.show()
+        self._w.message_label.setToolTip(text)
         if widget is not None:
             show_field_error(widget, text)
             self.inspector_message.setText(text)
             self.inspector_message.show()
-        self._view.message_logged.emit("WARNING", f"logistics map: {text}")
+        self._log("WARNING", f"logistics map: {text}")
         return False
 
     @property
     def message(self) -> str:
         """The current inline refusal (empty when the last edit was applied)."""
-        return "" if self._view.message_label.isHidden() else self._view.message_label.toolTip()
+        return "" if self._w.message_label.isHidden() else self._w.message_label.toolTip()
 
     def apply_edit(self, build: Callable[[dict[str, Any]], dict[str, Any]], text: str,
                    widget: QWidget | None = None) -> bool:
         """Build the edited map from the current one, validate it, push it (or refuse)."""
-        d = self._view.current_map()
+        d = self._state.map_dict()
         if d is None:
             return False
         try:
@@ -192,7 +200,7 @@ class MapEditor:
         self.hide_messages()
         if new == d:
             return True
-        self._document.push(SetMapCommand(self._document, self._view.current_index, new, text),
+        self._document.push(SetMapCommand(self._document, self._state.index, new, text),
                             "logistics")
         return True
 
@@ -201,22 +209,22 @@ class MapEditor:
         ok = self.apply_edit(lambda d: E.move_nodes(d, moved),
                              f"Move {next(iter(moved)) if n == 1 else f'{n} nodes'}")
         if not ok:
-            self._view.canvas.set_map(self._view.current_map())
+            self._w.canvas.set_map(self._state.map_dict())
 
     def connect_nodes(self, u: str, v: str, length: float | None = None) -> bool:
         return self.apply_edit(lambda d: E.connect(d, u, v, length), f"Connect {u}–{v}")
 
     def _on_canvas_connect_requested(self, u: str, v: str) -> None:
         if self.connect_nodes(u, v):
-            self._view.canvas.select(edges=[(u, v)])
+            self._w.canvas.select(edges=[(u, v)])
 
     def _on_connect_clicked(self) -> None:
-        nodes = self._view.canvas.selected_nodes()
+        nodes = self._w.canvas.selected_nodes()
         if len(nodes) == 2:
             self._on_canvas_connect_requested(nodes[0], nodes[1])
 
     def delete_selection(self) -> bool:
-        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
+        nodes, edges = self._w.canvas.selected_nodes(), self._w.canvas.selected_edges()
         if not nodes and not edges:
             return False
         names = nodes + [f"{u}–{v}" for u, v in edges]
@@ -224,7 +232,7 @@ class MapEditor:
         return self.apply_edit(lambda d: E.remove_items(d, nodes, edges), text)
 
     def delete_items(self, nodes=(), edges=()) -> bool:
-        self._view.canvas.select(nodes, edges)
+        self._w.canvas.select(nodes, edges)
         return self.delete_selection()
 
     def set_edge_length(self, u: str, v: str, value: Any) -> bool:
@@ -255,7 +263,7 @@ class MapEditor:
                              self.base_id_edit if self.inspector_stack.currentIndex() == 1
                              else self.center_id_edit)
         if ok:
-            self._view.canvas.select([new])
+            self._w.canvas.select([new])
         return ok
 
     def add_base(self, agent: str, pos: tuple[float, float] | None,
@@ -268,7 +276,7 @@ class MapEditor:
             return out
 
         if self.apply_edit(build, f"Add base of agent {agent}"):
-            self._view.canvas.select(made)
+            self._w.canvas.select(made)
             return made[0]
         return None
 
@@ -282,7 +290,7 @@ class MapEditor:
             return out
 
         if self.apply_edit(build, f"Add center joining {', '.join(sorted(links))}"):
-            self._view.canvas.select(made)
+            self._w.canvas.select(made)
             return made[0]
         return None
 
@@ -302,8 +310,8 @@ class MapEditor:
 
     def _free_pos_near(self, node_id: str) -> tuple[float, float]:
         """A spot near ``node_id`` that keeps a new base and its label clear of every node."""
-        p = self._view.canvas.node_position(node_id)
-        taken = [self._view.canvas.node_position(n) for n in self._view.canvas.node_items]
+        p = self._w.canvas.node_position(node_id)
+        taken = [self._w.canvas.node_position(n) for n in self._w.canvas.node_items]
         clear = 4.5 * BASE_RADIUS  # circle plus its label, with a gap
         for k in range(60):
             ang = 0.7 + k * 2.4  # a golden-angle spiral outwards
@@ -315,8 +323,8 @@ class MapEditor:
         return (far + 2 * clear, p.y())
 
     def _on_add_base_clicked(self) -> None:
-        nodes = self._view.canvas.selected_nodes()
-        d = self._view.current_map()
+        nodes = self._w.canvas.selected_nodes()
+        d = self._state.map_dict()
         if len(nodes) != 1 or d is None:
             return
         n = E.node(d, nodes[0])
@@ -325,11 +333,11 @@ class MapEditor:
             self.add_base(str(agent), self._free_pos_near(nodes[0]), link_to=nodes[0])
 
     def _selected_base_links(self) -> dict[str, str]:
-        d = self._view.current_map()
+        d = self._state.map_dict()
         links: dict[str, str] = {}
         if d is None:
             return links
-        for nid in self._view.canvas.selected_nodes():
+        for nid in self._w.canvas.selected_nodes():
             n = E.node(d, nid)
             if n.get("kind") == "base":
                 links.setdefault(str(n.get("agent")), nid)
@@ -340,18 +348,18 @@ class MapEditor:
         if len(links) < 2:
             self.refuse("select bases of at least two agents to join them with a new center")
             return
-        pts = [self._view.canvas.node_position(n) for n in links.values()]
+        pts = [self._w.canvas.node_position(n) for n in links.values()]
         self.add_center(links, (sum(p.x() for p in pts) / len(pts),
                                 sum(p.y() for p in pts) / len(pts)))
 
     def _nearest_nodes(self, p: QPointF) -> list[tuple[float, str, str]]:
         """(distance, agent, node) of each agent's nearest node (bases, then its centers)."""
-        d = self._view.current_map()
+        d = self._state.map_dict()
         if d is None:
             return []
         best: dict[str, tuple[float, str]] = {}
         for n in d.get("nodes", ()):
-            q = self._view.canvas.node_position(n["id"])
+            q = self._w.canvas.node_position(n["id"])
             dist = math.dist((p.x(), p.y()), (q.x(), q.y()))
             owners = [n.get("agent")] if n.get("kind") == "base" else []
             for a in owners:
@@ -362,13 +370,13 @@ class MapEditor:
     def _on_canvas_context_menu_requested(self, pos: QPointF, node_id: str) -> None:
         menu = self._context_menu(pos, node_id)
         if menu is not None:
-            menu.exec(self._view.canvas.mapToGlobal(self._view.canvas.mapFromScene(pos)))
+            menu.exec(self._w.canvas.mapToGlobal(self._w.canvas.mapFromScene(pos)))
 
     def _context_menu(self, pos: QPointF, node_id: str) -> QMenu | None:
-        d = self._view.current_map()
+        d = self._state.map_dict()
         if d is None:
             return None
-        menu = QMenu(self._view)
+        menu = QMenu(self._menu_parent)
         p = (round(pos.x(), 1), round(pos.y(), 1))
         if node_id:
             n = E.node(d, node_id)
@@ -386,7 +394,7 @@ class MapEditor:
                 for a in n.get("agents", ()):
                     menu.addAction(f"Add base of {a} linked to {node_id}",
                                    self._add_base_slot(str(a), node_id))
-            sel = self._view.canvas.selected_nodes()
+            sel = self._w.canvas.selected_nodes()
             if len(sel) == 2 and node_id in sel:
                 u, v = sel
                 menu.addAction(f"Connect {u}–{v}", lambda: self._on_canvas_connect_requested(u, v))
@@ -410,28 +418,28 @@ class MapEditor:
             menu.addAction(f"Add center here joining {a1} and {a2} (via {n1}, {n2})",
                            lambda: self.add_center({a1: n1, a2: n2}, p))
         menu.addSeparator()
-        menu.addAction("Fit view (F)", self._view.canvas.fit_to_view)
+        menu.addAction("Fit view (F)", self._w.canvas.fit_to_view)
         return menu
 
     def _on_canvas_edge_activated(self, u: str, v: str) -> None:
-        self._view.canvas.select(edges=[(u, v)])
+        self._w.canvas.select(edges=[(u, v)])
         self.edge_length_edit.setFocus()
         self.edge_length_edit.selectAll()
 
     def _on_canvas_node_activated(self, nid: str) -> None:
-        self._view.canvas.select([nid])
+        self._w.canvas.select([nid])
         w = self.base_id_edit if self.inspector_stack.currentIndex() == 1 else \
             self.center_agents_edit
         w.setFocus()
 
     def _on_lengths_toggled(self, on: bool) -> None:
-        self._view.canvas.set_show_lengths(on)
+        self._w.canvas.set_show_lengths(on)
 
     def _on_route_toggled(self, on: bool) -> None:
-        self._view._sync_route_overlay()
+        self._sync_route()
 
     def _on_fit_clicked(self) -> None:
-        self._view.canvas.fit_to_view()
+        self._w.canvas.fit_to_view()
 
     # ------------------------------------------------------------------ inspector
     def _on_canvas_selection_changed(self) -> None:
@@ -440,19 +448,19 @@ class MapEditor:
         self.update_edit_buttons()
 
     def update_edit_buttons(self) -> None:
-        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
-        has = self._view.current_map() is not None
-        self._view.add_base_button.setEnabled(has and len(nodes) == 1)
-        self._view.add_center_button.setEnabled(has and len(self._selected_base_links()) >= 2)
-        self._view.connect_button.setEnabled(has and len(nodes) == 2)
-        self._view.delete_button.setEnabled(has and bool(nodes or edges))
-        self._view.export_button.setEnabled(has)
-        self._view.remove_map_button.setEnabled(has)
+        nodes, edges = self._w.canvas.selected_nodes(), self._w.canvas.selected_edges()
+        has = self._state.map_dict() is not None
+        self._w.add_base_button.setEnabled(has and len(nodes) == 1)
+        self._w.add_center_button.setEnabled(has and len(self._selected_base_links()) >= 2)
+        self._w.connect_button.setEnabled(has and len(nodes) == 2)
+        self._w.delete_button.setEnabled(has and bool(nodes or edges))
+        self._w.export_button.setEnabled(has)
+        self._w.remove_map_button.setEnabled(has)
 
     def update_inspector(self, keep_message: bool = False) -> None:
-        d = self._view.current_map()
-        nodes, edges = self._view.canvas.selected_nodes(), self._view.canvas.selected_edges()
-        self._view._syncing = True
+        d = self._state.map_dict()
+        nodes, edges = self._w.canvas.selected_nodes(), self._w.canvas.selected_edges()
+        self._state.syncing = True
         try:
             if d is None:
                 self.inspector_title.setText("<i>No map.</i>")
@@ -510,21 +518,21 @@ class MapEditor:
                                              "selected</b>")
                 self.inspector_stack.setCurrentIndex(4)
         finally:
-            self._view._syncing = False
+            self._state.syncing = False
         if not keep_message:
             self.inspector_message.hide()
 
     def _on_map_name_edited(self) -> None:
-        d = self._view.current_map()
-        if self._view._syncing or d is None or self.map_name_edit.text() == E.map_label(d):
+        d = self._state.map_dict()
+        if self._state.syncing or d is None or self.map_name_edit.text() == E.map_label(d):
             return
         name = self.map_name_edit.text().strip()
         self.apply_edit(lambda m: E.set_name(m, name), f"Rename map to “{name}”",
                         self.map_name_edit)
 
     def _on_node_id_edited(self) -> None:
-        nodes = self._view.canvas.selected_nodes()
-        if self._view._syncing or len(nodes) != 1:
+        nodes = self._w.canvas.selected_nodes()
+        if self._state.syncing or len(nodes) != 1:
             return
         edit = self.base_id_edit if self.inspector_stack.currentIndex() == 1 else \
             self.center_id_edit
@@ -533,18 +541,18 @@ class MapEditor:
             self.rename_node(nodes[0], new)
 
     def _on_base_agent_edited(self, *args: object) -> None:
-        nodes = self._view.canvas.selected_nodes()
-        d = self._view.current_map()
-        if self._view._syncing or len(nodes) != 1 or d is None:
+        nodes = self._w.canvas.selected_nodes()
+        d = self._state.map_dict()
+        if self._state.syncing or len(nodes) != 1 or d is None:
             return
         agent = self.base_agent_combo.currentText().strip()
         if agent and agent != E.node(d, nodes[0]).get("agent"):
             self.set_base_agent(nodes[0], agent)
 
     def _on_center_agents_edited(self) -> None:
-        nodes = self._view.canvas.selected_nodes()
-        d = self._view.current_map()
-        if self._view._syncing or len(nodes) != 1 or d is None:
+        nodes = self._w.canvas.selected_nodes()
+        d = self._state.map_dict()
+        if self._state.syncing or len(nodes) != 1 or d is None:
             return
         text = self.center_agents_edit.text()
         cur = list(E.node(d, nodes[0]).get("agents", ()))
@@ -553,15 +561,15 @@ class MapEditor:
             self.set_center_agents(nodes[0], new)
 
     def _on_center_capacity_changed(self, value: int) -> None:
-        nodes = self._view.canvas.selected_nodes()
-        if self._view._syncing or len(nodes) != 1:
+        nodes = self._w.canvas.selected_nodes()
+        if self._state.syncing or len(nodes) != 1:
             return
         self.set_center_capacity(nodes[0], value)
 
     def _on_edge_length_edited(self) -> None:
-        edges = self._view.canvas.selected_edges()
-        d = self._view.current_map()
-        if self._view._syncing or len(edges) != 1 or d is None:
+        edges = self._w.canvas.selected_edges()
+        d = self._state.map_dict()
+        if self._state.syncing or len(edges) != 1 or d is None:
             return
         u, v = edges[0]
         text = self.edge_length_edit.text().strip()

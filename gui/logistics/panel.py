@@ -37,9 +37,10 @@ cannot be planned is a result with its reason (shown in red), not an error.
 **Packet routing** (third): :class:`gui.logistics.packet_experiments.PacketExperimentsPage`.
 
 Layout of the package: the panel keeps construction, maps and the Workspace protocol, and has
-two objects that take ``(document, view)``: :class:`gui.logistics.editing.MapEditor` (the map
-edits and the Inspector) and :class:`gui.logistics.planning.TaskPlanner` (the task picker, the
-run and its record); texts and worker jobs are :mod:`gui.logistics.jobs`.
+two parts, :class:`gui.logistics.editing.MapEditor` (the map edits and the Inspector) and
+:class:`gui.logistics.planning.TaskPlanner` (the task picker, the run and its record), each
+given the page's :class:`gui.logistics.views.MapState`, a frozen bundle of the widgets it
+uses and callables — never the panel; texts and worker jobs are :mod:`gui.logistics.jobs`.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ from gui.logistics.map_view import MapCanvas
 from gui.logistics.packet_experiments import PacketExperimentsPage
 from gui.logistics.planning import TaskPlanner
 from gui.logistics.results import PlanResultsView, RatioSplitter
+from gui.logistics.views import EditWidgets, MapState, PlanWidgets
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.tools import ToolSpec, register_tool
@@ -140,15 +142,9 @@ class LogisticsPanel(QWidget):
         super().__init__(parent)
         self._document = document
         self._runner = TaskRunner(self)
-        self._job: dict[str, Any] | None = None
-        self._map_id: str | None = None
-        self._shown: dict[str, Any] | None = None  # the run whose results are displayed
-        self._runs: dict[str, dict[str, Any]] = {}  # run id -> what is needed to show it
-        self._syncing = False
+        self.state = MapState(document)  # the map shown, the job, the runs (shared by parts)
         self.setObjectName("logistics_panel")
 
-        self.editor = MapEditor(document, self)
-        self.planner = TaskPlanner(document, self)
         self.experiments = ExperimentsPage(document, self)
         self.experiments.message_logged.connect(self.message_logged)
         self.packet = PacketExperimentsPage(document, self)
@@ -168,6 +164,13 @@ class LogisticsPanel(QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.pages)
 
+        self.planner = TaskPlanner(
+            document, self.state, PlanWidgets(
+                self.pages, self.experiments, self.packet, self.results, self.canvas,
+                self.route_check, (self.empty_generate_button, self.empty_fig41_button)),
+            self._runner, log=self.message_logged.emit, running_changed=self.running_changed.emit,
+            recorded=self.run_recorded.emit, add_map=self.add_map, select_map=self.select_map,
+            sync_route=self._sync_route_overlay, dialog_parent=self)
         self.info_panel = QStackedWidget()
         self.info_panel.setObjectName("logistics_info_panel")
         self.info_panel.addWidget(self.planner.build_side())
@@ -180,7 +183,7 @@ class LogisticsPanel(QWidget):
         document.project_replaced.connect(self._on_document_project_replaced)
 
         maps = document.project.maps
-        self._map_id = maps[0].id if maps else None
+        self.state.map_id = maps[0].id if maps else None
         self._refresh_maps()
         self.planner.update_running(False)
 
@@ -313,6 +316,12 @@ class LogisticsPanel(QWidget):
         el2.setSpacing(3)
         el2.addLayout(bar)
         el2.addWidget(self.message_label)
+        self.editor = MapEditor(
+            self._document, self.state, EditWidgets(
+                self.canvas, self.message_label, self.add_base_button, self.add_center_button,
+                self.connect_button, self.delete_button, self.lengths_check, self.route_check,
+                self.fit_button, self.export_button, self.remove_map_button),
+            log=self.message_logged.emit, sync_route=self._sync_route_overlay, menu_parent=self)
         self.inspector_panel = self.editor.build_inspector()
         side_split = RatioSplitter(Qt.Orientation.Horizontal, 0.8, editor)
         side_split.addWidget(self.canvas)
@@ -344,8 +353,7 @@ class LogisticsPanel(QWidget):
     @property
     def is_running(self) -> bool:
         """True while the work of the current page runs (planning, or the benchmark)."""
-        page: Any = {1: self.experiments, 2: self.packet}.get(self.pages.currentIndex())
-        return bool(self._runner.is_running if page is None else page.is_running)
+        return self.planner.is_running
 
     # Workspace protocol: the planner runs the map page, the experiments page its benchmark
     def run(self) -> bool:
@@ -374,37 +382,32 @@ class LogisticsPanel(QWidget):
 
     @property
     def current_index(self) -> int:
-        for i, m in enumerate(self._document.project.maps):
-            if m.id == self._map_id:
-                return i
-        return -1
+        return self.state.index
 
     def current_entry(self) -> MapEntry | None:
         """The map shown, as the project holds it (None when the project has no map)."""
-        i = self.current_index
-        return None if i < 0 else self._document.project.maps[i]
+        return self.state.entry()
 
     def current_map(self) -> dict[str, Any] | None:
-        i = self.current_index
-        return None if i < 0 else self._document.project.maps[i].to_dict()
+        return self.state.map_dict()
 
     def select_map(self, map_id: str) -> None:
-        self._map_id = map_id
+        self.state.map_id = map_id
         self._refresh_maps()
 
     def _refresh_maps(self) -> None:
         maps = self._document.project.maps
         ids = [m.id for m in maps]
-        if self._map_id not in ids:
-            self._map_id = ids[0] if ids else None
-        self._syncing = True
+        if self.state.map_id not in ids:
+            self.state.map_id = ids[0] if ids else None
+        self.state.syncing = True
         self.map_combo.clear()
         for m in maps:
             self.map_combo.addItem(f"{m.label}  [{m.id}]", m.id)
-        i = self.map_combo.findData(self._map_id)
+        i = self.map_combo.findData(self.state.map_id)
         if i >= 0:
             self.map_combo.setCurrentIndex(i)
-        self._syncing = False
+        self.state.syncing = False
         self.map_stack.setCurrentIndex(1 if ids else 0)
         d = self.current_map()
         self.canvas.set_map(d)
@@ -415,18 +418,18 @@ class LogisticsPanel(QWidget):
 
     def _sync_route_overlay(self) -> None:
         d = self.current_map()
-        s = self._shown
+        s = self.state.shown
         if (s is not None and d is not None and self.route_check.isChecked()
-                and s["map_id"] == self._map_id and map_structure(d) == s["structure"]
+                and s["map_id"] == self.state.map_id and map_structure(d) == s["structure"]
                 and s["result"].success):
             self.canvas.set_route(s["result"].route, s["result"].segments)
         else:
             self.canvas.set_route(None)
 
     def _on_map_combo_changed(self, index: int) -> None:
-        if self._syncing or index < 0:
+        if self.state.syncing or index < 0:
             return
-        self._map_id = self.map_combo.itemData(index)
+        self.state.map_id = self.map_combo.itemData(index)
         self.editor.hide_messages()
         self.canvas.set_map(self.current_map())
         self._sync_route_overlay()
@@ -436,14 +439,14 @@ class LogisticsPanel(QWidget):
 
     def _on_document_map_changed(self, index: int) -> None:
         maps = self._document.project.maps
-        if 0 <= index < len(maps) and self._map_id is None:
-            self._map_id = maps[index].id
+        if 0 <= index < len(maps) and self.state.map_id is None:
+            self.state.map_id = maps[index].id
         self._refresh_maps()
 
     def _on_document_project_replaced(self) -> None:
-        self._map_id = None
-        self._shown = None
-        self._runs.clear()
+        self.state.map_id = None
+        self.state.shown = None
+        self.state.runs.clear()
         self.results.clear()
         self._refresh_maps()
 
@@ -455,7 +458,7 @@ class LogisticsPanel(QWidget):
             self.editor.refuse(f"Map not added: {exc}")
             return None
         mid = str(d["id"])
-        self._map_id = mid
+        self.state.map_id = mid
         self._document.push(SetMapCommand(self._document, len(self._document.project.maps),
                                           d, f"{text} “{E.map_label(d)}”"), "logistics")
         self.message_logged.emit("INFO", f"logistics: map “{E.map_label(d)}” added as {mid}")
@@ -473,7 +476,7 @@ class LogisticsPanel(QWidget):
             data = map_to_dict(fallback())
         mid = self.add_map(data, "Add map")
         if mid is not None:  # an example opens on its map, not under the last one's result
-            self._shown = None
+            self.state.shown = None
             self.results.clear()
             self._sync_route_overlay()
             self.pages.setCurrentIndex(0)
@@ -509,7 +512,7 @@ class LogisticsPanel(QWidget):
         """Generate a world in the worker; it is added to the project when done."""
         if self.is_running:
             return False
-        self._job = {"kind": "generate", "n": n_centers, "seed": seed}
+        self.state.job = {"kind": "generate", "n": n_centers, "seed": seed}
         self._runner.start(generate_job, int(n_centers), int(seed), bool(tasks), domain)
         return True
 
@@ -553,13 +556,13 @@ class LogisticsPanel(QWidget):
         if i < 0:
             return
         label = self._document.project.maps[i].label
-        self._map_id = None
+        self.state.map_id = None
         self._document.push(SetMapCommand(self._document, i, None, f"Remove map “{label}”"),
                             "logistics")
 
     # ------------------------------------------------------------------ for tests
     def shown_run(self) -> str | None:
-        return None if self._shown is None else self._shown["run_id"]
+        return None if self.state.shown is None else self.state.shown["run_id"]
 
 
 register_tool(ToolSpec(

@@ -1,16 +1,19 @@
 """Planning a task on the logistics map: the task picker, the run and its record.
 
-:class:`TaskPlanner` is an object of :class:`gui.logistics.panel.LogisticsPanel` that takes
-``(document, view)``: it builds the task picker and the Run controls of the right-hand dock
-(their fields are its own), runs in the panel's runner and answers the panel's Workspace
-protocol for the map page (the experiments page runs its own benchmark). A run plans one task
-in the worker (:func:`gui.logistics.jobs.plan_job`); the result is recorded with its agents'
-ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
+:class:`TaskPlanner` is a part of :class:`gui.logistics.panel.LogisticsPanel`: given the
+map page's state, its widgets (:class:`gui.logistics.views.PlanWidgets`), the panel's runner
+and callables for what it asks of the panel, it builds the task picker and the Run controls
+of the right-hand dock (their fields are its own), runs in the runner and answers the
+panel's Workspace protocol for the map page (the experiments page runs its own benchmark). A
+run plans one task in the worker (:func:`gui.logistics.jobs.plan_job`); the result is
+recorded with its agents' ledger entries in one undoable
+:class:`gui.shell.commands.AddRunCommand`.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -31,6 +34,7 @@ from core.logistics import edits as E
 from core.logistics.packet_records import PACKET_KIND
 from core.project import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
+from gui.logistics.views import MapState, PlanWidgets
 from gui.shell.commands import AddRunCommand
 from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.param_field import ParamField
@@ -39,8 +43,8 @@ from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
 if TYPE_CHECKING:
-    from gui.logistics.panel import LogisticsPanel
     from gui.shell.document import ProjectDocument
+    from gui.shell.workers import TaskRunner
 
 __all__ = ["TaskPlanner"]
 
@@ -51,20 +55,34 @@ NO_MAP_TEXT = "add a map first (fig41 or Generate world…)"
 class TaskPlanner:
     """The task picker, the planning run and its record (see the module docstring)."""
 
-    def __init__(self, document: ProjectDocument, view: LogisticsPanel) -> None:
+    def __init__(self, document: ProjectDocument, state: MapState, widgets: PlanWidgets,
+                 runner: TaskRunner, *, log: Callable[[str, str], None],
+                 running_changed: Callable[[bool], None], recorded: Callable[[str], None],
+                 add_map: Callable[[Mapping[str, Any], str], object],
+                 select_map: Callable[[str], None], sync_route: Callable[[], None],
+                 dialog_parent: QWidget) -> None:
         self._document = document
-        self._view = view
+        self._state = state
+        self._w = widgets
+        self._runner = runner
+        self._log = log
+        self._running_changed = running_changed
+        self._recorded = recorded
+        self._add_map = add_map
+        self._select_map = select_map
+        self._sync_route = sync_route
+        self._dialog_parent = dialog_parent  # over-budget questions are asked over it
 
     def connect(self) -> None:
-        """Follow the runner and the document (after the panel's widgets exist)."""
-        v = self._view
+        """Follow the runner, the pages and the document (after the side is built)."""
+        w = self._w
         self.run_controls.running_changed.connect(self.update_running)
-        v.experiments.run_controls.running_changed.connect(self.emit_running_changed)
-        v.packet.run_controls.running_changed.connect(self.emit_running_changed)
-        v.pages.currentChanged.connect(self.emit_running_changed)
-        v.runner.succeeded.connect(self._on_runner_succeeded)
-        v.runner.failed.connect(self._on_runner_failed)
-        v.runner.cancelled.connect(self._on_runner_cancelled)
+        w.experiments.run_controls.running_changed.connect(self.emit_running_changed)
+        w.packet.run_controls.running_changed.connect(self.emit_running_changed)
+        w.pages.currentChanged.connect(self.emit_running_changed)
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.cancelled.connect(self._on_runner_cancelled)
         self._document.run_removed.connect(self._on_document_run_removed)
         self._document.run_added.connect(self._on_document_run_added)
 
@@ -144,9 +162,9 @@ class TaskPlanner:
         self.run_message.hide()
         tf.addRow(self.run_message)
         self.run_controls = RunControls(
-            self._view._runner, tbox, run=self.run_plan, cancel=self._view._runner.cancel,
+            self._runner, tbox, run=self.run_plan, cancel=self._runner.cancel,
             run_tip="Plan and execute this task in the background.",
-            running_text=lambda: ("planning…" if (self._view._job or {}).get("kind") == "plan"
+            running_text=lambda: ("planning…" if (self._state.job or {}).get("kind") == "plan"
                                   else "generating…"), progress_width=None)
         self.run_button = self.run_controls.run_button
         self.cancel_button = self.run_controls.cancel_button
@@ -171,13 +189,13 @@ class TaskPlanner:
 
     # ================================================================== task picker
     def fill_task_picker(self) -> None:
-        d = self._view.current_map()
+        d = self._state.map_dict()
         if d is not None and self.run_problem == NO_MAP_TEXT:  # a stale refusal: a map exists
             self.run_message.hide()
             self.run_message.setText("")
         keep = (self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
                 self.goal_combo.currentData())
-        self._view._syncing = True
+        self._state.syncing = True
         for c in (self.origin_combo, self.goal_agent_combo, self.stored_task_combo):
             c.clear()
         try:
@@ -195,7 +213,7 @@ class TaskPlanner:
                     f" (goal {t['goal']})" if t.get("goal") else "")
                 self.stored_task_combo.addItem(label, dict(t))
         finally:
-            self._view._syncing = False
+            self._state.syncing = False
         o = self.origin_combo.findData(keep[0])
         g = self.goal_agent_combo.findData(keep[1])
         if o >= 0 and g >= 0:
@@ -209,7 +227,7 @@ class TaskPlanner:
             self._fill_goal_bases(None)
 
     def _fill_goal_bases(self, keep: str | None) -> None:
-        d = self._view.current_map()
+        d = self._state.map_dict()
         self.goal_combo.clear()
         self.goal_combo.addItem("any (nearest to the hand-over)", None)
         ga = self.goal_agent_combo.currentData()
@@ -222,7 +240,7 @@ class TaskPlanner:
         self.goal_combo.setCurrentIndex(max(0, i))
 
     def _on_goal_agent_changed(self, *args: object) -> None:
-        if not self._view._syncing:
+        if not self._state.syncing:
             self._fill_goal_bases(None)
 
     def _on_stored_task_activated(self, index: int) -> None:
@@ -234,10 +252,10 @@ class TaskPlanner:
 
     def set_task(self, origin: str, goal_agent: str, goal: str | None = None) -> None:
         """Pick a task (origin base, goal agent, optional goal base)."""
-        self._view._syncing = True
+        self._state.syncing = True
         self.origin_combo.setCurrentIndex(max(0, self.origin_combo.findData(origin)))
         self.goal_agent_combo.setCurrentIndex(max(0, self.goal_agent_combo.findData(goal_agent)))
-        self._view._syncing = False
+        self._state.syncing = False
         self._fill_goal_bases(goal)
         self.stored_task_combo.setCurrentIndex(0)
 
@@ -276,12 +294,17 @@ class TaskPlanner:
         if page is not None:
             page.cancel()
         else:
-            self._view._runner.cancel()
+            self._runner.cancel()
 
     def _study_page(self) -> Any:
         """The experiments page shown (benchmarks or packet routing), None on the map."""
-        return {1: self._view.experiments, 2: self._view.packet}.get(
-            self._view.pages.currentIndex())
+        return {1: self._w.experiments, 2: self._w.packet}.get(self._w.pages.currentIndex())
+
+    @property
+    def is_running(self) -> bool:
+        """True while the work of the current page runs (planning, or the benchmark)."""
+        page = self._study_page()
+        return bool(self._runner.is_running if page is None else page.is_running)
 
     def randomness_label(self) -> str:
         """For the status bar: the randomness of the next plan (or benchmark)."""
@@ -292,14 +315,14 @@ class TaskPlanner:
         return f"planning as a seeded experiment (seed {self.seed_spin.value()})"
 
     def emit_running_changed(self, *args: object) -> None:
-        self._view.running_changed.emit(self._view.is_running)
+        self._running_changed(self.is_running)
 
     def _refuse_run(self, text: str, widget: QWidget | None = None) -> bool:
         self.run_message.setText(text)
         self.run_message.show()
         if widget is not None:
             show_field_error(widget, text)
-        self._view.message_logged.emit("WARNING", f"logistics run not started: {text}")
+        self._log("WARNING", f"logistics run not started: {text}")
         return False
 
     @property
@@ -309,12 +332,12 @@ class TaskPlanner:
 
     def run_plan(self) -> bool:
         """Plan the picked task in the worker; False (with an inline reason) if refused."""
-        if self._view._runner.is_running:
+        if self._runner.is_running:
             return False
         self.run_message.hide()
         self.run_message.setText("")
         self.epsilon_field.clear_error()
-        entry = self._view.current_entry()
+        entry = self._state.entry()
         if entry is None:
             return self._refuse_run(NO_MAP_TEXT)
         world = entry.world  # validated when it entered the project
@@ -343,29 +366,29 @@ class TaskPlanner:
         seeded = self.mode_combo.currentData() == "experiment"
         rng = self.seed_spin.value() if seeded else None
         approach = self.approach_combo.currentData()
-        self._view._job = {"kind": "plan", "world": world, "task": task, "approach": approach,
-                     "params": params, "map_id": self._view._map_id, "map": dict(d),
-                     "seeded": seeded}
-        self._view.message_logged.emit("INFO", f"logistics: planning {task.origin} → agent "
-                                 f"{task.goal_agent} ({approach}, ε = {eps:g}, "
-                                 + (f"seed {rng})" if seeded else "release mode)"))
-        self._view._runner.start(plan_job, world, task, approach, params, rng)
+        self._state.job = {"kind": "plan", "world": world, "task": task, "approach": approach,
+                           "params": params, "map_id": self._state.map_id, "map": dict(d),
+                           "seeded": seeded}
+        self._log("INFO", f"logistics: planning {task.origin} → agent "
+                  f"{task.goal_agent} ({approach}, ε = {eps:g}, "
+                  + (f"seed {rng})" if seeded else "release mode)"))
+        self._runner.start(plan_job, world, task, approach, params, rng)
         return True
 
     def shutdown(self) -> None:
-        self._view._runner.shutdown()
-        self._view.experiments.shutdown()
-        self._view.packet.shutdown()
+        self._runner.shutdown()
+        self._w.experiments.shutdown()
+        self._w.packet.shutdown()
 
     def update_running(self, running: bool) -> None:
         self.emit_running_changed()
-        for b in (self._view.empty_generate_button, self._view.empty_fig41_button):
+        for b in self._w.start_buttons:
             b.setEnabled(not running)
 
     def _on_runner_succeeded(self, value: Any) -> None:
-        job = self._view._job or {}
+        job = self._state.job or {}
         if job.get("kind") == "generate":
-            self._view.add_map(value, "Generate world")
+            self._add_map(value, "Generate world")
             return
         if job.get("kind") == "plan":
             result, session = value
@@ -377,10 +400,10 @@ class TaskPlanner:
             self._refuse_run(str(exc))
         else:
             self._refuse_run(f"the run failed: {text}")
-        self._view.message_logged.emit("ERROR", f"logistics run failed: {text}")
+        self._log("ERROR", f"logistics run failed: {text}")
 
     def _on_runner_cancelled(self) -> None:
-        self._view.message_logged.emit("INFO", "logistics run cancelled")
+        self._log("INFO", "logistics run cancelled")
 
     # ------------------------------------------------------------------ recording
     def _record_plan(self, job: dict[str, Any], result: Any, session: PlanningSession) -> None:
@@ -391,42 +414,42 @@ class TaskPlanner:
                                           map_label=E.map_label(job["map"]),
                                           seeded=bool(job["seeded"]))
         rid = record.id
-        if not approve_entries(self._view, doc, entries):
-            self._view.message_logged.emit("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
+        if not approve_entries(self._dialog_parent, doc, entries):
+            self._log("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
             return
-        self._view._runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
-                           "structure": map_structure(job["map"]), "result": result,
-                           "session": session, "run_id": rid}
+        self._state.runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
+                                 "structure": map_structure(job["map"]), "result": result,
+                                 "session": session, "run_id": rid}
         doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
                                ledger_entries=entries), "logistics")
         self._show_run(rid)
         status = "delivered" if result.success else f"not delivered ({result.failure})"
-        self._view.message_logged.emit(
+        self._log(
             "INFO", f"{rid} recorded: plan {result.task.origin} → agent "
             f"{result.task.goal_agent} on {job['map_id']}, {job['approach']}, {status}, "
             f"{result.messages} messages, {len(entries)} ledger entries")
-        self._view.run_recorded.emit(rid)
+        self._recorded(rid)
 
     def _mode_text(self, session: PlanningSession) -> str:
         return (f"seeded experiment (seed {session.seed})" if session.mode == "experiment"
                 else "release mode")
 
     def _show_run(self, run_id: str) -> None:
-        s = self._view._runs[run_id]
-        self._view._shown = s
-        self._view.results.show_result(s["world"], s["map"], s["result"], s["session"],
-                                 run_id=run_id, mode_text=self._mode_text(s["session"]))
-        self._view._sync_route_overlay()
+        s = self._state.runs[run_id]
+        self._state.shown = s
+        self._w.results.show_result(s["world"], s["map"], s["result"], s["session"],
+                                    run_id=run_id, mode_text=self._mode_text(s["session"]))
+        self._sync_route()
 
     def _on_document_run_removed(self, run_id: str) -> None:
-        if self._view._shown is not None and self._view._shown["run_id"] == run_id:
-            self._view._shown = None
-            self._view.results.clear(f"The planning run {html.escape(run_id)} was undone.")
-            self._view._sync_route_overlay()
+        if self._state.shown is not None and self._state.shown["run_id"] == run_id:
+            self._state.shown = None
+            self._w.results.clear(f"The planning run {html.escape(run_id)} was undone.")
+            self._sync_route()
 
     def _on_document_run_added(self, run_id: str) -> None:
-        shown = self._view._shown
-        if run_id in self._view._runs and (shown is None or shown["run_id"] != run_id):
+        shown = self._state.shown
+        if run_id in self._state.runs and (shown is None or shown["run_id"] != run_id):
             self._show_run(run_id)
 
     def show_run(self, run_id: str) -> bool:
@@ -441,25 +464,25 @@ class TaskPlanner:
         except KeyError:
             return False
         if rec.kind == "plan-bench":
-            self._view.pages.setCurrentIndex(1)
-            self._view.experiments.show_summary(rec.summary, run_id=rec.id)
+            self._w.pages.setCurrentIndex(1)
+            self._w.experiments.show_summary(rec.summary, run_id=rec.id)
             return True
         if rec.kind == PACKET_KIND:
-            self._view.pages.setCurrentIndex(2)
-            self._view.packet.show_summary(rec.summary, run_id=rec.id)
+            self._w.pages.setCurrentIndex(2)
+            self._w.packet.show_summary(rec.summary, run_id=rec.id)
             return True
         if rec.kind != "plan":
             return False
-        self._view.pages.setCurrentIndex(0)
-        if run_id in self._view._runs:
-            s = self._view._runs[run_id]
-            if s["map_id"] != self._view._map_id and any(
+        self._w.pages.setCurrentIndex(0)
+        if run_id in self._state.runs:
+            s = self._state.runs[run_id]
+            if s["map_id"] != self._state.map_id and any(
                     m.id == s["map_id"] for m in self._document.project.maps):
-                self._view.select_map(s["map_id"])
+                self._select_map(s["map_id"])
             self._show_run(run_id)
             return True
         if any(m.id == rec.target for m in self._document.project.maps):
-            self._view.select_map(rec.target)
+            self._select_map(rec.target)
         p = rec.params
         t = p.get("task") or {}
         if t:
@@ -472,16 +495,16 @@ class TaskPlanner:
         s = rec.summary
         outcome = (f"delivered, length {s.get('length')}" if s.get("success") else
                    f"not delivered: {s.get('failure')}")
-        self._view._shown = None
-        self._view.results.clear(
+        self._state.shown = None
+        self._w.results.clear(
             f"<b>{html.escape(rec.id)}</b> (recorded {html.escape(rec.created)}): "
             f"{html.escape(str(t.get('origin')))} → agent {html.escape(str(t.get('goal_agent')))}"
             f", {html.escape(str(p.get('approach')))}, ε = {p.get('epsilon')}: "
             f"{html.escape(outcome)}, {s.get('messages')} messages. The project keeps the "
             "summary only; press <b>Run (F5)</b> to recompute the figures with the same "
             "parameters" + (f" and seed {rec.seed}" if rec.mode == "experiment" else "") + ".")
-        self._view.results.learning.show_curve(s.get("learning_curve"))
-        v = self._view
-        if s.get("success") and rec.target == v._map_id and v.route_check.isChecked():
-            self._view.canvas.set_route(s.get("route"), s.get("segments", ()))
+        self._w.results.learning.show_curve(s.get("learning_curve"))
+        if (s.get("success") and rec.target == self._state.map_id
+                and self._w.route_check.isChecked()):
+            self._w.canvas.set_route(s.get("route"), s.get("segments", ()))
         return True

@@ -450,7 +450,7 @@ def test_show_run_of_a_reloaded_project_restores_the_task(fig_panel, qtbot):
     p.planner.set_plan_options(seed=4, epsilon="0.8")
     _run(qtbot, p)
     rid = p.shown_run()
-    p._runs.clear()  # as after reloading the project: only the summary is kept
+    p.state.runs.clear()  # as after reloading the project: only the summary is kept
     p.planner.set_task("a1", "f")
     p.planner.set_plan_options(epsilon="0.3")
     assert p.show_run(rid)

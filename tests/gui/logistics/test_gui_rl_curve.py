@@ -63,7 +63,7 @@ def test_rl_solver_plans_and_shows_its_learning_curve_recorded_and_reported(fig_
     assert "no privacy cost" in tab.caption.text()
     # recorded: a reloaded run (summary only) redraws the curve, the report draws it
     assert rec.summary["learning_curve"] == want.to_dict()
-    p._runs.clear()
+    p.state.runs.clear()
     p.results.learning.clear()
     assert p.show_run(rec.id)
     assert p.planner.solver_combo.currentData() == "rl"
