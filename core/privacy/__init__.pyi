@@ -61,6 +61,10 @@ from .dirichlet_accounting import (
     vertex_parameters as vertex_parameters,
     vertex_premise as vertex_premise,
 )
+from .dirichlet_kernels import (
+    AVAILABLE as AVAILABLE,
+    gamma_shapes as gamma_shapes,
+)
 from .dirichlet_profile import (
     DELTA_FLOOR as DELTA_FLOOR,
     PROFILE_LABEL as PROFILE_LABEL,
