@@ -42,7 +42,6 @@ EXCEPTIONS: dict[str, str] = {
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
     "core/deep/ppo.py::train_ppo": "not yet split",
     "core/deep/vdn.py::train_vdn_net": "not yet split",
-    "core/mdp/editable.py::MdpModel.from_dict": "not yet split",
     "core/modelprivacy/study.py::run_mia": "not yet split",
     "gui/advising/panel.py::AdvisingPanel._build_editor": "not yet split",
     "gui/advising/results.py::AdvisingResultsView.__init__": "not yet split",
