@@ -37,12 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # "path::qualname": why the function is still over a limit (split it, then remove the entry)
 EXCEPTIONS: dict[str, str] = {
-    "bench/fuzz_campaign.py::_refusals": "not yet split",
     "core/deep/dqn.py::train_dqn": "not yet split",
     "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
     "core/deep/ppo.py::train_ppo": "not yet split",
     "core/deep/vdn.py::train_vdn_net": "not yet split",
-    "core/modelprivacy/study.py::run_mia": "not yet split",
     "gui/advising/panel.py::AdvisingPanel._build_editor": "not yet split",
     "gui/advising/results.py::AdvisingResultsView.__init__": "not yet split",
     "gui/audit/panel.py::AuditPanel._build_setup": "not yet split",
@@ -54,7 +52,6 @@ EXCEPTIONS: dict[str, str] = {
     "gui/sharing/panel.py::SharingPanel._build_setup": "not yet split",
     "gui/shell/main_window.py::MainWindow.__init__": "not yet split",
     "gui/shell/main_window.py::MainWindow._create_actions": "not yet split",
-    "tests/core/fuzz/mutants.py::mutate_npz": "not yet split",
 }
 
 _TOO_COMPLEX = re.compile(r"`(?P<name>[^`]+)` is too complex \((?P<n>\d+) > \d+\)")
