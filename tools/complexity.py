@@ -48,7 +48,6 @@ EXCEPTIONS: dict[str, str] = {
     "gui/logistics/panel.py::LogisticsPanel._build_map_page": "not yet split",
     "gui/mdp/analysis_panel.py::AnalysisPanel.__init__": "not yet split",
     "gui/mdp/inspector.py::MdpInspector.__init__": "not yet split",
-    "gui/report/export_dialog.py::ExportDialog.__init__": "not yet split",
     "gui/sharing/panel.py::SharingPanel._build_setup": "not yet split",
     "gui/shell/main_window.py::MainWindow.__init__": "not yet split",
     "gui/shell/main_window.py::MainWindow._create_actions": "not yet split",
