@@ -329,8 +329,8 @@ def _mdp(inputs: Inputs) -> dict[str, Any]:
     return copy.deepcopy(inputs.mdp)
 
 
-def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
-    """(label, argv, files) of inputs the contract says must be refused."""
+def _mdp_refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """MDP files the contract says must be refused."""
     out: list[tuple[str, list[str], dict[str, Any]]] = []
 
     def mdp_case(label: str, change: Callable[[dict[str, Any]], Any], text: str | None = None
@@ -367,7 +367,13 @@ def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
         text = json.dumps(_mdp(inputs)).replace('"success": 1.0', f'"success": {token}')
         out.append((f"mdp:{token} reward", inputs.command_for("mdp.json", "m.mdp.json"),
                     {"m.mdp.json": text.encode()}))
-    # projects
+    return out
+
+
+def _project_refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Project files the contract says must be refused."""
+    out: list[tuple[str, list[str], dict[str, Any]]] = []
+
     def project_case(label: str, change: Callable[[dict[str, Any]], Any],
                      cmd: str = "privplan.json") -> None:
         d = copy.deepcopy(inputs.project)
@@ -407,7 +413,12 @@ def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
     d["schema_version"] = 99
     out.append(("project:newer schema", inputs.command_for("privplan.json", "p.privplan.json"),
                 {"p.privplan.json": _json_bytes(d)}))
-    # maps
+    return out
+
+
+def _map_and_grid_refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Logistics maps and grid worlds the contract says must be refused."""
+    out: list[tuple[str, list[str], dict[str, Any]]] = []
     for label, change in (
             ("zero length", lambda m: m["edges"][0].update(length=0)),
             ("negative length", lambda m: m["edges"][0].update(length=-3.0)),
@@ -434,7 +445,12 @@ def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
                                      f'{token}}}').encode()}))
     out.append(("grid:deep nesting", inputs.command_for("grid.json", "g.grid.json"),
                 {"g.grid.json": b"[" * 100_000 + b"]" * 100_000}))
-    # flags with documented ranges
+    return out
+
+
+def _flag_refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Flags outside their documented ranges, which the contract says must be refused."""
+    out: list[tuple[str, list[str], dict[str, Any]]] = []
     flag_cases = [
         ["dirichlet", "--adjacency", "l2-all", "--k", "100", "--eta", "0.1", "--w", "2", "--b",
          "10", "--delta", "0.01", "--json"],
@@ -492,7 +508,13 @@ def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
     for argv in flag_cases:
         a, files = _materialise(argv, inputs)
         out.append((f"flag:{' '.join(argv[:4])}", a, files))
-    # data sets
+    return out
+
+
+def _data_refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Data sets the contract says must be refused, and work too long or unbounded to start
+    (refused up front)."""
+    out: list[tuple[str, list[str], dict[str, Any]]] = []
     import mutants
 
     base = inputs.csv
@@ -515,6 +537,12 @@ def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
             out.append((f"work:{label}:{cmd}", inputs.command_for(cmd, "m.mdp.json"),
                         {"m.mdp.json": _json_bytes(d)}))
     return out
+
+
+def _refusals(inputs: Inputs) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """(label, argv, files) of inputs the contract says must be refused."""
+    return [*_mdp_refusals(inputs), *_project_refusals(inputs), *_map_and_grid_refusals(inputs),
+            *_flag_refusals(inputs), *_data_refusals(inputs)]
 
 
 def _bounds_answer(inputs: Inputs) -> dict[str, Any]:

@@ -37,25 +37,34 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # "path::qualname": why the function is still over a limit (split it, then remove the entry)
 EXCEPTIONS: dict[str, str] = {
-    "bench/fuzz_campaign.py::_refusals": "not yet split",
-    "core/deep/dqn.py::train_dqn": "not yet split",
-    "core/deep/kickstart.py::run_ppo_sharing": "not yet split",
-    "core/deep/ppo.py::train_ppo": "not yet split",
-    "core/deep/vdn.py::train_vdn_net": "not yet split",
-    "core/mdp/editable.py::MdpModel.from_dict": "not yet split",
-    "core/modelprivacy/study.py::run_mia": "not yet split",
-    "gui/advising/panel.py::AdvisingPanel._build_editor": "not yet split",
-    "gui/advising/results.py::AdvisingResultsView.__init__": "not yet split",
-    "gui/audit/panel.py::AuditPanel._build_setup": "not yet split",
-    "gui/ledger/panel.py::LedgerPanel.__init__": "not yet split",
-    "gui/logistics/panel.py::LogisticsPanel._build_map_page": "not yet split",
-    "gui/mdp/analysis_panel.py::AnalysisPanel.__init__": "not yet split",
-    "gui/mdp/inspector.py::MdpInspector.__init__": "not yet split",
-    "gui/report/export_dialog.py::ExportDialog.__init__": "not yet split",
-    "gui/sharing/panel.py::SharingPanel._build_setup": "not yet split",
-    "gui/shell/main_window.py::MainWindow.__init__": "not yet split",
-    "gui/shell/main_window.py::MainWindow._create_actions": "not yet split",
-    "tests/core/fuzz/mutants.py::mutate_npz": "not yet split",
+    "core/deep/dqn.py::train_dqn":
+        "one loop threads params, target, Adam state, replay ring, 2 RNGs; 24 docstring lines",
+    "core/deep/kickstart.py::run_ppo_sharing":
+        "16 parameters: a 40-line docstring and 5 checks before one teacher-then-students run",
+    "core/deep/ppo.py::train_ppo":
+        "one PPO loop (roll-out, GAE, updates) threading params, Adam state, envs and the RNG",
+    "core/deep/vdn.py::train_vdn_net":
+        "one episode loop threading parameters, replay window, 2 RNGs; DP/plain update inside",
+    "gui/advising/panel.py::AdvisingPanel._build_editor":
+        "one editor of 3 group boxes built in order; outside this split, module 597/600 lines",
+    "gui/advising/results.py::AdvisingResultsView.__init__":
+        "one results view built in order; outside this split, module at its line ceiling",
+    "gui/audit/panel.py::AuditPanel._build_setup":
+        "one group box built in order, 1 line over; module at its line ceiling (helper adds)",
+    "gui/ledger/panel.py::LedgerPanel.__init__":
+        "one panel of 2 group boxes built in order; module at its line ceiling (helpers add)",
+    "gui/logistics/panel.py::LogisticsPanel._build_map_page":
+        "one map page built in order; left alone while another change edits gui/logistics",
+    "gui/mdp/analysis_panel.py::AnalysisPanel.__init__":
+        "one panel of 4 group boxes built in order; module 3 lines under its ceiling",
+    "gui/mdp/inspector.py::MdpInspector.__init__":
+        "one inspector, 25 signal hookups, built in order; module at its line ceiling",
+    "gui/sharing/panel.py::SharingPanel._build_setup":
+        "one form of 3 group boxes built in order; another change is editing this panel",
+    "gui/shell/main_window.py::MainWindow.__init__":
+        "the window's wiring (24 signal hookups) in one place; module at its line ceiling",
+    "gui/shell/main_window.py::MainWindow._create_actions":
+        "every menu action in one table-like block, 3 lines over; module at its ceiling",
 }
 
 _TOO_COMPLEX = re.compile(r"`(?P<name>[^`]+)` is too complex \((?P<n>\d+) > \d+\)")
@@ -173,7 +182,7 @@ def main(argv: list[str]) -> int:
     found = over_limits(root, ruff)
     if "--list" in argv:
         for key, why in found.items():
-            print(f'    "{key}": "not yet split",  # {why}')
+            print(f'    "{key}": "<why it stays one function>",  # {why}')
         return 0
     bad = problems(found, EXCEPTIONS, c901_ignored_files(root / "pyproject.toml"))
     for line in bad:

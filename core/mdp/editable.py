@@ -1004,39 +1004,11 @@ class MdpModel:
             raise InputError("must be an object", field="mdp")
         m = cls(name=str(d.get("name", "") or ""))
         # Built in bulk (not through add_state/add_action): large models load in O(size).
-        sids, slabels, pos, rt = [], [], [], []
-        for i, st in enumerate(_list(d.get("states"), "states")):
-            if not isinstance(st, dict) or not isinstance(st.get("id"), str):
-                raise InputError("each state needs a string id", field=f"states[{i}]")
-            xy = st.get("pos")
-            if xy is not None and not (isinstance(xy, list) and len(xy) == 2):
-                raise InputError(f"must be [x, y], got {xy!r}", field=f"states[{i}].pos")
-            sids.append(st["id"])
-            slabels.append(str(st.get("label", st["id"])))
-            pos.append((np.nan, np.nan) if xy is None else (_num(xy[0], f"states[{i}].pos"),
-                                                            _num(xy[1], f"states[{i}].pos")))
-            rt.append(_num(st.get("terminal_reward", 0.0), f"states[{i}].terminal_reward"))
+        sids, slabels, pos, rt = _read_states(d)
         index = {sid: i for i, sid in enumerate(sids)}
         if len(index) != len(sids):
             raise InputError("state ids must be unique", field="states")
-        aids: list[list[str]] = [[] for _ in sids]
-        alabels: list[list[str]] = [[] for _ in sids]
-        where: dict[str, tuple[int, int]] = {}
-        rewards: list[tuple[int, int, float]] = []
-        for i, ac in enumerate(_list(d.get("actions"), "actions")):
-            if not isinstance(ac, dict) or not isinstance(ac.get("id"), str):
-                raise InputError("each action needs a string id", field=f"actions[{i}]")
-            if ac["id"] in where:
-                raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
-            s_i = index.get(ac["state"]) if isinstance(ac.get("state"), str) else None
-            if s_i is None:
-                raise InputError(f"unknown state id {ac.get('state')!r}",
-                                 field=f"actions[{i}].state")
-            where[ac["id"]] = (s_i, len(aids[s_i]))
-            aids[s_i].append(ac["id"])
-            alabels[s_i].append(str(ac.get("label", ac["id"])))
-            rewards.append((*where[ac["id"]], _num(ac.get("reward", 0.0),
-                                                   f"actions[{i}].reward")))
+        aids, alabels, where, rewards = _read_actions(d, index)
         S, A = len(sids), max((len(a) for a in aids), default=0)
         m.state_ids, m.state_labels, m.action_ids, m.action_labels = sids, slabels, aids, alabels
         m.positions = np.array(pos, dtype=float).reshape(S, 2)
@@ -1044,26 +1016,7 @@ class MdpModel:
         m.R = np.zeros((S, A))
         for s_i, j, r in rewards:
             m.R[s_i, j] = r
-        dense = P is None and uses_dense(S, A)
-        m.P = np.zeros((S, A, S)) if dense else np.zeros((0, 0, 0))
-        entries: dict[tuple[int, int], float] = {}  # (row s·A + j, target): p (large model)
-        for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
-            if not isinstance(tr, dict):
-                raise InputError("must be an object", field=f"transitions[{i}]")
-            act, tgt = tr.get("action"), tr.get("target")
-            a_at = where.get(act) if isinstance(act, str) else None
-            t_i = index.get(tgt) if isinstance(tgt, str) else None
-            if a_at is None:
-                raise InputError(f"unknown action id {tr.get('action')!r}",
-                                 field=f"transitions[{i}].action")
-            if t_i is None:
-                raise InputError(f"unknown state id {tr.get('target')!r}",
-                                 field=f"transitions[{i}].target")
-            p = _num(tr.get("p"), f"transitions[{i}].p", finite=False)
-            if dense:
-                m.P[a_at[0], a_at[1], t_i] = p
-            else:
-                entries[(a_at[0] * A + a_at[1], t_i)] = p
+        entries = _read_transitions(d, where, index)
         if P is not None:
             if tuple(P.shape) != (S, A, S):
                 raise InputError(f"array P has shape {P.shape}, the model needs "
@@ -1073,22 +1026,18 @@ class MdpModel:
             else:
                 m.P = np.array(P, dtype=np.float64)
                 m.P[~m.mask()] = 0.0
-        elif not dense:  # too large for a dense array: sparse rows
-            keys = np.array(list(entries), dtype=np.int64).reshape(-1, 2)
+        elif uses_dense(S, A):
+            m.P = np.zeros((S, A, S))
+            for (s_i, j, t_i), p in entries.items():
+                m.P[s_i, j, t_i] = p
+        else:  # too large for a dense array: sparse rows
+            keys = np.array([(s_i * A + j, t_i) for s_i, j, t_i in entries],
+                            dtype=np.int64).reshape(-1, 2)
             m.P = SparseRows(Transitions.from_coo(
                 S, A, keys[:, 0], keys[:, 1], np.array(list(entries.values()), dtype=float)))
-        horizon = d.get("horizon", 3)
-        if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
-            raise InputError(f"must be an integer or null, got {horizon!r}", field="horizon")
-        m.horizon = horizon
-        m.discount = _num(d.get("discount", 1.0), "discount")
-        init = d.get("initial_state")
-        if init is not None and init not in m.state_ids:
-            raise InputError(f"unknown state id {init!r}", field="initial_state")
-        m.initial_state = init
+        m.horizon, m.discount, m.initial_state = _read_run(d, sids)
         m.version = 0
         return m
-
 
 def _split(flat: list[str], sizes: list[int]) -> list[list[str]]:
     """``flat`` cut into consecutive lists of ``sizes``."""
@@ -1153,3 +1102,86 @@ def _num(x: Any, name: str, *, finite: bool = True) -> float:
     if finite and not math.isfinite(x):
         raise InputError(f"must be finite, got {x!r}", field=name)
     return float(x)
+
+
+def _read_states(d: dict[str, Any]) -> tuple[list[str], list[str], list[tuple[float, float]],
+                                              list[float]]:
+    """The ``states`` of a schema-2 dict: their ids, labels, positions (NaN when unplaced)
+    and terminal rewards, in file order."""
+    sids: list[str] = []
+    slabels: list[str] = []
+    pos: list[tuple[float, float]] = []
+    rt: list[float] = []
+    for i, st in enumerate(_list(d.get("states"), "states")):
+        if not isinstance(st, dict) or not isinstance(st.get("id"), str):
+            raise InputError("each state needs a string id", field=f"states[{i}]")
+        xy = st.get("pos")
+        if xy is not None and not (isinstance(xy, list) and len(xy) == 2):
+            raise InputError(f"must be [x, y], got {xy!r}", field=f"states[{i}].pos")
+        sids.append(st["id"])
+        slabels.append(str(st.get("label", st["id"])))
+        pos.append((np.nan, np.nan) if xy is None else (_num(xy[0], f"states[{i}].pos"),
+                                                        _num(xy[1], f"states[{i}].pos")))
+        rt.append(_num(st.get("terminal_reward", 0.0), f"states[{i}].terminal_reward"))
+    return sids, slabels, pos, rt
+
+
+def _read_actions(d: dict[str, Any], index: dict[str, int]) -> tuple[
+        list[list[str]], list[list[str]], dict[str, tuple[int, int]],
+        list[tuple[int, int, float]]]:
+    """The ``actions`` of a schema-2 dict, given the state index: each state's action ids
+    and labels, where each action id sits (state, slot), and the (state, slot, reward)
+    triples."""
+    aids: list[list[str]] = [[] for _ in index]
+    alabels: list[list[str]] = [[] for _ in index]
+    where: dict[str, tuple[int, int]] = {}
+    rewards: list[tuple[int, int, float]] = []
+    for i, ac in enumerate(_list(d.get("actions"), "actions")):
+        if not isinstance(ac, dict) or not isinstance(ac.get("id"), str):
+            raise InputError("each action needs a string id", field=f"actions[{i}]")
+        if ac["id"] in where:
+            raise InputError(f"action id {ac['id']!r} is used twice", field=f"actions[{i}]")
+        s_i = index.get(ac["state"]) if isinstance(ac.get("state"), str) else None
+        if s_i is None:
+            raise InputError(f"unknown state id {ac.get('state')!r}",
+                             field=f"actions[{i}].state")
+        where[ac["id"]] = (s_i, len(aids[s_i]))
+        aids[s_i].append(ac["id"])
+        alabels[s_i].append(str(ac.get("label", ac["id"])))
+        rewards.append((*where[ac["id"]], _num(ac.get("reward", 0.0),
+                                               f"actions[{i}].reward")))
+    return aids, alabels, where, rewards
+
+
+def _read_transitions(d: dict[str, Any], where: dict[str, tuple[int, int]],
+                      index: dict[str, int]) -> dict[tuple[int, int, int], float]:
+    """The ``transitions`` of a schema-2 dict as {(state, slot, target): p}; a later entry
+    for the same triple replaces an earlier one."""
+    entries: dict[tuple[int, int, int], float] = {}
+    for i, tr in enumerate(_list(d.get("transitions"), "transitions")):
+        if not isinstance(tr, dict):
+            raise InputError("must be an object", field=f"transitions[{i}]")
+        act, tgt = tr.get("action"), tr.get("target")
+        a_at = where.get(act) if isinstance(act, str) else None
+        t_i = index.get(tgt) if isinstance(tgt, str) else None
+        if a_at is None:
+            raise InputError(f"unknown action id {tr.get('action')!r}",
+                             field=f"transitions[{i}].action")
+        if t_i is None:
+            raise InputError(f"unknown state id {tr.get('target')!r}",
+                             field=f"transitions[{i}].target")
+        entries[(a_at[0], a_at[1], t_i)] = _num(tr.get("p"), f"transitions[{i}].p",
+                                                finite=False)
+    return entries
+
+
+def _read_run(d: dict[str, Any], sids: list[str]) -> tuple[int | None, float, Any]:
+    """The horizon (an integer or None), discount and initial state of a schema-2 dict."""
+    horizon = d.get("horizon", 3)
+    if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, int)):
+        raise InputError(f"must be an integer or null, got {horizon!r}", field="horizon")
+    discount = _num(d.get("discount", 1.0), "discount")
+    init = d.get("initial_state")
+    if init is not None and init not in sids:
+        raise InputError(f"unknown state id {init!r}", field="initial_state")
+    return horizon, discount, init

@@ -549,6 +549,260 @@ def _digest(data: Dataset) -> str:
                         + np.ascontiguousarray(data.y).tobytes()).hexdigest()
 
 
+@dataclass
+class _Claim:
+    """What a study states about its defense, filled in stage by stage: (ε, δ), the guarantee
+    in words, why ε or the accuracy cap is absent, the extra numbers and the notes."""
+
+    eps: float | None
+    delta: float | None
+    notes: list[str]
+    guarantee: str = "none (no defense)"
+    eps_reason: str | None = "no DP defense"
+    cap_reason: str | None = "no DP defense"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _calibrate_dpsgd(pipe: _Pipeline, setup: MiaSetup, n_in: int, claim: _Claim,
+                     progress: Progress) -> None:
+    """DP-SGD: the noise σ for the target (ε, δ), and the ε the accountant proves for it."""
+    from core.privacy.dpsgd import dpsgd_epsilon, noise_for_epsilon
+
+    delta = claim.delta
+    q = min(1.0, pipe.cfg.batch / n_in)
+    steps = train_steps(n_in, pipe.cfg)
+    progress(0.0, "calibrating DP-SGD noise")
+    pipe.sigma = noise_for_epsilon(float(claim.eps), q, steps, float(delta))  # type: ignore[arg-type]
+    acc = dpsgd_epsilon(pipe.sigma, q, steps, float(delta))  # type: ignore[arg-type]
+    claim.eps = eps = float(acc.epsilon)  # type: ignore[arg-type]
+    claim.extra.update(sigma=pipe.sigma, sample_rate=q, steps=steps, clip=setup.clip,
+                       order=acc.order, accountant="dp-accounting RDP")
+    claim.guarantee = (f"({eps:.3g}, {delta:g})-DP for the trained model (DP-SGD, RDP "
+                       f"accountant of dp-accounting; {acc.adjacency})")
+
+
+def _dirichlet_rows(pipe: _Pipeline, setup: MiaSetup, claim: _Claim) -> None:
+    """The Dirichlet defense's row-level (ε, δ) at L1 radius b, before any training."""
+    from core.mdp.accounting import mdp_privacy
+    from core.mdp.privatize import mechanism_rows
+
+    # rows at L1 distance b before the victim's smoothing are (1 − λ)·b apart after it
+    public = pipe.public_model()
+    priv = mdp_privacy(public, float(setup.k), b=float(setup.b) * (1 - TABULAR_SMOOTHING),
+                       delta_target=float(claim.delta),  # type: ignore[arg-type]
+                       zeros="support", **pipe.domain())
+    claim.extra.update(k=float(setup.k), b=float(setup.b), epsilon_row=priv.epsilon,
+                       delta_row=priv.delta, smoothing=TABULAR_SMOOTHING,
+                       eta=pipe.domain()["eta"],
+                       mix_contraction=float(mechanism_rows(public, **pipe.domain())
+                                             .contraction.min()),
+                       record_relation=RECORD_RELATION)
+
+
+def _gpm_victim(pipe: _Pipeline, data: Dataset, setup: MiaSetup, members: np.ndarray,
+                s_sens: np.random.SeedSequence, claim: _Claim, progress: Progress | None,
+                cancelled: Callable[[], bool] | None) -> np.ndarray:
+    """GPM: the sensitivity estimate of the deterministic learner, the noise σ it calls for,
+    and the victim trained by that learner (its parameters not yet released)."""
+    n_in = members.size
+    # the deterministic learner A_H: fixed initialisation seed and data order
+    sens_seed = int(np.random.default_rng(s_sens).integers(2**31))
+
+    def det_train(ix: np.ndarray) -> np.ndarray:
+        return pipe.fit(ix, np.random.default_rng(sens_seed), cancelled, dp=False)
+
+    # the estimate depends on the data, the learner and the seed, not on ε: a defense
+    # table's GPM rows (same split and seed) share it
+    key = (data.name, _digest(data), n_in, setup.victim, setup.hidden, setup.epochs,
+           setup.batch, setup.lr, sens_seed, setup.sensitivity_samples)
+    est = _SENS_CACHE.get(key)
+    if est is None:
+        est = sensitivity_sampler(det_train, data.n, n_in, setup.sensitivity_samples,
+                                  np.random.default_rng(s_sens), progress=progress,
+                                  cancelled=cancelled)
+        if len(_SENS_CACHE) >= 4:
+            _SENS_CACHE.clear()
+        _SENS_CACHE[key] = est
+    eps, delta = claim.eps, claim.delta
+    pipe.sigma = gpm_sigma(est.value, float(eps), float(delta))  # type: ignore[arg-type]
+    claim.extra.update(sigma=pipe.sigma, sensitivity=est.value,
+                       sensitivity_samples=est.samples, gamma=est.gamma)
+    claim.guarantee = (f"({eps:g}, {delta:g})-random-DP with confidence 1 − γ = "
+                       f"{1 - est.gamma:.3f} (Thm 5.3, γ from {est.samples} sampled pairs): "
+                       "the sensitivity is an empirical estimate, not a worst-case bound, so "
+                       "this is weaker than DP")
+    claim.notes.append("GPM: S̄ is the largest of the sampled replace-one distances; an "
+                       "unlucky data set can exceed it (probability ≤ γ)")
+    return det_train(members)
+
+
+def _dirichlet_records(pipe: _Pipeline, data: Dataset, setup: MiaSetup, claim: _Claim
+                       ) -> None:
+    """The Dirichlet defense's record-level (ε, δ) from the trained victim's visit counts,
+    or why there is none."""
+    from core.mdp.accounting import mdp_privacy
+
+    # Under RECORD_RELATION a row with n records moves by a two-entry move of L1 2/n, so
+    # (1 − λ)·2/n after the smoothing: the row analysis at the radius of the fewest
+    # records. The visit counts are public under that relation, so reading them leaks
+    # nothing. One record moves one row: no factor 2 (docs/privacy-statements.md).
+    extra = claim.extra
+    avail = data.mdp.mask.ravel()
+    visited = pipe.last_counts[avail]
+    visited = visited[visited > 0]
+    n_min = int(visited.min()) if visited.size else 0
+    e_row, d_row = extra["epsilon_row"], extra["delta_row"]
+    extra["fewest_samples_per_row"] = n_min
+    radius = 2.0 * (1 - TABULAR_SMOOTHING) / n_min if n_min else 0.0
+    extra["record_radius"] = radius
+    rec = None
+    if 0 < radius <= 1:
+        rec = mdp_privacy(pipe.public_model(), float(setup.k), b=radius,
+                          delta_target=float(claim.delta),  # type: ignore[arg-type]
+                          zeros="support", **pipe.domain())
+    if rec is not None and math.isfinite(rec.epsilon):
+        claim.eps, claim.delta = eps, delta = float(rec.epsilon), float(rec.delta)
+        claim.guarantee = (
+            f"({eps:.4g}, {delta:.3g})-DP for {RECORD_RELATION}: it moves 1/n "
+            "between two next states of its own row (n = the records with that "
+            f"(s, a), at least {n_min}), so after the smoothing of every row by "
+            f"λ = {TABULAR_SMOOTHING:g} a two-entry move of L1 ≤ {radius:.4g}; "
+            "the row analysis of the MDP pipeline at that radius (exact privacy "
+            f"profile). Rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
+            f"{setup.b:g}. Replacing, adding or removing a whole record changes "
+            "n_sa and renormalises its row: no statement is made for that")
+        claim.eps_reason = None
+    else:
+        claim.eps = None
+        claim.eps_reason = (f"a visited (s, a) has {n_min} record(s): replacing its next state "
+                            f"moves the row by L1 {radius:.4g}, beyond the row analysis's "
+                            "radius (at most 1)" if n_min else "no record was trained on")
+        claim.guarantee = (f"rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
+                           f"{setup.b:g}; no record-level statement ({claim.eps_reason})")
+    claim.cap_reason = ("the study's membership game compares whole records (members and "
+                        "non-members differ in their (s, a) too), outside the relation the "
+                        "record-level statement is proven for: no cap on the attack follows")
+
+
+def _oneparam_claim(pipe: _Pipeline, data: Dataset, setup: MiaSetup, theta: np.ndarray,
+                    members: np.ndarray, out_in: np.ndarray, claim: _Claim) -> float:
+    """The one-parameter defense: its per-vector (k·ε, 0) statement and ε* statistics; returns
+    the mean distortion of the released member vectors."""
+    raw_in = pipe.raw(theta, members)
+    distortion = float(np.mean(np.linalg.norm(out_in - raw_in, axis=1)))
+    k = data.classes
+    eps_choice = float(setup.epsilon or 1.0)
+    eps_vec = k * eps_choice
+    # ε* of eq. 6.5 (z = y) per released member vector, (max, min) pair (A22)
+    _z, sel = oneparam_release(raw_in[:200], eps_choice, np.random.default_rng(0),
+                               m=setup.granularity, preset=setup.preset,
+                               return_selected=True)
+    stars = np.array([oneparam_epsilon_star(y_, s_) for y_, s_ in zip(raw_in[:200], sel)])
+    stars = stars[np.isfinite(stars)]
+    claim.extra.update(epsilon_choice=eps_choice, granularity=setup.granularity,
+                       preset=setup.preset, query_bound_eps5=query_bound(5.0, k, eps_choice),
+                       epsilon_star_median=float(np.median(stars)) if stars.size else None)
+    claim.guarantee = (f"each released vector is ({eps_vec:g}, 0)-DP (k·ε = {k}·{claim.eps:g}, "
+                       "Thm 6.1) for neighbouring confidence vectors with the same sub-ranges; "
+                       "this is not a guarantee about training-set membership, and b queries "
+                       f"of the same record compose to b·{eps_vec:g}"
+                       + ("; thesis preset: utility 1/|y − c| is unbounded, not formally DP"
+                          if setup.preset == "thesis" else ""))
+    claim.cap_reason = ("the one-parameter defense's ε protects a confidence vector against "
+                        "its neighbours, not a record's membership: no cap follows")
+    claim.notes.append("one-parameter defense: ε is a per-choice parameter; a vector costs "
+                       "k·ε and repeated queries compose (erratum: the data-dependent "
+                       "sub-ranges are not protected)")
+    claim.eps, claim.delta = eps_vec, 0.0
+    return distortion
+
+
+def _shadow_features(pipe: _Pipeline, setup: MiaSetup, pool: np.ndarray, n_in: int,
+                     s_shadow: np.random.SeedSequence, check: Callable[[], None],
+                     cancelled: Callable[[], bool] | None, progress: Progress
+                     ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The attack's training records from K shadow models (the attacker knows the algorithm,
+    hyperparameters and defense): features of the released outputs, the member bits, and
+    (one-parameter defense) the features of the undefended outputs."""
+    y = pipe.data.y
+    feats, bits, feats_hidden = [], [], []
+    shadow_rngs = [np.random.default_rng(s) for s in s_shadow.spawn(setup.shadows)]
+    out_slice = pool[setup.shadows * n_in:(setup.shadows + 1) * n_in]
+    for j in range(setup.shadows):
+        check()
+        sh_in = pool[j * n_in:(j + 1) * n_in]
+        th = pipe.release_params(pipe.fit(sh_in, shadow_rngs[j], cancelled))
+        for ix, bit in ((sh_in, 1), (out_slice, 0)):
+            conf = _finite_outputs(pipe.outputs(th, ix), setup.lr)
+            feats.append(_features(conf, y[ix]))
+            bits.append(np.full(ix.size, bit))
+            if setup.defense == "oneparam":
+                feats_hidden.append(_features(pipe.raw(th, ix), y[ix]))
+        progress((j + 1) / setup.shadows, f"shadow {j + 1}/{setup.shadows}")
+    return feats, bits, feats_hidden
+
+
+def _hidden_attack_accuracy(feats_hidden: list[np.ndarray], bits: list[np.ndarray],
+                            att_seed: int, x_in: np.ndarray, x_out: np.ndarray) -> float:
+    """The balanced accuracy of an attack trained on undefended shadows (the thesis's threat
+    model: the one-parameter modification hidden) against the released outputs."""
+    clf_h = _AttackModel(att_seed).fit(np.vstack(feats_hidden), np.concatenate(bits))
+    ph_in = clf_h.predict_proba(x_in)[:, 1]
+    ph_out = clf_h.predict_proba(x_out)[:, 1]
+    return float(((ph_in >= 0.5).sum() + (ph_out < 0.5).sum()) / (2 * x_in.shape[0]))
+
+
+def _close_claim(setup: MiaSetup, claim: _Claim) -> float | None:
+    """The accuracy cap (e^ε + δ)/(1 + e^ε) where a DP statement gives one; settles which
+    reasons still stand."""
+    from core.privacy.composition import accuracy_cap
+
+    cap = None
+    if setup.defense in ("dpsgd", "gpm") and claim.eps is not None:
+        cap = accuracy_cap(float(claim.eps), float(claim.delta or 0.0))
+        claim.cap_reason = None
+        if setup.defense == "gpm":
+            claim.extra["accuracy_cap_note"] = "holds with probability ≥ 1 − γ (random DP)"
+    if setup.defense in ("dpsgd", "gpm", "oneparam"):
+        claim.eps_reason = None
+    return cap
+
+
+def _train_victim(pipe: _Pipeline, members: np.ndarray,
+                  seeds: tuple[np.random.SeedSequence, np.random.SeedSequence], claim: _Claim,
+                  progress: Progress, cancelled: Callable[[], bool] | None,
+                  check: Callable[[], None]) -> tuple[np.ndarray, float]:
+    """The defense's parameters, then the victim trained on ``members`` and its parameters
+    released; with the training's duration in seconds. ``seeds``: the victim's and the
+    GPM sensitivity estimate's."""
+    data, setup = pipe.data, pipe.setup
+    s_victim, s_sens = seeds
+    if setup.defense == "dpsgd":
+        _calibrate_dpsgd(pipe, setup, members.size, claim, progress)
+    if setup.defense == "dirichlet":
+        _dirichlet_rows(pipe, setup, claim)
+    t_train0 = time.perf_counter()
+    sens_prog = sub_progress(progress, 0.0, 0.35) if setup.defense == "gpm" else None
+    vic_prog = sub_progress(progress, 0.35 if sens_prog else 0.0, 0.45 if sens_prog else 0.2)
+    if setup.defense == "gpm":
+        victim_theta = _gpm_victim(pipe, data, setup, members, s_sens, claim, sens_prog,
+                                   cancelled)
+    else:
+        victim_theta = pipe.fit(members, np.random.default_rng(s_victim), cancelled)
+    check()
+    vic_prog(1.0, "victim trained")
+    victim_theta = pipe.release_params(victim_theta)
+    train_s = time.perf_counter() - t_train0
+    if setup.victim == "tabular":
+        v_pi, v_opt = pipe.policy_values(victim_theta)
+        claim.extra.update(policy_value=v_pi, optimal_value=v_opt)
+        claim.notes.append(f"value iteration on the released model: its policy earns "
+                           f"{v_pi:.4g} on the true MDP (optimal {v_opt:.4g})")
+    if setup.defense == "dirichlet":
+        _dirichlet_records(pipe, data, setup, claim)
+    return victim_theta, train_s
+
+
 def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
             progress: Progress = no_progress,
             cancelled: Callable[[], bool] | None = None,
@@ -579,7 +833,6 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     """
     from core.audit.stats import epsilon_lb as f3_lb
     from core.common.validation import as_random_source, fresh_seed
-    from core.privacy.composition import accuracy_cap
 
     t_start = time.perf_counter()
     setup = setup.validated(data)
@@ -594,225 +847,59 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
     n_in = int(setup.train_size or 0)
     perm = np.random.default_rng(s_split).permutation(data.n)
     members, nonmembers, pool = perm[:n_in], perm[n_in:2 * n_in], perm[2 * n_in:]
-    eps, delta = setup.epsilon, setup.delta
-    notes = list(data.notes)
-    extra: dict[str, Any] = {}
+    claim = _Claim(setup.epsilon, setup.delta, list(data.notes))
 
     def check() -> None:
         if cancelled is not None and cancelled():
             raise Cancelled()
 
-    # --- the defense's parameters ------------------------------------------------------------
-    guarantee = "none (no defense)"
-    eps_reason: str | None = "no DP defense"
-    cap_reason: str | None = "no DP defense"
-    if setup.defense == "dpsgd":
-        from core.privacy.dpsgd import dpsgd_epsilon, noise_for_epsilon
-
-        q = min(1.0, pipe.cfg.batch / n_in)
-        steps = train_steps(n_in, pipe.cfg)
-        progress(0.0, "calibrating DP-SGD noise")
-        pipe.sigma = noise_for_epsilon(float(eps), q, steps, float(delta))  # type: ignore[arg-type]
-        acc = dpsgd_epsilon(pipe.sigma, q, steps, float(delta))  # type: ignore[arg-type]
-        eps = float(acc.epsilon)  # type: ignore[arg-type]
-        extra.update(sigma=pipe.sigma, sample_rate=q, steps=steps, clip=setup.clip,
-                     order=acc.order, accountant="dp-accounting RDP")
-        guarantee = (f"({eps:.3g}, {delta:g})-DP for the trained model (DP-SGD, RDP accountant "
-                     f"of dp-accounting; {acc.adjacency})")
-    if setup.defense == "dirichlet":
-        from core.mdp.accounting import mdp_privacy
-        from core.mdp.privatize import mechanism_rows
-
-        # rows at L1 distance b before the victim's smoothing are (1 − λ)·b apart after it
-        public = pipe.public_model()
-        priv = mdp_privacy(public, float(setup.k), b=float(setup.b) * (1 - TABULAR_SMOOTHING),
-                           delta_target=float(delta),  # type: ignore[arg-type]
-                           zeros="support", **pipe.domain())
-        extra.update(k=float(setup.k), b=float(setup.b), epsilon_row=priv.epsilon,
-                     delta_row=priv.delta, smoothing=TABULAR_SMOOTHING,
-                     eta=pipe.domain()["eta"],
-                     mix_contraction=float(mechanism_rows(public, **pipe.domain())
-                                           .contraction.min()),
-                     record_relation=RECORD_RELATION)
-    t_train0 = time.perf_counter()
-    sens_prog = sub_progress(progress, 0.0, 0.35) if setup.defense == "gpm" else None
-    vic_prog = sub_progress(progress, 0.35 if sens_prog else 0.0, 0.45 if sens_prog else 0.2)
-    if setup.defense == "gpm":
-        # the deterministic learner A_H: fixed initialisation seed and data order
-        sens_seed = int(np.random.default_rng(s_sens).integers(2**31))
-
-        def det_train(ix: np.ndarray) -> np.ndarray:
-            return pipe.fit(ix, np.random.default_rng(sens_seed), cancelled, dp=False)
-
-        # the estimate depends on the data, the learner and the seed, not on ε: a defense
-        # table's GPM rows (same split and seed) share it
-        key = (data.name, _digest(data), n_in, setup.victim, setup.hidden, setup.epochs,
-               setup.batch, setup.lr, sens_seed, setup.sensitivity_samples)
-        est = _SENS_CACHE.get(key)
-        if est is None:
-            est = sensitivity_sampler(det_train, data.n, n_in, setup.sensitivity_samples,
-                                      np.random.default_rng(s_sens), progress=sens_prog,
-                                      cancelled=cancelled)
-            if len(_SENS_CACHE) >= 4:
-                _SENS_CACHE.clear()
-            _SENS_CACHE[key] = est
-        pipe.sigma = gpm_sigma(est.value, float(eps), float(delta))  # type: ignore[arg-type]
-        extra.update(sigma=pipe.sigma, sensitivity=est.value, sensitivity_samples=est.samples,
-                     gamma=est.gamma)
-        guarantee = (f"({eps:g}, {delta:g})-random-DP with confidence 1 − γ = "
-                     f"{1 - est.gamma:.3f} (Thm 5.3, γ from {est.samples} sampled pairs): the "
-                     "sensitivity is an empirical estimate, not a worst-case bound, so this "
-                     "is weaker than DP")
-        notes.append("GPM: S̄ is the largest of the sampled replace-one distances; an unlucky "
-                     "data set can exceed it (probability ≤ γ)")
-        victim_theta = det_train(members)
-    else:
-        victim_theta = pipe.fit(members, np.random.default_rng(s_victim), cancelled)
-    check()
-    vic_prog(1.0, "victim trained")
-    victim_theta = pipe.release_params(victim_theta)
-    train_s = time.perf_counter() - t_train0
-    if setup.victim == "tabular":
-        v_pi, v_opt = pipe.policy_values(victim_theta)
-        extra.update(policy_value=v_pi, optimal_value=v_opt)
-        notes.append(f"value iteration on the released model: its policy earns {v_pi:.4g} on "
-                     f"the true MDP (optimal {v_opt:.4g})")
-    if setup.defense == "dirichlet":
-        from core.mdp.accounting import mdp_privacy
-
-        # Under RECORD_RELATION a row with n records moves by a two-entry move of L1 2/n, so
-        # (1 − λ)·2/n after the smoothing: the row analysis at the radius of the fewest
-        # records. The visit counts are public under that relation, so reading them leaks
-        # nothing. One record moves one row: no factor 2 (docs/privacy-statements.md).
-        avail = data.mdp.mask.ravel()
-        visited = pipe.last_counts[avail]
-        visited = visited[visited > 0]
-        n_min = int(visited.min()) if visited.size else 0
-        e_row, d_row = extra["epsilon_row"], extra["delta_row"]
-        extra["fewest_samples_per_row"] = n_min
-        radius = 2.0 * (1 - TABULAR_SMOOTHING) / n_min if n_min else 0.0
-        extra["record_radius"] = radius
-        rec = None
-        if 0 < radius <= 1:
-            rec = mdp_privacy(pipe.public_model(), float(setup.k), b=radius,
-                              delta_target=float(delta),  # type: ignore[arg-type]
-                              zeros="support", **pipe.domain())
-        if rec is not None and math.isfinite(rec.epsilon):
-            eps, delta = float(rec.epsilon), float(rec.delta)
-            guarantee = (f"({eps:.4g}, {delta:.3g})-DP for {RECORD_RELATION}: it moves 1/n "
-                         "between two next states of its own row (n = the records with that "
-                         f"(s, a), at least {n_min}), so after the smoothing of every row by "
-                         f"λ = {TABULAR_SMOOTHING:g} a two-entry move of L1 ≤ {radius:.4g}; "
-                         "the row analysis of the MDP pipeline at that radius (exact privacy "
-                         f"profile). Rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
-                         f"{setup.b:g}. Replacing, adding or removing a whole record changes "
-                         "n_sa and renormalises its row: no statement is made for that")
-            eps_reason = None
-        else:
-            eps = None
-            eps_reason = (f"a visited (s, a) has {n_min} record(s): replacing its next state "
-                          f"moves the row by L1 {radius:.4g}, beyond the row analysis's "
-                          "radius (at most 1)" if n_min else "no record was trained on")
-            guarantee = (f"rows are ({e_row:.4g}, {d_row:.3g})-DP at L1 radius b = "
-                         f"{setup.b:g}; no record-level statement ({eps_reason})")
-        cap_reason = ("the study's membership game compares whole records (members and "
-                      "non-members differ in their (s, a) too), outside the relation the "
-                      "record-level statement is proven for: no cap on the attack follows")
+    victim_theta, train_s = _train_victim(pipe, members, (s_victim, s_sens), claim, progress,
+                                          cancelled, check)
 
     # --- the victim's released outputs --------------------------------------------------------
     t0 = time.perf_counter()
     out_in = _finite_outputs(pipe.outputs(victim_theta, members), setup.lr)
     out_out = _finite_outputs(pipe.outputs(victim_theta, nonmembers), setup.lr)
     test_s = (time.perf_counter() - t0) / (2 * n_in)
-    raw_in = pipe.raw(victim_theta, members)
-    distortion = None
-    if setup.defense == "oneparam":
-        distortion = float(np.mean(np.linalg.norm(out_in - raw_in, axis=1)))
-        k = data.classes
-        eps_choice = float(setup.epsilon or 1.0)
-        eps_vec = k * eps_choice
-        # ε* of eq. 6.5 (z = y) per released member vector, (max, min) pair (A22)
-        _z, sel = oneparam_release(raw_in[:200], eps_choice, np.random.default_rng(0),
-                                   m=setup.granularity, preset=setup.preset,
-                                   return_selected=True)
-        stars = np.array([oneparam_epsilon_star(y_, s_) for y_, s_ in zip(raw_in[:200], sel)])
-        stars = stars[np.isfinite(stars)]
-        extra.update(epsilon_choice=eps_choice, granularity=setup.granularity,
-                     preset=setup.preset, query_bound_eps5=query_bound(5.0, k, eps_choice),
-                     epsilon_star_median=float(np.median(stars)) if stars.size else None)
-        guarantee = (f"each released vector is ({eps_vec:g}, 0)-DP (k·ε = {k}·{eps:g}, Thm 6.1) "
-                     "for neighbouring confidence vectors with the same sub-ranges; this is "
-                     "not a guarantee about training-set membership, and b queries of the "
-                     f"same record compose to b·{eps_vec:g}"
-                     + ("; thesis preset: utility 1/|y − c| is unbounded, not formally DP"
-                        if setup.preset == "thesis" else ""))
-        cap_reason = ("the one-parameter defense's ε protects a confidence vector against its "
-                      "neighbours, not a record's membership: no cap follows")
-        notes.append("one-parameter defense: ε is a per-choice parameter; a vector costs k·ε "
-                      "and repeated queries compose (erratum: the data-dependent sub-ranges "
-                      "are not protected)")
-        eps = eps_vec
-        delta = 0.0
+    distortion = (_oneparam_claim(pipe, data, setup, victim_theta, members, out_in, claim)
+                  if setup.defense == "oneparam" else None)
     train_acc = float((out_in.argmax(1) == data.y[members]).mean())
     test_acc = float((out_out.argmax(1) == data.y[nonmembers]).mean())
     ent_gap = float(entropy(out_in).mean() - entropy(out_out).mean())
 
-    # --- shadows (the attacker knows the algorithm, hyperparameters and defense) -------------
-    sh_prog = sub_progress(progress, 0.45 if sens_prog else 0.2, 0.8)
-    feats, bits, feats_hidden = [], [], []
-    shadow_rngs = [np.random.default_rng(s) for s in s_shadow.spawn(setup.shadows)]
-    out_slice = pool[setup.shadows * n_in:(setup.shadows + 1) * n_in]
-    for j in range(setup.shadows):
-        check()
-        sh_in = pool[j * n_in:(j + 1) * n_in]
-        th = pipe.release_params(pipe.fit(sh_in, shadow_rngs[j], cancelled))
-        for ix, bit in ((sh_in, 1), (out_slice, 0)):
-            conf = _finite_outputs(pipe.outputs(th, ix), setup.lr)
-            feats.append(_features(conf, data.y[ix]))
-            bits.append(np.full(ix.size, bit))
-            if setup.defense == "oneparam":
-                feats_hidden.append(_features(pipe.raw(th, ix), data.y[ix]))
-        sh_prog((j + 1) / setup.shadows, f"shadow {j + 1}/{setup.shadows}")
-
-    # --- the attack ---------------------------------------------------------------------------
+    # --- shadows and the attack ---------------------------------------------------------------
+    feats, bits, feats_hidden = _shadow_features(
+        pipe, setup, pool, n_in, s_shadow, check, cancelled,
+        sub_progress(progress, 0.45 if setup.defense == "gpm" else 0.2, 0.8))
     check()
     progress(0.82, "training the attack model")
     att_seed = int(np.random.default_rng(s_attack).integers(2**31))
     clf = _AttackModel(att_seed).fit(np.vstack(feats), np.concatenate(bits))
-    p_in = clf.predict_proba(_features(out_in, data.y[members]))[:, 1]
-    p_out = clf.predict_proba(_features(out_out, data.y[nonmembers]))[:, 1]
+    x_in, x_out = _features(out_in, data.y[members]), _features(out_out, data.y[nonmembers])
+    p_in, p_out = clf.predict_proba(x_in)[:, 1], clf.predict_proba(x_out)[:, 1]
     tp, fp = int((p_in >= 0.5).sum()), int((p_out >= 0.5).sum())
     att_acc = (tp + (n_in - fp)) / (2 * n_in)
     auc, tpr_at, roc = _roc_metrics(p_in, p_out)
-    d_for_lb = float(delta) if delta else 0.0
+    d_for_lb = float(claim.delta) if claim.delta else 0.0
     eps_lb = float(f3_lb(fp, n_in, n_in - tp, n_in, d_for_lb, 0.95))
     if setup.defense == "oneparam":
-        clf_h = _AttackModel(att_seed).fit(np.vstack(feats_hidden), np.concatenate(bits))
-        ph_in = clf_h.predict_proba(_features(out_in, data.y[members]))[:, 1]
-        ph_out = clf_h.predict_proba(_features(out_out, data.y[nonmembers]))[:, 1]
-        extra["attack_accuracy_hidden"] = float(((ph_in >= 0.5).sum()
-                                                 + (ph_out < 0.5).sum()) / (2 * n_in))
-        notes.append("attack_accuracy: the attacker knows the defense (its shadows use it); "
-                     "attack_accuracy_hidden: the thesis's threat model (modification hidden, "
-                     "shadows undefended)")
+        claim.extra["attack_accuracy_hidden"] = _hidden_attack_accuracy(
+            feats_hidden, bits, att_seed, x_in, x_out)
+        claim.notes.append("attack_accuracy: the attacker knows the defense (its shadows use "
+                           "it); attack_accuracy_hidden: the thesis's threat model "
+                           "(modification hidden, shadows undefended)")
 
     # --- model inversion ----------------------------------------------------------------------
     check()
     progress(0.9, "training the inversion network")
     inv_err = _inversion(pipe, victim_theta, pool, members, att_seed)
-    extra["pool_queries"] = int(pool.size)
-
-    cap = None
-    if setup.defense in ("dpsgd", "gpm") and eps is not None:
-        cap = accuracy_cap(float(eps), float(delta or 0.0))
-        cap_reason = None
-        if setup.defense == "gpm":
-            extra["accuracy_cap_note"] = "holds with probability ≥ 1 − γ (random DP)"
-    if setup.defense in ("dpsgd", "gpm", "oneparam"):
-        eps_reason = None
+    claim.extra["pool_queries"] = int(pool.size)
+    cap = _close_claim(setup, claim)
+    eps, delta = claim.eps, claim.delta
     unbounded = setup.defense == "none" or (setup.defense == "dirichlet" and eps is None)
-    notes.append("ε_lb uses the attack's error rates with 95 % Clopper–Pearson limits; the "
-                 "trials share one trained model, so it is indicative, not a certified bound")
+    claim.notes.append("ε_lb uses the attack's error rates with 95 % Clopper–Pearson limits; "
+                       "the trials share one trained model, so it is indicative, not a "
+                       "certified bound")
     progress(1.0, "done")
     return MiaResult(
         data=data.name, victim=setup.victim, defense=setup.defense, setup=setup,
@@ -821,11 +908,11 @@ def run_mia(data: Dataset, setup: MiaSetup, *, seed: int | None = None,
         generalisation_gap=train_acc - test_acc,
         epsilon=None if unbounded else float(eps),  # type: ignore[arg-type]
         delta=None if unbounded else float(delta or 0.0),
-        accuracy_cap=cap, guarantee=guarantee, distortion=distortion,
+        accuracy_cap=cap, guarantee=claim.guarantee, distortion=distortion,
         inversion_error=inv_err, roc=roc, mode=src.mode, seed=seed, train_s=train_s,
         test_s_per_vector=test_s, elapsed_s=time.perf_counter() - t_start, members=n_in,
-        shadows=setup.shadows, extra=extra, notes=notes, epsilon_reason=eps_reason,
-        cap_reason=cap_reason)
+        shadows=setup.shadows, extra=claim.extra, notes=claim.notes,
+        epsilon_reason=claim.eps_reason, cap_reason=claim.cap_reason)
 
 
 def _inversion(pipe: _Pipeline, theta: np.ndarray, pool: np.ndarray, members: np.ndarray,

@@ -117,6 +117,40 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export Report")
         self.setModal(False)
 
+        left = self._build_choices(document)
+
+        self.preview = PreviewBrowser(self)
+        self.preview.setToolTip("Preview: the report as it will be laid out")
+        right = QWidget(self)
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(QLabel("<b>Preview</b>", self))
+        rl.addWidget(self.preview, 1)
+        splitter = QSplitter(self)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        fit_dialog(self, QSize(1150, 760))  # no taller than a laptop's screen
+        splitter.setSizes([330, 820])
+
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self.update_preview)
+        self._runner.progress_changed.connect(self._on_runner_progress_changed)
+        self._runner.succeeded.connect(self._on_runner_succeeded)
+        self._runner.failed.connect(self._on_runner_failed)
+        self._runner.cancelled.connect(self._on_runner_cancelled)
+        document.history_changed.connect(self._on_undo_stack_index_changed)
+        self._check_path()
+        self.update_preview()
+
+    def _build_choices(self, document: ProjectDocument) -> QWidget:
+        """The left column: the sections to include, the format, the file, the progress and
+        the export buttons."""
         self.sections = QListWidget(self)
         self.sections.setToolTip("The sections of the report; untick those to leave out.")
         from core.report import OPTIONAL_SECTIONS
@@ -197,35 +231,7 @@ class ExportDialog(QDialog):
         brow.addStretch(1)
         brow.addWidget(close_button)
         ll.addLayout(brow)
-
-        self.preview = PreviewBrowser(self)
-        self.preview.setToolTip("Preview: the report as it will be laid out")
-        right = QWidget(self)
-        rl = QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
-        rl.addWidget(QLabel("<b>Preview</b>", self))
-        rl.addWidget(self.preview, 1)
-        splitter = QSplitter(self)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 3)
-        layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
-        fit_dialog(self, QSize(1150, 760))  # no taller than a laptop's screen
-        splitter.setSizes([330, 820])
-
-        self._preview_timer = QTimer(self)
-        self._preview_timer.setSingleShot(True)
-        self._preview_timer.setInterval(PREVIEW_DELAY_MS)
-        self._preview_timer.timeout.connect(self.update_preview)
-        self._runner.progress_changed.connect(self._on_runner_progress_changed)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
-        document.history_changed.connect(self._on_undo_stack_index_changed)
-        self._check_path()
-        self.update_preview()
+        return left
 
     # ------------------------------------------------------------------ state
     @property

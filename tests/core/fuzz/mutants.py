@@ -265,9 +265,41 @@ def bit_flip(data: bytes, rng: random.Random, flips: int = 1) -> bytes:
     return bytes(out)
 
 
-def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
+def _mutate_entry(a: dict[str, Any], key: str, choice: int, rng: random.Random) -> None:
+    """One change of the array ``a[key]`` (``choice`` in 0..11 picks which): removed, made a
+    scalar, text, the wrong shape or dtype, a NaN or infinite entry, empty, or complex."""
     import numpy as np
 
+    if choice == 0:
+        del a[key]
+    elif choice == 1:
+        a[key] = np.array(float("nan"))
+    elif choice == 2:
+        a[key] = np.array("x")
+    elif choice == 3:
+        a[key] = np.arange(3)
+    elif choice == 4:
+        a[key] = np.array(2.5)
+    elif choice == 5:
+        a[key] = np.array(rng.choice([10**9, 10**12, -5, 2**62]))
+    elif choice == 6:
+        a[key] = np.asarray(a[key]).reshape(-1)
+    elif choice == 7 and a[key].size and a[key].dtype.kind in "fiub":
+        b = np.array(a[key], dtype=np.float64)
+        b.flat[rng.randrange(b.size)] = rng.choice([float("nan"), float("inf"), -1.0,
+                                                    1e308])
+        a[key] = b
+    elif choice == 8:
+        a[key] = np.zeros((0,) * max(1, np.ndim(a[key])))
+    elif choice == 9:
+        a[key] = np.asarray(a[key]).astype(bool)
+    elif choice == 10:
+        a[key] = np.array([[1, 2], [3, 4]], dtype=np.complex128)
+    else:
+        a[key] = np.array(["a", "b"])
+
+
+def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
     r = rng.random()
     if r < 0.08:
         return _bomb(rng.choice([(8000, 4, 8000), (100_000, 10, 100_000), (3, 2**40, 3)]))
@@ -287,34 +319,7 @@ def mutate_npz(arrays: dict[str, Any], rng: random.Random) -> bytes:
         if not a:
             break
         key = rng.choice(sorted(a))
-        choice = rng.randrange(12)
-        if choice == 0:
-            del a[key]
-        elif choice == 1:
-            a[key] = np.array(float("nan"))
-        elif choice == 2:
-            a[key] = np.array("x")
-        elif choice == 3:
-            a[key] = np.arange(3)
-        elif choice == 4:
-            a[key] = np.array(2.5)
-        elif choice == 5:
-            a[key] = np.array(rng.choice([10**9, 10**12, -5, 2**62]))
-        elif choice == 6:
-            a[key] = np.asarray(a[key]).reshape(-1)
-        elif choice == 7 and a[key].size and a[key].dtype.kind in "fiub":
-            b = np.array(a[key], dtype=np.float64)
-            b.flat[rng.randrange(b.size)] = rng.choice([float("nan"), float("inf"), -1.0,
-                                                        1e308])
-            a[key] = b
-        elif choice == 8:
-            a[key] = np.zeros((0,) * max(1, np.ndim(a[key])))
-        elif choice == 9:
-            a[key] = np.asarray(a[key]).astype(bool)
-        elif choice == 10:
-            a[key] = np.array([[1, 2], [3, 4]], dtype=np.complex128)
-        else:
-            a[key] = np.array(["a", "b"])
+        _mutate_entry(a, key, rng.randrange(12), rng)
     return _npz_bytes(a)
 
 
