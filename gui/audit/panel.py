@@ -415,9 +415,7 @@ class AuditPanel(ToolPanel):
         return {k: f.value() for k, f in self.fields[self.mechanism()].items()}
 
     def audit_parameters(self) -> AuditParameters:
-        """The :class:`~core.audit.records.AuditParameters` in the widgets (what
-        ``audit MECHANISM …`` builds for the same inputs); InputError naming the field if
-        one is invalid."""
+        """What ``audit MECHANISM …`` builds for the same inputs (InputError if invalid)."""
         return AuditParameters(self.mechanism(), self.parameters(),
                                samples=int(self.samples_spin.value()), seed=self.seed(),
                                confidence=float(self.confidence_spin.value()))
@@ -463,33 +461,25 @@ class AuditPanel(ToolPanel):
             return self.refuse(f"the {MECHANISM_CHOICES[mech][0]} audit is not available "
                                 "in this build")
         try:
-            params = self.audit_parameters()
+            params = self._request = self.audit_parameters()
         except InputError as exc:  # shown beside its field; nothing else changes
-            self._show_input_error(exc)
-            self.message_logged.emit("WARNING", f"audit not run: {exc}")
+            self._on_runner_failed(exc)
             return False
-        self._request = params
-        seed = params.seed
         self.message_logged.emit("INFO", f"audit: {MECHANISM_CHOICES[mech][0]} "
                                  f"{_value_text(dict(params.params))}, N = {params.samples}, "
-                                 + randomness_text("release" if seed is None
-                                                   else "experiment", seed))
+                                 + randomness_text("release" if params.seed is None
+                                                   else "experiment", params.seed))
         self._runner.start(audit_release, params)
         return True
 
-    def show_result(self, result: AuditResult, *,
-                    record: AuditParameters | None = None) -> None:
-        """Show ``result`` (e.g. one made elsewhere); with ``record``, the parameters that
-        made it, also record it."""
+    def show_result(self, result: AuditResult, *, record: AuditParameters | None = None
+                    ) -> None:
+        """Show ``result`` (e.g. one made elsewhere); with ``record`` (what made it), record it."""
         if record is not None:
-            self._record(record, result)
-        else:
-            req = {"mechanism": result.mechanism, "params": dict(result.parameters),
-                   "samples": result.samples, "seed": result.seed,
-                   "confidence": result.confidence}
-            self._shown_run = None
-            summary = audit_summary(result)
-            self._show_summary(summary, stamp_html(req, summary, None))
+            return self._record(record, result)
+        self._shown_run = None
+        summary = audit_summary(result)  # holds what the stamp shows
+        self._show_summary(summary, stamp_html({}, summary, None))
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded audit (double-click in the project tree)."""
@@ -542,12 +532,11 @@ class AuditPanel(ToolPanel):
             self._on_mode_changed()
 
     def _on_runner_succeeded(self, result: object) -> None:
-        req = self._request
-        if not isinstance(result, AuditResult) or req is None:
+        if not isinstance(result, AuditResult) or self._request is None:
             self.run_controls.set_status("failed")
             self._on_runner_failed(TypeError(f"audit_release returned {type(result).__name__}"))
             return
-        self._record(req, result)
+        self._record(self._request, result)
         self.run_controls.set_status(f"done in {result.elapsed_s:.1f} s — recorded as "
                                      f"{self._shown_run}")
 
