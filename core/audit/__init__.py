@@ -1,11 +1,13 @@
 """Empirical privacy audit of every mechanism PrivPlan releases through (spec F3).
 
-For a mechanism and its public parameters, :func:`run_audit` takes the mechanism's own
-claim (ε_claimed, δ_claimed, adjacency), searches neighbouring input pairs for the worst
-case, runs a black-box distinguishing attack on N samples per side and reports a lower
-bound ε_lb on the true ε with Clopper–Pearson confidence, next to ε_tight (the exact ε
-of the worst pair found, where the output densities are known) and ε_claimed. A claim
-is contradicted ("violation") iff ε_lb > ε_claimed, or an exact ε_tight exceeds it.
+For a mechanism and its public parameters (one :class:`AuditParameters`, validated when
+made; :func:`audit_release` runs it, :func:`run_audit` is the same by keywords), the audit
+takes the mechanism's own claim (ε_claimed, δ_claimed, adjacency), searches neighbouring
+input pairs for the worst case, runs a black-box distinguishing attack on N samples per
+side and reports a lower bound ε_lb on the true ε with Clopper–Pearson confidence, next to
+ε_tight (the exact ε of the worst pair found, where the output densities are known) and
+ε_claimed. A claim is contradicted ("violation") iff ε_lb > ε_claimed, or an exact ε_tight
+exceeds it.
 
 Mechanisms: ``laplace``, ``exponential`` (core/privacy/laplace.py), ``dirichlet`` (the
 row mechanism and its accountant), ``advising`` (the advice as the student observes

@@ -37,11 +37,13 @@ from .logistics import (
 )
 from .records import (
     RUN_KIND as RUN_KIND,
+    AuditParameters as AuditParameters,
     audit_params as audit_params,
     audit_summary as audit_summary,
 )
 from .run import (
     MECHANISMS as MECHANISMS,
+    audit_release as audit_release,
     available as available,
     run_audit as run_audit,
 )
@@ -50,6 +52,7 @@ from .runner import (
     MIN_SAMPLES as MIN_SAMPLES,
     AuditResult as AuditResult,
     audit_module as audit_module,
+    check_audit_args as check_audit_args,
 )
 from .stats import (
     bisect_epsilon as bisect_epsilon,

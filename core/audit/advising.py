@@ -127,7 +127,9 @@ def _params(epsilon: float, variant: str, inp: AdviceInput | None = None,
 
 def variant_from(params: Mapping[str, Any]) -> tuple[float, str]:
     """ε and the variant name (``"sound"`` or ``"thesis"``) from the audit's parameters."""
-    return check_epsilon(params["epsilon"]), str(params["variant"])
+    epsilon, variant = check_epsilon(params["epsilon"]), str(params["variant"])
+    _params(epsilon, variant)  # checks the variant
+    return epsilon, variant
 
 def parameters(epsilon: float, variant: str) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).

@@ -51,7 +51,9 @@ from scipy.special import betainc, betaincinv, expit, gammaln
 from core.audit.stats import bisect_epsilon, mc_delta, mc_epsilon_tight
 from core.audit.target import number
 from core.common.errors import InputError
+from core.common.validation import check_int
 from core.privacy import dirichlet_accounting as acc
+from core.privacy.composition import check_delta
 from core.privacy.dirichlet import dirichlet_rows
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "ANALYSES", "DirichletVariant",
@@ -117,10 +119,19 @@ def variant_from(params: Mapping[str, Any]) -> tuple[None, DirichletVariant]:
         except (TypeError, ValueError):
             pass
     eta_bar = None if params["eta_bar"] is None else number(params, "eta_bar")
-    return None, DirichletVariant(
+    v = DirichletVariant(
         k=number(params, "k"), eta=number(params, "eta"), eta_bar=eta_bar, w=w,
         b=number(params, "b"), delta=number(params, "delta"), analysis=str(params["analysis"]),
         delta_method=str(params["delta_method"]))
+    # the accountant's own checks, before any work (the support analysis checks its
+    # domain when it states the claim)
+    if v.analysis == "W":
+        acc.validate_parameters(v.k, v.eta, v.eta_bar_value, v.w, v.b)
+    else:
+        check_int(v.w, "w", minimum=2)
+    check_delta(v.delta)
+    acc.resolve_delta_method(v.delta_method, fixed_gamma=False)
+    return None, v
 
 def parameters(epsilon: Any, variant: DirichletVariant) -> dict[str, Any]:
     """The public parameters of the audited mechanism (reported with the audit).

@@ -35,7 +35,7 @@ import numpy as np
 
 from core.audit.target import number
 from core.common.errors import InputError
-from core.common.validation import check_sensitivity
+from core.common.validation import check_flag, check_sensitivity
 from core.privacy.laplace import (
     check_epsilon,
     exponential_mechanism,
@@ -72,7 +72,8 @@ class ExponentialVariant:
 def variant_from(params: Mapping[str, Any]) -> tuple[float, ExponentialVariant]:
     """ε and the :class:`ExponentialVariant` from the audit's keyword parameters."""
     return check_epsilon(params["epsilon"]), ExponentialVariant(
-        sensitivity=number(params, "sensitivity"), monotonic=bool(params["monotonic"]),
+        sensitivity=number(params, "sensitivity"),
+        monotonic=check_flag(params["monotonic"], "monotonic"),
         noise_factor=number(params, "noise_factor"))
 
 def parameters(epsilon: float, variant: ExponentialVariant) -> dict[str, Any]:

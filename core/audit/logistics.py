@@ -81,7 +81,9 @@ def _params(epsilon: float, preset: str) -> PlannerParams:
 
 def variant_from(params: Mapping[str, Any]) -> tuple[float, str]:
     """ε and the preset name (``"sound"`` or ``"thesis"``) from the audit's parameters."""
-    return check_epsilon(params["epsilon"]), str(params["preset"])
+    epsilon, preset = check_epsilon(params["epsilon"]), str(params["preset"])
+    _params(epsilon, preset)  # checks the preset
+    return epsilon, preset
 
 def parameters(epsilon: float, preset: str) -> dict[str, Any]:
     """Public parameters of the audited release (reported next to the audit).

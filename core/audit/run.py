@@ -1,4 +1,5 @@
-"""The audit's entry point: :func:`run_audit` of one mechanism by name, and the registry.
+"""The audit's entry point, :func:`audit_release` of an :class:`AuditParameters` (the window
+and the command line both call it), :func:`run_audit` (the same by keywords) and the registry.
 """
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.audit.records import AuditParameters
 from core.audit.runner import DEFAULT_CONFIDENCE, AuditResult, audit_module
 from core.audit.target import (
     AUDIT_TARGETS,
@@ -13,9 +15,8 @@ from core.audit.target import (
     load_target,
     target_available,
 )
-from core.common.errors import InputError
 
-__all__ = ["MECHANISMS", "available", "run_audit"]
+__all__ = ["MECHANISMS", "available", "audit_release", "run_audit"]
 
 #: mechanism name → (module path, required parameters, optional parameters with defaults);
 #: the registry of :mod:`core.audit.target` (each entry is a :class:`TargetSpec`)
@@ -41,7 +42,8 @@ def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
               progress: Callable[..., None] | None = None,
               cancel: Callable[[], bool] | None = None,
               confidence: float = DEFAULT_CONFIDENCE, **params: Any) -> AuditResult:
-    """Audit one mechanism; see the module docstring.
+    """Audit one mechanism by keywords: :func:`audit_release` of
+    ``AuditParameters(mechanism, params, samples=…, seed=…, confidence=…)``.
 
     Parameters
     ----------
@@ -72,30 +74,48 @@ def run_audit(mechanism: str, *, samples: int | None = None, seed: int | None,
     AuditResult
         The claim, the audited pair, ε_lb with its confidence, ε_tight where known, the verdict.
     """
-    if mechanism not in MECHANISMS:
-        raise InputError(f"must be one of {', '.join(MECHANISMS)}, got {mechanism!r}",
-                         field="mechanism")
-    spec = MECHANISMS[mechanism]
-    if mechanism == "logistics" and "variant" in params and "preset" not in params:
-        params["preset"] = params.pop("variant")
-    unknown = sorted(set(params) - set(spec.required) - set(spec.optional))
-    if unknown:
-        raise InputError(f"unknown parameter(s) for {mechanism}: {', '.join(unknown)}",
-                         field=unknown[0])
-    missing = [p for p in spec.required if params.get(p) is None]
-    if missing:
-        raise InputError(f"required for the {mechanism} audit", field=missing[0])
-    full = {**spec.optional,
-            **{k: v for k, v in params.items() if v is not None or k == "eta_bar"}}
-    if not available(mechanism):
-        raise InputError(f"the {mechanism} audit module ({spec.path}) is not installed",
-                         field="mechanism")
-    target = load_target(mechanism)
-    epsilon, variant = target.variant_from(full)
+    return audit_release(AuditParameters(mechanism, params, samples=samples, seed=seed,
+                                         confidence=confidence),
+                         progress=progress, cancelled=cancel)
+
+
+def audit_release(params: AuditParameters, progress: Callable[..., None] | None = None,
+                  cancelled: Callable[[], bool] | None = None) -> AuditResult:
+    """Audit the mechanism of ``params``: the one entry point of an audit.
+
+    The window runs it in its worker and ``audit MECHANISM …`` calls it; both record its
+    result with :func:`core.project.recording.audit_run_record`. (Named like the other
+    actions' entry points, ``bounds_release``; an audit itself releases nothing about the
+    project's data.)
+
+    Parameters
+    ----------
+    params : AuditParameters
+        What to audit (validated when it was made).
+    progress : callable, optional
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, polled between chunks; True stops the audit by raising
+        :class:`core.common.progress.Cancelled`.
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> p = AuditParameters("gaussian", {"mu": 1.0}, samples=2000, seed=1)
+    >>> r = audit_release(p)
+    >>> r.mechanism, r.samples, r.seed, r.mode
+    ('gaussian', 2000, 1, 'experiment')
+    """
+    spec = MECHANISMS[params.mechanism]
+    target = load_target(params.mechanism)
+    epsilon, variant = target.variant_from(params.full())
     extra = None
     if isinstance(variant, str):  # a preset name: reported under its parameter's own name
         (key,) = spec.optional
         extra = {"epsilon": epsilon, key: variant}
-    return audit_module(mechanism, target, epsilon, variant, samples=samples, seed=seed,
-                        confidence=confidence, progress=progress, cancel=cancel,
-                        parameters=extra)
+    return audit_module(params.mechanism, target, epsilon, variant, samples=params.samples,
+                        seed=params.seed, confidence=params.confidence, progress=progress,
+                        cancel=cancelled, parameters=extra)

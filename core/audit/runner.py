@@ -44,7 +44,8 @@ from core.common.errors import InputError
 from core.common.progress import Cancelled
 from core.common.resources import check_count
 
-__all__ = ["AuditResult", "audit_module", "DEFAULT_CONFIDENCE", "MIN_SAMPLES"]
+__all__ = ["AuditResult", "audit_module", "check_audit_args", "DEFAULT_CONFIDENCE",
+           "MIN_SAMPLES"]
 
 DEFAULT_CONFIDENCE = 0.95
 MIN_SAMPLES = 200
@@ -208,9 +209,10 @@ def _screen_size(samples: int) -> int:
 
 
 # --------------------------------------------------------------------------- the runner
-def _check_audit_args(samples: Any, seed: Any, confidence: Any) -> tuple[int, float]:
+def check_audit_args(samples: Any, seed: Any, confidence: Any) -> tuple[int, float]:
     """The samples per side (at least :data:`MIN_SAMPLES`, and within memory) and the
-    confidence (in [0.5, 1)); a seed must be a non-negative integer or None."""
+    confidence (in [0.5, 1)); a seed must be a non-negative integer or None. Written once,
+    for :class:`core.audit.records.AuditParameters` and :func:`audit_module` alike."""
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
             or int(samples) < MIN_SAMPLES:
         raise InputError(f"must be an integer >= {MIN_SAMPLES}, got {samples!r}",
@@ -314,7 +316,7 @@ def audit_module(mechanism: str, mod: AuditTarget | str, epsilon: Any, variant: 
     if isinstance(mod, str):
         mod = cast(AuditTarget, importlib.import_module(mod))
     steps = _Steps(progress, cancel)
-    samples, confidence = _check_audit_args(
+    samples, confidence = check_audit_args(
         int(mod.DEFAULT_SAMPLES) if samples is None else samples, seed, confidence)
     mode = "experiment" if seed is not None else "release"
     rng = np.random.default_rng(int(seed) if seed is not None else secrets.randbits(128))

@@ -25,11 +25,14 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from core.cli.common import Progress, add_record_flag, record_project
 
-__all__ = ["add_audit_parser", "cmd_audit", "FLAGS"]
+if TYPE_CHECKING:
+    from core.audit.records import AuditParameters
+
+__all__ = ["add_audit_parser", "audit_parameters", "cmd_audit", "FLAGS"]
 
 #: core field → command-line flag, for one-line errors naming what the user typed
 FLAGS = {
@@ -131,7 +134,28 @@ def add_audit_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     shared(p)
 
 
-def _params(args: argparse.Namespace) -> dict[str, Any]:
+def audit_parameters(args: argparse.Namespace) -> AuditParameters:
+    """The :class:`~core.audit.records.AuditParameters` of a parsed ``audit`` command line
+    (what the window builds from its fields for the same inputs).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    AuditParameters
+        Validated: a bad value raises :class:`~core.common.errors.InputError` naming the
+        core field (:data:`FLAGS` maps it to its flag).
+    """
+    from core.audit.records import AuditParameters
+
+    return AuditParameters(args.mechanism, _mechanism_params(args), samples=args.samples,
+                           seed=args.seed, confidence=args.confidence)
+
+
+def _mechanism_params(args: argparse.Namespace) -> dict[str, Any]:
     m = args.mechanism
     if m == "laplace":
         return {"epsilon": args.epsilon, "sensitivity": args.sensitivity}
@@ -235,16 +259,14 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
         one line and turns into exit 2.
     """
-    from core.audit import run_audit
+    from core.audit import audit_release
     from core.common.errors import InputError
     from core.common.jsonable import dumps
 
     project = record_project(args.record)  # a bad project is refused before the audit
     try:
-        res = run_audit(args.mechanism, samples=args.samples, seed=args.seed,
-                        confidence=args.confidence,
-                        progress=Progress(err, f"audit {args.mechanism}"),
-                        **_params(args))
+        params = audit_parameters(args)
+        res = audit_release(params, progress=Progress(err, f"audit {args.mechanism}"))
     except InputError as exc:
         if exc.file is None and exc.field in FLAGS:
             raise InputError(exc.problem, field=FLAGS[exc.field]) from None
@@ -255,7 +277,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.project.recording import audit_run_record
         from core.project.store import record_and_save
 
-        record = audit_run_record(project, res, _params(args))
+        record = audit_run_record(project, res, params)
         record, _ = record_and_save(args.record, project, record)
         recorded = str(record.id)
         payload["recorded"] = {"project": args.record, "run": recorded, "ledger_entries": 0}

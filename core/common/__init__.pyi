@@ -122,6 +122,7 @@ from .validation import (
     check_b as check_b,
     check_beta as check_beta,
     check_choice as check_choice,
+    check_flag as check_flag,
     check_int as check_int,
     check_k as check_k,
     check_positive as check_positive,

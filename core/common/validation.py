@@ -22,6 +22,7 @@ __all__ = [
     "check_b",
     "check_beta",
     "check_choice",
+    "check_flag",
     "check_int",
     "check_k",
     "check_positive",
@@ -222,6 +223,34 @@ def check_choice(value: Any, choices: tuple[str, ...], name: str) -> str:
     """
     if not isinstance(value, str) or value not in choices:
         raise InputError(f"must be one of {choices}, got {value!r}", field=name)
+    return value
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A yes/no setting: ``True`` or ``False`` itself (not 0/1, not a string).
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    bool
+        The value.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_flag("yes", "monotonic")
+    ... except InputError as exc:
+    ...     print(exc)
+    monotonic: must be true or false, got 'yes'
+    """
+    if not isinstance(value, bool):
+        raise InputError(f"must be true or false, got {value!r}", field=name)
     return value
 
 

@@ -17,6 +17,7 @@ from core.common.validation import (
     check_b,
     check_beta,
     check_choice,
+    check_flag,
     check_int,
     check_k,
     check_seed,
@@ -90,7 +91,7 @@ class SweepParameters:
         object.__setattr__(self, "runs", check_int(self.runs, "runs"))
         object.__setattr__(self, "beta", check_beta(self.beta))
         check_choice(self.alpha_mode, ALPHA_MODES, "alpha")
-        _check_flag(self.seeded, "seeded")
+        check_flag(self.seeded, "seeded")
         object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "workers", check_int(self.workers, "workers"))
         _check_accounting(self)
@@ -176,8 +177,8 @@ class BoundsParameters:
         object.__setattr__(self, "beta", check_beta(self.beta))
         check_choice(self.alpha_mode, ALPHA_MODES, "alpha")
         _check_accounting(self)
-        _check_flag(self.seeded, "seeded")
-        _check_flag(self.release, "release")
+        check_flag(self.seeded, "seeded")
+        check_flag(self.release, "release")
         object.__setattr__(self, "seed", check_seed(self.seed))
         if self.seed is not None and self.release:
             raise InputError("a release draws its noise from the secure source: it takes "
@@ -222,11 +223,6 @@ class BoundsParameters:
             if self.temperature is not None:
                 out["temperature"] = self.temperature
         return out
-
-
-def _check_flag(value: Any, name: str) -> None:
-    if not isinstance(value, bool):
-        raise InputError(f"must be true or false, got {value!r}", field=name)
 
 
 def _check_accounting(params: "SweepParameters | BoundsParameters") -> None:

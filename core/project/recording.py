@@ -36,7 +36,7 @@ from core.advising.records import (
     single_summary,
 )
 from core.audit.records import RUN_KIND as AUDIT_KIND
-from core.audit.records import audit_params, audit_summary
+from core.audit.records import AuditParameters, audit_params, audit_summary
 from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
 from core.mdp.records import (
     SweepParameters,
@@ -182,26 +182,31 @@ def bounds_run_record(project: Project, mdp_id: str, release: Any
     return record, bounds_entries(mdp_id, release, source=record.id)
 
 
-def audit_run_record(project: Project, result: Any, params: dict[str, Any]) -> RunRecord:
+def audit_run_record(project: Project, result: Any, params: AuditParameters) -> RunRecord:
     """The run record of an audit (kind ``"audit"``, target the mechanism).
 
     An audit is an experiment on inputs it builds itself: it releases nothing about the
-    project's data, so it has no ledger entries.
+    project's data, so it has no ledger entries. The window and ``audit … --record`` both
+    record through here.
 
     Parameters
     ----------
     project : Project
         Where it will be recorded (for a fresh run id).
     result : AuditResult
-        The audit.
-    params : dict
-        The mechanism's public parameters as passed to ``run_audit``.
+        The audit (:func:`core.audit.run.audit_release` of ``params``).
+    params : AuditParameters
+        What was asked (its :meth:`~core.audit.records.AuditParameters.record_params`
+        are the record's parameters).
 
     Returns
     -------
     RunRecord
         Not yet added to the project.
     """
+    if params.mechanism != result.mechanism:
+        raise ValueError(f"a {result.mechanism} audit recorded with {params.mechanism} "
+                         "parameters")
     return RunRecord(id=project.new_run_id(), kind=AUDIT_KIND, target=result.mechanism,
                      params=audit_params(result, params), summary=audit_summary(result),
                      mode=result.mode, seed=result.seed)

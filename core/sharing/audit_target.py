@@ -32,6 +32,7 @@ import numpy as np
 
 from core.audit.target import number
 from core.common.errors import InputError
+from core.common.validation import check_int
 from core.privacy.dirichlet import dirichlet_rows
 
 __all__ = ["LABEL", "DEFAULT_SAMPLES", "RELEASE_PATH", "SharingVariant", "parameters",
@@ -81,8 +82,8 @@ def variant_from(params: Mapping[str, Any]) -> tuple[None, SharingVariant]:
     except (TypeError, ValueError):
         pass
     return None, SharingVariant(
-        k=number(params, "k"), m=m, eta=number(params, "eta"), lb=number(params, "lb"),
-        delta=number(params, "delta"), bound=str(params["bound"]))
+        k=number(params, "k"), m=check_int(m, "m"), eta=number(params, "eta"),
+        lb=number(params, "lb"), delta=number(params, "delta"), bound=str(params["bound"]))
 
 def parameters(epsilon: Any, variant: SharingVariant) -> dict[str, Any]:
     """The public parameters reported with the audit.

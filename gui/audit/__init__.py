@@ -7,7 +7,10 @@
 * :mod:`gui.audit.plots` — the two plots (pyqtgraph, right-click Export… for PNG, SVG, CSV).
 * :mod:`gui.audit.screenshot` — ``python -m gui.audit.screenshot docs/screenshot-audit.png``.
 
-The computation is :func:`core.audit.run_audit` (Qt-free); nothing here is a release of
+The computation is :func:`core.audit.audit_release` of the tab's
+:class:`core.audit.AuditParameters` (Qt-free; ``audit MECHANISM …`` builds the same object
+and calls the same function), recorded by :func:`core.project.audit_run_record`; nothing
+here is a release of
 private data — the audit runs the mechanisms on neighbouring inputs it constructs, so it
 makes no ledger entry.
 """

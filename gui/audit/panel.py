@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.audit import RUN_KIND, AuditResult, audit_summary, run_audit
+from core.audit import RUN_KIND, AuditParameters, AuditResult, audit_release, audit_summary
 from core.common import InputError
 from core.project import audit_run_record
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
@@ -171,7 +171,7 @@ class AuditPanel(ToolPanel):
                  status_bar: QStatusBar | None = None) -> None:
         super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("audit_panel")
-        self._request: dict[str, Any] | None = None
+        self._request: AuditParameters | None = None
 
         title = QLabel("<b>Privacy audit</b> — does a mechanism leak no more than PrivPlan "
                        "claims? An attack on neighbouring inputs proves a lower bound ε_lb "
@@ -411,8 +411,14 @@ class AuditPanel(ToolPanel):
         return f.error if f is not None else ""
 
     def parameters(self) -> dict[str, Any]:
-        """The public parameters of the current mechanism, as ``run_audit`` takes them."""
+        """The public parameters of the current mechanism, as its fields hold them."""
         return {k: f.value() for k, f in self.fields[self.mechanism()].items()}
+
+    def audit_parameters(self) -> AuditParameters:
+        """What ``audit MECHANISM …`` builds for the same inputs (InputError if invalid)."""
+        return AuditParameters(self.mechanism(), self.parameters(),
+                               samples=int(self.samples_spin.value()), seed=self.seed(),
+                               confidence=float(self.confidence_spin.value()))
 
     def set_parameters(self, mechanism: str | None = None, **values: Any) -> None:
         """Set the mechanism and any of its parameters, ``samples``, ``seed`` (None:
@@ -454,31 +460,26 @@ class AuditPanel(ToolPanel):
         if not available(mech):
             return self.refuse(f"the {MECHANISM_CHOICES[mech][0]} audit is not available "
                                 "in this build")
-        params = self.parameters()
-        samples = int(self.samples_spin.value())
-        seed = self.seed()
-        confidence = float(self.confidence_spin.value())
-        self._request = {"mechanism": mech, "params": dict(params), "samples": samples,
-                         "seed": seed, "confidence": confidence}
+        try:
+            params = self._request = self.audit_parameters()
+        except InputError as exc:  # shown beside its field; nothing else changes
+            self._on_runner_failed(exc)
+            return False
         self.message_logged.emit("INFO", f"audit: {MECHANISM_CHOICES[mech][0]} "
-                                 f"{_value_text(params)}, N = {samples}, "
-                                 + randomness_text("release" if seed is None
-                                                   else "experiment", seed))
-        self._runner.start(run_audit, mech, samples=samples, seed=seed, confidence=confidence,
-                           **params)
+                                 f"{_value_text(dict(params.params))}, N = {params.samples}, "
+                                 + randomness_text("release" if params.seed is None
+                                                   else "experiment", params.seed))
+        self._runner.start(audit_release, params)
         return True
 
-    def show_result(self, result: AuditResult, *, record: bool = False) -> None:
-        """Show ``result`` (e.g. one made elsewhere); with ``record`` also record it."""
-        req = {"mechanism": result.mechanism, "params": dict(result.parameters),
-               "samples": result.samples, "seed": result.seed,
-               "confidence": result.confidence}
-        if record:
-            self._record(req, result)
-        else:
-            self._shown_run = None
-            summary = audit_summary(result)
-            self._show_summary(summary, stamp_html(req, summary, None))
+    def show_result(self, result: AuditResult, *, record: AuditParameters | None = None
+                    ) -> None:
+        """Show ``result`` (e.g. one made elsewhere); with ``record`` (what made it), record it."""
+        if record is not None:
+            return self._record(record, result)
+        self._shown_run = None
+        summary = audit_summary(result)  # holds what the stamp shows
+        self._show_summary(summary, stamp_html({}, summary, None))
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded audit (double-click in the project tree)."""
@@ -531,12 +532,11 @@ class AuditPanel(ToolPanel):
             self._on_mode_changed()
 
     def _on_runner_succeeded(self, result: object) -> None:
-        req = self._request or {}
-        if not isinstance(result, AuditResult):
+        if not isinstance(result, AuditResult) or self._request is None:
             self.run_controls.set_status("failed")
-            self._on_runner_failed(TypeError(f"run_audit returned {type(result).__name__}"))
+            self._on_runner_failed(TypeError(f"audit_release returned {type(result).__name__}"))
             return
-        self._record(req, result)
+        self._record(self._request, result)
         self.run_controls.set_status(f"done in {result.elapsed_s:.1f} s — recorded as "
                                      f"{self._shown_run}")
 
@@ -555,13 +555,13 @@ class AuditPanel(ToolPanel):
         if self._status_bar is not None:
             self._status_bar.clearMessage()
 
-    def _record(self, req: Mapping[str, Any], result: AuditResult) -> None:
-        record = audit_run_record(self._document.project, result, dict(req.get("params") or {}))
+    def _record(self, params: AuditParameters, result: AuditResult) -> None:
+        record = audit_run_record(self._document.project, result, params)
         summary = record.summary
         self._document.push(AddRunCommand(self._document, record), "audit")  # shows it
         if self._shown_run != record.id:
             self._shown_run = record.id
-            self._show_summary(summary, stamp_html(req, summary, record.id))
+            self._show_summary(summary, stamp_html(record.params, summary, record.id))
         self.message_logged.emit(
             "INFO" if result.verdict == "consistent" else "ERROR",
             f"audit {record.id}: {result.label or result.mechanism} — {result.verdict}, "

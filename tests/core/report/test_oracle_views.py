@@ -97,12 +97,13 @@ def test_mia_tabular_marks_the_policy_value_on_the_true_mdp():
 
 
 def test_a_run_without_oracle_values_has_no_mark():
-    from core.audit import run_audit
+    from core.audit import AuditParameters, audit_release
     from core.project.recording import audit_run_record, record_run
 
     p = Project()
-    res = run_audit("laplace", samples=2000, seed=1, epsilon=1.0, sensitivity=1.0)
-    rec = audit_run_record(p, res, {"epsilon": 1.0, "sensitivity": 1.0})
+    params = AuditParameters("laplace", {"epsilon": 1.0, "sensitivity": 1.0}, samples=2000,
+                             seed=1)
+    rec = audit_run_record(p, audit_release(params), params)
     record_run(p, rec)
     assert "oracle_keys" not in rec.summary
     assert _oracle_paragraphs(p, rec.id) == []

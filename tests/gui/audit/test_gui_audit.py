@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from core.audit import AuditResult
+from core.audit import AuditParameters, AuditResult
 from core.audit.records import RUN_KIND
 from gui.audit.panel import EMPTY_TEXT, AuditPanel
 from gui.audit.plots import claim_boundary
@@ -31,6 +31,11 @@ def panel(qtbot, example_doc):
 def _run(qtbot, panel, timeout=60_000):
     with qtbot.waitSignal(panel.runner.finished, timeout=timeout):
         assert panel.run()
+
+
+#: what _violated() claims to have audited
+_LAPLACE = AuditParameters("laplace", {"epsilon": 1.0, "sensitivity": 1.0}, samples=5000,
+                           seed=4)
 
 
 def _violated() -> AuditResult:
@@ -144,7 +149,7 @@ def test_a_bad_parameter_is_shown_and_nothing_else_changes(qtbot, panel, example
     before = dict(panel.summary)
     n_runs = len(example_doc.project.runs)
     panel.set_parameters(epsilon=0.0)
-    _run(qtbot, panel)
+    assert not panel.run() and not panel.is_running  # refused before the worker starts
     assert panel.field_error("epsilon")  # beside the field, and in its tooltip
     assert panel.field("epsilon").message.isVisibleTo(panel)
     assert panel.field_error("epsilon") in panel.field("epsilon").editor.toolTip()
@@ -154,7 +159,7 @@ def test_a_bad_parameter_is_shown_and_nothing_else_changes(qtbot, panel, example
     assert panel.parameters() == {"epsilon": 0.0, "sensitivity": 2.0}  # state kept
     # too few samples: the samples field says so
     panel.set_parameters(epsilon=1.0, samples=50)
-    _run(qtbot, panel)
+    assert not panel.run()
     assert panel.field_error("samples") and not panel.field_error("epsilon")
     assert panel.summary == before
 
@@ -166,7 +171,7 @@ def test_the_tool_tab_opens_and_shows_a_recorded_audit(qtbot, window):
     panel = window.open_tool("audit")
     assert isinstance(panel, AuditPanel) and window.tabs.currentWidget() is panel
     assert "seeded experiment" in window.mode_label.text()
-    panel.show_result(_violated(), record=True)
+    panel.show_result(_violated(), record=_LAPLACE)
     run_id = panel.shown_run
     assert run_id is not None and window.document.run(run_id).kind == RUN_KIND
     panel._show_empty()
@@ -213,7 +218,7 @@ def test_a_saved_audit_comes_back_with_the_project(qtbot, panel, example_doc, tm
 
     raw = dataclasses.replace(_violated(), epsilon_claimed=math.inf, verdict="consistent",
                               epsilon_claimed_reason="raw data released")
-    panel.show_result(raw, record=True)
+    panel.show_result(raw, record=_LAPLACE)
     path = tmp_path / "audit.privplan.json"
     save_project(example_doc.project, path)  # the JSON has null + reason, never Infinity
     text = path.read_text(encoding="utf-8")
