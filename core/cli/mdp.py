@@ -503,7 +503,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         one line and turns into exit 2.
     """
     from core.mdp.files import load_mdp
-    from core.mdp.sweep import privacy_sweep
+    from core.mdp.sweep import sweep_release
 
     ks = parse_k_list(args.k)
     project, mdp_id = _project_model(args)
@@ -514,9 +514,8 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         table = _policy_file(args, mdp)
         with executor_for(args) as (executor, workers):
             params = _sweep_parameters(args, ks, workers)
-            res = privacy_sweep(mdp, list(params.ks), **params.sweep_kwargs(),
-                                zeros=args.zeros, executor=executor,
-                                progress=Progress(err, "sweep"), policy_table=table)
+            res = sweep_release(mdp, params, Progress(err, "sweep"), zeros=args.zeros,
+                                executor=executor, policy_table=table)
     except InputError as exc:
         raise flag_error(exc, _SWEEP_FLAGS) from None
     except RunFailure:  # exit 3: core.cli.main writes the partial result with the error

@@ -184,6 +184,7 @@ from .sweep import (
     SweepResult as SweepResult,
     partial_summary as partial_summary,
     privacy_sweep as privacy_sweep,
+    sweep_release as sweep_release,
 )
 from .synthesis import (
     PolicyResult as PolicyResult,

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,7 +75,10 @@ from core.mdp.stochastic import (
 )
 from core.mdp.synthesis import evaluate_policy, synthesize
 
-__all__ = ["SweepResult", "privacy_sweep", "DEFAULT_K", "QUANTITIES", "SMALL_WORK",
+if TYPE_CHECKING:
+    from core.mdp.records import SweepParameters
+
+__all__ = ["SweepResult", "privacy_sweep", "sweep_release", "DEFAULT_K", "QUANTITIES", "SMALL_WORK",
            "partial_summary", "QUANTITY_RANGES"]
 
 DEFAULT_K = (10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0)
@@ -348,6 +351,54 @@ def _backend(inline: bool, executor: Any, n_workers: int) -> str:
         return (f"dask cluster at {where} ({n_workers} threads)" if where
                 else f"caller's executor ({n_workers} workers)")
     return f"{n_workers} local worker processes"
+
+
+def sweep_release(mdp: MDP, params: "SweepParameters", progress: Progress = no_progress, *,
+                  executor: Executor | None = None, workers: int | None = None,
+                  zeros: str = "support", policy_table: np.ndarray | None = None
+                  ) -> "SweepResult":
+    """Run the privacy sweep of ``params`` on ``mdp``: the one entry point of a sweep.
+
+    The window's Run (F5) starts it in its worker and ``sweep`` calls it; both record its
+    result with :func:`core.project.recording.sweep_run_record`. What the run means is all
+    in ``params`` (validated when it was made); the arguments beside it are how it runs.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The true model.
+    params : SweepParameters
+        The ks, runs, β, α mode, seed, accounting and π̄ of the sweep.
+    progress : callable
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
+    executor : concurrent.futures.Executor, optional
+        Where the chunks run (a cluster's); default: the local pool.
+    workers : int, optional
+        Replaces ``params.workers`` (a cluster states its own thread count).
+    zeros : str
+        ``"support"`` or ``"full"``: which zero entries the privatisation may fill.
+    policy_table : ndarray, optional
+        π̄ given as a table (``params.policy_source == "table"``).
+
+    Returns
+    -------
+    SweepResult
+
+    Examples
+    --------
+    >>> from core.mdp.examples import four_startups
+    >>> from core.mdp.records import SweepParameters
+    >>> p = SweepParameters(ks=(100,), runs=2, beta=0.05, alpha_mode="paper", seeded=True,
+    ...                     seed=1, workers=1)
+    >>> r = sweep_release(four_startups(), p)
+    >>> r.k.tolist(), r.runs, r.seed
+    ([100.0], 2, 1)
+    """
+    kwargs = params.sweep_kwargs()
+    if workers is not None:
+        kwargs["workers"] = workers
+    return privacy_sweep(mdp, list(params.ks), **kwargs, zeros=zeros, executor=executor,
+                         progress=progress, policy_table=policy_table)
 
 
 def privacy_sweep(mdp: MDP, ks: Sequence[float] = DEFAULT_K, *, runs: int = 50,

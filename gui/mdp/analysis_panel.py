@@ -508,13 +508,12 @@ class AnalysisPanel(QWidget):
                                 f"Please fix the run parameters first.\n\n{exc}")
             return False
         mdp = self._document.mdp_entry(self._mdp_id).mdp  # frozen: a safe snapshot
-        from core.mdp import privacy_sweep
+        from core.mdp import sweep_release
 
         self._running = ("sweep", params, mdp, {})
         from gui.shell.settings import on_backend
 
-        self._runner.start(on_backend(privacy_sweep), mdp, list(params.ks),
-                           **params.sweep_kwargs())
+        self._runner.start(on_backend(sweep_release), mdp, params)
         return True
 
     def run_bounds(self) -> bool:
