@@ -1,6 +1,6 @@
 """Run parameters of an MDP workspace (right dock) and its Run / Cancel buttons.
 
-The panel validates as you type, starts :func:`core.mdp.sweep.privacy_sweep` through
+The panel validates as you type, starts :func:`core.mdp.sweep.sweep_release` through
 its workspace's :class:`gui.shell.workers.TaskRunner` on a snapshot of the model, and when the
 run succeeds records it in the project with an undoable
 :class:`gui.shell.commands.AddRunCommand`. A model that is not valid (a row that does not sum
