@@ -5,7 +5,7 @@ only the ones it reads or writes, as a frozen bundle, with callables for the few
 asks of the panel (log a line, say a run started or was recorded) — the parts never see the
 panel. Where a part needs the parameters of a core entry point from several widgets, the
 bundle has the one method that builds them (:meth:`RunWidgets.request`), so the walk from the
-widgets to :func:`core.advising.run_advising` / :func:`core.advising.run_experiment` is one
+widgets to :func:`core.advising.advise_release` / :func:`core.advising.run_experiment` is one
 step; the set-up's own :class:`core.advising.AdvisingParams` are bound field by field
 (:class:`gui.shell.param_field.ParamField`).
 
