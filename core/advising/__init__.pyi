@@ -100,6 +100,10 @@ from .records import (
     single_params as single_params,
     single_summary as single_summary,
 )
+from .release import (
+    AdviseParameters as AdviseParameters,
+    advise_release as advise_release,
+)
 from .thesis_study import (
     EXP12_ARMS as EXP12_ARMS,
     EXP12_POINTS as EXP12_POINTS,

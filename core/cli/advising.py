@@ -104,26 +104,40 @@ def _common_params(sp: argparse.ArgumentParser) -> None:
     add_alias(sp, "--gamma", "--discount", " in advise (--gamma is the Dirichlet threshold)")
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+#: The flags that set the run's :class:`~core.advising.model.AdvisingParams`: (argparse
+#: dest, flag, the parameters it sets, the value given to them), in the order they apply (a
+#: later row wins: ``--ask-budget`` over ``--advice-budget``). A flag left out leaves the
+#: preset's or the file's value.
+_PARAM_FLAGS: tuple[tuple[str, str, tuple[str, ...], Callable[[Any], Any]], ...] = (
+    ("epsilon", "--epsilon", ("epsilon",), lambda v: v),
+    ("epochs", "--epochs", ("epochs",), lambda v: v),
+    ("d", "--d", ("distance_threshold",), lambda v: v),
+    ("alpha", "--q-lr", ("alpha",), lambda v: v),
+    ("xi", "--xi", ("xi",), lambda v: v),
+    ("gamma", "--discount", ("gamma",), lambda v: v),
+    ("budget", "--advice-budget", ("ask_budget", "give_budget"), lambda v: v),
+    ("ask_budget", "--ask-budget", ("ask_budget",), lambda v: v),
+    ("give_budget", "--give-budget", ("give_budget",), lambda v: v),
+    ("sensitivity", "--sensitivity", ("sensitivity",),
+     lambda v: None if v == "strict" else v),
+    ("direction_guard", "--direction-guard", ("direction_guard",), lambda v: True),
+    ("literal_advice", "--literal-advice", ("subtract_rbar",), lambda v: False),
+    ("max_epsilon_per_teacher", "--max-epsilon-per-teacher", ("max_epsilon_per_teacher",),
+     lambda v: v),
+)
+
+
+def _overrides(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str]]:
+    """The parameters the flags set, and the flag each came from (for one-line errors)."""
     out: dict[str, Any] = {}
-    for flag, key in (("epsilon", "epsilon"), ("epochs", "epochs"), ("d", "distance_threshold"),
-                      ("alpha", "alpha"), ("xi", "xi"), ("gamma", "gamma")):
-        v = getattr(args, flag)
+    given: dict[str, str] = {}
+    for dest, flag, names, value in _PARAM_FLAGS:
+        v = getattr(args, dest, None)
         if v is not None:
-            out[key] = v
-    if args.budget is not None:
-        out["ask_budget"] = out["give_budget"] = args.budget
-    if args.ask_budget is not None:
-        out["ask_budget"] = args.ask_budget
-    if args.give_budget is not None:
-        out["give_budget"] = args.give_budget
-    if args.sensitivity is not None:
-        out["sensitivity"] = None if args.sensitivity == "strict" else args.sensitivity
-    if args.direction_guard:
-        out["direction_guard"] = True
-    if args.literal_advice:
-        out["subtract_rbar"] = False
-    return out
+            for name in names:
+                out[name] = value(v)
+                given[name] = flag
+    return out, given
 
 
 def _flag(exc: Exception, extra: dict[str, str] | None = None) -> Exception:
@@ -206,46 +220,36 @@ def cmd_advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
         one line and turns into exit 2.
     """
-    from core.advising.framework import run_advising
+    from core.advising.accounting import DEFAULT_DELTA
+    from core.advising.release import AdviseParameters, advise_release
     from core.common.errors import InputError
 
     project = record_project(args.record)  # a bad project is refused before the run
+    over, given = _overrides(args)
     try:
-        setup = _advise_setup(args)
-        kwargs: dict[str, Any] = {}
-        if args.delta is not None:
-            kwargs["delta"] = args.delta
-        if args.seed is not None and args.seed < 0:
-            raise InputError(f"must be a non-negative integer, got {args.seed}", field="seed")
-        res = run_advising(setup, rng=args.seed, progress=Progress(err, "advise"),
-                           **kwargs)
+        params = AdviseParameters(_advise_setup(args, over), seed=args.seed,
+                                  delta=DEFAULT_DELTA if args.delta is None else args.delta)
+        res = advise_release(params, Progress(err, "advise"))
     except InputError as exc:
-        raise _flag(exc, _budget_flags(args)) from None
+        raise _flag(exc, given) from None
     payload = res.to_dict(events=not args.summary)
-    recorded = ""
     if project is not None:
-        from core.advising.accounting import DEFAULT_DELTA
         from core.project.recording import advise_run_record
 
-        record, entries = advise_run_record(
-            project, res, delta=args.delta if args.delta is not None else DEFAULT_DELTA,
-            seeded=args.seed is not None)
+        record, entries = advise_run_record(project, res, params)
         record, stored = record_checked(args.record, project, record, entries, args, err)
-        recorded = str(record.id)
-        payload["recorded"] = {"project": args.record, "run": recorded,
+        payload["recorded"] = {"project": args.record, "run": str(record.id),
                                "ledger_entries": len(stored)}
     emit(args, payload, lambda: _advise_text(args, res, payload), out)
     return 0
 
 
-def _advise_setup(args: argparse.Namespace) -> Any:
-    """The set-up to run: ``--setup``'s file or a preset, with the flags' parameters."""
+def _advise_setup(args: argparse.Namespace, over: dict[str, Any]) -> Any:
+    """The set-up to run: ``--setup``'s file or a preset, with the flags' parameters
+    ``over``."""
     from core.advising.model import AdvisingParams
     from core.advising.presets import preset
 
-    over = _overrides(args)
-    if args.max_epsilon_per_teacher is not None:
-        over["max_epsilon_per_teacher"] = args.max_epsilon_per_teacher
     if args.setup is None:
         return preset(args.preset or "table35", variant=args.variant or "sound",
                       strategy=args.strategy, **over)
@@ -255,19 +259,8 @@ def _advise_setup(args: argparse.Namespace) -> Any:
         over = {"sensitivity": v.sensitivity,
                 "noise_on_identical_sets": v.noise_on_identical_sets, **over}
     if args.strategy is not None:
-        over["strategy"] = args.strategy
+        over = {**over, "strategy": args.strategy}
     return setup.with_params(**over) if over else setup
-
-
-def _budget_flags(args: argparse.Namespace) -> dict[str, str]:
-    """The flag a refused ``ask_budget`` or ``give_budget`` came from."""
-    budget = ({"ask_budget": "--advice-budget", "give_budget": "--advice-budget"}
-              if args.budget is not None else {})
-    if args.ask_budget is not None:
-        budget["ask_budget"] = "--ask-budget"
-    if args.give_budget is not None:
-        budget["give_budget"] = "--give-budget"
-    return budget
 
 
 def _advise_text(args: argparse.Namespace, res: Any, payload: dict[str, Any]) -> str:

@@ -35,6 +35,7 @@ from core.advising.records import (
     single_params,
     single_summary,
 )
+from core.advising.release import AdviseParameters
 from core.audit.records import RUN_KIND as AUDIT_KIND
 from core.audit.records import AuditParameters, audit_params, audit_summary
 from core.logistics.records import PLAN_KIND, plan_ledger_entries, plan_params, plan_summary
@@ -246,20 +247,21 @@ def plan_run_record(project: Project, result: Any, session: Any, *, map_id: str,
     return record, entries
 
 
-def advise_run_record(project: Project, result: Any, *, delta: float, seeded: bool
+def advise_run_record(project: Project, result: Any, params: AdviseParameters
                       ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of one advising run (kind ``"advise"``) and its ledger entries.
+
+    The window's single run and ``advise … --record`` both record through here.
 
     Parameters
     ----------
     project : Project
         Where it will be recorded (for a fresh run id).
     result : AdvisingResult
-        The run.
-    delta : float
-        δ of the advanced and RDP totals.
-    seeded : bool
-        True for a seeded experiment.
+        The run (:func:`core.advising.release.advise_release` of ``params``).
+    params : AdviseParameters
+        What was asked: its δ (of the advanced and RDP totals) and whether it was seeded
+        are recorded with the set-up's parameters.
 
     Returns
     -------
@@ -268,8 +270,11 @@ def advise_run_record(project: Project, result: Any, *, delta: float, seeded: bo
         One entry per teacher (its noisy releases) and one unbounded entry per teacher and
         kind of raw release.
     """
+    if params.seeded != (result.mode == "experiment"):
+        raise ValueError(f"a {result.mode}-mode advising run recorded with "
+                         f"{'seeded' if params.seeded else 'release-mode'} parameters")
     record = RunRecord(id=project.new_run_id(), kind="advise", target=ADVISING_TARGET,
-                       params=single_params(result, delta=delta, seeded=seeded),
+                       params=single_params(result, delta=params.delta, seeded=params.seeded),
                        summary=rounded_json(single_summary(result)), mode=result.mode,
                        seed=result.seed)
     return record, single_ledger_entries(result, source=record.id)

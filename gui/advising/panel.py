@@ -14,13 +14,13 @@ undoable command when the project has none):
   :class:`~gui.advising.commands.SetAdvisingSetupCommand` on the document's undo stack; a
   refused value leaves the document untouched and shows its reason next to the field.
 
-Run (F5, or the Run buttons; Esc cancels) executes in this panel's
-:class:`~gui.shell.workers.TaskRunner`, with progress and cancel: a single run
-(:func:`core.advising.framework.run_advising`, seeded or in release mode) or an experiment
+A :class:`gui.shell.tool_panel.ToolPanel` (its worker, progress, cancel, refusals, recording
+and run-recorded signal): Run (F5; Esc cancels) runs in its worker a single run
+(:func:`core.advising.release.advise_release`, as ``advise …`` does) or an experiment
 over many seeds (:func:`core.advising.experiments.run_experiment`; the thesis's
 Experiments 1–3, the three strategies on this set-up, or an ε sweep; ``min(2, CPUs)``
 processes by default). Each finished run is recorded as a :class:`core.project.model.RunRecord`
-(kind ``advise`` or ``advise-experiment``, target ``advising-1``) by an undoable command.
+(kind ``advise`` or ``advise-experiment``, target ``advising-1``) with its ledger entries.
 
 Below, :class:`gui.advising.results.AdvisingResultsView`: learning curves with 95 % CI
 bands, the ε sweep, the advice timeline, budgets, the privacy ledger (basic / advanced /
@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -58,6 +58,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QSplitter,
+    QStatusBar,
     QVBoxLayout,
     QWidget,
 )
@@ -77,6 +78,7 @@ from gui.advising.parts import (
     RUN_KINDS,
     SENSITIVITY_TEXT,
     TOOLTIPS,
+    Refused,
     RunRequest,
     TitleLabel,
     compact_combo,
@@ -93,23 +95,23 @@ from gui.shell.document import ProjectDocument
 from gui.shell.param_field import FieldWithError, ParamField
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
-from gui.shell.workers import TaskRunner
 
 __all__ = ["AdvisingPanel", "preview"]
 
-class AdvisingPanel(QWidget):
+class AdvisingPanel(ToolPanel):
     """The DP-advising tool tab (see the module docstring)."""
 
-    message_logged = Signal(str, str)  # level, text (the Log dock listens)
-    running_changed = Signal(bool)  # the window's Run/Cancel follow it (Workspace protocol)
-    can_run = True  # Workspace protocol: F5 runs this tab
-    run_recorded = Signal(str)  # id of the RunRecord just added
+    status_name = "DP advising"
+    log_name = "DP advising"
+    undo_key = "advising"
+    refusal_prefix = ""  # the reason is the whole message under Run
+    run_kinds = ("advise", "advise-experiment")
 
-    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._document = document
-        self._runner = TaskRunner(self)
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(document, parent, status_bar=status_bar)
         self._shown = ShownSetup()  # the set-up shown: the editor writes it, fields read it
         self._closed = False
         self.setObjectName("advising_panel")
@@ -144,7 +146,9 @@ class AdvisingPanel(QWidget):
                                    self._shown, setup_problems=self.editor.problems,
                                    log=self.message_logged.emit,
                                    running_changed=self.running_changed.emit,
-                                   recorded=self.run_recorded.emit, dialog_parent=self)
+                                   record=lambda r, e: self.record(r, e, self.run_controls))
+        self.run_message = self.run_error_label
+        self.connect_runner()
         self._connect_parts()
         self.runs.on_kind_combo_changed()
 
@@ -176,9 +180,6 @@ class AdvisingPanel(QWidget):
         self.seed_spin.valueChanged.connect(runs.update_mode_label)
         self.seeds_spin.valueChanged.connect(runs.update_mode_label)
         self.run_controls.running_changed.connect(runs.update_running)
-        self._runner.succeeded.connect(runs.on_runner_succeeded)
-        self._runner.failed.connect(runs.on_runner_failed)
-        self._runner.cancelled.connect(runs.on_runner_cancelled)
         doc.advising_changed.connect(ed.on_document_advising_changed)
         doc.project_replaced.connect(self._on_document_project_replaced)
         doc.run_removed.connect(runs.on_document_run_removed)
@@ -493,14 +494,6 @@ class AdvisingPanel(QWidget):
             mode_label=self.mode_label, error_label=self.run_error_label)
 
     # ------------------------------------------------------------------ public API
-    @property
-    def document(self) -> ProjectDocument:
-        return self._document
-
-    @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
     def current_params(self) -> AdvisingParams:
         """The parameters of the set-up shown (the defaults when it is invalid)."""
         return self._shown.params()
@@ -521,10 +514,6 @@ class AdvisingPanel(QWidget):
         return self.runs.shown_run
 
     @property
-    def is_running(self) -> bool:
-        return self._runner.is_running
-
-    @property
     def session_experiments(self) -> dict[str, ExperimentResult]:
         return dict(self.runs.session)
 
@@ -536,13 +525,10 @@ class AdvisingPanel(QWidget):
         """The words for the randomness mode of the next run (never ambiguous)."""
         return self._run_widgets.randomness_label()
 
-    def set_run_options(self, *, kind: str | None = None, seeded: bool | None = None,
-                        seed: int | None = None, seeds: int | None = None,
-                        workers: int | None = None, epsilons: str | None = None,
-                        delta: float | None = None) -> None:
-        """Set the run parameters (screenshots, tests, later a command line)."""
-        self.runs.set_options(kind=kind, seeded=seeded, seed=seed, seeds=seeds,
-                              workers=workers, epsilons=epsilons, delta=delta)
+    def set_run_options(self, **options: Any) -> None:
+        """Set the run parameters (:meth:`gui.advising.views.RunWidgets.set_options`: kind,
+        seeded, seed, seeds, workers, epsilons, delta) for screenshots and tests."""
+        self.runs.set_options(**options)
 
     def load_preset(self, name: str) -> bool:
         """Replace the set-up by a preset (one undoable command); True if it changed."""
@@ -562,9 +548,19 @@ class AdvisingPanel(QWidget):
 
     def run(self) -> bool:
         """Start what the run panel says; False (with the reason shown) if it cannot."""
-        if self._closed:
+        if self._closed or self.is_running:
             return False
-        return self.runs.start()
+        try:
+            request = self.runs.build_request()
+        except Refused as exc:
+            return self.refuse(str(exc))
+        self.clear_problem()
+        self.runs.start(request)
+        return True
+
+    def refuse(self, text: str) -> bool:
+        self.progress_label.setText("not started")
+        return super().refuse(text)
 
     def cancel(self) -> None:
         self.runs.cancel()
@@ -572,16 +568,22 @@ class AdvisingPanel(QWidget):
     def shutdown(self) -> None:
         """Stop the worker (the main window calls this when the tab or window closes)."""
         self._closed = True
-        self._runner.shutdown()
+        super().shutdown()
 
-    def show_run(self, run_id: str) -> bool:
+    def show_run(self, run_id: str) -> bool:  # type: ignore[override]
         """Show a recorded advising run from its summary (curves, tables, ledger)."""
         return self.runs.show_run(run_id)
 
+    def show_record(self, kind: str, summary: dict[str, Any], run_id: str | None) -> None:
+        if not self.runs.finishing and run_id is not None:  # a fresh run draws itself
+            self.runs.show_run(run_id)
+
+    def _on_runner_succeeded(self, result: object) -> None:
+        self.runs.on_runner_succeeded(result)
 
 register_tool(ToolSpec(
     "advising", "DP Advising",
-    lambda window: AdvisingPanel(window.document, window.tabs),
+    lambda window: AdvisingPanel(window.document, window.tabs, status_bar=window.statusBar()),
     "Differentially private advising between learning agents (thesis Ch. 3): set-up grids, "
     "Experiments 1–3, learning curves, ε sweep, advice timeline, budgets and the ledger."))
 

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.advising import (
-    DEFAULT_DELTA,
     RUN_TARGET,
+    AdviseParameters,
     AdvisingSetup,
     ExperimentArm,
     preset,
@@ -227,15 +227,32 @@ def preset_setup(name: str, variant: str = "sound") -> AdvisingSetup:
 
 @dataclass
 class RunRequest:
+    """What Run starts: the kind of run, the core's parameters of one run (the set-up, the seed
+    — None: release mode, or a fresh OS seed for an experiment — and δ), and for an
+    experiment its seeds, processes, ε values and arms."""
+
     kind: str
-    setup: AdvisingSetup
-    seeded: bool
-    seed: int | None
+    params: AdviseParameters
     n_seeds: int = 1
     workers: int = 1
-    delta: float = DEFAULT_DELTA
     epsilons: tuple[float, ...] = ()
     arms: list[ExperimentArm] = field(default_factory=list)
+
+    @property
+    def setup(self) -> AdvisingSetup:
+        return self.params.setup
+
+    @property
+    def seed(self) -> int | None:
+        return self.params.seed
+
+    @property
+    def seeded(self) -> bool:
+        return self.params.seeded
+
+    @property
+    def delta(self) -> float:
+        return self.params.delta
 
     @property
     def is_experiment(self) -> bool:

@@ -5,9 +5,12 @@
 :class:`gui.shell.workers.TaskRunner`, the set-up shown (a
 :class:`gui.advising.views.ShownSetup`), and callables for what it asks of the rest of the
 tab: the refused values of the set-up editor, ``log(level, text)``, ``running_changed(bool)``
-and ``recorded(run_id)`` (the panel's signals). It never sees the panel. It starts a run from
-the Run panel's fields, and records and shows what the run returns: a finished run is
-recorded with its ledger entries in one undoable :class:`gui.shell.commands.AddRunCommand`.
+and ``record(run_record, entries)`` (the panel's :meth:`gui.shell.tool_panel.ToolPanel.record`,
+which asks past a budget, records, and announces the run). It never sees the panel. It builds
+a run from the Run panel's fields (the core's :class:`core.advising.AdviseParameters`), starts
+it — a single run through :func:`core.advising.advise_release`, the one entry point that
+``advise …`` calls too — and records (:func:`core.project.advise_run_record`) and shows what
+the run returns. Refusals, failures and cancellations are the panel's (ToolPanel's).
 """
 
 from __future__ import annotations
@@ -16,19 +19,17 @@ import html
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QWidget
-
 from core.advising import (
     AdvisingResult,
     ExperimentArm,
     ExperimentResult,
+    advise_release,
     check_claims,
     experiment_arms,
     experiment_ledger_entries,
     experiment_summary,
     randomness_text,
     rounded_json,
-    run_advising,
     run_experiment,
     single_summary,
 )
@@ -43,8 +44,6 @@ from gui.advising.parts import (
 )
 from gui.advising.results import AdvisingResultsView
 from gui.advising.views import RunWidgets, ShownSetup
-from gui.shell.commands import AddRunCommand
-from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.workers import TaskRunner
 
@@ -85,8 +84,8 @@ class AdvisingRunner:
     def __init__(self, document: ProjectDocument, widgets: RunWidgets,
                  results: AdvisingResultsView, runner: TaskRunner, shown: ShownSetup, *,
                  setup_problems: Callable[[], list[str]], log: Callable[[str, str], None],
-                 running_changed: Callable[[bool], None], recorded: Callable[[str], None],
-                 dialog_parent: QWidget) -> None:
+                 running_changed: Callable[[bool], None],
+                 record: Callable[[RunRecord, list[Any]], bool]) -> None:
         self._document = document
         self._w = widgets
         self._results = results
@@ -95,11 +94,11 @@ class AdvisingRunner:
         self._setup_problems = setup_problems
         self._log = log
         self._running_changed = running_changed
-        self._recorded = recorded
-        self._dialog_parent = dialog_parent  # over-budget questions are asked over it
+        self._record_run = record
         self.request: RunRequest | None = None  # the run started last
         self.session: dict[str, ExperimentResult] = {}  # exp1/exp2/exp3 of this session
         self.shown_run: str | None = None
+        self.finishing = False  # a fresh result is being recorded (it draws itself)
 
     # ------------------------------------------------------------------ run parameters
     def on_kind_combo_changed(self, *args: Any) -> None:
@@ -138,42 +137,24 @@ class AdvisingRunner:
                           + "; ".join(problems))
         return with_arms(self._w.request(setup))
 
-    def start(self) -> bool:
-        """Start what the Run panel says; False (with the reason shown) if it cannot."""
-        if self._runner.is_running:
-            return False
-        try:
-            request = self.build_request()
-        except Refused as exc:
-            self.show_run_error(str(exc))
-            return False
-        self._w.error_label.hide()
+    def start(self, request: RunRequest) -> None:
+        """Start ``request`` (from :meth:`build_request`) in the panel's worker."""
         self.request = request
         if request.kind == "single":
-            self._runner.start(run_advising, request.setup,
-                               rng=request.seed if request.seeded else None,
-                               delta=request.delta, detail=True)
+            self._runner.start(advise_release, request.params)
         else:
             from gui.shell.settings import on_backend
 
             self._runner.start(on_backend(run_experiment), request.arms, seeds=request.n_seeds,
-                               seed=request.seed if request.seeded else None,
-                               workers=request.workers, delta=request.delta,
-                               name=request.kind)
+                               seed=request.seed, workers=request.workers,
+                               delta=request.delta, name=request.kind)
         self._log("INFO", f"advising: {KIND_TITLES[request.kind]} started "
                           f"({self._w.randomness_label()})")
-        return True
 
     def cancel(self) -> None:
         if self._runner.is_running:
             self._runner.cancel()
             self._w.progress_label.setText("cancelling…")
-
-    def show_run_error(self, message: str) -> None:
-        self._w.error_label.setText(message)
-        self._w.error_label.show()
-        self._w.progress_label.setText("not started")
-        self._log("WARNING", f"advising run not started: {message}")
 
     # ------------------------------------------------------------------ runner slots
     def update_running(self, running: bool) -> None:
@@ -181,13 +162,6 @@ class AdvisingRunner:
         self._w.run_button.setEnabled(not running)
         self._w.cancel_button.setEnabled(running)
         self._running_changed(running)
-
-    def on_runner_cancelled(self) -> None:
-        self._log("INFO", "advising run cancelled")
-
-    def on_runner_failed(self, exc: object) -> None:
-        self.show_run_error(f"The run failed: {exc}")
-        self._log("ERROR", f"advising run failed: {type(exc).__name__}: {exc}")
 
     def on_runner_succeeded(self, result: object) -> None:
         req = self.request
@@ -200,8 +174,7 @@ class AdvisingRunner:
 
     def _finish_single(self, req: RunRequest, result: AdvisingResult) -> None:
         p = result.setup.params
-        record, entries = advise_run_record(self._document.project, result, delta=req.delta,
-                                            seeded=req.seeded)
+        record, entries = advise_run_record(self._document.project, result, req.params)
         if not self._record(record, entries):
             return
         full = single_summary(result, full=True)
@@ -214,7 +187,6 @@ class AdvisingRunner:
             "INFO", f"advising: {record.id} recorded — {p.strategy}, ε = {p.epsilon:g}, "
                     f"{result.epochs} epochs, {result.advice_total} advice events, "
                     f"{randomness_text(result.mode, result.seed)}")
-        self._recorded(record.id)
 
     def _finish_experiment(self, req: RunRequest, result: ExperimentResult) -> None:
         claims: list[Any] = []
@@ -253,18 +225,18 @@ class AdvisingRunner:
             "INFO", f"advising: {record.id} recorded — {KIND_TITLES[req.kind]}, "
                     f"{len(result.labels)} arms × {result.n_seeds} seeds, "
                     f"{result.epochs} epochs, {full['randomness']}")
-        self._recorded(record.id)
 
     def _record(self, record: RunRecord, entries: list[Any]) -> bool:
-        """The run record and its privacy-ledger entries, as one undoable step; False (and
-        nothing recorded or shown) when the releases would pass a budget and the user says
-        no."""
-        if not approve_entries(self._dialog_parent, self._document, entries):
-            self._w.progress_label.setText(OVER_BUDGET_TEXT)
-            return False
-        what = "advising experiment" if record.kind == "advise-experiment" else "advising run"
-        self._document.push(AddRunCommand(self._document, record, text=f"Record {what} "
-                                          f"{record.id}", ledger_entries=entries), "advising")
+        """The run record and its privacy-ledger entries, recorded by the panel (asked first
+        past a budget); False when declined (nothing recorded or shown). The fresh result
+        is drawn by the caller, not from the stored summary."""
+        self.finishing = True
+        try:
+            if not self._record_run(record, entries):
+                return False
+        finally:
+            self.finishing = False
+        self.shown_run = record.id
         return True
 
     def stamp(self, record: RunRecord, s: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ only the ones it reads or writes, as a frozen bundle, with callables for the few
 asks of the panel (log a line, say a run started or was recorded) — the parts never see the
 panel. Where a part needs the parameters of a core entry point from several widgets, the
 bundle has the one method that builds them (:meth:`RunWidgets.request`), so the walk from the
-widgets to :func:`core.advising.run_advising` / :func:`core.advising.run_experiment` is one
+widgets to :func:`core.advising.advise_release` / :func:`core.advising.run_experiment` is one
 step; the set-up's own :class:`core.advising.AdvisingParams` are bound field by field
 (:class:`gui.shell.param_field.ParamField`).
 
@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.advising import AdvisingParams, AdvisingSetup
+from core.advising import AdviseParameters, AdvisingParams, AdvisingSetup
 from core.common import InputError
-from core.privacy import advanced_composition, check_epsilon
+from core.privacy import check_epsilon
 from gui.advising.models import ActionSetModel, RewardModel, parse_number
 from gui.advising.parts import Refused, RunRequest, TitleLabel, problem_text
 from gui.shell.param_field import FieldWithError, ParamField
@@ -160,14 +160,19 @@ class RunWidgets:
 
     def request(self, setup: AdvisingSetup) -> RunRequest:
         """The run these fields ask for on ``setup`` (its arms not yet built); Refused, with
-        the field turned red, when δ or the ε values are refused."""
+        the field turned red, when the core refuses δ or the ε values."""
         kind = self.kind
         seeded = self.seeded_check.isChecked()
-        delta = self._delta()
-        req = RunRequest(kind=kind, setup=setup, seeded=seeded,
-                         seed=self.seed_spin.value() if seeded else None,
-                         n_seeds=self.seeds_spin.value(), workers=self.workers_spin.value(),
-                         delta=delta)
+        try:  # the text read as a number here, its range checked by the core
+            params = AdviseParameters(setup, seed=self.seed_spin.value() if seeded else None,
+                                      delta=parse_number(self.delta_field.edit.text()))
+        except (ValueError, InputError) as exc:
+            msg = problem_text(exc) if isinstance(exc, InputError) else str(exc)
+            self.delta_field.set_error(f"δ {msg}")
+            raise Refused(f"δ {msg}") from None
+        self.delta_field.clear_error()
+        req = RunRequest(kind=kind, params=params, n_seeds=self.seeds_spin.value(),
+                         workers=self.workers_spin.value())
         if kind in ("sweep", "exp3"):
             try:
                 req.epsilons = self._epsilons()
@@ -176,17 +181,6 @@ class RunWidgets:
                 raise Refused(f"ε values: {problem_text(exc)}") from None
             self.epsilons_field.clear_error()
         return req
-
-    def _delta(self) -> float:
-        try:
-            delta = float(parse_number(self.delta_field.edit.text()))
-            advanced_composition([], delta=delta)  # validates 0 < δ < 1
-        except (ValueError, InputError) as exc:
-            msg = problem_text(exc) if isinstance(exc, InputError) else str(exc)
-            self.delta_field.set_error(f"δ {msg}")
-            raise Refused(f"δ {msg}") from None
-        self.delta_field.clear_error()
-        return delta
 
     def _epsilons(self) -> tuple[float, ...]:
         text = self.epsilons_field.edit.text()

@@ -82,26 +82,33 @@ def test_the_runner_runs_from_its_bundle_and_callables(qtbot, host, widgets):
     logged: list[tuple[str, str]] = []
     recorded: list[str] = []
     runner = TaskRunner(host)
+
+    def record(run_record, entries):  # the panel's ToolPanel.record, reduced to its effect
+        assert run_record.kind == "advise" and run_record.params["seed"] == 3 and entries
+        recorded.append(run_record.id)
+        return True
+
     runs = AdvisingRunner(doc, widgets, results, runner, shown,
                           setup_problems=lambda: problems,
                           log=lambda level, text: logged.append((level, text)),
-                          running_changed=lambda running: None, recorded=recorded.append,
-                          dialog_parent=host)
+                          running_changed=lambda running: None, record=record)
     runner.succeeded.connect(runs.on_runner_succeeded)
-    assert not runs.start()  # no set-up shown
-    assert "load a preset" in widgets.error_label.text()
-    assert logged[-1][0] == "WARNING"
+    with pytest.raises(Refused, match="load a preset"):
+        runs.build_request()  # no set-up shown
 
     shown.setup = preset("fig32", strategy="dp", epsilon=1.0, epochs=20)
     problems.append("ε must be > 0")
-    assert not runs.start()
-    assert "ε must be > 0" in widgets.error_label.text()
+    with pytest.raises(Refused, match="ε must be > 0"):
+        runs.build_request()
 
     problems.clear()
     widgets.set_options(kind="single", seeded=True, seed=3)
+    request = runs.build_request()
+    assert request.params.seed == 3 and request.params.setup == shown.setup
     with qtbot.waitSignal(runner.finished, timeout=20000):
-        assert runs.start()
+        runs.start(request)
     qtbot.waitUntil(lambda: bool(recorded), timeout=5000)
-    assert recorded == [runs.shown_run] and doc.project.runs[-1].id == recorded[0]
-    assert doc.project.runs[-1].seed == 3
+    assert recorded == [runs.shown_run]
+    assert logged[0] == ("INFO", "advising: Single run of this set-up started (seeded "
+                                 "experiment (seed 3))")
     runner.shutdown()
