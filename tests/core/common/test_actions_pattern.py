@@ -48,10 +48,13 @@ ACTIONS: dict[str, Action] = {
     "audit": Action("core.audit.records.AuditParameters", "core.audit.run.audit_release",
                     "audit_run_record", "core/cli/audit.py", "gui/audit",
                     ("audit_module", "run_audit")),
+    "advise": Action("core.advising.release.AdviseParameters",
+                     "core.advising.release.advise_release", "advise_run_record",
+                     "core/cli/advising.py", "gui/advising", ("run_advising",)),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
-PENDING = {"plan_run_record", "advise_run_record", "sharing_run_record", "mia_run_record",
+PENDING = {"plan_run_record", "sharing_run_record", "mia_run_record",
            "drl_run_record", "comarl_run_record"}
 
 
