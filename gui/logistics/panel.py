@@ -389,7 +389,7 @@ class LogisticsPanel(ToolPanel):
         if job.get("kind") == "generate":
             self.add_map(value, "Generate world")  # type: ignore[arg-type]
         elif job.get("kind") == "plan":
-            self.planner.record_plan(job, value)
+            self.planner.record_plan(job, value)  # type: ignore[arg-type]
 
     @property
     def current_index(self) -> int:
