@@ -301,8 +301,8 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         one line and turns into exit 2.
     """
     from core.logistics.io import load_map
-    from core.logistics.model import Task, validate_task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
 
     project, map_id = project_item(args.map, args.map_id, args.record, flag="--map",
                                    noun="map", ids_of=lambda p: [m.id for m in p.maps])
@@ -313,16 +313,17 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         world = load_map(args.map)
     args.domain = _resolve_domain(args.domain, world, args.map)
     try:
-        params = PlannerParams.preset_params(args.preset, epsilon=args.epsilon,
-                                             comm_budget=args.budget,
-                                             high_level_solver=args.solver)
-        task = validate_task(world, Task(args.origin, args.goal_agent, args.goal))
+        params = PlanParameters(
+            args.origin, args.goal_agent, args.goal, approach=args.approach, seed=args.seed,
+            planner=PlannerParams.preset_params(args.preset, epsilon=args.epsilon,
+                                                comm_budget=args.budget,
+                                                high_level_solver=args.solver))
+        task = params.task_on(world)  # a bad task is named before a bad --dynamics
         dynamics = _plan_dynamics(args)
-        session = PlanningSession(world, approach=args.approach, params=params, rng=args.seed,
-                                  dynamics=dynamics)
-        result = session.plan(task)
+        release = plan_release(params, world=world, dynamics=dynamics)
     except InputError as exc:
         raise _flag(exc, _PLAN_FLAGS) from None
+    result, session = release.result, release.session
     payload = plan_payload(result, session)
     payload["domain"] = args.domain
     payload["domain_details"] = _domain_details(world)
@@ -336,8 +337,8 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                  if session.learning_curves else None)
     recorded = ""
     if args.record and project is not None and map_id is not None:
-        recorded, n_entries = _record_plan(args, project, map_id, entry.label, result,
-                                           session, err)
+        recorded, n_entries = _record_plan(args, project, map_id, entry.label, release,
+                                           params, err)
         payload["recorded"] = {"project": args.map, "run": recorded,
                                "ledger_entries": n_entries}
     if args.json:
@@ -345,7 +346,7 @@ def cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 0
     lines = [f"{world.name or args.map}: {task.origin} -> agent {task.goal_agent}"
              f"{' (' + task.goal + ')' if task.goal else ''}, approach {args.approach}"
-             + (f", preset {params.preset}, epsilon parameter {params.epsilon:g}"
+             + (f", preset {params.planner.preset}, epsilon parameter {params.planner.epsilon:g}"
                 if args.approach == "dp" else "")]
     if result.success:
         lines.append(f"delivered through the public centers {' -> '.join(result.centers)}, "
@@ -449,12 +450,12 @@ def _domain_metric_lines(world: Any, m: dict[str, Any] | None) -> list[str]:
 
 
 def _record_plan(args: argparse.Namespace, project: Any, map_id: str, label: str,
-                 result: Any, session: Any, err: TextIO) -> tuple[str, int]:
+                 release: Any, params: Any, err: TextIO) -> tuple[str, int]:
     """Record the run in the project file (the window's record): (run id, ledger entries)."""
     from core.project.recording import plan_run_record
 
-    record, entries = plan_run_record(project, result, session, map_id=map_id,
-                                      map_label=label, seeded=args.seed is not None)
+    record, entries = plan_run_record(project, release, params, map_id=map_id,
+                                      map_label=label)
     record, stored = record_checked(args.map, project, record, entries, args, err)
     return str(record.id), len(stored)
 

@@ -122,10 +122,13 @@ from .validation import (
     check_b as check_b,
     check_beta as check_beta,
     check_choice as check_choice,
+    check_finite as check_finite,
     check_flag as check_flag,
     check_int as check_int,
     check_k as check_k,
+    check_non_negative as check_non_negative,
     check_positive as check_positive,
+    check_probability as check_probability,
     check_seed as check_seed,
     check_sensitivity as check_sensitivity,
 )

@@ -24,8 +24,11 @@ __all__ = [
     "check_choice",
     "check_flag",
     "check_int",
+    "check_finite",
     "check_k",
+    "check_non_negative",
     "check_positive",
+    "check_probability",
     "check_seed",
     "check_sensitivity",
     "SENSITIVITY_RANGE",
@@ -56,6 +59,14 @@ def _is_finite_number(x: Any) -> bool:
         return False
 
 
+def _is_number(x: Any) -> bool:
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def check_positive(value: Any, name: str) -> float:
     """Return ``value`` as a float after checking it is finite and > 0.
 
@@ -73,6 +84,97 @@ def check_positive(value: Any, name: str) -> float:
     """
     if not _is_finite_number(value) or float(value) <= 0:
         raise InputError(f"must be a finite number > 0, got {value!r}", field=name)
+    return float(value)
+
+
+def check_finite(value: Any, name: str) -> float:
+    """Return ``value`` as a float after checking it is a finite number (not a bool).
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_finite(-2, "goal_bonus")
+    -2.0
+    >>> try:
+    ...     check_finite(float("nan"), "goal_bonus")
+    ... except InputError as exc:
+    ...     print(exc)
+    goal_bonus: must be a finite number, got nan
+    """
+    if isinstance(value, (bool, str)) or not _is_finite_number(value):
+        raise InputError(f"must be a finite number, got {value!r}", field=name)
+    return float(value)
+
+
+def check_non_negative(value: Any, name: str, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float after checking it is a number >= 0 (finite unless
+    ``allow_inf``: +inf then means "unlimited").
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+    allow_inf : bool
+        Accept +inf.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_non_negative(float("inf"), "comm_budget", allow_inf=True)
+    inf
+    >>> try:
+    ...     check_non_negative(-1, "comm_budget", allow_inf=True)
+    ... except InputError as exc:
+    ...     print(exc)
+    comm_budget: must be >= 0, got -1
+    """
+    ok = not isinstance(value, (bool, str)) and (
+        _is_finite_number(value) or allow_inf and _is_number(value) and float(value) == np.inf)
+    if not ok or float(value) < 0:
+        raise InputError(f"must be >= 0, got {value!r}", field=name)
+    return float(value)
+
+
+def check_probability(value: Any, name: str) -> float:
+    """A probability or a rate: a finite number in the closed [0, 1].
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> try:
+    ...     check_probability(1.5, "p_explore")
+    ... except InputError as exc:
+    ...     print(exc)
+    p_explore: must lie in [0, 1], got 1.5
+    """
+    if isinstance(value, (bool, str)) or not _is_finite_number(value) or not (
+            0.0 <= float(value) <= 1.0):
+        raise InputError(f"must lie in [0, 1], got {value!r}", field=name)
     return float(value)
 
 

@@ -177,6 +177,11 @@ from .records import (
     plan_params as plan_params,
     plan_summary as plan_summary,
 )
+from .release import (
+    PlanParameters as PlanParameters,
+    PlanRelease as PlanRelease,
+    plan_release as plan_release,
+)
 from .route_claims import (
     EPSILON_MARGINS as EPSILON_MARGINS,
     ROUTE_APPROACHES as ROUTE_APPROACHES,

@@ -33,7 +33,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +110,8 @@ def _dijkstra(out: dict[str, list[tuple[str, str, float]]], src: str, dst: str) 
 def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.Generator,
                     episodes: int = 500, alpha: float = 0.1, gamma: float = 0.9,
                     zeta: float = 0.95, pi_floor: float = 1e-3,
-                    max_steps_factor: int = 4) -> RlRoute | None:
+                    max_steps_factor: int = 4,
+                    checkpoint: Callable[[], None] | None = None) -> RlRoute | None:
     """Algorithm 8's learner on the directed center graph from ``src`` to ``dst``.
 
     Parallel arcs (several agents offering the same crossing) keep the cheapest, as
@@ -132,6 +133,9 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
         The smallest probability kept before renormalising.
     max_steps_factor : int
         The step limit per episode in units of |V|.
+    checkpoint : callable, optional
+        Called every 25 episodes; may raise :class:`core.common.progress.Cancelled` (a
+        cancelled run stops here).
 
     Returns
     -------
@@ -152,6 +156,8 @@ def rl_center_route(arcs: Sequence[Arc], src: str, dst: str, *, rng: np.random.G
     gr_cost: list[float] = []
     best_walk: tuple[float, list[int]] = (math.inf, [])
     for _ep in range(int(episodes)):
+        if checkpoint is not None and _ep % 25 == 0:
+            checkpoint()
         cost, walk = m.episode(rng, max_steps, alpha, gamma, zeta, pi_floor)
         done = walk[-1] == m.t_i
         ep_cost.append(cost if done else math.inf)

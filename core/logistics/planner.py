@@ -60,7 +60,7 @@ import heapq
 import math
 import secrets
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -69,6 +69,16 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.common.validation import (
+    check_beta,
+    check_choice,
+    check_finite,
+    check_flag,
+    check_int,
+    check_non_negative,
+    check_positive,
+    check_probability,
+)
 from core.logistics.baselines import RESTART_REASON, best_first, greedy
 from core.logistics.center_rl import SOLVERS, LearningCurve, rl_center_route
 from core.logistics.model import (
@@ -165,9 +175,42 @@ F6_REASON = ("F6: the probabilities are trained on real routes and lengths (over
              "rewiring), and one length changes them at many nodes; no adjacency bounds them")
 
 
-def _choice(name: str, value: Any, options: Sequence[str]) -> None:
-    if value not in options:
-        raise InputError(f"must be one of {', '.join(options)}; got {value!r}", field=name)
+def _choice(options: Iterable[str]) -> Callable[[Any, str], Any]:
+    names = tuple(options)
+    return lambda value, name: check_choice(value, names, name)
+
+
+def _optional(check: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    return lambda value, name: None if value is None else check(value, name)
+
+
+def _int_from(minimum: int) -> Callable[[Any, str], Any]:
+    return lambda value, name: check_int(value, name, minimum=minimum)
+
+
+#: The one check of each :class:`PlannerParams` field, in the order they run (every
+#: :class:`InputError` names its field); ``fake_len_high >= fake_len_low`` is checked after.
+PLANNER_CHECKS: dict[str, Callable[[Any, str], Any]] = {
+    "preset": _choice(PRESETS), "high_level_solver": _choice(SOLVERS),
+    "rl_route_episodes": _int_from(1), "epsilon": check_epsilon,
+    "eps_split": _choice(("thesis", "split")), "rho_laplace": check_beta,
+    "delta_s": check_positive, "laplace_sensitivity": _choice(SENSITIVITY_MODES),
+    "dmax_mode": _choice(("local", "public_cap")), "d_max": _optional(_int_from(2)),
+    "rewire": _choice(REWIRE_MODES), "bin_clip": _optional(_int_from(1)),
+    "fake_len_low": check_positive, "fake_len_high": check_positive,
+    "rl_alpha": check_probability, "rl_gamma": check_probability,
+    "rl_zeta": check_probability, "rl_episodes": _int_from(0),
+    "rl_max_steps_factor": _int_from(1), "rl_reward_mode": _choice(REWARD_MODES),
+    "reward_const": check_finite, "q_init_const": check_finite,
+    "terminal_at_dest": check_flag, "goal_bonus": check_finite,
+    "pi_floor": check_probability, "em_mode": _choice(("softmax", "laplace_vector")),
+    "em_split": _choice(("per_edge", "per_node")), "delta_u": check_positive,
+    "split_eps_over_destinations": check_flag,
+    "crossing_estimator": _choice(("policy_evaluation", "inverse_prob_dijkstra")),
+    "goal_leg_mode": _choice(("uniform", "exact")), "slack_levels": _int_from(0),
+    "comm_budget": _optional(lambda v, n: check_non_negative(v, n, allow_inf=True)),
+    "memo": check_flag, "p_explore": check_probability,
+}
 
 
 @dataclass(frozen=True)
@@ -178,6 +221,10 @@ class PlannerParams:
     §6.4: 40–80 for 10–50 centers), ``math.inf`` unlimited. ``d_max`` is the public degree
     bound of the histogram (``dmax_mode="public_cap"``): ``None`` means the map's declared
     ``degree_cap`` (4 unless the map file says otherwise); a value below it is refused.
+
+    Frozen and validated once, in ``__post_init__``: :data:`PLANNER_CHECKS` holds one check
+    per field (the shared helpers of :mod:`core.common.validation`), each
+    :class:`InputError` naming its field. :meth:`to_dict` and :meth:`from_dict` round-trip.
     """
 
     preset: str = "sound"
@@ -217,36 +264,11 @@ class PlannerParams:
     rl_route_episodes: int = 300
 
     def __post_init__(self) -> None:
-        _choice("preset", self.preset, PRESETS)
-        _choice("high_level_solver", self.high_level_solver, SOLVERS)
-        if isinstance(self.rl_route_episodes, bool) or not isinstance(
-                self.rl_route_episodes, (int, np.integer)) or self.rl_route_episodes < 1:
-            raise InputError(f"must be an integer >= 1, got {self.rl_route_episodes!r}",
-                             field="rl_route_episodes")
-        check_epsilon(self.epsilon)
-        _choice("eps_split", self.eps_split, ("thesis", "split"))
-        if not 0.0 < float(self.rho_laplace) < 1.0:
-            raise InputError(f"must lie in (0, 1), got {self.rho_laplace!r}", field="rho_laplace")
-        _choice("laplace_sensitivity", self.laplace_sensitivity, SENSITIVITY_MODES)
-        _choice("dmax_mode", self.dmax_mode, ("local", "public_cap"))
-        if self.d_max is not None and (isinstance(self.d_max, bool) or not isinstance(
-                self.d_max, (int, np.integer)) or self.d_max < 2):
-            raise InputError(f"must be an integer >= 2, got {self.d_max!r}", field="d_max")
-        _choice("rewire", self.rewire, REWIRE_MODES)
-        _choice("rl_reward_mode", self.rl_reward_mode, REWARD_MODES)
-        _choice("em_mode", self.em_mode, ("softmax", "laplace_vector"))
-        _choice("em_split", self.em_split, ("per_edge", "per_node"))
-        _choice("crossing_estimator", self.crossing_estimator,
-                ("policy_evaluation", "inverse_prob_dijkstra"))
-        _choice("goal_leg_mode", self.goal_leg_mode, ("uniform", "exact"))
-        if int(self.rl_episodes) < 0:
-            raise InputError("must be >= 0", field="rl_episodes")
-        if self.comm_budget is not None and not (float(self.comm_budget) >= 0):
-            raise InputError(f"must be >= 0, got {self.comm_budget!r}", field="comm_budget")
-        if not 0.0 <= float(self.p_explore) <= 1.0:
-            raise InputError(f"must lie in [0, 1], got {self.p_explore!r}", field="p_explore")
-        if int(self.slack_levels) < 0:
-            raise InputError("must be >= 0", field="slack_levels")
+        for name, check in PLANNER_CHECKS.items():
+            check(getattr(self, name), name)
+        if self.fake_len_high < self.fake_len_low:
+            raise InputError(f"must be >= fake_len_low ({self.fake_len_low!r}), got "
+                             f"{self.fake_len_high!r}", field="fake_len_high")
 
     @classmethod
     def preset_params(cls, name: str = "sound", **overrides: Any) -> "PlannerParams":
@@ -258,7 +280,7 @@ class PlannerParams:
         >>> p.em_mode, p.crossing_estimator, p.epsilon_laplace, p.epsilon_exponential
         ('softmax', 'inverse_prob_dijkstra', 0.8, 0.8)
         """
-        _choice("preset", name, PRESETS)
+        check_choice(name, PRESETS, "preset")
         if name == "thesis":
             base = dict(preset="thesis", eps_split="thesis", laplace_sensitivity="thesis",
                         dmax_mode="local", rewire="overlap", bin_clip=None, rl_episodes=1,
@@ -285,10 +307,34 @@ class PlannerParams:
             (1.0 - self.rho_laplace) * self.epsilon)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field (``comm_budget`` infinity as ``"unlimited"``): a run record's
+        ``params["planner"]``; :meth:`from_dict` reads it back."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         if d["comm_budget"] is not None and math.isinf(d["comm_budget"]):
             d["comm_budget"] = "unlimited"
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "PlannerParams":
+        """The parameters of :meth:`to_dict` (missing fields take their defaults; an
+        unknown one is an :class:`InputError` naming it).
+
+        Examples
+        --------
+        >>> p = PlannerParams.preset_params("thesis", comm_budget=math.inf)
+        >>> PlannerParams.from_dict(p.to_dict()) == p
+        True
+        """
+        if not isinstance(d, dict):
+            raise InputError(f"must be an object, got {d!r}", field="planner")
+        names = {f.name for f in fields(cls)}
+        for k in d:
+            if k not in names:
+                raise InputError(f"unknown planner parameter {k!r}", field=str(k))
+        values = dict(d)
+        if values.get("comm_budget") == "unlimited":
+            values["comm_budget"] = math.inf
+        return cls(**values)
 
 
 @dataclass
@@ -596,7 +642,7 @@ def preset_guarantee(params: "PlannerParams", approach: str = "dp",
     if approach == "bestfirst":
         return Guarantee(math.inf, 0.0, "none", reason="Best-first baseline: agents at a "
                          "center reply with their exact local distances", scope=_SCOPE)
-    _choice("approach", approach, APPROACHES)
+    check_choice(approach, APPROACHES, "approach")
     public = p.dmax_mode == "public_cap"
     e_t, why_t = topology_guarantee(p.epsilon_laplace, dmax=D, sensitivity_mode=(
         p.laplace_sensitivity), delta_s=p.delta_s, rewire=p.rewire, dmax_public=public)
@@ -664,6 +710,10 @@ class _Route:
     memo_hit: bool
 
 
+def _no_checkpoint() -> None:
+    return None
+
+
 class PlanningSession:
     """One run over one world (ledgers, published maps, memos persist across tasks).
 
@@ -689,7 +739,10 @@ class PlanningSession:
                  params: PlannerParams | None = None,
                  rng: "int | np.random.Generator | None" = None,
                  dynamics: Dynamics | None = None) -> None:
-        _choice("approach", approach, tuple(STRATEGIES))
+        check_choice(approach, tuple(STRATEGIES), "approach")
+        #: called between costly steps; may raise :class:`core.common.progress.Cancelled`
+        #: (:func:`core.logistics.release.plan_release` sets it)
+        self.checkpoint: Callable[[], None] = _no_checkpoint
         self.world = world
         self.approach = approach
         self.params = params if params is not None else PlannerParams()
@@ -816,6 +869,7 @@ class PlanningSession:
         """Agent ``agent``'s Step-2 artefact (built on first call, then cached)."""
         pm = self.published.get(agent)
         if pm is None:
+            self.checkpoint()  # a cancel stops the run between two agents' Step 2
             pm = self._build_published(agent)
             self.published[agent] = pm
         return pm
@@ -929,7 +983,8 @@ class PlanningSession:
             return center_route(arcs, _ORIGIN, _GOAL)
         rl = rl_center_route(arcs, _ORIGIN, _GOAL,
                              rng=self.stream(5, self._agent_index[agent]),
-                             episodes=int(self.params.rl_route_episodes))
+                             episodes=int(self.params.rl_route_episodes),
+                             checkpoint=self.checkpoint)
         if rl is None:
             return None
         self.learning_curves.append(rl.curve)

@@ -139,31 +139,29 @@ def plan_summary(result: Any, session: Any, *, map_label: str, ledger_entries: i
     return summary
 
 
-def plan_params(result: Any, session: Any, *, map_id: str, seeded: bool) -> dict[str, Any]:
+def plan_params(params: Any, session: Any, *, map_id: str) -> dict[str, Any]:
     """The run parameters of one planning task (enough to run it again).
 
     Parameters
     ----------
-    result : PlanResult
-        The outcome (its task).
+    params : PlanParameters
+        What was asked (:class:`core.logistics.release.PlanParameters`).
     session : PlanningSession
-        Its session (approach and planner parameters).
+        The session that planned it (the budget C it resolved: N_centers + 30 by default).
     map_id : str
         The project's id of the map.
-    seeded : bool
-        True for a seeded experiment.
 
     Returns
     -------
     dict
-        ``map``, ``task``, ``approach``, ``preset``, ``epsilon``, ``comm_budget``,
-        ``seeded`` and ``planner`` (every planner parameter).
+        ``map``, ``task``, ``approach``, ``preset``, ``epsilon``, ``comm_budget`` (the one
+        used, null when unlimited), ``seeded`` and ``planner`` (every planner parameter);
+        the seed is the record's own.
     """
-    p = session.params
-    return {"map": map_id, "task": result.task.to_dict(), "approach": session.approach,
-            "preset": p.preset, "epsilon": p.epsilon,
-            "comm_budget": None if math.isinf(session.comm_budget) else session.comm_budget,
-            "seeded": seeded, "planner": p.to_dict()}
+    d = params.to_dict()
+    d.pop("seed")
+    d["comm_budget"] = None if math.isinf(session.comm_budget) else session.comm_budget
+    return {"map": map_id, **d}
 
 
 def bench_summary(res: BenchResult) -> dict[str, Any]:

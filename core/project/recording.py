@@ -213,36 +213,43 @@ def audit_run_record(project: Project, result: Any, params: AuditParameters) -> 
                      mode=result.mode, seed=result.seed)
 
 
-def plan_run_record(project: Project, result: Any, session: Any, *, map_id: str,
-                    map_label: str, seeded: bool) -> tuple[RunRecord, list[LedgerEntry]]:
+def plan_run_record(project: Project, result: Any, params: Any, *, map_id: str,
+                    map_label: str) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of one planning task (kind ``"plan"``) and its ledger entries.
+
+    The window and ``plan … --record`` both record through here.
 
     Parameters
     ----------
     project : Project
         Where it will be recorded (for a fresh run id).
-    result : PlanResult
-        The outcome.
-    session : PlanningSession
-        The session that planned (its agents' ledgers become project entries, dataset
+    result : PlanRelease
+        :func:`core.logistics.release.plan_release` of ``params``: the outcome and the
+        session that planned (its agents' ledgers become project entries, dataset
         ``agent:<name>``).
+    params : PlanParameters
+        What was asked (:func:`core.logistics.records.plan_params` are the record's
+        parameters).
     map_id : str
         The project's id of the map planned on (the run's target).
     map_label : str
         The map's name for lists.
-    seeded : bool
-        True for a seeded experiment.
 
     Returns
     -------
     (RunRecord, list of LedgerEntry)
         Neither added yet: pass both to :func:`record_run` (or the GUI's AddRunCommand).
     """
+    session = result.session
+    if (params.approach, params.planner, params.seed) != (
+            session.approach, session.params, session.seed):
+        raise ValueError("a planning run recorded with parameters other than its own")
     rid = project.new_run_id()
     entries = plan_ledger_entries(session, source=rid)
-    summary = plan_summary(result, session, map_label=map_label, ledger_entries=len(entries))
+    summary = plan_summary(result.result, session, map_label=map_label,
+                           ledger_entries=len(entries))
     record = RunRecord(id=rid, kind=PLAN_KIND, target=map_id,
-                       params=plan_params(result, session, map_id=map_id, seeded=seeded),
+                       params=plan_params(params, session, map_id=map_id),
                        summary=summary, mode=session.mode, seed=session.seed)
     return record, entries
 

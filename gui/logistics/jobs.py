@@ -1,7 +1,8 @@
 """What the logistics workspace's halves share: texts, worker jobs and the map's structure.
 
-The tooltips explain each privacy parameter; :func:`plan_job` and :func:`generate_job` run
-in the workspace's worker (they take and return plain data, never a widget).
+The tooltips explain each privacy parameter; :func:`generate_job` runs in the workspace's
+worker (it takes and returns plain data, never a widget); a plan runs
+:func:`core.logistics.release.plan_release` there.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.logistics import THESIS_FLAWS, PlannerParams, PlanningSession, Task, map_to_dict
+from core.logistics import THESIS_FLAWS, map_to_dict
 
-__all__ = ["APPROACH_TEXT", "TOOLTIPS", "AUTO_BUDGET", "plan_job", "generate_job",
+__all__ = ["APPROACH_TEXT", "TOOLTIPS", "AUTO_BUDGET", "generate_job",
            "map_structure"]
 
 APPROACH_TEXT = {
@@ -58,16 +59,6 @@ AUTO_BUDGET = -1
 
 
 # ---------------------------------------------------------------------------- worker jobs
-def plan_job(world: Any, task: Task, approach: str, params: PlannerParams, rng: int | None,
-             *, progress: Callable[[float, str], None]) -> tuple[Any, PlanningSession]:
-    """Plan one task in a fresh session (runs in the worker; returns result and session)."""
-    progress(0.0, "planning")
-    session = PlanningSession(world, approach=approach, params=params, rng=rng)
-    result = session.plan(task)
-    progress(1.0, "done")
-    return result, session
-
-
 def generate_job(n_centers: int, seed: int, with_tasks: bool, domain: str = "logistics", *,
                  progress: Callable[[float, str], None]) -> dict[str, Any]:
     """Generate a world (spec §6.4; air/rover: their domain's generator) and return its map

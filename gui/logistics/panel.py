@@ -49,7 +49,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -65,6 +65,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QStackedWidget,
+    QStatusBar,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -88,9 +89,9 @@ from gui.logistics.results import PlanResultsView, RatioSplitter
 from gui.logistics.views import EditWidgets, MapState, PlanWidgets
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import open_failure_text
-from gui.shell.workers import TaskRunner
 
 __all__ = ["LogisticsPanel", "GenerateWorldDialog", "preview", "FIG41_ASSET", "GENERATED30_ASSET"]
 
@@ -130,18 +131,19 @@ class GenerateWorldDialog(QDialog):
         form.addRow(buttons)
 
 
-class LogisticsPanel(QWidget):
-    """The Logistics map tool tab (see the module docstring)."""
+class LogisticsPanel(ToolPanel):
+    """The Logistics map tool tab (see the module docstring); its map page's runner,
+    refusals and records are the :class:`~gui.shell.tool_panel.ToolPanel`'s."""
 
-    message_logged = Signal(str, str)  # level, text (the Log dock listens)
-    running_changed = Signal(bool)  # the current page's work (Workspace protocol)
-    can_run = True  # Workspace protocol: F5 runs this tab
-    run_recorded = Signal(str)  # id of the plan RunRecord just added
+    status_name = "Logistics"
+    log_name = "logistics"
+    undo_key = "logistics"
+    refusal_prefix = ""  # the reasons name the field themselves ("ε: …", "origin: …")
+    run_kinds = ("plan",)
 
-    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._document = document
-        self._runner = TaskRunner(self)
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(document, parent, status_bar=status_bar)
         self.state = MapState(document)  # the map shown, the job, the runs (shared by parts)
         self.setObjectName("logistics_panel")
 
@@ -169,16 +171,18 @@ class LogisticsPanel(QWidget):
                 self.pages, self.experiments, self.packet, self.results, self.canvas,
                 self.route_check, (self.empty_generate_button, self.empty_fig41_button)),
             self._runner, log=self.message_logged.emit, running_changed=self.running_changed.emit,
-            recorded=self.run_recorded.emit, add_map=self.add_map, select_map=self.select_map,
-            sync_route=self._sync_route_overlay, dialog_parent=self)
+            refuse=self.refuse, clear_problem=self.clear_problem, record=self.record,
+            select_map=self.select_map, sync_route=self._sync_route_overlay)
         self.info_panel = QStackedWidget()
         self.info_panel.setObjectName("logistics_info_panel")
         self.info_panel.addWidget(self.planner.build_side())
+        self.run_message = self.planner.run_message  # where ToolPanel.refuse says why
         self.info_panel.addWidget(self.experiments.controls)
         self.info_panel.addWidget(self.packet.controls)
         self.pages.currentChanged.connect(self.info_panel.setCurrentIndex)
 
         self.planner.connect()
+        self.connect_runner()
         document.map_changed.connect(self._on_document_map_changed)
         document.project_replaced.connect(self._on_document_project_replaced)
 
@@ -347,10 +351,6 @@ class LogisticsPanel(QWidget):
 
     # ================================================================== maps
     @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
-    @property
     def is_running(self) -> bool:
         """True while the work of the current page runs (planning, or the benchmark)."""
         return self.planner.is_running
@@ -371,14 +371,25 @@ class LogisticsPanel(QWidget):
     def shutdown(self) -> None:
         self.planner.shutdown()
 
-    @property
-    def run_problem(self) -> str:
-        """Why the last Run was refused (empty if it started)."""
-        return self.planner.run_problem
-
-    def show_run(self, run_id: str) -> bool:
+    def show_run(self, run_id: str) -> bool:  # type: ignore[override]
         """Show a recorded run (``plan`` or ``plan-bench``), e.g. picked in the Project tree."""
         return self.planner.show_run(run_id)
+
+    def show_record(self, kind: str, summary: dict[str, Any], run_id: str | None) -> None:
+        """A plan just recorded (:meth:`ToolPanel.record`): shown with its live figures."""
+        if run_id is not None:
+            self.planner.show_recorded(run_id)
+
+    @property
+    def shown_run(self) -> str | None:  # the plan run shown (None after its undo)
+        return None if self.state.shown is None else self.state.shown["run_id"]
+
+    def _on_runner_succeeded(self, value: object) -> None:
+        job = self.state.job or {}
+        if job.get("kind") == "generate":
+            self.add_map(value, "Generate world")  # type: ignore[arg-type]
+        elif job.get("kind") == "plan":
+            self.planner.record_plan(job, value)  # type: ignore[arg-type]
 
     @property
     def current_index(self) -> int:
@@ -560,13 +571,10 @@ class LogisticsPanel(QWidget):
         self._document.push(SetMapCommand(self._document, i, None, f"Remove map “{label}”"),
                             "logistics")
 
-    # ------------------------------------------------------------------ for tests
-    def shown_run(self) -> str | None:
-        return None if self.state.shown is None else self.state.shown["run_id"]
-
 
 register_tool(ToolSpec(
-    "logistics", "Logistics map", lambda window: LogisticsPanel(window.document, window),
+    "logistics", "Logistics map",
+    lambda window: LogisticsPanel(window.document, window, status_bar=window.statusBar()),
     "DP multi-agent route planning (thesis Ch. 4): draw or generate a map, plan a task, "
     "inspect Fig 4.3–4.6 and the per-agent ledger; the benchmarks of Fig 4.7–4.11."))
 

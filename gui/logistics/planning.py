@@ -5,15 +5,16 @@ map page's state, its widgets (:class:`gui.logistics.views.PlanWidgets`), the pa
 and callables for what it asks of the panel, it builds the task picker and the Run controls
 of the right-hand dock (their fields are its own), runs in the runner and answers the
 panel's Workspace protocol for the map page (the experiments page runs its own benchmark). A
-run plans one task in the worker (:func:`gui.logistics.jobs.plan_job`); the result is
-recorded with its agents' ledger entries in one undoable
-:class:`gui.shell.commands.AddRunCommand`.
+run builds :class:`core.logistics.release.PlanParameters` from the widgets (the core checks
+them, once) and runs :func:`core.logistics.release.plan_release` in the worker, as ``plan``
+does; the result is recorded by :func:`core.project.recording.plan_run_record` with its
+agents' ledger entries, in one undoable :class:`gui.shell.commands.AddRunCommand`.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -29,20 +30,22 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError
-from core.logistics import APPROACHES, PlannerParams, PlanningSession, validate_task
+from core.logistics import APPROACHES, PlannerParams, PlanningSession
 from core.logistics import edits as E
 from core.logistics.packet_records import PACKET_KIND
+from core.logistics.release import PlanParameters, PlanRelease, plan_release
 from core.project import plan_run_record
-from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure, plan_job
+from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure
 from gui.logistics.views import MapState, PlanWidgets
-from gui.shell.commands import AddRunCommand
-from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
+from gui.shell.ledger import OVER_BUDGET_TEXT
 from gui.shell.param_field import ParamField
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import show_field_error
 
 if TYPE_CHECKING:
+    from core.privacy import LedgerEntry
+    from core.project import RunRecord
     from gui.shell.document import ProjectDocument
     from gui.shell.workers import TaskRunner
 
@@ -57,21 +60,21 @@ class TaskPlanner:
 
     def __init__(self, document: ProjectDocument, state: MapState, widgets: PlanWidgets,
                  runner: TaskRunner, *, log: Callable[[str, str], None],
-                 running_changed: Callable[[bool], None], recorded: Callable[[str], None],
-                 add_map: Callable[[Mapping[str, Any], str], object],
-                 select_map: Callable[[str], None], sync_route: Callable[[], None],
-                 dialog_parent: QWidget) -> None:
+                 running_changed: Callable[[bool], None], refuse: Callable[[str], bool],
+                 clear_problem: Callable[[], None],
+                 record: Callable[[RunRecord, list[LedgerEntry], RunControls], bool],
+                 select_map: Callable[[str], None], sync_route: Callable[[], None]) -> None:
         self._document = document
         self._state = state
         self._w = widgets
         self._runner = runner
         self._log = log
         self._running_changed = running_changed
-        self._recorded = recorded
-        self._add_map = add_map
+        self._refuse = refuse  # ToolPanel.refuse: the reason in run_message and the log
+        self._clear_problem = clear_problem
+        self._record = record  # ToolPanel.record: budgets asked, recorded, shown, announced
         self._select_map = select_map
         self._sync_route = sync_route
-        self._dialog_parent = dialog_parent  # over-budget questions are asked over it
 
     def connect(self) -> None:
         """Follow the runner, the pages and the document (after the side is built)."""
@@ -80,9 +83,6 @@ class TaskPlanner:
         w.experiments.run_controls.running_changed.connect(self.emit_running_changed)
         w.packet.run_controls.running_changed.connect(self.emit_running_changed)
         w.pages.currentChanged.connect(self.emit_running_changed)
-        self._runner.succeeded.connect(self._on_runner_succeeded)
-        self._runner.failed.connect(self._on_runner_failed)
-        self._runner.cancelled.connect(self._on_runner_cancelled)
         self._document.run_removed.connect(self._on_document_run_removed)
         self._document.run_added.connect(self._on_document_run_added)
 
@@ -191,7 +191,7 @@ class TaskPlanner:
     def fill_task_picker(self) -> None:
         d = self._state.map_dict()
         if d is not None and self.run_problem == NO_MAP_TEXT:  # a stale refusal: a map exists
-            self.run_message.hide()
+            self._clear_problem()
             self.run_message.setText("")
         keep = (self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
                 self.goal_combo.currentData())
@@ -318,61 +318,58 @@ class TaskPlanner:
         self._running_changed(self.is_running)
 
     def _refuse_run(self, text: str, widget: QWidget | None = None) -> bool:
-        self.run_message.setText(text)
-        self.run_message.show()
         if widget is not None:
             show_field_error(widget, text)
-        self._log("WARNING", f"logistics run not started: {text}")
-        return False
+        return self._refuse(text)
 
     @property
     def run_problem(self) -> str:
         """Why the last Run was refused (empty if it started)."""
         return "" if self.run_message.isHidden() else self.run_message.text()
 
+    def _params(self) -> PlanParameters:
+        """The run's parameters from the widgets (an InputError naming a field if one is
+        refused: the core's check, made once)."""
+        try:
+            eps = self.epsilon_field.value()
+        except ValueError as exc:
+            raise InputError(f"ε {exc}", field="epsilon") from None
+        budget = self.budget_spin.value()
+        return PlanParameters(
+            self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
+            self.goal_combo.currentData(), approach=self.approach_combo.currentData(),
+            seed=self.seed_spin.value() if self.mode_combo.currentData() == "experiment"
+            else None,
+            planner=PlannerParams.preset_params(
+                self.preset_combo.currentData(), epsilon=eps,
+                comm_budget=None if budget == AUTO_BUDGET else float(budget),
+                high_level_solver=self.solver_combo.currentData()))
+
     def run_plan(self) -> bool:
         """Plan the picked task in the worker; False (with an inline reason) if refused."""
         if self._runner.is_running:
             return False
-        self.run_message.hide()
+        self._clear_problem()
         self.run_message.setText("")
         self.epsilon_field.clear_error()
         entry = self._state.entry()
         if entry is None:
             return self._refuse_run(NO_MAP_TEXT)
         world = entry.world  # validated when it entered the project
-        d = entry.to_dict()
-        origin = self.origin_combo.currentData()
-        goal_agent = self.goal_agent_combo.currentData()
-        goal = self.goal_combo.currentData()
         try:
-            task = validate_task(world, {"origin": origin, "goal_agent": goal_agent,
-                                         "goal": goal})
+            params = self._params()
+            task = params.task_on(world)  # refused here, before any work
         except InputError as exc:
+            if exc.field == "epsilon":
+                self.epsilon_field.set_error(exc.problem)
+                return self._refuse_run(str(exc).replace("epsilon", "ε"), self.epsilon_edit)
             return self._refuse_run(str(exc))
-        try:
-            eps = float(self.epsilon_field.checked_value())
-        except InputError as exc:  # the field shows why
-            return self._refuse_run(exc.problem)
-        budget = self.budget_spin.value()
-        try:
-            params = PlannerParams.preset_params(
-                self.preset_combo.currentData(), epsilon=eps,
-                comm_budget=None if budget == AUTO_BUDGET else float(budget),
-                high_level_solver=self.solver_combo.currentData())
-        except InputError as exc:
-            return self._refuse_run(str(exc).replace("epsilon", "ε"), self.epsilon_edit
-                                    if exc.field == "epsilon" else None)
-        seeded = self.mode_combo.currentData() == "experiment"
-        rng = self.seed_spin.value() if seeded else None
-        approach = self.approach_combo.currentData()
-        self._state.job = {"kind": "plan", "world": world, "task": task, "approach": approach,
-                           "params": params, "map_id": self._state.map_id, "map": dict(d),
-                           "seeded": seeded}
+        self._state.job = {"kind": "plan", "world": world, "params": params,
+                           "map_id": self._state.map_id, "map": dict(entry.to_dict())}
         self._log("INFO", f"logistics: planning {task.origin} → agent "
-                  f"{task.goal_agent} ({approach}, ε = {eps:g}, "
-                  + (f"seed {rng})" if seeded else "release mode)"))
-        self._runner.start(plan_job, world, task, approach, params, rng)
+                  f"{task.goal_agent} ({params.approach}, ε = {params.planner.epsilon:g}, "
+                  + (f"seed {params.seed})" if params.seeded else "release mode)"))
+        self._runner.start(plan_release, params, world=world)
         return True
 
     def shutdown(self) -> None:
@@ -385,50 +382,31 @@ class TaskPlanner:
         for b in self._w.start_buttons:
             b.setEnabled(not running)
 
-    def _on_runner_succeeded(self, value: Any) -> None:
-        job = self._state.job or {}
-        if job.get("kind") == "generate":
-            self._add_map(value, "Generate world")
-            return
-        if job.get("kind") == "plan":
-            result, session = value
-            self._record_plan(job, result, session)
-
-    def _on_runner_failed(self, exc: object) -> None:
-        text = f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, InputError):
-            self._refuse_run(str(exc))
-        else:
-            self._refuse_run(f"the run failed: {text}")
-        self._log("ERROR", f"logistics run failed: {text}")
-
-    def _on_runner_cancelled(self) -> None:
-        self._log("INFO", "logistics run cancelled")
-
     # ------------------------------------------------------------------ recording
-    def _record_plan(self, job: dict[str, Any], result: Any, session: PlanningSession) -> None:
-        doc = self._document
-        world = job["world"]
-        record, entries = plan_run_record(doc.project, result, session,
+    def record_plan(self, job: dict[str, Any], release: PlanRelease) -> None:
+        """Record a finished plan (the panel's :meth:`ToolPanel.record`) and show it."""
+        result, session = release.result, release.session
+        record, entries = plan_run_record(self._document.project, release, job["params"],
                                           map_id=str(job["map_id"]),
-                                          map_label=E.map_label(job["map"]),
-                                          seeded=bool(job["seeded"]))
+                                          map_label=E.map_label(job["map"]))
         rid = record.id
-        if not approve_entries(self._dialog_parent, doc, entries):
+        self._state.runs[rid] = {"world": job["world"], "map": job["map"],
+                                 "map_id": job["map_id"], "structure": map_structure(job["map"]),
+                                 "result": result, "session": session, "run_id": rid}
+        if not self._record(record, entries, self.run_controls):
+            del self._state.runs[rid]
             self._log("WARNING", f"plan {rid}: {OVER_BUDGET_TEXT}")
             return
-        self._state.runs[rid] = {"world": world, "map": job["map"], "map_id": job["map_id"],
-                                 "structure": map_structure(job["map"]), "result": result,
-                                 "session": session, "run_id": rid}
-        doc.push(AddRunCommand(doc, record, text=f"Record planning run {record.id}",
-                               ledger_entries=entries), "logistics")
-        self._show_run(rid)
         status = "delivered" if result.success else f"not delivered ({result.failure})"
         self._log(
             "INFO", f"{rid} recorded: plan {result.task.origin} → agent "
-            f"{result.task.goal_agent} on {job['map_id']}, {job['approach']}, {status}, "
+            f"{result.task.goal_agent} on {job['map_id']}, {session.approach}, {status}, "
             f"{result.messages} messages, {len(entries)} ledger entries")
-        self._recorded(rid)
+
+    def show_recorded(self, run_id: str) -> None:
+        """Show a plan of this session just recorded (its live figures)."""
+        if run_id in self._state.runs:
+            self._show_run(run_id)
 
     def _mode_text(self, session: PlanningSession) -> str:
         return (f"seeded experiment (seed {session.seed})" if session.mode == "experiment"

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                                        solver=args.solver)
         if panel.run():
             wait_for(panel.runner, args.timeout)
-            status = "ok" if panel.shown_run() else "not finished"
+            status = "ok" if panel.shown_run else "not finished"
         else:
             status = f"not started: {panel.run_problem}"
         panel.results.show_tab(args.tab)

@@ -106,8 +106,8 @@ def map_project(tmp_path: Path) -> Path:
 
 
 def test_plan_record_writes_what_the_window_records(map_project: Path) -> None:
-    from core.logistics.model import Task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
     from core.project.recording import plan_run_record
 
     code, out, err = cli("plan", map_project, "--origin", "a2", "--goal-agent", "f",
@@ -125,11 +125,10 @@ def test_plan_record_writes_what_the_window_records(map_project: Path) -> None:
     assert all(e.source.startswith(f"{run.id}: ") for e in after.ledger)
     # the same record the window builds for the same seeded task (elapsed time aside)
     world = after.maps[0].world
-    session = PlanningSession(world, approach="dp",
-                              params=PlannerParams.preset_params("sound", epsilon=0.5), rng=4)
-    result = session.plan(Task("a2", "f", None))
-    want, entries = plan_run_record(after, result, session, map_id="map-1",
-                                    map_label=after.maps[0].label, seeded=True)
+    params = PlanParameters("a2", "f", planner=PlannerParams.preset_params(epsilon=0.5),
+                            seed=4)
+    want, entries = plan_run_record(after, plan_release(params, world=world), params,
+                                    map_id="map-1", map_label=after.maps[0].label)
     assert run.params == json.loads(json.dumps(want.params))
     got = {k: v for k, v in run.summary.items() if k != "elapsed_s"}
     assert got == json.loads(json.dumps({k: v for k, v in want.summary.items()

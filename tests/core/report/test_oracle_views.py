@@ -68,17 +68,16 @@ def test_sharing_marks_the_students_values_on_the_true_mdp():
 def test_plan_marks_the_evaluators_view():
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
-    from core.logistics.model import Task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
     from core.project.recording import plan_run_record, record_run
 
     p = Project()
     p.maps.append(MapEntry("map-1", fig41()))
-    session = PlanningSession(fig41(), approach="dp",
-                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=1)
-    result = session.plan(Task("a1", "f", None))
-    rec, entries = plan_run_record(p, result, session, map_id="map-1", map_label="fig41",
-                                   seeded=True)
+    params = PlanParameters("a1", "f", planner=PlannerParams.preset_params(epsilon=1.0),
+                            seed=1)
+    rec, entries = plan_run_record(p, plan_release(params, world=fig41()), params,
+                                   map_id="map-1", map_label="fig41")
     record_run(p, rec, entries)
     assert {"route", "length", "shortest_length"} <= set(rec.summary["oracle_keys"])
     (text,) = _oracle_paragraphs(p, rec.id)

@@ -88,17 +88,18 @@ def test_plan_runs_get_their_map_with_the_route():
     """Issue: the route page had no map figure."""
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
-    from core.logistics.model import Task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
     from core.project.recording import plan_run_record, record_run
 
     p = Project(name="routes")
     p.maps.append(MapEntry("map-1", fig41()))
-    session = PlanningSession(p.maps[0].world, approach="dp",
-                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=3)
-    result = session.plan(Task("a2", "f", None))
-    rec, entries = plan_run_record(p, result, session, map_id="map-1",
-                                   map_label=p.maps[0].label, seeded=True)
+    params = PlanParameters("a2", "f", planner=PlannerParams.preset_params(epsilon=1.0),
+                            seed=3)
+    release = plan_release(params, world=p.maps[0].world)
+    result = release.result
+    rec, entries = plan_run_record(p, release, params, map_id="map-1",
+                                   map_label=p.maps[0].label)
     record_run(p, rec, entries)
     rep = build_report(p)
     fig = next(f for f in rep.figures() if f.id == f"{rec.id}-route")

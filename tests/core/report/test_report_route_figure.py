@@ -14,8 +14,8 @@ from core.report.svg import svg_plot
 def _plan_project(*, drop_positions: bool = False):
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
-    from core.logistics.model import Task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
     from core.project.recording import plan_run_record, record_run
 
     world = fig41()
@@ -24,11 +24,12 @@ def _plan_project(*, drop_positions: bool = False):
             d.pop("pos", None)
     p = Project(name="routes")
     p.maps.append(MapEntry("map-1", world))
-    session = PlanningSession(world, approach="dp",
-                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=3)
-    result = session.plan(Task("a2", "f", None))
-    rec, entries = plan_run_record(p, result, session, map_id="map-1",
-                                   map_label=p.maps[0].label, seeded=True)
+    params = PlanParameters("a2", "f", planner=PlannerParams.preset_params(epsilon=1.0),
+                            seed=3)
+    release = plan_release(params, world=world)
+    result = release.result
+    rec, entries = plan_run_record(p, release, params, map_id="map-1",
+                                   map_label=p.maps[0].label)
     record_run(p, rec, entries)
     fig = next(f for f in build_report(p).figures() if f.id == f"{rec.id}-route")
     return world, result, fig

@@ -78,7 +78,7 @@ def test_planning_on_the_rover_example_shows_the_hand_overs(qtbot, window):
     panel.planner.set_plan_options(epsilon="0.5", seed=1)
     with qtbot.waitSignal(panel.runner.finished, timeout=30000):
         assert panel.run()
-    assert panel.shown_run()
+    assert panel.shown_run
     route = panel.canvas.route_ids()
     assert route[0] == t.origin and w.agent_of(route[-1]) == t.goal_agent
     # the route's icons survive the overlay (it is drawn on top, not rebuilt)
@@ -134,8 +134,8 @@ def test_a_second_example_opens_on_its_map_without_the_last_ones_route(qtbot, wi
     panel.planner.set_plan_options(epsilon="0.5", seed=1)
     with qtbot.waitSignal(panel.runner.finished, timeout=30000):
         assert panel.run()
-    assert panel.shown_run() and panel.canvas.route_ids()
+    assert panel.shown_run and panel.canvas.route_ids()
     panel.pages.setCurrentIndex(2)  # the packet-routing sub-tab
     window.open_example("logistics:air")
     assert panel.pages.currentIndex() == 0
-    assert not panel.shown_run() and not panel.canvas.route_ids()
+    assert not panel.shown_run and not panel.canvas.route_ids()

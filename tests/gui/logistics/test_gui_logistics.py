@@ -224,7 +224,7 @@ def test_seeded_plan_on_fig41_draws_plan_tasks_route_and_records_run_and_ledger(
     doc.undo_stack.undo()  # the run and its spend are not undone
     assert len(doc.project.runs) == 1 and len(doc.project.ledger) == n_entries
     p.show_run(rec.id)  # (the undo took back the map edit before the run)
-    assert p.shown_run() == rec.id
+    assert p.shown_run == rec.id
 
 
 def test_figure_views_show_the_runs_artefacts(fig_panel, qtbot):
@@ -449,7 +449,7 @@ def test_show_run_of_a_reloaded_project_restores_the_task(fig_panel, qtbot):
     p.planner.set_task("a3", "e")
     p.planner.set_plan_options(seed=4, epsilon="0.8")
     _run(qtbot, p)
-    rid = p.shown_run()
+    rid = p.shown_run
     p.state.runs.clear()  # as after reloading the project: only the summary is kept
     p.planner.set_task("a1", "f")
     p.planner.set_plan_options(epsilon="0.3")
@@ -502,7 +502,7 @@ def test_f5_runs_the_logistics_tab_in_the_window(window, qtbot):
     w.canvas.setFocus()
     with qtbot.waitSignal(w.runner.finished, timeout=20000):
         QTest.keyClick(w.canvas, Qt.Key.Key_F5)
-    assert w.shown_run() == "run-1"
+    assert w.shown_run == "run-1"
     window.close_tool("logistics")
 
 

@@ -8,18 +8,18 @@ from gui.report.export import figure_image, figure_plot
 def test_the_pdf_route_figure_draws_every_location_as_a_marker(qapp):
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
-    from core.logistics.model import Task
-    from core.logistics.planner import PlannerParams, PlanningSession
+    from core.logistics.planner import PlannerParams
+    from core.logistics.release import PlanParameters, plan_release
     from core.project.model import Project
     from core.project.recording import plan_run_record, record_run
     from core.report import build_report
 
     p = Project(name="routes")
     p.maps.append(MapEntry("map-1", fig41()))
-    session = PlanningSession(p.maps[0].world, approach="dp",
-                              params=PlannerParams.preset_params("sound", epsilon=1.0), rng=3)
-    rec, entries = plan_run_record(p, session.plan(Task("a2", "f", None)), session,
-                                   map_id="map-1", map_label=p.maps[0].label, seeded=True)
+    params = PlanParameters("a2", "f", planner=PlannerParams.preset_params(epsilon=1.0),
+                            seed=3)
+    rec, entries = plan_run_record(p, plan_release(params, world=p.maps[0].world), params,
+                                   map_id="map-1", map_label=p.maps[0].label)
     record_run(p, rec, entries)
     fig = next(f for f in build_report(p).figures() if f.id == f"{rec.id}-route")
     widget = figure_plot(fig)
