@@ -51,10 +51,13 @@ ACTIONS: dict[str, Action] = {
     "advise": Action("core.advising.release.AdviseParameters",
                      "core.advising.release.advise_release", "advise_run_record",
                      "core/cli/advising.py", "gui/advising", ("run_advising",)),
+    "plan": Action("core.logistics.release.PlanParameters", "core.logistics.release.plan_release",
+                   "plan_run_record", "core/cli/logistics.py", "gui/logistics",
+                   ("PlanningSession",)),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
-PENDING = {"plan_run_record", "sharing_run_record", "mia_run_record",
+PENDING = {"sharing_run_record", "mia_run_record",
            "drl_run_record", "comarl_run_record"}
 
 
@@ -63,11 +66,28 @@ def _obj(dotted: str) -> object:
     return getattr(importlib.import_module(module), name)
 
 
+def _annotations(tree: ast.AST) -> set[int]:
+    """The ids of the nodes inside type annotations (a name there runs nothing)."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.arg) and n.annotation is not None:
+            roots.append(n.annotation)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            roots.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            roots.append(n.annotation)
+    return {id(m) for r in roots for m in ast.walk(r)}
+
+
 def _names(path: Path) -> set[str]:
-    """Every name the module's code uses (``x`` and ``….x``), strings and comments aside."""
+    """Every name the module's code uses (``x`` and ``….x``), strings, comments and type
+    annotations aside."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _annotations(tree)
     out: set[str] = set()
     for n in ast.walk(tree):
+        if id(n) in skip:
+            continue
         if isinstance(n, ast.Name):
             out.add(n.id)
         elif isinstance(n, ast.Attribute):
