@@ -40,12 +40,11 @@ _FLAGS = {"victim": "--victim", "model": "--model", "defense": "--defense", "eps
           "samples": "--sensitivity-samples", "seed": "--seed", "k": "--k", "b": "--b",
           "attack": "--attack", "models": "--models", "canaries": "--canaries"}
 
-_POPULATION = {"lira": ("lira-online", "lira-offline"), "loss": ("loss",),
-               "all": ("lira-online", "lira-offline", "loss", "shadow")}
-
 
 def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run ``mia``.
+    """Run ``mia``: the flags make one :class:`~core.modelprivacy.release.MiaParameters`,
+    :func:`~core.modelprivacy.release.mia_release` runs it and
+    :func:`~core.project.recording.mia_run_record` records the shadow study (``--record``).
 
     Parameters
     ----------
@@ -59,150 +58,87 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
-    import numpy as np
+    from core.modelprivacy.release import MiaParameters, mia_release
 
-    from core.modelprivacy.data import load_dataset
-    from core.modelprivacy.metrics import tpr_at_fpr_items
-    from core.modelprivacy.study import MiaSetup, run_mia
-
-    if args.attack != "shadow":
-        return _cmd_population(args, out, err)
-    networks = None
-    victim = args.victim or "ffnn"
-    if args.model is not None:
-        if args.victim is not None:
-            raise InputError("give --victim (numpy ffnn, rnn or tabular) or --model (a network "
-                             "on JAX), not both", field="--model")
-        from core.cli.deep import mia_networks
-
-        networks, victim = mia_networks(), args.model
-    project = record_project(args.record)
-    try:
-        data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
-        setup = MiaSetup(victim=victim, defense=args.defense, epsilon=args.epsilon,
-                         delta=args.delta, shadows=args.shadows, train_size=args.train_size,
-                         epochs=args.epochs, hidden=args.hidden, lr=args.lr, clip=args.clip,
-                         sensitivity_samples=args.sensitivity_samples, preset=args.preset,
-                         k=args.k, b=args.b)
-        # a diverging learning rate overflows inside training; run_mia refuses its
-        # non-finite outputs naming --lr, so numpy's warnings would only add stderr lines
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            res = run_mia(data, setup, seed=args.seed, progress=Progress(err, "mia"),
-                          networks=networks)
-    except InputError as exc:
-        raise flag_error(exc, _FLAGS) from None
-    payload = res.to_json()
-    if project is not None:
-        from core.project.recording import mia_run_record
-
-        record, entries = mia_run_record(project, res)
-        record, stored = record_checked(args.record, project, record, entries, args, err)
-        payload["recorded"] = {"project": args.record, "run": record.id,
-                               "ledger_entries": [e.id for e in stored]}
-
-    def text() -> str:
-        def f(x: Any, spec: str = ".3f") -> str:
-            return "n/a" if x is None else format(x, spec)
-
-        lines = [f"membership inference: {res.victim} victim on {res.data}, defense "
-                 f"{res.defense}; {res.members} members / {res.members} non-members, "
-                 f"{res.shadows} shadow models",
-                 f"train accuracy {res.train_accuracy:.3f}   test accuracy "
-                 f"{res.test_accuracy:.3f}   generalisation gap {res.generalisation_gap:.3f}",
-                 f"attack accuracy {res.attack_accuracy:.3f} (chance 0.5)   AUC {res.auc:.3f}   "
-                 + "   ".join(f"TPR@FPR {k}: {v}" for k, v in tpr_at_fpr_items(payload)),
-                 f"epsilon_lb {res.epsilon_lb:.3f} (indicative)   entropy gap "
-                 f"{res.entropy_gap:.3f}   inversion error {res.inversion_error:.4f}"]
-        if res.distortion is not None:
-            lines.append(f"distortion (l2) {res.distortion:.3f}   attack accuracy, defense "
-                         f"hidden: {res.extra['attack_accuracy_hidden']:.3f}")
-        if res.epsilon is None:
-            lines.append(f"epsilon: unbounded ({res.epsilon_reason})")
-        else:
-            lines.append(f"epsilon {res.epsilon:.4g}   delta {res.delta:g}   accuracy cap "
-                         f"{f(res.accuracy_cap)}"
-                         + ("" if res.accuracy_cap is not None else f" ({res.cap_reason})"))
-        lines.append(f"guarantee: {res.guarantee}")
-        lines.append(mode_line(res.seed))
-        if "recorded" in payload:
-            r = payload["recorded"]
-            lines.append(f"recorded in {r['project']} as {r['run']} with ledger entries "
-                         + ", ".join(r["ledger_entries"]))
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
-
-    emit(args, payload, text, out)
-    return 0
-
-
-def _cmd_population(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``mia --attack lira|loss|all|canary``: the population study or the canary audit."""
-    from core.modelprivacy.attacks import attack_study
-    from core.modelprivacy.canary import canary_audit
-    from core.modelprivacy.data import load_dataset
-
-    if args.record:
+    shadow = args.attack == "shadow"
+    if args.record and not shadow:
         raise InputError("--record keeps the shadow-model study (--attack shadow); the "
                          "population study and the canary audit train many models and "
                          "release none of them", field="--record")
+    victim, networks, network_kind = _victim_flags(args)
+    project = record_project(args.record)
     try:
-        if args.model is not None:
-            from core.cli.deep import mia_networks
-
-            mia_networks()   # exit 2 naming the 'deep' extra before any work
-        data = load_dataset(args.data, seed=args.seed if args.seed is not None else 0)
-        n_in = args.train_size if args.train_size is not None else min(500, data.n // 8)
-        _check_population_flags(args)
-        kind = _population_victim(args, data, n_in)
-        if args.attack == "canary":
-            res: Any = canary_audit(kind, data, train_size=n_in, canaries=args.canaries,
-                                    seed=args.seed, progress=Progress(err, "mia"))
-        else:
-            res = attack_study(kind, data, train_size=n_in, models=args.models,
-                               attacks=_POPULATION[args.attack], seed=args.seed,
-                               progress=Progress(err, "mia"))
+        params = MiaParameters(
+            data=args.data, attack=args.attack, victim=victim, defense=args.defense,
+            epsilon=args.epsilon, delta=args.delta, shadows=args.shadows,
+            train_size=args.train_size, hidden=args.hidden, epochs=args.epochs,
+            batch=args.batch, lr=args.lr, clip=args.clip,
+            sensitivity_samples=args.sensitivity_samples, preset=args.preset, k=args.k,
+            b=args.b, models=args.models, canaries=args.canaries, seed=args.seed)
+        res: Any = mia_release(params, Progress(err, "mia"), networks=networks,
+                               network_kind=network_kind)
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_json()
-    text = _canary_text if args.attack == "canary" else _population_text
-    emit(args, payload, lambda: text(res, payload["mode"]), out)
+    if not shadow:
+        text = _canary_text if args.attack == "canary" else _population_text
+        emit(args, payload, lambda: text(res, payload["mode"]), out)
+        return 0
+    if project is not None:
+        from core.project.recording import mia_run_record
+
+        record, entries = mia_run_record(project, res, params)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
+        payload["recorded"] = {"project": args.record, "run": record.id,
+                               "ledger_entries": [e.id for e in stored]}
+    emit(args, payload, lambda: _study_text(res, payload), out)
     return 0
 
 
-def _check_population_flags(args: argparse.Namespace) -> None:
-    """The victims of the population study and canary audit: trained without a defense or
-    with DP-SGD (which alone takes --epsilon and --delta), a numpy ffnn or rnn or a network
-    (--model), not both."""
-    if args.defense not in ("none", "dpsgd"):
-        raise InputError(f"--attack {args.attack} trains its victims with none or dpsgd, "
-                         f"got {args.defense!r} (gpm, oneparam and dirichlet have the "
-                         "shadow study, --attack shadow)", field="defense")
-    if args.model is not None and args.victim is not None:
-        raise InputError("give --victim (numpy ffnn or rnn) or --model (a network on "
-                         "JAX), not both", field="--model")
-    victim = args.victim or "ffnn"
-    if args.model is None and victim not in ("ffnn", "rnn"):
-        raise InputError(f"--attack {args.attack} trains ffnn or rnn victims (or a "
-                         f"network, --model), got {victim!r}", field="victim")
-    if args.delta is not None and args.defense != "dpsgd":
-        raise InputError("--delta belongs to dpsgd", field="delta")
-    if args.epsilon is not None and args.defense != "dpsgd":
-        raise InputError("--epsilon needs --defense dpsgd", field="epsilon")
+def _victim_flags(args: argparse.Namespace) -> tuple[str, Any, Any]:
+    """The victim (``--victim``, default ffnn, or the network of ``--model``) and, for a
+    network, the factories of the ``deep`` extra (exit 2 naming the extra without JAX)."""
+    if args.model is None:
+        return args.victim or "ffnn", None, None
+    if args.victim is not None:
+        kinds = "ffnn, rnn or tabular" if args.attack == "shadow" else "ffnn or rnn"
+        raise InputError(f"give --victim (numpy {kinds}) or --model (a network on JAX), "
+                         "not both", field="--model")
+    from core.cli.deep import mia_network_kind, mia_networks
+
+    return args.model, mia_networks(), mia_network_kind
 
 
-def _population_victim(args: argparse.Namespace, data: Any, n_in: int) -> Any:
-    """The kind of victim model to train, on ``n_in`` members (plus half the canaries of a
-    canary audit)."""
-    from core.modelprivacy.victim import NumpyVictimKind
+def _study_text(res: Any, payload: dict[str, Any]) -> str:
+    """The text report of a shadow-model study."""
+    from core.modelprivacy.metrics import tpr_at_fpr_items
 
-    public_n = n_in + (args.canaries // 2 if args.attack == "canary" else 0)
-    params = dict(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
-                  defense=args.defense, epsilon=args.epsilon, delta=args.delta,
-                  n_train=public_n, clip=args.clip)
-    if args.model is not None:
-        from core.cli.deep import mia_network_kind
-
-        return mia_network_kind(args.model, data, **params)
-    return NumpyVictimKind(args.victim or "ffnn", data, **params)
+    f = _opt
+    lines = [f"membership inference: {res.victim} victim on {res.data}, defense "
+             f"{res.defense}; {res.members} members / {res.members} non-members, "
+             f"{res.shadows} shadow models",
+             f"train accuracy {res.train_accuracy:.3f}   test accuracy "
+             f"{res.test_accuracy:.3f}   generalisation gap {res.generalisation_gap:.3f}",
+             f"attack accuracy {res.attack_accuracy:.3f} (chance 0.5)   AUC {res.auc:.3f}   "
+             + "   ".join(f"TPR@FPR {k}: {v}" for k, v in tpr_at_fpr_items(payload)),
+             f"epsilon_lb {res.epsilon_lb:.3f} (indicative)   entropy gap "
+             f"{res.entropy_gap:.3f}   inversion error {res.inversion_error:.4f}"]
+    if res.distortion is not None:
+        lines.append(f"distortion (l2) {res.distortion:.3f}   attack accuracy, defense "
+                     f"hidden: {res.extra['attack_accuracy_hidden']:.3f}")
+    if res.epsilon is None:
+        lines.append(f"epsilon: unbounded ({res.epsilon_reason})")
+    else:
+        lines.append(f"epsilon {res.epsilon:.4g}   delta {res.delta:g}   accuracy cap "
+                     f"{f(res.accuracy_cap)}"
+                     + ("" if res.accuracy_cap is not None else f" ({res.cap_reason})"))
+    lines.append(f"guarantee: {res.guarantee}")
+    lines.append(mode_line(res.seed))
+    if "recorded" in payload:
+        r = payload["recorded"]
+        lines.append(f"recorded in {r['project']} as {r['run']} with ledger entries "
+                     + ", ".join(r["ledger_entries"]))
+    return "\n".join(lines + [f"note: {n}" for n in res.notes])
 
 
 def _opt(x: Any, spec: str = ".3f") -> str:

@@ -85,6 +85,12 @@ from .records import (
     table_entries as table_entries,
     table_summary as table_summary,
 )
+from .release import (
+    MIA_ATTACKS as MIA_ATTACKS,
+    POPULATION_ATTACKS as POPULATION_ATTACKS,
+    MiaParameters as MiaParameters,
+    mia_release as mia_release,
+)
 from .study import (
     DEFAULT_TABLE_EPSILONS as DEFAULT_TABLE_EPSILONS,
     DEFENSES as DEFENSES,

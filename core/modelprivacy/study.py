@@ -157,35 +157,58 @@ class MiaSetup:
     dp_batch: int = 64
     dp_lr: float = 0.5
 
-    def validated(self, data: Dataset) -> "MiaSetup":
-        """Check every field against the data; returns the setup with defaults filled in."""
-        for refused, message, name in _kind_checks(self, data):
+    def checked(self) -> "MiaSetup":
+        """Check every field that does not depend on the data (the kinds and their pairing,
+        ε, k, b, δ, the counts, the preset, the learning rate and clip norm), in that order;
+        returns the setup with ε, δ, the learning rates and the shadow count filled in.
+        :meth:`validated` adds the checks against the data."""
+        for refused, message, name in _kind_checks(self):
             if refused:
                 raise InputError(message, field=name)
         eps = self._checked_epsilon()
         for name in ("k", "b"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
-                    or v <= 0 or (name == "b" and v > 1):
+            if not _finite(v) or v <= 0 or (name == "b" and v > 1):
                 raise InputError(f"must be a finite number in {'(0, 1]' if name == 'b' else '> 0'}"
                                  f", got {v!r}", field=name)
         delta = self._checked_delta()
-        n_in = self._checked_sizes(data)
-        for name in ("hidden", "epochs", "batch", "sensitivity_samples", "granularity"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or int(v) != v or v < 1:
-                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
+        self._checked_counts()
         if self.preset not in ("sound", "thesis"):
             raise InputError(f"must be sound or thesis, got {self.preset!r}", field="preset")
         lr = self.lr if self.lr is not None else _LR.get(self.victim, 0.1)
-        if not (math.isfinite(lr) and lr > 0) or not (math.isfinite(self.clip)
-                                                       and self.clip > 0):
+        if not (_finite(lr) and lr > 0) or not (_finite(self.clip) and self.clip > 0):
             raise InputError("learning rate and clip norm must be finite and > 0",
-                             field="lr" if not (math.isfinite(lr) and lr > 0) else "clip")
+                             field="lr" if not (_finite(lr) and lr > 0) else "clip")
         dp_lr = float(self.lr) if self.lr is not None else float(self.dp_lr)
-        self._check_work(data, int(n_in))
-        return replace(self, epsilon=eps, delta=delta, train_size=int(n_in), lr=float(lr),
+        return replace(self, epsilon=eps, delta=delta, lr=float(lr),
                        shadows=int(self.shadows), dp_lr=dp_lr)
+
+    def validated(self, data: Dataset) -> "MiaSetup":
+        """Check every field (:meth:`checked`), then against the data (a tabular victim's MDP
+        records, the victim's and the shadows' records, the training time); returns the setup
+        with defaults filled in."""
+        setup = self.checked()
+        if setup.victim == "tabular" and data.mdp_dims is None:
+            raise InputError("the tabular victim (MLE model of an MDP) needs --data mdp:FILE",
+                             field="victim")
+        n_in = setup._checked_sizes(data)
+        setup._check_work(data, int(n_in))
+        return replace(setup, train_size=int(n_in))
+
+    def _checked_counts(self) -> None:
+        """The whole numbers: shadows >= 1, an explicit train_size >= 10, and the training's
+        sizes >= 1."""
+        if not _whole(self.shadows, 1):
+            raise InputError(f"must be a whole number >= 1, got {self.shadows!r}",
+                             field="shadows")
+        n_in = self.train_size
+        if n_in is not None and not _whole(n_in, 10):
+            raise InputError(f"must be a whole number >= 10, got {n_in!r}",
+                             field="train_size")
+        for name in ("hidden", "epochs", "batch", "sensitivity_samples", "granularity"):
+            v = getattr(self, name)
+            if not _whole(v, 1):
+                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
 
     def _checked_epsilon(self) -> float | None:
         """ε: absent without a DP defense (none, dirichlet), else finite > 0 (default 1)."""
@@ -197,8 +220,7 @@ class MiaSetup:
             return eps
         if eps is None:
             eps = 1.0
-        if isinstance(eps, bool) or not isinstance(eps, (int, float)) \
-                or not math.isfinite(eps) or eps <= 0:
+        if not _finite(eps) or eps <= 0:
             raise InputError(f"must be a finite number > 0, got {eps!r}", field="epsilon")
         return eps
 
@@ -212,17 +234,13 @@ class MiaSetup:
                 raise InputError("--delta belongs to dpsgd and gpm", field="delta")
             return delta
         delta = default if delta is None else delta
-        if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        if not (_finite(delta) and 0 < delta < 1):
             raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
         return delta
 
     def _checked_sizes(self, data: Dataset) -> int | float:
         """The victim's training size (default an eighth of the data, at most 500), after
         checking that the data hold the victim's records and every shadow's."""
-        if isinstance(self.shadows, bool) or int(self.shadows) != self.shadows \
-                or self.shadows < 1:
-            raise InputError(f"must be a whole number >= 1, got {self.shadows!r}",
-                             field="shadows")
         n_in = self.train_size if self.train_size is not None else min(500, data.n // 8)
         if int(n_in) != n_in or n_in < 10:
             raise InputError(f"must be a whole number >= 10, got {n_in!r}",
@@ -319,17 +337,27 @@ class MiaResult:
         return out
 
 
-def _kind_checks(setup: MiaSetup, data: Dataset) -> tuple[tuple[bool, str, str], ...]:
+def _finite(v: Any) -> bool:
+    """A finite real number (not a bool)."""
+    return (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            and math.isfinite(v))
+
+
+def _whole(v: Any, least: int) -> bool:
+    """A whole number (an int or an integral float, not a bool) >= ``least``."""
+    return _finite(v) and int(v) == v and v >= least
+
+
+def _kind_checks(setup: MiaSetup) -> tuple[tuple[bool, str, str], ...]:
     """(refused, message, field) of the victim and defense kinds and their pairing, in the
-    order they are checked (the first refused one is raised)."""
+    order they are checked (the first refused one is raised; the tabular victim's need of
+    MDP data is checked with the data, :meth:`MiaSetup.validated`)."""
     victim, defense = setup.victim, setup.defense
     return (
         (victim not in VICTIM_KINDS,
          f"must be one of {', '.join(VICTIM_KINDS)}, got {victim!r}", "victim"),
         (defense not in DEFENSES,
          f"must be one of {', '.join(DEFENSES)}, got {defense!r}", "defense"),
-        (victim == "tabular" and data.mdp_dims is None,
-         "the tabular victim (MLE model of an MDP) needs --data mdp:FILE", "victim"),
         (victim == "tabular" and defense == "dpsgd",
          "DP-SGD needs a gradient-trained victim (ffnn, rnn or a network); the "
          "tabular victim counts transitions", "defense"),

@@ -316,22 +316,36 @@ def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
     return record, sharing_entries(env, result, source=rid)
 
 
-def mia_run_record(project: Project, result: Any) -> tuple[RunRecord, list[LedgerEntry]]:
+def mia_run_record(project: Project, result: Any, params: Any
+                   ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a membership-inference study (kind ``"mia"``, target its data) and
-    the ledger entries of what the victim released.
+    the ledger entries of what the victim released. The window and ``mia … --record`` both
+    record through here.
 
     Parameters
     ----------
     project : Project
         Where it will be recorded (for a fresh run id).
     result : MiaResult
-        The study (:func:`core.modelprivacy.study.run_mia`).
+        The study (:func:`core.modelprivacy.release.mia_release` of ``params``).
+    params : MiaParameters
+        What was asked: the shadow-model study (the population study and the canary audit
+        release nothing and are not recorded). The record keeps the study's parameters with
+        their defaults filled in (:func:`core.modelprivacy.records.mia_params`).
 
     Returns
     -------
     (RunRecord, list of LedgerEntry)
         Not yet added to the project (:func:`record_run` adds both).
     """
+    if params.attack != "shadow":
+        raise ValueError(f"mia --attack {params.attack} trains many models and releases none: "
+                         "only the shadow-model study is recorded")
+    if (params.victim, params.defense, params.seed) != (result.victim, result.defense,
+                                                        result.seed):
+        raise ValueError(f"a {result.victim}/{result.defense} study (seed {result.seed}) "
+                         f"recorded with {params.victim}/{params.defense} parameters (seed "
+                         f"{params.seed})")
     rid = project.new_run_id()
     record = RunRecord(id=rid, kind=MIA_KIND, target=result.data, params=mia_params(result),
                        summary=mia_summary(result),

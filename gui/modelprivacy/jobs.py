@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui.modelprivacy.network_runner import NETWORK_ITEMS, networks_for, victim_kind
+from gui.modelprivacy.network_runner import networks_for, victim_kind
 
-__all__ = ["study", "table", "victims", "attacks", "ATTACK_MODES", "POPULATION_MODELS"]
+__all__ = ["release", "table", "victims", "ATTACK_MODES", "ATTACK_PARAMETERS",
+           "POPULATION_MODELS"]
 
 #: The workspace's attack choices: the single-victim shadow study (recorded, as before),
 #: the population study (LiRA online/offline, loss, shadow on the same victims) and the
@@ -16,6 +17,13 @@ ATTACK_MODES = {"shadow": "shadow model (one victim, recorded)",
                 "population": "LiRA + loss + shadow (8 victims)",
                 "canary": "canary audit of the training (ε_lb)"}
 POPULATION_MODELS = 8
+#: What each attack choice sets of :class:`core.modelprivacy.release.MiaParameters`: the
+#: population study runs every attack on 8 victims; the canary audit uses as many canaries
+#: as the data leave (at most 500).
+ATTACK_PARAMETERS: dict[str, dict[str, Any]] = {
+    "shadow": {"attack": "shadow"},
+    "population": {"attack": "all", "models": POPULATION_MODELS},
+    "canary": {"attack": "canary", "canaries": None}}
 
 
 def _data(data_spec: str, mdp: Any, seed: int | None) -> Any:
@@ -24,11 +32,30 @@ def _data(data_spec: str, mdp: Any, seed: int | None) -> Any:
     return mdp_dataset(mdp, seed=seed or 0) if mdp is not None else load_dataset(data_spec)
 
 
-def study(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.study import run_mia
+def release(params: Any, mdp: Any, *, progress: Any) -> Any:
+    """:func:`core.modelprivacy.release.mia_release` of ``params`` (on the project's MDP
+    ``mdp`` as next-state records, when given). A network victim of the population study
+    or the canary audit polls the cancel once per epoch (the progress callback raises
+    Cancelled; the study itself reports once per model)."""
+    from core.modelprivacy import mia_release
 
-    return run_mia(_data(data_spec, mdp, seed), setup, seed=seed, progress=progress,
-                   networks=networks_for(setup.victim))
+    data = _data(params.data, mdp, params.seed) if mdp is not None else None
+    if params.attack == "shadow":
+        return mia_release(params, progress, data=data, networks=networks_for(params.victim))
+    last = [0.0]
+
+    def tracked(fraction: float, message: str = "") -> None:
+        last[0] = fraction
+        progress(fraction, message)
+
+    def poll() -> bool:
+        progress(last[0])        # raises Cancelled once cancel was asked (shows nothing new)
+        return False
+
+    def network_kind(victim: str, data: Any, **kw: Any) -> Any:
+        return victim_kind(victim, data, cancelled=poll, **kw)
+
+    return mia_release(params, tracked, data=data, network_kind=network_kind)
 
 
 def table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
@@ -45,41 +72,3 @@ def victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress:
     net = networks_for(setup.victim)   # a chosen network joins the numpy victims
     return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress,
                         victims=("ffnn", "rnn") + ((setup.victim,) if net else ()), networks=net)
-
-
-def attacks(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any,
-            mode: str = "population") -> Any:
-    """The population study (every attack on 8 victims) or one canary audit, with the
-    CLI's sizes: members = min(500, records/8); canaries = min(500, what is left). The
-    victims are the numpy ffnn/rnn or a JAX network (whose training checks the cancel once
-    per epoch)."""
-    from core.common.errors import InputError
-    from core.modelprivacy.attacks import attack_study
-    from core.modelprivacy.canary import canary_audit
-
-    if mdp is not None or setup.victim not in ("ffnn", "rnn", *(k for k, _ in NETWORK_ITEMS)) \
-            or setup.defense not in ("none", "dpsgd"):
-        raise InputError("LiRA, the loss attack and the canary audit train feed-forward, "
-                         "recurrent or network victims on a data set of records, without a "
-                         "defense or with DP-SGD", field="attack")
-    data = _data(data_spec, None, seed)
-    n = min(500, data.n // 8)
-    m = min(500, data.n - n)
-    public_n = n + (m // 2 if mode == "canary" else 0)
-    last = [0.0]
-
-    def tracked(fraction: float, message: str = "") -> None:
-        last[0] = fraction
-        progress(fraction, message)
-
-    def poll() -> bool:
-        progress(last[0])        # raises Cancelled once cancel was asked (shows nothing new)
-        return False
-
-    kind = victim_kind(setup.victim, data, cancelled=poll, defense=setup.defense,
-                       epsilon=setup.epsilon, delta=setup.delta, n_train=public_n)
-    if mode == "canary":
-        return canary_audit(kind, data, train_size=n, canaries=m, seed=seed,
-                            progress=tracked)
-    return attack_study(kind, data, train_size=n, models=POPULATION_MODELS, seed=seed,
-                        progress=tracked)

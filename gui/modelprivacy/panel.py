@@ -70,6 +70,36 @@ _COLOURS = {"none": "#444444", "dpsgd": "#1f77b4", "gpm": "#2ca02c", "oneparam":
             "dirichlet": "#9467bd"}
 _SYMBOLS = {"ffnn": "o", "rnn": "s", "tabular": "d"}
 _CSV = "__csv__"
+_DP = ("dpsgd", "gpm", "oneparam")
+#: The form bound to :class:`core.modelprivacy.release.MiaParameters`: (field, widget
+#: attribute, the defenses the field applies to; None: every defense). A field that does not
+#: apply to the chosen defense keeps its default (ε and δ: none) and its widget is disabled.
+#: The data, the attack choice and the seed have their own widgets (a file, a project MDP,
+#: the randomness mode).
+_BINDINGS: tuple[tuple[str, str, tuple[str, ...] | None], ...] = (
+    ("victim", "victim_combo", None), ("defense", "defense_combo", None),
+    ("epsilon", "epsilon_spin", _DP), ("delta", "delta_spin", ("dpsgd", "gpm")),
+    ("k", "k_spin", ("dirichlet",)), ("shadows", "shadows_spin", None))
+
+
+def _read(widget: QWidget) -> Any:
+    """The value a bound widget holds (a combo's key, a spin box's number)."""
+    if isinstance(widget, QComboBox):
+        return widget.currentData()
+    if isinstance(widget, QSpinBox):
+        return int(widget.value())
+    return float(widget.value())  # type: ignore[attr-defined]
+
+
+def _write(widget: QWidget, name: str, value: Any) -> None:
+    """Show ``value`` in a bound widget (ValueError when a combo has no such key)."""
+    if isinstance(widget, QComboBox):
+        i = widget.findData(value)
+        if i < 0:
+            raise ValueError(f"no {name} {value!r}")
+        widget.setCurrentIndex(i)
+    else:
+        widget.setValue(value)  # type: ignore[attr-defined]
 
 
 class ModelPrivacyPanel(ToolPanel):
@@ -86,6 +116,7 @@ class ModelPrivacyPanel(ToolPanel):
         super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("modelprivacy_panel")
         self._task = "study"
+        self._params: Any = None
         self._csv_path = ""
         self._roc_legend: Any = None
         self._eps_legend: Any = None
@@ -238,27 +269,36 @@ class ModelPrivacyPanel(ToolPanel):
 
     # ------------------------------------------------------------------ public API
     def set_parameters(self, **values: Any) -> None:
-        """Set the form (keys: data, victim, defense, epsilon, delta, shadows, attack, seed)."""
-        for key, combo in (("data", self.data_combo), ("victim", self.victim_combo),
-                           ("defense", self.defense_combo), ("attack", self.attack_combo)):
+        """Set the form (keys: data, attack, seed and the bound fields of
+        :data:`_BINDINGS`: victim, defense, epsilon, delta, k, shadows)."""
+        for key, combo in (("data", self.data_combo), ("attack", self.attack_combo)):
             if key in values:
-                i = combo.findData(values[key])
-                if i < 0:
-                    raise ValueError(f"no {key} {values[key]!r}")
-                combo.setCurrentIndex(i)
-        if "epsilon" in values:
-            self.epsilon_spin.setValue(float(values["epsilon"]))
-        if "delta" in values:
-            self.delta_spin.setValue(float(values["delta"]))
-        if "k" in values:
-            self.k_spin.setValue(float(values["k"]))
-        if "shadows" in values:
-            self.shadows_spin.setValue(int(values["shadows"]))
+                _write(combo, key, values[key])
+        for name, attr, _applies in _BINDINGS:
+            if name in values:
+                _write(getattr(self, attr), name, values[name])
         if "seed" in values:
             seed = values["seed"]
             self.mode_combo.setCurrentIndex(1 if seed is None else 0)
             if seed is not None:
                 self.seed_spin.setValue(int(seed))
+
+    def parameters(self, data: str, *, task: str = "study") -> Any:
+        """The form as :class:`~core.modelprivacy.release.MiaParameters` on ``data`` (the
+        core refuses, naming the field, what it does not accept). ``task``: the attack
+        choice applies to a study; a comparison is of shadow studies, and "Compare
+        defenses" starts from no defense."""
+        from core.modelprivacy import MiaParameters
+
+        values: dict[str, Any] = {"data": data, "seed": self.seed()}
+        if task == "study":
+            values.update(jobs.ATTACK_PARAMETERS[self.attack_combo.currentData()])
+        defense = "none" if task == "table" else self.defense_combo.currentData()
+        for name, attr, applies in _BINDINGS:
+            if applies is None or defense in applies:
+                values[name] = _read(getattr(self, attr))
+        values["defense"] = defense
+        return MiaParameters(**values)
 
     def seed(self) -> int | None:
         return None if self.mode_combo.currentData() == "release" else self.seed_spin.value()
@@ -268,17 +308,6 @@ class ModelPrivacyPanel(ToolPanel):
         seed = self.seed()
         return ("study in release mode (secure noise)" if seed is None
                 else f"study as a seeded experiment (seed {seed})")
-
-    def setup(self, *, defense: str | None = None) -> Any:
-        from core.modelprivacy import MiaSetup
-
-        d = defense or self.defense_combo.currentData()
-        return MiaSetup(victim=self.victim_combo.currentData(), defense=d,
-                        epsilon=None if d in ("none", "dirichlet")
-                        else float(self.epsilon_spin.value()),
-                        delta=float(self.delta_spin.value()) if d in ("dpsgd", "gpm")
-                        else None, shadows=int(self.shadows_spin.value()),
-                        k=float(self.k_spin.value()))
 
     def run(self) -> bool:
         """One study (or, with another attack chosen, the population study or the canary
@@ -319,26 +348,24 @@ class ModelPrivacyPanel(ToolPanel):
         self.clear_problem()
         try:
             spec, mdp = self._data_source()
-            setup = self.setup(defense="none" if task == "table" else None)
-            if task == "victims" and (mdp is not None or setup.defense == "dirichlet"):
+            params = self.parameters(spec, task="study" if task == "attacks" else task)
+            if task == "victims" and (mdp is not None or params.defense == "dirichlet"):
                 raise InputError("the feed-forward and recurrent victims need a data set of "
                                  "records (not MDP data) and a defense they support",
                                  field="victim")
-            if mdp is None and setup.victim == "tabular" and task != "victims":
-                raise InputError("the tabular victim needs an MDP of the project as data",
-                                 field="victim")
         except InputError as exc:
             return self.refuse(f"{exc.field or 'input'}: {exc.problem}")
-        self._task = task
+        self._task, self._params = task, params
         self._request = {"data": spec}
-        seed = self.seed()
-        self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {setup.victim}, "
-                                 f"{setup.defense}, "
+        seed = params.seed
+        self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {params.victim}, "
+                                 f"{params.defense}, "
                                  + ("release mode" if seed is None else f"seed {seed}"))
-        fn = {"study": jobs.study, "table": jobs.table, "victims": jobs.victims,
-              "attacks": jobs.attacks}[task]
-        extra = {"mode": self.attack_combo.currentData()} if task == "attacks" else {}
-        self._runner.start(fn, spec, mdp, setup, seed, **extra)
+        if task in ("study", "attacks"):
+            self._runner.start(jobs.release, params, mdp)
+        else:
+            fn = jobs.table if task == "table" else jobs.victims
+            self._runner.start(fn, spec, mdp, params.setup(), seed)
         return True
 
     def _update_running(self, running: bool) -> None:
@@ -364,7 +391,7 @@ class ModelPrivacyPanel(ToolPanel):
                 project, list(result),  # type: ignore[call-overload]
                 compare="defenses" if self._task == "table" else "victims")
         else:
-            record, entries = mia_run_record(project, result)
+            record, entries = mia_run_record(project, result, self._params)
         if self.record(record, entries, self.run_controls):
             self.message_logged.emit(
                 "INFO", f"model privacy {record.id}: recorded with {len(entries)} ledger "
@@ -484,9 +511,9 @@ class ModelPrivacyPanel(ToolPanel):
     def _on_defense_changed(self, *args: object) -> None:
         d = self.defense_combo.currentData()
         running = self.is_running
-        self.epsilon_spin.setEnabled(d not in ("none", "dirichlet") and not running)
-        self.delta_spin.setEnabled(d in ("dpsgd", "gpm") and not running)
-        self.k_spin.setEnabled(d == "dirichlet" and not running)
+        for _name, attr, applies in _BINDINGS:
+            if applies is not None:
+                getattr(self, attr).setEnabled(d in applies and not running)
 
     def _on_mode_changed(self, *args: object) -> None:
         self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment"

@@ -86,12 +86,14 @@ def test_plan_marks_the_evaluators_view():
 
 def test_mia_tabular_marks_the_policy_value_on_the_true_mdp():
     from core.modelprivacy.data import mdp_dataset
-    from core.modelprivacy.study import MiaSetup, run_mia
+    from core.modelprivacy.release import MiaParameters, mia_release
     from core.project.recording import mia_run_record
 
     d = mdp_dataset(four_startups(), seed=0, trajectories=100)
-    res = run_mia(d, MiaSetup(victim="tabular", defense="none", shadows=1), seed=1)
-    rec, _ = mia_run_record(Project(), res)
+    params = MiaParameters("mdp:four_startups", victim="tabular", defense="none", shadows=1,
+                           seed=1)
+    res = mia_release(params, data=d)
+    rec, _ = mia_run_record(Project(), res, params)
     assert {"policy_value", "optimal_value"} <= set(rec.summary["oracle_keys"])
 
 

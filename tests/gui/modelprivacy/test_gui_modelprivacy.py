@@ -64,8 +64,14 @@ def test_comparison_table_and_show_again(qtbot, panel, example_doc):
 
 
 def test_refusals_name_the_field(qtbot, panel):
-    panel.set_parameters(data="digits", victim="tabular")
-    assert panel.run() is False and "victim" in panel.run_problem
+    panel.set_parameters(data="digits", victim="tabular", seed=1)
+    _wait(qtbot, panel, panel.run)      # refused by the core against the data, in the worker
+    assert "victim" in panel.run_problem and "MDP" in panel.run_problem
+    assert panel.summary is None
+    panel.set_parameters(victim="tabular", defense="dpsgd")  # refused when the parameters
+    assert panel.run() is False                                # are made, before any work
+    assert panel.run_problem.startswith("defense:") and "DP-SGD" in panel.run_problem
+    panel.set_parameters(defense="none")
     panel.set_parameters(data="wine", victim="ffnn", shadows=30, seed=1)
     _wait(qtbot, panel, panel.run)
     assert "shadows" in panel.run_problem and panel.summary is None
@@ -154,8 +160,8 @@ def test_population_attacks_and_canary_audit_are_shown_not_recorded(qtbot, panel
     assert panel.summary["epsilon_lb"] <= panel.summary["epsilon"]
     assert "ε_lb" in panel.summary_view.toPlainText()
     panel.set_parameters(attack="population", defense="gpm")
-    _wait(qtbot, panel, panel.run)
-    assert "attack" in panel.run_problem
+    assert panel.run() is False       # refused by MiaParameters, naming the field
+    assert panel.run_problem.startswith("defense:") and "none or dpsgd" in panel.run_problem
 
 
 def test_the_roc_is_whole_in_a_1366x768_window(qtbot, window):

@@ -97,7 +97,7 @@ def test_a_network_population_study_stops_within_an_epoch_of_cancel():
     raises Cancelled; the population study itself reports only once per model)."""
     pytest.importorskip("jax")
     from core.common.progress import Cancelled
-    from core.modelprivacy.study import MiaSetup
+    from core.modelprivacy.release import MiaParameters
     from gui.modelprivacy import jobs
 
     calls = []
@@ -108,5 +108,7 @@ def test_a_network_population_study_stops_within_an_epoch_of_cancel():
             raise Cancelled()
 
     with pytest.raises(Cancelled):
-        jobs.attacks("wine", None, MiaSetup(victim="gru", epochs=60), 1, progress=progress)
+        jobs.release(MiaParameters("wine", victim="gru", epochs=60, seed=1,
+                                   **jobs.ATTACK_PARAMETERS["population"]), None,
+                     progress=progress)
     assert calls == [0.0, 0.0, 0.0]   # three epochs of the first model, not three models
