@@ -54,10 +54,13 @@ ACTIONS: dict[str, Action] = {
     "plan": Action("core.logistics.release.PlanParameters", "core.logistics.release.plan_release",
                    "plan_run_record", "core/cli/logistics.py", "gui/logistics",
                    ("PlanningSession",)),
+    "mia": Action("core.modelprivacy.release.MiaParameters",
+                  "core.modelprivacy.release.mia_release", "mia_run_record",
+                  "core/cli/modelprivacy.py", "gui/modelprivacy", ("run_mia",)),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
-PENDING = {"sharing_run_record", "mia_run_record",
+PENDING = {"sharing_run_record",
            "drl_run_record", "comarl_run_record"}
 
 
