@@ -58,6 +58,8 @@ def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     InputError
         If ε is not a finite number >= :data:`MIN_EPSILON`.
     """
+    if isinstance(epsilon, bool):  # float(True) is 1.0: a flag is not a privacy parameter
+        raise InputError(f"must be a number > 0, got {epsilon!r}", field=name)
     try:
         e = float(epsilon)
     except (TypeError, ValueError):

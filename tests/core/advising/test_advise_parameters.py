@@ -77,7 +77,7 @@ def test_valid_advising_params_build_and_round_trip_through_json(d: dict[str, An
 #: field → values it refuses (each alone, the other fields at their defaults)
 INVALID: dict[str, list[Any]] = {
     "strategy": ["greedy", "", None],
-    "epsilon": [0.0, -1.0, math.inf, math.nan, "x"],  # (true reads as 1.0: check_epsilon)
+    "epsilon": [0.0, -1.0, math.inf, math.nan, "x", True],
     "sensitivity": [0.0, -2.0, math.inf, "s"],
     "alpha": [0.0, 1.5, -0.1, math.nan],
     "xi": [-0.1, 2e6, math.inf],

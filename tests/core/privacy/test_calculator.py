@@ -387,3 +387,14 @@ def test_plotted_curve_brackets_are_coarser_but_never_optimistic():
     assert np.all(coarse.delta <= 0.05)  # still within the target, certified
     with pytest.raises(InputError, match="rtol"):
         dirichlet_privacy(6.7, 0.15, 0.15, 3, 0.1, delta_target=0.05, rtol=0.5)
+
+
+@pytest.mark.parametrize("bad", [True, False])
+def test_a_flag_is_not_an_epsilon(bad: bool) -> None:
+    """``float(True)`` is 1.0: ε given as a flag (a JSON ``true``) is refused, naming the field."""
+    from core.common.errors import InputError
+    from core.privacy.laplace import check_epsilon
+
+    with pytest.raises(InputError) as exc:
+        check_epsilon(bad, "epsilon")
+    assert exc.value.field == "epsilon"
