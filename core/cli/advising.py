@@ -256,7 +256,7 @@ def _advise_setup(args: argparse.Namespace, over: dict[str, Any]) -> Any:
     setup = _load_setup(args.setup)
     if args.variant is not None:
         v = AdvisingParams.for_variant(args.variant)
-        over = {"sensitivity": v.sensitivity,
+        over = {"sensitivity": v.sensitivity, "advice_prior": v.advice_prior,
                 "noise_on_identical_sets": v.noise_on_identical_sets, **over}
     if args.strategy is not None:
         over = {**over, "strategy": args.strategy}

@@ -103,6 +103,19 @@ def test_advise_setup_file(tmp_path: Path):
     assert d["agents"] == ["a", "b", "c", "d"]
 
 
+@pytest.mark.parametrize("variant", ["thesis", "sound"])
+def test_a_variant_flag_on_a_setup_file_sets_the_whole_variant(tmp_path: Path, variant: str):
+    """``--variant`` on a ``--setup`` file sets every parameter of the variant (its
+    sensitivity, noise switch and advice prior), so the run reports that variant, as a preset
+    with the same flag does."""
+    other = "sound" if variant == "thesis" else "thesis"
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(preset("fig32", epochs=5, variant=other).to_dict()))
+    d = cli_json("advise", "--setup", f, "--seed", "2", "--variant", variant)
+    want = preset("fig32", epochs=5, variant=variant)
+    assert d["variant"] == want.params.variant == variant
+
+
 def _write(tmp_path: Path, mutate) -> Path:
     d = preset("fig32", epochs=10).to_dict()
     mutate(d)
