@@ -185,6 +185,7 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.deep.kickstart import run_ppo_sharing
     from core.deep.ppo import PpoConfig
     from core.sharing.learning import SharingSetup
+    from core.sharing.records import SharingParameters
 
     students = [s.strip() for s in args.students.split(",") if s.strip()]
     delta = None if args.tau is not None else (args.delta if args.delta is not None else 1e-3)
@@ -205,6 +206,10 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                               teacher_iterations=args.teacher_iterations, cfg=cfg,
                               after_budget=args.after_budget_ppo, spent=spent,
                               progress=Progress(err, "share"))
+        # what was asked, as the tabular share and the window keep it (the run has checked
+        # its students and seeds with the network's own rules first)
+        params = SharingParameters(env=dataset, setup=setup, students=tuple(students),
+                                   seeds=args.seeds, seed=args.seed, teacher="ppo")
     except InputError as exc:
         raise flag_error(exc, _SHARE_FLAGS) from None
     payload = res.to_dict()
@@ -212,8 +217,7 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.cli.common import record_checked
         from core.deep.records import ppo_sharing_record
 
-        record, entries = ppo_sharing_record(project, res, students=students,
-                                             seeds=args.seeds, seed=args.seed)
+        record, entries = ppo_sharing_record(project, res, params)
         record, added = record_checked(args.project, project, record, entries, args, err)
         payload["recorded"] = {"project": args.project, "run": record.id,
                                "ledger_entries": len(added)}

@@ -50,7 +50,7 @@ from core.cli.common import (
 from core.cli.grammar import add_record_option
 from core.common.errors import InputError
 
-__all__ = ["add_share_parser", "cmd_share"]
+__all__ = ["add_share_parser", "cmd_share", "share_parameters"]
 
 FLAGS = {"k0": "--k0", "coef": "--coef", "eta": "--eta", "lb": "--lb", "tau": "--tau",
          "delta": "--delta", "bound": "--bound", "lambda": "--lambda", "beta": "--beta",
@@ -108,13 +108,12 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.cli.deep import cmd_share_ppo
 
         return cmd_share_ppo(args, out, err)
-    from core.sharing.learning import STUDENTS, run_sharing
+    from core.sharing.learning import sharing_release
 
-    teacher, temperature, run_id = _teacher_flag(args.teacher)
-    students = [s.strip() for s in args.students.split(",") if s.strip()]
     try:
-        setup = _sharing_setup(args)
         mdp, project, dataset = _load_env(args)
+        params = share_parameters(args, dataset)
+        run_id = params.teacher_run
         actions = _run_actions(project, run_id) if run_id is not None else None
         spent = (0.0, 0.0)
         if project is not None:  # the teacher's data may have been spent already
@@ -122,13 +121,12 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             spent = PrivacyLedger.from_project(project).spent(dataset)
         with executor_for(args) as (executor, workers):
-            res = run_sharing(mdp, setup, students=students or list(STUDENTS),
-                              seeds=args.seeds, seed=args.seed, teacher=teacher,
-                              temperature=temperature, teacher_actions=actions,
-                              workers=workers, executor=executor, spent=spent,
-                              progress=Progress(err, "share"))
+            res = sharing_release(params, Progress(err, "share"), mdp=mdp,
+                                  teacher_actions=actions, workers=workers,
+                                  executor=executor, spent=spent)
     except InputError as exc:
         raise flag_error(exc, FLAGS) from None
+    setup = params.setup
     payload = res.to_dict()
     env_note = None
     if args.env.startswith("gym:"):
@@ -145,11 +143,7 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                    reward_scale=reward_scale(mdp, setup.reward_scale))
     if args.record and project is not None:
         from core.project.recording import sharing_run_record
-        from core.sharing.records import sharing_params
 
-        params = sharing_params(setup, env=dataset, students=list(res.curves),
-                                seeds=args.seeds, seed=args.seed, teacher=args.teacher,
-                                temperature=temperature)
         record, entries = sharing_run_record(project, res, params)
         record, added = record_checked(args.env, project, record, entries, args, err)
         payload["recorded"] = {"project": args.env, "run": record.id,
@@ -158,40 +152,41 @@ def cmd_share(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _teacher_flag(teacher: str) -> tuple[str, float, str | None]:
-    """``--teacher``: the teacher kind, its softmax temperature and the run id of
-    ``run:ID`` (None otherwise)."""
-    if teacher.startswith("run:"):
-        return "run", 1.0, teacher[4:]
-    if teacher.startswith("softmax"):
-        _, _, t = teacher.partition(":")
-        try:
-            return "softmax", float(t) if t else 1.0, None
-        except ValueError:
-            raise InputError(f"must be optimal or softmax:T, got {teacher!r}",
-                             field="--teacher") from None
-    if teacher != "optimal":
-        raise InputError(f"must be optimal, softmax:T or run:ID, got {teacher!r}",
-                         field="--teacher")
-    return teacher, 1.0, None
+def share_parameters(args: argparse.Namespace, dataset: str) -> Any:
+    """The :class:`~core.sharing.records.SharingParameters` of the ``share`` flags (an empty
+    ``--students`` runs every type; a target δ per query of 1e-3 unless ``--tau`` is given).
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    dataset : str
+        The environment's dataset name (``mdp:<id>``, ``gym:<ID>`` or ``file:<path>``).
 
-def _sharing_setup(args: argparse.Namespace) -> Any:
-    """The :class:`~core.sharing.learning.SharingSetup` of the flags (checked when run)."""
-    from core.sharing.learning import SharingSetup
+    Returns
+    -------
+    SharingParameters
+        Validated; bad input raises :class:`~core.common.errors.InputError` on the core's
+        field name.
+    """
+    from core.sharing.learning import STUDENTS, SharingSetup
+    from core.sharing.records import SharingParameters, parse_teacher
 
-    # a target δ per query (default 1e-3) unless a fixed τ is given
+    _, temperature, _ = parse_teacher(args.teacher)
+    students = [s.strip() for s in args.students.split(",") if s.strip()]
     delta = None if args.tau is not None else (args.delta if args.delta is not None else 1e-3)
-    return SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
-                        delta=delta,
-                        bound=args.bound, lam=args.lam, beta=args.beta, kappa=args.kappa,
-                        lr=args.lr, budget=_budget(args.budget),
-                        iterations=args.iterations, draws=args.draws,
-                        rollout=args.rollout, steps=args.steps,
-                        after_budget=args.after_budget, reward_scale=args.reward_scale,
-                        gradient=args.gradient, episodes=args.episodes,
-                        penalty_weight=args.penalty_weight,
-                        nonprivate_target=args.nonprivate_target)
+    setup = SharingSetup(k0=args.k0, coef=args.coef, eta=args.eta, lb=args.lb, tau=args.tau,
+                         delta=delta, bound=args.bound, lam=args.lam, beta=args.beta,
+                         kappa=args.kappa, lr=args.lr, budget=_budget(args.budget),
+                         iterations=args.iterations, draws=args.draws,
+                         rollout=args.rollout, steps=args.steps,
+                         after_budget=args.after_budget, reward_scale=args.reward_scale,
+                         gradient=args.gradient, episodes=args.episodes,
+                         penalty_weight=args.penalty_weight,
+                         nonprivate_target=args.nonprivate_target)
+    return SharingParameters(env=dataset, setup=setup, students=tuple(students or STUDENTS),
+                             seeds=args.seeds, seed=args.seed, teacher=args.teacher,
+                             temperature=temperature)
 
 
 def _run_actions(project: Any, run_id: str) -> list[int]:

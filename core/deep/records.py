@@ -16,42 +16,39 @@ from typing import Any
 
 from core.deep.kickstart import PpoSharing
 from core.privacy.ledger import LedgerEntry
+from core.sharing.records import SharingParameters
 
 __all__ = ["ppo_sharing_record", "ppo_params"]
 
 
-def ppo_params(res: PpoSharing, *, students: list[str], seeds: int, seed: int | None
-               ) -> dict[str, Any]:
-    """The parameters a ``share --agent ppo`` run records (the tabular ones, plus the
-    network's).
+def ppo_params(res: PpoSharing, params: SharingParameters
+               ) -> tuple[SharingParameters, dict[str, Any]]:
+    """The parameters a ``share --agent ppo`` run records: the tabular ones (the set-up the
+    run used, with L·b in place of ``lb``; teacher ``ppo``) and the network's, which the
+    record adds.
 
     Parameters
     ----------
     res : PpoSharing
         The run.
-    students : list of str
-        The student types.
-    seeds : int
-        Runs per type.
-    seed : int or None
-        The experiment's seed.
+    params : SharingParameters
+        What was asked (its students, seeds and seed).
 
     Returns
     -------
-    dict
+    (SharingParameters, dict)
+        For :func:`core.project.recording.sharing_run_record` and its ``extra``.
     """
-    from core.sharing.records import sharing_params
-
-    params = sharing_params(res.result.setup, env=f"gym:{res.env}", students=list(students),
-                            seeds=seeds, seed=seed, teacher="ppo", temperature=1.0)
-    params.update(agent="ppo", b=res.b, lipschitz=res.lipschitz.method,
-                  steps_per_rollout=res.steps_per_rollout, after_budget=res.after_budget,
-                  nonprivate_target="teacher")  # the PPO students imitate the network itself
-    return params
+    used = replace(params, env=f"gym:{res.env}", setup=res.result.setup, teacher="ppo",
+                   temperature=1.0)
+    extra = {"agent": "ppo", "b": res.b, "lipschitz": res.lipschitz.method,
+             "steps_per_rollout": res.steps_per_rollout, "after_budget": res.after_budget,
+             "nonprivate_target": "teacher"}  # the PPO students imitate the network itself
+    return used, extra
 
 
-def ppo_sharing_record(project: Any, res: PpoSharing, *, students: list[str], seeds: int,
-                       seed: int | None) -> tuple[Any, list[LedgerEntry]]:
+def ppo_sharing_record(project: Any, res: PpoSharing, params: SharingParameters
+                       ) -> tuple[Any, list[LedgerEntry]]:
     """The ``sharing`` run record of a PPO experiment and its ledger entries.
 
     Parameters
@@ -60,12 +57,8 @@ def ppo_sharing_record(project: Any, res: PpoSharing, *, students: list[str], se
         Where it will be recorded (for a fresh run id).
     res : PpoSharing
         The run.
-    students : list of str
-        The student types.
-    seeds : int
-        Runs per type.
-    seed : int or None
-        The experiment's seed.
+    params : SharingParameters
+        What was asked (:func:`ppo_params` takes the rest from the run).
 
     Returns
     -------
@@ -74,9 +67,8 @@ def ppo_sharing_record(project: Any, res: PpoSharing, *, students: list[str], se
     """
     from core.project.recording import sharing_run_record
 
-    record, entries = sharing_run_record(project, res.result,
-                                         ppo_params(res, students=students, seeds=seeds,
-                                                    seed=seed))
+    used, extra = ppo_params(res, params)
+    record, entries = sharing_run_record(project, res.result, used, extra=extra)
     full = res.to_dict()
     for key in ("teacher_return", "lipschitz", "guarantee", "epsilon_estimated", "b", "lb",
                 "solved_at_median", "speedup_vs_teacher", "teacher_solved_at",

@@ -23,7 +23,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.advising.records import (
@@ -58,7 +58,7 @@ from core.modelprivacy.records import (
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.project.model import Project, RunRecord
 from core.sharing.records import RUN_KIND as SHARING_KIND
-from core.sharing.records import sharing_entries, sharing_summary
+from core.sharing.records import SharingParameters, sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_record",
            "audit_run_record",
@@ -287,7 +287,8 @@ def advise_run_record(project: Project, result: Any, params: AdviseParameters
     return record, single_ledger_entries(result, source=record.id)
 
 
-def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
+def sharing_run_record(project: Project, result: Any, params: SharingParameters, *,
+                       extra: Mapping[str, Any] | None = None
                        ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a policy-sharing run (kind ``"sharing"``, target its environment)
     and the ledger entries of the teacher's demonstrations.
@@ -297,9 +298,12 @@ def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
     project : Project
         Where it will be recorded (for a fresh run id).
     result : StudentCurves
-        The run (:func:`core.sharing.learning.run_sharing`).
-    params : dict
-        :func:`core.sharing.records.sharing_params`.
+        The run (:func:`core.sharing.learning.sharing_release`).
+    params : SharingParameters
+        What was run; the record keeps :meth:`SharingParameters.to_dict`.
+    extra : mapping, optional
+        Parameters a variant adds (``share --agent ppo``: the network's; a key already in
+        the record takes the variant's value in its place).
 
     Returns
     -------
@@ -307,9 +311,11 @@ def sharing_run_record(project: Project, result: Any, params: dict[str, Any]
         Not yet added to the project (:func:`record_run` adds both).
     """
     rid = project.new_run_id()
-    env = str(params.get("env", ""))
+    kept = params.to_dict()
+    kept.update(extra or {})
+    env = params.env
     target = env[4:] if env.startswith("mdp:") else env
-    record = RunRecord(id=rid, kind=SHARING_KIND, target=target, params=dict(params),
+    record = RunRecord(id=rid, kind=SHARING_KIND, target=target, params=kept,
                        summary=sharing_summary(result),
                        mode="experiment" if result.seed is not None else "release",
                        seed=result.seed)

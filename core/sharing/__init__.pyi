@@ -38,6 +38,7 @@ from .learning import (
     SharingStudy as SharingStudy,
     StudentCurves as StudentCurves,
     actions_policy as actions_policy,
+    check_sharing_model as check_sharing_model,
     curve_ks as curve_ks,
     curve_tau as curve_tau,
     evaluate_softmax as evaluate_softmax,
@@ -54,7 +55,9 @@ from .learning import (
     run_student as run_student,
     shared_samples as shared_samples,
     sharing_ledger as sharing_ledger,
+    sharing_release as sharing_release,
     sharing_study as sharing_study,
+    sharing_study_of as sharing_study_of,
     softmax_policy as softmax_policy,
     teacher_policy as teacher_policy,
 )
@@ -96,9 +99,13 @@ from .profile import (
 from .records import (
     MECHANISM as MECHANISM,
     RUN_KIND as RUN_KIND,
+    TEACHERS as TEACHERS,
+    SharingParameters as SharingParameters,
     mdp_side_entries as mdp_side_entries,
+    parse_teacher as parse_teacher,
     sharing_entries as sharing_entries,
     sharing_params as sharing_params,
+    sharing_setup_of as sharing_setup_of,
     sharing_summary as sharing_summary,
 )
 from .rollouts import (

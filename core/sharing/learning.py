@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,6 +65,9 @@ from core.sharing.mechanism import (
 )
 from core.sharing.rollouts import random_policies, sampled_gradient
 
+if TYPE_CHECKING:
+    from core.sharing.records import SharingParameters
+
 __all__ = ["STUDENTS", "CURVE_RANGE", "SharingSetup", "LedgerRow", "SharingLedger",
            "evaluate_softmax",
            "softmax_policy", "teacher_policy", "reachable_states", "sharing_ledger",
@@ -72,7 +75,8 @@ __all__ = ["STUDENTS", "CURVE_RANGE", "SharingSetup", "LedgerRow", "SharingLedge
            "mechanism_curves", "shared_samples", "mdp_side_bound", "actions_policy",
            "run_policy", "live_privacy", "live_radius", "curve_ks", "curve_tau", "AFTER_BUDGET",
            "reward_scale", "PENALTY_WEIGHTS", "NONPRIVATE_TARGETS", "horizon_weight",
-           "policy_value"]
+           "policy_value", "sharing_release", "sharing_study_of",
+           "check_sharing_model"]
 
 #: What a learning curve's value J(π) at s₀ (or a mean return) can physically be: an MDP's
 #: rewards may have either sign, so no limit; its band (percentiles over seeds) is still
@@ -211,19 +215,24 @@ _Rule = tuple[str, Callable[[Any], bool], str]
 
 
 def _integer_in(lo: int, hi: int) -> Callable[[Any], bool]:
-    return lambda v: not isinstance(v, bool) and lo <= int(v) <= hi
+    return lambda v: (isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                      and lo <= int(v) <= hi)
 
 
 def _budget_ok(budget: Any) -> bool:
     e, d = budget
-    return bool(e >= 0 and 0 <= d < 1)
+    return bool(not isinstance(e, bool) and not isinstance(d, bool) and e >= 0 and 0 <= d < 1)
 
 
 def _check_fields(setup: Any, rules: Sequence[_Rule]) -> None:
     """Refuse the first field of ``setup`` that breaks its rule, naming it."""
     for name, ok, problem in rules:
         value = getattr(setup, name)
-        if not ok(value):
+        try:
+            good = ok(value)
+        except (TypeError, ValueError):  # not even a number (a hand-edited record)
+            good = False
+        if not good:
             raise InputError(f"{problem}, got {value!r}", field=name)
 
 
@@ -870,6 +879,30 @@ def _check_student_work(mdp: MDP, evaluations: int) -> None:
                       "x students)")
 
 
+def check_sharing_model(mdp: MDP, setup: SharingSetup) -> int:
+    """Refuse a model the set-up cannot share a policy on (every state with one action; η
+    above 1/m for its largest action set m), naming the field; m.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment.
+    setup : SharingSetup
+        The set-up (its η).
+
+    Returns
+    -------
+    int
+        m, the largest action set.
+    """
+    m_max = int(mdp.mask.sum(axis=1).max())
+    if m_max < 2:
+        raise InputError("every state has a single action: there is no policy to share",
+                         field="model")
+    check_sharing(m_max, setup.eta)
+    return m_max
+
+
 def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUDENTS,
                 seeds: int = 10, seed: int | None = None, teacher: str = "optimal",
                 temperature: float = 1.0, teacher_actions: Sequence[int] | None = None,
@@ -915,11 +948,7 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
     setup.check()
     students = _check_students(students, seeds)
     counts = mdp.mask.sum(axis=1)
-    m_max = int(counts.max())
-    if m_max < 2:
-        raise InputError("every state has a single action: there is no policy to share",
-                         field="model")
-    check_sharing(m_max, setup.eta)
+    m_max = check_sharing_model(mdp, setup)
     _check_student_work(mdp, len(students) * int(seeds) * (int(setup.iterations) + 1))
     pi_T, teacher_in = _teacher_policies(mdp, setup, teacher, temperature, teacher_actions)
     queried = reachable_states(mdp) & (counts >= 2)
@@ -943,6 +972,69 @@ def run_sharing(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = STUD
                          teacher=teacher_in)
 
 
+def sharing_release(params: SharingParameters, progress: Progress | None = None,
+                    cancelled: Callable[[], bool] | None = None, *, mdp: MDP,
+                    teacher_actions: Sequence[int] | None = None,
+                    spent: tuple[float, float] = (0.0, 0.0), workers: int | None = None,
+                    executor: Any = None) -> StudentCurves:
+    """Run the policy-sharing experiment of ``params`` on ``mdp``: the one entry point.
+
+    ``share ENV …`` calls it and the Policy sharing tab runs it in its worker; both record
+    its result with :func:`core.project.recording.sharing_run_record`.
+
+    Parameters
+    ----------
+    params : SharingParameters
+        What to run (validated when it was made).
+    progress : callable, optional
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, polled with the progress; True stops the run by raising
+        :class:`core.common.progress.Cancelled`.
+    mdp : MDP
+        The environment (the teacher's observations are its states).
+    teacher_actions : sequence of int, optional
+        The policy of a ``run:ID`` teacher (one action per state; required for one).
+    spent : (float, float)
+        What the project has already spent on the teacher's data.
+    workers, executor :
+        As in :func:`run_sharing` (the curves do not depend on them).
+
+    Returns
+    -------
+    StudentCurves
+
+    Examples
+    --------
+    >>> from core.mdp.examples import four_startups
+    >>> from core.sharing.records import SharingParameters
+    >>> p = SharingParameters("mdp:startups", SharingSetup(iterations=3, draws=20_000),
+    ...                       students=("aware", "none"), seeds=2, seed=1)
+    >>> list(sharing_release(p, mdp=four_startups()).curves)
+    ['aware', 'none']
+    """
+    from core.common.progress import Cancelled
+
+    kind = params.teacher_kind
+    if kind == "ppo":
+        raise InputError("a PPO teacher trains on a gymnasium environment "
+                         "(core.deep.kickstart.run_ppo_sharing)", field="teacher")
+    if kind == "run" and teacher_actions is None:
+        raise InputError(f"{params.teacher!r} needs that run's policy", field="teacher")
+    report = progress if progress is not None else no_progress
+
+    def checked(fraction: float, message: str = "") -> None:
+        if cancelled is not None and cancelled():
+            raise Cancelled()
+        report(fraction, message)
+
+    return run_sharing(mdp, params.setup, students=params.students, seeds=params.seeds,
+                       seed=params.seed, teacher="optimal" if kind == "run" else kind,
+                       temperature=params.temperature, teacher_actions=teacher_actions,
+                       workers=workers, executor=executor, spent=spent,
+                       progress=checked if cancelled is not None else report)
+
+
 def _check_students(students: Sequence[str], seeds: int) -> list[str]:
     """The student types to run (each once, in the given order); ``seeds`` in range."""
     students = list(dict.fromkeys(students))
@@ -950,7 +1042,8 @@ def _check_students(students: Sequence[str], seeds: int) -> list[str]:
         if name not in STUDENTS:
             raise InputError(f"must be among {', '.join(STUDENTS)}, got {name!r}",
                              field="students")
-    if isinstance(seeds, bool) or not 1 <= int(seeds) <= 10_000:
+    if (isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer))
+            or not 1 <= int(seeds) <= 10_000):
         raise InputError(f"must be an integer in [1, 10000], got {seeds!r}", field="seeds")
     return students
 
@@ -1089,11 +1182,33 @@ def sharing_study(mdp: MDP, setup: SharingSetup, *, students: Sequence[str] = ST
     -------
     SharingStudy
     """
-    from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
-
     res = run_sharing(mdp, setup, students=students, seeds=seeds, seed=seed, teacher=teacher,
                       temperature=temperature, teacher_actions=teacher_actions, spent=spent,
                       progress=sub_progress(progress, 0.0, 0.85))
+    return sharing_study_of(mdp, res, progress)
+
+
+def sharing_study_of(mdp: MDP, res: StudentCurves, progress: Progress = no_progress
+                     ) -> SharingStudy:
+    """The mechanism's panels around a finished run: ε/δ(k), the radii, the tight ε, the
+    shared policies (m = 3) and the MDP side's cost bound at k₀ (progress 0.9 to 1).
+
+    Parameters
+    ----------
+    mdp : MDP
+        The environment ``res`` ran on.
+    res : StudentCurves
+        The run (:func:`sharing_release`).
+    progress : callable
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    SharingStudy
+    """
+    from core.sharing.mechanism import privacy_curve, radius_curve, tight_epsilon_curve
+
+    setup, seed = res.setup, res.seed
     m, tau = res.m, res.curve_tau
     ks = curve_ks(setup.k0)
     src = seed

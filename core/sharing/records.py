@@ -27,14 +27,19 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from core.common.errors import InputError
+from core.common.validation import check_seed
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
-from core.sharing.learning import SharingSetup, StudentCurves
+from core.sharing.learning import STUDENTS, SharingSetup, StudentCurves, _check_students
 
-__all__ = ["RUN_KIND", "MECHANISM", "sharing_params", "sharing_summary", "sharing_entries",
+__all__ = ["RUN_KIND", "MECHANISM", "TEACHERS", "SharingParameters", "parse_teacher",
+           "sharing_setup_of", "sharing_params", "sharing_summary", "sharing_entries",
            "mdp_side_entries"]
 
 RUN_KIND = "sharing"
@@ -42,16 +47,218 @@ MECHANISM = "dirichlet-policy"
 _MAX_POINTS = 101
 
 
+#: the keys of :meth:`SharingParameters.to_dict` (a run record's ``params``), in their order
+_RECORD_KEYS = ("env", "teacher", "temperature", "k0", "coef", "eta", "lb", "tau", "delta",
+                "bound", "lambda", "beta", "kappa", "lr", "budget", "iterations", "draws",
+                "rollout", "steps", "after_budget", "reward_scale", "gradient", "episodes",
+                "penalty_weight", "nonprivate_target", "students", "seeds", "seeded", "seed")
+#: a record key → the :class:`SharingSetup` field it keeps (the others keep their names)
+_SETUP_NAMES = {"lambda": "lam"}
+_SETUP_KEYS = ("k0", "coef", "eta", "lb", "tau", "delta", "bound", "lambda", "beta", "kappa",
+               "lr", "budget", "iterations", "draws", "rollout", "steps", "after_budget",
+               "reward_scale", "gradient", "episodes", "penalty_weight", "nonprivate_target")
+#: what the teacher is: its policy synthesised on the model, the softmax of its Q-values at
+#: a temperature (written ``softmax`` or ``softmax:T``), the policy π̄ of a Synthesise & bound
+#: run of the project (``run:ID``), or a PPO network (``share --agent ppo``)
+TEACHERS = ("optimal", "softmax", "run", "ppo")
+
+
+def parse_teacher(text: Any) -> tuple[str, float, str | None]:
+    """The teacher's kind, its softmax temperature (1 unless ``softmax:T`` gives one) and the
+    run id of ``run:ID`` (None otherwise), from ``optimal``, ``softmax``, ``softmax:T``,
+    ``run:ID`` or ``ppo``.
+
+    Parameters
+    ----------
+    text : str
+        The teacher as written (``share --teacher``, the window's teacher list).
+
+    Returns
+    -------
+    (str, float, str or None)
+
+    Examples
+    --------
+    >>> parse_teacher("softmax:0.5"), parse_teacher("run:run-3")
+    (('softmax', 0.5, None), ('run', 1.0, 'run-3'))
+    """
+    if not isinstance(text, str):
+        raise InputError(f"must be optimal, softmax:T or run:ID, got {text!r}",
+                         field="teacher")
+    if text.startswith("run:") and len(text) > 4:
+        return "run", 1.0, text[4:]
+    if text.startswith("softmax"):
+        _, _, t = text.partition(":")
+        try:
+            return "softmax", float(t) if t else 1.0, None
+        except ValueError:
+            raise InputError(f"must be optimal or softmax:T, got {text!r}",
+                             field="teacher") from None
+    if text not in ("optimal", "ppo"):
+        raise InputError(f"must be optimal, softmax:T or run:ID, got {text!r}",
+                         field="teacher")
+    return text, 1.0, None
+
+
+@dataclass(frozen=True)
+class SharingParameters:
+    """What one policy-sharing run means (``share ENV …``, the Policy sharing tab's Run): the
+    environment's name, the mechanism, students and budget (a :class:`SharingSetup`), the
+    student types, the runs per type, the seed and the teacher.
+
+    Validated once, here (the set-up by :meth:`SharingSetup.check`, the students and seeds
+    as :func:`core.sharing.learning.run_sharing` takes them); every :class:`InputError` names
+    its field. ``env`` is the protected dataset: ``mdp:<id>``, ``gym:<ID>`` or ``file:<path>``.
+    ``teacher`` is kept as written (``optimal``, ``softmax``, ``softmax:T``, ``run:ID`` or
+    ``ppo``, :func:`parse_teacher`); ``temperature`` is the softmax teacher's (kept, unused,
+    for the others). What needs the model itself (η ≤ 1/m, two actions somewhere) is checked
+    when it runs. :func:`core.sharing.learning.sharing_release` runs it;
+    :meth:`to_dict` is what the run record keeps (:func:`core.project.recording.
+    sharing_run_record`) and :meth:`from_dict` reads it back.
+
+    Examples
+    --------
+    >>> p = SharingParameters("mdp:m1", SharingSetup(iterations=3), students=("aware",),
+    ...                       seeds=2, seed=1)
+    >>> SharingParameters.from_dict(p.to_dict()) == p, p.to_dict()["lambda"]
+    (True, 0.5)
+    >>> SharingParameters("mdp:m1", seeds=0)
+    Traceback (most recent call last):
+    ...
+    core.common.errors.InputError: seeds: must be an integer in [1, 10000], got 0
+    """
+
+    env: str
+    setup: SharingSetup = field(default_factory=SharingSetup)
+    students: tuple[str, ...] = STUDENTS
+    seeds: int = 10
+    seed: int | None = None
+    teacher: str = "optimal"
+    temperature: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.env, str) or not self.env.startswith(("mdp:", "gym:", "file:")):
+            raise InputError(f"must be mdp:ID, gym:ID or file:PATH, got {self.env!r}",
+                             field="env")
+        kind, written, _ = parse_teacher(self.teacher)
+        temperature = self.temperature
+        if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                or not math.isfinite(temperature)):
+            raise InputError(f"must be a finite number, got {temperature!r}",
+                             field="temperature")
+        if kind == "softmax" and ":" in self.teacher and written != temperature:
+            raise InputError(f"{self.teacher!r} gives T = {written:g}, the temperature "
+                             f"{temperature:g}", field="temperature")
+        if kind == "softmax" and not temperature > 0:
+            raise InputError(f"must be > 0, got {temperature!r}", field="teacher")
+        if not isinstance(self.setup, SharingSetup):
+            raise InputError(f"must be a SharingSetup, got {type(self.setup).__name__}",
+                             field="setup")
+        self.setup.check()
+        if isinstance(self.students, str) or not isinstance(self.students, (tuple, list)):
+            raise InputError(f"must be a list of student types, got {self.students!r}",
+                             field="students")
+        students = _check_students(self.students, self.seeds)
+        if not students:
+            raise InputError("choose at least one student type", field="students")
+        object.__setattr__(self, "students", tuple(students))
+        object.__setattr__(self, "seeds", int(self.seeds))
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        object.__setattr__(self, "temperature", float(temperature))
+
+    @property
+    def teacher_kind(self) -> str:
+        """``optimal``, ``softmax``, ``run`` or ``ppo`` (:data:`TEACHERS`)."""
+        return parse_teacher(self.teacher)[0]
+
+    @property
+    def teacher_run(self) -> str | None:
+        """The run id of a ``run:ID`` teacher (None for the others)."""
+        return parse_teacher(self.teacher)[2]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run record's ``params`` (JSON), in the keys and order of :data:`_RECORD_KEYS`:
+        ``env``, ``teacher``, ``temperature``, the set-up's fields (λ as ``lambda``, the
+        budget as a list), ``students``, ``seeds``, ``seeded`` and ``seed``."""
+        s = self.setup
+        setup = {key: getattr(s, _SETUP_NAMES.get(key, key)) for key in _SETUP_KEYS}
+        setup["budget"] = list(s.budget)
+        for key in ("iterations", "draws", "steps", "episodes"):
+            setup[key] = int(setup[key])
+        return {"env": self.env, "teacher": self.teacher, "temperature": self.temperature,
+                **setup, "students": list(self.students), "seeds": int(self.seeds),
+                "seeded": self.seed is not None, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "SharingParameters":
+        """The parameters of :meth:`to_dict` or of a ``sharing`` run record's ``params``
+        (a key an older record lacks takes its default).
+
+        Parameters
+        ----------
+        data : mapping
+            ``env`` and any of the other keys of :meth:`to_dict`; ``seeded`` must agree
+            with ``seed``.
+
+        Returns
+        -------
+        SharingParameters
+        """
+        if not isinstance(data, Mapping):
+            raise InputError(f"must be a JSON object, got {type(data).__name__}",
+                             field="params")
+        unknown = sorted(set(data) - set(_RECORD_KEYS))
+        if unknown:
+            raise InputError("not a key of a policy-sharing run's parameters",
+                             field=str(unknown[0]))
+        seed = data.get("seed")
+        if "seeded" in data and data["seeded"] is not (seed is not None):
+            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
+                             field="seeded")
+        students = data.get("students", STUDENTS)
+        env: Any = data.get("env")  # checked by __post_init__
+        return cls(env=env, setup=sharing_setup_of(data),
+                   students=tuple(students) if isinstance(students, list) else students,
+                   seeds=data.get("seeds", 10), seed=seed,
+                   teacher=data.get("teacher", "optimal"),
+                   temperature=data.get("temperature", 1.0))
+
+
+def sharing_setup_of(data: Mapping[str, Any]) -> SharingSetup:
+    """The :class:`SharingSetup` of a run record's ``params`` keys (``lambda``, ``budget`` as
+    [E, D], …; a key not given keeps its default), not yet checked
+    (:meth:`SharingSetup.check`; :class:`SharingParameters` checks it).
+
+    Parameters
+    ----------
+    data : mapping
+        Keys of :meth:`SharingParameters.to_dict` (others are ignored).
+
+    Returns
+    -------
+    SharingSetup
+    """
+    values = {_SETUP_NAMES.get(k, k): data[k] for k in _SETUP_KEYS if k in data}
+    if "budget" in values:
+        budget = values["budget"]
+        if isinstance(budget, (str, bytes)) or not isinstance(budget, Sequence) \
+                or len(budget) != 2:
+            raise InputError(f"must be [E, D], got {budget!r}", field="budget")
+        values["budget"] = tuple(budget)
+    return SharingSetup(**values)
+
+
 def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds: int,
                    seed: int | None, teacher: str, temperature: float) -> dict[str, Any]:
-    """The run's parameters as the record keeps them (JSON).
+    """The run's parameters as the record keeps them (JSON):
+    :meth:`SharingParameters.to_dict` of these values (validated).
 
     Parameters
     ----------
     setup : SharingSetup
         The mechanism, students and budget.
     env : str
-        The environment (``mdp:<id>`` or ``gym:<ID>``).
+        The environment (``mdp:<id>``, ``gym:<ID>`` or ``file:<path>``).
     students : list of str
         The student types.
     seeds : int
@@ -59,7 +266,7 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
     seed : int or None
         The experiment's seed (None: release mode).
     teacher : str
-        ``optimal`` or ``softmax``.
+        ``optimal``, ``softmax[:T]``, ``run:ID`` or ``ppo``.
     temperature : float
         The softmax teacher's temperature.
 
@@ -67,18 +274,8 @@ def sharing_params(setup: SharingSetup, *, env: str, students: list[str], seeds:
     -------
     dict
     """
-    return {"env": env, "teacher": teacher, "temperature": temperature, "k0": setup.k0,
-            "coef": setup.coef, "eta": setup.eta, "lb": setup.lb, "tau": setup.tau,
-            "delta": setup.delta, "bound": setup.bound, "lambda": setup.lam,
-            "beta": setup.beta, "kappa": setup.kappa, "lr": setup.lr,
-            "budget": list(setup.budget), "iterations": int(setup.iterations),
-            "draws": int(setup.draws), "rollout": setup.rollout, "steps": int(setup.steps),
-            "after_budget": setup.after_budget, "reward_scale": setup.reward_scale,
-            "gradient": setup.gradient, "episodes": int(setup.episodes),
-            "penalty_weight": setup.penalty_weight,
-            "nonprivate_target": setup.nonprivate_target,
-            "students": list(students), "seeds": int(seeds),
-            "seeded": seed is not None, "seed": seed}
+    return SharingParameters(env=env, setup=setup, students=tuple(students), seeds=seeds,
+                             seed=seed, teacher=teacher, temperature=temperature).to_dict()
 
 
 def _thin(x: np.ndarray) -> list[float]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QTableWidgetItem, QWidget
 
-from core.sharing import CURVE_RANGE, SharingStudy
+from core.sharing import CURVE_RANGE, SharingParameters, SharingStudy
 from gui.sharing.texts import COLOURS, STUDENT_LABELS
 from gui.sharing.views import PlotWidgets, RecordOutlet, SetupFields
 from gui.shell.plots import add_band, pen
@@ -28,7 +29,7 @@ from gui.shell.workers import TaskRunner
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
 
-__all__ = ["SharingPlots", "LivePreview", "record_study"]
+__all__ = ["SharingPlots", "LivePreview", "record_study", "study_task"]
 
 
 class LivePreview:
@@ -275,28 +276,38 @@ class SharingPlots:
         t.resizeColumnsToContents()
 
 
+def study_task(params: SharingParameters, *, mdp: Any,
+               teacher_actions: Sequence[int] | None = None,
+               spent: tuple[float, float] = (0.0, 0.0), progress: Any) -> SharingStudy:
+    """The worker of Run: :func:`core.sharing.sharing_release` (the command line's entry
+    point), then the mechanism's panels around its result."""
+    from core.common.progress import sub_progress
+    from core.sharing import sharing_release, sharing_study_of
+
+    res = sharing_release(params, sub_progress(progress, 0.0, 0.85), mdp=mdp,
+                          teacher_actions=teacher_actions, spent=spent)
+    return sharing_study_of(mdp, res, progress)
+
+
 def record_study(document: ProjectDocument, outlet: RecordOutlet,
-                 request: dict[str, Any] | None, res: Any,
-                 study: SharingStudy | None = None) -> str | None:
+                 params: SharingParameters | None, res: Any,
+                 study: SharingStudy | None = None, mdp: Any = None) -> str | None:
     """Record a study: the run and its ledger entries (one per live roll-out of the teacher,
-    the non-private baseline as unbounded, the MDP-side comparison's privatisation), as one
-    undoable step, past the budget check. The run's id; None (said) if declined."""
+    the non-private baseline as unbounded, the MDP-side comparison's privatisation on
+    ``mdp``), as one undoable step, past the budget check. The run's id; None (said) if
+    declined or when nothing says what was run."""
     from core.project import sharing_run_record
-    from core.sharing import sharing_params
     from gui.shell.commands import AddRunCommand
 
-    req = request or {}
-    params = sharing_params(res.setup, env=str(req.get("env", "")),
-                            students=list(res.curves), seeds=int(req.get("seeds", 1)),
-                            seed=res.seed, teacher=str(req.get("teacher", "optimal")),
-                            temperature=float(req.get("temperature", 1.0)))
+    if params is None:
+        return None
     record, entries = sharing_run_record(document.project, res, params)
     robust = study.robust if study is not None else None
-    env = str(req.get("env", ""))
-    if robust is not None and robust.get("cost_bound") is not None and "mdp" in req:
+    env = params.env
+    if robust is not None and robust.get("cost_bound") is not None and mdp is not None:
         from core.sharing import mdp_side_entries
 
-        entries += mdp_side_entries(req["mdp"], env[4:] if env.startswith("mdp:") else env,
+        entries += mdp_side_entries(mdp, env[4:] if env.startswith("mdp:") else env,
                                     float(robust["k"]), seed=res.seed, source=record.id)
     from gui.shell.ledger import OVER_BUDGET_TEXT, approve_entries
 

@@ -8,8 +8,9 @@ Acrobot-v1 with a PPO teacher and PPO students, :mod:`gui.sharing.network_runner
 L·b, a target δ per query or a fixed τ, eq. 12's bound), the students (λ, β, κ, learning rate,
 which types, seeds, iterations), the teacher's budget (E, D), the randomness (seeded
 experiment or release) and the protocol (:mod:`gui.sharing.protocol`). Run (F5) works in this
-tab's :class:`~gui.shell.workers.TaskRunner` (:func:`core.sharing.learning.sharing_study`);
-Esc cancels.
+tab's :class:`~gui.shell.workers.TaskRunner` (:func:`core.sharing.learning.sharing_release`,
+the command line's entry point, on the :class:`core.sharing.SharingParameters` the fields
+make; the core checks them and a refusal turns its field red); Esc cancels.
 
 Right — four plots and the ledger: the learning curves (median and the 85th-percentile band
 over seeds, as the paper plots them, with J(π_T)); ε(k) of eq. 12 split into its L·b part and
@@ -49,16 +50,16 @@ from core.privacy import PrivacyLedger
 from core.sharing import (
     GYM_IDS,
     STUDENTS,
+    SharingParameters,
     SharingSetup,
     SharingStudy,
-    check_sharing,
+    check_sharing_model,
     gym_available,
     mechanism_curves,
-    sharing_study,
     sharing_summary,
 )
-from gui.sharing.drawing import LivePreview, SharingPlots, record_study
-from gui.sharing.network_runner import add_ppo_envs, is_ppo, show_ppo, start_ppo
+from gui.sharing.drawing import LivePreview, SharingPlots, record_study, study_task
+from gui.sharing.network_runner import PpoParts, add_ppo_envs, is_ppo, show_ppo, start_ppo
 from gui.sharing.protocol import ProtocolBox
 from gui.sharing.texts import INFO_HTML, STUDENT_LABELS, TOOLTIPS, WARNING_COLOUR
 from gui.sharing.views import PlotWidgets, RecordOutlet, SetupFields
@@ -85,7 +86,7 @@ class SharingPanel(ToolPanel):
         super().__init__(document, parent, status_bar=status_bar)
         self.setObjectName("sharing_panel")
         self.study: SharingStudy | None = None
-        self._request: dict[str, Any] | None = None
+        self._request: tuple[SharingParameters, Any] | None = None  # what Run started
         self._pending_run: Any = None
         self.last_recorded: str | None = None
 
@@ -97,7 +98,8 @@ class SharingPanel(ToolPanel):
         setup = self._build_setup()
         self.inputs = SetupFields(self.env_combo, self.fields, self.tau_check, self.bound_combo,
                                   self.iter_spin, self.rollout_combo, self.mode_combo,
-                                  self.seed_spin, self.protocol)
+                                  self.seed_spin, self.protocol, self.teacher_combo,
+                                  self.temperature_spin, self.student_checks, self.seeds_spin)
         for combo in setup.findChildren(QComboBox):  # elided, not as wide as the longest item
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             longest = max((len(combo.itemText(i)) for i in range(combo.count())), default=10)
@@ -110,6 +112,9 @@ class SharingPanel(ToolPanel):
             self.curve_plot, self.eps_plot, self.delta_plot, self.radius_plot,
             self.ternary_plot, self.badge, self.summary_label, self.ledger_table,
             self.result_shown.emit))
+        self.ppo_parts = PpoParts(document, self._runner, self.inputs, self.plots,
+                                  RecordOutlet(self, self._say, self.message_logged.emit),
+                                  self._show_error, self._set_recorded, self.randomness_label)
         left = QWidget(self)  # Run stays in sight below the form
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -468,45 +473,39 @@ class SharingPanel(ToolPanel):
         if self._runner.is_running:
             return False
         self._clear_errors()
-        if is_ppo(self.env_combo.currentData()):
-            return start_ppo(self)
+        key = self.env_combo.currentData()
+        if is_ppo(key):
+            return start_ppo(self.ppo_parts)
         try:
-            setup = self.setup()
-            setup.check()
             mdp = self._environment()
-            check_sharing(int(mdp.mask.sum(axis=1).max()), setup.eta)  # η <= 1/m here
-            students = [k for k, c in self.student_checks.items() if c.isChecked()]
-            if not students:
-                raise InputError("tick at least one student", field="students")
+            params = self.inputs.parameters(str(key))
+            check_sharing_model(mdp, params.setup)  # η <= 1/m of this model
+            actions = self._teacher_actions(params)
         except InputError as exc:
             self._show_error(exc)
             return False
-        self._request = {"env": self.env_combo.currentData(),
-                         "seeds": int(self.seeds_spin.value()),
-                         "teacher": str(self.teacher_combo.currentData()),
-                         "temperature": float(self.temperature_spin.value()),
-                         "mdp": mdp}
+        self._request = (params, mdp)
         self.message_logged.emit("INFO", f"policy sharing started on {mdp.name} "
                                          f"({self.randomness_label()})")
-        teacher = str(self.teacher_combo.currentData())
-        actions = None
-        if teacher.startswith("run:"):
-            from core.sharing import run_policy
-
-            try:
-                actions = run_policy(self._document.run(teacher[4:]))
-            except (InputError, KeyError) as exc:
-                self._show_error(exc if isinstance(exc, InputError) else
-                                 InputError(f"no run {teacher[4:]!r}", field="teacher"))
-                return False
         # the teacher's budget covers what the project already spent on its data
-        spent = PrivacyLedger.from_project(self._document.project).spent(
-            str(self.env_combo.currentData()))
-        self._runner.start(sharing_study, mdp, setup, students=students,
-                           seeds=int(self.seeds_spin.value()), seed=self.seed(),
-                           teacher=teacher, temperature=float(self.temperature_spin.value()),
-                           teacher_actions=actions, spent=spent)
+        spent = PrivacyLedger.from_project(self._document.project).spent(params.env)
+        self._runner.start(study_task, params, mdp=mdp, teacher_actions=actions, spent=spent)
         return True
+
+    def _teacher_actions(self, params: SharingParameters) -> list[int] | None:
+        """The policy of a ``run:ID`` teacher (None for the others)."""
+        run_id = params.teacher_run
+        if run_id is None:
+            return None
+        from core.sharing import run_policy
+
+        try:
+            return run_policy(self._document.run(run_id))
+        except KeyError:
+            raise InputError(f"no run {run_id!r}", field="teacher") from None
+
+    def _set_recorded(self, run_id: str) -> None:
+        self.last_recorded = run_id
 
     def shutdown(self) -> None:
         self.live.shutdown()
@@ -543,7 +542,7 @@ class SharingPanel(ToolPanel):
         if isinstance(study, tuple):  # the curves of a recorded run (show_run)
             return self._on_curves(study)
         if not isinstance(study, SharingStudy):  # a PPO run (the deep extra)
-            return show_ppo(self, study)
+            return show_ppo(self.ppo_parts, study)
         self.show_study(study)
         self.message_logged.emit("INFO", "policy sharing finished")
 
@@ -557,7 +556,8 @@ class SharingPanel(ToolPanel):
         """Draw ``study`` (fresh from the worker), record it in the project, and show it."""
         res = study.result
         outlet = RecordOutlet(self, self._say, self.message_logged.emit)
-        recorded = record_study(self._document, outlet, self._request, res, study)
+        params, mdp = self._request if self._request is not None else (None, None)
+        recorded = record_study(self._document, outlet, params, res, study, mdp)
         if recorded is None:  # over the budget and declined: nothing shown
             return
         self.last_recorded = recorded

@@ -6,9 +6,10 @@ panel — the parts never see the panel.
 
 * :class:`PlotWidgets` — the plots, labels and ledger table a study is drawn into (for
   :class:`gui.sharing.drawing.SharingPlots`).
-* :class:`SetupFields` — the set-up as typed, with the one method that builds the
-  :class:`core.sharing.SharingSetup` from its fields (read by the panel's Run and by
-  :class:`gui.sharing.drawing.LivePreview`, which recomputes the ε/δ(k) and radius panels).
+* :class:`SetupFields` — the set-up as typed, read under the keys of a run record's
+  ``params`` (:data:`SPIN_KEYS` pairs each number field with its key), from which the core
+  builds the :class:`core.sharing.SharingParameters` of Run and the
+  :class:`core.sharing.SharingSetup` that :class:`gui.sharing.drawing.LivePreview` reads.
 * :class:`RecordOutlet` — where recording a study asks and says things (for
   :func:`gui.sharing.drawing.record_study`).
 """
@@ -17,15 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSpinBox, QTableWidget, QWidget
 
-from core.sharing import SharingSetup
+from core.sharing import SharingParameters, SharingSetup, sharing_setup_of
 from gui.sharing.protocol import ProtocolBox
 from gui.shell.widgets import SciSpinBox
 
-__all__ = ["PlotWidgets", "SetupFields", "RecordOutlet"]
+__all__ = ["PlotWidgets", "SetupFields", "RecordOutlet", "SPIN_KEYS"]
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,17 @@ class PlotWidgets:
     shown: Callable[[], None]  # says a result was drawn (the panel's ``result_shown``)
 
 
+#: the set-up's number fields (their keys in :attr:`SetupFields.fields`) and the key of a
+#: run record's ``params`` each one edits (:class:`core.sharing.SharingParameters`)
+SPIN_KEYS = {"k0": "k0", "coef": "coef", "eta": "eta", "lb": "lb", "lam": "lambda",
+             "beta": "beta", "kappa": "kappa", "lr": "lr"}
+
+
 @dataclass(frozen=True)
 class SetupFields:
-    """The set-up's fields: environment, mechanism and students, randomness, protocol."""
+    """The set-up's fields: environment and teacher, mechanism and students, randomness,
+    protocol. :meth:`values` reads them as the keys of a run record's ``params``, so the
+    run's :class:`core.sharing.SharingParameters` is built (and checked) by the core."""
 
     env_combo: QComboBox  # its data: ``mdp:<id>``, ``gym:<id>`` (or None: none chosen)
     fields: Mapping[str, SciSpinBox]  # k0, coef, eta, lb, delta, tau, lam, …, budget_d
@@ -56,25 +66,52 @@ class SetupFields:
     mode_combo: QComboBox  # seeded experiment or release
     seed_spin: QSpinBox
     protocol: ProtocolBox
+    teacher_combo: QComboBox  # its data: optimal, softmax or run:ID
+    temperature_spin: SciSpinBox
+    student_checks: Mapping[str, QCheckBox]
+    seeds_spin: QSpinBox
 
     def seed(self) -> int | None:
         """The seed of a seeded experiment; None in release mode."""
         return (int(self.seed_spin.value()) if self.mode_combo.currentData() == "experiment"
                 else None)
 
-    def setup(self) -> SharingSetup:
-        """The parameters as typed (checked by the core when run)."""
-        v = {k: float(w.value()) for k, w in self.fields.items()}
+    def values(self) -> dict[str, Any]:
+        """The fields as typed, under the keys of a run record's ``params`` (no ``env``)."""
+        v: dict[str, Any] = {key: float(self.fields[name].value())
+                             for name, key in SPIN_KEYS.items()}
         fixed_tau = self.tau_check.isChecked()
-        return SharingSetup(k0=v["k0"], coef=v["coef"], eta=v["eta"], lb=v["lb"],
-                            tau=v["tau"] if fixed_tau else None,
-                            delta=None if fixed_tau else v["delta"],
-                            bound=str(self.bound_combo.currentData()), lam=v["lam"],
-                            beta=v["beta"], kappa=v["kappa"], lr=v["lr"],
-                            budget=(v["budget_e"], v["budget_d"]),
-                            iterations=int(self.iter_spin.value()),
-                            rollout=str(self.rollout_combo.currentData()),
-                            **self.protocol.values())
+        v["tau"] = float(self.fields["tau"].value()) if fixed_tau else None
+        v["delta"] = None if fixed_tau else float(self.fields["delta"].value())
+        v["bound"] = str(self.bound_combo.currentData())
+        v["budget"] = [float(self.fields["budget_e"].value()),
+                       float(self.fields["budget_d"].value())]
+        v["iterations"] = int(self.iter_spin.value())
+        v["rollout"] = str(self.rollout_combo.currentData())
+        v.update(self.protocol.values())
+        v["teacher"] = str(self.teacher_combo.currentData())
+        v["temperature"] = float(self.temperature_spin.value())
+        v["students"] = [k for k, c in self.student_checks.items() if c.isChecked()]
+        v["seeds"] = int(self.seeds_spin.value())
+        v["seed"] = self.seed()
+        return v
+
+    def setup(self) -> SharingSetup:
+        """The mechanism, students and budget as typed (not checked: the live panels)."""
+        return sharing_setup_of(self.values())
+
+    def parameters(self, env: str, **override: Any) -> SharingParameters:
+        """The run's parameters on the dataset ``env`` (checked by the core: an
+        :class:`core.common.InputError` names the refused field).
+
+        Parameters
+        ----------
+        env : str
+            ``mdp:<id>`` or ``gym:<ID>``.
+        **override
+            Keys of the record to set otherwise (the PPO run's teacher).
+        """
+        return SharingParameters.from_dict({**self.values(), "env": env, **override})
 
 
 @dataclass(frozen=True)

@@ -47,16 +47,15 @@ def test_sweep_marks_v_true_and_the_report_says_so():
 
 def test_sharing_marks_the_students_values_on_the_true_mdp():
     from core.project.recording import record_run, sharing_run_record
-    from core.sharing.learning import SharingSetup, run_sharing
-    from core.sharing.records import sharing_params
+    from core.sharing.learning import SharingSetup, sharing_release
+    from core.sharing.records import SharingParameters
 
     p = Project()
     p.add_mdp(four_startups(), "startups")
     setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
                          iterations=3, draws=2000)
-    res = run_sharing(four_startups(), setup, seeds=2, seed=1)
-    params = sharing_params(setup, env="mdp:startups", students=list(res.curves), seeds=2,
-                            seed=1, teacher="optimal", temperature=1.0)
+    params = SharingParameters("mdp:startups", setup, seeds=2, seed=1)
+    res = sharing_release(params, mdp=four_startups())
     rec, entries = sharing_run_record(p, res, params)
     record_run(p, rec, entries)
     assert {"teacher_value", "curves", "final", "cost_of_privacy"} <= set(

@@ -12,14 +12,13 @@ from core.report.model import Figure, KeyValues
 
 def _section(setup):
     from core.project.recording import record_run, sharing_run_record
-    from core.sharing.learning import run_sharing
-    from core.sharing.records import sharing_params
+    from core.sharing.learning import sharing_release
+    from core.sharing.records import SharingParameters
 
     p = Project()
     p.add_mdp(four_startups(), "startups")
-    res = run_sharing(four_startups(), setup, seeds=2, seed=1)
-    params = sharing_params(setup, env="mdp:startups", students=list(res.curves), seeds=2,
-                            seed=1, teacher="optimal", temperature=1.0)
+    params = SharingParameters("mdp:startups", setup, seeds=2, seed=1)
+    res = sharing_release(params, mdp=four_startups())
     rec, entries = sharing_run_record(p, res, params)
     record_run(p, rec, entries)
     return p, rec, next(s for s in build_report(p).sections if s.id == f"run-{rec.id}")

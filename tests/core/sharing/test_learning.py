@@ -233,16 +233,17 @@ def test_report_has_a_policy_sharing_section():
     from core.project.model import Project
     from core.project.recording import record_run, sharing_run_record
     from core.report.html import Figure, Table, build_report, to_html
-    from core.sharing.records import sharing_params
+    from core.sharing.learning import sharing_release
+    from core.sharing.records import SharingParameters
 
     p = Project()
     p.add_mdp(_chain(), "chain")
     setup = SharingSetup(k0=20, coef=0.9, eta=0.1, delta=0.01, budget=(1e6, 0.9),
                          iterations=10, draws=2000)
-    res = run_sharing(_chain(), setup, seeds=2, seed=3)
-    rec, entries = sharing_run_record(p, res, sharing_params(
-        setup, env="mdp:chain", students=list(res.curves), seeds=2, seed=3, teacher="optimal",
-        temperature=1.0))
+    params = SharingParameters("mdp:chain", setup, seeds=2, seed=3)
+    res = sharing_release(params, mdp=_chain())
+    rec, entries = sharing_run_record(p, res, params)
+    assert rec.params == params.to_dict() and rec.params["students"] == list(res.curves)
     record_run(p, rec, entries)
     rep = build_report(p)
     sec = next(s for s in rep.sections if s.id == f"run-{rec.id}")
