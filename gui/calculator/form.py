@@ -10,6 +10,7 @@ the hooks; the panel asks it to show what the core's validation, and a result, s
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -23,9 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError
-from core.privacy import CalculatorResult
+from core.privacy import CalculatorInputs, CalculatorResult
 from gui.calculator.drawing import warning_texts
 from gui.calculator.parts import (
+    FIELDS,
     LEFT_COLUMN,
     LEMMA_NOTE,
     METHODS,
@@ -109,6 +111,18 @@ class CalculatorForm:
         self.method_combo.currentIndexChanged.connect(h.changed)
         self.delta_radio.toggled.connect(h.mode_toggled)
         h.mode_toggled(True)
+
+    def inputs(self) -> CalculatorInputs:
+        """The core's parameters object as the widgets hold it, bound through
+        :data:`~gui.calculator.parts.FIELDS` (not validated here: the core's
+        :meth:`CalculatorInputs.check` does that)."""
+        values: dict[str, Any] = {
+            FIELDS[key]: int(row.value()) if PARAMETERS[key].integer else row.value()
+            for key, row in self.rows.items()}
+        # the mode gives one of the target δ and γ; the other is None
+        values["gamma" if self.delta_radio.isChecked() else "delta_target"] = None
+        values["delta_method"] = str(self.method_combo.currentData())
+        return CalculatorInputs(**values)
 
     def error_text(self, exc: InputError) -> str:
         field = exc.field or ""

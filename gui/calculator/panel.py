@@ -16,13 +16,18 @@ accuracy figures beside them, and four live plots below:
 Every change is validated at once on the UI thread (cheap). A bad value turns its field
 red, with the reason in its tooltip and beside it, and the plots keep their last valid
 state. Valid changes are rate-limited (a single-shot timer, :data:`THROTTLE_MS`) and
-computed by :func:`core.privacy.calculator.evaluate_calculator` in a
-:class:`gui.shell.workers.TaskRunner`; while a computation runs, newer parameters wait and
-replace one another, so a dragged slider redraws at the speed of the computation (with a
-coarser curve while the handle is held). ε against k, slower, has its own runner and is
-recomputed only when a parameter other than k changes.
+computed by :func:`core.privacy.calculator.evaluate_calculator` in the worker of
+:class:`gui.shell.tool_panel.ToolPanel` (a background computation, not a run); while a
+computation runs, newer parameters wait and replace one another, so a dragged slider
+redraws at the speed of the computation (with a coarser curve while the handle is held).
+ε against k, slower, has its own runner and is recomputed only when a parameter other than
+k changes.
 
 Nothing here is a release: the calculator never touches the project or the ledger.
+
+The widgets build the core's parameters object :class:`core.privacy.CalculatorInputs`
+through a table of (parameter row, field) pairs (:data:`gui.calculator.parts.FIELDS`); the core
+validates it (:meth:`CalculatorInputs.check`), the panel only shows what it said.
 
 Layout of the package: texts, parameter specs and the parameter row are
 :mod:`gui.calculator.parts`, the memoised worker tasks :mod:`gui.calculator.compute`; the
@@ -48,6 +53,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSplitter,
+    QStatusBar,
     QVBoxLayout,
     QWidget,
 )
@@ -78,26 +84,34 @@ from gui.calculator.parts import (
 from gui.calculator.views import FormHooks, PlotHooks
 from gui.shell.document import ProjectDocument
 from gui.shell.style import ERROR_COLOUR, pretty_message
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import info_panel
 from gui.shell.workers import TaskRunner
 
 __all__ = ["PrivacyCalculatorPanel", "preview"]
 
-class PrivacyCalculatorPanel(QWidget):
-    """The Privacy Calculator workspace (a main-window tab)."""
+class PrivacyCalculatorPanel(ToolPanel):
+    """The Privacy Calculator workspace (a main-window tab).
+
+    A :class:`~gui.shell.tool_panel.ToolPanel` with nothing for F5 to start (``can_run``
+    False: it recomputes as you type). The base's worker computes the point result (its
+    ``running_changed`` is never emitted: that work is not a run); two more workers draw ε
+    against k and Figure 1.1's curves.
+    """
 
     result_applied = Signal()  # the point result and the fast curves were redrawn
     k_curve_applied = Signal()  # the ε-vs-k curve was redrawn
-    message_logged = Signal(str, str)  # level, text (the Log dock listens)
-    running_changed = Signal(bool)  # never emitted: the calculator recomputes as you type
     can_run = False  # Workspace protocol: nothing for F5 to start
+    status_name = "Privacy Calculator"
+    log_name = "privacy calculator"
 
     def __init__(self, document: ProjectDocument | None = None,
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._document = document
-        self._runner = TaskRunner(self)
+                 parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        # what-if only: the document is never read or changed (an empty one without)
+        super().__init__(document if document is not None else ProjectDocument(), parent,
+                         status_bar=status_bar)
         self._k_runner = TaskRunner(self)
         self._fig_runner = TaskRunner(self)
         # (inputs, γ-grid size, time of the change that asked for them)
@@ -198,6 +212,8 @@ class PrivacyCalculatorPanel(QWidget):
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status_label)
 
+        # not connect_runner(): its status-bar progress and "cancelled — nothing was
+        # recorded" are a run's; a what-if computation shows itself in status_label
         self._runner.succeeded.connect(self._on_runner_succeeded)
         self._runner.failed.connect(self._on_runner_failed)
         self._runner.finished.connect(self._on_runner_finished)
@@ -212,10 +228,6 @@ class PrivacyCalculatorPanel(QWidget):
 
     # ------------------------------------------------------------------ construction
     # ------------------------------------------------------------------ public API
-    @property
-    def runner(self) -> TaskRunner:
-        return self._runner
-
     @property
     def k_runner(self) -> TaskRunner:
         return self._k_runner
@@ -238,14 +250,8 @@ class PrivacyCalculatorPanel(QWidget):
                 or (self._k_key_wanted is not None and self._k_key_wanted != self._k_key_shown()))
 
     def inputs(self) -> CalculatorInputs:
-        """The parameters in the widgets (not yet validated)."""
-        v = {key: row.value() for key, row in self.rows.items()}
-        in_delta_mode = self.delta_radio.isChecked()
-        return CalculatorInputs(
-            k=v["k"], eta=v["eta"], eta_bar=v["eta_bar"], w=int(v["w"]), b=v["b"],
-            delta_target=v["delta"] if in_delta_mode else None,
-            gamma=None if in_delta_mode else v["gamma"],
-            delta_method=str(self.method_combo.currentData()), beta=v["beta"], n=int(v["n"]))
+        """The core's parameters object as the widgets hold it (not yet validated)."""
+        return self.form.inputs()
 
     def find_k_for_target(self) -> float | None:
         """Set k to the largest k whose exact-profile ε meets the target ε (and say so)."""
@@ -348,22 +354,7 @@ class PrivacyCalculatorPanel(QWidget):
                             b=cfg["b"], n=int(cfg["w"]) + 1, mode="delta",
                             delta_method="auto")
 
-    # ------------------------------------------------------------------ Workspace protocol
-    # A what-if tool recomputes as you type; there is no run to start: the window's Run (F5)
-    # and Cancel (Esc) do nothing here.
-    @property
-    def is_running(self) -> bool:
-        return False
-
-    def randomness_label(self) -> str:
-        return ""
-
-    def run(self) -> bool:
-        return False
-
-    def cancel(self) -> None:
-        pass
-
+    # Workspace protocol: ToolPanel's for a tab with nothing to run (F5 and Esc do nothing)
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         QTimer.singleShot(0, self._fit_top)
@@ -380,7 +371,7 @@ class PrivacyCalculatorPanel(QWidget):
         self._closed = True
         self._throttle.stop()
         self._pending = None
-        self._runner.shutdown()
+        super().shutdown()
         self._k_runner.shutdown()
         self._fig_runner.shutdown()
 
@@ -504,7 +495,7 @@ class PrivacyCalculatorPanel(QWidget):
             self.status_label.setText(f"<span style='color:{ERROR_COLOUR}'>Computation failed: "
                                       f"{html.escape(type(exc).__name__)}: "
                                       f"{html.escape(str(exc))}</span>")
-            self.message_logged.emit("ERROR", f"privacy calculator: {type(exc).__name__}: {exc}")
+            self.message_logged.emit("ERROR", f"{self.log_name}: {type(exc).__name__}: {exc}")
 
     def _on_runner_finished(self) -> None:
         self._running_since = None
@@ -525,7 +516,7 @@ class PrivacyCalculatorPanel(QWidget):
     def _on_k_runner_failed(self, exc: object) -> None:
         self._k_key_running = None
         self._k_key_wanted = None  # nothing more to wait for; the last curve stays
-        self.message_logged.emit("WARNING", f"privacy calculator, ε vs k: {exc}")
+        self.message_logged.emit("WARNING", f"{self.log_name}, ε vs k: {exc}")
 
     def _on_k_runner_finished(self) -> None:
         if self._k_key_running is not None and not self._k_runner.is_running:

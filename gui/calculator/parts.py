@@ -18,9 +18,9 @@ from gui.shell.style import ERROR_COLOUR, INVALID_STYLE, OKABE_ITO
 from gui.shell.widgets import ParameterSlider, SciSpinBox
 
 __all__ = ["THROTTLE_MS", "N_POINTS", "DRAFT_POINTS", "WARNING_COLOUR", "FIGURE_COLOURS",
-           "TOOLTIPS", "PARAMETERS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS", "METHOD_SHORT",
-           "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML", "RESULT_ROWS",
-           "gamma_marker"]
+           "TOOLTIPS", "PARAMETERS", "FIELDS", "LEFT_COLUMN", "RIGHT_COLUMN", "METHODS",
+           "METHOD_SHORT", "LEMMA_NOTE", "ParameterSpec", "ParameterRow", "fmt_value", "INFO_HTML",
+           "RESULT_ROWS", "gamma_marker"]
 
 THROTTLE_MS = 120  # at most one computation request per this interval while a slider moves
 N_POINTS = 40  # γ grid of the ε–δ and δ–γ curves
@@ -82,6 +82,11 @@ PARAMETERS: dict[str, ParameterSpec] = {
     "beta": ParameterSpec("β", 1e-4, 0.999, 0.05, log=True, log_step=10 ** 0.1),
     "n": ParameterSpec("n", 2, 200, 4, integer=True),
 }
+#: How the parameter rows bind to the fields of the core's parameters object
+#: :class:`core.privacy.CalculatorInputs` (row key → field); the mode (target δ or γ) and the
+#: δ method are the other two fields.
+FIELDS: dict[str, str] = {"k": "k", "eta": "eta", "eta_bar": "eta_bar", "w": "w", "b": "b",
+                          "delta": "delta_target", "gamma": "gamma", "beta": "beta", "n": "n"}
 LEFT_COLUMN = ("k", "eta", "eta_bar", "w", "b")
 RIGHT_COLUMN = ("delta", "gamma", "delta_method", "beta", "n")
 METHODS = (("auto", "auto: exact profile; union bound for γ"),

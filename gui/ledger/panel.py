@@ -18,7 +18,7 @@ row. The CSV writes "unbounded" with an ``epsilon_reason`` column.
 The panel reads ``document.project`` and refreshes on the ledger's signals
 (:attr:`gui.shell.document.ProjectDocument.ledger_changed`); budget edits are undoable commands.
 
-A little over 600 lines: the ledger table models, filters, budgets and CSV export of one tab.
+About 600 lines: the ledger table models, filters, budgets and CSV export of one tab.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QStatusBar,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -66,6 +67,7 @@ from gui.ledger.texts import EMPTY_TEXT, TOOLTIPS, UNBOUNDED_TIP
 from gui.shell.document import ProjectDocument
 from gui.shell.ledger import project_ledger, set_budget
 from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT
+from gui.shell.tool_panel import ToolPanel
 from gui.shell.tools import ToolSpec, register_tool
 from gui.shell.widgets import SciSpinBox, header_item
 
@@ -186,38 +188,23 @@ class LedgerFilterModel(QSortFilterProxyModel):
 
 
 # --------------------------------------------------------------------------- panel
-class LedgerPanel(QWidget):
-    """The Privacy Ledger tab (a main-window tool)."""
+class LedgerPanel(ToolPanel):
+    """The Privacy Ledger tab (a main-window tool).
 
-    message_logged = Signal(str, str)  # level, text
+    A :class:`~gui.shell.tool_panel.ToolPanel` with nothing for F5 to start (``can_run``
+    False): it views the ledger and edits budgets (undoable commands), and shares the base's
+    document, Log-dock signal and Workspace plumbing.
+    """
+
     refreshed = Signal()
-    running_changed = Signal(bool)  # never emitted: the ledger runs nothing
     can_run = False  # Workspace protocol: nothing for F5 to start
-    info_panel = None  # no Run parameters
+    status_name = "Privacy Ledger"
+    log_name = "privacy ledger"
 
-    def shutdown(self) -> None:
-        """Nothing runs in a worker here."""
-
-    # ------------------------------------------------------------------ Workspace protocol
-    # The ledger runs nothing: the window's Run (F5) and Cancel (Esc) do nothing here.
-    @property
-    def is_running(self) -> bool:
-        return False
-
-    def randomness_label(self) -> str:
-        return ""
-
-    def run(self) -> bool:
-        return False
-
-    def cancel(self) -> None:
-        pass
-
-    def __init__(self, document: ProjectDocument, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._document = document
+    def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
+                 status_bar: QStatusBar | None = None) -> None:
+        super().__init__(document, parent, status_bar=status_bar)
         self._ledger = PrivacyLedger()
-        self._problem = ""
         self.setObjectName("ledger_panel")
 
         # filters
@@ -383,7 +370,7 @@ class LedgerPanel(QWidget):
 
     @property
     def problem(self) -> str:
-        """Why the ledger could not be read ("" when it could)."""
+        """Why the ledger could not be read ("" when it could; also :attr:`run_problem`)."""
         return self._problem
 
     def visible_entries(self) -> list[LedgerEntry]:
@@ -417,7 +404,7 @@ class LedgerPanel(QWidget):
         except (InputError, TypeError, ValueError) as exc:
             self._ledger = PrivacyLedger()
             self._problem = str(exc)
-            self.message_logged.emit("ERROR", f"privacy ledger: {exc}")
+            self.message_logged.emit("ERROR", f"{self.log_name}: {exc}")
         self.model.set_entries(self._ledger.entries)
         self._fill_combo(self.dataset_combo, self._ledger.datasets())
         self._fill_combo(self.mechanism_combo, self._ledger.mechanisms())

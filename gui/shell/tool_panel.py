@@ -19,6 +19,13 @@ A subclass sets the class attributes :attr:`status_name`, :attr:`log_name` and
 :attr:`undo_key`, builds ``run_message`` (the label under the form that says why a run did
 not start), calls :meth:`connect_runner` after building its widgets, and implements
 :meth:`show_record` and ``_on_runner_succeeded``.
+
+A tab with nothing for F5 to start (the ledger views and edits budgets; the calculator
+recomputes as you type) sets :attr:`can_run` to False and keeps the rest: the document, the
+Log dock's signal, the status bar, its worker for background work. The base then answers the
+Workspace protocol for it: :meth:`run` starts nothing, :meth:`randomness_label` is empty and
+:attr:`is_running` stays False and :meth:`cancel` stops nothing (its worker's background
+work is not a run: the window's Run and Cancel do not follow it).
 """
 
 from __future__ import annotations
@@ -63,6 +70,8 @@ class ToolPanel(QWidget):
 
     #: built by the subclass: says why a run did not start
     run_message: QLabel
+    #: shown in the right-hand dock while the tab is current (None: the dock's placeholder)
+    info_panel: QWidget | None = None
 
     def __init__(self, document: ProjectDocument, parent: QWidget | None = None, *,
                  status_bar: QStatusBar | None = None) -> None:
@@ -97,7 +106,18 @@ class ToolPanel(QWidget):
 
     @property
     def is_running(self) -> bool:
-        return self._runner.is_running
+        # a tab with nothing to run never reports running (its worker recomputes as you type)
+        return self.can_run and self._runner.is_running
+
+    def run(self) -> bool:
+        """F5: a tab that runs something overrides this; one that does not starts nothing."""
+        if self.can_run:
+            raise NotImplementedError
+        return False
+
+    def randomness_label(self) -> str:
+        """The randomness the next run uses ("" here: a tab that runs something says it)."""
+        return ""
 
     @property
     def summary(self) -> dict[str, Any] | None:
@@ -115,7 +135,8 @@ class ToolPanel(QWidget):
         return self._problem
 
     def cancel(self) -> None:
-        self._runner.cancel()
+        if self.can_run:  # a tab that runs nothing: its background work is not Esc's to stop
+            self._runner.cancel()
 
     def shutdown(self) -> None:
         self._runner.shutdown()

@@ -70,7 +70,7 @@ LONG_GUI_MODULES = {
     "gui/mdp/analysis_panel.py": 718,
     "gui/logistics/experiments.py": 629,
     "gui/audit/panel.py": 651,
-    "gui/ledger/panel.py": 624,
+    "gui/ledger/panel.py": 611,
 }
 
 
