@@ -126,6 +126,8 @@ from .validation import (
     check_int as check_int,
     check_k as check_k,
     check_positive as check_positive,
+    check_rate as check_rate,
     check_seed as check_seed,
     check_sensitivity as check_sensitivity,
+    check_whole as check_whole,
 )
