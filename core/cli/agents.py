@@ -9,7 +9,8 @@ from typing import Any, TextIO
 from core.cli.common import Progress, emit, flag_error, mode_line
 from core.common.errors import InputError
 
-__all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser", "attack_payload"]
+__all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser", "drl_parameters",
+           "comarl_parameters", "DRL_FLAGS", "COMARL_FLAGS"]
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -24,38 +25,45 @@ def _parse_size(text: str) -> tuple[int, int]:
     return parts[0], parts[1]
 
 
-def attack_payload(grid: Any, policy: Any, args: argparse.Namespace, seed: int | None,
-                   err: TextIO) -> dict[str, Any]:
-    """The map-recovery attack on a trained ``policy`` (``drl --attack``, tabular or DQN):
-    the JSON keys it adds to the run's payload.
+#: the ``drl`` flags of DrlParameters' fields (and of the map's)
+DRL_FLAGS = {"epsilon": "--epsilon", "preset": "--preset", "defense": "--defense",
+             "episodes": "--episodes", "max_steps": "--max-steps",
+             "population": "--population", "generations": "--generations"}
 
-    Parameters
-    ----------
-    grid : GridWorld
-        The true map.
-    policy : numpy.ndarray
-        The trained agent's policy (``res.policy()``).
-    args : argparse.Namespace
-        ``--population`` and ``--generations``.
-    seed : int or None
-        The run's seed; the attack uses ``seed + 1`` (0 in release mode).
-    err : TextIO
-        Where progress goes.
+#: the ``comarl`` flags of ComarlParameters' fields
+COMARL_FLAGS = {"agents": "--agents", "sigma": "--sigma", "window": "--window",
+                "sample_rate": "--sample-rate", "episodes": "--episodes", "size": "--size",
+                "delta": "--delta", "algorithm": "--algorithm", "lr": "--lr"}
 
-    Returns
-    -------
-    dict
-        ``grr``, ``nrr``, ``attack_fitness``, ``truth_fitness``, ``baseline_nrr``,
-        ``recovered``, ``attack_s``.
-    """
-    from core.gridworld.attack import AttackSetup, recover_map
 
-    att = recover_map(grid, policy, AttackSetup(population=args.population,
-                                                generations=args.generations),
-                      seed=0 if seed is None else seed + 1, progress=Progress(err, "attack"))
-    return dict(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
-                truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
-                recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
+def drl_parameters(args: argparse.Namespace) -> Any:
+    """The :class:`core.gridworld.release.DrlParameters` of a ``drl`` command line (bad input:
+    InputError naming the flag)."""
+    from core.gridworld.release import DrlParameters
+
+    try:
+        return DrlParameters(defense=args.defense, preset=args.preset, epsilon=args.epsilon,
+                             episodes=args.episodes, max_steps=args.max_steps,
+                             agent=getattr(args, "agent", "tabular"), attack=args.attack,
+                             population=args.population, generations=args.generations,
+                             seed=args.seed)
+    except InputError as exc:
+        raise flag_error(exc, DRL_FLAGS) from None
+
+
+def comarl_parameters(args: argparse.Namespace) -> Any:
+    """The :class:`core.comarl.release.ComarlParameters` of a ``comarl`` command line (bad
+    input: InputError naming the flag)."""
+    from core.comarl.release import ComarlParameters
+
+    try:
+        return ComarlParameters(agents=args.agents, size=args.size, episodes=args.episodes,
+                                algorithm=args.algorithm, lr=args.lr, dp=args.dp,
+                                sigma=args.sigma, window=args.window,
+                                sample_rate=args.sample_rate, delta=args.delta,
+                                agent=getattr(args, "agent", "tabular"), seed=args.seed)
+    except InputError as exc:
+        raise flag_error(exc, COMARL_FLAGS) from None
 
 
 def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -75,8 +83,8 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """
     import numpy as np
 
-    from core.gridworld.dpdrl import DrlSetup, train_agent
-    from core.gridworld.maps import example_12x11, load_grid, random_map
+    from core.gridworld.maps import check_map, example_12x11, load_grid, random_map
+    from core.gridworld.release import drl_release
 
     if (args.map is None) == (args.random is None):
         raise InputError("give a map file (or 'example') or --random SIZE, not both",
@@ -97,19 +105,12 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return cmd_drl_dqn(args, grid, out, err)
     try:
-        setup = DrlSetup(defense=args.defense, preset=args.preset, epsilon=args.epsilon,
-                         episodes=args.episodes, max_steps=args.max_steps)
-        res = train_agent(grid, setup, seed=seed, progress=Progress(err, "drl"))
-        payload: dict[str, Any] = res.to_json()
-        if args.attack:
-            payload.update(attack_payload(grid, res.policy(), args, seed, err))
+        check_map(grid)
     except InputError as exc:
-        raise flag_error(exc, {"epsilon": "--epsilon", "preset": "--preset",
-                                "defense": "--defense", "episodes": "--episodes",
-                                "max_steps": "--max-steps", "map": "MAP",
-                                "population": "--population",
-                                "generations": "--generations"}) from None
-    payload["truth"] = grid.to_rows()
+        raise flag_error(exc, {"map": "MAP"}) from None
+    run = drl_release(drl_parameters(args), Progress(err, "drl"), grid=grid)
+    res = run.train
+    payload: dict[str, Any] = run.to_json()
 
     def text() -> str:
         lines = [f"{grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}, defense "
@@ -197,24 +198,12 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from core.cli.deep import cmd_comarl_net
 
         return cmd_comarl_net(args, out, err)
-    from core.comarl.vdn import VdnSetup, team_grid, train_vdn
+    from core.comarl.release import comarl_release
 
-    try:
-        team = team_grid(args.agents, rows=args.size, cols=args.size,
-                         seed=0 if args.seed is None else args.seed)
-        setup = VdnSetup(episodes=args.episodes, dp=args.dp, sigma=args.sigma,
-                         window=args.window, sample_rate=args.sample_rate, delta=args.delta,
-                         algorithm=args.algorithm, lr=args.lr)
-        res = train_vdn(team, setup, seed=args.seed, progress=Progress(err, "comarl"))
-        central = train_vdn(team, setup, seed=args.seed, central=True)
-        res.central_seconds = central.seconds
-    except InputError as exc:
-        raise flag_error(exc, {"agents": "--agents", "sigma": "--sigma", "window": "--window",
-                                "sample_rate": "--sample-rate", "episodes": "--episodes",
-                                "size": "--size", "delta": "--delta",
-                                "algorithm": "--algorithm", "lr": "--lr"}) from None
-    payload = res.to_json()
-    payload["central_team_return"] = central.team_return
+    run = comarl_release(comarl_parameters(args), Progress(err, "comarl"))
+    res, central, team = run.pe, run.central, run.team
+    assert central is not None  # the tables' run trains the reference
+    payload = run.to_json()
 
     def text() -> str:
         lines = [f"{'PE-VDN' if args.algorithm == 'vdn' else 'IQL (independent learners)'}, "

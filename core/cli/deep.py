@@ -277,25 +277,17 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
     from core.deep import require
 
     require("--agent")
-    from core.cli.agents import attack_payload
-    from core.deep.dqn import DqnSetup, train_dqn
-    from core.gridworld.dpdrl import DrlSetup
+    from core.cli.agents import drl_parameters
+    from core.deep.dqn import train_dqn
+    from core.gridworld.maps import check_map
+    from core.gridworld.release import drl_release
 
     seed = args.seed
-    try:
-        setup = DrlSetup(defense=args.defense, preset=args.preset, epsilon=args.epsilon,
-                         episodes=args.episodes, max_steps=args.max_steps)
-        res = train_dqn(grid, setup, DqnSetup(), seed=seed, progress=Progress(err, "drl"))
-        payload: dict[str, Any] = res.to_json()
-        payload["agent"] = "dqn"
-        if args.attack:
-            payload.update(attack_payload(grid, res.policy(), args, seed, err))
-    except InputError as exc:
-        raise flag_error(exc, {"epsilon": "--epsilon", "preset": "--preset",
-                                "defense": "--defense", "episodes": "--episodes",
-                                "max_steps": "--max-steps", "population": "--population",
-                                "generations": "--generations"}) from None
-    payload["truth"] = grid.to_rows()
+    check_map(grid)
+    run = drl_release(drl_parameters(args), Progress(err, "drl"), grid=grid, trainer=train_dqn)
+    res = run.train
+    payload: dict[str, Any] = run.to_json()
+    payload["agent"] = "dqn"
 
     def text() -> str:
         lines = [f"DQN on {grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}, defense "
@@ -333,20 +325,15 @@ def cmd_comarl_net(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.deep import require
 
     require("--agent")
-    from core.comarl.vdn import VdnSetup, team_grid
+    from core.cli.agents import comarl_parameters
+    from core.comarl.release import comarl_release
     from core.deep.vdn import train_vdn_net
 
-    try:
-        team = team_grid(args.agents, rows=args.size, cols=args.size,
-                         seed=0 if args.seed is None else args.seed)
-        setup = VdnSetup(episodes=args.episodes, dp=args.dp, sigma=args.sigma,
-                         window=args.window, sample_rate=args.sample_rate, delta=args.delta)
-        res = train_vdn_net(team, setup, seed=args.seed, progress=Progress(err, "comarl"))
-    except InputError as exc:
-        raise flag_error(exc, {"agents": "--agents", "sigma": "--sigma", "window": "--window",
-                                "sample_rate": "--sample-rate", "episodes": "--episodes",
-                                "size": "--size", "delta": "--delta"}) from None
-    payload = res.to_json()
+    params = comarl_parameters(args)
+    run = comarl_release(params, Progress(err, "comarl"), trainer=train_vdn_net,
+                         reference=False)
+    res, team = run.pe, run.team
+    payload = run.to_json()
     payload["agent"] = "net"
 
     def text() -> str:

@@ -51,7 +51,8 @@ from core.common.errors import InputError, RunFailure
 from core.common.progress import Cancelled, Progress, no_progress
 from core.gridworld.maps import MOVES, GridMap
 
-__all__ = ["TeamGrid", "team_grid", "VdnSetup", "VdnResult", "train_vdn", "leakage", "UNIT",
+__all__ = ["TeamGrid", "team_grid", "check_agents", "ALGORITHMS", "VdnSetup", "VdnResult",
+           "train_vdn", "leakage", "UNIT",
            "VdnAccounting", "vdn_accounting", "team_step"]
 
 UNIT = ("one transition: one replay-buffer entry, the team's (o, a, r, o') at one step "
@@ -71,12 +72,29 @@ class TeamGrid:
         return len(self.starts)
 
 
+def check_agents(agents: Any) -> int:
+    """The team's size: a whole number >= 2 (field ``agents``).
+
+    Parameters
+    ----------
+    agents : Any
+        The value to check.
+
+    Returns
+    -------
+    int
+    """
+    if isinstance(agents, bool) or not isinstance(agents, (int, float, np.integer)) \
+            or int(agents) != agents or agents < 2:
+        raise InputError(f"PE-Co-MARL needs at least 2 agents, got {agents!r}", field="agents")
+    return int(agents)
+
+
 def team_grid(agents: int, *, rows: int = 7, cols: int = 7, seed: int = 0) -> TeamGrid:
     """A random map with ``agents`` starts and goals, far apart (BFS), all distinct."""
     from core.gridworld.maps import bfs_distance, random_map
 
-    if isinstance(agents, bool) or int(agents) != agents or agents < 2:
-        raise InputError(f"PE-Co-MARL needs at least 2 agents, got {agents!r}", field="agents")
+    check_agents(agents)
     rng = np.random.default_rng(seed)
     g = random_map(rows, cols, rng, density=0.2)
     free = g.free_cells()
@@ -101,6 +119,10 @@ def team_grid(agents: int, *, rows: int = 7, cols: int = 7, seed: int = 0) -> Te
     return TeamGrid(g, tuple(starts), tuple(goals))
 
 
+#: the learning rules: the coupled VDN update, or independent Q-learners (the baseline)
+ALGORITHMS = ("vdn", "iql")
+
+
 @dataclass(frozen=True)
 class VdnSetup:
     episodes: int = 400
@@ -120,17 +142,18 @@ class VdnSetup:
     algorithm: str = "vdn"
 
     def validated(self, agents: int = 2) -> "VdnSetup":
-        if self.algorithm not in ("vdn", "iql"):
-            raise InputError(f"must be vdn or iql, got {self.algorithm!r}", field="algorithm")
+        """This set-up checked for ``agents`` learners (each :class:`InputError` names its
+        field: ``algorithm``, ``lr``, ``episodes``, ``max_steps``, ``window``, and with DP
+        ``sigma`` and ``sample_rate``), the training's time estimated against the limit."""
+        from core.common.validation import check_choice, check_positive, check_rate, check_whole
+
+        check_choice(self.algorithm, ALGORITHMS, "algorithm")
         if self.algorithm == "iql" and self.dp:
             raise InputError("DP-SGD on the tables is implemented for VDN only",
                              field="algorithm")
-        if not (math.isfinite(self.lr) and self.lr > 0):
-            raise InputError(f"must be a finite number > 0, got {self.lr!r}", field="lr")
+        check_positive(self.lr, "lr")
         for name in ("episodes", "max_steps", "window"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or int(v) != v or v < 1:
-                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
+            check_whole(getattr(self, name), name)
         from core.common.resources import check_time
 
         # measured 1.7e-4 s per agent and step, 4.3e-4 with DP-SGD; about 2x for a margin
@@ -139,12 +162,8 @@ class VdnSetup:
                    detail=f"{int(self.episodes):,} episodes of up to {int(self.max_steps):,} "
                           f"steps for {agents} agents")
         if self.dp:
-            if not (math.isfinite(self.sigma) and self.sigma > 0):
-                raise InputError(f"must be a finite number > 0, got {self.sigma!r}",
-                                 field="sigma")
-            if not 0 < self.sample_rate <= 1:
-                raise InputError(f"must lie in (0, 1], got {self.sample_rate!r}",
-                                 field="sample_rate")
+            check_positive(self.sigma, "sigma")
+            check_rate(self.sample_rate, "sample_rate")
         return self
 
 

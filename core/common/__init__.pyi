@@ -129,6 +129,8 @@ from .validation import (
     check_non_negative as check_non_negative,
     check_positive as check_positive,
     check_probability as check_probability,
+    check_rate as check_rate,
     check_seed as check_seed,
     check_sensitivity as check_sensitivity,
+    check_whole as check_whole,
 )

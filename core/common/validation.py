@@ -29,8 +29,10 @@ __all__ = [
     "check_non_negative",
     "check_positive",
     "check_probability",
+    "check_rate",
     "check_seed",
     "check_sensitivity",
+    "check_whole",
     "SENSITIVITY_RANGE",
     "K_MAX",
     "B_MIN",
@@ -386,6 +388,69 @@ def check_int(value: Any, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(f"must be an integer >= {minimum}, got {value!r}", field=name)
     return int(value)
+
+
+def check_whole(value: Any, name: str, minimum: int = 1) -> int:
+    """A count that may arrive as a whole float (``3.0`` from a JSON file or a spin box):
+    a finite number, not a bool, equal to an integer >= ``minimum``.
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+    minimum : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    int
+        The value as a Python int.
+
+    Examples
+    --------
+    >>> check_whole(3.0, "episodes")
+    3
+    >>> try:
+    ...     check_whole(0, "episodes")
+    ... except InputError as exc:
+    ...     print(exc)
+    episodes: must be a whole number >= 1, got 0
+    """
+    if isinstance(value, bool) or not _is_finite_number(value) or int(float(value)) != value \
+            or value < minimum:
+        raise InputError(f"must be a whole number >= {minimum}, got {value!r}", field=name)
+    return int(value)
+
+
+def check_rate(value: Any, name: str) -> float:
+    """A rate or probability that may be 1 but not 0: a number in (0, 1].
+
+    Parameters
+    ----------
+    value : Any
+        The value to check.
+    name : str
+        The field named in the error.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_rate(1 / 32, "sample_rate")
+    0.03125
+    >>> try:
+    ...     check_rate(2.0, "sample_rate")
+    ... except InputError as exc:
+    ...     print(exc)
+    sample_rate: must lie in (0, 1], got 2.0
+    """
+    if isinstance(value, bool) or not _is_finite_number(value) or not 0 < float(value) <= 1:
+        raise InputError(f"must lie in (0, 1], got {value!r}", field=name)
+    return float(value)
 
 
 def check_seed(seed: Any, name: str = "seed") -> int | None:

@@ -10,6 +10,7 @@ from .attack import (
 from .dpdrl import (
     CONVERGED_SHARE as CONVERGED_SHARE,
     CONVERGENCE_CRITERION as CONVERGENCE_CRITERION,
+    DEFENSES as DEFENSES,
     EVAL_EPISODES as EVAL_EPISODES,
     OBSERVATION_REASON as OBSERVATION_REASON,
     PRESETS as PRESETS,
@@ -42,6 +43,7 @@ from .maps import (
     GridMap as GridMap,
     bfs_distance as bfs_distance,
     check_map as check_map,
+    check_random_size as check_random_size,
     example_12x11 as example_12x11,
     grid_from_rows as grid_from_rows,
     load_grid as load_grid,
@@ -50,6 +52,12 @@ from .maps import (
     reachable as reachable,
     violations as violations,
     violations_2x2 as violations_2x2,
+)
+from .release import (
+    DRL_AGENTS as DRL_AGENTS,
+    DrlParameters as DrlParameters,
+    DrlRun as DrlRun,
+    drl_release as drl_release,
 )
 from .study import (
     EQUIVALENCE_MARGIN as EQUIVALENCE_MARGIN,

@@ -41,10 +41,10 @@ class AttackSetup:
     density: float = 0.3
 
     def validated(self) -> "AttackSetup":
+        from core.common.validation import check_whole
+
         for name in ("population", "generations", "tournament"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or int(v) != v or v < 1:
-                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
+            check_whole(getattr(self, name), name)
         if self.population < 2 or self.elitism >= self.population:
             raise InputError("the population must exceed the elite and hold at least 2",
                              field="population")

@@ -55,9 +55,12 @@ from core.gridworld.maps import MOVES, GridMap, check_map, observations
 __all__ = ["scores", "selection_probabilities", "roulette", "obfuscate", "DrlSetup",
            "DrlResult", "train_agent", "PRESETS", "THESIS_FLAWS", "OBSERVATION_REASON",
            "choice_bounds", "Convergence", "evaluate_convergence", "CONVERGENCE_CRITERION",
-           "EVAL_EPISODES", "CONVERGED_SHARE", "STEP_LIMIT_FACTOR", "grid_step", "drl_result"]
+           "EVAL_EPISODES", "CONVERGED_SHARE", "STEP_LIMIT_FACTOR", "grid_step", "drl_result",
+           "DEFENSES"]
 
 PRESETS = ("strict", "thesis")
+#: the defenses: none, or DP-DRL's obfuscated observations
+DEFENSES = ("none", "dpdrl")
 N_SCORE = 10.0
 THESIS_FLAWS = (
     "thesis preset: ε = arctan(d_max − d_min) and S = top-1 − top-2 are computed from the "
@@ -230,22 +233,22 @@ class DrlSetup:
     ramp: float = 0.2              # share of episodes for the ramp
 
     def validated(self) -> "DrlSetup":
+        """This set-up checked (each :class:`InputError` names its field: ``episodes``,
+        ``max_steps``, ``defense``, ``preset``, ``epsilon``), the strict preset's ε filled in
+        (1 when not given), and the training's time estimated against the limit."""
+        from core.common.validation import check_choice, check_positive, check_whole
+
         for name in ("episodes", "max_steps"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or int(v) != v or v < 1:
-                raise InputError(f"must be a whole number >= 1, got {v!r}", field=name)
-        if self.defense not in ("none", "dpdrl"):
-            raise InputError(f"must be none or dpdrl, got {self.defense!r}", field="defense")
-        if self.preset not in PRESETS:
-            raise InputError(f"must be strict or thesis, got {self.preset!r}", field="preset")
+            check_whole(getattr(self, name), name)
+        check_choice(self.defense, DEFENSES, "defense")
+        check_choice(self.preset, PRESETS, "preset")
         out = self
         if self.defense == "dpdrl" and self.preset == "strict":
             e = 1.0 if self.epsilon is None else self.epsilon
-            if isinstance(e, bool) or not isinstance(e, (int, float)) or not math.isfinite(e) \
-                    or e <= 0:
+            if isinstance(e, bool):
                 raise InputError(f"must be a finite number > 0, got {self.epsilon!r}",
                                  field="epsilon")
-            out = replace(self, epsilon=float(e))
+            out = replace(self, epsilon=check_positive(e, "epsilon"))
         elif self.defense == "none" and self.epsilon is not None:
             raise InputError("--epsilon needs --defense dpdrl", field="epsilon")
         from core.common.resources import check_time

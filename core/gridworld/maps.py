@@ -33,7 +33,8 @@ MAX_SIDE = 64
 
 __all__ = ["GridMap", "OFFSETS", "ACTIONS", "MOVES", "observations", "check_map",
            "random_map", "example_12x11", "bfs_distance", "load_grid", "grid_from_rows",
-           "violations", "violations_2x2", "GridEntry", "reachable", "MAX_SIDE"]
+           "violations", "violations_2x2", "GridEntry", "reachable", "MAX_SIDE",
+           "check_random_size"]
 
 #: neighbour offsets in the thesis's order [up, down, left, right, UL, UR, DL, DR]
 OFFSETS = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -168,6 +169,21 @@ def load_grid(path: str) -> GridMap:
         raise InputError(exc.problem, file=path) from None
 
 
+def check_random_size(rows: int, cols: int) -> None:
+    """Refuse (field ``size``) a random map's size outside 5 to :data:`MAX_SIDE` a side: the
+    generator checks connectivity after every flip (time ~ cells^2: 64 x 64 takes about 3 s,
+    1000 x 1000 would take days); map files have the same 64 bound.
+
+    Parameters
+    ----------
+    rows, cols : int
+        The size asked.
+    """
+    if rows < 5 or cols < 5 or rows > MAX_SIDE or cols > MAX_SIDE:
+        raise InputError(f"a random map has 5 to {MAX_SIDE} rows and columns, got "
+                         f"{rows} x {cols}", field="size")
+
+
 def random_map(rows: int, cols: int, rng: np.random.Generator, *, density: float = 0.3,
                tries: int = 40) -> GridMap:
     """A random map under the constraints (spec §8.4): border walls, obstacles placed by random
@@ -189,11 +205,7 @@ def random_map(rows: int, cols: int, rng: np.random.Generator, *, density: float
     -------
     GridMap
     """
-    if rows < 5 or cols < 5 or rows > MAX_SIDE or cols > MAX_SIDE:
-        # the generator checks connectivity after every flip (time ~ cells^2: 64 x 64 takes
-        # about 3 s, 1000 x 1000 would take days); map files have the same 64 bound
-        raise InputError(f"a random map has 5 to {MAX_SIDE} rows and columns, got "
-                         f"{rows} x {cols}", field="size")
+    check_random_size(rows, cols)
     cells = np.zeros((rows, cols), dtype=np.uint8)
     cells[1:-1, 1:-1] = 1
     interior = [(r, c) for r in range(1, rows - 1) for c in range(1, cols - 1)]

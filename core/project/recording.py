@@ -413,7 +413,7 @@ def _drl_entries(result: Any, grid_id: str, source: str) -> list[LedgerEntry]:
                         **common)]
 
 
-def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = None
+def drl_run_record(project: Project, result: Any, params: Any, grid_id: str
                    ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a DP-DRL training (kind ``"drl"``, target its grid) and the ledger
     entry of what the trained agent releases about the map.
@@ -426,17 +426,20 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
     ----------
     project : Project
         Where it will be recorded.
-    result : DrlResult
-        :func:`core.gridworld.dpdrl.train_agent`.
+    result : DrlRun
+        :func:`core.gridworld.release.drl_release`: the training and the attack, if run.
+    params : DrlParameters
+        What was run; ``params`` keeps :meth:`DrlParameters.to_dict` but ``population`` and
+        ``generations``, after the map's ``grid``.
     grid_id : str
         The grid's id (``example``/``random`` for maps outside the project).
-    attack : AttackResult, optional
-        The map-recovery attack on the trained policy.
 
     Returns
     -------
     (RunRecord, list of LedgerEntry)
     """
+    attack = result.attack
+    result = result.train
     rid = project.new_run_id()
     summary = result.to_json()
     summary["truth"] = result.grid.to_rows()
@@ -449,31 +452,58 @@ def drl_run_record(project: Project, result: Any, grid_id: str, attack: Any = No
         summary["oracle_keys"] += ["grr", "nrr"]
     summary["oracle_view"] = ("the true map, and the attack's recovery rates scored against "
                               "it: the experimenter's oracle view")
-    s = result.setup
-    params = {"grid": grid_id, "defense": s.defense, "preset": s.preset, "epsilon": s.epsilon,
-              "episodes": s.episodes, "max_steps": s.max_steps, "attack": attack is not None,
-              "seeded": result.seed is not None, "seed": result.seed,
-              "agent": getattr(result, "agent", "tabular")}
+    asked = params.to_dict()
+    kept = {"grid": grid_id, **{k: asked[k] for k in _DRL_RECORD_KEYS}}
     mode = "experiment" if result.seed is not None else "release"
     entries = _drl_entries(result, grid_id, rid)
-    return RunRecord(id=rid, kind="drl", target=grid_id, params=params, summary=summary,
+    return RunRecord(id=rid, kind="drl", target=grid_id, params=kept, summary=summary,
                      mode=mode, seed=result.seed), entries
 
 
-def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[LedgerEntry]]:
+#: what a ``drl`` run record's ``params`` keeps of :meth:`DrlParameters.to_dict` (after
+#: ``grid``), in this order
+_DRL_RECORD_KEYS = ("defense", "preset", "epsilon", "episodes", "max_steps", "attack",
+                    "seeded", "seed", "agent")
+
+#: what a ``comarl`` run record's ``params`` keeps of :meth:`ComarlParameters.to_dict` (the
+#: DP ones None without DP), in this order
+_COMARL_RECORD_KEYS = ("agents", "episodes", "dp", "sigma", "window", "sample_rate",
+                       "seeded", "seed", "agent")
+
+
+def comarl_run_record(project: Project, result: Any, params: Any
+                      ) -> tuple[RunRecord, list[LedgerEntry]]:
     """The run record of a PE-VDN training (kind ``"comarl"``) and its ledger entries: per
     agent's data, the Q-tables ((ε, δ) of DP-SGD on all N tables with the replay window, or
-    unbounded), and the secure sums every agent saw (revealed exactly: unbounded)."""
+    unbounded), and the secure sums every agent saw (revealed exactly: unbounded).
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded.
+    result : ComarlRun
+        :func:`core.comarl.release.comarl_release`: PE-VDN and, if trained, plain VDN (its
+        curve and return join the summary as ``central_returns``, ``central_team_return``).
+    params : ComarlParameters
+        What was run (``params`` keeps part of :meth:`ComarlParameters.to_dict`).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+    """
     rid = project.new_run_id()
+    central = result.central
+    result = result.pe
     s = result.setup
     mode = "experiment" if result.seed is not None else "release"
     summary = result.to_json()
-    params = {"agents": result.team.agents, "episodes": s.episodes, "dp": s.dp,
-              "sigma": s.sigma if s.dp else None, "window": s.window if s.dp else None,
-              "sample_rate": s.sample_rate if s.dp else None,
-              "seeded": result.seed is not None, "seed": result.seed,
-              "agent": getattr(result, "agent", "tabular")}
-    nets = params["agent"] == "net"
+    if central is not None:
+        summary.update(central_returns=[float(v) for v in central.returns],
+                       central_team_return=central.team_return)
+    asked = params.to_dict()
+    kept = {k: (asked[k] if s.dp or k not in ("sigma", "window", "sample_rate") else None)
+            for k in _COMARL_RECORD_KEYS}
+    nets = kept["agent"] == "net"
     what = "networks" if nets else "tables"
     common: dict[str, Any] = dict(mode=mode, seed=result.seed, source=rid)
     entries = []
@@ -504,7 +534,7 @@ def comarl_run_record(project: Project, result: Any) -> tuple[RunRecord, list[Le
             adjacency="none", reason="secure summation reveals Σ m exactly (N = 2: the "
             "partner's message); no DP noise covers it", count=max(result.updates, 1),
             **common))
-    return RunRecord(id=rid, kind="comarl", target="team", params=params, summary=summary,
+    return RunRecord(id=rid, kind="comarl", target="team", params=kept, summary=summary,
                      mode=mode, seed=result.seed), entries
 
 

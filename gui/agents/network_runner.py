@@ -41,48 +41,36 @@ def learner_combo(form: QFormLayout, parent: QWidget, kind: str, running_changed
     return combo
 
 
-def train_runner(combo: QComboBox) -> Any:
-    """The worker function of a DP-DRL run for the chosen learner."""
-    return train_dqn_task if combo.currentData() == "dqn" else train_task
+def train_runner(agent: str) -> Any:
+    """The worker function of a DP-DRL run for the learner ``agent`` (``DrlParameters.agent``)."""
+    return train_dqn_task if agent == "dqn" else train_task
 
 
-def team_runner(combo: QComboBox) -> Any:
-    """The worker function of a team run for the chosen learners."""
-    return team_net_task if combo.currentData() == "net" else team_task
+def team_runner(agent: str) -> Any:
+    """The worker function of a team run for the learners ``agent``
+    (``ComarlParameters.agent``)."""
+    return team_net_task if agent == "net" else team_task
 
 
-def train_dqn_task(grid: Any, setup: Any, attack: bool, generations: int, seed: int | None,
-                   *, progress: Any) -> Any:
-    """:func:`gui.agents.tasks.train_task` with a DQN (``drl --agent dqn``)."""
-    from core.common.progress import sub_progress
+def train_dqn_task(params: Any, grid: Any, *, progress: Any) -> Any:
+    """:func:`gui.agents.tasks.train_task` with a DQN (``drl --agent dqn``): the same entry
+    point, given the deep extra's trainer."""
     from core.deep import require
 
     require("learner")
-    from core.deep.dqn import DqnSetup, train_dqn
-    from core.gridworld.attack import AttackSetup, recover_map
+    from core.deep.dqn import train_dqn
+    from core.gridworld.release import drl_release
 
-    res = train_dqn(grid, setup, DqnSetup(), seed=seed,
-                    progress=sub_progress(progress, 0, 0.6 if attack else 1.0))
-    att = None
-    if attack:
-        att = recover_map(grid, res.policy(), AttackSetup(generations=generations),
-                          seed=0 if seed is None else seed + 1,
-                          progress=sub_progress(progress, 0.6, 1.0))
-    return res, att
+    return drl_release(params, progress, grid=grid, trainer=train_dqn)
 
 
-def team_net_task(agents: int, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    """:func:`gui.agents.tasks.team_task` with networks (``comarl --agent net``)."""
-    from core.comarl.vdn import team_grid
-    from core.common.progress import sub_progress
+def team_net_task(params: Any, *, progress: Any) -> Any:
+    """:func:`gui.agents.tasks.team_task` with networks (``comarl --agent net``): the same
+    entry point, given the deep extra's trainer (plain VDN's networks beside them)."""
     from core.deep import require
 
     require("learner")
+    from core.comarl.release import comarl_release
     from core.deep.vdn import train_vdn_net
 
-    team = team_grid(agents, seed=0 if seed is None else seed)
-    pe = train_vdn_net(team, setup, seed=seed, progress=sub_progress(progress, 0, 0.7))
-    central = train_vdn_net(team, setup, seed=seed, central=True,
-                            progress=sub_progress(progress, 0.7, 1.0))
-    pe.central_seconds = central.seconds
-    return pe, central
+    return comarl_release(params, progress, trainer=train_vdn_net)

@@ -40,10 +40,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.comarl.release import ComarlParameters, ComarlRun
 from core.common import InputError
-from core.gridworld import GridEntry, GridMap, example_12x11, violations
+from core.gridworld import GridEntry, GridMap, check_map, example_12x11, violations
+from core.gridworld.release import DrlParameters, DrlRun
 from core.project import comarl_run_record, drl_run_record, drl_table_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
+from gui.agents.fields import read_fields
 from gui.agents.grid_view import GridView
 from gui.agents.network_runner import learner_combo, team_runner, train_runner
 from gui.agents.tasks import sweep_task
@@ -70,6 +73,20 @@ RUN_KINDS = ("drl", "drl-table", "comarl")
 _EXAMPLE = "__example__"
 
 
+#: the defense box's entries: (DrlParameters.defense, DrlParameters.preset)
+_DEFENSES = {"none": ("none", "strict"), "strict": ("dpdrl", "strict"),
+             "thesis": ("dpdrl", "thesis")}
+
+
+def _message_label(parent: QWidget) -> QLabel:
+    """A hidden red label for why a run was refused."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {ERROR_COLOUR};")
+    label.hide()
+    return label
+
+
 def _rows_map(rows: list[str]) -> GridMap:
     """A recorded map (text rows) as a GridMap, constraints not required."""
     return GridEntry.from_dict({"id": "shown", "rows": rows}).map
@@ -90,6 +107,7 @@ class AgentsPanel(ToolPanel):
         self.setObjectName("agents_panel")
         self._task = ""
         self._grid_id = ""
+        self._params: DrlParameters | ComarlParameters | None = None
         self._example = example_12x11()
 
         self.tabs = QTabWidget(self)
@@ -188,11 +206,12 @@ class AgentsPanel(ToolPanel):
         self.sweep_button.setToolTip(TOOLTIPS["sweep"])
         self.sweep_button.clicked.connect(self.run_sweep)
         form.addRow(self.sweep_button)
-        self.run_message = QLabel(setup)
-        self.run_message.setWordWrap(True)
-        self.run_message.setStyleSheet(f"color: {ERROR_COLOUR};")
-        self.run_message.hide()
+        self.drl_message = self.run_message = _message_label(setup)
         form.addRow(self.run_message)
+        # the widgets of DrlParameters' fields (the defense, ε and the seed are read below)
+        self._drl_fields = (("agent", self.agent_combo), ("episodes", self.episodes_spin),
+                            ("attack", self.attack_check),
+                            ("generations", self.generations_spin))
 
         res = QWidget(page)
         rl = QVBoxLayout(res)
@@ -265,6 +284,12 @@ class AgentsPanel(ToolPanel):
             cancel_tip="Stop (Esc); nothing is recorded", running_text="training…",
             cancelled_text="cancelled — nothing was recorded", clear_on_finish=False)
         form.addRow(self.team_controls.layout_row())
+        self.team_message = _message_label(setup)
+        form.addRow(self.team_message)
+        # the widgets of ComarlParameters' fields (the seed is the DP-DRL tab's)
+        self._team_fields = (("agent", self.team_agent), ("agents", self.agents_spin),
+                             ("episodes", self.team_episodes_spin), ("dp", self.dp_check),
+                             ("sigma", self.sigma_spin), ("window", self.window_spin))
         self.team_plot = make_plot("Team return per episode", "episode", "return")
         self.team_summary = QTextBrowser(page)
         self.inspector = QTableWidget(0, len(COMARL_COLUMNS), page)
@@ -333,40 +358,47 @@ class AgentsPanel(ToolPanel):
         self.show_record(rec.kind, rec.summary, rec.id)
 
     # ------------------------------------------------------------------ running
-    def _start(self, task: str) -> bool:
-        from core.comarl import VdnSetup
-        from core.gridworld import DrlSetup
+    def drl_parameters(self) -> DrlParameters:
+        """The DP-DRL tab's :class:`DrlParameters` (InputError naming the field, from the
+        core, when they are refused)."""
+        defense, preset = _DEFENSES[self.defense_combo.currentData()]
+        return DrlParameters(**read_fields(self._drl_fields), defense=defense, preset=preset,
+                             epsilon=(float(self.epsilon_spin.value())
+                                      if self.defense_combo.currentData() == "strict"
+                                      else None), seed=self.seed())
 
+    def comarl_parameters(self) -> ComarlParameters:
+        """The Co-MARL tab's :class:`ComarlParameters` (InputError naming the field, from the
+        core, when they are refused)."""
+        return ComarlParameters(**read_fields(self._team_fields), seed=self.seed())
+
+    def _start(self, task: str) -> bool:
         if self.is_running:
             return False
+        for label in (self.drl_message, self.team_message):
+            label.hide()
+        self.run_message = self.team_message if task == "team" else self.drl_message
         self.clear_problem()
-        seed = self.seed()
         self._task = task
-        if task == "team":
-            team_setup = VdnSetup(episodes=self.team_episodes_spin.value(),
-                                  dp=self.dp_check.isChecked(), sigma=self.sigma_spin.value(),
-                                  window=self.window_spin.value())
-            self._runner.start(team_runner(self.team_agent), self.agents_spin.value(),
-                               team_setup, seed)
-            return True
         try:
-            grid = self.current_grid()
-            bad = violations(grid.cells, grid.start, grid.goal)
-            if bad:
-                raise InputError(bad[0], field="map")
-            d = self.defense_combo.currentData()
-            setup = DrlSetup(defense="none" if d == "none" else "dpdrl",
-                             preset="strict" if d != "thesis" else "thesis",
-                             epsilon=float(self.epsilon_spin.value()) if d == "strict" else None,
-                             episodes=self.episodes_spin.value()).validated()
+            if task == "team":
+                team = self.comarl_parameters()
+            else:
+                grid = self.current_grid()
+                check_map(grid)
+                params = self.drl_parameters()
         except InputError as exc:
             return self.refuse(f"{exc.field or 'input'}: {exc.problem}")
+        if task == "team":
+            self._params = team
+            self._runner.start(team_runner(team.agent), team)
+            return True
+        self._params = params
         self._grid_id = str(self.map_combo.currentData())
         if task == "sweep":
-            self._runner.start(sweep_task, grid, setup, self.generations_spin.value(), seed)
+            self._runner.start(sweep_task, grid, params)
         else:
-            self._runner.start(train_runner(self.agent_combo), grid, setup,
-                               self.attack_check.isChecked(), self.generations_spin.value(), seed)
+            self._runner.start(train_runner(params.agent), params, grid)
         return True
 
     def _update_running(self, running: bool) -> None:
@@ -384,18 +416,14 @@ class AgentsPanel(ToolPanel):
         project = self._document.project
         gid = "example" if self._grid_id == _EXAMPLE else self._grid_id
         if self._task == "train":
-            # the training task returns (training result, attack result or None)
-            res, att = cast("tuple[Any, Any]", result)
-            record, entries = drl_run_record(project, res, gid, att)
+            record, entries = drl_run_record(project, cast("DrlRun", result),
+                                             cast("DrlParameters", self._params), gid)
         elif self._task == "sweep":
             # the sweep returns its table's rows
             record, entries = drl_table_record(project, list(cast("Iterable[Any]", result)), gid)
         else:
-            # the team task returns (PE-VDN result, the central learner's result)
-            pe, central = cast("tuple[Any, Any]", result)
-            record, entries = comarl_run_record(project, pe)
-            record.summary.update(central_returns=[float(v) for v in central.returns],
-                                  central_team_return=central.team_return)
+            record, entries = comarl_run_record(project, cast("ComarlRun", result),
+                                                cast("ComarlParameters", self._params))
         self.record(record, entries,
                     self.team_controls if self._task == "team" else self.run_controls)
 

@@ -1,45 +1,32 @@
 """What the Private agents workspace runs in its worker (Qt-free functions of the core, with
-the worker's ``progress``)."""
+the worker's ``progress``): the one entry point of each action, as the command line calls it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.comarl.release import ComarlParameters, ComarlRun, comarl_release
 from core.gridworld import GridMap
+from core.gridworld.release import DrlParameters, DrlRun, drl_release
 
 __all__ = ["train_task", "sweep_task", "team_task"]
 
 
-def train_task(grid: GridMap, setup: Any, attack: bool, generations: int, seed: int | None, *,
-           progress: Any) -> Any:
-    from core.common import sub_progress
-    from core.gridworld import AttackSetup, recover_map, train_agent
-
-    res = train_agent(grid, setup, seed=seed, progress=sub_progress(progress, 0, 0.6
-                                                                     if attack else 1.0))
-    att = None
-    if attack:
-        att = recover_map(grid, res.policy(), AttackSetup(generations=generations),
-                          seed=0 if seed is None else seed + 1,
-                          progress=sub_progress(progress, 0.6, 1.0))
-    return res, att
+def train_task(params: DrlParameters, grid: GridMap, *, progress: Any) -> DrlRun:
+    """``drl``: train on ``grid`` (tables) and attack, as ``params`` asks."""
+    return drl_release(params, progress, grid=grid)
 
 
-def sweep_task(grid: GridMap, setup: Any, generations: int, seed: int | None, *,
-           progress: Any) -> Any:
+def sweep_task(grid: GridMap, params: DrlParameters, *, progress: Any) -> Any:
+    """Compare ε (the tables, no defense and every ε of Tables 5.1/5.3) with ``params``'
+    training, GA generations and seed (0 in release mode)."""
     from core.gridworld import AttackSetup, defense_sweep
 
-    return defense_sweep(grid, setup, attack=AttackSetup(generations=generations),
-                         seed=0 if seed is None else seed, progress=progress)
+    return defense_sweep(grid, params.setup(),
+                         attack=AttackSetup(generations=params.generations),
+                         seed=0 if params.seed is None else params.seed, progress=progress)
 
 
-def team_task(agents: int, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.comarl import team_grid, train_vdn
-    from core.common import sub_progress
-
-    team = team_grid(agents, seed=0 if seed is None else seed)
-    pe = train_vdn(team, setup, seed=seed, progress=sub_progress(progress, 0, 0.7))
-    central = train_vdn(team, setup, seed=seed, central=True,
-                        progress=sub_progress(progress, 0.7, 1.0))
-    pe.central_seconds = central.seconds
-    return pe, central
+def team_task(params: ComarlParameters, *, progress: Any) -> ComarlRun:
+    """``comarl``: PE-VDN and plain VDN with Q-tables, as ``params`` asks."""
+    return comarl_release(params, progress)

@@ -28,8 +28,8 @@ def cli(*argv: object) -> str:
 
 def build_nine_run_project(path: Path) -> Path:
     """Write the project to ``path`` and record its nine analyses; returns ``path``."""
-    from core.gridworld.dpdrl import DrlSetup, train_agent
     from core.gridworld.maps import example_12x11
+    from core.gridworld.release import DrlParameters, drl_release
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
     from core.project.recording import drl_run_record, record_run
@@ -53,9 +53,9 @@ def build_nine_run_project(path: Path) -> Path:
     cli("mia", "--data", "digits", "--train-size", "60", "--shadows", "2", "--epochs", "5",
         "--seed", "1", "--record", path, "--json")
     p = load_project(path)
-    res = train_agent(example_12x11(), DrlSetup(defense="dpdrl", preset="strict",
-                                                epsilon=1.0, episodes=300), seed=6)
-    record, entries = drl_run_record(p, res, "example", None)
+    params = DrlParameters(defense="dpdrl", preset="strict", epsilon=1.0, episodes=300, seed=6)
+    record, entries = drl_run_record(p, drl_release(params, grid=example_12x11()), params,
+                                     "example")
     record_run(p, record, entries)
     save_project(p, path)
     return path

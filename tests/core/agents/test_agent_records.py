@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.comarl.vdn import VdnSetup, team_grid, train_vdn
-from core.gridworld.attack import AttackSetup, recover_map
-from core.gridworld.dpdrl import DrlSetup, train_agent
+from core.comarl.release import ComarlParameters, comarl_release
+from core.gridworld.attack import AttackSetup
+from core.gridworld.dpdrl import DrlSetup
 from core.gridworld.experiments import defense_sweep
 from core.gridworld.maps import GridEntry, random_map
+from core.gridworld.release import DrlParameters, drl_release
 from core.project.files import load_project, save_project
 from core.project.model import Project
 from core.project.recording import (
@@ -25,17 +26,31 @@ def test_runs_ledger_grids_and_report(tmp_path):
     p = Project()
     m = random_map(7, 7, np.random.default_rng(0))
     p.grids.append(GridEntry("grid-1", m))
-    r = train_agent(m, DrlSetup(defense="dpdrl", epsilon=0.5, episodes=40), seed=1)
-    a = recover_map(m, r.policy(), AttackSetup(population=8, generations=2), seed=1)
-    rec, es = drl_run_record(p, r, "grid-1", a)
+    params = DrlParameters(defense="dpdrl", epsilon=0.5, episodes=40, attack=True,
+                           population=8, generations=2, seed=1)
+    run = drl_release(params, grid=m)
+    r = run.train
+    rec, es = drl_run_record(p, run, params, "grid-1")
+    # the params keys old projects hold, in their order
+    assert list(rec.params) == ["grid", "defense", "preset", "epsilon", "episodes",
+                                "max_steps", "attack", "seeded", "seed", "agent"]
+    assert rec.params["attack"] is True and rec.params["epsilon"] == 0.5
+    assert DrlParameters.from_dict(rec.params) == DrlParameters(
+        defense="dpdrl", epsilon=0.5, episodes=40, attack=True, seed=1)
+    assert rec.summary["recovered"] == run.attack.recovered.to_rows()
     (e,) = record_run(p, rec, es)
     assert e.unbounded and e.count == r.obfuscated_steps and e.dataset == "grid:grid-1"
     rows = defense_sweep(m, DrlSetup(episodes=20), epsilons=(1.0,),
                          attack=AttackSetup(population=6, generations=1), seed=1)
     rec, es = drl_table_record(p, rows, "grid-1")
     assert len(record_run(p, rec, es)) == 3 and all(x.source == rec.id for x in es)
-    pe = train_vdn(team_grid(2), VdnSetup(episodes=10, dp=True), seed=1)
-    rec, es = comarl_run_record(p, pe)
+    team = ComarlParameters(agents=2, episodes=10, dp=True, seed=1)
+    pe = comarl_release(team)
+    rec, es = comarl_run_record(p, pe, team)
+    assert list(rec.params) == ["agents", "episodes", "dp", "sigma", "window", "sample_rate",
+                                "seeded", "seed", "agent"]
+    assert rec.summary["central_team_return"] == pe.central.team_return
+    assert ComarlParameters.from_dict(rec.params) == team
     stored = record_run(p, rec, es)
     kinds = sorted(x.mechanism for x in stored)
     assert kinds == ["dpsgd-tables", "dpsgd-tables", "secure-sum", "secure-sum"]

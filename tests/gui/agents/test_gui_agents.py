@@ -123,3 +123,40 @@ def test_team_training_and_inspector(qtbot, panel, example_doc):
     assert "on the same tables" in text and "fixed-point encoding error" in text
     mech = [e.mechanism for e in example_doc.project.ledger[-4:]]
     assert mech.count("dpsgd-tables") == 2 and mech.count("secure-sum") == 2
+
+
+def test_the_tabs_build_the_parameters_the_command_line_builds(panel):
+    """The widgets are read through their (field, widget) tables into the same Parameters
+    ``drl`` / ``comarl`` build from their flags; the core's refusal is shown on the tab that
+    asked, naming the field, and nothing runs."""
+    import argparse
+
+    from core.cli.agents import comarl_parameters, drl_parameters
+
+    panel.defense_combo.setCurrentIndex(panel.defense_combo.findData("strict"))
+    panel.epsilon_spin.setValue(0.4)
+    panel.episodes_spin.setValue(120)
+    panel.generations_spin.setValue(7)
+    panel.attack_check.setChecked(True)
+    panel.seed_spin.setValue(5)
+    flags = argparse.Namespace(defense="dpdrl", preset="strict", epsilon=0.4, episodes=120,
+                               max_steps=200, agent="tabular", attack=True, population=100,
+                               generations=7, seed=5)
+    assert panel.drl_parameters() == drl_parameters(flags)
+    panel.defense_combo.setCurrentIndex(panel.defense_combo.findData("thesis"))
+    assert (panel.drl_parameters().preset, panel.drl_parameters().epsilon) == ("thesis", None)
+    panel.agents_spin.setValue(4)
+    panel.team_episodes_spin.setValue(50)
+    panel.dp_check.setChecked(True)
+    panel.sigma_spin.setValue(2.0)
+    panel.window_spin.setValue(256)
+    team = argparse.Namespace(agents=4, size=7, episodes=50, algorithm="vdn", lr=0.2, dp=True,
+                              sigma=2.0, window=256, sample_rate=1 / 32, delta=None,
+                              agent="tabular", seed=5)
+    assert panel.comarl_parameters() == comarl_parameters(team)
+    panel.tabs.setCurrentIndex(1)
+    panel.agents_spin.setValue(8)
+    panel.team_episodes_spin.setValue(100_000)   # past the time limit: the core refuses
+    assert panel.run() is False and not panel.is_running
+    assert panel.run_problem.startswith("episodes:")
+    assert panel.team_message.isVisibleTo(panel) and not panel.drl_message.isVisibleTo(panel)

@@ -1,0 +1,192 @@
+"""What a DP-DRL run is asked (``drl``, the Private agents tab's Train), and the one entry point
+that runs it: :class:`DrlParameters`, validated once, and :func:`drl_release`.
+
+The command line builds the parameters from its flags, the window from its widgets; both
+call :func:`drl_release` with the map and record the run with
+:func:`core.project.recording.drl_run_record`. The learner is a runtime input: the tables
+(:func:`core.gridworld.dpdrl.train_agent`) by default, or the DQN of the optional deep extra
+(``core.deep.dqn.train_dqn``, passed by the callers allowed to import it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.common.errors import InputError
+from core.common.jsonable import jsonable_dict
+from core.common.progress import Progress, no_progress, sub_progress
+from core.common.validation import check_choice, check_flag, check_seed
+from core.gridworld.attack import AttackResult, AttackSetup, recover_map
+from core.gridworld.dpdrl import DrlResult, DrlSetup, train_agent
+from core.gridworld.maps import GridMap, check_map
+
+__all__ = ["DrlParameters", "DrlRun", "drl_release", "DRL_AGENTS"]
+
+#: the learners: Q-tables, or a DQN (the optional deep extra)
+DRL_AGENTS = ("tabular", "dqn")
+
+#: the keys of :meth:`DrlParameters.to_dict`, in their order
+_KEYS = ("defense", "preset", "epsilon", "episodes", "max_steps", "attack", "population",
+         "generations", "seeded", "seed", "agent")
+
+
+@dataclass(frozen=True)
+class DrlParameters:
+    """One DP-DRL run: the defense, the training, the learner, the map-recovery attack and
+    the seed (the map is a runtime input of :func:`drl_release`).
+
+    Validated once, here, in the order the command line has always reported: the training
+    and defense (:meth:`DrlSetup.validated`: ``episodes``, ``max_steps``, ``defense``,
+    ``preset``, ``epsilon``), ``agent``, ``attack``, then, when the attack is asked, its
+    ``population`` and ``generations`` (:meth:`AttackSetup.validated`), then ``seed``.
+    Every :class:`InputError` names its field. The strict preset's ε is filled in (1 when
+    not given); ``seed`` None is release mode.
+
+    Examples
+    --------
+    >>> p = DrlParameters(defense="dpdrl", episodes=50, seed=1)
+    >>> p.epsilon, DrlParameters.from_dict(p.to_dict()) == p
+    (1.0, True)
+    >>> DrlParameters(episodes=0)
+    Traceback (most recent call last):
+    ...
+    core.common.errors.InputError: episodes: must be a whole number >= 1, got 0
+    """
+
+    defense: str = "none"
+    preset: str = "strict"
+    epsilon: float | None = None
+    episodes: int = 1500
+    max_steps: int = 200
+    agent: str = "tabular"
+    attack: bool = False
+    population: int = 100
+    generations: int = 200
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        setup = DrlSetup(defense=self.defense, preset=self.preset, epsilon=self.epsilon,
+                         episodes=self.episodes, max_steps=self.max_steps).validated()
+        object.__setattr__(self, "epsilon", setup.epsilon)
+        object.__setattr__(self, "episodes", int(self.episodes))
+        object.__setattr__(self, "max_steps", int(self.max_steps))
+        check_choice(self.agent, DRL_AGENTS, "agent")
+        check_flag(self.attack, "attack")
+        if self.attack:
+            self.attack_setup().validated()
+            object.__setattr__(self, "population", int(self.population))
+            object.__setattr__(self, "generations", int(self.generations))
+        object.__setattr__(self, "seed", check_seed(self.seed))
+
+    def setup(self) -> DrlSetup:
+        """The learner's :class:`DrlSetup` (its other fields at their defaults)."""
+        return DrlSetup(defense=self.defense, preset=self.preset, epsilon=self.epsilon,
+                        episodes=self.episodes, max_steps=self.max_steps)
+
+    def attack_setup(self) -> AttackSetup:
+        """The GA's :class:`AttackSetup` (population and generations; the rest default)."""
+        return AttackSetup(population=self.population, generations=self.generations)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict JSON: every field, and ``seeded`` (a seeded experiment). A run record's
+        ``params`` keeps these keys but ``population`` and ``generations``, with the map's
+        ``grid`` (:func:`core.project.recording.drl_run_record`)."""
+        return jsonable_dict({"defense": self.defense, "preset": self.preset,
+                              "epsilon": self.epsilon, "episodes": self.episodes,
+                              "max_steps": self.max_steps, "attack": self.attack,
+                              "population": self.population, "generations": self.generations,
+                              "seeded": self.seed is not None, "seed": self.seed,
+                              "agent": self.agent})
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "DrlParameters":
+        """The parameters of :meth:`to_dict`, or of a ``drl`` run record's ``params`` (its
+        ``grid`` is ignored: the map is not a parameter; a missing key takes its default).
+
+        Parameters
+        ----------
+        data : mapping
+            The keys of :meth:`to_dict`; ``seeded``, when given, must agree with ``seed``.
+
+        Returns
+        -------
+        DrlParameters
+        """
+        if not isinstance(data, Mapping):
+            raise InputError(f"must be a JSON object, got {type(data).__name__}",
+                             field="params")
+        unknown = sorted(set(data) - set(_KEYS) - {"grid"})
+        if unknown:
+            raise InputError("not a key of a DP-DRL run's parameters", field=str(unknown[0]))
+        seed = data.get("seed")
+        if "seeded" in data and data["seeded"] is not (seed is not None):
+            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
+                             field="seeded")
+        values = {k: data[k] for k in _KEYS if k in data and k != "seeded"}
+        return cls(**values)
+
+
+@dataclass
+class DrlRun:
+    """A finished DP-DRL run: the map, the trained agent and, if asked, the attack on it."""
+
+    grid: GridMap
+    train: DrlResult
+    attack: AttackResult | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``drl --json`` payload: the training's keys, the attack's (``grr``, ``nrr``,
+        ``attack_fitness``, ``truth_fitness``, ``baseline_nrr``, ``recovered``,
+        ``attack_s``) and the true map (``truth``)."""
+        payload = self.train.to_json()
+        att = self.attack
+        if att is not None:
+            payload.update(grr=att.grr, nrr=att.nrr, attack_fitness=att.fitness,
+                           truth_fitness=att.truth_fitness, baseline_nrr=att.baseline_nrr,
+                           recovered=att.recovered.to_rows(), attack_s=att.elapsed_s)
+        payload["truth"] = self.grid.to_rows()
+        return payload
+
+
+def drl_release(params: DrlParameters, progress: Progress | None = None,
+                cancelled: Callable[[], bool] | None = None, *, grid: GridMap,
+                trainer: Callable[..., DrlResult] | None = None) -> DrlRun:
+    """Train the navigation agent of ``params`` on ``grid`` and, if asked, run the
+    map-recovery attack on it (seed ``seed + 1``, 0 in release mode).
+
+    Parameters
+    ----------
+    params : DrlParameters
+        What to run.
+    progress, cancelled : callable, optional
+        Progress (training 0-60 %, the attack the rest; all of it without the attack) and
+        cancellation.
+    grid : GridMap
+        The map (checked against the constraints: field ``map``).
+    trainer : callable, optional
+        ``trainer(grid, setup, *, seed, progress, cancelled) -> DrlResult``: the tables'
+        :func:`core.gridworld.dpdrl.train_agent` by default; ``params.agent == "dqn"`` needs
+        the deep extra's ``core.deep.dqn.train_dqn``.
+
+    Returns
+    -------
+    DrlRun
+    """
+    check_map(grid)
+    if trainer is None:
+        if params.agent != "tabular":
+            raise ValueError(f"the {params.agent} learner is passed as trainer= by its caller")
+        trainer = train_agent
+    prog = no_progress if progress is None else progress
+    seed = params.seed
+    res = trainer(grid, params.setup(), seed=seed,
+                  progress=sub_progress(prog, 0, 0.6 if params.attack else 1.0),
+                  cancelled=cancelled)
+    att = None
+    if params.attack:
+        att = recover_map(grid, res.policy(), params.attack_setup(),
+                          seed=0 if seed is None else seed + 1,
+                          progress=sub_progress(prog, 0.6, 1.0), cancelled=cancelled)
+    return DrlRun(grid, res, att)
