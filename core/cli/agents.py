@@ -6,11 +6,72 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import Progress, emit, flag_error, mode_line
+from core.cli.common import (
+    Progress,
+    add_record_flag,
+    emit,
+    flag_error,
+    mode_line,
+    record_checked,
+    record_project,
+)
 from core.common.errors import InputError
 
 __all__ = ["cmd_drl", "add_drl_parser", "cmd_comarl", "add_comarl_parser", "drl_parameters",
-           "comarl_parameters", "DRL_FLAGS", "COMARL_FLAGS"]
+           "comarl_parameters", "DRL_FLAGS", "COMARL_FLAGS", "record_drl", "record_comarl",
+           "recorded_lines"]
+
+
+def grid_id(args: argparse.Namespace) -> str:
+    """The map's name in a ``drl`` record: ``example``, ``random`` or the map file's name
+    (without ``.grid.json``); its ledger entries are charged to ``grid:<name>``."""
+    if getattr(args, "random", None) is not None:
+        return "random"
+    if args.map == "example":
+        return "example"
+    from pathlib import Path
+
+    name = Path(args.map).name
+    return name[: -len(".grid.json")] if name.endswith(".grid.json") else Path(name).stem
+
+
+def _record(args: argparse.Namespace, project: Any, made: Any, payload: dict[str, Any],
+            err: TextIO) -> None:
+    record, entries = made
+    record, stored = record_checked(args.record, project, record, entries, args, err)
+    payload["recorded"] = {"project": args.record, "run": record.id,
+                           "ledger_entries": [e.id for e in stored]}
+
+
+def record_drl(args: argparse.Namespace, project: Any, run: Any, params: Any,
+               payload: dict[str, Any], err: TextIO) -> None:
+    """``drl --record PROJECT``: the training recorded as the Agents tab records it
+    (:func:`core.project.recording.drl_run_record`); nothing without ``--record``."""
+    if project is None:
+        return
+    from core.project.recording import drl_run_record
+
+    _record(args, project, drl_run_record(project, run, params, grid_id(args)), payload, err)
+
+
+def record_comarl(args: argparse.Namespace, project: Any, run: Any, params: Any,
+                  payload: dict[str, Any], err: TextIO) -> None:
+    """``comarl --record PROJECT``: the team's training recorded as the Agents tab records it
+    (:func:`core.project.recording.comarl_run_record`); nothing without ``--record``."""
+    if project is None:
+        return
+    from core.project.recording import comarl_run_record
+
+    _record(args, project, comarl_run_record(project, run, params), payload, err)
+
+
+def recorded_lines(payload: dict[str, Any]) -> list[str]:
+    """The text output's line saying where the run was recorded (none if it was not)."""
+    r = payload.get("recorded")
+    if not r:
+        return []
+    return [f"recorded in {r['project']} as {r['run']} with ledger entries "
+            f"{', '.join(r['ledger_entries']) or '(none)'}"]
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -89,6 +150,7 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (args.map is None) == (args.random is None):
         raise InputError("give a map file (or 'example') or --random SIZE, not both",
                          field="MAP")
+    project = record_project(args.record)  # one that cannot be recorded in: refused before work
     seed = args.seed
     if args.random is not None:
         rows, cols = _parse_size(args.random)
@@ -103,14 +165,16 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if getattr(args, "agent", "tabular") == "dqn":  # a network: the optional deep extra
         from core.cli.deep import cmd_drl_dqn
 
-        return cmd_drl_dqn(args, grid, out, err)
+        return cmd_drl_dqn(args, grid, out, err, project=project)
     try:
         check_map(grid)
     except InputError as exc:
         raise flag_error(exc, {"map": "MAP"}) from None
-    run = drl_release(drl_parameters(args), Progress(err, "drl"), grid=grid)
+    params = drl_parameters(args)
+    run = drl_release(params, Progress(err, "drl"), grid=grid)
     res = run.train
     payload: dict[str, Any] = run.to_json()
+    record_drl(args, project, run, params, payload, err)
 
     def text() -> str:
         lines = [f"{grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}, defense "
@@ -142,7 +206,7 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             lines += ["truth" + " " * (grid.shape[1] - 3) + "   recovered"]
             lines += [f"{a}   {b}" for a, b in zip(payload["truth"], payload["recovered"])]
         lines.append(mode_line(seed))
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+        return "\n".join(lines + recorded_lines(payload) + [f"note: {n}" for n in res.notes])
 
     emit(args, payload, text, out)
     return 0
@@ -176,6 +240,7 @@ def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--generations", type=int, default=200, help="GA generations")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (default: release mode)")
+    add_record_flag(sp, "run")
     common(sp)
 
 
@@ -200,10 +265,13 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return cmd_comarl_net(args, out, err)
     from core.comarl.release import comarl_release
 
-    run = comarl_release(comarl_parameters(args), Progress(err, "comarl"))
+    project = record_project(args.record)  # refused before any work if it cannot be used
+    params = comarl_parameters(args)
+    run = comarl_release(params, Progress(err, "comarl"))
     res, central, team = run.pe, run.central, run.team
     assert central is not None  # the tables' run trains the reference
     payload = run.to_json()
+    record_comarl(args, project, run, params, payload, err)
 
     def text() -> str:
         lines = [f"{'PE-VDN' if args.algorithm == 'vdn' else 'IQL (independent learners)'}, "
@@ -232,7 +300,7 @@ def cmd_comarl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          f"{th['epsilon']:.4g}")
         lines += [f"agent {r['agent']} learns {r['learns']}" for r in payload["leakage"]]
         lines.append(mode_line(args.seed))
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+        return "\n".join(lines + recorded_lines(payload) + [f"note: {n}" for n in res.notes])
 
     emit(args, payload, text, out)
     return 0
@@ -264,4 +332,5 @@ def add_comarl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
                     help="with --dp: delta (default B^-1.1)")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (default: release mode)")
+    add_record_flag(sp, "run")
     common(sp)

@@ -256,7 +256,8 @@ def cmd_share_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -> int:
+def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO, *,
+                project: Any = None) -> int:
     """Run ``drl MAP --agent dqn``: a DQN navigation agent, optional DP-DRL obfuscation, and
     the map-recovery attack (the tabular command's keys plus ``agent``).
 
@@ -268,6 +269,8 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
         The map (already loaded by the ``drl`` command).
     out, err : TextIO
         The result; progress.
+    project : Project, optional
+        ``--record``'s project (read by the ``drl`` command before any work).
 
     Returns
     -------
@@ -277,17 +280,19 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
     from core.deep import require
 
     require("--agent")
-    from core.cli.agents import drl_parameters
+    from core.cli.agents import drl_parameters, record_drl, recorded_lines
     from core.deep.dqn import train_dqn
     from core.gridworld.maps import check_map
     from core.gridworld.release import drl_release
 
     seed = args.seed
     check_map(grid)
-    run = drl_release(drl_parameters(args), Progress(err, "drl"), grid=grid, trainer=train_dqn)
+    params = drl_parameters(args)
+    run = drl_release(params, Progress(err, "drl"), grid=grid, trainer=train_dqn)
     res = run.train
     payload: dict[str, Any] = run.to_json()
     payload["agent"] = "dqn"
+    record_drl(args, project, run, params, payload, err)
 
     def text() -> str:
         lines = [f"DQN on {grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}, defense "
@@ -301,7 +306,7 @@ def cmd_drl_dqn(args: argparse.Namespace, grid: Any, out: TextIO, err: TextIO) -
                          f"(a random valid map: NRR {payload['baseline_nrr']:.3f})")
             lines += [f"{a}   {b}" for a, b in zip(payload["truth"], payload["recovered"])]
         lines.append(mode_line(seed))
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+        return "\n".join(lines + recorded_lines(payload) + [f"note: {n}" for n in res.notes])
 
     emit(args, payload, text, out)
     return 0
@@ -325,16 +330,19 @@ def cmd_comarl_net(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from core.deep import require
 
     require("--agent")
-    from core.cli.agents import comarl_parameters
+    from core.cli.agents import comarl_parameters, record_comarl, recorded_lines
+    from core.cli.common import record_project
     from core.comarl.release import comarl_release
     from core.deep.vdn import train_vdn_net
 
+    project = record_project(args.record)  # refused before any work if it cannot be used
     params = comarl_parameters(args)
     run = comarl_release(params, Progress(err, "comarl"), trainer=train_vdn_net,
                          reference=False)
     res, team = run.pe, run.team
     payload = run.to_json()
     payload["agent"] = "net"
+    record_comarl(args, project, run, params, payload, err)
 
     def text() -> str:
         lines = [f"PE-VDN with networks, {team.agents} agents on a {args.size}x{args.size} "
@@ -349,7 +357,7 @@ def cmd_comarl_net(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          "transition, replace-one (DP-SGD on the agents' networks, replay "
                          "window of a fixed-size buffer, dp-accounting PLD)")
         lines.append(mode_line(args.seed))
-        return "\n".join(lines + [f"note: {n}" for n in res.notes])
+        return "\n".join(lines + recorded_lines(payload) + [f"note: {n}" for n in res.notes])
 
     emit(args, payload, text, out)
     return 0

@@ -60,10 +60,15 @@ ACTIONS: dict[str, Action] = {
     "share": Action("core.sharing.records.SharingParameters",
                     "core.sharing.learning.sharing_release", "sharing_run_record",
                     "core/cli/sharing.py", "gui/sharing", ("run_sharing",)),
+    "drl": Action("core.gridworld.release.DrlParameters", "core.gridworld.release.drl_release",
+                  "drl_run_record", "core/cli/agents.py", "gui/agents", ("train_agent",)),
+    "comarl": Action("core.comarl.release.ComarlParameters",
+                     "core.comarl.release.comarl_release", "comarl_run_record",
+                     "core/cli/agents.py", "gui/agents", ("train_vdn",)),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
-PENDING = {"drl_run_record", "comarl_run_record"}
+PENDING: set[str] = set()
 
 
 def _obj(dotted: str) -> object:

@@ -2,7 +2,7 @@
 its own run.
 
 Each command that can record into a project (``sweep``, ``bounds``, ``design``, ``audit``,
-``plan``, ``advise``, ``share``, ``mia``, and ``share gym:… --agent ppo`` where gymnasium and
+``plan``, ``advise``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share gym:… --agent ppo`` where gymnasium and
 JAX are installed) runs in a group of 2 or 4 processes recording into one project at once.
 One command of each group is slowed (``recorder_worker.py``): it reads the project and
 computes, then waits until the others have recorded before it records itself — so it always
@@ -70,6 +70,10 @@ RECORDERS: dict[str, tuple[str, list[str]]] = {  # name: (run kind, argv)
                           "--seed", "6", "--record"]),
     "mia": ("mia", ["mia", "--data", "wine", "--train-size", "40", "--shadows", "1",
                     "--epochs", "5", "--seed", "7", "--record", P]),
+    "drl": ("drl", ["drl", "example", "--episodes", "30", "--max-steps", "50", "--seed", "9",
+                    "--record", P]),
+    "comarl": ("comarl", ["comarl", "--agents", "2", "--size", "5", "--episodes", "20",
+                          "--seed", "10", "--record", P]),
 }
 PPO = ("sharing", ["share", "gym:CartPole-v1", "--agent", "ppo", "--iterations", "1",
                    "--seeds", "1", "--teacher-iterations", "1", "--ppo-envs", "2",
