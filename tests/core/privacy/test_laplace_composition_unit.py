@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import opendp.prelude  # noqa: F401 - release mode's ~5 s import, paid at collection
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
