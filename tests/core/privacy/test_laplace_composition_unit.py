@@ -13,6 +13,7 @@ import math
 import numpy as np
 import opendp.prelude  # noqa: F401 - release mode's ~5 s import, paid at collection
 import pytest
+from dp_accounting.pld import privacy_loss_distribution  # noqa: F401 - slow import, at collection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
