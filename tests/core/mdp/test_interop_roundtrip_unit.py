@@ -7,6 +7,7 @@ file; and an interval export states exactly the intervals it was given, entry by
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +23,14 @@ from core.mdp.interop import (
     write_prism_interval,
 )
 from core.mdp.model import MDP
-from tests.core.conftest import make_random_mdp
 
 
-def _model(seed: int) -> MDP:
+@pytest.fixture(scope="module")
+def model(random_mdp_factory: Callable[..., MDP]) -> Callable[[int], MDP]:
+    return lambda seed: _model(random_mdp_factory, seed)
+
+
+def _model(make_random_mdp: Callable[..., MDP], seed: int) -> MDP:
     rng = np.random.default_rng(seed)
     finite = seed % 2 == 1
     m = make_random_mdp(rng, int(rng.integers(1, 7)), int(rng.integers(1, 4)),
@@ -46,8 +51,9 @@ def _settings(m: MDP) -> dict:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_prism_round_trip_of_random_models(seed: int, tmp_path: Path) -> None:
-    m = _model(seed)
+def test_prism_round_trip_of_random_models(seed: int, tmp_path: Path,
+                                        model: Callable[[int], MDP]) -> None:
+    m = model(seed)
     files, warnings = write_prism(m, tmp_path / "m")
     assert warnings == []
     back = read_prism(files, **_settings(m)).mdp
@@ -56,8 +62,9 @@ def test_prism_round_trip_of_random_models(seed: int, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_drn_round_trip_of_random_models_keeps_the_names(seed: int, tmp_path: Path) -> None:
-    m = _model(seed)
+def test_drn_round_trip_of_random_models_keeps_the_names(seed: int, tmp_path: Path,
+                                        model: Callable[[int], MDP]) -> None:
+    m = model(seed)
     (path,), warnings = write_drn(m, tmp_path / "m")
     assert warnings == []
     res = read_drn(path, **_settings(m))
@@ -85,8 +92,9 @@ def _intervals(m: MDP, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_interval_exports_state_exactly_the_given_intervals(seed: int, tmp_path: Path) -> None:
-    m = _model(seed)
+def test_interval_exports_state_exactly_the_given_intervals(seed: int, tmp_path: Path,
+                                        model: Callable[[int], MDP]) -> None:
+    m = model(seed)
     lo, hi = _intervals(m, seed)
     t = m.transitions
     files, _ = write_prism_interval(m, tmp_path / "p", lo, hi)
