@@ -200,7 +200,10 @@ def loads_strict(text: str, *, file: str | None = None) -> Any:
         token = str(exc.args[0])
         pat = re.escape(token.rstrip("…")) if token.endswith("…") else \
             r"(?<![\w\".])" + re.escape(token) + r"(?![\w\".])"
-        m = re.search(pat, text)
+        # strings blanked (same length, so positions hold): a token quoted in a string
+        # earlier in the text ("note": "a 1e309 b") is not the number refused
+        bare = _STRING.sub(lambda s: '"' + " " * (len(s.group()) - 2) + '"', text)
+        m = re.search(pat, bare)
         where = ""
         if m:
             line = text.count("\n", 0, m.start()) + 1

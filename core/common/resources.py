@@ -702,6 +702,8 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
                             zlib.error, RuntimeError) as exc:
                         raise InputError(f"not a readable NPZ archive ({_short(exc)}): the "
                                          "file is damaged", field=name) from None
+        except InputError:  # a damaged member, named above (an InputError is a ValueError)
+            raise
         except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as exc:
             raise InputError(f"not a readable NPZ archive ({_short(exc)})") from None
     return out

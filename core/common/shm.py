@@ -49,7 +49,7 @@ def shm_free_bytes() -> int:
     return int(st.f_bavail) * int(st.f_frsize)
 
 
-def _attach(name: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+def _attach(name: str, shape: tuple[int, ...], dtype: "np.dtype[Any] | str") -> np.ndarray:
     block = shared_memory.SharedMemory(name=name)
     _ATTACHED.append(block)
     arr: np.ndarray = np.ndarray(shape, dtype=np.dtype(dtype), buffer=block.buf)
@@ -66,7 +66,9 @@ class _Pickler(pickle.Pickler):
         if (isinstance(obj, np.ndarray) and obj.nbytes >= self._owner.min_bytes
                 and not obj.dtype.hasobject and self._owner.enabled):
             name = self._owner.put(obj)
-            return _attach, (name, tuple(obj.shape), obj.dtype.str)
+            # the dtype itself, not its .str: a structured dtype's string ("|V12") has lost
+            # its fields
+            return _attach, (name, tuple(obj.shape), obj.dtype)
         return NotImplemented
 
 

@@ -116,7 +116,9 @@ class Names(Sequence[str]):
             return tuple(self).index(name, start, self._n if stop is None else stop)
         if self._prefix is not None and isinstance(name, str) and name.startswith(self._prefix):
             digits = name[len(self._prefix):]
-            if digits.isdigit() and (digits == "0" or not digits.startswith("0")):
+            # ASCII digits only: "s٣" (an Arabic-Indic 3) or "s²" is not the name "s3"
+            if digits.isascii() and digits.isdigit() and (digits == "0"
+                                                          or not digits.startswith("0")):
                 i = int(digits)
                 if i < self._n:
                     return i

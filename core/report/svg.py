@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import sys
 
 from core.common.palette import cycle_colour
 from core.report.model import Figure, GridImage, Series, _fmt
@@ -14,11 +15,13 @@ __all__ = ["svg_plot", "svg_grid", "svg_block"]
 def _ticks(lo: float, hi: float, log: bool) -> list[float]:
     if log:
         a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-        return [10.0 ** e for e in range(a, b + 1)]
+        return [10.0 ** e for e in range(max(a, -323), min(b, 308) + 1)]
     span = hi - lo or 1.0
     if not math.isfinite(span):  # values near the float range (a damaged summary): ends only
         return [lo, hi]
     step = 10 ** math.floor(math.log10(span / 4))
+    if not (math.isfinite(lo / step) and math.isfinite(hi / step)):
+        return [lo, hi]
     for m in (1, 2, 5, 10):
         if span / (step * m) <= 6:
             step *= m
@@ -56,8 +59,10 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
         An ``<svg>`` element; non-finite points are left out, and a figure without finite
         points says "no data".
     """
+    # a log axis cannot show zero or negative values: such points are left out like NaN
     pts = [(x, y, lo, hi) for s in fig.series for x, y, lo, hi in
-           zip(s.x, s.y, s.low or s.y, s.high or s.y) if math.isfinite(x) and math.isfinite(y)]
+           zip(s.x, s.y, s.low or s.y, s.high or s.y) if math.isfinite(x) and math.isfinite(y)
+           and (not fig.log_x or x > 0) and (not fig.log_y or y > 0)]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(fig.title)}">',
            f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="13" '
@@ -66,7 +71,7 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
         out.append(f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">no data'
                    '</text></svg>')
         return "".join(out)
-    xs = [p[0] for p in pts if not fig.log_x or p[0] > 0]
+    xs = [p[0] for p in pts]
     y0, y1 = _y_range(pts, fig.log_y)
     frame = _Frame(fig.log_x, fig.log_y, min(xs), max(xs), y0, y1, width, height)
     out += _axes_svg(fig, frame)
@@ -85,10 +90,11 @@ def _y_range(pts: list[tuple[float, float, float, float]], log_y: bool) -> tuple
     if log_y:
         y0 = min(v for v in ylo + [p[1] for p in pts] if v > 0) if any(
             v > 0 for v in ylo + [p[1] for p in pts]) else 1e-12
-    if y1 == y0:
-        y0, y1 = y0 - 0.5, y1 + 0.5
-    pad = 0.05 * (y1 - y0) if not log_y else 0.0
-    return y0 - pad, y1 + pad
+    if y1 == y0:  # one value: a margin around it (a decade each way on a log axis)
+        d = max(0.5, 0.05 * abs(y0))
+        y0, y1 = (y0 / 10, min(y1 * 10, sys.float_info.max)) if log_y else (y0 - d, y1 + d)
+    pad = 0.1 * (y1 / 2 - y0 / 2) if not log_y else 0.0  # halves: no overflow near 1e308
+    return max(y0 - pad, -sys.float_info.max), min(y1 + pad, sys.float_info.max)
 
 
 class _Frame:
@@ -110,7 +116,7 @@ class _Frame:
         if self.log_x:
             return self.left + self.pw * (math.log10(x) - math.log10(x0)) / (
                 (math.log10(x1) - math.log10(x0)) or 1.0)
-        return self.left + self.pw * (x - x0) / ((x1 - x0) or 1.0)
+        return self.left + self.pw * ((x / 2 - x0 / 2) / ((x1 / 2 - x0 / 2) or 1.0))
 
     def ty(self, y: float) -> float:
         y0, y1 = self.y0, self.y1
@@ -118,7 +124,7 @@ class _Frame:
             y = max(y, y0)
             return self.top + self.ph * (1 - (math.log10(y) - math.log10(y0)) / (
                 (math.log10(y1) - math.log10(y0)) or 1.0))
-        return self.top + self.ph * (1 - (y - y0) / ((y1 - y0) or 1.0))
+        return self.top + self.ph * (1 - (y / 2 - y0 / 2) / ((y1 / 2 - y0 / 2) or 1.0))
 
 
 def _axes_svg(fig: Figure, f: _Frame) -> list[str]:
@@ -153,7 +159,8 @@ def _series_svg(s: Series, i: int, f: _Frame) -> list[str]:
     col = s.colour or cycle_colour(i)
     dash = ' stroke-dasharray="6 4"' if s.dashed else ""
     shown = [j for j, (x, y) in enumerate(zip(s.x, s.y))
-             if math.isfinite(x) and math.isfinite(y) and (not f.log_x or x > 0)]
+             if math.isfinite(x) and math.isfinite(y) and (not f.log_x or x > 0)
+             and (not f.log_y or y > 0)]
     p = [(f.tx(s.x[j]), f.ty(s.y[j])) for j in shown]
     out: list[str] = []
     if p and s.segments:
@@ -165,8 +172,10 @@ def _series_svg(s: Series, i: int, f: _Frame) -> list[str]:
                    f'points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in p)}"/>')
     for j, (X, Y) in zip(shown, p):
         if s.low is not None and s.high is not None and s.high[j] > s.low[j]:
-            out.append(f'<line x1="{X:.1f}" y1="{f.ty(s.low[j]):.1f}" x2="{X:.1f}" '
-                       f'y2="{f.ty(s.high[j]):.1f}" stroke="{col}"/>')
+            # an infinite end (no bound that side) runs to the edge of the plot
+            lo_j, hi_j = max(s.low[j], f.y0), min(s.high[j], f.y1)
+            out.append(f'<line x1="{X:.1f}" y1="{f.ty(lo_j):.1f}" x2="{X:.1f}" '
+                       f'y2="{f.ty(hi_j):.1f}" stroke="{col}"/>')
         out.append(_marker(s.symbol, X, Y, 4.5 if s.markers else 2.6, col))
     ly, lx = f.top + 10 + 16 * i, f.left + f.pw + 10
     key = (_marker(s.symbol, lx + 9, ly, 4.5, col) if s.markers else
