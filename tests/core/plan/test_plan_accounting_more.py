@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -72,7 +72,7 @@ def test_a_declared_kind_keeps_its_own_delta_and_shares_none() -> None:
     assert set(DECLARED) == {"logistics", "advising", "sharing"}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["laplace", "gaussian", "dpsgd", "mdp", "sharing"]),
                           st.one_of(st.none(), st.floats(0.0, 1e-6))),
                 min_size=1, max_size=8),

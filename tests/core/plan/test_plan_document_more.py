@@ -279,7 +279,7 @@ def _plans(draw: Any) -> dict[str, Any]:
                 dataset=draw(_names))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_plans())
 def test_generated_plans_round_trip_exactly(d: dict[str, Any]) -> None:
     p = plan_from_dict(d)
