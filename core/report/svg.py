@@ -87,7 +87,8 @@ def _y_range(pts: list[tuple[float, float, float, float]], log_y: bool) -> tuple
             v > 0 for v in ylo + [p[1] for p in pts]) else 1e-12
     if y1 == y0:
         y0, y1 = y0 - 0.5, y1 + 0.5
-    pad = 0.05 * (y1 - y0) if not log_y else 0.0
+    # no margin on a log axis, nor where the span itself overflows (values near ±1e308)
+    pad = 0.05 * (y1 - y0) if not log_y and math.isfinite(y1 - y0) else 0.0
     return y0 - pad, y1 + pad
 
 
@@ -110,7 +111,7 @@ class _Frame:
         if self.log_x:
             return self.left + self.pw * (math.log10(x) - math.log10(x0)) / (
                 (math.log10(x1) - math.log10(x0)) or 1.0)
-        return self.left + self.pw * (x - x0) / ((x1 - x0) or 1.0)
+        return self.left + self.pw * _fraction(x, x0, x1)
 
     def ty(self, y: float) -> float:
         y0, y1 = self.y0, self.y1
@@ -118,7 +119,14 @@ class _Frame:
             y = max(y, y0)
             return self.top + self.ph * (1 - (math.log10(y) - math.log10(y0)) / (
                 (math.log10(y1) - math.log10(y0)) or 1.0))
-        return self.top + self.ph * (1 - (y - y0) / ((y1 - y0) or 1.0))
+        return self.top + self.ph * (1 - _fraction(y, y0, y1))
+
+
+def _fraction(v: float, lo: float, hi: float) -> float:
+    """(v − lo) / (hi − lo), computed on halves so that a span wider than the largest float
+    (values near ±1e308) does not overflow to inf/inf; halving is exact, so every other value
+    gives the same number."""
+    return (v / 2 - lo / 2) / ((hi / 2 - lo / 2) or 1.0)
 
 
 def _axes_svg(fig: Figure, f: _Frame) -> list[str]:
