@@ -270,3 +270,14 @@ def test_thin_roc_keeps_its_promises(pts: list, points: int) -> None:
 def test_thin_roc_keeps_a_short_curve_whole() -> None:
     out = thin_roc(np.array([0.5, 0.2]), np.array([0.8, 0.6]))
     assert out == [(0.0, 0.0), (0.2, 0.6), (0.5, 0.8), (1.0, 1.0)]
+
+
+def test_a_tiny_probability_against_a_large_epsilon_is_not_called_covered() -> None:
+    """P(1) = 0.5 against Q(1) = 5e-324: the pair needs ε = ln(0.5) − ln(5e-324) ≈ 743.7 at
+    δ = 0. e^ε overflows from ε ≈ 709 on; discrete_delta used to take e^ε·Q(1) as infinite
+    there and return ε_tight = 700."""
+    p, q = {0: 0.5, 1: 0.5}, {0: 1.0, 1: 5e-324}
+    want = math.log(0.5) - math.log(5e-324)
+    assert discrete_delta(p, q, 720.0) == pytest.approx(0.5 - math.exp(720.0 + math.log(5e-324)))
+    assert discrete_epsilon_tight(p, q, 0.0) == pytest.approx(want, rel=1e-9)
+    assert discrete_delta(p, q, want + 1e-6) == 0.0
