@@ -145,10 +145,12 @@ def test_bisect_edges() -> None:
 
 # ------------------------------------------------------------------ discrete profiles
 def _brute_delta(p: dict, q: dict, eps: float) -> float:
+    def scaled(x: float) -> float:  # e^ε·x without overflowing where the product is finite
+        return 0.0 if x == 0.0 else math.exp(min(eps + math.log(x), 700.0))
+
     keys = set(p) | set(q)
-    e = math.exp(eps)
-    d1 = sum(max(0.0, p.get(k, 0.0) - e * q.get(k, 0.0)) for k in keys)
-    d2 = sum(max(0.0, q.get(k, 0.0) - e * p.get(k, 0.0)) for k in keys)
+    d1 = sum(max(0.0, p.get(k, 0.0) - scaled(q.get(k, 0.0))) for k in keys)
+    d2 = sum(max(0.0, q.get(k, 0.0) - scaled(p.get(k, 0.0))) for k in keys)
     return max(d1, d2)
 
 
