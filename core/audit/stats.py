@@ -192,10 +192,13 @@ def discrete_delta(p: Mapping[Any, float], q: Mapping[Any, float], epsilon: floa
     float
     """
     a, b = _aligned(p, q)
-    e = math.exp(epsilon) if epsilon < 700 else math.inf
-    with np.errstate(invalid="ignore"):
-        d1 = np.where(b > 0, np.maximum(0.0, a - e * b), a).sum()
-        d2 = np.where(a > 0, np.maximum(0.0, b - e * a), b).sum()
+    # e^ε·Q(o) as exp(ε + ln Q(o)): finite wherever the product is (a tiny Q(o) against a
+    # large ε), where e^ε alone would overflow and call every such outcome covered
+    with np.errstate(divide="ignore", over="ignore"):
+        eb = np.exp(epsilon + np.log(b))
+        ea = np.exp(epsilon + np.log(a))
+    d1 = np.where(b > 0, np.maximum(0.0, a - eb), a).sum()
+    d2 = np.where(a > 0, np.maximum(0.0, b - ea), b).sum()
     return float(max(d1, d2))
 
 

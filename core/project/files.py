@@ -721,7 +721,9 @@ def write_project(project: Project, path: str | os.PathLike[str]) -> None:
     folder = os.path.dirname(real)
     sidecars: dict[str, Any] = {}
     from core.mdp.rows import sidecar_arrays
-    doc = project_to_dict(project, sidecars=sidecars, project_path=real)
+    # non-finite numbers (an unbounded ε in a run's summary) become null with a reason, as
+    # dumps_project writes them: a save must never fail on them and lose the user's work
+    doc = jsonable(project_to_dict(project, sidecars=sidecars, project_path=real))
     text = dumps(doc) + "\n"
     before = named_sidecars(real)
     if not sidecars and not before:

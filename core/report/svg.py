@@ -116,7 +116,7 @@ class _Frame:
         if self.log_x:
             return self.left + self.pw * (math.log10(x) - math.log10(x0)) / (
                 (math.log10(x1) - math.log10(x0)) or 1.0)
-        return self.left + self.pw * ((x / 2 - x0 / 2) / ((x1 / 2 - x0 / 2) or 1.0))
+        return self.left + self.pw * _fraction(x, x0, x1)
 
     def ty(self, y: float) -> float:
         y0, y1 = self.y0, self.y1
@@ -124,7 +124,14 @@ class _Frame:
             y = max(y, y0)
             return self.top + self.ph * (1 - (math.log10(y) - math.log10(y0)) / (
                 (math.log10(y1) - math.log10(y0)) or 1.0))
-        return self.top + self.ph * (1 - (y / 2 - y0 / 2) / ((y1 / 2 - y0 / 2) or 1.0))
+        return self.top + self.ph * (1 - _fraction(y, y0, y1))
+
+
+def _fraction(v: float, lo: float, hi: float) -> float:
+    """(v − lo) / (hi − lo), computed on halves so that a span wider than the largest float
+    (values near ±1e308) does not overflow to inf/inf; halving is exact, so every other value
+    gives the same number."""
+    return (v / 2 - lo / 2) / ((hi / 2 - lo / 2) or 1.0)
 
 
 def _axes_svg(fig: Figure, f: _Frame) -> list[str]:
