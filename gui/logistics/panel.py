@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -588,7 +588,7 @@ def preview(exec_: bool = True) -> QWidget:
         holder = QSplitter(Qt.Orientation.Horizontal)
         panel = LogisticsPanel(doc, holder)
         holder.addWidget(panel)
-        holder.addWidget(panel.info_panel)
+        holder.addWidget(cast(QWidget, panel.info_panel))  # this tab always has one
         holder.setSizes([1000, 320])
         panel.load_fig41()
         return holder
