@@ -2,8 +2,9 @@
 its own run.
 
 Each command that can record into a project (``sweep``, ``bounds``, ``design``, ``audit``,
-``plan``, ``advise``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share gym:… --agent ppo`` where gymnasium and
-JAX are installed) runs in a group of 2 or 4 processes recording into one project at once.
+``plan``, ``advise``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share gym:… --agent
+ppo`` where gymnasium and JAX are installed) runs in a group of 2 or 4 processes recording
+into one project at once.
 One command of each group is slowed (``recorder_worker.py``): it reads the project and
 computes, then waits until the others have recorded before it records itself — so it always
 records over a file that changed since it read it, and its run id is always taken (it is
