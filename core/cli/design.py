@@ -6,7 +6,14 @@ import argparse
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from core.cli.common import emit, flag_error, mode_line, project_item
+from core.cli.common import (
+    add_over_budget_flag,
+    emit,
+    flag_error,
+    mode_line,
+    project_item,
+    record_checked,
+)
 from core.cli.grammar import add_record_option
 from core.common.errors import InputError
 
@@ -33,26 +40,29 @@ def cmd_design(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         0 on success; bad input raises :class:`InputError` (exit 2).
     """
     from core.cli.common import Progress
-    from core.mdp.design import design
+    from core.mdp.design import DesignParameters, design_release
     from core.mdp.files import load_mdp
 
     project, mdp_id = project_item(args.mdp, args.mdp_id, args.record, flag="--mdp",
                                    noun="model", ids_of=lambda p: [e.id for e in p.mdps])
     mdp = project.mdp(mdp_id) if project is not None and mdp_id else load_mdp(args.mdp)
     proxy = load_mdp(args.proxy) if args.proxy else None
-    if args.selection == "public" and args.selection_epsilon is not None:
-        raise InputError("only the exponential selection has its own epsilon",
-                         field="--selection-epsilon")
     try:
-        res = design(mdp, epsilon=args.epsilon, delta=args.delta, b=args.b,
-                     adjacency=args.adjacency, beta=args.beta, proxy=proxy,
-                     selection=args.selection, selection_epsilon=args.selection_epsilon,
-                     rng=args.seed, progress=Progress(err, "design"))
+        params = DesignParameters(
+            epsilon=args.epsilon, delta=args.delta, b=args.b, adjacency=args.adjacency,
+            beta=args.beta, selection=args.selection,
+            selection_epsilon=args.selection_epsilon, seed=args.seed)
+        res = design_release(mdp, params, Progress(err, "design"), proxy=proxy)
     except InputError as exc:
         raise flag_error(exc, _FLAGS) from None
     payload = res.to_dict()
     if args.record and project is not None and mdp_id is not None:
-        payload["recorded"] = _record(args, project, mdp_id, res)
+        from core.project.recording import design_run_record
+
+        record, entries = design_run_record(project, mdp_id, res, params)
+        record, stored = record_checked(args.mdp, project, record, entries, args, err)
+        payload["recorded"] = {"project": args.mdp, "run": record.id,
+                               "ledger_entries": len(stored)}
 
     def text() -> str:
         lines = [f"{mdp.name or args.mdp}: target (epsilon, delta) = ({res.epsilon_target:g}, "
@@ -78,39 +88,6 @@ def cmd_design(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     emit(args, payload, text, out)
     return 0
-
-
-def _record(args: argparse.Namespace, project: Any, mdp_id: str, res: Any) -> dict[str, Any]:
-    """The design as a run record; an exponential selection's spend as a ledger entry,
-    appended to the project file as it is now (:func:`core.project.store.record_and_save`)."""
-    import math
-
-    from core.common.jsonable import jsonable
-    from core.mdp.accounting import mdp_dataset
-    from core.privacy.ledger import LedgerEntry
-    from core.project.model import RunRecord
-    from core.project.store import record_and_save
-
-    run_id = project.new_run_id()
-    entries = []
-    if res.selection == "exponential":
-        eps = float(res.selection_epsilon)
-        if math.isnan(eps) or eps < 0:
-            raise InputError(f"invalid selection epsilon {eps}", field="epsilon")
-        entries.append(LedgerEntry(
-            id="", dataset=mdp_dataset(mdp_id), mechanism="exponential",
-            epsilon=eps, delta=0.0, released="the designer's choice of "
-            f"(k, eta) among {len(res.frontier)} frontier points",
-            adjacency="any two models (utility -cost bound, sensitivity its value range)",
-            mode=res.mode, seed=res.seed, source=run_id,
-            parameters={"selection": "exponential", "candidates": len(res.frontier)}))
-    params = {"epsilon": res.epsilon_target, "delta": res.delta_target, "b": res.b,
-              "adjacency": res.adjacency, "beta": res.beta, "selection": res.selection,
-              "selection_epsilon": res.selection_epsilon}
-    record = RunRecord(id=run_id, kind="design", target=mdp_id, params=params,
-                       summary=jsonable(res.to_dict()), mode=res.mode, seed=res.seed)
-    record, stored = record_and_save(args.mdp, project, record, entries)
-    return {"project": args.mdp, "run": record.id, "ledger_entries": len(stored)}
 
 
 def add_design_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -153,5 +130,7 @@ def add_design_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None
     sp.add_argument("--seed", type=int, default=None,
                     help="seeded experiment (exponential selection); omit for release mode")
     add_record_option(sp, "record the design in PROJECT, the project MDP (an exponential "
-                          "selection's spend goes to the ledger)", reads="mdp")
+                          "selection's spend goes to the ledger; refused past a budget "
+                          "unless --over-budget)", reads="mdp")
+    add_over_budget_flag(sp)
     common(sp)

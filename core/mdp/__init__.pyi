@@ -34,9 +34,11 @@ from .design import (
     DESIGN_ETAS as DESIGN_ETAS,
     K_RANGE as K_RANGE,
     SELECTIONS as SELECTIONS,
+    DesignParameters as DesignParameters,
     DesignPoint as DesignPoint,
     DesignResult as DesignResult,
     design as design,
+    design_release as design_release,
     public_proxy as public_proxy,
     value_range as value_range,
 )

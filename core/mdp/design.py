@@ -45,7 +45,13 @@ import numpy as np
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress, sub_progress
-from core.common.validation import RandomSource, as_random_source, check_beta
+from core.common.validation import (
+    RandomSource,
+    as_random_source,
+    check_b,
+    check_beta,
+    check_seed,
+)
 from core.mdp.accounting import ADJACENCIES, DEFAULT_B, profile_epsilon
 from core.mdp.model import MDP, with_transitions
 from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows, parse_eta, row_etas
@@ -53,8 +59,8 @@ from core.mdp.robust import _check_bound_sweeps, _cost_bounds_many, _public_shif
 from core.mdp.synthesis import synthesize
 from core.privacy.laplace import check_epsilon, exponential_mechanism
 
-__all__ = ["DesignPoint", "DesignResult", "design", "public_proxy", "value_range",
-           "DESIGN_ETAS", "SELECTIONS", "K_RANGE"]
+__all__ = ["DesignPoint", "DesignResult", "DesignParameters", "design", "design_release",
+           "public_proxy", "value_range", "DESIGN_ETAS", "SELECTIONS", "K_RANGE"]
 
 #: The public grid of declared η the designer tries: the default rule 'auto' and the
 #: per-row rules η = λ/n (every row mixed with weight λ, whatever its support size).
@@ -64,6 +70,96 @@ SELECTIONS = ("public", "exponential")
 #: The k searched: from nearly no information to nearly none hidden.
 K_RANGE = (1e-3, 1e7)
 _K_RTOL = 0.01  # the largest feasible k is found to 1 % (and verified feasible)
+
+
+def _checked_target(epsilon: Any, delta: Any, adjacency: Any, beta: Any, selection: Any,
+                    selection_epsilon: Any) -> tuple[float, float, float, float | None]:
+    """The designer's target and choice, each checked once (:class:`DesignParameters` and
+    :func:`design` both call it): (ε, δ, β, the selection's ε or None); InputError naming
+    the field."""
+    target = check_epsilon(epsilon)
+    if isinstance(delta, bool) or not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
+    if adjacency not in ADJACENCIES:
+        raise InputError(f"must be one of {', '.join(ADJACENCIES)}, got {adjacency!r}",
+                         field="adjacency")
+    beta = check_beta(beta)
+    if selection not in SELECTIONS:
+        raise InputError(f"must be one of {', '.join(SELECTIONS)}, got {selection!r}",
+                         field="selection")
+    if selection == "exponential":
+        if selection_epsilon is None:
+            raise InputError("the exponential selection needs its own epsilon",
+                             field="selection_epsilon")
+        return target, float(delta), beta, check_epsilon(selection_epsilon, "selection_epsilon")
+    if selection_epsilon is not None:
+        raise InputError("only the exponential selection has its own epsilon",
+                         field="selection_epsilon")
+    return target, float(delta), beta, None
+
+
+@dataclass(frozen=True)
+class DesignParameters:
+    """What one design means (``design MDP …``, the Design dialog's Run): the target (ε, δ)
+    under an adjacency of radius b, β of the cost bound, and how the point is chosen.
+
+    Validated once, here (:func:`_checked_target` and :func:`core.common.validation.check_b`);
+    every :class:`InputError` names its field. ``seed`` None: an exponential selection draws
+    in release mode (a public selection draws nothing). :func:`design_release` runs it;
+    :meth:`to_dict` is what the run record keeps.
+
+    Examples
+    --------
+    >>> p = DesignParameters(epsilon=1.0, delta=1e-3)
+    >>> p.to_dict()["selection"], DesignParameters.from_dict(p.to_dict()) == p
+    ('public', True)
+    >>> try:
+    ...     DesignParameters(epsilon=1.0, delta=1e-3, selection="exponential")
+    ... except InputError as exc:
+    ...     print(exc.field)
+    selection_epsilon
+    """
+
+    epsilon: float
+    delta: float
+    b: float = DEFAULT_B
+    adjacency: str = "one-row"
+    beta: float = 0.05
+    selection: str = "public"
+    selection_epsilon: float | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        eps, delta, beta, sel = _checked_target(self.epsilon, self.delta, self.adjacency,
+                                                self.beta, self.selection,
+                                                self.selection_epsilon)
+        for name, value in (("epsilon", eps), ("delta", delta), ("beta", beta),
+                            ("selection_epsilon", sel), ("b", check_b(self.b)),
+                            ("seed", check_seed(self.seed))):
+            object.__setattr__(self, name, value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run record's ``params``: epsilon, delta, b, adjacency, beta, selection and
+        selection_epsilon (0 for a public selection), in that order."""
+        return {"epsilon": self.epsilon, "delta": self.delta, "b": self.b,
+                "adjacency": self.adjacency, "beta": self.beta, "selection": self.selection,
+                "selection_epsilon": self.selection_epsilon or 0.0}
+
+    @classmethod
+    def from_dict(cls, data: Any, *, seed: int | None = None) -> "DesignParameters":
+        """The parameters of :meth:`to_dict` (a record's ``params``; its seed is the
+        record's own, given as ``seed``)."""
+        if not isinstance(data, dict):
+            raise InputError(f"must be a JSON object, got {type(data).__name__}",
+                             field="params")
+        d = dict(data)
+        if d.get("selection", "public") == "public" and not d.get("selection_epsilon"):
+            d["selection_epsilon"] = None
+        known = ("epsilon", "delta", "b", "adjacency", "beta", "selection", "selection_epsilon")
+        missing = [k for k in ("epsilon", "delta") if k not in d]
+        if missing:
+            raise InputError("is required", field=missing[0])
+        return cls(**{k: d[k] for k in known if k in d}, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -113,6 +209,41 @@ class DesignResult:
             d["recommended_reason"] = ("no declared eta of the grid reaches the target: "
                                        "raise the target epsilon or delta, or lower b")
         return d
+
+
+def design_release(mdp: MDP, params: DesignParameters, progress: Progress = no_progress, *,
+                   proxy: MDP | None = None) -> DesignResult:
+    """Design ``mdp``'s release for ``params``: the one entry point of a design.
+
+    ``design MDP …`` calls it and the Design dialog runs it in its worker; both record the
+    result with :func:`core.project.recording.design_run_record`.
+
+    Parameters
+    ----------
+    mdp : MDP
+        The model to be released.
+    params : DesignParameters
+        The target, β and the selection (validated when made).
+    progress : callable
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
+    proxy : MDP, optional
+        A public proxy with the model's supports (default :func:`public_proxy`).
+
+    Returns
+    -------
+    DesignResult
+
+    Examples
+    --------
+    >>> from core.mdp.examples import four_startups
+    >>> r = design_release(four_startups(), DesignParameters(epsilon=50.0, delta=1e-3))
+    >>> r.selection, r.recommended is not None
+    ('public', True)
+    """
+    return design(mdp, epsilon=params.epsilon, delta=params.delta, b=params.b,
+                  adjacency=params.adjacency, beta=params.beta, proxy=proxy,
+                  selection=params.selection, selection_epsilon=params.selection_epsilon,
+                  rng=params.seed, progress=progress)
 
 
 def public_proxy(mdp: MDP) -> MDP:
@@ -301,21 +432,9 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
     -------
     DesignResult
     """
-    target = check_epsilon(epsilon)
-    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
-        raise InputError(f"must lie in (0, 1), got {delta!r}", field="delta")
-    if adjacency not in ADJACENCIES:
-        raise InputError(f"must be one of {', '.join(ADJACENCIES)}, got {adjacency!r}",
-                         field="adjacency")
-    beta = check_beta(beta)
-    if selection not in SELECTIONS:
-        raise InputError(f"must be one of {', '.join(SELECTIONS)}, got {selection!r}",
-                         field="selection")
-    if selection == "exponential":
-        if selection_epsilon is None:
-            raise InputError("the exponential selection needs its own epsilon",
-                             field="selection_epsilon")
-        selection_epsilon = check_epsilon(selection_epsilon)
+    target, delta, beta, selection_epsilon = _checked_target(
+        epsilon, delta, adjacency, beta, selection,
+        selection_epsilon if selection == "exponential" else None)
     if proxy is not None and not _same_supports(proxy, mdp):
         raise InputError("the proxy must have the model's supports (the same possible next "
                          "states in every row)", field="proxy")

@@ -64,6 +64,7 @@ from .recording import (
     audit_run_record as audit_run_record,
     bounds_run_record as bounds_run_record,
     comarl_run_record as comarl_run_record,
+    design_run_record as design_run_record,
     drl_run_record as drl_run_record,
     drl_table_record as drl_table_record,
     mia_run_record as mia_run_record,

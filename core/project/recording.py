@@ -61,7 +61,7 @@ from core.sharing.records import RUN_KIND as SHARING_KIND
 from core.sharing.records import SharingParameters, sharing_entries, sharing_summary
 
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_record",
-           "audit_run_record",
+           "audit_run_record", "design_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
            "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
            "drl_table_record"]
@@ -320,6 +320,51 @@ def sharing_run_record(project: Project, result: Any, params: SharingParameters,
                        mode="experiment" if result.seed is not None else "release",
                        seed=result.seed)
     return record, sharing_entries(env, result, source=rid)
+
+
+def design_run_record(project: Project, mdp_id: str, result: Any, params: Any
+                      ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a design (kind ``"design"``, target the model) and, for an
+    exponential selection, the ledger entry of its spend. The Design dialog's Record and
+    ``design … --record`` both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    mdp_id : str
+        The model's id in the project.
+    result : DesignResult
+        :func:`core.mdp.design.design_release` of ``params``.
+    params : DesignParameters
+        What was asked; the record's ``params`` is its :meth:`to_dict`.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Not yet added to the project (:func:`record_run` adds both).
+    """
+    from core.common.jsonable import jsonable
+    from core.mdp.accounting import mdp_dataset
+
+    if (params.selection, params.epsilon) != (result.selection, result.epsilon_target):
+        raise ValueError(f"a {result.selection} design for epsilon {result.epsilon_target:g} "
+                         f"recorded with {params.selection} parameters for epsilon "
+                         f"{params.epsilon:g}")
+    rid = project.new_run_id()
+    entries = []
+    if result.selection == "exponential":
+        entries.append(LedgerEntry(
+            id="", dataset=mdp_dataset(mdp_id), mechanism="exponential",
+            epsilon=float(result.selection_epsilon), delta=0.0,
+            released=f"the designer's choice of (k, eta) among {len(result.frontier)} "
+                     "frontier points",
+            adjacency="any two models (utility -cost bound, sensitivity its value range)",
+            mode=result.mode, seed=result.seed, source=rid,
+            parameters={"selection": "exponential", "candidates": len(result.frontier)}))
+    record = RunRecord(id=rid, kind="design", target=mdp_id, params=params.to_dict(),
+                       summary=jsonable(result.to_dict()), mode=result.mode, seed=result.seed)
+    return record, entries
 
 
 def mia_run_record(project: Project, result: Any, params: Any

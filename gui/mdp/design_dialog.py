@@ -32,10 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError
-from core.common.jsonable import jsonable
-from core.mdp import DesignResult, eta_label
-from core.mdp.design import design
-from core.project import RunRecord
+from core.mdp import DesignParameters, DesignResult, design_release, eta_label
+from core.project import design_run_record
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.plots import add_legend, make_plot
@@ -43,7 +41,7 @@ from gui.shell.style import ERROR_COLOUR, OKABE_ITO, PRIVATE_ACCENT, pretty_mess
 from gui.shell.widgets import SciSpinBox
 from gui.shell.workers import TaskRunner
 
-__all__ = ["DesignDialog", "COLUMNS", "design_record"]
+__all__ = ["DesignDialog", "COLUMNS"]
 
 COLUMNS = ("η (declared)", "k", "ε at δ", "cost bound")
 TIPS = {
@@ -61,31 +59,6 @@ TIPS = {
 }
 
 
-def design_record(document: ProjectDocument, mdp_id: str, res: DesignResult
-                  ) -> tuple[RunRecord, list[Any]]:
-    """The design as a run record, and its ledger entry if the selection spent privacy."""
-    from core.mdp import mdp_dataset
-    from core.privacy import PrivacyLedger
-
-    run_id = document.project.new_run_id()
-    entries: list[Any] = []
-    if res.selection == "exponential":
-        led = PrivacyLedger()
-        entries.append(led.record(
-            dataset=mdp_dataset(mdp_id), mechanism="exponential",
-            epsilon=res.selection_epsilon, delta=0.0, released="the designer's choice of "
-            f"(k, eta) among {len(res.frontier)} frontier points",
-            adjacency="any two models (utility -cost bound, sensitivity its value range)",
-            mode=res.mode, seed=res.seed, source=run_id,
-            parameters={"selection": "exponential", "candidates": len(res.frontier)}))
-    params = {"epsilon": res.epsilon_target, "delta": res.delta_target, "b": res.b,
-              "adjacency": res.adjacency, "beta": res.beta, "selection": res.selection,
-              "selection_epsilon": res.selection_epsilon}
-    record = RunRecord(id=run_id, kind="design", target=mdp_id, params=params,
-                       summary=jsonable(res.to_dict()), mode=res.mode, seed=res.seed)
-    return record, entries
-
-
 class DesignDialog(QDialog):
     """The designer on ``mdp_id`` (see the module docstring)."""
 
@@ -94,6 +67,7 @@ class DesignDialog(QDialog):
         super().__init__(parent)
         self._document, self._mdp_id, self._panel = document, mdp_id, panel
         self.design_result: DesignResult | None = None
+        self._params: DesignParameters | None = None  # what the last Run asked
         self.setWindowTitle(f"Design for a target ε — {document.model(mdp_id).name or mdp_id}")
         self.resize(880, 560)
         self.runner = TaskRunner(self)
@@ -200,15 +174,21 @@ class DesignDialog(QDialog):
         seeded = self._panel is not None and self._panel.seeded_check.isChecked()
         seed = int(self._panel.seed_spin.value()) if seeded else None
         exp = self._selection() == "exponential"
+        try:  # the core checks every value (and names the field)
+            params = DesignParameters(
+                epsilon=float(self.epsilon_spin.value()), delta=float(self.delta_spin.value()),
+                b=float(self.b_spin.value()), adjacency=str(self.adjacency_combo.currentData()),
+                beta=float(self.beta_spin.value()), selection=self._selection(),
+                selection_epsilon=float(self.selection_eps_spin.value()) if exp else None,
+                seed=seed if exp else None)
+        except InputError as exc:
+            self._on_failed(exc)
+            return False
         self.status.setText("Designing…")
         self.status.setStyleSheet("")
         self.run_button.setEnabled(False)
-        self.runner.start(design, mdp, epsilon=float(self.epsilon_spin.value()),
-                          delta=float(self.delta_spin.value()), b=float(self.b_spin.value()),
-                          adjacency=str(self.adjacency_combo.currentData()),
-                          beta=float(self.beta_spin.value()), selection=self._selection(),
-                          selection_epsilon=float(self.selection_eps_spin.value())
-                          if exp else None, rng=seed if exp else None)
+        self._params = params
+        self.runner.start(design_release, mdp, params)
         return True
 
     def _on_failed(self, exc: object) -> None:
@@ -290,9 +270,10 @@ class DesignDialog(QDialog):
 
     def record(self) -> bool:
         """Record the design (and an exponential selection's spend) in the project."""
-        if self.design_result is None:
+        if self.design_result is None or self._params is None:
             return False
-        record, entries = design_record(self._document, self._mdp_id, self.design_result)
+        record, entries = design_run_record(self._document.project, self._mdp_id,
+                                            self.design_result, self._params)
         key = mdp_stack_key(self._mdp_id)
         self._document.push(AddRunCommand(self._document, record, ledger_entries=entries,
                                           text=f"Record design {record.id}"), key)

@@ -156,8 +156,8 @@ def test_plan_names_a_missing_map(map_project: Path) -> None:
 
 # ---------------------------------------------------------------------------- advise --record
 def test_advise_record_writes_what_the_window_records(project: Path) -> None:
-    from core.advising.framework import run_advising
     from core.advising.presets import preset
+    from core.advising.release import AdviseParameters, advise_release
     from core.project.recording import advise_run_record
 
     before = load_project(project)
@@ -173,8 +173,9 @@ def test_advise_record_writes_what_the_window_records(project: Path) -> None:
     assert len(new) > 0 and all(e.source == run.id and e.mode == "experiment" for e in new)
     assert run.kind == "advise" and (run.mode, run.seed) == ("experiment", 5)
     # the window's record of the same seeded run
-    res = run_advising(preset("exp2", epochs=30), rng=5)
-    want, entries = advise_run_record(before, res, delta=1e-5, seeded=True)
+    params = AdviseParameters(preset("exp2", epochs=30), seed=5, delta=1e-5)
+    res = advise_release(params)
+    want, entries = advise_run_record(before, res, params)
     assert run.params == want.params
     assert {k: v for k, v in run.summary.items() if k != "elapsed_s"} == {
         k: v for k, v in want.summary.items() if k != "elapsed_s"}
