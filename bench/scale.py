@@ -9,7 +9,8 @@ horizon 10, k = 100, β = 0.05, domain rule ``mix``.
 Goals (each a ratio against what no implementation can avoid):
 
 1. start-up: ``app.py --version`` and ``--help`` within 1.5× of ``python -c "import numpy"``;
-   a command on a small model (four_startups: ``synthesise``, ``privatize``) within 2×;
+   a command on a small model (four_startups: ``synthesise``, ``privatize``, ``bounds``,
+   ``design``) within 2×;
 2. accounting: ``mdp_privacy`` by row class (its share of a privatisation);
 3. the designer: ``design`` on S × 4 × 10 under 5 s (10⁵) and 30 s (10⁶);
 4. ``privatize`` (pre-processing, accounting, draws) within 1.5× of its mechanism (gamma
@@ -101,7 +102,10 @@ def startup_goals() -> list[Goal]:
                 ("app.py --version", ["--version"], 1.5), ("app.py --help", ["--help"], 1.5),
                 ("synthesise four_startups", ["synthesise", FOUR], 2.0),
                 ("privatize four_startups", ["privatize", FOUR, "--k", "100", "--seed", "1",
-                                             "-o", out], 2.0)):
+                                             "-o", out], 2.0),
+                ("bounds four_startups", ["bounds", FOUR, "--k", "100", "--seed", "1"], 2.0),
+                ("design four_startups", ["design", FOUR, "--epsilon", "1", "--delta",
+                                          "1e-3"], 2.0)):
             t = child_cpu([py, "app.py", *args], tmp)
             goals.append((f"start-up: {what} ({t:.2f} s) / import numpy ({base:.2f} s)",
                           t / base, limit))
