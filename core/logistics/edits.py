@@ -519,7 +519,7 @@ def _pos(p: Any) -> list[float] | None:
 def _check_length(length: Any, where: str) -> float:
     try:
         x = float(length)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float
         raise InputError(f"length must be a number > 0, got {length!r}", field=where) from None
     if not math.isfinite(x) or x <= 0:
         raise InputError(f"length must be a finite number > 0, got {length!r}", field=where)
@@ -827,7 +827,7 @@ def set_center(d: Mapping[str, Any], center: str, *, agents: Iterable[str] | Non
     if capacity is not None:
         try:
             cap = int(capacity)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
             raise InputError(f"capacity must be an integer, got {capacity!r}",
                              field=f"node {center}") from None
         if cap != capacity and not (isinstance(capacity, float) and capacity == cap):

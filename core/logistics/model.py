@@ -212,8 +212,8 @@ def _check_center(v: str, d: dict[str, Any]) -> Center:
                          "shared by at least 2 agents", field=f"node {v}")
     cap = d.get("capacity", len(ags_t))
     if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
-            not math.isfinite(cap) or cap != int(cap) or int(cap) < len(ags_t) \
-            or cap > MAX_CAPACITY:
+            (isinstance(cap, float) and not math.isfinite(cap)) or cap != int(cap) \
+            or int(cap) < len(ags_t) or cap > MAX_CAPACITY:
         raise InputError(f"capacity must be an integer from the {len(ags_t)} agents "
                          f"sharing it to {MAX_CAPACITY:,}, got {cap!r}", field=f"node {v}")
     d["agents"] = ags_t
@@ -235,7 +235,10 @@ def _check_edges(g: nx.Graph) -> None:
 def _edge_length(raw: Any, name: str) -> float:
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         raise InputError(f"length must be a number > 0, got {raw!r}", field=name)
-    length = float(raw)
+    try:
+        length = float(raw)
+    except OverflowError:  # an integer beyond any float: far above MAX_LENGTH
+        length = math.inf
     if not math.isfinite(length) or length <= 0 or length > MAX_LENGTH:
         raise InputError(f"length must be a number > 0 and at most {MAX_LENGTH:g} "
                          f"(route lengths are summed), got {raw!r}", field=name)
@@ -375,8 +378,8 @@ def _position(pos: Any, node: str) -> tuple[float, float] | None:
     if pos is None:
         return None
     if isinstance(pos, (list, tuple)) and len(pos) == 2 and all(
-            not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
-            and abs(x) <= 1e15 for x in pos):
+            not isinstance(x, bool) and isinstance(x, (int, float)) and abs(x) <= 1e15
+            for x in pos):  # abs(nan) <= 1e15 is False; a huge int is compared exactly
         return (float(pos[0]), float(pos[1]))
     raise InputError(f"pos must be [x, y] with two finite numbers, got {pos!r}",
                      field=f"node {node}")
