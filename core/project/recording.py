@@ -1,5 +1,10 @@
 """Recording a run in a project, the same way from the window and from the command line.
 
+Size: one record function per user action (eleven) and the two comparison tables, short and
+alike; kept in one module because the one-entry-point check
+(``tests/core/common/test_actions_pattern.py``) finds every action's record here, and a run
+record built anywhere else fails it.
+
 A run is one :class:`core.project.model.RunRecord` plus the privacy-ledger entries of what it
 privatised or released; :func:`record_run` appends both, the entries with fresh project
 ids (``rel-N``). The GUI does the same through its undoable
