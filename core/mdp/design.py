@@ -315,7 +315,7 @@ def design(mdp: MDP, *, epsilon: float, delta: float, b: float = DEFAULT_B,
         if selection_epsilon is None:
             raise InputError("the exponential selection needs its own epsilon",
                              field="selection_epsilon")
-        selection_epsilon = check_epsilon(selection_epsilon)
+        selection_epsilon = check_epsilon(selection_epsilon, "selection_epsilon")
     if proxy is not None and not _same_supports(proxy, mdp):
         raise InputError("the proxy must have the model's supports (the same possible next "
                          "states in every row)", field="proxy")
