@@ -237,14 +237,16 @@ def test_sweep_cap_reaches_the_threshold_and_no_more_than_one_extra(rmax: float,
 
 
 def test_values_near_the_largest_accepted_value_do_not_overflow_the_sweep_count() -> None:
-    # 1e296 / (1 - 0.999) = 1e299 < MAX_VALUE: the model is valid, and its cap is finite
-    m = MDP(P=np.ones((1, 1, 1)), R=np.array([[1e296]]), R_T=np.zeros(1), horizon=None,
-            discount=0.999)
+    # 4e299 / (1 - 0.5) = 8e299 < MAX_VALUE: a valid model; 2·8e299 / (1e-10 · 0.5)
+    # overflows a float, the sweep count must not
+    m = MDP(P=np.ones((1, 1, 1)), R=np.array([[4e299]]), R_T=np.zeros(1), horizon=None,
+            discount=0.5)
     r = synthesize(m)
-    assert r.status is Status.SUCCESS
-    assert r.value_at(0) == pytest.approx(1e299, rel=1e-9)
+    assert r.value_at(0) == pytest.approx(8e299, rel=1e-12)
+    assert math.isinf(2 * 8e299 / (1e-10 * 0.5))  # the ratio the count was once made from
+    assert r.status is Status.SUCCESS and r.n_iter <= sweep_cap(4e299, 0.5, 1e-10)
     s = softmax_policy(m, 1.0)
-    assert s.values[0] == pytest.approx(1e299, rel=1e-9)
+    assert s.values[0] == pytest.approx(8e299, rel=1e-12)
 
 
 def test_policy_result_copies_writable_input_and_is_read_only() -> None:
