@@ -454,3 +454,49 @@ def test_check_batch_passes_small_work_and_refuses_huge_work_naming_the_field() 
     with pytest.raises(InputError) as exc:
         check_batch(1e12, 1.0, "--runs", workers=0, what="runs")
     assert "runs on" in exc.value.problem and " 0 worker" not in exc.value.problem
+
+
+# ------------------------------------------------------------------------------ help epilogs
+
+
+def _toy_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="privplan")
+    sub = p.add_subparsers(dest="command")
+    sub.add_parser("bounds", prog="privplan bounds")
+    audit = sub.add_parser("audit", prog="privplan audit", aliases=["au"])
+    inner = audit.add_subparsers(dest="kind")
+    inner.add_parser("laplace", prog="privplan audit laplace")
+    sub.add_parser("no-example", prog="privplan no-example")
+    return p
+
+
+def test_finish_parser_gives_nested_parsers_their_examples_and_formatter() -> None:
+    p = _toy_parser()
+    grammar.finish_parser(p, "privplan")
+    subs = {sp.prog: sp for sp in grammar._subparsers(p)}
+    assert sorted(subs) == ["privplan audit", "privplan bounds", "privplan no-example"]
+    assert p.epilog.startswith("Examples:\n  privplan bounds")  # two lines: plural
+    assert subs["privplan bounds"].epilog.startswith("Examples:\n")
+    assert subs["privplan no-example"].epilog is None
+    laplace = grammar._subparsers(subs["privplan audit"])[0]
+    assert laplace.epilog == "Example:\n  " + grammar.EXAMPLES["audit laplace"]
+    assert laplace.formatter_class is grammar.HelpFormatter
+
+
+def test_example_epilogs_keep_their_long_lines() -> None:
+    p = _toy_parser()
+    grammar.finish_parser(p, "privplan")
+    laplace = grammar._subparsers(grammar._subparsers(p)[1])[0]
+    text = laplace.format_help()
+    assert "  " + grammar.EXAMPLES["audit laplace"] + "\n" in text  # not wrapped
+    plain = argparse.ArgumentParser(prog="x", epilog="word " * 40,
+                                    formatter_class=grammar.HelpFormatter)
+    assert max(len(line) for line in plain.format_help().splitlines()) < 100  # wrapped
+
+
+def test_every_example_line_starts_with_privplan_and_its_command() -> None:
+    for key, text in grammar.EXAMPLES.items():
+        for line in text.splitlines():
+            assert line.startswith("privplan ")
+            if key:
+                assert line.split()[1] == key.split()[0]
