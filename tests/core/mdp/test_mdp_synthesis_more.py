@@ -441,3 +441,51 @@ def test_softmax_gives_masked_actions_zero_and_one_action_is_greedy() -> None:
     # state 0: probabilities ∝ exp(Q/τ), and Q differs by the reward only (same rows)
     assert r.policy[0, 1] / r.policy[0, 0] == pytest.approx(math.e, rel=1e-9)
     assert r.status is Status.SUCCESS and r.temperature == 1.0
+
+
+# ------------------------------------------------------------------- masks and trajectories
+
+
+def _masked(seed: int, S: int, A: int, horizon: int | None, g: float) -> MDP:
+    rng = np.random.default_rng(seed)
+    mask = rng.uniform(size=(S, A)) < 0.6
+    mask[np.arange(S), rng.integers(A, size=S)] = True
+    P = rng.dirichlet(np.ones(S), size=(S, A)) * mask[:, :, None]
+    return MDP(P=P, R=rng.normal(size=(S, A)) * 10, R_T=rng.normal(size=S), mask=mask,
+               horizon=horizon, discount=g)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), S=st.integers(1, 4), A=st.integers(1, 3),
+       horizon=st.sampled_from([None, 1, 3]), g=st.sampled_from([0.5, 0.9]))
+def test_lp_and_induction_agree_with_holes_in_the_action_sets(seed: int, S: int, A: int,
+                                                              horizon: int | None,
+                                                              g: float) -> None:
+    m = _masked(seed, S, A, horizon, g)
+    ind, lp = synthesize(m), synthesize_lp(m)
+    scale = 1 + np.abs(ind.values).max()
+    assert np.abs(lp.values - ind.values).max() < 1e-8 * scale
+    pol = lp.policy if lp.policy.ndim == 2 else lp.policy[None]
+    assert m.mask[np.arange(S)[None, :], pol].all()
+    ipol = ind.policy if ind.policy.ndim == 2 else ind.policy[None]
+    assert m.mask[np.arange(S)[None, :], ipol].all()
+
+
+def test_finite_horizon_stochastic_value_is_the_sum_over_trajectories() -> None:
+    S, A, T, g = 3, 2, 3, 0.9
+    m = _random(40, S, A, T, g)
+    rng = np.random.default_rng(41)
+    pi = rng.dirichlet(np.ones(A), size=(T, S))
+    v = evaluate_stochastic(m, check_policy_table(m, pi))
+    for s0 in range(S):
+        total = 0.0
+        # every trajectory s0 a0 s1 a1 s2 a2 s3 with its probability and discounted return
+        for steps in itertools.product(range(A), range(S), repeat=T):
+            prob, ret, s = 1.0, 0.0, s0
+            for t in range(T):
+                a, nxt = steps[2 * t], steps[2 * t + 1]
+                prob *= pi[t, s, a] * m.P[s, a, nxt]
+                ret += g ** t * m.R[s, a]
+                s = nxt
+            total += prob * (ret + g ** T * m.R_T[s])
+        assert v[0, s0] == pytest.approx(total, abs=1e-10)
