@@ -150,7 +150,13 @@ def sweep_cap(rmax: float, g: float, tol: float) -> int:
         At least 1.
     """
     span = max(rmax / (1.0 - g), 1e-300)
-    return max(1, math.ceil(math.log(2.0 * span / (tol * (1.0 - g))) / math.log(1.0 / g)) + 1)
+    return max(1, math.ceil(_log_ratio(span, g, tol) / math.log(1.0 / g)) + 1)
+
+
+def _log_ratio(span: float, g: float, tol: float) -> float:
+    """log(2·span / (tol·(1 − γ))), summed as logarithms: the ratio itself overflows to inf
+    for values near :data:`core.mdp.model.MAX_VALUE` (a model the validation accepts)."""
+    return math.log(2.0) + math.log(span) - math.log(tol) - math.log(1.0 - g)
 
 
 def _iteration_cap(mdp: MDP, tol: float) -> int:
@@ -158,7 +164,7 @@ def _iteration_cap(mdp: MDP, tol: float) -> int:
     vmax = (np.abs(mdp.R[mdp.mask]).max(initial=0.0)) / (1.0 - g)
     if vmax == 0:
         return 1
-    cap = max(1, math.ceil(math.log(2.0 * vmax / (tol * (1.0 - g))) / math.log(1.0 / g))) + 1
+    cap = max(1, math.ceil(_log_ratio(float(vmax), g, tol) / math.log(1.0 / g))) + 1
     check_sweeps(cap, mdp, "discount", f"value iteration to {tol:g} at discount {g:.15g} needs "
                  f"{cap:.3g} sweeps")
     return cap

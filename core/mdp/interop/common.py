@@ -134,7 +134,7 @@ def identifier(name: str) -> str:
 
 def number_text(x: float) -> str:
     """The shortest text that reads back to ``x`` exactly."""
-    if x == int(x) and abs(x) < 2**53:
+    if math.isfinite(x) and x == int(x) and abs(x) < 2**53:  # int(inf) would raise
         return str(int(x))
     return repr(float(x))
 
