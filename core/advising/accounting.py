@@ -351,6 +351,10 @@ def account_advising(agents: Sequence[str], releases: Sequence[int],
     kinds = list(unbounded) if unbounded is not None else [None] * len(agents)
     caps = list(max_releases) if max_releases is not None else [None] * len(agents)
     rows = []
+    if len({len(agents), len(releases), len(unprotected), len(kinds), len(caps)}) != 1:
+        # a teacher without its counts would silently drop out of the totals
+        raise ValueError("agents, releases, unprotected (and unbounded, max_releases) must "
+                         "have one entry per teacher")
     for name, k, u, kd, km in zip(agents, releases, unprotected, kinds, caps):
         k, u = int(k), int(u)
         by_kind = {str(a): int(b) for a, b in (kd or {}).items() if int(b)}

@@ -292,3 +292,13 @@ def test_unicode_agent_names_survive():
                            noise_sensitivity=1.0, strict_sensitivity=1.0)
     assert [a.agent for a in acc.agents] == ["教師", "Ωmega"]
     assert json.loads(json.dumps(acc.agents[0].to_dict()))["agent"] == "教師"
+
+
+def test_counts_for_fewer_teachers_than_agents_are_refused() -> None:
+    """One count per teacher: a shorter list would silently drop a teacher (and its
+    releases) from every total."""
+    from core.advising.accounting import account_advising
+
+    with pytest.raises(ValueError, match="one entry per teacher"):
+        account_advising(["a", "b"], [10], [0, 3], epsilon=1.0, noise_sensitivity=1.0,
+                         strict_sensitivity=1.0)
