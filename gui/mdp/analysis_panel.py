@@ -421,20 +421,36 @@ class AnalysisPanel(QWidget):
     def randomness_label(self) -> str:
         return randomness_label(self.seeded_check.isChecked(), self.seed_spin.value())
 
+    def _bindings(self) -> tuple[tuple[str, Callable[[], Any], Callable[[Any], object]], ...]:
+        """Each :class:`SweepParameters` field this panel edits: (field, read its widget,
+        show a value in it), in the order :meth:`set_parameters` applies them. The one
+        place a widget meets its field; the checks are the core's."""
+        alpha, seeded = self.alpha_combo, self.seeded_check
+        return (
+            ("ks", lambda: parse_k_list(self.k_edit.text()), self._set_k_text),
+            ("runs", self.runs_spin.value, self.runs_spin.setValue),
+            ("beta", self.beta_spin.value, self.beta_spin.setValue),
+            ("alpha_mode", lambda: str(alpha.currentData()),
+             lambda v: alpha.setCurrentIndex(alpha.findData(v))),
+            ("seed", lambda: self.seed_spin.value() if seeded.isChecked() else None,
+             self.seed_spin.setValue),
+            ("seeded", seeded.isChecked, seeded.setChecked),
+            ("workers", self.workers_spin.value, self.workers_spin.setValue),
+            ("b", self.b_spin.value, self.b_spin.setValue),
+            ("delta_target", self.delta_spin.value, self.delta_spin.setValue),
+            ("adjacency", lambda: str(self.adjacency_combo.currentData()),
+             lambda v: _choose(self.adjacency_combo, v, "adjacency")),
+            ("eta", self._eta, lambda v: self.eta_edit.setEditText(
+                str(v) if isinstance(v, str) else f"{float(v):g}")),
+            ("domain_rule", lambda: str(self.domain_combo.currentData()),
+             lambda v: _choose(self.domain_combo, v, "domain rule")),
+            ("delta_method", lambda: str(self.accountant_combo.currentData()),
+             lambda v: _choose(self.accountant_combo, v, "accountant")))
+
     def parameters(self) -> SweepParameters:
         """The parameters in the widgets; raises :class:`InputError` naming the field if any
         is invalid (checked by :class:`SweepParameters`, as on the command line)."""
-        ks = parse_k_list(self.k_edit.text())
-        seeded = self.seeded_check.isChecked()
-        return SweepParameters(ks=ks, runs=self.runs_spin.value(), beta=self.beta_spin.value(),
-                               alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
-                               seed=self.seed_spin.value() if seeded else None,
-                               workers=self.workers_spin.value(), b=self.b_spin.value(),
-                               delta_target=self.delta_spin.value(),
-                               adjacency=str(self.adjacency_combo.currentData()),
-                               eta=self._eta(),
-                               domain_rule=str(self.domain_combo.currentData()),
-                               delta_method=str(self.accountant_combo.currentData()),
+        return SweepParameters(**{name: read() for name, read, _ in self._bindings()},
                                **self._policy_kwargs())
 
     def _policy_kwargs(self) -> dict[str, Any]:
@@ -443,31 +459,18 @@ class AnalysisPanel(QWidget):
     def _eta(self) -> "float | str":
         return parse_eta(self.eta_edit.currentText().strip())
 
-    def set_parameters(self, *, ks: str | None = None, runs: int | None = None,
-                       beta: float | None = None, alpha_mode: str | None = None,
-                       seed: int | None = None, seeded: bool | None = None,
-                       workers: int | None = None, b: float | None = None,
-                       delta_target: float | None = None, adjacency: str | None = None,
-                       eta: "float | str | None" = None, domain_rule: str | None = None,
-                       delta_method: str | None = None) -> None:
-        """Set some widgets at once (used by ``--screenshot``, tests and future presets), in
-        this order: an unknown choice raises ValueError and leaves the later ones unset."""
-        alpha = self.alpha_combo
-        steps: tuple[tuple[Any, Callable[[Any], object]], ...] = (
-            (ks, self._set_k_text), (runs, self.runs_spin.setValue),
-            (beta, self.beta_spin.setValue),
-            (alpha_mode, lambda v: alpha.setCurrentIndex(alpha.findData(v))),
-            (seed, self.seed_spin.setValue), (seeded, self.seeded_check.setChecked),
-            (workers, self.workers_spin.setValue), (b, self.b_spin.setValue),
-            (delta_target, self.delta_spin.setValue),
-            (adjacency, lambda v: _choose(self.adjacency_combo, v, "adjacency")),
-            (eta, lambda v: self.eta_edit.setEditText(
-                str(v) if isinstance(v, str) else f"{float(v):g}")),
-            (domain_rule, lambda v: _choose(self.domain_combo, v, "domain rule")),
-            (delta_method, lambda v: _choose(self.accountant_combo, v, "accountant")))
-        for value, set_value in steps:
-            if value is not None:
-                set_value(value)
+    def set_parameters(self, **values: Any) -> None:
+        """Show some fields at once (``--screenshot``, tests, the designer's recommendation),
+        by :class:`SweepParameters` field name (``ks`` as text: "10, 100"), in the order of
+        :meth:`_bindings`: an unknown choice raises ValueError and leaves the later ones
+        unset; an unknown field raises TypeError and sets nothing."""
+        bindings = self._bindings()
+        unknown = sorted(set(values) - {name for name, _, _ in bindings})
+        if unknown:
+            raise TypeError(f"set_parameters: no field {', '.join(unknown)}")
+        for name, _, show in bindings:
+            if values.get(name) is not None:
+                show(values[name])
 
     def _set_k_text(self, ks: str) -> None:
         self.k_edit.setText(ks)
