@@ -2,7 +2,8 @@
 # make test  - the whole check: import contracts, ruff, mypy on core and on gui (both clean: any
 #              error fails), the user guide (mkdocs --strict),
 #              docs/claims.md's tables against the saved runs (bench/claims.py --check),
-#              core tests WITHOUT Qt (.venv-core), GUI tests offscreen
+#              core tests WITHOUT Qt (.venv-core), GUI tests offscreen, the JAX tests
+# make test-slow - the long studies make test leaves out (tests marked slow; CI runs them)
 # make docs  - the user guide as HTML in build/docs-site/ (Help ▸ User Guide and F1 open it)
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
              command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
@@ -18,7 +19,7 @@ ARGS      ?=
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 
 
-.PHONY: run test checks ruff docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
+.PHONY: run test test-slow checks ruff docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
 
 check-python:
 	@test -n "$(PYTHON)" || { echo "PrivPlan needs Python 3.11 or newer (python3.11+ not found)"; exit 1; }
@@ -78,7 +79,13 @@ claims-check: $(CORE_VENV)/.installed
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
-	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/core --doctest-modules core --ignore=core/deep
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/core --doctest-modules core --ignore=core/deep
+
+# The long studies of tests/core (marked slow: every pair of recorders at once, the fuzz
+# campaign's mutants and slice, the advising thesis protocol and its workers/chunking check),
+# ~4 min of CPU; .ci/run runs them after make test
+test-slow: $(CORE_VENV)/.installed
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m slow tests/core
 
 # The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min.
 # core tests that need the deep extra (gymnasium, JAX) are skipped by test-core; they run here
@@ -93,7 +100,7 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --durations=10 tests/gui
 
 # The quick checks run side by side, two at a time (each is one process; --output-sync keeps
 # each one's output together), then the three test suites one after another (each already

@@ -106,6 +106,7 @@ def test_convergence_improves_monotonically_with_epsilon(exp3):
         assert gain.mean() >= 0.002 and (gain > 0).sum() >= 12 and rho >= 0.5
 
 
+@pytest.mark.slow  # a long study: make test-slow (CI) runs it
 def test_spec_b1_b2_b4_thesis_protocol():
     """Spec §10.4 B1, B2, B4 on the thesis variant (measured: +6.5 pp 20/20; +3.0 pp
     19/20; 299 vs 113 advice events). The thresholds are the spec's."""
@@ -129,6 +130,7 @@ def test_all_strategies_reach_the_same_asymptote():
 
 
 # ------------------------------------------------------------------ mechanics
+@pytest.mark.slow  # a long study: make test-slow (CI) runs it
 def test_results_do_not_depend_on_workers_or_chunking():
     arms = experiment_arms("exp2", epochs=30)
     a = run_experiment(arms, seeds=5, seed=3, workers=1)

@@ -11,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.slow  # a long study: make test-slow (CI) runs it
 def test_a_slice_of_the_campaign_finds_nothing(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="ignore")
     proc = subprocess.run(

@@ -40,6 +40,7 @@ def _run(cases: int, seed: int, tmp_path: Path) -> dict:
     return summary
 
 
+@pytest.mark.slow  # a long study: make test-slow (CI) runs it
 def test_every_mutant_exits_0_with_a_result_or_2_with_one_line(tmp_path: Path) -> None:
     res = _run(CASES, seed=20261125, tmp_path=tmp_path)
     assert res["cases"] == CASES

@@ -321,12 +321,11 @@ def test_the_matrix_covers_every_recorder_and_pair() -> None:
     assert {name for name, sp in sub.choices.items() if records(sp)} == set(NAMES)
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # every pair (66 groups): make test-slow (CI); make test runs the groups of 4
 def test_two_recorders_at_once_lose_nothing_and_link_every_entry(tmp_path: Path) -> None:
     _matrix(pairs(), tmp_path)
 
 
-@pytest.mark.slow
 def test_four_recorders_at_once_lose_nothing_and_link_every_entry(tmp_path: Path) -> None:
     _matrix(quads(), tmp_path)
 

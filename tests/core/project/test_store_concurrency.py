@@ -79,7 +79,6 @@ def test_two_recording_processes_at_once_lose_no_run_and_no_ledger_entry(tmp_pat
             assert {e.released.split()[0] for e in mine} == {run.params["tag"]}
 
 
-@pytest.mark.slow
 def test_two_real_advise_record_commands_at_once_keep_both_runs(tmp_path):
     """The issue's reproduction: unseeded advising runs (10 ledger entries each) recorded by
     two processes at the same time (twice: the 20 trials above are the many)."""
