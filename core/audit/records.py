@@ -12,7 +12,7 @@ from core.audit.runner import DEFAULT_CONFIDENCE, MIN_SAMPLES, AuditResult, chec
 from core.audit.target import AUDIT_TARGETS, load_target, target_available
 from core.common.errors import InputError
 from core.common.jsonable import jsonable_dict
-from core.common.validation import check_choice
+from core.common.validation import check_choice, check_record_params
 
 __all__ = ["RUN_KIND", "AuditParameters", "audit_summary", "audit_params"]
 
@@ -116,17 +116,9 @@ class AuditParameters:
         -------
         AuditParameters
         """
-        if not isinstance(data, Mapping):
-            raise InputError(f"must be a JSON object, got {type(data).__name__}",
-                             field="params")
-        unknown = sorted(set(data) - set(_RECORD_KEYS))
-        if unknown:
-            raise InputError("not a key of an audit's parameters", field=str(unknown[0]))
+        check_record_params(data, _RECORD_KEYS, "an audit's parameters")
         mechanism: Any = data.get("mechanism")  # checked by __post_init__
         seed = data.get("seed")
-        if "seeded" in data and data["seeded"] is not (seed is not None):
-            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
-                             field="seeded")
         return cls(mechanism=mechanism, params=data.get("params", {}),
                    samples=data.get("samples"), seed=seed,
                    confidence=data.get("confidence", DEFAULT_CONFIDENCE))

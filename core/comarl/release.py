@@ -12,15 +12,20 @@ it).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from core.comarl.vdn import TeamGrid, VdnResult, VdnSetup, check_agents, team_grid, train_vdn
-from core.common.errors import InputError
 from core.common.jsonable import jsonable_dict
 from core.common.progress import Progress, no_progress, sub_progress
-from core.common.validation import check_choice, check_flag, check_seed, check_whole
+from core.common.validation import (
+    check_choice,
+    check_flag,
+    check_record_params,
+    check_seed,
+    check_whole,
+)
 from core.gridworld.maps import check_random_size
 
 __all__ = ["ComarlParameters", "ComarlRun", "comarl_release", "COMARL_AGENTS"]
@@ -123,16 +128,7 @@ class ComarlParameters:
         -------
         ComarlParameters
         """
-        if not isinstance(data, Mapping):
-            raise InputError(f"must be a JSON object, got {type(data).__name__}",
-                             field="params")
-        unknown = sorted(set(data) - set(_KEYS))
-        if unknown:
-            raise InputError("not a key of a co-MARL run's parameters", field=str(unknown[0]))
-        seed = data.get("seed")
-        if "seeded" in data and data["seeded"] is not (seed is not None):
-            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
-                             field="seeded")
+        check_record_params(data, _KEYS, "a co-MARL run's parameters")
         values = {k: data[k] for k in _KEYS if k in data and k != "seeded"
                   and (data[k] is not None or k in ("delta", "seed"))}
         return cls(**values)

@@ -130,6 +130,7 @@ from .validation import (
     check_positive as check_positive,
     check_probability as check_probability,
     check_rate as check_rate,
+    check_record_params as check_record_params,
     check_seed as check_seed,
     check_sensitivity as check_sensitivity,
     check_whole as check_whole,

@@ -8,6 +8,7 @@ line and exit 2, and the GUI can show it in a dialog.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "check_seed",
     "check_sensitivity",
     "check_whole",
+    "check_record_params",
     "SENSITIVITY_RANGE",
     "K_MAX",
     "B_MIN",
@@ -530,3 +532,54 @@ def as_random_source(rng: "np.random.Generator | int | RandomSource | None") -> 
 def fresh_seed() -> int:
     """A seed drawn from the OS, for when an experiment needs one but none was given."""
     return secrets.randbits(63)
+
+
+def check_record_params(data: Any, keys: Iterable[str], what: str, *,
+                        required: Iterable[str] = ()) -> Mapping[str, Any]:
+    """``data``, checked as the source of a parameters object's ``from_dict`` (its
+    ``to_dict``, or a run record's ``params``): a mapping, every key one of ``keys``, the
+    ``required`` ones present, and ``seeded``, when given, agreeing with ``seed``.
+
+    Parameters
+    ----------
+    data : Any
+        What to read the parameters from.
+    keys : iterable of str
+        The keys it may hold.
+    what : str
+        What the keys are of, for the message (``"an audit's parameters"``).
+    required : iterable of str
+        Keys it must hold.
+
+    Returns
+    -------
+    Mapping
+        ``data`` itself.
+
+    Raises
+    ------
+    InputError
+        Naming ``params`` (not a mapping), the first unknown or missing key, or ``seeded``.
+
+    Examples
+    --------
+    >>> check_record_params({"seed": 3, "seeded": True}, ("seed", "seeded"), "a run's parameters")
+    {'seed': 3, 'seeded': True}
+    >>> try:
+    ...     check_record_params({"seed": None, "seeded": True}, ("seed", "seeded"), "a run")
+    ... except InputError as exc:
+    ...     print(exc)
+    seeded: says True but the seed is None
+    """
+    if not isinstance(data, Mapping):
+        raise InputError(f"must be a JSON object, got {type(data).__name__}", field="params")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise InputError(f"not a key of {what}", field=str(unknown[0]))
+    for key in required:
+        if key not in data:
+            raise InputError("is missing", field=key)
+    seed = data.get("seed")
+    if "seeded" in data and data["seeded"] is not (seed is not None):
+        raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}", field="seeded")
+    return data

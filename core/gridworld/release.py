@@ -10,14 +10,13 @@ call :func:`drl_release` with the map and record the run with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.common.errors import InputError
 from core.common.jsonable import jsonable_dict
 from core.common.progress import Progress, no_progress, sub_progress
-from core.common.validation import check_choice, check_flag, check_seed
+from core.common.validation import check_choice, check_flag, check_record_params, check_seed
 from core.gridworld.attack import AttackResult, AttackSetup, recover_map
 from core.gridworld.dpdrl import DrlResult, DrlSetup, train_agent
 from core.gridworld.maps import GridMap, check_map
@@ -114,16 +113,7 @@ class DrlParameters:
         -------
         DrlParameters
         """
-        if not isinstance(data, Mapping):
-            raise InputError(f"must be a JSON object, got {type(data).__name__}",
-                             field="params")
-        unknown = sorted(set(data) - set(_KEYS) - {"grid"})
-        if unknown:
-            raise InputError("not a key of a DP-DRL run's parameters", field=str(unknown[0]))
-        seed = data.get("seed")
-        if "seeded" in data and data["seeded"] is not (seed is not None):
-            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
-                             field="seeded")
+        check_record_params(data, (*_KEYS, "grid"), "a DP-DRL run's parameters")
         values = {k: data[k] for k in _KEYS if k in data and k != "seeded"}
         return cls(**values)
 

@@ -14,7 +14,7 @@ package never imports JAX).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -23,7 +23,7 @@ import numpy as np
 from core.common.errors import InputError
 from core.common.jsonable import jsonable_dict
 from core.common.progress import Progress, no_progress
-from core.common.validation import check_choice, check_seed
+from core.common.validation import check_choice, check_record_params, check_seed
 from core.modelprivacy.attacks import AttackStudy
 from core.modelprivacy.canary import CanaryAudit
 from core.modelprivacy.data import Dataset
@@ -157,20 +157,8 @@ class MiaParameters:
         -------
         MiaParameters
         """
-        if not isinstance(data, Mapping):
-            raise InputError(f"must be a JSON object, got {type(data).__name__}",
-                             field="params")
-        known = {f.name for f in fields(cls)} | {"seeded"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InputError("not a key of a membership-inference run's parameters",
-                             field=str(unknown[0]))
-        if "data" not in data:
-            raise InputError("is missing", field="data")
-        seed = data.get("seed")
-        if "seeded" in data and data["seeded"] is not (seed is not None):
-            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
-                             field="seeded")
+        check_record_params(data, [*(f.name for f in fields(cls)), "seeded"],
+                            "a membership-inference run's parameters", required=("data",))
         return cls(**{k: v for k, v in data.items() if k != "seeded"})
 
 

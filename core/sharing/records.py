@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from core.common.errors import InputError
-from core.common.validation import check_seed
+from core.common.validation import check_record_params, check_seed
 from core.privacy.ledger import LedgerEntry, PrivacyLedger
 from core.sharing.learning import STUDENTS, SharingSetup, StudentCurves, _check_students
 
@@ -204,17 +204,8 @@ class SharingParameters:
         -------
         SharingParameters
         """
-        if not isinstance(data, Mapping):
-            raise InputError(f"must be a JSON object, got {type(data).__name__}",
-                             field="params")
-        unknown = sorted(set(data) - set(_RECORD_KEYS))
-        if unknown:
-            raise InputError("not a key of a policy-sharing run's parameters",
-                             field=str(unknown[0]))
+        check_record_params(data, _RECORD_KEYS, "a policy-sharing run's parameters")
         seed = data.get("seed")
-        if "seeded" in data and data["seeded"] is not (seed is not None):
-            raise InputError(f"says {data['seeded']!r} but the seed is {seed!r}",
-                             field="seeded")
         students = data.get("students", STUDENTS)
         env: Any = data.get("env")  # checked by __post_init__
         return cls(env=env, setup=sharing_setup_of(data),
