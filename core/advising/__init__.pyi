@@ -11,6 +11,11 @@ from .accounting import (
     odometer_delta as odometer_delta,
     unbounded_reason as unbounded_reason,
 )
+from .bench import (
+    BENCH_RUNS as BENCH_RUNS,
+    AdviseBenchParameters as AdviseBenchParameters,
+    advise_bench_release as advise_bench_release,
+)
 from .claims import (
     THESIS_CLAIMS as THESIS_CLAIMS,
     ClaimCheck as ClaimCheck,

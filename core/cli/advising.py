@@ -366,6 +366,7 @@ def add_advise_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser]
                     help="write per-epoch means and 95%% CIs of every arm to FILE")
     sp.add_argument("--delta", type=float, default=None,
                     help="delta of the advanced-composition and RDP totals (default 1e-5)")
+    add_record_flag(sp, "experiment (one --experiment and one --variant)")
     common(sp)
 
 
@@ -390,6 +391,11 @@ def _parse_list(text: str, flag: str) -> list[float]:
 def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run ``advise-bench``; returns the exit code (user errors raise InputError).
 
+    Each experiment and variant named is one :class:`core.advising.bench.AdviseBenchParameters`
+    run through :func:`core.advising.bench.advise_bench_release`, the entry point of the
+    window's experiments too; ``--record`` records the one experiment it allows as the window
+    does (:func:`core.project.recording.advise_bench_run_record`).
+
     Parameters
     ----------
     args : argparse.Namespace
@@ -404,43 +410,38 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         :class:`~core.common.errors.InputError`, which :func:`core.cli.main.run_cli` prints as
         one line and turns into exit 2.
     """
+    from core.advising.bench import advise_bench_release
     from core.advising.claims import check_claims
-    from core.advising.experiments import run_experiment
-    from core.advising.presets import experiment_arms
     from core.common.errors import InputError
     from core.common.progress import sub_progress
-    from core.common.validation import fresh_seed
 
+    project = record_project(args.record)  # a bad project is refused before the run
     names, variants, epsilons = _bench_choices(args)
-    seed_drawn = args.seed is None
-    seed = fresh_seed() if seed_drawn else args.seed
-    over: dict[str, Any] = {}
-    if args.epochs is not None:
-        over["epochs"] = args.epochs
-    kwargs: dict[str, Any] = {}
-    if args.delta is not None:
-        kwargs["delta"] = args.delta
-    progress = Progress(err, "advise-bench")
     jobs = [(v, n) for v in variants for n in names]
+    if project is not None and len(jobs) > 1:
+        raise InputError("records one experiment, as the window does: name one with "
+                         "--experiment exp1|exp2|exp3 and one --variant (sound or thesis)",
+                         field="--record")
+    seed_drawn = args.seed is None
+    progress = Progress(err, "advise-bench")
     results: dict[str, dict[str, Any]] = {v: {} for v in variants}
     total = 0.0
     try:
-        # every arm is built (and its layout checked) before anything runs
-        all_arms = [experiment_arms(n, variant=v, epsilons=tuple(epsilons),
-                                    layout=args.layout, **over) for v, n in jobs]
-        _check_bench_size(all_arms, args)
+        # every experiment's parameters (its arms and layout checked) before anything runs
+        bench = _bench_parameters(args, jobs, epsilons)
+        _check_bench_size([p.arms() for p in bench], args)
         with executor_for(args) as (executor, workers):
-            for k, (v, n) in enumerate(jobs):
-                arms = all_arms[k]
-                r = run_experiment(arms, seeds=args.seeds, seed=seed, workers=workers,
-                                   executor=executor, name=n,
-                                   progress=sub_progress(progress, k / len(jobs),
-                                                         (k + 1) / len(jobs)), **kwargs)
+            for k, ((v, n), params) in enumerate(zip(jobs, bench)):
+                r = advise_bench_release(params, sub_progress(progress, k / len(jobs),
+                                                              (k + 1) / len(jobs)),
+                                         executor=executor, workers=workers)
                 results[v][n] = r
                 total += r.elapsed_s
     except InputError as exc:
         raise _flag(exc) from None
-    claims = {v: [c.to_dict() for c in check_claims(results[v])] for v in variants}
+    seed = results[variants[0]][names[0]].seed
+    checked = {v: check_claims(results[v]) for v in variants}
+    claims = {v: [c.to_dict() for c in checked[v]] for v in variants}
     if args.csv:
         _write_bench_csv(args.csv, results, variants, names)
     payload = {"experiments": {v: {n: results[v][n].to_dict() for n in names} for v in variants},
@@ -448,6 +449,11 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                "seeds": args.seeds, "seed": seed,
                "seed_drawn_from_os": seed_drawn, "mode": "experiment",
                "csv": args.csv, "elapsed_s": total}
+    if project is not None:
+        (v, n), = jobs
+        payload["recorded"] = _record_bench(args, project, results[v][n], bench[0],
+                                            [c for c in checked[v] if c.claim.experiment == n],
+                                            err)
 
     def text() -> str:
         lines = [f"advise-bench: {', '.join(names)}; {args.seeds} seeds from {seed}"
@@ -461,10 +467,44 @@ def cmd_advise_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.csv:
             lines.append(f"\nwrote {args.csv}")
         lines.append(f"total {total:.1f} s")
+        if "recorded" in payload:
+            lines.append(f"recorded in {args.record} as {payload['recorded']['run']} (with "
+                         f"{payload['recorded']['ledger_entries']} ledger entries)")
         return "\n".join(lines)
 
     emit(args, payload, text, out)
     return 0
+
+
+def _bench_parameters(args: argparse.Namespace, jobs: list[tuple[str, str]],
+                      epsilons: list[float]) -> list[Any]:
+    """One :class:`~core.advising.bench.AdviseBenchParameters` per (variant, experiment):
+    the experiment's preset with the variant's parameters and ``--epochs``, and one first
+    seed for all (drawn here from the OS when ``--seed`` is left out and several run; a
+    single experiment draws its own, and records that it was drawn)."""
+    from core.advising.accounting import DEFAULT_DELTA
+    from core.advising.bench import AdviseBenchParameters
+    from core.advising.presets import preset
+    from core.common.validation import fresh_seed
+
+    seed = args.seed if args.seed is not None or len(jobs) == 1 else fresh_seed()
+    over = {} if args.epochs is None else {"epochs": args.epochs}
+    return [AdviseBenchParameters(n, preset(n, variant=v, **over), seed=seed,
+                                  seeds=args.seeds, workers=args.workers,
+                                  epsilons=tuple(epsilons) if n == "exp3" else (),
+                                  delta=DEFAULT_DELTA if args.delta is None else args.delta,
+                                  layout=args.layout)
+            for v, n in jobs]
+
+
+def _record_bench(args: argparse.Namespace, project: Any, result: Any, params: Any,
+                  claims: list[Any], err: TextIO) -> dict[str, Any]:
+    """``--record``: the experiment recorded as the window records it; what the JSON says."""
+    from core.project.recording import advise_bench_run_record
+
+    record, entries = advise_bench_run_record(project, result, params, claims=claims)
+    record, stored = record_checked(args.record, project, record, entries, args, err)
+    return {"project": args.record, "run": str(record.id), "ledger_entries": len(stored)}
 
 
 def _bench_choices(args: argparse.Namespace) -> tuple[list[str], list[str], list[float]]:

@@ -60,6 +60,7 @@ from .model import (
     now_iso as now_iso,
 )
 from .recording import (
+    advise_bench_run_record as advise_bench_run_record,
     advise_run_record as advise_run_record,
     audit_run_record as audit_run_record,
     bounds_run_record as bounds_run_record,

@@ -69,7 +69,7 @@ __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_rec
            "audit_run_record", "design_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
            "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
-           "drl_table_record"]
+           "drl_table_record", "advise_bench_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -604,3 +604,50 @@ def drl_table_record(project: Project, rows: Sequence[Any], grid_id: str
               "seed": first.seed}
     return RunRecord(id=rid, kind="drl-table", target=grid_id, params=params,
                      summary=summary, mode=mode, seed=first.seed), entries
+
+
+def advise_bench_run_record(project: Project, result: Any, params: Any, *,
+                            claims: Sequence[Any] = ()) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of an advising experiment over many seeds (kind
+    ``"advise-experiment"``) and its ledger entries.
+
+    The DP Advising tab's experiments and ``advise-bench … --record`` both record through
+    here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : ExperimentResult
+        The experiment (:func:`core.advising.bench.advise_bench_release` of ``params``).
+    params : AdviseBenchParameters
+        What was asked: the record's ``params`` are its
+        :meth:`~core.advising.bench.AdviseBenchParameters.to_dict`, with what the run made in
+        place of what was asked where they differ (the seed drawn and the seeds that ran, the
+        workers that ran them, each arm's layout).
+    claims : sequence of ClaimCheck
+        The thesis claims checked on this experiment (stored in the summary).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Neither added yet: pass both to :func:`record_run` (or the GUI's AddRunCommand).
+        Per arm and teacher, its noisy releases over all seeds and one unbounded entry per
+        kind of raw release, listed as seeded experiments (never spent).
+    """
+    from core.advising.records import experiment_ledger_entries, experiment_summary
+
+    if params.seeded == result.seed_drawn or (params.seeded and result.seed != params.seed):
+        raise ValueError(f"an experiment from seed {result.seed} (drawn: {result.seed_drawn}) "
+                         f"recorded with the parameters of seed {params.seed}")
+    kept = params.to_dict()
+    kept.update({
+        "epochs": result.epochs, "seed": result.seed, "seeds": result.seeds.tolist(),
+        "seed_drawn": result.seed_drawn, "workers": result.workers,
+        "arms": [{**a, "layout": s.layout} for a, s in zip(kept["arms"], result.summaries())]})
+    record = RunRecord(id=project.new_run_id(), kind="advise-experiment",
+                       target=ADVISING_TARGET, params=rounded_json(kept),
+                       summary=rounded_json(experiment_summary(result, delta=params.delta,
+                                                               claims=claims)),
+                       mode="experiment", seed=result.seed)
+    return record, experiment_ledger_entries(result, source=record.id)

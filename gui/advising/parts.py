@@ -7,7 +7,7 @@ set-up field with its inline error, and the request a Run builds.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -23,10 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.advising import (
+    BENCH_RUNS,
     RUN_TARGET,
+    AdviseBenchParameters,
     AdviseParameters,
     AdvisingSetup,
-    ExperimentArm,
     preset,
     table35_params,
 )
@@ -64,15 +65,9 @@ PRESET_BUTTONS = (
      "Q-tables differ in one record (neighbouring datasets)."),
 )
 
-RUN_KINDS = (
-    ("single", "Single run of this set-up"),
-    ("strategies", "Strategies on this set-up (no advice / traditional / DP)"),
-    ("sweep", "ε sweep on this set-up"),
-    ("exp1", "Experiment 1 (thesis arms)"),
-    ("exp1-one-different", "Experiment 1 on its own layout (one different action)"),
-    ("exp2", "Experiment 2 (thesis arms)"),
-    ("exp3", "Experiment 3 (thesis arms, ε sweep)"),
-)
+#: The single run, then the experiments over many seeds (the core's, with the titles their
+#: run records keep).
+RUN_KINDS = (("single", "Single run of this set-up"), *BENCH_RUNS.items())
 KIND_TITLES = dict(RUN_KINDS)
 KIND_HELP = {
     "single": "One run of the set-up above with its strategy. Seeded: a reproducible "
@@ -229,14 +224,15 @@ def preset_setup(name: str, variant: str = "sound") -> AdvisingSetup:
 class RunRequest:
     """What Run starts: the kind of run, the core's parameters of one run (the set-up, the seed
     — None: release mode, or a fresh OS seed for an experiment — and δ), and for an
-    experiment its seeds, processes, ε values and arms."""
+    experiment its seeds, processes and ε values, and once they are checked the core's
+    parameters of the experiment (``bench``)."""
 
     kind: str
     params: AdviseParameters
     n_seeds: int = 1
     workers: int = 1
     epsilons: tuple[float, ...] = ()
-    arms: list[ExperimentArm] = field(default_factory=list)
+    bench: AdviseBenchParameters | None = None
 
     @property
     def setup(self) -> AdvisingSetup:

@@ -7,10 +7,13 @@
 tab: the refused values of the set-up editor, ``log(level, text)``, ``running_changed(bool)``
 and ``record(run_record, entries)`` (the panel's :meth:`gui.shell.tool_panel.ToolPanel.record`,
 which asks past a budget, records, and announces the run). It never sees the panel. It builds
-a run from the Run panel's fields (the core's :class:`core.advising.AdviseParameters`), starts
-it — a single run through :func:`core.advising.advise_release`, the one entry point that
-``advise …`` calls too — and records (:func:`core.project.advise_run_record`) and shows what
-the run returns. Refusals, failures and cancellations are the panel's (ToolPanel's).
+a run from the Run panel's fields (the core's :class:`core.advising.AdviseParameters`, and for
+an experiment over many seeds :class:`core.advising.AdviseBenchParameters`), starts it — a
+single run through :func:`core.advising.advise_release`, an experiment through
+:func:`core.advising.advise_bench_release`, the entry points that ``advise …`` and
+``advise-bench …`` call too — and records (:func:`core.project.advise_run_record`,
+:func:`core.project.advise_bench_run_record`) and shows what the run returns. Refusals,
+failures and cancellations are the panel's (ToolPanel's).
 """
 
 from __future__ import annotations
@@ -20,21 +23,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from core.advising import (
+    AdviseBenchParameters,
     AdvisingResult,
-    ExperimentArm,
     ExperimentResult,
+    advise_bench_release,
     advise_release,
     check_claims,
-    experiment_arms,
-    experiment_ledger_entries,
     experiment_summary,
     randomness_text,
-    rounded_json,
-    run_experiment,
     single_summary,
 )
 from core.common import InputError
-from core.project import RunRecord, advise_run_record
+from core.project import RunRecord, advise_bench_run_record, advise_run_record
 from gui.advising.parts import (
     KIND_HELP,
     KIND_TITLES,
@@ -50,30 +50,19 @@ from gui.shell.workers import TaskRunner
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
 
-__all__ = ["AdvisingRunner", "with_arms"]
+__all__ = ["AdvisingRunner", "with_bench"]
 
 
-def with_arms(req: RunRequest) -> RunRequest:
-    """``req`` with the arms of its experiment built from its set-up (none for a single
-    run); Refused when the core refuses them."""
-    kind, s = req.kind, req.setup
-    try:
-        if kind == "strategies":
-            req.arms = [ExperimentArm("no advice", s.with_params(strategy="none")),
-                        ExperimentArm("traditional", s.with_params(strategy="traditional")),
-                        ExperimentArm("dp", s.with_params(strategy="dp"))]
-        elif kind == "sweep":
-            req.arms = [ExperimentArm("no advice", s.with_params(strategy="none"))] + [
-                ExperimentArm(f"dp eps={e:g}", s.with_params(strategy="dp", epsilon=e))
-                for e in req.epsilons]
-        elif kind in ("exp1", "exp2", "exp3", "exp1-one-different"):
-            overrides = {k: v for k, v in s.params.to_dict().items() if k != "strategy"}
-            extra: dict[str, Any] = {"epsilons": req.epsilons} if kind == "exp3" else {}
-            if kind == "exp1-one-different":
-                kind, extra = "exp1", {"layout": "one-different"}
-            req.arms = experiment_arms(kind, variant="sound", **extra, **overrides)
-    except InputError as exc:
-        raise Refused(f"cannot build the experiment: {exc}") from None
+def with_bench(req: RunRequest) -> RunRequest:
+    """``req`` with the core's parameters of its experiment (its arms built from the set-up;
+    none for a single run); Refused, with the core's message, when the core refuses them."""
+    if req.is_experiment:
+        try:
+            req.bench = AdviseBenchParameters(req.kind, req.setup, seed=req.seed,
+                                              seeds=req.n_seeds, workers=req.workers,
+                                              epsilons=req.epsilons, delta=req.delta)
+        except InputError as exc:
+            raise Refused(f"cannot build the experiment: {exc}") from None
     return req
 
 
@@ -135,7 +124,7 @@ class AdvisingRunner:
         if problems:
             raise Refused("Fix the red fields first (refused values are not applied): "
                           + "; ".join(problems))
-        return with_arms(self._w.request(setup))
+        return with_bench(self._w.request(setup))
 
     def start(self, request: RunRequest) -> None:
         """Start ``request`` (from :meth:`build_request`) in the panel's worker."""
@@ -145,9 +134,7 @@ class AdvisingRunner:
         else:
             from gui.shell.settings import on_backend
 
-            self._runner.start(on_backend(run_experiment), request.arms, seeds=request.n_seeds,
-                               seed=request.seed, workers=request.workers,
-                               delta=request.delta, name=request.kind)
+            self._runner.start(on_backend(advise_bench_release), request.bench)
         self._log("INFO", f"advising: {KIND_TITLES[request.kind]} started "
                           f"({self._w.randomness_label()})")
 
@@ -194,25 +181,11 @@ class AdvisingRunner:
             key = req.kind.split("-")[0]  # Experiment 1 on either layout: the exp1 claims
             self.session[key] = result
             claims = [c for c in check_claims(self.session) if c.claim.experiment == key]
-        first = req.arms[0].setup.params
-        stored = rounded_json(experiment_summary(result, delta=req.delta, claims=claims))
-        record = RunRecord(
-            id=self._document.project.new_run_id(), kind="advise-experiment", target=TARGET,
-            params=rounded_json({
-                "run": req.kind, "experiment": KIND_TITLES[req.kind], "setup": req.setup.name,
-                "variant": first.variant, "epsilon": req.setup.params.epsilon,
-                "epsilons": list(req.epsilons), "epochs": result.epochs,
-                "distance_threshold": first.distance_threshold,
-                "ask_budget": first.ask_budget, "give_budget": first.give_budget,
-                "seeded": req.seeded, "seed": result.seed, "seeds": result.seeds.tolist(),
-                "seed_drawn": result.seed_drawn, "workers": result.workers,
-                "delta": req.delta,
-                "arms": [{"label": a.label, "strategy": a.setup.params.strategy,
-                          "epsilon": a.setup.params.epsilon, "layout": su.layout,
-                          "variant": a.setup.params.variant}
-                         for a, su in zip(req.arms, result.summaries())]}),
-            summary=stored, mode="experiment", seed=result.seed)
-        if not self._record(record, experiment_ledger_entries(result, source=record.id)):
+        if req.bench is None:  # built by with_bench before every experiment starts
+            return
+        record, entries = advise_bench_run_record(self._document.project, result, req.bench,
+                                                  claims=claims)
+        if not self._record(record, entries):
             return
         full = experiment_summary(result, full=True, delta=req.delta, claims=claims)
         self._results.show_summary(full, self.stamp(record, full))

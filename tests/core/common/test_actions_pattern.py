@@ -67,6 +67,10 @@ ACTIONS: dict[str, Action] = {
                      "core/cli/agents.py", "gui/agents", ("train_vdn",)),
     "design": Action("core.mdp.design.DesignParameters", "core.mdp.design.design_release",
                      "design_run_record", "core/cli/design.py", "gui/mdp", ("design",)),
+    "advise-bench": Action("core.advising.bench.AdviseBenchParameters",
+                           "core.advising.bench.advise_bench_release", "advise_bench_run_record",
+                           "core/cli/advising.py", "gui/advising",
+                           ("run_experiment", "experiment_arms")),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
@@ -79,8 +83,6 @@ OWN_RECORDS = {
     "core/plan/execute.py": "a privacy plan's execution, recorded where the plan runs",
     "gui/logistics/experiments.py": "the planning benchmark (plan-bench records nothing)",
     "gui/logistics/packet_experiments.py": "the packet-routing study (no command records it)",
-    "gui/advising/running.py": "the many-seed advising experiments (advise-bench records "
-                               "nothing); the single run records through advise_run_record",
 }
 
 

@@ -2,9 +2,9 @@
 its own run.
 
 Each command that can record into a project (``sweep``, ``bounds``, ``design``, ``audit``,
-``plan``, ``advise``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share gym:… --agent
-ppo`` where gymnasium and JAX are installed) runs in a group of 2 or 4 processes recording
-into one project at once.
+``plan``, ``advise``, ``advise-bench``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share
+gym:… --agent ppo`` where gymnasium and JAX are installed) runs in a group of 2 or 4
+processes recording into one project at once.
 One command of each group is slowed (``recorder_worker.py``): it reads the project and
 computes, then waits until the others have recorded before it records itself — so it always
 records over a file that changed since it read it, and its run id is always taken (it is
@@ -22,7 +22,7 @@ and a renumbered ``plan`` run left its entries (``run-N: logistics: …``) on an
 
 Cost: the commands run with their smallest arguments, and each worker process runs its jobs
 one after another (one interpreter start per worker, not per command): the 2-process matrix
-is every unordered pair (36), the 4-process one a covering set of 8 groups, each command
+is every unordered pair (66), the 4-process one a covering set of 11 groups, each command
 slowed in at least one.
 """
 
@@ -65,6 +65,9 @@ RECORDERS: dict[str, tuple[str, list[str]]] = {  # name: (run kind, argv)
                       "--epsilon", "0.5", "--seed", "4", "--record"]),
     "advise": ("advise", ["advise", "--preset", "exp2", "--epochs", "3", "--seed", "5",
                           "--record", P, "--summary"]),
+    "advise-bench": ("advise-experiment", ["advise-bench", "--experiment", "exp2", "--seeds",
+                                           "1", "--epochs", "3", "--seed", "11", "--workers",
+                                           "1", "--record", P]),
     "share": ("sharing", ["share", P, "--mdp", "four-startups", "--k0", "20", "--coef", "0.9",
                           "--eta", "0.1", "--delta", "0.01", "--budget", "1e6,0.9", "--seeds",
                           "1", "--students", "aware", "--iterations", "3", "--draws", "200",
