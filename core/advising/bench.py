@@ -183,15 +183,15 @@ class AdviseBenchParameters:
         epochs, d and budgets. A seed the run drew (``seed_drawn``) is not a seed asked for.
         The arms and their common parameters are what the run made, not read back.
         """
-        data = check_record_params(data, _KEYS + ("layout",), "an advising experiment's "
-                                   "parameters", required=("run", "setup", "seeds"))
-        drawn = data.get("seed_drawn")
+        drawn = data.get("seed_drawn") if isinstance(data, Mapping) else None
         if drawn is not None and "seeded" in data and drawn is data["seeded"]:
             raise InputError(f"says {drawn!r} with seeded {data['seeded']!r}",
                              field="seed_drawn")
-        seed = None if drawn is True else data.get("seed")
-        if seed is not None and data.get("seeded") is False:
-            raise InputError(f"says False but the seed is {seed!r}", field="seeded")
+        if drawn is True:  # the seed the run drew is not one asked for
+            data = {**data, "seed": None}
+        data = check_record_params(data, _KEYS + ("layout",), "an advising experiment's "
+                                   "parameters", required=("run", "setup", "seeds"))
+        seed = data.get("seed")
         seeds = data["seeds"]
         if isinstance(seeds, list):  # a record: the seeds that ran
             if not seeds:
