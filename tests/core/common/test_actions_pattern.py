@@ -67,6 +67,10 @@ ACTIONS: dict[str, Action] = {
                      "core/cli/agents.py", "gui/agents", ("train_vdn",)),
     "design": Action("core.mdp.design.DesignParameters", "core.mdp.design.design_release",
                      "design_run_record", "core/cli/design.py", "gui/mdp", ("design",)),
+    "plan-execute": Action("core.plan.release.PlanExecutionParameters",
+                           "core.plan.release.plan_execution_release",
+                           "plan_execution_run_record", "core/cli/plan.py", "gui/plan",
+                           ("run_releases", "record_and_save")),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
@@ -76,7 +80,6 @@ PENDING: set[str] = set()
 #: command records yet, so not an action of the table); only shrinks. A ``preview``
 #: function (a developer's look at a panel) may build one anywhere.
 OWN_RECORDS = {
-    "core/plan/execute.py": "a privacy plan's execution, recorded where the plan runs",
     "gui/logistics/experiments.py": "the planning benchmark (plan-bench records nothing)",
     "gui/logistics/packet_experiments.py": "the packet-routing study (no command records it)",
     "gui/advising/running.py": "the many-seed advising experiments (advise-bench records "
