@@ -66,7 +66,13 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input or an infeasible plan raises :class:`InputError` (exit 2).
     """
-    from core.plan import allocate, evaluate_plan, load_plan, project_plan, resolve_models
+    from core.plan import (
+        PlanExecutionParameters,
+        load_plan,
+        plan_budget,
+        project_plan,
+        resolve_models,
+    )
 
     source = None
     if args.plan_name:
@@ -79,34 +85,51 @@ def cmd_budget(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         base = os.path.basename(args.plan)
         plan = replace(plan, name=base.split(".plan.json")[0].split(".json")[0])
+    params = PlanExecutionParameters(plan, allocate=args.allocate, estimates=args.estimate,
+                                     over_budget=args.over_budget)
     project = _project(args.execute) if args.execute else None
     models = resolve_models(plan, project=project or source,
                             base_dir=os.path.dirname(os.path.abspath(args.plan)))
     progress = Progress(err, "budget")
-    if args.allocate:
-        res = allocate(plan, args.allocate, models, estimates=args.estimate,
-                       progress=progress)
-    else:
-        res = evaluate_plan(plan, models, estimates=args.estimate, progress=progress)
+    if args.execute:
+        return _execute(args, params, project, models, progress, out)
+    res = plan_budget(params, models, progress=progress)
     payload = res.to_dict()
     if not res.feasible:
-        refusal = InputError(f"the plan does not fit its budget: {res.reason}"
-                             + ("; nothing was recorded" if args.execute else ""),
-                             field=f"releases[{res.breaking}]")
-        if args.json:  # one JSON object: the evaluation beside the error
-            refusal.partial = payload
-        else:
+        from core.plan import InfeasiblePlan
+
+        refusal = InfeasiblePlan(res)
+        if not args.json:  # --json: one JSON object, the evaluation beside the error
             emit(args, payload, lambda: _text(res, payload), out)
         raise refusal
-    if args.execute:
-        from core.plan.execute import execute_plan
+    emit(args, payload, lambda: _text(res, payload), out)
+    return 0
 
-        record, stored = execute_plan(args.execute, project, res,
-                                      over_budget=args.over_budget, progress=progress)
-        payload["executed"] = {"project": args.execute, "run": record.id,
-                               "ledger_entries": len(stored),
-                               "entries": [e.id for e in stored],
-                               "run_releases": sorted(record.summary.get("executed", {}))}
+
+def _execute(args: argparse.Namespace, params: Any, project: Any, models: Any,
+             progress: Progress, out: TextIO) -> int:
+    """``--execute PROJECT``: the plan executed (:func:`core.plan.plan_execution_release`),
+    its run recorded (:func:`core.project.recording.plan_execution_run_record`) and appended
+    to the project file (:func:`core.plan.save_plan_execution`)."""
+    from core.plan import InfeasiblePlan, plan_execution_release, save_plan_execution
+    from core.project.recording import plan_execution_run_record
+
+    try:
+        result = plan_execution_release(params, progress, project=project, models=models)
+    except InfeasiblePlan as exc:
+        if not args.json:  # --json: one JSON object, the evaluation beside the error
+            shown, partial = exc.budget, exc.partial or {}
+            emit(args, partial, lambda: _text(shown, partial), out)
+        raise
+    record, entries = plan_execution_run_record(project, result, params)
+    record, stored = save_plan_execution(args.execute, project, params, result, record,
+                                         entries)
+    res = result.budget
+    payload = res.to_dict()
+    payload["executed"] = {"project": args.execute, "run": record.id,
+                           "ledger_entries": len(stored),
+                           "entries": [e.id for e in stored],
+                           "run_releases": sorted(record.summary.get("executed", {}))}
     emit(args, payload, lambda: _text(res, payload), out)
     return 0
 

@@ -40,10 +40,8 @@ from .document import (
 from .execute import (
     MECHANISMS as MECHANISMS,
     RUN_KIND as RUN_KIND,
-    execute_plan as execute_plan,
     plan_entries as plan_entries,
     plan_problems as plan_problems,
-    plan_record as plan_record,
     record_plan_problems as record_plan_problems,
     run_releases as run_releases,
 )
@@ -55,6 +53,14 @@ from .models import (
     EXAMPLES as EXAMPLES,
     resolve_model as resolve_model,
     resolve_models as resolve_models,
+)
+from .release import (
+    InfeasiblePlan as InfeasiblePlan,
+    PlanExecution as PlanExecution,
+    PlanExecutionParameters as PlanExecutionParameters,
+    plan_budget as plan_budget,
+    plan_execution_release as plan_execution_release,
+    save_plan_execution as save_plan_execution,
 )
 from .simulate import (
     ADVISING_EPOCHS as ADVISING_EPOCHS,

@@ -1,46 +1,46 @@
 """Execute a plan: its releases recorded, in order, in a project's ledger against the plan.
 
 Execution charges the dataset's ledger with one entry per planned release (its own (ε, δ) at
-its δ, its public parameters, ``plan`` and ``release`` naming where it comes from) and adds
-one run record of kind ``"privacy-plan"`` (:data:`RUN_KIND`; a logistics route plan is
-``"plan"``) holding the plan and its evaluation, so the report can set
-what was planned beside what was spent. Everything is checked before anything is written:
+its δ, its public parameters, ``plan`` and ``release`` naming where it comes from,
+:func:`plan_entries`) and adds one run record of kind ``"privacy-plan"`` (:data:`RUN_KIND`;
+a logistics route plan is ``"plan"``) holding the plan and its evaluation, so the report can
+set what was planned beside what was spent. Everything is checked before anything is written:
 
 * the plan must be feasible (else the release that breaks the budget is named);
 * every ``mdp`` release must name a model of the project, a model file or an example;
 * a plan of the same name already executed in the project is refused — identical, it would
   spend twice; different, the release that deviates is named (edit the plan: give it a new
-  name to plan a new study);
+  name to plan a new study) (:func:`plan_problems`);
 * the project's own budget for the dataset (if any) must hold, checked under the project's
   lock against the ledger as it is then.
 
-**What is run.** An ``mdp`` release whose ``mdp`` names a model of the project is executed:
-the model is privatised at the planned (k, η, b, δ, adjacency) in release mode (the secure
-source) by :func:`core.mdp.private_policy.bounds_release`, the entry point of ``bounds``
-and the window's Synthesise & bound, and its π̄ and value bounds go into the plan's run
-record (``summary.executed[NAME]``); its proven ε must equal the planned one, else the
-execution is refused as a deviation. The other kinds (and an ``mdp`` release naming an
-example or a file, which is not project data) record their planned cost: their mechanisms
+**What is run.** An ``mdp`` release whose ``mdp`` names a model of the project is executed
+(:func:`run_releases`): the model is privatised at the planned (k, η, b, δ, adjacency) in
+release mode (the secure source) by :func:`core.mdp.private_policy.bounds_release`, the entry
+point of ``bounds`` and the window's Synthesise & bound, and its π̄ and value bounds go into
+the plan's run record (``summary.executed[NAME]``); its proven ε must equal the planned one,
+else the execution is refused as a deviation. The other kinds (and an ``mdp`` release naming
+an example or a file, which is not project data) record their planned cost: their mechanisms
 run in their own commands.
 
-Then the run and its entries are appended with :func:`core.project.store.record_and_save`
-(the merging writer): all of them or, on any refusal, none. :func:`record_plan_problems`
+The action itself — its parameters, its entry point and its writer (the merging writer,
+:func:`core.project.store.record_and_save`: all of the run and its entries or, on any
+refusal, none) — is :mod:`core.plan.release`; the run record is built by
+:func:`core.project.recording.plan_execution_run_record`. :func:`record_plan_problems`
 checks another command's ``--record`` against the plans executed on its datasets.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from core.common.errors import InputError
-from core.privacy.ledger import LedgerEntry, PrivacyLedger
+from core.privacy.ledger import LedgerEntry
 
-__all__ = ["plan_entries", "plan_record", "execute_plan", "plan_problems", "MECHANISMS",
-           "run_releases", "record_plan_problems", "RUN_KIND"]
+__all__ = ["plan_entries", "plan_problems", "MECHANISMS", "run_releases",
+           "record_plan_problems", "RUN_KIND"]
 
 #: The run kind of an executed privacy plan (a logistics route plan's runs are ``"plan"``).
 RUN_KIND = "privacy-plan"
@@ -172,17 +172,6 @@ def run_releases(project: Any, budget: Any, *, progress: Any = None
     return out
 
 
-def _executed_summary(rel: Any) -> dict[str, Any]:
-    from core.common.jsonable import jsonable
-    from core.mdp.records import bounds_summary
-
-    s = bounds_summary(rel.result, list(rel.state_ids), [list(a) for a in rel.action_ids])
-    s["privacy"] = jsonable(rel.privacy.guarantee())
-    s["params"] = jsonable(dict(rel.params.record_params(), model_digest=rel.digest))
-    s["mode"] = rel.result.mode
-    return dict(s)
-
-
 def record_plan_problems(ledger: Sequence[LedgerEntry], entries: Sequence[LedgerEntry]
                          ) -> list[str]:
     """Why ``entries`` (another command's ``--record``) deviate from an executed plan.
@@ -224,82 +213,3 @@ def record_plan_problems(ledger: Sequence[LedgerEntry], entries: Sequence[Ledger
                        "outside the plan deviates from it (add it to a new plan, or record "
                        "with --over-budget)")
     return out
-
-
-def plan_record(budget: Any, run_id: str, executed: dict[str, Any] | None = None) -> Any:
-    """The run record of an execution (kind :data:`RUN_KIND`, target the dataset); ``executed``
-    (release name -> BoundsRelease, :func:`run_releases`) adds what was run."""
-    from core.project.model import RunRecord
-
-    summary = budget.to_dict()
-    if executed:
-        summary["executed"] = {n: _executed_summary(r) for n, r in executed.items()}
-    return RunRecord(id=run_id, kind=RUN_KIND, target=budget.plan.dataset,
-                     params={"plan": summary.pop("plan"), "name": plan_name(budget)},
-                     summary=summary, mode="release", seed=None)
-
-
-def execute_plan(path: str | os.PathLike[str], project: Any, budget: Any, *,
-                 over_budget: bool = False, run: bool = True,
-                 progress: Any = None) -> tuple[Any, list[LedgerEntry]]:
-    """Record every release of ``budget``'s plan in the project at ``path`` (module docstring).
-
-    Parameters
-    ----------
-    path : str or PathLike
-        The project file.
-    project : Project
-        The project as read before.
-    budget : PlanBudget
-        The evaluated plan.
-    over_budget : bool
-        Record even past the project's own budget for the dataset.
-    run : bool
-        Run what can be run (:func:`run_releases`); False records the planned costs only.
-    progress : callable, optional
-        ``progress(fraction, message)``.
-
-    Returns
-    -------
-    (RunRecord, list of LedgerEntry)
-        As stored.
-
-    Raises
-    ------
-    InputError
-        Infeasible plan (field ``releases[NAME]``), a plan already executed or deviating, or
-        the project's budget exceeded; nothing is written.
-    """
-    from core.project.store import record_and_save
-
-    if not budget.feasible:
-        raise InputError(f"the plan does not fit its budget: {budget.reason}; nothing was "
-                         "recorded", field=f"releases[{budget.breaking}]")
-    problems = plan_problems(project.ledger, budget)
-    if problems:  # before anything runs; checked again under the lock
-        raise InputError("; ".join(problems) + " - nothing was recorded", field="--execute")
-    executed = run_releases(project, budget, progress=progress) if run else {}
-    run_id = project.new_run_id()
-    entries = plan_entries(budget, run_id=run_id)
-    for i, e in enumerate(entries):
-        rel = executed.get(str(e.parameters.get("release")))
-        if rel is not None:
-            entries[i] = replace(
-                e, parameters={**e.parameters, "executed": "privatised"},
-                released=f"the privatised model {e.parameters['mdp']!r} (planned release "
-                         f"{e.parameters['release']!r}, π̄ and its bounds in {run_id})")
-    record = plan_record(budget, run_id, executed)
-
-    def check(now: Any) -> None:
-        problems = plan_problems(now.ledger, budget)
-        if not over_budget:
-            led = PrivacyLedger(entries=list(now.ledger))
-            from core.privacy.ledger import budgets_from_dict
-
-            led.budgets = budgets_from_dict(now.budgets)
-            problems += led.release_problems(entries)
-        if problems:
-            raise InputError("; ".join(problems) + " - nothing was recorded",
-                             field="--execute")
-
-    return record_and_save(path, project, record, entries, check=check)

@@ -70,6 +70,7 @@ from .recording import (
     drl_table_record as drl_table_record,
     mia_run_record as mia_run_record,
     mia_table_record as mia_table_record,
+    plan_execution_run_record as plan_execution_run_record,
     plan_run_record as plan_run_record,
     record_run as record_run,
     record_sweep_run as record_sweep_run,

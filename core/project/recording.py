@@ -69,7 +69,7 @@ __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_rec
            "audit_run_record", "design_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
            "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
-           "drl_table_record", "advise_bench_run_record"]
+           "drl_table_record", "advise_bench_run_record", "plan_execution_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -651,3 +651,57 @@ def advise_bench_run_record(project: Project, result: Any, params: Any, *,
                                                                claims=claims)),
                        mode="experiment", seed=result.seed)
     return record, experiment_ledger_entries(result, source=record.id)
+
+
+def _executed_summary(release: Any) -> dict[str, Any]:
+    """What a plan's run record keeps of one privatisation it ran: π̄ and its bounds
+    (:func:`core.mdp.records.bounds_summary`), the whole guarantee, the parameters with the
+    model's digest, and the mode."""
+    from core.common.jsonable import jsonable
+
+    s = bounds_summary(release.result, list(release.state_ids),
+                       [list(a) for a in release.action_ids])
+    s["privacy"] = jsonable(release.privacy.guarantee())
+    s["params"] = jsonable(dict(release.params.record_params(), model_digest=release.digest))
+    s["mode"] = release.result.mode
+    return dict(s)
+
+
+def plan_execution_run_record(project: Project, result: Any, params: Any
+                              ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of an executed privacy plan (kind ``"privacy-plan"``, target the
+    dataset) and its ledger entries, one per planned release.
+
+    The record keeps the plan as executed (allocated, if it was) and its name as its
+    parameters, the plan's evaluation as its summary and, under ``summary.executed``, each
+    privatisation that ran. ``budget PLAN --execute PROJECT`` and the Privacy plan tab's
+    Execute both record through here, then append with
+    :func:`core.plan.release.save_plan_execution` (the merging writer).
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : PlanExecution
+        :func:`core.plan.release.plan_execution_release` of ``params``.
+    params : PlanExecutionParameters
+        What was executed (its ``name`` is the ledger's ``parameters.plan``).
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Neither added yet.
+    """
+    budget = result.budget
+    if (budget.plan.name or budget.plan.dataset) != params.name or \
+            budget.plan.dataset != params.plan.dataset:
+        raise ValueError("a plan's execution recorded with the parameters of another plan")
+    run_id = project.new_run_id()
+    entries = result.ledger_entries(run_id)
+    summary = budget.to_dict()
+    if result.executed:
+        summary["executed"] = {n: _executed_summary(r) for n, r in result.executed.items()}
+    record = RunRecord(id=run_id, kind=result.kind, target=budget.plan.dataset,
+                       params={"plan": summary.pop("plan"), "name": params.name},
+                       summary=summary, mode="release", seed=None)
+    return record, entries

@@ -4,21 +4,22 @@ Every job takes frozen inputs built on the UI thread (the plan, the resolved mod
 of the project for Execute) and returns a frozen result the panel applies in its
 ``succeeded`` slot; the accounting, the forecasts and the recording are the core's
 (:func:`core.plan.evaluate_plan`, :func:`core.plan.release_options`,
-:func:`core.plan.allocate`, :func:`core.plan.execute_plan`), never restated here.
+:func:`core.plan.allocate`, :func:`core.plan.plan_execution_release`), never restated here.
 
 * :func:`prepare_plan` — each adjustable release's choices (the slider's positions: the
   allocation's grid of its knob, sorted by the release's own ε) and the plan evaluated;
 * :func:`compose_plan` — the plan evaluated again after a share moved;
 * :func:`allocate_plan` — Split by weights / Optimise;
-* :func:`execute_into` — the plan's releases recorded in the project file through the
-  merging writer.
+* :func:`execute_into` — the plan executed as ``budget --execute`` executes it (the same
+  parameters object, entry point and record function) and its releases recorded in the
+  project file through the merging writer.
 """
 
 from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,14 +29,17 @@ from core.plan import (
     Option,
     Plan,
     PlanBudget,
+    PlanExecutionParameters,
     PlannedRelease,
     allocate,
     evaluate_plan,
-    execute_plan,
     plan_deltas,
+    plan_execution_release,
     plan_problems,
     release_options,
+    save_plan_execution,
 )
+from core.project.recording import plan_execution_run_record
 
 __all__ = ["Prepared", "Composed", "Allocated", "Executed", "options_key", "prepare_plan",
            "compose_plan", "allocate_plan", "execute_into", "project_snapshot", "execute_problem"]
@@ -132,13 +136,20 @@ def project_snapshot(project: Any, plan: Plan) -> Any:
 
 
 def execute_into(path: str, project: Any, plan: Plan, models: Mapping[str, Any], *,
-                 progress: Progress = no_progress) -> Executed:
-    """Evaluate ``plan`` and record its releases in the project file at ``path``
-    (:func:`core.plan.execute_plan`: checked first, then all of them or none)."""
-    budget = evaluate_plan(plan, models, progress=sub_progress(progress, 0.0, 0.3))
-    record, entries = execute_plan(os.fspath(path), project, budget,
-                                   progress=sub_progress(progress, 0.3, 1.0))
-    return Executed(record, tuple(entries), budget, os.fspath(path))
+                 progress: Progress = no_progress,
+                 cancelled: Callable[[], bool] | None = None) -> Executed:
+    """Execute ``plan`` into the project file at ``path``: its parameters
+    (:class:`core.plan.PlanExecutionParameters`: as planned, no allocation, the project's
+    budget kept), :func:`core.plan.plan_execution_release` (checked first), the run
+    (:func:`core.project.recording.plan_execution_run_record`) and
+    :func:`core.plan.save_plan_execution` (all of it or none)."""
+    params = PlanExecutionParameters(plan)
+    result = plan_execution_release(params, progress, cancelled, project=project,
+                                    models=models)
+    record, entries = plan_execution_run_record(project, result, params)
+    record, stored = save_plan_execution(os.fspath(path), project, params, result, record,
+                                         entries)
+    return Executed(record, tuple(stored), result.budget, os.fspath(path))
 
 
 def execute_problem(plan: Plan | None, path: str | None, budget: PlanBudget | None,

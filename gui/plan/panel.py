@@ -11,11 +11,11 @@ fit names the first release that takes it past the budget and cannot be executed
 Every number comes from the core (``docs/privacy-plan.md``): the sliders' positions are
 :func:`core.plan.release_options` (the allocation's grid), the gauge and the forecasts
 :func:`core.plan.evaluate_plan`, the allocations :func:`core.plan.allocate`, and Execute is
-:func:`core.plan.execute_plan`, which records through the merging writer
-(:func:`core.project.store.record_and_save`); the run and its ledger entries are then added
-to the window's document outside the undo history, as every recorded run is. All of it runs
-in the tab's :class:`~gui.shell.workers.TaskRunner` (:mod:`gui.plan.jobs`); while a slider
-moves, the composition is debounced.
+:func:`core.plan.plan_execution_release` (as ``budget --execute`` runs it), recorded through
+the merging writer (:func:`core.plan.save_plan_execution`); the run and its ledger entries
+are then added to the window's document outside the undo history, as every recorded run is.
+All of it runs in the tab's :class:`~gui.shell.workers.TaskRunner` (:mod:`gui.plan.jobs`);
+while a slider moves, the composition is debounced.
 
 The plan lives in the project's ``plans`` section once it is edited (a share moved, an
 allocation, Open plan…, Execute): each edit is one undoable step on the tab's stack

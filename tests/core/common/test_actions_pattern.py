@@ -71,6 +71,10 @@ ACTIONS: dict[str, Action] = {
                            "core.advising.bench.advise_bench_release", "advise_bench_run_record",
                            "core/cli/advising.py", "gui/advising",
                            ("run_experiment", "experiment_arms")),
+    "plan-execute": Action("core.plan.release.PlanExecutionParameters",
+                           "core.plan.release.plan_execution_release",
+                           "plan_execution_run_record", "core/cli/plan.py", "gui/plan",
+                           ("run_releases", "record_and_save")),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
@@ -80,7 +84,6 @@ PENDING: set[str] = set()
 #: command records yet, so not an action of the table); only shrinks. A ``preview``
 #: function (a developer's look at a panel) may build one anywhere.
 OWN_RECORDS = {
-    "core/plan/execute.py": "a privacy plan's execution, recorded where the plan runs",
     "gui/logistics/experiments.py": "the planning benchmark (plan-bench records nothing)",
     "gui/logistics/packet_experiments.py": "the packet-routing study (no command records it)",
 }
