@@ -62,6 +62,7 @@ from .model import (
 from .recording import (
     advise_run_record as advise_run_record,
     audit_run_record as audit_run_record,
+    bench_run_record as bench_run_record,
     bounds_run_record as bounds_run_record,
     comarl_run_record as comarl_run_record,
     design_run_record as design_run_record,
@@ -69,6 +70,7 @@ from .recording import (
     drl_table_record as drl_table_record,
     mia_run_record as mia_run_record,
     mia_table_record as mia_table_record,
+    packet_run_record as packet_run_record,
     plan_run_record as plan_run_record,
     record_run as record_run,
     record_sweep_run as record_sweep_run,

@@ -67,6 +67,13 @@ ACTIONS: dict[str, Action] = {
                      "core/cli/agents.py", "gui/agents", ("train_vdn",)),
     "design": Action("core.mdp.design.DesignParameters", "core.mdp.design.design_release",
                      "design_run_record", "core/cli/design.py", "gui/mdp", ("design",)),
+    "plan-bench": Action("core.logistics.bench_release.BenchParameters",
+                         "core.logistics.bench_release.bench_release", "bench_run_record",
+                         "core/cli/logistics.py", "gui/logistics", ("run_benchmark",)),
+    "plan-packet": Action("core.logistics.bench_release.PacketParameters",
+                          "core.logistics.bench_release.packet_release", "packet_run_record",
+                          "core/cli/logistics.py", "gui/logistics",
+                          ("run_packet_experiment", "run_study", "packet_study")),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
@@ -77,8 +84,6 @@ PENDING: set[str] = set()
 #: function (a developer's look at a panel) may build one anywhere.
 OWN_RECORDS = {
     "core/plan/execute.py": "a privacy plan's execution, recorded where the plan runs",
-    "gui/logistics/experiments.py": "the planning benchmark (plan-bench records nothing)",
-    "gui/logistics/packet_experiments.py": "the packet-routing study (no command records it)",
     "gui/advising/running.py": "the many-seed advising experiments (advise-bench records "
                                "nothing); the single run records through advise_run_record",
 }
