@@ -266,13 +266,13 @@ class PacketParameters:
             raise InputError(f"must be a number in (0, 1], got {self.dynamics!r}",
                              field="dynamics")
         check_choice(self.solver, _SOLVERS, "solver")
+        object.__setattr__(self, "seed", check_seed(self.seed))
         try:  # the study's own checks (its range of the dynamism, its values, …)
             self._build_study()
         except InputError as exc:
             if exc.field == "seeds":  # the study's name for the worlds per point
                 raise InputError(exc.problem, field="worlds") from None
             raise
-        object.__setattr__(self, "seed", check_seed(self.seed))
         if self.experiment == "fig49" and self.values is not None and any(
                 v != int(v) for v in self.values):
             raise InputError(f"network sizes must be whole numbers >= 2, got "
