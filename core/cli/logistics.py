@@ -26,14 +26,18 @@ finite ε) and ``guarantee`` (the largest per-agent ε, δ, the adjacency, the s
 public parameters). The thesis's nominal figures are ``epsilon_nominal``, labelled as such.
 
 ``plan-bench B1|B2|B3|B4|B5|all [--domain logistics|air|rover] [--worlds N] [--seed S]
-[--workers W] [-o DIR]`` runs the benchmarks of spec §8.3 (on the domain's generated worlds)
-and writes ``DIR/B?.csv`` (mean and 95 % CI per point and approach) and ``DIR/B?.json``
-(configuration, rows, paired differences, trend checks).
+[--workers W] [-o DIR] [--record PROJECT]`` runs the benchmarks of spec §8.3 (on the
+domain's generated worlds) and writes ``DIR/B?.csv`` (mean and 95 % CI per point and
+approach) and ``DIR/B?.json`` (configuration, rows, paired differences, trend checks).
 ``plan-bench --experiment fig49|fig410|fig411 [--worlds N] [--seed S] [--values …]
-[--dynamics P] [--dynamics-per node|agent] [--connectivity network|area]`` runs a
-packet-routing study (:mod:`core.logistics.packet`) on the shared study runner: a table of
-means with 95 % intervals and the thesis's claims as paired tests (``DIR/fig4?.json`` and
-``.md`` with ``-o``).
+[--dynamics P] [--dynamics-per node|agent] [--connectivity network|area]
+[--record PROJECT]`` runs a packet-routing study (:mod:`core.logistics.packet`) on the
+shared study runner: a table of means with 95 % intervals and the thesis's claims as paired
+tests (``DIR/fig4?.json`` and ``.md`` with ``-o``). Both build their parameters
+(:class:`~core.logistics.bench_release.BenchParameters`,
+:class:`~core.logistics.bench_release.PacketParameters`) and call the entry point the window
+calls; ``--record`` writes the window's run record (kind ``plan-bench`` per benchmark,
+``plan-packet``), with no ledger entries: nothing private is released.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from core.cli.common import (
     executor_for,
     project_item,
     record_checked,
+    record_project,
 )
 from core.cli.grammar import add_alias, add_record_option
 from core.common.errors import InputError
@@ -501,11 +506,15 @@ def add_plan_bench_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
                     help="comma-separated: dp, dp-thesis, noprivacy, bestfirst, greedy")
     sp.add_argument("-o", "--output", default=None,
                     help="folder for B?.csv and B?.json (not written if omitted)")
+    add_record_option(sp, "record the benchmark (each one of 'all') or the study in this "
+                          "project (*.privplan.json) as the window does: a run record of "
+                          "kind plan-bench or plan-packet, no ledger entries (nothing is "
+                          "released); the file is saved atomically")
     common(sp)
 
 
-def _check_bench_work(names: list[str], values: list[float] | None,
-                      approaches: list[str] | None, args: argparse.Namespace) -> None:
+def _check_bench_work(names: list[str], values: tuple[float, ...] | None,
+                      approaches: tuple[str, ...] | None, args: argparse.Namespace) -> None:
     """Refuse benchmarks whose worlds x points x approaches pass the time limit, up front."""
     from core.cli.guard import PLAN_RUN_S, check_batch
     from core.logistics.experiments import benchmark_config
@@ -514,7 +523,7 @@ def _check_bench_work(names: list[str], values: list[float] | None,
         try:
             cfg = benchmark_config(name, values=values, approaches=approaches)
         except InputError:
-            continue  # run_benchmark names the flag
+            continue  # BenchParameters names the flag
         rounds = max(1, int(cfg.rounds))
         runs = float(args.worlds) * len(cfg.values) * len(cfg.approaches) * rounds
         check_batch(runs, PLAN_RUN_S, "--worlds", workers=args.workers,
@@ -540,7 +549,8 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         one line and turns into exit 2.
     """
     from core.common.atomic import atomic_write_text
-    from core.logistics.experiments import BENCHMARKS, run_benchmark
+    from core.logistics.bench_release import BenchParameters, bench_release
+    from core.logistics.experiments import BENCHMARKS
 
     if (args.benchmark is None) == (args.experiment is None):
         raise InputError("give a benchmark (B1-B5, all) or --experiment, not both or neither",
@@ -550,6 +560,7 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise InputError("the packet-routing experiments run on logistics worlds",
                              field="--domain")
         return _cmd_packet_experiment(args, out, err)
+    project = record_project(args.record)  # a bad project is refused before the run
     names = list(BENCHMARKS) if args.benchmark == "all" else [args.benchmark]
     if args.domain != "logistics" and args.benchmark == "all":
         names.remove("B3")  # the dynamic benchmark is packet routing
@@ -558,15 +569,15 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
     _check_bench_work(names, values, approaches, args)
-    results = []
+    results, recorded = [], []
     with executor_for(args) as (executor, workers):
         for name in names:
             try:
-                res = run_benchmark(name, values=values, approaches=approaches,
-                                    worlds=args.worlds, seed=args.seed, workers=workers,
-                                    executor=executor, progress=Progress(err, name),
-                                    **({"domain": args.domain} if args.domain != "logistics"
-                                       else {}))
+                params = BenchParameters(name, values=values, approaches=approaches,
+                                         worlds=args.worlds, seed=args.seed,
+                                         workers=args.workers, domain=args.domain)
+                res = bench_release(params, Progress(err, name), executor=executor,
+                                    workers=workers)
             except InputError as exc:
                 raise _flag(exc, {"worlds": "--worlds", "workers": "--workers",
                                   "values": "--values", "approaches": "--approaches",
@@ -576,29 +587,60 @@ def cmd_plan_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 atomic_write_text(os.path.join(args.output, f"{name}.csv"), res.to_csv())
                 atomic_write_text(os.path.join(args.output, f"{name}.json"),
                                   dumps(res.to_dict(), indent=2) + "\n")
+            if project is not None:
+                recorded.append(_record_bench(args.record, project, res, params))
     if args.json:
-        obj = results[0].to_dict() if len(results) == 1 else {
+        obj: dict[str, Any] = results[0].to_dict() if len(results) == 1 else {
             "benchmarks": [r.to_dict() for r in results]}
+        if recorded:
+            obj["recorded"] = _recorded(args.record, recorded)
         out.write(dumps(obj) + "\n")
         return 0
     for res in results:
         out.write(_benchmark_text(res, args.output))
+    if recorded:
+        out.write(f"recorded in {args.record} as {', '.join(recorded)}\n")
     return 0
 
 
-def _values_flag(text: str | None) -> list[float] | None:
+def _record_bench(path: str, project: Any, res: Any, params: Any) -> str:
+    """``--record``: one benchmark's run in the project file (the window's record)."""
+    from core.project.recording import bench_run_record
+    from core.project.store import record_and_save
+
+    record, _ = record_and_save(path, project, bench_run_record(project, res, params))
+    return str(record.id)
+
+
+def _record_packet(path: str, project: Any, release: Any, params: Any) -> str:
+    """``--record``: one packet-routing study's run in the project file."""
+    from core.project.recording import packet_run_record
+    from core.project.store import record_and_save
+
+    record, _ = record_and_save(path, project, packet_run_record(project, release, params))
+    return str(record.id)
+
+
+def _recorded(path: str, runs: list[str]) -> dict[str, Any]:
+    """The ``recorded`` key of ``plan-bench --record --json``: the project and the run (or,
+    for ``all``, the runs); nothing is released, so no ledger entries."""
+    which: dict[str, Any] = {"run": runs[0]} if len(runs) == 1 else {"runs": runs}
+    return {"project": path, **which, "ledger_entries": 0}
+
+
+def _values_flag(text: str | None) -> tuple[float, ...] | None:
     """``--values``: the swept values (None: the benchmark's own)."""
     if not text:
         return None
     try:
-        return [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+        return tuple(float(v) for v in text.replace(";", ",").split(",") if v.strip())
     except ValueError:
         raise InputError(f"not a list of numbers: {text!r}", field="--values") from None
 
 
-def _approaches_flag(text: str | None) -> list[str] | None:
+def _approaches_flag(text: str | None) -> tuple[str, ...] | None:
     """``--approaches``: the approaches to run (None: all)."""
-    return [a.strip() for a in text.split(",") if a.strip()] if text else None
+    return tuple(a.strip() for a in text.split(",") if a.strip()) if text else None
 
 
 def _benchmark_text(res: Any, output: str | None) -> str:
@@ -643,29 +685,33 @@ def _benchmark_privacy(g: dict[str, Any]) -> str:
 def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``plan-bench --experiment fig49|fig410|fig411``: one packet-routing study."""
     from core.common.atomic import atomic_write_text
-    from core.logistics.packet import PACKET_METRICS, packet_claims, packet_study
+    from core.logistics.bench_release import PacketParameters, packet_release
+    from core.logistics.packet import PACKET_METRICS
     from core.logistics.planner import PlannerParams, preset_guarantee
     from core.logistics.routing import Dynamics
-    from core.study import claims_table, evaluate_claims, run_study, summary_table
+    from core.study import claims_table, summary_table
 
+    project = record_project(args.record)  # a bad project is refused before the run
     values = _values_flag(args.values)
     approaches = _approaches_flag(args.approaches)
     if args.output and not os.path.isdir(args.output):
         raise InputError(f"folder {args.output!r} does not exist", field="--output")
-    if args.workers is not None and args.workers < 1:
-        raise InputError(f"must be >= 1, got {args.workers}", field="--workers")
     try:
-        study = packet_study(args.experiment, n=args.worlds, master_seed=args.seed,
-                             values=values, approaches=approaches, per=args.dynamics_per,
-                             connectivity=args.connectivity, dynamics=args.dynamics,
-                             solver=args.solver)
+        params = PacketParameters(args.experiment, worlds=args.worlds, seed=args.seed,
+                                  values=values, approaches=approaches,
+                                  dynamics_per=args.dynamics_per,
+                                  connectivity=args.connectivity, dynamics=args.dynamics,
+                                  solver=args.solver, workers=args.workers)
     except InputError as exc:
-        raise _flag(exc, {"seeds": "--worlds", "values": "--values", "dynamics": "--dynamics",
-                          "approaches": "--approaches"}) from None
+        raise _flag(exc, {"worlds": "--worlds", "values": "--values", "dynamics": "--dynamics",
+                          "approaches": "--approaches", "workers": "--workers",
+                          "seed": "--seed", "solver": "--solver",
+                          "dynamics_per": "--dynamics-per",
+                          "connectivity": "--connectivity"}) from None
     with executor_for(args) as (executor, workers):
-        result = run_study(study, progress=Progress(err, args.experiment), executor=executor,
-                           workers=workers)
-    claims = evaluate_claims(result, packet_claims(study))
+        release = packet_release(params, Progress(err, args.experiment), executor=executor,
+                                 workers=workers)
+    study, result, claims = release.study, release.result, release.claims
     privacy: dict[str, dict[str, Any]] = {}
     for arm in study.arms:
         ap = arm.name
@@ -681,12 +727,17 @@ def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -
                "privacy_under_dynamics": privacy,
                "mode": "seeded experiment (reproducible)" if args.seed is not None else
                "seeded experiment (master seed drawn from the OS and recorded)"}
+    recorded = (_record_packet(args.record, project, release, params) if project is not None
+                else "")
+    if recorded:
+        payload["recorded"] = _recorded(args.record, [recorded])
     metrics = list(PACKET_METRICS)
     text = (f"{study.name}\n\n" + summary_table(result, metrics, center="mean") + "\n\n"
             + claims_table(claims) + "\n")
     if args.output:
+        saved = {k: v for k, v in payload.items() if k != "recorded"}
         atomic_write_text(os.path.join(args.output, f"{args.experiment}.json"),
-                          dumps(jsonable(payload), indent=2) + "\n")
+                          dumps(jsonable(saved), indent=2) + "\n")
         atomic_write_text(os.path.join(args.output, f"{args.experiment}.md"), text)
     if args.json:
         out.write(dumps(jsonable(payload)) + "\n")
@@ -699,4 +750,6 @@ def _cmd_packet_experiment(args: argparse.Namespace, out: TextIO, err: TextIO) -
             f"epsilon <= {eps:.4g} per agent" if eps else "nothing private is released") + "\n")
     out.write(f"claims holding: {payload['claims_hold']} of {payload['claims_total']} "
               f"(Holm-adjusted, alpha 0.05); master seed {result.master_seed}\n")
+    if recorded:
+        out.write(f"recorded in {args.record} as {recorded}\n")
     return 0

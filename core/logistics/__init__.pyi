@@ -7,6 +7,15 @@ from .baselines import (
     best_first as best_first,
     greedy as greedy,
 )
+from .bench_release import (
+    BENCH_RECORD_KEYS as BENCH_RECORD_KEYS,
+    PACKET_RECORD_KEYS as PACKET_RECORD_KEYS,
+    BenchParameters as BenchParameters,
+    PacketParameters as PacketParameters,
+    PacketRelease as PacketRelease,
+    bench_release as bench_release,
+    packet_release as packet_release,
+)
 from .center_rl import (
     SOLVERS as SOLVERS,
     LearningCurve as LearningCurve,
@@ -135,6 +144,7 @@ from .packet_records import (
     PACKET_X as PACKET_X,
     packet_privacy as packet_privacy,
     packet_series as packet_series,
+    packet_summary as packet_summary,
     run_packet_experiment as run_packet_experiment,
 )
 from .planner import (

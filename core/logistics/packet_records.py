@@ -31,10 +31,10 @@ from typing import Any
 from core.common.jsonable import jsonable, jsonable_dict
 from core.common.progress import Progress, no_progress
 from core.common.quantities import NON_NEGATIVE, PROBABILITY, QuantityRange
-from core.logistics.packet import PACKET_METRICS, packet_claims, packet_study
+from core.logistics.packet import PACKET_METRICS
 
 __all__ = ["PACKET_KIND", "PACKET_X", "PACKET_PLOTS", "PACKET_RANGES", "PACKET_TITLES",
-           "run_packet_experiment",
+           "run_packet_experiment", "packet_summary",
            "packet_privacy", "packet_series"]
 
 #: RunRecord.kind of a packet-routing study (target ``"logistics"``)
@@ -97,7 +97,9 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
                           solver: str = "dijkstra", workers: int = 1,
                           sizes: int | None = None, executor: Any = None,
                           progress: Progress = no_progress) -> dict[str, Any]:
-    """Run Fig 4.9, 4.10 or 4.11 and return the summary a run record keeps.
+    """Run Fig 4.9, 4.10 or 4.11 and return the summary a run record keeps: the keyword
+    form of :func:`core.logistics.bench_release.packet_release` (which the command and the
+    window call with a :class:`~core.logistics.bench_release.PacketParameters`).
 
     Parameters
     ----------
@@ -122,42 +124,49 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
     Returns
     -------
     dict
+        :func:`packet_summary`.
+
+    Raises
+    ------
+    core.common.errors.InputError
+        A parameter is invalid (naming the field of
+        :class:`~core.logistics.bench_release.PacketParameters`).
+    """
+    from core.logistics.bench_release import PacketParameters, packet_release
+
+    params = PacketParameters(name, worlds=n, seed=master_seed,
+                              values=None if values is None else tuple(values),
+                              approaches=None if approaches is None else tuple(approaches),
+                              dynamics_per=per,
+                              connectivity=connectivity, dynamics=dynamics, solver=solver,
+                              sizes=sizes, workers=workers)
+    return packet_release(params, progress, executor=executor).summary
+
+
+def packet_summary(params: Any, result: Any, claims: Sequence[Any]) -> dict[str, Any]:
+    """The summary a ``plan-packet`` run record keeps of a study.
+
+    Parameters
+    ----------
+    params : PacketParameters
+        What was run (:class:`core.logistics.bench_release.PacketParameters`).
+    result : core.study.StudyResult
+        The study's result.
+    claims : sequence of ClaimResult
+        Its claims as tested (:func:`core.study.evaluate_claims`).
+
+    Returns
+    -------
+    dict
         Strict JSON: ``experiment``, ``title``, ``x``, ``approaches``, ``metrics``,
         ``rows`` (per arm and point: ``arm``, ``x``, ``dynamics``, ``scenario`` —
         ``packet`` / ``logistics`` for fig49/fig410, ``""`` for fig411 — and per metric
         ``{"mean", "lo", "hi", "n"}``), ``claims``, ``claims_hold``, ``claims_total``,
         ``privacy``, ``params``, ``master_seed``, ``seed_source``, ``n``, ``elapsed_s``.
-
-    Raises
-    ------
-    core.common.errors.InputError
-        A parameter is invalid (naming it).
     """
-    from dataclasses import replace
+    from core.study import summary_rows
 
-    from core.common.errors import InputError
-    from core.study import evaluate_claims, run_study, summary_rows
-
-    study = packet_study(name, n=n, master_seed=master_seed, values=values,
-                         approaches=approaches, per=per, connectivity=connectivity,
-                         dynamics=dynamics, solver=solver)
-    wanted = packet_claims(study)
-    if sizes is not None:
-        if name == "fig49":
-            raise InputError("fig49 sweeps the network size itself", field="sizes")
-        if isinstance(sizes, bool) or int(sizes) != sizes or sizes < 2:
-            raise InputError(f"must be a whole number >= 2, got {sizes!r}", field="sizes")
-
-        def sized(p: Any) -> dict[str, Any]:
-            return {**dict(p), "n_centers": int(sizes)}
-
-        study = replace(study, points=tuple(sized(p) for p in study.points))
-        wanted = [replace(c, point=sized(c.point),
-                          b_point=None if c.b_point is None else sized(c.b_point))
-                  for c in wanted]
-    result = run_study(study, progress=progress, executor=executor,
-                       workers=max(1, int(workers)))
-    claims = evaluate_claims(result, wanted)
+    name = params.experiment
     x = PACKET_X[name]
     two_scenarios = name != "fig411"
     rows = []
@@ -175,6 +184,8 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
         rows.append(out)
     dmax = max(float(p.get("dynamics", 0.0)) for p in result.points)
     aps = list(result.arms)
+    prm = params.record_params(aps)
+    prm.pop("seeded")
     summary = {
         "experiment": name, "title": PACKET_TITLES[name], "study": result.name, "x": x,
         "approaches": aps, "metrics": list(PACKET_METRICS), "rows": rows,
@@ -183,13 +194,10 @@ def run_packet_experiment(name: str, *, n: int = 20, master_seed: int | None = N
                                                  "level", "test", "p", "p_adjusted",
                                                  "verdict", "holds")} for c in claims],
         "claims_hold": sum(bool(c.holds) for c in claims), "claims_total": len(claims),
-        "privacy": packet_privacy(aps, dmax, per=per, connectivity=connectivity),
+        "privacy": packet_privacy(aps, dmax, per=params.dynamics_per,
+                                  connectivity=params.connectivity),
         "privacy_dynamics": dmax,
-        "params": {"experiment": name, "worlds": int(n), "values": [float(v) for v in values]
-                   if values else None, "approaches": aps, "dynamics_per": per,
-                   "connectivity": connectivity, "dynamics": float(dynamics),
-                   "solver": solver, "sizes": None if sizes is None else int(sizes),
-                   "workers": int(workers)},
+        "params": prm,
         "master_seed": result.master_seed, "seed_source": result.seed_source,
         "n": result.n, "level": result.level,
         "elapsed_s": result.elapsed_s if math.isfinite(result.elapsed_s) else None,

@@ -69,7 +69,8 @@ __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_rec
            "audit_run_record", "design_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
            "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
-           "drl_table_record", "advise_bench_run_record", "plan_execution_run_record"]
+           "drl_table_record", "advise_bench_run_record", "plan_execution_run_record",
+           "bench_run_record", "packet_run_record"]
 
 
 def record_run(project: Project, record: RunRecord, entries: Sequence[LedgerEntry] = ()
@@ -705,3 +706,71 @@ def plan_execution_run_record(project: Project, result: Any, params: Any
                        params={"plan": summary.pop("plan"), "name": params.name},
                        summary=summary, mode="release", seed=None)
     return record, entries
+
+
+def bench_run_record(project: Project, result: Any, params: Any) -> RunRecord:
+    """The run record of a planning benchmark (kind ``"plan-bench"``, target
+    ``"logistics"``).
+
+    A benchmark is a seeded experiment on worlds it generates: it releases nothing about
+    the project's data, so it has no ledger entries. The Experiments page and
+    ``plan-bench … --record`` both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : BenchResult
+        The benchmark (:func:`core.logistics.bench_release.bench_release` of ``params``).
+    params : BenchParameters
+        What was asked (:meth:`~core.logistics.bench_release.BenchParameters.record_params`
+        are the record's parameters: the values, approaches and seed the run used).
+
+    Returns
+    -------
+    RunRecord
+        Not yet added to the project.
+    """
+    from core.logistics.records import bench_summary
+
+    if params.benchmark != result.config.name:
+        raise ValueError(f"benchmark {result.config.name} recorded with the parameters of "
+                         f"{params.benchmark}")
+    return RunRecord(id=project.new_run_id(), kind="plan-bench", target="logistics",
+                     params=params.record_params(result), summary=bench_summary(result),
+                     mode="experiment", seed=result.seed)
+
+
+def packet_run_record(project: Project, result: Any, params: Any) -> RunRecord:
+    """The run record of a packet-routing study (kind ``"plan-packet"``, target
+    ``"logistics"``).
+
+    A study is a seeded experiment on worlds it generates: nothing is released, so it has
+    no ledger entries. The Packet routing page and ``plan-bench --experiment … --record``
+    both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : PacketRelease
+        The study (:func:`core.logistics.bench_release.packet_release` of ``params``).
+    params : PacketParameters
+        What was asked (the record's parameters are
+        :meth:`~core.logistics.bench_release.PacketParameters.record_params`; the master
+        seed, given or drawn, is the record's ``seed``).
+
+    Returns
+    -------
+    RunRecord
+        Not yet added to the project.
+    """
+    from core.logistics.packet_records import PACKET_KIND
+
+    summary = result.summary
+    if params.experiment != summary["experiment"]:
+        raise ValueError(f"study {summary['experiment']} recorded with the parameters of "
+                         f"{params.experiment}")
+    return RunRecord(id=project.new_run_id(), kind=PACKET_KIND, target="logistics",
+                     params=params.record_params(summary["approaches"]), summary=summary,
+                     mode="experiment", seed=summary["master_seed"])

@@ -1,17 +1,19 @@
 """The logistics benchmarks (spec §8.3, thesis Fig 4.7–4.11) with plots and trend checks.
 
-:class:`ExperimentsPage` runs :func:`core.logistics.experiments.run_benchmark` (B1–B5) in its
-own :class:`~gui.shell.workers.TaskRunner` (progress and cancel; ``min(2, CPUs)`` processes by
-default) and shows, for every approach, the mean route length, stretch, messages per plan
-and success rate against the swept parameter (N for B2, ε for B1, …) with 95 %
-t-interval error bars; below, the trend checks of the core (reproduced / not reproduced /
-not testable, with what was observed and whether spec §8.3 calls the expectation robust)
-and the thesis's reported gaps beside the measured ones. Nothing is cherry-picked: every
-check the core makes is listed, failures included.
+:class:`ExperimentsPage` runs :func:`core.logistics.bench_release` (B1–B5) of the Run panel's
+:class:`~core.logistics.BenchParameters` (``plan-bench`` builds the same and calls the same) in
+its own :class:`~gui.shell.workers.TaskRunner` (progress and cancel; ``min(2, CPUs)`` processes
+by default) and shows, for every approach, the mean route length, stretch, messages per plan and
+success rate against the swept parameter (N for B2, ε for B1, …) with 95 % t-interval error
+bars; below, the trend checks of the core (reproduced / not reproduced / not testable, with what
+was observed and whether spec §8.3 calls the expectation robust) and the thesis's reported gaps
+beside the measured ones. Nothing is cherry-picked: every check the core makes is listed,
+failures included.
 
 The plots and tables are drawn from the run's *summary* (rows of means and CIs, checks),
 the same dict that is stored in the project's :class:`~core.project.model.RunRecord` (kind
-``plan-bench``), so a recorded benchmark redraws identically after reloading.
+``plan-bench``, made by :func:`core.project.bench_run_record` as ``plan-bench --record``
+makes it), so a recorded benchmark redraws identically after reloading.
 
 The run parameters live in the right dock's :attr:`ExperimentsPage.controls`.
 
@@ -55,12 +57,12 @@ from core.logistics import (
     BENCH_PARAM_LABELS,
     BENCH_RANGES,
     BENCHMARKS,
+    BenchParameters,
     BenchResult,
-    bench_summary,
+    bench_release,
     benchmark_config,
-    run_benchmark,
 )
-from core.project import RunRecord
+from core.project import bench_run_record
 from gui.logistics.results import RatioSplitter
 from gui.logistics.side_panel import (
     APPROACH_STYLE,
@@ -132,7 +134,7 @@ class ExperimentsPage(QWidget):
         super().__init__(parent)
         self._document = document
         self._runner = TaskRunner(self)
-        self._request: dict[str, Any] | None = None
+        self._request: BenchParameters | None = None
         self.summary: dict[str, Any] | None = None
         self.controls = self._build_controls()
         self._build_page()
@@ -333,48 +335,40 @@ class ExperimentsPage(QWidget):
         self.message_logged.emit("WARNING", f"logistics benchmark not started: {text}")
         return False
 
+    def bench_parameters(self) -> BenchParameters:
+        """The :class:`~core.logistics.BenchParameters` of the Run panel (an
+        :class:`InputError` naming the field the core refuses; the values must be numbers)."""
+        name = self.bench_combo.currentData()
+        values: tuple[float, ...] | None = None
+        if benchmark_config(name).parameter != "round":
+            try:
+                values = tuple(float(x) for x in self.values_edit.text().replace(";", ",")
+                               .split(",") if x.strip())
+            except ValueError:
+                raise InputError("a comma-separated list of numbers", field="values") from None
+        return BenchParameters(name, values=values,
+                               approaches=tuple(a for a, cb in self.approach_checks.items()
+                                                if cb.isChecked()),
+                               worlds=self.worlds_spin.value(), seed=self.seed_spin.value(),
+                               workers=self.workers_spin.value())
+
     def run(self) -> bool:
         """Start the benchmark in the worker; False (with an inline reason) if refused."""
         if self.is_running:
             return False
         self.controls_message.hide()
         self.values_edit.setStyleSheet("")
-        name = self.bench_combo.currentData()
-        cfg = benchmark_config(name)
-        values: list[float] | None = None
-        if cfg.parameter != "round":
-            try:
-                values = [float(x) for x in self.values_edit.text().replace(";", ",").split(",")
-                          if x.strip()]
-            except ValueError:
-                return self._refuse("values: a comma-separated list of numbers",
-                                    self.values_edit)
-            if not values:
-                return self._refuse("values: give at least one value", self.values_edit)
-            if cfg.parameter == "epsilon" and any(not (v > 0 and math.isfinite(v))
-                                                  for v in values):
-                return self._refuse("ε must be > 0 (and finite) at every point",
-                                    self.values_edit)
-            if cfg.parameter == "n_centers" and any(v < 2 or v != int(v) for v in values):
-                return self._refuse("N must be a whole number ≥ 2", self.values_edit)
-        approaches = [a for a, cb in self.approach_checks.items() if cb.isChecked()]
-        if not approaches:
-            return self._refuse("tick at least one approach")
         try:
-            benchmark_config(name, values=values, approaches=approaches)
-        except InputError as exc:
-            return self._refuse(str(exc), self.values_edit)
-        self._request = {"benchmark": name, "values": values, "approaches": approaches,
-                         "worlds": self.worlds_spin.value(), "seed": self.seed_spin.value(),
-                         "workers": self.workers_spin.value()}
-        self.message_logged.emit("INFO", f"logistics benchmark {name} started "
-                                 f"({self._request['worlds']} worlds per point, seed "
-                                 f"{self._request['seed']})")
+            params = self.bench_parameters()
+        except InputError as exc:  # the core's message, on the widget of its field
+            return self._refuse(str(exc), {"values": self.values_edit,
+                                           "worlds": self.worlds_spin}.get(exc.field or ""))
+        self._request = params
+        self.message_logged.emit("INFO", f"logistics benchmark {params.benchmark} started "
+                                 f"({params.worlds} worlds per point, seed {params.seed})")
         from gui.shell.settings import on_backend
 
-        self._runner.start(on_backend(run_benchmark), name, values=values, approaches=approaches,
-                           worlds=self._request["worlds"], seed=self._request["seed"],
-                           workers=self._request["workers"])
+        self._runner.start(on_backend(bench_release), params)
         return True
 
     def cancel(self) -> None:
@@ -390,18 +384,15 @@ class ExperimentsPage(QWidget):
 
     # ------------------------------------------------------------------ runner slots
     def _on_runner_succeeded(self, res: BenchResult) -> None:
-        req = self._request or {}
-        summary = bench_summary(res)
         doc = self._document
-        rid = doc.project.new_run_id()
-        params = {"benchmark": res.config.name, "values": list(res.config.values),
-                  "approaches": list(res.config.approaches), "worlds": res.worlds,
-                  "seed": res.seed, "workers": req.get("workers", 1), "seeded": True}
-        record = RunRecord(id=rid, kind="plan-bench", target="logistics", params=params,
-                           summary=summary, mode="experiment", seed=res.seed)
+        params = self._request
+        if params is None:
+            return
+        record = bench_run_record(doc.project, res, params)
+        rid = record.id
         doc.push(AddRunCommand(doc, record, text=f"Record benchmark {res.config.name} {rid}"),
                  "logistics")
-        self.show_summary(summary, run_id=rid)
+        self.show_summary(record.summary, run_id=rid)
         n_fail = sum(1 for c in res.checks if not c["holds"])
         self.message_logged.emit("INFO", f"{rid} recorded: logistics benchmark "
                                  f"{res.config.name}, {res.worlds} worlds per point, seed "

@@ -1,17 +1,19 @@
 """Packet routing with dynamics (thesis §4.7.1, Figs 4.9–4.11): run, plot with intervals, test.
 
-:class:`PacketExperimentsPage` runs :func:`core.logistics.packet_records.run_packet_experiment`
-in its own :class:`~gui.shell.workers.TaskRunner` (progress and cancel) on the shared study
-runner: every approach on the same seeded worlds, packets and churn streams (paired by seed),
-nodes leaving and joining with probability p before each step and before execution. It
-shows, for each approach, the mean route length, messages, success rate and re-plans
-against the swept value with their 95 % Student-t interval as a shaded band (fig49 and
-fig410: packet routing solid, the static logistics network dashed, in the same colour),
-the thesis's claims as paired tests with Holm-adjusted p-values and their verdicts (failures
-first), and what each approach proves per agent under the dynamics.
+:class:`PacketExperimentsPage` runs :func:`core.logistics.packet_release` of the Run panel's
+:class:`~core.logistics.PacketParameters` (``plan-bench --experiment`` builds the same and calls
+the same) in its own :class:`~gui.shell.workers.TaskRunner` (progress and cancel) on the shared
+study runner: every approach on the same seeded worlds, packets and churn streams (paired by
+seed), nodes leaving and joining with probability p before each step and before execution. It
+shows, for each approach, the mean route length, messages, success rate and re-plans against the
+swept value with their 95 % Student-t interval as a shaded band (fig49 and fig410: packet
+routing solid, the static logistics network dashed, in the same colour), the thesis's claims as
+paired tests with Holm-adjusted p-values and their verdicts (failures first), and what each
+approach proves per agent under the dynamics.
 
 A finished study is recorded in the project (:data:`~core.logistics.packet_records.PACKET_KIND`,
-one undoable :class:`~gui.shell.commands.AddRunCommand`); the page redraws from that record,
+made by :func:`core.project.packet_run_record`, one undoable
+:class:`~gui.shell.commands.AddRunCommand`); the page redraws from that record,
 so a reopened project shows its latest study again. The study is a seeded experiment on
 generated worlds: nothing private is released, so nothing enters the ledger.
 """
@@ -43,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.common import InputError
+from core.logistics import PacketParameters, PacketRelease, packet_release
 from core.logistics.packet import EXPERIMENTS, experiment_approaches
 from core.logistics.packet_records import (
     PACKET_KIND,
@@ -50,9 +53,8 @@ from core.logistics.packet_records import (
     PACKET_RANGES,
     PACKET_TITLES,
     packet_series,
-    run_packet_experiment,
 )
-from core.project import RunRecord
+from core.project import packet_run_record
 from gui.logistics.packet_parts import fill_claims, make_claims_table
 from gui.logistics.side_panel import (
     APPROACH_STYLE,
@@ -100,7 +102,7 @@ class PacketExperimentsPage(QWidget):
         super().__init__(parent)
         self._document = document
         self._runner = TaskRunner(self)
-        self._request: dict[str, Any] | None = None
+        self._request: PacketParameters | None = None
         self.summary: dict[str, Any] | None = None
         self.run_id = ""
         self.controls = self._build_controls()
@@ -296,48 +298,47 @@ class PacketExperimentsPage(QWidget):
         self.message_logged.emit("WARNING", f"packet-routing study not started: {text}")
         return False
 
+    def packet_parameters(self) -> PacketParameters:
+        """The :class:`~core.logistics.PacketParameters` of the Run panel (an
+        :class:`InputError` naming the field the core refuses; the values must be numbers)."""
+        name = self.experiment_combo.currentData()
+        try:
+            values = tuple(float(x) for x in self.values_edit.text().replace(";", ",")
+                           .split(",") if x.strip())
+        except ValueError:
+            raise InputError("a comma-separated list of numbers", field="values") from None
+        return PacketParameters(
+            name, worlds=self.worlds_spin.value(),
+            seed=self.seed_spin.value() if self.seed_check.isChecked() else None,
+            values=values,
+            approaches=tuple(a for a, cb in self.approach_checks.items() if cb.isChecked()),
+            dynamics_per=self.per_combo.currentData(),
+            connectivity=self.connectivity_combo.currentData(),
+            dynamics=self.dynamics_spin.value(), solver=self.solver_combo.currentData(),
+            sizes=None if name == "fig49" else self.sizes_spin.value(),
+            workers=self.workers_spin.value())
+
     def run(self) -> bool:
         """Start the study in the worker; False (with an inline reason) if refused."""
         if self.is_running:
             return False
         self.controls_message.hide()
         show_field_error(self.values_edit, "")
-        name = self.experiment_combo.currentData()
-        try:
-            values = [float(x) for x in self.values_edit.text().replace(";", ",").split(",")
-                      if x.strip()]
-        except ValueError:
-            return self._refuse("values: a comma-separated list of numbers", self.values_edit)
-        if not values or not all(math.isfinite(v) for v in values):
-            return self._refuse("values: give at least one finite number", self.values_edit)
-        if name == "fig49" and any(v != int(v) for v in values):
-            return self._refuse("network sizes must be whole numbers ≥ 2", self.values_edit)
-        approaches = [a for a, cb in self.approach_checks.items() if cb.isChecked()]
-        if not approaches:
-            return self._refuse("tick at least one approach")
-        seed = self.seed_spin.value() if self.seed_check.isChecked() else None
-        kwargs = {"n": self.worlds_spin.value(), "master_seed": seed, "values": values,
-                  "approaches": approaches, "per": self.per_combo.currentData(),
-                  "connectivity": self.connectivity_combo.currentData(),
-                  "dynamics": self.dynamics_spin.value(),
-                  "solver": self.solver_combo.currentData(),
-                  "workers": self.workers_spin.value(),
-                  "sizes": None if name == "fig49" else self.sizes_spin.value()}
         try:  # the core's checks, before anything runs (a bad value names its field)
-            from core.logistics.packet import packet_study
-
-            packet_study(name, **{k: v for k, v in kwargs.items()
-                                  if k not in ("workers", "sizes")})
+            params = self.packet_parameters()
         except InputError as exc:
-            return self._refuse(str(exc), self.values_edit if exc.field == "values" else None)
-        self._request = {"experiment": name, **kwargs}
-        self.message_logged.emit("INFO", f"packet-routing study {name} started "
-                                 f"({kwargs['n']} worlds per point, "
-                                 + (f"seed {seed})" if seed is not None else
+            return self._refuse(str(exc), {"values": self.values_edit,
+                                           "worlds": self.worlds_spin,
+                                           "dynamics": self.dynamics_spin,
+                                           "sizes": self.sizes_spin}.get(exc.field or ""))
+        self._request = params
+        self.message_logged.emit("INFO", f"packet-routing study {params.experiment} started "
+                                 f"({params.worlds} worlds per point, "
+                                 + (f"seed {params.seed})" if params.seed is not None else
                                     "master seed from the OS)"))
         from gui.shell.settings import on_backend
 
-        self._runner.start(on_backend(run_packet_experiment), name, **kwargs)
+        self._runner.start(on_backend(packet_release), params)
         return True
 
     def cancel(self) -> None:
@@ -351,12 +352,13 @@ class PacketExperimentsPage(QWidget):
         self.side_cancel_button.setEnabled(running)
 
     # ------------------------------------------------------------------ runner slots
-    def _on_runner_succeeded(self, summary: dict[str, Any]) -> None:
+    def _on_runner_succeeded(self, release: PacketRelease) -> None:
         doc = self._document
-        rid = doc.project.new_run_id()
-        record = RunRecord(id=rid, kind=PACKET_KIND, target="logistics",
-                           params=dict(summary["params"], seeded=True),
-                           summary=summary, mode="experiment", seed=summary["master_seed"])
+        params = self._request
+        if params is None:
+            return
+        record = packet_run_record(doc.project, release, params)
+        summary, rid = record.summary, record.id
         doc.push(AddRunCommand(doc, record, text=f"Record packet-routing study "
                                                  f"{summary['experiment']} {rid}"), "logistics")
         self.show_summary(summary, run_id=rid)
@@ -426,8 +428,8 @@ class PacketExperimentsPage(QWidget):
                 combo.setCurrentIndex(i)
 
     def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
-        """Plot a study's summary (:func:`run_packet_experiment` or a run record's) and put
-        its parameters back in the Run panel."""
+        """Plot a study's summary (:func:`core.logistics.packet_release`'s or a run
+        record's) and put its parameters back in the Run panel."""
         self._restore_form(summary)
         self.clear()
         self.summary = dict(summary)

@@ -75,6 +75,13 @@ ACTIONS: dict[str, Action] = {
                            "core.plan.release.plan_execution_release",
                            "plan_execution_run_record", "core/cli/plan.py", "gui/plan",
                            ("run_releases", "record_and_save")),
+    "plan-bench": Action("core.logistics.bench_release.BenchParameters",
+                         "core.logistics.bench_release.bench_release", "bench_run_record",
+                         "core/cli/logistics.py", "gui/logistics", ("run_benchmark",)),
+    "plan-packet": Action("core.logistics.bench_release.PacketParameters",
+                          "core.logistics.bench_release.packet_release", "packet_run_record",
+                          "core/cli/logistics.py", "gui/logistics",
+                          ("run_packet_experiment", "run_study", "packet_study")),
 }
 
 #: record functions of actions not yet on the pattern; only shrinks
@@ -83,10 +90,7 @@ PENDING: set[str] = set()
 #: modules outside core/project that still build a RunRecord themselves (each a run no
 #: command records yet, so not an action of the table); only shrinks. A ``preview``
 #: function (a developer's look at a panel) may build one anywhere.
-OWN_RECORDS = {
-    "gui/logistics/experiments.py": "the planning benchmark (plan-bench records nothing)",
-    "gui/logistics/packet_experiments.py": "the packet-routing study (no command records it)",
-}
+OWN_RECORDS: dict[str, str] = {}
 
 
 def _obj(dotted: str) -> object:

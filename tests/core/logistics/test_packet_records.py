@@ -63,7 +63,7 @@ def test_fig411_claims_equal_the_plain_claims_without_a_size():
     assert s["privacy"]["bestfirst"]["epsilon_reason"]
 
 
-@pytest.mark.parametrize("kw, field", [({"sizes": 1}, "sizes"), ({"n": 1}, "seeds"),
+@pytest.mark.parametrize("kw, field", [({"sizes": 1}, "sizes"), ({"n": 1}, "worlds"),
                                        ({"values": [2.0]}, "values")])
 def test_bad_parameters_name_their_field(kw, field):
     args = {"n": 2, "master_seed": 1, "values": [0.2], "approaches": ["greedy"], **kw}

@@ -2,9 +2,10 @@
 its own run.
 
 Each command that can record into a project (``sweep``, ``bounds``, ``design``, ``audit``,
-``plan``, ``advise``, ``advise-bench``, ``share``, ``mia``, ``drl``, ``comarl``, and ``share
-gym:… --agent ppo`` where gymnasium and JAX are installed) runs in a group of 2 or 4
-processes recording into one project at once.
+``plan``, ``advise``, ``advise-bench``, ``share``, ``mia``, ``drl``, ``comarl``,
+``plan-bench`` (a run without ledger entries), and ``share gym:… --agent ppo`` where
+gymnasium and JAX are installed) runs in a group of 2 or 4 processes recording into one
+project at once.
 One command of each group is slowed (``recorder_worker.py``): it reads the project and
 computes, then waits until the others have recorded before it records itself — so it always
 records over a file that changed since it read it, and its run id is always taken (it is
@@ -78,6 +79,9 @@ RECORDERS: dict[str, tuple[str, list[str]]] = {  # name: (run kind, argv)
                     "--record", P]),
     "comarl": ("comarl", ["comarl", "--agents", "2", "--size", "5", "--episodes", "20",
                           "--seed", "10", "--record", P]),
+    "plan-bench": ("plan-bench", ["plan-bench", "B1", "--worlds", "1", "--values", "0.5",
+                                  "--approaches", "noprivacy", "--workers", "1", "--seed",
+                                  "11", "--record", P]),
 }
 PPO = ("sharing", ["share", "gym:CartPole-v1", "--agent", "ppo", "--iterations", "1",
                    "--seeds", "1", "--teacher-iterations", "1", "--ppo-envs", "2",

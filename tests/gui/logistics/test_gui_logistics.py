@@ -411,7 +411,7 @@ def test_short_experiment_finishes_and_plots_curves(panel, qtbot):
 def test_experiment_refuses_bad_values(panel):
     ex = panel.experiments
     ex.set_options(benchmark="B1", values=[0.5, 0.0])
-    assert not ex.run() and "ε" in ex.controls_message.text()
+    assert not ex.run() and "epsilon must be > 0" in ex.controls_message.text()
     ex.set_options(benchmark="B2", values=[])
     ex.values_edit.setText("ten")
     assert not ex.run() and not ex.is_running
