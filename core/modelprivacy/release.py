@@ -40,6 +40,9 @@ MIA_ATTACKS = ("shadow", "lira", "loss", "all", "canary")
 POPULATION_ATTACKS = {"lira": ("lira-online", "lira-offline"), "loss": ("loss",),
                       "all": ("lira-online", "lira-offline", "loss", "shadow")}
 
+#: MiaSetup's defaults, which :class:`MiaParameters`' study fields take.
+_STUDY = MiaSetup()
+
 #: The keys a ``mia`` run record keeps as its parameters, in their order.
 RECORD_KEYS = ("data", "victim", "defense", "epsilon", "delta", "shadows", "train_size",
                "hidden", "epochs", "batch", "lr", "clip", "sensitivity_samples",
@@ -77,22 +80,23 @@ class MiaParameters:
 
     data: str
     attack: str = "shadow"
-    victim: str = "ffnn"
-    defense: str = "none"
-    epsilon: float | None = None
-    delta: float | None = None
-    shadows: int = 4
-    train_size: int | None = None
-    hidden: int = 32
-    epochs: int = 60
-    batch: int = 32
-    lr: float | None = None
-    clip: float = 1.0
-    sensitivity_samples: int = 500
-    granularity: int = 5
-    preset: str = "sound"
-    k: float = 50.0
-    b: float = 0.1
+    # the study's fields, with MiaSetup's defaults (one place for each default)
+    victim: str = _STUDY.victim
+    defense: str = _STUDY.defense
+    epsilon: float | None = _STUDY.epsilon
+    delta: float | None = _STUDY.delta
+    shadows: int = _STUDY.shadows
+    train_size: int | None = _STUDY.train_size
+    hidden: int = _STUDY.hidden
+    epochs: int = _STUDY.epochs
+    batch: int = _STUDY.batch
+    lr: float | None = _STUDY.lr
+    clip: float = _STUDY.clip
+    sensitivity_samples: int = _STUDY.sensitivity_samples
+    granularity: int = _STUDY.granularity
+    preset: str = _STUDY.preset
+    k: float = _STUDY.k
+    b: float = _STUDY.b
     models: int = 16
     canaries: int | None = 500
     seed: int | None = None
