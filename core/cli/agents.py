@@ -162,6 +162,8 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         grid = example_12x11()
     else:
         grid = load_grid(args.map)
+    if getattr(args, "table", False):
+        return _cmd_drl_table(args, grid, project, out, err)
     if getattr(args, "agent", "tabular") == "dqn":  # a network: the optional deep extra
         from core.cli.deep import cmd_drl_dqn
 
@@ -212,6 +214,51 @@ def cmd_drl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _cmd_drl_table(args: argparse.Namespace, grid: Any, project: Any, out: TextIO,
+                   err: TextIO) -> int:
+    """``drl MAP --table``: the flags make one
+    :class:`~core.gridworld.release.DrlTableParameters` (the training's flags, as for one
+    run), :func:`~core.gridworld.release.drl_table_release` trains and attacks every row and
+    :func:`~core.project.recording.drl_table_run_record` records them (``--record``), as the
+    Private agents tab's Compare ε does."""
+    from core.gridworld.maps import check_map
+    from core.gridworld.release import DrlTableParameters, drl_table_release
+
+    if getattr(args, "agent", "tabular") != "tabular":
+        raise InputError("--table trains Q-tables (--agent tabular)", field="--agent")
+    try:
+        check_map(grid)
+    except InputError as exc:
+        raise flag_error(exc, {"map": "MAP"}) from None
+    try:
+        params = DrlTableParameters(drl_parameters(args), grid=grid_id(args))
+    except InputError as exc:
+        raise flag_error(exc, DRL_FLAGS) from None
+    rows = drl_table_release(params, Progress(err, "drl"), grid=grid)
+    seed = params.training.seed
+    payload: dict[str, Any] = {"rows": [r.to_json() for r in rows],
+                               "truth": grid.to_rows(), "mode": "experiment", "seed": seed}
+    if project is not None:
+        from core.project.recording import drl_table_run_record
+
+        _record(args, project, drl_table_run_record(project, rows, params), payload, err)
+
+    def text() -> str:
+        lines = [f"{grid.name or 'map'} {grid.shape[0]}x{grid.shape[1]}: "
+                 f"{params.training.episodes} episodes per row, each attacked by the GA "
+                 f"({params.training.generations} generations)",
+                 f"{'row':<20}{'reward':>9}{'success':>9}{'converged':>11}{'GRR':>7}"
+                 f"{'NRR':>7}"]
+        lines += [f"{r['label']:<20}{r['reward_final']:>9.3f}{r['success_final']:>9.2f}"
+                  f"{'yes' if r['converged'] else 'no':>11}{r['grr']:>7.3f}{r['nrr']:>7.3f}"
+                  for r in payload["rows"]]
+        lines.append(mode_line(seed))
+        return "\n".join(lines + recorded_lines(payload))
+
+    emit(args, payload, text, out)
+    return 0
+
+
 def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add ``drl`` to the subparsers ``sub``."""
     sp = sub.add_parser("drl", help="DP-DRL: a grid-navigation agent, optional observation "
@@ -240,6 +287,11 @@ def add_drl_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
     sp.add_argument("--generations", type=int, default=200, help="GA generations")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (default: release mode)")
+    sp.add_argument("--table", action="store_true",
+                    help="compare epsilon (Tables 5.1/5.3, the Private agents tab's Compare "
+                         "epsilon): no defense, each fixed epsilon and the dynamic epsilon, "
+                         "each trained with --episodes/--max-steps and attacked with "
+                         "--generations; always seeded (without --seed: seed 0)")
     add_record_flag(sp, "run")
     common(sp)
 

@@ -38,7 +38,8 @@ _FLAGS = {"victim": "--victim", "model": "--model", "defense": "--defense", "eps
           "clip": "--clip", "sensitivity_samples": "--sensitivity-samples",
           "granularity": "--granularity", "preset": "--preset", "data": "--data",
           "samples": "--sensitivity-samples", "seed": "--seed", "k": "--k", "b": "--b",
-          "attack": "--attack", "models": "--models", "canaries": "--canaries"}
+          "attack": "--attack", "models": "--models", "canaries": "--canaries",
+          "compare": "--compare"}
 
 
 def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -58,8 +59,10 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     int
         0 on success; bad input raises :class:`~core.common.errors.InputError` (exit 2).
     """
-    from core.modelprivacy.release import MiaParameters, mia_release
+    from core.modelprivacy.release import mia_release
 
+    if getattr(args, "compare", None) is not None:
+        return _cmd_mia_compare(args, out, err)
     shadow = args.attack == "shadow"
     if args.record and not shadow:
         raise InputError("--record keeps the shadow-model study (--attack shadow); the "
@@ -68,13 +71,7 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     victim, networks, network_kind = _victim_flags(args)
     project = record_project(args.record)
     try:
-        params = MiaParameters(
-            data=args.data, attack=args.attack, victim=victim, defense=args.defense,
-            epsilon=args.epsilon, delta=args.delta, shadows=args.shadows,
-            train_size=args.train_size, hidden=args.hidden, epochs=args.epochs,
-            batch=args.batch, lr=args.lr, clip=args.clip,
-            sensitivity_samples=args.sensitivity_samples, preset=args.preset, k=args.k,
-            b=args.b, models=args.models, canaries=args.canaries, seed=args.seed)
+        params = _mia_parameters(args, victim)
         res: Any = mia_release(params, Progress(err, "mia"), networks=networks,
                                network_kind=network_kind)
     except InputError as exc:
@@ -92,6 +89,62 @@ def cmd_mia(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         payload["recorded"] = {"project": args.record, "run": record.id,
                                "ledger_entries": [e.id for e in stored]}
     emit(args, payload, lambda: _study_text(res, payload), out)
+    return 0
+
+
+def _mia_parameters(args: argparse.Namespace, victim: str) -> Any:
+    """The :class:`~core.modelprivacy.release.MiaParameters` of the flags (``victim`` from
+    :func:`_victim_flags`)."""
+    from core.modelprivacy.release import MiaParameters
+
+    return MiaParameters(
+        data=args.data, attack=args.attack, victim=victim, defense=args.defense,
+        epsilon=args.epsilon, delta=args.delta, shadows=args.shadows,
+        train_size=args.train_size, hidden=args.hidden, epochs=args.epochs,
+        batch=args.batch, lr=args.lr, clip=args.clip,
+        sensitivity_samples=args.sensitivity_samples, preset=args.preset, k=args.k,
+        b=args.b, models=args.models, canaries=args.canaries, seed=args.seed)
+
+
+def _cmd_mia_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``mia --compare defenses|victims``: the flags make one
+    :class:`~core.modelprivacy.release.MiaCompareParameters` (the study's flags, as for one
+    study), :func:`~core.modelprivacy.release.mia_compare_release` runs every row and
+    :func:`~core.project.recording.mia_compare_run_record` records them (``--record``), as
+    the Model privacy tab's Compare defenses / Compare victims do."""
+    from core.modelprivacy.records import TABLE_COLUMNS, table_cells, table_summary
+    from core.modelprivacy.release import MiaCompareParameters, mia_compare_release
+
+    victim, networks, _kind = _victim_flags(args)
+    project = record_project(args.record)
+    try:
+        params = MiaCompareParameters(_mia_parameters(args, victim), args.compare)
+        rows = mia_compare_release(params, Progress(err, "mia"), networks=networks)
+    except InputError as exc:
+        raise flag_error(exc, _FLAGS) from None
+    payload = table_summary(rows)
+    if project is not None:
+        from core.project.recording import mia_compare_run_record
+
+        record, entries = mia_compare_run_record(project, rows, params)
+        record, stored = record_checked(args.record, project, record, entries, args, err)
+        payload["recorded"] = {"project": args.record, "run": record.id,
+                               "ledger_entries": [e.id for e in stored]}
+
+    def text() -> str:
+        cells = [TABLE_COLUMNS[:-2]] + [c[:-2] for c in table_cells(payload["rows"])]
+        widths = [max(len(r[j]) for r in cells) for j in range(len(cells[0]))]
+        lines = [f"membership inference, {args.compare} compared on {payload['data']} "
+                 f"({len(rows)} studies on one split)"]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+        lines.append(mode_line(params.study.seed))
+        if "recorded" in payload:
+            r = payload["recorded"]
+            lines.append(f"recorded in {r['project']} as {r['run']} with ledger entries "
+                         + ", ".join(r["ledger_entries"]))
+        return "\n".join(lines)
+
+    emit(args, payload, text, out)
     return 0
 
 
@@ -251,5 +304,10 @@ def add_mia_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]) 
                          "(unbounded: not formally DP)")
     sp.add_argument("--seed", type=int, default=None,
                     help="experiment seed (default: release mode, secure noise)")
+    sp.add_argument("--compare", choices=("defenses", "victims"), default=None,
+                    help="a comparison of shadow-model studies on one split and seed (the "
+                         "Model privacy tab's Compare buttons): defenses: no defense and "
+                         "each defense at several epsilon (give no --defense); victims: the "
+                         "study's --defense for ffnn and rnn (and the --model network)")
     add_record_flag(sp, "study")
     common(sp)

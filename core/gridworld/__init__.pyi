@@ -33,6 +33,7 @@ from .experiments import (
     DEFAULT_EPSILONS as DEFAULT_EPSILONS,
     SweepRow as SweepRow,
     defense_sweep as defense_sweep,
+    sweep_plan as sweep_plan,
 )
 from .maps import (
     ACTIONS as ACTIONS,
@@ -57,7 +58,9 @@ from .release import (
     DRL_AGENTS as DRL_AGENTS,
     DrlParameters as DrlParameters,
     DrlRun as DrlRun,
+    DrlTableParameters as DrlTableParameters,
     drl_release as drl_release,
+    drl_table_release as drl_table_release,
 )
 from .study import (
     EQUIVALENCE_MARGIN as EQUIVALENCE_MARGIN,

@@ -15,7 +15,7 @@ from core.gridworld.attack import AttackResult, AttackSetup, recover_map
 from core.gridworld.dpdrl import DrlResult, DrlSetup, train_agent
 from core.gridworld.maps import GridMap
 
-__all__ = ["SweepRow", "defense_sweep", "DEFAULT_EPSILONS"]
+__all__ = ["SweepRow", "defense_sweep", "sweep_plan", "DEFAULT_EPSILONS"]
 
 DEFAULT_EPSILONS = (1.0, 0.7, 0.4, 0.1)
 
@@ -46,6 +46,28 @@ class SweepRow:
                 "recovered": self.attack.recovered.to_rows()}
 
 
+def sweep_plan(base: DrlSetup | None = None, *,
+               epsilons: tuple[float, ...] = DEFAULT_EPSILONS, dynamic: bool = True
+               ) -> list[tuple[str, DrlSetup]]:
+    """The rows :func:`defense_sweep` trains, (label, set-up) each: ``base`` without the
+    defense (its preset kept), with each fixed ε (strict preset) and, if ``dynamic``, with
+    the thesis preset.
+
+    Examples
+    --------
+    >>> [label for label, _ in sweep_plan(epsilons=(1.0, 0.5))]
+    ['No defense', 'ε = 1', 'ε = 0.5', 'Dynamic ε (thesis)']
+    """
+    base = DrlSetup() if base is None else base
+    plan = [("No defense", replace(base, defense="none", epsilon=None))]
+    plan += [(f"ε = {e:g}", replace(base, defense="dpdrl", preset="strict", epsilon=e))
+             for e in epsilons]
+    if dynamic:
+        plan.append(("Dynamic ε (thesis)", replace(base, defense="dpdrl", preset="thesis",
+                                                  epsilon=None)))
+    return plan
+
+
 def defense_sweep(grid: GridMap, base: DrlSetup | None = None, *,
                   epsilons: tuple[float, ...] = DEFAULT_EPSILONS, dynamic: bool = True,
                   attack: AttackSetup | None = None, seed: int = 0,
@@ -74,14 +96,8 @@ def defense_sweep(grid: GridMap, base: DrlSetup | None = None, *,
     -------
     list of SweepRow
     """
-    base = DrlSetup() if base is None else base
     attack = AttackSetup() if attack is None else attack
-    plan = [("No defense", replace(base, defense="none", epsilon=None))]
-    plan += [(f"ε = {e:g}", replace(base, defense="dpdrl", preset="strict", epsilon=e))
-             for e in epsilons]
-    if dynamic:
-        plan.append(("Dynamic ε (thesis)", replace(base, defense="dpdrl", preset="thesis",
-                                                  epsilon=None)))
+    plan = sweep_plan(base, epsilons=epsilons, dynamic=dynamic)
     rows = []
     n = len(plan)
     for i, (label, setup) in enumerate(plan):

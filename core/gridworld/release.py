@@ -11,8 +11,8 @@ call :func:`drl_release` with the map and record the run with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from core.common.jsonable import jsonable_dict
 from core.common.progress import Progress, no_progress, sub_progress
@@ -21,7 +21,11 @@ from core.gridworld.attack import AttackResult, AttackSetup, recover_map
 from core.gridworld.dpdrl import DrlResult, DrlSetup, train_agent
 from core.gridworld.maps import GridMap, check_map
 
-__all__ = ["DrlParameters", "DrlRun", "drl_release", "DRL_AGENTS"]
+if TYPE_CHECKING:
+    from core.gridworld.experiments import SweepRow
+
+__all__ = ["DrlParameters", "DrlRun", "drl_release", "DRL_AGENTS", "DrlTableParameters",
+           "drl_table_release"]
 
 #: the learners: Q-tables, or a DQN (the optional deep extra)
 DRL_AGENTS = ("tabular", "dqn")
@@ -180,3 +184,130 @@ def drl_release(params: DrlParameters, progress: Progress | None = None,
                           seed=0 if seed is None else seed + 1,
                           progress=sub_progress(prog, 0.6, 1.0), cancelled=cancelled)
     return DrlRun(grid, res, att)
+
+
+#: the keys a ``drl-table`` run record's ``params`` keeps, in their order: the first of
+#: :meth:`DrlTableParameters.to_dict`'s
+_TABLE_RECORD_KEYS = ("grid", "episodes", "rows", "seeded", "seed")
+
+
+@dataclass(frozen=True)
+class DrlTableParameters:
+    """The DP-DRL comparison (the Private agents tab's Compare ε, Tables 5.1/5.3's shape):
+    the same training without the defense, with each fixed ε of
+    :data:`core.gridworld.experiments.DEFAULT_EPSILONS` (strict preset) and with the
+    thesis's dynamic ε, each attacked by the map-recovery GA.
+
+    ``training`` is the run the tab would train (:class:`DrlParameters`, checked by it):
+    the rows take its episodes, step limit and learning set-up (the defense's row keeps its
+    preset), the GA its ``generations`` (a population of the GA's default) and every row its
+    seed. The comparison trains Q-tables (``agent`` is not used) and always attacks. It has
+    no release mode: a seed of None is replaced by 0 (the comparison has always run seed 0
+    then, and its record says so). ``grid`` names the map in the record (``example``,
+    ``random``, a project grid's id); the map itself is a runtime input of
+    :func:`drl_table_release`.
+
+    Checked once, when built: the training by :class:`DrlParameters`, ``grid``, then the
+    GA's ``generations`` (:meth:`AttackSetup.validated`). Every :class:`InputError` names
+    its field.
+
+    Examples
+    --------
+    >>> p = DrlTableParameters(DrlParameters(episodes=30, generations=5), grid="example")
+    >>> p.training.seed, p.rows()[:2]
+    (0, ['No defense', 'ε = 1'])
+    >>> DrlTableParameters.from_dict(p.to_dict()) == p
+    True
+    """
+
+    training: DrlParameters = field(default_factory=DrlParameters)
+    grid: str = "example"
+
+    def __post_init__(self) -> None:
+        from core.common.errors import InputError
+
+        if not isinstance(self.training, DrlParameters):
+            raise InputError(f"must be DrlParameters, got {type(self.training).__name__}",
+                             field="training")
+        if not isinstance(self.grid, str) or not self.grid:
+            raise InputError(f"must name the map, got {self.grid!r}", field="grid")
+        self.attack_setup().validated()
+        if self.training.seed is None:
+            object.__setattr__(self, "training", replace(self.training, seed=0))
+
+    def attack_setup(self) -> AttackSetup:
+        """The GA of every row: the training's ``generations``, the rest the GA's defaults."""
+        return AttackSetup(generations=self.training.generations)
+
+    def rows(self) -> list[str]:
+        """The rows' labels, in the order they are trained."""
+        from core.gridworld.experiments import sweep_plan
+
+        return [label for label, _ in sweep_plan(self.training.setup())]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict JSON: a ``drl-table`` run record's keys (``grid``, ``episodes``, ``rows``,
+        ``seeded``, ``seed``), then the rest of the training's
+        (:meth:`DrlParameters.to_dict`), which the record does not keep."""
+        asked = self.training.to_dict()
+        out: dict[str, Any] = {"grid": self.grid, "episodes": asked["episodes"],
+                               "rows": self.rows(), "seeded": asked["seeded"],
+                               "seed": asked["seed"]}
+        out.update({k: v for k, v in asked.items() if k not in out})
+        return jsonable_dict(out)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "DrlTableParameters":
+        """The parameters of :meth:`to_dict`, or of a ``drl-table`` run record's ``params``
+        (a missing key takes its default; ``rows``, when given, must be the rows these
+        parameters train).
+
+        Parameters
+        ----------
+        data : mapping
+            The keys of :meth:`to_dict`.
+
+        Returns
+        -------
+        DrlTableParameters
+        """
+        from core.common.errors import InputError
+
+        check_record_params(data, (*_TABLE_RECORD_KEYS, *_KEYS), "a DP-DRL comparison's "
+                            "parameters")
+        training = DrlParameters.from_dict({k: v for k, v in data.items()
+                                            if k not in ("grid", "rows")})
+        out = cls(training, **({"grid": data["grid"]} if "grid" in data else {}))
+        if "rows" in data and list(data["rows"]) != out.rows():
+            raise InputError(f"must be the comparison's rows {out.rows()}, got "
+                             f"{data['rows']!r}", field="rows")
+        return out
+
+
+def drl_table_release(params: DrlTableParameters, progress: Progress | None = None,
+                      cancelled: Callable[[], bool] | None = None, *, grid: GridMap
+                      ) -> list[SweepRow]:
+    """Train and attack every row of the comparison ``params`` on ``grid``: the one entry
+    point of the Private agents tab's Compare ε and of ``drl --table``.
+
+    Parameters
+    ----------
+    params : DrlTableParameters
+        What to compare.
+    progress, cancelled : callable, optional
+        Progress (each row's training and attack in turn) and cancellation.
+    grid : GridMap
+        The map (checked against the constraints: field ``map``).
+
+    Returns
+    -------
+    list of SweepRow
+        One per row of :meth:`DrlTableParameters.rows`, in that order.
+    """
+    from core.gridworld.experiments import defense_sweep
+
+    check_map(grid)
+    return defense_sweep(grid, params.training.setup(), attack=params.attack_setup(),
+                         seed=int(params.training.seed or 0),
+                         progress=no_progress if progress is None else progress,
+                         cancelled=cancelled)

@@ -86,9 +86,12 @@ from .records import (
     table_summary as table_summary,
 )
 from .release import (
+    COMPARISONS as COMPARISONS,
     MIA_ATTACKS as MIA_ATTACKS,
     POPULATION_ATTACKS as POPULATION_ATTACKS,
+    MiaCompareParameters as MiaCompareParameters,
     MiaParameters as MiaParameters,
+    mia_compare_release as mia_compare_release,
     mia_release as mia_release,
 )
 from .study import (
@@ -101,6 +104,7 @@ from .study import (
     MiaResult as MiaResult,
     MiaSetup as MiaSetup,
     TableRow as TableRow,
+    defense_plan as defense_plan,
     defense_table as defense_table,
     entropy as entropy,
     mia_json_keys as mia_json_keys,

@@ -28,9 +28,10 @@ from core.modelprivacy.attacks import AttackStudy
 from core.modelprivacy.canary import CanaryAudit
 from core.modelprivacy.data import Dataset
 from core.modelprivacy.models import NETWORK_VICTIMS, NetworkFactory
-from core.modelprivacy.study import MiaResult, MiaSetup
+from core.modelprivacy.study import MiaResult, MiaSetup, TableRow
 
-__all__ = ["MiaParameters", "mia_release", "MIA_ATTACKS", "POPULATION_ATTACKS"]
+__all__ = ["MiaParameters", "mia_release", "MIA_ATTACKS", "POPULATION_ATTACKS",
+           "MiaCompareParameters", "mia_compare_release", "COMPARISONS"]
 
 #: What ``attack`` may name: the shadow-model study, the population study's attack sets
 #: and the canary audit.
@@ -38,6 +39,9 @@ MIA_ATTACKS = ("shadow", "lira", "loss", "all", "canary")
 #: The attacks the population study runs for each ``attack`` choice.
 POPULATION_ATTACKS = {"lira": ("lira-online", "lira-offline"), "loss": ("loss",),
                       "all": ("lira-online", "lira-offline", "loss", "shadow")}
+
+#: MiaSetup's defaults, which :class:`MiaParameters`' study fields take.
+_STUDY = MiaSetup()
 
 #: The keys a ``mia`` run record keeps as its parameters, in their order.
 RECORD_KEYS = ("data", "victim", "defense", "epsilon", "delta", "shadows", "train_size",
@@ -76,22 +80,23 @@ class MiaParameters:
 
     data: str
     attack: str = "shadow"
-    victim: str = "ffnn"
-    defense: str = "none"
-    epsilon: float | None = None
-    delta: float | None = None
-    shadows: int = 4
-    train_size: int | None = None
-    hidden: int = 32
-    epochs: int = 60
-    batch: int = 32
-    lr: float | None = None
-    clip: float = 1.0
-    sensitivity_samples: int = 500
-    granularity: int = 5
-    preset: str = "sound"
-    k: float = 50.0
-    b: float = 0.1
+    # the study's fields, with MiaSetup's defaults (one place for each default)
+    victim: str = _STUDY.victim
+    defense: str = _STUDY.defense
+    epsilon: float | None = _STUDY.epsilon
+    delta: float | None = _STUDY.delta
+    shadows: int = _STUDY.shadows
+    train_size: int | None = _STUDY.train_size
+    hidden: int = _STUDY.hidden
+    epochs: int = _STUDY.epochs
+    batch: int = _STUDY.batch
+    lr: float | None = _STUDY.lr
+    clip: float = _STUDY.clip
+    sensitivity_samples: int = _STUDY.sensitivity_samples
+    granularity: int = _STUDY.granularity
+    preset: str = _STUDY.preset
+    k: float = _STUDY.k
+    b: float = _STUDY.b
     models: int = 16
     canaries: int | None = 500
     seed: int | None = None
@@ -239,3 +244,164 @@ def _population_release(params: MiaParameters, data: Dataset, progress: Progress
     return attack_study(kind, data, train_size=n_in, models=params.models,
                         attacks=POPULATION_ATTACKS[params.attack], seed=params.seed,
                         progress=progress, cancelled=cancelled)
+
+
+#: What a comparison puts side by side: every defense at several ε (Table 6.2's shape), or
+#: the same study for each victim.
+COMPARISONS = ("defenses", "victims")
+
+
+@dataclass(frozen=True)
+class MiaCompareParameters:
+    """A comparison of shadow-model studies on one split and seed (the Model privacy tab's
+    Compare defenses and Compare victims, ``mia --compare``).
+
+    ``study`` is the shadow-model study the rows vary (:class:`MiaParameters`, checked by
+    it). ``compare="defenses"`` runs it without a defense and with each defense at each ε of
+    :data:`~core.modelprivacy.study.DEFAULT_TABLE_EPSILONS` (the tabular victim: the
+    Dirichlet rows at each k instead of DP-SGD), so the study asks for no defense;
+    ``"victims"`` runs the study's defense for the feed-forward and the recurrent victim
+    (and the study's victim, when it is a network), on records (not an MDP's) and with a
+    defense those victims have (not dirichlet).
+
+    Checked once, when built: ``compare``, the study (by :class:`MiaParameters`), that it
+    is a shadow-model study (``attack``), then what the comparison needs of it
+    (``defense``; for victims, ``victim``). Every :class:`InputError` names its field.
+
+    Examples
+    --------
+    >>> p = MiaCompareParameters(MiaParameters("wine", seed=1), "defenses")
+    >>> p.plan()[:2]
+    [('ffnn', 'none', None, None), ('ffnn', 'dpsgd', 1.0, None)]
+    >>> MiaCompareParameters.from_dict(p.to_dict()) == p
+    True
+    """
+
+    study: MiaParameters
+    compare: str = "defenses"
+
+    def __post_init__(self) -> None:
+        check_choice(self.compare, COMPARISONS, "compare")
+        if not isinstance(self.study, MiaParameters):
+            raise InputError(f"must be MiaParameters, got {type(self.study).__name__}",
+                             field="study")
+        s = self.study
+        if s.attack != "shadow":
+            raise InputError(f"a comparison is of shadow-model studies, got {s.attack!r}",
+                             field="attack")
+        if self.compare == "defenses" and s.defense != "none":
+            raise InputError("Compare defenses runs every defense: the study asks for none, "
+                             f"got {s.defense!r}", field="defense")
+        if self.compare == "victims" and (s.data.startswith("mdp:")
+                                          or s.defense == "dirichlet"):
+            raise InputError("the feed-forward and recurrent victims need a data set of "
+                             "records (not MDP data) and a defense they support",
+                             field="victim")
+
+    def victims(self) -> tuple[str, ...]:
+        """The victims of a comparison of victims: ffnn, rnn and the study's network."""
+        v = self.study.victim
+        return ("ffnn", "rnn") + ((v,) if v in NETWORK_VICTIMS else ())
+
+    def plan(self) -> list[tuple[str, str, float | None, float | None]]:
+        """The rows, (victim, defense, ε, k) each, in the order they run."""
+        from core.modelprivacy.study import defense_plan
+
+        s = self.study
+        if self.compare == "defenses":
+            return [(s.victim, d, e, k) for d, e, k in defense_plan(s.victim)]
+        return [(v, s.defense, s.epsilon, None) for v in self.victims()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict JSON: a ``mia-table`` run record's keys (the study's :data:`RECORD_KEYS`,
+        ``defense`` ``"table"`` when comparing defenses, then ``compare`` and ``rows``, each
+        ``[victim, defense, ε, k]``), the values as asked, then the rest of the study's
+        (:meth:`MiaParameters.to_dict`), which the record does not keep."""
+        asked = self.study.to_dict()
+        out = {k: asked[k] for k in RECORD_KEYS}
+        if self.compare == "defenses":
+            out["defense"] = "table"
+        out.update(compare=self.compare, rows=[list(r) for r in self.plan()])
+        out.update({k: v for k, v in asked.items() if k not in out})
+        return jsonable_dict(out)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "MiaCompareParameters":
+        """The parameters of :meth:`to_dict` or of a ``mia-table`` run record's ``params``
+        (its values the first row's study's, with the defaults filled in).
+
+        Parameters
+        ----------
+        data : mapping
+            ``data`` and ``compare``, optionally every other key of :meth:`to_dict`;
+            ``rows``, when given, must be the rows these parameters run.
+
+        Returns
+        -------
+        MiaCompareParameters
+        """
+        check_record_params(data, [*(f.name for f in fields(MiaParameters)), "seeded",
+                                   "compare", "rows"],
+                            "a membership-inference comparison's parameters",
+                            required=("data", "compare"))
+        check_choice(data["compare"], COMPARISONS, "compare")
+        values = {k: v for k, v in data.items() if k not in ("compare", "rows")}
+        rows = data.get("rows")
+        if data["compare"] == "defenses" and values.get("defense") == "table":
+            values["defense"] = "none"
+        if data["compare"] == "victims" and isinstance(rows, list):
+            # the record keeps the first row's victim (ffnn); a network is the last row's
+            nets = [r[0] for r in rows if isinstance(r, list) and r and r[0] in NETWORK_VICTIMS]
+            if nets:
+                values["victim"] = nets[0]
+        out = cls(MiaParameters.from_dict(values), data["compare"])
+        if rows is not None and [list(r) for r in out.plan()] != rows:
+            raise InputError(f"must be the comparison's rows {[list(r) for r in out.plan()]}"
+                             f", got {rows!r}", field="rows")
+        return out
+
+
+def mia_compare_release(params: MiaCompareParameters, progress: Progress | None = None,
+                        cancelled: Callable[[], bool] | None = None, *,
+                        data: Dataset | None = None, networks: NetworkFactory | None = None
+                        ) -> list[TableRow]:
+    """Run every study of the comparison ``params`` on one split and seed: the one entry
+    point of the Model privacy tab's Compare defenses and Compare victims and of
+    ``mia --compare``.
+
+    Parameters
+    ----------
+    params : MiaCompareParameters
+        What to compare (validated when it was made).
+    progress : callable, optional
+        ``progress(fraction, message)``; may raise :class:`core.common.progress.Cancelled`.
+    cancelled : callable, optional
+        ``cancelled() -> bool``, polled between stages; True raises ``Cancelled``.
+    data : Dataset, optional
+        The records (a project's MDP as next-state records, say); default
+        ``load_dataset(study.data, seed=study.seed or 0)``.
+    networks : callable, optional
+        ``networks(kind, data, hidden)``: the network victim of the study, if it is one
+        (:func:`core.deep.victims.network_victim`, the ``deep`` extra).
+
+    Returns
+    -------
+    list of TableRow
+        One per row of :meth:`MiaCompareParameters.plan`, in that order.
+    """
+    from core.modelprivacy.data import load_dataset
+    from core.modelprivacy.study import defense_table, victim_table
+
+    s = params.study
+    if s.victim in NETWORK_VICTIMS and networks is None:
+        raise InputError(f"the {s.victim} victim is a network on JAX: run it through a front "
+                         "end that has the 'deep' extra (mia --model)", field="victim")
+    progress = progress or no_progress
+    if data is None:
+        data = load_dataset(s.data, seed=s.seed if s.seed is not None else 0)
+    base = s.setup()
+    if params.compare == "defenses":
+        return defense_table(data, base, seed=s.seed, progress=progress, cancelled=cancelled,
+                             networks=networks)
+    return victim_table(data, base, seed=s.seed, victims=params.victims(), progress=progress,
+                        cancelled=cancelled, networks=networks)

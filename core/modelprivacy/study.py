@@ -62,8 +62,8 @@ if TYPE_CHECKING:
     from core.mdp.model import MDP
 
 __all__ = ["MiaSetup", "MiaResult", "run_mia", "DEFENSES", "VICTIM_KINDS", "FPRS",
-           "defense_table", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS", "entropy",
-           "mia_json_keys", "TABULAR_SMOOTHING", "tabular_rows", "RECORD_RELATION"]
+           "defense_table", "defense_plan", "victim_table", "TableRow", "DEFAULT_TABLE_EPSILONS",
+           "entropy", "mia_json_keys", "TABULAR_SMOOTHING", "tabular_rows", "RECORD_RELATION"]
 
 DEFENSES = ("none", "dpsgd", "gpm", "oneparam", "dirichlet")
 VICTIM_KINDS = ("ffnn", "rnn", "tabular") + NETWORK_VICTIMS
@@ -1000,6 +1000,31 @@ class TableRow:
                 "roc": [list(p) for p in r.roc]}
 
 
+def defense_plan(victim: str, *, epsilons: dict[str, tuple[float, ...]] | None = None,
+                 defenses: tuple[str, ...] = DEFENSES
+                 ) -> list[tuple[str, float | None, float | None]]:
+    """The rows :func:`defense_table` runs for ``victim``: (defense, ε, k) each — no
+    defense, each DP defense at each of its ε (DP-SGD not for the tabular victim) and, for
+    the tabular victim, the Dirichlet rows at each k of :data:`DEFAULT_TABLE_KS`.
+
+    Examples
+    --------
+    >>> defense_plan("ffnn", defenses=("none", "gpm"))
+    [('none', None, None), ('gpm', 1.0, None), ('gpm', 4.0, None), ('gpm', 8.0, None)]
+    """
+    eps = dict(DEFAULT_TABLE_EPSILONS if epsilons is None else epsilons)
+    plan: list[tuple[str, float | None, float | None]] = []
+    for d in defenses:
+        if d == "none":
+            plan.append(("none", None, None))
+        elif d == "dirichlet":
+            if victim == "tabular":
+                plan.extend(("dirichlet", None, k) for k in DEFAULT_TABLE_KS)
+        elif not (d == "dpsgd" and victim == "tabular"):
+            plan.extend((d, e, None) for e in eps.get(d, ()))
+    return plan
+
+
 def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
                   epsilons: dict[str, tuple[float, ...]] | None = None,
                   defenses: tuple[str, ...] = DEFENSES, progress: Progress = no_progress,
@@ -1028,16 +1053,7 @@ def defense_table(data: Dataset, base: MiaSetup, *, seed: int | None = None,
     -------
     list of TableRow
     """
-    eps = dict(DEFAULT_TABLE_EPSILONS if epsilons is None else epsilons)
-    plan: list[tuple[str, float | None, float | None]] = []
-    for d in defenses:
-        if d == "none":
-            plan.append(("none", None, None))
-        elif d == "dirichlet":
-            if base.victim == "tabular":
-                plan.extend(("dirichlet", None, k) for k in DEFAULT_TABLE_KS)
-        elif not (d == "dpsgd" and base.victim == "tabular"):
-            plan.extend((d, e, None) for e in eps.get(d, ()))
+    plan = defense_plan(base.victim, epsilons=epsilons, defenses=defenses)
     rows = []
     for i, (d, e, k) in enumerate(plan):
         st = replace(base, defense=d, epsilon=e, delta=None,

@@ -68,8 +68,8 @@ from core.sharing.records import SharingParameters, sharing_entries, sharing_sum
 __all__ = ["record_run", "sweep_run_record", "record_sweep_run", "bounds_run_record",
            "audit_run_record", "design_run_record",
            "plan_run_record", "advise_run_record", "sharing_run_record",
-           "mia_run_record", "mia_table_record", "drl_run_record", "comarl_run_record",
-           "drl_table_record", "advise_bench_run_record", "plan_execution_run_record",
+           "mia_run_record", "mia_compare_run_record", "drl_run_record", "comarl_run_record",
+           "drl_table_run_record", "advise_bench_run_record", "plan_execution_run_record",
            "bench_run_record", "packet_run_record"]
 
 
@@ -411,38 +411,6 @@ def mia_run_record(project: Project, result: Any, params: Any
     return record, mia_entries(result, source=rid)
 
 
-def mia_table_record(project: Project, rows: Sequence[Any], *, compare: str = "defenses"
-                     ) -> tuple[RunRecord, list[LedgerEntry]]:
-    """The run record of a defense comparison (kind ``"mia-table"``) and every row's ledger
-    entries.
-
-    Parameters
-    ----------
-    project : Project
-        Where it will be recorded.
-    rows : sequence of TableRow
-        :func:`core.modelprivacy.study.defense_table` or ``victim_table``.
-    compare : {"defenses", "victims"}
-        What the rows compare.
-
-    Returns
-    -------
-    (RunRecord, list of LedgerEntry)
-    """
-    rid = project.new_run_id()
-    first = rows[0].result
-    params = dict(mia_params(first))
-    params.update(compare=compare, rows=[[r.result.victim, r.defense, r.epsilon, r.k]
-                                         for r in rows])
-    if compare == "defenses":
-        params.update(defense="table", epsilon=None)
-    record = RunRecord(id=rid, kind=MIA_TABLE_KIND, target=first.data, params=params,
-                       summary=table_summary(list(rows)),
-                       mode="experiment" if first.seed is not None else "release",
-                       seed=first.seed)
-    return record, table_entries(list(rows), source=rid)
-
-
 def _drl_entries(result: Any, grid_id: str, source: str) -> list[LedgerEntry]:
     """What a trained navigation agent releases about its map (see :func:`drl_run_record`)."""
     from core.gridworld.dpdrl import OBSERVATION_REASON
@@ -589,10 +557,80 @@ def comarl_run_record(project: Project, result: Any, params: Any
                      mode=mode, seed=result.seed), entries
 
 
-def drl_table_record(project: Project, rows: Sequence[Any], grid_id: str
-                     ) -> tuple[RunRecord, list[LedgerEntry]]:
-    """A DP-DRL comparison (kind ``"drl-table"``, Tables 5.1/5.3's shape) and every row's
-    ledger entries (each row trained its own agent on the map)."""
+def mia_compare_run_record(project: Project, result: Sequence[Any], params: Any
+                           ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a comparison of membership-inference studies (kind
+    ``"mia-table"``, target its data) and every row's ledger entries (each row trained and
+    queried its own victim). The window's Compare defenses / Compare victims and
+    ``mia --compare … --record`` both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : sequence of TableRow
+        The rows (:func:`core.modelprivacy.release.mia_compare_release` of ``params``).
+    params : MiaCompareParameters
+        What was compared. The record keeps the first row's study's parameters with their
+        defaults filled in (:func:`core.modelprivacy.records.mia_params`; comparing
+        defenses: ``defense`` ``"table"``, ``epsilon`` None), then ``compare`` and ``rows``
+        (``[victim, defense, ε, k]`` each): the keys of
+        :meth:`~core.modelprivacy.release.MiaCompareParameters.to_dict` before the study's
+        others.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Not yet added to the project (:func:`record_run` adds both).
+    """
+    rows = list(result)
+    done = [[r.result.victim, r.defense, r.epsilon, r.k] for r in rows]
+    if not rows or done != [list(r) for r in params.plan()] \
+            or rows[0].result.seed != params.study.seed:
+        raise ValueError(f"the rows {done} (seed {rows[0].result.seed if rows else None}) "
+                         f"are not those of the comparison asked, {params.plan()} (seed "
+                         f"{params.study.seed})")
+    rid = project.new_run_id()
+    first = rows[0].result
+    kept = dict(mia_params(first))
+    kept.update(compare=params.compare, rows=done)
+    if params.compare == "defenses":
+        kept.update(defense="table", epsilon=None)
+    record = RunRecord(id=rid, kind=MIA_TABLE_KIND, target=first.data, params=kept,
+                       summary=table_summary(rows),
+                       mode="experiment" if first.seed is not None else "release",
+                       seed=first.seed)
+    return record, table_entries(rows, source=rid)
+
+
+def drl_table_run_record(project: Project, result: Sequence[Any], params: Any
+                         ) -> tuple[RunRecord, list[LedgerEntry]]:
+    """The run record of a DP-DRL comparison (kind ``"drl-table"``, Tables 5.1/5.3's shape,
+    target the map) and every row's ledger entries (each row trained its own agent on the
+    map). The window's Compare ε and ``drl --table … --record`` both record through here.
+
+    Parameters
+    ----------
+    project : Project
+        Where it will be recorded (for a fresh run id).
+    result : sequence of SweepRow
+        The rows (:func:`core.gridworld.release.drl_table_release` of ``params``).
+    params : DrlTableParameters
+        What was compared; the record keeps ``grid``, ``episodes``, ``rows`` (the labels),
+        ``seeded`` and ``seed``: the first keys of
+        :meth:`~core.gridworld.release.DrlTableParameters.to_dict`.
+
+    Returns
+    -------
+    (RunRecord, list of LedgerEntry)
+        Not yet added to the project (:func:`record_run` adds both).
+    """
+    rows = list(result)
+    labels = [r.label for r in rows]
+    if not rows or labels != params.rows() or rows[0].train.seed != params.training.seed:
+        raise ValueError(f"the rows {labels} are not those of the comparison asked, "
+                         f"{params.rows()} (seed {params.training.seed})")
+    grid_id = params.grid
     rid = project.new_run_id()
     first = rows[0].train
     entries: list[LedgerEntry] = []
@@ -600,10 +638,9 @@ def drl_table_record(project: Project, rows: Sequence[Any], grid_id: str
         entries.extend(_drl_entries(r.train, grid_id, rid))
     summary = {"rows": [r.to_json() for r in rows], "truth": first.grid.to_rows()}
     mode = "experiment" if first.seed is not None else "release"
-    params = {"grid": grid_id, "episodes": first.setup.episodes,
-              "rows": [r.label for r in rows], "seeded": first.seed is not None,
-              "seed": first.seed}
-    return RunRecord(id=rid, kind="drl-table", target=grid_id, params=params,
+    kept = {"grid": grid_id, "episodes": first.setup.episodes, "rows": labels,
+            "seeded": first.seed is not None, "seed": first.seed}
+    return RunRecord(id=rid, kind="drl-table", target=grid_id, params=kept,
                      summary=summary, mode=mode, seed=first.seed), entries
 
 

@@ -43,8 +43,8 @@ from PySide6.QtWidgets import (
 from core.comarl.release import ComarlParameters, ComarlRun
 from core.common import InputError
 from core.gridworld import GridEntry, GridMap, check_map, example_12x11, violations
-from core.gridworld.release import DrlParameters, DrlRun
-from core.project import comarl_run_record, drl_run_record, drl_table_record
+from core.gridworld.release import DrlParameters, DrlRun, DrlTableParameters
+from core.project import comarl_run_record, drl_run_record, drl_table_run_record
 from gui.agents.commands import SetGridCommand, grid_index, new_grid_id
 from gui.agents.fields import read_fields
 from gui.agents.grid_view import GridView
@@ -107,7 +107,7 @@ class AgentsPanel(ToolPanel):
         self.setObjectName("agents_panel")
         self._task = ""
         self._grid_id = ""
-        self._params: DrlParameters | ComarlParameters | None = None
+        self._params: DrlParameters | DrlTableParameters | ComarlParameters | None = None
         self._example = example_12x11()
 
         self.tabs = QTabWidget(self)
@@ -396,7 +396,9 @@ class AgentsPanel(ToolPanel):
         self._params = params
         self._grid_id = str(self.map_combo.currentData())
         if task == "sweep":
-            self._runner.start(sweep_task, grid, params)
+            gid = "example" if self._grid_id == _EXAMPLE else self._grid_id
+            self._params = DrlTableParameters(params, grid=gid)
+            self._runner.start(sweep_task, self._params, grid)
         else:
             self._runner.start(train_runner(params.agent), params, grid)
         return True
@@ -420,7 +422,8 @@ class AgentsPanel(ToolPanel):
                                              cast("DrlParameters", self._params), gid)
         elif self._task == "sweep":
             # the sweep returns its table's rows
-            record, entries = drl_table_record(project, list(cast("Iterable[Any]", result)), gid)
+            record, entries = drl_table_run_record(project, list(cast("Iterable[Any]", result)),
+                                                   cast("DrlTableParameters", self._params))
         else:
             record, entries = comarl_run_record(project, cast("ComarlRun", result),
                                                 cast("ComarlParameters", self._params))

@@ -7,7 +7,13 @@ from typing import Any
 
 from core.comarl.release import ComarlParameters, ComarlRun, comarl_release
 from core.gridworld import GridMap
-from core.gridworld.release import DrlParameters, DrlRun, drl_release
+from core.gridworld.release import (
+    DrlParameters,
+    DrlRun,
+    DrlTableParameters,
+    drl_release,
+    drl_table_release,
+)
 
 __all__ = ["train_task", "sweep_task", "team_task"]
 
@@ -17,14 +23,10 @@ def train_task(params: DrlParameters, grid: GridMap, *, progress: Any) -> DrlRun
     return drl_release(params, progress, grid=grid)
 
 
-def sweep_task(grid: GridMap, params: DrlParameters, *, progress: Any) -> Any:
-    """Compare ε (the tables, no defense and every ε of Tables 5.1/5.3) with ``params``'
-    training, GA generations and seed (0 in release mode)."""
-    from core.gridworld import AttackSetup, defense_sweep
-
-    return defense_sweep(grid, params.setup(),
-                         attack=AttackSetup(generations=params.generations),
-                         seed=0 if params.seed is None else params.seed, progress=progress)
+def sweep_task(params: DrlTableParameters, grid: GridMap, *, progress: Any) -> Any:
+    """Compare ε (no defense and every ε of Tables 5.1/5.3) on ``grid``, as ``params``
+    asks."""
+    return drl_table_release(params, progress, grid=grid)
 
 
 def team_task(params: ComarlParameters, *, progress: Any) -> ComarlRun:

@@ -7,7 +7,7 @@ from typing import Any
 
 from gui.modelprivacy.network_runner import networks_for, victim_kind
 
-__all__ = ["release", "table", "victims", "ATTACK_MODES", "ATTACK_PARAMETERS",
+__all__ = ["release", "compare", "ATTACK_MODES", "ATTACK_PARAMETERS",
            "POPULATION_MODELS"]
 
 #: The workspace's attack choices: the single-victim shadow study (recorded, as before),
@@ -58,17 +58,12 @@ def release(params: Any, mdp: Any, *, progress: Any) -> Any:
     return mia_release(params, tracked, data=data, network_kind=network_kind)
 
 
-def table(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.study import defense_table
+def compare(params: Any, mdp: Any, *, progress: Any) -> Any:
+    """:func:`core.modelprivacy.release.mia_compare_release` of ``params`` (Compare defenses
+    or Compare victims; on the project's MDP ``mdp`` as next-state records, when given),
+    with the study's network victim when it is one."""
+    from core.modelprivacy import mia_compare_release
 
-    return defense_table(_data(data_spec, mdp, seed), setup, seed=seed, progress=progress,
-                         networks=networks_for(setup.victim))
-
-
-def victims(data_spec: str, mdp: Any, setup: Any, seed: int | None, *, progress: Any) -> Any:
-    from core.modelprivacy.data import load_dataset
-    from core.modelprivacy.study import victim_table
-
-    net = networks_for(setup.victim)   # a chosen network joins the numpy victims
-    return victim_table(load_dataset(data_spec), setup, seed=seed, progress=progress,
-                        victims=("ffnn", "rnn") + ((setup.victim,) if net else ()), networks=net)
+    s = params.study
+    data = _data(s.data, mdp, s.seed) if mdp is not None else None
+    return mia_compare_release(params, progress, data=data, networks=networks_for(s.victim))

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from core.common import InputError
 from core.modelprivacy import RUN_KIND, TABLE_KIND
-from core.project import mia_run_record, mia_table_record
+from core.project import mia_compare_run_record, mia_run_record
 from gui.modelprivacy import jobs
 from gui.modelprivacy.attack_view import AttackResults
 from gui.modelprivacy.network_runner import add_network_victims
@@ -346,26 +346,25 @@ class ModelPrivacyPanel(ToolPanel):
         if self.is_running:
             return False
         self.clear_problem()
+        from core.modelprivacy import MiaCompareParameters
+
         try:
             spec, mdp = self._data_source()
             params = self.parameters(spec, task="study" if task == "attacks" else task)
-            if task == "victims" and (mdp is not None or params.defense == "dirichlet"):
-                raise InputError("the feed-forward and recurrent victims need a data set of "
-                                 "records (not MDP data) and a defense they support",
-                                 field="victim")
+            compared = (None if task in ("study", "attacks") else MiaCompareParameters(
+                params, "defenses" if task == "table" else "victims"))
         except InputError as exc:
             return self.refuse(f"{exc.field or 'input'}: {exc.problem}")
-        self._task, self._params = task, params
+        self._task, self._params = task, (params if compared is None else compared)
         self._request = {"data": spec}
         seed = params.seed
         self.message_logged.emit("INFO", f"model privacy: {task} on {spec}, {params.victim}, "
                                  f"{params.defense}, "
                                  + ("release mode" if seed is None else f"seed {seed}"))
-        if task in ("study", "attacks"):
+        if compared is None:
             self._runner.start(jobs.release, params, mdp)
         else:
-            fn = jobs.table if task == "table" else jobs.victims
-            self._runner.start(fn, spec, mdp, params.setup(), seed)
+            self._runner.start(jobs.compare, compared, mdp)
         return True
 
     def _update_running(self, running: bool) -> None:
@@ -387,9 +386,8 @@ class ModelPrivacyPanel(ToolPanel):
             return self.run_controls.set_status("done — shown, not recorded (releases nothing)")
         project = self._document.project
         if self._task in ("table", "victims"):
-            record, entries = mia_table_record(
-                project, list(result),  # type: ignore[call-overload]
-                compare="defenses" if self._task == "table" else "victims")
+            record, entries = mia_compare_run_record(
+                project, list(result), self._params)  # type: ignore[call-overload]
         else:
             record, entries = mia_run_record(project, result, self._params)
         if self.record(record, entries, self.run_controls):

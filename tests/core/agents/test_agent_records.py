@@ -6,17 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 from core.comarl.release import ComarlParameters, comarl_release
-from core.gridworld.attack import AttackSetup
-from core.gridworld.dpdrl import DrlSetup
-from core.gridworld.experiments import defense_sweep
 from core.gridworld.maps import GridEntry, random_map
-from core.gridworld.release import DrlParameters, drl_release
+from core.gridworld.release import (
+    DrlParameters,
+    DrlTableParameters,
+    drl_release,
+    drl_table_release,
+)
 from core.project.files import load_project, save_project
 from core.project.model import Project
 from core.project.recording import (
     comarl_run_record,
     drl_run_record,
-    drl_table_record,
+    drl_table_run_record,
     record_run,
 )
 from core.report.html import build_report, to_html
@@ -40,10 +42,14 @@ def test_runs_ledger_grids_and_report(tmp_path):
     assert rec.summary["recovered"] == run.attack.recovered.to_rows()
     (e,) = record_run(p, rec, es)
     assert e.unbounded and e.count == r.obfuscated_steps and e.dataset == "grid:grid-1"
-    rows = defense_sweep(m, DrlSetup(episodes=20), epsilons=(1.0,),
-                         attack=AttackSetup(population=6, generations=1), seed=1)
-    rec, es = drl_table_record(p, rows, "grid-1")
-    assert len(record_run(p, rec, es)) == 3 and all(x.source == rec.id for x in es)
+    table = DrlTableParameters(DrlParameters(episodes=20, generations=1, seed=1), "grid-1")
+    rec, es = drl_table_run_record(p, drl_table_release(table, grid=m), table)
+    # the params keys old projects hold, in their order: the first of to_dict
+    assert list(rec.params) == ["grid", "episodes", "rows", "seeded", "seed"]
+    assert rec.params == {k: table.to_dict()[k] for k in rec.params}
+    assert DrlTableParameters.from_dict(rec.params) == DrlTableParameters(
+        DrlParameters(episodes=20, seed=1), "grid-1")
+    assert len(record_run(p, rec, es)) == 6 and all(x.source == rec.id for x in es)
     team = ComarlParameters(agents=2, episodes=10, dp=True, seed=1)
     pe = comarl_release(team)
     rec, es = comarl_run_record(p, pe, team)

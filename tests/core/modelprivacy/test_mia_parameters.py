@@ -156,3 +156,14 @@ def test_the_command_line_and_the_window_run_the_one_entry_point():
     for src in (cli, panel):
         assert "mia_run_record(project, res" in src or "mia_run_record(project, result" in src
         assert "MiaParameters(" in src
+
+
+def test_the_study_fields_take_mia_setups_defaults():
+    import dataclasses
+
+    from core.modelprivacy.study import MiaSetup
+
+    setup = {f.name: f.default for f in dataclasses.fields(MiaSetup)}
+    study = {f.name: f.default for f in dataclasses.fields(MiaParameters) if f.name in setup}
+    assert len(study) == 16 and all(study[k] == setup[k] for k in study)
+    assert MiaParameters("wine").setup() == MiaSetup()
