@@ -37,6 +37,14 @@ from core.logistics.release import PlanParameters, PlanRelease, plan_release
 from core.project import plan_run_record
 from gui.logistics.jobs import APPROACH_TEXT, AUTO_BUDGET, TOOLTIPS, map_structure
 from gui.logistics.views import MapState, PlanWidgets
+from gui.shell.bindings import (
+    Binding,
+    combo_binding,
+    read_bindings,
+    set_tooltips,
+    show_bindings,
+    show_fields,
+)
 from gui.shell.ledger import OVER_BUDGET_TEXT
 from gui.shell.param_field import ParamField
 from gui.shell.run_controls import RunControls
@@ -54,6 +62,10 @@ __all__ = ["TaskPlanner"]
 
 #: why Run was refused without a map (cleared as soon as a map exists)
 NO_MAP_TEXT = "add a map first (fig41 or Generate world…)"
+SOLVER_TIP = ("Step 3's high-level solver on the center graph: Dijkstra (exact), or the "
+              "route-probability RL of thesis §4.5.3, whose learning curve is shown in the "
+              "results (tab RL learning curve). Post-processing: no privacy cost.")
+SEED_TIP = "Seed of the experiment: the same seed gives the same noise and the same route."
 
 class TaskPlanner:
     """The task picker, the planning run and its record (see the module docstring)."""
@@ -99,12 +111,9 @@ class TaskPlanner:
         self.stored_task_combo.activated.connect(self._on_stored_task_activated)
         tf.addRow("stored task", self.stored_task_combo)
         self.origin_combo = QComboBox(tbox)
-        self.origin_combo.setToolTip(TOOLTIPS["origin"])
         self.goal_agent_combo = QComboBox(tbox)
-        self.goal_agent_combo.setToolTip(TOOLTIPS["goal_agent"])
         self.goal_agent_combo.currentIndexChanged.connect(self._on_goal_agent_changed)
         self.goal_combo = QComboBox(tbox)
-        self.goal_combo.setToolTip(TOOLTIPS["goal"])
         tf.addRow("origin base", self.origin_combo)
         tf.addRow("goal agent", self.goal_agent_combo)
         tf.addRow("goal base", self.goal_combo)
@@ -113,20 +122,14 @@ class TaskPlanner:
             self.approach_combo.addItem(APPROACH_TEXT[a][0], a)
             self.approach_combo.setItemData(self.approach_combo.count() - 1,
                                             APPROACH_TEXT[a][1], Qt.ItemDataRole.ToolTipRole)
-        self.approach_combo.setToolTip("\n".join(f"{t}: {d}" for t, d in APPROACH_TEXT.values()))
         tf.addRow("approach", self.approach_combo)
         self.preset_combo = QComboBox(tbox)
         self.preset_combo.addItem("sound (recommended)", "sound")
         self.preset_combo.addItem("thesis (faithful, flawed)", "thesis")
-        self.preset_combo.setToolTip(TOOLTIPS["preset"])
         tf.addRow("preset", self.preset_combo)
         self.solver_combo = QComboBox(tbox)
         self.solver_combo.addItem("Dijkstra", "dijkstra")
         self.solver_combo.addItem("RL (§4.5.3)", "rl")
-        self.solver_combo.setToolTip(
-            "Step 3's high-level solver on the center graph: Dijkstra (exact), or the "
-            "route-probability RL of thesis §4.5.3, whose learning curve is shown in the "
-            "results (tab RL learning curve). Post-processing: no privacy cost.")
         tf.addRow("solver", self.solver_combo)
         # bound to PlannerParams.epsilon: its default and its check are the core's
         self.epsilon_field = ParamField(
@@ -140,7 +143,6 @@ class TaskPlanner:
         self.budget_spin.setRange(AUTO_BUDGET, 100000)
         self.budget_spin.setSpecialValueText("auto (N + 30)")
         self.budget_spin.setValue(AUTO_BUDGET)
-        self.budget_spin.setToolTip(TOOLTIPS["budget"])
         c_label = QLabel("budget C", tbox)
         c_label.setToolTip(TOOLTIPS["budget"])
         tf.addRow(c_label, self.budget_spin)
@@ -153,9 +155,9 @@ class TaskPlanner:
         self.seed_spin = QSpinBox(tbox)
         self.seed_spin.setRange(0, 2 ** 31 - 1)
         self.seed_spin.setValue(1)
-        self.seed_spin.setToolTip("Seed of the experiment: the same seed gives the same noise "
-                                  "and the same route.")
         tf.addRow("seed", self.seed_spin)
+        self._plan_fields, self._planner_fields = self._bindings()
+        set_tooltips((*self._plan_fields, *self._planner_fields))
         self.run_message = QLabel(tbox)
         self.run_message.setWordWrap(True)
         self.run_message.setStyleSheet(f"QLabel {{ color: {ERROR_COLOUR}; }}")
@@ -252,32 +254,78 @@ class TaskPlanner:
 
     def set_task(self, origin: str, goal_agent: str, goal: str | None = None) -> None:
         """Pick a task (origin base, goal agent, optional goal base)."""
-        self._state.syncing = True
-        self.origin_combo.setCurrentIndex(max(0, self.origin_combo.findData(origin)))
-        self.goal_agent_combo.setCurrentIndex(max(0, self.goal_agent_combo.findData(goal_agent)))
-        self._state.syncing = False
-        self._fill_goal_bases(goal)
+        show_bindings(self._plan_fields, {"origin": origin, "goal_agent": goal_agent,
+                                          "goal": goal})
         self.stored_task_combo.setCurrentIndex(0)
 
-    def set_plan_options(self, *, approach: str | None = None, preset: str | None = None,
-                         epsilon: Any = None, budget: int | None = None,
-                         seeded: bool | None = None, seed: int | None = None,
-                         solver: str | None = None) -> None:
-        """Set the run parameters (tests, the screenshot script)."""
-        if solver is not None:
-            self.solver_combo.setCurrentIndex(self.solver_combo.findData(solver))
-        if approach is not None:
-            self.approach_combo.setCurrentIndex(self.approach_combo.findData(approach))
-        if preset is not None:
-            self.preset_combo.setCurrentIndex(self.preset_combo.findData(preset))
-        if epsilon is not None:
-            self.epsilon_edit.setText(str(epsilon))
-        if budget is not None:
-            self.budget_spin.setValue(budget)
+    def set_plan_options(self, *, seeded: bool | None = None, **values: Any) -> None:
+        """Set the run parameters by the names of :meth:`_bindings` (``approach``,
+        ``preset``, ``epsilon``, ``budget``, ``seed``, ``solver``; None leaves a field as it
+        is; ``seeded`` False: release mode): tests, the screenshot script, a recorded run."""
+        show_bindings((*self._plan_fields, *self._planner_fields),
+                      {k: v for k, v in values.items() if v is not None})
         if seeded is not None:
             self.mode_combo.setCurrentIndex(0 if seeded else 1)
+
+    def show_parameters(self, params: PlanParameters) -> None:
+        """Show every field of ``params`` the task picker and the Run controls edit (an
+        unlimited budget as the budget box's largest value)."""
+        show_fields(self._plan_fields, params)
+        show_fields(self._planner_fields, params.planner)
+        self.stored_task_combo.setCurrentIndex(0)
+
+    def _bindings(self) -> tuple[tuple[Binding, ...], tuple[Binding, ...]]:
+        """The fields of :class:`PlanParameters` and of its :class:`PlannerParams` that the
+        widgets edit: (name, read, show, widget, tooltip[, field]) — the one place a widget
+        meets its field. The checks are the core's; ``set_plan_options`` takes the names."""
+        approach_tip = "\n".join(f"{t}: {d}" for t, d in APPROACH_TEXT.values())
+        plan = (
+            Binding("origin", self.origin_combo.currentData,
+                    lambda v: self._pick(self.origin_combo, v), self.origin_combo,
+                    TOOLTIPS["origin"]),
+            Binding("goal_agent", self.goal_agent_combo.currentData,
+                    lambda v: self._pick(self.goal_agent_combo, v), self.goal_agent_combo,
+                    TOOLTIPS["goal_agent"]),
+            Binding("goal", self.goal_combo.currentData, self._fill_goal_bases,
+                    self.goal_combo, TOOLTIPS["goal"]),
+            combo_binding("approach", self.approach_combo, approach_tip),
+            Binding("seed", self._seed, self._show_seed, self.seed_spin, SEED_TIP))
+        planner = (
+            combo_binding("preset", self.preset_combo, TOOLTIPS["preset"]),
+            Binding("epsilon", self._epsilon, lambda v: self.epsilon_edit.setText(str(v)),
+                    self.epsilon_edit, TOOLTIPS["epsilon"]),
+            Binding("budget", self._budget, self._show_budget, self.budget_spin,
+                    TOOLTIPS["budget"], key="comm_budget"),
+            combo_binding("solver", self.solver_combo, SOLVER_TIP, key="high_level_solver"))
+        return plan, planner
+
+    def _pick(self, combo: QComboBox, value: Any) -> None:
+        """Select a task's name (the first item if it is not there), quietly."""
+        self._state.syncing = True
+        combo.setCurrentIndex(max(0, combo.findData(value)))
+        self._state.syncing = False
+
+    def _seed(self) -> int | None:
+        return self.seed_spin.value() if self.mode_combo.currentData() == "experiment" else None
+
+    def _show_seed(self, seed: int | None) -> None:
+        self.mode_combo.setCurrentIndex(0 if seed is not None else 1)
         if seed is not None:
-            self.seed_spin.setValue(seed)
+            self.seed_spin.setValue(int(seed))
+
+    def _epsilon(self) -> Any:
+        try:
+            return self.epsilon_field.value()
+        except ValueError as exc:
+            raise InputError(f"ε {exc}", field="epsilon") from None
+
+    def _budget(self) -> float | None:
+        budget = self.budget_spin.value()
+        return None if budget == AUTO_BUDGET else float(budget)
+
+    def _show_budget(self, budget: float | None) -> None:
+        self.budget_spin.setValue(AUTO_BUDGET if budget is None
+                                  else int(min(budget, self.budget_spin.maximum())))
 
     def _on_mode_changed(self, *args: object) -> None:
         self.seed_spin.setEnabled(self.mode_combo.currentData() == "experiment")
@@ -328,22 +376,12 @@ class TaskPlanner:
         return "" if self.run_message.isHidden() else self.run_message.text()
 
     def _params(self) -> PlanParameters:
-        """The run's parameters from the widgets (an InputError naming a field if one is
-        refused: the core's check, made once)."""
-        try:
-            eps = self.epsilon_field.value()
-        except ValueError as exc:
-            raise InputError(f"ε {exc}", field="epsilon") from None
-        budget = self.budget_spin.value()
-        return PlanParameters(
-            self.origin_combo.currentData(), self.goal_agent_combo.currentData(),
-            self.goal_combo.currentData(), approach=self.approach_combo.currentData(),
-            seed=self.seed_spin.value() if self.mode_combo.currentData() == "experiment"
-            else None,
-            planner=PlannerParams.preset_params(
-                self.preset_combo.currentData(), epsilon=eps,
-                comm_budget=None if budget == AUTO_BUDGET else float(budget),
-                high_level_solver=self.solver_combo.currentData()))
+        """The run's parameters from the widgets, read through :meth:`_bindings` (an
+        InputError naming a field if one is refused: the core's check, made once)."""
+        planner = read_bindings(self._planner_fields)
+        preset = planner.pop("preset")
+        return PlanParameters(**read_bindings(self._plan_fields),
+                              planner=PlannerParams.preset_params(preset, **planner))
 
     def run_plan(self) -> bool:
         """Plan the picked task in the worker; False (with an inline reason) if refused."""

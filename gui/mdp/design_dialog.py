@@ -34,6 +34,14 @@ from PySide6.QtWidgets import (
 from core.common import InputError
 from core.mdp import DesignParameters, DesignResult, design_release, eta_label
 from core.project import design_run_record
+from gui.shell.bindings import (
+    Binding,
+    combo_binding,
+    read_bindings,
+    set_tooltips,
+    show_bindings,
+    show_fields,
+)
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
 from gui.shell.plots import add_legend, make_plot
@@ -44,6 +52,9 @@ from gui.shell.workers import TaskRunner
 __all__ = ["DesignDialog", "COLUMNS"]
 
 COLUMNS = ("η (declared)", "k", "ε at δ", "cost bound")
+#: the form's labels, one per binding of :meth:`DesignDialog._bindings`
+LABELS = ("target ε", "target δ", "b (row radius)", "neighbours", "β (bound)", "selection",
+          "selection ε")
 TIPS = {
     "epsilon": "The ε the release must meet (under the chosen neighbours, at δ): smaller is "
                "more private and forces more noise (smaller k) or more mixing (larger η).",
@@ -91,21 +102,17 @@ class DesignDialog(QDialog):
         self.selection_eps_spin.setEnabled(False)
         self.selection_combo.currentIndexChanged.connect(
             lambda: self.selection_eps_spin.setEnabled(self._selection() == "exponential"))
+        self.bindings = self._bindings()
+        set_tooltips(self.bindings)
         if panel is not None:  # start from the workspace's accounting parameters
-            self.b_spin.setValue(float(panel.b_spin.value()))
-            self.delta_spin.setValue(float(panel.delta_spin.value()))
-            self.beta_spin.setValue(float(panel.beta_spin.value()))
-            self.adjacency_combo.setCurrentIndex(
-                self.adjacency_combo.findData(panel.adjacency_combo.currentData()))
+            show_bindings(self.bindings, {
+                "b": float(panel.b_spin.value()), "delta": float(panel.delta_spin.value()),
+                "beta": float(panel.beta_spin.value()),
+                "adjacency": panel.adjacency_combo.currentData()})
         form = QFormLayout()
-        for label, w, key in (("target ε", self.epsilon_spin, "epsilon"),
-                              ("target δ", self.delta_spin, "delta"),
-                              ("b (row radius)", self.b_spin, "b"),
-                              ("neighbours", self.adjacency_combo, "adjacency"),
-                              ("β (bound)", self.beta_spin, "beta"),
-                              ("selection", self.selection_combo, "selection"),
-                              ("selection ε", self.selection_eps_spin, "selection")):
-            w.setToolTip(TIPS[key])
+        for label, binding in zip(LABELS, self.bindings, strict=True):
+            w = binding.widget
+            assert w is not None
             if isinstance(w, SciSpinBox):  # a refused value says so under its box
                 w.name = label.split(" (")[0]
                 form.addRow(label, w.with_note())
@@ -166,21 +173,52 @@ class DesignDialog(QDialog):
     def _selection(self) -> str:
         return str(self.selection_combo.currentData())
 
+    def _bindings(self) -> tuple[Binding, ...]:
+        """Each :class:`DesignParameters` field the dialog edits, in the form's order (see
+        :data:`LABELS`): the one place a widget meets its field; the checks are the core's.
+        The seed is not edited here: an exponential selection draws with the workspace's."""
+        def spin(name: str, box: SciSpinBox, tip: str) -> Binding:
+            return Binding(name, lambda: float(box.value()), lambda v: box.setValue(float(v)),
+                           box, TIPS[tip])
+
+        return (spin("epsilon", self.epsilon_spin, "epsilon"),
+                spin("delta", self.delta_spin, "delta"), spin("b", self.b_spin, "b"),
+                combo_binding("adjacency", self.adjacency_combo, TIPS["adjacency"]),
+                spin("beta", self.beta_spin, "beta"),
+                combo_binding("selection", self.selection_combo, TIPS["selection"]),
+                Binding("selection_epsilon", self._selection_epsilon,
+                        self._show_selection_epsilon, self.selection_eps_spin,
+                        TIPS["selection"]))
+
+    def _selection_epsilon(self) -> float | None:
+        """The selection's own ε (None for a public selection, which spends none)."""
+        exp = self._selection() == "exponential"
+        return float(self.selection_eps_spin.value()) if exp else None
+
+    def _show_selection_epsilon(self, value: float | None) -> None:
+        if value is not None:
+            self.selection_eps_spin.setValue(float(value))
+
+    def parameters(self) -> DesignParameters:
+        """The design asked by the widgets (read through :meth:`_bindings`) and the
+        workspace's seed for an exponential selection; InputError naming a refused field."""
+        seeded = self._panel is not None and self._panel.seeded_check.isChecked()
+        seed = int(self._panel.seed_spin.value()) if seeded else None
+        values = read_bindings(self.bindings)
+        return DesignParameters(**values, seed=seed if values["selection"] == "exponential"
+                                else None)
+
+    def show_parameters(self, params: DesignParameters) -> None:
+        """Show every field of ``params`` the dialog edits."""
+        show_fields(self.bindings, params)
+
     def run(self) -> bool:
         """Start the designer in the worker."""
         if self.runner.is_running:
             return False
         mdp = self._document.mdp_entry(self._mdp_id).mdp
-        seeded = self._panel is not None and self._panel.seeded_check.isChecked()
-        seed = int(self._panel.seed_spin.value()) if seeded else None
-        exp = self._selection() == "exponential"
         try:  # the core checks every value (and names the field)
-            params = DesignParameters(
-                epsilon=float(self.epsilon_spin.value()), delta=float(self.delta_spin.value()),
-                b=float(self.b_spin.value()), adjacency=str(self.adjacency_combo.currentData()),
-                beta=float(self.beta_spin.value()), selection=self._selection(),
-                selection_epsilon=float(self.selection_eps_spin.value()) if exp else None,
-                seed=seed if exp else None)
+            params = self.parameters()
         except InputError as exc:
             self._on_failed(exc)
             return False

@@ -432,30 +432,9 @@ class SharingPanel(ToolPanel):
 
     def set_parameters(self, **values: Any) -> None:
         """Set fields by name (``env``, ``k0``, ``coef``, …, ``seeds``, ``iterations``,
-        ``seed``, ``students``): for tests, previews and screenshots."""
-        for key, value in values.items():
-            if key == "env":
-                i = self.env_combo.findData(value)
-                if i < 0:
-                    raise ValueError(f"no environment {value!r}")
-                self.env_combo.setCurrentIndex(i)
-            elif key in self.fields:
-                self.fields[key].setValue(float(value))
-            elif key == "seeds":
-                self.seeds_spin.setValue(int(value))
-            elif key == "iterations":
-                self.iter_spin.setValue(int(value))
-            elif key == "seed":
-                self.mode_combo.setCurrentIndex(0 if value is not None else 1)
-                if value is not None:
-                    self.seed_spin.setValue(int(value))
-            elif key == "students":
-                for kind, c in self.student_checks.items():
-                    c.setChecked(kind in value)
-            elif key in self.protocol.keys():
-                self.protocol.set_value(key, value)
-            else:
-                raise ValueError(f"unknown parameter {key!r}")
+        ``seed``, ``students``; the names of :meth:`SetupFields.bindings`): for tests,
+        previews and screenshots."""
+        self.inputs.show(**values)
 
     def _environment(self) -> Any:
         key = self.env_combo.currentData()
@@ -518,8 +497,10 @@ class SharingPanel(ToolPanel):
             show_field_error(w, "", TOOLTIPS[key])
 
     def _show_error(self, exc: InputError) -> None:
-        field = {"lambda": "lam", "budget": "budget_e"}.get(exc.field or "", exc.field or "")
-        if field in self.fields:
+        # the first number field bound to the refused key (budget: E)
+        field = next((b.name for b in self.inputs.bindings()
+                      if b.field == exc.field and b.name in self.fields), "")
+        if field:
             show_field_error(self.fields[field], str(exc.problem), TOOLTIPS[field])
         self._say(str(exc))
 

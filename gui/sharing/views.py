@@ -6,10 +6,12 @@ panel — the parts never see the panel.
 
 * :class:`PlotWidgets` — the plots, labels and ledger table a study is drawn into (for
   :class:`gui.sharing.drawing.SharingPlots`).
-* :class:`SetupFields` — the set-up as typed, read under the keys of a run record's
-  ``params`` (:data:`SPIN_KEYS` pairs each number field with its key), from which the core
-  builds the :class:`core.sharing.SharingParameters` of Run and the
-  :class:`core.sharing.SharingSetup` that :class:`gui.sharing.drawing.LivePreview` reads.
+* :class:`SetupFields` — the set-up as typed, bound to the keys of a run record's
+  ``params`` in one table (:meth:`SetupFields.bindings`; :data:`SPIN_KEYS` pairs each number
+  field with its key), from which the core builds the
+  :class:`core.sharing.SharingParameters` of Run and the :class:`core.sharing.SharingSetup`
+  that :class:`gui.sharing.drawing.LivePreview` reads, and into which a
+  :class:`~core.sharing.SharingParameters` is shown.
 * :class:`RecordOutlet` — where recording a study asks and says things (for
   :func:`gui.sharing.drawing.record_study`).
 """
@@ -25,6 +27,14 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSpinBox, QTableWidg
 
 from core.sharing import SharingParameters, SharingSetup, sharing_setup_of
 from gui.sharing.protocol import ProtocolBox
+from gui.shell.bindings import (
+    Binding,
+    choose,
+    combo_binding,
+    read_bindings,
+    show_bindings,
+    show_fields,
+)
 from gui.shell.widgets import SciSpinBox
 
 __all__ = ["PlotWidgets", "SetupFields", "RecordOutlet", "SPIN_KEYS"]
@@ -76,25 +86,77 @@ class SetupFields:
         return (int(self.seed_spin.value()) if self.mode_combo.currentData() == "experiment"
                 else None)
 
+    def bindings(self) -> tuple[Binding, ...]:
+        """Each field of the set-up, by the name :meth:`show` takes (a number field's key in
+        :attr:`fields`), bound to the key of a run record's ``params`` it edits: the one
+        place a widget meets its key (read, shown). ``budget`` is [E, D], typed in
+        ``budget_e`` and ``budget_d``; a fixed τ replaces the target δ (None)."""
+        def spin(name: str, key: str, convert: Any = float) -> Binding:
+            box = self.fields[name]
+            return Binding(name, lambda: convert(box.value()),
+                           lambda v: box.setValue(convert(v)), box, key=key)
+
+        def number(name: str, box: Any, convert: Any) -> Binding:
+            return Binding(name, lambda: convert(box.value()),
+                           lambda v: box.setValue(convert(v)), box)
+
+        def step(key: str) -> Binding:  # one choice of the protocol box
+            return Binding(key, lambda: self.protocol.values()[key],
+                           lambda v: self.protocol.set_value(key, v))
+
+        return (
+            Binding("env", self.env_combo.currentData,
+                    lambda v: choose(self.env_combo, v, "environment"), self.env_combo),
+            *(spin(name, key) for name, key in SPIN_KEYS.items()),
+            Binding("delta", lambda: None if self.tau_check.isChecked()
+                    else float(self.fields["delta"].value()),
+                    lambda v: self._show_fixed(v, "delta"), self.fields["delta"]),
+            Binding("tau", lambda: float(self.fields["tau"].value())
+                    if self.tau_check.isChecked() else None,
+                    lambda v: self._show_fixed(v, "tau"), self.fields["tau"]),
+            combo_binding("bound", self.bound_combo),
+            spin("budget_e", "budget"), spin("budget_d", "budget"),
+            number("iterations", self.iter_spin, int),
+            combo_binding("rollout", self.rollout_combo),
+            *(step(key) for key in self.protocol.keys()),
+            combo_binding("teacher", self.teacher_combo),
+            number("temperature", self.temperature_spin, float),
+            Binding("students", lambda: [k for k, c in self.student_checks.items()
+                                         if c.isChecked()], self._show_students),
+            number("seeds", self.seeds_spin, int),
+            Binding("seed", self.seed, self._show_seed, self.seed_spin))
+
+    def _show_fixed(self, value: float | None, name: str) -> None:
+        """Show a target δ (``delta``) or a fixed τ (``tau``); None: the other one holds."""
+        self.tau_check.setChecked((value is None) == (name == "delta"))
+        if value is not None:
+            self.fields[name].setValue(float(value))
+
+    def _show_students(self, students: Any) -> None:
+        for kind, check in self.student_checks.items():
+            check.setChecked(kind in students)
+
+    def _show_seed(self, seed: int | None) -> None:
+        """A seed: a seeded experiment with it; None: release mode."""
+        self.mode_combo.setCurrentIndex(0 if seed is not None else 1)
+        if seed is not None:
+            self.seed_spin.setValue(int(seed))
+
     def values(self) -> dict[str, Any]:
-        """The fields as typed, under the keys of a run record's ``params`` (no ``env``)."""
-        v: dict[str, Any] = {key: float(self.fields[name].value())
-                             for name, key in SPIN_KEYS.items()}
-        fixed_tau = self.tau_check.isChecked()
-        v["tau"] = float(self.fields["tau"].value()) if fixed_tau else None
-        v["delta"] = None if fixed_tau else float(self.fields["delta"].value())
-        v["bound"] = str(self.bound_combo.currentData())
-        v["budget"] = [float(self.fields["budget_e"].value()),
-                       float(self.fields["budget_d"].value())]
-        v["iterations"] = int(self.iter_spin.value())
-        v["rollout"] = str(self.rollout_combo.currentData())
-        v.update(self.protocol.values())
-        v["teacher"] = str(self.teacher_combo.currentData())
-        v["temperature"] = float(self.temperature_spin.value())
-        v["students"] = [k for k, c in self.student_checks.items() if c.isChecked()]
-        v["seeds"] = int(self.seeds_spin.value())
-        v["seed"] = self.seed()
-        return v
+        """The fields as typed, under the keys of a run record's ``params`` (``env`` is the
+        environment picked, None when there is none)."""
+        return read_bindings(self.bindings())
+
+    def show(self, **values: Any) -> None:
+        """Set fields by the names of :meth:`bindings` (``env``, ``k0``, …, ``lam``,
+        ``budget_e``, ``seed`` None for release mode, ``students``, the protocol's keys):
+        an unknown name or a value a widget cannot hold raises ValueError."""
+        show_bindings(self.bindings(), values)
+
+    def show_parameters(self, params: SharingParameters) -> None:
+        """Show every field of ``params`` (a softmax:T teacher or a ``run:ID`` teacher not
+        in the list raises ValueError)."""
+        show_fields(self.bindings(), params.to_dict())
 
     def setup(self) -> SharingSetup:
         """The mechanism, students and budget as typed (not checked: the live panels)."""
