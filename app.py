@@ -43,9 +43,11 @@ def help_text() -> str:
 
 if __name__ == "__main__":
     # A frozen (PyInstaller) app starts its worker processes by running itself: this lets
-    # such a child run its task and exit instead of opening a second window (a no-op
-    # when not frozen).
-    import multiprocessing
+    # such a child run its task and exit instead of opening a second window. Not frozen,
+    # freeze_support does nothing, and importing multiprocessing would cost every command
+    # about a tenth of numpy's import.
+    if getattr(sys, "frozen", False):
+        import multiprocessing
 
-    multiprocessing.freeze_support()
+        multiprocessing.freeze_support()
     sys.exit(main())

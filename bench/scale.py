@@ -103,7 +103,7 @@ def startup_goals() -> list[Goal]:
                 ("synthesise four_startups", ["synthesise", FOUR], 2.0),
                 ("privatize four_startups", ["privatize", FOUR, "--k", "100", "--seed", "1",
                                              "-o", out], 2.0),
-                ("bounds four_startups", ["bounds", FOUR, "--k", "100", "--seed", "1"], 2.0),
+                ("bounds four_startups", ["bounds", FOUR, "--k", "100"], 2.0),
                 ("design four_startups", ["design", FOUR, "--epsilon", "1", "--delta",
                                           "1e-3"], 2.0)):
             t = child_cpu([py, "app.py", *args], tmp)

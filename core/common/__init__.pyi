@@ -22,6 +22,10 @@ from .errors import (
     WriteFailure as WriteFailure,
     plain_values as plain_values,
 )
+from .jit import (
+    NUMBA as NUMBA,
+    compile_loops as compile_loops,
+)
 from .jsonable import (
     UNBOUNDED as UNBOUNDED,
     UNDEFINED as UNDEFINED,

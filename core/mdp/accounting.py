@@ -77,7 +77,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -588,6 +587,8 @@ def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _exact_sum(values: Sequence[float], counts: Sequence[int]) -> float:
     """Σ count·value correctly rounded: the same float as ``math.fsum`` of every row's value
     (both are the exact sum rounded once)."""
+    from fractions import Fraction  # (imported here: with decimal, 5 % of numpy's import)
+
     return float(sum((Fraction(v) * int(c) for v, c in zip(values, counts)), Fraction(0)))
 
 

@@ -1,11 +1,20 @@
-"""Compiled per-row kernels of the robust Bellman steps (numba), one pass over the entries.
+"""Per-row kernels of the robust Bellman steps, one pass over the entries: plain loops,
+compiled by numba for large models.
 
 :mod:`core.mdp.robust_sparse` computes the same values with numpy: a dozen whole-array
 passes per stage, each with its temporaries. That costs ~50 ms per stage on 10⁶ entries;
-these loops visit every entry of the policy's rows once (~5 ms), which is what the
-benchmarks need (``bench/scale.py``: within 2× of the floor; ``bench/storm.py``: against
+these loops, compiled, visit every entry of the policy's rows once (~5 ms), which is what
+the benchmarks need (``bench/scale.py``: within 2× of the floor; ``bench/storm.py``: against
 Storm's compiled interval value iteration). The numpy version stays as the reference the
-tests compare with, and is used when numba is missing or ``PRIVPLAN_NO_NUMBA`` is set.
+tests compare with, and is used when numba is missing or ``PRIVPLAN_NO_NUMBA`` is set
+(:data:`AVAILABLE` is false).
+
+The loops are plain Python functions; a model of fewer than :data:`COMPILE_FROM` entries
+runs them as they are (a few microseconds an entry), a larger one runs their numba
+compilation (:func:`core.common.jit.compile_loops`, loaded on the first large model: numba's
+import is about twice numpy's, more than a command on a small model spends in the loops).
+They use only ``+ - * /``, comparisons and integer conversions, in the same order either
+way, so both give the same bits (tested on random models with ``==``).
 
 Both kernels work on the rows ``s·A + actions[s]`` of a model's CSR arrays:
 
@@ -19,53 +28,29 @@ Both kernels work on the rows ``s·A + actions[s]`` of a model's CSR arrays:
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "phat_extremes", "phat_extremes_many", "interval_extremes"]
+from core.common.jit import NUMBA, compile_loops
 
-_prefetch: Any  # arr, i -> None: ask for arr[i] to be brought into the cache
+__all__ = ["AVAILABLE", "COMPILE_FROM", "phat_extremes", "phat_extremes_many",
+           "interval_extremes"]
 
-try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
-    if os.environ.get("PRIVPLAN_NO_NUMBA"):
-        raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
-    from llvmlite import ir
-    from numba import njit, types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-    AVAILABLE = True
+#: Whether the kernels are used by the robust bounds (numba is installed and not disabled
+#: by ``PRIVPLAN_NO_NUMBA``); found without importing numba.
+AVAILABLE: bool = NUMBA
+#: Entries (of the model, times the problems of :func:`phat_extremes_many`) from which the
+#: compiled loops are used: below, the plain loops take less time than loading numba (at
+#: 6–12 µs a visited entry in plain Python on a busy 2-core machine, a policy's rows of a
+#: 4,096-entry model over ten stages take at most 0.1–0.5 s; importing numba and loading
+#: the cached kernels took 1.4 s there).
+COMPILE_FROM = 4096
 
-    def _prefetch_typing(typingctx: Any, arr: Any, i: Any) -> Any:
-        """Ask the processor to bring ``arr[i]`` (a 1-d array) into its cache; no effect on
-        any value (LLVM's prefetch: a read, kept in every cache level)."""
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            ary = context.make_array(signature.args[0])(context, builder, args[0])
-            ptr = builder.gep(ary.data, [args[1]])
-            i8p = ir.IntType(8).as_pointer()
-            i32 = ir.IntType(32)
-            fn = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                "llvm.prefetch.p0i8")
-            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
-                              ir.Constant(i32, 3), ir.Constant(i32, 1)])
-            return context.get_dummy_value()
-        return types.void(arr, types.intp), codegen
 
-    _prefetch = intrinsic(_prefetch_typing)
-except ImportError:  # pragma: no cover
-    AVAILABLE = False
-
-    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
-        def wrap(fn: Any) -> Any:
-            return fn
-        return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
-
-    def _no_prefetch(arr: Any, i: Any) -> None:
-        """(Without numba: nothing to do.)"""
-
-    _prefetch = _no_prefetch
+def _prefetch(arr: np.ndarray, i: "int | np.integer[Any]") -> None:
+    """Ask for ``arr[i]`` to be brought into the cache: nothing to do in plain Python; the
+    compiled loops use LLVM's prefetch instead (:func:`_compiled`)."""
 
 
 #: States per chunk of the kernels (each chunk sizes its scratch buffers once).
@@ -76,9 +61,8 @@ _CHUNK = 4096
 _AHEAD = 2
 
 
-@njit(cache=True, nogil=True, inline="always")
 def _position(a: float, rest: float, D: float, lower: int, upper: int,
-              width: int) -> int:  # pragma: no cover
+              width: int) -> int:
     # the position q of the order where the fill at min(alpha, 1) per position stops
     if a > 0.0:
         x = (rest - D) / a  # >= 0: D <= rest for the entries taken whole
@@ -94,9 +78,8 @@ def _position(a: float, rest: float, D: float, lower: int, upper: int,
     return q
 
 
-@njit(cache=True, nogil=True, inline="always")
 def _tail(a: float, rest: float, D: float, Dv: float, q: int, vs: np.ndarray, cs: np.ndarray,
-          width: int) -> float:  # pragma: no cover
+          width: int) -> float:
     # the fill's value: a on each of the first q positions, the partial rest at q
     partial = rest - (a * q + D)
     if partial < 0.0:
@@ -106,9 +89,8 @@ def _tail(a: float, rest: float, D: float, Dv: float, q: int, vs: np.ndarray, cs
     return value
 
 
-@njit(cache=True, nogil=True, inline="always")
 def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
-          vs: np.ndarray, cs: np.ndarray, width: int, S: int) -> float:  # pragma: no cover
+          vs: np.ndarray, cs: np.ndarray, width: int, S: int) -> float:
     # insertion sort of the row's top entries by rank
     for i in range(1, nb):
         rk = ranks[i]
@@ -139,13 +121,12 @@ def _fill(ranks: np.ndarray, caps: np.ndarray, nb: int, a: float, rest: float,
     return _tail(a, rest, D, Dv, q, vs, cs, width)
 
 
-@njit(cache=True, nogil=True)
 def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
           actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray,
           lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray, hi_rank: np.ndarray,
           hi_vs: np.ndarray, hi_cs: np.ndarray, width: int, beta: float, vmin: float,
           vmax: float, flags: np.ndarray, t_lo: float, t_hi: float, out_lo: np.ndarray,
-          out_hi: np.ndarray) -> None:  # pragma: no cover
+          out_hi: np.ndarray) -> None:
     # vv[s] = (v_lo[s], v_hi[s]), 16 bytes per state, so that an entry costs one random
     # memory read (one cache line); flags[s] (one byte: the array stays in the core's own
     # cache): 1 if s is among the first positions of the ascending order of v_lo, + 2 if of
@@ -225,13 +206,12 @@ def _phat(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: 
             out_hi[s] = (1.0 - beta) * hi + beta * vmax
 
 
-@njit(cache=True, nogil=True)
 def _phat_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_actions: int,
                actions: np.ndarray, alpha: np.ndarray, vv: np.ndarray, flags: np.ndarray,
                lo_rank: np.ndarray, lo_vs: np.ndarray, lo_cs: np.ndarray,
                hi_rank: np.ndarray, hi_vs: np.ndarray, hi_cs: np.ndarray,
                widths: np.ndarray, beta: float, vmin: np.ndarray, vmax: np.ndarray,
-               out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
+               out_lo: np.ndarray, out_hi: np.ndarray) -> None:
     # _phat for J <= 4 problems on the same rows (radii alpha[j], values vv[:, j]; bits
     # 2j and 2j + 1 of flags[s] are problem j's flags): a state's 2·J values lie side by
     # side (one aligned cache line for J = 4), so a model too large for the cache pays one
@@ -301,7 +281,6 @@ def _phat_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, n_acti
                 out_hi[j, s] = (1.0 - beta) * hi + beta * vmax[j]
 
 
-@njit(cache=True, nogil=True, inline="always")
 def _greedy(keys: np.ndarray, caps: np.ndarray, n: int, rest: float) -> float:
     """Σ of the greedy fill of ``rest`` along ascending ``keys`` (sorted here, in place)."""
     for i in range(1, n):
@@ -324,10 +303,9 @@ def _greedy(keys: np.ndarray, caps: np.ndarray, n: int, rest: float) -> float:
     return total
 
 
-@njit(cache=True, nogil=True)
 def _interval(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               n_actions: int, actions: np.ndarray, vv: np.ndarray,
-              out_lo: np.ndarray, out_hi: np.ndarray) -> None:  # pragma: no cover
+              out_lo: np.ndarray, out_hi: np.ndarray) -> None:
     S = vv.shape[0]
     n_chunks = (S + _CHUNK - 1) // _CHUNK
     for ch in range(n_chunks):
@@ -367,6 +345,51 @@ def _interval(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray, upper:
                 rest = 0.0
             out_lo[s] = b_lo + _greedy(k_lo, c_lo, n, rest)
             out_hi[s] = -(b_hi + _greedy(k_hi, c_hi, n, rest))
+
+
+_INLINE = {"cache": True, "nogil": True, "inline": "always"}
+_KERNEL = {"cache": True, "nogil": True}
+_COMPILED: dict[str, Any] = {}
+
+
+def _prefetch_intrinsic() -> Any:
+    """LLVM's prefetch as a numba intrinsic ``(arr, i) -> None``: asks the processor to
+    bring ``arr[i]`` (a 1-d array) into its cache (a read, kept in every cache level); no
+    effect on any value."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    def typing(typingctx: Any, arr: Any, i: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            ary = context.make_array(signature.args[0])(context, builder, args[0])
+            ptr = builder.gep(ary.data, [args[1]])
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0i8")
+            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                              ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+        return types.void(arr, types.intp), codegen
+
+    return intrinsic(typing)
+
+
+def _loops(entries: int) -> dict[str, Any]:
+    """The loops to run on ``entries`` entries: this module's plain functions below
+    :data:`COMPILE_FROM`, their numba compilation from there (compiled, or loaded from
+    numba's cache, the first time)."""
+    if entries < COMPILE_FROM or not AVAILABLE:
+        return globals()
+    if not _COMPILED:
+        _COMPILED.update(compile_loops(
+            [(_position, _INLINE), (_tail, _INLINE), (_fill, _INLINE), (_greedy, _INLINE),
+             (_phat, _KERNEL), (_phat_many, _KERNEL), (_interval, _KERNEL)],
+            replace={"_prefetch": _prefetch_intrinsic()}))
+    return _COMPILED
 
 
 def _order(v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -434,9 +457,10 @@ def phat_extremes(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     al = np.ascontiguousarray(np.atleast_1d(np.asarray(alpha, dtype=np.float64)))
     t_lo = float(lo_vs[width - 1]) if width > 0 else math.inf  # (see _phat)
     t_hi = float(hi_vs[width - 1]) if width > 0 else math.inf
-    _phat(indptr, indices, data, int(n_actions), np.ascontiguousarray(actions, dtype=np.int64),
-          al, vv, lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs, width, float(beta),
-          float(v_lo.min()), float(v_hi.max()), flags, t_lo, t_hi, out_lo, out_hi)
+    _loops(data.size)["_phat"](
+        indptr, indices, data, int(n_actions), np.ascontiguousarray(actions, dtype=np.int64),
+        al, vv, lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs, width, float(beta),
+        float(v_lo.min()), float(v_hi.max()), flags, t_lo, t_hi, out_lo, out_hi)
     return out_lo, out_hi
 
 
@@ -468,6 +492,7 @@ def phat_extremes_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray
     """
     J, S = v_lo.shape
     acts = np.ascontiguousarray(actions, dtype=np.int64)
+    phat_many = _loops(data.size * J)["_phat_many"]
     for g0 in range(0, J, _GROUP):
         g = range(g0, min(J, g0 + _GROUP))
         ws = [int(min(widths[j], S)) for j in g]
@@ -486,7 +511,7 @@ def phat_extremes_many(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray
             vv[:, i, 1] = v_hi[j]
             flags[lo_rank[i] < w] |= np.uint8(1 << (2 * i))
             flags[hi_rank[i] < w] |= np.uint8(2 << (2 * i))
-        _phat_many(indptr, indices, data, int(n_actions), acts,
+        phat_many(indptr, indices, data, int(n_actions), acts,
                    np.ascontiguousarray(alpha[g0:g0 + n], dtype=np.float64), vv, flags,
                    lo_rank, lo_vs, lo_cs, hi_rank, hi_vs, hi_cs,
                    np.asarray(ws, dtype=np.int64), float(beta), v_lo[g0:g0 + n].min(axis=1),
@@ -535,7 +560,8 @@ def interval_extremes(indptr: np.ndarray, indices: np.ndarray, lower: np.ndarray
     vv = np.empty((S, 2))
     vv[:, 0] = v_lo
     vv[:, 1] = v_hi
-    _interval(indptr, indices, np.ascontiguousarray(lower, dtype=np.float64),
-              np.ascontiguousarray(upper, dtype=np.float64), int(n_actions),
-              np.ascontiguousarray(actions, dtype=np.int64), vv, out_lo, out_hi)
+    _loops(lower.size)["_interval"](
+        indptr, indices, np.ascontiguousarray(lower, dtype=np.float64),
+        np.ascontiguousarray(upper, dtype=np.float64), int(n_actions),
+        np.ascontiguousarray(actions, dtype=np.int64), vv, out_lo, out_hi)
     return out_lo, out_hi

@@ -63,6 +63,7 @@ from .dirichlet_accounting import (
 )
 from .dirichlet_kernels import (
     AVAILABLE as AVAILABLE,
+    COMPILE_FROM as COMPILE_FROM,
     gamma_shapes as gamma_shapes,
 )
 from .dirichlet_profile import (

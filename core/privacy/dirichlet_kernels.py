@@ -4,36 +4,32 @@ shapes of a block of entries in one pass.
 The numpy version makes the shapes with up to five whole-block passes (the centres
 ``p·scale + shift``, times k, the minimum, the positions below 1, one added there); this
 loop does the same operations on each entry in the same order (so the same bits) while the
-entry is in a register. Imported only when a large (sparse) model is privatised, so that
-numba is not loaded by the commands that do not need it.
+entry is in a register. It is compiled (:func:`core.common.jit.compile_loops`) the first
+time a model of at least :data:`COMPILE_FROM` entries is privatised, so that numba is not
+loaded by the commands on small models, whose numpy passes take less time than its import.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "gamma_shapes"]
+from core.common.jit import NUMBA, compile_loops
 
-try:  # pragma: no cover - exercised where numba is installed (a declared dependency)
-    if os.environ.get("PRIVPLAN_NO_NUMBA"):
-        raise ImportError("disabled by PRIVPLAN_NO_NUMBA")
-    from numba import njit
-    AVAILABLE = True
-except ImportError:  # pragma: no cover
-    AVAILABLE = False
+__all__ = ["AVAILABLE", "COMPILE_FROM", "gamma_shapes"]
 
-    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
-        def wrap(fn: Any) -> Any:
-            return fn
-        return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+#: Whether the compiled pass can be used (numba is installed and not disabled by
+#: ``PRIVPLAN_NO_NUMBA``); found without importing numba.
+AVAILABLE: bool = NUMBA
+#: Entries of a model from which :func:`~core.privacy.dirichlet_sparse.dirichlet_csr` uses
+#: the compiled pass (below, loading numba would cost more than it saves).
+COMPILE_FROM = 1 << 16
+_COMPILED: dict[str, Any] = {}
 
 
-@njit(cache=True, nogil=True)
 def _shapes(p: np.ndarray, scale: float, shift: float, affine: bool, k: float,
-            out: np.ndarray, small: np.ndarray) -> int:  # pragma: no cover
+            out: np.ndarray, small: np.ndarray) -> int:
     n = 0
     for i in range(p.size):
         x = p[i]
@@ -74,5 +70,7 @@ def gamma_shapes(p: np.ndarray, k: float, affine: tuple[float, float] | None,
         How many shapes had 1 added.
     """
     scale, shift = affine if affine is not None else (1.0, 0.0)
-    return int(_shapes(p, float(scale), float(shift), affine is not None, float(k), out,
-                       small))
+    if not _COMPILED:
+        _COMPILED.update(compile_loops([(_shapes, {"cache": True, "nogil": True})]))
+    shapes = _COMPILED["_shapes"]
+    return int(shapes(p, float(scale), float(shift), affine is not None, float(k), out, small))

@@ -156,22 +156,34 @@ def upper_tail(alpha: float, beta: float, z: np.ndarray) -> np.ndarray:
     True
     """
     z = np.asarray(z, dtype=np.float64)
-    out = np.empty_like(z)
-    lo, hi = z <= -_Z_CUT, z >= _Z_CUT
-    mid_neg = (~lo) & (z <= 0)
-    mid_pos = (~hi) & (z > 0)
-    if lo.any():  # 1 − I_τ(α, β), τ = σ(z) <= e^-700
-        log_low = alpha * z[lo] - math.log(alpha) - float(betaln(alpha, beta))
-        out[lo] = -np.expm1(np.minimum(log_low, 0.0))
-    if mid_neg.any():
-        out[mid_neg] = betaincc(alpha, beta, expit(z[mid_neg]))
-    if mid_pos.any():
-        out[mid_pos] = betainc(beta, alpha, expit(-z[mid_pos]))
-    if hi.any():  # I_u(β, α), u = σ(−z) <= e^-700
-        log_up = -beta * z[hi] - math.log(beta) - float(betaln(beta, alpha))
-        out[hi] = np.exp(np.minimum(log_up, 0.0))
+    if z.shape == (1,) and not math.isnan(float(z[0])):  # the ε searches: one threshold,
+        zf = float(z[0])  # a branch on it rather than four masks (a third of the time)
+        part = 0 if zf <= -_Z_CUT else 1 if zf <= 0 else 2 if zf < _Z_CUT else 3
+        out = _tail_part(alpha, beta, z, part)
+    else:
+        out = np.empty_like(z)
+        lo, hi = z <= -_Z_CUT, z >= _Z_CUT
+        for part, where in enumerate((lo, (~lo) & (z <= 0), (~hi) & (z > 0), hi)):
+            if where.any():
+                out[where] = _tail_part(alpha, beta, z[where], part)
     result: np.ndarray = np.clip(out, 0.0, 1.0)
     return result
+
+
+def _tail_part(alpha: float, beta: float, z: np.ndarray, part: int) -> np.ndarray:
+    """:func:`upper_tail` (before clipping) of thresholds all in one range: ``part`` 0 for
+    z <= −700, 1 for −700 < z <= 0, 2 for 0 < z < 700, 3 for z >= 700."""
+    if part == 0:  # 1 − I_τ(α, β), τ = σ(z) <= e^-700
+        log_low = alpha * z - math.log(alpha) - float(betaln(alpha, beta))
+        low: np.ndarray = -np.expm1(np.minimum(log_low, 0.0))
+        return low
+    if part == 3:  # I_u(β, α), u = σ(−z) <= e^-700
+        log_up = -beta * z - math.log(beta) - float(betaln(beta, alpha))
+        up: np.ndarray = np.exp(np.minimum(log_up, 0.0))
+        return up
+    mid: np.ndarray = (betaincc(alpha, beta, expit(z)) if part == 1
+                       else betainc(beta, alpha, expit(-z)))
+    return mid
 
 
 def _tails(pair: BetaPair, eps: np.ndarray, shift: float

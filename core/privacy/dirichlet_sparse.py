@@ -112,9 +112,9 @@ def dirichlet_csr(indptr: np.ndarray, p: np.ndarray, k: float,
     blocks = _row_blocks(indptr)
     any_small = False
     small: list[np.ndarray | None] = []
-    from core.privacy import dirichlet_kernels  # (numba, loaded for large models only)
+    from core.privacy import dirichlet_kernels  # (numba: loaded for large models only)
 
-    compiled = dirichlet_kernels.AVAILABLE
+    compiled = dirichlet_kernels.AVAILABLE and nnz >= dirichlet_kernels.COMPILE_FROM
     pos = np.empty(min(nnz, _BLOCK) if compiled else 0, dtype=np.int64)
     # 1. every gamma variate, in entry order: G ~ Gamma(k·p), shape k·p + 1 where k·p < 1
     #    (a numpy Generator draws straight into ``out``, over the shapes written there: the

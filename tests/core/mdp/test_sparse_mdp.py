@@ -147,17 +147,22 @@ def test_the_kernel_reads_the_flags_of_every_state_that_has_them(seed: int,
     v_lo, v_hi = (p_lo * 0.5, p_hi) if seed % 2 else (rng.normal(size=S), -p_hi)
     t = m.transitions
     args = (t.indptr, t.indices, t.data, 3, a, v_lo, v_hi)
-    got = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
-    kernel = robust_kernels._phat
+    loops = robust_kernels._loops
+    for compile_from in (0, 2**62):  # the compiled loops, then the plain ones
+        monkeypatch.setattr(robust_kernels, "COMPILE_FROM", compile_from)
+        monkeypatch.setattr(robust_kernels, "_loops", loops)
+        got = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+        kernel = loops(t.data.size)["_phat"]
 
-    def every_flag(*xs):  # noqa: ANN002, ANN202
-        xs = list(xs)
-        xs[-4] = xs[-3] = np.inf  # t_lo, t_hi: every state's flags are read
-        return kernel(*xs)
+        def every_flag(*xs, kernel=kernel):  # noqa: ANN001, ANN002, ANN202
+            xs = list(xs)
+            xs[-4] = xs[-3] = np.inf  # t_lo, t_hi: every state's flags are read
+            return kernel(*xs)
 
-    monkeypatch.setattr(robust_kernels, "_phat", every_flag)
-    want = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
-    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        monkeypatch.setattr(robust_kernels, "_loops",
+                            lambda n, k=every_flag: {**loops(n), "_phat": k})
+        want = robust_kernels.phat_extremes(*args, alpha=0.07, beta=0.05, width=17)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -299,6 +304,7 @@ def test_dirichlet_csr_compiled_shapes_draw_the_numpy_versions_bits(k: float,
     ptr = np.concatenate([[0], np.cumsum(lens)])
     p = np.concatenate([rng.dirichlet(np.ones(n)) for n in lens])
     runs = [(None, 1), ((0.8, 0.004), 2)]
+    monkeypatch.setattr(dirichlet_kernels, "COMPILE_FROM", 0)
     got = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]
     monkeypatch.setattr(dirichlet_kernels, "AVAILABLE", False)
     want = [dirichlet_csr(ptr, p, k, seed, affine=aff) for aff, seed in runs]

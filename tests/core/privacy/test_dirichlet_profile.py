@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.audit.dirichlet import delta_tight_exact, privacy_loss
 from core.common.errors import InputError
@@ -243,3 +245,21 @@ def test_eps_delta_terms_compose_below_basic_and_infinity_is_unbounded() -> None
     assert 0 < c.epsilon < 10.0
     u = compose([eps_delta_term(math.inf, 0.0), eps_delta_term(1.0, 0.0)], 1e-4)
     assert not u.bounded and u.reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(log_a=st.floats(-6, 5), log_b=st.floats(-6, 5),
+       z=st.one_of(st.floats(-2000, 2000),
+                   st.sampled_from([-700.0, 700.0, 0.0, -0.0, 5e-324, -5e-324, 699.9999999999999,
+                                    -700.0000000000001, math.inf, -math.inf])))
+def test_one_threshold_upper_tail_gives_the_masked_paths_bits(log_a: float, log_b: float,
+                                                                z: float) -> None:
+    """The ε searches' one-threshold path of upper_tail (a branch on z instead of four
+    masks) gives the bits of the masked path that arrays of thresholds take, at the range
+    ends ±700 and 0 too."""
+    a, b = 10.0 ** log_a, 10.0 ** log_b
+    got = upper_tail(a, b, np.array([z]))
+    assert got.shape == (1,)
+    for others in ([z], [-1.0, 1000.0, -1000.0]):  # (one range or all four in the array)
+        want = upper_tail(a, b, np.array([z, *others]))[0]
+        assert got[0] == want and np.signbit(got[0]) == np.signbit(want)
