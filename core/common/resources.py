@@ -231,9 +231,11 @@ def format_bytes(n: float) -> str:
 
     Examples
     --------
-    >>> format_bytes(1536), format_bytes(3 * 2**30)
-    ('1.5 KiB', '3.0 GiB')
+    >>> format_bytes(1536), format_bytes(3 * 2**30), format_bytes(float("nan"))
+    ('1.5 KiB', '3.0 GiB', 'unknown')
     """
+    if not math.isfinite(n):  # an estimate that could not be made (NaN) is not a size
+        return "unknown"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if abs(n) < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -260,8 +262,10 @@ def check_memory(nbytes: float, field: str, *, detail: str = "") -> None:
     budget = max(1, limits[which])
     if nbytes > budget:
         what = detail or "this"
-        raise InputError(f"{what} needs {format_bytes(nbytes)} of memory; this machine allows "
-                         f"{format_bytes(budget)} ({which})", field=field)
+        need = (f"{format_bytes(nbytes)} of memory" if math.isfinite(nbytes)
+                else "an unknown amount of memory (the estimate is not a number)")
+        raise InputError(f"{what} needs {need}; this machine allows {format_bytes(budget)} "
+                         f"({which})", field=field)
 
 
 def check_model_memory(states: int, actions: int, field: str) -> None:

@@ -36,6 +36,7 @@ import numpy as np
 from scipy.special import lambertw
 
 from core.common.errors import InputError
+from core.common.validation import check_positive
 
 if TYPE_CHECKING:
     from core.common.secure import SecureRandom
@@ -268,8 +269,7 @@ def oneparam_release(y: np.ndarray, epsilon: float, rng: np.random.Generator | S
     numpy.ndarray or (numpy.ndarray, numpy.ndarray)
         z (n, k), and y′ when asked.
     """
-    if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
-        raise InputError(f"must be a finite number > 0, got {epsilon!r}", field="epsilon")
+    epsilon = check_positive(epsilon, "epsilon")
     if preset not in ONEPARAM_PRESETS:
         raise InputError(f"must be one of {', '.join(ONEPARAM_PRESETS)}, got {preset!r}",
                          field="preset")

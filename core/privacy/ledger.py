@@ -441,6 +441,23 @@ def _pld_delta(entries: list[LedgerEntry], delta_slack: float) -> float:
     return max(e.delta for e in entries if e.delta > 0)
 
 
+def _capped_by_basic(pld: Composition, basic: Composition) -> Composition:
+    """The PLD total, or basic composition's Σε where that is smaller (the PLD's grid
+    rounds up: one pure release can read a little above its own ε, and an (ε, δ) release
+    read at exactly its δ reads unbounded).
+
+    Sound: both totals are upper bounds for the same releases under the same adjacency
+    (each entry's own guarantee); basic gives (Σε, Σδ)-DP, and (ε, δ)-DP implies
+    (ε, δ′)-DP for every δ′ ≥ δ, so at the PLD's δ ≥ Σδ the releases are
+    (min(ε_PLD, Σε), δ)-DP. Read at a smaller δ (a budget's δ below Σδ) basic says nothing
+    there and the PLD total is kept as it is."""
+    if not pld.applicable or basic.delta > pld.delta or not basic.epsilon < pld.epsilon:
+        return pld
+    return replace(pld, epsilon=basic.epsilon,
+                   assumption=f"{pld.assumption}; capped at basic composition's sum of "
+                              f"epsilon (valid at this delta, at least its {basic.delta:.3g})")
+
+
 def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6,
             delta: float | None = None) -> list[Composition]:
     """Totals of ``entries`` under four accountants (each says when it applies).
@@ -467,7 +484,8 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6,
     * basic composition: (Σεᵢ, Σδᵢ) — always valid;
     * PLD (dp-accounting): the releases' privacy-loss distributions composed, ε read at
       ``delta`` — a Dirichlet privatisation with its exact profile, any other entry with
-      the canonical pair of its (ε, δ) (valid for any (ε, δ)-DP release);
+      the canonical pair of its (ε, δ) (valid for any (ε, δ)-DP release), capped by the
+      basic Σεᵢ when read at a δ ≥ Σδᵢ (both bound the same releases);
     * advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3, heterogeneous form):
       ε' = √(2 ln(1/δ') Σεᵢ²) + Σ εᵢ(e^{εᵢ} − 1), δ = Σδᵢ + δ' — for any (εᵢ, δᵢ)-DP releases;
     * zCDP (Bun & Steinke 2016, Prop. 1.4 and Lemma 3.5): a pure εᵢ-DP release is
@@ -493,8 +511,8 @@ def compose(entries: list[LedgerEntry], *, delta_slack: float = 1e-6,
     if not entries:
         return out
     counts, epsilons = [c for c, _ in eps], [x for _, x in eps]
-    out.append(_pld_composition(entries, delta if delta is not None
-                                else _pld_delta(entries, delta_slack)))
+    out.append(_capped_by_basic(_pld_composition(
+        entries, delta if delta is not None else _pld_delta(entries, delta_slack)), out[0]))
     adv = advanced_epsilon(epsilons, counts, delta_slack=delta_slack)
     out.append(Composition("advanced", adv, min(1.0, dsum + delta_slack),
                            f"advanced composition (Dwork-Rothblum-Vadhan) with slack "

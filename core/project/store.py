@@ -15,10 +15,13 @@ and merging; no other module writes a project file over an existing one (checked
 * :func:`save_document` — the window's Save: under the project lock, the file now is
   compared with what it held when the document read it (``project.origin``). Runs and ledger
   entries other writers added meanwhile are merged into the document (renumbered where
-  their ids are taken); a section both sides changed (a model, a map, the notes…) is a
-  :class:`ProjectChanged` conflict — nothing is written until the caller decides, and with
-  ``overwrite=True`` those sections are replaced but the merged runs and entries are still
-  kept. A run or entry that another writer *removed* is kept (never silently dropped).
+  their ids are taken); a section only another writer changed (the document's copy is
+  still the one it read) is taken from the file into the document (``SaveReport.adopted``),
+  so the save writes it back as the other writer left it; a section both sides changed (a
+  model, a map, the notes…) is a :class:`ProjectChanged` conflict — nothing is written until
+  the caller decides, and with ``overwrite=True`` those sections are replaced but the merged
+  runs and entries and the adopted sections are still kept. A run or entry that another
+  writer *removed* is kept (never silently dropped).
 
 A ledger entry is linked to its run by its ``source`` (the run's id, or the id followed by
 ``": "`` and what in the run released it — :func:`core.project.snapshot.entry_run`). When a
@@ -64,6 +67,7 @@ from core.project.files import (
     SCHEMA_VERSION,
     ledger_entries,
     migrated_payload,
+    project_from_dict,
     project_to_dict,
     run_dict,
     run_records,
@@ -115,6 +119,7 @@ class SaveReport:
     merged_runs: list[str] = field(default_factory=list)  # ids, as now in the document
     merged_entries: list[str] = field(default_factory=list)
     overwritten: list[str] = field(default_factory=list)  # sections replaced by overwrite
+    adopted: list[str] = field(default_factory=list)  # sections taken from the file
 
 
 _RUN_ID = re.compile(r"^run-(\d+)$")
@@ -276,6 +281,11 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
     if conflicts and not overwrite:
         raise ProjectChanged(path, conflicts)
     report.overwritten = conflicts
+    theirs_only = [s for s in SECTIONS if now.sections[s] != base.sections[s]
+                   and ours.sections[s] == base.sections[s]]
+    if theirs_only:
+        _adopt_sections(project, disk, theirs_only, path)
+        report.adopted = theirs_only
     # runs another writer added: (now - base) less what this document already holds
     add_runs = (now.runs - base.runs) - (ours.runs - base.runs)
     taken = {r.id for r in project.runs}
@@ -308,6 +318,23 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
             led.entries.append(e)
         project.ledger.append(e)
         report.merged_entries.append(e.id)
+
+
+def _adopt_sections(project: Project, disk: dict[str, Any], sections: Sequence[str],
+                    path: str) -> None:
+    """Replace ``sections`` of ``project`` by the file's (``disk``, its migrated payload):
+    only those sections are read and validated (a model's sidecar arrays beside ``path``)."""
+    doc = {"format": PROJECT_FORMAT, "schema_version": SCHEMA_VERSION,
+           "project": {s: disk[s] for s in sections if s in disk}}
+    try:
+        theirs = project_from_dict(doc, base_dir=os.path.dirname(path))
+    except InputError as exc:
+        names = ", ".join(SECTION_NAMES.get(s, s) for s in sections)
+        raise InputError(f"another program changed {names} in this file and it cannot be "
+                         f"read now ({exc.field + ': ' if exc.field else ''}{exc.problem}); "
+                         "nothing was written", file=path) from None
+    for s in sections:
+        setattr(project, s, getattr(theirs, s))
 
 
 def _follow(entry: LedgerEntry, old: str, new: str) -> LedgerEntry:

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import sys
 
 from core.common.palette import cycle_colour
 from core.report.model import Figure, GridImage, Series, _fmt
 
 __all__ = ["svg_plot", "svg_grid", "svg_block"]
+
+# characters XML 1.0 does not allow at all (not even escaped): C0 controls but tab, newline
+# and carriage return; surrogates; U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _text(value: str) -> str:
+    r"""``value`` as XML text or attribute content: the characters XML forbids are dropped
+    (a title pasted with a control character must not make the whole report unreadable),
+    the rest escaped.
+
+    >>> _text("a\x07<b>")
+    'a&lt;b&gt;'
+    """
+    return html.escape(_NOT_XML.sub("", str(value)))
 
 
 def _ticks(lo: float, hi: float, log: bool) -> list[float]:
@@ -64,9 +80,9 @@ def svg_plot(fig: Figure, *, width: int = 640, height: int = 320) -> str:
            zip(s.x, s.y, s.low or s.y, s.high or s.y) if math.isfinite(x) and math.isfinite(y)
            and (not fig.log_x or x > 0) and (not fig.log_y or y > 0)]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(fig.title)}">',
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="{_text(fig.title)}">',
            f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="13" '
-           f'font-weight="bold">{html.escape(fig.title)}</text>']
+           f'font-weight="bold">{_text(fig.title)}</text>']
     if not pts:
         out.append(f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">no data'
                    '</text></svg>')
@@ -154,9 +170,9 @@ def _axes_svg(fig: Figure, f: _Frame) -> list[str]:
                        f'stroke="#eee"/><text x="{left - 5}" y="{Y + 3:.1f}" '
                        f'text-anchor="end" font-size="10">{_fmt(t, 3)}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{f.height - 8}" text-anchor="middle" '
-               f'font-size="11">{html.escape(fig.x_label)}</text>')
+               f'font-size="11">{_text(fig.x_label)}</text>')
     out.append(f'<text transform="translate(14,{top + ph / 2}) rotate(-90)" '
-               f'text-anchor="middle" font-size="11">{html.escape(fig.y_label)}</text>')
+               f'text-anchor="middle" font-size="11">{_text(fig.y_label)}</text>')
     return out
 
 
@@ -189,7 +205,7 @@ def _series_svg(s: Series, i: int, f: _Frame) -> list[str]:
            f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" '
            f'stroke="{col}" stroke-width="2"{dash}/>')
     out.append(f'{key}<text x="{lx + 22}" y="{ly + 4}" font-size="10">'
-               f'{html.escape(s.name)}</text>')
+               f'{_text(s.name)}</text>')
     return out
 
 
@@ -200,7 +216,7 @@ def svg_grid(grid: GridImage, *, cell: int = 14, gap: int = 24) -> str:
     >>> svg = svg_grid(g); svg.count("<rect") >= 4 and "truth" in svg and "wall" in svg
     True
     """
-    e = html.escape
+    e = _text
     colours = {c: col for c, col, _ in grid.legend}
     panels = [(label, rows) for label, rows in grid.panels if rows]
     width = max(1, sum(max(len(r) for r in rows) * cell + gap for _, rows in panels))

@@ -261,14 +261,56 @@ class ProjectDocument(QObject):
         self._set_path(str(path))
         self._set_all_clean()
 
-    def adopt_merged(self, run_ids: Iterable[str], ledger_ids: Iterable[str]) -> None:
-        """Announce runs and ledger entries a save merged in from another writer (a command's
-        ``--record`` while the window was open): they are on disk and in the project now,
-        outside the undo history (core.project.store.save_document)."""
+    def adopt_merged(self, run_ids: Iterable[str], ledger_ids: Iterable[str],
+                     sections: Iterable[str] = (), before: Mapping[str, Any] | None = None
+                     ) -> None:
+        """Announce what a save merged in from another writer: runs and ledger entries (a
+        command's ``--record`` while the window was open) and whole ``sections`` another
+        program changed that this window had not (core.project.store.SaveReport.adopted).
+        They are on disk and in the project now, outside the undo history.
+
+        ``before`` maps each adopted section to the project's value before the save (the
+        store replaces a section, never edits it in place): models that went away are
+        announced removed and their undo stacks cleared, since their edits refer to a model
+        another program replaced."""
         for run_id in run_ids:
             self.run_added.emit(run_id)
         if list(ledger_ids):
             self.ledger_changed.emit()
+        for section in sections:
+            self._announce_section(section, (before or {}).get(section))
+
+    def _announce_section(self, section: str, old: Any) -> None:
+        p = self._project
+        if section == "name":
+            self.name_changed.emit(p.name)
+        elif section == "mdps":
+            new_ids = [e.id for e in p.mdps]
+            old_ids = [e.id for e in old or ()]
+            for mdp_id in old_ids:
+                self._problems.pop(mdp_id, None)
+                self._digests.pop(mdp_id, None)
+                st = self._stacks.get(mdp_stack_key(mdp_id))
+                if st is not None:
+                    st.clear()
+                if mdp_id in new_ids:
+                    self.mdp_changed.emit(mdp_id)
+                else:
+                    self.mdp_removed.emit(mdp_id)
+            for mdp_id in new_ids:
+                if mdp_id not in old_ids:
+                    self.mdp_added.emit(mdp_id)
+        elif section in ("maps", "advising", "grids"):
+            signal = {"maps": self.map_changed, "advising": self.advising_changed,
+                      "grids": self.grid_changed}[section]
+            for i in range(max(len(old or ()), len(getattr(p, section)))):
+                signal.emit(i)
+        elif section == "budgets":
+            self.budgets_changed.emit()
+        elif section == "plans":
+            names = {str(d.get("name")) for d in [*(old or ()), *p.plans]}
+            for name in sorted(names):
+                self.plans_changed.emit(name)
 
     # ------------------------------------------------------------------ mutations (commands only)
     def set_project_name(self, name: str) -> None:

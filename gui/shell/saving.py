@@ -3,14 +3,16 @@
 :func:`save_document_to` saves the document's project with
 :func:`core.project.store.save_document`: runs and ledger entries that another process
 recorded into the file since it was opened (a command's ``--record``, another window) are
-merged into the document and announced to its views; when another writer changed a section
-this document changed too (a model, the notes…), the user is asked whether to overwrite it
-(:func:`ask_overwrite`, which tests replace) — the other writer's runs and releases are kept
-either way.
+merged into the document and announced to its views; a section only another writer changed
+(a model, the name…) is taken into the document and announced too; when another writer
+changed a section this document changed too (a model, the notes…), the user is asked
+whether to overwrite it (:func:`ask_overwrite`, which tests replace) — the other writer's
+runs and releases are kept either way.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -44,11 +46,15 @@ def save_document_to(parent: QWidget, document: ProjectDocument,
 
     Errors of the save itself (InputError, OSError) propagate to the caller's dialog.
     """
+    project = document.project
+    # the store replaces a section it takes from the file (never edits it in place): the
+    # values before the save tell the views what went away
+    before = {f.name: getattr(project, f.name) for f in dataclasses.fields(project)}
     try:
-        report = save_document(document.project, path)
+        report = save_document(project, path)
     except ProjectChanged as conflict:
         if not ask_overwrite(parent, conflict):
             return False
-        report = save_document(document.project, path, overwrite=True)
-    document.adopt_merged(report.merged_runs, report.merged_entries)
+        report = save_document(project, path, overwrite=True)
+    document.adopt_merged(report.merged_runs, report.merged_entries, report.adopted, before)
     return True

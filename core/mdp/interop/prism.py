@@ -655,6 +655,20 @@ def _reward_files(mdp: MDP, stem: str) -> list[str]:
     return written
 
 
+def _unwritten_names(mdp: MDP) -> list[str]:
+    """A warning when the model's own state names have no place in the files: PRISM's
+    explicit format names states only by number (a ``.sta`` holds variable values, written
+    for a model that was imported with one; a label is a set of states, not a name)."""
+    ann = mdp.annotations
+    if mdp.state_names.is_default("s") or (ann is not None and ann.variables):
+        return []
+    shown = ", ".join(repr(n) for n in list(mdp.state_names)[:3])
+    more = ", …" if mdp.n_states > 3 else ""
+    return [f"the {mdp.n_states} state names ({shown}{more}) are not written: PRISM's explicit "
+            "files number the states 0…S-1 in the model's order and have no place for names "
+            "(export --format drn keeps them)"]
+
+
 def _sta_text(mdp: MDP) -> str | None:
     ann = mdp.annotations
     if ann is None or not ann.variables:
@@ -683,6 +697,7 @@ def write_prism(mdp: MDP, stem: str | os.PathLike[str]) -> tuple[list[str], list
     stem = str(stem)
     t = mdp.transitions
     text, warnings = _tra_lines(mdp, number_texts(t.data))
+    warnings += _unwritten_names(mdp)
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
     atomic_write_text(stem + ".lab", _lab_text(mdp))
@@ -717,6 +732,7 @@ def write_prism_interval(mdp: MDP, stem: str | os.PathLike[str], lower: np.ndarr
     stem = str(stem)
     values = list(map("[{},{}]".format, number_texts(lower), number_texts(upper)))
     text, warnings = _tra_lines(mdp, values)
+    warnings += _unwritten_names(mdp)
     atomic_write_text(stem + ".tra", text)
     files = [stem + ".tra"]
     atomic_write_text(stem + ".lab", _lab_text(mdp))

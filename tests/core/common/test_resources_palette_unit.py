@@ -47,6 +47,7 @@ from core.common.resources import (
     (0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (1536, "1.5 KiB"),
     (2 ** 20 - 1, "1024.0 KiB"), (2 ** 20, "1.0 MiB"), (5 * 2 ** 30, "5.0 GiB"),
     (2 ** 50, "1.0 PiB"), (2 ** 60, "1.0 EiB"), (2.0 ** 70, "1024.0 EiB"), (-2048, "-2.0 KiB"),
+    (math.nan, "unknown"), (math.inf, "unknown"), (-math.inf, "unknown"),
 ])
 def test_format_bytes(n: float, text: str) -> None:
     assert format_bytes(n) == text
@@ -133,8 +134,10 @@ def test_check_memory_refuses_above_the_budget_and_nan(monkeypatch: pytest.Monke
         check_memory(2 * 2 ** 20 + 1, "P", detail="a dense copy")
     assert info.value.field == "P"
     assert info.value.problem.startswith("a dense copy needs 2.0 MiB of memory")
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as info:
         check_memory(math.nan, "P")
+    assert "needs an unknown amount of memory" in info.value.problem
+    assert "inf" not in info.value.problem and "EiB" not in info.value.problem
     with pytest.raises(InputError) as info:
         check_memory(1e30, "P")
     assert info.value.problem.startswith("this needs")

@@ -127,3 +127,33 @@ def test_the_hand_written_model_survives_writing_and_reading_again(tmp_path: Pat
     assert np.array_equal(again.mask, first.mask)
     assert again.annotations is not None
     assert again.annotations.labels["goal"].tolist() == [2]
+
+
+def test_the_models_own_state_names_are_not_dropped_silently(tmp_path: Path) -> None:
+    """PRISM's files number the states: a model's own names cannot be written, so the
+    export says so (the CLI prints it on stderr); numbered names and a model read with a
+    .sta (its names are the valuations written back) give no such warning."""
+    import io
+
+    from core.cli.main import run_cli
+    from core.mdp.examples import four_startups
+    from core.mdp.files import save_mdp
+
+    named = four_startups()
+    assert not named.state_names.is_default("s")
+    _, warnings = write_prism(named, tmp_path / "named")
+    (w,) = [w for w in warnings if "state names" in w]
+    assert f"the {named.n_states} state names ({named.state_names[0]!r}" in w
+    assert "export --format drn keeps them" in w
+    plain = read_prism(_write(tmp_path, tra=TRA, lab=LAB), discount=0.9).mdp
+    assert not any("state names" in w for w in write_prism(plain, tmp_path / "plain")[1])
+    with_sta = read_prism(_write(tmp_path, tra=TRA, lab=LAB, sta=STA), discount=0.9).mdp
+    assert not any("state names" in w for w in write_prism(with_sta, tmp_path / "sta")[1])
+    model = tmp_path / "named.mdp.json"
+    save_mdp(named, model)
+    out, err = io.StringIO(), io.StringIO()
+    code = run_cli(["export", str(model), "--format", "prism", "-o", str(tmp_path / "cli")],
+                   out=out, err=err)
+    assert code == 0
+    assert [ln for ln in err.getvalue().splitlines() if "state names" in ln][0].startswith(
+        "warning: the ")

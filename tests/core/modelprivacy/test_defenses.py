@@ -184,3 +184,23 @@ def test_bad_epsilon_refused():
     with pytest.raises(InputError) as ei:
         oneparam_release(np.array([[0.5, 0.5]]), 0.0, np.random.default_rng(0))
     assert ei.value.field == "epsilon"
+
+
+@pytest.mark.parametrize("bad", [True, False, math.nan, math.inf, -1.0, "x", None])
+def test_a_flag_or_a_non_number_is_not_an_epsilon(bad):
+    """``epsilon=True`` used to pass (a bool is an int): the shared positive check refuses
+    it, naming the field."""
+    with pytest.raises(InputError) as ei:
+        oneparam_release(np.array([[0.5, 0.5]]), bad, np.random.default_rng(0))
+    assert ei.value.field == "epsilon" and repr(bad) in ei.value.problem
+    z = oneparam_release(np.array([[0.5, 0.5]]), 1, np.random.default_rng(0))  # an int is fine
+    assert z.shape == (1, 2)
+
+
+def test_the_shared_positive_check_refuses_bools():
+    from core.common.validation import check_positive
+
+    for flag in (True, False):
+        with pytest.raises(InputError, match="finite number > 0"):
+            check_positive(flag, "k")
+    assert check_positive(2, "k") == 2.0

@@ -305,3 +305,30 @@ def test_zcdp_needs_every_entry_pure() -> None:
     with_delta = [LedgerEntry(id="l", dataset="d", mechanism="laplace", epsilon=0.1,
                               delta=1e-9)]
     assert not compose(with_delta)[3].applicable
+
+
+@pytest.mark.parametrize("eps, count, delta", [
+    (0.1, 1, 0.0), (1.0, 1, 1e-5), (0.3, 3, 1e-6), (0.2, 1, 1e-3), (0.05, 3, 0.0)])
+def test_the_pld_total_never_sits_above_basic_composition_where_both_hold(
+        eps: float, count: int, delta: float) -> None:
+    """Basic composition is (Σε, Σδ)-DP; the PLD total is read at a δ ≥ Σδ, where basic
+    holds too, so the smaller of the two is reported (an (ε, δ) release read at exactly its
+    δ used to total to an unbounded PLD ε beside a finite basic one)."""
+    mech = "laplace" if delta == 0 else "gaussian"
+    es = [LedgerEntry(id="x", dataset="d", mechanism=mech, epsilon=eps, delta=delta,
+                      count=count)]
+    basic, pld = compose(es)[:2]
+    assert pld.method == "PLD" and pld.applicable and basic.delta <= pld.delta
+    assert pld.epsilon <= basic.epsilon
+    if delta > 0:  # these read unbounded before: the cap says where it comes from
+        assert pld.epsilon == basic.epsilon and "capped at basic" in pld.assumption
+
+
+def test_the_pld_total_read_below_basics_delta_is_not_capped() -> None:
+    """At a δ smaller than Σδ basic composition says nothing: the PLD total stays as read
+    (here unbounded), never replaced by a Σε that is not a bound at that δ."""
+    es = [LedgerEntry(id="x", dataset="d", mechanism="gaussian", epsilon=1.0, delta=1e-5,
+                      count=2)]
+    basic, pld = compose(es, delta=1e-6)[:2]
+    assert basic.delta == 2e-5 and pld.delta == 1e-6
+    assert pld.epsilon > basic.epsilon and "capped" not in pld.assumption

@@ -187,3 +187,17 @@ def test_grid_maps_draw_one_cell_per_character() -> None:
 def test_svg_block_dispatches_a_figure_to_the_plotter() -> None:
     fig = Figure("f", "t", "x", "y", (Series("a", (1.0,), (1.0,)),))
     assert svg_block(fig) == svg_plot(fig)
+
+
+def test_control_characters_in_titles_and_names_still_give_well_formed_xml() -> None:
+    """A title pasted with a control character (a terminal bell, a form feed) made the SVG
+    unparsable and with it the whole report; those characters are dropped, the rest kept."""
+    bad = "loss\x07 of \x0cplan <1>\x00\ufffe"
+    fig = Figure("f", bad, "k\x1b", "ε\x08", (Series("s\x01", (1.0, 2.0), (1.0, 3.0)),))
+    root = _parse(svg_plot(fig))
+    assert root.get("aria-label") == "loss of plan <1>"
+    texts = ["".join(t.itertext()) for t in root.iter() if t.tag.endswith("text")]
+    assert "loss of plan <1>" in texts and "k" in texts and "ε" in texts and "s" in texts
+    grid = GridImage("g", bad, (("a\x03", ("#.", ".#")),),
+                     (("#", "#000000", "wall\x02"), (".", "#ffffff", "free")))
+    assert _parse(svg_grid(grid)).get("aria-label") == "loss of plan <1>"

@@ -76,3 +76,34 @@ def test_save_asks_before_overwriting_a_part_another_program_changed(qtbot, wind
     on_disk = load_project(path)
     assert on_disk.name == "renamed here"
     assert [r.kind for r in on_disk.runs] == ["audit"]  # the command's run is kept
+
+
+def test_save_takes_a_part_only_another_program_changed_and_shows_it(qtbot, window, tmp_path,
+                                                                     monkeypatch):
+    path = tmp_path / "p.privplan.json"
+    shutil.copy(BUILTIN, path)
+    assert window.open_path(path, background=False)
+    doc = window.document
+    other = load_project(path)  # another window renames it, sets a budget and saves
+    other.name = "renamed elsewhere"
+    other.budgets = {"patients": {"epsilon": 2.0, "delta": 1e-6}}
+    from core.project.store import save_document
+
+    save_document(other, path)
+
+    def no_conflict(parent, conflict):
+        raise AssertionError(f"asked to overwrite: {conflict.sections}")
+
+    monkeypatch.setattr(saving, "ask_overwrite", no_conflict)
+    names: list[str] = []
+    doc.name_changed.connect(names.append)
+    doc.project.notes = "notes of the window"
+    doc.mark_unsaved()
+    with qtbot.waitSignal(doc.budgets_changed, timeout=5000):
+        assert window.save_to(path)
+    on_disk = load_project(path)
+    assert on_disk.name == doc.project.name == "renamed elsewhere"
+    assert on_disk.budgets == doc.project.budgets == other.budgets
+    assert on_disk.notes == "notes of the window"
+    assert names == ["renamed elsewhere"]
+    assert not doc.is_dirty
