@@ -81,26 +81,29 @@ test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
 	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/core --doctest-modules core --ignore=core/deep
 
-# The long studies of tests/core (marked slow: every pair of recorders at once, the fuzz
-# campaign's mutants and slice, the advising thesis protocol and its workers/chunking check),
-# ~4 min of CPU; .ci/run runs them after make test
-test-slow: $(CORE_VENV)/.installed
+# The long studies (marked slow) make test leaves out, ~4 min of CPU; .ci/run runs them after
+# make test. In tests/core: every pair of recorders at once, the fuzz campaign's mutants and
+# slice, the advising thesis protocol and its workers/chunking check. In tests/deep and
+# tests/gui (JAX and Qt: .venv): the PPO recorder against the others as real processes.
+test-slow: $(CORE_VENV)/.installed $(VENV)/.installed
 	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m slow tests/core
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m slow tests/deep tests/gui
 
-# The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min.
+# The networks on JAX (the deep extra, installed in .venv only): a small suite, ~1-2 min (its
+# slow tests run in make test-slow).
 # core tests that need the deep extra (gymnasium, JAX) are skipped by test-core; they run here
 CORE_NEEDS_DEEP := $(shell grep -rlE 'importorskip\("(jax|equinox)"\)' tests/core)
 
 test-deep: $(VENV)/.installed
-	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) tests/deep --doctest-modules core/deep
-	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m needs_deep $(CORE_NEEDS_DEEP)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/deep --doctest-modules core/deep
+	$(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "needs_deep and not slow" $(CORE_NEEDS_DEEP)
 
 test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh test
 	@bash tools/ensure-debs.sh report
 	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --durations=10 tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/gui
 
 # The quick checks run side by side, two at a time (each is one process; --output-sync keeps
 # each one's output together), then the three test suites one after another (each already

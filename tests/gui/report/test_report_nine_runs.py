@@ -12,6 +12,7 @@ import shutil
 import subprocess
 
 import pytest
+from built_once import built_once
 from report_project import (
     build_nine_run_project,
     laid_out,
@@ -30,8 +31,10 @@ pytestmark = pytest.mark.skipif(not shutil.which("pdfinfo"),
 
 
 @pytest.fixture(scope="session")
-def nine(tmp_path_factory):  # built once (about 100 s)
-    return build_nine_run_project(tmp_path_factory.mktemp("nine") / "nine.privplan.json")
+def nine(tmp_path_factory):  # recorded once per session, not once per xdist worker
+    folder = built_once(tmp_path_factory, "nine",
+                        lambda f: build_nine_run_project(f / "nine.privplan.json"))
+    return folder / "nine.privplan.json"
 
 
 def test_nine_runs_across_capabilities_fit_15_pages(qapp, nine, tmp_path):

@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from built_once import built_once
 
 from core.cli.main import run_cli
 from core.project.files import load_project, save_project
@@ -40,11 +41,16 @@ def cli(*argv: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def example_project(tmp_path_factory) -> Path:
+def example_project(tmp_path_factory) -> Path:  # recorded once per session, not per worker
+    folder = built_once(tmp_path_factory, "report-example",
+                        lambda f: _record_example(f / "example.privplan.json"))
+    return folder / "example.privplan.json"
+
+
+def _record_example(path: Path) -> None:
     from core.logistics.document import MapEntry
     from core.logistics.examples import fig41
 
-    path = tmp_path_factory.mktemp("report") / "example.privplan.json"
     p = load_project(BUILTIN)
     p.maps.append(MapEntry("map-1", fig41()))
     save_project(p, path)
@@ -58,7 +64,6 @@ def example_project(tmp_path_factory) -> Path:
         "--json")
     cli("plan", path, "--origin", "a2", "--goal-agent", "f", "--epsilon", "0.5", "--preset",
         "thesis", "--seed", "2", "--record", "--json")
-    return path
 
 
 def pdf_pages(path: Path) -> list[str]:

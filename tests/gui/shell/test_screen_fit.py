@@ -25,14 +25,18 @@ from gui.shell.screen_fit import fitted_rect
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# Runs the normal start path, reads the window once it is up, then closes it (which saves
-# its geometry) and leaves the event loop.
+# Runs the normal start path, reads the window once it is up and its frame has settled (the
+# same for argv[2] ms and, on X11, framed by the window manager; at most argv[3] ms after the
+# window is first seen up), then closes it (which saves its geometry) and leaves the event
+# loop. Polling for the settled frame instead of sleeping a fixed 6 s saves most of the
+# X11 test's time; the app itself refits every 250 ms while the frame changes.
 CHILD = r"""
-import json, sys
+import json, sys, time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
 move = json.loads(sys.argv[1])
+settle_ms, limit_ms, x11 = int(sys.argv[2]), int(sys.argv[3]), len(sys.argv) > 4
 
 def x11_frame(wid):
     import re, subprocess
@@ -44,25 +48,40 @@ def x11_frame(wid):
     left, right, top, bottom = (map(int, re.findall(r"-?\d+", ext.split("=")[1]))
                                 if "=" in ext else (0, 0, 0, 0))
     x, y = num("Absolute upper-left X"), num("Absolute upper-left Y")
-    return QRect(x - left, y - top, num("Width") + left + right, num("Height") + top + bottom)
+    frame = QRect(x - left, y - top, num("Width") + left + right, num("Height") + top + bottom)
+    return frame, "=" in ext  # framed by the window manager
+
+def frame_now(w):
+    if x11:  # the frame as the X server has it (Qt may not know it yet)
+        return x11_frame(int(w.winId()))
+    return w.frameGeometry(), True
+
+state = {"since": None, "last": None, "stable_since": None}
 
 def check():
     from gui.shell.main_window import MainWindow
     shown = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow) and x.isVisible()]
-    if not shown:  # a busy machine: not up yet; measure once it has been up for the delay
-        QTimer.singleShot(500, check)
+    if not shown:  # a busy machine: not up yet
+        QTimer.singleShot(250, check)
         return
     w = shown[0]
-    if not getattr(w, "_up_since_check", False):
-        w._up_since_check = True
-        QTimer.singleShot(int(sys.argv[2]), check)
+    now = time.monotonic()
+    if state["since"] is None:
+        state["since"] = now
+    frame, framed = frame_now(w)
+    key = (frame.x(), frame.y(), frame.width(), frame.height(), framed)
+    if key != state["last"]:
+        state["last"], state["stable_since"] = key, now
+    settled = framed and (now - state["stable_since"]) * 1000 >= settle_ms
+    if not settled and (now - state["since"]) * 1000 < limit_ms:
+        QTimer.singleShot(250, check)
         return
     if move:
         w.setGeometry(*move)
         app.processEvents()
     f, a = w.frameGeometry(), w.screen().availableGeometry()
-    if len(sys.argv) > 3:  # X11: the frame as the X server has it (Qt may not know it)
-        f = x11_frame(int(w.winId()))
+    if x11:
+        f = x11_frame(int(w.winId()))[0]
     hint = w.minimumSizeHint()
     print("FIT " + json.dumps({"frame": [f.x(), f.y(), f.width(), f.height()],
                               "available": [a.x(), a.y(), a.width(), a.height()],
@@ -86,14 +105,14 @@ def _start(tmp_path: Path, screen: tuple[int, int], move: list[int] | None = Non
         env["QT_QPA_PLATFORM"] = "xcb"
         script = 'openbox >/dev/null 2>&1 & sleep 1; exec "$@"'
         cmd = ["xvfb-run", "-a", "-s", f"-screen 0 {screen[0]}x{screen[1]}x24",
-               "bash", "-c", script, "start", *child, "6000", "x11"]
+               "bash", "-c", script, "start", *child, "1000", "6000", "x11"]
     else:
         config = tmp_path / f"screen-{screen[0]}x{screen[1]}.json"
         config.write_text(json.dumps({"screens": [{
             "name": "screen", "x": 0, "y": 0, "width": screen[0], "height": screen[1],
             "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
         env["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
-        cmd = [*child, "1500"]
+        cmd = [*child, "500", "1500"]
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=240)
     lines = [x for x in done.stdout.splitlines() if x.startswith("FIT ")]
