@@ -66,6 +66,8 @@ from PySide6.QtWidgets import (
 from core.advising import (
     DEFAULT_DELTA,
     EXP3_EPSILONS,
+    AdviseBenchParameters,
+    AdviseParameters,
     AdvisingParams,
     AdvisingSetup,
     ExperimentResult,
@@ -91,6 +93,7 @@ from gui.advising.results import AdvisingResultsView
 from gui.advising.running import AdvisingRunner
 from gui.advising.setup import SetupEditor
 from gui.advising.views import RunWidgets, SetupWidgets, ShownSetup
+from gui.shell.bindings import set_tooltips
 from gui.shell.document import ProjectDocument
 from gui.shell.param_field import FieldWithError, ParamField
 from gui.shell.run_controls import RunControls
@@ -125,6 +128,7 @@ class AdvisingPanel(ToolPanel):
         self.info_panel, run_widgets = self._build_info_panel()
         self._run_widgets = run_widgets
         top, setup_widgets = self._build_editor()
+        set_tooltips((*run_widgets.bindings(), *setup_widgets.bindings()))  # fields' help
         self.results = AdvisingResultsView(self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(top)
@@ -301,7 +305,6 @@ class AdvisingPanel(ToolPanel):
         for s, text in (("none", "none (no advice)"), ("traditional", "traditional advising"),
                         ("dp", "DP advising")):
             self.strategy_combo.addItem(text, s)
-        self.strategy_combo.setToolTip(TOOLTIPS["strategy"])
         compact_combo(self.strategy_combo, 10)
         self.variant_combo = QComboBox(box_p)
         for v, text in (("sound", "sound (strict S)"), ("thesis", "thesis (S = 1)"),
@@ -310,17 +313,14 @@ class AdvisingPanel(ToolPanel):
         model = self.variant_combo.model()
         if isinstance(model, QStandardItemModel):
             model.item(2).setEnabled(False)
-        self.variant_combo.setToolTip(TOOLTIPS["variant"])
         compact_combo(self.variant_combo, 10)
         # each bound to its parameter of the set-up's AdvisingParams (values, checks, messages)
         self.fields: dict[str, ParamField] = {}
         for name in ("epsilon", "distance_threshold", "ask_budget", "give_budget", "epochs",
                      "alpha", "xi"):
-            f = ParamField(name, self._shown.params, box_p, label=FIELD_LABELS.get(name),
-                           tooltip=TOOLTIPS.get(name, ""))
+            f = ParamField(name, self._shown.params, box_p, label=FIELD_LABELS.get(name))
             self.fields[name] = f
         self.guard_check = QCheckBox("direction guard", box_p)
-        self.guard_check.setToolTip(TOOLTIPS["direction_guard"])
         self.sensitivity_label = QLabel(box_p)
         self.sensitivity_label.setWordWrap(True)
         self.sensitivity_label.setTextFormat(Qt.TextFormat.RichText)
@@ -403,7 +403,6 @@ class AdvisingPanel(ToolPanel):
         self.kind_combo = QComboBox(w)
         for key, text in RUN_KINDS:
             self.kind_combo.addItem(text, key)
-        self.kind_combo.setToolTip(TOOLTIPS["run_kind"])
         compact_combo(self.kind_combo, 14)
         self.kind_help = QLabel(w)
         self.kind_help.setWordWrap(True)
@@ -415,18 +414,15 @@ class AdvisingPanel(ToolPanel):
         self.seed_spin = QSpinBox(w)
         self.seed_spin.setRange(0, 2_147_483_647)
         self.seed_spin.setValue(0)
-        self.seed_spin.setToolTip(TOOLTIPS["seed"])
         self.seeds_spin = QSpinBox(w)
         self.seeds_spin.setRange(1, 1000)
         self.seeds_spin.setValue(20)
-        self.seeds_spin.setToolTip(TOOLTIPS["seeds"])
         self.workers_spin = QSpinBox(w)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))
-        self.workers_spin.setToolTip(TOOLTIPS["workers"])
-        self.epsilons_field = FieldWithError("epsilons", w, tooltip=TOOLTIPS["epsilons"])
+        self.epsilons_field = FieldWithError("epsilons", w)
         self.epsilons_field.edit.setText(", ".join(f"{e:g}" for e in EXP3_EPSILONS))
-        self.delta_field = FieldWithError("delta", w, tooltip=TOOLTIPS["delta"])
+        self.delta_field = FieldWithError("delta", w)
         self.delta_field.edit.setText(f"{DEFAULT_DELTA:g}")
         self.side_run_button = QPushButton("▶ Run (F5)", w)
         self.side_run_button.clicked.connect(self.run)
@@ -529,6 +525,10 @@ class AdvisingPanel(ToolPanel):
         """Set the run parameters (:meth:`gui.advising.views.RunWidgets.set_options`: kind,
         seeded, seed, seeds, workers, epsilons, delta) for screenshots and tests."""
         self.runs.set_options(**options)
+
+    def show_parameters(self, params: AdviseParameters | AdviseBenchParameters) -> None:
+        """Show a run's parameters in the Run panel; the set-up stays the project's."""
+        self.runs.show_parameters(params)
 
     def load_preset(self, name: str) -> bool:
         """Replace the set-up by a preset (one undoable command); True if it changed."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.advising import (
     AdviseBenchParameters,
+    AdviseParameters,
     AdvisingResult,
     ExperimentResult,
     advise_bench_release,
@@ -33,7 +34,6 @@ from core.advising import (
     randomness_text,
     single_summary,
 )
-from core.common import InputError
 from core.project import RunRecord, advise_bench_run_record, advise_run_record
 from gui.advising.parts import (
     KIND_HELP,
@@ -43,27 +43,14 @@ from gui.advising.parts import (
     RunRequest,
 )
 from gui.advising.results import AdvisingResultsView
-from gui.advising.views import RunWidgets, ShownSetup
+from gui.advising.views import SWEEP_KINDS, RunWidgets, ShownSetup
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.workers import TaskRunner
 
 if TYPE_CHECKING:
     from gui.shell.document import ProjectDocument
 
-__all__ = ["AdvisingRunner", "with_bench"]
-
-
-def with_bench(req: RunRequest) -> RunRequest:
-    """``req`` with the core's parameters of its experiment (its arms built from the set-up;
-    none for a single run); Refused, with the core's message, when the core refuses them."""
-    if req.is_experiment:
-        try:
-            req.bench = AdviseBenchParameters(req.kind, req.setup, seed=req.seed,
-                                              seeds=req.n_seeds, workers=req.workers,
-                                              epsilons=req.epsilons, delta=req.delta)
-        except InputError as exc:
-            raise Refused(f"cannot build the experiment: {exc}") from None
-    return req
+__all__ = ["AdvisingRunner"]
 
 
 class AdvisingRunner:
@@ -96,7 +83,7 @@ class AdvisingRunner:
         experiment = kind != "single"
         self._w.seeds_spin.setEnabled(experiment)
         self._w.workers_spin.setEnabled(experiment)
-        self._w.epsilons_field.setEnabled(kind in ("sweep", "exp3"))
+        self._w.epsilons_field.setEnabled(kind in SWEEP_KINDS)
         self._w.seeded_check.setText("seeded experiment" if experiment or
                                      self._w.seeded_check.isChecked() else
                                      "seeded experiment (unticked: release mode)")
@@ -114,6 +101,12 @@ class AdvisingRunner:
         self._w.set_options(**options)
         self.update_mode_label()
 
+    def show_parameters(self, params: AdviseParameters | AdviseBenchParameters) -> None:
+        """Show a run's parameters in the Run panel (:meth:`RunWidgets.show_parameters`) and
+        the "Next run" line."""
+        self._w.show_parameters(params)
+        self.update_mode_label()
+
     def build_request(self) -> RunRequest:
         """The run the Run panel asks for on the set-up shown; Refused (saying why) when the
         set-up is unusable, shows refused values, or a run field is refused."""
@@ -124,7 +117,7 @@ class AdvisingRunner:
         if problems:
             raise Refused("Fix the red fields first (refused values are not applied): "
                           + "; ".join(problems))
-        return with_bench(self._w.request(setup))
+        return self._w.request(setup)
 
     def start(self, request: RunRequest) -> None:
         """Start ``request`` (from :meth:`build_request`) in the panel's worker."""
@@ -181,7 +174,7 @@ class AdvisingRunner:
             key = req.kind.split("-")[0]  # Experiment 1 on either layout: the exp1 claims
             self.session[key] = result
             claims = [c for c in check_claims(self.session) if c.claim.experiment == key]
-        if req.bench is None:  # built by with_bench before every experiment starts
+        if req.bench is None:  # built by RunWidgets.request before every experiment starts
             return
         record, entries = advise_bench_run_record(self._document.project, result, req.bench,
                                                   claims=claims)

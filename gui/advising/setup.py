@@ -227,12 +227,12 @@ class SetupEditor:
         self._log("WARNING", f"advising parameters: {message}")
 
     def on_strategy_combo_activated(self, index: int) -> None:
-        s = str(self._w.strategy_combo.itemData(index))
+        s = str(self._w.value("strategy"))
         if self._shown.setup is not None and s != self._shown.setup.params.strategy:
             self._commit_params({"strategy": s}, f"Set strategy {s}", None)
 
     def on_variant_combo_activated(self, index: int) -> None:
-        v = str(self._w.variant_combo.itemData(index))
+        v = self._w.variant()
         if self._shown.setup is None or v == self._shown.setup.params.variant or v == "custom":
             self._refresh_params()
             return
@@ -244,8 +244,9 @@ class SetupEditor:
 
     def on_guard_check_clicked(self, checked: bool) -> None:
         if self._shown.setup is not None:
-            self._commit_params({"direction_guard": bool(checked)},
-                                "Direction guard " + ("on" if checked else "off"), None)
+            on = bool(self._w.value("direction_guard"))
+            self._commit_params({"direction_guard": on},
+                                "Direction guard " + ("on" if on else "off"), None)
 
     # ------------------------------------------------------------------ refresh
     def on_document_advising_changed(self, index: int) -> None:
@@ -299,11 +300,7 @@ class SetupEditor:
         if s is None:
             return
         p = s.params
-        self._w.strategy_combo.setCurrentIndex(self._w.strategy_combo.findData(p.strategy))
-        self._w.variant_combo.setCurrentIndex(self._w.variant_combo.findData(p.variant))
-        for f in self._w.fields.values():
-            f.show_value(p)
-        self._w.guard_check.setChecked(p.direction_guard)
+        self._w.show_parameters(p)
         strict = s.strict_sensitivity
         noise = s.noise_sensitivity
         if abs(noise - strict) < 1e-12:

@@ -77,6 +77,12 @@ class FieldWithError(QWidget):
         lay.addWidget(self.edit)
         lay.addWidget(self.error)
 
+    def setToolTip(self, tip: str) -> None:  # noqa: N802 (Qt's name)
+        """The field's help: on its line edit, and kept below a reason when a value is
+        refused (so a binding table can give it, :func:`gui.shell.bindings.set_tooltips`)."""
+        self._tooltip = tip
+        self.edit.setToolTip(tip)
+
     @property
     def has_error(self) -> bool:
         return not self.error.isHidden()

@@ -83,3 +83,15 @@ def test_parse_number():
     for bad in ("", "x", True):
         with pytest.raises(ValueError):
             parse_number(bad)
+
+
+def test_help_given_later_stays_below_a_refused_value(qtbot, field):
+    """A binding table gives the help after the field is made (set_tooltips): the line edit
+    shows it, a refusal puts its reason above it, and clearing the refusal restores it."""
+    field.setToolTip("the help given later")
+    assert field.edit.toolTip() == "the help given later"
+    field.set_error("ε must be > 0")
+    tip = field.edit.toolTip()
+    assert tip != "the help given later" and "the help given later" in tip
+    field.clear_error()
+    assert field.edit.toolTip() == "the help given later"
