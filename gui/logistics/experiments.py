@@ -15,10 +15,12 @@ the same dict that is stored in the project's :class:`~core.project.model.RunRec
 ``plan-bench``, made by :func:`core.project.bench_run_record` as ``plan-bench --record``
 makes it), so a recorded benchmark redraws identically after reloading.
 
-The run parameters live in the right dock's :attr:`ExperimentsPage.controls`.
-
-A little over 600 lines: the benchmark form, its run and the six result plots with their
-checks table form one page.
+The run parameters live in the right dock's :attr:`ExperimentsPage.controls`, each widget
+bound to its field of :class:`~core.logistics.BenchParameters` in one table
+(:attr:`ExperimentsPage.fields`, :mod:`gui.shell.bindings`) that reads the parameters, shows
+them (:meth:`ExperimentsPage.show_parameters`) and gives each widget its help; the checks are
+the core's, and a refused field is named in the Run panel and its widget turned red. The
+checks and gaps tables are :mod:`gui.logistics.bench_parts`.
 """
 
 from __future__ import annotations
@@ -26,26 +28,21 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QSpinBox,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -63,18 +60,35 @@ from core.logistics import (
     benchmark_config,
 )
 from core.project import bench_run_record
-from gui.logistics.results import RatioSplitter
+from gui.logistics.bench_parts import (
+    THESIS_GAPS,
+    fill_checks,
+    fill_gaps,
+    make_bench_tables,
+    verdict,
+)
 from gui.logistics.side_panel import (
     APPROACH_STYLE,
     approach_box,
+    approaches_binding,
+    clear_refused,
     connect_study_runner,
+    mark_refused,
     side_run_row,
     study_page_bar,
+    values_binding,
+)
+from gui.shell.bindings import (
+    Binding,
+    combo_binding,
+    read_bindings,
+    set_tooltips,
+    show_bindings,
+    show_fields,
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import add_error_bars, make_plot
 from gui.shell.style import ERROR_COLOUR
-from gui.shell.widgets import header_item, show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["ExperimentsPage", "APPROACH_STYLE", "PARAM_LABELS", "THESIS_GAPS", "METRIC_PLOTS",
@@ -86,19 +100,6 @@ CLI_WORLDS = 50
 PARAM_LABELS = BENCH_PARAM_LABELS
 #: plot key -> (title, y label)
 METRIC_PLOTS = BENCH_METRICS
-#: (approach, metric) -> (thesis's DP advantage, text). Positive = DP better (shorter, fewer
-#: messages, more successes); success in percentage points.
-THESIS_GAPS = {
-    ("bestfirst", "route_length"): (25.0, "DP ≈ 25 % shorter"),
-    ("greedy", "route_length"): (15.0, "DP ≈ 15 % shorter"),
-    ("noprivacy", "route_length"): (-2.5, "DP ≈ 2–3 % longer"),
-    ("bestfirst", "messages"): (20.0, "DP ≈ 20 % fewer messages"),
-    ("greedy", "messages"): (10.0, "DP ≈ 10 % fewer messages"),
-    ("noprivacy", "messages"): (-2.0, "DP ≈ 2 % more messages"),
-    ("bestfirst", "success"): (10.0, "DP ≈ 10 % higher success"),
-    ("greedy", "success"): (5.0, "DP ≈ 5 % higher success"),
-    ("noprivacy", "success"): (-2.0, "DP ≈ 2 % lower success"),
-}
 BENCH_TIPS = {
     "B1": "ε sweep at N = 10 (Fig 4.8/4.10): success should rise and route length and "
           "messages fall as ε grows — spec §8.3 warns the effect may be small (not robust).",
@@ -110,14 +111,6 @@ BENCH_TIPS = {
           "C = Σ lc (§4.6.4).",
     "B5": "Route memo over five rounds (Remark 4): messages per plan should not increase.",
 }
-
-
-def verdict(check: Mapping[str, Any], n_values: int) -> str:
-    """``reproduced``, ``not reproduced`` or ``not testable`` (a Spearman trend needs ≥ 3
-    swept values; the core then reports ρ = 0, which is no evidence either way)."""
-    if "Spearman" in str(check.get("observed", "")) and n_values < 3:
-        return "not testable"
-    return "reproduced" if check.get("holds") else "not reproduced"
 
 
 def _num(x: Any) -> float:
@@ -162,16 +155,11 @@ class ExperimentsPage(QWidget):
         self.bench_combo.currentIndexChanged.connect(self._on_bench_changed)
         form.addRow("Run", self.bench_combo)
         self.values_edit = QLineEdit(box)
-        self.values_edit.setToolTip("The swept values, comma separated (default: the spec's).")
         self.values_label = QLabel("values", box)
         form.addRow(self.values_label, self.values_edit)
         self.worlds_spin = QSpinBox(box)
         self.worlds_spin.setRange(1, 500)
         self.worlds_spin.setValue(DEFAULT_WORLDS)
-        self.worlds_spin.setToolTip(
-            f"Generated worlds per point (each with one round of packages). The spec and the "
-            f"command line (plan-bench) use {CLI_WORLDS}; {DEFAULT_WORLDS} keeps the GUI "
-            "quick, with wider confidence intervals.")
         form.addRow("worlds/point", self.worlds_spin)
         note = QLabel(f"<small>The command line uses {CLI_WORLDS} worlds per point.</small>",
                       box)
@@ -181,13 +169,10 @@ class ExperimentsPage(QWidget):
         self.seed_spin = QSpinBox(box)
         self.seed_spin.setRange(0, 2 ** 31 - 1)
         self.seed_spin.setValue(7)
-        self.seed_spin.setToolTip("Experiment seed: worlds, packages and noise are reproducible "
-                                  "from it (a seeded experiment; nothing is released).")
         form.addRow("seed", self.seed_spin)
         self.workers_spin = QSpinBox(box)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(min(2, os.cpu_count() or 1))
-        self.workers_spin.setToolTip("Worker processes (1 runs in this app's worker thread).")
         form.addRow("processes", self.workers_spin)
         lay.addWidget(box)
         abox, self.approach_checks = approach_box(w, APPROACH_LABELS)
@@ -197,7 +182,40 @@ class ExperimentsPage(QWidget):
         lay.addWidget(self.controls_message)
         lay.addLayout(row)
         lay.addStretch(1)
+        self.fields = self._bindings()
+        set_tooltips(self.fields)
         return w
+
+    def _bindings(self) -> tuple[Binding, ...]:
+        """The fields of :class:`BenchParameters` the Run panel edits: the one place a widget
+        meets its field and its help (the domain is not one: this page runs logistics
+        worlds; the benchmark's help follows the benchmark chosen)."""
+        return (
+            combo_binding("benchmark", self.bench_combo),
+            values_binding(self.values_edit, lambda: self._config().values,
+                           "The swept values, comma separated (default: the spec's).",
+                           swept=lambda: self._config().parameter != "round"),
+            approaches_binding(self.approach_checks, lambda: self._config().approaches),
+            Binding("worlds", self.worlds_spin.value, self.worlds_spin.setValue,
+                    self.worlds_spin,
+                    f"Generated worlds per point (each with one round of packages). The spec "
+                    f"and the command line (plan-bench) use {CLI_WORLDS}; {DEFAULT_WORLDS} "
+                    "keeps the GUI quick, with wider confidence intervals."),
+            Binding("seed", self.seed_spin.value, self._show_seed, self.seed_spin,
+                    "Experiment seed: worlds, packages and noise are reproducible from it (a "
+                    "seeded experiment; nothing is released)."),
+            Binding("workers", self.workers_spin.value,
+                    lambda n: self.workers_spin.setValue(
+                        self.workers_spin.maximum() if n is None else n),
+                    self.workers_spin, "Worker processes (1 runs in this app's worker thread)."))
+
+    def _config(self) -> Any:
+        return benchmark_config(self.bench_combo.currentData())
+
+    def _show_seed(self, seed: int | None) -> None:
+        if seed is None:
+            raise ValueError("seed cannot be None: this page runs seeded benchmarks only")
+        self.seed_spin.setValue(seed)
 
     def _build_page(self) -> None:
         bar, self.title_label, self.run_controls, self.caption = study_page_bar(
@@ -228,50 +246,11 @@ class ExperimentsPage(QWidget):
         self.legend_label.setToolTip("Every plot shows the same approaches (right-click a "
                                      "plot ▸ Export for PNG, SVG or CSV).")
 
-        self.checks_table = QTableWidget(0, 4, self)  # (its header labels: below)
-        self.gaps_table = QTableWidget(0, 5, self)
-        self.gaps_table.setHorizontalHeaderLabels(
-            ["vs", "metric", "thesis reports", "measured (mean)", "per point"])
-        for t in (self.checks_table, self.gaps_table):
-            t.verticalHeader().hide()
-            t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-            t.setAlternatingRowColors(True)
-            t.setWordWrap(False)
-            t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-            t.horizontalHeader().setStretchLastSection(True)
-        hh = self.checks_table.horizontalHeader()
-        hh.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
-        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
-        self.checks_table.setColumnWidth(2, 270)
-        self.checks_table.setColumnWidth(3, 330)
-        self.checks_table.setHorizontalHeaderLabels(
-            ["verdict", "robust", "expected (thesis / spec)", "observed"])
-        header_item(self.checks_table, 1).setToolTip(
-            "Whether spec §8.3 calls this expectation robust (expected to hold whatever the "
-            "unspecified details); “no” = a thesis claim that may well not reproduce.")
-        header_item(self.gaps_table, 3).setToolTip(
-            "DP-based advantage, mean over the swept values: positive = DP better. Green: "
-            "the same direction as the thesis; vermillion: the opposite.")
-        self.gaps_table.setToolTip("Paired differences of DP-based against each approach: "
-                                   "positive = DP better (shorter routes, fewer messages, in % "
-                                   "of the other approach; success in percentage points).")
-        tables = RatioSplitter(Qt.Orientation.Horizontal, 0.56, self)
-        for title, table in (("Trend checks (every check the core makes)", self.checks_table),
-                             ("The thesis's reported gaps vs measured", self.gaps_table)):
-            box = QWidget(tables)
-            bl = QVBoxLayout(box)
-            bl.setContentsMargins(0, 0, 0, 0)
-            bl.setSpacing(1)
-            head = QLabel(f"<b>{title}</b>", box)
-            head.setTextFormat(Qt.TextFormat.RichText)
-            bl.addWidget(head)
-            bl.addWidget(table, 1)
-            tables.addWidget(box)
-        self.tables = tables
+        self.checks_table, self.gaps_table, self.tables = make_bench_tables(self)
 
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(plots)
-        split.addWidget(tables)
+        split.addWidget(self.tables)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
@@ -297,72 +276,51 @@ class ExperimentsPage(QWidget):
     def is_running(self) -> bool:
         return self._runner.is_running
 
-    def set_options(self, *, benchmark: str | None = None, values: Sequence[float] | None = None,
-                    approaches: Sequence[str] | None = None, worlds: int | None = None,
-                    seed: int | None = None, workers: int | None = None) -> None:
-        """Set the run parameters (used by tests and the screenshot script)."""
-        if benchmark is not None:
-            self.bench_combo.setCurrentIndex(BENCHMARKS.index(benchmark))
-        if values is not None:
-            self.values_edit.setText(", ".join(f"{v:g}" for v in values))
-        if approaches is not None:
-            for a, cb in self.approach_checks.items():
-                cb.setChecked(a in approaches)
-        if worlds is not None:
-            self.worlds_spin.setValue(worlds)
-        if seed is not None:
-            self.seed_spin.setValue(seed)
-        if workers is not None:
-            self.workers_spin.setValue(workers)
+    def set_options(self, **values: Any) -> None:
+        """Set the run parameters by the names of :meth:`_bindings` (``benchmark``, ``values``,
+        ``approaches``, ``worlds``, ``seed``, ``workers``; None leaves a field as it is; a
+        new benchmark first brings its own values and approaches): tests and the screenshot
+        script."""
+        show_bindings(self.fields, {k: v for k, v in values.items() if v is not None})
+
+    def show_parameters(self, params: BenchParameters) -> None:
+        """Show every field of ``params`` the Run panel edits (values or approaches None: the
+        benchmark's own; workers None: every CPU)."""
+        show_fields(self.fields, params)
 
     def _on_bench_changed(self, *args: object) -> None:
         name = self.bench_combo.currentData()
-        cfg = benchmark_config(name)
+        cfg = self._config()
         self.values_label.setText(PARAM_LABELS.get(cfg.parameter, cfg.parameter))
-        self.values_edit.setText(", ".join(f"{v:g}" for v in cfg.values))
         self.values_edit.setEnabled(cfg.parameter != "round")
-        for a, cb in self.approach_checks.items():
-            cb.setChecked(a in cfg.approaches)
+        show_bindings(self.fields, {"values": None, "approaches": None})  # the benchmark's
         self.bench_combo.setToolTip(BENCH_TIPS[name])
         self.title_label.setText(f"<b>{html.escape(name)}</b> — {html.escape(cfg.title)}"
                                  + (f" (thesis Fig {cfg.figure})" if cfg.figure else ""))
 
-    def _refuse(self, text: str, widget: QWidget | None = None) -> bool:
+    def _refuse(self, text: str, field: str | None = None) -> bool:
         self.controls_message.setText(text)
         self.controls_message.show()
-        if widget is not None:
-            show_field_error(widget, text)
+        mark_refused(self.fields, field, text)
         self.message_logged.emit("WARNING", f"logistics benchmark not started: {text}")
         return False
 
     def bench_parameters(self) -> BenchParameters:
-        """The :class:`~core.logistics.BenchParameters` of the Run panel (an
-        :class:`InputError` naming the field the core refuses; the values must be numbers)."""
-        name = self.bench_combo.currentData()
-        values: tuple[float, ...] | None = None
-        if benchmark_config(name).parameter != "round":
-            try:
-                values = tuple(float(x) for x in self.values_edit.text().replace(";", ",")
-                               .split(",") if x.strip())
-            except ValueError:
-                raise InputError("a comma-separated list of numbers", field="values") from None
-        return BenchParameters(name, values=values,
-                               approaches=tuple(a for a, cb in self.approach_checks.items()
-                                                if cb.isChecked()),
-                               worlds=self.worlds_spin.value(), seed=self.seed_spin.value(),
-                               workers=self.workers_spin.value())
+        """The :class:`~core.logistics.BenchParameters` of the Run panel, read through
+        :meth:`_bindings` (an :class:`InputError` naming the field the core refuses, or
+        ``values`` when they are not numbers)."""
+        return BenchParameters(**read_bindings(self.fields))
 
     def run(self) -> bool:
         """Start the benchmark in the worker; False (with an inline reason) if refused."""
         if self.is_running:
             return False
         self.controls_message.hide()
-        self.values_edit.setStyleSheet("")
+        clear_refused(self.fields)
         try:
             params = self.bench_parameters()
         except InputError as exc:  # the core's message, on the widget of its field
-            return self._refuse(str(exc), {"values": self.values_edit,
-                                           "worlds": self.worlds_spin}.get(exc.field or ""))
+            return self._refuse(str(exc), exc.field)
         self._request = params
         self.message_logged.emit("INFO", f"logistics benchmark {params.benchmark} started "
                                  f"({params.worlds} worlds per point, seed {params.seed})")
@@ -491,8 +449,8 @@ class ExperimentsPage(QWidget):
             f"{html.escape(APPROACH_STYLE.get(a, (a,))[0])}" for a in approaches)
             + "&nbsp;&nbsp;&nbsp;<span style='color:#666'>(error bars: 95 % CI over "
               "worlds; points dodged sideways to stay readable)</span>")
-        self._fill_checks(summary, len(values))
-        self._fill_gaps(summary, param)
+        fill_checks(self.checks_table, summary, len(values))
+        fill_gaps(self.gaps_table, summary, param)
         n_worlds = summary.get("worlds")
         elapsed = float(summary.get("elapsed_s") or 0.0)
         name = summary.get("benchmark", "")
@@ -516,69 +474,6 @@ class ExperimentsPage(QWidget):
             + "<br>" + privacy_text(summary))
         self.title_label.setText(
             f"<b>{html.escape(str(name))}</b> — {html.escape(str(summary.get('title', '')))}")
-
-    def _fill_checks(self, summary: Mapping[str, Any], n_values: int) -> None:
-        t = self.checks_table
-        t.setRowCount(0)
-        order = {"not reproduced": 0, "not testable": 1, "reproduced": 2}
-        checks = sorted(summary.get("checks", []),  # failures first: nothing hides below
-                        key=lambda c: order[verdict(c, n_values)])
-        for c in checks:
-            v = verdict(c, n_values)
-            r = t.rowCount()
-            t.insertRow(r)
-            it = QTableWidgetItem(v)
-            colour = {"reproduced": "#117733", "not reproduced": ERROR_COLOUR,
-                      "not testable": "#777777"}[v]
-            it.setForeground(QBrush(QColor(colour)))
-            f = it.font()
-            f.setBold(True)
-            it.setFont(f)
-            if v == "not testable":
-                it.setToolTip("A rank trend needs at least 3 swept values.")
-            t.setItem(r, 0, it)
-            t.setItem(r, 1, QTableWidgetItem("yes" if c.get("robust_expectation") else "no"))
-            t.setItem(r, 2, QTableWidgetItem(str(c.get("claim", ""))))
-            obs = QTableWidgetItem(str(c.get("observed", "")))
-            obs.setToolTip(str(c.get("observed", "")))
-            t.setItem(r, 3, obs)
-
-    def _fill_gaps(self, summary: Mapping[str, Any], param: str) -> None:
-        t = self.gaps_table
-        t.setRowCount(0)
-        rel = summary.get("relative_to_dp", [])
-        groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for row in rel:
-            key = (row.get("approach"), row.get("metric"))
-            groups.setdefault(key, []).append((float(row.get(param, math.nan)),
-                                               _num(row.get("dp_advantage_percent"))))
-        paired = {(row.get("approach"), row.get("metric")) for row in rel if row.get("paired")}
-        for (a, m), pts in groups.items():
-            thesis = THESIS_GAPS.get((a, m))
-            vals = [v for _x, v in pts if math.isfinite(v)]
-            mean = float(np.mean(vals)) if vals else math.nan
-            unit = " points" if m == "success" else " %"
-            r = t.rowCount()
-            t.insertRow(r)
-            t.setItem(r, 0, QTableWidgetItem(APPROACH_STYLE.get(a, (a,))[0]))
-            mi = QTableWidgetItem(str(m) + (" (paired tasks)" if (a, m) in paired else ""))
-            if (a, m) in paired:
-                mi.setToolTip("Compared only on the tasks both approaches delivered; each "
-                              "approach's own mean would favour the one that fails on long "
-                              "tasks. Delivery rates are in the success row.")
-            t.setItem(r, 1, mi)
-            t.setItem(r, 2, QTableWidgetItem(thesis[1] if thesis else "—"))
-            txt = "–" if not math.isfinite(mean) else f"{mean:+.1f}{unit}"
-            it = QTableWidgetItem(txt)
-            if thesis and math.isfinite(mean):
-                same = (mean > 0) == (thesis[0] > 0)
-                it.setForeground(QBrush(QColor("#117733" if same else ERROR_COLOUR)))
-                it.setToolTip("same direction as the thesis" if same else
-                              "opposite direction to the thesis")
-            t.setItem(r, 3, it)
-            per = ", ".join(f"{x:g}: {'–' if not math.isfinite(v) else f'{v:+.1f}'}"
-                            for x, v in pts)
-            t.setItem(r, 4, QTableWidgetItem(per))
 
 
 def privacy_text(summary: Mapping[str, Any]) -> str:

@@ -16,6 +16,12 @@ made by :func:`core.project.packet_run_record`, one undoable
 :class:`~gui.shell.commands.AddRunCommand`); the page redraws from that record,
 so a reopened project shows its latest study again. The study is a seeded experiment on
 generated worlds: nothing private is released, so nothing enters the ledger.
+
+Each widget of the Run panel is bound to its field of :class:`~core.logistics.PacketParameters`
+in one table (:attr:`PacketExperimentsPage.fields`, :mod:`gui.shell.bindings`) that reads the
+parameters, shows them (:meth:`PacketExperimentsPage.show_parameters`, and a recorded study's
+when it is shown) and gives each widget its help; the checks are the core's, and a refused
+field is named in the Run panel and its widget turned red.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -59,14 +65,25 @@ from gui.logistics.packet_parts import fill_claims, make_claims_table
 from gui.logistics.side_panel import (
     APPROACH_STYLE,
     approach_box,
+    approaches_binding,
+    clear_refused,
     connect_study_runner,
+    mark_refused,
     side_run_row,
     study_page_bar,
+    values_binding,
+)
+from gui.shell.bindings import (
+    Binding,
+    combo_binding,
+    read_bindings,
+    set_tooltips,
+    show_bindings,
+    show_fields,
 )
 from gui.shell.commands import AddRunCommand
 from gui.shell.plots import add_band, add_error_bars, make_plot
 from gui.shell.style import ERROR_COLOUR
-from gui.shell.widgets import show_field_error
 from gui.shell.workers import TaskRunner
 
 __all__ = ["PacketExperimentsPage", "X_LABELS", "DEFAULT_VALUES", "preview"]
@@ -86,6 +103,8 @@ TIPS = {"fig49": "The approaches against the network size, packet routing (dynam
                   "network (0) as the reference: dynamism should lower success and raise "
                   "messages for every approach."}
 DEFAULT_WORLDS = 10
+#: the access points of fig410/fig411 when a study leaves them to the thesis
+THESIS_SIZES = 10
 
 
 def _num(x: Any) -> float:
@@ -128,19 +147,13 @@ class PacketExperimentsPage(QWidget):
         form.addRow("figure", self.experiment_combo)
         self.values_label = QLabel("values", box)
         self.values_edit = QLineEdit(box)
-        self.values_edit.setToolTip("The swept values, comma separated (default: the thesis's). "
-                                    "fig411 always adds the static network (0).")
         form.addRow(self.values_label, self.values_edit)
         self.worlds_spin = QSpinBox(box)
         self.worlds_spin.setRange(2, 500)
         self.worlds_spin.setValue(DEFAULT_WORLDS)
-        self.worlds_spin.setToolTip("Generated worlds (paired seeds) per approach and point; "
-                                    "the command line (plan-bench --experiment) uses 20.")
         form.addRow("worlds/point", self.worlds_spin)
         self.seed_check = QCheckBox("seed", box)
         self.seed_check.setChecked(True)
-        self.seed_check.setToolTip("Unticked: the master seed is drawn from the operating "
-                                   "system and recorded (still a seeded experiment).")
         self.seed_spin = QSpinBox(box)
         self.seed_spin.setRange(0, 2 ** 31 - 1)
         self.seed_spin.setValue(7)
@@ -151,36 +164,26 @@ class PacketExperimentsPage(QWidget):
         self.dynamics_spin.setRange(0.001, 1.0)
         self.dynamics_spin.setSingleStep(0.05)
         self.dynamics_spin.setValue(0.1)
-        self.dynamics_spin.setToolTip("fig49/fig410: the packet-routing p(leave) = p(join) per "
-                                      "node and step (the thesis: 0.1).")
         form.addRow("dynamism p", self.dynamics_spin)
         self.sizes_spin = QSpinBox(box)
         self.sizes_spin.setRange(2, 200)
-        self.sizes_spin.setValue(10)
-        self.sizes_spin.setToolTip("fig410/fig411: access points of the network (the thesis: "
-                                   "10). fig49 sweeps it.")
+        self.sizes_spin.setValue(THESIS_SIZES)
         form.addRow("access points", self.sizes_spin)
         self.per_combo = QComboBox(box)
         self.per_combo.addItem("every node (thesis)", "node")
         self.per_combo.addItem("one per agent", "agent")
-        self.per_combo.setToolTip("Who may leave: every node with probability p (the thesis's "
-                                  "wording), or at most one node per agent and step.")
         form.addRow("churn", self.per_combo)
         self.connectivity_combo = QComboBox(box)
         self.connectivity_combo.addItem("network kept connected", "network")
         self.connectivity_combo.addItem("each area kept connected", "area")
-        self.connectivity_combo.setToolTip("What churn keeps connected: the whole network (an "
-                                           "access area may split) or every area.")
         form.addRow("keeps", self.connectivity_combo)
         self.solver_combo = QComboBox(box)
         self.solver_combo.addItem("Dijkstra", "dijkstra")
         self.solver_combo.addItem("RL (thesis 4.5.3)", "rl")
-        self.solver_combo.setToolTip("Step 3's high-level solver on the center graph.")
         form.addRow("solver", self.solver_combo)
         self.workers_spin = QSpinBox(box)
         self.workers_spin.setRange(1, max(1, os.cpu_count() or 1))
         self.workers_spin.setValue(1)
-        self.workers_spin.setToolTip("Worker processes (1 runs in this app's worker thread).")
         form.addRow("processes", self.workers_spin)
         for c in (self.experiment_combo, self.per_combo, self.connectivity_combo,
                   self.solver_combo):
@@ -194,7 +197,59 @@ class PacketExperimentsPage(QWidget):
         lay.addWidget(self.controls_message)
         lay.addLayout(row)
         lay.addStretch(1)
+        self.fields = self._bindings()
+        set_tooltips(self.fields)
         return w
+
+    def _bindings(self) -> tuple[Binding, ...]:
+        """The fields of :class:`PacketParameters` the Run panel edits: the one place a widget
+        meets its field and its help (the figure's help follows the figure chosen). The
+        experiment comes first: choosing one brings its own values and approaches."""
+        sizes, dyn = self.sizes_spin, self.dynamics_spin
+        return (
+            combo_binding("experiment", self.experiment_combo),
+            values_binding(self.values_edit, lambda: DEFAULT_VALUES[self._experiment()],
+                           "The swept values, comma separated (default: the thesis's). "
+                           "fig411 always adds the static network (0)."),
+            approaches_binding(self.approach_checks, self._default_approaches),
+            Binding("worlds", self.worlds_spin.value, self.worlds_spin.setValue,
+                    self.worlds_spin, "Generated worlds (paired seeds) per approach and point; "
+                    "the command line (plan-bench --experiment) uses 20."),
+            Binding("seed", self._seed, self._show_seed, self.seed_check,
+                    "Unticked: the master seed is drawn from the operating system and "
+                    "recorded (still a seeded experiment)."),
+            Binding("dynamics", dyn.value, dyn.setValue, dyn, "fig49/fig410: the "
+                    "packet-routing p(leave) = p(join) per node and step (the thesis: 0.1)."),
+            Binding("sizes", lambda: None if self._experiment() == "fig49" else sizes.value(),
+                    lambda n: sizes.setValue(THESIS_SIZES if n is None else n), sizes,
+                    "fig410/fig411: access points of the network (the thesis: 10). fig49 "
+                    "sweeps it."),
+            combo_binding("dynamics_per", self.per_combo,
+                          "Who may leave: every node with probability p (the thesis's "
+                          "wording), or at most one node per agent and step."),
+            combo_binding("connectivity", self.connectivity_combo,
+                          "What churn keeps connected: the whole network (an access area may "
+                          "split) or every area."),
+            combo_binding("solver", self.solver_combo,
+                          "Step 3's high-level solver on the center graph."),
+            Binding("workers", self.workers_spin.value,
+                    lambda n: self.workers_spin.setValue(
+                        self.workers_spin.maximum() if n is None else n),
+                    self.workers_spin, "Worker processes (1 runs in this app's worker thread)."))
+
+    def _experiment(self) -> str:
+        return str(self.experiment_combo.currentData())
+
+    def _default_approaches(self) -> tuple[str, ...]:
+        return ("dp",) if self._experiment() == "fig410" else experiment_approaches()
+
+    def _seed(self) -> int | None:
+        return self.seed_spin.value() if self.seed_check.isChecked() else None
+
+    def _show_seed(self, seed: int | None) -> None:
+        self.seed_check.setChecked(seed is not None)
+        if seed is not None:
+            self.seed_spin.setValue(seed)
 
     def _build_page(self) -> None:
         bar, self.title_label, self.run_controls, self.caption = study_page_bar(
@@ -251,86 +306,53 @@ class PacketExperimentsPage(QWidget):
     def is_running(self) -> bool:
         return self._runner.is_running
 
-    def set_options(self, *, experiment: str | None = None,
-                    values: Sequence[float] | None = None,
-                    approaches: Sequence[str] | None = None, worlds: int | None = None,
-                    seed: int | None = None, sizes: int | None = None,
-                    dynamics: float | None = None, workers: int | None = None) -> None:
-        """Set the run parameters (tests and the screenshot script)."""
-        if experiment is not None:
-            self.experiment_combo.setCurrentIndex(EXPERIMENTS.index(experiment))
-        if values is not None:
-            self.values_edit.setText(", ".join(f"{v:g}" for v in values))
-        if approaches is not None:
-            for a, cb in self.approach_checks.items():
-                cb.setChecked(a in approaches)
-        if worlds is not None:
-            self.worlds_spin.setValue(worlds)
-        if seed is not None:
-            self.seed_check.setChecked(True)
-            self.seed_spin.setValue(seed)
-        if sizes is not None:
-            self.sizes_spin.setValue(sizes)
-        if dynamics is not None:
-            self.dynamics_spin.setValue(dynamics)
-        if workers is not None:
-            self.workers_spin.setValue(workers)
+    def set_options(self, **values: Any) -> None:
+        """Set the run parameters by the names of :meth:`_bindings` (``experiment``,
+        ``values``, ``approaches``, ``worlds``, ``seed`` (ticks it), ``dynamics``, ``sizes``,
+        ``dynamics_per``, ``connectivity``, ``solver``, ``workers``; None leaves a field as
+        it is): tests and the screenshot script."""
+        show_bindings(self.fields, {k: v for k, v in values.items() if v is not None})
+
+    def show_parameters(self, params: PacketParameters) -> None:
+        """Show every field of ``params`` the Run panel edits (values or approaches None: the
+        figure's own; seed None: drawn from the OS; sizes None: the thesis's; workers None:
+        every CPU)."""
+        show_fields(self.fields, params)
 
     def _on_experiment_changed(self, *args: object) -> None:
         name = self.experiment_combo.currentData()
         self.values_label.setText({"fig49": "sizes", "fig410": "ε values",
                                    "fig411": "dynamism"}[name])
-        self.values_edit.setText(", ".join(f"{v:g}" for v in DEFAULT_VALUES[name]))
         self.sizes_spin.setEnabled(name != "fig49")
         self.dynamics_spin.setEnabled(name != "fig411")
-        default = ("dp",) if name == "fig410" else experiment_approaches()
-        for a, cb in self.approach_checks.items():
-            cb.setChecked(a in default)
+        show_bindings(self.fields, {"values": None, "approaches": None})  # the figure's
         self.experiment_combo.setToolTip(TIPS[name])
         if self.summary is None:
             self.title_label.setText(f"<b>{html.escape(PACKET_TITLES[name])}</b>")
 
-    def _refuse(self, text: str, widget: QWidget | None = None) -> bool:
+    def _refuse(self, text: str, field: str | None = None) -> bool:
         self.controls_message.setText(text)
         self.controls_message.show()
-        if widget is not None:
-            show_field_error(widget, text)
+        mark_refused(self.fields, field, text)
         self.message_logged.emit("WARNING", f"packet-routing study not started: {text}")
         return False
 
     def packet_parameters(self) -> PacketParameters:
-        """The :class:`~core.logistics.PacketParameters` of the Run panel (an
-        :class:`InputError` naming the field the core refuses; the values must be numbers)."""
-        name = self.experiment_combo.currentData()
-        try:
-            values = tuple(float(x) for x in self.values_edit.text().replace(";", ",")
-                           .split(",") if x.strip())
-        except ValueError:
-            raise InputError("a comma-separated list of numbers", field="values") from None
-        return PacketParameters(
-            name, worlds=self.worlds_spin.value(),
-            seed=self.seed_spin.value() if self.seed_check.isChecked() else None,
-            values=values,
-            approaches=tuple(a for a, cb in self.approach_checks.items() if cb.isChecked()),
-            dynamics_per=self.per_combo.currentData(),
-            connectivity=self.connectivity_combo.currentData(),
-            dynamics=self.dynamics_spin.value(), solver=self.solver_combo.currentData(),
-            sizes=None if name == "fig49" else self.sizes_spin.value(),
-            workers=self.workers_spin.value())
+        """The :class:`~core.logistics.PacketParameters` of the Run panel, read through
+        :meth:`_bindings` (an :class:`InputError` naming the field the core refuses, or
+        ``values`` when they are not numbers)."""
+        return PacketParameters(**read_bindings(self.fields))
 
     def run(self) -> bool:
         """Start the study in the worker; False (with an inline reason) if refused."""
         if self.is_running:
             return False
         self.controls_message.hide()
-        show_field_error(self.values_edit, "")
+        clear_refused(self.fields)
         try:  # the core's checks, before anything runs (a bad value names its field)
             params = self.packet_parameters()
         except InputError as exc:
-            return self._refuse(str(exc), {"values": self.values_edit,
-                                           "worlds": self.worlds_spin,
-                                           "dynamics": self.dynamics_spin,
-                                           "sizes": self.sizes_spin}.get(exc.field or ""))
+            return self._refuse(str(exc), exc.field)
         self._request = params
         self.message_logged.emit("INFO", f"packet-routing study {params.experiment} started "
                                  f"({params.worlds} worlds per point, "
@@ -407,25 +429,27 @@ class PacketExperimentsPage(QWidget):
         self.title_label.setText(f"<b>{html.escape(PACKET_TITLES[name])}</b>")
 
     def _restore_form(self, summary: Mapping[str, Any]) -> None:
-        """The Run panel as the shown study was run (Run again repeats it)."""
+        """The Run panel as the shown study was run (Run again repeats it), through the
+        bindings: the record's fields (values or approaches missing: the figure's; a seed
+        drawn from the OS: unticked), not its processes (this machine's choice). A value
+        the form cannot show leaves the later fields as they were."""
         prm = summary.get("params") or {}
         name = str(summary.get("experiment", ""))
         if name not in EXPERIMENTS:
             return
-        self.experiment_combo.setCurrentIndex(EXPERIMENTS.index(name))  # (defaults first)
         given = "given" in str(summary.get("seed_source", ""))
-        self.set_options(values=prm.get("values") or None,
-                         approaches=summary.get("approaches") or None,
-                         worlds=summary.get("n"), sizes=prm.get("sizes"),
-                         dynamics=prm.get("dynamics"),
-                         seed=summary.get("master_seed") if given else None)
-        self.seed_check.setChecked(given)
-        for combo, key in ((self.per_combo, "dynamics_per"),
-                           (self.connectivity_combo, "connectivity"),
-                           (self.solver_combo, "solver")):
-            i = combo.findData(prm.get(key))
-            if i >= 0:
-                combo.setCurrentIndex(i)
+        kept = {k: prm.get(k) for k in ("dynamics", "sizes", "dynamics_per", "connectivity",
+                                        "solver")}
+        try:
+            show_bindings(self.fields, {
+                "experiment": name, "values": prm.get("values") or None,
+                "approaches": summary.get("approaches") or None,
+                "seed": summary.get("master_seed") if given else None,
+                **{k: v for k, v in {**kept, "worlds": summary.get("n")}.items()
+                   if v is not None}})
+        except ValueError as exc:
+            self.message_logged.emit("WARNING", f"the Run panel shows the study only in "
+                                                f"part: {exc}")
 
     def show_summary(self, summary: Mapping[str, Any], *, run_id: str = "") -> None:
         """Plot a study's summary (:func:`core.logistics.packet_release`'s or a run

@@ -1,9 +1,11 @@
 """Pieces the Logistics study panels (B1–B5 and packet routing) share: their Run panel's foot,
-their page's top bar and their runner's wiring."""
+their page's top bar, their runner's wiring, and the bindings (:mod:`gui.shell.bindings`) of
+the two widgets both Run panels have — the swept values typed in a line and the approaches
+ticked in a group — with the marking of the widget whose field the core refused."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -12,18 +14,22 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from core.common import APPROACH_COLOURS
+from core.common import APPROACH_COLOURS, InputError
 from core.logistics import APPROACH_NAMES
+from gui.shell.bindings import Binding
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
+from gui.shell.widgets import show_field_error
 
-__all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "connect_study_runner",
-           "side_run_row", "STATUS_WIDTH"]
+__all__ = ["APPROACH_STYLE", "APPROACH_TIPS", "approach_box", "approaches_binding",
+           "clear_refused", "connect_study_runner", "mark_refused", "side_run_row",
+           "STATUS_WIDTH", "values_binding"]
 
 STATUS_WIDTH = 240  # px of a study page's status line (it must not resize the header)
 #: approach -> (legend label, colour, symbol, dashed)
@@ -57,6 +63,62 @@ def approach_box(parent: QWidget, approaches: Iterable[str]
         lay.addWidget(cb)
         checks[a] = cb
     return box, checks
+
+
+def values_binding(edit: QLineEdit, defaults: Callable[[], Sequence[float]], tooltip: str,
+                   swept: Callable[[], bool] = lambda: True) -> Binding:
+    """The swept values typed in ``edit``, comma (or semicolon) separated: read as a tuple
+    of numbers (None when ``swept()`` says the study sweeps nothing one can type; text
+    that is not numbers: an :class:`InputError` naming ``values`` — the core checks the
+    numbers), shown as ``1, 2.5`` (None: ``defaults()``, the study's own)."""
+
+    def read() -> tuple[float, ...] | None:
+        if not swept():
+            return None
+        try:
+            return tuple(float(x) for x in edit.text().replace(";", ",").split(",")
+                         if x.strip())
+        except ValueError:
+            raise InputError("a comma-separated list of numbers", field="values") from None
+
+    def show(values: Sequence[float] | None) -> None:
+        edit.setText(", ".join(f"{v:g}" for v in (defaults() if values is None else values)))
+
+    return Binding("values", read, show, edit, tooltip)
+
+
+def approaches_binding(checks: Mapping[str, QCheckBox],
+                       defaults: Callable[[], Iterable[str]]) -> Binding:
+    """The approaches ticked in ``checks`` (:func:`approach_box`), in its order; shown by
+    ticking exactly those given (None: ``defaults()``; an approach the group does not have:
+    ValueError). Each box keeps its own help."""
+
+    def show(approaches: Iterable[str] | None) -> None:
+        chosen = set(defaults() if approaches is None else approaches)
+        unknown = sorted(chosen - set(checks))
+        if unknown:
+            raise ValueError(f"approaches cannot include {', '.join(map(repr, unknown))}")
+        for a, cb in checks.items():
+            cb.setChecked(a in chosen)
+
+    return Binding("approaches",
+                   lambda: tuple(a for a, cb in checks.items() if cb.isChecked()), show)
+
+
+def clear_refused(bindings: Iterable[Binding]) -> None:
+    """Every bound widget marked by :func:`mark_refused` back to normal, with its help."""
+    for b in bindings:
+        if b.widget is not None and b.tooltip and b.widget.styleSheet():
+            show_field_error(b.widget, "", b.tooltip)
+
+
+def mark_refused(bindings: Iterable[Binding], field: str | None, text: str) -> None:
+    """Turn the widget bound to the refused ``field`` red with ``text`` above its help (a
+    field no single widget edits, such as the approaches: nothing to mark)."""
+    for b in bindings:
+        if b.field == field and b.widget is not None and b.tooltip:
+            show_field_error(b.widget, text, b.tooltip)
+            return
 
 
 def side_run_row(parent: QWidget, run: Callable[[], object], cancel: Callable[[], object]
