@@ -36,7 +36,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QFrame,
@@ -56,6 +55,7 @@ from PySide6.QtWidgets import (
 from core.audit import RUN_KIND, AuditParameters, AuditResult, audit_release, audit_summary
 from core.common import InputError
 from core.project import audit_run_record
+from gui.audit.fields import MechanismField
 from gui.audit.plots import EpsilonBarsPlot, RocPlot, fmt_eps
 from gui.audit.texts import (
     BANNER,
@@ -73,6 +73,7 @@ from gui.audit.texts import (
     stamp_html,
     verdict_text,
 )
+from gui.shell.bindings import Binding, read_bindings, show_bindings
 from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument
 from gui.shell.run_controls import RunControls
@@ -83,80 +84,6 @@ from gui.shell.widgets import SciSpinBox, info_panel, show_field_error
 
 __all__ = ["AuditPanel", "MECHANISM_CHOICES", "PARAMETERS", "TOOLTIPS", "EMPTY_TEXT",
            "verdict_text", "DEFAULT_SAMPLES"]
-
-# --------------------------------------------------------------------------- widgets
-class _Field:
-    """One parameter: its label, editor (spin box or combo, plus a tick for optional
-    ones), and the message line under it."""
-
-    def __init__(self, key: str, parent: QWidget) -> None:
-        spec = PARAMETERS[key]
-        self.key = key
-        self.tooltip = TOOLTIPS[key]
-        self.check: QCheckBox | None = None
-        if spec.optional:
-            self.check = QCheckBox(spec.label, parent)
-            self.check.setToolTip(self.tooltip)
-            self.label: QWidget = self.check
-        else:
-            self.label = QLabel(spec.label, parent)
-            self.label.setToolTip(self.tooltip)
-        if spec.choices:
-            combo = QComboBox(parent)
-            for value, text in spec.choices:
-                combo.addItem(text, value)
-            self.editor: QWidget = combo
-        elif spec.integer:
-            spin = QSpinBox(parent)
-            spin.setRange(int(spec.minimum), int(spec.maximum))
-            spin.setValue(int(spec.default))
-            self.editor = spin
-        else:
-            self.editor = SciSpinBox(parent, minimum=spec.minimum, maximum=spec.maximum,
-                                     value=spec.default, log_step=spec.log_step,
-                                     step=0.01 if spec.maximum <= 1 else 0.1)
-        self.editor.setToolTip(self.tooltip)
-        self.editor.setMinimumWidth(96)
-        if self.check is not None:
-            self.check.toggled.connect(self.editor.setEnabled)
-            self.editor.setEnabled(False)
-        self.message = QLabel(parent)
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
-        self.message.hide()
-        self.error = ""
-
-    def value(self) -> Any:
-        if self.check is not None and not self.check.isChecked():
-            return None
-        e = self.editor
-        if isinstance(e, QComboBox):
-            return e.currentData()
-        if isinstance(e, QSpinBox):
-            return int(e.value())
-        return float(e.value())  # type: ignore[attr-defined]
-
-    def set_value(self, value: Any) -> None:
-        if self.check is not None:
-            self.check.setChecked(value is not None)
-            if value is None:
-                return
-        e = self.editor
-        if isinstance(e, QComboBox):
-            i = e.findData(value)
-            if i < 0:
-                raise ValueError(f"{self.key}: no choice {value!r}")
-            e.setCurrentIndex(i)
-        elif isinstance(e, QSpinBox):
-            e.setValue(int(value))
-        else:
-            e.setValue(float(value))  # type: ignore[attr-defined]
-
-    def show_error(self, text: str) -> None:
-        self.error = text
-        show_field_error(self.editor, text, self.tooltip, message=self.message)
-
 
 class AuditPanel(ToolPanel):
     """The Audit tool tab (see the module docstring)."""
@@ -233,16 +160,16 @@ class AuditPanel(ToolPanel):
         self.sees_label.setStyleSheet("color: #555;")
         left.addWidget(self.sees_label)
         self.param_stack = QStackedWidget(box)
-        self.fields: dict[str, dict[str, _Field]] = {}
+        self.fields: dict[str, dict[str, MechanismField]] = {}
         for key, (_, _, params) in MECHANISM_CHOICES.items():
             page = QWidget(self.param_stack)
             form = QGridLayout(page)
             form.setContentsMargins(0, 0, 0, 0)
             form.setHorizontalSpacing(6)
             form.setVerticalSpacing(1)
-            fields: dict[str, _Field] = {}
+            fields: dict[str, MechanismField] = {}
             for i, name in enumerate(params):
-                f = _Field(name, page)
+                f = MechanismField(name, page)
                 col, r = 3 * (i % 2), 2 * (i // 2)
                 form.addWidget(f.label, r, col)
                 form.addWidget(f.editor, r, col + 1)
@@ -399,7 +326,7 @@ class AuditPanel(ToolPanel):
             raise ValueError(f"no mechanism {key!r}")
         self.mechanism_combo.setCurrentIndex(i)
 
-    def field(self, name: str, mechanism: str | None = None) -> _Field:
+    def field(self, name: str, mechanism: str | None = None) -> MechanismField:
         return self.fields[mechanism or self.mechanism()][name]
 
     def field_error(self, name: str) -> str:
@@ -414,27 +341,28 @@ class AuditPanel(ToolPanel):
         """The public parameters of the current mechanism, as its fields hold them."""
         return {k: f.value() for k, f in self.fields[self.mechanism()].items()}
 
+    def run_bindings(self) -> tuple[Binding, ...]:
+        """The run's widgets bound to :class:`AuditParameters`' ``samples``, ``seed`` (None:
+        release mode) and ``confidence`` (the mechanism's own fields are :attr:`fields`)."""
+        return (Binding("samples", lambda: int(self.samples_spin.value()),
+                        lambda v: self.samples_spin.setValue(int(v)), self.samples_spin),
+                Binding("seed", self.seed, self._show_seed, self.seed_spin),
+                Binding("confidence", lambda: float(self.confidence_spin.value()),
+                        lambda v: self.confidence_spin.setValue(float(v)),
+                        self.confidence_spin))
+
     def audit_parameters(self) -> AuditParameters:
         """What ``audit MECHANISM …`` builds for the same inputs (InputError if invalid)."""
         return AuditParameters(self.mechanism(), self.parameters(),
-                               samples=int(self.samples_spin.value()), seed=self.seed(),
-                               confidence=float(self.confidence_spin.value()))
+                               **read_bindings(self.run_bindings()))
 
     def set_parameters(self, mechanism: str | None = None, **values: Any) -> None:
         """Set the mechanism and any of its parameters, ``samples``, ``seed`` (None:
         release mode) and ``confidence``."""
         if mechanism is not None:
             self.set_mechanism(mechanism)
-        if "samples" in values:
-            self.samples_spin.setValue(int(values.pop("samples")))
-        if "seed" in values:
-            seed = values.pop("seed")
-            self.mode_combo.setCurrentIndex(self.mode_combo.findData(
-                "release" if seed is None else "experiment"))
-            if seed is not None:
-                self.seed_spin.setValue(int(seed))
-        if "confidence" in values:
-            self.confidence_spin.setValue(float(values.pop("confidence")))
+        run = self.run_bindings()
+        show_bindings(run, {b.name: values.pop(b.name) for b in run if b.name in values})
         fields = self.fields[self.mechanism()]
         unknown = set(values) - set(fields)
         if unknown:
@@ -444,6 +372,12 @@ class AuditPanel(ToolPanel):
 
     def seed(self) -> int | None:
         return None if self.mode_combo.currentData() == "release" else self.seed_spin.value()
+
+    def _show_seed(self, seed: int | None) -> None:
+        self.mode_combo.setCurrentIndex(self.mode_combo.findData(
+            "release" if seed is None else "experiment"))
+        if seed is not None:
+            self.seed_spin.setValue(int(seed))
 
     def randomness_label(self) -> str:
         """For the status bar: the randomness the next audit will use."""

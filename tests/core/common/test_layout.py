@@ -68,7 +68,6 @@ LONG_GUI_MODULES = {
     "gui/advising/results.py": 900,
     "gui/logistics/map_view.py": 850,
     "gui/mdp/analysis_panel.py": 718,
-    "gui/audit/panel.py": 651,
     "gui/ledger/panel.py": 611,
 }
 

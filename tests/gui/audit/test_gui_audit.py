@@ -9,6 +9,7 @@ import pytest
 
 from core.audit import AuditParameters, AuditResult
 from core.audit.records import RUN_KIND
+from core.common import InputError
 from gui.audit.panel import EMPTY_TEXT, AuditPanel
 from gui.audit.plots import claim_boundary
 from gui.shell.style import ERROR_COLOUR
@@ -278,3 +279,28 @@ def test_shared_policy_audit_from_the_workspace(qtbot, panel):
     assert panel.run_problem == "" and s["mechanism"] == "sharing"
     assert s["epsilon_lb"] <= s["epsilon_tight"] <= s["epsilon_claimed"]
     assert s["epsilon_claimed"] <= 1.5 * s["epsilon_tight"]
+
+
+@pytest.mark.parametrize("values", [
+    {"samples": 3000, "seed": 17, "confidence": 0.9},
+    {"samples": 500, "seed": None, "confidence": 0.99},
+])
+def test_the_run_bindings_go_both_ways(panel, values):
+    """samples, seed (None: release mode) and confidence, shown through the run's binding
+    table, are what the parameters object built from the widgets holds."""
+    panel.set_parameters("laplace", **values)
+    params = panel.audit_parameters()
+    assert {k: getattr(params, k) for k in values} == values
+    assert panel.mode_combo.currentData() == ("release" if values["seed"] is None
+                                              else "experiment")
+    assert {b.name for b in panel.run_bindings()} == set(values)
+
+
+def test_a_refused_run_value_names_its_field(panel):
+    """The core refuses what the widgets can hold but the parameters do not take."""
+    panel.set_parameters("laplace")
+    panel.samples_spin.setMinimum(0)
+    panel.samples_spin.setValue(0)
+    with pytest.raises(InputError) as err:
+        panel.audit_parameters()
+    assert err.value.field == "samples"
