@@ -48,6 +48,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections import Counter
@@ -472,7 +473,11 @@ def mark_unedited(project: Project, sections: Sequence[str] = SECTIONS) -> list[
     base: Snapshot | None = project.origin
     if base is None:
         return []
-    ours = snapshot(project_to_dict(project, sidecars={}, project_path=base.path)["project"],
+    whole = project
+    if "mdps" not in sections:  # the other sections are small: skip serialising the models
+        whole = copy.copy(project)
+        whole.mdps = []
+    ours = snapshot(project_to_dict(whole, sidecars={}, project_path=base.path)["project"],
                     base.path)
     noted = [s for s in sections if ours.sections[s] != base.sections[s]]
     project.origin = replace(base, unedited={**base.unedited,
