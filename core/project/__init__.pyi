@@ -95,6 +95,7 @@ from .store import (
     SaveReport as SaveReport,
     adopt_file as adopt_file,
     check_writable as check_writable,
+    mark_unedited as mark_unedited,
     record_and_save as record_and_save,
     save_document as save_document,
 )

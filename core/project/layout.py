@@ -14,7 +14,9 @@ def fill_project_layouts(project: "Project", *, max_states: int = MAX_LAYOUT_STA
                          ) -> list[str]:
     """Give every state of the project's drawable models a position (files without a
     ``layout``); returns the ids of the MDPs that got positions. Part of opening a file,
-    not an edit: call it before the project reaches the document.
+    not an edit: call it before the project reaches the document. A project read from a
+    file keeps its merge base (``project.origin``), and the models completed here count as
+    unedited at its next save (:func:`core.project.store.mark_unedited`).
 
     >>> from core.mdp.examples import random_mdp
     >>> p = Project(); _ = p.add_mdp(random_mdp(4, 2, 2, seed=1), "m")
@@ -44,4 +46,8 @@ def fill_project_layouts(project: "Project", *, max_states: int = MAX_LAYOUT_STA
         model.move_states({sid: (float(x), float(y))
                            for sid, (x, y) in zip(model.state_ids, filled)})
         changed.append(entry.id)
+    if changed and project.origin is not None:
+        from core.project.store import mark_unedited
+
+        mark_unedited(project, ["mdps"])  # positions added on opening are not an edit
     return changed

@@ -187,12 +187,24 @@ def ledger_keys(entries: Any, run_keys: dict[str, str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The merge base of one project file (see the module docstring)."""
+    """The merge base of one project file (see the module docstring).
+
+    ``unedited`` holds, for a section the reader completed with derived data when it opened
+    the file (state positions of a model stored without a layout), the digest of the
+    section as the document then held it: the document has not changed that section while
+    it still has that digest, though it is no longer the file's.
+    """
 
     path: str  # the real file (symlinks resolved)
     sections: dict[str, str]
     runs: Counter[str] = field(default_factory=Counter)
     ledger: Counter[str] = field(default_factory=Counter)
+    unedited: dict[str, str] = field(default_factory=dict)
+
+    def edited(self, section: str, ours: str) -> bool:
+        """True when a document whose ``section`` has the digest ``ours`` changed it since
+        it read the file (neither the file's digest nor its own form as opened)."""
+        return ours != self.sections[section] and ours != self.unedited.get(section)
 
 
 def snapshot(payload: dict[str, Any], path: str) -> Snapshot:

@@ -48,6 +48,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections import Counter
@@ -87,7 +88,7 @@ from core.project.snapshot import (
 )
 
 __all__ = ["ProjectChanged", "SaveReport", "record_and_save", "save_document",
-           "SECTION_NAMES", "adopt_file", "check_writable"]
+           "SECTION_NAMES", "adopt_file", "check_writable", "mark_unedited"]
 
 #: How a section is named to a user.
 SECTION_NAMES = {"name": "the project's name", "notes": "the notes", "mdps": "the models",
@@ -272,8 +273,10 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
                         ledger=[e.to_dict() for e in disk_ledger]), path)
     ours_doc = project_to_dict(project, sidecars={}, project_path=path)["project"]
     ours = snapshot(ours_doc, path)
+    # a section this document only completed on opening (state positions) is not its edit
+    edited = {s for s in SECTIONS if base.edited(s, ours.sections[s])}
     conflicts = [s for s in SECTIONS if now.sections[s] != base.sections[s]
-                 and ours.sections[s] != base.sections[s] and ours.sections[s] != now.sections[s]]
+                 and s in edited and ours.sections[s] != now.sections[s]]
     if base.runs - now.runs:
         conflicts.append("runs")
     if base.ledger - now.ledger:
@@ -282,7 +285,7 @@ def _merge(project: Project, disk: dict[str, Any], base: Snapshot, path: str,
         raise ProjectChanged(path, conflicts)
     report.overwritten = conflicts
     theirs_only = [s for s in SECTIONS if now.sections[s] != base.sections[s]
-                   and ours.sections[s] == base.sections[s]]
+                   and s not in edited]
     if theirs_only:
         _adopt_sections(project, disk, theirs_only, path)
         report.adopted = theirs_only
@@ -430,3 +433,53 @@ def adopt_file(project: Project, path: str | os.PathLike[str]) -> None:
         return
     base = snapshot(disk, real)
     project.origin = Snapshot(base.path, base.sections)
+
+
+def mark_unedited(project: Project, sections: Sequence[str] = SECTIONS) -> list[str]:
+    """Let ``project``'s ``sections`` as they are now count as *unedited* at its next save.
+
+    Opening a file may complete it with derived data that is not a user's edit (state
+    positions for a model stored without a layout, :func:`core.project.layout.
+    fill_project_layouts`): the document's copy of that section then differs from what the
+    file held. Without this, a save would take the document for the author of a change and
+    call a model another program changed meanwhile a conflict. After it, a section whose
+    digest is still the one recorded here is one the document did not change: another
+    writer's version of it is taken at the save (:func:`save_document`).
+
+    Parameters
+    ----------
+    project : Project
+        A project read from a file (``project.origin`` set; without one nothing happens).
+    sections : sequence of str
+        Keys of :data:`core.project.snapshot.SECTIONS`.
+
+    Returns
+    -------
+    list of str
+        The sections whose form now differs from the file's (and was recorded).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from core.mdp.examples import random_mdp
+    >>> from core.project.files import load_project, project_to_dict, save_project
+    >>> p = Project(name="p"); _ = p.add_mdp(random_mdp(3, 2, 2, seed=1), "m")
+    >>> path = os.path.join(tempfile.mkdtemp(), "p.privplan.json"); save_project(p, path)
+    >>> window = load_project(path)
+    >>> window.mdps[0].model.move_states({"st-1": (5.0, 5.0)})  # derived on opening
+    >>> mark_unedited(window, ["mdps"])
+    ['mdps']
+    """
+    base: Snapshot | None = project.origin
+    if base is None:
+        return []
+    whole = project
+    if "mdps" not in sections:  # the other sections are small: skip serialising the models
+        whole = copy.copy(project)
+        whole.mdps = []
+    ours = snapshot(project_to_dict(whole, sidecars={}, project_path=base.path)["project"],
+                    base.path)
+    noted = [s for s in sections if ours.sections[s] != base.sections[s]]
+    project.origin = replace(base, unedited={**base.unedited,
+                                             **{s: ours.sections[s] for s in noted}})
+    return noted

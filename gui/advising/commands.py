@@ -47,6 +47,8 @@ class SetAdvisingSetupCommand(DocumentCommand):
     ``index == len(project.advising)`` creates a new entry; undo removes it again.
     """
 
+    section = "advising"
+
     def __init__(self, document: "ProjectDocument", index: int, setup: AdvisingSetup,
                  text: str = "", parent: QUndoCommand | None = None) -> None:
         super().__init__(text or "Edit advising set-up", parent)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from core.advising import VARIANT_KNOBS, AdvisingParams, AdvisingSetup, preset
 from core.common import InputError
+from core.project import mark_unedited
 from gui.advising.commands import SetAdvisingSetupCommand, store_setup
 from gui.advising.models import (
     edit_add_agent,
@@ -84,6 +85,9 @@ class SetupEditor:
         stays unmodified until the user changes the set-up or runs it."""
         if not self._document.project.advising:
             store_setup(self._document, SETUP_INDEX, preset("table35"))
+            # nor is it a change of the file's set-ups at the next save: another program's
+            # set-up saved meanwhile is taken, not a conflict
+            mark_unedited(self._document.project, ["advising"])
 
     def push_setup(self, new: AdvisingSetup, text: str) -> bool:
         entries = self._document.project.advising

@@ -31,6 +31,8 @@ class SetGridCommand(DocumentCommand):
     """Replace ``Project.grids[index]`` by ``entry``; create it (``index == len``) or, with
     ``entry=None``, remove it. Undo restores the previous state exactly."""
 
+    section = "grids"
+
     def __init__(self, document: "ProjectDocument", index: int, entry: GridEntry | None,
                  text: str = "", parent: QUndoCommand | None = None) -> None:
         super().__init__(text or "Edit grid", parent)

@@ -61,6 +61,8 @@ class SetMapCommand(DocumentCommand):
     InputError naming the problem, and nothing is changed).
     """
 
+    section = "maps"
+
     def __init__(self, document: "ProjectDocument", index: int,
                  data: MapEntry | Mapping[str, Any] | None,
                  text: str = "", parent: QUndoCommand | None = None) -> None:

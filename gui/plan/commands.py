@@ -28,6 +28,8 @@ PLAN_STACK = "plan"
 class SetPlanCommand(DocumentCommand):
     """Store ``plan`` under ``name`` in the project's ``plans`` (undo: what was there)."""
 
+    section = "plans"
+
     def __init__(self, document: "ProjectDocument", name: str, plan: Plan, text: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(text, parent)

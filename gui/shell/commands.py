@@ -38,7 +38,15 @@ class DocumentCommand(QUndoCommand):
     back would make every document a reference cycle, left to the garbage collector, which
     tears PySide objects apart in an order Qt does not survive (a crash at collection).
     With a weak reference a document is freed as soon as the last window lets go of it.
+
+    ``section`` names the project section (:data:`core.project.snapshot.SECTIONS`) the
+    command edits, None for none (a recorded run, its ledger entries). When a save takes
+    that section from the file another program changed
+    (:meth:`ProjectDocument.adopt_merged`), the command is made obsolete: undoing or
+    redoing it would put back a value the file no longer holds, so Qt drops it instead.
     """
+
+    section: str | None = None
 
     @property
     def _document(self) -> "ProjectDocument":
@@ -53,6 +61,8 @@ class DocumentCommand(QUndoCommand):
 
 
 class RenameProjectCommand(DocumentCommand):
+    section = "name"
+
     def __init__(self, document: "ProjectDocument", name: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(f"Rename project to “{name}”", parent)
@@ -131,6 +141,8 @@ class RemoveRunCommand(DocumentCommand):
 class ReplaceMdpCommand(DocumentCommand):
     """Swap the whole model of one MDP entry for a validated MDP (undo restores a snapshot)."""
 
+    section = "mdps"
+
     def __init__(self, document: "ProjectDocument", mdp_id: str, mdp: MDP,
                  text: str = "", parent: QUndoCommand | None = None) -> None:
         super().__init__(text or f"Change MDP {mdp_id}", parent)
@@ -148,6 +160,8 @@ class ReplaceMdpCommand(DocumentCommand):
 
 class AddMdpCommand(DocumentCommand):
     """Add an MDP (a new blank one, an imported file, a duplicate) to the project."""
+
+    section = "mdps"
 
     def __init__(self, document: "ProjectDocument", model: MdpModel, mdp_id: str | None = None,
                  note: str = "", text: str = "", parent: QUndoCommand | None = None) -> None:
@@ -173,6 +187,8 @@ class AddMdpCommand(DocumentCommand):
 
 
 class RemoveMdpCommand(DocumentCommand):
+    section = "mdps"
+
     def __init__(self, document: "ProjectDocument", mdp_id: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(f"Delete MDP “{document.model(mdp_id).name or mdp_id}”", parent)
@@ -190,6 +206,8 @@ class RemoveMdpCommand(DocumentCommand):
 
 
 class _MdpCommand(DocumentCommand):
+    section = "mdps"
+
     def __init__(self, document: "ProjectDocument", mdp_id: str, text: str,
                  parent: QUndoCommand | None = None) -> None:
         super().__init__(text, parent)

@@ -73,6 +73,9 @@ class ProjectDocument(QObject):
     budgets_changed = Signal()  # Project.budgets edited
     plans_changed = Signal(str)  # name of the plan of Project.plans stored, replaced or removed
     history_changed = Signal()  # any undo stack moved (push, undo, redo, clear)
+    # sections a save took from the file (another program changed them), and how many undo
+    # steps that edited them were dropped (see adopt_merged)
+    sections_taken = Signal(list, int)
 
     def __init__(self, project: Project | None = None, path: str | Path | None = None,
                  parent: QObject | None = None) -> None:
@@ -263,7 +266,7 @@ class ProjectDocument(QObject):
 
     def adopt_merged(self, run_ids: Iterable[str], ledger_ids: Iterable[str],
                      sections: Iterable[str] = (), before: Mapping[str, Any] | None = None
-                     ) -> None:
+                     ) -> int:
         """Announce what a save merged in from another writer: runs and ledger entries (a
         command's ``--record`` while the window was open) and whole ``sections`` another
         program changed that this window had not (core.project.store.SaveReport.adopted).
@@ -272,13 +275,38 @@ class ProjectDocument(QObject):
         ``before`` maps each adopted section to the project's value before the save (the
         store replaces a section, never edits it in place): models that went away are
         announced removed and their undo stacks cleared, since their edits refer to a model
-        another program replaced."""
+        another program replaced.
+
+        Every undo step of any stack that edited an adopted section (its command's
+        ``section``, :class:`gui.shell.commands.DocumentCommand`) is made obsolete: undoing
+        an older rename after the file's name was taken would put the stale name back, so
+        Qt drops such a step instead of undoing or redoing it. :attr:`sections_taken` says
+        which sections were taken and how many steps were dropped (the window tells the
+        user). Returns that number."""
         for run_id in run_ids:
             self.run_added.emit(run_id)
         if list(ledger_ids):
             self.ledger_changed.emit()
-        for section in sections:
+        taken = list(sections)
+        dropped = 0
+        for section in taken:
             self._announce_section(section, (before or {}).get(section))
+            dropped += self._retire_edits(section)
+        if taken:
+            self.sections_taken.emit(taken, dropped)
+        return dropped
+
+    def _retire_edits(self, section: str) -> int:
+        """Make obsolete every undo step (on any stack, done or undone) that edited
+        ``section``; returns how many were."""
+        n = 0
+        for st in self._stacks.values():
+            for i in range(st.count()):
+                cmd = st.command(i)
+                if getattr(cmd, "section", None) == section and not cmd.isObsolete():
+                    cmd.setObsolete(True)
+                    n += 1
+        return n
 
     def _announce_section(self, section: str, old: Any) -> None:
         p = self._project

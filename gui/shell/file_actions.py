@@ -21,7 +21,7 @@ from gui.shell.document import PROJECT_STACK
 from gui.shell.widgets import open_failure_text
 
 __all__ = ["MDP_FILTERS", "PROJECT_SUFFIX", "safe_file_stem", "FileActions", "ask_save_changes",
-           "ask_recover"]
+           "ask_recover", "taken_text"]
 
 MDP_FILTERS = "MDP JSON (*.mdp.json);;MDP arrays (*.mdp.npz)"
 PROJECT_SUFFIX = ".privplan.json"
@@ -150,8 +150,15 @@ class FileActions:
         from gui.shell.saving import save_document_to
 
         path = str(path)
+        taken: list[tuple[list[str], int]] = []
+        document = self._window.document
+
+        def note(sections: list[str], dropped: int) -> None:
+            taken.append((sections, dropped))
+
+        document.sections_taken.connect(note)
         try:
-            if not save_document_to(self._window, self._window.document, path):
+            if not save_document_to(self._window, document, path):
                 self._window.log_panel.info(f"not saved: {path} was changed by another program")
                 return False
         except (InputError, OSError, ValueError) as exc:
@@ -159,12 +166,16 @@ class FileActions:
             QMessageBox.critical(self._window, "Cannot save",
                                  f"The project was not saved.\n\n{exc}")
             return False
+        finally:
+            document.sections_taken.disconnect(note)
         self._window.document.mark_saved(path)
         self._window.autosave.discard()
         self._window.settings.last_dir = str(Path(path).parent)
         self._window.settings.add_recent_file(path)
-        self._window.log_panel.info(f"saved {path}")
-        self._window.statusBar().showMessage(f"Saved {path}", 5000)
+        extra = "".join(taken_text(s, n) for s, n in taken)
+        self._window.log_panel.info(f"saved {path}{extra}")
+        message = f"Saved {path}{extra}"
+        self._window.statusBar().showMessage(message, 10000 if taken else 5000)
         return True
 
     def maybe_save(self) -> bool:
@@ -268,3 +279,16 @@ class FileActions:
         w.log_panel.info(f"exported {mdp_id} to {path}")
         w.statusBar().showMessage(f"Exported {path}", 5000)
         return True
+
+
+def taken_text(sections: list[str], dropped: int) -> str:
+    """What the status bar adds after a save that took ``sections`` from the file (another
+    program changed them) and dropped ``dropped`` undo steps that edited them."""
+    from core.project.store import SECTION_NAMES
+
+    names = ", ".join(SECTION_NAMES.get(s, s) for s in sections)
+    text = f"; taken from the file (another program changed them): {names}"
+    if dropped:
+        text += (f" — {dropped} earlier edit{'s' if dropped != 1 else ''} to them can no "
+                 "longer be undone")
+    return text

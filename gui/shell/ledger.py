@@ -87,6 +87,8 @@ class AddLedgerEntriesCommand(DocumentCommand):
 class SetBudgetCommand(DocumentCommand):
     """Set (or with ``budget=None`` clear) the privacy budget of one dataset."""
 
+    section = "budgets"
+
     def __init__(self, document: "ProjectDocument", dataset: str,
                  budget: tuple[float, float] | None, parent: QUndoCommand | None = None
                  ) -> None:
