@@ -102,13 +102,14 @@ from core.privacy.dirichlet_accounting import (
     DELTA_METHODS,
     DirichletPrivacy,
     resolve_delta_method,
+    support_epsilon_at_most,
     support_privacy,
 )
 from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
 from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
-           "DEFAULT_B", "RowClasses", "profile_epsilon",
+           "DEFAULT_B", "RowClasses", "profile_epsilon", "profile_epsilon_at_most",
            "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
            "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
            "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization",
@@ -742,6 +743,66 @@ def profile_epsilon(support: "Sequence[int] | np.ndarray", counts: "Sequence[int
         return math.inf
     profile = resolve_delta_method(delta_method, fixed_gamma=False) == "profile"
     return _composed(k, guarantees, cnt.tolist(), adjacency, delta_target, profile, multi)[0]
+
+
+def profile_epsilon_at_most(support: "Sequence[int] | np.ndarray",
+                            counts: "Sequence[int] | np.ndarray", k: float, *,
+                            contraction: "Sequence[float] | np.ndarray", b: float,
+                            delta_target: float, adjacency: str, eta: "float | str",
+                            bound: float, delta_method: str = "auto") -> bool:
+    """``profile_epsilon(…) <= bound`` with fewer accountant evaluations: what the
+    designer's search over k asks of every probe but the chosen one.
+
+    Under one-row adjacency and the exact profile, ε is the worst class's, so the answer is
+    "every class with rows is at most ``bound``", each asked of
+    :func:`~core.privacy.dirichlet_accounting.support_epsilon_at_most` (no lower value, the
+    ε bisection stopped once its side of ``bound`` is known; a class refused by the
+    accountant has ε = ∞, as in :func:`_guarantee`). Otherwise (all-rows composes the
+    classes) ε is computed in full. The answer is always :func:`profile_epsilon`'s.
+
+    Parameters
+    ----------
+    support, counts, contraction, k, b, delta_target, adjacency, eta, delta_method
+        As :func:`profile_epsilon`.
+    bound : float
+        The ε to compare with.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> e = profile_epsilon([3], [6], 50.0, contraction=[0.5], b=0.1, delta_target=1e-3,
+    ...                     adjacency="one-row", eta="0.5/n")
+    >>> [profile_epsilon_at_most([3], [6], 50.0, contraction=[0.5], b=0.1, delta_target=1e-3,
+    ...                          adjacency="one-row", eta="0.5/n", bound=x) for x in (e, e / 2)]
+    [True, False]
+    """
+    if adjacency != "one-row" or resolve_delta_method(delta_method,
+                                                      fixed_gamma=False) != "profile":
+        return profile_epsilon(support, counts, k, contraction=contraction, b=b,
+                               delta_target=delta_target, adjacency=adjacency, eta=eta,
+                               delta_method=delta_method) <= bound
+    k, b, delta_target = _check_common(k, b, delta_target, adjacency, delta_method)
+    sizes = np.asarray(support, dtype=np.int64).reshape(-1)
+    cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
+    cs = np.asarray(contraction, dtype=np.float64).reshape(-1)
+    if not cnt.sum():
+        return 0.0 <= bound
+    etas = row_etas(parse_eta(eta), sizes)
+    radius = np.where(sizes >= 2, b * cs, b)
+    for n, e, r, c in zip(sizes.tolist(), etas.tolist(), radius.tolist(), cnt.tolist()):
+        if c <= 0 or n <= 1:
+            continue  # no rows, or a one-outcome row: ε = 0
+        try:
+            within = support_epsilon_at_most(k, float(e), int(n), float(r),
+                                             delta_target=delta_target, bound=bound)
+        except InputError:
+            within = math.inf <= bound  # _guarantee: a refused class has ε = ∞
+        if not within:
+            return False
+    return 0.0 <= bound
 
 
 @dataclass(frozen=True)

@@ -263,3 +263,24 @@ def test_one_threshold_upper_tail_gives_the_masked_paths_bits(log_a: float, log_
     for others in ([z], [-1.0, 1000.0, -1000.0]):  # (one range or all four in the array)
         want = upper_tail(a, b, np.array([z, *others]))[0]
         assert got[0] == want and np.signbit(got[0]) == np.signbit(want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(log_x=st.floats(-4, 4), log_y=st.floats(-4, 4), log_d=st.floats(-4, 2),
+       delta=st.sampled_from([1e-12, 1e-6, 1e-3, 0.05, 0.5]),
+       where=st.sampled_from(["at", "below", "above", "far"]), factor=st.floats(0.01, 100.0))
+def test_epsilon_at_most_answers_as_the_full_bisection(log_x: float, log_y: float,
+                                                       log_d: float, delta: float, where: str,
+                                                       factor: float) -> None:
+    """pair_epsilon_at_most(pair, δ, bound) == (pair_epsilon(pair, δ) <= bound): the
+    bisection stopped once its side of the bound is known gives the full one's answer, with
+    the bound at ε itself, one ulp either side, or anywhere (and at ε = ∞ or 0)."""
+    from core.privacy.dirichlet_profile import pair_epsilon_at_most
+
+    pair = BetaPair(10.0 ** log_x, 10.0 ** log_y, 10.0 ** log_d)
+    e = pair_epsilon(pair, delta)
+    ref = e if math.isfinite(e) and e > 0 else 1.0
+    bound = {"at": ref, "below": math.nextafter(ref, -math.inf),
+             "above": math.nextafter(ref, math.inf), "far": ref * factor}[where]
+    assert pair_epsilon_at_most(pair, delta, bound) == (e <= bound)
+    assert pair_epsilon_at_most(pair, delta, e) is True
