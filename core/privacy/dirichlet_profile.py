@@ -204,6 +204,8 @@ def _hockey(tp: np.ndarray, tq: np.ndarray, eps: np.ndarray, upper: bool) -> np.
     """P(S)·(1 ± ρ) − e^ε·Q(S)·(1 ∓ ρ), clipped to [0, 1]; an upper value is never below
     :data:`DELTA_FLOOR` (betainc underflows below it, so smaller values are not certified)."""
     r = RHO if upper else -RHO
+    if tp.shape == tq.shape == eps.shape == (1,):  # the ε searches: one value, no masks
+        return np.array([_hockey_one(float(tp[0]), float(tq[0]), float(eps[0]), upper)])
     p = tp * (1 + r)
     q = tq * (1 - r)
     with np.errstate(divide="ignore"):
@@ -212,6 +214,24 @@ def _hockey(tp: np.ndarray, tq: np.ndarray, eps: np.ndarray, upper: bool) -> np.
     term = term * (1 - 8 * _EPS) if upper else term * (1 + 8 * _EPS)
     out = np.clip(p - term, 0.0, 1.0)
     return np.maximum(out, DELTA_FLOOR) if upper else out
+
+
+def _hockey_one(tp: float, tq: float, eps: float, upper: bool) -> float:
+    """:func:`_hockey` of one (P(S), Q(S), ε) in floats: the same operations in the same
+    order (a product, sum or comparison of two doubles is the same in Python and numpy;
+    log and exp are numpy's), with the masks and clips as branches that keep their NaN and
+    signed-zero results (``np.clip`` returns x unless x < 0 or x > 1)."""
+    r = RHO if upper else -RHO
+    p = tp * (1 + r)
+    q = tq * (1 - r)
+    term = 0.0
+    if q > 0:
+        v = eps + float(np.log(q))
+        term = float(np.exp(700.0 if v > 700.0 else v))
+    term = term * (1 - 8 * _EPS) if upper else term * (1 + 8 * _EPS)
+    out = p - term
+    out = 0.0 if out < 0.0 else 1.0 if out > 1.0 else out
+    return (DELTA_FLOOR if out < DELTA_FLOOR else out) if upper else out
 
 
 def pair_delta(pair: BetaPair, eps: "np.ndarray | float") -> np.ndarray:

@@ -284,3 +284,35 @@ def test_epsilon_at_most_answers_as_the_full_bisection(log_x: float, log_y: floa
              "above": math.nextafter(ref, math.inf), "far": ref * factor}[where]
     assert pair_epsilon_at_most(pair, delta, bound) == (e <= bound)
     assert pair_epsilon_at_most(pair, delta, e) is True
+
+
+_EDGE = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 700.0, -700.0,
+         699.9999999999999, math.inf, -math.inf, 1e-300, 1.0, 1.0 - 1e-16]
+#: tail probabilities as upper_tail gives them (clipped to [0, 1]: -0.0 and NaN pass)
+_TAILS = [0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1.0, 1.0 - 1e-16, math.nan]
+
+
+def _bits(x: float) -> int:
+    return int(np.array([x], dtype=np.float64).view(np.int64)[0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(tp=st.one_of(st.floats(0.0, 1.0), st.sampled_from(_TAILS)),
+       tq=st.one_of(st.floats(0.0, 1.0), st.sampled_from(_TAILS)),
+       eps=st.one_of(st.floats(-1000.0, 1000.0), st.sampled_from(_EDGE + [math.nan])),
+       upper=st.booleans())
+def test_one_value_hockey_gives_the_array_paths_bits(tp: float, tq: float, eps: float,
+                                                     upper: bool) -> None:
+    """The ε searches' one-value path of _hockey (floats and branches instead of masks and
+    clips) gives the bits of the array path, signed zeros and NaN included, at ±700, ±0,
+    ±inf and subnormals as well as random values."""
+    from core.privacy.dirichlet_profile import _hockey
+
+    got = _hockey(np.array([tp]), np.array([tq]), np.array([eps]), upper)
+    assert got.shape == (1,) and got.dtype == np.float64
+    # the same value beside another takes the array path (masks, np.clip, np.maximum)
+    # (where Q(S) = 0 it also adds ε = ±∞ to log 0, whose NaN np.where then drops)
+    with np.errstate(invalid="ignore"):
+        want = _hockey(np.array([tp, 0.5]), np.array([tq, 0.25]), np.array([eps, 1.0]),
+                       upper)
+    assert _bits(float(got[0])) == _bits(float(want[0]))
