@@ -78,7 +78,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -105,8 +105,10 @@ from core.privacy.dirichlet_accounting import (
     support_epsilon_at_most,
     support_privacy,
 )
-from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
-from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
+
+if TYPE_CHECKING:  # imported where used: a privatisation, bounds or design without --record
+    # composes no PLD and records nothing, so neither module loads (nor their dataclasses)
+    from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
            "DEFAULT_B", "RowClasses", "profile_epsilon", "profile_epsilon_at_most",
@@ -699,6 +701,8 @@ def _composed(k: float, guarantees: Sequence[SupportGuarantee], counts: Sequence
         return max(eps), d_tot, "worst row", None
     e_basic = _exact_sum([g.epsilon for g in guarantees], counts)
     if profile and multi:
+        from core.privacy.pld import compose, dirichlet_rows_terms
+
         pld = compose(dirichlet_rows_terms(k, _class_groups(guarantees, counts), "all-rows",
                                            delta_target), delta_target)
         if pld.bounded and pld.epsilon <= e_basic:
@@ -847,6 +851,8 @@ def compose_privatisations(items: Sequence[tuple[MdpPrivacy, int]], delta: float
     -------
     ComposedPrivacy
     """
+    from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
+
     n = sum(c for _, c in items)
     if n == 0:
         return ComposedPrivacy(0.0, 0.0, float(delta), 0, PLD_LABEL)
@@ -1135,6 +1141,8 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
     >>> e.parameters["eta"], e.parameters["domain_rule"]
     (0.01, 'refuse')
     """
+    from core.privacy.ledger import MODES
+
     if mode not in MODES:
         raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
     n_out = privacy.n_not_applicable
