@@ -20,6 +20,7 @@ from .accounting import (
     mdp_dataset as mdp_dataset,
     mdp_privacy as mdp_privacy,
     profile_epsilon as profile_epsilon,
+    profile_epsilon_at_most as profile_epsilon_at_most,
     record_privatization as record_privatization,
     release_privacy as release_privacy,
     supports_privacy as supports_privacy,

@@ -78,7 +78,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -102,13 +102,16 @@ from core.privacy.dirichlet_accounting import (
     DELTA_METHODS,
     DirichletPrivacy,
     resolve_delta_method,
+    support_epsilon_at_most,
     support_privacy,
 )
-from core.privacy.ledger import MODES, LedgerEntry, PrivacyLedger
-from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
+
+if TYPE_CHECKING:  # imported where used: a privatisation, bounds or design without --record
+    # composes no PLD and records nothing, so neither module loads (nor their dataclasses)
+    from core.privacy.ledger import LedgerEntry, PrivacyLedger
 
 __all__ = ["ADJACENCIES", "ADJACENCY_TEXT", "DOMAIN_RULES", "DEFAULT_ETA", "DEFAULT_DOMAIN_RULE",
-           "DEFAULT_B", "RowClasses", "profile_epsilon",
+           "DEFAULT_B", "RowClasses", "profile_epsilon", "profile_epsilon_at_most",
            "DEFAULT_DELTA", "PARAMETER_HELP", "RowPrivacy", "SupportGuarantee", "MdpPrivacy",
            "mdp_privacy", "supports_privacy", "release_privacy", "adjacency_text",
            "DirichletAccuracy", "dirichlet_accuracy", "mdp_dataset", "record_privatization",
@@ -698,6 +701,8 @@ def _composed(k: float, guarantees: Sequence[SupportGuarantee], counts: Sequence
         return max(eps), d_tot, "worst row", None
     e_basic = _exact_sum([g.epsilon for g in guarantees], counts)
     if profile and multi:
+        from core.privacy.pld import compose, dirichlet_rows_terms
+
         pld = compose(dirichlet_rows_terms(k, _class_groups(guarantees, counts), "all-rows",
                                            delta_target), delta_target)
         if pld.bounded and pld.epsilon <= e_basic:
@@ -744,6 +749,66 @@ def profile_epsilon(support: "Sequence[int] | np.ndarray", counts: "Sequence[int
     return _composed(k, guarantees, cnt.tolist(), adjacency, delta_target, profile, multi)[0]
 
 
+def profile_epsilon_at_most(support: "Sequence[int] | np.ndarray",
+                            counts: "Sequence[int] | np.ndarray", k: float, *,
+                            contraction: "Sequence[float] | np.ndarray", b: float,
+                            delta_target: float, adjacency: str, eta: "float | str",
+                            bound: float, delta_method: str = "auto") -> bool:
+    """``profile_epsilon(…) <= bound`` with fewer accountant evaluations: what the
+    designer's search over k asks of every probe but the chosen one.
+
+    Under one-row adjacency and the exact profile, ε is the worst class's, so the answer is
+    "every class with rows is at most ``bound``", each asked of
+    :func:`~core.privacy.dirichlet_accounting.support_epsilon_at_most` (no lower value, the
+    ε bisection stopped once its side of ``bound`` is known; a class refused by the
+    accountant has ε = ∞, as in :func:`_guarantee`). Otherwise (all-rows composes the
+    classes) ε is computed in full. The answer is always :func:`profile_epsilon`'s.
+
+    Parameters
+    ----------
+    support, counts, contraction, k, b, delta_target, adjacency, eta, delta_method
+        As :func:`profile_epsilon`.
+    bound : float
+        The ε to compare with.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> e = profile_epsilon([3], [6], 50.0, contraction=[0.5], b=0.1, delta_target=1e-3,
+    ...                     adjacency="one-row", eta="0.5/n")
+    >>> [profile_epsilon_at_most([3], [6], 50.0, contraction=[0.5], b=0.1, delta_target=1e-3,
+    ...                          adjacency="one-row", eta="0.5/n", bound=x) for x in (e, e / 2)]
+    [True, False]
+    """
+    if adjacency != "one-row" or resolve_delta_method(delta_method,
+                                                      fixed_gamma=False) != "profile":
+        return profile_epsilon(support, counts, k, contraction=contraction, b=b,
+                               delta_target=delta_target, adjacency=adjacency, eta=eta,
+                               delta_method=delta_method) <= bound
+    k, b, delta_target = _check_common(k, b, delta_target, adjacency, delta_method)
+    sizes = np.asarray(support, dtype=np.int64).reshape(-1)
+    cnt = np.asarray(counts, dtype=np.int64).reshape(-1)
+    cs = np.asarray(contraction, dtype=np.float64).reshape(-1)
+    if not cnt.sum():
+        return 0.0 <= bound
+    etas = row_etas(parse_eta(eta), sizes)
+    radius = np.where(sizes >= 2, b * cs, b)
+    for n, e, r, c in zip(sizes.tolist(), etas.tolist(), radius.tolist(), cnt.tolist()):
+        if c <= 0 or n <= 1:
+            continue  # no rows, or a one-outcome row: ε = 0
+        try:
+            within = support_epsilon_at_most(k, float(e), int(n), float(r),
+                                             delta_target=delta_target, bound=bound)
+        except InputError:
+            within = math.inf <= bound  # _guarantee: a refused class has ε = ∞
+        if not within:
+            return False
+    return 0.0 <= bound
+
+
 @dataclass(frozen=True)
 class ComposedPrivacy:
     """Several privatisations of one model composed: PLD beside basic, at one δ̂."""
@@ -786,6 +851,8 @@ def compose_privatisations(items: Sequence[tuple[MdpPrivacy, int]], delta: float
     -------
     ComposedPrivacy
     """
+    from core.privacy.pld import PLD_LABEL, compose, dirichlet_rows_terms
+
     n = sum(c for _, c in items)
     if n == 0:
         return ComposedPrivacy(0.0, 0.0, float(delta), 0, PLD_LABEL)
@@ -1074,6 +1141,8 @@ def record_privatization(ledger: PrivacyLedger, *, mdp_id: str, privacy: MdpPriv
     >>> e.parameters["eta"], e.parameters["domain_rule"]
     (0.01, 'refuse')
     """
+    from core.privacy.ledger import MODES
+
     if mode not in MODES:
         raise InputError(f"must be one of {MODES}, got {mode!r}", field="mode")
     n_out = privacy.n_not_applicable

@@ -52,7 +52,12 @@ from core.common.validation import (
     check_beta,
     check_seed,
 )
-from core.mdp.accounting import ADJACENCIES, DEFAULT_B, profile_epsilon
+from core.mdp.accounting import (
+    ADJACENCIES,
+    DEFAULT_B,
+    profile_epsilon,
+    profile_epsilon_at_most,
+)
 from core.mdp.model import MDP, with_transitions
 from core.mdp.privatize import ETA_AUTO, eta_label, mechanism_rows, parse_eta, row_etas
 from core.mdp.robust import _check_bound_sweeps, _cost_bounds_many, _public_shift
@@ -307,6 +312,14 @@ class _Profile:
         return profile_epsilon(self.support, self.counts, k, contraction=self.contraction,
                                b=b, delta_target=delta, adjacency=adjacency, eta=eta)
 
+    def meets(self, k: float, eta: "float | str", target: float, *, b: float, delta: float,
+              adjacency: str) -> bool:
+        """``self.epsilon(k, …) <= target``, asked with fewer accountant evaluations
+        (:func:`core.mdp.accounting.profile_epsilon_at_most`)."""
+        return profile_epsilon_at_most(self.support, self.counts, k,
+                                       contraction=self.contraction, b=b, delta_target=delta,
+                                       adjacency=adjacency, eta=eta, bound=target)
+
 
 def _support_histogram(model: MDP) -> tuple[np.ndarray, np.ndarray]:
     """(distinct support sizes, rows with each) over the available rows."""
@@ -333,28 +346,27 @@ def _profile(model: MDP, eta: "float | str", hist: tuple[np.ndarray, np.ndarray]
 
 def _largest_k(profile: _Profile, eta: "float | str", target: float, *, b: float,
                delta: float, adjacency: str) -> tuple[float, float] | None:
-    """(k, ε(k)) with the largest k found whose ε <= target (bisection in log k), or None."""
+    """(k, ε(k)) with the largest k found whose ε <= target (bisection in log k), or None.
+
+    Each probe asks only whether ε <= target (:meth:`_Profile.meets`, which stops the ε
+    search as soon as it knows); ε itself is computed once, at the k found. The probes and
+    their answers are those of comparing each probe's full ε, so the k and ε are too.
+    """
     lo_k, hi_k = K_RANGE
-
-    def eps(k: float) -> float:
-        return profile.epsilon(k, eta, b=b, delta=delta, adjacency=adjacency)
-
-    e_lo = eps(lo_k)
-    if not e_lo <= target:
+    kw: dict[str, Any] = {"b": b, "delta": delta, "adjacency": adjacency}
+    if not profile.meets(lo_k, eta, target, **kw):
         return None
-    e_hi = eps(hi_k)
-    if e_hi <= target:
-        return hi_k, e_hi
-    best = (lo_k, e_lo)
+    if profile.meets(hi_k, eta, target, **kw):
+        return hi_k, profile.epsilon(hi_k, eta, **kw)
+    best = lo_k
     a, z = math.log(lo_k), math.log(hi_k)
     while z - a > _K_RTOL:
         mid = 0.5 * (a + z)
-        e = eps(math.exp(mid))
-        if e <= target:
-            a, best = mid, (math.exp(mid), e)
+        if profile.meets(math.exp(mid), eta, target, **kw):
+            a, best = mid, math.exp(mid)
         else:
             z = mid
-    return best
+    return best, profile.epsilon(best, eta, **kw)
 
 
 class _Costs:

@@ -96,7 +96,7 @@ __all__ = ["DELTA_METHODS", "PROFILE_METHOD", "DEFAULT_DELTA_METHOD", "DELTA_LAB
            "dirichlet_delta", "prob_all_above", "vertex_parameters", "union_delta",
            "clear_caches", "support_privacy", "support_delta", "certified_delta",
            "union_certified", "vertex_premise", "resolve_delta_method", "CURVE_RTOL",
-           "DEFAULT_RTOL", "B_MIN"]
+           "DEFAULT_RTOL", "B_MIN", "support_epsilon_at_most"]
 
 DELTA_METHODS = ("auto", "profile", "exact", "union", "mc")
 #: The exact privacy profile (:mod:`core.privacy.dirichlet_profile`): what ``"auto"`` resolves
@@ -1351,6 +1351,42 @@ def support_privacy(k: float, eta: float, n: int, b: float, *, gamma: float | No
         eta_bar=eta_bar, w=n, b=b, delta_target=delta_target,
         delta_estimate=d.get("delta_estimate"), warnings=tuple(warnings), analysis="support",
         delta_lower=d.get("delta_lower"))
+
+
+def support_epsilon_at_most(k: float, eta: float, n: int, b: float, *, delta_target: float,
+                            bound: float) -> bool:
+    """Whether the exact profile's ε of :func:`support_privacy` (``delta_method`` "auto" or
+    "profile", a target δ̂) is at most ``bound``: the same validation and the same InputError,
+    then :meth:`~core.privacy.dirichlet_profile.RowProfile.epsilon_at_most`, which stops the
+    ε bisection once the answer is known and skips the lower value (the designer's search
+    over k asks only this).
+
+    Parameters
+    ----------
+    k, eta, n, b, delta_target
+        As :func:`support_privacy`.
+    bound : float
+        The ε to compare with.
+
+    Returns
+    -------
+    bool
+        ``support_privacy(k, eta, n, b, delta_target=delta_target).epsilon <= bound``
+        (false where the profile has no finite ε, which that call refuses).
+
+    Examples
+    --------
+    >>> e = support_privacy(20, 0.05, 3, 0.1, delta_target=1e-3).epsilon
+    >>> support_epsilon_at_most(20, 0.05, 3, 0.1, delta_target=1e-3, bound=e)
+    True
+    >>> support_epsilon_at_most(20, 0.05, 3, 0.1, delta_target=1e-3, bound=0.999 * e)
+    False
+    """
+    k, eta, n, b, _ = _validate_support(k, eta, n, b, strict_move=False)
+    target = _finite(delta_target, "delta")
+    if not 0 < target < 1:
+        raise InputError(f"must lie in (0, 1), got {target:g}", field="delta")
+    return support_profile(k, eta, n, b).epsilon_at_most(target, bound)
 
 
 def _support_threshold(k: float, eta: float, n: int, gamma: float | None,

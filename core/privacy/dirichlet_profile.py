@@ -82,7 +82,7 @@ from core.common.errors import InputError
 
 __all__ = ["BetaPair", "RowProfile", "pair_delta", "pair_delta_lower", "pair_epsilon",
            "support_profile", "w_profile", "PROFILE_LABEL", "RHO", "DELTA_FLOOR",
-           "convex_minorant", "upper_tail"]
+           "convex_minorant", "upper_tail", "pair_epsilon_at_most"]
 
 #: Relative error allowed for one ``scipy.special.betainc`` value.
 RHO = 1e-12
@@ -204,6 +204,8 @@ def _hockey(tp: np.ndarray, tq: np.ndarray, eps: np.ndarray, upper: bool) -> np.
     """P(S)·(1 ± ρ) − e^ε·Q(S)·(1 ∓ ρ), clipped to [0, 1]; an upper value is never below
     :data:`DELTA_FLOOR` (betainc underflows below it, so smaller values are not certified)."""
     r = RHO if upper else -RHO
+    if tp.shape == tq.shape == eps.shape == (1,):  # the ε searches: one value, no masks
+        return np.array([_hockey_one(float(tp[0]), float(tq[0]), float(eps[0]), upper)])
     p = tp * (1 + r)
     q = tq * (1 - r)
     with np.errstate(divide="ignore"):
@@ -212,6 +214,24 @@ def _hockey(tp: np.ndarray, tq: np.ndarray, eps: np.ndarray, upper: bool) -> np.
     term = term * (1 - 8 * _EPS) if upper else term * (1 + 8 * _EPS)
     out = np.clip(p - term, 0.0, 1.0)
     return np.maximum(out, DELTA_FLOOR) if upper else out
+
+
+def _hockey_one(tp: float, tq: float, eps: float, upper: bool) -> float:
+    """:func:`_hockey` of one (P(S), Q(S), ε) in floats: the same operations in the same
+    order (a product, sum or comparison of two doubles is the same in Python and numpy;
+    log and exp are numpy's), with the masks and clips as branches that keep their NaN and
+    signed-zero results (``np.clip`` returns x unless x < 0 or x > 1)."""
+    r = RHO if upper else -RHO
+    p = tp * (1 + r)
+    q = tq * (1 - r)
+    term = 0.0
+    if q > 0:
+        v = eps + float(np.log(q))
+        term = float(np.exp(700.0 if v > 700.0 else v))
+    term = term * (1 - 8 * _EPS) if upper else term * (1 + 8 * _EPS)
+    out = p - term
+    out = 0.0 if out < 0.0 else 1.0 if out > 1.0 else out
+    return (DELTA_FLOOR if out < DELTA_FLOOR else out) if upper else out
 
 
 def pair_delta(pair: BetaPair, eps: "np.ndarray | float") -> np.ndarray:
@@ -262,17 +282,29 @@ def pair_delta_lower(pair: BetaPair, eps: "np.ndarray | float") -> np.ndarray:
     return _hockey(tp, tq, e, upper=False)
 
 
-def _solve_epsilon(delta_of: Callable[[float], float], target: float, tol: float = 1e-10) -> float:
-    """Smallest ε >= 0 found with ``delta_of(ε) <= target`` (verified; bisection)."""
+def _solve_epsilon(delta_of: Callable[[float], float], target: float, tol: float = 1e-10,
+                   bound: float | None = None) -> float:
+    """Smallest ε >= 0 found with ``delta_of(ε) <= target`` (verified; bisection).
+
+    With ``bound`` the search stops as soon as it knows on which side of ``bound`` its
+    result falls, and returns a value on that same side (an ε found verified <= ``bound``,
+    or ``math.inf``): every ε where δ was found above target lies strictly below the result
+    (``lo``), every verified ε lies at or above it (``hi``), whatever the shape of
+    ``delta_of``, so the answer to "result <= bound?" is the full search's.
+    """
     if delta_of(0.0) <= target:
         return 0.0
     hi = 1.0
     while delta_of(hi) > target:
+        if bound is not None and hi >= bound:
+            return math.inf  # the result exceeds this failing ε
         hi *= 2.0
         if hi > 1e6:
             return math.inf
     lo = 0.0 if hi == 1.0 else hi / 2.0
     while hi - lo > tol * max(1.0, hi):
+        if bound is not None and (hi <= bound or lo >= bound):
+            return hi if hi <= bound else math.inf
         mid = 0.5 * (lo + hi)
         if delta_of(mid) <= target:
             hi = mid
@@ -301,6 +333,38 @@ def _pair_eps_cached(x: float, y: float, d: float, delta: float, upper: bool) ->
         return 0.0
     hi = _solve_epsilon(lambda e: float(fn(pair, e)[0]), delta)
     return hi if not math.isfinite(hi) else max(0.0, hi * (1 - 1e-9) - 1e-12)
+
+
+def pair_epsilon_at_most(pair: BetaPair, delta: float, bound: float) -> bool:
+    """Whether the certified ε(δ̂) of the pair (``pair_epsilon(pair, delta)``) is at most
+    ``bound``, found with fewer δ evaluations: the bisection stops once the answer is known.
+
+    Parameters
+    ----------
+    pair : BetaPair
+        The pair.
+    delta : float
+        δ̂ in (0, 1).
+    bound : float
+        The ε to compare with.
+
+    Returns
+    -------
+    bool
+        ``pair_epsilon(pair, delta) <= bound``, the same answer (the same δ evaluations in
+        the same order, stopped early).
+
+    Examples
+    --------
+    >>> pair = BetaPair(10.0, 10.0, 1.0)
+    >>> e = pair_epsilon(pair, 1e-3)
+    >>> pair_epsilon_at_most(pair, 1e-3, e), pair_epsilon_at_most(pair, 1e-3, e * (1 - 1e-9))
+    (True, False)
+    """
+    delta = _check_delta(delta)
+    if pair.d <= 0:
+        return 0.0 <= bound
+    return _solve_epsilon(lambda e: float(pair_delta(pair, e)[0]), delta, bound=bound) <= bound
 
 
 def pair_epsilon(pair: BetaPair, delta: float, *, upper: bool = True) -> float:
@@ -391,6 +455,16 @@ class RowProfile:
     def epsilon(self, delta: float) -> float:
         """The certified ε at δ̂ (refined by branch and bound where the profile is a search)."""
         return self.epsilon_bracket(delta)[1]
+
+    def epsilon_at_most(self, delta: float, bound: float) -> bool:
+        """``self.epsilon(delta) <= bound``: for one dominating pair without the lower value
+        and with the bisection stopped once the answer is known (:func:`pair_epsilon_at_most`;
+        the designer's search over k asks only this); a branch-and-bound profile is refined
+        in full."""
+        delta = _check_delta(delta)
+        if self.line is not None or ("eps", delta) in self._cache:
+            return self.epsilon(delta) <= bound
+        return pair_epsilon_at_most(self.pairs[0], delta, bound)
 
     def epsilon_bracket(self, delta: float) -> tuple[float, float, BetaPair]:
         """(a certified lower value, the certified ε, the worst feasible pair found)."""

@@ -263,3 +263,56 @@ def test_one_threshold_upper_tail_gives_the_masked_paths_bits(log_a: float, log_
     for others in ([z], [-1.0, 1000.0, -1000.0]):  # (one range or all four in the array)
         want = upper_tail(a, b, np.array([z, *others]))[0]
         assert got[0] == want and np.signbit(got[0]) == np.signbit(want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(log_x=st.floats(-4, 4), log_y=st.floats(-4, 4), log_d=st.floats(-4, 2),
+       delta=st.sampled_from([1e-12, 1e-6, 1e-3, 0.05, 0.5]),
+       where=st.sampled_from(["at", "below", "above", "far"]), factor=st.floats(0.01, 100.0))
+def test_epsilon_at_most_answers_as_the_full_bisection(log_x: float, log_y: float,
+                                                       log_d: float, delta: float, where: str,
+                                                       factor: float) -> None:
+    """pair_epsilon_at_most(pair, δ, bound) == (pair_epsilon(pair, δ) <= bound): the
+    bisection stopped once its side of the bound is known gives the full one's answer, with
+    the bound at ε itself, one ulp either side, or anywhere (and at ε = ∞ or 0)."""
+    from core.privacy.dirichlet_profile import pair_epsilon_at_most
+
+    pair = BetaPair(10.0 ** log_x, 10.0 ** log_y, 10.0 ** log_d)
+    e = pair_epsilon(pair, delta)
+    ref = e if math.isfinite(e) and e > 0 else 1.0
+    bound = {"at": ref, "below": math.nextafter(ref, -math.inf),
+             "above": math.nextafter(ref, math.inf), "far": ref * factor}[where]
+    assert pair_epsilon_at_most(pair, delta, bound) == (e <= bound)
+    assert pair_epsilon_at_most(pair, delta, e) is True
+
+
+_EDGE = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 700.0, -700.0,
+         699.9999999999999, math.inf, -math.inf, 1e-300, 1.0, 1.0 - 1e-16]
+#: tail probabilities as upper_tail gives them (clipped to [0, 1]: -0.0 and NaN pass)
+_TAILS = [0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1.0, 1.0 - 1e-16, math.nan]
+
+
+def _bits(x: float) -> int:
+    return int(np.array([x], dtype=np.float64).view(np.int64)[0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(tp=st.one_of(st.floats(0.0, 1.0), st.sampled_from(_TAILS)),
+       tq=st.one_of(st.floats(0.0, 1.0), st.sampled_from(_TAILS)),
+       eps=st.one_of(st.floats(-1000.0, 1000.0), st.sampled_from(_EDGE + [math.nan])),
+       upper=st.booleans())
+def test_one_value_hockey_gives_the_array_paths_bits(tp: float, tq: float, eps: float,
+                                                     upper: bool) -> None:
+    """The ε searches' one-value path of _hockey (floats and branches instead of masks and
+    clips) gives the bits of the array path, signed zeros and NaN included, at ±700, ±0,
+    ±inf and subnormals as well as random values."""
+    from core.privacy.dirichlet_profile import _hockey
+
+    got = _hockey(np.array([tp]), np.array([tq]), np.array([eps]), upper)
+    assert got.shape == (1,) and got.dtype == np.float64
+    # the same value beside another takes the array path (masks, np.clip, np.maximum)
+    # (where Q(S) = 0 it also adds ε = ±∞ to log 0, whose NaN np.where then drops)
+    with np.errstate(invalid="ignore"):
+        want = _hockey(np.array([tp, 0.5]), np.array([tq, 0.25]), np.array([eps, 1.0]),
+                       upper)
+    assert _bits(float(got[0])) == _bits(float(want[0]))
