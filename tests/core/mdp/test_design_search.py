@@ -56,7 +56,9 @@ TARGETS = [(1.0, 1e-3, 0.1, "one-row"), (0.3, 1e-5, 0.1, "one-row"),
            (5.0, 0.05, 0.5, "one-row"), (50.0, 1e-3, 1.0, "one-row")]
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", [n if n == "four_startups" else
+                                  pytest.param(n, marks=pytest.mark.slow)  # make test-slow
+                                  for n in sorted(MODELS)])
 def test_the_design_is_the_full_searchs_byte_for_byte(name: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Each model and target: the JSON of the design equals, byte for byte, the one the
