@@ -79,7 +79,7 @@ claims-check: $(CORE_VENV)/.installed
 test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('PySide6 must not be installed in $(CORE_VENV)' if importlib.util.find_spec('PySide6') else 0)"
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
-	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/core --doctest-modules core --ignore=core/deep
+	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal -m "not slow" --durations=10 tests/core --doctest-modules core --ignore=core/deep
 
 # The long studies (marked slow) make test leaves out, ~4 min of CPU; .ci/run runs them after
 # make test. In tests/core: every pair of recorders at once, the fuzz campaign's mutants and
@@ -103,7 +103,7 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal -m "not slow" --durations=10 tests/gui
 
 # The quick checks run side by side, two at a time (each is one process; --output-sync keeps
 # each one's output together), then the three test suites one after another (each already

@@ -30,7 +30,8 @@ SEEDS = 20
 EPS = (0.1, 0.4, 0.7, 1.0, 2.0)
 
 
-@pytest.fixture(scope="module", params=["sound", "thesis"])
+@pytest.fixture(scope="module",
+                params=["sound", pytest.param("thesis", marks=pytest.mark.slow)])  # test-slow
 def exp3(request):
     arms = experiment_arms("exp3", variant=request.param, epochs=200)
     return request.param, run_experiment(arms, seeds=SEEDS, seed=0, workers=2, name="exp3")
