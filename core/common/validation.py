@@ -72,7 +72,7 @@ def _is_number(x: Any) -> bool:
 
 
 def check_positive(value: Any, name: str) -> float:
-    """Return ``value`` as a float after checking it is finite and > 0 (not a bool).
+    """Return ``value`` as a float after checking it is finite and > 0 (not a bool or text).
 
     Parameters
     ----------
@@ -86,8 +86,10 @@ def check_positive(value: Any, name: str) -> float:
     float
         The value.
     """
-    # a flag is not a number: float(True) is 1.0, and epsilon=True must not mean ε = 1
-    if isinstance(value, bool) or not _is_finite_number(value) or float(value) <= 0:
+    # a flag is not a number: float(True) is 1.0, and epsilon=True must not mean ε = 1;
+    # nor is text: float("1") is 1.0, and a string reaching a check is a caller's mistake
+    if isinstance(value, (bool, str, bytes)) or not _is_finite_number(value) \
+            or float(value) <= 0:
         raise InputError(f"must be a finite number > 0, got {value!r}", field=name)
     return float(value)
 

@@ -1,5 +1,9 @@
 """The exact privacy profile of the Dirichlet mechanism under two-entry adjacency.
 
+Size: one certified computation — the worst pair's profile, its ε search and the
+"ε at most a target?" questions the designer asks share the same bracketing and error
+accounting; split, each part would re-derive the certified margins of the others.
+
 This is PrivPlan's default accountant for Dir_k (``delta_method="profile"``). It replaces the
 γ-partition analysis of Theorem 1.6 (a union of a tail bound and a worst-case log-ratio on
 a threshold set) by the hockey-stick divergence of the *worst neighbouring pair*, computed
