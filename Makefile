@@ -103,7 +103,7 @@ test-gui: $(VENV)/.installed
 	@bash tools/ensure-debs.sh report
 	@# a real X server and window manager for the screen-fit test (skipped, saying so, without)
 	@bash tools/ensure-debs.sh wm || echo "warning: no Xvfb/openbox: the window-manager fit test is skipped"
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal -m "not slow" --durations=10 tests/gui
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m "not slow" --durations=10 tests/gui
 
 # The quick checks run side by side, two at a time (each is one process; --output-sync keeps
 # each one's output together), then the three test suites one after another (each already
