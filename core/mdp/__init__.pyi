@@ -148,6 +148,7 @@ from .robust import (
 from .robust_kernels import (
     AVAILABLE as AVAILABLE,
     COMPILE_FROM as COMPILE_FROM,
+    load_for as load_for,
     phat_extremes as phat_extremes,
     phat_extremes_many as phat_extremes_many,
 )

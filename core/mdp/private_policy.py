@@ -322,6 +322,10 @@ def bounds_release(mdp: MDP, params: "BoundsParameters", *,
         state_ids = tuple(str(s) for s in key[0])
         action_ids = tuple(tuple(str(a) for a in row) for row in key[2])
     p = params
+    # numba's kernels load before the first progress report, not between a Cancel and the
+    # next cancel point (a large model only: small ones run the plain loops)
+    from core.mdp import robust_kernels
+    robust_kernels.load_for(mdp.nnz)
     # a large model's accounting (per row) takes a while: the last part of the bar and its
     # cancel points
     split = 0.8 if mdp.n_states * mdp.n_actions >= 10_000 else 1.0

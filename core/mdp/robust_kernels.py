@@ -34,7 +34,7 @@ import numpy as np
 
 from core.common.jit import NUMBA, compile_loops
 
-__all__ = ["AVAILABLE", "COMPILE_FROM", "phat_extremes", "phat_extremes_many",
+__all__ = ["AVAILABLE", "COMPILE_FROM", "load_for", "phat_extremes", "phat_extremes_many",
            "interval_extremes"]
 
 #: Whether the kernels are used by the robust bounds (numba is installed and not disabled
@@ -390,6 +390,13 @@ def _loops(entries: int) -> dict[str, Any]:
              (_phat, _KERNEL), (_phat_many, _KERNEL), (_interval, _KERNEL)],
             replace={"_prefetch": _prefetch_intrinsic()}))
     return _COMPILED
+
+
+def load_for(entries: int) -> None:
+    """Load (or compile) the loops a model of ``entries`` entries runs, now: a run calls
+    this before its first progress report, so that numba's import and cache load are not
+    between a user's Cancel and the run's next cancel point."""
+    _loops(entries)
 
 
 def _order(v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
