@@ -46,11 +46,11 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, betaincinv, expit, gammaln
 
 from core.audit.stats import bisect_epsilon, mc_delta, mc_epsilon_tight
 from core.audit.target import number
 from core.common.errors import InputError
+from core.common.special import betainc, betaincinv, expit, gammaln
 from core.common.validation import check_int
 from core.privacy import dirichlet_accounting as acc
 from core.privacy.composition import check_delta

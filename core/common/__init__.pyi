@@ -110,6 +110,15 @@ from .shm import (
     load as load,
     shm_free_bytes as shm_free_bytes,
 )
+from .special import (
+    betainc as betainc,
+    betaincc as betaincc,
+    betaincinv as betaincinv,
+    betaln as betaln,
+    expit as expit,
+    gammaln as gammaln,
+    logsumexp as logsumexp,
+)
 from .stats import (
     cp_upper as cp_upper,
     t_half_width as t_half_width,

@@ -48,9 +48,6 @@ import os
 import re
 import resource
 import stat
-import tokenize
-import zipfile
-import zlib
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -558,6 +555,11 @@ def npz_inventory(path: str | os.PathLike[str], *, field: str = "arrays",
         more bytes than its member holds (truncated or forged), or the arrays (× ``factor``)
         beyond :func:`memory_budget` — all before any data is decompressed.
     """
+    # Imported here, not at start-up (tokenize alone costs a command 10 ms).
+    import tokenize
+    import zipfile
+    import zlib
+
     p = os.fspath(path)
     out: dict[str, NpyInfo] = {}
     total = 0.0
@@ -675,6 +677,9 @@ def load_npz(path: str | os.PathLike[str], *, field: str = "arrays", factor: flo
     ResourceFailure
         The kernel refused memory the estimate said was free.
     """
+    import zipfile  # here, not at start-up, as in npz_inventory
+    import zlib
+
     p = os.fspath(path)
     inv = npz_inventory(p, field=field, factor=factor)
     total = sum(item.nbytes for item in inv.values()) or 1.0

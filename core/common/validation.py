@@ -7,7 +7,6 @@ line and exit 2, and the GUI can show it in a dialog.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -534,6 +533,8 @@ def as_random_source(rng: "np.random.Generator | int | RandomSource | None") -> 
 
 def fresh_seed() -> int:
     """A seed drawn from the OS, for when an experiment needs one but none was given."""
+    import secrets  # here, not at start-up: it imports hashlib and hmac
+
     return secrets.randbits(63)
 
 

@@ -431,10 +431,9 @@ class MdpPrivacy:
 
     @property
     def parameters_text(self) -> str:
-        sizes = np.unique(self.classes.support)
-        text = (f"eta = {eta_label(self.eta, sizes)}, b = {self.b:g}, target delta = "
-                f"{self.delta_target:g}, domain rule '{self.domain_rule}'; accountant: "
-                f"{self.accountant}")
+        text = (f"eta = {eta_label(self.eta, self.classes.support)}, b = {self.b:g}, "
+                f"target delta = {self.delta_target:g}, domain rule '{self.domain_rule}'; "
+                f"accountant: {self.accountant}")
         if self.zeros == "smoothing":
             text += f", zeros smoothed (λ = {self.smoothing:g})"
         return text

@@ -52,10 +52,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import betainc, betaincinv
 
 from core.common.errors import InputError
 from core.common.progress import Progress, no_progress
+from core.common.special import betainc, betaincinv
 from core.common.stats import cp_upper
 from core.common.validation import check_beta, check_k
 from core.privacy.dirichlet_accounting import (

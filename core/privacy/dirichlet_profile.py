@@ -80,9 +80,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, betaincc, betaln, expit, gammaln
 
 from core.common.errors import InputError
+from core.common.special import betainc, betaincc, betaln, expit, gammaln
 
 __all__ = ["BetaPair", "RowProfile", "pair_delta", "pair_delta_lower", "pair_epsilon",
            "support_profile", "w_profile", "PROFILE_LABEL", "RHO", "DELTA_FLOOR",

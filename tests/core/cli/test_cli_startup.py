@@ -68,3 +68,22 @@ def test_an_unknown_command_is_exit_2_with_one_line():
     err = io.StringIO()
     assert main.run_cli(["nonsense"], io.StringIO(), err) == 2
     assert err.getvalue().count("\n") == 1
+
+
+ACCOUNTING_HEAVY = ("scipy.special", "scipy._lib._array_api", "numpy.f2py", "numpy.testing",
+                    "numpy.polynomial")
+
+
+@pytest.mark.parametrize("argv", [
+    ("privatize", "{four}", "--k", "100", "--seed", "1", "-o", "{tmp}/p.mdp.json"),
+    ("bounds", "{four}", "--k", "100"),
+    ("design", "{four}", "--epsilon", "1", "--delta", "1e-3")])
+def test_accounting_on_a_small_model_skips_the_scipy_special_package(argv, tmp_path):
+    """The accountants' special functions come from scipy's compiled module alone
+    (core.common.special): the package's array-API layer would import numpy.testing,
+    numpy.f2py, ... and double a command's start-up."""
+    four = str(ROOT / "assets" / "examples" / "four_startups.mdp.json")
+    mods = _modules_after(*(a.format(four=four, tmp=tmp_path) for a in argv))
+    assert "core.privacy.dirichlet_accounting" in mods
+    assert "scipy.special._ufuncs" in mods
+    assert sorted(m for m in mods if m in ACCOUNTING_HEAVY) == []
