@@ -75,11 +75,9 @@ from core.mdp import (
     bounds_release,
     parse_eta,
 )
-from core.project import bounds_run_record, sweep_run_record
+from gui.mdp.analysis_records import record_bounds, record_sweep_run
 from gui.mdp.policy_choice import PolicyChoice
-from gui.shell.commands import AddRunCommand
 from gui.shell.document import ProjectDocument, mdp_stack_key
-from gui.shell.ledger import record_entries, record_sweep
 from gui.shell.run_controls import RunControls
 from gui.shell.style import ERROR_COLOUR
 from gui.shell.widgets import SciSpinBox, show_field_error
@@ -421,6 +419,14 @@ class AnalysisPanel(QWidget):
     def randomness_label(self) -> str:
         return randomness_label(self.seeded_check.isChecked(), self.seed_spin.value())
 
+    def seed(self) -> int | None:
+        """The seed of a seeded experiment; None when each run draws a fresh one."""
+        return self.seed_spin.value() if self.seeded_check.isChecked() else None
+
+    def set_bounds_k(self, k: float) -> None:
+        """Show ``k`` as the concentration "Synthesise & bound" (F6) privatises at."""
+        self.bounds_k_spin.setValue(k)
+
     def _bindings(self) -> tuple[tuple[str, Callable[[], Any], Callable[[Any], object]], ...]:
         """Each :class:`SweepParameters` field this panel edits: (field, read its widget,
         show a value in it), in the order :meth:`set_parameters` applies them. The one
@@ -432,8 +438,7 @@ class AnalysisPanel(QWidget):
             ("beta", self.beta_spin.value, self.beta_spin.setValue),
             ("alpha_mode", lambda: str(alpha.currentData()),
              lambda v: alpha.setCurrentIndex(alpha.findData(v))),
-            ("seed", lambda: self.seed_spin.value() if seeded.isChecked() else None,
-             self.seed_spin.setValue),
+            ("seed", self.seed, self.seed_spin.setValue),
             ("seeded", seeded.isChecked, seeded.setChecked),
             ("workers", self.workers_spin.value, self.workers_spin.setValue),
             ("b", self.b_spin.value, self.b_spin.setValue),
@@ -540,11 +545,10 @@ class AnalysisPanel(QWidget):
 
     def bounds_parameters(self) -> BoundsParameters:
         """The parameters of "Synthesise & bound" in the widgets (InputError if invalid)."""
-        seeded = self.seeded_check.isChecked()
         return BoundsParameters(
             k=float(self.bounds_k_spin.value()), beta=self.beta_spin.value(),
-            alpha_mode=str(self.alpha_combo.currentData()), seeded=seeded,
-            seed=self.seed_spin.value() if seeded else None, eta=self._eta(),
+            alpha_mode=str(self.alpha_combo.currentData()),
+            seeded=self.seeded_check.isChecked(), seed=self.seed(), eta=self._eta(),
             domain_rule=str(self.domain_combo.currentData()), b=float(self.b_spin.value()),
             delta_target=float(self.delta_spin.value()),
             adjacency=str(self.adjacency_combo.currentData()),
@@ -639,40 +643,14 @@ class AnalysisPanel(QWidget):
                                                 "the recorded result is for the model as it "
                                                 "was when the run started")
         if kind == "bounds":
-            self._record_bounds(result, extra)
-            return
-        from core.mdp import SweepResult
-
-        assert isinstance(result, SweepResult)
-        record = sweep_run_record(self._document.project, self._mdp_id, params, result)
-        # recorded outside the undo history (ProjectDocument.record): not undoable
-        self._document.push(AddRunCommand(self._document, record), self._stack_key)
-        record_sweep(self._document, self._mdp_id, result, source=record.id)
-        self.status_label.setText(f"Done: {record.id}, {result.runs} runs × {len(result.k)} "
-                                  f"k values in {result.elapsed_s:.2f} s (seed {result.seed}).")
-
-    def _record_bounds(self, release: Any, extra: dict[str, Any]) -> None:
-        self._document.note_digest(self._mdp_id, extra["version"], release.digest)
-        result, privacy = release.result, release.privacy
-        record, entries = bounds_run_record(self._document.project, self._mdp_id, release)
-        if extra.get("policy_file"):  # (the report names it from the summary)
-            record.params["policy_file"] = record.summary["policy_file"] = extra["policy_file"]
-        self._document.push(AddRunCommand(self._document, record), self._stack_key)
-        record_entries(self._document, entries, text=f"Record the release {record.id} of "
-                       f"{self._mdp_id}", key=self._stack_key)
-        if not privacy.bounded:
-            self.message_logged.emit("WARNING", f"{record.id}: this privatisation has no "
-                                                "finite (ε, δ) guarantee — "
-                                                f"{privacy.epsilon_reason}")
-        for w in result.warnings:
-            self.message_logged.emit("WARNING", f"{record.id}: {w}")
-        self.status_label.setText(
-            f"Done: {record.id}, π̄ ({result.policy_source}) at k = {result.k:g} and its "
-            "bounds in "
-            f"{result.elapsed_s:.2g} s (seed {result.seed}); cost bound at s₀ "
-            f"{result.cost_bound:.4g}. Shown on the drawing." + (
-                "" if result.synthesis_check is None else f" LP and induction values agree "
-                f"to {result.synthesis_check:.1e}."))
+            status, warnings = record_bounds(self._document, self._mdp_id, result, extra,
+                                             self._stack_key)
+            for w in warnings:
+                self.message_logged.emit("WARNING", w)
+        else:
+            status = record_sweep_run(self._document, self._mdp_id, params, result,
+                                      self._stack_key)
+        self.status_label.setText(status)
 
     def _on_runner_failed(self, exc: object) -> None:
         self._running = None

@@ -202,8 +202,7 @@ class DesignDialog(QDialog):
     def parameters(self) -> DesignParameters:
         """The design asked by the widgets (read through :meth:`_bindings`) and the
         workspace's seed for an exponential selection; InputError naming a refused field."""
-        seeded = self._panel is not None and self._panel.seeded_check.isChecked()
-        seed = int(self._panel.seed_spin.value()) if seeded else None
+        seed = None if self._panel is None else self._panel.seed()
         values = read_bindings(self.bindings)
         return DesignParameters(**values, seed=seed if values["selection"] == "exponential"
                                 else None)
@@ -301,7 +300,7 @@ class DesignDialog(QDialog):
         rec = res.recommended
         self._panel.set_parameters(eta=rec.eta, b=res.b, delta_target=res.delta_target,
                                    adjacency=res.adjacency, delta_method="auto")
-        self._panel.bounds_k_spin.setValue(rec.k)
+        self._panel.set_bounds_k(rec.k)
         self.status.setText(f"The workspace now privatises at k = {rec.k:.4g} with η = "
                             f"{eta_label(rec.eta)} (F6).")
         return True

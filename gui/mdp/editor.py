@@ -51,12 +51,14 @@ class MdpEditor(QWidget):
     view_changed = Signal(str)  # "canvas" or "matrix"
 
     def __init__(self, document: ProjectDocument, mdp_id: str,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, results_run: str | None = None) -> None:
+        """``results_run``: the "bounds" run the caller will show at once (drawn from the
+        start; :meth:`show_results` still has to be called for the bar and the matrix)."""
         super().__init__(parent)
         self._document = document
         self._mdp_id = mdp_id
         self._run_id: str | None = None
-        self.canvas = MdpView(document, mdp_id, self)
+        self.canvas = MdpView(document, mdp_id, self, results_run=results_run)
         self.matrix: MdpMatrixView | None = None  # built when first needed (large: at once)
         self.matrix_area: QWidget | None = None  # the matrix, or it and the scale panel
         self.scale_panel: ScalePanel | None = None  # for large models

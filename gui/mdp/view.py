@@ -67,6 +67,13 @@ from gui.shell.document import ProjectDocument
 __all__ = ["MdpView", "Selection"]
 
 
+def _same_overlay(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two results overlays draw the same (the same record object and values)."""
+    if a is None or b is None:
+        return a is b
+    return a["record"] is b["record"] and all(a[k] == b[k] for k in a if k != "record")
+
+
 class MdpView(QGraphicsView):
     """The editable drawing of the MDP ``mdp_id`` of ``document``."""
 
@@ -76,7 +83,9 @@ class MdpView(QGraphicsView):
     message = Signal(str)  # a short hint for the status bar
 
     def __init__(self, document: ProjectDocument, mdp_id: str | None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, results_run: str | None = None) -> None:
+        """``results_run``: a "bounds" run to overlay from the first drawing on (drawing it
+        without, then again with it, doubled a workspace's opening time)."""
         super().__init__(parent)
         self._document = document
         self._mdp_id = mdp_id
@@ -103,6 +112,7 @@ class MdpView(QGraphicsView):
         mdp = (self, lambda: self._mdp_id, self.model, self.selection, self.select_ids)
         # builds the scene, keeps the items; every edit, one command each
         self.drawing = SceneDrawing(document, DrawingHooks(*mdp, self.cancel_connect))
+        self.drawing.results_run = results_run
         self.edits = CanvasEdits(document, EditHooks(
             *mdp, self.drawing.state_items, self.item_at, self.message.emit, self.fit_to_view,
             self._set_auto_fit, self.rename_selection, self.select_all, self.set_mode,
@@ -262,11 +272,13 @@ class MdpView(QGraphicsView):
     def show_results(self, run_id: str | None, stage: int = 0) -> None:
         """Overlay a "bounds" run (π̄ and values at ``stage``), or nothing."""
         d = self.drawing
-        d.results_run = run_id
-        d.results_stage = int(stage)
-        d.overlay = (bounds_overlay(self._document, run_id, self._mdp_id, stage)
-                     if run_id is not None and self._mdp_id is not None else None)
-        d.decorate()
+        overlay = (bounds_overlay(self._document, run_id, self._mdp_id, stage)
+                   if run_id is not None and self._mdp_id is not None else None)
+        same = ((run_id, int(stage)) == (d.results_run, d.results_stage)
+                and _same_overlay(overlay, d.overlay))
+        d.results_run, d.results_stage, d.overlay = run_id, int(stage), overlay
+        if not same or d.decorate_pending:  # the same overlay on the same drawing: as drawn
+            d.decorate()
 
     @property
     def results_run(self) -> str | None:

@@ -79,7 +79,7 @@ class MdpWorkspace(QWidget):
         self.banner.setStyleSheet("QLabel { background: #FFF4D6; color: #5A4100; "
                                   "border: 1px solid #E6C66A; border-radius: 3px; "
                                   "padding: 4px 8px; }")
-        self.editor = MdpEditor(document, mdp_id, self)
+        self.editor = MdpEditor(document, mdp_id, self, results_run=self._latest_bounds())
         self.mdp_view = self.editor.canvas
         self.inspector = MdpInspector(document, mdp_id)
         self.results = CostOfPrivacyPanel(document, mdp_id, self)
@@ -184,10 +184,13 @@ class MdpWorkspace(QWidget):
             "Fold the results pane away so that the drawing takes the whole height"
             if shown else "Bring back the Figure 2.1 plots and the per-k table")
 
+    def _latest_bounds(self) -> str | None:
+        runs = self._document.project.runs_for(self._mdp_id, "bounds")
+        return runs[-1].id if runs else None
+
     def show_latest_bounds(self) -> None:
         """Put the latest "bounds" run of this MDP on the drawing (or clear it)."""
-        runs = self._document.project.runs_for(self._mdp_id, "bounds")
-        self.editor.show_results(runs[-1].id if runs else None)
+        self.editor.show_results(self._latest_bounds())
 
     def show_run(self, run_id: str) -> None:
         """Show a recorded run: a sweep in the plots, a "bounds" run on the drawing."""

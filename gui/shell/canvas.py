@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 import weakref
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
@@ -196,7 +197,7 @@ def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
         px = lab._height * scale
         lab.set_boost(min(MAX_BOOST, max(1.0, READABLE_PX / px)) if px > 0 else 1.0)
     labels.sort(key=lambda it: (-it.priority, -it._height, it.zValue()))
-    kept: list[QRectF] = []
+    kept = _RectGrid()
     shown = hidden = 0
     for lab in labels:
         if not lab.text():
@@ -206,7 +207,7 @@ def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
             lab.setPos(pos)
             lab.setRotation(rot)
             r = lab.mapRectToScene(lab.boundingRect())
-            if not any(r.intersects(k) for k in kept):
+            if not kept.hits(r):
                 rect = r
                 break
         if rect is None:  # nowhere free: back where it was put, hidden until zoomed in
@@ -217,9 +218,45 @@ def declutter_labels(view: QGraphicsView) -> tuple[int, int]:
             hidden += 1
             continue
         lab.set_crowded(False)
-        kept.append(rect)
+        kept.add(rect)
         shown += 1
     return shown, hidden
+
+
+class _RectGrid:
+    """Rectangles filed by the cells of a uniform grid they cover: whether a new one
+    intersects any is asked of those sharing a cell with it (two rectangles that intersect
+    share a cell), not of all; the answer is the same as a scan of all of them."""
+
+    def __init__(self) -> None:
+        self._cell = 0.0  # side of a cell, set from the first rectangle (a typical label)
+        self._cells: dict[tuple[int, int], list[QRectF]] = {}
+        self._large: list[QRectF] = []  # covering too many cells: asked every time
+
+    def _keys(self, r: QRectF) -> list[tuple[int, int]] | None:
+        if self._cell <= 0.0:
+            self._cell = max(r.width(), r.height(), 1e-9)
+        c = self._cell
+        x0, x1 = math.floor(r.left() / c), math.floor(r.right() / c)
+        y0, y1 = math.floor(r.top() / c), math.floor(r.bottom() / c)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 64:
+            return None
+        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+
+    def hits(self, r: QRectF) -> bool:
+        if any(r.intersects(k) for k in self._large):
+            return True
+        keys = self._keys(r)
+        if keys is None:  # a large one: against all
+            return any(r.intersects(k) for cell in self._cells.values() for k in cell)
+        return any(r.intersects(k) for key in keys for k in self._cells.get(key, ()))
+
+    def add(self, r: QRectF) -> None:
+        keys = self._keys(r)
+        if keys is None:
+            self._large.append(r)
+        for key in keys or ():
+            self._cells.setdefault(key, []).append(r)
 
 
 def schedule_declutter(view: QGraphicsView) -> None:

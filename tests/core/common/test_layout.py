@@ -67,7 +67,7 @@ LONG_GUI_MODULES = {
     "gui/mdp/inspector.py": 946,
     "gui/advising/results.py": 900,
     "gui/logistics/map_view.py": 850,
-    "gui/mdp/analysis_panel.py": 718,
+    "gui/mdp/analysis_panel.py": 695,
     "gui/ledger/panel.py": 611,
 }
 
