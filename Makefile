@@ -17,6 +17,11 @@ ARGS      ?=
 # pytest-xdist workers: one per CPU this process may use. (`-n auto` counts *physical* cores
 # through psutil, which is 1 on a 2-vCPU machine with hyper-threading.)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+# Compiled bytecode is kept (in the __pycache__ folders git ignores), as an installed app keeps
+# it: with PYTHONDONTWRITEBYTECODE (which some shells set) every test worker and every command
+# a test runs compiled the project's modules from source again, and pytest re-rewrote the
+# asserts of every test module: about a tenth of the suites' CPU.
+unexport PYTHONDONTWRITEBYTECODE
 
 
 .PHONY: run test test-slow checks ruff docs claims-check test-core test-gui test-deep lint-imports lint typecheck typecheck-gui bench bench-scale bench-storm screenshot examples report-pages clean check-python package smoke-if-built
