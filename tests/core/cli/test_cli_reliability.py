@@ -335,13 +335,13 @@ def test_python_dash_m_runs_the_command_line(module, tmp_path):
 
 def test_release_mode_advising_draws_no_numpy_generator(monkeypatch):
     """The advised action of a release is drawn from the OS CSPRNG, not numpy's PCG64."""
-    from core.advising import framework
-    from core.advising.presets import preset
-    from core.common.secure import SecureRandom
-
     # OpenDP's first import (sklearn -> scipy.stats) draws from an OS-seeded generator for
     # scipy's docstrings: import it before the guard, which is about the advising run alone
     import opendp.prelude  # noqa: F401
+
+    from core.advising import framework
+    from core.advising.presets import preset
+    from core.common.secure import SecureRandom
 
     real = np.random.default_rng
     used: list[object] = []
