@@ -65,6 +65,13 @@ def _scalar(x: Any) -> Any:
     return x
 
 
+def _plain(v: Any) -> bool:
+    """A value ``json.dumps(allow_nan=False)`` takes as it is: text, a bool, an int, a finite
+    float or None (``v - v`` is 0 only for a finite float)."""
+    t = type(v)
+    return t is str or t is int or v is None or t is bool or (t is float and v - v == 0.0)
+
+
 def jsonable(obj: Any) -> Any:
     """A copy of ``obj`` that ``json.dumps(allow_nan=False)`` accepts (see module docstring).
 
@@ -106,6 +113,8 @@ def jsonable(obj: Any) -> Any:
                 out[rk] = rv
         return out
     if isinstance(obj, (list, tuple)):
+        if all(map(_plain, obj)):  # the common case (a model's numbers): a plain copy
+            return list(obj)
         return [None if _is_bad(_scalar(v)) else jsonable(v) for v in obj]
     if _is_bad(obj):
         return None

@@ -56,8 +56,12 @@ def digest(obj: Any) -> str:
     str
         64 hex digits.
     """
-    text = json.dumps(jsonable(obj), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"), allow_nan=False, default=str)
+    try:  # already strict JSON (the usual case): the same text without the Python walk
+        text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False)
+    except (TypeError, ValueError):  # numpy values, non-finite numbers, other objects
+        text = json.dumps(jsonable(obj), sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
