@@ -86,10 +86,12 @@ test-core: $(CORE_VENV)/.installed
 	@$(CORE_PY) -c "import importlib.util, sys; sys.exit('JAX (the deep extra) must not be installed in $(CORE_VENV)' if importlib.util.find_spec('jax') else 0)"
 	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) --dist worksteal -m "not slow" --durations=10 tests/core --doctest-modules core --ignore=core/deep
 
-# The long studies (marked slow) make test leaves out, ~4 min of CPU; .ci/run runs them after
+# The long studies (marked slow) make test leaves out, ~7 min of CPU; .ci/run runs them after
 # make test. In tests/core: every pair of recorders at once, the fuzz campaign's mutants and
-# slice, the advising thesis protocol and its workers/chunking check. In tests/deep and
-# tests/gui (JAX and Qt: .venv): the PPO recorder against the others as real processes.
+# slice, the advising thesis protocol and its workers/chunking check, the advising claims
+# scripts, VDN on teams of 4. In tests/deep and tests/gui (JAX and Qt: .venv): the PPO
+# recorder against the others as real processes, the network runs in the window (DQN, PPO),
+# the defenses comparison (1,000 trainings) and the nine-analysis report.
 test-slow: $(CORE_VENV)/.installed $(VENV)/.installed
 	$(CORE_PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m slow tests/core
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -n $(JOBS) -m slow tests/deep tests/gui

@@ -164,8 +164,10 @@ def test_run_saves_gzip_with_versions_and_check_reads_it(claims, tmp_path, monke
     assert "6 (toy_6.json; privplan " in out
 
 
-@pytest.mark.parametrize("name", ["advising_layout_nested", "packet_fig410",
-                                  "advising_36_exp3"])
+# the two advising studies (16 s) run in make test-slow; the packet one in make test
+@pytest.mark.parametrize("name", [
+    pytest.param("advising_layout_nested", marks=pytest.mark.slow), "packet_fig410",
+    pytest.param("advising_36_exp3", marks=pytest.mark.slow)])
 def test_advising_and_packet_scripts_save_runs_claims_py_reads(claims, name, tmp_path):
     """The advising-layout, packet and §3.6 advising scripts' --json at n = 2 (through the
     family's own command, as --run makes it) loads as a study under its master seed and renders the

@@ -29,6 +29,7 @@ def test_learners_offer_networks_exactly_when_jax_is_installed(panel):
     assert _keys(panel.team_agent) == (["tabular", "net"] if available() else ["tabular"])
 
 
+@pytest.mark.slow  # two JAX trainings (19 s): make test-slow; tests/deep records them too
 def test_dqn_run_and_network_team_are_recorded_like_the_tables(qtbot, panel, example_doc):
     pytest.importorskip("jax")
     panel.size_spin.setValue(7)

@@ -49,6 +49,7 @@ def test_empty_state_then_a_dpsgd_study_is_recorded_with_its_ledger_entry(qtbot,
     assert len(example_doc.project.ledger) == n_ledger + 1 and panel.summary is not None
 
 
+@pytest.mark.slow  # 1,000 trainings for GPM (20 s): make test-slow; the victims table stays
 def test_comparison_table_and_show_again(qtbot, panel, example_doc):
     panel.set_parameters(data="wine", victim="ffnn", seed=1, shadows=2)
     # GPM's sensitivity from the paper's 500 pairs (1,000 trainings, shared by its 3 rows)

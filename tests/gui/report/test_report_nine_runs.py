@@ -25,9 +25,10 @@ from core.report import build_report
 from core.report.model import Figure
 from gui.report.export import cli_report, figure_plot
 
-pytestmark = pytest.mark.skipif(not shutil.which("pdfinfo"),
-                                reason="poppler-utils is not installed: run "
-                                       "`bash tools/ensure-debs.sh report`")
+pytestmark = [pytest.mark.slow,  # nine analyses made first (20 s): make test-slow (CI)
+              pytest.mark.skipif(not shutil.which("pdfinfo"),
+                                 reason="poppler-utils is not installed: run "
+                                        "`bash tools/ensure-debs.sh report`")]
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,7 @@ def test_ppo_environments_are_offered_exactly_when_jax_is_installed(panel, qtbot
         p.shutdown()
 
 
+@pytest.mark.slow  # a JAX PPO run (10 s): make test-slow; tests/deep records PPO sharing too
 def test_a_ppo_run_is_recorded_with_its_ledger_and_drawn(qtbot, panel, example_doc,
                                                         monkeypatch):
     pytest.importorskip("jax")
