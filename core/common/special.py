@@ -8,14 +8,15 @@ log-gamma, ...) are numpy ufuncs in the compiled module ``scipy.special._ufuncs`
 numpy input the names in ``scipy.special`` *are* these objects (a test checks identity), so
 the numbers do not change in any bit.
 
-:func:`_load_ufuncs` therefore loads that compiled module under its own name without running
-the package's ``__init__``: for the moment of the load, a bare package object stands in
-for ``scipy.special`` (so the module's relative imports of its sibling compiled modules
-resolve), and is removed afterwards. A later ``import scipy.special`` (the audit, the
-plots) runs the package's ``__init__`` as usual and finds the compiled modules already
-loaded. It is done only while the process has a single thread (no other thread can import
-``scipy.special`` while the stand-in is in place); in any other case, and if anything about
-scipy's layout differs, the package is simply imported.
+:func:`_load_ufuncs` therefore loads that compiled module under its own name with the
+package ``scipy.special`` in place but not yet run: a :class:`_Deferred` module object with
+the package's spec and path, so that the compiled module's imports of its siblings resolve.
+The first time anything asks that package for a name it does not yet hold (``import
+scipy.special`` elsewhere, then ``scipy.special.gamma``; ``from scipy.special import ...``;
+``dir``), it runs the package's own ``__init__`` in place, once, under a lock: from then on
+it is the package as scipy made it (the same names, tested against a plain import). This is
+done only while the process has a single thread, and if anything about scipy's layout
+differs the package is simply imported.
 
 :func:`logsumexp` is scipy's algorithm for real input (the maximum term kept out of the
 sum, ``log1p`` of the rest, the direct formula where that is not finite), written with numpy
@@ -26,7 +27,7 @@ bit.
 from __future__ import annotations
 
 import importlib
-import os
+import importlib.util
 import sys
 import threading
 import types
@@ -39,32 +40,66 @@ __all__ = ["betainc", "betaincc", "betaincinv", "betaln", "expit", "gammaln", "l
 _NAME = "scipy.special"
 
 
+_LOCK = threading.RLock()
+_RUNNING: list[bool] = [False]  # the package's __init__ is running (in the thread holding _LOCK)
+
+
+class _Deferred(types.ModuleType):
+    """``scipy.special`` before its ``__init__`` has run: it holds the compiled modules loaded
+    so far; a name it lacks runs the ``__init__`` in place first (see the module docstring)."""
+
+    def __getattr__(self, name: str) -> Any:
+        _complete(self)
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}") from None
+
+    def __dir__(self) -> list[str]:
+        _complete(self)
+        return sorted(self.__dict__)
+
+
+def _complete(module: types.ModuleType) -> None:
+    """Run the package's own ``__init__`` in ``module`` (once; other threads wait for it)."""
+    with _LOCK:
+        if type(module) is not _Deferred or _RUNNING[0]:
+            return
+        _RUNNING[0] = True
+        try:
+            spec = module.__spec__
+            assert spec is not None and spec.loader is not None
+            spec.loader.exec_module(module)
+            module.__class__ = types.ModuleType  # type: ignore[assignment]
+        finally:
+            _RUNNING[0] = False
+
+
 def _load_ufuncs() -> Any:
     """``scipy.special._ufuncs``, loaded without the package ``__init__`` where that is safe."""
     loaded = sys.modules.get(_NAME + "._ufuncs")
     if loaded is not None:
         return loaded
     if _NAME in sys.modules or threading.active_count() != 1:
-        return importlib.import_module(_NAME)
-    try:
-        import scipy
+        return importlib.import_module(_NAME + "._ufuncs")
+    import scipy
 
-        folder = os.path.join(os.path.dirname(scipy.__file__), "special")
-        if not os.path.isdir(folder):  # pragma: no cover - an unknown layout
-            raise ImportError(folder)
-        stand_in = types.ModuleType(_NAME)
-        stand_in.__path__ = [folder]
-        stand_in.__package__ = _NAME
-        sys.modules[_NAME] = stand_in
-        try:
-            return importlib.import_module(_NAME + "._ufuncs")
-        finally:
-            if sys.modules.get(_NAME) is stand_in:
-                del sys.modules[_NAME]
-    except ImportError:  # pragma: no cover - a scipy whose package __init__ is needed
-        for name in [n for n in sys.modules if n.startswith(_NAME + ".")]:
-            del sys.modules[name]
-        return importlib.import_module(_NAME)
+    spec = importlib.util.find_spec(_NAME)
+    if spec is None or spec.loader is None or not spec.submodule_search_locations:
+        return importlib.import_module(_NAME + "._ufuncs")  # pragma: no cover - unknown layout
+    package = _Deferred(_NAME)
+    package.__spec__, package.__loader__ = spec, spec.loader
+    package.__file__, package.__package__ = spec.origin, _NAME
+    setattr(package, "__cached__", spec.cached)  # noqa: B010 (not in ModuleType's stub)
+    package.__path__ = list(spec.submodule_search_locations)
+    sys.modules[_NAME] = package
+    try:
+        ufuncs = importlib.import_module(_NAME + "._ufuncs")
+    except ImportError:  # pragma: no cover - a scipy whose compiled modules need the package
+        _complete(package)
+        ufuncs = importlib.import_module(_NAME + "._ufuncs")
+    scipy.special = package  # as an import would set it
+    return ufuncs
 
 
 _ufuncs = _load_ufuncs()
