@@ -112,15 +112,11 @@ _GRADE = 2.0 ** -np.arange(1, 7)
 _GRADE_FINE = 2.0 ** -np.arange(1, 41, 1.5)
 # 6-point Gauss-Legendre per panel: worst |error| 3e-8 against nested adaptive quadrature
 # (tol 1e-13) over k in [4.1, 1e4], |W| in {2, 3}, gamma in [1e-8, 0.3], both vertices.
-# Computed on first use: numpy.polynomial is not imported by numpy itself (7 ms of a start).
-_GL_NODES: list[tuple[np.ndarray, np.ndarray]] = []
-
-
+@lru_cache(maxsize=1)  # on first use: numpy does not import numpy.polynomial (7 ms of a start)
 def _gauss_legendre() -> tuple[np.ndarray, np.ndarray]:
     """The 6-point Gauss-Legendre nodes and weights on [-1, 1]."""
-    if not _GL_NODES:
-        _GL_NODES.append(np.polynomial.legendre.leggauss(6))
-    return _GL_NODES[0]
+    t, w = np.polynomial.legendre.leggauss(6)
+    return t, w
 
 _GAP = ("the lemma's printed proof has a gap — numerically supported, not proven")
 DELTA_LABELS = {
